@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyBaseLogger, type RawServerDefault, type RawRequestDefaultExpression, type RawReplyDefaultExpression } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { HttpError, codeForStatus, standardErrorBody, type ApiError } from './errors.ts';
+import { loggerOptions, type LogLevel } from './logger.ts';
+
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+export interface AppOptions {
+  name: string;
+  version: string;
+  description?: string;
+  logLevel: LogLevel;
+  /** Largest request body accepted by default, in bytes (routes may set their own). */
+  bodyLimit?: number;
+  /** Shapes an error into the service's contract; Document 1's `{error:{code,message}}` by default. */
+  errorBody?: (error: ApiError) => unknown;
+  /** Lets a service reclassify an error before it is shaped (for example 413 answered as 400 by its contract). */
+  classify?: (error: ApiError, raw: unknown) => ApiError;
+  /** Extra OpenAPI components, such as security schemes. */
+  openapi?: { components?: Record<string, unknown>; tags?: { name: string; description?: string }[] };
+}
+
+/**
+ * The Fastify instance every service starts from: pino logging with a request id echoed in
+ * `x-request-id`, TypeBox schemas, `/openapi.json` generated from the route schemas, and one error
+ * handler that answers in the service's own shape and never leaks internals on a 500.
+ */
+export async function createApp(options: AppOptions): Promise<App> {
+  const app = Fastify({
+    logger: loggerOptions(options.name, options.logLevel),
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const errorBody = options.errorBody ?? standardErrorBody;
+  const classify = options.classify ?? ((e: ApiError) => e);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  // Awaited so its onRoute hook sees every route the service declares afterwards.
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: options.name, version: options.version, ...(options.description ? { description: options.description } : {}) },
+      ...(options.openapi?.components ? { components: options.openapi.components } : {}),
+      ...(options.openapi?.tags ? { tags: options.openapi.tags } : {}),
+    },
+  });
+  app.register(async (scope) => {
+    scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  });
+
+  app.setErrorHandler((raw: FastifyError | HttpError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    const info = classify(toApiError(raw, request.id), raw);
+    if (info.statusCode >= 500) request.log.error({ err: raw }, 'request failed');
+    else request.log.info({ code: info.code, status: info.statusCode }, info.message);
+    if (raw instanceof HttpError) reply.headers(raw.headers);
+    reply.code(info.statusCode).type('application/json; charset=utf-8').send(errorBody(info));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const info = classify({ statusCode: 404, code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}`, requestId: request.id }, undefined);
+    reply.code(info.statusCode).send(errorBody(info));
+  });
+
+  return app;
+}
+
+function toApiError(err: unknown, requestId: string): ApiError {
+  if (err instanceof HttpError) return { statusCode: err.statusCode, code: err.code, message: err.message, requestId, details: err.details };
+  const e = err as FastifyError;
+  if (e.validation) {
+    return { statusCode: 400, code: 'invalid_request', message: `${e.validationContext ?? 'request'}${e.message.startsWith('/') ? '' : ' '}${e.message.replace(/^(body|querystring|params|headers)\s*/, '')}`, requestId };
+  }
+  const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 600 ? e.statusCode : 500;
+  if (status >= 500) return { statusCode: status, code: codeForStatus(status), message: 'internal server error', requestId };
+  return { statusCode: status, code: codeForStatus(status), message: e.message, requestId };
+}

@@ -1,0 +1,41 @@
+import { readdir, readFile } from 'node:fs/promises';
+import type { Database } from './db.ts';
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+const FILE = /^\d{3,}[-_].+\.sql$/;
+
+/**
+ * Applies the `.sql` files of `dir` in name order, each once, recording them in `<schema>.schema_migrations`.
+ * Everything runs in one transaction under an advisory lock keyed by the schema, so two instances
+ * starting together apply each migration exactly once and a failed migration leaves nothing half-done.
+ */
+export async function migrate(db: Database, dir: URL | string): Promise<MigrationReport> {
+  const files = (await readdir(dir)).filter((f) => FILE.test(f)).sort();
+  const scripts = await Promise.all(files.map(async (f) => ({ name: f, sql: await readFile(new URL(f, withSlash(dir)), 'utf8') })));
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`platform.migrate.${db.schema}`]);
+    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${db.schema}`);
+    await tx.query(`CREATE TABLE IF NOT EXISTS ${db.schema}.schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const done = new Set((await tx.query<{ name: string }>(`SELECT name FROM ${db.schema}.schema_migrations`)).rows.map((r) => r.name));
+    const applied: string[] = [];
+    for (const script of scripts) {
+      if (done.has(script.name)) continue;
+      try {
+        await tx.exec(script.sql);
+      } catch (err) {
+        throw new Error(`migration ${db.schema}/${script.name} failed: ${(err as Error).message}`, { cause: err });
+      }
+      await tx.query(`INSERT INTO ${db.schema}.schema_migrations (name) VALUES ($1)`, [script.name]);
+      applied.push(script.name);
+    }
+    return { applied };
+  });
+}
+
+function withSlash(dir: URL | string): URL {
+  const u = typeof dir === 'string' ? new URL(`file://${dir}`) : dir;
+  return u.href.endsWith('/') ? u : new URL(`${u.href}/`);
+}

@@ -1,0 +1,64 @@
+import type { App } from './app.ts';
+import type { Spec } from './config.ts';
+
+export interface CommandIO {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/** How a service plugs into the `platform` command: one of these per service, listed in src/services.ts. */
+export interface ServiceDefinition<C> {
+  name: string;
+  description: string;
+  defaultPort: number;
+  /** The variables the service reads, so the docs test can check each is documented. */
+  spec: Spec;
+  /** Reads and validates the service's variables; throws ConfigError naming the first bad one. */
+  loadConfig(env: NodeJS.ProcessEnv): C;
+  address(config: C): { host: string; port: number };
+  /** Opens storage, applies migrations and returns the app, not yet listening; `app.close()` releases everything. */
+  buildApp(config: C): Promise<App>;
+  /** Applies pending migrations and returns the names applied. */
+  migrate(config: C): Promise<string[]>;
+  /** `platform <service> ...`: returns the exit code. */
+  command?(args: string[], config: C, io: CommandIO): Promise<number>;
+  /** One line per subcommand for `platform help`. */
+  usage?: string[];
+}
+
+export interface Service {
+  name: string;
+  description: string;
+  defaultPort: number;
+  usage: string[];
+  variables: string[];
+  load(env: NodeJS.ProcessEnv): LoadedService;
+}
+
+export interface LoadedService {
+  address: { host: string; port: number };
+  buildApp(): Promise<App>;
+  migrate(): Promise<string[]>;
+  command: ((args: string[], io: CommandIO) => Promise<number>) | undefined;
+}
+
+/** Binds a definition to its config type once, so the registry can list services of different configs. */
+export function defineService<C>(definition: ServiceDefinition<C>): Service {
+  return {
+    name: definition.name,
+    description: definition.description,
+    defaultPort: definition.defaultPort,
+    usage: definition.usage ?? [],
+    variables: Object.values(definition.spec).map((v) => v.name),
+    load(env) {
+      const config = definition.loadConfig(env);
+      const command = definition.command;
+      return {
+        address: definition.address(config),
+        buildApp: () => definition.buildApp(config),
+        migrate: () => definition.migrate(config),
+        command: command ? (args, io) => command(args, config, io) : undefined,
+      };
+    },
+  };
+}
