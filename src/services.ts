@@ -1,4 +1,7 @@
 import type { Service } from './kit/service.ts';
+import { ingestService } from './ingest/service.ts';
 
 /** Every service the `platform` command knows, in start order. A new service adds one line here. */
-export const services: Service[] = [];
+export const services: Service[] = [
+  ingestService,
+];

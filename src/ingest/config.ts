@@ -1,0 +1,50 @@
+import { int, list, optionalStr, readConfig, type ConfigOf } from '../kit/config.ts';
+import { commonVariables } from '../kit/service-config.ts';
+
+export const INGEST_DEFAULT_PORT = 4003;
+
+export const ingestSpec = {
+  ...commonVariables('ingest', INGEST_DEFAULT_PORT),
+  adminToken: optionalStr('INGEST_ADMIN_TOKEN', {
+    minLength: 16,
+    secret: true,
+    doc: 'Bearer token of the admin API under `/v1/admin` (projects, API keys); at least 16 characters. Unset: the admin API answers 401.',
+  }),
+  allowedOrigins: list('INGEST_ALLOWED_ORIGINS', {
+    default: [],
+    doc: 'Comma-separated browser origins (`https://app.example.com`) allowed to send events cross-origin; `*` allows any origin. Empty: no CORS.',
+  }),
+  keyCacheSeconds: int('INGEST_KEY_CACHE_SECONDS', {
+    default: 5,
+    min: 0,
+    max: 300,
+    doc: 'How long a valid API key lookup is cached in memory. A key revoked through another process or instance stops working within this many seconds; `0` looks every key up on every request.',
+  }),
+  dbPoolSize: int('INGEST_DB_POOL_SIZE', { default: 10, min: 2, max: 200, doc: 'PostgreSQL connections of the ingest service.' }),
+  commitConcurrency: int('INGEST_COMMIT_CONCURRENCY', {
+    default: 2,
+    min: 1,
+    max: 32,
+    doc: 'Group-commit transactions that may be in flight at once; requests arriving meanwhile wait and share the next commit.',
+  }),
+  commitMaxEvents: int('INGEST_COMMIT_MAX_EVENTS', { default: 20_000, min: 1_000, max: 1_000_000, doc: 'Most events one group commit takes (whole requests are never split).' }),
+  maxPendingEvents: int('INGEST_MAX_PENDING_EVENTS', {
+    default: 100_000,
+    min: 1_000,
+    max: 10_000_000,
+    doc: 'Accepted events waiting for a commit beyond which new requests are answered 503 with `Retry-After` (back-pressure when the database is slow).',
+  }),
+  commitTimeoutSeconds: int('INGEST_COMMIT_TIMEOUT_SECONDS', {
+    default: 15,
+    min: 1,
+    max: 600,
+    doc: 'A request whose events are not committed within this time is answered 503 (its events may still be stored; a retry is idempotent).',
+  }),
+  retryAfterSeconds: int('INGEST_RETRY_AFTER_SECONDS', { default: 5, min: 1, max: 3600, doc: 'Value of `Retry-After` on 503 answers.' }),
+};
+
+export type IngestConfig = ConfigOf<typeof ingestSpec>;
+
+export function loadIngestConfig(env: NodeJS.ProcessEnv): IngestConfig {
+  return readConfig(ingestSpec, env);
+}

@@ -1,0 +1,20 @@
+import { Type } from 'typebox';
+import type { ApiError } from '../kit/errors.ts';
+
+/**
+ * The error table of the ingestion contract names statuses only (400, 401, 405, 500); the body is
+ * the platform's `{error:{code,message}}` so every answer names its problem.
+ */
+export const ErrorBody = Type.Object({
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  }),
+});
+
+/** The contract answers an oversize batch with 400, not HTTP's 413. */
+export function classifyIngestError(error: ApiError): ApiError {
+  if (error.statusCode === 413) return { ...error, statusCode: 400, code: 'batch_too_large' };
+  return error;
+}
