@@ -5,6 +5,10 @@ import { migrate } from '../kit/migrations.ts';
 import { databaseUrlOf } from '../kit/service-config.ts';
 import { resolveSecretKey } from '../kit/secret-key.ts';
 import { requireAdmin } from './admin/auth.ts';
+import { registerAdminRoutes } from './admin/routes.ts';
+import { createCommitter } from './events/committer.ts';
+import { registerEventRoutes } from './events/routes.ts';
+import { createKeyResolver } from './projects/key-resolver.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyIngestError } from './errors.ts';
 import { registerHealthRoutes } from './health/routes.ts';
@@ -53,14 +57,34 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     await db.close();
   });
   const adminGuard = requireAdmin(config);
+  const keys = createKeyResolver(db, config.keyCacheSeconds);
+  const committer = createCommitter({
+    db,
+    metrics,
+    log: app.log,
+    concurrency: config.commitConcurrency,
+    maxEvents: config.commitMaxEvents,
+    maxPending: config.maxPendingEvents,
+  });
+  app.addHook('onClose', async () => {
+    await committer.close();
+  });
 
   registerHealthRoutes(app, db);
   app.get('/metrics', { schema: { summary: 'Prometheus metrics', hide: true } }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();
   });
+  registerEventRoutes(app, {
+    keys,
+    committer,
+    metrics,
+    allowedOrigins: config.allowedOrigins,
+    retryAfterSeconds: config.retryAfterSeconds,
+    commitTimeoutSeconds: config.commitTimeoutSeconds,
+  });
+  registerAdminRoutes(app, { db, keys, requireAdmin: adminGuard });
 
-  void adminGuard;
   void secretKey;
   return app;
 }

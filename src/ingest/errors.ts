@@ -13,8 +13,11 @@ export const ErrorBody = Type.Object({
   }),
 });
 
-/** The contract answers an oversize batch with 400, not HTTP's 413. */
-export function classifyIngestError(error: ApiError): ApiError {
+/** The contract answers an oversize batch with 400, not HTTP's 413; Fastify's terse 415 gets a message naming the fix. */
+export function classifyIngestError(error: ApiError, raw: unknown): ApiError {
   if (error.statusCode === 413) return { ...error, statusCode: 400, code: 'batch_too_large' };
+  if ((raw as { code?: string } | undefined)?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return { ...error, message: 'the body must be sent with Content-Type: application/json' };
+  }
   return error;
 }

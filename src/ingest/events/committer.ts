@@ -1,0 +1,176 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../../kit/db.ts';
+import type { IngestMetrics } from '../metrics.ts';
+import type { PreparedEvents } from './validate.ts';
+
+/** The database could not take the events (down, unreachable, overloaded, shutting down): the client should retry. */
+export class CommitUnavailableError extends Error {}
+
+export interface CommitterOptions {
+  db: Database;
+  metrics: IngestMetrics;
+  log: FastifyBaseLogger;
+  /** Group commits in flight at once. */
+  concurrency: number;
+  /** Most events one group commit takes; a request is never split. */
+  maxEvents: number;
+  /** Events waiting beyond which new work is refused. */
+  maxPending: number;
+}
+
+export interface Committer {
+  /** Resolves once the events are committed (new ones inserted, already stored ones left as they are). */
+  commit(events: PreparedEvents): Promise<void>;
+  /** Refuses new work and waits for the commits in flight and queued. */
+  close(): Promise<void>;
+}
+
+interface Waiting {
+  events: PreparedEvents;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * Group commit. Requests queue their accepted events; while fewer than `concurrency` transactions are
+ * in flight the queue is taken whole (up to `maxEvents`) into one multi-row INSERT and one COMMIT, so
+ * under load many requests share a round trip and an fsync, and an idle service commits a lone request
+ * at once with no timer. Rows go in with a plain INSERT into `events` so statement triggers (the
+ * forwarding outbox) run in the same transaction.
+ */
+export function createCommitter(options: CommitterOptions): Committer {
+  const { db, metrics, log } = options;
+  const queue: Waiting[] = [];
+  let queuedEvents = 0;
+  let inFlight = 0;
+  let closed = false;
+  let drained: (() => void) | undefined;
+
+  const schedule = () => {
+    while (inFlight < options.concurrency && queue.length > 0) {
+      const group: Waiting[] = [];
+      let events = 0;
+      while (queue.length > 0 && (group.length === 0 || events + queue[0]!.events.count <= options.maxEvents)) {
+        const next = queue.shift()!;
+        group.push(next);
+        events += next.events.count;
+      }
+      queuedEvents -= events;
+      inFlight++;
+      void runGroup(group).finally(() => {
+        inFlight--;
+        schedule();
+        if (inFlight === 0 && queue.length === 0) drained?.();
+      });
+    }
+  };
+
+  const runGroup = async (group: Waiting[]) => {
+    try {
+      await insertWithRetry(group.map((w) => w.events));
+      for (const w of group) w.resolve();
+    } catch (err) {
+      if (isUnavailable(err)) {
+        metrics.commitFailures.inc({ kind: 'unavailable' });
+        log.warn({ err }, 'group commit failed: database unavailable');
+        const unavailable = new CommitUnavailableError('the database is unavailable');
+        for (const w of group) w.reject(unavailable);
+        return;
+      }
+      metrics.commitFailures.inc({ kind: 'error' });
+      if (group.length === 1) {
+        log.error({ err }, 'commit failed');
+        group[0]!.reject(err as Error);
+        return;
+      }
+      // One request's rows must not sink the others': commit each on its own.
+      log.warn({ err, requests: group.length }, 'group commit failed; committing its requests one by one');
+      for (const w of group) {
+        try {
+          await insertWithRetry([w.events]);
+          w.resolve();
+        } catch (single) {
+          log.error({ err: single }, 'commit failed');
+          w.reject(isUnavailable(single) ? new CommitUnavailableError('the database is unavailable') : (single as Error));
+        }
+      }
+    }
+  };
+
+  const insertWithRetry = async (parts: PreparedEvents[]) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await insert(parts);
+      } catch (err) {
+        // Two instances inserting overlapping retries in different orders can deadlock on the unique index.
+        const code = (err as { code?: string }).code;
+        if ((code === '40P01' || code === '40001') && attempt < 4) continue;
+        throw err;
+      }
+    }
+  };
+
+  const insert = async (parts: PreparedEvents[]) => {
+    const started = performance.now();
+    let count = 0;
+    const timestamps: string[] = [];
+    const bodies: string[] = [];
+    for (const p of parts) {
+      count += p.count;
+      bodies.push(p.bodies);
+      for (const t of p.timestamps) timestamps.push(t);
+    }
+    const inserted = await db.transaction(async (tx) => {
+      const result = await tx.query(INSERT_EVENTS, [`[${bodies.join(',')}]`, timestamps]);
+      return result.rowCount;
+    });
+    metrics.commitSeconds.observe((performance.now() - started) / 1000);
+    metrics.commitEvents.observe(count);
+    if (inserted < count) metrics.eventsDuplicate.inc(count - inserted);
+  };
+
+  return {
+    commit(events) {
+      if (closed) return Promise.reject(new CommitUnavailableError('the service is shutting down'));
+      if (queuedEvents + events.count > options.maxPending) {
+        metrics.commitFailures.inc({ kind: 'overloaded' });
+        return Promise.reject(new CommitUnavailableError('too many events are waiting for the database'));
+      }
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ events, resolve, reject });
+        queuedEvents += events.count;
+        schedule();
+      });
+    },
+    async close() {
+      closed = true;
+      if (inFlight === 0 && queue.length === 0) return;
+      await new Promise<void>((resolve) => {
+        drained = resolve;
+      });
+    },
+  };
+}
+
+/**
+ * Every column but `event_ts` is read from the stored body itself (the validator made sure those fields are
+ * non-empty strings); the timestamps come normalised to UTC. ROWS FROM zips the two lists in order.
+ */
+const INSERT_EVENTS = `
+INSERT INTO events (project_id, event_id, event_type, event_ts, session_id, body)
+SELECT e->>'project_id', e->>'event_id', e->>'event.type', t, e->>'session.id', e
+FROM ROWS FROM (jsonb_array_elements($1::jsonb), unnest($2::timestamptz[])) AS r(e, t)
+ON CONFLICT (project_id, event_id) DO NOTHING`;
+
+const UNAVAILABLE_CLASSES = ['08', '53', '57', '58', '3D', '28'];
+const UNAVAILABLE_MESSAGE = /connect|terminat|timeout|timed out|closed|not queryable|ended|shutting down|ECONN|EPIPE/i;
+
+/** Connection-level failures (and a server refusing work) as opposed to an error in the statement itself. */
+export function isUnavailable(err: unknown): boolean {
+  if (err instanceof CommitUnavailableError) return true;
+  const code = (err as { code?: unknown }).code;
+  // No SQLSTATE class begins with E, so an E-code is a system error (ECONNREFUSED, EPIPE, ...).
+  if (typeof code === 'string' && code.startsWith('E')) return true;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_CLASSES.includes(code.slice(0, 2));
+  return UNAVAILABLE_MESSAGE.test((err as Error)?.message ?? '');
+}

@@ -1,0 +1,140 @@
+import { EVENT_TYPES, MAX_EVENT_BYTES, MAX_ID_LENGTH, OPTIONAL_FIELDS, REQUIRED_FIELDS, type OptionalKind } from './fields.ts';
+import { parseIsoTimestamp } from './timestamp.ts';
+
+/** Why an event was rejected, as a metric label; the message tells the client the field. */
+export type RejectReason =
+  | 'not_object' | 'required' | 'wrong_type' | 'invalid_value' | 'event_type' | 'timestamp'
+  | 'project_mismatch' | 'too_large' | 'unstorable' | 'duplicate_in_batch';
+
+export interface Rejection {
+  index: number;
+  error: string;
+  reason: RejectReason;
+}
+
+/** The accepted events of one request, ready for one multi-row INSERT. */
+export interface PreparedEvents {
+  count: number;
+  /** The accepted events serialised and joined by commas (a JSON array without its brackets). */
+  bodies: string;
+  /** `event.timestamp` of each accepted event, normalised to UTC ISO for the `event_ts` column. */
+  timestamps: string[];
+}
+
+export interface ValidatedBatch {
+  prepared: PreparedEvents;
+  rejections: Rejection[];
+}
+
+const EVENT_TYPE_LIST = [...EVENT_TYPES].join(', ');
+// JSON.stringify escapes exactly these: NUL and unpaired surrogates, which PostgreSQL's jsonb and text refuse.
+const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/;
+
+/** Validates each event on its own; the first of several events sharing an `event_id` wins. */
+export function validateBatch(events: readonly unknown[], projectId: string): ValidatedBatch {
+  const rejections: Rejection[] = [];
+  const bodies: string[] = [];
+  const timestamps: string[] = [];
+  const seen = new Map<string, number>();
+  for (let index = 0; index < events.length; index++) {
+    const outcome = validateEvent(events[index], projectId);
+    if ('error' in outcome) {
+      rejections.push({ index, error: outcome.error, reason: outcome.reason });
+      continue;
+    }
+    const first = seen.get(outcome.eventId);
+    if (first !== undefined) {
+      rejections.push({ index, error: `event_id: repeated within the batch (first at index ${first})`, reason: 'duplicate_in_batch' });
+      continue;
+    }
+    seen.set(outcome.eventId, index);
+    bodies.push(outcome.body);
+    timestamps.push(outcome.timestamp);
+  }
+  return { prepared: { count: bodies.length, bodies: bodies.join(','), timestamps }, rejections };
+}
+
+type Outcome = { eventId: string; body: string; timestamp: string } | { error: string; reason: RejectReason };
+
+export function validateEvent(value: unknown, projectId: string): Outcome {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'event: must be an object', reason: 'not_object' };
+  const event = value as Record<string, unknown>;
+  for (const field of REQUIRED_FIELDS) {
+    const v = event[field];
+    if (v === undefined) return { error: `${field}: required`, reason: 'required' };
+    if (typeof v !== 'string') return { error: `${field}: must be a string`, reason: 'wrong_type' };
+    if (v.length === 0) return { error: `${field}: must not be empty`, reason: 'invalid_value' };
+  }
+  const eventId = event['event_id'] as string;
+  if (eventId.length > MAX_ID_LENGTH) return { error: `event_id: must be at most ${MAX_ID_LENGTH} characters`, reason: 'invalid_value' };
+  if (!EVENT_TYPES.has(event['event.type'] as string)) return { error: `event.type: must be one of ${EVENT_TYPE_LIST}`, reason: 'event_type' };
+  const ms = parseIsoTimestamp(event['event.timestamp'] as string);
+  if (ms === undefined) return { error: 'event.timestamp: must be an ISO 8601 date-time with a time zone', reason: 'timestamp' };
+  if (event['project_id'] !== projectId) return { error: 'project_id: does not match the project of the API key', reason: 'project_mismatch' };
+
+  for (const [field, kind] of OPTIONAL_FIELDS) {
+    const v = event[field];
+    if (v === undefined) continue;
+    const problem = checkOptional(v, kind);
+    if (problem) return { error: `${field}: ${problem[0]}`, reason: problem[1] };
+  }
+
+  const body = JSON.stringify(event);
+  // Bytes of UTF-8; the string length is a lower bound, so the exact count is only needed near the limit.
+  if (body.length * 3 > MAX_EVENT_BYTES && Buffer.byteLength(body) > MAX_EVENT_BYTES) {
+    return { error: `event: must be at most 100 KB serialized (got ${Buffer.byteLength(body)} bytes)`, reason: 'too_large' };
+  }
+  if (UNSTORABLE_ESCAPE.test(body)) {
+    const field = unstorableField(event);
+    if (field !== undefined) return { error: `${field}: contains a NUL character or an unpaired surrogate, which cannot be stored`, reason: 'unstorable' };
+  }
+  return { eventId, body, timestamp: new Date(ms).toISOString() };
+}
+
+type Problem = readonly [message: string, reason: RejectReason];
+
+const NOT_STRING: Problem = ['must be a string', 'wrong_type'];
+const NOT_INTEGER: Problem = ['must be an integer', 'wrong_type'];
+
+function checkOptional(v: unknown, kind: OptionalKind): Problem | undefined {
+  switch (kind) {
+    case 'string':
+      return typeof v === 'string' ? undefined : NOT_STRING;
+    case 'json-string':
+      if (typeof v !== 'string') return NOT_STRING;
+      try {
+        JSON.parse(v);
+        return undefined;
+      } catch {
+        return ['must be a string holding JSON', 'invalid_value'];
+      }
+    case 'count':
+      if (typeof v !== 'number' || !Number.isInteger(v)) return NOT_INTEGER;
+      return v >= 0 && Number.isSafeInteger(v) ? undefined : ['must be an integer of at least 0', 'invalid_value'];
+    case 'status-code':
+      if (typeof v !== 'number' || !Number.isInteger(v)) return NOT_INTEGER;
+      return v >= 100 && v <= 599 ? undefined : ['must be an integer from 100 to 599', 'invalid_value'];
+    case 'object':
+      return typeof v === 'object' && v !== null && !Array.isArray(v) ? undefined : ['must be an object', 'wrong_type'];
+  }
+}
+
+/** The top-level field (or `event` for a key) holding a NUL or an unpaired surrogate; undefined when the escape was a false alarm. */
+function unstorableField(event: Record<string, unknown>): string | undefined {
+  for (const [key, v] of Object.entries(event)) {
+    if (!storable(key)) return 'event';
+    if (!deepStorable(v)) return key;
+  }
+  return undefined;
+}
+
+function storable(s: string): boolean {
+  return s.isWellFormed() && !s.includes('\u0000');
+}
+
+function deepStorable(v: unknown): boolean {
+  if (typeof v === 'string') return storable(v);
+  if (Array.isArray(v)) return v.every(deepStorable);
+  if (typeof v === 'object' && v !== null) return Object.entries(v).every(([k, x]) => storable(k) && deepStorable(x));
+  return true;
+}

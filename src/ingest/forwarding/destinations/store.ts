@@ -1,0 +1,156 @@
+import type { Queryable } from '../../../kit/db.ts';
+import { openSealedString, randomToken, seal } from '../../../kit/crypto.ts';
+import { isDestinationKind, KINDS, type DestinationKind } from '../vendors/index.ts';
+import type { DestinationTarget } from '../vendors/types.ts';
+
+/** A destination as the admin API shows it: never its credentials, only the names of the ones it holds. */
+export interface DestinationView {
+  id: string;
+  project_id: string;
+  name: string;
+  kind: DestinationKind;
+  base_url: string;
+  settings: Record<string, unknown>;
+  credential_fields: string[];
+  enabled: boolean;
+  created_at: string;
+  updated_at: string;
+  pending: number;
+  dead_letters: number;
+}
+
+export class DestinationInputError extends Error {}
+export class DestinationNotFoundError extends Error {}
+export class DestinationConflictError extends Error {}
+
+const ts = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const VIEW_COLUMNS = `d.id, d.project_id, d.name, d.kind, d.base_url, d.settings, d.credential_fields, d.enabled,
+  ${ts('d.created_at')} AS created_at, ${ts('d.updated_at')} AS updated_at,
+  (SELECT count(*) FROM outbox o WHERE o.destination_id = d.id) AS pending,
+  (SELECT count(*) FROM dead_letters l WHERE l.destination_id = d.id) AS dead_letters`;
+
+/** Credentials are sealed bound to the destination id, so a ciphertext moved to another row does not open. */
+function sealContext(id: string): string {
+  return `ingest.destination:${id}`;
+}
+
+export function checkBaseUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new DestinationInputError('base_url: must be an absolute http or https URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new DestinationInputError('base_url: must be an absolute http or https URL');
+  if (u.username || u.password) throw new DestinationInputError('base_url: must not carry credentials; give them in credentials');
+  return u.href;
+}
+
+export interface NewDestination {
+  projectId: string;
+  name: string;
+  kind: string;
+  baseUrl?: string | undefined;
+  credentials?: Record<string, unknown> | undefined;
+  settings?: Record<string, unknown> | undefined;
+  enabled?: boolean | undefined;
+}
+
+export async function createDestination(db: Queryable, key: Buffer, input: NewDestination): Promise<{ destination: DestinationView; shownOnce: Record<string, string> | undefined }> {
+  if (!isDestinationKind(input.kind)) throw new DestinationInputError(`kind: must be one of ${Object.keys(KINDS).join(', ')}`);
+  const kind = KINDS[input.kind];
+  const rawUrl = input.baseUrl ?? kind.defaultBaseUrl;
+  if (!rawUrl) throw new DestinationInputError(`base_url: required for ${input.kind} destinations`);
+  const baseUrl = checkBaseUrl(rawUrl);
+  const settings = input.settings ?? {};
+  let prepared: ReturnType<typeof kind.prepare>;
+  try {
+    prepared = kind.prepare(input.credentials ?? {}, settings);
+  } catch (err) {
+    throw new DestinationInputError((err as Error).message);
+  }
+  const id = `dst_${randomToken(12)}`;
+  const sealed = seal(key, JSON.stringify(prepared.credentials), sealContext(id));
+  const project = await db.query('SELECT 1 FROM projects WHERE id = $1', [input.projectId]);
+  if (project.rowCount === 0) throw new DestinationNotFoundError(`no project ${input.projectId}`);
+  const inserted = await db.query(
+    `INSERT INTO destinations (id, project_id, name, kind, base_url, settings, credentials_sealed, credential_fields, enabled)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (project_id, name) DO NOTHING RETURNING id`,
+    [id, input.projectId, input.name, input.kind, baseUrl, JSON.stringify(settings), sealed, Object.keys(prepared.credentials), input.enabled ?? true],
+  );
+  if (inserted.rowCount === 0) throw new DestinationConflictError(`project ${input.projectId} already has a destination named ${JSON.stringify(input.name)}`);
+  return { destination: (await getDestination(db, id))!, shownOnce: prepared.shownOnce };
+}
+
+export async function getDestination(db: Queryable, id: string): Promise<DestinationView | undefined> {
+  return (await db.query<DestinationView>(`SELECT ${VIEW_COLUMNS} FROM destinations d WHERE d.id = $1`, [id])).rows[0];
+}
+
+export async function listDestinations(db: Queryable, projectId?: string): Promise<DestinationView[]> {
+  const where = projectId === undefined ? '' : 'WHERE d.project_id = $1';
+  return (await db.query<DestinationView>(`SELECT ${VIEW_COLUMNS} FROM destinations d ${where} ORDER BY d.project_id, d.created_at, d.id`, projectId === undefined ? [] : [projectId])).rows;
+}
+
+export interface DestinationChanges {
+  name?: string | undefined;
+  enabled?: boolean | undefined;
+  baseUrl?: string | undefined;
+  credentials?: Record<string, unknown> | undefined;
+  settings?: Record<string, unknown> | undefined;
+}
+
+/** Changes a destination; new credentials replace the old ones whole and are checked like at creation. */
+export async function updateDestination(db: Queryable, key: Buffer, id: string, changes: DestinationChanges): Promise<DestinationView> {
+  const current = (await db.query<{ kind: string; settings: Record<string, unknown> }>('SELECT kind, settings FROM destinations WHERE id = $1', [id])).rows[0];
+  if (!current) throw new DestinationNotFoundError(`no destination ${id}`);
+  const sets: string[] = [];
+  const params: unknown[] = [id];
+  const set = (column: string, value: unknown) => {
+    params.push(value);
+    sets.push(`${column} = $${params.length}`);
+  };
+  if (changes.name !== undefined) set('name', changes.name);
+  if (changes.enabled !== undefined) set('enabled', changes.enabled);
+  if (changes.baseUrl !== undefined) set('base_url', checkBaseUrl(changes.baseUrl));
+  const settings = changes.settings ?? current.settings;
+  if (changes.settings !== undefined) set('settings', JSON.stringify(changes.settings));
+  if (changes.credentials !== undefined || changes.settings !== undefined) {
+    if (changes.credentials !== undefined) {
+      let prepared;
+      try {
+        prepared = KINDS[current.kind as DestinationKind].prepare(changes.credentials, settings);
+      } catch (err) {
+        throw new DestinationInputError((err as Error).message);
+      }
+      set('credentials_sealed', seal(key, JSON.stringify(prepared.credentials), sealContext(id)));
+      set('credential_fields', Object.keys(prepared.credentials));
+    }
+  }
+  if (sets.length > 0) {
+    // A change (new credentials, re-enabled) lifts a pause taken after failures, so the next attempt tells.
+    sets.push('updated_at = now()', 'not_before = NULL');
+    try {
+      await db.query(`UPDATE destinations SET ${sets.join(', ')} WHERE id = $1`, params);
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') throw new DestinationConflictError(`the project already has a destination named ${JSON.stringify(changes.name)}`);
+      throw err;
+    }
+  }
+  return (await getDestination(db, id))!;
+}
+
+/** Deletes a destination with its pending entries and dead letters. */
+export async function deleteDestination(db: Queryable, id: string): Promise<boolean> {
+  return (await db.query('DELETE FROM destinations WHERE id = $1', [id])).rowCount > 0;
+}
+
+/** What the delivery worker needs of an enabled destination, credentials opened. */
+export async function loadTarget(db: Queryable, key: Buffer, id: string): Promise<(DestinationTarget & { kind: DestinationKind }) | undefined> {
+  const row = (await db.query<{ id: string; kind: DestinationKind; base_url: string; settings: Record<string, unknown>; credentials_sealed: string }>(
+    'SELECT id, kind, base_url, settings, credentials_sealed FROM destinations WHERE id = $1 AND enabled',
+    [id],
+  )).rows[0];
+  if (!row) return undefined;
+  const credentials = JSON.parse(openSealedString(key, row.credentials_sealed, sealContext(row.id))) as Record<string, string>;
+  return { id: row.id, kind: row.kind, baseUrl: row.base_url, settings: row.settings, credentials };
+}
