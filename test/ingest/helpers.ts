@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
 import type { App } from '../../src/kit/app.ts';
 import { buildIngestApp } from '../../src/ingest/app.ts';
 import { loadIngestConfig } from '../../src/ingest/config.ts';
@@ -12,7 +13,7 @@ export interface IngestHarness {
   database: FreshDatabase;
   /** Creates a project through the admin API and a key for it. */
   project(id?: string): Promise<{ projectId: string; key: string; keyId: string }>;
-  admin(method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): ReturnType<App['inject']>;
+  admin(method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
