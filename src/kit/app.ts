@@ -45,6 +45,17 @@ export async function createApp(options: AppOptions): Promise<App> {
     reply.header('x-request-id', request.id);
   });
 
+  // Requests still in flight at shutdown finish, then their keep-alive connections close, so shutdown
+  // does not wait out the keep-alive timeout of clients that would otherwise hold the socket open.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
+
   // Awaited so its onRoute hook sees every route the service declares afterwards.
   await app.register(swagger, {
     openapi: {
