@@ -1,0 +1,178 @@
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { App } from '../../kit/app.ts';
+import type { Database } from '../../kit/db.ts';
+import { HttpError } from '../../kit/errors.ts';
+import { ErrorBody } from '../errors.ts';
+import { listDeadLetters, replayDeadLetters } from './dead-letters/store.ts';
+import {
+  createDestination, deleteDestination, getDestination, listDestinations, updateDestination,
+  DestinationConflictError, DestinationInputError, DestinationNotFoundError,
+} from './destinations/store.ts';
+import { DESTINATION_KINDS } from './vendors/index.ts';
+
+const Kind = Type.Union([Type.Literal('webhook'), Type.Literal('posthog'), Type.Literal('segment'), Type.Literal('mixpanel'), Type.Literal('amplitude')], { description: DESTINATION_KINDS.join(', ') });
+const Settings = Type.Record(Type.String(), Type.Unknown(), { description: 'Non-secret settings of the kind: `project_id` (mixpanel service account), `min_id_length` (amplitude)' });
+const Credentials = Type.Record(Type.String(), Type.String(), {
+  description: 'webhook: `secret` (generated when absent); posthog: `api_key`; segment: `write_key`; mixpanel: `project_token`, or `service_account_username` and `service_account_secret`; amplitude: `api_key`. Stored encrypted, never shown again.',
+});
+const Destination = Type.Object({
+  id: Type.String(),
+  project_id: Type.String(),
+  name: Type.String(),
+  kind: Kind,
+  base_url: Type.String(),
+  settings: Type.Record(Type.String(), Type.Unknown()),
+  credential_fields: Type.Array(Type.String(), { description: 'Names of the credentials held (their values are never returned)' }),
+  enabled: Type.Boolean(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  pending: Type.Integer({ description: 'Events waiting for delivery' }),
+  dead_letters: Type.Integer(),
+});
+const CreatedDestination = Type.Object({
+  ...Destination.properties,
+  secret: Type.Optional(Type.String({ description: 'The generated webhook signing secret: shown only in this answer' })),
+});
+const DeadLetter = Type.Object({
+  id: Type.Integer(),
+  destination_id: Type.String(),
+  event_id: Type.String(),
+  reason: Type.String(),
+  attempts: Type.Integer(),
+  first_failed_at: Type.String(),
+  queued_at: Type.String(),
+  dead_at: Type.String(),
+});
+const ProjectParams = Type.Object({ projectId: Type.String() });
+const DestinationParams = Type.Object({ destinationId: Type.String() });
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody };
+const security = [{ adminToken: [] }];
+const tags = ['admin: forwarding'];
+
+function mapErrors(err: unknown): never {
+  if (err instanceof DestinationInputError) throw new HttpError(400, 'invalid_request', err.message);
+  if (err instanceof DestinationNotFoundError) throw new HttpError(404, 'not_found', err.message);
+  if (err instanceof DestinationConflictError) throw new HttpError(409, 'conflict', err.message);
+  throw err;
+}
+
+/** Destinations and their dead letters under /v1/admin, behind the admin token. */
+export function registerForwardingAdminRoutes(app: App, deps: { db: Database; secretKey: Buffer; requireAdmin: preHandlerAsyncHookHandler }): void {
+  const { db, secretKey } = deps;
+  app.register(async (plugin) => {
+    const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    admin.addHook('preHandler', deps.requireAdmin);
+
+    const found = async (id: string) => {
+      const d = await getDestination(db, id);
+      if (!d) throw new HttpError(404, 'not_found', `no destination ${id}`);
+      return d;
+    };
+
+    admin.post('/projects/:projectId/destinations', {
+      schema: {
+        summary: 'Create a destination that receives the project\'s accepted events',
+        tags,
+        security,
+        params: ProjectParams,
+        body: Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 200 }),
+          kind: Kind,
+          base_url: Type.Optional(Type.String({ description: 'The vendor endpoint; required for webhook (the URL events are POSTed to), the vendor\'s public API by default otherwise' })),
+          credentials: Type.Optional(Credentials),
+          settings: Type.Optional(Settings),
+          enabled: Type.Optional(Type.Boolean({ default: true })),
+        }, { additionalProperties: false }),
+        response: { 201: CreatedDestination, ...errors },
+      },
+    }, async (request, reply) => {
+      const b = request.body;
+      try {
+        const { destination, shownOnce } = await createDestination(db, secretKey, {
+          projectId: request.params.projectId, name: b.name, kind: b.kind, baseUrl: b.base_url, credentials: b.credentials, settings: b.settings, enabled: b.enabled,
+        });
+        return reply.code(201).send({ ...destination, ...(shownOnce?.secret ? { secret: shownOnce.secret } : {}) });
+      } catch (err) {
+        mapErrors(err);
+      }
+    });
+
+    admin.get('/projects/:projectId/destinations', {
+      schema: { summary: 'List a project\'s destinations', tags, security, params: ProjectParams, response: { 200: Type.Object({ destinations: Type.Array(Destination) }), ...errors } },
+    }, async (request) => {
+      const project = await db.query('SELECT 1 FROM projects WHERE id = $1', [request.params.projectId]);
+      if (project.rowCount === 0) throw new HttpError(404, 'not_found', `no project ${request.params.projectId}`);
+      return { destinations: await listDestinations(db, request.params.projectId) };
+    });
+
+    admin.get('/destinations/:destinationId', {
+      schema: { summary: 'One destination', tags, security, params: DestinationParams, response: { 200: Destination, ...errors } },
+    }, async (request) => found(request.params.destinationId));
+
+    admin.patch('/destinations/:destinationId', {
+      schema: {
+        summary: 'Change a destination: enable or disable it, rename it, point it elsewhere, replace its credentials',
+        tags,
+        security,
+        params: DestinationParams,
+        body: Type.Object({
+          name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          enabled: Type.Optional(Type.Boolean()),
+          base_url: Type.Optional(Type.String()),
+          credentials: Type.Optional(Credentials),
+          settings: Type.Optional(Settings),
+        }, { additionalProperties: false }),
+        response: { 200: Destination, ...errors },
+      },
+    }, async (request) => {
+      const b = request.body;
+      try {
+        return await updateDestination(db, secretKey, request.params.destinationId, { name: b.name, enabled: b.enabled, baseUrl: b.base_url, credentials: b.credentials, settings: b.settings });
+      } catch (err) {
+        mapErrors(err);
+      }
+    });
+
+    admin.delete('/destinations/:destinationId', {
+      schema: { summary: 'Delete a destination with its pending events and dead letters', tags, security, params: DestinationParams, response: { 204: Type.Null(), ...errors } },
+    }, async (request, reply) => {
+      if (!(await deleteDestination(db, request.params.destinationId))) throw new HttpError(404, 'not_found', `no destination ${request.params.destinationId}`);
+      return reply.code(204).send(null);
+    });
+
+    admin.get('/destinations/:destinationId/dead-letters', {
+      schema: {
+        summary: 'Events the destination refused or could not take after the configured attempts and time, oldest first',
+        tags,
+        security,
+        params: DestinationParams,
+        querystring: Type.Object({
+          limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+          after: Type.Optional(Type.Integer({ minimum: 0, description: 'Last id of the previous page' })),
+        }, { additionalProperties: false }),
+        response: { 200: Type.Object({ dead_letters: Type.Array(DeadLetter), next_after: Type.Union([Type.Integer(), Type.Null()]) }), ...errors },
+      },
+    }, async (request) => {
+      await found(request.params.destinationId);
+      const { limit, after } = request.query;
+      const rows = await listDeadLetters(db, request.params.destinationId, { limit, after });
+      return { dead_letters: rows, next_after: rows.length === limit ? rows[rows.length - 1]!.id : null };
+    });
+
+    admin.post('/destinations/:destinationId/dead-letters/replay', {
+      schema: {
+        summary: 'Queue dead letters for delivery again (all of the destination, or the ids given)',
+        tags,
+        security,
+        params: DestinationParams,
+        body: Type.Optional(Type.Object({ ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 10_000 })) }, { additionalProperties: false })),
+        response: { 200: Type.Object({ replayed: Type.Integer() }), ...errors },
+      },
+    }, async (request) => {
+      await found(request.params.destinationId);
+      return { replayed: await replayDeadLetters(db, request.params.destinationId, request.body?.ids) };
+    });
+  }, { prefix: '/v1/admin' });
+}

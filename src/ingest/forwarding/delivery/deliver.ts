@@ -1,0 +1,149 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../../../kit/db.ts';
+import { randomToken } from '../../../kit/crypto.ts';
+import type { ForwardingMetrics } from '../metrics.ts';
+import { KINDS, type DestinationKind } from '../vendors/index.ts';
+import type { DestinationTarget, Outcome } from '../vendors/types.ts';
+import { retryDelayMs, type BackoffPolicy } from './backoff.ts';
+import { post, SendError } from './http.ts';
+import { claim, complete, fail, pause, release, type ClaimedEntry, type DeadLetterPolicy, type Failure } from './outbox.ts';
+
+export interface DeliveryContext {
+  db: Database;
+  metrics: ForwardingMetrics;
+  log: FastifyBaseLogger;
+  timeoutMs: number;
+  leaseMs: number;
+  backoff: BackoffPolicy;
+  deadLetter: DeadLetterPolicy;
+  stop: AbortSignal;
+}
+
+interface Packed {
+  entry: ClaimedEntry;
+  record: string;
+}
+
+/**
+ * Claims one batch of a destination, sends it in one request and settles every entry by the answer.
+ * Returns how many entries were claimed (0: nothing due, the caller's loop may rest).
+ */
+export async function deliverOnce(ctx: DeliveryContext, target: DestinationTarget & { kind: DestinationKind }): Promise<number> {
+  const adapter = KINDS[target.kind].adapter;
+  const { limits } = adapter;
+  const token = randomToken(12);
+  const entries = await claim(ctx.db, target.id, limits.maxEvents, ctx.leaseMs, token);
+  if (entries.length === 0) return 0;
+  const labels = { destination: target.id, kind: target.kind };
+  const scrub = scrubber(target);
+
+  // An outbox entry whose event row is gone (removed by retention) has nothing left to send.
+  await complete(ctx.db, entries.filter((e) => !e.body).map((e) => e.id));
+
+  const batch: Packed[] = [];
+  const leftover: number[] = [];
+  const oversize: Failure[] = [];
+  const envelope = adapter.envelopeBytes(target);
+  let bytes = envelope;
+  let full = false;
+  for (const entry of entries) {
+    if (!entry.body) continue;
+    if (full || (entry.solo && batch.length > 0)) {
+      full = true;
+      leftover.push(entry.id);
+      continue;
+    }
+    const record = adapter.record(entry.body, target);
+    const size = Buffer.byteLength(record);
+    if (size > limits.maxEventBytes || envelope + size > limits.maxBytes) {
+      const limit = Math.min(limits.maxEventBytes, limits.maxBytes - envelope);
+      oversize.push({ id: entry.id, reason: `event is ${size} bytes as ${target.kind} receives it, over its limit of ${limit} bytes`, delayMs: retryDelayMs(entry.attempts, ctx.backoff) });
+      continue;
+    }
+    if (batch.length >= limits.maxEvents || bytes + size + (batch.length > 0 ? 1 : 0) > limits.maxBytes) {
+      full = true;
+      leftover.push(entry.id);
+      continue;
+    }
+    bytes += size + (batch.length > 0 ? 1 : 0);
+    batch.push({ entry, record });
+    if (entry.solo) full = true;
+  }
+  await release(ctx.db, leftover, token);
+  if (oversize.length) await settleFailures(ctx, target, oversize, token);
+  if (batch.length === 0) return entries.length;
+
+  const request = adapter.request(batch.map((p) => p.record), target);
+  let outcome: Outcome;
+  try {
+    outcome = adapter.interpret(await post(request, ctx.timeoutMs, ctx.stop), batch.length);
+  } catch (err) {
+    if (!(err instanceof SendError)) throw err;
+    if (ctx.stop.aborted) {
+      // Shutting down mid-request: give the entries back untried; the next instance or start sends them (at least once).
+      await release(ctx.db, batch.map((p) => p.entry.id), token);
+      return entries.length;
+    }
+    outcome = { kind: 'retry', reason: err.message };
+  }
+
+  const ids = batch.map((p) => p.entry.id);
+  const maxAttempts = Math.max(...batch.map((p) => p.entry.attempts));
+  switch (outcome.kind) {
+    case 'delivered':
+      await complete(ctx.db, ids);
+      ctx.metrics.delivered.inc(labels, ids.length);
+      break;
+    case 'retry':
+    case 'rejected': {
+      if (outcome.kind === 'rejected' && outcome.scope === 'payload' && batch.length > 1) {
+        // Something in the batch was refused without being named: send each event alone to find it, without counting this attempt.
+        ctx.log.warn({ destination: target.id, kind: target.kind, events: batch.length, reason: scrub(outcome.reason) }, 'destination refused a batch; sending its events one by one');
+        await release(ctx.db, ids, token, true);
+        break;
+      }
+      const delayMs = retryDelayMs(maxAttempts, ctx.backoff, outcome.kind === 'retry' ? outcome.retryAfterMs : undefined);
+      const reason = scrub(outcome.reason);
+      ctx.log.warn({ destination: target.id, kind: target.kind, events: batch.length, reason, retryInMs: delayMs }, 'delivery failed');
+      await settleFailures(ctx, target, ids.map((id) => ({ id, reason, delayMs })), token);
+      // The whole destination waits: the rest of its backlog would meet the same outage or limit.
+      if (outcome.kind === 'retry' || outcome.scope === 'destination') await pause(ctx.db, target.id, delayMs);
+      break;
+    }
+    case 'partial': {
+      const failures: Failure[] = [];
+      const others: number[] = [];
+      batch.forEach((p, index) => {
+        const reason = outcome.failed.get(index);
+        if (reason === undefined) others.push(p.entry.id);
+        else failures.push({ id: p.entry.id, reason: scrub(reason), delayMs: retryDelayMs(p.entry.attempts, ctx.backoff) });
+      });
+      ctx.log.warn({ destination: target.id, kind: target.kind, events: batch.length, failed: failures.length }, 'destination refused some events');
+      if (outcome.othersDelivered) {
+        await complete(ctx.db, others);
+        ctx.metrics.delivered.inc(labels, others.length);
+      } else {
+        await release(ctx.db, others, token);
+      }
+      await settleFailures(ctx, target, failures, token);
+      break;
+    }
+  }
+  return entries.length;
+}
+
+async function settleFailures(ctx: DeliveryContext, target: DestinationTarget & { kind: DestinationKind }, failures: Failure[], token: string): Promise<void> {
+  const { retried, dead } = await fail(ctx.db, failures, token, ctx.deadLetter);
+  const labels = { destination: target.id, kind: target.kind };
+  if (retried) ctx.metrics.retried.inc(labels, retried);
+  if (dead) {
+    ctx.metrics.deadLettered.inc(labels, dead);
+    ctx.log.warn({ destination: target.id, kind: target.kind, events: dead, reason: failures[0]?.reason }, 'events moved to the dead letters');
+  }
+}
+
+/** Vendors may echo a credential in an error (Amplitude's "Invalid API key: ..."): it never reaches a log or a dead letter. */
+function scrubber(target: DestinationTarget): (text: string) => string {
+  const secrets = Object.values(target.credentials).filter((v) => v.length >= 4);
+  return (text) => secrets.reduce((t, s) => t.split(s).join('[redacted]'), text);
+}

@@ -1,0 +1,30 @@
+import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { App } from '../../kit/app.ts';
+import type { Database } from '../../kit/db.ts';
+import { registerForwardingAdminRoutes } from './admin-routes.ts';
+import { checkForwardingConfig, type ForwardingConfig } from './config.ts';
+import { DeliveryWorker } from './delivery/worker.ts';
+import { createForwardingMetrics } from './metrics.ts';
+
+export interface ForwardingDeps {
+  db: Database;
+  config: ForwardingConfig;
+  secretKey: Buffer;
+  registry: Registry;
+  requireAdmin: preHandlerAsyncHookHandler;
+}
+
+/**
+ * Forwarding's part of the ingest app: admin routes for destinations and dead letters, its metrics, and — when
+ * INGEST_FORWARDING_ENABLED — the delivery worker, stopped by an onClose hook that runs before the database closes.
+ */
+export async function registerForwarding(app: App, deps: ForwardingDeps): Promise<void> {
+  checkForwardingConfig(deps.config);
+  const metrics = createForwardingMetrics(deps.registry, deps.db);
+  registerForwardingAdminRoutes(app, deps);
+  if (!deps.config.forwardingEnabled) return;
+  const worker = new DeliveryWorker({ db: deps.db, secretKey: deps.secretKey, config: deps.config, metrics, log: app.log.child({ component: 'forwarding' }) });
+  app.addHook('onReady', async () => worker.start());
+  app.addHook('onClose', async () => worker.stop());
+}
