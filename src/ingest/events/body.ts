@@ -32,17 +32,23 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
   let wireBytes = 0;
   let bytes = 0;
   let failure: HttpError | undefined;
+  const fail = (error: HttpError) => {
+    failure = error;
+    // Stop pulling from the client at once rather than when the pipeline has finished tearing down.
+    source.unpipe(countWire);
+    return error;
+  };
   const countWire = new Transform({
     transform(chunk: Buffer, _enc, callback) {
       wireBytes += chunk.length;
-      if (wireBytes > limit) return callback((failure = tooLarge(limit, 'the request body')));
+      if (wireBytes > limit) return callback(fail(tooLarge(limit, 'the request body')));
       callback(null, chunk);
     },
   });
   const collect = new Writable({
     write(chunk: Buffer, _enc, callback) {
       bytes += chunk.length;
-      if (bytes > limit) return callback((failure = tooLarge(limit, encoding === 'gzip' ? 'the decompressed request body' : 'the request body')));
+      if (bytes > limit) return callback(fail(tooLarge(limit, encoding === 'gzip' ? 'the decompressed request body' : 'the request body')));
       chunks.push(chunk);
       callback();
     },
