@@ -13,6 +13,7 @@ import type { IngestConfig } from './config.ts';
 import { classifyIngestError } from './errors.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { createMetrics } from './metrics.ts';
+import { registerForwarding } from './forwarding/plugin.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
 export const INGEST_MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -84,7 +85,6 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     commitTimeoutSeconds: config.commitTimeoutSeconds,
   });
   registerAdminRoutes(app, { db, keys, requireAdmin: adminGuard });
-
-  void secretKey;
+  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, requireAdmin: adminGuard });
   return app;
 }

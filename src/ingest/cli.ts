@@ -3,6 +3,8 @@ import { migrate } from '../kit/migrations.ts';
 import type { CommandIO } from '../kit/service.ts';
 import { INGEST_MIGRATIONS, openIngestDatabase } from './app.ts';
 import type { IngestConfig } from './config.ts';
+import { resolveSecretKey } from '../kit/secret-key.ts';
+import { forwardingCommand, FORWARDING_USAGE } from './forwarding/cli.ts';
 import {
   createApiKey, createProject, getProject, listApiKeys, listProjects, revokeApiKey,
   PROJECT_ID_PATTERN, ProjectExistsError, ProjectNotFoundError,
@@ -14,6 +16,7 @@ export const INGEST_USAGE = [
   'keys create PROJECT [--name N]   create an API key for a project (shown once)',
   'keys list PROJECT                list a project\'s API keys (never the keys themselves)',
   'keys revoke KEY_ID               revoke an API key',
+  ...FORWARDING_USAGE,
 ];
 
 class CommandError extends Error {}
@@ -21,6 +24,22 @@ class CommandError extends Error {}
 /** `platform ingest ...`: project and API key management straight against the service's database. */
 export async function ingestCommand(args: string[], config: IngestConfig, io: CommandIO): Promise<number> {
   const [group, action, ...rest] = args;
+  if (group === 'destinations' || group === 'dead-letters') {
+    return forwardingCommand(args, {
+      io,
+      openDatabase: async () => {
+        const db = await openIngestDatabase(config);
+        try {
+          await migrate(db, INGEST_MIGRATIONS);
+        } catch (err) {
+          await db.close();
+          throw err;
+        }
+        return db;
+      },
+      secretKey: () => resolveSecretKey(config.secretKey, config.dataDir),
+    });
+  }
   const known = (group === 'projects' && (action === 'create' || action === 'list')) || (group === 'keys' && (action === 'create' || action === 'list' || action === 'revoke'));
   if (!known) {
     io.err(`unknown command "ingest ${args.join(' ')}"; usage:\n${INGEST_USAGE.map((u) => `  platform ingest ${u}`).join('\n')}`);

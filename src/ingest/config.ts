@@ -1,10 +1,12 @@
 import { int, list, optionalStr, readConfig, type ConfigOf } from '../kit/config.ts';
 import { commonVariables } from '../kit/service-config.ts';
+import { forwardingVariables } from './forwarding/config.ts';
 
 export const INGEST_DEFAULT_PORT = 4003;
 
 export const ingestSpec = {
   ...commonVariables('ingest', INGEST_DEFAULT_PORT),
+  ...forwardingVariables,
   adminToken: optionalStr('INGEST_ADMIN_TOKEN', {
     minLength: 16,
     secret: true,
