@@ -73,12 +73,16 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
         tags: ['admin'],
         security,
         params: ProjectParams,
-        body: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false })),
+        body: Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
         response: { 201: CreatedApiKey, ...errors },
+      },
+      // Every field is optional, so a POST without a body is a valid request.
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
       },
     }, async (request, reply) => {
       try {
-        const { key, record } = await createApiKey(db, request.params.projectId, request.body?.name ?? '');
+        const { key, record } = await createApiKey(db, request.params.projectId, request.body.name ?? '');
         reply.header('cache-control', 'no-store');
         return reply.code(201).send({ ...record, key });
       } catch (err) {

@@ -1,0 +1,145 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { sha256Hex } from '../../src/kit/crypto.ts';
+import { ingestCommand } from '../../src/ingest/cli.ts';
+import { loadIngestConfig } from '../../src/ingest/config.ts';
+import { ADMIN_TOKEN, makeEvent, startIngest, type IngestHarness } from './helpers.ts';
+
+let h: IngestHarness;
+let sql: pg.Client;
+
+before(async () => {
+  h = await startIngest({}, 'admin');
+  sql = new pg.Client({ connectionString: h.database.url });
+  await sql.connect();
+});
+
+after(async () => {
+  await sql.end();
+  await h.close();
+});
+
+test('the admin API requires the admin token', async () => {
+  for (const authorization of [undefined, 'Bearer wrong-token-but-long-enough', `Basic ${ADMIN_TOKEN}`, ADMIN_TOKEN]) {
+    const res = await h.app.inject({ method: 'GET', url: '/v1/admin/projects', headers: authorization ? { authorization } : {} });
+    assert.equal(res.statusCode, 401, String(authorization));
+    assert.equal(res.json().error.code, 'unauthorized');
+  }
+  const created = await h.app.inject({ method: 'POST', url: '/v1/admin/projects', payload: { name: 'sneaky' } });
+  assert.equal(created.statusCode, 401);
+  assert.equal((await sql.query(`SELECT count(*)::int AS n FROM ingest.projects WHERE name = 'sneaky'`)).rows[0].n, 0);
+});
+
+test('without INGEST_ADMIN_TOKEN the admin API is closed', async () => {
+  const closed = await startIngest({ INGEST_ADMIN_TOKEN: '' }, 'admin_closed');
+  try {
+    const res = await closed.app.inject({ method: 'GET', url: '/v1/admin/projects', headers: { authorization: 'Bearer anything-at-all-here' } });
+    assert.equal(res.statusCode, 401);
+    assert.match(res.json().error.message, /INGEST_ADMIN_TOKEN/);
+  } finally {
+    await closed.close();
+  }
+});
+
+test('projects: create (chosen or generated id), list, get, conflict, bad input', async () => {
+  const chosen = await h.admin('POST', '/v1/admin/projects', { name: 'Web shop', id: 'web-shop' });
+  assert.equal(chosen.statusCode, 201);
+  assert.deepEqual({ id: chosen.json().id, name: chosen.json().name }, { id: 'web-shop', name: 'Web shop' });
+  const generated = await h.admin('POST', '/v1/admin/projects', { name: 'Mobile' });
+  assert.match(generated.json().id, /^prj_[A-Za-z0-9_-]{12}$/);
+  const again = await h.admin('POST', '/v1/admin/projects', { name: 'Other', id: 'web-shop' });
+  assert.equal(again.statusCode, 409);
+  assert.equal((await h.admin('POST', '/v1/admin/projects', { name: 'x', id: 'has space' })).statusCode, 400);
+  assert.equal((await h.admin('POST', '/v1/admin/projects', {})).statusCode, 400);
+  const list = await h.admin('GET', '/v1/admin/projects');
+  assert.ok(list.json().projects.some((p: { id: string }) => p.id === 'web-shop'));
+  assert.equal((await h.admin('GET', '/v1/admin/projects/web-shop')).json().name, 'Web shop');
+  assert.equal((await h.admin('GET', '/v1/admin/projects/nope')).statusCode, 404);
+});
+
+test('keys: shown once, stored only as SHA-256, several per project, listed without the key, revocable', async () => {
+  await h.admin('POST', '/v1/admin/projects', { name: 'Keys', id: 'keys-proj' });
+  const a = await h.admin('POST', '/v1/admin/projects/keys-proj/keys', { name: 'ci' });
+  const b = await h.admin('POST', '/v1/admin/projects/keys-proj/keys');
+  assert.equal(a.statusCode, 201);
+  assert.equal(a.headers['cache-control'], 'no-store');
+  const keyA = a.json().key as string;
+  assert.match(keyA, /^isk_[A-Za-z0-9_-]{43}$/);
+  assert.ok(keyA.startsWith(a.json().prefix));
+  assert.notEqual(keyA, b.json().key);
+
+  const stored = (await sql.query(`SELECT * FROM ingest.api_keys WHERE id = $1`, [a.json().id])).rows[0];
+  assert.equal(stored.key_hash, sha256Hex(keyA));
+  const everything = JSON.stringify((await sql.query('SELECT * FROM ingest.api_keys')).rows);
+  assert.ok(!everything.includes(keyA), 'the key is not stored in clear');
+
+  const list = await h.admin('GET', '/v1/admin/projects/keys-proj/keys');
+  assert.equal(list.json().keys.length, 2);
+  assert.ok(!list.body.includes(keyA));
+  assert.deepEqual(list.json().keys.map((k: { name: string }) => k.name), ['ci', '']);
+
+  assert.equal((await h.admin('POST', '/v1/admin/projects/missing/keys', { name: 'x' })).statusCode, 404);
+  assert.equal((await h.admin('GET', '/v1/admin/projects/missing/keys')).statusCode, 404);
+  assert.equal((await h.admin('DELETE', `/v1/admin/projects/web-shop/keys/${a.json().id}`)).statusCode, 404, 'a key is revoked through its own project');
+
+  const send = (key: string) => h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key }, payload: { events: [makeEvent('keys-proj')] } });
+  assert.equal((await send(keyA)).statusCode, 202);
+  const revoked = await h.admin('DELETE', `/v1/admin/projects/keys-proj/keys/${a.json().id}`);
+  assert.equal(revoked.statusCode, 200);
+  assert.ok(!revoked.body.includes(keyA));
+  assert.equal((await send(keyA)).statusCode, 401, 'revoked through this instance: refused at once, despite the cache');
+  assert.equal((await send(b.json().key)).statusCode, 202);
+});
+
+test('a key revoked elsewhere (the CLI, another instance) stops working within INGEST_KEY_CACHE_SECONDS', async () => {
+  const uncached = await startIngest({ INGEST_KEY_CACHE_SECONDS: '0' }, 'admin_nocache');
+  try {
+    const p = await uncached.project();
+    const send = () => uncached.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': p.key }, payload: { events: [makeEvent(p.projectId)] } });
+    assert.equal((await send()).statusCode, 202);
+    const other = new pg.Client({ connectionString: uncached.database.url });
+    await other.connect();
+    await other.query('UPDATE ingest.api_keys SET revoked_at = now() WHERE id = $1', [p.keyId]);
+    await other.end();
+    assert.equal((await send()).statusCode, 401);
+  } finally {
+    await uncached.close();
+  }
+});
+
+test('the CLI creates projects and keys, lists and revokes them', async () => {
+  const config = loadIngestConfig({ DATABASE_URL: h.database.url, LOG_LEVEL: 'silent', DATA_DIR: '/tmp/unused-ingest-cli' });
+  const run = async (...args: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await ingestCommand(args, config, { out: (l) => out.push(l), err: (l) => err.push(l) });
+    return { code, out, err };
+  };
+  const created = await run('projects', 'create', 'Checkout', 'app', '--id', 'cli-proj');
+  assert.equal(created.code, 0);
+  assert.deepEqual(created.out, ['created project cli-proj (Checkout app)']);
+  assert.equal((await run('projects', 'create', 'Dup', '--id', 'cli-proj')).code, 1);
+  assert.match((await run('projects', 'list')).out.join('\n'), /^cli-proj\tCheckout app\t/m);
+
+  const key = await run('keys', 'create', 'cli-proj', '--name', 'server');
+  assert.equal(key.code, 0);
+  const [line, secret] = key.out;
+  const keyId = /^created key (key_\S+) for project cli-proj$/.exec(line!)![1]!;
+  assert.match(secret!, /^isk_/);
+  assert.match(key.err.join(''), /cannot be shown again/);
+
+  const events = await h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': secret! }, payload: { events: [makeEvent('cli-proj')] } });
+  assert.deepEqual(events.json(), { accepted: 1, rejected: 0, errors: [] });
+
+  const listed = await run('keys', 'list', 'cli-proj');
+  assert.match(listed.out[0]!, new RegExp(`^${keyId}\\tisk_\\S+…\\tserver\\t.*\\tactive$`));
+  assert.ok(!listed.out.join('').includes(secret!));
+  assert.equal((await run('keys', 'revoke', keyId)).code, 0);
+  assert.match((await run('keys', 'list', 'cli-proj')).out[0]!, /\trevoked /);
+  assert.equal((await run('keys', 'revoke', 'key_nope')).code, 1);
+  assert.equal((await run('keys', 'create', 'no-such-project')).code, 1);
+  assert.equal((await run('keys', 'list', 'no-such-project')).code, 1);
+  assert.equal((await run('frobnicate')).code, 2);
+  assert.equal((await run('projects', 'create', 'x', '--bogus')).code, 2);
+});
