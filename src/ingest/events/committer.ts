@@ -168,6 +168,9 @@ const UNAVAILABLE_MESSAGE = /connect|terminat|timeout|timed out|closed|not query
 /** Connection-level failures (and a server refusing work) as opposed to an error in the statement itself. */
 export function isUnavailable(err: unknown): boolean {
   if (err instanceof CommitUnavailableError) return true;
+  // A FATAL error ends the session: connection refused by the server (database gone, not accepting connections, ...).
+  const severity = (err as { severity?: unknown }).severity;
+  if (severity === 'FATAL' || severity === 'PANIC') return true;
   const code = (err as { code?: unknown }).code;
   // No SQLSTATE class begins with E, so an E-code is a system error (ECONNREFUSED, EPIPE, ...).
   if (typeof code === 'string' && code.startsWith('E')) return true;
