@@ -7,6 +7,8 @@ export interface Received {
   url: URL;
   headers: IncomingHttpHeaders;
   body: Buffer;
+  /** When it arrived (ms since epoch). */
+  at: number;
 }
 
 export interface Answer {
@@ -37,6 +39,8 @@ export abstract class StandIn {
 
   /** The vendor's own answer to a request that got no scripted fault. */
   protected abstract answer(request: Received): Answer;
+  /** What answers a request without a scripted fault: the vendor, unless a test puts a wrapper around it. */
+  answerFor: (request: Received) => Answer = (request) => this.answer(request);
   /** The vendor's request size limit and its answer beyond it. */
   protected abstract readonly maxBodyBytes: number;
   protected abstract tooLarge(): Answer;
@@ -52,10 +56,10 @@ export abstract class StandIn {
         else chunks.push(c);
       });
       req.on('end', () => {
-        const request: Received = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', this.url), headers: req.headers, body: Buffer.concat(chunks) };
+        const request: Received = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', this.url), headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
         this.received.push(request);
         const fault = this.faults.shift();
-        const answer = refused ? this.tooLarge() : fault?.status !== undefined ? { status: fault.status, headers: fault.headers, body: fault.body } : this.answer(request);
+        const answer = refused ? this.tooLarge() : fault?.status !== undefined ? { status: fault.status, headers: fault.headers, body: fault.body } : this.answerFor(request);
         const send = () => {
           if (res.destroyed) return;
           const body = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);

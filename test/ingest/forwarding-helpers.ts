@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import type { IngestHarness } from './helpers.ts';
+
+/** Forwarding on, with short polls, timeouts and backoffs so failures and retries play out in milliseconds. */
+export const FAST_FORWARDING: Record<string, string> = {
+  INGEST_FORWARDING_ENABLED: 'true',
+  INGEST_FORWARDING_POLL_MS: '20',
+  INGEST_FORWARDING_TIMEOUT_MS: '500',
+  INGEST_FORWARDING_LEASE_MS: '5000',
+  INGEST_FORWARDING_RETRY_BASE_MS: '20',
+  INGEST_FORWARDING_RETRY_MAX_MS: '100',
+  INGEST_FORWARDING_MAX_ATTEMPTS: '3',
+  INGEST_FORWARDING_DEAD_LETTER_AFTER_MS: '0',
+};
+
+export async function createDestination(h: IngestHarness, projectId: string, body: Record<string, unknown>): Promise<Record<string, any>> {
+  const res = await h.admin('POST', `/v1/admin/projects/${projectId}/destinations`, body);
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json();
+}
+
+export async function sendEvents(h: IngestHarness, key: string, events: Record<string, unknown>[]): Promise<void> {
+  const res = await h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key, 'content-type': 'application/json' }, payload: JSON.stringify({ events }) });
+  assert.equal(res.statusCode, 202, res.body);
+  assert.equal(res.json().accepted, events.length, res.body);
+}
+
+/** Polls until `check` returns a truthy value or fails the test after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 15));
+  }
+}
+
+export async function deadLetters(h: IngestHarness, destinationId: string): Promise<Record<string, any>[]> {
+  const res = await h.admin('GET', `/v1/admin/destinations/${destinationId}/dead-letters`);
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json().dead_letters;
+}
+
+export async function destination(h: IngestHarness, id: string): Promise<Record<string, any>> {
+  const res = await h.admin('GET', `/v1/admin/destinations/${id}`);
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json();
+}
+
+/** The value of one sample of a metric from /metrics, or undefined when absent. */
+export async function metric(h: IngestHarness, name: string, labels: Record<string, string>): Promise<number | undefined> {
+  const text = (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const [series, value] = line.split(/\s+/);
+    if (want.every((w) => series!.includes(w))) return Number(value);
+  }
+  return undefined;
+}
