@@ -1,0 +1,265 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
+import type { App } from '../../kit/app.ts';
+import type { Database } from '../../kit/db.ts';
+import { HttpError } from '../../kit/errors.ts';
+import type { ProviderHolder } from '../oidc/mount.ts';
+import type { AccountDirectory } from '../oidc/accounts.ts';
+import type { AppRecord, ClientStore } from '../oidc/clients.ts';
+import { createHuman, findPrincipal, listPrincipals } from '../principals/store.ts';
+import { APP_TYPES, createApp, createSecret, findApp, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
+import { listConsents, revokeConsent } from '../consent/store.ts';
+import { listTokens, revokeToken } from './tokens.ts';
+import { requireAdmin } from './guard.ts';
+
+export interface AdminDeps {
+  db: Database;
+  holder: ProviderHolder;
+  clients: ClientStore;
+  accounts: AccountDirectory;
+  scopes: string[];
+}
+
+const Uuid = Type.String({ format: 'uuid' });
+const OAuthError = Type.Object({ error: Type.String(), error_description: Type.String() });
+const Errors = { 400: OAuthError, 401: OAuthError, 403: OAuthError, 404: OAuthError, 409: OAuthError };
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+const PrincipalOut = Type.Object({
+  id: Uuid,
+  type: Type.String(),
+  identifier: Type.String(),
+  display_name: Type.String(),
+  active: Type.Boolean(),
+  allowed_scopes: Type.Array(Type.String()),
+  organization_id: Nullable(Type.String()),
+  email: Type.Optional(Nullable(Type.String())),
+  is_platform_admin: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+const AppOut = Type.Object({
+  id: Uuid,
+  client_id: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  logo_url: Nullable(Type.String()),
+  app_type: Type.String(),
+  redirect_uris: Type.Array(Type.String()),
+  allowed_grants: Type.Array(Type.String()),
+  allowed_response_types: Type.Array(Type.String()),
+  allowed_scopes: Type.Array(Type.String()),
+  access_token_ttl: Type.Integer(),
+  refresh_token_ttl: Type.Integer(),
+  authorization_code_ttl: Type.Integer(),
+  refresh_token_rotation: Type.Boolean(),
+  first_party: Type.Boolean(),
+  public: Type.Boolean(),
+  active: Type.Boolean(),
+  principal_id: Uuid,
+});
+
+const SecretOut = Type.Object({
+  id: Uuid,
+  secret_prefix: Type.String(),
+  created_at: Type.String(),
+  expires_at: Nullable(Type.String()),
+  last_used_at: Nullable(Type.String()),
+  revoked: Type.Boolean(),
+});
+const NewSecretOut = Type.Object({ ...SecretOut.properties, client_secret: Type.String({ description: 'Shown once; only its SHA-256 is kept.' }) });
+
+const TokenOut = Type.Object({
+  id: Uuid,
+  kind: Type.String(),
+  client_id: Type.String(),
+  scopes: Type.Array(Type.String()),
+  created_at: Type.String(),
+  expires_at: Nullable(Type.String()),
+  client_ip: Nullable(Type.String()),
+  user_agent: Nullable(Type.String()),
+  last_used_at: Nullable(Type.String()),
+});
+
+const ConsentOut = Type.Object({
+  id: Uuid,
+  app_id: Uuid,
+  client_id: Type.String(),
+  app_name: Type.String(),
+  scopes: Type.Array(Type.String()),
+  granted_at: Type.String(),
+  last_used_at: Nullable(Type.String()),
+  revoked: Type.Boolean(),
+  revoked_at: Nullable(Type.String()),
+  revoked_reason: Nullable(Type.String()),
+});
+
+const Page = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }), after: Type.Optional(Uuid) });
+
+const NewPrincipal = Type.Object(
+  {
+    type: Type.Literal('human', { description: 'Humans only for now; applications are created through /applications.' }),
+    email: Type.String({ minLength: 3, maxLength: 320 }),
+    password: Type.Optional(Type.String({ minLength: 12, maxLength: 1024 })),
+    display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    given_name: Type.Optional(Type.String({ maxLength: 100 })),
+    family_name: Type.Optional(Type.String({ maxLength: 100 })),
+    is_platform_admin: Type.Optional(Type.Boolean()),
+    email_verified: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const NewApp = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    app_type: Type.Optional(Type.Union(APP_TYPES.map((t) => Type.Literal(t)))),
+    client_id: Type.Optional(Type.String({ minLength: 3, maxLength: 128 })),
+    redirect_uris: Type.Optional(Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 50 })),
+    allowed_scopes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    logo_url: Type.Optional(Type.String({ maxLength: 2000 })),
+    access_token_ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 31_536_000 })),
+    refresh_token_ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 31_536_000 })),
+    authorization_code_ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
+    refresh_token_rotation: Type.Optional(Type.Boolean()),
+    first_party: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export function appOut(a: AppRecord): Static<typeof AppOut> {
+  return {
+    id: a.id, client_id: a.clientId, name: a.name, description: a.description, logo_url: a.logoUrl, app_type: a.appType,
+    redirect_uris: a.redirectUris, allowed_grants: a.allowedGrants, allowed_response_types: a.allowedResponseTypes,
+    allowed_scopes: a.allowedScopes, access_token_ttl: a.accessTokenTtl, refresh_token_ttl: a.refreshTokenTtl,
+    authorization_code_ttl: a.authorizationCodeTtl, refresh_token_rotation: a.refreshTokenRotation, first_party: a.firstParty,
+    public: a.public, active: a.active, principal_id: a.principalId,
+  };
+}
+
+/** The management API under /api/v1, described in /openapi.json. */
+export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
+  await app.register(async (plain) => {
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+    scope.addHook('onRequest', async (request) => {
+      await requireAdmin(request, deps.holder, deps.accounts);
+    });
+    const security = [{ adminToken: [] }];
+    const tags = ['management'];
+
+    const principalOf = async (id: string) => {
+      const p = await findPrincipal(deps.db, id);
+      if (!p) throw new HttpError(404, 'not_found', `no principal ${id}`);
+      return p;
+    };
+    const appOf = async (id: string) => {
+      const a = await findApp(deps.db, id);
+      if (!a) throw new HttpError(404, 'not_found', `no application ${id}`);
+      return a;
+    };
+
+    scope.post('/principals', {
+      schema: { tags, security, summary: 'Create a human principal', body: NewPrincipal, response: { 201: PrincipalOut, ...Errors } },
+    }, async (request, reply) => {
+      const b = request.body;
+      const h = await createHuman(deps.db, {
+        email: b.email, password: b.password, displayName: b.display_name, givenName: b.given_name, familyName: b.family_name,
+        isPlatformAdmin: b.is_platform_admin ?? false, emailVerified: b.email_verified ?? false,
+      });
+      return reply.code(201).send(h);
+    });
+
+    scope.get('/principals', {
+      schema: { tags, security, summary: 'List principals', querystring: Type.Object({ ...Page.properties, type: Type.Optional(Type.Union([Type.Literal('human'), Type.Literal('application'), Type.Literal('agent'), Type.Literal('service')])) }), response: { 200: Type.Object({ items: Type.Array(PrincipalOut), next: Nullable(Type.String()) }), ...Errors } },
+    }, async (request) => {
+      const items = await listPrincipals(deps.db, { type: request.query.type, limit: request.query.limit, after: request.query.after });
+      return { items, next: items.length === request.query.limit ? items[items.length - 1]!.id : null };
+    });
+
+    scope.get('/principals/:id', {
+      schema: { tags, security, summary: 'One principal', params: Type.Object({ id: Uuid }), response: { 200: PrincipalOut, ...Errors } },
+    }, async (request) => principalOf(request.params.id));
+
+    scope.get('/principals/:id/tokens', {
+      schema: { tags, security, summary: "A principal's live tokens", params: Type.Object({ id: Uuid }), response: { 200: Type.Object({ items: Type.Array(TokenOut) }), ...Errors } },
+    }, async (request) => {
+      await principalOf(request.params.id);
+      return { items: await listTokens(deps.db, request.params.id) };
+    });
+
+    scope.delete('/principals/:id/tokens/:tokenId', {
+      schema: { tags, security, summary: 'Revoke one token (a refresh token takes its family)', params: Type.Object({ id: Uuid, tokenId: Uuid }), response: { 204: Type.Null(), ...Errors } },
+    }, async (request, reply) => {
+      if (!(await revokeToken(deps.db, request.params.id, request.params.tokenId))) throw new HttpError(404, 'not_found', 'no live token with this id for this principal');
+      return reply.code(204).send(null);
+    });
+
+    scope.get('/principals/:id/consents', {
+      schema: { tags, security, summary: "A principal's consents", params: Type.Object({ id: Uuid }), response: { 200: Type.Object({ items: Type.Array(ConsentOut) }), ...Errors } },
+    }, async (request) => {
+      await principalOf(request.params.id);
+      return { items: await listConsents(deps.db, request.params.id) };
+    });
+
+    scope.delete('/principals/:id/consents/:appId', {
+      schema: { tags, security, summary: "Revoke a principal's consent to an app, and that app's tokens for the principal", params: Type.Object({ id: Uuid, appId: Uuid }), response: { 204: Type.Null(), ...Errors } },
+    }, async (request, reply) => {
+      if (!(await revokeConsent(deps.db, request.params.id, request.params.appId, 'admin_revoked'))) throw new HttpError(404, 'not_found', 'no live consent of this principal to this app');
+      return reply.code(204).send(null);
+    });
+
+    scope.post('/applications', {
+      schema: { tags, security, summary: 'Register an application; a confidential one gets its first secret, shown once', body: NewApp, response: { 201: Type.Object({ application: AppOut, client_secret: Type.Optional(Type.String()) }), ...Errors } },
+    }, async (request, reply) => {
+      const b = request.body;
+      const created = await createApp(deps.db, {
+        name: b.name, appType: b.app_type, clientId: b.client_id, redirectUris: b.redirect_uris, allowedScopes: b.allowed_scopes,
+        description: b.description, logoUrl: b.logo_url, accessTokenTtl: b.access_token_ttl, refreshTokenTtl: b.refresh_token_ttl,
+        authorizationCodeTtl: b.authorization_code_ttl, refreshTokenRotation: b.refresh_token_rotation, firstParty: b.first_party,
+      }, deps.scopes);
+      deps.clients.invalidate(created.clientId);
+      const secret = created.public ? undefined : (await createSecret(deps.db, created.id)).secret;
+      return reply.code(201).send({ application: appOut(created), ...(secret ? { client_secret: secret } : {}) });
+    });
+
+    scope.get('/applications', {
+      schema: { tags, security, summary: 'List applications', querystring: Page, response: { 200: Type.Object({ items: Type.Array(AppOut), next: Nullable(Type.String()) }), ...Errors } },
+    }, async (request) => {
+      const items = await listApps(deps.db, { limit: request.query.limit, after: request.query.after });
+      return { items: items.map(appOut), next: items.length === request.query.limit ? items[items.length - 1]!.id : null };
+    });
+
+    scope.get('/applications/:id', {
+      schema: { tags, security, summary: 'One application', params: Type.Object({ id: Uuid }), response: { 200: AppOut, ...Errors } },
+    }, async (request) => appOut(await appOf(request.params.id)));
+
+    scope.post('/applications/:id/secrets', {
+      schema: { tags, security, summary: 'Add a client secret (for rotation); shown once', params: Type.Object({ id: Uuid }), response: { 201: NewSecretOut, ...Errors } },
+    }, async (request, reply) => {
+      const a = await appOf(request.params.id);
+      if (a.public) throw new HttpError(400, 'invalid_request', `a ${a.appType} app is public and has no secrets`);
+      const s = await createSecret(deps.db, a.id);
+      deps.clients.invalidate(a.clientId);
+      const { secret, ...info } = s;
+      return reply.code(201).send({ ...info, client_secret: secret });
+    });
+
+    scope.get('/applications/:id/secrets', {
+      schema: { tags, security, summary: "An application's secrets (prefixes only)", params: Type.Object({ id: Uuid }), response: { 200: Type.Object({ items: Type.Array(SecretOut) }), ...Errors } },
+    }, async (request) => {
+      const a = await appOf(request.params.id);
+      return { items: await listSecrets(deps.db, a.id) };
+    });
+
+    scope.delete('/applications/:id/secrets/:secretId', {
+      schema: { tags, security, summary: 'Revoke a client secret', params: Type.Object({ id: Uuid, secretId: Uuid }), response: { 204: Type.Null(), ...Errors } },
+    }, async (request, reply) => {
+      const a = await appOf(request.params.id);
+      if (!(await revokeSecret(deps.db, a.id, request.params.secretId))) throw new HttpError(404, 'not_found', 'no live secret with this id for this application');
+      deps.clients.invalidate(a.clientId);
+      return reply.code(204).send(null);
+    });
+  }, { prefix: '/api/v1' });
+}

@@ -1,0 +1,108 @@
+import { join } from 'node:path';
+import { Type } from 'typebox';
+import { createApp, type App } from '../kit/app.ts';
+import { openDatabase, type Database } from '../kit/db.ts';
+import { migrate } from '../kit/migrations.ts';
+import { resolveSecretKey } from '../kit/secret-key.ts';
+import { databaseUrlOf } from '../kit/service-config.ts';
+import { BUILT_IN_SCOPES, type IdentityConfig } from './config.ts';
+import { ClientStore } from './oidc/clients.ts';
+import { AccountDirectory } from './oidc/accounts.ts';
+import { buildProvider } from './oidc/provider.ts';
+import { mountProvider, type ProviderHolder } from './oidc/mount.ts';
+import { loadSigningKeys } from './oidc/signing-keys.ts';
+import { purgeExpired } from './oidc/adapter.ts';
+import { registerPages } from './pages/interaction-routes.ts';
+import { CsrfTokens } from './pages/csrf.ts';
+import { SignInThrottle } from './pages/throttle.ts';
+import { registerAdmin } from './admin/routes.ts';
+
+export const IDENTITY_VERSION = '0.1.0';
+export const MIGRATIONS = new URL('./migrations/', import.meta.url);
+
+/** What tests and the CLI reach inside a built identity app. */
+export interface IdentityRuntime {
+  db: Database;
+  secretKey: Buffer;
+  clients: ClientStore;
+  accounts: AccountDirectory;
+  holder: ProviderHolder;
+  scopes: string[];
+  /** Looks for rotated signing keys now (a timer also does it every IDENTITY_KEY_REFRESH_SECONDS). */
+  reloadKeys(): Promise<boolean>;
+}
+
+const runtimes = new WeakMap<App, IdentityRuntime>();
+
+export function identityRuntime(app: App): IdentityRuntime {
+  const r = runtimes.get(app);
+  if (!r) throw new Error('not an identity app');
+  return r;
+}
+
+export async function openIdentityDatabase(config: IdentityConfig): Promise<Database> {
+  return openDatabase({ url: databaseUrlOf(config), dataDir: join(config.dataDir, 'identity'), schema: 'identity', poolSize: 16, owner: 'identity' });
+}
+
+export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
+  const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
+  const db = await openIdentityDatabase(config);
+  let app: App | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  try {
+    await migrate(db, MIGRATIONS);
+    app = await createApp({
+      name: 'identity',
+      version: IDENTITY_VERSION,
+      description: 'OAuth 2.0 / OpenID Connect server and identity records. The OAuth endpoints are described by /.well-known/openid-configuration.',
+      logLevel: config.logLevel,
+      bodyLimit: 64 * 1024,
+      errorBody: (e) => ({ error: e.code, error_description: e.message }),
+      openapi: {
+        components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'An access token with the admin scope, issued to a platform admin.' } } },
+        tags: [{ name: 'management', description: 'Principals, applications, secrets, tokens and consents (admin scope).' }],
+      },
+    });
+    app.addHook('onClose', async () => {
+      for (const t of timers) clearInterval(t);
+      await db.close();
+    });
+    const log = app.log;
+    const clients = new ClientStore(db);
+    const accounts = new AccountDirectory(db);
+    const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
+    const keys = await loadSigningKeys(db, secretKey);
+    const make = (signingKeys: typeof keys.privateKeys) =>
+      buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log });
+    const holder: ProviderHolder = { current: make(keys.privateKeys) };
+    let keysVersion = keys.version;
+    const reloadKeys = async () => {
+      const next = await loadSigningKeys(db, secretKey);
+      if (next.version === keysVersion) return false;
+      holder.current = make(next.privateKeys);
+      keysVersion = next.version;
+      log.info({ keys: next.privateKeys.map((k) => k.kid) }, 'signing keys reloaded');
+      return true;
+    };
+    timers.push(setInterval(() => void reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed')), config.keyRefreshSeconds * 1000));
+    timers.push(setInterval(() => void purgeExpired(db).catch((err) => log.error({ err }, 'purge of expired artifacts failed')), 10 * 60_000));
+    for (const t of timers) t.unref();
+
+    await mountProvider(app, holder, config.issuer);
+    await registerPages(app, {
+      db, holder, accounts, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl,
+      csrf: new CsrfTokens(secretKey),
+      throttle: new SignInThrottle(config.signInFreeFailures),
+    });
+    await registerAdmin(app, { db, holder, clients, accounts, scopes });
+    app.get('/health', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
+
+    runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });
+    return app;
+  } catch (err) {
+    for (const t of timers) clearInterval(t);
+    if (app) await app.close().catch(() => {});
+    else await db.close();
+    throw err;
+  }
+}

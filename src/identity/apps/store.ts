@@ -1,0 +1,156 @@
+import type { Database } from '../../kit/db.ts';
+import { randomToken, sha256Hex } from '../../kit/crypto.ts';
+import { HttpError } from '../../kit/errors.ts';
+import { appFromRow, type AppRecord, type AppType } from '../oidc/clients.ts';
+
+export const APP_TYPES = ['web', 'spa', 'native', 'service', 'machine'] as const;
+
+export interface NewApp {
+  name: string;
+  appType?: AppType | undefined;
+  clientId?: string | undefined;
+  redirectUris?: string[] | undefined;
+  allowedScopes?: string[] | undefined;
+  description?: string | undefined;
+  logoUrl?: string | undefined;
+  accessTokenTtl?: number | undefined;
+  refreshTokenTtl?: number | undefined;
+  authorizationCodeTtl?: number | undefined;
+  refreshTokenRotation?: boolean | undefined;
+  firstParty?: boolean | undefined;
+  ownerId?: string | undefined;
+}
+
+const CLIENT_ID = /^[A-Za-z0-9._~-]{3,128}$/;
+const BROWSER_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
+
+function isPublic(type: AppType): boolean {
+  return type === 'spa' || type === 'native';
+}
+
+function grantsFor(type: AppType): string[] {
+  return type === 'machine' || type === 'service' ? ['client_credentials'] : ['authorization_code', 'refresh_token'];
+}
+
+function checkRedirectUri(uri: string, type: AppType): void {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    throw new HttpError(400, 'invalid_request', `redirect URI "${uri}" is not an absolute URL`);
+  }
+  if (u.hash) throw new HttpError(400, 'invalid_request', `redirect URI "${uri}" must not have a fragment`);
+  const loopback = u.hostname === 'localhost' || u.hostname === '127.0.0.1' || u.hostname === '[::1]';
+  if (u.protocol === 'https:') return;
+  if (u.protocol === 'http:' && (loopback || type === 'native')) return;
+  if (type === 'native' && /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(u.protocol)) return;
+  throw new HttpError(400, 'invalid_request', `redirect URI "${uri}" must use https (http only for localhost; native apps may use a reverse-domain scheme)`);
+}
+
+function checkTtl(name: string, value: number | undefined): void {
+  if (value !== undefined && (!Number.isInteger(value) || value < 1 || value > 31_536_000)) {
+    throw new HttpError(400, 'invalid_request', `${name} must be an integer number of seconds from 1 to 31536000`);
+  }
+}
+
+/** Registers an OAuth client: its application principal, the oauth_apps record and the principal's extension row. */
+export async function createApp(db: Database, input: NewApp, knownScopes: readonly string[]): Promise<AppRecord> {
+  const type = input.appType ?? 'web';
+  if (!APP_TYPES.includes(type)) throw new HttpError(400, 'invalid_request', `app_type must be one of ${APP_TYPES.join(', ')}`);
+  const name = input.name?.trim();
+  if (!name) throw new HttpError(400, 'invalid_request', 'name must not be empty');
+  const clientId = input.clientId ?? `app_${randomToken(16)}`;
+  if (!CLIENT_ID.test(clientId)) throw new HttpError(400, 'invalid_request', 'client_id must be 3 to 128 characters among letters, digits and . _ ~ -');
+  const grants = grantsFor(type);
+  const redirectUris = input.redirectUris ?? [];
+  if (grants.includes('authorization_code')) {
+    if (redirectUris.length === 0) throw new HttpError(400, 'invalid_request', `a ${type} app needs at least one redirect URI`);
+    for (const uri of redirectUris) checkRedirectUri(uri, type);
+  } else if (redirectUris.length > 0) {
+    throw new HttpError(400, 'invalid_request', `a ${type} app uses client credentials and takes no redirect URIs`);
+  }
+  const scopes = input.allowedScopes ?? (grants.includes('authorization_code') ? BROWSER_SCOPES : []);
+  const unknown = scopes.filter((s) => !knownScopes.includes(s));
+  if (unknown.length) throw new HttpError(400, 'invalid_scope', `unknown scope ${unknown.join(', ')}; known: ${knownScopes.join(', ')}`);
+  checkTtl('access_token_ttl', input.accessTokenTtl);
+  checkTtl('refresh_token_ttl', input.refreshTokenTtl);
+  checkTtl('authorization_code_ttl', input.authorizationCodeTtl);
+  try {
+    return await db.transaction(async (tx) => {
+      const p = await tx.query<{ id: string }>(
+        "INSERT INTO principals (type, identifier, display_name, allowed_scopes) VALUES ('application', $1, $2, $3) RETURNING id",
+        [clientId, name, JSON.stringify(scopes)],
+      );
+      const principalId = p.rows[0]!.id;
+      const app = await tx.query<Record<string, unknown>>(
+        `INSERT INTO oauth_apps (client_id, name, description, logo_url, app_type, redirect_uris, allowed_grants, allowed_response_types,
+           allowed_scopes, access_token_ttl, refresh_token_ttl, authorization_code_ttl, refresh_token_rotation, first_party, public, owner_id, principal_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, 900), coalesce($11, 604800), coalesce($12, 600), coalesce($13, true), coalesce($14, false), $15, $16, $17)
+         RETURNING *`,
+        [
+          clientId, name, input.description ?? null, input.logoUrl ?? null, type, JSON.stringify(redirectUris), JSON.stringify(grants),
+          JSON.stringify(grants.includes('authorization_code') ? ['code'] : []), JSON.stringify(scopes),
+          input.accessTokenTtl ?? null, input.refreshTokenTtl ?? null, input.authorizationCodeTtl ?? null,
+          input.refreshTokenRotation ?? null, input.firstParty ?? null, isPublic(type), input.ownerId ?? null, principalId,
+        ],
+      );
+      const record = appFromRow(app.rows[0]!);
+      await tx.query('INSERT INTO applications (principal_id, client_id, oauth_app_id) VALUES ($1, $2, $3)', [principalId, clientId, record.id]);
+      return record;
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'invalid_request', `client_id "${clientId}" is already registered`);
+    throw err;
+  }
+}
+
+export async function findApp(db: Database, id: string): Promise<AppRecord | undefined> {
+  const r = await db.query<Record<string, unknown>>('SELECT * FROM oauth_apps WHERE id = $1', [id]);
+  return r.rows[0] ? appFromRow(r.rows[0]) : undefined;
+}
+
+export async function findAppByClientId(db: Database, clientId: string): Promise<AppRecord | undefined> {
+  const r = await db.query<Record<string, unknown>>('SELECT * FROM oauth_apps WHERE client_id = $1', [clientId]);
+  return r.rows[0] ? appFromRow(r.rows[0]) : undefined;
+}
+
+export async function listApps(db: Database, options: { limit: number; after?: string | undefined }): Promise<AppRecord[]> {
+  const r = await db.query<Record<string, unknown>>('SELECT * FROM oauth_apps WHERE ($1::uuid IS NULL OR id > $1) ORDER BY id LIMIT $2', [options.after ?? null, options.limit]);
+  return r.rows.map(appFromRow);
+}
+
+export interface SecretInfo {
+  id: string;
+  secret_prefix: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked: boolean;
+}
+
+const SECRET_PREFIX = 'cs_';
+
+/** A new client secret: 256 random bits, returned once; only its SHA-256 and its first characters are kept. */
+export async function createSecret(db: Database, appId: string, expiresAt?: Date): Promise<SecretInfo & { secret: string }> {
+  const secret = `${SECRET_PREFIX}${randomToken(32)}`;
+  const r = await db.query<SecretInfo>(
+    `INSERT INTO oauth_app_secrets (app_id, secret_hash, secret_prefix, expires_at) VALUES ($1, $2, $3, $4)
+     RETURNING id, secret_prefix, created_at::text AS created_at, expires_at::text AS expires_at, last_used_at::text AS last_used_at, revoked`,
+    [appId, sha256Hex(secret), secret.slice(0, SECRET_PREFIX.length + 6), expiresAt ?? null],
+  );
+  return { ...r.rows[0]!, secret };
+}
+
+export async function listSecrets(db: Database, appId: string): Promise<SecretInfo[]> {
+  const r = await db.query<SecretInfo>(
+    `SELECT id, secret_prefix, created_at::text AS created_at, expires_at::text AS expires_at, last_used_at::text AS last_used_at, revoked
+       FROM oauth_app_secrets WHERE app_id = $1 ORDER BY created_at`,
+    [appId],
+  );
+  return r.rows;
+}
+
+export async function revokeSecret(db: Database, appId: string, secretId: string): Promise<boolean> {
+  const r = await db.query('UPDATE oauth_app_secrets SET revoked = true, revoked_at = now() WHERE app_id = $1 AND id = $2 AND NOT revoked', [appId, secretId]);
+  return r.rowCount > 0;
+}

@@ -1,0 +1,26 @@
+import { int, list, readConfig, url, type ConfigOf } from '../kit/config.ts';
+import { commonVariables } from '../kit/service-config.ts';
+
+export const IDENTITY_PORT = 4000;
+
+export const identitySpec = {
+  ...commonVariables('identity', IDENTITY_PORT),
+  issuer: url('IDENTITY_ISSUER', ['http:', 'https:'], {
+    default: 'http://localhost:4000',
+    doc: 'Public base URL of the identity service: the OpenID issuer, and the origin of every endpoint in discovery.',
+  }),
+  loginSessionTtl: int('IDENTITY_LOGIN_SESSION_TTL', { default: 43_200, min: 60, max: 2_592_000, doc: 'Absolute lifetime of a browser login session (the `__Host-svc_login` cookie), in seconds.' }),
+  extraScopes: list('IDENTITY_EXTRA_SCOPES', { default: [], doc: 'API scopes the server knows besides openid, profile, email, offline_access and admin (comma-separated).' }),
+  keyRefreshSeconds: int('IDENTITY_KEY_REFRESH_SECONDS', { default: 60, min: 1, max: 86_400, doc: 'How often a running server looks for rotated signing keys, in seconds.' }),
+  signInFreeFailures: int('IDENTITY_SIGNIN_FREE_FAILURES', { default: 5, min: 1, max: 100, doc: 'Failed sign-ins allowed per account and per address before each further attempt must wait (doubling from 1 s up to 15 min).' }),
+};
+
+export type IdentityConfig = ConfigOf<typeof identitySpec>;
+
+export function loadIdentityConfig(env: NodeJS.ProcessEnv): IdentityConfig {
+  return readConfig(identitySpec, env);
+}
+
+/** Scopes every deployment knows; `admin` is the management API's scope, granted only to platform admins. */
+export const BUILT_IN_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'admin'] as const;
+export const ADMIN_SCOPE = 'admin';

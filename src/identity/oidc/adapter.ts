@@ -1,0 +1,341 @@
+import type { Database } from '../../kit/db.ts';
+import { openSealedString, seal, sha256Hex } from '../../kit/crypto.ts';
+import type { ClientStore } from './clients.ts';
+
+/** What oidc-provider stores through its adapter: a JSON object with its own fields. */
+export type Payload = Record<string, unknown> & { grantId?: string; uid?: string; userCode?: string; exp?: number; consumed?: unknown; jti?: string };
+
+/** The provider's storage contract (oidc-provider "Adapter"). */
+export interface ProviderAdapter {
+  upsert(id: string, payload: Payload, expiresIn?: number): Promise<void>;
+  find(id: string): Promise<Payload | undefined>;
+  findByUid(uid: string): Promise<Payload | undefined>;
+  findByUserCode(userCode: string): Promise<Payload | undefined>;
+  consume(id: string): Promise<void>;
+  destroy(id: string): Promise<void>;
+  revokeByGrantId(grantId: string): Promise<void>;
+}
+
+/** Where the request that caused a write came from, for the tokens' client_ip and user_agent. */
+export type RequestOrigin = () => { ip: string | undefined; userAgent: string | undefined };
+
+interface Context {
+  db: Database;
+  secretKey: Buffer;
+  clients: ClientStore;
+  origin: RequestOrigin;
+}
+
+const TOKEN_KIND: Record<string, string> = { AccessToken: 'access_token', ClientCredentials: 'client_credentials', RefreshToken: 'refresh_token' };
+
+function expiry(expiresIn: number | undefined): Date | null {
+  return expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
+}
+
+function scopesOf(payload: Payload): string[] {
+  return typeof payload.scope === 'string' && payload.scope ? payload.scope.split(' ') : [];
+}
+
+function audienceOf(payload: Payload): string[] {
+  const aud = payload.aud;
+  return Array.isArray(aud) ? aud.map(String) : typeof aud === 'string' ? [aud] : [];
+}
+
+/**
+ * Every artifact is keyed by the SHA-256 of its id: the value a client or browser holds is never
+ * stored, not even inside the payload (the `jti` is removed before sealing and put back on read). The
+ * payload itself is sealed with PLATFORM_SECRET_KEY, bound to the model and the id's hash.
+ */
+abstract class HashedAdapter implements ProviderAdapter {
+  protected readonly ctx: Context;
+  protected readonly model: string;
+  constructor(model: string, ctx: Context) {
+    this.model = model;
+    this.ctx = ctx;
+  }
+  protected sealPayload(idHash: string, payload: Payload): string {
+    const { jti: _jti, ...rest } = payload;
+    return seal(this.ctx.secretKey, JSON.stringify(rest), `identity.oidc.${this.model}.${idHash}`);
+  }
+  protected openPayload(id: string, idHash: string, sealed: string, consumedAt: string | null): Payload {
+    const payload = JSON.parse(openSealedString(this.ctx.secretKey, sealed, `identity.oidc.${this.model}.${idHash}`)) as Payload;
+    payload.jti = id;
+    if (consumedAt) payload.consumed = Math.floor(new Date(consumedAt).getTime() / 1000);
+    return payload;
+  }
+  abstract upsert(id: string, payload: Payload, expiresIn?: number): Promise<void>;
+  abstract find(id: string): Promise<Payload | undefined>;
+  abstract consume(id: string): Promise<void>;
+  abstract destroy(id: string): Promise<void>;
+  abstract revokeByGrantId(grantId: string): Promise<void>;
+  async findByUid(_uid: string): Promise<Payload | undefined> {
+    return undefined;
+  }
+  async findByUserCode(_userCode: string): Promise<Payload | undefined> {
+    return undefined;
+  }
+}
+
+interface TokenRow {
+  kind: string;
+  payload: string;
+  consumed_at: string | null;
+  revoked: boolean;
+}
+
+/** AccessToken, ClientCredentials and RefreshToken: rows of oauth_tokens. */
+class TokenAdapter extends HashedAdapter {
+  // The provider looks a presented token up as every kind at once (introspection, revocation):
+  // one query answers all of them.
+  private static inflight = new Map<string, Promise<TokenRow | undefined>>();
+
+  async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
+    const hash = sha256Hex(id);
+    const kind = TOKEN_KIND[this.model]!;
+    const refresh = kind === 'refresh_token';
+    const clientId = String(payload.clientId);
+    const app = await this.ctx.clients.appRef(clientId);
+    const origin = this.ctx.origin();
+    const accountId = typeof payload.accountId === 'string' ? payload.accountId : null;
+    const grantHash = payload.grantId ? sha256Hex(payload.grantId) : null;
+    const expires = expiry(expiresIn);
+    await this.ctx.db.query(
+      `INSERT INTO oauth_tokens (kind, access_token_signature, refresh_token_signature, family_id, grant_hash, scopes, audience,
+         session_id, access_expires_at, refresh_expires_at, client_ip, user_agent, subject, principal_id, client_id, app_id, payload)
+       VALUES ($1, $2, $3, (SELECT id FROM oauth_grants WHERE grant_hash = $4), $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+       ON CONFLICT (${refresh ? 'refresh_token_signature' : 'access_token_signature'}) DO UPDATE SET payload = EXCLUDED.payload,
+         access_expires_at = EXCLUDED.access_expires_at, refresh_expires_at = EXCLUDED.refresh_expires_at, scopes = EXCLUDED.scopes`,
+      [
+        kind,
+        refresh ? null : hash,
+        refresh ? hash : null,
+        grantHash,
+        JSON.stringify(scopesOf(payload)),
+        JSON.stringify(audienceOf(payload)),
+        typeof payload.sessionUid === 'string' ? sha256Hex(payload.sessionUid) : null,
+        refresh ? null : expires,
+        refresh ? expires : null,
+        origin.ip ?? null,
+        origin.userAgent ?? null,
+        accountId,
+        accountId ?? app?.principalId ?? null,
+        clientId,
+        app?.id ?? null,
+        this.sealPayload(hash, payload),
+      ],
+    );
+  }
+
+  private row(hash: string): Promise<TokenRow | undefined> {
+    const pending = TokenAdapter.inflight.get(hash);
+    if (pending) return pending;
+    const query = this.ctx.db
+      .query<TokenRow>(
+        `SELECT kind, payload, consumed_at::text AS consumed_at, revoked FROM oauth_tokens
+          WHERE access_token_signature = $1 OR refresh_token_signature = $1`,
+        [hash],
+      )
+      .then((r) => r.rows[0])
+      .finally(() => TokenAdapter.inflight.delete(hash));
+    TokenAdapter.inflight.set(hash, query);
+    return query;
+  }
+
+  async find(id: string): Promise<Payload | undefined> {
+    const hash = sha256Hex(id);
+    const row = await this.row(hash);
+    if (!row || row.revoked || row.kind !== TOKEN_KIND[this.model]) return undefined;
+    return this.openPayload(id, hash, row.payload, row.consumed_at);
+  }
+
+  async consume(id: string): Promise<void> {
+    const hash = sha256Hex(id);
+    await this.ctx.db.query('UPDATE oauth_tokens SET consumed_at = now(), last_used_at = now() WHERE (access_token_signature = $1 OR refresh_token_signature = $1) AND consumed_at IS NULL', [hash]);
+  }
+
+  async destroy(id: string): Promise<void> {
+    const hash = sha256Hex(id);
+    await this.ctx.db.query(
+      `UPDATE oauth_tokens SET revoked = true, revoked_at = now(), revoked_reason = coalesce(revoked_reason, 'revoked')
+        WHERE (access_token_signature = $1 OR refresh_token_signature = $1) AND NOT revoked`,
+      [hash],
+    );
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.ctx.db.query(
+      `UPDATE oauth_tokens SET revoked = true, revoked_at = now(), revoked_reason = 'grant_revoked'
+        WHERE grant_hash = $1 AND kind = $2 AND NOT revoked`,
+      [sha256Hex(grantId), TOKEN_KIND[this.model]],
+    );
+  }
+}
+
+/** AuthorizationCode: rows of oauth_auth_codes. */
+class CodeAdapter extends HashedAdapter {
+  async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
+    const hash = sha256Hex(id);
+    const clientId = String(payload.clientId);
+    const app = await this.ctx.clients.appRef(clientId);
+    const origin = this.ctx.origin();
+    await this.ctx.db.query(
+      `INSERT INTO oauth_auth_codes (code_signature, grant_hash, subject, code_challenge, code_challenge_method, redirect_uri, scopes,
+         expires_at, client_ip, user_agent, client_id, app_id, payload)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+       ON CONFLICT (code_signature) DO UPDATE SET payload = EXCLUDED.payload`,
+      [
+        hash,
+        payload.grantId ? sha256Hex(payload.grantId) : null,
+        payload.accountId ?? null,
+        payload.codeChallenge ?? null,
+        payload.codeChallengeMethod ?? null,
+        String(payload.redirectUri ?? ''),
+        JSON.stringify(scopesOf(payload)),
+        expiry(expiresIn ?? 600),
+        origin.ip ?? null,
+        origin.userAgent ?? null,
+        clientId,
+        app?.id ?? null,
+        this.sealPayload(hash, payload),
+      ],
+    );
+  }
+  async find(id: string): Promise<Payload | undefined> {
+    const hash = sha256Hex(id);
+    const r = await this.ctx.db.query<{ payload: string; used_at: string | null; revoked: boolean }>(
+      'SELECT payload, used_at::text AS used_at, revoked FROM oauth_auth_codes WHERE code_signature = $1',
+      [hash],
+    );
+    const row = r.rows[0];
+    if (!row || row.revoked) return undefined;
+    return this.openPayload(id, hash, row.payload, row.used_at);
+  }
+  async consume(id: string): Promise<void> {
+    await this.ctx.db.query('UPDATE oauth_auth_codes SET used = true, used_at = now() WHERE code_signature = $1 AND NOT used', [sha256Hex(id)]);
+  }
+  async destroy(id: string): Promise<void> {
+    await this.ctx.db.query('UPDATE oauth_auth_codes SET revoked = true WHERE code_signature = $1', [sha256Hex(id)]);
+  }
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.ctx.db.query('UPDATE oauth_auth_codes SET revoked = true WHERE grant_hash = $1', [sha256Hex(grantId)]);
+  }
+}
+
+/** Grant: rows of oauth_grants, the refresh-token family. */
+class GrantAdapter extends HashedAdapter {
+  async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
+    const hash = sha256Hex(id);
+    await this.ctx.db.query(
+      `INSERT INTO oauth_grants (grant_hash, client_id, account_id, payload, expires_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (grant_hash) DO UPDATE SET payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at`,
+      [hash, String(payload.clientId), payload.accountId ?? null, this.sealPayload(hash, payload), expiry(expiresIn)],
+    );
+  }
+  async find(id: string): Promise<Payload | undefined> {
+    const hash = sha256Hex(id);
+    const r = await this.ctx.db.query<{ payload: string }>('SELECT payload FROM oauth_grants WHERE grant_hash = $1', [hash]);
+    const row = r.rows[0];
+    return row ? this.openPayload(id, hash, row.payload, null) : undefined;
+  }
+  async consume(): Promise<void> {}
+  async destroy(id: string): Promise<void> {
+    await this.ctx.db.query('DELETE FROM oauth_grants WHERE grant_hash = $1', [sha256Hex(id)]);
+  }
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.destroy(grantId);
+  }
+}
+
+/** Everything else the provider keeps (its session, interactions, replay detection): oidc_artifacts. */
+class ArtifactAdapter extends HashedAdapter {
+  async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
+    const hash = sha256Hex(id);
+    await this.ctx.db.query(
+      `INSERT INTO oidc_artifacts (model, id_hash, uid_hash, grant_hash, payload, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (model, id_hash) DO UPDATE SET uid_hash = EXCLUDED.uid_hash, grant_hash = EXCLUDED.grant_hash,
+         payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at`,
+      [
+        this.model,
+        hash,
+        typeof payload.uid === 'string' ? sha256Hex(payload.uid) : null,
+        payload.grantId ? sha256Hex(payload.grantId) : null,
+        this.sealPayload(hash, payload),
+        expiry(expiresIn),
+      ],
+    );
+  }
+  async find(id: string): Promise<Payload | undefined> {
+    const hash = sha256Hex(id);
+    const r = await this.ctx.db.query<{ payload: string; consumed_at: string | null }>(
+      'SELECT payload, consumed_at::text AS consumed_at FROM oidc_artifacts WHERE model = $1 AND id_hash = $2',
+      [this.model, hash],
+    );
+    const row = r.rows[0];
+    return row ? this.openPayload(id, hash, row.payload, row.consumed_at) : undefined;
+  }
+  override async findByUid(uid: string): Promise<Payload | undefined> {
+    // The payload is sealed against the id's hash, which the row keeps, so it opens without the id; the
+    // provider only reads the account from a session found this way, never its id.
+    const r = await this.ctx.db.query<{ id_hash: string; payload: string; consumed_at: string | null }>(
+      'SELECT id_hash, payload, consumed_at::text AS consumed_at FROM oidc_artifacts WHERE model = $1 AND uid_hash = $2',
+      [this.model, sha256Hex(uid)],
+    );
+    const row = r.rows[0];
+    if (!row) return undefined;
+    const payload = JSON.parse(openSealedString(this.ctx.secretKey, row.payload, `identity.oidc.${this.model}.${row.id_hash}`)) as Payload;
+    if (row.consumed_at) payload.consumed = Math.floor(new Date(row.consumed_at).getTime() / 1000);
+    return payload;
+  }
+  async consume(id: string): Promise<void> {
+    await this.ctx.db.query('UPDATE oidc_artifacts SET consumed_at = now() WHERE model = $1 AND id_hash = $2', [this.model, sha256Hex(id)]);
+  }
+  async destroy(id: string): Promise<void> {
+    await this.ctx.db.query('DELETE FROM oidc_artifacts WHERE model = $1 AND id_hash = $2', [this.model, sha256Hex(id)]);
+  }
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.ctx.db.query('DELETE FROM oidc_artifacts WHERE model = $1 AND grant_hash = $2', [this.model, sha256Hex(grantId)]);
+  }
+}
+
+/** Clients come from oauth_apps; the provider never writes them (dynamic registration is off). */
+class ClientAdapter implements ProviderAdapter {
+  private readonly clients: ClientStore;
+  constructor(clients: ClientStore) {
+    this.clients = clients;
+  }
+  async upsert(): Promise<void> {
+    throw new Error('clients are managed through the management API, not the provider');
+  }
+  find(id: string): Promise<Payload | undefined> {
+    return this.clients.metadata(id) as Promise<Payload | undefined>;
+  }
+  async findByUid(): Promise<undefined> {
+    return undefined;
+  }
+  async findByUserCode(): Promise<undefined> {
+    return undefined;
+  }
+  async consume(): Promise<void> {}
+  async destroy(): Promise<void> {}
+  async revokeByGrantId(): Promise<void> {}
+}
+
+/** The adapter factory handed to oidc-provider: one adapter per model name. */
+export function adapterFactory(ctx: Context): (model: string) => ProviderAdapter {
+  return (model: string) => {
+    if (model === 'Client') return new ClientAdapter(ctx.clients);
+    if (model in TOKEN_KIND) return new TokenAdapter(model, ctx);
+    if (model === 'AuthorizationCode') return new CodeAdapter(model, ctx);
+    if (model === 'Grant') return new GrantAdapter(model, ctx);
+    return new ArtifactAdapter(model, ctx);
+  };
+}
+
+/** Removes what can no longer be used: expired a day ago (kept that long so "expired" can still be told apart from "unknown"). */
+export async function purgeExpired(db: Database): Promise<void> {
+  await db.query("DELETE FROM oidc_artifacts WHERE expires_at < now() - interval '1 day'");
+  await db.query("DELETE FROM oauth_auth_codes WHERE expires_at < now() - interval '1 day'");
+  await db.query("DELETE FROM oauth_grants WHERE expires_at < now() - interval '1 day'");
+  await db.query("DELETE FROM oauth_tokens WHERE coalesce(refresh_expires_at, access_expires_at) < now() - interval '30 days'");
+  await db.query("DELETE FROM login_sessions WHERE expires_at < now() - interval '1 day'");
+}

@@ -1,0 +1,172 @@
+import type { Database } from '../../kit/db.ts';
+import { sha256Hex } from '../../kit/crypto.ts';
+
+export type AppType = 'web' | 'spa' | 'native' | 'service' | 'machine';
+
+export interface AppRecord {
+  id: string;
+  clientId: string;
+  name: string;
+  description: string | null;
+  logoUrl: string | null;
+  appType: AppType;
+  redirectUris: string[];
+  allowedGrants: string[];
+  allowedResponseTypes: string[];
+  allowedScopes: string[];
+  accessTokenTtl: number;
+  refreshTokenTtl: number;
+  authorizationCodeTtl: number;
+  refreshTokenRotation: boolean;
+  firstParty: boolean;
+  public: boolean;
+  active: boolean;
+  principalId: string;
+}
+
+interface CachedApp {
+  app: AppRecord | undefined;
+  secrets: { id: string; hash: string; expiresAt: number | null }[];
+  loadedAt: number;
+}
+
+/** Not a secret: oidc-provider wants a client_secret on confidential clients; the real ones are checked by hash (see compareClientSecret). */
+export const SECRET_PLACEHOLDER = 'stored-as-sha256-in-oauth_app_secrets';
+
+/**
+ * Reads OAuth clients from oauth_apps for the provider, with a short in-memory cache so the token and
+ * introspection endpoints do not query the app and its secrets on every request. Changes made through
+ * this process invalidate at once; other instances see them within `ttlMs`.
+ */
+export class ClientStore {
+  private readonly db: Database;
+  private readonly ttlMs: number;
+  private readonly cache = new Map<string, CachedApp>();
+  private readonly loading = new Map<string, Promise<CachedApp>>();
+  private readonly secretUse = new Map<string, number>();
+
+  constructor(db: Database, ttlMs = 5_000) {
+    this.db = db;
+    this.ttlMs = ttlMs;
+  }
+
+  invalidate(clientId?: string): void {
+    if (clientId === undefined) this.cache.clear();
+    else this.cache.delete(clientId);
+  }
+
+  private async load(clientId: string): Promise<CachedApp> {
+    const hit = this.cache.get(clientId);
+    if (hit && Date.now() - hit.loadedAt < this.ttlMs) return hit;
+    const pending = this.loading.get(clientId);
+    if (pending) return pending;
+    const promise = this.fetch(clientId).finally(() => this.loading.delete(clientId));
+    this.loading.set(clientId, promise);
+    return promise;
+  }
+
+  private async fetch(clientId: string): Promise<CachedApp> {
+    const apps = await this.db.query<Record<string, unknown>>('SELECT * FROM oauth_apps WHERE client_id = $1', [clientId]);
+    const row = apps.rows[0];
+    const app = row ? appFromRow(row) : undefined;
+    const secrets = app
+      ? (await this.db.query<{ id: string; secret_hash: string; expires_at: Date | string | null }>(
+          'SELECT id, secret_hash, expires_at FROM oauth_app_secrets WHERE app_id = $1 AND NOT revoked',
+          [app.id],
+        )).rows.map((s) => ({ id: s.id, hash: s.secret_hash, expiresAt: s.expires_at ? new Date(s.expires_at).getTime() : null }))
+      : [];
+    const entry = { app, secrets, loadedAt: Date.now() };
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(clientId, entry);
+    return entry;
+  }
+
+  async app(clientId: string): Promise<AppRecord | undefined> {
+    return (await this.load(clientId)).app;
+  }
+
+  async appRef(clientId: string): Promise<{ id: string; principalId: string } | undefined> {
+    const app = await this.app(clientId);
+    return app ? { id: app.id, principalId: app.principalId } : undefined;
+  }
+
+  /** The app as oidc-provider client metadata, or undefined when unknown or deactivated. */
+  async metadata(clientId: string): Promise<Record<string, unknown> | undefined> {
+    const app = await this.app(clientId);
+    if (!app || !app.active) return undefined;
+    return clientMetadata(app);
+  }
+
+  /** Whether `secret` is one of the app's live secrets: compared by SHA-256, the only form stored. */
+  async verifySecret(clientId: string, secret: string | undefined): Promise<boolean> {
+    if (typeof secret !== 'string' || secret.length === 0 || secret.length > 512) return false;
+    const { secrets } = await this.load(clientId);
+    const hash = sha256Hex(secret);
+    const now = Date.now();
+    // Each candidate is a hash of a 256-bit random value: comparing hashes leaks nothing useful about the secret.
+    const match = secrets.find((s) => s.hash === hash && (s.expiresAt === null || s.expiresAt > now));
+    if (!match) return false;
+    this.noteSecretUse(match.id, now);
+    return true;
+  }
+
+  // last_used_at is written at most once a minute per secret, off the request's path.
+  private noteSecretUse(secretId: string, now: number): void {
+    const last = this.secretUse.get(secretId) ?? 0;
+    if (now - last < 60_000) return;
+    this.secretUse.set(secretId, now);
+    this.db.query('UPDATE oauth_app_secrets SET last_used_at = now() WHERE id = $1', [secretId]).catch(() => {});
+  }
+}
+
+function asArray(v: unknown): string[] {
+  return Array.isArray(v) ? v.map(String) : [];
+}
+
+export function appFromRow(row: Record<string, unknown>): AppRecord {
+  return {
+    id: String(row.id),
+    clientId: String(row.client_id),
+    name: String(row.name),
+    description: (row.description as string | null) ?? null,
+    logoUrl: (row.logo_url as string | null) ?? null,
+    appType: row.app_type as AppType,
+    redirectUris: asArray(row.redirect_uris),
+    allowedGrants: asArray(row.allowed_grants),
+    allowedResponseTypes: asArray(row.allowed_response_types),
+    allowedScopes: asArray(row.allowed_scopes),
+    accessTokenTtl: Number(row.access_token_ttl),
+    refreshTokenTtl: Number(row.refresh_token_ttl),
+    authorizationCodeTtl: Number(row.authorization_code_ttl),
+    refreshTokenRotation: Boolean(row.refresh_token_rotation),
+    firstParty: Boolean(row.first_party),
+    public: Boolean(row.public),
+    active: Boolean(row.active),
+    principalId: String(row.principal_id),
+  };
+}
+
+/** Extra client properties the provider carries on each client, read by the TTL and rotation hooks. */
+export const EXTRA_CLIENT_PROPERTIES = ['access_token_ttl', 'refresh_token_ttl', 'authorization_code_ttl', 'refresh_token_rotation', 'first_party', 'app_type', 'principal_id'] as const;
+
+function clientMetadata(app: AppRecord): Record<string, unknown> {
+  const browserBased = app.allowedGrants.includes('authorization_code');
+  return {
+    client_id: app.clientId,
+    client_name: app.name,
+    ...(app.public ? { token_endpoint_auth_method: 'none' } : { token_endpoint_auth_method: 'client_secret_basic', client_secret: SECRET_PLACEHOLDER }),
+    grant_types: app.allowedGrants,
+    response_types: browserBased ? app.allowedResponseTypes : [],
+    redirect_uris: browserBased ? app.redirectUris : [],
+    application_type: app.appType === 'native' ? 'native' : 'web',
+    ...(app.allowedScopes.length ? { scope: app.allowedScopes.join(' ') } : {}),
+    id_token_signed_response_alg: 'RS256',
+    access_token_ttl: app.accessTokenTtl,
+    refresh_token_ttl: app.refreshTokenTtl,
+    authorization_code_ttl: app.authorizationCodeTtl,
+    refresh_token_rotation: app.refreshTokenRotation,
+    first_party: app.firstParty,
+    app_type: app.appType,
+    principal_id: app.principalId,
+  };
+}

@@ -1,0 +1,57 @@
+import type { FastifyRequest } from 'fastify';
+import type { App } from '../../kit/app.ts';
+import type { OidcProvider } from './provider.ts';
+
+/** Holds the live provider; a key rotation builds a new one and swaps it in without dropping requests. */
+export interface ProviderHolder {
+  current: OidcProvider;
+}
+
+/**
+ * Mounts oidc-provider's endpoints in the Fastify app. They live in their own encapsulated context whose
+ * only content-type parser leaves the body stream unread, so the provider parses its own bodies
+ * exactly as it expects; Fastify then steps aside (hijack) and the provider answers on the raw response.
+ */
+export async function mountProvider(app: App, holder: ProviderHolder, issuer: string): Promise<void> {
+  const publicUrl = new URL(issuer);
+  const handlers = new WeakMap<OidcProvider, ReturnType<OidcProvider['callback']>>();
+  const handlerOf = (p: OidcProvider) => {
+    let h = handlers.get(p);
+    if (!h) {
+      h = p.callback();
+      handlers.set(p, h);
+    }
+    return h;
+  };
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    for (const url of ['/oauth/*', '/.well-known/openid-configuration', '/.well-known/jwks.json']) {
+      scope.route({
+        method: ['GET', 'POST', 'OPTIONS', 'HEAD'],
+        url,
+        schema: { hide: true },
+        bodyLimit: 64 * 1024,
+        handler: (request, reply) => {
+          reply.hijack();
+          reply.raw.setHeader('x-request-id', request.id);
+          presentToProvider(request, publicUrl);
+          handlerOf(holder.current)(request.raw, reply.raw);
+        },
+      });
+    }
+  });
+}
+
+/**
+ * The provider builds endpoint URLs from the request: present it the issuer's own origin, and the
+ * client address as Fastify determined it, so neither comes from a header the caller controls.
+ */
+export function presentToProvider(request: FastifyRequest, publicUrl: URL): void {
+  const headers = request.raw.headers;
+  headers.host = publicUrl.host;
+  headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1);
+  headers['x-forwarded-for'] = request.ip;
+  delete headers['x-forwarded-host'];
+  delete headers['x-forwarded-port'];
+}

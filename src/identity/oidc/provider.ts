@@ -1,0 +1,271 @@
+import { createHmac } from 'node:crypto';
+import Provider, { errors, interactionPolicy } from 'oidc-provider';
+import type { JWK } from 'jose';
+import type { Database } from '../../kit/db.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import { adapterFactory } from './adapter.ts';
+import { EXTRA_CLIENT_PROPERTIES, type ClientStore } from './clients.ts';
+import { claimsOf, type AccountDirectory } from './accounts.ts';
+import { pageForLogout, pageForLogoutSuccess, pageForError } from '../pages/provider-pages.ts';
+import { LOGIN_COOKIE, clearedLoginCookie, readCookie } from '../sessions/cookie.ts';
+import { endLoginSession, findLoginSession } from '../sessions/store.ts';
+
+export const ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  introspection: '/oauth/introspect',
+  revocation: '/oauth/revoke',
+  jwks: '/.well-known/jwks.json',
+  userinfo: '/oauth/userinfo',
+  end_session: '/oauth/logout',
+} as const;
+
+export interface ProviderDeps {
+  issuer: string;
+  db: Database;
+  secretKey: Buffer;
+  clients: ClientStore;
+  accounts: AccountDirectory;
+  scopes: readonly string[];
+  loginSessionTtl: number;
+  signingKeys: JWK[];
+  log: FastifyBaseLogger;
+}
+
+/** The slice of an oidc-provider instance the service uses. */
+export interface OidcProvider {
+  callback(): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void;
+  interactionDetails(req: unknown, res: unknown): Promise<InteractionDetails>;
+  interactionResult(req: unknown, res: unknown, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<string>;
+  Grant: any;
+  AccessToken: any;
+  Client: any;
+  Session: any;
+  cookieName(type: string): string;
+  on(event: string, fn: (...args: any[]) => void): void;
+  use(fn: (ctx: any, next: () => Promise<void>) => Promise<void>): void;
+  proxy: boolean;
+}
+
+export interface InteractionDetails {
+  uid: string;
+  jti: string;
+  prompt: { name: string; reasons: string[]; details: Record<string, unknown> };
+  params: Record<string, string | undefined>;
+  session?: { accountId?: string };
+  grantId?: string;
+  lastSubmission?: Record<string, unknown>;
+}
+
+function hkdfKey(secretKey: Buffer, purpose: string): string {
+  return createHmac('sha256', secretKey).update(`identity.${purpose}`).digest('base64url');
+}
+
+/** A scope request may only hold scopes the server knows: the provider itself would silently drop the others. */
+function knownScopesCheck(known: ReadonlySet<string>) {
+  return new interactionPolicy.Check('known_scopes', 'only known scopes may be requested', 'invalid_scope', (ctx: any) => {
+    const requested: string[] = String(ctx.oidc.params.scope ?? '').split(' ').filter(Boolean);
+    const unknown = requested.filter((s) => !known.has(s));
+    if (unknown.length) throw new errors.InvalidScope('requested scope is not known', unknown.join(' '));
+    return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+  });
+}
+
+/** The service's own login session (__Host-svc_login) must be live and for the provider session's principal. */
+function loginSessionCheck(db: Database) {
+  return new interactionPolicy.Check('login_session', 'a live login session is required', 'login_required', async (ctx: any) => {
+    const accountId = ctx.oidc.session?.accountId;
+    if (!accountId) return interactionPolicy.Check.REQUEST_PROMPT;
+    if (ctx.oidc.result?.login) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+    const session = await findLoginSession(db, readCookie(ctx.get('cookie'), LOGIN_COOKIE));
+    return session?.principalId === accountId ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT;
+  });
+}
+
+function interactionPolicyFor(deps: ProviderDeps, known: ReadonlySet<string>) {
+  const policy = interactionPolicy.base();
+  const login = policy.get('login');
+  login.checks.unshift(knownScopesCheck(known));
+  login.checks.push(loginSessionCheck(deps.db));
+  return policy;
+}
+
+/** Scopes a principal may receive from an app: requested, allowed for the app, and allowed for the principal. */
+export function grantableScopes(requested: Iterable<string>, clientScope: string | undefined, principalScopes: readonly string[]): string[] {
+  const appAllowed = new Set(String(clientScope ?? '').split(' ').filter(Boolean));
+  const principalAllowed = new Set(principalScopes);
+  return [...new Set(requested)].filter((s) => appAllowed.has(s) && (s === 'openid' || principalAllowed.has(s)));
+}
+
+export function buildProvider(deps: ProviderDeps): OidcProvider {
+  const known = new Set(deps.scopes);
+  const ttlOf = (client: any, key: string, fallback: number): number => {
+    const v = client?.[key];
+    return typeof v === 'number' && v > 0 ? v : fallback;
+  };
+
+  const provider: OidcProvider = new Provider(deps.issuer, {
+    adapter: adapterFactory({
+      db: deps.db,
+      secretKey: deps.secretKey,
+      clients: deps.clients,
+      origin: () => {
+        const ctx = Provider.ctx;
+        return { ip: ctx?.ip, userAgent: ctx?.get?.('user-agent')?.slice(0, 512) || undefined };
+      },
+    }),
+    clients: [],
+    routes: ROUTES,
+    responseTypes: ['code'],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    scopes: [...deps.scopes],
+    claims: {
+      openid: ['sub'],
+      email: ['email', 'email_verified'],
+      profile: ['name', 'given_name', 'family_name', 'locale', 'zoneinfo', 'updated_at'],
+    },
+    jwks: { keys: deps.signingKeys },
+    cookies: {
+      keys: [hkdfKey(deps.secretKey, 'cookies')],
+      long: { httpOnly: true, sameSite: 'lax', signed: true },
+      short: { httpOnly: true, sameSite: 'lax', signed: true },
+    },
+    pkce: { required: (_ctx: unknown, client: any) => client.clientAuthMethod === 'none' },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      revocation: {
+        enabled: true,
+        // Another client's token is left alone, and the answer is still 200 (the provider would answer 400).
+        allowedPolicy: async (_ctx: unknown, client: any, token: any) => token.clientId === client.clientId,
+      },
+      resourceIndicators: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      dPoP: { enabled: false },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource: pageForLogout, postLogoutSuccessSource: pageForLogoutSuccess },
+    },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['RS256'],
+      userinfoSigningAlgValues: ['RS256'],
+      introspectionSigningAlgValues: ['RS256'],
+      authorizationSigningAlgValues: ['RS256'],
+      clientAuthSigningAlgValues: ['RS256'],
+      requestObjectSigningAlgValues: ['RS256'],
+    },
+    extraClientMetadata: { properties: [...EXTRA_CLIENT_PROPERTIES], validator: () => undefined },
+    ttl: {
+      AccessToken: (_ctx: unknown, _token: unknown, client: any) => ttlOf(client, 'access_token_ttl', 900),
+      ClientCredentials: (_ctx: unknown, _token: unknown, client: any) => ttlOf(client, 'access_token_ttl', 900),
+      AuthorizationCode: (_ctx: unknown, _code: unknown, client: any) => ttlOf(client, 'authorization_code_ttl', 600),
+      // A rotated refresh token inherits what is left of its family's lifetime: rotation never extends it.
+      RefreshToken: (ctx: any, _token: unknown, client: any) => ctx?.oidc?.entities?.RotatedRefreshToken?.remainingTTL ?? ttlOf(client, 'refresh_token_ttl', 604_800),
+      // The grant outlives every refresh token it can yield (a refresh token dies with its grant).
+      Grant: (_ctx: unknown, _grant: unknown, client: any) => ttlOf(client, 'refresh_token_ttl', 604_800) + ttlOf(client, 'authorization_code_ttl', 600) + 3600,
+      Session: () => deps.loginSessionTtl,
+      Interaction: () => 3600,
+      IdToken: () => 3600,
+    },
+    // Refresh tokens for every app allowed the refresh_token grant, with or without offline_access.
+    issueRefreshToken: async (_ctx: unknown, client: any) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: (ctx: any) => ctx.oidc.entities.Client?.refresh_token_rotation !== false,
+    // Tokens live by their own lifetimes; signing out of the browser does not revoke apps' tokens.
+    expiresWithSession: async () => false,
+    async extraTokenClaims(ctx: any, token: any) {
+      // Client credentials: the provider drops unknown scopes silently (so the raw body is read here) and checks the others against the
+      // app's list only when it has one. Here every requested scope must be known and allowed to the app.
+      if (token.kind === 'ClientCredentials') {
+        const allowed = new Set(String(ctx.oidc.client?.scope ?? '').split(' ').filter(Boolean));
+        for (const scope of String(ctx.oidc.body?.scope ?? token.scope ?? '').split(' ').filter(Boolean)) {
+          if (!known.has(scope) || !allowed.has(scope)) throw new errors.InvalidScope('requested scope is not allowed', scope);
+        }
+      }
+      return undefined;
+    },
+    async findAccount(_ctx: unknown, sub: string) {
+      const account = await deps.accounts.find(sub);
+      if (!account || !account.active) return undefined;
+      return { accountId: account.id, claims: async () => claimsOf(account) };
+    },
+    async loadExistingGrant(ctx: any) {
+      const client = ctx.oidc.client;
+      const accountId = ctx.oidc.session.accountId;
+      const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(client.clientId);
+      if (grantId) {
+        const grant = await ctx.oidc.provider.Grant.find(grantId);
+        // Reuse a grant only while it can still cover a full refresh-token lifetime.
+        const needed = ttlOf(client, 'refresh_token_ttl', 604_800) + ttlOf(client, 'authorization_code_ttl', 600);
+        if (grant && grant.accountId === accountId && (grant.exp ?? Infinity) - Date.now() / 1000 > needed) return grant;
+        if (ctx.oidc.result?.consent?.grantId) return grant;
+      }
+      if (client.first_party !== true) return undefined;
+      // First-party apps skip consent: the grant is what the app and the principal are both allowed.
+      const account = await deps.accounts.find(accountId);
+      if (!account) return undefined;
+      const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId });
+      const scopes = grantableScopes(ctx.oidc.requestParamScopes, client.scope, account.allowedScopes);
+      if (scopes.length) grant.addOIDCScope(scopes.join(' '));
+      await grant.save();
+      return grant;
+    },
+    interactions: {
+      url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}`,
+      policy: interactionPolicyFor(deps, known),
+    },
+    renderError: pageForError,
+  });
+
+  // Secrets are kept as SHA-256 only, several per app: the provider's own comparison against one
+  // clear client_secret is replaced by a lookup among the app's live secret hashes.
+  provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string }, actual: string) {
+    return deps.clients.verifySecret(this.clientId, actual);
+  };
+  // Trust the forwarded headers: mountProvider sets them itself from the issuer and Fastify's view of the client.
+  provider.proxy = true;
+  provider.use(shapeResponses(deps));
+  provider.on('server_error', (_ctx: unknown, err: Error) => deps.log.error({ err }, 'oidc provider error'));
+  return provider;
+}
+
+/**
+ * Adjusts the provider's answers to the contract: introspection carries `username` and an array
+ * `aud`; a grant the app may not use is unauthorized_client; signing out through the provider also ends the service's login session.
+ */
+function shapeResponses(deps: ProviderDeps) {
+  return async (ctx: any, next: () => Promise<void>) => {
+    await next();
+    const route = ctx.oidc?.route;
+    if (route === 'introspection' && ctx.body?.active === true) {
+      const entities = ctx.oidc.entities;
+      const token = entities.AccessToken ?? entities.ClientCredentials ?? entities.RefreshToken;
+      if (!token) return;
+      const body = ctx.body as Record<string, unknown>;
+      if (token.accountId) {
+        const account = await deps.accounts.find(token.accountId);
+        body.username = account?.identifier ?? token.accountId;
+      } else {
+        const app = await deps.clients.app(token.clientId);
+        body.username = token.clientId;
+        if (app) body.sub = app.principalId;
+      }
+      const aud = body.aud;
+      body.aud = Array.isArray(aud) ? aud : typeof aud === 'string' ? [aud] : [token.clientId];
+      body.token_type = token.kind === 'RefreshToken' ? 'refresh_token' : 'Bearer';
+    } else if ((route === 'introspection' || route === 'revocation') && ctx.body?.error === 'unsupported_token_type') {
+      // The service never issues structured (JWT) access tokens, so a JWT is simply not a live token of
+      // ours: inactive at introspection, and revocation answers 200 as it always does.
+      ctx.status = 200;
+      ctx.body = route === 'introspection' ? { active: false } : '';
+    } else if (route === 'token' && ctx.status === 400 && ctx.body?.error === 'invalid_request' && ctx.body.error_description === 'requested grant type is not allowed for this client') {
+      // RFC 6749 5.2 and the contract name this unauthorized_client; the provider says invalid_request.
+      ctx.body = { ...ctx.body, error: 'unauthorized_client' };
+    } else if (route === 'end_session_confirm' && ctx.oidc.params?.logout) {
+      const token = readCookie(ctx.get('cookie'), LOGIN_COOKIE);
+      if (token) {
+        await endLoginSession(deps.db, token);
+        ctx.append('Set-Cookie', clearedLoginCookie());
+      }
+    }
+  };
+}

@@ -1,0 +1,57 @@
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+}
+
+// Contrast: #1a1a1a on #ffffff and #ffffff on #0b57d0 both exceed 4.5:1; the focus ring is 3px and
+// contrasts with both backgrounds (WCAG 2.2 AA: 1.4.3, 1.4.11, 2.4.7, 2.4.11).
+const STYLE = `
+*{box-sizing:border-box}
+body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:1rem;line-height:1.5;color:#1a1a1a;background:#f4f5f7}
+main{max-width:28rem;margin:3rem auto;padding:2rem;background:#fff;border:1px solid #c4c7cc;border-radius:8px}
+h1{font-size:1.5rem;margin:0 0 1rem}
+label{display:block;font-weight:600;margin:1rem 0 .25rem}
+input[type=email],input[type=password]{width:100%;min-height:44px;padding:.5rem .75rem;font:inherit;color:#1a1a1a;border:1px solid #5f6368;border-radius:4px}
+button{min-height:44px;min-width:44px;padding:.5rem 1.25rem;margin-top:1.5rem;font:inherit;font-weight:600;border-radius:4px;border:2px solid #0b57d0;cursor:pointer}
+button.primary{background:#0b57d0;color:#fff}
+button.secondary{background:#fff;color:#0b57d0;margin-left:.5rem}
+:focus-visible{outline:3px solid #b3261e;outline-offset:2px}
+.error{color:#b3261e;border:1px solid #b3261e;border-radius:4px;padding:.75rem;margin:0 0 1rem}
+ul.scopes{padding-left:1.25rem}
+.hint{color:#444;font-size:.9rem}
+`;
+
+export interface PageOptions {
+  title: string;
+  body: string;
+  lang?: string;
+}
+
+/** One accessible page: language, title, a main landmark with a single h1, visible focus. */
+export function page(options: PageOptions): string {
+  return `<!DOCTYPE html>
+<html lang="${escapeHtml(options.lang ?? 'en')}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(options.title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${options.body}
+</main>
+</body>
+</html>`;
+}
+
+/** An error message announced to assistive technology, placed before the form so it is read first. */
+export function errorBlock(message: string | undefined): string {
+  return message ? `<p class="error" role="alert" id="form-error">${escapeHtml(message)}</p>` : '';
+}
+
+export function errorPage(title: string, message: string): string {
+  return page({ title, body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>` });
+}

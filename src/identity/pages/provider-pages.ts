@@ -1,0 +1,30 @@
+import { escapeHtml, page } from './layout.ts';
+
+// Pages the provider renders itself (its logout confirmation and its error page), in the service's accessible layout.
+
+export async function pageForLogout(ctx: any, form: string): Promise<void> {
+  ctx.type = 'html';
+  ctx.body = page({
+    title: 'Sign out',
+    body: `<h1>Sign out</h1>
+<p>Do you want to sign out of ${escapeHtml(ctx.host)}?</p>
+${form}
+<button class="primary" type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button>
+<button class="secondary" type="submit" form="op.logoutForm">Stay signed in</button>`,
+  });
+}
+
+export async function pageForLogoutSuccess(ctx: any): Promise<void> {
+  ctx.type = 'html';
+  ctx.body = page({ title: 'Signed out', body: '<h1>Signed out</h1>\n<p>You are signed out.</p>' });
+}
+
+export async function pageForError(ctx: any, out: { error?: string; error_description?: string }): Promise<void> {
+  ctx.type = 'html';
+  ctx.body = page({
+    title: 'Sign-in request failed',
+    body: `<h1>Sign-in request failed</h1>
+<p role="alert"><strong>${escapeHtml(out.error ?? 'server_error')}</strong>: ${escapeHtml(out.error_description ?? 'the request could not be completed')}</p>
+<p>Return to the application you came from and try again.</p>`,
+  });
+}

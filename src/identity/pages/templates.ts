@@ -1,0 +1,81 @@
+import { errorBlock, escapeHtml, page } from './layout.ts';
+
+const SCOPE_TEXT: Record<string, string> = {
+  openid: 'Know who you are (your account identifier)',
+  profile: 'See your name, language and time zone',
+  email: 'See your email address',
+  offline_access: 'Stay connected when you are not using it',
+  admin: 'Manage the platform: accounts, applications and their access',
+};
+
+export function describeScope(scope: string): string {
+  return SCOPE_TEXT[scope] ?? `Use the "${scope}" permission`;
+}
+
+export interface SignInView {
+  action: string;
+  csrf: string;
+  email?: string | undefined;
+  error?: string | undefined;
+  appName?: string | undefined;
+}
+
+export function signInPage(v: SignInView): string {
+  const invalid = v.error ? ' aria-invalid="true" aria-describedby="form-error"' : '';
+  return page({
+    title: v.error ? 'Error: Sign in' : 'Sign in',
+    body: `<h1>Sign in</h1>
+${v.appName ? `<p>to continue to <strong>${escapeHtml(v.appName)}</strong></p>` : ''}
+${errorBlock(v.error)}
+<form method="post" action="${escapeHtml(v.action)}" novalidate>
+<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
+<label for="email">Email address</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(v.email ?? '')}"${v.email ? '' : ' autofocus'}${invalid}>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required${v.email ? ' autofocus' : ''}${invalid}>
+<button class="primary" type="submit">Sign in</button>
+</form>`,
+  });
+}
+
+export interface ConsentView {
+  action: string;
+  csrf: string;
+  appName: string;
+  appDescription?: string | null | undefined;
+  scopes: string[];
+  accountLabel: string;
+}
+
+export function consentPage(v: ConsentView): string {
+  const items = v.scopes.length
+    ? `<ul class="scopes">${v.scopes.map((s) => `<li>${escapeHtml(describeScope(s))} <span class="hint">(${escapeHtml(s)})</span></li>`).join('')}</ul>`
+    : '<p>No additional access is requested.</p>';
+  return page({
+    title: `Allow ${v.appName} access`,
+    body: `<h1>Allow ${escapeHtml(v.appName)} to access your account?</h1>
+<p>Signed in as <strong>${escapeHtml(v.accountLabel)}</strong>.</p>
+${v.appDescription ? `<p>${escapeHtml(v.appDescription)}</p>` : ''}
+<h2>${escapeHtml(v.appName)} is asking to:</h2>
+${items}
+<form method="post" action="${escapeHtml(v.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
+<button class="primary" type="submit" name="decision" value="allow">Allow</button>
+<button class="secondary" type="submit" name="decision" value="deny">Deny</button>
+</form>
+<p class="hint">You can withdraw this access later; the application then loses its tokens.</p>`,
+  });
+}
+
+export function signOutPage(v: { action: string; csrf: string; accountLabel?: string | undefined }): string {
+  if (!v.accountLabel) return page({ title: 'Signed out', body: '<h1>Signed out</h1>\n<p>You are not signed in.</p>' });
+  return page({
+    title: 'Sign out',
+    body: `<h1>Sign out</h1>
+<p>You are signed in as <strong>${escapeHtml(v.accountLabel)}</strong>.</p>
+<form method="post" action="${escapeHtml(v.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
+<button class="primary" type="submit" autofocus>Sign out</button>
+</form>`,
+  });
+}

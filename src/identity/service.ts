@@ -1,0 +1,25 @@
+import { defineService } from '../kit/service.ts';
+import { migrate } from '../kit/migrations.ts';
+import { IDENTITY_PORT, identitySpec, loadIdentityConfig } from './config.ts';
+import { MIGRATIONS, buildIdentityApp, openIdentityDatabase } from './app.ts';
+import { IDENTITY_USAGE, identityCommand } from './cli/command.ts';
+
+export const identityService = defineService({
+  name: 'identity',
+  description: 'OAuth 2.0 / OpenID Connect server and identity records',
+  defaultPort: IDENTITY_PORT,
+  spec: identitySpec,
+  loadConfig: loadIdentityConfig,
+  address: (c) => ({ host: c.host, port: c.port }),
+  buildApp: buildIdentityApp,
+  async migrate(config) {
+    const db = await openIdentityDatabase(config);
+    try {
+      return (await migrate(db, MIGRATIONS)).applied;
+    } finally {
+      await db.close();
+    }
+  },
+  command: identityCommand,
+  usage: IDENTITY_USAGE,
+});

@@ -1,0 +1,91 @@
+import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import type { App } from '../../src/kit/app.ts';
+import { buildIdentityApp, identityRuntime, type IdentityRuntime } from '../../src/identity/app.ts';
+import { loadIdentityConfig } from '../../src/identity/config.ts';
+import { createApp as createOAuthApp, createSecret } from '../../src/identity/apps/store.ts';
+import { createHuman } from '../../src/identity/principals/store.ts';
+import type { NewApp } from '../../src/identity/apps/store.ts';
+import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
+import { tempDir } from '../support/tmp.ts';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Server {
+  app: App;
+  issuer: string;
+  runtime: IdentityRuntime;
+  database: FreshDatabase;
+  env: NodeJS.ProcessEnv;
+  close(): Promise<void>;
+  /** Registers an app straight in the store; returns its client_id and (for confidential apps) a secret. */
+  registerApp(input: NewApp): Promise<{ id: string; clientId: string; secret: string | undefined; principalId: string }>;
+  createHuman(email: string, password: string, admin?: boolean): Promise<string>;
+}
+
+/** A real identity server on localhost over HTTP, on its own fresh PostgreSQL database. */
+export async function startServer(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Server> {
+  const database = await freshPostgres(label);
+  const dir = tempDir('identity-test-');
+  const port = await freePort();
+  const issuer = `http://localhost:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    IDENTITY_DATABASE_URL: database.url,
+    IDENTITY_ISSUER: issuer,
+    IDENTITY_PORT: String(port),
+    DATA_DIR: dir.path,
+    LOG_LEVEL: 'silent',
+    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'),
+    ...extraEnv,
+  };
+  const config = loadIdentityConfig(env);
+  const app = await buildIdentityApp(config);
+  await app.listen({ host: '127.0.0.1', port });
+  const runtime = identityRuntime(app);
+  return {
+    app,
+    issuer,
+    runtime,
+    database,
+    env,
+    async close() {
+      await app.close();
+      await database.drop();
+      dir.remove();
+    },
+    async registerApp(input) {
+      const a = await createOAuthApp(runtime.db, input, runtime.scopes);
+      const secret = a.public ? undefined : (await createSecret(runtime.db, a.id)).secret;
+      return { id: a.id, clientId: a.clientId, secret, principalId: a.principalId };
+    },
+    async createHuman(email, password, admin = false) {
+      return (await createHuman(runtime.db, { email, password, isPlatformAdmin: admin, emailVerified: true })).id;
+    },
+  };
+}
+
+export function basic(clientId: string, secret: string): string {
+  return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+}
+
+export async function form(url: string, body: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string; headers: Headers }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body).toString() });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text, headers: res.headers };
+}
