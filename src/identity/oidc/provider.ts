@@ -134,7 +134,11 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true },
+      introspection: {
+        enabled: true,
+        // Confidential clients act as resource servers and may introspect any token; a public client only its own.
+        allowedPolicy: async (_ctx: unknown, client: any, token: any) => client.clientAuthMethod !== 'none' || token.clientId === client.clientId,
+      },
       revocation: {
         enabled: true,
         // Another client's token is left alone, and the answer is still 200 (the provider would answer 400).
