@@ -162,17 +162,21 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
     });
 
     admin.post('/destinations/:destinationId/dead-letters/replay', {
+      // A bodyless POST replays everything: give the schema an empty object to check.
+      preValidation: async (request) => {
+        (request as { body: unknown }).body ??= {};
+      },
       schema: {
         summary: 'Queue dead letters for delivery again (all of the destination, or the ids given)',
         tags,
         security,
         params: DestinationParams,
-        body: Type.Optional(Type.Object({ ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 10_000 })) }, { additionalProperties: false })),
+        body: Type.Object({ ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 10_000 })) }, { additionalProperties: false }),
         response: { 200: Type.Object({ replayed: Type.Integer() }), ...errors },
       },
     }, async (request) => {
       await found(request.params.destinationId);
-      return { replayed: await replayDeadLetters(db, request.params.destinationId, request.body?.ids) };
+      return { replayed: await replayDeadLetters(db, request.params.destinationId, request.body.ids) };
     });
   }, { prefix: '/v1/admin' });
 }

@@ -96,14 +96,10 @@ async function destinations(action: string | undefined, rest: string[], ctx: For
       });
       const [projectId] = positionals;
       if (!projectId || positionals.length > 1 || !values.name || !values.kind) throw new UsageError('destinations create needs PROJECT, --name and --kind');
+      const credentials = pairs(values.credential, 'credential', ctx.env ?? process.env);
+      const settings = settingsOf(pairs(values.setting, 'setting', ctx.env ?? process.env));
       const { destination, shownOnce } = await createDestination(await open(), ctx.secretKey(), {
-        projectId,
-        name: values.name,
-        kind: values.kind,
-        baseUrl: values['base-url'],
-        credentials: pairs(values.credential, 'credential', ctx.env ?? process.env),
-        settings: settingsOf(pairs(values.setting, 'setting', ctx.env ?? process.env)),
-        enabled: !values.disabled,
+        projectId, name: values.name, kind: values.kind, baseUrl: values['base-url'], credentials, settings, enabled: !values.disabled,
       });
       io.out(show(destination));
       if (shownOnce?.secret) io.out(`webhook signing secret (shown once, keep it now): ${shownOnce.secret}`);
@@ -149,24 +145,23 @@ async function deadLetters(action: string | undefined, rest: string[], ctx: Forw
     if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${what} expects an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
     return Number(v);
   };
+  if (action !== 'list' && action !== 'replay') throw new UsageError(`unknown dead-letters command "${action ?? ''}"`);
+  const limit = values.limit === undefined ? 100 : integer(values.limit, '--limit', 1, 10_000);
+  const after = values.after === undefined ? undefined : integer(values.after, '--after', 0, Number.MAX_SAFE_INTEGER);
+  const ids = values.id?.map((v) => integer(v, '--id', 1, Number.MAX_SAFE_INTEGER));
   const db = await open();
   if (!(await getDestination(db, destinationId))) throw new DestinationNotFoundError(`no destination ${destinationId}`);
   switch (action) {
     case 'list': {
-      const limit = values.limit === undefined ? 100 : integer(values.limit, '--limit', 1, 10_000);
-      const after = values.after === undefined ? undefined : integer(values.after, '--after', 0, Number.MAX_SAFE_INTEGER);
       const rows = await listDeadLetters(db, destinationId, { limit, after });
       if (rows.length === 0) io.out(`destination ${destinationId} has no dead letters${after ? ` after ${after}` : ''}`);
       for (const r of rows) io.out(`${r.id}  event ${r.event_id}  attempts=${r.attempts}  first failed ${r.first_failed_at}  dead ${r.dead_at}  ${r.reason}`);
       return 0;
     }
     case 'replay': {
-      const ids = values.id?.map((v) => integer(v, '--id', 1, Number.MAX_SAFE_INTEGER));
       const n = await replayDeadLetters(db, destinationId, ids);
       io.out(`queued ${n} dead letter${n === 1 ? '' : 's'} of ${destinationId} for delivery again`);
       return 0;
     }
-    default:
-      throw new UsageError(`unknown dead-letters command "${action ?? ''}"`);
   }
 }

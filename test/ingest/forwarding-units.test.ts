@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { retryDelayMs } from '../../src/ingest/forwarding/delivery/backoff.ts';
+import { retryAfterMs } from '../../src/ingest/forwarding/vendors/answers.ts';
+import { mixpanelInsertId, uuidFor, uuidV5 } from '../../src/ingest/forwarding/vendors/event-fields.ts';
+import { signWebhook, verifyWebhookSignature } from '../../src/ingest/forwarding/vendors/webhook.ts';
+import { amplitudeAdapter } from '../../src/ingest/forwarding/vendors/amplitude.ts';
+import { mixpanelAdapter } from '../../src/ingest/forwarding/vendors/mixpanel.ts';
+import { checkForwardingConfig, forwardingVariables } from '../../src/ingest/forwarding/config.ts';
+import { readConfig, ConfigError } from '../../src/kit/config.ts';
+
+test('backoff doubles per attempt within the upper half of its ceiling, capped, and never sooner than Retry-After', () => {
+  const policy = { baseMs: 1000, maxMs: 60_000 };
+  assert.equal(retryDelayMs(1, policy, undefined, () => 0), 500);
+  assert.equal(retryDelayMs(1, policy, undefined, () => 1), 1000);
+  assert.equal(retryDelayMs(4, policy, undefined, () => 1), 8000);
+  assert.equal(retryDelayMs(4, policy, undefined, () => 0), 4000);
+  assert.equal(retryDelayMs(30, policy, undefined, () => 1), 60_000);
+  assert.equal(retryDelayMs(500, policy, undefined, () => 0.5), 45_000);
+  assert.equal(retryDelayMs(1, policy, 30_000, () => 1), 30_000);
+  assert.equal(retryDelayMs(6, policy, 100, () => 1), 32_000);
+});
+
+test('Retry-After is read as seconds or an HTTP date, capped at an hour, ignored when malformed', () => {
+  const h = (v: string) => new Headers({ 'retry-after': v });
+  assert.equal(retryAfterMs(h('7')), 7000);
+  assert.equal(retryAfterMs(h('999999')), 3_600_000);
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  assert.equal(retryAfterMs(h('Thu, 01 Jan 2026 00:00:30 GMT'), now), 30_000);
+  assert.equal(retryAfterMs(h('Wed, 31 Dec 2025 23:00:00 GMT'), now), 0);
+  assert.equal(retryAfterMs(h('soon')), undefined);
+  assert.equal(retryAfterMs(new Headers()), undefined);
+});
+
+test('webhook signatures: HMAC-SHA256 over "<t>.<raw body>", refused when tampered, signed with another secret or too old', () => {
+  const body = '{"events":[{"event_id":"e1"}]}';
+  const header = signWebhook('whsec_one', body, 1_700_000_000);
+  assert.match(header, /^t=1700000000,v1=[0-9a-f]{64}$/);
+  assert.equal(verifyWebhookSignature('whsec_one', header, body, 300, 1_700_000_100), true);
+  assert.equal(verifyWebhookSignature('whsec_one', header, body.replace('e1', 'e2'), 300, 1_700_000_100), false);
+  assert.equal(verifyWebhookSignature('whsec_two', header, body, 300, 1_700_000_100), false);
+  assert.equal(verifyWebhookSignature('whsec_one', header, body, 300, 1_700_000_301), false);
+  assert.equal(verifyWebhookSignature('whsec_one', undefined, body), false);
+  assert.equal(verifyWebhookSignature('whsec_one', 'v1=abc', body), false);
+});
+
+test('vendor idempotency keys: UUIDs kept, other ids mapped deterministically (RFC 9562 v5), Mixpanel ids fitted to 36 characters', () => {
+  assert.equal(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8'), '2ed6657d-e927-568b-95e1-2665a8aea6a2');
+  assert.equal(uuidFor('0F8FAD5B-D9CB-469F-A165-70867728950E'), '0f8fad5b-d9cb-469f-a165-70867728950e');
+  assert.equal(uuidFor('order-1'), uuidFor('order-1'));
+  assert.notEqual(uuidFor('order-1'), uuidFor('order-2'));
+  assert.equal(mixpanelInsertId('abc-123'), 'abc-123');
+  assert.match(mixpanelInsertId('has spaces and : colons'), /^[0-9a-f]{36}$/);
+  assert.match(mixpanelInsertId('x'.repeat(37)), /^[0-9a-f]{36}$/);
+});
+
+test('answers with per-record failures are read by index; a bad API key is the destination\'s fault, not the payload\'s', () => {
+  const answer = (status: number, body: unknown) => ({ status, headers: new Headers(), text: JSON.stringify(body) });
+  const mp = mixpanelAdapter.interpret(answer(400, { code: 400, num_records_imported: 1, failed_records: [{ index: 1, insert_id: 'x', field: 'properties.time', message: 'bad time' }] }), 2);
+  assert.deepEqual(mp, { kind: 'partial', failed: new Map([[1, 'mixpanel rejected the event: properties.time: bad time']]), othersDelivered: true });
+  const amp = amplitudeAdapter.interpret(answer(400, { code: 400, events_with_invalid_fields: { time: [0, 2] }, events_with_missing_fields: { event_type: [1] } }), 3);
+  assert.equal(amp.kind, 'partial');
+  assert.deepEqual(amp.kind === 'partial' && [...amp.failed.keys()].sort(), [0, 1, 2]);
+  assert.equal(amp.kind === 'partial' && amp.othersDelivered, false);
+  assert.deepEqual(amplitudeAdapter.interpret(answer(400, { code: 400, error: 'Invalid API key: k' }), 1), { kind: 'rejected', reason: 'HTTP 400: Invalid API key: k', scope: 'destination' });
+  const throttled = amplitudeAdapter.interpret(answer(429, { code: 429, error: 'Too many requests for some devices and users', throttled_events: [0] }), 1);
+  assert.deepEqual(throttled, { kind: 'retry', reason: 'HTTP 429: Too many requests for some devices and users', retryAfterMs: 30_000 });
+  assert.equal(mixpanelAdapter.interpret(answer(408, {}), 1).kind, 'retry');
+  assert.equal(mixpanelAdapter.interpret(answer(413, { error: 'too big' }), 1).kind, 'rejected');
+});
+
+test('forwarding variables: defaults, and a lease shorter than twice the timeout is refused naming the variable', () => {
+  const defaults = readConfig(forwardingVariables, {});
+  assert.equal(defaults.forwardingEnabled, false);
+  assert.equal(defaults.forwardingMaxAttempts, 10);
+  checkForwardingConfig(defaults);
+  const bad = readConfig(forwardingVariables, { INGEST_FORWARDING_TIMEOUT_MS: '40000', INGEST_FORWARDING_LEASE_MS: '60000' });
+  assert.throws(() => checkForwardingConfig(bad), (err: unknown) => err instanceof ConfigError && err.variable === 'INGEST_FORWARDING_LEASE_MS');
+  assert.throws(() => readConfig(forwardingVariables, { INGEST_FORWARDING_ENABLED: 'maybe' }), /INGEST_FORWARDING_ENABLED is malformed/);
+});
