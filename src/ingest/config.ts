@@ -24,7 +24,7 @@ export const ingestSpec = {
   }),
   dbPoolSize: int('INGEST_DB_POOL_SIZE', { default: 10, min: 2, max: 200, doc: 'PostgreSQL connections of the ingest service.' }),
   commitConcurrency: int('INGEST_COMMIT_CONCURRENCY', {
-    default: 2,
+    default: 3,
     min: 1,
     max: 32,
     doc: 'Group-commit transactions that may be in flight at once; requests arriving meanwhile wait and share the next commit.',
