@@ -95,6 +95,11 @@ test('principals: create, list, read; bad input is a 400/409 in the OAuth error 
   const short = await api('/principals', { method: 'POST', token: adminToken, body: { type: 'human', email: 'd@example.com', password: 'short' } });
   assert.equal(short.status, 400);
   assert.equal(short.body.error, 'invalid_request');
+  const badJson = await fetch(`${server.issuer}/api/v1/principals`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: '{"type":' });
+  assert.equal(badJson.status, 400);
+  assert.equal(((await badJson.json()) as any).error, 'invalid_request');
+  const extra = await api('/principals', { method: 'POST', token: adminToken, body: { type: 'human', email: 'e@example.com', role: 'god' } });
+  assert.equal(extra.status, 400, 'unknown fields are refused');
   const badEmail = await api('/principals', { method: 'POST', token: adminToken, body: { type: 'human', email: 'not-an-email' } });
   assert.equal(badEmail.status, 400);
   const list = await api('/principals?type=human', { token: adminToken });

@@ -64,7 +64,9 @@ function hkdfKey(secretKey: Buffer, purpose: string): string {
 /** A scope request may only hold scopes the server knows: the provider itself would silently drop the others. */
 function knownScopesCheck(known: ReadonlySet<string>) {
   return new interactionPolicy.Check('known_scopes', 'only known scopes may be requested', 'invalid_scope', (ctx: any) => {
-    const requested: string[] = String(ctx.oidc.params.scope ?? '').split(' ').filter(Boolean);
+    // The provider has already dropped unknown scopes from its params, so the request itself is read.
+    const raw = ctx.oidc.route === 'authorization' ? (ctx.method === 'POST' ? ctx.oidc.body?.scope : ctx.query?.scope) : ctx.oidc.params.scope;
+    const requested: string[] = String(raw ?? '').split(' ').filter(Boolean);
     const unknown = requested.filter((s) => !known.has(s));
     if (unknown.length) throw new errors.InvalidScope('requested scope is not known', unknown.join(' '));
     return interactionPolicy.Check.NO_NEED_TO_PROMPT;

@@ -28,14 +28,18 @@ export interface PageOptions {
   lang?: string;
 }
 
-/** One accessible page: language, title, a main landmark with a single h1, visible focus. */
+/**
+ * One accessible page: language, title, a main landmark with a single h1, visible focus. The referrer
+ * policy is same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on the form
+ * posts, which the cross-site check must refuse.
+ */
 export function page(options: PageOptions): string {
   return `<!DOCTYPE html>
 <html lang="${escapeHtml(options.lang ?? 'en')}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${escapeHtml(options.title)}</title>
 <style>${STYLE}</style>
 </head>

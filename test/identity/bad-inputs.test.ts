@@ -1,0 +1,189 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import * as oidc from 'openid-client';
+import { startServer, basic, form, type Server } from './support.ts';
+import { TestBrowser, field, formAction } from './browser.ts';
+import { authorizeInBrowser, CALLBACK } from './dance.ts';
+
+let server: Server;
+let web: { id: string; clientId: string; secret: string | undefined };
+let spa: { clientId: string };
+const erin = { email: 'erin@example.com', password: 'erin uses a long password' };
+
+before(async () => {
+  server = await startServer('idbad');
+  await server.createHuman(erin.email, erin.password);
+  web = await server.registerApp({ name: 'Web', appType: 'web', redirectUris: [CALLBACK], firstParty: true });
+  spa = await server.registerApp({ name: 'SPA', appType: 'spa', redirectUris: [CALLBACK], firstParty: true });
+});
+after(async () => server?.close());
+
+function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+function authorizeUrl(params: Record<string, string>): string {
+  return `${server.issuer}/oauth/authorize?${new URLSearchParams({ response_type: 'code', redirect_uri: CALLBACK, scope: 'openid email', state: 's1', ...params })}`;
+}
+
+async function codeFor(clientId: string, extra: Record<string, string> = {}) {
+  const p = pkce();
+  const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), authorizeUrl({ client_id: clientId, code_challenge: p.challenge, code_challenge_method: 'S256', ...extra }), erin);
+  const code = new URL(callback).searchParams.get('code');
+  assert.ok(code, callback);
+  return { code, verifier: p.verifier };
+}
+
+function exchange(code: string, verifier: string | undefined, overrides: Record<string, string> = {}) {
+  return form(`${server.issuer}/oauth/token`, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, ...(verifier ? { code_verifier: verifier } : {}), ...overrides }, { authorization: basic(web.clientId, web.secret!) });
+}
+
+test('an unregistered redirect URI is refused on the page, never redirected to', async () => {
+  const res = await fetch(authorizeUrl({ client_id: web.clientId, redirect_uri: 'https://evil.example/cb' }), { redirect: 'manual' });
+  assert.equal(res.status, 400);
+  assert.equal(res.headers.get('location'), null);
+  const html = await res.text();
+  assert.match(html, /<html lang="en">/);
+  assert.match(html, /redirect_uri/);
+  const unknownClient = await fetch(authorizeUrl({ client_id: 'nobody' }), { redirect: 'manual' });
+  assert.equal(unknownClient.status, 400);
+  assert.match(await unknownClient.text(), /invalid_client/);
+});
+
+test('PKCE: public clients must use it, only S256, and the verifier must match', async () => {
+  const missing = await fetch(authorizeUrl({ client_id: spa.clientId }), { redirect: 'manual' });
+  assert.equal(missing.status, 303);
+  const m = new URL(missing.headers.get('location')!);
+  assert.ok(m.href.startsWith(CALLBACK));
+  assert.equal(m.searchParams.get('error'), 'invalid_request');
+  assert.equal(m.searchParams.get('state'), 's1');
+
+  const plain = await fetch(authorizeUrl({ client_id: spa.clientId, code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }), { redirect: 'manual' });
+  assert.equal(new URL(plain.headers.get('location')!).searchParams.get('error'), 'invalid_request');
+
+  const { code } = await codeFor(web.clientId);
+  const wrong = await exchange(code, pkce().verifier);
+  assert.equal(wrong.status, 400);
+  assert.equal(wrong.json.error, 'invalid_grant');
+
+  const { code: code2 } = await codeFor(web.clientId);
+  const none = await exchange(code2, undefined);
+  assert.equal(none.status, 400);
+  assert.equal(none.json.error, 'invalid_grant');
+});
+
+test('a reused code fails and revokes the tokens it issued', async () => {
+  const { code, verifier } = await codeFor(web.clientId);
+  const first = await exchange(code, verifier);
+  assert.equal(first.status, 200, first.text);
+  const again = await exchange(code, verifier);
+  assert.equal(again.status, 400);
+  assert.equal(again.json.error, 'invalid_grant');
+  for (const token of [first.json.access_token, first.json.refresh_token]) {
+    const intro = await form(`${server.issuer}/oauth/introspect`, { token }, { authorization: basic(web.clientId, web.secret!) });
+    assert.deepEqual(intro.json, { active: false });
+  }
+  const used = await server.runtime.db.query<{ used: boolean }>('SELECT used FROM oauth_auth_codes WHERE code_signature = $1', [createHash('sha256').update(code).digest('hex')]);
+  assert.equal(used.rows[0]!.used, true);
+});
+
+test('an expired code, a wrong redirect URI at the token endpoint, another client\'s code: invalid_grant', async () => {
+  const quick = await server.registerApp({ name: 'Quick', appType: 'web', redirectUris: [CALLBACK], firstParty: true, authorizationCodeTtl: 1 });
+  const { code, verifier } = await codeFor(quick.clientId);
+  await new Promise((r) => setTimeout(r, 2100));
+  const expired = await form(`${server.issuer}/oauth/token`, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier }, { authorization: basic(quick.clientId, quick.secret!) });
+  assert.equal(expired.status, 400);
+  assert.equal(expired.json.error, 'invalid_grant');
+
+  const c2 = await codeFor(web.clientId);
+  const otherUri = await exchange(c2.code, c2.verifier, { redirect_uri: 'http://localhost:8765/other' });
+  assert.equal(otherUri.json.error, 'invalid_grant');
+
+  const c3 = await codeFor(quick.clientId);
+  const stolen = await exchange(c3.code, c3.verifier);
+  assert.equal(stolen.json.error, 'invalid_grant');
+
+  const garbage = await exchange('not-a-code', 'x'.repeat(43));
+  assert.equal(garbage.json.error, 'invalid_grant');
+  const wrongSecret = await form(`${server.issuer}/oauth/token`, { grant_type: 'authorization_code', code: 'x', redirect_uri: CALLBACK }, { authorization: basic(web.clientId, 'cs_wrong') });
+  assert.equal(wrongSecret.status, 401);
+  assert.equal(wrongSecret.json.error, 'invalid_client');
+  const spaClientCredentials = await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials', client_id: spa.clientId });
+  assert.equal(spaClientCredentials.json.error, 'unauthorized_client');
+});
+
+test('unknown or disallowed scopes are refused with invalid_scope', async () => {
+  const p = pkce();
+  const res = await new TestBrowser().follow(authorizeUrl({ client_id: web.clientId, scope: 'openid rocket-launch', code_challenge: p.challenge, code_challenge_method: 'S256' }), CALLBACK);
+  assert.ok(res.callback, `${res.res.status} ${res.html.slice(0, 600)}`);
+  assert.equal(new URL(res.callback).searchParams.get('error'), 'invalid_scope');
+  const admin = await new TestBrowser().follow(authorizeUrl({ client_id: web.clientId, scope: 'openid admin', code_challenge: p.challenge, code_challenge_method: 'S256' }), CALLBACK);
+  assert.equal(new URL(admin.callback!).searchParams.get('error'), 'invalid_scope', 'the app is not allowed the admin scope');
+});
+
+test('a tampered state is caught by the client; tampered interaction ids and forms are refused', async () => {
+  const config = await oidc.discovery(new URL(server.issuer), web.clientId, web.secret, oidc.ClientSecretBasic(web.secret!), { execute: [oidc.allowInsecureRequests] });
+  const verifier = oidc.randomPKCECodeVerifier();
+  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid', state: 'the-real-state', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), url.href, erin);
+  assert.equal(new URL(callback).searchParams.get('state'), 'the-real-state', 'state is returned unchanged');
+  const tampered = new URL(callback);
+  tampered.searchParams.set('state', 'forged');
+  await assert.rejects(oidc.authorizationCodeGrant(config, tampered, { pkceCodeVerifier: verifier, expectedState: 'the-real-state' }), (err: Error) => /state/.test(String((err.cause as Error | undefined)?.message)));
+
+  const browser = new TestBrowser();
+  const p = pkce();
+  const page = await browser.follow(authorizeUrl({ client_id: web.clientId, code_challenge: p.challenge, code_challenge_method: 'S256' }), CALLBACK);
+  assert.match(page.html, /<h1>Sign in<\/h1>/);
+  const action = new URL(formAction(page.html)!, server.issuer).href;
+  const csrf = field(page.html, 'csrf')!;
+
+  const otherUid = await browser.request(action.replace(/interaction\/[^/]+/, 'interaction/forged-uid'), { form: { csrf, email: erin.email, password: erin.password } });
+  assert.equal(otherUid.status, 400);
+  const noCsrf = await browser.request(action, { form: { email: erin.email, password: erin.password } });
+  assert.equal(noCsrf.status, 403);
+  const crossSite = await browser.request(action, { form: { csrf, email: erin.email, password: erin.password }, headers: { origin: 'https://evil.example' } });
+  assert.equal(crossSite.status, 403);
+  const stranger = await new TestBrowser().request(action, { form: { csrf, email: erin.email, password: erin.password } });
+  assert.equal(stranger.status, 400, 'without the interaction cookie the form is refused');
+  const empty = await browser.request(action, { form: { csrf } });
+  assert.equal(empty.status, 400);
+  assert.match(await empty.text(), /role="alert"/);
+  const ok = await browser.follow(action, CALLBACK, { form: { csrf, email: erin.email, password: erin.password } });
+  assert.ok(ok.callback, 'the genuine form still works');
+});
+
+test('management API: authentication comes before body parsing; unknown routes answer in the OAuth error shape', async () => {
+  const res = await fetch(`${server.issuer}/api/v1/principals`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":' });
+  assert.equal(res.status, 401, 'authentication comes first');
+  const body = (await res.json()) as any;
+  assert.equal(body.error, 'invalid_token');
+  assert.equal(typeof body.error_description, 'string');
+  const unknownRoute = await fetch(`${server.issuer}/nowhere`);
+  assert.equal(unknownRoute.status, 404);
+  assert.equal(((await unknownRoute.json()) as any).error, 'not_found');
+});
+
+test('repeated failed sign-ins slow down per account and per address', async () => {
+  const browser = new TestBrowser();
+  const p = pkce();
+  const page = await browser.follow(authorizeUrl({ client_id: web.clientId, code_challenge: p.challenge, code_challenge_method: 'S256' }), CALLBACK);
+  const action = new URL(formAction(page.html)!, server.issuer).href;
+  const csrf = field(page.html, 'csrf')!;
+  for (let i = 0; i < 5; i++) {
+    const bad = await browser.request(action, { form: { csrf, email: erin.email, password: `wrong password ${i}` } });
+    assert.equal(bad.status, 401);
+    assert.match(await bad.text(), /not correct/);
+  }
+  const blocked = await browser.request(action, { form: { csrf, email: erin.email, password: erin.password } });
+  assert.equal(blocked.status, 429, 'even the right password waits');
+  assert.ok(Number(blocked.headers.get('retry-after')) >= 1);
+  assert.match(await blocked.text(), /Too many failed sign-in attempts/);
+  const otherAccount = await browser.request(action, { form: { csrf, email: 'someone-else@example.com', password: 'whatever it is' } });
+  assert.equal(otherAccount.status, 429, 'the address is slowed down too');
+  await new Promise((r) => setTimeout(r, 1100 * Number(blocked.headers.get('retry-after'))));
+  const ok = await browser.follow(action, CALLBACK, { form: { csrf, email: erin.email, password: erin.password } });
+  assert.ok(ok.callback, 'after waiting the right password works');
+});
