@@ -1,0 +1,156 @@
+/**
+ * Identity benchmark: client-credentials tokens/s and introspections/s against a real PostgreSQL, with
+ * a bare Fastify endpoint in the same server process as the ceiling. The server runs in a child
+ * process; this process generates the load over keep-alive HTTP connections.
+ *
+ *   npm run bench:identity            (BENCH_SECONDS=10 BENCH_CONCURRENCY=32 by default)
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import Fastify from 'fastify';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+
+interface Ready {
+  clientId: string;
+  secret: string;
+  port: number;
+  barePort: number;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+async function serve(databaseUrl: string): Promise<void> {
+  const { buildIdentityApp, identityRuntime } = await import('../src/identity/app.ts');
+  const { loadIdentityConfig } = await import('../src/identity/config.ts');
+  const { createApp, createSecret } = await import('../src/identity/apps/store.ts');
+  const port = await freePort();
+  const config = loadIdentityConfig({
+    IDENTITY_DATABASE_URL: databaseUrl, IDENTITY_ISSUER: `http://localhost:${port}`, LOG_LEVEL: 'warn',
+    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'), DATA_DIR: `/tmp/identity-bench-${process.pid}`, IDENTITY_EXTRA_SCOPES: 'events:write',
+  });
+  const app = await buildIdentityApp(config);
+  await app.listen({ host: '127.0.0.1', port });
+  const rt = identityRuntime(app);
+  const machine = await createApp(rt.db, { name: 'Bench', appType: 'machine', allowedScopes: ['events:write'] }, rt.scopes);
+  const secret = (await createSecret(rt.db, machine.id)).secret;
+
+  const bare = Fastify({ logger: false });
+  bare.post('/bare', async () => ({ ok: true }));
+  bare.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_r, body, done) => done(null, body));
+  const barePort = await freePort();
+  await bare.listen({ host: '127.0.0.1', port: barePort });
+
+  process.send!({ ready: { clientId: machine.clientId, secret, port, barePort } satisfies Ready });
+  process.on('message', async (m: { stop?: boolean }) => {
+    if (!m.stop) return;
+    const maxRssKiB = process.resourceUsage().maxRSS;
+    await bare.close();
+    await app.close();
+    process.send!({ stopped: { maxRssMiB: Math.round(maxRssKiB / 1024) } }, () => process.exit(0));
+  });
+}
+
+interface Result {
+  name: string;
+  requests: number;
+  errors: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+function post(port: number, path: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function load(name: string, request: (i: number) => Promise<boolean>, seconds = SECONDS): Promise<Result> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let i = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (performance.now() < deadline) {
+      const t = performance.now();
+      const ok = await request(i++).catch(() => false);
+      latencies.push(performance.now() - t);
+      if (!ok) errors++;
+    }
+  }));
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { name, requests: latencies.length, errors, perSecond: Math.round(latencies.length / elapsed), p50: +percentile(latencies, 50).toFixed(2), p99: +percentile(latencies, 99).toFixed(2) };
+}
+
+async function main(): Promise<void> {
+  const { freshPostgres } = await import('../test/support/postgres.ts');
+  const database = await freshPostgres('bench_identity');
+  let child: ChildProcess | undefined;
+  try {
+    child = fork(new URL(import.meta.url).pathname, ['serve', database.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const ready = await new Promise<Ready>((resolve, reject) => {
+      child!.once('message', (m: { ready: Ready }) => resolve(m.ready));
+      child!.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    });
+    const auth = `Basic ${Buffer.from(`${ready.clientId}:${ready.secret}`).toString('base64')}`;
+    const ccBody = 'grant_type=client_credentials&scope=events%3Awrite';
+
+    await load('warm-up', async () => (await post(ready.port, '/oauth/token', ccBody, { authorization: auth })).status === 200, 2);
+    const bare = await load('bare Fastify POST (ceiling)', async () => (await post(ready.barePort, '/bare', 'a=1', {})).status === 200);
+    const cc = await load('client_credentials token', async () => (await post(ready.port, '/oauth/token', ccBody, { authorization: auth })).status === 200);
+
+    const tokens: string[] = [];
+    for (let k = 0; k < 500; k++) tokens.push(JSON.parse((await post(ready.port, '/oauth/token', ccBody, { authorization: auth })).text).access_token);
+    const intro = await load('introspection', async (i) => {
+      const r = await post(ready.port, '/oauth/introspect', `token=${tokens[i % tokens.length]}&token_type_hint=access_token`, { authorization: auth });
+      return r.status === 200 && r.text.includes('"active":true');
+    });
+
+    const stopped = await new Promise<{ maxRssMiB: number }>((resolve) => {
+      child!.on('message', (m: { stopped?: { maxRssMiB: number } }) => m.stopped && resolve(m.stopped));
+      child!.send({ stop: true });
+    });
+
+    const rows = [bare, cc, intro];
+    console.log(`identity benchmark: ${SECONDS} s per phase, ${CONCURRENCY} concurrent keep-alive connections, PostgreSQL ${new URL(database.url).host}`);
+    console.log('| phase | requests | errors | req/s | p50 ms | p99 ms | vs bare |');
+    console.log('|---|---|---|---|---|---|---|');
+    for (const r of rows) console.log(`| ${r.name} | ${r.requests} | ${r.errors} | ${r.perSecond} | ${r.p50} | ${r.p99} | ${(r.perSecond / bare.perSecond * 100).toFixed(1)}% |`);
+    console.log(`server peak RSS: ${stopped.maxRssMiB} MiB`);
+    console.log(`targets: client_credentials >= 2000/s (${cc.perSecond >= 2000 ? 'met' : 'NOT met'}), introspection >= 5000/s (${intro.perSecond >= 5000 ? 'met' : 'NOT met'})`);
+  } finally {
+    agent.destroy();
+    if (child && child.exitCode === null) child.kill();
+    await database.drop();
+  }
+}
+
+if (process.argv[2] === 'serve') await serve(process.argv[3]!);
+else await main();
