@@ -69,10 +69,10 @@ async function startService(): Promise<Running> {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /ingest\s+(http:\/\/\S+)/.exec(out);
+      const m = /ingest\s+(http:\/\/\S+)\n/.exec(out);
       if (m) resolve(m[1]!);
     });
-    child.on('exit', (code) => reject(new Error(`service exited with ${code} before listening: ${output}`)));
+    child.on('exit', (code, signal) => reject(new Error(`service exited (${code ?? signal}) before listening: ${out} ${output}`)));
     setTimeout(() => reject(new Error(`service did not start within 20 s: ${output}`)), 20_000).unref();
   });
   return { child, url };
@@ -122,21 +122,24 @@ test('SIGKILL under load: every event answered 202 is stored exactly once and re
   };
   const loaders = Array.from({ length: 4 }, loader);
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  let ackedBeforeFirstKill: number;
+  try {
+    // 1. Killed while taking events (and delivering them as they come).
+    await sleep(1500);
+    await kill(service);
+    ackedBeforeFirstKill = acknowledged.size;
+    service = await startService();
 
-  // 1. Killed while taking events (and delivering them as they come).
-  await sleep(1500);
-  await kill(service);
-  const ackedBeforeFirstKill = acknowledged.size;
-  service = await startService();
-
-  // 2. Killed while delivering a backlog to a slow receiver: some batches die in flight and come back after their lease.
-  receiver.fail({ delayMs: 150 }, 30);
-  await sleep(1500);
-  await kill(service);
-  service = await startService();
-  await sleep(1000);
-  loading = false;
-  await Promise.all(loaders);
+    // 2. Killed while delivering a backlog to a slow receiver: some batches die in flight and come back after their lease.
+    receiver.fail({ delayMs: 150 }, 30);
+    await sleep(1500);
+    await kill(service);
+    service = await startService();
+    await sleep(1000);
+  } finally {
+    loading = false;
+    await Promise.all(loaders);
+  }
 
   t.diagnostic(`acknowledged ${acknowledged.size} events (${ackedBeforeFirstKill} before the first kill), ${refused} requests refused or cut`);
   assert.ok(ackedBeforeFirstKill > 0 && acknowledged.size > ackedBeforeFirstKill, 'load ran before and after the kills');

@@ -105,8 +105,8 @@ test('posthog: 429 with Retry-After is honoured before the next attempt, then th
   assert.equal(posthog.received.length, 2);
   const gap = posthog.received[1]!.at - posthog.received[0]!.at;
   assert.ok(gap >= 950, `second attempt came ${gap} ms after the 429 with Retry-After: 1`);
+  await waitFor('delivery recorded', async () => (await metric(h, 'ingest_forwarding_delivered_total', { destination: dest.id })) === 1);
   assert.equal(await metric(h, 'ingest_forwarding_retried_total', { destination: dest.id }), 1);
-  assert.equal(await metric(h, 'ingest_forwarding_delivered_total', { destination: dest.id }), 1);
   assert.deepEqual(await deadLetters(h, dest.id), []);
 });
 
