@@ -68,6 +68,11 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
     query: (sql, params) => run(pool, sql, params),
     async transaction(fn) {
       const client = await pool.connect();
+      // A connection that dies between two statements of the transaction emits 'error' on the client,
+      // which would crash the process without a listener; the next statement then fails and rolls back.
+      const ignore = () => {};
+      client.on('error', ignore);
+      let broken = false;
       try {
         await client.query('BEGIN');
         const result = await fn({
@@ -77,10 +82,14 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
         await client.query('COMMIT');
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
         throw err;
       } finally {
-        client.release();
+        client.off('error', ignore);
+        // A client whose connection failed is discarded rather than handed to the next caller.
+        client.release(broken);
       }
     },
     exec: async (sql) => void (await pool.query(sql)),
