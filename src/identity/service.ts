@@ -1,5 +1,4 @@
 import { defineService } from '../kit/service.ts';
-import { migrate } from '../kit/migrations.ts';
 import { IDENTITY_PORT, identitySpec, loadIdentityConfig } from './config.ts';
 import { MIGRATIONS, buildIdentityApp, openIdentityDatabase } from './app.ts';
 import { IDENTITY_USAGE, identityCommand } from './cli/command.ts';
@@ -12,14 +11,8 @@ export const identityService = defineService({
   loadConfig: loadIdentityConfig,
   address: (c) => ({ host: c.host, port: c.port }),
   buildApp: buildIdentityApp,
-  async migrate(config) {
-    const db = await openIdentityDatabase(config);
-    try {
-      return (await migrate(db, MIGRATIONS)).applied;
-    } finally {
-      await db.close();
-    }
-  },
+  openDatabase: openIdentityDatabase,
+  migrations: MIGRATIONS,
   command: identityCommand,
   usage: IDENTITY_USAGE,
 });

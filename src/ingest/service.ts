@@ -1,5 +1,4 @@
 import { defineService } from '../kit/service.ts';
-import { migrate } from '../kit/migrations.ts';
 import { buildIngestApp, INGEST_MIGRATIONS, openIngestDatabase } from './app.ts';
 import { ingestCommand, INGEST_USAGE } from './cli.ts';
 import { INGEST_DEFAULT_PORT, ingestSpec, loadIngestConfig } from './config.ts';
@@ -12,14 +11,8 @@ export const ingestService = defineService({
   loadConfig: loadIngestConfig,
   address: (config) => ({ host: config.host, port: config.port }),
   buildApp: buildIngestApp,
-  async migrate(config) {
-    const db = await openIngestDatabase(config);
-    try {
-      return (await migrate(db, INGEST_MIGRATIONS)).applied;
-    } finally {
-      await db.close();
-    }
-  },
+  openDatabase: openIngestDatabase,
+  migrations: INGEST_MIGRATIONS,
   command: ingestCommand,
   usage: INGEST_USAGE,
 });

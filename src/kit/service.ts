@@ -1,5 +1,7 @@
 import type { App } from './app.ts';
 import type { Spec } from './config.ts';
+import type { Database } from './db.ts';
+import { migrate } from './migrations.ts';
 
 export interface CommandIO {
   out: (line: string) => void;
@@ -18,8 +20,10 @@ export interface ServiceDefinition<C> {
   address(config: C): { host: string; port: number };
   /** Opens storage, applies migrations and returns the app, not yet listening; `app.close()` releases everything. */
   buildApp(config: C): Promise<App>;
-  /** Applies pending migrations and returns the names applied. */
-  migrate(config: C): Promise<string[]>;
+  /** Opens the service's database (its own schema), for `platform migrate` and the service's own commands. */
+  openDatabase(config: C): Promise<Database>;
+  /** The folder of the service's ordered `.sql` migrations. */
+  migrations: URL;
   /** `platform <service> ...`: returns the exit code. */
   command?(args: string[], config: C, io: CommandIO): Promise<number>;
   /** One line per subcommand for `platform help`. */
@@ -56,7 +60,14 @@ export function defineService<C>(definition: ServiceDefinition<C>): Service {
       return {
         address: definition.address(config),
         buildApp: () => definition.buildApp(config),
-        migrate: () => definition.migrate(config),
+        async migrate() {
+          const db = await definition.openDatabase(config);
+          try {
+            return (await migrate(db, definition.migrations)).applied;
+          } finally {
+            await db.close();
+          }
+        },
         command: command ? (args, io) => command(args, config, io) : undefined,
       };
     },
