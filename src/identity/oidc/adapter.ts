@@ -1,6 +1,7 @@
 import type { Database } from '../../kit/db.ts';
 import { openSealedString, seal, sha256Hex } from '../../kit/crypto.ts';
 import type { ClientStore } from './clients.ts';
+import { TokenLookup } from './token-lookup.ts';
 
 /** What oidc-provider stores through its adapter: a JSON object with its own fields. */
 export type Payload = Record<string, unknown> & { grantId?: string; uid?: string; userCode?: string; exp?: number; consumed?: unknown; jti?: string };
@@ -76,18 +77,15 @@ abstract class HashedAdapter implements ProviderAdapter {
   }
 }
 
-interface TokenRow {
-  kind: string;
-  payload: string;
-  consumed_at: string | null;
-  revoked: boolean;
-}
-
 /** AccessToken, ClientCredentials and RefreshToken: rows of oauth_tokens. */
 class TokenAdapter extends HashedAdapter {
-  // The provider looks a presented token up as every kind at once (introspection, revocation):
-  // one query answers all of them.
-  private static inflight = new Map<string, Promise<TokenRow | undefined>>();
+  // The provider looks a presented token up as several kinds at once (introspection, revocation): the
+  // lookup answers them, and other requests' lookups, with one query.
+  private readonly lookup: TokenLookup;
+  constructor(model: string, ctx: Context, lookup: TokenLookup) {
+    super(model, ctx);
+    this.lookup = lookup;
+  }
 
   async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
     const hash = sha256Hex(id);
@@ -126,24 +124,9 @@ class TokenAdapter extends HashedAdapter {
     );
   }
 
-  private row(hash: string): Promise<TokenRow | undefined> {
-    const pending = TokenAdapter.inflight.get(hash);
-    if (pending) return pending;
-    const query = this.ctx.db
-      .query<TokenRow>(
-        `SELECT kind, payload, consumed_at::text AS consumed_at, revoked FROM oauth_tokens
-          WHERE access_token_signature = $1 OR refresh_token_signature = $1`,
-        [hash],
-      )
-      .then((r) => r.rows[0])
-      .finally(() => TokenAdapter.inflight.delete(hash));
-    TokenAdapter.inflight.set(hash, query);
-    return query;
-  }
-
   async find(id: string): Promise<Payload | undefined> {
     const hash = sha256Hex(id);
-    const row = await this.row(hash);
+    const row = await this.lookup.find(hash);
     if (!row || row.revoked || row.kind !== TOKEN_KIND[this.model]) return undefined;
     return this.openPayload(id, hash, row.payload, row.consumed_at);
   }
@@ -322,9 +305,10 @@ class ClientAdapter implements ProviderAdapter {
 
 /** The adapter factory handed to oidc-provider: one adapter per model name. */
 export function adapterFactory(ctx: Context): (model: string) => ProviderAdapter {
+  const lookup = new TokenLookup(ctx.db);
   return (model: string) => {
     if (model === 'Client') return new ClientAdapter(ctx.clients);
-    if (model in TOKEN_KIND) return new TokenAdapter(model, ctx);
+    if (model in TOKEN_KIND) return new TokenAdapter(model, ctx, lookup);
     if (model === 'AuthorizationCode') return new CodeAdapter(model, ctx);
     if (model === 'Grant') return new GrantAdapter(model, ctx);
     return new ArtifactAdapter(model, ctx);
