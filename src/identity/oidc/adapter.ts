@@ -2,6 +2,7 @@ import type { Database } from '../../kit/db.ts';
 import { openSealedString, seal, sha256Hex } from '../../kit/crypto.ts';
 import type { ClientStore } from './clients.ts';
 import { TokenLookup } from './token-lookup.ts';
+import { TokenWriter, type TokenValues } from './token-writer.ts';
 
 /** What oidc-provider stores through its adapter: a JSON object with its own fields. */
 export type Payload = Record<string, unknown> & { grantId?: string; uid?: string; userCode?: string; exp?: number; consumed?: unknown; jti?: string };
@@ -82,9 +83,11 @@ class TokenAdapter extends HashedAdapter {
   // The provider looks a presented token up as several kinds at once (introspection, revocation): the
   // lookup answers them, and other requests' lookups, with one query.
   private readonly lookup: TokenLookup;
-  constructor(model: string, ctx: Context, lookup: TokenLookup) {
+  private readonly writer: TokenWriter;
+  constructor(model: string, ctx: Context, lookup: TokenLookup, writer: TokenWriter) {
     super(model, ctx);
     this.lookup = lookup;
+    this.writer = writer;
   }
 
   async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
@@ -97,31 +100,25 @@ class TokenAdapter extends HashedAdapter {
     const accountId = typeof payload.accountId === 'string' ? payload.accountId : null;
     const grantHash = payload.grantId ? sha256Hex(payload.grantId) : null;
     const expires = expiry(expiresIn);
-    await this.ctx.db.query(
-      `INSERT INTO oauth_tokens (kind, access_token_signature, refresh_token_signature, family_id, grant_hash, scopes, audience,
-         session_id, access_expires_at, refresh_expires_at, client_ip, user_agent, subject, principal_id, client_id, app_id, payload)
-       VALUES ($1, $2, $3, (SELECT id FROM oauth_grants WHERE grant_hash = $4), $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-       ON CONFLICT (${refresh ? 'refresh_token_signature' : 'access_token_signature'}) DO UPDATE SET payload = EXCLUDED.payload,
-         access_expires_at = EXCLUDED.access_expires_at, refresh_expires_at = EXCLUDED.refresh_expires_at, scopes = EXCLUDED.scopes`,
-      [
-        kind,
-        refresh ? null : hash,
-        refresh ? hash : null,
-        grantHash,
-        JSON.stringify(scopesOf(payload)),
-        JSON.stringify(audienceOf(payload)),
-        typeof payload.sessionUid === 'string' ? sha256Hex(payload.sessionUid) : null,
-        refresh ? null : expires,
-        refresh ? expires : null,
-        origin.ip ?? null,
-        origin.userAgent ?? null,
-        accountId,
-        accountId ?? app?.principalId ?? null,
-        clientId,
-        app?.id ?? null,
-        this.sealPayload(hash, payload),
-      ],
-    );
+    const values: TokenValues = [
+      kind,
+      refresh ? null : hash,
+      refresh ? hash : null,
+      grantHash,
+      JSON.stringify(scopesOf(payload)),
+      JSON.stringify(audienceOf(payload)),
+      typeof payload.sessionUid === 'string' ? sha256Hex(payload.sessionUid) : null,
+      refresh ? null : expires,
+      refresh ? expires : null,
+      origin.ip ?? null,
+      origin.userAgent ?? null,
+      accountId,
+      accountId ?? app?.principalId ?? null,
+      clientId,
+      app?.id ?? null,
+      this.sealPayload(hash, payload),
+    ];
+    await this.writer.write(refresh ? 'refresh_token_signature' : 'access_token_signature', values);
   }
 
   async find(id: string): Promise<Payload | undefined> {
@@ -306,9 +303,10 @@ class ClientAdapter implements ProviderAdapter {
 /** The adapter factory handed to oidc-provider: one adapter per model name. */
 export function adapterFactory(ctx: Context): (model: string) => ProviderAdapter {
   const lookup = new TokenLookup(ctx.db);
+  const writer = new TokenWriter(ctx.db);
   return (model: string) => {
     if (model === 'Client') return new ClientAdapter(ctx.clients);
-    if (model in TOKEN_KIND) return new TokenAdapter(model, ctx, lookup);
+    if (model in TOKEN_KIND) return new TokenAdapter(model, ctx, lookup, writer);
     if (model === 'AuthorizationCode') return new CodeAdapter(model, ctx);
     if (model === 'Grant') return new GrantAdapter(model, ctx);
     return new ArtifactAdapter(model, ctx);
