@@ -107,10 +107,15 @@ export class TokenWriter {
       while (queue.length && this.inFlight < this.maxInFlight) {
         const batch = queue.splice(0, this.maxBatch);
         this.inFlight++;
-        this.insert(column, batch).finally(() => {
-          this.inFlight--;
-          if (this.waiting()) this.schedule();
-        });
+        this.insert(column, batch)
+          // Nothing is expected to escape insert(); if something does, no caller is left waiting.
+          .catch((err: unknown) => {
+            for (const p of batch) p.reject(err);
+          })
+          .finally(() => {
+            this.inFlight--;
+            if (this.waiting()) this.schedule();
+          });
       }
     }
   }
