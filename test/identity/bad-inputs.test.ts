@@ -89,6 +89,37 @@ test('a reused code fails and revokes the tokens it issued', async () => {
   assert.equal(used.rows[0]!.used, true);
 });
 
+test('a code exchanged twice at the same time yields tokens at most once, and none survive', async () => {
+  for (let round = 0; round < 3; round++) {
+    const { code, verifier } = await codeFor(web.clientId);
+    const answers = await Promise.all([exchange(code, verifier), exchange(code, verifier), exchange(code, verifier)]);
+    const granted = answers.filter((a) => a.status === 200);
+    assert.ok(granted.length <= 1, `round ${round}: ${granted.length} exchanges of one code succeeded`);
+    for (const a of answers.filter((x) => x.status !== 200)) assert.equal(a.json.error, 'invalid_grant');
+    for (const g of granted) {
+      for (const token of [g.json.access_token, g.json.refresh_token]) {
+        const intro = await form(`${server.issuer}/oauth/introspect`, { token }, { authorization: basic(web.clientId, web.secret!) });
+        assert.deepEqual(intro.json, { active: false }, 'a reuse revokes what the code issued');
+      }
+    }
+  }
+});
+
+test('a refresh token presented twice at the same time rotates at most once, and the family is revoked', async () => {
+  const { code, verifier } = await codeFor(web.clientId);
+  const first = await exchange(code, verifier);
+  assert.equal(first.status, 200, first.text);
+  const refresh = () => form(`${server.issuer}/oauth/token`, { grant_type: 'refresh_token', refresh_token: first.json.refresh_token }, { authorization: basic(web.clientId, web.secret!) });
+  const answers = await Promise.all([refresh(), refresh(), refresh()]);
+  const rotated = answers.filter((a) => a.status === 200);
+  assert.ok(rotated.length <= 1, `${rotated.length} rotations of one refresh token succeeded`);
+  for (const a of answers.filter((x) => x.status !== 200)) assert.equal(a.json.error, 'invalid_grant');
+  for (const r of rotated) {
+    const next = await form(`${server.issuer}/oauth/token`, { grant_type: 'refresh_token', refresh_token: r.json.refresh_token }, { authorization: basic(web.clientId, web.secret!) });
+    assert.equal(next.json.error, 'invalid_grant', 'the rotated token died with its family');
+  }
+});
+
 test('an expired code, a wrong redirect URI at the token endpoint, another client\'s code: invalid_grant', async () => {
   const quick = await server.registerApp({ name: 'Quick', appType: 'web', redirectUris: [CALLBACK], firstParty: true, authorizationCodeTtl: 1 });
   const { code, verifier } = await codeFor(quick.clientId);

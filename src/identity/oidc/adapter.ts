@@ -1,3 +1,4 @@
+import { errors } from 'oidc-provider';
 import type { Database } from '../../kit/db.ts';
 import { openSealedString, seal, sha256Hex } from '../../kit/crypto.ts';
 import type { ClientStore } from './clients.ts';
@@ -130,7 +131,12 @@ class TokenAdapter extends HashedAdapter {
 
   async consume(id: string): Promise<void> {
     const hash = sha256Hex(id);
-    await this.ctx.db.query('UPDATE oauth_tokens SET consumed_at = now(), last_used_at = now() WHERE (access_token_signature = $1 OR refresh_token_signature = $1) AND consumed_at IS NULL', [hash]);
+    await consumeOnce(
+      this.ctx.db,
+      'UPDATE oauth_tokens SET consumed_at = now(), last_used_at = now() WHERE (access_token_signature = $1 OR refresh_token_signature = $1) AND consumed_at IS NULL RETURNING grant_hash',
+      hash,
+      'refresh token',
+    );
   }
 
   async destroy(id: string): Promise<void> {
@@ -149,6 +155,33 @@ class TokenAdapter extends HashedAdapter {
       [sha256Hex(grantId), TOKEN_KIND[this.model]],
     );
   }
+}
+
+/**
+ * The provider reads a code or refresh token, checks it is unused, then consumes it: two requests
+ * presenting the same one at once would both pass the check. Consuming is therefore one conditional
+ * UPDATE; the request that finds it already consumed is a replay, so the whole grant family goes
+ * (tokens, codes and the grant itself, which the provider checks on every later use of the family's tokens).
+ */
+async function consumeOnce(db: Database, update: string, signature: string, what: string): Promise<void> {
+  const r = await db.query<{ grant_hash: string | null }>(update, [signature]);
+  if (r.rowCount > 0) return;
+  const found = await db.query<{ grant_hash: string | null }>(
+    `SELECT grant_hash FROM oauth_tokens WHERE access_token_signature = $1 OR refresh_token_signature = $1
+     UNION ALL SELECT grant_hash FROM oauth_auth_codes WHERE code_signature = $1`,
+    [signature],
+  );
+  const grantHash = found.rows[0]?.grant_hash;
+  if (grantHash) await revokeFamily(db, grantHash, 'reuse_detected');
+  throw new errors.InvalidGrant(`${what} already used`);
+}
+
+export async function revokeFamily(db: Database, grantHash: string, reason: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query(`UPDATE oauth_tokens SET revoked = true, revoked_at = now(), revoked_reason = $2 WHERE grant_hash = $1 AND NOT revoked`, [grantHash, reason]);
+    await tx.query('UPDATE oauth_auth_codes SET revoked = true WHERE grant_hash = $1', [grantHash]);
+    await tx.query('DELETE FROM oauth_grants WHERE grant_hash = $1', [grantHash]);
+  });
 }
 
 /** AuthorizationCode: rows of oauth_auth_codes. */
@@ -191,7 +224,7 @@ class CodeAdapter extends HashedAdapter {
     return this.openPayload(id, hash, row.payload, row.used_at);
   }
   async consume(id: string): Promise<void> {
-    await this.ctx.db.query('UPDATE oauth_auth_codes SET used = true, used_at = now() WHERE code_signature = $1 AND NOT used', [sha256Hex(id)]);
+    await consumeOnce(this.ctx.db, 'UPDATE oauth_auth_codes SET used = true, used_at = now() WHERE code_signature = $1 AND NOT used RETURNING grant_hash', sha256Hex(id), 'authorization code');
   }
   async destroy(id: string): Promise<void> {
     await this.ctx.db.query('UPDATE oauth_auth_codes SET revoked = true WHERE code_signature = $1', [sha256Hex(id)]);
