@@ -7,8 +7,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
@@ -28,6 +29,8 @@ interface LoadResult {
   latencies: number[];
   seconds: number;
   bytesPerBatch: number;
+  /** CPU time of the load process over its wall time (1 = one full core). */
+  loadCpuShare: number;
 }
 
 
@@ -80,52 +83,131 @@ function eventTemplates(projectId: string): string[] {
   });
 }
 
+/**
+ * One keep-alive socket, one request at a time, answers framed by their Content-Length (the service and the bare
+ * endpoint always send one). node:http's client costs more CPU per request than it should on the two cores the
+ * server and PostgreSQL need, so the load generator writes prebuilt bytes on a raw socket instead.
+ */
+class Connection {
+  private socket: Socket | undefined;
+  private buffered: Buffer = Buffer.alloc(0);
+  private waiting: { resolve: (r: { status: number; body: string }) => void; reject: (e: Error) => void } | undefined;
+  private readonly target: URL;
+
+  constructor(target: URL) {
+    this.target = target;
+  }
+
+  request(bytes: Buffer): Promise<{ status: number; body: string }> {
+    if (!this.socket) this.open();
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      this.socket!.write(bytes);
+    });
+  }
+
+  close(): void {
+    this.socket?.destroy();
+  }
+
+  private open(): void {
+    const socket = connect({ host: this.target.hostname, port: Number(this.target.port), noDelay: true });
+    this.socket = socket;
+    this.buffered = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    const fail = (err?: Error) => {
+      if (this.socket === socket) this.socket = undefined;
+      const w = this.waiting;
+      this.waiting = undefined;
+      w?.reject(err ?? new Error('connection closed'));
+    };
+    socket.on('error', fail);
+    socket.on('close', () => fail());
+  }
+
+  private onData(chunk: Buffer): void {
+    this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
+    const headerEnd = this.buffered.indexOf('\r\n\r\n');
+    if (headerEnd < 0) return;
+    const head = this.buffered.toString('latin1', 0, headerEnd).toLowerCase();
+    const length = /\r\ncontent-length: *(\d+)/.exec(head);
+    if (!length) {
+      this.socket?.destroy(new Error('answer without content-length'));
+      return;
+    }
+    const end = headerEnd + 4 + Number(length[1]);
+    if (this.buffered.length < end) return;
+    const status = Number(head.slice(9, 12));
+    const body = this.buffered.toString('utf8', headerEnd + 4, end);
+    this.buffered = this.buffered.subarray(end);
+    const w = this.waiting;
+    this.waiting = undefined;
+    w?.resolve({ status, body });
+  }
+}
+
+const ID_DIGITS = 12;
+
+/**
+ * A whole request (headers and a 1,000-event body) in one buffer, built once per connection; each event's id ends
+ * in a fixed-width counter that is rewritten in place before each send, so every batch carries new event_ids
+ * without building a 580 KB string per request.
+ */
+function batchRequest(target: URL, key: string, templates: string[], idPrefix: string): { bytes: Buffer; renumber: (first: number) => void } {
+  const marker = `${idPrefix}${'0'.repeat(ID_DIGITS)}`;
+  const body = Buffer.from(`{"events":[${templates.map((t) => t.replace('@ID@', marker)).join(',')}]}`);
+  const head = Buffer.from(`POST ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\nx-svc-api-key: ${key}\r\ncontent-length: ${body.length}\r\n\r\n`);
+  const bytes = Buffer.concat([head, body]);
+  const slots: number[] = [];
+  for (let at = bytes.indexOf(marker, head.length); at >= 0; at = bytes.indexOf(marker, at + marker.length)) slots.push(at + idPrefix.length);
+  if (slots.length !== templates.length) throw new Error('event id marker not found once per event');
+  return {
+    bytes,
+    renumber(first) {
+      for (let i = 0; i < slots.length; i++) bytes.write(String(first + i).padStart(ID_DIGITS, '0'), slots[i]!, 'latin1');
+    },
+  };
+}
+
 /** Runs in its own process: CONNECTIONS loops, each sending one batch at a time and timing it. */
 async function load(url: string, key: string, projectId: string): Promise<void> {
   const templates = eventTemplates(projectId);
-  const pieces = templates.map((t) => t.split('@ID@'));
   const runId = randomBytes(6).toString('hex');
-  let counter = 0;
-  const makeBody = () => {
-    const parts: string[] = [];
-    for (const [before, after] of pieces) parts.push(`${before}${runId}-${counter++}${after}`);
-    return `{"events":[${parts.join(',')}]}`;
-  };
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const target = new URL('/v1/events', url);
-  const send = (body: string) =>
-    new Promise<{ status: number; accepted: number }>((resolve, reject) => {
-      const req = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-svc-api-key': key, 'content-length': Buffer.byteLength(body) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          resolve({ status: res.statusCode ?? 0, accepted: res.statusCode === 202 ? (JSON.parse(text) as { accepted: number }).accepted : 0 });
-        });
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-
-  const result: LoadResult = { requests: 0, events: 0, accepted: 0, failures: 0, latencies: [], seconds: SECONDS, bytesPerBatch: Buffer.byteLength(makeBody()) };
+  const started = performance.now();
+  const cpuStart = process.cpuUsage();
+  const result: LoadResult = { requests: 0, events: 0, accepted: 0, failures: 0, latencies: [], seconds: SECONDS, bytesPerBatch: 0, loadCpuShare: 0 };
   const warmupEnd = Date.now() + WARMUP_SECONDS * 1000;
   const end = warmupEnd + SECONDS * 1000;
-  const worker = async () => {
-    while (Date.now() < end) {
-      const body = makeBody();
-      const started = performance.now();
-      const answer = await send(body).catch(() => ({ status: 0, accepted: 0 }));
-      const finished = Date.now();
-      if (finished < warmupEnd || finished > end) continue;
-      result.requests++;
-      result.events += BATCH;
-      result.accepted += answer.accepted;
-      if (answer.status !== 202) result.failures++;
-      result.latencies.push(performance.now() - started);
+  const worker = async (n: number) => {
+    const request = batchRequest(target, key, templates, `${runId}-${n}-`);
+    result.bytesPerBatch = request.bytes.length;
+    const connection = new Connection(target);
+    let counter = 0;
+    try {
+      while (Date.now() < end) {
+        request.renumber(counter);
+        counter += BATCH;
+        const started = performance.now();
+        const answer = await connection.request(request.bytes).then(
+          (r) => ({ status: r.status, accepted: r.status === 202 ? (JSON.parse(r.body) as { accepted: number }).accepted : 0 }),
+          () => ({ status: 0, accepted: 0 }),
+        );
+        const finished = Date.now();
+        if (finished < warmupEnd || finished > end) continue;
+        result.requests++;
+        result.events += BATCH;
+        result.accepted += answer.accepted;
+        if (answer.status !== 202) result.failures++;
+        result.latencies.push(performance.now() - started);
+      }
+    } finally {
+      connection.close();
     }
   };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  agent.destroy();
+  await Promise.all(Array.from({ length: CONNECTIONS }, (_, n) => worker(n)));
+  const cpu = process.cpuUsage(cpuStart);
+  result.loadCpuShare = (cpu.user + cpu.system) / 1000 / (performance.now() - started);
   process.stdout.write(JSON.stringify(result) + '\n');
 }
 
@@ -153,22 +235,73 @@ function runLoad(url: string, key: string, projectId: string): Promise<LoadResul
   });
 }
 
+async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
 /** Peak resident set size of a live process, from the kernel's high-water mark. */
 function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)![1]) / 1024;
 }
 
+/** CPU seconds (user + system) used so far by a process, or 0 if it has gone. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds so far of each PostgreSQL process on this machine (backends, WAL writer, checkpointer), by pid. */
+function postgresCpuSeconds(): Map<number, number> {
+  const byPid = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') byPid.set(Number(entry), cpuSeconds(Number(entry)));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return byPid;
+}
+
+/** CPU used between two samples by the processes alive at the second (a backend started meanwhile counts from 0). */
+function postgresCpuSince(before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of postgresCpuSeconds()) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}
+
+/** Runs the load and reports the share of a core the server and PostgreSQL used meanwhile (1 = one full core). */
+async function measured(url: string, key: string, projectId: string, serverPid: number): Promise<{ result: LoadResult; serverCpu: number; postgresCpu: number }> {
+  const t0 = performance.now();
+  const server0 = cpuSeconds(serverPid);
+  const pg0 = postgresCpuSeconds();
+  const result = await runLoad(url, key, projectId);
+  const wall = (performance.now() - t0) / 1000;
+  return { result, serverCpu: (cpuSeconds(serverPid) - server0) / wall, postgresCpu: postgresCpuSince(pg0) / wall };
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-function summarise(name: string, r: LoadResult, rssMb: number) {
+function summarise(name: string, r: LoadResult, rssMb: number, serverCpu: number, postgresCpu: number) {
   const sorted = [...r.latencies].sort((a, b) => a - b);
   const perSecond = r.accepted / r.seconds;
   console.log(`${name.padEnd(8)} ${Math.round(perSecond).toLocaleString('en').padStart(9)} events/s accepted  ` +
     `p50 ${percentile(sorted, 50).toFixed(1)} ms  p99 ${percentile(sorted, 99).toFixed(1)} ms  ` +
     `${r.requests} requests, ${r.failures} not 202  peak RSS ${rssMb.toFixed(0)} MB`);
+  console.log(`${''.padEnd(8)} CPU (share of one core): server ${serverCpu.toFixed(2)}, PostgreSQL ${postgresCpu.toFixed(2)}, load generator ${r.loadCpuShare.toFixed(2)}`);
   return perSecond;
 }
 
@@ -193,7 +326,7 @@ async function main(): Promise<void> {
     const { key } = await api(`/v1/admin/projects/${project.id}/keys`, { name: 'bench' });
 
     console.log(`ingest benchmark: ${CONNECTIONS} connections, ${BATCH}-event batches, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up`);
-    const ingest = await runLoad(started.url, key!, project.id!);
+    const ingest = await measured(started.url, key!, project.id!, server.pid!);
     const ingestRss = peakRssMb(server.pid!);
     const check = new pg.Client({ connectionString: dbUrl.toString() });
     await check.connect();
@@ -202,18 +335,17 @@ async function main(): Promise<void> {
 
     const bareStarted = await startChild([SELF, 'bare'], process.env, /bare\s+(http:\/\/\S+)/);
     bare = bareStarted.child;
-    const baseline = await runLoad(bareStarted.url, 'unused', project.id!);
+    const baseline = await measured(bareStarted.url, 'unused', project.id!, bare.pid!);
     const bareRss = peakRssMb(bare.pid!);
 
-    console.log(`batch size ${(ingest.bytesPerBatch / 1024).toFixed(0)} KB (${Math.round(ingest.bytesPerBatch / BATCH)} bytes per event)`);
-    const a = summarise('ingest', ingest, ingestRss);
-    const b = summarise('bare', baseline, bareRss);
+    console.log(`batch size ${(ingest.result.bytesPerBatch / 1024).toFixed(0)} KB (${Math.round(ingest.result.bytesPerBatch / BATCH)} bytes per event)`);
+    const a = summarise('ingest', ingest.result, ingestRss, ingest.serverCpu, ingest.postgresCpu);
+    const b = summarise('bare', baseline.result, bareRss, baseline.serverCpu, baseline.postgresCpu);
     console.log(`ratio    ingest / bare = ${(a / b).toFixed(2)}`);
     console.log(`stored   ${rows.toLocaleString('en')} rows in ingest.events (accepted during warm-up and measurement, every one committed before its 202)`);
   } finally {
-    server?.kill('SIGTERM');
-    bare?.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1000));
+    // Waiting for the exits lets a server started with --cpu-prof write its profile.
+    await Promise.all([server, bare].map((child) => stopChild(child)));
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await admin.end();
   }
