@@ -129,7 +129,7 @@ test('a batch: rejected events carry their index, the first of repeated event_id
     valid({ event_id: 'c', project_id: 'other' }),
   ], P);
   assert.equal(prepared.count, 2);
-  assert.deepEqual(JSON.parse(`[${prepared.bodies}]`).map((e: { event_id: string }) => e.event_id), ['a', 'b']);
+  assert.deepEqual(JSON.parse(`[${prepared.bodies.toString()}]`).map((e: { event_id: string }) => e.event_id), ['a', 'b']);
   assert.deepEqual(rejections.map((r) => [r.index, r.reason]), [[1, 'event_type'], [2, 'duplicate_in_batch'], [4, 'project_mismatch']]);
   assert.equal(rejections[1]!.error, 'event_id: repeated within the batch (first at index 0)');
 });

@@ -113,15 +113,21 @@ export function createCommitter(options: CommitterOptions): Committer {
   const insert = async (parts: PreparedEvents[]) => {
     const started = performance.now();
     let count = 0;
+    const pieces: Buffer[] = [JSONB_ARRAY_START];
     const timestamps: string[] = [];
-    const bodies: string[] = [];
     for (const p of parts) {
       count += p.count;
-      bodies.push(p.bodies);
-      timestamps.push(p.timestamps.join(','));
+      if (pieces.length > 1) pieces.push(COMMA);
+      pieces.push(p.bodies);
+      timestamps.push(p.timestamps);
     }
+    pieces.push(ARRAY_END);
+    const array = Buffer.concat(pieces);
+    // pg sends a Buffer in binary format: jsonb's binary input is a version byte and the text, so the bytes go as they are.
+    // PGlite takes the text.
+    const events = db.kind === 'postgres' ? array : array.toString('utf8', 1);
     const inserted = await db.transaction(async (tx) => {
-      const result = await tx.query(INSERT_EVENTS, [`[${bodies.join(',')}]`, `{${timestamps.join(',')}}`]);
+      const result = await tx.query(INSERT_EVENTS, [events, `{${timestamps.join(',')}}`]);
       return result.rowCount;
     });
     metrics.commitSeconds.observe((performance.now() - started) / 1000);
@@ -163,6 +169,11 @@ INSERT INTO events (project_id, event_id, event_type, event_ts, session_id, body
 SELECT e->>'project_id', e->>'event_id', e->>'event.type', t, e->>'session.id', e
 FROM ROWS FROM (jsonb_array_elements($1::jsonb), unnest($2::timestamptz[])) AS r(e, t)
 ON CONFLICT (project_id, event_id) DO NOTHING`;
+
+/** jsonb binary format version 1, then the text of the array. */
+const JSONB_ARRAY_START = Buffer.from([1, 0x5b]);
+const COMMA = Buffer.from(',');
+const ARRAY_END = Buffer.from(']');
 
 const UNAVAILABLE_CLASSES = ['08', '53', '57', '58', '3D', '28'];
 const UNAVAILABLE_MESSAGE = /connect|terminat|timeout|timed out|closed|not queryable|ended|shutting down|ECONN|EPIPE/i;

@@ -10,7 +10,7 @@ import { readBody } from './body.ts';
 import { CommitUnavailableError, isUnavailable, type Committer } from './committer.ts';
 import { ALLOWED_REQUEST_HEADERS, createCorsPolicy } from './cors.ts';
 import { EVENT_TYPES, MAX_BODY_BYTES, MAX_EVENTS_PER_BATCH } from './fields.ts';
-import { validateBatch } from './validate.ts';
+import { validateBatch, type ValidatedBatch } from './validate.ts';
 
 export interface EventRoutesDeps {
   keys: KeyResolver;
@@ -117,19 +117,10 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
       // Events are validated one by one by validateBatch (a bad event is rejected, not the request); the schema documents the shape.
       validatorCompiler: () => () => true,
     }, async (request, reply) => {
-      const projectId = projectOf.get(request)!;
-      const body = request.body as unknown;
-      if (typeof body !== 'object' || body === null || Array.isArray(body) || !Array.isArray((body as { events?: unknown }).events)) {
-        throw new HttpError(400, 'invalid_batch', 'the body must be a JSON object with an "events" array');
-      }
-      const events = (body as { events: unknown[] }).events;
-      if (events.length > MAX_EVENTS_PER_BATCH) {
-        throw new HttpError(400, 'batch_too_large', `a batch holds at most ${MAX_EVENTS_PER_BATCH.toLocaleString('en')} events (got ${events.length.toLocaleString('en')})`);
-      }
-      const { prepared, rejections } = validateBatch(events, projectId);
+      const { prepared, rejections, received } = takeBatch(request.body, projectOf.get(request)!);
       if (prepared.count > 0) await commitInTime(deps, prepared, retryAfter);
       metrics.eventsAccepted.inc(prepared.count);
-      metrics.batchEvents.observe(events.length);
+      metrics.batchEvents.observe(received);
       for (const r of rejections) metrics.eventsRejected.inc({ reason: r.reason });
       return reply.code(202).send({
         accepted: prepared.count,
@@ -138,6 +129,23 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
       });
     });
   });
+}
+
+/**
+ * Checks the shape, validates every event and detaches the parsed events from the request body, all before the
+ * handler awaits its commit: only the prepared bytes wait, and the parsed events die young in V8's nursery rather
+ * than being promoted (8 requests of 1,000 parsed events held for ~100 ms cost ~100 MB of RSS).
+ */
+function takeBatch(body: unknown, projectId: string): ValidatedBatch & { received: number } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !Array.isArray((body as { events?: unknown }).events)) {
+    throw new HttpError(400, 'invalid_batch', 'the body must be a JSON object with an "events" array');
+  }
+  const events = (body as { events: unknown[] }).events;
+  if (events.length > MAX_EVENTS_PER_BATCH) {
+    throw new HttpError(400, 'batch_too_large', `a batch holds at most ${MAX_EVENTS_PER_BATCH.toLocaleString('en')} events (got ${events.length.toLocaleString('en')})`);
+  }
+  (body as { events?: unknown }).events = undefined;
+  return { ...validateBatch(events, projectId), received: events.length };
 }
 
 async function commitInTime(deps: EventRoutesDeps, prepared: Parameters<Committer['commit']>[0], retryAfter: Record<string, string>): Promise<void> {
