@@ -59,6 +59,27 @@ test('a request whose rows fail in the database does not sink the others of its 
   }
 });
 
+test('an event row needs its project, and a project keeps existing while it has events (checked once per INSERT)', async () => {
+  const { projectId, key } = await h.project();
+  const insert = (project: string, eventId: string) => sql.query(
+    `INSERT INTO ingest.events (project_id, event_id, event_type, event_ts, session_id, body) VALUES ($1, $2, 'ui.click', now(), 's', '{}')`, [project, eventId]);
+  await assert.rejects(insert('no-such-project', 'x1'), (err: { code?: string; message: string }) => err.code === '23503' && err.message.includes('no-such-project'));
+  // One unknown project among known ones fails the whole statement.
+  await assert.rejects(sql.query(
+    `INSERT INTO ingest.events (project_id, event_id, event_type, event_ts, session_id, body) VALUES ($1, 'x2', 'ui.click', now(), 's', '{}'), ('no-such-project', 'x3', 'ui.click', now(), 's', '{}')`, [projectId]),
+    (err: { code?: string }) => err.code === '23503');
+  assert.equal((await sql.query('SELECT count(*)::int AS n FROM ingest.events WHERE project_id = $1', [projectId])).rows[0].n, 0);
+
+  assert.equal((await post(key, [makeEvent(projectId)])).statusCode, 202);
+  await assert.rejects(sql.query('DELETE FROM ingest.projects WHERE id = $1', [projectId]), (err: { code?: string }) => err.code === '23503');
+  await assert.rejects(sql.query(`UPDATE ingest.projects SET id = 'renamed' WHERE id = $1`, [projectId]), (err: { code?: string }) => err.code === '23503');
+  await sql.query(`UPDATE ingest.projects SET name = 'renamed' WHERE id = $1`, [projectId]);
+
+  const empty = await h.project();
+  await sql.query('DELETE FROM ingest.api_keys WHERE project_id = $1', [empty.projectId]);
+  assert.equal((await sql.query('DELETE FROM ingest.projects WHERE id = $1', [empty.projectId])).rowCount, 1);
+});
+
 test('database unreachable: 503 with Retry-After, /ready 503, nothing acknowledged that was not stored', async () => {
   const cached = await h.project();
   const fresh = await h.project();
