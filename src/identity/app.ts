@@ -14,7 +14,8 @@ import { loadSigningKeys } from './oidc/signing-keys.ts';
 import { purgeExpired } from './oidc/adapter.ts';
 import { registerPages } from './pages/interaction-routes.ts';
 import { CsrfTokens } from './pages/csrf.ts';
-import { SignInThrottle } from './pages/throttle.ts';
+import { connectRedis } from '../kit/redis.ts';
+import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../kit/throttle.ts';
 import { registerAdmin } from './admin/routes.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
@@ -49,8 +50,10 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
   const db = await openIdentityDatabase(config);
   let app: App | undefined;
   const timers: NodeJS.Timeout[] = [];
+  let redis: Awaited<ReturnType<typeof connectRedis>> | undefined;
   try {
     await migrate(db, MIGRATIONS);
+    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
     app = await createApp({
       name: 'identity',
       version: IDENTITY_VERSION,
@@ -65,9 +68,15 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     });
     app.addHook('onClose', async () => {
       for (const t of timers) clearInterval(t);
+      redis?.disconnect();
       await db.close();
     });
     const log = app.log;
+    // Sign-in slow-down per account and address: shared by every instance through Redis when configured.
+    const localThrottle = memoryThrottle({ freeFailures: config.signInFreeFailures });
+    const throttle: Throttle = redis
+      ? withFallback(redisThrottle(redis, { freeFailures: config.signInFreeFailures, prefix: 'identity:signin:' }), localThrottle, log)
+      : localThrottle;
     const clients = new ClientStore(db);
     const accounts = new AccountDirectory(db);
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
@@ -92,7 +101,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     await registerPages(app, {
       db, holder, accounts, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl,
       csrf: new CsrfTokens(secretKey),
-      throttle: new SignInThrottle(config.signInFreeFailures),
+      throttle,
     });
     await registerAdmin(app, { db, holder, clients, accounts, scopes });
     app.get('/health', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
@@ -102,7 +111,10 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
   } catch (err) {
     for (const t of timers) clearInterval(t);
     if (app) await app.close().catch(() => {});
-    else await db.close();
+    else {
+      redis?.disconnect();
+      await db.close();
+    }
     throw err;
   }
 }

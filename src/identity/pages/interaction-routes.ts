@@ -13,7 +13,7 @@ import { presentToProvider, type ProviderHolder } from '../oidc/mount.ts';
 import type { AccountDirectory } from '../oidc/accounts.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import { CsrfTokens } from './csrf.ts';
-import { SignInThrottle } from './throttle.ts';
+import type { Throttle } from '../../kit/throttle.ts';
 import { errorPage } from './layout.ts';
 import { consentPage, signInPage, signOutPage } from './templates.ts';
 
@@ -22,7 +22,7 @@ export interface PageDeps {
   holder: ProviderHolder;
   accounts: AccountDirectory;
   csrf: CsrfTokens;
-  throttle: SignInThrottle;
+  throttle: Throttle;
   issuer: string;
   loginSessionTtl: number;
 }
@@ -159,17 +159,17 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
         html(reply, status, signInPage({ action: `/interaction/${encodeURIComponent(d.uid)}/login`, csrf: deps.csrf.issue(`login:${d.jti}`), email, error, appName: client?.clientName }));
       if (!email || !password) return again(400, 'Enter your email address and your password.');
       const keys = [`account:${sha256Hex(email)}`, `address:${request.ip}`];
-      const wait = deps.throttle.waitSeconds(keys);
+      const wait = await deps.throttle.waitSeconds(keys);
       if (wait > 0) {
         reply.header('retry-after', String(wait));
         return again(429, `Too many failed sign-in attempts. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`);
       }
       const human = await checkPassword(deps.db, email, password);
       if (!human) {
-        deps.throttle.fail(keys);
+        await deps.throttle.fail(keys);
         return again(401, 'The email address or the password is not correct.');
       }
-      deps.throttle.succeed(keys[0]!);
+      await deps.throttle.succeed(keys[0]!);
       const token = await startLoginSession(deps.db, human.id, deps.loginSessionTtl, requestOrigin(request));
       return finish(request, reply, { login: { accountId: human.id, remember: true } }, [loginCookie(token, deps.loginSessionTtl)]);
     });

@@ -1,0 +1,38 @@
+import { Redis } from 'ioredis';
+
+/**
+ * A Redis connection for state that must hold across instances (rate limits, throttles), ready when the
+ * promise resolves. Commands fail fast while Redis is unreachable instead of queueing without bound, so a
+ * caller decides what an outage means for it; ioredis keeps reconnecting in the background.
+ */
+export async function connectRedis(url: string, timeoutMs = 3_000): Promise<Redis> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: timeoutMs });
+  // Connection errors are retried by ioredis itself; without a listener each would be an unhandled 'error' event.
+  let lastError: Error | undefined;
+  redis.on('error', (err: Error) => {
+    lastError = err;
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Redis at ${redactedUrl(url)} did not answer within ${timeoutMs} ms${lastError ? `: ${lastError.message}` : ''}`)), timeoutMs);
+      redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+  return redis;
+}
+
+function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the configured URL';
+  }
+}
