@@ -29,7 +29,12 @@ export const ingestSpec = {
     max: 32,
     doc: 'Group-commit transactions that may be in flight at once; requests arriving meanwhile wait and share the next commit.',
   }),
-  commitMaxEvents: int('INGEST_COMMIT_MAX_EVENTS', { default: 20_000, min: 1_000, max: 1_000_000, doc: 'Most events one group commit takes (whole requests are never split).' }),
+  commitMaxEvents: int('INGEST_COMMIT_MAX_EVENTS', {
+    default: 5_000,
+    min: 1_000,
+    max: 1_000_000,
+    doc: 'Most events one group commit takes (whole requests are never split). Bounds the memory of one commit (~3 MB at 600 bytes per event) and keeps its inserted rows within PostgreSQL\'s default `work_mem` for the statement triggers.',
+  }),
   maxPendingEvents: int('INGEST_MAX_PENDING_EVENTS', {
     default: 100_000,
     min: 1_000,
