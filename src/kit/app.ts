@@ -5,6 +5,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HttpError, codeForStatus, standardErrorBody, type ApiError } from './errors.ts';
 import { loggerOptions, type LogLevel } from './logger.ts';
 
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 export interface AppOptions {
@@ -31,8 +33,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   const app = Fastify({
     logger: loggerOptions(options.name, options.logLevel),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // A caller's id is kept only when it looks like one, so a header cannot fill logs with arbitrary text.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },

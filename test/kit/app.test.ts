@@ -36,6 +36,10 @@ test('every response carries a request id, taken from the caller when given', as
   assert.match(String(a.headers['x-request-id']), /^[0-9a-f-]{36}$/);
   const b = await app.inject({ method: 'GET', url: '/conflict', headers: { 'x-request-id': 'trace-123' } });
   assert.equal(b.headers['x-request-id'], 'trace-123');
+  const odd = await app.inject({ method: 'GET', url: '/conflict', headers: { 'x-request-id': 'x'.repeat(500) } });
+  assert.match(String(odd.headers['x-request-id']), /^[0-9a-f-]{36}$/, 'an implausible id is replaced');
+  const spaced = await app.inject({ method: 'GET', url: '/conflict', headers: { 'x-request-id': 'a b {"level":60}' } });
+  assert.match(String(spaced.headers['x-request-id']), /^[0-9a-f-]{36}$/);
   await app.close();
 });
 
