@@ -3,18 +3,20 @@ import { HttpError } from '../../kit/errors.ts';
 import { ADMIN_SCOPE } from '../config.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import type { AccountDirectory } from '../oidc/accounts.ts';
+import type { ClientStore } from '../oidc/clients.ts';
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
 
 /**
  * The management API takes an access token carrying the admin scope, issued to a platform admin who
- * is still active. Client-credentials tokens never qualify: they belong to no human.
+ * is still active, through an app that is still active. Client-credentials tokens never qualify: they belong to no human.
  */
-export async function requireAdmin(request: FastifyRequest, holder: ProviderHolder, accounts: AccountDirectory): Promise<string> {
+export async function requireAdmin(request: FastifyRequest, holder: ProviderHolder, accounts: AccountDirectory, clients: ClientStore): Promise<string> {
   const m = BEARER.exec(request.headers.authorization ?? '');
   if (!m) throw new HttpError(401, 'invalid_token', 'an access token is required (Authorization: Bearer ...)', { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
   const token = await holder.current.AccessToken.find(m[1]!);
-  if (!token || token.isExpired) {
+  // The provider's find checks neither the app the token was issued to nor its grant: a deactivated app's tokens must not count.
+  if (!token || token.isExpired || !(await clients.app(token.clientId))?.active) {
     throw new HttpError(401, 'invalid_token', 'the access token is invalid, expired or revoked', { headers: { 'www-authenticate': 'Bearer realm="identity", error="invalid_token"' } });
   }
   const scopes = new Set(String(token.scope ?? '').split(' '));

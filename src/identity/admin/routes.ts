@@ -144,7 +144,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
     scope.addHook('onRequest', async (request) => {
-      await requireAdmin(request, deps.holder, deps.accounts);
+      await requireAdmin(request, deps.holder, deps.accounts, deps.clients);
     });
     const security = [{ adminToken: [] }];
     const tags = ['management'];

@@ -92,6 +92,14 @@ function interactionPolicyFor(deps: ProviderDeps, known: ReadonlySet<string>) {
   return policy;
 }
 
+/** Whether a token's app, and its principal if it has one, are still active: a deactivated one's tokens stop counting at once. */
+export async function stillEntitled(deps: Pick<ProviderDeps, 'clients' | 'accounts'>, token: { clientId: string; accountId?: string }): Promise<boolean> {
+  const app = await deps.clients.app(token.clientId);
+  if (!app?.active) return false;
+  if (!token.accountId) return true;
+  return (await deps.accounts.find(token.accountId))?.active === true;
+}
+
 /** Scopes a principal may receive from an app: requested, allowed for the app, and allowed for the principal. */
 export function grantableScopes(requested: Iterable<string>, clientScope: string | undefined, principalScopes: readonly string[]): string[] {
   const appAllowed = new Set(String(clientScope ?? '').split(' ').filter(Boolean));
@@ -138,8 +146,11 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       clientCredentials: { enabled: true },
       introspection: {
         enabled: true,
-        // Confidential clients act as resource servers and may introspect any token; a public client only its own.
-        allowedPolicy: async (_ctx: unknown, client: any, token: any) => client.clientAuthMethod !== 'none' || token.clientId === client.clientId,
+        // Confidential clients act as resource servers and may introspect any token, a public client only its own;
+        // either way only while the app it was issued to and the principal it speaks for are still active (the
+        // provider checks neither, and for a deactivated app it fails looking the client up when another client asks).
+        allowedPolicy: async (_ctx: unknown, client: any, token: any) =>
+          (client.clientAuthMethod !== 'none' || token.clientId === client.clientId) && stillEntitled(deps, token),
       },
       revocation: {
         enabled: true,
