@@ -104,6 +104,16 @@ test('every required field missing in turn, and wrong types, over HTTP', async (
   ]);
 });
 
+test('an event PostgreSQL could not store is rejected on its own, never a 500 for the whole request', async () => {
+  const good = makeEvent(projectId);
+  // A valid ISO 8601 text whose instant in UTC falls in the year 10000, beyond what the event_ts column holds.
+  const late = makeEvent(projectId, { 'event.timestamp': '9999-12-31T23:59:59-23:59' });
+  const res = await post({ events: [late, good] });
+  assert.equal(res.statusCode, 202, res.body);
+  assert.deepEqual(res.json(), { accepted: 1, rejected: 1, errors: [{ index: 0, error: 'event.timestamp: must be an ISO 8601 date-time with a time zone' }] });
+  assert.deepEqual(await storedIds([good.event_id as string, late.event_id as string]), [good.event_id]);
+});
+
 test('a duplicate id within one batch: the first is stored, the repeat rejected', async () => {
   const first = makeEvent(projectId);
   const repeat = { ...makeEvent(projectId), event_id: first.event_id };

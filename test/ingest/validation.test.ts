@@ -59,12 +59,15 @@ test('event.timestamp must be a real ISO 8601 date-time with a time zone', () =>
   for (const ok of ['2025-01-02T03:04:05Z', '2025-01-02T03:04:05.123456Z', '2025-01-02T03:04:05+02:00', '2025-01-02T03:04:05-0530', '2025-01-02T03:04Z', '2025-01-02t03:04:05z', '2024-02-29T00:00:00,5+01', '2025-12-31T23:59:59.999Z']) {
     assert.equal(errorOf(valid({ 'event.timestamp': ok })), undefined, ok);
   }
-  for (const bad of ['2025-01-02', '2025-01-02T03:04:05', 'yesterday', '1735787045', '2025-02-30T00:00:00Z', '2023-02-29T00:00:00Z', '2025-13-01T00:00:00Z', '2025-01-02T24:00:00Z', '2025-01-02T23:60:00Z', '2025-01-02T23:59:60Z', '2025-01-02T03:04:05+25:00', '2025-01-02 03:04:05Z', 'Thu, 02 Jan 2025 03:04:05 GMT', '0099-01-01T00:00:00Z', '']) {
+  for (const bad of ['2025-01-02', '2025-01-02T03:04:05', 'yesterday', '1735787045', '2025-02-30T00:00:00Z', '2023-02-29T00:00:00Z', '2025-13-01T00:00:00Z', '2025-01-02T24:00:00Z', '2025-01-02T23:60:00Z', '2025-01-02T23:59:60Z', '2025-01-02T03:04:05+25:00', '2025-01-02 03:04:05Z', 'Thu, 02 Jan 2025 03:04:05 GMT', '0099-01-01T00:00:00Z', '9999-12-31T23:59:59-00:01', '9999-12-31T23:00:00-23:59', '']) {
     const error = errorOf(valid({ 'event.timestamp': bad }));
     assert.ok(error === 'event.timestamp: must be an ISO 8601 date-time with a time zone' || (bad === '' && error === 'event.timestamp: must not be empty'), `${bad}: ${error}`);
   }
   assert.equal(parseIsoTimestamp('2025-01-02T03:04:05+02:00'), Date.UTC(2025, 0, 2, 1, 4, 5));
   assert.equal(parseIsoTimestamp('2025-01-02T03:04:05.5-01:30'), Date.UTC(2025, 0, 2, 4, 34, 5, 500));
+  // The last instant of year 9999 in UTC is the latest accepted: a later one has no four-digit year for the event_ts column.
+  assert.equal(parseIsoTimestamp('9999-12-31T23:59:59.999Z'), Date.UTC(9999, 11, 31, 23, 59, 59, 999));
+  assert.equal(parseIsoTimestamp('1000-01-01T00:00:00+01:00'), Date.UTC(999, 11, 31, 23, 0, 0));
 });
 
 test('project_id must be the project of the API key', () => {

@@ -21,9 +21,12 @@ export function parseIsoTimestamp(value: string): number | undefined {
     offsetMinutes = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
   }
   const ms = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;
-  // Years 0000–0099 are valid ISO but Date.UTC maps them to 1900+; keep them out along with anything PostgreSQL would refuse.
-  return year >= 1000 && Number.isFinite(ms) ? ms : undefined;
+  // Years 0000–0099 are valid ISO but Date.UTC maps them to 1900+; keep them out. An offset can carry the last hours of
+  // 9999 into year 10000 in UTC, which toISOString writes as `+010000-…`, a text PostgreSQL refuses for the whole insert.
+  return year >= 1000 && ms < END_OF_YEAR_9999 ? ms : undefined;
 }
+
+const END_OF_YEAR_9999 = Date.UTC(10000, 0, 1);
 
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
