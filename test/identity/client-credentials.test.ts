@@ -107,8 +107,24 @@ test('revocation answers 200 always, revokes only the caller\'s own tokens', asy
   assert.deepEqual(gone.json, { active: false });
 
   const unauthenticated = await form(`${server.issuer}/oauth/revoke`, { token: mine });
-  assert.equal(unauthenticated.status, 400);
-  assert.equal(unauthenticated.json.error, 'invalid_request');
+  assert.equal(unauthenticated.status, 401);
+  assert.equal(unauthenticated.json.error, 'invalid_client');
+  assert.match(unauthenticated.headers.get('www-authenticate') ?? '', /^Basic /);
+  const byIdOnly = await form(`${server.issuer}/oauth/revoke`, { token: mine, client_id: machine.clientId });
+  assert.equal(byIdOnly.status, 401, 'a client_id without its secret is no authentication');
+  assert.equal(byIdOnly.json.error, 'invalid_client');
+});
+
+test('a public client cannot authenticate, so it can neither introspect nor revoke (the contract wants HTTP Basic)', async () => {
+  const spa = await server.registerApp({ name: 'Public', appType: 'spa', redirectUris: ['http://localhost:8765/callback'] });
+  for (const endpoint of ['introspect', 'revoke']) {
+    const r = await form(`${server.issuer}/oauth/${endpoint}`, { token: 'anything', client_id: spa.clientId });
+    assert.equal(r.status, 401, `${endpoint}: ${r.text}`);
+    assert.equal(r.json.error, 'invalid_client');
+    const withBasic = await form(`${server.issuer}/oauth/${endpoint}`, { token: 'anything' }, { authorization: basic(spa.clientId, 'stored-as-sha256-in-oauth_app_secrets') });
+    assert.equal(withBasic.status, 401, `${endpoint} with the placeholder as a secret: ${withBasic.text}`);
+    assert.equal(withBasic.json.error, 'invalid_client');
+  }
 });
 
 test('bad client credentials requests get the OAuth error codes', async () => {
@@ -153,7 +169,9 @@ test('bad client credentials requests get the OAuth error codes', async () => {
 test('introspection needs client authentication and rejects JWTs as unsupported', async () => {
   const token = (await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials', scope: 'events:read' }, { authorization: basic(machine.clientId, machine.secret!) })).json.access_token;
   const anonymous = await form(`${server.issuer}/oauth/introspect`, { token });
-  assert.equal(anonymous.status, 400);
+  assert.equal(anonymous.status, 401);
+  assert.deepEqual(Object.keys(anonymous.json).sort(), ['error', 'error_description']);
+  assert.equal(anonymous.json.error, 'invalid_client');
   const wrong = await form(`${server.issuer}/oauth/introspect`, { token }, { authorization: basic(machine.clientId, 'cs_nope') });
   assert.equal(wrong.status, 401);
   assert.equal(wrong.json.error, 'invalid_client');

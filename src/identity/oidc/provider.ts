@@ -146,11 +146,10 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       clientCredentials: { enabled: true },
       introspection: {
         enabled: true,
-        // Confidential clients act as resource servers and may introspect any token, a public client only its own;
-        // either way only while the app it was issued to and the principal it speaks for are still active (the
+        // Only confidential clients can authenticate here (HTTP Basic, see shapeResponses); they act as resource servers
+        // and may introspect any token, only while the app it was issued to and the principal it speaks for are still active (the
         // provider checks neither, and for a deactivated app it fails looking the client up when another client asks).
-        allowedPolicy: async (_ctx: unknown, client: any, token: any) =>
-          (client.clientAuthMethod !== 'none' || token.clientId === client.clientId) && stillEntitled(deps, token),
+        allowedPolicy: async (_ctx: unknown, _client: any, token: any) => stillEntitled(deps, token),
       },
       revocation: {
         enabled: true,
@@ -246,11 +245,22 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
 }
 
 /**
- * Adjusts the provider's answers to the contract: introspection carries `username` and an array
+ * Adjusts the provider's answers to the contract: introspection and revocation need HTTP Basic; introspection carries `username` and an array
  * `aud`; a grant the app may not use is unauthorized_client; signing out through the provider also ends the service's login session.
  */
 function shapeResponses(deps: ProviderDeps) {
+  const basicOnly = new Set<string>([ROUTES.introspection, ROUTES.revocation]);
   return async (ctx: any, next: () => Promise<void>) => {
+    // The contract authenticates introspection and revocation with HTTP Basic only. Without it the provider would
+    // answer 400 invalid_request, or let a public client in on its client_id alone (v9 has one auth method per
+    // client for every endpoint, `none` for public apps). RFC 6749 5.2: that is invalid_client, 401 with a challenge.
+    if (ctx.method === 'POST' && basicOnly.has(ctx.path) && !/^Basic \S/i.test(ctx.get('authorization'))) {
+      ctx.status = 401;
+      ctx.set('WWW-Authenticate', 'Basic realm="identity"');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { error: 'invalid_client', error_description: 'client authentication is required (HTTP Basic with client_id and client_secret)' };
+      return;
+    }
     await next();
     const route = ctx.oidc?.route;
     if (route === 'introspection' && ctx.body?.active === true) {
