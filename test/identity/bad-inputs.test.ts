@@ -218,3 +218,25 @@ test('repeated failed sign-ins slow down per account and per address', async () 
   const ok = await browser.follow(action, CALLBACK, { form: { csrf, email: erin.email, password: erin.password } });
   assert.ok(ok.callback, 'after waiting the right password works');
 });
+
+test('malformed posts to the browser pages get an HTML error page, never a 500 or a mangled body', async () => {
+  const browser = new TestBrowser();
+  const p = pkce();
+  const page = await browser.follow(authorizeUrl({ client_id: web.clientId, code_challenge: p.challenge, code_challenge_method: 'S256' }), CALLBACK);
+  const action = new URL(formAction(page.html)!, server.issuer).href;
+  const csrf = field(page.html, 'csrf')!;
+  const cases: { url: string; init: RequestInit; status: number }[] = [
+    { url: action, init: { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'csrf=x' }, status: 400 },
+    { url: action, init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `csrf=${csrf}&csrf=${csrf}&email=a&password=b` }, status: 400 },
+    { url: action, init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `csrf=${'a'.repeat(20_000)}` }, status: 413 },
+    { url: `${server.issuer}/signout`, init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'csrf=a&csrf=b' }, status: 400 },
+    { url: `${server.issuer}/signout`, init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"csrf":' }, status: 400 },
+  ];
+  for (const c of cases) {
+    const res = await fetch(c.url, { ...c.init, redirect: 'manual' });
+    const text = await res.text();
+    assert.equal(res.status, c.status, `${c.init.body?.toString().slice(0, 40)}: ${text.slice(0, 200)}`);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(text, /<html lang="en">[\s\S]*<h1>/);
+  }
+});

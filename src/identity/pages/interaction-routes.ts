@@ -15,6 +15,7 @@ import { sha256Hex } from '../../kit/crypto.ts';
 import { CsrfTokens } from './csrf.ts';
 import type { Throttle } from '../../kit/throttle.ts';
 import { errorPage } from './layout.ts';
+import { HttpError } from '../../kit/errors.ts';
 import { consentPage, signInPage, signOutPage } from './templates.ts';
 
 export interface PageDeps {
@@ -37,7 +38,7 @@ const FormBody = Type.Object(
   },
   { additionalProperties: true },
 );
-const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 429: Type.String() };
+const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 413: Type.String(), 415: Type.String(), 429: Type.String() };
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply
@@ -68,6 +69,16 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
     await scope.register(formbody, { bodyLimit: 16 * 1024 });
+    // A browser gets a page: the service's JSON error body would be mangled by these routes' HTML response
+    // schemas (sent as "[object Object]"). Failures of the service itself go on to the app's handler.
+    scope.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+      const status = err instanceof HttpError ? err.statusCode : err.validation ? 400 : err.statusCode ?? 500;
+      if (status < 400 || status >= 500) throw err;
+      request.log.info({ status, err: err.message }, 'page request refused');
+      return html(reply, status, errorPage(status === 413 ? 'Form too large' : 'Request refused', status === 413
+        ? 'The form sent more than this page accepts. Go back and try again.'
+        : 'The form could not be read. Go back to the application and start again.'));
+    });
 
     async function details(request: FastifyRequest, reply: FastifyReply, uid: string): Promise<InteractionDetails | undefined> {
       presentToProvider(request, publicUrl);
