@@ -186,3 +186,30 @@ test('signing out ends the login session and the provider session', async () => 
   const step = await browser.follow(next.url, CALLBACK);
   assert.ok(!step.callback && step.html.includes('<h1>Sign in</h1>'), 'signing in is needed again');
 });
+
+test('a consent revoked while its consent page is open: allowing afterwards is refused with a page, not a 500', async () => {
+  const third = await server.registerApp({ name: 'Racing Third Party', appType: 'web', redirectUris: [CALLBACK] });
+  const config = await discover(third.clientId, third.secret);
+  const browser = new TestBrowser();
+  const first = await startAuthorization(config, 'openid email');
+  await authorizeInBrowser(server.issuer, browser, first.url, alice, 'allow');
+
+  const more = await startAuthorization(config, 'openid email profile');
+  const page = await browser.follow(more.url, CALLBACK);
+  assert.match(page.html, /to access your account\?<\/h1>/, 'a new scope asks for consent on top of the existing grant');
+  const { revokeConsent } = await import('../../src/identity/consent/store.ts');
+  assert.ok(await revokeConsent(server.runtime.db, aliceId, third.id, 'user_initiated'));
+
+  const { field, formAction } = await import('./browser.ts');
+  const answer = await browser.request(new URL(formAction(page.html)!, server.issuer).href, { form: { csrf: field(page.html, 'csrf')!, decision: 'allow' } });
+  assert.equal(answer.status, 400);
+  assert.match(await answer.text(), /<h1>Sign-in request expired<\/h1>/);
+  const grants = await server.runtime.db.query('SELECT 1 FROM consent_grants WHERE principal_id = $1 AND client_id = $2', [aliceId, third.clientId]);
+  assert.equal(grants.rowCount, 0, 'nothing is recorded for the withdrawn consent');
+
+  const again = await startAuthorization(config, 'openid email profile');
+  const r = await authorizeInBrowser(server.issuer, browser, again.url, alice, 'allow');
+  assert.ok(r.sawConsent, 'starting again asks for every scope');
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(r.callback), { pkceCodeVerifier: again.verifier, expectedState: again.state, expectedNonce: again.nonce });
+  assert.deepEqual(String(tokens.scope).split(' ').sort(), ['email', 'openid', 'profile']);
+});

@@ -107,6 +107,13 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       const client = await provider().Client.find(d.params.client_id);
       const account = await deps.accounts.find(accountId);
       if (!accountId || !client || !account) return html(reply, 400, errorPage('Sign-in request failed', 'The application or the account of this request no longer exists.'));
+      const Grant = provider().Grant;
+      // The grant this request adds to may have gone since the page was shown (consent withdrawn): what is missing
+      // was computed against it, so the request must start again rather than build on nothing.
+      const existing = d.grantId ? await Grant.find(d.grantId) : undefined;
+      if (d.grantId && !existing) {
+        return html(reply, 400, errorPage('Sign-in request expired', 'Access to this application was withdrawn while this page was open. Go back to the application and start again.'));
+      }
       const missing = (d.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
       const grantable = grantableScopes(missing, client.scope, account.allowedScopes);
       const already = await consentedScopes(deps.db, accountId, client.clientId);
@@ -125,8 +132,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
         if (needsAnswer) await recordConsent(deps.db, accountId, client.clientId, grantable);
         else await touchConsent(deps.db, accountId, client.clientId);
       }
-      const Grant = provider().Grant;
-      const grant = d.grantId ? await Grant.find(d.grantId) : new Grant({ accountId, clientId: client.clientId });
+      const grant = existing ?? new Grant({ accountId, clientId: client.clientId });
       if (grantable.length) grant.addOIDCScope(grantable.join(' '));
       const rejected = missing.filter((s) => !grantable.includes(s));
       if (rejected.length) grant.rejectOIDCScope(rejected.join(' '));
