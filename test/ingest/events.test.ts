@@ -114,6 +114,18 @@ test('an event PostgreSQL could not store is rejected on its own, never a 500 fo
   assert.deepEqual(await storedIds([good.event_id as string, late.event_id as string]), [good.event_id]);
 });
 
+test('an event nested thousands of levels deep (well under 100 KB) is rejected on its own, not a 500', async () => {
+  const good = makeEvent(projectId);
+  const deep = makeEvent(projectId);
+  const head = JSON.stringify(deep).slice(0, -1);
+  // 10 KB of brackets: JSON.stringify overflows the stack on it, and PostgreSQL's jsonb has a depth limit of its own.
+  const body = `{"events":[${head},"metadata":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}},${JSON.stringify(good)}]}`;
+  const res = await post(body);
+  assert.equal(res.statusCode, 202, res.body);
+  assert.deepEqual(res.json(), { accepted: 1, rejected: 1, errors: [{ index: 0, error: 'metadata: must not be nested more than 64 levels deep' }] });
+  assert.deepEqual(await storedIds([good.event_id as string, deep.event_id as string]), [good.event_id]);
+});
+
 test('a duplicate id within one batch: the first is stored, the repeat rejected', async () => {
   const first = makeEvent(projectId);
   const repeat = { ...makeEvent(projectId), event_id: first.event_id };

@@ -103,6 +103,16 @@ test('metadata must be an object', () => {
   for (const bad of [[1, 2], 'x', 3, null, true]) assert.equal(errorOf(valid({ metadata: bad })), 'metadata: must be an object', JSON.stringify(bad));
 });
 
+test('nesting is limited to 64 levels below a field, counted in objects and arrays', () => {
+  const nest = (levels: number): unknown => (levels === 0 ? 'leaf' : levels % 2 ? [nest(levels - 1)] : { k: nest(levels - 1) });
+  assert.equal(errorOf(valid({ metadata: nest(64) as object })), undefined);
+  assert.equal(errorOf(valid({ metadata: { a: nest(63) } })), undefined);
+  assert.equal(errorOf(valid({ metadata: { a: nest(64) } })), 'metadata: must not be nested more than 64 levels deep');
+  assert.equal(errorOf(valid({ 'x.unknown': nest(65) })), 'x.unknown: must not be nested more than 64 levels deep');
+  const { rejections } = validateBatch([valid({ 'x.unknown': JSON.parse(`${'['.repeat(10_000)}${']'.repeat(10_000)}`) })], P);
+  assert.deepEqual(rejections.map((r) => r.reason), ['too_deep']);
+});
+
 test('an event must be an object', () => {
   for (const bad of [null, 'e', 1, [valid()]]) assert.equal(errorOf(bad), 'event: must be an object');
 });

@@ -54,5 +54,7 @@ export const OPTIONAL_FIELDS: readonly (readonly [string, OptionalKind])[] = [
 export const MAX_EVENTS_PER_BATCH = 1_000;
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const MAX_EVENT_BYTES = 100 * 1024;
+/** Objects and arrays within one field of an event: ample for real payloads, far below what V8's JSON.stringify and jsonb can take. */
+export const MAX_NESTING = 64;
 /** The unique index on (project_id, event_id) cannot hold arbitrarily long keys; 256 characters is ample for any id scheme. */
 export const MAX_ID_LENGTH = 256;

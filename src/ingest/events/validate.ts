@@ -1,10 +1,10 @@
-import { EVENT_TYPES, MAX_EVENT_BYTES, MAX_ID_LENGTH, OPTIONAL_FIELDS, REQUIRED_FIELDS, type OptionalKind } from './fields.ts';
+import { EVENT_TYPES, MAX_EVENT_BYTES, MAX_ID_LENGTH, MAX_NESTING, OPTIONAL_FIELDS, REQUIRED_FIELDS, type OptionalKind } from './fields.ts';
 import { parseIsoTimestamp } from './timestamp.ts';
 
 /** Why an event was rejected, as a metric label; the message tells the client the field. */
 export type RejectReason =
   | 'not_object' | 'required' | 'wrong_type' | 'invalid_value' | 'event_type' | 'timestamp'
-  | 'project_mismatch' | 'too_large' | 'unstorable' | 'duplicate_in_batch';
+  | 'project_mismatch' | 'too_deep' | 'too_large' | 'unstorable' | 'duplicate_in_batch';
 
 export interface Rejection {
   index: number;
@@ -82,6 +82,14 @@ export function validateEvent(value: unknown, projectId: string): Outcome {
     if (problem) return { error: `${field}: ${problem[0]}`, reason: problem[1] };
   }
 
+  // Before serialising: 5,000 levels fit in 10 KB, and both JSON.stringify (stack overflow) and jsonb would fail on them.
+  for (const field in event) {
+    const v = event[field];
+    if (typeof v === 'object' && v !== null && nestedDeeper(v, MAX_NESTING)) {
+      return { error: `${field}: must not be nested more than ${MAX_NESTING} levels deep`, reason: 'too_deep' };
+    }
+  }
+
   const body = JSON.stringify(event);
   // Bytes of UTF-8; the string length is a lower bound, so the exact count is only needed near the limit.
   if (body.length * 3 > MAX_EVENT_BYTES && Buffer.byteLength(body) > MAX_EVENT_BYTES) {
@@ -120,6 +128,18 @@ function checkOptional(v: unknown, kind: OptionalKind): Problem | undefined {
     case 'object':
       return typeof v === 'object' && v !== null && !Array.isArray(v) ? undefined : ['must be an object', 'wrong_type'];
   }
+}
+
+/** Whether objects and arrays nest more than `levels` deep, `value` itself counting as the first level. */
+function nestedDeeper(value: unknown, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (levels === 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestedDeeper(item, levels - 1)) return true;
+    return false;
+  }
+  for (const key in value) if (nestedDeeper((value as Record<string, unknown>)[key], levels - 1)) return true;
+  return false;
 }
 
 /** The top-level field (or `event` for a key) holding a NUL or an unpaired surrogate; undefined when the escape was a false alarm. */
