@@ -58,6 +58,21 @@ test('projects: create (chosen or generated id), list, get, conflict, bad input'
   assert.equal((await h.admin('GET', '/v1/admin/projects/nope')).statusCode, 404);
 });
 
+test('admin input PostgreSQL cannot hold (NUL characters) is 400 naming the field, never a 500', async () => {
+  const bad = async (res: { statusCode: number; json(): any }, field: RegExp) => {
+    assert.equal(res.statusCode, 400, JSON.stringify(res.json()));
+    assert.equal(res.json().error.code, 'invalid_request');
+    assert.match(res.json().error.message, field);
+  };
+  await bad(await h.admin('POST', '/v1/admin/projects', { name: 'a\u0000b' }), /^name: must not contain a NUL character$/);
+  await bad(await h.admin('GET', '/v1/admin/projects/a%00b'), /^projectId: must not contain a NUL character$/);
+  await bad(await h.admin('GET', '/v1/admin/projects/a%00b/keys'), /^projectId: /);
+  await h.admin('POST', '/v1/admin/projects', { name: 'Nul', id: 'nul-proj' });
+  await bad(await h.admin('POST', '/v1/admin/projects/nul-proj/keys', { name: 'x\u0000' }), /^name: /);
+  await bad(await h.admin('DELETE', '/v1/admin/projects/nul-proj/keys/key%00'), /^keyId: /);
+  assert.equal((await sql.query(`SELECT count(*)::int AS n FROM ingest.api_keys WHERE project_id = 'nul-proj'`)).rows[0].n, 0);
+});
+
 test('keys: shown once, stored only as SHA-256, several per project, listed without the key, revocable', async () => {
   await h.admin('POST', '/v1/admin/projects', { name: 'Keys', id: 'keys-proj' });
   const a = await h.admin('POST', '/v1/admin/projects/keys-proj/keys', { name: 'ci' });

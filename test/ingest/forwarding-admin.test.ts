@@ -42,6 +42,29 @@ test('destination routes need the admin token', async () => {
   assert.equal((await h.app.inject({ method: 'POST', url: '/v1/admin/destinations/dst_x/dead-letters/replay', payload: {} })).statusCode, 401);
 });
 
+test('destination and dead-letter input the database cannot take is 400, never a 500', async () => {
+  const bad = (res: { statusCode: number; json(): any }, message: RegExp) => assertError(res, 400, message);
+  const url = `/v1/admin/projects/${projectId}/destinations`;
+  const webhook = { kind: 'webhook', base_url: 'https://example.com/hook' };
+  bad(await h.admin('POST', url, { name: 'a\u0000', ...webhook }), /^name: must not contain a NUL character$/);
+  bad(await h.admin('POST', url, { name: 'a', ...webhook, settings: { note: 'x\u0000' } }), /^settings\.note: must not contain a NUL/);
+  bad(await h.admin('POST', url, { name: 'a', ...webhook, settings: { 'k\u0000': 1 } }), /^settings: must not contain a NUL character in a key$/);
+  const deep = `{"name":"a","kind":"webhook","base_url":"https://example.com/hook","settings":{"deep":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
+  const deepRes = await h.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, payload: deep });
+  bad(deepRes, /^settings\.deep(\.0)*: must not be nested more than 64 levels deep$/);
+  bad(await h.admin('GET', '/v1/admin/projects/x%00/destinations'), /^projectId: /);
+  bad(await h.admin('GET', '/v1/admin/destinations/dst%00'), /^destinationId: /);
+  const created = await h.admin('POST', url, { name: 'nul-checks', ...webhook });
+  assert.equal(created.statusCode, 201);
+  const id = created.json().id as string;
+  bad(await patch(id, { name: '\u0000' }), /^name: /);
+  bad(await patch(id, { settings: { a: '\u0000' } }), /^settings\.a: /);
+  // Ids beyond PostgreSQL's bigint (and JavaScript's safe integers) are refused by the schema.
+  bad(await h.admin('GET', `/v1/admin/destinations/${id}/dead-letters?after=100000000000000000000`), /after/);
+  bad(await h.admin('POST', `/v1/admin/destinations/${id}/dead-letters/replay`, { ids: [1e20] }), /ids/);
+  assert.equal((await h.admin('GET', `/v1/admin/destinations/${id}`)).json().name, 'nul-checks');
+});
+
 test('bad destination input is refused with a message naming the problem', async () => {
   const url = `/v1/admin/projects/${projectId}/destinations`;
   assertError(await h.admin('POST', url, { name: 'a', kind: 'kafka' }), 400, /kind/);

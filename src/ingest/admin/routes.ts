@@ -10,6 +10,7 @@ import {
   PROJECT_ID_PATTERN, ProjectExistsError, ProjectNotFoundError,
 } from '../projects/store.ts';
 import type { AdminGuard } from './auth.ts';
+import { refuseUnstorableInput } from './storable-input.ts';
 
 const Project = Type.Object({ id: Type.String(), name: Type.String(), created_at: Type.String() });
 const ApiKey = Type.Object({
@@ -34,6 +35,7 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
   app.register(async (plugin) => {
     const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
     admin.addHook('preHandler', deps.requireAdmin);
+    admin.addHook('preHandler', refuseUnstorableInput);
 
     admin.post('/projects', {
       schema: {

@@ -4,6 +4,7 @@ import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
+import { refuseUnstorableInput } from '../admin/storable-input.ts';
 import { ErrorBody } from '../errors.ts';
 import { listDeadLetters, replayDeadLetters } from './dead-letters/store.ts';
 import {
@@ -64,6 +65,7 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
   app.register(async (plugin) => {
     const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
     admin.addHook('preHandler', deps.requireAdmin);
+    admin.addHook('preHandler', refuseUnstorableInput);
 
     const found = async (id: string) => {
       const d = await getDestination(db, id);
@@ -150,7 +152,7 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
         params: DestinationParams,
         querystring: Type.Object({
           limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
-          after: Type.Optional(Type.Integer({ minimum: 0, description: 'Last id of the previous page' })),
+          after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Last id of the previous page' })),
         }, { additionalProperties: false }),
         response: { 200: Type.Object({ dead_letters: Type.Array(DeadLetter), next_after: Type.Union([Type.Integer(), Type.Null()]) }), ...errors },
       },
@@ -171,7 +173,7 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
         tags,
         security,
         params: DestinationParams,
-        body: Type.Object({ ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 10_000 })) }, { additionalProperties: false }),
+        body: Type.Object({ ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 10_000 })) }, { additionalProperties: false }),
         response: { 200: Type.Object({ replayed: Type.Integer() }), ...errors },
       },
     }, async (request) => {
