@@ -30,6 +30,8 @@ export interface AppOptions {
  * handler that answers in the service's own shape and never leaks internals on a 500.
  */
 export async function createApp(options: AppOptions): Promise<App> {
+  const errorBody = options.errorBody ?? standardErrorBody;
+  const classify = options.classify ?? ((e: ApiError) => e);
   const app = Fastify({
     logger: loggerOptions(options.name, options.logLevel),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
@@ -42,10 +44,15 @@ export async function createApp(options: AppOptions): Promise<App> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    // Errors raised before routing (a malformed URL) get the service's shape too, not Fastify's default.
+    frameworkErrors: (error, request, reply: FastifyReply) => {
+      const info = classify(toApiError(error, request.id), error);
+      reply.code(info.statusCode).type('application/json; charset=utf-8').send(errorBody(info));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const errorBody = options.errorBody ?? standardErrorBody;
-  const classify = options.classify ?? ((e: ApiError) => e);
+  // JSON APIs: a text/plain body is an unsupported media type (415), not a string that fails validation.
+  app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -226,7 +226,7 @@ test('malformed posts to the browser pages get an HTML error page, never a 500 o
   const action = new URL(formAction(page.html)!, server.issuer).href;
   const csrf = field(page.html, 'csrf')!;
   const cases: { url: string; init: RequestInit; status: number }[] = [
-    { url: action, init: { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'csrf=x' }, status: 400 },
+    { url: action, init: { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'csrf=x' }, status: 415 },
     { url: action, init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `csrf=${csrf}&csrf=${csrf}&email=a&password=b` }, status: 400 },
     { url: action, init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `csrf=${'a'.repeat(20_000)}` }, status: 413 },
     { url: `${server.issuer}/signout`, init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'csrf=a&csrf=b' }, status: 400 },

@@ -61,6 +61,14 @@ test('schema violations, bad JSON, oversize bodies and unknown routes get the do
   const wrongType = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'text/csv' }, payload: 'a,b' });
   assert.equal(wrongType.statusCode, 415);
 
+  const plain = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'text/plain' }, payload: 'hello' });
+  assert.equal(plain.statusCode, 415);
+  assert.equal(plain.json().error.code, 'unsupported_media_type');
+
+  const badUrl = await app.inject({ method: 'GET', url: '/items/%E0%A4%A' });
+  assert.equal(badUrl.statusCode, 400);
+  assert.equal(badUrl.json().error.code, 'invalid_request');
+
   const missing = await app.inject({ method: 'GET', url: '/nowhere?token=abc' });
   assert.equal(missing.statusCode, 404);
   assert.deepEqual(missing.json(), { error: { code: 'not_found', message: 'no route for GET /nowhere' } });
