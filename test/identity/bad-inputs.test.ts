@@ -240,3 +240,13 @@ test('malformed posts to the browser pages get an HTML error page, never a 500 o
     assert.match(text, /<html lang="en">[\s\S]*<h1>/);
   }
 });
+
+test('unknown OAuth endpoints and wrong methods answer in the OAuth error shape', async () => {
+  const get = await fetch(`${server.issuer}/oauth/token`);
+  assert.equal(get.status, 405);
+  assert.equal(get.headers.get('allow'), 'POST');
+  assert.equal(((await get.json()) as any).error, 'invalid_request');
+  const unknown = await fetch(`${server.issuer}/oauth/nothing-here`, { method: 'POST' });
+  assert.equal(unknown.status, 404);
+  assert.match(((await unknown.json()) as any).error_description, /no endpoint POST \/oauth\/nothing-here/);
+});

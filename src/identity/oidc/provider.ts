@@ -250,6 +250,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
  */
 function shapeResponses(deps: ProviderDeps) {
   const basicOnly = new Set<string>([ROUTES.introspection, ROUTES.revocation]);
+  const postOnly = new Set<string>([ROUTES.token, ROUTES.introspection, ROUTES.revocation]);
   return async (ctx: any, next: () => Promise<void>) => {
     // The contract authenticates introspection and revocation with HTTP Basic only. Without it the provider would
     // answer 400 invalid_request, or let a public client in on its client_id alone (v9 has one auth method per
@@ -262,6 +263,20 @@ function shapeResponses(deps: ProviderDeps) {
       return;
     }
     await next();
+    if (ctx.status === 404 && ctx.body == null) {
+      // No endpoint took the request: OAuth's error shape instead of the router's plain "Not Found", and
+      // 405 for the POST-only endpoints asked with another method.
+      ctx.set('Cache-Control', 'no-store');
+      if (postOnly.has(ctx.path) && ctx.method !== 'POST') {
+        ctx.status = 405;
+        ctx.set('Allow', 'POST');
+        ctx.body = { error: 'invalid_request', error_description: `${ctx.path} only accepts POST` };
+      } else {
+        ctx.status = 404;
+        ctx.body = { error: 'invalid_request', error_description: `no endpoint ${ctx.method} ${ctx.path}` };
+      }
+      return;
+    }
     const route = ctx.oidc?.route;
     if (route === 'introspection' && ctx.body?.active === true) {
       const entities = ctx.oidc.entities;
