@@ -30,6 +30,9 @@ export interface DatabaseOptions {
   dataDir: string;
   schema: string;
   poolSize?: number;
+  /** Longest a statement may run on PostgreSQL before the server cancels it (0: no limit). 60 s by default, so a
+   * hung query cannot hold a request, or a shutdown, forever; migrations lift it for their own transaction. */
+  statementTimeoutMs?: number;
   /** Name used in the lock message if another process holds the embedded data directory. */
   owner?: string;
 }
@@ -38,14 +41,21 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (!SCHEMA_NAME.test(options.schema)) throw new Error(`invalid schema name ${options.schema}`);
-  return options.url ? openPostgres(options.url, options.schema, options.poolSize ?? 10) : openPGlite(options.dataDir, options.schema, options.owner);
+  return options.url
+    ? openPostgres(options.url, options.schema, options.poolSize ?? 10, options.statementTimeoutMs ?? 60_000)
+    : openPGlite(options.dataDir, options.schema, options.owner);
 }
 
 // int8 (counts, sums) as numbers on both backends, like PGlite does by default.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-async function openPostgres(url: string, schema: string, max: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema},public`, connectionTimeoutMillis: 5_000 });
+async function openPostgres(url: string, schema: string, max: number, statementTimeoutMs: number): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    options: `-c search_path=${schema},public -c statement_timeout=${Math.max(0, Math.floor(statementTimeoutMs))}`,
+    connectionTimeoutMillis: 5_000,
+  });
   // An idle client that loses its server emits here; without a listener the process would crash.
   pool.on('error', () => {});
   try {

@@ -16,6 +16,8 @@ export async function migrate(db: Database, dir: URL | string): Promise<Migratio
   const files = (await readdir(dir)).filter((f) => FILE.test(f)).sort();
   const scripts = await Promise.all(files.map(async (f) => ({ name: f, sql: await readFile(new URL(f, withSlash(dir)), 'utf8') })));
   return db.transaction(async (tx) => {
+    // A migration may rewrite a large table: the pool's statement timeout does not apply to it.
+    await tx.query('SET LOCAL statement_timeout = 0');
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`platform.migrate.${db.schema}`]);
     await tx.query(`CREATE SCHEMA IF NOT EXISTS ${db.schema}`);
     await tx.query(`CREATE TABLE IF NOT EXISTS ${db.schema}.schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);

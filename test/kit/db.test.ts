@@ -134,6 +134,18 @@ test('two instances migrating one PostgreSQL database at once apply each migrati
   }
 });
 
+test('a statement running past the timeout is cancelled by PostgreSQL, and migrations are exempt', async () => {
+  const db = await openDatabase({ url: pgdb.url, dataDir: '', schema: 'timeouts', statementTimeoutMs: 200 });
+  try {
+    await assert.rejects(db.query('SELECT pg_sleep(2)'), /statement timeout/);
+    assert.equal((await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one, 1, 'the pool still works');
+    const dir = migrationsDir('slow', { '001_slow.sql': 'SELECT pg_sleep(0.5); CREATE TABLE slow_done (x int);' });
+    assert.deepEqual((await migrate(db, dir)).applied, ['001_slow.sql']);
+  } finally {
+    await db.close();
+  }
+});
+
 test('an embedded data directory belongs to one process', async () => {
   const dataDir = join(tmp.path, 'locked');
   const first = await openDatabase({ dataDir, schema: 'svc', owner: 'svc server' });
