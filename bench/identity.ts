@@ -7,7 +7,8 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { connect, createServer, type Socket } from 'node:net';
+import { createServer } from 'node:net';
+import { Connection, percentile } from './support/connection.ts';
 import Fastify from 'fastify';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -71,73 +72,6 @@ interface Result {
   p99: number;
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-/**
- * The load generator shares the machine's two cores with the server and PostgreSQL, so it is kept light:
- * one keep-alive socket per concurrent client, requests written as prebuilt bytes, answers framed by
- * their Content-Length (every endpoint measured here sends one) rather than through node:http's client.
- */
-class Connection {
-  private socket: Socket | undefined;
-  private buffered: Buffer = Buffer.alloc(0);
-  private waiting: { resolve: (r: { status: number; body: string }) => void; reject: (e: Error) => void } | undefined;
-  private readonly port: number;
-
-  constructor(port: number) {
-    this.port = port;
-  }
-
-  request(bytes: Buffer): Promise<{ status: number; body: string }> {
-    if (!this.socket) this.open();
-    return new Promise((resolve, reject) => {
-      this.waiting = { resolve, reject };
-      this.socket!.write(bytes);
-    });
-  }
-
-  close(): void {
-    this.socket?.destroy();
-  }
-
-  private open(): void {
-    const socket = connect({ host: '127.0.0.1', port: this.port, noDelay: true });
-    this.socket = socket;
-    this.buffered = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    const fail = (err?: Error) => {
-      if (this.socket === socket) this.socket = undefined;
-      const w = this.waiting;
-      this.waiting = undefined;
-      w?.reject(err ?? new Error('connection closed'));
-    };
-    socket.on('error', fail);
-    socket.on('close', () => fail());
-  }
-
-  private onData(chunk: Buffer): void {
-    this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
-    const headerEnd = this.buffered.indexOf('\r\n\r\n');
-    if (headerEnd < 0) return;
-    const head = this.buffered.toString('latin1', 0, headerEnd).toLowerCase();
-    const length = /\r\ncontent-length: *(\d+)/.exec(head);
-    if (!length) {
-      this.socket?.destroy(new Error('answer without content-length'));
-      return;
-    }
-    const end = headerEnd + 4 + Number(length[1]);
-    if (this.buffered.length < end) return;
-    const status = Number(head.slice(9, 12));
-    const body = this.buffered.toString('utf8', headerEnd + 4, end);
-    this.buffered = this.buffered.subarray(end);
-    const w = this.waiting;
-    this.waiting = undefined;
-    w?.resolve({ status, body });
-  }
-}
 
 function formPost(port: number, path: string, body: string, headers: Record<string, string> = {}): Buffer {
   const lines = [`POST ${path} HTTP/1.1`, `host: 127.0.0.1:${port}`, 'content-type: application/x-www-form-urlencoded', `content-length: ${Buffer.byteLength(body)}`];
@@ -152,7 +86,7 @@ async function load(name: string, port: number, requestOf: (i: number) => Buffer
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    const connection = new Connection(port);
+    const connection = new Connection(new URL(`http://127.0.0.1:${port}/`));
     try {
       while (performance.now() < deadline) {
         const t = performance.now();
@@ -193,7 +127,7 @@ async function main(): Promise<void> {
       : skipped('bare Fastify POST (skipped)');
     const cc = PHASES.has('token') ? await load('client_credentials token', ready.port, () => tokenRequest, issued) : skipped('client_credentials token (skipped)');
 
-    const one = new Connection(ready.port);
+    const one = new Connection(new URL(`http://127.0.0.1:${ready.port}/`));
     const introspections: Buffer[] = [];
     for (let k = 0; k < 500; k++) {
       const token = JSON.parse((await one.request(tokenRequest)).body).access_token as string;

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { Connection, percentile } from './support/connection.ts';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
@@ -81,69 +81,6 @@ function eventTemplates(projectId: string): string[] {
     if (type === 'state.change') Object.assign(event, { 'ui.state.key': 'cart', 'ui.state.before': '{"items":1}', 'ui.state.after': '{"items":2}' });
     return JSON.stringify(event);
   });
-}
-
-/**
- * One keep-alive socket, one request at a time, answers framed by their Content-Length (the service and the bare
- * endpoint always send one). node:http's client costs more CPU per request than it should on the two cores the
- * server and PostgreSQL need, so the load generator writes prebuilt bytes on a raw socket instead.
- */
-class Connection {
-  private socket: Socket | undefined;
-  private buffered: Buffer = Buffer.alloc(0);
-  private waiting: { resolve: (r: { status: number; body: string }) => void; reject: (e: Error) => void } | undefined;
-  private readonly target: URL;
-
-  constructor(target: URL) {
-    this.target = target;
-  }
-
-  request(bytes: Buffer): Promise<{ status: number; body: string }> {
-    if (!this.socket) this.open();
-    return new Promise((resolve, reject) => {
-      this.waiting = { resolve, reject };
-      this.socket!.write(bytes);
-    });
-  }
-
-  close(): void {
-    this.socket?.destroy();
-  }
-
-  private open(): void {
-    const socket = connect({ host: this.target.hostname, port: Number(this.target.port), noDelay: true });
-    this.socket = socket;
-    this.buffered = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    const fail = (err?: Error) => {
-      if (this.socket === socket) this.socket = undefined;
-      const w = this.waiting;
-      this.waiting = undefined;
-      w?.reject(err ?? new Error('connection closed'));
-    };
-    socket.on('error', fail);
-    socket.on('close', () => fail());
-  }
-
-  private onData(chunk: Buffer): void {
-    this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
-    const headerEnd = this.buffered.indexOf('\r\n\r\n');
-    if (headerEnd < 0) return;
-    const head = this.buffered.toString('latin1', 0, headerEnd).toLowerCase();
-    const length = /\r\ncontent-length: *(\d+)/.exec(head);
-    if (!length) {
-      this.socket?.destroy(new Error('answer without content-length'));
-      return;
-    }
-    const end = headerEnd + 4 + Number(length[1]);
-    if (this.buffered.length < end) return;
-    const status = Number(head.slice(9, 12));
-    const body = this.buffered.toString('utf8', headerEnd + 4, end);
-    this.buffered = this.buffered.subarray(end);
-    const w = this.waiting;
-    this.waiting = undefined;
-    w?.resolve({ status, body });
-  }
 }
 
 const ID_DIGITS = 12;
@@ -291,9 +228,6 @@ async function measured(url: string, key: string, projectId: string, serverPid: 
   return { result, serverCpu: (cpuSeconds(serverPid) - server0) / wall, postgresCpu: postgresCpuSince(pg0) / wall };
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
 
 function summarise(name: string, r: LoadResult, rssMb: number, serverCpu: number, postgresCpu: number) {
   const sorted = [...r.latencies].sort((a, b) => a - b);
