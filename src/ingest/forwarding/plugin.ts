@@ -5,6 +5,7 @@ import type { Database } from '../../kit/db.ts';
 import { registerForwardingAdminRoutes } from './admin-routes.ts';
 import { checkForwardingConfig, type ForwardingConfig } from './config.ts';
 import { DeliveryWorker } from './delivery/worker.ts';
+import { sealPlainBaseUrls } from './destinations/store.ts';
 import { createForwardingMetrics } from './metrics.ts';
 
 export interface ForwardingDeps {
@@ -16,11 +17,14 @@ export interface ForwardingDeps {
 }
 
 /**
- * Forwarding's part of the ingest app: admin routes for destinations and dead letters, its metrics, and — when
+ * Forwarding's part of the ingest app: URLs still in clear sealed, admin routes for destinations and dead letters, its metrics, and — when
  * INGEST_FORWARDING_ENABLED — the delivery worker, stopped by an onClose hook that runs before the database closes.
  */
 export async function registerForwarding(app: App, deps: ForwardingDeps): Promise<void> {
   checkForwardingConfig(deps.config);
+  // Rows from before URLs were sealed (migration 102 cannot seal: SQL has no key) are sealed at the first start.
+  const sealed = await sealPlainBaseUrls(deps.db, deps.secretKey);
+  if (sealed > 0) app.log.info({ destinations: sealed }, 'forwarding: sealed destination URLs kept in clear by an older version');
   const metrics = createForwardingMetrics(deps.registry, deps.db);
   registerForwardingAdminRoutes(app, deps);
   if (!deps.config.forwardingEnabled) return;

@@ -1,5 +1,7 @@
 import type { Queryable } from '../../../kit/db.ts';
 import { openSealedString, randomToken, seal } from '../../../kit/crypto.ts';
+import { checkBaseUrl, openBaseUrl, redactBaseUrl, sealBaseUrl } from './base-url.ts';
+import { DestinationConflictError, DestinationInputError, DestinationNotFoundError } from './errors.ts';
 import { isDestinationKind, KINDS, type DestinationKind } from '../vendors/index.ts';
 import type { DestinationTarget } from '../vendors/types.ts';
 
@@ -9,6 +11,7 @@ export interface DestinationView {
   project_id: string;
   name: string;
   kind: DestinationKind;
+  /** Only scheme, host and port (`/…` when there is more): the whole URL may be a secret. */
   base_url: string;
   settings: Record<string, unknown>;
   credential_fields: string[];
@@ -19,9 +22,7 @@ export interface DestinationView {
   dead_letters: number;
 }
 
-export class DestinationInputError extends Error {}
-export class DestinationNotFoundError extends Error {}
-export class DestinationConflictError extends Error {}
+export { checkBaseUrl, DestinationConflictError, DestinationInputError, DestinationNotFoundError };
 
 const ts = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const VIEW_COLUMNS = `d.id, d.project_id, d.name, d.kind, d.base_url, d.settings, d.credential_fields, d.enabled,
@@ -32,18 +33,6 @@ const VIEW_COLUMNS = `d.id, d.project_id, d.name, d.kind, d.base_url, d.settings
 /** Credentials are sealed bound to the destination id, so a ciphertext moved to another row does not open. */
 function sealContext(id: string): string {
   return `ingest.destination:${id}`;
-}
-
-export function checkBaseUrl(raw: string): string {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    throw new DestinationInputError('base_url: must be an absolute http or https URL');
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new DestinationInputError('base_url: must be an absolute http or https URL');
-  if (u.username || u.password) throw new DestinationInputError('base_url: must not carry credentials; give them in credentials');
-  return u.href;
 }
 
 export interface NewDestination {
@@ -74,21 +63,25 @@ export async function createDestination(db: Queryable, key: Buffer, input: NewDe
   const project = await db.query('SELECT 1 FROM projects WHERE id = $1', [input.projectId]);
   if (project.rowCount === 0) throw new DestinationNotFoundError(`no project ${input.projectId}`);
   const inserted = await db.query(
-    `INSERT INTO destinations (id, project_id, name, kind, base_url, settings, credentials_sealed, credential_fields, enabled)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (project_id, name) DO NOTHING RETURNING id`,
-    [id, input.projectId, input.name, input.kind, baseUrl, JSON.stringify(settings), sealed, Object.keys(prepared.credentials), input.enabled ?? true],
+    `INSERT INTO destinations (id, project_id, name, kind, base_url, base_url_sealed, settings, credentials_sealed, credential_fields, enabled)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (project_id, name) DO NOTHING RETURNING id`,
+    [id, input.projectId, input.name, input.kind, redactBaseUrl(baseUrl), sealBaseUrl(key, id, baseUrl), JSON.stringify(settings), sealed, Object.keys(prepared.credentials), input.enabled ?? true],
   );
   if (inserted.rowCount === 0) throw new DestinationConflictError(`project ${input.projectId} already has a destination named ${JSON.stringify(input.name)}`);
   return { destination: (await getDestination(db, id))!, shownOnce: prepared.shownOnce };
 }
 
+// A row written before URLs were sealed still holds its URL in clear until sealed: redact it on the way out too.
+const shown = (d: DestinationView): DestinationView => ({ ...d, base_url: redactBaseUrl(d.base_url) });
+
 export async function getDestination(db: Queryable, id: string): Promise<DestinationView | undefined> {
-  return (await db.query<DestinationView>(`SELECT ${VIEW_COLUMNS} FROM destinations d WHERE d.id = $1`, [id])).rows[0];
+  const row = (await db.query<DestinationView>(`SELECT ${VIEW_COLUMNS} FROM destinations d WHERE d.id = $1`, [id])).rows[0];
+  return row && shown(row);
 }
 
 export async function listDestinations(db: Queryable, projectId?: string): Promise<DestinationView[]> {
   const where = projectId === undefined ? '' : 'WHERE d.project_id = $1';
-  return (await db.query<DestinationView>(`SELECT ${VIEW_COLUMNS} FROM destinations d ${where} ORDER BY d.project_id, d.created_at, d.id`, projectId === undefined ? [] : [projectId])).rows;
+  return (await db.query<DestinationView>(`SELECT ${VIEW_COLUMNS} FROM destinations d ${where} ORDER BY d.project_id, d.created_at, d.id`, projectId === undefined ? [] : [projectId])).rows.map(shown);
 }
 
 export interface DestinationChanges {
@@ -111,7 +104,11 @@ export async function updateDestination(db: Queryable, key: Buffer, id: string, 
   };
   if (changes.name !== undefined) set('name', changes.name);
   if (changes.enabled !== undefined) set('enabled', changes.enabled);
-  if (changes.baseUrl !== undefined) set('base_url', checkBaseUrl(changes.baseUrl));
+  if (changes.baseUrl !== undefined) {
+    const baseUrl = checkBaseUrl(changes.baseUrl);
+    set('base_url', redactBaseUrl(baseUrl));
+    set('base_url_sealed', sealBaseUrl(key, id, baseUrl));
+  }
   const settings = changes.settings ?? current.settings;
   if (changes.settings !== undefined) set('settings', JSON.stringify(changes.settings));
   if (changes.credentials !== undefined || changes.settings !== undefined) {
@@ -146,11 +143,38 @@ export async function deleteDestination(db: Queryable, id: string): Promise<bool
 
 /** What the delivery worker needs of an enabled destination, credentials opened. */
 export async function loadTarget(db: Queryable, key: Buffer, id: string): Promise<(DestinationTarget & { kind: DestinationKind }) | undefined> {
-  const row = (await db.query<{ id: string; kind: DestinationKind; base_url: string; settings: Record<string, unknown>; credentials_sealed: string }>(
-    'SELECT id, kind, base_url, settings, credentials_sealed FROM destinations WHERE id = $1 AND enabled',
+  const row = (await db.query<{ id: string; kind: DestinationKind; base_url: string; base_url_sealed: string | null; settings: Record<string, unknown>; credentials_sealed: string }>(
+    'SELECT id, kind, base_url, base_url_sealed, settings, credentials_sealed FROM destinations WHERE id = $1 AND enabled',
     [id],
   )).rows[0];
   if (!row) return undefined;
   const credentials = JSON.parse(openSealedString(key, row.credentials_sealed, sealContext(row.id))) as Record<string, string>;
-  return { id: row.id, kind: row.kind, baseUrl: row.base_url, settings: row.settings, credentials };
+  let baseUrl: string;
+  if (row.base_url_sealed === null) {
+    baseUrl = row.base_url;
+    await sealPlainBaseUrl(db, key, row.id, row.base_url);
+  } else {
+    baseUrl = openBaseUrl(key, row.id, row.base_url_sealed);
+  }
+  return { id: row.id, kind: row.kind, baseUrl, settings: row.settings, credentials };
+}
+
+/**
+ * Seals the URL of a row written before URLs were sealed. Only if the row is still as read: an update or another
+ * instance sealing it meanwhile wins, and the plain URL is never lost (it is replaced in the same statement).
+ */
+async function sealPlainBaseUrl(db: Queryable, key: Buffer, id: string, plain: string): Promise<boolean> {
+  const updated = await db.query(
+    'UPDATE destinations SET base_url = $2, base_url_sealed = $3 WHERE id = $1 AND base_url_sealed IS NULL AND base_url = $4',
+    [id, redactBaseUrl(plain), sealBaseUrl(key, id, plain), plain],
+  );
+  return updated.rowCount > 0;
+}
+
+/** Seals every URL still kept in clear (rows from before migration 102); run when an instance starts. Returns how many. */
+export async function sealPlainBaseUrls(db: Queryable, key: Buffer): Promise<number> {
+  const rows = (await db.query<{ id: string; base_url: string }>('SELECT id, base_url FROM destinations WHERE base_url_sealed IS NULL')).rows;
+  let sealed = 0;
+  for (const row of rows) if (await sealPlainBaseUrl(db, key, row.id, row.base_url)) sealed++;
+  return sealed;
 }
