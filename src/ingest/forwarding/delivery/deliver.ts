@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../../kit/db.ts';
 import { randomToken } from '../../../kit/crypto.ts';
 import type { ForwardingMetrics } from '../metrics.ts';
+import { redactBaseUrl } from '../destinations/base-url.ts';
 import { KINDS, type DestinationKind } from '../vendors/index.ts';
 import type { DestinationTarget, Outcome } from '../vendors/types.ts';
 import { retryDelayMs, type BackoffPolicy } from './backoff.ts';
@@ -142,8 +143,32 @@ async function settleFailures(ctx: DeliveryContext, target: DestinationTarget & 
   }
 }
 
-/** Vendors may echo a credential in an error (Amplitude's "Invalid API key: ..."): it never reaches a log or a dead letter. */
+/**
+ * Vendors may echo a credential in an error (Amplitude's "Invalid API key: ..."), and a receiver its own URL (a 404
+ * naming the path, a redirect's Location, fetch naming the address): neither reaches a log or a dead letter.
+ */
 function scrubber(target: DestinationTarget): (text: string) => string {
-  const secrets = Object.values(target.credentials).filter((v) => v.length >= 4);
-  return (text) => secrets.reduce((t, s) => t.split(s).join('[redacted]'), text);
+  const replacements = new Map<string, string>();
+  for (const v of Object.values(target.credentials)) if (v.length >= 4) replacements.set(v, '[redacted]');
+  const url = new URL(target.baseUrl);
+  const redacted = redactBaseUrl(target.baseUrl);
+  for (const whole of [url.href, target.baseUrl]) replacements.set(whole, redacted);
+  const rest = `${url.pathname}${url.search}`;
+  for (const part of [rest, url.pathname, url.search.slice(1)]) {
+    if (part.length <= 1) continue;
+    replacements.set(part, '…');
+    replacements.set(encodeURIComponent(part), '…');
+    replacements.set(decodeSafely(part), '…');
+  }
+  // Longest first, so the whole URL becomes its redacted form before its path alone would be cut out of it.
+  const ordered = [...replacements].filter(([s]) => s.length > 1).sort(([a], [b]) => b.length - a.length);
+  return (text) => ordered.reduce((t, [s, r]) => t.split(s).join(r), text);
+}
+
+function decodeSafely(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
