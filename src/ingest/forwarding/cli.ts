@@ -8,8 +8,9 @@ import {
 } from './destinations/store.ts';
 
 export const FORWARDING_USAGE = [
-  'destinations create PROJECT --name N --kind webhook|posthog|segment|mixpanel|amplitude [--base-url URL] [--credential K=V|K=env:VAR ...] [--setting K=V ...] [--disabled]',
-  'destinations list PROJECT        list a project\'s destinations (credentials are never shown)',
+  'destinations create PROJECT --name N --kind webhook|posthog|segment|mixpanel|amplitude [--base-url URL|env:VAR] [--credential K=V|K=env:VAR ...] [--setting K=V ...] [--disabled]',
+  'destinations list PROJECT        list a project\'s destinations (credentials are never shown, URLs only up to the host)',
+  'destinations set-url ID URL|env:VAR   point a destination at another URL (kept sealed like a credential)',
   'destinations enable|disable ID   turn delivery to a destination on or off',
   'destinations delete ID           delete a destination, its pending events and dead letters',
   'dead-letters list DESTINATION [--limit N] [--after ID]',
@@ -70,6 +71,15 @@ function pairs(values: string[] | undefined, what: string, env: NodeJS.ProcessEn
   return out;
 }
 
+// A webhook URL is often a secret itself: env:VAR keeps it out of the shell history like a credential.
+function urlArg(value: string, what: string, env: NodeJS.ProcessEnv): string {
+  if (!value.startsWith('env:')) return value;
+  const name = value.slice(4);
+  const fromEnv = env[name];
+  if (fromEnv === undefined || fromEnv === '') throw new UsageError(`${what}: environment variable ${name} is not set`);
+  return fromEnv;
+}
+
 function settingsOf(raw: Record<string, string>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, /^\d+$/.test(v) && k !== 'project_id' ? Number(v) : v]));
 }
@@ -99,7 +109,7 @@ async function destinations(action: string | undefined, rest: string[], ctx: For
       const credentials = pairs(values.credential, 'credential', ctx.env ?? process.env);
       const settings = settingsOf(pairs(values.setting, 'setting', ctx.env ?? process.env));
       const { destination, shownOnce } = await createDestination(await open(), ctx.secretKey(), {
-        projectId, name: values.name, kind: values.kind, baseUrl: values['base-url'], credentials, settings, enabled: !values.disabled,
+        projectId, name: values.name, kind: values.kind, baseUrl: values['base-url'] === undefined ? undefined : urlArg(values['base-url'], '--base-url', ctx.env ?? process.env), credentials, settings, enabled: !values.disabled,
       });
       io.out(show(destination));
       if (shownOnce?.secret) io.out(`webhook signing secret (shown once, keep it now): ${shownOnce.secret}`);
@@ -118,6 +128,12 @@ async function destinations(action: string | undefined, rest: string[], ctx: For
       const [id, ...extra] = rest;
       if (!id || extra.length) throw new UsageError(`destinations ${action} needs ID`);
       io.out(show(await updateDestination(await open(), ctx.secretKey(), id, { enabled: action === 'enable' })));
+      return 0;
+    }
+    case 'set-url': {
+      const [id, url, ...extra] = rest;
+      if (!id || !url || extra.length) throw new UsageError('destinations set-url needs ID and URL (or env:VAR)');
+      io.out(show(await updateDestination(await open(), ctx.secretKey(), id, { baseUrl: urlArg(url, 'URL', ctx.env ?? process.env) })));
       return 0;
     }
     case 'delete': {
