@@ -23,7 +23,7 @@ const Destination = Type.Object({
   project_id: Type.String(),
   name: Type.String(),
   kind: Kind,
-  base_url: Type.String(),
+  base_url: Type.String({ description: 'Only scheme, host and port, with `/…` when the URL has more: the whole URL is kept sealed and never returned' }),
   settings: Type.Record(Type.String(), Type.Unknown()),
   credential_fields: Type.Array(Type.String(), { description: 'Names of the credentials held (their values are never returned)' }),
   enabled: Type.Boolean(),
@@ -122,7 +122,7 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
         body: Type.Object({
           name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
           enabled: Type.Optional(Type.Boolean()),
-          base_url: Type.Optional(Type.String()),
+          base_url: Type.Optional(Type.String({ description: 'A new URL, sealed like the first; the next delivery uses it' })),
           credentials: Type.Optional(Credentials),
           settings: Type.Optional(Settings),
         }, { additionalProperties: false }),
