@@ -7,16 +7,12 @@ import { loadIngestConfig } from '../../src/ingest/config.ts';
 import { ADMIN_TOKEN, makeEvent, startIngest, type IngestHarness } from './helpers.ts';
 
 let h: IngestHarness;
-let sql: pg.Client;
 
 before(async () => {
   h = await startIngest({}, 'admin');
-  sql = new pg.Client({ connectionString: h.database.url });
-  await sql.connect();
 });
 
 after(async () => {
-  await sql.end();
   await h.close();
 });
 
@@ -28,7 +24,7 @@ test('the admin API requires the admin token', async () => {
   }
   const created = await h.app.inject({ method: 'POST', url: '/v1/admin/projects', payload: { name: 'sneaky' } });
   assert.equal(created.statusCode, 401);
-  assert.equal((await sql.query(`SELECT count(*)::int AS n FROM ingest.projects WHERE name = 'sneaky'`)).rows[0].n, 0);
+  assert.equal((await h.sql.query(`SELECT count(*)::int AS n FROM ingest.projects WHERE name = 'sneaky'`)).rows[0].n, 0);
 });
 
 test('without INGEST_ADMIN_TOKEN the admin API is closed', async () => {
@@ -70,7 +66,7 @@ test('admin input PostgreSQL cannot hold (NUL characters) is 400 naming the fiel
   await h.admin('POST', '/v1/admin/projects', { name: 'Nul', id: 'nul-proj' });
   await bad(await h.admin('POST', '/v1/admin/projects/nul-proj/keys', { name: 'x\u0000' }), /^name: /);
   await bad(await h.admin('DELETE', '/v1/admin/projects/nul-proj/keys/key%00'), /^keyId: /);
-  assert.equal((await sql.query(`SELECT count(*)::int AS n FROM ingest.api_keys WHERE project_id = 'nul-proj'`)).rows[0].n, 0);
+  assert.equal((await h.sql.query(`SELECT count(*)::int AS n FROM ingest.api_keys WHERE project_id = 'nul-proj'`)).rows[0].n, 0);
 });
 
 test('keys: shown once, stored only as SHA-256, several per project, listed without the key, revocable', async () => {
@@ -84,9 +80,9 @@ test('keys: shown once, stored only as SHA-256, several per project, listed with
   assert.ok(keyA.startsWith(a.json().prefix));
   assert.notEqual(keyA, b.json().key);
 
-  const stored = (await sql.query(`SELECT * FROM ingest.api_keys WHERE id = $1`, [a.json().id])).rows[0];
+  const stored = (await h.sql.query(`SELECT * FROM ingest.api_keys WHERE id = $1`, [a.json().id])).rows[0];
   assert.equal(stored.key_hash, sha256Hex(keyA));
-  const everything = JSON.stringify((await sql.query('SELECT * FROM ingest.api_keys')).rows);
+  const everything = JSON.stringify((await h.sql.query('SELECT * FROM ingest.api_keys')).rows);
   assert.ok(!everything.includes(keyA), 'the key is not stored in clear');
 
   const list = await h.admin('GET', '/v1/admin/projects/keys-proj/keys');

@@ -1,23 +1,18 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import pg from 'pg';
 import { makeEvent, startIngest, type IngestHarness } from './helpers.ts';
 
 let h: IngestHarness;
-let sql: pg.Client;
 let projectId: string;
 let key: string;
 
 before(async () => {
   h = await startIngest({ INGEST_ALLOWED_ORIGINS: 'https://app.example.com' }, 'events');
   ({ projectId, key } = await h.project());
-  sql = new pg.Client({ connectionString: h.database.url });
-  await sql.connect();
 });
 
 after(async () => {
-  await sql.end();
   await h.close();
 });
 
@@ -30,11 +25,11 @@ const post = (payload: unknown, headers: Record<string, string> = {}) =>
   });
 
 async function storedCount(): Promise<number> {
-  return Number((await sql.query('SELECT count(*) AS n FROM ingest.events')).rows[0].n);
+  return Number((await h.sql.query('SELECT count(*) AS n FROM ingest.events')).rows[0].n);
 }
 
 async function storedIds(ids: string[]): Promise<string[]> {
-  return (await sql.query('SELECT event_id FROM ingest.events WHERE event_id = ANY($1) ORDER BY event_id', [ids])).rows.map((r) => r.event_id);
+  return (await h.sql.query('SELECT event_id FROM ingest.events WHERE event_id = ANY($1) ORDER BY event_id', [ids])).rows.map((r) => r.event_id);
 }
 
 function assertError(res: { statusCode: number; json(): any }, status: number, code: string, message?: RegExp) {
@@ -52,7 +47,7 @@ test('a valid batch is answered 202 after it is stored, as received, beside its 
   const res = await post({ events });
   assert.equal(res.statusCode, 202);
   assert.deepEqual(res.json(), { accepted: 2, rejected: 0, errors: [] });
-  const { rows } = await sql.query(
+  const { rows } = await h.sql.query(
     `SELECT project_id, event_id, event_type, event_ts, session_id, received_at, body FROM ingest.events WHERE event_id = $1`,
     [events[0]!.event_id],
   );
@@ -131,7 +126,7 @@ test('a duplicate id within one batch: the first is stored, the repeat rejected'
   const repeat = { ...makeEvent(projectId), event_id: first.event_id };
   const res = await post({ events: [first, repeat] });
   assert.deepEqual(res.json(), { accepted: 1, rejected: 1, errors: [{ index: 1, error: 'event_id: repeated within the batch (first at index 0)' }] });
-  const { rows } = await sql.query('SELECT body FROM ingest.events WHERE event_id = $1', [first.event_id]);
+  const { rows } = await h.sql.query('SELECT body FROM ingest.events WHERE event_id = $1', [first.event_id]);
   assert.equal(rows.length, 1);
   assert.deepEqual(rows[0].body, first);
 });

@@ -1,6 +1,5 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { openSealedString } from '../../src/kit/crypto.ts';
 import { ingestService } from '../../src/ingest/service.ts';
 import { ADMIN_TOKEN, makeEvent, startIngest, type IngestHarness } from './helpers.ts';
@@ -8,7 +7,6 @@ import { createDestination, sendEvents } from './forwarding-helpers.ts';
 
 const SECRET_KEY = 'c'.repeat(64);
 let h: IngestHarness;
-let sql: pg.Client;
 let projectId: string;
 let key: string;
 
@@ -16,12 +14,9 @@ before(async () => {
   // Forwarding off: these tests look at what is stored and queued, not at delivery.
   h = await startIngest({ PLATFORM_SECRET_KEY: SECRET_KEY }, 'fwdadmin');
   ({ projectId, key } = await h.project());
-  sql = new pg.Client({ connectionString: h.database.url });
-  await sql.connect();
 });
 
 after(async () => {
-  await sql.end();
   await h.close();
 });
 
@@ -96,7 +91,7 @@ test('credentials are sealed at rest and never returned; vendor defaults apply; 
   assert.equal(created.secret, undefined);
   const listed = await h.admin('GET', `/v1/admin/projects/${projectId}/destinations`);
   for (const body of [JSON.stringify(created), listed.body, (await h.admin('GET', `/v1/admin/destinations/${created.id}`)).body]) assert.ok(!body.includes('phc_super_secret_value'));
-  const row = (await sql.query('SELECT * FROM ingest.destinations WHERE id = $1', [created.id])).rows[0];
+  const row = (await h.sql.query('SELECT * FROM ingest.destinations WHERE id = $1', [created.id])).rows[0];
   assert.ok(!JSON.stringify(row).includes('phc_super_secret_value'), 'not stored in clear');
   assert.deepEqual(JSON.parse(openSealedString(Buffer.from(SECRET_KEY, 'hex'), row.credentials_sealed, `ingest.destination:${created.id}`)), { api_key: 'phc_super_secret_value' });
   assert.throws(() => openSealedString(Buffer.from(SECRET_KEY, 'hex'), row.credentials_sealed, 'ingest.destination:dst_other'));
@@ -124,7 +119,7 @@ test('a destination is changed (enabled, renamed, re-pointed, new credentials) a
   const removed = await h.admin('DELETE', `/v1/admin/destinations/${d.id}`);
   assert.equal(removed.statusCode, 204);
   assert.equal((await h.admin('GET', `/v1/admin/destinations/${d.id}`)).statusCode, 404);
-  assert.equal((await sql.query('SELECT count(*)::int AS n FROM ingest.outbox WHERE destination_id = $1', [d.id])).rows[0].n, 0);
+  assert.equal((await h.sql.query('SELECT count(*)::int AS n FROM ingest.outbox WHERE destination_id = $1', [d.id])).rows[0].n, 0);
 });
 
 test('the outbox gets one entry per enabled destination of the event\'s own project, in the same transaction, and none for a re-sent event', async () => {
@@ -135,11 +130,11 @@ test('the outbox gets one entry per enabled destination of the event\'s own proj
   const events = [makeEvent(projectId), makeEvent(projectId), makeEvent(projectId)];
   await sendEvents(h, key, events);
   await sendEvents(h, key, events);
-  const count = async (id: string) => (await sql.query('SELECT count(*)::int AS n FROM ingest.outbox WHERE destination_id = $1', [id])).rows[0].n;
+  const count = async (id: string) => (await h.sql.query('SELECT count(*)::int AS n FROM ingest.outbox WHERE destination_id = $1', [id])).rows[0].n;
   assert.equal(await count(mine.id), 3);
   assert.equal(await count(off.id), 0);
   assert.equal(await count(theirs.id), 0);
-  const { rows } = await sql.query(
+  const { rows } = await h.sql.query(
     `SELECT e.event_id FROM ingest.outbox o JOIN ingest.events e ON e.id = o.event_row_id WHERE o.destination_id = $1 ORDER BY o.id`,
     [mine.id],
   );
@@ -151,7 +146,7 @@ test('dead letters are paged by id and replayed by id or all at once', async () 
   const d = await createDestination(h, projectId, { name: 'dl', kind: 'webhook', base_url: 'https://hooks.example.com/dl' });
   await sendEvents(h, key, Array.from({ length: 5 }, () => makeEvent(projectId)));
   // Five events as the worker would leave them after their last failure.
-  await sql.query(
+  await h.sql.query(
     `WITH moved AS (DELETE FROM ingest.outbox WHERE destination_id = $1 RETURNING destination_id, event_row_id, created_at)
      INSERT INTO ingest.dead_letters (destination_id, event_row_id, event_id, reason, attempts, first_failed_at, queued_at)
      SELECT m.destination_id, m.event_row_id, e.event_id, 'HTTP 400: nope', 10, now(), m.created_at FROM moved m JOIN ingest.events e ON e.id = m.event_row_id ORDER BY m.event_row_id`,
@@ -177,7 +172,7 @@ test('dead letters are paged by id and replayed by id or all at once', async () 
   const after = (await h.admin('GET', `/v1/admin/destinations/${d.id}`)).json();
   assert.equal(after.pending, 5);
   assert.equal(after.dead_letters, 0);
-  const attempts = (await sql.query('SELECT DISTINCT attempts FROM ingest.outbox WHERE destination_id = $1', [d.id])).rows;
+  const attempts = (await h.sql.query('SELECT DISTINCT attempts FROM ingest.outbox WHERE destination_id = $1', [d.id])).rows;
   assert.deepEqual(attempts, [{ attempts: 0 }]);
   await h.admin('DELETE', `/v1/admin/destinations/${d.id}`);
 });
@@ -195,7 +190,7 @@ test('the CLI creates, lists, disables, enables and deletes destinations and lis
   assert.equal(created.code, 0, created.err);
   const id = /^(dst_\S+)/.exec(created.out)![1]!;
   assert.ok(!created.out.includes('seg_from_env_123'));
-  const row = (await sql.query('SELECT credentials_sealed FROM ingest.destinations WHERE id = $1', [id])).rows[0];
+  const row = (await h.sql.query('SELECT credentials_sealed FROM ingest.destinations WHERE id = $1', [id])).rows[0];
   assert.deepEqual(JSON.parse(openSealedString(Buffer.from(SECRET_KEY, 'hex'), row.credentials_sealed, `ingest.destination:${id}`)), { write_key: 'seg_from_env_123' });
 
   const hook = await run('destinations', 'create', projectId, '--name', 'cli-hook', '--kind', 'webhook', '--base-url', 'https://hooks.example.com/cli');
@@ -212,7 +207,7 @@ test('the CLI creates, lists, disables, enables and deletes destinations and lis
   assert.match((await run('destinations', 'enable', id)).out, /enabled/);
 
   await sendEvents(h, key, [makeEvent(projectId)]);
-  await sql.query(
+  await h.sql.query(
     `WITH moved AS (DELETE FROM ingest.outbox WHERE destination_id = $1 RETURNING destination_id, event_row_id, created_at)
      INSERT INTO ingest.dead_letters (destination_id, event_row_id, event_id, reason, attempts, first_failed_at, queued_at)
      SELECT m.destination_id, m.event_row_id, e.event_id, 'HTTP 400: refused', 10, now(), m.created_at FROM moved m JOIN ingest.events e ON e.id = m.event_row_id`,

@@ -1,6 +1,5 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { randomToken, seal } from '../../src/kit/crypto.ts';
 import { buildIngestApp } from '../../src/ingest/app.ts';
 import { loadIngestConfig } from '../../src/ingest/config.ts';
@@ -13,7 +12,6 @@ import { createDestination, deadLetters, FAST_FORWARDING, sendEvents, waitFor } 
 // Webhook URLs like Slack's or Zapier's are themselves the secret: whoever knows one can post to the channel.
 const SECRET_KEY = 'd'.repeat(64);
 let h: IngestHarness;
-let sql: pg.Client;
 let projectId: string;
 let key: string;
 const receivers: WebhookReceiver[] = [];
@@ -21,12 +19,9 @@ const receivers: WebhookReceiver[] = [];
 before(async () => {
   h = await startIngest({ PLATFORM_SECRET_KEY: SECRET_KEY, ...FAST_FORWARDING }, 'fwdurl');
   ({ projectId, key } = await h.project());
-  sql = new pg.Client({ connectionString: h.database.url });
-  await sql.connect();
 });
 
 after(async () => {
-  await sql.end();
   await h.close();
   await Promise.all(receivers.map((r) => r.close()));
 });
@@ -44,7 +39,7 @@ const patch = (id: string, payload: unknown) =>
 
 /** Every column of the destination's row, as text, so a test can look for the URL anywhere in it. */
 async function rowText(id: string): Promise<string> {
-  const row = (await sql.query('SELECT * FROM ingest.destinations WHERE id = $1', [id])).rows[0];
+  const row = (await h.sql.query('SELECT * FROM ingest.destinations WHERE id = $1', [id])).rows[0];
   assert.ok(row, `no row ${id}`);
   return JSON.stringify(row);
 }
@@ -180,7 +175,7 @@ test('a refusal or redirect echoing the URL reaches neither dead letters, the ou
   r.answerFor = (q) => ({ status: 308, headers: { location: `${q.url.href}/` }, body: { at: q.url.pathname } });
   await sendEvents(h, key, [makeEvent(projectId)]);
   const last = await waitFor('the redirect refused', async () => {
-    const rows = (await sql.query('SELECT last_error FROM ingest.outbox WHERE destination_id = $1 AND last_error IS NOT NULL', [d.id])).rows;
+    const rows = (await h.sql.query('SELECT last_error FROM ingest.outbox WHERE destination_id = $1 AND last_error IS NOT NULL', [d.id])).rows;
     const letters = await deadLetters(h, d.id);
     return letters.length > 1 ? letters.at(-1)!.reason : rows[0]?.last_error;
   });
@@ -192,7 +187,7 @@ test('a refusal or redirect echoing the URL reaches neither dead letters, the ou
 async function insertOldRow(url: string): Promise<string> {
   const id = `dst_${randomToken(12)}`;
   const sealedCredentials = seal(Buffer.from(SECRET_KEY, 'hex'), JSON.stringify({ secret: 'old_format_secret_0123' }), `ingest.destination:${id}`);
-  await sql.query(
+  await h.sql.query(
     `INSERT INTO ingest.destinations (id, project_id, name, kind, base_url, credentials_sealed, credential_fields) VALUES ($1, $2, $3, 'webhook', $4, $5, '{secret}')`,
     [id, projectId, `old-${id}`, url, sealedCredentials],
   );
@@ -229,7 +224,7 @@ test('an instance starting seals every URL still kept in clear', async () => {
   try {
     await app.ready();
     for (const [i, id] of ids.entries()) {
-      const row = (await sql.query('SELECT base_url, base_url_sealed FROM ingest.destinations WHERE id = $1', [id])).rows[0];
+      const row = (await h.sql.query('SELECT base_url, base_url_sealed FROM ingest.destinations WHERE id = $1', [id])).rows[0];
       assert.equal(row.base_url, i === 0 ? 'https://hooks.example.com/…' : 'http://127.0.0.1:9/…');
       assert.ok(row.base_url_sealed);
       assertHidden(await rowText(id), paths[i]!, 'a row sealed at start');

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import type { App } from '../../src/kit/app.ts';
@@ -11,6 +12,8 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export interface IngestHarness {
   app: App;
   database: FreshDatabase;
+  /** A plain connection to the test database, for checking what was stored; closed by `close()`. */
+  sql: pg.Client;
   /** Creates a project through the admin API and a key for it. */
   project(id?: string): Promise<{ projectId: string; key: string; keyId: string }>;
   admin(method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse>;
@@ -22,11 +25,16 @@ export async function startIngest(env: Record<string, string> = {}, label = 'ing
   const dataDir = tempDir();
   const config = loadIngestConfig({ DATABASE_URL: database.url, DATA_DIR: dataDir.path, LOG_LEVEL: 'silent', INGEST_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
   const app = await buildIngestApp(config);
+  const sql = new pg.Client({ connectionString: database.url });
+  // Outage tests terminate every connection to the database, this one included.
+  sql.on('error', () => {});
+  await sql.connect();
   const admin: IngestHarness['admin'] = (method, url, payload) =>
     app.inject({ method, url, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, ...(payload === undefined ? {} : { payload: payload as object }) });
   return {
     app,
     database,
+    sql,
     admin,
     async project(id = `p_${randomUUID().slice(0, 8)}`) {
       const created = await admin('POST', '/v1/admin/projects', { name: `project ${id}`, id });
@@ -36,6 +44,7 @@ export async function startIngest(env: Record<string, string> = {}, label = 'ing
       return { projectId: id, key: key.json().key, keyId: key.json().id };
     },
     async close() {
+      await sql.end().catch(() => {});
       await app.close();
       await database.drop();
       dataDir.remove();
