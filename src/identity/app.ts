@@ -17,6 +17,7 @@ import { CsrfTokens } from './pages/csrf.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../kit/throttle.ts';
 import { registerAdmin } from './admin/routes.ts';
+import { identityErrorBody } from './error-body.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -60,7 +61,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       description: 'OAuth 2.0 / OpenID Connect server and identity records. The OAuth endpoints are described by /.well-known/openid-configuration.',
       logLevel: config.logLevel,
       bodyLimit: 64 * 1024,
-      errorBody: (e) => ({ error: e.code, error_description: e.message }),
+      errorBody: identityErrorBody,
       openapi: {
         components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'An access token with the admin scope, issued to a platform admin.' } } },
         tags: [{ name: 'management', description: 'Principals, applications, secrets, tokens and consents (admin scope).' }],

@@ -10,7 +10,7 @@ export const ingestSpec = {
   adminToken: optionalStr('INGEST_ADMIN_TOKEN', {
     minLength: 16,
     secret: true,
-    doc: 'Bearer token of the admin API under `/v1/admin` (projects, API keys); at least 16 characters. Unset: the admin API answers 401.',
+    doc: 'Bearer token of the admin API under `/api/v1` (projects, API keys, destinations); at least 16 characters. Unset: the admin API answers 401.',
   }),
   allowedOrigins: list('INGEST_ALLOWED_ORIGINS', {
     default: [],

@@ -79,5 +79,5 @@ test("the management API refuses an admin's token issued to an app that has sinc
   await setAppActive(web.clientId, false);
   const refused = await api();
   assert.equal(refused.status, 401);
-  assert.equal(((await refused.json()) as any).error, 'invalid_token');
+  assert.equal(((await refused.json()) as any).error.code, 'UNAUTHORIZED');
 });

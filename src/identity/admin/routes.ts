@@ -2,7 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
-import { HttpError } from '../../kit/errors.ts';
+import { HttpError, errorResponses } from '../../kit/errors.ts';
+import { decodeCursor, pageOf, pageQuery, toPage } from '../../kit/paging.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import type { AccountDirectory } from '../oidc/accounts.ts';
 import type { AppRecord, ClientStore } from '../oidc/clients.ts';
@@ -21,8 +22,7 @@ export interface AdminDeps {
 }
 
 const Uuid = Type.String({ format: 'uuid' });
-const OAuthError = Type.Object({ error: Type.String(), error_description: Type.String() });
-const Errors = { 400: OAuthError, 401: OAuthError, 403: OAuthError, 404: OAuthError, 409: OAuthError };
+const Errors = errorResponses(400, 401, 403, 404, 409);
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 const PrincipalOut = Type.Object({
@@ -95,7 +95,9 @@ const ConsentOut = Type.Object({
   revoked_reason: Nullable(Type.String()),
 });
 
-const Page = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }), after: Type.Optional(Uuid) });
+const Page = Type.Object(pageQuery(), { additionalProperties: false });
+const ById = Type.Tuple([Uuid]);
+const ByTime = Type.Tuple([Type.String({ maxLength: 64 }), Uuid]);
 
 const NewPrincipal = Type.Object(
   {
@@ -151,17 +153,17 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
 
     const principalOf = async (id: string) => {
       const p = await findPrincipal(deps.db, id);
-      if (!p) throw new HttpError(404, 'not_found', `no principal ${id}`);
+      if (!p) throw new HttpError(404, 'NOT_FOUND', `no principal ${id}`);
       return p;
     };
     const appOf = async (id: string) => {
       const a = await findApp(deps.db, id);
-      if (!a) throw new HttpError(404, 'not_found', `no application ${id}`);
+      if (!a) throw new HttpError(404, 'NOT_FOUND', `no application ${id}`);
       return a;
     };
 
     scope.post('/principals', {
-      schema: { tags, security, summary: 'Create a human principal', body: NewPrincipal, response: { 201: PrincipalOut, ...Errors } },
+      schema: { operationId: 'createPrincipal', tags, security, summary: 'Create a human principal', body: NewPrincipal, response: { 201: PrincipalOut, ...Errors } },
     }, async (request, reply) => {
       const b = request.body;
       const h = await createHuman(deps.db, {
@@ -172,46 +174,51 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.get('/principals', {
-      schema: { tags, security, summary: 'List principals', querystring: Type.Object({ ...Page.properties, type: Type.Optional(Type.Union([Type.Literal('human'), Type.Literal('application'), Type.Literal('agent'), Type.Literal('service')])) }), response: { 200: Type.Object({ items: Type.Array(PrincipalOut), next: Nullable(Type.String()) }), ...Errors } },
+      schema: { operationId: 'listPrincipals', tags, security, summary: 'List principals', querystring: Type.Object({ ...Page.properties, type: Type.Optional(Type.Union([Type.Literal('human'), Type.Literal('application'), Type.Literal('agent'), Type.Literal('service')])) }, { additionalProperties: false }), response: { 200: pageOf(PrincipalOut), ...Errors } },
     }, async (request) => {
-      const items = await listPrincipals(deps.db, { type: request.query.type, limit: request.query.limit, after: request.query.after });
-      return { items, next: items.length === request.query.limit ? items[items.length - 1]!.id : null };
+      const { limit, cursor, type } = request.query;
+      const rows = await listPrincipals(deps.db, { type, limit: limit + 1, after: decodeCursor(cursor, ById)?.[0] });
+      return toPage(rows, limit, (p) => [p.id]);
     });
 
     scope.get('/principals/:id', {
-      schema: { tags, security, summary: 'One principal', params: Type.Object({ id: Uuid }), response: { 200: PrincipalOut, ...Errors } },
+      schema: { operationId: 'getPrincipal', tags, security, summary: 'One principal', params: Type.Object({ id: Uuid }), response: { 200: PrincipalOut, ...Errors } },
     }, async (request) => principalOf(request.params.id));
 
     scope.get('/principals/:id/tokens', {
-      schema: { tags, security, summary: "A principal's live tokens", params: Type.Object({ id: Uuid }), response: { 200: Type.Object({ items: Type.Array(TokenOut) }), ...Errors } },
+      schema: { operationId: 'listPrincipalTokens', tags, security, summary: "A principal's live tokens, newest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(TokenOut), ...Errors } },
     }, async (request) => {
       await principalOf(request.params.id);
-      return { items: await listTokens(deps.db, request.params.id) };
+      const { limit, cursor } = request.query;
+      const rows = await listTokens(deps.db, request.params.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
+      return toPage(rows, limit, (t) => t.position, ({ position: _, ...t }) => t);
     });
 
     scope.delete('/principals/:id/tokens/:tokenId', {
-      schema: { tags, security, summary: 'Revoke one token (a refresh token takes its family)', params: Type.Object({ id: Uuid, tokenId: Uuid }), response: { 204: Type.Null(), ...Errors } },
+      schema: { operationId: 'revokePrincipalToken', tags, security, summary: 'Revoke one token (a refresh token takes its family)', params: Type.Object({ id: Uuid, tokenId: Uuid }), response: { 204: Type.Null(), ...Errors } },
     }, async (request, reply) => {
-      if (!(await revokeToken(deps.db, request.params.id, request.params.tokenId))) throw new HttpError(404, 'not_found', 'no live token with this id for this principal');
+      if (!(await revokeToken(deps.db, request.params.id, request.params.tokenId))) throw new HttpError(404, 'NOT_FOUND', 'no live token with this id for this principal');
       return reply.code(204).send(null);
     });
 
     scope.get('/principals/:id/consents', {
-      schema: { tags, security, summary: "A principal's consents", params: Type.Object({ id: Uuid }), response: { 200: Type.Object({ items: Type.Array(ConsentOut) }), ...Errors } },
+      schema: { operationId: 'listPrincipalConsents', tags, security, summary: "A principal's consents, oldest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(ConsentOut), ...Errors } },
     }, async (request) => {
       await principalOf(request.params.id);
-      return { items: await listConsents(deps.db, request.params.id) };
+      const { limit, cursor } = request.query;
+      const rows = await listConsents(deps.db, request.params.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
+      return toPage(rows, limit, (c) => c.position, ({ position: _, ...c }) => c);
     });
 
     scope.delete('/principals/:id/consents/:appId', {
-      schema: { tags, security, summary: "Revoke a principal's consent to an app, and that app's tokens for the principal", params: Type.Object({ id: Uuid, appId: Uuid }), response: { 204: Type.Null(), ...Errors } },
+      schema: { operationId: 'revokePrincipalConsent', tags, security, summary: "Revoke a principal's consent to an app, and that app's tokens for the principal", params: Type.Object({ id: Uuid, appId: Uuid }), response: { 204: Type.Null(), ...Errors } },
     }, async (request, reply) => {
-      if (!(await revokeConsent(deps.db, request.params.id, request.params.appId, 'admin_revoked'))) throw new HttpError(404, 'not_found', 'no live consent of this principal to this app');
+      if (!(await revokeConsent(deps.db, request.params.id, request.params.appId, 'admin_revoked'))) throw new HttpError(404, 'NOT_FOUND', 'no live consent of this principal to this app');
       return reply.code(204).send(null);
     });
 
     scope.post('/applications', {
-      schema: { tags, security, summary: 'Register an application; a confidential one gets its first secret, shown once', body: NewApp, response: { 201: Type.Object({ application: AppOut, client_secret: Type.Optional(Type.String()) }), ...Errors } },
+      schema: { operationId: 'createApplication', tags, security, summary: 'Register an application; a confidential one gets its first secret, shown once', body: NewApp, response: { 201: Type.Object({ application: AppOut, client_secret: Type.Optional(Type.String()) }), ...Errors } },
     }, async (request, reply) => {
       const b = request.body;
       const created = await createApp(deps.db, {
@@ -225,21 +232,22 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.get('/applications', {
-      schema: { tags, security, summary: 'List applications', querystring: Page, response: { 200: Type.Object({ items: Type.Array(AppOut), next: Nullable(Type.String()) }), ...Errors } },
+      schema: { operationId: 'listApplications', tags, security, summary: 'List applications', querystring: Page, response: { 200: pageOf(AppOut), ...Errors } },
     }, async (request) => {
-      const items = await listApps(deps.db, { limit: request.query.limit, after: request.query.after });
-      return { items: items.map(appOut), next: items.length === request.query.limit ? items[items.length - 1]!.id : null };
+      const { limit, cursor } = request.query;
+      const rows = await listApps(deps.db, { limit: limit + 1, after: decodeCursor(cursor, ById)?.[0] });
+      return toPage(rows, limit, (a) => [a.id], appOut);
     });
 
     scope.get('/applications/:id', {
-      schema: { tags, security, summary: 'One application', params: Type.Object({ id: Uuid }), response: { 200: AppOut, ...Errors } },
+      schema: { operationId: 'getApplication', tags, security, summary: 'One application', params: Type.Object({ id: Uuid }), response: { 200: AppOut, ...Errors } },
     }, async (request) => appOut(await appOf(request.params.id)));
 
     scope.post('/applications/:id/secrets', {
-      schema: { tags, security, summary: 'Add a client secret (for rotation); shown once', params: Type.Object({ id: Uuid }), response: { 201: NewSecretOut, ...Errors } },
+      schema: { operationId: 'createApplicationSecret', tags, security, summary: 'Add a client secret (for rotation); shown once', params: Type.Object({ id: Uuid }), response: { 201: NewSecretOut, ...Errors } },
     }, async (request, reply) => {
       const a = await appOf(request.params.id);
-      if (a.public) throw new HttpError(400, 'invalid_request', `a ${a.appType} app is public and has no secrets`);
+      if (a.public) throw new HttpError(400, 'VALIDATION_ERROR', `a ${a.appType} app is public and has no secrets`);
       const s = await createSecret(deps.db, a.id);
       deps.clients.invalidate(a.clientId);
       const { secret, ...info } = s;
@@ -247,17 +255,19 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.get('/applications/:id/secrets', {
-      schema: { tags, security, summary: "An application's secrets (prefixes only)", params: Type.Object({ id: Uuid }), response: { 200: Type.Object({ items: Type.Array(SecretOut) }), ...Errors } },
+      schema: { operationId: 'listApplicationSecrets', tags, security, summary: "An application's secrets (prefixes only), oldest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(SecretOut), ...Errors } },
     }, async (request) => {
       const a = await appOf(request.params.id);
-      return { items: await listSecrets(deps.db, a.id) };
+      const { limit, cursor } = request.query;
+      const rows = await listSecrets(deps.db, a.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
+      return toPage(rows, limit, (s) => s.position, ({ position: _, ...s }) => s);
     });
 
     scope.delete('/applications/:id/secrets/:secretId', {
-      schema: { tags, security, summary: 'Revoke a client secret', params: Type.Object({ id: Uuid, secretId: Uuid }), response: { 204: Type.Null(), ...Errors } },
+      schema: { operationId: 'revokeApplicationSecret', tags, security, summary: 'Revoke a client secret', params: Type.Object({ id: Uuid, secretId: Uuid }), response: { 204: Type.Null(), ...Errors } },
     }, async (request, reply) => {
       const a = await appOf(request.params.id);
-      if (!(await revokeSecret(deps.db, a.id, request.params.secretId))) throw new HttpError(404, 'not_found', 'no live secret with this id for this application');
+      if (!(await revokeSecret(deps.db, a.id, request.params.secretId))) throw new HttpError(404, 'NOT_FOUND', 'no live secret with this id for this application');
       deps.clients.invalidate(a.clientId);
       return reply.code(204).send(null);
     });

@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../../kit/db.ts';
 import { hashSecret, needsRehash, verifySecret } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
+import { isoUtc } from '../../kit/sql.ts';
 
 export interface Principal {
   id: string;
@@ -39,9 +40,9 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 12;
 
 const PRINCIPAL_COLUMNS = `p.id, p.type, p.identifier, p.display_name, p.active, p.allowed_scopes, p.organization_id,
-  p.created_at::text AS created_at, p.updated_at::text AS updated_at`;
+  ${isoUtc('p.created_at')} AS created_at, ${isoUtc('p.updated_at')} AS updated_at`;
 const HUMAN_COLUMNS = `${PRINCIPAL_COLUMNS}, h.email, h.given_name, h.family_name, h.locale, h.timezone, h.is_platform_admin,
-  h.last_login_at::text AS last_login_at, h.email_verified_at::text AS email_verified_at`;
+  ${isoUtc('h.last_login_at')} AS last_login_at, ${isoUtc('h.email_verified_at')} AS email_verified_at`;
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -49,9 +50,9 @@ export function normaliseEmail(email: string): string {
 
 export async function createHuman(db: Database, input: NewHuman): Promise<Human> {
   const email = normaliseEmail(input.email);
-  if (!EMAIL.test(email) || email.length > 320) throw new HttpError(400, 'invalid_request', 'email must be an email address');
+  if (!EMAIL.test(email) || email.length > 320) throw new HttpError(400, 'VALIDATION_ERROR', 'email must be an email address');
   if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new HttpError(400, 'invalid_request', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
   const passwordHash = input.password !== undefined ? await hashSecret(input.password) : undefined;
   const display = input.displayName?.trim() || [input.givenName, input.familyName].filter(Boolean).join(' ') || email;
@@ -71,7 +72,7 @@ export async function createHuman(db: Database, input: NewHuman): Promise<Human>
       return (await findHumanById(tx, id))!;
     });
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'invalid_request', 'a principal with this email already exists');
+    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'CONFLICT', 'a principal with this email already exists');
     throw err;
   }
 }
@@ -85,7 +86,7 @@ async function setPasswordHash(tx: Queryable, principalId: string, hash: string)
 }
 
 export async function setPassword(db: Database, principalId: string, password: string): Promise<void> {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(400, 'invalid_request', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const hash = await hashSecret(password);
   await db.transaction((tx) => setPasswordHash(tx, principalId, hash));
 }

@@ -15,7 +15,7 @@ const MB = 1024 * 1024;
 
 function tooLarge(limit: number, what: string): HttpError {
   // Closing the connection spares reading the rest of an oversize upload.
-  return new HttpError(400, 'batch_too_large', `${what} exceeds ${limit / MB} MB`, { headers: { connection: 'close' } });
+  return new HttpError(400, 'VALIDATION_ERROR', `${what} exceeds ${limit / MB} MB`, { headers: { connection: 'close' }, details: { reason: 'batch_too_large' } });
 }
 
 /**
@@ -62,10 +62,10 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
     source.unpipe(countWire);
     if (failure) throw failure;
     if (encoding === 'gzip' && (err as NodeJS.ErrnoException).code?.startsWith('Z_')) {
-      throw new HttpError(400, 'invalid_body', `the body is not valid gzip: ${(err as Error).message}`);
+      throw new HttpError(400, 'VALIDATION_ERROR', `the body is not valid gzip: ${(err as Error).message}`, { details: { reason: 'invalid_body' } });
     }
     if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET') {
-      throw new HttpError(400, 'invalid_body', 'the request body ended early');
+      throw new HttpError(400, 'VALIDATION_ERROR', 'the request body ended early', { details: { reason: 'invalid_body' } });
     }
     throw err;
   }
@@ -73,7 +73,7 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes));
   } catch {
-    throw new HttpError(400, 'invalid_body', 'the body is not valid UTF-8');
+    throw new HttpError(400, 'VALIDATION_ERROR', 'the body is not valid UTF-8', { details: { reason: 'invalid_body' } });
   }
   return { text, bytes, encoding };
 }
@@ -82,5 +82,5 @@ function contentEncoding(value: string | undefined): 'identity' | 'gzip' {
   const v = (value ?? '').trim().toLowerCase();
   if (v === '' || v === 'identity') return 'identity';
   if (v === 'gzip' || v === 'x-gzip') return 'gzip';
-  throw new HttpError(415, 'unsupported_media_type', `Content-Encoding ${value} is not supported: send gzip or no encoding`, { headers: { 'accept-encoding': 'gzip' } });
+  throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${value} is not supported: send gzip or no encoding`, { headers: { 'accept-encoding': 'gzip' } });
 }

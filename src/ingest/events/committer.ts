@@ -71,7 +71,7 @@ export function createCommitter(options: CommitterOptions): Committer {
       for (const w of group) w.resolve();
     } catch (err) {
       if (isUnavailable(err)) {
-        metrics.commitFailures.inc({ kind: 'unavailable' });
+        metrics.commitFailures.inc({ kind: 'UNAVAILABLE' });
         log.warn({ err }, 'group commit failed: database unavailable');
         const unavailable = new CommitUnavailableError('the database is unavailable');
         for (const w of group) w.reject(unavailable);

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { ErrorBody } from '../errors.ts';
+import { errorRef as ErrorBody } from '../../kit/errors.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import type { KeyResolver } from '../projects/key-resolver.ts';
 import { readBody } from './body.ts';
@@ -45,7 +45,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
   const retryAfter = { 'retry-after': String(deps.retryAfterSeconds) };
   const { metrics } = deps;
 
-  const methodNotAllowed = () => new HttpError(405, 'method_not_allowed', 'only POST is allowed on /v1/events', { headers: { allow: 'POST' } });
+  const methodNotAllowed = () => new HttpError(405, 'METHOD_NOT_ALLOWED', 'only POST is allowed on /v1/events', { headers: { allow: 'POST' } });
 
   app.route({
     method: [...NOT_ALLOWED_METHODS],
@@ -60,7 +60,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     if (!cors.isPreflight(request)) throw methodNotAllowed();
     const origin = request.headers.origin!;
     reply.header('vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
-    if (!cors.allows(origin)) throw new HttpError(403, 'origin_not_allowed', `origin ${origin} may not send events: add it to INGEST_ALLOWED_ORIGINS`);
+    if (!cors.allows(origin)) throw new HttpError(403, 'FORBIDDEN', `origin ${origin} may not send events: add it to INGEST_ALLOWED_ORIGINS`);
     if (String(request.headers['access-control-request-method']).toUpperCase() !== 'POST') throw methodNotAllowed();
     reply.header('access-control-allow-origin', origin);
     reply.header('access-control-allow-methods', 'POST');
@@ -81,29 +81,30 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
       try {
         return JSON.parse(body.text);
       } catch (err) {
-        throw new HttpError(400, 'invalid_json', `the body is not valid JSON: ${(err as Error).message}`);
+        throw new HttpError(400, 'VALIDATION_ERROR', `the body is not valid JSON: ${(err as Error).message}`, { details: { reason: 'invalid_json' } });
       }
     });
 
     scope.addHook('onRequest', async (request, reply) => {
       cors.decorate(request, reply);
       const key = request.headers['x-svc-api-key'];
-      if (typeof key !== 'string' || key.length === 0) throw new HttpError(401, 'unauthorized', 'missing API key: send it in the X-Svc-API-Key header');
+      if (typeof key !== 'string' || key.length === 0) throw new HttpError(401, 'UNAUTHORIZED', 'missing API key: send it in the X-Svc-API-Key header');
       let projectId: string | undefined;
       try {
         projectId = await deps.keys.projectOf(key);
       } catch (err) {
-        if (isUnavailable(err)) throw new HttpError(503, 'unavailable', 'the database is unavailable; retry later', { headers: retryAfter });
+        if (isUnavailable(err)) throw new HttpError(503, 'UNAVAILABLE', 'the database is unavailable; retry later', { headers: retryAfter });
         throw err;
       }
-      if (!projectId) throw new HttpError(401, 'unauthorized', 'invalid or revoked API key');
+      if (!projectId) throw new HttpError(401, 'UNAUTHORIZED', 'invalid or revoked API key');
       projectOf.set(request, projectId);
     });
 
     scope.addHook('onError', async (request, _reply, error) => {
       const code = (error as { code?: string; statusCode?: number }).code;
       const status = (error as { statusCode?: number }).statusCode;
-      if (status !== undefined && status < 500 && request.routeOptions.url === '/v1/events') metrics.requestsRejected.inc({ reason: rejectionReason(code, status) });
+      const reason = error instanceof HttpError ? error.details?.reason : undefined;
+      if (status !== undefined && status < 500 && request.routeOptions.url === '/v1/events') metrics.requestsRejected.inc({ reason: typeof reason === 'string' ? reason : rejectionReason(code, status) });
     });
 
     scope.post('/v1/events', {
@@ -138,11 +139,11 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
  */
 function takeBatch(body: unknown, projectId: string): ValidatedBatch & { received: number } {
   if (typeof body !== 'object' || body === null || Array.isArray(body) || !Array.isArray((body as { events?: unknown }).events)) {
-    throw new HttpError(400, 'invalid_batch', 'the body must be a JSON object with an "events" array');
+    throw new HttpError(400, 'VALIDATION_ERROR', 'the body must be a JSON object with an "events" array', { details: { reason: 'invalid_batch' } });
   }
   const events = (body as { events: unknown[] }).events;
   if (events.length > MAX_EVENTS_PER_BATCH) {
-    throw new HttpError(400, 'batch_too_large', `a batch holds at most ${MAX_EVENTS_PER_BATCH.toLocaleString('en')} events (got ${events.length.toLocaleString('en')})`);
+    throw new HttpError(400, 'VALIDATION_ERROR', `a batch holds at most ${MAX_EVENTS_PER_BATCH.toLocaleString('en')} events (got ${events.length.toLocaleString('en')})`, { details: { reason: 'batch_too_large' } });
   }
   (body as { events?: unknown }).events = undefined;
   return { ...validateBatch(events, projectId), received: events.length };
@@ -157,7 +158,7 @@ async function commitInTime(deps: EventRoutesDeps, prepared: Parameters<Committe
     await Promise.race([deps.committer.commit(prepared), late]);
   } catch (err) {
     if (err instanceof CommitUnavailableError) {
-      throw new HttpError(503, 'unavailable', `${err.message}; nothing of this batch is acknowledged, retry later (retries are idempotent)`, { headers: retryAfter });
+      throw new HttpError(503, 'UNAVAILABLE', `${err.message}; nothing of this batch is acknowledged, retry later (retries are idempotent)`, { headers: retryAfter });
     }
     throw err;
   } finally {
@@ -170,5 +171,6 @@ function rejectionReason(code: string | undefined, status: number): string {
   if (status === 405) return 'method_not_allowed';
   if (status === 415) return 'unsupported_media_type';
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'unsupported_media_type';
-  return code && !code.startsWith('FST_') ? code : 'invalid_request';
+  if (status === 403) return 'forbidden';
+  return 'invalid_request';
 }
