@@ -18,6 +18,8 @@ import { connectRedis } from '../kit/redis.ts';
 import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../kit/throttle.ts';
 import { registerAdmin } from './admin/routes.ts';
 import { identityErrorBody } from './error-body.ts';
+import { localTokenVerifier } from './admin/guard.ts';
+import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -63,7 +65,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       bodyLimit: 64 * 1024,
       errorBody: identityErrorBody,
       openapi: {
-        components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'An access token with the admin scope, issued to a platform admin.' } } },
+        components: { securitySchemes: adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.') },
         tags: [{ name: 'management', description: 'Principals, applications, secrets, tokens and consents (admin scope).' }],
       },
     });
@@ -104,7 +106,13 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       csrf: new CsrfTokens(secretKey),
       throttle,
     });
-    await registerAdmin(app, { db, holder, clients, accounts, scopes });
+    const guard = createAdminGuard({
+      realm: 'identity',
+      serviceTokens: [config.adminToken],
+      verifier: localTokenVerifier(holder, accounts, clients),
+      howToEnable: 'sign in as a platform admin, or set IDENTITY_ADMIN_TOKEN',
+    });
+    await registerAdmin(app, { db, clients, scopes, guard });
     app.get('/health', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });

@@ -4,7 +4,8 @@ import { openDatabase, type Database } from '../kit/db.ts';
 import { migrate } from '../kit/migrations.ts';
 import { databaseUrlOf } from '../kit/service-config.ts';
 import { resolveSecretKey } from '../kit/secret-key.ts';
-import { requireAdmin } from './admin/auth.ts';
+import { adminGuardFromConfig } from '../kit/auth/config.ts';
+import { adminSecurityScheme } from '../kit/auth/admin-guard.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
 import { createCommitter } from './events/committer.ts';
 import { registerEventRoutes } from './events/routes.ts';
@@ -48,7 +49,7 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Svc-API-Key' },
-          adminToken: { type: 'http', scheme: 'bearer' },
+          ...adminSecurityScheme('`INGEST_ADMIN_TOKEN`, or an access token of the identity service carrying the scope `ingest:admin`.'),
         },
       },
     },
@@ -57,7 +58,7 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   app.addHook('onClose', async () => {
     await db.close();
   });
-  const adminGuard = requireAdmin(config);
+  const guard = adminGuardFromConfig('ingest', config);
   const keys = createKeyResolver(db, config.keyCacheSeconds);
   const committer = createCommitter({
     db,
@@ -84,7 +85,7 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     retryAfterSeconds: config.retryAfterSeconds,
     commitTimeoutSeconds: config.commitTimeoutSeconds,
   });
-  registerAdminRoutes(app, { db, keys, requireAdmin: adminGuard });
-  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, requireAdmin: adminGuard });
+  registerAdminRoutes(app, { db, keys, guard });
+  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, guard });
   return app;
 }

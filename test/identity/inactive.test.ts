@@ -66,7 +66,7 @@ test("a deactivated principal's tokens are inactive at introspection and refused
   try {
     assert.deepEqual((await introspect(tokens.access_token)).json, { active: false });
     assert.deepEqual((await introspect(tokens.refresh_token!, web)).json, { active: false });
-    assert.equal((await api()).status, 403);
+    assert.equal((await api()).status, 401, 'a deactivated principal\'s token is no longer live, like at introspection');
   } finally {
     await setPrincipalActive(adminId, true);
   }

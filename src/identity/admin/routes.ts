@@ -4,21 +4,19 @@ import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError, errorResponses } from '../../kit/errors.ts';
 import { decodeCursor, pageOf, pageQuery, toPage } from '../../kit/paging.ts';
-import type { ProviderHolder } from '../oidc/mount.ts';
-import type { AccountDirectory } from '../oidc/accounts.ts';
 import type { AppRecord, ClientStore } from '../oidc/clients.ts';
 import { createHuman, findPrincipal, listPrincipals } from '../principals/store.ts';
 import { APP_TYPES, createApp, createSecret, findApp, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
 import { listConsents, revokeConsent } from '../consent/store.ts';
 import { listTokens, revokeToken } from './tokens.ts';
-import { requireAdmin } from './guard.ts';
+import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
+import { ADMIN_SCOPE } from '../config.ts';
 
 export interface AdminDeps {
   db: Database;
-  holder: ProviderHolder;
   clients: ClientStore;
-  accounts: AccountDirectory;
   scopes: string[];
+  guard: AdminGuard;
 }
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -145,10 +143,9 @@ export function appOut(a: AppRecord): Static<typeof AppOut> {
 export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    scope.addHook('onRequest', async (request) => {
-      await requireAdmin(request, deps.holder, deps.accounts, deps.clients);
-    });
-    const security = [{ adminToken: [] }];
+    // Every route names its scope; all of the management API needs `admin`.
+    const onRequest = deps.guard.require(ADMIN_SCOPE);
+    const security = deps.guard.security(ADMIN_SCOPE);
     const tags = ['management'];
 
     const principalOf = async (id: string) => {
@@ -163,6 +160,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     };
 
     scope.post('/principals', {
+      onRequest,
       schema: { operationId: 'createPrincipal', tags, security, summary: 'Create a human principal', body: NewPrincipal, response: { 201: PrincipalOut, ...Errors } },
     }, async (request, reply) => {
       const b = request.body;
@@ -174,6 +172,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.get('/principals', {
+      onRequest,
       schema: { operationId: 'listPrincipals', tags, security, summary: 'List principals', querystring: Type.Object({ ...Page.properties, type: Type.Optional(Type.Union([Type.Literal('human'), Type.Literal('application'), Type.Literal('agent'), Type.Literal('service')])) }, { additionalProperties: false }), response: { 200: pageOf(PrincipalOut), ...Errors } },
     }, async (request) => {
       const { limit, cursor, type } = request.query;
@@ -182,10 +181,12 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.get('/principals/:id', {
+      onRequest,
       schema: { operationId: 'getPrincipal', tags, security, summary: 'One principal', params: Type.Object({ id: Uuid }), response: { 200: PrincipalOut, ...Errors } },
     }, async (request) => principalOf(request.params.id));
 
     scope.get('/principals/:id/tokens', {
+      onRequest,
       schema: { operationId: 'listPrincipalTokens', tags, security, summary: "A principal's live tokens, newest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(TokenOut), ...Errors } },
     }, async (request) => {
       await principalOf(request.params.id);
@@ -195,6 +196,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.delete('/principals/:id/tokens/:tokenId', {
+      onRequest,
       schema: { operationId: 'revokePrincipalToken', tags, security, summary: 'Revoke one token (a refresh token takes its family)', params: Type.Object({ id: Uuid, tokenId: Uuid }), response: { 204: Type.Null(), ...Errors } },
     }, async (request, reply) => {
       if (!(await revokeToken(deps.db, request.params.id, request.params.tokenId))) throw new HttpError(404, 'NOT_FOUND', 'no live token with this id for this principal');
@@ -202,6 +204,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.get('/principals/:id/consents', {
+      onRequest,
       schema: { operationId: 'listPrincipalConsents', tags, security, summary: "A principal's consents, oldest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(ConsentOut), ...Errors } },
     }, async (request) => {
       await principalOf(request.params.id);
@@ -211,6 +214,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.delete('/principals/:id/consents/:appId', {
+      onRequest,
       schema: { operationId: 'revokePrincipalConsent', tags, security, summary: "Revoke a principal's consent to an app, and that app's tokens for the principal", params: Type.Object({ id: Uuid, appId: Uuid }), response: { 204: Type.Null(), ...Errors } },
     }, async (request, reply) => {
       if (!(await revokeConsent(deps.db, request.params.id, request.params.appId, 'admin_revoked'))) throw new HttpError(404, 'NOT_FOUND', 'no live consent of this principal to this app');
@@ -218,6 +222,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.post('/applications', {
+      onRequest,
       schema: { operationId: 'createApplication', tags, security, summary: 'Register an application; a confidential one gets its first secret, shown once', body: NewApp, response: { 201: Type.Object({ application: AppOut, client_secret: Type.Optional(Type.String()) }), ...Errors } },
     }, async (request, reply) => {
       const b = request.body;
@@ -232,6 +237,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.get('/applications', {
+      onRequest,
       schema: { operationId: 'listApplications', tags, security, summary: 'List applications', querystring: Page, response: { 200: pageOf(AppOut), ...Errors } },
     }, async (request) => {
       const { limit, cursor } = request.query;
@@ -240,10 +246,12 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.get('/applications/:id', {
+      onRequest,
       schema: { operationId: 'getApplication', tags, security, summary: 'One application', params: Type.Object({ id: Uuid }), response: { 200: AppOut, ...Errors } },
     }, async (request) => appOut(await appOf(request.params.id)));
 
     scope.post('/applications/:id/secrets', {
+      onRequest,
       schema: { operationId: 'createApplicationSecret', tags, security, summary: 'Add a client secret (for rotation); shown once', params: Type.Object({ id: Uuid }), response: { 201: NewSecretOut, ...Errors } },
     }, async (request, reply) => {
       const a = await appOf(request.params.id);
@@ -255,6 +263,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.get('/applications/:id/secrets', {
+      onRequest,
       schema: { operationId: 'listApplicationSecrets', tags, security, summary: "An application's secrets (prefixes only), oldest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(SecretOut), ...Errors } },
     }, async (request) => {
       const a = await appOf(request.params.id);
@@ -264,6 +273,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.delete('/applications/:id/secrets/:secretId', {
+      onRequest,
       schema: { operationId: 'revokeApplicationSecret', tags, security, summary: 'Revoke a client secret', params: Type.Object({ id: Uuid, secretId: Uuid }), response: { 204: Type.Null(), ...Errors } },
     }, async (request, reply) => {
       const a = await appOf(request.params.id);

@@ -9,7 +9,8 @@ import {
   createApiKey, createProject, getProject, listApiKeys, listProjects, revokeApiKey,
   PROJECT_ID_PATTERN, ProjectExistsError, ProjectNotFoundError,
 } from '../projects/store.ts';
-import type { AdminGuard } from './auth.ts';
+import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
+import { INGEST_ADMIN_SCOPE } from './scope.ts';
 import { refuseUnstorableInput } from './storable-input.ts';
 
 const Project = Type.Object({ id: Type.String(), name: Type.String(), created_at: Type.String() });
@@ -29,18 +30,19 @@ const errors = errorResponses(400, 401, 403, 404, 409);
 const Page = Type.Object(pageQuery(), { additionalProperties: false });
 /** Where a page of rows in creation order stops: the exact creation time and the id. */
 export const CreationPosition = Type.Tuple([Type.String({ maxLength: 64 }), Type.String({ maxLength: 200 })]);
-const security = [{ adminToken: [] }];
 const ProjectParams = Type.Object({ projectId: Type.String() });
 
 /** Projects and their API keys, under /api/v1, behind the admin guard. */
-export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyResolver; requireAdmin: AdminGuard }): void {
-  const { db, keys } = deps;
+export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyResolver; guard: AdminGuard }): void {
+  const { db, keys, guard } = deps;
+  const onRequest = guard.require(INGEST_ADMIN_SCOPE);
+  const security = guard.security(INGEST_ADMIN_SCOPE);
   app.register(async (plugin) => {
     const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    admin.addHook('preHandler', deps.requireAdmin);
     admin.addHook('preHandler', refuseUnstorableInput);
 
     admin.post('/projects', {
+      onRequest,
       schema: {
         operationId: 'createProject',
         summary: 'Create a project',
@@ -62,6 +64,7 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
     });
 
     admin.get('/projects', {
+      onRequest,
       schema: { operationId: 'listProjects', summary: 'List projects, oldest first', tags: ['admin'], security, querystring: Page, response: { 200: pageOf(Project), ...errors } },
     }, async (request) => {
       const { limit, cursor } = request.query;
@@ -70,6 +73,7 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
     });
 
     admin.get('/projects/:projectId', {
+      onRequest,
       schema: { operationId: 'getProject', summary: 'One project', tags: ['admin'], security, params: ProjectParams, response: { 200: Project, ...errors } },
     }, async (request) => {
       const project = await getProject(db, request.params.projectId);
@@ -78,6 +82,7 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
     });
 
     admin.post('/projects/:projectId/keys', {
+      onRequest,
       schema: {
         operationId: 'createApiKey',
         summary: 'Create an API key for a project (the key is shown once)',
@@ -103,6 +108,7 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
     });
 
     admin.get('/projects/:projectId/keys', {
+      onRequest,
       schema: { operationId: 'listApiKeys', summary: 'List a project\'s API keys, oldest first (never the keys themselves)', tags: ['admin'], security, params: ProjectParams, querystring: Page, response: { 200: pageOf(ApiKey), ...errors } },
     }, async (request) => {
       if (!(await getProject(db, request.params.projectId))) throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
@@ -112,6 +118,7 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
     });
 
     admin.delete('/projects/:projectId/keys/:keyId', {
+      onRequest,
       schema: {
         operationId: 'revokeApiKey',
         summary: 'Revoke an API key',

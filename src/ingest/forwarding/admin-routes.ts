@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError, errorResponses } from '../../kit/errors.ts';
 import { decodeCursor, pageOf, pageQuery, toPage } from '../../kit/paging.ts';
+import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
 import { CreationPosition } from '../admin/routes.ts';
+import { INGEST_ADMIN_SCOPE } from '../admin/scope.ts';
 import { refuseUnstorableInput } from '../admin/storable-input.ts';
 import { listDeadLetters, replayDeadLetters } from './dead-letters/store.ts';
 import {
@@ -51,7 +52,6 @@ const ProjectParams = Type.Object({ projectId: Type.String() });
 const DeadLetterPosition = Type.Tuple([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })]);
 const DestinationParams = Type.Object({ destinationId: Type.String() });
 const errors = errorResponses(400, 401, 403, 404, 409);
-const security = [{ adminToken: [] }];
 const tags = ['admin: forwarding'];
 
 function mapErrors(err: unknown): never {
@@ -62,11 +62,12 @@ function mapErrors(err: unknown): never {
 }
 
 /** Destinations and their dead letters under /api/v1, behind the admin guard. */
-export function registerForwardingAdminRoutes(app: App, deps: { db: Database; secretKey: Buffer; requireAdmin: preHandlerAsyncHookHandler }): void {
-  const { db, secretKey } = deps;
+export function registerForwardingAdminRoutes(app: App, deps: { db: Database; secretKey: Buffer; guard: AdminGuard }): void {
+  const { db, secretKey, guard } = deps;
+  const onRequest = guard.require(INGEST_ADMIN_SCOPE);
+  const security = guard.security(INGEST_ADMIN_SCOPE);
   app.register(async (plugin) => {
     const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    admin.addHook('preHandler', deps.requireAdmin);
     admin.addHook('preHandler', refuseUnstorableInput);
 
     const found = async (id: string) => {
@@ -76,6 +77,7 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
     };
 
     admin.post('/projects/:projectId/destinations', {
+      onRequest,
       schema: {
         operationId: 'createDestination',
         summary: 'Create a destination that receives the project\'s accepted events',
@@ -105,6 +107,7 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
     });
 
     admin.get('/projects/:projectId/destinations', {
+      onRequest,
       schema: {
         operationId: 'listDestinations', summary: 'List a project\'s destinations, oldest first', tags, security, params: ProjectParams,
         querystring: Type.Object(pageQuery(), { additionalProperties: false }), response: { 200: pageOf(Destination), ...errors },
@@ -118,10 +121,12 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
     });
 
     admin.get('/destinations/:destinationId', {
+      onRequest,
       schema: { operationId: 'getDestination', summary: 'One destination', tags, security, params: DestinationParams, response: { 200: Destination, ...errors } },
     }, async (request) => found(request.params.destinationId));
 
     admin.patch('/destinations/:destinationId', {
+      onRequest,
       schema: {
         operationId: 'updateDestination',
         summary: 'Change a destination: enable or disable it, rename it, point it elsewhere, replace its credentials',
@@ -147,6 +152,7 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
     });
 
     admin.delete('/destinations/:destinationId', {
+      onRequest,
       schema: { operationId: 'deleteDestination', summary: 'Delete a destination with its pending events and dead letters', tags, security, params: DestinationParams, response: { 204: Type.Null(), ...errors } },
     }, async (request, reply) => {
       if (!(await deleteDestination(db, request.params.destinationId))) throw new HttpError(404, 'NOT_FOUND', `no destination ${request.params.destinationId}`);
@@ -154,6 +160,7 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
     });
 
     admin.get('/destinations/:destinationId/dead-letters', {
+      onRequest,
       schema: {
         operationId: 'listDeadLetters',
         summary: 'Events the destination refused or could not take after the configured attempts and time, oldest first',
@@ -171,6 +178,7 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
     });
 
     admin.post('/destinations/:destinationId/dead-letters/replay', {
+      onRequest,
       // A bodyless POST replays everything: give the schema an empty object to check.
       preValidation: async (request) => {
         (request as { body: unknown }).body ??= {};
