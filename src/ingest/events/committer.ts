@@ -35,8 +35,9 @@ interface Waiting {
  * Group commit. Requests queue their accepted events; while fewer than `concurrency` transactions are
  * in flight the queue is taken whole (up to `maxEvents`) into one multi-row INSERT and one COMMIT, so
  * under load many requests share a round trip and an fsync, and an idle service commits a lone request
- * at once with no timer. Rows go in with a plain INSERT into `events` so statement triggers (the
- * forwarding outbox) run in the same transaction.
+ * at once with no timer. Rows go in with a plain INSERT into `events` so its statement triggers run in the
+ * same transaction: `events_enqueue_for_forwarding` (migration 002) writes the forwarding outbox that
+ * forwarding/delivery/outbox.ts reads, `events_check_project` (migration 003) checks the projects.
  */
 export function createCommitter(options: CommitterOptions): Committer {
   const { db, metrics, log } = options;

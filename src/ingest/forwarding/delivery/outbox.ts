@@ -1,5 +1,12 @@
 import type { Database, Queryable } from '../../../kit/db.ts';
 
+/*
+ * Nothing in TypeScript writes the outbox's rows: the trigger `events_enqueue_for_forwarding` on `events`
+ * (function `enqueue_for_forwarding`, migration 002_forwarding.sql) inserts one per stored event and enabled
+ * destination of its project, in the transaction of the group commit that stored the event
+ * (events/committer.ts). This file reads and settles them. test/ingest/schema.test.ts checks the trigger.
+ */
+
 /** An outbox entry reserved by one sender, with its event. */
 export interface ClaimedEntry {
   id: number;

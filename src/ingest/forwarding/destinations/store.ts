@@ -171,7 +171,7 @@ async function sealPlainBaseUrl(db: Queryable, key: Buffer, id: string, plain: s
   return updated.rowCount > 0;
 }
 
-/** Seals every URL still kept in clear (rows from before migration 102); run when an instance starts. Returns how many. */
+/** Seals every URL still kept in clear (rows from before migration 004); run when an instance starts. Returns how many. */
 export async function sealPlainBaseUrls(db: Queryable, key: Buffer): Promise<number> {
   const rows = (await db.query<{ id: string; base_url: string }>('SELECT id, base_url FROM destinations WHERE base_url_sealed IS NULL')).rows;
   let sealed = 0;
