@@ -113,6 +113,17 @@ export async function fail(db: Database, failures: Failure[], token: string, pol
   });
 }
 
+/** Counts one more failed round of the destination as a whole; returns the count (it sets the destination's pause). */
+export async function countDestinationFailure(db: Queryable, destinationId: string): Promise<number> {
+  const { rows } = await db.query<{ failures: number }>('UPDATE destinations SET failures = failures + 1 WHERE id = $1 RETURNING failures', [destinationId]);
+  return rows[0]?.failures ?? 1;
+}
+
+/** The destination took events again: its next failure starts from the first delay. */
+export async function resetDestinationFailures(db: Queryable, destinationId: string): Promise<void> {
+  await db.query('UPDATE destinations SET failures = 0 WHERE id = $1 AND failures > 0', [destinationId]);
+}
+
 /** Holds every sender of a destination off until `delayMs` from now (Retry-After, or a destination-wide failure). */
 export async function pause(db: Queryable, destinationId: string, delayMs: number): Promise<void> {
   await db.query(
