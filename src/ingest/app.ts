@@ -11,6 +11,7 @@ import { registerEventRoutes } from './events/routes.ts';
 import { createKeyResolver } from './projects/key-resolver.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyIngestError } from './errors.ts';
+import { createOutageLog } from './health/outage-log.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { createMetrics } from './metrics.ts';
 import { registerForwarding } from './forwarding/plugin.ts';
@@ -60,10 +61,12 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   });
   const adminGuard = requireAdmin(config);
   const keys = createKeyResolver(db, config.keyCacheSeconds);
+  const outage = createOutageLog(app.log);
   const committer = createCommitter({
     db,
     metrics,
     log: app.log,
+    outage,
     concurrency: config.commitConcurrency,
     maxEvents: config.commitMaxEvents,
     maxPending: config.maxPendingEvents,
@@ -84,6 +87,8 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     allowedOrigins: config.allowedOrigins,
     retryAfterSeconds: config.retryAfterSeconds,
     commitTimeoutSeconds: config.commitTimeoutSeconds,
+    bodyTimeoutSeconds: config.bodyTimeoutSeconds,
+    outage,
   });
   registerAdminRoutes(app, { db, keys, requireAdmin: adminGuard });
   registerSdkRoutes(app);

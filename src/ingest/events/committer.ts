@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../kit/db.ts';
+import type { OutageLog } from '../health/outage-log.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import type { PreparedEvents } from './validate.ts';
 
@@ -16,6 +17,8 @@ export interface CommitterOptions {
   maxEvents: number;
   /** Events waiting beyond which new work is refused. */
   maxPending: number;
+  /** Where an outage is logged, once when it begins and once when it ends. */
+  outage: OutageLog;
 }
 
 export interface Committer {
@@ -35,11 +38,12 @@ interface Waiting {
  * Group commit. Requests queue their accepted events; while fewer than `concurrency` transactions are
  * in flight the queue is taken whole (up to `maxEvents`) into one multi-row INSERT and one COMMIT, so
  * under load many requests share a round trip and an fsync, and an idle service commits a lone request
- * at once with no timer. Rows go in with a plain INSERT into `events` so statement triggers (the
- * forwarding outbox) run in the same transaction.
+ * at once with no timer. Rows go in with a plain INSERT into `events` so its statement triggers run in the
+ * same transaction: `events_enqueue_for_forwarding` (migration 002) writes the forwarding outbox that
+ * forwarding/delivery/outbox.ts reads, `events_check_project` (migration 003) checks the projects.
  */
 export function createCommitter(options: CommitterOptions): Committer {
-  const { db, metrics, log } = options;
+  const { db, metrics, log, outage } = options;
   const queue: Waiting[] = [];
   let queuedEvents = 0;
   let inFlight = 0;
@@ -68,11 +72,12 @@ export function createCommitter(options: CommitterOptions): Committer {
   const runGroup = async (group: Waiting[]) => {
     try {
       await insertWithRetry(group.map((w) => w.events));
+      outage.succeeded();
       for (const w of group) w.resolve();
     } catch (err) {
       if (isUnavailable(err)) {
         metrics.commitFailures.inc({ kind: 'unavailable' });
-        log.warn({ err }, 'group commit failed: database unavailable');
+        outage.failed(err);
         const unavailable = new CommitUnavailableError('the database is unavailable');
         for (const w of group) w.reject(unavailable);
         return;
