@@ -5,9 +5,10 @@ import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import type { AccountDirectory } from '../oidc/accounts.ts';
-import type { AppRecord, ClientStore } from '../oidc/clients.ts';
+import type { ClientStore } from '../oidc/clients.ts';
+import { APP_TYPES, type AppRecord } from '../apps/record.ts';
 import { createHuman, findPrincipal, listPrincipals } from '../principals/store.ts';
-import { APP_TYPES, createApp, createSecret, findApp, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
+import { createApp, createSecret, findApp, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
 import { listConsents, revokeConsent } from '../consent/store.ts';
 import { listTokens, revokeToken } from './tokens.ts';
 import { requireAdmin } from './guard.ts';
@@ -55,6 +56,7 @@ const AppOut = Type.Object({
   authorization_code_ttl: Type.Integer(),
   refresh_token_rotation: Type.Boolean(),
   first_party: Type.Boolean(),
+  resource_server: Type.Boolean({ description: 'May introspect tokens issued to other apps; every other app learns only its own tokens.' }),
   public: Type.Boolean(),
   active: Type.Boolean(),
   principal_id: Uuid,
@@ -125,6 +127,7 @@ const NewApp = Type.Object(
     authorization_code_ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
     refresh_token_rotation: Type.Optional(Type.Boolean()),
     first_party: Type.Optional(Type.Boolean()),
+    resource_server: Type.Optional(Type.Boolean({ description: 'Register the app as a resource server: it may introspect tokens issued to other apps. Confidential apps only.' })),
   },
   { additionalProperties: false },
 );
@@ -134,7 +137,7 @@ export function appOut(a: AppRecord): Static<typeof AppOut> {
     id: a.id, client_id: a.clientId, name: a.name, description: a.description, logo_url: a.logoUrl, app_type: a.appType,
     redirect_uris: a.redirectUris, allowed_grants: a.allowedGrants, allowed_response_types: a.allowedResponseTypes,
     allowed_scopes: a.allowedScopes, access_token_ttl: a.accessTokenTtl, refresh_token_ttl: a.refreshTokenTtl,
-    authorization_code_ttl: a.authorizationCodeTtl, refresh_token_rotation: a.refreshTokenRotation, first_party: a.firstParty,
+    authorization_code_ttl: a.authorizationCodeTtl, refresh_token_rotation: a.refreshTokenRotation, first_party: a.firstParty, resource_server: a.resourceServer,
     public: a.public, active: a.active, principal_id: a.principalId,
   };
 }
@@ -217,7 +220,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       const created = await createApp(deps.db, {
         name: b.name, appType: b.app_type, clientId: b.client_id, redirectUris: b.redirect_uris, allowedScopes: b.allowed_scopes,
         description: b.description, logoUrl: b.logo_url, accessTokenTtl: b.access_token_ttl, refreshTokenTtl: b.refresh_token_ttl,
-        authorizationCodeTtl: b.authorization_code_ttl, refreshTokenRotation: b.refresh_token_rotation, firstParty: b.first_party,
+        authorizationCodeTtl: b.authorization_code_ttl, refreshTokenRotation: b.refresh_token_rotation, firstParty: b.first_party, resourceServer: b.resource_server,
       }, deps.scopes);
       deps.clients.invalidate(created.clientId);
       const secret = created.public ? undefined : (await createSecret(deps.db, created.id)).secret;

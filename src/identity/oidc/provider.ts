@@ -100,6 +100,12 @@ export async function stillEntitled(deps: Pick<ProviderDeps, 'clients' | 'accoun
   return (await deps.accounts.find(token.accountId))?.active === true;
 }
 
+/** Whether `callerId` may learn the details of `token`: its own app, or a resource server, and only while the token still counts. */
+export async function mayIntrospect(deps: Pick<ProviderDeps, 'clients' | 'accounts'>, callerId: string, token: { clientId: string; accountId?: string }): Promise<boolean> {
+  if (token.clientId !== callerId && (await deps.clients.app(callerId))?.resourceServer !== true) return false;
+  return stillEntitled(deps, token);
+}
+
 /** Scopes a principal may receive from an app: requested, allowed for the app, and allowed for the principal. */
 export function grantableScopes(requested: Iterable<string>, clientScope: string | undefined, principalScopes: readonly string[]): string[] {
   const appAllowed = new Set(String(clientScope ?? '').split(' ').filter(Boolean));
@@ -146,10 +152,11 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       clientCredentials: { enabled: true },
       introspection: {
         enabled: true,
-        // Only confidential clients can authenticate here (HTTP Basic, see shapeResponses); they act as resource servers
-        // and may introspect any token, only while the app it was issued to and the principal it speaks for are still active (the
+        // Only confidential clients can authenticate here (HTTP Basic, see shapeResponses). A token's details go to its own
+        // app or to an app registered as a resource server; any other caller gets {active:false} (RFC 7662 section 4), so a
+        // third-party app cannot read another app's users. Only while the token's app and principal are still active (the
         // provider checks neither, and for a deactivated app it fails looking the client up when another client asks).
-        allowedPolicy: async (_ctx: unknown, _client: any, token: any) => stillEntitled(deps, token),
+        allowedPolicy: async (_ctx: unknown, client: any, token: any) => mayIntrospect(deps, client.clientId, token),
       },
       revocation: {
         enabled: true,
@@ -244,25 +251,42 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
   return provider;
 }
 
+/** Whether the token request failed because its client may not use the (supported) grant type: read from the request, not the error's text. */
+function grantTypeRefused(ctx: any): boolean {
+  const client = ctx.oidc.entities?.Client;
+  const grantType = ctx.oidc.params?.grant_type;
+  return Boolean(client) && typeof grantType === 'string' && SUPPORTED_GRANTS.has(grantType) && !client.grantTypeAllowed(grantType);
+}
+
+const SUPPORTED_GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
+
 /**
- * Adjusts the provider's answers to the contract: introspection and revocation need HTTP Basic; introspection carries `username` and an array
+ * Adjusts the provider's answers to the contract: introspection needs HTTP Basic, revocation Basic or a public app's client_id; introspection carries `username` and an array
  * `aud`; a grant the app may not use is unauthorized_client; signing out through the provider also ends the service's login session.
  */
 function shapeResponses(deps: ProviderDeps) {
-  const basicOnly = new Set<string>([ROUTES.introspection, ROUTES.revocation]);
   const postOnly = new Set<string>([ROUTES.token, ROUTES.introspection, ROUTES.revocation]);
+  const unauthenticated = (ctx: any, description: string) => {
+    ctx.status = 401;
+    ctx.set('WWW-Authenticate', 'Basic realm="identity"');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { error: 'invalid_client', error_description: description };
+  };
   return async (ctx: any, next: () => Promise<void>) => {
-    // The contract authenticates introspection and revocation with HTTP Basic only. Without it the provider would
-    // answer 400 invalid_request, or let a public client in on its client_id alone (v9 has one auth method per
-    // client for every endpoint, `none` for public apps). RFC 6749 5.2: that is invalid_client, 401 with a challenge.
-    if (ctx.method === 'POST' && basicOnly.has(ctx.path) && !/^Basic \S/i.test(ctx.get('authorization'))) {
-      ctx.status = 401;
-      ctx.set('WWW-Authenticate', 'Basic realm="identity"');
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = { error: 'invalid_client', error_description: 'client authentication is required (HTTP Basic with client_id and client_secret)' };
+    // The contract authenticates introspection with HTTP Basic only. Without it the provider would answer 400
+    // invalid_request, or let a public client in on its client_id alone (v9 has one auth method per client for every
+    // endpoint, `none` for public apps). RFC 6749 5.2: that is invalid_client, 401 with a challenge.
+    if (ctx.method === 'POST' && ctx.path === ROUTES.introspection && !/^Basic \S/i.test(ctx.get('authorization'))) {
+      unauthenticated(ctx, 'client authentication is required (HTTP Basic with client_id and client_secret)');
       return;
     }
     await next();
+    // Revocation also admits a public client by its client_id alone (RFC 7009 2.1), so the provider authenticates it; a request
+    // that named no client at all is answered as the contract's missing client authentication.
+    if (ctx.oidc?.route === 'revocation' && ctx.status === 400 && ctx.body?.error === 'invalid_request' && !ctx.oidc.entities?.Client) {
+      unauthenticated(ctx, 'client authentication is required (HTTP Basic with client_id and client_secret; a public app sends its client_id)');
+      return;
+    }
     if (ctx.status === 404 && ctx.body == null) {
       // No endpoint took the request: OAuth's error shape instead of the router's plain "Not Found", and
       // 405 for the POST-only endpoints asked with another method.
@@ -299,7 +323,7 @@ function shapeResponses(deps: ProviderDeps) {
       // ours: inactive at introspection, and revocation answers 200 as it always does.
       ctx.status = 200;
       ctx.body = route === 'introspection' ? { active: false } : '';
-    } else if (route === 'token' && ctx.status === 400 && ctx.body?.error === 'invalid_request' && ctx.body.error_description === 'requested grant type is not allowed for this client') {
+    } else if (route === 'token' && ctx.status === 400 && ctx.body?.error === 'invalid_request' && grantTypeRefused(ctx)) {
       // RFC 6749 5.2 and the contract name this unauthorized_client; the provider says invalid_request.
       ctx.body = { ...ctx.body, error: 'unauthorized_client' };
     } else if (route === 'end_session_confirm' && ctx.oidc.params?.logout) {
