@@ -13,6 +13,7 @@ import { mountProvider, type ProviderHolder } from './oidc/mount.ts';
 import { loadSigningKeys } from './oidc/signing-keys.ts';
 import { purgeExpired } from './oidc/adapter.ts';
 import { registerPages } from './pages/interaction-routes.ts';
+import { PROVIDER_PAGES } from './pages/provider-pages.ts';
 import { CsrfTokens } from './pages/csrf.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../kit/throttle.ts';
@@ -82,7 +83,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
     const make = (signingKeys: typeof keys.privateKeys) =>
-      buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log });
+      buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES });
     const holder: ProviderHolder = { current: make(keys.privateKeys) };
     let keysVersion = keys.version;
     const reloadKeys = async () => {

@@ -246,3 +246,34 @@ test('a public client revokes its own tokens with its client_id alone (RFC 7009 
   assert.equal(unknown.status, 401);
   assert.equal(unknown.json.error, 'invalid_client');
 });
+
+test("a grant is narrowed to the principal's current allowed_scopes at every use: refresh, userinfo, a new authorization", async () => {
+  const web = await server.registerApp({ name: 'Own console', appType: 'web', redirectUris: [CALLBACK], firstParty: true });
+  const config = await discover(web.clientId, web.secret);
+  const auth = await startAuthorization(config);
+  const browser = new TestBrowser();
+  const { callback } = await authorizeInBrowser(server.issuer, browser, auth.url, alice);
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: auth.verifier, expectedState: auth.state, expectedNonce: auth.nonce });
+  assert.ok(String(tokens.scope).split(' ').includes('email'));
+
+  const setScopes = async (scopes: string[]) => {
+    await server.runtime.db.query('UPDATE principals SET allowed_scopes = $2 WHERE id = $1', [aliceId, JSON.stringify(scopes)]);
+    server.runtime.accounts.invalidate(aliceId);
+  };
+  await setScopes(['openid', 'profile', 'offline_access']);
+  try {
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    assert.deepEqual(String(refreshed.scope).split(' ').sort(), ['openid', 'profile']);
+    const intro = await oidc.tokenIntrospection(config, refreshed.access_token);
+    assert.ok(!String(intro.scope).split(' ').includes('email'), 'the new access token lacks the withdrawn scope');
+    const info = await oidc.fetchUserInfo(config, refreshed.access_token, aliceId);
+    assert.equal(info.email, undefined, 'userinfo no longer tells the email');
+
+    const again = await startAuthorization(config);
+    const second = await authorizeInBrowser(server.issuer, browser, again.url, undefined, 'expect-none');
+    const reissued = await oidc.authorizationCodeGrant(config, new URL(second.callback), { pkceCodeVerifier: again.verifier, expectedState: again.state, expectedNonce: again.nonce });
+    assert.ok(!String(reissued.scope).split(' ').includes('email'), 'a reused first-party grant does not bring the scope back');
+  } finally {
+    await setScopes(['openid', 'profile', 'email', 'offline_access']);
+  }
+});

@@ -16,7 +16,7 @@ export async function requireAdmin(request: FastifyRequest, holder: ProviderHold
   if (!m) throw new HttpError(401, 'invalid_token', 'an access token is required (Authorization: Bearer ...)', { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
   const token = await holder.current.AccessToken.find(m[1]!);
   // The provider's find checks neither the app the token was issued to nor its grant: a deactivated app's tokens must not count.
-  if (!token || token.isExpired || !(await clients.app(token.clientId))?.active) {
+  if (!token || token.isExpired || !token.clientId || !(await clients.app(token.clientId))?.active) {
     throw new HttpError(401, 'invalid_token', 'the access token is invalid, expired or revoked', { headers: { 'www-authenticate': 'Bearer realm="identity", error="invalid_token"' } });
   }
   const scopes = new Set(String(token.scope ?? '').split(' '));
