@@ -7,7 +7,7 @@ import { resolveSecretKey } from '../kit/secret-key.ts';
 import { databaseUrlOf } from '../kit/service-config.ts';
 import { BUILT_IN_SCOPES, type IdentityConfig } from './config.ts';
 import { ClientStore } from './oidc/clients.ts';
-import { AccountDirectory } from './oidc/accounts.ts';
+import { PrincipalDirectory } from './principals/directory.ts';
 import { buildProvider } from './oidc/provider.ts';
 import { mountProvider, type ProviderHolder } from './oidc/mount.ts';
 import { loadSigningKeys } from './oidc/signing-keys.ts';
@@ -27,7 +27,7 @@ export interface IdentityRuntime {
   db: Database;
   secretKey: Buffer;
   clients: ClientStore;
-  accounts: AccountDirectory;
+  accounts: PrincipalDirectory;
   holder: ProviderHolder;
   scopes: string[];
   /** Looks for rotated signing keys now (a timer also does it every IDENTITY_KEY_REFRESH_SECONDS). */
@@ -79,7 +79,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       ? withFallback(redisThrottle(redis, { freeFailures: config.signInFreeFailures, prefix: 'identity:signin:' }), localThrottle, log)
       : localThrottle;
     const clients = new ClientStore(db);
-    const accounts = new AccountDirectory(db);
+    const accounts = new PrincipalDirectory(db);
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
     const make = (signingKeys: typeof keys.privateKeys) =>

@@ -6,7 +6,8 @@ import { migrate } from '../../kit/migrations.ts';
 import { resolveSecretKey } from '../../kit/secret-key.ts';
 import { BUILT_IN_SCOPES, type IdentityConfig } from '../config.ts';
 import { MIGRATIONS, openIdentityDatabase } from '../app.ts';
-import { createHuman, findHumanByEmail, makePlatformAdmin, setPassword } from '../principals/store.ts';
+import { createHuman, makePlatformAdmin, setPassword } from '../principals/store.ts';
+import { findHumanByEmail } from '../principals/view.ts';
 import { createApp, createSecret } from '../apps/store.ts';
 import { rotateSigningKeys } from '../oidc/signing-keys.ts';
 import { APP_TYPES, type AppType } from '../apps/record.ts';
@@ -33,11 +34,11 @@ export async function identityCommand(args: string[], config: IdentityConfig, io
       if (existing) {
         await makePlatformAdmin(db, existing.id);
         if (values.password) await setPassword(db, existing.id, values.password);
-        io.out(`${existing.email} is now a platform admin (principal ${existing.id})${values.password ? '; password updated' : ''}`);
+        io.out(`${existing.identifier} is now a platform admin (principal ${existing.id})${values.password ? '; password updated' : ''}`);
         return 0;
       }
       const human = await createHuman(db, { email: values.email, password, displayName: values.name, isPlatformAdmin: true, emailVerified: true });
-      io.out(`created platform admin ${human.email} (principal ${human.id})`);
+      io.out(`created platform admin ${human.identifier} (principal ${human.id})`);
       if (generated) io.out(`password (shown once): ${generated}`);
       return 0;
     }

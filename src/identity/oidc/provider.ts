@@ -5,7 +5,8 @@ import type { Database } from '../../kit/db.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { adapterFactory } from './adapter.ts';
 import { EXTRA_CLIENT_PROPERTIES, type ClientStore } from './clients.ts';
-import { claimsOf, type AccountDirectory } from './accounts.ts';
+import { claimsOf } from './claims.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
 import { LOGIN_COOKIE, clearedLoginCookie, readCookie } from '../sessions/cookie.ts';
 import { endLoginSession, findLoginSession } from '../sessions/store.ts';
 
@@ -24,7 +25,7 @@ export interface ProviderDeps {
   db: Database;
   secretKey: Buffer;
   clients: ClientStore;
-  accounts: AccountDirectory;
+  accounts: PrincipalDirectory;
   scopes: readonly string[];
   loginSessionTtl: number;
   signingKeys: JWK[];
@@ -210,7 +211,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
     async findAccount(_ctx, sub) {
       const account = await deps.accounts.find(sub);
       if (!account || !account.active) return undefined;
-      return { accountId: account.id, claims: async () => ({ ...claimsOf(account), sub: account.id }) };
+      return { accountId: account.id, claims: async () => claimsOf(account) };
     },
     async loadExistingGrant(ctx) {
       const client = ctx.oidc.client;
