@@ -5,7 +5,7 @@ export interface MigrationReport {
   applied: string[];
 }
 
-const FILE = /^\d{3,}[-_].+\.sql$/;
+export const MIGRATION_FILE = /^\d{3,}[-_].+\.sql$/;
 
 /**
  * Applies the `.sql` files of `dir` in name order, each once, recording them in `<schema>.schema_migrations`.
@@ -13,7 +13,7 @@ const FILE = /^\d{3,}[-_].+\.sql$/;
  * starting together apply each migration exactly once and a failed migration leaves nothing half-done.
  */
 export async function migrate(db: Database, dir: URL | string): Promise<MigrationReport> {
-  const files = (await readdir(dir)).filter((f) => FILE.test(f)).sort();
+  const files = (await readdir(dir)).filter((f) => MIGRATION_FILE.test(f)).sort();
   const scripts = await Promise.all(files.map(async (f) => ({ name: f, sql: await readFile(new URL(f, withSlash(dir)), 'utf8') })));
   return db.transaction(async (tx) => {
     // A migration may rewrite a large table: the pool's statement timeout does not apply to it.

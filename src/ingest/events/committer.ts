@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../../kit/db.ts';
+import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import type { PreparedEvents } from './validate.ts';
 
@@ -175,18 +175,7 @@ const JSONB_ARRAY_START = Buffer.from([1, 0x5b]);
 const COMMA = Buffer.from(',');
 const ARRAY_END = Buffer.from(']');
 
-const UNAVAILABLE_CLASSES = ['08', '53', '57', '58', '3D', '28'];
-const UNAVAILABLE_MESSAGE = /connect|terminat|timeout|timed out|closed|not queryable|ended|shutting down|ECONN|EPIPE/i;
-
 /** Connection-level failures (and a server refusing work) as opposed to an error in the statement itself. */
 export function isUnavailable(err: unknown): boolean {
-  if (err instanceof CommitUnavailableError) return true;
-  // A FATAL error ends the session: connection refused by the server (database gone, not accepting connections, ...).
-  const severity = (err as { severity?: unknown }).severity;
-  if (severity === 'FATAL' || severity === 'PANIC') return true;
-  const code = (err as { code?: unknown }).code;
-  // No SQLSTATE class begins with E, so an E-code is a system error (ECONNREFUSED, EPIPE, ...).
-  if (typeof code === 'string' && code.startsWith('E')) return true;
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_CLASSES.includes(code.slice(0, 2));
-  return UNAVAILABLE_MESSAGE.test((err as Error)?.message ?? '');
+  return err instanceof CommitUnavailableError || isDatabaseUnavailable(err);
 }
