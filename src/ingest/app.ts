@@ -41,6 +41,7 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     retryAfterSeconds: config.retryAfterSeconds,
     classify: classifyIngestError,
     database: { db, migrations: INGEST_MIGRATIONS },
+    metrics: metrics.registry,
     openapi: {
       components: {
         securitySchemes: {
@@ -64,10 +65,6 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     await committer.close();
   });
 
-  app.get('/metrics', { schema: { summary: 'Prometheus metrics', hide: true } }, async (_request, reply) => {
-    reply.type(metrics.registry.contentType);
-    return metrics.registry.metrics();
-  });
   registerEventRoutes(app, {
     keys,
     committer,

@@ -6,6 +6,7 @@ import { HttpError, codeForStatus, standardErrorBody, type ApiError } from './er
 import { loggerOptions, type LogLevel } from './logger.ts';
 import { isDatabaseUnavailable, type Database } from './db.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './health.ts';
+import { Registry, registerMetrics } from './metrics.ts';
 
 /** `Retry-After` of a 503 answered while the database cannot be reached, unless the service sets its own. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 5;
@@ -33,6 +34,8 @@ export interface AppOptions {
    * last when the app closes, after every other onClose hook (background work still has it).
    */
   database?: { db: Database; migrations: URL; checks?: ReadinessCheck[] };
+  /** The registry of the service's own metrics, served at `/metrics` with the kit's; a new one by default. */
+  metrics?: Registry;
   /** Extra OpenAPI components, such as security schemes. */
   openapi?: { components?: Record<string, unknown>; tags?: { name: string; description?: string }[] };
 }
@@ -103,6 +106,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });
   if (database) registerHealthRoutes(app, database);
+  registerMetrics(app, options.metrics ?? new Registry(), database?.db);
 
   const outage = databaseOutageLog(app.log);
   app.addHook('onResponse', async (_request, reply) => {

@@ -95,5 +95,9 @@ export async function assertSurvivesBackendStorm(options: BackendStormOptions): 
   }));
   assert.deepEqual(after.filter((a) => a !== 'ok'), [], 'after the storm every request is served normally');
   assert.ok(service.alive());
+  const metrics = await (await fetch(`${service.url}/metrics`)).text();
+  const lost = Number(/^db_pool_connections_lost_total (\d+)$/m.exec(metrics)?.[1]);
+  assert.ok(lost > 0, `/metrics counts the dropped connections (${lost})`);
+  assert.match(metrics, /^http_requests_total\{[^}]*status="503"\} [1-9]/m, '/metrics counts the 503 answers');
   return result;
 }
