@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { createBatcher } from '../../kit/batcher.ts';
 import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import type { PreparedEvents } from './validate.ts';
@@ -25,78 +26,15 @@ export interface Committer {
   close(): Promise<void>;
 }
 
-interface Waiting {
-  events: PreparedEvents;
-  resolve: () => void;
-  reject: (err: Error) => void;
-}
-
 /**
- * Group commit. Requests queue their accepted events; while fewer than `concurrency` transactions are
- * in flight the queue is taken whole (up to `maxEvents`) into one multi-row INSERT and one COMMIT, so
- * under load many requests share a round trip and an fsync, and an idle service commits a lone request
- * at once with no timer. Rows go in with a plain INSERT into `events` so statement triggers (the
- * forwarding outbox) run in the same transaction.
+ * Group commit, on the kit's micro-batcher. Requests queue their accepted events; while fewer than
+ * `concurrency` transactions are in flight the queue is taken whole (up to `maxEvents`) into one
+ * multi-row INSERT and one COMMIT, so under load many requests share a round trip and an fsync, and an
+ * idle service commits a lone request at once with no timer. Rows go in with a plain INSERT into
+ * `events` so statement triggers (the forwarding outbox) run in the same transaction.
  */
 export function createCommitter(options: CommitterOptions): Committer {
   const { db, metrics, log } = options;
-  const queue: Waiting[] = [];
-  let queuedEvents = 0;
-  let inFlight = 0;
-  let closed = false;
-  let drained: (() => void) | undefined;
-
-  const schedule = () => {
-    while (inFlight < options.concurrency && queue.length > 0) {
-      const group: Waiting[] = [];
-      let events = 0;
-      while (queue.length > 0 && (group.length === 0 || events + queue[0]!.events.count <= options.maxEvents)) {
-        const next = queue.shift()!;
-        group.push(next);
-        events += next.events.count;
-      }
-      queuedEvents -= events;
-      inFlight++;
-      void runGroup(group).finally(() => {
-        inFlight--;
-        schedule();
-        if (inFlight === 0 && queue.length === 0) drained?.();
-      });
-    }
-  };
-
-  const runGroup = async (group: Waiting[]) => {
-    try {
-      await insertWithRetry(group.map((w) => w.events));
-      for (const w of group) w.resolve();
-    } catch (err) {
-      if (isUnavailable(err)) {
-        metrics.commitFailures.inc({ kind: 'unavailable' });
-        log.warn({ err }, 'group commit failed: database unavailable');
-        const unavailable = new CommitUnavailableError('the database is unavailable');
-        for (const w of group) w.reject(unavailable);
-        return;
-      }
-      metrics.commitFailures.inc({ kind: 'error' });
-      if (group.length === 1) {
-        log.error({ err }, 'commit failed');
-        group[0]!.reject(err as Error);
-        return;
-      }
-      // One request's rows must not sink the others': commit each on its own.
-      log.warn({ err, requests: group.length }, 'group commit failed; committing its requests one by one');
-      for (const w of group) {
-        try {
-          await insertWithRetry([w.events]);
-          w.resolve();
-        } catch (single) {
-          log.error({ err: single }, 'commit failed');
-          w.reject(isUnavailable(single) ? new CommitUnavailableError('the database is unavailable') : (single as Error));
-        }
-      }
-    }
-  };
-
   const insertWithRetry = async (parts: PreparedEvents[]) => {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -135,26 +73,42 @@ export function createCommitter(options: CommitterOptions): Committer {
     if (inserted < count) metrics.eventsDuplicate.inc(count - inserted);
   };
 
-  return {
-    commit(events) {
-      if (closed) return Promise.reject(new CommitUnavailableError('the service is shutting down'));
-      if (queuedEvents + events.count > options.maxPending) {
-        metrics.commitFailures.inc({ kind: 'overloaded' });
-        return Promise.reject(new CommitUnavailableError('too many events are waiting for the database'));
+  const batcher = createBatcher<PreparedEvents, void>({
+    maxInFlight: options.concurrency,
+    maxBatch: Infinity,
+    gather: 'none',
+    weight: (events) => events.count,
+    maxWeight: options.maxEvents,
+    maxPendingWeight: options.maxPending,
+    overloaded: () => {
+      metrics.commitFailures.inc({ kind: 'overloaded' });
+      return new CommitUnavailableError('too many events are waiting for the database');
+    },
+    closed: () => new CommitUnavailableError('the service is shutting down'),
+    // One request's rows must not sink the others': a group that fails is committed request by request,
+    // unless the database itself is away.
+    retryAlone: (err) => !(err instanceof CommitUnavailableError),
+    run: async (parts) => {
+      try {
+        await insertWithRetry(parts);
+      } catch (err) {
+        if (isUnavailable(err)) {
+          metrics.commitFailures.inc({ kind: 'unavailable' });
+          log.warn({ err }, 'group commit failed: database unavailable');
+          throw new CommitUnavailableError('the database is unavailable');
+        }
+        metrics.commitFailures.inc({ kind: 'error' });
+        if (parts.length > 1) log.warn({ err, requests: parts.length }, 'group commit failed; committing its requests one by one');
+        else log.error({ err }, 'commit failed');
+        throw err;
       }
-      return new Promise<void>((resolve, reject) => {
-        queue.push({ events, resolve, reject });
-        queuedEvents += events.count;
-        schedule();
-      });
+      return parts.map(() => undefined);
     },
-    async close() {
-      closed = true;
-      if (inFlight === 0 && queue.length === 0) return;
-      await new Promise<void>((resolve) => {
-        drained = resolve;
-      });
-    },
+  });
+
+  return {
+    commit: (events) => batcher.submit(events),
+    close: () => batcher.close(),
   };
 }
 
