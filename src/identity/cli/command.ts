@@ -3,7 +3,6 @@ import type { CommandIO } from '../../kit/service.ts';
 import { randomToken } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { migrate } from '../../kit/migrations.ts';
-import { resolveSecretKey } from '../../kit/secret-key.ts';
 import { BUILT_IN_SCOPES, type IdentityConfig } from '../config.ts';
 import { MIGRATIONS, openIdentityDatabase } from '../app.ts';
 import { createHuman, makePlatformAdmin, setPassword } from '../principals/store.ts';
@@ -65,7 +64,7 @@ export async function identityCommand(args: string[], config: IdentityConfig, io
       return 0;
     }
     if (group === 'keys' && action === 'rotate') {
-      const r = await rotateSigningKeys(db, resolveSecretKey(config.secretKey, config.dataDir));
+      const r = await rotateSigningKeys(db, config.secretKey);
       io.out(`new signing key ${r.kid}${r.retired.length ? `; retired ${r.retired.join(', ')} (published until what they signed expires)` : ''}`);
       io.out('running servers pick it up within IDENTITY_KEY_REFRESH_SECONDS');
       return 0;

@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
 import Provider, { errors, interactionPolicy, type Client, type Grant, type KoaContextWithOIDC } from 'oidc-provider';
+import { isDatabaseUnavailable } from '../../kit/db.ts';
+import { DEFAULT_RETRY_AFTER_SECONDS } from '../../kit/app.ts';
 import type { JWK } from 'jose';
 import type { Database } from '../../kit/db.ts';
 import type { FastifyBaseLogger } from 'fastify';
@@ -259,7 +261,16 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
   // Trust the forwarded headers: mountProvider sets them itself from the issuer and Fastify's view of the client.
   provider.proxy = true;
   provider.use(shapeResponses(deps));
-  provider.on('server_error', (_ctx: unknown, err: Error) => deps.log.error({ err }, 'oidc provider error'));
+  provider.on('server_error', (ctx: any, err: Error) => {
+    // A dropped or unreachable database is temporary: RFC 6749's temporarily_unavailable with Retry-After, not a 500.
+    if (isDatabaseUnavailable(err)) {
+      ctx.status = 503;
+      ctx.set('Retry-After', String(DEFAULT_RETRY_AFTER_SECONDS));
+      if (typeof ctx.body === 'object') ctx.body = { error: 'temporarily_unavailable', error_description: 'the database is unavailable; retry later' };
+      return;
+    }
+    deps.log.error({ err }, 'oidc provider error');
+  });
   return provider;
 }
 
