@@ -22,7 +22,7 @@ export function adminGuardVariables(service: string) {
     identityUrl: optionalUrl(`${prefix}_IDENTITY_URL`, ['http:', 'https:'], {
       doc: `Base URL (issuer) of the platform's identity service, whose access tokens open the ${service} admin API when they carry the route's scope (checked by token introspection, answers kept a few seconds). Needs \`${prefix}_IDENTITY_CLIENT_ID\` and \`${prefix}_IDENTITY_CLIENT_SECRET\`.`,
     }),
-    identityClientId: optionalStr(`${prefix}_IDENTITY_CLIENT_ID`, { doc: `client_id of the ${service} service's own app at identity (a \`service\` or \`machine\` app), used to introspect tokens.` }),
+    identityClientId: optionalStr(`${prefix}_IDENTITY_CLIENT_ID`, { doc: `client_id of the ${service} service's own app at identity, used to introspect tokens: a confidential app registered as a resource server (\`platform identity apps create --type service --resource-server\`), since identity tells other apps nothing about tokens not theirs.` }),
     identityClientSecret: optionalStr(`${prefix}_IDENTITY_CLIENT_SECRET`, { secret: true, doc: `Client secret of that app.` }),
   } satisfies Record<string, Variable<unknown>>;
 }

@@ -35,7 +35,8 @@ async function closedPort(): Promise<number> {
 
 before(async () => {
   identity = await startServer('guard_identity', { IDENTITY_EXTRA_SCOPES: 'ingest:admin,reports:read', IDENTITY_ADMIN_TOKEN });
-  const app = await identity.registerApp({ name: 'ingest service', appType: 'service', allowedScopes: [] });
+  // Identity tells a token's details only to its own app or to a resource server.
+  const app = await identity.registerApp({ name: 'ingest service', appType: 'service', allowedScopes: [], resourceServer: true });
   introspector = { clientId: app.clientId, secret: app.secret! };
   ingest = await startIngest({ INGEST_IDENTITY_URL: identity.issuer, INGEST_IDENTITY_CLIENT_ID: introspector.clientId, INGEST_IDENTITY_CLIENT_SECRET: introspector.secret }, 'guard_ingest');
 });
