@@ -86,8 +86,8 @@ function stream(conn: Conn, sql: string, values: unknown[], limit: number): Prom
     const rows: unknown[][] = [];
     let settled = false;
     const cmd = conn.execute({ sql, values, rowsAsArray: true });
-    cmd.on('fields', (f: MysqlField[]) => {
-      fields = f;
+    cmd.on('fields', (f: MysqlField[] | undefined) => {
+      fields = f ?? [];
     });
     cmd.on('result', (row: unknown) => {
       if (settled || !Array.isArray(row)) return;
@@ -176,6 +176,9 @@ class MysqlPool implements DataSourcePool {
       if (!result.truncated) {
         await clean(conn, this.settings);
         reusable = true;
+      } else {
+        // Closing the connection alone stops the server only when its next write fails; KILL QUERY stops it now.
+        killQuery(options, conn.threadId).catch(() => {});
       }
       const converters = result.fields.map(converterFor);
       const names = result.fields.map((f) => f.name);
@@ -216,7 +219,10 @@ class MysqlPool implements DataSourcePool {
           WHERE TABLE_SCHEMA = ? AND (? IS NULL OR TABLE_NAME LIKE ?) ORDER BY TABLE_NAME`,
         [schema, likePattern(request.filter), likePattern(request.filter)],
       );
-      const out: TableDescriptor[] = tables.map((t) => ({ schema, name: t.name, type: /VIEW/.test(t.kind) ? 'view' : 'table' }));
+      // Sorted here by code point, as PostgreSQL's name type sorts, rather than by the server's collation.
+      const out: TableDescriptor[] = tables
+        .map((t): TableDescriptor => ({ schema, name: t.name, type: /VIEW/.test(t.kind) ? 'view' : 'table' }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       if (!request.columns || out.length === 0) return out;
       const cols = await exec<{ tbl: string; name: string; type: string; nullable: string; len: number | string | null; prec: number | string | null; scale: number | string | null; dtp: number | string | null }>(
         `SELECT TABLE_NAME AS tbl, COLUMN_NAME AS name, UPPER(DATA_TYPE) AS type, IS_NULLABLE AS nullable, CHARACTER_MAXIMUM_LENGTH AS len,
