@@ -15,6 +15,10 @@ import type { DashboardConfig } from './config.ts';
 import type { DashboardContext } from './context.ts';
 import { classifyDashboardError } from './errors.ts';
 import { registerHealthRoutes } from './health/routes.ts';
+import { registerAuditRoutes } from './audit/routes.ts';
+import { registerDashboardRoutes } from './dashboards/routes.ts';
+import { registerTenantRoutes } from './tenants/routes.ts';
+import { registerUserRoutes } from './users/routes.ts';
 import { createMetrics } from './metrics.ts';
 import { createRateLimiter } from './ratelimit/limiter.ts';
 import pkg from '../../package.json' with { type: 'json' };
@@ -88,6 +92,10 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
 
   registerHealthRoutes(app, db, metrics.registry);
   registerSessionRoutes(app, ctx);
+  registerDashboardRoutes(app, ctx);
+  registerUserRoutes(app, ctx);
+  registerTenantRoutes(app, ctx);
+  registerAuditRoutes(app, ctx);
   // Feature routes: each folder registers its own (dashboards, users, tenants, audit, datasources, queries).
   return app;
 }
