@@ -17,6 +17,9 @@ import { classifyDashboardError } from './errors.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
 import { registerDashboardRoutes } from './dashboards/routes.ts';
+import { registerDataSourceRoutes } from './datasources/routes.ts';
+import { DataSourceService } from './datasources/service.ts';
+import { registerQueryRoutes } from './queries/routes.ts';
 import { registerTenantRoutes } from './tenants/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
 import { createMetrics } from './metrics.ts';
@@ -96,6 +99,15 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
   registerUserRoutes(app, ctx);
   registerTenantRoutes(app, ctx);
   registerAuditRoutes(app, ctx);
+  const sources = new DataSourceService({
+    secretKey,
+    envPrefix: config.dataSourceEnvPrefix,
+    deniedNetworks: config.dataSourceDeniedNetworks,
+    allowedNetworks: config.dataSourceAllowedNetworks,
+  });
+  app.addHook('onClose', async () => sources.close());
+  registerDataSourceRoutes(app, ctx, sources);
+  registerQueryRoutes(app, ctx, sources);
   // Feature routes: each folder registers its own (dashboards, users, tenants, audit, datasources, queries).
   return app;
 }
