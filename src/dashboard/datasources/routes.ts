@@ -5,7 +5,7 @@ import { actor, recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
 import { conflict, notFound, validation } from '../errors.ts';
 import { IdParams, bearer, errors } from '../schemas.ts';
-import { runAndAudit } from '../queries/run.ts';
+import { runAndAudit, sendJson } from '../queries/run.ts';
 import { clientGoneSignal } from './client-gone.ts';
 import { connectionUrlProblem } from './connection-url.ts';
 import type { DataSourceType } from './driver.ts';
@@ -224,7 +224,7 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
   }, async (request, reply) => {
     const row = await load(currentUser(request).tenantId, request.params.id);
     const { query, parameters = {}, maxRows } = request.body;
-    return runAndAudit(db, sources, request, row, { query, parameters: parameters as Record<string, unknown>, maxRows, signal: clientGoneSignal(reply) }, { kind: 'adhoc' });
+    return sendJson(reply, await runAndAudit(db, sources, request, row, { query, parameters: parameters as Record<string, unknown>, maxRows, signal: clientGoneSignal(reply) }, { kind: 'adhoc' }));
   });
 
   app.get('/api/v1/datasources/:id/schema', {

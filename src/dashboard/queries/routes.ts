@@ -11,7 +11,7 @@ import { checkStatement, StatementError } from '../datasources/statement.ts';
 import { getDataSource } from '../datasources/store.ts';
 import { notFound, validation } from '../errors.ts';
 import { DisplayText, IdParams, ListQuery, Timestamp, bearer, errors } from '../schemas.ts';
-import { namedColumnsResult, runAndAudit } from './run.ts';
+import { namedColumnsResult, runAndAudit, sendJson } from './run.ts';
 import { deleteSavedQuery, getSavedQuery, insertSavedQuery, listSavedQueries, updateSavedQuery, type SavedQueryRow } from './store.ts';
 
 const tags = ['queries'];
@@ -73,7 +73,7 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
     const { dataSourceId, query, params = {}, maxRows } = request.body;
     const row = await dataSource(me.tenantId, dataSourceId);
     const result = await runAndAudit(db, sources, request, row, { query, parameters: params as Record<string, unknown>, maxRows, signal: clientGoneSignal(reply) }, { kind: 'adhoc' });
-    return namedColumnsResult(result);
+    return sendJson(reply, namedColumnsResult(result));
   });
 
   app.get('/api/v1/queries', {
@@ -179,6 +179,6 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
     const row = await dataSource(me.tenantId, current.data_source_id);
     const { params = {}, maxRows = DEFAULT_MAX_ROWS } = request.body ?? {};
     const result = await runAndAudit(db, sources, request, row, { query: current.query, parameters: params as Record<string, unknown>, maxRows, signal: clientGoneSignal(reply) }, { kind: 'saved', savedQueryId: current.id });
-    return namedColumnsResult(result);
+    return sendJson(reply, namedColumnsResult(result));
   });
 }
