@@ -87,7 +87,7 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
   await bootstrapFirstOwner(db, config, app.log);
 
   const metrics = createMetrics(app);
-  const limiter = await createRateLimiter(app, redis);
+  const limiter = await createRateLimiter(app, redis, config.redisPrefix);
   registerAuthHook(app, { db, keys: tokens.keys, limiter, devUser });
 
   registerHealthRoutes(app, db, metrics.registry);

@@ -85,6 +85,7 @@ export const dashboardSpec = {
     doc: 'Email of the first owner: at start, when no tenant exists yet, a tenant (`DASHBOARD_BOOTSTRAP_TENANT`) is created with this person as its owner, who then signs in with a provider that verifies this email.',
   }),
   bootstrapTenant: str('DASHBOARD_BOOTSTRAP_TENANT', { default: 'default', doc: 'Slug of the tenant created for `DASHBOARD_BOOTSTRAP_OWNER`.' }),
+  redisPrefix: str('DASHBOARD_REDIS_PREFIX', { default: 'dashboard:', doc: 'Prefix of the dashboard service\'s keys in Redis (rate limit counts): deployments sharing one Redis need different prefixes.' }),
   dbPoolSize: int('DASHBOARD_DB_POOL_SIZE', { default: 10, min: 2, max: 200, doc: 'PostgreSQL connections of the dashboard service itself (data sources have their own pools).' }),
 };
 
