@@ -15,6 +15,8 @@ import type { DashboardConfig } from './config.ts';
 import type { DashboardContext } from './context.ts';
 import { classifyDashboardError } from './errors.ts';
 import { registerHealthRoutes } from './health/routes.ts';
+import { loginProviders } from './login/registry.ts';
+import { registerLoginRoutes } from './login/routes.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
 import { registerDashboardRoutes } from './dashboards/routes.ts';
 import { registerTenantRoutes } from './tenants/routes.ts';
@@ -92,6 +94,7 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
 
   registerHealthRoutes(app, db, metrics.registry);
   registerSessionRoutes(app, ctx);
+  registerLoginRoutes(app, ctx, loginProviders(config));
   registerDashboardRoutes(app, ctx);
   registerUserRoutes(app, ctx);
   registerTenantRoutes(app, ctx);

@@ -25,6 +25,8 @@ export interface OidcProviderConfig {
 }
 
 const PROVIDER_ID = /^[a-z][a-z0-9-]{0,31}$/;
+// The built-in providers and the other routes under /api/v1/auth/.
+const RESERVED_IDS = new Set(['github', 'google', 'me', 'providers', 'refresh', 'logout']);
 
 function parseOidcProviders(raw: string): OidcProviderConfig[] | undefined {
   let value: unknown;
@@ -38,7 +40,7 @@ function parseOidcProviders(raw: string): OidcProviderConfig[] | undefined {
   for (const item of value) {
     if (typeof item !== 'object' || item === null) return undefined;
     const p = item as Record<string, unknown>;
-    if (typeof p.id !== 'string' || !PROVIDER_ID.test(p.id) || p.id === 'github' || p.id === 'google') return undefined;
+    if (typeof p.id !== 'string' || !PROVIDER_ID.test(p.id) || RESERVED_IDS.has(p.id)) return undefined;
     if (typeof p.issuer !== 'string' || !/^https?:\/\//.test(p.issuer)) return undefined;
     if (typeof p.clientId !== 'string' || !p.clientId) return undefined;
     if (p.clientSecret !== undefined && typeof p.clientSecret !== 'string') return undefined;
