@@ -15,6 +15,8 @@ import type { DashboardConfig } from './config.ts';
 import type { DashboardContext } from './context.ts';
 import { classifyDashboardError } from './errors.ts';
 import { registerHealthRoutes } from './health/routes.ts';
+import { loginProviders } from './login/registry.ts';
+import { registerLoginRoutes } from './login/routes.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
 import { registerDashboardRoutes } from './dashboards/routes.ts';
 import { registerDataSourceRoutes } from './datasources/routes.ts';
@@ -90,11 +92,12 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
   await bootstrapFirstOwner(db, config, app.log);
 
   const metrics = createMetrics(app);
-  const limiter = await createRateLimiter(app, redis);
+  const limiter = await createRateLimiter(app, redis, config.redisPrefix);
   registerAuthHook(app, { db, keys: tokens.keys, limiter, devUser });
 
   registerHealthRoutes(app, db, metrics.registry);
   registerSessionRoutes(app, ctx);
+  registerLoginRoutes(app, ctx, loginProviders(config));
   registerDashboardRoutes(app, ctx);
   registerUserRoutes(app, ctx);
   registerTenantRoutes(app, ctx);

@@ -26,6 +26,8 @@ export interface OidcProviderConfig {
 }
 
 const PROVIDER_ID = /^[a-z][a-z0-9-]{0,31}$/;
+// The built-in providers and the other routes under /api/v1/auth/.
+const RESERVED_IDS = new Set(['github', 'google', 'me', 'providers', 'refresh', 'logout']);
 
 function parseOidcProviders(raw: string): OidcProviderConfig[] | undefined {
   let value: unknown;
@@ -39,7 +41,7 @@ function parseOidcProviders(raw: string): OidcProviderConfig[] | undefined {
   for (const item of value) {
     if (typeof item !== 'object' || item === null) return undefined;
     const p = item as Record<string, unknown>;
-    if (typeof p.id !== 'string' || !PROVIDER_ID.test(p.id) || p.id === 'github' || p.id === 'google') return undefined;
+    if (typeof p.id !== 'string' || !PROVIDER_ID.test(p.id) || RESERVED_IDS.has(p.id)) return undefined;
     if (typeof p.issuer !== 'string' || !/^https?:\/\//.test(p.issuer)) return undefined;
     if (typeof p.clientId !== 'string' || !p.clientId) return undefined;
     if (p.clientSecret !== undefined && typeof p.clientSecret !== 'string') return undefined;
@@ -98,6 +100,7 @@ export const dashboardSpec = {
     default: [],
     doc: 'Comma-separated networks (CIDR) data sources may connect to; when set, every other address is refused (`10.20.0.0/16,192.168.5.0/24`). Empty: any address not denied.',
   }),
+  redisPrefix: str('DASHBOARD_REDIS_PREFIX', { default: 'dashboard:', doc: 'Prefix of the dashboard service\'s keys in Redis (rate limit counts): deployments sharing one Redis need different prefixes.' }),
   dbPoolSize: int('DASHBOARD_DB_POOL_SIZE', { default: 10, min: 2, max: 200, doc: 'PostgreSQL connections of the dashboard service itself (data sources have their own pools).' }),
 };
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import type { App } from '../../src/kit/app.ts';
 import { buildDashboardApp } from '../../src/dashboard/app.ts';
 import { dashboardCommand } from '../../src/dashboard/cli.ts';
@@ -33,7 +34,7 @@ export interface Answer {
 
 export interface DashboardServer {
   app: App;
-  /** `http://127.0.0.1:<port>`: the service listens on an ephemeral port (login callbacks need a real address). */
+  /** `http://localhost:<port>` (DASHBOARD_PUBLIC_URL): the service listens on an ephemeral port of 127.0.0.1 (login callbacks need a real address). */
   url: string;
   config: DashboardConfig;
   env: NodeJS.ProcessEnv;
@@ -53,13 +54,31 @@ export interface DashboardServer {
 
 let counter = 0;
 
-/** The dashboard service on a fresh PostgreSQL database, listening on 127.0.0.1 on an ephemeral port. */
+/** A port free right now, for a service whose own URL must be known before it starts (login callbacks). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The dashboard service on a fresh PostgreSQL database, listening on 127.0.0.1 on an ephemeral port
+ * (`DASHBOARD_PORT` in `extraEnv` to choose it, e.g. from freePort() when a provider must know the callback first).
+ */
 export async function startDashboard(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<DashboardServer> {
   const database = await freshPostgres(label);
   const dir = tempDir('dashboard-test-');
+  const port = extraEnv.DASHBOARD_PORT ? Number(extraEnv.DASHBOARD_PORT) : await freePort();
   const env: NodeJS.ProcessEnv = {
     DASHBOARD_DATABASE_URL: database.url,
-    DASHBOARD_PORT: '0',
+    DASHBOARD_PORT: String(port),
+    DASHBOARD_PUBLIC_URL: `http://localhost:${port}`,
     DATA_DIR: dir.path,
     LOG_LEVEL: 'silent',
     PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'),
@@ -71,14 +90,13 @@ export async function startDashboard(label: string, extraEnv: NodeJS.ProcessEnv 
   try {
     config = loadDashboardConfig(env);
     app = await buildDashboardApp(config);
-    await app.listen({ host: '127.0.0.1', port: 0 });
+    await app.listen({ host: '127.0.0.1', port });
   } catch (err) {
     await database.drop();
     dir.remove();
     throw err;
   }
-  const addr = app.server.address();
-  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const url = `http://localhost:${port}`;
 
   const cli = async (args: string[]) => {
     const out: string[] = [];

@@ -25,7 +25,8 @@ export function registerAuthHook(app: App, options: AuthHookOptions): void {
     // Unknown routes answer 404 whoever asks.
     if (request.routeOptions.url === undefined) return;
     const config = request.routeOptions.config;
-    const open = config.auth === false;
+    // The OpenAPI document comes from the kit, which cannot mark its route; it is public on every service.
+    const open = config.auth === false || request.routeOptions.url === '/openapi.json';
     if (!open) {
       request.user = options.devUser ?? (await identify(options.db, options.keys, request.headers.authorization)) ?? null;
     }

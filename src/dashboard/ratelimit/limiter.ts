@@ -16,7 +16,7 @@ export type RateLimiter = (request: FastifyRequest, reply: FastifyReply) => Prom
  * the instance's memory otherwise) and answers with Document 1's headers: `X-RateLimit-Reset` is the
  * Unix time at which the window resets, which the plugin's own headers do not say (it sends seconds).
  */
-export async function createRateLimiter(app: App, redis: Redis | undefined): Promise<RateLimiter> {
+export async function createRateLimiter(app: App, redis: Redis | undefined, prefix: string): Promise<RateLimiter> {
   await app.register(rateLimit, {
     global: false,
     timeWindow: WINDOW_MS,
@@ -24,7 +24,7 @@ export async function createRateLimiter(app: App, redis: Redis | undefined): Pro
     keyGenerator: (request) => (request.user ? `tenant:${request.user.tenantId}` : `ip:${request.ip}`),
     // A Redis outage lets requests through rather than refusing every request of every tenant.
     skipOnError: true,
-    ...(redis ? { redis, nameSpace: 'dashboard:ratelimit:' } : {}),
+    ...(redis ? { redis, nameSpace: `${prefix}ratelimit:` } : {}),
   });
   const check = app.createRateLimit();
   return async (request, reply) => {
