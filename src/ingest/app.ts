@@ -14,6 +14,7 @@ import { classifyIngestError } from './errors.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { createMetrics } from './metrics.ts';
 import { registerForwarding } from './forwarding/plugin.ts';
+import { registerSdkRoutes } from './sdk/routes.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
 export const INGEST_MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -85,6 +86,7 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     commitTimeoutSeconds: config.commitTimeoutSeconds,
   });
   registerAdminRoutes(app, { db, keys, requireAdmin: adminGuard });
+  registerSdkRoutes(app);
   await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, requireAdmin: adminGuard });
   return app;
 }
