@@ -14,6 +14,28 @@ function jsonProviders(name: string, options: { doc: string }): Variable<OidcPro
   };
 }
 
+export type PlanLimits = { free: number; pro: number; enterprise: number };
+export const DEFAULT_PLAN_LIMITS: PlanLimits = { free: 60, pro: 300, enterprise: 1000 };
+
+function planLimits(name: string, options: { doc: string }): Variable<PlanLimits> {
+  return {
+    name,
+    expects: 'plan=requests pairs such as free=60,pro=300,enterprise=1000 (positive integers)',
+    doc: options.doc,
+    secret: false,
+    fallback: () => ({ ...DEFAULT_PLAN_LIMITS }),
+    parse: (raw) => {
+      const out = { ...DEFAULT_PLAN_LIMITS };
+      for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+        const m = /^(free|pro|enterprise)=(\d{1,9})$/.exec(part);
+        if (!m || Number(m[2]) < 1) return undefined;
+        out[m[1] as keyof PlanLimits] = Number(m[2]);
+      }
+      return out;
+    },
+  };
+}
+
 export interface OidcProviderConfig {
   /** The path segment of `/api/v1/auth/:id`; `github` and `google` are taken by the built-in providers. */
   id: string;
@@ -87,6 +109,9 @@ export const dashboardSpec = {
     doc: 'Email of the first owner: at start, when no tenant exists yet, a tenant (`DASHBOARD_BOOTSTRAP_TENANT`) is created with this person as its owner, who then signs in with a provider that verifies this email.',
   }),
   bootstrapTenant: str('DASHBOARD_BOOTSTRAP_TENANT', { default: 'default', doc: 'Slug of the tenant created for `DASHBOARD_BOOTSTRAP_OWNER`.' }),
+  rateLimits: planLimits('DASHBOARD_RATE_LIMITS', {
+    doc: 'Requests per minute per tenant by plan, as `free=60,pro=300,enterprise=1000` (Document 1\'s values, the default); plans not named keep their default. Callers not yet signed in are limited per address at the free value.',
+  }),
   redisPrefix: str('DASHBOARD_REDIS_PREFIX', { default: 'dashboard:', doc: 'Prefix of the dashboard service\'s keys in Redis (rate limit counts): deployments sharing one Redis need different prefixes.' }),
   dbPoolSize: int('DASHBOARD_DB_POOL_SIZE', { default: 10, min: 2, max: 200, doc: 'PostgreSQL connections of the dashboard service itself (data sources have their own pools).' }),
 };
