@@ -17,7 +17,8 @@ BEGIN
   END IF;
 END $$;
 
--- Each tenant's dashboard count, kept by statement triggers, so the list's `meta.total` without a
+-- Each tenant's dashboard count, kept by statement triggers (which find their tables whatever the
+-- writer's search_path), so the list's `meta.total` without a
 -- search is one row read instead of a count over every dashboard of the tenant.
 CREATE TABLE dashboard_counts (
   tenant_id  bigint PRIMARY KEY REFERENCES tenants (id) ON DELETE CASCADE,
@@ -25,14 +26,14 @@ CREATE TABLE dashboard_counts (
 );
 INSERT INTO dashboard_counts (tenant_id, n) SELECT tenant_id, count(*) FROM dashboards GROUP BY tenant_id;
 
-CREATE FUNCTION dashboard_counts_added() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION dashboard_counts_added() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
   INSERT INTO dashboard_counts (tenant_id, n) SELECT tenant_id, count(*) FROM added GROUP BY tenant_id
   ON CONFLICT (tenant_id) DO UPDATE SET n = dashboard_counts.n + EXCLUDED.n;
   RETURN NULL;
 END $$;
 
-CREATE FUNCTION dashboard_counts_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION dashboard_counts_removed() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
   UPDATE dashboard_counts c SET n = c.n - r.n
     FROM (SELECT tenant_id, count(*) AS n FROM removed GROUP BY tenant_id) r WHERE c.tenant_id = r.tenant_id;
