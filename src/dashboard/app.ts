@@ -92,7 +92,7 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
   await bootstrapFirstOwner(db, config, app.log);
 
   const metrics = createMetrics(app);
-  const limiter = await createRateLimiter(app, redis, config.redisPrefix);
+  const limiter = await createRateLimiter(app, redis, config.redisPrefix, config.rateLimits);
   registerAuthHook(app, { db, keys: tokens.keys, limiter, devUser });
 
   registerHealthRoutes(app, db, metrics.registry);

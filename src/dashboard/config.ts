@@ -15,6 +15,28 @@ function jsonProviders(name: string, options: { doc: string }): Variable<OidcPro
   };
 }
 
+export type PlanLimits = { free: number; pro: number; enterprise: number };
+export const DEFAULT_PLAN_LIMITS: PlanLimits = { free: 60, pro: 300, enterprise: 1000 };
+
+function planLimits(name: string, options: { doc: string }): Variable<PlanLimits> {
+  return {
+    name,
+    expects: 'plan=requests pairs such as free=60,pro=300,enterprise=1000 (positive integers)',
+    doc: options.doc,
+    secret: false,
+    fallback: () => ({ ...DEFAULT_PLAN_LIMITS }),
+    parse: (raw) => {
+      const out = { ...DEFAULT_PLAN_LIMITS };
+      for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+        const m = /^(free|pro|enterprise)=(\d{1,9})$/.exec(part);
+        if (!m || Number(m[2]) < 1) return undefined;
+        out[m[1] as keyof PlanLimits] = Number(m[2]);
+      }
+      return out;
+    },
+  };
+}
+
 export interface OidcProviderConfig {
   /** The path segment of `/api/v1/auth/:id`; `github` and `google` are taken by the built-in providers. */
   id: string;
@@ -99,6 +121,9 @@ export const dashboardSpec = {
   dataSourceAllowedNetworks: list('DASHBOARD_DATASOURCE_ALLOWED_NETWORKS', {
     default: [],
     doc: 'Comma-separated networks (CIDR) data sources may connect to; when set, every other address is refused (`10.20.0.0/16,192.168.5.0/24`). Empty: any address not denied.',
+  }),
+  rateLimits: planLimits('DASHBOARD_RATE_LIMITS', {
+    doc: 'Requests per minute per tenant by plan, as `free=60,pro=300,enterprise=1000` (Document 1\'s values, the default); plans not named keep their default. Callers not yet signed in are limited per address at the free value.',
   }),
   redisPrefix: str('DASHBOARD_REDIS_PREFIX', { default: 'dashboard:', doc: 'Prefix of the dashboard service\'s keys in Redis (rate limit counts): deployments sharing one Redis need different prefixes.' }),
   dbPoolSize: int('DASHBOARD_DB_POOL_SIZE', { default: 10, min: 2, max: 200, doc: 'PostgreSQL connections of the dashboard service itself (data sources have their own pools).' }),

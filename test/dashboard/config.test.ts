@@ -72,3 +72,23 @@ test('CORS answers configured origins only, with the configured methods and head
     await s.close();
   }
 });
+
+test('rate limits per plan default to the document\'s and can be set per plan', () => {
+  assert.deepEqual(loadDashboardConfig({}).rateLimits, { free: 60, pro: 300, enterprise: 1000 });
+  assert.deepEqual(loadDashboardConfig({ DASHBOARD_RATE_LIMITS: 'pro=500' }).rateLimits, { free: 60, pro: 500, enterprise: 1000 });
+  for (const bad of ['gold=5', 'free=0', 'free=-1', 'free', 'free=1.5']) refused({ DASHBOARD_RATE_LIMITS: bad }, 'DASHBOARD_RATE_LIMITS', /plan=requests/);
+});
+
+test('every route of the OpenAPI document has an operationId and the dashboard schemas', async () => {
+  const s = await startDashboard('dashopenapi');
+  try {
+    const doc = (await s.request('GET', '/openapi.json')).body;
+    const ops = Object.entries(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap(([path, methods]) => Object.entries(methods).map(([m, op]) => ({ path, m, op })));
+    assert.ok(ops.length >= 25);
+    for (const { path, m, op } of ops) if (path !== '/metrics') assert.ok(op.operationId, `${m} ${path} has no operationId`);
+    assert.ok(doc.paths['/api/v1/dashboards'].get);
+    assert.ok(doc.components.securitySchemes.bearerAuth);
+  } finally {
+    await s.close();
+  }
+});

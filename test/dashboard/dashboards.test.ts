@@ -201,8 +201,10 @@ describe('dashboards', () => {
   test('delete answers 204, then 404; the audit log names who did what', async () => {
     const admin = await s.signIn({ tenant: 'acme', role: 'admin' });
     const c = await s.request('POST', '/api/v1/dashboards', { as: editor, body: { slug: 'doomed', title: 'Doomed', definition: definition() } });
+    const total = (await s.request('GET', '/api/v1/dashboards', { as: editor })).body.meta.total;
     const del = await s.request('DELETE', `/api/v1/dashboards/${c.body.id}`, { as: editor });
     assert.equal(del.status, 204);
+    assert.equal((await s.request('GET', '/api/v1/dashboards', { as: editor })).body.meta.total, total - 1);
     assert.equal((await s.request('GET', `/api/v1/dashboards/${c.body.id}`, { as: editor })).status, 404);
     assert.equal((await s.request('DELETE', `/api/v1/dashboards/${c.body.id}`, { as: editor })).status, 404);
     const audit = await s.request('GET', '/api/v1/audit?targetType=dashboard', { as: admin });

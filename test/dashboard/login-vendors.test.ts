@@ -28,6 +28,7 @@ describe('signing in with GitHub and Google (local stand-ins speaking their docu
       DASHBOARD_GOOGLE_CLIENT_ID: google.clientId,
       DASHBOARD_GOOGLE_CLIENT_SECRET: google.clientSecret,
       DASHBOARD_GOOGLE_ISSUER: google.url,
+      DASHBOARD_OIDC_PROVIDERS: JSON.stringify([{ id: 'gone', issuer: 'http://127.0.0.1:1/', clientId: 'c', clientSecret: 'TOPSECRET' }]),
     });
     await s.createTenant('acme');
     await s.createTenant('globex');
@@ -43,7 +44,16 @@ describe('signing in with GitHub and Google (local stand-ins speaking their docu
 
   test('the providers list names both', async () => {
     const r = await s.request('GET', '/api/v1/auth/providers');
-    assert.deepEqual(r.body.providers.map((p: any) => p.id), ['github', 'google']);
+    assert.deepEqual(r.body.providers.map((p: any) => p.id), ['github', 'google', 'gone']);
+  });
+
+  test('an OpenID issuer that cannot be reached answers 503 UNAVAILABLE, without its secret', async () => {
+    const r = await fetch(`${s.url}/api/v1/auth/gone`, { redirect: 'manual' });
+    assert.equal(r.status, 503);
+    const body = (await r.json()) as any;
+    assert.equal(body.error.code, 'UNAVAILABLE');
+    assert.doesNotMatch(JSON.stringify(body), /TOPSECRET/);
+    assert.equal(r.headers.getSetCookie().length, 0);
   });
 
   test('GitHub: PKCE, the primary verified email, a token pair; the account is linked to the user', async () => {

@@ -39,18 +39,21 @@ export async function listDashboards(db: Queryable, o: ListOptions): Promise<{ r
   const params: unknown[] = [o.tenantId];
   if (o.search) params.push(likePattern(o.search));
   const direction = o.order === 'asc' ? 'ASC' : 'DESC';
-  // The id breaks ties so pages never overlap or skip rows with equal sort values.
-  const page = await db.query<Omit<DashboardRow, 'definition' | 'tenant_id'> & { total: number }>(
-    `SELECT ${SUMMARY}, count(*) OVER () AS total FROM dashboards WHERE ${where}
-      ORDER BY ${ORDER[o.sort]} ${direction}, id ${direction} LIMIT ${o.perPage} OFFSET ${(o.page - 1) * o.perPage}`,
-    params,
-  );
-  let total = page.rows[0]?.total;
-  if (total === undefined) {
-    // Past the last page the window count has no row to ride on.
-    total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM dashboards WHERE ${where}`, params)).rows[0]!.n;
-  }
-  return { rows: page.rows, total: Number(total) };
+  // Page and total as two queries on two connections at once: a window count over the page query would
+  // make PostgreSQL read and sort every matching row before it could stop at the page. Without a
+  // search the total is the tenant's count kept by triggers (migration 005).
+  const [page, count] = await Promise.all([
+    // The id breaks ties so pages never overlap or skip rows with equal sort values.
+    db.query<Omit<DashboardRow, 'definition' | 'tenant_id'>>(
+      `SELECT ${SUMMARY} FROM dashboards WHERE ${where}
+        ORDER BY ${ORDER[o.sort]} ${direction}, id ${direction} LIMIT ${o.perPage} OFFSET ${(o.page - 1) * o.perPage}`,
+      params,
+    ),
+    o.search
+      ? db.query<{ n: number }>(`SELECT count(*)::int AS n FROM dashboards WHERE ${where}`, params)
+      : db.query<{ n: number }>(`SELECT n::int AS n FROM dashboard_counts WHERE tenant_id = $1`, params),
+  ]);
+  return { rows: page.rows, total: count.rows[0]?.n ?? 0 };
 }
 
 export async function getDashboard(db: Queryable, tenantId: number, id: number, lock = false): Promise<DashboardRow | undefined> {

@@ -3,10 +3,8 @@ import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import type { App } from '../../kit/app.ts';
 import { HttpError } from '../../kit/errors.ts';
-import type { Plan } from '../auth/user.ts';
+import type { PlanLimits } from '../config.ts';
 
-/** Requests per minute by plan (Document 1). Callers not yet signed in are limited per address at the free tier. */
-export const PLAN_LIMITS: Record<Plan, number> = { free: 60, pro: 300, enterprise: 1000 };
 const WINDOW_MS = 60_000;
 
 export type RateLimiter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -16,11 +14,12 @@ export type RateLimiter = (request: FastifyRequest, reply: FastifyReply) => Prom
  * the instance's memory otherwise) and answers with Document 1's headers: `X-RateLimit-Reset` is the
  * Unix time at which the window resets, which the plugin's own headers do not say (it sends seconds).
  */
-export async function createRateLimiter(app: App, redis: Redis | undefined, prefix: string): Promise<RateLimiter> {
+/** Requests per minute by plan (Document 1: 60, 300, 1000 unless configured); callers not yet signed in are limited per address at the free value. */
+export async function createRateLimiter(app: App, redis: Redis | undefined, prefix: string, limits: PlanLimits): Promise<RateLimiter> {
   await app.register(rateLimit, {
     global: false,
     timeWindow: WINDOW_MS,
-    max: async (request) => (request.user ? PLAN_LIMITS[request.user.plan] : PLAN_LIMITS.free),
+    max: async (request) => (request.user ? limits[request.user.plan] : limits.free),
     keyGenerator: (request) => (request.user ? `tenant:${request.user.tenantId}` : `ip:${request.ip}`),
     // A Redis outage lets requests through rather than refusing every request of every tenant.
     skipOnError: true,
