@@ -25,12 +25,13 @@ export function registerAuthHook(app: App, options: AuthHookOptions): void {
     // Unknown routes answer 404 whoever asks.
     if (request.routeOptions.url === undefined) return;
     const config = request.routeOptions.config;
-    // The OpenAPI document comes from the kit, which cannot mark its route; it is public on every service.
-    const open = config.auth === false || request.routeOptions.url === '/openapi.json';
+    // The OpenAPI document and /metrics come from the kit, which cannot mark its routes; they are public on every service.
+    const kitRoute = request.routeOptions.url === '/openapi.json' || request.routeOptions.url === '/metrics';
+    const open = config.auth === false || kitRoute;
     if (!open) {
       request.user = options.devUser ?? (await identify(options.db, options.keys, request.headers.authorization)) ?? null;
     }
-    if (config.rateLimit !== false) await options.limiter(request, reply);
+    if (config.rateLimit !== false && request.routeOptions.url !== '/metrics') await options.limiter(request, reply);
     if (!open && !request.user) throw unauthorized();
   });
 }

@@ -5,7 +5,7 @@ import type { Database } from '../../kit/db.ts';
 
 const READY_TIMEOUT_MS = 2_000;
 
-/** `/health` (Document 1: `{status}`, no authentication), `/ready` (the database answers) and `/metrics`. */
+/** `/health` (Document 1: `{status}`, no authentication) and `/ready` (the database answers); the kit serves `/metrics`. */
 export function registerHealthRoutes(app: App, db: Database, registry: Registry): void {
   const open = { auth: false, rateLimit: false } as const;
   app.get('/health', {
@@ -23,11 +23,6 @@ export function registerHealthRoutes(app: App, db: Database, registry: Registry)
   }, async (_request, reply) => {
     if (await databaseAnswers(db)) return { status: 'ready' as const };
     return reply.code(503).send({ status: 'not ready' as const });
-  });
-
-  app.get('/metrics', { config: open, schema: { summary: 'Prometheus metrics', hide: true } }, async (_request, reply) => {
-    reply.type(registry.contentType);
-    return registry.metrics();
   });
 }
 
