@@ -323,7 +323,10 @@ describe('data source routes', () => {
   });
 
   test('pg_sleep past the timeout is cancelled in the database: 408 and gone from pg_stat_activity', async () => {
-    const a = await createSource({ queryTimeoutSeconds: 1 });
+    const a = await createSource();
+    assert.equal((await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'SELECT 1' } })).status, 200);
+    // A new timeout is a connection setting: the open pool (30 s) is closed and the next query gets a new one.
+    assert.equal((await s.request('PUT', `/api/v1/datasources/${a.id}`, { as: admin, body: { queryTimeoutSeconds: 1 } })).status, 200);
     const r = await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'SELECT pg_sleep(20) AS route_timeout_probe' } });
     assert.equal(r.status, 408);
     assert.equal(r.body.error.code, 'REQUEST_TIMEOUT');
@@ -367,10 +370,15 @@ describe('data source routes', () => {
   test('delete closes the pool and removes the source with its saved queries', async () => {
     const a = await createSource();
     assert.equal((await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'SELECT 1 AS one' } })).status, 200);
+    const pooled = async () => (await targetAdmin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [`platform-dashboard ds:${a.id}`])).rows[0].n as number;
+    assert.equal(await pooled(), 1);
     const saved = await s.request('POST', '/api/v1/queries', { as: editor, body: { name: 'Q', dataSourceId: a.id, query: 'SELECT 1' } });
     assert.equal(saved.status, 201);
     const del = await s.request('DELETE', `/api/v1/datasources/${a.id}`, { as: admin });
     assert.equal(del.status, 204);
+    // The pool ended its connections before the answer; the server drops the backend as the socket closes.
+    for (let i = 0; i < 200 && (await pooled()) > 0; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.equal(await pooled(), 0);
     assert.equal((await s.request('GET', `/api/v1/datasources/${a.id}`, { as: viewer })).status, 404);
     assert.equal((await s.request('GET', `/api/v1/queries/${saved.body.id}`, { as: viewer })).status, 404);
     assert.equal((await s.request('DELETE', `/api/v1/datasources/${a.id}`, { as: admin })).status, 404);

@@ -10,6 +10,8 @@ export interface ConnectionSettings {
   maxConnections: number;
   queryTimeoutSeconds: number;
   readOnly: boolean;
+  /** How the connections name themselves to the server (PostgreSQL's application_name), so a DBA can tell sources apart. */
+  applicationName?: string | undefined;
 }
 
 export interface ColumnDescriptor {

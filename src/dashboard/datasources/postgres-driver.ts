@@ -35,7 +35,7 @@ async function clientConfig(settings: ConnectionSettings, policy: NetworkPolicy)
     // against the host name in the URL, not the address connected to.
     ssl: settings.sslEnabled ? { rejectUnauthorized: sslmode !== 'require' && sslmode !== 'no-verify', servername: u.host } : false,
     options: sessionOptions(settings),
-    application_name: 'platform-dashboard',
+    application_name: settings.applicationName ?? 'platform-dashboard',
     connectionTimeoutMillis: Math.min(CONNECT_TIMEOUT_MS, settings.queryTimeoutSeconds * 1000),
   };
 }

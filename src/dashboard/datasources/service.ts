@@ -103,7 +103,10 @@ export class DataSourceService {
       if (problem) throw new DataSourceError('connect', problem);
       url = (this.options.env ?? process.env)[name]!;
     }
-    return { url, sslEnabled: row.ssl_enabled, maxConnections: row.max_connections, queryTimeoutSeconds: row.query_timeout_seconds, readOnly: row.read_only };
+    return {
+      url, sslEnabled: row.ssl_enabled, maxConnections: row.max_connections, queryTimeoutSeconds: row.query_timeout_seconds, readOnly: row.read_only,
+      applicationName: `platform-dashboard ds:${row.id}`,
+    };
   }
 
   private requireActive(row: DataSourceRow): void {
