@@ -4,6 +4,7 @@ import { currentUser, requireRole } from '../auth/authenticate.ts';
 import { actor, recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
 import { clientGoneSignal } from '../datasources/client-gone.ts';
+import type { DataSourceType } from '../datasources/driver.ts';
 import { DEFAULT_MAX_ROWS } from '../datasources/execute.ts';
 import { MaxRows, Parameters, QueryResult, QueryText } from '../datasources/schemas.ts';
 import type { DataSourceService } from '../datasources/service.ts';
@@ -52,9 +53,9 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
     if (!row) throw notFound('saved query');
     return row;
   };
-  const checkText = (query: string) => {
+  const checkText = (query: string, type: DataSourceType) => {
     try {
-      checkStatement(query, 'postgres');
+      checkStatement(query, type);
     } catch (err) {
       if (err instanceof StatementError) throw validation(err.message);
       throw err;
@@ -107,8 +108,8 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
   }, async (request, reply) => {
     const me = currentUser(request);
     const b = request.body;
-    checkText(b.query);
-    await dataSource(me.tenantId, b.dataSourceId);
+    const source = await dataSource(me.tenantId, b.dataSourceId);
+    checkText(b.query, source.type);
     const row = await db.transaction(async (tx) => {
       const created = await insertSavedQuery(tx, { tenantId: me.tenantId, dataSourceId: b.dataSourceId, name: b.name.trim(), description: b.description ?? null, query: b.query, createdBy: me.id });
       await recordAudit(tx, { ...actor(request), action: 'savedquery.create', targetType: 'savedquery', targetId: created.id, details: { name: created.name, dataSourceId: b.dataSourceId, query: b.query } });
@@ -135,8 +136,8 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
     const me = currentUser(request);
     const b = request.body;
     const current = await load(me.tenantId, request.params.id);
-    if (b.query !== undefined) checkText(b.query);
-    if (b.dataSourceId !== undefined) await dataSource(me.tenantId, b.dataSourceId);
+    const source = await dataSource(me.tenantId, b.dataSourceId ?? current.data_source_id);
+    if (b.query !== undefined || b.dataSourceId !== undefined) checkText(b.query ?? current.query, source.type);
     const row = await db.transaction(async (tx) => {
       const updated = await updateSavedQuery(tx, current.id, {
         dataSourceId: b.dataSourceId ?? current.data_source_id,
