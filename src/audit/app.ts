@@ -113,6 +113,6 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   registerHealthRoutes(app, db, pkg.version);
   registerLegacyRoutes(app, { guard, policy, limits, metrics, maxConcurrent: config.maxSyncAudits, version: pkg.version, run });
   registerJobRoutes(app, { db, guard, worker, policy, limits, maxQueued: config.maxQueuedPerKey });
-  registerReportRoutes(app, { db, guard });
+  registerReportRoutes(app, { db, guard, openAcr: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail } });
   return app;
 }

@@ -1,10 +1,12 @@
 import { int, list, oneOf, optionalStr, optionalUrl, readConfig, type ConfigOf } from '../kit/config.ts';
 import { commonVariables } from '../kit/service-config.ts';
+import { openAcrVariables } from './openacr/config.ts';
 
 export const AUDIT_DEFAULT_PORT = 4002;
 
 export const auditSpec = {
   ...commonVariables('audit', AUDIT_DEFAULT_PORT),
+  ...openAcrVariables,
   dbPoolSize: int('AUDIT_DB_POOL_SIZE', { default: 5, min: 2, max: 100, doc: 'PostgreSQL connections of the audit service.' }),
   concurrency: int('AUDIT_CONCURRENCY', {
     default: 2,

@@ -9,6 +9,9 @@ import { getJob } from '../jobs/store.ts';
 import { JobIdParams } from '../jobs/routes.ts';
 import { AuditResultSchema } from '../result/schema.ts';
 import type { AuditResult } from '../result/types.ts';
+import { renderHtmlReport } from '../report/render.ts';
+import { OpenAcrQuery, openAcrResponse } from '../openacr/query.ts';
+import type { OpenAcrDefaults } from '../openacr/report.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody };
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
@@ -24,7 +27,10 @@ export async function completedResult(db: Database, owner: string, id: string): 
 }
 
 /** `GET /api/v1/audits/{id}/report`: the result as JSON (the default) or as a page to read. */
-export function registerReportRoutes(app: App, deps: { db: Database; guard: AuditGuard }): void {
+/** The report page loads nothing and runs nothing; the header repeats its meta policy for readers that honour only headers. */
+const HTML_REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+export function registerReportRoutes(app: App, deps: { db: Database; guard: AuditGuard; openAcr: OpenAcrDefaults }): void {
   app.register(async (plugin) => {
     const api = plugin.withTypeProvider<TypeBoxTypeProvider>();
     api.addHook('preHandler', deps.guard);
@@ -36,10 +42,44 @@ export function registerReportRoutes(app: App, deps: { db: Database; guard: Audi
         security,
         params: JobIdParams,
         querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('html')], { description: 'json (default) or html' })) }, { additionalProperties: false }),
-        response: { 200: AuditResultSchema, ...errors },
+        response: {
+          200: {
+            description: 'The result (JSON), or the report as one self-contained HTML page (format=html)',
+            content: { 'application/json': { schema: AuditResultSchema }, 'text/html': { schema: Type.String() } },
+          },
+          ...errors,
+        },
       },
-    }, async (request) => {
-      return completedResult(deps.db, request.auditOwner, request.params.id);
+    }, async (request, reply) => {
+      const result = await completedResult(deps.db, request.auditOwner, request.params.id);
+      if (request.query.format !== 'html') return result;
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', HTML_REPORT_CSP)
+        .header('x-content-type-options', 'nosniff')
+        .send(renderHtmlReport(result));
+    });
+
+    api.get('/api/v1/audits/:id/openacr', {
+      schema: {
+        operationId: 'getAuditOpenAcr',
+        summary: 'An OpenACR conformance report (GSA\'s format) of a completed audit, YAML or JSON',
+        tags: ['audits'],
+        security,
+        params: JobIdParams,
+        querystring: OpenAcrQuery,
+        response: {
+          200: {
+            description: 'The OpenACR report: YAML (default) or JSON (format=json)',
+            content: { 'application/yaml': { schema: Type.String() }, 'application/json': { schema: Type.Object({}, { additionalProperties: true }) } },
+          },
+          ...errors,
+        },
+      },
+    }, async (request, reply) => {
+      const result = await completedResult(deps.db, request.auditOwner, request.params.id);
+      const { contentType, body } = openAcrResponse(result, request.query, deps.openAcr);
+      return reply.type(contentType).header('x-content-type-options', 'nosniff').send(body);
     });
   });
 }
