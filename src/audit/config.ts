@@ -1,5 +1,6 @@
 import { int, list, oneOf, optionalStr, optionalUrl, readConfig, type ConfigOf } from '../kit/config.ts';
 import { commonVariables } from '../kit/service-config.ts';
+import { llmVariables } from './llm/config.ts';
 import { openAcrVariables } from './openacr/config.ts';
 
 export const AUDIT_DEFAULT_PORT = 4002;
@@ -7,6 +8,7 @@ export const AUDIT_DEFAULT_PORT = 4002;
 export const auditSpec = {
   ...commonVariables('audit', AUDIT_DEFAULT_PORT),
   ...openAcrVariables,
+  ...llmVariables,
   dbPoolSize: int('AUDIT_DB_POOL_SIZE', { default: 5, min: 2, max: 100, doc: 'PostgreSQL connections of the audit service.' }),
   concurrency: int('AUDIT_CONCURRENCY', {
     default: 2,
