@@ -18,6 +18,8 @@ import { registerReportRoutes } from './reports/routes.ts';
 import type { ConfigLimits } from './request/resolve.ts';
 import type { AuditConfig, AuditResult } from './result/types.ts';
 import { createAddressPolicy } from './safety/address-policy.ts';
+import { assessWithLlm } from './llm/assess.ts';
+import type { LlmPageFacts } from './llm/facts.ts';
 
 export const AUDIT_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
@@ -70,10 +72,15 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   const limits: ConfigLimits = { defaultVersion: config.defaultVersion, defaultLevel: config.defaultLevel, maxDepth: config.maxDepth, maxPages: config.maxPages };
   const timing = { timeoutMs: config.pageTimeoutSeconds * 1000, networkIdleMs: config.networkIdleMs, settleMs: config.settleMs };
 
+  // A request that names no provider gets the first one with a key, so `llm: {enabled: true}` works on a configured server.
+  const defaultProvider = config.openaiApiKey ? 'openai' as const : config.anthropicApiKey ? 'anthropic' as const : 'openai' as const;
+  const llm = (facts: LlmPageFacts[], auditConfig: AuditConfig, signal?: AbortSignal) =>
+    assessWithLlm(facts, { provider: auditConfig.llm.provider ?? defaultProvider, model: auditConfig.llm.model }, config, signal);
+
   const run = async (url: string, auditConfig: AuditConfig, signal: AbortSignal): Promise<AuditResult> => {
     metrics.running.inc();
     try {
-      const result = await runAudit(url, auditConfig, { host, policy, timing, pageConcurrency: PAGE_CONCURRENCY }, signal);
+      const result = await runAudit(url, auditConfig, { host, policy, timing, pageConcurrency: PAGE_CONCURRENCY, llm }, signal);
       for (const page of result.pages) {
         metrics.pages.inc({ outcome: page.status });
         if (page.status === 'audited') metrics.pageSeconds.observe(page.durationMs / 1000);
@@ -113,6 +120,6 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   registerHealthRoutes(app, db, pkg.version);
   registerLegacyRoutes(app, { guard, policy, limits, metrics, maxConcurrent: config.maxSyncAudits, version: pkg.version, run });
   registerJobRoutes(app, { db, guard, worker, policy, limits, maxQueued: config.maxQueuedPerKey });
-  registerReportRoutes(app, { db, guard, openAcr: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail } });
+  registerReportRoutes(app, { db, guard, openAcrDefaults: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail } });
   return app;
 }

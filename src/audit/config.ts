@@ -62,6 +62,8 @@ export const auditSpec = {
   introspectionClientSecret: optionalStr('AUDIT_INTROSPECTION_CLIENT_SECRET', { secret: true, doc: 'client_secret for the introspection endpoint.' }),
   requiredScope: optionalStr('AUDIT_REQUIRED_SCOPE', { doc: 'Scope an identity access token must carry to use the audit API (e.g. `audits`). Unset: any active token.' }),
   defaultVersion: oneOf('AUDIT_DEFAULT_WCAG_VERSION', ['2.0', '2.1', '2.2'] as const, { default: '2.2', doc: 'WCAG version of audits that do not name one.' }),
+  ...llmVariables,
+  ...openAcrVariables,
   defaultLevel: oneOf('AUDIT_DEFAULT_WCAG_LEVEL', ['A', 'AA', 'AAA'] as const, { default: 'AA', doc: 'Conformance level of audits that do not name one.' }),
 };
 

@@ -3,7 +3,8 @@ import type { BrowserContext } from 'playwright-core';
 import { loadSiteRules, type SiteRules } from '../crawl/site-rules.ts';
 import { normalizeUrl, sameOrigin } from '../crawl/normalize.ts';
 import { assembleResult, type AuditedPage } from '../result/assemble.ts';
-import type { AuditConfig, AuditResult } from '../result/types.ts';
+import type { LlmPageFacts } from '../llm/facts.ts';
+import type { AuditConfig, AuditResult, LlmOutcome } from '../result/types.ts';
 import { RefusedDestinationError, type AddressPolicy } from '../safety/address-policy.ts';
 import { openEgressProxy } from '../safety/egress-proxy.ts';
 import type { BrowserHost } from './browser-host.ts';
@@ -15,6 +16,8 @@ export interface AuditorOptions {
   timing: PageTiming;
   /** Pages of one crawl audited at a time. */
   pageConcurrency: number;
+  /** LLM assistance over the audited pages' facts; never throws (a failing provider is reported in the outcome). */
+  llm?: (facts: LlmPageFacts[], config: AuditConfig, signal?: AbortSignal) => Promise<LlmOutcome>;
 }
 
 /** An audit that produced no result. `retryable` is false when trying again cannot help (a refused address). */
@@ -72,6 +75,7 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
       frontier.push({ url: page, depth: 1 });
     }
     const pages: AuditedPage[] = [];
+    const llmFacts: LlmPageFacts[] = [];
     let next = 0;
     while (next < frontier.length && pages.length < maxPages) {
       const wave: Target[] = [];
@@ -80,7 +84,7 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
         if (target.depth > 0 && rules && !rules.allowed(target.url)) continue;
         wave.push(target);
       }
-      const visits = await Promise.all(wave.map((t) => visitPage(context!, t.url, config.axeTags, options.timing, proxy.refusals, signal)));
+      const visits = await Promise.all(wave.map((t) => visitPage(context!, t.url, { tags: config.axeTags, timing: options.timing, llmFacts: config.llm.enabled }, proxy.refusals, signal)));
       visits.forEach((visit, i) => {
         const target = wave[i]!;
         const finalUrl = normalizeUrl(visit.url) ?? visit.url;
@@ -91,6 +95,7 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
           return;
         }
         pages.push({ requestedUrl: target.url, depth: target.depth, url: visit.url, httpStatus: visit.httpStatus, title: visit.title, durationMs: visit.durationMs, axe: visit.axe, error: null });
+        if (visit.llmFacts) llmFacts.push(visit.llmFacts);
         if (!config.crawl.enabled || target.depth >= config.crawl.depth) return;
         for (const link of visit.links) {
           const normalized = normalizeUrl(link);
@@ -106,15 +111,21 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
       if (!first) throw new AuditFailedError('the URL did not answer with an HTML page', false);
       throw new AuditFailedError(first.error ?? 'the page could not be audited', !/^refused|HTTP 4\d\d/.test(first.error ?? ''));
     }
-    return assembleResult({
+    const browserVersion = context.browser()?.version() ?? '';
+    // The browser's part is done: its memory goes back before the (possibly slow) LLM calls.
+    await context.close().catch(() => {});
+    const llm = config.llm.enabled && options.llm ? await options.llm(llmFacts, config, signal) : null;
+    if (signal?.aborted) throw new AuditCancelledError();
+    const result = assembleResult({
       url,
       config,
       pages,
       ruleImpact,
-      engine: { axeVersion: axe.version, browser: `Chromium ${context.browser()?.version() ?? ''}`.trim() },
+      engine: { axeVersion: axe.version, browser: `Chromium ${browserVersion}`.trim() },
       startedAt,
       finishedAt: new Date(),
     });
+    return { ...result, llm };
   } catch (err) {
     if (err instanceof PageCancelled || signal?.aborted) throw new AuditCancelledError();
     throw err;

@@ -1,13 +1,22 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { AxeResults } from 'axe-core';
 import type { BrowserContext, Page } from 'playwright-core';
+import type { LlmPageFacts } from '../llm/facts.ts';
 import type { Impact } from '../result/types.ts';
+import { collectLlmFacts } from './llm-facts.ts';
 import { REFUSED_HEADER, type Refusal } from '../safety/egress-proxy.ts';
 
 export interface PageTiming {
   timeoutMs: number;
   networkIdleMs: number;
   settleMs: number;
+}
+
+export interface VisitOptions {
+  tags: string[];
+  timing: PageTiming;
+  /** Collect what LLM assistance needs from the page. */
+  llmFacts: boolean;
 }
 
 export interface RuleRef {
@@ -25,7 +34,7 @@ export interface AxeOutcome {
 }
 
 export type PageVisit =
-  | { kind: 'audited'; url: string; httpStatus: number | null; title: string; axe: AxeOutcome; links: string[]; durationMs: number }
+  | { kind: 'audited'; url: string; httpStatus: number | null; title: string; axe: AxeOutcome; links: string[]; llmFacts: LlmPageFacts | null; durationMs: number }
   | { kind: 'not-html'; url: string; contentType: string; durationMs: number }
   | { kind: 'failed'; url: string; httpStatus: number | null; error: string; durationMs: number };
 
@@ -47,7 +56,8 @@ export class PageCancelled extends Error {
  * delay), runs axe in every frame with the given tags and reads its title and links. Bounded by
  * `timeoutMs` from navigation to axe's answer; the page is closed when done, timed out or cancelled.
  */
-export async function visitPage(context: BrowserContext, url: string, tags: string[], timing: PageTiming, refusals: readonly Refusal[], signal?: AbortSignal): Promise<PageVisit> {
+export async function visitPage(context: BrowserContext, url: string, options: VisitOptions, refusals: readonly Refusal[], signal?: AbortSignal): Promise<PageVisit> {
+  const { tags, timing } = options;
   const started = Date.now();
   const elapsed = () => Date.now() - started;
   if (signal?.aborted) throw new PageCancelled();
@@ -74,13 +84,14 @@ export async function visitPage(context: BrowserContext, url: string, tags: stri
       await settle(page, timing);
       const results = await new AxeBuilder({ page }).options({ runOnly: { type: 'tag', values: tags }, resultTypes: ['violations', 'incomplete'] }).analyze();
       if (!ruleImpacts) ruleImpacts = await readRuleImpacts(page);
-      const [title, links] = await Promise.all([page.title(), collectLinks(page)]);
+      const [title, links, llmFacts] = await Promise.all([page.title(), collectLinks(page), options.llmFacts ? collectLlmFacts(page).catch(() => null) : null]);
       return {
         kind: 'audited',
         url: page.url(),
         httpStatus,
         title,
         links,
+        llmFacts,
         durationMs: elapsed(),
         axe: { violations: results.violations, incomplete: results.incomplete, passed: results.passes.map(ruleRef), inapplicable: results.inapplicable.map(ruleRef) },
       };
