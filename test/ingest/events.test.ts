@@ -121,7 +121,7 @@ test('an event nested deeper than 64 levels is rejected on its own, not a 500', 
   assert.deepEqual(await storedIds([good.event_id as string, deep.event_id as string]), [good.event_id]);
 });
 
-test('a body nested more than 128 levels is refused whole before it is parsed; brackets inside strings do not count', async () => {
+test('a body nested more than 128 levels or holding more than a million values is refused whole before it is parsed; brackets inside strings do not count', async () => {
   const good = makeEvent(projectId);
   const head = JSON.stringify(makeEvent(projectId)).slice(0, -1);
   for (const depth of [126, 5000, 1_000_000]) {
@@ -131,6 +131,11 @@ test('a body nested more than 128 levels is refused whole before it is parsed; b
   assert.deepEqual(await storedIds([good.event_id as string]), []);
   const brackets = makeEvent(projectId, { 'error.message': '['.repeat(500) + '\\"{'.repeat(100) });
   assert.deepEqual((await post({ events: [brackets] })).json(), { accepted: 1, rejected: 0, errors: [] });
+  // Millions of tiny values would cost hundreds of MB to parse: refused from the text too (commas in strings do not count).
+  const wide = `{"events":[${head},"metadata":{"x":[${Array(1_000_001).fill('0').join(',')}]}}]}`;
+  assertError(await post(wide), 400, 'too_many_values', /more than 1,000,000 JSON values/);
+  const commas = makeEvent(projectId, { 'error.stack': ','.repeat(90_000) });
+  assert.deepEqual((await post({ events: [commas] })).json(), { accepted: 1, rejected: 0, errors: [] });
   // Unbalanced text is the parser's to judge.
   assertError(await post('{"events":[' + ']'.repeat(200)), 400, 'invalid_json');
 });

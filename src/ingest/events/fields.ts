@@ -61,5 +61,10 @@ export const MAX_NESTING = 64;
  * event) and its fields nest at most MAX_NESTING: between the two an event is rejected on its own, beyond it the body.
  */
 export const MAX_BODY_NESTING = 128;
+/**
+ * JSON values (objects, arrays, members and elements) a body may hold: a thousand per event on average, far more than
+ * any vendor keeps (Mixpanel 255 properties, Amplitude 1,024), while bounding what one parse builds (~60 MB at most).
+ */
+export const MAX_BODY_VALUES = 1_000_000;
 /** The unique index on (project_id, event_id) cannot hold arbitrarily long keys; 256 characters is ample for any id scheme. */
 export const MAX_ID_LENGTH = 256;
