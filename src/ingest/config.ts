@@ -1,5 +1,5 @@
-import { int, list, optionalStr, readConfig, type ConfigOf } from '../kit/config.ts';
-import { commonVariables } from '../kit/service-config.ts';
+import { int, list, optionalStr, type ConfigOf } from '../kit/config.ts';
+import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { forwardingVariables } from './forwarding/config.ts';
 
 export const INGEST_DEFAULT_PORT = 4003;
@@ -59,5 +59,5 @@ export const ingestSpec = {
 export type IngestConfig = ConfigOf<typeof ingestSpec>;
 
 export function loadIngestConfig(env: NodeJS.ProcessEnv): IngestConfig {
-  return readConfig(ingestSpec, env);
+  return readServiceConfig(ingestSpec, env);
 }

@@ -5,7 +5,7 @@ export interface MigrationReport {
   applied: string[];
 }
 
-const FILE = /^\d{3,}[-_].+\.sql$/;
+export const MIGRATION_FILE = /^\d{3,}[-_].+\.sql$/;
 
 /** Old name → new name of migrations renumbered after they may have been applied somewhere. */
 const RENAMED = 'renamed.json';
@@ -19,7 +19,7 @@ const RENAMED = 'renamed.json';
  */
 export async function migrate(db: Database, dir: URL | string): Promise<MigrationReport> {
   const entries = await readdir(dir);
-  const files = entries.filter((f) => FILE.test(f)).sort();
+  const files = entries.filter((f) => MIGRATION_FILE.test(f)).sort();
   const renamed = entries.includes(RENAMED) ? (JSON.parse(await readFile(new URL(RENAMED, withSlash(dir)), 'utf8')) as Record<string, string>) : {};
   const scripts = await Promise.all(files.map(async (f) => ({ name: f, sql: await readFile(new URL(f, withSlash(dir)), 'utf8') })));
   return db.transaction(async (tx) => {
