@@ -81,6 +81,6 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   });
   registerAdminRoutes(app, { db, keys, requireAdmin: adminGuard });
   registerSdkRoutes(app);
-  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, requireAdmin: adminGuard });
+  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, requireAdmin: adminGuard, outage });
   return app;
 }
