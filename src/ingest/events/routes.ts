@@ -12,7 +12,7 @@ import { discardRest, readBody, TOO_LARGE, type ReadBody } from './body.ts';
 import { CommitUnavailableError, isUnavailable, type Committer } from './committer.ts';
 import { ALLOWED_REQUEST_HEADERS, createCorsPolicy } from './cors.ts';
 import { excessOf } from './depth.ts';
-import { EVENT_TYPES, MAX_BODY_BYTES, MAX_BODY_NESTING, MAX_BODY_VALUES, MAX_EVENTS_PER_BATCH } from './fields.ts';
+import { EVENT_TYPES, MAX_BODY_BYTES, MAX_BODY_NESTING, MAX_BODY_VALUES, MAX_EVENTS_PER_BATCH, SCANNED_BODY_BYTES } from './fields.ts';
 import { validateBatch, type ValidatedBatch } from './validate.ts';
 
 export interface EventRoutesDeps {
@@ -186,7 +186,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
 function takeBatch(raw: ReadBody | undefined, projectId: string): ValidatedBatch & { received: number } {
   // No body at all (no Content-Type, nothing sent) or an empty one: not a batch.
   if (raw === undefined || raw.text.trim() === '') throw new HttpError(400, 'invalid_batch', 'the body must be a JSON object with an "events" array');
-  const excess = excessOf(raw.text, MAX_BODY_NESTING, MAX_BODY_VALUES);
+  const excess = raw.text.length > SCANNED_BODY_BYTES ? excessOf(raw.text, MAX_BODY_NESTING, MAX_BODY_VALUES) : undefined;
   if (excess === 'too_deep') throw new HttpError(400, 'too_deep', `the body nests objects and arrays more than ${MAX_BODY_NESTING} levels deep`);
   if (excess === 'too_many_values') throw new HttpError(400, 'too_many_values', `the body holds more than ${MAX_BODY_VALUES.toLocaleString('en')} JSON values (objects, arrays, members and elements)`);
   let body: unknown;
