@@ -83,6 +83,6 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   });
   registerAdminRoutes(app, { db, keys, guard });
   registerSdkRoutes(app);
-  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, guard });
+  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, guard, outage });
   return app;
 }
