@@ -11,6 +11,7 @@ import { purgeExpired } from './oidc/adapter.ts';
 import { registerPages } from './pages/interaction-routes.ts';
 import { CsrfTokens } from './pages/csrf.ts';
 import { connectRedis } from '../kit/redis.ts';
+import { openInvalidationBus, type InvalidationBus } from '../kit/invalidation.ts';
 import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../kit/throttle.ts';
 import { registerAdmin } from './admin/routes.ts';
 
@@ -49,6 +50,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
   let app: App | undefined;
   const timers: NodeJS.Timeout[] = [];
   let redis: Awaited<ReturnType<typeof connectRedis>> | undefined;
+  let bus: InvalidationBus | undefined;
   try {
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
     app = await createApp({
@@ -66,16 +68,19 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     });
     app.addHook('onClose', async () => {
       for (const t of timers) clearInterval(t);
+      await bus?.close();
       redis?.disconnect();
     });
     const log = app.log;
+    // Cached apps, secrets and principals are dropped on every instance at once when one of them changes.
+    bus = await openInvalidationBus({ redisUrl: config.redisUrl, service: 'identity', log, publisher: redis });
     // Sign-in slow-down per account and address: shared by every instance through Redis when configured.
     const localThrottle = memoryThrottle({ freeFailures: config.signInFreeFailures });
     const throttle: Throttle = redis
       ? withFallback(redisThrottle(redis, { freeFailures: config.signInFreeFailures, prefix: 'identity:signin:' }), localThrottle, log)
       : localThrottle;
-    const clients = new ClientStore(db);
-    const accounts = new AccountDirectory(db);
+    const clients = new ClientStore(db, 5_000, bus);
+    const accounts = new AccountDirectory(db, 5_000, bus);
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
     const make = (signingKeys: typeof keys.privateKeys) =>

@@ -1,6 +1,7 @@
 import { createApp, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
+import { openInvalidationBus } from '../kit/invalidation.ts';
 import { requireAdmin } from './admin/auth.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
 import { createCommitter } from './events/committer.ts';
@@ -52,7 +53,10 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     },
   });
   const adminGuard = requireAdmin(config);
-  const keys = createKeyResolver(db, config.keyCacheSeconds);
+  // A key revoked on one instance stops working on every instance at once when Redis is configured.
+  const bus = await openInvalidationBus({ redisUrl: config.redisUrl, service: 'ingest', log: app.log });
+  app.addHook('onClose', () => bus.close());
+  const keys = createKeyResolver(db, config.keyCacheSeconds, bus);
   const committer = createCommitter({
     db,
     metrics,

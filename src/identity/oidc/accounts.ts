@@ -1,4 +1,6 @@
 import type { Database } from '../../kit/db.ts';
+import { createCache, type Cache } from '../../kit/cache.ts';
+import type { InvalidationBus } from '../../kit/invalidation.ts';
 
 export interface AccountView {
   id: string;
@@ -21,27 +23,28 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Principals as the provider sees them (sub, claims, username for introspection), cached for a few
- * seconds because introspection asks for the same few principals over and over.
+ * seconds because introspection asks for the same few principals over and over. A change (a deactivated
+ * principal) invalidates it on every instance at once through the bus when Redis is configured.
  */
 export class AccountDirectory {
   private readonly db: Database;
-  private readonly ttlMs: number;
-  private readonly cache = new Map<string, { view: AccountView | undefined; at: number }>();
+  private readonly cache: Cache<AccountView | undefined>;
 
-  constructor(db: Database, ttlMs = 5_000) {
+  constructor(db: Database, ttlMs = 5_000, bus?: InvalidationBus) {
     this.db = db;
-    this.ttlMs = ttlMs;
+    this.cache = createCache({ name: 'principals', load: (id) => this.read(id), ttlMs, maxEntries: 50_000, bus });
   }
 
   invalidate(id?: string): void {
-    if (id === undefined) this.cache.clear();
-    else this.cache.delete(id);
+    this.cache.invalidate(id);
   }
 
   async find(id: string | undefined): Promise<AccountView | undefined> {
     if (!id || !UUID.test(id)) return undefined;
-    const hit = this.cache.get(id);
-    if (hit && Date.now() - hit.at < this.ttlMs) return hit.view;
+    return this.cache.get(id);
+  }
+
+  private async read(id: string): Promise<AccountView | undefined> {
     const r = await this.db.query<Record<string, unknown>>(
       `SELECT p.id, p.type, p.identifier, p.display_name, p.active, p.allowed_scopes, p.updated_at,
               h.email, h.email_verified_at, h.given_name, h.family_name, h.locale, h.timezone, h.is_platform_admin
@@ -67,8 +70,6 @@ export class AccountDirectory {
           updatedAt: Math.floor(new Date(row.updated_at as string).getTime() / 1000),
         }
       : undefined;
-    if (this.cache.size > 50_000) this.cache.clear();
-    this.cache.set(id, { view, at: Date.now() });
     return view;
   }
 }
