@@ -3,12 +3,13 @@ import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
 import { BUILT_IN_SCOPES, type IdentityConfig } from './config.ts';
 import { ClientStore } from './oidc/clients.ts';
-import { AccountDirectory } from './oidc/accounts.ts';
+import { PrincipalDirectory } from './principals/directory.ts';
 import { buildProvider } from './oidc/provider.ts';
 import { mountProvider, type ProviderHolder } from './oidc/mount.ts';
 import { loadSigningKeys } from './oidc/signing-keys.ts';
 import { purgeExpired } from './oidc/adapter.ts';
 import { registerPages } from './pages/interaction-routes.ts';
+import { PROVIDER_PAGES } from './pages/provider-pages.ts';
 import { CsrfTokens } from './pages/csrf.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { openInvalidationBus, type InvalidationBus } from '../kit/invalidation.ts';
@@ -23,7 +24,7 @@ export interface IdentityRuntime {
   db: Database;
   secretKey: Buffer;
   clients: ClientStore;
-  accounts: AccountDirectory;
+  accounts: PrincipalDirectory;
   holder: ProviderHolder;
   scopes: string[];
   /** Looks for rotated signing keys now (a timer also does it every IDENTITY_KEY_REFRESH_SECONDS). */
@@ -80,11 +81,11 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       ? withFallback(redisThrottle(redis, { freeFailures: config.signInFreeFailures, prefix: 'identity:signin:' }), localThrottle, log)
       : localThrottle;
     const clients = new ClientStore(db, 5_000, bus);
-    const accounts = new AccountDirectory(db, 5_000, bus);
+    const accounts = new PrincipalDirectory(db, 5_000, bus);
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
     const make = (signingKeys: typeof keys.privateKeys) =>
-      buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log });
+      buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES });
     const holder: ProviderHolder = { current: make(keys.privateKeys) };
     let keysVersion = keys.version;
     const reloadKeys = async () => {

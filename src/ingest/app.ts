@@ -9,8 +9,10 @@ import { registerEventRoutes } from './events/routes.ts';
 import { createKeyResolver } from './projects/key-resolver.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyIngestError } from './errors.ts';
+import { createOutageLog } from './health/outage-log.ts';
 import { createMetrics } from './metrics.ts';
 import { registerForwarding } from './forwarding/plugin.ts';
+import { registerSdkRoutes } from './sdk/routes.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
 export const INGEST_MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -57,10 +59,12 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   const bus = await openInvalidationBus({ redisUrl: config.redisUrl, service: 'ingest', log: app.log });
   app.addHook('onClose', () => bus.close());
   const keys = createKeyResolver(db, config.keyCacheSeconds, bus);
+  const outage = createOutageLog(app.log);
   const committer = createCommitter({
     db,
     metrics,
     log: app.log,
+    outage,
     concurrency: config.commitConcurrency,
     maxEvents: config.commitMaxEvents,
     maxPending: config.maxPendingEvents,
@@ -76,8 +80,11 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     allowedOrigins: config.allowedOrigins,
     retryAfterSeconds: config.retryAfterSeconds,
     commitTimeoutSeconds: config.commitTimeoutSeconds,
+    bodyTimeoutSeconds: config.bodyTimeoutSeconds,
+    outage,
   });
   registerAdminRoutes(app, { db, keys, requireAdmin: adminGuard });
+  registerSdkRoutes(app);
   await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, requireAdmin: adminGuard });
   return app;
 }

@@ -47,6 +47,12 @@ export const ingestSpec = {
     max: 600,
     doc: 'A request whose events are not committed within this time is answered 503 (its events may still be stored; a retry is idempotent).',
   }),
+  bodyTimeoutSeconds: int('INGEST_BODY_TIMEOUT_SECONDS', {
+    default: 10,
+    min: 1,
+    max: 300,
+    doc: 'Longest pause while a request body of `POST /v1/events` is arriving; a body that stops for longer is answered 408 and its connection closed.',
+  }),
   retryAfterSeconds: int('INGEST_RETRY_AFTER_SECONDS', { default: 5, min: 1, max: 3600, doc: 'Value of `Retry-After` on 503 answers.' }),
 };
 

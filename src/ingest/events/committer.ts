@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { createBatcher } from '../../kit/batcher.ts';
 import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
+import type { OutageLog } from '../health/outage-log.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import type { PreparedEvents } from './validate.ts';
 
@@ -17,6 +18,8 @@ export interface CommitterOptions {
   maxEvents: number;
   /** Events waiting beyond which new work is refused. */
   maxPending: number;
+  /** Where an outage is logged, once when it begins and once when it ends. */
+  outage: OutageLog;
 }
 
 export interface Committer {
@@ -30,11 +33,13 @@ export interface Committer {
  * Group commit, on the kit's micro-batcher. Requests queue their accepted events; while fewer than
  * `concurrency` transactions are in flight the queue is taken whole (up to `maxEvents`) into one
  * multi-row INSERT and one COMMIT, so under load many requests share a round trip and an fsync, and an
- * idle service commits a lone request at once with no timer. Rows go in with a plain INSERT into
- * `events` so statement triggers (the forwarding outbox) run in the same transaction.
+ * idle service commits a lone request at once with no timer. Rows go in with a plain INSERT into `events`
+ * so its statement triggers run in the same transaction: `events_enqueue_for_forwarding` (migration 002)
+ * writes the forwarding outbox that forwarding/delivery/outbox.ts reads, `events_check_project`
+ * (migration 003) checks the projects.
  */
 export function createCommitter(options: CommitterOptions): Committer {
-  const { db, metrics, log } = options;
+  const { db, metrics, log, outage } = options;
   const insertWithRetry = async (parts: PreparedEvents[]) => {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -91,10 +96,11 @@ export function createCommitter(options: CommitterOptions): Committer {
     run: async (parts) => {
       try {
         await insertWithRetry(parts);
+        outage.succeeded();
       } catch (err) {
         if (isUnavailable(err)) {
           metrics.commitFailures.inc({ kind: 'unavailable' });
-          log.warn({ err }, 'group commit failed: database unavailable');
+          outage.failed(err);
           throw new CommitUnavailableError('the database is unavailable');
         }
         metrics.commitFailures.inc({ kind: 'error' });
