@@ -15,6 +15,7 @@ import { connectRedis } from '../kit/redis.ts';
 import { openInvalidationBus, type InvalidationBus } from '../kit/invalidation.ts';
 import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../kit/throttle.ts';
 import { registerAdmin } from './admin/routes.ts';
+import { createIdentityMetrics } from './metrics.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -54,6 +55,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
   let bus: InvalidationBus | undefined;
   try {
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+    const metrics = createIdentityMetrics();
     app = await createApp({
       name: 'identity',
       version: IDENTITY_VERSION,
@@ -62,6 +64,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       bodyLimit: 64 * 1024,
       errorBody: (e) => ({ error: e.code, error_description: e.message }),
       database: { db, migrations: MIGRATIONS },
+      metrics: metrics.registry,
       openapi: {
         components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'An access token with the admin scope, issued to a platform admin.' } } },
         tags: [{ name: 'management', description: 'Principals, applications, secrets, tokens and consents (admin scope).' }],
@@ -84,8 +87,11 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     const accounts = new PrincipalDirectory(db, 5_000, bus);
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
-    const make = (signingKeys: typeof keys.privateKeys) =>
-      buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES });
+    const make = (signingKeys: typeof keys.privateKeys) => {
+      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES });
+      metrics.observe(provider);
+      return provider;
+    };
     const holder: ProviderHolder = { current: make(keys.privateKeys) };
     let keysVersion = keys.version;
     const reloadKeys = async () => {
