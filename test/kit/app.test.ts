@@ -125,14 +125,18 @@ test('closing finishes requests in flight and refuses new ones', async () => {
   const app = await createApp({ name: 'slow', version: '1', logLevel: 'silent' });
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
+  let entered!: () => void;
+  const handling = new Promise<void>((r) => (entered = r));
   app.get('/slow', async () => {
+    entered();
     await gate;
     return { done: true };
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const inflight = fetch(`http://127.0.0.1:${port}/slow`);
-  await new Promise((r) => setTimeout(r, 100));
+  // Closed only once the request is being handled (a fixed pause lost the race on a loaded machine).
+  await handling;
   const closing = app.close();
   await new Promise((r) => setTimeout(r, 50));
   await assert.rejects(fetch(`http://127.0.0.1:${port}/slow`));

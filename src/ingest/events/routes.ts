@@ -6,7 +6,7 @@ import type { App } from '../../kit/app.ts';
 import { HttpError, standardErrorBody } from '../../kit/errors.ts';
 import { errorRef as ErrorBody } from '../../kit/errors.ts';
 import { invalidBody, reasonOf } from '../errors.ts';
-import type { OutageLog } from '../health/outage-log.ts';
+import type { OutageLog } from '../../kit/outage-log.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import type { KeyResolver } from '../projects/key-resolver.ts';
 import { discardRest, readBody, TOO_LARGE, type ReadBody } from './body.ts';
