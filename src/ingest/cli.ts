@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { shellExports } from '../kit/shell-exports.ts';
 import { migrate } from '../kit/migrations.ts';
 import type { CommandIO } from '../kit/service.ts';
 import { INGEST_MIGRATIONS, openIngestDatabase } from './app.ts';
@@ -10,9 +11,9 @@ import {
 } from './projects/store.ts';
 
 export const INGEST_USAGE = [
-  'projects create NAME [--id ID]   create a project (id generated unless given)',
+  'projects create NAME [--id ID] [--export]   create a project (id generated unless given; --export prints PROJECT_ID as a shell export)',
   'projects list                    list projects',
-  'keys create PROJECT [--name N]   create an API key for a project (shown once)',
+  'keys create PROJECT [--name N] [--export]   create an API key for a project (shown once; --export prints KEY_ID and API_KEY as shell exports)',
   'keys list PROJECT                list a project\'s API keys (never the keys themselves)',
   'keys revoke KEY_ID               revoke an API key',
   ...FORWARDING_USAGE,
@@ -64,11 +65,16 @@ export async function ingestCommand(args: string[], config: IngestConfig, io: Co
       if (!name) throw new CommandError('expects a project NAME');
       if (values.id !== undefined && !PROJECT_ID_PATTERN.test(values.id)) throw new CommandError('--id must be letters, digits, "_", "." or "-" (at most 64, starting with a letter or digit)');
       const project = await createProject(db, { name, id: values.id });
-      io.out(`created project ${project.id} (${project.name})`);
+      if (values.export) io.out(shellExports({ PROJECT_ID: project.id })[0]!);
+      else io.out(`created project ${project.id} (${project.name})`);
     } else if (group === 'projects') {
       for (const p of await listProjects(db)) io.out(`${p.id}\t${p.name}\t${p.created_at}`);
     } else if (action === 'create') {
       const record = await createApiKey(db, one('PROJECT'), values.name ?? '');
+      if (values.export) {
+        for (const line of shellExports({ KEY_ID: record.record.id, API_KEY: record.key })) io.out(line);
+        return 0;
+      }
       io.out(`created key ${record.record.id} for project ${record.record.project_id}`);
       io.out(record.key);
       io.err('store this key now: it is not kept and cannot be shown again');
@@ -95,5 +101,5 @@ export async function ingestCommand(args: string[], config: IngestConfig, io: Co
 }
 
 function parse(args: string[]) {
-  return parseArgs({ args, allowPositionals: true, strict: true, options: { id: { type: 'string' }, name: { type: 'string' } } });
+  return parseArgs({ args, allowPositionals: true, strict: true, options: { id: { type: 'string' }, name: { type: 'string' }, export: { type: 'boolean' } } });
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { shellExports } from '../../kit/shell-exports.ts';
 import type { CommandIO } from '../../kit/service.ts';
 import { randomToken } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
@@ -13,7 +14,7 @@ import { APP_TYPES, type AppType } from '../apps/record.ts';
 
 export const IDENTITY_USAGE = [
   'admin create --email EMAIL [--password PASSWORD] [--name NAME]   make a platform admin (a password is generated and shown once if omitted)',
-  'apps create --name NAME [--type web|spa|native|machine|service] [--redirect-uri URI ...] [--scope SCOPE ...] [--first-party] [--resource-server] [--client-id ID]',
+  'apps create --name NAME [--type web|spa|native|machine|service] [--redirect-uri URI ...] [--scope SCOPE ...] [--first-party] [--resource-server] [--client-id ID] [--export]   (--export prints APP_ID, CLIENT_ID and CLIENT_SECRET as shell exports)',
   'keys rotate                 new signing key signs from now on; the old one stays in the JWKS until what it signed expires',
 ];
 
@@ -47,6 +48,7 @@ export async function identityCommand(args: string[], config: IdentityConfig, io
         options: {
           name: { type: 'string' }, type: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true },
           scope: { type: 'string', multiple: true }, 'first-party': { type: 'boolean' }, 'resource-server': { type: 'boolean' }, 'client-id': { type: 'string' },
+          export: { type: 'boolean' },
         },
         strict: true,
       });
@@ -57,10 +59,15 @@ export async function identityCommand(args: string[], config: IdentityConfig, io
         name: values.name, appType: values.type as AppType | undefined, redirectUris: values['redirect-uri'],
         allowedScopes: values.scope?.flatMap((s) => s.split(/[ ,]+/).filter(Boolean)), firstParty: values['first-party'], resourceServer: values['resource-server'], clientId: values['client-id'],
       }, scopes);
+      const secret = app.public ? undefined : (await createSecret(db, app.id)).secret;
+      if (values.export) {
+        for (const line of shellExports({ APP_ID: app.id, CLIENT_ID: app.clientId, ...(secret ? { CLIENT_SECRET: secret } : {}) })) io.out(line);
+        return 0;
+      }
       io.out(`client_id: ${app.clientId}`);
       io.out(`app id: ${app.id}  type: ${app.appType}  grants: ${app.allowedGrants.join(' ')}  scopes: ${app.allowedScopes.join(' ') || '(none)'}`);
       if (app.resourceServer) io.out('resource server: may introspect tokens issued to other apps');
-      if (!app.public) io.out(`client_secret (shown once): ${(await createSecret(db, app.id)).secret}`);
+      if (secret) io.out(`client_secret (shown once): ${secret}`);
       return 0;
     }
     if (group === 'keys' && action === 'rotate') {
