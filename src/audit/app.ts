@@ -51,7 +51,6 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     logLevel: config.logLevel,
     bodyLimit: 64 * 1024,
     classify: classifyAuditError,
-    // The kit serves /metrics (process, HTTP, and these) since main's kit change.
     metrics: metrics.registry,
     openapi: {
       components: {
