@@ -11,7 +11,6 @@ export interface AuditMetrics {
 
 /** One registry per app, as tests build several apps in one process; the kit adds the HTTP, pool and process metrics to it and serves it. */
 export function createMetrics(): AuditMetrics {
-  // The process's default metrics are added by the kit when it serves this registry at /metrics.
   const registry = new Registry();
   const registers = [registry];
   return {
