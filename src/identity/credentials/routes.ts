@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { Errors, Nullable, Scopes, Security, Uuid } from '../admin/schemas.ts';
+import { ByTime, Errors, Nullable, Page, Scopes, Security, Uuid } from '../admin/schemas.ts';
+import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import type { AdminScope } from '../principals/routes.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { findPrincipal } from '../principals/view.ts';
@@ -41,7 +42,7 @@ export async function registerCredentialRoutes(scope: AdminScope, deps: { db: Da
   const security = Security;
   const principalOf = async (id: string) => {
     const p = await findPrincipal(deps.db, id);
-    if (!p) throw new HttpError(404, 'not_found', `no principal ${id}`);
+    if (!p) throw new HttpError(404, 'NOT_FOUND', `no principal ${id}`);
     return p;
   };
 
@@ -56,30 +57,32 @@ export async function registerCredentialRoutes(scope: AdminScope, deps: { db: Da
     const p = await principalOf(request.params.id);
     const b = request.body;
     const unknown = (b.scopes ?? []).filter((s) => !deps.scopes.includes(s));
-    if (unknown.length) throw new HttpError(400, 'invalid_scope', `unknown scope ${unknown.join(', ')}`);
+    if (unknown.length) throw new HttpError(400, 'VALIDATION_ERROR', `unknown scope ${unknown.join(', ')}`);
     const expiresAt = b.expires_at ? new Date(b.expires_at) : undefined;
     if (b.type === 'api_key') {
-      if (p.type !== 'service') throw new HttpError(400, 'invalid_request', `API keys are for service principals; this one is a ${p.type}`);
+      if (p.type !== 'service') throw new HttpError(400, 'VALIDATION_ERROR', `API keys are for service principals; this one is a ${p.type}`);
       const { credential, apiKey } = await createApiKey(deps.db, p.id, { name: b.name, scopes: b.scopes, expiresAt });
       return reply.code(201).send({ credential, api_key: apiKey });
     }
-    if (p.type !== 'service' && p.type !== 'agent') throw new HttpError(400, 'invalid_request', `key pairs are for service and agent principals; this one is a ${p.type}`);
+    if (p.type !== 'service' && p.type !== 'agent') throw new HttpError(400, 'VALIDATION_ERROR', `key pairs are for service and agent principals; this one is a ${p.type}`);
     const credential = await createKeypair(deps.db, p.id, { name: b.name, scopes: b.scopes, expiresAt, publicKey: b.public_key, algorithm: b.key_algorithm ?? 'RS256', keyId: b.key_id });
     return reply.code(201).send({ credential });
   });
 
   scope.get('/principals/:id/credentials', {
-    schema: { operationId: 'listCredentials', tags, security, summary: "A principal's credentials (never their secrets)", params: Params, response: { 200: Type.Object({ items: Type.Array(CredentialOut) }), ...Errors } },
+    schema: { operationId: 'listCredentials', tags, security, summary: "A principal's credentials, oldest first (never their secrets)", params: Params, querystring: Page, response: { 200: pageOf(CredentialOut), ...Errors } },
   }, async (request) => {
     await principalOf(request.params.id);
-    return { items: await listCredentials(deps.db, request.params.id) };
+    const { limit, cursor } = request.query;
+    const rows = await listCredentials(deps.db, request.params.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
+    return toPage(rows, limit, (c) => c.position, ({ position: _, ...c }) => c);
   });
 
   scope.get('/principals/:id/credentials/:credentialId', {
     schema: { operationId: 'getCredential', tags, security, summary: 'One credential', params: CredentialParams, response: { 200: CredentialOut, ...Errors } },
   }, async (request) => {
     const c = await findCredential(deps.db, request.params.id, request.params.credentialId);
-    if (!c) throw new HttpError(404, 'not_found', 'no credential with this id for this principal');
+    if (!c) throw new HttpError(404, 'NOT_FOUND', 'no credential with this id for this principal');
     return c;
   });
 
@@ -90,7 +93,7 @@ export async function registerCredentialRoutes(scope: AdminScope, deps: { db: Da
     },
   }, async (request) => {
     const c = await revokeCredential(deps.db, request.params.id, request.params.credentialId, request.body.reason);
-    if (!c) throw new HttpError(404, 'not_found', 'no credential with this id for this principal');
+    if (!c) throw new HttpError(404, 'NOT_FOUND', 'no credential with this id for this principal');
     return c;
   });
 
@@ -101,7 +104,7 @@ export async function registerCredentialRoutes(scope: AdminScope, deps: { db: Da
     },
   }, async (request, reply) => {
     const p = await principalOf(request.params.id);
-    if (p.type !== 'human') throw new HttpError(400, 'invalid_request', 'only humans have passwords');
+    if (p.type !== 'human') throw new HttpError(400, 'VALIDATION_ERROR', 'only humans have passwords');
     await setPassword(deps.db, p.id, request.body.password);
     return reply.code(204).send(null);
   });

@@ -42,7 +42,7 @@ interface Common {
 }
 
 function checkExpiry(expiresAt: Date | undefined): void {
-  if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now())) throw new HttpError(400, 'invalid_request', 'expires_at must be in the future');
+  if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now())) throw new HttpError(400, 'VALIDATION_ERROR', 'expires_at must be in the future');
 }
 
 /** A new API key: 256 random bits after a recognisable prefix, returned once; only its SHA-256 is kept. */
@@ -64,7 +64,7 @@ export async function createKeypair(db: Database, principalId: string, input: Co
   try {
     pem = await exportSPKI(await importSPKI(input.publicKey.trim(), input.algorithm, { extractable: true }));
   } catch {
-    throw new HttpError(400, 'invalid_request', `public_key must be a PEM public key (-----BEGIN PUBLIC KEY-----) of the kind ${input.algorithm} uses`);
+    throw new HttpError(400, 'VALIDATION_ERROR', `public_key must be a PEM public key (-----BEGIN PUBLIC KEY-----) of the kind ${input.algorithm} uses`);
   }
   const keyId = input.keyId ?? `kid_${randomToken(12)}`;
   try {
@@ -75,13 +75,20 @@ export async function createKeypair(db: Database, principalId: string, input: Co
     );
     return r.rows[0]!;
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'conflict', `key_id "${keyId}" is already registered`);
+    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'CONFLICT', `key_id "${keyId}" is already registered`);
     throw err;
   }
 }
 
-export async function listCredentials(db: Queryable, principalId: string): Promise<CredentialView[]> {
-  return (await db.query<CredentialView>(`SELECT ${COLUMNS} FROM credentials WHERE principal_id = $1 ORDER BY created_at, id`, [principalId])).rows;
+/** A principal's credentials in creation order, `limit` of them after the position `after` (a previous row's `position`). */
+export async function listCredentials(db: Queryable, principalId: string, page: { limit: number; after?: readonly [string, string] | undefined }): Promise<(CredentialView & { position: [string, string] })[]> {
+  const r = await db.query<CredentialView & { sort_at: string }>(
+    `SELECT ${COLUMNS}, created_at::text AS sort_at FROM credentials
+      WHERE principal_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
+      ORDER BY created_at, id LIMIT $4`,
+    [principalId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
+  );
+  return r.rows.map(({ sort_at, ...c }) => ({ ...c, position: [sort_at, c.id] }));
 }
 
 export async function findCredential(db: Queryable, principalId: string, id: string): Promise<CredentialView | undefined> {
@@ -92,13 +99,13 @@ export async function findCredential(db: Queryable, principalId: string, id: str
 export async function revokeCredential(db: Database, principalId: string, id: string, reason: string): Promise<CredentialView | undefined> {
   const existing = await findCredential(db, principalId, id);
   if (!existing) return undefined;
-  if (existing.revoked) throw new HttpError(409, 'conflict', 'the credential is revoked already');
+  if (existing.revoked) throw new HttpError(409, 'CONFLICT', 'the credential is revoked already');
   const r = await db.query<CredentialView>(
     `UPDATE credentials SET revoked = true, revoked_at = now(), revoked_reason = $3, updated_at = now()
       WHERE principal_id = $1 AND id = $2 AND NOT revoked RETURNING ${COLUMNS}`,
     [principalId, id, reason],
   );
-  if (!r.rows[0]) throw new HttpError(409, 'conflict', 'the credential is revoked already');
+  if (!r.rows[0]) throw new HttpError(409, 'CONFLICT', 'the credential is revoked already');
   return r.rows[0];
 }
 
