@@ -6,6 +6,9 @@ import { identify } from './authenticate.ts';
 import type { JwtKeys } from './jwt.ts';
 import type { AuthUser } from './user.ts';
 
+/** The kit's own routes, the same on every service: open, and not counted against a rate limit (probes call them often). */
+const KIT_ROUTES = new Set(['/health', '/ready', '/metrics', '/openapi.json']);
+
 export interface AuthHookOptions {
   db: Database;
   keys: JwtKeys;
@@ -25,12 +28,12 @@ export function registerAuthHook(app: App, options: AuthHookOptions): void {
     // Unknown routes answer 404 whoever asks.
     if (request.routeOptions.url === undefined) return;
     const config = request.routeOptions.config;
-    // The OpenAPI document comes from the kit, which cannot mark its route; it is public on every service.
-    const open = config.auth === false || request.routeOptions.url === '/openapi.json';
+    const operations = KIT_ROUTES.has(request.routeOptions.url);
+    const open = operations || config.auth === false;
     if (!open) {
       request.user = options.devUser ?? (await identify(options.db, options.keys, request.headers.authorization)) ?? null;
     }
-    if (config.rateLimit !== false) await options.limiter(request, reply);
+    if (!operations && config.rateLimit !== false) await options.limiter(request, reply);
     if (!open && !request.user) throw unauthorized();
   });
 }
