@@ -186,6 +186,13 @@ describe('dashboards', () => {
     assert.equal(one.body.title, 'V1');
     assert.equal(one.body.description, 'first');
     assert.equal((await s.request('GET', `/api/v1/dashboards/${id}/versions/99`, { as: viewer })).status, 404);
+    for (const path of [`${id}/versions?limit=0`, `${id}/versions?limit=101`, `${id}/versions?cursor=x`, `${id}/versions?sort=x`, `${id}/versions/0`, `${id}/versions/x`, `${id}/versions/99999999999`, 'x/versions']) {
+      const r = await s.request('GET', `/api/v1/dashboards/${path}`, { as: viewer });
+      assert.equal(r.status, 400, path);
+      assert.equal(r.body.error.code, 'VALIDATION_ERROR', path);
+    }
+    assert.equal((await s.request('POST', `/api/v1/dashboards/${id}/versions/0/restore`, { as: editor })).status, 400);
+    assert.equal((await s.request('POST', `/api/v1/dashboards/${id}/versions/77/restore`, { as: editor })).status, 404);
 
     const restored = await s.request('POST', `/api/v1/dashboards/${id}/versions/1/restore`, { as: editor, headers: { 'if-match': `"${id}-3"` } });
     assert.equal(restored.status, 200);
