@@ -90,6 +90,8 @@ describe('users and tenants', () => {
     assert.equal(last.status, 409);
     assert.equal(last.body.error.code, 'CONFLICT');
     assert.equal((await s.request('DELETE', `/api/v1/admin/users/${owner.userId}`, { as: owner })).status, 400);
+    assert.equal((await s.request('PATCH', `/api/v1/admin/users/${admin.userId}`, { as: admin, body: { active: false } })).status, 400);
+    assert.equal((await s.request('DELETE', `/api/v1/admin/users/${admin.userId}`, { as: admin })).status, 400);
   });
 
   test('owners create tenants (becoming their owner), list, read and change them', async () => {

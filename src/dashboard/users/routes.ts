@@ -77,7 +77,7 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
   }, async (request) => {
     const { role, active } = request.body;
     const row = await db.transaction(async (tx) => {
-      const target = await guardChange(tx, request, request.params.id, role);
+      const target = await guardChange(tx, request, request.params.id, role, active === false);
       let updated = target;
       if (role !== undefined && role !== target.role) {
         updated = (await setRole(tx, target.tenant_id, target.id, role))!;
@@ -103,7 +103,7 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
     },
   }, async (request, reply) => {
     await db.transaction(async (tx) => {
-      const target = await guardChange(tx, request, request.params.id, undefined);
+      const target = await guardChange(tx, request, request.params.id, undefined, true);
       if (!target.active) return;
       await keepAnOwner(tx, target);
       await setActive(tx, target.tenant_id, target.id, false);
@@ -115,15 +115,15 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
 
 type Tx = Parameters<Parameters<DashboardContext['db']['transaction']>[0]>[0];
 
-/** The target of a change, locked; refuses an admin touching an owner or making one. */
-async function guardChange(tx: Tx, request: Parameters<typeof currentUser>[0], id: number, newRole: Role | undefined): Promise<UserRow> {
+/** The target of a change, locked; refuses an admin touching an owner or making one, and anyone deactivating themselves. */
+async function guardChange(tx: Tx, request: Parameters<typeof currentUser>[0], id: number, newRole: Role | undefined, deactivating: boolean): Promise<UserRow> {
   const me = currentUser(request);
   const { rows } = await tx.query<{ id: number }>(`SELECT id FROM users WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, [me.tenantId, id]);
   if (!rows[0]) throw notFound('user');
   const target = (await getUser(tx, me.tenantId, id))!;
   if (me.role !== 'owner' && (target.role === 'owner' || newRole === 'owner')) throw forbidden('only an owner may change an owner or make one');
   if (newRole !== undefined && newRole !== 'owner' && target.role === 'owner') await keepAnOwner(tx, target);
-  if (newRole === undefined && target.id === me.id && request.method === 'DELETE') throw validation('you cannot deactivate yourself');
+  if (deactivating && target.id === me.id) throw validation('you cannot deactivate yourself');
   return target;
 }
 
