@@ -7,7 +7,11 @@
  * server's peak RSS.
  *
  *   npm run bench:dashboard   (BENCH_SECONDS=15 BENCH_CONNECTIONS=8 BENCH_DASHBOARDS=100000 BENCH_POSTGRES_URL=postgres://...)
- *   BENCH_PARTS=dashboards    to run only some parts (comma-separated)
+ * Part "query": POST /api/v1/datasources/:id/query answering 10,000 rows of 10 mixed columns from real
+ * PostgreSQL against a bare pg call plus JSON.stringify, alternating; see bench/dashboard-query.ts (it starts its
+ * own service and databases, and runs alone too: `node bench/dashboard-query.ts`).
+ *
+ *   BENCH_PARTS=dashboards    to run only some parts (comma-separated: dashboards, query)
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Connection, percentile } from './support/connection.ts';
+import { queryBenchmark } from './dashboard-query.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -25,7 +30,7 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const DASHBOARDS = Number(process.env.BENCH_DASHBOARDS ?? 100_000);
 const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const PARTS = (process.env.BENCH_PARTS ?? 'dashboards').split(',').map((p) => p.trim());
+const PARTS = (process.env.BENCH_PARTS ?? 'dashboards,query').split(',').map((p) => p.trim());
 
 export interface LoadResult {
   requests: number;
@@ -169,8 +174,7 @@ async function dashboardsPart(ctx: BenchContext): Promise<void> {
   await ctx.measure('search, narrow (a number: a few matches)', Array.from({ length: 50 }, (_, i) => ({ method: 'GET', path: `/api/v1/dashboards?search=%23${1000 + i * 997}` })));
 }
 
-/** Further parts (data source queries) register here. */
-const parts: Record<string, (ctx: BenchContext) => Promise<void>> = { dashboards: dashboardsPart };
+const parts: Record<string, (ctx: BenchContext) => Promise<void>> = { dashboards: dashboardsPart, query: () => queryBenchmark() };
 
 async function main(): Promise<void> {
   const name = `bench_dash_${randomBytes(4).toString('hex')}`;

@@ -16,6 +16,9 @@ import { loginProviders } from './login/registry.ts';
 import { registerLoginRoutes } from './login/routes.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
 import { registerDashboardRoutes } from './dashboards/routes.ts';
+import { registerDataSourceRoutes } from './datasources/routes.ts';
+import { DataSourceService } from './datasources/service.ts';
+import { registerQueryRoutes } from './queries/routes.ts';
 import { registerTenantRoutes } from './tenants/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
 import { createRateLimiter } from './ratelimit/limiter.ts';
@@ -91,6 +94,15 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
   registerUserRoutes(app, ctx);
   registerTenantRoutes(app, ctx);
   registerAuditRoutes(app, ctx);
+  const sources = new DataSourceService({
+    secretKey,
+    envPrefix: config.dataSourceEnvPrefix,
+    deniedNetworks: config.dataSourceDeniedNetworks,
+    allowedNetworks: config.dataSourceAllowedNetworks,
+  });
+  app.addHook('onClose', async () => sources.close());
+  registerDataSourceRoutes(app, ctx, sources);
+  registerQueryRoutes(app, ctx, sources);
   // Feature routes: each folder registers its own (dashboards, users, tenants, audit, datasources, queries).
   return app;
 }

@@ -1,5 +1,6 @@
 import { bool, int, list, optionalStr, optionalUrl, str, ConfigError, type ConfigOf, type Variable } from '../kit/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
+import { DEFAULT_DENIED_NETWORKS, networkPolicy } from './datasources/network.ts';
 
 export const DASHBOARD_DEFAULT_PORT = 4001;
 
@@ -109,6 +110,18 @@ export const dashboardSpec = {
     doc: 'Email of the first owner: at start, when no tenant exists yet, a tenant (`DASHBOARD_BOOTSTRAP_TENANT`) is created with this person as its owner, who then signs in with a provider that verifies this email.',
   }),
   bootstrapTenant: str('DASHBOARD_BOOTSTRAP_TENANT', { default: 'default', doc: 'Slug of the tenant created for `DASHBOARD_BOOTSTRAP_OWNER`.' }),
+  dataSourceEnvPrefix: str('DASHBOARD_DATASOURCE_ENV_PREFIX', {
+    default: 'DASHBOARD_DS_',
+    doc: 'A data source\'s `connectionUrlEnv` must name an environment variable starting with this prefix, so a data source cannot be pointed at the platform\'s own secrets (`DASHBOARD_JWT_SECRET`, `DATABASE_URL`).',
+  }),
+  dataSourceDeniedNetworks: list('DASHBOARD_DATASOURCE_DENIED_NETWORKS', {
+    default: DEFAULT_DENIED_NETWORKS,
+    doc: 'Comma-separated networks (CIDR) data sources may never connect to. Default: link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200), 0.0.0.0/8, multicast and reserved ranges. Private ranges and loopback are allowed, since databases normally live there.',
+  }),
+  dataSourceAllowedNetworks: list('DASHBOARD_DATASOURCE_ALLOWED_NETWORKS', {
+    default: [],
+    doc: 'Comma-separated networks (CIDR) data sources may connect to; when set, every other address is refused (`10.20.0.0/16,192.168.5.0/24`). Empty: any address not denied.',
+  }),
   rateLimits: planLimits('DASHBOARD_RATE_LIMITS', {
     doc: 'Requests per minute per tenant by plan, as `free=60,pro=300,enterprise=1000` (Document 1\'s values, the default); plans not named keep their default. Callers not yet signed in are limited per address at the free value.',
   }),
@@ -132,6 +145,14 @@ export function loadDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
   }
   if (Boolean(config.googleClientId) !== Boolean(config.googleClientSecret)) {
     throw new ConfigError('DASHBOARD_GOOGLE_CLIENT_SECRET', 'DASHBOARD_GOOGLE_CLIENT_ID and DASHBOARD_GOOGLE_CLIENT_SECRET go together');
+  }
+  try {
+    networkPolicy(config.dataSourceDeniedNetworks, config.dataSourceAllowedNetworks);
+  } catch (err) {
+    throw new ConfigError('DASHBOARD_DATASOURCE_DENIED_NETWORKS', `DASHBOARD_DATASOURCE_DENIED_NETWORKS or DASHBOARD_DATASOURCE_ALLOWED_NETWORKS: ${(err as Error).message}`);
+  }
+  if (!/^[A-Z][A-Z0-9_]*$/.test(config.dataSourceEnvPrefix)) {
+    throw new ConfigError('DASHBOARD_DATASOURCE_ENV_PREFIX', 'DASHBOARD_DATASOURCE_ENV_PREFIX must be upper-case letters, digits and underscores, starting with a letter');
   }
   return config;
 }

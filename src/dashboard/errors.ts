@@ -6,25 +6,9 @@ export const ErrorBody = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String() }),
 }, { description: 'Document 1 error body' });
 
-const UPPER: Record<string, string> = {
-  invalid_request: 'VALIDATION_ERROR',
-  unauthorized: 'UNAUTHORIZED',
-  forbidden: 'FORBIDDEN',
-  not_found: 'NOT_FOUND',
-  method_not_allowed: 'METHOD_NOT_ALLOWED',
-  request_timeout: 'REQUEST_TIMEOUT',
-  conflict: 'CONFLICT',
-  payload_too_large: 'PAYLOAD_TOO_LARGE',
-  unsupported_media_type: 'UNSUPPORTED_MEDIA_TYPE',
-  rate_limited: 'RATE_LIMITED',
-  internal_error: 'INTERNAL_ERROR',
-  unavailable: 'UNAVAILABLE',
-};
-
-/** Every error in Document 1's UPPER-CASE codes, whichever part of the stack raised it. */
+/** Document 1's body is `{error: {code, message}}`: the kit's codes are already Document 1's, the details are dropped. */
 export function classifyDashboardError(error: ApiError): ApiError {
-  const code = UPPER[error.code] ?? (/^[A-Z_]+$/.test(error.code) ? error.code : error.statusCode >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR');
-  return { ...error, code, details: undefined };
+  return { ...error, details: undefined };
 }
 
 export const unauthorized = (message = 'missing or invalid access token') => new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': 'Bearer' } });

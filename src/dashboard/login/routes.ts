@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import { safeEqual } from '../../kit/crypto.ts';
-import { HttpError } from '../../kit/errors.ts';
+import { HttpError, type ErrorCode } from '../../kit/errors.ts';
 import { startSession } from '../auth/sessions.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
@@ -90,7 +90,7 @@ export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: 
     if (!state || !cookie || !safeEqual(state, cookie)) throw validation('the login state is missing or does not match this browser; start the sign-in again');
     const pending = await consumeLogin(db, p.id, state);
     if (!pending) throw validation('this sign-in was already used or has expired; start the sign-in again');
-    const fail = (status: number, code: string, message: string) => {
+    const fail = (status: number, code: ErrorCode, message: string) => {
       if (pending.redirect) {
         const to = new URL(pending.redirect);
         to.hash = new URLSearchParams({ error: code, error_description: message }).toString();
