@@ -5,7 +5,8 @@ import type { Role } from '../auth/roles.ts';
 import { actor, recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
 import { conflict, forbidden, notFound, validation } from '../errors.ts';
-import { DisplayText, Email, IdParams, ListQuery, RoleSchema, UserSchema, bearer, errors } from '../schemas.ts';
+import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
+import { DisplayText, Email, IdParams, IdPosition, ListQuery, RoleSchema, UserSchema, bearer, errors } from '../schemas.ts';
 import { createUser, EmailTaken, getUser, listUsers, otherActiveOwners, setActive, setRole, toUser, type UserRow } from './store.ts';
 
 const tags = ['users'];
@@ -20,14 +21,13 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
     schema: {
       operationId: 'listUsers', tags, security: bearer, summary: 'Users of the caller\'s tenant, by id',
       querystring: ListQuery,
-      response: { 200: Type.Object({ items: Type.Array(UserSchema), next: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401, 403, 429) },
+      response: { 200: pageOf(UserSchema), ...errors(400, 401, 403, 429) },
     },
   }, async (request) => {
     const { tenantId } = currentUser(request);
     const { limit, cursor } = request.query;
-    const rows = await listUsers(db, tenantId, { after: cursor === undefined ? undefined : Number(cursor), limit: limit + 1 });
-    const page = rows.slice(0, limit);
-    return { items: page.map(toUser), next: rows.length > limit ? String(page.at(-1)!.id) : null };
+    const rows = await listUsers(db, tenantId, { after: decodeCursor(cursor, IdPosition)?.[0], limit: limit + 1 });
+    return toPage(rows, limit, (r) => [r.id], toUser);
   });
 
   app.get('/api/v1/admin/users/:id', {
