@@ -1,5 +1,5 @@
-import { int, list, readConfig, url, type ConfigOf } from '../kit/config.ts';
-import { commonVariables } from '../kit/service-config.ts';
+import { int, list, url, type ConfigOf } from '../kit/config.ts';
+import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 
 export const IDENTITY_PORT = 4000;
 
@@ -18,7 +18,7 @@ export const identitySpec = {
 export type IdentityConfig = ConfigOf<typeof identitySpec>;
 
 export function loadIdentityConfig(env: NodeJS.ProcessEnv): IdentityConfig {
-  return readConfig(identitySpec, env);
+  return readServiceConfig(identitySpec, env);
 }
 
 /** Scopes every deployment knows; `admin` is the management API's scope, granted only to platform admins. */

@@ -1,5 +1,5 @@
-import { int, list, optionalStr, readConfig, type ConfigOf } from '../kit/config.ts';
-import { commonVariables } from '../kit/service-config.ts';
+import { int, list, optionalStr, type ConfigOf } from '../kit/config.ts';
+import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { forwardingVariables } from './forwarding/config.ts';
 
 export const INGEST_DEFAULT_PORT = 4003;
@@ -47,11 +47,17 @@ export const ingestSpec = {
     max: 600,
     doc: 'A request whose events are not committed within this time is answered 503 (its events may still be stored; a retry is idempotent).',
   }),
+  bodyTimeoutSeconds: int('INGEST_BODY_TIMEOUT_SECONDS', {
+    default: 10,
+    min: 1,
+    max: 300,
+    doc: 'Longest pause while a request body of `POST /v1/events` is arriving; a body that stops for longer is answered 408 and its connection closed.',
+  }),
   retryAfterSeconds: int('INGEST_RETRY_AFTER_SECONDS', { default: 5, min: 1, max: 3600, doc: 'Value of `Retry-After` on 503 answers.' }),
 };
 
 export type IngestConfig = ConfigOf<typeof ingestSpec>;
 
 export function loadIngestConfig(env: NodeJS.ProcessEnv): IngestConfig {
-  return readConfig(ingestSpec, env);
+  return readServiceConfig(ingestSpec, env);
 }

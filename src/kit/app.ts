@@ -4,6 +4,12 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HttpError, codeForStatus, standardErrorBody, type ApiError } from './errors.ts';
 import { loggerOptions, type LogLevel } from './logger.ts';
+import { isDatabaseUnavailable, type Database } from './db.ts';
+import { registerHealthRoutes, type ReadinessCheck } from './health.ts';
+import { Registry, registerMetrics } from './metrics.ts';
+
+/** `Retry-After` of a 503 answered while the database cannot be reached, unless the service sets its own. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -20,6 +26,16 @@ export interface AppOptions {
   errorBody?: (error: ApiError) => unknown;
   /** Lets a service reclassify an error before it is shaped (for example 413 answered as 400 by its contract). */
   classify?: (error: ApiError, raw: unknown) => ApiError;
+  /** `Retry-After` of the 503 answered while the database cannot be reached (seconds, 5 by default). */
+  retryAfterSeconds?: number;
+  /**
+   * The service's database, opened and migrated: `/health` and `/ready` (database reachable, every
+   * migration of `migrations` applied, the service's own `checks`) come with it, and it is closed
+   * last when the app closes, after every other onClose hook (background work still has it).
+   */
+  database?: { db: Database; migrations: URL; checks?: ReadinessCheck[]; version?: string };
+  /** The registry of the service's own metrics, served at `/metrics` with the kit's; a new one by default. */
+  metrics?: Registry;
   /** Extra OpenAPI components, such as security schemes. */
   openapi?: { components?: Record<string, unknown>; tags?: { name: string; description?: string }[] };
 }
@@ -69,6 +85,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     return payload;
   });
 
+  // Registered first so it runs last: onClose hooks run in reverse order of registration.
+  const database = options.database;
+  if (database) {
+    app.addHook('onClose', async () => {
+      await database.db.close();
+    });
+  }
+
   // Awaited so its onRoute hook sees every route the service declares afterwards.
   await app.register(swagger, {
     openapi: {
@@ -81,8 +105,23 @@ export async function createApp(options: AppOptions): Promise<App> {
   app.register(async (scope) => {
     scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });
+  if (database) registerHealthRoutes(app, database);
+  registerMetrics(app, options.metrics ?? new Registry(), database?.db);
+
+  const outage = databaseOutageLog(app.log);
+  app.addHook('onResponse', async (_request, reply) => {
+    if (reply.statusCode < 500) outage.answered();
+  });
+  const retryAfter = String(options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS);
 
   app.setErrorHandler((raw: FastifyError | HttpError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    if (!(raw instanceof HttpError) && isDatabaseUnavailable(raw)) {
+      // The database dropped or refused the connection: the pool replaces it on its own, so the caller retries.
+      outage.failed(raw);
+      const info = classify({ statusCode: 503, code: codeForStatus(503), message: 'the database is unavailable; retry later', requestId: request.id }, raw);
+      reply.header('retry-after', retryAfter).code(info.statusCode).type('application/json; charset=utf-8').send(errorBody(info));
+      return;
+    }
     const info = classify(toApiError(raw, request.id), raw);
     if (info.statusCode >= 500) request.log.error({ err: raw }, 'request failed');
     else request.log.info({ code: info.code, status: info.statusCode }, info.message);
@@ -107,4 +146,24 @@ function toApiError(err: unknown, requestId: string): ApiError {
   const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 600 ? e.statusCode : 500;
   if (status >= 500) return { statusCode: status, code: codeForStatus(status), message: 'internal server error', requestId };
   return { statusCode: status, code: codeForStatus(status), message: e.message, requestId };
+}
+
+/**
+ * Logs a database outage when it starts and when it ends, not once per request answered 503 meanwhile
+ * (a busy service would write thousands of identical lines).
+ */
+export function databaseOutageLog(log: FastifyBaseLogger): { failed(err: unknown): void; answered(): void } {
+  let down = false;
+  return {
+    failed(err) {
+      if (down) return;
+      down = true;
+      log.warn({ err }, 'database unavailable: answering 503 until it is back');
+    },
+    answered() {
+      if (!down) return;
+      down = false;
+      log.info('database available again');
+    },
+  };
 }

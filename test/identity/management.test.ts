@@ -49,6 +49,22 @@ before(async () => {
 });
 after(async () => server?.close());
 
+test('the CLI registers a resource server, which may introspect other apps\' tokens', async () => {
+  const made = await cli('apps', 'create', '--name', 'Inventory API', '--type', 'service', '--resource-server');
+  assert.equal(made.code, 0, made.err.join('\n'));
+  assert.match(made.out.join('\n'), /resource server: may introspect tokens issued to other apps/);
+  const rs = { id: /client_id: (\S+)/.exec(made.out.join('\n'))![1]!, secret: /client_secret \(shown once\): (\S+)/.exec(made.out.join('\n'))![1]! };
+  const intro = await form(`${server.issuer}/oauth/introspect`, { token: adminToken }, { authorization: basic(rs.id, rs.secret) });
+  assert.equal(intro.json.active, true);
+  assert.equal(intro.json.username, admin.email);
+  const plain = await cli('apps', 'create', '--name', 'Plain', '--type', 'service');
+  const other = { id: /client_id: (\S+)/.exec(plain.out.join('\n'))![1]!, secret: /client_secret \(shown once\): (\S+)/.exec(plain.out.join('\n'))![1]! };
+  assert.deepEqual((await form(`${server.issuer}/oauth/introspect`, { token: adminToken }, { authorization: basic(other.id, other.secret) })).json, { active: false });
+  const publicRs = await cli('apps', 'create', '--name', 'x', '--type', 'spa', '--redirect-uri', 'https://spa.example/cb', '--resource-server');
+  assert.equal(publicRs.code, 2);
+  assert.match(publicRs.err.join('\n'), /cannot be a resource server/);
+});
+
 test('the CLI refuses bad input with a usage message', async () => {
   const noEmail = await cli('admin', 'create');
   assert.equal(noEmail.code, 2);
@@ -152,6 +168,15 @@ test('applications and their secrets: created, listed by prefix only, rotated, r
   assert.equal((await api(`/applications/${app.id}/secrets/${firstId}`, { method: 'DELETE', token: adminToken })).status, 204);
   assert.equal((await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials' }, { authorization: basic(app.client_id, first) })).status, 401);
   assert.equal((await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials' }, { authorization: basic(app.client_id, second) })).status, 200);
+
+  assert.equal(app.resource_server, false, 'an app is not a resource server unless registered as one');
+  const rs = await api('/applications', { method: 'POST', token: adminToken, body: { name: 'Reports API', app_type: 'service', allowed_scopes: [], resource_server: true } });
+  assert.equal(rs.status, 201);
+  assert.equal(rs.body.application.resource_server, true);
+  const publicRs = await api('/applications', { method: 'POST', token: adminToken, body: { name: 'x', app_type: 'spa', redirect_uris: ['https://spa.example/cb'], resource_server: true } });
+  assert.equal(publicRs.status, 400, 'a public app cannot authenticate at introspection');
+  const token = (await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials' }, { authorization: basic(app.client_id, second) })).json.access_token;
+  assert.equal((await form(`${server.issuer}/oauth/introspect`, { token }, { authorization: basic(rs.body.application.client_id, rs.body.client_secret) })).json.active, true);
 
   const listed = await api('/applications', { token: adminToken });
   assert.ok(listed.body.items.some((a: any) => a.id === app.id));

@@ -109,16 +109,30 @@ test('an event PostgreSQL could not store is rejected on its own, never a 500 fo
   assert.deepEqual(await storedIds([good.event_id as string, late.event_id as string]), [good.event_id]);
 });
 
-test('an event nested thousands of levels deep (well under 100 KB) is rejected on its own, not a 500', async () => {
+test('an event nested deeper than 64 levels is rejected on its own, not a 500', async () => {
   const good = makeEvent(projectId);
   const deep = makeEvent(projectId);
   const head = JSON.stringify(deep).slice(0, -1);
-  // 10 KB of brackets: JSON.stringify overflows the stack on it, and PostgreSQL's jsonb has a depth limit of its own.
-  const body = `{"events":[${head},"metadata":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}},${JSON.stringify(good)}]}`;
+  // 100 levels within the field: deeper than an event may hold, within what the whole body may hold (128).
+  const body = `{"events":[${head},"metadata":{"x":${'['.repeat(99)}${']'.repeat(99)}}},${JSON.stringify(good)}]}`;
   const res = await post(body);
   assert.equal(res.statusCode, 202, res.body);
   assert.deepEqual(res.json(), { accepted: 1, rejected: 1, errors: [{ index: 0, error: 'metadata: must not be nested more than 64 levels deep' }] });
   assert.deepEqual(await storedIds([good.event_id as string, deep.event_id as string]), [good.event_id]);
+});
+
+test('a body nested more than 128 levels is refused whole before it is parsed; brackets inside strings do not count', async () => {
+  const good = makeEvent(projectId);
+  const head = JSON.stringify(makeEvent(projectId)).slice(0, -1);
+  for (const depth of [126, 5000, 1_000_000]) {
+    const body = `{"events":[${head},"metadata":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}},${JSON.stringify(good)}]}`;
+    assertError(await post(body), 400, 'too_deep', /more than 128 levels deep/);
+  }
+  assert.deepEqual(await storedIds([good.event_id as string]), []);
+  const brackets = makeEvent(projectId, { 'error.message': '['.repeat(500) + '\\"{'.repeat(100) });
+  assert.deepEqual((await post({ events: [brackets] })).json(), { accepted: 1, rejected: 0, errors: [] });
+  // Unbalanced text is the parser's to judge.
+  assertError(await post('{"events":[' + ']'.repeat(200)), 400, 'invalid_json');
 });
 
 test('a duplicate id within one batch: the first is stored, the repeat rejected', async () => {

@@ -130,18 +130,20 @@ test('segment: /v1/batch with the write key, messageId is event_id; 5xx answers 
   assert.deepEqual(await deadLetters(h, dest.id), []);
 });
 
-test('segment: batches stay under 500 KB and 32 KB per event; a larger event goes to the dead letters, the others arrive', async () => {
+test('segment: batches stay under 500 KB and 32 KB per event, counted as Segment does (1 KB = 1,000 bytes); a larger event goes to the dead letters, the others arrive', async () => {
   const segment = await use(startSegment('seg_wk2'));
   const { projectId, key, dest } = await setup('segment', segment.url, { write_key: 'seg_wk2' });
   const events = Array.from({ length: 40 }, () => makeEvent(projectId, { metadata: { blob: 'x'.repeat(30_000) } }));
-  const tooBig = makeEvent(projectId, { metadata: { blob: 'y'.repeat(40_000) } });
+  // Over 32,000 bytes as Segment receives it, yet under 32 KiB: too big for Segment.
+  const tooBig = makeEvent(projectId, { metadata: { blob: 'y'.repeat(32_100) } });
   await sendEvents(h, key, [...events.slice(0, 20), tooBig, ...events.slice(20)]);
   await waitFor('segment delivery of 40 events', () => segment.events.size === 40);
   assert.ok(segment.received.length >= 3, `40 events of 30 KB need at least 3 requests, got ${segment.received.length}`);
-  for (const r of segment.received) assert.ok(r.body.length <= 500 * 1024, `a request of ${r.body.length} bytes`);
+  for (const r of segment.received) assert.ok(r.body.length <= 500_000, `a request of ${r.body.length} bytes`);
   const dead = await waitFor('dead letter of the large event', async () => (await deadLetters(h, dest.id)).at(0));
   assert.equal(dead.event_id, tooBig.event_id);
-  assert.match(dead.reason, /over its limit of 32\d{3} bytes/);
+  assert.match(dead.reason, /^event is 32\d{3} bytes as segment receives it, over its limit of 32000 bytes$/);
+  assert.ok(Number(/^event is (\d+)/.exec(dead.reason)![1]) < 32 * 1024);
 });
 
 test('mixpanel: /import with strict=1, $insert_id is event_id; a record it refuses goes to the dead letters, the rest are imported once', async () => {
@@ -195,6 +197,21 @@ test('amplitude: /2/httpapi, insert_id is event_id; events it refuses are dead-l
   assert.equal(first.device_id, 'session-abc');
   assert.equal(first.time, Date.parse(good[0]!['event.timestamp'] as string));
   assert.ok(!amplitude.events.has(bad.event_id as string));
+});
+
+test('amplitude: a 429 without Retry-After is retried after the configured backoff (at most 100 ms here), not a fixed 30 s', async () => {
+  const amplitude = await use(startAmplitude('amp_key_429'));
+  const { projectId, key, dest } = await setup('amplitude', amplitude.url, { api_key: 'amp_key_429' });
+  amplitude.fail({ status: 429, body: { code: 429, error: 'Too many requests for some devices and users', throttled_events: [0] } }, 2);
+  const event = makeEvent(projectId, { 'session.id': 'session-429' });
+  await sendEvents(h, key, [event]);
+  await waitFor('amplitude delivery after two 429s', () => amplitude.events.size === 1);
+  assert.equal(amplitude.received.length, 3);
+  for (let i = 1; i < 3; i++) {
+    const gap = amplitude.received[i]!.at - amplitude.received[i - 1]!.at;
+    assert.ok(gap < 5_000, `attempt ${i + 1} came ${gap} ms after a 429 without Retry-After`);
+  }
+  assert.deepEqual(await deadLetters(h, dest.id), []);
 });
 
 test('amplitude: an answer echoing the API key never puts it in a dead letter', async () => {

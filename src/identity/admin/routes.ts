@@ -4,10 +4,14 @@ import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
-import type { AccountDirectory } from '../oidc/accounts.ts';
-import type { AppRecord, ClientStore } from '../oidc/clients.ts';
-import { createHuman, findPrincipal, listPrincipals } from '../principals/store.ts';
-import { APP_TYPES, createApp, createSecret, findApp, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
+import type { ClientStore } from '../oidc/clients.ts';
+import { APP_TYPES, type AppRecord } from '../apps/record.ts';
+import { findPrincipal } from '../principals/view.ts';
+import { registerPrincipalRoutes } from '../principals/routes.ts';
+import { registerOrganizationRoutes } from '../organizations/routes.ts';
+import { Errors, Nullable, Page, Uuid } from './schemas.ts';
+import { createApp, createSecret, findApp, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
 import { listConsents, revokeConsent } from '../consent/store.ts';
 import { listTokens, revokeToken } from './tokens.ts';
 import { requireAdmin } from './guard.ts';
@@ -16,28 +20,10 @@ export interface AdminDeps {
   db: Database;
   holder: ProviderHolder;
   clients: ClientStore;
-  accounts: AccountDirectory;
+  accounts: PrincipalDirectory;
   scopes: string[];
 }
 
-const Uuid = Type.String({ format: 'uuid' });
-const OAuthError = Type.Object({ error: Type.String(), error_description: Type.String() });
-const Errors = { 400: OAuthError, 401: OAuthError, 403: OAuthError, 404: OAuthError, 409: OAuthError };
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-
-const PrincipalOut = Type.Object({
-  id: Uuid,
-  type: Type.String(),
-  identifier: Type.String(),
-  display_name: Type.String(),
-  active: Type.Boolean(),
-  allowed_scopes: Type.Array(Type.String()),
-  organization_id: Nullable(Type.String()),
-  email: Type.Optional(Nullable(Type.String())),
-  is_platform_admin: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
 
 const AppOut = Type.Object({
   id: Uuid,
@@ -55,6 +41,7 @@ const AppOut = Type.Object({
   authorization_code_ttl: Type.Integer(),
   refresh_token_rotation: Type.Boolean(),
   first_party: Type.Boolean(),
+  resource_server: Type.Boolean({ description: 'May introspect tokens issued to other apps; every other app learns only its own tokens.' }),
   public: Type.Boolean(),
   active: Type.Boolean(),
   principal_id: Uuid,
@@ -95,21 +82,6 @@ const ConsentOut = Type.Object({
   revoked_reason: Nullable(Type.String()),
 });
 
-const Page = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }), after: Type.Optional(Uuid) });
-
-const NewPrincipal = Type.Object(
-  {
-    type: Type.Literal('human', { description: 'Humans only for now; applications are created through /applications.' }),
-    email: Type.String({ minLength: 3, maxLength: 320 }),
-    password: Type.Optional(Type.String({ minLength: 12, maxLength: 1024 })),
-    display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    given_name: Type.Optional(Type.String({ maxLength: 100 })),
-    family_name: Type.Optional(Type.String({ maxLength: 100 })),
-    is_platform_admin: Type.Optional(Type.Boolean()),
-    email_verified: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
 
 const NewApp = Type.Object(
   {
@@ -125,6 +97,7 @@ const NewApp = Type.Object(
     authorization_code_ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
     refresh_token_rotation: Type.Optional(Type.Boolean()),
     first_party: Type.Optional(Type.Boolean()),
+    resource_server: Type.Optional(Type.Boolean({ description: 'Register the app as a resource server: it may introspect tokens issued to other apps. Confidential apps only.' })),
   },
   { additionalProperties: false },
 );
@@ -134,7 +107,7 @@ export function appOut(a: AppRecord): Static<typeof AppOut> {
     id: a.id, client_id: a.clientId, name: a.name, description: a.description, logo_url: a.logoUrl, app_type: a.appType,
     redirect_uris: a.redirectUris, allowed_grants: a.allowedGrants, allowed_response_types: a.allowedResponseTypes,
     allowed_scopes: a.allowedScopes, access_token_ttl: a.accessTokenTtl, refresh_token_ttl: a.refreshTokenTtl,
-    authorization_code_ttl: a.authorizationCodeTtl, refresh_token_rotation: a.refreshTokenRotation, first_party: a.firstParty,
+    authorization_code_ttl: a.authorizationCodeTtl, refresh_token_rotation: a.refreshTokenRotation, first_party: a.firstParty, resource_server: a.resourceServer,
     public: a.public, active: a.active, principal_id: a.principalId,
   };
 }
@@ -160,27 +133,8 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       return a;
     };
 
-    scope.post('/principals', {
-      schema: { tags, security, summary: 'Create a human principal', body: NewPrincipal, response: { 201: PrincipalOut, ...Errors } },
-    }, async (request, reply) => {
-      const b = request.body;
-      const h = await createHuman(deps.db, {
-        email: b.email, password: b.password, displayName: b.display_name, givenName: b.given_name, familyName: b.family_name,
-        isPlatformAdmin: b.is_platform_admin ?? false, emailVerified: b.email_verified ?? false,
-      });
-      return reply.code(201).send(h);
-    });
-
-    scope.get('/principals', {
-      schema: { tags, security, summary: 'List principals', querystring: Type.Object({ ...Page.properties, type: Type.Optional(Type.Union([Type.Literal('human'), Type.Literal('application'), Type.Literal('agent'), Type.Literal('service')])) }), response: { 200: Type.Object({ items: Type.Array(PrincipalOut), next: Nullable(Type.String()) }), ...Errors } },
-    }, async (request) => {
-      const items = await listPrincipals(deps.db, { type: request.query.type, limit: request.query.limit, after: request.query.after });
-      return { items, next: items.length === request.query.limit ? items[items.length - 1]!.id : null };
-    });
-
-    scope.get('/principals/:id', {
-      schema: { tags, security, summary: 'One principal', params: Type.Object({ id: Uuid }), response: { 200: PrincipalOut, ...Errors } },
-    }, async (request) => principalOf(request.params.id));
+    await registerPrincipalRoutes(scope, deps);
+    await registerOrganizationRoutes(scope, deps);
 
     scope.get('/principals/:id/tokens', {
       schema: { tags, security, summary: "A principal's live tokens", params: Type.Object({ id: Uuid }), response: { 200: Type.Object({ items: Type.Array(TokenOut) }), ...Errors } },
@@ -217,7 +171,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       const created = await createApp(deps.db, {
         name: b.name, appType: b.app_type, clientId: b.client_id, redirectUris: b.redirect_uris, allowedScopes: b.allowed_scopes,
         description: b.description, logoUrl: b.logo_url, accessTokenTtl: b.access_token_ttl, refreshTokenTtl: b.refresh_token_ttl,
-        authorizationCodeTtl: b.authorization_code_ttl, refreshTokenRotation: b.refresh_token_rotation, firstParty: b.first_party,
+        authorizationCodeTtl: b.authorization_code_ttl, refreshTokenRotation: b.refresh_token_rotation, firstParty: b.first_party, resourceServer: b.resource_server,
       }, deps.scopes);
       deps.clients.invalidate(created.clientId);
       const secret = created.public ? undefined : (await createSecret(deps.db, created.id)).secret;

@@ -1,9 +1,7 @@
 import type { Database } from '../../kit/db.ts';
 import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { appFromRow, type AppRecord, type AppType } from '../oidc/clients.ts';
-
-export const APP_TYPES = ['web', 'spa', 'native', 'service', 'machine'] as const;
+import { APP_TYPES, appFromRow, type AppRecord, type AppType } from './record.ts';
 
 export interface NewApp {
   name: string;
@@ -18,6 +16,7 @@ export interface NewApp {
   authorizationCodeTtl?: number | undefined;
   refreshTokenRotation?: boolean | undefined;
   firstParty?: boolean | undefined;
+  resourceServer?: boolean | undefined;
   ownerId?: string | undefined;
 }
 
@@ -72,6 +71,7 @@ export async function createApp(db: Database, input: NewApp, knownScopes: readon
   const scopes = input.allowedScopes ?? (grants.includes('authorization_code') ? BROWSER_SCOPES : []);
   const unknown = scopes.filter((s) => !knownScopes.includes(s));
   if (unknown.length) throw new HttpError(400, 'invalid_scope', `unknown scope ${unknown.join(', ')}; known: ${knownScopes.join(', ')}`);
+  if (input.resourceServer && isPublic(type)) throw new HttpError(400, 'invalid_request', `a ${type} app is public: it cannot authenticate at introspection, so it cannot be a resource server`);
   checkTtl('access_token_ttl', input.accessTokenTtl);
   checkTtl('refresh_token_ttl', input.refreshTokenTtl);
   checkTtl('authorization_code_ttl', input.authorizationCodeTtl);
@@ -84,14 +84,15 @@ export async function createApp(db: Database, input: NewApp, knownScopes: readon
       const principalId = p.rows[0]!.id;
       const app = await tx.query<Record<string, unknown>>(
         `INSERT INTO oauth_apps (client_id, name, description, logo_url, app_type, redirect_uris, allowed_grants, allowed_response_types,
-           allowed_scopes, access_token_ttl, refresh_token_ttl, authorization_code_ttl, refresh_token_rotation, first_party, public, owner_id, principal_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, 900), coalesce($11, 604800), coalesce($12, 600), coalesce($13, true), coalesce($14, false), $15, $16, $17)
+           allowed_scopes, access_token_ttl, refresh_token_ttl, authorization_code_ttl, refresh_token_rotation, first_party, public, owner_id, principal_id, resource_server)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, 900), coalesce($11, 604800), coalesce($12, 600), coalesce($13, true), coalesce($14, false), $15, $16, $17, $18)
          RETURNING *`,
         [
           clientId, name, input.description ?? null, input.logoUrl ?? null, type, JSON.stringify(redirectUris), JSON.stringify(grants),
           JSON.stringify(grants.includes('authorization_code') ? ['code'] : []), JSON.stringify(scopes),
           input.accessTokenTtl ?? null, input.refreshTokenTtl ?? null, input.authorizationCodeTtl ?? null,
           input.refreshTokenRotation ?? null, input.firstParty ?? null, isPublic(type), input.ownerId ?? null, principalId,
+          input.resourceServer ?? false,
         ],
       );
       const record = appFromRow(app.rows[0]!);

@@ -13,7 +13,7 @@ import {
 } from './destinations/store.ts';
 import { DESTINATION_KINDS } from './vendors/index.ts';
 
-const Kind = Type.Union([Type.Literal('webhook'), Type.Literal('posthog'), Type.Literal('segment'), Type.Literal('mixpanel'), Type.Literal('amplitude')], { description: DESTINATION_KINDS.join(', ') });
+const Kind = Type.Enum(DESTINATION_KINDS, { description: DESTINATION_KINDS.join(', ') });
 const Settings = Type.Record(Type.String(), Type.Unknown(), { description: 'Non-secret settings of the kind: `project_id` (mixpanel service account), `min_id_length` (amplitude)' });
 const Credentials = Type.Record(Type.String(), Type.String(), {
   description: 'webhook: `secret` (generated when absent); posthog: `api_key`; segment: `write_key`; mixpanel: `project_token`, or `service_account_username` and `service_account_secret`; amplitude: `api_key`. Stored encrypted, never shown again.',

@@ -125,7 +125,7 @@ export async function updateDestination(db: Queryable, key: Buffer, id: string, 
   }
   if (sets.length > 0) {
     // A change (new credentials, re-enabled) lifts a pause taken after failures, so the next attempt tells.
-    sets.push('updated_at = now()', 'not_before = NULL');
+    sets.push('updated_at = now()', 'not_before = NULL', 'failures = 0');
     try {
       await db.query(`UPDATE destinations SET ${sets.join(', ')} WHERE id = $1`, params);
     } catch (err) {
@@ -141,10 +141,16 @@ export async function deleteDestination(db: Queryable, id: string): Promise<bool
   return (await db.query('DELETE FROM destinations WHERE id = $1', [id])).rowCount > 0;
 }
 
+/** A destination as the delivery worker sends to it: credentials opened, with its count of consecutive failed rounds. */
+export interface DeliveryTarget extends DestinationTarget {
+  kind: DestinationKind;
+  failures: number;
+}
+
 /** What the delivery worker needs of an enabled destination, credentials opened. */
-export async function loadTarget(db: Queryable, key: Buffer, id: string): Promise<(DestinationTarget & { kind: DestinationKind }) | undefined> {
-  const row = (await db.query<{ id: string; kind: DestinationKind; base_url: string; base_url_sealed: string | null; settings: Record<string, unknown>; credentials_sealed: string }>(
-    'SELECT id, kind, base_url, base_url_sealed, settings, credentials_sealed FROM destinations WHERE id = $1 AND enabled',
+export async function loadTarget(db: Queryable, key: Buffer, id: string): Promise<DeliveryTarget | undefined> {
+  const row = (await db.query<{ id: string; kind: DestinationKind; base_url: string; base_url_sealed: string | null; settings: Record<string, unknown>; credentials_sealed: string; failures: number }>(
+    'SELECT id, kind, base_url, base_url_sealed, settings, credentials_sealed, failures FROM destinations WHERE id = $1 AND enabled',
     [id],
   )).rows[0];
   if (!row) return undefined;
@@ -156,7 +162,7 @@ export async function loadTarget(db: Queryable, key: Buffer, id: string): Promis
   } else {
     baseUrl = openBaseUrl(key, row.id, row.base_url_sealed);
   }
-  return { id: row.id, kind: row.kind, baseUrl, settings: row.settings, credentials };
+  return { id: row.id, kind: row.kind, baseUrl, settings: row.settings, credentials, failures: row.failures };
 }
 
 /**
@@ -171,7 +177,7 @@ async function sealPlainBaseUrl(db: Queryable, key: Buffer, id: string, plain: s
   return updated.rowCount > 0;
 }
 
-/** Seals every URL still kept in clear (rows from before migration 102); run when an instance starts. Returns how many. */
+/** Seals every URL still kept in clear (rows from before migration 004); run when an instance starts. Returns how many. */
 export async function sealPlainBaseUrls(db: Queryable, key: Buffer): Promise<number> {
   const rows = (await db.query<{ id: string; base_url: string }>('SELECT id, base_url FROM destinations WHERE base_url_sealed IS NULL')).rows;
   let sealed = 0;
