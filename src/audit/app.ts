@@ -2,6 +2,7 @@ import { createApp, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
 import pkg from '../../package.json' with { type: 'json' };
+import { introspectionVerifier } from '../kit/auth/introspection.ts';
 import { createAuditGuard } from './auth/guard.ts';
 import type { AuditServiceConfig } from './config.ts';
 import { BrowserHost } from './engine/browser-host.ts';
@@ -105,8 +106,8 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     worker.start();
   });
 
-  const guard = createAuditGuard(db, config.introspectionUrl && config.introspectionClientId && config.introspectionClientSecret
-    ? { url: config.introspectionUrl, clientId: config.introspectionClientId, clientSecret: config.introspectionClientSecret, requiredScope: config.requiredScope }
+  const guard = createAuditGuard(db, config.identityUrl
+    ? { verifier: introspectionVerifier({ identityUrl: config.identityUrl, clientId: config.identityClientId!, clientSecret: config.identityClientSecret! }), requiredScope: config.requiredScope }
     : null);
 
   registerHealthRoutes(app, db, pkg.version);

@@ -14,6 +14,9 @@ import { CsrfTokens } from './pages/csrf.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../kit/throttle.ts';
 import { registerAdmin } from './admin/routes.ts';
+import { identityErrorBody } from './error-body.ts';
+import { localTokenVerifier } from './admin/guard.ts';
+import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -58,10 +61,10 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       description: 'OAuth 2.0 / OpenID Connect server and identity records. The OAuth endpoints are described by /.well-known/openid-configuration.',
       logLevel: config.logLevel,
       bodyLimit: 64 * 1024,
-      errorBody: (e) => ({ error: e.code, error_description: e.message }),
+      errorBody: identityErrorBody,
       database: { db, migrations: MIGRATIONS },
       openapi: {
-        components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'An access token with the admin scope, issued to a platform admin.' } } },
+        components: { securitySchemes: adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.') },
         tags: [{ name: 'management', description: 'Principals, applications, secrets, tokens and consents (admin scope).' }],
       },
     });
@@ -101,7 +104,13 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       csrf: new CsrfTokens(secretKey),
       throttle,
     });
-    await registerAdmin(app, { db, holder, clients, accounts, scopes });
+    const guard = createAdminGuard({
+      realm: 'identity',
+      serviceTokens: [config.adminToken],
+      verifier: localTokenVerifier(holder, accounts, clients),
+      howToEnable: 'sign in as a platform admin, or set IDENTITY_ADMIN_TOKEN',
+    });
+    await registerAdmin(app, { db, clients, accounts, scopes, guard });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });
     return app;

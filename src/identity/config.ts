@@ -1,10 +1,12 @@
 import { int, list, url, type ConfigOf } from '../kit/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
+import { adminTokenVariable } from '../kit/auth/config.ts';
 
 export const IDENTITY_PORT = 4000;
 
 export const identitySpec = {
   ...commonVariables('identity', IDENTITY_PORT),
+  adminToken: adminTokenVariable('identity', 'only access tokens of a platform admin carrying the `admin` scope open it.'),
   issuer: url('IDENTITY_ISSUER', ['http:', 'https:'], {
     default: 'http://localhost:4000',
     doc: 'Public base URL of the identity service: the OpenID issuer, and the origin of every endpoint in discovery.',

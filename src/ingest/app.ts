@@ -1,7 +1,8 @@
 import { createApp, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
-import { requireAdmin } from './admin/auth.ts';
+import { adminGuardFromConfig } from '../kit/auth/config.ts';
+import { adminSecurityScheme } from '../kit/auth/admin-guard.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
 import { createCommitter } from './events/committer.ts';
 import { registerEventRoutes } from './events/routes.ts';
@@ -33,6 +34,8 @@ export async function buildIngestApp(config: IngestConfig): Promise<App> {
 
 async function assemble(config: IngestConfig, db: Database): Promise<App> {
   const secretKey = config.secretKey;
+  // Before the app exists, so a half-configured identity link stops the start with nothing to close but the database.
+  const guard = adminGuardFromConfig('ingest', config);
   const metrics = createMetrics();
   const app = await createApp({
     name: 'ingest',
@@ -48,12 +51,11 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Svc-API-Key' },
-          adminToken: { type: 'http', scheme: 'bearer' },
+          ...adminSecurityScheme('`INGEST_ADMIN_TOKEN`, or an access token of the identity service carrying the scope `ingest:admin`.'),
         },
       },
     },
   });
-  const adminGuard = requireAdmin(config);
   const keys = createKeyResolver(db, config.keyCacheSeconds);
   const outage = createOutageLog(app.log);
   const committer = createCommitter({
@@ -79,8 +81,8 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     bodyTimeoutSeconds: config.bodyTimeoutSeconds,
     outage,
   });
-  registerAdminRoutes(app, { db, keys, requireAdmin: adminGuard });
+  registerAdminRoutes(app, { db, keys, guard });
   registerSdkRoutes(app);
-  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, requireAdmin: adminGuard });
+  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, guard });
   return app;
 }

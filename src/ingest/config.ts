@@ -1,4 +1,5 @@
-import { int, list, optionalStr, type ConfigOf } from '../kit/config.ts';
+import { int, list, type ConfigOf } from '../kit/config.ts';
+import { adminGuardVariables } from '../kit/auth/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { forwardingVariables } from './forwarding/config.ts';
 
@@ -7,11 +8,7 @@ export const INGEST_DEFAULT_PORT = 4003;
 export const ingestSpec = {
   ...commonVariables('ingest', INGEST_DEFAULT_PORT),
   ...forwardingVariables,
-  adminToken: optionalStr('INGEST_ADMIN_TOKEN', {
-    minLength: 16,
-    secret: true,
-    doc: 'Bearer token of the admin API under `/v1/admin` (projects, API keys); at least 16 characters. Unset: the admin API answers 401.',
-  }),
+  ...adminGuardVariables('ingest'),
   allowedOrigins: list('INGEST_ALLOWED_ORIGINS', {
     default: [],
     doc: 'Comma-separated browser origins (`https://app.example.com`) allowed to send events cross-origin; `*` allows any origin. Empty: no CORS.',

@@ -139,7 +139,7 @@ test('credentials: missing, malformed, unknown and revoked keys are 401 with a c
     [{ authorization: 'Basic abc' }, /malformed Authorization header/],
     [{ authorization: 'Bearer ak_unknown' }, /invalid or revoked API key/],
     [{ 'x-api-key': 'ak_unknown' }, /invalid or revoked API key/],
-    [{ authorization: 'Bearer some-access-token' }, /access tokens are not accepted/],
+    [{ authorization: 'Bearer some-access-token' }, /access tokens are not accepted: this service has no AUDIT_IDENTITY_URL/],
   ] as Array<[Record<string, string>, RegExp]>) {
     for (const [method, url] of [['POST', '/audit'], ['POST', '/api/v1/audits'], ['GET', '/api/v1/audits'], ['GET', '/api/v1/audits/x'], ['DELETE', '/api/v1/audits/x'], ['GET', '/api/v1/audits/x/report'], ['GET', '/api/v1/audits/x/openacr']] as const) {
       const res = await h.app.inject({ method, url, headers, ...(method === 'POST' ? { payload: { url: URL_OK } } : {}) });

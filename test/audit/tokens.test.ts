@@ -22,10 +22,9 @@ before(async () => {
   caller = await identity.registerApp({ name: 'CI pipeline', appType: 'machine', allowedScopes: ['audits', 'reports'] });
   unscoped = await identity.registerApp({ name: 'Reports only', appType: 'machine', allowedScopes: ['reports'] });
   h = await startAudit({
-    AUDIT_INTROSPECTION_URL: `${identity.issuer}/oauth/introspect`,
-    AUDIT_INTROSPECTION_CLIENT_ID: resourceServer.clientId,
-    AUDIT_INTROSPECTION_CLIENT_SECRET: resourceServer.secret!,
-    AUDIT_REQUIRED_SCOPE: 'audits',
+    AUDIT_IDENTITY_URL: identity.issuer,
+    AUDIT_IDENTITY_CLIENT_ID: resourceServer.clientId,
+    AUDIT_IDENTITY_CLIENT_SECRET: resourceServer.secret!,
     // Jobs stay pending: these tests are about who may queue and see them, not about auditing.
     AUDIT_CONCURRENCY: '0',
   }, 'audittokens');
@@ -51,10 +50,11 @@ test('an active token with the required scope is accepted, and its jobs belong t
   await h.call('DELETE', `/api/v1/audits/${created.json().id}`, undefined, access);
 });
 
-test('a token without the scope, a revoked token and a made-up token are 401 naming why', async () => {
+test('a token without the scope is 403; a revoked token and a made-up token are 401; each names why', async () => {
   const reportsOnly = await token(unscoped, 'reports');
   const noScope = await h.call('GET', '/api/v1/audits', undefined, reportsOnly);
-  assert.equal(noScope.statusCode, 401);
+  assert.equal(noScope.statusCode, 403);
+  assert.equal(noScope.json().error.code, 'FORBIDDEN');
   assert.match(noScope.json().error.message, /lacks the scope audits/);
 
   const revoked = await token(caller, 'audits');
@@ -62,6 +62,7 @@ test('a token without the scope, a revoked token and a made-up token are 401 nam
   assert.equal(revocation.status, 200);
   const afterRevoke = await h.call('GET', '/api/v1/audits', undefined, revoked);
   assert.equal(afterRevoke.statusCode, 401);
+  assert.equal(afterRevoke.json().error.code, 'UNAUTHORIZED');
   assert.match(afterRevoke.json().error.message, /not active/);
 
   const madeUp = await h.call('GET', '/api/v1/audits', undefined, 'not-a-real-token-0123456789');
@@ -71,9 +72,11 @@ test('a token without the scope, a revoked token and a made-up token are 401 nam
 
 test('when the identity service does not answer, tokens get 503 with Retry-After while API keys keep working', async () => {
   const access = await token(caller, 'audits');
+  // A token never seen before, so no cached answer stands in for identity.
   await identity.app.close();
   const res = await h.call('GET', '/api/v1/audits', undefined, access);
   assert.equal(res.statusCode, 503);
+  assert.equal(res.json().error.code, 'UNAVAILABLE');
   assert.match(res.json().error.message, /identity service did not answer/);
   assert.ok(res.headers['retry-after']);
   assert.equal((await h.call('GET', '/api/v1/audits')).statusCode, 200);

@@ -83,7 +83,7 @@ test('bad principals are refused: 400 for bad fields, 409 for a taken name, 404 
   ]) {
     const r = await api('/principals', { method: 'POST', body });
     assert.equal(r.status, 400, `${JSON.stringify(body)} -> ${r.status} ${JSON.stringify(r.body)}`);
-    assert.equal(typeof r.body.error, 'string');
+    assert.equal(r.body.error.code, 'VALIDATION_ERROR');
   }
   const ghost = await api('/principals', { method: 'POST', body: { type: 'agent', name: 'orphan', model_id: 'm', delegating_principal_id: '00000000-0000-4000-8000-000000000000' } });
   assert.equal(ghost.status, 400);
@@ -112,7 +112,7 @@ test('principals are listed by type, active flag and organization, paged with a 
   const seen = new Set<string>();
   let next: string | null = null;
   do {
-    const page: any = await api(`/principals?type=service&limit=2${next ? `&after=${next}` : ''}`);
+    const page: any = await api(`/principals?type=service&limit=2${next ? `&cursor=${next}` : ''}`);
     assert.ok(page.body.items.length <= 2);
     for (const p of page.body.items) {
       assert.equal(p.type, 'service');

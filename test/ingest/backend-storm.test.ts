@@ -40,15 +40,15 @@ async function call(path: string, body: unknown, headers: Record<string, string>
 
 test('terminated database backends under load: the process lives, answers 503 with Retry-After meanwhile, and recovers alone', { timeout: 120_000 }, async () => {
   const admin = { authorization: `Bearer ${ADMIN}` };
-  assert.equal((await call('/v1/admin/projects', { name: 'storm', id: 'storm' }, admin)).status, 201);
-  const key = ((await (await call('/v1/admin/projects/storm/keys', { name: 'load' }, admin)).json()) as { key: string }).key;
+  assert.equal((await call('/api/v1/projects', { name: 'storm', id: 'storm' }, admin)).status, 201);
+  const key = ((await (await call('/api/v1/projects/storm/keys', { name: 'load' }, admin)).json()) as { key: string }).key;
   let n = 0;
   const result = await assertSurvivesBackendStorm({
     service,
     databaseUrl: database.url,
     // Events and the admin API: the group committer's transactions and plain pooled queries.
     request: () => (n++ % 4 === 3
-      ? fetch(`${service.url}/v1/admin/projects`, { headers: admin, signal: AbortSignal.timeout(20_000) })
+      ? fetch(`${service.url}/api/v1/projects`, { headers: admin, signal: AbortSignal.timeout(20_000) })
       : call('/v1/events', { events: Array.from({ length: 20 }, () => makeEvent('storm', { event_id: randomUUID() })) }, { 'x-svc-api-key': key })),
     normal: (res) => res.status === 202 || res.status === 200,
   });

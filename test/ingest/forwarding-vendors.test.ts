@@ -98,7 +98,7 @@ test('posthog: /batch/ with the api key, each event in properties unchanged, eve
 test('posthog: 429 with Retry-After is honoured before the next attempt, then the batch is delivered', async () => {
   const posthog = await use(startPostHog('phc_key_2'));
   const { projectId, key, dest } = await setup('posthog', posthog.url, { api_key: 'phc_key_2' });
-  posthog.fail({ status: 429, headers: { 'retry-after': '1' }, body: { type: 'throttled', code: 'rate_limited', detail: 'Rate limit exceeded' } });
+  posthog.fail({ status: 429, headers: { 'retry-after': '1' }, body: { type: 'throttled', code: 'RATE_LIMITED', detail: 'Rate limit exceeded' } });
   const event = makeEvent(projectId);
   await sendEvents(h, key, [event]);
   await waitFor('posthog delivery after 429', () => posthog.events.size === 1, 15_000);
@@ -264,12 +264,12 @@ test('dead letters are listed and replayed: after the receiver recovers they are
   assert.equal(list[0]!.event_id, event.event_id);
   assert.equal(list[0]!.attempts, 3);
   assert.ok(Date.parse(list[0]!.dead_at) >= Date.parse(list[0]!.first_failed_at));
-  const replay = await h.admin('POST', `/v1/admin/destinations/${dest.id}/dead-letters/replay`, {});
+  const replay = await h.admin('POST', `/api/v1/destinations/${dest.id}/dead-letters/replay`, {});
   assert.equal(replay.statusCode, 200);
   assert.deepEqual(replay.json(), { replayed: 1 });
   await waitFor('replayed delivery', () => receiver.events.has(event.event_id as string));
   assert.deepEqual(await deadLetters(h, dest.id), []);
-  assert.deepEqual((await h.admin('POST', `/v1/admin/destinations/${dest.id}/dead-letters/replay`, { ids: [999999] })).json(), { replayed: 0 });
+  assert.deepEqual((await h.admin('POST', `/api/v1/destinations/${dest.id}/dead-letters/replay`, { ids: [999999] })).json(), { replayed: 0 });
 });
 
 test('lag is reported per destination: the age of the oldest pending event, 0 once delivered', async () => {

@@ -62,7 +62,7 @@ test('every method but POST is 405 with Allow: POST, whatever the body, its cont
         const what = `${method} ${JSON.stringify(headers)} ${apiKey === key ? 'valid key' : 'bad key'}`;
         assert.equal(res.status, 405, `${what}: ${res.body}`);
         assert.equal(res.headers.allow, 'POST', what);
-        if (method !== 'HEAD') assert.equal(JSON.parse(res.body).error.code, 'method_not_allowed', what);
+        if (method !== 'HEAD') assert.equal(JSON.parse(res.body).error.code, 'METHOD_NOT_ALLOWED', what);
       }
     }
   }
@@ -117,7 +117,8 @@ for (const framing of ['content-length', 'chunked'] as const) {
       const head = `POST /v1/events HTTP/1.1\r\nHost: x\r\nX-Svc-API-Key: ${key}\r\nContent-Type: application/json\r\n${framing === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${payload.length}`}\r\n\r\n`;
       const answer = await rawExchange(socket, head, body);
       assert.equal(answer.status, 400, answer.body);
-      assert.equal(JSON.parse(answer.body).error.code, 'batch_too_large');
+      assert.equal(JSON.parse(answer.body).error.code, 'VALIDATION_ERROR');
+      assert.equal(JSON.parse(answer.body).error.details.reason, 'batch_too_large');
       assert.equal(answer.reset, false);
       // The rest of the upload was read and dropped: the same connection answers the next request.
       const next = await rawExchange(socket, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n', Buffer.alloc(0));
@@ -136,7 +137,7 @@ test('a body that stops arriving is answered 408 after INGEST_BODY_TIMEOUT_SECON
     const head = `POST /v1/events HTTP/1.1\r\nHost: x\r\nX-Svc-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
     const answer = await rawExchange(socket, head, Buffer.from('{"events":[{"event_id":'));
     assert.equal(answer.status, 408, answer.body);
-    assert.equal(JSON.parse(answer.body).error.code, 'request_timeout');
+    assert.equal(JSON.parse(answer.body).error.code, 'REQUEST_TIMEOUT');
     assert.match(JSON.parse(answer.body).error.message, /no part of the request body arrived for 1 s/);
     assert.equal(answer.headers.connection, 'close');
     await closed;

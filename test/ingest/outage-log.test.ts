@@ -51,8 +51,8 @@ async function call(path: string, body: unknown, headers: Record<string, string>
 
 test('a database outage is logged once when it begins and once when it ends, not once per 503', async () => {
   const admin = { authorization: `Bearer ${ADMIN}` };
-  assert.equal((await call('/v1/admin/projects', { name: 'outage', id: 'outage' }, admin)).status, 201);
-  const { key } = (await (await call('/v1/admin/projects/outage/keys', { name: 'k' }, admin)).json()) as { key: string };
+  assert.equal((await call('/api/v1/projects', { name: 'outage', id: 'outage' }, admin)).status, 201);
+  const { key } = (await (await call('/api/v1/projects/outage/keys', { name: 'k' }, admin)).json()) as { key: string };
   const send = () => call('/v1/events', { events: [makeEvent('outage')] }, { 'x-svc-api-key': key });
   assert.equal((await send()).status, 202);
 

@@ -74,7 +74,7 @@ test('a database that cannot answer: /ready 503 and routes 503 with Retry-After 
       const res = await app.inject({ url: '/rows' });
       assert.equal(res.statusCode, 503);
       assert.equal(res.headers['retry-after'], '7');
-      assert.equal(res.json().error, 'unavailable');
+      assert.equal(res.json().error, 'UNAVAILABLE');
       assert.match(res.json().error_description, /database is unavailable/);
       assert.equal((await app.inject({ url: '/ready' })).statusCode, 503);
       assert.equal((await app.inject({ url: '/health' })).statusCode, 200);

@@ -1,9 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../kit/app.ts';
-import { HttpError, codeForStatus } from '../../kit/errors.ts';
+import { HttpError, codeForStatus, errorResponses } from '../../kit/errors.ts';
 import type { AuditGuard } from '../auth/guard.ts';
 import { AuditFailedError } from '../engine/auditor.ts';
-import { ErrorBody } from '../errors.ts';
 import type { AuditMetrics } from '../metrics.ts';
 import { badRequest, parseAuditUrl, resolveConfig, type ConfigLimits } from '../request/resolve.ts';
 import { LegacyAuditBody } from '../request/schema.ts';
@@ -34,7 +33,7 @@ export function registerLegacyRoutes(app: App, deps: LegacyRouteDeps): void {
         tags: ['legacy'],
         security: [{ apiKey: [] }, { bearer: [] }],
         body: LegacyAuditBody,
-        response: { 200: AuditResultSchema, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody, 500: ErrorBody, 503: ErrorBody },
+        response: { 200: AuditResultSchema, ...errorResponses(400, 401, 403, 429, 500, 503) },
       },
     }, async (request, reply) => {
       const body = request.body;

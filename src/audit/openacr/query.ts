@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { HttpError } from '../../kit/errors.ts';
+import { codeForStatus, HttpError } from '../../kit/errors.ts';
 import type { AuditResult } from '../result/types.ts';
 import { buildOpenAcr, UnknownCatalogError, type OpenAcrDefaults } from './report.ts';
 import { CONTENT_TYPES, serializeOpenAcr, type OpenAcrFormat } from './serialize.ts';
@@ -43,7 +43,7 @@ export function openAcrResponse(result: AuditResult, query: OpenAcrQuery, defaul
     }, defaults);
     return { contentType: CONTENT_TYPES[format], body: serializeOpenAcr(report, format) };
   } catch (e) {
-    if (e instanceof UnknownCatalogError) throw new HttpError(400, 'VALIDATION_ERROR', e.message);
+    if (e instanceof UnknownCatalogError) throw new HttpError(400, codeForStatus(400), e.message);
     throw e;
   }
 }

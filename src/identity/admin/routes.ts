@@ -3,25 +3,26 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import type { ProviderHolder } from '../oidc/mount.ts';
+import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
+import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
+import { ADMIN_SCOPE } from '../config.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import { APP_TYPES, type AppRecord } from '../apps/record.ts';
 import { findPrincipal } from '../principals/view.ts';
 import { registerPrincipalRoutes } from '../principals/routes.ts';
 import { registerOrganizationRoutes } from '../organizations/routes.ts';
-import { Errors, Nullable, Page, Uuid } from './schemas.ts';
+import { ByTime, ById, Errors, Nullable, Page, Security, Uuid } from './schemas.ts';
 import { createApp, createSecret, findApp, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
 import { listConsents, revokeConsent } from '../consent/store.ts';
 import { listTokens, revokeToken } from './tokens.ts';
-import { requireAdmin } from './guard.ts';
 
 export interface AdminDeps {
   db: Database;
-  holder: ProviderHolder;
   clients: ClientStore;
   accounts: PrincipalDirectory;
   scopes: string[];
+  guard: AdminGuard;
 }
 
 
@@ -116,20 +117,19 @@ export function appOut(a: AppRecord): Static<typeof AppOut> {
 export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    scope.addHook('onRequest', async (request) => {
-      await requireAdmin(request, deps.holder, deps.accounts, deps.clients);
-    });
-    const security = [{ adminToken: [] }];
+    // All of the management API needs the `admin` scope; checked before any body is parsed.
+    scope.addHook('onRequest', deps.guard.require(ADMIN_SCOPE));
+    const security = Security;
     const tags = ['management'];
 
     const principalOf = async (id: string) => {
       const p = await findPrincipal(deps.db, id);
-      if (!p) throw new HttpError(404, 'not_found', `no principal ${id}`);
+      if (!p) throw new HttpError(404, 'NOT_FOUND', `no principal ${id}`);
       return p;
     };
     const appOf = async (id: string) => {
       const a = await findApp(deps.db, id);
-      if (!a) throw new HttpError(404, 'not_found', `no application ${id}`);
+      if (!a) throw new HttpError(404, 'NOT_FOUND', `no application ${id}`);
       return a;
     };
 
@@ -137,35 +137,39 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     await registerOrganizationRoutes(scope, deps);
 
     scope.get('/principals/:id/tokens', {
-      schema: { tags, security, summary: "A principal's live tokens", params: Type.Object({ id: Uuid }), response: { 200: Type.Object({ items: Type.Array(TokenOut) }), ...Errors } },
+      schema: { operationId: 'listPrincipalTokens', tags, security, summary: "A principal's live tokens, newest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(TokenOut), ...Errors } },
     }, async (request) => {
       await principalOf(request.params.id);
-      return { items: await listTokens(deps.db, request.params.id) };
+      const { limit, cursor } = request.query;
+      const rows = await listTokens(deps.db, request.params.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
+      return toPage(rows, limit, (t) => t.position, ({ position: _, ...t }) => t);
     });
 
     scope.delete('/principals/:id/tokens/:tokenId', {
-      schema: { tags, security, summary: 'Revoke one token (a refresh token takes its family)', params: Type.Object({ id: Uuid, tokenId: Uuid }), response: { 204: Type.Null(), ...Errors } },
+      schema: { operationId: 'revokePrincipalToken', tags, security, summary: 'Revoke one token (a refresh token takes its family)', params: Type.Object({ id: Uuid, tokenId: Uuid }), response: { 204: Type.Null(), ...Errors } },
     }, async (request, reply) => {
-      if (!(await revokeToken(deps.db, request.params.id, request.params.tokenId))) throw new HttpError(404, 'not_found', 'no live token with this id for this principal');
+      if (!(await revokeToken(deps.db, request.params.id, request.params.tokenId))) throw new HttpError(404, 'NOT_FOUND', 'no live token with this id for this principal');
       return reply.code(204).send(null);
     });
 
     scope.get('/principals/:id/consents', {
-      schema: { tags, security, summary: "A principal's consents", params: Type.Object({ id: Uuid }), response: { 200: Type.Object({ items: Type.Array(ConsentOut) }), ...Errors } },
+      schema: { operationId: 'listPrincipalConsents', tags, security, summary: "A principal's consents, oldest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(ConsentOut), ...Errors } },
     }, async (request) => {
       await principalOf(request.params.id);
-      return { items: await listConsents(deps.db, request.params.id) };
+      const { limit, cursor } = request.query;
+      const rows = await listConsents(deps.db, request.params.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
+      return toPage(rows, limit, (c) => c.position, ({ position: _, ...c }) => c);
     });
 
     scope.delete('/principals/:id/consents/:appId', {
-      schema: { tags, security, summary: "Revoke a principal's consent to an app, and that app's tokens for the principal", params: Type.Object({ id: Uuid, appId: Uuid }), response: { 204: Type.Null(), ...Errors } },
+      schema: { operationId: 'revokePrincipalConsent', tags, security, summary: "Revoke a principal's consent to an app, and that app's tokens for the principal", params: Type.Object({ id: Uuid, appId: Uuid }), response: { 204: Type.Null(), ...Errors } },
     }, async (request, reply) => {
-      if (!(await revokeConsent(deps.db, request.params.id, request.params.appId, 'admin_revoked'))) throw new HttpError(404, 'not_found', 'no live consent of this principal to this app');
+      if (!(await revokeConsent(deps.db, request.params.id, request.params.appId, 'admin_revoked'))) throw new HttpError(404, 'NOT_FOUND', 'no live consent of this principal to this app');
       return reply.code(204).send(null);
     });
 
     scope.post('/applications', {
-      schema: { tags, security, summary: 'Register an application; a confidential one gets its first secret, shown once', body: NewApp, response: { 201: Type.Object({ application: AppOut, client_secret: Type.Optional(Type.String()) }), ...Errors } },
+      schema: { operationId: 'createApplication', tags, security, summary: 'Register an application; a confidential one gets its first secret, shown once', body: NewApp, response: { 201: Type.Object({ application: AppOut, client_secret: Type.Optional(Type.String()) }), ...Errors } },
     }, async (request, reply) => {
       const b = request.body;
       const created = await createApp(deps.db, {
@@ -179,21 +183,22 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.get('/applications', {
-      schema: { tags, security, summary: 'List applications', querystring: Page, response: { 200: Type.Object({ items: Type.Array(AppOut), next: Nullable(Type.String()) }), ...Errors } },
+      schema: { operationId: 'listApplications', tags, security, summary: 'List applications', querystring: Page, response: { 200: pageOf(AppOut), ...Errors } },
     }, async (request) => {
-      const items = await listApps(deps.db, { limit: request.query.limit, after: request.query.after });
-      return { items: items.map(appOut), next: items.length === request.query.limit ? items[items.length - 1]!.id : null };
+      const { limit, cursor } = request.query;
+      const rows = await listApps(deps.db, { limit: limit + 1, after: decodeCursor(cursor, ById)?.[0] });
+      return toPage(rows, limit, (a) => [a.id], appOut);
     });
 
     scope.get('/applications/:id', {
-      schema: { tags, security, summary: 'One application', params: Type.Object({ id: Uuid }), response: { 200: AppOut, ...Errors } },
+      schema: { operationId: 'getApplication', tags, security, summary: 'One application', params: Type.Object({ id: Uuid }), response: { 200: AppOut, ...Errors } },
     }, async (request) => appOut(await appOf(request.params.id)));
 
     scope.post('/applications/:id/secrets', {
-      schema: { tags, security, summary: 'Add a client secret (for rotation); shown once', params: Type.Object({ id: Uuid }), response: { 201: NewSecretOut, ...Errors } },
+      schema: { operationId: 'createApplicationSecret', tags, security, summary: 'Add a client secret (for rotation); shown once', params: Type.Object({ id: Uuid }), response: { 201: NewSecretOut, ...Errors } },
     }, async (request, reply) => {
       const a = await appOf(request.params.id);
-      if (a.public) throw new HttpError(400, 'invalid_request', `a ${a.appType} app is public and has no secrets`);
+      if (a.public) throw new HttpError(400, 'VALIDATION_ERROR', `a ${a.appType} app is public and has no secrets`);
       const s = await createSecret(deps.db, a.id);
       deps.clients.invalidate(a.clientId);
       const { secret, ...info } = s;
@@ -201,17 +206,19 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.get('/applications/:id/secrets', {
-      schema: { tags, security, summary: "An application's secrets (prefixes only)", params: Type.Object({ id: Uuid }), response: { 200: Type.Object({ items: Type.Array(SecretOut) }), ...Errors } },
+      schema: { operationId: 'listApplicationSecrets', tags, security, summary: "An application's secrets (prefixes only), oldest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(SecretOut), ...Errors } },
     }, async (request) => {
       const a = await appOf(request.params.id);
-      return { items: await listSecrets(deps.db, a.id) };
+      const { limit, cursor } = request.query;
+      const rows = await listSecrets(deps.db, a.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
+      return toPage(rows, limit, (s) => s.position, ({ position: _, ...s }) => s);
     });
 
     scope.delete('/applications/:id/secrets/:secretId', {
-      schema: { tags, security, summary: 'Revoke a client secret', params: Type.Object({ id: Uuid, secretId: Uuid }), response: { 204: Type.Null(), ...Errors } },
+      schema: { operationId: 'revokeApplicationSecret', tags, security, summary: 'Revoke a client secret', params: Type.Object({ id: Uuid, secretId: Uuid }), response: { 204: Type.Null(), ...Errors } },
     }, async (request, reply) => {
       const a = await appOf(request.params.id);
-      if (!(await revokeSecret(deps.db, a.id, request.params.secretId))) throw new HttpError(404, 'not_found', 'no live secret with this id for this application');
+      if (!(await revokeSecret(deps.db, a.id, request.params.secretId))) throw new HttpError(404, 'NOT_FOUND', 'no live secret with this id for this application');
       deps.clients.invalidate(a.clientId);
       return reply.code(204).send(null);
     });

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { Errors, JsonObject, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
+import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
+import { ById, Errors, JsonObject, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
 import type { AdminScope } from '../principals/routes.ts';
 import { findPrincipal } from '../principals/view.ts';
 import {
@@ -49,7 +50,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
   const security = Security;
   const orgOf = async (id: string) => {
     const o = await findOrganization(deps.db, id);
-    if (!o) throw new HttpError(404, 'not_found', `no organization ${id}`);
+    if (!o) throw new HttpError(404, 'NOT_FOUND', `no organization ${id}`);
     return o;
   };
   const OrgParams = Type.Object({ id: Uuid });
@@ -66,11 +67,11 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
   });
 
   scope.get('/organizations', {
-    schema: { operationId: 'listOrganizations', tags, security, summary: 'List organizations', querystring: Type.Object({ ...Page.properties, org_type: Type.Optional(OrgType), active: Type.Optional(Type.Boolean()) }), response: { 200: Type.Object({ items: Type.Array(OrganizationOut), next: Nullable(Type.String()) }), ...Errors } },
+    schema: { operationId: 'listOrganizations', tags, security, summary: 'List organizations', querystring: Type.Object({ ...Page.properties, org_type: Type.Optional(OrgType), active: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), response: { 200: pageOf(OrganizationOut), ...Errors } },
   }, async (request) => {
     const q = request.query;
-    const items = await listOrganizations(deps.db, { orgType: q.org_type, active: q.active, limit: q.limit, after: q.after });
-    return { items, next: items.length === q.limit ? items[items.length - 1]!.id : null };
+    const rows = await listOrganizations(deps.db, { orgType: q.org_type, active: q.active, limit: q.limit + 1, after: decodeCursor(q.cursor, ById)?.[0] });
+    return toPage(rows, q.limit, (o) => [o.id]);
   });
 
   scope.get('/organizations/:id', {
@@ -85,7 +86,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
       name: b.name, slug: b.slug, orgType: b.org_type, logoUrl: b.logo_url, description: b.description, websiteUrl: b.website_url,
       settings: b.settings, ownerPrincipalId: b.owner_principal_id, active: b.active,
     });
-    if (!o) throw new HttpError(404, 'not_found', `no organization ${request.params.id}`);
+    if (!o) throw new HttpError(404, 'NOT_FOUND', `no organization ${request.params.id}`);
     return o;
   });
 
@@ -93,25 +94,25 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
     schema: { operationId: 'addMember', tags, security, summary: 'Add a principal to an organization (one membership per pair; 409 if it exists)', params: OrgParams, body: NewMembership, response: { 201: MembershipOut, ...Errors } },
   }, async (request, reply) => {
     const org = await orgOf(request.params.id);
-    if (!org.active) throw new HttpError(409, 'conflict', 'the organization is deactivated');
-    if (!(await findPrincipal(deps.db, request.body.principal_id))) throw new HttpError(404, 'not_found', `no principal ${request.body.principal_id}`);
+    if (!org.active) throw new HttpError(409, 'CONFLICT', 'the organization is deactivated');
+    if (!(await findPrincipal(deps.db, request.body.principal_id))) throw new HttpError(404, 'NOT_FOUND', `no principal ${request.body.principal_id}`);
     return reply.code(201).send(await addMember(deps.db, org.id, request.body.principal_id, request.body.role ?? 'member', request.body.permissions));
   });
 
   scope.get('/organizations/:id/members', {
-    schema: { operationId: 'listMembers', tags, security, summary: "An organization's memberships", params: OrgParams, querystring: Type.Object({ ...Page.properties, active: Type.Optional(Type.Boolean()) }), response: { 200: Type.Object({ items: Type.Array(MembershipOut), next: Nullable(Type.String()) }), ...Errors } },
+    schema: { operationId: 'listMembers', tags, security, summary: "An organization's memberships", params: OrgParams, querystring: Type.Object({ ...Page.properties, active: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), response: { 200: pageOf(MembershipOut), ...Errors } },
   }, async (request) => {
     await orgOf(request.params.id);
     const q = request.query;
-    const items = await listMembers(deps.db, request.params.id, { active: q.active, limit: q.limit, after: q.after });
-    return { items, next: items.length === q.limit ? items[items.length - 1]!.principal_id : null };
+    const rows = await listMembers(deps.db, request.params.id, { active: q.active, limit: q.limit + 1, after: decodeCursor(q.cursor, ById)?.[0] });
+    return toPage(rows, q.limit, (m) => [m.principal_id]);
   });
 
   scope.get('/organizations/:id/members/:principalId', {
     schema: { operationId: 'getMember', tags, security, summary: 'One membership', params: MemberParams, response: { 200: MembershipOut, ...Errors } },
   }, async (request) => {
     const m = await findMembership(deps.db, request.params.id, request.params.principalId);
-    if (!m) throw new HttpError(404, 'not_found', 'no membership of this principal in this organization');
+    if (!m) throw new HttpError(404, 'NOT_FOUND', 'no membership of this principal in this organization');
     return m;
   });
 
@@ -119,7 +120,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
     schema: { operationId: 'updateMember', tags, security, summary: "Change a membership's role or permissions, or (re)activate it", params: MemberParams, body: MembershipChanges, response: { 200: MembershipOut, ...Errors } },
   }, async (request) => {
     const m = await updateMember(deps.db, request.params.id, request.params.principalId, request.body);
-    if (!m) throw new HttpError(404, 'not_found', 'no membership of this principal in this organization');
+    if (!m) throw new HttpError(404, 'NOT_FOUND', 'no membership of this principal in this organization');
     return m;
   });
 
@@ -127,7 +128,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
     schema: { operationId: 'removeMember', tags, security, summary: 'Remove a member: the membership is deactivated, kept on record', params: MemberParams, response: { 200: MembershipOut, ...Errors } },
   }, async (request) => {
     const m = await updateMember(deps.db, request.params.id, request.params.principalId, { active: false });
-    if (!m) throw new HttpError(404, 'not_found', 'no membership of this principal in this organization');
+    if (!m) throw new HttpError(404, 'NOT_FOUND', 'no membership of this principal in this organization');
     return m;
   });
 }

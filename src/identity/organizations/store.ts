@@ -41,8 +41,8 @@ const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 function refused(err: unknown, conflict: string): never {
   const code = (err as { code?: string }).code;
-  if (code === '23505') throw new HttpError(409, 'conflict', conflict);
-  if (code === '23503') throw new HttpError(400, 'invalid_request', 'a referenced principal does not exist');
+  if (code === '23505') throw new HttpError(409, 'CONFLICT', conflict);
+  if (code === '23503') throw new HttpError(400, 'VALIDATION_ERROR', 'a referenced principal does not exist');
   throw err;
 }
 
@@ -59,12 +59,12 @@ export interface OrganizationFields {
 }
 
 function checkSlug(slug: string | undefined): void {
-  if (slug !== undefined && !SLUG.test(slug)) throw new HttpError(400, 'invalid_request', 'slug must be 1 to 63 lower-case letters, digits and inner hyphens');
+  if (slug !== undefined && !SLUG.test(slug)) throw new HttpError(400, 'VALIDATION_ERROR', 'slug must be 1 to 63 lower-case letters, digits and inner hyphens');
 }
 
 export async function createOrganization(db: Database, f: OrganizationFields & { name: string; slug: string }): Promise<Organization> {
   checkSlug(f.slug);
-  if (!f.name.trim()) throw new HttpError(400, 'invalid_request', 'name must not be empty');
+  if (!f.name.trim()) throw new HttpError(400, 'VALIDATION_ERROR', 'name must not be empty');
   try {
     const r = await db.query<Organization>(
       `INSERT INTO organizations (name, slug, org_type, logo_url, description, website_url, settings, owner_principal_id)

@@ -3,7 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { Errors, JsonObject, Nullable, Page, Scopes, Security, Uuid } from '../admin/schemas.ts';
+import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
+import { ById, Errors, JsonObject, Nullable, Page, Scopes, Security, Uuid } from '../admin/schemas.ts';
 import type { PrincipalDirectory } from './directory.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import { findPrincipal, listPrincipals, type PrincipalView } from './view.ts';
@@ -130,7 +131,7 @@ const ListQuery = Type.Object({
   type: Type.Optional(PrincipalType),
   organization_id: Type.Optional(Uuid),
   active: Type.Optional(Type.Boolean()),
-});
+}, { additionalProperties: false });
 
 /** Principals of every type under /api/v1/principals (the admin guard is the caller's). */
 export async function registerPrincipalRoutes(scope: AdminScope, deps: PrincipalRouteDeps): Promise<void> {
@@ -138,10 +139,10 @@ export async function registerPrincipalRoutes(scope: AdminScope, deps: Principal
   const security = Security;
   const checkScopes = (scopes: string[] | undefined) => {
     const unknown = (scopes ?? []).filter((s) => !deps.scopes.includes(s));
-    if (unknown.length) throw new HttpError(400, 'invalid_scope', `unknown scope ${unknown.join(', ')}; known: ${deps.scopes.join(', ')}`);
+    if (unknown.length) throw new HttpError(400, 'VALIDATION_ERROR', `unknown scope ${unknown.join(', ')}; known: ${deps.scopes.join(', ')}`);
   };
   const found = (p: PrincipalView | undefined, id: string): PrincipalView => {
-    if (!p) throw new HttpError(404, 'not_found', `no principal ${id}`);
+    if (!p) throw new HttpError(404, 'NOT_FOUND', `no principal ${id}`);
     return p;
   };
 
@@ -169,11 +170,11 @@ export async function registerPrincipalRoutes(scope: AdminScope, deps: Principal
   });
 
   scope.get('/principals', {
-    schema: { operationId: 'listPrincipals', tags, security, summary: 'List principals, filtered by type, organization (home or active membership) and active', querystring: ListQuery, response: { 200: Type.Object({ items: Type.Array(PrincipalOut), next: Nullable(Type.String()) }), ...Errors } },
+    schema: { operationId: 'listPrincipals', tags, security, summary: 'List principals, filtered by type, organization (home or active membership) and active', querystring: ListQuery, response: { 200: pageOf(PrincipalOut), ...Errors } },
   }, async (request) => {
     const q = request.query;
-    const items = await listPrincipals(deps.db, { type: q.type, organizationId: q.organization_id, active: q.active, limit: q.limit, after: q.after });
-    return { items: items.map(principalOut), next: items.length === q.limit ? items[items.length - 1]!.id : null };
+    const rows = await listPrincipals(deps.db, { type: q.type, organizationId: q.organization_id, active: q.active, limit: q.limit + 1, after: decodeCursor(q.cursor, ById)?.[0] });
+    return toPage(rows, q.limit, (p) => [p.id], principalOut);
   });
 
   scope.get('/principals/:id', {

@@ -18,9 +18,9 @@ export const MIN_PASSWORD_LENGTH = 12;
 
 export async function createHuman(db: Database, input: NewHuman): Promise<PrincipalView> {
   const email = normaliseEmail(input.email);
-  if (!EMAIL.test(email) || email.length > 320) throw new HttpError(400, 'invalid_request', 'email must be an email address');
+  if (!EMAIL.test(email) || email.length > 320) throw new HttpError(400, 'VALIDATION_ERROR', 'email must be an email address');
   if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new HttpError(400, 'invalid_request', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
   const passwordHash = input.password !== undefined ? await hashSecret(input.password) : undefined;
   const display = input.displayName?.trim() || [input.givenName, input.familyName].filter(Boolean).join(' ') || email;
@@ -40,7 +40,7 @@ export async function createHuman(db: Database, input: NewHuman): Promise<Princi
       return (await findPrincipal(tx, id))!;
     });
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'invalid_request', 'a principal with this email already exists');
+    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'CONFLICT', 'a principal with this email already exists');
     throw err;
   }
 }
@@ -54,7 +54,7 @@ async function setPasswordHash(tx: Queryable, principalId: string, hash: string)
 }
 
 export async function setPassword(db: Database, principalId: string, password: string): Promise<void> {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(400, 'invalid_request', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const hash = await hashSecret(password);
   await db.transaction((tx) => setPasswordHash(tx, principalId, hash));
 }
@@ -86,8 +86,8 @@ export async function checkPassword(db: Database, email: string, password: strin
 }
 
 function conflictOnDuplicate(err: unknown, what: string): never {
-  if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'conflict', what);
-  if ((err as { code?: string }).code === '23503') throw new HttpError(400, 'invalid_request', 'a referenced principal or organization does not exist');
+  if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'CONFLICT', what);
+  if ((err as { code?: string }).code === '23503') throw new HttpError(400, 'VALIDATION_ERROR', 'a referenced principal or organization does not exist');
   throw err;
 }
 
@@ -122,7 +122,7 @@ export interface NewAgent extends PrincipalBase {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/;
 
 async function insertPrincipal(tx: Queryable, type: 'service' | 'agent', identifier: string, input: PrincipalBase): Promise<string> {
-  if (!NAME.test(identifier)) throw new HttpError(400, 'invalid_request', 'name must be 1 to 200 characters among letters, digits and . _ : @ -, starting with a letter or digit');
+  if (!NAME.test(identifier)) throw new HttpError(400, 'VALIDATION_ERROR', 'name must be 1 to 200 characters among letters, digits and . _ : @ -, starting with a letter or digit');
   const p = await tx.query<{ id: string }>(
     `INSERT INTO principals (type, identifier, display_name, allowed_scopes, capabilities, metadata, organization_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
@@ -134,7 +134,7 @@ async function insertPrincipal(tx: Queryable, type: 'service' | 'agent', identif
 
 /** A service principal (a machine acting for itself, e.g. with an API key); its name is its unique identifier. */
 export async function createService(db: Database, input: NewService): Promise<PrincipalView> {
-  if (!input.serviceType?.trim()) throw new HttpError(400, 'invalid_request', 'service_type must not be empty');
+  if (!input.serviceType?.trim()) throw new HttpError(400, 'VALIDATION_ERROR', 'service_type must not be empty');
   try {
     return await db.transaction(async (tx) => {
       const id = await insertPrincipal(tx, 'service', input.name, input);
@@ -151,7 +151,7 @@ export async function createService(db: Database, input: NewService): Promise<Pr
 
 /** An agent principal (software acting with delegated authority, possibly for another principal). */
 export async function createAgent(db: Database, input: NewAgent): Promise<PrincipalView> {
-  if (!input.modelId?.trim()) throw new HttpError(400, 'invalid_request', 'model_id must not be empty');
+  if (!input.modelId?.trim()) throw new HttpError(400, 'VALIDATION_ERROR', 'model_id must not be empty');
   try {
     return await db.transaction(async (tx) => {
       const id = await insertPrincipal(tx, 'agent', input.name, input);

@@ -3,6 +3,7 @@ import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { HttpError } from '../../kit/errors.ts';
+import { invalidBody } from '../errors.ts';
 
 export interface ReadBody {
   text: string;
@@ -13,11 +14,11 @@ export interface ReadBody {
 
 const MB = 1024 * 1024;
 
-/** The code of the answer to a body over the limit (the contract's 400, not HTTP's 413). */
+/** The reason of the answer to a body over the limit (the contract's 400, not HTTP's 413). */
 export const TOO_LARGE = 'batch_too_large';
 
 function tooLarge(limit: number, what: string): HttpError {
-  return new HttpError(400, TOO_LARGE, `${what} exceeds ${limit / MB} MB`);
+  return invalidBody(TOO_LARGE, `${what} exceeds ${limit / MB} MB`);
 }
 
 export interface ReadOptions {
@@ -48,7 +49,7 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
   };
   const idle = options.idleTimeoutMs === undefined ? undefined : setTimeout(() => {
     const seconds = options.idleTimeoutMs! / 1000;
-    countWire.destroy(fail(new HttpError(408, 'request_timeout', `no part of the request body arrived for ${seconds} s; send the whole body without pausing`, { headers: { connection: 'close' } })));
+    countWire.destroy(fail(new HttpError(408, 'REQUEST_TIMEOUT', `no part of the request body arrived for ${seconds} s; send the whole body without pausing`, { headers: { connection: 'close' } })));
   }, options.idleTimeoutMs);
   const countWire = new Transform({
     transform(chunk: Buffer, _enc, callback) {
@@ -75,10 +76,10 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
     source.unpipe(countWire);
     if (failure) throw failure;
     if (encoding === 'gzip' && (err as NodeJS.ErrnoException).code?.startsWith('Z_')) {
-      throw new HttpError(400, 'invalid_body', `the body is not valid gzip: ${(err as Error).message}`);
+      throw invalidBody('invalid_body', `the body is not valid gzip: ${(err as Error).message}`);
     }
     if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET') {
-      throw new HttpError(400, 'invalid_body', 'the request body ended early');
+      throw invalidBody('invalid_body', 'the request body ended early');
     }
     throw err;
   } finally {
@@ -88,7 +89,7 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes));
   } catch {
-    throw new HttpError(400, 'invalid_body', 'the body is not valid UTF-8');
+    throw invalidBody('invalid_body', 'the body is not valid UTF-8');
   }
   return { text, bytes, encoding };
 }
@@ -97,7 +98,7 @@ function contentEncoding(value: string | undefined): 'identity' | 'gzip' {
   const v = (value ?? '').trim().toLowerCase();
   if (v === '' || v === 'identity') return 'identity';
   if (v === 'gzip' || v === 'x-gzip') return 'gzip';
-  throw new HttpError(415, 'unsupported_media_type', `Content-Encoding ${value} is not supported: send gzip or no encoding`, { headers: { 'accept-encoding': 'gzip' } });
+  throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${value} is not supported: send gzip or no encoding`, { headers: { 'accept-encoding': 'gzip' } });
 }
 
 /**

@@ -4,7 +4,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import { HttpError, standardErrorBody } from '../../kit/errors.ts';
-import { ErrorBody } from '../errors.ts';
+import { errorRef as ErrorBody } from '../../kit/errors.ts';
+import { invalidBody, reasonOf } from '../errors.ts';
 import type { OutageLog } from '../health/outage-log.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import type { KeyResolver } from '../projects/key-resolver.ts';
@@ -60,7 +61,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
   const retryAfter = { 'retry-after': String(deps.retryAfterSeconds) };
   const { metrics } = deps;
 
-  const methodNotAllowed = () => new HttpError(405, 'method_not_allowed', 'only POST is allowed on /v1/events', { headers: { allow: 'POST' } });
+  const methodNotAllowed = () => new HttpError(405, 'METHOD_NOT_ALLOWED', 'only POST is allowed on /v1/events', { headers: { allow: 'POST' } });
 
   // Fastify routes only the methods it has been told of; the others would be 404 rather than 405.
   for (const method of NOT_ALLOWED_METHODS) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method);
@@ -80,7 +81,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     if (!cors.isPreflight(request)) throw methodNotAllowed();
     const origin = request.headers.origin!;
     reply.header('vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
-    if (!cors.allows(origin)) throw new HttpError(403, 'origin_not_allowed', `origin ${origin} may not send events: add it to INGEST_ALLOWED_ORIGINS`);
+    if (!cors.allows(origin)) throw new HttpError(403, 'FORBIDDEN', `origin ${origin} may not send events: add it to INGEST_ALLOWED_ORIGINS`);
     if (String(request.headers['access-control-request-method']).toUpperCase() !== 'POST') throw methodNotAllowed();
     reply.header('access-control-allow-origin', origin);
     reply.header('access-control-allow-methods', 'POST');
@@ -96,7 +97,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
 
   // Answered here rather than thrown: the error handler logs every 5xx, and an outage is logged once (OutageLog).
   const unavailable = (request: FastifyRequest, reply: FastifyReply, message: string) =>
-    reply.code(503).headers(retryAfter).type('application/json; charset=utf-8').send(standardErrorBody({ statusCode: 503, code: 'unavailable', message, requestId: request.id }));
+    reply.code(503).headers(retryAfter).type('application/json; charset=utf-8').send(standardErrorBody({ statusCode: 503, code: 'UNAVAILABLE', message, requestId: request.id }));
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -110,11 +111,11 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
       try {
         body = await readBody(request.raw, request.headers, MAX_BODY_BYTES, { idleTimeoutMs: deps.bodyTimeoutSeconds * 1000 });
       } catch (err) {
-        if (err instanceof HttpError && err.code === TOO_LARGE) {
+        if (reasonOf(err) === TOO_LARGE) {
           discardRest(request.raw, DISCARD_LIMIT_BYTES, deps.bodyTimeoutSeconds * 1000);
           // Handed to the handler rather than thrown: Fastify closes the connection after a parser error, and the
           // client, still sending, would meet a reset instead of reading this answer.
-          return { refused: err } satisfies EventsBody;
+          return { refused: err as HttpError } satisfies EventsBody;
         }
         throw err;
       }
@@ -125,7 +126,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     scope.addHook('onRequest', async (request, reply) => {
       cors.decorate(request, reply);
       const key = request.headers['x-svc-api-key'];
-      if (typeof key !== 'string' || key.length === 0) throw new HttpError(401, 'unauthorized', 'missing API key: send it in the X-Svc-API-Key header');
+      if (typeof key !== 'string' || key.length === 0) throw new HttpError(401, 'UNAUTHORIZED', 'missing API key: send it in the X-Svc-API-Key header');
       let projectId: string | undefined;
       try {
         projectId = await deps.keys.projectOf(key);
@@ -136,14 +137,14 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
         }
         throw err;
       }
-      if (!projectId) throw new HttpError(401, 'unauthorized', 'invalid or revoked API key');
+      if (!projectId) throw new HttpError(401, 'UNAUTHORIZED', 'invalid or revoked API key');
       projectOf.set(request, projectId);
     });
 
     scope.addHook('onError', async (request, _reply, error) => {
       const code = (error as { code?: string; statusCode?: number }).code;
       const status = (error as { statusCode?: number }).statusCode;
-      if (status !== undefined && status < 500 && request.routeOptions.url === '/v1/events') metrics.requestsRejected.inc({ reason: rejectionReason(code, status) });
+      if (status !== undefined && status < 500 && request.routeOptions.url === '/v1/events') metrics.requestsRejected.inc({ reason: reasonOf(error) ?? rejectionReason(code, status) });
     });
 
     scope.post('/v1/events', {
@@ -185,22 +186,22 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
  */
 function takeBatch(raw: ReadBody | undefined, projectId: string): ValidatedBatch & { received: number } {
   // No body at all (no Content-Type, nothing sent) or an empty one: not a batch.
-  if (raw === undefined || raw.text.trim() === '') throw new HttpError(400, 'invalid_batch', 'the body must be a JSON object with an "events" array');
+  if (raw === undefined || raw.text.trim() === '') throw invalidBody('invalid_batch', 'the body must be a JSON object with an "events" array');
   if (nestsDeeperThan(raw.text, MAX_BODY_NESTING)) {
-    throw new HttpError(400, 'too_deep', `the body nests objects and arrays more than ${MAX_BODY_NESTING} levels deep`);
+    throw invalidBody('too_deep', `the body nests objects and arrays more than ${MAX_BODY_NESTING} levels deep`);
   }
   let body: unknown;
   try {
     body = JSON.parse(raw.text);
   } catch (err) {
-    throw new HttpError(400, 'invalid_json', `the body is not valid JSON: ${(err as Error).message}`);
+    throw invalidBody('invalid_json', `the body is not valid JSON: ${(err as Error).message}`);
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body) || !Array.isArray((body as { events?: unknown }).events)) {
-    throw new HttpError(400, 'invalid_batch', 'the body must be a JSON object with an "events" array');
+    throw invalidBody('invalid_batch', 'the body must be a JSON object with an "events" array');
   }
   const events = (body as { events: unknown[] }).events;
   if (events.length > MAX_EVENTS_PER_BATCH) {
-    throw new HttpError(400, 'batch_too_large', `a batch holds at most ${MAX_EVENTS_PER_BATCH.toLocaleString('en')} events (got ${events.length.toLocaleString('en')})`);
+    throw invalidBody('batch_too_large', `a batch holds at most ${MAX_EVENTS_PER_BATCH.toLocaleString('en')} events (got ${events.length.toLocaleString('en')})`);
   }
   return { ...validateBatch(events, projectId), received: events.length };
 }
@@ -227,5 +228,7 @@ function rejectionReason(code: string | undefined, status: number): string {
   if (status === 405) return 'method_not_allowed';
   if (status === 415) return 'unsupported_media_type';
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'unsupported_media_type';
-  return code && !code.startsWith('FST_') ? code : 'invalid_request';
+  if (status === 403) return 'forbidden';
+  if (status === 408) return 'request_timeout';
+  return 'invalid_request';
 }

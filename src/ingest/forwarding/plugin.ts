@@ -1,6 +1,6 @@
-import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { App } from '../../kit/app.ts';
+import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
 import type { Database } from '../../kit/db.ts';
 import { registerForwardingAdminRoutes } from './admin-routes.ts';
 import { checkForwardingConfig, type ForwardingConfig } from './config.ts';
@@ -13,7 +13,7 @@ export interface ForwardingDeps {
   config: ForwardingConfig;
   secretKey: Buffer;
   registry: Registry;
-  requireAdmin: preHandlerAsyncHookHandler;
+  guard: AdminGuard;
 }
 
 /**

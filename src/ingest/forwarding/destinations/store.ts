@@ -1,5 +1,7 @@
 import type { Queryable } from '../../../kit/db.ts';
 import { openSealedString, randomToken, seal } from '../../../kit/crypto.ts';
+import { isoUtc } from '../../../kit/sql.ts';
+import type { PageRequest, Positioned } from '../../projects/store.ts';
 import { checkBaseUrl, openBaseUrl, redactBaseUrl, sealBaseUrl } from './base-url.ts';
 import { DestinationConflictError, DestinationInputError, DestinationNotFoundError } from './errors.ts';
 import { isDestinationKind, KINDS, type DestinationKind } from '../vendors/index.ts';
@@ -24,9 +26,8 @@ export interface DestinationView {
 
 export { checkBaseUrl, DestinationConflictError, DestinationInputError, DestinationNotFoundError };
 
-const ts = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const VIEW_COLUMNS = `d.id, d.project_id, d.name, d.kind, d.base_url, d.settings, d.credential_fields, d.enabled,
-  ${ts('d.created_at')} AS created_at, ${ts('d.updated_at')} AS updated_at,
+  ${isoUtc('d.created_at')} AS created_at, ${isoUtc('d.updated_at')} AS updated_at,
   (SELECT count(*) FROM outbox o WHERE o.destination_id = d.id) AS pending,
   (SELECT count(*) FROM dead_letters l WHERE l.destination_id = d.id) AS dead_letters`;
 
@@ -79,9 +80,15 @@ export async function getDestination(db: Queryable, id: string): Promise<Destina
   return row && shown(row);
 }
 
-export async function listDestinations(db: Queryable, projectId?: string): Promise<DestinationView[]> {
-  const where = projectId === undefined ? '' : 'WHERE d.project_id = $1';
-  return (await db.query<DestinationView>(`SELECT ${VIEW_COLUMNS} FROM destinations d ${where} ORDER BY d.project_id, d.created_at, d.id`, projectId === undefined ? [] : [projectId])).rows.map(shown);
+/** Destinations (of one project, or all) in creation order; every one without `page`. */
+export async function listDestinations(db: Queryable, projectId?: string, page?: PageRequest): Promise<Positioned<DestinationView>[]> {
+  const { rows } = await db.query<DestinationView & { sort_at: string }>(
+    `SELECT ${VIEW_COLUMNS}, d.created_at::text AS sort_at FROM destinations d
+      WHERE ($1::text IS NULL OR d.project_id = $1) AND ($2::timestamptz IS NULL OR (d.created_at, d.id) > ($2::timestamptz, $3::text))
+      ORDER BY d.project_id, d.created_at, d.id LIMIT $4`,
+    [projectId ?? null, page?.after?.[0] ?? null, page?.after?.[1] ?? null, page?.limit ?? null],
+  );
+  return rows.map(({ sort_at, ...d }) => ({ ...shown(d), position: [sort_at, d.id] }));
 }
 
 export interface DestinationChanges {
