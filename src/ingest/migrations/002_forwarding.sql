@@ -4,6 +4,8 @@ CREATE TABLE destinations (
   id text PRIMARY KEY,
   project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   name text NOT NULL,
+  -- The kinds are listed once in TypeScript (DESTINATION_KINDS, forwarding/vendors/index.ts); test/ingest/schema.test.ts
+  -- checks this list against it. Adding a kind: a migration replacing this check, and the adapter.
   kind text NOT NULL CHECK (kind IN ('webhook', 'posthog', 'segment', 'mixpanel', 'amplitude')),
   base_url text NOT NULL,
   -- Non-secret settings of the kind (for example a Mixpanel project id).
@@ -55,6 +57,8 @@ CREATE INDEX dead_letters_destination ON dead_letters (destination_id, id);
 
 -- Writes the outbox in the same transaction as the events: one statement-level trigger per INSERT on events,
 -- seeing only the rows that statement inserted (a retried event skipped by ON CONFLICT is not among them).
+-- The outbox is read (claimed, completed, failed) by src/ingest/forwarding/delivery/outbox.ts; the events are
+-- inserted by the group commit in src/ingest/events/committer.ts, which knows nothing of forwarding.
 CREATE FUNCTION enqueue_for_forwarding() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path FROM CURRENT

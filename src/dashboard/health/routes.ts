@@ -1,17 +1,22 @@
 import { Type } from 'typebox';
+import type { Registry } from 'prom-client';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 
 const READY_TIMEOUT_MS = 2_000;
 
-/** Liveness answers without touching anything; readiness asks the database, bounded in time so a hung server reads as not ready. */
-export function registerHealthRoutes(app: App, db: Database): void {
+/** `/health` (Document 1: `{status}`, no authentication) and `/ready` (the database answers); the kit serves `/metrics`. */
+export function registerHealthRoutes(app: App, db: Database, registry: Registry): void {
+  const open = { auth: false, rateLimit: false } as const;
   app.get('/health', {
-    schema: { summary: 'The process is alive', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    config: open,
+    schema: { operationId: 'health', summary: 'The process is alive', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
   }, async () => ({ status: 'ok' as const }));
 
   app.get('/ready', {
+    config: open,
     schema: {
+      operationId: 'ready',
       summary: 'The database answers',
       response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: Type.Object({ status: Type.Literal('not ready') }) },
     },

@@ -1,0 +1,165 @@
+import { captureErrors } from './capture/errors.ts';
+import { captureForms, captureClicks } from './capture/interactions.ts';
+import { captureNetwork } from './capture/network.ts';
+import { capturePages } from './capture/pages.ts';
+import { uuid } from './ids.ts';
+import { createQueue } from './queue.ts';
+import { createSession } from './session.ts';
+import { openStore } from './store.ts';
+import { EVENT_TYPES, type IngestEvent, type InitOptions } from './types.ts';
+
+export type { CaptureOptions, IngestEvent, InitOptions, Rejection } from './types.ts';
+
+export interface JourneyStep {
+  journeyId: string;
+  stepId: string;
+  stepName?: string;
+  fields?: Record<string, unknown>;
+}
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+interface Client {
+  options: InitOptions;
+  emit(type: string, fields: Record<string, unknown>): void;
+  queue: ReturnType<typeof createQueue>;
+  stops: (() => void)[];
+  ready: Promise<void>;
+}
+
+let client: Client | undefined;
+let userId: string | undefined;
+
+function privacySignal(): boolean {
+  const nav = navigator as Navigator & { globalPrivacyControl?: boolean; msDoNotTrack?: string };
+  return nav.globalPrivacyControl === true || nav.doNotTrack === '1' || (window as { doNotTrack?: string }).doNotTrack === '1';
+}
+
+/**
+ * Starts the SDK once per page: later calls return without effect until `shutdown()`. Captures nothing at all
+ * when `respectPrivacySignals` is set and the browser sends Do Not Track or Global Privacy Control.
+ */
+export function init(options: InitOptions): void {
+  if (client || (options.respectPrivacySignals && privacySignal())) return;
+  const endpoint = options.endpoint.replace(/\/+$/, '');
+  const url = `${endpoint}/v1/events`;
+  const capture = options.capture ?? {};
+  const mask = options.maskAttribute ?? 'data-ingest-mask';
+  const session = createSession(options.projectId, options.sessionTimeoutMs ?? 30 * 60_000);
+  let persist: (events: IngestEvent[]) => void = () => {};
+  const storePromise = openStore(options.projectId, options.persist !== false);
+  const queue = createQueue({
+    url,
+    apiKey: options.apiKey,
+    batchSize: Math.min(1000, Math.max(1, options.batchSize ?? 50)),
+    flushIntervalMs: options.flushIntervalMs ?? 5000,
+    maxQueuedEvents: options.maxQueuedEvents ?? 5000,
+    retryBaseMs: options.retryBaseMs ?? 1000,
+    retryMaxMs: options.retryMaxMs ?? 60_000,
+    // Writes before the store opens are replayed into it once it has.
+    store: { load: async () => [], put: (e) => persist([...e]), remove: (ids) => void storePromise.then((s) => s.remove(ids)) },
+    onRejected: options.onRejected,
+  });
+  const early: IngestEvent[] = [];
+  persist = (e) => early.push(...e);
+  const ready = storePromise.then(async (store) => {
+    persist = (e) => store.put(e);
+    store.put(early);
+    queue.add(await store.load(), false);
+  });
+
+  const emit = (type: string, fields: Record<string, unknown>) => {
+    const now = Date.now();
+    const { id, sequence } = session.next(now);
+    let event: IngestEvent | null | undefined | false = {
+      event_id: uuid(),
+      project_id: options.projectId,
+      'session.id': id,
+      'event.type': type,
+      'event.timestamp': new Date(now).toISOString(),
+      'event.sequence': sequence,
+      'page.path': location.pathname,
+      'page.url': location.origin + location.pathname,
+      'page.title': document.title,
+      ...(userId ? { 'user.id': userId } : {}),
+      ...fields,
+    };
+    if (options.beforeSend) {
+      try {
+        event = options.beforeSend(event);
+      } catch {
+        event = null;
+      }
+    }
+    if (event) queue.add([event]);
+  };
+
+  const stops: (() => void)[] = [];
+  if (capture.pageViews !== false) stops.push(capturePages(emit));
+  if (capture.clicks !== false) stops.push(captureClicks(emit, mask));
+  if (capture.forms !== false) stops.push(captureForms(emit, mask));
+  if (capture.errors !== false) stops.push(captureErrors(emit));
+  if (capture.network !== false) stops.push(captureNetwork(emit, url));
+  if (capture.webVitals) {
+    // A second module, so pages that do not want web vitals never download them.
+    const vitals = new URL('./v1-vitals.js', import.meta.url).href;
+    import(/* @vite-ignore */ vitals).then((m: { startVitals(e: typeof emit): void }) => m.startVitals(emit), () => {});
+  }
+  const onHidden = () => {
+    if (document.visibilityState === 'hidden') queue.flushOnHide();
+  };
+  const onOnline = () => queue.online();
+  addEventListener('pagehide', queue.flushOnHide);
+  document.addEventListener('visibilitychange', onHidden);
+  addEventListener('online', onOnline);
+  stops.push(() => {
+    removeEventListener('pagehide', queue.flushOnHide);
+    document.removeEventListener('visibilitychange', onHidden);
+    removeEventListener('online', onOnline);
+    queue.stop();
+  });
+  client = { options, emit, queue, stops, ready };
+}
+
+/** Records an event: a contract type (`ui.click`, `state.change`, ...) or any other name, sent as `custom` with `event.name`. */
+export function track(type: string, fields: Record<string, unknown> = {}): void {
+  if (!client) return;
+  if (KNOWN_TYPES.has(type)) client.emit(type, fields);
+  else client.emit('custom', { 'event.name': type, ...fields });
+}
+
+/** A `page.view` by hand, for pages whose navigation the History API does not show. */
+export function page(fields: Record<string, unknown> = {}): void {
+  client?.emit('page.view', { 'page.referrer': document.referrer, ...fields });
+}
+
+/** Sets `user.id` on every later event; `undefined` forgets it (on sign-out). */
+export function identify(id: string | undefined): void {
+  userId = id || undefined;
+}
+
+/** A `journey.step` of a `gen_ai.journey`. */
+export function journeyStep(step: JourneyStep): void {
+  client?.emit('journey.step', {
+    'gen_ai.journey.id': step.journeyId,
+    'gen_ai.journey.step.id': step.stepId,
+    ...(step.stepName ? { 'gen_ai.journey.step.name': step.stepName } : {}),
+    ...step.fields,
+  });
+}
+
+/** Sends what is queued now; resolves when the service has answered (or a retry is scheduled). */
+export async function flush(): Promise<void> {
+  if (!client) return;
+  await client.ready;
+  await client.queue.flush();
+}
+
+/** Sends what is queued, then stops every capture and timer; `init` may be called again afterwards. */
+export async function shutdown(): Promise<void> {
+  const c = client;
+  if (!c) return;
+  await flush();
+  for (const stop of c.stops) stop();
+  client = undefined;
+}

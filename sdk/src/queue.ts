@@ -1,0 +1,134 @@
+import type { EventStore } from './store.ts';
+import { send, type SendOutcome } from './transport.ts';
+import type { IngestEvent, Rejection } from './types.ts';
+
+export interface QueueOptions {
+  url: string;
+  apiKey: string;
+  batchSize: number;
+  flushIntervalMs: number;
+  maxQueuedEvents: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  store: EventStore;
+  onRejected?: (rejections: Rejection[]) => void;
+}
+
+/** Keepalive requests may carry 64 KB in all; a page-hide flush stays under it per request. */
+const KEEPALIVE_BYTES = 60_000;
+/** Far under the service's 10 MB per request, so one request never risks a 400 for its size. */
+const MAX_REQUEST_BYTES = 1_000_000;
+
+const retryable = (status: number) => status === 0 || status === 408 || status === 429 || status >= 500;
+
+/**
+ * The batching queue: sends when `batchSize` events wait or every `flushIntervalMs`, retries the network and
+ * 408/429/5xx with exponential backoff and jitter (or the service's Retry-After), and drops what the
+ * service refused (reported to `onRejected`) rather than retrying it forever.
+ */
+export function createQueue(o: QueueOptions) {
+  let queue: IngestEvent[] = [];
+  let inFlight: Promise<void> | undefined;
+  let attempt = 0;
+  let retryAt = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const schedule = (delay: number) => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      // The timer is the moment to retry: browsers may fire it a millisecond before Date.now() reaches retryAt.
+      retryAt = 0;
+      void flush();
+    }, delay);
+  };
+
+  const drop = (events: readonly IngestEvent[]) => {
+    const ids = new Set(events.map((e) => e.event_id));
+    queue = queue.filter((e) => !ids.has(e.event_id));
+    o.store.remove([...ids]);
+  };
+
+  const take = (from: readonly IngestEvent[], budget: number): IngestEvent[] => {
+    const batch: IngestEvent[] = [];
+    let bytes = 12;
+    for (const e of from) {
+      const size = JSON.stringify(e).length + 1;
+      if (batch.length === o.batchSize || (batch.length > 0 && bytes + size > budget)) break;
+      batch.push(e);
+      bytes += size;
+    }
+    return batch;
+  };
+
+  const settle = (batch: IngestEvent[], r: SendOutcome): boolean => {
+    if (r.status === 202 || r.status === 200) {
+      attempt = 0;
+      const refused = (r.errors ?? []).filter((x) => batch[x.index]).map((x) => ({ event: batch[x.index]!, error: x.error }));
+      drop(batch);
+      if (refused.length) o.onRejected?.(refused);
+      return true;
+    }
+    if (retryable(r.status)) {
+      attempt++;
+      const backoff = Math.min(o.retryMaxMs, o.retryBaseMs * 2 ** (attempt - 1));
+      const delay = Math.max(r.retryAfterMs ?? 0, backoff / 2 + Math.random() * (backoff / 2));
+      retryAt = Date.now() + delay;
+      schedule(delay);
+      return false;
+    }
+    // Any other answer (400, 401, 413, ...) would be the same next time: the batch is refused as a whole.
+    attempt = 0;
+    drop(batch);
+    o.onRejected?.(batch.map((event) => ({ event, error: r.message ?? `request refused with status ${r.status}` })));
+    return true;
+  };
+
+  async function drain(): Promise<void> {
+    while (queue.length > 0 && Date.now() >= retryAt && navigator.onLine !== false) {
+      const batch = take(queue, MAX_REQUEST_BYTES);
+      if (!settle(batch, await send(o.url, o.apiKey, batch))) return;
+    }
+  }
+
+  function flush(): Promise<void> {
+    inFlight ??= drain().finally(() => {
+      inFlight = undefined;
+      if (queue.length > 0 && timer === undefined) schedule(o.flushIntervalMs);
+    });
+    return inFlight;
+  }
+
+  return {
+    size: () => queue.length,
+    /** Adds restored or new events; past `maxQueuedEvents` the oldest go, so an offline page stays bounded. */
+    add(events: IngestEvent[], persist = true) {
+      const known = new Set(queue.map((e) => e.event_id));
+      const fresh = events.filter((e) => !known.has(e.event_id));
+      queue.push(...fresh);
+      if (persist) o.store.put(fresh);
+      if (queue.length > o.maxQueuedEvents) drop(queue.slice(0, queue.length - o.maxQueuedEvents));
+      if (queue.length >= o.batchSize && Date.now() >= retryAt) void flush();
+      else if (timer === undefined) schedule(o.flushIntervalMs);
+    },
+    flush,
+    /** Sends everything with keepalive as the page goes away, unless the service asked to wait; events stay queued (and stored) until answered. */
+    flushOnHide() {
+      if (Date.now() < retryAt || navigator.onLine === false) return;
+      let rest = queue.slice();
+      while (rest.length > 0) {
+        const batch = take(rest, KEEPALIVE_BYTES);
+        rest = rest.slice(batch.length);
+        void send(o.url, o.apiKey, batch, true).then((r) => settle(batch, r));
+      }
+    },
+    online() {
+      retryAt = 0;
+      void flush();
+    },
+    stop() {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}

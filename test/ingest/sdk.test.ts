@@ -1,0 +1,303 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
+import { buildIngestApp } from '../../src/ingest/app.ts';
+import { loadIngestConfig } from '../../src/ingest/config.ts';
+import type { App } from '../../src/kit/app.ts';
+import { buildSdk, SDK_MAX_GZIP_BYTES } from '../../sdk/build.ts';
+import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
+import { tempDir } from '../support/tmp.ts';
+
+const ADMIN = 'sdk-test-admin-token-0123456789';
+let database: FreshDatabase;
+let dataDir: ReturnType<typeof tempDir>;
+let sql: pg.Client;
+let ingest: App;
+let ingestPort: number;
+let site: Server;
+let siteOrigin: string;
+let browser: Browser;
+let projectId: string;
+let apiKey: string;
+
+function ingestConfig() {
+  return loadIngestConfig({ DATABASE_URL: database.url, DATA_DIR: dataDir.path, LOG_LEVEL: 'silent', INGEST_ADMIN_TOKEN: ADMIN, INGEST_ALLOWED_ORIGINS: siteOrigin });
+}
+
+const batchWaiters: (() => void)[] = [];
+/** Resolves when the ingest service has next answered a batch, whichever page (or a page already gone) sent it. */
+const nextBatch = () => new Promise<void>((resolve) => batchWaiters.push(resolve));
+
+async function startIngest(port = 0): Promise<void> {
+  ingest = await buildIngestApp(ingestConfig());
+  ingest.addHook('onResponse', async (request) => {
+    if (request.url === '/v1/events' && request.method === 'POST') batchWaiters.splice(0).forEach((w) => w());
+  });
+  await ingest.listen({ host: '127.0.0.1', port });
+  ingestPort = (ingest.server.address() as AddressInfo).port;
+}
+
+/** The site under test: a page that loads the SDK from the ingest service (another origin), an API and a page without the SDK. */
+function page(opts: Record<string, unknown>): string {
+  return `<!DOCTYPE html><html lang="en"><head><title>Shop</title></head><body>
+<main data-component="Checkout"><h1>Checkout</h1>
+<form name="pay" action="/other" onsubmit="event.preventDefault()"><label>Card <input id="card" name="card"></label>
+<button type="button" id="pay" class="primary big">Pay now</button></form>
+<p data-ingest-mask><button type="button" id="secret">Account 1234</button></p></main>
+<script type="module">
+import * as sdk from 'http://127.0.0.1:${ingestPort}/sdk/v1.js';
+window.sdk = sdk;
+window.rejected = [];
+window.seen = [];
+sdk.init({ endpoint: 'http://127.0.0.1:${ingestPort}', apiKey: ${JSON.stringify(apiKey)}, projectId: ${JSON.stringify(projectId)},
+  onRejected: (r) => window.rejected.push(...r),
+  beforeSend: (e) => (window.seen.push(e['event.type']), e.metadata && e.metadata.drop ? null : e),
+  ...${JSON.stringify(opts)} });
+window.ready = true;
+</script></body></html>`;
+}
+
+let siteOptions: Record<string, unknown> = {};
+
+before(async () => {
+  database = await freshPostgres('sdk');
+  dataDir = tempDir();
+  site = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/api/items') {
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}');
+    } else if (path === '/other') {
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html><html lang="en"><title>Other</title><p>other</p></html>');
+    } else {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(page(siteOptions));
+    }
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  await startIngest();
+  sql = new pg.Client({ connectionString: database.url });
+  await sql.connect();
+  const auth = { authorization: `Bearer ${ADMIN}` };
+  projectId = 'shop';
+  const created = await ingest.inject({ method: 'POST', url: '/api/v1/projects', headers: auth, payload: { id: projectId, name: 'Shop' } });
+  assert.equal(created.statusCode, 201, created.body);
+  const key = await ingest.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/keys`, headers: auth, payload: { name: 'browser' } });
+  apiKey = key.json().key;
+  browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await sql?.end();
+  await ingest?.close();
+  await new Promise((resolve) => site?.close(resolve));
+  await database?.drop();
+  dataDir?.remove();
+});
+
+interface Row {
+  event_type: string;
+  session_id: string;
+  body: Record<string, unknown>;
+}
+
+async function rowsOf(session: string): Promise<Row[]> {
+  const { rows } = await sql.query<Row>(`SELECT event_type, session_id, body FROM ingest.events WHERE session_id = $1 ORDER BY (body->>'event.sequence')::int`, [session]);
+  return rows;
+}
+
+/** Opens the site in a fresh context (its own sessionStorage and IndexedDB) with these SDK options. */
+async function open(opts: Record<string, unknown> = {}): Promise<Page> {
+  siteOptions = { flushIntervalMs: 60_000, ...opts };
+  const context = await browser.newContext();
+  const p = await context.newPage();
+  p.on('pageerror', () => {});
+  await p.goto(`${siteOrigin}/app`);
+  await p.waitForFunction('window.ready === true');
+  return p;
+}
+
+const sessionOf = async (p: Page) => (await p.evaluate(`JSON.parse(sessionStorage.getItem('ingest.session.shop')).id`)) as string;
+/** Resolves when the SDK has sent what it queued and the service has answered. */
+const flushed = (p: Page) => p.evaluate('window.sdk.flush()');
+
+test('the bundle stays within its size limit', async () => {
+  const files = await buildSdk();
+  const core = files.find((f) => f.name === 'v1.js')!;
+  assert.ok(core.gzipBytes > 1000, 'the build produced the SDK');
+  assert.ok(core.gzipBytes <= SDK_MAX_GZIP_BYTES, `v1.js is ${core.gzipBytes} bytes gzip`);
+});
+
+test('the service serves the SDK with caching headers, gzip and CORS', async () => {
+  const res = await ingest.inject({ method: 'GET', url: '/sdk/v1.js', headers: { 'accept-encoding': 'gzip' } });
+  assert.equal(res.statusCode, 200);
+  assert.equal(res.headers['content-type'], 'text/javascript; charset=utf-8');
+  assert.equal(res.headers['content-encoding'], 'gzip');
+  assert.match(String(res.headers['cache-control']), /max-age=300/);
+  assert.equal(res.headers['access-control-allow-origin'], '*');
+  const again = await ingest.inject({ method: 'GET', url: '/sdk/v1.js', headers: { 'if-none-match': String(res.headers.etag) } });
+  assert.equal(again.statusCode, 304);
+  const missing = await ingest.inject({ method: 'GET', url: '/sdk/v2.js' });
+  assert.equal(missing.statusCode, 404);
+  assert.match(missing.json().error.message, /no SDK file v2\.js/);
+});
+
+test('page view, click, submit, error and API call arrive with one session and counted sequence', async () => {
+  const p = await open();
+  await p.click('#pay');
+  await p.click('#secret');
+  await p.fill('#card', '4242 4242 4242 4242');
+  await p.evaluate(`document.forms.namedItem('pay').requestSubmit()`);
+  await p.evaluate(`fetch('/api/items?token=hidden', { method: 'POST', body: 'secret body' })`);
+  await p.evaluate(`addEventListener('error', () => { window.errorSeen = true; }); setTimeout(() => { throw new TypeError('boom in a handler'); })`);
+  await p.waitForFunction('window.errorSeen === true');
+  await flushed(p);
+  const session = await sessionOf(p);
+  const rows = await rowsOf(session);
+  const types = rows.map((r) => r.event_type);
+  assert.ok(types.includes('page.view') && types.includes('ui.click') && types.includes('ui.submit') && types.includes('api.request') && types.includes('api.response') && types.includes('error'), types.join());
+  assert.deepEqual(rows.map((r) => r.body['event.sequence']), rows.map((_, i) => i + 1), 'sequence counts 1..n in the session');
+  for (const r of rows) {
+    assert.equal(r.body.project_id, 'shop');
+    assert.match(String(r.body.event_id), /^[0-9a-f-]{36}$/);
+    assert.equal(r.body['page.path'], '/app');
+  }
+  const pay = rows.find((r) => r.event_type === 'ui.click' && r.body['ui.element'] === 'button#pay.primary.big')!;
+  assert.equal(pay.body['ui.element.text'], 'Pay now');
+  assert.equal(pay.body['ui.component.name'], 'Checkout');
+  assert.match(String(pay.body['ui.component.path']), /Checkout > form > button#pay/);
+  const masked = rows.find((r) => r.body['ui.element'] === 'button#secret')!;
+  assert.equal(masked.body['ui.element.text'], '', 'text in a masked element is not captured');
+  const serialized = JSON.stringify(rows.map((r) => r.body));
+  assert.ok(!serialized.includes('4242'), 'form field values are never captured');
+  assert.ok(!serialized.includes('hidden') && !serialized.includes('secret body'), 'query strings and bodies are never captured');
+  const response = rows.find((r) => r.event_type === 'api.response')!;
+  assert.equal(response.body['api.method'], 'POST');
+  assert.equal(response.body['api.path'], '/api/items');
+  assert.equal(response.body['api.status_code'], 201);
+  assert.equal(typeof response.body['api.duration_ms'], 'number');
+  const error = rows.find((r) => r.event_type === 'error')!;
+  assert.equal(error.body['error.type'], 'TypeError');
+  assert.equal(error.body['error.message'], 'boom in a handler');
+  assert.ok(!types.some((t) => t === 'api.request' && rows.some((r) => String(r.body['api.path']).startsWith('/v1/events'))), 'sending events makes no events');
+  await p.context().close();
+});
+
+test('single-page navigation records a leave and a view of the new path', async () => {
+  const p = await open();
+  await p.evaluate(`history.pushState({}, '', '/app/cart')`);
+  await p.evaluate(`new Promise((resolve) => { addEventListener('popstate', () => setTimeout(resolve), { once: true }); history.back(); })`);
+  await flushed(p);
+  const rows = await rowsOf(await sessionOf(p));
+  assert.deepEqual(rows.map((r) => `${r.event_type} ${r.body['page.path']}`), ['page.view /app', 'page.leave /app', 'page.view /app/cart', 'page.leave /app/cart', 'page.view /app']);
+  assert.equal(typeof rows[1]!.body.duration_ms, 'number');
+  await p.context().close();
+});
+
+test('events queued when the page is hidden are sent as it goes away', async () => {
+  const p = await open();
+  const session = await sessionOf(p);
+  await p.click('#pay');
+  // The keepalive request outlives the page, so the service, not the page, tells of its arrival.
+  const sent = nextBatch();
+  await p.goto(`${siteOrigin}/other`);
+  await sent;
+  const rows = await rowsOf(session);
+  assert.deepEqual(rows.map((r) => r.event_type), ['page.view', 'ui.click', 'page.leave']);
+  await p.context().close();
+});
+
+test('a 503 with Retry-After is honoured before the retry', async () => {
+  const p = await open({ retryBaseMs: 10 });
+  const attempts: number[] = [];
+  await p.route('**/v1/events', async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    attempts.push(Date.now());
+    if (attempts.length === 1) await route.fulfill({ status: 503, headers: { 'retry-after': '1', 'access-control-allow-origin': siteOrigin, 'access-control-expose-headers': 'Retry-After' }, body: '{"error":"unavailable"}' });
+    else await route.continue();
+  });
+  await p.click('#pay');
+  const retried = p.waitForResponse((r) => r.url().endsWith('/v1/events') && r.status() === 202);
+  await flushed(p);
+  await retried;
+  assert.equal(attempts.length, 2);
+  assert.ok(attempts[1]! - attempts[0]! >= 950, `retried after ${attempts[1]! - attempts[0]!} ms, not before Retry-After's 1 s`);
+  const rows = await rowsOf(await sessionOf(p));
+  assert.deepEqual(rows.map((r) => r.event_type), ['page.view', 'ui.click']);
+  await p.context().close();
+});
+
+test('offline events survive a reload in IndexedDB and are sent once back online', async () => {
+  const p = await open({ flushIntervalMs: 200 });
+  const session = await sessionOf(p);
+  await flushed(p);
+  await p.context().setOffline(true);
+  await p.click('#pay');
+  await p.click('#pay');
+  await flushed(p);
+  assert.deepEqual((await rowsOf(session)).map((r) => r.event_type), ['page.view']);
+  await p.context().setOffline(false);
+  await p.reload();
+  await p.waitForFunction('window.ready === true');
+  await flushed(p);
+  const rows = await rowsOf(session);
+  const types = rows.map((r) => r.event_type);
+  assert.deepEqual(types.filter((t) => t === 'ui.click').length, 2, types.join());
+  assert.equal(new Set(rows.map((r) => r.body.event_id)).size, rows.length, 'each event once');
+  await p.context().close();
+});
+
+test('the service stopped mid-session and restarted: every event arrives once', async () => {
+  const p = await open({ retryBaseMs: 50, retryMaxMs: 200 });
+  const session = await sessionOf(p);
+  await flushed(p);
+  const port = ingestPort;
+  await ingest.close();
+  await p.click('#pay');
+  await flushed(p);
+  await startIngest(port);
+  const delivered = p.waitForResponse((r) => r.url().endsWith('/v1/events') && r.status() === 202);
+  await p.click('#pay');
+  await delivered;
+  await flushed(p);
+  const rows = await rowsOf(session);
+  assert.deepEqual(rows.map((r) => r.event_type), ['page.view', 'ui.click', 'ui.click']);
+  await p.context().close();
+});
+
+test('a rejected event is reported and dropped; beforeSend can drop an event', async () => {
+  const p = await open();
+  await p.evaluate(`
+    sdk.track('api.response', { 'api.status_code': 9999 });
+    sdk.track('signed-up', { metadata: { plan: 'pro' } });
+    sdk.track('custom', { 'event.name': 'private', metadata: { drop: true } });`);
+  await flushed(p);
+  const rejected = (await p.evaluate('window.rejected')) as { error: string; event: Record<string, unknown> }[];
+  assert.equal(rejected.length, 1);
+  assert.equal(rejected[0]!.error, 'api.status_code: must be an integer from 100 to 599');
+  const requests: string[] = [];
+  p.on('request', (r) => { if (r.url().endsWith('/v1/events')) requests.push(r.postData() ?? ''); });
+  await p.click('#pay');
+  await flushed(p);
+  assert.equal(requests.length, 1);
+  assert.ok(!requests[0]!.includes('9999'), 'the rejected event is not sent again');
+  const rows = await rowsOf(await sessionOf(p));
+  assert.deepEqual(rows.map((r) => `${r.event_type}${r.body['event.name'] ? ` ${r.body['event.name']}` : ''}`), ['page.view', 'custom signed-up', 'ui.click']);
+  await p.context().close();
+});
+
+test('web vitals, when enabled, arrive as performance events from the second module', async () => {
+  const p = await open({ capture: { webVitals: true } });
+  await p.waitForFunction(`window.seen.includes('performance')`);
+  await flushed(p);
+  const rows = (await rowsOf(await sessionOf(p))).filter((r) => r.event_type === 'performance');
+  assert.ok(rows.length >= 1);
+  assert.ok(['TTFB', 'FCP', 'LCP', 'CLS', 'INP'].includes(String(rows[0]!.body['event.name'])));
+  assert.equal(typeof rows[0]!.body['performance.value'], 'number');
+  assert.match(String(rows[0]!.body['performance.rating']), /^(good|needs-improvement|poor)$/);
+  await p.context().close();
+});
