@@ -4,7 +4,7 @@ import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError, codeForStatus, errorResponses } from '../../kit/errors.ts';
 import type { AuditGuard } from '../auth/guard.ts';
-import { decodeCursor, encodeCursor } from '../../kit/paging.ts';
+import { decodeCursor, encodeCursor, pageQuery } from '../../kit/paging.ts';
 import { parseAuditUrl, resolveConfig, badRequest, type ConfigLimits } from '../request/resolve.ts';
 import { CreateJobBody } from '../request/schema.ts';
 import { AuditConfigSchema, AuditResultSchema } from '../result/schema.ts';
@@ -33,7 +33,6 @@ export const JobDetail = Type.Object({ ...jobFields, result: Type.Optional(Audit
 export const JobIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 const errors = errorResponses(400, 401, 403, 404, 409, 429, 503);
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
-const LIST_LIMIT = { default: 20, max: 100 };
 
 function summary(job: JobRecord) {
   const { result: _result, ...rest } = job;
@@ -100,15 +99,11 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
         summary: 'The caller\'s audits, newest first, paged',
         tags: ['audits'],
         security,
-        querystring: Type.Object({
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT.max, description: `Jobs per page (default ${LIST_LIMIT.default})` })),
-          cursor: Type.Optional(Type.String({ maxLength: 100, description: 'The `next` of the previous page' })),
-          status: Type.Optional(Status),
-        }, { additionalProperties: false }),
+        querystring: Type.Object({ ...pageQuery(), status: Type.Optional(Status) }, { additionalProperties: false }),
         response: { 200: Type.Object({ items: Type.Array(JobSummary), next: Type.Union([Type.String(), Type.Null()]) }), ...errors },
       },
     }, async (request) => {
-      const limit = request.query.limit ?? LIST_LIMIT.default;
+      const limit = request.query.limit;
       const before = decodeCursor(request.query.cursor, CursorShape)?.[0] ?? null;
       const page = await listJobs(db, request.auditOwner, { limit, before, status: (request.query.status as AuditJobStatus | undefined) ?? null });
       return { items: page.items.map(summary), next: page.more && page.last !== null ? encodeCursor([page.last]) : null };
