@@ -1,5 +1,6 @@
 import { ConfigError, int, list, oneOf, optionalStr, optionalUrl, str, type ConfigOf } from '../kit/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
+import { isAllowEntry } from './safety/address-policy.ts';
 import { llmVariables } from './llm/config.ts';
 import { openAcrVariables } from './openacr/config.ts';
 
@@ -69,6 +70,9 @@ export type AuditServiceConfig = ConfigOf<typeof auditSpec>;
 
 export function loadAuditConfig(env: NodeJS.ProcessEnv): AuditServiceConfig {
   const config = readServiceConfig(auditSpec, env);
+  for (const entry of config.allowHosts) {
+    if (!isAllowEntry(entry)) throw new ConfigError('AUDIT_ALLOW_HOSTS', `AUDIT_ALLOW_HOSTS is malformed: "${entry}" is neither a host name, an address nor a CIDR range such as 10.1.0.0/16`);
+  }
   if (config.identityUrl) {
     for (const [name, value] of [['AUDIT_IDENTITY_CLIENT_ID', config.identityClientId], ['AUDIT_IDENTITY_CLIENT_SECRET', config.identityClientSecret]] as const) {
       if (!value) throw new ConfigError(name, `${name} is required when AUDIT_IDENTITY_URL is set`);

@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAddressPolicy, RefusedDestinationError } from '../../src/audit/safety/address-policy.ts';
 import { safeFetchText } from '../../src/audit/safety/safe-fetch.ts';
+import { loadAuditConfig } from '../../src/audit/config.ts';
 import { page, serveSite, startAudit, waitForJob, type AuditHarness, type TestSite } from './support.ts';
 
 /**
@@ -49,6 +50,7 @@ test('the address policy refuses internal addresses after resolving names, and a
   await assert.rejects(open.resolve('11.0.0.1').then(() => Promise.reject(new Error('public'))), /public/);
   assert.throws(() => open.checkUrl(new URL('file:///etc/passwd')), /only http and https/);
   assert.throws(() => open.checkUrl(new URL('ftp://example.com/')), /only http and https/);
+  assert.throws(() => loadAuditConfig({ ...h.env, AUDIT_ALLOW_HOSTS: '10.0.0.0/8,10.0.0.0/33' }), /AUDIT_ALLOW_HOSTS is malformed: "10\.0\.0\.0\/33"/);
 });
 
 test('the crawler\'s own reads (robots.txt, sitemaps) check every redirect hop too', async () => {

@@ -21,6 +21,22 @@ export interface AddressPolicy {
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
+const HOST_NAME = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
+
+/** Whether an AUDIT_ALLOW_HOSTS entry is a host name, an address or a CIDR range. */
+export function isAllowEntry(entry: string): boolean {
+  const value = entry.trim();
+  if (value.includes('/')) {
+    try {
+      ipaddr.parseCIDR(value);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return ipaddr.isValid(value) || HOST_NAME.test(value);
+}
+
 /**
  * Only globally routable unicast addresses are reachable by default: loopback, private, carrier-grade NAT,
  * link-local (cloud metadata at 169.254.169.254), unique-local, multicast, reserved, and the IPv6 forms
