@@ -8,7 +8,7 @@ import { freshPostgres } from '../support/postgres.ts';
 import { tempDir } from '../support/tmp.ts';
 
 // The README's "Try it" block, run as written against the whole platform started by `npm start`, on
-// free ports (the block's localhost:4000 and :4003 are rewritten) and a fresh PostgreSQL database.
+// free ports (the block's localhost:4000, :4001 and :4003 are rewritten) and a fresh PostgreSQL database.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 function tryItBlock(): string {
@@ -46,7 +46,7 @@ test("the README's walk works when pasted into a shell", { timeout: 300_000 }, a
     IDENTITY_ISSUER: `http://localhost:${identity}`,
     LOG_LEVEL: 'warn',
   };
-  const runnable = script.replaceAll('localhost:4000', `localhost:${identity}`).replaceAll('localhost:4003', `localhost:${ingest}`);
+  const runnable = script.replaceAll('localhost:4000', `localhost:${identity}`).replaceAll('localhost:4001', `localhost:${dashboard}`).replaceAll('localhost:4003', `localhost:${ingest}`);
   // Its own process group, so the platform it starts in the background is stopped with it whatever happens.
   const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', runnable], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -60,6 +60,8 @@ test("the README's walk works when pasted into a shell", { timeout: 300_000 }, a
     assert.match(out, /"scope":"reports:read"/);
     assert.match(out, /\{"accepted":1,"rejected":0,"errors":\[\]\}/, 'the batch of events');
     assert.match(out, /\{"items":\[\{"id":"prj_[^"]+","name":"Web shop","created_at":"\d{4}-\d\d-\d\dT[^"]+Z"\}\],"next":null\}/, 'the admin API');
+    assert.match(out, /"slug":"sales","title":"Sales"/, 'the dashboard created with the token of the dashboard CLI');
+    assert.match(out, /"data":\[\{[^\]]*"slug":"sales"/, 'the dashboard found by search');
     assert.doesNotMatch(out, /cs_[A-Za-z0-9_-]{20,}|isk_[A-Za-z0-9_-]{20,}/, 'secrets went into variables, not onto the screen');
   } finally {
     try {
