@@ -1,5 +1,5 @@
-import { int, list, oneOf, optionalStr, optionalUrl, readConfig, type ConfigOf } from '../kit/config.ts';
-import { commonVariables } from '../kit/service-config.ts';
+import { int, list, oneOf, optionalStr, optionalUrl, type ConfigOf } from '../kit/config.ts';
+import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { llmVariables } from './llm/config.ts';
 import { openAcrVariables } from './openacr/config.ts';
 
@@ -70,5 +70,5 @@ export const auditSpec = {
 export type AuditServiceConfig = ConfigOf<typeof auditSpec>;
 
 export function loadAuditConfig(env: NodeJS.ProcessEnv): AuditServiceConfig {
-  return readConfig(auditSpec, env);
+  return readServiceConfig(auditSpec, env);
 }

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface AuditMetrics {
   registry: Registry;
@@ -9,10 +9,9 @@ export interface AuditMetrics {
   pageSeconds: Histogram;
 }
 
-/** One registry per app, as tests build several apps in one process. */
+/** The audit service's own metrics; the kit adds the process's, HTTP requests and the database pool to the same registry. */
 export function createMetrics(): AuditMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   const registers = [registry];
   return {
     registry,

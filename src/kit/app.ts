@@ -36,7 +36,7 @@ export interface AppOptions {
    * migration of `migrations` applied, the service's own `checks`) come with it, and it is closed
    * last when the app closes, after every other onClose hook (background work still has it).
    */
-  database?: { db: Database; migrations: URL; checks?: ReadinessCheck[] };
+  database?: { db: Database; migrations: URL; checks?: ReadinessCheck[]; version?: string };
   /** The registry of the service's own metrics, served at `/metrics` with the kit's; a new one by default. */
   metrics?: Registry;
   /**

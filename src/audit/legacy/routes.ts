@@ -1,5 +1,4 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import { HttpError, codeForStatus } from '../../kit/errors.ts';
 import type { AuditGuard } from '../auth/guard.ts';
@@ -18,22 +17,12 @@ export interface LegacyRouteDeps {
   limits: ConfigLimits;
   metrics: AuditMetrics;
   maxConcurrent: number;
-  version: string;
   run: (url: string, config: AuditConfig, signal: AbortSignal) => Promise<AuditResult>;
 }
 
-/** The unversioned interface of Document 3: `POST /audit` runs an audit within the request; `GET /health` answers `{status, version}`. */
+/** The unversioned `POST /audit` of Document 3 runs an audit within the request (its `GET /health` comes from the kit, with the version). */
 export function registerLegacyRoutes(app: App, deps: LegacyRouteDeps): void {
   let active = 0;
-
-  app.get('/health', {
-    schema: {
-      operationId: 'legacyHealth',
-      summary: 'The process is alive, and its version',
-      tags: ['health'],
-      response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) },
-    },
-  }, async () => ({ status: 'ok' as const, version: deps.version }));
 
   app.register(async (plugin) => {
     const api = plugin.withTypeProvider<TypeBoxTypeProvider>();

@@ -45,7 +45,7 @@ export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
     if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
     for (const [net, bits] of ranges) if (net.kind() === addr.kind() && addr.match(net, bits)) return null;
     const range = addr.range();
-    return range === 'unicast' ? null : `${address} is a ${describe(range)} address`;
+    return range === 'unicast' ? null : `${address} is ${describe(range)}`;
   };
 
   return {
@@ -80,13 +80,14 @@ export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
 
 function describe(range: string): string {
   switch (range) {
-    case 'loopback': return 'loopback';
-    case 'private': case 'uniqueLocal': return 'private';
-    case 'linkLocal': return 'link-local (cloud metadata)';
-    case 'carrierGradeNat': return 'carrier-grade NAT';
-    case 'unspecified': return 'unspecified';
-    case 'multicast': case 'broadcast': return range;
-    default: return `non-public (${range})`;
+    case 'loopback': return 'a loopback address';
+    case 'private': case 'uniqueLocal': return 'a private address';
+    case 'linkLocal': return 'a link-local address (where cloud metadata lives)';
+    case 'carrierGradeNat': return 'a carrier-grade NAT address';
+    case 'unspecified': return 'an unspecified address';
+    case 'multicast': return 'a multicast address';
+    case 'broadcast': return 'a broadcast address';
+    default: return `not a public address (${range})`;
   }
 }
 
