@@ -6,7 +6,7 @@ import type { App } from '../../kit/app.ts';
 import { HttpError, standardErrorBody } from '../../kit/errors.ts';
 import { errorRef as ErrorBody } from '../../kit/errors.ts';
 import { invalidBody, reasonOf } from '../errors.ts';
-import type { OutageLog } from '../health/outage-log.ts';
+import type { OutageLog } from '../../kit/outage-log.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import type { KeyResolver } from '../projects/key-resolver.ts';
 import { discardRest, readBody, TOO_LARGE, type ReadBody } from './body.ts';
@@ -69,6 +69,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     throw methodNotAllowed();
   };
   // Answered in onRequest, before any body is parsed: whatever the body, its content type or its size, the method decides.
+  // Described in /openapi.json by EVENTS_NOT_ALLOWED (one operation per method OpenAPI can name).
   app.route({
     method: NOT_ALLOWED_METHODS,
     url: '/v1/events',
@@ -90,7 +91,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     return reply.code(204).send(null);
   };
   app.options('/v1/events', {
-    schema: { summary: 'CORS preflight', tags: ['events'], response: { 204: Type.Null(), 403: ErrorBody, 405: ErrorBody } },
+    schema: { operationId: 'preflightEvents', summary: 'CORS preflight', tags: ['events'], response: { 204: Type.Null(), 403: ErrorBody, 405: ErrorBody } },
     // Also answered before any body is parsed, so an OPTIONS with a body is a 405 (or a preflight), never a 415.
     onRequest: preflight,
   }, refuseMethod);
@@ -149,11 +150,12 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
 
     scope.post('/v1/events', {
       schema: {
+        operationId: 'sendEvents',
         summary: 'Send a batch of events',
         tags: ['events'],
         security: [{ apiKey: [] }],
         body: Type.Object({ events: Type.Array(EventDoc, { maxItems: MAX_EVENTS_PER_BATCH }) }),
-        response: { 202: IngestionResult, 400: ErrorBody, 401: ErrorBody, 405: ErrorBody, 415: ErrorBody, 503: ErrorBody },
+        response: { 202: IngestionResult, 400: ErrorBody, 401: ErrorBody, 405: ErrorBody, 408: ErrorBody, 415: ErrorBody, 503: ErrorBody },
       },
       // Events are validated one by one by validateBatch (a bad event is rejected, not the request); the schema documents the shape.
       validatorCompiler: () => () => true,

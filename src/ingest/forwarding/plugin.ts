@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import type { App } from '../../kit/app.ts';
 import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
 import type { Database } from '../../kit/db.ts';
-import type { OutageLog } from '../health/outage-log.ts';
+import type { OutageLog } from '../../kit/outage-log.ts';
 import { registerForwardingAdminRoutes } from './admin-routes.ts';
 import { checkForwardingConfig, type ForwardingConfig } from './config.ts';
 import { DeliveryWorker } from './delivery/worker.ts';

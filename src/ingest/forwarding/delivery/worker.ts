@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { isDatabaseUnavailable, type Database } from '../../../kit/db.ts';
-import type { OutageLog } from '../../health/outage-log.ts';
+import type { OutageLog } from '../../../kit/outage-log.ts';
 import type { ForwardingConfig } from '../config.ts';
 import { loadTarget } from '../destinations/store.ts';
 import type { ForwardingMetrics } from '../metrics.ts';
