@@ -16,6 +16,8 @@ import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../k
 import { registerAdmin } from './admin/routes.ts';
 import { identityErrorBody } from './error-body.ts';
 import { localTokenVerifier } from './admin/guard.ts';
+import { smtpMailer } from './invites/mailer.ts';
+import { registerInviteeRoutes } from './invites/routes.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
@@ -64,8 +66,16 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       errorBody: identityErrorBody,
       database: { db, migrations: MIGRATIONS },
       openapi: {
-        components: { securitySchemes: adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.') },
-        tags: [{ name: 'management', description: 'Principals, applications, secrets, tokens and consents (admin scope).' }],
+        components: {
+          securitySchemes: {
+            ...adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.'),
+            personToken: { type: 'http', scheme: 'bearer', description: "An access token of this service issued to the signed-in person (any app, any scope)." },
+          },
+        },
+        tags: [
+          { name: 'management', description: 'Principals, applications, secrets, tokens and consents (admin scope).' },
+          { name: 'invitations', description: "The invited person's side of an invitation." },
+        ],
       },
     });
     app.addHook('onClose', async () => {
@@ -104,13 +114,19 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       csrf: new CsrfTokens(secretKey),
       throttle,
     });
+    const verifier = localTokenVerifier(holder, accounts, clients);
     const guard = createAdminGuard({
       realm: 'identity',
       serviceTokens: [config.adminToken],
-      verifier: localTokenVerifier(holder, accounts, clients),
+      verifier,
       howToEnable: 'sign in as a platform admin, or set IDENTITY_ADMIN_TOKEN',
     });
-    await registerAdmin(app, { db, clients, accounts, scopes, guard });
+    const invites = {
+      db, mailer: smtpMailer(config.smtpUrl, config.mailFrom, log), inviteTtl: config.inviteTtl,
+      inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
+    };
+    await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
+    await registerInviteeRoutes(app, { db, verifier });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });
     return app;
