@@ -51,6 +51,7 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     logLevel: config.logLevel,
     bodyLimit: 64 * 1024,
     classify: classifyAuditError,
+    metrics: metrics.registry,
     openapi: {
       components: {
         securitySchemes: {
@@ -113,10 +114,6 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     ? { url: config.introspectionUrl, clientId: config.introspectionClientId, clientSecret: config.introspectionClientSecret, requiredScope: config.requiredScope }
     : null);
 
-  app.get('/metrics', { schema: { summary: 'Prometheus metrics', hide: true } }, async (_request, reply) => {
-    reply.type(metrics.registry.contentType);
-    return metrics.registry.metrics();
-  });
   registerHealthRoutes(app, db, pkg.version);
   registerLegacyRoutes(app, { guard, policy, limits, metrics, maxConcurrent: config.maxSyncAudits, version: pkg.version, run });
   registerJobRoutes(app, { db, guard, worker, policy, limits, maxQueued: config.maxQueuedPerKey });

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface AuditMetrics {
   registry: Registry;
@@ -9,10 +9,9 @@ export interface AuditMetrics {
   pageSeconds: Histogram;
 }
 
-/** One registry per app, as tests build several apps in one process. */
+/** One registry per app, as tests build several apps in one process; the kit adds the HTTP, pool and process metrics to it and serves it. */
 export function createMetrics(): AuditMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   const registers = [registry];
   return {
     registry,

@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { migrate } from '../kit/migrations.ts';
 import type { CommandIO } from '../kit/service.ts';
-import { resolveSecretKey } from '../kit/secret-key.ts';
 import { DASHBOARD_MIGRATIONS, openDashboardDatabase } from './app.ts';
 import { jwtKeys } from './auth/jwt.ts';
 import { isRole } from './auth/roles.ts';
@@ -86,7 +85,7 @@ export async function dashboardCommand(args: string[], config: DashboardConfig, 
     const user = await findUserByEmail(db, tenant.id, need('email'));
     if (!user) throw new CommandError(`no user ${values.email} in tenant ${tenant.slug}`);
     if (!user.active) throw new CommandError(`user ${user.email} is deactivated`);
-    const tokens = { keys: jwtKeys(config.jwtSecret, resolveSecretKey(config.secretKey, config.dataDir)), accessTtl: config.accessTokenTtl, refreshTtl: config.refreshTokenTtl };
+    const tokens = { keys: jwtKeys(config.jwtSecret, config.secretKey), accessTtl: config.accessTokenTtl, refreshTtl: config.refreshTokenTtl };
     const pair = await startSession(db, tokens, { id: user.id, email: user.email, role: user.role, tenantId: user.tenant_id }, 'cli');
     io.out(JSON.stringify(pair));
     return 0;

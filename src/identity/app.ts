@@ -18,6 +18,7 @@ import { registerAdmin } from './admin/routes.ts';
 import { createIdentityMetrics } from './metrics.ts';
 import { identityErrorBody } from './error-body.ts';
 import { localTokenVerifier } from './admin/guard.ts';
+import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
@@ -59,6 +60,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
   try {
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
     const metrics = createIdentityMetrics();
+    const oidc = oidcComponents(config.issuer);
     app = await createApp({
       name: 'identity',
       version: IDENTITY_VERSION,
@@ -69,8 +71,17 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       database: { db, migrations: MIGRATIONS },
       metrics: metrics.registry,
       openapi: {
-        components: { securitySchemes: adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.') },
-        tags: [{ name: 'management', description: 'Principals, applications, secrets, tokens and consents (admin scope).' }],
+        servers: [{ url: config.issuer, description: 'the issuer (IDENTITY_ISSUER)' }],
+        paths: OIDC_PATHS,
+        components: {
+          schemas: oidc.schemas,
+          securitySchemes: { ...oidc.securitySchemes, ...adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.') },
+        },
+        tags: [
+          { name: 'oauth', description: 'OAuth 2.0 and OpenID Connect endpoints (answered by oidc-provider)' },
+          { name: 'sign-in', description: 'The sign-in, consent and sign-out pages (HTML)' },
+          { name: 'management', description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).' },
+        ],
       },
     });
     app.addHook('onClose', async () => {

@@ -7,6 +7,7 @@ import { adminSecurityScheme } from '../kit/auth/admin-guard.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
 import { createCommitter } from './events/committer.ts';
 import { registerEventRoutes } from './events/routes.ts';
+import { EVENTS_NOT_ALLOWED } from './events/not-allowed-doc.ts';
 import { createKeyResolver } from './projects/key-resolver.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyIngestError } from './errors.ts';
@@ -48,6 +49,7 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     database: { db, migrations: INGEST_MIGRATIONS },
     metrics: metrics.registry,
     openapi: {
+      paths: EVENTS_NOT_ALLOWED,
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Svc-API-Key' },
@@ -86,6 +88,6 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   });
   registerAdminRoutes(app, { db, keys, guard });
   registerSdkRoutes(app);
-  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, guard });
+  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, guard, outage });
   return app;
 }

@@ -29,6 +29,7 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
         synopsis: 'NAME [--id ID]',
         summary: 'create a project (id generated unless given)',
         options: { id: { type: 'string' } },
+        exports: (project: { id?: string }) => ({ PROJECT_ID: project.id }),
         positionals: { min: 1, max: 20 },
         run: ({ values, positionals, result }) => {
           const name = positionals.join(' ').trim();
@@ -55,6 +56,7 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
         synopsis: 'PROJECT [--name N]',
         summary: 'create an API key for a project (shown once)',
         options: { name: { type: 'string' } },
+        exports: (key: { id?: string; key?: string }) => ({ KEY_ID: key.id, API_KEY: key.key }),
         positionals: { min: 1, max: 1 },
         run: ({ values, positionals, result, json, io }) => withDatabase(async (db) => {
           const created = await createApiKey(db, positionals[0]!, str(values, 'name') ?? '');

@@ -139,6 +139,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   // Awaited so its onRoute hook sees every route the service declares afterwards.
   await app.register(swagger, {
+    // Shared schemas keep their `$id` as their component name (`#/components/schemas/Error`).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
       info: { title: options.name, version: options.version, ...(options.description ? { description: options.description } : {}) },
@@ -152,7 +154,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   // The error body is one component (`#/components/schemas/Error`) that routes reference with `errorRef`.
   app.addSchema(ErrorBody);
   app.register(async (scope) => {
-    scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    scope.get('/openapi.json', { schema: { operationId: 'getOpenApiDocument', summary: 'This document', tags: ['operations'] } }, async () => app.swagger());
   });
   if (database) registerHealthRoutes(app, database);
   registerMetrics(app, options.metrics ?? new Registry(), database?.db);

@@ -1,3 +1,4 @@
+import { shellExports } from './shell-exports.ts';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import type { CommandIO } from './service.ts';
 
@@ -50,6 +51,11 @@ export interface Command {
   required?: string[];
   /** How many positional arguments it takes. */
   positionals?: { min: number; max: number };
+  /**
+   * The ids and secrets of its result as shell variables: given, the command takes `--export` and prints
+   * `export NAME='value'` lines, for `eval "$(platform ... --export)"` in scripts and the README's walk.
+   */
+  exports?(data: never): Record<string, string | undefined>;
   run(ctx: CommandContext): Promise<void>;
 }
 
@@ -68,12 +74,13 @@ export function usageLines(group: CommandGroup): string[] {
 
 function commandHelp(group: CommandGroup, c: Command): string[] {
   return [
-    `usage: platform ${group.name} ${[...c.path, c.synopsis].filter(Boolean).join(' ')} [--json]`,
+    `usage: platform ${group.name} ${[...c.path, c.synopsis].filter(Boolean).join(' ')} [--json]${c.exports ? ' [--export]' : ''}`,
     '',
     c.summary,
     ...(c.details?.length ? ['', ...c.details.map((d) => `  ${d}`)] : []),
     '',
     '  --json        print the result as one JSON document (for scripts)',
+    ...(c.exports ? [`  --export      print ${Object.keys(c.exports({} as never)).join(', ')} as shell export lines (eval "$(...)")`] : []),
     '  --help, -h    show this help',
   ];
 }
@@ -100,12 +107,12 @@ export async function runCommand(group: CommandGroup, args: string[], io: Comman
     return EXIT.ok;
   }
   const name = `${group.name} ${command.path.join(' ')}`;
-  const synopsis = `platform ${group.name} ${[...command.path, command.synopsis].filter(Boolean).join(' ')} [--json]`;
+  const synopsis = `platform ${group.name} ${[...command.path, command.synopsis].filter(Boolean).join(' ')} [--json]${command.exports ? ' [--export]' : ''}`;
   let parsed: { values: Values; positionals: string[] };
   try {
     parsed = parseArgs({
       args: args.slice(command.path.length),
-      options: { ...command.options, json: { type: 'boolean' } },
+      options: { ...command.options, json: { type: 'boolean' }, ...(command.exports ? { export: { type: 'boolean' as const } } : {}) },
       allowPositionals: true,
       strict: true,
     }) as { values: Values; positionals: string[] };
@@ -120,6 +127,8 @@ export async function runCommand(group: CommandGroup, args: string[], io: Comman
     return usage(io, `${name}: ${(err as Error).message}`, [synopsis]);
   }
   const json = parsed.values.json === true;
+  const asExports = parsed.values.export === true;
+  if (json && asExports) return usage(io, `${name}: --json and --export cannot be combined`, [synopsis]);
   try {
     await command.run({
       values: parsed.values,
@@ -127,7 +136,10 @@ export async function runCommand(group: CommandGroup, args: string[], io: Comman
       io,
       json,
       result(data, lines) {
-        if (json) io.out(JSON.stringify(data, null, 2));
+        if (asExports && command.exports) {
+          const values = Object.entries(command.exports(data as never)).filter((e): e is [string, string] => e[1] !== undefined);
+          for (const line of shellExports(Object.fromEntries(values))) io.out(line);
+        } else if (json) io.out(JSON.stringify(data, null, 2));
         else for (const l of lines) io.out(l);
       },
     });

@@ -117,7 +117,9 @@ test('/openapi.json describes the routes from their schemas', async () => {
   const post = doc.paths['/items'].post;
   assert.deepEqual(post.requestBody.content['application/json'].schema.required, ['name', 'count']);
   assert.ok(post.responses['201']);
-  assert.equal(doc.paths['/openapi.json'], undefined);
+  assert.equal(doc.paths['/openapi.json'].get.operationId, 'getOpenApiDocument', 'the document describes itself too');
+  assert.deepEqual(doc.servers, [{ url: '/', description: 'the origin this document is served from' }]);
+  assert.ok(doc.components.schemas.Error, 'the shared error body is a named component');
   await app.close();
 });
 

@@ -64,6 +64,7 @@ function identityCommands(config: IdentityConfig): CommandGroup {
           '--resource-server may introspect tokens issued to other apps',
           '--client-id      a chosen client_id instead of a generated one',
         ],
+        exports: (app: { id?: string; client_id?: string; client_secret?: string }) => ({ APP_ID: app.id, CLIENT_ID: app.client_id, CLIENT_SECRET: app.client_secret }),
         options: {
           name: { type: 'string' }, type: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true },
           scope: { type: 'string', multiple: true }, 'first-party': { type: 'boolean' }, 'resource-server': { type: 'boolean' }, 'client-id': { type: 'string' },

@@ -3,6 +3,7 @@ import { createCache, type Cache } from '../../kit/cache.ts';
 import type { InvalidationBus } from '../../kit/invalidation.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import { appFromRow, type AppRecord } from '../apps/record.ts';
+import { CREDENTIAL_GRANTS } from '../credentials/grants.ts';
 
 interface CachedApp {
   app: AppRecord | undefined;
@@ -96,7 +97,8 @@ function clientMetadata(app: AppRecord): Record<string, unknown> {
     client_id: app.clientId,
     client_name: app.name,
     ...(app.public ? { token_endpoint_auth_method: 'none' } : { token_endpoint_auth_method: 'client_secret_basic', client_secret: SECRET_PLACEHOLDER }),
-    grant_types: app.allowedGrants,
+    // An app that may use client credentials may also exchange a principal's API key or key-pair assertion for a token.
+    grant_types: app.allowedGrants.includes('client_credentials') ? [...app.allowedGrants, ...CREDENTIAL_GRANTS] : app.allowedGrants,
     response_types: browserBased ? app.allowedResponseTypes : [],
     redirect_uris: browserBased ? app.redirectUris : [],
     application_type: app.appType === 'native' ? 'native' : 'web',
