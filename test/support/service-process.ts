@@ -30,7 +30,11 @@ export async function startServiceProcess(service: string, env: Record<string, s
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = once(child, 'exit');
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${service} did not start within ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Not left running: a child still alive keeps the test file (and the whole run) from ever ending.
+      child.kill('SIGKILL');
+      reject(new Error(`${service} did not start within ${timeoutMs} ms: ${stderr}`));
+    }, timeoutMs);
     child.stdout!.on('data', (d: Buffer) => {
       stdout += d.toString();
       const m = new RegExp(`${service}\\s+(http://\\S+)\\n`).exec(stdout);
