@@ -237,8 +237,9 @@ async function auditWithPa11yCi(urls: string[], chromium: string, concurrency: n
         timeout: 60_000,
         chromeLaunchConfig: { executablePath: chromium, args: CHROMIUM_ARGS },
         ...(concurrency ? { concurrency } : {}),
+        // pa11y-ci reads its reporters from `defaults`.
+        reporters: [['json', { fileName: reportFile }]],
       },
-      reporters: [['json', { fileName: reportFile }]],
       urls,
     }));
     const loadBefore = loadAverage();
