@@ -28,7 +28,9 @@ test('forwarding runs on the embedded database too (no DATABASE_URL): trigger, c
     const res = await app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key, 'content-type': 'application/json' }, payload: JSON.stringify({ events }) });
     assert.equal(res.statusCode, 202, res.body);
     await waitFor('delivery', () => events.every((e) => receiver.arrivals.get(e.event_id as string) === 1));
-    assert.equal(receiver.received.length, 2);
+    // The refused first attempt, then the retries: with backoff per event (with jitter) the 25 may come due
+    // in more than one round, but each arrives exactly once.
+    assert.ok(receiver.received.length >= 2, `${receiver.received.length} requests`);
   } finally {
     await app.close();
     await receiver.close();
