@@ -256,8 +256,8 @@ async function main(): Promise<void> {
     server = started.child;
     const api = (path: string, body: unknown) =>
       fetch(new URL(path, started.url), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, string>>);
-    const project = await api('/v1/admin/projects', { name: 'bench', id: 'bench' });
-    const { key } = await api(`/v1/admin/projects/${project.id}/keys`, { name: 'bench' });
+    const project = await api('/api/v1/projects', { name: 'bench', id: 'bench' });
+    const { key } = await api(`/api/v1/projects/${project.id}/keys`, { name: 'bench' });
 
     console.log(`ingest benchmark: ${CONNECTIONS} connections, ${BATCH}-event batches, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up`);
     const ingest = await measured(started.url, key!, project.id!, server.pid!);

@@ -1,5 +1,6 @@
 import { ConfigError, loadDotEnv } from './kit/config.ts';
 import { DirectoryInUseError } from './kit/dir-lock.ts';
+import { StartupError, databaseProblem, listenProblem } from './kit/start-errors.ts';
 import type { App } from './kit/app.ts';
 import type { CommandIO, Service } from './kit/service.ts';
 import { services } from './services.ts';
@@ -63,9 +64,19 @@ async function start(names: string[]): Promise<number> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   try {
     for (const { service, loaded: l } of loaded) {
-      const app = await l.buildApp();
+      let app: App;
+      try {
+        app = await l.buildApp();
+      } catch (err) {
+        const problem = err instanceof StartupError ? err : databaseProblem(err);
+        throw problem ? new StartupError(`${service.name}: ${problem.message}`, { cause: err }) : err;
+      }
       running.push({ name: service.name, app });
-      await app.listen({ host: l.address.host, port: l.address.port });
+      try {
+        await app.listen({ host: l.address.host, port: l.address.port });
+      } catch (err) {
+        throw listenProblem(err, service.name, l.address.host, l.address.port) ?? err;
+      }
       const addr = app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : l.address.port;
       const shownHost = l.address.host === '0.0.0.0' || l.address.host === '::' ? 'localhost' : l.address.host;
@@ -114,9 +125,10 @@ try {
   // -1: servers are running; the process lives until a signal stops it.
   if (code >= 0) process.exit(code);
 } catch (err) {
-  if (err instanceof ConfigError || err instanceof UsageError || err instanceof DirectoryInUseError) {
-    io.err(`platform: ${err.message}`);
-    process.exit(err instanceof UsageError ? 2 : 1);
+  const known = err instanceof ConfigError || err instanceof UsageError || err instanceof DirectoryInUseError || err instanceof StartupError ? err : databaseProblem(err);
+  if (known) {
+    io.err(`platform: ${known.message}`);
+    process.exit(known instanceof UsageError ? 2 : 1);
   }
   io.err(`platform: ${(err as Error).stack ?? err}`);
   process.exit(1);

@@ -1,22 +1,22 @@
-import { join } from 'node:path';
-import { Type } from 'typebox';
 import { createApp, type App } from '../kit/app.ts';
-import { openDatabase, type Database } from '../kit/db.ts';
-import { migrate } from '../kit/migrations.ts';
-import { resolveSecretKey } from '../kit/secret-key.ts';
-import { databaseUrlOf } from '../kit/service-config.ts';
+import type { Database } from '../kit/db.ts';
+import { openServiceDatabase } from '../kit/service-config.ts';
 import { BUILT_IN_SCOPES, type IdentityConfig } from './config.ts';
 import { ClientStore } from './oidc/clients.ts';
-import { AccountDirectory } from './oidc/accounts.ts';
+import { PrincipalDirectory } from './principals/directory.ts';
 import { buildProvider } from './oidc/provider.ts';
 import { mountProvider, type ProviderHolder } from './oidc/mount.ts';
 import { loadSigningKeys } from './oidc/signing-keys.ts';
 import { purgeExpired } from './oidc/adapter.ts';
 import { registerPages } from './pages/interaction-routes.ts';
+import { PROVIDER_PAGES } from './pages/provider-pages.ts';
 import { CsrfTokens } from './pages/csrf.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../kit/throttle.ts';
 import { registerAdmin } from './admin/routes.ts';
+import { identityErrorBody } from './error-body.ts';
+import { localTokenVerifier } from './admin/guard.ts';
+import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -26,7 +26,7 @@ export interface IdentityRuntime {
   db: Database;
   secretKey: Buffer;
   clients: ClientStore;
-  accounts: AccountDirectory;
+  accounts: PrincipalDirectory;
   holder: ProviderHolder;
   scopes: string[];
   /** Looks for rotated signing keys now (a timer also does it every IDENTITY_KEY_REFRESH_SECONDS). */
@@ -41,18 +41,19 @@ export function identityRuntime(app: App): IdentityRuntime {
   return r;
 }
 
+const POOL_SIZE = 16;
+
 export async function openIdentityDatabase(config: IdentityConfig): Promise<Database> {
-  return openDatabase({ url: databaseUrlOf(config), dataDir: join(config.dataDir, 'identity'), schema: 'identity', poolSize: 16, owner: 'identity' });
+  return openServiceDatabase('identity', config, { poolSize: POOL_SIZE });
 }
 
 export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
-  const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
-  const db = await openIdentityDatabase(config);
+  const secretKey = config.secretKey;
+  const db = await openServiceDatabase('identity', config, { poolSize: POOL_SIZE, migrations: MIGRATIONS });
   let app: App | undefined;
   const timers: NodeJS.Timeout[] = [];
   let redis: Awaited<ReturnType<typeof connectRedis>> | undefined;
   try {
-    await migrate(db, MIGRATIONS);
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
     app = await createApp({
       name: 'identity',
@@ -60,16 +61,16 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       description: 'OAuth 2.0 / OpenID Connect server and identity records. The OAuth endpoints are described by /.well-known/openid-configuration.',
       logLevel: config.logLevel,
       bodyLimit: 64 * 1024,
-      errorBody: (e) => ({ error: e.code, error_description: e.message }),
+      errorBody: identityErrorBody,
+      database: { db, migrations: MIGRATIONS },
       openapi: {
-        components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'An access token with the admin scope, issued to a platform admin.' } } },
+        components: { securitySchemes: adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.') },
         tags: [{ name: 'management', description: 'Principals, applications, secrets, tokens and consents (admin scope).' }],
       },
     });
     app.addHook('onClose', async () => {
       for (const t of timers) clearInterval(t);
       redis?.disconnect();
-      await db.close();
     });
     const log = app.log;
     // Sign-in slow-down per account and address: shared by every instance through Redis when configured.
@@ -78,11 +79,11 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       ? withFallback(redisThrottle(redis, { freeFailures: config.signInFreeFailures, prefix: 'identity:signin:' }), localThrottle, log)
       : localThrottle;
     const clients = new ClientStore(db);
-    const accounts = new AccountDirectory(db);
+    const accounts = new PrincipalDirectory(db);
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
     const make = (signingKeys: typeof keys.privateKeys) =>
-      buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log });
+      buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES });
     const holder: ProviderHolder = { current: make(keys.privateKeys) };
     let keysVersion = keys.version;
     const reloadKeys = async () => {
@@ -103,8 +104,13 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       csrf: new CsrfTokens(secretKey),
       throttle,
     });
-    await registerAdmin(app, { db, holder, clients, accounts, scopes });
-    app.get('/health', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
+    const guard = createAdminGuard({
+      realm: 'identity',
+      serviceTokens: [config.adminToken],
+      verifier: localTokenVerifier(holder, accounts, clients),
+      howToEnable: 'sign in as a platform admin, or set IDENTITY_ADMIN_TOKEN',
+    });
+    await registerAdmin(app, { db, clients, accounts, scopes, guard });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });
     return app;

@@ -1,10 +1,12 @@
-import { int, list, readConfig, url, type ConfigOf } from '../kit/config.ts';
-import { commonVariables } from '../kit/service-config.ts';
+import { int, list, url, type ConfigOf } from '../kit/config.ts';
+import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
+import { adminTokenVariable } from '../kit/auth/config.ts';
 
 export const IDENTITY_PORT = 4000;
 
 export const identitySpec = {
   ...commonVariables('identity', IDENTITY_PORT),
+  adminToken: adminTokenVariable('identity', 'only access tokens of a platform admin carrying the `admin` scope open it.'),
   issuer: url('IDENTITY_ISSUER', ['http:', 'https:'], {
     default: 'http://localhost:4000',
     doc: 'Public base URL of the identity service: the OpenID issuer, and the origin of every endpoint in discovery.',
@@ -18,7 +20,7 @@ export const identitySpec = {
 export type IdentityConfig = ConfigOf<typeof identitySpec>;
 
 export function loadIdentityConfig(env: NodeJS.ProcessEnv): IdentityConfig {
-  return readConfig(identitySpec, env);
+  return readServiceConfig(identitySpec, env);
 }
 
 /** Scopes every deployment knows; `admin` is the management API's scope, granted only to platform admins. */

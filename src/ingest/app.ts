@@ -1,17 +1,15 @@
-import { join } from 'node:path';
 import { createApp, type App } from '../kit/app.ts';
-import { openDatabase, type Database } from '../kit/db.ts';
-import { migrate } from '../kit/migrations.ts';
-import { databaseUrlOf } from '../kit/service-config.ts';
-import { resolveSecretKey } from '../kit/secret-key.ts';
-import { requireAdmin } from './admin/auth.ts';
+import type { Database } from '../kit/db.ts';
+import { openServiceDatabase } from '../kit/service-config.ts';
+import { adminGuardFromConfig } from '../kit/auth/config.ts';
+import { adminSecurityScheme } from '../kit/auth/admin-guard.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
 import { createCommitter } from './events/committer.ts';
 import { registerEventRoutes } from './events/routes.ts';
 import { createKeyResolver } from './projects/key-resolver.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyIngestError } from './errors.ts';
-import { registerHealthRoutes } from './health/routes.ts';
+import { createOutageLog } from './health/outage-log.ts';
 import { createMetrics } from './metrics.ts';
 import { registerForwarding } from './forwarding/plugin.ts';
 import { registerSdkRoutes } from './sdk/routes.ts';
@@ -20,14 +18,13 @@ import pkg from '../../package.json' with { type: 'json' };
 export const INGEST_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
 export async function openIngestDatabase(config: IngestConfig): Promise<Database> {
-  return openDatabase({ url: databaseUrlOf(config), dataDir: join(config.dataDir, 'ingest'), schema: 'ingest', poolSize: config.dbPoolSize, owner: 'ingest' });
+  return openServiceDatabase('ingest', config, { poolSize: config.dbPoolSize });
 }
 
 /** Opens the database, applies migrations and returns the app, not listening; `app.close()` releases everything. */
 export async function buildIngestApp(config: IngestConfig): Promise<App> {
-  const db = await openIngestDatabase(config);
+  const db = await openServiceDatabase('ingest', config, { poolSize: config.dbPoolSize, migrations: INGEST_MIGRATIONS });
   try {
-    await migrate(db, INGEST_MIGRATIONS);
     return await assemble(config, db);
   } catch (err) {
     await db.close();
@@ -36,7 +33,9 @@ export async function buildIngestApp(config: IngestConfig): Promise<App> {
 }
 
 async function assemble(config: IngestConfig, db: Database): Promise<App> {
-  const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
+  const secretKey = config.secretKey;
+  // Before the app exists, so a half-configured identity link stops the start with nothing to close but the database.
+  const guard = adminGuardFromConfig('ingest', config);
   const metrics = createMetrics();
   const app = await createApp({
     name: 'ingest',
@@ -44,26 +43,26 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     description: 'Telemetry event ingestion: validates batches of events, stores them durably and forwards them to analytics providers.',
     logLevel: config.logLevel,
     bodyLimit: 1024 * 1024,
+    retryAfterSeconds: config.retryAfterSeconds,
     classify: classifyIngestError,
+    database: { db, migrations: INGEST_MIGRATIONS },
+    metrics: metrics.registry,
     openapi: {
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Svc-API-Key' },
-          adminToken: { type: 'http', scheme: 'bearer' },
+          ...adminSecurityScheme('`INGEST_ADMIN_TOKEN`, or an access token of the identity service carrying the scope `ingest:admin`.'),
         },
       },
     },
   });
-  // Registered first so it runs last: every other onClose hook (background work) still has the database.
-  app.addHook('onClose', async () => {
-    await db.close();
-  });
-  const adminGuard = requireAdmin(config);
   const keys = createKeyResolver(db, config.keyCacheSeconds);
+  const outage = createOutageLog(app.log);
   const committer = createCommitter({
     db,
     metrics,
     log: app.log,
+    outage,
     concurrency: config.commitConcurrency,
     maxEvents: config.commitMaxEvents,
     maxPending: config.maxPendingEvents,
@@ -72,11 +71,6 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     await committer.close();
   });
 
-  registerHealthRoutes(app, db);
-  app.get('/metrics', { schema: { summary: 'Prometheus metrics', hide: true } }, async (_request, reply) => {
-    reply.type(metrics.registry.contentType);
-    return metrics.registry.metrics();
-  });
   registerEventRoutes(app, {
     keys,
     committer,
@@ -84,9 +78,11 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     allowedOrigins: config.allowedOrigins,
     retryAfterSeconds: config.retryAfterSeconds,
     commitTimeoutSeconds: config.commitTimeoutSeconds,
+    bodyTimeoutSeconds: config.bodyTimeoutSeconds,
+    outage,
   });
-  registerAdminRoutes(app, { db, keys, requireAdmin: adminGuard });
+  registerAdminRoutes(app, { db, keys, guard });
   registerSdkRoutes(app);
-  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, requireAdmin: adminGuard });
+  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, guard });
   return app;
 }

@@ -3,7 +3,6 @@ import { migrate } from '../kit/migrations.ts';
 import type { CommandIO } from '../kit/service.ts';
 import { INGEST_MIGRATIONS, openIngestDatabase } from './app.ts';
 import type { IngestConfig } from './config.ts';
-import { resolveSecretKey } from '../kit/secret-key.ts';
 import { forwardingCommand, FORWARDING_USAGE } from './forwarding/cli.ts';
 import {
   createApiKey, createProject, getProject, listApiKeys, listProjects, revokeApiKey,
@@ -37,7 +36,7 @@ export async function ingestCommand(args: string[], config: IngestConfig, io: Co
         }
         return db;
       },
-      secretKey: () => resolveSecretKey(config.secretKey, config.dataDir),
+      secretKey: () => config.secretKey,
     });
   }
   const known = (group === 'projects' && (action === 'create' || action === 'list')) || (group === 'keys' && (action === 'create' || action === 'list' || action === 'revoke'));

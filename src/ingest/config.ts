@@ -1,5 +1,6 @@
-import { int, list, optionalStr, readConfig, type ConfigOf } from '../kit/config.ts';
-import { commonVariables } from '../kit/service-config.ts';
+import { int, list, type ConfigOf } from '../kit/config.ts';
+import { adminGuardVariables } from '../kit/auth/config.ts';
+import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { forwardingVariables } from './forwarding/config.ts';
 
 export const INGEST_DEFAULT_PORT = 4003;
@@ -7,11 +8,7 @@ export const INGEST_DEFAULT_PORT = 4003;
 export const ingestSpec = {
   ...commonVariables('ingest', INGEST_DEFAULT_PORT),
   ...forwardingVariables,
-  adminToken: optionalStr('INGEST_ADMIN_TOKEN', {
-    minLength: 16,
-    secret: true,
-    doc: 'Bearer token of the admin API under `/v1/admin` (projects, API keys); at least 16 characters. Unset: the admin API answers 401.',
-  }),
+  ...adminGuardVariables('ingest'),
   allowedOrigins: list('INGEST_ALLOWED_ORIGINS', {
     default: [],
     doc: 'Comma-separated browser origins (`https://app.example.com`) allowed to send events cross-origin; `*` allows any origin. Empty: no CORS.',
@@ -47,11 +44,17 @@ export const ingestSpec = {
     max: 600,
     doc: 'A request whose events are not committed within this time is answered 503 (its events may still be stored; a retry is idempotent).',
   }),
+  bodyTimeoutSeconds: int('INGEST_BODY_TIMEOUT_SECONDS', {
+    default: 10,
+    min: 1,
+    max: 300,
+    doc: 'Longest pause while a request body of `POST /v1/events` is arriving; a body that stops for longer is answered 408 and its connection closed.',
+  }),
   retryAfterSeconds: int('INGEST_RETRY_AFTER_SECONDS', { default: 5, min: 1, max: 3600, doc: 'Value of `Retry-After` on 503 answers.' }),
 };
 
 export type IngestConfig = ConfigOf<typeof ingestSpec>;
 
 export function loadIngestConfig(env: NodeJS.ProcessEnv): IngestConfig {
-  return readConfig(ingestSpec, env);
+  return readServiceConfig(ingestSpec, env);
 }

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry } from 'prom-client';
 
 export interface IngestMetrics {
   /** One registry per app instance: tests build several apps in one process. Forwarding registers its metrics here too. */
@@ -15,9 +15,9 @@ export interface IngestMetrics {
   commitFailures: Counter<'kind'>;
 }
 
+/** Ingest's own metrics; the kit adds the process's, HTTP requests and the database pool to the same registry. */
 export function createMetrics(): IngestMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   const registers = [registry];
   return {
     registry,

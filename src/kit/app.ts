@@ -2,8 +2,14 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyBaseLogger, type RawServerDefault, type RawRequestDefaultExpression, type RawReplyDefaultExpression } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { HttpError, codeForStatus, standardErrorBody, type ApiError } from './errors.ts';
+import { ErrorBody, HttpError, codeForStatus, standardErrorBody, type ApiError } from './errors.ts';
 import { loggerOptions, type LogLevel } from './logger.ts';
+import { isDatabaseUnavailable, type Database } from './db.ts';
+import { registerHealthRoutes, type ReadinessCheck } from './health.ts';
+import { Registry, registerMetrics } from './metrics.ts';
+
+/** `Retry-After` of a 503 answered while the database cannot be reached, unless the service sets its own. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -16,12 +22,49 @@ export interface AppOptions {
   logLevel: LogLevel;
   /** Largest request body accepted by default, in bytes (routes may set their own). */
   bodyLimit?: number;
-  /** Shapes an error into the service's contract; Document 1's `{error:{code,message}}` by default. */
-  errorBody?: (error: ApiError) => unknown;
+  /**
+   * Shapes an error into the service's contract; Document 1's `{error:{code,message}}` by default. Gets the
+   * request so a service whose contract fixes another shape on some paths (OAuth's) keeps the platform's elsewhere.
+   */
+  errorBody?: (error: ApiError, request: FastifyRequest) => unknown;
   /** Lets a service reclassify an error before it is shaped (for example 413 answered as 400 by its contract). */
   classify?: (error: ApiError, raw: unknown) => ApiError;
-  /** Extra OpenAPI components, such as security schemes. */
-  openapi?: { components?: Record<string, unknown>; tags?: { name: string; description?: string }[] };
+  /** `Retry-After` of the 503 answered while the database cannot be reached (seconds, 5 by default). */
+  retryAfterSeconds?: number;
+  /**
+   * The service's database, opened and migrated: `/health` and `/ready` (database reachable, every
+   * migration of `migrations` applied, the service's own `checks`) come with it, and it is closed
+   * last when the app closes, after every other onClose hook (background work still has it).
+   */
+  database?: { db: Database; migrations: URL; checks?: ReadinessCheck[] };
+  /** The registry of the service's own metrics, served at `/metrics` with the kit's; a new one by default. */
+  metrics?: Registry;
+  /**
+   * Parts of the OpenAPI document not derived from routes: security schemes and other components, tags,
+   * `servers` (the document's own origin by default), and `paths` served by something other than a
+   * Fastify route schema (identity's OAuth endpoints, answered by the provider).
+   */
+  openapi?: {
+    components?: Record<string, unknown>;
+    tags?: { name: string; description?: string }[];
+    servers?: { url: string; description?: string }[];
+    paths?: Record<string, unknown>;
+  };
+}
+
+/** A route as registered, for checks that every route is documented (see test/kit/openapi.test.ts). */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  /** Left out of /openapi.json on purpose (`schema.hide`), for example because `openapi.paths` describes it. */
+  hidden: boolean;
+}
+
+const registered = new WeakMap<object, RegisteredRoute[]>();
+
+/** Every route the app registered, one entry per method. */
+export function registeredRoutes(app: App): RegisteredRoute[] {
+  return registered.get(app) ?? [];
 }
 
 /**
@@ -47,7 +90,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     // Errors raised before routing (a malformed URL) get the service's shape too, not Fastify's default.
     frameworkErrors: (error, request, reply: FastifyReply) => {
       const info = classify(toApiError(error, request.id), error);
-      reply.code(info.statusCode).type('application/json; charset=utf-8').send(errorBody(info));
+      reply.code(info.statusCode).type('application/json; charset=utf-8').send(errorBody(info, request));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -69,30 +112,65 @@ export async function createApp(options: AppOptions): Promise<App> {
     return payload;
   });
 
+  // Registered first so it runs last: onClose hooks run in reverse order of registration.
+  const database = options.database;
+  if (database) {
+    app.addHook('onClose', async () => {
+      await database.db.close();
+    });
+  }
+
+  const routes: RegisteredRoute[] = [];
+  registered.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    const hidden = Boolean((route.schema as { hide?: boolean } | undefined)?.hide);
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden });
+  });
+
   // Awaited so its onRoute hook sees every route the service declares afterwards.
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: options.name, version: options.version, ...(options.description ? { description: options.description } : {}) },
+      servers: options.openapi?.servers ?? [{ url: '/', description: 'the origin this document is served from' }],
       ...(options.openapi?.components ? { components: options.openapi.components } : {}),
       ...(options.openapi?.tags ? { tags: options.openapi.tags } : {}),
+      // The paths a service describes by hand are plain OpenAPI objects; the validation test checks them.
+      ...(options.openapi?.paths ? { paths: structuredClone(options.openapi.paths) as never } : {}),
     },
   });
+  // The error body is one component (`#/components/schemas/Error`) that routes reference with `errorRef`.
+  app.addSchema(ErrorBody);
   app.register(async (scope) => {
     scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });
+  if (database) registerHealthRoutes(app, database);
+  registerMetrics(app, options.metrics ?? new Registry(), database?.db);
+
+  const outage = databaseOutageLog(app.log);
+  app.addHook('onResponse', async (_request, reply) => {
+    if (reply.statusCode < 500) outage.answered();
+  });
+  const retryAfter = String(options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS);
 
   app.setErrorHandler((raw: FastifyError | HttpError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    if (!(raw instanceof HttpError) && isDatabaseUnavailable(raw)) {
+      // The database dropped or refused the connection: the pool replaces it on its own, so the caller retries.
+      outage.failed(raw);
+      const info = classify({ statusCode: 503, code: codeForStatus(503), message: 'the database is unavailable; retry later', requestId: request.id }, raw);
+      reply.header('retry-after', retryAfter).code(info.statusCode).type('application/json; charset=utf-8').send(errorBody(info, request));
+      return;
+    }
     const info = classify(toApiError(raw, request.id), raw);
     if (info.statusCode >= 500) request.log.error({ err: raw }, 'request failed');
     else request.log.info({ code: info.code, status: info.statusCode }, info.message);
     if (raw instanceof HttpError) reply.headers(raw.headers);
-    reply.code(info.statusCode).type('application/json; charset=utf-8').send(errorBody(info));
+    reply.code(info.statusCode).type('application/json; charset=utf-8').send(errorBody(info, request));
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const info = classify({ statusCode: 404, code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}`, requestId: request.id }, undefined);
-    reply.code(info.statusCode).send(errorBody(info));
+    const info = classify({ statusCode: 404, code: 'NOT_FOUND', message: `no route for ${request.method} ${request.url.split('?')[0]}`, requestId: request.id }, undefined);
+    reply.code(info.statusCode).send(errorBody(info, request));
   });
 
   return app;
@@ -102,9 +180,29 @@ function toApiError(err: unknown, requestId: string): ApiError {
   if (err instanceof HttpError) return { statusCode: err.statusCode, code: err.code, message: err.message, requestId, details: err.details };
   const e = err as FastifyError;
   if (e.validation) {
-    return { statusCode: 400, code: 'invalid_request', message: `${e.validationContext ?? 'request'}${e.message.startsWith('/') ? '' : ' '}${e.message.replace(/^(body|querystring|params|headers)\s*/, '')}`, requestId };
+    return { statusCode: 400, code: 'VALIDATION_ERROR', message: `${e.validationContext ?? 'request'}${e.message.startsWith('/') ? '' : ' '}${e.message.replace(/^(body|querystring|params|headers)\s*/, '')}`, requestId };
   }
   const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 600 ? e.statusCode : 500;
   if (status >= 500) return { statusCode: status, code: codeForStatus(status), message: 'internal server error', requestId };
   return { statusCode: status, code: codeForStatus(status), message: e.message, requestId };
+}
+
+/**
+ * Logs a database outage when it starts and when it ends, not once per request answered 503 meanwhile
+ * (a busy service would write thousands of identical lines).
+ */
+export function databaseOutageLog(log: FastifyBaseLogger): { failed(err: unknown): void; answered(): void } {
+  let down = false;
+  return {
+    failed(err) {
+      if (down) return;
+      down = true;
+      log.warn({ err }, 'database unavailable: answering 503 until it is back');
+    },
+    answered() {
+      if (!down) return;
+      down = false;
+      log.info('database available again');
+    },
+  };
 }

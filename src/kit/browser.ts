@@ -5,13 +5,16 @@ const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 /**
  * Where the platform's browser is: CHROMIUM_PATH, else the system's Chromium, else the executable the
  * npm package `@sparticuz/chromium` unpacks (loaded only when needed, so machines with a system browser never pay for it).
+ * PLATFORM_BROWSER=npm skips the system's Chromium, so the fallback can be proven on a machine that has both.
  */
 export async function findChromium(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   if (env.CHROMIUM_PATH) {
     if (!existsSync(env.CHROMIUM_PATH)) throw new Error(`CHROMIUM_PATH is malformed: expected the path of a Chromium executable (got "${env.CHROMIUM_PATH}", which does not exist)`);
     return env.CHROMIUM_PATH;
   }
-  for (const path of SYSTEM_CHROMIUM) if (existsSync(path)) return path;
+  const choice = env.PLATFORM_BROWSER ?? 'auto';
+  if (choice !== 'auto' && choice !== 'npm') throw new Error(`PLATFORM_BROWSER is malformed: expected "auto" or "npm" (got "${choice}")`);
+  if (choice === 'auto') for (const path of SYSTEM_CHROMIUM) if (existsSync(path)) return path;
   const name = '@sparticuz/chromium';
   try {
     const mod = (await import(name)) as { default: { executablePath(): Promise<string> } };

@@ -21,7 +21,20 @@ export interface Database extends Queryable {
   readonly schema: string;
   /** Runs `fn` in one transaction on one connection: committed if it resolves, rolled back if it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Connections of the pool right now, and callers waiting for one (for /metrics). */
+  poolStats(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Open connections. */
+  total: number;
+  /** Open connections not in use. */
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
+  /** Connections the server dropped or that failed since the database was opened. */
+  lost: number;
 }
 
 export interface DatabaseOptions {
@@ -56,8 +69,24 @@ async function openPostgres(url: string, schema: string, max: number, statementT
     options: `-c search_path=${schema},public -c statement_timeout=${Math.max(0, Math.floor(statementTimeoutMs))}`,
     connectionTimeoutMillis: 5_000,
   });
-  // An idle client that loses its server emits here; without a listener the process would crash.
+  // A connection the server drops (pg_terminate_backend, a restart, a failover) emits 'error' on its
+  // client, and an 'error' event without a listener ends the process. The pool listens while a client is
+  // idle, and a pooled query while it runs, but not in between (a client checked out for a transaction,
+  // or the instant it is handed over): every client gets a listener of its own for its whole life, from
+  // the moment it connects. The statement that meets the dead connection fails with an error that
+  // isDatabaseUnavailable recognises, and the pool replaces the client.
+  let lost = 0;
+  const failed = new WeakSet<pg.Client>();
+  // The pool re-emits an idle client's error on itself, after it has dropped the client.
   pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {
+      // A dying connection may report twice (the server's FATAL message, then the closed socket).
+      if (failed.has(client)) return;
+      failed.add(client);
+      lost++;
+    });
+  });
   try {
     await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   } catch (err) {
@@ -78,10 +107,6 @@ async function openPostgres(url: string, schema: string, max: number, statementT
     query: (sql, params) => run(pool, sql, params),
     async transaction(fn) {
       const client = await pool.connect();
-      // A connection that dies between two statements of the transaction emits 'error' on the client,
-      // which would crash the process without a listener; the next statement then fails and rolls back.
-      const ignore = () => {};
-      client.on('error', ignore);
       let broken = false;
       try {
         await client.query('BEGIN');
@@ -97,12 +122,12 @@ async function openPostgres(url: string, schema: string, max: number, statementT
         });
         throw err;
       } finally {
-        client.off('error', ignore);
         // A client whose connection failed is discarded rather than handed to the next caller.
         client.release(broken);
       }
     },
     exec: async (sql) => void (await pool.query(sql)),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, lost }),
     close: () => pool.end(),
   };
 }
@@ -134,6 +159,8 @@ async function openPGlite(dataDir: string, schema: string, owner?: string): Prom
         }),
       ),
     exec: async (sql) => void (await db.exec(sql)),
+    // One embedded connection, always open.
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0, lost: 0 }),
     async close() {
       try {
         await db.close();
@@ -142,4 +169,34 @@ async function openPGlite(dataDir: string, schema: string, owner?: string): Prom
       }
     },
   };
+}
+
+const UNAVAILABLE_CLASSES = new Set([
+  '08', // connection exception
+  '53', // insufficient resources (too many connections, out of memory, disk full)
+  '57', // operator intervention (admin shutdown, crash shutdown, cannot connect now)
+  '58', // system error (I/O)
+  '3D', // invalid catalog name: the database itself is gone
+  '28', // invalid authorization: the server refuses the connection
+]);
+// pg's and pg-pool's own errors for a dead or closed client carry no code, only these messages.
+const UNAVAILABLE_MESSAGE = /^Connection terminated|is not queryable|timeout exceeded when trying to connect|after calling end on the pool|^PGlite is clos(ed|ing)$/;
+
+/**
+ * Whether an error means the database could not serve the statement at all (unreachable, dropped the
+ * connection, shutting down, out of connections), as opposed to a fault in the statement itself: the
+ * first is answered 503 with Retry-After, the second is a bug or a bad input.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (err === null || typeof err !== 'object') return false;
+  // A FATAL error ends the session: the server refused or dropped the connection.
+  const severity = (err as { severity?: unknown }).severity;
+  if (severity === 'FATAL' || severity === 'PANIC') return true;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    // No SQLSTATE class begins with E, so an E-code is a system error (ECONNREFUSED, EPIPE, ...).
+    if (code.startsWith('E')) return true;
+    if (/^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_CLASSES.has(code.slice(0, 2));
+  }
+  return err instanceof Error && UNAVAILABLE_MESSAGE.test(err.message);
 }

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { StartupError } from './start-errors.ts';
 
 /**
  * A Redis connection for state that must hold across instances (rate limits, throttles), ready when the
@@ -14,7 +15,7 @@ export async function connectRedis(url: string, timeoutMs = 3_000): Promise<Redi
   });
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Redis at ${redactedUrl(url)} did not answer within ${timeoutMs} ms${lastError ? `: ${lastError.message}` : ''}`)), timeoutMs);
+      const timer = setTimeout(() => reject(new StartupError(`Redis at ${redactedUrl(url)} did not answer within ${timeoutMs} ms${lastError ? `: ${lastError.message}` : ''} (REDIS_URL)`)), timeoutMs);
       redis.once('ready', () => {
         clearTimeout(timer);
         resolve();

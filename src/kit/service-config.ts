@@ -1,5 +1,9 @@
-import { int, oneOf, optionalUrl, str, key256, type Variable } from './config.ts';
+import { join } from 'node:path';
+import { int, oneOf, optionalUrl, readConfig, str, key256, type ConfigOf, type Spec, type Variable } from './config.ts';
+import { openDatabase, type Database } from './db.ts';
 import type { LogLevel } from './logger.ts';
+import { migrate } from './migrations.ts';
+import { resolveSecretKey } from './secret-key.ts';
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const satisfies readonly LogLevel[];
 const PG = ['postgres:', 'postgresql:'] as const;
@@ -24,6 +28,43 @@ export function commonVariables(service: string, defaultPort: number) {
     }),
   } satisfies Record<string, Variable<unknown>>;
 }
+
+type CommonSpec = ReturnType<typeof commonVariables>;
+
+/**
+ * Reads a service's configuration and settles what depends on several variables, once, so the rest of
+ * the service only reads values: the secret key is the configured one or the development key of
+ * DATA_DIR (a ConfigError in production without one).
+ */
+export function readServiceConfig<S extends Spec & CommonSpec>(spec: S, env: NodeJS.ProcessEnv): ConfigOf<S> {
+  const config = readConfig(spec, env);
+  const secretKey = resolveSecretKey(config.secretKey as Buffer, config.dataDir as string, env);
+  return { ...config, secretKey };
+}
+
+export interface ServiceDatabaseOptions {
+  poolSize?: number;
+  /** The service's migrations folder: pending migrations are applied before the database is returned. */
+  migrations?: URL;
+}
+
+/**
+ * The one way a service opens its database: its own schema, named after it, on the configured PostgreSQL
+ * server or in embedded PGlite under `DATA_DIR/<service>`; migrated when `migrations` is given, and
+ * closed again if that fails so a failed start leaves no pool or lock behind.
+ */
+export async function openServiceDatabase(service: string, config: StorageConfig, options: ServiceDatabaseOptions = {}): Promise<Database> {
+  const db = await openDatabase({ url: databaseUrlOf(config), dataDir: join(config.dataDir, service), schema: service, poolSize: options.poolSize, owner: service });
+  if (!options.migrations) return db;
+  try {
+    await migrate(db, options.migrations);
+    return db;
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+}
+
 
 export interface StorageConfig {
   serviceDatabaseUrl: string | undefined;

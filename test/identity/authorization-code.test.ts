@@ -213,3 +213,67 @@ test('a consent revoked while its consent page is open: allowing afterwards is r
   const tokens = await oidc.authorizationCodeGrant(config, new URL(r.callback), { pkceCodeVerifier: again.verifier, expectedState: again.state, expectedNonce: again.nonce });
   assert.deepEqual(String(tokens.scope).split(' ').sort(), ['email', 'openid', 'profile']);
 });
+
+test('a public client revokes its own tokens with its client_id alone (RFC 7009 2.1), never another app\'s', async () => {
+  const spa = await server.registerApp({ name: 'Phone', appType: 'native', redirectUris: [CALLBACK], firstParty: true });
+  const web = await server.registerApp({ name: 'Desk', appType: 'web', redirectUris: [CALLBACK], firstParty: true, resourceServer: true });
+  const signIn = async (config: oidc.Configuration) => {
+    const auth = await startAuthorization(config);
+    const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), auth.url, alice);
+    return oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: auth.verifier, expectedState: auth.state, expectedNonce: auth.nonce });
+  };
+  const webConfig = await discover(web.clientId, web.secret);
+  const mine = await signIn(await discover(spa.clientId, undefined));
+  const theirs = await signIn(webConfig);
+
+  const notMine = await form(`${server.issuer}/oauth/revoke`, { token: theirs.access_token, client_id: spa.clientId });
+  assert.equal(notMine.status, 200);
+  assert.equal((await oidc.tokenIntrospection(webConfig, theirs.access_token)).active, true, "another app's token is left alone");
+
+  const byId = await form(`${server.issuer}/oauth/revoke`, { token: mine.refresh_token!, token_type_hint: 'refresh_token', client_id: spa.clientId });
+  assert.equal(byId.status, 200, byId.text);
+  assert.equal((await oidc.tokenIntrospection(webConfig, mine.refresh_token!)).active, false);
+  const refresh = await form(`${server.issuer}/oauth/token`, { grant_type: 'refresh_token', refresh_token: mine.refresh_token!, client_id: spa.clientId });
+  assert.equal(refresh.json.error, 'invalid_grant');
+
+  const access = await form(`${server.issuer}/oauth/revoke`, { token: mine.access_token, client_id: spa.clientId });
+  assert.equal(access.status, 200);
+  assert.equal((await oidc.tokenIntrospection(webConfig, mine.access_token)).active, false);
+
+  const introspect = await form(`${server.issuer}/oauth/introspect`, { token: theirs.access_token, client_id: spa.clientId });
+  assert.equal(introspect.status, 401, 'introspection still needs HTTP Basic');
+  const unknown = await form(`${server.issuer}/oauth/revoke`, { token: theirs.access_token, client_id: 'no-such-app' });
+  assert.equal(unknown.status, 401);
+  assert.equal(unknown.json.error, 'invalid_client');
+});
+
+test("a grant is narrowed to the principal's current allowed_scopes at every use: refresh, userinfo, a new authorization", async () => {
+  const web = await server.registerApp({ name: 'Own console', appType: 'web', redirectUris: [CALLBACK], firstParty: true });
+  const config = await discover(web.clientId, web.secret);
+  const auth = await startAuthorization(config);
+  const browser = new TestBrowser();
+  const { callback } = await authorizeInBrowser(server.issuer, browser, auth.url, alice);
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: auth.verifier, expectedState: auth.state, expectedNonce: auth.nonce });
+  assert.ok(String(tokens.scope).split(' ').includes('email'));
+
+  const setScopes = async (scopes: string[]) => {
+    await server.runtime.db.query('UPDATE principals SET allowed_scopes = $2 WHERE id = $1', [aliceId, JSON.stringify(scopes)]);
+    server.runtime.accounts.invalidate(aliceId);
+  };
+  await setScopes(['openid', 'profile', 'offline_access']);
+  try {
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    assert.deepEqual(String(refreshed.scope).split(' ').sort(), ['openid', 'profile']);
+    const intro = await oidc.tokenIntrospection(config, refreshed.access_token);
+    assert.ok(!String(intro.scope).split(' ').includes('email'), 'the new access token lacks the withdrawn scope');
+    const info = await oidc.fetchUserInfo(config, refreshed.access_token, aliceId);
+    assert.equal(info.email, undefined, 'userinfo no longer tells the email');
+
+    const again = await startAuthorization(config);
+    const second = await authorizeInBrowser(server.issuer, browser, again.url, undefined, 'expect-none');
+    const reissued = await oidc.authorizationCodeGrant(config, new URL(second.callback), { pkceCodeVerifier: again.verifier, expectedState: again.state, expectedNonce: again.nonce });
+    assert.ok(!String(reissued.scope).split(' ').includes('email'), 'a reused first-party grant does not bring the scope back');
+  } finally {
+    await setScopes(['openid', 'profile', 'email', 'offline_access']);
+  }
+});

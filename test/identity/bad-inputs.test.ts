@@ -186,12 +186,15 @@ test('a tampered state is caught by the client; tampered interaction ids and for
   assert.ok(ok.callback, 'the genuine form still works');
 });
 
-test('management API: authentication comes before body parsing; unknown routes answer in the OAuth error shape', async () => {
+test("management API: authentication comes before body parsing, in the platform's error shape; elsewhere the OAuth shape", async () => {
   const res = await fetch(`${server.issuer}/api/v1/principals`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":' });
   assert.equal(res.status, 401, 'authentication comes first');
   const body = (await res.json()) as any;
-  assert.equal(body.error, 'invalid_token');
-  assert.equal(typeof body.error_description, 'string');
+  assert.equal(body.error.code, 'UNAUTHORIZED');
+  assert.equal(typeof body.error.message, 'string');
+  const unknownApi = await fetch(`${server.issuer}/api/v1/nowhere`);
+  assert.equal(unknownApi.status, 404);
+  assert.equal(((await unknownApi.json()) as any).error.code, 'NOT_FOUND');
   const unknownRoute = await fetch(`${server.issuer}/nowhere`);
   assert.equal(unknownRoute.status, 404);
   assert.equal(((await unknownRoute.json()) as any).error, 'not_found');

@@ -115,12 +115,13 @@ test('revocation answers 200 always, revokes only the caller\'s own tokens', asy
   assert.equal(byIdOnly.json.error, 'invalid_client');
 });
 
-test('a public client cannot authenticate, so it can neither introspect nor revoke (the contract wants HTTP Basic)', async () => {
+test('a public client cannot introspect (the contract wants HTTP Basic), nor pass the placeholder as a secret', async () => {
   const spa = await server.registerApp({ name: 'Public', appType: 'spa', redirectUris: ['http://localhost:8765/callback'] });
+  const r = await form(`${server.issuer}/oauth/introspect`, { token: 'anything', client_id: spa.clientId });
+  assert.equal(r.status, 401, r.text);
+  assert.equal(r.json.error, 'invalid_client');
+  assert.equal((await form(`${server.issuer}/oauth/revoke`, { token: 'anything', client_id: spa.clientId })).status, 200, 'a public client revokes by client_id');
   for (const endpoint of ['introspect', 'revoke']) {
-    const r = await form(`${server.issuer}/oauth/${endpoint}`, { token: 'anything', client_id: spa.clientId });
-    assert.equal(r.status, 401, `${endpoint}: ${r.text}`);
-    assert.equal(r.json.error, 'invalid_client');
     const withBasic = await form(`${server.issuer}/oauth/${endpoint}`, { token: 'anything' }, { authorization: basic(spa.clientId, 'stored-as-sha256-in-oauth_app_secrets') });
     assert.equal(withBasic.status, 401, `${endpoint} with the placeholder as a secret: ${withBasic.text}`);
     assert.equal(withBasic.json.error, 'invalid_client');
@@ -177,14 +178,28 @@ test('introspection needs client authentication and rejects JWTs as unsupported'
   assert.equal(wrong.json.error, 'invalid_client');
   const unknown = await form(`${server.issuer}/oauth/introspect`, { token: 'abc' }, { authorization: basic(machine.clientId, machine.secret!) });
   assert.deepEqual(unknown.json, { active: false });
-  const byOther = await form(`${server.issuer}/oauth/introspect`, { token }, { authorization: basic(other.clientId, other.secret!) });
-  assert.equal(byOther.json.active, true, 'a confidential resource server may introspect tokens issued to other clients');
   const jwt = 'eyJhbGciOiJSUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJ4In0.c2ln';
   const structured = await form(`${server.issuer}/oauth/introspect`, { token: jwt }, { authorization: basic(machine.clientId, machine.secret!) });
   assert.equal(structured.status, 200);
   assert.deepEqual(structured.json, { active: false });
   const revokeJwt = await form(`${server.issuer}/oauth/revoke`, { token: jwt }, { authorization: basic(machine.clientId, machine.secret!) });
   assert.equal(revokeJwt.status, 200);
+});
+
+test("a token's details go to its own app or a resource server; any other app learns nothing", async () => {
+  const rs = await server.registerApp({ name: 'Events API', appType: 'service', allowedScopes: [], resourceServer: true });
+  const token = (await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials', scope: 'events:read' }, { authorization: basic(machine.clientId, machine.secret!) })).json.access_token;
+  const byOwner = await form(`${server.issuer}/oauth/introspect`, { token }, { authorization: basic(machine.clientId, machine.secret!) });
+  assert.equal(byOwner.json.active, true);
+  assert.equal(byOwner.json.client_id, machine.clientId);
+  const byOther = await form(`${server.issuer}/oauth/introspect`, { token }, { authorization: basic(other.clientId, other.secret!) });
+  assert.equal(byOther.status, 200);
+  assert.deepEqual(byOther.json, { active: false }, 'an app that is not a resource server learns nothing of another app\'s token');
+  const byResourceServer = await form(`${server.issuer}/oauth/introspect`, { token, token_type_hint: 'access_token' }, { authorization: basic(rs.clientId, rs.secret!) });
+  assert.equal(byResourceServer.json.active, true);
+  assert.equal(byResourceServer.json.client_id, machine.clientId);
+  assert.equal(byResourceServer.json.sub, machine.principalId);
+  assert.equal(byResourceServer.json.scope, 'events:read');
 });
 
 test('an expired client-credentials token is inactive at introspection', async () => {

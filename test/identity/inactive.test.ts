@@ -15,7 +15,7 @@ let resourceServer: { clientId: string; secret: string | undefined };
 before(async () => {
   server = await startServer('idinactive');
   adminId = await server.createHuman(admin.email, admin.password, true);
-  resourceServer = await server.registerApp({ name: 'Resource server', appType: 'machine', allowedScopes: [] });
+  resourceServer = await server.registerApp({ name: 'Resource server', appType: 'machine', allowedScopes: [], resourceServer: true });
 });
 after(async () => server?.close());
 
@@ -66,7 +66,7 @@ test("a deactivated principal's tokens are inactive at introspection and refused
   try {
     assert.deepEqual((await introspect(tokens.access_token)).json, { active: false });
     assert.deepEqual((await introspect(tokens.refresh_token!, web)).json, { active: false });
-    assert.equal((await api()).status, 403);
+    assert.equal((await api()).status, 401, 'a deactivated principal\'s token is no longer live, like at introspection');
   } finally {
     await setPrincipalActive(adminId, true);
   }
@@ -79,5 +79,22 @@ test("the management API refuses an admin's token issued to an app that has sinc
   await setAppActive(web.clientId, false);
   const refused = await api();
   assert.equal(refused.status, 401);
-  assert.equal(((await refused.json()) as any).error, 'invalid_token');
+  assert.equal(((await refused.json()) as any).error.code, 'UNAUTHORIZED');
+});
+
+test("a third-party app cannot learn another app's user through introspection; a resource server can", async () => {
+  const { web, tokens } = await userTokens(['openid', 'email']);
+  const thirdParty = await server.registerApp({ name: 'Curious', appType: 'machine', allowedScopes: [] });
+  for (const token of [tokens.access_token, tokens.refresh_token!]) {
+    const r = await introspect(token, thirdParty);
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json, { active: false });
+    assert.ok(!r.text.includes(admin.email));
+  }
+  const own = await introspect(tokens.access_token, web);
+  assert.equal(own.json.username, admin.email);
+  const byResourceServer = await introspect(tokens.access_token);
+  assert.equal(byResourceServer.json.active, true);
+  assert.equal(byResourceServer.json.username, admin.email);
+  assert.equal(byResourceServer.json.sub, adminId);
 });

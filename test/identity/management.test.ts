@@ -49,6 +49,22 @@ before(async () => {
 });
 after(async () => server?.close());
 
+test('the CLI registers a resource server, which may introspect other apps\' tokens', async () => {
+  const made = await cli('apps', 'create', '--name', 'Inventory API', '--type', 'service', '--resource-server');
+  assert.equal(made.code, 0, made.err.join('\n'));
+  assert.match(made.out.join('\n'), /resource server: may introspect tokens issued to other apps/);
+  const rs = { id: /client_id: (\S+)/.exec(made.out.join('\n'))![1]!, secret: /client_secret \(shown once\): (\S+)/.exec(made.out.join('\n'))![1]! };
+  const intro = await form(`${server.issuer}/oauth/introspect`, { token: adminToken }, { authorization: basic(rs.id, rs.secret) });
+  assert.equal(intro.json.active, true);
+  assert.equal(intro.json.username, admin.email);
+  const plain = await cli('apps', 'create', '--name', 'Plain', '--type', 'service');
+  const other = { id: /client_id: (\S+)/.exec(plain.out.join('\n'))![1]!, secret: /client_secret \(shown once\): (\S+)/.exec(plain.out.join('\n'))![1]! };
+  assert.deepEqual((await form(`${server.issuer}/oauth/introspect`, { token: adminToken }, { authorization: basic(other.id, other.secret) })).json, { active: false });
+  const publicRs = await cli('apps', 'create', '--name', 'x', '--type', 'spa', '--redirect-uri', 'https://spa.example/cb', '--resource-server');
+  assert.equal(publicRs.code, 2);
+  assert.match(publicRs.err.join('\n'), /cannot be a resource server/);
+});
+
 test('the CLI refuses bad input with a usage message', async () => {
   const noEmail = await cli('admin', 'create');
   assert.equal(noEmail.code, 2);
@@ -73,7 +89,8 @@ test('the management API needs an admin-scoped token of a platform admin', async
   const bobToken = (await tokenFor(console.client_id, console.secret, bob, 'openid email admin')).tokens.access_token;
   const asBob = await api('/principals', { token: bobToken });
   assert.equal(asBob.status, 403, 'a non-admin never receives the admin scope');
-  assert.equal(asBob.body.error, 'insufficient_scope');
+  assert.equal(asBob.body.error.code, 'FORBIDDEN');
+  assert.match(String(asBob.headers.get('www-authenticate')), /error="insufficient_scope"/);
   const machine = await server.registerApp({ name: 'M', appType: 'machine', allowedScopes: [] });
   const cc = await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials' }, { authorization: basic(machine.clientId, machine.secret!) });
   assert.equal((await api('/principals', { token: cc.json.access_token })).status, 401, 'a client-credentials token is not an access token of a person');
@@ -81,7 +98,7 @@ test('the management API needs an admin-scoped token of a platform admin', async
   assert.equal((await api('/principals', { token: noAdminScope })).status, 403);
 });
 
-test('principals: create, list, read; bad input is a 400/409 in the OAuth error shape', async () => {
+test("principals: create, list, read; bad input is a 400/409 in the platform's error shape", async () => {
   const created = await api('/principals', { method: 'POST', token: adminToken, body: { type: 'human', email: 'Carol@Example.com', password: 'carol password is long', given_name: 'Carol' } });
   assert.equal(created.status, 201);
   assert.equal(created.body.email, 'carol@example.com');
@@ -90,14 +107,14 @@ test('principals: create, list, read; bad input is a 400/409 in the OAuth error 
   assert.equal(created.body.password, undefined);
   const dup = await api('/principals', { method: 'POST', token: adminToken, body: { type: 'human', email: 'carol@example.com' } });
   assert.equal(dup.status, 409);
-  assert.equal(typeof dup.body.error, 'string');
-  assert.equal(typeof dup.body.error_description, 'string');
+  assert.equal(dup.body.error.code, 'CONFLICT');
+  assert.match(dup.body.error.message, /already exists/);
   const short = await api('/principals', { method: 'POST', token: adminToken, body: { type: 'human', email: 'd@example.com', password: 'short' } });
   assert.equal(short.status, 400);
-  assert.equal(short.body.error, 'invalid_request');
+  assert.equal(short.body.error.code, 'VALIDATION_ERROR');
   const badJson = await fetch(`${server.issuer}/api/v1/principals`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: '{"type":' });
   assert.equal(badJson.status, 400);
-  assert.equal(((await badJson.json()) as any).error, 'invalid_request');
+  assert.equal(((await badJson.json()) as any).error.code, 'VALIDATION_ERROR');
   const extra = await api('/principals', { method: 'POST', token: adminToken, body: { type: 'human', email: 'e@example.com', role: 'god' } });
   assert.equal(extra.status, 400, 'unknown fields are refused');
   const badEmail = await api('/principals', { method: 'POST', token: adminToken, body: { type: 'human', email: 'not-an-email' } });
@@ -108,6 +125,9 @@ test('principals: create, list, read; bad input is a 400/409 in the OAuth error 
   assert.ok(list.body.items.every((p: any) => p.type === 'human'));
   const one = await api(`/principals/${created.body.id}`, { token: adminToken });
   assert.equal(one.body.identifier, 'carol@example.com');
+  assert.match(one.body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'timestamps are ISO 8601 in UTC');
+  const missing = await api('/principals/00000000-0000-0000-0000-000000000000', { token: adminToken });
+  assert.deepEqual(missing.body, { error: { code: 'NOT_FOUND', message: 'no principal 00000000-0000-0000-0000-000000000000' } });
   assert.equal((await api('/principals/00000000-0000-0000-0000-000000000000', { token: adminToken })).status, 404);
   assert.equal((await api('/principals/not-a-uuid', { token: adminToken })).status, 400);
   const hash = await server.runtime.db.query<{ secret_hash: string }>("SELECT secret_hash FROM credentials WHERE principal_id = $1 AND type = 'password'", [created.body.id]);
@@ -133,7 +153,7 @@ test('applications and their secrets: created, listed by prefix only, rotated, r
 
   assert.equal((await api('/applications', { method: 'POST', token: adminToken, body: { name: 'x', app_type: 'web' } })).status, 400, 'a web app needs a redirect URI');
   assert.equal((await api('/applications', { method: 'POST', token: adminToken, body: { name: 'x', app_type: 'web', redirect_uris: ['http://evil.example/cb'] } })).status, 400, 'http only for localhost');
-  assert.equal((await api('/applications', { method: 'POST', token: adminToken, body: { name: 'x', app_type: 'machine', allowed_scopes: ['nope'] } })).body.error, 'invalid_scope');
+  assert.equal((await api('/applications', { method: 'POST', token: adminToken, body: { name: 'x', app_type: 'machine', allowed_scopes: ['nope'] } })).body.error.code, 'VALIDATION_ERROR');
   assert.equal((await api('/applications', { method: 'POST', token: adminToken, body: { name: 'x', app_type: 'robot' } })).status, 400);
 
   const rotated = await api(`/applications/${app.id}/secrets`, { method: 'POST', token: adminToken });
@@ -153,8 +173,41 @@ test('applications and their secrets: created, listed by prefix only, rotated, r
   assert.equal((await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials' }, { authorization: basic(app.client_id, first) })).status, 401);
   assert.equal((await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials' }, { authorization: basic(app.client_id, second) })).status, 200);
 
+  assert.equal(app.resource_server, false, 'an app is not a resource server unless registered as one');
+  const rs = await api('/applications', { method: 'POST', token: adminToken, body: { name: 'Reports API', app_type: 'service', allowed_scopes: [], resource_server: true } });
+  assert.equal(rs.status, 201);
+  assert.equal(rs.body.application.resource_server, true);
+  const publicRs = await api('/applications', { method: 'POST', token: adminToken, body: { name: 'x', app_type: 'spa', redirect_uris: ['https://spa.example/cb'], resource_server: true } });
+  assert.equal(publicRs.status, 400, 'a public app cannot authenticate at introspection');
+  const token = (await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials' }, { authorization: basic(app.client_id, second) })).json.access_token;
+  assert.equal((await form(`${server.issuer}/oauth/introspect`, { token }, { authorization: basic(rs.body.application.client_id, rs.body.client_secret) })).json.active, true);
+
   const listed = await api('/applications', { token: adminToken });
   assert.ok(listed.body.items.some((a: any) => a.id === app.id));
+});
+
+test('lists are pages of {items, next}: a cursor walks every item once, and a forged cursor is a 400', async () => {
+  for (let i = 0; i < 5; i++) await server.createHuman(`pager-${i}@example.com`, 'a long enough password');
+  const all = await api('/principals?type=human&limit=500', { token: adminToken });
+  assert.equal(all.body.next, null, 'the last page points nowhere');
+  const seen: string[] = [];
+  let next: string | null = null;
+  let pages = 0;
+  do {
+    const page: any = await api(`/principals?type=human&limit=2${next ? `&cursor=${encodeURIComponent(next)}` : ''}`, { token: adminToken });
+    assert.equal(page.status, 200);
+    assert.ok(page.body.items.length <= 2);
+    seen.push(...page.body.items.map((p: any) => p.id));
+    next = page.body.next;
+    pages++;
+  } while (next);
+  assert.deepEqual(seen, all.body.items.map((p: any) => p.id));
+  assert.equal(pages, Math.ceil(all.body.items.length / 2));
+  const forged = await api('/principals?cursor=bm90LWpzb24', { token: adminToken });
+  assert.equal(forged.status, 400);
+  assert.equal(forged.body.error.code, 'VALIDATION_ERROR');
+  assert.equal((await api('/principals?limit=0', { token: adminToken })).status, 400);
+  assert.equal((await api('/applications?after=x', { token: adminToken })).status, 400, 'unknown query parameters are refused');
 });
 
 test("a principal's tokens and consents: listed and revoked", async () => {
@@ -166,6 +219,10 @@ test("a principal's tokens and consents: listed and revoked", async () => {
   const listed = await api(`/principals/${daveId}/tokens`, { token: adminToken });
   assert.equal(listed.status, 200);
   const kinds = listed.body.items.map((t: any) => t.kind).sort();
+  const firstOfTwo = await api(`/principals/${daveId}/tokens?limit=1`, { token: adminToken });
+  const secondOfTwo = await api(`/principals/${daveId}/tokens?limit=1&cursor=${firstOfTwo.body.next}`, { token: adminToken });
+  assert.deepEqual([...firstOfTwo.body.items, ...secondOfTwo.body.items].map((t: any) => t.id), listed.body.items.map((t: any) => t.id));
+  assert.equal(secondOfTwo.body.next, null);
   assert.deepEqual(kinds, ['access_token', 'refresh_token']);
   assert.ok(!JSON.stringify(listed.body).includes(tokens.access_token));
   const access = listed.body.items.find((t: any) => t.kind === 'access_token');
@@ -176,6 +233,7 @@ test("a principal's tokens and consents: listed and revoked", async () => {
 
   const consents = await api(`/principals/${daveId}/consents`, { token: adminToken });
   assert.equal(consents.body.items.length, 1);
+  assert.equal(consents.body.next, null);
   assert.equal(consents.body.items[0].client_id, third.clientId);
   assert.deepEqual([...consents.body.items[0].scopes].sort(), ['email', 'openid']);
   assert.equal((await api(`/principals/${daveId}/consents/${third.id}`, { method: 'DELETE', token: adminToken })).status, 204);

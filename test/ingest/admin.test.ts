@@ -18,11 +18,11 @@ after(async () => {
 
 test('the admin API requires the admin token', async () => {
   for (const authorization of [undefined, 'Bearer wrong-token-but-long-enough', `Basic ${ADMIN_TOKEN}`, ADMIN_TOKEN]) {
-    const res = await h.app.inject({ method: 'GET', url: '/v1/admin/projects', headers: authorization ? { authorization } : {} });
+    const res = await h.app.inject({ method: 'GET', url: '/api/v1/projects', headers: authorization ? { authorization } : {} });
     assert.equal(res.statusCode, 401, String(authorization));
-    assert.equal(res.json().error.code, 'unauthorized');
+    assert.equal(res.json().error.code, 'UNAUTHORIZED');
   }
-  const created = await h.app.inject({ method: 'POST', url: '/v1/admin/projects', payload: { name: 'sneaky' } });
+  const created = await h.app.inject({ method: 'POST', url: '/api/v1/projects', payload: { name: 'sneaky' } });
   assert.equal(created.statusCode, 401);
   assert.equal((await h.sql.query(`SELECT count(*)::int AS n FROM ingest.projects WHERE name = 'sneaky'`)).rows[0].n, 0);
 });
@@ -30,7 +30,7 @@ test('the admin API requires the admin token', async () => {
 test('without INGEST_ADMIN_TOKEN the admin API is closed', async () => {
   const closed = await startIngest({ INGEST_ADMIN_TOKEN: '' }, 'admin_closed');
   try {
-    const res = await closed.app.inject({ method: 'GET', url: '/v1/admin/projects', headers: { authorization: 'Bearer anything-at-all-here' } });
+    const res = await closed.app.inject({ method: 'GET', url: '/api/v1/projects', headers: { authorization: 'Bearer anything-at-all-here' } });
     assert.equal(res.statusCode, 401);
     assert.match(res.json().error.message, /INGEST_ADMIN_TOKEN/);
   } finally {
@@ -39,40 +39,61 @@ test('without INGEST_ADMIN_TOKEN the admin API is closed', async () => {
 });
 
 test('projects: create (chosen or generated id), list, get, conflict, bad input', async () => {
-  const chosen = await h.admin('POST', '/v1/admin/projects', { name: 'Web shop', id: 'web-shop' });
+  const chosen = await h.admin('POST', '/api/v1/projects', { name: 'Web shop', id: 'web-shop' });
   assert.equal(chosen.statusCode, 201);
   assert.deepEqual({ id: chosen.json().id, name: chosen.json().name }, { id: 'web-shop', name: 'Web shop' });
-  const generated = await h.admin('POST', '/v1/admin/projects', { name: 'Mobile' });
+  const generated = await h.admin('POST', '/api/v1/projects', { name: 'Mobile' });
   assert.match(generated.json().id, /^prj_[A-Za-z0-9_-]{12}$/);
-  const again = await h.admin('POST', '/v1/admin/projects', { name: 'Other', id: 'web-shop' });
+  const again = await h.admin('POST', '/api/v1/projects', { name: 'Other', id: 'web-shop' });
   assert.equal(again.statusCode, 409);
-  assert.equal((await h.admin('POST', '/v1/admin/projects', { name: 'x', id: 'has space' })).statusCode, 400);
-  assert.equal((await h.admin('POST', '/v1/admin/projects', {})).statusCode, 400);
-  const list = await h.admin('GET', '/v1/admin/projects');
-  assert.ok(list.json().projects.some((p: { id: string }) => p.id === 'web-shop'));
-  assert.equal((await h.admin('GET', '/v1/admin/projects/web-shop')).json().name, 'Web shop');
-  assert.equal((await h.admin('GET', '/v1/admin/projects/nope')).statusCode, 404);
+  assert.equal(again.json().error.code, 'CONFLICT');
+  assert.equal((await h.admin('POST', '/api/v1/projects', { name: 'x', id: 'has space' })).statusCode, 400);
+  assert.equal((await h.admin('POST', '/api/v1/projects', {})).statusCode, 400);
+  const list = await h.admin('GET', '/api/v1/projects');
+  assert.ok(list.json().items.some((p: { id: string }) => p.id === 'web-shop'));
+  assert.equal((await h.admin('GET', '/api/v1/projects/web-shop')).json().name, 'Web shop');
+  assert.equal((await h.admin('GET', '/api/v1/projects/nope')).statusCode, 404);
+});
+
+test('lists are pages of {items, next} in creation order; a cursor walks every item once', async () => {
+  for (let i = 0; i < 5; i++) await h.admin('POST', '/api/v1/projects', { name: `paged ${i}`, id: `paged-${i}` });
+  const all = (await h.admin('GET', '/api/v1/projects?limit=500')).json();
+  assert.equal(all.next, null);
+  assert.match(all.items[0].created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: any = (await h.admin('GET', `/api/v1/projects?limit=2${cursor ? `&cursor=${cursor}` : ''}`)).json();
+    assert.ok(page.items.length <= 2 && page.items.length > 0);
+    seen.push(...page.items.map((p: { id: string }) => p.id));
+    cursor = page.next;
+  } while (cursor);
+  assert.deepEqual(seen, all.items.map((p: { id: string }) => p.id));
+  const forged = await h.admin('GET', '/api/v1/projects?cursor=not-ours');
+  assert.equal(forged.statusCode, 400);
+  assert.equal(forged.json().error.code, 'VALIDATION_ERROR');
+  assert.equal((await h.admin('GET', '/api/v1/projects?limit=501')).statusCode, 400);
 });
 
 test('admin input PostgreSQL cannot hold (NUL characters) is 400 naming the field, never a 500', async () => {
   const bad = async (res: { statusCode: number; json(): any }, field: RegExp) => {
     assert.equal(res.statusCode, 400, JSON.stringify(res.json()));
-    assert.equal(res.json().error.code, 'invalid_request');
+    assert.equal(res.json().error.code, 'VALIDATION_ERROR');
     assert.match(res.json().error.message, field);
   };
-  await bad(await h.admin('POST', '/v1/admin/projects', { name: 'a\u0000b' }), /^name: must not contain a NUL character$/);
-  await bad(await h.admin('GET', '/v1/admin/projects/a%00b'), /^projectId: must not contain a NUL character$/);
-  await bad(await h.admin('GET', '/v1/admin/projects/a%00b/keys'), /^projectId: /);
-  await h.admin('POST', '/v1/admin/projects', { name: 'Nul', id: 'nul-proj' });
-  await bad(await h.admin('POST', '/v1/admin/projects/nul-proj/keys', { name: 'x\u0000' }), /^name: /);
-  await bad(await h.admin('DELETE', '/v1/admin/projects/nul-proj/keys/key%00'), /^keyId: /);
+  await bad(await h.admin('POST', '/api/v1/projects', { name: 'a\u0000b' }), /^name: must not contain a NUL character$/);
+  await bad(await h.admin('GET', '/api/v1/projects/a%00b'), /^projectId: must not contain a NUL character$/);
+  await bad(await h.admin('GET', '/api/v1/projects/a%00b/keys'), /^projectId: /);
+  await h.admin('POST', '/api/v1/projects', { name: 'Nul', id: 'nul-proj' });
+  await bad(await h.admin('POST', '/api/v1/projects/nul-proj/keys', { name: 'x\u0000' }), /^name: /);
+  await bad(await h.admin('DELETE', '/api/v1/projects/nul-proj/keys/key%00'), /^keyId: /);
   assert.equal((await h.sql.query(`SELECT count(*)::int AS n FROM ingest.api_keys WHERE project_id = 'nul-proj'`)).rows[0].n, 0);
 });
 
 test('keys: shown once, stored only as SHA-256, several per project, listed without the key, revocable', async () => {
-  await h.admin('POST', '/v1/admin/projects', { name: 'Keys', id: 'keys-proj' });
-  const a = await h.admin('POST', '/v1/admin/projects/keys-proj/keys', { name: 'ci' });
-  const b = await h.admin('POST', '/v1/admin/projects/keys-proj/keys');
+  await h.admin('POST', '/api/v1/projects', { name: 'Keys', id: 'keys-proj' });
+  const a = await h.admin('POST', '/api/v1/projects/keys-proj/keys', { name: 'ci' });
+  const b = await h.admin('POST', '/api/v1/projects/keys-proj/keys');
   assert.equal(a.statusCode, 201);
   assert.equal(a.headers['cache-control'], 'no-store');
   const keyA = a.json().key as string;
@@ -85,18 +106,18 @@ test('keys: shown once, stored only as SHA-256, several per project, listed with
   const everything = JSON.stringify((await h.sql.query('SELECT * FROM ingest.api_keys')).rows);
   assert.ok(!everything.includes(keyA), 'the key is not stored in clear');
 
-  const list = await h.admin('GET', '/v1/admin/projects/keys-proj/keys');
-  assert.equal(list.json().keys.length, 2);
+  const list = await h.admin('GET', '/api/v1/projects/keys-proj/keys');
+  assert.equal(list.json().items.length, 2);
   assert.ok(!list.body.includes(keyA));
-  assert.deepEqual(list.json().keys.map((k: { name: string }) => k.name), ['ci', '']);
+  assert.deepEqual(list.json().items.map((k: { name: string }) => k.name), ['ci', '']);
 
-  assert.equal((await h.admin('POST', '/v1/admin/projects/missing/keys', { name: 'x' })).statusCode, 404);
-  assert.equal((await h.admin('GET', '/v1/admin/projects/missing/keys')).statusCode, 404);
-  assert.equal((await h.admin('DELETE', `/v1/admin/projects/web-shop/keys/${a.json().id}`)).statusCode, 404, 'a key is revoked through its own project');
+  assert.equal((await h.admin('POST', '/api/v1/projects/missing/keys', { name: 'x' })).statusCode, 404);
+  assert.equal((await h.admin('GET', '/api/v1/projects/missing/keys')).statusCode, 404);
+  assert.equal((await h.admin('DELETE', `/api/v1/projects/web-shop/keys/${a.json().id}`)).statusCode, 404, 'a key is revoked through its own project');
 
   const send = (key: string) => h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key }, payload: { events: [makeEvent('keys-proj')] } });
   assert.equal((await send(keyA)).statusCode, 202);
-  const revoked = await h.admin('DELETE', `/v1/admin/projects/keys-proj/keys/${a.json().id}`);
+  const revoked = await h.admin('DELETE', `/api/v1/projects/keys-proj/keys/${a.json().id}`);
   assert.equal(revoked.statusCode, 200);
   assert.ok(!revoked.body.includes(keyA));
   assert.equal((await send(keyA)).statusCode, 401, 'revoked through this instance: refused at once, despite the cache');

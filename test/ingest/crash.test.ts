@@ -92,9 +92,9 @@ test('SIGKILL under load: every event answered 202 is stored exactly once and re
   let service = await startService();
   const admin = { authorization: `Bearer ${ADMIN}` };
   const projectId = 'crash-project';
-  assert.equal((await call(`${service.url}/v1/admin/projects`, 'POST', { name: 'crash', id: projectId }, admin)).status, 201);
-  const key = ((await (await call(`${service.url}/v1/admin/projects/${projectId}/keys`, 'POST', { name: 'load' }, admin)).json()) as { key: string }).key;
-  const dest = (await (await call(`${service.url}/v1/admin/projects/${projectId}/destinations`, 'POST', { name: 'hook', kind: 'webhook', base_url: receiver.url }, admin)).json()) as { secret: string };
+  assert.equal((await call(`${service.url}/api/v1/projects`, 'POST', { name: 'crash', id: projectId }, admin)).status, 201);
+  const key = ((await (await call(`${service.url}/api/v1/projects/${projectId}/keys`, 'POST', { name: 'load' }, admin)).json()) as { key: string }).key;
+  const dest = (await (await call(`${service.url}/api/v1/projects/${projectId}/destinations`, 'POST', { name: 'hook', kind: 'webhook', base_url: receiver.url }, admin)).json()) as { secret: string };
   receiver.secret = dest.secret;
 
   const acknowledged = new Set<string>();

@@ -32,10 +32,12 @@ async function storedIds(ids: string[]): Promise<string[]> {
   return (await h.sql.query('SELECT event_id FROM ingest.events WHERE event_id = ANY($1) ORDER BY event_id', [ids])).rows.map((r) => r.event_id);
 }
 
-function assertError(res: { statusCode: number; json(): any }, status: number, code: string, message?: RegExp) {
+function assertError(res: { statusCode: number; json(): any }, status: number, code: string, ...rest: [RegExp?] | [string, RegExp?]) {
+  const [reason, message] = typeof rest[0] === 'string' ? [rest[0], rest[1]] : [undefined, rest[0]];
   assert.equal(res.statusCode, status);
   assert.equal(res.json().error.code, code);
   assert.equal(typeof res.json().error.message, 'string');
+  if (reason) assert.equal(res.json().error.details?.reason, reason);
   if (message) assert.match(res.json().error.message, message);
 }
 
@@ -109,16 +111,30 @@ test('an event PostgreSQL could not store is rejected on its own, never a 500 fo
   assert.deepEqual(await storedIds([good.event_id as string, late.event_id as string]), [good.event_id]);
 });
 
-test('an event nested thousands of levels deep (well under 100 KB) is rejected on its own, not a 500', async () => {
+test('an event nested deeper than 64 levels is rejected on its own, not a 500', async () => {
   const good = makeEvent(projectId);
   const deep = makeEvent(projectId);
   const head = JSON.stringify(deep).slice(0, -1);
-  // 10 KB of brackets: JSON.stringify overflows the stack on it, and PostgreSQL's jsonb has a depth limit of its own.
-  const body = `{"events":[${head},"metadata":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}},${JSON.stringify(good)}]}`;
+  // 100 levels within the field: deeper than an event may hold, within what the whole body may hold (128).
+  const body = `{"events":[${head},"metadata":{"x":${'['.repeat(99)}${']'.repeat(99)}}},${JSON.stringify(good)}]}`;
   const res = await post(body);
   assert.equal(res.statusCode, 202, res.body);
   assert.deepEqual(res.json(), { accepted: 1, rejected: 1, errors: [{ index: 0, error: 'metadata: must not be nested more than 64 levels deep' }] });
   assert.deepEqual(await storedIds([good.event_id as string, deep.event_id as string]), [good.event_id]);
+});
+
+test('a body nested more than 128 levels is refused whole before it is parsed; brackets inside strings do not count', async () => {
+  const good = makeEvent(projectId);
+  const head = JSON.stringify(makeEvent(projectId)).slice(0, -1);
+  for (const depth of [126, 5000, 1_000_000]) {
+    const body = `{"events":[${head},"metadata":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}},${JSON.stringify(good)}]}`;
+    assertError(await post(body), 400, 'VALIDATION_ERROR', 'too_deep', /more than 128 levels deep/);
+  }
+  assert.deepEqual(await storedIds([good.event_id as string]), []);
+  const brackets = makeEvent(projectId, { 'error.message': '['.repeat(500) + '\\"{'.repeat(100) });
+  assert.deepEqual((await post({ events: [brackets] })).json(), { accepted: 1, rejected: 0, errors: [] });
+  // Unbalanced text is the parser's to judge.
+  assertError(await post('{"events":[' + ']'.repeat(200)), 400, 'VALIDATION_ERROR', 'invalid_json');
 });
 
 test('a duplicate id within one batch: the first is stored, the repeat rejected', async () => {
@@ -156,19 +172,19 @@ test('an event of another project is rejected; a key of another project cannot w
 
 test('missing, unknown and revoked keys are 401 and store nothing', async () => {
   const p = await h.project();
-  const second = await h.admin('POST', `/v1/admin/projects/${p.projectId}/keys`, { name: 'rotation' });
+  const second = await h.admin('POST', `/api/v1/projects/${p.projectId}/keys`, { name: 'rotation' });
   const secondKey = second.json().key as string;
   const event = makeEvent(p.projectId);
 
   const missing = await h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ events: [event] }) });
-  assertError(missing, 401, 'unauthorized', /X-Svc-API-Key/);
-  assertError(await post({ events: [event] }, { 'x-svc-api-key': 'isk_not-a-real-key' }), 401, 'unauthorized', /invalid or revoked/);
+  assertError(missing, 401, 'UNAUTHORIZED', /X-Svc-API-Key/);
+  assertError(await post({ events: [event] }, { 'x-svc-api-key': 'isk_not-a-real-key' }), 401, 'UNAUTHORIZED', /invalid or revoked/);
 
   assert.equal((await post({ events: [makeEvent(p.projectId)] }, { 'x-svc-api-key': p.key })).statusCode, 202);
-  const revoked = await h.admin('DELETE', `/v1/admin/projects/${p.projectId}/keys/${p.keyId}`);
+  const revoked = await h.admin('DELETE', `/api/v1/projects/${p.projectId}/keys/${p.keyId}`);
   assert.equal(revoked.statusCode, 200);
   assert.ok(revoked.json().revoked_at);
-  assertError(await post({ events: [event] }, { 'x-svc-api-key': p.key }), 401, 'unauthorized', /invalid or revoked/);
+  assertError(await post({ events: [event] }, { 'x-svc-api-key': p.key }), 401, 'UNAUTHORIZED', /invalid or revoked/);
   assert.deepEqual(await storedIds([event.event_id as string]), []);
   // The project's other key keeps working: keys rotate without downtime.
   assert.equal((await post({ events: [event] }, { 'x-svc-api-key': secondKey })).statusCode, 202);
@@ -177,21 +193,21 @@ test('missing, unknown and revoked keys are 401 and store nothing', async () => 
 
 test('malformed JSON, a body that is not a batch, and an empty body are 400 with nothing stored', async () => {
   const before = await storedCount();
-  assertError(await post('{"events": [ {"event_id": "x", '), 400, 'invalid_json', /not valid JSON/);
-  assertError(await post(`{"events": [${JSON.stringify(makeEvent(projectId))}]} trailing`), 400, 'invalid_json');
+  assertError(await post('{"events": [ {"event_id": "x", '), 400, 'VALIDATION_ERROR', 'invalid_json', /not valid JSON/);
+  assertError(await post(`{"events": [${JSON.stringify(makeEvent(projectId))}]} trailing`), 400, 'VALIDATION_ERROR', 'invalid_json');
   for (const notBatch of ['[]', '"events"', 'null', '{"events": {}}', '{"event": []}', '42']) {
-    assertError(await post(notBatch), 400, 'invalid_batch', /"events" array/);
+    assertError(await post(notBatch), 400, 'VALIDATION_ERROR', 'invalid_batch', /"events" array/);
   }
   const empty = await h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key } });
-  assertError(empty, 400, 'invalid_batch');
-  assertError(await post(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), 400, 'invalid_body', /UTF-8/);
+  assertError(empty, 400, 'VALIDATION_ERROR', 'invalid_batch');
+  assertError(await post(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), 400, 'VALIDATION_ERROR', 'invalid_body', /UTF-8/);
   assert.equal(await storedCount(), before);
 });
 
 test('a wrong content type is 415 naming application/json', async () => {
   const body = JSON.stringify({ events: [makeEvent(projectId)] });
   for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-    assertError(await post(body, { 'content-type': type }), 415, 'unsupported_media_type', /application\/json/);
+    assertError(await post(body, { 'content-type': type }), 415, 'UNSUPPORTED_MEDIA_TYPE', /application\/json/);
   }
   const untyped = await h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key }, payload: Buffer.from(body) });
   assert.equal(untyped.statusCode, 415);
@@ -201,7 +217,7 @@ test('a wrong content type is 415 naming application/json', async () => {
 test('1,001 events is 400 and nothing of it is stored; 1,000 is accepted', async () => {
   const events = Array.from({ length: 1001 }, () => makeEvent(projectId));
   const before = await storedCount();
-  assertError(await post({ events }), 400, 'batch_too_large', /at most 1,000 events \(got 1,001\)/);
+  assertError(await post({ events }), 400, 'VALIDATION_ERROR', 'batch_too_large', /at most 1,000 events \(got 1,001\)/);
   assert.equal(await storedCount(), before);
   const ok = await post({ events: events.slice(0, 1000) });
   assert.deepEqual(ok.json(), { accepted: 1000, rejected: 0, errors: [] });
@@ -214,14 +230,14 @@ test('an 11 MB body is 400 and nothing of it is stored', async () => {
   assert.ok(body.length > 11_000_000);
   const before = await storedCount();
   const res = await post(body);
-  assertError(res, 400, 'batch_too_large', /exceeds 10 MB/);
+  assertError(res, 400, 'VALIDATION_ERROR', 'batch_too_large', /exceeds 10 MB/);
   // Without Content-Length (chunked upload) the limit is counted while reading.
   const { Readable } = await import('node:stream');
   const chunked = await h.app.inject({
     method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
     payload: Readable.from([Buffer.from(body.slice(0, 6_000_000)), Buffer.from(body.slice(6_000_000))]),
   });
-  assertError(chunked, 400, 'batch_too_large', /exceeds 10 MB/);
+  assertError(chunked, 400, 'VALIDATION_ERROR', 'batch_too_large', /exceeds 10 MB/);
   assert.equal(await storedCount(), before);
 });
 
@@ -235,9 +251,9 @@ test('gzip bodies are accepted; the 10 MB limit applies after decompression; a b
   const bomb = gzipSync(Buffer.concat([Buffer.from('{"events":['), Buffer.alloc(50 * 1024 * 1024, 0x20), Buffer.from(']}')]));
   assert.ok(bomb.length < 200_000);
   const before = await storedCount();
-  assertError(await post(bomb, { 'content-encoding': 'gzip' }), 400, 'batch_too_large', /decompressed request body exceeds 10 MB/);
-  assertError(await post(Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' }), 400, 'invalid_body', /not valid gzip/);
-  assertError(await post(JSON.stringify({ events }), { 'content-encoding': 'br' }), 415, 'unsupported_media_type', /Content-Encoding br/);
+  assertError(await post(bomb, { 'content-encoding': 'gzip' }), 400, 'VALIDATION_ERROR', 'batch_too_large', /decompressed request body exceeds 10 MB/);
+  assertError(await post(Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' }), 400, 'VALIDATION_ERROR', 'invalid_body', /not valid gzip/);
+  assertError(await post(JSON.stringify({ events }), { 'content-encoding': 'br' }), 415, 'UNSUPPORTED_MEDIA_TYPE', /Content-Encoding br/);
   assert.equal(await storedCount(), before);
 });
 
@@ -246,7 +262,7 @@ test('any method but POST on /v1/events is 405 with Allow: POST, before the key 
     const res = await h.app.inject({ method, url: '/v1/events' });
     assert.equal(res.statusCode, 405, method);
     assert.equal(res.headers.allow, 'POST', method);
-    if (method !== 'HEAD') assertError(res, 405, 'method_not_allowed');
+    if (method !== 'HEAD') assertError(res, 405, 'METHOD_NOT_ALLOWED');
   }
 });
 
@@ -262,7 +278,7 @@ test('a CORS preflight from an allowed origin is answered so browsers may send X
   assert.match(String(preflight.headers.vary), /Origin/);
 
   const stranger = await h.app.inject({ method: 'OPTIONS', url: '/v1/events', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
-  assertError(stranger, 403, 'origin_not_allowed');
+  assertError(stranger, 403, 'FORBIDDEN');
   assert.equal(stranger.headers['access-control-allow-origin'], undefined);
 
   const actual = await post({ events: [makeEvent(projectId)] }, { origin: 'https://app.example.com' });

@@ -21,7 +21,7 @@ after(async () => {
 });
 
 const patch = (id: string, payload: unknown, token = ADMIN_TOKEN) =>
-  h.app.inject({ method: 'PATCH', url: `/v1/admin/destinations/${id}`, headers: { authorization: `Bearer ${token}` }, payload: payload as object });
+  h.app.inject({ method: 'PATCH', url: `/api/v1/destinations/${id}`, headers: { authorization: `Bearer ${token}` }, payload: payload as object });
 
 function assertError(res: { statusCode: number; json(): any }, status: number, message: RegExp) {
   assert.equal(res.statusCode, status, JSON.stringify(res.json()));
@@ -29,17 +29,17 @@ function assertError(res: { statusCode: number; json(): any }, status: number, m
 }
 
 test('destination routes need the admin token', async () => {
-  const noToken = await h.app.inject({ method: 'GET', url: `/v1/admin/projects/${projectId}/destinations` });
+  const noToken = await h.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/destinations` });
   assert.equal(noToken.statusCode, 401);
-  const wrong = await h.app.inject({ method: 'POST', url: `/v1/admin/projects/${projectId}/destinations`, headers: { authorization: 'Bearer wrong-token-wrong-token' }, payload: { name: 'x', kind: 'webhook', base_url: 'https://example.com' } });
+  const wrong = await h.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/destinations`, headers: { authorization: 'Bearer wrong-token-wrong-token' }, payload: { name: 'x', kind: 'webhook', base_url: 'https://example.com' } });
   assert.equal(wrong.statusCode, 401);
   assert.equal((await patch('dst_x', { enabled: false }, 'nope-nope-nope-nope')).statusCode, 401);
-  assert.equal((await h.app.inject({ method: 'POST', url: '/v1/admin/destinations/dst_x/dead-letters/replay', payload: {} })).statusCode, 401);
+  assert.equal((await h.app.inject({ method: 'POST', url: '/api/v1/destinations/dst_x/dead-letters/replay', payload: {} })).statusCode, 401);
 });
 
 test('destination and dead-letter input the database cannot take is 400, never a 500', async () => {
   const bad = (res: { statusCode: number; json(): any }, message: RegExp) => assertError(res, 400, message);
-  const url = `/v1/admin/projects/${projectId}/destinations`;
+  const url = `/api/v1/projects/${projectId}/destinations`;
   const webhook = { kind: 'webhook', base_url: 'https://example.com/hook' };
   bad(await h.admin('POST', url, { name: 'a\u0000', ...webhook }), /^name: must not contain a NUL character$/);
   bad(await h.admin('POST', url, { name: 'a', ...webhook, settings: { note: 'x\u0000' } }), /^settings\.note: must not contain a NUL/);
@@ -47,21 +47,21 @@ test('destination and dead-letter input the database cannot take is 400, never a
   const deep = `{"name":"a","kind":"webhook","base_url":"https://example.com/hook","settings":{"deep":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
   const deepRes = await h.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, payload: deep });
   bad(deepRes, /^settings\.deep(\.0)*: must not be nested more than 64 levels deep$/);
-  bad(await h.admin('GET', '/v1/admin/projects/x%00/destinations'), /^projectId: /);
-  bad(await h.admin('GET', '/v1/admin/destinations/dst%00'), /^destinationId: /);
+  bad(await h.admin('GET', '/api/v1/projects/x%00/destinations'), /^projectId: /);
+  bad(await h.admin('GET', '/api/v1/destinations/dst%00'), /^destinationId: /);
   const created = await h.admin('POST', url, { name: 'nul-checks', ...webhook });
   assert.equal(created.statusCode, 201);
   const id = created.json().id as string;
   bad(await patch(id, { name: '\u0000' }), /^name: /);
   bad(await patch(id, { settings: { a: '\u0000' } }), /^settings\.a: /);
   // Ids beyond PostgreSQL's bigint (and JavaScript's safe integers) are refused by the schema.
-  bad(await h.admin('GET', `/v1/admin/destinations/${id}/dead-letters?after=100000000000000000000`), /after/);
-  bad(await h.admin('POST', `/v1/admin/destinations/${id}/dead-letters/replay`, { ids: [1e20] }), /ids/);
-  assert.equal((await h.admin('GET', `/v1/admin/destinations/${id}`)).json().name, 'nul-checks');
+  bad(await h.admin('GET', `/api/v1/destinations/${id}/dead-letters?cursor=${Buffer.from('[100000000000000000000]').toString('base64url')}`), /cursor/);
+  bad(await h.admin('POST', `/api/v1/destinations/${id}/dead-letters/replay`, { ids: [1e20] }), /ids/);
+  assert.equal((await h.admin('GET', `/api/v1/destinations/${id}`)).json().name, 'nul-checks');
 });
 
 test('bad destination input is refused with a message naming the problem', async () => {
-  const url = `/v1/admin/projects/${projectId}/destinations`;
+  const url = `/api/v1/projects/${projectId}/destinations`;
   assertError(await h.admin('POST', url, { name: 'a', kind: 'kafka' }), 400, /kind/);
   assertError(await h.admin('POST', url, { name: 'a', kind: 'webhook' }), 400, /base_url: required for webhook/);
   assertError(await h.admin('POST', url, { name: 'a', kind: 'webhook', base_url: 'ftp://example.com/x' }), 400, /base_url: must be an absolute http or https URL/);
@@ -74,13 +74,13 @@ test('bad destination input is refused with a message naming the problem', async
   assertError(await h.admin('POST', url, { name: 'a', kind: 'amplitude', credentials: { api_key: 'k' }, settings: { min_id_length: 0 } }), 400, /min_id_length/);
   assertError(await h.admin('POST', url, { name: 'a', kind: 'posthog', credentials: { api_key: 'k' }, extra: 1 }), 400, /extra|additional/);
   assertError(await h.admin('POST', url, { name: '', kind: 'posthog', credentials: { api_key: 'k' } }), 400, /name/);
-  assertError(await h.admin('POST', '/v1/admin/projects/nope/destinations', { name: 'a', kind: 'posthog', credentials: { api_key: 'k' } }), 404, /no project nope/);
-  assertError(await h.admin('GET', '/v1/admin/projects/nope/destinations'), 404, /no project nope/);
-  assertError(await h.admin('GET', '/v1/admin/destinations/dst_none'), 404, /no destination/);
-  assertError(await h.admin('DELETE', '/v1/admin/destinations/dst_none'), 404, /no destination/);
+  assertError(await h.admin('POST', '/api/v1/projects/nope/destinations', { name: 'a', kind: 'posthog', credentials: { api_key: 'k' } }), 404, /no project nope/);
+  assertError(await h.admin('GET', '/api/v1/projects/nope/destinations'), 404, /no project nope/);
+  assertError(await h.admin('GET', '/api/v1/destinations/dst_none'), 404, /no destination/);
+  assertError(await h.admin('DELETE', '/api/v1/destinations/dst_none'), 404, /no destination/);
   assertError(await patch('dst_none', { enabled: true }), 404, /no destination/);
-  assertError(await h.admin('GET', '/v1/admin/destinations/dst_none/dead-letters'), 404, /no destination/);
-  assertError(await h.admin('POST', '/v1/admin/destinations/dst_none/dead-letters/replay', {}), 404, /no destination/);
+  assertError(await h.admin('GET', '/api/v1/destinations/dst_none/dead-letters'), 404, /no destination/);
+  assertError(await h.admin('POST', '/api/v1/destinations/dst_none/dead-letters/replay', {}), 404, /no destination/);
 });
 
 test('credentials are sealed at rest and never returned; vendor defaults apply; names are unique per project', async () => {
@@ -89,13 +89,13 @@ test('credentials are sealed at rest and never returned; vendor defaults apply; 
   assert.deepEqual(created.credential_fields, ['api_key']);
   assert.equal(created.enabled, true);
   assert.equal(created.secret, undefined);
-  const listed = await h.admin('GET', `/v1/admin/projects/${projectId}/destinations`);
-  for (const body of [JSON.stringify(created), listed.body, (await h.admin('GET', `/v1/admin/destinations/${created.id}`)).body]) assert.ok(!body.includes('phc_super_secret_value'));
+  const listed = await h.admin('GET', `/api/v1/projects/${projectId}/destinations`);
+  for (const body of [JSON.stringify(created), listed.body, (await h.admin('GET', `/api/v1/destinations/${created.id}`)).body]) assert.ok(!body.includes('phc_super_secret_value'));
   const row = (await h.sql.query('SELECT * FROM ingest.destinations WHERE id = $1', [created.id])).rows[0];
   assert.ok(!JSON.stringify(row).includes('phc_super_secret_value'), 'not stored in clear');
   assert.deepEqual(JSON.parse(openSealedString(Buffer.from(SECRET_KEY, 'hex'), row.credentials_sealed, `ingest.destination:${created.id}`)), { api_key: 'phc_super_secret_value' });
   assert.throws(() => openSealedString(Buffer.from(SECRET_KEY, 'hex'), row.credentials_sealed, 'ingest.destination:dst_other'));
-  assertError(await h.admin('POST', `/v1/admin/projects/${projectId}/destinations`, { name: 'ph', kind: 'segment', credentials: { write_key: 'w' } }), 409, /already has a destination named "ph"/);
+  assertError(await h.admin('POST', `/api/v1/projects/${projectId}/destinations`, { name: 'ph', kind: 'segment', credentials: { write_key: 'w' } }), 409, /already has a destination named "ph"/);
 });
 
 test('a destination is changed (enabled, renamed, re-pointed, new credentials) and deleted with what it had queued', async () => {
@@ -115,10 +115,10 @@ test('a destination is changed (enabled, renamed, re-pointed, new credentials) a
 
   assert.equal((await patch(d.id, { enabled: true })).statusCode, 200);
   await sendEvents(h, key, [makeEvent(projectId), makeEvent(projectId)]);
-  assert.equal((await h.admin('GET', `/v1/admin/destinations/${d.id}`)).json().pending, 2);
-  const removed = await h.admin('DELETE', `/v1/admin/destinations/${d.id}`);
+  assert.equal((await h.admin('GET', `/api/v1/destinations/${d.id}`)).json().pending, 2);
+  const removed = await h.admin('DELETE', `/api/v1/destinations/${d.id}`);
   assert.equal(removed.statusCode, 204);
-  assert.equal((await h.admin('GET', `/v1/admin/destinations/${d.id}`)).statusCode, 404);
+  assert.equal((await h.admin('GET', `/api/v1/destinations/${d.id}`)).statusCode, 404);
   assert.equal((await h.sql.query('SELECT count(*)::int AS n FROM ingest.outbox WHERE destination_id = $1', [d.id])).rows[0].n, 0);
 });
 
@@ -139,7 +139,7 @@ test('the outbox gets one entry per enabled destination of the event\'s own proj
     [mine.id],
   );
   assert.deepEqual(rows.map((r) => r.event_id), events.map((e) => e.event_id));
-  for (const d of [mine, off, theirs]) await h.admin('DELETE', `/v1/admin/destinations/${d.id}`);
+  for (const d of [mine, off, theirs]) await h.admin('DELETE', `/api/v1/destinations/${d.id}`);
 });
 
 test('dead letters are paged by id and replayed by id or all at once', async () => {
@@ -152,29 +152,30 @@ test('dead letters are paged by id and replayed by id or all at once', async () 
      SELECT m.destination_id, m.event_row_id, e.event_id, 'HTTP 400: nope', 10, now(), m.created_at FROM moved m JOIN ingest.events e ON e.id = m.event_row_id ORDER BY m.event_row_id`,
     [d.id],
   );
-  const page1 = (await h.admin('GET', `/v1/admin/destinations/${d.id}/dead-letters?limit=2`)).json();
-  assert.equal(page1.dead_letters.length, 2);
-  assert.equal(page1.next_after, page1.dead_letters[1].id);
-  const page2 = (await h.admin('GET', `/v1/admin/destinations/${d.id}/dead-letters?limit=2&after=${page1.next_after}`)).json();
-  assert.equal(page2.dead_letters.length, 2);
-  assert.ok(page2.dead_letters[0].id > page1.next_after);
-  const page3 = (await h.admin('GET', `/v1/admin/destinations/${d.id}/dead-letters?limit=2&after=${page2.next_after}`)).json();
-  assert.equal(page3.dead_letters.length, 1);
-  assert.equal(page3.next_after, null);
-  assertError(await h.admin('GET', `/v1/admin/destinations/${d.id}/dead-letters?limit=0`), 400, /limit/);
-  assertError(await h.admin('POST', `/v1/admin/destinations/${d.id}/dead-letters/replay`, { ids: ['x'] }), 400, /ids/);
+  const page1 = (await h.admin('GET', `/api/v1/destinations/${d.id}/dead-letters?limit=2`)).json();
+  assert.equal(page1.items.length, 2);
+  assert.equal(typeof page1.next, 'string');
+  const page2 = (await h.admin('GET', `/api/v1/destinations/${d.id}/dead-letters?limit=2&cursor=${page1.next}`)).json();
+  assert.equal(page2.items.length, 2);
+  assert.ok(page2.items[0].id > page1.items[1].id);
+  const page3 = (await h.admin('GET', `/api/v1/destinations/${d.id}/dead-letters?limit=2&cursor=${page2.next}`)).json();
+  assert.equal(page3.items.length, 1);
+  assert.equal(page3.next, null);
+  assertError(await h.admin('GET', `/api/v1/destinations/${d.id}/dead-letters?cursor=WzEsMl0`), 400, /cursor/);
+  assertError(await h.admin('GET', `/api/v1/destinations/${d.id}/dead-letters?limit=0`), 400, /limit/);
+  assertError(await h.admin('POST', `/api/v1/destinations/${d.id}/dead-letters/replay`, { ids: ['x'] }), 400, /ids/);
 
-  const one = await h.admin('POST', `/v1/admin/destinations/${d.id}/dead-letters/replay`, { ids: [page1.dead_letters[0].id] });
+  const one = await h.admin('POST', `/api/v1/destinations/${d.id}/dead-letters/replay`, { ids: [page1.items[0].id] });
   assert.deepEqual(one.json(), { replayed: 1 });
-  assert.equal((await h.admin('GET', `/v1/admin/destinations/${d.id}`)).json().pending, 1);
-  const rest = await h.admin('POST', `/v1/admin/destinations/${d.id}/dead-letters/replay`);
+  assert.equal((await h.admin('GET', `/api/v1/destinations/${d.id}`)).json().pending, 1);
+  const rest = await h.admin('POST', `/api/v1/destinations/${d.id}/dead-letters/replay`);
   assert.deepEqual(rest.json(), { replayed: 4 });
-  const after = (await h.admin('GET', `/v1/admin/destinations/${d.id}`)).json();
+  const after = (await h.admin('GET', `/api/v1/destinations/${d.id}`)).json();
   assert.equal(after.pending, 5);
   assert.equal(after.dead_letters, 0);
   const attempts = (await h.sql.query('SELECT DISTINCT attempts FROM ingest.outbox WHERE destination_id = $1', [d.id])).rows;
   assert.deepEqual(attempts, [{ attempts: 0 }]);
-  await h.admin('DELETE', `/v1/admin/destinations/${d.id}`);
+  await h.admin('DELETE', `/api/v1/destinations/${d.id}`);
 });
 
 test('the CLI creates, lists, disables, enables and deletes destinations and lists and replays dead letters', async () => {

@@ -14,7 +14,7 @@ export const FAST_FORWARDING: Record<string, string> = {
 };
 
 export async function createDestination(h: IngestHarness, projectId: string, body: Record<string, unknown>): Promise<Record<string, any>> {
-  const res = await h.admin('POST', `/v1/admin/projects/${projectId}/destinations`, body);
+  const res = await h.admin('POST', `/api/v1/projects/${projectId}/destinations`, body);
   assert.equal(res.statusCode, 201, res.body);
   return res.json();
 }
@@ -37,13 +37,13 @@ export async function waitFor<T>(what: string, check: () => T | Promise<T>, time
 }
 
 export async function deadLetters(h: IngestHarness, destinationId: string): Promise<Record<string, any>[]> {
-  const res = await h.admin('GET', `/v1/admin/destinations/${destinationId}/dead-letters`);
+  const res = await h.admin('GET', `/api/v1/destinations/${destinationId}/dead-letters`);
   assert.equal(res.statusCode, 200, res.body);
-  return res.json().dead_letters;
+  return res.json().items;
 }
 
 export async function destination(h: IngestHarness, id: string): Promise<Record<string, any>> {
-  const res = await h.admin('GET', `/v1/admin/destinations/${id}`);
+  const res = await h.admin('GET', `/api/v1/destinations/${id}`);
   assert.equal(res.statusCode, 200, res.body);
   return res.json();
 }

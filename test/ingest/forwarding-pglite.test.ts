@@ -19,9 +19,9 @@ test('forwarding runs on the embedded database too (no DATABASE_URL): trigger, c
       assert.ok(res.statusCode < 300, res.body);
       return res.json();
     };
-    await admin('/v1/admin/projects', { name: 'embedded', id: 'embedded' });
-    const { key } = await admin('/v1/admin/projects/embedded/keys', { name: 'k' });
-    const dest = await admin('/v1/admin/projects/embedded/destinations', { name: 'hook', kind: 'webhook', base_url: receiver.url });
+    await admin('/api/v1/projects', { name: 'embedded', id: 'embedded' });
+    const { key } = await admin('/api/v1/projects/embedded/keys', { name: 'k' });
+    const dest = await admin('/api/v1/projects/embedded/destinations', { name: 'hook', kind: 'webhook', base_url: receiver.url });
     receiver.secret = dest.secret;
     receiver.fail({ status: 503 });
     const events = Array.from({ length: 25 }, () => makeEvent('embedded'));

@@ -64,7 +64,10 @@ test('answers with per-record failures are read by index; a bad API key is the d
   assert.equal(amp.kind === 'partial' && amp.othersDelivered, false);
   assert.deepEqual(amplitudeAdapter.interpret(answer(400, { code: 400, error: 'Invalid API key: k' }), 1), { kind: 'rejected', reason: 'HTTP 400: Invalid API key: k', scope: 'destination' });
   const throttled = amplitudeAdapter.interpret(answer(429, { code: 429, error: 'Too many requests for some devices and users', throttled_events: [0] }), 1);
-  assert.deepEqual(throttled, { kind: 'retry', reason: 'HTTP 429: Too many requests for some devices and users', retryAfterMs: 30_000 });
+  // No Retry-After: the destination's configured backoff decides, not a fixed pause.
+  assert.deepEqual(throttled, { kind: 'retry', reason: 'HTTP 429: Too many requests for some devices and users', retryAfterMs: undefined });
+  const told = amplitudeAdapter.interpret({ status: 429, headers: new Headers({ 'retry-after': '2' }), text: '{"code":429,"error":"Too many requests"}' }, 1);
+  assert.equal(told.kind === 'retry' && told.retryAfterMs, 2000);
   assert.equal(mixpanelAdapter.interpret(answer(408, {}), 1).kind, 'retry');
   assert.equal(mixpanelAdapter.interpret(answer(413, { error: 'too big' }), 1).kind, 'rejected');
 });

@@ -35,7 +35,7 @@ async function receiver(): Promise<WebhookReceiver> {
 const secretPath = () => `/services/T0${randomToken(4)}/B0${randomToken(4)}/${randomToken(18)}`;
 
 const patch = (id: string, payload: unknown) =>
-  h.app.inject({ method: 'PATCH', url: `/v1/admin/destinations/${id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: payload as object });
+  h.app.inject({ method: 'PATCH', url: `/api/v1/destinations/${id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: payload as object });
 
 /** Every column of the destination's row, as text, so a test can look for the URL anywhere in it. */
 async function rowText(id: string): Promise<string> {
@@ -72,10 +72,10 @@ test('a webhook URL with a path is stored sealed and shown only as scheme, host 
   assertHidden(row, path, 'the destinations row');
   assert.ok(!row.includes('abc123def456'), 'the destinations row shows the query');
 
-  const got = await h.admin('GET', `/v1/admin/destinations/${created.id}`);
+  const got = await h.admin('GET', `/api/v1/destinations/${created.id}`);
   assert.equal(got.json().base_url, `${r.url}/…`);
   assertHidden(got.body, path, 'the get answer');
-  const listed = await h.admin('GET', `/v1/admin/projects/${projectId}/destinations`);
+  const listed = await h.admin('GET', `/api/v1/projects/${projectId}/destinations`);
   assert.equal(listed.statusCode, 200);
   assertHidden(listed.body, path, 'the list answer');
 
@@ -90,7 +90,7 @@ test('a webhook URL with a path is stored sealed and shown only as scheme, host 
   const request = r.received.find((q) => q.method === 'POST')!;
   assert.equal(request.url.pathname, path);
   assert.equal(request.url.searchParams.get('token'), 'abc123def456');
-  await h.admin('DELETE', `/v1/admin/destinations/${created.id}`);
+  await h.admin('DELETE', `/api/v1/destinations/${created.id}`);
 });
 
 test('a URL without a path is shown as it is, and a vendor default too', async () => {
@@ -99,8 +99,8 @@ test('a URL without a path is shown as it is, and a vendor default too', async (
   const posthog = await createDestination(h, projectId, { name: 'ph', kind: 'posthog', credentials: { api_key: 'phc_123456' }, base_url: 'https://eu.i.posthog.com/ingest/xyz' });
   assert.equal(posthog.base_url, 'https://eu.i.posthog.com/…');
   assertHidden(await rowText(posthog.id), '/ingest/xyz', 'the posthog row');
-  await h.admin('DELETE', `/v1/admin/destinations/${plain.id}`);
-  await h.admin('DELETE', `/v1/admin/destinations/${posthog.id}`);
+  await h.admin('DELETE', `/api/v1/destinations/${plain.id}`);
+  await h.admin('DELETE', `/api/v1/destinations/${posthog.id}`);
 });
 
 test('a new URL given through the admin API is sealed and used by the next delivery', async () => {
@@ -125,7 +125,7 @@ test('a new URL given through the admin API is sealed and used by the next deliv
   await waitFor('the second event at the second receiver', () => second.arrivals.get(String(e2.event_id)));
   assert.equal(first.arrivals.get(String(e2.event_id)), undefined);
   assert.equal(second.received.at(-1)!.url.pathname, path);
-  await h.admin('DELETE', `/v1/admin/destinations/${d.id}`);
+  await h.admin('DELETE', `/api/v1/destinations/${d.id}`);
 });
 
 test('the CLI changes a URL, taken from the environment so it stays out of the shell history', async () => {
@@ -150,7 +150,7 @@ test('the CLI changes a URL, taken from the environment so it stays out of the s
   assert.match(bad.err, /base_url: must be an absolute http or https URL/);
   assert.equal((await cli('destinations', 'set-url', 'dst_missing', 'https://example.com/')).code, 1);
   assert.equal((await cli('destinations', 'set-url', d.id)).code, 2);
-  await h.admin('DELETE', `/v1/admin/destinations/${d.id}`);
+  await h.admin('DELETE', `/api/v1/destinations/${d.id}`);
 });
 
 test('a refusal or redirect echoing the URL reaches neither dead letters, the outbox nor the admin API in clear', async () => {
@@ -181,7 +181,7 @@ test('a refusal or redirect echoing the URL reaches neither dead letters, the ou
   });
   assert.match(last, /redirects are not followed/);
   assertHidden(last, movedPath, 'the redirect reason');
-  await h.admin('DELETE', `/v1/admin/destinations/${d.id}`);
+  await h.admin('DELETE', `/api/v1/destinations/${d.id}`);
 });
 
 async function insertOldRow(url: string): Promise<string> {
@@ -200,7 +200,7 @@ test('a destination written before URLs were sealed still delivers, is shown red
   const path = secretPath();
   const id = await insertOldRow(`${r.url}${path}`);
 
-  const got = await h.admin('GET', `/v1/admin/destinations/${id}`);
+  const got = await h.admin('GET', `/api/v1/destinations/${id}`);
   assert.equal(got.json().base_url, `${r.url}/…`);
   assertHidden(got.body, path, 'the get answer of an old row');
   assertHidden((await cli('destinations', 'list', projectId)).out, path, 'the CLI list of an old row');
@@ -213,7 +213,7 @@ test('a destination written before URLs were sealed still delivers, is shown red
   const again = makeEvent(projectId);
   await sendEvents(h, key, [again]);
   await waitFor('the next event, from the sealed URL', () => r.arrivals.get(String(again.event_id)));
-  await h.admin('DELETE', `/v1/admin/destinations/${id}`);
+  await h.admin('DELETE', `/api/v1/destinations/${id}`);
 });
 
 test('an instance starting seals every URL still kept in clear', async () => {
@@ -232,6 +232,6 @@ test('an instance starting seals every URL still kept in clear', async () => {
   } finally {
     await app.close();
     dataDir.remove();
-    for (const id of ids) await h.admin('DELETE', `/v1/admin/destinations/${id}`);
+    for (const id of ids) await h.admin('DELETE', `/api/v1/destinations/${id}`);
   }
 });

@@ -98,7 +98,7 @@ test('posthog: /batch/ with the api key, each event in properties unchanged, eve
 test('posthog: 429 with Retry-After is honoured before the next attempt, then the batch is delivered', async () => {
   const posthog = await use(startPostHog('phc_key_2'));
   const { projectId, key, dest } = await setup('posthog', posthog.url, { api_key: 'phc_key_2' });
-  posthog.fail({ status: 429, headers: { 'retry-after': '1' }, body: { type: 'throttled', code: 'rate_limited', detail: 'Rate limit exceeded' } });
+  posthog.fail({ status: 429, headers: { 'retry-after': '1' }, body: { type: 'throttled', code: 'RATE_LIMITED', detail: 'Rate limit exceeded' } });
   const event = makeEvent(projectId);
   await sendEvents(h, key, [event]);
   await waitFor('posthog delivery after 429', () => posthog.events.size === 1, 15_000);
@@ -130,18 +130,20 @@ test('segment: /v1/batch with the write key, messageId is event_id; 5xx answers 
   assert.deepEqual(await deadLetters(h, dest.id), []);
 });
 
-test('segment: batches stay under 500 KB and 32 KB per event; a larger event goes to the dead letters, the others arrive', async () => {
+test('segment: batches stay under 500 KB and 32 KB per event, counted as Segment does (1 KB = 1,000 bytes); a larger event goes to the dead letters, the others arrive', async () => {
   const segment = await use(startSegment('seg_wk2'));
   const { projectId, key, dest } = await setup('segment', segment.url, { write_key: 'seg_wk2' });
   const events = Array.from({ length: 40 }, () => makeEvent(projectId, { metadata: { blob: 'x'.repeat(30_000) } }));
-  const tooBig = makeEvent(projectId, { metadata: { blob: 'y'.repeat(40_000) } });
+  // Over 32,000 bytes as Segment receives it, yet under 32 KiB: too big for Segment.
+  const tooBig = makeEvent(projectId, { metadata: { blob: 'y'.repeat(32_100) } });
   await sendEvents(h, key, [...events.slice(0, 20), tooBig, ...events.slice(20)]);
   await waitFor('segment delivery of 40 events', () => segment.events.size === 40);
   assert.ok(segment.received.length >= 3, `40 events of 30 KB need at least 3 requests, got ${segment.received.length}`);
-  for (const r of segment.received) assert.ok(r.body.length <= 500 * 1024, `a request of ${r.body.length} bytes`);
+  for (const r of segment.received) assert.ok(r.body.length <= 500_000, `a request of ${r.body.length} bytes`);
   const dead = await waitFor('dead letter of the large event', async () => (await deadLetters(h, dest.id)).at(0));
   assert.equal(dead.event_id, tooBig.event_id);
-  assert.match(dead.reason, /over its limit of 32\d{3} bytes/);
+  assert.match(dead.reason, /^event is 32\d{3} bytes as segment receives it, over its limit of 32000 bytes$/);
+  assert.ok(Number(/^event is (\d+)/.exec(dead.reason)![1]) < 32 * 1024);
 });
 
 test('mixpanel: /import with strict=1, $insert_id is event_id; a record it refuses goes to the dead letters, the rest are imported once', async () => {
@@ -197,6 +199,21 @@ test('amplitude: /2/httpapi, insert_id is event_id; events it refuses are dead-l
   assert.ok(!amplitude.events.has(bad.event_id as string));
 });
 
+test('amplitude: a 429 without Retry-After is retried after the configured backoff (at most 100 ms here), not a fixed 30 s', async () => {
+  const amplitude = await use(startAmplitude('amp_key_429'));
+  const { projectId, key, dest } = await setup('amplitude', amplitude.url, { api_key: 'amp_key_429' });
+  amplitude.fail({ status: 429, body: { code: 429, error: 'Too many requests for some devices and users', throttled_events: [0] } }, 2);
+  const event = makeEvent(projectId, { 'session.id': 'session-429' });
+  await sendEvents(h, key, [event]);
+  await waitFor('amplitude delivery after two 429s', () => amplitude.events.size === 1);
+  assert.equal(amplitude.received.length, 3);
+  for (let i = 1; i < 3; i++) {
+    const gap = amplitude.received[i]!.at - amplitude.received[i - 1]!.at;
+    assert.ok(gap < 5_000, `attempt ${i + 1} came ${gap} ms after a 429 without Retry-After`);
+  }
+  assert.deepEqual(await deadLetters(h, dest.id), []);
+});
+
 test('amplitude: an answer echoing the API key never puts it in a dead letter', async () => {
   const amplitude = await use(startAmplitude('amp_right_key'));
   const { projectId, key, dest } = await setup('amplitude', amplitude.url, { api_key: 'amp_wrong_key_XYZ' });
@@ -247,12 +264,12 @@ test('dead letters are listed and replayed: after the receiver recovers they are
   assert.equal(list[0]!.event_id, event.event_id);
   assert.equal(list[0]!.attempts, 3);
   assert.ok(Date.parse(list[0]!.dead_at) >= Date.parse(list[0]!.first_failed_at));
-  const replay = await h.admin('POST', `/v1/admin/destinations/${dest.id}/dead-letters/replay`, {});
+  const replay = await h.admin('POST', `/api/v1/destinations/${dest.id}/dead-letters/replay`, {});
   assert.equal(replay.statusCode, 200);
   assert.deepEqual(replay.json(), { replayed: 1 });
   await waitFor('replayed delivery', () => receiver.events.has(event.event_id as string));
   assert.deepEqual(await deadLetters(h, dest.id), []);
-  assert.deepEqual((await h.admin('POST', `/v1/admin/destinations/${dest.id}/dead-letters/replay`, { ids: [999999] })).json(), { replayed: 0 });
+  assert.deepEqual((await h.admin('POST', `/api/v1/destinations/${dest.id}/dead-letters/replay`, { ids: [999999] })).json(), { replayed: 0 });
 });
 
 test('lag is reported per destination: the age of the oldest pending event, 0 once delivered', async () => {

@@ -65,13 +65,13 @@ async function admin(app: App, method: 'GET' | 'POST' | 'PATCH', url: string, pa
 
 async function project(app: App): Promise<{ projectId: string; key: string }> {
   const projectId = `p_${randomToken(6)}`;
-  await admin(app, 'POST', '/v1/admin/projects', { name: projectId, id: projectId });
-  const key = await admin(app, 'POST', `/v1/admin/projects/${projectId}/keys`, { name: 'k' });
+  await admin(app, 'POST', '/api/v1/projects', { name: projectId, id: projectId });
+  const key = await admin(app, 'POST', `/api/v1/projects/${projectId}/keys`, { name: 'k' });
   return { projectId, key: key.key };
 }
 
 async function webhookDestination(app: App, projectId: string, r: WebhookReceiver, name = 'hook'): Promise<string> {
-  const d = await admin(app, 'POST', `/v1/admin/projects/${projectId}/destinations`, { name, kind: 'webhook', base_url: r.url });
+  const d = await admin(app, 'POST', `/api/v1/projects/${projectId}/destinations`, { name, kind: 'webhook', base_url: r.url });
   r.secret = d.secret;
   return d.id;
 }
@@ -177,12 +177,12 @@ test('with the global switch off events queue up; a restarted instance with it o
   await send(off, key, events);
   await new Promise((res) => setTimeout(res, 200));
   assert.equal(r.received.length, 0, 'nothing is sent while forwarding is off');
-  assert.equal((await admin(off, 'GET', `/v1/admin/destinations/${dest}`)).pending, 30);
+  assert.equal((await admin(off, 'GET', `/api/v1/destinations/${dest}`)).pending, 30);
   await close(off);
 
   const on = await instance();
   await waitFor('delivery after restart', () => events.every((e) => r.arrivals.get(e.event_id as string) === 1));
-  await waitFor('outbox emptied', async () => (await admin(on, 'GET', `/v1/admin/destinations/${dest}`)).pending === 0);
+  await waitFor('outbox emptied', async () => (await admin(on, 'GET', `/api/v1/destinations/${dest}`)).pending === 0);
   await close(on);
 });
 
@@ -217,14 +217,14 @@ test('a disabled destination keeps what it had pending, queues nothing new, and 
   const before = makeEvent(projectId);
   await send(app, key, [before]);
   await waitFor('first failure', () => r.received.length >= 1);
-  await admin(app, 'PATCH', `/v1/admin/destinations/${dest}`, { enabled: false });
+  await admin(app, 'PATCH', `/api/v1/destinations/${dest}`, { enabled: false });
   const during = makeEvent(projectId);
   await send(app, key, [during]);
-  assert.equal((await admin(app, 'GET', `/v1/admin/destinations/${dest}`)).pending, 1);
+  assert.equal((await admin(app, 'GET', `/api/v1/destinations/${dest}`)).pending, 1);
   const seen = r.received.length;
   await new Promise((res) => setTimeout(res, 300));
   assert.ok(r.received.length <= seen + 1, 'no more than a request already in flight reaches a disabled destination');
-  await admin(app, 'PATCH', `/v1/admin/destinations/${dest}`, { enabled: true });
+  await admin(app, 'PATCH', `/api/v1/destinations/${dest}`, { enabled: true });
   await waitFor('pending delivered after re-enabling', () => r.events.has(before.event_id as string));
   await new Promise((res) => setTimeout(res, 200));
   assert.ok(!r.events.has(during.event_id as string), 'events accepted while disabled are not forwarded');
@@ -238,7 +238,7 @@ test('an event becomes a dead letter only once it has had the attempts and the t
   const dest = await webhookDestination(app, projectId, r);
   r.fail({ status: 422, body: { error: 'unprocessable' } }, 1000);
   await send(app, key, [makeEvent(projectId)]);
-  const dead = await waitFor('dead letter', async () => (await admin(app, 'GET', `/v1/admin/destinations/${dest}/dead-letters`)).dead_letters.at(0), 10_000);
+  const dead = await waitFor('dead letter', async () => (await admin(app, 'GET', `/api/v1/destinations/${dest}/dead-letters`)).items.at(0), 10_000);
   const waited = Date.parse(dead.dead_at) - Date.parse(dead.first_failed_at);
   assert.ok(waited >= 700, `dead-lettered ${waited} ms after the first failure`);
   assert.ok(dead.attempts > 2, `kept retrying until the time had passed (${dead.attempts} attempts)`);

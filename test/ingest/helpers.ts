@@ -37,9 +37,9 @@ export async function startIngest(env: Record<string, string> = {}, label = 'ing
     sql,
     admin,
     async project(id = `p_${randomUUID().slice(0, 8)}`) {
-      const created = await admin('POST', '/v1/admin/projects', { name: `project ${id}`, id });
+      const created = await admin('POST', '/api/v1/projects', { name: `project ${id}`, id });
       if (created.statusCode !== 201) throw new Error(`project: ${created.statusCode} ${created.body}`);
-      const key = await admin('POST', `/v1/admin/projects/${id}/keys`, { name: 'test' });
+      const key = await admin('POST', `/api/v1/projects/${id}/keys`, { name: 'test' });
       if (key.statusCode !== 201) throw new Error(`key: ${key.statusCode} ${key.body}`);
       return { projectId: id, key: key.json().key, keyId: key.json().id };
     },

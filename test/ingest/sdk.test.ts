@@ -83,9 +83,9 @@ before(async () => {
   await sql.connect();
   const auth = { authorization: `Bearer ${ADMIN}` };
   projectId = 'shop';
-  const created = await ingest.inject({ method: 'POST', url: '/v1/admin/projects', headers: auth, payload: { id: projectId, name: 'Shop' } });
+  const created = await ingest.inject({ method: 'POST', url: '/api/v1/projects', headers: auth, payload: { id: projectId, name: 'Shop' } });
   assert.equal(created.statusCode, 201, created.body);
-  const key = await ingest.inject({ method: 'POST', url: `/v1/admin/projects/${projectId}/keys`, headers: auth, payload: { name: 'browser' } });
+  const key = await ingest.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/keys`, headers: auth, payload: { name: 'browser' } });
   apiKey = key.json().key;
   browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
 });

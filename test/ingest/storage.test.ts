@@ -49,7 +49,7 @@ test('a request whose rows fail in the database does not sink the others of its 
     const batches = Array.from({ length: 12 }, (_, i) => [makeEvent(projectId, i === 5 ? { event_id: 'poison' } : {}), makeEvent(projectId)]);
     const answers = await Promise.all(batches.map((events) => post(key, events)));
     answers.forEach((a, i) => assert.equal(a.statusCode, i === 5 ? 500 : 202, `request ${i}: ${a.body}`));
-    assert.deepEqual(answers[5]!.json(), { error: { code: 'internal_error', message: 'internal server error' } });
+    assert.deepEqual(answers[5]!.json(), { error: { code: 'INTERNAL_ERROR', message: 'internal server error' } });
     const stored = (await sql.query('SELECT event_id FROM ingest.events WHERE project_id = $1', [projectId])).rows.map((r) => r.event_id);
     assert.equal(stored.length, 22);
     assert.ok(!stored.includes('poison'));
@@ -98,7 +98,7 @@ test('database unreachable: 503 with Retry-After, /ready 503, nothing acknowledg
     const refused = await post(cached.key, during);
     assert.equal(refused.statusCode, 503, refused.body);
     assert.equal(refused.headers['retry-after'], '5');
-    assert.equal(refused.json().error.code, 'unavailable');
+    assert.equal(refused.json().error.code, 'UNAVAILABLE');
     // A key never seen before cannot be checked: also 503, not 401.
     const unchecked = await post(fresh.key, [makeEvent(fresh.projectId)]);
     assert.equal(unchecked.statusCode, 503);

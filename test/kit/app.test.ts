@@ -14,7 +14,7 @@ async function build(options: Partial<Parameters<typeof createApp>[0]> = {}) {
     },
   }, async (request, reply) => reply.code(201).send({ id: 'i1', name: request.body.name }));
   app.get('/conflict', async () => {
-    throw new HttpError(409, 'already_exists', 'the item exists', { headers: { 'retry-after': '5' } });
+    throw new HttpError(409, 'CONFLICT', 'the item exists', { headers: { 'retry-after': '5' } });
   });
   app.get('/boom', async () => {
     throw new Error('connection to 10.0.0.5 failed: password authentication failed for user "admin"');
@@ -47,31 +47,31 @@ test('schema violations, bad JSON, oversize bodies and unknown routes get the do
   const app = await build();
   const invalid = await app.inject({ method: 'POST', url: '/items', payload: { name: '', count: -1 } });
   assert.equal(invalid.statusCode, 400);
-  assert.equal(invalid.json().error.code, 'invalid_request');
+  assert.equal(invalid.json().error.code, 'VALIDATION_ERROR');
   assert.match(invalid.json().error.message, /name|count/);
 
   const badJson = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'application/json' }, payload: '{"name":' });
   assert.equal(badJson.statusCode, 400);
-  assert.equal(badJson.json().error.code, 'invalid_request');
+  assert.equal(badJson.json().error.code, 'VALIDATION_ERROR');
 
   const big = await app.inject({ method: 'POST', url: '/items', payload: { name: 'x'.repeat(2000), count: 1 } });
   assert.equal(big.statusCode, 413);
-  assert.equal(big.json().error.code, 'payload_too_large');
+  assert.equal(big.json().error.code, 'PAYLOAD_TOO_LARGE');
 
   const wrongType = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'text/csv' }, payload: 'a,b' });
   assert.equal(wrongType.statusCode, 415);
 
   const plain = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'text/plain' }, payload: 'hello' });
   assert.equal(plain.statusCode, 415);
-  assert.equal(plain.json().error.code, 'unsupported_media_type');
+  assert.equal(plain.json().error.code, 'UNSUPPORTED_MEDIA_TYPE');
 
   const badUrl = await app.inject({ method: 'GET', url: '/items/%E0%A4%A' });
   assert.equal(badUrl.statusCode, 400);
-  assert.equal(badUrl.json().error.code, 'invalid_request');
+  assert.equal(badUrl.json().error.code, 'VALIDATION_ERROR');
 
   const missing = await app.inject({ method: 'GET', url: '/nowhere?token=abc' });
   assert.equal(missing.statusCode, 404);
-  assert.deepEqual(missing.json(), { error: { code: 'not_found', message: 'no route for GET /nowhere' } });
+  assert.deepEqual(missing.json(), { error: { code: 'NOT_FOUND', message: 'no route for GET /nowhere' } });
   await app.close();
 });
 
@@ -80,7 +80,7 @@ test('HttpError keeps its status, code and headers', async () => {
   const res = await app.inject({ method: 'GET', url: '/conflict' });
   assert.equal(res.statusCode, 409);
   assert.equal(res.headers['retry-after'], '5');
-  assert.deepEqual(res.json(), { error: { code: 'already_exists', message: 'the item exists' } });
+  assert.deepEqual(res.json(), { error: { code: 'CONFLICT', message: 'the item exists' } });
   await app.close();
 });
 
@@ -88,7 +88,7 @@ test('an unexpected error is a 500 that leaks nothing', async () => {
   const app = await build();
   const res = await app.inject({ method: 'GET', url: '/boom' });
   assert.equal(res.statusCode, 500);
-  assert.deepEqual(res.json(), { error: { code: 'internal_error', message: 'internal server error' } });
+  assert.deepEqual(res.json(), { error: { code: 'INTERNAL_ERROR', message: 'internal server error' } });
   assert.ok(!res.body.includes('password') && !res.body.includes('10.0.0.5'));
   await app.close();
 });
@@ -96,13 +96,13 @@ test('an unexpected error is a 500 that leaks nothing', async () => {
 test('a service can shape and reclassify errors to its own contract', async () => {
   const app = await build({
     errorBody: (e) => ({ error: e.code, error_description: e.message }),
-    classify: (e) => (e.statusCode === 413 ? { ...e, statusCode: 400, code: 'too_large' } : e),
+    classify: (e) => (e.statusCode === 413 ? { ...e, statusCode: 400, code: 'VALIDATION_ERROR' } : e),
   });
   const res = await app.inject({ method: 'GET', url: '/conflict' });
-  assert.deepEqual(res.json(), { error: 'already_exists', error_description: 'the item exists' });
+  assert.deepEqual(res.json(), { error: 'CONFLICT', error_description: 'the item exists' });
   const big = await app.inject({ method: 'POST', url: '/items', payload: { name: 'x'.repeat(2000), count: 1 } });
   assert.equal(big.statusCode, 400);
-  assert.equal(big.json().error, 'too_large');
+  assert.equal(big.json().error, 'VALIDATION_ERROR');
   await app.close();
 });
 

@@ -36,7 +36,7 @@ test('an unknown command or service is a usage error', () => {
   assert.match(a.stderr, /unknown command "frobnicate"/);
   const b = run(['start', 'nosuch']);
   assert.equal(b.status, 2);
-  assert.match(b.stderr, /unknown service "nosuch"; known: identity, ingest/);
+  assert.match(b.stderr, /unknown service "nosuch"; known: identity, dashboard, audit, ingest/);
 });
 
 test('a malformed variable stops the start with one line naming it', () => {

@@ -2,7 +2,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase, type Database } from '../../src/kit/db.ts';
+import { isDatabaseUnavailable, openDatabase, type Database } from '../../src/kit/db.ts';
 import { migrate } from '../../src/kit/migrations.ts';
 import { DirectoryInUseError } from '../../src/kit/dir-lock.ts';
 import { freshPostgres } from '../support/postgres.ts';
@@ -166,4 +166,58 @@ test('a lock left by a dead process is taken over', async () => {
   writeFileSync(join(dataDir, 'platform.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, owner: 'gone' }));
   const db = await openDatabase({ dataDir, schema: 'svc' });
   await db.close();
+});
+
+test('a pooled connection the server drops while checked out neither crashes the process nor stays in the pool', async () => {
+  const db = await openDatabase({ url: pgdb.url, dataDir: '', schema: 'dropped', poolSize: 2 });
+  const admin = await openDatabase({ url: pgdb.url, dataDir: '', schema: 'dropped_admin', poolSize: 1 });
+  try {
+    const failure = await db.transaction(async (tx) => {
+      const pid = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      // Terminated while idle inside the transaction: the 'error' arrives with no statement running.
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      while (db.poolStats().lost === 0) await new Promise((resolve) => setImmediate(resolve));
+      return tx.query('SELECT 1').then(() => undefined, (err: unknown) => err);
+    }).then((value) => value, (err: unknown) => err);
+    assert.ok(failure instanceof Error, 'the statement after the drop failed');
+    assert.ok(isDatabaseUnavailable(failure), `recognised as the database being unavailable: ${(failure as Error).message}`);
+    assert.equal((await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one, 1, 'the pool replaced the connection');
+    assert.equal(db.poolStats().waiting, 0);
+  } finally {
+    await db.close();
+    await admin.close();
+  }
+});
+
+test('idle pooled connections terminated by the server are replaced on the next query', async () => {
+  const db = await openDatabase({ url: pgdb.url, dataDir: '', schema: 'idle_drop', poolSize: 3 });
+  const admin = await openDatabase({ url: pgdb.url, dataDir: '', schema: 'idle_drop_admin', poolSize: 1 });
+  try {
+    await Promise.all([1, 2, 3].map(() => db.query('SELECT pg_sleep(0.05)')));
+    assert.equal(db.poolStats().total, 3);
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_sleep(0.05)%'");
+    while (db.poolStats().lost < 3) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(db.poolStats().total, 0, 'the dead connections left the pool');
+    assert.equal((await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one, 1);
+  } finally {
+    await db.close();
+    await admin.close();
+  }
+});
+
+test('connection failures are told apart from faults in the statement', async () => {
+  const db = await openDatabase({ url: pgdb.url, dataDir: '', schema: 'faults', poolSize: 1 });
+  try {
+    const syntax = await db.query('SELEC 1').catch((e: unknown) => e);
+    assert.equal(isDatabaseUnavailable(syntax), false, 'a syntax error is the statement\'s fault');
+    await db.exec('CREATE TABLE IF NOT EXISTS u (id int PRIMARY KEY); INSERT INTO u VALUES (1) ON CONFLICT DO NOTHING');
+    assert.equal(isDatabaseUnavailable(await db.query('INSERT INTO u VALUES (1)').catch((e: unknown) => e)), false);
+    assert.equal(isDatabaseUnavailable(await db.query('SELECT pg_terminate_backend(pg_backend_pid())').catch((e: unknown) => e)), true);
+  } finally {
+    await db.close();
+  }
+  const unreachable = await openDatabase({ url: 'postgres://postgres@127.0.0.1:1/none', dataDir: '', schema: 'x' }).catch((e: unknown) => e);
+  assert.equal(isDatabaseUnavailable(unreachable), true, 'a refused connection');
+  assert.equal(isDatabaseUnavailable(new TypeError('x is not a function')), false);
+  assert.equal(isDatabaseUnavailable(undefined), false);
 });

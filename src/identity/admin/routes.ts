@@ -3,41 +3,28 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import type { ProviderHolder } from '../oidc/mount.ts';
-import type { AccountDirectory } from '../oidc/accounts.ts';
-import type { AppRecord, ClientStore } from '../oidc/clients.ts';
-import { createHuman, findPrincipal, listPrincipals } from '../principals/store.ts';
-import { APP_TYPES, createApp, createSecret, findApp, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
+import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
+import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
+import { ADMIN_SCOPE } from '../config.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
+import type { ClientStore } from '../oidc/clients.ts';
+import { APP_TYPES, type AppRecord } from '../apps/record.ts';
+import { findPrincipal } from '../principals/view.ts';
+import { registerPrincipalRoutes } from '../principals/routes.ts';
+import { registerOrganizationRoutes } from '../organizations/routes.ts';
+import { ByTime, ById, Errors, Nullable, Page, Security, Uuid } from './schemas.ts';
+import { createApp, createSecret, findApp, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
 import { listConsents, revokeConsent } from '../consent/store.ts';
 import { listTokens, revokeToken } from './tokens.ts';
-import { requireAdmin } from './guard.ts';
 
 export interface AdminDeps {
   db: Database;
-  holder: ProviderHolder;
   clients: ClientStore;
-  accounts: AccountDirectory;
+  accounts: PrincipalDirectory;
   scopes: string[];
+  guard: AdminGuard;
 }
 
-const Uuid = Type.String({ format: 'uuid' });
-const OAuthError = Type.Object({ error: Type.String(), error_description: Type.String() });
-const Errors = { 400: OAuthError, 401: OAuthError, 403: OAuthError, 404: OAuthError, 409: OAuthError };
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-
-const PrincipalOut = Type.Object({
-  id: Uuid,
-  type: Type.String(),
-  identifier: Type.String(),
-  display_name: Type.String(),
-  active: Type.Boolean(),
-  allowed_scopes: Type.Array(Type.String()),
-  organization_id: Nullable(Type.String()),
-  email: Type.Optional(Nullable(Type.String())),
-  is_platform_admin: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
 
 const AppOut = Type.Object({
   id: Uuid,
@@ -55,6 +42,7 @@ const AppOut = Type.Object({
   authorization_code_ttl: Type.Integer(),
   refresh_token_rotation: Type.Boolean(),
   first_party: Type.Boolean(),
+  resource_server: Type.Boolean({ description: 'May introspect tokens issued to other apps; every other app learns only its own tokens.' }),
   public: Type.Boolean(),
   active: Type.Boolean(),
   principal_id: Uuid,
@@ -95,21 +83,6 @@ const ConsentOut = Type.Object({
   revoked_reason: Nullable(Type.String()),
 });
 
-const Page = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }), after: Type.Optional(Uuid) });
-
-const NewPrincipal = Type.Object(
-  {
-    type: Type.Literal('human', { description: 'Humans only for now; applications are created through /applications.' }),
-    email: Type.String({ minLength: 3, maxLength: 320 }),
-    password: Type.Optional(Type.String({ minLength: 12, maxLength: 1024 })),
-    display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    given_name: Type.Optional(Type.String({ maxLength: 100 })),
-    family_name: Type.Optional(Type.String({ maxLength: 100 })),
-    is_platform_admin: Type.Optional(Type.Boolean()),
-    email_verified: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
 
 const NewApp = Type.Object(
   {
@@ -125,6 +98,7 @@ const NewApp = Type.Object(
     authorization_code_ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
     refresh_token_rotation: Type.Optional(Type.Boolean()),
     first_party: Type.Optional(Type.Boolean()),
+    resource_server: Type.Optional(Type.Boolean({ description: 'Register the app as a resource server: it may introspect tokens issued to other apps. Confidential apps only.' })),
   },
   { additionalProperties: false },
 );
@@ -134,7 +108,7 @@ export function appOut(a: AppRecord): Static<typeof AppOut> {
     id: a.id, client_id: a.clientId, name: a.name, description: a.description, logo_url: a.logoUrl, app_type: a.appType,
     redirect_uris: a.redirectUris, allowed_grants: a.allowedGrants, allowed_response_types: a.allowedResponseTypes,
     allowed_scopes: a.allowedScopes, access_token_ttl: a.accessTokenTtl, refresh_token_ttl: a.refreshTokenTtl,
-    authorization_code_ttl: a.authorizationCodeTtl, refresh_token_rotation: a.refreshTokenRotation, first_party: a.firstParty,
+    authorization_code_ttl: a.authorizationCodeTtl, refresh_token_rotation: a.refreshTokenRotation, first_party: a.firstParty, resource_server: a.resourceServer,
     public: a.public, active: a.active, principal_id: a.principalId,
   };
 }
@@ -143,81 +117,65 @@ export function appOut(a: AppRecord): Static<typeof AppOut> {
 export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    scope.addHook('onRequest', async (request) => {
-      await requireAdmin(request, deps.holder, deps.accounts, deps.clients);
-    });
-    const security = [{ adminToken: [] }];
+    // All of the management API needs the `admin` scope; checked before any body is parsed.
+    scope.addHook('onRequest', deps.guard.require(ADMIN_SCOPE));
+    const security = Security;
     const tags = ['management'];
 
     const principalOf = async (id: string) => {
       const p = await findPrincipal(deps.db, id);
-      if (!p) throw new HttpError(404, 'not_found', `no principal ${id}`);
+      if (!p) throw new HttpError(404, 'NOT_FOUND', `no principal ${id}`);
       return p;
     };
     const appOf = async (id: string) => {
       const a = await findApp(deps.db, id);
-      if (!a) throw new HttpError(404, 'not_found', `no application ${id}`);
+      if (!a) throw new HttpError(404, 'NOT_FOUND', `no application ${id}`);
       return a;
     };
 
-    scope.post('/principals', {
-      schema: { tags, security, summary: 'Create a human principal', body: NewPrincipal, response: { 201: PrincipalOut, ...Errors } },
-    }, async (request, reply) => {
-      const b = request.body;
-      const h = await createHuman(deps.db, {
-        email: b.email, password: b.password, displayName: b.display_name, givenName: b.given_name, familyName: b.family_name,
-        isPlatformAdmin: b.is_platform_admin ?? false, emailVerified: b.email_verified ?? false,
-      });
-      return reply.code(201).send(h);
-    });
-
-    scope.get('/principals', {
-      schema: { tags, security, summary: 'List principals', querystring: Type.Object({ ...Page.properties, type: Type.Optional(Type.Union([Type.Literal('human'), Type.Literal('application'), Type.Literal('agent'), Type.Literal('service')])) }), response: { 200: Type.Object({ items: Type.Array(PrincipalOut), next: Nullable(Type.String()) }), ...Errors } },
-    }, async (request) => {
-      const items = await listPrincipals(deps.db, { type: request.query.type, limit: request.query.limit, after: request.query.after });
-      return { items, next: items.length === request.query.limit ? items[items.length - 1]!.id : null };
-    });
-
-    scope.get('/principals/:id', {
-      schema: { tags, security, summary: 'One principal', params: Type.Object({ id: Uuid }), response: { 200: PrincipalOut, ...Errors } },
-    }, async (request) => principalOf(request.params.id));
+    await registerPrincipalRoutes(scope, deps);
+    await registerOrganizationRoutes(scope, deps);
 
     scope.get('/principals/:id/tokens', {
-      schema: { tags, security, summary: "A principal's live tokens", params: Type.Object({ id: Uuid }), response: { 200: Type.Object({ items: Type.Array(TokenOut) }), ...Errors } },
+      schema: { operationId: 'listPrincipalTokens', tags, security, summary: "A principal's live tokens, newest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(TokenOut), ...Errors } },
     }, async (request) => {
       await principalOf(request.params.id);
-      return { items: await listTokens(deps.db, request.params.id) };
+      const { limit, cursor } = request.query;
+      const rows = await listTokens(deps.db, request.params.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
+      return toPage(rows, limit, (t) => t.position, ({ position: _, ...t }) => t);
     });
 
     scope.delete('/principals/:id/tokens/:tokenId', {
-      schema: { tags, security, summary: 'Revoke one token (a refresh token takes its family)', params: Type.Object({ id: Uuid, tokenId: Uuid }), response: { 204: Type.Null(), ...Errors } },
+      schema: { operationId: 'revokePrincipalToken', tags, security, summary: 'Revoke one token (a refresh token takes its family)', params: Type.Object({ id: Uuid, tokenId: Uuid }), response: { 204: Type.Null(), ...Errors } },
     }, async (request, reply) => {
-      if (!(await revokeToken(deps.db, request.params.id, request.params.tokenId))) throw new HttpError(404, 'not_found', 'no live token with this id for this principal');
+      if (!(await revokeToken(deps.db, request.params.id, request.params.tokenId))) throw new HttpError(404, 'NOT_FOUND', 'no live token with this id for this principal');
       return reply.code(204).send(null);
     });
 
     scope.get('/principals/:id/consents', {
-      schema: { tags, security, summary: "A principal's consents", params: Type.Object({ id: Uuid }), response: { 200: Type.Object({ items: Type.Array(ConsentOut) }), ...Errors } },
+      schema: { operationId: 'listPrincipalConsents', tags, security, summary: "A principal's consents, oldest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(ConsentOut), ...Errors } },
     }, async (request) => {
       await principalOf(request.params.id);
-      return { items: await listConsents(deps.db, request.params.id) };
+      const { limit, cursor } = request.query;
+      const rows = await listConsents(deps.db, request.params.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
+      return toPage(rows, limit, (c) => c.position, ({ position: _, ...c }) => c);
     });
 
     scope.delete('/principals/:id/consents/:appId', {
-      schema: { tags, security, summary: "Revoke a principal's consent to an app, and that app's tokens for the principal", params: Type.Object({ id: Uuid, appId: Uuid }), response: { 204: Type.Null(), ...Errors } },
+      schema: { operationId: 'revokePrincipalConsent', tags, security, summary: "Revoke a principal's consent to an app, and that app's tokens for the principal", params: Type.Object({ id: Uuid, appId: Uuid }), response: { 204: Type.Null(), ...Errors } },
     }, async (request, reply) => {
-      if (!(await revokeConsent(deps.db, request.params.id, request.params.appId, 'admin_revoked'))) throw new HttpError(404, 'not_found', 'no live consent of this principal to this app');
+      if (!(await revokeConsent(deps.db, request.params.id, request.params.appId, 'admin_revoked'))) throw new HttpError(404, 'NOT_FOUND', 'no live consent of this principal to this app');
       return reply.code(204).send(null);
     });
 
     scope.post('/applications', {
-      schema: { tags, security, summary: 'Register an application; a confidential one gets its first secret, shown once', body: NewApp, response: { 201: Type.Object({ application: AppOut, client_secret: Type.Optional(Type.String()) }), ...Errors } },
+      schema: { operationId: 'createApplication', tags, security, summary: 'Register an application; a confidential one gets its first secret, shown once', body: NewApp, response: { 201: Type.Object({ application: AppOut, client_secret: Type.Optional(Type.String()) }), ...Errors } },
     }, async (request, reply) => {
       const b = request.body;
       const created = await createApp(deps.db, {
         name: b.name, appType: b.app_type, clientId: b.client_id, redirectUris: b.redirect_uris, allowedScopes: b.allowed_scopes,
         description: b.description, logoUrl: b.logo_url, accessTokenTtl: b.access_token_ttl, refreshTokenTtl: b.refresh_token_ttl,
-        authorizationCodeTtl: b.authorization_code_ttl, refreshTokenRotation: b.refresh_token_rotation, firstParty: b.first_party,
+        authorizationCodeTtl: b.authorization_code_ttl, refreshTokenRotation: b.refresh_token_rotation, firstParty: b.first_party, resourceServer: b.resource_server,
       }, deps.scopes);
       deps.clients.invalidate(created.clientId);
       const secret = created.public ? undefined : (await createSecret(deps.db, created.id)).secret;
@@ -225,21 +183,22 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.get('/applications', {
-      schema: { tags, security, summary: 'List applications', querystring: Page, response: { 200: Type.Object({ items: Type.Array(AppOut), next: Nullable(Type.String()) }), ...Errors } },
+      schema: { operationId: 'listApplications', tags, security, summary: 'List applications', querystring: Page, response: { 200: pageOf(AppOut), ...Errors } },
     }, async (request) => {
-      const items = await listApps(deps.db, { limit: request.query.limit, after: request.query.after });
-      return { items: items.map(appOut), next: items.length === request.query.limit ? items[items.length - 1]!.id : null };
+      const { limit, cursor } = request.query;
+      const rows = await listApps(deps.db, { limit: limit + 1, after: decodeCursor(cursor, ById)?.[0] });
+      return toPage(rows, limit, (a) => [a.id], appOut);
     });
 
     scope.get('/applications/:id', {
-      schema: { tags, security, summary: 'One application', params: Type.Object({ id: Uuid }), response: { 200: AppOut, ...Errors } },
+      schema: { operationId: 'getApplication', tags, security, summary: 'One application', params: Type.Object({ id: Uuid }), response: { 200: AppOut, ...Errors } },
     }, async (request) => appOut(await appOf(request.params.id)));
 
     scope.post('/applications/:id/secrets', {
-      schema: { tags, security, summary: 'Add a client secret (for rotation); shown once', params: Type.Object({ id: Uuid }), response: { 201: NewSecretOut, ...Errors } },
+      schema: { operationId: 'createApplicationSecret', tags, security, summary: 'Add a client secret (for rotation); shown once', params: Type.Object({ id: Uuid }), response: { 201: NewSecretOut, ...Errors } },
     }, async (request, reply) => {
       const a = await appOf(request.params.id);
-      if (a.public) throw new HttpError(400, 'invalid_request', `a ${a.appType} app is public and has no secrets`);
+      if (a.public) throw new HttpError(400, 'VALIDATION_ERROR', `a ${a.appType} app is public and has no secrets`);
       const s = await createSecret(deps.db, a.id);
       deps.clients.invalidate(a.clientId);
       const { secret, ...info } = s;
@@ -247,17 +206,19 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     });
 
     scope.get('/applications/:id/secrets', {
-      schema: { tags, security, summary: "An application's secrets (prefixes only)", params: Type.Object({ id: Uuid }), response: { 200: Type.Object({ items: Type.Array(SecretOut) }), ...Errors } },
+      schema: { operationId: 'listApplicationSecrets', tags, security, summary: "An application's secrets (prefixes only), oldest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(SecretOut), ...Errors } },
     }, async (request) => {
       const a = await appOf(request.params.id);
-      return { items: await listSecrets(deps.db, a.id) };
+      const { limit, cursor } = request.query;
+      const rows = await listSecrets(deps.db, a.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
+      return toPage(rows, limit, (s) => s.position, ({ position: _, ...s }) => s);
     });
 
     scope.delete('/applications/:id/secrets/:secretId', {
-      schema: { tags, security, summary: 'Revoke a client secret', params: Type.Object({ id: Uuid, secretId: Uuid }), response: { 204: Type.Null(), ...Errors } },
+      schema: { operationId: 'revokeApplicationSecret', tags, security, summary: 'Revoke a client secret', params: Type.Object({ id: Uuid, secretId: Uuid }), response: { 204: Type.Null(), ...Errors } },
     }, async (request, reply) => {
       const a = await appOf(request.params.id);
-      if (!(await revokeSecret(deps.db, a.id, request.params.secretId))) throw new HttpError(404, 'not_found', 'no live secret with this id for this application');
+      if (!(await revokeSecret(deps.db, a.id, request.params.secretId))) throw new HttpError(404, 'NOT_FOUND', 'no live secret with this id for this application');
       deps.clients.invalidate(a.clientId);
       return reply.code(204).send(null);
     });

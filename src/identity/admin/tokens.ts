@@ -1,4 +1,5 @@
 import type { Database } from '../../kit/db.ts';
+import { isoUtc } from '../../kit/sql.ts';
 
 export interface TokenView {
   id: string;
@@ -12,17 +13,19 @@ export interface TokenView {
   last_used_at: string | null;
 }
 
-/** A principal's live tokens (never the values: those are not stored). */
-export async function listTokens(db: Database, principalId: string): Promise<TokenView[]> {
-  const r = await db.query<TokenView>(
-    `SELECT id, kind, client_id, scopes, created_at::text AS created_at,
-            coalesce(refresh_expires_at, access_expires_at)::text AS expires_at, client_ip, user_agent, last_used_at::text AS last_used_at
+/** A principal's live tokens, newest first (never the values: those are not stored), `limit` of them after the position `after`. */
+export async function listTokens(db: Database, principalId: string, page: { limit: number; after?: readonly [string, string] | undefined }): Promise<(TokenView & { position: [string, string] })[]> {
+  const r = await db.query<TokenView & { sort_at: string }>(
+    `SELECT id, kind, client_id, scopes, ${isoUtc('created_at')} AS created_at,
+            ${isoUtc('coalesce(refresh_expires_at, access_expires_at)')} AS expires_at, client_ip, user_agent, ${isoUtc('last_used_at')} AS last_used_at,
+            created_at::text AS sort_at
        FROM oauth_tokens
       WHERE principal_id = $1 AND NOT revoked AND consumed_at IS NULL AND coalesce(refresh_expires_at, access_expires_at) > now()
-      ORDER BY created_at DESC LIMIT 500`,
-    [principalId],
+        AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
+      ORDER BY created_at DESC, id DESC LIMIT $4`,
+    [principalId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
   );
-  return r.rows;
+  return r.rows.map(({ sort_at, ...t }) => ({ ...t, position: [sort_at, t.id] }));
 }
 
 /** Revokes one token; a refresh token takes its whole family (grant) with it. */

@@ -1,9 +1,8 @@
 import type { Database } from '../../kit/db.ts';
 import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { appFromRow, type AppRecord, type AppType } from '../oidc/clients.ts';
-
-export const APP_TYPES = ['web', 'spa', 'native', 'service', 'machine'] as const;
+import { isoUtc } from '../../kit/sql.ts';
+import { APP_TYPES, appFromRow, type AppRecord, type AppType } from './record.ts';
 
 export interface NewApp {
   name: string;
@@ -18,6 +17,7 @@ export interface NewApp {
   authorizationCodeTtl?: number | undefined;
   refreshTokenRotation?: boolean | undefined;
   firstParty?: boolean | undefined;
+  resourceServer?: boolean | undefined;
   ownerId?: string | undefined;
 }
 
@@ -37,41 +37,42 @@ function checkRedirectUri(uri: string, type: AppType): void {
   try {
     u = new URL(uri);
   } catch {
-    throw new HttpError(400, 'invalid_request', `redirect URI "${uri}" is not an absolute URL`);
+    throw new HttpError(400, 'VALIDATION_ERROR', `redirect URI "${uri}" is not an absolute URL`);
   }
-  if (u.hash) throw new HttpError(400, 'invalid_request', `redirect URI "${uri}" must not have a fragment`);
+  if (u.hash) throw new HttpError(400, 'VALIDATION_ERROR', `redirect URI "${uri}" must not have a fragment`);
   const loopback = u.hostname === 'localhost' || u.hostname === '127.0.0.1' || u.hostname === '[::1]';
   if (u.protocol === 'https:') return;
   if (u.protocol === 'http:' && (loopback || type === 'native')) return;
   if (type === 'native' && /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(u.protocol)) return;
-  throw new HttpError(400, 'invalid_request', `redirect URI "${uri}" must use https (http only for localhost; native apps may use a reverse-domain scheme)`);
+  throw new HttpError(400, 'VALIDATION_ERROR', `redirect URI "${uri}" must use https (http only for localhost; native apps may use a reverse-domain scheme)`);
 }
 
 function checkTtl(name: string, value: number | undefined): void {
   if (value !== undefined && (!Number.isInteger(value) || value < 1 || value > 31_536_000)) {
-    throw new HttpError(400, 'invalid_request', `${name} must be an integer number of seconds from 1 to 31536000`);
+    throw new HttpError(400, 'VALIDATION_ERROR', `${name} must be an integer number of seconds from 1 to 31536000`);
   }
 }
 
 /** Registers an OAuth client: its application principal, the oauth_apps record and the principal's extension row. */
 export async function createApp(db: Database, input: NewApp, knownScopes: readonly string[]): Promise<AppRecord> {
   const type = input.appType ?? 'web';
-  if (!APP_TYPES.includes(type)) throw new HttpError(400, 'invalid_request', `app_type must be one of ${APP_TYPES.join(', ')}`);
+  if (!APP_TYPES.includes(type)) throw new HttpError(400, 'VALIDATION_ERROR', `app_type must be one of ${APP_TYPES.join(', ')}`);
   const name = input.name?.trim();
-  if (!name) throw new HttpError(400, 'invalid_request', 'name must not be empty');
+  if (!name) throw new HttpError(400, 'VALIDATION_ERROR', 'name must not be empty');
   const clientId = input.clientId ?? `app_${randomToken(16)}`;
-  if (!CLIENT_ID.test(clientId)) throw new HttpError(400, 'invalid_request', 'client_id must be 3 to 128 characters among letters, digits and . _ ~ -');
+  if (!CLIENT_ID.test(clientId)) throw new HttpError(400, 'VALIDATION_ERROR', 'client_id must be 3 to 128 characters among letters, digits and . _ ~ -');
   const grants = grantsFor(type);
   const redirectUris = input.redirectUris ?? [];
   if (grants.includes('authorization_code')) {
-    if (redirectUris.length === 0) throw new HttpError(400, 'invalid_request', `a ${type} app needs at least one redirect URI`);
+    if (redirectUris.length === 0) throw new HttpError(400, 'VALIDATION_ERROR', `a ${type} app needs at least one redirect URI`);
     for (const uri of redirectUris) checkRedirectUri(uri, type);
   } else if (redirectUris.length > 0) {
-    throw new HttpError(400, 'invalid_request', `a ${type} app uses client credentials and takes no redirect URIs`);
+    throw new HttpError(400, 'VALIDATION_ERROR', `a ${type} app uses client credentials and takes no redirect URIs`);
   }
   const scopes = input.allowedScopes ?? (grants.includes('authorization_code') ? BROWSER_SCOPES : []);
   const unknown = scopes.filter((s) => !knownScopes.includes(s));
-  if (unknown.length) throw new HttpError(400, 'invalid_scope', `unknown scope ${unknown.join(', ')}; known: ${knownScopes.join(', ')}`);
+  if (unknown.length) throw new HttpError(400, 'VALIDATION_ERROR', `unknown scope ${unknown.join(', ')}; known: ${knownScopes.join(', ')}`);
+  if (input.resourceServer && isPublic(type)) throw new HttpError(400, 'VALIDATION_ERROR', `a ${type} app is public: it cannot authenticate at introspection, so it cannot be a resource server`);
   checkTtl('access_token_ttl', input.accessTokenTtl);
   checkTtl('refresh_token_ttl', input.refreshTokenTtl);
   checkTtl('authorization_code_ttl', input.authorizationCodeTtl);
@@ -84,14 +85,15 @@ export async function createApp(db: Database, input: NewApp, knownScopes: readon
       const principalId = p.rows[0]!.id;
       const app = await tx.query<Record<string, unknown>>(
         `INSERT INTO oauth_apps (client_id, name, description, logo_url, app_type, redirect_uris, allowed_grants, allowed_response_types,
-           allowed_scopes, access_token_ttl, refresh_token_ttl, authorization_code_ttl, refresh_token_rotation, first_party, public, owner_id, principal_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, 900), coalesce($11, 604800), coalesce($12, 600), coalesce($13, true), coalesce($14, false), $15, $16, $17)
+           allowed_scopes, access_token_ttl, refresh_token_ttl, authorization_code_ttl, refresh_token_rotation, first_party, public, owner_id, principal_id, resource_server)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, 900), coalesce($11, 604800), coalesce($12, 600), coalesce($13, true), coalesce($14, false), $15, $16, $17, $18)
          RETURNING *`,
         [
           clientId, name, input.description ?? null, input.logoUrl ?? null, type, JSON.stringify(redirectUris), JSON.stringify(grants),
           JSON.stringify(grants.includes('authorization_code') ? ['code'] : []), JSON.stringify(scopes),
           input.accessTokenTtl ?? null, input.refreshTokenTtl ?? null, input.authorizationCodeTtl ?? null,
           input.refreshTokenRotation ?? null, input.firstParty ?? null, isPublic(type), input.ownerId ?? null, principalId,
+          input.resourceServer ?? false,
         ],
       );
       const record = appFromRow(app.rows[0]!);
@@ -99,7 +101,7 @@ export async function createApp(db: Database, input: NewApp, knownScopes: readon
       return record;
     });
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'invalid_request', `client_id "${clientId}" is already registered`);
+    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'CONFLICT', `client_id "${clientId}" is already registered`);
     throw err;
   }
 }
@@ -129,25 +131,28 @@ export interface SecretInfo {
 }
 
 const SECRET_PREFIX = 'cs_';
+const SECRET_COLUMNS = `id, secret_prefix, ${isoUtc('created_at')} AS created_at, ${isoUtc('expires_at')} AS expires_at, ${isoUtc('last_used_at')} AS last_used_at, revoked`;
 
 /** A new client secret: 256 random bits, returned once; only its SHA-256 and its first characters are kept. */
 export async function createSecret(db: Database, appId: string, expiresAt?: Date): Promise<SecretInfo & { secret: string }> {
   const secret = `${SECRET_PREFIX}${randomToken(32)}`;
   const r = await db.query<SecretInfo>(
     `INSERT INTO oauth_app_secrets (app_id, secret_hash, secret_prefix, expires_at) VALUES ($1, $2, $3, $4)
-     RETURNING id, secret_prefix, created_at::text AS created_at, expires_at::text AS expires_at, last_used_at::text AS last_used_at, revoked`,
+     RETURNING ${SECRET_COLUMNS}`,
     [appId, sha256Hex(secret), secret.slice(0, SECRET_PREFIX.length + 6), expiresAt ?? null],
   );
   return { ...r.rows[0]!, secret };
 }
 
-export async function listSecrets(db: Database, appId: string): Promise<SecretInfo[]> {
-  const r = await db.query<SecretInfo>(
-    `SELECT id, secret_prefix, created_at::text AS created_at, expires_at::text AS expires_at, last_used_at::text AS last_used_at, revoked
-       FROM oauth_app_secrets WHERE app_id = $1 ORDER BY created_at`,
-    [appId],
+/** An app's secrets, oldest first, `limit` of them after the position `after` (a previous row's `position`). */
+export async function listSecrets(db: Database, appId: string, page: { limit: number; after?: readonly [string, string] | undefined }): Promise<(SecretInfo & { position: [string, string] })[]> {
+  const r = await db.query<SecretInfo & { sort_at: string }>(
+    `SELECT ${SECRET_COLUMNS}, created_at::text AS sort_at
+       FROM oauth_app_secrets WHERE app_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
+      ORDER BY created_at, id LIMIT $4`,
+    [appId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
   );
-  return r.rows;
+  return r.rows.map(({ sort_at, ...s }) => ({ ...s, position: [sort_at, s.id] }));
 }
 
 export async function revokeSecret(db: Database, appId: string, secretId: string): Promise<boolean> {

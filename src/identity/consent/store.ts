@@ -1,4 +1,5 @@
 import type { Database } from '../../kit/db.ts';
+import { isoUtc } from '../../kit/sql.ts';
 
 /** Records consent: one oauth_consents row per (principal, app) and one consent_grants row per scope. */
 export async function recordConsent(db: Database, principalId: string, clientId: string, scopes: string[]): Promise<void> {
@@ -46,14 +47,17 @@ export interface ConsentView {
   revoked_reason: string | null;
 }
 
-export async function listConsents(db: Database, principalId: string): Promise<ConsentView[]> {
-  const r = await db.query<ConsentView>(
-    `SELECT c.id, c.app_id, a.client_id, a.name AS app_name, c.scopes, c.granted_at::text AS granted_at, c.last_used_at::text AS last_used_at,
-            c.revoked, c.revoked_at::text AS revoked_at, c.revoked_reason
-       FROM oauth_consents c JOIN oauth_apps a ON a.id = c.app_id WHERE c.principal_id = $1 ORDER BY c.granted_at`,
-    [principalId],
+/** A principal's consents in the order they were recorded, `limit` of them after the position `after` (a previous row's `position`). */
+export async function listConsents(db: Database, principalId: string, page: { limit: number; after?: readonly [string, string] | undefined }): Promise<(ConsentView & { position: [string, string] })[]> {
+  const r = await db.query<ConsentView & { sort_at: string }>(
+    `SELECT c.id, c.app_id, a.client_id, a.name AS app_name, c.scopes, ${isoUtc('c.granted_at')} AS granted_at, ${isoUtc('c.last_used_at')} AS last_used_at,
+            c.revoked, ${isoUtc('c.revoked_at')} AS revoked_at, c.revoked_reason, c.created_at::text AS sort_at
+       FROM oauth_consents c JOIN oauth_apps a ON a.id = c.app_id
+      WHERE c.principal_id = $1 AND ($2::timestamptz IS NULL OR (c.created_at, c.id) > ($2::timestamptz, $3::uuid))
+      ORDER BY c.created_at, c.id LIMIT $4`,
+    [principalId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
   );
-  return r.rows;
+  return r.rows.map(({ sort_at, ...c }) => ({ ...c, position: [sort_at, c.id] }));
 }
 
 /**

@@ -1,28 +1,6 @@
 import type { Database } from '../../kit/db.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
-
-export type AppType = 'web' | 'spa' | 'native' | 'service' | 'machine';
-
-export interface AppRecord {
-  id: string;
-  clientId: string;
-  name: string;
-  description: string | null;
-  logoUrl: string | null;
-  appType: AppType;
-  redirectUris: string[];
-  allowedGrants: string[];
-  allowedResponseTypes: string[];
-  allowedScopes: string[];
-  accessTokenTtl: number;
-  refreshTokenTtl: number;
-  authorizationCodeTtl: number;
-  refreshTokenRotation: boolean;
-  firstParty: boolean;
-  public: boolean;
-  active: boolean;
-  principalId: string;
-}
+import { appFromRow, type AppRecord } from '../apps/record.ts';
 
 interface CachedApp {
   app: AppRecord | undefined;
@@ -117,33 +95,6 @@ export class ClientStore {
     this.secretUse.set(secretId, now);
     this.db.query('UPDATE oauth_app_secrets SET last_used_at = now() WHERE id = $1', [secretId]).catch(() => {});
   }
-}
-
-function asArray(v: unknown): string[] {
-  return Array.isArray(v) ? v.map(String) : [];
-}
-
-export function appFromRow(row: Record<string, unknown>): AppRecord {
-  return {
-    id: String(row.id),
-    clientId: String(row.client_id),
-    name: String(row.name),
-    description: (row.description as string | null) ?? null,
-    logoUrl: (row.logo_url as string | null) ?? null,
-    appType: row.app_type as AppType,
-    redirectUris: asArray(row.redirect_uris),
-    allowedGrants: asArray(row.allowed_grants),
-    allowedResponseTypes: asArray(row.allowed_response_types),
-    allowedScopes: asArray(row.allowed_scopes),
-    accessTokenTtl: Number(row.access_token_ttl),
-    refreshTokenTtl: Number(row.refresh_token_ttl),
-    authorizationCodeTtl: Number(row.authorization_code_ttl),
-    refreshTokenRotation: Boolean(row.refresh_token_rotation),
-    firstParty: Boolean(row.first_party),
-    public: Boolean(row.public),
-    active: Boolean(row.active),
-    principalId: String(row.principal_id),
-  };
 }
 
 /** Extra client properties the provider carries on each client, read by the TTL and rotation hooks. */

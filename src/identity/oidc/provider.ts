@@ -1,12 +1,14 @@
 import { createHmac } from 'node:crypto';
-import Provider, { errors, interactionPolicy } from 'oidc-provider';
+import Provider, { errors, interactionPolicy, type Client, type Grant, type KoaContextWithOIDC } from 'oidc-provider';
+import { isDatabaseUnavailable } from '../../kit/db.ts';
+import { DEFAULT_RETRY_AFTER_SECONDS } from '../../kit/app.ts';
 import type { JWK } from 'jose';
 import type { Database } from '../../kit/db.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { adapterFactory } from './adapter.ts';
 import { EXTRA_CLIENT_PROPERTIES, type ClientStore } from './clients.ts';
-import { claimsOf, type AccountDirectory } from './accounts.ts';
-import { pageForLogout, pageForLogoutSuccess, pageForError } from '../pages/provider-pages.ts';
+import { claimsOf } from './claims.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
 import { LOGIN_COOKIE, clearedLoginCookie, readCookie } from '../sessions/cookie.ts';
 import { endLoginSession, findLoginSession } from '../sessions/store.ts';
 
@@ -25,37 +27,23 @@ export interface ProviderDeps {
   db: Database;
   secretKey: Buffer;
   clients: ClientStore;
-  accounts: AccountDirectory;
+  accounts: PrincipalDirectory;
   scopes: readonly string[];
   loginSessionTtl: number;
   signingKeys: JWK[];
   log: FastifyBaseLogger;
+  /** The pages the provider renders itself (its sign-out confirmation and its error page), in the service's layout. */
+  pages: ProviderPages;
 }
 
-/** The slice of an oidc-provider instance the service uses. */
-export interface OidcProvider {
-  callback(): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void;
-  interactionDetails(req: unknown, res: unknown): Promise<InteractionDetails>;
-  interactionResult(req: unknown, res: unknown, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<string>;
-  Grant: any;
-  AccessToken: any;
-  Client: any;
-  Session: any;
-  cookieName(type: string): string;
-  on(event: string, fn: (...args: any[]) => void): void;
-  use(fn: (ctx: any, next: () => Promise<void>) => Promise<void>): void;
-  proxy: boolean;
+export interface ProviderPages {
+  logout(ctx: KoaContextWithOIDC, form: string): Promise<void>;
+  logoutSuccess(ctx: KoaContextWithOIDC): Promise<void>;
+  error(ctx: KoaContextWithOIDC, out: { error?: string | undefined; error_description?: string | undefined }, err?: unknown): Promise<void>;
 }
 
-export interface InteractionDetails {
-  uid: string;
-  jti: string;
-  prompt: { name: string; reasons: string[]; details: Record<string, unknown> };
-  params: Record<string, string | undefined>;
-  session?: { accountId?: string };
-  grantId?: string;
-  lastSubmission?: Record<string, unknown>;
-}
+/** The provider as the service holds it (swapped on key rotation, see mount.ts). */
+export type OidcProvider = Provider;
 
 function hkdfKey(secretKey: Buffer, purpose: string): string {
   return createHmac('sha256', secretKey).update(`identity.${purpose}`).digest('base64url');
@@ -63,9 +51,9 @@ function hkdfKey(secretKey: Buffer, purpose: string): string {
 
 /** A scope request may only hold scopes the server knows: the provider itself would silently drop the others. */
 function knownScopesCheck(known: ReadonlySet<string>) {
-  return new interactionPolicy.Check('known_scopes', 'only known scopes may be requested', 'invalid_scope', (ctx: any) => {
+  return new interactionPolicy.Check('known_scopes', 'only known scopes may be requested', 'invalid_scope', (ctx: KoaContextWithOIDC) => {
     // The provider has already dropped unknown scopes from its params, so the request itself is read.
-    const raw = ctx.oidc.route === 'authorization' ? (ctx.method === 'POST' ? ctx.oidc.body?.scope : ctx.query?.scope) : ctx.oidc.params.scope;
+    const raw = ctx.oidc.route === 'authorization' ? (ctx.method === 'POST' ? ctx.oidc.body?.scope : ctx.query?.scope) : ctx.oidc.params?.scope;
     const requested: string[] = String(raw ?? '').split(' ').filter(Boolean);
     const unknown = requested.filter((s) => !known.has(s));
     if (unknown.length) throw new errors.InvalidScope('requested scope is not known', unknown.join(' '));
@@ -75,7 +63,7 @@ function knownScopesCheck(known: ReadonlySet<string>) {
 
 /** The service's own login session (__Host-svc_login) must be live and for the provider session's principal. */
 function loginSessionCheck(db: Database) {
-  return new interactionPolicy.Check('login_session', 'a live login session is required', 'login_required', async (ctx: any) => {
+  return new interactionPolicy.Check('login_session', 'a live login session is required', 'login_required', async (ctx: KoaContextWithOIDC) => {
     const accountId = ctx.oidc.session?.accountId;
     if (!accountId) return interactionPolicy.Check.REQUEST_PROMPT;
     if (ctx.oidc.result?.login) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
@@ -86,18 +74,31 @@ function loginSessionCheck(db: Database) {
 
 function interactionPolicyFor(deps: ProviderDeps, known: ReadonlySet<string>) {
   const policy = interactionPolicy.base();
-  const login = policy.get('login');
+  const login = policy.get('login')!;
   login.checks.unshift(knownScopesCheck(known));
   login.checks.push(loginSessionCheck(deps.db));
   return policy;
 }
 
+/** Whom a token was issued to: its app, and the principal it speaks for (none for client credentials). */
+interface TokenOwners {
+  clientId?: string | undefined;
+  accountId?: string | undefined;
+}
+
 /** Whether a token's app, and its principal if it has one, are still active: a deactivated one's tokens stop counting at once. */
-export async function stillEntitled(deps: Pick<ProviderDeps, 'clients' | 'accounts'>, token: { clientId: string; accountId?: string }): Promise<boolean> {
+export async function stillEntitled(deps: Pick<ProviderDeps, 'clients' | 'accounts'>, token: TokenOwners): Promise<boolean> {
+  if (!token.clientId) return false;
   const app = await deps.clients.app(token.clientId);
   if (!app?.active) return false;
   if (!token.accountId) return true;
   return (await deps.accounts.find(token.accountId))?.active === true;
+}
+
+/** Whether `callerId` may learn the details of `token`: its own app, or a resource server, and only while the token still counts. */
+export async function mayIntrospect(deps: Pick<ProviderDeps, 'clients' | 'accounts'>, callerId: string, token: TokenOwners): Promise<boolean> {
+  if (token.clientId !== callerId && (await deps.clients.app(callerId))?.resourceServer !== true) return false;
+  return stillEntitled(deps, token);
 }
 
 /** Scopes a principal may receive from an app: requested, allowed for the app, and allowed for the principal. */
@@ -107,14 +108,22 @@ export function grantableScopes(requested: Iterable<string>, clientScope: string
   return [...new Set(requested)].filter((s) => appAllowed.has(s) && (s === 'openid' || principalAllowed.has(s)));
 }
 
+/** Drops from a grant the scopes its app or its principal is no longer allowed (openid always stays). */
+async function narrowToCurrentScopes(deps: Pick<ProviderDeps, 'clients' | 'accounts'>, grant: Grant): Promise<void> {
+  const scope = grant.openid?.scope;
+  if (!scope || !grant.accountId || !grant.clientId) return;
+  const [app, account] = await Promise.all([deps.clients.app(grant.clientId), deps.accounts.find(grant.accountId)]);
+  grant.openid!.scope = grantableScopes(scope.split(' '), app?.allowedScopes.join(' '), account?.allowedScopes ?? []).join(' ');
+}
+
 export function buildProvider(deps: ProviderDeps): OidcProvider {
   const known = new Set(deps.scopes);
-  const ttlOf = (client: any, key: string, fallback: number): number => {
+  const ttlOf = (client: Client | undefined, key: string, fallback: number): number => {
     const v = client?.[key];
     return typeof v === 'number' && v > 0 ? v : fallback;
   };
 
-  const provider: OidcProvider = new Provider(deps.issuer, {
+  const provider = new Provider(deps.issuer, {
     adapter: adapterFactory({
       db: deps.db,
       secretKey: deps.secretKey,
@@ -140,27 +149,28 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       long: { httpOnly: true, sameSite: 'lax', signed: true },
       short: { httpOnly: true, sameSite: 'lax', signed: true },
     },
-    pkce: { required: (_ctx: unknown, client: any) => client.clientAuthMethod === 'none' },
+    pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       introspection: {
         enabled: true,
-        // Only confidential clients can authenticate here (HTTP Basic, see shapeResponses); they act as resource servers
-        // and may introspect any token, only while the app it was issued to and the principal it speaks for are still active (the
+        // Only confidential clients can authenticate here (HTTP Basic, see shapeResponses). A token's details go to its own
+        // app or to an app registered as a resource server; any other caller gets {active:false} (RFC 7662 section 4), so a
+        // third-party app cannot read another app's users. Only while the token's app and principal are still active (the
         // provider checks neither, and for a deactivated app it fails looking the client up when another client asks).
-        allowedPolicy: async (_ctx: unknown, _client: any, token: any) => stillEntitled(deps, token),
+        allowedPolicy: async (_ctx, client, token) => mayIntrospect(deps, client.clientId, token),
       },
       revocation: {
         enabled: true,
         // Another client's token is left alone, and the answer is still 200 (the provider would answer 400).
-        allowedPolicy: async (_ctx: unknown, client: any, token: any) => token.clientId === client.clientId,
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
       },
       resourceIndicators: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true, logoutSource: pageForLogout, postLogoutSuccessSource: pageForLogoutSuccess },
+      rpInitiatedLogout: { enabled: true, logoutSource: deps.pages.logout, postLogoutSuccessSource: deps.pages.logoutSuccess },
     },
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256'],
@@ -172,23 +182,24 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
     },
     extraClientMetadata: { properties: [...EXTRA_CLIENT_PROPERTIES], validator: () => undefined },
     ttl: {
-      AccessToken: (_ctx: unknown, _token: unknown, client: any) => ttlOf(client, 'access_token_ttl', 900),
-      ClientCredentials: (_ctx: unknown, _token: unknown, client: any) => ttlOf(client, 'access_token_ttl', 900),
-      AuthorizationCode: (_ctx: unknown, _code: unknown, client: any) => ttlOf(client, 'authorization_code_ttl', 600),
+      AccessToken: (_ctx, _token, client) => ttlOf(client, 'access_token_ttl', 900),
+      ClientCredentials: (_ctx, _token, client) => ttlOf(client, 'access_token_ttl', 900),
+      AuthorizationCode: (_ctx, _code, client) => ttlOf(client, 'authorization_code_ttl', 600),
       // A rotated refresh token inherits what is left of its family's lifetime: rotation never extends it.
-      RefreshToken: (ctx: any, _token: unknown, client: any) => ctx?.oidc?.entities?.RotatedRefreshToken?.remainingTTL ?? ttlOf(client, 'refresh_token_ttl', 604_800),
-      // The grant outlives every refresh token it can yield (a refresh token dies with its grant).
-      Grant: (_ctx: unknown, _grant: unknown, client: any) => ttlOf(client, 'refresh_token_ttl', 604_800) + ttlOf(client, 'authorization_code_ttl', 600) + 3600,
+      RefreshToken: (ctx, _token, client) => ctx?.oidc?.entities?.RotatedRefreshToken?.remainingTTL ?? ttlOf(client, 'refresh_token_ttl', 604_800),
+      // The grant outlives every refresh token it can yield (a refresh token dies with its grant). The provider passes the
+      // grant's client third, which its type declarations leave out.
+      Grant: (_ctx: KoaContextWithOIDC, _grant: Grant, client?: Client) => ttlOf(client, 'refresh_token_ttl', 604_800) + ttlOf(client, 'authorization_code_ttl', 600) + 3600,
       Session: () => deps.loginSessionTtl,
       Interaction: () => 3600,
       IdToken: () => 3600,
     },
     // Refresh tokens for every app allowed the refresh_token grant, with or without offline_access.
-    issueRefreshToken: async (_ctx: unknown, client: any) => client.grantTypeAllowed('refresh_token'),
-    rotateRefreshToken: (ctx: any) => ctx.oidc.entities.Client?.refresh_token_rotation !== false,
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: (ctx) => ctx.oidc.entities.Client?.refresh_token_rotation !== false,
     // Tokens live by their own lifetimes; signing out of the browser does not revoke apps' tokens.
     expiresWithSession: async () => false,
-    async extraTokenClaims(ctx: any, token: any) {
+    async extraTokenClaims(ctx, token) {
       // Client credentials: the provider drops unknown scopes silently (so the raw body is read here) and checks the others against the
       // app's list only when it has one. Here every requested scope must be known and allowed to the app.
       if (token.kind === 'ClientCredentials') {
@@ -199,15 +210,16 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       }
       return undefined;
     },
-    async findAccount(_ctx: unknown, sub: string) {
+    async findAccount(_ctx, sub) {
       const account = await deps.accounts.find(sub);
       if (!account || !account.active) return undefined;
       return { accountId: account.id, claims: async () => claimsOf(account) };
     },
-    async loadExistingGrant(ctx: any) {
+    async loadExistingGrant(ctx) {
       const client = ctx.oidc.client;
-      const accountId = ctx.oidc.session.accountId;
-      const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(client.clientId);
+      const accountId = ctx.oidc.session?.accountId;
+      if (!client || !accountId) return undefined;
+      const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(client.clientId);
       if (grantId) {
         const grant = await ctx.oidc.provider.Grant.find(grantId);
         // Reuse a grant only while it can still cover a full refresh-token lifetime.
@@ -226,10 +238,10 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       return grant;
     },
     interactions: {
-      url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}`,
+      url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
       policy: interactionPolicyFor(deps, known),
     },
-    renderError: pageForError,
+    renderError: deps.pages.error,
   });
 
   // Secrets are kept as SHA-256 only, several per app: the provider's own comparison against one
@@ -237,32 +249,72 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
   provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string }, actual: string) {
     return deps.clients.verifySecret(this.clientId, actual);
   };
+  // A grant holds what was allowed when it was made; every use (a reused grant at authorization, a code exchange, a
+  // refresh, userinfo) reads it through Grant.find, so it is narrowed there to what the app and the principal are allowed now.
+  const findGrant = provider.Grant.find.bind(provider.Grant);
+  // The casts restate the provider's generic static `find` (typed for any token class) for the one class it is installed on.
+  provider.Grant.find = (async (id: string, options?: { ignoreExpiration?: boolean }) => {
+    const grant = (await findGrant(id, options)) as Grant | undefined;
+    if (grant) await narrowToCurrentScopes(deps, grant);
+    return grant;
+  }) as typeof provider.Grant.find;
   // Trust the forwarded headers: mountProvider sets them itself from the issuer and Fastify's view of the client.
   provider.proxy = true;
   provider.use(shapeResponses(deps));
-  provider.on('server_error', (_ctx: unknown, err: Error) => deps.log.error({ err }, 'oidc provider error'));
+  provider.on('server_error', (ctx: any, err: Error) => {
+    // A dropped or unreachable database is temporary: RFC 6749's temporarily_unavailable with Retry-After, not a 500.
+    if (isDatabaseUnavailable(err)) {
+      ctx.status = 503;
+      ctx.set('Retry-After', String(DEFAULT_RETRY_AFTER_SECONDS));
+      if (typeof ctx.body === 'object') ctx.body = { error: 'temporarily_unavailable', error_description: 'the database is unavailable; retry later' };
+      return;
+    }
+    deps.log.error({ err }, 'oidc provider error');
+  });
   return provider;
 }
 
+/** Whether the token request failed because its client may not use the (supported) grant type: read from the request, not the error's text. */
+function grantTypeRefused(ctx: KoaContextWithOIDC): boolean {
+  const client = ctx.oidc.entities?.Client;
+  const grantType = ctx.oidc.params?.grant_type;
+  return client !== undefined && typeof grantType === 'string' && SUPPORTED_GRANTS.has(grantType) && !client.grantTypeAllowed(grantType);
+}
+
+/** The provider's JSON answer, when it gave one (Koa types a body as unknown). */
+function answerOf(ctx: KoaContextWithOIDC): Record<string, unknown> | undefined {
+  return typeof ctx.body === 'object' && ctx.body !== null && !Buffer.isBuffer(ctx.body) ? (ctx.body as Record<string, unknown>) : undefined;
+}
+
+const SUPPORTED_GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
+
 /**
- * Adjusts the provider's answers to the contract: introspection and revocation need HTTP Basic; introspection carries `username` and an array
+ * Adjusts the provider's answers to the contract: introspection needs HTTP Basic, revocation Basic or a public app's client_id; introspection carries `username` and an array
  * `aud`; a grant the app may not use is unauthorized_client; signing out through the provider also ends the service's login session.
  */
 function shapeResponses(deps: ProviderDeps) {
-  const basicOnly = new Set<string>([ROUTES.introspection, ROUTES.revocation]);
   const postOnly = new Set<string>([ROUTES.token, ROUTES.introspection, ROUTES.revocation]);
-  return async (ctx: any, next: () => Promise<void>) => {
-    // The contract authenticates introspection and revocation with HTTP Basic only. Without it the provider would
-    // answer 400 invalid_request, or let a public client in on its client_id alone (v9 has one auth method per
-    // client for every endpoint, `none` for public apps). RFC 6749 5.2: that is invalid_client, 401 with a challenge.
-    if (ctx.method === 'POST' && basicOnly.has(ctx.path) && !/^Basic \S/i.test(ctx.get('authorization'))) {
-      ctx.status = 401;
-      ctx.set('WWW-Authenticate', 'Basic realm="identity"');
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = { error: 'invalid_client', error_description: 'client authentication is required (HTTP Basic with client_id and client_secret)' };
+  const unauthenticated = (ctx: KoaContextWithOIDC, description: string) => {
+    ctx.status = 401;
+    ctx.set('WWW-Authenticate', 'Basic realm="identity"');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { error: 'invalid_client', error_description: description };
+  };
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    // The contract authenticates introspection with HTTP Basic only. Without it the provider would answer 400
+    // invalid_request, or let a public client in on its client_id alone (v9 has one auth method per client for every
+    // endpoint, `none` for public apps). RFC 6749 5.2: that is invalid_client, 401 with a challenge.
+    if (ctx.method === 'POST' && ctx.path === ROUTES.introspection && !/^Basic \S/i.test(ctx.get('authorization'))) {
+      unauthenticated(ctx, 'client authentication is required (HTTP Basic with client_id and client_secret)');
       return;
     }
     await next();
+    // Revocation also admits a public client by its client_id alone (RFC 7009 2.1), so the provider authenticates it; a request
+    // that named no client at all is answered as the contract's missing client authentication.
+    if (ctx.oidc?.route === 'revocation' && ctx.status === 400 && answerOf(ctx)?.error === 'invalid_request' && !ctx.oidc.entities?.Client) {
+      unauthenticated(ctx, 'client authentication is required (HTTP Basic with client_id and client_secret; a public app sends its client_id)');
+      return;
+    }
     if (ctx.status === 404 && ctx.body == null) {
       // No endpoint took the request: OAuth's error shape instead of the router's plain "Not Found", and
       // 405 for the POST-only endpoints asked with another method.
@@ -278,14 +330,16 @@ function shapeResponses(deps: ProviderDeps) {
       return;
     }
     const route = ctx.oidc?.route;
-    if (route === 'introspection' && ctx.body?.active === true) {
+    const answer = answerOf(ctx);
+    if (route === 'introspection' && answer?.active === true) {
       const entities = ctx.oidc.entities;
       const token = entities.AccessToken ?? entities.ClientCredentials ?? entities.RefreshToken;
-      if (!token) return;
-      const body = ctx.body as Record<string, unknown>;
-      if (token.accountId) {
-        const account = await deps.accounts.find(token.accountId);
-        body.username = account?.identifier ?? token.accountId;
+      if (!token?.clientId) return;
+      const body = answer;
+      const accountId = 'accountId' in token ? token.accountId : undefined;
+      if (accountId) {
+        const account = await deps.accounts.find(accountId);
+        body.username = account?.identifier ?? accountId;
       } else {
         const app = await deps.clients.app(token.clientId);
         body.username = token.clientId;
@@ -294,14 +348,14 @@ function shapeResponses(deps: ProviderDeps) {
       const aud = body.aud;
       body.aud = Array.isArray(aud) ? aud : typeof aud === 'string' ? [aud] : [token.clientId];
       body.token_type = token.kind === 'RefreshToken' ? 'refresh_token' : 'Bearer';
-    } else if ((route === 'introspection' || route === 'revocation') && ctx.body?.error === 'unsupported_token_type') {
+    } else if ((route === 'introspection' || route === 'revocation') && answer?.error === 'unsupported_token_type') {
       // The service never issues structured (JWT) access tokens, so a JWT is simply not a live token of
       // ours: inactive at introspection, and revocation answers 200 as it always does.
       ctx.status = 200;
       ctx.body = route === 'introspection' ? { active: false } : '';
-    } else if (route === 'token' && ctx.status === 400 && ctx.body?.error === 'invalid_request' && ctx.body.error_description === 'requested grant type is not allowed for this client') {
+    } else if (route === 'token' && ctx.status === 400 && answer?.error === 'invalid_request' && grantTypeRefused(ctx)) {
       // RFC 6749 5.2 and the contract name this unauthorized_client; the provider says invalid_request.
-      ctx.body = { ...ctx.body, error: 'unauthorized_client' };
+      ctx.body = { ...answer, error: 'unauthorized_client' };
     } else if (route === 'end_session_confirm' && ctx.oidc.params?.logout) {
       const token = readCookie(ctx.get('cookie'), LOGIN_COOKIE);
       if (token) {

@@ -1,4 +1,5 @@
-import type { Database } from '../../kit/db.ts';
+import { createBatcher, type Batcher } from '../../kit/batcher.ts';
+import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
 
 /** One oauth_tokens row as the adapter writes it, in TOKEN_COLUMNS order. */
 export type TokenValues = [
@@ -52,85 +53,41 @@ const STATEMENTS = {
   refresh_token_signature: { one: singleRow('refresh_token_signature'), many: manyRows('refresh_token_signature') },
 } as const;
 
-interface Pending {
+interface Row {
+  column: ConflictColumn;
   values: TokenValues;
-  resolve: () => void;
-  reject: (err: unknown) => void;
 }
 
 /**
- * Writes issued tokens, many per statement. Each INSERT is its own transaction, and under load its
- * round trip and commit cost PostgreSQL and this process more than the row itself, so rows asked for
- * during one turn of the event loop, or while `maxInFlight` statements are out, go as one multi-row
- * INSERT. Every caller still waits for the commit that holds its row: nothing is acknowledged before
- * it is stored. If a batch fails, its rows are retried one by one, so one bad row fails only its own
- * request.
+ * Writes issued tokens, many per statement (the kit's micro-batcher). Each INSERT is its own
+ * transaction, and under load its round trip and commit cost PostgreSQL and this process more than the
+ * row itself, so rows asked for during one turn of the event loop, or while `maxInFlight` statements
+ * are out, go as one multi-row INSERT. Every caller still waits for the commit that holds its row:
+ * nothing is acknowledged before it is stored. If a batch fails, its rows are retried one by one, so
+ * one bad row fails only its own request.
  */
 export class TokenWriter {
-  private readonly db: Database;
-  private readonly maxInFlight: number;
-  private readonly maxBatch: number;
-  private readonly queues = new Map<ConflictColumn, Pending[]>([['access_token_signature', []], ['refresh_token_signature', []]]);
-  private inFlight = 0;
-  private scheduled = false;
+  private readonly batcher: Batcher<Row, void>;
 
   constructor(db: Database, maxInFlight = 4, maxBatch = 128) {
-    this.db = db;
-    this.maxInFlight = maxInFlight;
-    this.maxBatch = maxBatch;
+    this.batcher = createBatcher<Row, void>({
+      maxInFlight,
+      maxBatch,
+      gather: 'tick',
+      // The statement differs by conflict column.
+      group: (row) => row.column,
+      // A database that is away fails every row alike: retrying them one by one would only add load.
+      retryAlone: (err) => !isDatabaseUnavailable(err),
+      run: async (rows, column) => {
+        const statements = STATEMENTS[column as ConflictColumn];
+        if (rows.length === 1) await db.query(statements.one, rows[0]!.values);
+        else await db.query(statements.many, COLUMN_TYPES.map((_, i) => rows.map((r) => r.values[i])));
+        return rows.map(() => undefined);
+      },
+    });
   }
 
   write(column: ConflictColumn, values: TokenValues): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queues.get(column)!.push({ values, resolve, reject });
-      this.schedule();
-    });
-  }
-
-  private waiting(): number {
-    let n = 0;
-    for (const q of this.queues.values()) n += q.length;
-    return n;
-  }
-
-  private schedule(): void {
-    if (this.scheduled || this.inFlight >= this.maxInFlight) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.flush();
-    });
-  }
-
-  private flush(): void {
-    for (const [column, queue] of this.queues) {
-      while (queue.length && this.inFlight < this.maxInFlight) {
-        const batch = queue.splice(0, this.maxBatch);
-        this.inFlight++;
-        this.insert(column, batch)
-          // Nothing is expected to escape insert(); if something does, no caller is left waiting.
-          .catch((err: unknown) => {
-            for (const p of batch) p.reject(err);
-          })
-          .finally(() => {
-            this.inFlight--;
-            if (this.waiting()) this.schedule();
-          });
-      }
-    }
-  }
-
-  private async insert(column: ConflictColumn, batch: Pending[]): Promise<void> {
-    if (batch.length > 1) {
-      const arrays = COLUMN_TYPES.map((_, i) => batch.map((p) => p.values[i]));
-      try {
-        await this.db.query(STATEMENTS[column].many, arrays);
-        for (const p of batch) p.resolve();
-        return;
-      } catch {
-        // Fall through: which row failed, and why, is found by writing them one at a time.
-      }
-    }
-    await Promise.all(batch.map((p) => this.db.query(STATEMENTS[column].one, p.values).then(() => p.resolve(), p.reject)));
+    return this.batcher.submit({ column, values });
   }
 }

@@ -4,13 +4,15 @@ import formbody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
-import { normaliseEmail, checkPassword } from '../principals/store.ts';
+import { checkPassword } from '../principals/store.ts';
+import { normaliseEmail } from '../principals/view.ts';
 import { startLoginSession, findLoginSession, endLoginSession } from '../sessions/store.ts';
 import { LOGIN_COOKIE, loginCookie, clearedLoginCookie, readCookie } from '../sessions/cookie.ts';
 import { consentedScopes, recordConsent, touchConsent } from '../consent/store.ts';
-import { grantableScopes, type InteractionDetails, type OidcProvider } from '../oidc/provider.ts';
+import type { Interaction } from 'oidc-provider';
+import { grantableScopes, type OidcProvider } from '../oidc/provider.ts';
 import { presentToProvider, type ProviderHolder } from '../oidc/mount.ts';
-import type { AccountDirectory } from '../oidc/accounts.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import { CsrfTokens } from './csrf.ts';
 import type { Throttle } from '../../kit/throttle.ts';
@@ -21,7 +23,7 @@ import { consentPage, signInPage, signOutPage } from './templates.ts';
 export interface PageDeps {
   db: Database;
   holder: ProviderHolder;
-  accounts: AccountDirectory;
+  accounts: PrincipalDirectory;
   csrf: CsrfTokens;
   throttle: Throttle;
   issuer: string;
@@ -80,7 +82,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
         : 'The form could not be read. Go back to the application and start again.'));
     });
 
-    async function details(request: FastifyRequest, reply: FastifyReply, uid: string): Promise<InteractionDetails | undefined> {
+    async function details(request: FastifyRequest, reply: FastifyReply, uid: string): Promise<Interaction | undefined> {
       presentToProvider(request, publicUrl);
       try {
         const d = await provider().interactionDetails(request.raw, reply.raw);
@@ -102,9 +104,9 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       return reply.code(303).header('cache-control', 'no-store').redirect(to, 303);
     }
 
-    async function consentStep(request: FastifyRequest, reply: FastifyReply, d: InteractionDetails, decided: 'allow' | undefined): Promise<FastifyReply> {
+    async function consentStep(request: FastifyRequest, reply: FastifyReply, d: Interaction, decided: 'allow' | undefined): Promise<FastifyReply> {
       const accountId = d.session?.accountId;
-      const client = await provider().Client.find(d.params.client_id);
+      const client = await provider().Client.find(String(d.params.client_id));
       const account = await deps.accounts.find(accountId);
       if (!accountId || !client || !account) return html(reply, 400, errorPage('Sign-in request failed', 'The application or the account of this request no longer exists.'));
       const Grant = provider().Grant;
@@ -150,11 +152,11 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
         if (session && d.prompt.reasons.every((r) => r === 'no_session' || r === 'login_session')) {
           return finish(request, reply, { login: { accountId: session.principalId } });
         }
-        const client = await provider().Client.find(d.params.client_id);
+        const client = await provider().Client.find(String(d.params.client_id));
         return html(reply, 200, signInPage({
           action: `/interaction/${encodeURIComponent(d.uid)}/login`,
           csrf: deps.csrf.issue(`login:${d.jti}`),
-          email: d.params.login_hint,
+          email: typeof d.params.login_hint === 'string' ? d.params.login_hint : undefined,
           appName: client?.clientName,
         }));
       }
@@ -171,7 +173,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       }
       const email = normaliseEmail(String(request.body.email ?? ''));
       const password = String(request.body.password ?? '');
-      const client = await provider().Client.find(d.params.client_id);
+      const client = await provider().Client.find(String(d.params.client_id));
       const again = (status: number, error: string) =>
         html(reply, status, signInPage({ action: `/interaction/${encodeURIComponent(d.uid)}/login`, csrf: deps.csrf.issue(`login:${d.jti}`), email, error, appName: client?.clientName }));
       if (!email || !password) return again(400, 'Enter your email address and your password.');

@@ -1,8 +1,9 @@
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import { escapeHtml, page } from './layout.ts';
 
 // Pages the provider renders itself (its logout confirmation and its error page), in the service's accessible layout.
 
-export async function pageForLogout(ctx: any, form: string): Promise<void> {
+export async function pageForLogout(ctx: KoaContextWithOIDC, form: string): Promise<void> {
   ctx.type = 'html';
   ctx.body = page({
     title: 'Sign out',
@@ -14,12 +15,12 @@ ${form}
   });
 }
 
-export async function pageForLogoutSuccess(ctx: any): Promise<void> {
+export async function pageForLogoutSuccess(ctx: KoaContextWithOIDC): Promise<void> {
   ctx.type = 'html';
   ctx.body = page({ title: 'Signed out', body: '<h1>Signed out</h1>\n<p>You are signed out.</p>' });
 }
 
-export async function pageForError(ctx: any, out: { error?: string; error_description?: string }): Promise<void> {
+export async function pageForError(ctx: KoaContextWithOIDC, out: { error?: string | undefined; error_description?: string | undefined }): Promise<void> {
   ctx.type = 'html';
   ctx.body = page({
     title: 'Sign-in request failed',
@@ -28,3 +29,6 @@ export async function pageForError(ctx: any, out: { error?: string; error_descri
 <p>Return to the application you came from and try again.</p>`,
   });
 }
+
+/** The pages the provider renders itself, handed to it by the app (see ProviderDeps.pages). */
+export const PROVIDER_PAGES = { logout: pageForLogout, logoutSuccess: pageForLogoutSuccess, error: pageForError };

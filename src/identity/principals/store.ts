@@ -1,29 +1,7 @@
 import type { Database, Queryable } from '../../kit/db.ts';
 import { hashSecret, needsRehash, verifySecret } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
-
-export interface Principal {
-  id: string;
-  type: 'human' | 'application' | 'agent' | 'service';
-  identifier: string;
-  display_name: string;
-  active: boolean;
-  allowed_scopes: string[];
-  organization_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface Human extends Principal {
-  email: string;
-  given_name: string | null;
-  family_name: string | null;
-  locale: string | null;
-  timezone: string | null;
-  is_platform_admin: boolean;
-  last_login_at: string | null;
-  email_verified_at: string | null;
-}
+import { findHumanByEmail, findPrincipal, normaliseEmail, type PrincipalView } from './view.ts';
 
 export interface NewHuman {
   email: string;
@@ -38,20 +16,11 @@ export interface NewHuman {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 12;
 
-const PRINCIPAL_COLUMNS = `p.id, p.type, p.identifier, p.display_name, p.active, p.allowed_scopes, p.organization_id,
-  p.created_at::text AS created_at, p.updated_at::text AS updated_at`;
-const HUMAN_COLUMNS = `${PRINCIPAL_COLUMNS}, h.email, h.given_name, h.family_name, h.locale, h.timezone, h.is_platform_admin,
-  h.last_login_at::text AS last_login_at, h.email_verified_at::text AS email_verified_at`;
-
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
-export async function createHuman(db: Database, input: NewHuman): Promise<Human> {
+export async function createHuman(db: Database, input: NewHuman): Promise<PrincipalView> {
   const email = normaliseEmail(input.email);
-  if (!EMAIL.test(email) || email.length > 320) throw new HttpError(400, 'invalid_request', 'email must be an email address');
+  if (!EMAIL.test(email) || email.length > 320) throw new HttpError(400, 'VALIDATION_ERROR', 'email must be an email address');
   if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new HttpError(400, 'invalid_request', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
   const passwordHash = input.password !== undefined ? await hashSecret(input.password) : undefined;
   const display = input.displayName?.trim() || [input.givenName, input.familyName].filter(Boolean).join(' ') || email;
@@ -68,10 +37,10 @@ export async function createHuman(db: Database, input: NewHuman): Promise<Human>
         [id, email, input.givenName ?? null, input.familyName ?? null, input.isPlatformAdmin ?? false, input.emailVerified ?? false],
       );
       if (passwordHash) await setPasswordHash(tx, id, passwordHash);
-      return (await findHumanById(tx, id))!;
+      return (await findPrincipal(tx, id))!;
     });
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'invalid_request', 'a principal with this email already exists');
+    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'CONFLICT', 'a principal with this email already exists');
     throw err;
   }
 }
@@ -85,7 +54,7 @@ async function setPasswordHash(tx: Queryable, principalId: string, hash: string)
 }
 
 export async function setPassword(db: Database, principalId: string, password: string): Promise<void> {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(400, 'invalid_request', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const hash = await hashSecret(password);
   await db.transaction((tx) => setPasswordHash(tx, principalId, hash));
 }
@@ -99,36 +68,11 @@ export async function makePlatformAdmin(db: Database, principalId: string): Prom
   );
 }
 
-export async function findHumanById(db: Queryable, id: string): Promise<Human | undefined> {
-  const r = await db.query<Human>(`SELECT ${HUMAN_COLUMNS} FROM principals p JOIN humans h ON h.principal_id = p.id WHERE p.id = $1`, [id]);
-  return r.rows[0];
-}
-
-export async function findHumanByEmail(db: Queryable, email: string): Promise<Human | undefined> {
-  const r = await db.query<Human>(`SELECT ${HUMAN_COLUMNS} FROM principals p JOIN humans h ON h.principal_id = p.id WHERE lower(h.email) = $1`, [normaliseEmail(email)]);
-  return r.rows[0];
-}
-
-export async function findPrincipal(db: Queryable, id: string): Promise<Principal | undefined> {
-  const r = await db.query<Principal>(`SELECT ${PRINCIPAL_COLUMNS} FROM principals p WHERE p.id = $1`, [id]);
-  return r.rows[0];
-}
-
-export async function listPrincipals(db: Database, options: { type?: string | undefined; limit: number; after?: string | undefined }): Promise<(Principal & { email: string | null; is_platform_admin: boolean | null })[]> {
-  const r = await db.query<Principal & { email: string | null; is_platform_admin: boolean | null }>(
-    `SELECT ${PRINCIPAL_COLUMNS}, h.email, h.is_platform_admin FROM principals p LEFT JOIN humans h ON h.principal_id = p.id
-      WHERE ($1::text IS NULL OR p.type = $1) AND ($2::uuid IS NULL OR p.id > $2)
-      ORDER BY p.id LIMIT $3`,
-    [options.type ?? null, options.after ?? null, options.limit],
-  );
-  return r.rows;
-}
-
 // A fixed hash verified when the account does not exist, so a wrong email takes as long as a wrong password.
 let decoy: Promise<string> | undefined;
 
 /** The human with this email and password, or undefined; always spends one scrypt verification. */
-export async function checkPassword(db: Database, email: string, password: string): Promise<Human | undefined> {
+export async function checkPassword(db: Database, email: string, password: string): Promise<PrincipalView | undefined> {
   const human = await findHumanByEmail(db, email);
   const stored = human
     ? (await db.query<{ secret_hash: string }>("SELECT secret_hash FROM credentials WHERE principal_id = $1 AND type = 'password' AND NOT revoked AND active", [human.id])).rows[0]?.secret_hash
@@ -139,4 +83,134 @@ export async function checkPassword(db: Database, email: string, password: strin
   if (needsRehash(stored)) await setPassword(db, human.id, password);
   await db.query('UPDATE humans SET last_login_at = now() WHERE principal_id = $1', [human.id]);
   return human;
+}
+
+function conflictOnDuplicate(err: unknown, what: string): never {
+  if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'CONFLICT', what);
+  if ((err as { code?: string }).code === '23503') throw new HttpError(400, 'VALIDATION_ERROR', 'a referenced principal or organization does not exist');
+  throw err;
+}
+
+interface PrincipalBase {
+  displayName?: string | undefined;
+  allowedScopes?: string[] | undefined;
+  capabilities?: Record<string, unknown> | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  organizationId?: string | undefined;
+}
+
+export interface NewService extends PrincipalBase {
+  name: string;
+  serviceType: string;
+  description?: string | undefined;
+  allowedIps?: string[] | undefined;
+  createdBy?: string | undefined;
+}
+
+export interface NewAgent extends PrincipalBase {
+  name: string;
+  modelId: string;
+  version?: string | undefined;
+  capabilityConstraints?: Record<string, unknown> | undefined;
+  resourceConstraints?: Record<string, unknown> | undefined;
+  maxTokenLifetime?: number | undefined;
+  sessionId?: string | undefined;
+  requiresConfirmation?: boolean | undefined;
+  delegatingPrincipalId?: string | undefined;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/;
+
+async function insertPrincipal(tx: Queryable, type: 'service' | 'agent', identifier: string, input: PrincipalBase): Promise<string> {
+  if (!NAME.test(identifier)) throw new HttpError(400, 'VALIDATION_ERROR', 'name must be 1 to 200 characters among letters, digits and . _ : @ -, starting with a letter or digit');
+  const p = await tx.query<{ id: string }>(
+    `INSERT INTO principals (type, identifier, display_name, allowed_scopes, capabilities, metadata, organization_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+    [type, identifier, input.displayName?.trim() || identifier, JSON.stringify(input.allowedScopes ?? []), JSON.stringify(input.capabilities ?? {}),
+      input.metadata ? JSON.stringify(input.metadata) : null, input.organizationId ?? null],
+  );
+  return p.rows[0]!.id;
+}
+
+/** A service principal (a machine acting for itself, e.g. with an API key); its name is its unique identifier. */
+export async function createService(db: Database, input: NewService): Promise<PrincipalView> {
+  if (!input.serviceType?.trim()) throw new HttpError(400, 'VALIDATION_ERROR', 'service_type must not be empty');
+  try {
+    return await db.transaction(async (tx) => {
+      const id = await insertPrincipal(tx, 'service', input.name, input);
+      await tx.query(
+        'INSERT INTO service_principals (principal_id, service_type, description, allowed_ips, created_by) VALUES ($1, $2, $3, $4, $5)',
+        [id, input.serviceType.trim(), input.description ?? null, JSON.stringify(input.allowedIps ?? []), input.createdBy ?? null],
+      );
+      return (await findPrincipal(tx, id))!;
+    });
+  } catch (err) {
+    conflictOnDuplicate(err, `a principal named "${input.name}" already exists`);
+  }
+}
+
+/** An agent principal (software acting with delegated authority, possibly for another principal). */
+export async function createAgent(db: Database, input: NewAgent): Promise<PrincipalView> {
+  if (!input.modelId?.trim()) throw new HttpError(400, 'VALIDATION_ERROR', 'model_id must not be empty');
+  try {
+    return await db.transaction(async (tx) => {
+      const id = await insertPrincipal(tx, 'agent', input.name, input);
+      await tx.query(
+        `INSERT INTO agents (principal_id, model_id, version, capability_constraints, resource_constraints, max_token_lifetime, session_id,
+           requires_confirmation, delegating_principal_id)
+         VALUES ($1, $2, $3, $4, $5, coalesce($6, 3600), $7, coalesce($8, true), $9)`,
+        [id, input.modelId.trim(), input.version ?? null, JSON.stringify(input.capabilityConstraints ?? {}), JSON.stringify(input.resourceConstraints ?? {}),
+          input.maxTokenLifetime ?? null, input.sessionId ?? null, input.requiresConfirmation ?? null, input.delegatingPrincipalId ?? null],
+      );
+      return (await findPrincipal(tx, id))!;
+    });
+  } catch (err) {
+    conflictOnDuplicate(err, `a principal named "${input.name}" already exists`);
+  }
+}
+
+export interface PrincipalChanges {
+  displayName?: string | undefined;
+  allowedScopes?: string[] | undefined;
+  capabilities?: Record<string, unknown> | undefined;
+  metadata?: Record<string, unknown> | null | undefined;
+  organizationId?: string | null | undefined;
+}
+
+/** Changes the common fields of a principal (its type and identifier are immutable). */
+export async function updatePrincipal(db: Database, id: string, c: PrincipalChanges): Promise<PrincipalView | undefined> {
+  try {
+    const r = await db.query(
+      `UPDATE principals SET
+         display_name = coalesce($2, display_name),
+         allowed_scopes = coalesce($3::jsonb, allowed_scopes),
+         capabilities = coalesce($4::jsonb, capabilities),
+         metadata = CASE WHEN $5::boolean THEN $6::jsonb ELSE metadata END,
+         organization_id = CASE WHEN $7::boolean THEN $8::uuid ELSE organization_id END,
+         updated_at = now()
+       WHERE id = $1`,
+      [id, c.displayName?.trim() || null, c.allowedScopes ? JSON.stringify(c.allowedScopes) : null, c.capabilities ? JSON.stringify(c.capabilities) : null,
+        c.metadata !== undefined, c.metadata ? JSON.stringify(c.metadata) : null, c.organizationId !== undefined, c.organizationId ?? null],
+    );
+    if (r.rowCount === 0) return undefined;
+  } catch (err) {
+    conflictOnDuplicate(err, 'conflicting principal');
+  }
+  return findPrincipal(db, id);
+}
+
+/**
+ * Deactivates (or reactivates) a principal. A deactivated human's browser sessions end; a deactivated application
+ * principal takes its OAuth app with it. Tokens are refused through the principal's `active` flag, read at every use.
+ */
+export async function setPrincipalActive(db: Database, id: string, active: boolean): Promise<PrincipalView | undefined> {
+  const found = await db.transaction(async (tx) => {
+    const r = await tx.query<{ type: string }>('UPDATE principals SET active = $2, updated_at = now() WHERE id = $1 RETURNING type', [id, active]);
+    const row = r.rows[0];
+    if (!row) return false;
+    if (!active) await tx.query('DELETE FROM login_sessions WHERE principal_id = $1', [id]);
+    if (row.type === 'application') await tx.query('UPDATE oauth_apps SET active = $2, revoked_at = CASE WHEN $2 THEN NULL ELSE now() END, updated_at = now() WHERE principal_id = $1', [id, active]);
+    return true;
+  });
+  return found ? findPrincipal(db, id) : undefined;
 }

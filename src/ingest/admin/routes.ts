@@ -2,14 +2,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
-import { HttpError } from '../../kit/errors.ts';
-import { ErrorBody } from '../errors.ts';
+import { HttpError, errorResponses } from '../../kit/errors.ts';
+import { decodeCursor, pageOf, pageQuery, toPage } from '../../kit/paging.ts';
 import type { KeyResolver } from '../projects/key-resolver.ts';
 import {
   createApiKey, createProject, getProject, listApiKeys, listProjects, revokeApiKey,
   PROJECT_ID_PATTERN, ProjectExistsError, ProjectNotFoundError,
 } from '../projects/store.ts';
-import type { AdminGuard } from './auth.ts';
+import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
+import { INGEST_ADMIN_SCOPE } from './scope.ts';
 import { refuseUnstorableInput } from './storable-input.ts';
 
 const Project = Type.Object({ id: Type.String(), name: Type.String(), created_at: Type.String() });
@@ -25,20 +26,25 @@ const CreatedApiKey = Type.Object({
   ...ApiKey.properties,
   key: Type.String({ description: 'The key itself: shown only in this answer, stored only as a hash' }),
 });
-const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody };
-const security = [{ adminToken: [] }];
+const errors = errorResponses(400, 401, 403, 404, 409);
+const Page = Type.Object(pageQuery(), { additionalProperties: false });
+/** Where a page of rows in creation order stops: the exact creation time and the id. */
+export const CreationPosition = Type.Tuple([Type.String({ maxLength: 64 }), Type.String({ maxLength: 200 })]);
 const ProjectParams = Type.Object({ projectId: Type.String() });
 
-/** Projects and their API keys, under /v1/admin, behind the admin token. */
-export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyResolver; requireAdmin: AdminGuard }): void {
-  const { db, keys } = deps;
+/** Projects and their API keys, under /api/v1, behind the admin guard. */
+export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyResolver; guard: AdminGuard }): void {
+  const { db, keys, guard } = deps;
+  const onRequest = guard.require(INGEST_ADMIN_SCOPE);
+  const security = guard.security(INGEST_ADMIN_SCOPE);
   app.register(async (plugin) => {
     const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    admin.addHook('preHandler', deps.requireAdmin);
     admin.addHook('preHandler', refuseUnstorableInput);
 
     admin.post('/projects', {
+      onRequest,
       schema: {
+        operationId: 'createProject',
         summary: 'Create a project',
         tags: ['admin'],
         security,
@@ -52,25 +58,33 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
       try {
         return reply.code(201).send(await createProject(db, request.body));
       } catch (err) {
-        if (err instanceof ProjectExistsError) throw new HttpError(409, 'conflict', err.message);
+        if (err instanceof ProjectExistsError) throw new HttpError(409, 'CONFLICT', err.message);
         throw err;
       }
     });
 
     admin.get('/projects', {
-      schema: { summary: 'List projects', tags: ['admin'], security, response: { 200: Type.Object({ projects: Type.Array(Project) }), ...errors } },
-    }, async () => ({ projects: await listProjects(db) }));
+      onRequest,
+      schema: { operationId: 'listProjects', summary: 'List projects, oldest first', tags: ['admin'], security, querystring: Page, response: { 200: pageOf(Project), ...errors } },
+    }, async (request) => {
+      const { limit, cursor } = request.query;
+      const rows = await listProjects(db, { limit: limit + 1, after: decodeCursor(cursor, CreationPosition) });
+      return toPage(rows, limit, (p) => p.position, ({ position: _, ...p }) => p);
+    });
 
     admin.get('/projects/:projectId', {
-      schema: { summary: 'One project', tags: ['admin'], security, params: ProjectParams, response: { 200: Project, ...errors } },
+      onRequest,
+      schema: { operationId: 'getProject', summary: 'One project', tags: ['admin'], security, params: ProjectParams, response: { 200: Project, ...errors } },
     }, async (request) => {
       const project = await getProject(db, request.params.projectId);
-      if (!project) throw new HttpError(404, 'not_found', `no project ${request.params.projectId}`);
+      if (!project) throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
       return project;
     });
 
     admin.post('/projects/:projectId/keys', {
+      onRequest,
       schema: {
+        operationId: 'createApiKey',
         summary: 'Create an API key for a project (the key is shown once)',
         tags: ['admin'],
         security,
@@ -88,20 +102,25 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
         reply.header('cache-control', 'no-store');
         return reply.code(201).send({ ...record, key });
       } catch (err) {
-        if (err instanceof ProjectNotFoundError) throw new HttpError(404, 'not_found', err.message);
+        if (err instanceof ProjectNotFoundError) throw new HttpError(404, 'NOT_FOUND', err.message);
         throw err;
       }
     });
 
     admin.get('/projects/:projectId/keys', {
-      schema: { summary: 'List a project\'s API keys (never the keys themselves)', tags: ['admin'], security, params: ProjectParams, response: { 200: Type.Object({ keys: Type.Array(ApiKey) }), ...errors } },
+      onRequest,
+      schema: { operationId: 'listApiKeys', summary: 'List a project\'s API keys, oldest first (never the keys themselves)', tags: ['admin'], security, params: ProjectParams, querystring: Page, response: { 200: pageOf(ApiKey), ...errors } },
     }, async (request) => {
-      if (!(await getProject(db, request.params.projectId))) throw new HttpError(404, 'not_found', `no project ${request.params.projectId}`);
-      return { keys: await listApiKeys(db, request.params.projectId) };
+      if (!(await getProject(db, request.params.projectId))) throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
+      const { limit, cursor } = request.query;
+      const rows = await listApiKeys(db, request.params.projectId, { limit: limit + 1, after: decodeCursor(cursor, CreationPosition) });
+      return toPage(rows, limit, (k) => k.position, ({ position: _, ...k }) => k);
     });
 
     admin.delete('/projects/:projectId/keys/:keyId', {
+      onRequest,
       schema: {
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key',
         tags: ['admin'],
         security,
@@ -110,9 +129,9 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
       },
     }, async (request) => {
       const record = await revokeApiKey(db, request.params.keyId, request.params.projectId);
-      if (!record) throw new HttpError(404, 'not_found', `no key ${request.params.keyId} in project ${request.params.projectId}`);
+      if (!record) throw new HttpError(404, 'NOT_FOUND', `no key ${request.params.keyId} in project ${request.params.projectId}`);
       keys.forget();
       return record;
     });
-  }, { prefix: '/v1/admin' });
+  }, { prefix: '/api/v1' });
 }

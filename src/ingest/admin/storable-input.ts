@@ -10,7 +10,7 @@ const MAX_NESTING = 64;
  */
 export async function refuseUnstorableInput(request: FastifyRequest): Promise<void> {
   const problem = findProblem({ params: request.params, query: request.query, body: request.body });
-  if (problem) throw new HttpError(400, 'invalid_request', problem);
+  if (problem) throw new HttpError(400, 'VALIDATION_ERROR', problem);
 }
 
 function findProblem(root: Record<string, unknown>): string | undefined {

@@ -1,8 +1,9 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { HttpError } from '../../kit/errors.ts';
+import { invalidBody } from '../errors.ts';
 
 export interface ReadBody {
   text: string;
@@ -13,17 +14,25 @@ export interface ReadBody {
 
 const MB = 1024 * 1024;
 
+/** The reason of the answer to a body over the limit (the contract's 400, not HTTP's 413). */
+export const TOO_LARGE = 'batch_too_large';
+
 function tooLarge(limit: number, what: string): HttpError {
-  // Closing the connection spares reading the rest of an oversize upload.
-  return new HttpError(400, 'batch_too_large', `${what} exceeds ${limit / MB} MB`, { headers: { connection: 'close' } });
+  return invalidBody(TOO_LARGE, `${what} exceeds ${limit / MB} MB`);
+}
+
+export interface ReadOptions {
+  /** Longest pause between two pieces of the body before it is answered 408 (none when absent). */
+  idleTimeoutMs?: number | undefined;
 }
 
 /**
  * Reads a request body under `limit` bytes, counted on the wire and again after gzip decompression.
  * Decompression streams and stops as soon as the output passes the limit, so a small compressed bomb
- * costs at most `limit` plus one zlib chunk of memory and work.
+ * costs at most `limit` plus one zlib chunk of memory and work. A body that stops arriving for
+ * `idleTimeoutMs` is a 408 (with `Connection: close`: the rest of it is not waited for).
  */
-export async function readBody(source: Readable, headers: IncomingHttpHeaders, limit: number): Promise<ReadBody> {
+export async function readBody(source: Readable, headers: IncomingHttpHeaders, limit: number, options: ReadOptions = {}): Promise<ReadBody> {
   const encoding = contentEncoding(headers['content-encoding']);
   const declared = Number(headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit, 'the request body');
@@ -38,8 +47,13 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
     source.unpipe(countWire);
     return error;
   };
+  const idle = options.idleTimeoutMs === undefined ? undefined : setTimeout(() => {
+    const seconds = options.idleTimeoutMs! / 1000;
+    countWire.destroy(fail(new HttpError(408, 'REQUEST_TIMEOUT', `no part of the request body arrived for ${seconds} s; send the whole body without pausing`, { headers: { connection: 'close' } })));
+  }, options.idleTimeoutMs);
   const countWire = new Transform({
     transform(chunk: Buffer, _enc, callback) {
+      idle?.refresh();
       wireBytes += chunk.length;
       if (wireBytes > limit) return callback(fail(tooLarge(limit, 'the request body')));
       callback(null, chunk);
@@ -62,18 +76,20 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
     source.unpipe(countWire);
     if (failure) throw failure;
     if (encoding === 'gzip' && (err as NodeJS.ErrnoException).code?.startsWith('Z_')) {
-      throw new HttpError(400, 'invalid_body', `the body is not valid gzip: ${(err as Error).message}`);
+      throw invalidBody('invalid_body', `the body is not valid gzip: ${(err as Error).message}`);
     }
     if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET') {
-      throw new HttpError(400, 'invalid_body', 'the request body ended early');
+      throw invalidBody('invalid_body', 'the request body ended early');
     }
     throw err;
+  } finally {
+    clearTimeout(idle);
   }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes));
   } catch {
-    throw new HttpError(400, 'invalid_body', 'the body is not valid UTF-8');
+    throw invalidBody('invalid_body', 'the body is not valid UTF-8');
   }
   return { text, bytes, encoding };
 }
@@ -82,5 +98,39 @@ function contentEncoding(value: string | undefined): 'identity' | 'gzip' {
   const v = (value ?? '').trim().toLowerCase();
   if (v === '' || v === 'identity') return 'identity';
   if (v === 'gzip' || v === 'x-gzip') return 'gzip';
-  throw new HttpError(415, 'unsupported_media_type', `Content-Encoding ${value} is not supported: send gzip or no encoding`, { headers: { 'accept-encoding': 'gzip' } });
+  throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${value} is not supported: send gzip or no encoding`, { headers: { 'accept-encoding': 'gzip' } });
+}
+
+/**
+ * After an early answer (a body over the limit), reads the rest of the upload and throws it away, so the client
+ * is still sending into an open connection when the answer reaches it. Closing instead would make the kernel
+ * answer the bytes still arriving with a reset, which discards the answer before most clients read it; they
+ * then retry forever. Bounded: past `maxBytes` more, or a pause of `idleTimeoutMs`, the connection is cut.
+ * When the upload ends within the bound the connection stays open for the client's next request.
+ */
+export function discardRest(request: IncomingMessage, maxBytes: number, idleTimeoutMs: number): void {
+  if (request.complete) {
+    // Everything has arrived already; what is left only sits in the stream's buffer.
+    request.resume();
+    return;
+  }
+  let discarded = 0;
+  const cut = () => {
+    finish();
+    request.socket?.destroy();
+  };
+  const idle = setTimeout(cut, idleTimeoutMs).unref();
+  const onData = (chunk: Buffer) => {
+    idle.refresh();
+    discarded += chunk.length;
+    if (discarded > maxBytes) cut();
+  };
+  const finish = () => {
+    clearTimeout(idle);
+    request.removeListener('data', onData);
+  };
+  request.on('data', onData);
+  request.once('end', finish);
+  request.once('close', finish);
+  request.resume();
 }

@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../../kit/db.ts';
+import { createBatcher } from '../../kit/batcher.ts';
+import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
+import type { OutageLog } from '../health/outage-log.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import type { PreparedEvents } from './validate.ts';
 
@@ -16,6 +18,8 @@ export interface CommitterOptions {
   maxEvents: number;
   /** Events waiting beyond which new work is refused. */
   maxPending: number;
+  /** Where an outage is logged, once when it begins and once when it ends. */
+  outage: OutageLog;
 }
 
 export interface Committer {
@@ -25,78 +29,17 @@ export interface Committer {
   close(): Promise<void>;
 }
 
-interface Waiting {
-  events: PreparedEvents;
-  resolve: () => void;
-  reject: (err: Error) => void;
-}
-
 /**
- * Group commit. Requests queue their accepted events; while fewer than `concurrency` transactions are
- * in flight the queue is taken whole (up to `maxEvents`) into one multi-row INSERT and one COMMIT, so
- * under load many requests share a round trip and an fsync, and an idle service commits a lone request
- * at once with no timer. Rows go in with a plain INSERT into `events` so statement triggers (the
- * forwarding outbox) run in the same transaction.
+ * Group commit, on the kit's micro-batcher. Requests queue their accepted events; while fewer than
+ * `concurrency` transactions are in flight the queue is taken whole (up to `maxEvents`) into one
+ * multi-row INSERT and one COMMIT, so under load many requests share a round trip and an fsync, and an
+ * idle service commits a lone request at once with no timer. Rows go in with a plain INSERT into `events`
+ * so its statement triggers run in the same transaction: `events_enqueue_for_forwarding` (migration 002)
+ * writes the forwarding outbox that forwarding/delivery/outbox.ts reads, `events_check_project`
+ * (migration 003) checks the projects.
  */
 export function createCommitter(options: CommitterOptions): Committer {
-  const { db, metrics, log } = options;
-  const queue: Waiting[] = [];
-  let queuedEvents = 0;
-  let inFlight = 0;
-  let closed = false;
-  let drained: (() => void) | undefined;
-
-  const schedule = () => {
-    while (inFlight < options.concurrency && queue.length > 0) {
-      const group: Waiting[] = [];
-      let events = 0;
-      while (queue.length > 0 && (group.length === 0 || events + queue[0]!.events.count <= options.maxEvents)) {
-        const next = queue.shift()!;
-        group.push(next);
-        events += next.events.count;
-      }
-      queuedEvents -= events;
-      inFlight++;
-      void runGroup(group).finally(() => {
-        inFlight--;
-        schedule();
-        if (inFlight === 0 && queue.length === 0) drained?.();
-      });
-    }
-  };
-
-  const runGroup = async (group: Waiting[]) => {
-    try {
-      await insertWithRetry(group.map((w) => w.events));
-      for (const w of group) w.resolve();
-    } catch (err) {
-      if (isUnavailable(err)) {
-        metrics.commitFailures.inc({ kind: 'unavailable' });
-        log.warn({ err }, 'group commit failed: database unavailable');
-        const unavailable = new CommitUnavailableError('the database is unavailable');
-        for (const w of group) w.reject(unavailable);
-        return;
-      }
-      metrics.commitFailures.inc({ kind: 'error' });
-      if (group.length === 1) {
-        log.error({ err }, 'commit failed');
-        group[0]!.reject(err as Error);
-        return;
-      }
-      // One request's rows must not sink the others': commit each on its own.
-      log.warn({ err, requests: group.length }, 'group commit failed; committing its requests one by one');
-      for (const w of group) {
-        try {
-          await insertWithRetry([w.events]);
-          w.resolve();
-        } catch (single) {
-          log.error({ err: single }, 'commit failed');
-          w.reject(isUnavailable(single) ? new CommitUnavailableError('the database is unavailable') : (single as Error));
-        }
-      }
-    }
-  };
-
+  const { db, metrics, log, outage } = options;
   const insertWithRetry = async (parts: PreparedEvents[]) => {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -135,26 +78,43 @@ export function createCommitter(options: CommitterOptions): Committer {
     if (inserted < count) metrics.eventsDuplicate.inc(count - inserted);
   };
 
-  return {
-    commit(events) {
-      if (closed) return Promise.reject(new CommitUnavailableError('the service is shutting down'));
-      if (queuedEvents + events.count > options.maxPending) {
-        metrics.commitFailures.inc({ kind: 'overloaded' });
-        return Promise.reject(new CommitUnavailableError('too many events are waiting for the database'));
+  const batcher = createBatcher<PreparedEvents, void>({
+    maxInFlight: options.concurrency,
+    maxBatch: Infinity,
+    gather: 'none',
+    weight: (events) => events.count,
+    maxWeight: options.maxEvents,
+    maxPendingWeight: options.maxPending,
+    overloaded: () => {
+      metrics.commitFailures.inc({ kind: 'overloaded' });
+      return new CommitUnavailableError('too many events are waiting for the database');
+    },
+    closed: () => new CommitUnavailableError('the service is shutting down'),
+    // One request's rows must not sink the others': a group that fails is committed request by request,
+    // unless the database itself is away.
+    retryAlone: (err) => !(err instanceof CommitUnavailableError),
+    run: async (parts) => {
+      try {
+        await insertWithRetry(parts);
+        outage.succeeded();
+      } catch (err) {
+        if (isUnavailable(err)) {
+          metrics.commitFailures.inc({ kind: 'unavailable' });
+          outage.failed(err);
+          throw new CommitUnavailableError('the database is unavailable');
+        }
+        metrics.commitFailures.inc({ kind: 'error' });
+        if (parts.length > 1) log.warn({ err, requests: parts.length }, 'group commit failed; committing its requests one by one');
+        else log.error({ err }, 'commit failed');
+        throw err;
       }
-      return new Promise<void>((resolve, reject) => {
-        queue.push({ events, resolve, reject });
-        queuedEvents += events.count;
-        schedule();
-      });
+      return parts.map(() => undefined);
     },
-    async close() {
-      closed = true;
-      if (inFlight === 0 && queue.length === 0) return;
-      await new Promise<void>((resolve) => {
-        drained = resolve;
-      });
-    },
+  });
+
+  return {
+    commit: (events) => batcher.submit(events),
+    close: () => batcher.close(),
   };
 }
 
@@ -175,18 +135,7 @@ const JSONB_ARRAY_START = Buffer.from([1, 0x5b]);
 const COMMA = Buffer.from(',');
 const ARRAY_END = Buffer.from(']');
 
-const UNAVAILABLE_CLASSES = ['08', '53', '57', '58', '3D', '28'];
-const UNAVAILABLE_MESSAGE = /connect|terminat|timeout|timed out|closed|not queryable|ended|shutting down|ECONN|EPIPE/i;
-
 /** Connection-level failures (and a server refusing work) as opposed to an error in the statement itself. */
 export function isUnavailable(err: unknown): boolean {
-  if (err instanceof CommitUnavailableError) return true;
-  // A FATAL error ends the session: connection refused by the server (database gone, not accepting connections, ...).
-  const severity = (err as { severity?: unknown }).severity;
-  if (severity === 'FATAL' || severity === 'PANIC') return true;
-  const code = (err as { code?: unknown }).code;
-  // No SQLSTATE class begins with E, so an E-code is a system error (ECONNREFUSED, EPIPE, ...).
-  if (typeof code === 'string' && code.startsWith('E')) return true;
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_CLASSES.includes(code.slice(0, 2));
-  return UNAVAILABLE_MESSAGE.test((err as Error)?.message ?? '');
+  return err instanceof CommitUnavailableError || isDatabaseUnavailable(err);
 }

@@ -56,5 +56,10 @@ export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const MAX_EVENT_BYTES = 100 * 1024;
 /** Objects and arrays within one field of an event: ample for real payloads, far below what V8's JSON.stringify and jsonb can take. */
 export const MAX_NESTING = 64;
+/**
+ * Nesting of a whole body beyond which it is refused before parsing. A valid event sits 3 levels down (body, events,
+ * event) and its fields nest at most MAX_NESTING: between the two an event is rejected on its own, beyond it the body.
+ */
+export const MAX_BODY_NESTING = 128;
 /** The unique index on (project_id, event_id) cannot hold arbitrarily long keys; 256 characters is ample for any id scheme. */
 export const MAX_ID_LENGTH = 256;

@@ -1,15 +1,19 @@
-import type { FastifyRequest } from 'fastify';
+import { METHODS } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
-import { HttpError } from '../../kit/errors.ts';
-import { ErrorBody } from '../errors.ts';
+import { HttpError, standardErrorBody } from '../../kit/errors.ts';
+import { errorRef as ErrorBody } from '../../kit/errors.ts';
+import { invalidBody, reasonOf } from '../errors.ts';
+import type { OutageLog } from '../health/outage-log.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import type { KeyResolver } from '../projects/key-resolver.ts';
-import { readBody } from './body.ts';
+import { discardRest, readBody, TOO_LARGE, type ReadBody } from './body.ts';
 import { CommitUnavailableError, isUnavailable, type Committer } from './committer.ts';
 import { ALLOWED_REQUEST_HEADERS, createCorsPolicy } from './cors.ts';
-import { EVENT_TYPES, MAX_BODY_BYTES, MAX_EVENTS_PER_BATCH } from './fields.ts';
+import { nestsDeeperThan } from './depth.ts';
+import { EVENT_TYPES, MAX_BODY_BYTES, MAX_BODY_NESTING, MAX_EVENTS_PER_BATCH } from './fields.ts';
 import { validateBatch, type ValidatedBatch } from './validate.ts';
 
 export interface EventRoutesDeps {
@@ -19,7 +23,15 @@ export interface EventRoutesDeps {
   allowedOrigins: readonly string[];
   retryAfterSeconds: number;
   commitTimeoutSeconds: number;
+  bodyTimeoutSeconds: number;
+  outage: OutageLog;
 }
+
+/** What the body parser hands the handler: the text, a refusal it could only answer after reading, or nothing. */
+type EventsBody = ReadBody | { refused: HttpError } | undefined;
+
+/** What is read and thrown away after answering an oversize upload before the connection is cut instead. */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
 
 const IngestionResult = Type.Object({
   accepted: Type.Integer({ description: 'Events stored, including events already stored by an earlier request' }),
@@ -36,7 +48,11 @@ const EventDoc = Type.Object({
   metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 }, { additionalProperties: true, description: 'See docs/ingest.md for every optional field' });
 
-const NOT_ALLOWED_METHODS = ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'TRACE', 'QUERY'] as const;
+/**
+ * Every method Node's HTTP parser knows (WebDAV's PROPFIND and MKCOL, QUERY, ...) but POST, OPTIONS (a preflight,
+ * or 405 like these) and CONNECT (a tunnel request, which Node never hands to routes).
+ */
+const NOT_ALLOWED_METHODS = METHODS.filter((m) => m !== 'POST' && m !== 'OPTIONS' && m !== 'CONNECT');
 
 /** POST /v1/events and the answers to every other method on that path. */
 export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
@@ -45,29 +61,43 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
   const retryAfter = { 'retry-after': String(deps.retryAfterSeconds) };
   const { metrics } = deps;
 
-  const methodNotAllowed = () => new HttpError(405, 'method_not_allowed', 'only POST is allowed on /v1/events', { headers: { allow: 'POST' } });
+  const methodNotAllowed = () => new HttpError(405, 'METHOD_NOT_ALLOWED', 'only POST is allowed on /v1/events', { headers: { allow: 'POST' } });
 
+  // Fastify routes only the methods it has been told of; the others would be 404 rather than 405.
+  for (const method of NOT_ALLOWED_METHODS) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method);
+  const refuseMethod = async () => {
+    throw methodNotAllowed();
+  };
+  // Answered in onRequest, before any body is parsed: whatever the body, its content type or its size, the method decides.
   app.route({
-    method: [...NOT_ALLOWED_METHODS],
+    method: NOT_ALLOWED_METHODS,
     url: '/v1/events',
     schema: { hide: true },
-    handler: async () => {
-      throw methodNotAllowed();
-    },
+    onRequest: refuseMethod,
+    handler: refuseMethod,
   });
 
-  app.options('/v1/events', { schema: { summary: 'CORS preflight', tags: ['events'], response: { 204: Type.Null(), 403: ErrorBody, 405: ErrorBody } } }, async (request, reply) => {
+  const preflight = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!cors.isPreflight(request)) throw methodNotAllowed();
     const origin = request.headers.origin!;
     reply.header('vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
-    if (!cors.allows(origin)) throw new HttpError(403, 'origin_not_allowed', `origin ${origin} may not send events: add it to INGEST_ALLOWED_ORIGINS`);
+    if (!cors.allows(origin)) throw new HttpError(403, 'FORBIDDEN', `origin ${origin} may not send events: add it to INGEST_ALLOWED_ORIGINS`);
     if (String(request.headers['access-control-request-method']).toUpperCase() !== 'POST') throw methodNotAllowed();
     reply.header('access-control-allow-origin', origin);
     reply.header('access-control-allow-methods', 'POST');
     reply.header('access-control-allow-headers', ALLOWED_REQUEST_HEADERS);
     reply.header('access-control-max-age', '600');
     return reply.code(204).send(null);
-  });
+  };
+  app.options('/v1/events', {
+    schema: { summary: 'CORS preflight', tags: ['events'], response: { 204: Type.Null(), 403: ErrorBody, 405: ErrorBody } },
+    // Also answered before any body is parsed, so an OPTIONS with a body is a 405 (or a preflight), never a 415.
+    onRequest: preflight,
+  }, refuseMethod);
+
+  // Answered here rather than thrown: the error handler logs every 5xx, and an outage is logged once (OutageLog).
+  const unavailable = (request: FastifyRequest, reply: FastifyReply, message: string) =>
+    reply.code(503).headers(retryAfter).type('application/json; charset=utf-8').send(standardErrorBody({ statusCode: 503, code: 'UNAVAILABLE', message, requestId: request.id }));
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -75,35 +105,46 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     // the events are only validated and re-serialised, never merged into other objects, so a `__proto__` key is inert.
     // JSON only: any other content type (text/plain included) is answered 415.
     scope.removeAllContentTypeParsers();
+    // The parser only reads the text; the handler parses and validates it in one synchronous step (see takeBatch).
     scope.addContentTypeParser('application/json', async (request: FastifyRequest) => {
-      const body = await readBody(request.raw, request.headers, MAX_BODY_BYTES);
-      metrics.requestBytes.observe({ encoding: body.encoding }, body.bytes);
+      let body: ReadBody;
       try {
-        return JSON.parse(body.text);
+        body = await readBody(request.raw, request.headers, MAX_BODY_BYTES, { idleTimeoutMs: deps.bodyTimeoutSeconds * 1000 });
       } catch (err) {
-        throw new HttpError(400, 'invalid_json', `the body is not valid JSON: ${(err as Error).message}`);
+        if (reasonOf(err) === TOO_LARGE) {
+          discardRest(request.raw, DISCARD_LIMIT_BYTES, deps.bodyTimeoutSeconds * 1000);
+          // Handed to the handler rather than thrown: Fastify closes the connection after a parser error, and the
+          // client, still sending, would meet a reset instead of reading this answer.
+          return { refused: err as HttpError } satisfies EventsBody;
+        }
+        throw err;
       }
+      metrics.requestBytes.observe({ encoding: body.encoding }, body.bytes);
+      return body;
     });
 
     scope.addHook('onRequest', async (request, reply) => {
       cors.decorate(request, reply);
       const key = request.headers['x-svc-api-key'];
-      if (typeof key !== 'string' || key.length === 0) throw new HttpError(401, 'unauthorized', 'missing API key: send it in the X-Svc-API-Key header');
+      if (typeof key !== 'string' || key.length === 0) throw new HttpError(401, 'UNAUTHORIZED', 'missing API key: send it in the X-Svc-API-Key header');
       let projectId: string | undefined;
       try {
         projectId = await deps.keys.projectOf(key);
       } catch (err) {
-        if (isUnavailable(err)) throw new HttpError(503, 'unavailable', 'the database is unavailable; retry later', { headers: retryAfter });
+        if (isUnavailable(err)) {
+          deps.outage.failed(err);
+          return unavailable(request, reply, 'the database is unavailable; retry later');
+        }
         throw err;
       }
-      if (!projectId) throw new HttpError(401, 'unauthorized', 'invalid or revoked API key');
+      if (!projectId) throw new HttpError(401, 'UNAUTHORIZED', 'invalid or revoked API key');
       projectOf.set(request, projectId);
     });
 
     scope.addHook('onError', async (request, _reply, error) => {
       const code = (error as { code?: string; statusCode?: number }).code;
       const status = (error as { statusCode?: number }).statusCode;
-      if (status !== undefined && status < 500 && request.routeOptions.url === '/v1/events') metrics.requestsRejected.inc({ reason: rejectionReason(code, status) });
+      if (status !== undefined && status < 500 && request.routeOptions.url === '/v1/events') metrics.requestsRejected.inc({ reason: reasonOf(error) ?? rejectionReason(code, status) });
     });
 
     scope.post('/v1/events', {
@@ -117,8 +158,13 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
       // Events are validated one by one by validateBatch (a bad event is rejected, not the request); the schema documents the shape.
       validatorCompiler: () => () => true,
     }, async (request, reply) => {
-      const { prepared, rejections, received } = takeBatch(request.body, projectOf.get(request)!);
-      if (prepared.count > 0) await commitInTime(deps, prepared, retryAfter);
+      const body = request.body as unknown as EventsBody;
+      if (body && 'refused' in body) throw body.refused;
+      const { prepared, rejections, received } = takeBatch(body, projectOf.get(request)!);
+      if (prepared.count > 0) {
+        const refused = await commitInTime(deps, prepared);
+        if (refused) return unavailable(request, reply, `${refused}; nothing of this batch is acknowledged, retry later (retries are idempotent)`);
+      }
       metrics.eventsAccepted.inc(prepared.count);
       metrics.batchEvents.observe(received);
       for (const r of rejections) metrics.eventsRejected.inc({ reason: r.reason });
@@ -132,33 +178,45 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
 }
 
 /**
- * Checks the shape, validates every event and detaches the parsed events from the request body, all before the
- * handler awaits its commit: only the prepared bytes wait, and the parsed events die young in V8's nursery rather
- * than being promoted (8 requests of 1,000 parsed events held for ~100 ms cost ~100 MB of RSS).
+ * Parses the body, checks the shape, validates every event and drops the parsed events, in one synchronous step:
+ * only one request's parsed objects exist at any moment, however many requests arrive together, and they die young
+ * in V8's nursery rather than being promoted while the request waits for its commit (8 requests of 1,000 parsed
+ * events held for ~100 ms cost ~100 MB of RSS). Nesting deeper than any valid event is refused from the text,
+ * before the parser builds anything.
  */
-function takeBatch(body: unknown, projectId: string): ValidatedBatch & { received: number } {
+function takeBatch(raw: ReadBody | undefined, projectId: string): ValidatedBatch & { received: number } {
+  // No body at all (no Content-Type, nothing sent) or an empty one: not a batch.
+  if (raw === undefined || raw.text.trim() === '') throw invalidBody('invalid_batch', 'the body must be a JSON object with an "events" array');
+  if (nestsDeeperThan(raw.text, MAX_BODY_NESTING)) {
+    throw invalidBody('too_deep', `the body nests objects and arrays more than ${MAX_BODY_NESTING} levels deep`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.text);
+  } catch (err) {
+    throw invalidBody('invalid_json', `the body is not valid JSON: ${(err as Error).message}`);
+  }
   if (typeof body !== 'object' || body === null || Array.isArray(body) || !Array.isArray((body as { events?: unknown }).events)) {
-    throw new HttpError(400, 'invalid_batch', 'the body must be a JSON object with an "events" array');
+    throw invalidBody('invalid_batch', 'the body must be a JSON object with an "events" array');
   }
   const events = (body as { events: unknown[] }).events;
   if (events.length > MAX_EVENTS_PER_BATCH) {
-    throw new HttpError(400, 'batch_too_large', `a batch holds at most ${MAX_EVENTS_PER_BATCH.toLocaleString('en')} events (got ${events.length.toLocaleString('en')})`);
+    throw invalidBody('batch_too_large', `a batch holds at most ${MAX_EVENTS_PER_BATCH.toLocaleString('en')} events (got ${events.length.toLocaleString('en')})`);
   }
-  (body as { events?: unknown }).events = undefined;
   return { ...validateBatch(events, projectId), received: events.length };
 }
 
-async function commitInTime(deps: EventRoutesDeps, prepared: Parameters<Committer['commit']>[0], retryAfter: Record<string, string>): Promise<void> {
+/** Commits the events within the time limit; returns why not when the database cannot take them now. */
+async function commitInTime(deps: EventRoutesDeps, prepared: Parameters<Committer['commit']>[0]): Promise<string | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new CommitUnavailableError('the events were not committed in time')), deps.commitTimeoutSeconds * 1000);
   });
   try {
     await Promise.race([deps.committer.commit(prepared), late]);
+    return undefined;
   } catch (err) {
-    if (err instanceof CommitUnavailableError) {
-      throw new HttpError(503, 'unavailable', `${err.message}; nothing of this batch is acknowledged, retry later (retries are idempotent)`, { headers: retryAfter });
-    }
+    if (err instanceof CommitUnavailableError) return err.message;
     throw err;
   } finally {
     clearTimeout(timer);
@@ -170,5 +228,7 @@ function rejectionReason(code: string | undefined, status: number): string {
   if (status === 405) return 'method_not_allowed';
   if (status === 415) return 'unsupported_media_type';
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'unsupported_media_type';
-  return code && !code.startsWith('FST_') ? code : 'invalid_request';
+  if (status === 403) return 'forbidden';
+  if (status === 408) return 'request_timeout';
+  return 'invalid_request';
 }

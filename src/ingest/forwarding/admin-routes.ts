@@ -1,11 +1,13 @@
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
-import { HttpError } from '../../kit/errors.ts';
+import { HttpError, errorResponses } from '../../kit/errors.ts';
+import { decodeCursor, pageOf, pageQuery, toPage } from '../../kit/paging.ts';
+import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
+import { CreationPosition } from '../admin/routes.ts';
+import { INGEST_ADMIN_SCOPE } from '../admin/scope.ts';
 import { refuseUnstorableInput } from '../admin/storable-input.ts';
-import { ErrorBody } from '../errors.ts';
 import { listDeadLetters, replayDeadLetters } from './dead-letters/store.ts';
 import {
   createDestination, deleteDestination, getDestination, listDestinations, updateDestination,
@@ -13,7 +15,7 @@ import {
 } from './destinations/store.ts';
 import { DESTINATION_KINDS } from './vendors/index.ts';
 
-const Kind = Type.Union([Type.Literal('webhook'), Type.Literal('posthog'), Type.Literal('segment'), Type.Literal('mixpanel'), Type.Literal('amplitude')], { description: DESTINATION_KINDS.join(', ') });
+const Kind = Type.Enum(DESTINATION_KINDS, { description: DESTINATION_KINDS.join(', ') });
 const Settings = Type.Record(Type.String(), Type.Unknown(), { description: 'Non-secret settings of the kind: `project_id` (mixpanel service account), `min_id_length` (amplitude)' });
 const Credentials = Type.Record(Type.String(), Type.String(), {
   description: 'webhook: `secret` (generated when absent); posthog: `api_key`; segment: `write_key`; mixpanel: `project_token`, or `service_account_username` and `service_account_secret`; amplitude: `api_key`. Stored encrypted, never shown again.',
@@ -47,34 +49,37 @@ const DeadLetter = Type.Object({
   dead_at: Type.String(),
 });
 const ProjectParams = Type.Object({ projectId: Type.String() });
+const DeadLetterPosition = Type.Tuple([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })]);
 const DestinationParams = Type.Object({ destinationId: Type.String() });
-const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody };
-const security = [{ adminToken: [] }];
+const errors = errorResponses(400, 401, 403, 404, 409);
 const tags = ['admin: forwarding'];
 
 function mapErrors(err: unknown): never {
-  if (err instanceof DestinationInputError) throw new HttpError(400, 'invalid_request', err.message);
-  if (err instanceof DestinationNotFoundError) throw new HttpError(404, 'not_found', err.message);
-  if (err instanceof DestinationConflictError) throw new HttpError(409, 'conflict', err.message);
+  if (err instanceof DestinationInputError) throw new HttpError(400, 'VALIDATION_ERROR', err.message);
+  if (err instanceof DestinationNotFoundError) throw new HttpError(404, 'NOT_FOUND', err.message);
+  if (err instanceof DestinationConflictError) throw new HttpError(409, 'CONFLICT', err.message);
   throw err;
 }
 
-/** Destinations and their dead letters under /v1/admin, behind the admin token. */
-export function registerForwardingAdminRoutes(app: App, deps: { db: Database; secretKey: Buffer; requireAdmin: preHandlerAsyncHookHandler }): void {
-  const { db, secretKey } = deps;
+/** Destinations and their dead letters under /api/v1, behind the admin guard. */
+export function registerForwardingAdminRoutes(app: App, deps: { db: Database; secretKey: Buffer; guard: AdminGuard }): void {
+  const { db, secretKey, guard } = deps;
+  const onRequest = guard.require(INGEST_ADMIN_SCOPE);
+  const security = guard.security(INGEST_ADMIN_SCOPE);
   app.register(async (plugin) => {
     const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    admin.addHook('preHandler', deps.requireAdmin);
     admin.addHook('preHandler', refuseUnstorableInput);
 
     const found = async (id: string) => {
       const d = await getDestination(db, id);
-      if (!d) throw new HttpError(404, 'not_found', `no destination ${id}`);
+      if (!d) throw new HttpError(404, 'NOT_FOUND', `no destination ${id}`);
       return d;
     };
 
     admin.post('/projects/:projectId/destinations', {
+      onRequest,
       schema: {
+        operationId: 'createDestination',
         summary: 'Create a destination that receives the project\'s accepted events',
         tags,
         security,
@@ -102,19 +107,28 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
     });
 
     admin.get('/projects/:projectId/destinations', {
-      schema: { summary: 'List a project\'s destinations', tags, security, params: ProjectParams, response: { 200: Type.Object({ destinations: Type.Array(Destination) }), ...errors } },
+      onRequest,
+      schema: {
+        operationId: 'listDestinations', summary: 'List a project\'s destinations, oldest first', tags, security, params: ProjectParams,
+        querystring: Type.Object(pageQuery(), { additionalProperties: false }), response: { 200: pageOf(Destination), ...errors },
+      },
     }, async (request) => {
       const project = await db.query('SELECT 1 FROM projects WHERE id = $1', [request.params.projectId]);
-      if (project.rowCount === 0) throw new HttpError(404, 'not_found', `no project ${request.params.projectId}`);
-      return { destinations: await listDestinations(db, request.params.projectId) };
+      if (project.rowCount === 0) throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
+      const { limit, cursor } = request.query;
+      const rows = await listDestinations(db, request.params.projectId, { limit: limit + 1, after: decodeCursor(cursor, CreationPosition) });
+      return toPage(rows, limit, (d) => d.position, ({ position: _, ...d }) => d);
     });
 
     admin.get('/destinations/:destinationId', {
-      schema: { summary: 'One destination', tags, security, params: DestinationParams, response: { 200: Destination, ...errors } },
+      onRequest,
+      schema: { operationId: 'getDestination', summary: 'One destination', tags, security, params: DestinationParams, response: { 200: Destination, ...errors } },
     }, async (request) => found(request.params.destinationId));
 
     admin.patch('/destinations/:destinationId', {
+      onRequest,
       schema: {
+        operationId: 'updateDestination',
         summary: 'Change a destination: enable or disable it, rename it, point it elsewhere, replace its credentials',
         tags,
         security,
@@ -138,37 +152,39 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
     });
 
     admin.delete('/destinations/:destinationId', {
-      schema: { summary: 'Delete a destination with its pending events and dead letters', tags, security, params: DestinationParams, response: { 204: Type.Null(), ...errors } },
+      onRequest,
+      schema: { operationId: 'deleteDestination', summary: 'Delete a destination with its pending events and dead letters', tags, security, params: DestinationParams, response: { 204: Type.Null(), ...errors } },
     }, async (request, reply) => {
-      if (!(await deleteDestination(db, request.params.destinationId))) throw new HttpError(404, 'not_found', `no destination ${request.params.destinationId}`);
+      if (!(await deleteDestination(db, request.params.destinationId))) throw new HttpError(404, 'NOT_FOUND', `no destination ${request.params.destinationId}`);
       return reply.code(204).send(null);
     });
 
     admin.get('/destinations/:destinationId/dead-letters', {
+      onRequest,
       schema: {
+        operationId: 'listDeadLetters',
         summary: 'Events the destination refused or could not take after the configured attempts and time, oldest first',
         tags,
         security,
         params: DestinationParams,
-        querystring: Type.Object({
-          limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
-          after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Last id of the previous page' })),
-        }, { additionalProperties: false }),
-        response: { 200: Type.Object({ dead_letters: Type.Array(DeadLetter), next_after: Type.Union([Type.Integer(), Type.Null()]) }), ...errors },
+        querystring: Type.Object(pageQuery({ maxLimit: 1000 }), { additionalProperties: false }),
+        response: { 200: pageOf(DeadLetter), ...errors },
       },
     }, async (request) => {
       await found(request.params.destinationId);
-      const { limit, after } = request.query;
-      const rows = await listDeadLetters(db, request.params.destinationId, { limit, after });
-      return { dead_letters: rows, next_after: rows.length === limit ? rows[rows.length - 1]!.id : null };
+      const { limit, cursor } = request.query;
+      const rows = await listDeadLetters(db, request.params.destinationId, { limit: limit + 1, after: decodeCursor(cursor, DeadLetterPosition)?.[0] });
+      return toPage(rows, limit, (d) => [d.id]);
     });
 
     admin.post('/destinations/:destinationId/dead-letters/replay', {
+      onRequest,
       // A bodyless POST replays everything: give the schema an empty object to check.
       preValidation: async (request) => {
         (request as { body: unknown }).body ??= {};
       },
       schema: {
+        operationId: 'replayDeadLetters',
         summary: 'Queue dead letters for delivery again (all of the destination, or the ids given)',
         tags,
         security,
@@ -180,5 +196,5 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
       await found(request.params.destinationId);
       return { replayed: await replayDeadLetters(db, request.params.destinationId, request.body.ids) };
     });
-  }, { prefix: '/v1/admin' });
+  }, { prefix: '/api/v1' });
 }

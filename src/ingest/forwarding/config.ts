@@ -43,7 +43,7 @@ export const forwardingVariables = {
     default: 1_000,
     min: 1,
     max: 3_600_000,
-    doc: 'First retry delay; it doubles with each attempt (with jitter) up to INGEST_FORWARDING_RETRY_MAX_MS.',
+    doc: 'First retry delay; it doubles with each attempt (with jitter) up to INGEST_FORWARDING_RETRY_MAX_MS. Counted per event (its own attempts) and per destination (its consecutive failed rounds, which pause it).',
   }),
   forwardingRetryMaxMs: int('INGEST_FORWARDING_RETRY_MAX_MS', {
     default: 600_000,

@@ -1,6 +1,6 @@
-import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { App } from '../../kit/app.ts';
+import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
 import type { Database } from '../../kit/db.ts';
 import { registerForwardingAdminRoutes } from './admin-routes.ts';
 import { checkForwardingConfig, type ForwardingConfig } from './config.ts';
@@ -13,7 +13,7 @@ export interface ForwardingDeps {
   config: ForwardingConfig;
   secretKey: Buffer;
   registry: Registry;
-  requireAdmin: preHandlerAsyncHookHandler;
+  guard: AdminGuard;
 }
 
 /**
@@ -22,7 +22,7 @@ export interface ForwardingDeps {
  */
 export async function registerForwarding(app: App, deps: ForwardingDeps): Promise<void> {
   checkForwardingConfig(deps.config);
-  // Rows from before URLs were sealed (migration 102 cannot seal: SQL has no key) are sealed at the first start.
+  // Rows from before URLs were sealed (migration 004 cannot seal: SQL has no key) are sealed at the first start.
   const sealed = await sealPlainBaseUrls(deps.db, deps.secretKey);
   if (sealed > 0) app.log.info({ destinations: sealed }, 'forwarding: sealed destination URLs kept in clear by an older version');
   const metrics = createForwardingMetrics(deps.registry, deps.db);

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../kit/db.ts';
 import { randomToken, sha256Hex } from '../../kit/crypto.ts';
+import { isoUtc } from '../../kit/sql.ts';
 
 export interface Project {
   id: string;
@@ -23,10 +24,20 @@ const KEY_PREFIX = 'isk_';
 export class ProjectExistsError extends Error {}
 export class ProjectNotFoundError extends Error {}
 
-const PROJECT_COLUMNS = `id, name, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
-const KEY_COLUMNS = `id, project_id, name, prefix,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
-  to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS revoked_at`;
+const PROJECT_COLUMNS = `id, name, ${isoUtc('created_at')} AS created_at`;
+const KEY_COLUMNS = `id, project_id, name, prefix, ${isoUtc('created_at')} AS created_at, ${isoUtc('revoked_at')} AS revoked_at`;
+
+/** A page of a list in creation order: `after` is the `position` of the previous page's last row. */
+export interface PageRequest {
+  limit: number;
+  after?: readonly [string, string] | undefined;
+}
+/** The exact creation time (text, full precision) and id of a row: where the next page starts. */
+export type Positioned<T> = T & { position: [string, string] };
+
+function positioned<T extends { id: string }>(rows: (T & { sort_at: string })[]): Positioned<T>[] {
+  return rows.map(({ sort_at, ...row }) => ({ ...(row as unknown as T), position: [sort_at, row.id] }));
+}
 
 export async function createProject(db: Queryable, input: { name: string; id?: string | undefined }): Promise<Project> {
   const id = input.id ?? `prj_${randomToken(9)}`;
@@ -38,8 +49,15 @@ export async function createProject(db: Queryable, input: { name: string; id?: s
   return rows[0];
 }
 
-export async function listProjects(db: Queryable): Promise<Project[]> {
-  return (await db.query<Project>(`SELECT ${PROJECT_COLUMNS} FROM projects ORDER BY created_at, id`)).rows;
+/** Projects in creation order; every one without `page`. */
+export async function listProjects(db: Queryable, page?: PageRequest): Promise<Positioned<Project>[]> {
+  const { rows } = await db.query<Project & { sort_at: string }>(
+    `SELECT ${PROJECT_COLUMNS}, created_at::text AS sort_at FROM projects
+      WHERE $1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::text)
+      ORDER BY created_at, id LIMIT $3`,
+    [page?.after?.[0] ?? null, page?.after?.[1] ?? null, page?.limit ?? null],
+  );
+  return positioned(rows);
 }
 
 export async function getProject(db: Queryable, id: string): Promise<Project | undefined> {
@@ -59,8 +77,15 @@ export async function createApiKey(db: Queryable, projectId: string, name: strin
   return { key, record: rows[0] };
 }
 
-export async function listApiKeys(db: Queryable, projectId: string): Promise<ApiKeyRecord[]> {
-  return (await db.query<ApiKeyRecord>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE project_id = $1 ORDER BY created_at, id`, [projectId])).rows;
+/** A project's keys in creation order; every one without `page`. */
+export async function listApiKeys(db: Queryable, projectId: string, page?: PageRequest): Promise<Positioned<ApiKeyRecord>[]> {
+  const { rows } = await db.query<ApiKeyRecord & { sort_at: string }>(
+    `SELECT ${KEY_COLUMNS}, created_at::text AS sort_at FROM api_keys
+      WHERE project_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::text))
+      ORDER BY created_at, id LIMIT $4`,
+    [projectId, page?.after?.[0] ?? null, page?.after?.[1] ?? null, page?.limit ?? null],
+  );
+  return positioned(rows);
 }
 
 /** Revokes a key (idempotently: revoking twice keeps the first time). Undefined when no such key exists. */

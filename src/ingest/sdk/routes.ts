@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { ErrorBody } from '../errors.ts';
+import { errorRef as ErrorBody } from '../../kit/errors.ts';
 
 const DIST = new URL('../../../sdk/dist/', import.meta.url);
 const FILES = ['v1.js', 'v1-vitals.js'] as const;
@@ -39,7 +39,7 @@ export function registerSdkRoutes(app: App): void {
     const asset = assets.get(request.params.file as (typeof FILES)[number]);
     if (!asset) {
       const known = FILES.includes(request.params.file as (typeof FILES)[number]);
-      throw new HttpError(404, 'not_found', known ? 'the SDK is not built: run `npm run build`' : `no SDK file ${request.params.file}`);
+      throw new HttpError(404, 'NOT_FOUND', known ? 'the SDK is not built: run `npm run build`' : `no SDK file ${request.params.file}`);
     }
     reply.header('content-type', 'text/javascript; charset=utf-8');
     reply.header('cache-control', 'public, max-age=300, stale-while-revalidate=86400');

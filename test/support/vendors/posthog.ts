@@ -1,10 +1,11 @@
-import { isObject, parseJsonBody, StandIn, type Answer, type Received } from './stand-in.ts';
+import { isRfc3339, isObject, parseJsonBody, StandIn, type Answer, type Received } from './stand-in.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * PostHog's public capture endpoint `POST /batch/`: `{api_key, batch:[...]}`, 20 MB per request, an event needs
- * `event` and a distinct id, `uuid` must parse as a UUID (a bad one fails the whole request), deduplicated on uuid.
+ * `event` and a distinct id, `uuid` must parse as a UUID and `timestamp` as an ISO 8601 date-time (a bad one fails
+ * the whole request), deduplicated on uuid.
  * Answers 200 `{status:1}`; errors are `{type, code, detail}`.
  */
 export class PostHogStandIn extends StandIn {
@@ -35,6 +36,7 @@ export class PostHogStandIn extends StandIn {
     for (const e of body.batch) {
       if (!isObject(e)) return invalid('Invalid payload: batch items must be objects');
       if (e.uuid !== undefined && (typeof e.uuid !== 'string' || !UUID.test(e.uuid))) return invalid(`Invalid payload: invalid UUID ${JSON.stringify(e.uuid)}`);
+      if (e.timestamp !== undefined && !isRfc3339(e.timestamp)) return invalid(`Invalid payload: invalid timestamp ${JSON.stringify(e.timestamp)}`);
       if (typeof e.event !== 'string' || e.event === '') return invalid('Invalid payload: all events must have the event name field');
       const props = isObject(e.properties) ? e.properties : {};
       const distinct = e.distinct_id ?? props.distinct_id ?? props.$distinct_id;

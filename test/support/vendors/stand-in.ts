@@ -116,3 +116,13 @@ export function parseJsonBody(request: Received): { ok: true; value: unknown } |
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The ISO 8601 profile vendors document for string timestamps (RFC 3339: seconds and a colon in the offset
+ * required). Stricter than the ingest service's own reading, so a form passed on unconverted is caught here.
+ */
+export function isRfc3339(value: unknown): boolean {
+  return typeof value === 'string' && RFC3339.test(value) && !Number.isNaN(Date.parse(value));
+}

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../../../kit/db.ts';
+import { isoUtc } from '../../../kit/sql.ts';
 
 export interface DeadLetterView {
   id: number;
@@ -11,12 +12,11 @@ export interface DeadLetterView {
   dead_at: string;
 }
 
-const ts = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** Oldest first, paged by id: `after` is the last id of the previous page. */
 export async function listDeadLetters(db: Queryable, destinationId: string, options: { limit: number; after?: number | undefined }): Promise<DeadLetterView[]> {
   const { rows } = await db.query<DeadLetterView>(
-    `SELECT id, destination_id, event_id, reason, attempts, ${ts('first_failed_at')} AS first_failed_at, ${ts('queued_at')} AS queued_at, ${ts('dead_at')} AS dead_at
+    `SELECT id, destination_id, event_id, reason, attempts, ${isoUtc('first_failed_at')} AS first_failed_at, ${isoUtc('queued_at')} AS queued_at, ${isoUtc('dead_at')} AS dead_at
      FROM dead_letters WHERE destination_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
     [destinationId, options.after ?? 0, options.limit],
   );

@@ -3,11 +3,12 @@ import type { Database } from '../../../kit/db.ts';
 import { randomToken } from '../../../kit/crypto.ts';
 import type { ForwardingMetrics } from '../metrics.ts';
 import { redactBaseUrl } from '../destinations/base-url.ts';
-import { KINDS, type DestinationKind } from '../vendors/index.ts';
+import type { DeliveryTarget } from '../destinations/store.ts';
+import { KINDS } from '../vendors/index.ts';
 import type { DestinationTarget, Outcome } from '../vendors/types.ts';
 import { retryDelayMs, type BackoffPolicy } from './backoff.ts';
 import { post, SendError } from './http.ts';
-import { claim, complete, fail, pause, release, type ClaimedEntry, type DeadLetterPolicy, type Failure } from './outbox.ts';
+import { claim, complete, countDestinationFailure, fail, pause, release, resetDestinationFailures, type ClaimedEntry, type DeadLetterPolicy, type Failure } from './outbox.ts';
 
 export interface DeliveryContext {
   db: Database;
@@ -29,7 +30,7 @@ interface Packed {
  * Claims one batch of a destination, sends it in one request and settles every entry by the answer.
  * Returns how many entries were claimed (0: nothing due, the caller's loop may rest).
  */
-export async function deliverOnce(ctx: DeliveryContext, target: DestinationTarget & { kind: DestinationKind }): Promise<number> {
+export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget): Promise<number> {
   const adapter = KINDS[target.kind].adapter;
   const { limits } = adapter;
   const token = randomToken(12);
@@ -89,7 +90,7 @@ export async function deliverOnce(ctx: DeliveryContext, target: DestinationTarge
   }
 
   const ids = batch.map((p) => p.entry.id);
-  const maxAttempts = Math.max(...batch.map((p) => p.entry.attempts));
+  if ((outcome.kind === 'delivered' || outcome.kind === 'partial') && target.failures > 0) await resetDestinationFailures(ctx.db, target.id);
   switch (outcome.kind) {
     case 'delivered':
       await complete(ctx.db, ids);
@@ -103,12 +104,20 @@ export async function deliverOnce(ctx: DeliveryContext, target: DestinationTarge
         await release(ctx.db, ids, token, true);
         break;
       }
-      const delayMs = retryDelayMs(maxAttempts, ctx.backoff, outcome.kind === 'retry' ? outcome.retryAfterMs : undefined);
+      // Each event waits by its own attempts (a Retry-After is the floor), so an old event that keeps failing backs off
+      // alone while the events that came with it are retried soon.
+      const retryAfter = outcome.kind === 'retry' ? outcome.retryAfterMs : undefined;
       const reason = scrub(outcome.reason);
-      ctx.log.warn({ destination: target.id, kind: target.kind, events: batch.length, reason, retryInMs: delayMs }, 'delivery failed');
-      await settleFailures(ctx, target, ids.map((id) => ({ id, reason, delayMs })), token);
-      // The whole destination waits: the rest of its backlog would meet the same outage or limit.
-      if (outcome.kind === 'retry' || outcome.scope === 'destination') await pause(ctx.db, target.id, delayMs);
+      const failures = batch.map((p) => ({ id: p.entry.id, reason, delayMs: retryDelayMs(p.entry.attempts, ctx.backoff, retryAfter) }));
+      let pauseMs: number | undefined;
+      if (outcome.kind === 'retry' || outcome.scope === 'destination') {
+        // The whole destination waits, by its own count of failed rounds: the rest of its backlog would meet the same
+        // outage or limit. That count restarts at its next delivery, so a short outage costs short pauses.
+        pauseMs = retryDelayMs(await countDestinationFailure(ctx.db, target.id), ctx.backoff, retryAfter);
+        await pause(ctx.db, target.id, pauseMs);
+      }
+      ctx.log.warn({ destination: target.id, kind: target.kind, events: batch.length, reason, pauseMs }, 'delivery failed');
+      await settleFailures(ctx, target, failures, token);
       break;
     }
     case 'partial': {
@@ -133,7 +142,7 @@ export async function deliverOnce(ctx: DeliveryContext, target: DestinationTarge
   return entries.length;
 }
 
-async function settleFailures(ctx: DeliveryContext, target: DestinationTarget & { kind: DestinationKind }, failures: Failure[], token: string): Promise<void> {
+async function settleFailures(ctx: DeliveryContext, target: DeliveryTarget, failures: Failure[], token: string): Promise<void> {
   const { retried, dead } = await fail(ctx.db, failures, token, ctx.deadLetter);
   const labels = { destination: target.id, kind: target.kind };
   if (retried) ctx.metrics.retried.inc(labels, retried);

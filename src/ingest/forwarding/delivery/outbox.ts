@@ -1,5 +1,12 @@
 import type { Database, Queryable } from '../../../kit/db.ts';
 
+/*
+ * Nothing in TypeScript writes the outbox's rows: the trigger `events_enqueue_for_forwarding` on `events`
+ * (function `enqueue_for_forwarding`, migration 002_forwarding.sql) inserts one per stored event and enabled
+ * destination of its project, in the transaction of the group commit that stored the event
+ * (events/committer.ts). This file reads and settles them. test/ingest/schema.test.ts checks the trigger.
+ */
+
 /** An outbox entry reserved by one sender, with its event. */
 export interface ClaimedEntry {
   id: number;
@@ -104,6 +111,17 @@ export async function fail(db: Database, failures: Failure[], token: string, pol
     );
     return { retried: ids.length - dead.rowCount, dead: dead.rowCount };
   });
+}
+
+/** Counts one more failed round of the destination as a whole; returns the count (it sets the destination's pause). */
+export async function countDestinationFailure(db: Queryable, destinationId: string): Promise<number> {
+  const { rows } = await db.query<{ failures: number }>('UPDATE destinations SET failures = failures + 1 WHERE id = $1 RETURNING failures', [destinationId]);
+  return rows[0]?.failures ?? 1;
+}
+
+/** The destination took events again: its next failure starts from the first delay. */
+export async function resetDestinationFailures(db: Queryable, destinationId: string): Promise<void> {
+  await db.query('UPDATE destinations SET failures = 0 WHERE id = $1 AND failures > 0', [destinationId]);
 }
 
 /** Holds every sender of a destination off until `delayMs` from now (Retry-After, or a destination-wide failure). */

@@ -1,5 +1,7 @@
 import type { Queryable } from '../../../kit/db.ts';
 import { openSealedString, randomToken, seal } from '../../../kit/crypto.ts';
+import { isoUtc } from '../../../kit/sql.ts';
+import type { PageRequest, Positioned } from '../../projects/store.ts';
 import { checkBaseUrl, openBaseUrl, redactBaseUrl, sealBaseUrl } from './base-url.ts';
 import { DestinationConflictError, DestinationInputError, DestinationNotFoundError } from './errors.ts';
 import { isDestinationKind, KINDS, type DestinationKind } from '../vendors/index.ts';
@@ -24,9 +26,8 @@ export interface DestinationView {
 
 export { checkBaseUrl, DestinationConflictError, DestinationInputError, DestinationNotFoundError };
 
-const ts = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const VIEW_COLUMNS = `d.id, d.project_id, d.name, d.kind, d.base_url, d.settings, d.credential_fields, d.enabled,
-  ${ts('d.created_at')} AS created_at, ${ts('d.updated_at')} AS updated_at,
+  ${isoUtc('d.created_at')} AS created_at, ${isoUtc('d.updated_at')} AS updated_at,
   (SELECT count(*) FROM outbox o WHERE o.destination_id = d.id) AS pending,
   (SELECT count(*) FROM dead_letters l WHERE l.destination_id = d.id) AS dead_letters`;
 
@@ -79,9 +80,15 @@ export async function getDestination(db: Queryable, id: string): Promise<Destina
   return row && shown(row);
 }
 
-export async function listDestinations(db: Queryable, projectId?: string): Promise<DestinationView[]> {
-  const where = projectId === undefined ? '' : 'WHERE d.project_id = $1';
-  return (await db.query<DestinationView>(`SELECT ${VIEW_COLUMNS} FROM destinations d ${where} ORDER BY d.project_id, d.created_at, d.id`, projectId === undefined ? [] : [projectId])).rows.map(shown);
+/** Destinations (of one project, or all) in creation order; every one without `page`. */
+export async function listDestinations(db: Queryable, projectId?: string, page?: PageRequest): Promise<Positioned<DestinationView>[]> {
+  const { rows } = await db.query<DestinationView & { sort_at: string }>(
+    `SELECT ${VIEW_COLUMNS}, d.created_at::text AS sort_at FROM destinations d
+      WHERE ($1::text IS NULL OR d.project_id = $1) AND ($2::timestamptz IS NULL OR (d.created_at, d.id) > ($2::timestamptz, $3::text))
+      ORDER BY d.project_id, d.created_at, d.id LIMIT $4`,
+    [projectId ?? null, page?.after?.[0] ?? null, page?.after?.[1] ?? null, page?.limit ?? null],
+  );
+  return rows.map(({ sort_at, ...d }) => ({ ...shown(d), position: [sort_at, d.id] }));
 }
 
 export interface DestinationChanges {
@@ -125,7 +132,7 @@ export async function updateDestination(db: Queryable, key: Buffer, id: string, 
   }
   if (sets.length > 0) {
     // A change (new credentials, re-enabled) lifts a pause taken after failures, so the next attempt tells.
-    sets.push('updated_at = now()', 'not_before = NULL');
+    sets.push('updated_at = now()', 'not_before = NULL', 'failures = 0');
     try {
       await db.query(`UPDATE destinations SET ${sets.join(', ')} WHERE id = $1`, params);
     } catch (err) {
@@ -141,10 +148,16 @@ export async function deleteDestination(db: Queryable, id: string): Promise<bool
   return (await db.query('DELETE FROM destinations WHERE id = $1', [id])).rowCount > 0;
 }
 
+/** A destination as the delivery worker sends to it: credentials opened, with its count of consecutive failed rounds. */
+export interface DeliveryTarget extends DestinationTarget {
+  kind: DestinationKind;
+  failures: number;
+}
+
 /** What the delivery worker needs of an enabled destination, credentials opened. */
-export async function loadTarget(db: Queryable, key: Buffer, id: string): Promise<(DestinationTarget & { kind: DestinationKind }) | undefined> {
-  const row = (await db.query<{ id: string; kind: DestinationKind; base_url: string; base_url_sealed: string | null; settings: Record<string, unknown>; credentials_sealed: string }>(
-    'SELECT id, kind, base_url, base_url_sealed, settings, credentials_sealed FROM destinations WHERE id = $1 AND enabled',
+export async function loadTarget(db: Queryable, key: Buffer, id: string): Promise<DeliveryTarget | undefined> {
+  const row = (await db.query<{ id: string; kind: DestinationKind; base_url: string; base_url_sealed: string | null; settings: Record<string, unknown>; credentials_sealed: string; failures: number }>(
+    'SELECT id, kind, base_url, base_url_sealed, settings, credentials_sealed, failures FROM destinations WHERE id = $1 AND enabled',
     [id],
   )).rows[0];
   if (!row) return undefined;
@@ -156,7 +169,7 @@ export async function loadTarget(db: Queryable, key: Buffer, id: string): Promis
   } else {
     baseUrl = openBaseUrl(key, row.id, row.base_url_sealed);
   }
-  return { id: row.id, kind: row.kind, baseUrl, settings: row.settings, credentials };
+  return { id: row.id, kind: row.kind, baseUrl, settings: row.settings, credentials, failures: row.failures };
 }
 
 /**
@@ -171,7 +184,7 @@ async function sealPlainBaseUrl(db: Queryable, key: Buffer, id: string, plain: s
   return updated.rowCount > 0;
 }
 
-/** Seals every URL still kept in clear (rows from before migration 102); run when an instance starts. Returns how many. */
+/** Seals every URL still kept in clear (rows from before migration 004); run when an instance starts. Returns how many. */
 export async function sealPlainBaseUrls(db: Queryable, key: Buffer): Promise<number> {
   const rows = (await db.query<{ id: string; base_url: string }>('SELECT id, base_url FROM destinations WHERE base_url_sealed IS NULL')).rows;
   let sealed = 0;

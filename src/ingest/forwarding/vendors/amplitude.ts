@@ -1,16 +1,15 @@
-import { describe, genericOutcome, parseJson, retryAfterMs } from './answers.ts';
+import { describe, genericOutcome, parseJson } from './answers.ts';
 import { epochMs, eventId, eventName, sessionId, userId } from './event-fields.ts';
 import { withSlash } from './posthog.ts';
 import type { VendorAdapter } from './types.ts';
-
-/** Amplitude asks senders to pause a throttled user or device for 30 seconds. */
-const THROTTLE_PAUSE_MS = 30_000;
 
 /**
  * Amplitude's HTTP V2 API: `POST <host>/2/httpapi` with `{api_key, events:[{event_type, user_id?, device_id,
  * time, insert_id, event_properties}], options?}`. Under 1 MB and 2,000 events per request (413 otherwise).
  * A 400 naming events (`events_with_invalid_fields`, `events_with_missing_fields`, `silenced_events`) ingests
  * nothing: those events are removed and the rest sent again. Amplitude deduplicates on `insert_id` for 7 days.
+ * A 429 (throttled) is retried like any other: after its Retry-After when given, otherwise after the configured
+ * backoff of the destination (INGEST_FORWARDING_RETRY_BASE_MS doubling up to INGEST_FORWARDING_RETRY_MAX_MS).
  */
 export const amplitudeAdapter: VendorAdapter = {
   kind: 'amplitude',
@@ -56,7 +55,6 @@ export const amplitudeAdapter: VendorAdapter = {
       // "Invalid API key" and a missing api_key are about the destination, not this payload.
       if (/api.?key/i.test(error ?? '') || body.missing_field === 'api_key') return { kind: 'rejected', reason: describe(answer, error), scope: 'destination' };
     }
-    if (answer.status === 429) return { kind: 'retry', reason: describe(answer, error), retryAfterMs: retryAfterMs(answer.headers) ?? THROTTLE_PAUSE_MS };
     return genericOutcome(answer, error);
   },
 };

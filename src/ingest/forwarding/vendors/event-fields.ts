@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { parseIsoTimestamp } from '../../events/timestamp.ts';
 
 /** Reading the fields every vendor envelope needs from an event as received (validated by core: required fields exist). */
 export function eventName(event: Record<string, unknown>): string {
@@ -19,12 +20,19 @@ export function userId(event: Record<string, unknown>): string | undefined {
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
-export function timestamp(event: Record<string, unknown>): string {
-  return String(event['event.timestamp']);
+/**
+ * The event's time in epoch milliseconds, read by the parser that validated it, so every form the service accepts
+ * (`-03`, `+0200`, `,5`, no seconds, lower-case `t`/`z`) converts exactly; `Date.parse` misreads or refuses several.
+ * NaN only for a row stored before a parser change: the vendor refuses it and it ends in the dead letters.
+ */
+export function epochMs(event: Record<string, unknown>): number {
+  return parseIsoTimestamp(String(event['event.timestamp'])) ?? Number.NaN;
 }
 
-export function epochMs(event: Record<string, unknown>): number {
-  return Date.parse(timestamp(event));
+/** The event's time as RFC 3339 in UTC with milliseconds (`2026-11-22T13:00:00.500Z`), the one form every vendor parses. */
+export function isoTimestamp(event: Record<string, unknown>): string {
+  const ms = epochMs(event);
+  return Number.isNaN(ms) ? String(event['event.timestamp']) : new Date(ms).toISOString();
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,5 +1,5 @@
 import { genericOutcome, parseJson } from './answers.ts';
-import { eventId, eventName, sessionId, timestamp, userId, uuidFor } from './event-fields.ts';
+import { eventId, eventName, isoTimestamp, sessionId, userId, uuidFor } from './event-fields.ts';
 import type { VendorAdapter } from './types.ts';
 
 /**
@@ -15,7 +15,7 @@ export const posthogAdapter: VendorAdapter = {
       event: eventName(event),
       distinct_id: userId(event) ?? sessionId(event),
       properties: event,
-      timestamp: timestamp(event),
+      timestamp: isoTimestamp(event),
       uuid: uuidFor(eventId(event)),
     });
   },

@@ -1,5 +1,5 @@
 import { genericOutcome } from './answers.ts';
-import { eventId, eventName, sessionId, timestamp, userId } from './event-fields.ts';
+import { eventId, eventName, isoTimestamp, sessionId, userId } from './event-fields.ts';
 import { withSlash } from './posthog.ts';
 import type { VendorAdapter } from './types.ts';
 
@@ -11,7 +11,8 @@ import type { VendorAdapter } from './types.ts';
  */
 export const segmentAdapter: VendorAdapter = {
   kind: 'segment',
-  limits: { maxEvents: 1000, maxBytes: 500 * 1024, maxEventBytes: 32 * 1024 },
+  // Segment's KB are 1,000 bytes: its documented 500 KB and 32 KB limits are 500,000 and 32,000 bytes.
+  limits: { maxEvents: 1000, maxBytes: 500_000, maxEventBytes: 32_000 },
   record(event) {
     const user = userId(event);
     return JSON.stringify({
@@ -20,7 +21,7 @@ export const segmentAdapter: VendorAdapter = {
       ...(user ? { userId: user } : {}),
       anonymousId: sessionId(event),
       properties: event,
-      timestamp: timestamp(event),
+      timestamp: isoTimestamp(event),
       messageId: eventId(event),
     });
   },

@@ -1,0 +1,305 @@
+/**
+ * Audit benchmark: a generated 50-page site of varied size served on 127.0.0.1, audited in one run by
+ * (1) this service — `platform start audit` in its own process on real PostgreSQL, one crawl job through
+ * the API — and (2) pa11y-ci with its axe runner at its default concurrency, on the same Chromium.
+ * Prints pages per minute of each, the ratio, and the peak memory of each tool with its browser.
+ *
+ *   npm run bench:audit        (BENCH_PAGES=50 BENCH_POSTGRES_URL=postgres://... CHROMIUM_PATH=...)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { CHROMIUM_ARGS, findChromium } from '../src/kit/browser.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const NODE = process.execPath;
+const PAGES = Number(process.env.BENCH_PAGES ?? 50);
+
+// ---------------------------------------------------------------------------------------------------------
+// The site: an index linking every page, pages from a few to a few hundred items, with the usual mistakes.
+
+const SIZES = [4, 12, 30, 60, 120, 250];
+
+function productCard(page: number, i: number): string {
+  const noAlt = (page + i) % 7 === 0;
+  const faint = (page + i) % 11 === 0;
+  return `<li class="card"><a href="/p${page}/item-${i}"><img src="/img/${i % 9}.svg" width="96" height="96"${noAlt ? '' : ` alt="Trail shoe model ${i}, side view"`}></a>
+<h3>Model ${i}</h3><p${faint ? ' class="faint"' : ''}>Light, grippy and made to last: ${'comfortable '.repeat(1 + (i % 4))}for long runs.</p>
+<p class="price">$${(49 + (i * 7) % 120).toFixed(2)}</p><button type="button">Add to cart</button></li>`;
+}
+
+function sitePage(n: number): string {
+  const size = SIZES[n % SIZES.length]!;
+  const form = n % 3 === 0 ? '<form><input type="search" name="q" placeholder="Search"><button>Go</button></form>' : '<form><label>Search <input type="search" name="q"></label><button>Go</button></form>';
+  const table = n % 4 === 0
+    ? `<table><caption>Sizes</caption><tr><th scope="col">EU</th><th scope="col">US</th></tr>${Array.from({ length: Math.ceil(size / 4) }, (_, i) => `<tr><td>${36 + i}</td><td>${4 + i}</td></tr>`).join('')}</table>`
+    : '';
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Trail shoes, page ${n}</title>
+<style>body{font-family:sans-serif;margin:0 auto;max-width:60rem}.card{list-style:none;border:1px solid #999;margin:.5rem;padding:.5rem}.faint{color:#aaa}.price{font-weight:bold}nav a{margin-right:1rem}</style></head>
+<body><header><a href="/">Trail shop</a><nav aria-label="Pages"><a href="/p${(n + 1) % PAGES || 1}">Next</a><a href="/p${Math.max(1, n - 1)}">Previous</a></nav></header>
+<main><h1>Trail shoes, page ${n}</h1>${form}<ul>${Array.from({ length: size }, (_, i) => productCard(n, i)).join('\n')}</ul>${table}</main>
+<footer><p>Trail shop, ${n}</p></footer></body></html>`;
+}
+
+function indexPage(): string {
+  const links = Array.from({ length: PAGES - 1 }, (_, i) => `<li><a href="/p${i + 1}">Page ${i + 1}</a></li>`).join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Trail shop</title></head><body><main><h1>Trail shop</h1><ul>${links}</ul></main></body></html>`;
+}
+
+const SVG = (i: number) => `<svg xmlns="http://www.w3.org/2000/svg" width="96" height="96"><rect width="96" height="96" fill="hsl(${i * 40},60%,50%)"/></svg>`;
+
+async function serveSite(): Promise<{ origin: string; urls: string[]; close: () => Promise<void>; bytes: number[] }> {
+  const pages = new Map<string, string>([['/', indexPage()]]);
+  for (let n = 1; n < PAGES; n++) pages.set(`/p${n}`, sitePage(n));
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const svg = /^\/img\/(\d)\.svg$/.exec(path);
+    if (svg) return void res.writeHead(200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=3600' }).end(SVG(Number(svg[1])));
+    const body = pages.get(path);
+    if (!body) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    urls: [...pages.keys()].map((p) => origin + p),
+    bytes: [...pages.values()].map((b) => Buffer.byteLength(b)),
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Memory of a process and its descendants (the browser's processes are children of the tool's process).
+
+function children(): Map<number, number[]> {
+  const byParent = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+      byParent.set(ppid, [...(byParent.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return byParent;
+}
+
+function tree(root: number): number[] {
+  const byParent = children();
+  const out: number[] = [];
+  const stack = [root];
+  while (stack.length > 0) {
+    const pid = stack.pop()!;
+    out.push(pid);
+    stack.push(...(byParent.get(pid) ?? []));
+  }
+  return out;
+}
+
+/** Resident memory of a process tree now: RSS summed (counts shared pages once per process) and PSS summed (shares them out). */
+function treeMemoryMb(root: number): { rss: number; pss: number; processes: number } {
+  let rss = 0;
+  let pss = 0;
+  const pids = tree(root);
+  for (const pid of pids) {
+    try {
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      rss += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+      pss += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return { rss: rss / 1024, pss: pss / 1024, processes: pids.length };
+}
+
+/** Samples a process tree's memory every 200 ms until stopped; keeps the peaks. */
+function memorySampler(root: number) {
+  const peak = { rss: 0, pss: 0, processes: 0 };
+  const sample = () => {
+    const m = treeMemoryMb(root);
+    peak.rss = Math.max(peak.rss, m.rss);
+    peak.pss = Math.max(peak.pss, m.pss);
+    peak.processes = Math.max(peak.processes, m.processes);
+  };
+  const timer = setInterval(sample, 200);
+  return { stop: () => (clearInterval(timer), sample(), peak) };
+}
+
+function loadAverage(): string {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(NODE, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('exit', (code) => resolve({ code, out, err }));
+  });
+}
+
+function startService(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE, ['src/cli.ts', 'start', 'audit'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const match = /audit\s+(http:\/\/\S+)/.exec(out);
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('exit', (code) => reject(new Error(`platform start audit exited with ${code}: ${err}`)));
+  });
+}
+
+async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+interface Measured {
+  pages: number;
+  seconds: number;
+  peak: { rss: number; pss: number; processes: number };
+  issues: number;
+  loadBefore: string;
+}
+
+async function auditWithService(site: { origin: string }, env: NodeJS.ProcessEnv): Promise<Measured> {
+  const key = await run(['src/cli.ts', 'audit', 'keys', 'create', '--name', 'bench'], env);
+  if (key.code !== 0) throw new Error(`platform audit keys create failed: ${key.err}`);
+  const apiKey = key.out.trim().split('\n').pop()!;
+  const { child, url } = await startService(env);
+  try {
+    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+    const loadBefore = loadAverage();
+    const sampler = memorySampler(child.pid!);
+    const t0 = performance.now();
+    const created = await fetch(`${url}/api/v1/audits`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: `${site.origin}/`, config: { version: '2.2', level: 'AA', crawl: { enabled: true, depth: 1, maxPages: PAGES } } }),
+    });
+    if (created.status !== 202) throw new Error(`POST /api/v1/audits answered ${created.status}: ${await created.text()}`);
+    const { id } = (await created.json()) as { id: string };
+    let job: { status: string; error: string | null; result?: { pages: { status: string; durationMs: number }[]; stats: { totalFindings: number; needsReview: number } } };
+    for (;;) {
+      job = (await (await fetch(`${url}/api/v1/audits/${id}`, { headers })).json()) as typeof job;
+      if (['completed', 'failed', 'cancelled'].includes(job.status)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const peak = sampler.stop();
+    if (job.status !== 'completed' || !job.result) throw new Error(`the audit ended ${job.status}: ${job.error}`);
+    const audited = job.result.pages.filter((p) => p.status === 'audited');
+    const durations = audited.map((p) => p.durationMs).sort((x, y) => x - y);
+    console.log(`service page times     median ${durations[Math.floor(durations.length / 2)]} ms, slowest ${durations[durations.length - 1]} ms (navigation to axe's answer, per page)`);
+    return { pages: audited.length, seconds, peak, issues: job.result.stats.totalFindings, loadBefore };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+async function auditWithPa11yCi(urls: string[], chromium: string, concurrency: number | undefined): Promise<Measured> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-pa11y-'));
+  try {
+    const config = join(dir, 'pa11y-ci.json');
+    writeFileSync(config, JSON.stringify({
+      defaults: {
+        runners: ['axe'],
+        standard: 'WCAG2AA',
+        timeout: 60_000,
+        chromeLaunchConfig: { executablePath: chromium, args: CHROMIUM_ARGS },
+        ...(concurrency ? { concurrency } : {}),
+      },
+      urls,
+    }));
+    const loadBefore = loadAverage();
+    const t0 = performance.now();
+    const child = spawn(NODE, ['node_modules/pa11y-ci/bin/pa11y-ci.js', '--config', config, '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: 'true', PUPPETEER_EXECUTABLE_PATH: chromium },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const sampler = memorySampler(child.pid!);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const seconds = (performance.now() - t0) / 1000;
+    const peak = sampler.stop();
+    // pa11y-ci exits 2 when pages have issues, which they do.
+    if (code !== 0 && code !== 2) throw new Error(`pa11y-ci exited with ${code}: ${err.slice(0, 2000)}`);
+    const report = JSON.parse(out) as { total: number; passes: number; errors: number; results: Record<string, unknown[]> };
+    const failedPages = Object.values(report.results).filter((r) => r.some((i) => (i as { message?: string }).message && !(i as { type?: string }).type)).length;
+    if (failedPages > 0) throw new Error(`pa11y-ci could not test ${failedPages} pages`);
+    return { pages: report.total, seconds, peak, issues: report.errors, loadBefore };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function line(name: string, m: Measured): number {
+  const perMinute = (m.pages / m.seconds) * 60;
+  console.log(`${name.padEnd(22)} ${m.pages} pages in ${m.seconds.toFixed(1)} s = ${perMinute.toFixed(1)} pages/min; ` +
+    `peak memory with its browser: PSS ${m.peak.pss.toFixed(0)} MB, RSS ${m.peak.rss.toFixed(0)} MB (${m.peak.processes} processes); ${m.issues} issues; load average before ${m.loadBefore}`);
+  return perMinute;
+}
+
+async function main(): Promise<void> {
+  const chromium = await findChromium();
+  const adminUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const dbName = `bench_audit_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const dbUrl = new URL(adminUrl);
+  dbUrl.pathname = `/${dbName}`;
+  const site = await serveSite();
+  try {
+    const kb = site.bytes.map((b) => b / 1024);
+    console.log(`audit benchmark: ${site.urls.length} pages of ${Math.min(...kb).toFixed(0)}–${Math.max(...kb).toFixed(0)} KB (${(kb.reduce((a, b) => a + b, 0) / kb.length).toFixed(0)} KB average) on ${site.origin}; ${chromium}`);
+    const env = { ...process.env, DATABASE_URL: dbUrl.toString(), DATA_DIR: `/tmp/${dbName}`, AUDIT_PORT: '0', AUDIT_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'warn', CHROMIUM_PATH: chromium };
+    const service = await auditWithService(site, env);
+    const pa11y = await auditWithPa11yCi(site.urls, chromium, undefined);
+    const a = line('service (1 crawl job)', service);
+    const b = line('pa11y-ci (default)', pa11y);
+    console.log(`ratio                  service / pa11y-ci = ${(a / b).toFixed(2)}x (target ≥ 2x)`);
+    if (process.env.BENCH_PA11Y_CONCURRENCY) {
+      const c = line(`pa11y-ci (conc. ${process.env.BENCH_PA11Y_CONCURRENCY})`, await auditWithPa11yCi(site.urls, chromium, Number(process.env.BENCH_PA11Y_CONCURRENCY)));
+      console.log(`ratio                  service / pa11y-ci at concurrency ${process.env.BENCH_PA11Y_CONCURRENCY} = ${(a / c).toFixed(2)}x`);
+    }
+    console.log(`load average after     ${loadAverage()}`);
+  } finally {
+    await site.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+    rmSync(`/tmp/${dbName}`, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,238 @@
+/**
+ * Dashboard query benchmark: POST /api/v1/datasources/:id/query answering 10,000 rows of 10 mixed columns from
+ * a real PostgreSQL table, against the same query through a bare `pg` call plus JSON.stringify, in the same run.
+ * The service runs in a child process (its default configuration, a read-only data source on the same server);
+ * this process sends one query at a time over a keep-alive connection and runs the bare path itself, the two
+ * paths alternating query by query.
+ *
+ *   npm run bench:dashboard              (BENCH_QUERIES=40 measured after BENCH_WARMUP=8, per path)
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import pg from 'pg';
+import { connect, type Socket } from 'node:net';
+import { percentile } from './support/connection.ts';
+
+const QUERIES = Number(process.env.BENCH_QUERIES ?? 40);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 8);
+const ROWS = 10_000;
+
+// Ten columns of the kinds dashboards read: integers, a bigint, an exact decimal, text of two lengths, a boolean,
+// a timestamp with zone, a date, a float and a JSON object.
+const SETUP = `
+  CREATE TABLE sales (
+    id integer PRIMARY KEY, account bigint NOT NULL, amount numeric(12,2) NOT NULL, region varchar(16) NOT NULL, note text,
+    paid boolean NOT NULL, placed_at timestamptz NOT NULL, day date NOT NULL, score float8, meta jsonb
+  );
+  INSERT INTO sales
+  SELECT g, 9000000000 + g, round((g * 7.31)::numeric % 10000, 2), (ARRAY['north','south','east','west'])[1 + g % 4],
+         'order note number ' || g || ' with some words in it', g % 3 = 0, '2024-01-01T00:00:00Z'::timestamptz + g * interval '17 minutes',
+         DATE '2024-01-01' + (g % 365), g / 7.0, jsonb_build_object('channel', 'web', 'items', g % 9)
+    FROM generate_series(1, ${ROWS}) g;
+  ANALYZE sales;`;
+export const QUERY = 'SELECT id, account, amount, region, note, paid, placed_at, day, score, meta FROM sales ORDER BY id';
+
+interface Ready {
+  port: number;
+  token: string;
+  dataSourceId: number;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+async function serve(serviceUrl: string, dataUrl: string): Promise<void> {
+  const { buildDashboardApp } = await import('../src/dashboard/app.ts');
+  const { loadDashboardConfig } = await import('../src/dashboard/config.ts');
+  const { dashboardCommand } = await import('../src/dashboard/cli.ts');
+  const port = await freePort();
+  const config = loadDashboardConfig({
+    DASHBOARD_DATABASE_URL: serviceUrl, LOG_LEVEL: 'warn', DATA_DIR: `/tmp/dashboard-bench-${process.pid}`,
+    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'), DASHBOARD_JWT_SECRET: randomBytes(32).toString('base64url'),
+  });
+  const app = await buildDashboardApp(config);
+  await app.listen({ host: '127.0.0.1', port });
+  const out: string[] = [];
+  const io = { out: (l: string) => out.push(l), err: (l: string) => console.error(l) };
+  await dashboardCommand(['tenants', 'create', '--slug', 'bench', '--name', 'Bench', '--plan', 'enterprise'], config, io);
+  await dashboardCommand(['users', 'create', '--tenant', 'bench', '--email', 'admin@bench.example', '--name', 'Bench', '--role', 'admin'], config, io);
+  await dashboardCommand(['token', '--tenant', 'bench', '--email', 'admin@bench.example'], config, io);
+  const token = JSON.parse(out[out.length - 1]!).accessToken as string;
+  const created = await app.inject({
+    method: 'POST', url: '/api/v1/datasources', headers: { authorization: `Bearer ${token}` },
+    payload: { name: 'Bench', slug: 'bench', type: 'postgres', connectionUrl: dataUrl },
+  });
+  if (created.statusCode !== 201) throw new Error(`creating the data source: ${created.body}`);
+  process.send!({ ready: { port, token, dataSourceId: created.json().id } satisfies Ready });
+  process.on('message', async (m: { stop?: boolean }) => {
+    if (!m.stop) return;
+    const maxRssKiB = process.resourceUsage().maxRSS;
+    await app.close();
+    process.send!({ stopped: { maxRssMiB: Math.round(maxRssKiB / 1024) } }, () => process.exit(0));
+  });
+}
+
+/**
+ * One keep-alive connection for answers of megabytes: chunks are kept in a list and joined once the
+ * Content-Length is reached (bench/support/connection.ts joins on every chunk, which costs more than the
+ * service's own work at 2.5 MB per answer).
+ */
+class BigAnswerConnection {
+  private readonly socket: Socket;
+  private chunks: Buffer[] = [];
+  private received = 0;
+  private expected = -1;
+  private headerLength = 0;
+  private waiting: ((r: { status: number; body: string }) => void) | undefined;
+
+  constructor(port: number) {
+    this.socket = connect({ host: '127.0.0.1', port, noDelay: true });
+    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+  }
+
+  request(bytes: Buffer): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      this.waiting = resolve;
+      this.socket.once('error', reject);
+      this.socket.write(bytes);
+    });
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private onData(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.received += chunk.length;
+    if (this.expected < 0) {
+      const head = Buffer.concat(this.chunks);
+      this.chunks = [head];
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const length = /\r\ncontent-length: *(\d+)/i.exec(head.toString('latin1', 0, end));
+      if (!length) throw new Error('answer without content-length');
+      this.headerLength = end + 4;
+      this.expected = this.headerLength + Number(length[1]);
+    }
+    if (this.received < this.expected) return;
+    const all = Buffer.concat(this.chunks);
+    const status = Number(all.toString('latin1', 9, 12));
+    const body = all.toString('utf8', this.headerLength, this.expected);
+    this.chunks = [];
+    this.received = 0;
+    this.expected = -1;
+    const w = this.waiting;
+    this.waiting = undefined;
+    w?.({ status, body });
+  }
+}
+
+interface Timing {
+  mean: number;
+  p50: number;
+  p99: number;
+  bytes: number;
+}
+
+function summarise(samples: number[], bytes: number): Timing {
+  samples.sort((a, b) => a - b);
+  return { mean: samples.reduce((a, b) => a + b, 0) / samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), bytes };
+}
+
+/**
+ * Runs the two paths alternately, one query each in turn, so both see the same machine: the cores are shared
+ * with other work, and measuring one path after the other would compare two different moments.
+ */
+async function timeBoth(a: () => Promise<number>, b: () => Promise<number>): Promise<[Timing, Timing]> {
+  for (let i = 0; i < WARMUP; i++) {
+    await a();
+    await b();
+  }
+  const samples: [number[], number[]] = [[], []];
+  const bytes = [0, 0];
+  for (let i = 0; i < QUERIES; i++) {
+    for (const [k, run] of [a, b].entries()) {
+      const t = performance.now();
+      bytes[k] = await run();
+      samples[k]!.push(performance.now() - t);
+    }
+  }
+  return [summarise(samples[0], bytes[0]!), summarise(samples[1], bytes[1]!)];
+}
+
+export async function queryBenchmark(): Promise<void> {
+  const { freshPostgres } = await import('../test/support/postgres.ts');
+  const service = await freshPostgres('bench_dash_service');
+  const data = await freshPostgres('bench_dash_data');
+  let child: ChildProcess | undefined;
+  const bare = new pg.Client({ connectionString: data.url });
+  try {
+    await bare.connect();
+    await bare.query(SETUP);
+    child = fork(new URL(import.meta.url).pathname, ['serve', service.url, data.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const ready = await new Promise<Ready>((resolve, reject) => {
+      child!.once('message', (m: { ready: Ready }) => resolve(m.ready));
+      child!.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    });
+
+    const body = JSON.stringify({ query: QUERY, maxRows: ROWS });
+    const request = Buffer.from([
+      `POST /api/v1/datasources/${ready.dataSourceId}/query HTTP/1.1`, `host: 127.0.0.1:${ready.port}`, 'content-type: application/json',
+      `authorization: Bearer ${ready.token}`, `content-length: ${Buffer.byteLength(body)}`, '', body,
+    ].join('\r\n'));
+    const connection = new BigAnswerConnection(ready.port);
+    let checked = false;
+    const [viaService, viaBare] = await timeBoth(
+      async () => {
+        const r = await connection.request(request);
+        if (r.status !== 200) throw new Error(`query answered ${r.status}: ${r.body.slice(0, 300)}`);
+        if (!checked) {
+          const parsed = JSON.parse(r.body);
+          if (parsed.rowCount !== ROWS || parsed.columns.length !== 10 || parsed.truncated) throw new Error('the service did not answer 10,000 rows of 10 columns');
+          checked = true;
+        }
+        return Buffer.byteLength(r.body);
+      },
+      async () => {
+        const r = await bare.query(QUERY);
+        return Buffer.byteLength(JSON.stringify(r.rows));
+      },
+    );
+    connection.close();
+
+    const stopped = await new Promise<{ maxRssMiB: number }>((resolve) => {
+      child!.on('message', (m: { stopped?: { maxRssMiB: number } }) => m.stopped && resolve(m.stopped));
+      child!.send({ stop: true });
+    });
+    const ratio = viaService.p50 / viaBare.p50;
+    const f = (n: number) => n.toFixed(1);
+    console.log(`dashboard query benchmark: ${ROWS.toLocaleString('en')} rows x 10 columns, ${QUERIES} queries per path after ${WARMUP} warm-up, the two paths alternating, one query at a time`);
+    console.log('| path | mean ms | p50 ms | p99 ms | body bytes |');
+    console.log('|---|---|---|---|---|');
+    console.log(`| POST /api/v1/datasources/:id/query | ${f(viaService.mean)} | ${f(viaService.p50)} | ${f(viaService.p99)} | ${viaService.bytes.toLocaleString('en')} |`);
+    console.log(`| bare pg + JSON.stringify | ${f(viaBare.mean)} | ${f(viaBare.p50)} | ${f(viaBare.p99)} | ${viaBare.bytes.toLocaleString('en')} |`);
+    console.log(`ratio (p50): ${ratio.toFixed(2)}x (target <= 1.3x: ${ratio <= 1.3 ? 'met' : 'NOT met'}); ratio (mean): ${(viaService.mean / viaBare.mean).toFixed(2)}x`);
+    console.log(`server peak RSS: ${stopped.maxRssMiB} MiB; bench process peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
+  } finally {
+    await bare.end().catch(() => {});
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      const timer = setTimeout(() => child!.kill(), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await service.drop();
+    await data.drop();
+  }
+}
+
+if (process.argv[2] === 'serve') await serve(process.argv[3]!, process.argv[4]!);
+else if (import.meta.url === `file://${process.argv[1]}`) await queryBenchmark();

@@ -1,0 +1,122 @@
+import { join } from 'node:path';
+import { createApp, type App } from '../kit/app.ts';
+import { openDatabase, type Database } from '../kit/db.ts';
+import { migrate } from '../kit/migrations.ts';
+import { databaseUrlOf } from '../kit/service-config.ts';
+import pkg from '../../package.json' with { type: 'json' };
+import { createAuditGuard } from './auth/guard.ts';
+import type { AuditServiceConfig } from './config.ts';
+import { BrowserHost } from './engine/browser-host.ts';
+import { runAudit } from './engine/auditor.ts';
+import { classifyAuditError } from './errors.ts';
+import { registerHealthRoutes } from './health/routes.ts';
+import { registerJobRoutes } from './jobs/routes.ts';
+import { JobWorker } from './jobs/worker.ts';
+import { registerLegacyRoutes } from './legacy/routes.ts';
+import { createMetrics } from './metrics.ts';
+import { registerReportRoutes } from './reports/routes.ts';
+import type { ConfigLimits } from './request/resolve.ts';
+import type { AuditConfig, AuditResult } from './result/types.ts';
+import { createAddressPolicy } from './safety/address-policy.ts';
+import { assessWithLlm } from './llm/assess.ts';
+import type { LlmPageFacts } from './llm/facts.ts';
+
+export const AUDIT_MIGRATIONS = new URL('./migrations/', import.meta.url);
+
+/** Pages of one crawl audited at a time: two keep a 2-core machine busy without starving other audits. */
+const PAGE_CONCURRENCY = 2;
+
+export async function openAuditDatabase(config: AuditServiceConfig): Promise<Database> {
+  return openDatabase({ url: databaseUrlOf(config), dataDir: join(config.dataDir, 'audit'), schema: 'audit', poolSize: config.dbPoolSize, owner: 'audit' });
+}
+
+/** Opens the database, applies migrations and returns the app, not listening; `app.close()` stops the workers, the browser and the database. */
+export async function buildAuditApp(config: AuditServiceConfig): Promise<App> {
+  const db = await openAuditDatabase(config);
+  try {
+    await migrate(db, AUDIT_MIGRATIONS);
+    return await assemble(config, db);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+async function assemble(config: AuditServiceConfig, db: Database): Promise<App> {
+  const metrics = createMetrics();
+  const app = await createApp({
+    name: 'audit',
+    version: pkg.version,
+    description: 'Accessibility audits: WCAG 2.0-2.2 checks of web pages in headless Chromium with axe-core, as queued jobs or within one request, with crawling, reports and OpenACR.',
+    logLevel: config.logLevel,
+    bodyLimit: 64 * 1024,
+    classify: classifyAuditError,
+    metrics: metrics.registry,
+    openapi: {
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key from `platform audit keys create` (also accepted as a Bearer token)' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key, or an access token of the identity service when introspection is configured' },
+        },
+      },
+    },
+  });
+  app.addHook('onClose', async () => {
+    await db.close();
+  });
+
+  const policy = createAddressPolicy(config.allowHosts);
+  const host = new BrowserHost(app.log);
+  app.addHook('onClose', async () => {
+    await host.close();
+  });
+  const limits: ConfigLimits = { defaultVersion: config.defaultVersion, defaultLevel: config.defaultLevel, maxDepth: config.maxDepth, maxPages: config.maxPages };
+  const timing = { timeoutMs: config.pageTimeoutSeconds * 1000, networkIdleMs: config.networkIdleMs, settleMs: config.settleMs };
+
+  // A request that names no provider gets the first one with a key, so `llm: {enabled: true}` works on a configured server.
+  const defaultProvider = config.openaiApiKey ? 'openai' as const : config.anthropicApiKey ? 'anthropic' as const : 'openai' as const;
+  const llm = (facts: LlmPageFacts[], auditConfig: AuditConfig, signal?: AbortSignal) =>
+    assessWithLlm(facts, { provider: auditConfig.llm.provider ?? defaultProvider, model: auditConfig.llm.model }, config, signal);
+
+  const run = async (url: string, auditConfig: AuditConfig, signal: AbortSignal): Promise<AuditResult> => {
+    metrics.running.inc();
+    try {
+      const result = await runAudit(url, auditConfig, { host, policy, timing, pageConcurrency: PAGE_CONCURRENCY, llm }, signal);
+      for (const page of result.pages) {
+        metrics.pages.inc({ outcome: page.status });
+        if (page.status === 'audited') metrics.pageSeconds.observe(page.durationMs / 1000);
+      }
+      return result;
+    } finally {
+      metrics.running.dec();
+    }
+  };
+
+  const worker = new JobWorker({
+    db,
+    log: app.log,
+    metrics,
+    run,
+    concurrency: config.concurrency,
+    leaseSeconds: config.leaseSeconds,
+    maxAttempts: config.maxAttempts,
+    pollMs: config.pollMs,
+  });
+  // Stopped before the browser and the database close (onClose hooks run in reverse order of registration).
+  app.addHook('onClose', async () => {
+    await worker.stop();
+  });
+  app.addHook('onReady', async () => {
+    worker.start();
+  });
+
+  const guard = createAuditGuard(db, config.introspectionUrl && config.introspectionClientId && config.introspectionClientSecret
+    ? { url: config.introspectionUrl, clientId: config.introspectionClientId, clientSecret: config.introspectionClientSecret, requiredScope: config.requiredScope }
+    : null);
+
+  registerHealthRoutes(app, db, pkg.version);
+  registerLegacyRoutes(app, { guard, policy, limits, metrics, maxConcurrent: config.maxSyncAudits, version: pkg.version, run });
+  registerJobRoutes(app, { db, guard, worker, policy, limits, maxQueued: config.maxQueuedPerKey });
+  registerReportRoutes(app, { db, guard, openAcrDefaults: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail } });
+  return app;
+}

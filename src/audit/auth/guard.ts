@@ -1,0 +1,56 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../../kit/db.ts';
+import { HttpError, codeForStatus } from '../../kit/errors.ts';
+import { createIntrospector, type IntrospectionConfig } from './introspection.ts';
+import { findActiveKey, KEY_PREFIX } from './keys.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling: `key:<api key id>` or `token:<subject>`; jobs belong to it. */
+    auditOwner: string;
+  }
+}
+
+export type AuditGuard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+const CHALLENGE = { 'www-authenticate': 'Bearer realm="audit"' };
+
+function unauthorized(message: string): HttpError {
+  return new HttpError(401, codeForStatus(401), message, { headers: CHALLENGE });
+}
+
+/**
+ * The preHandler of the audit endpoints: an API key (`Authorization: Bearer ak_…` or `X-API-Key: ak_…`)
+ * made with `platform audit keys create`, or, when introspection is configured, an access token of the
+ * platform's identity service (`Authorization: Bearer <token>`).
+ */
+export function createAuditGuard(db: Database, introspection: IntrospectionConfig | null): AuditGuard {
+  const introspect = introspection ? createIntrospector(introspection) : null;
+  return async (request) => {
+    const header = request.headers.authorization;
+    const apiKeyHeader = request.headers['x-api-key'];
+    let credential: string | null = null;
+    if (typeof header === 'string') {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!m) throw unauthorized('malformed Authorization header: send Authorization: Bearer <API key or access token>');
+      credential = m[1]!;
+    } else if (typeof apiKeyHeader === 'string') credential = apiKeyHeader.trim();
+    if (!credential) throw unauthorized('missing credentials: send Authorization: Bearer <API key or access token>, or X-API-Key: <API key>');
+    if (credential.startsWith(KEY_PREFIX)) {
+      const id = await findActiveKey(db, credential);
+      if (!id) throw unauthorized('invalid or revoked API key');
+      request.auditOwner = `key:${id}`;
+      return;
+    }
+    if (!introspect) throw unauthorized('invalid API key (access tokens are not accepted: this service has no introspection endpoint configured)');
+    let verdict;
+    try {
+      verdict = await introspect(credential);
+    } catch (err) {
+      request.log.warn({ err }, 'token introspection failed');
+      throw new HttpError(503, codeForStatus(503), 'access tokens cannot be checked right now: the identity service did not answer', { headers: { 'retry-after': '5' } });
+    }
+    if (!verdict.active) throw unauthorized(verdict.reason);
+    request.auditOwner = `token:${verdict.subject}`;
+  };
+}

@@ -1,0 +1,74 @@
+import { int, list, oneOf, optionalStr, optionalUrl, readConfig, type ConfigOf } from '../kit/config.ts';
+import { commonVariables } from '../kit/service-config.ts';
+import { llmVariables } from './llm/config.ts';
+import { openAcrVariables } from './openacr/config.ts';
+
+export const AUDIT_DEFAULT_PORT = 4002;
+
+export const auditSpec = {
+  ...commonVariables('audit', AUDIT_DEFAULT_PORT),
+  ...openAcrVariables,
+  ...llmVariables,
+  dbPoolSize: int('AUDIT_DB_POOL_SIZE', { default: 5, min: 2, max: 100, doc: 'PostgreSQL connections of the audit service.' }),
+  concurrency: int('AUDIT_CONCURRENCY', {
+    default: 2,
+    min: 0,
+    max: 32,
+    doc: 'Audit jobs one instance runs at a time (each a browser context in the shared Chromium). `0` runs no worker: the instance only answers the API, other instances do the work.',
+  }),
+  maxSyncAudits: int('AUDIT_MAX_SYNC_AUDITS', {
+    default: 2,
+    min: 1,
+    max: 32,
+    doc: 'Synchronous audits (`POST /audit`) one instance runs at a time; beyond it the request is answered 429 with `Retry-After`.',
+  }),
+  maxQueuedPerKey: int('AUDIT_MAX_QUEUED_PER_KEY', {
+    default: 20,
+    min: 1,
+    max: 100_000,
+    doc: 'Pending and running jobs one credential (API key or identity client/user) may have; more are answered 429.',
+  }),
+  leaseSeconds: int('AUDIT_LEASE_SECONDS', {
+    default: 60,
+    min: 2,
+    max: 3600,
+    doc: 'How long a worker holds a running job without renewing it (it renews every second); a job whose worker died goes back to the queue when its lease ends.',
+  }),
+  maxAttempts: int('AUDIT_MAX_ATTEMPTS', { default: 3, min: 1, max: 20, doc: 'Times a job is started before it ends `failed` with the last reason.' }),
+  pollMs: int('AUDIT_POLL_MS', { default: 1_000, min: 50, max: 60_000, doc: 'How often an idle worker looks for jobs queued by other instances (jobs created on the same instance start at once).' }),
+  pageTimeoutSeconds: int('AUDIT_PAGE_TIMEOUT_SECONDS', {
+    default: 60,
+    min: 5,
+    max: 600,
+    doc: 'Longest one page may take from navigation to axe\'s answer; a page over it is recorded failed and the audit goes on.',
+  }),
+  networkIdleMs: int('AUDIT_NETWORK_IDLE_MS', {
+    default: 5_000,
+    min: 0,
+    max: 60_000,
+    doc: 'After `load`, how long to wait at most for the network to go idle (no request for 500 ms) before auditing.',
+  }),
+  settleMs: int('AUDIT_SETTLE_MS', { default: 300, min: 0, max: 30_000, doc: 'Pause after the network is idle (or its wait ran out), for scripts that render after their last request.' }),
+  maxDepth: int('AUDIT_MAX_DEPTH', { default: 5, min: 0, max: 100, doc: 'Ceiling of `crawl.depth`; a larger request is answered 400.' }),
+  maxPages: int('AUDIT_MAX_PAGES', { default: 100, min: 1, max: 10_000, doc: 'Ceiling of `crawl.maxPages`; a larger request is answered 400.' }),
+  allowHosts: list('AUDIT_ALLOW_HOSTS', {
+    default: [],
+    doc: 'Host names and address ranges (CIDR such as `10.1.0.0/16`, or single addresses) audits may reach although they are loopback, private, link-local or otherwise internal. Empty: only public addresses.',
+  }),
+  introspectionUrl: optionalUrl('AUDIT_INTROSPECTION_URL', ['http:', 'https:'], {
+    doc: 'The identity service\'s token introspection endpoint (e.g. `http://127.0.0.1:4000/oauth/introspect`); set it with the two variables below to accept identity access tokens. Unset: only API keys.',
+  }),
+  introspectionClientId: optionalStr('AUDIT_INTROSPECTION_CLIENT_ID', { doc: 'client_id the audit service authenticates with at the introspection endpoint.' }),
+  introspectionClientSecret: optionalStr('AUDIT_INTROSPECTION_CLIENT_SECRET', { secret: true, doc: 'client_secret for the introspection endpoint.' }),
+  requiredScope: optionalStr('AUDIT_REQUIRED_SCOPE', { doc: 'Scope an identity access token must carry to use the audit API (e.g. `audits`). Unset: any active token.' }),
+  defaultVersion: oneOf('AUDIT_DEFAULT_WCAG_VERSION', ['2.0', '2.1', '2.2'] as const, { default: '2.2', doc: 'WCAG version of audits that do not name one.' }),
+  ...llmVariables,
+  ...openAcrVariables,
+  defaultLevel: oneOf('AUDIT_DEFAULT_WCAG_LEVEL', ['A', 'AA', 'AAA'] as const, { default: 'AA', doc: 'Conformance level of audits that do not name one.' }),
+};
+
+export type AuditServiceConfig = ConfigOf<typeof auditSpec>;
+
+export function loadAuditConfig(env: NodeJS.ProcessEnv): AuditServiceConfig {
+  return readConfig(auditSpec, env);
+}

@@ -1,0 +1,72 @@
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { FastifyBaseLogger } from 'fastify';
+import { CHROMIUM_ARGS, findChromium } from '../../kit/browser.ts';
+
+/** WebRTC could otherwise send UDP to any address the page names, past the egress proxy. */
+const AUDIT_ARGS = [...CHROMIUM_ARGS, '--force-webrtc-ip-handling-policy=disable_non_proxied_udp', '--webrtc-ip-handling-policy=disable_non_proxied_udp'];
+
+export const AUDIT_USER_AGENT_TOKEN = 'PlatformAudit';
+
+/**
+ * One Chromium per process, started on first use and started again if it dies (crash, OOM kill); each
+ * audit gets its own context through its own egress proxy, so audits share no cookies, cache or storage.
+ */
+export class BrowserHost {
+  private launching: Promise<Browser> | null = null;
+  private closed = false;
+  private readonly log: FastifyBaseLogger;
+  private readonly env: NodeJS.ProcessEnv;
+  constructor(log: FastifyBaseLogger, env: NodeJS.ProcessEnv = process.env) {
+    this.log = log;
+    this.env = env;
+  }
+
+  async browser(): Promise<Browser> {
+    if (this.closed) throw new Error('the browser host is closed');
+    if (this.launching) {
+      const current = await this.launching.catch(() => null);
+      if (current?.isConnected()) return current;
+      this.launching = null;
+    }
+    const launching = this.launch();
+    this.launching = launching;
+    launching.catch(() => {
+      if (this.launching === launching) this.launching = null;
+    });
+    return launching;
+  }
+
+  private async launch(): Promise<Browser> {
+    const browser = await chromium.launch({ executablePath: await findChromium(this.env), args: AUDIT_ARGS, headless: true });
+    browser.on('disconnected', () => {
+      if (!this.closed) this.log.warn('Chromium disconnected; the next audit starts a new one');
+    });
+    this.log.info({ version: browser.version() }, 'Chromium started');
+    return browser;
+  }
+
+  /** A fresh context whose every request goes through `proxyServer`; loopback too (Chromium would bypass proxies for it). */
+  async newContext(proxyServer: string): Promise<BrowserContext> {
+    const browser = await this.browser();
+    const version = browser.version();
+    return browser.newContext({
+      proxy: { server: proxyServer, bypass: '<-loopback>' },
+      serviceWorkers: 'block',
+      acceptDownloads: false,
+      viewport: { width: 1280, height: 900 },
+      userAgent: `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Safari/537.36 ${AUDIT_USER_AGENT_TOKEN}`,
+    });
+  }
+
+  async version(): Promise<string> {
+    return `Chromium ${(await this.browser()).version()}`;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const launching = this.launching;
+    this.launching = null;
+    const browser = await launching?.catch(() => null);
+    await browser?.close().catch(() => {});
+  }
+}

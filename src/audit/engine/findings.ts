@@ -1,0 +1,69 @@
+import type { AxeResults, ImpactValue, NodeResult, Result } from 'axe-core';
+import type { Finding, Impact, NeedsReviewItem } from '../result/types.ts';
+import { criteriaOf, levelOf } from './axe-tags.ts';
+
+/** An axe target as one CSS-like string: ` >>> ` into a frame, ` >> ` into an open shadow root. */
+export function selectorOf(target: NodeResult['target']): string {
+  return (target as unknown as Array<string | string[]>).map((part) => (Array.isArray(part) ? part.join(' >> ') : part)).join(' >>> ');
+}
+
+/** The element's lower-case name, read from the start of its markup. */
+export function elementOf(html: string): string {
+  const m = /^\s*<([a-zA-Z][a-zA-Z0-9:-]*)/.exec(html);
+  return m ? m[1]!.toLowerCase() : '';
+}
+
+const IMPACTS = new Set(['critical', 'serious', 'moderate', 'minor']);
+function impactOf(value: ImpactValue | undefined | null): Impact | null {
+  return value && IMPACTS.has(value) ? (value as Impact) : null;
+}
+
+function reasonOf(node: NodeResult): string {
+  const messages = [...node.any, ...node.all, ...node.none].map((c) => c.message).filter(Boolean);
+  return [...new Set(messages)].join(' ') || node.failureSummary || '';
+}
+
+export interface PageFindings {
+  findings: Finding[];
+  needsReview: NeedsReviewItem[];
+}
+
+/** One Finding per violating element and one NeedsReviewItem per undecided one; `pageIndex` keeps ids unique in the result. */
+export function findingsOf(results: Pick<AxeResults, 'violations' | 'incomplete'>, pageUrl: string, pageIndex: number): PageFindings {
+  const findings: Finding[] = [];
+  const needsReview: NeedsReviewItem[] = [];
+  const common = (rule: Result, node: NodeResult) => ({
+    ruleId: rule.id,
+    description: rule.description,
+    level: levelOf(rule.tags),
+    element: elementOf(node.html),
+    selector: selectorOf(node.target),
+    target: node.target as unknown as Array<string | string[]>,
+    html: node.html,
+    successCriteria: criteriaOf(rule.tags),
+    help: rule.helpUrl,
+    summary: rule.help,
+    pageUrl,
+  });
+  for (const rule of results.violations) {
+    for (const node of rule.nodes) {
+      findings.push({
+        id: `${pageIndex}-${findings.length}`,
+        ...common(rule, node),
+        impact: impactOf(node.impact) ?? impactOf(rule.impact) ?? 'moderate',
+        fix: node.failureSummary ?? '',
+      });
+    }
+  }
+  for (const rule of results.incomplete) {
+    for (const node of rule.nodes) {
+      needsReview.push({
+        id: `${pageIndex}-r${needsReview.length}`,
+        ...common(rule, node),
+        impact: impactOf(node.impact) ?? impactOf(rule.impact),
+        reason: reasonOf(node),
+      });
+    }
+  }
+  return { findings, needsReview };
+}

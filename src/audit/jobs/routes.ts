@@ -1,0 +1,158 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { App } from '../../kit/app.ts';
+import type { Database } from '../../kit/db.ts';
+import { HttpError, codeForStatus } from '../../kit/errors.ts';
+import type { AuditGuard } from '../auth/guard.ts';
+import { ErrorBody } from '../errors.ts';
+import { parseAuditUrl, resolveConfig, badRequest, type ConfigLimits } from '../request/resolve.ts';
+import { CreateJobBody } from '../request/schema.ts';
+import { AuditConfigSchema, AuditResultSchema } from '../result/schema.ts';
+import type { AuditJobStatus } from '../result/types.ts';
+import type { AddressPolicy } from '../safety/address-policy.ts';
+import { RefusedDestinationError } from '../safety/address-policy.ts';
+import { cancelJob, createJob, getJob, listJobs, QueueFullError, type JobRecord } from './store.ts';
+import type { JobWorker } from './worker.ts';
+
+const Status = Type.Union([Type.Literal('pending'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed'), Type.Literal('cancelled')]);
+const Timestamp = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
+const jobFields = {
+  id: Type.String(),
+  status: Status,
+  url: Type.String(),
+  config: AuditConfigSchema,
+  attempts: Type.Integer({ description: 'Times a worker started the job' }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Why the job failed (or why its last attempt failed)' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  startedAt: Timestamp,
+  finishedAt: Timestamp,
+};
+export const JobSummary = Type.Object(jobFields);
+export const JobDetail = Type.Object({ ...jobFields, result: Type.Optional(AuditResultSchema) });
+export const JobIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody, 503: ErrorBody };
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
+const LIST_LIMIT = { default: 20, max: 100 };
+
+function summary(job: JobRecord) {
+  const { result: _result, ...rest } = job;
+  return rest;
+}
+
+function detail(job: JobRecord) {
+  const { result, ...rest } = job;
+  return result && job.status === 'completed' ? { ...rest, result } : rest;
+}
+
+function encodeCursor(seq: number): string {
+  return Buffer.from(`s${seq}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const m = /^s(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) throw badRequest('cursor is not one this service gave: pass the `next` value of the previous page unchanged');
+  return Number(m[1]);
+}
+
+export interface JobRouteDeps {
+  db: Database;
+  guard: AuditGuard;
+  worker: JobWorker;
+  policy: AddressPolicy;
+  limits: ConfigLimits;
+  maxQueued: number;
+}
+
+/** The job interface of Document 3 under /api/v1/audits. */
+export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
+  const { db } = deps;
+  app.register(async (plugin) => {
+    const api = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    api.addHook('preHandler', deps.guard);
+
+    api.post('/api/v1/audits', {
+      schema: {
+        operationId: 'createAudit',
+        summary: 'Queue an audit; answers at once with its id and status pending',
+        tags: ['audits'],
+        security,
+        body: CreateJobBody,
+        response: { 202: Type.Object({ id: Type.String(), status: Type.Literal('pending') }), ...errors },
+      },
+    }, async (request, reply) => {
+      const url = parseAuditUrl(request.body.url);
+      const config = resolveConfig(request.body.config ?? {}, deps.limits);
+      try {
+        await deps.policy.resolve(url.hostname);
+      } catch (err) {
+        if (err instanceof RefusedDestinationError) throw badRequest(`url cannot be audited: ${err.message}`);
+        throw err;
+      }
+      let job: JobRecord;
+      try {
+        job = await createJob(db, { owner: request.auditOwner, url: url.href, config, maxQueued: deps.maxQueued });
+      } catch (err) {
+        if (err instanceof QueueFullError) throw new HttpError(429, codeForStatus(429), err.message, { headers: { 'retry-after': '30' } });
+        throw err;
+      }
+      deps.worker.wake();
+      reply.header('location', `/api/v1/audits/${job.id}`);
+      return reply.code(202).send({ id: job.id, status: 'pending' as const });
+    });
+
+    api.get('/api/v1/audits', {
+      schema: {
+        operationId: 'listAudits',
+        summary: 'The caller\'s audits, newest first, paged',
+        tags: ['audits'],
+        security,
+        querystring: Type.Object({
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT.max, description: `Jobs per page (default ${LIST_LIMIT.default})` })),
+          cursor: Type.Optional(Type.String({ maxLength: 100, description: 'The `next` of the previous page' })),
+          status: Type.Optional(Status),
+        }, { additionalProperties: false }),
+        response: { 200: Type.Object({ items: Type.Array(JobSummary), next: Type.Union([Type.String(), Type.Null()]) }), ...errors },
+      },
+    }, async (request) => {
+      const limit = request.query.limit ?? LIST_LIMIT.default;
+      const before = request.query.cursor ? decodeCursor(request.query.cursor) : null;
+      const page = await listJobs(db, request.auditOwner, { limit, before, status: (request.query.status as AuditJobStatus | undefined) ?? null });
+      return { items: page.items.map(summary), next: page.more && page.last !== null ? encodeCursor(page.last) : null };
+    });
+
+    api.get('/api/v1/audits/:id', {
+      schema: {
+        operationId: 'getAudit',
+        summary: 'One audit, with its result once completed',
+        tags: ['audits'],
+        security,
+        params: JobIdParams,
+        response: { 200: JobDetail, ...errors },
+      },
+    }, async (request) => {
+      const job = await getJob(db, request.auditOwner, request.params.id);
+      if (!job) throw new HttpError(404, codeForStatus(404), `no audit ${request.params.id}`);
+      return detail(job);
+    });
+
+    api.delete('/api/v1/audits/:id', {
+      schema: {
+        operationId: 'cancelAudit',
+        summary: 'Cancel a pending audit or stop a running one',
+        tags: ['audits'],
+        security,
+        params: JobIdParams,
+        response: { 200: JobSummary, ...errors },
+      },
+    }, async (request) => {
+      const outcome = await cancelJob(db, request.auditOwner, request.params.id);
+      if (!outcome) throw new HttpError(404, codeForStatus(404), `no audit ${request.params.id}`);
+      if (!outcome.changed && outcome.record.status !== 'cancelled') {
+        throw new HttpError(409, codeForStatus(409), `the audit is already ${outcome.record.status} and cannot be cancelled`);
+      }
+      deps.worker.cancelLocal(request.params.id);
+      return summary(outcome.record);
+    });
+  });
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import type { Database, Queryable } from '../../kit/db.ts';
+import type { AuditConfig, AuditJobStatus, AuditResult } from '../result/types.ts';
+
+export interface JobRecord {
+  id: string;
+  status: AuditJobStatus;
+  url: string;
+  config: AuditConfig;
+  attempts: number;
+  error: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  result: AuditResult | null;
+}
+
+interface Row {
+  id: string;
+  status: AuditJobStatus;
+  url: string;
+  config: AuditConfig;
+  attempts: number;
+  error: string | null;
+  created_at: Date | string;
+  started_at: Date | string | null;
+  finished_at: Date | string | null;
+  result?: AuditResult | null;
+  seq?: number;
+}
+
+const iso = (v: Date | string | null): string | null => (v === null ? null : new Date(v).toISOString());
+
+function toRecord(row: Row): JobRecord {
+  return {
+    id: row.id,
+    status: row.status,
+    url: row.url,
+    config: row.config,
+    attempts: row.attempts,
+    error: row.error,
+    createdAt: iso(row.created_at)!,
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+    result: row.result ?? null,
+  };
+}
+
+/** PostgreSQL's jsonb refuses the NUL character; page text could in theory carry one. */
+function storableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' && v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v));
+}
+
+const SUMMARY = 'id, status, url, config, attempts, error, created_at, started_at, finished_at, seq';
+
+export class QueueFullError extends Error {}
+
+/** Stores a pending job, unless its owner already has `maxQueued` pending or running (checked under a per-owner lock). */
+export async function createJob(db: Database, input: { owner: string; url: string; config: AuditConfig; maxQueued: number }): Promise<JobRecord> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`audit-owner:${input.owner}`]);
+    const { rows } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE owner = $1 AND status IN ('pending', 'running')", [input.owner]);
+    if (rows[0]!.n >= input.maxQueued) throw new QueueFullError(`this credential already has ${rows[0]!.n} audits pending or running (at most ${input.maxQueued}); wait for some to finish`);
+    const inserted = await tx.query<Row>(`INSERT INTO jobs (id, owner, url, config, status) VALUES ($1, $2, $3, $4, 'pending') RETURNING ${SUMMARY}`, [randomUUID(), input.owner, input.url, JSON.stringify(input.config)]);
+    return toRecord(inserted.rows[0]!);
+  });
+}
+
+export async function getJob(db: Queryable, owner: string, id: string): Promise<JobRecord | null> {
+  const { rows } = await db.query<Row>(`SELECT ${SUMMARY}, result FROM jobs WHERE id = $1 AND owner = $2`, [id, owner]);
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** A page of the owner's jobs, newest first, without results; `before` is the last seen job's `seq`. */
+export async function listJobs(db: Queryable, owner: string, options: { limit: number; before: number | null; status: AuditJobStatus | null }): Promise<{ items: JobRecord[]; last: number | null; more: boolean }> {
+  const { rows } = await db.query<Row>(
+    `SELECT ${SUMMARY} FROM jobs WHERE owner = $1 AND ($2::bigint IS NULL OR seq < $2) AND ($3::text IS NULL OR status = $3) ORDER BY seq DESC LIMIT $4`,
+    [owner, options.before, options.status, options.limit + 1],
+  );
+  const more = rows.length > options.limit;
+  const page = rows.slice(0, options.limit);
+  return { items: page.map(toRecord), last: page.length ? Number(page[page.length - 1]!.seq) : null, more };
+}
+
+/** Cancels a pending or running job of the owner; null when there is no such job; the record as it is when already finished. */
+export async function cancelJob(db: Queryable, owner: string, id: string): Promise<{ record: JobRecord; changed: boolean } | null> {
+  const { rows } = await db.query<Row>(
+    `UPDATE jobs SET status = 'cancelled', finished_at = now(), worker = NULL, lease_until = NULL
+     WHERE id = $1 AND owner = $2 AND status IN ('pending', 'running') RETURNING ${SUMMARY}`,
+    [id, owner],
+  );
+  if (rows[0]) return { record: toRecord(rows[0]), changed: true };
+  const current = await getJob(db, owner, id);
+  return current ? { record: current, changed: false } : null;
+}
+
+export interface ClaimedJob {
+  id: string;
+  url: string;
+  config: AuditConfig;
+  attempts: number;
+}
+
+/**
+ * Takes the oldest claimable job: pending, or running with its lease passed (its worker died). Jobs whose
+ * lease passed after their last allowed attempt end `failed` instead. SKIP LOCKED lets instances share the queue.
+ */
+export async function claimJob(db: Queryable, worker: string, leaseSeconds: number, maxAttempts: number): Promise<ClaimedJob | null> {
+  await db.query(
+    `UPDATE jobs SET status = 'failed', finished_at = now(), worker = NULL, lease_until = NULL,
+       error = 'the audit stopped ' || attempts || ' times without finishing (its worker died or lost its lease)'
+     WHERE status = 'running' AND lease_until < now() AND attempts >= $1`,
+    [maxAttempts],
+  );
+  const { rows } = await db.query<ClaimedJob>(
+    `UPDATE jobs SET status = 'running', worker = $1, lease_until = now() + make_interval(secs => $2), attempts = attempts + 1,
+       started_at = coalesce(started_at, now())
+     WHERE id = (
+       SELECT id FROM jobs WHERE status = 'pending' OR (status = 'running' AND lease_until < now())
+       ORDER BY seq FOR UPDATE SKIP LOCKED LIMIT 1
+     )
+     RETURNING id, url, config, attempts`,
+    [worker, leaseSeconds],
+  );
+  return rows[0] ?? null;
+}
+
+/** Extends the lease; false when the job is no longer this worker's running job (cancelled, or taken over). */
+export async function renewLease(db: Queryable, id: string, worker: string, leaseSeconds: number): Promise<boolean> {
+  const { rowCount } = await db.query(
+    "UPDATE jobs SET lease_until = now() + make_interval(secs => $3) WHERE id = $1 AND worker = $2 AND status = 'running'",
+    [id, worker, leaseSeconds],
+  );
+  return rowCount === 1;
+}
+
+/** Stores the result, only if the job is still this worker's: a job completes once. */
+export async function completeJob(db: Queryable, id: string, worker: string, result: AuditResult): Promise<boolean> {
+  const { rowCount } = await db.query(
+    "UPDATE jobs SET status = 'completed', result = $3, error = NULL, finished_at = now(), worker = NULL, lease_until = NULL WHERE id = $1 AND worker = $2 AND status = 'running'",
+    [id, worker, storableJson(result)],
+  );
+  return rowCount === 1;
+}
+
+/** After a failed attempt: back to the queue while attempts remain and a retry can help, else `failed` with the reason. */
+export async function failAttempt(db: Queryable, id: string, worker: string, reason: string, retry: boolean): Promise<void> {
+  await db.query(
+    `UPDATE jobs SET status = CASE WHEN $4 THEN 'pending' ELSE 'failed' END, error = $3,
+       finished_at = CASE WHEN $4 THEN NULL ELSE now() END, worker = NULL, lease_until = NULL
+     WHERE id = $1 AND worker = $2 AND status = 'running'`,
+    [id, worker, reason, retry],
+  );
+}
+
+/** A job this worker gives back unfinished at shutdown: pending again, the attempt not counted. */
+export async function releaseJob(db: Queryable, id: string, worker: string): Promise<void> {
+  await db.query(
+    "UPDATE jobs SET status = 'pending', worker = NULL, lease_until = NULL, attempts = greatest(attempts - 1, 0) WHERE id = $1 AND worker = $2 AND status = 'running'",
+    [id, worker],
+  );
+}
+
+export async function queueCounts(db: Queryable): Promise<{ pending: number; running: number }> {
+  const { rows } = await db.query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM jobs WHERE status IN ('pending', 'running') GROUP BY status");
+  const of = (s: string) => rows.find((r) => r.status === s)?.n ?? 0;
+  return { pending: of('pending'), running: of('running') };
+}

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../../kit/db.ts';
+import { AuditCancelledError, AuditFailedError } from '../engine/auditor.ts';
+import type { AuditConfig, AuditResult } from '../result/types.ts';
+import type { AuditMetrics } from '../metrics.ts';
+import { claimJob, completeJob, failAttempt, releaseJob, renewLease } from './store.ts';
+
+export type RunAudit = (url: string, config: AuditConfig, signal: AbortSignal) => Promise<AuditResult>;
+
+export interface WorkerOptions {
+  db: Database;
+  log: FastifyBaseLogger;
+  metrics: AuditMetrics;
+  run: RunAudit;
+  concurrency: number;
+  leaseSeconds: number;
+  maxAttempts: number;
+  pollMs: number;
+}
+
+/** How often a running job's lease is renewed, which is also how soon a cancellation from another instance is noticed. */
+const HEARTBEAT_MS = 1_000;
+
+/**
+ * Takes jobs from the database, `concurrency` at a time, and runs them. Each running job's lease is renewed
+ * every second; when the renewal finds the job no longer ours (cancelled, or taken over after we stalled)
+ * the audit is stopped and its browser context closed. A DELETE on this instance stops it at once.
+ */
+export class JobWorker {
+  readonly id = `worker-${randomUUID()}`;
+  private readonly options: WorkerOptions;
+  private readonly running = new Map<string, AbortController>();
+  private readonly finished = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private filling = false;
+  private stopped = false;
+
+  constructor(options: WorkerOptions) {
+    this.options = options;
+  }
+
+  start(): void {
+    if (this.options.concurrency > 0) this.wake();
+  }
+
+  /** Looks for work now (a job was just created here) instead of at the next poll. */
+  wake(): void {
+    if (this.stopped || this.options.concurrency === 0) return;
+    void this.fill();
+  }
+
+  /** Stops a job running on this instance (its row is already cancelled). */
+  cancelLocal(id: string): void {
+    this.running.get(id)?.abort();
+  }
+
+  private async fill(): Promise<void> {
+    if (this.filling) return;
+    this.filling = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    try {
+      while (!this.stopped && this.running.size < this.options.concurrency) {
+        const job = await claimJob(this.options.db, this.id, this.options.leaseSeconds, this.options.maxAttempts);
+        if (!job) break;
+        const controller = new AbortController();
+        this.running.set(job.id, controller);
+        const done = this.execute(job.id, job.url, job.config, job.attempts, controller).finally(() => {
+          this.running.delete(job.id);
+          this.finished.delete(done);
+          this.wake();
+        });
+        this.finished.add(done);
+      }
+    } catch (err) {
+      this.options.log.error({ err }, 'claiming an audit job failed');
+    } finally {
+      this.filling = false;
+      if (!this.stopped) this.timer = setTimeout(() => void this.fill(), this.options.pollMs);
+    }
+  }
+
+  private async execute(id: string, url: string, config: AuditConfig, attempts: number, controller: AbortController): Promise<void> {
+    const { db, log, metrics, leaseSeconds } = this.options;
+    const heartbeat = setInterval(() => {
+      renewLease(db, id, this.id, leaseSeconds).then((ours) => {
+        if (!ours) controller.abort();
+      }, (err: unknown) => log.warn({ err, job: id }, 'renewing an audit lease failed'));
+    }, HEARTBEAT_MS);
+    metrics.running.inc();
+    log.info({ job: id, attempt: attempts }, 'audit started');
+    try {
+      const result = await this.options.run(url, config, controller.signal);
+      if (await completeJob(db, id, this.id, result)) {
+        metrics.jobs.inc({ status: 'completed' });
+        log.info({ job: id, pages: result.stats.totalPages, findings: result.stats.totalFindings }, 'audit completed');
+      }
+    } catch (err) {
+      if (this.stopped && controller.signal.aborted) {
+        await releaseJob(db, id, this.id).catch(() => {});
+        return;
+      }
+      if (err instanceof AuditCancelledError || controller.signal.aborted) {
+        log.info({ job: id }, 'audit stopped: cancelled or no longer ours');
+        metrics.jobs.inc({ status: 'cancelled' });
+        return;
+      }
+      const reason = err instanceof AuditFailedError ? err.message : 'the audit failed unexpectedly';
+      if (!(err instanceof AuditFailedError)) log.error({ err, job: id }, 'audit failed');
+      const retry = (!(err instanceof AuditFailedError) || err.retryable) && attempts < this.options.maxAttempts;
+      await failAttempt(db, id, this.id, reason, retry).catch((e: unknown) => log.error({ err: e, job: id }, 'recording an audit failure failed'));
+      if (!retry) metrics.jobs.inc({ status: 'failed' });
+    } finally {
+      clearInterval(heartbeat);
+      metrics.running.dec();
+    }
+  }
+
+  /** Stops taking jobs and gives running ones back to the queue, so another instance resumes them without waiting out a lease. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const controller of this.running.values()) controller.abort();
+    await Promise.allSettled([...this.finished]);
+  }
+}

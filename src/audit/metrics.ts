@@ -1,0 +1,24 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface AuditMetrics {
+  registry: Registry;
+  jobs: Counter<'status'>;
+  running: Gauge;
+  syncAudits: Counter<'outcome'>;
+  pages: Counter<'outcome'>;
+  pageSeconds: Histogram;
+}
+
+/** One registry per app, as tests build several apps in one process; the kit adds the HTTP, pool and process metrics to it and serves it. */
+export function createMetrics(): AuditMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  return {
+    registry,
+    jobs: new Counter({ name: 'audit_jobs_finished_total', help: 'Audit jobs finished on this instance, by final status', labelNames: ['status'], registers }),
+    running: new Gauge({ name: 'audit_running', help: 'Audits (jobs and synchronous) running on this instance', registers }),
+    syncAudits: new Counter({ name: 'audit_sync_requests_total', help: 'POST /audit requests by outcome (completed, failed, refused, busy)', labelNames: ['outcome'], registers }),
+    pages: new Counter({ name: 'audit_pages_total', help: 'Pages visited, by outcome (audited, failed)', labelNames: ['outcome'], registers }),
+    pageSeconds: new Histogram({ name: 'audit_page_duration_seconds', help: 'Time from navigation to axe\'s answer per audited page', buckets: [0.25, 0.5, 1, 2, 3, 5, 10, 20, 40, 60], registers }),
+  };
+}

@@ -1,0 +1,76 @@
+import type { AuditResult } from '../result/types.ts';
+import type { AdherenceLevel } from './catalog.ts';
+import { anyRulesCovering } from './coverage.ts';
+
+export interface Adherence {
+  level: AdherenceLevel;
+  notes: string;
+}
+
+const MAX_URLS_IN_NOTE = 5;
+
+function listUrls(urls: string[]): string {
+  const shown = urls.slice(0, MAX_URLS_IN_NOTE).join(', ');
+  return urls.length > MAX_URLS_IN_NOTE ? `${shown} and ${urls.length - MAX_URLS_IN_NOTE} more` : shown;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * The adherence of the audited site to one criterion, from the audit's evidence alone. `supports` needs rules
+ * for the criterion to have run and found elements to check and nothing failing or left for review; a criterion
+ * no rule of this audit checks is `not-evaluated`, never `supports` by silence. Failing on more than half of
+ * the audited pages is `does-not-support` (the catalog's "majority of product functionality"), on fewer
+ * `partially-supports`.
+ */
+export function adherenceOf(result: AuditResult, criterion: string): Adherence {
+  if (criterion === '4.1.1') {
+    return {
+      level: 'supports',
+      notes: 'WCAG 2.2 made 4.1.1 Parsing obsolete and the W3C errata to WCAG 2.0 and 2.1 state that it is always satisfied for content in HTML or XML; not tested.',
+    };
+  }
+  const audited = result.pages.filter((p) => p.status === 'audited');
+  if (audited.length === 0) return { level: 'not-evaluated', notes: 'No page could be audited.' };
+
+  const outcomes = result.rules.filter((r) => r.successCriteria.includes(criterion));
+  if (outcomes.length === 0) {
+    const existing = anyRulesCovering(criterion);
+    return {
+      level: 'not-evaluated',
+      notes: existing.length > 0
+        ? `Not part of this audit's automated checks at WCAG ${result.wcagVersion} level ${result.wcagLevel} (axe-core checks it with ${existing.join(', ')}); needs manual evaluation.`
+        : 'No automated check covers this criterion; needs manual evaluation.',
+    };
+  }
+  const rules = outcomes.map((o) => o.ruleId).join(', ');
+  const findings = result.findings.filter((f) => f.successCriteria.includes(criterion));
+  const failingPages = [...new Set(findings.map((f) => f.pageUrl))];
+  const llm = (result.llm?.findings ?? []).filter((f) => f.successCriteria.includes(criterion)).length;
+  const llmNote = llm > 0 ? ` LLM review flagged ${plural(llm, 'more item')} for a person to check (not counted).` : '';
+
+  if (failingPages.length > 0) {
+    return {
+      level: failingPages.length * 2 > audited.length ? 'does-not-support' : 'partially-supports',
+      notes: `Automated checks (${rules}) found ${plural(findings.length, 'failing element')} on ${failingPages.length} of ${plural(audited.length, 'audited page')}: ${listUrls(failingPages)}.${llmNote}`,
+    };
+  }
+  const review = result.needsReview.filter((n) => n.successCriteria.includes(criterion));
+  if (review.length > 0) {
+    const reviewPages = new Set(review.map((n) => n.pageUrl)).size;
+    return {
+      level: 'not-evaluated',
+      notes: `Automated checks (${rules}) found no failure but left ${plural(review.length, 'element')} on ${plural(reviewPages, 'page')} for manual review.${llmNote}`,
+    };
+  }
+  const passedPages = Math.max(...outcomes.map((o) => o.passedPages));
+  if (passedPages === 0) {
+    return { level: 'not-applicable', notes: `Automated checks (${rules}) found no content this criterion applies to on ${plural(audited.length, 'audited page')}.${llmNote}` };
+  }
+  return {
+    level: 'supports',
+    notes: `Automated checks (${rules}) found no failure on ${plural(audited.length, 'audited page')}; automated checks cover only part of this criterion.${llmNote}`,
+  };
+}

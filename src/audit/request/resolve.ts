@@ -1,0 +1,50 @@
+import { HttpError, codeForStatus } from '../../kit/errors.ts';
+import { axeTagsFor } from '../engine/axe-tags.ts';
+import type { AuditConfig, WcagLevel, WcagVersion } from '../result/types.ts';
+import type { RequestedConfig } from './schema.ts';
+
+export const DEFAULT_CRAWL_DEPTH = 2;
+export const DEFAULT_CRAWL_PAGES = 25;
+
+export interface ConfigLimits {
+  defaultVersion: WcagVersion;
+  defaultLevel: WcagLevel;
+  maxDepth: number;
+  maxPages: number;
+}
+
+export function badRequest(message: string): HttpError {
+  return new HttpError(400, codeForStatus(400), message);
+}
+
+/** Fills every default and holds crawl options to the operator's ceilings (400 beyond them, naming the ceiling). */
+export function resolveConfig(requested: RequestedConfig, limits: ConfigLimits): AuditConfig {
+  const wcagVersion = (requested.version ?? limits.defaultVersion) as WcagVersion;
+  const wcagLevel = (requested.level?.toUpperCase() ?? limits.defaultLevel) as WcagLevel;
+  const crawl = requested.crawl ?? {};
+  const depth = crawl.depth ?? Math.min(DEFAULT_CRAWL_DEPTH, limits.maxDepth);
+  const maxPages = crawl.maxPages ?? Math.min(DEFAULT_CRAWL_PAGES, limits.maxPages);
+  if (depth > limits.maxDepth) throw badRequest(`crawl.depth must be at most ${limits.maxDepth} (this service's AUDIT_MAX_DEPTH); got ${depth}`);
+  if (maxPages > limits.maxPages) throw badRequest(`crawl.maxPages must be at most ${limits.maxPages} (this service's AUDIT_MAX_PAGES); got ${maxPages}`);
+  const llm = requested.llm ?? {};
+  return {
+    wcagVersion,
+    wcagLevel,
+    crawl: { enabled: crawl.enabled ?? false, depth, maxPages },
+    llm: { enabled: llm.enabled ?? false, provider: llm.provider ?? null, model: llm.model ?? null },
+    axeTags: axeTagsFor(wcagVersion, wcagLevel),
+  };
+}
+
+/** The URL as stored and audited: absolute http(s), at most 2048 characters, fragment kept as given. */
+export function parseAuditUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw badRequest(`url must be an absolute http or https URL; got ${JSON.stringify(raw.length > 100 ? raw.slice(0, 100) + '…' : raw)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`url must use http or https; got ${url.protocol.replace(':', '')}`);
+  if (url.username || url.password) throw badRequest('url must not carry a user name or password');
+  return url;
+}

@@ -1,0 +1,80 @@
+import { Type } from 'typebox';
+
+/** The JSON Schema of AuditResult (types.ts), for the OpenAPI document and the serialiser. Keep the two in step. */
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const Str = Type.String();
+const Int = Type.Integer();
+const Level = Type.Union([Type.Literal('A'), Type.Literal('AA'), Type.Literal('AAA')]);
+const Impact = Type.Union([Type.Literal('critical'), Type.Literal('serious'), Type.Literal('moderate'), Type.Literal('minor')]);
+const Target = Type.Array(Type.Union([Type.String(), Type.Array(Type.String())]));
+
+const elementFields = {
+  id: Str,
+  ruleId: Str,
+  description: Str,
+  level: Level,
+  element: Type.String({ description: 'Element name, e.g. img' }),
+  selector: Type.String({ description: 'CSS selector; ` >>> ` enters a frame, ` >> ` an open shadow root' }),
+  target: Target,
+  html: Str,
+  successCriteria: Type.Array(Type.String(), { description: 'WCAG success criteria, e.g. 1.4.3' }),
+  help: Type.String({ description: 'URL of the rule\'s help page' }),
+  summary: Str,
+  pageUrl: Str,
+};
+
+export const FindingSchema = Type.Object({ ...elementFields, impact: Impact, fix: Type.String({ description: 'How to fix this element' }) });
+export const NeedsReviewSchema = Type.Object({ ...elementFields, impact: Type.Union([Impact, Type.Null()]), reason: Str });
+
+const PageStats = Type.Object({ findings: Int, critical: Int, serious: Int, moderate: Int, minor: Int, needsReview: Int });
+
+const Page = Type.Object({
+  url: Str,
+  requestedUrl: Str,
+  depth: Int,
+  status: Type.Union([Type.Literal('audited'), Type.Literal('failed')]),
+  httpStatus: Type.Union([Int, Type.Null()]),
+  title: Nullable(Str),
+  error: Nullable(Str),
+  score: Type.Union([Int, Type.Null()]),
+  stats: PageStats,
+  durationMs: Int,
+});
+
+const Rule = Type.Object({
+  ruleId: Str,
+  successCriteria: Type.Array(Str),
+  level: Level,
+  failedPages: Int,
+  passedPages: Int,
+  inapplicablePages: Int,
+  needsReviewPages: Int,
+});
+
+export const AuditConfigSchema = Type.Object({
+  wcagVersion: Str,
+  wcagLevel: Str,
+  crawl: Type.Object({ enabled: Type.Boolean(), depth: Int, maxPages: Int }),
+  llm: Type.Object({ enabled: Type.Boolean(), provider: Nullable(Str), model: Nullable(Str) }),
+  axeTags: Type.Array(Str),
+});
+
+export const AuditResultSchema = Type.Object({
+  url: Str,
+  targetUrl: Str,
+  wcagVersion: Str,
+  wcagLevel: Str,
+  score: Type.Integer({ minimum: 0, maximum: 100 }),
+  conformant: Type.Boolean(),
+  stats: Type.Object({ totalPages: Int, totalFindings: Int, critical: Int, serious: Int, moderate: Int, minor: Int, needsReview: Int, failedPages: Int }),
+  findings: Type.Array(FindingSchema),
+  needsReview: Type.Array(NeedsReviewSchema),
+  pages: Type.Array(Page),
+  rules: Type.Array(Rule),
+  // The LLM part is built by its own module; its fields pass through as they are.
+  llm: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+  config: AuditConfigSchema,
+  engine: Type.Object({ axeVersion: Str, browser: Str }),
+  startedAt: Str,
+  finishedAt: Str,
+});

@@ -1,0 +1,220 @@
+/**
+ * The audit result: what `POST /audit` answers, what `GET /api/v1/audits/{id}` carries as `result` and what
+ * the JSON report is. The HTML report and the OpenACR report are made from it alone.
+ *
+ * Document 3 fixes the names of the synchronous result (`url`, `wcagVersion`, `wcagLevel`, `score`,
+ * `conformant`, `stats`, `findings`), of the job result (`targetUrl`, `wcagVersion`, `wcagLevel`, `stats`) and
+ * of a finding (`id`, `ruleId`, `description`, `impact`, `level`, `element`, `selector`, `html`,
+ * `successCriteria`, `help`). One result carries all of them; the rest is ours and documented in docs/audit.md.
+ */
+
+export type WcagVersion = '2.0' | '2.1' | '2.2';
+export type WcagLevel = 'A' | 'AA' | 'AAA';
+export type Impact = 'critical' | 'serious' | 'moderate' | 'minor';
+
+export const WCAG_VERSIONS: readonly WcagVersion[] = ['2.0', '2.1', '2.2'];
+export const WCAG_LEVELS: readonly WcagLevel[] = ['A', 'AA', 'AAA'];
+export const IMPACTS: readonly Impact[] = ['critical', 'serious', 'moderate', 'minor'];
+
+export type LlmProvider = 'openai' | 'anthropic';
+
+/** The configuration an audit ran with, every default filled in. */
+export interface AuditConfig {
+  wcagVersion: WcagVersion;
+  wcagLevel: WcagLevel;
+  crawl: {
+    enabled: boolean;
+    /** Link hops followed from the start URL (0: the start page and sitemap pages only). */
+    depth: number;
+    /** Pages audited at most, the start page included. */
+    maxPages: number;
+  };
+  llm: {
+    enabled: boolean;
+    provider: LlmProvider | null;
+    model: string | null;
+  };
+  /** The axe-core tags that selected the rules (not cumulative: 2.2 AA is wcag2a … wcag22aa). */
+  axeTags: string[];
+}
+
+/** A failed check on one element: an axe `violation` node. Counts against `score` and `conformant`. */
+export interface Finding {
+  /** Unique within the result: `<page index>-<n>`, e.g. `0-3`. */
+  id: string;
+  /** axe rule id, e.g. `image-alt`. */
+  ruleId: string;
+  /** What the rule checks (axe's rule description). */
+  description: string;
+  impact: Impact;
+  /** The lowest conformance level among `successCriteria` (A below AA below AAA). */
+  level: WcagLevel;
+  /** Lower-case element name, e.g. `img`. */
+  element: string;
+  /**
+   * CSS selector of the element. Crossing into a frame joins the frame element's selector and the
+   * selector inside it with ` >>> `; crossing into an open shadow root joins the host's selector and the
+   * selector inside it with ` >> `. Example: `iframe#checkout >>> #card-host >> input`.
+   */
+  selector: string;
+  /** axe's target as it gave it: one entry per frame, an array of selectors per shadow root. */
+  target: Array<string | string[]>;
+  /** Outer HTML of the element (axe truncates long markup). */
+  html: string;
+  /** WCAG success criteria the rule maps to, e.g. `["1.4.3"]`, in numeric order. */
+  successCriteria: string[];
+  /** URL of the rule's help page (axe's helpUrl). */
+  help: string;
+  /** Short statement of what is required (axe's help text), e.g. "Images must have alternative text". */
+  summary: string;
+  /** How to fix this element (axe's failureSummary). */
+  fix: string;
+  /** URL of the page the element is on (the URL audited, after redirects). */
+  pageUrl: string;
+}
+
+/**
+ * An element axe could not decide on (an axe `incomplete` node): a person has to look. Never a failure, never
+ * counted in `stats` impacts, `score` or `conformant`.
+ */
+export interface NeedsReviewItem {
+  id: string;
+  ruleId: string;
+  description: string;
+  /** axe's impact were it a failure; null when axe gave none. */
+  impact: Impact | null;
+  level: WcagLevel;
+  element: string;
+  selector: string;
+  target: Array<string | string[]>;
+  html: string;
+  successCriteria: string[];
+  help: string;
+  summary: string;
+  /** Why axe could not decide (its messages for the node). */
+  reason: string;
+  pageUrl: string;
+}
+
+/**
+ * What an LLM judged where axe cannot: an image's alternative text, a link's purpose, a page title. Never in
+ * `findings`, never counted in `stats`, `score` or `conformant`.
+ */
+export interface LlmFinding {
+  id: string;
+  source: 'llm';
+  /** What was judged. */
+  check: 'image-alt' | 'link-purpose' | 'page-title';
+  provider: LlmProvider;
+  model: string;
+  /** The model's confidence, 0 to 1. */
+  confidence: number;
+  description: string;
+  /** A suggested replacement (alternative text, link text or title), when the model gave one. */
+  suggestion: string | null;
+  successCriteria: string[];
+  level: WcagLevel;
+  element: string;
+  selector: string;
+  html: string;
+  pageUrl: string;
+}
+
+export interface LlmOutcome {
+  provider: LlmProvider;
+  model: string;
+  /** `completed`: every page judged; `partial`: some; `failed`: none (provider down, timeout, bad answer). */
+  status: 'completed' | 'partial' | 'failed';
+  /** Why some or all judgements are missing, for people; null when completed. */
+  error: string | null;
+  findings: LlmFinding[];
+}
+
+/** How one axe rule fared across the audited pages: lets OpenACR tell "passed" from "never checked". */
+export interface RuleOutcome {
+  ruleId: string;
+  successCriteria: string[];
+  level: WcagLevel;
+  /** Pages where the rule found at least one violation. */
+  failedPages: number;
+  /** Pages where it ran on matching elements and found none failing (needs-review items aside). */
+  passedPages: number;
+  /** Pages where it had nothing to check. */
+  inapplicablePages: number;
+  /** Pages where it left at least one element for review. */
+  needsReviewPages: number;
+}
+
+export interface PageStats {
+  findings: number;
+  critical: number;
+  serious: number;
+  moderate: number;
+  minor: number;
+  needsReview: number;
+}
+
+export interface PageResult {
+  /** The URL audited, after redirects; for a failed page the URL requested. */
+  url: string;
+  /** The URL as requested (found as a link, in the sitemap, or the start URL). */
+  requestedUrl: string;
+  /** Link hops from the start URL (sitemap pages count as 1, the start page is 0). */
+  depth: number;
+  /** `audited`: axe ran. `failed`: the page could not be loaded or checked; `error` says why. */
+  status: 'audited' | 'failed';
+  /** HTTP status of the page's document; null when no answer came. */
+  httpStatus: number | null;
+  title: string | null;
+  error: string | null;
+  /** Lighthouse-style score of this page alone; null when not audited. */
+  score: number | null;
+  stats: PageStats;
+  /** Wall time from navigation to axe's answer, in milliseconds. */
+  durationMs: number;
+}
+
+export interface AuditStats {
+  /** Pages audited or attempted (failed pages included). */
+  totalPages: number;
+  totalFindings: number;
+  critical: number;
+  serious: number;
+  moderate: number;
+  minor: number;
+  needsReview: number;
+  /** Pages that could not be audited. */
+  failedPages: number;
+}
+
+export interface AuditResult {
+  /** The start URL as given (Document 3's synchronous result). */
+  url: string;
+  /** The same start URL (Document 3's job result). */
+  targetUrl: string;
+  wcagVersion: WcagVersion;
+  wcagLevel: WcagLevel;
+  /** 0–100, Lighthouse's weighting over every audited page; see docs/audit.md. */
+  score: number;
+  /** True only when at least one page was audited, no page failed to audit and no page has a finding. */
+  conformant: boolean;
+  stats: AuditStats;
+  /** Every violation on every page, page by page in crawl order. */
+  findings: Finding[];
+  needsReview: NeedsReviewItem[];
+  pages: PageResult[];
+  rules: RuleOutcome[];
+  /** Present when LLM assistance was asked for. */
+  llm: LlmOutcome | null;
+  config: AuditConfig;
+  engine: {
+    axeVersion: string;
+    /** Browser product and version, e.g. `Chromium 156.0.7563.0`. */
+    browser: string;
+  };
+  /** ISO 8601 UTC. */
+  startedAt: string;
+  finishedAt: string;
+}
+
+export type AuditJobStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';

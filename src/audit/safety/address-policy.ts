@@ -1,0 +1,99 @@
+import { lookup } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
+import ipaddr from 'ipaddr.js';
+
+/** A destination the service will not reach: named so the caller (and the audit result) can say why. */
+export class RefusedDestinationError extends Error {
+  readonly host: string;
+  constructor(host: string, reason: string) {
+    super(reason);
+    this.name = 'RefusedDestinationError';
+    this.host = host;
+  }
+}
+
+export interface AddressPolicy {
+  /** Resolves a host (name or literal) and answers an address the service may connect to, or throws RefusedDestinationError. */
+  resolve(host: string): Promise<LookupAddress>;
+  /** Whether a URL may be asked for at all: http or https, with a host. Throws RefusedDestinationError otherwise. */
+  checkUrl(url: URL): void;
+}
+
+type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/**
+ * Only globally routable unicast addresses are reachable by default: loopback, private, carrier-grade NAT,
+ * link-local (cloud metadata at 169.254.169.254), unique-local, multicast, reserved, and the IPv6 forms
+ * that embed an IPv4 address (mapped, 6to4, Teredo, NAT64) are refused. `allow` names hosts (exact,
+ * case-insensitive) or ranges (CIDR or single addresses) an operator lets through anyway.
+ */
+export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
+  const hosts = new Set<string>();
+  const ranges: Range[] = [];
+  for (const entry of allow) {
+    const value = entry.trim();
+    if (!value) continue;
+    if (value.includes('/')) ranges.push(ipaddr.parseCIDR(value));
+    else if (ipaddr.isValid(value)) {
+      const addr = ipaddr.parse(value);
+      ranges.push([addr, addr.kind() === 'ipv4' ? 32 : 128]);
+    } else hosts.add(value.toLowerCase().replace(/\.$/, ''));
+  }
+
+  const addressAllowed = (address: string): string | null => {
+    let addr = ipaddr.parse(address);
+    if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+    for (const [net, bits] of ranges) if (net.kind() === addr.kind() && addr.match(net, bits)) return null;
+    const range = addr.range();
+    return range === 'unicast' ? null : `${address} is a ${describe(range)} address`;
+  };
+
+  return {
+    checkUrl(url) {
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedDestinationError(url.hostname, `only http and https URLs can be audited (got ${url.protocol.replace(':', '')})`);
+      if (!url.hostname) throw new RefusedDestinationError('', 'the URL has no host');
+    },
+    async resolve(rawHost) {
+      const host = rawHost.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+      if (ipaddr.isValid(host)) {
+        const reason = hosts.has(host) ? null : addressAllowed(host);
+        if (reason) throw new RefusedDestinationError(host, `refused: ${reason}`);
+        return { address: ipaddr.parse(host).toString(), family: host.includes(':') ? 6 : 4 };
+      }
+      let found: LookupAddress[];
+      try {
+        found = await lookup(host, { all: true, verbatim: true });
+      } catch {
+        throw new RefusedDestinationError(host, `the host ${host} could not be resolved`);
+      }
+      if (found.length === 0) throw new RefusedDestinationError(host, `the host ${host} has no address`);
+      if (hosts.has(host)) return found[0]!;
+      // Every address must pass: a name that resolves to one public and one private address could be answered either way.
+      for (const a of found) {
+        const reason = addressAllowed(a.address);
+        if (reason) throw new RefusedDestinationError(host, `refused: ${host} resolves to ${reason}`);
+      }
+      return found[0]!;
+    },
+  };
+}
+
+function describe(range: string): string {
+  switch (range) {
+    case 'loopback': return 'loopback';
+    case 'private': case 'uniqueLocal': return 'private';
+    case 'linkLocal': return 'link-local (cloud metadata)';
+    case 'carrierGradeNat': return 'carrier-grade NAT';
+    case 'unspecified': return 'unspecified';
+    case 'multicast': case 'broadcast': return range;
+    default: return `non-public (${range})`;
+  }
+}
+
+/** A `lookup` for node:net and node:http that answers one address already checked, so nothing resolves the name again. */
+export function pinnedLookup(address: LookupAddress) {
+  return (_hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void): void => {
+    if (options.all) callback(null, [address]);
+    else callback(null, address.address, address.family);
+  };
+}

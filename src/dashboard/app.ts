@@ -1,0 +1,120 @@
+import { join } from 'node:path';
+import cors from '@fastify/cors';
+import { createApp, type App } from '../kit/app.ts';
+import { openDatabase, type Database } from '../kit/db.ts';
+import { migrate } from '../kit/migrations.ts';
+import { connectRedis } from '../kit/redis.ts';
+import { resolveSecretKey } from '../kit/secret-key.ts';
+import { databaseUrlOf } from '../kit/service-config.ts';
+import { registerAuthHook } from './auth/hook.ts';
+import { jwtKeys } from './auth/jwt.ts';
+import { registerSessionRoutes } from './auth/routes.ts';
+import { purgeExpired, type TokenSettings } from './auth/sessions.ts';
+import { bootstrapFirstOwner, ensureDevUser } from './bootstrap.ts';
+import type { DashboardConfig } from './config.ts';
+import type { DashboardContext } from './context.ts';
+import { classifyDashboardError } from './errors.ts';
+import { registerHealthRoutes } from './health/routes.ts';
+import { loginProviders } from './login/registry.ts';
+import { registerLoginRoutes } from './login/routes.ts';
+import { registerAuditRoutes } from './audit/routes.ts';
+import { registerDashboardRoutes } from './dashboards/routes.ts';
+import { registerDataSourceRoutes } from './datasources/routes.ts';
+import { DataSourceService } from './datasources/service.ts';
+import { registerQueryRoutes } from './queries/routes.ts';
+import { registerTenantRoutes } from './tenants/routes.ts';
+import { registerUserRoutes } from './users/routes.ts';
+import { registerSetupRoutes } from './setup/routes.ts';
+import { registerWebRoutes } from './web/routes.ts';
+import { createMetrics } from './metrics.ts';
+import { createRateLimiter } from './ratelimit/limiter.ts';
+import pkg from '../../package.json' with { type: 'json' };
+
+export const DASHBOARD_MIGRATIONS = new URL('./migrations/', import.meta.url);
+
+export async function openDashboardDatabase(config: DashboardConfig): Promise<Database> {
+  return openDatabase({ url: databaseUrlOf(config), dataDir: join(config.dataDir, 'dashboard'), schema: 'dashboard', poolSize: config.dbPoolSize, owner: 'dashboard' });
+}
+
+/** Opens the database, applies migrations and returns the app, not listening; `app.close()` releases everything. */
+export async function buildDashboardApp(config: DashboardConfig): Promise<App> {
+  const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
+  const db = await openDashboardDatabase(config);
+  let redis: Awaited<ReturnType<typeof connectRedis>> | undefined;
+  try {
+    await migrate(db, DASHBOARD_MIGRATIONS);
+    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+    return await assemble(config, db, secretKey, redis);
+  } catch (err) {
+    redis?.disconnect();
+    await db.close();
+    throw err;
+  }
+}
+
+async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer, redis: Awaited<ReturnType<typeof connectRedis>> | undefined): Promise<App> {
+  const app = await createApp({
+    name: 'dashboard',
+    version: pkg.version,
+    description: 'Multi-tenant dashboards over PostgreSQL and MySQL data sources: dashboards, data sources, queries, users, tenants, sign-in and tokens (Document 1).',
+    logLevel: config.logLevel,
+    bodyLimit: 1024 * 1024,
+    classify: classifyDashboardError,
+    openapi: {
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+  });
+  // Registered first so it runs last: every other onClose hook still has the database.
+  app.addHook('onClose', async () => {
+    redis?.disconnect();
+    await db.close();
+  });
+  const purge = setInterval(() => void purgeExpired(db).catch((err) => app.log.error({ err }, 'purge of expired tokens failed')), 10 * 60_000);
+  purge.unref();
+  app.addHook('onClose', async () => clearInterval(purge));
+
+  const tokens: TokenSettings = { keys: jwtKeys(config.jwtSecret, secretKey), accessTtl: config.accessTokenTtl, refreshTtl: config.refreshTokenTtl };
+  const ctx: DashboardContext = { db, config, secretKey, tokens, log: app.log };
+
+  await app.register(cors, {
+    origin: config.corsOrigins.includes('*') ? true : config.corsOrigins.length ? config.corsOrigins : false,
+    methods: config.corsMethods,
+    allowedHeaders: config.corsHeaders,
+    exposedHeaders: ['ETag', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-Request-Id'],
+    maxAge: 600,
+  });
+
+  let devUser;
+  if (config.authDisabled) {
+    devUser = await ensureDevUser(db);
+    const banner = `AUTHENTICATION IS DISABLED (DASHBOARD_AUTH_DISABLED=true): every request acts as ${devUser.email}, owner of the "dev" tenant. Local development only.`;
+    app.log.warn(banner);
+    process.stderr.write(`\n!!! dashboard: ${banner}\n\n`);
+  }
+  await bootstrapFirstOwner(db, config, app.log);
+
+  const metrics = createMetrics(app);
+  const limiter = await createRateLimiter(app, redis, config.redisPrefix, config.rateLimits);
+  registerAuthHook(app, { db, keys: tokens.keys, limiter, devUser });
+
+  registerHealthRoutes(app, db, metrics.registry);
+  registerSessionRoutes(app, ctx);
+  registerLoginRoutes(app, ctx, loginProviders(config));
+  registerDashboardRoutes(app, ctx);
+  registerUserRoutes(app, ctx);
+  registerTenantRoutes(app, ctx);
+  registerAuditRoutes(app, ctx);
+  const sources = new DataSourceService({
+    secretKey,
+    envPrefix: config.dataSourceEnvPrefix,
+    deniedNetworks: config.dataSourceDeniedNetworks,
+    allowedNetworks: config.dataSourceAllowedNetworks,
+  });
+  app.addHook('onClose', async () => sources.close());
+  registerDataSourceRoutes(app, ctx, sources);
+  registerQueryRoutes(app, ctx, sources);
+  registerSetupRoutes(app, ctx);
+  registerWebRoutes(app);
+  // Feature routes: each folder registers its own (dashboards, users, tenants, audit, datasources, queries).
+  return app;
+}

@@ -1,0 +1,170 @@
+import { bool, int, list, optionalStr, optionalUrl, readConfig, str, ConfigError, type ConfigOf, type Variable } from '../kit/config.ts';
+import { commonVariables } from '../kit/service-config.ts';
+import { DEFAULT_DENIED_NETWORKS, networkPolicy } from './datasources/network.ts';
+
+export const DASHBOARD_DEFAULT_PORT = 4001;
+
+function jsonProviders(name: string, options: { doc: string }): Variable<OidcProviderConfig[]> {
+  return {
+    name,
+    expects: 'a JSON array of {"id","issuer","clientId","clientSecret"} objects',
+    doc: options.doc,
+    secret: true,
+    parse: (raw) => parseOidcProviders(raw),
+    fallback: () => [],
+  };
+}
+
+export type PlanLimits = { free: number; pro: number; enterprise: number };
+export const DEFAULT_PLAN_LIMITS: PlanLimits = { free: 60, pro: 300, enterprise: 1000 };
+
+function planLimits(name: string, options: { doc: string }): Variable<PlanLimits> {
+  return {
+    name,
+    expects: 'plan=requests pairs such as free=60,pro=300,enterprise=1000 (positive integers)',
+    doc: options.doc,
+    secret: false,
+    fallback: () => ({ ...DEFAULT_PLAN_LIMITS }),
+    parse: (raw) => {
+      const out = { ...DEFAULT_PLAN_LIMITS };
+      for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+        const m = /^(free|pro|enterprise)=(\d{1,9})$/.exec(part);
+        if (!m || Number(m[2]) < 1) return undefined;
+        out[m[1] as keyof PlanLimits] = Number(m[2]);
+      }
+      return out;
+    },
+  };
+}
+
+export interface OidcProviderConfig {
+  /** The path segment of `/api/v1/auth/:id`; `github` and `google` are taken by the built-in providers. */
+  id: string;
+  issuer: string;
+  clientId: string;
+  clientSecret?: string | undefined;
+  /** Shown on sign-in buttons; the id when not given. */
+  name?: string | undefined;
+}
+
+const PROVIDER_ID = /^[a-z][a-z0-9-]{0,31}$/;
+// The built-in providers and the other routes under /api/v1/auth/.
+const RESERVED_IDS = new Set(['github', 'google', 'me', 'providers', 'refresh', 'logout']);
+
+function parseOidcProviders(raw: string): OidcProviderConfig[] | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(value)) return undefined;
+  const out: OidcProviderConfig[] = [];
+  for (const item of value) {
+    if (typeof item !== 'object' || item === null) return undefined;
+    const p = item as Record<string, unknown>;
+    if (typeof p.id !== 'string' || !PROVIDER_ID.test(p.id) || RESERVED_IDS.has(p.id)) return undefined;
+    if (typeof p.issuer !== 'string' || !/^https?:\/\//.test(p.issuer)) return undefined;
+    if (typeof p.clientId !== 'string' || !p.clientId) return undefined;
+    if (p.clientSecret !== undefined && typeof p.clientSecret !== 'string') return undefined;
+    if (p.name !== undefined && typeof p.name !== 'string') return undefined;
+    if (out.some((o) => o.id === p.id)) return undefined;
+    out.push({ id: p.id, issuer: p.issuer, clientId: p.clientId, clientSecret: p.clientSecret as string | undefined, name: p.name as string | undefined });
+  }
+  return out;
+}
+
+export const dashboardSpec = {
+  ...commonVariables('dashboard', DASHBOARD_DEFAULT_PORT),
+  publicUrl: optionalUrl('DASHBOARD_PUBLIC_URL', ['http:', 'https:'], {
+    doc: 'Public base URL of the dashboard service, used to build the login callback URLs (`<url>/api/v1/auth/<provider>/callback`). Unset: `http://localhost:<DASHBOARD_PORT>`.',
+  }),
+  jwtSecret: optionalStr('DASHBOARD_JWT_SECRET', {
+    secret: true,
+    doc: 'Secret that signs access tokens (HS256): at least 32 bytes; the service refuses to start with a shorter one. Required when NODE_ENV=production; otherwise derived from the platform secret key.',
+  }),
+  accessTokenTtl: int('DASHBOARD_ACCESS_TOKEN_TTL', { default: 900, min: 60, max: 86_400, doc: 'Lifetime of an access token in seconds (15 minutes by default); also the `expiresIn` of a token pair.' }),
+  refreshTokenTtl: int('DASHBOARD_REFRESH_TOKEN_TTL', { default: 604_800, min: 300, max: 7_776_000, doc: 'Lifetime of a refresh token in seconds (7 days by default).' }),
+  authDisabled: bool('DASHBOARD_AUTH_DISABLED', {
+    default: false,
+    doc: 'Local development only: every request acts as the owner of a `dev` tenant without a token. Refused with NODE_ENV=production or a HOST other than a loopback address; logged loudly at start.',
+  }),
+  corsOrigins: list('DASHBOARD_CORS_ORIGINS', { default: [], doc: 'Comma-separated origins allowed to call the API from a browser (`https://dash.example.com`); `*` allows any. Empty: no cross-origin access.' }),
+  corsMethods: list('DASHBOARD_CORS_METHODS', { default: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], doc: 'Comma-separated methods allowed cross-origin.' }),
+  corsHeaders: list('DASHBOARD_CORS_HEADERS', { default: ['Authorization', 'Content-Type', 'If-Match'], doc: 'Comma-separated request headers allowed cross-origin.' }),
+  redirectAllowList: list('DASHBOARD_REDIRECT_ALLOWLIST', {
+    default: [],
+    doc: 'Comma-separated origins (`https://dash.example.com`) or URL prefixes that the `redirect` of a login may point to. A login without `redirect` answers the token pair as JSON.',
+  }),
+  githubClientId: optionalStr('DASHBOARD_GITHUB_CLIENT_ID', { doc: 'OAuth app client id for signing in with GitHub. Unset: `/api/v1/auth/github` answers 404.' }),
+  githubClientSecret: optionalStr('DASHBOARD_GITHUB_CLIENT_SECRET', { secret: true, doc: 'OAuth app client secret for GitHub.' }),
+  githubUrl: str('DASHBOARD_GITHUB_URL', { default: 'https://github.com', doc: 'Web URL of GitHub (authorize and token endpoints); a GitHub Enterprise Server URL works too.' }),
+  githubApiUrl: str('DASHBOARD_GITHUB_API_URL', { default: 'https://api.github.com', doc: 'REST API URL of GitHub (`/user`, `/user/emails`); `https://HOST/api/v3` for GitHub Enterprise Server.' }),
+  googleClientId: optionalStr('DASHBOARD_GOOGLE_CLIENT_ID', { doc: 'OAuth client id for signing in with Google. Unset: `/api/v1/auth/google` answers 404.' }),
+  googleClientSecret: optionalStr('DASHBOARD_GOOGLE_CLIENT_SECRET', { secret: true, doc: 'OAuth client secret for Google.' }),
+  googleIssuer: str('DASHBOARD_GOOGLE_ISSUER', { default: 'https://accounts.google.com', doc: 'OpenID issuer of Google (its discovery document names the endpoints).' }),
+  oidcProviders: jsonProviders('DASHBOARD_OIDC_PROVIDERS', {
+    doc: 'Further OpenID Connect issuers to sign in with, as a JSON array of `{"id","issuer","clientId","clientSecret","name"}`; each is reached at `/api/v1/auth/<id>`. The platform\'s identity service is one: `[{"id":"platform","issuer":"http://localhost:4000","clientId":"…","clientSecret":"…"}]`.',
+  }),
+  bootstrapOwner: optionalStr('DASHBOARD_BOOTSTRAP_OWNER', {
+    doc: 'Email of the first owner: at start, when no tenant exists yet, a tenant (`DASHBOARD_BOOTSTRAP_TENANT`) is created with this person as its owner, who then signs in with a provider that verifies this email.',
+  }),
+  bootstrapTenant: str('DASHBOARD_BOOTSTRAP_TENANT', { default: 'default', doc: 'Slug of the tenant created for `DASHBOARD_BOOTSTRAP_OWNER`.' }),
+  dataSourceEnvPrefix: str('DASHBOARD_DATASOURCE_ENV_PREFIX', {
+    default: 'DASHBOARD_DS_',
+    doc: 'A data source\'s `connectionUrlEnv` must name an environment variable starting with this prefix, so a data source cannot be pointed at the platform\'s own secrets (`DASHBOARD_JWT_SECRET`, `DATABASE_URL`).',
+  }),
+  dataSourceDeniedNetworks: list('DASHBOARD_DATASOURCE_DENIED_NETWORKS', {
+    default: DEFAULT_DENIED_NETWORKS,
+    doc: 'Comma-separated networks (CIDR) data sources may never connect to. Default: link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200), 0.0.0.0/8, multicast and reserved ranges. Private ranges and loopback are allowed, since databases normally live there.',
+  }),
+  dataSourceAllowedNetworks: list('DASHBOARD_DATASOURCE_ALLOWED_NETWORKS', {
+    default: [],
+    doc: 'Comma-separated networks (CIDR) data sources may connect to; when set, every other address is refused (`10.20.0.0/16,192.168.5.0/24`). Empty: any address not denied.',
+  }),
+  rateLimits: planLimits('DASHBOARD_RATE_LIMITS', {
+    doc: 'Requests per minute per tenant by plan, as `free=60,pro=300,enterprise=1000` (Document 1\'s values, the default); plans not named keep their default. Callers not yet signed in are limited per address at the free value.',
+  }),
+  redisPrefix: str('DASHBOARD_REDIS_PREFIX', { default: 'dashboard:', doc: 'Prefix of the dashboard service\'s keys in Redis (rate limit counts): deployments sharing one Redis need different prefixes.' }),
+  dbPoolSize: int('DASHBOARD_DB_POOL_SIZE', { default: 10, min: 2, max: 200, doc: 'PostgreSQL connections of the dashboard service itself (data sources have their own pools).' }),
+};
+
+export type DashboardConfig = ConfigOf<typeof dashboardSpec>;
+
+export function loadDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
+  const config = readConfig(dashboardSpec, env);
+  if (config.jwtSecret !== undefined && Buffer.byteLength(config.jwtSecret) < 32) {
+    throw new ConfigError('DASHBOARD_JWT_SECRET', 'DASHBOARD_JWT_SECRET is too short: expected at least 32 bytes');
+  }
+  if (config.jwtSecret === undefined && env.NODE_ENV === 'production') {
+    throw new ConfigError('DASHBOARD_JWT_SECRET', 'DASHBOARD_JWT_SECRET is required when NODE_ENV=production: expected at least 32 bytes');
+  }
+  if (config.authDisabled) assertDevelopmentOnly(config.host, env);
+  if (Boolean(config.githubClientId) !== Boolean(config.githubClientSecret)) {
+    throw new ConfigError('DASHBOARD_GITHUB_CLIENT_SECRET', 'DASHBOARD_GITHUB_CLIENT_ID and DASHBOARD_GITHUB_CLIENT_SECRET go together');
+  }
+  if (Boolean(config.googleClientId) !== Boolean(config.googleClientSecret)) {
+    throw new ConfigError('DASHBOARD_GOOGLE_CLIENT_SECRET', 'DASHBOARD_GOOGLE_CLIENT_ID and DASHBOARD_GOOGLE_CLIENT_SECRET go together');
+  }
+  try {
+    networkPolicy(config.dataSourceDeniedNetworks, config.dataSourceAllowedNetworks);
+  } catch (err) {
+    throw new ConfigError('DASHBOARD_DATASOURCE_DENIED_NETWORKS', `DASHBOARD_DATASOURCE_DENIED_NETWORKS or DASHBOARD_DATASOURCE_ALLOWED_NETWORKS: ${(err as Error).message}`);
+  }
+  if (!/^[A-Z][A-Z0-9_]*$/.test(config.dataSourceEnvPrefix)) {
+    throw new ConfigError('DASHBOARD_DATASOURCE_ENV_PREFIX', 'DASHBOARD_DATASOURCE_ENV_PREFIX must be upper-case letters, digits and underscores, starting with a letter');
+  }
+  return config;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** The no-authentication switch must never reach a shared machine: production or a non-loopback address stops the start. */
+export function assertDevelopmentOnly(host: string, env: NodeJS.ProcessEnv): void {
+  if (env.NODE_ENV === 'production') {
+    throw new ConfigError('DASHBOARD_AUTH_DISABLED', 'DASHBOARD_AUTH_DISABLED=true is refused with NODE_ENV=production');
+  }
+  if (!LOOPBACK.has(host) && !/^127\.\d+\.\d+\.\d+$/.test(host)) {
+    throw new ConfigError('DASHBOARD_AUTH_DISABLED', `DASHBOARD_AUTH_DISABLED=true is refused with HOST=${host}: only a loopback address (127.0.0.1, ::1, localhost) may serve without authentication`);
+  }
+}

@@ -1,0 +1,85 @@
+import { Type, type Static } from 'typebox';
+import { validation } from '../errors.ts';
+
+const Name = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000]*$' });
+
+/**
+ * A dashboard's definition. Document 1 fixes `layout` ({type, columns, rowHeight}) and that
+ * `dataSources` and `widgets` are arrays; the elements are ours, on the model of Grafana's panels:
+ * a data source reference names a data source of the tenant by id, a widget sits on the layout's
+ * grid at `position` {x, y, w, h} and draws either an ad-hoc query on one of the referenced data
+ * sources or a saved query. `options` is the widget type's own settings, kept as given.
+ */
+export const DataSourceRef = Type.Object({
+  id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'id of a data source of the tenant' }),
+  alias: Type.Optional(Name(100)),
+}, { additionalProperties: false });
+
+export const Widget = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+  type: Type.String({ minLength: 1, maxLength: 50, pattern: '^[a-z][a-z0-9_-]*$', description: 'table, line, bar, pie, stat, text, ...' }),
+  title: Type.Optional(Name(200)),
+  position: Type.Object({
+    x: Type.Integer({ minimum: 0, maximum: 1000 }),
+    y: Type.Integer({ minimum: 0, maximum: 100_000 }),
+    w: Type.Integer({ minimum: 1, maximum: 1000 }),
+    h: Type.Integer({ minimum: 1, maximum: 1000 }),
+  }, { additionalProperties: false }),
+  dataSourceId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'one of the definition\'s dataSources' })),
+  query: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000 })),
+  savedQueryId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+}, { additionalProperties: false });
+
+export const Definition = Type.Object({
+  layout: Type.Object({
+    type: Type.String({ minLength: 1, maxLength: 50, pattern: '^[a-z][a-z0-9_-]*$', description: 'grid, ...' }),
+    columns: Type.Integer({ minimum: 1, maximum: 48 }),
+    rowHeight: Type.Integer({ minimum: 1, maximum: 2000, description: 'pixels' }),
+  }, { additionalProperties: false }),
+  dataSources: Type.Array(DataSourceRef, { maxItems: 50 }),
+  widgets: Type.Array(Widget, { maxItems: 500 }),
+}, { additionalProperties: false });
+
+export type DefinitionValue = Static<typeof Definition>;
+
+const MAX_DEPTH = 32;
+
+/** PostgreSQL's jsonb refuses NUL in strings and JSON.stringify overflows on very deep nesting: both are the caller's error. */
+function checkValues(value: unknown, path: string, depth: number): void {
+  if (depth > MAX_DEPTH) throw validation(`${path}: nested more than ${MAX_DEPTH} levels deep`);
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) throw validation(`${path}: must not contain the NUL character`);
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => checkValues(v, `${path}[${i}]`, depth + 1));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\u0000')) throw validation(`${path}: a key must not contain the NUL character`);
+      checkValues(v, `${path}.${k}`, depth + 1);
+    }
+  }
+}
+
+/** What a schema cannot say: references inside the definition agree with each other, and every value can be stored. */
+export function checkDefinition(d: DefinitionValue): void {
+  checkValues(d, 'definition', 0);
+  const sources = new Set<number>();
+  d.dataSources.forEach((s, i) => {
+    if (sources.has(s.id)) throw validation(`definition.dataSources[${i}].id: data source ${s.id} is listed twice`);
+    sources.add(s.id);
+  });
+  const ids = new Set<string>();
+  d.widgets.forEach((w, i) => {
+    const at = `definition.widgets[${i}]`;
+    if (ids.has(w.id)) throw validation(`${at}.id: widget id "${w.id}" is used twice`);
+    ids.add(w.id);
+    if (w.position.x + w.position.w > d.layout.columns) {
+      throw validation(`${at}.position: x + w (${w.position.x + w.position.w}) exceeds the layout's ${d.layout.columns} columns`);
+    }
+    if (w.dataSourceId !== undefined && !sources.has(w.dataSourceId)) {
+      throw validation(`${at}.dataSourceId: data source ${w.dataSourceId} is not in definition.dataSources`);
+    }
+    if (w.query !== undefined && w.savedQueryId !== undefined) throw validation(`${at}: give query or savedQueryId, not both`);
+    if (w.query !== undefined && w.dataSourceId === undefined) throw validation(`${at}.dataSourceId: a widget with a query needs a data source`);
+  });
+}

@@ -1,0 +1,142 @@
+import type { Queryable } from '../../kit/db.ts';
+import type { DefinitionValue } from './definition.ts';
+
+export interface DashboardRow {
+  id: number;
+  tenant_id: number;
+  slug: string;
+  title: string;
+  description: string | null;
+  definition: DefinitionValue;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type SortColumn = 'created_at' | 'updated_at' | 'title';
+
+export interface ListOptions {
+  tenantId: number;
+  page: number;
+  perPage: number;
+  search?: string | undefined;
+  sort: SortColumn;
+  order: 'asc' | 'desc';
+}
+
+const SUMMARY = 'id, slug, title, description, version, created_at, updated_at';
+const FULL = `${SUMMARY}, tenant_id, definition`;
+
+/** `%`, `_` and `\` in a search are matched literally. */
+function likePattern(search: string): string {
+  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+const ORDER: Record<SortColumn, string> = { created_at: 'created_at', updated_at: 'updated_at', title: 'lower(title)' };
+
+export async function listDashboards(db: Queryable, o: ListOptions): Promise<{ rows: Omit<DashboardRow, 'definition' | 'tenant_id'>[]; total: number }> {
+  const where = `tenant_id = $1${o.search ? ` AND (title ILIKE $2 OR description ILIKE $2)` : ''}`;
+  const params: unknown[] = [o.tenantId];
+  if (o.search) params.push(likePattern(o.search));
+  const direction = o.order === 'asc' ? 'ASC' : 'DESC';
+  // Page and total as two queries on two connections at once: a window count over the page query would
+  // make PostgreSQL read and sort every matching row before it could stop at the page. Without a
+  // search the total is the tenant's count kept by triggers (migration 005).
+  const [page, count] = await Promise.all([
+    // The id breaks ties so pages never overlap or skip rows with equal sort values.
+    db.query<Omit<DashboardRow, 'definition' | 'tenant_id'>>(
+      `SELECT ${SUMMARY} FROM dashboards WHERE ${where}
+        ORDER BY ${ORDER[o.sort]} ${direction}, id ${direction} LIMIT ${o.perPage} OFFSET ${(o.page - 1) * o.perPage}`,
+      params,
+    ),
+    o.search
+      ? db.query<{ n: number }>(`SELECT count(*)::int AS n FROM dashboards WHERE ${where}`, params)
+      : db.query<{ n: number }>(`SELECT n::int AS n FROM dashboard_counts WHERE tenant_id = $1`, params),
+  ]);
+  return { rows: page.rows, total: count.rows[0]?.n ?? 0 };
+}
+
+export async function getDashboard(db: Queryable, tenantId: number, id: number, lock = false): Promise<DashboardRow | undefined> {
+  const { rows } = await db.query<DashboardRow>(`SELECT ${FULL} FROM dashboards WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [tenantId, id]);
+  return rows[0];
+}
+
+export class SlugTaken extends Error {}
+
+function slugConflict(err: unknown, slug: string): never {
+  if ((err as { code?: string }).code === '23505') throw new SlugTaken(`a dashboard with slug "${slug}" already exists in this tenant`);
+  throw err;
+}
+
+export async function insertDashboard(db: Queryable, input: { tenantId: number; userId: number; slug: string; title: string; description: string | null; definition: DefinitionValue }): Promise<DashboardRow> {
+  const { rows } = await db.query<DashboardRow>(
+    `INSERT INTO dashboards (tenant_id, slug, title, description, definition, created_by, updated_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING ${FULL}`,
+    [input.tenantId, input.slug, input.title, input.description, JSON.stringify(input.definition), input.userId],
+  );
+  if (!rows[0]) throw new SlugTaken(`a dashboard with slug "${input.slug}" already exists in this tenant`);
+  await saveVersion(db, rows[0], input.userId, null);
+  return rows[0];
+}
+
+export async function updateDashboard(
+  db: Queryable,
+  current: DashboardRow,
+  next: { slug: string; title: string; description: string | null; definition: DefinitionValue },
+  userId: number,
+  restoredFrom: number | null = null,
+): Promise<DashboardRow> {
+  let rows: DashboardRow[];
+  try {
+    ({ rows } = await db.query<DashboardRow>(
+      `UPDATE dashboards SET slug = $3, title = $4, description = $5, definition = $6, version = version + 1, updated_by = $7, updated_at = now()
+        WHERE tenant_id = $1 AND id = $2 RETURNING ${FULL}`,
+      [current.tenant_id, current.id, next.slug, next.title, next.description, JSON.stringify(next.definition), userId],
+    ));
+  } catch (err) {
+    slugConflict(err, next.slug);
+  }
+  await saveVersion(db, rows[0]!, userId, restoredFrom);
+  return rows[0]!;
+}
+
+async function saveVersion(db: Queryable, d: DashboardRow, userId: number, restoredFrom: number | null): Promise<void> {
+  await db.query(
+    `INSERT INTO dashboard_versions (dashboard_id, version, slug, title, description, definition, created_by, created_at, restored_from)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [d.id, d.version, d.slug, d.title, d.description, JSON.stringify(d.definition), userId, d.updated_at, restoredFrom],
+  );
+}
+
+export async function deleteDashboard(db: Queryable, tenantId: number, id: number): Promise<DashboardRow | undefined> {
+  const { rows } = await db.query<DashboardRow>(`DELETE FROM dashboards WHERE tenant_id = $1 AND id = $2 RETURNING ${FULL}`, [tenantId, id]);
+  return rows[0];
+}
+
+export interface VersionRow {
+  version: number;
+  slug: string;
+  title: string;
+  description: string | null;
+  definition: DefinitionValue;
+  created_by: number | null;
+  created_at: Date;
+  restored_from: number | null;
+}
+
+export async function listVersions(db: Queryable, dashboardId: number, before: number | undefined, limit: number): Promise<Omit<VersionRow, 'definition'>[]> {
+  const { rows } = await db.query<Omit<VersionRow, 'definition'>>(
+    `SELECT version, slug, title, description, created_by, created_at, restored_from FROM dashboard_versions
+      WHERE dashboard_id = $1 AND ($2::int IS NULL OR version < $2) ORDER BY version DESC LIMIT $3`,
+    [dashboardId, before ?? null, limit],
+  );
+  return rows;
+}
+
+export async function getVersion(db: Queryable, dashboardId: number, version: number): Promise<VersionRow | undefined> {
+  const { rows } = await db.query<VersionRow>(
+    `SELECT version, slug, title, description, definition, created_by, created_at, restored_from FROM dashboard_versions WHERE dashboard_id = $1 AND version = $2`,
+    [dashboardId, version],
+  );
+  return rows[0];
+}

@@ -1,0 +1,257 @@
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import { parseConnectionUrl, scrubSecrets } from './connection-url.ts';
+import { DataSourceError, type ColumnDescriptor, type ConnectionSettings, type DataSourcePool, type Driver, type RunRequest, type RunResult, type SchemaRequest, type TableDescriptor } from './driver.ts';
+import { resolveAllowed, type NetworkPolicy } from './network.ts';
+import { jsonSafeTypes } from './postgres-values.ts';
+import { likePattern } from './schema-filter.ts';
+import { guardRun } from './run-guard.ts';
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** The session every data source connection starts with; DISCARD ALL after each query returns to exactly this. */
+function sessionOptions(settings: ConnectionSettings): string {
+  return [
+    `-c statement_timeout=${settings.queryTimeoutSeconds * 1000}`,
+    '-c TimeZone=UTC',
+    '-c DateStyle=ISO',
+    '-c IntervalStyle=iso_8601',
+    // A connection left idle inside a transaction (a crash between our statements) is ended by the server.
+    `-c idle_in_transaction_session_timeout=${Math.max(60, settings.queryTimeoutSeconds * 2) * 1000}`,
+  ].join(' ');
+}
+
+async function clientConfig(settings: ConnectionSettings, policy: NetworkPolicy): Promise<pg.ClientConfig> {
+  const u = parseConnectionUrl(settings.url);
+  const address = await resolveAllowed(policy, u.host);
+  const sslmode = u.params.get('sslmode');
+  return {
+    host: address,
+    port: u.port ?? 5432,
+    user: u.user || undefined,
+    password: u.password || undefined,
+    database: u.database || undefined,
+    // sslmode=require (libpq's meaning) encrypts without checking the certificate; otherwise it is verified
+    // against the host name in the URL, not the address connected to.
+    ssl: settings.sslEnabled ? { rejectUnauthorized: sslmode !== 'require' && sslmode !== 'no-verify', servername: u.host } : false,
+    options: sessionOptions(settings),
+    application_name: settings.applicationName ?? 'platform-dashboard',
+    connectionTimeoutMillis: Math.min(CONNECT_TIMEOUT_MS, settings.queryTimeoutSeconds * 1000),
+  };
+}
+
+function classify(err: unknown, url: string): DataSourceError {
+  if (err instanceof DataSourceError) return err;
+  const e = err as { code?: string; message?: string };
+  const message = scrubSecrets(String(e.message ?? err), url);
+  const code = e.code ?? '';
+  if (code === '57014') return new DataSourceError(/statement timeout/.test(message) ? 'timeout' : 'cancelled', message);
+  // Connection failures (08), authentication (28), an unknown database (3D000), socket errors, pool wait timeouts.
+  if (/^(08|28)/.test(code) || code === '3D000' || /^E[A-Z]+$/.test(code) || /timeout exceeded when trying to connect|Connection terminated/i.test(message)) {
+    return new DataSourceError('connect', `could not connect: ${message}`);
+  }
+  return new DataSourceError('query', message);
+}
+
+// format_type without a modifier gives the base SQL name ("numeric", "character varying"); the modifier goes into
+// precision, scale and length. One catalog round trip per query also answers nullability for table columns.
+const DESCRIBE = `SELECT format_type(c.typ, NULL) AS type, a.attnotnull AS not_null
+  FROM unnest($1::oid[], $2::oid[], $3::int2[]) WITH ORDINALITY AS c(typ, rel, att, i)
+  LEFT JOIN pg_attribute a ON a.attrelid = c.rel AND a.attnum = c.att AND c.rel <> 0
+  ORDER BY c.i`;
+
+function modifiers(oid: number, typmod: number): Pick<ColumnDescriptor, 'precision' | 'scale' | 'length'> {
+  if (typmod < 0) return {};
+  switch (oid) {
+    case 1700:
+      return { precision: ((typmod - 4) >> 16) & 0xffff, scale: (typmod - 4) & 0xffff };
+    case 1042:
+    case 1043:
+      return { length: typmod - 4 };
+    case 1560:
+    case 1562:
+      return { length: typmod };
+    case 1083:
+    case 1114:
+    case 1184:
+    case 1266:
+      return { precision: typmod };
+    default:
+      return {};
+  }
+}
+
+async function describe(client: pg.PoolClient, fields: pg.FieldDef[]): Promise<ColumnDescriptor[]> {
+  if (fields.length === 0) return [];
+  const r = await client.query<{ type: string; not_null: boolean | null }>(DESCRIBE, [fields.map((f) => f.dataTypeID), fields.map((f) => f.tableID), fields.map((f) => f.columnID)]);
+  return fields.map((f, i) => ({
+    name: f.name,
+    type: r.rows[i]?.type ?? String(f.dataTypeID),
+    nullable: r.rows[i]?.not_null !== true,
+    ...modifiers(f.dataTypeID, f.dataTypeModifier),
+  }));
+}
+
+/** Returns a connection to the session it started with: no open transaction, settings, advisory locks, temp tables, prepared statements or listeners. */
+async function clean(client: pg.PoolClient): Promise<void> {
+  try {
+    await client.query('DISCARD ALL');
+  } catch (err) {
+    if ((err as { code?: string }).code !== '25001') throw err;
+    await client.query('ROLLBACK');
+    await client.query('DISCARD ALL');
+  }
+}
+
+class PostgresPool implements DataSourcePool {
+  private readonly settings: ConnectionSettings;
+  private readonly policy: NetworkPolicy;
+  private pool: Promise<{ pool: pg.Pool; config: pg.ClientConfig }> | undefined;
+
+  constructor(settings: ConnectionSettings, policy: NetworkPolicy) {
+    this.settings = settings;
+    this.policy = policy;
+  }
+
+  private async get(): Promise<{ pool: pg.Pool; config: pg.ClientConfig }> {
+    if (!this.pool) {
+      this.pool = clientConfig(this.settings, this.policy).then((config) => {
+        const pool = new pg.Pool({ ...config, max: this.settings.maxConnections, idleTimeoutMillis: 30_000 });
+        // An idle connection that loses its server emits here; without a listener the process would crash.
+        pool.on('error', () => {});
+        return { pool, config };
+      });
+      // A failed resolution is not cached: the next query tries again.
+      this.pool.catch(() => {
+        this.pool = undefined;
+      });
+    }
+    return this.pool;
+  }
+
+  async run(request: RunRequest): Promise<RunResult> {
+    const url = this.settings.url;
+    let pool: pg.Pool;
+    let config: pg.ClientConfig;
+    let client: pg.PoolClient;
+    try {
+      ({ pool, config } = await this.get());
+      client = await pool.connect();
+    } catch (err) {
+      throw classify(err, url);
+    }
+    const ignore = () => {};
+    client.on('error', ignore);
+    let reusable = false;
+    // Whether the statements on this connection have finished (also after a cancel); if not, it cannot be cleaned.
+    let finished = false;
+    try {
+      const result = await guardRun({
+        timeoutMs: this.settings.queryTimeoutSeconds * 1000,
+        signal: request.signal,
+        cancel: () => cancelBackend(config, (client as unknown as { processID: number | null }).processID),
+        run: async () => {
+          try {
+            if (this.settings.readOnly) await client.query('BEGIN READ ONLY');
+            const cursor = client.query(new Cursor(request.sql, request.values, { types: jsonSafeTypes }));
+            const rows = await cursor.read(request.maxRows + 1);
+            const fields = cursor._result.fields;
+            await cursor.close();
+            const columns = await describe(client, fields);
+            if (this.settings.readOnly) await client.query('ROLLBACK');
+            return { columns, rows };
+          } finally {
+            finished = true;
+          }
+        },
+      });
+      await clean(client);
+      reusable = true;
+      const truncated = result.rows.length > request.maxRows;
+      if (truncated) result.rows.length = request.maxRows;
+      return { columns: result.columns, rows: result.rows, rowCount: result.rows.length, truncated };
+    } catch (err) {
+      const e = classify(err, url);
+      // A connection whose statement ended (with an SQL error, or cancelled by the timeout or the client leaving) is
+      // reused only once it is verifiably clean, which also means the server has finished with it before the answer
+      // goes out; one still busy after the grace period is dropped.
+      if (finished) reusable = await clean(client).then(() => true, () => false);
+      throw e;
+    } finally {
+      client.off('error', ignore);
+      client.release(!reusable);
+    }
+  }
+
+  async schema(request: SchemaRequest): Promise<TableDescriptor[]> {
+    const url = this.settings.url;
+    try {
+      const { pool } = await this.get();
+      const schema = request.schema ?? 'public';
+      const pattern = likePattern(request.filter);
+      const tables = await pool.query<{ name: string; kind: string }>(
+        `SELECT c.relname AS name, c.relkind AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'f', 'v', 'm') AND ($2::text IS NULL OR c.relname ILIKE $2)
+          ORDER BY c.relname`,
+        [schema, pattern],
+      );
+      const out: TableDescriptor[] = tables.rows.map((t) => ({ schema, name: t.name, type: t.kind === 'v' || t.kind === 'm' ? 'view' : 'table' }));
+      if (!request.columns || out.length === 0) return out;
+      const cols = await pool.query<{ table: string; name: string; type: string; typ: number; typmod: number; not_null: boolean }>(
+        `SELECT c.relname AS table, a.attname AS name, format_type(a.atttypid, NULL) AS type, a.atttypid::int AS typ, a.atttypmod AS typmod, a.attnotnull AS not_null
+           FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = $1 AND c.relname = ANY($2::text[]) AND a.attnum > 0 AND NOT a.attisdropped
+          ORDER BY c.relname, a.attnum`,
+        [schema, out.map((t) => t.name)],
+      );
+      const byTable = new Map<string, ColumnDescriptor[]>(out.map((t) => [t.name, []]));
+      for (const c of cols.rows) byTable.get(c.table)?.push({ name: c.name, type: c.type, nullable: !c.not_null, ...modifiers(c.typ, c.typmod) });
+      return out.map((t) => ({ ...t, columns: byTable.get(t.name) ?? [] }));
+    } catch (err) {
+      throw classify(err, url);
+    }
+  }
+
+  async close(): Promise<void> {
+    const p = this.pool;
+    this.pool = undefined;
+    if (!p) return;
+    const { pool } = await p.catch(() => ({ pool: undefined }));
+    await pool?.end();
+  }
+}
+
+/** Cancels the running statement of backend `pid` from a connection of its own (the pool's may all be busy). */
+async function cancelBackend(config: pg.ClientConfig, pid: number | null | undefined): Promise<void> {
+  if (!pid) return;
+  const c = new pg.Client({ ...config, connectionTimeoutMillis: 5_000 });
+  c.on('error', () => {});
+  try {
+    await c.connect();
+    await c.query('SELECT pg_cancel_backend($1)', [pid]);
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
+export function postgresDriver(policy: NetworkPolicy): Driver {
+  return {
+    descriptor: {
+      name: 'postgres',
+      capabilities: { supportsTransactions: true, supportsStreaming: true, supportsPreparedStmts: true, supportsNamedParams: true, parameterStyle: 'positional_dollar' },
+    },
+    open: (settings) => new PostgresPool(settings, policy),
+    async test(settings) {
+      const client = new pg.Client(await clientConfig(settings, policy));
+      client.on('error', () => {});
+      try {
+        await client.connect();
+        await client.query('SELECT 1');
+      } catch (err) {
+        throw classify(err, settings.url);
+      } finally {
+        await client.end().catch(() => {});
+      }
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { Type } from 'typebox';
+import { ErrorBody } from './errors.ts';
+
+/** `:id` path parameters: the integer id of a resource. */
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'integer id of the resource' }) });
+
+export const Timestamp = Type.String({ format: 'date-time' });
+export const RoleSchema = Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('admin'), Type.Literal('owner')], { description: 'owner > admin > editor > viewer' });
+export const PlanSchema = Type.Union([Type.Literal('free'), Type.Literal('pro'), Type.Literal('enterprise')], { description: 'rate limit per minute: free 60, pro 300, enterprise 1000' });
+export const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' });
+/** Display names and titles: no control characters (PostgreSQL refuses NUL in text). */
+export const DisplayText = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]+$' });
+export const Slug = Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description: 'lower-case letters, digits and single hyphens' });
+
+export const UserSchema = Type.Object({
+  id: Type.Integer(),
+  email: Type.String(),
+  name: Type.String(),
+  role: RoleSchema,
+  active: Type.Boolean(),
+  lastLoginAt: Type.Union([Timestamp, Type.Null()]),
+  createdAt: Timestamp,
+});
+
+export const TokenPairSchema = Type.Object({
+  accessToken: Type.String(),
+  refreshToken: Type.String(),
+  expiresIn: Type.Integer(),
+  tokenType: Type.Literal('Bearer'),
+});
+
+/** Cursor pages of the platform's own lists (the contract fixes no shape for these). */
+export const ListQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+  cursor: Type.Optional(Type.String({ maxLength: 64, pattern: '^[0-9]+$', description: 'opaque: the `next` of the previous page' })),
+});
+
+export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
+
+export const bearer = [{ bearerAuth: [] }];

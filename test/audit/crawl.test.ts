@@ -1,0 +1,97 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { page, serveSite, startAudit, type AuditHarness, type SitePage, type TestSite } from './support.ts';
+import { parseSitemap } from '../../src/audit/crawl/sitemap.ts';
+import { normalizeUrl } from '../../src/audit/crawl/normalize.ts';
+
+let h: AuditHarness;
+let site: TestSite;
+let external: TestSite;
+
+before(async () => {
+  h = await startAudit({ AUDIT_MAX_DEPTH: '3', AUDIT_MAX_PAGES: '20' }, 'auditcrawl');
+  // A second site on another loopback address: allowed by the operator, but another origin, so never followed.
+  external = await serveSite({ '/': page('Elsewhere', '<p>elsewhere</p>') }, '127.0.0.1');
+  const ext = external.origin;
+  const pages: Record<string, SitePage | string> = {
+    '/robots.txt': { body: 'User-agent: *\nDisallow: /private\nSitemap: /sitemap-index.xml\n', headers: { 'content-type': 'text/plain' } },
+    '/': page('Home', `<a href="/a">A</a> <a href="/b#section">B</a> <a href="/b">B again</a> <a href="/private/secret">Private</a> <a href="${ext}/">Elsewhere</a> <a href="/file.json">Data</a> <a href="/broken">Broken</a> <a href="mailto:x@example.com">Mail</a>`),
+    '/a': page('A', '<a href="/">Home</a> <a href="/b">B</a> <a href="/a/deeper">Deeper</a>'),
+    '/b': page('B', '<a href="/a">A</a> <img src="/x.png">'),
+    '/a/deeper': page('Deeper', '<a href="/a/deeper/still">Still deeper</a>'),
+    '/a/deeper/still': page('Still', '<p>three hops away</p>'),
+    '/only-in-sitemap': page('Sitemap only', '<p>linked from nowhere</p>'),
+    '/private/secret': page('Secret', '<p>robots say no</p>'),
+    '/file.json': { body: '{"a":1}', headers: { 'content-type': 'application/json' } },
+  };
+  site = await serveSite(pages);
+  // The sitemaps name absolute URLs of this very site, known only once it listens.
+  const xml = { 'content-type': 'application/xml' };
+  pages['/sitemap-index.xml'] = { headers: xml, body: `<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${site.origin}/sitemap-pages.xml</loc></sitemap></sitemapindex>` };
+  pages['/sitemap-pages.xml'] = { headers: xml, body: `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${site.origin}/only-in-sitemap</loc></url><url><loc>${site.origin}/</loc></url><url><loc>${ext}/from-sitemap</loc></url></urlset>` };
+});
+
+after(async () => {
+  await site?.close();
+  await external?.close();
+  await h?.close();
+});
+
+test('sitemaps and sitemap indexes are read; URLs are normalised', () => {
+  const index = parseSitemap('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc> https://x.test/a.xml </loc></sitemap><sitemap><loc>https://x.test/b.xml</loc></sitemap></sitemapindex>');
+  assert.deepEqual(index, { pages: [], sitemaps: ['https://x.test/a.xml', 'https://x.test/b.xml'] });
+  const set = parseSitemap('<urlset><url><loc>https://x.test/&amp;p</loc></url></urlset>');
+  assert.deepEqual(set, { pages: ['https://x.test/&p'], sitemaps: [] });
+  assert.deepEqual(parseSitemap('<not xml'), { pages: [], sitemaps: [] });
+  assert.equal(normalizeUrl('HTTP://Example.COM:80/a#frag'), 'http://example.com/a');
+  assert.equal(normalizeUrl('https://example.com'), 'https://example.com/');
+  assert.equal(normalizeUrl('mailto:x@example.com'), null);
+  assert.equal(normalizeUrl('/x?q=1#y', 'https://example.com/a/'), 'https://example.com/x?q=1');
+});
+
+test('a crawl goes breadth-first over same-origin links and sitemap pages, honours robots.txt, skips non-HTML, records broken pages and goes on', async () => {
+  const res = await h.call('POST', '/audit', { url: `${site.origin}/`, crawl: { enabled: true, depth: 2, maxPages: 20 } });
+  assert.equal(res.statusCode, 200, res.body);
+  const r = res.json();
+  const urls = r.pages.map((p: any) => p.url.replace(site.origin, ''));
+  assert.deepEqual(new Set(urls), new Set(['/', '/only-in-sitemap', '/a', '/b', '/broken', '/a/deeper']), JSON.stringify(urls));
+  assert.equal(urls[0], '/', 'the start page first');
+  assert.equal(urls.length, new Set(urls).size, 'each page once, though links loop and repeat with fragments');
+  const depth = Object.fromEntries(r.pages.map((p: any) => [p.url.replace(site.origin, ''), p.depth]));
+  assert.deepEqual(depth, { '/': 0, '/only-in-sitemap': 1, '/a': 1, '/b': 1, '/broken': 1, '/a/deeper': 2 });
+  assert.ok(!site.hits.includes('/private/secret'), 'robots.txt disallows /private');
+  assert.ok(!site.hits.includes('/a/deeper/still'), 'three hops is beyond depth 2');
+  assert.equal(external.hits.length, 0, 'another origin is never visited, from a link or a sitemap');
+  assert.ok(site.hits.includes('/file.json'), 'the JSON link was tried');
+  assert.ok(!urls.includes('/file.json'), 'and skipped as not HTML');
+  const broken = r.pages.find((p: any) => p.url.endsWith('/broken'));
+  assert.equal(broken.status, 'failed');
+  assert.equal(broken.httpStatus, 404);
+  assert.match(broken.error, /HTTP 404/);
+  assert.equal(r.stats.totalPages, 6);
+  assert.equal(r.stats.failedPages, 1);
+  assert.equal(r.conformant, false);
+  assert.ok(r.findings.some((f: any) => f.ruleId === 'image-alt' && f.pageUrl === `${site.origin}/b`));
+});
+
+test('maxPages bounds a crawl, and depth 0 audits the start page and the sitemap pages only', async () => {
+  const few = (await h.call('POST', '/audit', { url: `${site.origin}/`, crawl: { enabled: true, maxPages: 2 } })).json();
+  assert.equal(few.pages.length, 2);
+  const flat = (await h.call('POST', '/audit', { url: `${site.origin}/`, crawl: { enabled: true, depth: 0 } })).json();
+  assert.deepEqual(flat.pages.map((p: any) => p.url.replace(site.origin, '')), ['/', '/only-in-sitemap']);
+});
+
+test('without crawl only the given page is audited', async () => {
+  const r = (await h.call('POST', '/audit', { url: `${site.origin}/a` })).json();
+  assert.equal(r.pages.length, 1);
+  assert.equal(r.config.crawl.enabled, false);
+});
+
+test('crawl bounds beyond the configured ceilings are refused with 400 naming the ceiling', async () => {
+  const deep = await h.call('POST', '/audit', { url: `${site.origin}/`, crawl: { enabled: true, depth: 4 } });
+  assert.equal(deep.statusCode, 400);
+  assert.match(deep.json().error.message, /crawl\.depth must be at most 3 .*AUDIT_MAX_DEPTH/);
+  const many = await h.call('POST', '/api/v1/audits', { url: `${site.origin}/`, config: { crawl: { enabled: true, maxPages: 21 } } });
+  assert.equal(many.statusCode, 400);
+  assert.match(many.json().error.message, /crawl\.maxPages must be at most 20/);
+});

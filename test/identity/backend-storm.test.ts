@@ -1,0 +1,60 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
+import { tempDir } from '../support/tmp.ts';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { assertSurvivesBackendStorm } from '../support/backend-storm.ts';
+
+const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+let database: FreshDatabase;
+let service: ServiceProcess;
+const dataDir = tempDir();
+let env: Record<string, string>;
+
+before(async () => {
+  database = await freshPostgres('identitystorm');
+  env = { IDENTITY_DATABASE_URL: database.url, DATA_DIR: dataDir.path, PLATFORM_SECRET_KEY: 'd'.repeat(64), IDENTITY_EXTRA_SCOPES: 'reports:read' };
+  service = await startServiceProcess('identity', env);
+});
+
+after(async () => {
+  await service?.stop();
+  await database.drop();
+  dataDir.remove();
+});
+
+function basic(id: string, secret: string): string {
+  return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+}
+
+test('terminated database backends under load: the process lives, answers 503 with Retry-After meanwhile, and recovers alone', { timeout: 120_000 }, async () => {
+  const created = spawnSync(process.execPath, [CLI, 'identity', 'apps', 'create', '--name', 'storm', '--type', 'machine', '--scope', 'reports:read'], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env },
+    encoding: 'utf8',
+  });
+  assert.equal(created.status, 0, created.stderr);
+  const clientId = /client_id: (\S+)/.exec(created.stdout)![1]!;
+  const secret = /client_secret \(shown once\): (\S+)/.exec(created.stdout)![1]!;
+  const auth = basic(clientId, secret);
+  const post = (path: string, form: Record<string, string>) => fetch(`${service.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+    signal: AbortSignal.timeout(20_000),
+  });
+  const issued = await post('/oauth/token', { grant_type: 'client_credentials', scope: 'reports:read' });
+  assert.equal(issued.status, 200);
+  const token = ((await issued.json()) as { access_token: string }).access_token;
+  let n = 0;
+  const result = await assertSurvivesBackendStorm({
+    service,
+    databaseUrl: database.url,
+    // Token issuance (a write) and introspection (a read), as resource servers and clients do.
+    request: () => (n++ % 2 === 0
+      ? post('/oauth/token', { grant_type: 'client_credentials', scope: 'reports:read' })
+      : post('/oauth/introspect', { token })),
+    normal: (res) => res.status === 200,
+  });
+  assert.ok(result.unavailable > 0, `some requests met a dropped connection (${JSON.stringify(result)})`);
+});

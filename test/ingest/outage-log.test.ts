@@ -1,0 +1,84 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { freshPostgres, TEST_POSTGRES_URL, type FreshDatabase } from '../support/postgres.ts';
+import { tempDir } from '../support/tmp.ts';
+import { makeEvent } from './helpers.ts';
+import { waitFor } from './forwarding-helpers.ts';
+
+/** The real service's log (`platform start ingest`, pino lines on stdout) through a database outage. */
+
+const ADMIN = 'outage-log-admin-token-0123456789';
+let database: FreshDatabase;
+let child: ChildProcess;
+const dataDir = tempDir();
+const lines: Record<string, any>[] = [];
+let url: string;
+
+before(async () => {
+  database = await freshPostgres('outagelog');
+  child = spawn(process.execPath, ['src/cli.ts', 'start', 'ingest'], {
+    env: { PATH: process.env.PATH, DATABASE_URL: database.url, DATA_DIR: dataDir.path, INGEST_PORT: '0', LOG_LEVEL: 'info', INGEST_ADMIN_TOKEN: ADMIN, INGEST_KEY_CACHE_SECONDS: '300', PLATFORM_SECRET_KEY: 'c'.repeat(64) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let pending = '';
+  url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      pending += d.toString();
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        const m = /ingest\s+(http:\/\/\S+)$/.exec(line);
+        if (m) resolve(m[1]!);
+        if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, any>);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`service exited (${code}) before listening`)));
+  });
+});
+
+after(async () => {
+  child.kill('SIGKILL');
+  await database.drop();
+  dataDir.remove();
+});
+
+async function call(path: string, body: unknown, headers: Record<string, string>): Promise<Response> {
+  return fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+}
+
+test('a database outage is logged once when it begins and once when it ends, not once per 503', async () => {
+  const admin = { authorization: `Bearer ${ADMIN}` };
+  assert.equal((await call('/api/v1/projects', { name: 'outage', id: 'outage' }, admin)).status, 201);
+  const { key } = (await (await call('/api/v1/projects/outage/keys', { name: 'k' }, admin)).json()) as { key: string };
+  const send = () => call('/v1/events', { events: [makeEvent('outage')] }, { 'x-svc-api-key': key });
+  assert.equal((await send()).status, 202);
+
+  const dbName = new URL(database.url).pathname.slice(1);
+  const sql = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await sql.connect();
+  try {
+    await sql.query(`ALTER DATABASE ${dbName} ALLOW_CONNECTIONS false`);
+    await sql.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName]);
+    const answers = [];
+    for (let i = 0; i < 20; i++) answers.push((await send()).status);
+    assert.deepEqual(answers, Array(20).fill(503));
+  } finally {
+    await sql.query(`ALTER DATABASE ${dbName} ALLOW_CONNECTIONS true`);
+    await sql.end();
+  }
+  await waitFor('a commit after the outage', async () => (await send()).status === 202);
+  await waitFor('the line saying the database is back', () => lines.some((l) => l.msg === 'database available again'));
+
+  const down = lines.filter((l) => /^database unavailable/.test(l.msg));
+  assert.equal(down.length, 1, JSON.stringify(down));
+  assert.equal(down[0]!.level, 50);
+  const up = lines.filter((l) => l.msg === 'database available again');
+  assert.equal(up.length, 1);
+  assert.ok(up[0]!.failures >= 20, JSON.stringify(up[0]));
+  // Nothing else at warning level or above: no error line per refused request.
+  const loud = lines.filter((l) => l.level >= 40 && l !== down[0] && l !== up[0]);
+  assert.deepEqual(loud, []);
+});
