@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { Suspense, lazy, useCallback, useEffect, useState } from 'react';
 import { api, get, whenSignedOut } from './api/client.ts';
 import { readSession, takeLoginFragment, writeSession } from './api/session.ts';
 import type { ApiSetupStatus, ApiUser } from './api/types.ts';
@@ -6,6 +6,11 @@ import { Link, navigate, usePath } from './app/router.tsx';
 import { useScreen } from './app/useTitle.ts';
 import { SetupScreen } from './auth/SetupScreen.tsx';
 import { SignInScreen } from './auth/SignInScreen.tsx';
+import { atLeast } from './app/roles.ts';
+import { DataSourcesScreen } from './datasources/DataSourcesScreen.tsx';
+
+// The editor (CodeMirror) loads when the screen is opened, so the first screen stays small.
+const SqlScreen = lazy(() => import('./sql/SqlScreen.tsx'));
 
 type State =
   | { kind: 'loading' }
@@ -59,6 +64,8 @@ export function App() {
             <nav aria-label="Main">
               <ul>
                 <li><Link href="/">Home</Link></li>
+                <li><Link href="/datasources">Data sources</Link></li>
+                {atLeast(state.me, 'editor') && <li><Link href="/sql">SQL editor</Link></li>}
               </ul>
             </nav>
             <div className="who">
@@ -95,6 +102,10 @@ function Unreachable({ retry }: { retry: () => void }) {
 function SignedIn({ me }: { me: ApiUser }) {
   const path = usePath();
   switch (path) {
+    case '/datasources':
+      return <DataSourcesScreen me={me} />;
+    case '/sql':
+      return atLeast(me, 'editor') ? <Suspense fallback={<p role="status">Loading the editor…</p>}><SqlScreen /></Suspense> : <Home me={me} />;
     default:
       return <Home me={me} />;
   }

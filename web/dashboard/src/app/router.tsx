@@ -24,10 +24,11 @@ export function usePath(): string {
 
 /** A real link (works with a middle click and the keyboard) that navigates inside the app on a plain click. */
 export function Link({ href, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
+  const path = usePath();
   const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     e.preventDefault();
     navigate(href);
   };
-  return <a href={href} onClick={onClick} aria-current={location.pathname === href ? 'page' : undefined} {...rest} />;
+  return <a href={href} onClick={onClick} aria-current={path === href ? 'page' : undefined} {...rest} />;
 }
