@@ -152,7 +152,8 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('exit', (code) => resolve({ code, out, err }));
+    // 'close', not 'exit': the pipes may still hold output when the process has exited.
+    child.on('close', (code) => resolve({ code, out, err }));
   });
 }
 
@@ -227,6 +228,8 @@ async function auditWithPa11yCi(urls: string[], chromium: string, concurrency: n
   const dir = mkdtempSync(join(tmpdir(), 'bench-pa11y-'));
   try {
     const config = join(dir, 'pa11y-ci.json');
+    // A file, not stdout: pa11y-ci exits right after writing, which cuts a large report sent through a pipe.
+    const reportFile = join(dir, 'report.json');
     writeFileSync(config, JSON.stringify({
       defaults: {
         runners: ['axe'],
@@ -234,27 +237,27 @@ async function auditWithPa11yCi(urls: string[], chromium: string, concurrency: n
         timeout: 60_000,
         chromeLaunchConfig: { executablePath: chromium, args: CHROMIUM_ARGS },
         ...(concurrency ? { concurrency } : {}),
+        // pa11y-ci reads its reporters from `defaults`.
+        reporters: [['json', { fileName: reportFile }]],
       },
       urls,
     }));
     const loadBefore = loadAverage();
     const t0 = performance.now();
-    const child = spawn(NODE, ['node_modules/pa11y-ci/bin/pa11y-ci.js', '--config', config, '--json'], {
+    const child = spawn(NODE, ['node_modules/pa11y-ci/bin/pa11y-ci.js', '--config', config], {
       cwd: ROOT,
       env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: 'true', PUPPETEER_EXECUTABLE_PATH: chromium },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
     const sampler = memorySampler(child.pid!);
-    let out = '';
     let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     const seconds = (performance.now() - t0) / 1000;
     const peak = sampler.stop();
     // pa11y-ci exits 2 when pages have issues, which they do.
     if (code !== 0 && code !== 2) throw new Error(`pa11y-ci exited with ${code}: ${err.slice(0, 2000)}`);
-    const report = JSON.parse(out) as { total: number; passes: number; errors: number; results: Record<string, unknown[]> };
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { total: number; passes: number; errors: number; results: Record<string, unknown[]> };
     const failedPages = Object.values(report.results).filter((r) => r.some((i) => (i as { message?: string }).message && !(i as { type?: string }).type)).length;
     if (failedPages > 0) throw new Error(`pa11y-ci could not test ${failedPages} pages`);
     return { pages: report.total, seconds, peak, issues: report.errors, loadBefore };
@@ -284,10 +287,8 @@ async function main(): Promise<void> {
     const kb = site.bytes.map((b) => b / 1024);
     console.log(`audit benchmark: ${site.urls.length} pages of ${Math.min(...kb).toFixed(0)}–${Math.max(...kb).toFixed(0)} KB (${(kb.reduce((a, b) => a + b, 0) / kb.length).toFixed(0)} KB average) on ${site.origin}; ${chromium}`);
     const env = { ...process.env, DATABASE_URL: dbUrl.toString(), DATA_DIR: `/tmp/${dbName}`, AUDIT_PORT: '0', AUDIT_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'warn', CHROMIUM_PATH: chromium };
-    const service = await auditWithService(site, env);
-    const pa11y = await auditWithPa11yCi(site.urls, chromium, undefined);
-    const a = line('service (1 crawl job)', service);
-    const b = line('pa11y-ci (default)', pa11y);
+    const a = line('service (1 crawl job)', await auditWithService(site, env));
+    const b = line('pa11y-ci (default)', await auditWithPa11yCi(site.urls, chromium, undefined));
     console.log(`ratio                  service / pa11y-ci = ${(a / b).toFixed(2)}x (target ≥ 2x)`);
     if (process.env.BENCH_PA11Y_CONCURRENCY) {
       const c = line(`pa11y-ci (conc. ${process.env.BENCH_PA11Y_CONCURRENCY})`, await auditWithPa11yCi(site.urls, chromium, Number(process.env.BENCH_PA11Y_CONCURRENCY)));

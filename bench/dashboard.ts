@@ -121,6 +121,12 @@ function peakRssMb(pid: number): number {
   return Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
 
+/** CPU seconds (user + system) used so far by a process. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function cli(env: NodeJS.ProcessEnv, args: string[]): string {
   const r = spawnSync(NODE, ['src/cli.ts', 'dashboard', ...args], { cwd: ROOT, env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`platform dashboard ${args.join(' ')}: ${r.stderr}`);
@@ -210,9 +216,14 @@ async function main(): Promise<void> {
       databaseUrl: dbUrl.href,
       serverPid: server.pid!,
       async measure(label, requests) {
+        const cpuBefore = cpuSeconds(server!.pid!);
+        const wallBefore = performance.now();
         const r = await runLoad(started.url, token, requests);
+        // The server's CPU per request says what a request costs when the machine is shared (the warm-up included).
+        const cpu = cpuSeconds(server!.pid!) - cpuBefore;
+        const wall = (performance.now() - wallBefore) / 1000;
         const sorted = r.latencies.sort((a, b) => a - b);
-        console.log(`  ${label.padEnd(48)} ${(r.requests / r.seconds).toFixed(0).padStart(6)} req/s  p50 ${percentile(sorted, 50).toFixed(1)} ms  p99 ${percentile(sorted, 99).toFixed(1)} ms  failures ${r.failures}${r.failures ? ` ${JSON.stringify(r.statuses)}` : ''}  server peak RSS ${peakRssMb(server!.pid!).toFixed(0)} MB`);
+        console.log(`  ${label.padEnd(48)} ${(r.requests / r.seconds).toFixed(0).padStart(6)} req/s  p50 ${percentile(sorted, 50).toFixed(1)} ms  p99 ${percentile(sorted, 99).toFixed(1)} ms  failures ${r.failures}${r.failures ? ` ${JSON.stringify(r.statuses)}` : ''}  server CPU ${(cpu / wall).toFixed(2)} cores, ${((cpu * 1000) / (r.requests * (1 + WARMUP_SECONDS / SECONDS))).toFixed(2)} ms/request  peak RSS ${peakRssMb(server!.pid!).toFixed(0)} MB`);
       },
     };
     for (const p of PARTS) {

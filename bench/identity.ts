@@ -1,5 +1,6 @@
 /**
- * Identity benchmark: client-credentials tokens/s and introspections/s against a real PostgreSQL, with
+ * Identity benchmark: client-credentials tokens/s, introspections/s, and tokens/s obtained with a principal's API key
+ * (RFC 8693 exchange) and key-pair assertion (RFC 7523 jwt-bearer, ES256) against a real PostgreSQL, with
  * a bare Fastify endpoint in the same server process as the ceiling. The server runs in a child
  * process; this process generates the load over keep-alive HTTP/1.1 connections (raw sockets, see Connection).
  *
@@ -14,13 +15,17 @@ import Fastify from 'fastify';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 // For profiling one phase at a time, e.g. BENCH_PHASES=token.
-const PHASES = new Set((process.env.BENCH_PHASES ?? 'bare,token,introspection').split(','));
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'bare,token,introspection,apikey,jwt').split(','));
 
 interface Ready {
   clientId: string;
   secret: string;
   port: number;
   barePort: number;
+  apiKey: string;
+  servicePrincipalId: string;
+  keyId: string;
+  privateKeyPkcs8: string;
 }
 
 async function freePort(): Promise<number> {
@@ -46,6 +51,13 @@ async function serve(databaseUrl: string): Promise<void> {
   const rt = identityRuntime(app);
   const machine = await createApp(rt.db, { name: 'Bench', appType: 'machine', allowedScopes: ['events:write'] }, rt.scopes);
   const secret = (await createSecret(rt.db, machine.id)).secret;
+  const { createService } = await import('../src/identity/principals/store.ts');
+  const { createApiKey, createKeypair } = await import('../src/identity/credentials/store.ts');
+  const { generateKeyPair, exportPKCS8, exportSPKI } = await import('jose');
+  const svc = await createService(rt.db, { name: 'bench-service', serviceType: 'bench', allowedScopes: ['events:write'] });
+  const { apiKey } = await createApiKey(rt.db, svc.id, {});
+  const pair = await generateKeyPair('ES256', { extractable: true });
+  await createKeypair(rt.db, svc.id, { publicKey: await exportSPKI(pair.publicKey), algorithm: 'ES256', keyId: 'bench-key' });
 
   const bare = Fastify({ logger: false });
   bare.post('/bare', async () => ({ ok: true }));
@@ -53,7 +65,7 @@ async function serve(databaseUrl: string): Promise<void> {
   const barePort = await freePort();
   await bare.listen({ host: '127.0.0.1', port: barePort });
 
-  process.send!({ ready: { clientId: machine.clientId, secret, port, barePort } satisfies Ready });
+  process.send!({ ready: { clientId: machine.clientId, secret, port, barePort, apiKey, servicePrincipalId: svc.id, keyId: 'bench-key', privateKeyPkcs8: await exportPKCS8(pair.privateKey) } satisfies Ready });
   process.on('message', async (m: { stop?: boolean }) => {
     if (!m.stop) return;
     const maxRssKiB = process.resourceUsage().maxRSS;
@@ -138,12 +150,31 @@ async function main(): Promise<void> {
       ? await load('introspection', ready.port, (i) => introspections[i % introspections.length]!, (status, body) => status === 200 && body.includes('"active":true'))
       : skipped('introspection (skipped)');
 
+    const exchangeBody = `grant_type=${encodeURIComponent('urn:ietf:params:oauth:grant-type:token-exchange')}&subject_token=${ready.apiKey}&subject_token_type=${encodeURIComponent('urn:platform:params:oauth:token-type:api-key')}&scope=events%3Awrite`;
+    const exchangeRequest = formPost(ready.port, '/oauth/token', exchangeBody, { authorization: auth });
+    const apiKey = PHASES.has('apikey') ? await load('API key token (RFC 8693 exchange)', ready.port, () => exchangeRequest, issued) : skipped('API key token (skipped)');
+
+    // Every assertion needs its own jti, so they are signed before the phase (the load generator must not be the bottleneck).
+    let jwt = skipped('key-pair assertion token (skipped)');
+    if (PHASES.has('jwt')) {
+      const { importPKCS8, SignJWT } = await import('jose');
+      const key = await importPKCS8(ready.privateKeyPkcs8, 'ES256');
+      const assertions: Buffer[] = [];
+      const exp = Math.floor(Date.now() / 1000) + 240 + SECONDS;
+      for (let k = 0; k < SECONDS * 3000; k++) {
+        const signed = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: ready.keyId }).setIssuer(ready.servicePrincipalId).setSubject(ready.servicePrincipalId)
+          .setAudience(`http://localhost:${ready.port}`).setExpirationTime(exp).setJti(`bench-${k}`).sign(key);
+        assertions.push(formPost(ready.port, '/oauth/token', `grant_type=${encodeURIComponent('urn:ietf:params:oauth:grant-type:jwt-bearer')}&assertion=${signed}&scope=events%3Awrite`, { authorization: auth }));
+      }
+      jwt = await load('key-pair assertion token (RFC 7523, ES256)', ready.port, (i) => assertions[i % assertions.length]!, issued);
+    }
+
     const stopped = await new Promise<{ maxRssMiB: number }>((resolve) => {
       child!.on('message', (m: { stopped?: { maxRssMiB: number } }) => m.stopped && resolve(m.stopped));
       child!.send({ stop: true });
     });
 
-    const rows = [bare, cc, intro];
+    const rows = [bare, cc, intro, apiKey, jwt];
     console.log(`identity benchmark: ${SECONDS} s per phase, ${CONCURRENCY} concurrent keep-alive connections, PostgreSQL ${new URL(database.url).host}`);
     console.log('| phase | requests | errors | req/s | p50 ms | p99 ms | vs bare |');
     console.log('|---|---|---|---|---|---|---|');

@@ -3,7 +3,9 @@ import { DirectoryInUseError } from './kit/dir-lock.ts';
 import { StartupError, databaseProblem, listenProblem } from './kit/start-errors.ts';
 import type { App } from './kit/app.ts';
 import type { CommandIO, Service } from './kit/service.ts';
+import { EXIT, UsageError } from './kit/cli-runner.ts';
 import { services } from './services.ts';
+import pkg from '../package.json' with { type: 'json' };
 
 const io: CommandIO = {
   out: (line) => process.stdout.write(line + '\n'),
@@ -16,7 +18,8 @@ function help(): void {
     '',
     '  start [service ...]     start the services (all by default) and print their URLs; Ctrl-C stops them',
     '  migrate [service ...]   apply pending database migrations (all services by default)',
-    '  help                    show this help',
+    '  help                    show this help; "platform <command> --help" shows one command\'s',
+    '  --version               print the version',
   ];
   for (const s of services) {
     for (const u of s.usage) lines.push(`  ${s.name} ${u}`);
@@ -24,6 +27,8 @@ function help(): void {
   lines.push('', 'services:');
   for (const s of services) lines.push(`  ${s.name.padEnd(10)} port ${s.defaultPort}  ${s.description}`);
   if (services.length === 0) lines.push('  (none yet)');
+  lines.push('', 'Service commands take --json to print their result as one JSON document, for scripts.');
+  lines.push('Exit codes: 0 done, 1 failed (see the message), 2 usage error, 130 stopped by a second Ctrl-C.');
   lines.push('', 'Configuration comes from environment variables and an optional .env file: see docs/configuration.md.');
   io.out(lines.join('\n'));
 }
@@ -37,7 +42,10 @@ function pick(names: string[]): Service[] {
   });
 }
 
-class UsageError extends Error {}
+const TOP_HELP: Record<string, string[]> = {
+  start: ['usage: platform start [service ...]', '', 'Starts the services (all by default), prints each one\'s URL, and runs until SIGINT or SIGTERM:', 'requests in flight finish, background work stops, databases close. A second signal exits at once (130).'],
+  migrate: ['usage: platform migrate [service ...] [--json]', '', 'Applies pending database migrations of the services (all by default) and exits.'],
+};
 
 async function start(names: string[]): Promise<number> {
   const chosen = pick(names);
@@ -51,7 +59,7 @@ async function start(names: string[]): Promise<number> {
   const stop = async (signal: string) => {
     if (stopping) {
       io.err(`${signal} again: exiting now`);
-      process.exit(130);
+      process.exit(EXIT.interrupted);
     }
     stopping = true;
     io.err(`${signal}: stopping (finishing requests in flight)`);
@@ -89,12 +97,19 @@ async function start(names: string[]): Promise<number> {
   return -1;
 }
 
-async function migrateAll(names: string[]): Promise<number> {
+async function migrateAll(args: string[]): Promise<number> {
+  const json = args.includes('--json');
+  const names = args.filter((a) => a !== '--json');
+  const unknownOption = names.find((a) => a.startsWith('-'));
+  if (unknownOption) throw new UsageError(`migrate: unknown option ${unknownOption}`);
+  const report: Record<string, string[]> = {};
   for (const s of pick(names)) {
     const applied = await s.load(process.env).migrate();
-    io.out(`${s.name}: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`);
+    report[s.name] = applied;
+    if (!json) io.out(`${s.name}: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`);
   }
-  return 0;
+  if (json) io.out(JSON.stringify({ applied: report }, null, 2));
+  return EXIT.ok;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -106,15 +121,22 @@ export async function main(argv: string[]): Promise<number> {
     case '--help':
     case '-h':
       help();
-      return 0;
+      return EXIT.ok;
+    case '--version':
+    case 'version':
+      io.out(`platform ${pkg.version}`);
+      return EXIT.ok;
     case 'start':
-      return start(rest);
     case 'migrate':
-      return migrateAll(rest);
+      if (rest.includes('--help') || rest.includes('-h')) {
+        io.out(TOP_HELP[command]!.join('\n'));
+        return EXIT.ok;
+      }
+      return command === 'start' ? start(rest) : migrateAll(rest);
     default: {
       const service = services.find((s) => s.name === command);
       const run = service?.load(process.env).command;
-      if (!service || !run) throw new UsageError(`unknown command "${command}"; run "platform help"`);
+      if (!service || !run) throw new UsageError(`unknown command "${command}"`);
       return run(rest, io);
     }
   }
@@ -126,9 +148,13 @@ try {
   if (code >= 0) process.exit(code);
 } catch (err) {
   const known = err instanceof ConfigError || err instanceof UsageError || err instanceof DirectoryInUseError || err instanceof StartupError ? err : databaseProblem(err);
+  if (known instanceof UsageError) {
+    io.err(`platform: ${known.message}\nusage: platform <command> [arguments]   ("platform help" lists them)`);
+    process.exit(EXIT.usage);
+  }
   if (known) {
     io.err(`platform: ${known.message}`);
-    process.exit(known instanceof UsageError ? 2 : 1);
+    process.exit(EXIT.failure);
   }
   io.err(`platform: ${(err as Error).stack ?? err}`);
   process.exit(1);

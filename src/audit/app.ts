@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import { createApp, type App } from '../kit/app.ts';
-import { openDatabase, type Database } from '../kit/db.ts';
-import { migrate } from '../kit/migrations.ts';
-import { databaseUrlOf } from '../kit/service-config.ts';
+import type { Database } from '../kit/db.ts';
+import { openServiceDatabase } from '../kit/service-config.ts';
 import pkg from '../../package.json' with { type: 'json' };
+import { introspectionVerifier } from '../kit/auth/introspection.ts';
 import { createAuditGuard } from './auth/guard.ts';
 import type { AuditServiceConfig } from './config.ts';
 import { BrowserHost } from './engine/browser-host.ts';
@@ -27,14 +26,13 @@ export const AUDIT_MIGRATIONS = new URL('./migrations/', import.meta.url);
 const PAGE_CONCURRENCY = 2;
 
 export async function openAuditDatabase(config: AuditServiceConfig): Promise<Database> {
-  return openDatabase({ url: databaseUrlOf(config), dataDir: join(config.dataDir, 'audit'), schema: 'audit', poolSize: config.dbPoolSize, owner: 'audit' });
+  return openServiceDatabase('audit', config, { poolSize: config.dbPoolSize });
 }
 
 /** Opens the database, applies migrations and returns the app, not listening; `app.close()` stops the workers, the browser and the database. */
 export async function buildAuditApp(config: AuditServiceConfig): Promise<App> {
-  const db = await openAuditDatabase(config);
+  const db = await openServiceDatabase('audit', config, { poolSize: config.dbPoolSize, migrations: AUDIT_MIGRATIONS });
   try {
-    await migrate(db, AUDIT_MIGRATIONS);
     return await assemble(config, db);
   } catch (err) {
     await db.close();
@@ -51,6 +49,8 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     logLevel: config.logLevel,
     bodyLimit: 64 * 1024,
     classify: classifyAuditError,
+    // `/health` answers Document 3's `{status, version}`; `/ready` and `/metrics` come from the kit too.
+    database: { db, migrations: AUDIT_MIGRATIONS, version: pkg.version },
     metrics: metrics.registry,
     openapi: {
       components: {
@@ -61,10 +61,6 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
       },
     },
   });
-  app.addHook('onClose', async () => {
-    await db.close();
-  });
-
   const policy = createAddressPolicy(config.allowHosts);
   const host = new BrowserHost(app.log);
   app.addHook('onClose', async () => {
@@ -110,12 +106,12 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     worker.start();
   });
 
-  const guard = createAuditGuard(db, config.introspectionUrl && config.introspectionClientId && config.introspectionClientSecret
-    ? { url: config.introspectionUrl, clientId: config.introspectionClientId, clientSecret: config.introspectionClientSecret, requiredScope: config.requiredScope }
+  const guard = createAuditGuard(db, config.identityUrl
+    ? { verifier: introspectionVerifier({ identityUrl: config.identityUrl, clientId: config.identityClientId!, clientSecret: config.identityClientSecret! }), requiredScope: config.requiredScope }
     : null);
 
   registerHealthRoutes(app, db, pkg.version);
-  registerLegacyRoutes(app, { guard, policy, limits, metrics, maxConcurrent: config.maxSyncAudits, version: pkg.version, run });
+  registerLegacyRoutes(app, { guard, policy, limits, metrics, maxConcurrent: config.maxSyncAudits, run });
   registerJobRoutes(app, { db, guard, worker, policy, limits, maxQueued: config.maxQueuedPerKey });
   registerReportRoutes(app, { db, guard, openAcrDefaults: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail } });
   return app;

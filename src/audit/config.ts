@@ -1,5 +1,6 @@
-import { int, list, oneOf, optionalStr, optionalUrl, readConfig, type ConfigOf } from '../kit/config.ts';
-import { commonVariables } from '../kit/service-config.ts';
+import { ConfigError, int, list, oneOf, optionalStr, optionalUrl, str, type ConfigOf } from '../kit/config.ts';
+import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
+import { isAllowEntry } from './safety/address-policy.ts';
 import { llmVariables } from './llm/config.ts';
 import { openAcrVariables } from './openacr/config.ts';
 
@@ -55,20 +56,27 @@ export const auditSpec = {
     default: [],
     doc: 'Host names and address ranges (CIDR such as `10.1.0.0/16`, or single addresses) audits may reach although they are loopback, private, link-local or otherwise internal. Empty: only public addresses.',
   }),
-  introspectionUrl: optionalUrl('AUDIT_INTROSPECTION_URL', ['http:', 'https:'], {
-    doc: 'The identity service\'s token introspection endpoint (e.g. `http://127.0.0.1:4000/oauth/introspect`); set it with the two variables below to accept identity access tokens. Unset: only API keys.',
+  identityUrl: optionalUrl('AUDIT_IDENTITY_URL', ['http:', 'https:'], {
+    doc: 'Base URL (issuer) of the platform\'s identity service, whose access tokens are accepted besides API keys (checked by token introspection, answers kept 5 s). Needs `AUDIT_IDENTITY_CLIENT_ID` and `AUDIT_IDENTITY_CLIENT_SECRET`. Unset: only API keys.',
   }),
-  introspectionClientId: optionalStr('AUDIT_INTROSPECTION_CLIENT_ID', { doc: 'client_id the audit service authenticates with at the introspection endpoint.' }),
-  introspectionClientSecret: optionalStr('AUDIT_INTROSPECTION_CLIENT_SECRET', { secret: true, doc: 'client_secret for the introspection endpoint.' }),
-  requiredScope: optionalStr('AUDIT_REQUIRED_SCOPE', { doc: 'Scope an identity access token must carry to use the audit API (e.g. `audits`). Unset: any active token.' }),
+  identityClientId: optionalStr('AUDIT_IDENTITY_CLIENT_ID', { doc: 'client_id of the audit service\'s own app at identity, used to introspect tokens: a confidential app registered as a resource server (`platform identity apps create --type service --resource-server`).' }),
+  identityClientSecret: optionalStr('AUDIT_IDENTITY_CLIENT_SECRET', { secret: true, doc: 'Client secret of that app.' }),
+  requiredScope: str('AUDIT_REQUIRED_SCOPE', { default: 'audits', doc: 'Scope an identity access token must carry to use the audit API; an active token without it is answered 403. (Add it to identity with `IDENTITY_EXTRA_SCOPES`.)' }),
   defaultVersion: oneOf('AUDIT_DEFAULT_WCAG_VERSION', ['2.0', '2.1', '2.2'] as const, { default: '2.2', doc: 'WCAG version of audits that do not name one.' }),
-  ...llmVariables,
-  ...openAcrVariables,
   defaultLevel: oneOf('AUDIT_DEFAULT_WCAG_LEVEL', ['A', 'AA', 'AAA'] as const, { default: 'AA', doc: 'Conformance level of audits that do not name one.' }),
 };
 
 export type AuditServiceConfig = ConfigOf<typeof auditSpec>;
 
 export function loadAuditConfig(env: NodeJS.ProcessEnv): AuditServiceConfig {
-  return readConfig(auditSpec, env);
+  const config = readServiceConfig(auditSpec, env);
+  for (const entry of config.allowHosts) {
+    if (!isAllowEntry(entry)) throw new ConfigError('AUDIT_ALLOW_HOSTS', `AUDIT_ALLOW_HOSTS is malformed: "${entry}" is neither a host name, an address nor a CIDR range such as 10.1.0.0/16`);
+  }
+  if (config.identityUrl) {
+    for (const [name, value] of [['AUDIT_IDENTITY_CLIENT_ID', config.identityClientId], ['AUDIT_IDENTITY_CLIENT_SECRET', config.identityClientSecret]] as const) {
+      if (!value) throw new ConfigError(name, `${name} is required when AUDIT_IDENTITY_URL is set`);
+    }
+  }
+  return config;
 }

@@ -1,14 +1,6 @@
-import { Type } from 'typebox';
 import type { ApiError } from '../kit/errors.ts';
 
-/** Document 3 names no error shape for the audit service; it answers the platform's `{error:{code,message}}`. */
-export const ErrorBody = Type.Object({
-  error: Type.Object({
-    code: Type.String(),
-    message: Type.String(),
-    details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  }),
-});
+// Document 3 names no error shape for the audit service; it answers the platform's `{error:{code,message}}`.
 
 /** Fastify's terse media-type error gets a message naming the fix. */
 export function classifyAuditError(error: ApiError, raw: unknown): ApiError {

@@ -9,7 +9,7 @@ export interface AuditMetrics {
   pageSeconds: Histogram;
 }
 
-/** One registry per app, as tests build several apps in one process; the kit adds the HTTP, pool and process metrics to it and serves it. */
+/** The audit service's own metrics; the kit adds the process's, HTTP requests and the database pool to the same registry. */
 export function createMetrics(): AuditMetrics {
   const registry = new Registry();
   const registers = [registry];

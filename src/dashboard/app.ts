@@ -1,11 +1,9 @@
-import { join } from 'node:path';
 import cors from '@fastify/cors';
 import { createApp, type App } from '../kit/app.ts';
-import { openDatabase, type Database } from '../kit/db.ts';
-import { migrate } from '../kit/migrations.ts';
+import type { Database } from '../kit/db.ts';
+import { Registry } from '../kit/metrics.ts';
 import { connectRedis } from '../kit/redis.ts';
-import { resolveSecretKey } from '../kit/secret-key.ts';
-import { databaseUrlOf } from '../kit/service-config.ts';
+import { openServiceDatabase } from '../kit/service-config.ts';
 import { registerAuthHook } from './auth/hook.ts';
 import { jwtKeys } from './auth/jwt.ts';
 import { registerSessionRoutes } from './auth/routes.ts';
@@ -14,7 +12,6 @@ import { bootstrapFirstOwner, ensureDevUser } from './bootstrap.ts';
 import type { DashboardConfig } from './config.ts';
 import type { DashboardContext } from './context.ts';
 import { classifyDashboardError } from './errors.ts';
-import { registerHealthRoutes } from './health/routes.ts';
 import { loginProviders } from './login/registry.ts';
 import { registerLoginRoutes } from './login/routes.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
@@ -26,25 +23,22 @@ import { registerTenantRoutes } from './tenants/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
 import { registerSetupRoutes } from './setup/routes.ts';
 import { registerWebRoutes } from './web/routes.ts';
-import { createMetrics } from './metrics.ts';
 import { createRateLimiter } from './ratelimit/limiter.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
 export const DASHBOARD_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
 export async function openDashboardDatabase(config: DashboardConfig): Promise<Database> {
-  return openDatabase({ url: databaseUrlOf(config), dataDir: join(config.dataDir, 'dashboard'), schema: 'dashboard', poolSize: config.dbPoolSize, owner: 'dashboard' });
+  return openServiceDatabase('dashboard', config, { poolSize: config.dbPoolSize });
 }
 
 /** Opens the database, applies migrations and returns the app, not listening; `app.close()` releases everything. */
 export async function buildDashboardApp(config: DashboardConfig): Promise<App> {
-  const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
-  const db = await openDashboardDatabase(config);
+  const db = await openServiceDatabase('dashboard', config, { poolSize: config.dbPoolSize, migrations: DASHBOARD_MIGRATIONS });
   let redis: Awaited<ReturnType<typeof connectRedis>> | undefined;
   try {
-    await migrate(db, DASHBOARD_MIGRATIONS);
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-    return await assemble(config, db, secretKey, redis);
+    return await assemble(config, db, config.secretKey, redis);
   } catch (err) {
     redis?.disconnect();
     await db.close();
@@ -60,14 +54,14 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
     logLevel: config.logLevel,
     bodyLimit: 1024 * 1024,
     classify: classifyDashboardError,
+    database: { db, migrations: DASHBOARD_MIGRATIONS },
+    metrics: new Registry(),
     openapi: {
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
   });
-  // Registered first so it runs last: every other onClose hook still has the database.
   app.addHook('onClose', async () => {
     redis?.disconnect();
-    await db.close();
   });
   const purge = setInterval(() => void purgeExpired(db).catch((err) => app.log.error({ err }, 'purge of expired tokens failed')), 10 * 60_000);
   purge.unref();
@@ -93,11 +87,9 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
   }
   await bootstrapFirstOwner(db, config, app.log);
 
-  const metrics = createMetrics(app);
   const limiter = await createRateLimiter(app, redis, config.redisPrefix, config.rateLimits);
   registerAuthHook(app, { db, keys: tokens.keys, limiter, devUser });
 
-  registerHealthRoutes(app, db, metrics.registry);
   registerSessionRoutes(app, ctx);
   registerLoginRoutes(app, ctx, loginProviders(config));
   registerDashboardRoutes(app, ctx);

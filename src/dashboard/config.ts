@@ -1,5 +1,5 @@
-import { bool, int, list, optionalStr, optionalUrl, readConfig, str, ConfigError, type ConfigOf, type Variable } from '../kit/config.ts';
-import { commonVariables } from '../kit/service-config.ts';
+import { bool, int, list, optionalStr, optionalUrl, str, ConfigError, type ConfigOf, type Variable } from '../kit/config.ts';
+import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { DEFAULT_DENIED_NETWORKS, networkPolicy } from './datasources/network.ts';
 
 export const DASHBOARD_DEFAULT_PORT = 4001;
@@ -132,7 +132,7 @@ export const dashboardSpec = {
 export type DashboardConfig = ConfigOf<typeof dashboardSpec>;
 
 export function loadDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
-  const config = readConfig(dashboardSpec, env);
+  const config = readServiceConfig(dashboardSpec, env);
   if (config.jwtSecret !== undefined && Buffer.byteLength(config.jwtSecret) < 32) {
     throw new ConfigError('DASHBOARD_JWT_SECRET', 'DASHBOARD_JWT_SECRET is too short: expected at least 32 bytes');
   }

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { pageQuery } from '../kit/paging.ts';
 import { ErrorBody } from './errors.ts';
 
 /** `:id` path parameters: the integer id of a resource. */
@@ -29,11 +30,10 @@ export const TokenPairSchema = Type.Object({
   tokenType: Type.Literal('Bearer'),
 });
 
-/** Cursor pages of the platform's own lists (the contract fixes no shape for these). */
-export const ListQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
-  cursor: Type.Optional(Type.String({ maxLength: 64, pattern: '^[0-9]+$', description: 'opaque: the `next` of the previous page' })),
-});
+/** Cursor pages of the platform's own lists (the contract fixes no shape for these): the kit's `limit` and `cursor`. */
+export const ListQuery = Type.Object(pageQuery({ defaultLimit: 50, maxLimit: 100 }));
+/** The position in a list ordered by id: the cursor's content. */
+export const IdPosition = Type.Tuple([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })]);
 
 export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
 

@@ -12,10 +12,15 @@ import { registerPages } from './pages/interaction-routes.ts';
 import { PROVIDER_PAGES } from './pages/provider-pages.ts';
 import { CsrfTokens } from './pages/csrf.ts';
 import { connectRedis } from '../kit/redis.ts';
+import { openInvalidationBus, type InvalidationBus } from '../kit/invalidation.ts';
 import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../kit/throttle.ts';
 import { registerAdmin } from './admin/routes.ts';
+import { createIdentityMetrics } from './metrics.ts';
 import { identityErrorBody } from './error-body.ts';
 import { localTokenVerifier } from './admin/guard.ts';
+import { smtpMailer } from './invites/mailer.ts';
+import { registerInviteeRoutes } from './invites/routes.ts';
+import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
@@ -53,8 +58,11 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
   let app: App | undefined;
   const timers: NodeJS.Timeout[] = [];
   let redis: Awaited<ReturnType<typeof connectRedis>> | undefined;
+  let bus: InvalidationBus | undefined;
   try {
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+    const metrics = createIdentityMetrics();
+    const oidc = oidcComponents(config.issuer);
     app = await createApp({
       name: 'identity',
       version: IDENTITY_VERSION,
@@ -63,27 +71,48 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       bodyLimit: 64 * 1024,
       errorBody: identityErrorBody,
       database: { db, migrations: MIGRATIONS },
+      metrics: metrics.registry,
       openapi: {
-        components: { securitySchemes: adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.') },
-        tags: [{ name: 'management', description: 'Principals, applications, secrets, tokens and consents (admin scope).' }],
+        servers: [{ url: config.issuer, description: 'the issuer (IDENTITY_ISSUER)' }],
+        paths: OIDC_PATHS,
+        components: {
+          schemas: oidc.schemas,
+          securitySchemes: {
+            ...oidc.securitySchemes,
+            ...adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.'),
+            personToken: { type: 'http', scheme: 'bearer', description: 'An access token of this service issued to the signed-in person (any app, any scope).' },
+          },
+        },
+        tags: [
+          { name: 'oauth', description: 'OAuth 2.0 and OpenID Connect endpoints (answered by oidc-provider)' },
+          { name: 'sign-in', description: 'The sign-in, consent and sign-out pages (HTML)' },
+          { name: 'management', description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).' },
+          { name: 'invitations', description: "The invited person's side of an invitation." },
+        ],
       },
     });
     app.addHook('onClose', async () => {
       for (const t of timers) clearInterval(t);
+      await bus?.close();
       redis?.disconnect();
     });
     const log = app.log;
+    // Cached apps, secrets and principals are dropped on every instance at once when one of them changes.
+    bus = await openInvalidationBus({ redisUrl: config.redisUrl, service: 'identity', log, publisher: redis });
     // Sign-in slow-down per account and address: shared by every instance through Redis when configured.
     const localThrottle = memoryThrottle({ freeFailures: config.signInFreeFailures });
     const throttle: Throttle = redis
       ? withFallback(redisThrottle(redis, { freeFailures: config.signInFreeFailures, prefix: 'identity:signin:' }), localThrottle, log)
       : localThrottle;
-    const clients = new ClientStore(db);
-    const accounts = new PrincipalDirectory(db);
+    const clients = new ClientStore(db, 5_000, bus);
+    const accounts = new PrincipalDirectory(db, 5_000, bus);
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
-    const make = (signingKeys: typeof keys.privateKeys) =>
-      buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES });
+    const make = (signingKeys: typeof keys.privateKeys) => {
+      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES });
+      metrics.observe(provider);
+      return provider;
+    };
     const holder: ProviderHolder = { current: make(keys.privateKeys) };
     let keysVersion = keys.version;
     const reloadKeys = async () => {
@@ -104,13 +133,19 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       csrf: new CsrfTokens(secretKey),
       throttle,
     });
+    const verifier = localTokenVerifier(holder, accounts, clients);
     const guard = createAdminGuard({
       realm: 'identity',
       serviceTokens: [config.adminToken],
-      verifier: localTokenVerifier(holder, accounts, clients),
+      verifier,
       howToEnable: 'sign in as a platform admin, or set IDENTITY_ADMIN_TOKEN',
     });
-    await registerAdmin(app, { db, clients, accounts, scopes, guard });
+    const invites = {
+      db, mailer: smtpMailer(config.smtpUrl, config.mailFrom, log), inviteTtl: config.inviteTtl,
+      inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
+    };
+    await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
+    await registerInviteeRoutes(app, { db, verifier });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });
     return app;

@@ -1,15 +1,16 @@
-import { createApp, type App } from '../kit/app.ts';
+import { createApp, databaseOutage, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
+import { openInvalidationBus } from '../kit/invalidation.ts';
 import { adminGuardFromConfig } from '../kit/auth/config.ts';
 import { adminSecurityScheme } from '../kit/auth/admin-guard.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
 import { createCommitter } from './events/committer.ts';
 import { registerEventRoutes } from './events/routes.ts';
+import { EVENTS_NOT_ALLOWED } from './events/not-allowed-doc.ts';
 import { createKeyResolver } from './projects/key-resolver.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyIngestError } from './errors.ts';
-import { createOutageLog } from './health/outage-log.ts';
 import { createMetrics } from './metrics.ts';
 import { registerForwarding } from './forwarding/plugin.ts';
 import { registerSdkRoutes } from './sdk/routes.ts';
@@ -48,6 +49,7 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     database: { db, migrations: INGEST_MIGRATIONS },
     metrics: metrics.registry,
     openapi: {
+      paths: EVENTS_NOT_ALLOWED,
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Svc-API-Key' },
@@ -56,8 +58,11 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
       },
     },
   });
-  const keys = createKeyResolver(db, config.keyCacheSeconds);
-  const outage = createOutageLog(app.log);
+  // A key revoked on one instance stops working on every instance at once when Redis is configured.
+  const bus = await openInvalidationBus({ redisUrl: config.redisUrl, service: 'ingest', log: app.log });
+  app.addHook('onClose', () => bus.close());
+  const keys = createKeyResolver(db, config.keyCacheSeconds, bus);
+  const outage = databaseOutage(app);
   const committer = createCommitter({
     db,
     metrics,
@@ -83,6 +88,6 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   });
   registerAdminRoutes(app, { db, keys, guard });
   registerSdkRoutes(app);
-  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, guard });
+  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, guard, outage });
   return app;
 }

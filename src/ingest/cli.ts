@@ -1,99 +1,100 @@
-import { parseArgs } from 'node:util';
-import { migrate } from '../kit/migrations.ts';
+import type { Database } from '../kit/db.ts';
+import { CommandFailure, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
 import type { CommandIO } from '../kit/service.ts';
-import { INGEST_MIGRATIONS, openIngestDatabase } from './app.ts';
+import { openServiceDatabase } from '../kit/service-config.ts';
+import { INGEST_MIGRATIONS } from './app.ts';
 import type { IngestConfig } from './config.ts';
-import { forwardingCommand, FORWARDING_USAGE } from './forwarding/cli.ts';
+import { classifyForwardingError, forwardingCommands } from './forwarding/cli.ts';
 import {
   createApiKey, createProject, getProject, listApiKeys, listProjects, revokeApiKey,
   PROJECT_ID_PATTERN, ProjectExistsError, ProjectNotFoundError,
 } from './projects/store.ts';
 
-export const INGEST_USAGE = [
-  'projects create NAME [--id ID]   create a project (id generated unless given)',
-  'projects list                    list projects',
-  'keys create PROJECT [--name N]   create an API key for a project (shown once)',
-  'keys list PROJECT                list a project\'s API keys (never the keys themselves)',
-  'keys revoke KEY_ID               revoke an API key',
-  ...FORWARDING_USAGE,
-];
-
-class CommandError extends Error {}
-
-/** `platform ingest ...`: project and API key management straight against the service's database. */
-export async function ingestCommand(args: string[], config: IngestConfig, io: CommandIO): Promise<number> {
-  const [group, action, ...rest] = args;
-  if (group === 'destinations' || group === 'dead-letters') {
-    return forwardingCommand(args, {
-      io,
-      openDatabase: async () => {
-        const db = await openIngestDatabase(config);
-        try {
-          await migrate(db, INGEST_MIGRATIONS);
-        } catch (err) {
-          await db.close();
-          throw err;
-        }
-        return db;
+/** `platform ingest ...`: projects, API keys, destinations and dead letters, straight against the service's database. */
+function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGroup {
+  const withDatabase = async <T>(fn: (db: Database) => Promise<T>): Promise<T> => {
+    const db = await openServiceDatabase('ingest', config, { poolSize: 2, migrations: INGEST_MIGRATIONS });
+    try {
+      return await fn(db);
+    } finally {
+      await db.close();
+    }
+  };
+  return {
+    name: 'ingest',
+    classify: (err) => (err instanceof ProjectExistsError || err instanceof ProjectNotFoundError ? new CommandFailure(err.message) : classifyForwardingError(err)),
+    commands: [
+      {
+        path: ['projects', 'create'],
+        synopsis: 'NAME [--id ID]',
+        summary: 'create a project (id generated unless given)',
+        options: { id: { type: 'string' } },
+        exports: (project: { id?: string }) => ({ PROJECT_ID: project.id }),
+        positionals: { min: 1, max: 20 },
+        run: ({ values, positionals, result }) => {
+          const name = positionals.join(' ').trim();
+          const id = str(values, 'id');
+          if (!name) throw new CommandFailure('expects a project NAME');
+          if (id !== undefined && !PROJECT_ID_PATTERN.test(id)) throw new CommandFailure('--id must be letters, digits, "_", "." or "-" (at most 64, starting with a letter or digit)');
+          return withDatabase(async (db) => {
+            const project = await createProject(db, { name, id });
+            result(project, [`created project ${project.id} (${project.name})`]);
+          });
+        },
       },
-      secretKey: () => config.secretKey,
-    });
-  }
-  const known = (group === 'projects' && (action === 'create' || action === 'list')) || (group === 'keys' && (action === 'create' || action === 'list' || action === 'revoke'));
-  if (!known) {
-    io.err(`unknown command "ingest ${args.join(' ')}"; usage:\n${INGEST_USAGE.map((u) => `  platform ingest ${u}`).join('\n')}`);
-    return 2;
-  }
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(rest);
-  } catch (err) {
-    io.err(`platform ingest ${group} ${action}: ${(err as Error).message}`);
-    return 2;
-  }
-  const db = await openIngestDatabase(config);
-  try {
-    await migrate(db, INGEST_MIGRATIONS);
-    const { values, positionals } = parsed;
-    const one = (what: string) => {
-      if (positionals.length !== 1) throw new CommandError(`expects exactly one ${what}`);
-      return positionals[0]!;
-    };
-    if (group === 'projects' && action === 'create') {
-      const name = positionals.join(' ').trim();
-      if (!name) throw new CommandError('expects a project NAME');
-      if (values.id !== undefined && !PROJECT_ID_PATTERN.test(values.id)) throw new CommandError('--id must be letters, digits, "_", "." or "-" (at most 64, starting with a letter or digit)');
-      const project = await createProject(db, { name, id: values.id });
-      io.out(`created project ${project.id} (${project.name})`);
-    } else if (group === 'projects') {
-      for (const p of await listProjects(db)) io.out(`${p.id}\t${p.name}\t${p.created_at}`);
-    } else if (action === 'create') {
-      const record = await createApiKey(db, one('PROJECT'), values.name ?? '');
-      io.out(`created key ${record.record.id} for project ${record.record.project_id}`);
-      io.out(record.key);
-      io.err('store this key now: it is not kept and cannot be shown again');
-    } else if (action === 'list') {
-      const projectId = one('PROJECT');
-      if (!(await getProject(db, projectId))) throw new CommandError(`no project ${projectId}`);
-      for (const k of await listApiKeys(db, projectId)) io.out(`${k.id}\t${k.prefix}…\t${k.name || '-'}\t${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`);
-    } else {
-      const keyId = one('KEY_ID');
-      const record = await revokeApiKey(db, keyId);
-      if (!record) throw new CommandError(`no key ${keyId}`);
-      io.out(`revoked key ${record.id} of project ${record.project_id} (running services stop accepting it within INGEST_KEY_CACHE_SECONDS)`);
-    }
-    return 0;
-  } catch (err) {
-    if (err instanceof CommandError || err instanceof ProjectExistsError || err instanceof ProjectNotFoundError) {
-      io.err(`platform ingest ${group} ${action}: ${err.message}`);
-      return 1;
-    }
-    throw err;
-  } finally {
-    await db.close();
-  }
+      {
+        path: ['projects', 'list'],
+        synopsis: '',
+        summary: 'list projects',
+        run: ({ result }) => withDatabase(async (db) => {
+          const projects = await listProjects(db);
+          result({ items: projects }, projects.map((p) => `${p.id}\t${p.name}\t${p.created_at}`));
+        }),
+      },
+      {
+        path: ['keys', 'create'],
+        synopsis: 'PROJECT [--name N]',
+        summary: 'create an API key for a project (shown once)',
+        options: { name: { type: 'string' } },
+        exports: (key: { id?: string; key?: string }) => ({ KEY_ID: key.id, API_KEY: key.key }),
+        positionals: { min: 1, max: 1 },
+        run: ({ values, positionals, result, json, io }) => withDatabase(async (db) => {
+          const created = await createApiKey(db, positionals[0]!, str(values, 'name') ?? '');
+          result({ ...created.record, key: created.key }, [`created key ${created.record.id} for project ${created.record.project_id}`, created.key]);
+          if (!json) io.err('store this key now: it is not kept and cannot be shown again');
+        }),
+      },
+      {
+        path: ['keys', 'list'],
+        synopsis: 'PROJECT',
+        summary: 'list a project\'s API keys (never the keys themselves)',
+        positionals: { min: 1, max: 1 },
+        run: ({ positionals, result }) => withDatabase(async (db) => {
+          const projectId = positionals[0]!;
+          if (!(await getProject(db, projectId))) throw new CommandFailure(`no project ${projectId}`);
+          const keys = await listApiKeys(db, projectId);
+          result({ items: keys }, keys.map((k) => `${k.id}\t${k.prefix}…\t${k.name || '-'}\t${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`));
+        }),
+      },
+      {
+        path: ['keys', 'revoke'],
+        synopsis: 'KEY_ID',
+        summary: 'revoke an API key',
+        positionals: { min: 1, max: 1 },
+        run: ({ positionals, result }) => withDatabase(async (db) => {
+          const record = await revokeApiKey(db, positionals[0]!);
+          if (!record) throw new CommandFailure(`no key ${positionals[0]}`);
+          result(record, [`revoked key ${record.id} of project ${record.project_id} (running services stop accepting it within INGEST_KEY_CACHE_SECONDS)`]);
+        }),
+      },
+      ...forwardingCommands({ withDatabase, secretKey: config.secretKey, env }),
+    ],
+  };
 }
 
-function parse(args: string[]) {
-  return parseArgs({ args, allowPositionals: true, strict: true, options: { id: { type: 'string' }, name: { type: 'string' } } });
+/** One line per command for `platform help` (no configuration needed to list them). */
+export const INGEST_USAGE = usageLines(ingestCommands({} as IngestConfig, {}));
+
+export function ingestCommand(args: string[], config: IngestConfig, io: CommandIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return runCommand(ingestCommands(config, env), args, io);
 }

@@ -17,7 +17,7 @@ export const ingestSpec = {
     default: 5,
     min: 0,
     max: 300,
-    doc: 'How long a valid API key lookup is cached in memory. A key revoked through another process or instance stops working within this many seconds; `0` looks every key up on every request.',
+    doc: 'How long a valid API key lookup is cached in memory. A key revoked through another instance stops working within this many seconds, or at once with REDIS_URL; `0` looks every key up on every request.',
   }),
   dbPoolSize: int('INGEST_DB_POOL_SIZE', { default: 10, min: 2, max: 200, doc: 'PostgreSQL connections of the ingest service.' }),
   commitConcurrency: int('INGEST_COMMIT_CONCURRENCY', {

@@ -7,11 +7,21 @@ import { loggerOptions, type LogLevel } from './logger.ts';
 import { isDatabaseUnavailable, type Database } from './db.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './health.ts';
 import { Registry, registerMetrics } from './metrics.ts';
+import { createOutageLog, type OutageLog } from './outage-log.ts';
 
 /** `Retry-After` of a 503 answered while the database cannot be reached, unless the service sets its own. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const outages = new WeakMap<object, OutageLog>();
+
+/** The app's log of database outages: a service's code that answers 503 itself reports there, so an outage is logged once. */
+export function databaseOutage(app: App): OutageLog {
+  const outage = outages.get(app);
+  if (!outage) throw new Error('not an app made by createApp');
+  return outage;
+}
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -36,7 +46,7 @@ export interface AppOptions {
    * migration of `migrations` applied, the service's own `checks`) come with it, and it is closed
    * last when the app closes, after every other onClose hook (background work still has it).
    */
-  database?: { db: Database; migrations: URL; checks?: ReadinessCheck[] };
+  database?: { db: Database; migrations: URL; checks?: ReadinessCheck[]; version?: string };
   /** The registry of the service's own metrics, served at `/metrics` with the kit's; a new one by default. */
   metrics?: Registry;
   /**
@@ -129,6 +139,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   // Awaited so its onRoute hook sees every route the service declares afterwards.
   await app.register(swagger, {
+    // Shared schemas keep their `$id` as their component name (`#/components/schemas/Error`).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
       info: { title: options.name, version: options.version, ...(options.description ? { description: options.description } : {}) },
@@ -142,14 +154,19 @@ export async function createApp(options: AppOptions): Promise<App> {
   // The error body is one component (`#/components/schemas/Error`) that routes reference with `errorRef`.
   app.addSchema(ErrorBody);
   app.register(async (scope) => {
-    scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    scope.get('/openapi.json', { schema: { operationId: 'getOpenApiDocument', summary: 'This document', tags: ['operations'] } }, async () => app.swagger());
   });
   if (database) registerHealthRoutes(app, database);
   registerMetrics(app, options.metrics ?? new Registry(), database?.db);
 
-  const outage = databaseOutageLog(app.log);
-  app.addHook('onResponse', async (_request, reply) => {
-    if (reply.statusCode < 500) outage.answered();
+  // One per app, shared with the service's own code that meets the database (databaseOutage(app)).
+  const outage = createOutageLog(app.log);
+  outages.set(app, outage);
+  // Back once a route that works with the database succeeds again; the operational routes answer
+  // without it and would report every probe as a recovery.
+  const withoutDatabase = new Set(['/health', '/metrics', '/openapi.json']);
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode < 400 && !withoutDatabase.has(request.routeOptions.url ?? '')) outage.succeeded();
   });
   const retryAfter = String(options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS);
 
@@ -185,24 +202,4 @@ function toApiError(err: unknown, requestId: string): ApiError {
   const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 600 ? e.statusCode : 500;
   if (status >= 500) return { statusCode: status, code: codeForStatus(status), message: 'internal server error', requestId };
   return { statusCode: status, code: codeForStatus(status), message: e.message, requestId };
-}
-
-/**
- * Logs a database outage when it starts and when it ends, not once per request answered 503 meanwhile
- * (a busy service would write thousands of identical lines).
- */
-export function databaseOutageLog(log: FastifyBaseLogger): { failed(err: unknown): void; answered(): void } {
-  let down = false;
-  return {
-    failed(err) {
-      if (down) return;
-      down = true;
-      log.warn({ err }, 'database unavailable: answering 503 until it is back');
-    },
-    answered() {
-      if (!down) return;
-      down = false;
-      log.info('database available again');
-    },
-  };
 }

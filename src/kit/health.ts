@@ -16,6 +16,8 @@ export interface HealthOptions {
   migrations: URL;
   /** The service's own conditions (a connection to Redis, a browser, ...). */
   checks?: ReadinessCheck[];
+  /** When given, `/health` answers `{status, version}` (the audit service's contract) instead of `{status}`. */
+  version?: string;
 }
 
 /** How long one check may take before it counts as failed: a hung database reads as not ready. */
@@ -36,9 +38,15 @@ export function registerHealthRoutes(app: App, options: HealthOptions): void {
   ];
   let lastFailing = '';
 
+  const version = options.version;
   app.get('/health', {
-    schema: { summary: 'The process is alive', operationId: 'health', tags: ['operations'], response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
-  }, async () => ({ status: 'ok' as const }));
+    schema: {
+      summary: 'The process is alive',
+      operationId: 'health',
+      tags: ['operations'],
+      response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.Optional(Type.String()) }) },
+    },
+  }, async () => (version === undefined ? { status: 'ok' as const } : { status: 'ok' as const, version }));
 
   app.get('/ready', {
     schema: {

@@ -169,3 +169,14 @@ test('a port nobody listens on fails the audit with the network error', async ()
   assert.equal(res.statusCode, 500);
   assert.match(res.json().error.message, /could not be loaded/);
 });
+
+test('a browser that dies is started again for the next audit', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const children = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+    .split('\n').map((l) => l.trim().split(/\s+/)).filter(([pid, comm]) => pid && /chrom/i.test(comm ?? '')).map(([pid]) => Number(pid));
+  assert.equal(children.length, 1, 'this file runs one browser');
+  process.kill(children[0]!, 'SIGKILL');
+  const res = await h.call('POST', '/audit', { url: `${site.origin}/clean` });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(res.json().conformant, true);
+});

@@ -34,7 +34,7 @@ export interface AuditHarness {
 export async function startAudit(env: Record<string, string> = {}, label = 'audit'): Promise<AuditHarness> {
   const database = await freshPostgres(label);
   const dataDir = tempDir();
-  const fullEnv = { DATABASE_URL: database.url, DATA_DIR: dataDir.path, LOG_LEVEL: 'silent', ...FAST_AUDITS, ...env };
+  const fullEnv = { DATABASE_URL: database.url, DATA_DIR: dataDir.path, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...FAST_AUDITS, ...env };
   const config = loadAuditConfig(fullEnv);
   const app = await buildAuditApp(config);
   await app.ready();
@@ -79,6 +79,8 @@ export interface TestSite {
   hits: string[];
   /** Resolves the first time `path` is requested. */
   requested(path: string): Promise<void>;
+  /** Resolves when a request for `path` is dropped by the client before its answer was sent. */
+  abandoned(path: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -86,6 +88,8 @@ export interface TestSite {
 export async function serveSite(pages: Record<string, SitePage | string>, host = '127.0.0.1'): Promise<TestSite> {
   const hits: string[] = [];
   const waiters = new Map<string, Array<() => void>>();
+  const abandonedPaths: string[] = [];
+  const abandonWaiters = new Map<string, Array<() => void>>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0]!;
     hits.push(req.url ?? '/');
@@ -97,7 +101,13 @@ export async function serveSite(pages: Record<string, SitePage | string>, host =
       res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><html lang="en"><title>Not found</title><main><h1>Not found</h1></main></html>');
       return;
     }
-    const send = () => res.writeHead(page.status ?? 200, { 'content-type': 'text/html; charset=utf-8', ...page.headers }).end(page.body);
+    res.on('close', () => {
+      if (res.writableEnded) return;
+      abandonedPaths.push(path);
+      for (const resolve of abandonWaiters.get(path) ?? []) resolve();
+      abandonWaiters.delete(path);
+    });
+    const send = () => !res.destroyed && res.writeHead(page.status ?? 200, { 'content-type': 'text/html; charset=utf-8', ...page.headers }).end(page.body);
     if (page.holdUntil) page.holdUntil.then(send, send);
     else send();
   });
@@ -112,6 +122,10 @@ export async function serveSite(pages: Record<string, SitePage | string>, host =
       if (hits.some((h) => h.split('?')[0] === path)) return Promise.resolve();
       return new Promise((resolve) => waiters.set(path, [...(waiters.get(path) ?? []), resolve]));
     },
+    abandoned(path) {
+      if (abandonedPaths.includes(path)) return Promise.resolve();
+      return new Promise((resolve) => abandonWaiters.set(path, [...(abandonWaiters.get(path) ?? []), resolve]));
+    },
     close: () => new Promise((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
@@ -125,10 +139,10 @@ export function page(title: string, body: string, head = ''): string {
 }
 
 /** Polls the job until it reaches one of `statuses` (the API offers no push), at most `timeoutMs`. */
-export async function waitForJob(h: AuditHarness, id: string, statuses: string[], timeoutMs = 60_000): Promise<Record<string, any>> {
+export async function waitForJob(h: AuditHarness, id: string, statuses: string[], timeoutMs = 60_000, key = h.key): Promise<Record<string, any>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await h.call('GET', `/api/v1/audits/${id}`);
+    const res = await h.call('GET', `/api/v1/audits/${id}`, undefined, key);
     const job = res.json();
     if (statuses.includes(job.status)) return job;
     if (Date.now() > deadline) throw new Error(`job ${id} still ${job.status} after ${timeoutMs} ms`);

@@ -4,29 +4,32 @@ import { ConfigError } from '../../src/kit/config.ts';
 import { loadDashboardConfig } from '../../src/dashboard/config.ts';
 import { startDashboard } from './harness.ts';
 
+// A key given, so reading the configuration never writes a development key into the working directory.
+const KEY = { PLATFORM_SECRET_KEY: 'ab'.repeat(32) };
+const load = (env: NodeJS.ProcessEnv) => loadDashboardConfig({ ...KEY, ...env });
 const refused = (env: NodeJS.ProcessEnv, variable: string, message: RegExp) => {
-  assert.throws(() => loadDashboardConfig(env), (err: unknown) => err instanceof ConfigError && err.variable === variable && message.test(err.message));
+  assert.throws(() => load(env), (err: unknown) => err instanceof ConfigError && err.variable === variable && message.test(err.message));
 };
 
 test('a JWT secret under 32 bytes, or none in production, refuses to start without echoing it', () => {
   refused({ DASHBOARD_JWT_SECRET: 'short-secret-31-bytes-long-xxxx' }, 'DASHBOARD_JWT_SECRET', /at least 32 bytes/);
-  assert.throws(() => loadDashboardConfig({ DASHBOARD_JWT_SECRET: 'short-secret-31-bytes-long-xxxx' }), (e: Error) => !e.message.includes('short-secret'));
+  assert.throws(() => load({ DASHBOARD_JWT_SECRET: 'short-secret-31-bytes-long-xxxx' }), (e: Error) => !e.message.includes('short-secret'));
   refused({ NODE_ENV: 'production' }, 'DASHBOARD_JWT_SECRET', /required when NODE_ENV=production/);
-  assert.equal(loadDashboardConfig({ DASHBOARD_JWT_SECRET: 'x'.repeat(32) }).jwtSecret, 'x'.repeat(32));
+  assert.equal(load({ DASHBOARD_JWT_SECRET: 'x'.repeat(32) }).jwtSecret, 'x'.repeat(32));
 });
 
 test('authentication can be disabled only on a loopback address outside production', () => {
   refused({ DASHBOARD_AUTH_DISABLED: 'true', NODE_ENV: 'production', DASHBOARD_JWT_SECRET: 'x'.repeat(32) }, 'DASHBOARD_AUTH_DISABLED', /NODE_ENV=production/);
   refused({ DASHBOARD_AUTH_DISABLED: 'true', HOST: '0.0.0.0' }, 'DASHBOARD_AUTH_DISABLED', /HOST=0\.0\.0\.0/);
   refused({ DASHBOARD_AUTH_DISABLED: 'true', HOST: '192.168.1.5' }, 'DASHBOARD_AUTH_DISABLED', /loopback/);
-  for (const host of ['127.0.0.1', '::1', 'localhost']) assert.equal(loadDashboardConfig({ DASHBOARD_AUTH_DISABLED: 'true', HOST: host }).authDisabled, true);
+  for (const host of ['127.0.0.1', '::1', 'localhost']) assert.equal(load({ DASHBOARD_AUTH_DISABLED: 'true', HOST: host }).authDisabled, true);
 });
 
 test('OpenID providers are a JSON array with unique ids that do not shadow the built-in routes', () => {
   for (const bad of ['nope', '{}', '[{"id":"github","issuer":"https://x","clientId":"c"}]', '[{"id":"me","issuer":"https://x","clientId":"c"}]', '[{"id":"a","issuer":"ftp://x","clientId":"c"}]', '[{"id":"a","issuer":"https://x"}]', '[{"id":"a","issuer":"https://x","clientId":"c"},{"id":"a","issuer":"https://y","clientId":"d"}]']) {
     refused({ DASHBOARD_OIDC_PROVIDERS: bad }, 'DASHBOARD_OIDC_PROVIDERS', /JSON array/);
   }
-  assert.throws(() => loadDashboardConfig({ DASHBOARD_OIDC_PROVIDERS: '[{"id":"a","issuer":"https://x","clientId":"c","clientSecret":"TOPSECRET"},{}]' }), (e: Error) => !e.message.includes('TOPSECRET'));
+  assert.throws(() => load({ DASHBOARD_OIDC_PROVIDERS: '[{"id":"a","issuer":"https://x","clientId":"c","clientSecret":"TOPSECRET"},{}]' }), (e: Error) => !e.message.includes('TOPSECRET'));
   refused({ DASHBOARD_GITHUB_CLIENT_ID: 'abc' }, 'DASHBOARD_GITHUB_CLIENT_SECRET', /go together/);
 });
 
@@ -74,8 +77,8 @@ test('CORS answers configured origins only, with the configured methods and head
 });
 
 test('rate limits per plan default to the document\'s and can be set per plan', () => {
-  assert.deepEqual(loadDashboardConfig({}).rateLimits, { free: 60, pro: 300, enterprise: 1000 });
-  assert.deepEqual(loadDashboardConfig({ DASHBOARD_RATE_LIMITS: 'pro=500' }).rateLimits, { free: 60, pro: 500, enterprise: 1000 });
+  assert.deepEqual(load({}).rateLimits, { free: 60, pro: 300, enterprise: 1000 });
+  assert.deepEqual(load({ DASHBOARD_RATE_LIMITS: 'pro=500' }).rateLimits, { free: 60, pro: 500, enterprise: 1000 });
   for (const bad of ['gold=5', 'free=0', 'free=-1', 'free', 'free=1.5']) refused({ DASHBOARD_RATE_LIMITS: bad }, 'DASHBOARD_RATE_LIMITS', /plan=requests/);
 });
 

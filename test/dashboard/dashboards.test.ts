@@ -179,13 +179,20 @@ describe('dashboards', () => {
     assert.equal(versions.status, 200);
     assert.deepEqual(versions.body.items.map((v: any) => v.version), [3, 2, 1]);
     const paged = await s.request('GET', `/api/v1/dashboards/${id}/versions?limit=2`, { as: viewer });
-    assert.equal(paged.body.next, '2');
+    assert.equal(typeof paged.body.next, 'string');
     const rest = await s.request('GET', `/api/v1/dashboards/${id}/versions?limit=2&cursor=${paged.body.next}`, { as: viewer });
     assert.deepEqual(rest.body.items.map((v: any) => v.version), [1]);
     const one = await s.request('GET', `/api/v1/dashboards/${id}/versions/1`, { as: viewer });
     assert.equal(one.body.title, 'V1');
     assert.equal(one.body.description, 'first');
     assert.equal((await s.request('GET', `/api/v1/dashboards/${id}/versions/99`, { as: viewer })).status, 404);
+    for (const path of [`${id}/versions?limit=0`, `${id}/versions?limit=101`, `${id}/versions?cursor=x`, `${id}/versions?sort=x`, `${id}/versions/0`, `${id}/versions/x`, `${id}/versions/99999999999`, 'x/versions']) {
+      const r = await s.request('GET', `/api/v1/dashboards/${path}`, { as: viewer });
+      assert.equal(r.status, 400, path);
+      assert.equal(r.body.error.code, 'VALIDATION_ERROR', path);
+    }
+    assert.equal((await s.request('POST', `/api/v1/dashboards/${id}/versions/0/restore`, { as: editor })).status, 400);
+    assert.equal((await s.request('POST', `/api/v1/dashboards/${id}/versions/77/restore`, { as: editor })).status, 404);
 
     const restored = await s.request('POST', `/api/v1/dashboards/${id}/versions/1/restore`, { as: editor, headers: { 'if-match': `"${id}-3"` } });
     assert.equal(restored.status, 200);

@@ -90,6 +90,8 @@ describe('users and tenants', () => {
     assert.equal(last.status, 409);
     assert.equal(last.body.error.code, 'CONFLICT');
     assert.equal((await s.request('DELETE', `/api/v1/admin/users/${owner.userId}`, { as: owner })).status, 400);
+    assert.equal((await s.request('PATCH', `/api/v1/admin/users/${admin.userId}`, { as: admin, body: { active: false } })).status, 400);
+    assert.equal((await s.request('DELETE', `/api/v1/admin/users/${admin.userId}`, { as: admin })).status, 400);
   });
 
   test('owners create tenants (becoming their owner), list, read and change them', async () => {
@@ -112,6 +114,35 @@ describe('users and tenants', () => {
     }
     for (const body of [{}, { plan: 'platinum' }, { name: '' }, { slug: 'renamed' }]) {
       assert.equal((await s.request('PATCH', `/api/v1/admin/tenants/${created.body.id}`, { as: owner, body })).status, 400, JSON.stringify(body));
+    }
+  });
+});
+
+describe('audit log queries', () => {
+  let s: DashboardServer;
+  let admin: SignedIn;
+  before(async () => {
+    s = await startDashboard('dashaudit');
+    admin = await s.signIn({ tenant: 'acme', role: 'admin' });
+  });
+  after(async () => s?.close());
+
+  test('pages newest first, filters, and refuses bad parameters', async () => {
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await s.request('POST', '/api/v1/admin/users', { as: admin, body: { email: `a${i}@acme.example`, name: `A${i}`, role: 'viewer' } })).status, 201);
+    }
+    const first = await s.request('GET', '/api/v1/audit?limit=2&action=user.create', { as: admin });
+    assert.equal(first.body.items.length, 2);
+    assert.deepEqual(first.body.items.map((e: any) => e.details.email), ['a2@acme.example', 'a1@acme.example']);
+    assert.ok(first.body.items.every((e: any) => e.userId === admin.userId && typeof e.createdAt === 'string'));
+    const rest = await s.request('GET', `/api/v1/audit?limit=2&action=user.create&cursor=${first.body.next}`, { as: admin });
+    assert.equal(rest.body.items[0].details.email, 'a0@acme.example');
+    const byUser = await s.request('GET', `/api/v1/audit?userId=${admin.userId}&targetType=user`, { as: admin });
+    assert.equal(byUser.body.items.length, 3);
+    for (const q of ['limit=0', 'limit=101', 'cursor=x', 'action=DROP%20TABLE', 'targetType=a-b', 'userId=0', 'userId=x', `action=${'a'.repeat(101)}`]) {
+      const r = await s.request('GET', `/api/v1/audit?${q}`, { as: admin });
+      assert.equal(r.status, 400, q);
+      assert.equal(r.body.error.code, 'VALIDATION_ERROR');
     }
   });
 });

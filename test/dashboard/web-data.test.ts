@@ -134,6 +134,7 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await editor.click();
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.type('SELECT * FROM ord');
+    await page.keyboard.press('Control+Space');
     await page.locator('.cm-tooltip-autocomplete').getByText('orders').waitFor();
     await page.keyboard.press('Escape');
 

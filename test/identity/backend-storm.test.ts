@@ -57,4 +57,9 @@ test('terminated database backends under load: the process lives, answers 503 wi
     normal: (res) => res.status === 200,
   });
   assert.ok(result.unavailable > 0, `some requests met a dropped connection (${JSON.stringify(result)})`);
+  // Identity's own metrics beside the kit's.
+  const metrics = await (await fetch(`${service.url}/metrics`)).text();
+  assert.ok(Number(/^identity_token_requests_total\{grant_type="client_credentials",outcome="success"\} (\d+)$/m.exec(metrics)?.[1]) > 0, 'token requests counted');
+  assert.ok(Number(/^identity_tokens_issued_total\{kind="client_credentials"\} (\d+)$/m.exec(metrics)?.[1]) > 0, 'issued tokens counted');
+  assert.match(metrics, /^http_requests_total\{method="POST",route="\/oauth\/\*",status="200"\} [1-9]/m, 'the provider\'s routes are counted by the kit');
 });

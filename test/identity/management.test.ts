@@ -74,6 +74,13 @@ test('the CLI refuses bad input with a usage message', async () => {
   const badUri = await cli('apps', 'create', '--name', 'x', '--type', 'web', '--redirect-uri', 'not a url');
   assert.equal(badUri.code, 2);
   assert.match(badUri.err.join('\n'), /redirect URI/);
+  const exported = await cli('apps', 'create', '--name', "Ops' robot", '--type', 'machine', '--export');
+  assert.equal(exported.code, 0, exported.err.join('\n'));
+  assert.equal(exported.out.length, 3);
+  assert.match(exported.out[0]!, /^export APP_ID='[0-9a-f-]{36}'$/);
+  const exportedId = /^export CLIENT_ID='(\S+)'$/.exec(exported.out[1]!)![1]!;
+  const exportedSecret = /^export CLIENT_SECRET='(cs_\S+)'$/.exec(exported.out[2]!)![1]!;
+  assert.equal((await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials' }, { authorization: basic(exportedId, exportedSecret) })).status, 200);
   const unknown = await cli('frobnicate');
   assert.equal(unknown.code, 2);
   const generated = await cli('admin', 'create', '--email', 'second-admin@example.com');

@@ -174,4 +174,16 @@ test('the CLI creates projects and keys, lists and revokes them', async () => {
   assert.equal((await run('keys', 'list', 'no-such-project')).code, 1);
   assert.equal((await run('frobnicate')).code, 2);
   assert.equal((await run('projects', 'create', 'x', '--bogus')).code, 2);
+
+  // --export: shell lines for scripts (the README's walk evaluates them).
+  const exported = await run('projects', 'create', "Bob's shop", '--export');
+  assert.equal(exported.code, 0);
+  const projectId = /^export PROJECT_ID='(prj_[A-Za-z0-9_-]+)'$/.exec(exported.out.join('\n'))![1]!;
+  assert.equal((await h.admin('GET', `/api/v1/projects/${projectId}`)).json().name, "Bob's shop");
+  const exportedKey = await run('keys', 'create', projectId, '--export');
+  assert.equal(exportedKey.out.length, 2);
+  assert.match(exportedKey.out[0]!, /^export KEY_ID='key_[A-Za-z0-9_-]+'$/);
+  const apiKey = /^export API_KEY='(isk_[A-Za-z0-9_-]+)'$/.exec(exportedKey.out[1]!)![1]!;
+  const sent = await h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': apiKey }, payload: { events: [makeEvent(projectId)] } });
+  assert.equal(sent.json().accepted, 1);
 });

@@ -61,3 +61,16 @@ test('truncated gzip is a 400, not a hang', async () => {
   const whole = gzipSync(JSON.stringify({ events: [] }));
   await assert.rejects(readBody(Readable.from([whole.subarray(0, whole.length - 6)]), { 'content-encoding': 'gzip' }, LIMIT), (err: unknown) => err instanceof HttpError && err.statusCode === 400);
 });
+
+test('text is decoded as it arrives: a character split between two chunks survives, invalid UTF-8 anywhere is a 400', async () => {
+  const text = JSON.stringify({ events: [{ a: 'café ☕ 𝄞'.repeat(3) }] });
+  const bytes = Buffer.from(text);
+  for (let cut = 1; cut < bytes.length; cut++) {
+    const read = await readBody(Readable.from([bytes.subarray(0, cut), bytes.subarray(cut)]), {}, LIMIT);
+    assert.equal(read.text, text, `cut at ${cut}`);
+  }
+  const broken = Buffer.concat([bytes.subarray(0, 10), Buffer.from([0xc3]), bytes.subarray(10)]);
+  await assert.rejects(readBody(Readable.from([broken.subarray(0, 11), broken.subarray(11)]), {}, LIMIT), /not valid UTF-8/);
+  // A character cut off by the end of the body.
+  await assert.rejects(readBody(Readable.from([Buffer.from('{"a":"'), Buffer.from([0xe2, 0x98])]), {}, LIMIT), /not valid UTF-8/);
+});

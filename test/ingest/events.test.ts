@@ -123,18 +123,29 @@ test('an event nested deeper than 64 levels is rejected on its own, not a 500', 
   assert.deepEqual(await storedIds([good.event_id as string, deep.event_id as string]), [good.event_id]);
 });
 
-test('a body nested more than 128 levels is refused whole before it is parsed; brackets inside strings do not count', async () => {
+test('a body over 1 MB nested more than 128 levels or holding more than a million values is refused whole before it is parsed; brackets inside strings do not count', async () => {
   const good = makeEvent(projectId);
   const head = JSON.stringify(makeEvent(projectId)).slice(0, -1);
+  // Bodies over 1 MB are read before parsing (smaller ones cannot cost much; their deep events are rejected one by one).
+  const padded = JSON.stringify(makeEvent(projectId, { 'error.stack': 'x'.repeat(1024 * 1024) }));
   for (const depth of [126, 5000, 1_000_000]) {
-    const body = `{"events":[${head},"metadata":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}},${JSON.stringify(good)}]}`;
+    const body = `{"events":[${head},"metadata":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}},${JSON.stringify(good)},${padded}]}`;
     assertError(await post(body), 400, 'VALIDATION_ERROR', 'too_deep', /more than 128 levels deep/);
   }
   assert.deepEqual(await storedIds([good.event_id as string]), []);
+  const tooLarge = (index: number) => ({ index, error: `event: must be at most 100 KB serialized (got ${Buffer.byteLength(padded)} bytes)` });
   const brackets = makeEvent(projectId, { 'error.message': '['.repeat(500) + '\\"{'.repeat(100) });
-  assert.deepEqual((await post({ events: [brackets] })).json(), { accepted: 1, rejected: 0, errors: [] });
+  assert.deepEqual((await post(`{"events":[${JSON.stringify(brackets)},${padded}]}`)).json(), { accepted: 1, rejected: 1, errors: [tooLarge(1)] });
+  // Millions of tiny values would cost hundreds of MB to parse: refused from the text too (commas in strings do not count).
+  const wide = `{"events":[${head},"metadata":{"x":[${Array(1_000_001).fill('0').join(',')}]}}]}`;
+  assertError(await post(wide), 400, 'VALIDATION_ERROR', 'too_many_values', /more than 1,000,000 JSON values/);
+  const commas = JSON.stringify(makeEvent(projectId, { 'error.stack': ','.repeat(1_100_000) }));
+  assert.deepEqual((await post(`{"events":[${JSON.stringify(good)},${commas}]}`)).json(), { accepted: 1, rejected: 1, errors: [{ index: 1, error: `event: must be at most 100 KB serialized (got ${Buffer.byteLength(commas)} bytes)` }] });
   // Unbalanced text is the parser's to judge.
-  assertError(await post('{"events":[' + ']'.repeat(200)), 400, 'VALIDATION_ERROR', 'invalid_json');
+  assertError(await post(`{"events":[${padded}${']'.repeat(200)}`), 400, 'VALIDATION_ERROR', 'invalid_json');
+  // A small body as deep is parsed, and its too-deep event rejected on its own.
+  const small = await post(`{"events":[${head},"metadata":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}},${JSON.stringify(good)}]}`);
+  assert.deepEqual(small.json(), { accepted: 1, rejected: 1, errors: [{ index: 0, error: 'metadata: must not be nested more than 64 levels deep' }] });
 });
 
 test('a duplicate id within one batch: the first is stored, the repeat rejected', async () => {

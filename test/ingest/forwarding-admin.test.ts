@@ -229,7 +229,7 @@ test('the CLI creates, lists, disables, enables and deletes destinations and lis
 
   const usage = await run('destinations', 'create', projectId, '--kind', 'segment');
   assert.equal(usage.code, 2);
-  assert.match(usage.err, /needs PROJECT, --name and --kind/);
+  assert.match(usage.err, /^platform: ingest destinations create: --name is required\nusage: platform ingest destinations create PROJECT --name N --kind /);
   const badKind = await run('destinations', 'create', projectId, '--name', 'x', '--kind', 'kafka');
   assert.equal(badKind.code, 1);
   assert.match(badKind.err, /kind: must be one of/);

@@ -19,7 +19,9 @@ let url: string;
 before(async () => {
   database = await freshPostgres('outagelog');
   child = spawn(process.execPath, ['src/cli.ts', 'start', 'ingest'], {
-    env: { PATH: process.env.PATH, DATABASE_URL: database.url, DATA_DIR: dataDir.path, INGEST_PORT: '0', LOG_LEVEL: 'info', INGEST_ADMIN_TOKEN: ADMIN, INGEST_KEY_CACHE_SECONDS: '300', PLATFORM_SECRET_KEY: 'c'.repeat(64) },
+    env: { PATH: process.env.PATH, DATABASE_URL: database.url, DATA_DIR: dataDir.path, INGEST_PORT: '0', LOG_LEVEL: 'info', INGEST_ADMIN_TOKEN: ADMIN, INGEST_KEY_CACHE_SECONDS: '300', PLATFORM_SECRET_KEY: 'c'.repeat(64),
+      // The delivery worker polls the database every 20 ms: its polls meet the outage too.
+      INGEST_FORWARDING_ENABLED: 'true', INGEST_FORWARDING_POLL_MS: '20' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let pending = '';

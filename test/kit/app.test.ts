@@ -117,7 +117,9 @@ test('/openapi.json describes the routes from their schemas', async () => {
   const post = doc.paths['/items'].post;
   assert.deepEqual(post.requestBody.content['application/json'].schema.required, ['name', 'count']);
   assert.ok(post.responses['201']);
-  assert.equal(doc.paths['/openapi.json'], undefined);
+  assert.equal(doc.paths['/openapi.json'].get.operationId, 'getOpenApiDocument', 'the document describes itself too');
+  assert.deepEqual(doc.servers, [{ url: '/', description: 'the origin this document is served from' }]);
+  assert.ok(doc.components.schemas.Error, 'the shared error body is a named component');
   await app.close();
 });
 
@@ -125,14 +127,18 @@ test('closing finishes requests in flight and refuses new ones', async () => {
   const app = await createApp({ name: 'slow', version: '1', logLevel: 'silent' });
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
+  let entered!: () => void;
+  const handling = new Promise<void>((r) => (entered = r));
   app.get('/slow', async () => {
+    entered();
     await gate;
     return { done: true };
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const inflight = fetch(`http://127.0.0.1:${port}/slow`);
-  await new Promise((r) => setTimeout(r, 100));
+  // Closed only once the request is being handled (a fixed pause lost the race on a loaded machine).
+  await handling;
   const closing = app.close();
   await new Promise((r) => setTimeout(r, 50));
   await assert.rejects(fetch(`http://127.0.0.1:${port}/slow`));

@@ -18,7 +18,7 @@ function env(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function run(args: string[], extra: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [CLI, ...args], { env: env(extra), encoding: 'utf8', cwd: tmp.path, timeout: 60_000 });
+  return spawnSync(process.execPath, [CLI, ...args], { env: env(extra), encoding: 'utf8', cwd: tmp.path, timeout: 180_000 });
 }
 
 test('help lists the commands and every registered service with its port', () => {
@@ -54,9 +54,9 @@ test('.env values are read and the environment wins over them', async () => {
   try {
     const { writeFileSync } = await import('node:fs');
     writeFileSync(join(dir.path, '.env'), 'INGEST_PORT=notaport\n');
-    const r = spawnSync(process.execPath, [CLI, 'start', 'ingest'], { env: env({}), encoding: 'utf8', cwd: dir.path, timeout: 60_000 });
+    const r = spawnSync(process.execPath, [CLI, 'start', 'ingest'], { env: env({}), encoding: 'utf8', cwd: dir.path, timeout: 180_000 });
     assert.match(r.stderr, /INGEST_PORT is malformed/);
-    const ok = spawnSync(process.execPath, [CLI, 'migrate', 'ingest'], { env: env({ INGEST_PORT: '4999', DATA_DIR: join(dir.path, 'd') }), encoding: 'utf8', cwd: dir.path, timeout: 60_000 });
+    const ok = spawnSync(process.execPath, [CLI, 'migrate', 'ingest'], { env: env({ INGEST_PORT: '4999', DATA_DIR: join(dir.path, 'd') }), encoding: 'utf8', cwd: dir.path, timeout: 180_000 });
     assert.equal(ok.status, 0, ok.stderr);
   } finally {
     dir.remove();
@@ -71,7 +71,7 @@ test('start serves on embedded storage, a second process on the same folder is r
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL printed: ${stdout} ${stderr}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`no URL printed: ${stdout} ${stderr}`)), 180_000);
     child.stdout.on('data', () => {
       const m = /ingest\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
       if (m) {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../kit/db.ts';
 import { HttpError, codeForStatus } from '../../kit/errors.ts';
-import { createIntrospector, type IntrospectionConfig } from './introspection.ts';
+import { VerifierUnavailableError, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import { findActiveKey, KEY_PREFIX } from './keys.ts';
 
 declare module 'fastify' {
@@ -24,8 +24,7 @@ function unauthorized(message: string): HttpError {
  * made with `platform audit keys create`, or, when introspection is configured, an access token of the
  * platform's identity service (`Authorization: Bearer <token>`).
  */
-export function createAuditGuard(db: Database, introspection: IntrospectionConfig | null): AuditGuard {
-  const introspect = introspection ? createIntrospector(introspection) : null;
+export function createAuditGuard(db: Database, tokens: { verifier: TokenVerifier; requiredScope: string } | null): AuditGuard {
   return async (request) => {
     const header = request.headers.authorization;
     const apiKeyHeader = request.headers['x-api-key'];
@@ -42,15 +41,19 @@ export function createAuditGuard(db: Database, introspection: IntrospectionConfi
       request.auditOwner = `key:${id}`;
       return;
     }
-    if (!introspect) throw unauthorized('invalid API key (access tokens are not accepted: this service has no introspection endpoint configured)');
-    let verdict;
+    if (!tokens) throw unauthorized('invalid API key (access tokens are not accepted: this service has no AUDIT_IDENTITY_URL configured)');
+    let info;
     try {
-      verdict = await introspect(credential);
+      info = await tokens.verifier(credential);
     } catch (err) {
+      if (!(err instanceof VerifierUnavailableError)) throw err;
       request.log.warn({ err }, 'token introspection failed');
       throw new HttpError(503, codeForStatus(503), 'access tokens cannot be checked right now: the identity service did not answer', { headers: { 'retry-after': '5' } });
     }
-    if (!verdict.active) throw unauthorized(verdict.reason);
-    request.auditOwner = `token:${verdict.subject}`;
+    if (!info) throw unauthorized('the access token is not active (unknown, expired or revoked)');
+    if (!info.scopes.includes(tokens.requiredScope)) throw new HttpError(403, codeForStatus(403), `the access token lacks the scope ${tokens.requiredScope}`);
+    const subject = info.subject ?? info.clientId;
+    if (!subject) throw unauthorized('the access token names no subject');
+    request.auditOwner = `token:${subject}`;
   };
 }

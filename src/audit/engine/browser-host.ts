@@ -47,6 +47,18 @@ export class BrowserHost {
 
   /** A fresh context whose every request goes through `proxyServer`; loopback too (Chromium would bypass proxies for it). */
   async newContext(proxyServer: string): Promise<BrowserContext> {
+    try {
+      return await this.openContext(proxyServer);
+    } catch (err) {
+      // The browser may have died just now, before its disconnect was noticed: start a new one, once.
+      const current = await this.launching?.catch(() => null);
+      if (current?.isConnected()) throw err;
+      this.launching = null;
+      return this.openContext(proxyServer);
+    }
+  }
+
+  private async openContext(proxyServer: string): Promise<BrowserContext> {
     const browser = await this.browser();
     const version = browser.version();
     return browser.newContext({

@@ -13,7 +13,7 @@ function bounded<T>(work: Promise<T>): Promise<T | null> {
   return Promise.race([work.catch(() => null), timeout]).finally(() => clearTimeout(timer));
 }
 
-/** `/api/v1/health`: the version and the queue, 503 when the database does not answer; `/ready` likewise for orchestrators. */
+/** `/api/v1/health`: the version and the queue, 503 when the database does not answer (`/health` and `/ready` come from the kit). */
 export function registerHealthRoutes(app: App, db: Database, version: string): void {
   const Health = Type.Object({
     status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
@@ -22,21 +22,10 @@ export function registerHealthRoutes(app: App, db: Database, version: string): v
     queue: Type.Union([Type.Object({ pending: Type.Integer(), running: Type.Integer() }), Type.Null()]),
   });
   app.get('/api/v1/health', {
-    schema: { operationId: 'health', summary: 'Service health: version, database, queue', tags: ['health'], response: { 200: Health, 503: Health } },
+    schema: { operationId: 'healthV1', summary: 'Service health: version, database, queue', tags: ['health'], response: { 200: Health, 503: Health } },
   }, async (_request, reply) => {
     const queue = await bounded(queueCounts(db));
     const body = { status: queue ? 'ok' as const : 'unavailable' as const, version, database: queue ? 'ok' as const : 'unavailable' as const, queue };
     return reply.code(queue ? 200 : 503).send(body);
-  });
-  app.get('/ready', {
-    schema: {
-      operationId: 'ready',
-      summary: 'The database answers',
-      tags: ['health'],
-      response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: Type.Object({ status: Type.Literal('not ready') }) },
-    },
-  }, async (_request, reply) => {
-    if (await bounded(db.query('SELECT 1'))) return { status: 'ready' as const };
-    return reply.code(503).send({ status: 'not ready' as const });
   });
 }

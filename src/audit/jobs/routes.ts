@@ -2,9 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
-import { HttpError, codeForStatus } from '../../kit/errors.ts';
+import { HttpError, codeForStatus, errorResponses } from '../../kit/errors.ts';
 import type { AuditGuard } from '../auth/guard.ts';
-import { ErrorBody } from '../errors.ts';
+import { decodeCursor, encodeCursor, pageQuery } from '../../kit/paging.ts';
 import { parseAuditUrl, resolveConfig, badRequest, type ConfigLimits } from '../request/resolve.ts';
 import { CreateJobBody } from '../request/schema.ts';
 import { AuditConfigSchema, AuditResultSchema } from '../result/schema.ts';
@@ -31,9 +31,8 @@ const jobFields = {
 export const JobSummary = Type.Object(jobFields);
 export const JobDetail = Type.Object({ ...jobFields, result: Type.Optional(AuditResultSchema) });
 export const JobIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
-const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody, 503: ErrorBody };
+const errors = errorResponses(400, 401, 403, 404, 409, 429, 503);
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
-const LIST_LIMIT = { default: 20, max: 100 };
 
 function summary(job: JobRecord) {
   const { result: _result, ...rest } = job;
@@ -45,15 +44,8 @@ function detail(job: JobRecord) {
   return result && job.status === 'completed' ? { ...rest, result } : rest;
 }
 
-function encodeCursor(seq: number): string {
-  return Buffer.from(`s${seq}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const m = /^s(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw badRequest('cursor is not one this service gave: pass the `next` value of the previous page unchanged');
-  return Number(m[1]);
-}
+/** A page ends at a job's insertion sequence; the cursor holds it as the kit's opaque cursor. */
+const CursorShape = Type.Tuple([Type.Integer({ minimum: 0 })]);
 
 export interface JobRouteDeps {
   db: Database;
@@ -107,18 +99,14 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
         summary: 'The caller\'s audits, newest first, paged',
         tags: ['audits'],
         security,
-        querystring: Type.Object({
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT.max, description: `Jobs per page (default ${LIST_LIMIT.default})` })),
-          cursor: Type.Optional(Type.String({ maxLength: 100, description: 'The `next` of the previous page' })),
-          status: Type.Optional(Status),
-        }, { additionalProperties: false }),
+        querystring: Type.Object({ ...pageQuery(), status: Type.Optional(Status) }, { additionalProperties: false }),
         response: { 200: Type.Object({ items: Type.Array(JobSummary), next: Type.Union([Type.String(), Type.Null()]) }), ...errors },
       },
     }, async (request) => {
-      const limit = request.query.limit ?? LIST_LIMIT.default;
-      const before = request.query.cursor ? decodeCursor(request.query.cursor) : null;
+      const limit = request.query.limit;
+      const before = decodeCursor(request.query.cursor, CursorShape)?.[0] ?? null;
       const page = await listJobs(db, request.auditOwner, { limit, before, status: (request.query.status as AuditJobStatus | undefined) ?? null });
-      return { items: page.items.map(summary), next: page.more && page.last !== null ? encodeCursor(page.last) : null };
+      return { items: page.items.map(summary), next: page.more && page.last !== null ? encodeCursor([page.last]) : null };
     });
 
     api.get('/api/v1/audits/:id', {

@@ -88,7 +88,6 @@ export class JobWorker {
         if (!ours) controller.abort();
       }, (err: unknown) => log.warn({ err, job: id }, 'renewing an audit lease failed'));
     }, HEARTBEAT_MS);
-    metrics.running.inc();
     log.info({ job: id, attempt: attempts }, 'audit started');
     try {
       const result = await this.options.run(url, config, controller.signal);
@@ -113,7 +112,6 @@ export class JobWorker {
       if (!retry) metrics.jobs.inc({ status: 'failed' });
     } finally {
       clearInterval(heartbeat);
-      metrics.running.dec();
     }
   }
 

@@ -1,10 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
-import { HttpError, codeForStatus } from '../../kit/errors.ts';
+import { HttpError, codeForStatus, errorResponses } from '../../kit/errors.ts';
 import type { AuditGuard } from '../auth/guard.ts';
 import { AuditFailedError } from '../engine/auditor.ts';
-import { ErrorBody } from '../errors.ts';
 import type { AuditMetrics } from '../metrics.ts';
 import { badRequest, parseAuditUrl, resolveConfig, type ConfigLimits } from '../request/resolve.ts';
 import { LegacyAuditBody } from '../request/schema.ts';
@@ -18,22 +16,12 @@ export interface LegacyRouteDeps {
   limits: ConfigLimits;
   metrics: AuditMetrics;
   maxConcurrent: number;
-  version: string;
   run: (url: string, config: AuditConfig, signal: AbortSignal) => Promise<AuditResult>;
 }
 
-/** The unversioned interface of Document 3: `POST /audit` runs an audit within the request; `GET /health` answers `{status, version}`. */
+/** The unversioned `POST /audit` of Document 3 runs an audit within the request (its `GET /health` comes from the kit, with the version). */
 export function registerLegacyRoutes(app: App, deps: LegacyRouteDeps): void {
   let active = 0;
-
-  app.get('/health', {
-    schema: {
-      operationId: 'legacyHealth',
-      summary: 'The process is alive, and its version',
-      tags: ['health'],
-      response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) },
-    },
-  }, async () => ({ status: 'ok' as const, version: deps.version }));
 
   app.register(async (plugin) => {
     const api = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -45,7 +33,7 @@ export function registerLegacyRoutes(app: App, deps: LegacyRouteDeps): void {
         tags: ['legacy'],
         security: [{ apiKey: [] }, { bearer: [] }],
         body: LegacyAuditBody,
-        response: { 200: AuditResultSchema, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody, 500: ErrorBody, 503: ErrorBody },
+        response: { 200: AuditResultSchema, ...errorResponses(400, 401, 403, 429, 500, 503) },
       },
     }, async (request, reply) => {
       const body = request.body;

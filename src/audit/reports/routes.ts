@@ -2,9 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
-import { HttpError, codeForStatus } from '../../kit/errors.ts';
+import { HttpError, codeForStatus, errorResponses } from '../../kit/errors.ts';
 import type { AuditGuard } from '../auth/guard.ts';
-import { ErrorBody } from '../errors.ts';
 import { getJob } from '../jobs/store.ts';
 import { JobIdParams } from '../jobs/routes.ts';
 import { OpenAcrQuery, openAcrResponse } from '../openacr/query.ts';
@@ -12,7 +11,7 @@ import type { OpenAcrDefaults } from '../openacr/report.ts';
 import { renderHtmlReport } from '../report/render.ts';
 import type { AuditResult } from '../result/types.ts';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody };
+const errors = errorResponses(400, 401, 403, 404, 409, 503);
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
 
 /** The completed result of one of the caller's jobs, or 404/409 naming why there is none. */

@@ -21,6 +21,22 @@ export interface AddressPolicy {
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
+const HOST_NAME = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
+
+/** Whether an AUDIT_ALLOW_HOSTS entry is a host name, an address or a CIDR range. */
+export function isAllowEntry(entry: string): boolean {
+  const value = entry.trim();
+  if (value.includes('/')) {
+    try {
+      ipaddr.parseCIDR(value);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return ipaddr.isValid(value) || HOST_NAME.test(value);
+}
+
 /**
  * Only globally routable unicast addresses are reachable by default: loopback, private, carrier-grade NAT,
  * link-local (cloud metadata at 169.254.169.254), unique-local, multicast, reserved, and the IPv6 forms
@@ -45,7 +61,7 @@ export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
     if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
     for (const [net, bits] of ranges) if (net.kind() === addr.kind() && addr.match(net, bits)) return null;
     const range = addr.range();
-    return range === 'unicast' ? null : `${address} is a ${describe(range)} address`;
+    return range === 'unicast' ? null : `${address} is ${describe(range)}`;
   };
 
   return {
@@ -80,13 +96,14 @@ export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
 
 function describe(range: string): string {
   switch (range) {
-    case 'loopback': return 'loopback';
-    case 'private': case 'uniqueLocal': return 'private';
-    case 'linkLocal': return 'link-local (cloud metadata)';
-    case 'carrierGradeNat': return 'carrier-grade NAT';
-    case 'unspecified': return 'unspecified';
-    case 'multicast': case 'broadcast': return range;
-    default: return `non-public (${range})`;
+    case 'loopback': return 'a loopback address';
+    case 'private': case 'uniqueLocal': return 'a private address';
+    case 'linkLocal': return 'a link-local address (where cloud metadata lives)';
+    case 'carrierGradeNat': return 'a carrier-grade NAT address';
+    case 'unspecified': return 'an unspecified address';
+    case 'multicast': return 'a multicast address';
+    case 'broadcast': return 'a broadcast address';
+    default: return `not a public address (${range})`;
   }
 }
 

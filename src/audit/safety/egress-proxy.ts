@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { LookupAddress } from 'node:dns';
@@ -31,6 +31,7 @@ const HOP_BY_HOP = new Set(['proxy-authorization', 'proxy-connection', 'connecti
 export async function openEgressProxy(policy: AddressPolicy): Promise<EgressProxy> {
   const refusals: Refusal[] = [];
   const sockets = new Set<Socket>();
+  const upstreams = new Set<ClientRequest>();
 
   const refuse = (url: string, err: unknown): string => {
     const reason = err instanceof RefusedDestinationError ? err.message : `connection failed: ${(err as Error).message}`;
@@ -64,6 +65,12 @@ export async function openEgressProxy(policy: AddressPolicy): Promise<EgressProx
       if (!res.headersSent) res.writeHead(err instanceof RefusedDestinationError ? 403 : 502, { 'content-type': 'text/plain; charset=utf-8', ...(err instanceof RefusedDestinationError ? { [REFUSED_HEADER]: encodeURIComponent(reason) } : {}) });
       res.end(reason);
     });
+    // The browser gave up (page closed, audit cancelled): the site's connection goes too.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    upstreams.add(upstream);
+    upstream.on('close', () => upstreams.delete(upstream));
     req.pipe(upstream);
   };
 
@@ -108,6 +115,7 @@ export async function openEgressProxy(policy: AddressPolicy): Promise<EgressProx
     refusals,
     async close() {
       for (const s of sockets) s.destroy();
+      for (const u of upstreams) u.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

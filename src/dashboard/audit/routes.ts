@@ -2,7 +2,8 @@ import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import { currentUser, requireRole } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { ListQuery, Timestamp, bearer, errors } from '../schemas.ts';
+import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
+import { IdPosition, ListQuery, Timestamp, bearer, errors } from '../schemas.ts';
 
 const AuditRecord = Type.Object({
   id: Type.Integer(),
@@ -27,7 +28,7 @@ export function registerAuditRoutes(app: App, ctx: DashboardContext): void {
         targetType: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z_]+$' })),
         userId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
       }),
-      response: { 200: Type.Object({ items: Type.Array(AuditRecord), next: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401, 403, 429) },
+      response: { 200: pageOf(AuditRecord), ...errors(400, 401, 403, 429) },
     },
   }, async (request) => {
     const { tenantId } = currentUser(request);
@@ -37,12 +38,10 @@ export function registerAuditRoutes(app: App, ctx: DashboardContext): void {
         WHERE tenant_id = $1 AND ($2::bigint IS NULL OR id < $2) AND ($3::text IS NULL OR action = $3)
           AND ($4::text IS NULL OR target_type = $4) AND ($5::bigint IS NULL OR user_id = $5)
         ORDER BY id DESC LIMIT $6`,
-      [tenantId, cursor ?? null, action ?? null, targetType ?? null, userId ?? null, limit + 1],
+      [tenantId, decodeCursor(cursor, IdPosition)?.[0] ?? null, action ?? null, targetType ?? null, userId ?? null, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    return {
-      items: page.map((r) => ({ id: r.id, userId: r.user_id, action: r.action, targetType: r.target_type, targetId: r.target_id, details: r.details, createdAt: r.created_at.toISOString() })),
-      next: rows.length > limit ? String(page.at(-1)!.id) : null,
-    };
+    return toPage(rows, limit, (r) => [r.id], (r) => ({
+      id: r.id, userId: r.user_id, action: r.action, targetType: r.target_type, targetId: r.target_id, details: r.details, createdAt: r.created_at.toISOString(),
+    }));
   });
 }

@@ -6,6 +6,9 @@ import { identify } from './authenticate.ts';
 import type { JwtKeys } from './jwt.ts';
 import type { AuthUser } from './user.ts';
 
+/** The kit's own routes, the same on every service: open, and not counted against a rate limit (probes call them often). */
+const KIT_ROUTES = new Set(['/health', '/ready', '/metrics', '/openapi.json']);
+
 export interface AuthHookOptions {
   db: Database;
   keys: JwtKeys;
@@ -25,13 +28,12 @@ export function registerAuthHook(app: App, options: AuthHookOptions): void {
     // Unknown routes answer 404 whoever asks.
     if (request.routeOptions.url === undefined) return;
     const config = request.routeOptions.config;
-    // The OpenAPI document and /metrics come from the kit, which cannot mark its routes; they are public on every service.
-    const kitRoute = request.routeOptions.url === '/openapi.json' || request.routeOptions.url === '/metrics';
-    const open = config.auth === false || kitRoute;
+    const operations = KIT_ROUTES.has(request.routeOptions.url);
+    const open = operations || config.auth === false;
     if (!open) {
       request.user = options.devUser ?? (await identify(options.db, options.keys, request.headers.authorization)) ?? null;
     }
-    if (config.rateLimit !== false && request.routeOptions.url !== '/metrics') await options.limiter(request, reply);
+    if (!operations && config.rateLimit !== false) await options.limiter(request, reply);
     if (!open && !request.user) throw unauthorized();
   });
 }

@@ -6,7 +6,8 @@ import { currentUser, requireRole } from '../auth/authenticate.ts';
 import { actor, recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
-import { DisplayText, IdParams, Slug, Timestamp, bearer, errors } from '../schemas.ts';
+import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
+import { DisplayText, IdParams, ListQuery, Slug, Timestamp, bearer, errors } from '../schemas.ts';
 import { checkDefinition, Definition } from './definition.ts';
 import {
   deleteDashboard, getDashboard, getVersion, insertDashboard, listDashboards, listVersions, SlugTaken, updateDashboard,
@@ -35,6 +36,7 @@ const VersionSummary = Type.Object({
   createdAt: Timestamp,
   restoredFrom: Type.Union([Type.Integer(), Type.Null()]),
 });
+const VersionPosition = Type.Tuple([Type.Integer({ minimum: 1, maximum: 2_147_483_647 })]);
 const VersionParams = Type.Object({ ...IdParams.properties, version: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 
 function summary(r: Pick<DashboardRow, 'id' | 'slug' | 'title' | 'description' | 'version' | 'created_at' | 'updated_at'>) {
@@ -208,22 +210,17 @@ export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
     schema: {
       operationId: 'listDashboardVersions', tags, security: bearer, summary: 'Earlier and current versions, newest first',
       params: IdParams,
-      querystring: Type.Object({
-        limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
-        cursor: Type.Optional(Type.String({ maxLength: 10, pattern: '^[0-9]+$' })),
-      }, { additionalProperties: false }),
-      response: { 200: Type.Object({ items: Type.Array(VersionSummary), next: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401, 404, 429) },
+      querystring: Type.Object(ListQuery.properties, { additionalProperties: false }),
+      response: { 200: pageOf(VersionSummary), ...errors(400, 401, 404, 429) },
     },
   }, async (request) => {
     const d = await getDashboard(db, currentUser(request).tenantId, request.params.id);
     if (!d) throw notFound('dashboard');
     const { limit, cursor } = request.query;
-    const rows = await listVersions(db, d.id, cursor === undefined ? undefined : Number(cursor), limit + 1);
-    const page = rows.slice(0, limit);
-    return {
-      items: page.map((v) => ({ version: v.version, slug: v.slug, title: v.title, createdBy: v.created_by, createdAt: v.created_at.toISOString(), restoredFrom: v.restored_from })),
-      next: rows.length > limit ? String(page.at(-1)!.version) : null,
-    };
+    const rows = await listVersions(db, d.id, decodeCursor(cursor, VersionPosition)?.[0], limit + 1);
+    return toPage(rows, limit, (v) => [v.version], (v) => ({
+      version: v.version, slug: v.slug, title: v.title, createdBy: v.created_by, createdAt: v.created_at.toISOString(), restoredFrom: v.restored_from,
+    }));
   });
 
   app.get('/api/v1/dashboards/:id/versions/:version', {

@@ -5,7 +5,8 @@ import type { Role } from '../auth/roles.ts';
 import { actor, recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
 import { conflict, forbidden, notFound, validation } from '../errors.ts';
-import { DisplayText, Email, IdParams, ListQuery, RoleSchema, UserSchema, bearer, errors } from '../schemas.ts';
+import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
+import { DisplayText, Email, IdParams, IdPosition, ListQuery, RoleSchema, UserSchema, bearer, errors } from '../schemas.ts';
 import { createUser, EmailTaken, getUser, listUsers, otherActiveOwners, setActive, setRole, toUser, type UserRow } from './store.ts';
 
 const tags = ['users'];
@@ -20,14 +21,13 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
     schema: {
       operationId: 'listUsers', tags, security: bearer, summary: 'Users of the caller\'s tenant, by id',
       querystring: ListQuery,
-      response: { 200: Type.Object({ items: Type.Array(UserSchema), next: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401, 403, 429) },
+      response: { 200: pageOf(UserSchema), ...errors(400, 401, 403, 429) },
     },
   }, async (request) => {
     const { tenantId } = currentUser(request);
     const { limit, cursor } = request.query;
-    const rows = await listUsers(db, tenantId, { after: cursor === undefined ? undefined : Number(cursor), limit: limit + 1 });
-    const page = rows.slice(0, limit);
-    return { items: page.map(toUser), next: rows.length > limit ? String(page.at(-1)!.id) : null };
+    const rows = await listUsers(db, tenantId, { after: decodeCursor(cursor, IdPosition)?.[0], limit: limit + 1 });
+    return toPage(rows, limit, (r) => [r.id], toUser);
   });
 
   app.get('/api/v1/admin/users/:id', {
@@ -77,7 +77,7 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
   }, async (request) => {
     const { role, active } = request.body;
     const row = await db.transaction(async (tx) => {
-      const target = await guardChange(tx, request, request.params.id, role);
+      const target = await guardChange(tx, request, request.params.id, role, active === false);
       let updated = target;
       if (role !== undefined && role !== target.role) {
         updated = (await setRole(tx, target.tenant_id, target.id, role))!;
@@ -103,7 +103,7 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
     },
   }, async (request, reply) => {
     await db.transaction(async (tx) => {
-      const target = await guardChange(tx, request, request.params.id, undefined);
+      const target = await guardChange(tx, request, request.params.id, undefined, true);
       if (!target.active) return;
       await keepAnOwner(tx, target);
       await setActive(tx, target.tenant_id, target.id, false);
@@ -115,15 +115,15 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
 
 type Tx = Parameters<Parameters<DashboardContext['db']['transaction']>[0]>[0];
 
-/** The target of a change, locked; refuses an admin touching an owner or making one. */
-async function guardChange(tx: Tx, request: Parameters<typeof currentUser>[0], id: number, newRole: Role | undefined): Promise<UserRow> {
+/** The target of a change, locked; refuses an admin touching an owner or making one, and anyone deactivating themselves. */
+async function guardChange(tx: Tx, request: Parameters<typeof currentUser>[0], id: number, newRole: Role | undefined, deactivating: boolean): Promise<UserRow> {
   const me = currentUser(request);
   const { rows } = await tx.query<{ id: number }>(`SELECT id FROM users WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, [me.tenantId, id]);
   if (!rows[0]) throw notFound('user');
   const target = (await getUser(tx, me.tenantId, id))!;
   if (me.role !== 'owner' && (target.role === 'owner' || newRole === 'owner')) throw forbidden('only an owner may change an owner or make one');
   if (newRole !== undefined && newRole !== 'owner' && target.role === 'owner') await keepAnOwner(tx, target);
-  if (newRole === undefined && target.id === me.id && request.method === 'DELETE') throw validation('you cannot deactivate yourself');
+  if (deactivating && target.id === me.id) throw validation('you cannot deactivate yourself');
   return target;
 }
 

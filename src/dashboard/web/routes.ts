@@ -1,7 +1,9 @@
 import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
 import { HttpError } from '../../kit/errors.ts';
 import type { App } from '../../kit/app.ts';
 import { notFound } from '../errors.ts';
+import { errors } from '../schemas.ts';
 import { loadWebFiles, type WebFile } from './files.ts';
 
 /**
@@ -45,7 +47,14 @@ export function registerWebRoutes(app: App, files: Map<string, WebFile> = loadWe
     return send(reply, index, 'no-cache');
   };
 
-  app.get('/', { config: { auth: false }, schema: { hide: true } }, async (_request, reply) => sendIndex(reply));
+  app.get('/', {
+    config: { auth: false },
+    schema: {
+      operationId: 'getWebApp', tags: ['web'], summary: 'The dashboard web app (index.html); its own routes below / answer the same page',
+      response: { 200: Type.String({ description: 'text/html' }), ...errors(503) },
+    },
+  }, async (_request, reply) => sendIndex(reply));
+  // The catch-all is described by GET / (the same page) and the API's own paths.
   app.get('/*', { config: { auth: false }, schema: { hide: true } }, async (request, reply) => {
     let path: string;
     try {

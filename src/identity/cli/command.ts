@@ -1,8 +1,9 @@
-import { parseArgs } from 'node:util';
 import type { CommandIO } from '../../kit/service.ts';
 import { randomToken } from '../../kit/crypto.ts';
+import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { migrate } from '../../kit/migrations.ts';
+import { UsageError, flag, runCommand, str, strs, usageLines, type CommandGroup } from '../../kit/cli-runner.ts';
 import { BUILT_IN_SCOPES, type IdentityConfig } from '../config.ts';
 import { MIGRATIONS, openIdentityDatabase } from '../app.ts';
 import { createHuman, makePlatformAdmin, setPassword } from '../principals/store.ts';
@@ -11,73 +12,105 @@ import { createApp, createSecret } from '../apps/store.ts';
 import { rotateSigningKeys } from '../oidc/signing-keys.ts';
 import { APP_TYPES, type AppType } from '../apps/record.ts';
 
-export const IDENTITY_USAGE = [
-  'admin create --email EMAIL [--password PASSWORD] [--name NAME]   make a platform admin (a password is generated and shown once if omitted)',
-  'apps create --name NAME [--type web|spa|native|machine|service] [--redirect-uri URI ...] [--scope SCOPE ...] [--first-party] [--resource-server] [--client-id ID]',
-  'keys rotate                 new signing key signs from now on; the old one stays in the JWKS until what it signed expires',
-];
-
-class UsageProblem extends Error {}
-
-export async function identityCommand(args: string[], config: IdentityConfig, io: CommandIO): Promise<number> {
-  const [group, action, ...rest] = args;
-  const db = await openIdentityDatabase(config);
-  try {
-    await migrate(db, MIGRATIONS);
-    if (group === 'admin' && action === 'create') {
-      const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } }, strict: true });
-      if (!values.email) throw new UsageProblem('--email is required');
-      const generated = values.password ? undefined : randomToken(18);
-      const password = values.password ?? generated!;
-      const existing = await findHumanByEmail(db, values.email);
-      if (existing) {
-        await makePlatformAdmin(db, existing.id);
-        if (values.password) await setPassword(db, existing.id, values.password);
-        io.out(`${existing.identifier} is now a platform admin (principal ${existing.id})${values.password ? '; password updated' : ''}`);
-        return 0;
-      }
-      const human = await createHuman(db, { email: values.email, password, displayName: values.name, isPlatformAdmin: true, emailVerified: true });
-      io.out(`created platform admin ${human.identifier} (principal ${human.id})`);
-      if (generated) io.out(`password (shown once): ${generated}`);
-      return 0;
+/** `platform identity ...`: principals, apps and signing keys, straight against the service's database. */
+function identityCommands(config: IdentityConfig): CommandGroup {
+  const withDatabase = async <T>(fn: (db: Database) => Promise<T>): Promise<T> => {
+    const db = await openIdentityDatabase(config);
+    try {
+      await migrate(db, MIGRATIONS);
+      return await fn(db);
+    } finally {
+      await db.close();
     }
-    if (group === 'apps' && action === 'create') {
-      const { values } = parseArgs({
-        args: rest,
+  };
+  return {
+    name: 'identity',
+    // The stores validate input with HttpError 400 (a bad redirect URI, an unknown scope): the caller's mistake.
+    classify: (err) => (err instanceof HttpError && err.statusCode < 500 ? new UsageError(err.message) : undefined),
+    commands: [
+      {
+        path: ['admin', 'create'],
+        synopsis: '--email EMAIL [--password PASSWORD] [--name NAME]',
+        summary: 'make a platform admin (a password is generated and shown once if omitted)',
+        details: ['an existing account with this email becomes a platform admin (its password is replaced only if --password is given)'],
+        options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } },
+        required: ['email'],
+        run: ({ values, result }) => withDatabase(async (db) => {
+          const email = str(values, 'email')!;
+          const given = str(values, 'password');
+          const existing = await findHumanByEmail(db, email);
+          if (existing) {
+            await makePlatformAdmin(db, existing.id);
+            if (given) await setPassword(db, existing.id, given);
+            result({ principal_id: existing.id, email: existing.identifier, created: false, password_updated: Boolean(given) },
+              [`${existing.identifier} is now a platform admin (principal ${existing.id})${given ? '; password updated' : ''}`]);
+            return;
+          }
+          const generated = given ? undefined : randomToken(18);
+          const human = await createHuman(db, { email, password: given ?? generated!, displayName: str(values, 'name'), isPlatformAdmin: true, emailVerified: true });
+          result({ principal_id: human.id, email: human.identifier, created: true, ...(generated ? { password: generated } : {}) },
+            [`created platform admin ${human.identifier} (principal ${human.id})`, ...(generated ? [`password (shown once): ${generated}`] : [])]);
+        }),
+      },
+      {
+        path: ['apps', 'create'],
+        synopsis: '--name NAME [--type web|spa|native|machine|service] [--redirect-uri URI ...] [--scope SCOPE ...] [--first-party] [--resource-server] [--client-id ID]',
+        summary: 'register an OAuth app; a confidential app\'s first client secret is shown once',
+        details: [
+          '--type           web (default), spa, native, machine or service',
+          '--redirect-uri   where authorization codes may be sent (repeatable; web, spa and native apps)',
+          '--scope          scopes the app may ask for (repeatable, or space/comma separated)',
+          '--first-party    the platform\'s own app: no consent screen',
+          '--resource-server may introspect tokens issued to other apps',
+          '--client-id      a chosen client_id instead of a generated one',
+        ],
+        exports: (app: { id?: string; client_id?: string; client_secret?: string }) => ({ APP_ID: app.id, CLIENT_ID: app.client_id, CLIENT_SECRET: app.client_secret }),
         options: {
           name: { type: 'string' }, type: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true },
           scope: { type: 'string', multiple: true }, 'first-party': { type: 'boolean' }, 'resource-server': { type: 'boolean' }, 'client-id': { type: 'string' },
         },
-        strict: true,
-      });
-      if (!values.name) throw new UsageProblem('--name is required');
-      if (values.type && !APP_TYPES.includes(values.type as AppType)) throw new UsageProblem(`--type must be one of ${APP_TYPES.join(', ')}`);
-      const scopes = [...BUILT_IN_SCOPES, ...config.extraScopes];
-      const app = await createApp(db, {
-        name: values.name, appType: values.type as AppType | undefined, redirectUris: values['redirect-uri'],
-        allowedScopes: values.scope?.flatMap((s) => s.split(/[ ,]+/).filter(Boolean)), firstParty: values['first-party'], resourceServer: values['resource-server'], clientId: values['client-id'],
-      }, scopes);
-      io.out(`client_id: ${app.clientId}`);
-      io.out(`app id: ${app.id}  type: ${app.appType}  grants: ${app.allowedGrants.join(' ')}  scopes: ${app.allowedScopes.join(' ') || '(none)'}`);
-      if (app.resourceServer) io.out('resource server: may introspect tokens issued to other apps');
-      if (!app.public) io.out(`client_secret (shown once): ${(await createSecret(db, app.id)).secret}`);
-      return 0;
-    }
-    if (group === 'keys' && action === 'rotate') {
-      const r = await rotateSigningKeys(db, config.secretKey);
-      io.out(`new signing key ${r.kid}${r.retired.length ? `; retired ${r.retired.join(', ')} (published until what they signed expires)` : ''}`);
-      io.out('running servers pick it up within IDENTITY_KEY_REFRESH_SECONDS');
-      return 0;
-    }
-    throw new UsageProblem(`unknown command "identity ${args.join(' ')}"`);
-  } catch (err) {
-    if (err instanceof UsageProblem || err instanceof HttpError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`platform identity: ${(err as Error).message}`);
-      if (err instanceof UsageProblem || !(err instanceof HttpError)) for (const u of IDENTITY_USAGE) io.err(`  platform identity ${u}`);
-      return 2;
-    }
-    throw err;
-  } finally {
-    await db.close();
-  }
+        required: ['name'],
+        run: ({ values, result }) => {
+          const type = str(values, 'type');
+          if (type && !APP_TYPES.includes(type as AppType)) throw new UsageError(`--type must be one of ${APP_TYPES.join(', ')}`);
+          return withDatabase(async (db) => {
+            const app = await createApp(db, {
+              name: str(values, 'name')!, appType: type as AppType | undefined, redirectUris: strs(values, 'redirect-uri'),
+              allowedScopes: strs(values, 'scope')?.flatMap((s) => s.split(/[ ,]+/).filter(Boolean)), firstParty: flag(values, 'first-party'),
+              resourceServer: flag(values, 'resource-server'), clientId: str(values, 'client-id'),
+            }, [...BUILT_IN_SCOPES, ...config.extraScopes]);
+            const secret = app.public ? undefined : (await createSecret(db, app.id)).secret;
+            result(
+              { id: app.id, client_id: app.clientId, ...(secret ? { client_secret: secret } : {}), type: app.appType, grants: app.allowedGrants, scopes: app.allowedScopes, resource_server: app.resourceServer },
+              [
+                `client_id: ${app.clientId}`,
+                `app id: ${app.id}  type: ${app.appType}  grants: ${app.allowedGrants.join(' ')}  scopes: ${app.allowedScopes.join(' ') || '(none)'}`,
+                ...(app.resourceServer ? ['resource server: may introspect tokens issued to other apps'] : []),
+                ...(secret ? [`client_secret (shown once): ${secret}`] : []),
+              ],
+            );
+          });
+        },
+      },
+      {
+        path: ['keys', 'rotate'],
+        synopsis: '',
+        summary: 'new signing key signs from now on; the old one stays in the JWKS until what it signed expires',
+        run: ({ result }) => withDatabase(async (db) => {
+          const r = await rotateSigningKeys(db, config.secretKey);
+          result({ kid: r.kid, retired: r.retired }, [
+            `new signing key ${r.kid}${r.retired.length ? `; retired ${r.retired.join(', ')} (published until what they signed expires)` : ''}`,
+            'running servers pick it up within IDENTITY_KEY_REFRESH_SECONDS',
+          ]);
+        }),
+      },
+    ],
+  };
+}
+
+/** One line per command for `platform help` (no configuration needed to list them). */
+export const IDENTITY_USAGE = usageLines(identityCommands({} as IdentityConfig));
+
+export function identityCommand(args: string[], config: IdentityConfig, io: CommandIO): Promise<number> {
+  return runCommand(identityCommands(config), args, io);
 }

@@ -1,11 +1,13 @@
 import type { Database } from '../../kit/db.ts';
+import { createCache, type Cache } from '../../kit/cache.ts';
+import type { InvalidationBus } from '../../kit/invalidation.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import { appFromRow, type AppRecord } from '../apps/record.ts';
+import { CREDENTIAL_GRANTS } from '../credentials/grants.ts';
 
 interface CachedApp {
   app: AppRecord | undefined;
   secrets: { id: string; hash: string; expiresAt: number | null }[];
-  loadedAt: number;
 }
 
 /** Not a secret: oidc-provider wants a client_secret on confidential clients; the real ones are checked by hash (see compareClientSecret). */
@@ -13,34 +15,26 @@ export const SECRET_PLACEHOLDER = 'stored-as-sha256-in-oauth_app_secrets';
 
 /**
  * Reads OAuth clients from oauth_apps for the provider, with a short in-memory cache so the token and
- * introspection endpoints do not query the app and its secrets on every request. Changes made through
- * this process invalidate at once; other instances see them within `ttlMs`.
+ * introspection endpoints do not query the app and its secrets on every request. A change (a revoked
+ * secret, a deactivated app) invalidates it at once on this instance, and on every instance through
+ * the bus when Redis is configured; otherwise other instances see it within `ttlMs`.
  */
 export class ClientStore {
   private readonly db: Database;
-  private readonly ttlMs: number;
-  private readonly cache = new Map<string, CachedApp>();
-  private readonly loading = new Map<string, Promise<CachedApp>>();
+  private readonly cache: Cache<CachedApp>;
   private readonly secretUse = new Map<string, number>();
 
-  constructor(db: Database, ttlMs = 5_000) {
+  constructor(db: Database, ttlMs = 5_000, bus?: InvalidationBus) {
     this.db = db;
-    this.ttlMs = ttlMs;
+    this.cache = createCache({ name: 'apps', load: (clientId) => this.fetch(clientId), ttlMs, maxEntries: 10_000, bus });
   }
 
   invalidate(clientId?: string): void {
-    if (clientId === undefined) this.cache.clear();
-    else this.cache.delete(clientId);
+    this.cache.invalidate(clientId);
   }
 
-  private async load(clientId: string): Promise<CachedApp> {
-    const hit = this.cache.get(clientId);
-    if (hit && Date.now() - hit.loadedAt < this.ttlMs) return hit;
-    const pending = this.loading.get(clientId);
-    if (pending) return pending;
-    const promise = this.fetch(clientId).finally(() => this.loading.delete(clientId));
-    this.loading.set(clientId, promise);
-    return promise;
+  private load(clientId: string): Promise<CachedApp> {
+    return this.cache.get(clientId);
   }
 
   private async fetch(clientId: string): Promise<CachedApp> {
@@ -53,10 +47,7 @@ export class ClientStore {
           [app.id],
         )).rows.map((s) => ({ id: s.id, hash: s.secret_hash, expiresAt: s.expires_at ? new Date(s.expires_at).getTime() : null }))
       : [];
-    const entry = { app, secrets, loadedAt: Date.now() };
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(clientId, entry);
-    return entry;
+    return { app, secrets };
   }
 
   async app(clientId: string): Promise<AppRecord | undefined> {
@@ -106,7 +97,8 @@ function clientMetadata(app: AppRecord): Record<string, unknown> {
     client_id: app.clientId,
     client_name: app.name,
     ...(app.public ? { token_endpoint_auth_method: 'none' } : { token_endpoint_auth_method: 'client_secret_basic', client_secret: SECRET_PLACEHOLDER }),
-    grant_types: app.allowedGrants,
+    // An app that may use client credentials may also exchange a principal's API key or key-pair assertion for a token.
+    grant_types: app.allowedGrants.includes('client_credentials') ? [...app.allowedGrants, ...CREDENTIAL_GRANTS] : app.allowedGrants,
     response_types: browserBased ? app.allowedResponseTypes : [],
     redirect_uris: browserBased ? app.redirectUris : [],
     application_type: app.appType === 'native' ? 'native' : 'web',

@@ -26,9 +26,10 @@ export async function mountProvider(app: App, holder: ProviderHolder, issuer: st
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    for (const url of ['/oauth/*', '/.well-known/openid-configuration', '/.well-known/jwks.json']) {
+    // The two documents are read-only (OPTIONS for browsers' CORS preflight); the OAuth endpoints take GET and POST.
+    for (const [url, method] of [['/oauth/*', ['GET', 'POST', 'OPTIONS', 'HEAD']], ['/.well-known/openid-configuration', ['GET', 'OPTIONS', 'HEAD']], ['/.well-known/jwks.json', ['GET', 'OPTIONS', 'HEAD']]] as const) {
       scope.route({
-        method: ['GET', 'POST', 'OPTIONS', 'HEAD'],
+        method: [...method],
         url,
         schema: { hide: true },
         bodyLimit: 64 * 1024,

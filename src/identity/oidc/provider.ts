@@ -6,6 +6,7 @@ import type { JWK } from 'jose';
 import type { Database } from '../../kit/db.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { adapterFactory } from './adapter.ts';
+import { CREDENTIAL_GRANTS, registerCredentialGrants } from '../credentials/grants.ts';
 import { EXTRA_CLIENT_PROPERTIES, type ClientStore } from './clients.ts';
 import { claimsOf } from './claims.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
@@ -260,6 +261,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
   }) as typeof provider.Grant.find;
   // Trust the forwarded headers: mountProvider sets them itself from the issuer and Fastify's view of the client.
   provider.proxy = true;
+  registerCredentialGrants(provider, { db: deps.db, accounts: deps.accounts, knownScopes: known, issuer: deps.issuer, tokenEndpoint: new URL(ROUTES.token, deps.issuer).href });
   provider.use(shapeResponses(deps));
   provider.on('server_error', (ctx: any, err: Error) => {
     // A dropped or unreachable database is temporary: RFC 6749's temporarily_unavailable with Retry-After, not a 500.
@@ -286,7 +288,9 @@ function answerOf(ctx: KoaContextWithOIDC): Record<string, unknown> | undefined 
   return typeof ctx.body === 'object' && ctx.body !== null && !Buffer.isBuffer(ctx.body) ? (ctx.body as Record<string, unknown>) : undefined;
 }
 
-const SUPPORTED_GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
+/** The grant types the contract names; discovery advertises only these (the credential grants are documented in docs/identity.md). */
+const CONTRACT_GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
+const SUPPORTED_GRANTS = new Set<string>([...CONTRACT_GRANTS, ...CREDENTIAL_GRANTS]);
 
 /**
  * Adjusts the provider's answers to the contract: introspection needs HTTP Basic, revocation Basic or a public app's client_id; introspection carries `username` and an array
@@ -356,6 +360,8 @@ function shapeResponses(deps: ProviderDeps) {
     } else if (route === 'token' && ctx.status === 400 && answer?.error === 'invalid_request' && grantTypeRefused(ctx)) {
       // RFC 6749 5.2 and the contract name this unauthorized_client; the provider says invalid_request.
       ctx.body = { ...answer, error: 'unauthorized_client' };
+    } else if (route === 'discovery' && Array.isArray(answer?.grant_types_supported)) {
+      answer.grant_types_supported = CONTRACT_GRANTS;
     } else if (route === 'end_session_confirm' && ctx.oidc.params?.logout) {
       const token = readCookie(ctx.get('cookie'), LOGIN_COOKIE);
       if (token) {

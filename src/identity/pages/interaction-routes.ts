@@ -40,6 +40,7 @@ const FormBody = Type.Object(
   },
   { additionalProperties: true },
 );
+const tags = ['sign-in'];
 const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 413: Type.String(), 415: Type.String(), 429: Type.String() };
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
@@ -144,7 +145,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       return finish(request, reply, { consent: { grantId } });
     }
 
-    scope.get('/interaction/:uid', { schema: { hide: true, params: Params, response: Html } }, async (request, reply) => {
+    scope.get('/interaction/:uid', { schema: { operationId: 'interactionPage', tags, summary: 'The sign-in or consent page of an authorization request', params: Params, response: Html } }, async (request, reply) => {
       const d = await details(request, reply, request.params.uid);
       if (!d) return reply;
       if (d.prompt.name === 'login') {
@@ -164,7 +165,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       return html(reply, 400, errorPage('Sign-in request failed', 'This request needs a step the service does not offer.'));
     });
 
-    scope.post('/interaction/:uid/login', { schema: { hide: true, params: Params, body: FormBody, response: Html } }, async (request, reply) => {
+    scope.post('/interaction/:uid/login', { schema: { operationId: 'submitSignIn', tags, summary: 'The sign-in form (email, password, CSRF field)', params: Params, body: FormBody, response: Html } }, async (request, reply) => {
       if (!sameOrigin(request, deps.issuer)) return html(reply, 403, errorPage('Request refused', 'This form was sent from another site.'));
       const d = await details(request, reply, request.params.uid);
       if (!d) return reply;
@@ -193,7 +194,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       return finish(request, reply, { login: { accountId: human.id, remember: true } }, [loginCookie(token, deps.loginSessionTtl)]);
     });
 
-    scope.post('/interaction/:uid/consent', { schema: { hide: true, params: Params, body: FormBody, response: Html } }, async (request, reply) => {
+    scope.post('/interaction/:uid/consent', { schema: { operationId: 'submitConsent', tags, summary: 'The consent form (allow or deny)', params: Params, body: FormBody, response: Html } }, async (request, reply) => {
       if (!sameOrigin(request, deps.issuer)) return html(reply, 403, errorPage('Request refused', 'This form was sent from another site.'));
       const d = await details(request, reply, request.params.uid);
       if (!d) return reply;
@@ -207,14 +208,14 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       return consentStep(request, reply, d, 'allow');
     });
 
-    scope.get('/signout', { schema: { hide: true, response: Html } }, async (request, reply) => {
+    scope.get('/signout', { schema: { operationId: 'signOutPage', tags, summary: 'The sign-out page', response: Html } }, async (request, reply) => {
       const token = readCookie(request.headers.cookie, LOGIN_COOKIE);
       const session = await findLoginSession(deps.db, token);
       const account = session ? await deps.accounts.find(session.principalId) : undefined;
       return html(reply, 200, signOutPage({ action: '/signout', csrf: deps.csrf.issue(`signout:${sha256Hex(token ?? '')}`), accountLabel: account?.identifier }));
     });
 
-    scope.post('/signout', { schema: { hide: true, body: FormBody, response: Html } }, async (request, reply) => {
+    scope.post('/signout', { schema: { operationId: 'signOut', tags, summary: 'Sign out: ends the browser login session', body: FormBody, response: Html } }, async (request, reply) => {
       const token = readCookie(request.headers.cookie, LOGIN_COOKIE);
       if (!sameOrigin(request, deps.issuer) || !deps.csrf.verify(`signout:${sha256Hex(token ?? '')}`, request.body.csrf)) {
         return html(reply, 403, errorPage('Request refused', 'This form has expired or was not sent from the sign-out page. Go back and try again.'));

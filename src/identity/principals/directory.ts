@@ -1,32 +1,26 @@
 import type { Database } from '../../kit/db.ts';
+import { createCache, type Cache } from '../../kit/cache.ts';
+import type { InvalidationBus } from '../../kit/invalidation.ts';
 import { findPrincipal, type PrincipalView } from './view.ts';
 
 /**
  * Principals by id, cached for a few seconds because introspection and the token endpoint ask for the same few
- * principals over and over. A change made through this process invalidates at once.
+ * principals over and over. A change (a deactivated principal) invalidates at once on this instance, and on
+ * every instance through the bus when Redis is configured.
  */
 export class PrincipalDirectory {
-  private readonly db: Database;
-  private readonly ttlMs: number;
-  private readonly cache = new Map<string, { view: PrincipalView | undefined; at: number }>();
+  private readonly cache: Cache<PrincipalView | undefined>;
 
-  constructor(db: Database, ttlMs = 5_000) {
-    this.db = db;
-    this.ttlMs = ttlMs;
+  constructor(db: Database, ttlMs = 5_000, bus?: InvalidationBus) {
+    this.cache = createCache({ name: 'principals', load: (id) => findPrincipal(db, id), ttlMs, maxEntries: 50_000, bus });
   }
 
   invalidate(id?: string): void {
-    if (id === undefined) this.cache.clear();
-    else this.cache.delete(id);
+    this.cache.invalidate(id);
   }
 
   async find(id: string | undefined): Promise<PrincipalView | undefined> {
     if (!id) return undefined;
-    const hit = this.cache.get(id);
-    if (hit && Date.now() - hit.at < this.ttlMs) return hit.view;
-    const view = await findPrincipal(this.db, id);
-    if (this.cache.size > 50_000) this.cache.clear();
-    this.cache.set(id, { view, at: Date.now() });
-    return view;
+    return this.cache.get(id);
   }
 }

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { createBatcher } from '../../kit/batcher.ts';
 import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
-import type { OutageLog } from '../health/outage-log.ts';
+import type { OutageLog } from '../../kit/outage-log.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import type { PreparedEvents } from './validate.ts';
 

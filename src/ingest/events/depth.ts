@@ -1,10 +1,16 @@
+/** What makes a body too costly to parse, found from its text alone. */
+export type Excess = 'too_deep' | 'too_many_values';
+
 /**
- * Whether JSON text nests objects and arrays more than `limit` levels deep, read from the text itself so a hostile
- * body is refused before JSON.parse builds anything: 10 MB of `[` would otherwise become five million arrays
- * (~300 MB). Brackets inside strings are skipped; the text need not be valid JSON (the parser judges that later).
+ * Reads JSON text once, before JSON.parse builds anything, and says whether it nests objects and arrays more than
+ * `maxDepth` levels deep or holds more than `maxValues` values. Parsing costs tens of bytes per value: 10 MB of `[`
+ * or of `[],` would become millions of arrays (300 MB and more, times every such body parsed before the garbage is
+ * collected). Values are counted as containers plus separators (an upper bound off by at most one per container);
+ * brackets and commas inside strings do not count. The text need not be valid JSON: the parser judges that later.
  */
-export function nestsDeeperThan(text: string, limit: number): boolean {
+export function excessOf(text: string, maxDepth: number, maxValues: number): Excess | undefined {
   let depth = 0;
+  let values = 0;
   const length = text.length;
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
@@ -16,16 +22,20 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
         else if (s === QUOTE) break;
       }
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-      if (++depth > limit) return true;
+      if (++depth > maxDepth) return 'too_deep';
+      if (++values > maxValues) return 'too_many_values';
+    } else if (c === COMMA) {
+      if (++values > maxValues) return 'too_many_values';
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
       depth--;
     }
   }
-  return false;
+  return undefined;
 }
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;

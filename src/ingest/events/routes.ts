@@ -6,14 +6,14 @@ import type { App } from '../../kit/app.ts';
 import { HttpError, standardErrorBody } from '../../kit/errors.ts';
 import { errorRef as ErrorBody } from '../../kit/errors.ts';
 import { invalidBody, reasonOf } from '../errors.ts';
-import type { OutageLog } from '../health/outage-log.ts';
+import type { OutageLog } from '../../kit/outage-log.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import type { KeyResolver } from '../projects/key-resolver.ts';
 import { discardRest, readBody, TOO_LARGE, type ReadBody } from './body.ts';
 import { CommitUnavailableError, isUnavailable, type Committer } from './committer.ts';
 import { ALLOWED_REQUEST_HEADERS, createCorsPolicy } from './cors.ts';
-import { nestsDeeperThan } from './depth.ts';
-import { EVENT_TYPES, MAX_BODY_BYTES, MAX_BODY_NESTING, MAX_EVENTS_PER_BATCH } from './fields.ts';
+import { excessOf } from './depth.ts';
+import { EVENT_TYPES, MAX_BODY_BYTES, MAX_BODY_NESTING, MAX_BODY_VALUES, MAX_EVENTS_PER_BATCH, SCANNED_BODY_BYTES } from './fields.ts';
 import { validateBatch, type ValidatedBatch } from './validate.ts';
 
 export interface EventRoutesDeps {
@@ -69,6 +69,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     throw methodNotAllowed();
   };
   // Answered in onRequest, before any body is parsed: whatever the body, its content type or its size, the method decides.
+  // Described in /openapi.json by EVENTS_NOT_ALLOWED (one operation per method OpenAPI can name).
   app.route({
     method: NOT_ALLOWED_METHODS,
     url: '/v1/events',
@@ -90,7 +91,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     return reply.code(204).send(null);
   };
   app.options('/v1/events', {
-    schema: { summary: 'CORS preflight', tags: ['events'], response: { 204: Type.Null(), 403: ErrorBody, 405: ErrorBody } },
+    schema: { operationId: 'preflightEvents', summary: 'CORS preflight', tags: ['events'], response: { 204: Type.Null(), 403: ErrorBody, 405: ErrorBody } },
     // Also answered before any body is parsed, so an OPTIONS with a body is a 405 (or a preflight), never a 415.
     onRequest: preflight,
   }, refuseMethod);
@@ -149,11 +150,12 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
 
     scope.post('/v1/events', {
       schema: {
+        operationId: 'sendEvents',
         summary: 'Send a batch of events',
         tags: ['events'],
         security: [{ apiKey: [] }],
         body: Type.Object({ events: Type.Array(EventDoc, { maxItems: MAX_EVENTS_PER_BATCH }) }),
-        response: { 202: IngestionResult, 400: ErrorBody, 401: ErrorBody, 405: ErrorBody, 415: ErrorBody, 503: ErrorBody },
+        response: { 202: IngestionResult, 400: ErrorBody, 401: ErrorBody, 405: ErrorBody, 408: ErrorBody, 415: ErrorBody, 503: ErrorBody },
       },
       // Events are validated one by one by validateBatch (a bad event is rejected, not the request); the schema documents the shape.
       validatorCompiler: () => () => true,
@@ -181,15 +183,15 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
  * Parses the body, checks the shape, validates every event and drops the parsed events, in one synchronous step:
  * only one request's parsed objects exist at any moment, however many requests arrive together, and they die young
  * in V8's nursery rather than being promoted while the request waits for its commit (8 requests of 1,000 parsed
- * events held for ~100 ms cost ~100 MB of RSS). Nesting deeper than any valid event is refused from the text,
- * before the parser builds anything.
+ * events held for ~100 ms cost ~100 MB of RSS). Bodies that would cost far more to parse than their size (deep
+ * nesting, millions of tiny values) are refused from the text, before the parser builds anything.
  */
 function takeBatch(raw: ReadBody | undefined, projectId: string): ValidatedBatch & { received: number } {
   // No body at all (no Content-Type, nothing sent) or an empty one: not a batch.
   if (raw === undefined || raw.text.trim() === '') throw invalidBody('invalid_batch', 'the body must be a JSON object with an "events" array');
-  if (nestsDeeperThan(raw.text, MAX_BODY_NESTING)) {
-    throw invalidBody('too_deep', `the body nests objects and arrays more than ${MAX_BODY_NESTING} levels deep`);
-  }
+  const excess = raw.text.length > SCANNED_BODY_BYTES ? excessOf(raw.text, MAX_BODY_NESTING, MAX_BODY_VALUES) : undefined;
+  if (excess === 'too_deep') throw invalidBody('too_deep', `the body nests objects and arrays more than ${MAX_BODY_NESTING} levels deep`);
+  if (excess === 'too_many_values') throw invalidBody('too_many_values', `the body holds more than ${MAX_BODY_VALUES.toLocaleString('en')} JSON values (objects, arrays, members and elements)`);
   let body: unknown;
   try {
     body = JSON.parse(raw.text);

@@ -1,55 +1,22 @@
-import { parseArgs } from 'node:util';
 import type { Database } from '../../kit/db.ts';
-import type { CommandIO } from '../../kit/service.ts';
+import { CommandFailure, UsageError, flag, str, strs, type Command } from '../../kit/cli-runner.ts';
 import { listDeadLetters, replayDeadLetters } from './dead-letters/store.ts';
 import {
   createDestination, deleteDestination, getDestination, listDestinations, updateDestination,
   DestinationConflictError, DestinationInputError, DestinationNotFoundError, type DestinationView,
 } from './destinations/store.ts';
 
-export const FORWARDING_USAGE = [
-  'destinations create PROJECT --name N --kind webhook|posthog|segment|mixpanel|amplitude [--base-url URL|env:VAR] [--credential K=V|K=env:VAR ...] [--setting K=V ...] [--disabled]',
-  'destinations list PROJECT        list a project\'s destinations (credentials are never shown, URLs only up to the host)',
-  'destinations set-url ID URL|env:VAR   point a destination at another URL (kept sealed like a credential)',
-  'destinations enable|disable ID   turn delivery to a destination on or off',
-  'destinations delete ID           delete a destination, its pending events and dead letters',
-  'dead-letters list DESTINATION [--limit N] [--after ID]',
-  'dead-letters replay DESTINATION [--id N ...]   queue dead letters for delivery again (all by default)',
-];
-
 export interface ForwardingCommandContext {
-  io: CommandIO;
-  /** The ingest database, migrated; closed by the command when done. */
-  openDatabase(): Promise<Database>;
-  secretKey(): Buffer;
-  env?: NodeJS.ProcessEnv;
+  /** Runs `fn` on the ingest database, migrated, and closes it. */
+  withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T>;
+  secretKey: Buffer;
+  env: NodeJS.ProcessEnv;
 }
 
-class UsageError extends Error {}
-
-/** `platform ingest destinations ...` and `platform ingest dead-letters ...`; returns the exit code. */
-export async function forwardingCommand(args: string[], ctx: ForwardingCommandContext): Promise<number> {
-  const [group, action, ...rest] = args;
-  const { io } = ctx;
-  let db: Database | undefined;
-  const open = async () => (db ??= await ctx.openDatabase());
-  try {
-    if (group === 'destinations') return await destinations(action, rest, ctx, open);
-    if (group === 'dead-letters') return await deadLetters(action, rest, ctx, open);
-    throw new UsageError(`unknown command "${group ?? ''}"`);
-  } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`${(err as Error).message}\nusage:\n${FORWARDING_USAGE.map((u) => `  platform ingest ${u}`).join('\n')}`);
-      return 2;
-    }
-    if (err instanceof DestinationInputError || err instanceof DestinationNotFoundError || err instanceof DestinationConflictError) {
-      io.err(err.message);
-      return 1;
-    }
-    throw err;
-  } finally {
-    await (db as Database | undefined)?.close();
-  }
+/** The forwarding store's refusals, as the CLI runner's failures (exit 1). */
+export function classifyForwardingError(err: unknown): CommandFailure | undefined {
+  if (err instanceof DestinationInputError || err instanceof DestinationNotFoundError || err instanceof DestinationConflictError) return new CommandFailure(err.message);
+  return undefined;
 }
 
 function pairs(values: string[] | undefined, what: string, env: NodeJS.ProcessEnv): Record<string, string> {
@@ -88,96 +55,125 @@ function show(d: DestinationView): string {
   return `${d.id}  ${d.kind.padEnd(9)}  ${d.enabled ? 'enabled ' : 'disabled'}  ${d.name}  ${d.base_url}  pending=${d.pending} dead_letters=${d.dead_letters}  credentials: ${d.credential_fields.join(', ') || 'none'}`;
 }
 
-async function destinations(action: string | undefined, rest: string[], ctx: ForwardingCommandContext, open: () => Promise<Database>): Promise<number> {
-  const { io } = ctx;
-  switch (action) {
-    case 'create': {
-      const { values, positionals } = parseArgs({
-        args: rest,
-        allowPositionals: true,
-        options: {
-          name: { type: 'string' },
-          kind: { type: 'string' },
-          'base-url': { type: 'string' },
-          credential: { type: 'string', multiple: true },
-          setting: { type: 'string', multiple: true },
-          disabled: { type: 'boolean' },
-        },
-      });
-      const [projectId] = positionals;
-      if (!projectId || positionals.length > 1 || !values.name || !values.kind) throw new UsageError('destinations create needs PROJECT, --name and --kind');
-      const credentials = pairs(values.credential, 'credential', ctx.env ?? process.env);
-      const settings = settingsOf(pairs(values.setting, 'setting', ctx.env ?? process.env));
-      const { destination, shownOnce } = await createDestination(await open(), ctx.secretKey(), {
-        projectId, name: values.name, kind: values.kind, baseUrl: values['base-url'] === undefined ? undefined : urlArg(values['base-url'], '--base-url', ctx.env ?? process.env), credentials, settings, enabled: !values.disabled,
-      });
-      io.out(show(destination));
-      if (shownOnce?.secret) io.out(`webhook signing secret (shown once, keep it now): ${shownOnce.secret}`);
-      return 0;
-    }
-    case 'list': {
-      const [projectId, ...extra] = rest;
-      if (!projectId || extra.length) throw new UsageError('destinations list needs PROJECT');
-      const list = await listDestinations(await open(), projectId);
-      if (list.length === 0) io.out(`project ${projectId} has no destinations`);
-      for (const d of list) io.out(show(d));
-      return 0;
-    }
-    case 'enable':
-    case 'disable': {
-      const [id, ...extra] = rest;
-      if (!id || extra.length) throw new UsageError(`destinations ${action} needs ID`);
-      io.out(show(await updateDestination(await open(), ctx.secretKey(), id, { enabled: action === 'enable' })));
-      return 0;
-    }
-    case 'set-url': {
-      const [id, url, ...extra] = rest;
-      if (!id || !url || extra.length) throw new UsageError('destinations set-url needs ID and URL (or env:VAR)');
-      io.out(show(await updateDestination(await open(), ctx.secretKey(), id, { baseUrl: urlArg(url, 'URL', ctx.env ?? process.env) })));
-      return 0;
-    }
-    case 'delete': {
-      const [id, ...extra] = rest;
-      if (!id || extra.length) throw new UsageError('destinations delete needs ID');
-      if (!(await deleteDestination(await open(), id))) throw new DestinationNotFoundError(`no destination ${id}`);
-      io.out(`deleted ${id}`);
-      return 0;
-    }
-    default:
-      throw new UsageError(`unknown destinations command "${action ?? ''}"`);
-  }
+function destinationJson(d: DestinationView): Record<string, unknown> {
+  return { ...d };
 }
 
-async function deadLetters(action: string | undefined, rest: string[], ctx: ForwardingCommandContext, open: () => Promise<Database>): Promise<number> {
-  const { io } = ctx;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: { limit: { type: 'string' }, after: { type: 'string' }, id: { type: 'string', multiple: true } },
+const integer = (v: string, what: string, min: number, max: number) => {
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${what} expects an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+  return Number(v);
+};
+
+/** `platform ingest destinations ...` and `platform ingest dead-letters ...`. */
+export function forwardingCommands(ctx: ForwardingCommandContext): Command[] {
+  const toggle = (action: 'enable' | 'disable'): Command => ({
+    path: ['destinations', action],
+    synopsis: 'ID',
+    summary: `turn delivery to a destination ${action === 'enable' ? 'on' : 'off'}`,
+    positionals: { min: 1, max: 1 },
+    run: ({ positionals, result }) => ctx.withDatabase(async (db) => {
+      const d = await updateDestination(db, ctx.secretKey, positionals[0]!, { enabled: action === 'enable' });
+      result(destinationJson(d), [show(d)]);
+    }),
   });
-  const [destinationId] = positionals;
-  if (!destinationId || positionals.length > 1) throw new UsageError(`dead-letters ${action ?? ''} needs DESTINATION`);
-  const integer = (v: string, what: string, min: number, max: number) => {
-    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${what} expects an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
-    return Number(v);
-  };
-  if (action !== 'list' && action !== 'replay') throw new UsageError(`unknown dead-letters command "${action ?? ''}"`);
-  const limit = values.limit === undefined ? 100 : integer(values.limit, '--limit', 1, 10_000);
-  const after = values.after === undefined ? undefined : integer(values.after, '--after', 0, Number.MAX_SAFE_INTEGER);
-  const ids = values.id?.map((v) => integer(v, '--id', 1, Number.MAX_SAFE_INTEGER));
-  const db = await open();
-  if (!(await getDestination(db, destinationId))) throw new DestinationNotFoundError(`no destination ${destinationId}`);
-  switch (action) {
-    case 'list': {
-      const rows = await listDeadLetters(db, destinationId, { limit, after });
-      if (rows.length === 0) io.out(`destination ${destinationId} has no dead letters${after ? ` after ${after}` : ''}`);
-      for (const r of rows) io.out(`${r.id}  event ${r.event_id}  attempts=${r.attempts}  first failed ${r.first_failed_at}  dead ${r.dead_at}  ${r.reason}`);
-      return 0;
-    }
-    case 'replay': {
-      const n = await replayDeadLetters(db, destinationId, ids);
-      io.out(`queued ${n} dead letter${n === 1 ? '' : 's'} of ${destinationId} for delivery again`);
-      return 0;
-    }
-  }
+  return [
+    {
+      path: ['destinations', 'create'],
+      synopsis: 'PROJECT --name N --kind webhook|posthog|segment|mixpanel|amplitude [--base-url URL|env:VAR] [--credential K=V|K=env:VAR ...] [--setting K=V ...] [--disabled]',
+      summary: 'add a destination events of a project are forwarded to (a webhook\'s signing secret is shown once)',
+      details: ['env:VAR reads a URL or credential from the environment, keeping it out of the shell history'],
+      options: {
+        name: { type: 'string' }, kind: { type: 'string' }, 'base-url': { type: 'string' },
+        credential: { type: 'string', multiple: true }, setting: { type: 'string', multiple: true }, disabled: { type: 'boolean' },
+      },
+      required: ['name', 'kind'],
+      positionals: { min: 1, max: 1 },
+      run: ({ values, positionals, result }) => {
+        const credentials = pairs(strs(values, 'credential'), 'credential', ctx.env);
+        const settings = settingsOf(pairs(strs(values, 'setting'), 'setting', ctx.env));
+        const baseUrl = str(values, 'base-url');
+        return ctx.withDatabase(async (db) => {
+          const { destination, shownOnce } = await createDestination(db, ctx.secretKey, {
+            projectId: positionals[0]!, name: str(values, 'name')!, kind: str(values, 'kind')!,
+            baseUrl: baseUrl === undefined ? undefined : urlArg(baseUrl, '--base-url', ctx.env), credentials, settings, enabled: !flag(values, 'disabled'),
+          });
+          result({ ...destinationJson(destination), ...(shownOnce?.secret ? { secret: shownOnce.secret } : {}) },
+            [show(destination), ...(shownOnce?.secret ? [`webhook signing secret (shown once, keep it now): ${shownOnce.secret}`] : [])]);
+        });
+      },
+    },
+    {
+      path: ['destinations', 'list'],
+      synopsis: 'PROJECT',
+      summary: 'list a project\'s destinations (credentials are never shown, URLs only up to the host)',
+      positionals: { min: 1, max: 1 },
+      run: ({ positionals, result }) => ctx.withDatabase(async (db) => {
+        const list = await listDestinations(db, positionals[0]!);
+        result({ items: list.map(destinationJson) }, list.length ? list.map(show) : [`project ${positionals[0]} has no destinations`]);
+      }),
+    },
+    {
+      path: ['destinations', 'set-url'],
+      synopsis: 'ID URL|env:VAR',
+      summary: 'point a destination at another URL (kept sealed like a credential)',
+      positionals: { min: 2, max: 2 },
+      run: ({ positionals, result }) => {
+        const url = urlArg(positionals[1]!, 'URL', ctx.env);
+        return ctx.withDatabase(async (db) => {
+          const d = await updateDestination(db, ctx.secretKey, positionals[0]!, { baseUrl: url });
+          result(destinationJson(d), [show(d)]);
+        });
+      },
+    },
+    toggle('enable'),
+    toggle('disable'),
+    {
+      path: ['destinations', 'delete'],
+      synopsis: 'ID',
+      summary: 'delete a destination, its pending events and dead letters',
+      positionals: { min: 1, max: 1 },
+      run: ({ positionals, result }) => ctx.withDatabase(async (db) => {
+        const id = positionals[0]!;
+        if (!(await deleteDestination(db, id))) throw new CommandFailure(`no destination ${id}`);
+        result({ id, deleted: true }, [`deleted ${id}`]);
+      }),
+    },
+    {
+      path: ['dead-letters', 'list'],
+      synopsis: 'DESTINATION [--limit N] [--after ID]',
+      summary: 'events a destination gave up on, oldest first',
+      options: { limit: { type: 'string' }, after: { type: 'string' } },
+      positionals: { min: 1, max: 1 },
+      run: ({ values, positionals, result }) => {
+        const limitArg = str(values, 'limit');
+        const afterArg = str(values, 'after');
+        const limit = limitArg === undefined ? 100 : integer(limitArg, '--limit', 1, 10_000);
+        const after = afterArg === undefined ? undefined : integer(afterArg, '--after', 0, Number.MAX_SAFE_INTEGER);
+        const destinationId = positionals[0]!;
+        return ctx.withDatabase(async (db) => {
+          if (!(await getDestination(db, destinationId))) throw new CommandFailure(`no destination ${destinationId}`);
+          const rows = await listDeadLetters(db, destinationId, { limit, after });
+          result({ items: rows }, rows.length
+            ? rows.map((r) => `${r.id}  event ${r.event_id}  attempts=${r.attempts}  first failed ${r.first_failed_at}  dead ${r.dead_at}  ${r.reason}`)
+            : [`destination ${destinationId} has no dead letters${after ? ` after ${after}` : ''}`]);
+        });
+      },
+    },
+    {
+      path: ['dead-letters', 'replay'],
+      synopsis: 'DESTINATION [--id N ...]',
+      summary: 'queue dead letters for delivery again (all by default)',
+      options: { id: { type: 'string', multiple: true } },
+      positionals: { min: 1, max: 1 },
+      run: ({ values, positionals, result }) => {
+        const ids = strs(values, 'id')?.map((v) => integer(v, '--id', 1, Number.MAX_SAFE_INTEGER));
+        const destinationId = positionals[0]!;
+        return ctx.withDatabase(async (db) => {
+          if (!(await getDestination(db, destinationId))) throw new CommandFailure(`no destination ${destinationId}`);
+          const n = await replayDeadLetters(db, destinationId, ids);
+          result({ destination_id: destinationId, queued: n }, [`queued ${n} dead letter${n === 1 ? '' : 's'} of ${destinationId} for delivery again`]);
+        });
+      },
+    },
+  ];
 }

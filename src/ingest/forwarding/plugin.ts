@@ -2,6 +2,7 @@ import type { Registry } from 'prom-client';
 import type { App } from '../../kit/app.ts';
 import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
 import type { Database } from '../../kit/db.ts';
+import type { OutageLog } from '../../kit/outage-log.ts';
 import { registerForwardingAdminRoutes } from './admin-routes.ts';
 import { checkForwardingConfig, type ForwardingConfig } from './config.ts';
 import { DeliveryWorker } from './delivery/worker.ts';
@@ -14,6 +15,8 @@ export interface ForwardingDeps {
   secretKey: Buffer;
   registry: Registry;
   guard: AdminGuard;
+  /** The service's one record of a database outage: the worker's polls meet it too, and say so only there. */
+  outage: OutageLog;
 }
 
 /**
@@ -28,7 +31,7 @@ export async function registerForwarding(app: App, deps: ForwardingDeps): Promis
   const metrics = createForwardingMetrics(deps.registry, deps.db);
   registerForwardingAdminRoutes(app, deps);
   if (!deps.config.forwardingEnabled) return;
-  const worker = new DeliveryWorker({ db: deps.db, secretKey: deps.secretKey, config: deps.config, metrics, log: app.log.child({ component: 'forwarding' }) });
+  const worker = new DeliveryWorker({ db: deps.db, secretKey: deps.secretKey, config: deps.config, metrics, log: app.log.child({ component: 'forwarding' }), outage: deps.outage });
   app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', async () => worker.stop());
 }

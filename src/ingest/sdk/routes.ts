@@ -30,6 +30,7 @@ export function registerSdkRoutes(app: App): void {
   const assets = new Map(FILES.map((name) => [name, load(name)] as const));
   app.get('/sdk/:file', {
     schema: {
+      operationId: 'getSdkFile',
       summary: 'The browser SDK (ES module)',
       tags: ['sdk'],
       params: Type.Object({ file: Type.String() }),

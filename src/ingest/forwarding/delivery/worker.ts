@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../../../kit/db.ts';
+import { isDatabaseUnavailable, type Database } from '../../../kit/db.ts';
+import type { OutageLog } from '../../../kit/outage-log.ts';
 import type { ForwardingConfig } from '../config.ts';
 import { loadTarget } from '../destinations/store.ts';
 import type { ForwardingMetrics } from '../metrics.ts';
@@ -19,15 +20,17 @@ export class DeliveryWorker {
   private readonly secretKey: Buffer;
   private readonly config: ForwardingConfig;
   private readonly log: FastifyBaseLogger;
+  private readonly outage: OutageLog;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private stopped = false;
 
-  constructor(deps: { db: Database; secretKey: Buffer; config: ForwardingConfig; metrics: ForwardingMetrics; log: FastifyBaseLogger }) {
+  constructor(deps: { db: Database; secretKey: Buffer; config: ForwardingConfig; metrics: ForwardingMetrics; log: FastifyBaseLogger; outage: OutageLog }) {
     this.db = deps.db;
     this.secretKey = deps.secretKey;
     this.config = deps.config;
     this.log = deps.log;
+    this.outage = deps.outage;
     this.ctx = {
       db: deps.db,
       metrics: deps.metrics,
@@ -69,8 +72,12 @@ export class DeliveryWorker {
     let due: string[];
     try {
       due = await destinationsWithDueWork(this.db, [...this.running.keys()], free);
+      this.outage.succeeded();
     } catch (err) {
-      if (!this.stopped) this.log.warn({ err }, 'forwarding: could not look for due work');
+      // An outage is logged once by the outage log, not at every poll.
+      if (this.stopped) return;
+      if (isDatabaseUnavailable(err)) this.outage.failed(err);
+      else this.log.warn({ err }, 'forwarding: could not look for due work');
       return;
     }
     for (const id of due) {
@@ -87,7 +94,9 @@ export class DeliveryWorker {
         if (!target || (await deliverOnce(this.ctx, target)) === 0) return;
       }
     } catch (err) {
-      if (!this.stopped) this.log.error({ err, destination: destinationId }, 'forwarding: delivery loop failed; its entries return when their lease ends');
+      if (this.stopped) return;
+      if (isDatabaseUnavailable(err)) this.outage.failed(err);
+      else this.log.error({ err, destination: destinationId }, 'forwarding: delivery loop failed; its entries return when their lease ends');
     }
   }
 }

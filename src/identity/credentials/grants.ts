@@ -1,0 +1,114 @@
+import { decodeProtectedHeader, importSPKI, jwtVerify, type JWTPayload } from 'jose';
+import { errors, type Provider, type TokenEndpointGrantContext } from 'oidc-provider';
+import type { Database } from '../../kit/db.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
+import { findApiKey, findKeypair, noteCredentialUse, useJti, type UsableCredential } from './store.ts';
+
+/** RFC 8693 token exchange: an API key is the subject token. */
+export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+export const API_KEY_TOKEN_TYPE = 'urn:platform:params:oauth:token-type:api-key';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+/** RFC 7523 section 2.1: a JWT signed with a principal's registered key is the authorization grant. */
+export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+/** The grants by which a principal's own credential obtains a token, through an app allowed client credentials. */
+export const CREDENTIAL_GRANTS = [TOKEN_EXCHANGE, JWT_BEARER] as const;
+
+/** The longest an assertion may live (exp - now), so its jti need only be remembered that long. */
+const MAX_ASSERTION_SECONDS = 300;
+const CLOCK_SKEW_SECONDS = 30;
+/** Scopes about a person's sign-in, meaningless for a token a credential obtains. */
+const SESSION_SCOPES = new Set(['openid', 'offline_access']);
+
+export interface CredentialGrantDeps {
+  db: Database;
+  accounts: PrincipalDirectory;
+  knownScopes: ReadonlySet<string>;
+  issuer: string;
+  tokenEndpoint: string;
+}
+
+type GrantContext = TokenEndpointGrantContext<{ subject_token?: string; subject_token_type?: string; assertion?: string }>;
+
+/**
+ * Issues an access token for the credential's principal to the authenticated app. Requested scopes must be known, allowed to
+ * the app, to the principal, and to the credential when it names scopes; without `scope`, the token gets every scope all three allow.
+ */
+async function issue(ctx: GrantContext, deps: CredentialGrantDeps, credential: UsableCredential, exchange: boolean): Promise<void> {
+  const principal = await deps.accounts.find(credential.principalId);
+  if (!principal?.active) throw new errors.InvalidGrant('the principal of this credential is deactivated');
+  const client = ctx.oidc.client;
+  const appAllowed = new Set(String(client.scope ?? '').split(' ').filter(Boolean));
+  const permitted = (s: string) => !SESSION_SCOPES.has(s) && deps.knownScopes.has(s) && appAllowed.has(s) && principal.allowedScopes.includes(s) && (credential.scopes.length === 0 || credential.scopes.includes(s));
+  const requested = String(ctx.oidc.params.scope ?? '').split(' ').filter(Boolean);
+  const refused = requested.filter((s) => !permitted(s));
+  if (refused.length) throw new errors.InvalidScope('requested scope is not allowed to this app, principal or credential', refused.join(' '));
+  const scopes = requested.length ? requested : principal.allowedScopes.filter(permitted);
+
+  // No grant stands behind these tokens (the credential is the authorization): the type declarations require a grantId the
+  // provider itself does not (only userinfo reads it, and these tokens carry no openid scope).
+  type AccessTokenInit = ConstructorParameters<typeof ctx.oidc.provider.AccessToken>[0];
+  const init = { client, accountId: principal.id, scope: scopes.join(' ') || undefined, gty: exchange ? 'token_exchange' : 'jwt_bearer' };
+  const token = new ctx.oidc.provider.AccessToken(init as AccessTokenInit);
+  ctx.oidc.entity('AccessToken', token);
+  const value = await token.save();
+  await noteCredentialUse(deps.db, credential.id, ctx.ip);
+  ctx.body = {
+    access_token: value,
+    token_type: 'Bearer',
+    expires_in: token.expiration,
+    ...(token.scope ? { scope: token.scope } : {}),
+    ...(exchange ? { issued_token_type: ACCESS_TOKEN_TYPE } : {}),
+  };
+}
+
+async function verifyAssertion(deps: CredentialGrantDeps, assertion: string): Promise<{ credential: UsableCredential; payload: JWTPayload }> {
+  let kid: unknown;
+  let alg: unknown;
+  try {
+    ({ kid, alg } = decodeProtectedHeader(assertion));
+  } catch {
+    throw new errors.InvalidGrant('the assertion is not a JWT');
+  }
+  if (typeof kid !== 'string' || !kid) throw new errors.InvalidGrant('the assertion header must name the key (kid)');
+  const credential = await findKeypair(deps.db, kid);
+  if (!credential?.publicKey || !credential.keyAlgorithm) throw new errors.InvalidGrant('no live key has this kid (unknown, expired or revoked)');
+  if (alg !== credential.keyAlgorithm) throw new errors.InvalidGrant(`the key ${kid} signs with ${credential.keyAlgorithm}`);
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(assertion, await importSPKI(credential.publicKey, credential.keyAlgorithm), {
+      algorithms: [credential.keyAlgorithm],
+      issuer: credential.principalId,
+      subject: credential.principalId,
+      audience: [deps.issuer, deps.tokenEndpoint],
+      requiredClaims: ['exp', 'jti'],
+      clockTolerance: CLOCK_SKEW_SECONDS,
+    }));
+  } catch (err) {
+    throw new errors.InvalidGrant(`the assertion was refused (${(err as { code?: string }).code ?? 'invalid'}): iss and sub must be the principal's id, aud the issuer or the token endpoint, and exp in the future`);
+  }
+  if (payload.exp! - Date.now() / 1000 > MAX_ASSERTION_SECONDS + CLOCK_SKEW_SECONDS) throw new errors.InvalidGrant(`the assertion must expire within ${MAX_ASSERTION_SECONDS} seconds`);
+  if (typeof payload.jti !== 'string' || !payload.jti || payload.jti.length > 200) throw new errors.InvalidGrant('the assertion needs a jti');
+  return { credential, payload };
+}
+
+/** Adds the API-key and key-pair grants to the provider's token endpoint. */
+export function registerCredentialGrants(provider: Provider, deps: CredentialGrantDeps): void {
+  provider.registerGrantType<{ subject_token?: string; subject_token_type?: string }>(TOKEN_EXCHANGE, async (ctx) => {
+    const { subject_token: subjectToken, subject_token_type: subjectTokenType } = ctx.oidc.params;
+    if (!subjectToken) throw new errors.InvalidRequest('missing required parameter subject_token');
+    if (subjectTokenType !== API_KEY_TOKEN_TYPE) throw new errors.InvalidRequest(`subject_token_type must be ${API_KEY_TOKEN_TYPE}`);
+    const credential = await findApiKey(deps.db, subjectToken);
+    if (!credential) throw new errors.InvalidGrant('the API key is invalid, expired or revoked');
+    await issue(ctx, deps, credential, true);
+  }, ['subject_token', 'subject_token_type', 'scope']);
+
+  provider.registerGrantType<{ assertion?: string }>(JWT_BEARER, async (ctx) => {
+    const assertion = ctx.oidc.params.assertion;
+    if (!assertion) throw new errors.InvalidRequest('missing required parameter assertion');
+    const { credential, payload } = await verifyAssertion(deps, assertion);
+    if (!(await useJti(deps.db, credential.principalId, payload.jti!, new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000)))) {
+      throw new errors.InvalidGrant('the assertion was used before (its jti is spent)');
+    }
+    await issue(ctx, deps, credential, false);
+  }, ['assertion', 'scope']);
+}

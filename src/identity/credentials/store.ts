@@ -1,0 +1,152 @@
+import { importSPKI, exportSPKI } from 'jose';
+import type { Database, Queryable } from '../../kit/db.ts';
+import { randomToken, sha256Hex } from '../../kit/crypto.ts';
+import { HttpError } from '../../kit/errors.ts';
+
+export const API_KEY_PREFIX = 'sk_';
+export const KEY_ALGORITHMS = ['RS256', 'ES256'] as const;
+export type KeyAlgorithm = (typeof KEY_ALGORITHMS)[number];
+export type CredentialType = 'password' | 'api_key' | 'keypair' | 'webauthn' | 'totp' | 'client_secret';
+
+/** A credential as the API shows it: never its secret_hash. */
+export interface CredentialView {
+  id: string;
+  principal_id: string;
+  type: CredentialType;
+  identifier: string | null;
+  name: string | null;
+  public_key: string | null;
+  key_algorithm: string | null;
+  key_id: string | null;
+  scopes: string[];
+  active: boolean;
+  expires_at: string | null;
+  revoked: boolean;
+  revoked_at: string | null;
+  revoked_reason: string | null;
+  last_used_at: string | null;
+  last_used_ip: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const ts = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const COLUMNS = `id, principal_id, type, identifier, name, public_key, key_algorithm, key_id, scopes, active,
+  ${ts('expires_at')} AS expires_at, revoked, ${ts('revoked_at')} AS revoked_at, revoked_reason,
+  ${ts('last_used_at')} AS last_used_at, last_used_ip, ${ts('created_at')} AS created_at, ${ts('updated_at')} AS updated_at`;
+
+interface Common {
+  name?: string | undefined;
+  scopes?: string[] | undefined;
+  expiresAt?: Date | undefined;
+}
+
+function checkExpiry(expiresAt: Date | undefined): void {
+  if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now())) throw new HttpError(400, 'VALIDATION_ERROR', 'expires_at must be in the future');
+}
+
+/** A new API key: 256 random bits after a recognisable prefix, returned once; only its SHA-256 is kept. */
+export async function createApiKey(db: Database, principalId: string, input: Common): Promise<{ credential: CredentialView; apiKey: string }> {
+  checkExpiry(input.expiresAt);
+  const apiKey = `${API_KEY_PREFIX}${randomToken(32)}`;
+  const r = await db.query<CredentialView>(
+    `INSERT INTO credentials (principal_id, type, identifier, secret_hash, name, scopes, expires_at)
+     VALUES ($1, 'api_key', $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+    [principalId, apiKey.slice(0, API_KEY_PREFIX.length + 8), sha256Hex(apiKey), input.name ?? null, JSON.stringify(input.scopes ?? []), input.expiresAt ?? null],
+  );
+  return { credential: r.rows[0]!, apiKey };
+}
+
+/** Registers a public key (PEM SubjectPublicKeyInfo) for RS256 or ES256; its key_id is the `kid` assertions name. */
+export async function createKeypair(db: Database, principalId: string, input: Common & { publicKey: string; algorithm: KeyAlgorithm; keyId?: string | undefined }): Promise<CredentialView> {
+  checkExpiry(input.expiresAt);
+  let pem: string;
+  try {
+    pem = await exportSPKI(await importSPKI(input.publicKey.trim(), input.algorithm, { extractable: true }));
+  } catch {
+    throw new HttpError(400, 'VALIDATION_ERROR', `public_key must be a PEM public key (-----BEGIN PUBLIC KEY-----) of the kind ${input.algorithm} uses`);
+  }
+  const keyId = input.keyId ?? `kid_${randomToken(12)}`;
+  try {
+    const r = await db.query<CredentialView>(
+      `INSERT INTO credentials (principal_id, type, identifier, public_key, key_algorithm, key_id, name, scopes, expires_at)
+       VALUES ($1, 'keypair', $2, $3, $4, $2, $5, $6, $7) RETURNING ${COLUMNS}`,
+      [principalId, keyId, pem, input.algorithm, input.name ?? null, JSON.stringify(input.scopes ?? []), input.expiresAt ?? null],
+    );
+    return r.rows[0]!;
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'CONFLICT', `key_id "${keyId}" is already registered`);
+    throw err;
+  }
+}
+
+/** A principal's credentials in creation order, `limit` of them after the position `after` (a previous row's `position`). */
+export async function listCredentials(db: Queryable, principalId: string, page: { limit: number; after?: readonly [string, string] | undefined }): Promise<(CredentialView & { position: [string, string] })[]> {
+  const r = await db.query<CredentialView & { sort_at: string }>(
+    `SELECT ${COLUMNS}, created_at::text AS sort_at FROM credentials
+      WHERE principal_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
+      ORDER BY created_at, id LIMIT $4`,
+    [principalId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
+  );
+  return r.rows.map(({ sort_at, ...c }) => ({ ...c, position: [sort_at, c.id] }));
+}
+
+export async function findCredential(db: Queryable, principalId: string, id: string): Promise<CredentialView | undefined> {
+  return (await db.query<CredentialView>(`SELECT ${COLUMNS} FROM credentials WHERE principal_id = $1 AND id = $2`, [principalId, id])).rows[0];
+}
+
+/** Revokes a live credential with a reason; undefined when there is none, 409 when it is revoked already. */
+export async function revokeCredential(db: Database, principalId: string, id: string, reason: string): Promise<CredentialView | undefined> {
+  const existing = await findCredential(db, principalId, id);
+  if (!existing) return undefined;
+  if (existing.revoked) throw new HttpError(409, 'CONFLICT', 'the credential is revoked already');
+  const r = await db.query<CredentialView>(
+    `UPDATE credentials SET revoked = true, revoked_at = now(), revoked_reason = $3, updated_at = now()
+      WHERE principal_id = $1 AND id = $2 AND NOT revoked RETURNING ${COLUMNS}`,
+    [principalId, id, reason],
+  );
+  if (!r.rows[0]) throw new HttpError(409, 'CONFLICT', 'the credential is revoked already');
+  return r.rows[0];
+}
+
+export interface UsableCredential {
+  id: string;
+  principalId: string;
+  scopes: string[];
+  publicKey: string | null;
+  keyAlgorithm: string | null;
+}
+
+const USABLE = "NOT revoked AND active AND (expires_at IS NULL OR expires_at > now())";
+
+/** The live API key with this value, if any. */
+export async function findApiKey(db: Queryable, apiKey: string): Promise<UsableCredential | undefined> {
+  if (!apiKey.startsWith(API_KEY_PREFIX) || apiKey.length > 200) return undefined;
+  const r = await db.query<{ id: string; principal_id: string; scopes: string[] }>(
+    `SELECT id, principal_id, scopes FROM credentials WHERE type = 'api_key' AND secret_hash = $1 AND ${USABLE}`,
+    [sha256Hex(apiKey)],
+  );
+  const row = r.rows[0];
+  return row ? { id: row.id, principalId: row.principal_id, scopes: row.scopes, publicKey: null, keyAlgorithm: null } : undefined;
+}
+
+/** The live keypair credential with this key id, if any. */
+export async function findKeypair(db: Queryable, keyId: string): Promise<UsableCredential | undefined> {
+  const r = await db.query<{ id: string; principal_id: string; scopes: string[]; public_key: string; key_algorithm: string }>(
+    `SELECT id, principal_id, scopes, public_key, key_algorithm FROM credentials WHERE type = 'keypair' AND key_id = $1 AND ${USABLE}`,
+    [keyId],
+  );
+  const row = r.rows[0];
+  return row ? { id: row.id, principalId: row.principal_id, scopes: row.scopes, publicKey: row.public_key, keyAlgorithm: row.key_algorithm } : undefined;
+}
+
+export async function noteCredentialUse(db: Queryable, id: string, ip: string | undefined): Promise<void> {
+  await db.query('UPDATE credentials SET last_used_at = now(), last_used_ip = $2 WHERE id = $1', [id, ip ?? null]);
+}
+
+/** Records an assertion's jti; false when it was used before (a replay). */
+export async function useJti(db: Queryable, principalId: string, jti: string, expiresAt: Date): Promise<boolean> {
+  const r = await db.query('INSERT INTO assertion_jtis (jti_hash, principal_id, expires_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [sha256Hex(`${principalId}:${jti}`), principalId, expiresAt]);
+  return r.rowCount > 0;
+}
+

@@ -1,0 +1,187 @@
+/**
+ * The OAuth 2.0 / OpenID Connect endpoints in /openapi.json. oidc-provider answers them behind one
+ * catch-all route (see mount.ts), so they are written out here, with the `oauth2` and `openIdConnect`
+ * security schemes. The discovery document stays the authority on what the server supports.
+ */
+
+const json = (schema: Record<string, unknown>) => ({ 'application/json': { schema } });
+const form = (properties: Record<string, unknown>, required: string[]) => ({
+  'application/x-www-form-urlencoded': { schema: { type: 'object', properties, required } },
+});
+const str = (description: string) => ({ type: 'string', description });
+const OAuthError = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'string', description: 'RFC 6749 §5.2 code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, ...' }, error_description: { type: 'string' } },
+};
+const oauthError = (description: string) => ({ description, content: json({ $ref: '#/components/schemas/OAuthError' }) });
+const clientAuth = [{ clientBasic: [] }];
+const tags = ['oauth'];
+
+const authorizeParameters = [
+  ['response_type', 'Always `code`', true],
+  ['client_id', 'The app asking', true],
+  ['redirect_uri', 'One of the app\'s registered redirect URIs', true],
+  ['scope', 'Space-separated scopes; `openid` for an ID token', false],
+  ['state', 'Returned unchanged to the redirect URI', false],
+  ['nonce', 'Copied into the ID token', false],
+  ['code_challenge', 'PKCE (RFC 7636), required for public apps', false],
+  ['code_challenge_method', 'Always `S256`', false],
+  ['prompt', '`login`, `consent` or `none`', false],
+].map(([name, description, required]) => ({ name, in: 'query', required, schema: { type: 'string' }, description }));
+
+const authorizeResponses = {
+  303: { description: 'To the sign-in or consent page, or back to the redirect URI with `code` and `state` (or `error`, `error_description`, `state`, `iss`)' },
+  400: { description: 'An unknown client or an unregistered redirect URI: an HTML error page, never a redirect', content: { 'text/html': { schema: { type: 'string' } } } },
+};
+
+export const OIDC_PATHS = {
+  '/oauth/authorize': {
+    get: { operationId: 'authorize', tags, summary: 'Authorization endpoint (authorization code with PKCE)', parameters: authorizeParameters, responses: authorizeResponses },
+    post: {
+      operationId: 'authorizeByForm', tags, summary: 'Authorization endpoint, parameters sent as a form',
+      requestBody: { required: true, content: form(Object.fromEntries(authorizeParameters.map((p) => [p.name, str(p.description as string)])), ['response_type', 'client_id', 'redirect_uri']) },
+      responses: authorizeResponses,
+    },
+  },
+  '/oauth/token': {
+    post: {
+      operationId: 'token', tags, summary: 'Token endpoint: authorization_code, refresh_token, client_credentials', security: [{ clientBasic: [] }, {}],
+      requestBody: {
+        required: true,
+        content: form({
+          grant_type: { type: 'string', enum: ['authorization_code', 'refresh_token', 'client_credentials'] },
+          code: str('authorization_code: the code from the redirect'),
+          redirect_uri: str('authorization_code: the same redirect URI as in the authorization request'),
+          code_verifier: str('authorization_code: the PKCE verifier'),
+          refresh_token: str('refresh_token: the refresh token (rotated: the answer carries a new one)'),
+          scope: str('client_credentials or refresh_token: the scopes wanted (at most those allowed)'),
+          client_id: str('A public app (no secret), or client_secret_post'),
+          client_secret: str('client_secret_post'),
+        }, ['grant_type']),
+      },
+      responses: {
+        200: {
+          description: 'Tokens',
+          content: json({
+            type: 'object',
+            required: ['access_token', 'token_type', 'expires_in'],
+            properties: {
+              access_token: { type: 'string' }, token_type: { type: 'string', const: 'Bearer' }, expires_in: { type: 'integer' },
+              refresh_token: { type: 'string' }, id_token: { type: 'string', description: 'A JWT signed RS256 (with `openid`)' }, scope: { type: 'string' },
+            },
+          }),
+        },
+        400: oauthError('invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope'),
+        401: oauthError('invalid_client'),
+      },
+    },
+  },
+  '/oauth/introspect': {
+    post: {
+      operationId: 'introspect', tags, summary: 'Token introspection (RFC 7662); details only to the token\'s own app or a resource server', security: clientAuth,
+      requestBody: { required: true, content: form({ token: { type: 'string' }, token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] } }, ['token']) },
+      responses: {
+        200: {
+          description: '`{active:false}`, or the token\'s details',
+          content: json({
+            type: 'object',
+            required: ['active'],
+            properties: {
+              active: { type: 'boolean' }, scope: { type: 'string' }, client_id: { type: 'string' }, username: { type: 'string' }, token_type: { type: 'string' },
+              exp: { type: 'integer' }, iat: { type: 'integer' }, sub: { type: 'string' }, aud: { type: 'array', items: { type: 'string' } }, iss: { type: 'string' },
+            },
+          }),
+        },
+        400: oauthError('invalid_request'),
+        401: oauthError('invalid_client: HTTP Basic is required'),
+      },
+    },
+  },
+  '/oauth/revoke': {
+    post: {
+      operationId: 'revoke', tags, summary: 'Token revocation (RFC 7009): HTTP Basic, or a public app\'s client_id alone', security: [{ clientBasic: [] }, {}],
+      requestBody: { required: true, content: form({ token: { type: 'string' }, token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] }, client_id: str('A public app revoking its own token') }, ['token']) },
+      responses: { 200: { description: 'Revoked, or nothing to revoke (the answer is the same)' }, 400: oauthError('invalid_request'), 401: oauthError('invalid_client') },
+    },
+  },
+  '/oauth/userinfo': {
+    get: {
+      operationId: 'userinfo', tags, summary: 'OpenID Connect userinfo: the claims of the token\'s scopes', security: [{ openIdConnect: ['openid'] }],
+      responses: {
+        200: { description: 'Claims', content: json({ type: 'object', required: ['sub'], properties: { sub: { type: 'string' }, email: { type: 'string' }, email_verified: { type: 'boolean' }, name: { type: 'string' } }, additionalProperties: true }) },
+        401: { description: 'A missing, invalid or expired access token (`WWW-Authenticate: Bearer error="invalid_token"`)' },
+      },
+    },
+    post: {
+      operationId: 'userinfoByPost', tags, summary: 'OpenID Connect userinfo, by POST', security: [{ openIdConnect: ['openid'] }],
+      responses: { 200: { description: 'Claims', content: json({ type: 'object', additionalProperties: true }) }, 401: { description: 'A missing, invalid or expired access token' } },
+    },
+  },
+  '/oauth/logout': {
+    get: {
+      operationId: 'logout', tags, summary: 'RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0): a confirmation page',
+      parameters: ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id'].map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } })),
+      responses: { 200: { description: 'The confirmation page', content: { 'text/html': { schema: { type: 'string' } } } }, 400: { description: 'An HTML error page', content: { 'text/html': { schema: { type: 'string' } } } } },
+    },
+    post: {
+      operationId: 'logoutByForm', tags, summary: 'RP-initiated logout, parameters sent as a form',
+      requestBody: { content: form({ id_token_hint: { type: 'string' }, post_logout_redirect_uri: { type: 'string' }, state: { type: 'string' }, client_id: { type: 'string' } }, []) },
+      responses: { 200: { description: 'The confirmation page', content: { 'text/html': { schema: { type: 'string' } } } }, 303: { description: 'To the post-logout redirect URI' } },
+    },
+  },
+  '/oauth/logout/confirm': {
+    post: {
+      operationId: 'confirmLogout', tags, summary: 'The confirmation form of the logout page (its CSRF field included)',
+      requestBody: { content: form({ xsrf: { type: 'string' }, logout: { type: 'string' } }, ['xsrf']) },
+      responses: { 303: { description: 'To the post-logout redirect URI, or the logout success page' }, 400: { description: 'An HTML error page' } },
+    },
+  },
+  '/oauth/logout/success': {
+    get: {
+      operationId: 'logoutSuccess', tags, summary: 'The page shown after a logout without a post-logout redirect URI',
+      responses: { 200: { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } } },
+    },
+  },
+  '/.well-known/openid-configuration': {
+    get: {
+      operationId: 'discovery', tags, summary: 'OpenID Connect discovery document',
+      responses: { 200: { description: 'Issuer, endpoints and supported values', content: json({ type: 'object', required: ['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri'], additionalProperties: true }) } },
+    },
+    options: { operationId: 'discoveryPreflight', tags, summary: 'CORS preflight: any origin may read the document', responses: { 204: { description: 'Allowed' } } },
+  },
+  '/.well-known/jwks.json': {
+    get: {
+      operationId: 'jwks', tags, summary: 'The public keys that verify ID tokens (RS256); retired keys stay until what they signed expires',
+      responses: { 200: { description: 'A JSON Web Key Set', content: json({ type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object', additionalProperties: true } } } }) } },
+    },
+    options: { operationId: 'jwksPreflight', tags, summary: 'CORS preflight: any origin may read the keys', responses: { 204: { description: 'Allowed' } } },
+  },
+};
+
+/** The OAuth error body and the security schemes the paths above refer to. */
+export function oidcComponents(issuer: string) {
+  const base = issuer.replace(/\/$/, '');
+  return {
+    schemas: { OAuthError },
+    securitySchemes: {
+      clientBasic: { type: 'http', scheme: 'basic', description: 'An app\'s client_id and client_secret (each form-encoded), RFC 6749 §2.3.1' },
+      oauth2: {
+        type: 'oauth2',
+        flows: {
+          authorizationCode: { authorizationUrl: `${base}/oauth/authorize`, tokenUrl: `${base}/oauth/token`, refreshUrl: `${base}/oauth/token`, scopes: SCOPE_DOCS },
+          clientCredentials: { tokenUrl: `${base}/oauth/token`, scopes: SCOPE_DOCS },
+        },
+      },
+      openIdConnect: { type: 'openIdConnect', openIdConnectUrl: `${base}/.well-known/openid-configuration` },
+    },
+  };
+}
+
+const SCOPE_DOCS = {
+  openid: 'An ID token and the subject',
+  profile: 'Name and profile claims',
+  email: 'Email and whether it is verified',
+  offline_access: 'A refresh token',
+  admin: 'The management API (platform admins only)',
+};

@@ -1,0 +1,60 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import type { Redis } from 'ioredis';
+import type { App } from '../../src/kit/app.ts';
+import { buildIngestApp } from '../../src/ingest/app.ts';
+import { loadIngestConfig } from '../../src/ingest/config.ts';
+import { connectRedis } from '../../src/kit/redis.ts';
+import { tempDir } from '../support/tmp.ts';
+import { ADMIN_TOKEN, makeEvent, startIngest, type IngestHarness } from './helpers.ts';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+// A key cache far longer than the test: only the invalidation can explain a revoked key refused at once.
+const env = { REDIS_URL, INGEST_KEY_CACHE_SECONDS: '300' };
+let a: IngestHarness;
+let b: App;
+let listener: Redis;
+const dataDir = tempDir();
+
+before(async () => {
+  a = await startIngest(env, 'keyinval');
+  b = await buildIngestApp(loadIngestConfig({ DATABASE_URL: a.database.url, DATA_DIR: dataDir.path, LOG_LEVEL: 'silent', INGEST_ADMIN_TOKEN: ADMIN_TOKEN, ...env }));
+  listener = await connectRedis(REDIS_URL);
+  await listener.subscribe('platform:invalidate:ingest');
+});
+after(async () => {
+  listener?.disconnect();
+  await b?.close();
+  await a?.close();
+  dataDir.remove();
+});
+
+const send = (app: App, key: string, projectId: string) =>
+  app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key, 'content-type': 'application/json' }, payload: { events: [makeEvent(projectId)] } });
+
+test('two instances on one database and Redis: a key revoked through one is refused by the other at once', async () => {
+  const { projectId, key, keyId } = await a.project();
+  assert.equal((await send(a.app, key, projectId)).statusCode, 202);
+  assert.equal((await send(b, key, projectId)).statusCode, 202, 'instance b has looked the key up and cached it');
+
+  const published = once(listener, 'message');
+  const revoked = await a.admin('DELETE', `/api/v1/projects/${projectId}/keys/${keyId}`);
+  assert.equal(revoked.statusCode, 200);
+  assert.equal((await send(a.app, key, projectId)).statusCode, 401, 'the instance that revoked it refuses it at once');
+
+  // Other test files may share this Redis and channel: wait for invalidation messages, not for time.
+  const deadline = Date.now() + 5_000;
+  await published;
+  for (;;) {
+    await new Promise((resolve) => setImmediate(resolve));
+    const res = await send(b, key, projectId);
+    if (res.statusCode === 401) break;
+    assert.equal(res.statusCode, 202);
+    assert.ok(Date.now() < deadline, 'instance b still accepts the revoked key 5 s later (it waits for its 300 s expiry)');
+    // The next invalidation message, or the deadline: whichever comes first.
+    await once(listener, 'message', { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) }).catch(() => {});
+  }
+  const other = await a.project();
+  assert.equal((await send(b, other.key, other.projectId)).statusCode, 202, 'keys that were not revoked keep working');
+});
