@@ -21,6 +21,8 @@ import { DataSourceService } from './datasources/service.ts';
 import { registerQueryRoutes } from './queries/routes.ts';
 import { registerTenantRoutes } from './tenants/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
+import { registerSetupRoutes } from './setup/routes.ts';
+import { registerWebRoutes } from './web/routes.ts';
 import { createRateLimiter } from './ratelimit/limiter.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
@@ -103,6 +105,8 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
   app.addHook('onClose', async () => sources.close());
   registerDataSourceRoutes(app, ctx, sources);
   registerQueryRoutes(app, ctx, sources);
+  registerSetupRoutes(app, ctx);
+  registerWebRoutes(app);
   // Feature routes: each folder registers its own (dashboards, users, tenants, audit, datasources, queries).
   return app;
 }

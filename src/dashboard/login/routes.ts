@@ -46,7 +46,7 @@ export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: 
       operationId: 'startLogin', tags, summary: 'Start signing in: redirects to the provider (github, google, or a configured OpenID issuer)',
       params: ProviderParams,
       querystring: Type.Object({
-        redirect: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'where to go after login; must be on DASHBOARD_REDIRECT_ALLOWLIST' })),
+        redirect: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'where to go after login: the service\'s own public URL or an address on DASHBOARD_REDIRECT_ALLOWLIST' })),
         tenant: Type.Optional(Slug),
       }, { additionalProperties: false }),
       response: { 302: Type.Null(), ...errors(400, 404, 429, 503) },
@@ -54,7 +54,8 @@ export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: 
   }, async (request, reply) => {
     const p = provider(request.params.provider);
     const { redirect, tenant } = request.query;
-    if (redirect !== undefined && !redirectAllowed(redirect, config.redirectAllowList)) {
+    // The service's own web app (at its public URL) may always receive the tokens.
+    if (redirect !== undefined && !redirectAllowed(redirect, [`${base}/`, ...config.redirectAllowList])) {
       throw validation('redirect: not an allowed address (see DASHBOARD_REDIRECT_ALLOWLIST)');
     }
     let url: URL;

@@ -12,24 +12,14 @@ import { checkStatement, StatementError } from '../datasources/statement.ts';
 import { getDataSource } from '../datasources/store.ts';
 import { notFound, validation } from '../errors.ts';
 import { decodeCursor, toPage } from '../../kit/paging.ts';
-import { DisplayText, IdParams, IdPosition, ListQuery, Timestamp, bearer, errors } from '../schemas.ts';
+import { DisplayText, IdParams, IdPosition, ListQuery, bearer, errors } from '../schemas.ts';
+import { SavedQuery } from './schemas.ts';
 import { namedColumnsResult, runAndAudit, sendJson } from './run.ts';
 import { deleteSavedQuery, getSavedQuery, insertSavedQuery, listSavedQueries, updateSavedQuery, type SavedQueryRow } from './store.ts';
 
 const tags = ['queries'];
 const Description = Type.String({ maxLength: 2000, pattern: '^[^\\u0000]*$' });
 const DataSourceId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'id of a data source of the tenant' });
-
-const SavedQuery = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
-  dataSourceId: Type.Integer(),
-  query: Type.String(),
-  createdBy: Type.Union([Type.Integer(), Type.Null()]),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
 
 const saved = (r: SavedQueryRow) => ({
   id: r.id, name: r.name, description: r.description, dataSourceId: r.data_source_id, query: r.query, createdBy: r.created_by,

@@ -1,0 +1,25 @@
+/**
+ * The API's shapes as TypeScript types, derived from the routes' TypeBox schemas, for the web app
+ * (web/dashboard imports this file type-only, so the browser bundle gets none of the server's code).
+ */
+import type { Static } from 'typebox';
+import type { DataSourceCreated, DataSourceDetail, DataSourceListItem, DataSourceQueryResult, CreateDataSourceBody, QueryResult, TableDescriptorSchema, UpdateDataSourceBody } from './datasources/schemas.ts';
+import type { SavedQuery } from './queries/schemas.ts';
+import type { TokenPairSchema, UserSchema } from './schemas.ts';
+import type { SetupBody, SetupResultSchema, SetupStatusSchema } from './setup/schemas.ts';
+
+export type ApiUser = Static<typeof UserSchema>;
+export type ApiTokenPair = Static<typeof TokenPairSchema>;
+export type ApiSetupStatus = Static<typeof SetupStatusSchema>;
+export type ApiSetupBody = Static<typeof SetupBody>;
+export type ApiSetupResult = Static<typeof SetupResultSchema>;
+export type ApiDataSource = Static<typeof DataSourceListItem>;
+export type ApiDataSourceDetail = Static<typeof DataSourceDetail>;
+export type ApiDataSourceCreated = Static<typeof DataSourceCreated>;
+export type ApiCreateDataSource = Static<typeof CreateDataSourceBody>;
+export type ApiUpdateDataSource = Static<typeof UpdateDataSourceBody>;
+export type ApiTable = Static<typeof TableDescriptorSchema>;
+export type ApiDataSourceQueryResult = Static<typeof DataSourceQueryResult>;
+export type ApiQueryResult = Static<typeof QueryResult>;
+export type ApiSavedQuery = Static<typeof SavedQuery>;
+export type ApiErrorBody = { error: { code: string; message: string } };

@@ -1,0 +1,59 @@
+import type { App } from '../../kit/app.ts';
+import type { Queryable } from '../../kit/db.ts';
+import { recordAudit } from '../audit/record.ts';
+import type { DashboardContext } from '../context.ts';
+import { conflict } from '../errors.ts';
+import { errors } from '../schemas.ts';
+import { SetupBody, SetupResultSchema, SetupStatusSchema } from './schemas.ts';
+import { createTenant, TenantSlugTaken } from '../tenants/store.ts';
+import { createUser } from '../users/store.ts';
+
+const tags = ['setup'];
+
+/**
+ * First run (Grafana's and Metabase's "create the first admin"): while the installation has no user at
+ * all, anyone who can reach it may create the first tenant and its owner, once. The owner then signs in
+ * with a provider that verifies that email. Any user existing (made here, by DASHBOARD_BOOTSTRAP_OWNER or
+ * by the CLI) closes it for good: 409.
+ */
+export function registerSetupRoutes(app: App, ctx: DashboardContext): void {
+  const { db } = ctx;
+  const noUsers = async (q: Queryable) => {
+    const { rows } = await q.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM users) AS any`);
+    return !rows[0]!.any;
+  };
+
+  app.get('/api/v1/setup', {
+    config: { auth: false },
+    schema: { operationId: 'getSetupStatus', tags, summary: 'Whether the first owner still has to be created', response: { 200: SetupStatusSchema, ...errors(429) } },
+  }, async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return { setupRequired: await noUsers(db) };
+  });
+
+  app.post('/api/v1/setup', {
+    config: { auth: false },
+    schema: {
+      operationId: 'createFirstOwner', tags,
+      summary: 'Create the first tenant and its owner; refused (409) once any user exists',
+      body: SetupBody,
+      response: { 201: SetupResultSchema, ...errors(400, 409, 429) },
+    },
+  }, async (request, reply) => {
+    const { tenantName, tenantSlug, email, name } = request.body;
+    const made = await db.transaction(async (tx) => {
+      // The same lock as DASHBOARD_BOOTSTRAP_OWNER: two first visitors at once make one owner.
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('dashboard.bootstrap'))`);
+      if (!(await noUsers(tx))) return undefined;
+      const tenant = await createTenant(tx, { slug: tenantSlug, name: tenantName, plan: 'enterprise' }).catch((err: unknown) => {
+        if (err instanceof TenantSlugTaken) throw conflict(err.message);
+        throw err;
+      });
+      const user = await createUser(tx, { tenantId: tenant.id, email, name, role: 'owner' });
+      await recordAudit(tx, { tenantId: tenant.id, userId: null, action: 'setup.first_owner', targetType: 'user', targetId: user.id, details: { email, tenant: tenant.slug } });
+      return { tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name }, user: { id: user.id, email: user.email, name: user.name, role: 'owner' as const } };
+    });
+    if (!made) throw conflict('the first owner already exists; ask an admin of your tenant to add you');
+    return reply.code(201).send(made);
+  });
+}

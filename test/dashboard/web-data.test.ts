@@ -1,0 +1,179 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
+import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
+import { freshMysql, type FreshMysqlDatabase } from '../support/mariadb.ts';
+import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
+import { assertAccessible, screenshot } from './web/browser.ts';
+
+/**
+ * Data sources and the SQL editor in Chromium. People are signed in through the CLI's token command here
+ * (a real session); signing in through the identity service's pages is web-app.test.ts's subject.
+ */
+describe('the dashboard web app: data sources and the SQL editor', () => {
+  let s: DashboardServer;
+  let target: FreshDatabase;
+  let maria: FreshMysqlDatabase;
+  let browser: Browser;
+  let admin: SignedIn;
+  let viewer: SignedIn;
+
+  before(async () => {
+    target = await freshPostgres('webtarget');
+    const c = new pg.Client({ connectionString: target.url });
+    await c.connect();
+    await c.query(`CREATE TABLE orders (id int PRIMARY KEY, region text NOT NULL, amount numeric(10,2));
+      INSERT INTO orders SELECT g, CASE WHEN g % 2 = 0 THEN 'north' ELSE 'south' END, g * 10 FROM generate_series(1, 60) g;`);
+    await c.end();
+    maria = await freshMysql('webtarget');
+    s = await startDashboard('dashwebdata');
+    admin = await s.signIn({ tenant: 'acme', role: 'admin', name: 'Ada' });
+    viewer = await s.signIn({ tenant: 'acme', role: 'viewer', name: 'Vic' });
+    browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.close();
+    await target?.drop();
+    await maria?.drop();
+  });
+
+  const pageAs = async (who: SignedIn): Promise<Page> => {
+    const context = await browser.newContext();
+    const pair = { accessToken: who.accessToken, refreshToken: who.refreshToken, expiresIn: who.expiresIn, tokenType: 'Bearer' };
+    await context.addInitScript((p) => sessionStorage.setItem('dashboard.session', p), JSON.stringify(pair));
+    return context.newPage();
+  };
+
+  test('an admin adds a PostgreSQL and a MariaDB source, tests them, edits one (URL shown only as set), browses the schema', async () => {
+    const page = await pageAs(admin);
+    await page.goto(`${s.url}/datasources`);
+    await page.getByRole('heading', { level: 1, name: 'Data sources' }).waitFor();
+    await page.getByText('No data sources yet. Add one to start querying.').waitFor();
+
+    await page.getByRole('button', { name: 'Add data source' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Shop');
+    await page.getByLabel('Short name').fill('shop');
+    await page.getByLabel('Connection URL').fill(target.url);
+    await assertAccessible(page, 'add data source form');
+    await page.getByRole('button', { name: 'Add data source' }).click();
+    await page.getByRole('status').filter({ hasText: 'Data source Shop added.' }).waitFor();
+
+    await page.getByRole('button', { name: 'Add data source' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Legacy');
+    await page.getByLabel('Short name').fill('legacy');
+    await page.getByLabel('Database').selectOption('mysql');
+    await page.getByLabel('Connection URL').fill(maria.url);
+    await page.getByRole('button', { name: 'Add data source' }).click();
+    await page.getByRole('status').filter({ hasText: 'Data source Legacy added.' }).waitFor();
+
+    // A refused URL is explained in the form, not a crash.
+    await page.getByRole('button', { name: 'Add data source' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Broken');
+    await page.getByLabel('Short name').fill('broken');
+    await page.getByLabel('Connection URL').fill('http://not-a-database.example/');
+    await page.getByRole('button', { name: 'Add data source' }).click();
+    assert.match(await page.getByRole('alert').textContent() ?? '', /postgres/i);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.getByRole('button', { name: 'Test Shop' }).click();
+    await page.getByRole('status').filter({ hasText: /^Shop: connection succeeded in \d+ ms\.$/ }).waitFor();
+    await page.getByRole('button', { name: 'Test Legacy' }).click();
+    await page.getByRole('status').filter({ hasText: /^Legacy: connection succeeded in \d+ ms\.$/ }).waitFor();
+    await page.getByRole('row', { name: /Shop/ }).getByRole('cell').nth(2).filter({ hasNotText: 'never' }).waitFor();
+
+    await page.getByRole('button', { name: 'Edit Shop' }).click();
+    await page.getByText('Currently: set; leave empty to keep it.').waitFor();
+    assert.equal(await page.getByLabel('Connection URL').inputValue(), '', 'the stored URL never comes back');
+    assert.doesNotMatch(await page.content(), new RegExp(target.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    await page.getByLabel('Name', { exact: true }).fill('Shop DB');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Data source Shop DB saved.' }).waitFor();
+
+    await page.getByRole('button', { name: 'Schema of Shop DB' }).click();
+    await page.locator('summary').filter({ hasText: /^orders \(table, 3 columns\)$/ }).click();
+    await page.locator('.schema li li').filter({ hasText: /^region text, not null$/ }).waitFor();
+    await assertAccessible(page, 'data sources screen');
+    await screenshot(page, '10-data-sources');
+  });
+
+  test('a query with a parameter shows rows, pages through them, reports errors in a live region and is saved', async () => {
+    const page = await pageAs(admin);
+    await page.goto(`${s.url}/`);
+    await page.getByRole('link', { name: 'SQL editor' }).click();
+    await page.getByRole('heading', { level: 1, name: 'SQL editor' }).waitFor();
+    const editor = page.locator('.cm-content');
+    const bodies: string[] = [];
+    page.on('request', (r) => { if (r.url().endsWith('/api/v1/query')) bodies.push(r.postData() ?? ''); });
+    await editor.waitFor();
+    await page.getByLabel('Data source').selectOption({ label: 'Shop DB' });
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('SELECT id, region, amount FROM orders WHERE region = :region ORDER BY id');
+    await page.keyboard.press('Escape');
+    await page.getByLabel('region', { exact: true }).fill('north');
+    await editor.click();
+    await page.keyboard.press('Control+Enter');
+    await page.getByRole('status').filter({ hasText: /^30 rows in \d+ ms\.$/ }).waitFor({ timeout: 8000 }).catch(async (err) => {
+      throw new Error(`${err}: status "${await page.locator('.status').allTextContents()}", alert "${await page.locator('[role=alert]').allTextContents()}", editor "${await editor.textContent()}" sent ${bodies.join(" | ").replace(/\u00a0/g, "<NBSP>")}`);
+    });
+    // CodeMirror's styles are in force under the page's CSP (no inline <style>): its gutter is laid out.
+    assert.equal(await page.locator('.cm-editor').evaluate((e) => (globalThis as any).getComputedStyle(e).display), 'flex');
+    const firstPage = await page.getByRole('region', { name: 'Result rows' }).locator('tbody tr').count();
+    assert.equal(firstPage, 25);
+    assert.equal(await page.locator('tbody tr').first().locator('td').first().textContent(), '2');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2 of 2').waitFor();
+    assert.equal(await page.locator('tbody tr').count(), 5);
+    await assertAccessible(page, 'SQL editor with results');
+    await screenshot(page, '11-sql-editor');
+
+    // Completion offers the source's tables.
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('SELECT * FROM ord');
+    await page.keyboard.press('Control+Space');
+    await page.locator('.cm-tooltip-autocomplete').getByText('orders').waitFor();
+    await page.keyboard.press('Escape');
+
+    // An error of the database is announced; nothing runs twice.
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('SELECT nope FROM orders');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('alert').filter({ hasText: /column "nope" does not exist/ }).waitFor();
+
+    await page.keyboard.press('ControlOrMeta+a');
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('SELECT region, sum(amount) AS total FROM orders GROUP BY region ORDER BY region');
+    await page.getByLabel('Query name').fill('Totals by region');
+    await page.getByRole('button', { name: 'Save query' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved as "Totals by region".' }).waitFor();
+    const saved = await s.request('GET', '/api/v1/queries', { as: admin });
+    assert.equal(saved.body.items.length, 1);
+    assert.equal(saved.body.items[0].query, 'SELECT region, sum(amount) AS total FROM orders GROUP BY region ORDER BY region');
+  });
+
+  test('a viewer sees the sources but no edit, test or SQL controls', async () => {
+    const page = await pageAs(viewer);
+    await page.goto(`${s.url}/datasources`);
+    await page.getByRole('row', { name: /Shop DB/ }).waitFor();
+    for (const name of ['Add data source', 'Test Shop DB', 'Edit Shop DB', 'Delete Shop DB', 'Schema of Shop DB']) {
+      assert.equal(await page.getByRole('button', { name }).count(), 0, name);
+    }
+    assert.equal(await page.getByRole('link', { name: 'SQL editor' }).count(), 0);
+    await assertAccessible(page, 'data sources as a viewer');
+  });
+
+  test('an admin deletes a source after confirming', async () => {
+    const page = await pageAs(admin);
+    await page.goto(`${s.url}/datasources`);
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete Legacy' }).click();
+    await page.getByRole('status').filter({ hasText: 'Legacy deleted.' }).waitFor();
+    assert.equal(await page.getByRole('row', { name: /Legacy/ }).count(), 0);
+    assert.equal((await s.request('GET', '/api/v1/datasources', { as: admin })).body.dataSources.length, 1);
+  });
+});

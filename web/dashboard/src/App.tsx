@@ -1,0 +1,122 @@
+import { Suspense, lazy, useCallback, useEffect, useState } from 'react';
+import { api, get, whenSignedOut } from './api/client.ts';
+import { readSession, takeLoginFragment, writeSession } from './api/session.ts';
+import type { ApiSetupStatus, ApiUser } from './api/types.ts';
+import { Link, navigate, usePath } from './app/router.tsx';
+import { useScreen } from './app/useTitle.ts';
+import { SetupScreen } from './auth/SetupScreen.tsx';
+import { SignInScreen } from './auth/SignInScreen.tsx';
+import { atLeast } from './app/roles.ts';
+import { DataSourcesScreen } from './datasources/DataSourcesScreen.tsx';
+
+// The editor (CodeMirror) loads when the screen is opened, so the first screen stays small.
+const SqlScreen = lazy(() => import('./sql/SqlScreen.tsx'));
+
+type State =
+  | { kind: 'loading' }
+  | { kind: 'setup' }
+  | { kind: 'signed-out'; notice?: string; error?: string }
+  | { kind: 'signed-in'; me: ApiUser }
+  | { kind: 'unreachable' };
+
+const fragment = takeLoginFragment();
+
+/** The app's frame: a skip link, the banner and the main region every screen renders into. */
+export function App() {
+  const [state, setState] = useState<State>({ kind: 'loading' });
+
+  const load = useCallback(async () => {
+    try {
+      if (readSession()) {
+        setState({ kind: 'signed-in', me: await get<ApiUser>('/auth/me') });
+        return;
+      }
+      const status = await get<ApiSetupStatus>('/setup');
+      setState(status.setupRequired ? { kind: 'setup' } : { kind: 'signed-out', ...(fragment.error ? { error: fragment.error } : {}) });
+    } catch {
+      setState(readSession() ? { kind: 'unreachable' } : { kind: 'signed-out' });
+    }
+  }, []);
+
+  useEffect(() => {
+    whenSignedOut(() => setState({ kind: 'signed-out', notice: 'Your session ended. Sign in again.' }));
+    void load();
+  }, [load]);
+
+  const signOut = async () => {
+    try {
+      await api('POST', '/auth/logout');
+    } catch {
+      // Already ended on the server: forgetting the tokens here is what matters.
+    }
+    writeSession(undefined);
+    navigate('/');
+    setState({ kind: 'signed-out', notice: 'You are signed out.' });
+  };
+
+  return (
+    <>
+      <a className="skip-link" href="#main">Skip to content</a>
+      <header className="banner">
+        <p className="product">Dashboards</p>
+        {state.kind === 'signed-in' && (
+          <>
+            <nav aria-label="Main">
+              <ul>
+                <li><Link href="/">Home</Link></li>
+                <li><Link href="/datasources">Data sources</Link></li>
+                {atLeast(state.me, 'editor') && <li><Link href="/sql">SQL editor</Link></li>}
+              </ul>
+            </nav>
+            <div className="who">
+              <span>{state.me.name} <span className="role">({state.me.role})</span></span>
+              <button type="button" onClick={signOut}>Sign out</button>
+            </div>
+          </>
+        )}
+      </header>
+      <main id="main" tabIndex={-1}>
+        {state.kind === 'loading' && <p role="status">Loading…</p>}
+        {state.kind === 'setup' && (
+          <SetupScreen onDone={(r) => setState({ kind: 'signed-out', notice: `${r.user.email} is now the owner of ${r.tenant.name}. Sign in to continue.` })} />
+        )}
+        {state.kind === 'signed-out' && <SignInScreen notice={state.notice} error={state.error} />}
+        {state.kind === 'unreachable' && <Unreachable retry={load} />}
+        {state.kind === 'signed-in' && <SignedIn me={state.me} />}
+      </main>
+    </>
+  );
+}
+
+function Unreachable({ retry }: { retry: () => void }) {
+  useScreen('Unavailable');
+  return (
+    <>
+      <h1>The service cannot be reached</h1>
+      <p role="alert">Check your connection, then try again.</p>
+      <button type="button" onClick={retry}>Try again</button>
+    </>
+  );
+}
+
+function SignedIn({ me }: { me: ApiUser }) {
+  const path = usePath();
+  switch (path) {
+    case '/datasources':
+      return <DataSourcesScreen me={me} />;
+    case '/sql':
+      return atLeast(me, 'editor') ? <Suspense fallback={<p role="status">Loading the editor…</p>}><SqlScreen /></Suspense> : <Home me={me} />;
+    default:
+      return <Home me={me} />;
+  }
+}
+
+function Home({ me }: { me: ApiUser }) {
+  useScreen('Home');
+  return (
+    <>
+      <h1>Welcome, {me.name}</h1>
+      <p>You are signed in as {me.email} with the role <strong>{me.role}</strong>.</p>
+    </>
+  );
+}

@@ -1,0 +1,77 @@
+import type { ApiErrorBody, ApiTokenPair } from './types.ts';
+import { readSession, writeSession } from './session.ts';
+
+/** A refused request, with the service's code (VALIDATION_ERROR, PRECONDITION_FAILED, ...) and message. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+let refreshing: Promise<boolean> | undefined;
+let onSignedOut: () => void = () => {};
+
+/** Called when the session ends (refresh refused): the app goes back to the sign-in screen. */
+export function whenSignedOut(fn: () => void): void {
+  onSignedOut = fn;
+}
+
+async function refresh(): Promise<boolean> {
+  const session = readSession();
+  if (!session) return false;
+  refreshing ??= (async () => {
+    try {
+      const r = await fetch('/api/v1/auth/refresh', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken: session.refreshToken }) });
+      if (!r.ok) return false;
+      writeSession((await r.json()) as ApiTokenPair);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      refreshing = undefined;
+    }
+  })();
+  return refreshing;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** Calls the service's API with the session's token; an expired access token is refreshed once. */
+export async function api<T>(method: string, path: string, options: RequestOptions = {}): Promise<{ data: T; headers: Headers }> {
+  const send = () => {
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    const session = readSession();
+    if (session) headers.authorization = `Bearer ${session.accessToken}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    return fetch(`/api/v1${path}`, { method, headers, body: options.body === undefined ? null : JSON.stringify(options.body), signal: options.signal ?? null });
+  };
+  let response = await send();
+  if (response.status === 401 && readSession()) {
+    if (await refresh()) response = await send();
+    else {
+      writeSession(undefined);
+      onSignedOut();
+    }
+  }
+  if (!response.ok) {
+    let body: Partial<ApiErrorBody> = {};
+    try {
+      body = (await response.json()) as ApiErrorBody;
+    } catch {
+      // Not the service's error shape (a proxy's page): the status says enough.
+    }
+    throw new ApiError(response.status, body.error?.code ?? `HTTP_${response.status}`, body.error?.message ?? `the request failed (${response.status})`);
+  }
+  const data = response.status === 204 ? (undefined as T) : ((await response.json()) as T);
+  return { data, headers: response.headers };
+}
+
+export const get = async <T,>(path: string) => (await api<T>('GET', path)).data;

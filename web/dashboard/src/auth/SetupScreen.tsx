@@ -1,0 +1,52 @@
+import { useState, type FormEvent } from 'react';
+import { ApiError, api } from '../api/client.ts';
+import type { ApiSetupBody, ApiSetupResult } from '../api/types.ts';
+import { useScreen } from '../app/useTitle.ts';
+
+const slugOf = (name: string) => name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100);
+
+/** First run: no user exists yet, so the first visitor creates the organisation and becomes its owner. */
+export function SetupScreen({ onDone }: { onDone: (result: ApiSetupResult) => void }) {
+  useScreen('Set up');
+  const [form, setForm] = useState<ApiSetupBody>({ tenantName: '', tenantSlug: '', name: '', email: '' });
+  const [slugEdited, setSlugEdited] = useState(false);
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const set = (field: keyof ApiSetupBody, value: string) =>
+    setForm((f) => ({ ...f, [field]: value, ...(field === 'tenantName' && !slugEdited ? { tenantSlug: slugOf(value) } : {}) }));
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      onDone((await api<ApiSetupResult>('POST', '/setup', { body: form })).data);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'the service could not be reached');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <h1>Welcome: create the first owner</h1>
+      <p>Nobody uses this installation yet. Name your organisation and yourself; you become its owner and can invite others afterwards. This can be done once.</p>
+      <form onSubmit={submit} className="form" aria-describedby={error ? 'setup-error' : undefined}>
+        <label htmlFor="tenantName">Organisation name</label>
+        <input id="tenantName" required maxLength={200} value={form.tenantName} onChange={(e) => set('tenantName', e.target.value)} autoComplete="organization" />
+        <label htmlFor="tenantSlug">Organisation short name</label>
+        <input id="tenantSlug" required maxLength={100} pattern="[a-z0-9]+(-[a-z0-9]+)*" aria-describedby="slug-hint" value={form.tenantSlug}
+          onChange={(e) => { setSlugEdited(true); set('tenantSlug', e.target.value); }} />
+        <p id="slug-hint" className="hint">Lower-case letters, digits and single hyphens.</p>
+        <label htmlFor="ownerName">Your name</label>
+        <input id="ownerName" required maxLength={200} value={form.name} onChange={(e) => set('name', e.target.value)} autoComplete="name" />
+        <label htmlFor="ownerEmail">Your email</label>
+        <input id="ownerEmail" type="email" required maxLength={254} aria-describedby="email-hint" value={form.email} onChange={(e) => set('email', e.target.value)} autoComplete="email" />
+        <p id="email-hint" className="hint">You sign in with a provider that confirms this address.</p>
+        {error && <p id="setup-error" role="alert" className="error">{error}</p>}
+        <button type="submit" disabled={busy}>Create owner</button>
+      </form>
+    </>
+  );
+}

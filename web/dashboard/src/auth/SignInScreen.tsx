@@ -1,0 +1,31 @@
+import { useEffect, useState } from 'react';
+import { get } from '../api/client.ts';
+import { useScreen } from '../app/useTitle.ts';
+
+interface Provider { id: string; loginUrl: string }
+const NAMES: Record<string, string> = { github: 'GitHub', google: 'Google', platform: 'the platform account' };
+
+/** Sign-in: one button per configured provider; the provider returns here with the tokens in the fragment. */
+export function SignInScreen({ notice, error }: { notice?: string | undefined; error?: string | undefined }) {
+  useScreen('Sign in');
+  const [providers, setProviders] = useState<Provider[]>();
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    get<{ providers: Provider[] }>('/auth/providers').then((r) => setProviders(r.providers), () => setFailed(true));
+  }, []);
+  const back = encodeURIComponent(`${location.origin}/`);
+  return (
+    <>
+      <h1>Sign in</h1>
+      {notice && <p role="status">{notice}</p>}
+      {error && <p role="alert" className="error">Sign-in failed: {error}</p>}
+      {failed && <p role="alert" className="error">The sign-in providers could not be loaded. Reload the page to try again.</p>}
+      {providers && providers.length === 0 && <p>No sign-in provider is configured. An operator sets DASHBOARD_OIDC_PROVIDERS, GitHub or Google credentials.</p>}
+      <ul className="providers">
+        {providers?.map((p) => (
+          <li key={p.id}><a className="button" href={`${p.loginUrl}?redirect=${back}`}>Sign in with {NAMES[p.id] ?? p.id}</a></li>
+        ))}
+      </ul>
+    </>
+  );
+}

@@ -1,0 +1,34 @@
+import { useState } from 'react';
+import type { ApiQueryResult } from '../api/types.ts';
+
+const PAGE = 25;
+const show = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/** Query results a page at a time, with the row count, the time and whether the service stopped reading. */
+export function ResultTable({ result }: { result: ApiQueryResult }) {
+  const [page, setPage] = useState(0);
+  const pages = Math.max(1, Math.ceil(result.rows.length / PAGE));
+  const rows = result.rows.slice(page * PAGE, page * PAGE + PAGE);
+  return (
+    <section aria-labelledby="results-title">
+      <h2 id="results-title">Results</h2>
+      <p>{result.rowCount} {result.rowCount === 1 ? 'row' : 'rows'} in {Math.round(result.executionTimeMs)} ms.
+        {result.truncated && <strong> Only the first {result.rows.length} rows were read; more exist.</strong>}</p>
+      {result.columns.length > 0 && (
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Result rows">
+          <table>
+            <thead><tr>{result.columns.map((c, i) => <th scope="col" key={i}>{c}</th>)}</tr></thead>
+            <tbody>{rows.map((r, i) => <tr key={i}>{result.columns.map((c, j) => <td key={j}>{show(r[c])}</td>)}</tr>)}</tbody>
+          </table>
+        </div>
+      )}
+      {pages > 1 && (
+        <nav aria-label="Result pages" className="actions">
+          <button type="button" className="secondary" disabled={page === 0} onClick={() => setPage(page - 1)}>Previous page</button>
+          <span aria-live="polite">Page {page + 1} of {pages}</span>
+          <button type="button" className="secondary" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>Next page</button>
+        </nav>
+      )}
+    </section>
+  );
+}
