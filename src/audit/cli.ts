@@ -1,59 +1,68 @@
-import { parseArgs } from 'node:util';
+import type { Database } from '../kit/db.ts';
+import { CommandFailure, UsageError, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
 import { migrate } from '../kit/migrations.ts';
 import type { CommandIO } from '../kit/service.ts';
 import { AUDIT_MIGRATIONS, openAuditDatabase } from './app.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/keys.ts';
 import type { AuditServiceConfig } from './config.ts';
 
-export const AUDIT_USAGE = [
-  'keys create [--name NAME]   create an API key for the audit API (shown once)',
-  'keys list                   list API keys (never the keys themselves)',
-  'keys revoke KEY_ID          revoke an API key',
-];
-
 /** `platform audit keys ...`: API keys straight against the service's database. */
-export async function auditCommand(args: string[], config: AuditServiceConfig, io: CommandIO): Promise<number> {
-  const [group, action, ...rest] = args;
-  if (group !== 'keys' || !['create', 'list', 'revoke'].includes(action ?? '')) {
-    io.err(`unknown command "audit ${args.join(' ')}"; usage:\n${AUDIT_USAGE.map((u) => `  platform audit ${u}`).join('\n')}`);
-    return 2;
-  }
-  let parsed;
-  try {
-    parsed = parseArgs({ args: rest, options: { name: { type: 'string' } }, allowPositionals: true, strict: true });
-  } catch (err) {
-    io.err(`platform audit keys ${action}: ${(err as Error).message}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (action === 'revoke' ? positionals.length !== 1 : positionals.length !== 0) {
-    io.err(action === 'revoke' ? 'platform audit keys revoke: expects exactly one KEY_ID' : `platform audit keys ${action}: takes no positional arguments`);
-    return 2;
-  }
-  if (values.name !== undefined && (values.name.length > 200 || values.name.includes('\0'))) {
-    io.err('platform audit keys create: --name must be at most 200 characters');
-    return 2;
-  }
-  const db = await openAuditDatabase(config);
-  try {
-    await migrate(db, AUDIT_MIGRATIONS);
-    if (action === 'create') {
-      const { key, record } = await createApiKey(db, values.name ?? '');
-      io.out(`created key ${record.id}${record.name ? ` (${record.name})` : ''}`);
-      io.out(key);
-      io.err('store this key now: it is not kept and cannot be shown again');
-    } else if (action === 'list') {
-      for (const k of await listApiKeys(db)) io.out(`${k.id}\t${k.prefix}…\t${k.name || '-'}\t${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`);
-    } else {
-      const record = await revokeApiKey(db, positionals[0]!);
-      if (!record) {
-        io.err(`platform audit keys revoke: no key ${positionals[0]}`);
-        return 1;
-      }
-      io.out(`revoked key ${record.id}`);
+function auditCommands(config: AuditServiceConfig): CommandGroup {
+  const withDatabase = async <T>(fn: (db: Database) => Promise<T>): Promise<T> => {
+    const db = await openAuditDatabase(config);
+    try {
+      await migrate(db, AUDIT_MIGRATIONS);
+      return await fn(db);
+    } finally {
+      await db.close();
     }
-    return 0;
-  } finally {
-    await db.close();
-  }
+  };
+  return {
+    name: 'audit',
+    commands: [
+      {
+        path: ['keys', 'create'],
+        synopsis: '[--name NAME]',
+        summary: 'create an API key for the audit API (shown once)',
+        options: { name: { type: 'string' } },
+        exports: (key: { id?: string; key?: string }) => ({ AUDIT_KEY_ID: key.id, AUDIT_KEY: key.key }),
+        run: ({ values, result, json, io }) => {
+          const name = str(values, 'name') ?? '';
+          if (name.length > 200 || name.includes('\0')) throw new UsageError('--name must be at most 200 characters, without NUL');
+          return withDatabase(async (db) => {
+            const { key, record } = await createApiKey(db, name);
+            result({ ...record, key }, [`created key ${record.id}${record.name ? ` (${record.name})` : ''}`, key]);
+            if (!json) io.err('store this key now: it is not kept and cannot be shown again');
+          });
+        },
+      },
+      {
+        path: ['keys', 'list'],
+        synopsis: '',
+        summary: 'list API keys (never the keys themselves)',
+        run: ({ result }) => withDatabase(async (db) => {
+          const keys = await listApiKeys(db);
+          result({ items: keys }, keys.map((k) => `${k.id}\t${k.prefix}…\t${k.name || '-'}\t${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`));
+        }),
+      },
+      {
+        path: ['keys', 'revoke'],
+        synopsis: 'KEY_ID',
+        summary: 'revoke an API key',
+        positionals: { min: 1, max: 1 },
+        run: ({ positionals, result }) => withDatabase(async (db) => {
+          const record = await revokeApiKey(db, positionals[0]!);
+          if (!record) throw new CommandFailure(`no key ${positionals[0]}`);
+          result(record, [`revoked key ${record.id}`]);
+        }),
+      },
+    ],
+  };
+}
+
+/** One line per command for `platform help` (no configuration needed to list them). */
+export const AUDIT_USAGE = usageLines(auditCommands({} as AuditServiceConfig));
+
+export function auditCommand(args: string[], config: AuditServiceConfig, io: CommandIO): Promise<number> {
+  return runCommand(auditCommands(config), args, io);
 }

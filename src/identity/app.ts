@@ -18,6 +18,8 @@ import { registerAdmin } from './admin/routes.ts';
 import { createIdentityMetrics } from './metrics.ts';
 import { identityErrorBody } from './error-body.ts';
 import { localTokenVerifier } from './admin/guard.ts';
+import { smtpMailer } from './invites/mailer.ts';
+import { registerInviteeRoutes } from './invites/routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 
@@ -75,12 +77,17 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
         paths: OIDC_PATHS,
         components: {
           schemas: oidc.schemas,
-          securitySchemes: { ...oidc.securitySchemes, ...adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.') },
+          securitySchemes: {
+            ...oidc.securitySchemes,
+            ...adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.'),
+            personToken: { type: 'http', scheme: 'bearer', description: 'An access token of this service issued to the signed-in person (any app, any scope).' },
+          },
         },
         tags: [
           { name: 'oauth', description: 'OAuth 2.0 and OpenID Connect endpoints (answered by oidc-provider)' },
           { name: 'sign-in', description: 'The sign-in, consent and sign-out pages (HTML)' },
           { name: 'management', description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).' },
+          { name: 'invitations', description: "The invited person's side of an invitation." },
         ],
       },
     });
@@ -126,13 +133,19 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       csrf: new CsrfTokens(secretKey),
       throttle,
     });
+    const verifier = localTokenVerifier(holder, accounts, clients);
     const guard = createAdminGuard({
       realm: 'identity',
       serviceTokens: [config.adminToken],
-      verifier: localTokenVerifier(holder, accounts, clients),
+      verifier,
       howToEnable: 'sign in as a platform admin, or set IDENTITY_ADMIN_TOKEN',
     });
-    await registerAdmin(app, { db, clients, accounts, scopes, guard });
+    const invites = {
+      db, mailer: smtpMailer(config.smtpUrl, config.mailFrom, log), inviteTtl: config.inviteTtl,
+      inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
+    };
+    await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
+    await registerInviteeRoutes(app, { db, verifier });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });
     return app;

@@ -1,4 +1,4 @@
-import { int, list, url, type ConfigOf } from '../kit/config.ts';
+import { int, list, optionalUrl, str, url, type ConfigOf } from '../kit/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { adminTokenVariable } from '../kit/auth/config.ts';
 
@@ -14,6 +14,10 @@ export const identitySpec = {
   loginSessionTtl: int('IDENTITY_LOGIN_SESSION_TTL', { default: 43_200, min: 60, max: 2_592_000, doc: 'Absolute lifetime of a browser login session (the `__Host-svc_login` cookie), in seconds.' }),
   extraScopes: list('IDENTITY_EXTRA_SCOPES', { default: [], doc: 'API scopes the server knows besides openid, profile, email, offline_access and admin (comma-separated).' }),
   keyRefreshSeconds: int('IDENTITY_KEY_REFRESH_SECONDS', { default: 60, min: 1, max: 86_400, doc: 'How often a running server looks for rotated signing keys, in seconds.' }),
+  smtpUrl: optionalUrl('IDENTITY_SMTP_URL', ['smtp:', 'smtps:'], { doc: 'SMTP server for invitation mail (`smtp://user:pass@host:587`, `smtps://…`); unset, invitations are made but not mailed (their link is in the API answer).' }),
+  mailFrom: str('IDENTITY_MAIL_FROM', { default: 'identity@localhost', doc: 'Sender address of invitation mail.' }),
+  inviteLink: optionalUrl('IDENTITY_INVITE_LINK', ['http:', 'https:'], { doc: "Page the invitation link opens, with `?token=…` added; default `<IDENTITY_ISSUER>/invites/accept`. Point it at your app's page that signs the person in and calls `POST /api/v1/invitations/accept`." }),
+  inviteTtl: int('IDENTITY_INVITE_TTL', { default: 604_800, min: 60, max: 7_776_000, doc: 'Lifetime of an invitation (and of each re-sent one), in seconds.' }),
   signInFreeFailures: int('IDENTITY_SIGNIN_FREE_FAILURES', { default: 5, min: 1, max: 100, doc: 'Failed sign-ins allowed per account and per address before each further attempt must wait (doubling from 1 s up to 15 min).' }),
 };
 

@@ -183,4 +183,8 @@ test('platform audit keys: create shows the key once and stores its hash; list n
   assert.equal(await auditCommand(['keys', 'revoke', 'key_nope'], config, io), 1);
   assert.equal(await auditCommand(['keys', 'rotate'], config, io), 2);
   assert.equal(await auditCommand(['keys', 'create', 'extra'], config, io), 2);
+
+  out.length = 0;
+  assert.equal(await auditCommand(['keys', 'create', '--export'], config, io), 0);
+  assert.match(out.join('\n'), /^export AUDIT_KEY_ID='key_[^']+'\nexport AUDIT_KEY='ak_[A-Za-z0-9_-]{43}'$/, 'shell exports for scripts');
 });
