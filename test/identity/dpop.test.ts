@@ -141,6 +141,20 @@ test('the management API and the CLI set dpop_bound_access_tokens', async () => 
   const viaApi = { clientId: body.application.client_id, secret: body.client_secret };
   assert.equal((await clientCredentials(undefined, viaApi, '')).json.error, 'invalid_grant');
 
+  // The API-key grant issues bearer tokens only, so an app that must use DPoP is refused there too.
+  const adminApi = (path: string, payload: unknown) => fetch(`${server.issuer}/api/v1${path}`, {
+    method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' }, body: JSON.stringify(payload),
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  const svc = await adminApi('/principals', { type: 'service', name: 'nightly-agent', service_type: 'worker', allowed_scopes: [] });
+  assert.equal(svc.status, 201, JSON.stringify(svc.body));
+  const key = await adminApi(`/principals/${svc.body.id}/credentials`, { type: 'api_key' });
+  assert.equal(key.status, 201, JSON.stringify(key.body));
+  const exchanged = await form(`${server.issuer}/oauth/token`, {
+    grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: key.body.api_key, subject_token_type: 'urn:platform:params:oauth:token-type:api-key',
+  }, { authorization: basic(viaApi.clientId, viaApi.secret), dpop: await proof(await generateKeyPair('ES256'), {}) });
+  assert.equal(exchanged.status, 400, exchanged.text);
+  assert.equal(exchanged.json.error, 'invalid_grant');
+
   const wrongType = await fetch(`${server.issuer}/api/v1/applications`, {
     method: 'POST',
     headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
