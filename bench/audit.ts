@@ -228,6 +228,8 @@ async function auditWithPa11yCi(urls: string[], chromium: string, concurrency: n
   const dir = mkdtempSync(join(tmpdir(), 'bench-pa11y-'));
   try {
     const config = join(dir, 'pa11y-ci.json');
+    // A file, not stdout: pa11y-ci exits right after writing, which cuts a large report sent through a pipe.
+    const reportFile = join(dir, 'report.json');
     writeFileSync(config, JSON.stringify({
       defaults: {
         runners: ['axe'],
@@ -235,27 +237,27 @@ async function auditWithPa11yCi(urls: string[], chromium: string, concurrency: n
         timeout: 60_000,
         chromeLaunchConfig: { executablePath: chromium, args: CHROMIUM_ARGS },
         ...(concurrency ? { concurrency } : {}),
+        // pa11y-ci reads its reporters from `defaults`.
+        reporters: [['json', { fileName: reportFile }]],
       },
       urls,
     }));
     const loadBefore = loadAverage();
     const t0 = performance.now();
-    const child = spawn(NODE, ['node_modules/pa11y-ci/bin/pa11y-ci.js', '--config', config, '--json'], {
+    const child = spawn(NODE, ['node_modules/pa11y-ci/bin/pa11y-ci.js', '--config', config], {
       cwd: ROOT,
       env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: 'true', PUPPETEER_EXECUTABLE_PATH: chromium },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
     const sampler = memorySampler(child.pid!);
-    let out = '';
     let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     const seconds = (performance.now() - t0) / 1000;
     const peak = sampler.stop();
     // pa11y-ci exits 2 when pages have issues, which they do.
     if (code !== 0 && code !== 2) throw new Error(`pa11y-ci exited with ${code}: ${err.slice(0, 2000)}`);
-    const report = JSON.parse(out) as { total: number; passes: number; errors: number; results: Record<string, unknown[]> };
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { total: number; passes: number; errors: number; results: Record<string, unknown[]> };
     const failedPages = Object.values(report.results).filter((r) => r.some((i) => (i as { message?: string }).message && !(i as { type?: string }).type)).length;
     if (failedPages > 0) throw new Error(`pa11y-ci could not test ${failedPages} pages`);
     return { pages: report.total, seconds, peak, issues: report.errors, loadBefore };

@@ -162,8 +162,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   // One per app, shared with the service's own code that meets the database (databaseOutage(app)).
   const outage = createOutageLog(app.log);
   outages.set(app, outage);
-  app.addHook('onResponse', async (_request, reply) => {
-    if (reply.statusCode < 500) outage.succeeded();
+  // Back once a route that works with the database succeeds again; the operational routes answer
+  // without it and would report every probe as a recovery.
+  const withoutDatabase = new Set(['/health', '/metrics', '/openapi.json']);
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode < 400 && !withoutDatabase.has(request.routeOptions.url ?? '')) outage.succeeded();
   });
   const retryAfter = String(options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS);
 

@@ -39,7 +39,7 @@ test('two instances on one database and Redis: a key revoked through one is refu
   assert.equal((await send(b, key, projectId)).statusCode, 202, 'instance b has looked the key up and cached it');
 
   const published = once(listener, 'message');
-  const revoked = await a.admin('DELETE', `/v1/admin/projects/${projectId}/keys/${keyId}`);
+  const revoked = await a.admin('DELETE', `/api/v1/projects/${projectId}/keys/${keyId}`);
   assert.equal(revoked.statusCode, 200);
   assert.equal((await send(a.app, key, projectId)).statusCode, 401, 'the instance that revoked it refuses it at once');
 

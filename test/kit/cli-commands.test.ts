@@ -109,7 +109,7 @@ test('platform --version, a service command\'s --help without a database, and --
 
   const missing = await platform('ingest', 'keys', 'create');
   assert.equal(missing.status, 2);
-  assert.equal(missing.stderr, 'platform: ingest keys create: missing argument\nusage: platform ingest keys create PROJECT [--name N] [--json]\n');
+  assert.equal(missing.stderr, 'platform: ingest keys create: missing argument\nusage: platform ingest keys create PROJECT [--name N] [--json] [--export]\n');
 
   const app = await platform('identity', 'apps', 'create', '--name', 'Reports', '--type', 'machine', '--scope', 'reports:read', '--json');
   assert.equal(app.status, 0, app.stderr);

@@ -19,7 +19,7 @@ export interface ServiceProcess {
  * `platform start <service>` in a child process on port 0, resolved once it prints its URL: the code
  * an operator runs, so a crash of the process is seen as one (not as a failure of the test runner).
  */
-export async function startServiceProcess(service: string, env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+export async function startServiceProcess(service: string, env: Record<string, string>, timeoutMs = 120_000): Promise<ServiceProcess> {
   const prefix = service.toUpperCase();
   const child = spawn(process.execPath, [CLI, 'start', service], {
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', [`${prefix}_PORT`]: '0', ...env },
@@ -30,7 +30,11 @@ export async function startServiceProcess(service: string, env: Record<string, s
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = once(child, 'exit');
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${service} did not start within ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    // A child left running would keep the test file alive (and hold its database) after the failure.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${service} did not start within ${timeoutMs} ms: ${stderr}`));
+    }, timeoutMs);
     child.stdout!.on('data', (d: Buffer) => {
       stdout += d.toString();
       const m = new RegExp(`${service}\\s+(http://\\S+)\\n`).exec(stdout);

@@ -11,7 +11,8 @@ import type { DataSourceService } from '../datasources/service.ts';
 import { checkStatement, StatementError } from '../datasources/statement.ts';
 import { getDataSource } from '../datasources/store.ts';
 import { notFound, validation } from '../errors.ts';
-import { DisplayText, IdParams, ListQuery, Timestamp, bearer, errors } from '../schemas.ts';
+import { decodeCursor, toPage } from '../../kit/paging.ts';
+import { DisplayText, IdParams, IdPosition, ListQuery, Timestamp, bearer, errors } from '../schemas.ts';
 import { namedColumnsResult, runAndAudit, sendJson } from './run.ts';
 import { deleteSavedQuery, getSavedQuery, insertSavedQuery, listSavedQueries, updateSavedQuery, type SavedQueryRow } from './store.ts';
 
@@ -85,9 +86,8 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
     },
   }, async (request) => {
     const { limit, cursor, dataSourceId } = request.query;
-    const rows = await listSavedQueries(db, currentUser(request).tenantId, { limit: limit + 1, after: cursor ? Number(cursor) : 0, dataSourceId });
-    const page = rows.slice(0, limit);
-    return { items: page.map(saved), next: rows.length > limit ? String(page[page.length - 1]!.id) : null };
+    const rows = await listSavedQueries(db, currentUser(request).tenantId, { limit: limit + 1, after: decodeCursor(cursor, IdPosition)?.[0] ?? 0, dataSourceId });
+    return toPage(rows, limit, (r) => [r.id], saved);
   });
 
   app.get('/api/v1/queries/:id', {
