@@ -29,7 +29,7 @@ after(async () => {
 function accessRow(signature: string, overrides: Partial<Record<number, unknown>> = {}): TokenValues {
   const row: TokenValues = [
     'client_credentials', signature, null, null, '["events:write","a \\"quoted\\" scope"]', '["aud-1"]', null,
-    new Date(Date.now() + 900_000), null, '127.0.0.1', 'agent "x", {y}', null, principalId, 'writer-client', appId, `payload-${signature}`,
+    new Date(Date.now() + 900_000), null, '127.0.0.1', 'agent "x", {y}', null, principalId, 'writer-client', appId, `payload-${signature}`, null,
   ];
   for (const [i, v] of Object.entries(overrides)) (row as unknown[])[Number(i)] = v;
   return row;
@@ -54,7 +54,7 @@ test('many rows written at once are each stored with every field as given', asyn
 
 test('refresh tokens link to their grant family, written in the same batch as access tokens', async () => {
   const writer = new TokenWriter(db);
-  const refresh: TokenValues = ['refresh_token', null, 'rf1', 'grant-1', '["openid"]', '[]', 'session-hash', null, new Date(Date.now() + 60_000), null, null, 'sub-1', principalId, 'writer-client', appId, 'payload-rf1'];
+  const refresh: TokenValues = ['refresh_token', null, 'rf1', 'grant-1', '["openid"]', '[]', 'session-hash', null, new Date(Date.now() + 60_000), null, null, 'sub-1', principalId, 'writer-client', appId, 'payload-rf1', null];
   await Promise.all([writer.write('refresh_token_signature', refresh), writer.write('access_token_signature', accessRow('wa1', { 3: 'grant-1' }))]);
   const rows = (await db.query<{ family_id: string | null; kind: string }>(
     `SELECT t.family_id, t.kind FROM oauth_tokens t WHERE t.refresh_token_signature = 'rf1' OR t.access_token_signature = 'wa1' ORDER BY kind`,

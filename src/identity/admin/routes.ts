@@ -46,6 +46,7 @@ const AppOut = Type.Object({
   refresh_token_rotation: Type.Boolean(),
   first_party: Type.Boolean(),
   resource_server: Type.Boolean({ description: 'May introspect tokens issued to other apps; every other app learns only its own tokens.' }),
+  dpop_bound_access_tokens: Type.Boolean({ description: 'Every token request must carry a DPoP proof (RFC 9449 section 5.2).' }),
   public: Type.Boolean(),
   active: Type.Boolean(),
   principal_id: Uuid,
@@ -102,6 +103,7 @@ const NewApp = Type.Object(
     refresh_token_rotation: Type.Optional(Type.Boolean()),
     first_party: Type.Optional(Type.Boolean()),
     resource_server: Type.Optional(Type.Boolean({ description: 'Register the app as a resource server: it may introspect tokens issued to other apps. Confidential apps only.' })),
+    dpop_bound_access_tokens: Type.Optional(Type.Boolean({ description: 'Require a DPoP proof (RFC 9449) with every token request: its tokens are always bound to a key. Default false.' })),
   },
   { additionalProperties: false },
 );
@@ -112,6 +114,7 @@ export function appOut(a: AppRecord): Static<typeof AppOut> {
     redirect_uris: a.redirectUris, allowed_grants: a.allowedGrants, allowed_response_types: a.allowedResponseTypes,
     allowed_scopes: a.allowedScopes, access_token_ttl: a.accessTokenTtl, refresh_token_ttl: a.refreshTokenTtl,
     authorization_code_ttl: a.authorizationCodeTtl, refresh_token_rotation: a.refreshTokenRotation, first_party: a.firstParty, resource_server: a.resourceServer,
+    dpop_bound_access_tokens: a.dpopBoundAccessTokens,
     public: a.public, active: a.active, principal_id: a.principalId,
   };
 }
@@ -181,6 +184,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
         name: b.name, appType: b.app_type, clientId: b.client_id, redirectUris: b.redirect_uris, allowedScopes: b.allowed_scopes,
         description: b.description, logoUrl: b.logo_url, accessTokenTtl: b.access_token_ttl, refreshTokenTtl: b.refresh_token_ttl,
         authorizationCodeTtl: b.authorization_code_ttl, refreshTokenRotation: b.refresh_token_rotation, firstParty: b.first_party, resourceServer: b.resource_server,
+        dpopBoundAccessTokens: b.dpop_bound_access_tokens,
       }, deps.scopes);
       deps.clients.invalidate(created.clientId);
       const secret = created.public ? undefined : (await createSecret(deps.db, created.id)).secret;

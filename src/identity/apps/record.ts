@@ -21,6 +21,8 @@ export interface AppRecord {
   public: boolean;
   /** May introspect tokens issued to other apps (RFC 7662 §4: only callers allowed to know a token's details learn them). */
   resourceServer: boolean;
+  /** Every token request must carry a DPoP proof, so every token is bound to a key (RFC 9449 section 5.2). */
+  dpopBoundAccessTokens: boolean;
   active: boolean;
   principalId: string;
 }
@@ -48,6 +50,7 @@ export function appFromRow(row: Record<string, unknown>): AppRecord {
     firstParty: Boolean(row.first_party),
     public: Boolean(row.public),
     resourceServer: Boolean(row.resource_server),
+    dpopBoundAccessTokens: Boolean(row.dpop_bound_access_tokens),
     active: Boolean(row.active),
     principalId: String(row.principal_id),
   };

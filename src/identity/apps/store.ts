@@ -18,6 +18,7 @@ export interface NewApp {
   refreshTokenRotation?: boolean | undefined;
   firstParty?: boolean | undefined;
   resourceServer?: boolean | undefined;
+  dpopBoundAccessTokens?: boolean | undefined;
   ownerId?: string | undefined;
 }
 
@@ -85,15 +86,15 @@ export async function createApp(db: Database, input: NewApp, knownScopes: readon
       const principalId = p.rows[0]!.id;
       const app = await tx.query<Record<string, unknown>>(
         `INSERT INTO oauth_apps (client_id, name, description, logo_url, app_type, redirect_uris, allowed_grants, allowed_response_types,
-           allowed_scopes, access_token_ttl, refresh_token_ttl, authorization_code_ttl, refresh_token_rotation, first_party, public, owner_id, principal_id, resource_server)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, 900), coalesce($11, 604800), coalesce($12, 600), coalesce($13, true), coalesce($14, false), $15, $16, $17, $18)
+           allowed_scopes, access_token_ttl, refresh_token_ttl, authorization_code_ttl, refresh_token_rotation, first_party, public, owner_id, principal_id, resource_server, dpop_bound_access_tokens)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, 900), coalesce($11, 604800), coalesce($12, 600), coalesce($13, true), coalesce($14, false), $15, $16, $17, $18, $19)
          RETURNING *`,
         [
           clientId, name, input.description ?? null, input.logoUrl ?? null, type, JSON.stringify(redirectUris), JSON.stringify(grants),
           JSON.stringify(grants.includes('authorization_code') ? ['code'] : []), JSON.stringify(scopes),
           input.accessTokenTtl ?? null, input.refreshTokenTtl ?? null, input.authorizationCodeTtl ?? null,
           input.refreshTokenRotation ?? null, input.firstParty ?? null, isPublic(type), input.ownerId ?? null, principalId,
-          input.resourceServer ?? false,
+          input.resourceServer ?? false, input.dpopBoundAccessTokens ?? false,
         ],
       );
       const record = appFromRow(app.rows[0]!);

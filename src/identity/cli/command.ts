@@ -54,7 +54,7 @@ function identityCommands(config: IdentityConfig): CommandGroup {
       },
       {
         path: ['apps', 'create'],
-        synopsis: '--name NAME [--type web|spa|native|machine|service] [--redirect-uri URI ...] [--scope SCOPE ...] [--first-party] [--resource-server] [--client-id ID]',
+        synopsis: '--name NAME [--type web|spa|native|machine|service] [--redirect-uri URI ...] [--scope SCOPE ...] [--first-party] [--resource-server] [--dpop] [--client-id ID]',
         summary: 'register an OAuth app; a confidential app\'s first client secret is shown once',
         details: [
           '--type           web (default), spa, native, machine or service',
@@ -62,12 +62,13 @@ function identityCommands(config: IdentityConfig): CommandGroup {
           '--scope          scopes the app may ask for (repeatable, or space/comma separated)',
           '--first-party    the platform\'s own app: no consent screen',
           '--resource-server may introspect tokens issued to other apps',
+          '--dpop           every token request must carry a DPoP proof (RFC 9449): tokens bound to a key',
           '--client-id      a chosen client_id instead of a generated one',
         ],
         exports: (app: { id?: string; client_id?: string; client_secret?: string }) => ({ APP_ID: app.id, CLIENT_ID: app.client_id, CLIENT_SECRET: app.client_secret }),
         options: {
           name: { type: 'string' }, type: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true },
-          scope: { type: 'string', multiple: true }, 'first-party': { type: 'boolean' }, 'resource-server': { type: 'boolean' }, 'client-id': { type: 'string' },
+          scope: { type: 'string', multiple: true }, 'first-party': { type: 'boolean' }, 'resource-server': { type: 'boolean' }, dpop: { type: 'boolean' }, 'client-id': { type: 'string' },
         },
         required: ['name'],
         run: ({ values, result }) => {
@@ -77,15 +78,16 @@ function identityCommands(config: IdentityConfig): CommandGroup {
             const app = await createApp(db, {
               name: str(values, 'name')!, appType: type as AppType | undefined, redirectUris: strs(values, 'redirect-uri'),
               allowedScopes: strs(values, 'scope')?.flatMap((s) => s.split(/[ ,]+/).filter(Boolean)), firstParty: flag(values, 'first-party'),
-              resourceServer: flag(values, 'resource-server'), clientId: str(values, 'client-id'),
+              resourceServer: flag(values, 'resource-server'), dpopBoundAccessTokens: flag(values, 'dpop'), clientId: str(values, 'client-id'),
             }, [...BUILT_IN_SCOPES, ...config.extraScopes]);
             const secret = app.public ? undefined : (await createSecret(db, app.id)).secret;
             result(
-              { id: app.id, client_id: app.clientId, ...(secret ? { client_secret: secret } : {}), type: app.appType, grants: app.allowedGrants, scopes: app.allowedScopes, resource_server: app.resourceServer },
+              { id: app.id, client_id: app.clientId, ...(secret ? { client_secret: secret } : {}), type: app.appType, grants: app.allowedGrants, scopes: app.allowedScopes, resource_server: app.resourceServer, dpop_bound_access_tokens: app.dpopBoundAccessTokens },
               [
                 `client_id: ${app.clientId}`,
                 `app id: ${app.id}  type: ${app.appType}  grants: ${app.allowedGrants.join(' ')}  scopes: ${app.allowedScopes.join(' ') || '(none)'}`,
                 ...(app.resourceServer ? ['resource server: may introspect tokens issued to other apps'] : []),
+                ...(app.dpopBoundAccessTokens ? ['DPoP required: every token request must carry a DPoP proof'] : []),
                 ...(secret ? [`client_secret (shown once): ${secret}`] : []),
               ],
             );

@@ -37,6 +37,8 @@ async function issue(ctx: GrantContext, deps: CredentialGrantDeps, credential: U
   const principal = await deps.accounts.find(credential.principalId);
   if (!principal?.active) throw new errors.InvalidGrant('the principal of this credential is deactivated');
   const client = ctx.oidc.client;
+  // These grants issue bearer tokens only (the provider's DPoP binding is internal to its own grants): an app that must use DPoP is refused rather than given an unbound token.
+  if (client.dpopBoundAccessTokens) throw new errors.InvalidGrant('this app requires DPoP-bound tokens, which API-key and key-pair grants do not issue');
   const appAllowed = new Set(String(client.scope ?? '').split(' ').filter(Boolean));
   const permitted = (s: string) => !SESSION_SCOPES.has(s) && deps.knownScopes.has(s) && appAllowed.has(s) && principal.allowedScopes.includes(s) && (credential.scopes.length === 0 || credential.scopes.includes(s));
   const requested = String(ctx.oidc.params.scope ?? '').split(' ').filter(Boolean);

@@ -118,6 +118,7 @@ class TokenAdapter extends HashedAdapter {
       clientId,
       app?.id ?? null,
       this.sealPayload(hash, payload),
+      typeof payload.jkt === 'string' ? payload.jkt : null,
     ];
     await this.writer.write(refresh ? 'refresh_token_signature' : 'access_token_signature', values);
   }

@@ -111,5 +111,6 @@ function clientMetadata(app: AppRecord): Record<string, unknown> {
     first_party: app.firstParty,
     app_type: app.appType,
     principal_id: app.principalId,
+    dpop_bound_access_tokens: app.dpopBoundAccessTokens,
   };
 }

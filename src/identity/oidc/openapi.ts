@@ -47,6 +47,7 @@ export const OIDC_PATHS = {
   '/oauth/token': {
     post: {
       operationId: 'token', tags, summary: 'Token endpoint: authorization_code, refresh_token, client_credentials', security: [{ clientBasic: [] }, {}],
+      parameters: [{ name: 'DPoP', in: 'header', required: false, schema: { type: 'string' }, description: 'A DPoP proof JWT (RFC 9449): the tokens issued are bound to its key; required for an app with dpop_bound_access_tokens and to refresh a bound refresh token' }],
       requestBody: {
         required: true,
         content: form({
@@ -67,12 +68,12 @@ export const OIDC_PATHS = {
             type: 'object',
             required: ['access_token', 'token_type', 'expires_in'],
             properties: {
-              access_token: { type: 'string' }, token_type: { type: 'string', const: 'Bearer' }, expires_in: { type: 'integer' },
+              access_token: { type: 'string' }, token_type: { type: 'string', enum: ['Bearer', 'DPoP'], description: '`DPoP` when the request carried a DPoP proof (RFC 9449): the token is bound to its key' }, expires_in: { type: 'integer' },
               refresh_token: { type: 'string' }, id_token: { type: 'string', description: 'A JWT signed RS256 (with `openid`)' }, scope: { type: 'string' },
             },
           }),
         },
-        400: oauthError('invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope'),
+        400: oauthError('invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_dpop_proof'),
         401: oauthError('invalid_client'),
       },
     },
@@ -89,6 +90,7 @@ export const OIDC_PATHS = {
             required: ['active'],
             properties: {
               active: { type: 'boolean' }, scope: { type: 'string' }, client_id: { type: 'string' }, username: { type: 'string' }, token_type: { type: 'string' },
+              cnf: { type: 'object', properties: { jkt: { type: 'string', description: 'JWK SHA-256 thumbprint of the key a DPoP-bound token is bound to' } } },
               exp: { type: 'integer' }, iat: { type: 'integer' }, sub: { type: 'string' }, aud: { type: 'array', items: { type: 'string' } }, iss: { type: 'string' },
             },
           }),

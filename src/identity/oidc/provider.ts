@@ -43,6 +43,9 @@ export interface ProviderPages {
   error(ctx: KoaContextWithOIDC, out: { error?: string | undefined; error_description?: string | undefined }, err?: unknown): Promise<void>;
 }
 
+/** The algorithms a DPoP proof may be signed with (advertised as dpop_signing_alg_values_supported). */
+export const DPOP_SIGNING_ALGS = ['ES256', 'EdDSA', 'PS256', 'RS256'] as const;
+
 /** The provider as the service holds it (swapped on key rotation, see mount.ts). */
 export type OidcProvider = Provider;
 
@@ -169,7 +172,11 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       },
       resourceIndicators: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
-      dPoP: { enabled: false },
+      // RFC 9449: a token requested with a DPoP proof is bound to the proof key's thumbprint (its `jkt`, `cnf.jkt` at
+      // introspection) and then needs a fresh proof by that key at every use. The provider refuses a bad signature, a wrong
+      // htm/htu, an iat off by more than its window (5 minutes) and, through ReplayDetection in oidc_artifacts, a reused jti.
+      // An app flagged dpop_bound_access_tokens must send a proof with every token request.
+      dPoP: { enabled: true, allowReplay: false },
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: true, logoutSource: deps.pages.logout, postLogoutSuccessSource: deps.pages.logoutSuccess },
     },
@@ -180,6 +187,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       authorizationSigningAlgValues: ['RS256'],
       clientAuthSigningAlgValues: ['RS256'],
       requestObjectSigningAlgValues: ['RS256'],
+      dPoPSigningAlgValues: [...DPOP_SIGNING_ALGS],
     },
     extraClientMetadata: { properties: [...EXTRA_CLIENT_PROPERTIES], validator: () => undefined },
     ttl: {
@@ -351,7 +359,7 @@ function shapeResponses(deps: ProviderDeps) {
       }
       const aud = body.aud;
       body.aud = Array.isArray(aud) ? aud : typeof aud === 'string' ? [aud] : [token.clientId];
-      body.token_type = token.kind === 'RefreshToken' ? 'refresh_token' : 'Bearer';
+      body.token_type = token.kind === 'RefreshToken' ? 'refresh_token' : token.jkt ? 'DPoP' : 'Bearer';
     } else if ((route === 'introspection' || route === 'revocation') && answer?.error === 'unsupported_token_type') {
       // The service never issues structured (JWT) access tokens, so a JWT is simply not a live token of
       // ours: inactive at introspection, and revocation answers 200 as it always does.

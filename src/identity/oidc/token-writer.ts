@@ -19,14 +19,15 @@ export type TokenValues = [
   clientId: string,
   appId: string | null,
   payload: string,
+  dpopJkt: string | null,
 ];
 
 export type ConflictColumn = 'access_token_signature' | 'refresh_token_signature';
 
-const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'jsonb', 'jsonb', 'text', 'timestamptz', 'timestamptz', 'text', 'text', 'text', 'uuid', 'text', 'uuid', 'text'];
+const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'jsonb', 'jsonb', 'text', 'timestamptz', 'timestamptz', 'text', 'text', 'text', 'uuid', 'text', 'uuid', 'text', 'text'];
 
 const INSERT_INTO = `INSERT INTO oauth_tokens (kind, access_token_signature, refresh_token_signature, family_id, grant_hash, scopes, audience,
-  session_id, access_expires_at, refresh_expires_at, client_ip, user_agent, subject, principal_id, client_id, app_id, payload)`;
+  session_id, access_expires_at, refresh_expires_at, client_ip, user_agent, subject, principal_id, client_id, app_id, payload, dpop_jkt)`;
 
 function onConflict(column: ConflictColumn): string {
   return `ON CONFLICT (${column}) DO UPDATE SET payload = EXCLUDED.payload, access_expires_at = EXCLUDED.access_expires_at,
@@ -35,7 +36,7 @@ function onConflict(column: ConflictColumn): string {
 
 function singleRow(column: ConflictColumn): string {
   return `${INSERT_INTO}
-    VALUES ($1, $2, $3, (SELECT id FROM oauth_grants WHERE grant_hash = $4), $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+    VALUES ($1, $2, $3, (SELECT id FROM oauth_grants WHERE grant_hash = $4), $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
     ${onConflict(column)}`;
 }
 
@@ -43,8 +44,8 @@ function manyRows(column: ConflictColumn): string {
   const arrays = COLUMN_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ');
   return `${INSERT_INTO}
     SELECT v.c1, v.c2, v.c3, (SELECT g.id FROM oauth_grants g WHERE g.grant_hash = v.c4), v.c4, v.c5, v.c6, v.c7, v.c8, v.c9, v.c10,
-      v.c11, v.c12, v.c13, v.c14, v.c15, v.c16
-    FROM unnest(${arrays}) AS v(c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16)
+      v.c11, v.c12, v.c13, v.c14, v.c15, v.c16, v.c17
+    FROM unnest(${arrays}) AS v(c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17)
     ${onConflict(column)}`;
 }
 
