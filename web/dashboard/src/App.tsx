@@ -11,6 +11,8 @@ import { DataSourcesScreen } from './datasources/DataSourcesScreen.tsx';
 
 // The editor (CodeMirror) loads when the screen is opened, so the first screen stays small.
 const SqlScreen = lazy(() => import('./sql/SqlScreen.tsx'));
+// Dashboards (and, from their widgets, ECharts and the Markdown renderer) load when first opened too.
+const DashboardRoutes = lazy(() => import('./dashboards/routes.tsx'));
 
 type State =
   | { kind: 'loading' }
@@ -64,6 +66,7 @@ export function App() {
             <nav aria-label="Main">
               <ul>
                 <li><Link href="/">Home</Link></li>
+                <li><Link href="/dashboards">Dashboards</Link></li>
                 <li><Link href="/datasources">Data sources</Link></li>
                 {atLeast(state.me, 'editor') && <li><Link href="/sql">SQL editor</Link></li>}
               </ul>
@@ -101,6 +104,9 @@ function Unreachable({ retry }: { retry: () => void }) {
 
 function SignedIn({ me }: { me: ApiUser }) {
   const path = usePath();
+  if (path === '/dashboards' || path.startsWith('/dashboards/')) {
+    return <Suspense fallback={<p role="status">Loading dashboards…</p>}><DashboardRoutes me={me} /></Suspense>;
+  }
   switch (path) {
     case '/datasources':
       return <DataSourcesScreen me={me} />;
