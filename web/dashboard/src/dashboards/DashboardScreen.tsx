@@ -161,7 +161,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
   const render = useMemo(() => (w: ApiWidget) => {
     const load = editing ? draftWidgetLoader(w, saved, current) : savedWidgetLoader(id, w, current);
     const key = `${tick}|${valuesKey}|${editing ? JSON.stringify([w.query, w.dataSourceId, w.savedQueryId, saved.length]) : 'saved'}`;
-    return <WidgetView widget={w} load={load} reloadKey={key} look={look} />;
+    return <WidgetView widget={w} load={load} reloadKey={key} look={look} delayMs={editing ? 400 : 0} />;
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [editing, saved, tick, valuesKey, id, look.dark, look.reducedMotion, parameters]);
 

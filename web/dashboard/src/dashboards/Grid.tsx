@@ -27,10 +27,10 @@ const BUTTONS: { label: string; symbol: string; change: { dx?: number; dy?: numb
   { label: 'Move right', symbol: '→', change: { dx: 1 } },
   { label: 'Move up', symbol: '↑', change: { dy: -1 } },
   { label: 'Move down', symbol: '↓', change: { dy: 1 } },
-  { label: 'Narrower', symbol: 'W−', change: { dw: -1 } },
-  { label: 'Wider', symbol: 'W+', change: { dw: 1 } },
-  { label: 'Shorter', symbol: 'H−', change: { dh: -1 } },
-  { label: 'Taller', symbol: 'H+', change: { dh: 1 } },
+  { label: 'Narrower', symbol: 'Narrower', change: { dw: -1 } },
+  { label: 'Wider', symbol: 'Wider', change: { dw: 1 } },
+  { label: 'Shorter', symbol: 'Shorter', change: { dh: -1 } },
+  { label: 'Taller', symbol: 'Taller', change: { dh: 1 } },
 ];
 
 /**

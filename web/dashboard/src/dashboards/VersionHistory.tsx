@@ -24,7 +24,7 @@ export function VersionHistory({ id, current, canRestore, onRestore, onClose }: 
                 <td>{v.version}</td>
                 <td>{v.title}</td>
                 <td>{new Date(v.createdAt).toLocaleString()}</td>
-                <td>{v.version === current ? 'current' : v.restoredFrom ? `restored from version ${v.restoredFrom}` : ''}</td>
+                <td>{[v.version === current ? 'current' : '', v.restoredFrom ? `restored from version ${v.restoredFrom}` : ''].filter(Boolean).join(', ')}</td>
                 {canRestore && <td>{v.version !== current && <button type="button" className="secondary small" onClick={() => onRestore(v.version)}>Restore version {v.version}</button>}</td>}
               </tr>
             ))}

@@ -15,7 +15,7 @@ export type Loader = (signal: AbortSignal) => Promise<ApiQueryResult>;
  * (parameters, auto-refresh, an edit), keeping the last rows on screen meanwhile. Charts offer their data as a
  * table (the text alternative); a text widget runs nothing.
  */
-export function WidgetView({ widget, load, reloadKey, look }: { widget: ApiWidget; load: Loader | undefined; reloadKey: string; look: Look }) {
+export function WidgetView({ widget, load, reloadKey, look, delayMs = 0 }: { widget: ApiWidget; load: Loader | undefined; reloadKey: string; look: Look; delayMs?: number }) {
   const options = optionsOf(widget);
   const [result, setResult] = useState<ApiQueryResult>();
   const [error, setError] = useState('');
@@ -26,12 +26,13 @@ export function WidgetView({ widget, load, reloadKey, look }: { widget: ApiWidge
   useEffect(() => {
     if (widget.type === 'text' || !load) return;
     const abort = new AbortController();
-    load(abort.signal).then((r) => { setResult(r); setError(''); }, (err: unknown) => {
+    // While SQL is being typed (edit mode) the preview waits for a pause instead of running every keystroke.
+    const timer = setTimeout(() => load(abort.signal).then((r) => { setResult(r); setError(''); }, (err: unknown) => {
       if (abort.signal.aborted) return;
       setResult(undefined);
       setError(err instanceof ApiError ? err.message : 'the service could not be reached');
-    });
-    return () => abort.abort();
+    }), delayMs);
+    return () => { clearTimeout(timer); abort.abort(); };
     // `load` changes identity on every render of the parent; reloadKey says when the query or its values changed.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [reloadKey, widget.type]);
