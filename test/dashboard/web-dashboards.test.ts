@@ -296,7 +296,7 @@ describe('the dashboard web app: dashboards', () => {
     const column = (grid.width + 8) / 12;
     await page.mouse.move(box.x + 20, box.y + box.height / 2);
     await page.mouse.down();
-    await page.mouse.move(box.x + 20 + 2 * column, box.y + box.height / 2 + 96, { steps: 5 });
+    await page.mouse.move(box.x + 20 - 2 * column, box.y + box.height / 2 + 96, { steps: 5 });
     await page.mouse.up();
     await page.locator('[data-widget="w2"] .resize-handle').scrollIntoViewIfNeeded();
     const corner = (await page.locator('[data-widget="w2"] .resize-handle').boundingBox())!;
@@ -308,7 +308,7 @@ describe('the dashboard web app: dashboards', () => {
     await page.getByRole('status').filter({ hasText: /^Saved as version \d+\.$/ }).waitFor();
     const d = (await s.request('GET', `/api/v1/dashboards/${builtId}`, { as: editor })).body;
     const w2 = d.definition.widgets.find((w: { id: string }) => w.id === 'w2');
-    assert.deepEqual(w2.position, { x: 2, y: 8, w: 7, h: 7 }, 'from {x: 0, y: 6, w: 6, h: 6}: two columns right, two rows down, one wider and taller');
+    assert.deepEqual(w2.position, { x: 4, y: 2, w: 7, h: 7 }, 'from {x: 6, y: 0, w: 6, h: 6}: two columns left, two rows down, one wider and taller');
   });
 
   test('keyboard only: create a dashboard, add and configure a widget, move and resize it, save', async () => {

@@ -9,7 +9,7 @@ import { WidgetView } from '../widgets/WidgetView.tsx';
 import { deleteDashboard, loadDashboard, restoreVersion, saveDashboard, type Loaded } from './api.ts';
 import { normalised } from './definition.ts';
 import { Grid } from './Grid.tsx';
-import { newWidgetId, nextPosition } from './layout.ts';
+import { newWidgetId, nextPosition, pushDown } from './layout.ts';
 import { draftWidgetLoader, savedWidgetLoader } from './loaders.ts';
 import { ParametersBar } from './ParametersBar.tsx';
 import { queryValues } from './parameters.ts';
@@ -225,7 +225,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
         ? <p>{editing ? 'No widgets yet: add one.' : 'This dashboard has no widgets yet.'}</p>
         : <Grid widgets={definition.widgets} columns={definition.layout.columns} rowHeight={definition.layout.rowHeight} editing={editing}
             render={render} onAnnounce={setAnnounce} onConfigure={(wid) => setPanel({ kind: 'widget', id: wid })} onRemove={removeWidget}
-            onMove={(wid, p) => setDefinition((x) => ({ ...x, widgets: x.widgets.map((w) => (w.id === wid ? { ...w, position: p } : w)) }))} />}
+            onMove={(wid, p) => setDefinition((x) => ({ ...x, widgets: pushDown(x.widgets.map((w) => (w.id === wid ? { ...w, position: p } : w)), wid) }))} />}
     </>
   );
 }
