@@ -22,6 +22,7 @@ import { smtpMailer } from './invites/mailer.ts';
 import { registerInviteeRoutes } from './invites/routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
+import { registerMarketplace } from './marketplace/routes.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -88,6 +89,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
           { name: 'sign-in', description: 'The sign-in, consent and sign-out pages (HTML)' },
           { name: 'management', description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).' },
           { name: 'invitations', description: "The invited person's side of an invitation." },
+          { name: 'marketplace', description: "Listings, licenses and seats: a person's token or a platform admin's; what each may do is decided by their memberships (docs/identity.md)." },
         ],
       },
     });
@@ -146,6 +148,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     };
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier });
+    await registerMarketplace(app, { db, verifier, adminToken: config.adminToken });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });
     return app;
