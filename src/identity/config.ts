@@ -18,6 +18,7 @@ export const identitySpec = {
   mailFrom: str('IDENTITY_MAIL_FROM', { default: 'identity@localhost', doc: 'Sender address of invitation mail.' }),
   inviteLink: optionalUrl('IDENTITY_INVITE_LINK', ['http:', 'https:'], { doc: "Page the invitation link opens, with `?token=…` added; default `<IDENTITY_ISSUER>/invites/accept`. Point it at your app's page that signs the person in and calls `POST /api/v1/invitations/accept`." }),
   inviteTtl: int('IDENTITY_INVITE_TTL', { default: 604_800, min: 60, max: 7_776_000, doc: 'Lifetime of an invitation (and of each re-sent one), in seconds.' }),
+  stripeWebhookSecrets: list('IDENTITY_STRIPE_WEBHOOK_SECRET', { default: [], secret: true, doc: "Signing secret of the Stripe webhook endpoint (`whsec_…`) that `POST /api/v1/webhooks/stripe` verifies; comma-separated to accept two while a secret is rolled. Unset: the endpoint answers 503." }),
   signInFreeFailures: int('IDENTITY_SIGNIN_FREE_FAILURES', { default: 5, min: 1, max: 100, doc: 'Failed sign-ins allowed per account and per address before each further attempt must wait (doubling from 1 s up to 15 min).' }),
 };
 

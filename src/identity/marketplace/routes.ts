@@ -12,6 +12,7 @@ import { actingPrincipal, isManager, isMember, marketAuthentication, marketCalle
 import { LISTING_ACTIONS, LISTING_MOVES, type ListingAction } from './listing-transitions.ts';
 import { createListing, findListing, listListings, moveListing, updateListing, type Listing } from './listing-store.ts';
 import { assignSeat, createLicense, findLicense, listLicenses, listSeats, unassignSeat, updateLicense, type License } from './license-store.ts';
+import { registerSubscriptionRoutes } from '../billing/subscription-routes.ts';
 import { LicenseChanges, LicenseOut, ListingChanges, ListingOut, ListingStatus, NewLicense, NewListing, NewSeat, SeatOut } from './schemas.ts';
 
 export interface MarketplaceDeps {
@@ -193,5 +194,7 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
       if (!(await unassignSeat(db, x.id, request.params.principalId))) throw new HttpError(404, 'NOT_FOUND', 'this principal holds no seat of this license');
       return reply.code(204).send(null);
     });
+
+    await registerSubscriptionRoutes(scope, { db });
   }, { prefix: '/api/v1' });
 }
