@@ -24,6 +24,8 @@ import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 import { registerMarketplace } from './marketplace/routes.ts';
 import { registerStripeWebhook } from './billing/webhook-route.ts';
+import { socialProviders } from './social/registry.ts';
+import { registerSocialLogin, signInButtons } from './social/routes.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -132,11 +134,15 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     for (const t of timers) t.unref();
 
     await mountProvider(app, holder, config.issuer);
+    const csrf = new CsrfTokens(secretKey);
+    const upstream = { providers: socialProviders(config), csrf };
     await registerPages(app, {
       db, holder, accounts, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl,
-      csrf: new CsrfTokens(secretKey),
+      csrf,
       throttle,
+      signInExtras: upstream.providers.size ? signInButtons(upstream) : undefined,
     });
+    await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup });
     const verifier = localTokenVerifier(holder, accounts, clients);
     const guard = createAdminGuard({
       realm: 'identity',
