@@ -14,11 +14,13 @@ const github = new GitHubStandIn('gh-client', 'gh-secret');
 const google = new GoogleStandIn('google-client', 'google-secret');
 let app: { clientId: string; secret: string | undefined };
 let config: oidc.Configuration;
+const adminToken = 'social-admin-token-0123456789';
 
 before(async () => {
   await github.start();
   await google.start();
   server = await startServer('idsocial', {
+    IDENTITY_ADMIN_TOKEN: adminToken,
     IDENTITY_GITHUB_CLIENT_ID: github.clientId, IDENTITY_GITHUB_CLIENT_SECRET: github.clientSecret, IDENTITY_GITHUB_URL: github.url, IDENTITY_GITHUB_API_URL: `${github.url}/api`,
     IDENTITY_GOOGLE_CLIENT_ID: google.clientId, IDENTITY_GOOGLE_CLIENT_SECRET: google.clientSecret, IDENTITY_GOOGLE_ISSUER: google.url,
   });
@@ -234,4 +236,24 @@ test('with IDENTITY_SOCIAL_SIGNUP=refuse nobody new gets an account, linking sti
   const both = await Promise.all([1, 2].map(() => resolvePrincipal(server.runtime.db, 'google', { subject: '709', email: 'twice@example.com', emailVerified: true, name: 'T' }, 'create')));
   assert.equal(both[0]!.principalId, both[1]!.principalId);
   assert.equal((await server.runtime.db.query("SELECT 1 FROM humans WHERE email = 'twice@example.com'")).rows.length, 1);
+});
+
+test('management API: a principal\'s linked accounts are listed and can be unlinked', async () => {
+  const alan = await server.createHuman('alan@example.com', 'alan has a long password');
+  const first = await socialSignIn('github', { id: 808, login: 'alan', name: 'Alan', email: 'alan@example.com', verified: true });
+  assert.equal(await first.sub(), alan);
+  const api = (path: string, method = 'GET') => fetch(`${server.issuer}/api/v1${path}`, { method, headers: { authorization: `Bearer ${adminToken}` } });
+  const list = (await (await api(`/principals/${alan}/external-identities`)).json()) as any;
+  assert.equal(list.items.length, 1);
+  assert.equal(list.items[0].provider, 'github');
+  assert.equal(list.items[0].subject, '808');
+  assert.equal(list.next, null);
+  assert.equal((await api(`/principals/${alan}/external-identities/${list.items[0].id}`, 'DELETE')).status, 204);
+  assert.equal((await api(`/principals/${alan}/external-identities/${list.items[0].id}`, 'DELETE')).status, 404);
+  assert.equal(((await (await api(`/principals/${alan}/external-identities`)).json()) as any).items.length, 0);
+  assert.equal((await api('/principals/00000000-0000-4000-8000-000000000000/external-identities')).status, 404);
+  assert.equal((await fetch(`${server.issuer}/api/v1/principals/${alan}/external-identities`)).status, 401);
+  // Unlinked, the next sign-in is a first one again: it links again by the verified email.
+  const again = await socialSignIn('github', { id: 808, login: 'alan', name: 'Alan', email: 'alan@example.com', verified: true });
+  assert.equal(await again.sub(), alan);
 });
