@@ -201,6 +201,8 @@ test('listings: who sees what, changes allowed per status, bad input', async () 
     { creator_org_id: 'not-a-uuid', product_type: 'x', title: 't' },
     { creator_org_id: seller, title: 't' },
     { creator_org_id: seller, product_type: 'x', title: 't', surprise: 1 },
+    { creator_org_id: seller, product_type: 'x', title: 'nul\u0000inside' },
+    { creator_org_id: seller, product_type: 'x', title: 't', metadata: { 'k\u0000': 1 } },
   ]) {
     const bad = await call('/listings', { method: 'POST', as: 'alice', body });
     assert.equal(bad.status, 400, `${JSON.stringify(body)} -> ${bad.status}`);

@@ -154,6 +154,18 @@ test('webhooks: a subscription follows Stripe events (created, updated, deleted)
   assert.equal(sub.plan_tier, 'starter');
 });
 
+test('webhooks: an organization paying through one live Stripe subscription ignores events of another', async () => {
+  const org = await newOrg();
+  const now = Math.floor(Date.now() / 1000);
+  const s: SubscriptionState = { id: stripeId('sub'), customer: stripeId('cus'), status: 'active', organizationId: org, plan: 'pro' };
+  assert.equal((await deliver(hook, subscriptionEvent('customer.subscription.created', s, now - 10), { secret })).body.outcome, 'applied');
+  const other = await deliver(hook, subscriptionEvent('customer.subscription.created', { ...s, id: stripeId('sub'), plan: 'starter' }, now - 5), { secret });
+  assert.equal(other.body.outcome, 'other_subscription');
+  const sub = await subscriptionOf(org);
+  assert.equal(sub.payment_subscription_id, s.id);
+  assert.equal(sub.plan_tier, 'pro');
+});
+
 test('webhooks: an illegal status move from the provider is recorded and refused, the state kept', async () => {
   const org = await newOrg();
   const now = Math.floor(Date.now() / 1000);
@@ -237,6 +249,10 @@ test('webhooks: bad signatures, old or future timestamps and malformed bodies ar
   assert.equal((await deliver(hook, { hello: 'world' }, { secret })).status, 400);
   assert.equal((await deliver(hook, 'not json', { secret })).status, 400);
   assert.equal((await deliver(hook, event, { secret, contentType: 'text/plain' })).status, 415);
+  // Signed, but not what Stripe sends: a bad id, a time no event has, a body beyond the limit.
+  assert.equal((await deliver(hook, { ...event, id: 'evt bad id' }, { secret })).status, 400);
+  assert.equal((await deliver(hook, { ...event, id: stripeId('evt'), created: 1e20 }, { secret })).status, 400);
+  assert.equal((await deliver(hook, { ...event, id: stripeId('evt'), padding: 'x'.repeat(600 * 1024) }, { secret })).status, 413);
   // Events the platform does not act on, and subscriptions it does not know, are acknowledged.
   assert.equal((await deliver(hook, { id: stripeId('evt'), object: 'event', type: 'invoice.paid', created: now, data: { object: { object: 'invoice', id: stripeId('in') } } }, { secret })).body.outcome, 'ignored');
   assert.equal((await deliver(hook, subscriptionEvent('customer.subscription.updated', { id: stripeId('sub'), customer: stripeId('cus'), status: 'active' }, now), { secret })).body.outcome, 'unknown_subscription');

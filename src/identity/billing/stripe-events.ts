@@ -27,8 +27,10 @@ export const SUBSCRIPTION_EVENTS = ['customer.subscription.created', 'customer.s
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const str = (v: unknown) => (typeof v === 'string' && v.length > 0 && v.length <= 255 ? v : undefined);
+/** A Stripe object id (sub_…, cus_…): anything else is not taken from the event. */
+const stripeId = (v: unknown) => (typeof v === 'string' && /^[A-Za-z0-9_-]{1,255}$/.test(v) ? v : undefined);
 const record = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
-const seconds = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? new Date(v * 1000).toISOString() : undefined);
+const seconds = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 && v < 1e11 ? new Date(v * 1000).toISOString() : undefined);
 
 /** What the subscription object says, in the platform's terms. */
 function readSubscription(o: Record<string, unknown>, deleted: boolean) {
@@ -38,8 +40,8 @@ function readSubscription(o: Record<string, unknown>, deleted: boolean) {
   const plan = [str(metadata?.plan_tier), str(price?.lookup_key)].find((p): p is PlanTier => (PLAN_TIERS as readonly string[]).includes(p ?? ''));
   const status = deleted ? 'canceled' : str(o.status);
   return {
-    id: str(o.id),
-    customer: str(o.customer) ?? str(record(o.customer)?.id),
+    id: stripeId(o.id),
+    customer: stripeId(o.customer) ?? stripeId(record(o.customer)?.id),
     organizationId: str(metadata?.organization_id)?.match(UUID) ? (metadata!.organization_id as string) : undefined,
     status: (SUBSCRIPTION_STATUSES as readonly string[]).includes(status ?? '') ? (status as SubscriptionStatus) : undefined,
     plan,

@@ -7,9 +7,10 @@ import { verifyStripeSignature } from './stripe-signature.ts';
 import { applyStripeEvent, type StripeEvent } from './stripe-events.ts';
 
 const EventShape = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 255 }),
-  type: Type.String({ minLength: 1, maxLength: 255 }),
-  created: Type.Integer({ minimum: 0 }),
+  // Stripe's ids and types are short ASCII words (evt_…, customer.subscription.updated); anything else is not an event of theirs.
+  id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$' }),
+  type: Type.String({ pattern: '^[a-z0-9_.]{1,255}$' }),
+  created: Type.Integer({ minimum: 0, maximum: 1e12 }),
   data: Type.Object({ object: Type.Record(Type.String(), Type.Unknown()) }),
 });
 
