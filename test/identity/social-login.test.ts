@@ -257,3 +257,27 @@ test('management API: a principal\'s linked accounts are listed and can be unlin
   const again = await socialSignIn('github', { id: 808, login: 'alan', name: 'Alan', email: 'alan@example.com', verified: true });
   assert.equal(await again.sub(), alan);
 });
+
+test('the person cancelling at the provider, or a deactivated account, ends on a page with the reason', async () => {
+  const browser = new TestBrowser();
+  const { html } = await signInPage(browser);
+  const form = upstreamForm(html, 'github');
+  const start = await browser.request(new URL(form.action, server.issuer).href, { form: { csrf: form.csrf } });
+  const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
+  // GitHub sends the person back with error=access_denied when they refuse to authorize the app.
+  const cancelled = await browser.follow(`${server.issuer}/upstream/github/callback?error=access_denied&error_description=The+user+has+denied&state=${state}`, CALLBACK);
+  assert.equal(cancelled.res.status, 400);
+  assert.match(cancelled.html, /GitHub sign-in cancelled/);
+  assert.match(cancelled.html, /href="\/interaction\/[^"]+">Back to the sign-in page/);
+
+  const rita = await server.createHuman('rita@example.com', 'rita has a long password');
+  const first = await socialSignIn('github', { id: 909, login: 'rita', name: 'Rita', email: 'rita@example.com', verified: true });
+  assert.equal(await first.sub(), rita);
+  const off = await fetch(`${server.issuer}/api/v1/principals/${rita}/deactivate`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}` } });
+  assert.equal(off.status, 200, await off.text());
+  const refused = await socialSignIn('github', { id: 909, login: 'rita', name: 'Rita', email: 'rita@example.com', verified: true });
+  const page = await refused.browser.follow(refused.callback, CALLBACK);
+  assert.equal(page.callback, undefined);
+  assert.equal(page.res.status, 403);
+  assert.match(page.html, /deactivated/);
+});
