@@ -251,6 +251,40 @@ describe('the dashboard web app: dashboards', () => {
     assert.equal(put.status, 403);
   });
 
+  test('a viewer sets a choice and a text parameter: the single number and the table follow; auto-refresh runs them again', async () => {
+    const filter = 'WHERE region = :region AND amount >= :min::numeric';
+    const created = await s.request('POST', '/api/v1/dashboards', { as: editor, body: { slug: 'regions', title: 'Regions', definition: {
+      layout: { type: 'grid', columns: 12, rowHeight: 40 }, dataSources: [{ id: pgId }], refreshSeconds: 5,
+      parameters: [{ name: 'region', type: 'choice', label: 'Region', choices: ['north', 'south', 'east', 'west'] }, { name: 'min', type: 'text', label: 'Minimum amount', default: '0' }],
+      widgets: [
+        { id: 'count', type: 'stat', title: 'Orders', position: { x: 0, y: 0, w: 3, h: 3 }, dataSourceId: pgId, query: `SELECT count(*) AS orders FROM orders ${filter}`, options: { unit: 'orders' } },
+        { id: 'first', type: 'table', title: 'First orders', position: { x: 3, y: 0, w: 9, h: 6 }, dataSourceId: pgId, query: `SELECT id, amount FROM orders ${filter} ORDER BY id LIMIT 3` },
+      ],
+    } } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const page = await pageAs(viewer);
+    await page.goto(`${s.url}/dashboards/${created.body.id}`);
+    const stat = page.locator('[data-widget="count"] .stat-value');
+    await stat.filter({ hasText: /^50 orders$/ }).waitFor();
+    assert.equal(await page.getByLabel('Auto-refresh').inputValue(), '5', 'the saved interval');
+    await page.getByLabel('Minimum amount').fill('1000');
+    await page.keyboard.press('Enter');
+    await stat.filter({ hasText: /^26 orders$/ }).waitFor();
+    const table = page.getByRole('region', { name: 'First orders data' });
+    await table.locator('tbody tr:first-child td:first-child').filter({ hasText: /^100$/ }).waitFor();
+    assert.deepEqual(await table.locator('tbody tr:first-child td').allTextContents(), ['100', '1000.00']);
+    await page.getByLabel('Region').selectOption('south');
+    await stat.filter({ hasText: /^25 orders$/ }).waitFor();
+    await table.locator('tbody tr:first-child td:first-child').filter({ hasText: /^101$/ }).waitFor();
+    assert.deepEqual(await table.locator('tbody tr:first-child td').allTextContents(), ['101', '1010.00']);
+    await assertAccessible(page, 'parameters, a single number and a table');
+    await screenshot(page, '29-parameters-stat-table');
+    // Auto-refresh: without touching anything, the widgets run again (5 s, the saved interval).
+    const again = await page.waitForRequest((r) => r.url().endsWith('/widgets/count/run'), { timeout: 15_000 });
+    assert.deepEqual(JSON.parse(again.postData() ?? '{}').params, { region: 'south', min: '1000' });
+    await page.getByLabel('Auto-refresh').selectOption({ label: 'Off' });
+  });
+
   test('a stale save: another session saved first, the editor is told and reloads; an old version is restored', async () => {
     const mine = await pageAs(editor);
     await mine.goto(`${s.url}/dashboards/${builtId}`);

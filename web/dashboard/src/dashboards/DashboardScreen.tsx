@@ -18,7 +18,7 @@ import { VersionHistory } from './VersionHistory.tsx';
 import { WidgetEditor } from './WidgetEditor.tsx';
 
 const REFRESH = [
-  { value: 0, label: 'Off' }, { value: 10, label: 'Every 10 seconds' }, { value: 30, label: 'Every 30 seconds' },
+  { value: 0, label: 'Off' }, { value: 5, label: 'Every 5 seconds' }, { value: 10, label: 'Every 10 seconds' }, { value: 30, label: 'Every 30 seconds' },
   { value: 60, label: 'Every minute' }, { value: 300, label: 'Every 5 minutes' }, { value: 900, label: 'Every 15 minutes' },
   { value: 3600, label: 'Every hour' },
 ];
@@ -179,7 +179,8 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
         <div className="field">
           <label htmlFor="refresh">Auto-refresh</label>
           <select id="refresh" value={refresh} onChange={(e) => setRefresh(Number(e.target.value))}>
-            {REFRESH.map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
+            {(REFRESH.some((r) => r.value === refresh) ? REFRESH : [...REFRESH, { value: refresh, label: `Every ${refresh} seconds` }].sort((a, b) => a.value - b.value))
+              .map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
           </select>
         </div>
         {!editing && <button type="button" className="secondary" onClick={() => { setTick((t) => t + 1); setStatus('Refreshed.'); }}>Refresh now</button>}
