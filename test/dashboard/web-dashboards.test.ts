@@ -285,6 +285,15 @@ describe('the dashboard web app: dashboards', () => {
     await page.getByLabel('Auto-refresh').selectOption({ label: 'Off' });
   });
 
+  test('when the dashboards chunk cannot be loaded, the screen says so instead of going blank', async () => {
+    const page = await pageAs(viewer);
+    await page.route(/\/assets\/routes-[^/]+\.js$/, (route) => route.abort());
+    await page.goto(`${s.url}/dashboards`);
+    await page.getByRole('alert').filter({ hasText: 'This screen could not be shown' }).waitFor();
+    await page.getByRole('link', { name: 'Data sources' }).waitFor();
+    await assertAccessible(page, 'chunk load failure');
+  });
+
   test('a stale save: another session saved first, the editor is told and reloads; an old version is restored', async () => {
     const mine = await pageAs(editor);
     await mine.goto(`${s.url}/dashboards/${builtId}`);

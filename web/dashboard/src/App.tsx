@@ -8,6 +8,7 @@ import { SetupScreen } from './auth/SetupScreen.tsx';
 import { SignInScreen } from './auth/SignInScreen.tsx';
 import { atLeast } from './app/roles.ts';
 import { DataSourcesScreen } from './datasources/DataSourcesScreen.tsx';
+import { LoadBoundary } from './dashboards/LoadBoundary.tsx';
 
 // The editor (CodeMirror) loads when the screen is opened, so the first screen stays small.
 const SqlScreen = lazy(() => import('./sql/SqlScreen.tsx'));
@@ -105,7 +106,7 @@ function Unreachable({ retry }: { retry: () => void }) {
 function SignedIn({ me }: { me: ApiUser }) {
   const path = usePath();
   if (path === '/dashboards' || path.startsWith('/dashboards/')) {
-    return <Suspense fallback={<p role="status">Loading dashboards…</p>}><DashboardRoutes me={me} /></Suspense>;
+    return <LoadBoundary key={path}><Suspense fallback={<p role="status">Loading dashboards…</p>}><DashboardRoutes me={me} /></Suspense></LoadBoundary>;
   }
   switch (path) {
     case '/datasources':
