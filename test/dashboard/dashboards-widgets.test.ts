@@ -143,6 +143,17 @@ describe('dashboard parameters, refresh and widget runs', () => {
     assert.equal(anonymous.status, 401);
   });
 
+  test('the web app\'s page and files are not counted against the per-address limit (60 a minute before sign-in)', async () => {
+    for (let i = 0; i < 70; i++) {
+      const r = await s.request('GET', i % 2 ? '/' : '/dashboards/1');
+      assert.notEqual(r.status, 429, `request ${i + 1}`);
+      assert.equal(r.headers['x-ratelimit-limit'], undefined);
+    }
+    // The API still is.
+    const api = await s.request('GET', '/api/v1/setup');
+    assert.ok(api.headers['x-ratelimit-limit']);
+  });
+
   test('valuesUsedBy keeps the names in code, not in strings or comments', () => {
     const values = { a: 1, b: 2, c: 3, d: 4 };
     assert.deepEqual(valuesUsedBy("SELECT :a, ':b' -- :c\n, x::d FROM t", 'postgres', values), { a: 1 });
