@@ -80,6 +80,14 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
     return () => clearInterval(timer);
   }, [refresh, editing]);
 
+  // Leaving the page (reload, closing the tab) with a draft asks first: the draft lives only in this page.
+  useEffect(() => {
+    if (!editing) return;
+    const ask = (e: BeforeUnloadEvent) => e.preventDefault();
+    addEventListener('beforeunload', ask);
+    return () => removeEventListener('beforeunload', ask);
+  }, [editing]);
+
   const definition = draft?.definition ?? loaded?.dashboard.definition;
   const parameters = definition?.parameters ?? [];
   const valuesRef = useRef(values);

@@ -1,4 +1,5 @@
 import type { ApiDashboardParameter } from '../api/types.ts';
+import { ListInput } from './ListInput.tsx';
 import { TIME_RANGES } from './parameters.ts';
 
 interface Props {
@@ -59,8 +60,7 @@ export function SettingsPanel({ title, description, parameters, onTitle, onDescr
             {p.type === 'choice' && (
               <div className="field">
                 <label htmlFor={id('choices')}>Choices (comma-separated)</label>
-                <input id={id('choices')} value={(p.choices ?? []).join(', ')} onChange={(e) => {
-                  const choices = e.target.value.split(',').map((c) => c.trim()).filter(Boolean);
+                <ListInput id={id('choices')} value={p.choices ?? []} onList={(choices) => {
                   const { default: d, ...rest } = p;
                   set(i, { ...rest, choices, ...(d !== undefined && choices.includes(d) ? { default: d } : {}) });
                 }} />

@@ -1,5 +1,6 @@
 import type { ApiDataSource, ApiSavedQuery, ApiWidget } from '../api/types.ts';
 import { optionsOf, WIDGET_TYPES } from '../widgets/data.ts';
+import { ListInput } from './ListInput.tsx';
 
 interface Props {
   widget: ApiWidget;
@@ -8,8 +9,6 @@ interface Props {
   onChange: (w: ApiWidget) => void;
   onDone: () => void;
 }
-
-const list = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
 
 /** Configures one widget of the draft: title, kind, its query (SQL on a source or a saved query) and how to draw it. */
 export function WidgetEditor({ widget: w, sources, saved, onChange, onDone }: Props) {
@@ -85,7 +84,7 @@ export function WidgetEditor({ widget: w, sources, saved, onChange, onDone }: Pr
               <input id={id('x')} value={o.x ?? ''} aria-describedby={id('x-hint')} disabled={w.type === 'stat'} onChange={(e) => setOptions({ x: e.target.value || undefined })} />
               <p id={id('x-hint')} className="hint">Empty: the first column.</p>
               <label htmlFor={id('y')}>{w.type === 'stat' || w.type === 'pie' ? 'Value column' : 'Value columns'}</label>
-              <input id={id('y')} value={(o.y ?? []).join(', ')} aria-describedby={id('y-hint')} onChange={(e) => setOptions({ y: list(e.target.value) })} />
+              <ListInput id={id('y')} value={o.y ?? []} aria-describedby={id('y-hint')} onList={(y) => setOptions({ y })} />
               <p id={id('y-hint')} className="hint">Comma-separated; empty: every numeric column.</p>
             </>
           )}
