@@ -174,6 +174,7 @@ describe('the dashboard web app: dashboards', () => {
     const table = page.getByRole('region', { name: 'Revenue by region data' });
     assert.deepEqual(await table.locator('tbody tr').allInnerTexts(), ['east\t50000.00', 'north\t51000.00', 'south\t49500.00', 'west\t50500.00']);
     assert.equal(await page.getByRole('button', { name: 'Show chart of Revenue by region' }).getAttribute('aria-expanded'), 'true');
+    assert.equal(await page.getByRole('img', { name: /^Pie chart: Tickets\. tickets by state, 3 rows\./ }).count(), 1, 'the canvas is named by its summary');
     // The parameter narrows the line chart's query.
     const rerun = page.waitForResponse((r) => r.url().endsWith('/widgets/w1/run'));
     await page.getByLabel('Period').selectOption({ label: 'Last 24 hours' });

@@ -21,8 +21,6 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
     animation: !look.reducedMotion,
     color: PALETTE[theme],
     textStyle: { color: TEXT[theme] },
-    // The canvas is not read by screen readers; the widget's data table is the text alternative, and aria adds a summary.
-    aria: { enabled: true },
     tooltip: { trigger: type === 'pie' ? 'item' : 'axis', renderMode: 'richText' },
     legend: { show: type === 'pie' || y.length > 1, textStyle: { color: TEXT[theme] }, bottom: 0 },
   };
