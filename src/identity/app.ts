@@ -109,7 +109,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
     const make = (signingKeys: typeof keys.privateKeys) => {
-      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES });
+      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES, delegationMaxDepth: config.delegationMaxDepth });
       metrics.observe(provider);
       return provider;
     };
@@ -133,7 +133,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       csrf: new CsrfTokens(secretKey),
       throttle,
     });
-    const verifier = localTokenVerifier(holder, accounts, clients);
+    const verifier = localTokenVerifier(holder, accounts, clients, db);
     const guard = createAdminGuard({
       realm: 'identity',
       serviceTokens: [config.adminToken],

@@ -18,6 +18,7 @@ export const identitySpec = {
   mailFrom: str('IDENTITY_MAIL_FROM', { default: 'identity@localhost', doc: 'Sender address of invitation mail.' }),
   inviteLink: optionalUrl('IDENTITY_INVITE_LINK', ['http:', 'https:'], { doc: "Page the invitation link opens, with `?token=…` added; default `<IDENTITY_ISSUER>/invites/accept`. Point it at your app's page that signs the person in and calls `POST /api/v1/invitations/accept`." }),
   inviteTtl: int('IDENTITY_INVITE_TTL', { default: 604_800, min: 60, max: 7_776_000, doc: 'Lifetime of an invitation (and of each re-sent one), in seconds.' }),
+  delegationMaxDepth: int('IDENTITY_DELEGATION_MAX_DEPTH', { default: 3, min: 1, max: 10, doc: 'Most agents in one delegation chain (person → agent → sub-agent …): an exchange that would make it longer is refused.' }),
   signInFreeFailures: int('IDENTITY_SIGNIN_FREE_FAILURES', { default: 5, min: 1, max: 100, doc: 'Failed sign-ins allowed per account and per address before each further attempt must wait (doubling from 1 s up to 15 min).' }),
 };
 
