@@ -20,6 +20,7 @@ import { identityErrorBody } from './error-body.ts';
 import { localTokenVerifier } from './admin/guard.ts';
 import { smtpMailer } from './invites/mailer.ts';
 import { registerInviteeRoutes } from './invites/routes.ts';
+import { registerPersonDelegationRoutes } from './delegation/routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 
@@ -88,6 +89,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
           { name: 'sign-in', description: 'The sign-in, consent and sign-out pages (HTML)' },
           { name: 'management', description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).' },
           { name: 'invitations', description: "The invited person's side of an invitation." },
+          { name: 'agents', description: "A person's own agents: approvals, pending requests, delegated tokens and the exchange record." },
         ],
       },
     });
@@ -146,6 +148,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     };
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier });
+    await registerPersonDelegationRoutes(app, { db, holder, accounts, clients });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });
     return app;

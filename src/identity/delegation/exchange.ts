@@ -38,6 +38,12 @@ export function delegationClaims(token: object): Record<string, unknown> | undef
   return pendingClaims.get(token);
 }
 
+/**
+ * invalid_grant with its description shown: the provider's own InvalidGrant always answers "grant request is invalid",
+ * which is right for a bad token but leaves an agent guessing why its policy refused it.
+ */
+const policyRefusal = (description: string) => new errors.CustomOIDCProviderError('invalid_grant', description);
+
 const words = (v: unknown) => String(v ?? '').split(' ').filter(Boolean);
 const listOf = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' && v ? [v] : []);
 const audienceOf = (aud: unknown): string[] => listOf(aud);
@@ -62,13 +68,13 @@ async function actorOf(ctx: DelegationContext, deps: DelegationDeps): Promise<Pr
   } else if (actorType === ACCESS_TOKEN_TYPE) {
     const own = await liveAccessToken(ctx, deps, actorToken);
     if (!own) throw new errors.InvalidGrant('the actor token is invalid, expired or revoked');
-    if (delegationOf(own)) throw new errors.InvalidGrant('the actor token must be the agent\'s own token, not one it holds for someone');
+    if (delegationOf(own)) throw policyRefusal('the actor token must be the agent\'s own token, not one it holds for someone');
     agentId = own.accountId;
   } else {
     throw new errors.InvalidRequest(`actor_token_type must be ${JWT_TOKEN_TYPE} or ${ACCESS_TOKEN_TYPE}`);
   }
   const agent = await deps.accounts.find(agentId);
-  if (!agent?.active || !agent.agent) throw new errors.InvalidGrant('the actor token does not prove an active agent');
+  if (!agent?.active || !agent.agent) throw policyRefusal('the actor token does not prove an active agent');
   return agent;
 }
 
@@ -86,7 +92,7 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
   if (!subject) throw new errors.InvalidGrant('the subject token is invalid, expired or revoked');
   const parentChain = delegationOf(subject)?.chain ?? [subject.accountId];
   const root = await deps.accounts.find(parentChain[0]);
-  if (root?.type !== 'human') throw new errors.InvalidGrant('the subject token must act for a person');
+  if (root?.type !== 'human') throw policyRefusal('the subject token must act for a person');
   const agent = await actorOf(ctx, deps);
   const chain = [...parentChain, agent.id];
   const record = { principalId: root.id, actorId: agent.id, chain, clientId: client.clientId, clientIp: ctx.ip };
@@ -97,11 +103,11 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
     const policy = agentPolicy(a);
     if (parentChain.length > 1) {
       const holder = await deps.accounts.find(parentChain.at(-1));
-      if (!holder?.agent || !agentPolicy(holder.agent).canDelegate) throw new errors.InvalidGrant('the agent holding the subject token may not delegate further (capability_constraints.can_delegate)');
+      if (!holder?.agent || !agentPolicy(holder.agent).canDelegate) throw policyRefusal('the agent holding the subject token may not delegate further (capability_constraints.can_delegate)');
     }
-    if (parentChain.includes(agent.id)) throw new errors.InvalidGrant('the agent is already in this delegation chain');
-    if (chain.length - 1 > deps.maxDepth) throw new errors.InvalidGrant(`the delegation chain would hold more than ${deps.maxDepth} agents`);
-    if (a.delegatingPrincipalId && a.delegatingPrincipalId !== root.id) throw new errors.InvalidGrant('this agent acts only for its own delegating principal');
+    if (parentChain.includes(agent.id)) throw policyRefusal('the agent is already in this delegation chain');
+    if (chain.length - 1 > deps.maxDepth) throw policyRefusal(`the delegation chain would hold more than ${deps.maxDepth} agents`);
+    if (a.delegatingPrincipalId && a.delegatingPrincipalId !== root.id) throw policyRefusal('this agent acts only for its own delegating principal');
 
     const requested = words(params.scope);
     const unknown = requested.filter((s) => !deps.knownScopes.has(s));
@@ -147,7 +153,7 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
     const value = await token.save();
     const tokenId = await linkDelegatedToken(deps.db, value, chain, parentTokenId);
     if (!tokenId) throw new errors.InvalidGrant('the subject token was revoked');
-    await recordExchange(deps.db, { ...record, scopes, audience, outcome: 'issued', tokenId, parentTokenId, expiresAt: new Date(token.exp! * 1000) });
+    await recordExchange(deps.db, { ...record, scopes, audience, outcome: 'issued', tokenId, parentTokenId, expiresAt: new Date(Date.now() + token.expiration * 1000) });
     ctx.body = {
       access_token: value,
       issued_token_type: ACCESS_TOKEN_TYPE,
