@@ -21,6 +21,7 @@ import { localTokenVerifier } from './admin/guard.ts';
 import { smtpMailer } from './invites/mailer.ts';
 import { registerInviteeRoutes } from './invites/routes.ts';
 import { registerPersonDelegationRoutes } from './delegation/routes.ts';
+import { registerAgentPages } from './delegation/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 
@@ -146,6 +147,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       db, mailer: smtpMailer(config.smtpUrl, config.mailFrom, log), inviteTtl: config.inviteTtl,
       inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
     };
+    await registerAgentPages(app, { db, csrf: new CsrfTokens(secretKey), throttle, loginSessionTtl: config.loginSessionTtl, issuer: config.issuer });
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier });
     await registerPersonDelegationRoutes(app, { db, holder, accounts, clients });

@@ -60,18 +60,16 @@ async function liveAccessToken(ctx: DelegationContext, deps: DelegationDeps, val
 
 /** The agent the actor token proves: a signed assertion of one of its keys, or an access token issued to it for itself. */
 async function actorOf(ctx: DelegationContext, deps: DelegationDeps): Promise<PrincipalView> {
-  const { actor_token: actorToken, actor_token_type: actorType } = ctx.oidc.params;
-  if (!actorToken) throw new errors.InvalidRequest('missing required parameter actor_token (the agent\'s own proof)');
+  const actorToken = ctx.oidc.params.actor_token!;
+  const actorType = ctx.oidc.params.actor_token_type;
   let agentId: string;
   if (actorType === JWT_TOKEN_TYPE) {
     agentId = await deps.verifyActorAssertion(actorToken, ctx.ip);
-  } else if (actorType === ACCESS_TOKEN_TYPE) {
+  } else {
     const own = await liveAccessToken(ctx, deps, actorToken);
     if (!own) throw new errors.InvalidGrant('the actor token is invalid, expired or revoked');
     if (delegationOf(own)) throw policyRefusal('the actor token must be the agent\'s own token, not one it holds for someone');
     agentId = own.accountId;
-  } else {
-    throw new errors.InvalidRequest(`actor_token_type must be ${JWT_TOKEN_TYPE} or ${ACCESS_TOKEN_TYPE}`);
   }
   const agent = await deps.accounts.find(agentId);
   if (!agent?.active || !agent.agent) throw policyRefusal('the actor token does not prove an active agent');
@@ -85,6 +83,11 @@ async function actorOf(ctx: DelegationContext, deps: DelegationDeps): Promise<Pr
 export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationDeps): Promise<void> {
   const params = ctx.oidc.params;
   const client = ctx.oidc.client!;
+  // Missing or malformed parameters first (invalid_request), before any token is looked at.
+  if (!params.actor_token) throw new errors.InvalidRequest('missing required parameter actor_token (the agent\'s own proof)');
+  if (params.actor_token_type !== JWT_TOKEN_TYPE && params.actor_token_type !== ACCESS_TOKEN_TYPE) {
+    throw new errors.InvalidRequest(`actor_token_type must be ${JWT_TOKEN_TYPE} or ${ACCESS_TOKEN_TYPE}`);
+  }
   if (params.requested_token_type !== undefined && params.requested_token_type !== ACCESS_TOKEN_TYPE) {
     throw new errors.InvalidRequest(`requested_token_type must be ${ACCESS_TOKEN_TYPE}`);
   }

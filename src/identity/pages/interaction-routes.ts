@@ -43,7 +43,7 @@ const FormBody = Type.Object(
 const tags = ['sign-in'];
 const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 413: Type.String(), 415: Type.String(), 429: Type.String() };
 
-function html(reply: FastifyReply, status: number, body: string): FastifyReply {
+export function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
@@ -59,7 +59,7 @@ function requestOrigin(request: FastifyRequest) {
 }
 
 /** Cross-site form posts are refused: the Origin a browser sends must be the issuer's. */
-function sameOrigin(request: FastifyRequest, issuer: string): boolean {
+export function sameOrigin(request: FastifyRequest, issuer: string): boolean {
   const origin = request.headers.origin;
   return origin === undefined || origin === 'null' ? origin === undefined : origin === new URL(issuer).origin;
 }
