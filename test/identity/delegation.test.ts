@@ -328,3 +328,59 @@ test('bad inputs get OAuth errors', async () => {
   assert.equal(byOwn.status, 200, byOwn.text);
   assert.deepEqual((await introspect(byOwn.json.access_token)).delegation_chain, [patId, archivist.id]);
 });
+
+test('the CLI registers an agent with its key pair, and lists a person\'s agents (--json)', async () => {
+  const { identityCommand } = await import('../../src/identity/cli/command.ts');
+  const { loadIdentityConfig } = await import('../../src/identity/config.ts');
+  const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const config = loadIdentityConfig(server.env);
+  const run = async (args: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await identityCommand(args, config, { out: (l) => out.push(l), err: (l) => err.push(l) });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'agent-key-'));
+  try {
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const keyFile = join(dir, 'agent.pem');
+    writeFileSync(keyFile, await exportSPKI(publicKey));
+    const made = await run(['agents', 'create', '--name', 'cli-scribe', '--model', 'acme-llm-4', '--for', pat.email, '--scope', 'notes:read', '--audience', 'https://notes.example',
+      '--max-lifetime', '300', '--no-confirmation', '--public-key', keyFile, '--key-id', 'cli-scribe-key', '--json']);
+    assert.equal(made.code, 0, made.err);
+    const body = JSON.parse(made.out);
+    assert.equal(body.delegating_principal_id, patId);
+    assert.equal(body.max_token_lifetime, 300);
+    assert.deepEqual(body.resource_constraints, { audiences: ['https://notes.example'] });
+    assert.equal(body.key_id, 'cli-scribe-key');
+    const scribe: Agent = { id: body.id, kid: 'cli-scribe-key', privateKey };
+    const issued = await exchange(await patToken(), scribe);
+    assert.ok(issued.expires_in! <= 300);
+    assert.deepEqual((await introspect(issued.access_token)).aud, ['https://notes.example']);
+
+    const listed = await run(['agents', 'list', '--for', pat.email, '--json']);
+    assert.equal(listed.code, 0, listed.err);
+    const entry = JSON.parse(listed.out).items.find((x: any) => x.agent.id === scribe.id);
+    assert.equal(entry.live_tokens.length, 1);
+
+    const bad = await run(['agents', 'create', '--name', 'x', '--model', 'm', '--max-lifetime', 'soon']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /--max-lifetime/);
+    const unknownPerson = await run(['agents', 'list', '--for', 'nobody@example.com']);
+    assert.equal(unknownPerson.code, 2);
+    const taken = await run(['agents', 'create', '--name', 'cli-scribe', '--model', 'm']);
+    assert.notEqual(taken.code, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an agent bound to one person cannot act for another', async () => {
+  const other = await server.createHuman('quinn@example.com', 'quinn has a long passphrase');
+  const mine = await agent('pats-own', { allowed_scopes: ['notes:read'], requires_confirmation: false, delegating_principal_id: other });
+  const r = await refused(exchange(await patToken(), mine));
+  assert.equal(r.error, 'invalid_grant');
+  assert.match(r.error_description ?? '', /delegating principal/);
+});
