@@ -167,6 +167,13 @@ test('scope and audience escalation are refused at each hop', async () => {
   const hop1 = await exchange(full, planner, { scope: 'notes:read', audience: 'https://notes.example' });
   assert.equal((await refused(exchange(hop1.access_token, summarizer, { scope: 'notes:write' }))).error, 'invalid_scope', "beyond the parent's scopes");
   assert.equal((await refused(exchange(hop1.access_token, summarizer, { audience: 'https://files.example' }))).error, 'invalid_target', "beyond the parent's audience");
+  // Several audiences at once (the parameter repeats), each within the agent's list.
+  const both = new URLSearchParams({ grant_type: EXCHANGE, subject_token: full, subject_token_type: ACCESS, actor_token: await assertion(planner), actor_token_type: JWT });
+  both.append('audience', 'https://notes.example');
+  both.append('audience', 'https://files.example');
+  const two = await fetch(`${server.issuer}/oauth/token`, { method: 'POST', headers: { authorization: basic(runtime.clientId, runtime.secret!), 'content-type': 'application/x-www-form-urlencoded' }, body: both });
+  assert.equal(two.status, 200);
+  assert.deepEqual((await introspect(((await two.json()) as any).access_token)).aud, ['https://notes.example', 'https://files.example']);
   const record = await api(`/principals/${planner.id}/exchanges`);
   assert.ok(record.body.items.some((x: any) => x.outcome === 'refused' && x.error === 'invalid_target'));
 });
