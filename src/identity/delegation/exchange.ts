@@ -59,10 +59,11 @@ async function liveAccessToken(ctx: DelegationContext, deps: DelegationDeps, val
 }
 
 /** The agent the actor token proves: a signed assertion of one of its keys, or an access token issued to it for itself. */
-async function actorOf(ctx: DelegationContext, deps: DelegationDeps): Promise<PrincipalView> {
+async function actorOf(ctx: DelegationContext, deps: DelegationDeps): Promise<{ agent: PrincipalView; boundTo: string | undefined }> {
   const actorToken = ctx.oidc.params.actor_token!;
   const actorType = ctx.oidc.params.actor_token_type;
   let agentId: string;
+  let boundTo: string | undefined;
   if (actorType === JWT_TOKEN_TYPE) {
     agentId = await deps.verifyActorAssertion(actorToken, ctx.ip);
   } else {
@@ -70,10 +71,11 @@ async function actorOf(ctx: DelegationContext, deps: DelegationDeps): Promise<Pr
     if (!own) throw new errors.InvalidGrant('the actor token is invalid, expired or revoked');
     if (delegationOf(own)) throw policyRefusal('the actor token must be the agent\'s own token, not one it holds for someone');
     agentId = own.accountId;
+    boundTo = own.jkt;
   }
   const agent = await deps.accounts.find(agentId);
   if (!agent?.active || !agent.agent) throw policyRefusal('the actor token does not prove an active agent');
-  return agent;
+  return { agent, boundTo };
 }
 
 /**
@@ -96,7 +98,7 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
   const parentChain = delegationOf(subject)?.chain ?? [subject.accountId];
   const root = await deps.accounts.find(parentChain[0]);
   if (root?.type !== 'human') throw policyRefusal('the subject token must act for a person');
-  const agent = await actorOf(ctx, deps);
+  const { agent, boundTo } = await actorOf(ctx, deps);
   const chain = [...parentChain, agent.id];
   const record = { principalId: root.id, actorId: agent.id, chain, clientId: client.clientId, clientIp: ctx.ip };
   let scopes: string[] = [];
@@ -128,6 +130,8 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
     // A proof, when sent, binds the new token to its key; an agent (or app) that must use DPoP is refused without one.
     const dPoP = await validateDpop(ctx.oidc.provider, ctx);
     if (!dPoP && (a.dpopRequired || client.dpopBoundAccessTokens)) throw new errors.InvalidGrant('DPoP proof JWT not provided');
+    // An actor token bound to a key proves the agent only with a proof by that key (otherwise a stolen bound token would do).
+    if (boundTo && dPoP?.thumbprint !== boundTo) throw policyRefusal('the actor token is DPoP-bound: the request needs a DPoP proof by its key');
 
     if (a.requiresConfirmation && !(await approvedFor(deps.db, root.id, agent.id, scopes))) {
       await requestApproval(deps.db, root.id, agent.id, scopes);
