@@ -391,3 +391,19 @@ test('an agent bound to one person cannot act for another', async () => {
   assert.equal(r.error, 'invalid_grant');
   assert.match(r.error_description ?? '', /delegating principal/);
 });
+
+test('the agents APIs answer bad requests in the platform shape', async () => {
+  const none = await fetch(`${server.issuer}/api/v1/me/agents`);
+  assert.equal(none.status, 401);
+  assert.equal(((await none.json()) as any).error.code, 'UNAUTHORIZED');
+  assert.match(none.headers.get('www-authenticate') ?? '', /^Bearer/);
+  assert.equal((await api('/me/agents', { token: 'not-a-token' })).status, 401);
+  const subject = await patToken();
+  const notUuid = await api('/me/agents/not-a-uuid/approve', { method: 'POST', token: subject });
+  assert.equal(notUuid.status, 400);
+  assert.equal(notUuid.body.error.code, 'VALIDATION_ERROR');
+  assert.equal((await api(`/me/agents/${planner.id}/approve`, { method: 'POST', token: subject })).status, 404, 'nothing pending');
+  assert.equal((await api('/principals/00000000-0000-4000-8000-000000000000/agents')).status, 404);
+  assert.equal((await api(`/principals/${patId}/exchanges?cursor=bogus`)).status, 400);
+  assert.equal((await api(`/principals/${patId}/agents`, { token: subject })).status, 403, 'a person is not an admin');
+});
