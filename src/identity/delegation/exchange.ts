@@ -6,7 +6,7 @@ import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { PrincipalView } from '../principals/view.ts';
 import { actClaim, agentPolicy, delegatedAudience, delegatedScopes } from './policy.ts';
 import { delegationOf, delegationLive } from './entitlement.ts';
-import { approvedFor, linkDelegatedToken, recordExchange, requestApproval, tokenRowId } from './store.ts';
+import { approvedFor, linkAndRecord, recordExchange, requestApproval, tokenRowId } from './store.ts';
 
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 /** RFC 8693 section 3: a JWT; here an assertion signed with one of the agent's registered keys (as for RFC 7523). */
@@ -103,6 +103,8 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
   const record = { principalId: root.id, actorId: agent.id, chain, clientId: client.clientId, clientIp: ctx.ip };
   let scopes: string[] = [];
   let audience: string[] = [];
+  // Set once the issuing statement (which records the exchange itself) has run, so a failure after it is not recorded twice.
+  let recorded = false;
   try {
     const a = agent.agent!;
     const policy = agentPolicy(a);
@@ -158,9 +160,9 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
     pendingClaims.set(token, { act: actClaim(chain), delegation_chain: chain, parent_token_id: parentTokenId });
     ctx.oidc.entity('AccessToken', token);
     const value = await token.save();
-    const tokenId = await linkDelegatedToken(deps.db, value, chain, parentTokenId);
+    recorded = true;
+    const tokenId = await linkAndRecord(deps.db, value, { ...record, scopes, audience, outcome: 'issued', parentTokenId, expiresAt: new Date(Date.now() + token.expiration * 1000) });
     if (!tokenId) throw new errors.InvalidGrant('the subject token was revoked');
-    await recordExchange(deps.db, { ...record, scopes, audience, outcome: 'issued', tokenId, parentTokenId, expiresAt: new Date(Date.now() + token.expiration * 1000) });
     ctx.body = {
       access_token: value,
       issued_token_type: ACCESS_TOKEN_TYPE,
@@ -170,7 +172,7 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
     };
   } catch (err) {
     const code = (err as { error?: unknown }).error;
-    if (typeof code === 'string') await recordExchange(deps.db, { ...record, scopes, audience, outcome: 'refused', error: code });
+    if (typeof code === 'string' && !recorded) await recordExchange(deps.db, { ...record, scopes, audience, outcome: 'refused', error: code });
     throw err;
   }
 }
