@@ -28,6 +28,8 @@ export interface PageDeps {
   throttle: Throttle;
   issuer: string;
   loginSessionTtl: number;
+  /** More ways to sign in shown under the password form (social login's buttons). */
+  signInExtras?: ((d: { uid: string; jti: string }) => string) | undefined;
 }
 
 const Params = Type.Object({ uid: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -159,6 +161,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
           csrf: deps.csrf.issue(`login:${d.jti}`),
           email: typeof d.params.login_hint === 'string' ? d.params.login_hint : undefined,
           appName: client?.clientName,
+          extra: deps.signInExtras?.(d),
         }));
       }
       if (d.prompt.name === 'consent') return consentStep(request, reply, d, undefined);
@@ -176,7 +179,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       const password = String(request.body.password ?? '');
       const client = await provider().Client.find(String(d.params.client_id));
       const again = (status: number, error: string) =>
-        html(reply, status, signInPage({ action: `/interaction/${encodeURIComponent(d.uid)}/login`, csrf: deps.csrf.issue(`login:${d.jti}`), email, error, appName: client?.clientName }));
+        html(reply, status, signInPage({ action: `/interaction/${encodeURIComponent(d.uid)}/login`, csrf: deps.csrf.issue(`login:${d.jti}`), email, error, appName: client?.clientName, extra: deps.signInExtras?.(d) }));
       if (!email || !password) return again(400, 'Enter your email address and your password.');
       const keys = [`account:${sha256Hex(email)}`, `address:${request.ip}`];
       const wait = await deps.throttle.waitSeconds(keys);
