@@ -387,6 +387,8 @@ describe('the dashboard web app: dashboards', () => {
     const id = Number(/\/dashboards\/(\d+)/.exec(page.url())![1]);
     await tabTo('Add widget');
     await page.keyboard.press('Enter');
+    // The new widget's settings open with the focus on their heading, so the next Tab reaches them.
+    await page.waitForFunction(() => /^Configure widget/.test(document.activeElement?.textContent ?? ''));
     await tabTo('Title');
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.type('Regions');

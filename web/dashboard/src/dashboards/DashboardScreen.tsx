@@ -201,7 +201,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
             <button type="button" className="secondary" onClick={() => { setDraft(undefined); setPanel({ kind: 'none' }); setStale(''); setStatus('Changes discarded.'); }}>Cancel</button>
           </>
         )}
-        <button type="button" className="secondary" aria-expanded={panel.kind === 'versions'} onClick={() => setPanel(panel.kind === 'versions' ? { kind: 'none' } : { kind: 'versions' })}>Version history</button>
+        <button type="button" id="versions-toggle" className="secondary" aria-expanded={panel.kind === 'versions'} onClick={() => setPanel(panel.kind === 'versions' ? { kind: 'none' } : { kind: 'versions' })}>Version history</button>
         {!editing && canEdit && <button type="button" className="danger" onClick={() => void remove()}>Delete dashboard</button>}
       </div>
       <p role="status" className="status">{status}</p>
@@ -228,7 +228,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
           document.querySelector<HTMLElement>(`[data-widget="${configuring.id}"]`)?.focus();
         }} />
       )}
-      {panel.kind === 'versions' && <VersionHistory id={id} current={d.version} canRestore={canEdit} onRestore={(v) => void restore(v)} onClose={() => setPanel({ kind: 'none' })} />}
+      {panel.kind === 'versions' && <VersionHistory id={id} current={d.version} canRestore={canEdit} onRestore={(v) => void restore(v)} onClose={() => { setPanel({ kind: 'none' }); document.getElementById('versions-toggle')?.focus(); }} />}
       <ParametersBar parameters={parameters} values={values} onChange={setValues} />
       {definition.widgets.length === 0
         ? <p>{editing ? 'No widgets yet: add one.' : 'This dashboard has no widgets yet.'}</p>

@@ -1,5 +1,6 @@
 import type { ApiDashboardParameter } from '../api/types.ts';
 import { ListInput } from './ListInput.tsx';
+import { useFocusOnOpen } from './useFocusOnOpen.ts';
 import { TIME_RANGES } from './parameters.ts';
 
 interface Props {
@@ -13,6 +14,7 @@ interface Props {
 
 /** The draft's title, description and parameters (a time range, a text or a choice, each passed to every query). */
 export function SettingsPanel({ title, description, parameters, onTitle, onDescription, onParameters }: Props) {
+  const heading = useFocusOnOpen('settings');
   const set = (i: number, p: ApiDashboardParameter) => onParameters(parameters.map((x, j) => (j === i ? p : x)));
   const add = () => {
     const names = new Set(parameters.map((p) => p.name));
@@ -22,7 +24,7 @@ export function SettingsPanel({ title, description, parameters, onTitle, onDescr
   };
   return (
     <section className="panel form" aria-labelledby="settings-h">
-      <h2 id="settings-h">Dashboard settings</h2>
+      <h2 id="settings-h" ref={heading} tabIndex={-1}>Dashboard settings</h2>
       <label htmlFor="set-title">Title</label>
       <input id="set-title" required maxLength={200} value={title} onChange={(e) => onTitle(e.target.value)} />
       <label htmlFor="set-description">Description</label>

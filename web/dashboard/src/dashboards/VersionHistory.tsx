@@ -2,17 +2,19 @@ import { useEffect, useState } from 'react';
 import { ApiError } from '../api/client.ts';
 import type { ApiDashboardVersion } from '../api/types.ts';
 import { listVersions } from './api.ts';
+import { useFocusOnOpen } from './useFocusOnOpen.ts';
 
 /** Every saved version, newest first; editors bring an earlier one back (as a new version). */
 export function VersionHistory({ id, current, canRestore, onRestore, onClose }: { id: number; current: number; canRestore: boolean; onRestore: (v: number) => void; onClose: () => void }) {
   const [versions, setVersions] = useState<ApiDashboardVersion[]>();
   const [error, setError] = useState('');
+  const heading = useFocusOnOpen('versions');
   useEffect(() => {
     listVersions(id).then(setVersions, (err: unknown) => setError(err instanceof ApiError ? err.message : 'the versions could not be loaded'));
   }, [id, current]);
   return (
     <section className="panel" aria-labelledby="versions-h">
-      <h2 id="versions-h">Version history</h2>
+      <h2 id="versions-h" ref={heading} tabIndex={-1}>Version history</h2>
       <div role="alert" className="error">{error}</div>
       {versions && (
         <table>

@@ -1,4 +1,5 @@
 import type { ApiDataSource, ApiSavedQuery, ApiWidget } from '../api/types.ts';
+import { useFocusOnOpen } from './useFocusOnOpen.ts';
 import { optionsOf, WIDGET_TYPES } from '../widgets/data.ts';
 import { ListInput } from './ListInput.tsx';
 
@@ -26,10 +27,11 @@ export function WidgetEditor({ widget: w, sources, saved, onChange, onDone }: Pr
     else onChange(sources[0] ? { ...rest, dataSourceId: sources[0].id, query: w.query ?? 'SELECT 1 AS value' } : rest);
   };
   const id = (f: string) => `we-${w.id}-${f}`;
+  const heading = useFocusOnOpen(w.id);
 
   return (
     <section className="panel form" aria-labelledby={id('h')}>
-      <h2 id={id('h')}>Configure widget “{w.title ?? w.id}”</h2>
+      <h2 id={id('h')} ref={heading} tabIndex={-1}>Configure widget “{w.title ?? w.id}”</h2>
       <label htmlFor={id('title')}>Title</label>
       <input id={id('title')} maxLength={200} value={w.title ?? ''} onChange={(e) => {
         const { title: _t, ...rest } = w;
