@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describePosition, moved, newWidgetId, nextPosition, pushDown } from '../../web/dashboard/src/dashboards/layout.ts';
 import { normalised } from '../../web/dashboard/src/dashboards/definition.ts';
 import { queryValues } from '../../web/dashboard/src/dashboards/parameters.ts';
-import { chartOption } from '../../web/dashboard/src/widgets/chartOption.ts';
+import { chartOption, PALETTE, TEXT } from '../../web/dashboard/src/widgets/chartOption.ts';
 import { seriesColumns } from '../../web/dashboard/src/widgets/data.ts';
 
 /** The web app's pure parts: grid arithmetic, parameter values, chart options, the definition as saved. */
@@ -63,6 +63,23 @@ describe('dashboard web app units', () => {
     assert.equal(bar.textStyle.color, '#e8eaed');
     const pie = chartOption('pie', result, { x: 'note' }, { dark: false, reducedMotion: true }) as any;
     assert.deepEqual(pie.series[0].data, [{ name: 'x', value: 3 }, { name: 'y', value: 5 }]);
+  });
+
+  test('chart colours have at least 3:1 contrast against the theme\'s background, text 4.5:1 (WCAG 1.4.11, 1.4.3)', () => {
+    // The backgrounds of styles.css (--bg) in the light and dark themes.
+    const background = { light: '#ffffff', dark: '#121417' };
+    const luminance = (hex: string) => {
+      const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    };
+    const contrast = (a: string, b: string) => {
+      const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+      return (hi! + 0.05) / (lo! + 0.05);
+    };
+    for (const theme of ['light', 'dark'] as const) {
+      for (const colour of PALETTE[theme]) assert.ok(contrast(colour, background[theme]) >= 3, `${theme} ${colour}: ${contrast(colour, background[theme]).toFixed(2)}`);
+      assert.ok(contrast(TEXT[theme], background[theme]) >= 4.5, `${theme} text`);
+    }
   });
 
   test('the saved definition lists exactly the sources its SQL widgets use', () => {

@@ -399,9 +399,8 @@ describe('the dashboard web app: dashboards', () => {
     await tabTo('SQL');
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.type('SELECT region, count(*) AS n FROM orders GROUP BY region ORDER BY region');
-    await tabTo('Done');
-    await page.keyboard.press('Enter');
-    // Done returns focus to the widget: arrows move it, Shift+arrows resize it, each announced.
+    await page.keyboard.press('Escape');
+    // Escape (like Done) closes the panel and returns focus to the widget: arrows move it, Shift+arrows resize it, each announced.
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-widget')), 'w1');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');

@@ -41,6 +41,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
   const [announce, setAnnounce] = useState('');
   const [sources, setSources] = useState<ApiDataSource[]>([]);
   const [saved, setSaved] = useState<ApiSavedQuery[]>([]);
+  const [listsReady, setListsReady] = useState(false);
   const look = useLook();
   const canEdit = atLeast(me, 'editor');
   const editing = draft !== undefined;
@@ -49,8 +50,12 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
   const enterEdit = useCallback((l: Loaded) => {
     setDraft({ title: l.dashboard.title, description: l.dashboard.description ?? '', definition: structuredClone(l.dashboard.definition) });
     setStale('');
-    get<{ dataSources: ApiDataSource[] }>('/datasources').then((r) => setSources(r.dataSources.filter((s) => s.active)), () => setSources([]));
-    get<{ items: ApiSavedQuery[] }>('/queries?limit=100').then((r) => setSaved(r.items), () => setSaved([]));
+    // A new widget starts on the first data source, so adding waits until the sources (and saved queries) are known.
+    setListsReady(false);
+    void Promise.all([
+      get<{ dataSources: ApiDataSource[] }>('/datasources').then((r) => setSources(r.dataSources.filter((s) => s.active)), () => setSources([])),
+      get<{ items: ApiSavedQuery[] }>('/queries?limit=100').then((r) => setSaved(r.items), () => setSaved([])),
+    ]).then(() => setListsReady(true));
   }, []);
 
   const reload = useCallback(async (thenEdit = false) => {
@@ -195,7 +200,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
         {!editing && canEdit && <button type="button" onClick={() => { setStatus(''); enterEdit(loaded); }}>Edit dashboard</button>}
         {editing && (
           <>
-            <button type="button" onClick={addWidget}>Add widget</button>
+            <button type="button" onClick={addWidget} disabled={!listsReady}>Add widget</button>
             <button type="button" className="secondary" onClick={() => setPanel(panel.kind === 'settings' ? { kind: 'none' } : { kind: 'settings' })} aria-expanded={panel.kind === 'settings'}>Settings</button>
             <button type="button" onClick={() => void save()}>Save</button>
             <button type="button" className="secondary" onClick={() => { setDraft(undefined); setPanel({ kind: 'none' }); setStale(''); setStatus('Changes discarded.'); }}>Cancel</button>

@@ -30,7 +30,8 @@ export function WidgetEditor({ widget: w, sources, saved, onChange, onDone }: Pr
   const heading = useFocusOnOpen(w.id);
 
   return (
-    <section className="panel form" aria-labelledby={id('h')}>
+    // Escape closes the panel like Done (the changes are already in the draft), returning to the widget.
+    <section className="panel form" aria-labelledby={id('h')} onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); onDone(); } }}>
       <h2 id={id('h')} ref={heading} tabIndex={-1}>Configure widget “{w.title ?? w.id}”</h2>
       <label htmlFor={id('title')}>Title</label>
       <input id={id('title')} maxLength={200} value={w.title ?? ''} onChange={(e) => {

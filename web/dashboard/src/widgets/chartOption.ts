@@ -2,11 +2,11 @@ import type { ApiQueryResult } from '../api/types.ts';
 import { seriesColumns, show, toNumber, type WidgetOptions } from './data.ts';
 
 /** Series colours with at least 3:1 contrast against each theme's background (WCAG 1.4.11, non-text contrast). */
-const PALETTE = {
+export const PALETTE = {
   light: ['#0b57d0', '#c5221f', '#137333', '#8430ce', '#a84b00', '#00687a'],
   dark: ['#8ab4f8', '#f28b82', '#81c995', '#d7aefb', '#fdd663', '#78d9ec'],
 };
-const TEXT = { light: '#1b1f24', dark: '#e8eaed' };
+export const TEXT = { light: '#1b1f24', dark: '#e8eaed' };
 const LINES = { light: '#4d5560', dark: '#b8bec6' };
 
 export interface Look { dark: boolean; reducedMotion: boolean }
