@@ -1,0 +1,117 @@
+import type { DashboardConfig } from '../config.ts';
+import type { ProvisioningBundle } from './format.ts';
+
+export const PLATFORM_EVENTS_SOURCE = 'platform-events';
+export const PLATFORM_AUDITS_SOURCE = 'platform-audits';
+
+type PlatformSettings = Pick<DashboardConfig, 'platformIngestUrl' | 'ingestDatabaseUrl' | 'platformAuditUrl' | 'auditDatabaseUrl' | 'databaseUrl'>;
+
+export interface PlatformPart {
+  /** The data source's slug. */
+  source: string;
+  /** The URL to connect with, or undefined with the reason it is not available. */
+  url: string | undefined;
+  reason?: string;
+}
+
+const embedded = (service: string) =>
+  `the ${service} service keeps its data in embedded storage (no DATABASE_URL or ${service.toUpperCase()}_DATABASE_URL), which only its own process can open; run the services on a PostgreSQL server to get this data source`;
+
+/**
+ * Where the ingest and audit services keep their tables: the same URL resolution those services use
+ * (their own variable, else DATABASE_URL), unless a dedicated read-only URL is configured.
+ */
+export function platformParts(config: PlatformSettings): { events: PlatformPart; audits: PlatformPart } {
+  const ingest = config.platformIngestUrl ?? config.ingestDatabaseUrl ?? config.databaseUrl;
+  const audit = config.platformAuditUrl ?? config.auditDatabaseUrl ?? config.databaseUrl;
+  return {
+    events: { source: PLATFORM_EVENTS_SOURCE, url: ingest, ...(ingest ? {} : { reason: embedded('ingest') }) },
+    audits: { source: PLATFORM_AUDITS_SOURCE, url: audit, ...(audit ? {} : { reason: embedded('audit') }) },
+  };
+}
+
+const grid = { type: 'grid', columns: 12, rowHeight: 30 };
+
+// The SQL reads the services' tables by their schema (`ingest.events`, `audit.jobs`): see src/ingest/migrations and
+// src/audit/migrations. An event's fields are the keys of `body` as received (`api.path`, `error.type`, ...).
+export const EVENTS_PER_TYPE = `SELECT event_type, count(*)::int AS events
+FROM ingest.events
+WHERE event_ts >= now() - interval '30 days'
+GROUP BY event_type
+ORDER BY events DESC, event_type`;
+
+export const EVENTS_PER_DAY = `SELECT date_trunc('day', event_ts)::date AS day, event_type, count(*)::int AS events
+FROM ingest.events
+WHERE event_ts >= now() - interval '30 days'
+GROUP BY 1, 2
+ORDER BY 1, 2`;
+
+export const ERROR_EVENTS = `SELECT event_ts AS time, project_id, session_id, body->>'error.type' AS error_type,
+  body->>'error.message' AS message, body->>'page.path' AS page
+FROM ingest.events
+WHERE event_type = 'error'
+ORDER BY event_ts DESC
+LIMIT 100`;
+
+export const SLOWEST_API_PATHS = `SELECT body->>'api.method' AS method, body->>'api.path' AS path, count(*)::int AS requests,
+  round(avg((body->>'api.duration_ms')::numeric))::int AS avg_ms,
+  (percentile_cont(0.95) WITHIN GROUP (ORDER BY (body->>'api.duration_ms')::numeric))::float8 AS p95_ms,
+  max((body->>'api.duration_ms')::numeric)::int AS max_ms
+FROM ingest.events
+WHERE event_type IN ('api.response', 'api.request') AND jsonb_typeof(body->'api.duration_ms') = 'number'
+  AND body->>'api.path' IS NOT NULL AND event_ts >= now() - interval '30 days'
+GROUP BY 1, 2
+ORDER BY p95_ms DESC, path
+LIMIT 20`;
+
+export const AUDIT_SCORES = `SELECT date_trunc('day', finished_at)::date AS day,
+  substring(url from '^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]+)') AS site,
+  round(avg((result->>'score')::numeric), 1)::float8 AS score, count(*)::int AS audits
+FROM audit.jobs
+WHERE status = 'completed' AND jsonb_typeof(result->'score') = 'number' AND finished_at IS NOT NULL
+GROUP BY 1, 2
+ORDER BY 1, 2`;
+
+/**
+ * The platform's starter data: read-only data sources over the ingest and audit tables and a dashboard for
+ * each. Only the parts whose service is on PostgreSQL are included.
+ */
+export function platformBundle(config: PlatformSettings): { bundle: ProvisioningBundle; skipped: string[] } {
+  const { events, audits } = platformParts(config);
+  const bundle: Required<Pick<ProvisioningBundle, 'dataSources' | 'dashboards'>> = { dataSources: [], dashboards: [] };
+  const skipped: string[] = [];
+  if (events.url) {
+    bundle.dataSources.push({ slug: events.source, name: 'Platform events (ingest)', type: 'postgres', connectionUrl: events.url, readOnly: true, maxConnections: 5 });
+    bundle.dashboards.push({
+      slug: 'platform-events',
+      title: 'Platform events',
+      description: 'Events received by the ingest service: per type and per day over 30 days, the latest errors, the slowest API paths.',
+      definition: {
+        layout: grid,
+        dataSources: [{ slug: events.source }],
+        widgets: [
+          { id: 'per-type', type: 'bar', title: 'Events per type (30 days)', position: { x: 0, y: 0, w: 6, h: 8 }, dataSource: events.source, query: EVENTS_PER_TYPE, options: { x: 'event_type', y: 'events' } },
+          { id: 'per-day', type: 'line', title: 'Events per day', position: { x: 6, y: 0, w: 6, h: 8 }, dataSource: events.source, query: EVENTS_PER_DAY, options: { x: 'day', y: 'events', series: 'event_type' } },
+          { id: 'errors', type: 'table', title: 'Latest error events', position: { x: 0, y: 8, w: 12, h: 8 }, dataSource: events.source, query: ERROR_EVENTS },
+          { id: 'slow-paths', type: 'table', title: 'Slowest API paths (p95, 30 days)', position: { x: 0, y: 16, w: 12, h: 8 }, dataSource: events.source, query: SLOWEST_API_PATHS },
+        ],
+      },
+    });
+  } else skipped.push(`${events.source}: ${events.reason}`);
+  if (audits.url) {
+    bundle.dataSources.push({ slug: audits.source, name: 'Platform audits (audit)', type: 'postgres', connectionUrl: audits.url, readOnly: true, maxConnections: 5 });
+    bundle.dashboards.push({
+      slug: 'platform-audits',
+      title: 'Accessibility audits',
+      description: 'Scores of completed audits per site and day (0–100, the audit service\'s score).',
+      definition: {
+        layout: grid,
+        dataSources: [{ slug: audits.source }],
+        widgets: [
+          { id: 'scores', type: 'line', title: 'Audit score per site over time', position: { x: 0, y: 0, w: 12, h: 10 }, dataSource: audits.source, query: AUDIT_SCORES, options: { x: 'day', y: 'score', series: 'site' } },
+        ],
+      },
+    });
+  } else skipped.push(`${audits.source}: ${audits.reason}`);
+  return { bundle, skipped };
+}
