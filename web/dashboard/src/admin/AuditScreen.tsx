@@ -69,6 +69,10 @@ export function AuditScreen() {
   const set = (k: keyof Filters) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
   const actor = (id: number | null) => (id === null ? 'operator or system' : users.get(id)?.name ?? `user ${id}`);
   const count = pages.items?.length ?? 0;
+  const target = (r: ApiAuditRecord) => {
+    const named = r.targetType === 'user' && r.targetId ? users.get(Number(r.targetId))?.name : undefined;
+    return `${r.targetType}${named ? ` ${named}` : r.targetId ? ` ${r.targetId}` : ''}`;
+  };
 
   return (
     <>
@@ -116,7 +120,7 @@ export function AuditScreen() {
                   <td><time dateTime={r.createdAt}>{when(r.createdAt)}</time></td>
                   <td>{actor(r.userId)}</td>
                   <td>{r.action}</td>
-                  <td>{r.targetType}{r.targetId ? ` ${r.targetId}` : ''}</td>
+                  <td>{target(r)}</td>
                   <td>{details(r.details)}</td>
                 </tr>
               ))}
