@@ -14,6 +14,7 @@ import { StartupError } from '../../src/kit/start-errors.ts';
 import { makeEvent, startIngest, type IngestHarness } from '../ingest/helpers.ts';
 import { startDashboard, type DashboardServer } from './harness.ts';
 import { tempDir } from '../support/tmp.ts';
+import { freshPostgres } from '../support/postgres.ts';
 
 /**
  * Provisioning against real PostgreSQL with the ingest and audit schemas migrated in the same database, as
@@ -106,12 +107,14 @@ describe('provisioning: platform data on the first run, files at start, the prov
       byId.set(w.id, result);
     }
     assert.deepEqual(byId.get('per-type')!.rows.find((r) => r.event_type === 'page.view'), { event_type: 'page.view', events: 3 });
-    assert.equal(byId.get('per-day')!.rows.reduce((n, r) => n + (r.events as number), 0), 7);
+    assert.deepEqual(byId.get('per-day')!.rows.map(({ day: _d, ...counts }) => counts), [{ total: 7, pages: 3, interactions: 0, api: 3, errors: 1 }]);
     assert.deepEqual(byId.get('errors')!.rows.map((r) => [r.error_type, r.message]), [['TypeError', 'x is undefined']]);
     const slow = byId.get('slow-paths')!.rows;
     assert.deepEqual(slow.map((r) => [r.method, r.path, r.requests, r.avg_ms, r.max_ms]), [['GET', '/api/slow', 2, 800, 900], ['POST', '/api/fast', 1, 20, 20]]);
     const scores = byId.get('scores')!.rows;
     assert.deepEqual(scores.map((r) => [r.site, r.score]).sort(), [['blog.example', 65], ['shop.example', 80], ['shop.example', 90]]);
+    assert.deepEqual(byId.get('trend')!.rows.map((r) => r.score), [80, 77.5], 'yesterday 80; today (90 + 65) / 2');
+    assert.deepEqual(byId.get('latest')!.rows.map((r) => [r.site, r.score]), [['blog.example', 65], ['shop.example', 90]]);
 
     // Read-only: the platform source refuses a write even from an editor of SQL.
     const write = await s.request('POST', '/api/v1/query', { as: owner, body: { dataSourceId: eventsBoard.definition.widgets[0].dataSourceId, query: 'DELETE FROM ingest.events' } });
@@ -263,5 +266,62 @@ dashboards:
       assert.match(cli.err[0]!, new RegExp(`^platform dashboard provision: ${name.replace('.', '\\.')}: `), name);
     }
     assert.deepEqual(await counts(), before, 'no good file beside a bad one was applied');
+  });
+});
+
+describe('provisioning on the other first runs', () => {
+  test('DASHBOARD_BOOTSTRAP_OWNER: the first tenant gets the platform data at the start that makes it', async () => {
+    const db = await freshPostgres('provboot');
+    const s = await startDashboard('provboot', { DATABASE_URL: db.url, DASHBOARD_DATABASE_URL: db.url, DASHBOARD_BOOTSTRAP_OWNER: 'boss@corp.example' });
+    try {
+      const boss = { headers: { authorization: `Bearer ${(await s.token('default', 'boss@corp.example')).accessToken}` } };
+      const sources = (await s.request('GET', '/api/v1/datasources', { as: boss })).body.dataSources.map((x: { slug: string }) => x.slug).sort();
+      assert.deepEqual(sources, ['platform-audits', 'platform-events']);
+      const boards = (await s.request('GET', '/api/v1/dashboards?sort=title', { as: boss })).body.data.map((d: { slug: string }) => d.slug);
+      assert.deepEqual(boards, ['platform-audits', 'platform-events']);
+    } finally {
+      await s.close();
+      await db.drop();
+    }
+  });
+
+  test('DASHBOARD_PLATFORM_DATA=false and files without a tenant: nothing at start, the files at the first owner', async () => {
+    const db = await freshPostgres('provwait');
+    const dir = tempDir('prov-wait-');
+    process.env.DASHBOARD_DS_PROVTEST = db.url;
+    writeFileSync(join(dir.path, 'ops.yml'), `dataSources:
+  - {slug: ops, name: Operations, type: postgres, connectionUrlEnv: DASHBOARD_DS_PROVTEST}
+dashboards:
+  - slug: ops
+    title: Operations
+    definition:
+      layout: {type: grid, columns: 12, rowHeight: 30}
+      widgets: [{id: one, type: stat, position: {x: 0, y: 0, w: 3, h: 3}, dataSource: ops, query: SELECT 1 AS one}]
+`);
+    const s = await startDashboard('provwait', { DATABASE_URL: db.url, DASHBOARD_DATABASE_URL: db.url, DASHBOARD_PLATFORM_DATA: 'false', DASHBOARD_PROVISIONING_DIR: dir.path });
+    try {
+      const pg0 = new pg.Client({ connectionString: db.url });
+      await pg0.connect();
+      assert.equal((await pg0.query('SELECT count(*)::int AS n FROM dashboard.dashboards')).rows[0].n, 0, 'no tenant yet: the file waits');
+      await pg0.end();
+      const setup = await s.request('POST', '/api/v1/setup', { body: { tenantName: 'Corp', tenantSlug: 'corp', email: 'ann@corp.example', name: 'Ann' } });
+      assert.equal(setup.status, 201);
+      const ann = { headers: { authorization: `Bearer ${(await s.token('corp', 'ann@corp.example')).accessToken}` } };
+      const sources = (await s.request('GET', '/api/v1/datasources', { as: ann })).body.dataSources;
+      assert.deepEqual(sources.map((x: { slug: string }) => x.slug), ['ops'], 'the file\'s source, no platform data');
+      const detail = (await s.request('GET', `/api/v1/datasources/${sources[0].id}`, { as: ann })).body;
+      assert.equal(detail.connectionUrlEnv, 'DASHBOARD_DS_PROVTEST');
+      assert.equal(detail.hasConnectionUrl, false, 'named, not stored');
+      const list = (await s.request('GET', '/api/v1/dashboards', { as: ann })).body.data;
+      assert.deepEqual(list.map((d: { slug: string }) => d.slug), ['ops']);
+      const board = (await s.request('GET', `/api/v1/dashboards/${list[0].id}`, { as: ann })).body;
+      const r = await s.request('POST', '/api/v1/query', { as: ann, body: { dataSourceId: board.definition.widgets[0].dataSourceId, query: board.definition.widgets[0].query } });
+      assert.deepEqual(r.body.rows, [{ one: 1 }]);
+    } finally {
+      await s.close();
+      await db.drop();
+      dir.remove();
+      delete process.env.DASHBOARD_DS_PROVTEST;
+    }
   });
 });

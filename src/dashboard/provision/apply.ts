@@ -121,7 +121,7 @@ function resolveDefinition(input: ApplyInput, d: ProvisionedDashboardValue, at: 
     if (!refs.some((r) => r.id === id)) refs.push({ id });
     return { ...rest, dataSourceId: id };
   });
-  const definition = { layout: d.definition.layout, dataSources: refs, widgets };
+  const definition = { ...d.definition, dataSources: refs, widgets };
   if (!Value.Check(Definition, definition)) {
     const first = Value.Errors(Definition, definition).find((e) => e.keyword !== 'boolean');
     throw new ProvisioningError(input.origin, `${at}.definition${first ? `.${fieldPath(first.instancePath)}` : ''}`.replace(/\.$/, ''), first?.message ?? 'is not a valid definition');

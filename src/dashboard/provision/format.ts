@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { DataSourceFields } from '../datasources/schemas.ts';
 import { DisplayText, Slug } from '../schemas.ts';
-import { Widget } from '../dashboards/definition.ts';
+import { Definition, Widget } from '../dashboards/definition.ts';
 
 /**
  * A provisioning bundle: what a file in DASHBOARD_PROVISIONING_DIR holds (YAML or JSON), and what the
@@ -35,8 +35,9 @@ const ProvisionedDashboard = Type.Object({
   slug: Slug,
   title: DisplayText(200),
   description: Type.Optional(Type.String({ maxLength: 2000 })),
+  // Whatever else the API's definition holds (layout, and any field added later) is taken as the API takes it.
   definition: Type.Object({
-    layout: Type.Object({ type: Type.String(), columns: Type.Integer(), rowHeight: Type.Integer() }, { additionalProperties: false }),
+    ...Definition.properties,
     dataSources: Type.Optional(Type.Array(SourceRef, { maxItems: 50 })),
     widgets: Type.Array(ProvisionedWidget, { maxItems: 500 }),
   }, { additionalProperties: false }),

@@ -40,11 +40,17 @@ WHERE event_ts >= now() - interval '30 days'
 GROUP BY event_type
 ORDER BY events DESC, event_type`;
 
-export const EVENTS_PER_DAY = `SELECT date_trunc('day', event_ts)::date AS day, event_type, count(*)::int AS events
+// One column per kind of event, so a chart draws one line each (the web app's charts take value columns, not a
+// series column).
+export const EVENTS_PER_DAY = `SELECT date_trunc('day', event_ts)::date AS day, count(*)::int AS total,
+  (count(*) FILTER (WHERE event_type LIKE 'page.%'))::int AS pages,
+  (count(*) FILTER (WHERE event_type LIKE 'ui.%'))::int AS interactions,
+  (count(*) FILTER (WHERE event_type LIKE 'api.%'))::int AS api,
+  (count(*) FILTER (WHERE event_type = 'error'))::int AS errors
 FROM ingest.events
 WHERE event_ts >= now() - interval '30 days'
-GROUP BY 1, 2
-ORDER BY 1, 2`;
+GROUP BY 1
+ORDER BY 1`;
 
 export const ERROR_EVENTS = `SELECT event_ts AS time, project_id, session_id, body->>'error.type' AS error_type,
   body->>'error.message' AS message, body->>'page.path' AS page
@@ -64,13 +70,26 @@ GROUP BY 1, 2
 ORDER BY p95_ms DESC, path
 LIMIT 20`;
 
-export const AUDIT_SCORES = `SELECT date_trunc('day', finished_at)::date AS day,
-  substring(url from '^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]+)') AS site,
+const SITE = `substring(url from '^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]+)')`;
+const COMPLETED = `status = 'completed' AND jsonb_typeof(result->'score') = 'number' AND finished_at IS NOT NULL`;
+
+export const AUDIT_SCORES = `SELECT date_trunc('day', finished_at)::date AS day, ${SITE} AS site,
   round(avg((result->>'score')::numeric), 1)::float8 AS score, count(*)::int AS audits
 FROM audit.jobs
-WHERE status = 'completed' AND jsonb_typeof(result->'score') = 'number' AND finished_at IS NOT NULL
+WHERE ${COMPLETED}
 GROUP BY 1, 2
-ORDER BY 1, 2`;
+ORDER BY 1 DESC, 2`;
+
+export const AUDIT_SCORE_TREND = `SELECT date_trunc('day', finished_at)::date AS day, round(avg((result->>'score')::numeric), 1)::float8 AS score
+FROM audit.jobs
+WHERE ${COMPLETED}
+GROUP BY 1
+ORDER BY 1`;
+
+export const AUDIT_LATEST_PER_SITE = `SELECT DISTINCT ON (site) ${SITE} AS site, (result->>'score')::float8 AS score, finished_at AS audited_at
+FROM audit.jobs
+WHERE ${COMPLETED}
+ORDER BY site, finished_at DESC`;
 
 /**
  * The platform's starter data: read-only data sources over the ingest and audit tables and a dashboard for
@@ -90,8 +109,8 @@ export function platformBundle(config: PlatformSettings): { bundle: Provisioning
         layout: grid,
         dataSources: [{ slug: events.source }],
         widgets: [
-          { id: 'per-type', type: 'bar', title: 'Events per type (30 days)', position: { x: 0, y: 0, w: 6, h: 8 }, dataSource: events.source, query: EVENTS_PER_TYPE, options: { x: 'event_type', y: 'events' } },
-          { id: 'per-day', type: 'line', title: 'Events per day', position: { x: 6, y: 0, w: 6, h: 8 }, dataSource: events.source, query: EVENTS_PER_DAY, options: { x: 'day', y: 'events', series: 'event_type' } },
+          { id: 'per-type', type: 'bar', title: 'Events per type (30 days)', position: { x: 0, y: 0, w: 6, h: 8 }, dataSource: events.source, query: EVENTS_PER_TYPE, options: { x: 'event_type', y: ['events'] } },
+          { id: 'per-day', type: 'line', title: 'Events per day', position: { x: 6, y: 0, w: 6, h: 8 }, dataSource: events.source, query: EVENTS_PER_DAY, options: { x: 'day', y: ['total', 'pages', 'interactions', 'api', 'errors'] } },
           { id: 'errors', type: 'table', title: 'Latest error events', position: { x: 0, y: 8, w: 12, h: 8 }, dataSource: events.source, query: ERROR_EVENTS },
           { id: 'slow-paths', type: 'table', title: 'Slowest API paths (p95, 30 days)', position: { x: 0, y: 16, w: 12, h: 8 }, dataSource: events.source, query: SLOWEST_API_PATHS },
         ],
@@ -103,12 +122,14 @@ export function platformBundle(config: PlatformSettings): { bundle: Provisioning
     bundle.dashboards.push({
       slug: 'platform-audits',
       title: 'Accessibility audits',
-      description: 'Scores of completed audits per site and day (0–100, the audit service\'s score).',
+      description: 'Scores of completed audits (0–100, the audit service\'s score): the trend, each site\'s latest, and per site and day.',
       definition: {
         layout: grid,
         dataSources: [{ slug: audits.source }],
         widgets: [
-          { id: 'scores', type: 'line', title: 'Audit score per site over time', position: { x: 0, y: 0, w: 12, h: 10 }, dataSource: audits.source, query: AUDIT_SCORES, options: { x: 'day', y: 'score', series: 'site' } },
+          { id: 'trend', type: 'line', title: 'Average score over time', position: { x: 0, y: 0, w: 6, h: 8 }, dataSource: audits.source, query: AUDIT_SCORE_TREND, options: { x: 'day', y: ['score'] } },
+          { id: 'latest', type: 'bar', title: 'Latest score per site', position: { x: 6, y: 0, w: 6, h: 8 }, dataSource: audits.source, query: AUDIT_LATEST_PER_SITE, options: { x: 'site', y: ['score'] } },
+          { id: 'scores', type: 'table', title: 'Score per site and day', position: { x: 0, y: 8, w: 12, h: 8 }, dataSource: audits.source, query: AUDIT_SCORES },
         ],
       },
     });
