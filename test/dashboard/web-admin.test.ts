@@ -2,7 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
-import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
+import { startServer, type Server } from '../identity/support.ts';
+import { freePort, startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 import { assertAccessible, screenshot } from './web/browser.ts';
 
 /**
@@ -10,8 +11,11 @@ import { assertAccessible, screenshot } from './web/browser.ts';
  * People are signed in through the CLI's token command (a real session); signing in through the identity
  * service's pages is web-app.test.ts's subject.
  */
+const PASSWORD = 'correct horse battery staple';
+
 describe('the dashboard web app: users, tenants, audit log, and what each role is offered', () => {
   let s: DashboardServer;
+  let idp: Server;
   let browser: Browser;
   let owner: SignedIn;
   let admin: SignedIn;
@@ -20,7 +24,15 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
   const consoleErrors: string[] = [];
 
   before(async () => {
-    s = await startDashboard('dashadmin');
+    // The platform's identity service as the sign-in provider, for entering a tenant just created.
+    const port = await freePort();
+    idp = await startServer('adminidp');
+    const client = await idp.registerApp({ name: 'Dashboards', appType: 'web', redirectUris: [`http://localhost:${port}/api/v1/auth/platform/callback`], allowedScopes: ['openid', 'email', 'profile'], firstParty: true });
+    await idp.createHuman('olga@acme.example', PASSWORD);
+    s = await startDashboard('dashadmin', {
+      DASHBOARD_PORT: String(port),
+      DASHBOARD_OIDC_PROVIDERS: JSON.stringify([{ id: 'platform', issuer: idp.issuer, clientId: client.clientId, clientSecret: client.secret }]),
+    });
     owner = await s.signIn({ tenant: 'acme', role: 'owner', name: 'Olga Owner', email: 'olga@acme.example' });
     admin = await s.signIn({ tenant: 'acme', role: 'admin', name: 'Ada Admin', email: 'ada@acme.example' });
     editor = await s.signIn({ tenant: 'acme', role: 'editor', name: 'Eddie Editor', email: 'eddie@acme.example' });
@@ -30,6 +42,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
   after(async () => {
     await browser?.close();
     await s?.close();
+    await idp?.close();
   });
 
   const pageAs = async (who: SignedIn, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> => {
@@ -102,8 +115,9 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await screenshot(dark, 'admin-03-users-dark');
   });
 
-  test('an owner creates a tenant and changes its plan (rate-limit tier)', async () => {
-    const page = await pageAs(owner);
+  test('an owner creates a tenant and changes its plan (rate-limit tier), then signs in to it', async () => {
+    // A session of its own: signing out at the end ends this one, not the one the other tests use.
+    const page = await pageAs({ ...owner, ...(await s.token('acme', owner.email)) });
     await page.goto(`${s.url}/admin/tenants`);
     await page.getByRole('heading', { level: 1, name: 'Tenants' }).waitFor();
     await page.getByRole('row', { name: /Tenant acme/ }).waitFor();
@@ -138,6 +152,25 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await dark.goto(`${s.url}/admin/tenants`);
     await dark.getByRole('row', { name: /Beta Labs/ }).waitFor();
     await assertAccessible(dark, 'tenants screen, dark');
+
+    // Into the new tenant: sign out, name it on the sign-in screen, sign in through the identity service.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    await page.getByLabel('Tenant (optional)').fill('beta-labs');
+    await assertAccessible(page, 'sign-in screen with the tenant field');
+    await page.getByRole('link', { name: 'Sign in with the platform account' }).click();
+    await page.getByLabel('Email address').fill('olga@acme.example');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const allow = page.getByRole('button', { name: 'Allow' });
+    const welcome = page.getByRole('heading', { level: 1, name: /Welcome/ });
+    await Promise.race([allow.waitFor(), welcome.waitFor()]);
+    if (await allow.isVisible()) await allow.click();
+    await welcome.waitFor();
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    await page.getByRole('row', { name: /Olga Owner \(you\)/ }).waitFor();
+    assert.equal(await page.locator('tbody tr').count(), 1, 'beta-labs has its owner only');
   });
 
   test('the audit log: filter by who, action and time, page through it', async () => {

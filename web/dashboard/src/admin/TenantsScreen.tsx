@@ -78,7 +78,7 @@ function TenantForm({ editing, onSaved, onCancel }: { editing?: ApiTenant | unde
         onSaved(`${t.name} saved: plan ${PLAN_NAMES[t.plan]}.`);
       } else {
         const t = (await api<ApiTenant>('POST', '/admin/tenants', { body: { name, slug, plan } })).data;
-        onSaved(`Tenant ${t.name} created with you as its owner. To work in it, sign in and choose ${t.slug}.`);
+        onSaved(`Tenant ${t.name} created with you as its owner. To work in it, sign out and sign in with the tenant ${t.slug}.`);
       }
     } catch (err) {
       setError(messageOf(err));
