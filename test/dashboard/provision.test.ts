@@ -14,7 +14,35 @@ import { StartupError } from '../../src/kit/start-errors.ts';
 import { makeEvent, startIngest, type IngestHarness } from '../ingest/helpers.ts';
 import { startDashboard, type DashboardServer } from './harness.ts';
 import { tempDir } from '../support/tmp.ts';
-import { freshPostgres } from '../support/postgres.ts';
+import { freshPostgres, TEST_POSTGRES_URL } from '../support/postgres.ts';
+import { INGEST_MIGRATIONS } from '../../src/ingest/app.ts';
+import { readOnlyRoleName } from '../../src/dashboard/provision/readonly-role.ts';
+
+/** Login roles are the server's, not the database's: the read-only roles provisioning made go when the test ends. */
+async function dropReadOnlyRoles(databaseUrl: string): Promise<void> {
+  const prefix = readOnlyRoleName(new URL(databaseUrl).pathname.slice(1), 0, '').replace(/_0_$/, '_');
+  const c = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ rolname: string }>(`SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)`, [prefix]);
+    for (const r of rows) await c.query(`DROP ROLE ${c.escapeIdentifier(r.rolname)}`);
+  } finally {
+    await c.end();
+  }
+}
+
+/** The ingest and audit schemas in a database, as those services' first start makes them. */
+async function migrateIngestAndAudit(url: string): Promise<void> {
+  const data = tempDir('prov-migrate-');
+  try {
+    for (const [service, migrations] of [['ingest', INGEST_MIGRATIONS], ['audit', AUDIT_MIGRATIONS]] as const) {
+      const db = await openServiceDatabase(service, { databaseUrl: url, serviceDatabaseUrl: undefined, dataDir: data.path }, { migrations });
+      await db.close();
+    }
+  } finally {
+    data.remove();
+  }
+}
 
 /**
  * Provisioning against real PostgreSQL with the ingest and audit schemas migrated in the same database, as
@@ -43,6 +71,7 @@ describe('provisioning: platform data on the first run, files at start, the prov
   after(async () => {
     await s?.close();
     await ingest?.close();
+    if (ingest) await dropReadOnlyRoles(ingest.database.url);
     for (const d of dirs) d.remove();
     delete process.env.PROVTEST_WAREHOUSE_URL;
   });
@@ -74,6 +103,19 @@ describe('provisioning: platform data on the first run, files at start, the prov
     const sources = (await s.request('GET', '/api/v1/datasources', { as: owner })).body.dataSources as { id: number; slug: string; readOnly: boolean }[];
     assert.deepEqual(sources.map((x) => x.slug).sort(), ['platform-audits', 'platform-events']);
     assert.ok(sources.every((x) => x.readOnly), 'platform sources are read-only');
+    // They connect as roles that may read only their tables, not as the platform's own database user.
+    const byslug = new Map(sources.map((x) => [x.slug, x.id]));
+    for (const [slug, allowed, refused] of [
+      ['platform-events', 'SELECT count(*) FROM ingest.events', ['SELECT count(*) FROM ingest.api_keys', 'SELECT count(*) FROM dashboard.users', 'SELECT count(*) FROM audit.jobs']],
+      ['platform-audits', 'SELECT count(*) FROM audit.jobs', ['SELECT count(*) FROM audit.api_keys', 'SELECT count(*) FROM dashboard.data_sources', 'SELECT count(*) FROM ingest.events']],
+    ] as const) {
+      assert.equal((await s.request('POST', '/api/v1/query', { as: owner, body: { dataSourceId: byslug.get(slug), query: allowed } })).status, 200, `${slug}: ${allowed}`);
+      for (const q of refused) {
+        const r = await s.request('POST', '/api/v1/query', { as: owner, body: { dataSourceId: byslug.get(slug), query: q } });
+        assert.equal(r.status, 400, `${slug}: ${q}`);
+        assert.match(r.body.error.message, /permission denied/, `${slug}: ${q}`);
+      }
+    }
     const sealed = await sql.query(`SELECT connection_url_sealed AS s FROM dashboard.data_sources`);
     for (const r of sealed.rows) assert.ok(!String(r.s).includes('postgres://'), 'the URL is sealed at rest');
 
@@ -272,6 +314,7 @@ dashboards:
 describe('provisioning on the other first runs', () => {
   test('DASHBOARD_BOOTSTRAP_OWNER: the first tenant gets the platform data at the start that makes it', async () => {
     const db = await freshPostgres('provboot');
+    await migrateIngestAndAudit(db.url);
     const s = await startDashboard('provboot', { DATABASE_URL: db.url, DASHBOARD_DATABASE_URL: db.url, DASHBOARD_BOOTSTRAP_OWNER: 'boss@corp.example' });
     try {
       const boss = { headers: { authorization: `Bearer ${(await s.token('default', 'boss@corp.example')).accessToken}` } };
@@ -282,6 +325,7 @@ describe('provisioning on the other first runs', () => {
     } finally {
       await s.close();
       await db.drop();
+      await dropReadOnlyRoles(db.url);
     }
   });
 

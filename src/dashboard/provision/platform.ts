@@ -1,5 +1,6 @@
 import type { DashboardConfig } from '../config.ts';
 import type { ProvisioningBundle } from './format.ts';
+import { readOnlyUrl } from './readonly-role.ts';
 
 export const PLATFORM_EVENTS_SOURCE = 'platform-events';
 export const PLATFORM_AUDITS_SOURCE = 'platform-audits';
@@ -12,6 +13,8 @@ export interface PlatformPart {
   /** The URL to connect with, or undefined with the reason it is not available. */
   url: string | undefined;
   reason?: string;
+  /** The operator's own URL for it (DASHBOARD_PLATFORM_*_URL): used as given, no role is made. */
+  dedicated: boolean;
 }
 
 const embedded = (service: string) =>
@@ -25,8 +28,8 @@ export function platformParts(config: PlatformSettings): { events: PlatformPart;
   const ingest = config.platformIngestUrl ?? config.ingestDatabaseUrl ?? config.databaseUrl;
   const audit = config.platformAuditUrl ?? config.auditDatabaseUrl ?? config.databaseUrl;
   return {
-    events: { source: PLATFORM_EVENTS_SOURCE, url: ingest, ...(ingest ? {} : { reason: embedded('ingest') }) },
-    audits: { source: PLATFORM_AUDITS_SOURCE, url: audit, ...(audit ? {} : { reason: embedded('audit') }) },
+    events: { source: PLATFORM_EVENTS_SOURCE, url: ingest, dedicated: Boolean(config.platformIngestUrl), ...(ingest ? {} : { reason: embedded('ingest') }) },
+    audits: { source: PLATFORM_AUDITS_SOURCE, url: audit, dedicated: Boolean(config.platformAuditUrl), ...(audit ? {} : { reason: embedded('audit') }) },
   };
 }
 
@@ -92,13 +95,27 @@ WHERE ${COMPLETED}
 ORDER BY site, finished_at DESC`;
 
 /**
- * The platform's starter data: read-only data sources over the ingest and audit tables and a dashboard for
- * each. Only the parts whose service is on PostgreSQL are included.
+ * The URL a new platform source connects with: the operator's dedicated one, or a role that may read only the
+ * source's tables (made now, see readonly-role.ts). A source that exists already keeps its URL, so none is made.
  */
-export function platformBundle(config: PlatformSettings): { bundle: ProvisioningBundle; skipped: string[] } {
-  const { events, audits } = platformParts(config);
+async function urlFor(part: PlatformPart, exists: boolean, grant: { schema: string; tables: string[]; service: string }, tenantId: number): Promise<{ url: string } | { reason: string }> {
+  if (!part.url) return { reason: part.reason! };
+  if (exists || part.dedicated) return { url: part.url };
+  return readOnlyUrl(part.url, { ...grant, part: grant.service === 'ingest' ? 'events' : 'audits', tenantId });
+}
+
+/**
+ * The platform's starter data for a tenant: read-only data sources over the ingest and audit tables and a
+ * dashboard for each. Only the parts whose service is on PostgreSQL (and whose tables exist) are included.
+ */
+export async function platformBundle(config: PlatformSettings, tenantId: number, existing: ReadonlySet<string>): Promise<{ bundle: ProvisioningBundle; skipped: string[] }> {
+  const parts = platformParts(config);
   const bundle: Required<Pick<ProvisioningBundle, 'dataSources' | 'dashboards'>> = { dataSources: [], dashboards: [] };
   const skipped: string[] = [];
+  const ev = await urlFor(parts.events, existing.has(PLATFORM_EVENTS_SOURCE), { schema: 'ingest', tables: ['events', 'projects'], service: 'ingest' }, tenantId);
+  const au = await urlFor(parts.audits, existing.has(PLATFORM_AUDITS_SOURCE), { schema: 'audit', tables: ['jobs'], service: 'audit' }, tenantId);
+  const events = { source: PLATFORM_EVENTS_SOURCE, url: 'url' in ev ? ev.url : undefined, reason: 'reason' in ev ? ev.reason : undefined };
+  const audits = { source: PLATFORM_AUDITS_SOURCE, url: 'url' in au ? au.url : undefined, reason: 'reason' in au ? au.reason : undefined };
   if (events.url) {
     bundle.dataSources.push({ slug: events.source, name: 'Platform events (ingest)', type: 'postgres', connectionUrl: events.url, readOnly: true, maxConnections: 5 });
     bundle.dashboards.push({

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../../kit/db.ts';
 import type { DashboardConfig } from '../config.ts';
 import { DataSourceService } from '../datasources/service.ts';
+import { listDataSources } from '../datasources/store.ts';
 import { applyBundle, type ApplyReport } from './apply.ts';
 import { readProvisioningDir, type ProvisioningFileContent } from './files.ts';
 import { ProvisioningError } from './format.ts';
@@ -54,10 +55,11 @@ export async function provision(db: Database, config: DashboardConfig, options: 
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('dashboard.provision'))`);
       const tenant = await tenantFor(tx, options.tenant, '--tenant', '');
       const result: ProvisionResult = { tenant, platform: { applied: false, skipped: [] }, files: [], pending: [] };
-      if (options.platform) {
-        const { bundle, skipped } = platformBundle(config);
+      if (options.platform && tenant) {
+        const existing = new Set((await listDataSources(tx, tenant.id, {})).map((r) => r.slug));
+        const { bundle, skipped } = await platformBundle(config, tenant.id, existing);
         result.platform.skipped = skipped;
-        if (tenant && (bundle.dataSources?.length ?? 0) > 0) {
+        if ((bundle.dataSources?.length ?? 0) > 0) {
           result.platform.report = await applyBundle(tx, sources, { tenantId: tenant.id, bundle, origin: 'platform', mode: 'keep' }, env);
           result.platform.applied = true;
         }
