@@ -9,6 +9,7 @@ import { buildDashboardApp } from '../../src/dashboard/app.ts';
 import { loadDashboardConfig } from '../../src/dashboard/config.ts';
 import { dashboardCommand } from '../../src/dashboard/cli.ts';
 import { platformParts } from '../../src/dashboard/provision/platform.ts';
+import { firstRunSettled } from '../../src/dashboard/provision/run.ts';
 import { openServiceDatabase } from '../../src/kit/service-config.ts';
 import { StartupError } from '../../src/kit/start-errors.ts';
 import { makeEvent, startIngest, type IngestHarness } from '../ingest/helpers.ts';
@@ -322,6 +323,24 @@ describe('provisioning on the other first runs', () => {
       assert.deepEqual(sources, ['platform-audits', 'platform-events']);
       const boards = (await s.request('GET', '/api/v1/dashboards?sort=title', { as: boss })).body.data.map((d: { slug: string }) => d.slug);
       assert.deepEqual(boards, ['platform-audits', 'platform-events']);
+    } finally {
+      await s.close();
+      await db.drop();
+      await dropReadOnlyRoles(db.url);
+    }
+  });
+
+  test('DASHBOARD_BOOTSTRAP_OWNER on a fresh database: the platform data follows once ingest and audit have made their tables', async () => {
+    const db = await freshPostgres('provlate');
+    // As `platform start` does it: the dashboard starts (and makes the first owner) before audit and ingest migrate.
+    const s = await startDashboard('provlate', { DATABASE_URL: db.url, DASHBOARD_DATABASE_URL: db.url, DASHBOARD_BOOTSTRAP_OWNER: 'boss@corp.example' });
+    try {
+      const boss = { headers: { authorization: `Bearer ${(await s.token('default', 'boss@corp.example')).accessToken}` } };
+      assert.deepEqual((await s.request('GET', '/api/v1/datasources', { as: boss })).body.dataSources, [], 'nothing yet: no tables to grant');
+      await migrateIngestAndAudit(db.url);
+      await firstRunSettled(s.app);
+      const sources = (await s.request('GET', '/api/v1/datasources', { as: boss })).body.dataSources.map((x: { slug: string }) => x.slug).sort();
+      assert.deepEqual(sources, ['platform-audits', 'platform-events']);
     } finally {
       await s.close();
       await db.drop();

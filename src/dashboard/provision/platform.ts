@@ -98,7 +98,7 @@ ORDER BY site, finished_at DESC`;
  * The URL a new platform source connects with: the operator's dedicated one, or a role that may read only the
  * source's tables (made now, see readonly-role.ts). A source that exists already keeps its URL, so none is made.
  */
-async function urlFor(part: PlatformPart, exists: boolean, grant: { schema: string; tables: string[]; service: string }, tenantId: number): Promise<{ url: string } | { reason: string }> {
+async function urlFor(part: PlatformPart, exists: boolean, grant: { schema: string; tables: string[]; service: string }, tenantId: number): Promise<{ url: string } | { reason: string; notYet?: boolean }> {
   if (!part.url) return { reason: part.reason! };
   if (exists || part.dedicated) return { url: part.url };
   return readOnlyUrl(part.url, { ...grant, part: grant.service === 'ingest' ? 'events' : 'audits', tenantId });
@@ -108,7 +108,7 @@ async function urlFor(part: PlatformPart, exists: boolean, grant: { schema: stri
  * The platform's starter data for a tenant: read-only data sources over the ingest and audit tables and a
  * dashboard for each. Only the parts whose service is on PostgreSQL (and whose tables exist) are included.
  */
-export async function platformBundle(config: PlatformSettings, tenantId: number, existing: ReadonlySet<string>): Promise<{ bundle: ProvisioningBundle; skipped: string[] }> {
+export async function platformBundle(config: PlatformSettings, tenantId: number, existing: ReadonlySet<string>): Promise<{ bundle: ProvisioningBundle; skipped: string[]; notYet: boolean }> {
   const parts = platformParts(config);
   const bundle: Required<Pick<ProvisioningBundle, 'dataSources' | 'dashboards'>> = { dataSources: [], dashboards: [] };
   const skipped: string[] = [];
@@ -116,6 +116,8 @@ export async function platformBundle(config: PlatformSettings, tenantId: number,
   const au = await urlFor(parts.audits, existing.has(PLATFORM_AUDITS_SOURCE), { schema: 'audit', tables: ['jobs'], service: 'audit' }, tenantId);
   const events = { source: PLATFORM_EVENTS_SOURCE, url: 'url' in ev ? ev.url : undefined, reason: 'reason' in ev ? ev.reason : undefined };
   const audits = { source: PLATFORM_AUDITS_SOURCE, url: 'url' in au ? au.url : undefined, reason: 'reason' in au ? au.reason : undefined };
+  // A service on PostgreSQL whose tables are not made yet (it starts after the dashboard): worth trying again.
+  const notYet = ('notYet' in ev && ev.notYet === true) || ('notYet' in au && au.notYet === true);
   if (events.url) {
     bundle.dataSources.push({ slug: events.source, name: 'Platform events (ingest)', type: 'postgres', connectionUrl: events.url, readOnly: true, maxConnections: 5 });
     bundle.dashboards.push({
@@ -151,5 +153,5 @@ export async function platformBundle(config: PlatformSettings, tenantId: number,
       },
     });
   } else skipped.push(`${audits.source}: ${audits.reason}`);
-  return { bundle, skipped };
+  return { bundle, skipped, notYet };
 }

@@ -23,7 +23,7 @@ export function readOnlyRoleName(database: string, tenantId: number, part: strin
  * (or given a new password) that may only SELECT the named tables, and the source connects as it. Answers the
  * URL to connect with, or why that is not possible (the tables are not made yet, the user may not create roles).
  */
-export async function readOnlyUrl(adminUrl: string, grant: ReadOnlyGrant): Promise<{ url: string } | { reason: string }> {
+export async function readOnlyUrl(adminUrl: string, grant: ReadOnlyGrant): Promise<{ url: string } | { reason: string; notYet?: boolean }> {
   const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 10_000 });
   client.on('error', () => {});
   try {
@@ -31,7 +31,7 @@ export async function readOnlyUrl(adminUrl: string, grant: ReadOnlyGrant): Promi
     const qualified = grant.tables.map((t) => `${grant.schema}.${t}`);
     const { rows } = await client.query<{ missing: string[] }>(`SELECT array(SELECT t FROM unnest($1::text[]) t WHERE to_regclass(t) IS NULL) AS missing`, [qualified]);
     if (rows[0]!.missing.length) {
-      return { reason: `the ${grant.service} service's tables (${rows[0]!.missing.join(', ')}) do not exist yet: start the ${grant.service} service once, then run \`platform dashboard provision\`` };
+      return { reason: `the ${grant.service} service's tables (${rows[0]!.missing.join(', ')}) do not exist yet: start the ${grant.service} service once, then run \`platform dashboard provision\``, notYet: true };
     }
     const database = (await client.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db;
     const role = readOnlyRoleName(database, grant.tenantId, grant.part);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../../kit/db.ts';
 import type { DashboardConfig } from '../config.ts';
@@ -11,7 +12,7 @@ import { platformBundle } from './platform.ts';
 export interface ProvisionResult {
   /** The tenant the platform data (and files without `tenant`) went to; null when no tenant exists yet. */
   tenant: { id: number; slug: string } | null;
-  platform: { applied: boolean; skipped: string[]; report?: ApplyReport };
+  platform: { applied: boolean; skipped: string[]; report?: ApplyReport; notYet?: boolean };
   files: { name: string; tenant: string; report: ApplyReport }[];
   /** Files left for later: no tenant exists yet for a file without `tenant`. */
   pending: string[];
@@ -57,8 +58,9 @@ export async function provision(db: Database, config: DashboardConfig, options: 
       const result: ProvisionResult = { tenant, platform: { applied: false, skipped: [] }, files: [], pending: [] };
       if (options.platform && tenant) {
         const existing = new Set((await listDataSources(tx, tenant.id, {})).map((r) => r.slug));
-        const { bundle, skipped } = await platformBundle(config, tenant.id, existing);
+        const { bundle, skipped, notYet } = await platformBundle(config, tenant.id, existing);
         result.platform.skipped = skipped;
+        if (notYet) result.platform.notYet = true;
         if ((bundle.dataSources?.length ?? 0) > 0) {
           result.platform.report = await applyBundle(tx, sources, { tenantId: tenant.id, bundle, origin: 'platform', mode: 'keep' }, env);
           result.platform.applied = true;
@@ -103,13 +105,50 @@ export async function provisionAtStart(db: Database, config: DashboardConfig, lo
 /**
  * The first run (the first owner was just made, by the first visitor or DASHBOARD_BOOTSTRAP_OWNER): the
  * platform data when DASHBOARD_PLATFORM_DATA allows, and the files that waited for a tenant. The owner
- * exists already, so a failure here is logged rather than undoing the first run.
+ * exists already, so a failure here is logged rather than undoing the first run. Answers whether the platform
+ * data waits for another service's tables (see waitForPlatformTables).
  */
-export async function provisionFirstRun(db: Database, config: DashboardConfig, log: FastifyBaseLogger): Promise<void> {
+export async function provisionFirstRun(db: Database, config: DashboardConfig, log: FastifyBaseLogger, files = true): Promise<{ notYet: boolean }> {
   try {
-    const r = await provision(db, config, { platform: config.platformData, files: configuredFiles(config) });
-    log.info(summary(r), 'first run: provisioning applied');
+    const r = await provision(db, config, { platform: config.platformData, files: files ? configuredFiles(config) : [] });
+    // While waiting for another service's tables, each look is logged at debug only: one line every 2 s is noise.
+    if (!files && r.platform.notYet) log.debug(summary(r), 'first run: still waiting for the ingest or audit tables');
+    else log.info(summary(r), 'first run: provisioning applied');
+    return { notYet: r.platform.notYet === true };
   } catch (err) {
     log.error({ err }, 'first run: provisioning failed; run `platform dashboard provision` to see why');
+    return { notYet: false };
   }
+}
+
+const RETRY_MS = 2_000;
+const RETRIES = 90;
+
+/**
+ * `platform start` builds the dashboard before the audit and ingest services, so on a fresh database their tables
+ * do not exist yet when DASHBOARD_BOOTSTRAP_OWNER's first run happens at start. Another process's migration sends
+ * no event here, so this looks again every 2 s for 3 minutes, then leaves it to `platform dashboard provision`.
+ */
+export async function waitForPlatformTables(db: Database, config: DashboardConfig, log: FastifyBaseLogger, signal: AbortSignal): Promise<void> {
+  for (let i = 0; i < RETRIES; i++) {
+    try {
+      await sleep(RETRY_MS, undefined, { signal });
+    } catch {
+      return; // the service is stopping
+    }
+    if (!(await provisionFirstRun(db, config, log, false)).notYet) return;
+  }
+  log.warn('first run: the ingest or audit tables did not appear; run `platform dashboard provision` once they exist');
+}
+
+const pending = new WeakMap<object, Promise<void>>();
+
+/** Remembers the background wait of an app, so a test (or a shutdown) can await its end. */
+export function trackFirstRun(app: object, work: Promise<void>): void {
+  pending.set(app, work);
+}
+
+/** Resolves when the app's first-run provisioning, including any wait for tables, is over. */
+export function firstRunSettled(app: object): Promise<void> {
+  return pending.get(app) ?? Promise.resolve();
 }
