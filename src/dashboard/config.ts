@@ -137,11 +137,11 @@ export const dashboardSpec = {
   auditDatabaseUrl: optionalUrl('AUDIT_DATABASE_URL', ['postgres:', 'postgresql:'], { secret: true, doc: 'Read by the dashboard too: where the audit service\'s tables are, for the platform data source.' }),
   platformIngestUrl: optionalUrl('DASHBOARD_PLATFORM_INGEST_URL', ['postgres:', 'postgresql:'], {
     secret: true,
-    doc: 'URL the platform data source over ingest\'s events connects with (best: a user that may only SELECT on schema `ingest`). Unset: `INGEST_DATABASE_URL`, else `DATABASE_URL`.',
+    doc: 'URL the platform data source over ingest\'s events connects with, as given (a user that may only SELECT). Unset: a login role that may only read `ingest.events` and `ingest.projects` is made through `INGEST_DATABASE_URL`, else `DATABASE_URL`.',
   }),
   platformAuditUrl: optionalUrl('DASHBOARD_PLATFORM_AUDIT_URL', ['postgres:', 'postgresql:'], {
     secret: true,
-    doc: 'URL the platform data source over audit results connects with (best: a user that may only SELECT on schema `audit`). Unset: `AUDIT_DATABASE_URL`, else `DATABASE_URL`.',
+    doc: 'URL the platform data source over audit results connects with, as given (a user that may only SELECT). Unset: a login role that may only read `audit.jobs` is made through `AUDIT_DATABASE_URL`, else `DATABASE_URL`.',
   }),
   dbPoolSize: int('DASHBOARD_DB_POOL_SIZE', { default: 10, min: 2, max: 200, doc: 'PostgreSQL connections of the dashboard service itself (data sources have their own pools).' }),
 };
