@@ -277,6 +277,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: 'Kim Keys (kim@acme.example) is added as editor.' }).waitFor();
     assert.equal((await userByEmail('kim@acme.example')).role, 'editor');
+    assert.equal((await focused()).text, 'Add user', 'focus returns to the button that opened the form');
     await screenshot(page, 'admin-08-keyboard-added');
   });
 

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { api, get } from '../api/client.ts';
 import type { ApiPage, ApiTenant, ApiUser } from '../api/types.ts';
 import { useScreen } from '../app/useTitle.ts';
+import { useReturnFocus } from './useReturnFocus.ts';
 import { PLANS, PLAN_NAMES, messageOf, slugOf, when, type Plan } from './format.ts';
 
 const PLAN_HINT = 'The plan is the tenant\'s rate-limit tier: by default free 60, pro 300 and enterprise 1,000 requests a minute (the operator may set other values).';
@@ -13,6 +14,7 @@ export function TenantsScreen({ me }: { me: ApiUser }) {
   const [panel, setPanel] = useState<{ kind: 'none' } | { kind: 'create' } | { kind: 'edit'; tenant: ApiTenant }>({ kind: 'none' });
   const [message, setMessage] = useState('');
   const [error, setError] = useState('');
+  const createButton = useReturnFocus<HTMLButtonElement>(panel.kind !== 'none');
 
   const load = useCallback(async () => {
     try {
@@ -35,7 +37,7 @@ export function TenantsScreen({ me }: { me: ApiUser }) {
       <p>Tenants where {me.email} is an owner. Each has its own users, data sources and dashboards.</p>
       <p role="status" className="status">{message}</p>
       {error && <p role="alert" className="error">{error}</p>}
-      {panel.kind === 'none' && <button type="button" onClick={() => { setMessage(''); setPanel({ kind: 'create' }); }}>Create tenant</button>}
+      {panel.kind === 'none' && <button type="button" ref={createButton} onClick={() => { setMessage(''); setPanel({ kind: 'create' }); }}>Create tenant</button>}
       {panel.kind !== 'none' && <TenantForm editing={panel.kind === 'edit' ? panel.tenant : undefined} onCancel={() => setPanel({ kind: 'none' })} onSaved={saved} />}
       {tenants && (
         <table>

@@ -6,6 +6,7 @@ import { AddUserForm } from './AddUserForm.tsx';
 import { ROLE_NAMES, assignableRoles, mayChange, messageOf, when, type Role } from './format.ts';
 import { Pager } from './Pager.tsx';
 import { usePages } from './usePages.ts';
+import { useReturnFocus } from './useReturnFocus.ts';
 
 /** The tenant's users (admins and owners): add one, change a role, deactivate and reactivate. */
 export function UsersScreen({ me }: { me: ApiUser }) {
@@ -14,6 +15,7 @@ export function UsersScreen({ me }: { me: ApiUser }) {
   const [panel, setPanel] = useState<{ kind: 'none' } | { kind: 'add' } | { kind: 'role'; user: ApiUser }>({ kind: 'none' });
   const [message, setMessage] = useState('');
   const [error, setError] = useState('');
+  const addButton = useReturnFocus<HTMLButtonElement>(panel.kind !== 'none');
 
   const act = async (what: () => Promise<string>) => {
     setError('');
@@ -41,7 +43,7 @@ export function UsersScreen({ me }: { me: ApiUser }) {
       <h1>Users</h1>
       <p role="status" className="status">{message}</p>
       {(error || pages.error) && <p role="alert" className="error">{error || pages.error}</p>}
-      {panel.kind === 'none' && <button type="button" onClick={() => setPanel({ kind: 'add' })}>Add user</button>}
+      {panel.kind === 'none' && <button type="button" ref={addButton} onClick={() => setPanel({ kind: 'add' })}>Add user</button>}
       {panel.kind === 'add' && (
         <AddUserForm me={me} onCancel={() => setPanel({ kind: 'none' })} onSaved={(m) => { setPanel({ kind: 'none' }); setMessage(m); pages.reload(); }} />
       )}
