@@ -14,6 +14,8 @@ import { LoadBoundary } from './dashboards/LoadBoundary.tsx';
 const SqlScreen = lazy(() => import('./sql/SqlScreen.tsx'));
 // Dashboards (and, from their widgets, ECharts and the Markdown renderer) load when first opened too.
 const DashboardRoutes = lazy(() => import('./dashboards/routes.tsx'));
+// Users, tenants and the audit log: only admins and owners open them, so they load when first needed.
+const AdminScreen = lazy(() => import('./admin/AdminScreen.tsx'));
 
 type State =
   | { kind: 'loading' }
@@ -70,6 +72,9 @@ export function App() {
                 <li><Link href="/dashboards">Dashboards</Link></li>
                 <li><Link href="/datasources">Data sources</Link></li>
                 {atLeast(state.me, 'editor') && <li><Link href="/sql">SQL editor</Link></li>}
+                {atLeast(state.me, 'admin') && <li><Link href="/admin/users">Users</Link></li>}
+                {atLeast(state.me, 'owner') && <li><Link href="/admin/tenants">Tenants</Link></li>}
+                {atLeast(state.me, 'admin') && <li><Link href="/admin/audit">Audit log</Link></li>}
               </ul>
             </nav>
             <div className="who">
@@ -108,6 +113,7 @@ function SignedIn({ me }: { me: ApiUser }) {
   if (path === '/dashboards' || path.startsWith('/dashboards/')) {
     return <LoadBoundary key={path}><Suspense fallback={<p role="status">Loading dashboards…</p>}><DashboardRoutes me={me} /></Suspense></LoadBoundary>;
   }
+  if (path.startsWith('/admin/')) return <Suspense fallback={<p role="status">Loading…</p>}><AdminScreen me={me} path={path} /></Suspense>;
   switch (path) {
     case '/datasources':
       return <DataSourcesScreen me={me} />;
