@@ -22,6 +22,9 @@ import { smtpMailer } from './invites/mailer.ts';
 import { registerInviteeRoutes } from './invites/routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
+import { secondFactor } from './mfa/interaction.ts';
+import { registerAccountSecurity } from './mfa/account-routes.ts';
+import { registerPasskeyAssets } from './mfa/assets.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -128,11 +131,15 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     for (const t of timers) t.unref();
 
     await mountProvider(app, holder, config.issuer);
+    const csrf = new CsrfTokens(secretKey);
     await registerPages(app, {
       db, holder, accounts, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl,
-      csrf: new CsrfTokens(secretKey),
+      csrf,
       throttle,
+      secondFactor: secondFactor({ db, secretKey, accounts, csrf, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl }),
     });
+    await registerAccountSecurity(app, { db, secretKey, accounts, csrf, issuer: config.issuer });
+    registerPasskeyAssets(app);
     const verifier = localTokenVerifier(holder, accounts, clients);
     const guard = createAdminGuard({
       realm: 'identity',

@@ -1,4 +1,5 @@
 import { errorBlock, escapeHtml, page } from './layout.ts';
+import { passkeyForm, PASSKEY_SCRIPTS } from '../mfa/templates.ts';
 
 const SCOPE_TEXT: Record<string, string> = {
   openid: 'Know who you are (your account identifier)',
@@ -18,6 +19,8 @@ export interface SignInView {
   email?: string | undefined;
   error?: string | undefined;
   appName?: string | undefined;
+  /** The passkey sign-in button (usernameless), when passkeys are on. */
+  passkey?: { action: string; optionsUrl: string; csrf: string } | undefined;
 }
 
 export function signInPage(v: SignInView): string {
@@ -34,7 +37,10 @@ ${errorBlock(v.error)}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${v.email ? ' autofocus' : ''}${invalid}>
 <button class="primary" type="submit">Sign in</button>
-</form>`,
+</form>
+${v.passkey ? `<h2>Other ways to sign in</h2>
+${passkeyForm({ ...v.passkey, label: 'Sign in with a passkey', kind: 'authenticate', id: 'passkey-signin' })}
+${PASSKEY_SCRIPTS}` : ''}`,
   });
 }
 
