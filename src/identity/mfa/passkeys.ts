@@ -40,6 +40,10 @@ export interface PasskeyView {
   last_used_at: string | null;
 }
 
+// EdDSA, ES256, RS256: what authenticators use. Named explicitly because the library's default probes Node's
+// experimental ML-DSA support, which prints an ExperimentalWarning on the server's stderr.
+const ALGORITHMS = [-8, -7, -257];
+
 const LIVE = "type = 'webauthn' AND active AND NOT revoked AND (expires_at IS NULL OR expires_at > now())";
 const ts = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
@@ -76,9 +80,11 @@ export async function registrationOptions(db: Database, rp: RelyingParty, person
     userName: person.name,
     userDisplayName: person.displayName,
     userID: userHandle(person.id),
-    challenge,
+    // As bytes: a string would be taken as UTF-8 text and encoded again, so the browser would sign another value.
+    challenge: new Uint8Array(Buffer.from(challenge, 'base64url')),
     timeout: CHALLENGE_TTL_SECONDS * 1000,
     attestationType: 'none',
+    supportedAlgorithmIDs: ALGORITHMS,
     excludeCredentials: existing.rows.map((c) => ({ id: c.identifier, transports: transportsOf(c.metadata) })),
     // Discoverable, so the same passkey also signs in without an email (usernameless).
     authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
@@ -118,7 +124,7 @@ export async function registerPasskey(db: Database, rp: RelyingParty, principalI
   if (!spent || spent.principalId !== principalId) throw new PasskeyError(400, EXPIRED);
   let verified;
   try {
-    verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false });
+    verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false, supportedAlgorithmIDs: ALGORITHMS });
   } catch {
     throw new PasskeyError(400, 'The passkey could not be verified. Try again.');
   }
@@ -151,7 +157,8 @@ export async function authenticationOptions(db: Database, rp: RelyingParty, purp
   const challenge = await newChallenge(db, purpose, binding, principalId);
   return generateAuthenticationOptions({
     rpID: rp.id,
-    challenge,
+    // As bytes: a string would be taken as UTF-8 text and encoded again, so the browser would sign another value.
+    challenge: new Uint8Array(Buffer.from(challenge, 'base64url')),
     timeout: CHALLENGE_TTL_SECONDS * 1000,
     allowCredentials: allow.map((c) => ({ id: c.identifier, transports: transportsOf(c.metadata) })),
     // A passkey that signs in alone must prove the person (PIN, biometrics); as a second factor, presence is enough.
