@@ -28,6 +28,7 @@ ul.codes{columns:2;padding-left:1.25rem}
 ul.passkeys{padding:0;list-style:none}
 ul.passkeys li{display:flex;justify-content:space-between;align-items:center;gap:1rem;border-bottom:1px solid #c4c7cc}
 ul.passkeys button{margin:.5rem 0}
+button.passkey{margin-left:0}
 .notice{border:1px solid #1e6b34;color:#1e6b34;border-radius:4px;padding:.75rem}
 `;
 
