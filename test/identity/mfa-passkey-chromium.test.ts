@@ -101,8 +101,8 @@ test('passkeys: registered on the security page, then sign in alone (usernameles
   await assertAccessible(page, 'sign-in page with the passkey button');
   await screenshot(page, 'passkey-2-sign-in');
   await page.getByLabel('Email address').focus();
-  for (let i = 0; i < 4 && (await focusedId(page)) !== 'Sign in with a passkey'; i++) await page.keyboard.press('Tab');
-  assert.equal(await focusedId(page), 'Sign in with a passkey', 'the passkey button is reached with Tab');
+  for (let i = 0; i < 4 && (await focusedId(page)) !== 'Use a passkey'; i++) await page.keyboard.press('Tab');
+  assert.equal(await focusedId(page), 'Use a passkey', 'the passkey button is reached with Tab');
   let posted: string | undefined;
   await page.route('**/passkey', async (route) => {
     posted = route.request().postData() ?? undefined;
@@ -149,7 +149,7 @@ test('passkeys: registered on the security page, then sign in alone (usernameles
   await server.runtime.db.query("UPDATE credentials SET webauthn_sign_count = 1000000 WHERE type = 'webauthn'");
   await signOut(page);
   await openSignIn(page);
-  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await page.getByRole('button', { name: 'Use a passkey' }).click();
   assert.match(await alertText(page), /counter that went backwards/);
   assert.equal(await page.title(), 'Error: Sign in');
   await assertAccessible(page, 'sign-in page with a refused passkey');
@@ -166,7 +166,7 @@ test('passkeys: registered on the security page, then sign in alone (usernameles
   assert.equal(await page.locator('ul.passkeys li').count(), 0);
   await signOut(page);
   await openSignIn(page);
-  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await page.getByRole('button', { name: 'Use a passkey' }).click();
   assert.match(await alertText(page), /not registered/);
   // And the password alone signs in again (no second factor left).
   await page.getByLabel('Email address').fill(ben.email);

@@ -39,7 +39,7 @@ ${errorBlock(v.error)}
 <button class="primary" type="submit">Sign in</button>
 </form>
 ${v.passkey ? `<h2>Other ways to sign in</h2>
-${passkeyForm({ ...v.passkey, label: 'Sign in with a passkey', kind: 'authenticate', id: 'passkey-signin' })}
+${passkeyForm({ ...v.passkey, label: 'Use a passkey', kind: 'authenticate', id: 'passkey-signin' })}
 ${PASSKEY_SCRIPTS}` : ''}`,
   });
 }
