@@ -9,6 +9,8 @@ import { confirmEnrollment, hasTotp, pendingEnrollment, verifyTotp } from '../..
 import { useRecoveryCode } from '../../src/identity/mfa/recovery-codes.ts';
 import { consumeChallenge, newChallenge } from '../../src/identity/mfa/challenges.ts';
 import { revokeCredential } from '../../src/identity/credentials/store.ts';
+import { identityCommand } from '../../src/identity/cli/command.ts';
+import { loadIdentityConfig } from '../../src/identity/config.ts';
 
 // The second factor and passkeys over HTTP and at the store: bad inputs, single use, concurrency, revocation.
 // The pages themselves are driven in Chromium by mfa-totp-chromium.test.ts and mfa-passkey-chromium.test.ts.
@@ -251,4 +253,26 @@ test('repeated wrong codes slow down per account (429 with Retry-After)', async 
   assert.equal(last!.status, 429);
   assert.ok(Number(last!.headers.get('retry-after')) >= 1);
   assert.match(await last!.text(), /Too many wrong codes/);
+});
+
+test('platform identity mfa reset: an operator revokes a locked-out person\'s second factors', async () => {
+  const { db, secretKey } = server.runtime;
+  await db.query(
+    `INSERT INTO credentials (principal_id, type, identifier, webauthn_credential_id, webauthn_public_key, name)
+     VALUES ($1, 'webauthn', 'cli-test-passkey', '\\x01', '\\x02', 'Phone')`,
+    [cleoId],
+  );
+  assert.equal(await hasTotp(db, cleoId), true);
+  const out: string[] = [];
+  const err: string[] = [];
+  const run = (...args: string[]) => identityCommand(args, loadIdentityConfig(server.env), { out: (l) => out.push(l), err: (l) => err.push(l) });
+  assert.equal(await run('mfa', 'reset', '--email', cleo.email, '--json'), 0, err.join('\n'));
+  assert.deepEqual(JSON.parse(out.join('\n')), { principal_id: cleoId, revoked: { totp: 1, webauthn: 1 } });
+  assert.equal(await hasTotp(db, cleoId), false);
+  assert.equal((await db.query("SELECT 1 FROM credentials WHERE principal_id = $1 AND type IN ('totp', 'webauthn') AND NOT revoked", [cleoId])).rowCount, 0);
+  assert.equal((await db.query('SELECT 1 FROM mfa_recovery_codes WHERE principal_id = $1', [cleoId])).rowCount, 0);
+  assert.equal(await useRecoveryCode(db, secretKey, cleoId, recovery[9]!), false);
+  assert.equal(await run('mfa', 'reset', '--email', 'nobody@example.com'), 1);
+  assert.match(err.join('\n'), /no person with the email nobody@example.com/);
+  assert.equal(await run('mfa', 'reset'), 2, 'a missing --email is a usage error');
 });

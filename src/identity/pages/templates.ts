@@ -82,6 +82,7 @@ export function signOutPage(v: { action: string; csrf: string; accountLabel?: st
 <form method="post" action="${escapeHtml(v.action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
 <button class="primary" type="submit" autofocus>Sign out</button>
-</form>`,
+</form>
+<p><a href="/account/security">Sign-in security</a>: authenticator app and passkeys.</p>`,
   });
 }
