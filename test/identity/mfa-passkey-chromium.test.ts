@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
 import { startServer, type Server } from './support.ts';
-import { assertAccessible, authorizeUrl, callbackServer, focusedId, screenshot } from './mfa-support.ts';
+import { assertAccessible, authorizeUrl, callbackServer, focusedId, freshCode, screenshot } from './mfa-support.ts';
+import { confirmEnrollment, pendingEnrollment, removeTotp } from '../../src/identity/mfa/totp.ts';
 
 let server: Server;
 let browser: Browser;
@@ -155,11 +156,21 @@ test('passkeys: registered on the security page, then sign in alone (usernameles
   await assertAccessible(page, 'sign-in page with a refused passkey');
   await screenshot(page, 'passkey-4-counter-refused');
 
-  // Removed on the security page: the authenticator still offers it, the service refuses it.
+  // With an authenticator app too, the second step offers both: the code field and the passkey.
   await server.runtime.db.query("UPDATE credentials SET webauthn_sign_count = 0 WHERE type = 'webauthn'");
+  const { db, secretKey } = server.runtime;
+  const enrollment = await pendingEnrollment(db, secretKey, benId, ben.email, 'localhost');
+  assert.ok((await confirmEnrollment(db, secretKey, benId, enrollment.credentialId, freshCode(enrollment.secret, -1).code)).ok);
   await passwordStep(page);
+  await page.getByLabel('Verification code').waitFor();
+  assert.equal(await focusedId(page), 'code', 'focus starts in the code field');
+  await assertAccessible(page, 'second-factor page with a code field and a passkey');
+  await screenshot(page, 'passkey-5-second-factor-both');
   await page.getByRole('button', { name: 'Use a passkey' }).click();
   await arrived(page);
+  assert.ok(await removeTotp(db, benId, 'test'));
+
+  // Removed on the security page: the authenticator still offers it, the service refuses it.
   await page.goto(`${server.issuer}/account/security`);
   await page.getByRole('button', { name: 'Remove passkey Laptop' }).click();
   await page.getByRole('status').waitFor();
