@@ -223,6 +223,9 @@ test('security pages: refused without a login session or a CSRF token; enrolling
   const badPasskey = await step.browser.request(`${server.issuer}/account/security/passkeys`, { form: { csrf, response: 'garbage' } });
   assert.equal(badPasskey.status, 400);
   assert.match(await badPasskey.text(), /could not be read/);
+  const second = await step.browser.request(`${server.issuer}/account/security/totp`, { form: { csrf, enrollment: 'not-a-uuid', code: '123456' } });
+  assert.equal(second.status, 409, 'one live authenticator per person');
+  assert.deepEqual(await confirmEnrollment(server.runtime.db, server.runtime.secretKey, cleoId, 'not-a-uuid', '123456'), { ok: false, reason: 'expired' });
   const again = await step.browser.request(`${server.issuer}/account/security/totp`);
   assert.equal(again.status, 409);
   assert.match(await again.text(), /already set up/);

@@ -133,6 +133,7 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
     scope.post('/account/security/totp', { schema: { operationId: 'confirmTotp', tags, summary: 'Confirm the authenticator app with its first code; shows the recovery codes once', body: FormBody, response: Html } }, async (request, reply) => {
       const who = await formPerson(request, reply);
       if (!who) return reply;
+      if (await hasTotp(deps.db, who.account.id)) return overview(reply, who, 409, { error: 'An authenticator app is already set up. Remove it before setting up another.' });
       const code = String(request.body.code ?? '').replace(/\s+/g, '');
       if (!/^\d{6}$/.test(code)) return enrollPage(reply, who, 400, 'Enter the 6-digit code your authenticator app shows.');
       const result = await confirmEnrollment(deps.db, deps.secretKey, who.account.id, String(request.body.enrollment ?? ''), code);

@@ -91,6 +91,8 @@ async function acceptCode(db: Queryable, key: Buffer, row: { id: string; secret_
  * recovery codes is returned (to be shown once). 409 when the person already has a live one.
  */
 export async function confirmEnrollment(db: Database, key: Buffer, principalId: string, credentialId: string, code: string): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; reason: 'wrong' | 'reused' | 'expired' }> {
+  // The id comes from a form: anything but a UUID names no enrollment (and must not reach a uuid comparison).
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(credentialId)) return { ok: false, reason: 'expired' };
   return db.transaction(async (tx) => {
     const r = await tx.query<{ id: string; secret_hash: string }>(
       `SELECT id, secret_hash FROM credentials
