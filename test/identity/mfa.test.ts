@@ -16,6 +16,7 @@ import { loadIdentityConfig } from '../../src/identity/config.ts';
 // The pages themselves are driven in Chromium by mfa-totp-chromium.test.ts and mfa-passkey-chromium.test.ts.
 
 let server: Server;
+const ADMIN_TOKEN = 'admin-token-for-the-mfa-test-0123456789abcdef';
 let clientId: string;
 const cleo = { email: 'cleo@example.com', password: 'cleo has a long password' };
 let cleoId: string;
@@ -24,7 +25,7 @@ let lastStep = -1;
 let recovery: string[];
 
 before(async () => {
-  server = await startServer('idmfa');
+  server = await startServer('idmfa', { IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN });
   cleoId = await server.createHuman(cleo.email, cleo.password);
   clientId = (await server.registerApp({ name: 'Web', appType: 'web', redirectUris: [CALLBACK], firstParty: true })).clientId;
   const { db, secretKey } = server.runtime;
@@ -258,6 +259,27 @@ test('repeated wrong codes slow down per account (429 with Retry-After)', async 
   assert.match(await last!.text(), /Too many wrong codes/);
 });
 
+test('management API: the authenticator app and passkeys are listed as credentials, never with a secret', async () => {
+  const { db } = server.runtime;
+  await db.query(
+    `INSERT INTO credentials (principal_id, type, identifier, webauthn_credential_id, webauthn_public_key, webauthn_aaguid, webauthn_sign_count, name)
+     VALUES ($1, 'webauthn', 'api-listed-passkey', '\\x01', '\\x02', 'adce0002-35bc-c60a-648b-0b25f1f05503', 7, 'Tablet')`,
+    [cleoId],
+  );
+  const res = await fetch(`${server.issuer}/api/v1/principals/${cleoId}/credentials`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  assert.equal(res.status, 200);
+  const text = await res.text();
+  assert.ok(!text.includes('secret_hash') && !text.includes('"v1.'), 'no sealed secret or hash in the answer');
+  const items = (JSON.parse(text) as { items: { type: string; name: string | null; webauthn_aaguid?: string | null; webauthn_sign_count?: number | null; active: boolean; revoked: boolean }[] }).items;
+  const passkey = items.find((c) => c.name === 'Tablet')!;
+  assert.equal(passkey.type, 'webauthn');
+  assert.equal(passkey.webauthn_aaguid, 'adce0002-35bc-c60a-648b-0b25f1f05503');
+  assert.equal(passkey.webauthn_sign_count, 7);
+  const totp = items.filter((c) => c.type === 'totp' && c.active && !c.revoked);
+  assert.equal(totp.length, 1);
+  assert.equal(totp[0]!.webauthn_sign_count, null);
+});
+
 test('platform identity mfa reset: an operator revokes a locked-out person\'s second factors', async () => {
   const { db, secretKey } = server.runtime;
   await db.query(
@@ -270,7 +292,7 @@ test('platform identity mfa reset: an operator revokes a locked-out person\'s se
   const err: string[] = [];
   const run = (...args: string[]) => identityCommand(args, loadIdentityConfig(server.env), { out: (l) => out.push(l), err: (l) => err.push(l) });
   assert.equal(await run('mfa', 'reset', '--email', cleo.email, '--json'), 0, err.join('\n'));
-  assert.deepEqual(JSON.parse(out.join('\n')), { principal_id: cleoId, revoked: { totp: 1, webauthn: 1 } });
+  assert.deepEqual(JSON.parse(out.join('\n')), { principal_id: cleoId, revoked: { totp: 1, webauthn: 2 } }, 'the authenticator app and both passkeys');
   assert.equal(await hasTotp(db, cleoId), false);
   assert.equal((await db.query("SELECT 1 FROM credentials WHERE principal_id = $1 AND type IN ('totp', 'webauthn') AND NOT revoked", [cleoId])).rowCount, 0);
   assert.equal((await db.query('SELECT 1 FROM mfa_recovery_codes WHERE principal_id = $1', [cleoId])).rowCount, 0);
