@@ -23,7 +23,7 @@ export interface InteractionTools {
   finish(request: FastifyRequest, reply: FastifyReply, result: Record<string, unknown>, cookies?: string[]): Promise<FastifyReply>;
   html(reply: FastifyReply, status: number, body: string): FastifyReply;
   sameOrigin(request: FastifyRequest): boolean;
-  /** The sign-in page again with an error (for a refused passkey sign-in). */
+  /** The sign-in page again with a refused passkey's error beside its button. */
   signInAgain(request: FastifyRequest, reply: FastifyReply, d: Interaction, status: number, error: string): Promise<FastifyReply>;
 }
 
@@ -67,13 +67,13 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
   const binding = (d: Interaction) => `interaction:${d.jti}`;
   const passkeyOption = (d: Interaction) => ({ action: path(d, 'passkey'), optionsUrl: path(d, 'passkey/options'), csrf: deps.csrf.issue(`passkey:${d.jti}`) });
 
-  async function showSecondFactor(reply: FastifyReply, tools: InteractionTools, d: Interaction, principalId: string, status: number, error?: string): Promise<FastifyReply> {
+  async function showSecondFactor(reply: FastifyReply, tools: InteractionTools, d: Interaction, principalId: string, status: number, error?: string, passkeyError?: string): Promise<FastifyReply> {
     const [totp, passkey, account] = await Promise.all([hasTotp(deps.db, principalId), hasPasskey(deps.db, principalId), deps.accounts.find(principalId)]);
     return tools.html(reply, status, secondFactorPage({
       action: path(d, 'mfa'),
       csrf: deps.csrf.issue(`mfa:${d.jti}`),
       totp,
-      passkey: passkey ? passkeyOption(d) : undefined,
+      passkey: passkey ? { ...passkeyOption(d), error: passkeyError } : undefined,
       error,
       accountLabel: account?.identifier ?? '',
     }));
@@ -163,7 +163,7 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
         } catch (err) {
           if (!(err instanceof PasskeyError)) throw err;
           request.log.info({ status: err.status, reason: err.message }, 'passkey refused');
-          return pending ? showSecondFactor(reply, tools, d, pending, err.status, err.message) : tools.signInAgain(request, reply, d, err.status, err.message);
+          return pending ? showSecondFactor(reply, tools, d, pending, err.status, undefined, err.message) : tools.signInAgain(request, reply, d, err.status, err.message);
         }
         const account = await deps.accounts.find(principalId);
         if (!account?.active || account.type !== 'human') return tools.signInAgain(request, reply, d, 401, 'This passkey is not registered for an account here, or was removed.');

@@ -10,14 +10,14 @@ export const PASSKEY_SCRIPTS = '<script src="/assets/simplewebauthn-browser.js" 
  * browser, puts its answer in the hidden `response` field and submits. Failures are written into the
  * alert region named by `data-error`, so they are announced.
  */
-export function passkeyForm(v: { action: string; optionsUrl: string; csrf: string; label: string; kind: 'register' | 'authenticate'; id: string; nameField?: boolean }): string {
+export function passkeyForm(v: { action: string; optionsUrl: string; csrf: string; label: string; kind: 'register' | 'authenticate'; id: string; nameField?: boolean; error?: string | undefined }): string {
   const errorId = `${v.id}-error`;
   return `<form method="post" action="${escapeHtml(v.action)}" id="${v.id}" data-passkey="${v.kind}" data-options="${escapeHtml(v.optionsUrl)}" data-error="${errorId}">
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
 <input type="hidden" name="response" value="">
 ${v.nameField ? `<label for="${v.id}-name">Name of the new passkey <span class="hint">(optional, to tell your passkeys apart)</span></label>
 <input id="${v.id}-name" name="name" type="text" maxlength="100" autocomplete="off" aria-describedby="${errorId}">` : ''}
-<p class="error" role="alert" id="${errorId}" hidden></p>
+<p class="error" role="alert" id="${errorId}"${v.error ? '' : ' hidden'}>${escapeHtml(v.error ?? '')}</p>
 <button class="${v.kind === 'register' ? 'primary' : 'secondary'} passkey" type="submit">${escapeHtml(v.label)}</button>
 </form>`;
 }
@@ -26,7 +26,8 @@ export interface SecondFactorView {
   action: string;
   csrf: string;
   totp: boolean;
-  passkey?: { action: string; optionsUrl: string; csrf: string } | undefined;
+  /** `error`: a refused passkey, shown beside its button (the code field is not at fault). */
+  passkey?: { action: string; optionsUrl: string; csrf: string; error?: string | undefined } | undefined;
   error?: string | undefined;
   accountLabel: string;
 }
@@ -48,7 +49,7 @@ export function secondFactorPage(v: SecondFactorView): string {
 ${passkeyForm({ ...v.passkey, label: 'Use a passkey', kind: 'authenticate', id: 'passkey-second' })}`
     : '';
   return page({
-    title: v.error ? 'Error: Two-step verification' : 'Two-step verification',
+    title: v.error || v.passkey?.error ? 'Error: Two-step verification' : 'Two-step verification',
     body: `<h1>Two-step verification</h1>
 <p>Signed in as <strong>${escapeHtml(v.accountLabel)}</strong>. One more step confirms it is you.</p>
 ${errorBlock(v.error)}

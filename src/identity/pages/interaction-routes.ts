@@ -113,15 +113,14 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       return reply.code(303).header('cache-control', 'no-store').redirect(to, 303);
     }
 
-    async function showSignIn(reply: FastifyReply, d: Interaction, status: number, error?: string): Promise<FastifyReply> {
+    async function showSignIn(reply: FastifyReply, d: Interaction, status: number, passkeyError?: string): Promise<FastifyReply> {
       const client = await provider().Client.find(String(d.params.client_id));
       return html(reply, status, signInPage({
         action: `/interaction/${encodeURIComponent(d.uid)}/login`,
         csrf: deps.csrf.issue(`login:${d.jti}`),
         email: typeof d.params.login_hint === 'string' ? d.params.login_hint : undefined,
-        error,
         appName: client?.clientName,
-        passkey: deps.secondFactor?.signInOption(d),
+        passkey: deps.secondFactor ? { ...deps.secondFactor.signInOption(d), error: passkeyError } : undefined,
       }));
     }
 

@@ -20,13 +20,13 @@ export interface SignInView {
   error?: string | undefined;
   appName?: string | undefined;
   /** The passkey sign-in button (usernameless), when passkeys are on. */
-  passkey?: { action: string; optionsUrl: string; csrf: string } | undefined;
+  passkey?: { action: string; optionsUrl: string; csrf: string; error?: string | undefined } | undefined;
 }
 
 export function signInPage(v: SignInView): string {
   const invalid = v.error ? ' aria-invalid="true" aria-describedby="form-error"' : '';
   return page({
-    title: v.error ? 'Error: Sign in' : 'Sign in',
+    title: v.error || v.passkey?.error ? 'Error: Sign in' : 'Sign in',
     body: `<h1>Sign in</h1>
 ${v.appName ? `<p>to continue to <strong>${escapeHtml(v.appName)}</strong></p>` : ''}
 ${errorBlock(v.error)}
