@@ -25,6 +25,10 @@ import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.t
 import { secondFactor } from './mfa/interaction.ts';
 import { registerAccountSecurity } from './mfa/account-routes.ts';
 import { registerPasskeyAssets } from './mfa/assets.ts';
+import { registerMarketplace } from './marketplace/routes.ts';
+import { registerStripeWebhook } from './billing/webhook-route.ts';
+import { socialProviders } from './social/registry.ts';
+import { registerSocialLogin, signInButtons } from './social/routes.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -91,6 +95,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
           { name: 'sign-in', description: 'The sign-in, consent and sign-out pages (HTML)' },
           { name: 'management', description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).' },
           { name: 'invitations', description: "The invited person's side of an invitation." },
+          { name: 'billing', description: "Organizations' subscriptions, moved by the payment provider's (Stripe's) webhooks." },
+          { name: 'marketplace', description: "Listings, licenses and seats: a person's token or a platform admin's; what each may do is decided by their memberships (docs/identity.md)." },
         ],
       },
     });
@@ -132,14 +138,17 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
 
     await mountProvider(app, holder, config.issuer);
     const csrf = new CsrfTokens(secretKey);
+    const upstream = { providers: socialProviders(config), csrf };
     await registerPages(app, {
       db, holder, accounts, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl,
       csrf,
       throttle,
       secondFactor: secondFactor({ db, secretKey, accounts, csrf, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl }),
+      signInExtras: upstream.providers.size ? signInButtons(upstream) : undefined,
     });
     await registerAccountSecurity(app, { db, secretKey, accounts, csrf, issuer: config.issuer });
     registerPasskeyAssets(app);
+    await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup });
     const verifier = localTokenVerifier(holder, accounts, clients);
     const guard = createAdminGuard({
       realm: 'identity',
@@ -153,6 +162,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     };
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier });
+    await registerMarketplace(app, { db, verifier, adminToken: config.adminToken });
+    await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });
     return app;

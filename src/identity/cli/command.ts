@@ -12,6 +12,7 @@ import { createApp, createSecret } from '../apps/store.ts';
 import { rotateSigningKeys } from '../oidc/signing-keys.ts';
 import { APP_TYPES, type AppType } from '../apps/record.ts';
 import { mfaCommands } from '../mfa/cli.ts';
+import { marketplaceCommands } from '../marketplace/cli.ts';
 
 /** `platform identity ...`: principals, apps and signing keys, straight against the service's database. */
 function identityCommands(config: IdentityConfig): CommandGroup {
@@ -108,6 +109,7 @@ function identityCommands(config: IdentityConfig): CommandGroup {
         }),
       },
       ...mfaCommands(withDatabase),
+      ...marketplaceCommands(withDatabase),
     ],
   };
 }

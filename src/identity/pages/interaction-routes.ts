@@ -31,6 +31,8 @@ export interface PageDeps {
   loginSessionTtl: number;
   /** TOTP / passkey second factor and passkey sign-in (src/identity/mfa); absent, the password alone signs in. */
   secondFactor?: SecondFactor;
+  /** More ways to sign in shown under the password form (social login's buttons). */
+  signInExtras?: ((d: { uid: string; jti: string }) => string) | undefined;
 }
 
 const Params = Type.Object({ uid: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -46,7 +48,7 @@ const FormBody = Type.Object(
 const tags = ['sign-in'];
 const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 413: Type.String(), 415: Type.String(), 429: Type.String() };
 
-function html(reply: FastifyReply, status: number, body: string): FastifyReply {
+export function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
@@ -63,7 +65,7 @@ function requestOrigin(request: FastifyRequest) {
 }
 
 /** Cross-site form posts are refused: the Origin a browser sends must be the issuer's. */
-function sameOrigin(request: FastifyRequest, issuer: string): boolean {
+export function sameOrigin(request: FastifyRequest, issuer: string): boolean {
   const origin = request.headers.origin;
   return origin === undefined || origin === 'null' ? origin === undefined : origin === new URL(issuer).origin;
 }
@@ -121,6 +123,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
         email: typeof d.params.login_hint === 'string' ? d.params.login_hint : undefined,
         appName: client?.clientName,
         passkey: deps.secondFactor ? { ...deps.secondFactor.signInOption(d), error: passkeyError } : undefined,
+        extra: deps.signInExtras?.(d),
       }));
     }
 
@@ -196,7 +199,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       const password = String(request.body.password ?? '');
       const client = await provider().Client.find(String(d.params.client_id));
       const again = (status: number, error: string) =>
-        html(reply, status, signInPage({ action: `/interaction/${encodeURIComponent(d.uid)}/login`, csrf: deps.csrf.issue(`login:${d.jti}`), email, error, appName: client?.clientName, passkey: deps.secondFactor?.signInOption(d) }));
+        html(reply, status, signInPage({ action: `/interaction/${encodeURIComponent(d.uid)}/login`, csrf: deps.csrf.issue(`login:${d.jti}`), email, error, appName: client?.clientName, passkey: deps.secondFactor?.signInOption(d), extra: deps.signInExtras?.(d) }));
       if (!email || !password) return again(400, 'Enter your email address and your password.');
       const keys = [`account:${sha256Hex(email)}`, `address:${request.ip}`];
       const wait = await deps.throttle.waitSeconds(keys);

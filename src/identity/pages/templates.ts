@@ -21,6 +21,8 @@ export interface SignInView {
   appName?: string | undefined;
   /** The passkey sign-in button (usernameless), when passkeys are on. */
   passkey?: { action: string; optionsUrl: string; csrf: string; error?: string | undefined } | undefined;
+  /** More ways to sign in (the social login buttons), after the password form. */
+  extra?: string | undefined;
 }
 
 export function signInPage(v: SignInView): string {
@@ -38,9 +40,9 @@ ${errorBlock(v.error)}
 <input id="password" name="password" type="password" autocomplete="current-password" required${v.email ? ' autofocus' : ''}${invalid}>
 <button class="primary" type="submit">Sign in</button>
 </form>
-${v.passkey ? `<h2>Other ways to sign in</h2>
+${v.passkey ? `<h2>Or use a passkey</h2>
 ${passkeyForm({ ...v.passkey, label: 'Use a passkey', kind: 'authenticate', id: 'passkey-signin' })}
-${PASSKEY_SCRIPTS}` : ''}`,
+${PASSKEY_SCRIPTS}` : ''}${v.extra ? `\n${v.extra}` : ''}`,
   });
 }
 
