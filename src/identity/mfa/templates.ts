@@ -45,7 +45,7 @@ export function secondFactorPage(v: SecondFactorView): string {
 </form>`
     : '';
   const passkey = v.passkey
-    ? `${v.totp ? '<h2>Or use a passkey</h2>' : '<p>Confirm with one of your passkeys.</p>'}
+    ? `${v.totp ? '<h2 class="alt">Or use a passkey</h2>' : '<p>Confirm with one of your passkeys.</p>'}
 ${passkeyForm({ ...v.passkey, label: 'Use a passkey', kind: 'authenticate', id: 'passkey-second' })}`
     : '';
   return page({

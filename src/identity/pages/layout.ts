@@ -29,6 +29,7 @@ ul.passkeys{padding:0;list-style:none}
 ul.passkeys li{display:flex;justify-content:space-between;align-items:center;gap:1rem;border-bottom:1px solid #c4c7cc}
 ul.passkeys button{margin:.5rem 0}
 button.passkey{margin-left:0}
+h2.alt{font-size:1.125rem;margin:2rem 0 0}
 .notice{border:1px solid #1e6b34;color:#1e6b34;border-radius:4px;padding:.75rem}
 `;
 

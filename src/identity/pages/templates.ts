@@ -39,10 +39,10 @@ ${errorBlock(v.error)}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${v.email ? ' autofocus' : ''}${invalid}>
 <button class="primary" type="submit">Sign in</button>
-</form>
-${v.passkey ? `<h2>Or use a passkey</h2>
+</form>${v.extra ? `\n${v.extra}` : ''}
+${v.passkey ? `<h2 class="alt">Or use a passkey</h2>
 ${passkeyForm({ ...v.passkey, label: 'Use a passkey', kind: 'authenticate', id: 'passkey-signin' })}
-${PASSKEY_SCRIPTS}` : ''}${v.extra ? `\n${v.extra}` : ''}`,
+${PASSKEY_SCRIPTS}` : ''}`,
   });
 }
 
