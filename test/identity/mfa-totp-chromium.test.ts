@@ -159,5 +159,15 @@ test('TOTP: enrolled on the security page, then asked after the password; a used
   await arrived(page);
   const row = (await db.query<{ revoked: boolean; revoked_reason: string }>("SELECT revoked, revoked_reason FROM credentials WHERE type = 'totp'")).rows[0]!;
   assert.deepEqual(row, { revoked: true, revoked_reason: 'user_removed' });
+
+  // A scan of every table of the service: no setup key, recovery code or login-session cookie in clear.
+  const cookie = (await context.cookies(server.issuer)).find((c) => c.name === '__Host-svc_login')!.value;
+  const needles = [secret, secret.toLowerCase(), ...codes, ...codes.map((c) => c.replace('-', '')), cookie];
+  const tables = (await db.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'identity' AND table_type = 'BASE TABLE'")).rows;
+  assert.ok(tables.some((t) => t.table_name === 'mfa_recovery_codes'));
+  for (const { table_name } of tables) {
+    const rows = (await db.query<{ row: string }>(`SELECT t::text AS row FROM identity."${table_name}" t`)).rows;
+    for (const { row } of rows) for (const n of needles) assert.ok(!row.includes(n), `${table_name} holds a secret in clear`);
+  }
   await context.close();
 });
