@@ -20,6 +20,8 @@ import { identityErrorBody } from './error-body.ts';
 import { localTokenVerifier } from './admin/guard.ts';
 import { smtpMailer } from './invites/mailer.ts';
 import { registerInviteeRoutes } from './invites/routes.ts';
+import { registerPersonDelegationRoutes } from './delegation/routes.ts';
+import { registerAgentPages } from './delegation/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 import { secondFactor } from './mfa/interaction.ts';
@@ -95,6 +97,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
           { name: 'sign-in', description: 'The sign-in, consent and sign-out pages (HTML)' },
           { name: 'management', description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).' },
           { name: 'invitations', description: "The invited person's side of an invitation." },
+          { name: 'agents', description: "A person's own agents: approvals, pending requests, delegated tokens and the exchange record." },
           { name: 'billing', description: "Organizations' subscriptions, moved by the payment provider's (Stripe's) webhooks." },
           { name: 'marketplace', description: "Listings, licenses and seats: a person's token or a platform admin's; what each may do is decided by their memberships (docs/identity.md)." },
         ],
@@ -118,7 +121,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
     const make = (signingKeys: typeof keys.privateKeys) => {
-      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES });
+      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES, delegationMaxDepth: config.delegationMaxDepth });
       metrics.observe(provider);
       return provider;
     };
@@ -149,7 +152,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     await registerAccountSecurity(app, { db, secretKey, accounts, csrf, issuer: config.issuer });
     registerPasskeyAssets(app);
     await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup });
-    const verifier = localTokenVerifier(holder, accounts, clients);
+    const verifier = localTokenVerifier(holder, accounts, clients, db);
     const guard = createAdminGuard({
       realm: 'identity',
       serviceTokens: [config.adminToken],
@@ -160,8 +163,10 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       db, mailer: smtpMailer(config.smtpUrl, config.mailFrom, log), inviteTtl: config.inviteTtl,
       inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
     };
+    await registerAgentPages(app, { db, csrf, throttle, loginSessionTtl: config.loginSessionTtl, issuer: config.issuer });
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier });
+    await registerPersonDelegationRoutes(app, { db, holder, accounts, clients });
     await registerMarketplace(app, { db, verifier, adminToken: config.adminToken });
     await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });
 
