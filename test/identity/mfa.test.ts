@@ -243,14 +243,25 @@ test('an authenticator revoked through the management API stops being asked for,
   assert.ok(sawSignIn, 'the password alone signs in again');
 });
 
-test('repeated wrong codes slow down per account (429 with Retry-After)', async () => {
+test('the agents page\'s own password sign-in does not start a login session for someone with a second factor', async () => {
   const { db, secretKey } = server.runtime;
   const pending = await pendingEnrollment(db, secretKey, cleoId, cleo.email, 'localhost');
   secret = pending.secret;
-  lastStep = -1;
-  const first = freshCode(secret, lastStep);
+  const first = freshCode(secret, -1);
   assert.ok((await confirmEnrollment(db, secretKey, cleoId, pending.credentialId, first.code)).ok);
   lastStep = first.step;
+  const browser = new TestBrowser();
+  const page = await browser.request(`${server.issuer}/agents`);
+  assert.equal(page.status, 200);
+  const html = await page.text();
+  const res = await browser.request(`${server.issuer}/agents/signin`, { form: { csrf: field(html, 'csrf')!, email: cleo.email, password: cleo.password } });
+  assert.equal(res.status, 403);
+  assert.match(await res.text(), /uses two-step verification/);
+  assert.equal(browser.cookie('__Host-svc_login'), undefined, 'no login session from the password alone');
+});
+
+test('repeated wrong codes slow down per account (429 with Retry-After)', async () => {
+  assert.equal(await hasTotp(server.runtime.db, cleoId), true);
   const step = await atSecondStep();
   let last: Response | undefined;
   for (let i = 0; i < 7; i++) last = await step.browser.request(step.action, { form: { csrf: step.csrf, code: 'wrongwrong' } });
