@@ -8,6 +8,35 @@
 
 export const TEXT_OID = 25;
 export const JSON_OID = 114;
+export const TIMESTAMPTZ_OID = 1184;
+
+/** Microseconds from the Unix epoch to PostgreSQL's (2000-01-01 UTC), which binary timestamps count from. */
+const PG_EPOCH_MICROS = Date.UTC(2000, 0, 1) * 1000;
+
+/**
+ * Instants (milliseconds since the Unix epoch) as timestamptz elements: 8 bytes of microseconds since 2000, so
+ * PostgreSQL does not parse a date text per row. The values stay below 2^53, so they are split exactly into two halves.
+ */
+export function encodeTimestamps(millis: readonly number[]): Buffer {
+  const out = Buffer.allocUnsafe(12 * millis.length);
+  for (let i = 0; i < millis.length; i++) {
+    const micros = millis[i]! * 1000 - PG_EPOCH_MICROS;
+    const high = Math.floor(micros / 2 ** 32);
+    out.writeInt32BE(8, i * 12);
+    out.writeInt32BE(high, i * 12 + 4);
+    out.writeUInt32BE(micros - high * 2 ** 32, i * 12 + 8);
+  }
+  return out;
+}
+
+/** encodeTimestamps' output back to milliseconds since the Unix epoch. */
+export function decodeTimestamps(elements: Buffer): number[] {
+  const millis: number[] = [];
+  for (let at = 0; at < elements.length; at += 12) {
+    millis.push((elements.readInt32BE(at + 4) * 2 ** 32 + elements.readUInt32BE(at + 8) + PG_EPOCH_MICROS) / 1000);
+  }
+  return millis;
+}
 
 /** Elements of one array, each a 4-byte big-endian length and the UTF-8 bytes of the string. */
 export function encodeElements(values: readonly string[]): Buffer {

@@ -1,5 +1,5 @@
 import { EVENT_TYPES, MAX_EVENT_BYTES, MAX_ID_LENGTH, MAX_NESTING, OPTIONAL_FIELDS, REQUIRED_FIELDS, type OptionalKind } from './fields.ts';
-import { encodeElements, repeatElement } from './pg-array.ts';
+import { encodeElements, encodeTimestamps, repeatElement } from './pg-array.ts';
 import { parseIsoTimestamp } from './timestamp.ts';
 
 /** Why an event was rejected, as a metric label; the message tells the client the field. */
@@ -28,8 +28,8 @@ export interface PreparedEvents {
   eventIds: Buffer;
   types: Buffer;
   sessions: Buffer;
-  /** `event.timestamp` of each accepted event, normalised to UTC ISO for the `event_ts` column, joined by commas. */
-  timestamps: string;
+  /** `event.timestamp` of each accepted event as an instant, for the `event_ts` column. */
+  timestamps: Buffer;
 }
 
 export interface ValidatedBatch {
@@ -48,7 +48,7 @@ export function validateBatch(events: readonly unknown[], projectId: string): Va
   const eventIds: string[] = [];
   const types: string[] = [];
   const sessions: string[] = [];
-  const timestamps: string[] = [];
+  const timestamps: number[] = [];
   const seen = new Map<string, number>();
   for (let index = 0; index < events.length; index++) {
     const outcome = validateEvent(events[index], projectId);
@@ -66,7 +66,7 @@ export function validateBatch(events: readonly unknown[], projectId: string): Va
     eventIds.push(outcome.eventId);
     types.push(outcome.type);
     sessions.push(outcome.session);
-    timestamps.push(outcome.timestamp);
+    timestamps.push(outcome.ms);
   }
   const prepared: PreparedEvents = {
     count: bodies.length,
@@ -75,12 +75,12 @@ export function validateBatch(events: readonly unknown[], projectId: string): Va
     eventIds: encodeElements(eventIds),
     types: encodeElements(types),
     sessions: encodeElements(sessions),
-    timestamps: timestamps.join(','),
+    timestamps: encodeTimestamps(timestamps),
   };
   return { prepared, rejections };
 }
 
-type Outcome = { eventId: string; type: string; session: string; body: string; timestamp: string } | { error: string; reason: RejectReason };
+type Outcome = { eventId: string; type: string; session: string; body: string; ms: number } | { error: string; reason: RejectReason };
 
 export function validateEvent(value: unknown, projectId: string): Outcome {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'event: must be an object', reason: 'not_object' };
@@ -122,7 +122,7 @@ export function validateEvent(value: unknown, projectId: string): Outcome {
     const field = unstorableField(event);
     if (field !== undefined) return { error: `${field}: contains a NUL character or an unpaired surrogate, which cannot be stored`, reason: 'unstorable' };
   }
-  return { eventId, type: event['event.type'] as string, session: event['session.id'] as string, body, timestamp: new Date(ms).toISOString() };
+  return { eventId, type: event['event.type'] as string, session: event['session.id'] as string, body, ms };
 }
 
 type Problem = readonly [message: string, reason: RejectReason];
