@@ -1,4 +1,4 @@
-import { createApp, type App } from '../kit/app.ts';
+import { createApp, databaseOutage, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
 import pkg from '../../package.json' with { type: 'json' };
@@ -97,6 +97,7 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     leaseSeconds: config.leaseSeconds,
     maxAttempts: config.maxAttempts,
     pollMs: config.pollMs,
+    outage: databaseOutage(app),
   });
   // Stopped before the browser and the database close (onClose hooks run in reverse order of registration).
   app.addHook('onClose', async () => {
