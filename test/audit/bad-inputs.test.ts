@@ -72,8 +72,8 @@ test('POST /api/v1/audits: every malformed body is 400 with a message naming the
     assert.equal(res.statusCode, 400, `${name}: ${res.body}`);
     assert.match(res.json().error.message, message, name);
   }
-  const { rows } = await h.sql.query('SELECT count(*)::int AS n FROM jobs');
-  assert.equal(rows[0].n, 0, 'no bad request stored a job');
+  // Read as the caller can: the caller's list of audits is still empty.
+  assert.deepEqual((await h.call('GET', '/api/v1/audits')).json().items, [], 'no bad request stored a job');
 });
 
 test('a version given as a JSON number (2.0, 2.1, 2.2) is read as the string', async () => {
@@ -82,7 +82,6 @@ test('a version given as a JSON number (2.0, 2.1, 2.2) is read as the string', a
     assert.equal(created.statusCode, 202, created.body);
     const job = await h.call('GET', `/api/v1/audits/${created.json().id}`);
     assert.equal(job.json().config.wcagVersion, read);
-    await h.sql.query('DELETE FROM jobs WHERE id = $1', [created.json().id]);
   }
 });
 
