@@ -7,7 +7,10 @@ import { createHuman } from '../../src/identity/principals/store.ts';
 import type { NewApp } from '../../src/identity/apps/store.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { tempDir } from '../support/tmp.ts';
-import { onFreePort } from '../support/free-port.ts';
+import { freePort, onFreePort } from '../support/free-port.ts';
+
+/** A port free right now, for a test that must give others a server's URL before it starts (see onFreePort). */
+export { freePort };
 
 export interface Server {
   app: App;
@@ -21,14 +24,18 @@ export interface Server {
   createHuman(email: string, password: string, admin?: boolean): Promise<string>;
 }
 
-/** A real identity server on localhost over HTTP, on its own fresh PostgreSQL database. */
-export async function startServer(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Server> {
+/**
+ * A real identity server on localhost over HTTP, on its own fresh PostgreSQL database. `options.port`
+ * fixes the port (to configure others with its URL first); `options.host` names it otherwise than
+ * localhost (a second server on 127.0.0.1 keeps its cookies apart from the first in a browser).
+ */
+export async function startServer(label: string, extraEnv: NodeJS.ProcessEnv = {}, options: { port?: number; host?: string } = {}): Promise<Server> {
   const database = await freshPostgres(label);
   const dir = tempDir('identity-test-');
   const secretKey = randomBytes(32).toString('hex');
   // The issuer names the port, so it is chosen before the app is built (again if another process took it meanwhile).
-  const { app, issuer, env } = await onFreePort(async (port) => {
-    const issuer = `http://localhost:${port}`;
+  const start = async (port: number) => {
+    const issuer = `http://${options.host ?? 'localhost'}:${port}`;
     const env: NodeJS.ProcessEnv = {
       IDENTITY_DATABASE_URL: database.url,
       IDENTITY_ISSUER: issuer,
@@ -46,7 +53,8 @@ export async function startServer(label: string, extraEnv: NodeJS.ProcessEnv = {
       throw err;
     }
     return { app, issuer, env };
-  });
+  };
+  const { app, issuer, env } = options.port ? await start(options.port) : await onFreePort(start);
   const runtime = identityRuntime(app);
   return {
     app,
