@@ -1,32 +1,22 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
-import { tempDir } from '../support/tmp.ts';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
-import { assertSurvivesBackendStorm } from '../support/backend-storm.ts';
+import { assertSurvivesBackendStorm, startStormTarget, type StormTarget } from '../support/backend-storm.ts';
 import { FAST_AUDITS, page, serveSite, type TestSite } from './support.ts';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
-let database: FreshDatabase;
-let service: ServiceProcess;
+let target: StormTarget;
 let site: TestSite;
-const dataDir = tempDir();
-let env: Record<string, string>;
 
 before(async () => {
-  database = await freshPostgres('auditstorm');
   site = await serveSite({ '/': page('Storm', '<p>A page to audit.</p>') });
   // One worker, so the queue's claims, lease renewals and completions meet the storm too (one Chromium).
-  env = { ...FAST_AUDITS, DATABASE_URL: database.url, DATA_DIR: dataDir.path, PLATFORM_SECRET_KEY: 'f'.repeat(64), AUDIT_CONCURRENCY: '1', AUDIT_MAX_QUEUED_PER_KEY: '100000' };
-  service = await startServiceProcess('audit', env);
+  target = await startStormTarget('audit', (url) => ({ ...FAST_AUDITS, DATABASE_URL: url, AUDIT_CONCURRENCY: '1', AUDIT_MAX_QUEUED_PER_KEY: '100000' }));
 });
 
 after(async () => {
-  await service?.stop();
+  await target?.close();
   await site?.close();
-  await database.drop();
-  dataDir.remove();
 });
 
 async function waitForJob(call: (method: string, path: string) => Promise<Response>, id: string, statuses: string[]): Promise<Record<string, unknown>> {
@@ -39,10 +29,10 @@ async function waitForJob(call: (method: string, path: string) => Promise<Respon
 }
 
 test('terminated database backends under load: the process lives, answers 503 with Retry-After meanwhile, and recovers alone', { timeout: 180_000 }, async () => {
-  const created = spawnSync(process.execPath, [CLI, 'audit', 'keys', 'create', '--name', 'storm', '--json'], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env }, encoding: 'utf8' });
+  const created = spawnSync(process.execPath, [CLI, 'audit', 'keys', 'create', '--name', 'storm', '--json'], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...target.env }, encoding: 'utf8' });
   assert.equal(created.status, 0, created.stderr);
   const { key } = JSON.parse(created.stdout) as { key: string };
-  const call = (method: string, path: string, body?: unknown) => fetch(`${service.url}${path}`, {
+  const call = (method: string, path: string, body?: unknown) => fetch(`${target.service.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -53,15 +43,15 @@ test('terminated database backends under load: the process lives, answers 503 wi
   const firstId = ((await first.json()) as { id: string }).id;
   let n = 0;
   const result = await assertSurvivesBackendStorm({
-    service,
-    databaseUrl: database.url,
+    service: target.service,
+    databaseUrl: target.database.url,
     // Queueing jobs (a write), listing and reading them, and Document 3's health with its queue counts.
     request: () => {
       const i = n++ % 4;
       if (i === 0) return call('POST', '/api/v1/audits', { url: `${site.origin}/` });
       if (i === 1) return call('GET', '/api/v1/audits?limit=10');
       if (i === 2) return call('GET', `/api/v1/audits/${firstId}`);
-      return fetch(`${service.url}/api/v1/health`, { signal: AbortSignal.timeout(20_000) });
+      return fetch(`${target.service.url}/api/v1/health`, { signal: AbortSignal.timeout(20_000) });
     },
     normal: (res) => res.status === 200 || res.status === 202,
   });
@@ -72,5 +62,5 @@ test('terminated database backends under load: the process lives, answers 503 wi
   assert.equal(later.status, 202);
   const done = await waitForJob(call, ((await later.json()) as { id: string }).id, ['completed', 'failed']);
   assert.equal(done.status, 'completed', JSON.stringify(done.error));
-  assert.ok(service.alive());
+  assert.ok(target.service.alive());
 });

@@ -1,33 +1,23 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
-import { tempDir } from '../support/tmp.ts';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
-import { assertSurvivesBackendStorm } from '../support/backend-storm.ts';
+import { assertSurvivesBackendStorm, startStormTarget, type StormTarget } from '../support/backend-storm.ts';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
-let database: FreshDatabase;
-let service: ServiceProcess;
-const dataDir = tempDir();
-let env: Record<string, string>;
+let target: StormTarget;
 
 before(async () => {
-  database = await freshPostgres('dashboardstorm');
   // Limits far above the load, so every answer is the ordinary one or a 503 (never a 429).
-  env = { DATABASE_URL: database.url, DATA_DIR: dataDir.path, PLATFORM_SECRET_KEY: 'e'.repeat(64), DASHBOARD_RATE_LIMITS: 'free=1000000,pro=1000000,enterprise=1000000' };
-  service = await startServiceProcess('dashboard', env);
+  target = await startStormTarget('dashboard', (url) => ({ DATABASE_URL: url, DASHBOARD_RATE_LIMITS: 'free=1000000,pro=1000000,enterprise=1000000' }));
 });
 
 after(async () => {
-  await service?.stop();
-  await database.drop();
-  dataDir.remove();
+  await target?.close();
 });
 
 /** `platform dashboard ...` as an operator runs it, with `--json` output. */
 function platform(...args: string[]): Record<string, unknown> {
-  const run = spawnSync(process.execPath, [CLI, 'dashboard', ...args, '--json'], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env }, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [CLI, 'dashboard', ...args, '--json'], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...target.env }, encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
   return JSON.parse(run.stdout) as Record<string, unknown>;
 }
@@ -37,7 +27,7 @@ test('terminated database backends under load: the process lives, answers 503 wi
   platform('users', 'create', '--tenant', 'storm', '--email', 'ed@storm.example', '--name', 'Ed', '--role', 'editor');
   const { accessToken } = platform('token', '--tenant', 'storm', '--email', 'ed@storm.example') as { accessToken: string };
   const headers = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
-  const call = (method: string, path: string, body?: unknown) => fetch(`${service.url}${path}`, {
+  const call = (method: string, path: string, body?: unknown) => fetch(`${target.service.url}${path}`, {
     method,
     headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -47,8 +37,8 @@ test('terminated database backends under load: the process lives, answers 503 wi
   assert.equal((await call('POST', '/api/v1/dashboards', { slug: 'first', title: 'First', definition })).status, 201);
   let n = 0;
   const result = await assertSurvivesBackendStorm({
-    service,
-    databaseUrl: database.url,
+    service: target.service,
+    databaseUrl: target.database.url,
     // Every request checks its token against its session in the database; creating a dashboard writes
     // it and its first version in one transaction; listing reads.
     request: () => {
