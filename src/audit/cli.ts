@@ -1,4 +1,4 @@
-import { CommandFailure, UsageError, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
+import { CommandFailure, UsageError, apiKeyLine, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
 import { commandDatabase } from '../kit/service-config.ts';
 import type { CommandIO } from '../kit/service.ts';
 import { AUDIT_MIGRATIONS } from './app.ts';
@@ -33,7 +33,7 @@ function auditCommands(config: AuditServiceConfig): CommandGroup {
         summary: 'list API keys (never the keys themselves)',
         run: ({ result }) => withDatabase(async (db) => {
           const keys = await listApiKeys(db);
-          result({ items: keys }, keys.map((k) => `${k.id}\t${k.prefix}…\t${k.name || '-'}\t${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`));
+          result({ items: keys }, keys.map(apiKeyLine));
         }),
       },
       {

@@ -1,4 +1,4 @@
-import { CommandFailure, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
+import { CommandFailure, apiKeyLine, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
 import type { CommandIO } from '../kit/service.ts';
 import { commandDatabase } from '../kit/service-config.ts';
 import { INGEST_MIGRATIONS } from './app.ts';
@@ -65,7 +65,7 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
           const projectId = positionals[0]!;
           if (!(await getProject(db, projectId))) throw new CommandFailure(`no project ${projectId}`);
           const keys = await listApiKeys(db, projectId);
-          result({ items: keys }, keys.map((k) => `${k.id}\t${k.prefix}…\t${k.name || '-'}\t${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`));
+          result({ items: keys }, keys.map(apiKeyLine));
         }),
       },
       {
