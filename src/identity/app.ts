@@ -24,6 +24,9 @@ import { registerPersonDelegationRoutes } from './delegation/routes.ts';
 import { registerAgentPages } from './delegation/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
+import { secondFactor } from './mfa/interaction.ts';
+import { registerAccountSecurity } from './mfa/account-routes.ts';
+import { registerPasskeyAssets } from './mfa/assets.ts';
 import { registerMarketplace } from './marketplace/routes.ts';
 import { registerStripeWebhook } from './billing/webhook-route.ts';
 import { socialProviders } from './social/registry.ts';
@@ -143,8 +146,11 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       db, holder, accounts, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl,
       csrf,
       throttle,
+      secondFactor: secondFactor({ db, secretKey, accounts, csrf, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl }),
       signInExtras: upstream.providers.size ? signInButtons(upstream) : undefined,
     });
+    await registerAccountSecurity(app, { db, secretKey, accounts, csrf, issuer: config.issuer });
+    registerPasskeyAssets(app);
     await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup });
     const verifier = localTokenVerifier(holder, accounts, clients, db);
     const guard = createAdminGuard({

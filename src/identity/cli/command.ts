@@ -10,6 +10,7 @@ import { findHumanByEmail } from '../principals/view.ts';
 import { createApp, createSecret } from '../apps/store.ts';
 import { rotateSigningKeys } from '../oidc/signing-keys.ts';
 import { APP_TYPES, type AppType } from '../apps/record.ts';
+import { mfaCommands } from '../mfa/cli.ts';
 import { agentCommands } from '../delegation/cli.ts';
 import { marketplaceCommands } from '../marketplace/cli.ts';
 
@@ -100,6 +101,7 @@ function identityCommands(config: IdentityConfig): CommandGroup {
           ]);
         }),
       },
+      ...mfaCommands(withDatabase),
       ...marketplaceCommands(withDatabase),
     ],
   };
