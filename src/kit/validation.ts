@@ -16,7 +16,7 @@ export const ajvOptions = { removeAdditional: false, useDefaults: true } as cons
  * integer schema, and a parameter given once must satisfy an array schema (`coerceTypes: 'array'`).
  * A JSON body carries its own types: `{"limit":"5"}` is a client's mistake and gets a 400, not a
  * silently converted number, so bodies are validated with no coercion at all. (Form bodies are text
- * too; the platform's only form routes take strings.)
+ * too; the platform's form routes (identity's pages) take only strings.)
  *
  * Both compilers come from Fastify's own `@fastify/ajv-compiler`, so formats, shared schemas added
  * with `addSchema` and the compiler cache behave as with Fastify's default.
