@@ -18,6 +18,7 @@ import { registerAdmin } from './admin/routes.ts';
 import { createIdentityMetrics } from './metrics.ts';
 import { identityErrorBody } from './error-body.ts';
 import { localTokenVerifier } from './admin/guard.ts';
+import { OrganizationTokens } from './organizations/token-scope.ts';
 import { smtpMailer } from './invites/mailer.ts';
 import { registerInviteeRoutes } from './invites/routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
@@ -133,7 +134,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       csrf: new CsrfTokens(secretKey),
       throttle,
     });
-    const verifier = localTokenVerifier(holder, accounts, clients);
+    const verifier = localTokenVerifier(holder, accounts, clients, new OrganizationTokens(db));
     const guard = createAdminGuard({
       realm: 'identity',
       serviceTokens: [config.adminToken],

@@ -2,6 +2,7 @@ import { decodeProtectedHeader, importSPKI, jwtVerify, type JWTPayload } from 'j
 import { errors, type Provider, type TokenEndpointGrantContext } from 'oidc-provider';
 import type { Database } from '../../kit/db.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
+import { ORGANIZATION_PARAM, type OrganizationTokens } from '../organizations/token-scope.ts';
 import { findApiKey, findKeypair, noteCredentialUse, useJti, type UsableCredential } from './store.ts';
 
 /** RFC 8693 token exchange: an API key is the subject token. */
@@ -25,6 +26,7 @@ export interface CredentialGrantDeps {
   knownScopes: ReadonlySet<string>;
   issuer: string;
   tokenEndpoint: string;
+  organizations: OrganizationTokens;
 }
 
 type GrantContext = TokenEndpointGrantContext<{ subject_token?: string; subject_token_type?: string; assertion?: string }>;
@@ -45,6 +47,8 @@ async function issue(ctx: GrantContext, deps: CredentialGrantDeps, credential: U
   const refused = requested.filter((s) => !permitted(s));
   if (refused.length) throw new errors.InvalidScope('requested scope is not allowed to this app, principal or credential', refused.join(' '));
   const scopes = requested.length ? requested : principal.allowedScopes.filter(permitted);
+  // `organization`: the principal must be an active member (invalid_grant otherwise); the token then carries org_id.
+  await deps.organizations.decide(ctx, principal.id);
 
   // No grant stands behind these tokens (the credential is the authorization): the type declarations require a grantId the
   // provider itself does not (only userinfo reads it, and these tokens carry no openid scope).
@@ -102,15 +106,17 @@ export function registerCredentialGrants(provider: Provider, deps: CredentialGra
     const credential = await findApiKey(deps.db, subjectToken);
     if (!credential) throw new errors.InvalidGrant('the API key is invalid, expired or revoked');
     await issue(ctx, deps, credential, true);
-  }, ['subject_token', 'subject_token_type', 'scope']);
+  }, ['subject_token', 'subject_token_type', 'scope', ORGANIZATION_PARAM]);
 
   provider.registerGrantType<{ assertion?: string }>(JWT_BEARER, async (ctx) => {
     const assertion = ctx.oidc.params.assertion;
     if (!assertion) throw new errors.InvalidRequest('missing required parameter assertion');
     const { credential, payload } = await verifyAssertion(deps, assertion);
+    // Checked before the jti is spent, so a refused organization does not burn the assertion.
+    await deps.organizations.decide(ctx, credential.principalId);
     if (!(await useJti(deps.db, credential.principalId, payload.jti!, new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000)))) {
       throw new errors.InvalidGrant('the assertion was used before (its jti is spent)');
     }
     await issue(ctx, deps, credential, false);
-  }, ['assertion', 'scope']);
+  }, ['assertion', 'scope', ORGANIZATION_PARAM]);
 }

@@ -12,6 +12,7 @@ import { claimsOf } from './claims.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { LOGIN_COOKIE, clearedLoginCookie, readCookie } from '../sessions/cookie.ts';
 import { endLoginSession, findLoginSession } from '../sessions/store.ts';
+import { ORGANIZATION_PARAM, OrganizationTokens, boundOrganization, orgClaims, type OrgMembership } from '../organizations/token-scope.ts';
 
 export const ROUTES = {
   authorization: '/oauth/authorize',
@@ -76,11 +77,12 @@ function loginSessionCheck(db: Database) {
   });
 }
 
-function interactionPolicyFor(deps: ProviderDeps, known: ReadonlySet<string>) {
+function interactionPolicyFor(deps: ProviderDeps, known: ReadonlySet<string>, orgs: OrganizationTokens) {
   const policy = interactionPolicy.base();
   const login = policy.get('login')!;
   login.checks.unshift(knownScopesCheck(known));
   login.checks.push(loginSessionCheck(deps.db));
+  policy.get('consent')!.checks.unshift(orgs.authorizationCheck());
   return policy;
 }
 
@@ -90,19 +92,22 @@ interface TokenOwners {
   accountId?: string | undefined;
 }
 
-/** Whether a token's app, and its principal if it has one, are still active: a deactivated one's tokens stop counting at once. */
-export async function stillEntitled(deps: Pick<ProviderDeps, 'clients' | 'accounts'>, token: TokenOwners): Promise<boolean> {
+/**
+ * Whether a token's app, and its principal if it has one, are still active: a deactivated one's tokens stop counting at once.
+ * An organization-scoped token also needs its principal's membership (and the organization) to be active still.
+ */
+export async function stillEntitled(deps: Pick<ProviderDeps, 'clients' | 'accounts'>, token: TokenOwners, orgs?: OrganizationTokens): Promise<boolean> {
   if (!token.clientId) return false;
   const app = await deps.clients.app(token.clientId);
   if (!app?.active) return false;
-  if (!token.accountId) return true;
-  return (await deps.accounts.find(token.accountId))?.active === true;
+  if (token.accountId && (await deps.accounts.find(token.accountId))?.active !== true) return false;
+  return orgs ? orgs.stillMember(token, token.accountId ?? app.principalId) : true;
 }
 
 /** Whether `callerId` may learn the details of `token`: its own app, or a resource server, and only while the token still counts. */
-export async function mayIntrospect(deps: Pick<ProviderDeps, 'clients' | 'accounts'>, callerId: string, token: TokenOwners): Promise<boolean> {
+export async function mayIntrospect(deps: Pick<ProviderDeps, 'clients' | 'accounts'>, callerId: string, token: TokenOwners, orgs?: OrganizationTokens): Promise<boolean> {
   if (token.clientId !== callerId && (await deps.clients.app(callerId))?.resourceServer !== true) return false;
-  return stillEntitled(deps, token);
+  return stillEntitled(deps, token, orgs);
 }
 
 /** Scopes a principal may receive from an app: requested, allowed for the app, and allowed for the principal. */
@@ -122,6 +127,7 @@ async function narrowToCurrentScopes(deps: Pick<ProviderDeps, 'clients' | 'accou
 
 export function buildProvider(deps: ProviderDeps): OidcProvider {
   const known = new Set(deps.scopes);
+  const orgs = new OrganizationTokens(deps.db);
   const ttlOf = (client: Client | undefined, key: string, fallback: number): number => {
     const v = client?.[key];
     return typeof v === 'number' && v > 0 ? v : fallback;
@@ -143,7 +149,8 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     scopes: [...deps.scopes],
     claims: {
-      openid: ['sub'],
+      // The organization claims appear only for an organization-scoped token (see organizations/token-scope.ts).
+      openid: ['sub', 'org_id', 'org_role', 'org_permissions'],
       email: ['email', 'email_verified'],
       profile: ['name', 'given_name', 'family_name', 'locale', 'zoneinfo', 'updated_at'],
     },
@@ -163,7 +170,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
         // app or to an app registered as a resource server; any other caller gets {active:false} (RFC 7662 section 4), so a
         // third-party app cannot read another app's users. Only while the token's app and principal are still active (the
         // provider checks neither, and for a deactivated app it fails looking the client up when another client asks).
-        allowedPolicy: async (_ctx, client, token) => mayIntrospect(deps, client.clientId, token),
+        allowedPolicy: async (_ctx, client, token) => mayIntrospect(deps, client.clientId, token, orgs),
       },
       revocation: {
         enabled: true,
@@ -217,12 +224,22 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
           if (!known.has(scope) || !allowed.has(scope)) throw new errors.InvalidScope('requested scope is not allowed', scope);
         }
       }
-      return undefined;
+      // An organization-scoped token carries org_id (introspection shows it from `extra`); a client-credentials token speaks for the app's principal.
+      const principalId = token.kind === 'ClientCredentials' ? (token.clientId ? (await deps.clients.app(token.clientId))?.principalId : undefined) : token.accountId;
+      return orgs.claimFor(ctx, principalId);
     },
-    async findAccount(_ctx, sub) {
+    async findAccount(ctx, sub, token) {
       const account = await deps.accounts.find(sub);
       if (!account || !account.active) return undefined;
-      return { accountId: account.id, claims: async () => claimsOf(account) };
+      // At the token endpoint the organization is decided here, before a refresh token is rotated; elsewhere (userinfo) an
+      // organization token whose membership has ended finds no account, so it is refused.
+      let member: OrgMembership | undefined;
+      if (ctx?.oidc?.route === 'token') member = await orgs.decide(ctx, account.id, token);
+      else if (boundOrganization(token)) {
+        member = await orgs.membership(boundOrganization(token)!, account.id);
+        if (!member) return undefined;
+      }
+      return { accountId: account.id, claims: async () => ({ ...claimsOf(account), ...(member ? orgClaims(member) : {}) }) };
     },
     async loadExistingGrant(ctx) {
       const client = ctx.oidc.client;
@@ -248,10 +265,12 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
     },
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
-      policy: interactionPolicyFor(deps, known),
+      policy: interactionPolicyFor(deps, known, orgs),
     },
     renderError: deps.pages.error,
+    extraParams: { [ORGANIZATION_PARAM]: orgs.validateParam },
   });
+  orgs.install(provider);
 
   // Secrets are kept as SHA-256 only, several per app: the provider's own comparison against one
   // clear client_secret is replaced by a lookup among the app's live secret hashes.
@@ -269,8 +288,8 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
   }) as typeof provider.Grant.find;
   // Trust the forwarded headers: mountProvider sets them itself from the issuer and Fastify's view of the client.
   provider.proxy = true;
-  registerCredentialGrants(provider, { db: deps.db, accounts: deps.accounts, knownScopes: known, issuer: deps.issuer, tokenEndpoint: new URL(ROUTES.token, deps.issuer).href });
-  provider.use(shapeResponses(deps));
+  registerCredentialGrants(provider, { db: deps.db, accounts: deps.accounts, knownScopes: known, issuer: deps.issuer, tokenEndpoint: new URL(ROUTES.token, deps.issuer).href, organizations: orgs });
+  provider.use(shapeResponses(deps, orgs));
   provider.on('server_error', (ctx: any, err: Error) => {
     // A dropped or unreachable database is temporary: RFC 6749's temporarily_unavailable with Retry-After, not a 500.
     if (isDatabaseUnavailable(err)) {
@@ -304,7 +323,7 @@ const SUPPORTED_GRANTS = new Set<string>([...CONTRACT_GRANTS, ...CREDENTIAL_GRAN
  * Adjusts the provider's answers to the contract: introspection needs HTTP Basic, revocation Basic or a public app's client_id; introspection carries `username` and an array
  * `aud`; a grant the app may not use is unauthorized_client; signing out through the provider also ends the service's login session.
  */
-function shapeResponses(deps: ProviderDeps) {
+function shapeResponses(deps: ProviderDeps, orgs: OrganizationTokens) {
   const postOnly = new Set<string>([ROUTES.token, ROUTES.introspection, ROUTES.revocation]);
   const unauthenticated = (ctx: KoaContextWithOIDC, description: string) => {
     ctx.status = 401;
@@ -360,6 +379,9 @@ function shapeResponses(deps: ProviderDeps) {
       const aud = body.aud;
       body.aud = Array.isArray(aud) ? aud : typeof aud === 'string' ? [aud] : [token.clientId];
       body.token_type = token.kind === 'RefreshToken' ? 'refresh_token' : token.jkt ? 'DPoP' : 'Bearer';
+      // An organization-scoped token: the membership's role and permissions as they are now (checked by allowedPolicy).
+      const member = orgs.checkedMembership(token);
+      if (member) Object.assign(body, orgClaims(member));
     } else if ((route === 'introspection' || route === 'revocation') && answer?.error === 'unsupported_token_type') {
       // The service never issues structured (JWT) access tokens, so a JWT is simply not a live token of
       // ours: inactive at introspection, and revocation answers 200 as it always does.
