@@ -97,7 +97,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
       // Signing in as someone else replaces this browser's session rather than leaving the old one alive.
       await endLoginSession(deps.db, readCookie(request.headers.cookie, LOGIN_COOKIE));
       const token = await startLoginSession(deps.db, outcome.human.id, deps.loginSessionTtl, { ip: request.ip, userAgent: request.headers['user-agent'] });
-      return reply.code(303).header('set-cookie', loginCookie(token, deps.loginSessionTtl)).header('cache-control', 'no-store').redirect(returnTo, 303);
+      return reply.header('set-cookie', loginCookie(token, deps.loginSessionTtl)).header('cache-control', 'no-store').redirect(returnTo, 303);
     });
 
     const passwordForm = (request: FastifyRequest, reply: FastifyReply, who: PrincipalView, status = 200, error?: string, invalid?: PasswordField[]) =>
@@ -106,7 +106,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
     const humanOrSignIn = async (request: FastifyRequest, reply: FastifyReply): Promise<PrincipalView | undefined> => {
       const who = await signedIn(deps.db, deps.accounts, request);
       if (!who) {
-        reply.code(303).header('cache-control', 'no-store').redirect(signInLink('/account/password'), 303);
+        reply.header('cache-control', 'no-store').redirect(signInLink('/account/password'), 303);
         return undefined;
       }
       if (!who.human) {

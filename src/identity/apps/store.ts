@@ -128,11 +128,15 @@ export interface SecretInfo {
   created_at: string;
   expires_at: string | null;
   last_used_at: string | null;
+  last_used_ip: string | null;
   revoked: boolean;
+  revoked_at: string | null;
+  revoked_reason: string | null;
 }
 
 const SECRET_PREFIX = 'cs_';
-const SECRET_COLUMNS = `id, secret_prefix, ${isoUtc('created_at')} AS created_at, ${isoUtc('expires_at')} AS expires_at, ${isoUtc('last_used_at')} AS last_used_at, revoked`;
+const SECRET_COLUMNS = `id, secret_prefix, ${isoUtc('created_at')} AS created_at, ${isoUtc('expires_at')} AS expires_at, ${isoUtc('last_used_at')} AS last_used_at, last_used_ip, revoked,
+  ${isoUtc('revoked_at')} AS revoked_at, revoked_reason`;
 
 /** A new client secret: 256 random bits, returned once; only its SHA-256 and its first characters are kept. */
 export async function createSecret(db: Database, appId: string, expiresAt?: Date): Promise<SecretInfo & { secret: string }> {
@@ -156,7 +160,12 @@ export async function listSecrets(db: Database, appId: string, page: { limit: nu
   return r.rows.map(({ sort_at, ...s }) => ({ ...s, position: [sort_at, s.id] }));
 }
 
-export async function revokeSecret(db: Database, appId: string, secretId: string): Promise<boolean> {
-  const r = await db.query('UPDATE oauth_app_secrets SET revoked = true, revoked_at = now() WHERE app_id = $1 AND id = $2 AND NOT revoked', [appId, secretId]);
+export async function revokeSecret(db: Database, appId: string, secretId: string, reason = 'revoked'): Promise<boolean> {
+  const r = await db.query('UPDATE oauth_app_secrets SET revoked = true, revoked_at = now(), revoked_reason = $3 WHERE app_id = $1 AND id = $2 AND NOT revoked', [appId, secretId, reason]);
   return r.rowCount > 0;
+}
+
+/** One secret of an app (never its hash). */
+export async function findSecret(db: Database, appId: string, secretId: string): Promise<SecretInfo | undefined> {
+  return (await db.query<SecretInfo>(`SELECT ${SECRET_COLUMNS} FROM oauth_app_secrets WHERE app_id = $1 AND id = $2`, [appId, secretId])).rows[0];
 }

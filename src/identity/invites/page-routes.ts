@@ -90,7 +90,7 @@ export async function registerInvitePages(scope: AdminScope, deps: InvitePageDep
       }
       if (decision !== 'accept') return show(request, reply, token, invite, 400, 'Choose Accept or Decline.');
       const who = await signedIn(deps.db, deps.accounts, request);
-      if (!who) return reply.code(303).header('cache-control', 'no-store').redirect(signInLink(here(token)), 303);
+      if (!who) return reply.header('cache-control', 'no-store').redirect(signInLink(here(token)), 303);
       const refused = invite.status === 'pending' ? refusal(invite, who) : undefined;
       if (refused) return show(request, reply, token, invite, 403, refused);
       const { invite: accepted } = await acceptInvite(deps.db, token, who.id);

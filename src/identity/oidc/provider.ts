@@ -275,7 +275,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
   // Secrets are kept as SHA-256 only, several per app: the provider's own comparison against one
   // clear client_secret is replaced by a lookup among the app's live secret hashes.
   provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string }, actual: string) {
-    return deps.clients.verifySecret(this.clientId, actual);
+    return deps.clients.verifySecret(this.clientId, actual, Provider.ctx?.ip);
   };
   // A grant holds what was allowed when it was made; every use (a reused grant at authorization, a code exchange, a
   // refresh, userinfo) reads it through Grant.find, so it is narrowed there to what the app and the principal are allowed now.
