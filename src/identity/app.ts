@@ -87,9 +87,10 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
         },
         tags: [
           { name: 'oauth', description: 'OAuth 2.0 and OpenID Connect endpoints (answered by oidc-provider)' },
-          { name: 'sign-in', description: 'The sign-in, consent and sign-out pages (HTML)' },
+          { name: 'sign-in', description: 'The sign-in, consent, sign-out, change-password and invitation pages (HTML)' },
           { name: 'management', description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).' },
           { name: 'invitations', description: "The invited person's side of an invitation." },
+          { name: 'account', description: "The signed-in person's own account (their access token, any app)." },
         ],
       },
     });

@@ -136,6 +136,23 @@ test('declined, revoked, expired and unknown invitations get their own page; dec
   await page.close();
 });
 
+test('a matching but unverified email cannot accept on the page: the reason is shown and the invitation stays pending', async () => {
+  const { createHuman } = await import('../../src/identity/principals/store.ts');
+  const who = { email: 'unverified@example.com', password: 'unverified long password' };
+  const id = (await createHuman(server.runtime.db, { email: who.email, password: who.password, emailVerified: false })).id;
+  const { token } = await invite(who.email);
+  const b = new TestBrowser();
+  const signIn = await (await b.request(`${server.issuer}/signin`)).text();
+  assert.equal((await b.request(`${server.issuer}/signin`, { form: { csrf: field(signIn, 'csrf')!, email: who.email, password: who.password } })).status, 303);
+  const page = await (await b.request(`${server.issuer}/invites/accept?token=${token}`)).text();
+  assert.match(page, /role="alert"[^>]*>Your email address unverified@example\.com is not verified yet/);
+  const refused = await b.request(`${server.issuer}/invites/accept`, { form: { token, csrf: field(page, 'csrf')!, decision: 'accept' } });
+  assert.equal(refused.status, 403);
+  assert.match(await refused.text(), /is not verified yet/);
+  assert.equal(await membership(id), undefined);
+  assert.equal((await server.runtime.db.query('SELECT status FROM invites WHERE email = $1', [who.email])).rows[0]!.status, 'pending');
+});
+
 test('invitation and sign-in forms refuse forged posts and foreign return addresses', async () => {
   const { token } = await invite('forged@example.com');
   const b = new TestBrowser();

@@ -5,7 +5,8 @@ import type { Throttle } from '../../kit/throttle.ts';
 import { checkPassword } from '../principals/store.ts';
 import type { PrincipalView } from '../principals/view.ts';
 
-export type PasswordOutcome = { ok: true; human: PrincipalView } | { ok: false; wait: number } | { ok: false; wait: 0 };
+/** A sign-in's result: the person, or a refusal (wait > 0 while slowed down, 0 for a wrong email or password). */
+export type PasswordOutcome = { ok: true; human: PrincipalView } | { ok: false; wait: number };
 
 /** The throttle keys of a password attempt: the same as the authorization sign-in's, so every form counts toward one limit. */
 function throttleKeys(email: string, request: FastifyRequest): string[] {

@@ -140,7 +140,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
       }
       if (!check.ok) return passwordForm(request, reply, who, 401, 'The current password is not correct.', ['current']);
       const token = await changePassword(deps.db, who.id, next, { ip: request.ip, userAgent: request.headers['user-agent'] }, deps.loginSessionTtl);
-      reply.header('set-cookie', loginCookie(token, deps.loginSessionTtl));
+      reply.header('set-cookie', loginCookie(token!, deps.loginSessionTtl));
       return html(reply, 200, passwordChangedPage(who.identifier));
     });
 
@@ -151,7 +151,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   typed.put('/api/v1/account/password', {
     schema: {
-      operationId: 'changeOwnPassword', tags: ['invitations'], security: [{ personToken: [] }],
+      operationId: 'changeOwnPassword', tags: ['account'], security: [{ personToken: [] }],
       summary: "Change the signed-in person's password (current_password required; other browser sessions end, tokens stay)",
       body: Type.Object({ current_password: Type.String({ minLength: 1, maxLength: 1024 }), new_password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024 }) }, { additionalProperties: false }),
       response: { 204: Type.Null(), ...Errors },
