@@ -138,6 +138,27 @@ test('a refresh token obtains organization tokens at the token endpoint; a refus
   assert.equal(still.status, 200, `the refused requests did not rotate the refresh token away: ${still.text}`);
 });
 
+test('the code exchange may name the organization too; a code bound to one organization cannot be exchanged for another', async () => {
+  const exchange = async (authParams: Record<string, string>, tokenParams: Record<string, string>) => {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...authParams });
+    const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), url.href, ada);
+    const code = new URL(callback).searchParams.get('code')!;
+    return tokenAs(web, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier, ...tokenParams });
+  };
+  const scoped = await exchange({}, { organization: 'engines' });
+  assert.equal(scoped.status, 200, scoped.text);
+  assert.equal((await introspect(scoped.json.access_token)).json.org_id, orgId);
+  assert.equal((await introspect(scoped.json.refresh_token)).json.org_id, undefined, 'only that access token is scoped');
+  const notMember = await exchange({}, { organization: 'difference' });
+  assert.equal(notMember.status, 400);
+  assert.equal(notMember.json.error, 'invalid_grant');
+  const crossed = await exchange({ organization: 'engines' }, { organization: 'difference' });
+  assert.equal(crossed.json.error, 'invalid_grant');
+  const same = await exchange({ organization: 'engines' }, { organization: orgId });
+  assert.equal(same.status, 200, 'naming the bound organization again (by id) is fine');
+});
+
 test('client credentials, API keys and key pairs obtain organization tokens for principals that are members', async () => {
   const machine = await server.registerApp({ name: 'Worker', appType: 'machine', allowedScopes: ['reports:read'] });
   assert.equal((await api(`/organizations/${orgId}/members`, { method: 'POST', body: { principal_id: machine.principalId, role: 'robot' } })).status, 201);
