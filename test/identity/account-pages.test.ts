@@ -169,6 +169,10 @@ test('invitation and sign-in forms refuse forged posts and foreign return addres
   const signIn = await (await b.request(`${server.issuer}/signin?return_to=${encodeURIComponent('https://evil.example/steal')}`)).text();
   assert.match(signIn, /action="\/signin\?return_to=%2Faccount%2Fpassword"/, 'a foreign return address is replaced by the account page');
   assert.equal((await b.request(`${server.issuer}/signin`, { form: { email: grace.email, password: grace.password } })).status, 403, 'no CSRF field');
+  assert.equal((await b.request(`${server.issuer}/signin?return_to=%2Faccount%2Fpassword&utm_source=mail`)).status, 200, 'other query parameters are ignored');
+  const huge = await b.request(`${server.issuer}/signin?return_to=${'a'.repeat(2000)}`);
+  assert.equal(huge.status, 400, 'an oversized return address is a bad request, not a 500');
+  assert.match(await huge.text(), /<h1>Request refused<\/h1>/);
   const wrong = await b.request(`${server.issuer}/signin?return_to=%2F%2Fevil.example`, { form: { csrf: field(signIn, 'csrf')!, email: grace.email, password: 'not it at all' } });
   assert.equal(wrong.status, 401);
   assert.match(await wrong.text(), /role="alert"[^>]*>The email address or the password is not correct/);

@@ -34,7 +34,7 @@ export interface AccountDeps {
 
 const tags = ['sign-in'];
 const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 404: Type.String(), 409: Type.String(), 429: Type.String() };
-const ReturnQuery = Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false });
+const ReturnQuery = Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 1000 })) });
 const SignInBody = Type.Object({
   csrf: Type.Optional(Type.String({ maxLength: 200 })),
   email: Type.Optional(Type.String({ maxLength: 320 })),
