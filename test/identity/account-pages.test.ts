@@ -9,6 +9,7 @@ import { startServer, type Server } from './support.ts';
 import { TestBrowser, field } from './browser.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
 import { assertAccessible, focused, screenshot } from './a11y.ts';
+import { signInAt } from './account-support.ts';
 
 let server: Server;
 let browser: Browser;
@@ -62,9 +63,11 @@ test('the invitation page in Chromium: shows the organization and role, signs in
   await page.keyboard.press('Tab');
   assert.equal(await focused(page), `sign in as ${grace.email}`);
   await page.keyboard.press('Enter');
-  await page.waitForURL(/\/signin\?return_to=/);
-  assert.equal(await focused(page), 'email', 'the sign-in page focuses its first field');
-  await assertAccessible(page, 'standalone sign-in page');
+  // The normal sign-in page, with the invited address filled in and the focus on the password.
+  await page.waitForURL(/\/interaction\//);
+  assert.equal(await page.getByLabel('Email address').inputValue(), grace.email);
+  assert.equal(await focused(page), 'password');
+  await assertAccessible(page, 'sign-in page for an invitation');
   await screenshot(page, 'signin');
 
   // Mallory opens Grace's link: signed in, she is told plainly that it is not hers, and accepting is refused.
@@ -142,9 +145,8 @@ test('a matching but unverified email cannot accept on the page: the reason is s
   const id = (await createHuman(server.runtime.db, { email: who.email, password: who.password, emailVerified: false })).id;
   const { token } = await invite(who.email);
   const b = new TestBrowser();
-  const signIn = await (await b.request(`${server.issuer}/signin`)).text();
-  assert.equal((await b.request(`${server.issuer}/signin`, { form: { csrf: field(signIn, 'csrf')!, email: who.email, password: who.password } })).status, 303);
-  const page = await (await b.request(`${server.issuer}/invites/accept?token=${token}`)).text();
+  const { url, html: page } = await signInAt(server.issuer, b, `/invites/accept?token=${token}`, who);
+  assert.equal(url, `${server.issuer}/invites/accept?token=${token}`, 'the sign-in came back to the invitation');
   assert.match(page, /role="alert"[^>]*>Your email address unverified@example\.com is not verified yet/);
   const refused = await b.request(`${server.issuer}/invites/accept`, { form: { token, csrf: field(page, 'csrf')!, decision: 'accept' } });
   assert.equal(refused.status, 403);
@@ -166,20 +168,33 @@ test('invitation and sign-in forms refuse forged posts and foreign return addres
   assert.equal(anonymousAccept.status, 303, 'accepting signed out leads to the sign-in page');
   assert.match(anonymousAccept.headers.get('location')!, /^\/signin\?return_to=%2Finvites%2Faccept%3Ftoken%3D/);
 
-  const signIn = await (await b.request(`${server.issuer}/signin?return_to=${encodeURIComponent('https://evil.example/steal')}`)).text();
-  assert.match(signIn, /action="\/signin\?return_to=%2Faccount%2Fpassword"/, 'a foreign return address is replaced by the account page');
-  assert.equal((await b.request(`${server.issuer}/signin`, { form: { email: grace.email, password: grace.password } })).status, 403, 'no CSRF field');
-  assert.equal((await b.request(`${server.issuer}/signin?return_to=%2Faccount%2Fpassword&utm_source=mail`)).status, 200, 'other query parameters are ignored');
+  // The sign-in is an authorization request of the built-in account client, coming back to identity's callback.
+  const start = await b.request(`${server.issuer}/signin?return_to=%2Faccount%2Fpassword&utm_source=mail`);
+  assert.equal(start.status, 303, 'other query parameters are ignored');
+  const authorize = new URL(start.headers.get('location')!, server.issuer);
+  assert.equal(authorize.pathname, '/oauth/authorize');
+  assert.equal(authorize.searchParams.get('client_id'), 'identity-account-pages');
+  assert.equal(authorize.searchParams.get('redirect_uri'), `${server.issuer}/account/callback`);
   const huge = await b.request(`${server.issuer}/signin?return_to=${'a'.repeat(2000)}`);
   assert.equal(huge.status, 400, 'an oversized return address is a bad request, not a 500');
   assert.match(await huge.text(), /<h1>Request refused<\/h1>/);
-  const wrong = await b.request(`${server.issuer}/signin?return_to=%2F%2Fevil.example`, { form: { csrf: field(signIn, 'csrf')!, email: grace.email, password: 'not it at all' } });
-  assert.equal(wrong.status, 401);
-  assert.match(await wrong.text(), /role="alert"[^>]*>The email address or the password is not correct/);
-  const ok = await b.request(`${server.issuer}/signin?return_to=%2F%2Fevil.example`, { form: { csrf: field(signIn, 'csrf')!, email: grace.email, password: grace.password } });
-  assert.equal(ok.status, 303);
-  assert.equal(ok.headers.get('location'), '/account/password');
-  assert.ok(b.cookie('__Host-svc_login'), 'the login session is the one the authorization pages use');
+  const wrong = await signInAt(server.issuer, new TestBrowser(), '/account/password', { email: grace.email, password: 'not it at all' });
+  assert.equal(wrong.res.status, 401);
+  assert.match(wrong.html, /role="alert"[^>]*>The email address or the password is not correct/);
+  for (const foreign of ['https://evil.example/steal', '//evil.example', '/oauth/authorize']) {
+    const away = new TestBrowser();
+    const landed = await signInAt(server.issuer, away, foreign, grace);
+    assert.equal(landed.url, `${server.issuer}/account/password`, `${foreign}: a return address other than identity's account and invitation pages is replaced`);
+    assert.ok(away.cookie('__Host-svc_login'), 'the login session is the one the authorization pages use');
+  }
+  // The callback without the browser's own sign-in cookie, or with another state, goes nowhere.
+  const stray = await new TestBrowser().request(`${server.issuer}/account/callback?code=abc&state=def`);
+  assert.equal(stray.status, 400);
+  assert.match(await stray.text(), /<h1>Sign-in expired<\/h1>/);
+  const started = new TestBrowser();
+  await started.request(`${server.issuer}/signin?return_to=%2Faccount%2Fpassword`);
+  assert.equal((await started.request(`${server.issuer}/account/callback?code=abc&state=not-the-state`)).status, 400);
+  assert.equal((await started.request(`${server.issuer}/account/callback?state=${'x'.repeat(500)}`)).status, 400);
 });
 
 test('the change-password page in Chromium: signs in first, checks the fields, changes the password with the slow hash and signs out other browsers', async () => {
@@ -190,11 +205,12 @@ test('the change-password page in Chromium: signs in first, checks the fields, c
   await otherPage.goto(`${server.issuer}/account/password`);
   await signInOnPage(otherPage, who);
   await otherPage.getByRole('heading', { level: 1, name: 'Change your password' }).waitFor();
+  assert.equal(otherPage.url(), `${server.issuer}/account/password`);
 
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(`${server.issuer}/account/password`);
-  await page.waitForURL(/\/signin\?return_to=%2Faccount%2Fpassword/);
+  await page.waitForURL(/\/interaction\//);
   await signInOnPage(page, who);
   await page.waitForURL(`${server.issuer}/account/password`);
   assert.equal(await page.title(), 'Change your password');
@@ -250,7 +266,7 @@ test('the change-password page in Chromium: signs in first, checks the fields, c
   await page.goto(`${server.issuer}/account/password`);
   assert.equal(await page.title(), 'Change your password');
   await otherPage.goto(`${server.issuer}/account/password`);
-  await otherPage.waitForURL(/\/signin/);
+  await otherPage.waitForURL(/\/interaction\//);
   await signInOnPage(otherPage, who);
   assert.match((await otherPage.getByRole('alert').textContent())!, /not correct/, 'the old password no longer signs in');
   await signInOnPage(otherPage, { email: who.email, password: 'pat second long password' });

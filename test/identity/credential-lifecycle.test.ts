@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { startServer, basic, form, type Server } from './support.ts';
-import { TestBrowser, field } from './browser.ts';
+import { TestBrowser } from './browser.ts';
+import { signInAt } from './account-support.ts';
 
 // Expired, revoked (with a reason) and replayed credentials of every kind a machine or person presents, and the
 // last_used_at / last_used_ip each use leaves. (API keys: credentials.test.ts covers the same for them.)
@@ -70,14 +71,10 @@ test('a key pair: expired and revoked (reason kept) keys are refused, a replayed
 test('a password: an expired one no longer signs in, a replaced one is revoked as such, and a sign-in records last_used_at and the address', async () => {
   const who = { email: 'lifecycle@example.com', password: 'lifecycle long password' };
   const id = await server.createHuman(who.email, who.password);
-  const signIn = async (password: string) => {
-    const b = new TestBrowser();
-    const page = await (await b.request(`${server.issuer}/signin`)).text();
-    return (await b.request(`${server.issuer}/signin`, { form: { csrf: field(page, 'csrf')!, email: who.email, password } })).status;
-  };
+  const signIn = async (password: string) => (await signInAt(server.issuer, new TestBrowser(), '/account/password', { email: who.email, password })).res.status;
   const password = async () => (await api(`/principals/${id}/credentials`)).body.items.find((c: any) => c.type === 'password' && !c.revoked);
   assert.equal((await password()).last_used_at, null);
-  assert.equal(await signIn(who.password), 303);
+  assert.equal(await signIn(who.password), 200);
   const used = await password();
   assert.ok(used.last_used_at);
   assert.equal(used.last_used_ip, '127.0.0.1');
@@ -85,7 +82,7 @@ test('a password: an expired one no longer signs in, a replaced one is revoked a
   await server.runtime.db.query("UPDATE credentials SET expires_at = now() - interval '1 second' WHERE id = $1", [used.id]);
   assert.equal(await signIn(who.password), 401, 'an expired password');
   await server.runtime.db.query('UPDATE credentials SET expires_at = NULL WHERE id = $1', [used.id]);
-  assert.equal(await signIn(who.password), 303);
+  assert.equal(await signIn(who.password), 200);
 
   assert.equal((await api(`/principals/${id}/password`, { method: 'PUT', body: { password: 'lifecycle second password' } })).status, 204);
   assert.equal(await signIn(who.password), 401, 'the replaced password');

@@ -6,6 +6,7 @@ import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { startServer, basic, form, type Server } from './support.ts';
 import { TestBrowser, field } from './browser.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
+import { signInAt } from './account-support.ts';
 
 /**
  * Every flow that handles a secret runs here and hands back the raw values it saw (secrets, tokens, codes, cookies,
@@ -95,9 +96,7 @@ const FLOWS: [string, Flow][] = [
     const id = await s.createHuman(who.email, who.password);
     await api(s, `/principals/${id}/password`, { method: 'PUT', body: { password: 'scan changer second' } });
     const b = new TestBrowser();
-    const signInPage = await (await b.request(`${s.issuer}/signin`)).text();
-    await b.request(`${s.issuer}/signin`, { form: { csrf: field(signInPage, 'csrf')!, email: who.email, password: 'scan changer second' } });
-    const page = await (await b.request(`${s.issuer}/account/password`)).text();
+    const { html: page } = await signInAt(s.issuer, b, '/account/password', { email: who.email, password: 'scan changer second' });
     const changed = await b.request(`${s.issuer}/account/password`, { form: { csrf: field(page, 'csrf')!, current_password: 'scan changer second', new_password: 'scan changer third', confirm_password: 'scan changer third' } });
     assert.equal(changed.status, 200);
     const app = await s.registerApp({ name: 'Scanned self service', appType: 'web', redirectUris: [CALLBACK], firstParty: true, allowedScopes: ['openid'] });
@@ -119,9 +118,7 @@ const FLOWS: [string, Flow][] = [
     const resent = (await api(s, `/organizations/${org.id}/invites/${first.invite.id}/resend`, { method: 'POST' })).body;
     const token = tokenOf(resent.link);
     const b = new TestBrowser();
-    const signInPage = await (await b.request(`${s.issuer}/signin`)).text();
-    await b.request(`${s.issuer}/signin`, { form: { csrf: field(signInPage, 'csrf')!, email: who.email, password: who.password } });
-    const page = await (await b.request(`${s.issuer}/invites/accept?token=${token}`)).text();
+    const { html: page } = await signInAt(s.issuer, b, `/invites/accept?token=${token}`, who);
     const accepted = await b.request(`${s.issuer}/invites/accept`, { form: { token, csrf: field(page, 'csrf')!, decision: 'accept' } });
     assert.equal(accepted.status, 200);
     const other = (await api(s, `/organizations/${org.id}/invites`, { method: 'POST', body: { email: 'scan-decliner@example.com' } })).body;

@@ -68,6 +68,7 @@ export function safeReturn(value: unknown, issuer: string): string {
   }
 }
 
-export function signInLink(returnTo: string): string {
-  return `/signin?return_to=${encodeURIComponent(returnTo)}`;
+/** The sign-in that comes back to `returnTo`; `loginHint` fills in the email address. */
+export function signInLink(returnTo: string, loginHint?: string): string {
+  return `/signin?return_to=${encodeURIComponent(returnTo)}${loginHint ? `&login_hint=${encodeURIComponent(loginHint)}` : ''}`;
 }

@@ -8,16 +8,18 @@ import { HttpError } from '../../kit/errors.ts';
 import type { Throttle } from '../../kit/throttle.ts';
 import type { TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import { normaliseEmail, type PrincipalView } from '../principals/view.ts';
+import type { PrincipalView } from '../principals/view.ts';
 import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
 import { errorPage } from '../pages/layout.ts';
-import { signInPage } from '../pages/templates.ts';
-import { LOGIN_COOKIE, loginCookie, readCookie } from '../sessions/cookie.ts';
-import { endLoginSession, startLoginSession } from '../sessions/store.ts';
+import { LOGIN_COOKIE, clearedLoginCookie, loginCookie, readCookie } from '../sessions/cookie.ts';
+import { endLoginSession } from '../sessions/store.ts';
+import type { ProviderHolder } from '../oidc/mount.ts';
+import { sha256Hex } from '../../kit/crypto.ts';
 import { Errors } from '../admin/schemas.ts';
 import { FormGuard, html, safeReturn, sameOrigin, signInLink } from './html.ts';
 import { signedIn } from './session.ts';
-import { signInWithPassword, verifyCurrentPassword } from './password-check.ts';
+import { verifyCurrentPassword } from './password-check.ts';
+import { CALLBACK_PATH, SignInFlow } from './signin-client.ts';
 import { changePassword } from './password.ts';
 import { changePasswordPage, passwordChangedPage, type PasswordField } from './templates.ts';
 import { registerInvitePages } from '../invites/page-routes.ts';
@@ -30,16 +32,16 @@ export interface AccountDeps {
   loginSessionTtl: number;
   secretKey: Buffer;
   verifier: TokenVerifier;
+  holder: ProviderHolder;
 }
 
 const tags = ['sign-in'];
 const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 404: Type.String(), 409: Type.String(), 429: Type.String() };
-const ReturnQuery = Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 1000 })) });
-const SignInBody = Type.Object({
-  csrf: Type.Optional(Type.String({ maxLength: 200 })),
-  email: Type.Optional(Type.String({ maxLength: 320 })),
-  password: Type.Optional(Type.String({ maxLength: 1024 })),
-}, { additionalProperties: true });
+const SignInQuery = Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 1000 })), login_hint: Type.Optional(Type.String({ maxLength: 320 })) });
+const CallbackQuery = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 200 })), state: Type.Optional(Type.String({ maxLength: 200 })),
+  error: Type.Optional(Type.String({ maxLength: 200 })), error_description: Type.Optional(Type.String({ maxLength: 1000 })), iss: Type.Optional(Type.String({ maxLength: 1000 })),
+});
 const PasswordBody = Type.Object({
   csrf: Type.Optional(Type.String({ maxLength: 200 })),
   username: Type.Optional(Type.String({ maxLength: 320 })),
@@ -55,6 +57,7 @@ const PasswordBody = Type.Object({
  */
 export async function registerAccountPages(app: App, deps: AccountDeps): Promise<void> {
   const forms = new FormGuard(deps.secretKey);
+  const flow = new SignInFlow(deps.secretKey, deps.issuer);
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
     await scope.register(formbody, { bodyLimit: 16 * 1024 });
@@ -66,38 +69,31 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
       return html(reply, status, errorPage('Request refused', 'The form could not be read. Go back and try again.'));
     });
 
-    const signInForm = (request: FastifyRequest, reply: FastifyReply, returnTo: string, status = 200, email?: string, error?: string) =>
-      html(reply, status, signInPage({
-        action: signInLink(returnTo),
-        csrf: forms.issue(request, reply, 'signin'),
-        email,
-        error,
-        appName: returnTo.startsWith('/invites/') ? 'your invitation' : 'your account',
-      }));
+    // Signing in goes through the normal sign-in (an authorization request of the built-in account client), so these
+    // pages get exactly what the authorization pages do: the same page, throttle, login session and any second factor.
+    scope.get('/signin', { schema: { operationId: 'accountSignIn', tags, summary: 'Sign in through the normal sign-in page, then return to return_to (identity\'s own account and invitation pages only)', querystring: SignInQuery, response: Html } }, async (request, reply) => {
+      const { location, cookie } = flow.start(safeReturn(request.query.return_to, deps.issuer), request.query.login_hint);
+      // The browser is signed out first (both sessions, as /signout does): signing in as someone else inside a live
+      // provider session would make the provider end that session mid-way, and the new login session with it.
+      const loginToken = readCookie(request.headers.cookie, LOGIN_COOKIE);
+      await endLoginSession(deps.db, loginToken);
+      const sessionCookie = deps.holder.current.cookieName('session');
+      const providerSession = readCookie(request.headers.cookie, sessionCookie);
+      if (providerSession) await deps.db.query("DELETE FROM oidc_artifacts WHERE model = 'Session' AND id_hash = $1", [sha256Hex(providerSession)]);
+      const cleared = loginToken || providerSession
+        ? [clearedLoginCookie(), `${sessionCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`, `${sessionCookie}.sig=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`]
+        : [];
+      return reply.header('set-cookie', [...cleared, cookie]).header('cache-control', 'no-store').redirect(location, 303);
+    });
 
-    scope.get('/signin', { schema: { operationId: 'accountSignInPage', tags, summary: 'The sign-in page for the account and invitation pages (return_to: where to go next)', querystring: ReturnQuery, response: Html } }, async (request, reply) =>
-      signInForm(request, reply, safeReturn(request.query.return_to, deps.issuer)));
-
-    scope.post('/signin', { schema: { operationId: 'accountSignIn', tags, summary: 'Sign in (email, password, CSRF field); starts the browser login session and returns to return_to', querystring: ReturnQuery, body: SignInBody, response: Html } }, async (request, reply) => {
-      const returnTo = safeReturn(request.query.return_to, deps.issuer);
-      if (!sameOrigin(request, deps.issuer) || !forms.verify(request, 'signin', request.body.csrf)) {
-        return html(reply, 403, errorPage('Request refused', 'This form has expired or was not sent from the sign-in page. Go back and try again.'));
-      }
-      const email = normaliseEmail(String(request.body.email ?? ''));
-      const password = String(request.body.password ?? '');
-      if (!email || !password) return signInForm(request, reply, returnTo, 400, email, 'Enter your email address and your password.');
-      const outcome = await signInWithPassword(deps.db, deps.throttle, request, email, password);
-      if (!outcome.ok) {
-        if (outcome.wait > 0) {
-          reply.header('retry-after', String(outcome.wait));
-          return signInForm(request, reply, returnTo, 429, email, `Too many failed sign-in attempts. Wait ${outcome.wait} second${outcome.wait === 1 ? '' : 's'} and try again.`);
-        }
-        return signInForm(request, reply, returnTo, 401, email, 'The email address or the password is not correct.');
-      }
-      // Signing in as someone else replaces this browser's session rather than leaving the old one alive.
-      await endLoginSession(deps.db, readCookie(request.headers.cookie, LOGIN_COOKIE));
-      const token = await startLoginSession(deps.db, outcome.human.id, deps.loginSessionTtl, { ip: request.ip, userAgent: request.headers['user-agent'] });
-      return reply.header('set-cookie', loginCookie(token, deps.loginSessionTtl)).header('cache-control', 'no-store').redirect(returnTo, 303);
+    scope.get(CALLBACK_PATH, { schema: { operationId: 'accountSignInCallback', tags, summary: 'The end of the sign-in round trip: back to the page that asked for it', querystring: CallbackQuery, response: Html } }, async (request, reply) => {
+      const returnTo = flow.finish(request, request.query.state);
+      reply.header('set-cookie', flow.clearedCookie());
+      // The code proves nothing more than the login session the sign-in just made; it is spent so it cannot be used later.
+      if (request.query.code) await deps.db.query('UPDATE oauth_auth_codes SET used = true, used_at = now() WHERE code_signature = $1 AND NOT used', [sha256Hex(request.query.code)]);
+      if (!returnTo) return html(reply, 400, errorPage('Sign-in expired', 'This sign-in was started in another tab or has expired. Open the page you wanted again.'));
+      if (request.query.error || !request.query.code) return html(reply, 400, errorPage('Sign-in not completed', 'The sign-in did not finish. Open the page you wanted again to retry.'));
+      return reply.header('cache-control', 'no-store').redirect(returnTo, 303);
     });
 
     const passwordForm = (request: FastifyRequest, reply: FastifyReply, who: PrincipalView, status = 200, error?: string, invalid?: PasswordField[]) =>

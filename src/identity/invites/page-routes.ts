@@ -55,7 +55,7 @@ export async function registerInvitePages(scope: AdminScope, deps: InvitePageDep
     return html(reply, status, invitePage({
       organizationName: orgName, role: invite.role, email: invite.email, inviterName: inviter?.displayName ?? null, message: invite.message,
       expiresAt: invite.expires_at, action: '/invites/accept', token, csrf: deps.forms.issue(request, reply, csrfPurpose(token)),
-      signedInAs: who?.identifier, signInHref: signInLink(here(token)), error: error ?? (who ? refusal(invite, who) : undefined),
+      signedInAs: who?.identifier, signInHref: signInLink(here(token), who ? undefined : invite.email), error: error ?? (who ? refusal(invite, who) : undefined),
     }));
   };
 
@@ -90,7 +90,7 @@ export async function registerInvitePages(scope: AdminScope, deps: InvitePageDep
       }
       if (decision !== 'accept') return show(request, reply, token, invite, 400, 'Choose Accept or Decline.');
       const who = await signedIn(deps.db, deps.accounts, request);
-      if (!who) return reply.header('cache-control', 'no-store').redirect(signInLink(here(token)), 303);
+      if (!who) return reply.header('cache-control', 'no-store').redirect(signInLink(here(token), invite.email), 303);
       const refused = invite.status === 'pending' ? refusal(invite, who) : undefined;
       if (refused) return show(request, reply, token, invite, 403, refused);
       const { invite: accepted } = await acceptInvite(deps.db, token, who.id);

@@ -12,6 +12,7 @@ import { claimsOf } from './claims.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { LOGIN_COOKIE, clearedLoginCookie, readCookie } from '../sessions/cookie.ts';
 import { endLoginSession, findLoginSession } from '../sessions/store.ts';
+import { accountClientMetadata } from '../account/signin-client.ts';
 import { ORGANIZATION_PARAM, OrganizationTokens, boundOrganization, orgClaims, type OrgMembership } from '../organizations/token-scope.ts';
 
 export const ROUTES = {
@@ -143,7 +144,8 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
         return { ip: ctx?.ip, userAgent: ctx?.get?.('user-agent')?.slice(0, 512) || undefined };
       },
     }),
-    clients: [],
+    // The one static client: identity's own account pages sign people in through the normal sign-in (account/signin-client.ts).
+    clients: [accountClientMetadata(deps.issuer)],
     routes: ROUTES,
     responseTypes: ['code'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
