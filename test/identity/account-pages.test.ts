@@ -195,6 +195,8 @@ test('invitation and sign-in forms refuse forged posts and foreign return addres
   await started.request(`${server.issuer}/signin?return_to=%2Faccount%2Fpassword`);
   assert.equal((await started.request(`${server.issuer}/account/callback?code=abc&state=not-the-state`)).status, 400);
   assert.equal((await started.request(`${server.issuer}/account/callback?state=${'x'.repeat(500)}`)).status, 400);
+  const { createApp } = await import('../../src/identity/apps/store.ts');
+  await assert.rejects(createApp(server.runtime.db, { name: 'Impostor', clientId: 'identity-account-pages' }, server.runtime.scopes), /reserved/, 'no app may take the built-in client id');
 });
 
 test('the change-password page in Chromium: signs in first, checks the fields, changes the password with the slow hash and signs out other browsers', async () => {

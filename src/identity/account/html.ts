@@ -26,8 +26,7 @@ export const FORM_COOKIE = '__Host-svc_form';
 
 /**
  * CSRF for pages outside an authorization request (no interaction to bind to): the token is an HMAC of the form's purpose
- * and a random per-browser cookie, so another site can neither read it nor make one that matches the victim's cookie
- * (which also defeats login CSRF on the standalone sign-in).
+ * and a random per-browser cookie, so another site can neither read it nor make one that matches the victim's cookie.
  */
 export class FormGuard {
   private readonly key: Buffer;
