@@ -89,7 +89,7 @@ ${who}
 <form method="post" action="${escapeHtml(v.action)}">
 ${hidden}
 ${v.signedInAs ? `<button class="primary" type="submit" name="decision" value="accept"${v.error ? '' : ' autofocus'}>Accept</button>` : ''}
-<button class="secondary" type="submit" name="decision" value="decline">Decline</button>
+<button class="secondary" type="submit" name="decision" value="decline"${v.signedInAs ? '' : ' style="margin-left:0"'}>Decline</button>
 </form>`,
   });
 }
