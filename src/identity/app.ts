@@ -24,6 +24,10 @@ import { registerInviteeRoutes } from './invites/routes.ts';
 import { registerAccountPages } from './account/routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
+import { registerMarketplace } from './marketplace/routes.ts';
+import { registerStripeWebhook } from './billing/webhook-route.ts';
+import { socialProviders } from './social/registry.ts';
+import { registerSocialLogin, signInButtons } from './social/routes.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -91,6 +95,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
           { name: 'management', description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).' },
           { name: 'invitations', description: "The invited person's side of an invitation." },
           { name: 'account', description: "The signed-in person's own account (their access token, any app)." },
+          { name: 'billing', description: "Organizations' subscriptions, moved by the payment provider's (Stripe's) webhooks." },
+          { name: 'marketplace', description: "Listings, licenses and seats: a person's token or a platform admin's; what each may do is decided by their memberships (docs/identity.md)." },
         ],
       },
     });
@@ -131,11 +137,15 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     for (const t of timers) t.unref();
 
     await mountProvider(app, holder, config.issuer);
+    const csrf = new CsrfTokens(secretKey);
+    const upstream = { providers: socialProviders(config), csrf };
     await registerPages(app, {
       db, holder, accounts, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl,
-      csrf: new CsrfTokens(secretKey),
+      csrf,
       throttle,
+      signInExtras: upstream.providers.size ? signInButtons(upstream) : undefined,
     });
+    await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup });
     const verifier = localTokenVerifier(holder, accounts, clients, new OrganizationTokens(db));
     const guard = createAdminGuard({
       realm: 'identity',
@@ -150,6 +160,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier });
     await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder });
+    await registerMarketplace(app, { db, verifier, adminToken: config.adminToken });
+    await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });
     return app;

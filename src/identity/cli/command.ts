@@ -11,6 +11,7 @@ import { findHumanByEmail } from '../principals/view.ts';
 import { createApp, createSecret } from '../apps/store.ts';
 import { rotateSigningKeys } from '../oidc/signing-keys.ts';
 import { APP_TYPES, type AppType } from '../apps/record.ts';
+import { marketplaceCommands } from '../marketplace/cli.ts';
 
 /** `platform identity ...`: principals, apps and signing keys, straight against the service's database. */
 function identityCommands(config: IdentityConfig): CommandGroup {
@@ -106,6 +107,7 @@ function identityCommands(config: IdentityConfig): CommandGroup {
           ]);
         }),
       },
+      ...marketplaceCommands(withDatabase),
     ],
   };
 }
