@@ -50,10 +50,9 @@ const PasswordBody = Type.Object({
   confirm_password: Type.Optional(Type.String({ maxLength: 1024 })),
 }, { additionalProperties: true });
 
-
 /**
- * The service's own pages outside an authorization request: a standalone sign-in (for the account and invitation
- * pages), the change-password page and its API twin, and the invitation page (invites/page-routes.ts).
+ * The service's own pages outside an authorization request: the sign-in round trip for them (through the normal
+ * sign-in), the change-password page and its API twin, and the invitation page (invites/page-routes.ts).
  */
 export async function registerAccountPages(app: App, deps: AccountDeps): Promise<void> {
   const forms = new FormGuard(deps.secretKey);
