@@ -23,6 +23,9 @@ import { registerTenantRoutes } from './tenants/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
 import { registerSetupRoutes } from './setup/routes.ts';
 import { registerWebRoutes } from './web/routes.ts';
+import { ProvisioningError } from './provision/format.ts';
+import { provisionAtStart, provisionFirstRun, trackFirstRun, waitForPlatformTables } from './provision/run.ts';
+import { StartupError } from '../kit/start-errors.ts';
 import { createRateLimiter } from './ratelimit/limiter.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
@@ -85,7 +88,20 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
     app.log.warn(banner);
     process.stderr.write(`\n!!! dashboard: ${banner}\n\n`);
   }
-  await bootstrapFirstOwner(db, config, app.log);
+  const firstRun = await bootstrapFirstOwner(db, config, app.log);
+  await provisionAtStart(db, config, app.log).catch((err: unknown) => {
+    throw err instanceof ProvisioningError ? new StartupError(`provisioning file ${err.message}`, { cause: err }) : err;
+  });
+  if (firstRun && (await provisionFirstRun(db, config, app.log)).notYet) {
+    const stop = new AbortController();
+    const waiting = waitForPlatformTables(db, config, app.log, stop.signal);
+    trackFirstRun(app, waiting);
+    // Stop looking, and let a provisioning in progress finish before the database closes (it closes last).
+    app.addHook('onClose', async () => {
+      stop.abort();
+      await waiting;
+    });
+  }
 
   const limiter = await createRateLimiter(app, redis, config.redisPrefix, config.rateLimits);
   registerAuthHook(app, { db, keys: tokens.keys, limiter, devUser });

@@ -22,8 +22,13 @@ import { OrganizationTokens } from './organizations/token-scope.ts';
 import { smtpMailer } from './invites/mailer.ts';
 import { registerInviteeRoutes } from './invites/routes.ts';
 import { registerAccountPages } from './account/routes.ts';
+import { registerPersonDelegationRoutes } from './delegation/routes.ts';
+import { registerAgentPages } from './delegation/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
+import { secondFactor } from './mfa/interaction.ts';
+import { registerAccountSecurity } from './mfa/account-routes.ts';
+import { registerPasskeyAssets } from './mfa/assets.ts';
 import { registerMarketplace } from './marketplace/routes.ts';
 import { registerStripeWebhook } from './billing/webhook-route.ts';
 import { socialProviders } from './social/registry.ts';
@@ -95,6 +100,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
           { name: 'management', description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).' },
           { name: 'invitations', description: "The invited person's side of an invitation." },
           { name: 'account', description: "The signed-in person's own account (their access token, any app)." },
+          { name: 'agents', description: "A person's own agents: approvals, pending requests, delegated tokens and the exchange record." },
           { name: 'billing', description: "Organizations' subscriptions, moved by the payment provider's (Stripe's) webhooks." },
           { name: 'marketplace', description: "Listings, licenses and seats: a person's token or a platform admin's; what each may do is decided by their memberships (docs/identity.md)." },
         ],
@@ -118,7 +124,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
     const make = (signingKeys: typeof keys.privateKeys) => {
-      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES });
+      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES, delegationMaxDepth: config.delegationMaxDepth });
       metrics.observe(provider);
       return provider;
     };
@@ -143,10 +149,13 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       db, holder, accounts, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl,
       csrf,
       throttle,
+      secondFactor: secondFactor({ db, secretKey, accounts, csrf, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl }),
       signInExtras: upstream.providers.size ? signInButtons(upstream) : undefined,
     });
+    await registerAccountSecurity(app, { db, secretKey, accounts, csrf, issuer: config.issuer });
+    registerPasskeyAssets(app);
     await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup });
-    const verifier = localTokenVerifier(holder, accounts, clients, new OrganizationTokens(db));
+    const verifier = localTokenVerifier(holder, accounts, clients, db, new OrganizationTokens(db));
     const guard = createAdminGuard({
       realm: 'identity',
       serviceTokens: [config.adminToken],
@@ -157,9 +166,11 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       db, mailer: smtpMailer(config.smtpUrl, config.mailFrom, log), inviteTtl: config.inviteTtl,
       inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
     };
+    await registerAgentPages(app, { db, csrf, throttle, loginSessionTtl: config.loginSessionTtl, issuer: config.issuer });
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier });
     await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder });
+    await registerPersonDelegationRoutes(app, { db, holder, accounts, clients });
     await registerMarketplace(app, { db, verifier, adminToken: config.adminToken });
     await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });
 

@@ -4,6 +4,8 @@ import type { ProviderHolder } from '../oidc/mount.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import type { OrganizationTokens } from '../organizations/token-scope.ts';
+import type { Queryable } from '../../kit/db.ts';
+import { delegationLive } from '../delegation/entitlement.ts';
 
 /**
  * Identity checks its own access tokens in its own store rather than introspecting itself over HTTP.
@@ -12,13 +14,15 @@ import type { OrganizationTokens } from '../organizations/token-scope.ts';
  * client-credentials token is not found here: it belongs to no person, so it never opens the
  * management API (machines use IDENTITY_ADMIN_TOKEN).
  */
-export function localTokenVerifier(holder: ProviderHolder, accounts: PrincipalDirectory, clients: ClientStore, orgs?: OrganizationTokens): TokenVerifier {
+export function localTokenVerifier(holder: ProviderHolder, accounts: PrincipalDirectory, clients: ClientStore, db: Queryable, orgs?: OrganizationTokens): TokenVerifier {
   return async (value) => {
     const token = await holder.current.AccessToken.find(value);
     // The provider's find checks neither the app the token was issued to nor its grant: a deactivated app's tokens must not count.
     if (!token || token.isExpired || !token.clientId || !(await clients.app(token.clientId))?.active) return undefined;
     const account = await accounts.find(token.accountId);
     if (!account?.active) return undefined;
+    // A token an agent holds for this person counts only while its whole delegation chain does.
+    if (!(await delegationLive(db, accounts, token))) return undefined;
     // An organization-scoped token stops counting once its membership (or the organization) is deactivated.
     if (orgs && !(await orgs.stillMember(token, account.id))) return undefined;
     const scopes = String(token.scope ?? '').split(' ').filter((s) => s && (s !== ADMIN_SCOPE || account.human?.isPlatformAdmin));

@@ -11,6 +11,8 @@ import { DataSourcesScreen } from './datasources/DataSourcesScreen.tsx';
 
 // The editor (CodeMirror) loads when the screen is opened, so the first screen stays small.
 const SqlScreen = lazy(() => import('./sql/SqlScreen.tsx'));
+// Users, tenants and the audit log: only admins and owners open them, so they load when first needed.
+const AdminScreen = lazy(() => import('./admin/AdminScreen.tsx'));
 
 type State =
   | { kind: 'loading' }
@@ -66,6 +68,9 @@ export function App() {
                 <li><Link href="/">Home</Link></li>
                 <li><Link href="/datasources">Data sources</Link></li>
                 {atLeast(state.me, 'editor') && <li><Link href="/sql">SQL editor</Link></li>}
+                {atLeast(state.me, 'admin') && <li><Link href="/admin/users">Users</Link></li>}
+                {atLeast(state.me, 'owner') && <li><Link href="/admin/tenants">Tenants</Link></li>}
+                {atLeast(state.me, 'admin') && <li><Link href="/admin/audit">Audit log</Link></li>}
               </ul>
             </nav>
             <div className="who">
@@ -101,6 +106,7 @@ function Unreachable({ retry }: { retry: () => void }) {
 
 function SignedIn({ me }: { me: ApiUser }) {
   const path = usePath();
+  if (path.startsWith('/admin/')) return <Suspense fallback={<p role="status">Loading…</p>}><AdminScreen me={me} path={path} /></Suspense>;
   switch (path) {
     case '/datasources':
       return <DataSourcesScreen me={me} />;
