@@ -16,6 +16,7 @@ import { loginProviders } from './login/registry.ts';
 import { registerLoginRoutes } from './login/routes.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
 import { registerDashboardRoutes } from './dashboards/routes.ts';
+import { registerWidgetRunRoute } from './dashboards/run-widget.ts';
 import { registerDataSourceRoutes } from './datasources/routes.ts';
 import { DataSourceService } from './datasources/service.ts';
 import { registerQueryRoutes } from './queries/routes.ts';
@@ -121,6 +122,7 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
   app.addHook('onClose', async () => sources.close());
   registerDataSourceRoutes(app, ctx, sources);
   registerQueryRoutes(app, ctx, sources);
+  registerWidgetRunRoute(app, ctx, sources);
   registerSetupRoutes(app, ctx);
   registerWebRoutes(app);
   // Feature routes: each folder registers its own (dashboards, users, tenants, audit, datasources, queries).

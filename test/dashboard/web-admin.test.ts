@@ -61,7 +61,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await page.goto(`${s.url}/admin/users`);
     await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
     assert.equal(await page.title(), 'Users · Dashboards');
-    assert.deepEqual(await nav(page), ['Home', 'Data sources', 'SQL editor', 'Users', 'Tenants', 'Audit log']);
+    assert.deepEqual(await nav(page), ['Home', 'Dashboards', 'Data sources', 'SQL editor', 'Users', 'Tenants', 'Audit log']);
     assert.match(await page.locator('.who').textContent() ?? '', /Olga Owner \(owner\)/);
     await page.getByRole('row', { name: /Vic Viewer/ }).waitFor();
     await assertAccessible(page, 'users screen');
@@ -288,7 +288,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     const v = await pageAs(viewer);
     await v.goto(`${s.url}/datasources`);
     await v.getByRole('row', { name: /Shop/ }).waitFor();
-    assert.deepEqual(await nav(v), ['Home', 'Data sources']);
+    assert.deepEqual(await nav(v), ['Home', 'Dashboards', 'Data sources']);
     assert.match(await v.locator('.who').textContent() ?? '', /Vic Viewer \(viewer\)/);
     for (const name of ['Add data source', 'Test Shop', 'Edit Shop', 'Delete Shop', 'Schema of Shop']) assert.equal(await v.getByRole('button', { name }).count(), 0, name);
     for (const path of ['/admin/users', '/admin/audit', '/admin/tenants']) {
@@ -305,12 +305,12 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     const e = await pageAs(editor);
     await e.goto(`${s.url}/`);
     await e.getByRole('heading', { level: 1, name: /Welcome/ }).waitFor();
-    assert.deepEqual(await nav(e), ['Home', 'Data sources', 'SQL editor']);
+    assert.deepEqual(await nav(e), ['Home', 'Dashboards', 'Data sources', 'SQL editor']);
 
     const a = await pageAs(admin);
     await a.goto(`${s.url}/admin/users`);
     await a.getByRole('row', { name: /Olga Owner/ }).waitFor();
-    assert.deepEqual(await nav(a), ['Home', 'Data sources', 'SQL editor', 'Users', 'Audit log']);
+    assert.deepEqual(await nav(a), ['Home', 'Dashboards', 'Data sources', 'SQL editor', 'Users', 'Audit log']);
     for (const name of ['Change role of Olga Owner', 'Deactivate Olga Owner']) assert.equal(await a.getByRole('button', { name }).count(), 0, `an admin is not offered: ${name}`);
     assert.equal(await a.getByRole('button', { name: 'Change role of Eddie Editor' }).count(), 1);
 
