@@ -9,76 +9,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { CHROMIUM_ARGS, findChromium } from '../src/kit/browser.ts';
+import { serveSite } from './support/audit-site.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
 const PAGES = Number(process.env.BENCH_PAGES ?? 50);
-
-// ---------------------------------------------------------------------------------------------------------
-// The site: an index linking every page, pages from a few to a few hundred items, with the usual mistakes.
-
-const SIZES = [4, 12, 30, 60, 120, 250];
-
-function productCard(page: number, i: number): string {
-  const noAlt = (page + i) % 7 === 0;
-  const faint = (page + i) % 11 === 0;
-  return `<li class="card"><a href="/p${page}/item-${i}"><img src="/img/${i % 9}.svg" width="96" height="96"${noAlt ? '' : ` alt="Trail shoe model ${i}, side view"`}></a>
-<h3>Model ${i}</h3><p${faint ? ' class="faint"' : ''}>Light, grippy and made to last: ${'comfortable '.repeat(1 + (i % 4))}for long runs.</p>
-<p class="price">$${(49 + (i * 7) % 120).toFixed(2)}</p><button type="button">Add to cart</button></li>`;
-}
-
-function sitePage(n: number): string {
-  const size = SIZES[n % SIZES.length]!;
-  const form = n % 3 === 0 ? '<form><input type="search" name="q" placeholder="Search"><button>Go</button></form>' : '<form><label>Search <input type="search" name="q"></label><button>Go</button></form>';
-  const table = n % 4 === 0
-    ? `<table><caption>Sizes</caption><tr><th scope="col">EU</th><th scope="col">US</th></tr>${Array.from({ length: Math.ceil(size / 4) }, (_, i) => `<tr><td>${36 + i}</td><td>${4 + i}</td></tr>`).join('')}</table>`
-    : '';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Trail shoes, page ${n}</title>
-<style>body{font-family:sans-serif;margin:0 auto;max-width:60rem}.card{list-style:none;border:1px solid #999;margin:.5rem;padding:.5rem}.faint{color:#aaa}.price{font-weight:bold}nav a{margin-right:1rem}</style></head>
-<body><header><a href="/">Trail shop</a><nav aria-label="Pages"><a href="/p${(n + 1) % PAGES || 1}">Next</a><a href="/p${Math.max(1, n - 1)}">Previous</a></nav></header>
-<main><h1>Trail shoes, page ${n}</h1>${form}<ul>${Array.from({ length: size }, (_, i) => productCard(n, i)).join('\n')}</ul>${table}</main>
-<footer><p>Trail shop, ${n}</p></footer></body></html>`;
-}
-
-function indexPage(): string {
-  const links = Array.from({ length: PAGES - 1 }, (_, i) => `<li><a href="/p${i + 1}">Page ${i + 1}</a></li>`).join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Trail shop</title></head><body><main><h1>Trail shop</h1><ul>${links}</ul></main></body></html>`;
-}
-
-const SVG = (i: number) => `<svg xmlns="http://www.w3.org/2000/svg" width="96" height="96"><rect width="96" height="96" fill="hsl(${i * 40},60%,50%)"/></svg>`;
-
-async function serveSite(): Promise<{ origin: string; urls: string[]; close: () => Promise<void>; bytes: number[] }> {
-  const pages = new Map<string, string>([['/', indexPage()]]);
-  for (let n = 1; n < PAGES; n++) pages.set(`/p${n}`, sitePage(n));
-  const server = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const svg = /^\/img\/(\d)\.svg$/.exec(path);
-    if (svg) return void res.writeHead(200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=3600' }).end(SVG(Number(svg[1])));
-    const body = pages.get(path);
-    if (!body) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
-  });
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    origin,
-    urls: [...pages.keys()].map((p) => origin + p),
-    bytes: [...pages.values()].map((b) => Buffer.byteLength(b)),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Memory of a process and its descendants (the browser's processes are children of the tool's process).
@@ -282,7 +222,7 @@ async function main(): Promise<void> {
   await admin.query(`CREATE DATABASE ${dbName}`);
   const dbUrl = new URL(adminUrl);
   dbUrl.pathname = `/${dbName}`;
-  const site = await serveSite();
+  const site = await serveSite(PAGES);
   try {
     const kb = site.bytes.map((b) => b / 1024);
     console.log(`audit benchmark: ${site.urls.length} pages of ${Math.min(...kb).toFixed(0)}–${Math.max(...kb).toFixed(0)} KB (${(kb.reduce((a, b) => a + b, 0) / kb.length).toFixed(0)} KB average) on ${site.origin}; ${chromium}`);
