@@ -8,6 +8,7 @@ let h: AuditHarness;
 let site: TestSite;
 let external: TestSite;
 let order: TestSite;
+const more: TestSite[] = [];
 let releaseFirst: () => void = () => {};
 
 before(async () => {
@@ -36,6 +37,7 @@ before(async () => {
 after(async () => {
   releaseFirst();
   await order?.close();
+  for (const m of more) await m.close();
   await site?.close();
   await external?.close();
   await h?.close();
@@ -121,4 +123,27 @@ test('pages audited at once still come out in breadth-first order, whichever fin
   // maxPages holds with several pages in flight: exactly that many, the first ones in crawl order.
   const four = (await h.call('POST', '/audit', { url: `${order.origin}/`, crawl: { enabled: true, depth: 2, maxPages: 4 } })).json();
   assert.deepEqual(four.pages.map((p: any) => p.url.replace(order.origin, '')), ['/', '/first', '/second', '/third']);
+});
+
+test('a start page that redirects to another origin moves the crawl there; a found page that redirects off the site is left out', async () => {
+  const elsewhere = await serveSite({ '/': page('Elsewhere', '<img src="/x.png">') });
+  more.push(elsewhere);
+  const real = await serveSite({
+    '/robots.txt': { body: 'User-agent: *\nDisallow: /private\n', headers: { 'content-type': 'text/plain' } },
+    '/': page('Real home', '<a href="/x">X</a> <a href="/away">Away</a> <a href="/private/p">Private</a>'),
+    '/x': page('X', '<p>x</p>'),
+    '/away': { status: 302, headers: { location: `${elsewhere.origin}/` }, body: '' },
+    '/private/p': page('Private', '<p>robots say no</p>'),
+  });
+  more.push(real);
+  const landing = await serveSite({ '/': { status: 301, headers: { location: `${real.origin}/` }, body: '' } });
+  more.push(landing);
+  const r = (await h.call('POST', '/audit', { url: `${landing.origin}/`, crawl: { enabled: true, depth: 2, maxPages: 20 } })).json();
+  assert.deepEqual(r.pages.map((p: any) => p.url), [`${real.origin}/`, `${real.origin}/x`], JSON.stringify(r.pages));
+  assert.equal(r.pages[0].requestedUrl, `${landing.origin}/`);
+  assert.ok(real.hits.includes('/robots.txt'), 'the robots.txt of the site landed on is read');
+  assert.ok(!real.hits.includes('/private/p'), 'and honoured');
+  assert.ok(real.hits.includes('/away'), 'the link was tried');
+  assert.ok(!r.findings.some((f: any) => f.pageUrl.startsWith(elsewhere.origin)), 'the page it redirected to is not in the result');
+  assert.equal(r.stats.totalPages, 2);
 });

@@ -68,14 +68,20 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
     context = await options.host.newContext(proxy.server);
     if (signal?.aborted) throw new AuditCancelledError();
     const maxPages = config.crawl.enabled ? config.crawl.maxPages : 1;
-    const rules: SiteRules | null = config.crawl.enabled ? await loadSiteRules(start, options.policy, maxPages) : null;
+    // The site a crawl stays on: the start page's origin, or the one it redirects to (http to https, a bare
+    // domain to www), which is the site the caller means.
+    let site = start;
+    let rules: SiteRules | null = config.crawl.enabled ? await loadSiteRules(start, options.policy, maxPages) : null;
     const frontier: Target[] = [{ url: start, depth: 0 }];
     const seen = new Set([start]);
-    for (const page of rules?.sitemapPages ?? []) {
-      if (seen.has(page)) continue;
-      seen.add(page);
-      frontier.push({ url: page, depth: 1 });
-    }
+    const seed = (from: SiteRules | null) => {
+      for (const page of from?.sitemapPages ?? []) {
+        if (seen.has(page)) continue;
+        seen.add(page);
+        frontier.push({ url: page, depth: 1 });
+      }
+    };
+    seed(rules);
     const pages: AuditedPage[] = [];
     const llmFacts: LlmPageFacts[] = [];
     runner = new AxeRunner(context);
@@ -88,7 +94,7 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
     let failure: unknown = null;
     let launched = 0;
     let taken = 0;
-    const takeInOrder = () => {
+    const takeInOrder = async () => {
       while (visits.has(taken)) {
         const visit = visits.get(taken)!;
         const target = frontier[taken]!;
@@ -97,6 +103,16 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
         if (visit === 'skipped') continue;
         const finalUrl = normalizeUrl(visit.url) ?? visit.url;
         seen.add(finalUrl);
+        const landed = normalizeUrl(visit.url);
+        if (config.crawl.enabled && landed && !sameOrigin(landed, site)) {
+          // A found page that redirected off the site is left out, as a link there would have been.
+          if (target.depth > 0) continue;
+          if (visit.kind === 'audited') {
+            site = landed;
+            rules = await loadSiteRules(site, options.policy, maxPages);
+            seed(rules);
+          }
+        }
         if (visit.kind === 'not-html') continue;
         if (visit.kind === 'failed') {
           pages.push({ requestedUrl: target.url, depth: target.depth, url: visit.url, httpStatus: visit.httpStatus, title: null, durationMs: visit.durationMs, axe: null, error: visit.error });
@@ -107,7 +123,7 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
         if (!config.crawl.enabled || target.depth >= config.crawl.depth) continue;
         for (const link of visit.links) {
           const normalized = normalizeUrl(link);
-          if (!normalized || seen.has(normalized) || !sameOrigin(normalized, start)) continue;
+          if (!normalized || seen.has(normalized) || !sameOrigin(normalized, site)) continue;
           seen.add(normalized);
           frontier.push({ url: normalized, depth: target.depth + 1 });
         }
@@ -128,7 +144,7 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
         ).finally(() => inFlight.delete(index));
         inFlight.set(index, done);
       }
-      takeInOrder();
+      await takeInOrder();
       if (failure) throw failure;
       if (inFlight.size === 0 && (launched >= frontier.length || pages.length >= maxPages)) break;
       if (inFlight.size > 0) await Promise.race(inFlight.values());
