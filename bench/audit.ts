@@ -2,9 +2,11 @@
  * Audit benchmark: a generated 50-page site of varied size served on 127.0.0.1, audited in one run by
  * (1) this service — `platform start audit` in its own process on real PostgreSQL, one crawl job through
  * the API — and (2) pa11y-ci with its axe runner at its default concurrency, on the same Chromium.
- * Prints pages per minute of each, the ratio, and the peak memory of each tool with its browser.
+ * Prints pages per minute and CPU time per page of each, the ratios, and the peak memory of each tool with
+ * its browser.
  *
- *   npm run bench:audit        (BENCH_PAGES=50 BENCH_POSTGRES_URL=postgres://... CHROMIUM_PATH=...)
+ *   npm run bench:audit        (BENCH_PAGES=50 BENCH_POSTGRES_URL=postgres://... CHROMIUM_PATH=...
+ *                               BENCH_PA11Y=0 to measure the service alone; AUDIT_* settings reach the service)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -263,8 +265,11 @@ async function main(): Promise<void> {
     console.log(`audit benchmark: ${site.urls.length} pages of ${Math.min(...kb).toFixed(0)}–${Math.max(...kb).toFixed(0)} KB (${(kb.reduce((a, b) => a + b, 0) / kb.length).toFixed(0)} KB average) on ${site.origin}; ${chromium}`);
     const env = { ...process.env, DATABASE_URL: dbUrl.toString(), DATA_DIR: `/tmp/${dbName}`, AUDIT_PORT: '0', AUDIT_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'warn', CHROMIUM_PATH: chromium };
     const a = line('service (1 crawl job)', await auditWithService(site, env));
-    const b = line('pa11y-ci (default)', await auditWithPa11yCi(site.urls, chromium, undefined));
-    console.log(`ratio                  service / pa11y-ci = ${(a.perMinute / b.perMinute).toFixed(2)}x pages per minute (target ≥ 2x); ${(b.cpuPerPage / a.cpuPerPage).toFixed(2)}x pages per CPU-second`);
+    // BENCH_PA11Y=0 measures the service alone (for trying its settings, e.g. AUDIT_PAGE_CONCURRENCY).
+    if (process.env.BENCH_PA11Y !== '0') {
+      const b = line('pa11y-ci (default)', await auditWithPa11yCi(site.urls, chromium, undefined));
+      console.log(`ratio                  service / pa11y-ci = ${(a.perMinute / b.perMinute).toFixed(2)}x pages per minute (target ≥ 2x); ${(b.cpuPerPage / a.cpuPerPage).toFixed(2)}x pages per CPU-second`);
+    }
     if (process.env.BENCH_PA11Y_CONCURRENCY) {
       const c = line(`pa11y-ci (conc. ${process.env.BENCH_PA11Y_CONCURRENCY})`, await auditWithPa11yCi(site.urls, chromium, Number(process.env.BENCH_PA11Y_CONCURRENCY)));
       console.log(`ratio                  service / pa11y-ci at concurrency ${process.env.BENCH_PA11Y_CONCURRENCY} = ${(a.perMinute / c.perMinute).toFixed(2)}x pages per minute; ${(c.cpuPerPage / a.cpuPerPage).toFixed(2)}x pages per CPU-second`);
