@@ -15,7 +15,7 @@ import Fastify from 'fastify';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 // For profiling one phase at a time, e.g. BENCH_PHASES=token.
-const PHASES = new Set((process.env.BENCH_PHASES ?? 'bare,token,introspection,apikey,jwt').split(','));
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'bare,token,introspection,apikey,jwt,delegation').split(','));
 
 interface Ready {
   clientId: string;
@@ -26,6 +26,9 @@ interface Ready {
   servicePrincipalId: string;
   keyId: string;
   privateKeyPkcs8: string;
+  /** Delegation phase: a person's access token, and an agent's own access token (reusable as the actor token, unlike a signed assertion). */
+  personToken: string;
+  agentToken: string;
 }
 
 async function freePort(): Promise<number> {
@@ -59,13 +62,33 @@ async function serve(databaseUrl: string): Promise<void> {
   const pair = await generateKeyPair('ES256', { extractable: true });
   await createKeypair(rt.db, svc.id, { publicKey: await exportSPKI(pair.publicKey), algorithm: 'ES256', keyId: 'bench-key' });
 
+  // Delegation (RFC 8693 with an actor token): a person's token made straight through the provider (the sign-in pages are not
+  // what is measured), an agent that needs no approval, and the agent's own token from its key pair.
+  const { createHuman, createAgent } = await import('../src/identity/principals/store.ts');
+  const person = await createHuman(rt.db, { email: 'bench-person@example.com', displayName: 'Bench person' });
+  await rt.db.query('UPDATE principals SET allowed_scopes = $2 WHERE id = $1', [person.id, JSON.stringify(['events:write'])]);
+  const personApp = await createApp(rt.db, { name: 'Bench person app', appType: 'web', redirectUris: ['https://bench.example/cb'], allowedScopes: ['events:write'], accessTokenTtl: 86_400 }, rt.scopes);
+  const personClient = await rt.holder.current.Client.find(personApp.clientId);
+  type AccessTokenInit = ConstructorParameters<typeof rt.holder.current.AccessToken>[0];
+  const personToken = await new rt.holder.current.AccessToken({ client: personClient!, accountId: person.id, scope: 'events:write', gty: 'authorization_code' } as unknown as AccessTokenInit).save();
+  const agent = await createAgent(rt.db, { name: 'bench-agent', modelId: 'bench-model', allowedScopes: ['events:write'], requiresConfirmation: false });
+  await createKeypair(rt.db, agent.id, { publicKey: await exportSPKI(pair.publicKey), algorithm: 'ES256', keyId: 'bench-agent-key' });
+  const { SignJWT } = await import('jose');
+  const agentAssertion = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'bench-agent-key' }).setIssuer(agent.id).setSubject(agent.id)
+    .setAudience(`http://localhost:${port}`).setExpirationTime('2m').setJti('bench-agent').sign(pair.privateKey);
+  const agentAnswer = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
+    method: 'POST', headers: { authorization: `Basic ${Buffer.from(`${machine.clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: agentAssertion, scope: 'events:write' }),
+  });
+  const agentToken = ((await agentAnswer.json()) as { access_token: string }).access_token;
+
   const bare = Fastify({ logger: false });
   bare.post('/bare', async () => ({ ok: true }));
   bare.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_r, body, done) => done(null, body));
   const barePort = await freePort();
   await bare.listen({ host: '127.0.0.1', port: barePort });
 
-  process.send!({ ready: { clientId: machine.clientId, secret, port, barePort, apiKey, servicePrincipalId: svc.id, keyId: 'bench-key', privateKeyPkcs8: await exportPKCS8(pair.privateKey) } satisfies Ready });
+  process.send!({ ready: { clientId: machine.clientId, secret, port, barePort, apiKey, servicePrincipalId: svc.id, keyId: 'bench-key', privateKeyPkcs8: await exportPKCS8(pair.privateKey), personToken, agentToken } satisfies Ready });
   process.on('message', async (m: { stop?: boolean }) => {
     if (!m.stop) return;
     const maxRssKiB = process.resourceUsage().maxRSS;
@@ -169,12 +192,21 @@ async function main(): Promise<void> {
       jwt = await load('key-pair assertion token (RFC 7523, ES256)', ready.port, (i) => assertions[i % assertions.length]!, issued);
     }
 
+    const delegationBody = new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: ready.personToken, subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      actor_token: ready.agentToken, actor_token_type: 'urn:ietf:params:oauth:token-type:access_token', scope: 'events:write',
+    }).toString();
+    const delegationRequest = formPost(ready.port, '/oauth/token', delegationBody, { authorization: auth });
+    const delegation = PHASES.has('delegation')
+      ? await load('delegation token (RFC 8693 with actor token)', ready.port, () => delegationRequest, issued)
+      : skipped('delegation token (skipped)');
+
     const stopped = await new Promise<{ maxRssMiB: number }>((resolve) => {
       child!.on('message', (m: { stopped?: { maxRssMiB: number } }) => m.stopped && resolve(m.stopped));
       child!.send({ stop: true });
     });
 
-    const rows = [bare, cc, intro, apiKey, jwt];
+    const rows = [bare, cc, intro, apiKey, jwt, delegation];
     console.log(`identity benchmark: ${SECONDS} s per phase, ${CONCURRENCY} concurrent keep-alive connections, PostgreSQL ${new URL(database.url).host}`);
     console.log('| phase | requests | errors | req/s | p50 ms | p99 ms | vs bare |');
     console.log('|---|---|---|---|---|---|---|');

@@ -20,8 +20,14 @@ import { identityErrorBody } from './error-body.ts';
 import { localTokenVerifier } from './admin/guard.ts';
 import { smtpMailer } from './invites/mailer.ts';
 import { registerInviteeRoutes } from './invites/routes.ts';
+import { registerPersonDelegationRoutes } from './delegation/routes.ts';
+import { registerAgentPages } from './delegation/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
+import { registerMarketplace } from './marketplace/routes.ts';
+import { registerStripeWebhook } from './billing/webhook-route.ts';
+import { socialProviders } from './social/registry.ts';
+import { registerSocialLogin, signInButtons } from './social/routes.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -88,6 +94,9 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
           { name: 'sign-in', description: 'The sign-in, consent and sign-out pages (HTML)' },
           { name: 'management', description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).' },
           { name: 'invitations', description: "The invited person's side of an invitation." },
+          { name: 'agents', description: "A person's own agents: approvals, pending requests, delegated tokens and the exchange record." },
+          { name: 'billing', description: "Organizations' subscriptions, moved by the payment provider's (Stripe's) webhooks." },
+          { name: 'marketplace', description: "Listings, licenses and seats: a person's token or a platform admin's; what each may do is decided by their memberships (docs/identity.md)." },
         ],
       },
     });
@@ -109,7 +118,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
     const make = (signingKeys: typeof keys.privateKeys) => {
-      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES });
+      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES, delegationMaxDepth: config.delegationMaxDepth });
       metrics.observe(provider);
       return provider;
     };
@@ -128,12 +137,16 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     for (const t of timers) t.unref();
 
     await mountProvider(app, holder, config.issuer);
+    const csrf = new CsrfTokens(secretKey);
+    const upstream = { providers: socialProviders(config), csrf };
     await registerPages(app, {
       db, holder, accounts, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl,
-      csrf: new CsrfTokens(secretKey),
+      csrf,
       throttle,
+      signInExtras: upstream.providers.size ? signInButtons(upstream) : undefined,
     });
-    const verifier = localTokenVerifier(holder, accounts, clients);
+    await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup });
+    const verifier = localTokenVerifier(holder, accounts, clients, db);
     const guard = createAdminGuard({
       realm: 'identity',
       serviceTokens: [config.adminToken],
@@ -144,8 +157,12 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       db, mailer: smtpMailer(config.smtpUrl, config.mailFrom, log), inviteTtl: config.inviteTtl,
       inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
     };
+    await registerAgentPages(app, { db, csrf, throttle, loginSessionTtl: config.loginSessionTtl, issuer: config.issuer });
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier });
+    await registerPersonDelegationRoutes(app, { db, holder, accounts, clients });
+    await registerMarketplace(app, { db, verifier, adminToken: config.adminToken });
+    await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });
     return app;

@@ -9,7 +9,7 @@ import type { NewApp } from '../../src/identity/apps/store.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { tempDir } from '../support/tmp.ts';
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -33,12 +33,16 @@ export interface Server {
   createHuman(email: string, password: string, admin?: boolean): Promise<string>;
 }
 
-/** A real identity server on localhost over HTTP, on its own fresh PostgreSQL database. */
-export async function startServer(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Server> {
+/**
+ * A real identity server on localhost over HTTP, on its own fresh PostgreSQL database. `options.port`
+ * fixes the port (to configure others with its URL first); `options.host` names it otherwise than
+ * localhost (a second server on 127.0.0.1 keeps its cookies apart from the first in a browser).
+ */
+export async function startServer(label: string, extraEnv: NodeJS.ProcessEnv = {}, options: { port?: number; host?: string } = {}): Promise<Server> {
   const database = await freshPostgres(label);
   const dir = tempDir('identity-test-');
-  const port = await freePort();
-  const issuer = `http://localhost:${port}`;
+  const port = options.port ?? (await freePort());
+  const issuer = `http://${options.host ?? 'localhost'}:${port}`;
   const env: NodeJS.ProcessEnv = {
     IDENTITY_DATABASE_URL: database.url,
     IDENTITY_ISSUER: issuer,

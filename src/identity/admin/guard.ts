@@ -3,6 +3,8 @@ import { ADMIN_SCOPE } from '../config.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { ClientStore } from '../oidc/clients.ts';
+import type { Queryable } from '../../kit/db.ts';
+import { delegationLive } from '../delegation/entitlement.ts';
 
 /**
  * Identity checks its own access tokens in its own store rather than introspecting itself over HTTP.
@@ -11,13 +13,15 @@ import type { ClientStore } from '../oidc/clients.ts';
  * client-credentials token is not found here: it belongs to no person, so it never opens the
  * management API (machines use IDENTITY_ADMIN_TOKEN).
  */
-export function localTokenVerifier(holder: ProviderHolder, accounts: PrincipalDirectory, clients: ClientStore): TokenVerifier {
+export function localTokenVerifier(holder: ProviderHolder, accounts: PrincipalDirectory, clients: ClientStore, db: Queryable): TokenVerifier {
   return async (value) => {
     const token = await holder.current.AccessToken.find(value);
     // The provider's find checks neither the app the token was issued to nor its grant: a deactivated app's tokens must not count.
     if (!token || token.isExpired || !token.clientId || !(await clients.app(token.clientId))?.active) return undefined;
     const account = await accounts.find(token.accountId);
     if (!account?.active) return undefined;
+    // A token an agent holds for this person counts only while its whole delegation chain does.
+    if (!(await delegationLive(db, accounts, token))) return undefined;
     const scopes = String(token.scope ?? '').split(' ').filter((s) => s && (s !== ADMIN_SCOPE || account.human?.isPlatformAdmin));
     return { scopes, subject: account.id, clientId: token.clientId, expiresAt: token.exp };
   };

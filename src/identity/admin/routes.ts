@@ -14,6 +14,8 @@ import { registerPrincipalRoutes } from '../principals/routes.ts';
 import { registerOrganizationRoutes } from '../organizations/routes.ts';
 import { registerCredentialRoutes } from '../credentials/routes.ts';
 import { registerInviteRoutes, type InviteDeps } from '../invites/routes.ts';
+import { registerDelegationAdminRoutes } from '../delegation/routes.ts';
+import { registerExternalIdentityRoutes } from '../social/admin-routes.ts';
 import { ByTime, ById, Errors, Nullable, Page, Security, Uuid } from './schemas.ts';
 import { createApp, createSecret, findApp, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
 import { listConsents, revokeConsent } from '../consent/store.ts';
@@ -143,6 +145,8 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     await registerOrganizationRoutes(scope, deps);
     await registerCredentialRoutes(scope, deps);
     await registerInviteRoutes(scope, deps.invites);
+    await registerDelegationAdminRoutes(scope, deps);
+    await registerExternalIdentityRoutes(scope, deps);
 
     scope.get('/principals/:id/tokens', {
       schema: { operationId: 'listPrincipalTokens', tags, security, summary: "A principal's live tokens, newest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(TokenOut), ...Errors } },

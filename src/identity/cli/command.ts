@@ -11,6 +11,8 @@ import { findHumanByEmail } from '../principals/view.ts';
 import { createApp, createSecret } from '../apps/store.ts';
 import { rotateSigningKeys } from '../oidc/signing-keys.ts';
 import { APP_TYPES, type AppType } from '../apps/record.ts';
+import { agentCommands } from '../delegation/cli.ts';
+import { marketplaceCommands } from '../marketplace/cli.ts';
 
 /** `platform identity ...`: principals, apps and signing keys, straight against the service's database. */
 function identityCommands(config: IdentityConfig): CommandGroup {
@@ -94,6 +96,7 @@ function identityCommands(config: IdentityConfig): CommandGroup {
           });
         },
       },
+      ...agentCommands(withDatabase, [...BUILT_IN_SCOPES, ...(config.extraScopes ?? [])]),
       {
         path: ['keys', 'rotate'],
         synopsis: '',
@@ -106,6 +109,7 @@ function identityCommands(config: IdentityConfig): CommandGroup {
           ]);
         }),
       },
+      ...marketplaceCommands(withDatabase),
     ],
   };
 }

@@ -3,6 +3,8 @@ import { errors, type Provider, type TokenEndpointGrantContext } from 'oidc-prov
 import type { Database } from '../../kit/db.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { findApiKey, findKeypair, noteCredentialUse, useJti, type UsableCredential } from './store.ts';
+import type { ClientStore } from '../oidc/clients.ts';
+import { ACCESS_TOKEN_TYPE as DELEGATED_SUBJECT_TYPE, DELEGATION_PARAMS, exchangeForAgent } from '../delegation/exchange.ts';
 
 /** RFC 8693 token exchange: an API key is the subject token. */
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -25,6 +27,9 @@ export interface CredentialGrantDeps {
   knownScopes: ReadonlySet<string>;
   issuer: string;
   tokenEndpoint: string;
+  clients: ClientStore;
+  /** IDENTITY_DELEGATION_MAX_DEPTH: the most agents one delegation chain may hold. */
+  delegationMaxDepth: number;
 }
 
 type GrantContext = TokenEndpointGrantContext<{ subject_token?: string; subject_token_type?: string; assertion?: string }>;
@@ -93,16 +98,33 @@ async function verifyAssertion(deps: CredentialGrantDeps, assertion: string): Pr
   return { credential, payload };
 }
 
-/** Adds the API-key and key-pair grants to the provider's token endpoint. */
+/** A signed assertion's key, claims and jti checked and the jti spent: the principal it proves. */
+async function assertedPrincipal(deps: CredentialGrantDeps, assertion: string, ip: string | undefined): Promise<string> {
+  const { credential, payload } = await verifyAssertion(deps, assertion);
+  if (!(await useJti(deps.db, credential.principalId, payload.jti!, new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000)))) {
+    throw new errors.InvalidGrant('the assertion was used before (its jti is spent)');
+  }
+  await noteCredentialUse(deps.db, credential.id, ip);
+  return credential.principalId;
+}
+
+/** Adds the API-key and key-pair grants, and delegation to agents (RFC 8693 with an actor token), to the provider's token endpoint. */
 export function registerCredentialGrants(provider: Provider, deps: CredentialGrantDeps): void {
+  const delegation = {
+    db: deps.db, accounts: deps.accounts, clients: deps.clients, knownScopes: deps.knownScopes, maxDepth: deps.delegationMaxDepth,
+    approvalPage: new URL('/agents', deps.issuer).href,
+    verifyActorAssertion: (assertion: string, ip: string | undefined) => assertedPrincipal(deps, assertion, ip),
+  };
   provider.registerGrantType<{ subject_token?: string; subject_token_type?: string }>(TOKEN_EXCHANGE, async (ctx) => {
     const { subject_token: subjectToken, subject_token_type: subjectTokenType } = ctx.oidc.params;
     if (!subjectToken) throw new errors.InvalidRequest('missing required parameter subject_token');
-    if (subjectTokenType !== API_KEY_TOKEN_TYPE) throw new errors.InvalidRequest(`subject_token_type must be ${API_KEY_TOKEN_TYPE}`);
+    // An access token as the subject is delegation: an agent acting for its person (src/identity/delegation).
+    if (subjectTokenType === DELEGATED_SUBJECT_TYPE) return exchangeForAgent(ctx, delegation);
+    if (subjectTokenType !== API_KEY_TOKEN_TYPE) throw new errors.InvalidRequest(`subject_token_type must be ${API_KEY_TOKEN_TYPE} or ${DELEGATED_SUBJECT_TYPE}`);
     const credential = await findApiKey(deps.db, subjectToken);
     if (!credential) throw new errors.InvalidGrant('the API key is invalid, expired or revoked');
     await issue(ctx, deps, credential, true);
-  }, ['subject_token', 'subject_token_type', 'scope']);
+  }, ['subject_token', 'subject_token_type', 'scope', ...DELEGATION_PARAMS], ['audience']);
 
   provider.registerGrantType<{ assertion?: string }>(JWT_BEARER, async (ctx) => {
     const assertion = ctx.oidc.params.assertion;

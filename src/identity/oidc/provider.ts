@@ -9,6 +9,8 @@ import { adapterFactory } from './adapter.ts';
 import { CREDENTIAL_GRANTS, registerCredentialGrants } from '../credentials/grants.ts';
 import { EXTRA_CLIENT_PROPERTIES, type ClientStore } from './clients.ts';
 import { claimsOf } from './claims.ts';
+import { delegationClaims } from '../delegation/exchange.ts';
+import { delegationLive } from '../delegation/entitlement.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { LOGIN_COOKIE, clearedLoginCookie, readCookie } from '../sessions/cookie.ts';
 import { endLoginSession, findLoginSession } from '../sessions/store.ts';
@@ -33,6 +35,8 @@ export interface ProviderDeps {
   loginSessionTtl: number;
   signingKeys: JWK[];
   log: FastifyBaseLogger;
+  /** IDENTITY_DELEGATION_MAX_DEPTH: the most agents in one delegation chain. */
+  delegationMaxDepth: number;
   /** The pages the provider renders itself (its sign-out confirmation and its error page), in the service's layout. */
   pages: ProviderPages;
 }
@@ -88,19 +92,26 @@ function interactionPolicyFor(deps: ProviderDeps, known: ReadonlySet<string>) {
 interface TokenOwners {
   clientId?: string | undefined;
   accountId?: string | undefined;
+  /** The token's value and its extra claims: a delegated token's chain is there (src/identity/delegation). */
+  jti?: string | undefined;
+  extra?: Record<string, unknown> | undefined;
 }
 
-/** Whether a token's app, and its principal if it has one, are still active: a deactivated one's tokens stop counting at once. */
-export async function stillEntitled(deps: Pick<ProviderDeps, 'clients' | 'accounts'>, token: TokenOwners): Promise<boolean> {
+/**
+ * Whether a token's app, and its principal if it has one, are still active: a deactivated one's tokens stop counting at once.
+ * A delegated token also needs every agent of its chain active and no token above it revoked.
+ */
+export async function stillEntitled(deps: Pick<ProviderDeps, 'clients' | 'accounts' | 'db'>, token: TokenOwners): Promise<boolean> {
   if (!token.clientId) return false;
   const app = await deps.clients.app(token.clientId);
   if (!app?.active) return false;
   if (!token.accountId) return true;
-  return (await deps.accounts.find(token.accountId))?.active === true;
+  if ((await deps.accounts.find(token.accountId))?.active !== true) return false;
+  return delegationLive(deps.db, deps.accounts, token);
 }
 
 /** Whether `callerId` may learn the details of `token`: its own app, or a resource server, and only while the token still counts. */
-export async function mayIntrospect(deps: Pick<ProviderDeps, 'clients' | 'accounts'>, callerId: string, token: TokenOwners): Promise<boolean> {
+export async function mayIntrospect(deps: Pick<ProviderDeps, 'clients' | 'accounts' | 'db'>, callerId: string, token: TokenOwners): Promise<boolean> {
   if (token.clientId !== callerId && (await deps.clients.app(callerId))?.resourceServer !== true) return false;
   return stillEntitled(deps, token);
 }
@@ -217,7 +228,8 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
           if (!known.has(scope) || !allowed.has(scope)) throw new errors.InvalidScope('requested scope is not allowed', scope);
         }
       }
-      return undefined;
+      // A delegated token's act, delegation_chain and parent_token_id (introspection shows `extra` at the top level).
+      return delegationClaims(token);
     },
     async findAccount(_ctx, sub) {
       const account = await deps.accounts.find(sub);
@@ -269,7 +281,10 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
   }) as typeof provider.Grant.find;
   // Trust the forwarded headers: mountProvider sets them itself from the issuer and Fastify's view of the client.
   provider.proxy = true;
-  registerCredentialGrants(provider, { db: deps.db, accounts: deps.accounts, knownScopes: known, issuer: deps.issuer, tokenEndpoint: new URL(ROUTES.token, deps.issuer).href });
+  registerCredentialGrants(provider, {
+    db: deps.db, accounts: deps.accounts, clients: deps.clients, knownScopes: known, issuer: deps.issuer, tokenEndpoint: new URL(ROUTES.token, deps.issuer).href,
+    delegationMaxDepth: deps.delegationMaxDepth,
+  });
   provider.use(shapeResponses(deps));
   provider.on('server_error', (ctx: any, err: Error) => {
     // A dropped or unreachable database is temporary: RFC 6749's temporarily_unavailable with Retry-After, not a 500.

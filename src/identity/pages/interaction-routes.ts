@@ -28,6 +28,8 @@ export interface PageDeps {
   throttle: Throttle;
   issuer: string;
   loginSessionTtl: number;
+  /** More ways to sign in shown under the password form (social login's buttons). */
+  signInExtras?: ((d: { uid: string; jti: string }) => string) | undefined;
 }
 
 const Params = Type.Object({ uid: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -43,7 +45,7 @@ const FormBody = Type.Object(
 const tags = ['sign-in'];
 const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 413: Type.String(), 415: Type.String(), 429: Type.String() };
 
-function html(reply: FastifyReply, status: number, body: string): FastifyReply {
+export function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
@@ -59,7 +61,7 @@ function requestOrigin(request: FastifyRequest) {
 }
 
 /** Cross-site form posts are refused: the Origin a browser sends must be the issuer's. */
-function sameOrigin(request: FastifyRequest, issuer: string): boolean {
+export function sameOrigin(request: FastifyRequest, issuer: string): boolean {
   const origin = request.headers.origin;
   return origin === undefined || origin === 'null' ? origin === undefined : origin === new URL(issuer).origin;
 }
@@ -159,6 +161,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
           csrf: deps.csrf.issue(`login:${d.jti}`),
           email: typeof d.params.login_hint === 'string' ? d.params.login_hint : undefined,
           appName: client?.clientName,
+          extra: deps.signInExtras?.(d),
         }));
       }
       if (d.prompt.name === 'consent') return consentStep(request, reply, d, undefined);
@@ -176,7 +179,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       const password = String(request.body.password ?? '');
       const client = await provider().Client.find(String(d.params.client_id));
       const again = (status: number, error: string) =>
-        html(reply, status, signInPage({ action: `/interaction/${encodeURIComponent(d.uid)}/login`, csrf: deps.csrf.issue(`login:${d.jti}`), email, error, appName: client?.clientName }));
+        html(reply, status, signInPage({ action: `/interaction/${encodeURIComponent(d.uid)}/login`, csrf: deps.csrf.issue(`login:${d.jti}`), email, error, appName: client?.clientName, extra: deps.signInExtras?.(d) }));
       if (!email || !password) return again(400, 'Enter your email address and your password.');
       const keys = [`account:${sha256Hex(email)}`, `address:${request.ip}`];
       const wait = await deps.throttle.waitSeconds(keys);

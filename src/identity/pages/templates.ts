@@ -18,6 +18,8 @@ export interface SignInView {
   email?: string | undefined;
   error?: string | undefined;
   appName?: string | undefined;
+  /** More ways to sign in (the social login buttons), after the password form. */
+  extra?: string | undefined;
 }
 
 export function signInPage(v: SignInView): string {
@@ -34,7 +36,7 @@ ${errorBlock(v.error)}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${v.email ? ' autofocus' : ''}${invalid}>
 <button class="primary" type="submit">Sign in</button>
-</form>`,
+</form>${v.extra ? `\n${v.extra}` : ''}`,
   });
 }
 

@@ -33,6 +33,7 @@ const ServiceOut = Type.Object({
 const AgentOut = Type.Object({
   model_id: Type.String(), version: Nullable(Type.String()), capability_constraints: JsonObject, resource_constraints: JsonObject,
   max_token_lifetime: Type.Integer(), session_id: Nullable(Type.String()), requires_confirmation: Type.Boolean(), delegating_principal_id: Nullable(Uuid),
+  dpop_required: Type.Boolean({ description: 'Its delegated tokens must be DPoP-bound (RFC 9449).' }),
 });
 const ApplicationOut = Type.Object({ client_id: Type.String(), oauth_app_id: Uuid });
 
@@ -72,6 +73,7 @@ export function principalOut(p: PrincipalView): Static<typeof PrincipalOut> {
       agent: {
         model_id: p.agent.modelId, version: p.agent.version, capability_constraints: p.agent.capabilityConstraints, resource_constraints: p.agent.resourceConstraints,
         max_token_lifetime: p.agent.maxTokenLifetime, session_id: p.agent.sessionId, requires_confirmation: p.agent.requiresConfirmation, delegating_principal_id: p.agent.delegatingPrincipalId,
+        dpop_required: p.agent.dpopRequired,
       },
     } : {}),
     ...(p.application ? { application: { client_id: p.application.clientId, oauth_app_id: p.application.oauthAppId } } : {}),
@@ -114,6 +116,7 @@ const NewAgent = Type.Object({
   session_id: Type.Optional(Type.String({ maxLength: 200 })),
   requires_confirmation: Type.Optional(Type.Boolean()),
   delegating_principal_id: Type.Optional(Uuid),
+  dpop_required: Type.Optional(Type.Boolean({ description: 'Require DPoP-bound delegated tokens (default false).' })),
   ...Common,
 }, { additionalProperties: false, title: 'NewAgent' });
 const NewPrincipal = Type.Union([NewHuman, NewService, NewAgent], { description: 'Applications are registered through /applications, which creates their principal.' });
@@ -164,6 +167,7 @@ export async function registerPrincipalRoutes(scope: AdminScope, deps: Principal
         : await createAgent(deps.db, {
             ...common, modelId: b.model_id, version: b.version, capabilityConstraints: b.capability_constraints, resourceConstraints: b.resource_constraints,
             maxTokenLifetime: b.max_token_lifetime, sessionId: b.session_id, requiresConfirmation: b.requires_confirmation, delegatingPrincipalId: b.delegating_principal_id,
+            dpopRequired: b.dpop_required,
           });
     }
     return reply.code(201).send(principalOut(created));

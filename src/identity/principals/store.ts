@@ -117,6 +117,7 @@ export interface NewAgent extends PrincipalBase {
   sessionId?: string | undefined;
   requiresConfirmation?: boolean | undefined;
   delegatingPrincipalId?: string | undefined;
+  dpopRequired?: boolean | undefined;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/;
@@ -157,10 +158,10 @@ export async function createAgent(db: Database, input: NewAgent): Promise<Princi
       const id = await insertPrincipal(tx, 'agent', input.name, input);
       await tx.query(
         `INSERT INTO agents (principal_id, model_id, version, capability_constraints, resource_constraints, max_token_lifetime, session_id,
-           requires_confirmation, delegating_principal_id)
-         VALUES ($1, $2, $3, $4, $5, coalesce($6, 3600), $7, coalesce($8, true), $9)`,
+           requires_confirmation, delegating_principal_id, dpop_required)
+         VALUES ($1, $2, $3, $4, $5, coalesce($6, 3600), $7, coalesce($8, true), $9, $10)`,
         [id, input.modelId.trim(), input.version ?? null, JSON.stringify(input.capabilityConstraints ?? {}), JSON.stringify(input.resourceConstraints ?? {}),
-          input.maxTokenLifetime ?? null, input.sessionId ?? null, input.requiresConfirmation ?? null, input.delegatingPrincipalId ?? null],
+          input.maxTokenLifetime ?? null, input.sessionId ?? null, input.requiresConfirmation ?? null, input.delegatingPrincipalId ?? null, input.dpopRequired ?? false],
       );
       return (await findPrincipal(tx, id))!;
     });

@@ -32,6 +32,8 @@ export interface AgentRecord {
   sessionId: string | null;
   requiresConfirmation: boolean;
   delegatingPrincipalId: string | null;
+  /** Its delegated tokens must be DPoP-bound (migration 011). */
+  dpopRequired: boolean;
 }
 
 export interface ApplicationRecord {
@@ -124,6 +126,7 @@ export function principalFromRow(row: Record<string, unknown>): PrincipalView {
           sessionId: (a.session_id as string | null) ?? null,
           requiresConfirmation: Boolean(a.requires_confirmation),
           delegatingPrincipalId: (a.delegating_principal_id as string | null) ?? null,
+          dpopRequired: a.dpop_required === true,
         }
       : null,
     application: ap ? { clientId: String(ap.client_id), oauthAppId: String(ap.oauth_app_id) } : null,

@@ -7,12 +7,12 @@ export interface LoginSession {
 }
 
 /** Starts a browser login session; the token goes to the cookie, only its SHA-256 to the database. */
-export async function startLoginSession(db: Database, principalId: string, ttlSeconds: number, origin: { ip?: string | undefined; userAgent?: string | undefined }): Promise<string> {
+export async function startLoginSession(db: Database, principalId: string, ttlSeconds: number, origin: { ip?: string | undefined; userAgent?: string | undefined }, provider?: string): Promise<string> {
   const token = randomToken(32);
   await db.query(
-    `INSERT INTO login_sessions (token_hash, principal_id, client_ip, user_agent, expires_at)
-     VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
-    [sha256Hex(token), principalId, origin.ip ?? null, origin.userAgent?.slice(0, 512) ?? null, ttlSeconds],
+    `INSERT INTO login_sessions (token_hash, principal_id, client_ip, user_agent, expires_at, provider)
+     VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5), $6)`,
+    [sha256Hex(token), principalId, origin.ip ?? null, origin.userAgent?.slice(0, 512) ?? null, ttlSeconds, provider ?? null],
   );
   return token;
 }

@@ -1,0 +1,178 @@
+import { errors, type AccessToken, type TokenEndpointGrantContext } from 'oidc-provider';
+import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js';
+import type { Database } from '../../kit/db.ts';
+import type { ClientStore } from '../oidc/clients.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
+import type { PrincipalView } from '../principals/view.ts';
+import { actClaim, agentPolicy, delegatedAudience, delegatedScopes } from './policy.ts';
+import { delegationOf, delegationLive } from './entitlement.ts';
+import { approvedFor, linkAndRecord, recordExchange, requestApproval, tokenRowId } from './store.ts';
+
+export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+/** RFC 8693 section 3: a JWT; here an assertion signed with one of the agent's registered keys (as for RFC 7523). */
+export const JWT_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
+/** The parameters the exchange reads besides the API-key ones (registered with the grant so the provider keeps them). */
+export const DELEGATION_PARAMS = ['actor_token', 'actor_token_type', 'audience', 'requested_token_type'] as const;
+
+export interface DelegationDeps {
+  db: Database;
+  accounts: PrincipalDirectory;
+  clients: ClientStore;
+  knownScopes: ReadonlySet<string>;
+  maxDepth: number;
+  /** Where the person approves agents, named in the access_denied description. */
+  approvalPage: string;
+  /** Verifies an agent's signed assertion (kid, iss = sub = its id, aud, exp, a jti not yet spent) and answers its principal id. */
+  verifyActorAssertion(assertion: string, ip: string | undefined): Promise<string>;
+}
+
+type Params = {
+  subject_token?: string; subject_token_type?: string; actor_token?: string; actor_token_type?: string;
+  scope?: string; audience?: string | string[]; requested_token_type?: string;
+};
+export type DelegationContext = TokenEndpointGrantContext<Params>;
+
+/** The delegation claims a token is saved with, read by the provider's extraTokenClaims (they land in its `extra`, shown by introspection). */
+const pendingClaims = new WeakMap<object, Record<string, unknown>>();
+export function delegationClaims(token: object): Record<string, unknown> | undefined {
+  return pendingClaims.get(token);
+}
+
+/**
+ * invalid_grant with its description shown: the provider's own InvalidGrant always answers "grant request is invalid",
+ * which is right for a bad token but leaves an agent guessing why its policy refused it.
+ */
+const policyRefusal = (description: string) => new errors.CustomOIDCProviderError('invalid_grant', description);
+
+const words = (v: unknown) => String(v ?? '').split(' ').filter(Boolean);
+const listOf = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' && v ? [v] : []);
+const audienceOf = (aud: unknown): string[] => listOf(aud);
+
+/** A live access token of this service: unexpired, unrevoked, its app and principals active, its delegation unbroken. */
+async function liveAccessToken(ctx: DelegationContext, deps: DelegationDeps, value: string): Promise<AccessToken | undefined> {
+  const token = await ctx.oidc.provider.AccessToken.find(value);
+  if (!token || token.isExpired || !token.accountId) return undefined;
+  if (!(await deps.clients.app(token.clientId!))?.active) return undefined;
+  if (!(await deps.accounts.find(token.accountId))?.active) return undefined;
+  if (token.grantId && !(await ctx.oidc.provider.Grant.find(token.grantId))) return undefined;
+  return (await delegationLive(deps.db, deps.accounts, token)) ? token : undefined;
+}
+
+/** The agent the actor token proves: a signed assertion of one of its keys, or an access token issued to it for itself. */
+async function actorOf(ctx: DelegationContext, deps: DelegationDeps): Promise<{ agent: PrincipalView; boundTo: string | undefined }> {
+  const actorToken = ctx.oidc.params.actor_token!;
+  const actorType = ctx.oidc.params.actor_token_type;
+  let agentId: string;
+  let boundTo: string | undefined;
+  if (actorType === JWT_TOKEN_TYPE) {
+    agentId = await deps.verifyActorAssertion(actorToken, ctx.ip);
+  } else {
+    const own = await liveAccessToken(ctx, deps, actorToken);
+    if (!own) throw new errors.InvalidGrant('the actor token is invalid, expired or revoked');
+    if (delegationOf(own)) throw policyRefusal('the actor token must be the agent\'s own token, not one it holds for someone');
+    agentId = own.accountId;
+    boundTo = own.jkt;
+  }
+  const agent = await deps.accounts.find(agentId);
+  if (!agent?.active || !agent.agent) throw policyRefusal('the actor token does not prove an active agent');
+  return { agent, boundTo };
+}
+
+/**
+ * RFC 8693 delegation: an agent (proved by actor_token) obtains a token to act for the subject token's person, or for
+ * the person behind the subject token's own agent (a sub-agent). Every attempt after the actor is known is recorded.
+ */
+export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationDeps): Promise<void> {
+  const params = ctx.oidc.params;
+  const client = ctx.oidc.client!;
+  // Missing or malformed parameters first (invalid_request), before any token is looked at.
+  if (!params.actor_token) throw new errors.InvalidRequest('missing required parameter actor_token (the agent\'s own proof)');
+  if (params.actor_token_type !== JWT_TOKEN_TYPE && params.actor_token_type !== ACCESS_TOKEN_TYPE) {
+    throw new errors.InvalidRequest(`actor_token_type must be ${JWT_TOKEN_TYPE} or ${ACCESS_TOKEN_TYPE}`);
+  }
+  if (params.requested_token_type !== undefined && params.requested_token_type !== ACCESS_TOKEN_TYPE) {
+    throw new errors.InvalidRequest(`requested_token_type must be ${ACCESS_TOKEN_TYPE}`);
+  }
+  const subject = await liveAccessToken(ctx, deps, params.subject_token!);
+  if (!subject) throw new errors.InvalidGrant('the subject token is invalid, expired or revoked');
+  const parentChain = delegationOf(subject)?.chain ?? [subject.accountId];
+  const root = await deps.accounts.find(parentChain[0]);
+  if (root?.type !== 'human') throw policyRefusal('the subject token must act for a person');
+  const { agent, boundTo } = await actorOf(ctx, deps);
+  const chain = [...parentChain, agent.id];
+  const record = { principalId: root.id, actorId: agent.id, chain, clientId: client.clientId, clientIp: ctx.ip };
+  let scopes: string[] = [];
+  let audience: string[] = [];
+  // Set once the issuing statement (which records the exchange itself) has run, so a failure after it is not recorded twice.
+  let recorded = false;
+  try {
+    const a = agent.agent!;
+    const policy = agentPolicy(a);
+    if (parentChain.length > 1) {
+      const holder = await deps.accounts.find(parentChain.at(-1));
+      if (!holder?.agent || !agentPolicy(holder.agent).canDelegate) throw policyRefusal('the agent holding the subject token may not delegate further (capability_constraints.can_delegate)');
+    }
+    if (parentChain.includes(agent.id)) throw policyRefusal('the agent is already in this delegation chain');
+    if (chain.length - 1 > deps.maxDepth) throw policyRefusal(`the delegation chain would hold more than ${deps.maxDepth} agents`);
+    if (a.delegatingPrincipalId && a.delegatingPrincipalId !== root.id) throw policyRefusal('this agent acts only for its own delegating principal');
+
+    const requested = words(params.scope);
+    const unknown = requested.filter((s) => !deps.knownScopes.has(s));
+    if (unknown.length) throw new errors.InvalidScope('requested scope is not known', unknown.join(' '));
+    const granted = delegatedScopes({
+      requested, subject: words(subject.scope), agentAllowed: agent.allowedScopes, policy, appAllowed: new Set(words(client.scope)),
+    });
+    if (granted.refused.length) throw new errors.InvalidScope('requested scope exceeds the subject token, the agent\'s allowed scopes and capabilities, or the app', granted.refused.join(' '));
+    if (!granted.scopes.length) throw new errors.InvalidScope('no scope of the subject token is allowed to this agent and app', words(params.scope).join(' '));
+    scopes = granted.scopes;
+    const aud = delegatedAudience(listOf(params.audience), audienceOf(subject.aud), policy);
+    if (aud.refused.length) throw new errors.InvalidTarget(`audience not allowed to this agent or outside the subject token's audience: ${aud.refused.join(' ')}`);
+    audience = aud.audience;
+
+    // A proof, when sent, binds the new token to its key; an agent (or app) that must use DPoP is refused without one.
+    const dPoP = await validateDpop(ctx.oidc.provider, ctx);
+    if (!dPoP && (a.dpopRequired || client.dpopBoundAccessTokens)) throw new errors.InvalidGrant('DPoP proof JWT not provided');
+    // An actor token bound to a key proves the agent only with a proof by that key (otherwise a stolen bound token would do).
+    if (boundTo && dPoP?.thumbprint !== boundTo) throw policyRefusal('the actor token is DPoP-bound: the request needs a DPoP proof by its key');
+
+    if (a.requiresConfirmation && !(await approvedFor(deps.db, root.id, agent.id, scopes))) {
+      await requestApproval(deps.db, root.id, agent.id, scopes);
+      throw new errors.AccessDenied(`${root.identifier} has not approved this agent for ${scopes.join(' ')}; the request waits at ${deps.approvalPage}`);
+    }
+
+    const remaining = Math.floor(subject.exp! - Date.now() / 1000);
+    if (remaining < 1) throw new errors.InvalidGrant('the subject token is expired');
+    const parentTokenId = await tokenRowId(deps.db, params.subject_token!);
+    if (!parentTokenId) throw new errors.InvalidGrant('the subject token is invalid, expired or revoked');
+
+    // No grant stands behind a delegated token (the person's approval and the subject token are its authority): the type
+    // declarations require a grantId the provider itself does not.
+    type AccessTokenInit = ConstructorParameters<typeof ctx.oidc.provider.AccessToken>[0];
+    const token = new ctx.oidc.provider.AccessToken({
+      client, accountId: root.id, scope: scopes.join(' '), gty: 'token_exchange',
+      expiresIn: Math.min(a.maxTokenLifetime, remaining),
+      ...(audience.length ? { aud: audience.length === 1 ? audience[0] : audience } : {}),
+    } as unknown as AccessTokenInit);
+    if (dPoP) {
+      await checkDpopReplay(ctx.oidc.provider, ctx, dPoP, client.clientId, errors.InvalidGrant);
+      token.setThumbprint('jkt', dPoP.thumbprint);
+    }
+    pendingClaims.set(token, { act: actClaim(chain), delegation_chain: chain, parent_token_id: parentTokenId });
+    ctx.oidc.entity('AccessToken', token);
+    const value = await token.save();
+    recorded = true;
+    const tokenId = await linkAndRecord(deps.db, value, { ...record, scopes, audience, outcome: 'issued', parentTokenId, expiresAt: new Date(Date.now() + token.expiration * 1000) });
+    if (!tokenId) throw new errors.InvalidGrant('the subject token was revoked');
+    ctx.body = {
+      access_token: value,
+      issued_token_type: ACCESS_TOKEN_TYPE,
+      token_type: token.tokenType,
+      expires_in: token.expiration,
+      scope: token.scope,
+    };
+  } catch (err) {
+    const code = (err as { error?: unknown }).error;
+    if (typeof code === 'string' && !recorded) await recordExchange(deps.db, { ...record, scopes, audience, outcome: 'refused', error: code });
+    throw err;
+  }
+}

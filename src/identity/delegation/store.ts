@@ -1,0 +1,241 @@
+import type { Database, Queryable } from '../../kit/db.ts';
+import { sha256Hex } from '../../kit/crypto.ts';
+import { isoUtc } from '../../kit/sql.ts';
+
+/** The row behind a presented token value (its SHA-256), for the parent link of a delegated token. */
+export async function tokenRowId(db: Queryable, value: string): Promise<string | undefined> {
+  const r = await db.query<{ id: string }>('SELECT id FROM oauth_tokens WHERE access_token_signature = $1', [sha256Hex(value)]);
+  return r.rows[0]?.id;
+}
+
+/**
+ * Marks a just-issued token as delegated (its chain and its parent) and records the exchange, in one statement. If the
+ * parent was revoked meanwhile (after the exchange read it, before this link existed, so the cascade could not reach it)
+ * the new token is revoked too and the exchange recorded as refused; answers the token's row id, or undefined then.
+ */
+export async function linkAndRecord(db: Queryable, value: string, e: ExchangeRecord & { parentTokenId: string }): Promise<string | undefined> {
+  const r = await db.query<{ id: string; revoked: boolean }>(
+    `WITH linked AS (
+       UPDATE oauth_tokens t SET delegation_chain = $2, parent_token_id = $3,
+              revoked = t.revoked OR p.revoked, revoked_at = CASE WHEN p.revoked THEN now() ELSE t.revoked_at END,
+              revoked_reason = CASE WHEN p.revoked THEN 'parent_revoked' ELSE t.revoked_reason END
+         FROM oauth_tokens p
+        WHERE t.access_token_signature = $1 AND p.id = $3
+        RETURNING t.id, t.revoked),
+     recorded AS (
+       INSERT INTO delegation_exchanges (principal_id, actor_id, delegation_chain, client_id, scopes, audience, outcome, error, token_id, parent_token_id, expires_at, client_ip)
+       SELECT $4, $5, $2, $6, $7, $8, CASE WHEN l.revoked THEN 'refused' ELSE 'issued' END, CASE WHEN l.revoked THEN 'invalid_grant' END,
+              CASE WHEN l.revoked THEN NULL ELSE l.id END, $3, $9, $10 FROM linked l)
+     SELECT id, revoked FROM linked`,
+    [sha256Hex(value), JSON.stringify(e.chain), e.parentTokenId, e.principalId, e.actorId, e.clientId, JSON.stringify(e.scopes), JSON.stringify(e.audience),
+      e.expiresAt ?? null, e.clientIp ?? null],
+  );
+  const row = r.rows[0];
+  return row && !row.revoked ? row.id : undefined;
+}
+
+/** Whether a token and every token it was delegated from are unrevoked (the parents are followed up the chain). */
+export async function chainUnrevoked(db: Queryable, value: string): Promise<boolean> {
+  const r = await db.query<{ revoked: boolean | null; hops: number }>(
+    `WITH RECURSIVE up(id, parent_token_id, revoked, depth) AS (
+       SELECT id, parent_token_id, revoked, 0 FROM oauth_tokens WHERE access_token_signature = $1
+       UNION ALL
+       SELECT t.id, t.parent_token_id, t.revoked, up.depth + 1 FROM oauth_tokens t JOIN up ON t.id = up.parent_token_id WHERE up.depth < 20)
+     SELECT bool_or(revoked) AS revoked, count(*)::int AS hops FROM up`,
+    [sha256Hex(value)],
+  );
+  const row = r.rows[0];
+  return row !== undefined && row.hops > 0 && row.revoked === false;
+}
+
+export interface Approval {
+  id: string;
+  principal_id: string;
+  agent_id: string;
+  status: 'pending' | 'approved' | 'denied' | 'revoked';
+  scopes: string[];
+  pending_scopes: string[];
+  requested_at: string | null;
+  approved_at: string | null;
+  denied_at: string | null;
+  revoked_at: string | null;
+  revoked_reason: string | null;
+  last_used_at: string | null;
+  created_at: string;
+}
+
+const APPROVAL_COLUMNS = `a.id, a.principal_id, a.agent_id, a.scopes, a.pending_scopes, ${isoUtc('a.requested_at')} AS requested_at,
+  ${isoUtc('a.approved_at')} AS approved_at, ${isoUtc('a.denied_at')} AS denied_at, ${isoUtc('a.revoked_at')} AS revoked_at, a.revoked_reason,
+  ${isoUtc('a.last_used_at')} AS last_used_at, ${isoUtc('a.created_at')} AS created_at,
+  CASE WHEN jsonb_array_length(a.pending_scopes) > 0 THEN 'pending'
+       WHEN jsonb_array_length(a.scopes) > 0 THEN 'approved'
+       WHEN a.revoked_at IS NOT NULL THEN 'revoked' ELSE 'denied' END AS status`;
+
+export async function findApproval(db: Queryable, principalId: string, agentId: string): Promise<Approval | undefined> {
+  const r = await db.query<Approval>(`SELECT ${APPROVAL_COLUMNS} FROM agent_approvals a WHERE a.principal_id = $1 AND a.agent_id = $2`, [principalId, agentId]);
+  return r.rows[0];
+}
+
+/** Whether the person has approved this agent for every one of `scopes`; notes the use when so. */
+export async function approvedFor(db: Queryable, principalId: string, agentId: string, scopes: readonly string[]): Promise<boolean> {
+  const r = await db.query(
+    `UPDATE agent_approvals SET last_used_at = now() WHERE principal_id = $1 AND agent_id = $2 AND revoked_at IS NULL AND scopes @> $3::jsonb`,
+    [principalId, agentId, JSON.stringify(scopes)],
+  );
+  return r.rowCount > 0;
+}
+
+/** Records (or widens) the agent's pending request to act for the person with `scopes` beyond those already approved. */
+export async function requestApproval(db: Queryable, principalId: string, agentId: string, scopes: readonly string[]): Promise<void> {
+  await db.query(
+    `INSERT INTO agent_approvals (principal_id, agent_id, pending_scopes, requested_at) VALUES ($1, $2, $3, now())
+     ON CONFLICT (principal_id, agent_id) DO UPDATE SET
+       pending_scopes = (SELECT coalesce(jsonb_agg(DISTINCT s), '[]'::jsonb) FROM jsonb_array_elements_text(agent_approvals.pending_scopes || EXCLUDED.pending_scopes) s
+                          WHERE NOT agent_approvals.scopes ? s),
+       requested_at = now(), updated_at = now()`,
+    [principalId, agentId, JSON.stringify(scopes)],
+  );
+}
+
+/** The person (or an admin) approves the pending request: its scopes join the approved ones. False when nothing is pending. */
+export async function approve(db: Queryable, principalId: string, agentId: string, by: string): Promise<boolean> {
+  const r = await db.query(
+    `UPDATE agent_approvals SET
+       scopes = (SELECT coalesce(jsonb_agg(DISTINCT s), '[]'::jsonb) FROM jsonb_array_elements_text(scopes || pending_scopes) s),
+       pending_scopes = '[]'::jsonb, approved_at = now(), approved_by = $3, revoked_at = NULL, revoked_reason = NULL, updated_at = now()
+     WHERE principal_id = $1 AND agent_id = $2 AND jsonb_array_length(pending_scopes) > 0`,
+    [principalId, agentId, by],
+  );
+  return r.rowCount > 0;
+}
+
+/** The person declines the pending request; what was approved before stays. False when nothing is pending. */
+export async function deny(db: Queryable, principalId: string, agentId: string): Promise<boolean> {
+  const r = await db.query(
+    `UPDATE agent_approvals SET pending_scopes = '[]'::jsonb, denied_at = now(), updated_at = now()
+      WHERE principal_id = $1 AND agent_id = $2 AND jsonb_array_length(pending_scopes) > 0`,
+    [principalId, agentId],
+  );
+  return r.rowCount > 0;
+}
+
+/**
+ * Withdraws an approval (the person: `user_initiated`, an admin: `admin_revoked`) and revokes every live token the agent
+ * holds for the person — and, through the cascade, every token delegated from those. False when nothing was approved.
+ */
+export async function revokeApproval(db: Database, principalId: string, agentId: string, reason: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const r = await tx.query(
+      `UPDATE agent_approvals SET scopes = '[]'::jsonb, pending_scopes = '[]'::jsonb, revoked_at = now(), revoked_reason = $3, updated_at = now()
+        WHERE principal_id = $1 AND agent_id = $2 AND (jsonb_array_length(scopes) > 0 OR jsonb_array_length(pending_scopes) > 0)`,
+      [principalId, agentId, reason],
+    );
+    if (r.rowCount === 0) return false;
+    await tx.query(
+      `UPDATE oauth_tokens SET revoked = true, revoked_at = now(), revoked_reason = 'approval_revoked'
+        WHERE principal_id = $1 AND delegation_chain IS NOT NULL AND delegation_chain ->> -1 = $2 AND NOT revoked`,
+      [principalId, agentId],
+    );
+    return true;
+  });
+}
+
+/** A person's approvals (pending, approved, denied, revoked), newest request first. */
+export async function listApprovals(db: Queryable, principalId: string): Promise<Approval[]> {
+  const r = await db.query<Approval>(
+    `SELECT ${APPROVAL_COLUMNS} FROM agent_approvals a WHERE a.principal_id = $1 ORDER BY coalesce(a.requested_at, a.created_at) DESC, a.id LIMIT 500`,
+    [principalId],
+  );
+  return r.rows;
+}
+
+export interface DelegatedTokenView {
+  id: string;
+  actor_id: string;
+  delegation_chain: string[];
+  parent_token_id: string | null;
+  client_id: string;
+  scopes: string[];
+  audience: string[];
+  dpop_bound: boolean;
+  created_at: string;
+  expires_at: string;
+}
+
+/** Live tokens agents hold for this person, newest first. */
+export async function liveDelegatedTokens(db: Queryable, principalId: string, agentId?: string): Promise<DelegatedTokenView[]> {
+  const r = await db.query<DelegatedTokenView>(
+    `SELECT id, delegation_chain ->> -1 AS actor_id, delegation_chain, parent_token_id, client_id, scopes, audience, dpop_jkt IS NOT NULL AS dpop_bound,
+            ${isoUtc('created_at')} AS created_at, ${isoUtc('access_expires_at')} AS expires_at
+       FROM oauth_tokens
+      WHERE principal_id = $1 AND delegation_chain IS NOT NULL AND NOT revoked AND access_expires_at > now()
+        AND ($2::text IS NULL OR delegation_chain ? $2)
+      ORDER BY created_at DESC, id LIMIT 500`,
+    [principalId, agentId ?? null],
+  );
+  return r.rows;
+}
+
+export interface ExchangeRecord {
+  principalId: string;
+  actorId: string;
+  chain: readonly string[];
+  clientId: string;
+  scopes: readonly string[];
+  audience: readonly string[];
+  outcome: 'issued' | 'refused';
+  error?: string | undefined;
+  tokenId?: string | undefined;
+  parentTokenId?: string | undefined;
+  expiresAt?: Date | undefined;
+  clientIp?: string | undefined;
+}
+
+export async function recordExchange(db: Queryable, e: ExchangeRecord): Promise<void> {
+  await db.query(
+    `INSERT INTO delegation_exchanges (principal_id, actor_id, delegation_chain, client_id, scopes, audience, outcome, error, token_id, parent_token_id, expires_at, client_ip)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [e.principalId, e.actorId, JSON.stringify(e.chain), e.clientId, JSON.stringify(e.scopes), JSON.stringify(e.audience), e.outcome, e.error ?? null,
+      e.tokenId ?? null, e.parentTokenId ?? null, e.expiresAt ?? null, e.clientIp ?? null],
+  );
+}
+
+export interface ExchangeView {
+  id: string;
+  created_at: string;
+  principal_id: string;
+  actor_id: string;
+  delegation_chain: string[];
+  client_id: string;
+  scopes: string[];
+  audience: string[];
+  outcome: 'issued' | 'refused';
+  error: string | null;
+  token_id: string | null;
+  expires_at: string | null;
+}
+
+/** Exchanges for this person, or by this agent, newest first; `after` is a previous row's position. */
+export async function listExchanges(db: Queryable, principalId: string, page: { limit: number; after?: readonly [string, string] | undefined }): Promise<(ExchangeView & { position: [string, string] })[]> {
+  const r = await db.query<ExchangeView & { sort_at: string }>(
+    `SELECT id, ${isoUtc('created_at')} AS created_at, principal_id, actor_id, delegation_chain, client_id, scopes, audience, outcome, error, token_id,
+            ${isoUtc('expires_at')} AS expires_at, created_at::text AS sort_at
+       FROM delegation_exchanges
+      WHERE (principal_id = $1 OR actor_id = $1) AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
+      ORDER BY created_at DESC, id DESC LIMIT $4`,
+    [principalId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
+  );
+  return r.rows.map(({ sort_at, ...x }) => ({ ...x, position: [sort_at, x.id] }));
+}
+
+/** The agents that act, or asked to act, for this person: bound to them (delegating_principal_id) or with an approval row. */
+export async function agentIdsOf(db: Queryable, principalId: string): Promise<string[]> {
+  const r = await db.query<{ id: string }>(
+    `SELECT principal_id AS id FROM agents WHERE delegating_principal_id = $1
+     UNION SELECT agent_id FROM agent_approvals WHERE principal_id = $1
+     UNION SELECT DISTINCT (delegation_chain ->> -1)::uuid FROM oauth_tokens WHERE principal_id = $1 AND delegation_chain IS NOT NULL AND NOT revoked AND access_expires_at > now()
+     LIMIT 500`,
+    [principalId],
+  );
+  return r.rows.map((x) => x.id);
+}

@@ -1,0 +1,75 @@
+import type { Database } from '../../kit/db.ts';
+import { CommandFailure, UsageError, str, type Command } from '../../kit/cli-runner.ts';
+import { HttpError } from '../../kit/errors.ts';
+import { LISTING_MOVES, LISTING_STATUSES, type ListingAction, type ListingStatus } from './listing-transitions.ts';
+import { findListing, listListings, moveListing } from './listing-store.ts';
+import { findSubscription } from '../billing/subscription-store.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function listingId(value: string | undefined): string {
+  if (!value || !UUID.test(value)) throw new UsageError('LISTING_ID must be a listing id (a UUID)');
+  return value;
+}
+
+/**
+ * `platform identity listings …` and `subscriptions show`: the marketplace reviewer's work from a shell
+ * (the operator is the reviewer, like IDENTITY_ADMIN_TOKEN in the API), straight against the database.
+ */
+export function marketplaceCommands(withDatabase: <T>(fn: (db: Database) => Promise<T>) => Promise<T>): Command[] {
+  const move = (action: ListingAction, summary: string): Command => ({
+    path: ['listings', action],
+    synopsis: 'LISTING_ID',
+    summary,
+    positionals: { min: 1, max: 1 },
+    run: ({ positionals, result }) => {
+      const id = listingId(positionals[0]);
+      return withDatabase(async (db) => {
+        if (!(await findListing(db, id))) throw new CommandFailure(`no listing ${id}`);
+        // A move the listing's status does not allow ran and failed (exit 1), it is not a usage mistake.
+        const l = await moveListing(db, id, LISTING_MOVES[action]).catch((err: unknown) => {
+          throw err instanceof HttpError ? new CommandFailure(err.message) : err;
+        });
+        result(l, [`listing ${l.id} "${l.title}" is now ${l.status}${l.published_at ? ` (published ${l.published_at})` : ''}`]);
+      });
+    },
+  });
+  return [
+    {
+      path: ['listings', 'list'],
+      synopsis: '[--status draft|pending_review|published|archived]',
+      summary: 'marketplace listings, by id (with --status pending_review: what awaits review)',
+      options: { status: { type: 'string' } },
+      run: ({ values, result }) => {
+        const status = str(values, 'status');
+        if (status && !(LISTING_STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${LISTING_STATUSES.join(', ')}`);
+        return withDatabase(async (db) => {
+          const rows = await listListings(db, { status: status as ListingStatus | undefined, limit: 1000 });
+          result(rows, rows.length ? rows.map((l) => `${l.id}  ${l.status.padEnd(14)}  ${l.title}  (organization ${l.creator_org_id})`) : ['no listings']);
+        });
+      },
+    },
+    move('publish', 'publish a listing in review (pending_review → published)'),
+    move('withdraw', 'send a listing in review back to its owners (pending_review → draft)'),
+    move('archive', 'take a published listing off the market (published → archived)'),
+    {
+      path: ['subscriptions', 'show'],
+      synopsis: 'ORGANIZATION_ID',
+      summary: "an organization's subscription: plan, status, period, payment ids",
+      positionals: { min: 1, max: 1 },
+      run: ({ positionals, result }) => {
+        const org = positionals[0]!;
+        if (!UUID.test(org)) throw new UsageError('ORGANIZATION_ID must be an organization id (a UUID)');
+        return withDatabase(async (db) => {
+          const s = await findSubscription(db, org);
+          if (!s) throw new CommandFailure(`organization ${org} has no subscription`);
+          result(s, [
+            `plan ${s.plan_tier}, ${s.status}${s.cancel_at_period_end ? ', cancels at period end' : ''}`,
+            `period ${s.current_period_start ?? '?'} – ${s.current_period_end ?? '?'}`,
+            `payment subscription ${s.payment_subscription_id ?? '(none)'}, customer ${s.payment_customer_id ?? '(none)'}`,
+          ]);
+        });
+      },
+    },
+  ];
+}

@@ -1,0 +1,21 @@
+import type { FastifyRequest } from 'fastify';
+import { HttpError } from '../../kit/errors.ts';
+
+/** The first place in a JSON value that holds a NUL character, which PostgreSQL cannot store in text or jsonb. */
+function nulAt(value: unknown, path: string, depth = 0): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (depth > 32 || value === null || typeof value !== 'object') return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const here = Array.isArray(value) ? `${path}[${k}]` : `${path}.${k}`;
+    if (k.includes('\u0000')) return here;
+    const found = nulAt(v, here, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** A preValidation hook: a NUL anywhere in the body is a 400 naming the field, not a database error. */
+export async function refuseNul(request: FastifyRequest): Promise<void> {
+  const at = nulAt(request.body, 'body');
+  if (at) throw new HttpError(400, 'VALIDATION_ERROR', `${at} must not contain the NUL character`);
+}

@@ -1,0 +1,20 @@
+import { escapeHtml } from '../pages/layout.ts';
+
+export interface ProviderButton {
+  id: string;
+  name: string;
+}
+
+/**
+ * The sign-in page's "Continue with …" buttons, one form each (a POST with the page's CSRF token: a
+ * link would let another site start a sign-in in the person's browser). Placed after the password
+ * form, so the page's first form, and its first focus, stay the password sign-in.
+ */
+export function providerButtons(uid: string, csrf: string, providers: readonly ProviderButton[]): string {
+  if (providers.length === 0) return '';
+  const forms = providers.map((p) => `<form method="post" action="/interaction/${encodeURIComponent(uid)}/upstream/${encodeURIComponent(p.id)}">
+<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
+<button class="secondary" style="margin-left:0;width:100%" type="submit">Continue with ${escapeHtml(p.name)}</button>
+</form>`).join('\n');
+  return `<h2 style="font-size:1.125rem;margin:2rem 0 0">Or sign in with another account</h2>\n${forms}`;
+}
