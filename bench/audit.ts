@@ -68,11 +68,14 @@ function treeMemoryMb(root: number): { rss: number; pss: number; processes: numb
   return { rss: rss / 1024, pss: pss / 1024, processes: pids.length };
 }
 
-/** CPU time (user + system) a process has used, in seconds; null once it has exited. */
-function cpuSeconds(pid: number): number | null {
+/** CPU time (user + system) a process has used, in seconds, and what it is; null once it has exited. */
+function cpuSeconds(pid: number): { cpu: number; kind: string } | null {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.split(') ')[1]!.split(' ');
+    const type = /--type=([a-z-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1];
+    const name = stat.slice(stat.indexOf('(') + 1, stat.indexOf(') '));
+    return { cpu: (Number(fields[11]) + Number(fields[12])) / 100, kind: type ? `${name} ${type}` : name }; // USER_HZ is 100 on Linux
   } catch {
     return null;
   }
@@ -88,6 +91,7 @@ function treeSampler(root: number) {
   const peak = { rss: 0, pss: 0, processes: 0 };
   const cpuAtStart = new Map<number, number>();
   const cpuLast = new Map<number, number>();
+  const kinds = new Map<number, string>();
   let first = true;
   const sample = () => {
     const m = treeMemoryMb(root);
@@ -95,10 +99,11 @@ function treeSampler(root: number) {
     peak.pss = Math.max(peak.pss, m.pss);
     peak.processes = Math.max(peak.processes, m.processes);
     for (const pid of tree(root)) {
-      const cpu = cpuSeconds(pid);
-      if (cpu === null) continue;
-      if (!cpuAtStart.has(pid)) cpuAtStart.set(pid, first ? cpu : 0);
-      cpuLast.set(pid, cpu);
+      const seen = cpuSeconds(pid);
+      if (seen === null) continue;
+      if (!cpuAtStart.has(pid)) cpuAtStart.set(pid, first ? seen.cpu : 0);
+      cpuLast.set(pid, seen.cpu);
+      kinds.set(pid, seen.kind);
     }
     first = false;
   };
@@ -109,8 +114,14 @@ function treeSampler(root: number) {
       clearInterval(timer);
       sample();
       let cpu = 0;
-      for (const [pid, last] of cpuLast) cpu += last - cpuAtStart.get(pid)!;
-      return { ...peak, cpu };
+      const byKind = new Map<string, number>();
+      for (const [pid, last] of cpuLast) {
+        const used = last - cpuAtStart.get(pid)!;
+        cpu += used;
+        byKind.set(kinds.get(pid)!, (byKind.get(kinds.get(pid)!) ?? 0) + used);
+      }
+      const cpuByKind = [...byKind].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ');
+      return { ...peak, cpu, cpuByKind };
     },
   };
 }
@@ -160,7 +171,7 @@ async function stopChild(child: ChildProcess | undefined): Promise<void> {
 interface Measured {
   pages: number;
   seconds: number;
-  peak: { rss: number; pss: number; processes: number; cpu: number };
+  peak: { rss: number; pss: number; processes: number; cpu: number; cpuByKind: string };
   issues: number;
   loadBefore: string;
 }
@@ -247,6 +258,7 @@ function line(name: string, m: Measured): { perMinute: number; cpuPerPage: numbe
   const cpuPerPage = m.peak.cpu / m.pages;
   console.log(`${name.padEnd(22)} ${m.pages} pages in ${m.seconds.toFixed(1)} s = ${perMinute.toFixed(1)} pages/min; CPU ${m.peak.cpu.toFixed(1)} s = ${cpuPerPage.toFixed(2)} s per page; ` +
     `peak memory with its browser: PSS ${m.peak.pss.toFixed(0)} MB, RSS ${m.peak.rss.toFixed(0)} MB (${m.peak.processes} processes); ${m.issues} issues; load average before ${m.loadBefore}`);
+  console.log(`${''.padEnd(22)} CPU by process: ${m.peak.cpuByKind}`);
   return { perMinute, cpuPerPage };
 }
 
