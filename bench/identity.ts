@@ -178,7 +178,7 @@ async function main(): Promise<void> {
     const apiKey = PHASES.has('apikey') ? await load('API key token (RFC 8693 exchange)', ready.port, () => exchangeRequest, issued) : skipped('API key token (skipped)');
 
     // Every assertion needs its own jti, so they are signed before the phase (the load generator must not be the bottleneck).
-    let jwt = skipped('key-pair assertion token (skipped)');
+    let jwt = skipped('private_key_jwt key-pair assertion token (skipped)');
     if (PHASES.has('jwt')) {
       const { importPKCS8, SignJWT } = await import('jose');
       const key = await importPKCS8(ready.privateKeyPkcs8, 'ES256');
@@ -189,7 +189,7 @@ async function main(): Promise<void> {
           .setAudience(`http://localhost:${ready.port}`).setExpirationTime(exp).setJti(`bench-${k}`).sign(key);
         assertions.push(formPost(ready.port, '/oauth/token', `grant_type=${encodeURIComponent('urn:ietf:params:oauth:grant-type:jwt-bearer')}&assertion=${signed}&scope=events%3Awrite`, { authorization: auth }));
       }
-      jwt = await load('key-pair assertion token (RFC 7523, ES256)', ready.port, (i) => assertions[i % assertions.length]!, issued);
+      jwt = await load('private_key_jwt key-pair assertion token (RFC 7523 jwt-bearer, ES256)', ready.port, (i) => assertions[i % assertions.length]!, issued);
     }
 
     const delegationBody = new URLSearchParams({

@@ -4,8 +4,12 @@
  */
 import type { Static } from 'typebox';
 import type { DataSourceCreated, DataSourceDetail, DataSourceListItem, DataSourceQueryResult, CreateDataSourceBody, QueryResult, TableDescriptorSchema, UpdateDataSourceBody } from './datasources/schemas.ts';
+import type { Definition, Parameter, Widget } from './dashboards/definition.ts';
+import type { Full, Summary, VersionSummary } from './dashboards/schemas.ts';
 import type { SavedQuery } from './queries/schemas.ts';
 import type { TokenPairSchema, UserSchema } from './schemas.ts';
+import type { AuditRecord } from './audit/routes.ts';
+import type { TenantSchema } from './tenants/routes.ts';
 import type { SetupBody, SetupResultSchema, SetupStatusSchema } from './setup/schemas.ts';
 
 export type ApiUser = Static<typeof UserSchema>;
@@ -22,4 +26,14 @@ export type ApiTable = Static<typeof TableDescriptorSchema>;
 export type ApiDataSourceQueryResult = Static<typeof DataSourceQueryResult>;
 export type ApiQueryResult = Static<typeof QueryResult>;
 export type ApiSavedQuery = Static<typeof SavedQuery>;
+export type ApiDashboardSummary = Static<typeof Summary>;
+export type ApiDashboard = Static<typeof Full>;
+export type ApiDefinition = Static<typeof Definition>;
+export type ApiWidget = Static<typeof Widget>;
+export type ApiDashboardParameter = Static<typeof Parameter>;
+export type ApiDashboardVersion = Static<typeof VersionSummary>;
+export type ApiTenant = Static<typeof TenantSchema>;
+export type ApiAuditRecord = Static<typeof AuditRecord>;
+/** The platform's list page: `next` is the cursor of the following page, null on the last. */
+export type ApiPage<T> = { items: T[]; next: string | null };
 export type ApiErrorBody = { error: { code: string; message: string } };

@@ -16,6 +16,7 @@ import { loginProviders } from './login/registry.ts';
 import { registerLoginRoutes } from './login/routes.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
 import { registerDashboardRoutes } from './dashboards/routes.ts';
+import { registerWidgetRunRoute } from './dashboards/run-widget.ts';
 import { registerDataSourceRoutes } from './datasources/routes.ts';
 import { DataSourceService } from './datasources/service.ts';
 import { registerQueryRoutes } from './queries/routes.ts';
@@ -23,6 +24,9 @@ import { registerTenantRoutes } from './tenants/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
 import { registerSetupRoutes } from './setup/routes.ts';
 import { registerWebRoutes } from './web/routes.ts';
+import { ProvisioningError } from './provision/format.ts';
+import { provisionAtStart, provisionFirstRun, trackFirstRun, waitForPlatformTables } from './provision/run.ts';
+import { StartupError } from '../kit/start-errors.ts';
 import { createRateLimiter } from './ratelimit/limiter.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
@@ -85,7 +89,20 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
     app.log.warn(banner);
     process.stderr.write(`\n!!! dashboard: ${banner}\n\n`);
   }
-  await bootstrapFirstOwner(db, config, app.log);
+  const firstRun = await bootstrapFirstOwner(db, config, app.log);
+  await provisionAtStart(db, config, app.log).catch((err: unknown) => {
+    throw err instanceof ProvisioningError ? new StartupError(`provisioning file ${err.message}`, { cause: err }) : err;
+  });
+  if (firstRun && (await provisionFirstRun(db, config, app.log)).notYet) {
+    const stop = new AbortController();
+    const waiting = waitForPlatformTables(db, config, app.log, stop.signal);
+    trackFirstRun(app, waiting);
+    // Stop looking, and let a provisioning in progress finish before the database closes (it closes last).
+    app.addHook('onClose', async () => {
+      stop.abort();
+      await waiting;
+    });
+  }
 
   const limiter = await createRateLimiter(app, redis, config.redisPrefix, config.rateLimits);
   registerAuthHook(app, { db, keys: tokens.keys, limiter, devUser });
@@ -105,6 +122,7 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
   app.addHook('onClose', async () => sources.close());
   registerDataSourceRoutes(app, ctx, sources);
   registerQueryRoutes(app, ctx, sources);
+  registerWidgetRunRoute(app, ctx, sources);
   registerSetupRoutes(app, ctx);
   registerWebRoutes(app);
   // Feature routes: each folder registers its own (dashboards, users, tenants, audit, datasources, queries).

@@ -11,17 +11,19 @@ export const DEV_EMAIL = 'dev@localhost';
 /**
  * The operator's first owner: when no tenant exists yet and DASHBOARD_BOOTSTRAP_OWNER names an email,
  * a tenant is made with that person as its owner. Nobody else can become a member without an admin.
+ * True when it made them (the first run).
  */
-export async function bootstrapFirstOwner(db: Database, config: DashboardConfig, log: FastifyBaseLogger): Promise<void> {
+export async function bootstrapFirstOwner(db: Database, config: DashboardConfig, log: FastifyBaseLogger): Promise<boolean> {
   const email = config.bootstrapOwner;
-  if (!email) return;
-  await db.transaction(async (tx) => {
+  if (!email) return false;
+  return db.transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(hashtext('dashboard.bootstrap'))`);
     const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM tenants`);
-    if (rows[0]!.n > 0) return;
+    if (rows[0]!.n > 0) return false;
     const tenant = await createTenant(tx, { slug: config.bootstrapTenant, name: config.bootstrapTenant, plan: 'enterprise' });
     await createUser(tx, { tenantId: tenant.id, email, name: email.split('@')[0]!, role: 'owner' });
     log.info({ tenant: tenant.slug }, 'created the first tenant and its owner from DASHBOARD_BOOTSTRAP_OWNER');
+    return true;
   });
 }
 

@@ -9,6 +9,9 @@ import { startSession } from './auth/sessions.ts';
 import { PLANS, type Plan } from './auth/user.ts';
 import { recordAudit } from './audit/record.ts';
 import type { DashboardConfig } from './config.ts';
+import { readProvisioningDir } from './provision/files.ts';
+import { ProvisioningError } from './provision/format.ts';
+import { provision } from './provision/run.ts';
 import { createTenant, findTenantBySlug, listTenants, TenantSlugTaken } from './tenants/store.ts';
 import { createUser, EmailTaken, findUserByEmail } from './users/store.ts';
 
@@ -77,6 +80,56 @@ function dashboardCommands(config: DashboardConfig): CommandGroup {
             const u = await createUser(db, { tenantId: tenant.id, email, name: str(values, 'name')!, role });
             await recordAudit(db, { tenantId: tenant.id, userId: null, action: 'user.create', targetType: 'user', targetId: u.id, details: { email, role, by: 'cli' } });
             result(u, [`user ${u.id} ${u.email} (${u.role}) in ${tenant.slug}`]);
+          });
+        },
+      },
+      {
+        path: ['provision'],
+        synopsis: '[--tenant SLUG] [--dir DIR] [--no-platform]',
+        summary: 'add the platform data sources and starter dashboards, and apply provisioning files (safe to repeat)',
+        details: [
+          '--tenant SLUG    tenant for the platform data and files without `tenant` (default: the first tenant)',
+          '--dir DIR        folder of YAML/JSON provisioning files (default: DASHBOARD_PROVISIONING_DIR)',
+          '--no-platform    only the files: no data sources over the ingest and audit tables',
+          'The platform data needs the ingest and audit services on PostgreSQL (DATABASE_URL); on embedded',
+          'storage it is skipped with the reason. Existing platform data is left as it is; files are applied',
+          'so the database matches them. Nothing changes when nothing differs.',
+        ],
+        options: { tenant: { type: 'string' }, dir: { type: 'string' }, 'no-platform': { type: 'boolean' } },
+        run: async ({ values, result }) => {
+          const dir = str(values, 'dir') ?? config.provisioningDir;
+          const platform = values['no-platform'] !== true;
+          let files;
+          try {
+            files = dir ? readProvisioningDir(dir) : [];
+          } catch (err) {
+            if (err instanceof ProvisioningError) throw new CommandFailure(err.message);
+            throw err;
+          }
+          if (!platform && !files.length) throw new CommandFailure(dir ? `no .yaml, .yml or .json file in ${dir}` : 'nothing to do: --no-platform without --dir or DASHBOARD_PROVISIONING_DIR');
+          return withDatabase(async (db) => {
+            let r;
+            try {
+              r = await provision(db, config, { platform, files, tenant: str(values, 'tenant') });
+            } catch (err) {
+              if (err instanceof ProvisioningError) throw new CommandFailure(err.message);
+              throw err;
+            }
+            if (!r.tenant && !r.files.length) throw new CommandFailure('no tenant exists yet: create the first owner (the web app, DASHBOARD_BOOTSTRAP_OWNER or `tenants create`) first');
+            if (platform && !r.platform.applied && !files.length) throw new CommandFailure(`the platform data is not available: ${r.platform.skipped.join('; ')}`);
+            const lines: string[] = [];
+            const outcome = (what: string, items: { slug: string; outcome: string }[], where: string) => items.forEach((i) => lines.push(`${what} ${i.slug} (${where}): ${i.outcome}`));
+            if (r.platform.report) {
+              outcome('data source', r.platform.report.dataSources, `platform, ${r.tenant!.slug}`);
+              outcome('dashboard', r.platform.report.dashboards, `platform, ${r.tenant!.slug}`);
+            }
+            for (const s of r.platform.skipped) lines.push(`skipped ${s}`);
+            for (const f of r.files) {
+              outcome('data source', f.report.dataSources, `${f.name}, ${f.tenant}`);
+              outcome('dashboard', f.report.dashboards, `${f.name}, ${f.tenant}`);
+            }
+            for (const p of r.pending) lines.push(`waiting ${p}: no tenant exists yet`);
+            result(r, lines);
           });
         },
       },

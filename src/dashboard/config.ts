@@ -126,6 +126,23 @@ export const dashboardSpec = {
     doc: 'Requests per minute per tenant by plan, as `free=60,pro=300,enterprise=1000` (Document 1\'s values, the default); plans not named keep their default. Callers not yet signed in are limited per address at the free value.',
   }),
   redisPrefix: str('DASHBOARD_REDIS_PREFIX', { default: 'dashboard:', doc: 'Prefix of the dashboard service\'s keys in Redis (rate limit counts): deployments sharing one Redis need different prefixes.' }),
+  provisioningDir: optionalStr('DASHBOARD_PROVISIONING_DIR', {
+    doc: 'Folder of data sources and dashboards as YAML or JSON files, applied at every start (and by `platform dashboard provision`), as Grafana\'s provisioning does. A bad file stops the start with one line naming the file and the field. Unset: nothing is read.',
+  }),
+  platformData: bool('DASHBOARD_PLATFORM_DATA', {
+    default: true,
+    doc: 'On the first run (the first owner created), add read-only data sources over the ingest and audit services\' tables and starter dashboards, when those services use a PostgreSQL server (`DATABASE_URL`). `false`: only `platform dashboard provision` adds them.',
+  }),
+  ingestDatabaseUrl: optionalUrl('INGEST_DATABASE_URL', ['postgres:', 'postgresql:'], { secret: true, doc: 'Read by the dashboard too: where the ingest service\'s tables are, for the platform data source.' }),
+  auditDatabaseUrl: optionalUrl('AUDIT_DATABASE_URL', ['postgres:', 'postgresql:'], { secret: true, doc: 'Read by the dashboard too: where the audit service\'s tables are, for the platform data source.' }),
+  platformIngestUrl: optionalUrl('DASHBOARD_PLATFORM_INGEST_URL', ['postgres:', 'postgresql:'], {
+    secret: true,
+    doc: 'URL the platform data source over ingest\'s events connects with, as given (a user that may only SELECT). Unset: a login role that may only read `ingest.events` and `ingest.projects` is made through `INGEST_DATABASE_URL`, else `DATABASE_URL`.',
+  }),
+  platformAuditUrl: optionalUrl('DASHBOARD_PLATFORM_AUDIT_URL', ['postgres:', 'postgresql:'], {
+    secret: true,
+    doc: 'URL the platform data source over audit results connects with, as given (a user that may only SELECT). Unset: a login role that may only read `audit.jobs` is made through `AUDIT_DATABASE_URL`, else `DATABASE_URL`.',
+  }),
   dbPoolSize: int('DASHBOARD_DB_POOL_SIZE', { default: 10, min: 2, max: 200, doc: 'PostgreSQL connections of the dashboard service itself (data sources have their own pools).' }),
 };
 

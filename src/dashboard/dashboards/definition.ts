@@ -31,6 +31,21 @@ export const Widget = Type.Object({
   options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 }, { additionalProperties: false });
 
+/** The presets a time range parameter offers: a query gets `:<name>_from` and `:<name>_to` as ISO 8601 instants in UTC. */
+export const TIME_RANGES = ['15m', '1h', '6h', '24h', '7d', '30d', '90d', '365d'] as const;
+
+/**
+ * A dashboard-level parameter (Grafana's variables, Metabase's filters): its value is passed to every widget's
+ * query that names it (`:name`; a time range as `:name_from` and `:name_to`), always bound, never spliced.
+ */
+export const Parameter = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 60, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+  type: Type.Union([Type.Literal('time_range'), Type.Literal('text'), Type.Literal('choice')]),
+  label: Type.Optional(Name(100)),
+  default: Type.Optional(Type.String({ maxLength: 1000, pattern: '^[^\\u0000]*$', description: 'a time range preset (15m … 365d), the text, or one of the choices' })),
+  choices: Type.Optional(Type.Array(Name(200), { minItems: 1, maxItems: 200, description: 'the values a choice offers' })),
+}, { additionalProperties: false });
+
 export const Definition = Type.Object({
   layout: Type.Object({
     type: Type.String({ minLength: 1, maxLength: 50, pattern: '^[a-z][a-z0-9_-]*$', description: 'grid, ...' }),
@@ -39,6 +54,8 @@ export const Definition = Type.Object({
   }, { additionalProperties: false }),
   dataSources: Type.Array(DataSourceRef, { maxItems: 50 }),
   widgets: Type.Array(Widget, { maxItems: 500 }),
+  parameters: Type.Optional(Type.Array(Parameter, { maxItems: 20 })),
+  refreshSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400, description: 'redraw every widget this often; 0 or absent is off, else at least 5' })),
 }, { additionalProperties: false });
 
 export type DefinitionValue = Static<typeof Definition>;
@@ -81,5 +98,32 @@ export function checkDefinition(d: DefinitionValue): void {
     }
     if (w.query !== undefined && w.savedQueryId !== undefined) throw validation(`${at}: give query or savedQueryId, not both`);
     if (w.query !== undefined && w.dataSourceId === undefined) throw validation(`${at}.dataSourceId: a widget with a query needs a data source`);
+  });
+  if (d.refreshSeconds !== undefined && d.refreshSeconds > 0 && d.refreshSeconds < 5) {
+    throw validation('definition.refreshSeconds: 0 (off) or at least 5 seconds');
+  }
+  checkParameters(d.parameters ?? []);
+}
+
+/** The names a parameter gives queries: a time range gives two, so `range` and `range_from` cannot both exist. */
+export const queryNamesOf = (p: { name: string; type: string }) => (p.type === 'time_range' ? [`${p.name}_from`, `${p.name}_to`] : [p.name]);
+
+function checkParameters(parameters: NonNullable<DefinitionValue['parameters']>): void {
+  const names = new Set<string>();
+  parameters.forEach((p, i) => {
+    const at = `definition.parameters[${i}]`;
+    for (const n of queryNamesOf(p)) {
+      if (names.has(n)) throw validation(`${at}.name: the query parameter "${n}" is given twice`);
+      names.add(n);
+    }
+    if (p.type === 'choice') {
+      if (!p.choices) throw validation(`${at}.choices: a choice needs its choices`);
+      if (p.default !== undefined && !p.choices.includes(p.default)) throw validation(`${at}.default: "${p.default}" is not one of the choices`);
+    } else if (p.choices) {
+      throw validation(`${at}.choices: only a choice has choices`);
+    }
+    if (p.type === 'time_range' && p.default !== undefined && !(TIME_RANGES as readonly string[]).includes(p.default)) {
+      throw validation(`${at}.default: a time range is one of ${TIME_RANGES.join(', ')}`);
+    }
   });
 }

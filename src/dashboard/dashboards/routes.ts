@@ -7,8 +7,9 @@ import { actor, recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
-import { DisplayText, IdParams, ListQuery, Slug, Timestamp, bearer, errors } from '../schemas.ts';
+import { DisplayText, IdParams, ListQuery, Slug, bearer, errors } from '../schemas.ts';
 import { checkDefinition, Definition } from './definition.ts';
+import { Created, Full, Summary, VersionSummary } from './schemas.ts';
 import {
   deleteDashboard, getDashboard, getVersion, insertDashboard, listDashboards, listVersions, SlugTaken, updateDashboard,
   type DashboardRow,
@@ -17,25 +18,6 @@ import {
 const tags = ['dashboards'];
 const Description = Type.String({ maxLength: 2000, pattern: '^[^\\u0000]*$' });
 
-const Summary = Type.Object({
-  id: Type.Integer(),
-  slug: Type.String(),
-  title: Type.String(),
-  description: Type.Optional(Type.String()),
-  version: Type.Integer(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
-const Full = Type.Object({ ...Summary.properties, definition: Definition });
-const Created = Type.Object({ id: Type.Integer(), slug: Type.String(), title: Type.String(), createdAt: Timestamp, updatedAt: Timestamp });
-const VersionSummary = Type.Object({
-  version: Type.Integer(),
-  slug: Type.String(),
-  title: Type.String(),
-  createdBy: Type.Union([Type.Integer(), Type.Null()]),
-  createdAt: Timestamp,
-  restoredFrom: Type.Union([Type.Integer(), Type.Null()]),
-});
 const VersionPosition = Type.Tuple([Type.Integer({ minimum: 1, maximum: 2_147_483_647 })]);
 const VersionParams = Type.Object({ ...IdParams.properties, version: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 

@@ -68,7 +68,7 @@ function slugConflict(err: unknown, slug: string): never {
   throw err;
 }
 
-export async function insertDashboard(db: Queryable, input: { tenantId: number; userId: number; slug: string; title: string; description: string | null; definition: DefinitionValue }): Promise<DashboardRow> {
+export async function insertDashboard(db: Queryable, input: { tenantId: number; userId: number | null; slug: string; title: string; description: string | null; definition: DefinitionValue }): Promise<DashboardRow> {
   const { rows } = await db.query<DashboardRow>(
     `INSERT INTO dashboards (tenant_id, slug, title, description, definition, created_by, updated_by)
      VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING ${FULL}`,
@@ -83,7 +83,7 @@ export async function updateDashboard(
   db: Queryable,
   current: DashboardRow,
   next: { slug: string; title: string; description: string | null; definition: DefinitionValue },
-  userId: number,
+  userId: number | null,
   restoredFrom: number | null = null,
 ): Promise<DashboardRow> {
   let rows: DashboardRow[];
@@ -100,7 +100,7 @@ export async function updateDashboard(
   return rows[0]!;
 }
 
-async function saveVersion(db: Queryable, d: DashboardRow, userId: number, restoredFrom: number | null): Promise<void> {
+async function saveVersion(db: Queryable, d: DashboardRow, userId: number | null, restoredFrom: number | null): Promise<void> {
   await db.query(
     `INSERT INTO dashboard_versions (dashboard_id, version, slug, title, description, definition, created_by, created_at, restored_from)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,

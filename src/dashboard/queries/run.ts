@@ -16,7 +16,7 @@ export async function runAndAudit(
   request: FastifyRequest,
   row: DataSourceRow,
   options: RunOptions,
-  origin: { kind: 'adhoc' } | { kind: 'saved'; savedQueryId: number },
+  origin: { kind: 'adhoc' } | { kind: 'saved'; savedQueryId: number } | { kind: 'widget'; dashboardId: number; widgetId: string; savedQueryId?: number },
 ): Promise<ExecuteResult> {
   const base = { ...origin, dataSourceId: row.id, query: options.query, parameters: Object.keys(options.parameters) };
   try {

@@ -7,6 +7,7 @@ import { errors } from '../schemas.ts';
 import { SetupBody, SetupResultSchema, SetupStatusSchema } from './schemas.ts';
 import { createTenant, TenantSlugTaken } from '../tenants/store.ts';
 import { createUser } from '../users/store.ts';
+import { provisionFirstRun } from '../provision/run.ts';
 
 const tags = ['setup'];
 
@@ -54,6 +55,8 @@ export function registerSetupRoutes(app: App, ctx: DashboardContext): void {
       return { tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name }, user: { id: user.id, email: user.email, name: user.name, role: 'owner' as const } };
     });
     if (!made) throw conflict('the first owner already exists; ask an admin of your tenant to add you');
+    // The first run: the platform's data sources and starter dashboards, and files that waited for a tenant.
+    await provisionFirstRun(db, ctx.config, request.log);
     return reply.code(201).send(made);
   });
 }

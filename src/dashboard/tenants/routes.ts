@@ -8,7 +8,7 @@ import { DisplayText, IdParams, PlanSchema, Slug, Timestamp, bearer, errors } fr
 import { createUser, getUser } from '../users/store.ts';
 import { createTenant, TenantSlugTaken, tenantsOwnedBy, updateTenant, type Tenant } from './store.ts';
 
-const TenantSchema = Type.Object({ id: Type.Integer(), slug: Type.String(), name: Type.String(), plan: PlanSchema, createdAt: Timestamp, updatedAt: Timestamp });
+export const TenantSchema = Type.Object({ id: Type.Integer(), slug: Type.String(), name: Type.String(), plan: PlanSchema, createdAt: Timestamp, updatedAt: Timestamp });
 const tags = ['tenants'];
 
 /**

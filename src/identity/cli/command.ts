@@ -11,6 +11,7 @@ import { findHumanByEmail } from '../principals/view.ts';
 import { createApp, createSecret } from '../apps/store.ts';
 import { rotateSigningKeys } from '../oidc/signing-keys.ts';
 import { APP_TYPES, type AppType } from '../apps/record.ts';
+import { mfaCommands } from '../mfa/cli.ts';
 import { agentCommands } from '../delegation/cli.ts';
 import { marketplaceCommands } from '../marketplace/cli.ts';
 
@@ -109,6 +110,7 @@ function identityCommands(config: IdentityConfig): CommandGroup {
           ]);
         }),
       },
+      ...mfaCommands(withDatabase),
       ...marketplaceCommands(withDatabase),
     ],
   };

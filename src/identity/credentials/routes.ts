@@ -17,6 +17,8 @@ const CredentialOut = Type.Object({
   name: Nullable(Type.String()), public_key: Nullable(Type.String()), key_algorithm: Nullable(Type.String()), key_id: Nullable(Type.String()),
   scopes: Type.Array(Type.String()), active: Type.Boolean(), expires_at: Nullable(Time), revoked: Type.Boolean(), revoked_at: Nullable(Time),
   revoked_reason: Nullable(Type.String()), last_used_at: Nullable(Time), last_used_ip: Nullable(Type.String()), created_at: Time, updated_at: Time,
+  webauthn_aaguid: Type.Optional(Nullable(Type.String({ description: "A passkey's authenticator model (AAGUID); null for other kinds." }))),
+  webauthn_sign_count: Type.Optional(Nullable(Type.Integer({ description: "A passkey's last signature counter; null for other kinds." }))),
 }, { description: 'A credential; its secret_hash is never shown.' });
 
 const Common = {

@@ -28,12 +28,15 @@ export interface CredentialView {
   last_used_ip: string | null;
   created_at: string;
   updated_at: string;
+  webauthn_aaguid?: string | null;
+  webauthn_sign_count?: number | null;
 }
 
 const ts = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const COLUMNS = `id, principal_id, type, identifier, name, public_key, key_algorithm, key_id, scopes, active,
   ${ts('expires_at')} AS expires_at, revoked, ${ts('revoked_at')} AS revoked_at, revoked_reason,
-  ${ts('last_used_at')} AS last_used_at, last_used_ip, ${ts('created_at')} AS created_at, ${ts('updated_at')} AS updated_at`;
+  ${ts('last_used_at')} AS last_used_at, last_used_ip, ${ts('created_at')} AS created_at, ${ts('updated_at')} AS updated_at,
+  webauthn_aaguid, CASE WHEN type = 'webauthn' THEN webauthn_sign_count::float8 END AS webauthn_sign_count`;
 
 interface Common {
   name?: string | undefined;

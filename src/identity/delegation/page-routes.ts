@@ -7,6 +7,8 @@ import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
 import type { Throttle } from '../../kit/throttle.ts';
 import { checkPassword } from '../principals/store.ts';
+import { hasTotp } from '../mfa/totp.ts';
+import { hasPasskey } from '../mfa/passkeys.ts';
 import { findPrincipal, normaliseEmail } from '../principals/view.ts';
 import { LOGIN_COOKIE, loginCookie, readCookie } from '../sessions/cookie.ts';
 import { findLoginSession, startLoginSession } from '../sessions/store.ts';
@@ -98,6 +100,11 @@ export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise
         return signIn(reply, 401, 'The email address or the password is not correct.', email);
       }
       await deps.throttle.succeed(keys[0]!);
+      // A password alone must not start a login session for someone with a second factor (src/identity/mfa): the
+      // session would also sign them in to every app. They sign in through an app's sign-in page, which asks for it.
+      if ((await hasTotp(deps.db, human.id)) || (await hasPasskey(deps.db, human.id))) {
+        return signIn(reply, 403, 'Your account uses two-step verification. Sign in through an application that uses this service, then open this page again.', email);
+      }
       const token = await startLoginSession(deps.db, human.id, deps.loginSessionTtl, { ip: request.ip, userAgent: request.headers['user-agent'] });
       return reply.code(303).header('set-cookie', [loginCookie(token, deps.loginSessionTtl), `${PRE_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax`])
         .header('cache-control', 'no-store').redirect('/agents', 303);

@@ -19,6 +19,7 @@ import type { Throttle } from '../../kit/throttle.ts';
 import { errorPage } from './layout.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { consentPage, signInPage, signOutPage } from './templates.ts';
+import type { InteractionTools, SecondFactor } from '../mfa/interaction.ts';
 
 export interface PageDeps {
   db: Database;
@@ -28,6 +29,8 @@ export interface PageDeps {
   throttle: Throttle;
   issuer: string;
   loginSessionTtl: number;
+  /** TOTP / passkey second factor and passkey sign-in (src/identity/mfa); absent, the password alone signs in. */
+  secondFactor?: SecondFactor;
   /** More ways to sign in shown under the password form (social login's buttons). */
   signInExtras?: ((d: { uid: string; jti: string }) => string) | undefined;
 }
@@ -51,7 +54,8 @@ export function html(reply: FastifyReply, status: number, body: string): Fastify
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     // No form-action: browsers apply it to the redirects after a post, and those end at the app's redirect URI.
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
+    // Scripts only from this origin (the passkey forms' /assets/*.js); images only as data: URLs (the TOTP QR code).
+    .header('content-security-policy', "default-src 'none'; script-src 'self'; connect-src 'self'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
     .header('x-frame-options', 'DENY')
     .send(body);
 }
@@ -85,16 +89,20 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
         : 'The form could not be read. Go back to the application and start again.'));
     });
 
-    async function details(request: FastifyRequest, reply: FastifyReply, uid: string): Promise<Interaction | undefined> {
+    async function lookup(request: FastifyRequest, reply: FastifyReply, uid: string): Promise<Interaction | undefined> {
       presentToProvider(request, publicUrl);
       try {
         const d = await provider().interactionDetails(request.raw, reply.raw);
-        if (d.uid !== uid) throw new Error('interaction mismatch');
-        return d;
+        return d.uid === uid ? d : undefined;
       } catch {
-        html(reply, 400, errorPage('Sign-in request expired', 'This sign-in request is no longer valid or was opened in another browser. Go back to the application and start again.'));
         return undefined;
       }
+    }
+
+    async function details(request: FastifyRequest, reply: FastifyReply, uid: string): Promise<Interaction | undefined> {
+      const d = await lookup(request, reply, uid);
+      if (!d) html(reply, 400, errorPage('Sign-in request expired', 'This sign-in request is no longer valid or was opened in another browser. Go back to the application and start again.'));
+      return d;
     }
 
     async function finish(request: FastifyRequest, reply: FastifyReply, result: Record<string, unknown>, cookies: string[] = []): Promise<FastifyReply> {
@@ -106,6 +114,25 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       if (all.length) reply.header('set-cookie', all);
       return reply.code(303).header('cache-control', 'no-store').redirect(to, 303);
     }
+
+    async function showSignIn(reply: FastifyReply, d: Interaction, status: number, passkeyError?: string): Promise<FastifyReply> {
+      const client = await provider().Client.find(String(d.params.client_id));
+      return html(reply, status, signInPage({
+        action: `/interaction/${encodeURIComponent(d.uid)}/login`,
+        csrf: deps.csrf.issue(`login:${d.jti}`),
+        email: typeof d.params.login_hint === 'string' ? d.params.login_hint : undefined,
+        appName: client?.clientName,
+        passkey: deps.secondFactor ? { ...deps.secondFactor.signInOption(d), error: passkeyError } : undefined,
+        extra: deps.signInExtras?.(d),
+      }));
+    }
+
+    const tools: InteractionTools = {
+      details, lookup, finish, html,
+      sameOrigin: (request) => sameOrigin(request, deps.issuer),
+      signInAgain: (_request, reply, d, status, error) => showSignIn(reply, d, status, error),
+    };
+    deps.secondFactor?.registerRoutes(plain, tools);
 
     async function consentStep(request: FastifyRequest, reply: FastifyReply, d: Interaction, decided: 'allow' | undefined): Promise<FastifyReply> {
       const accountId = d.session?.accountId;
@@ -155,14 +182,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
         if (session && d.prompt.reasons.every((r) => r === 'no_session' || r === 'login_session')) {
           return finish(request, reply, { login: { accountId: session.principalId } });
         }
-        const client = await provider().Client.find(String(d.params.client_id));
-        return html(reply, 200, signInPage({
-          action: `/interaction/${encodeURIComponent(d.uid)}/login`,
-          csrf: deps.csrf.issue(`login:${d.jti}`),
-          email: typeof d.params.login_hint === 'string' ? d.params.login_hint : undefined,
-          appName: client?.clientName,
-          extra: deps.signInExtras?.(d),
-        }));
+        return showSignIn(reply, d, 200);
       }
       if (d.prompt.name === 'consent') return consentStep(request, reply, d, undefined);
       return html(reply, 400, errorPage('Sign-in request failed', 'This request needs a step the service does not offer.'));
@@ -179,7 +199,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       const password = String(request.body.password ?? '');
       const client = await provider().Client.find(String(d.params.client_id));
       const again = (status: number, error: string) =>
-        html(reply, status, signInPage({ action: `/interaction/${encodeURIComponent(d.uid)}/login`, csrf: deps.csrf.issue(`login:${d.jti}`), email, error, appName: client?.clientName, extra: deps.signInExtras?.(d) }));
+        html(reply, status, signInPage({ action: `/interaction/${encodeURIComponent(d.uid)}/login`, csrf: deps.csrf.issue(`login:${d.jti}`), email, error, appName: client?.clientName, passkey: deps.secondFactor?.signInOption(d), extra: deps.signInExtras?.(d) }));
       if (!email || !password) return again(400, 'Enter your email address and your password.');
       const keys = [`account:${sha256Hex(email)}`, `address:${request.ip}`];
       const wait = await deps.throttle.waitSeconds(keys);
@@ -187,12 +207,14 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
         reply.header('retry-after', String(wait));
         return again(429, `Too many failed sign-in attempts. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`);
       }
-      const human = await checkPassword(deps.db, email, password);
+      const human = await checkPassword(deps.db, email, password, request.ip);
       if (!human) {
         await deps.throttle.fail(keys);
         return again(401, 'The email address or the password is not correct.');
       }
       await deps.throttle.succeed(keys[0]!);
+      const second = await deps.secondFactor?.afterPassword(request, reply, d, human.id, tools);
+      if (second) return second;
       const token = await startLoginSession(deps.db, human.id, deps.loginSessionTtl, requestOrigin(request));
       return finish(request, reply, { login: { accountId: human.id, remember: true } }, [loginCookie(token, deps.loginSessionTtl)]);
     });

@@ -12,7 +12,7 @@ body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;f
 main{max-width:28rem;margin:3rem auto;padding:2rem;background:#fff;border:1px solid #c4c7cc;border-radius:8px}
 h1{font-size:1.5rem;margin:0 0 1rem}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
-input[type=email],input[type=password]{width:100%;min-height:44px;padding:.5rem .75rem;font:inherit;color:#1a1a1a;border:1px solid #5f6368;border-radius:4px}
+input[type=email],input[type=password],input[type=text]{width:100%;min-height:44px;padding:.5rem .75rem;font:inherit;color:#1a1a1a;border:1px solid #5f6368;border-radius:4px}
 button{min-height:44px;min-width:44px;padding:.5rem 1.25rem;margin-top:1.5rem;font:inherit;font-weight:600;border-radius:4px;border:2px solid #0b57d0;cursor:pointer}
 button.primary{background:#0b57d0;color:#fff}
 button.secondary{background:#fff;color:#0b57d0;margin-left:.5rem}
@@ -20,6 +20,17 @@ button.secondary{background:#fff;color:#0b57d0;margin-left:.5rem}
 .error{color:#b3261e;border:1px solid #b3261e;border-radius:4px;padding:.75rem;margin:0 0 1rem}
 ul.scopes{padding-left:1.25rem}
 .hint{color:#444;font-size:.9rem}
+a{color:#0b57d0}
+a.button{display:inline-block;min-height:44px;padding:.6rem 1.25rem;font-weight:600;border-radius:4px;background:#0b57d0;color:#fff;text-decoration:none}
+img.qr{display:block;margin:.5rem 0;background:#fff}
+.secret code,ul.codes code{font-size:1.1rem;letter-spacing:.05em}
+ul.codes{columns:2;padding-left:1.25rem}
+ul.passkeys{padding:0;list-style:none}
+ul.passkeys li{display:flex;justify-content:space-between;align-items:center;gap:1rem;border-bottom:1px solid #c4c7cc}
+ul.passkeys button{margin:.5rem 0}
+button.passkey{margin-left:0}
+h2.alt{font-size:1.125rem;margin:2rem 0 0}
+.notice{border:1px solid #1e6b34;color:#1e6b34;border-radius:4px;padding:.75rem}
 `;
 
 export interface PageOptions {

@@ -1,4 +1,5 @@
 import { errorBlock, escapeHtml, page } from './layout.ts';
+import { passkeyForm, PASSKEY_SCRIPTS } from '../mfa/templates.ts';
 
 const SCOPE_TEXT: Record<string, string> = {
   openid: 'Know who you are (your account identifier)',
@@ -18,6 +19,8 @@ export interface SignInView {
   email?: string | undefined;
   error?: string | undefined;
   appName?: string | undefined;
+  /** The passkey sign-in button (usernameless), when passkeys are on. */
+  passkey?: { action: string; optionsUrl: string; csrf: string; error?: string | undefined } | undefined;
   /** More ways to sign in (the social login buttons), after the password form. */
   extra?: string | undefined;
 }
@@ -25,7 +28,7 @@ export interface SignInView {
 export function signInPage(v: SignInView): string {
   const invalid = v.error ? ' aria-invalid="true" aria-describedby="form-error"' : '';
   return page({
-    title: v.error ? 'Error: Sign in' : 'Sign in',
+    title: v.error || v.passkey?.error ? 'Error: Sign in' : 'Sign in',
     body: `<h1>Sign in</h1>
 ${v.appName ? `<p>to continue to <strong>${escapeHtml(v.appName)}</strong></p>` : ''}
 ${errorBlock(v.error)}
@@ -36,7 +39,10 @@ ${errorBlock(v.error)}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${v.email ? ' autofocus' : ''}${invalid}>
 <button class="primary" type="submit">Sign in</button>
-</form>${v.extra ? `\n${v.extra}` : ''}`,
+</form>${v.extra ? `\n${v.extra}` : ''}
+${v.passkey ? `<h2 class="alt">Or use a passkey</h2>
+${passkeyForm({ ...v.passkey, label: 'Use a passkey', kind: 'authenticate', id: 'passkey-signin' })}
+${PASSKEY_SCRIPTS}` : ''}`,
   });
 }
 
@@ -78,6 +84,7 @@ export function signOutPage(v: { action: string; csrf: string; accountLabel?: st
 <form method="post" action="${escapeHtml(v.action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
 <button class="primary" type="submit" autofocus>Sign out</button>
-</form>`,
+</form>
+<p><a href="/account/security">Sign-in security</a>: authenticator app and passkeys.</p>`,
   });
 }

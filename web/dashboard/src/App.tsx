@@ -8,9 +8,14 @@ import { SetupScreen } from './auth/SetupScreen.tsx';
 import { SignInScreen } from './auth/SignInScreen.tsx';
 import { atLeast } from './app/roles.ts';
 import { DataSourcesScreen } from './datasources/DataSourcesScreen.tsx';
+import { LoadBoundary } from './dashboards/LoadBoundary.tsx';
 
 // The editor (CodeMirror) loads when the screen is opened, so the first screen stays small.
 const SqlScreen = lazy(() => import('./sql/SqlScreen.tsx'));
+// Dashboards (and, from their widgets, ECharts and the Markdown renderer) load when first opened too.
+const DashboardRoutes = lazy(() => import('./dashboards/routes.tsx'));
+// Users, tenants and the audit log: only admins and owners open them, so they load when first needed.
+const AdminScreen = lazy(() => import('./admin/AdminScreen.tsx'));
 
 type State =
   | { kind: 'loading' }
@@ -64,8 +69,12 @@ export function App() {
             <nav aria-label="Main">
               <ul>
                 <li><Link href="/">Home</Link></li>
+                <li><Link href="/dashboards">Dashboards</Link></li>
                 <li><Link href="/datasources">Data sources</Link></li>
                 {atLeast(state.me, 'editor') && <li><Link href="/sql">SQL editor</Link></li>}
+                {atLeast(state.me, 'admin') && <li><Link href="/admin/users">Users</Link></li>}
+                {atLeast(state.me, 'owner') && <li><Link href="/admin/tenants">Tenants</Link></li>}
+                {atLeast(state.me, 'admin') && <li><Link href="/admin/audit">Audit log</Link></li>}
               </ul>
             </nav>
             <div className="who">
@@ -101,6 +110,10 @@ function Unreachable({ retry }: { retry: () => void }) {
 
 function SignedIn({ me }: { me: ApiUser }) {
   const path = usePath();
+  if (path === '/dashboards' || path.startsWith('/dashboards/')) {
+    return <LoadBoundary key={path}><Suspense fallback={<p role="status">Loading dashboards…</p>}><DashboardRoutes me={me} /></Suspense></LoadBoundary>;
+  }
+  if (path.startsWith('/admin/')) return <Suspense fallback={<p role="status">Loading…</p>}><AdminScreen me={me} path={path} /></Suspense>;
   switch (path) {
     case '/datasources':
       return <DataSourcesScreen me={me} />;

@@ -10,6 +10,8 @@ export function SignInScreen({ notice, error }: { notice?: string | undefined; e
   useScreen('Sign in');
   const [providers, setProviders] = useState<Provider[]>();
   const [failed, setFailed] = useState(false);
+  // A person may belong to several tenants: the login's `tenant` chooses one; empty, the one signed into last.
+  const [tenant, setTenant] = useState(() => new URLSearchParams(location.search).get('tenant') ?? '');
   useEffect(() => {
     get<{ providers: Provider[] }>('/auth/providers').then((r) => setProviders(r.providers), () => setFailed(true));
   }, []);
@@ -21,9 +23,16 @@ export function SignInScreen({ notice, error }: { notice?: string | undefined; e
       {error && <p role="alert" className="error">Sign-in failed: {error}</p>}
       {failed && <p role="alert" className="error">The sign-in providers could not be loaded. Reload the page to try again.</p>}
       {providers && providers.length === 0 && <p>No sign-in provider is configured. An operator sets DASHBOARD_OIDC_PROVIDERS, GitHub or Google credentials.</p>}
+      {providers && providers.length > 0 && (
+        <div className="form">
+          <label htmlFor="signin-tenant">Tenant (optional)</label>
+          <input id="signin-tenant" value={tenant} maxLength={100} autoComplete="off" aria-describedby="signin-tenant-hint" onChange={(e) => setTenant(e.target.value)} />
+          <p id="signin-tenant-hint" className="hint">The short name of the tenant to enter if you belong to several; empty: the one you used last.</p>
+        </div>
+      )}
       <ul className="providers">
         {providers?.map((p) => (
-          <li key={p.id}><a className="button" href={`${p.loginUrl}?redirect=${back}`}>Sign in with {NAMES[p.id] ?? p.id}</a></li>
+          <li key={p.id}><a className="button" href={`${p.loginUrl}?redirect=${back}${tenant.trim() ? `&tenant=${encodeURIComponent(tenant.trim())}` : ''}`}>Sign in with {NAMES[p.id] ?? p.id}</a></li>
         ))}
       </ul>
     </>

@@ -1,0 +1,185 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import formbody from '@fastify/formbody';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../kit/app.ts';
+import type { Database } from '../../kit/db.ts';
+import { HttpError } from '../../kit/errors.ts';
+import { sha256Hex } from '../../kit/crypto.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
+import type { PrincipalView } from '../principals/view.ts';
+import type { CsrfTokens } from '../pages/csrf.ts';
+import { errorPage } from '../pages/layout.ts';
+import { findLoginSession } from '../sessions/store.ts';
+import { LOGIN_COOKIE, readCookie } from '../sessions/cookie.ts';
+import { confirmEnrollment, hasTotp, pendingEnrollment, removeTotp } from './totp.ts';
+import { recoveryCodesLeft } from './recovery-codes.ts';
+import { listPasskeys, PasskeyError, registerPasskey, registrationOptions, relyingParty, removePasskey } from './passkeys.ts';
+import { recoveryCodesPage, securityPage, totpEnrollPage } from './templates.ts';
+
+export interface AccountDeps {
+  db: Database;
+  secretKey: Buffer;
+  accounts: PrincipalDirectory;
+  csrf: CsrfTokens;
+  issuer: string;
+}
+
+const tags = ['sign-in'];
+const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 404: Type.String(), 409: Type.String(), 413: Type.String(), 415: Type.String() };
+const FormBody = Type.Object(
+  {
+    csrf: Type.Optional(Type.String({ maxLength: 200 })),
+    code: Type.Optional(Type.String({ maxLength: 64 })),
+    enrollment: Type.Optional(Type.String({ maxLength: 64 })),
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    response: Type.Optional(Type.String({ maxLength: 16_384 })),
+  },
+  { additionalProperties: true },
+);
+const OAuthError = Type.Object({ error: Type.String(), error_description: Type.String() });
+const Options = Type.Unknown({ description: 'WebAuthn `PublicKeyCredentialCreationOptionsJSON` for `navigator.credentials.create()` (as @simplewebauthn/browser takes it)' });
+const PasskeyParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+const CSP = "default-src 'none'; script-src 'self'; connect-src 'self'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
+
+function html(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('content-security-policy', CSP)
+    .header('x-frame-options', 'DENY')
+    .send(body);
+}
+
+interface Person {
+  account: PrincipalView;
+  csrf: string;
+  binding: string;
+}
+
+/**
+ * The signed-in person's sign-in security pages (`/account/security`): set up or remove the
+ * authenticator app (TOTP) and its recovery codes, add and remove passkeys. They need the browser's
+ * login session (`__Host-svc_login`); forms carry a CSRF token bound to it.
+ */
+export async function registerAccountSecurity(app: App, deps: AccountDeps): Promise<void> {
+  const rp = relyingParty(deps.issuer);
+  const origin = new URL(deps.issuer).origin;
+  const sameOrigin = (request: FastifyRequest) => request.headers.origin === undefined || request.headers.origin === origin;
+
+  async function person(request: FastifyRequest): Promise<Person | undefined> {
+    const token = readCookie(request.headers.cookie, LOGIN_COOKIE);
+    const session = await findLoginSession(deps.db, token);
+    const account = session ? await deps.accounts.find(session.principalId) : undefined;
+    if (!account?.active || account.type !== 'human') return undefined;
+    const binding = `security:${sha256Hex(token!)}`;
+    return { account, binding, csrf: deps.csrf.issue(binding) };
+  }
+
+  const notSignedIn = (reply: FastifyReply) =>
+    html(reply, 401, errorPage('Not signed in', 'Sign in to an application that uses this service first, then open this page again in the same browser.'));
+  const refused = (reply: FastifyReply) =>
+    html(reply, 403, errorPage('Request refused', 'This form has expired or was not sent from the sign-in security page. Go back, reload the page and try again.'));
+
+  /** A posted form: signed in, same origin, right CSRF token. */
+  async function formPerson(request: FastifyRequest<{ Body: { csrf?: string } }>, reply: FastifyReply): Promise<Person | undefined> {
+    const who = await person(request);
+    if (!who) {
+      notSignedIn(reply);
+      return undefined;
+    }
+    if (!sameOrigin(request) || !deps.csrf.verify(who.binding, request.body.csrf)) {
+      refused(reply);
+      return undefined;
+    }
+    return who;
+  }
+
+  async function overview(reply: FastifyReply, who: Person, status = 200, extra: { notice?: string; error?: string } = {}): Promise<FastifyReply> {
+    const id = who.account.id;
+    const [totp, recoveryLeft, passkeys] = await Promise.all([hasTotp(deps.db, id), recoveryCodesLeft(deps.db, id), listPasskeys(deps.db, id)]);
+    return html(reply, status, securityPage({ accountLabel: who.account.identifier, csrf: who.csrf, totp, recoveryLeft, passkeys, ...extra }));
+  }
+
+  async function enrollPage(reply: FastifyReply, who: Person, status: number, error?: string): Promise<FastifyReply> {
+    const pending = await pendingEnrollment(deps.db, deps.secretKey, who.account.id, who.account.identifier, rp.name);
+    return html(reply, status, totpEnrollPage({ ...pending, csrf: who.csrf, error }));
+  }
+
+  await app.register(async (plain) => {
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+    await scope.register(formbody, { bodyLimit: 32 * 1024 });
+    scope.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+      const status = err instanceof HttpError ? err.statusCode : err.validation ? 400 : err.statusCode ?? 500;
+      if (status < 400 || status >= 500) throw err;
+      request.log.info({ status, err: err.message }, 'security page request refused');
+      return html(reply, status, errorPage(status === 413 ? 'Form too large' : 'Request refused', err instanceof HttpError ? err.message : 'The form could not be read. Go back and try again.'));
+    });
+
+    scope.get('/account/security', { schema: { operationId: 'securityPage', tags, summary: "The signed-in person's sign-in security page: authenticator app, recovery codes, passkeys", response: Html } }, async (request, reply) => {
+      const who = await person(request);
+      return who ? overview(reply, who) : notSignedIn(reply);
+    });
+
+    scope.get('/account/security/totp', { schema: { operationId: 'totpEnrollPage', tags, summary: 'Set up an authenticator app: QR code, setup key and the first code', response: Html } }, async (request, reply) => {
+      const who = await person(request);
+      if (!who) return notSignedIn(reply);
+      if (await hasTotp(deps.db, who.account.id)) return overview(reply, who, 409, { error: 'An authenticator app is already set up. Remove it before setting up another.' });
+      return enrollPage(reply, who, 200);
+    });
+
+    scope.post('/account/security/totp', { schema: { operationId: 'confirmTotp', tags, summary: 'Confirm the authenticator app with its first code; shows the recovery codes once', body: FormBody, response: Html } }, async (request, reply) => {
+      const who = await formPerson(request, reply);
+      if (!who) return reply;
+      if (await hasTotp(deps.db, who.account.id)) return overview(reply, who, 409, { error: 'An authenticator app is already set up. Remove it before setting up another.' });
+      const code = String(request.body.code ?? '').replace(/\s+/g, '');
+      if (!/^\d{6}$/.test(code)) return enrollPage(reply, who, 400, 'Enter the 6-digit code your authenticator app shows.');
+      const result = await confirmEnrollment(deps.db, deps.secretKey, who.account.id, String(request.body.enrollment ?? ''), code);
+      if (result.ok) return html(reply, 200, recoveryCodesPage(result.recoveryCodes));
+      const message = result.reason === 'expired'
+        ? 'That setup expired. Add the account to your app again with this new code or key.'
+        : result.reason === 'reused' ? 'That code was already used. Enter the next code your app shows.'
+        : 'The code is not correct. Check that the app shows the account you just added, and that your device\'s clock is right.';
+      return enrollPage(reply, who, 400, message);
+    });
+
+    scope.post('/account/security/totp/remove', { schema: { operationId: 'removeTotp', tags, summary: 'Remove the authenticator app and its recovery codes', body: FormBody, response: Html } }, async (request, reply) => {
+      const who = await formPerson(request, reply);
+      if (!who) return reply;
+      const removed = await removeTotp(deps.db, who.account.id, 'user_removed');
+      return removed ? overview(reply, who, 200, { notice: 'The authenticator app was removed. Signing in no longer asks for its code.' }) : overview(reply, who, 404, { error: 'No authenticator app is set up.' });
+    });
+
+    scope.post('/account/security/passkeys/options', { schema: { operationId: 'passkeyRegistrationOptions', tags, summary: 'WebAuthn options for registering a passkey. Header `x-csrf-token`: the form\'s csrf value', response: { 200: Options, 401: OAuthError, 403: OAuthError } } }, async (request, reply) => {
+      const fail = (status: 401 | 403, error: string, description: string) => reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description });
+      const who = await person(request);
+      if (!who) return fail(401, 'login_required', 'sign in first');
+      if (!sameOrigin(request) || !deps.csrf.verify(who.binding, request.headers['x-csrf-token'])) return fail(403, 'access_denied', 'this page has expired; reload it and try again');
+      const email = who.account.human?.email ?? who.account.identifier;
+      const options = await registrationOptions(deps.db, rp, { id: who.account.id, name: email, displayName: who.account.displayName }, who.binding);
+      return reply.header('cache-control', 'no-store').send(options);
+    });
+
+    scope.post('/account/security/passkeys', { schema: { operationId: 'registerPasskey', tags, summary: 'Register a passkey: the browser\'s WebAuthn answer in `response` (JSON), an optional `name`', body: FormBody, response: Html } }, async (request, reply) => {
+      const who = await formPerson(request, reply);
+      if (!who) return reply;
+      try {
+        const added = await registerPasskey(deps.db, rp, who.account.id, who.binding, request.body.response, request.body.name);
+        return overview(reply, who, 200, { notice: `Passkey "${added.name}" added. You can sign in with it, and it serves as a second step after your password.` });
+      } catch (err) {
+        if (!(err instanceof PasskeyError)) throw err;
+        request.log.info({ status: err.status, reason: err.message }, 'passkey registration refused');
+        return overview(reply, who, err.status, { error: err.message });
+      }
+    });
+
+    scope.post('/account/security/passkeys/:id/remove', { schema: { operationId: 'removePasskey', tags, summary: 'Remove one of the person\'s passkeys', params: PasskeyParams, body: FormBody, response: Html } }, async (request, reply) => {
+      const who = await formPerson(request, reply);
+      if (!who) return reply;
+      const removed = await removePasskey(deps.db, who.account.id, request.params.id, 'user_removed');
+      return removed ? overview(reply, who, 200, { notice: 'The passkey was removed.' }) : overview(reply, who, 404, { error: 'No such passkey.' });
+    });
+  });
+}

@@ -1,0 +1,151 @@
+import encodeQR from 'qr';
+import { errorBlock, escapeHtml, page } from '../pages/layout.ts';
+import type { PasskeyView } from './passkeys.ts';
+
+// The scripts of passkey forms, served from identity's own origin (the CSP allows 'self' scripts only).
+export const PASSKEY_SCRIPTS = '<script src="/assets/simplewebauthn-browser.js" defer></script>\n<script src="/assets/passkey.js" defer></script>';
+
+/**
+ * A form that runs a WebAuthn ceremony: the script fetches the options from `optionsUrl`, asks the
+ * browser, puts its answer in the hidden `response` field and submits. Failures are written into the
+ * alert region named by `data-error`, so they are announced.
+ */
+export function passkeyForm(v: { action: string; optionsUrl: string; csrf: string; label: string; kind: 'register' | 'authenticate'; id: string; nameField?: boolean; error?: string | undefined }): string {
+  const errorId = `${v.id}-error`;
+  return `<form method="post" action="${escapeHtml(v.action)}" id="${v.id}" data-passkey="${v.kind}" data-options="${escapeHtml(v.optionsUrl)}" data-error="${errorId}">
+<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
+<input type="hidden" name="response" value="">
+${v.nameField ? `<label for="${v.id}-name">Name of the new passkey <span class="hint">(optional, to tell your passkeys apart)</span></label>
+<input id="${v.id}-name" name="name" type="text" maxlength="100" autocomplete="off" aria-describedby="${errorId}">` : ''}
+<p class="error" role="alert" id="${errorId}"${v.error ? '' : ' hidden'}>${escapeHtml(v.error ?? '')}</p>
+<button class="${v.kind === 'register' ? 'primary' : 'secondary'} passkey" type="submit">${escapeHtml(v.label)}</button>
+</form>`;
+}
+
+export interface SecondFactorView {
+  action: string;
+  csrf: string;
+  totp: boolean;
+  /** `error`: a refused passkey, shown beside its button (the code field is not at fault). */
+  passkey?: { action: string; optionsUrl: string; csrf: string; error?: string | undefined } | undefined;
+  error?: string | undefined;
+  accountLabel: string;
+}
+
+/** The step after the password: a code from the authenticator app or a recovery code, or a passkey. */
+export function secondFactorPage(v: SecondFactorView): string {
+  const invalid = v.error ? ' aria-invalid="true" aria-describedby="form-error code-hint"' : ' aria-describedby="code-hint"';
+  const codeForm = v.totp
+    ? `<form method="post" action="${escapeHtml(v.action)}" novalidate>
+<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
+<label for="code">Verification code</label>
+<p class="hint" id="code-hint">The 6-digit code from your authenticator app, or one of your recovery codes.</p>
+<input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" maxlength="32" required autofocus${invalid}>
+<button class="primary" type="submit">Verify</button>
+</form>`
+    : '';
+  const passkey = v.passkey
+    ? `${v.totp ? '<h2 class="alt">Or use a passkey</h2>' : '<p>Confirm with one of your passkeys.</p>'}
+${passkeyForm({ ...v.passkey, label: 'Use a passkey', kind: 'authenticate', id: 'passkey-second' })}`
+    : '';
+  return page({
+    title: v.error || v.passkey?.error ? 'Error: Two-step verification' : 'Two-step verification',
+    body: `<h1>Two-step verification</h1>
+<p>Signed in as <strong>${escapeHtml(v.accountLabel)}</strong>. One more step confirms it is you.</p>
+${errorBlock(v.error)}
+${codeForm}
+${passkey}
+${v.passkey ? PASSKEY_SCRIPTS : ''}`,
+  });
+}
+
+export interface SecurityView {
+  accountLabel: string;
+  csrf: string;
+  totp: boolean;
+  recoveryLeft: number;
+  passkeys: PasskeyView[];
+  notice?: string | undefined;
+  error?: string | undefined;
+}
+
+/** The person's sign-in security: the authenticator app, recovery codes and passkeys. */
+export function securityPage(v: SecurityView): string {
+  const csrf = `<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">`;
+  const totp = v.totp
+    ? `<p>An authenticator app is set up. Signing in asks for its code after your password.</p>
+<p>Unused recovery codes: <strong>${v.recoveryLeft}</strong>.</p>
+<form method="post" action="/account/security/totp/remove">${csrf}<button class="secondary danger" type="submit">Remove the authenticator app</button></form>`
+    : `<p>No authenticator app is set up.</p>
+<p><a class="button" href="/account/security/totp">Set up an authenticator app</a></p>`;
+  const list = v.passkeys.length
+    ? `<ul class="passkeys">${v.passkeys.map((p) => `<li><span>${escapeHtml(p.name ?? 'Passkey')} <span class="hint">(added ${escapeHtml(p.created_at.slice(0, 10))}${p.last_used_at ? `, last used ${escapeHtml(p.last_used_at.slice(0, 10))}` : ''})</span></span>
+<form method="post" action="/account/security/passkeys/${escapeHtml(p.id)}/remove">${csrf}<button class="secondary" type="submit" aria-label="Remove passkey ${escapeHtml(p.name ?? 'Passkey')}">Remove</button></form></li>`).join('\n')}</ul>`
+    : '<p>No passkeys yet.</p>';
+  return page({
+    title: v.error ? 'Error: Sign-in security' : 'Sign-in security',
+    body: `<h1>Sign-in security</h1>
+<p>Signed in as <strong>${escapeHtml(v.accountLabel)}</strong>.</p>
+${v.notice ? `<p class="notice" role="status">${escapeHtml(v.notice)}</p>` : ''}
+${errorBlock(v.error)}
+<h2>Authenticator app</h2>
+${totp}
+<h2>Passkeys</h2>
+${list}
+${passkeyForm({ action: '/account/security/passkeys', optionsUrl: '/account/security/passkeys/options', csrf: v.csrf, label: 'Add a passkey', kind: 'register', id: 'passkey-add', nameField: true })}
+${PASSKEY_SCRIPTS}`,
+  });
+}
+
+export interface TotpEnrollView {
+  uri: string;
+  secret: string;
+  csrf: string;
+  credentialId: string;
+  error?: string | undefined;
+}
+
+/** Groups of four, as authenticator apps show secrets for typing. */
+function grouped(secret: string): string {
+  return secret.replace(/(.{4})/g, '$1 ').trim();
+}
+
+export function totpEnrollPage(v: TotpEnrollView): string {
+  const svg = encodeQR(v.uri, 'svg', { ecc: 'medium', border: 4, optimize: true });
+  const src = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
+  const invalid = v.error ? ' aria-invalid="true" aria-describedby="form-error code-hint"' : ' aria-describedby="code-hint"';
+  return page({
+    title: v.error ? 'Error: Set up an authenticator app' : 'Set up an authenticator app',
+    body: `<h1>Set up an authenticator app</h1>
+${errorBlock(v.error)}
+<ol class="steps">
+<li>Open your authenticator app and add an account.</li>
+<li>Scan this QR code:
+<img class="qr" src="${src}" width="228" height="228" alt="QR code holding the setup key shown below"></li>
+<li>If you cannot scan it, type this setup key instead (time-based, 6 digits, every 30 seconds):
+<p class="secret" id="setup-key"><code>${escapeHtml(grouped(v.secret))}</code></p></li>
+<li>Enter the code the app now shows.</li>
+</ol>
+<form method="post" action="/account/security/totp" novalidate>
+<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
+<input type="hidden" name="enrollment" value="${escapeHtml(v.credentialId)}">
+<label for="code">Code from the app</label>
+<p class="hint" id="code-hint">6 digits.</p>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="10" required autofocus${invalid}>
+<button class="primary" type="submit">Turn on</button>
+</form>
+<p><a href="/account/security">Back to sign-in security</a></p>`,
+  });
+}
+
+export function recoveryCodesPage(codes: string[]): string {
+  return page({
+    title: 'Save your recovery codes',
+    body: `<h1>Save your recovery codes</h1>
+<p role="status">Your authenticator app is set up.</p>
+<p>If you lose the app, each of these codes signs you in once in place of its code. Keep them somewhere safe:
+they are shown only now.</p>
+<ul class="codes" aria-label="Recovery codes">${codes.map((c) => `<li><code>${escapeHtml(c)}</code></li>`).join('')}</ul>
+<p><a class="button" href="/account/security">I have saved them</a></p>`,
+  });
+}

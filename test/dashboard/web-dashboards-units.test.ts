@@ -1,0 +1,98 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describePosition, moved, newWidgetId, nextPosition, pushDown } from '../../web/dashboard/src/dashboards/layout.ts';
+import { normalised } from '../../web/dashboard/src/dashboards/definition.ts';
+import { queryValues } from '../../web/dashboard/src/dashboards/parameters.ts';
+import { chartOption, PALETTE, TEXT } from '../../web/dashboard/src/widgets/chartOption.ts';
+import { seriesColumns } from '../../web/dashboard/src/widgets/data.ts';
+
+/** The web app's pure parts: grid arithmetic, parameter values, chart options, the definition as saved. */
+describe('dashboard web app units', () => {
+  const widget = (id: string, x: number, y: number, w: number, h: number) => ({ id, type: 'bar', position: { x, y, w, h } });
+
+  test('moves and resizes stay on the grid', () => {
+    assert.deepEqual(moved({ x: 0, y: 0, w: 6, h: 4 }, 12, { dx: -1, dy: -1 }), { x: 0, y: 0, w: 6, h: 4 });
+    assert.deepEqual(moved({ x: 6, y: 0, w: 6, h: 4 }, 12, { dx: 1 }), { x: 6, y: 0, w: 6, h: 4 }, 'the right edge holds');
+    assert.deepEqual(moved({ x: 6, y: 0, w: 6, h: 4 }, 12, { dw: 1 }), { x: 5, y: 0, w: 7, h: 4 }, 'growing at the edge shifts left');
+    assert.deepEqual(moved({ x: 0, y: 0, w: 1, h: 1 }, 12, { dw: -1, dh: -1 }), { x: 0, y: 0, w: 1, h: 1 }, 'never smaller than 1×1');
+    assert.deepEqual(moved({ x: 0, y: 0, w: 12, h: 1 }, 12, { dw: 5 }), { x: 0, y: 0, w: 12, h: 1 });
+    assert.equal(describePosition('Sales', { x: 2, y: 0, w: 3, h: 4 }), 'Sales: column 3, row 1, 3 wide, 4 high.');
+  });
+
+  test('a new widget takes the first free place of its size', () => {
+    assert.deepEqual(nextPosition([], 12), { x: 0, y: 0, w: 6, h: 6 });
+    assert.deepEqual(nextPosition([widget('a', 0, 0, 6, 6)], 12), { x: 6, y: 0, w: 6, h: 6 });
+    assert.deepEqual(nextPosition([widget('a', 0, 0, 6, 6), widget('b', 6, 0, 6, 6)], 12), { x: 0, y: 6, w: 6, h: 6 });
+    assert.deepEqual(nextPosition([widget('a', 0, 0, 12, 2)], 12, 6, 3), { x: 0, y: 2, w: 6, h: 3 });
+    assert.deepEqual(nextPosition([], 4), { x: 0, y: 0, w: 4, h: 6 }, 'no wider than the grid');
+    assert.equal(newWidgetId([widget('w1', 0, 0, 1, 1), widget('w2', 0, 0, 1, 1)]), 'w3');
+    assert.equal(newWidgetId([widget('w2', 0, 0, 1, 1)]), 'w3');
+  });
+
+  test('widgets a moved widget covers go down until nothing overlaps; the moved one stays', () => {
+    const after = pushDown([widget('a', 0, 0, 6, 6), widget('b', 4, 2, 6, 6), widget('c', 0, 6, 6, 6), widget('d', 6, 6, 6, 3), widget('e', 0, 30, 2, 2)], 'b');
+    assert.deepEqual(Object.fromEntries(after.map((w) => [w.id, w.position])), {
+      a: { x: 0, y: 8, w: 6, h: 6 },
+      b: { x: 4, y: 2, w: 6, h: 6 },
+      c: { x: 0, y: 14, w: 6, h: 6 },
+      d: { x: 6, y: 8, w: 6, h: 3 },
+      e: { x: 0, y: 30, w: 2, h: 2 },
+    });
+    const untouched = [widget('a', 0, 0, 6, 6), widget('b', 6, 0, 6, 6)];
+    assert.equal(pushDown(untouched, 'a')[1], untouched[1], 'nothing moves when nothing overlaps');
+  });
+
+  test('a time range becomes _from and _to instants; text and choices pass as they are', () => {
+    const now = Date.parse('2026-01-02T03:00:00Z');
+    const values = queryValues([{ name: 'range', type: 'time_range' }, { name: 'kind', type: 'choice', choices: ['a', 'b'] }, { name: 'q', type: 'text', default: 'x' }], { range: '1h' }, now);
+    assert.deepEqual(values, { range_from: '2026-01-02T02:00:00.000Z', range_to: '2026-01-02T03:00:00.000Z', kind: 'a', q: 'x' });
+    assert.equal(queryValues([{ name: 'r', type: 'time_range', default: '7d' }], {}, now).r_from, '2025-12-26T03:00:00.000Z');
+  });
+
+  test('chart options: value columns are the numeric ones, time on a time axis, no animation when motion is reduced', () => {
+    const result = { columns: ['day', 'orders', 'note'], rows: [{ day: '2026-01-01T00:00:00Z', orders: '3', note: 'x' }, { day: '2026-01-02T00:00:00Z', orders: 5, note: 'y' }], rowCount: 2, executionTimeMs: 1, truncated: false };
+    assert.deepEqual(seriesColumns(result, {}), { x: 'day', y: ['orders'] });
+    assert.deepEqual(seriesColumns(result, { x: 'note', y: ['orders', 'missing'] }), { x: 'note', y: ['orders'] });
+    const line = chartOption('line', result, {}, { dark: false, reducedMotion: true }) as any;
+    assert.equal(line.animation, false);
+    assert.equal(line.xAxis.type, 'time');
+    assert.deepEqual(line.series[0].data, [['2026-01-01T00:00:00Z', 3], ['2026-01-02T00:00:00Z', 5]]);
+    const bar = chartOption('bar', result, { x: 'note' }, { dark: true, reducedMotion: false }) as any;
+    assert.equal(bar.animation, true);
+    assert.deepEqual(bar.xAxis.data, ['x', 'y']);
+    assert.equal(bar.textStyle.color, '#e8eaed');
+    const pie = chartOption('pie', result, { x: 'note' }, { dark: false, reducedMotion: true }) as any;
+    assert.deepEqual(pie.series[0].data, [{ name: 'x', value: 3 }, { name: 'y', value: 5 }]);
+  });
+
+  test('chart colours have at least 3:1 contrast against the theme\'s background, text 4.5:1 (WCAG 1.4.11, 1.4.3)', () => {
+    // The backgrounds of styles.css (--bg) in the light and dark themes.
+    const background = { light: '#ffffff', dark: '#121417' };
+    const luminance = (hex: string) => {
+      const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    };
+    const contrast = (a: string, b: string) => {
+      const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+      return (hi! + 0.05) / (lo! + 0.05);
+    };
+    for (const theme of ['light', 'dark'] as const) {
+      for (const colour of PALETTE[theme]) assert.ok(contrast(colour, background[theme]) >= 3, `${theme} ${colour}: ${contrast(colour, background[theme]).toFixed(2)}`);
+      assert.ok(contrast(TEXT[theme], background[theme]) >= 4.5, `${theme} text`);
+    }
+  });
+
+  test('the saved definition lists exactly the sources its SQL widgets use', () => {
+    const d = normalised({
+      layout: { type: 'grid', columns: 12, rowHeight: 40 },
+      dataSources: [{ id: 1, alias: 'main' }, { id: 9 }],
+      widgets: [
+        { id: 'a', type: 'bar', position: { x: 0, y: 0, w: 1, h: 1 }, dataSourceId: 1, query: 'SELECT 1' },
+        { id: 'b', type: 'bar', position: { x: 0, y: 0, w: 1, h: 1 }, dataSourceId: 2, query: 'SELECT 2' },
+        { id: 'c', type: 'pie', position: { x: 0, y: 0, w: 1, h: 1 }, savedQueryId: 4 },
+        { id: 'd', type: 'text', position: { x: 0, y: 0, w: 1, h: 1 }, options: { markdown: 'hi' } },
+      ],
+    });
+    assert.deepEqual(d.dataSources, [{ id: 1, alias: 'main' }, { id: 2 }]);
+  });
+});

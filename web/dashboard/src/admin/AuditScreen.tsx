@@ -1,0 +1,134 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { get } from '../api/client.ts';
+import type { ApiAuditRecord, ApiPage, ApiUser } from '../api/types.ts';
+import { useScreen } from '../app/useTitle.ts';
+import { when } from './format.ts';
+import { Pager } from './Pager.tsx';
+import { usePages } from './usePages.ts';
+
+/** The actions the service records (docs/dashboard.md, "Audit log"). */
+const ACTIONS = [
+  'dashboard.create', 'dashboard.update', 'dashboard.delete', 'dashboard.restore',
+  'datasource.create', 'datasource.update', 'datasource.delete', 'datasource.test', 'query.run',
+  'user.create', 'user.role_change', 'user.deactivate', 'user.reactivate', 'user.sign_in',
+  'tenant.create', 'tenant.update', 'setup.first_owner',
+];
+
+interface Filters { userId: string; action: string; since: string; until: string }
+const EMPTY: Filters = { userId: '', action: '', since: '', until: '' };
+
+/** `datetime-local` values are the person's local time; the API takes ISO 8601 with a zone. */
+const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
+
+/** Every user of the tenant, to name actors and offer them as a filter (a tenant has few; at most 1,000 are read). */
+function useUsers(): Map<number, ApiUser> {
+  const [users, setUsers] = useState(new Map<number, ApiUser>());
+  useEffect(() => {
+    let live = true;
+    void (async () => {
+      const all: ApiUser[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 10; i++) {
+        const page: ApiPage<ApiUser> = await get(`/admin/users?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        all.push(...page.items);
+        cursor = page.next;
+        if (!cursor) break;
+      }
+      if (live) setUsers(new Map(all.map((u) => [u.id, u])));
+    })().catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, []);
+  return users;
+}
+
+function details(d: Record<string, unknown>): string {
+  const text = Object.entries(d).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ');
+  return text.length > 160 ? `${text.slice(0, 157)}…` : text;
+}
+
+/** The tenant's audit log as a table, newest first, filtered by who, what and when, a page of 25 at a time. */
+export function AuditScreen() {
+  useScreen('Audit log');
+  const users = useUsers();
+  const [form, setForm] = useState<Filters>(EMPTY);
+  const [applied, setApplied] = useState<Filters>(EMPTY);
+  const [problem, setProblem] = useState('');
+  const pages = usePages<ApiAuditRecord>('/audit', { userId: applied.userId || undefined, action: applied.action || undefined, since: iso(applied.since), until: iso(applied.until) });
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (form.since && form.until && form.since >= form.until) {
+      setProblem('"From" must be earlier than "To".');
+      return;
+    }
+    setProblem('');
+    setApplied(form);
+  };
+  const set = (k: keyof Filters) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
+  const actor = (id: number | null) => (id === null ? 'operator or system' : users.get(id)?.name ?? `user ${id}`);
+  const count = pages.items?.length ?? 0;
+  const target = (r: ApiAuditRecord) => {
+    const named = r.targetType === 'user' && r.targetId ? users.get(Number(r.targetId))?.name : undefined;
+    return `${r.targetType}${named ? ` ${named}` : r.targetId ? ` ${r.targetId}` : ''}`;
+  };
+
+  return (
+    <>
+      <h1>Audit log</h1>
+      <form className="filters" onSubmit={submit} aria-label="Filter the audit log">
+        <div className="field">
+          <label htmlFor="audit-actor">Who</label>
+          <select id="audit-actor" value={form.userId} onChange={set('userId')}>
+            <option value="">Anyone</option>
+            {[...users.values()].map((u) => <option key={u.id} value={String(u.id)}>{u.name} ({u.email})</option>)}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="audit-action">Action</label>
+          <select id="audit-action" value={form.action} onChange={set('action')}>
+            <option value="">Any action</option>
+            {ACTIONS.map((a) => <option key={a} value={a}>{a}</option>)}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="audit-since">From</label>
+          <input id="audit-since" type="datetime-local" value={form.since} onChange={set('since')} />
+        </div>
+        <div className="field">
+          <label htmlFor="audit-until">To</label>
+          <input id="audit-until" type="datetime-local" value={form.until} onChange={set('until')} />
+        </div>
+        <div className="actions field-end">
+          <button type="submit">Apply filters</button>
+          <button type="button" className="secondary" onClick={() => { setForm(EMPTY); setApplied(EMPTY); setProblem(''); }}>Clear</button>
+        </div>
+      </form>
+      {(problem || pages.error) && <p role="alert" className="error">{problem || pages.error}</p>}
+      <p role="status" className="status">
+        {pages.items ? (count === 0 ? 'No records match.' : `Page ${pages.page}: ${count} record${count === 1 ? '' : 's'}${pages.hasNext ? ', more on the next page' : ''}.`) : ''}
+      </p>
+      {pages.items && count > 0 && (
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Audit records">
+          <table>
+            <caption className="visually-hidden">Audit records, newest first</caption>
+            <thead><tr><th scope="col">Time</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Details</th></tr></thead>
+            <tbody>
+              {pages.items.map((r) => (
+                <tr key={r.id}>
+                  <td><time dateTime={r.createdAt}>{when(r.createdAt)}</time></td>
+                  <td>{actor(r.userId)}</td>
+                  <td>{r.action}</td>
+                  <td>{target(r)}</td>
+                  <td>{details(r.details)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager pages={pages as never} label="Audit log" />
+    </>
+  );
+}

@@ -1,0 +1,111 @@
+import { useState } from 'react';
+import { api } from '../api/client.ts';
+import type { ApiUser } from '../api/types.ts';
+import { useScreen } from '../app/useTitle.ts';
+import { AddUserForm } from './AddUserForm.tsx';
+import { ROLE_NAMES, assignableRoles, mayChange, messageOf, when, type Role } from './format.ts';
+import { Pager } from './Pager.tsx';
+import { usePages } from './usePages.ts';
+import { useReturnFocus } from './useReturnFocus.ts';
+
+/** The tenant's users (admins and owners): add one, change a role, deactivate and reactivate. */
+export function UsersScreen({ me }: { me: ApiUser }) {
+  useScreen('Users');
+  const pages = usePages<ApiUser>('/admin/users', {});
+  const [panel, setPanel] = useState<{ kind: 'none' } | { kind: 'add' } | { kind: 'role'; user: ApiUser }>({ kind: 'none' });
+  const [message, setMessage] = useState('');
+  const [error, setError] = useState('');
+  const addButton = useReturnFocus<HTMLButtonElement>(panel.kind !== 'none');
+
+  const act = async (what: () => Promise<string>) => {
+    setError('');
+    setMessage('');
+    try {
+      const m = await what();
+      if (m) setMessage(m);
+      pages.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  const deactivate = (u: ApiUser) => act(async () => {
+    if (!confirm(`Deactivate ${u.name}? They are signed out everywhere at once.`)) return '';
+    await api('DELETE', `/admin/users/${u.id}`);
+    return `${u.name} is deactivated.`;
+  });
+  const reactivate = (u: ApiUser) => act(async () => {
+    await api('PATCH', `/admin/users/${u.id}`, { body: { active: true } });
+    return `${u.name} is active again and can sign in.`;
+  });
+
+  return (
+    <>
+      <h1>Users</h1>
+      <p role="status" className="status">{message}</p>
+      {(error || pages.error) && <p role="alert" className="error">{error || pages.error}</p>}
+      {panel.kind === 'none' && <button type="button" ref={addButton} onClick={() => setPanel({ kind: 'add' })}>Add user</button>}
+      {panel.kind === 'add' && (
+        <AddUserForm me={me} onCancel={() => setPanel({ kind: 'none' })} onSaved={(m) => { setPanel({ kind: 'none' }); setMessage(m); pages.reload(); }} />
+      )}
+      {panel.kind === 'role' && (
+        <RoleForm me={me} user={panel.user} onCancel={() => setPanel({ kind: 'none' })} onSaved={(m) => { setPanel({ kind: 'none' }); setMessage(m); pages.reload(); }} />
+      )}
+      {pages.items && (
+        <table>
+          <caption>People who may sign in to this tenant{pages.page > 1 ? ` (page ${pages.page})` : ''}</caption>
+          <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Last sign-in</th><th scope="col">Actions</th></tr></thead>
+          <tbody>
+            {pages.items.map((u) => (
+              <tr key={u.id}>
+                <th scope="row">{u.name}{u.id === me.id ? ' (you)' : ''}</th>
+                <td>{u.email}</td>
+                <td>{ROLE_NAMES[u.role]}</td>
+                <td>{u.active ? 'active' : 'deactivated'}</td>
+                <td>{when(u.lastLoginAt)}</td>
+                <td className="actions">
+                  {mayChange(me, u) && u.active && <button type="button" className="secondary" onClick={() => setPanel({ kind: 'role', user: u })} aria-label={`Change role of ${u.name}`}>Change role</button>}
+                  {mayChange(me, u) && u.active && <button type="button" className="danger" onClick={() => deactivate(u)} aria-label={`Deactivate ${u.name}`}>Deactivate</button>}
+                  {mayChange(me, u) && !u.active && <button type="button" className="secondary" onClick={() => reactivate(u)} aria-label={`Reactivate ${u.name}`}>Reactivate</button>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Pager pages={pages as never} label="Users" />
+    </>
+  );
+}
+
+function RoleForm({ me, user, onSaved, onCancel }: { me: ApiUser; user: ApiUser; onSaved: (m: string) => void; onCancel: () => void }) {
+  const [role, setRole] = useState<Role>(user.role);
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  return (
+    <form className="form" aria-labelledby="role-title" onSubmit={async (e) => {
+      e.preventDefault();
+      setBusy(true);
+      setError('');
+      try {
+        await api('PATCH', `/admin/users/${user.id}`, { body: { role } });
+        onSaved(`${user.name} is now ${ROLE_NAMES[role].toLowerCase()}.`);
+      } catch (err) {
+        setError(messageOf(err));
+      } finally {
+        setBusy(false);
+      }
+    }}>
+      <h2 id="role-title">Change the role of {user.name}</h2>
+      <label htmlFor="role-select">Role</label>
+      <select id="role-select" value={role} onChange={(e) => setRole(e.target.value as Role)} aria-describedby="role-hint" autoFocus>
+        {assignableRoles(me).map((r) => <option key={r} value={r}>{ROLE_NAMES[r]}</option>)}
+      </select>
+      <p id="role-hint" className="hint">Viewers look at dashboards; editors also write SQL and build dashboards; admins also manage users and data sources; owners also manage tenants.</p>
+      {error && <p role="alert" className="error">{error}</p>}
+      <div className="actions">
+        <button type="submit" disabled={busy}>Save role</button>
+        <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
+      </div>
+    </form>
+  );
+}

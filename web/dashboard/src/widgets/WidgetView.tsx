@@ -1,0 +1,63 @@
+import { useEffect, useId, useMemo, useState } from 'react';
+import { ApiError } from '../api/client.ts';
+import type { ApiQueryResult, ApiWidget } from '../api/types.ts';
+import { chartOption, type Look } from './chartOption.ts';
+import { Chart } from './Chart.tsx';
+import { isChart, optionsOf, seriesColumns, WIDGET_TYPES } from './data.ts';
+import { DataTable } from './DataTable.tsx';
+import { StatWidget } from './StatWidget.tsx';
+import { TextWidget } from './TextWidget.tsx';
+
+export type Loader = (signal: AbortSignal) => Promise<ApiQueryResult>;
+
+/**
+ * A widget's content: it runs its query (through `load`) when shown and again whenever `reloadKey` changes
+ * (parameters, auto-refresh, an edit), keeping the last rows on screen meanwhile. Charts offer their data as a
+ * table (the text alternative); a text widget runs nothing.
+ */
+export function WidgetView({ widget, load, reloadKey, look, delayMs = 0 }: { widget: ApiWidget; load: Loader | undefined; reloadKey: string; look: Look; delayMs?: number }) {
+  const options = optionsOf(widget);
+  const [result, setResult] = useState<ApiQueryResult>();
+  const [error, setError] = useState('');
+  const [showTable, setShowTable] = useState(false);
+  const tableId = useId();
+  const title = widget.title ?? widget.id;
+
+  useEffect(() => {
+    if (widget.type === 'text' || !load) return;
+    const abort = new AbortController();
+    // While SQL is being typed (edit mode) the preview waits for a pause instead of running every keystroke.
+    const timer = setTimeout(() => load(abort.signal).then((r) => { setResult(r); setError(''); }, (err: unknown) => {
+      if (abort.signal.aborted) return;
+      setResult(undefined);
+      setError(err instanceof ApiError ? err.message : 'the service could not be reached');
+    }), delayMs);
+    return () => { clearTimeout(timer); abort.abort(); };
+    // `load` changes identity on every render of the parent; reloadKey says when the query or its values changed.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [reloadKey, widget.type]);
+
+  const option = useMemo(() => (result && isChart(widget.type) ? chartOption(widget.type, result, options, look) : undefined),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [result, widget.type, JSON.stringify(widget.options ?? {}), look.dark, look.reducedMotion]);
+
+  if (widget.type === 'text') return <TextWidget markdown={options.markdown ?? ''} />;
+  if (!load) return <p className="hint">Choose a query for this widget.</p>;
+  if (error) return <p role="alert" className="error">{title}: {error}</p>;
+  if (!result) return <p className="hint">Loading…</p>;
+  if (widget.type === 'table') return <DataTable result={result} caption={`${title} data`} />;
+  if (widget.type === 'stat') return <StatWidget result={result} options={options} />;
+  if (!option) return <DataTable result={result} caption={`${title} data`} />;
+
+  const { x, y } = seriesColumns(result, options);
+  const kind = WIDGET_TYPES.find((t) => t.value === widget.type)?.label ?? widget.type;
+  const summary = `${kind}: ${title}. ${y.join(', ') || 'no value column'} by ${x ?? 'nothing'}, ${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'}. The data table button shows the values.`;
+  return (
+    <div className="chart-widget">
+      {showTable ? <div id={tableId}><DataTable result={result} caption={`${title} data`} /></div> : <Chart option={option} summary={summary} />}
+      <button type="button" className="secondary small toggle" aria-expanded={showTable} aria-controls={showTable ? tableId : undefined} onClick={() => setShowTable(!showTable)}>
+        {showTable ? 'Show chart' : 'Show data table'}<span className="visually-hidden"> of {title}</span>
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,45 @@
+import type { ApiQueryResult, ApiWidget } from '../api/types.ts';
+
+/** The widget kinds the app draws; `type` in the definition is one of these. */
+export const WIDGET_TYPES = [
+  { value: 'line', label: 'Time series (line)' },
+  { value: 'bar', label: 'Bar chart' },
+  { value: 'pie', label: 'Pie chart' },
+  { value: 'stat', label: 'Single number' },
+  { value: 'table', label: 'Table' },
+  { value: 'text', label: 'Text (Markdown)' },
+] as const;
+
+export const isChart = (type: string) => type === 'line' || type === 'bar' || type === 'pie';
+
+/** A widget's own settings, kept in `options`: which column is the category or time, which are the values. */
+export interface WidgetOptions { x?: string; y?: string[]; markdown?: string; unit?: string }
+
+export function optionsOf(w: ApiWidget): WidgetOptions {
+  const o = (w.options ?? {}) as Record<string, unknown>;
+  return {
+    ...(typeof o.x === 'string' ? { x: o.x } : {}),
+    ...(Array.isArray(o.y) ? { y: o.y.filter((v): v is string => typeof v === 'string') } : {}),
+    ...(typeof o.markdown === 'string' ? { markdown: o.markdown } : {}),
+    ...(typeof o.unit === 'string' ? { unit: o.unit } : {}),
+  };
+}
+
+/** Numbers arrive as numbers, or as strings for bigint and decimal (every digit kept): both count as numeric. */
+export const toNumber = (v: unknown): number | undefined => {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return undefined;
+};
+
+const isNumericColumn = (r: ApiQueryResult, c: string) => r.rows.length > 0 && r.rows.every((row) => row[c] === null || toNumber(row[c]) !== undefined);
+
+/** The category (or time) column and the value columns: the widget's choice, else the first column and the numeric others. */
+export function seriesColumns(r: ApiQueryResult, o: WidgetOptions): { x: string | undefined; y: string[] } {
+  const x = o.x && r.columns.includes(o.x) ? o.x : r.columns[0];
+  const chosen = (o.y ?? []).filter((c) => r.columns.includes(c));
+  const y = chosen.length > 0 ? chosen : r.columns.filter((c) => c !== x && isNumericColumn(r, c));
+  return { x, y };
+}
+
+export const show = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
