@@ -18,8 +18,10 @@ import { registerAdmin } from './admin/routes.ts';
 import { createIdentityMetrics } from './metrics.ts';
 import { identityErrorBody } from './error-body.ts';
 import { localTokenVerifier } from './admin/guard.ts';
+import { OrganizationTokens } from './organizations/token-scope.ts';
 import { smtpMailer } from './invites/mailer.ts';
 import { registerInviteeRoutes } from './invites/routes.ts';
+import { registerAccountPages } from './account/routes.ts';
 import { registerPersonDelegationRoutes } from './delegation/routes.ts';
 import { registerAgentPages } from './delegation/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
@@ -94,9 +96,10 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
         },
         tags: [
           { name: 'oauth', description: 'OAuth 2.0 and OpenID Connect endpoints (answered by oidc-provider)' },
-          { name: 'sign-in', description: 'The sign-in, consent and sign-out pages (HTML)' },
+          { name: 'sign-in', description: 'The sign-in, consent, sign-out, change-password and invitation pages (HTML)' },
           { name: 'management', description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).' },
           { name: 'invitations', description: "The invited person's side of an invitation." },
+          { name: 'account', description: "The signed-in person's own account (their access token, any app)." },
           { name: 'agents', description: "A person's own agents: approvals, pending requests, delegated tokens and the exchange record." },
           { name: 'billing', description: "Organizations' subscriptions, moved by the payment provider's (Stripe's) webhooks." },
           { name: 'marketplace', description: "Listings, licenses and seats: a person's token or a platform admin's; what each may do is decided by their memberships (docs/identity.md)." },
@@ -152,7 +155,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     await registerAccountSecurity(app, { db, secretKey, accounts, csrf, issuer: config.issuer });
     registerPasskeyAssets(app);
     await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup });
-    const verifier = localTokenVerifier(holder, accounts, clients, db);
+    const verifier = localTokenVerifier(holder, accounts, clients, db, new OrganizationTokens(db));
     const guard = createAdminGuard({
       realm: 'identity',
       serviceTokens: [config.adminToken],
@@ -166,6 +169,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     await registerAgentPages(app, { db, csrf, throttle, loginSessionTtl: config.loginSessionTtl, issuer: config.issuer });
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier });
+    await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder });
     await registerPersonDelegationRoutes(app, { db, holder, accounts, clients });
     await registerMarketplace(app, { db, verifier, adminToken: config.adminToken });
     await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });

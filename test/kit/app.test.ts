@@ -152,4 +152,5 @@ test('closing finishes requests in flight and refuses new ones', async () => {
 test('credentials in query strings are redacted before logging', () => {
   assert.equal(redactUrl('/cb?code=abc&state=xyz&page=2'), '/cb?code=%5Bredacted%5D&state=%5Bredacted%5D&page=2');
   assert.equal(redactUrl('/plain'), '/plain');
+  assert.equal(redactUrl('/signin?return_to=%2Finvites%2Faccept%3Ftoken%3Dinv_secret'), '/signin?return_to=%5Bredacted%5D', 'a return address may carry an invitation token');
 });

@@ -3,6 +3,7 @@ import { ADMIN_SCOPE } from '../config.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { ClientStore } from '../oidc/clients.ts';
+import type { OrganizationTokens } from '../organizations/token-scope.ts';
 import type { Queryable } from '../../kit/db.ts';
 import { delegationLive } from '../delegation/entitlement.ts';
 
@@ -13,7 +14,7 @@ import { delegationLive } from '../delegation/entitlement.ts';
  * client-credentials token is not found here: it belongs to no person, so it never opens the
  * management API (machines use IDENTITY_ADMIN_TOKEN).
  */
-export function localTokenVerifier(holder: ProviderHolder, accounts: PrincipalDirectory, clients: ClientStore, db: Queryable): TokenVerifier {
+export function localTokenVerifier(holder: ProviderHolder, accounts: PrincipalDirectory, clients: ClientStore, db: Queryable, orgs?: OrganizationTokens): TokenVerifier {
   return async (value) => {
     const token = await holder.current.AccessToken.find(value);
     // The provider's find checks neither the app the token was issued to nor its grant: a deactivated app's tokens must not count.
@@ -22,6 +23,8 @@ export function localTokenVerifier(holder: ProviderHolder, accounts: PrincipalDi
     if (!account?.active) return undefined;
     // A token an agent holds for this person counts only while its whole delegation chain does.
     if (!(await delegationLive(db, accounts, token))) return undefined;
+    // An organization-scoped token stops counting once its membership (or the organization) is deactivated.
+    if (orgs && !(await orgs.stillMember(token, account.id))) return undefined;
     const scopes = String(token.scope ?? '').split(' ').filter((s) => s && (s !== ADMIN_SCOPE || account.human?.isPlatformAdmin));
     return { scopes, subject: account.id, clientId: token.clientId, expiresAt: token.exp };
   };

@@ -17,7 +17,7 @@ import { registerInviteRoutes, type InviteDeps } from '../invites/routes.ts';
 import { registerDelegationAdminRoutes } from '../delegation/routes.ts';
 import { registerExternalIdentityRoutes } from '../social/admin-routes.ts';
 import { ByTime, ById, Errors, Nullable, Page, Security, Uuid } from './schemas.ts';
-import { createApp, createSecret, findApp, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
+import { createApp, createSecret, findApp, findSecret, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
 import { listConsents, revokeConsent } from '../consent/store.ts';
 import { listTokens, revokeToken } from './tokens.ts';
 
@@ -60,7 +60,10 @@ const SecretOut = Type.Object({
   created_at: Type.String(),
   expires_at: Nullable(Type.String()),
   last_used_at: Nullable(Type.String()),
+  last_used_ip: Nullable(Type.String()),
   revoked: Type.Boolean(),
+  revoked_at: Nullable(Type.String()),
+  revoked_reason: Nullable(Type.String()),
 });
 const NewSecretOut = Type.Object({ ...SecretOut.properties, client_secret: Type.String({ description: 'Shown once; only its SHA-256 is kept.' }) });
 
@@ -234,6 +237,21 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       if (!(await revokeSecret(deps.db, a.id, request.params.secretId))) throw new HttpError(404, 'NOT_FOUND', 'no live secret with this id for this application');
       deps.clients.invalidate(a.clientId);
       return reply.code(204).send(null);
+    });
+
+    scope.post('/applications/:id/secrets/:secretId/revoke', {
+      schema: {
+        operationId: 'revokeApplicationSecretWithReason', tags, security, summary: 'Revoke a client secret with a reason (409 when revoked already)',
+        params: Type.Object({ id: Uuid, secretId: Uuid }), body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
+        response: { 200: SecretOut, ...Errors },
+      },
+    }, async (request) => {
+      const a = await appOf(request.params.id);
+      const existing = await findSecret(deps.db, a.id, request.params.secretId);
+      if (!existing) throw new HttpError(404, 'NOT_FOUND', 'no secret with this id for this application');
+      if (!(await revokeSecret(deps.db, a.id, existing.id, request.body.reason))) throw new HttpError(409, 'CONFLICT', 'the secret is revoked already');
+      deps.clients.invalidate(a.clientId);
+      return (await findSecret(deps.db, a.id, existing.id))!;
     });
   }, { prefix: '/api/v1' });
 }

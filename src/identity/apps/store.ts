@@ -3,6 +3,7 @@ import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { isoUtc } from '../../kit/sql.ts';
 import { APP_TYPES, appFromRow, type AppRecord, type AppType } from './record.ts';
+import { ACCOUNT_CLIENT_ID } from '../account/signin-client.ts';
 
 export interface NewApp {
   name: string;
@@ -62,6 +63,8 @@ export async function createApp(db: Database, input: NewApp, knownScopes: readon
   if (!name) throw new HttpError(400, 'VALIDATION_ERROR', 'name must not be empty');
   const clientId = input.clientId ?? `app_${randomToken(16)}`;
   if (!CLIENT_ID.test(clientId)) throw new HttpError(400, 'VALIDATION_ERROR', 'client_id must be 3 to 128 characters among letters, digits and . _ ~ -');
+  // The provider's one static client (identity's own account pages) would shadow an app of the same id.
+  if (clientId === ACCOUNT_CLIENT_ID) throw new HttpError(409, 'CONFLICT', `client_id "${clientId}" is reserved by the identity service`);
   const grants = grantsFor(type);
   const redirectUris = input.redirectUris ?? [];
   if (grants.includes('authorization_code')) {
@@ -128,11 +131,15 @@ export interface SecretInfo {
   created_at: string;
   expires_at: string | null;
   last_used_at: string | null;
+  last_used_ip: string | null;
   revoked: boolean;
+  revoked_at: string | null;
+  revoked_reason: string | null;
 }
 
 const SECRET_PREFIX = 'cs_';
-const SECRET_COLUMNS = `id, secret_prefix, ${isoUtc('created_at')} AS created_at, ${isoUtc('expires_at')} AS expires_at, ${isoUtc('last_used_at')} AS last_used_at, revoked`;
+const SECRET_COLUMNS = `id, secret_prefix, ${isoUtc('created_at')} AS created_at, ${isoUtc('expires_at')} AS expires_at, ${isoUtc('last_used_at')} AS last_used_at, last_used_ip, revoked,
+  ${isoUtc('revoked_at')} AS revoked_at, revoked_reason`;
 
 /** A new client secret: 256 random bits, returned once; only its SHA-256 and its first characters are kept. */
 export async function createSecret(db: Database, appId: string, expiresAt?: Date): Promise<SecretInfo & { secret: string }> {
@@ -156,7 +163,12 @@ export async function listSecrets(db: Database, appId: string, page: { limit: nu
   return r.rows.map(({ sort_at, ...s }) => ({ ...s, position: [sort_at, s.id] }));
 }
 
-export async function revokeSecret(db: Database, appId: string, secretId: string): Promise<boolean> {
-  const r = await db.query('UPDATE oauth_app_secrets SET revoked = true, revoked_at = now() WHERE app_id = $1 AND id = $2 AND NOT revoked', [appId, secretId]);
+export async function revokeSecret(db: Database, appId: string, secretId: string, reason = 'revoked'): Promise<boolean> {
+  const r = await db.query('UPDATE oauth_app_secrets SET revoked = true, revoked_at = now(), revoked_reason = $3 WHERE app_id = $1 AND id = $2 AND NOT revoked', [appId, secretId, reason]);
   return r.rowCount > 0;
+}
+
+/** One secret of an app (never its hash). */
+export async function findSecret(db: Database, appId: string, secretId: string): Promise<SecretInfo | undefined> {
+  return (await db.query<SecretInfo>(`SELECT ${SECRET_COLUMNS} FROM oauth_app_secrets WHERE app_id = $1 AND id = $2`, [appId, secretId])).rows[0];
 }

@@ -2,6 +2,7 @@ import { decodeProtectedHeader, importSPKI, jwtVerify, type JWTPayload } from 'j
 import { errors, type Provider, type TokenEndpointGrantContext } from 'oidc-provider';
 import type { Database } from '../../kit/db.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
+import { ORGANIZATION_PARAM, type OrganizationTokens } from '../organizations/token-scope.ts';
 import { findApiKey, findKeypair, noteCredentialUse, useJti, type UsableCredential } from './store.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import { ACCESS_TOKEN_TYPE as DELEGATED_SUBJECT_TYPE, DELEGATION_PARAMS, exchangeForAgent } from '../delegation/exchange.ts';
@@ -27,6 +28,7 @@ export interface CredentialGrantDeps {
   knownScopes: ReadonlySet<string>;
   issuer: string;
   tokenEndpoint: string;
+  organizations: OrganizationTokens;
   clients: ClientStore;
   /** IDENTITY_DELEGATION_MAX_DEPTH: the most agents one delegation chain may hold. */
   delegationMaxDepth: number;
@@ -50,6 +52,8 @@ async function issue(ctx: GrantContext, deps: CredentialGrantDeps, credential: U
   const refused = requested.filter((s) => !permitted(s));
   if (refused.length) throw new errors.InvalidScope('requested scope is not allowed to this app, principal or credential', refused.join(' '));
   const scopes = requested.length ? requested : principal.allowedScopes.filter(permitted);
+  // `organization`: the principal must be an active member (invalid_grant otherwise); the token then carries org_id.
+  await deps.organizations.decide(ctx, principal.id);
 
   // No grant stands behind these tokens (the credential is the authorization): the type declarations require a grantId the
   // provider itself does not (only userinfo reads it, and these tokens carry no openid scope).
@@ -124,15 +128,17 @@ export function registerCredentialGrants(provider: Provider, deps: CredentialGra
     const credential = await findApiKey(deps.db, subjectToken);
     if (!credential) throw new errors.InvalidGrant('the API key is invalid, expired or revoked');
     await issue(ctx, deps, credential, true);
-  }, ['subject_token', 'subject_token_type', 'scope', ...DELEGATION_PARAMS], ['audience']);
+  }, ['subject_token', 'subject_token_type', 'scope', ORGANIZATION_PARAM, ...DELEGATION_PARAMS], ['audience']);
 
   provider.registerGrantType<{ assertion?: string }>(JWT_BEARER, async (ctx) => {
     const assertion = ctx.oidc.params.assertion;
     if (!assertion) throw new errors.InvalidRequest('missing required parameter assertion');
     const { credential, payload } = await verifyAssertion(deps, assertion);
+    // Checked before the jti is spent, so a refused organization does not burn the assertion.
+    await deps.organizations.decide(ctx, credential.principalId);
     if (!(await useJti(deps.db, credential.principalId, payload.jti!, new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000)))) {
       throw new errors.InvalidGrant('the assertion was used before (its jti is spent)');
     }
     await issue(ctx, deps, credential, false);
-  }, ['assertion', 'scope']);
+  }, ['assertion', 'scope', ORGANIZATION_PARAM]);
 }

@@ -141,3 +141,11 @@ export async function acceptInvite(db: Database, token: string, principalId: str
     return { invite: accepted, membershipId: m.rows[0]!.id };
   });
 }
+
+/** The invitation a token opens, for showing it (expired on the way when due); undefined for a token that opens nothing. */
+export async function findInviteByToken(db: Queryable, token: string): Promise<Invite | undefined> {
+  if (!token.startsWith(INVITE_TOKEN_PREFIX) || token.length > 200) return undefined;
+  const hash = sha256Hex(token);
+  await expireDue(db, 'token_hash = $1', [hash]);
+  return (await db.query<Invite>(`SELECT ${COLUMNS} FROM invites WHERE token_hash = $1`, [hash])).rows[0];
+}

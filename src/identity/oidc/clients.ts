@@ -67,7 +67,7 @@ export class ClientStore {
   }
 
   /** Whether `secret` is one of the app's live secrets: compared by SHA-256, the only form stored. */
-  async verifySecret(clientId: string, secret: string | undefined): Promise<boolean> {
+  async verifySecret(clientId: string, secret: string | undefined, ip?: string): Promise<boolean> {
     if (typeof secret !== 'string' || secret.length === 0 || secret.length > 512) return false;
     const { secrets } = await this.load(clientId);
     const hash = sha256Hex(secret);
@@ -75,16 +75,16 @@ export class ClientStore {
     // Each candidate is a hash of a 256-bit random value: comparing hashes leaks nothing useful about the secret.
     const match = secrets.find((s) => s.hash === hash && (s.expiresAt === null || s.expiresAt > now));
     if (!match) return false;
-    this.noteSecretUse(match.id, now);
+    this.noteSecretUse(match.id, now, ip);
     return true;
   }
 
   // last_used_at is written at most once a minute per secret, off the request's path.
-  private noteSecretUse(secretId: string, now: number): void {
+  private noteSecretUse(secretId: string, now: number, ip: string | undefined): void {
     const last = this.secretUse.get(secretId) ?? 0;
     if (now - last < 60_000) return;
     this.secretUse.set(secretId, now);
-    this.db.query('UPDATE oauth_app_secrets SET last_used_at = now() WHERE id = $1', [secretId]).catch(() => {});
+    this.db.query('UPDATE oauth_app_secrets SET last_used_at = now(), last_used_ip = $2 WHERE id = $1', [secretId, ip ?? null]).catch(() => {});
   }
 }
 

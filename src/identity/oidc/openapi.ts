@@ -28,6 +28,7 @@ const authorizeParameters = [
   ['code_challenge', 'PKCE (RFC 7636), required for public apps', false],
   ['code_challenge_method', 'Always `S256`', false],
   ['prompt', '`login`, `consent` or `none`', false],
+  ['organization', 'An organization id or slug: the tokens of this grant are bound to it (the person must be an active member, else `access_denied`)', false],
 ].map(([name, description, required]) => ({ name, in: 'query', required, schema: { type: 'string' }, description }));
 
 const authorizeResponses = {
@@ -66,6 +67,7 @@ export const OIDC_PATHS = {
           scope: str('client_credentials or refresh_token: the scopes wanted (at most those allowed)'),
           client_id: str('A public app (no secret), or client_secret_post'),
           client_secret: str('client_secret_post'),
+          organization: str('Any grant: an organization id or slug the token is scoped to (its principal must be an active member, else invalid_grant)'),
         }, ['grant_type']),
       },
       responses: {
@@ -100,6 +102,9 @@ export const OIDC_PATHS = {
               active: { type: 'boolean' }, scope: { type: 'string' }, client_id: { type: 'string' }, username: { type: 'string' }, token_type: { type: 'string' },
               cnf: { type: 'object', properties: { jkt: { type: 'string', description: 'JWK SHA-256 thumbprint of the key a DPoP-bound token is bound to' } } },
               exp: { type: 'integer' }, iat: { type: 'integer' }, sub: { type: 'string' }, aud: { type: 'array', items: { type: 'string' } }, iss: { type: 'string' },
+              org_id: { type: 'string', description: 'An organization-scoped token: its organization' },
+              org_role: { type: 'string', description: "An organization-scoped token: the membership's role now" },
+              org_permissions: { type: 'array', items: { type: 'string' }, description: "An organization-scoped token: the membership's permissions now" },
               act: { type: 'object', description: 'A delegated token: the agent acting (RFC 8693 §4.1), with the agent before it nested in `act`', properties: { sub: { type: 'string' }, act: { type: 'object' } } },
               delegation_chain: { type: 'array', items: { type: 'string' }, description: 'A delegated token: principal ids from the person to the agent holding it' },
               parent_token_id: { type: 'string', description: 'A delegated token: the id of the token it was exchanged from' },

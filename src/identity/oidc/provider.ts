@@ -14,6 +14,8 @@ import { delegationLive } from '../delegation/entitlement.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { LOGIN_COOKIE, clearedLoginCookie, readCookie } from '../sessions/cookie.ts';
 import { endLoginSession, findLoginSession } from '../sessions/store.ts';
+import { accountClientMetadata } from '../account/signin-client.ts';
+import { ORGANIZATION_PARAM, OrganizationTokens, boundOrganization, orgClaims, type OrgMembership } from '../organizations/token-scope.ts';
 
 export const ROUTES = {
   authorization: '/oauth/authorize',
@@ -80,11 +82,12 @@ function loginSessionCheck(db: Database) {
   });
 }
 
-function interactionPolicyFor(deps: ProviderDeps, known: ReadonlySet<string>) {
+function interactionPolicyFor(deps: ProviderDeps, known: ReadonlySet<string>, orgs: OrganizationTokens) {
   const policy = interactionPolicy.base();
   const login = policy.get('login')!;
   login.checks.unshift(knownScopesCheck(known));
   login.checks.push(loginSessionCheck(deps.db));
+  policy.get('consent')!.checks.unshift(orgs.authorizationCheck());
   return policy;
 }
 
@@ -99,21 +102,24 @@ interface TokenOwners {
 
 /**
  * Whether a token's app, and its principal if it has one, are still active: a deactivated one's tokens stop counting at once.
- * A delegated token also needs every agent of its chain active and no token above it revoked.
+ * A delegated token also needs every agent of its chain active and no token above it revoked; an organization-scoped
+ * token needs its principal's membership (and the organization) to be active still.
  */
-export async function stillEntitled(deps: Pick<ProviderDeps, 'clients' | 'accounts' | 'db'>, token: TokenOwners): Promise<boolean> {
+export async function stillEntitled(deps: Pick<ProviderDeps, 'clients' | 'accounts' | 'db'>, token: TokenOwners, orgs?: OrganizationTokens): Promise<boolean> {
   if (!token.clientId) return false;
   const app = await deps.clients.app(token.clientId);
   if (!app?.active) return false;
-  if (!token.accountId) return true;
-  if ((await deps.accounts.find(token.accountId))?.active !== true) return false;
-  return delegationLive(deps.db, deps.accounts, token);
+  if (token.accountId) {
+    if ((await deps.accounts.find(token.accountId))?.active !== true) return false;
+    if (!(await delegationLive(deps.db, deps.accounts, token))) return false;
+  }
+  return orgs ? orgs.stillMember(token, token.accountId ?? app.principalId) : true;
 }
 
 /** Whether `callerId` may learn the details of `token`: its own app, or a resource server, and only while the token still counts. */
-export async function mayIntrospect(deps: Pick<ProviderDeps, 'clients' | 'accounts' | 'db'>, callerId: string, token: TokenOwners): Promise<boolean> {
+export async function mayIntrospect(deps: Pick<ProviderDeps, 'clients' | 'accounts' | 'db'>, callerId: string, token: TokenOwners, orgs?: OrganizationTokens): Promise<boolean> {
   if (token.clientId !== callerId && (await deps.clients.app(callerId))?.resourceServer !== true) return false;
-  return stillEntitled(deps, token);
+  return stillEntitled(deps, token, orgs);
 }
 
 /** Scopes a principal may receive from an app: requested, allowed for the app, and allowed for the principal. */
@@ -133,6 +139,7 @@ async function narrowToCurrentScopes(deps: Pick<ProviderDeps, 'clients' | 'accou
 
 export function buildProvider(deps: ProviderDeps): OidcProvider {
   const known = new Set(deps.scopes);
+  const orgs = new OrganizationTokens(deps.db);
   const ttlOf = (client: Client | undefined, key: string, fallback: number): number => {
     const v = client?.[key];
     return typeof v === 'number' && v > 0 ? v : fallback;
@@ -148,13 +155,15 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
         return { ip: ctx?.ip, userAgent: ctx?.get?.('user-agent')?.slice(0, 512) || undefined };
       },
     }),
-    clients: [],
+    // The one static client: identity's own account pages sign people in through the normal sign-in (account/signin-client.ts).
+    clients: [accountClientMetadata(deps.issuer)],
     routes: ROUTES,
     responseTypes: ['code'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     scopes: [...deps.scopes],
     claims: {
-      openid: ['sub'],
+      // The organization claims appear only for an organization-scoped token (see organizations/token-scope.ts).
+      openid: ['sub', 'org_id', 'org_role', 'org_permissions'],
       email: ['email', 'email_verified'],
       profile: ['name', 'given_name', 'family_name', 'locale', 'zoneinfo', 'updated_at'],
     },
@@ -174,7 +183,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
         // app or to an app registered as a resource server; any other caller gets {active:false} (RFC 7662 section 4), so a
         // third-party app cannot read another app's users. Only while the token's app and principal are still active (the
         // provider checks neither, and for a deactivated app it fails looking the client up when another client asks).
-        allowedPolicy: async (_ctx, client, token) => mayIntrospect(deps, client.clientId, token),
+        allowedPolicy: async (_ctx, client, token) => mayIntrospect(deps, client.clientId, token, orgs),
       },
       revocation: {
         enabled: true,
@@ -228,13 +237,25 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
           if (!known.has(scope) || !allowed.has(scope)) throw new errors.InvalidScope('requested scope is not allowed', scope);
         }
       }
+      // An organization-scoped token carries org_id (introspection shows it from `extra`); a client-credentials token speaks for the app's principal.
+      const principalId = token.kind === 'ClientCredentials' ? (token.clientId ? (await deps.clients.app(token.clientId))?.principalId : undefined) : token.accountId;
+      const org = await orgs.claimFor(ctx, principalId);
       // A delegated token's act, delegation_chain and parent_token_id (introspection shows `extra` at the top level).
-      return delegationClaims(token);
+      const delegated = delegationClaims(token);
+      return org || delegated ? { ...delegated, ...org } : undefined;
     },
-    async findAccount(_ctx, sub) {
+    async findAccount(ctx, sub, token) {
       const account = await deps.accounts.find(sub);
       if (!account || !account.active) return undefined;
-      return { accountId: account.id, claims: async () => claimsOf(account) };
+      // At the token endpoint the organization is decided here, before a refresh token is rotated; elsewhere (userinfo) an
+      // organization token whose membership has ended finds no account, so it is refused.
+      let member: OrgMembership | undefined;
+      if (ctx?.oidc?.route === 'token') member = await orgs.decide(ctx, account.id, token);
+      else if (boundOrganization(token)) {
+        member = await orgs.membership(boundOrganization(token)!, account.id);
+        if (!member) return undefined;
+      }
+      return { accountId: account.id, claims: async () => ({ ...claimsOf(account), ...(member ? orgClaims(member) : {}) }) };
     },
     async loadExistingGrant(ctx) {
       const client = ctx.oidc.client;
@@ -260,15 +281,17 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
     },
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
-      policy: interactionPolicyFor(deps, known),
+      policy: interactionPolicyFor(deps, known, orgs),
     },
     renderError: deps.pages.error,
+    extraParams: { [ORGANIZATION_PARAM]: orgs.validateParam },
   });
+  orgs.install(provider);
 
   // Secrets are kept as SHA-256 only, several per app: the provider's own comparison against one
   // clear client_secret is replaced by a lookup among the app's live secret hashes.
   provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string }, actual: string) {
-    return deps.clients.verifySecret(this.clientId, actual);
+    return deps.clients.verifySecret(this.clientId, actual, Provider.ctx?.ip);
   };
   // A grant holds what was allowed when it was made; every use (a reused grant at authorization, a code exchange, a
   // refresh, userinfo) reads it through Grant.find, so it is narrowed there to what the app and the principal are allowed now.
@@ -283,9 +306,9 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
   provider.proxy = true;
   registerCredentialGrants(provider, {
     db: deps.db, accounts: deps.accounts, clients: deps.clients, knownScopes: known, issuer: deps.issuer, tokenEndpoint: new URL(ROUTES.token, deps.issuer).href,
-    delegationMaxDepth: deps.delegationMaxDepth,
+    delegationMaxDepth: deps.delegationMaxDepth, organizations: orgs,
   });
-  provider.use(shapeResponses(deps));
+  provider.use(shapeResponses(deps, orgs));
   provider.on('server_error', (ctx: any, err: Error) => {
     // A dropped or unreachable database is temporary: RFC 6749's temporarily_unavailable with Retry-After, not a 500.
     if (isDatabaseUnavailable(err)) {
@@ -319,7 +342,7 @@ const SUPPORTED_GRANTS = new Set<string>([...CONTRACT_GRANTS, ...CREDENTIAL_GRAN
  * Adjusts the provider's answers to the contract: introspection needs HTTP Basic, revocation Basic or a public app's client_id; introspection carries `username` and an array
  * `aud`; a grant the app may not use is unauthorized_client; signing out through the provider also ends the service's login session.
  */
-function shapeResponses(deps: ProviderDeps) {
+function shapeResponses(deps: ProviderDeps, orgs: OrganizationTokens) {
   const postOnly = new Set<string>([ROUTES.token, ROUTES.introspection, ROUTES.revocation]);
   const unauthenticated = (ctx: KoaContextWithOIDC, description: string) => {
     ctx.status = 401;
@@ -375,6 +398,9 @@ function shapeResponses(deps: ProviderDeps) {
       const aud = body.aud;
       body.aud = Array.isArray(aud) ? aud : typeof aud === 'string' ? [aud] : [token.clientId];
       body.token_type = token.kind === 'RefreshToken' ? 'refresh_token' : token.jkt ? 'DPoP' : 'Bearer';
+      // An organization-scoped token: the membership's role and permissions as they are now (checked by allowedPolicy).
+      const member = orgs.checkedMembership(token);
+      if (member) Object.assign(body, orgClaims(member));
     } else if ((route === 'introspection' || route === 'revocation') && answer?.error === 'unsupported_token_type') {
       // The service never issues structured (JWT) access tokens, so a JWT is simply not a live token of
       // ours: inactive at introspection, and revocation answers 200 as it always does.

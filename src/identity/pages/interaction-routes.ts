@@ -207,7 +207,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
         reply.header('retry-after', String(wait));
         return again(429, `Too many failed sign-in attempts. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`);
       }
-      const human = await checkPassword(deps.db, email, password);
+      const human = await checkPassword(deps.db, email, password, request.ip);
       if (!human) {
         await deps.throttle.fail(keys);
         return again(401, 'The email address or the password is not correct.');

@@ -72,15 +72,21 @@ export async function makePlatformAdmin(db: Database, principalId: string): Prom
 let decoy: Promise<string> | undefined;
 
 /** The human with this email and password, or undefined; always spends one scrypt verification. */
-export async function checkPassword(db: Database, email: string, password: string): Promise<PrincipalView | undefined> {
+export async function checkPassword(db: Database, email: string, password: string, ip?: string): Promise<PrincipalView | undefined> {
   const human = await findHumanByEmail(db, email);
-  const stored = human
-    ? (await db.query<{ secret_hash: string }>("SELECT secret_hash FROM credentials WHERE principal_id = $1 AND type = 'password' AND NOT revoked AND active", [human.id])).rows[0]?.secret_hash
+  // An expired password (expires_at passed) no longer signs in, like every other credential.
+  const row = human
+    ? (await db.query<{ secret_hash: string }>(
+      "SELECT secret_hash FROM credentials WHERE principal_id = $1 AND type = 'password' AND NOT revoked AND active AND (expires_at IS NULL OR expires_at > now())",
+      [human.id],
+    )).rows[0]
     : undefined;
+  const stored = row?.secret_hash;
   decoy ??= hashSecret('decoy password that matches nothing');
   const ok = await verifySecret(password, stored ?? (await decoy));
   if (!ok || !human || !stored || !human.active) return undefined;
   if (needsRehash(stored)) await setPassword(db, human.id, password);
+  await db.query("UPDATE credentials SET last_used_at = now(), last_used_ip = $2 WHERE principal_id = $1 AND type = 'password' AND NOT revoked", [human.id, ip ?? null]);
   await db.query('UPDATE humans SET last_login_at = now() WHERE principal_id = $1', [human.id]);
   return human;
 }

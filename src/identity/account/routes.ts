@@ -1,0 +1,166 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import formbody from '@fastify/formbody';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../kit/app.ts';
+import type { Database } from '../../kit/db.ts';
+import { HttpError } from '../../kit/errors.ts';
+import type { Throttle } from '../../kit/throttle.ts';
+import type { TokenVerifier } from '../../kit/auth/admin-guard.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
+import type { PrincipalView } from '../principals/view.ts';
+import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
+import { errorPage } from '../pages/layout.ts';
+import { LOGIN_COOKIE, clearedLoginCookie, loginCookie, readCookie } from '../sessions/cookie.ts';
+import { endLoginSession } from '../sessions/store.ts';
+import type { ProviderHolder } from '../oidc/mount.ts';
+import { sha256Hex } from '../../kit/crypto.ts';
+import { Errors } from '../admin/schemas.ts';
+import { FormGuard, html, safeReturn, sameOrigin, signInLink } from './html.ts';
+import { signedIn } from './session.ts';
+import { verifyCurrentPassword } from './password-check.ts';
+import { CALLBACK_PATH, SignInFlow } from './signin-client.ts';
+import { changePassword } from './password.ts';
+import { changePasswordPage, passwordChangedPage, type PasswordField } from './templates.ts';
+import { registerInvitePages } from '../invites/page-routes.ts';
+
+export interface AccountDeps {
+  db: Database;
+  accounts: PrincipalDirectory;
+  throttle: Throttle;
+  issuer: string;
+  loginSessionTtl: number;
+  secretKey: Buffer;
+  verifier: TokenVerifier;
+  holder: ProviderHolder;
+}
+
+const tags = ['sign-in'];
+const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 404: Type.String(), 409: Type.String(), 429: Type.String() };
+const SignInQuery = Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 1000 })), login_hint: Type.Optional(Type.String({ maxLength: 320 })) });
+const CallbackQuery = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 200 })), state: Type.Optional(Type.String({ maxLength: 200 })),
+  error: Type.Optional(Type.String({ maxLength: 200 })), error_description: Type.Optional(Type.String({ maxLength: 1000 })), iss: Type.Optional(Type.String({ maxLength: 1000 })),
+});
+const PasswordBody = Type.Object({
+  csrf: Type.Optional(Type.String({ maxLength: 200 })),
+  username: Type.Optional(Type.String({ maxLength: 320 })),
+  current_password: Type.Optional(Type.String({ maxLength: 1024 })),
+  new_password: Type.Optional(Type.String({ maxLength: 1024 })),
+  confirm_password: Type.Optional(Type.String({ maxLength: 1024 })),
+}, { additionalProperties: true });
+
+/**
+ * The service's own pages outside an authorization request: the sign-in round trip for them (through the normal
+ * sign-in), the change-password page and its API twin, and the invitation page (invites/page-routes.ts).
+ */
+export async function registerAccountPages(app: App, deps: AccountDeps): Promise<void> {
+  const forms = new FormGuard(deps.secretKey);
+  const flow = new SignInFlow(deps.secretKey, deps.issuer);
+  await app.register(async (plain) => {
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+    await scope.register(formbody, { bodyLimit: 16 * 1024 });
+    // A browser gets a page for a form it sent wrong; failures of the service itself go on to the app's handler.
+    scope.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+      const status = err instanceof HttpError ? err.statusCode : err.validation ? 400 : err.statusCode ?? 500;
+      if (status < 400 || status >= 500) throw err;
+      request.log.info({ status, err: err.message }, 'page request refused');
+      return html(reply, status, errorPage('Request refused', 'The form could not be read. Go back and try again.'));
+    });
+
+    // Signing in goes through the normal sign-in (an authorization request of the built-in account client), so these
+    // pages get exactly what the authorization pages do: the same page, throttle, login session and any second factor.
+    scope.get('/signin', { schema: { operationId: 'accountSignIn', tags, summary: 'Sign in through the normal sign-in page, then return to return_to (identity\'s own account and invitation pages only)', querystring: SignInQuery, response: Html } }, async (request, reply) => {
+      const { location, cookie } = flow.start(safeReturn(request.query.return_to, deps.issuer), request.query.login_hint);
+      // The browser is signed out first (both sessions, as /signout does): signing in as someone else inside a live
+      // provider session would make the provider end that session mid-way, and the new login session with it.
+      const loginToken = readCookie(request.headers.cookie, LOGIN_COOKIE);
+      await endLoginSession(deps.db, loginToken);
+      const sessionCookie = deps.holder.current.cookieName('session');
+      const providerSession = readCookie(request.headers.cookie, sessionCookie);
+      if (providerSession) await deps.db.query("DELETE FROM oidc_artifacts WHERE model = 'Session' AND id_hash = $1", [sha256Hex(providerSession)]);
+      const cleared = loginToken || providerSession
+        ? [clearedLoginCookie(), `${sessionCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`, `${sessionCookie}.sig=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`]
+        : [];
+      return reply.header('set-cookie', [...cleared, cookie]).header('cache-control', 'no-store').redirect(location, 303);
+    });
+
+    scope.get(CALLBACK_PATH, { schema: { operationId: 'accountSignInCallback', tags, summary: 'The end of the sign-in round trip: back to the page that asked for it', querystring: CallbackQuery, response: Html } }, async (request, reply) => {
+      const returnTo = flow.finish(request, request.query.state);
+      reply.header('set-cookie', flow.clearedCookie());
+      // The code proves nothing more than the login session the sign-in just made; it is spent so it cannot be used later.
+      if (request.query.code) await deps.db.query('UPDATE oauth_auth_codes SET used = true, used_at = now() WHERE code_signature = $1 AND NOT used', [sha256Hex(request.query.code)]);
+      if (!returnTo) return html(reply, 400, errorPage('Sign-in expired', 'This sign-in was started in another tab or has expired. Open the page you wanted again.'));
+      if (request.query.error || !request.query.code) return html(reply, 400, errorPage('Sign-in not completed', 'The sign-in did not finish. Open the page you wanted again to retry.'));
+      return reply.header('cache-control', 'no-store').redirect(returnTo, 303);
+    });
+
+    const passwordForm = (request: FastifyRequest, reply: FastifyReply, who: PrincipalView, status = 200, error?: string, invalid?: PasswordField[]) =>
+      html(reply, status, changePasswordPage({ action: '/account/password', csrf: forms.issue(request, reply, `password:${who.id}`), accountLabel: who.identifier, error, invalid }));
+
+    const humanOrSignIn = async (request: FastifyRequest, reply: FastifyReply): Promise<PrincipalView | undefined> => {
+      const who = await signedIn(deps.db, deps.accounts, request);
+      if (!who) {
+        reply.header('cache-control', 'no-store').redirect(signInLink('/account/password'), 303);
+        return undefined;
+      }
+      if (!who.human) {
+        html(reply, 400, errorPage('No password here', 'Only people have passwords.'));
+        return undefined;
+      }
+      return who;
+    };
+
+    scope.get('/account/password', { schema: { operationId: 'changePasswordPage', tags, summary: 'The change-password page of the signed-in person (sign-in first when needed)', response: Html } }, async (request, reply) => {
+      const who = await humanOrSignIn(request, reply);
+      return who ? passwordForm(request, reply, who) : reply;
+    });
+
+    scope.post('/account/password', { schema: { operationId: 'changePasswordForm', tags, summary: 'The change-password form (current, new and confirmed password, CSRF field)', body: PasswordBody, response: Html } }, async (request, reply) => {
+      const who = await humanOrSignIn(request, reply);
+      if (!who) return reply;
+      if (!sameOrigin(request, deps.issuer) || !forms.verify(request, `password:${who.id}`, request.body.csrf)) {
+        return html(reply, 403, errorPage('Request refused', 'This form has expired or was not sent from the change-password page. Go back and try again.'));
+      }
+      const current = String(request.body.current_password ?? '');
+      const next = String(request.body.new_password ?? '');
+      const confirm = String(request.body.confirm_password ?? '');
+      if (!current) return passwordForm(request, reply, who, 400, 'Enter your current password.', ['current']);
+      if (next.length < MIN_PASSWORD_LENGTH) return passwordForm(request, reply, who, 400, `The new password must be at least ${MIN_PASSWORD_LENGTH} characters.`, ['new']);
+      if (next !== confirm) return passwordForm(request, reply, who, 400, 'The confirmation does not match the new password.', ['confirm']);
+      const check = await verifyCurrentPassword(deps.db, deps.throttle, request, who, current);
+      if (check.wait > 0) {
+        reply.header('retry-after', String(check.wait));
+        return passwordForm(request, reply, who, 429, `Too many failed attempts. Wait ${check.wait} second${check.wait === 1 ? '' : 's'} and try again.`, ['current']);
+      }
+      if (!check.ok) return passwordForm(request, reply, who, 401, 'The current password is not correct.', ['current']);
+      const token = await changePassword(deps.db, who.id, next, { ip: request.ip, userAgent: request.headers['user-agent'] }, deps.loginSessionTtl);
+      reply.header('set-cookie', loginCookie(token!, deps.loginSessionTtl));
+      return html(reply, 200, passwordChangedPage(who.identifier));
+    });
+
+    await registerInvitePages(scope, { db: deps.db, accounts: deps.accounts, issuer: deps.issuer, forms });
+  });
+
+  // The same change for API clients: the signed-in person's access token (any app) and the current password.
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.put('/api/v1/account/password', {
+    schema: {
+      operationId: 'changeOwnPassword', tags: ['account'], security: [{ personToken: [] }],
+      summary: "Change the signed-in person's password (current_password required; other browser sessions end, tokens stay)",
+      body: Type.Object({ current_password: Type.String({ minLength: 1, maxLength: 1024 }), new_password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1024 }) }, { additionalProperties: false }),
+      response: { 204: Type.Null(), ...Errors },
+    },
+  }, async (request, reply) => {
+    const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(request.headers.authorization ?? '');
+    const info = m ? await deps.verifier(m[1]!) : undefined;
+    const who = info?.subject ? await deps.accounts.find(info.subject) : undefined;
+    if (!who?.active) throw new HttpError(401, 'UNAUTHORIZED', "send the signed-in person's access token (Authorization: Bearer ...)", { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
+    if (!who.human) throw new HttpError(400, 'VALIDATION_ERROR', 'only people have passwords');
+    const check = await verifyCurrentPassword(deps.db, deps.throttle, request, who, request.body.current_password);
+    if (check.wait > 0) throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts; retry after ${check.wait} s`, { headers: { 'retry-after': String(check.wait) } });
+    if (!check.ok) throw new HttpError(403, 'FORBIDDEN', 'current_password is not correct');
+    await changePassword(deps.db, who.id, request.body.new_password, undefined, deps.loginSessionTtl);
+    return reply.code(204).send(null);
+  });
+}
