@@ -145,16 +145,17 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     await mountProvider(app, holder, config.issuer);
     const csrf = new CsrfTokens(secretKey);
     const upstream = { providers: socialProviders(config), csrf };
+    const second = secondFactor({ db, secretKey, accounts, csrf, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl });
     await registerPages(app, {
       db, holder, accounts, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl,
       csrf,
       throttle,
-      secondFactor: secondFactor({ db, secretKey, accounts, csrf, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl }),
+      secondFactor: second,
       signInExtras: upstream.providers.size ? signInButtons(upstream) : undefined,
     });
     await registerAccountSecurity(app, { db, secretKey, accounts, csrf, issuer: config.issuer });
     registerPasskeyAssets(app);
-    await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup });
+    await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup, secondFactor: second });
     const verifier = localTokenVerifier(holder, accounts, clients, db, new OrganizationTokens(db));
     const guard = createAdminGuard({
       realm: 'identity',

@@ -1,0 +1,4 @@
+-- The first step a pending second factor follows: 'pwd' after a password, or the social provider's id
+-- (github, google, …) after a social sign-in, so the finished sign-in's amr and login session say how
+-- the person really signed in.
+ALTER TABLE mfa_pending ADD COLUMN first_factor text NOT NULL DEFAULT 'pwd';
