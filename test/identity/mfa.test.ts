@@ -199,11 +199,15 @@ test('WebAuthn challenges: single use, expiring, bound to their purpose and to w
 
 test('security pages: refused without a login session or a CSRF token; enrolling twice is a conflict', async () => {
   const anonymous = new TestBrowser();
-  for (const [method, path] of [['GET', '/account/security'], ['GET', '/account/security/totp'], ['POST', '/account/security/totp/remove']] as const) {
-    const res = await anonymous.request(`${server.issuer}${path}`, method === 'POST' ? { form: { csrf: 'x' } } : {});
-    assert.equal(res.status, 401, path);
-    assert.match(await res.text(), /Not signed in/);
+  // The pages send a signed-out browser through the one sign-in and back; a form posted signed out gets a page linking there.
+  for (const path of ['/account/security', '/account/security/totp']) {
+    const res = await anonymous.request(`${server.issuer}${path}`);
+    assert.equal(res.status, 303, path);
+    assert.equal(res.headers.get('location'), `/signin?return_to=${encodeURIComponent(path)}`);
   }
+  const postAnon = await anonymous.request(`${server.issuer}/account/security/totp/remove`, { form: { csrf: 'x' } });
+  assert.equal(postAnon.status, 401);
+  assert.match(await postAnon.text(), /Not signed in[\s\S]*href="\/signin\?return_to=%2Faccount%2Fsecurity"/);
   const optionsAnon = await anonymous.request(`${server.issuer}/account/security/passkeys/options`, { method: 'POST' });
   assert.equal(optionsAnon.status, 401);
   assert.equal(((await optionsAnon.json()) as { error: string }).error, 'login_required');
@@ -243,7 +247,7 @@ test('an authenticator revoked through the management API stops being asked for,
   assert.ok(sawSignIn, 'the password alone signs in again');
 });
 
-test('the agents page\'s own password sign-in does not start a login session for someone with a second factor', async () => {
+test('the agents page has no password sign-in of its own: a signed-out browser goes to the one sign-in (with its second step)', async () => {
   const { db, secretKey } = server.runtime;
   const pending = await pendingEnrollment(db, secretKey, cleoId, cleo.email, 'localhost');
   secret = pending.secret;
@@ -252,12 +256,11 @@ test('the agents page\'s own password sign-in does not start a login session for
   lastStep = first.step;
   const browser = new TestBrowser();
   const page = await browser.request(`${server.issuer}/agents`);
-  assert.equal(page.status, 200);
-  const html = await page.text();
-  const res = await browser.request(`${server.issuer}/agents/signin`, { form: { csrf: field(html, 'csrf')!, email: cleo.email, password: cleo.password } });
-  assert.equal(res.status, 403);
-  assert.match(await res.text(), /uses two-step verification/);
-  assert.equal(browser.cookie('__Host-svc_login'), undefined, 'no login session from the password alone');
+  assert.equal(page.status, 303);
+  assert.equal(page.headers.get('location'), '/signin?return_to=%2Fagents');
+  const gone = await browser.request(`${server.issuer}/agents/signin`, { form: { csrf: 'x', email: cleo.email, password: cleo.password } });
+  assert.equal(gone.status, 404, 'the old password form is gone');
+  assert.equal(browser.cookie('__Host-svc_login'), undefined);
 });
 
 test('repeated wrong codes slow down per account (429 with Retry-After)', async () => {

@@ -9,7 +9,8 @@ import { sha256Hex } from '../../kit/crypto.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { PrincipalView } from '../principals/view.ts';
 import type { CsrfTokens } from '../pages/csrf.ts';
-import { errorPage } from '../pages/layout.ts';
+import { errorPage, escapeHtml, page } from '../pages/layout.ts';
+import { signInLink } from '../account/html.ts';
 import { findLoginSession } from '../sessions/store.ts';
 import { LOGIN_COOKIE, readCookie } from '../sessions/cookie.ts';
 import { confirmEnrollment, hasTotp, pendingEnrollment, removeTotp } from './totp.ts';
@@ -26,7 +27,7 @@ export interface AccountDeps {
 }
 
 const tags = ['sign-in'];
-const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 404: Type.String(), 409: Type.String(), 413: Type.String(), 415: Type.String() };
+const Html = { 200: Type.String(), 303: Type.Null(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 404: Type.String(), 409: Type.String(), 413: Type.String(), 415: Type.String() };
 const FormBody = Type.Object(
   {
     csrf: Type.Optional(Type.String({ maxLength: 200 })),
@@ -78,8 +79,11 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
     return { account, binding, csrf: deps.csrf.issue(binding) };
   }
 
+  // Pages send the browser through the one sign-in (/signin, with the second factor) and back; a form posted
+  // after the session ended gets a page with that link (re-posting it after signing in would need a fresh CSRF token anyway).
+  const toSignIn = (reply: FastifyReply, path: string) => reply.header('cache-control', 'no-store').redirect(signInLink(path), 303);
   const notSignedIn = (reply: FastifyReply) =>
-    html(reply, 401, errorPage('Not signed in', 'Sign in to an application that uses this service first, then open this page again in the same browser.'));
+    html(reply, 401, page({ title: 'Not signed in', body: `<h1>Not signed in</h1>\n<p>Your session has ended.</p>\n<p><a href="${escapeHtml(signInLink('/account/security'))}">Sign in to manage your sign-in security</a></p>` }));
   const refused = (reply: FastifyReply) =>
     html(reply, 403, errorPage('Request refused', 'This form has expired or was not sent from the sign-in security page. Go back, reload the page and try again.'));
 
@@ -120,12 +124,12 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
 
     scope.get('/account/security', { schema: { operationId: 'securityPage', tags, summary: "The signed-in person's sign-in security page: authenticator app, recovery codes, passkeys", response: Html } }, async (request, reply) => {
       const who = await person(request);
-      return who ? overview(reply, who) : notSignedIn(reply);
+      return who ? overview(reply, who) : toSignIn(reply, '/account/security');
     });
 
     scope.get('/account/security/totp', { schema: { operationId: 'totpEnrollPage', tags, summary: 'Set up an authenticator app: QR code, setup key and the first code', response: Html } }, async (request, reply) => {
       const who = await person(request);
-      if (!who) return notSignedIn(reply);
+      if (!who) return toSignIn(reply, '/account/security/totp');
       if (await hasTotp(deps.db, who.account.id)) return overview(reply, who, 409, { error: 'An authenticator app is already set up. Remove it before setting up another.' });
       return enrollPage(reply, who, 200);
     });
