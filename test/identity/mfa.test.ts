@@ -10,6 +10,7 @@ import { useRecoveryCode } from '../../src/identity/mfa/recovery-codes.ts';
 import { consumeChallenge, newChallenge } from '../../src/identity/mfa/challenges.ts';
 import { revokeCredential } from '../../src/identity/credentials/store.ts';
 import { identityCommand } from '../../src/identity/cli/command.ts';
+import { sha256Hex } from '../../src/kit/crypto.ts';
 import { loadIdentityConfig } from '../../src/identity/config.ts';
 
 // The second factor and passkeys over HTTP and at the store: bad inputs, single use, concurrency, revocation.
@@ -292,6 +293,46 @@ test('management API: the authenticator app and passkeys are listed as credentia
   const totp = items.filter((c) => c.type === 'totp' && c.active && !c.revoked);
   assert.equal(totp.length, 1);
   assert.equal(totp[0]!.webauthn_sign_count, null);
+});
+
+test('removing a factor needs a recent second step: a login session without one, or with an old one, is sent to sign in again', async () => {
+  const { db, secretKey } = server.runtime;
+  assert.equal(await hasTotp(db, cleoId), true);
+  await forgetUsedSteps();
+  const step = await atSecondStep();
+  const code = freshCode(secret, lastStep);
+  lastStep = code.step;
+  assert.equal((await step.browser.request(step.action, { form: { csrf: step.csrf, code: code.code } })).status, 303);
+  const session = sha256Hex(step.browser.cookie('__Host-svc_login')!);
+  const stamp = (await db.query<{ second_factor_at: Date | null }>('SELECT second_factor_at FROM login_sessions WHERE token_hash = $1', [session])).rows[0]!;
+  assert.ok(stamp.second_factor_at, 'the session records its second step');
+  const csrf = field(await (await step.browser.request(`${server.issuer}/account/security`)).text(), 'csrf')!;
+  const remove = () => step.browser.request(`${server.issuer}/account/security/totp/remove`, { form: { csrf } });
+
+  for (const [when, label] of [["now() - interval '11 minutes'", 'an old second step'], ['NULL', 'no second step']] as const) {
+    await db.query(`UPDATE login_sessions SET second_factor_at = ${when} WHERE token_hash = $1`, [session]);
+    const refused = await remove();
+    assert.equal(refused.status, 403, label);
+    const page = await refused.text();
+    assert.match(page, /<h1>Confirm it is you<\/h1>/, label);
+    assert.match(page, /href="\/signin\?return_to=%2Faccount%2Fsecurity&amp;login_hint=cleo%40example.com"/, label);
+    assert.equal(await hasTotp(db, cleoId), true, `${label}: nothing removed`);
+    const passkeyRemove = await step.browser.request(`${server.issuer}/account/security/passkeys/00000000-0000-0000-0000-000000000000/remove`, { form: { csrf } });
+    assert.equal(passkeyRemove.status, 403, `${label}: passkeys too`);
+  }
+
+  await db.query('UPDATE login_sessions SET second_factor_at = now() WHERE token_hash = $1', [session]);
+  const removed = await remove();
+  assert.equal(removed.status, 200);
+  assert.match(await removed.text(), /The authenticator app was removed/);
+  assert.equal(await hasTotp(db, cleoId), false);
+
+  // Set up again for the tests after this one.
+  const pending = await pendingEnrollment(db, secretKey, cleoId, cleo.email, 'localhost');
+  secret = pending.secret;
+  const first = freshCode(secret, -1);
+  assert.ok((await confirmEnrollment(db, secretKey, cleoId, pending.credentialId, first.code)).ok);
+  lastStep = first.step;
 });
 
 test('platform identity mfa reset: an operator revokes a locked-out person\'s second factors', async () => {

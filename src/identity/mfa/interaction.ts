@@ -90,7 +90,8 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
     await endPending(deps.db, d.jti);
     // A login session after a social first step keeps the provider's id, as one without a second step does.
     const provider = amr[0] && amr[0] !== 'pwd' && amr[0] !== 'hwk' ? amr[0] : undefined;
-    const token = await startLoginSession(deps.db, principalId, deps.loginSessionTtl, { ip: request.ip, userAgent: request.headers['user-agent'] }, provider);
+    // Every way here is a second step or a passkey sign-in: the session records it (removing a factor asks for a fresh one).
+    const token = await startLoginSession(deps.db, principalId, deps.loginSessionTtl, { ip: request.ip, userAgent: request.headers['user-agent'] }, provider, true);
     return tools.finish(request, reply, { login: { accountId: principalId, remember: true, amr } }, [loginCookie(token, deps.loginSessionTtl)]);
   }
 
