@@ -89,7 +89,29 @@ async function serve(databaseUrl: string): Promise<void> {
   await bare.listen({ host: '127.0.0.1', port: barePort });
 
   process.send!({ ready: { clientId: machine.clientId, secret, port, barePort, apiKey, servicePrincipalId: svc.id, keyId: 'bench-key', privateKeyPkcs8: await exportPKCS8(pair.privateKey), personToken, agentToken } satisfies Ready });
-  process.on('message', async (m: { stop?: boolean }) => {
+  // BENCH_PROFILE=DIR: a CPU profile of the server during each phase only (start-up and set-up left out), one file per phase.
+  const { Session } = await import('node:inspector/promises');
+  const profiler = process.env.BENCH_PROFILE ? new Session() : undefined;
+  profiler?.connect();
+  await profiler?.post('Profiler.setSamplingInterval', { interval: 200 });
+  process.on('message', async (m: { stop?: boolean; cpu?: boolean; profile?: 'start' | string }) => {
+    if (m.profile !== undefined && profiler) {
+      if (m.profile === 'start') await profiler.post('Profiler.enable').then(() => profiler.post('Profiler.start'));
+      else {
+        const { profile } = await profiler.post('Profiler.stop');
+        const { writeFileSync } = await import('node:fs');
+        writeFileSync(`${process.env.BENCH_PROFILE}/${m.profile}.cpuprofile`, JSON.stringify(profile));
+      }
+      process.send!({ profiled: m.profile });
+      return;
+    }
+    // The server's CPU time so far, read before and after each phase: CPU per request is comparable across
+    // runs on a shared machine, where requests per second mostly say how much of the cores the server got.
+    if (m.cpu) {
+      const { user, system } = process.cpuUsage();
+      process.send!({ cpuMicros: user + system });
+      return;
+    }
     if (!m.stop) return;
     const maxRssKiB = process.resourceUsage().maxRSS;
     await bare.close();
@@ -105,6 +127,40 @@ interface Result {
   perSecond: number;
   p50: number;
   p99: number;
+  /** The server process's CPU (user + system) per answered request, in microseconds. */
+  cpuPerRequest: number;
+}
+
+let server: ChildProcess | undefined;
+
+/** Starts or ends the server's profile of a phase (BENCH_PROFILE), answered once done. */
+async function profilePhase(step: 'start' | string): Promise<void> {
+  const child = server;
+  if (!child || !process.env.BENCH_PROFILE) return;
+  await new Promise<void>((resolve) => {
+    const onMessage = (m: { profiled?: string }) => {
+      if (m.profiled !== step) return;
+      child.off('message', onMessage);
+      resolve();
+    };
+    child.on('message', onMessage);
+    child.send({ profile: step });
+  });
+}
+
+/** CPU time of the server process so far, in microseconds (the bare endpoint runs in the same process, so it is measured alike). */
+async function serverCpu(): Promise<number> {
+  const child = server;
+  if (!child) return 0;
+  return new Promise((resolve) => {
+    const onMessage = (m: { cpuMicros?: number }) => {
+      if (m.cpuMicros === undefined) return;
+      child.off('message', onMessage);
+      resolve(m.cpuMicros);
+    };
+    child.on('message', onMessage);
+    child.send({ cpu: true });
+  });
 }
 
 
@@ -118,6 +174,8 @@ async function load(name: string, port: number, requestOf: (i: number) => Buffer
   const latencies: number[] = [];
   let errors = 0;
   let i = 0;
+  await profilePhase('start');
+  const cpuBefore = await serverCpu();
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
@@ -134,8 +192,10 @@ async function load(name: string, port: number, requestOf: (i: number) => Buffer
     }
   }));
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = (await serverCpu()) - cpuBefore;
+  await profilePhase(name.replace(/[^A-Za-z0-9]+/g, '-'));
   latencies.sort((a, b) => a - b);
-  return { name, requests: latencies.length, errors, perSecond: Math.round(latencies.length / elapsed), p50: +percentile(latencies, 50).toFixed(2), p99: +percentile(latencies, 99).toFixed(2) };
+  return { name, requests: latencies.length, errors, perSecond: Math.round(latencies.length / elapsed), p50: +percentile(latencies, 50).toFixed(2), p99: +percentile(latencies, 99).toFixed(2), cpuPerRequest: latencies.length ? Math.round(cpu / latencies.length) : 0 };
 }
 
 async function main(): Promise<void> {
@@ -144,6 +204,7 @@ async function main(): Promise<void> {
   let child: ChildProcess | undefined;
   try {
     child = fork(new URL(import.meta.url).pathname, ['serve', database.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    server = child;
     const ready = await new Promise<Ready>((resolve, reject) => {
       child!.once('message', (m: { ready: Ready }) => resolve(m.ready));
       child!.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
@@ -154,7 +215,7 @@ async function main(): Promise<void> {
     const tokenRequest = formPost(ready.port, '/oauth/token', ccBody, { authorization: auth });
     const bareRequest = formPost(ready.barePort, '/bare', 'a=1');
     const issued = (status: number, body: string) => status === 200 && body.includes('"access_token"');
-    const skipped = (name: string): Result => ({ name, requests: 0, errors: 0, perSecond: 0, p50: 0, p99: 0 });
+    const skipped = (name: string): Result => ({ name, requests: 0, errors: 0, perSecond: 0, p50: 0, p99: 0, cpuPerRequest: 0 });
 
     await load('warm-up', ready.port, () => tokenRequest, issued, 2);
     const bare = PHASES.has('bare')
@@ -208,9 +269,9 @@ async function main(): Promise<void> {
 
     const rows = [bare, cc, intro, apiKey, jwt, delegation];
     console.log(`identity benchmark: ${SECONDS} s per phase, ${CONCURRENCY} concurrent keep-alive connections, PostgreSQL ${new URL(database.url).host}`);
-    console.log('| phase | requests | errors | req/s | p50 ms | p99 ms | vs bare |');
-    console.log('|---|---|---|---|---|---|---|');
-    for (const r of rows) console.log(`| ${r.name} | ${r.requests} | ${r.errors} | ${r.perSecond} | ${r.p50} | ${r.p99} | ${bare.perSecond ? `${(r.perSecond / bare.perSecond * 100).toFixed(1)}%` : "-"} |`);
+    console.log('| phase | requests | errors | req/s | p50 ms | p99 ms | vs bare | server CPU µs/request |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const r of rows) console.log(`| ${r.name} | ${r.requests} | ${r.errors} | ${r.perSecond} | ${r.p50} | ${r.p99} | ${bare.perSecond ? `${(r.perSecond / bare.perSecond * 100).toFixed(1)}%` : "-"} | ${r.cpuPerRequest} |`);
     console.log(`server peak RSS: ${stopped.maxRssMiB} MiB`);
     console.log(`targets: client_credentials >= 2000/s (${cc.perSecond >= 2000 ? 'met' : 'NOT met'}), introspection >= 5000/s (${intro.perSecond >= 5000 ? 'met' : 'NOT met'})`);
   } finally {

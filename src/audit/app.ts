@@ -1,4 +1,4 @@
-import { createApp, type App } from '../kit/app.ts';
+import { createApp, databaseOutage, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
 import pkg from '../../package.json' with { type: 'json' };
@@ -21,9 +21,6 @@ import { assessWithLlm } from './llm/assess.ts';
 import type { LlmPageFacts } from './llm/facts.ts';
 
 export const AUDIT_MIGRATIONS = new URL('./migrations/', import.meta.url);
-
-/** Pages of one crawl audited at a time: two keep a 2-core machine busy without starving other audits. */
-const PAGE_CONCURRENCY = 2;
 
 export async function openAuditDatabase(config: AuditServiceConfig): Promise<Database> {
   return openServiceDatabase('audit', config, { poolSize: config.dbPoolSize });
@@ -77,7 +74,7 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   const run = async (url: string, auditConfig: AuditConfig, signal: AbortSignal): Promise<AuditResult> => {
     metrics.running.inc();
     try {
-      const result = await runAudit(url, auditConfig, { host, policy, timing, pageConcurrency: PAGE_CONCURRENCY, llm }, signal);
+      const result = await runAudit(url, auditConfig, { host, policy, timing, pageConcurrency: config.pageConcurrency, llm }, signal);
       for (const page of result.pages) {
         metrics.pages.inc({ outcome: page.status });
         if (page.status === 'audited') metrics.pageSeconds.observe(page.durationMs / 1000);
@@ -97,6 +94,7 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     leaseSeconds: config.leaseSeconds,
     maxAttempts: config.maxAttempts,
     pollMs: config.pollMs,
+    outage: databaseOutage(app),
   });
   // Stopped before the browser and the database close (onClose hooks run in reverse order of registration).
   app.addHook('onClose', async () => {

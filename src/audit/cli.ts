@@ -1,22 +1,13 @@
-import type { Database } from '../kit/db.ts';
-import { CommandFailure, UsageError, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
-import { migrate } from '../kit/migrations.ts';
+import { CommandFailure, UsageError, apiKeyLine, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
+import { commandDatabase } from '../kit/service-config.ts';
 import type { CommandIO } from '../kit/service.ts';
-import { AUDIT_MIGRATIONS, openAuditDatabase } from './app.ts';
+import { AUDIT_MIGRATIONS } from './app.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/keys.ts';
 import type { AuditServiceConfig } from './config.ts';
 
 /** `platform audit keys ...`: API keys straight against the service's database. */
 function auditCommands(config: AuditServiceConfig): CommandGroup {
-  const withDatabase = async <T>(fn: (db: Database) => Promise<T>): Promise<T> => {
-    const db = await openAuditDatabase(config);
-    try {
-      await migrate(db, AUDIT_MIGRATIONS);
-      return await fn(db);
-    } finally {
-      await db.close();
-    }
-  };
+  const withDatabase = commandDatabase('audit', config, AUDIT_MIGRATIONS);
   return {
     name: 'audit',
     commands: [
@@ -42,7 +33,7 @@ function auditCommands(config: AuditServiceConfig): CommandGroup {
         summary: 'list API keys (never the keys themselves)',
         run: ({ result }) => withDatabase(async (db) => {
           const keys = await listApiKeys(db);
-          result({ items: keys }, keys.map((k) => `${k.id}\t${k.prefix}…\t${k.name || '-'}\t${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`));
+          result({ items: keys }, keys.map(apiKeyLine));
         }),
       },
       {

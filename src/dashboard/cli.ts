@@ -1,8 +1,8 @@
 import type { Database } from '../kit/db.ts';
 import { CommandFailure, UsageError, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
-import { migrate } from '../kit/migrations.ts';
+import { commandDatabase } from '../kit/service-config.ts';
 import type { CommandIO } from '../kit/service.ts';
-import { DASHBOARD_MIGRATIONS, openDashboardDatabase } from './app.ts';
+import { DASHBOARD_MIGRATIONS } from './app.ts';
 import { jwtKeys } from './auth/jwt.ts';
 import { isRole } from './auth/roles.ts';
 import { startSession } from './auth/sessions.ts';
@@ -19,15 +19,7 @@ const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 /** `platform dashboard ...`: tenants, users and tokens straight against the service's database (the operator's tools). */
 function dashboardCommands(config: DashboardConfig): CommandGroup {
-  const withDatabase = async <T>(fn: (db: Database) => Promise<T>): Promise<T> => {
-    const db = await openDashboardDatabase(config);
-    try {
-      await migrate(db, DASHBOARD_MIGRATIONS);
-      return await fn(db);
-    } finally {
-      await db.close();
-    }
-  };
+  const withDatabase = commandDatabase('dashboard', config, DASHBOARD_MIGRATIONS);
   const tenantBySlug = async (db: Database, slug: string) => {
     const t = await findTenantBySlug(db, slug);
     if (!t) throw new CommandFailure(`no tenant with slug "${slug}"`);

@@ -1,7 +1,6 @@
-import type { Database } from '../kit/db.ts';
-import { CommandFailure, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
+import { CommandFailure, apiKeyLine, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
 import type { CommandIO } from '../kit/service.ts';
-import { openServiceDatabase } from '../kit/service-config.ts';
+import { commandDatabase } from '../kit/service-config.ts';
 import { INGEST_MIGRATIONS } from './app.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyForwardingError, forwardingCommands } from './forwarding/cli.ts';
@@ -12,14 +11,7 @@ import {
 
 /** `platform ingest ...`: projects, API keys, destinations and dead letters, straight against the service's database. */
 function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGroup {
-  const withDatabase = async <T>(fn: (db: Database) => Promise<T>): Promise<T> => {
-    const db = await openServiceDatabase('ingest', config, { poolSize: 2, migrations: INGEST_MIGRATIONS });
-    try {
-      return await fn(db);
-    } finally {
-      await db.close();
-    }
-  };
+  const withDatabase = commandDatabase('ingest', config, INGEST_MIGRATIONS);
   return {
     name: 'ingest',
     classify: (err) => (err instanceof ProjectExistsError || err instanceof ProjectNotFoundError ? new CommandFailure(err.message) : classifyForwardingError(err)),
@@ -73,7 +65,7 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
           const projectId = positionals[0]!;
           if (!(await getProject(db, projectId))) throw new CommandFailure(`no project ${projectId}`);
           const keys = await listApiKeys(db, projectId);
-          result({ items: keys }, keys.map((k) => `${k.id}\t${k.prefix}…\t${k.name || '-'}\t${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`));
+          result({ items: keys }, keys.map(apiKeyLine));
         }),
       },
       {

@@ -8,6 +8,7 @@ import { isDatabaseUnavailable, type Database } from './db.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './health.ts';
 import { Registry, registerMetrics } from './metrics.ts';
 import { createOutageLog, type OutageLog } from './outage-log.ts';
+import { partAwareValidator } from './validation.ts';
 
 /** `Retry-After` of a 503 answered while the database cannot be reached, unless the service sets its own. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 5;
@@ -96,7 +97,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    // Query, path parameters and headers are text and are coerced to their schema's types; JSON bodies are not.
+    schemaController: { compilersFactory: { buildValidator: partAwareValidator() } },
     // Errors raised before routing (a malformed URL) get the service's shape too, not Fastify's default.
     frameworkErrors: (error, request, reply: FastifyReply) => {
       const info = classify(toApiError(error, request.id), error);

@@ -174,3 +174,8 @@ export function strs(values: Values, name: string): string[] | undefined {
 export function flag(values: Values, name: string): boolean {
   return values[name] === true;
 }
+
+/** One API key as `keys list` commands print it (tab-separated): never the key, only its prefix. */
+export function apiKeyLine(key: { id: string; prefix: string; name: string | null; created_at: unknown; revoked_at: unknown }): string {
+  return `${key.id}\t${key.prefix}…\t${key.name || '-'}\t${key.created_at}\t${key.revoked_at ? `revoked ${key.revoked_at}` : 'active'}`;
+}

@@ -65,6 +65,20 @@ export async function openServiceDatabase(service: string, config: StorageConfig
   }
 }
 
+/**
+ * What a service's CLI commands run on: `fn` gets the service's database, opened with a small pool and
+ * migrated, and closed afterwards whatever happens (one such helper for every service's commands).
+ */
+export function commandDatabase(service: string, config: StorageConfig, migrations: URL): <T>(fn: (db: Database) => Promise<T>) => Promise<T> {
+  return async (fn) => {
+    const db = await openServiceDatabase(service, config, { poolSize: 2, migrations });
+    try {
+      return await fn(db);
+    } finally {
+      await db.close();
+    }
+  };
+}
 
 export interface StorageConfig {
   serviceDatabaseUrl: string | undefined;

@@ -9,7 +9,8 @@ import { startAudit, type AuditHarness } from './support.ts';
 let h: AuditHarness;
 
 before(async () => {
-  h = await startAudit({ AUDIT_MAX_DEPTH: '3', AUDIT_MAX_PAGES: '10' }, 'auditbad');
+  // No worker: nothing here reaches the browser, the jobs created stay pending.
+  h = await startAudit({ AUDIT_MAX_DEPTH: '3', AUDIT_MAX_PAGES: '10', AUDIT_CONCURRENCY: '0' }, 'auditbad');
 });
 
 after(async () => {
@@ -32,6 +33,14 @@ const badBodies: Array<[string, unknown, RegExp]> = [
 const legacyOnly: Array<[string, unknown, RegExp]> = [
   ['level unknown', { url: URL_OK, level: 'AAAA' }, /level/],
   ['version unknown', { url: URL_OK, version: '3.0' }, /version/],
+  // Bodies are never coerced: a type other than the schema's is refused, not converted.
+  ['version a string not listed', { url: URL_OK, version: '2' }, /version/],
+  ['version a number not listed', { url: URL_OK, version: 3 }, /version/],
+  ['version a boolean', { url: URL_OK, version: true }, /version/],
+  ['level a number', { url: URL_OK, level: 1 }, /level/],
+  ['crawl.depth a string', { url: URL_OK, crawl: { enabled: true, depth: '2' } }, /depth/],
+  ['crawl.enabled a string', { url: URL_OK, crawl: { enabled: 'true' } }, /enabled/],
+  ['crawl.enabled an array of one', { url: URL_OK, crawl: { enabled: [true] } }, /enabled/],
   ['crawl not an object', { url: URL_OK, crawl: true }, /crawl/],
   ['crawl.depth negative', { url: URL_OK, crawl: { enabled: true, depth: -1 } }, /depth/],
   ['crawl.depth fractional', { url: URL_OK, crawl: { enabled: true, depth: 1.5 } }, /depth/],
@@ -63,8 +72,17 @@ test('POST /api/v1/audits: every malformed body is 400 with a message naming the
     assert.equal(res.statusCode, 400, `${name}: ${res.body}`);
     assert.match(res.json().error.message, message, name);
   }
-  const { rows } = await h.sql.query('SELECT count(*)::int AS n FROM jobs');
-  assert.equal(rows[0].n, 0, 'no bad request stored a job');
+  // Read as the caller can: the caller's list of audits is still empty.
+  assert.deepEqual((await h.call('GET', '/api/v1/audits')).json().items, [], 'no bad request stored a job');
+});
+
+test('a version given as a JSON number (2.0, 2.1, 2.2) is read as the string', async () => {
+  for (const [given, read] of [[2.0, '2.0'], [2.1, '2.1'], [2.2, '2.2']] as const) {
+    const created = await h.call('POST', '/api/v1/audits', { url: URL_OK, config: { version: given } });
+    assert.equal(created.statusCode, 202, created.body);
+    const job = await h.call('GET', `/api/v1/audits/${created.json().id}`);
+    assert.equal(job.json().config.wcagVersion, read);
+  }
 });
 
 test('malformed JSON is 400, a non-JSON content type 415, an oversize body 413', async () => {

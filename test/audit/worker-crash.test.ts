@@ -1,10 +1,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { buildAuditApp } from '../../src/audit/app.ts';
 import { loadAuditConfig } from '../../src/audit/config.ts';
 import type { App } from '../../src/kit/app.ts';
+import { startServiceProcess } from '../support/service-process.ts';
 import { page, serveSite, startAudit, waitForJob, type AuditHarness, type SitePage, type TestSite } from './support.ts';
 
 /**
@@ -33,23 +34,12 @@ after(async () => {
   await api?.close();
 });
 
-function startWorkerProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['src/cli.ts', 'start', 'audit'], {
-    env: { ...api.env, PATH: process.env.PATH, AUDIT_PORT: '0', AUDIT_CONCURRENCY: '1', LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** `platform start audit` with one worker, through the shared harness (test/support/service-process.ts). */
+async function startWorkerProcess(): Promise<ChildProcess> {
+  const { child } = await startServiceProcess('audit', { ...api.env, LOG_LEVEL: 'error', AUDIT_CONCURRENCY: '1' });
   children.add(child);
   child.on('exit', () => children.delete(child));
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (/audit\s+http:\/\/\S+\n/.test(out)) resolve(child);
-    });
-    child.on('exit', (code, signal) => reject(new Error(`the audit service exited (${code ?? signal}) before listening: ${out} ${err}`)));
-  });
+  return child;
 }
 
 /** Chromium and its helpers started by a process, so the test can end them too (a SIGKILLed parent cannot). */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { freePort, onFreePort } from '../support/free-port.ts';
 import type { App } from '../../src/kit/app.ts';
 import { buildDashboardApp } from '../../src/dashboard/app.ts';
 import { dashboardCommand } from '../../src/dashboard/cli.ts';
@@ -54,18 +54,8 @@ export interface DashboardServer {
 
 let counter = 0;
 
-/** A port free right now, for a service whose own URL must be known before it starts (login callbacks). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+/** A port free right now, for a test that must give another service the dashboard's URL before the dashboard starts. */
+export { freePort };
 
 /**
  * The dashboard service on a fresh PostgreSQL database, listening on 127.0.0.1 on an ephemeral port
@@ -74,28 +64,37 @@ export async function freePort(): Promise<number> {
 export async function startDashboard(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<DashboardServer> {
   const database = await freshPostgres(label);
   const dir = tempDir('dashboard-test-');
-  const port = extraEnv.DASHBOARD_PORT ? Number(extraEnv.DASHBOARD_PORT) : await freePort();
-  const env: NodeJS.ProcessEnv = {
-    DASHBOARD_DATABASE_URL: database.url,
-    DASHBOARD_PORT: String(port),
-    DASHBOARD_PUBLIC_URL: `http://localhost:${port}`,
-    DATA_DIR: dir.path,
-    LOG_LEVEL: 'silent',
-    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'),
-    DASHBOARD_JWT_SECRET: randomBytes(32).toString('base64url'),
-    ...extraEnv,
+  const secrets = { PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'), DASHBOARD_JWT_SECRET: randomBytes(32).toString('base64url') };
+  // The public URL names the port, so it is chosen before the app is built (again if another process took it meanwhile).
+  const start = async (port: number) => {
+    const env: NodeJS.ProcessEnv = {
+      DASHBOARD_DATABASE_URL: database.url,
+      DASHBOARD_PORT: String(port),
+      DASHBOARD_PUBLIC_URL: `http://localhost:${port}`,
+      DATA_DIR: dir.path,
+      LOG_LEVEL: 'silent',
+      ...secrets,
+      ...extraEnv,
+    };
+    const config = loadDashboardConfig(env);
+    const app = await buildDashboardApp(config);
+    try {
+      await app.listen({ host: '127.0.0.1', port });
+    } catch (err) {
+      await app.close();
+      throw err;
+    }
+    return { app, config, env, port };
   };
-  let app: App;
-  let config: DashboardConfig;
+  let started: Awaited<ReturnType<typeof start>>;
   try {
-    config = loadDashboardConfig(env);
-    app = await buildDashboardApp(config);
-    await app.listen({ host: '127.0.0.1', port });
+    started = extraEnv.DASHBOARD_PORT ? await start(Number(extraEnv.DASHBOARD_PORT)) : await onFreePort(start);
   } catch (err) {
     await database.drop();
     dir.remove();
     throw err;
   }
+  const { app, config, env, port } = started;
   const url = `http://localhost:${port}`;
 
   const cli = async (args: string[]) => {

@@ -1,27 +1,17 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
-import { tempDir } from '../support/tmp.ts';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
-import { assertSurvivesBackendStorm } from '../support/backend-storm.ts';
+import { assertSurvivesBackendStorm, startStormTarget, type StormTarget } from '../support/backend-storm.ts';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
-let database: FreshDatabase;
-let service: ServiceProcess;
-const dataDir = tempDir();
-let env: Record<string, string>;
+let target: StormTarget;
 
 before(async () => {
-  database = await freshPostgres('identitystorm');
-  env = { IDENTITY_DATABASE_URL: database.url, DATA_DIR: dataDir.path, PLATFORM_SECRET_KEY: 'd'.repeat(64), IDENTITY_EXTRA_SCOPES: 'reports:read' };
-  service = await startServiceProcess('identity', env);
+  target = await startStormTarget('identity', (url) => ({ IDENTITY_DATABASE_URL: url, IDENTITY_EXTRA_SCOPES: 'reports:read' }));
 });
 
 after(async () => {
-  await service?.stop();
-  await database.drop();
-  dataDir.remove();
+  await target?.close();
 });
 
 function basic(id: string, secret: string): string {
@@ -30,14 +20,14 @@ function basic(id: string, secret: string): string {
 
 test('terminated database backends under load: the process lives, answers 503 with Retry-After meanwhile, and recovers alone', { timeout: 120_000 }, async () => {
   const created = spawnSync(process.execPath, [CLI, 'identity', 'apps', 'create', '--name', 'storm', '--type', 'machine', '--scope', 'reports:read'], {
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env },
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...target.env },
     encoding: 'utf8',
   });
   assert.equal(created.status, 0, created.stderr);
   const clientId = /client_id: (\S+)/.exec(created.stdout)![1]!;
   const secret = /client_secret \(shown once\): (\S+)/.exec(created.stdout)![1]!;
   const auth = basic(clientId, secret);
-  const post = (path: string, form: Record<string, string>) => fetch(`${service.url}${path}`, {
+  const post = (path: string, form: Record<string, string>) => fetch(`${target.service.url}${path}`, {
     method: 'POST',
     headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(form).toString(),
@@ -48,8 +38,8 @@ test('terminated database backends under load: the process lives, answers 503 wi
   const token = ((await issued.json()) as { access_token: string }).access_token;
   let n = 0;
   const result = await assertSurvivesBackendStorm({
-    service,
-    databaseUrl: database.url,
+    service: target.service,
+    databaseUrl: target.database.url,
     // Token issuance (a write) and introspection (a read), as resource servers and clients do.
     request: () => (n++ % 2 === 0
       ? post('/oauth/token', { grant_type: 'client_credentials', scope: 'reports:read' })
@@ -58,7 +48,7 @@ test('terminated database backends under load: the process lives, answers 503 wi
   });
   assert.ok(result.unavailable > 0, `some requests met a dropped connection (${JSON.stringify(result)})`);
   // Identity's own metrics beside the kit's.
-  const metrics = await (await fetch(`${service.url}/metrics`)).text();
+  const metrics = await (await fetch(`${target.service.url}/metrics`)).text();
   assert.ok(Number(/^identity_token_requests_total\{grant_type="client_credentials",outcome="success"\} (\d+)$/m.exec(metrics)?.[1]) > 0, 'token requests counted');
   assert.ok(Number(/^identity_tokens_issued_total\{kind="client_credentials"\} (\d+)$/m.exec(metrics)?.[1]) > 0, 'issued tokens counted');
   assert.match(metrics, /^http_requests_total\{method="POST",route="\/oauth\/\*",status="200"\} [1-9]/m, 'the provider\'s routes are counted by the kit');

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { App } from '../../src/kit/app.ts';
 import { buildIdentityApp, identityRuntime, type IdentityRuntime } from '../../src/identity/app.ts';
@@ -8,18 +7,10 @@ import { createHuman } from '../../src/identity/principals/store.ts';
 import type { NewApp } from '../../src/identity/apps/store.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { tempDir } from '../support/tmp.ts';
+import { freePort, onFreePort } from '../support/free-port.ts';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
+/** A port free right now, for a test that must give others a server's URL before it starts (see onFreePort). */
+export { freePort };
 
 export interface Server {
   app: App;
@@ -41,20 +32,29 @@ export interface Server {
 export async function startServer(label: string, extraEnv: NodeJS.ProcessEnv = {}, options: { port?: number; host?: string } = {}): Promise<Server> {
   const database = await freshPostgres(label);
   const dir = tempDir('identity-test-');
-  const port = options.port ?? (await freePort());
-  const issuer = `http://${options.host ?? 'localhost'}:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    IDENTITY_DATABASE_URL: database.url,
-    IDENTITY_ISSUER: issuer,
-    IDENTITY_PORT: String(port),
-    DATA_DIR: dir.path,
-    LOG_LEVEL: 'silent',
-    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'),
-    ...extraEnv,
+  const secretKey = randomBytes(32).toString('hex');
+  // The issuer names the port, so it is chosen before the app is built (again if another process took it meanwhile).
+  const start = async (port: number) => {
+    const issuer = `http://${options.host ?? 'localhost'}:${port}`;
+    const env: NodeJS.ProcessEnv = {
+      IDENTITY_DATABASE_URL: database.url,
+      IDENTITY_ISSUER: issuer,
+      IDENTITY_PORT: String(port),
+      DATA_DIR: dir.path,
+      LOG_LEVEL: 'silent',
+      PLATFORM_SECRET_KEY: secretKey,
+      ...extraEnv,
+    };
+    const app = await buildIdentityApp(loadIdentityConfig(env));
+    try {
+      await app.listen({ host: '127.0.0.1', port });
+    } catch (err) {
+      await app.close();
+      throw err;
+    }
+    return { app, issuer, env };
   };
-  const config = loadIdentityConfig(env);
-  const app = await buildIdentityApp(config);
-  await app.listen({ host: '127.0.0.1', port });
+  const { app, issuer, env } = options.port ? await start(options.port) : await onFreePort(start);
   const runtime = identityRuntime(app);
   return {
     app,

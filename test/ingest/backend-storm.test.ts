@@ -1,36 +1,22 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
-import { tempDir } from '../support/tmp.ts';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
-import { assertSurvivesBackendStorm } from '../support/backend-storm.ts';
+import { assertSurvivesBackendStorm, startStormTarget, type StormTarget } from '../support/backend-storm.ts';
 import { makeEvent } from './helpers.ts';
 
 const ADMIN = 'storm-test-admin-token-0123456789';
-let database: FreshDatabase;
-let service: ServiceProcess;
-const dataDir = tempDir();
+let target: StormTarget;
 
 before(async () => {
-  database = await freshPostgres('ingeststorm');
-  service = await startServiceProcess('ingest', {
-    DATABASE_URL: database.url,
-    DATA_DIR: dataDir.path,
-    PLATFORM_SECRET_KEY: 'c'.repeat(64),
-    INGEST_ADMIN_TOKEN: ADMIN,
-    INGEST_RETRY_AFTER_SECONDS: '2',
-  });
+  target = await startStormTarget('ingest', (url) => ({ DATABASE_URL: url, INGEST_ADMIN_TOKEN: ADMIN, INGEST_RETRY_AFTER_SECONDS: '2' }));
 });
 
 after(async () => {
-  await service?.stop();
-  await database.drop();
-  dataDir.remove();
+  await target?.close();
 });
 
 async function call(path: string, body: unknown, headers: Record<string, string>): Promise<Response> {
-  return fetch(`${service.url}${path}`, {
+  return fetch(`${target.service.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
@@ -44,11 +30,11 @@ test('terminated database backends under load: the process lives, answers 503 wi
   const key = ((await (await call('/api/v1/projects/storm/keys', { name: 'load' }, admin)).json()) as { key: string }).key;
   let n = 0;
   const result = await assertSurvivesBackendStorm({
-    service,
-    databaseUrl: database.url,
+    service: target.service,
+    databaseUrl: target.database.url,
     // Events and the admin API: the group committer's transactions and plain pooled queries.
     request: () => (n++ % 4 === 3
-      ? fetch(`${service.url}/api/v1/projects`, { headers: admin, signal: AbortSignal.timeout(20_000) })
+      ? fetch(`${target.service.url}/api/v1/projects`, { headers: admin, signal: AbortSignal.timeout(20_000) })
       : call('/v1/events', { events: Array.from({ length: 20 }, () => makeEvent('storm', { event_id: randomUUID() })) }, { 'x-svc-api-key': key })),
     normal: (res) => res.status === 202 || res.status === 200,
   });

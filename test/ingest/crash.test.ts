@@ -1,11 +1,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import pg from 'pg';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { tempDir } from '../support/tmp.ts';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/vendors/webhook.ts';
 import { makeEvent } from './helpers.ts';
 
@@ -37,45 +38,26 @@ after(async () => {
   dataDir.remove();
 });
 
-interface Running {
-  child: ChildProcess;
-  url: string;
-}
+type Running = ServiceProcess;
 
+/** `platform start ingest` through the shared harness (test/support/service-process.ts), forwarding on. */
 async function startService(): Promise<Running> {
-  const child = spawn(process.execPath, ['src/cli.ts', 'start', 'ingest'], {
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: database.url,
-      DATA_DIR: dataDir.path,
-      INGEST_PORT: '0',
-      LOG_LEVEL: 'error',
-      PLATFORM_SECRET_KEY: 'b'.repeat(64),
-      INGEST_ADMIN_TOKEN: ADMIN,
-      INGEST_FORWARDING_ENABLED: 'true',
-      INGEST_FORWARDING_POLL_MS: '20',
-      INGEST_FORWARDING_TIMEOUT_MS: '1000',
-      INGEST_FORWARDING_LEASE_MS: '2000',
-      INGEST_FORWARDING_RETRY_BASE_MS: '20',
-      INGEST_FORWARDING_RETRY_MAX_MS: '200',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const service = await startServiceProcess('ingest', {
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir.path,
+    LOG_LEVEL: 'error',
+    PLATFORM_SECRET_KEY: 'b'.repeat(64),
+    INGEST_ADMIN_TOKEN: ADMIN,
+    INGEST_FORWARDING_ENABLED: 'true',
+    INGEST_FORWARDING_POLL_MS: '20',
+    INGEST_FORWARDING_TIMEOUT_MS: '1000',
+    INGEST_FORWARDING_LEASE_MS: '2000',
+    INGEST_FORWARDING_RETRY_BASE_MS: '20',
+    INGEST_FORWARDING_RETRY_MAX_MS: '200',
   });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  let output = '';
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /ingest\s+(http:\/\/\S+)\n/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code, signal) => reject(new Error(`service exited (${code ?? signal}) before listening: ${out} ${output}`)));
-    setTimeout(() => reject(new Error(`service did not start within 20 s: ${output}`)), 20_000).unref();
-  });
-  return { child, url };
+  children.add(service.child);
+  service.child.on('exit', () => children.delete(service.child));
+  return service;
 }
 
 async function kill(running: Running): Promise<void> {

@@ -1,9 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { freshPostgres, TEST_POSTGRES_URL, type FreshDatabase } from '../support/postgres.ts';
 import { tempDir } from '../support/tmp.ts';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 import { makeEvent } from './helpers.ts';
 import { waitFor } from './forwarding-helpers.ts';
 
@@ -11,44 +11,32 @@ import { waitFor } from './forwarding-helpers.ts';
 
 const ADMIN = 'outage-log-admin-token-0123456789';
 let database: FreshDatabase;
-let child: ChildProcess;
 const dataDir = tempDir();
-const lines: Record<string, any>[] = [];
-let url: string;
+let service: ServiceProcess;
 
 before(async () => {
   database = await freshPostgres('outagelog');
-  child = spawn(process.execPath, ['src/cli.ts', 'start', 'ingest'], {
-    env: { PATH: process.env.PATH, DATABASE_URL: database.url, DATA_DIR: dataDir.path, INGEST_PORT: '0', LOG_LEVEL: 'info', INGEST_ADMIN_TOKEN: ADMIN, INGEST_KEY_CACHE_SECONDS: '300', PLATFORM_SECRET_KEY: 'c'.repeat(64),
-      // The delivery worker polls the database every 20 ms: its polls meet the outage too.
-      INGEST_FORWARDING_ENABLED: 'true', INGEST_FORWARDING_POLL_MS: '20' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let pending = '';
-  url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      pending += d.toString();
-      let nl: number;
-      while ((nl = pending.indexOf('\n')) >= 0) {
-        const line = pending.slice(0, nl);
-        pending = pending.slice(nl + 1);
-        const m = /ingest\s+(http:\/\/\S+)$/.exec(line);
-        if (m) resolve(m[1]!);
-        if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, any>);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`service exited (${code}) before listening`)));
+  service = await startServiceProcess('ingest', {
+    DATABASE_URL: database.url, DATA_DIR: dataDir.path, LOG_LEVEL: 'info', INGEST_ADMIN_TOKEN: ADMIN, INGEST_KEY_CACHE_SECONDS: '300', PLATFORM_SECRET_KEY: 'c'.repeat(64),
+    // The delivery worker polls the database every 20 ms: its polls meet the outage too.
+    INGEST_FORWARDING_ENABLED: 'true', INGEST_FORWARDING_POLL_MS: '20',
   });
 });
 
 after(async () => {
-  child.kill('SIGKILL');
+  service?.child.kill('SIGKILL');
   await database.drop();
   dataDir.remove();
 });
 
+/** The service's complete log lines so far (a line still being written is left for the next look). */
+function logLines(): Record<string, any>[] {
+  const text = service.stdout();
+  return text.slice(0, text.lastIndexOf('\n')).split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, any>);
+}
+
 async function call(path: string, body: unknown, headers: Record<string, string>): Promise<Response> {
-  return fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  return fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
 }
 
 test('a database outage is logged once when it begins and once when it ends, not once per 503', async () => {
@@ -72,7 +60,8 @@ test('a database outage is logged once when it begins and once when it ends, not
     await sql.end();
   }
   await waitFor('a commit after the outage', async () => (await send()).status === 202);
-  await waitFor('the line saying the database is back', () => lines.some((l) => l.msg === 'database available again'));
+  await waitFor('the line saying the database is back', () => logLines().some((l) => l.msg === 'database available again'));
+  const lines = logLines();
 
   const down = lines.filter((l) => /^database unavailable/.test(l.msg));
   assert.equal(down.length, 1, JSON.stringify(down));

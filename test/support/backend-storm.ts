@@ -1,7 +1,41 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { TEST_POSTGRES_URL } from './postgres.ts';
-import type { ServiceProcess } from './service-process.ts';
+import { freshPostgres, TEST_POSTGRES_URL, type FreshDatabase } from './postgres.ts';
+import { startServiceProcess, type ServiceProcess } from './service-process.ts';
+import { tempDir } from './tmp.ts';
+
+export interface StormTarget {
+  service: ServiceProcess;
+  database: FreshDatabase;
+  /** The environment the service was started with (for its CLI commands too). */
+  env: Record<string, string>;
+  /** Stops the service and removes its database and data folder. */
+  close(): Promise<void>;
+}
+
+/** `platform start <service>` on a fresh PostgreSQL database of its own, with `env` besides DATA_DIR and the secret key. */
+export async function startStormTarget(service: string, env: (databaseUrl: string) => Record<string, string>): Promise<StormTarget> {
+  const database = await freshPostgres(`${service}storm`);
+  const dataDir = tempDir();
+  const fullEnv = { DATA_DIR: dataDir.path, PLATFORM_SECRET_KEY: 'd'.repeat(64), ...env(database.url) };
+  try {
+    const running = await startServiceProcess(service, fullEnv);
+    return {
+      service: running,
+      database,
+      env: fullEnv,
+      async close() {
+        await running.stop();
+        await database.drop();
+        dataDir.remove();
+      },
+    };
+  } catch (err) {
+    await database.drop();
+    dataDir.remove();
+    throw err;
+  }
+}
 
 export interface BackendStormOptions {
   /** The running service, started with `startServiceProcess`. */

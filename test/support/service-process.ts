@@ -7,7 +7,9 @@ export interface ServiceProcess {
   child: ChildProcess;
   /** The base URL the service printed, e.g. http://127.0.0.1:41234. */
   url: string;
-  /** What the process wrote to stderr so far (its log lines). */
+  /** What the process wrote to stdout so far: the URL line, then its log (pino's JSON lines). */
+  stdout(): string;
+  /** What the process wrote to stderr so far (errors at start, a crash). */
   stderr(): string;
   /** Whether the process is still running. */
   alive(): boolean;
@@ -51,6 +53,7 @@ export async function startServiceProcess(service: string, env: Record<string, s
   return {
     child,
     url,
+    stdout: () => stdout,
     stderr: () => stderr,
     alive: () => child.exitCode === null && child.signalCode === null,
     async stop() {

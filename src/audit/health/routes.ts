@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { App } from '../../kit/app.ts';
+import { DEFAULT_RETRY_AFTER_SECONDS, type App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { queueCounts } from '../jobs/store.ts';
 
@@ -26,6 +26,8 @@ export function registerHealthRoutes(app: App, db: Database, version: string): v
   }, async (_request, reply) => {
     const queue = await bounded(queueCounts(db));
     const body = { status: queue ? 'ok' as const : 'unavailable' as const, version, database: queue ? 'ok' as const : 'unavailable' as const, queue };
+    // Like every 503 of the platform while the database cannot be reached: the caller is told when to retry.
+    if (!queue) reply.header('retry-after', String(DEFAULT_RETRY_AFTER_SECONDS));
     return reply.code(queue ? 200 : 503).send(body);
   });
 }

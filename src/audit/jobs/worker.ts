@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../../kit/db.ts';
+import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
+import type { OutageLog } from '../../kit/outage-log.ts';
 import { AuditCancelledError, AuditFailedError } from '../engine/auditor.ts';
 import type { AuditConfig, AuditResult } from '../result/types.ts';
 import type { AuditMetrics } from '../metrics.ts';
@@ -17,6 +18,8 @@ export interface WorkerOptions {
   leaseSeconds: number;
   maxAttempts: number;
   pollMs: number;
+  /** The app's outage log: a poll that cannot reach the database is reported there, once per outage. */
+  outage?: OutageLog;
 }
 
 /** How often a running job's lease is renewed, which is also how soon a cancellation from another instance is noticed. */
@@ -74,7 +77,9 @@ export class JobWorker {
         this.finished.add(done);
       }
     } catch (err) {
-      this.options.log.error({ err }, 'claiming an audit job failed');
+      // Polling goes on through an outage; one line for it, not one per poll.
+      if (isDatabaseUnavailable(err) && this.options.outage) this.options.outage.failed(err);
+      else this.options.log.error({ err }, 'claiming an audit job failed');
     } finally {
       this.filling = false;
       if (!this.stopped) this.timer = setTimeout(() => void this.fill(), this.options.pollMs);

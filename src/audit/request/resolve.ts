@@ -19,7 +19,8 @@ export function badRequest(message: string): HttpError {
 
 /** Fills every default and holds crawl options to the operator's ceilings (400 beyond them, naming the ceiling). */
 export function resolveConfig(requested: RequestedConfig, limits: ConfigLimits): AuditConfig {
-  const wcagVersion = (requested.version ?? limits.defaultVersion) as WcagVersion;
+  const version = typeof requested.version === 'number' ? requested.version.toFixed(1) : requested.version;
+  const wcagVersion = (version ?? limits.defaultVersion) as WcagVersion;
   const wcagLevel = (requested.level?.toUpperCase() ?? limits.defaultLevel) as WcagLevel;
   const crawl = requested.crawl ?? {};
   const depth = crawl.depth ?? Math.min(DEFAULT_CRAWL_DEPTH, limits.maxDepth);

@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 
-const Version = Type.Union([Type.Literal('2.0'), Type.Literal('2.1'), Type.Literal('2.2')], { description: 'WCAG version: 2.0, 2.1 or 2.2 (default 2.2, AUDIT_DEFAULT_WCAG_VERSION)' });
+// Bodies are not coerced (src/kit/validation.ts), so the JSON numbers a caller naturally writes (`2.1`, and
+// `2.0`, which JSON parses as 2) are accepted here by name and read as the string (resolveConfig).
+const Version = Type.Union([Type.Literal('2.0'), Type.Literal('2.1'), Type.Literal('2.2'), Type.Literal(2), Type.Literal(2.1), Type.Literal(2.2)], { description: 'WCAG version: 2.0, 2.1 or 2.2, as a string or a JSON number (default 2.2, AUDIT_DEFAULT_WCAG_VERSION)' });
 const Level = Type.Union([Type.Literal('A'), Type.Literal('AA'), Type.Literal('AAA'), Type.Literal('a'), Type.Literal('aa'), Type.Literal('aaa')], { description: 'Conformance level: A, AA or AAA, any case (default AA, AUDIT_DEFAULT_WCAG_LEVEL)' });
 
 export const CrawlOptions = Type.Object({
@@ -38,7 +40,7 @@ export const LegacyAuditBody = Type.Object({
 
 export interface RequestedConfig {
   level?: string | undefined;
-  version?: string | undefined;
+  version?: string | number | undefined;
   crawl?: { enabled?: boolean | undefined; depth?: number | undefined; maxPages?: number | undefined } | undefined;
   llm?: { enabled?: boolean | undefined; provider?: 'openai' | 'anthropic' | undefined; model?: string | undefined } | undefined;
 }

@@ -1,11 +1,10 @@
 import type { CommandIO } from '../../kit/service.ts';
 import { randomToken } from '../../kit/crypto.ts';
-import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { migrate } from '../../kit/migrations.ts';
+import { commandDatabase } from '../../kit/service-config.ts';
 import { UsageError, flag, runCommand, str, strs, usageLines, type CommandGroup } from '../../kit/cli-runner.ts';
 import { BUILT_IN_SCOPES, type IdentityConfig } from '../config.ts';
-import { MIGRATIONS, openIdentityDatabase } from '../app.ts';
+import { MIGRATIONS } from '../app.ts';
 import { createHuman, makePlatformAdmin, setPassword } from '../principals/store.ts';
 import { findHumanByEmail } from '../principals/view.ts';
 import { createApp, createSecret } from '../apps/store.ts';
@@ -17,15 +16,7 @@ import { marketplaceCommands } from '../marketplace/cli.ts';
 
 /** `platform identity ...`: principals, apps and signing keys, straight against the service's database. */
 function identityCommands(config: IdentityConfig): CommandGroup {
-  const withDatabase = async <T>(fn: (db: Database) => Promise<T>): Promise<T> => {
-    const db = await openIdentityDatabase(config);
-    try {
-      await migrate(db, MIGRATIONS);
-      return await fn(db);
-    } finally {
-      await db.close();
-    }
-  };
+  const withDatabase = commandDatabase('identity', config, MIGRATIONS);
   return {
     name: 'identity',
     // The stores validate input with HttpError 400 (a bad redirect URI, an unknown scope): the caller's mistake.
