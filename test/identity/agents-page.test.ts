@@ -6,7 +6,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import * as oauth from 'oauth4webapi';
 import { SignJWT, exportSPKI, generateKeyPair, type CryptoKey } from 'jose';
 import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
-import { assertAccessible } from '../dashboard/web/browser.ts';
+import { assertAccessible } from '../support/axe.ts';
 import { startServer, basic, form, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
 import { signInAt } from './account-support.ts';

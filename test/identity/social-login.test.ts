@@ -4,7 +4,7 @@ import * as oidc from 'openid-client';
 import { startServer, type Server } from './support.ts';
 import { TestBrowser, field } from './browser.ts';
 import { CALLBACK } from './dance.ts';
-import { GitHubStandIn, GoogleStandIn, type Person } from '../dashboard/stand-ins.ts';
+import { GitHubStandIn, GoogleStandIn, type Person } from '../support/vendors/social-login.ts';
 import { resolvePrincipal, SignInRefused } from '../../src/identity/social/link.ts';
 import { confirmEnrollment, pendingEnrollment } from '../../src/identity/mfa/totp.ts';
 import { freshCode } from './mfa-support.ts';
