@@ -264,37 +264,6 @@ test('the agents page has no password sign-in of its own: a signed-out browser g
   assert.equal(browser.cookie('__Host-svc_login'), undefined);
 });
 
-test('repeated wrong codes slow down per account (429 with Retry-After)', async () => {
-  assert.equal(await hasTotp(server.runtime.db, cleoId), true);
-  const step = await atSecondStep();
-  let last: Response | undefined;
-  for (let i = 0; i < 7; i++) last = await step.browser.request(step.action, { form: { csrf: step.csrf, code: 'wrongwrong' } });
-  assert.equal(last!.status, 429);
-  assert.ok(Number(last!.headers.get('retry-after')) >= 1);
-  assert.match(await last!.text(), /Too many wrong codes/);
-});
-
-test('management API: the authenticator app and passkeys are listed as credentials, never with a secret', async () => {
-  const { db } = server.runtime;
-  await db.query(
-    `INSERT INTO credentials (principal_id, type, identifier, webauthn_credential_id, webauthn_public_key, webauthn_aaguid, webauthn_sign_count, name)
-     VALUES ($1, 'webauthn', 'api-listed-passkey', '\\x01', '\\x02', 'adce0002-35bc-c60a-648b-0b25f1f05503', 7, 'Tablet')`,
-    [cleoId],
-  );
-  const res = await fetch(`${server.issuer}/api/v1/principals/${cleoId}/credentials`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-  assert.equal(res.status, 200);
-  const text = await res.text();
-  assert.ok(!text.includes('secret_hash') && !text.includes('"v1.'), 'no sealed secret or hash in the answer');
-  const items = (JSON.parse(text) as { items: { type: string; name: string | null; webauthn_aaguid?: string | null; webauthn_sign_count?: number | null; active: boolean; revoked: boolean }[] }).items;
-  const passkey = items.find((c) => c.name === 'Tablet')!;
-  assert.equal(passkey.type, 'webauthn');
-  assert.equal(passkey.webauthn_aaguid, 'adce0002-35bc-c60a-648b-0b25f1f05503');
-  assert.equal(passkey.webauthn_sign_count, 7);
-  const totp = items.filter((c) => c.type === 'totp' && c.active && !c.revoked);
-  assert.equal(totp.length, 1);
-  assert.equal(totp[0]!.webauthn_sign_count, null);
-});
-
 test('removing a factor needs a recent second step: a login session without one, or with an old one, is sent to sign in again', async () => {
   const { db, secretKey } = server.runtime;
   assert.equal(await hasTotp(db, cleoId), true);
@@ -333,6 +302,37 @@ test('removing a factor needs a recent second step: a login session without one,
   const first = freshCode(secret, -1);
   assert.ok((await confirmEnrollment(db, secretKey, cleoId, pending.credentialId, first.code)).ok);
   lastStep = first.step;
+});
+
+test('repeated wrong codes slow down per account (429 with Retry-After)', async () => {
+  assert.equal(await hasTotp(server.runtime.db, cleoId), true);
+  const step = await atSecondStep();
+  let last: Response | undefined;
+  for (let i = 0; i < 7; i++) last = await step.browser.request(step.action, { form: { csrf: step.csrf, code: 'wrongwrong' } });
+  assert.equal(last!.status, 429);
+  assert.ok(Number(last!.headers.get('retry-after')) >= 1);
+  assert.match(await last!.text(), /Too many wrong codes/);
+});
+
+test('management API: the authenticator app and passkeys are listed as credentials, never with a secret', async () => {
+  const { db } = server.runtime;
+  await db.query(
+    `INSERT INTO credentials (principal_id, type, identifier, webauthn_credential_id, webauthn_public_key, webauthn_aaguid, webauthn_sign_count, name)
+     VALUES ($1, 'webauthn', 'api-listed-passkey', '\\x01', '\\x02', 'adce0002-35bc-c60a-648b-0b25f1f05503', 7, 'Tablet')`,
+    [cleoId],
+  );
+  const res = await fetch(`${server.issuer}/api/v1/principals/${cleoId}/credentials`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  assert.equal(res.status, 200);
+  const text = await res.text();
+  assert.ok(!text.includes('secret_hash') && !text.includes('"v1.'), 'no sealed secret or hash in the answer');
+  const items = (JSON.parse(text) as { items: { type: string; name: string | null; webauthn_aaguid?: string | null; webauthn_sign_count?: number | null; active: boolean; revoked: boolean }[] }).items;
+  const passkey = items.find((c) => c.name === 'Tablet')!;
+  assert.equal(passkey.type, 'webauthn');
+  assert.equal(passkey.webauthn_aaguid, 'adce0002-35bc-c60a-648b-0b25f1f05503');
+  assert.equal(passkey.webauthn_sign_count, 7);
+  const totp = items.filter((c) => c.type === 'totp' && c.active && !c.revoked);
+  assert.equal(totp.length, 1);
+  assert.equal(totp[0]!.webauthn_sign_count, null);
 });
 
 test('platform identity mfa reset: an operator revokes a locked-out person\'s second factors', async () => {
