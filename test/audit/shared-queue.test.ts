@@ -35,7 +35,9 @@ before(async () => {
     };
   }
   site = await serveSite(pages);
-  const env = { ...api.env, LOG_LEVEL: 'info', AUDIT_CONCURRENCY: String(PER_INSTANCE) };
+  // The first pages wait for the other instance to start its Chromium: a page time limit that a loaded machine
+  // cannot reach, so no attempt fails (and is retried) for that alone.
+  const env = { ...api.env, LOG_LEVEL: 'info', AUDIT_CONCURRENCY: String(PER_INSTANCE), AUDIT_PAGE_TIMEOUT_SECONDS: '180' };
   instances.push(...await Promise.all([startServiceProcess('audit', env), startServiceProcess('audit', env)]));
 });
 
