@@ -2,23 +2,13 @@ import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomToken, safeEqual } from '../../kit/crypto.ts';
 import { readCookie } from '../sessions/cookie.ts';
+import { html as pageHtml } from '../pages/respond.ts';
 
-/** An HTML page answer with the same headers as the sign-in pages: no caching, a CSP without scripts, no framing. */
+export { sameOrigin } from '../pages/respond.ts';
+
+/** The account and invitation pages carry no script and post only back here: the stricter CSP. */
 export function html(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply
-    .code(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
-    .header('x-frame-options', 'DENY')
-    .header('referrer-policy', 'same-origin')
-    .send(body);
-}
-
-/** Cross-site form posts are refused: a browser's Origin must be the issuer's (a missing Origin is left to the CSRF token). */
-export function sameOrigin(request: FastifyRequest, issuer: string): boolean {
-  const origin = request.headers.origin;
-  return origin === undefined || origin === new URL(issuer).origin;
+  return pageHtml(reply, status, body, 'static');
 }
 
 /** The double-submit cookie of the account pages: random per browser, read only by this origin. */

@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import formbody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
@@ -17,6 +16,7 @@ import type { ProviderHolder } from '../oidc/mount.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import { Errors } from '../admin/schemas.ts';
 import { FormGuard, html, safeReturn, sameOrigin, signInLink } from './html.ts';
+import { formScope } from '../pages/respond.ts';
 import { signedIn } from './session.ts';
 import { verifyCurrentPassword } from './password-check.ts';
 import { CALLBACK_PATH, SignInFlow } from './signin-client.ts';
@@ -58,15 +58,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
   const forms = new FormGuard(deps.secretKey);
   const flow = new SignInFlow(deps.secretKey, deps.issuer);
   await app.register(async (plain) => {
-    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    await scope.register(formbody, { bodyLimit: 16 * 1024 });
-    // A browser gets a page for a form it sent wrong; failures of the service itself go on to the app's handler.
-    scope.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
-      const status = err instanceof HttpError ? err.statusCode : err.validation ? 400 : err.statusCode ?? 500;
-      if (status < 400 || status >= 500) throw err;
-      request.log.info({ status, err: err.message }, 'page request refused');
-      return html(reply, status, errorPage('Request refused', 'The form could not be read. Go back and try again.'));
-    });
+    const scope = formScope(plain, { retry: 'The form could not be read. Go back and try again.' });
 
     // Signing in goes through the normal sign-in (an authorization request of the built-in account client), so these
     // pages get exactly what the authorization pages do: the same page, throttle, login session and any second factor.

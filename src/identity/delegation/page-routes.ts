@@ -1,15 +1,12 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import formbody from '@fastify/formbody';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
-import { HttpError } from '../../kit/errors.ts';
 import { findPrincipal } from '../principals/view.ts';
 import { LOGIN_COOKIE, readCookie } from '../sessions/cookie.ts';
 import { findLoginSession } from '../sessions/store.ts';
 import type { CsrfTokens } from '../pages/csrf.ts';
-import { html, sameOrigin } from '../pages/interaction-routes.ts';
+import { formScope, html, sameOrigin } from '../pages/respond.ts';
 import { errorPage, escapeHtml, page } from '../pages/layout.ts';
 import { signInLink } from '../account/html.ts';
 import { agentsPage, type AgentCard } from './page.ts';
@@ -32,14 +29,7 @@ const NOTICES: Record<string, string> = { approve: 'The agent was approved.', de
 /** The person's agents page (`/agents`): pending requests to approve or deny, approved agents to revoke. */
 export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise<void> {
   await app.register(async (plain) => {
-    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    await scope.register(formbody, { bodyLimit: 16 * 1024 });
-    scope.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
-      const status = err instanceof HttpError ? err.statusCode : err.validation ? 400 : err.statusCode ?? 500;
-      if (status < 400 || status >= 500) throw err;
-      request.log.info({ status, err: err.message }, 'page request refused');
-      return html(reply, status, errorPage('Request refused', 'The form could not be read. Go back to the agents page and try again.'));
-    });
+    const scope = formScope(plain, { retry: 'The form could not be read. Go back to the agents page and try again.' });
 
     scope.get('/agents', {
       schema: { operationId: 'agentsPage', tags, summary: "The person's agents: approve or deny pending requests, revoke approvals (sends the browser to /signin first when signed out)", querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }), response: Html },

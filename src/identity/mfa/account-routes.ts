@@ -1,16 +1,14 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import formbody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
-import { HttpError } from '../../kit/errors.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { PrincipalView } from '../principals/view.ts';
 import type { CsrfTokens } from '../pages/csrf.ts';
 import { errorPage, escapeHtml, page } from '../pages/layout.ts';
 import { signInLink } from '../account/html.ts';
+import { formScope, html } from '../pages/respond.ts';
 import { findLoginSession } from '../sessions/store.ts';
 import { LOGIN_COOKIE, readCookie } from '../sessions/cookie.ts';
 import { confirmEnrollment, hasTotp, pendingEnrollment, removeTotp } from './totp.ts';
@@ -42,17 +40,6 @@ const OAuthError = Type.Object({ error: Type.String(), error_description: Type.S
 const Options = Type.Unknown({ description: 'WebAuthn `PublicKeyCredentialCreationOptionsJSON` for `navigator.credentials.create()` (as @simplewebauthn/browser takes it)' });
 const PasskeyParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-const CSP = "default-src 'none'; script-src 'self'; connect-src 'self'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
-
-function html(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply
-    .code(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('content-security-policy', CSP)
-    .header('x-frame-options', 'DENY')
-    .send(body);
-}
 
 interface Person {
   account: PrincipalView;
@@ -134,14 +121,7 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
   }
 
   await app.register(async (plain) => {
-    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    await scope.register(formbody, { bodyLimit: 32 * 1024 });
-    scope.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
-      const status = err instanceof HttpError ? err.statusCode : err.validation ? 400 : err.statusCode ?? 500;
-      if (status < 400 || status >= 500) throw err;
-      request.log.info({ status, err: err.message }, 'security page request refused');
-      return html(reply, status, errorPage(status === 413 ? 'Form too large' : 'Request refused', err instanceof HttpError ? err.message : 'The form could not be read. Go back and try again.'));
-    });
+    const scope = formScope(plain, { retry: 'The form could not be read. Go back and try again.', bodyLimit: 32 * 1024, ownMessages: true });
 
     scope.get('/account/security', { schema: { operationId: 'securityPage', tags, summary: "The signed-in person's sign-in security page: authenticator app, recovery codes, passkeys", response: Html } }, async (request, reply) => {
       const who = await person(request);

@@ -1,6 +1,4 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import formbody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
@@ -17,7 +15,7 @@ import { sha256Hex } from '../../kit/crypto.ts';
 import { CsrfTokens } from './csrf.ts';
 import type { Throttle } from '../../kit/throttle.ts';
 import { errorPage } from './layout.ts';
-import { HttpError } from '../../kit/errors.ts';
+import { formScope, html, sameOrigin } from './respond.ts';
 import { consentPage, signInPage, signOutPage } from './templates.ts';
 import type { InteractionTools, SecondFactor } from '../mfa/interaction.ts';
 
@@ -48,26 +46,8 @@ const FormBody = Type.Object(
 const tags = ['sign-in'];
 const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 413: Type.String(), 415: Type.String(), 429: Type.String() };
 
-export function html(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply
-    .code(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    // No form-action: browsers apply it to the redirects after a post, and those end at the app's redirect URI.
-    // Scripts only from this origin (the passkey forms' /assets/*.js); images only as data: URLs (the TOTP QR code).
-    .header('content-security-policy', "default-src 'none'; script-src 'self'; connect-src 'self'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
-    .header('x-frame-options', 'DENY')
-    .send(body);
-}
-
 function requestOrigin(request: FastifyRequest) {
   return { ip: request.ip, userAgent: request.headers['user-agent'] };
-}
-
-/** Cross-site form posts are refused: the Origin a browser sends must be the issuer's. */
-export function sameOrigin(request: FastifyRequest, issuer: string): boolean {
-  const origin = request.headers.origin;
-  return origin === undefined || origin === 'null' ? origin === undefined : origin === new URL(issuer).origin;
 }
 
 /** The browser pages of the interaction: sign-in, consent, and the service's own sign-out. */
@@ -76,18 +56,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
 
   const publicUrl = new URL(deps.issuer);
   await app.register(async (plain) => {
-    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    await scope.register(formbody, { bodyLimit: 16 * 1024 });
-    // A browser gets a page: the service's JSON error body would be mangled by these routes' HTML response
-    // schemas (sent as "[object Object]"). Failures of the service itself go on to the app's handler.
-    scope.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
-      const status = err instanceof HttpError ? err.statusCode : err.validation ? 400 : err.statusCode ?? 500;
-      if (status < 400 || status >= 500) throw err;
-      request.log.info({ status, err: err.message }, 'page request refused');
-      return html(reply, status, errorPage(status === 413 ? 'Form too large' : 'Request refused', status === 413
-        ? 'The form sent more than this page accepts. Go back and try again.'
-        : 'The form could not be read. Go back to the application and start again.'));
-    });
+    const scope = formScope(plain, { retry: 'The form could not be read. Go back to the application and start again.' });
 
     async function lookup(request: FastifyRequest, reply: FastifyReply, uid: string): Promise<Interaction | undefined> {
       presentToProvider(request, publicUrl);

@@ -11,7 +11,7 @@ import { startLoginSession } from '../sessions/store.ts';
 import { loginCookie, readCookie } from '../sessions/cookie.ts';
 import type { CsrfTokens } from '../pages/csrf.ts';
 import { escapeHtml, page } from '../pages/layout.ts';
-import { html, sameOrigin } from '../pages/interaction-routes.ts';
+import { html, sameOrigin } from '../pages/respond.ts';
 import { callbackUrl, type SocialProvider } from './registry.ts';
 import { beginUpstreamLogin, clearedUpstreamCookie, consumeUpstreamLogin, UPSTREAM_COOKIE, upstreamCookie } from './state.ts';
 import { resolvePrincipal, SignInRefused } from './link.ts';
