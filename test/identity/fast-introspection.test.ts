@@ -18,7 +18,7 @@ let other: Registered;
 let resource: Registered;
 
 before(async () => {
-  server = await startServer('fast_introspection');
+  server = await startServer('fast_introspection', { IDENTITY_EXTRA_SCOPES: 'events:write' });
   machine = await server.registerApp({ name: 'Machine', appType: 'machine', allowedScopes: ['events:write'] });
   other = await server.registerApp({ name: 'Other', appType: 'machine', allowedScopes: ['events:write'] });
   resource = await server.registerApp({ name: 'Resource', appType: 'machine', allowedScopes: ['events:write'], resourceServer: true });
