@@ -2,83 +2,25 @@
  * Audit benchmark: a generated 50-page site of varied size served on 127.0.0.1, audited in one run by
  * (1) this service — `platform start audit` in its own process on real PostgreSQL, one crawl job through
  * the API — and (2) pa11y-ci with its axe runner at its default concurrency, on the same Chromium.
- * Prints pages per minute of each, the ratio, and the peak memory of each tool with its browser.
+ * Prints pages per minute and CPU time per page of each, the ratios, and the peak memory of each tool with
+ * its browser.
  *
- *   npm run bench:audit        (BENCH_PAGES=50 BENCH_POSTGRES_URL=postgres://... CHROMIUM_PATH=...)
+ *   npm run bench:audit        (BENCH_PAGES=50 BENCH_POSTGRES_URL=postgres://... CHROMIUM_PATH=...
+ *                               BENCH_PA11Y=0 to measure the service alone; AUDIT_* settings reach the service)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { CHROMIUM_ARGS, findChromium } from '../src/kit/browser.ts';
+import { serveSite } from './support/audit-site.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
 const PAGES = Number(process.env.BENCH_PAGES ?? 50);
-
-// ---------------------------------------------------------------------------------------------------------
-// The site: an index linking every page, pages from a few to a few hundred items, with the usual mistakes.
-
-const SIZES = [4, 12, 30, 60, 120, 250];
-
-function productCard(page: number, i: number): string {
-  const noAlt = (page + i) % 7 === 0;
-  const faint = (page + i) % 11 === 0;
-  return `<li class="card"><a href="/p${page}/item-${i}"><img src="/img/${i % 9}.svg" width="96" height="96"${noAlt ? '' : ` alt="Trail shoe model ${i}, side view"`}></a>
-<h3>Model ${i}</h3><p${faint ? ' class="faint"' : ''}>Light, grippy and made to last: ${'comfortable '.repeat(1 + (i % 4))}for long runs.</p>
-<p class="price">$${(49 + (i * 7) % 120).toFixed(2)}</p><button type="button">Add to cart</button></li>`;
-}
-
-function sitePage(n: number): string {
-  const size = SIZES[n % SIZES.length]!;
-  const form = n % 3 === 0 ? '<form><input type="search" name="q" placeholder="Search"><button>Go</button></form>' : '<form><label>Search <input type="search" name="q"></label><button>Go</button></form>';
-  const table = n % 4 === 0
-    ? `<table><caption>Sizes</caption><tr><th scope="col">EU</th><th scope="col">US</th></tr>${Array.from({ length: Math.ceil(size / 4) }, (_, i) => `<tr><td>${36 + i}</td><td>${4 + i}</td></tr>`).join('')}</table>`
-    : '';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Trail shoes, page ${n}</title>
-<style>body{font-family:sans-serif;margin:0 auto;max-width:60rem}.card{list-style:none;border:1px solid #999;margin:.5rem;padding:.5rem}.faint{color:#aaa}.price{font-weight:bold}nav a{margin-right:1rem}</style></head>
-<body><header><a href="/">Trail shop</a><nav aria-label="Pages"><a href="/p${(n + 1) % PAGES || 1}">Next</a><a href="/p${Math.max(1, n - 1)}">Previous</a></nav></header>
-<main><h1>Trail shoes, page ${n}</h1>${form}<ul>${Array.from({ length: size }, (_, i) => productCard(n, i)).join('\n')}</ul>${table}</main>
-<footer><p>Trail shop, ${n}</p></footer></body></html>`;
-}
-
-function indexPage(): string {
-  const links = Array.from({ length: PAGES - 1 }, (_, i) => `<li><a href="/p${i + 1}">Page ${i + 1}</a></li>`).join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Trail shop</title></head><body><main><h1>Trail shop</h1><ul>${links}</ul></main></body></html>`;
-}
-
-const SVG = (i: number) => `<svg xmlns="http://www.w3.org/2000/svg" width="96" height="96"><rect width="96" height="96" fill="hsl(${i * 40},60%,50%)"/></svg>`;
-
-async function serveSite(): Promise<{ origin: string; urls: string[]; close: () => Promise<void>; bytes: number[] }> {
-  const pages = new Map<string, string>([['/', indexPage()]]);
-  for (let n = 1; n < PAGES; n++) pages.set(`/p${n}`, sitePage(n));
-  const server = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const svg = /^\/img\/(\d)\.svg$/.exec(path);
-    if (svg) return void res.writeHead(200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=3600' }).end(SVG(Number(svg[1])));
-    const body = pages.get(path);
-    if (!body) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
-  });
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    origin,
-    urls: [...pages.keys()].map((p) => origin + p),
-    bytes: [...pages.values()].map((b) => Buffer.byteLength(b)),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Memory of a process and its descendants (the browser's processes are children of the tool's process).
@@ -126,17 +68,62 @@ function treeMemoryMb(root: number): { rss: number; pss: number; processes: numb
   return { rss: rss / 1024, pss: pss / 1024, processes: pids.length };
 }
 
-/** Samples a process tree's memory every 200 ms until stopped; keeps the peaks. */
-function memorySampler(root: number) {
+/** CPU time (user + system) a process has used, in seconds, and what it is; null once it has exited. */
+function cpuSeconds(pid: number): { cpu: number; kind: string } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.split(') ')[1]!.split(' ');
+    const type = /--type=([a-z-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1];
+    const name = stat.slice(stat.indexOf('(') + 1, stat.indexOf(') '));
+    return { cpu: (Number(fields[11]) + Number(fields[12])) / 100, kind: type ? `${name} ${type}` : name }; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Samples a process tree every 200 ms until stopped: the peaks of its memory, and the CPU time its processes
+ * used meanwhile (each process's last sample counts, so a renderer that exits keeps what it used; at most
+ * its last 200 ms are missed). CPU time per page hardly depends on how busy the machine is, pages per
+ * minute do: on a shared machine it is the fairer comparison.
+ */
+function treeSampler(root: number) {
   const peak = { rss: 0, pss: 0, processes: 0 };
+  const cpuAtStart = new Map<number, number>();
+  const cpuLast = new Map<number, number>();
+  const kinds = new Map<number, string>();
+  let first = true;
   const sample = () => {
     const m = treeMemoryMb(root);
     peak.rss = Math.max(peak.rss, m.rss);
     peak.pss = Math.max(peak.pss, m.pss);
     peak.processes = Math.max(peak.processes, m.processes);
+    for (const pid of tree(root)) {
+      const seen = cpuSeconds(pid);
+      if (seen === null) continue;
+      if (!cpuAtStart.has(pid)) cpuAtStart.set(pid, first ? seen.cpu : 0);
+      cpuLast.set(pid, seen.cpu);
+      kinds.set(pid, seen.kind);
+    }
+    first = false;
   };
+  sample();
   const timer = setInterval(sample, 200);
-  return { stop: () => (clearInterval(timer), sample(), peak) };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      sample();
+      let cpu = 0;
+      const byKind = new Map<string, number>();
+      for (const [pid, last] of cpuLast) {
+        const used = last - cpuAtStart.get(pid)!;
+        cpu += used;
+        byKind.set(kinds.get(pid)!, (byKind.get(kinds.get(pid)!) ?? 0) + used);
+      }
+      const cpuByKind = [...byKind].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ');
+      return { ...peak, cpu, cpuByKind };
+    },
+  };
 }
 
 function loadAverage(): string {
@@ -184,7 +171,7 @@ async function stopChild(child: ChildProcess | undefined): Promise<void> {
 interface Measured {
   pages: number;
   seconds: number;
-  peak: { rss: number; pss: number; processes: number };
+  peak: { rss: number; pss: number; processes: number; cpu: number; cpuByKind: string };
   issues: number;
   loadBefore: string;
 }
@@ -197,7 +184,7 @@ async function auditWithService(site: { origin: string }, env: NodeJS.ProcessEnv
   try {
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const loadBefore = loadAverage();
-    const sampler = memorySampler(child.pid!);
+    const sampler = treeSampler(child.pid!);
     const t0 = performance.now();
     const created = await fetch(`${url}/api/v1/audits`, {
       method: 'POST',
@@ -249,7 +236,7 @@ async function auditWithPa11yCi(urls: string[], chromium: string, concurrency: n
       env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: 'true', PUPPETEER_EXECUTABLE_PATH: chromium },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    const sampler = memorySampler(child.pid!);
+    const sampler = treeSampler(child.pid!);
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -266,11 +253,13 @@ async function auditWithPa11yCi(urls: string[], chromium: string, concurrency: n
   }
 }
 
-function line(name: string, m: Measured): number {
+function line(name: string, m: Measured): { perMinute: number; cpuPerPage: number } {
   const perMinute = (m.pages / m.seconds) * 60;
-  console.log(`${name.padEnd(22)} ${m.pages} pages in ${m.seconds.toFixed(1)} s = ${perMinute.toFixed(1)} pages/min; ` +
+  const cpuPerPage = m.peak.cpu / m.pages;
+  console.log(`${name.padEnd(22)} ${m.pages} pages in ${m.seconds.toFixed(1)} s = ${perMinute.toFixed(1)} pages/min; CPU ${m.peak.cpu.toFixed(1)} s = ${cpuPerPage.toFixed(2)} s per page; ` +
     `peak memory with its browser: PSS ${m.peak.pss.toFixed(0)} MB, RSS ${m.peak.rss.toFixed(0)} MB (${m.peak.processes} processes); ${m.issues} issues; load average before ${m.loadBefore}`);
-  return perMinute;
+  console.log(`${''.padEnd(22)} CPU by process: ${m.peak.cpuByKind}`);
+  return { perMinute, cpuPerPage };
 }
 
 async function main(): Promise<void> {
@@ -282,17 +271,20 @@ async function main(): Promise<void> {
   await admin.query(`CREATE DATABASE ${dbName}`);
   const dbUrl = new URL(adminUrl);
   dbUrl.pathname = `/${dbName}`;
-  const site = await serveSite();
+  const site = await serveSite(PAGES);
   try {
     const kb = site.bytes.map((b) => b / 1024);
     console.log(`audit benchmark: ${site.urls.length} pages of ${Math.min(...kb).toFixed(0)}–${Math.max(...kb).toFixed(0)} KB (${(kb.reduce((a, b) => a + b, 0) / kb.length).toFixed(0)} KB average) on ${site.origin}; ${chromium}`);
     const env = { ...process.env, DATABASE_URL: dbUrl.toString(), DATA_DIR: `/tmp/${dbName}`, AUDIT_PORT: '0', AUDIT_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'warn', CHROMIUM_PATH: chromium };
     const a = line('service (1 crawl job)', await auditWithService(site, env));
-    const b = line('pa11y-ci (default)', await auditWithPa11yCi(site.urls, chromium, undefined));
-    console.log(`ratio                  service / pa11y-ci = ${(a / b).toFixed(2)}x (target ≥ 2x)`);
+    // BENCH_PA11Y=0 measures the service alone (for trying its settings, e.g. AUDIT_PAGE_CONCURRENCY).
+    if (process.env.BENCH_PA11Y !== '0') {
+      const b = line('pa11y-ci (default)', await auditWithPa11yCi(site.urls, chromium, undefined));
+      console.log(`ratio                  service / pa11y-ci = ${(a.perMinute / b.perMinute).toFixed(2)}x pages per minute (target ≥ 2x); ${(b.cpuPerPage / a.cpuPerPage).toFixed(2)}x pages per CPU-second`);
+    }
     if (process.env.BENCH_PA11Y_CONCURRENCY) {
       const c = line(`pa11y-ci (conc. ${process.env.BENCH_PA11Y_CONCURRENCY})`, await auditWithPa11yCi(site.urls, chromium, Number(process.env.BENCH_PA11Y_CONCURRENCY)));
-      console.log(`ratio                  service / pa11y-ci at concurrency ${process.env.BENCH_PA11Y_CONCURRENCY} = ${(a / c).toFixed(2)}x`);
+      console.log(`ratio                  service / pa11y-ci at concurrency ${process.env.BENCH_PA11Y_CONCURRENCY} = ${(a.perMinute / c.perMinute).toFixed(2)}x pages per minute; ${(c.cpuPerPage / a.cpuPerPage).toFixed(2)}x pages per CPU-second`);
     }
     console.log(`load average after     ${loadAverage()}`);
   } finally {

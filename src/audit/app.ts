@@ -22,9 +22,6 @@ import type { LlmPageFacts } from './llm/facts.ts';
 
 export const AUDIT_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
-/** Pages of one crawl audited at a time: two keep a 2-core machine busy without starving other audits. */
-const PAGE_CONCURRENCY = 2;
-
 export async function openAuditDatabase(config: AuditServiceConfig): Promise<Database> {
   return openServiceDatabase('audit', config, { poolSize: config.dbPoolSize });
 }
@@ -77,7 +74,7 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   const run = async (url: string, auditConfig: AuditConfig, signal: AbortSignal): Promise<AuditResult> => {
     metrics.running.inc();
     try {
-      const result = await runAudit(url, auditConfig, { host, policy, timing, pageConcurrency: PAGE_CONCURRENCY, llm }, signal);
+      const result = await runAudit(url, auditConfig, { host, policy, timing, pageConcurrency: config.pageConcurrency, llm }, signal);
       for (const page of result.pages) {
         metrics.pages.inc({ outcome: page.status });
         if (page.status === 'audited') metrics.pageSeconds.observe(page.durationMs / 1000);

@@ -17,6 +17,12 @@ export const auditSpec = {
     max: 32,
     doc: 'Audit jobs one instance runs at a time (each a browser context in the shared Chromium). `0` runs no worker: the instance only answers the API, other instances do the work.',
   }),
+  pageConcurrency: int('AUDIT_PAGE_CONCURRENCY', {
+    default: 4,
+    min: 1,
+    max: 32,
+    doc: 'Pages of one audit (a crawl) loaded and checked at a time, each a page in the audit\'s browser context. A page spends much of its time waiting for the network to go quiet, so more pages than cores keeps the cores busy.',
+  }),
   maxSyncAudits: int('AUDIT_MAX_SYNC_AUDITS', {
     default: 2,
     min: 1,

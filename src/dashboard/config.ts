@@ -1,19 +1,9 @@
 import { bool, int, list, optionalStr, optionalUrl, str, ConfigError, type ConfigOf, type Variable } from '../kit/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
+import { oidcProvidersVariable } from '../kit/upstream-login/config.ts';
 import { DEFAULT_DENIED_NETWORKS, networkPolicy } from './datasources/network.ts';
 
 export const DASHBOARD_DEFAULT_PORT = 4001;
-
-function jsonProviders(name: string, options: { doc: string }): Variable<OidcProviderConfig[]> {
-  return {
-    name,
-    expects: 'a JSON array of {"id","issuer","clientId","clientSecret"} objects',
-    doc: options.doc,
-    secret: true,
-    parse: (raw) => parseOidcProviders(raw),
-    fallback: () => [],
-  };
-}
 
 export type PlanLimits = { free: number; pro: number; enterprise: number };
 export const DEFAULT_PLAN_LIMITS: PlanLimits = { free: 60, pro: 300, enterprise: 1000 };
@@ -37,42 +27,8 @@ function planLimits(name: string, options: { doc: string }): Variable<PlanLimits
   };
 }
 
-export interface OidcProviderConfig {
-  /** The path segment of `/api/v1/auth/:id`; `github` and `google` are taken by the built-in providers. */
-  id: string;
-  issuer: string;
-  clientId: string;
-  clientSecret?: string | undefined;
-  /** Shown on sign-in buttons; the id when not given. */
-  name?: string | undefined;
-}
-
-const PROVIDER_ID = /^[a-z][a-z0-9-]{0,31}$/;
-// The built-in providers and the other routes under /api/v1/auth/.
-const RESERVED_IDS = new Set(['github', 'google', 'me', 'providers', 'refresh', 'logout']);
-
-function parseOidcProviders(raw: string): OidcProviderConfig[] | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(value)) return undefined;
-  const out: OidcProviderConfig[] = [];
-  for (const item of value) {
-    if (typeof item !== 'object' || item === null) return undefined;
-    const p = item as Record<string, unknown>;
-    if (typeof p.id !== 'string' || !PROVIDER_ID.test(p.id) || RESERVED_IDS.has(p.id)) return undefined;
-    if (typeof p.issuer !== 'string' || !/^https?:\/\//.test(p.issuer)) return undefined;
-    if (typeof p.clientId !== 'string' || !p.clientId) return undefined;
-    if (p.clientSecret !== undefined && typeof p.clientSecret !== 'string') return undefined;
-    if (p.name !== undefined && typeof p.name !== 'string') return undefined;
-    if (out.some((o) => o.id === p.id)) return undefined;
-    out.push({ id: p.id, issuer: p.issuer, clientId: p.clientId, clientSecret: p.clientSecret as string | undefined, name: p.name as string | undefined });
-  }
-  return out;
-}
+// The built-in providers and the other routes under /api/v1/auth/ cannot be an operator's issuer id.
+const RESERVED_PROVIDER_IDS = ['github', 'google', 'me', 'providers', 'refresh', 'logout'];
 
 export const dashboardSpec = {
   ...commonVariables('dashboard', DASHBOARD_DEFAULT_PORT),
@@ -103,9 +59,11 @@ export const dashboardSpec = {
   googleClientId: optionalStr('DASHBOARD_GOOGLE_CLIENT_ID', { doc: 'OAuth client id for signing in with Google. Unset: `/api/v1/auth/google` answers 404.' }),
   googleClientSecret: optionalStr('DASHBOARD_GOOGLE_CLIENT_SECRET', { secret: true, doc: 'OAuth client secret for Google.' }),
   googleIssuer: str('DASHBOARD_GOOGLE_ISSUER', { default: 'https://accounts.google.com', doc: 'OpenID issuer of Google (its discovery document names the endpoints).' }),
-  oidcProviders: jsonProviders('DASHBOARD_OIDC_PROVIDERS', {
-    doc: 'Further OpenID Connect issuers to sign in with, as a JSON array of `{"id","issuer","clientId","clientSecret","name"}`; each is reached at `/api/v1/auth/<id>`. The platform\'s identity service is one: `[{"id":"platform","issuer":"http://localhost:4000","clientId":"…","clientSecret":"…"}]`.',
-  }),
+  oidcProviders: oidcProvidersVariable(
+    'DASHBOARD_OIDC_PROVIDERS',
+    RESERVED_PROVIDER_IDS,
+    'Further OpenID Connect issuers to sign in with, as a JSON array of `{"id","issuer","clientId","clientSecret","name"}`; each is reached at `/api/v1/auth/<id>`. The platform\'s identity service is one: `[{"id":"platform","issuer":"http://localhost:4000","clientId":"…","clientSecret":"…"}]`.',
+  ),
   bootstrapOwner: optionalStr('DASHBOARD_BOOTSTRAP_OWNER', {
     doc: 'Email of the first owner: at start, when no tenant exists yet, a tenant (`DASHBOARD_BOOTSTRAP_TENANT`) is created with this person as its owner, who then signs in with a provider that verifies this email.',
   }),

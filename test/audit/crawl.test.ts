@@ -7,6 +7,9 @@ import { normalizeUrl } from '../../src/audit/crawl/normalize.ts';
 let h: AuditHarness;
 let site: TestSite;
 let external: TestSite;
+let order: TestSite;
+const more: TestSite[] = [];
+let releaseFirst: () => void = () => {};
 
 before(async () => {
   h = await startAudit({ AUDIT_MAX_DEPTH: '3', AUDIT_MAX_PAGES: '20' }, 'auditcrawl');
@@ -32,6 +35,9 @@ before(async () => {
 });
 
 after(async () => {
+  releaseFirst();
+  await order?.close();
+  for (const m of more) await m.close();
   await site?.close();
   await external?.close();
   await h?.close();
@@ -94,4 +100,50 @@ test('crawl bounds beyond the configured ceilings are refused with 400 naming th
   const many = await h.call('POST', '/api/v1/audits', { url: `${site.origin}/`, config: { crawl: { enabled: true, maxPages: 21 } } });
   assert.equal(many.statusCode, 400);
   assert.match(many.json().error.message, /crawl\.maxPages must be at most 20/);
+});
+
+test('pages audited at once still come out in breadth-first order, whichever finishes first', async () => {
+  // /first answers only once /third has been asked for, so the later pages finish before it.
+  const firstHeld = new Promise<void>((resolve) => {
+    releaseFirst = resolve;
+  });
+  order = await serveSite({
+    '/': page('Start', '<a href="/first">1</a> <a href="/second">2</a> <a href="/third">3</a>'),
+    '/first': { body: page('First', '<a href="/from-first">deeper</a>'), holdUntil: firstHeld },
+    '/second': page('Second', '<a href="/from-second">deeper</a>'),
+    '/third': page('Third', '<p>third</p>'),
+    '/from-first': page('From first', '<p>x</p>'),
+    '/from-second': page('From second', '<p>y</p>'),
+  });
+  void order.requested('/third').then(() => releaseFirst());
+  const r = (await h.call('POST', '/audit', { url: `${order.origin}/`, crawl: { enabled: true, depth: 2, maxPages: 20 } })).json();
+  assert.deepEqual(r.pages.map((p: any) => p.url.replace(order.origin, '')), ['/', '/first', '/second', '/third', '/from-first', '/from-second']);
+  // Had the pages not been loaded together (AUDIT_PAGE_CONCURRENCY, default 4), /first would have hit the page limit.
+  assert.ok(r.pages.every((p: any) => p.status === 'audited'), JSON.stringify(r.pages.map((p: any) => [p.url, p.error])));
+  // maxPages holds with several pages in flight: exactly that many, the first ones in crawl order.
+  const four = (await h.call('POST', '/audit', { url: `${order.origin}/`, crawl: { enabled: true, depth: 2, maxPages: 4 } })).json();
+  assert.deepEqual(four.pages.map((p: any) => p.url.replace(order.origin, '')), ['/', '/first', '/second', '/third']);
+});
+
+test('a start page that redirects to another origin moves the crawl there; a found page that redirects off the site is left out', async () => {
+  const elsewhere = await serveSite({ '/': page('Elsewhere', '<img src="/x.png">') });
+  more.push(elsewhere);
+  const real = await serveSite({
+    '/robots.txt': { body: 'User-agent: *\nDisallow: /private\n', headers: { 'content-type': 'text/plain' } },
+    '/': page('Real home', '<a href="/x">X</a> <a href="/away">Away</a> <a href="/private/p">Private</a>'),
+    '/x': page('X', '<p>x</p>'),
+    '/away': { status: 302, headers: { location: `${elsewhere.origin}/` }, body: '' },
+    '/private/p': page('Private', '<p>robots say no</p>'),
+  });
+  more.push(real);
+  const landing = await serveSite({ '/': { status: 301, headers: { location: `${real.origin}/` }, body: '' } });
+  more.push(landing);
+  const r = (await h.call('POST', '/audit', { url: `${landing.origin}/`, crawl: { enabled: true, depth: 2, maxPages: 20 } })).json();
+  assert.deepEqual(r.pages.map((p: any) => p.url), [`${real.origin}/`, `${real.origin}/x`], JSON.stringify(r.pages));
+  assert.equal(r.pages[0].requestedUrl, `${landing.origin}/`);
+  assert.ok(real.hits.includes('/robots.txt'), 'the robots.txt of the site landed on is read');
+  assert.ok(!real.hits.includes('/private/p'), 'and honoured');
+  assert.ok(real.hits.includes('/away'), 'the link was tried');
+  assert.ok(!r.findings.some((f: any) => f.pageUrl.startsWith(elsewhere.origin)), 'the page it redirected to is not in the result');
+  assert.equal(r.stats.totalPages, 2);
 });

@@ -1,5 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createAddressPolicy, RefusedDestinationError } from '../../src/audit/safety/address-policy.ts';
 import { safeFetchText } from '../../src/audit/safety/safe-fetch.ts';
 import { loadAuditConfig } from '../../src/audit/config.ts';
@@ -103,4 +105,42 @@ test('requests a page makes to internal addresses (fetch, image, iframe) are ref
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(res.json().pages[0].status, 'audited');
   assert.deepEqual(internal.hits, [], 'the internal server saw no request');
+});
+
+/** A bare TCP listener that counts connections: a tunnel (CONNECT) to it shows up whatever is spoken over it. */
+async function tcpListener(host: string): Promise<{ server: Server; port: number; connections: number; connected: Promise<void> }> {
+  let connected: () => void = () => {};
+  const state = { server: createServer(), port: 0, connections: 0, connected: new Promise<void>((resolve) => (connected = resolve)) };
+  state.server.on('connection', (socket: Socket) => {
+    state.connections++;
+    connected();
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => state.server.listen(0, host, resolve));
+  state.port = (state.server.address() as AddressInfo).port;
+  return state;
+}
+
+test('WebSockets and https requests (tunnelled with CONNECT) to internal addresses are refused too', { timeout: 120_000 }, async () => {
+  const inside = await tcpListener('127.0.0.2');
+  const allowed = await tcpListener('127.0.0.1');
+  const tunnels = await serveSite({
+    // The internal attempts come first; the allowed one shows the page's sockets really go out (through the proxy).
+    '/': page('Sockets', `<script>
+      for (const url of ['ws://127.0.0.2:${inside.port}/', 'wss://127.0.0.2:${inside.port}/']) { try { new WebSocket(url); } catch {} }
+      fetch('https://127.0.0.2:${inside.port}/').catch(() => {});
+      new WebSocket('ws://127.0.0.1:${allowed.port}/');
+    </script>`),
+  });
+  try {
+    const res = await h.call('POST', '/audit', { url: `${tunnels.origin}/` });
+    assert.equal(res.statusCode, 200, res.body);
+    await allowed.connected;
+    assert.equal(inside.connections, 0, 'nothing reached the internal address');
+    assert.ok(allowed.connections >= 1);
+  } finally {
+    await tunnels.close();
+    inside.server.close();
+    allowed.server.close();
+  }
 });

@@ -8,7 +8,8 @@ import type { AuditConfig, AuditResult, LlmOutcome } from '../result/types.ts';
 import { RefusedDestinationError, type AddressPolicy } from '../safety/address-policy.ts';
 import { openEgressProxy } from '../safety/egress-proxy.ts';
 import type { BrowserHost } from './browser-host.ts';
-import { PageCancelled, ruleImpact, visitPage, type PageTiming } from './page-audit.ts';
+import { AxeRunner } from './axe-runner.ts';
+import { PageCancelled, ruleImpact, visitPage, type PageTiming, type PageVisit } from './page-audit.ts';
 
 export interface AuditorOptions {
   host: BrowserHost;
@@ -60,50 +61,94 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
   }
   const proxy = await openEgressProxy(options.policy);
   let context: BrowserContext | null = null;
+  let runner: AxeRunner | null = null;
   const onAbort = () => void context?.close().catch(() => {});
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     context = await options.host.newContext(proxy.server);
     if (signal?.aborted) throw new AuditCancelledError();
     const maxPages = config.crawl.enabled ? config.crawl.maxPages : 1;
-    const rules: SiteRules | null = config.crawl.enabled ? await loadSiteRules(start, options.policy, maxPages) : null;
+    // The site a crawl stays on: the start page's origin, or the one it redirects to (http to https, a bare
+    // domain to www), which is the site the caller means.
+    let site = start;
+    let rules: SiteRules | null = config.crawl.enabled ? await loadSiteRules(start, options.policy, maxPages) : null;
     const frontier: Target[] = [{ url: start, depth: 0 }];
     const seen = new Set([start]);
-    for (const page of rules?.sitemapPages ?? []) {
-      if (seen.has(page)) continue;
-      seen.add(page);
-      frontier.push({ url: page, depth: 1 });
-    }
+    const seed = (from: SiteRules | null) => {
+      for (const page of from?.sitemapPages ?? []) {
+        if (seen.has(page)) continue;
+        seen.add(page);
+        frontier.push({ url: page, depth: 1 });
+      }
+    };
+    seed(rules);
     const pages: AuditedPage[] = [];
     const llmFacts: LlmPageFacts[] = [];
-    let next = 0;
-    while (next < frontier.length && pages.length < maxPages) {
-      const wave: Target[] = [];
-      while (next < frontier.length && wave.length < Math.min(options.pageConcurrency, maxPages - pages.length)) {
-        const target = frontier[next++]!;
-        if (target.depth > 0 && rules && !rules.allowed(target.url)) continue;
-        wave.push(target);
-      }
-      const visits = await Promise.all(wave.map((t) => visitPage(context!, t.url, { tags: config.axeTags, timing: options.timing, llmFacts: config.llm.enabled }, proxy.refusals, signal)));
-      visits.forEach((visit, i) => {
-        const target = wave[i]!;
+    runner = new AxeRunner(context);
+    const visitOptions = { tags: config.axeTags, timing: options.timing, llmFacts: config.llm.enabled };
+    // A pool, not waves: a new page starts as soon as one finishes, so one slow page does not hold the
+    // others' slots idle. Visits are taken in frontier order whatever order they finish in, so pages,
+    // links followed and the pages counted against maxPages are those of a plain breadth-first crawl.
+    const visits = new Map<number, PageVisit | 'skipped'>();
+    const inFlight = new Map<number, Promise<void>>();
+    let failure: unknown = null;
+    let launched = 0;
+    let taken = 0;
+    const takeInOrder = async () => {
+      while (visits.has(taken)) {
+        const visit = visits.get(taken)!;
+        const target = frontier[taken]!;
+        visits.delete(taken);
+        taken++;
+        if (visit === 'skipped') continue;
         const finalUrl = normalizeUrl(visit.url) ?? visit.url;
         seen.add(finalUrl);
-        if (visit.kind === 'not-html') return;
+        const landed = normalizeUrl(visit.url);
+        if (config.crawl.enabled && landed && !sameOrigin(landed, site)) {
+          // A found page that redirected off the site is left out, as a link there would have been.
+          if (target.depth > 0) continue;
+          if (visit.kind === 'audited') {
+            site = landed;
+            rules = await loadSiteRules(site, options.policy, maxPages);
+            seed(rules);
+          }
+        }
+        if (visit.kind === 'not-html') continue;
         if (visit.kind === 'failed') {
           pages.push({ requestedUrl: target.url, depth: target.depth, url: visit.url, httpStatus: visit.httpStatus, title: null, durationMs: visit.durationMs, axe: null, error: visit.error });
-          return;
+          continue;
         }
         pages.push({ requestedUrl: target.url, depth: target.depth, url: visit.url, httpStatus: visit.httpStatus, title: visit.title, durationMs: visit.durationMs, axe: visit.axe, error: null });
         if (visit.llmFacts) llmFacts.push(visit.llmFacts);
-        if (!config.crawl.enabled || target.depth >= config.crawl.depth) return;
+        if (!config.crawl.enabled || target.depth >= config.crawl.depth) continue;
         for (const link of visit.links) {
           const normalized = normalizeUrl(link);
-          if (!normalized || seen.has(normalized) || !sameOrigin(normalized, start)) continue;
+          if (!normalized || seen.has(normalized) || !sameOrigin(normalized, site)) continue;
           seen.add(normalized);
           frontier.push({ url: normalized, depth: target.depth + 1 });
         }
-      });
+      }
+    };
+    for (;;) {
+      // Pages started but not yet taken may all count, so never more than maxPages of them.
+      while (launched < frontier.length && inFlight.size < options.pageConcurrency && pages.length + (launched - taken) < maxPages) {
+        const index = launched++;
+        const target = frontier[index]!;
+        if (target.depth > 0 && rules && !rules.allowed(target.url)) {
+          visits.set(index, 'skipped');
+          continue;
+        }
+        const done = visitPage(context, runner, target.url, visitOptions, proxy.refusals, signal).then(
+          (visit) => void visits.set(index, visit),
+          (err: unknown) => void (failure ??= err),
+        ).finally(() => inFlight.delete(index));
+        inFlight.set(index, done);
+      }
+      await takeInOrder();
+      if (failure) throw failure;
+      if (inFlight.size === 0 && (launched >= frontier.length || pages.length >= maxPages)) break;
+      if (inFlight.size > 0) await Promise.race(inFlight.values());
+      if (failure) throw failure;
       if (!context.browser()?.isConnected()) throw new AuditFailedError('the browser stopped during the audit', true);
     }
     if (!pages.some((p) => p.axe)) {
@@ -113,6 +158,7 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
     }
     const browserVersion = context.browser()?.version() ?? '';
     // The browser's part is done: its memory goes back before the (possibly slow) LLM calls.
+    await runner.close();
     await context.close().catch(() => {});
     const llm = config.llm.enabled && options.llm ? await options.llm(llmFacts, config, signal) : null;
     if (signal?.aborted) throw new AuditCancelledError();

@@ -1,8 +1,8 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { AxeResults } from 'axe-core';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { LlmPageFacts } from '../llm/facts.ts';
 import type { Impact } from '../result/types.ts';
+import type { AxeRunner } from './axe-runner.ts';
 import { collectLlmFacts } from './llm-facts.ts';
 import { REFUSED_HEADER, type Refusal } from '../safety/egress-proxy.ts';
 
@@ -56,7 +56,7 @@ export class PageCancelled extends Error {
  * delay), runs axe in every frame with the given tags and reads its title and links. Bounded by
  * `timeoutMs` from navigation to axe's answer; the page is closed when done, timed out or cancelled.
  */
-export async function visitPage(context: BrowserContext, url: string, options: VisitOptions, refusals: readonly Refusal[], signal?: AbortSignal): Promise<PageVisit> {
+export async function visitPage(context: BrowserContext, runner: AxeRunner, url: string, options: VisitOptions, refusals: readonly Refusal[], signal?: AbortSignal): Promise<PageVisit> {
   const { tags, timing } = options;
   const started = Date.now();
   const elapsed = () => Date.now() - started;
@@ -82,7 +82,7 @@ export async function visitPage(context: BrowserContext, url: string, options: V
       if (contentType && !/\b(text\/html|application\/xhtml\+xml)\b/i.test(contentType)) return { kind: 'not-html', url: page.url(), contentType, durationMs: elapsed() };
       if (httpStatus >= 400) return { kind: 'failed', url: page.url(), httpStatus, error: `the page answered HTTP ${httpStatus}`, durationMs: elapsed() };
       await settle(page, timing);
-      const results = await new AxeBuilder({ page }).options({ runOnly: { type: 'tag', values: tags }, resultTypes: ['violations', 'incomplete'] }).analyze();
+      const results = await runner.run(page, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations', 'incomplete'] });
       if (!ruleImpacts) ruleImpacts = await readRuleImpacts(page);
       const [title, links, llmFacts] = await Promise.all([page.title(), collectLinks(page), options.llmFacts ? collectLlmFacts(page).catch(() => null) : null]);
       return {

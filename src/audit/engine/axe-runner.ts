@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { AxeResults, RunOptions } from 'axe-core';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
+
+/**
+ * Runs axe-core in a page and every frame in it, the way `@axe-core/playwright`'s `analyze()` does
+ * (`runPartial` in each frame, cross-origin frames included, `finishRun` in a blank page the audited site
+ * cannot reach) but with two costs taken out, measured in bench/README.md:
+ *
+ * - A page without frames — most pages — is checked with one `axe.run` in the page. That is what
+ *   `runPartial` plus `finishRun` compute for a single frame, without the second page.
+ * - Pages with frames share one blank page per audit for `finishRun`, with axe injected into it once,
+ *   instead of opening a new page (a new renderer) and injecting axe's 500 KB into it for every page.
+ *
+ * Options and `axe.configure` are those `analyze()` uses, so results are the same (help URLs included).
+ */
+
+/**
+ * axe's minified build (650 KB), the same code as `axe.source` (the 1.5 MB readable build that `analyze()`
+ * sends): each frame and page gets it through the browser protocol and compiles it, so size is time.
+ */
+const SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** The configure call is `analyze()`'s for runPartial-capable axe (allowedOrigins, branding), so results match. */
+const CONFIGURE = 'axe.configure({ allowedOrigins: ["<same_origin>"], branding: { application: "playwright" } });';
+/** A frame whose scripts keep its thread busy cannot take axe; its partial result is then left out (as analyze() does, after 1 s). */
+const FRAME_INJECT_TIMEOUT_MS = 5_000;
+
+interface FrameContext {
+  frameSelector: unknown;
+  frameContext: unknown;
+}
+
+type Partial = unknown;
+
+export class AxeRunner {
+  private readonly context: BrowserContext;
+  private finisher: Promise<Page> | null = null;
+  /** finishRun calls take turns in the shared blank page. */
+  private finishing: Promise<unknown> = Promise.resolve();
+
+  constructor(context: BrowserContext) {
+    this.context = context;
+  }
+
+  /** axe's results for the page with every frame in it. */
+  async run(page: Page, options: RunOptions): Promise<AxeResults> {
+    const main = page.mainFrame();
+    await main.evaluate(SOURCE);
+    await main.evaluate(CONFIGURE);
+    const context = { include: [], exclude: [] };
+    // Decided and started in one turn of the page's event loop, so a frame added meanwhile cannot slip in half-seen.
+    const single = await main.evaluate(([ctx, opts]) => {
+      const a = (globalThis as unknown as { axe: { utils: { getFrameContexts(c: unknown): unknown[] }; run(c: unknown, o: unknown): Promise<unknown> } }).axe;
+      if (a.utils.getFrameContexts(ctx).length > 0) return null;
+      return a.run(ctx, { ...(opts as object), iframes: false });
+    }, [context, options] as const);
+    if (single) return single as AxeResults;
+    const partials = await this.partialsOf(main, context, options, true);
+    return this.finish(partials, options);
+  }
+
+  /** runPartial in `frame` and, recursively, in the frames axe names in it; a child that fails contributes null (finishRun expects that). */
+  private async partialsOf(frame: Frame, context: unknown, options: RunOptions, initiator: boolean): Promise<Partial[]> {
+    const frameContexts = await frame.evaluate((ctx) => (globalThis as unknown as { axe: { utils: { getFrameContexts(c: unknown): FrameContext[] } } }).axe.utils.getFrameContexts(ctx), context) as FrameContext[];
+    const own = frame.evaluate(([ctx, opts]) => (globalThis as unknown as { axe: { runPartial(c: unknown, o: unknown): Promise<unknown> } }).axe.runPartial(ctx, opts), [context, options] as const);
+    own.catch(() => {});
+    const children: Promise<Partial[]>[] = [];
+    for (const { frameSelector, frameContext } of frameContexts) {
+      children.push((async () => {
+        try {
+          const handle = await frame.evaluateHandle((sel) => (globalThis as unknown as { axe: { utils: { shadowSelect(s: unknown): unknown } } }).axe.utils.shadowSelect(sel), frameSelector);
+          const child = await handle.asElement()?.contentFrame();
+          if (!child) return [null];
+          await injectInto(child);
+          return await this.partialsOf(child, frameContext, options, false);
+        } catch {
+          return [null];
+        }
+      })());
+    }
+    try {
+      const parent = await own;
+      return [parent, ...(await Promise.all(children)).flat(1)];
+    } catch (err) {
+      if (initiator) throw err;
+      return [null];
+    }
+  }
+
+  private async finish(partials: Partial[], options: RunOptions): Promise<AxeResults> {
+    const turn = this.finishing.then(async () => {
+      const blank = await this.blankPage();
+      return blank.evaluate(([p, o]) => (globalThis as unknown as { axe: { finishRun(p: unknown, o: unknown): Promise<unknown> } }).axe.finishRun(p, o), [partials, options] as const);
+    });
+    this.finishing = turn.catch(() => {});
+    return (await turn) as AxeResults;
+  }
+
+  private blankPage(): Promise<Page> {
+    if (!this.finisher) {
+      const opening = (async () => {
+        const page = await this.context.newPage();
+        await page.evaluate(SOURCE);
+        await page.evaluate(CONFIGURE);
+        return page;
+      })();
+      // A failed start (the context closing) is tried again by the next page rather than remembered.
+      opening.catch(() => {
+        if (this.finisher === opening) this.finisher = null;
+      });
+      this.finisher = opening;
+    }
+    return this.finisher;
+  }
+
+  /** The shared blank page goes with the audit (closing the context would close it too). */
+  async close(): Promise<void> {
+    const page = await this.finisher?.catch(() => null);
+    this.finisher = null;
+    await page?.close().catch(() => {});
+  }
+}
+
+async function injectInto(frame: Frame): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('axe could not be injected into a frame in time')), FRAME_INJECT_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([frame.evaluate(SOURCE), timeout]);
+    await frame.evaluate(CONFIGURE);
+  } finally {
+    clearTimeout(timer);
+  }
+}
