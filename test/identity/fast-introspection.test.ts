@@ -137,3 +137,30 @@ test('requests the fast route does not take still get the provider answer: no cr
   const empty = await form(url, {}, { authorization: basic(machine.clientId, machine.secret!) });
   assert.equal(empty.status, 400);
 });
+
+test("a deactivated app's tokens and a deactivated principal's are inactive by both paths; a deactivated caller gets the provider's invalid_client", async () => {
+  const setApp = async (clientId: string, active: boolean) => {
+    await server.runtime.db.query('UPDATE oauth_apps SET active = $2 WHERE client_id = $1', [clientId, active]);
+    server.runtime.clients.invalidate(clientId);
+  };
+  const batch = await server.registerApp({ name: 'Batch', appType: 'machine', allowedScopes: ['events:write'] });
+  const value = (await token({ grant_type: 'client_credentials', scope: 'events:write' }, {}, batch)).access_token;
+  assert.equal((await both(value, resource)).active, true);
+  await setApp(batch.clientId, false);
+  assert.deepEqual(await both(value, resource), { active: false }, "the token's app deactivated");
+  const asked = await form(`${server.issuer}/oauth/introspect`, { token: value }, { authorization: basic(batch.clientId, batch.secret!) });
+  assert.equal(asked.status, 401);
+  assert.equal(asked.json.error, 'invalid_client', 'a deactivated app cannot authenticate');
+  await setApp(batch.clientId, true);
+  assert.equal((await both(value, resource)).active, true, 'reactivated');
+
+  const personId = await server.createHuman(`inactive-${randomUUID()}@example.com`, 'a long enough password 2');
+  const web = await server.registerApp({ name: 'Web 2', appType: 'web', redirectUris: ['https://fast.example/cb2'], allowedScopes: ['openid'] });
+  const provider = server.runtime.holder.current;
+  type Init = ConstructorParameters<typeof provider.AccessToken>[0];
+  const personToken = await new provider.AccessToken({ client: (await provider.Client.find(web.clientId))!, accountId: personId, scope: 'openid', gty: 'authorization_code' } as unknown as Init).save();
+  assert.equal((await both(personToken, web)).active, true);
+  await server.runtime.db.query('UPDATE principals SET active = false WHERE id = $1', [personId]);
+  server.runtime.accounts.invalidate(personId);
+  assert.deepEqual(await both(personToken, web), { active: false }, 'the person deactivated');
+});
