@@ -12,7 +12,8 @@ import { OrganizationTokens, orgClaims } from '../organizations/token-scope.ts';
 
 /** The provider's own body limit (oidc-provider's selective_body): a longer body is left to it, so it refuses it alike. */
 const PROVIDER_BODY_LIMIT = 56 * 1024;
-const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+// Read as UTF-8 here; a body in another declared charset is decoded by the provider itself.
+const FORM = /^application\/x-www-form-urlencoded\s*(;\s*charset="?utf-8"?\s*)?$/i;
 // An opaque token of ours is base64url; anything else (a JWT, which the provider answers as unsupported, or garbage) goes to the provider.
 const OPAQUE = /^[A-Za-z0-9_-]{1,512}$/;
 
@@ -36,7 +37,8 @@ type Token = AccessToken | ClientCredentials | RefreshToken;
  * `token` (opaque) and optionally `token_type_hint`, nothing else. Every other request — a missing or wrong credential,
  * another authentication method, duplicate or extra parameters, a JWT, a body the provider would refuse — is handed to
  * the provider untouched (its body replayed), so every error and edge keeps the provider's answer. Nothing is written
- * before that decision, so handing over never does anything twice that matters.
+ * before that decision but a secret's last-use time (at most once a minute, clients.ts), so handing over repeats nothing
+ * that matters.
  */
 export async function registerFastIntrospection(app: App, deps: Deps): Promise<void> {
   // One OrganizationTokens per route: it only remembers, per token object, the membership it checked.
