@@ -1,3 +1,4 @@
+import { registerFastIntrospection } from './oidc/fast-introspection.ts';
 import { createApp, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
@@ -142,6 +143,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     timers.push(setInterval(() => void purgeExpired(db).catch((err) => log.error({ err }, 'purge of expired artifacts failed')), 10 * 60_000));
     for (const t of timers) t.unref();
 
+    // POST /oauth/introspect is answered by its own route in the ordinary case (oidc/fast-introspection.ts); the rest goes to the provider.
+    await registerFastIntrospection(app, { holder, clients, accounts, db, issuer: config.issuer });
     await mountProvider(app, holder, config.issuer);
     const csrf = new CsrfTokens(secretKey);
     const upstream = { providers: socialProviders(config), csrf };
