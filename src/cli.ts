@@ -5,6 +5,7 @@ import type { App } from './kit/app.ts';
 import type { CommandIO, Service } from './kit/service.ts';
 import { EXIT, UsageError } from './kit/cli-runner.ts';
 import { services } from './services.ts';
+import { linkServices } from './platform/links.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 const io: CommandIO = {
@@ -54,6 +55,8 @@ async function start(names: string[]): Promise<number> {
     return 1;
   }
   const loaded = chosen.map((s) => ({ service: s, loaded: s.load(process.env) }));
+  // Services started together work together (the dashboard signs in with identity); each one started alone stays as configured.
+  const links = linkServices(loaded.map((l) => ({ name: l.service.name, loaded: l.loaded })));
   const running: { name: string; app: App }[] = [];
   let stopping = false;
   const stop = async (signal: string) => {
@@ -80,6 +83,7 @@ async function start(names: string[]): Promise<number> {
         throw problem ? new StartupError(`${service.name}: ${problem.message}`, { cause: err }) : err;
       }
       running.push({ name: service.name, app });
+      links.built(service.name, app);
       try {
         await app.listen({ host: l.address.host, port: l.address.port });
       } catch (err) {
@@ -94,6 +98,7 @@ async function start(names: string[]): Promise<number> {
     await Promise.allSettled(running.map((r) => r.app.close()));
     throw err;
   }
+  for (const w of links.wired) io.out(`${'linked'.padEnd(10)} ${w}`);
   return -1;
 }
 
