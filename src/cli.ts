@@ -57,6 +57,7 @@ async function start(names: string[]): Promise<number> {
   const loaded = chosen.map((s) => ({ service: s, loaded: s.load(process.env) }));
   // Services started together work together (the dashboard signs in with identity); each one started alone stays as configured.
   const links = linkServices(loaded.map((l) => ({ name: l.service.name, loaded: l.loaded })));
+  for (const w of links.wired) io.out(`${'linked'.padEnd(10)} ${w}`);
   const running: { name: string; app: App }[] = [];
   let stopping = false;
   const stop = async (signal: string) => {
@@ -98,7 +99,6 @@ async function start(names: string[]): Promise<number> {
     await Promise.allSettled(running.map((r) => r.app.close()));
     throw err;
   }
-  for (const w of links.wired) io.out(`${'linked'.padEnd(10)} ${w}`);
   return -1;
 }
 

@@ -34,7 +34,10 @@ async function startBoth(storage: Record<string, string>): Promise<Started> {
     IDENTITY_ISSUER: issuer,
     DASHBOARD_PORT: String(dashboardPort),
   });
-  assert.match(process.stdout(), /^linked\s+dashboard → identity$/m);
+  if (!/^linked\s+dashboard → identity$/m.test(process.stdout())) {
+    await process.stop();
+    assert.fail(`platform start did not link the dashboard to identity: ${process.stdout()}`);
+  }
   return { process, identity: issuer, dashboard: `http://localhost:${dashboardPort}` };
 }
 
@@ -147,5 +150,26 @@ describe('platform start identity dashboard: one product from the first minute',
     assert.equal(again.body.error.code, 'CONFLICT');
     const log = s.process.stdout() + s.process.stderr();
     assert.doesNotMatch(log, /long enough passphrase/i, 'the password is never logged');
+  });
+});
+
+describe('platform start identity dashboard on the embedded default (PGlite under DATA_DIR, no DATABASE_URL)', () => {
+  const dataDir = tempDir('onestart-embedded-');
+  let s: Started;
+  let browser: Browser;
+
+  before(async () => {
+    s = await startBoth({ DATA_DIR: dataDir.path, DASHBOARD_PLATFORM_DATA: 'false' });
+    browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.process.stop();
+    dataDir.remove();
+  });
+
+  test('the same first run and sign-in through identity', async () => {
+    assert.equal((await json(`${s.dashboard}/api/v1/setup`)).body.platformAccount, true);
+    await firstRunAndSignIn(browser, s, 'embedded', false);
   });
 });
