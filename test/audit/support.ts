@@ -68,8 +68,8 @@ export interface SitePage {
   body: string;
   status?: number;
   headers?: Record<string, string>;
-  /** Held until this promise settles, to catch an audit mid-page. */
-  holdUntil?: Promise<unknown>;
+  /** Held until this promise settles, to catch an audit mid-page; a function is asked anew for each request. */
+  holdUntil?: Promise<unknown> | (() => Promise<unknown>);
 }
 
 export interface TestSite {
@@ -108,7 +108,8 @@ export async function serveSite(pages: Record<string, SitePage | string>, host =
       abandonWaiters.delete(path);
     });
     const send = () => !res.destroyed && res.writeHead(page.status ?? 200, { 'content-type': 'text/html; charset=utf-8', ...page.headers }).end(page.body);
-    if (page.holdUntil) page.holdUntil.then(send, send);
+    const hold = typeof page.holdUntil === 'function' ? page.holdUntil() : page.holdUntil;
+    if (hold) hold.then(send, send);
     else send();
   });
   server.keepAliveTimeout = 1000;

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GitHubStandIn, GoogleStandIn } from './stand-ins.ts';
+import { GitHubStandIn, GoogleStandIn } from '../support/vendors/social-login.ts';
 import { startDashboard, type DashboardServer } from './harness.ts';
 
 /** Start → provider (which approves at once) → callback with the state cookie: the callback's answer. */

@@ -6,9 +6,10 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import * as oauth from 'oauth4webapi';
 import { SignJWT, exportSPKI, generateKeyPair, type CryptoKey } from 'jose';
 import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
-import { assertAccessible } from '../dashboard/web/browser.ts';
+import { assertAccessible } from '../support/axe.ts';
 import { startServer, basic, form, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
+import { signInAt } from './account-support.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
 
 const ADMIN_TOKEN = 'agents-page-admin-token-0123456789abcdef';
@@ -88,8 +89,10 @@ test('an unapproved agent is refused; the person signs in to /agents in Chromium
 
   const context = await browser.newContext();
   const page = await context.newPage();
+  // Signed out, /agents goes through the one sign-in of the account pages (/signin?return_to=/agents) and back.
   await page.goto(`${server.issuer}/agents`);
   assert.equal(await page.locator('h1').textContent(), 'Sign in');
+  assert.match(page.url(), /\/interaction\//, 'the normal sign-in page of an authorization request');
   await assertAccessible(page, 'agents sign-in');
   assert.equal((await focused(page)).id, 'email');
   await page.keyboard.type(robin.email);
@@ -139,17 +142,13 @@ test('the decision form refuses a missing CSRF token, another site, and a signed
   const b = new TestBrowser();
   const signedOut = await b.request(`${server.issuer}/agents/${helper.id}/decision`, { form: { decision: 'approve', csrf: 'x' } });
   assert.equal(signedOut.status, 401);
-  const page = await b.request(`${server.issuer}/agents`);
-  const html = await page.text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
-  const signedIn = await b.request(`${server.issuer}/agents/signin`, { form: { csrf, email: robin.email, password: robin.password } });
-  assert.equal(signedIn.status, 303);
+  const signedIn = await signInAt(server.issuer, b, '/agents', robin);
+  assert.equal(signedIn.url, `${server.issuer}/agents`);
+  assert.match(signedIn.html, /Agents acting for you/);
   const forged = await b.request(`${server.issuer}/agents/${helper.id}/decision`, { form: { decision: 'approve', csrf: 'forged' } });
   assert.equal(forged.status, 403);
   const crossSite = await b.request(`${server.issuer}/agents/${helper.id}/decision`, { form: { decision: 'approve', csrf: 'forged' }, headers: { origin: 'https://evil.example' } });
   assert.equal(crossSite.status, 403);
-  const wrongPassword = await new TestBrowser().request(`${server.issuer}/agents/signin`, { form: { csrf, email: robin.email, password: 'wrong' } });
-  assert.equal(wrongPassword.status, 403, 'the sign-in form is bound to its own browser');
   const notUuid = await b.request(`${server.issuer}/agents/not-a-uuid/decision`, { form: { decision: 'approve', csrf: 'x' } });
   assert.equal(notUuid.status, 400);
 });

@@ -286,6 +286,42 @@ test('an agent that needs confirmation is refused with access_denied until the p
   assert.equal((await api(`/principals/${patId}/agents/${helper.id}/approval`, { method: 'DELETE' })).status, 404);
 });
 
+test("a token an agent holds for a person is refused (403 FORBIDDEN) on identity's management, invitation, account and marketplace routes; the person's own token is not", async () => {
+  const subject = await patToken();
+  const held = (await exchange(subject, planner, { scope: 'notes:read', audience: 'https://notes.example' })).access_token;
+  assert.equal((await introspect(held)).active, true, 'the delegated token itself is live');
+  const forbidden = (r: { status: number; body: any }, what: string) => {
+    assert.equal(r.status, 403, `${what}: ${JSON.stringify(r.body)}`);
+    assert.equal(r.body.error.code, 'FORBIDDEN', what);
+    assert.match(r.body.error.message, /agent holds for a person/, what);
+  };
+
+  // An invitation for pat: the agent cannot accept it (join an organization) for them; pat can.
+  const org = await api('/organizations', { method: 'POST', body: { name: 'Agents Inc', slug: `agents-${randomUUID().slice(0, 8)}` } });
+  assert.equal(org.status, 201, JSON.stringify(org.body));
+  const invite = await api(`/organizations/${org.body.id}/invites`, { method: 'POST', body: { email: pat.email } });
+  assert.equal(invite.status, 201, JSON.stringify(invite.body));
+  const inviteToken = new URL(invite.body.link).searchParams.get('token')!;
+  forbidden(await api('/invitations/accept', { method: 'POST', body: { token: inviteToken }, token: held }), 'invitation accept');
+  assert.equal((await server.runtime.db.query('SELECT 1 FROM principal_memberships WHERE principal_id = $1 AND organization_id = $2', [patId, org.body.id])).rowCount, 0);
+  const accepted = await api('/invitations/accept', { method: 'POST', body: { token: inviteToken }, token: subject });
+  assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+
+  // The marketplace (listings, licenses, seats): refused; pat's own token gets in.
+  forbidden(await api('/listings', { token: held }), 'marketplace list');
+  forbidden(await api('/listings', { method: 'POST', token: held, body: { organization_id: org.body.id, name: 'x' } }), 'marketplace create');
+  assert.equal((await api('/listings', { token: subject })).status, 200);
+
+  // The person's password: refused, and the password is unchanged.
+  forbidden(await api('/account/password', { method: 'PUT', token: held, body: { current_password: pat.password, new_password: 'an agent chose this password' } }), 'password change');
+  const again = await patToken();
+  assert.ok(again, 'pat still signs in with the old password');
+
+  // The management API under the kit guard, and the person's agent routes.
+  forbidden(await api(`/principals/${patId}`, { token: held }), 'management API');
+  assert.equal((await api(`/me/agents/${planner.id}/approve`, { method: 'POST', token: held })).status, 403);
+});
+
 test('an agent required to use DPoP gets bound tokens only with a proof', async () => {
   const bound = await agent('bound', { allowed_scopes: ['notes:read'], requires_confirmation: false, dpop_required: true });
   const subject = await patToken();

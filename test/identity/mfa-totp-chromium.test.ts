@@ -149,6 +149,17 @@ test('TOTP: enrolled on the security page, then asked after the password; a used
   await page.goto(`${server.issuer}/account/security`);
   assert.ok((await page.textContent('main'))!.includes('Unused recovery codes: 8'));
 
+  // Removing needs a recent second step: with an old one the page asks to sign in again, and nothing is removed.
+  await db.query("UPDATE login_sessions SET second_factor_at = now() - interval '1 hour'");
+  await page.getByRole('button', { name: 'Remove the authenticator app' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Confirm it is you' }).waitFor();
+  assert.ok(await page.getByRole('link', { name: 'Sign in again to confirm' }).isVisible());
+  await assertAccessible(page, 'confirm-it-is-you page');
+  await screenshot(page, 'totp-6-confirm-removal');
+  assert.equal((await db.query("SELECT 1 FROM credentials WHERE type = 'totp' AND NOT revoked")).rowCount, 1);
+  await db.query('UPDATE login_sessions SET second_factor_at = now()');
+  await page.goto(`${server.issuer}/account/security`);
+
   // Removing the factor: the password alone signs in again.
   await page.getByRole('button', { name: 'Remove the authenticator app' }).click();
   await page.getByRole('status').waitFor();

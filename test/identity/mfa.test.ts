@@ -10,6 +10,7 @@ import { useRecoveryCode } from '../../src/identity/mfa/recovery-codes.ts';
 import { consumeChallenge, newChallenge } from '../../src/identity/mfa/challenges.ts';
 import { revokeCredential } from '../../src/identity/credentials/store.ts';
 import { identityCommand } from '../../src/identity/cli/command.ts';
+import { sha256Hex } from '../../src/kit/crypto.ts';
 import { loadIdentityConfig } from '../../src/identity/config.ts';
 
 // The second factor and passkeys over HTTP and at the store: bad inputs, single use, concurrency, revocation.
@@ -199,11 +200,15 @@ test('WebAuthn challenges: single use, expiring, bound to their purpose and to w
 
 test('security pages: refused without a login session or a CSRF token; enrolling twice is a conflict', async () => {
   const anonymous = new TestBrowser();
-  for (const [method, path] of [['GET', '/account/security'], ['GET', '/account/security/totp'], ['POST', '/account/security/totp/remove']] as const) {
-    const res = await anonymous.request(`${server.issuer}${path}`, method === 'POST' ? { form: { csrf: 'x' } } : {});
-    assert.equal(res.status, 401, path);
-    assert.match(await res.text(), /Not signed in/);
+  // The pages send a signed-out browser through the one sign-in and back; a form posted signed out gets a page linking there.
+  for (const path of ['/account/security', '/account/security/totp']) {
+    const res = await anonymous.request(`${server.issuer}${path}`);
+    assert.equal(res.status, 303, path);
+    assert.equal(res.headers.get('location'), `/signin?return_to=${encodeURIComponent(path)}`);
   }
+  const postAnon = await anonymous.request(`${server.issuer}/account/security/totp/remove`, { form: { csrf: 'x' } });
+  assert.equal(postAnon.status, 401);
+  assert.match(await postAnon.text(), /Not signed in[\s\S]*href="\/signin\?return_to=%2Faccount%2Fsecurity"/);
   const optionsAnon = await anonymous.request(`${server.issuer}/account/security/passkeys/options`, { method: 'POST' });
   assert.equal(optionsAnon.status, 401);
   assert.equal(((await optionsAnon.json()) as { error: string }).error, 'login_required');
@@ -243,7 +248,7 @@ test('an authenticator revoked through the management API stops being asked for,
   assert.ok(sawSignIn, 'the password alone signs in again');
 });
 
-test('the agents page\'s own password sign-in does not start a login session for someone with a second factor', async () => {
+test('the agents page has no password sign-in of its own: a signed-out browser goes to the one sign-in (with its second step)', async () => {
   const { db, secretKey } = server.runtime;
   const pending = await pendingEnrollment(db, secretKey, cleoId, cleo.email, 'localhost');
   secret = pending.secret;
@@ -252,12 +257,51 @@ test('the agents page\'s own password sign-in does not start a login session for
   lastStep = first.step;
   const browser = new TestBrowser();
   const page = await browser.request(`${server.issuer}/agents`);
-  assert.equal(page.status, 200);
-  const html = await page.text();
-  const res = await browser.request(`${server.issuer}/agents/signin`, { form: { csrf: field(html, 'csrf')!, email: cleo.email, password: cleo.password } });
-  assert.equal(res.status, 403);
-  assert.match(await res.text(), /uses two-step verification/);
-  assert.equal(browser.cookie('__Host-svc_login'), undefined, 'no login session from the password alone');
+  assert.equal(page.status, 303);
+  assert.equal(page.headers.get('location'), '/signin?return_to=%2Fagents');
+  const gone = await browser.request(`${server.issuer}/agents/signin`, { form: { csrf: 'x', email: cleo.email, password: cleo.password } });
+  assert.equal(gone.status, 404, 'the old password form is gone');
+  assert.equal(browser.cookie('__Host-svc_login'), undefined);
+});
+
+test('removing a factor needs a recent second step: a login session without one, or with an old one, is sent to sign in again', async () => {
+  const { db, secretKey } = server.runtime;
+  assert.equal(await hasTotp(db, cleoId), true);
+  await forgetUsedSteps();
+  const step = await atSecondStep();
+  const code = freshCode(secret, lastStep);
+  lastStep = code.step;
+  assert.equal((await step.browser.request(step.action, { form: { csrf: step.csrf, code: code.code } })).status, 303);
+  const session = sha256Hex(step.browser.cookie('__Host-svc_login')!);
+  const stamp = (await db.query<{ second_factor_at: Date | null }>('SELECT second_factor_at FROM login_sessions WHERE token_hash = $1', [session])).rows[0]!;
+  assert.ok(stamp.second_factor_at, 'the session records its second step');
+  const csrf = field(await (await step.browser.request(`${server.issuer}/account/security`)).text(), 'csrf')!;
+  const remove = () => step.browser.request(`${server.issuer}/account/security/totp/remove`, { form: { csrf } });
+
+  for (const [when, label] of [["now() - interval '11 minutes'", 'an old second step'], ['NULL', 'no second step']] as const) {
+    await db.query(`UPDATE login_sessions SET second_factor_at = ${when} WHERE token_hash = $1`, [session]);
+    const refused = await remove();
+    assert.equal(refused.status, 403, label);
+    const page = await refused.text();
+    assert.match(page, /<h1>Confirm it is you<\/h1>/, label);
+    assert.match(page, /href="\/signin\?return_to=%2Faccount%2Fsecurity&amp;login_hint=cleo%40example.com"/, label);
+    assert.equal(await hasTotp(db, cleoId), true, `${label}: nothing removed`);
+    const passkeyRemove = await step.browser.request(`${server.issuer}/account/security/passkeys/00000000-0000-0000-0000-000000000000/remove`, { form: { csrf } });
+    assert.equal(passkeyRemove.status, 403, `${label}: passkeys too`);
+  }
+
+  await db.query('UPDATE login_sessions SET second_factor_at = now() WHERE token_hash = $1', [session]);
+  const removed = await remove();
+  assert.equal(removed.status, 200);
+  assert.match(await removed.text(), /The authenticator app was removed/);
+  assert.equal(await hasTotp(db, cleoId), false);
+
+  // Set up again for the tests after this one.
+  const pending = await pendingEnrollment(db, secretKey, cleoId, cleo.email, 'localhost');
+  secret = pending.secret;
+  const first = freshCode(secret, -1);
+  assert.ok((await confirmEnrollment(db, secretKey, cleoId, pending.credentialId, first.code)).ok);
+  lastStep = first.step;
 });
 
 test('repeated wrong codes slow down per account (429 with Retry-After)', async () => {

@@ -6,7 +6,7 @@ import { chromium, type Browser } from 'playwright-core';
 import * as oidc from 'openid-client';
 import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
 import { freePort, startServer, type Server } from './support.ts';
-import { assertAccessible } from '../dashboard/web/browser.ts';
+import { assertAccessible } from '../support/axe.ts';
 
 // Social sign-in through the real pages in Chromium, with the OpenID issuer an operator configured being
 // a second instance of the platform's identity service (on 127.0.0.1, so the two keep their cookies apart).

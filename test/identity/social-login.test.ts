@@ -4,8 +4,10 @@ import * as oidc from 'openid-client';
 import { startServer, type Server } from './support.ts';
 import { TestBrowser, field } from './browser.ts';
 import { CALLBACK } from './dance.ts';
-import { GitHubStandIn, GoogleStandIn, type Person } from '../dashboard/stand-ins.ts';
+import { GitHubStandIn, GoogleStandIn, type Person } from '../support/vendors/social-login.ts';
 import { resolvePrincipal, SignInRefused } from '../../src/identity/social/link.ts';
+import { confirmEnrollment, pendingEnrollment } from '../../src/identity/mfa/totp.ts';
+import { freshCode } from './mfa-support.ts';
 
 // Stand-ins speak GitHub's OAuth web flow and REST user API, and Google's OpenID Connect endpoints;
 // the identity service under test is real, on its own PostgreSQL database.
@@ -112,6 +114,36 @@ test('GitHub: a first sign-in links to the human with the same email verified on
   // The browser keeps a login session made by GitHub.
   const session = await server.runtime.db.query<{ provider: string }>('SELECT provider FROM login_sessions WHERE principal_id = $1 ORDER BY created_at DESC LIMIT 1', [ada]);
   assert.equal(session.rows[0]!.provider, 'github');
+});
+
+test('a person with a second factor passes it after a social sign-in too: nothing is signed in before the code', async () => {
+  const { db, secretKey } = server.runtime;
+  const kit = await server.createHuman('kit@example.com', 'kit has a long password');
+  const enrolment = await pendingEnrollment(db, secretKey, kit, 'kit@example.com', 'localhost');
+  const first = freshCode(enrolment.secret, -1);
+  assert.ok((await confirmEnrollment(db, secretKey, kit, enrolment.credentialId, first.code)).ok);
+
+  const attempt = await socialSignIn('github', { id: 1909, login: 'kit', name: 'Kit', email: 'kit@example.com', verified: true });
+  const step = await attempt.browser.follow(attempt.callback, CALLBACK);
+  assert.equal(step.callback, undefined, 'GitHub alone must not reach the app');
+  assert.equal(step.res.status, 200);
+  assert.match(step.html, /<h1>Two-step verification<\/h1>/);
+  assert.equal(attempt.browser.cookie('__Host-svc_login'), undefined, 'no login session before the second step');
+  assert.equal((await db.query('SELECT 1 FROM login_sessions WHERE principal_id = $1', [kit])).rowCount, 0);
+
+  const action = new URL(/action="([^"]+\/mfa)"/.exec(step.html)![1]!, server.issuer).href;
+  const wrong = await attempt.browser.request(action, { form: { csrf: field(step.html, 'csrf')!, code: first.code } });
+  assert.equal(wrong.status, 401, 'the enrolment code was used already');
+  assert.equal(attempt.browser.cookie('__Host-svc_login'), undefined);
+
+  const code = freshCode(enrolment.secret, first.step);
+  const done = await attempt.browser.follow(action, CALLBACK, { form: { csrf: field(step.html, 'csrf')!, code: code.code } });
+  assert.ok(done.callback, `expected to reach the app; got ${done.res.status}: ${done.html.slice(0, 300)}`);
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(done.callback), { pkceCodeVerifier: attempt.verifier });
+  assert.equal(tokens.claims()!.sub, kit);
+  const session = await db.query<{ provider: string }>('SELECT provider FROM login_sessions WHERE principal_id = $1', [kit]);
+  assert.deepEqual(session.rows.map((r) => r.provider), ['github']);
+  assert.equal((await db.query('SELECT 1 FROM mfa_pending')).rowCount, 0);
 });
 
 test('an email the provider has not verified is never linked to an existing account', async () => {

@@ -59,11 +59,22 @@ export function registerLegacyRoutes(app: App, deps: LegacyRouteDeps): void {
         if (!reply.raw.writableEnded) controller.abort();
       };
       request.raw.socket?.once('close', onClose);
+      // Gone already while the request was checked: nothing to run for.
+      if (request.raw.socket?.destroyed) controller.abort();
       try {
         const result = await deps.run(url.href, config, controller.signal);
         deps.metrics.syncAudits.inc({ outcome: 'completed' });
         return result;
       } catch (err) {
+        if (controller.signal.aborted) {
+          // The client hung up: no one is left to answer, and its leaving is not a failure of the audit
+          // (nor an error to log), so the request ends here without a reply.
+          deps.metrics.syncAudits.inc({ outcome: 'abandoned' });
+          request.log.info({ url: url.href }, 'audit abandoned: the client closed the connection');
+          reply.hijack();
+          reply.raw.destroy();
+          return reply;
+        }
         deps.metrics.syncAudits.inc({ outcome: 'failed' });
         if (err instanceof AuditFailedError) {
           if (!err.retryable && /^refused/.test(err.message)) throw badRequest(`url cannot be audited: ${err.message}`);

@@ -67,7 +67,7 @@ export const SLOWEST_API_PATHS = `SELECT body->>'api.method' AS method, body->>'
   (percentile_cont(0.95) WITHIN GROUP (ORDER BY (body->>'api.duration_ms')::numeric))::float8 AS p95_ms,
   max((body->>'api.duration_ms')::numeric)::int AS max_ms
 FROM ingest.events
-WHERE event_type IN ('api.response', 'api.request') AND jsonb_typeof(body->'api.duration_ms') = 'number'
+WHERE event_type IN ('api.response', 'api.request') AND json_typeof(body->'api.duration_ms') = 'number'
   AND body->>'api.path' IS NOT NULL AND event_ts >= now() - interval '30 days'
 GROUP BY 1, 2
 ORDER BY p95_ms DESC, path

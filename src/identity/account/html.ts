@@ -51,8 +51,8 @@ export class FormGuard {
   }
 }
 
-/** Where the standalone sign-in may send a browser back to: the service's own account and invitation pages only. */
-const RETURN_PREFIXES = ['/invites/accept', '/account/'];
+/** Where the standalone sign-in may send a browser back to: the service's own account, agents and invitation pages only. */
+const RETURN_PREFIXES = ['/invites/accept', '/account/', '/agents'];
 export const DEFAULT_RETURN = '/account/password';
 
 export function safeReturn(value: unknown, issuer: string): string {

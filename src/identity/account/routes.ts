@@ -6,7 +6,7 @@ import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import type { Throttle } from '../../kit/throttle.ts';
-import type { TokenVerifier } from '../../kit/auth/admin-guard.ts';
+import { refuseDelegated, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { PrincipalView } from '../principals/view.ts';
 import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
@@ -156,6 +156,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
     const info = m ? await deps.verifier(m[1]!) : undefined;
     const who = info?.subject ? await deps.accounts.find(info.subject) : undefined;
     if (!who?.active) throw new HttpError(401, 'UNAUTHORIZED', "send the signed-in person's access token (Authorization: Bearer ...)", { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
+    refuseDelegated(info);
     if (!who.human) throw new HttpError(400, 'VALIDATION_ERROR', 'only people have passwords');
     const check = await verifyCurrentPassword(deps.db, deps.throttle, request, who, request.body.current_password);
     if (check.wait > 0) throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts; retry after ${check.wait} s`, { headers: { 'retry-after': String(check.wait) } });

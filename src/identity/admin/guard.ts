@@ -5,14 +5,15 @@ import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import type { OrganizationTokens } from '../organizations/token-scope.ts';
 import type { Queryable } from '../../kit/db.ts';
-import { delegationLive } from '../delegation/entitlement.ts';
+import { delegationLive, delegationOf } from '../delegation/entitlement.ts';
 
 /**
  * Identity checks its own access tokens in its own store rather than introspecting itself over HTTP.
  * A token counts while it is unexpired and unrevoked, issued through an app that is still active to a
  * principal who is still active; the `admin` scope counts only for a platform admin. A
  * client-credentials token is not found here: it belongs to no person, so it never opens the
- * management API (machines use IDENTITY_ADMIN_TOKEN).
+ * management API (machines use IDENTITY_ADMIN_TOKEN). A token an agent holds for a person is reported
+ * `delegated`, and every consumer here refuses it (see refuseDelegated in the kit guard).
  */
 export function localTokenVerifier(holder: ProviderHolder, accounts: PrincipalDirectory, clients: ClientStore, db: Queryable, orgs?: OrganizationTokens): TokenVerifier {
   return async (value) => {
@@ -26,6 +27,6 @@ export function localTokenVerifier(holder: ProviderHolder, accounts: PrincipalDi
     // An organization-scoped token stops counting once its membership (or the organization) is deactivated.
     if (orgs && !(await orgs.stillMember(token, account.id))) return undefined;
     const scopes = String(token.scope ?? '').split(' ').filter((s) => s && (s !== ADMIN_SCOPE || account.human?.isPlatformAdmin));
-    return { scopes, subject: account.id, clientId: token.clientId, expiresAt: token.exp };
+    return { scopes, subject: account.id, clientId: token.clientId, expiresAt: token.exp, delegated: delegationOf(token) !== undefined };
   };
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { callerOf, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
+import { callerOf, refuseDelegated, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import type { App } from '../../kit/app.ts';
 import { ByTime, Errors, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
@@ -128,6 +128,8 @@ export async function registerInviteeRoutes(app: App, deps: { db: Database; veri
     const m = BEARER.exec(request.headers.authorization ?? '');
     const info = m ? await deps.verifier(m[1]!) : undefined;
     if (!info?.subject) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first: send the invited person\'s access token (Authorization: Bearer ...)', { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
+    // Joining an organization is the person's own decision, never an agent's.
+    refuseDelegated(info);
     const { invite, membershipId } = await acceptInvite(deps.db, request.body.token, info.subject);
     return { invite, membership_id: membershipId };
   });

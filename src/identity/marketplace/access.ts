@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { safeEqual, sha256Hex } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
 import type { Queryable } from '../../kit/db.ts';
-import { ADMIN_SECURITY_SCHEME, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
+import { ADMIN_SECURITY_SCHEME, refuseDelegated, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import { ADMIN_SCOPE } from '../config.ts';
 
 /**
@@ -48,6 +48,8 @@ export function marketAuthentication(adminToken: string | undefined, verifier: T
     }
     const info = await verifier(token);
     if (!info?.subject || (info.expiresAt !== undefined && info.expiresAt * 1000 <= Date.now())) throw unauthorized('the access token is invalid, expired or revoked', true);
+    // Listings, licenses and seats are the person's business decisions: an agent's token for them does not get in.
+    refuseDelegated(info);
     callers.set(request, { principalId: info.subject, platformAdmin: info.scopes.includes(ADMIN_SCOPE) });
   };
 }

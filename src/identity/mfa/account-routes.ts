@@ -9,7 +9,8 @@ import { sha256Hex } from '../../kit/crypto.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { PrincipalView } from '../principals/view.ts';
 import type { CsrfTokens } from '../pages/csrf.ts';
-import { errorPage } from '../pages/layout.ts';
+import { errorPage, escapeHtml, page } from '../pages/layout.ts';
+import { signInLink } from '../account/html.ts';
 import { findLoginSession } from '../sessions/store.ts';
 import { LOGIN_COOKIE, readCookie } from '../sessions/cookie.ts';
 import { confirmEnrollment, hasTotp, pendingEnrollment, removeTotp } from './totp.ts';
@@ -26,7 +27,7 @@ export interface AccountDeps {
 }
 
 const tags = ['sign-in'];
-const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 404: Type.String(), 409: Type.String(), 413: Type.String(), 415: Type.String() };
+const Html = { 200: Type.String(), 303: Type.Null(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 404: Type.String(), 409: Type.String(), 413: Type.String(), 415: Type.String() };
 const FormBody = Type.Object(
   {
     csrf: Type.Optional(Type.String({ maxLength: 200 })),
@@ -57,7 +58,15 @@ interface Person {
   account: PrincipalView;
   csrf: string;
   binding: string;
+  /** When the login session's sign-in passed a second step, if it did. */
+  secondFactorAt: Date | undefined;
 }
+
+/**
+ * How long after a second step a factor may be removed. Older (or a session without one) and the person signs in
+ * again with their second step: a borrowed or stolen login session alone must not strip the account's protection.
+ */
+const FRESH_STEP_SECONDS = 10 * 60;
 
 /**
  * The signed-in person's sign-in security pages (`/account/security`): set up or remove the
@@ -75,13 +84,29 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
     const account = session ? await deps.accounts.find(session.principalId) : undefined;
     if (!account?.active || account.type !== 'human') return undefined;
     const binding = `security:${sha256Hex(token!)}`;
-    return { account, binding, csrf: deps.csrf.issue(binding) };
+    return { account, binding, csrf: deps.csrf.issue(binding), secondFactorAt: session!.secondFactorAt };
   }
 
+  // Pages send the browser through the one sign-in (/signin, with the second factor) and back; a form posted
+  // after the session ended gets a page with that link (re-posting it after signing in would need a fresh CSRF token anyway).
+  const toSignIn = (reply: FastifyReply, path: string) => reply.header('cache-control', 'no-store').redirect(signInLink(path), 303);
   const notSignedIn = (reply: FastifyReply) =>
-    html(reply, 401, errorPage('Not signed in', 'Sign in to an application that uses this service first, then open this page again in the same browser.'));
+    html(reply, 401, page({ title: 'Not signed in', body: `<h1>Not signed in</h1>\n<p>Your session has ended.</p>\n<p><a href="${escapeHtml(signInLink('/account/security'))}">Sign in to manage your sign-in security</a></p>` }));
   const refused = (reply: FastifyReply) =>
     html(reply, 403, errorPage('Request refused', 'This form has expired or was not sent from the sign-in security page. Go back, reload the page and try again.'));
+
+  /** Whether the session's second step is recent enough to remove a factor; else answers with the page asking for one. */
+  function freshStep(reply: FastifyReply, who: Person): boolean {
+    const at = who.secondFactorAt?.getTime();
+    if (at !== undefined && Date.now() - at < FRESH_STEP_SECONDS * 1000) return true;
+    html(reply, 403, page({
+      title: 'Confirm it is you',
+      body: `<h1>Confirm it is you</h1>
+<p>Removing a sign-in method needs a recent second step (a code from your authenticator app, a recovery code or a passkey). Nothing was removed.</p>
+<p><a href="${escapeHtml(signInLink('/account/security', who.account.human?.email))}">Sign in again to confirm</a>, then remove it on the sign-in security page within ${FRESH_STEP_SECONDS / 60} minutes.</p>`,
+    }));
+    return false;
+  }
 
   /** A posted form: signed in, same origin, right CSRF token. */
   async function formPerson(request: FastifyRequest<{ Body: { csrf?: string } }>, reply: FastifyReply): Promise<Person | undefined> {
@@ -120,12 +145,12 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
 
     scope.get('/account/security', { schema: { operationId: 'securityPage', tags, summary: "The signed-in person's sign-in security page: authenticator app, recovery codes, passkeys", response: Html } }, async (request, reply) => {
       const who = await person(request);
-      return who ? overview(reply, who) : notSignedIn(reply);
+      return who ? overview(reply, who) : toSignIn(reply, '/account/security');
     });
 
     scope.get('/account/security/totp', { schema: { operationId: 'totpEnrollPage', tags, summary: 'Set up an authenticator app: QR code, setup key and the first code', response: Html } }, async (request, reply) => {
       const who = await person(request);
-      if (!who) return notSignedIn(reply);
+      if (!who) return toSignIn(reply, '/account/security/totp');
       if (await hasTotp(deps.db, who.account.id)) return overview(reply, who, 409, { error: 'An authenticator app is already set up. Remove it before setting up another.' });
       return enrollPage(reply, who, 200);
     });
@@ -147,7 +172,7 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
 
     scope.post('/account/security/totp/remove', { schema: { operationId: 'removeTotp', tags, summary: 'Remove the authenticator app and its recovery codes', body: FormBody, response: Html } }, async (request, reply) => {
       const who = await formPerson(request, reply);
-      if (!who) return reply;
+      if (!who || !freshStep(reply, who)) return reply;
       const removed = await removeTotp(deps.db, who.account.id, 'user_removed');
       return removed ? overview(reply, who, 200, { notice: 'The authenticator app was removed. Signing in no longer asks for its code.' }) : overview(reply, who, 404, { error: 'No authenticator app is set up.' });
     });
@@ -177,7 +202,7 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
 
     scope.post('/account/security/passkeys/:id/remove', { schema: { operationId: 'removePasskey', tags, summary: 'Remove one of the person\'s passkeys', params: PasskeyParams, body: FormBody, response: Html } }, async (request, reply) => {
       const who = await formPerson(request, reply);
-      if (!who) return reply;
+      if (!who || !freshStep(reply, who)) return reply;
       const removed = await removePasskey(deps.db, who.account.id, request.params.id, 'user_removed');
       return removed ? overview(reply, who, 200, { notice: 'The passkey was removed.' }) : overview(reply, who, 404, { error: 'No such passkey.' });
     });

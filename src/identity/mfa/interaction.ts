@@ -11,7 +11,7 @@ import { startLoginSession } from '../sessions/store.ts';
 import { loginCookie } from '../sessions/cookie.ts';
 import { hasTotp, verifyTotp } from './totp.ts';
 import { useRecoveryCode } from './recovery-codes.ts';
-import { endPending, findPending, startPending } from './pending.ts';
+import { endPending, findPending, findPendingStep, startPending } from './pending.ts';
 import { authenticationOptions, hasPasskey, PasskeyError, relyingParty, verifyPasskey } from './passkeys.ts';
 import { secondFactorPage } from './templates.ts';
 
@@ -42,6 +42,13 @@ export interface SecondFactor {
   registerRoutes(plain: FastifyInstance, tools: InteractionTools): void;
   /** After a right password: the second-factor page when the person has one, else undefined (signed in). */
   afterPassword(request: FastifyRequest, reply: FastifyReply, d: Interaction, principalId: string, tools: InteractionTools): Promise<FastifyReply | undefined>;
+  /**
+   * After a social sign-in (`provider` is its id): records the pending second step and answers true when the
+   * person has a second factor, so the sign-in goes on at the interaction page instead of finishing.
+   */
+  afterUpstream(interactionId: string, principalId: string, provider: string): Promise<boolean>;
+  /** The interaction page while a second step is pending for it: the second-factor page, else undefined. */
+  resume(reply: FastifyReply, d: Interaction, tools: InteractionTools): Promise<FastifyReply | undefined>;
   /** The passkey button of the sign-in page. */
   signInOption(d: Interaction): { action: string; optionsUrl: string; csrf: string };
 }
@@ -81,7 +88,10 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
 
   async function signIn(request: FastifyRequest, reply: FastifyReply, tools: InteractionTools, d: Interaction, principalId: string, amr: string[]): Promise<FastifyReply> {
     await endPending(deps.db, d.jti);
-    const token = await startLoginSession(deps.db, principalId, deps.loginSessionTtl, { ip: request.ip, userAgent: request.headers['user-agent'] });
+    // A login session after a social first step keeps the provider's id, as one without a second step does.
+    const provider = amr[0] && amr[0] !== 'pwd' && amr[0] !== 'hwk' ? amr[0] : undefined;
+    // Every way here is a second step or a passkey sign-in: the session records it (removing a factor asks for a fresh one).
+    const token = await startLoginSession(deps.db, principalId, deps.loginSessionTtl, { ip: request.ip, userAgent: request.headers['user-agent'] }, provider, true);
     return tools.finish(request, reply, { login: { accountId: principalId, remember: true, amr } }, [loginCookie(token, deps.loginSessionTtl)]);
   }
 
@@ -100,6 +110,19 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
       return showSecondFactor(reply, tools, d, principalId, 200);
     },
 
+    async afterUpstream(interactionId, principalId, provider) {
+      const [totp, passkey] = await Promise.all([hasTotp(deps.db, principalId), hasPasskey(deps.db, principalId)]);
+      if (!totp && !passkey) return false;
+      await startPending(deps.db, interactionId, principalId, provider);
+      return true;
+    },
+
+    async resume(reply, d, tools) {
+      if (d.prompt.name !== 'login') return undefined;
+      const pending = await findPending(deps.db, d.jti);
+      return pending ? showSecondFactor(reply, tools, d, pending, 200) : undefined;
+    },
+
     registerRoutes(plain, tools) {
       const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -108,8 +131,9 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
         const d = await tools.details(request, reply, request.params.uid);
         if (!d) return reply;
         if (d.prompt.name !== 'login' || !deps.csrf.verify(`mfa:${d.jti}`, request.body.csrf)) return refused(tools, reply, 'verification');
-        const principalId = await findPending(deps.db, d.jti);
-        if (!principalId) return expired(tools, reply);
+        const step = await findPendingStep(deps.db, d.jti);
+        if (!step) return expired(tools, reply);
+        const { principalId, firstFactor } = step;
         const code = String(request.body.code ?? '').trim();
         if (!code) return showSecondFactor(reply, tools, d, principalId, 400, 'Enter the code from your authenticator app, or a recovery code.');
         const keys = [`mfa:${principalId}`];
@@ -123,10 +147,10 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
         let amr: string[];
         if (/^\d{6}$/.test(digits)) {
           outcome = await verifyTotp(deps.db, deps.secretKey, principalId, digits, request.ip);
-          amr = ['pwd', 'otp'];
+          amr = [firstFactor, 'otp'];
         } else {
           outcome = (await useRecoveryCode(deps.db, deps.secretKey, principalId, code)) ? 'ok' : 'wrong';
-          amr = ['pwd', 'kba'];
+          amr = [firstFactor, 'kba'];
         }
         if (outcome !== 'ok') {
           await deps.throttle.fail(keys);
@@ -156,7 +180,8 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
         const d = await tools.details(request, reply, request.params.uid);
         if (!d) return reply;
         if (d.prompt.name !== 'login' || !deps.csrf.verify(`passkey:${d.jti}`, request.body.csrf)) return refused(tools, reply, 'sign-in');
-        const pending = await findPending(deps.db, d.jti);
+        const step = await findPendingStep(deps.db, d.jti);
+        const pending = step?.principalId;
         let principalId: string;
         try {
           principalId = await verifyPasskey(deps.db, rp, pending ? 'second_factor' : 'sign_in', binding(d), request.body.response, request.ip);
@@ -167,7 +192,7 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
         }
         const account = await deps.accounts.find(principalId);
         if (!account?.active || account.type !== 'human') return tools.signInAgain(request, reply, d, 401, 'This passkey is not registered for an account here, or was removed.');
-        return signIn(request, reply, tools, d, principalId, pending ? ['pwd', 'hwk'] : ['hwk', 'user']);
+        return signIn(request, reply, tools, d, principalId, step ? [step.firstFactor, 'hwk'] : ['hwk', 'user']);
       });
     },
   };

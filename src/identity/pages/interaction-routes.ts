@@ -178,6 +178,9 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
       const d = await details(request, reply, request.params.uid);
       if (!d) return reply;
       if (d.prompt.name === 'login') {
+        // A social sign-in of a person with a second factor comes back here for that step.
+        const second = await deps.secondFactor?.resume(reply, d, tools);
+        if (second) return second;
         const session = await findLoginSession(deps.db, readCookie(request.headers.cookie, LOGIN_COOKIE));
         if (session && d.prompt.reasons.every((r) => r === 'no_session' || r === 'login_session')) {
           return finish(request, reply, { login: { accountId: session.principalId } });

@@ -16,6 +16,7 @@ import { callbackUrl, type SocialProvider } from './registry.ts';
 import { beginUpstreamLogin, clearedUpstreamCookie, consumeUpstreamLogin, UPSTREAM_COOKIE, upstreamCookie } from './state.ts';
 import { resolvePrincipal, SignInRefused } from './link.ts';
 import { providerButtons } from './buttons.ts';
+import type { SecondFactor } from '../mfa/interaction.ts';
 
 export interface SocialDeps {
   db: Database;
@@ -27,6 +28,8 @@ export interface SocialDeps {
   loginSessionTtl: number;
   providers: Map<string, SocialProvider>;
   signup: 'create' | 'refuse';
+  /** The same second step a password sign-in has; without it a social sign-in finishes at once. */
+  secondFactor?: SecondFactor;
 }
 
 const tags = ['sign-in'];
@@ -130,7 +133,13 @@ export async function registerSocialLogin(app: App, deps: SocialDeps): Promise<v
       const uid = back.slice('/interaction/'.length);
       const interaction = await deps.holder.current.Interaction.find(uid);
       if (!interaction) return refusedPage(reply, 400, 'Sign-in request expired', 'The application\'s sign-in request expired meanwhile. Go back to the application and start again.');
+      // Like a right password (checkPassword), the first step passing counts as the last login.
       await deps.db.query('UPDATE humans SET last_login_at = now() WHERE principal_id = $1', [account.id]);
+      // A person with TOTP or a passkey passes the same second step as after a password: nothing is
+      // signed in yet; the interaction page shows the second-factor form for this interaction.
+      if (await deps.secondFactor?.afterUpstream(interaction.jti, account.id, providerId)) {
+        return reply.header('cache-control', 'no-store').redirect(back, 303);
+      }
       const token = await startLoginSession(deps.db, account.id, deps.loginSessionTtl, { ip: request.ip, userAgent: request.headers['user-agent'] }, providerId);
       // What provider.interactionResult does, by the uid the LoginState kept: the provider's interaction
       // cookie is scoped to /interaction/<uid> and never reaches this callback. Resuming still needs the

@@ -22,8 +22,11 @@ import { HttpError } from '../errors.ts';
  * 503 `UNAVAILABLE` when the verifier cannot reach identity (the service's own tokens still work).
  */
 export interface AdminGuard {
-  /** A hook admitting callers whose token carries `scope`: the route's `onRequest`, so nobody unauthenticated gets a body parsed. */
-  require(scope: string): (request: FastifyRequest) => Promise<void>;
+  /**
+   * A hook admitting callers whose token carries `scope`: the route's `onRequest`, so nobody unauthenticated gets a body parsed.
+   * A token an agent holds for a person (`TokenInfo.delegated`) is refused (403) unless the route passes `allowDelegated`.
+   */
+  require(scope: string, options?: { allowDelegated?: boolean }): (request: FastifyRequest) => Promise<void>;
   /** The OpenAPI `security` of a route guarded by `require(scope)`. */
   security(scope: string): Record<string, string[]>[];
 }
@@ -36,6 +39,22 @@ export interface TokenInfo {
   clientId?: string | undefined;
   /** Expiry, seconds since the epoch, when known. */
   expiresAt?: number | undefined;
+  /**
+   * The token is one an agent holds for the person `subject` (RFC 8693 delegation: `act`, a delegation chain).
+   * Set by verifiers that can tell (identity's own); guarded routes refuse such tokens unless they allow them.
+   */
+  delegated?: boolean | undefined;
+}
+
+/**
+ * The rule for delegated tokens: an agent acting for a person may call what the person's token lets it call
+ * on resource servers, but never a route that has not said it accepts agents — least of all one that changes
+ * the person's credentials, approvals, memberships or invitations. Answered 403 FORBIDDEN.
+ */
+export function refuseDelegated(info: TokenInfo | undefined): void {
+  if (info?.delegated) {
+    throw new HttpError(403, 'FORBIDDEN', "a token an agent holds for a person cannot be used here; the person must call with their own token");
+  }
 }
 
 /** Resolves a bearer token: its details when it is a live access token, undefined when not (unknown, expired, revoked). */
@@ -100,7 +119,7 @@ export function createAdminGuard(options: AdminGuardOptions): AdminGuard {
   };
 
   return {
-    require(scope) {
+    require(scope, requireOptions) {
       return async (request) => {
         if (hashes.length === 0 && !verifier) throw unauthorized(`the admin API is disabled: ${options.howToEnable}`, false);
         const header = request.headers.authorization;
@@ -125,6 +144,7 @@ export function createAdminGuard(options: AdminGuardOptions): AdminGuard {
         if (!info || (info.expiresAt !== undefined && info.expiresAt * 1000 <= Date.now())) {
           throw unauthorized('the access token is invalid, expired or revoked', true);
         }
+        if (!requireOptions?.allowDelegated) refuseDelegated(info);
         if (!info.scopes.includes(scope)) {
           throw new HttpError(403, 'FORBIDDEN', `this needs an access token with the scope "${scope}"`, {
             headers: { 'www-authenticate': `Bearer realm="${realm}", error="insufficient_scope", scope="${scope}"` },

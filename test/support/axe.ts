@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+
+// Shared by every service's Chromium tests (identity's pages, the dashboard's web app).
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core in the page at WCAG 2.2 AA and fails with the rules broken. The source goes in through
+ * the DevTools protocol (page.evaluate), which the page's CSP does not govern, so the policy stays on.
+ */
+export async function assertAccessible(page: Page, what: string): Promise<void> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const g = globalThis as unknown as { document: unknown; axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } };
+    const result = await g.axe.run(g.document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa'] } });
+    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+  });
+  assert.deepEqual(violations, [], `${what}: axe found WCAG 2.2 AA violations`);
+}
