@@ -44,7 +44,7 @@ function pick(names: string[]): Service[] {
 }
 
 const TOP_HELP: Record<string, string[]> = {
-  start: ['usage: platform start [service ...]', '', 'Starts the services (all by default), prints each one\'s URL, and runs until SIGINT or SIGTERM:', 'requests in flight finish, background work stops, databases close. A second signal exits at once (130).'],
+  start: ['usage: platform start [service ...]', '', 'Starts the services (all by default), prints each one\'s URL, and runs until SIGINT or SIGTERM:', 'requests in flight finish, background work stops, databases close. A second signal exits at once (130).', '', 'Services started together are linked: with identity and dashboard, the dashboard signs people in with identity', '(a built-in client, nothing to configure) and its first-run screen makes the owner\'s identity account.'],
   migrate: ['usage: platform migrate [service ...] [--json]', '', 'Applies pending database migrations of the services (all by default) and exits.'],
 };
 
