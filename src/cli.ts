@@ -5,6 +5,7 @@ import type { App } from './kit/app.ts';
 import type { CommandIO, Service } from './kit/service.ts';
 import { EXIT, UsageError } from './kit/cli-runner.ts';
 import { services } from './services.ts';
+import { linkServices } from './platform/links.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 const io: CommandIO = {
@@ -43,7 +44,7 @@ function pick(names: string[]): Service[] {
 }
 
 const TOP_HELP: Record<string, string[]> = {
-  start: ['usage: platform start [service ...]', '', 'Starts the services (all by default), prints each one\'s URL, and runs until SIGINT or SIGTERM:', 'requests in flight finish, background work stops, databases close. A second signal exits at once (130).'],
+  start: ['usage: platform start [service ...]', '', 'Starts the services (all by default), prints each one\'s URL, and runs until SIGINT or SIGTERM:', 'requests in flight finish, background work stops, databases close. A second signal exits at once (130).', '', 'Services started together are linked: with identity and dashboard, the dashboard signs people in with identity', '(a built-in client, nothing to configure) and its first-run screen makes the owner\'s identity account.'],
   migrate: ['usage: platform migrate [service ...] [--json]', '', 'Applies pending database migrations of the services (all by default) and exits.'],
 };
 
@@ -54,6 +55,9 @@ async function start(names: string[]): Promise<number> {
     return 1;
   }
   const loaded = chosen.map((s) => ({ service: s, loaded: s.load(process.env) }));
+  // Services started together work together (the dashboard signs in with identity); each one started alone stays as configured.
+  const links = linkServices(loaded.map((l) => ({ name: l.service.name, loaded: l.loaded })));
+  for (const w of links.wired) io.out(`${'linked'.padEnd(10)} ${w}`);
   const running: { name: string; app: App }[] = [];
   let stopping = false;
   const stop = async (signal: string) => {
@@ -80,6 +84,7 @@ async function start(names: string[]): Promise<number> {
         throw problem ? new StartupError(`${service.name}: ${problem.message}`, { cause: err }) : err;
       }
       running.push({ name: service.name, app });
+      links.built(service.name, app);
       try {
         await app.listen({ host: l.address.host, port: l.address.port });
       } catch (err) {

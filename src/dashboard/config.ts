@@ -2,6 +2,7 @@ import { bool, int, list, optionalStr, optionalUrl, str, ConfigError, type Confi
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { oidcProvidersVariable } from '../kit/upstream-login/config.ts';
 import { DEFAULT_DENIED_NETWORKS, networkPolicy } from './datasources/network.ts';
+import type { DashboardLinks } from './platform-link.ts';
 
 export const DASHBOARD_DEFAULT_PORT = 4001;
 
@@ -104,7 +105,13 @@ export const dashboardSpec = {
   dbPoolSize: int('DASHBOARD_DB_POOL_SIZE', { default: 10, min: 2, max: 200, doc: 'PostgreSQL connections of the dashboard service itself (data sources have their own pools).' }),
 };
 
-export type DashboardConfig = ConfigOf<typeof dashboardSpec>;
+/** `links` is not read from the environment: `platform start` sets it when it runs identity beside the dashboard (src/platform/links.ts). */
+export type DashboardConfig = ConfigOf<typeof dashboardSpec> & { links?: DashboardLinks };
+
+/** The dashboard's public base URL without a trailing slash: the login callbacks are built on it. */
+export function dashboardPublicUrl(config: Pick<DashboardConfig, 'publicUrl' | 'port'>): string {
+  return (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+}
 
 export function loadDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
   const config = readServiceConfig(dashboardSpec, env);

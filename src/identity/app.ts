@@ -125,7 +125,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
     const make = (signingKeys: typeof keys.privateKeys) => {
-      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES, delegationMaxDepth: config.delegationMaxDepth });
+      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES, delegationMaxDepth: config.delegationMaxDepth, builtInClients: config.links?.builtInClients ?? [] });
       metrics.observe(provider);
       return provider;
     };

@@ -2,6 +2,7 @@ import { ConfigError, int, list, oneOf, optionalStr, optionalUrl, str, url, type
 import { oidcProvidersVariable } from '../kit/upstream-login/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { adminTokenVariable } from '../kit/auth/config.ts';
+import type { IdentityLinks } from './oidc/built-in-clients.ts';
 
 export const IDENTITY_PORT = 4000;
 
@@ -33,7 +34,8 @@ export const identitySpec = {
   signInFreeFailures: int('IDENTITY_SIGNIN_FREE_FAILURES', { default: 5, min: 1, max: 100, doc: 'Failed sign-ins allowed per account and per address before each further attempt must wait (doubling from 1 s up to 15 min).' }),
 };
 
-export type IdentityConfig = ConfigOf<typeof identitySpec>;
+/** `links` is not read from the environment: `platform start` sets it when it runs other services beside identity (src/platform/links.ts). */
+export type IdentityConfig = ConfigOf<typeof identitySpec> & { links?: IdentityLinks };
 
 export function loadIdentityConfig(env: NodeJS.ProcessEnv): IdentityConfig {
   const config = readServiceConfig(identitySpec, env);

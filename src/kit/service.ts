@@ -41,6 +41,11 @@ export interface Service {
 
 export interface LoadedService {
   address: { host: string; port: number };
+  /**
+   * The validated configuration, the object `buildApp` reads: src/platform/links.ts may add a service's `links` to it
+   * before the build when `platform start` runs services that work together. Typed by the service that owns it.
+   */
+  config: unknown;
   buildApp(): Promise<App>;
   migrate(): Promise<string[]>;
   command: ((args: string[], io: CommandIO) => Promise<number>) | undefined;
@@ -59,6 +64,7 @@ export function defineService<C>(definition: ServiceDefinition<C>): Service {
       const command = definition.command;
       return {
         address: definition.address(config),
+        config,
         buildApp: () => definition.buildApp(config),
         async migrate() {
           const db = await definition.openDatabase(config);

@@ -86,7 +86,7 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
     await screenshot(page, '02-sign-in');
 
     // Once only: the route refuses, and a fresh visitor is sent to sign-in instead.
-    assert.deepEqual((await s.request('GET', '/api/v1/setup')).body, { setupRequired: false });
+    assert.deepEqual((await s.request('GET', '/api/v1/setup')).body, { setupRequired: false, platformAccount: false });
     const again = await s.request('POST', '/api/v1/setup', { body: { tenantName: 'Evil', tenantSlug: 'evil', email: 'eve@evil.example', name: 'Eve' } });
     assert.equal(again.status, 409);
     assert.equal(again.body.error.code, 'CONFLICT');
@@ -124,6 +124,8 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
       { tenantName: 'A', tenantSlug: 'a', email: 'no-at-sign', name: 'A' },
       { tenantName: 'A', tenantSlug: 'a', email: 'a@b.example', name: 'A', role: 'owner' },
       { tenantName: '', tenantSlug: 'a', email: 'a@b.example', name: 'A' },
+      // Started alone, the dashboard has no identity account to give the owner: a password is refused, not dropped.
+      { tenantName: 'A', tenantSlug: 'a', email: 'a@b.example', name: 'A', password: 'a long enough passphrase', passwordConfirmation: 'a long enough passphrase' },
     ]) {
       const r = await s.request('POST', '/api/v1/setup', { body });
       assert.equal(r.status, 400, JSON.stringify(body));

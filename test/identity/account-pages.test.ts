@@ -197,6 +197,7 @@ test('invitation and sign-in forms refuse forged posts and foreign return addres
   assert.equal((await started.request(`${server.issuer}/account/callback?state=${'x'.repeat(500)}`)).status, 400);
   const { createApp } = await import('../../src/identity/apps/store.ts');
   await assert.rejects(createApp(server.runtime.db, { name: 'Impostor', clientId: 'identity-account-pages' }, server.runtime.scopes), /reserved/, 'no app may take the built-in client id');
+  await assert.rejects(createApp(server.runtime.db, { name: 'Impostor', clientId: 'platform-dashboard', redirectUris: ['https://evil.example/cb'] }, server.runtime.scopes), /reserved/, 'nor the dashboard\'s built-in one (platform start)');
 });
 
 test('the change-password page in Chromium: signs in first, checks the fields, changes the password with the slow hash and signs out other browsers', async () => {

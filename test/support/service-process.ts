@@ -5,8 +5,10 @@ const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 export interface ServiceProcess {
   child: ChildProcess;
-  /** The base URL the service printed, e.g. http://127.0.0.1:41234. */
+  /** The base URL the (first) service printed, e.g. http://127.0.0.1:41234. */
   url: string;
+  /** Every started service's URL by name (`platform start identity dashboard` prints one line each). */
+  urls: Record<string, string>;
   /** What the process wrote to stdout so far: the URL line, then its log (pino's JSON lines). */
   stdout(): string;
   /** What the process wrote to stderr so far (errors at start, a crash). */
@@ -21,17 +23,20 @@ export interface ServiceProcess {
  * `platform start <service>` in a child process on port 0, resolved once it prints its URL: the code
  * an operator runs, so a crash of the process is seen as one (not as a failure of the test runner).
  */
-export async function startServiceProcess(service: string, env: Record<string, string>, timeoutMs = 120_000): Promise<ServiceProcess> {
-  const prefix = service.toUpperCase();
-  const child = spawn(process.execPath, [CLI, 'start', service], {
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', [`${prefix}_PORT`]: '0', ...env },
+export async function startServiceProcess(which: string | string[], env: Record<string, string>, timeoutMs = 120_000): Promise<ServiceProcess> {
+  const names = Array.isArray(which) ? which : [which];
+  const service = names.join(' ');
+  const ports = Object.fromEntries(names.map((n) => [`${n.toUpperCase()}_PORT`, '0']));
+  const child = spawn(process.execPath, [CLI, 'start', ...names], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...ports, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = once(child, 'exit');
-  const url = await new Promise<string>((resolve, reject) => {
+  const urls: Record<string, string> = {};
+  await new Promise<void>((resolve, reject) => {
     // A child left running would keep the test file alive (and hold its database) after the failure.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -39,10 +44,13 @@ export async function startServiceProcess(service: string, env: Record<string, s
     }, timeoutMs);
     child.stdout!.on('data', (d: Buffer) => {
       stdout += d.toString();
-      const m = new RegExp(`${service}\\s+(http://\\S+)\\n`).exec(stdout);
-      if (m) {
+      for (const n of names) {
+        const m = new RegExp(`^${n}\\s+(http://\\S+)\\n`, 'm').exec(stdout);
+        if (m) urls[n] = m[1]!;
+      }
+      if (names.every((n) => urls[n])) {
         clearTimeout(timer);
-        resolve(m[1]!);
+        resolve();
       }
     });
     child.once('exit', (code, signal) => {
@@ -52,7 +60,8 @@ export async function startServiceProcess(service: string, env: Record<string, s
   });
   return {
     child,
-    url,
+    url: urls[names[0]!]!,
+    urls,
     stdout: () => stdout,
     stderr: () => stderr,
     alive: () => child.exitCode === null && child.signalCode === null,

@@ -13,5 +13,8 @@ export function loginProviders(config: DashboardConfig): Map<string, LoginProvid
     out.set('google', oidcProvider({ id: 'google', issuer: config.googleIssuer, clientId: config.googleClientId, clientSecret: config.googleClientSecret }));
   }
   for (const p of config.oidcProviders) out.set(p.id, oidcProvider(p));
+  // The platform's identity service started in the same process (src/platform/links.ts); an operator's own `platform` wins.
+  const linked = config.links?.identity.provider;
+  if (linked && !out.has(linked.id)) out.set(linked.id, oidcProvider(linked));
   return out;
 }

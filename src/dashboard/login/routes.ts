@@ -5,6 +5,7 @@ import { HttpError, type ErrorCode } from '../../kit/errors.ts';
 import { startSession } from '../auth/sessions.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
+import { dashboardPublicUrl } from '../config.ts';
 import { notFound, validation } from '../errors.ts';
 import { Slug, TokenPairSchema, errors } from '../schemas.ts';
 import { findSignInUser } from './mapping.ts';
@@ -24,7 +25,7 @@ const tags = ['auth'];
  */
 export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: Map<string, LoginProvider>): void {
   const { db, config } = ctx;
-  const base = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+  const base = dashboardPublicUrl(config);
   const callbackUrl = (id: string) => `${base}/api/v1/auth/${id}/callback`;
   const provider = (id: string) => {
     const p = providers.get(id);

@@ -4,6 +4,7 @@ import { HttpError } from '../../kit/errors.ts';
 import { isoUtc } from '../../kit/sql.ts';
 import { APP_TYPES, appFromRow, type AppRecord, type AppType } from './record.ts';
 import { ACCOUNT_CLIENT_ID } from '../account/signin-client.ts';
+import { PLATFORM_DASHBOARD_CLIENT_ID } from '../oidc/built-in-clients.ts';
 
 export interface NewApp {
   name: string;
@@ -63,8 +64,8 @@ export async function createApp(db: Database, input: NewApp, knownScopes: readon
   if (!name) throw new HttpError(400, 'VALIDATION_ERROR', 'name must not be empty');
   const clientId = input.clientId ?? `app_${randomToken(16)}`;
   if (!CLIENT_ID.test(clientId)) throw new HttpError(400, 'VALIDATION_ERROR', 'client_id must be 3 to 128 characters among letters, digits and . _ ~ -');
-  // The provider's one static client (identity's own account pages) would shadow an app of the same id.
-  if (clientId === ACCOUNT_CLIENT_ID) throw new HttpError(409, 'CONFLICT', `client_id "${clientId}" is reserved by the identity service`);
+  // The provider's static clients (identity's own account pages, the built-in ones of `platform start`) would shadow an app of the same id.
+  if (clientId === ACCOUNT_CLIENT_ID || clientId === PLATFORM_DASHBOARD_CLIENT_ID) throw new HttpError(409, 'CONFLICT', `client_id "${clientId}" is reserved by the identity service`);
   const grants = grantsFor(type);
   const redirectUris = input.redirectUris ?? [];
   if (grants.includes('authorization_code')) {

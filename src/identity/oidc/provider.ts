@@ -15,6 +15,7 @@ import type { PrincipalDirectory } from '../principals/directory.ts';
 import { LOGIN_COOKIE, clearedLoginCookie, readCookie } from '../sessions/cookie.ts';
 import { endLoginSession, findLoginSession } from '../sessions/store.ts';
 import { accountClientMetadata } from '../account/signin-client.ts';
+import type { BuiltInClient } from './built-in-clients.ts';
 import { ORGANIZATION_PARAM, OrganizationTokens, boundOrganization, orgClaims, type OrgMembership } from '../organizations/token-scope.ts';
 
 export const ROUTES = {
@@ -41,6 +42,8 @@ export interface ProviderDeps {
   delegationMaxDepth: number;
   /** The pages the provider renders itself (its sign-out confirmation and its error page), in the service's layout. */
   pages: ProviderPages;
+  /** Static clients besides the account pages' one: set by `platform start` for services it runs beside identity. */
+  builtInClients?: BuiltInClient[];
 }
 
 export interface ProviderPages {
@@ -130,11 +133,13 @@ export function grantableScopes(requested: Iterable<string>, clientScope: string
 }
 
 /** Drops from a grant the scopes its app or its principal is no longer allowed (openid always stays). */
-async function narrowToCurrentScopes(deps: Pick<ProviderDeps, 'clients' | 'accounts'>, grant: Grant): Promise<void> {
+async function narrowToCurrentScopes(deps: Pick<ProviderDeps, 'clients' | 'accounts' | 'builtInClients'>, grant: Grant): Promise<void> {
   const scope = grant.openid?.scope;
   if (!scope || !grant.accountId || !grant.clientId) return;
   const [app, account] = await Promise.all([deps.clients.app(grant.clientId), deps.accounts.find(grant.accountId)]);
-  grant.openid!.scope = grantableScopes(scope.split(' '), app?.allowedScopes.join(' '), account?.allowedScopes ?? []).join(' ');
+  // A built-in client is not in oauth_apps: its scopes are the ones it was given at start.
+  const clientScope = app ? app.allowedScopes.join(' ') : deps.builtInClients?.find((c) => c.client_id === grant.clientId)?.scope;
+  grant.openid!.scope = grantableScopes(scope.split(' '), clientScope, account?.allowedScopes ?? []).join(' ');
 }
 
 export function buildProvider(deps: ProviderDeps): OidcProvider {
@@ -155,8 +160,9 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
         return { ip: ctx?.ip, userAgent: ctx?.get?.('user-agent')?.slice(0, 512) || undefined };
       },
     }),
-    // The one static client: identity's own account pages sign people in through the normal sign-in (account/signin-client.ts).
-    clients: [accountClientMetadata(deps.issuer)],
+    // Static clients: identity's own account pages sign people in through the normal sign-in (account/signin-client.ts), and
+    // `platform start` adds one per service of the platform it runs beside identity (built-in-clients.ts).
+    clients: [accountClientMetadata(deps.issuer), ...(deps.builtInClients ?? [])],
     routes: ROUTES,
     responseTypes: ['code'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],

@@ -1,7 +1,7 @@
 import { Suspense, lazy, useCallback, useEffect, useState } from 'react';
 import { api, get, whenSignedOut } from './api/client.ts';
 import { readSession, takeLoginFragment, writeSession } from './api/session.ts';
-import type { ApiSetupStatus, ApiUser } from './api/types.ts';
+import type { ApiSetupResult, ApiSetupStatus, ApiUser } from './api/types.ts';
 import { Link, navigate, usePath } from './app/router.tsx';
 import { useScreen } from './app/useTitle.ts';
 import { SetupScreen } from './auth/SetupScreen.tsx';
@@ -19,12 +19,20 @@ const AdminScreen = lazy(() => import('./admin/AdminScreen.tsx'));
 
 type State =
   | { kind: 'loading' }
-  | { kind: 'setup' }
+  | { kind: 'setup'; status: ApiSetupStatus }
   | { kind: 'signed-out'; notice?: string; error?: string }
   | { kind: 'signed-in'; me: ApiUser }
   | { kind: 'unreachable' };
 
 const fragment = takeLoginFragment();
+
+/** What the sign-in screen says after the first run: with identity linked, which password the owner signs in with. */
+function setupNotice(r: ApiSetupResult): string {
+  const made = `${r.user.email} is now the owner of ${r.tenant.name}.`;
+  if (r.platformAccount === 'created') return `${made} Sign in with the platform account and the password you chose.`;
+  if (r.platformAccount === 'existing') return `${made} The platform already had an account with this email: sign in with the platform account and its own password.`;
+  return `${made} Sign in to continue.`;
+}
 
 /** The app's frame: a skip link, the banner and the main region every screen renders into. */
 export function App() {
@@ -37,7 +45,7 @@ export function App() {
         return;
       }
       const status = await get<ApiSetupStatus>('/setup');
-      setState(status.setupRequired ? { kind: 'setup' } : { kind: 'signed-out', ...(fragment.error ? { error: fragment.error } : {}) });
+      setState(status.setupRequired ? { kind: 'setup', status } : { kind: 'signed-out', ...(fragment.error ? { error: fragment.error } : {}) });
     } catch {
       setState(readSession() ? { kind: 'unreachable' } : { kind: 'signed-out' });
     }
@@ -87,7 +95,7 @@ export function App() {
       <main id="main" tabIndex={-1}>
         {state.kind === 'loading' && <p role="status">Loading…</p>}
         {state.kind === 'setup' && (
-          <SetupScreen onDone={(r) => setState({ kind: 'signed-out', notice: `${r.user.email} is now the owner of ${r.tenant.name}. Sign in to continue.` })} />
+          <SetupScreen status={state.status} onDone={(r) => setState({ kind: 'signed-out', notice: setupNotice(r) })} />
         )}
         {state.kind === 'signed-out' && <SignInScreen notice={state.notice} error={state.error} />}
         {state.kind === 'unreachable' && <Unreachable retry={load} />}

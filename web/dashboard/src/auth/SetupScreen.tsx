@@ -1,26 +1,40 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, api } from '../api/client.ts';
-import type { ApiSetupBody, ApiSetupResult } from '../api/types.ts';
+import type { ApiSetupBody, ApiSetupResult, ApiSetupStatus } from '../api/types.ts';
 import { useScreen } from '../app/useTitle.ts';
 
 const slugOf = (name: string) => name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100);
 
-/** First run: no user exists yet, so the first visitor creates the organisation and becomes its owner. */
-export function SetupScreen({ onDone }: { onDone: (result: ApiSetupResult) => void }) {
+type Field = 'tenantName' | 'tenantSlug' | 'name' | 'email' | 'password' | 'passwordConfirmation';
+
+/**
+ * First run: no user exists yet, so the first visitor creates the organisation and becomes its owner. When
+ * `platform start` runs the identity service beside the dashboard, the owner also chooses the password of an account
+ * there, to sign in with right after.
+ */
+export function SetupScreen({ status, onDone }: { status: ApiSetupStatus; onDone: (result: ApiSetupResult) => void }) {
   useScreen('Set up');
-  const [form, setForm] = useState<ApiSetupBody>({ tenantName: '', tenantSlug: '', name: '', email: '' });
+  const withPassword = status.platformAccount;
+  const minLength = status.minPasswordLength ?? 12;
+  const [form, setForm] = useState<Required<ApiSetupBody>>({ tenantName: '', tenantSlug: '', name: '', email: '', password: '', passwordConfirmation: '' });
   const [slugEdited, setSlugEdited] = useState(false);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const set = (field: keyof ApiSetupBody, value: string) =>
+  const set = (field: Field, value: string) =>
     setForm((f) => ({ ...f, [field]: value, ...(field === 'tenantName' && !slugEdited ? { tenantSlug: slugOf(value) } : {}) }));
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
     setError(undefined);
+    // The server checks it too; saying it here keeps the person on the field.
+    if (withPassword && form.password !== form.passwordConfirmation) {
+      setError('The two passwords differ: type the same password twice.');
+      return;
+    }
+    setBusy(true);
+    const { password, passwordConfirmation, ...rest } = form;
     try {
-      onDone((await api<ApiSetupResult>('POST', '/setup', { body: form })).data);
+      onDone((await api<ApiSetupResult>('POST', '/setup', { body: withPassword ? { ...rest, password, passwordConfirmation } : rest })).data);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'the service could not be reached');
     } finally {
@@ -43,7 +57,18 @@ export function SetupScreen({ onDone }: { onDone: (result: ApiSetupResult) => vo
         <input id="ownerName" required maxLength={200} value={form.name} onChange={(e) => set('name', e.target.value)} autoComplete="name" />
         <label htmlFor="ownerEmail">Your email</label>
         <input id="ownerEmail" type="email" required maxLength={254} aria-describedby="email-hint" value={form.email} onChange={(e) => set('email', e.target.value)} autoComplete="email" />
-        <p id="email-hint" className="hint">You sign in with a provider that confirms this address.</p>
+        <p id="email-hint" className="hint">{withPassword ? 'Your sign-in name at the platform account.' : 'You sign in with a provider that confirms this address.'}</p>
+        {withPassword && (
+          <>
+            <label htmlFor="ownerPassword">Password</label>
+            <input id="ownerPassword" type="password" required minLength={minLength} maxLength={1024} aria-describedby="password-hint" value={form.password}
+              onChange={(e) => set('password', e.target.value)} autoComplete="new-password" />
+            <p id="password-hint" className="hint">At least {minLength} characters. You sign in with it at the platform account; this service never keeps it.</p>
+            <label htmlFor="ownerPasswordConfirmation">Password again</label>
+            <input id="ownerPasswordConfirmation" type="password" required minLength={minLength} maxLength={1024} value={form.passwordConfirmation}
+              onChange={(e) => set('passwordConfirmation', e.target.value)} autoComplete="new-password" />
+          </>
+        )}
         {error && <p id="setup-error" role="alert" className="error">{error}</p>}
         <button type="submit" disabled={busy}>Create owner</button>
       </form>

@@ -1,0 +1,36 @@
+/**
+ * Clients the provider knows from the process that started it, not from oauth_apps: `platform start` running identity
+ * beside another service of the platform (the dashboard) gives identity a web client for it (src/platform/links.ts).
+ * Like the account pages' client (account/signin-client.ts) they are oidc-provider static clients: public (PKCE, no
+ * secret, so nothing to store or leak), first-party (no consent screen), and gone when the services run apart.
+ */
+export interface BuiltInClient {
+  client_id: string;
+  scope: string;
+  [key: string]: unknown;
+}
+
+/** What `platform start` hands identity when it runs other services of the platform in the same process. */
+export interface IdentityLinks {
+  builtInClients: BuiltInClient[];
+}
+
+/** The client ids reserved for built-in clients: an app registered with one would be shadowed by it. */
+export const PLATFORM_DASHBOARD_CLIENT_ID = 'platform-dashboard';
+
+/** A public, first-party web client signing people in with the authorization code flow and PKCE. */
+export function platformWebClient(options: { clientId: string; name: string; redirectUris: string[]; scopes: string[] }): BuiltInClient {
+  return {
+    client_id: options.clientId,
+    client_name: options.name,
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    redirect_uris: options.redirectUris,
+    application_type: 'web',
+    scope: options.scopes.join(' '),
+    id_token_signed_response_alg: 'RS256',
+    first_party: true,
+    app_type: 'web',
+  };
+}
