@@ -49,3 +49,15 @@ test('seal encrypts with AES-256-GCM and detects tampering, wrong keys and wrong
   assert.throws(() => openSealedString(key, [parts[0], parts[1], parts[2], data.toString('base64url')].join('.'), 'source:1'));
   assert.throws(() => openSealedString(key, 'garbage', 'source:1'), /malformed/);
 });
+
+test('seal never reuses an IV, across the refills of its IV pool', () => {
+  const key = randomBytes(32);
+  const ivs = new Set<string>();
+  // The pool holds 1,024 IVs: 3,000 seals cross two refills.
+  for (let i = 0; i < 3000; i++) {
+    const sealed = seal(key, 'same plaintext', 'same context');
+    ivs.add(sealed.split('.')[1]!);
+    assert.equal(openSealedString(key, sealed, 'same context'), 'same plaintext');
+  }
+  assert.equal(ivs.size, 3000);
+});

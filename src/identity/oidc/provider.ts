@@ -8,6 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { adapterFactory } from './adapter.ts';
 import { CREDENTIAL_GRANTS, registerCredentialGrants } from '../credentials/grants.ts';
 import { EXTRA_CLIENT_PROPERTIES, type ClientStore } from './clients.ts';
+import { reuseClientsPerAppVersion } from './client-reuse.ts';
 import { claimsOf } from './claims.ts';
 import { delegationClaims } from '../delegation/exchange.ts';
 import { delegationLive } from '../delegation/entitlement.ts';
@@ -293,6 +294,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
     extraParams: { [ORGANIZATION_PARAM]: orgs.validateParam },
   });
   orgs.install(provider);
+  reuseClientsPerAppVersion(provider, deps.clients);
 
   // Secrets are kept as SHA-256 only, several per app: the provider's own comparison against one
   // clear client_secret is replaced by a lookup among the app's live secret hashes.
