@@ -1,4 +1,5 @@
 import { registerFastIntrospection } from './oidc/fast-introspection.ts';
+import { registerFastClientCredentials } from './oidc/fast-client-credentials.ts';
 import { createApp, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
@@ -143,8 +144,10 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     timers.push(setInterval(() => void purgeExpired(db).catch((err) => log.error({ err }, 'purge of expired artifacts failed')), 10 * 60_000));
     for (const t of timers) t.unref();
 
-    // POST /oauth/introspect is answered by its own route in the ordinary case (oidc/fast-introspection.ts); the rest goes to the provider.
+    // POST /oauth/introspect and the client-credentials grant at POST /oauth/token are answered by routes of their own in the
+    // ordinary case (oidc/fast-introspection.ts, oidc/fast-client-credentials.ts); the rest goes to the provider.
     await registerFastIntrospection(app, { holder, clients, accounts, db, issuer: config.issuer });
+    await registerFastClientCredentials(app, { holder, clients, scopes: new Set(scopes), issuer: config.issuer, onIssued: metrics.clientCredentialsIssued });
     await mountProvider(app, holder, config.issuer);
     const csrf = new CsrfTokens(secretKey);
     const upstream = { providers: socialProviders(config), csrf };

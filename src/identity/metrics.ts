@@ -7,6 +7,8 @@ export interface IdentityMetrics {
   registry: Registry;
   /** Attaches to a provider (one is built per signing-key rotation). */
   observe(provider: OidcProvider): void;
+  /** A client-credentials token issued by the fast route (oidc/fast-client-credentials.ts), which the provider does not see. */
+  clientCredentialsIssued(): void;
 }
 
 export function createIdentityMetrics(): IdentityMetrics {
@@ -31,6 +33,7 @@ export function createIdentityMetrics(): IdentityMetrics {
   };
   return {
     registry,
+    clientCredentialsIssued: () => grants.inc({ grant_type: 'client_credentials', outcome: 'success' }),
     observe(provider) {
       provider.on('grant.success', (ctx: unknown) => grants.inc({ grant_type: grantType(ctx), outcome: 'success' }));
       provider.on('grant.error', (ctx: unknown) => grants.inc({ grant_type: grantType(ctx), outcome: 'error' }));

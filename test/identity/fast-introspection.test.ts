@@ -40,6 +40,8 @@ async function both(value: string, caller: Registered = machine, hint: string | 
   assert.equal(fast.status, 200, fast.text);
   assert.equal(slow.status, 200, slow.text);
   assert.deepEqual(fast.json, slow.json, 'the fast route answers as the provider does');
+  const headersOf = (h: Headers) => Object.fromEntries([...h].filter(([k]) => !['date', 'content-length', 'x-request-id', 'connection', 'keep-alive'].includes(k)));
+  assert.deepEqual(headersOf(fast.headers), headersOf(slow.headers), 'with the same headers');
   assert.equal(fast.headers.get('cache-control'), 'no-store');
   assert.match(fast.headers.get('content-type') ?? '', /^application\/json/);
   return fast.json as Record<string, unknown>;

@@ -1,19 +1,15 @@
-import { Readable } from 'node:stream';
 import { parse as parseForm } from 'node:querystring';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { AccessToken, ClientCredentials, RefreshToken } from 'oidc-provider';
 import type { App } from '../../kit/app.ts';
 import type { ClientStore } from './clients.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { Database } from '../../kit/db.ts';
-import { presentToProvider, type ProviderHolder } from './mount.ts';
+import type { ProviderHolder } from './mount.ts';
 import { mayIntrospect, ROUTES, type OidcProvider } from './provider.ts';
+import { basicCredentials, needsProvider, PROVIDER_POST_HEADERS, registerFastRoute } from './fast-route.ts';
 import { OrganizationTokens, orgClaims } from '../organizations/token-scope.ts';
 
-/** The provider's own body limit (oidc-provider's selective_body): a longer body is left to it, so it refuses it alike. */
-const PROVIDER_BODY_LIMIT = 56 * 1024;
-// Read as UTF-8 here; a body in another declared charset is decoded by the provider itself.
-const FORM = /^application\/x-www-form-urlencoded\s*(;\s*charset="?utf-8"?\s*)?$/i;
 // An opaque token of ours is base64url; anything else (a JWT, which the provider answers as unsupported, or garbage) goes to the provider.
 const OPAQUE = /^[A-Za-z0-9_-]{1,512}$/;
 
@@ -43,105 +39,19 @@ type Token = AccessToken | ClientCredentials | RefreshToken;
 export async function registerFastIntrospection(app: App, deps: Deps): Promise<void> {
   // One OrganizationTokens per route: it only remembers, per token object, the membership it checked.
   const orgs = new OrganizationTokens(deps.db);
-  const publicUrl = new URL(deps.issuer);
-  await app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    // The body is read here (never by Fastify) so that it can be replayed to the provider unchanged.
-    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    scope.route({
-      method: 'POST',
-      url: ROUTES.introspection,
-      schema: { hide: true },
-      bodyLimit: 64 * 1024,
-      handler: async (request, reply) => {
-        let body: Buffer | undefined;
-        try {
-          body = await readBody(request);
-        } catch {
-          // The caller went away while sending: nothing to answer.
-          reply.hijack();
-          request.raw.destroy();
-          return;
-        }
-        const answer = body === undefined ? undefined : await answerFast(deps, orgs, request, body).catch(() => undefined);
-        reply.hijack();
-        reply.raw.setHeader('x-request-id', request.id);
-        if (answer) {
-          const json = JSON.stringify(answer);
-          reply.raw.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(json) });
-          reply.raw.end(json);
-          return;
-        }
-        handOver(request, reply, body, publicUrl, deps.holder);
-      },
-    });
+  await registerFastRoute(app, {
+    url: ROUTES.introspection,
+    holder: deps.holder,
+    issuer: deps.issuer,
+    headers: PROVIDER_POST_HEADERS,
+    answer: (request, body) => answerFast(deps, orgs, request, body),
   });
-}
-
-/** The whole body when it is a small form the fast path may read; undefined (nothing read) otherwise. */
-async function readBody(request: FastifyRequest): Promise<Buffer | undefined> {
-  const length = Number(request.headers['content-length']);
-  if (!FORM.test(request.headers['content-type'] ?? '') || !Number.isInteger(length) || length <= 0 || length > PROVIDER_BODY_LIMIT) return undefined;
-  // Events rather than an async iterator: the iterator's promise per chunk showed as ~4% of the route's CPU.
-  const raw = request.raw;
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
-    };
-    const onError = (err: unknown) => {
-      cleanup();
-      reject(err instanceof Error ? err : new Error('request aborted'));
-    };
-    const onClose = () => {
-      if (!raw.complete) onError(new Error('request aborted'));
-    };
-    const cleanup = () => {
-      raw.off('data', onData);
-      raw.off('end', onEnd);
-      raw.off('error', onError);
-      raw.off('close', onClose);
-    };
-    raw.on('data', onData);
-    raw.on('end', onEnd);
-    raw.on('error', onError);
-    raw.on('close', onClose);
-  });
-}
-
-/** Gives the request to the provider as mountProvider does, the body already read replayed as if unread. */
-function handOver(request: FastifyRequest, reply: FastifyReply, body: Buffer | undefined, publicUrl: URL, holder: ProviderHolder): void {
-  const raw = request.raw;
-  if (body !== undefined) {
-    // The provider reads `req.readable` and `req.iterator()` (oidc-provider's selective_body): both answer from the copy.
-    const replay = Readable.from([body]);
-    Object.defineProperty(raw, 'readable', { value: true, configurable: true });
-    Object.defineProperty(raw, 'iterator', { value: (options?: { destroyOnReturn?: boolean }) => replay.iterator(options), configurable: true });
-  }
-  presentToProvider(request, publicUrl);
-  handlerOf(holder.current)(raw, reply.raw);
-}
-
-const handlers = new WeakMap<OidcProvider, ReturnType<OidcProvider['callback']>>();
-function handlerOf(provider: OidcProvider): ReturnType<OidcProvider['callback']> {
-  let h = handlers.get(provider);
-  if (!h) {
-    h = provider.callback();
-    handlers.set(provider, h);
-  }
-  return h;
 }
 
 /** The introspection answer, or undefined when the provider must answer this request itself. */
 async function answerFast(deps: Deps, orgs: OrganizationTokens, request: FastifyRequest, rawBody: Buffer): Promise<Record<string, unknown> | undefined> {
   const headers = request.headers;
-  if (headers.dpop !== undefined || headers['oauth-client-attestation'] !== undefined || headers['oauth-client-attestation-pop'] !== undefined) return undefined;
+  if (needsProvider(headers)) return undefined;
   const params = parseForm(rawBody.toString('utf8'));
   for (const key of Object.keys(params)) if (key !== 'token' && key !== 'token_type_hint') return undefined;
   const value = params.token;
@@ -198,20 +108,6 @@ async function answerFast(deps: Deps, orgs: OrganizationTokens, request: Fastify
   if (member) Object.assign(body, orgClaims(member));
   // JSON.stringify drops the undefined fields as Koa's JSON body does.
   return body;
-}
-
-/** client_id and secret from `Authorization: Basic`, only when the provider would read them the same way without decoding. */
-function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
-  const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/.exec(header ?? '');
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const i = decoded.indexOf(':');
-  if (i <= 0 || i === decoded.length - 1) return undefined;
-  const id = decoded.slice(0, i);
-  const secret = decoded.slice(i + 1);
-  // The provider form-decodes both (RFC 6749 2.3.1); values with % or + are left to it.
-  if (/[%+]/.test(decoded)) return undefined;
-  return { id, secret };
 }
 
 /** oidc-provider's findToken (helpers/token_find.js), which its package does not export: the kinds in the hint's order. */

@@ -9,6 +9,7 @@ import { adapterFactory } from './adapter.ts';
 import { CREDENTIAL_GRANTS, registerCredentialGrants } from '../credentials/grants.ts';
 import { EXTRA_CLIENT_PROPERTIES, type ClientStore } from './clients.ts';
 import { reuseClientsPerAppVersion } from './client-reuse.ts';
+import { fastRouteOrigin } from './fast-route.ts';
 import { claimsOf } from './claims.ts';
 import { delegationClaims } from '../delegation/exchange.ts';
 import { delegationLive } from '../delegation/entitlement.ts';
@@ -157,6 +158,8 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       secretKey: deps.secretKey,
       clients: deps.clients,
       origin: () => {
+        const fast = fastRouteOrigin.getStore();
+        if (fast) return fast;
         const ctx = Provider.ctx;
         return { ip: ctx?.ip, userAgent: ctx?.get?.('user-agent')?.slice(0, 512) || undefined };
       },
@@ -238,9 +241,12 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
     async extraTokenClaims(ctx, token) {
       // Client credentials: the provider drops unknown scopes silently (so the raw body is read here) and checks the others against the
       // app's list only when it has one. Here every requested scope must be known and allowed to the app.
+      // The fast route (fast-client-credentials.ts) saves its token outside a request of the provider's: no ctx, the client's
+      // scope read where the provider's Client gets it.
       if (token.kind === 'ClientCredentials') {
-        const allowed = new Set(String(ctx.oidc.client?.scope ?? '').split(' ').filter(Boolean));
-        for (const scope of String(ctx.oidc.body?.scope ?? token.scope ?? '').split(' ').filter(Boolean)) {
+        const clientScope = ctx ? ctx.oidc.client?.scope : (await deps.clients.app(token.clientId!))?.allowedScopes.join(' ');
+        const allowed = new Set(String(clientScope ?? '').split(' ').filter(Boolean));
+        for (const scope of String(ctx?.oidc.body?.scope ?? token.scope ?? '').split(' ').filter(Boolean)) {
           if (!known.has(scope) || !allowed.has(scope)) throw new errors.InvalidScope('requested scope is not allowed', scope);
         }
       }
