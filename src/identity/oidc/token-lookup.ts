@@ -46,6 +46,7 @@ async function query(db: Database, signatures: string[]): Promise<Map<string, To
      SELECT refresh_token_signature, kind, payload, consumed_at::text, revoked
        FROM oauth_tokens WHERE refresh_token_signature = ANY($1::text[])`,
     [signatures],
+    'identity_token_lookup',
   );
   const rows = new Map<string, TokenRow>();
   for (const { signature, ...row } of r.rows) rows.set(signature, row);
