@@ -2,6 +2,7 @@ import { importSPKI, exportSPKI } from 'jose';
 import type { Database, Queryable } from '../../kit/db.ts';
 import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
+import { LastUseWrites } from './last-use.ts';
 
 export const API_KEY_PREFIX = 'sk_';
 export const KEY_ALGORITHMS = ['RS256', 'ES256'] as const;
@@ -143,7 +144,11 @@ export async function findKeypair(db: Queryable, keyId: string): Promise<UsableC
   return row ? { id: row.id, principalId: row.principal_id, scopes: row.scopes, publicKey: row.public_key, keyAlgorithm: row.key_algorithm } : undefined;
 }
 
+const lastUse = new LastUseWrites();
+
+/** Records a use in last_used_at and last_used_ip: the first use, then at most one a minute (last-use.ts). */
 export async function noteCredentialUse(db: Queryable, id: string, ip: string | undefined): Promise<void> {
+  if (!lastUse.due(id)) return;
   await db.query('UPDATE credentials SET last_used_at = now(), last_used_ip = $2 WHERE id = $1', [id, ip ?? null]);
 }
 

@@ -4,6 +4,7 @@ import type { InvalidationBus } from '../../kit/invalidation.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import { appFromRow, type AppRecord } from '../apps/record.ts';
 import { CREDENTIAL_GRANTS } from '../credentials/grants.ts';
+import { LastUseWrites } from '../credentials/last-use.ts';
 
 interface CachedApp {
   app: AppRecord | undefined;
@@ -22,7 +23,7 @@ export const SECRET_PLACEHOLDER = 'stored-as-sha256-in-oauth_app_secrets';
 export class ClientStore {
   private readonly db: Database;
   private readonly cache: Cache<CachedApp>;
-  private readonly secretUse = new Map<string, number>();
+  private readonly secretUse = new LastUseWrites();
 
   constructor(db: Database, ttlMs = 5_000, bus?: InvalidationBus) {
     this.db = db;
@@ -79,11 +80,9 @@ export class ClientStore {
     return true;
   }
 
-  // last_used_at is written at most once a minute per secret, off the request's path.
+  // last_used_at is written at most once a minute per secret (last-use.ts), off the request's path.
   private noteSecretUse(secretId: string, now: number, ip: string | undefined): void {
-    const last = this.secretUse.get(secretId) ?? 0;
-    if (now - last < 60_000) return;
-    this.secretUse.set(secretId, now);
+    if (!this.secretUse.due(secretId, now)) return;
     this.db.query('UPDATE oauth_app_secrets SET last_used_at = now(), last_used_ip = $2 WHERE id = $1', [secretId, ip ?? null]).catch(() => {});
   }
 }
