@@ -164,3 +164,18 @@ test('a token issued by the fast route is counted, revocable, and refused once i
   const other = await form(`${server.issuer}/oauth/introspect`, { token: second.json.access_token }, { authorization: basic(machine.clientId, machine.secret!) });
   assert.deepEqual(other.json, { active: false }, "a deactivated app's token is inactive");
 });
+
+test("a change to the app is seen by the next token: its lifetime and its scopes (the provider's Client is made again)", async () => {
+  const app = await server.registerApp({ name: 'Changing', appType: 'machine', allowedScopes: ['events:write', 'reports:read'], accessTokenTtl: 1000 });
+  const auth = { authorization: basic(app.clientId, app.secret!) };
+  const first = await form(tokenUrl(), { grant_type: 'client_credentials', scope: 'reports:read' }, auth);
+  assert.deepEqual([first.status, first.json.expires_in, first.json.scope], [200, 1000, 'reports:read']);
+  await server.runtime.db.query(`UPDATE oauth_apps SET access_token_ttl = 777, allowed_scopes = '["events:write"]' WHERE id = $1`, [app.id]);
+  server.runtime.clients.invalidate(app.clientId);
+  const second = await form(tokenUrl(), { grant_type: 'client_credentials', scope: 'events:write' }, auth);
+  assert.deepEqual([second.status, second.json.expires_in], [200, 777], 'the new lifetime at once');
+  const refused = await form(tokenUrl(), { grant_type: 'client_credentials', scope: 'reports:read' }, auth);
+  assert.deepEqual([refused.status, refused.json.error], [400, 'invalid_scope'], 'a scope no longer allowed');
+  const viaProvider = await form(tokenUrl(), { grant_type: 'client_credentials', scope: 'events:write', via: 'provider' }, auth);
+  assert.equal(viaProvider.json.expires_in, 777, 'the provider path sees the change too');
+});
