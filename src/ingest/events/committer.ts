@@ -58,14 +58,10 @@ export function createCommitter(options: CommitterOptions): Committer {
     const started = performance.now();
     let count = 0;
     for (const p of parts) count += p.count;
-    const column = (oid: number, pick: (p: PreparedEvents) => Buffer) => binaryArray(oid, count, parts.map(pick));
     const inserted = await db.transaction(async (tx) => {
       // PGlite takes text parameters: the bodies go as one JSON array, split inside the database.
       const result = db.kind === 'postgres'
-        ? await tx.query(INSERT_EVENTS, [
-          column(TEXT_OID, (p) => p.projects), column(TEXT_OID, (p) => p.eventIds), column(TEXT_OID, (p) => p.types),
-          column(TIMESTAMPTZ_OID, (p) => p.timestamps), column(TEXT_OID, (p) => p.sessions), column(JSON_OID, (p) => p.bodies),
-        ])
+        ? await tx.query(INSERT_EVENTS, insertParameters(parts, count))
         : await tx.query(INSERT_EVENTS_TEXT, [
           `[${parts.flatMap((p) => decodeElements(p.bodies)).join(',')}]`,
           `{${parts.flatMap((p) => decodeTimestamps(p.timestamps)).map((ms) => new Date(ms).toISOString()).join(',')}}`,
@@ -124,11 +120,20 @@ export function createCommitter(options: CommitterOptions): Committer {
  * Measured per row of PostgreSQL CPU (5,000-row groups, bench/README.md): 22 µs with the whole group as one jsonb
  * array split by jsonb_array_elements into a jsonb column, 17 µs like this. ROWS FROM zips the arrays in order.
  */
-const INSERT_EVENTS = `
+export const INSERT_EVENTS = `
 INSERT INTO events (project_id, event_id, event_type, event_ts, session_id, body)
 SELECT * FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::timestamptz[]),
   unnest($5::text[]), unnest($6::json[]))
 ON CONFLICT (project_id, event_id) DO NOTHING`;
+
+/** INSERT_EVENTS' parameters for the requests `parts` holding `count` events in all (bench/ingest-insert.ts uses it too). */
+export function insertParameters(parts: readonly PreparedEvents[], count: number): Buffer[] {
+  const column = (oid: number, pick: (p: PreparedEvents) => Buffer) => binaryArray(oid, count, parts.map(pick));
+  return [
+    column(TEXT_OID, (p) => p.projects), column(TEXT_OID, (p) => p.eventIds), column(TEXT_OID, (p) => p.types),
+    column(TIMESTAMPTZ_OID, (p) => p.timestamps), column(TEXT_OID, (p) => p.sessions), column(JSON_OID, (p) => p.bodies),
+  ];
+}
 
 /** The embedded database's form: one JSON array of the bodies, every column but `event_ts` read from the body. */
 const INSERT_EVENTS_TEXT = `
