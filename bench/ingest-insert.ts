@@ -30,6 +30,8 @@ const VARIANTS: Record<string, string> = {
   base: '',
   // Byte order instead of the database's collation in the dedup index (memcmp instead of strcoll).
   collate_c: `ALTER TABLE events ALTER COLUMN project_id TYPE text COLLATE "C", ALTER COLUMN event_id TYPE text COLLATE "C";`,
+  // Only event_id: project_id is compared with projects.id and destinations.project_id, whose collation it must share.
+  event_id_c: `ALTER TABLE events ALTER COLUMN event_id TYPE text COLLATE "C";`,
   // Partitioned by the day of event.timestamp (the bench's events all fall on one day, so one partition is
   // written). A unique index of a partitioned table must hold the partition key: dedup becomes
   // (project_id, event_id, event_ts). The statement triggers move to the partitioned table.
