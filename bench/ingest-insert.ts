@@ -1,12 +1,13 @@
 /**
  * PostgreSQL's own cost per stored event, without HTTP or the service around it: the group commit's INSERT
- * (src/ingest/events/committer.ts) of BENCH_GROUPS groups of 5,000 events of the ingest benchmark's shape, on one
+ * (src/ingest/events/committer.ts; with ON CONFLICT DO NOTHING, as for a group holding a re-sent event, but in the
+ * `plain` variant, the committer's first attempt) of BENCH_GROUPS groups of 5,000 events of the ingest benchmark's shape, on one
  * connection, into a fresh database migrated like `platform start ingest` does, then altered by each variant.
  * Prints per variant the CPU of PostgreSQL per row (the backend alone, and every PostgreSQL process: WAL writer,
  * checkpointer...), the wall time per group (commit included), WAL bytes and the table's size (indexes included)
  * per row. Variants run alternately, BENCH_ROUNDS rounds, each on its own database after a CHECKPOINT.
  *
- *   node bench/ingest-insert.ts [variant ...]     (BENCH_GROUPS=40 BENCH_ROUNDS=2 BENCH_POSTGRES_URL=postgres://...)
+ *   npm run bench:ingest-insert [variant ...]     (BENCH_GROUPS=40 BENCH_ROUNDS=2 BENCH_POSTGRES_URL=postgres://...)
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -26,7 +27,7 @@ const PROJECT = 'bench';
 
 /** SQL run on the migrated schema before measuring: each a candidate change of the events table. */
 const VARIANTS: Record<string, string> = {
-  // As migrated.
+  // As migrated, inserted with ON CONFLICT DO NOTHING (every group commit's statement before the second round of issue 14).
   base: '',
   // Byte order instead of the database's collation in the dedup index (memcmp instead of strcoll).
   collate_c: `ALTER TABLE events ALTER COLUMN project_id TYPE text COLLATE "C", ALTER COLUMN event_id TYPE text COLLATE "C";`,
