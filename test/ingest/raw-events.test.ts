@@ -38,11 +38,12 @@ function sameEitherWay(body: string): { fromBytes: number; stored: string[] } {
   return { fromBytes: canonical, stored };
 }
 
-/** Object members at every depth of a parsed value. */
-function keys(value: unknown): number {
+/** Object members at every depth of a parsed value (NaN past 100 levels, which validation refuses anyway). */
+function keys(value: unknown, depth = 0): number {
   if (typeof value !== 'object' || value === null) return 0;
-  if (Array.isArray(value)) return value.reduce((n: number, v) => n + keys(v), 0);
-  return Object.entries(value).reduce((n, [, v]) => n + 1 + keys(v), 0);
+  if (depth > 100) return NaN;
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + keys(v, depth + 1), 0);
+  return Object.entries(value).reduce((n, [, v]) => n + 1 + keys(v, depth + 1), 0);
 }
 
 test('compact events as JSON.stringify writes them are stored from the request bytes, byte for byte the same', () => {
@@ -156,4 +157,14 @@ test('through the service: what PostgreSQL stores is the serialised event, wheth
   assert.equal(await stored(compact.event_id), JSON.stringify(compact));
   assert.equal(await stored(pretty.event_id), JSON.stringify(JSON.parse(prettyText)));
   assert.deepEqual(JSON.parse(await stored(pretty.event_id)).metadata, { n: 2 });
+});
+
+test('hostile events read from their bytes are refused as when serialised: too deep, too large, not objects', () => {
+  const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+  const base = JSON.stringify(event()).slice(0, -1);
+  const body = `{"events":[${base},"x":${deep}},${JSON.stringify(event())},${base},"m":{"a":${'{"a":'.repeat(70)}1${'}'.repeat(70)}}},${base},"big":"${'y'.repeat(110_000)}"},${deep}]}`;
+  const events = (JSON.parse(body) as { events: unknown[] }).events;
+  const { rejections } = validateBatch(events, P, rawEvents(Buffer.from(body), events.length));
+  assert.deepEqual(rejections.map((r) => [r.index, r.reason]), [[0, 'too_deep'], [2, 'too_deep'], [3, 'too_large'], [4, 'not_object']]);
+  sameEitherWay(body);
 });
