@@ -7,9 +7,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { Connection, percentile } from './support/connection.ts';
+import { eventTemplates } from './support/events.ts';
+import { cpuSeconds, postgresCpuSeconds, postgresCpuSince } from './support/proc.ts';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
@@ -50,36 +52,6 @@ async function bareServer(): Promise<void> {
   server.listen(0, '127.0.0.1', () => {
     const address = server.address() as { port: number };
     process.stdout.write(`bare http://127.0.0.1:${address.port}\n`);
-  });
-}
-
-const PAGES = ['/', '/pricing', '/checkout', '/account/settings', '/docs/getting-started', '/search?q=shoes'];
-const TYPES = ['page.view', 'ui.click', 'ui.input', 'api.request', 'api.response', 'state.change', 'journey.step', 'performance', 'error', 'custom'];
-
-/** About 550 bytes of JSON per event, shaped like what a web SDK sends. `@ID@` is replaced per request. */
-function eventTemplates(projectId: string): string[] {
-  return Array.from({ length: BATCH }, (_, i) => {
-    const type = TYPES[i % TYPES.length]!;
-    const event: Record<string, unknown> = {
-      event_id: '@ID@',
-      project_id: projectId,
-      'session.id': `sess-${i % 37}-${randomBytes(4).toString('hex')}`,
-      'event.type': type,
-      'event.timestamp': new Date(Date.UTC(2025, 2, 4, 10, 0, 0) + i * 137).toISOString(),
-      'event.sequence': i,
-      'user.id': `user-${i % 91}`,
-      'page.path': PAGES[i % PAGES.length],
-      'page.url': `https://shop.example.com${PAGES[i % PAGES.length]}`,
-      'page.title': 'Example Shop — fast shoes for everyone',
-      'ui.component.name': 'AddToCartButton',
-      'ui.component.path': 'App/Layout/ProductPage/BuyBox/AddToCartButton',
-      'ui.action': 'click',
-      metadata: { plan: i % 3 === 0 ? 'pro' : 'free', experiment: 'checkout-v2', viewport: { w: 1440, h: 900 }, locale: 'en-GB' },
-    };
-    if (type.startsWith('api.')) Object.assign(event, { 'api.method': 'POST', 'api.path': '/api/cart', 'api.status_code': 201, 'api.duration_ms': 40 + (i % 60) });
-    if (type === 'error') Object.assign(event, { 'error.type': 'TypeError', 'error.message': 'Cannot read properties of undefined', 'error.stack': 'TypeError: x\n    at render (app.js:10:5)' });
-    if (type === 'state.change') Object.assign(event, { 'ui.state.key': 'cart', 'ui.state.before': '{"items":1}', 'ui.state.after': '{"items":2}' });
-    return JSON.stringify(event);
   });
 }
 
@@ -187,37 +159,6 @@ function peakRssMb(pid: number): number {
   return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)![1]) / 1024;
 }
 
-/** CPU seconds (user + system) used so far by a process, or 0 if it has gone. */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU seconds so far of each PostgreSQL process on this machine (backends, WAL writer, checkpointer), by pid. */
-function postgresCpuSeconds(): Map<number, number> {
-  const byPid = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') byPid.set(Number(entry), cpuSeconds(Number(entry)));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return byPid;
-}
-
-/** CPU used between two samples by the processes alive at the second (a backend started meanwhile counts from 0). */
-function postgresCpuSince(before: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, seconds] of postgresCpuSeconds()) total += seconds - (before.get(pid) ?? 0);
-  return total;
-}
-
 /** Runs the load and reports the share of a core the server and PostgreSQL used meanwhile (1 = one full core). */
 async function measured(url: string, key: string, projectId: string, serverPid: number): Promise<{ result: LoadResult; serverCpu: number; postgresCpu: number }> {
   const t0 = performance.now();
@@ -237,6 +178,13 @@ function summarise(name: string, r: LoadResult, rssMb: number, serverCpu: number
     `${r.requests} requests, ${r.failures} not 202  peak RSS ${rssMb.toFixed(0)} MB`);
   console.log(`${''.padEnd(8)} CPU (share of one core): server ${serverCpu.toFixed(2)}, PostgreSQL ${postgresCpu.toFixed(2)}, load generator ${r.loadCpuShare.toFixed(2)}`);
   return perSecond;
+}
+
+/** The server's group commits so far (warm-up included), from its own histograms on /metrics. */
+async function groupCommits(url: string, token: string): Promise<{ count: number; events: number; seconds: number }> {
+  const text = await fetch(new URL('/metrics', url), { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text());
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { count: value('ingest_commit_events_count'), events: value('ingest_commit_events_sum'), seconds: value('ingest_commit_duration_seconds_sum') };
 }
 
 async function main(): Promise<void> {
@@ -262,6 +210,7 @@ async function main(): Promise<void> {
     console.log(`ingest benchmark: ${CONNECTIONS} connections, ${BATCH}-event batches, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up`);
     const ingest = await measured(started.url, key!, project.id!, server.pid!);
     const ingestRss = peakRssMb(server.pid!);
+    const commits = await groupCommits(started.url, token);
     const check = new pg.Client({ connectionString: dbUrl.toString() });
     await check.connect();
     const rows = (await check.query('SELECT count(*)::int AS n FROM ingest.events')).rows[0].n as number;
@@ -275,6 +224,8 @@ async function main(): Promise<void> {
     console.log(`batch size ${(ingest.result.bytesPerBatch / 1024).toFixed(0)} KB (${Math.round(ingest.result.bytesPerBatch / BATCH)} bytes per event)`);
     const a = summarise('ingest', ingest.result, ingestRss, ingest.serverCpu, ingest.postgresCpu);
     const b = summarise('bare', baseline.result, bareRss, baseline.serverCpu, baseline.postgresCpu);
+    console.log(`${''.padEnd(8)} group commits: ${commits.count.toLocaleString('en')}, ${Math.round(commits.events / commits.count).toLocaleString('en')} events and ${(1000 * commits.seconds / commits.count).toFixed(0)} ms each on average; ` +
+      `events per CPU-second (server + PostgreSQL) ${Math.round(a / (ingest.serverCpu + ingest.postgresCpu)).toLocaleString('en')}`);
     console.log(`ratio    ingest / bare = ${(a / b).toFixed(2)}`);
     console.log(`stored   ${rows.toLocaleString('en')} rows in ingest.events (accepted during warm-up and measurement, every one committed before its 202)`);
   } finally {

@@ -12,6 +12,8 @@ export interface IngestMetrics {
   batchEvents: Histogram;
   commitSeconds: Histogram;
   commitEvents: Histogram;
+  /** Group commits whose INSERT without ON CONFLICT met a stored event and were inserted again (committer.ts). */
+  commitConflictRetries: Counter;
   commitFailures: Counter<'kind'>;
 }
 
@@ -40,6 +42,11 @@ export function createMetrics(): IngestMetrics {
       registers,
     }),
     commitEvents: new Histogram({ name: 'ingest_commit_events', help: 'Events written by one group commit', buckets: [1, 100, 1000, 2500, 5000, 10000, 20000, 50000], registers }),
+    commitConflictRetries: new Counter({
+      name: 'ingest_commit_conflict_retries_total',
+      help: 'Group commits whose plain INSERT met an event already stored and that were inserted again skipping such events',
+      registers,
+    }),
     commitFailures: new Counter({ name: 'ingest_commit_failures_total', help: 'Group commits that failed, by kind (unavailable, timeout, error)', labelNames: ['kind'], registers }),
   };
 }

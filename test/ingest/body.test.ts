@@ -74,3 +74,13 @@ test('text is decoded as it arrives: a character split between two chunks surviv
   // A character cut off by the end of the body.
   await assert.rejects(readBody(Readable.from([Buffer.from('{"a":"'), Buffer.from([0xe2, 0x98])]), {}, LIMIT), /not valid UTF-8/);
 });
+
+test('the bytes of a body are kept beside its text only up to keepBytesUpTo, decompressed when it was gzipped', async () => {
+  const text = JSON.stringify({ events: [{ title: 'café' }] });
+  const small = await readBody(meteredSource(gzipSync(text), 7).stream, { 'content-encoding': 'gzip' }, LIMIT, { keepBytesUpTo: 1024 });
+  assert.equal(small.text, text);
+  assert.deepEqual(small.raw, Buffer.from(text));
+  const big = await readBody(meteredSource(Buffer.from(text.padEnd(2000))).stream, {}, LIMIT, { keepBytesUpTo: 1024 });
+  assert.equal(big.raw, undefined);
+  assert.equal((await readBody(meteredSource(Buffer.from(text)).stream, {}, LIMIT)).raw, undefined);
+});

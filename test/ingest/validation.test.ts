@@ -147,3 +147,22 @@ test('a batch: rejected events carry their index, the first of repeated event_id
   assert.deepEqual(rejections.map((r) => [r.index, r.reason]), [[1, 'event_type'], [2, 'duplicate_in_batch'], [4, 'project_mismatch']]);
   assert.equal(rejections[1]!.error, 'event_id: repeated within the batch (first at index 0)');
 });
+
+test('timestamps in toISOString form (read without the expression) parse as the same instant written with +00:00', () => {
+  const samples = ['2025-01-02T03:04:05.123Z', '2024-02-29T23:59:59.999Z', '2023-02-29T00:00:00.000Z', '2025-13-01T00:00:00.000Z', '2025-00-10T00:00:00.000Z',
+    '2025-04-31T00:00:00.000Z', '2025-01-00T00:00:00.000Z', '2025-01-02T24:00:00.000Z', '2025-01-02T23:60:00.000Z', '2025-01-02T23:59:60.000Z', '0999-12-31T23:59:59.999Z',
+    '1000-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '1900-02-29T00:00:00.000Z', '2000-02-29T00:00:00.000Z'];
+  let seed = 11;
+  const digit = () => String((seed = (seed * 48271) % 2147483647) % 10);
+  for (let i = 0; i < 2000; i++) samples.push('DDDD-DD-DDTDD:DD:DD.DDDZ'.replace(/D/g, digit));
+  for (const s of samples) assert.equal(parseIsoTimestamp(s), parseIsoTimestamp(s.replace('Z', '+00:00')), s);
+  for (const other of ['2025-01-02T03:04:05.123z', '2025-01-02t03:04:05.123Z', '2025-01-02T03:04:05,123Z', '2025-01-02T03:04:05.1a3Z', '+02025-01-02T03:04:05.123Z'.slice(1, 25), '2025-01-02T03:04:05.123+']) {
+    assert.equal(parseIsoTimestamp(other), PATTERN_RESULT(other), other);
+  }
+  assert.equal(parseIsoTimestamp('2025-01-02T03:04:05.123Z'), Date.UTC(2025, 0, 2, 3, 4, 5, 123));
+});
+
+/** What the expression alone gives: the ones that pass it are the ISO forms the fast path leaves to it. */
+function PATTERN_RESULT(s: string): number | undefined {
+  return /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}[.,]\d{3}[Zz]$/.test(s) ? Date.parse(s.replace(',', '.').toUpperCase()) : undefined;
+}

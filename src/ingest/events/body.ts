@@ -7,6 +7,8 @@ import { invalidBody } from '../errors.ts';
 
 export interface ReadBody {
   text: string;
+  /** The decoded bytes of `text`, kept when there are at most `keepBytesUpTo` of them (ReadOptions). */
+  raw?: Buffer | undefined;
   /** Bytes after decompression. */
   bytes: number;
   encoding: 'identity' | 'gzip';
@@ -24,6 +26,8 @@ function tooLarge(limit: number, what: string): HttpError {
 export interface ReadOptions {
   /** Longest pause between two pieces of the body before it is answered 408 (none when absent). */
   idleTimeoutMs?: number | undefined;
+  /** Largest body whose bytes are returned beside its text (none by default). */
+  keepBytesUpTo?: number | undefined;
 }
 
 /**
@@ -99,12 +103,13 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
     clearTimeout(idle);
   }
   let text: string;
+  const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(whole);
   } catch {
     throw invalidBody('invalid_body', 'the body is not valid UTF-8');
   }
-  return { text, bytes, encoding };
+  return { text, raw: bytes <= (options.keepBytesUpTo ?? -1) ? whole : undefined, bytes, encoding };
 }
 
 function contentEncoding(value: string | undefined): 'identity' | 'gzip' {

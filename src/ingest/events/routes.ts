@@ -14,6 +14,7 @@ import { CommitUnavailableError, isUnavailable, type Committer } from './committ
 import { ALLOWED_REQUEST_HEADERS, createCorsPolicy } from './cors.ts';
 import { excessOf } from './depth.ts';
 import { EVENT_TYPES, MAX_BODY_BYTES, MAX_BODY_NESTING, MAX_BODY_VALUES, MAX_EVENTS_PER_BATCH, SCANNED_BODY_BYTES } from './fields.ts';
+import { rawEvents } from './raw-events.ts';
 import { validateBatch, type ValidatedBatch } from './validate.ts';
 
 export interface EventRoutesDeps {
@@ -110,7 +111,9 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     scope.addContentTypeParser('application/json', async (request: FastifyRequest) => {
       let body: ReadBody;
       try {
-        body = await readBody(request.raw, request.headers, MAX_BODY_BYTES, { idleTimeoutMs: deps.bodyTimeoutSeconds * 1000 });
+        // Bodies up to SCANNED_BODY_BYTES keep their bytes, from which the events are stored (raw-events.ts); the
+        // larger ones are scanned for excess first and their events serialised, so a hostile upload holds no second copy.
+        body = await readBody(request.raw, request.headers, MAX_BODY_BYTES, { idleTimeoutMs: deps.bodyTimeoutSeconds * 1000, keepBytesUpTo: SCANNED_BODY_BYTES });
       } catch (err) {
         if (reasonOf(err) === TOO_LARGE) {
           discardRest(request.raw, DISCARD_LIMIT_BYTES, deps.bodyTimeoutSeconds * 1000);
@@ -205,7 +208,9 @@ function takeBatch(raw: ReadBody | undefined, projectId: string): ValidatedBatch
   if (events.length > MAX_EVENTS_PER_BATCH) {
     throw invalidBody('batch_too_large', `a batch holds at most ${MAX_EVENTS_PER_BATCH.toLocaleString('en')} events (got ${events.length.toLocaleString('en')})`);
   }
-  return { ...validateBatch(events, projectId), received: events.length };
+  // The events' own bytes, where they are exactly what serialising them would give (raw-events.ts).
+  const bytes = raw.raw === undefined ? undefined : rawEvents(raw.raw, events.length);
+  return { ...validateBatch(events, projectId, bytes), received: events.length };
 }
 
 /** Commits the events within the time limit; returns why not when the database cannot take them now. */

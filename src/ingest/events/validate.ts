@@ -1,5 +1,6 @@
 import { EVENT_TYPES, MAX_EVENT_BYTES, MAX_ID_LENGTH, MAX_NESTING, OPTIONAL_FIELDS, REQUIRED_FIELDS, type OptionalKind } from './fields.ts';
 import { encodeElements, encodeTimestamps, repeatElement } from './pg-array.ts';
+import type { RawEvents } from './raw-events.ts';
 import { parseIsoTimestamp } from './timestamp.ts';
 
 /** Why an event was rejected, as a metric label; the message tells the client the field. */
@@ -41,17 +42,21 @@ const EVENT_TYPE_LIST = [...EVENT_TYPES].join(', ');
 // JSON.stringify escapes exactly these: NUL and unpaired surrogates, which PostgreSQL's jsonb and text refuse.
 const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/;
 
-/** Validates each event on its own; the first of several events sharing an `event_id` wins. */
-export function validateBatch(events: readonly unknown[], projectId: string): ValidatedBatch {
+/**
+ * Validates each event on its own; the first of several events sharing an `event_id` wins. With `raw` (the events'
+ * bytes in the request, raw-events.ts) an event whose bytes are what JSON.stringify would write is stored from them.
+ */
+export function validateBatch(events: readonly unknown[], projectId: string, raw?: RawEvents): ValidatedBatch {
   const rejections: Rejection[] = [];
-  const bodies: string[] = [];
+  // Per accepted event: its serialised text, or the index of its canonical bytes in `raw`.
+  const bodies: (string | number)[] = [];
   const eventIds: string[] = [];
   const types: string[] = [];
   const sessions: string[] = [];
   const timestamps: number[] = [];
   const seen = new Map<string, number>();
   for (let index = 0; index < events.length; index++) {
-    const outcome = validateEvent(events[index], projectId);
+    const outcome = validateEvent(events[index], projectId, raw, index);
     if ('error' in outcome) {
       rejections.push({ index, error: outcome.error, reason: outcome.reason });
       continue;
@@ -62,7 +67,7 @@ export function validateBatch(events: readonly unknown[], projectId: string): Va
       continue;
     }
     seen.set(outcome.eventId, index);
-    bodies.push(outcome.body);
+    bodies.push('body' in outcome ? outcome.body : outcome.rawIndex);
     eventIds.push(outcome.eventId);
     types.push(outcome.type);
     sessions.push(outcome.session);
@@ -70,7 +75,7 @@ export function validateBatch(events: readonly unknown[], projectId: string): Va
   }
   const prepared: PreparedEvents = {
     count: bodies.length,
-    bodies: encodeElements(bodies),
+    bodies: encodeBodies(bodies, raw),
     projects: repeatElement(projectId, bodies.length),
     eventIds: encodeElements(eventIds),
     types: encodeElements(types),
@@ -80,9 +85,13 @@ export function validateBatch(events: readonly unknown[], projectId: string): Va
   return { prepared, rejections };
 }
 
-type Outcome = { eventId: string; type: string; session: string; body: string; ms: number } | { error: string; reason: RejectReason };
+/** An accepted event carries its `body` serialised, or `rawIndex`: its canonical bytes are those of event `rawIndex` in `raw`. */
+type Outcome =
+  | { eventId: string; type: string; session: string; body: string; ms: number }
+  | { eventId: string; type: string; session: string; rawIndex: number; ms: number }
+  | { error: string; reason: RejectReason };
 
-export function validateEvent(value: unknown, projectId: string): Outcome {
+export function validateEvent(value: unknown, projectId: string, raw?: RawEvents, index = 0): Outcome {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'event: must be an object', reason: 'not_object' };
   const event = value as Record<string, unknown>;
   for (const field of REQUIRED_FIELDS) {
@@ -106,11 +115,26 @@ export function validateEvent(value: unknown, projectId: string): Outcome {
   }
 
   // Before serialising: 5,000 levels fit in 10 KB, and both JSON.stringify (stack overflow) and jsonb would fail on them.
+  // Members are counted on the way: fewer than the request's bytes hold means a key was repeated there.
+  let members = 0;
   for (const field in event) {
+    members++;
     const v = event[field];
-    if (typeof v === 'object' && v !== null && nestedDeeper(v, MAX_NESTING)) {
-      return { error: `${field}: must not be nested more than ${MAX_NESTING} levels deep`, reason: 'too_deep' };
+    if (typeof v === 'object' && v !== null) {
+      const within = membersWithin(v, MAX_NESTING);
+      if (within < 0) return { error: `${field}: must not be nested more than ${MAX_NESTING} levels deep`, reason: 'too_deep' };
+      members += within;
     }
+  }
+
+  const session = event['session.id'] as string;
+  const type = event['event.type'] as string;
+  const rawEnd = raw === undefined ? -1 : raw.spans[2 * index + 1]!;
+  if (rawEnd >= 0 && raw!.members[index] === members) {
+    // The same bytes JSON.stringify would write (raw-events.ts): no escape that could hide a NUL or a surrogate.
+    const bytes = rawEnd - raw!.spans[2 * index]!;
+    if (bytes > MAX_EVENT_BYTES) return { error: `event: must be at most 100 KB serialized (got ${bytes} bytes)`, reason: 'too_large' };
+    return { eventId, type, session, rawIndex: index, ms };
   }
 
   const body = JSON.stringify(event);
@@ -122,7 +146,28 @@ export function validateEvent(value: unknown, projectId: string): Outcome {
     const field = unstorableField(event);
     if (field !== undefined) return { error: `${field}: contains a NUL character or an unpaired surrogate, which cannot be stored`, reason: 'unstorable' };
   }
-  return { eventId, type: event['event.type'] as string, session: event['session.id'] as string, body, ms };
+  return { eventId, type, session, body, ms };
+}
+
+/** The `body` column's elements: each serialised text encoded, each canonical event's bytes copied from the request. */
+function encodeBodies(bodies: readonly (string | number)[], raw: RawEvents | undefined): Buffer {
+  if (raw === undefined) return encodeElements(bodies as string[]);
+  const { bytes, spans } = raw;
+  let size = 4 * bodies.length;
+  const lengths = new Array<number>(bodies.length);
+  for (let i = 0; i < bodies.length; i++) {
+    const b = bodies[i]!;
+    size += lengths[i] = typeof b === 'number' ? spans[2 * b + 1]! - spans[2 * b]! : Buffer.byteLength(b);
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (let i = 0; i < bodies.length; i++) {
+    const b = bodies[i]!;
+    out.writeInt32BE(lengths[i]!, at);
+    at += 4;
+    at += typeof b === 'number' ? bytes.copy(out, at, spans[2 * b]!, spans[2 * b + 1]!) : out.write(b, at, lengths[i]!, 'utf8');
+  }
+  return out;
 }
 
 type Problem = readonly [message: string, reason: RejectReason];
@@ -153,16 +198,31 @@ function checkOptional(v: unknown, kind: OptionalKind): Problem | undefined {
   }
 }
 
-/** Whether objects and arrays nest more than `levels` deep, `value` itself counting as the first level. */
-function nestedDeeper(value: unknown, levels: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (levels === 0) return true;
+/**
+ * The object members (keys) within `value` at every depth, or -1 when objects and arrays nest more than `levels`
+ * deep, `value` itself counting as the first level.
+ */
+function membersWithin(value: object, levels: number): number {
+  if (levels === 0) return -1;
+  let members = 0;
   if (Array.isArray(value)) {
-    for (const item of value) if (nestedDeeper(item, levels - 1)) return true;
-    return false;
+    for (const item of value) {
+      if (typeof item !== 'object' || item === null) continue;
+      const within = membersWithin(item as object, levels - 1);
+      if (within < 0) return -1;
+      members += within;
+    }
+    return members;
   }
-  for (const key in value) if (nestedDeeper((value as Record<string, unknown>)[key], levels - 1)) return true;
-  return false;
+  for (const key in value) {
+    members++;
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item !== 'object' || item === null) continue;
+    const within = membersWithin(item, levels - 1);
+    if (within < 0) return -1;
+    members += within;
+  }
+  return members;
 }
 
 /** The top-level field (or `event` for a key) holding a NUL or an unpaired surrogate; undefined when the escape was a false alarm. */
