@@ -11,7 +11,7 @@ import { freshPostgres } from '../test/support/postgres.ts';
 import { openDatabase } from '../src/kit/db.ts';
 import { migrate } from '../src/kit/migrations.ts';
 import { TokenWriter, type TokenValues } from '../src/identity/oidc/token-writer.ts';
-import { postgresCpuSeconds, postgresCpuSince } from './support/proc-cpu.ts';
+import { postgresCpuSeconds, postgresCpuSince } from './support/proc.ts';
 
 const BATCHES = (process.env.BENCH_BATCHES ?? '1,8,32,128').split(',').map(Number);
 const ROWS = Number(process.env.BENCH_ROWS ?? 8000);

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Connection, percentile } from './support/connection.ts';
 import { startOidcReference } from './support/oidc-reference.ts';
-import { postgresCpuSeconds, postgresCpuSince } from './support/proc-cpu.ts';
+import { postgresCpuSeconds, postgresCpuSince } from './support/proc.ts';
 import Fastify from 'fastify';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
