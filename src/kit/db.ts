@@ -11,8 +11,10 @@ export interface QueryResult<R> {
 /** What a query can run on: the database itself or an open transaction. */
 export interface Queryable {
   /**
-   * `name` makes it a prepared statement on PostgreSQL, parsed and planned once per connection instead of at every call:
-   * for the few statements run thousands of times a second (identity's token lookups and writes). One name, one text.
+   * `name` makes it a prepared statement on PostgreSQL, parsed and planned once per connection (a generic plan) instead of
+   * at every call: for the few statements run thousands of times a second whose plan does not depend on the tables'
+   * sizes, such as identity's batched `INSERT ... SELECT FROM unnest`. Not for lookups: a plan made while a table is
+   * small is a sequential scan, kept until an ANALYZE of the table invalidates it. One name, one text.
    */
   query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], name?: string): Promise<QueryResult<R>>;
   /** Runs a script of several statements without parameters (migrations). */
@@ -72,6 +74,7 @@ async function openPostgres(url: string, schema: string, max: number, statementT
     max,
     // Only named (prepared) statements use the plan cache, and the few there are take arrays whose sizes vary: a generic plan
     // made once serves them all, where PostgreSQL's default re-plans each call (~190 µs of its CPU per identity token batch).
+    // See Queryable.query for which statements may be named.
     options: `-c search_path=${schema},public -c statement_timeout=${Math.max(0, Math.floor(statementTimeoutMs))} -c plan_cache_mode=force_generic_plan`,
     connectionTimeoutMillis: 5_000,
   });

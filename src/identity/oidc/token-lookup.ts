@@ -38,6 +38,8 @@ export class TokenLookup {
   }
 }
 
+// Planned at each call, not prepared: a generic plan made while oauth_tokens is small is a sequential scan, kept until
+// an ANALYZE invalidates it (db.ts).
 async function query(db: Database, signatures: string[]): Promise<Map<string, TokenRow>> {
   const r = await db.query<TokenRow & { signature: string }>(
     `SELECT access_token_signature AS signature, kind, payload, consumed_at::text AS consumed_at, revoked
@@ -46,7 +48,6 @@ async function query(db: Database, signatures: string[]): Promise<Map<string, To
      SELECT refresh_token_signature, kind, payload, consumed_at::text, revoked
        FROM oauth_tokens WHERE refresh_token_signature = ANY($1::text[])`,
     [signatures],
-    'identity_token_lookup',
   );
   const rows = new Map<string, TokenRow>();
   for (const { signature, ...row } of r.rows) rows.set(signature, row);
