@@ -2,8 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
-import { presentToProvider, type ProviderHolder } from './mount.ts';
-import type { OidcProvider } from './provider.ts';
+import { handlerOf, presentToProvider, type ProviderHolder } from './mount.ts';
 
 /**
  * The plumbing of identity's fast routes (issue 14): a provider endpoint whose ordinary request is answered by a Fastify
@@ -124,16 +123,6 @@ function handOver(request: FastifyRequest, reply: FastifyReply, body: Buffer | u
   }
   presentToProvider(request, publicUrl);
   handlerOf(holder.current)(raw, reply.raw);
-}
-
-const handlers = new WeakMap<OidcProvider, ReturnType<OidcProvider['callback']>>();
-function handlerOf(provider: OidcProvider): ReturnType<OidcProvider['callback']> {
-  let h = handlers.get(provider);
-  if (!h) {
-    h = provider.callback();
-    handlers.set(provider, h);
-  }
-  return h;
 }
 
 /** client_id and secret from `Authorization: Basic`, only when the provider would read them the same way without decoding. */

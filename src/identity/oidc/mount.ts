@@ -14,15 +14,6 @@ export interface ProviderHolder {
  */
 export async function mountProvider(app: App, holder: ProviderHolder, issuer: string): Promise<void> {
   const publicUrl = new URL(issuer);
-  const handlers = new WeakMap<OidcProvider, ReturnType<OidcProvider['callback']>>();
-  const handlerOf = (p: OidcProvider) => {
-    let h = handlers.get(p);
-    if (!h) {
-      h = p.callback();
-      handlers.set(p, h);
-    }
-    return h;
-  };
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
@@ -55,4 +46,15 @@ export function presentToProvider(request: FastifyRequest, publicUrl: URL): void
   headers['x-forwarded-for'] = request.ip;
   delete headers['x-forwarded-host'];
   delete headers['x-forwarded-port'];
+}
+
+const handlers = new WeakMap<OidcProvider, ReturnType<OidcProvider['callback']>>();
+/** The provider's request handler, made once per provider (a key rotation builds a new provider). */
+export function handlerOf(provider: OidcProvider): ReturnType<OidcProvider['callback']> {
+  let h = handlers.get(provider);
+  if (!h) {
+    h = provider.callback();
+    handlers.set(provider, h);
+  }
+  return h;
 }
