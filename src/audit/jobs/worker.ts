@@ -94,8 +94,19 @@ export class JobWorker {
       }, (err: unknown) => log.warn({ err, job: id }, 'renewing an audit lease failed'));
     }, HEARTBEAT_MS);
     log.info({ job: id, attempt: attempts }, 'audit started');
+    // The engine stops at its next check of the signal; a browser call that never returns has none, and must not hold the
+    // job, the worker's slot or a shutdown (seen in CI: a job cancelled mid-visit kept renewing its lease). Its leftover
+    // work ends with the page it is on, or with the browser at shutdown.
+    const abandoned = new Promise<never>((_resolve, reject) => {
+      if (controller.signal.aborted) reject(new AuditCancelledError());
+      controller.signal.addEventListener('abort', () => reject(new AuditCancelledError()), { once: true });
+    });
+    abandoned.catch(() => {});
     try {
-      const result = await this.options.run(url, config, controller.signal);
+      const running = this.options.run(url, config, controller.signal);
+      // Once abandoned, its own failure (the browser closing under it) is nobody's to handle.
+      running.catch(() => {});
+      const result = await Promise.race([running, abandoned]);
       if (await completeJob(db, id, this.id, result)) {
         metrics.jobs.inc({ status: 'completed' });
         log.info({ job: id, pages: result.stats.totalPages, findings: result.stats.totalFindings }, 'audit completed');

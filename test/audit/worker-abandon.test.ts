@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import pino from 'pino';
+import { freshPostgres } from '../support/postgres.ts';
+import { openDatabase } from '../../src/kit/db.ts';
+import { migrate } from '../../src/kit/migrations.ts';
+import { AUDIT_MIGRATIONS } from '../../src/audit/app.ts';
+import { createMetrics } from '../../src/audit/metrics.ts';
+import { JobWorker } from '../../src/audit/jobs/worker.ts';
+import { cancelJob, createJob, getJob } from '../../src/audit/jobs/store.ts';
+import { resolveConfig } from '../../src/audit/request/resolve.ts';
+
+// An engine step that never returns and never looks at its abort signal (a browser call that hangs, seen in CI: a job
+// cancelled mid-visit kept its worker, renewing its lease, and held the service's shutdown). The worker must let go of
+// such a job when it is cancelled or when the worker stops.
+test('a running audit whose engine never returns still ends when cancelled, and the worker still stops', async () => {
+  const database = await freshPostgres('audit_abandon');
+  const db = await openDatabase({ url: database.url, dataDir: '/tmp/unused', schema: 'audit' });
+  try {
+    await migrate(db, AUDIT_MIGRATIONS);
+    const signals: AbortSignal[] = [];
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => { started = resolve; });
+    const worker = new JobWorker({
+      db, log: pino({ level: 'silent' }), metrics: createMetrics(), concurrency: 1, leaseSeconds: 30, maxAttempts: 1, pollMs: 50,
+      run: (_url, _config, signal) => {
+        signals.push(signal!);
+        started();
+        return new Promise(() => {});
+      },
+    });
+    const config = resolveConfig({}, { defaultVersion: '2.2', defaultLevel: 'AA', maxDepth: 2, maxPages: 5 });
+    const first = await createJob(db, { owner: 'test', url: 'https://example.test/', config, maxQueued: 10 });
+    worker.start();
+    await running;
+    assert.equal((await getJob(db, 'test', first.id))?.status, 'running');
+    await cancelJob(db, 'test', first.id);
+    worker.cancelLocal(first.id);
+    assert.equal(signals[0]!.aborted, true);
+
+    // The slot is free again: the next job is taken although the first one's engine never returned.
+    const second = await createJob(db, { owner: 'test', url: 'https://example.test/2', config, maxQueued: 10 });
+    worker.wake();
+    for (let i = 0; i < 100 && signals.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(signals.length, 2, 'the second job started');
+    assert.equal((await getJob(db, 'test', first.id))?.status, 'cancelled');
+
+    // Stopping gives the hung second job back to the queue instead of waiting for it forever.
+    await worker.stop();
+    assert.equal((await getJob(db, 'test', second.id))?.status, 'pending');
+  } finally {
+    await db.close();
+    await database.drop();
+  }
+});
