@@ -6,9 +6,9 @@ import type { ClientStore } from './clients.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { Database } from '../../kit/db.ts';
 import type { ProviderHolder } from './mount.ts';
-import { mayIntrospect, ROUTES, type OidcProvider } from './provider.ts';
+import { addIntrospectionFields, mayIntrospect, ROUTES, type OidcProvider } from './provider.ts';
 import { basicCredentials, needsProvider, PROVIDER_POST_HEADERS, registerFastRoute } from './fast-route.ts';
-import { OrganizationTokens, orgClaims } from '../organizations/token-scope.ts';
+import { OrganizationTokens } from '../organizations/token-scope.ts';
 
 // An opaque token of ours is base64url; anything else (a JWT, which the provider answers as unsupported, or garbage) goes to the provider.
 const OPAQUE = /^[A-Za-z0-9_-]{1,512}$/;
@@ -92,20 +92,8 @@ async function answerFast(deps: Deps, orgs: OrganizationTokens, request: Fastify
   });
   const x5t = loose['x5t#S256'];
   if (token.isSenderConstrained()) body.cnf = { ...(x5t ? { 'x5t#S256': x5t } : {}), ...(token.jkt ? { jkt: token.jkt } : {}) };
-  // ... and what shapeResponses adds to it (provider.ts): username, sub of a client-credentials token, an array aud, token_type.
-  if (accountId) {
-    const account = await deps.accounts.find(accountId);
-    body.username = account?.identifier ?? accountId;
-  } else {
-    const app = await deps.clients.app(token.clientId!);
-    body.username = token.clientId;
-    if (app) body.sub = app.principalId;
-  }
-  const aud = body.aud;
-  body.aud = Array.isArray(aud) ? aud : typeof aud === 'string' ? [aud] : [token.clientId];
-  body.token_type = token.kind === 'RefreshToken' ? 'refresh_token' : token.jkt ? 'DPoP' : 'Bearer';
-  const member = orgs.checkedMembership(token);
-  if (member) Object.assign(body, orgClaims(member));
+  // ... and what shapeResponses adds to it (provider.ts).
+  await addIntrospectionFields(deps, orgs, token, body);
   // JSON.stringify drops the undefined fields as Koa's JSON body does.
   return body;
 }

@@ -336,6 +336,33 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
   return provider;
 }
 
+/**
+ * What the contract adds to the provider's introspection answer of an active token: `username`, the `sub` of a
+ * client-credentials token (its app's principal), an array `aud`, `token_type`, and an organization token's role and
+ * permissions as they are now (the membership mayIntrospect checked). Used by shapeResponses and the fast route alike.
+ */
+export async function addIntrospectionFields(
+  deps: Pick<ProviderDeps, 'clients' | 'accounts'>,
+  orgs: OrganizationTokens,
+  token: { clientId?: string | undefined; kind: string; jkt?: string | undefined; accountId?: string | undefined },
+  body: Record<string, unknown>,
+): Promise<void> {
+  const accountId = token.accountId;
+  if (accountId) {
+    const account = await deps.accounts.find(accountId);
+    body.username = account?.identifier ?? accountId;
+  } else {
+    const app = await deps.clients.app(token.clientId!);
+    body.username = token.clientId;
+    if (app) body.sub = app.principalId;
+  }
+  const aud = body.aud;
+  body.aud = Array.isArray(aud) ? aud : typeof aud === 'string' ? [aud] : [token.clientId];
+  body.token_type = token.kind === 'RefreshToken' ? 'refresh_token' : token.jkt ? 'DPoP' : 'Bearer';
+  const member = orgs.checkedMembership(token);
+  if (member) Object.assign(body, orgClaims(member));
+}
+
 /** Whether the token request failed because its client may not use the (supported) grant type: read from the request, not the error's text. */
 function grantTypeRefused(ctx: KoaContextWithOIDC): boolean {
   const client = ctx.oidc.entities?.Client;
@@ -399,22 +426,7 @@ function shapeResponses(deps: ProviderDeps, orgs: OrganizationTokens) {
       const entities = ctx.oidc.entities;
       const token = entities.AccessToken ?? entities.ClientCredentials ?? entities.RefreshToken;
       if (!token?.clientId) return;
-      const body = answer;
-      const accountId = 'accountId' in token ? token.accountId : undefined;
-      if (accountId) {
-        const account = await deps.accounts.find(accountId);
-        body.username = account?.identifier ?? accountId;
-      } else {
-        const app = await deps.clients.app(token.clientId);
-        body.username = token.clientId;
-        if (app) body.sub = app.principalId;
-      }
-      const aud = body.aud;
-      body.aud = Array.isArray(aud) ? aud : typeof aud === 'string' ? [aud] : [token.clientId];
-      body.token_type = token.kind === 'RefreshToken' ? 'refresh_token' : token.jkt ? 'DPoP' : 'Bearer';
-      // An organization-scoped token: the membership's role and permissions as they are now (checked by allowedPolicy).
-      const member = orgs.checkedMembership(token);
-      if (member) Object.assign(body, orgClaims(member));
+      await addIntrospectionFields(deps, orgs, token, answer);
     } else if ((route === 'introspection' || route === 'revocation') && answer?.error === 'unsupported_token_type') {
       // The service never issues structured (JWT) access tokens, so a JWT is simply not a live token of
       // ours: inactive at introspection, and revocation answers 200 as it always does.
