@@ -450,6 +450,58 @@ test("an organization-scoped subject token gives a delegated token in the same o
   assert.equal((await introspect(unscoped.access_token)).active, true);
 });
 
+test("a person's agents are listed in cursor pages past a page boundary, each with its live tokens; a bad cursor or limit is a 400", async () => {
+  const danaId = await server.createHuman(`dana-${randomUUID().slice(0, 8)}@example.com`, 'dana has a long passphrase');
+  assert.equal((await api(`/principals/${danaId}`, { method: 'PATCH', body: { allowed_scopes: ['notes:read'] } })).status, 200);
+  const hers: Agent[] = [];
+  for (const n of [1, 2, 3]) hers.push(await agent(`dana-agent-${n}-${randomUUID().slice(0, 6)}`, { allowed_scopes: ['notes:read'], requires_confirmation: false, delegating_principal_id: danaId }));
+  const ids = hers.map((a) => a.id).sort();
+  // The last agent in id order (on the second page) holds a live token for dana.
+  const provider = server.runtime.holder.current;
+  type Init = ConstructorParameters<typeof provider.AccessToken>[0];
+  const danaToken = await new provider.AccessToken({ client: (await provider.Client.find(notes.clientId))!, accountId: danaId, scope: 'notes:read', gty: 'authorization_code' } as unknown as Init).save();
+  await exchange(danaToken, hers.find((a) => a.id === ids[2])!);
+
+  const first = await api(`/principals/${danaId}/agents?limit=2`);
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  assert.deepEqual(first.body.items.map((x: any) => x.agent.id), ids.slice(0, 2));
+  assert.equal(typeof first.body.next, 'string');
+  assert.ok(first.body.items.every((x: any) => x.live_tokens.length === 0));
+  const second = await api(`/principals/${danaId}/agents?limit=2&cursor=${encodeURIComponent(first.body.next)}`);
+  assert.equal(second.status, 200, JSON.stringify(second.body));
+  assert.deepEqual(second.body.items.map((x: any) => x.agent.id), ids.slice(2));
+  assert.equal(second.body.next, null);
+  assert.equal(second.body.items[0].live_tokens.length, 1, 'the second page carries its agents\' live tokens');
+  assert.equal((await api(`/principals/${danaId}/agents`)).body.items.length, 3, 'the default page holds them all');
+
+  // The person's own list pages the same way.
+  const mine = await api('/me/agents?limit=1', { token: danaToken });
+  assert.equal(mine.status, 200, JSON.stringify(mine.body));
+  assert.deepEqual(mine.body.items.map((x: any) => x.agent.id), [ids[0]]);
+  assert.deepEqual((await api(`/me/agents?limit=1&cursor=${encodeURIComponent(mine.body.next)}`, { token: danaToken })).body.items.map((x: any) => x.agent.id), [ids[1]]);
+
+  // /openapi.json describes the paging of both lists.
+  const doc = (await (await fetch(`${server.issuer}/openapi.json`)).json()) as any;
+  for (const path of ['/api/v1/me/agents', '/api/v1/principals/{id}/agents']) {
+    const op = doc.paths[path].get;
+    const limit = op.parameters.find((p: any) => p.name === 'limit' && p.in === 'query');
+    assert.deepEqual([limit?.schema.minimum, limit?.schema.maximum], [1, 500], path);
+    assert.ok(op.parameters.some((p: any) => p.name === 'cursor' && p.in === 'query'), path);
+    const next = op.responses['200'].content['application/json'].schema.properties.next;
+    assert.deepEqual(next.anyOf.map((t: any) => t.type).sort(), ['null', 'string'], `${path}: next is a cursor or null`);
+  }
+
+  const exchangeCursor = Buffer.from(JSON.stringify(['2026-01-01 00:00:00+00', ids[0]])).toString('base64url');
+  for (const [label, query] of [['limit 0', 'limit=0'], ['limit 501', 'limit=501'], ['limit not a number', 'limit=many'], ['a cursor not from this list', 'cursor=bogus'],
+    ["another list's cursor", `cursor=${exchangeCursor}`], ['an unknown parameter', 'page=2']] as const) {
+    for (const path of [`/principals/${danaId}/agents?${query}`, `/me/agents?${query}`]) {
+      const r = await api(path, { token: path.startsWith('/me') ? danaToken : undefined });
+      assert.equal(r.status, 400, `${label} ${path}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.error.code, 'VALIDATION_ERROR', label);
+    }
+  }
+});
+
 test('bad inputs get OAuth errors', async () => {
   const subject = await patToken();
   const actor = await assertion(planner);
