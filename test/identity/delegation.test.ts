@@ -50,10 +50,12 @@ function assertion(a: Agent, claims: { aud?: string; exp?: string | number } = {
 }
 
 /** A token exchange through oauth4webapi by the agent runtime app; errors come back as oauth4webapi's ResponseBodyError. */
-async function exchange(subject: string, actor: Agent, extra: Record<string, string> = {}, options: { DPoP?: oauth.DPoPHandle } = {}) {
+async function exchange(subject: string, actor: Agent | string, extra: Record<string, string> = {}, options: { DPoP?: oauth.DPoPHandle } = {}) {
   const client: oauth.Client = { client_id: runtime.clientId };
+  // An agent proves itself by a fresh assertion, or (a string) by its own access token.
+  const actorToken = typeof actor === 'string' ? { actor_token: actor, actor_token_type: ACCESS } : { actor_token: await assertion(actor), actor_token_type: JWT };
   const res = await oauth.genericTokenEndpointRequest(as, client, oauth.ClientSecretBasic(runtime.secret!), EXCHANGE, {
-    subject_token: subject, subject_token_type: ACCESS, actor_token: await assertion(actor), actor_token_type: JWT, ...extra,
+    subject_token: subject, subject_token_type: ACCESS, ...actorToken, ...extra,
   }, { ...insecure, ...options });
   return oauth.processGenericTokenEndpointResponse(as, client, res);
 }
@@ -71,15 +73,18 @@ async function refused(p: Promise<unknown>): Promise<{ error: string; error_desc
 const raw = (body: Record<string, string>) => form(`${server.issuer}/oauth/token`, body, { authorization: basic(runtime.clientId, runtime.secret!) });
 const introspect = (t: string) => form(`${server.issuer}/oauth/introspect`, { token: t }, { authorization: basic(resourceServer.clientId, resourceServer.secret!) }).then((r) => r.json);
 
-/** Pat's access token through the authorization code flow of a first-party app. */
-async function patToken(app = notes, scope = 'notes:read notes:write mail:send'): Promise<string> {
+/** Pat's access token through the authorization code flow of a first-party app (bound to a key with `DPoP`, scoped to an organization with `organization`). */
+async function patToken(app = notes, scope = 'notes:read notes:write mail:send', options: { DPoP?: oauth.DPoPHandle; organization?: string } = {}): Promise<string> {
   const client: oauth.Client = { client_id: app.clientId };
   const verifier = oauth.generateRandomCodeVerifier();
   const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({ client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }).toString();
+  url.search = new URLSearchParams({
+    client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    ...(options.organization ? { organization: options.organization } : {}),
+  }).toString();
   const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), url.href, pat);
   const params = oauth.validateAuthResponse(as, client, new URL(callback), oauth.expectNoState);
-  const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic(app.secret!), params, CALLBACK, verifier, insecure);
+  const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic(app.secret!), params, CALLBACK, verifier, { ...insecure, ...(options.DPoP ? { DPoP: options.DPoP } : {}) });
   return (await oauth.processAuthorizationCodeResponse(as, client, res)).access_token;
 }
 
@@ -334,6 +339,167 @@ test('an agent required to use DPoP gets bound tokens only with a proof', async 
   assert.equal(i.token_type, 'DPoP');
   assert.deepEqual(i.cnf, { jkt: await calculateJwkThumbprint(await exportJWK(keys.publicKey)) });
   assert.deepEqual(i.delegation_chain, [patId, bound.id]);
+});
+
+type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
+const thumbprint = async (keys: KeyPair) => calculateJwkThumbprint(await exportJWK(keys.publicKey));
+const dpop = (keys: KeyPair) => oauth.DPoP({ client_id: runtime.clientId } as oauth.Client, keys);
+
+/** The newest exchange records naming this agent (the admin's view). */
+const latestExchanges = async (agentId: string, limit: number) => (await api(`/principals/${agentId}/exchanges?limit=${limit}`)).body.items as any[];
+
+test("a DPoP-bound subject token is exchanged only with a proof by its key (a stolen one is useless); the delegated token is bound to that key", async () => {
+  const keys = await generateKeyPair('ES256');
+  const subject = await patToken(notes, 'notes:read notes:write', { DPoP: oauth.DPoP({ client_id: notes.clientId } as oauth.Client, keys) });
+  const jkt = await thumbprint(keys);
+  assert.deepEqual((await introspect(subject)).cnf, { jkt }, 'the subject token is bound');
+
+  const without = await refused(exchange(subject, planner, { scope: 'notes:read' }));
+  assert.equal(without.error, 'invalid_grant');
+  assert.match(without.error_description ?? '', /subject token is DPoP-bound: the request needs a DPoP proof by its key/);
+  const thief = await generateKeyPair('ES256');
+  const otherKey = await refused(exchange(subject, planner, { scope: 'notes:read' }, { DPoP: dpop(thief) }));
+  assert.equal(otherKey.error, 'invalid_grant', "a proof by another key (the thief's own) does not do");
+  assert.match(otherKey.error_description ?? '', /subject token is DPoP-bound/);
+  const [second, first] = await latestExchanges(planner.id, 2);
+  for (const x of [first, second]) {
+    assert.equal(x.outcome, 'refused');
+    assert.equal(x.error, 'invalid_grant');
+    assert.equal(x.token_id, null);
+  }
+
+  const issued = await exchange(subject, planner, { scope: 'notes:read' }, { DPoP: dpop(keys) });
+  assert.equal(issued.token_type, 'dpop');
+  const i = await introspect(issued.access_token);
+  assert.equal(i.active, true);
+  assert.deepEqual(i.cnf, { jkt }, 'the delegated token is bound to the same key');
+  // The bound delegated token in turn passes to a sub-agent only with a proof by that key.
+  assert.match((await refused(exchange(issued.access_token, summarizer))).error_description ?? '', /subject token is DPoP-bound/);
+  const hop2 = await exchange(issued.access_token, summarizer, {}, { DPoP: dpop(keys) });
+  assert.deepEqual((await introspect(hop2.access_token)).cnf, { jkt });
+});
+
+test('a bound subject token and an actor token bound to another key are refused together: one DPoP proof cannot prove two keys', async () => {
+  const subjectKeys = await generateKeyPair('ES256');
+  const actorKeys = await generateKeyPair('ES256');
+  const subject = await patToken(notes, 'notes:read', { DPoP: oauth.DPoP({ client_id: notes.clientId } as oauth.Client, subjectKeys) });
+  // No grant of ours issues an agent a bound token of its own yet; the provider makes one as its DPoP-aware grants would.
+  const provider = server.runtime.holder.current;
+  const client = await provider.Client.find(runtime.clientId);
+  type Init = ConstructorParameters<typeof provider.AccessToken>[0];
+  const ownToken = async (keys: KeyPair) => {
+    const t = new provider.AccessToken({ client: client!, accountId: archivist.id, scope: 'notes:read', gty: 'jwt_bearer' } as unknown as Init);
+    t.setThumbprint('jkt', await thumbprint(keys));
+    return t.save();
+  };
+  const actor = await ownToken(actorKeys);
+  for (const [label, keys] of [["the subject's key", subjectKeys], ["the actor's key", actorKeys]] as const) {
+    const r = await refused(exchange(subject, actor, {}, { DPoP: dpop(keys) }));
+    assert.equal(r.error, 'invalid_grant', label);
+    assert.match(r.error_description ?? '', /bound to different keys: one DPoP proof cannot prove both/, label);
+  }
+  assert.equal((await latestExchanges(archivist.id, 1))[0].outcome, 'refused');
+  // Both bound to the same key: one proof proves both.
+  const same = await exchange(subject, await ownToken(subjectKeys), {}, { DPoP: dpop(subjectKeys) });
+  assert.deepEqual((await introspect(same.access_token)).cnf, { jkt: await thumbprint(subjectKeys) });
+  assert.deepEqual((await introspect(same.access_token)).delegation_chain, [patId, archivist.id]);
+});
+
+test("an organization-scoped subject token gives a delegated token in the same organization, which ends with the person's membership; another organization is refused", async () => {
+  const slug = `pat-co-${randomUUID().slice(0, 8)}`;
+  const org = await api('/organizations', { method: 'POST', body: { name: 'Pat Co', slug } });
+  const side = await api('/organizations', { method: 'POST', body: { name: 'Pat Side', slug: `pat-side-${randomUUID().slice(0, 8)}` } });
+  for (const o of [org, side]) {
+    assert.equal(o.status, 201, JSON.stringify(o.body));
+    const added = await api(`/organizations/${o.body.id}/members`, { method: 'POST', body: { principal_id: patId, role: 'editor', permissions: ['notes:export'] } });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+  }
+  const subject = await patToken(notes, 'notes:read notes:write', { organization: slug });
+  assert.equal((await introspect(subject)).org_id, org.body.id);
+
+  const hop1 = await exchange(subject, planner, { scope: 'notes:read notes:write' });
+  const i1 = await introspect(hop1.access_token);
+  assert.equal(i1.active, true);
+  assert.equal(i1.org_id, org.body.id, "the delegated token stays in the subject's organization");
+  assert.equal(i1.org_role, 'editor');
+  assert.deepEqual(i1.org_permissions, ['notes:export']);
+  const hop2 = await exchange(hop1.access_token, summarizer);
+  assert.equal((await introspect(hop2.access_token)).org_id, org.body.id, 'and so does a sub-agent\'s');
+  assert.equal((await introspect((await exchange(subject, planner, { organization: slug })).access_token)).org_id, org.body.id, 'naming the same organization is fine');
+
+  const elsewhere = await refused(exchange(subject, planner, { organization: side.body.id }));
+  assert.equal(elsewhere.error, 'invalid_grant', 'another organization, even one the person is in, is refused');
+  assert.match(elsewhere.error_description ?? '', /subject token is bound to another organization/);
+  const [record] = await latestExchanges(planner.id, 1);
+  assert.equal(record.outcome, 'refused');
+  assert.equal(record.error, 'invalid_grant');
+
+  // A token without an organization may be narrowed to one of the person's organizations, as the other grants allow.
+  const plain = await patToken(notes, 'notes:read');
+  const narrowed = await exchange(plain, archivist, { organization: side.body.id });
+  assert.equal((await introspect(narrowed.access_token)).org_id, side.body.id);
+  const unscoped = await exchange(plain, archivist);
+  assert.equal((await introspect(unscoped.access_token)).org_id, undefined);
+
+  // The membership ending makes the delegated tokens inactive at once, and the subject can no longer be exchanged.
+  assert.equal((await api(`/organizations/${org.body.id}/members/${patId}`, { method: 'DELETE' })).status, 200);
+  assert.equal((await introspect(hop1.access_token)).active, false);
+  assert.equal((await introspect(hop2.access_token)).active, false);
+  assert.equal((await refused(exchange(subject, planner))).error, 'invalid_grant');
+  assert.equal((await introspect(narrowed.access_token)).active, true, "another organization's token lives on");
+  assert.equal((await introspect(unscoped.access_token)).active, true);
+});
+
+test("a person's agents are listed in cursor pages past a page boundary, each with its live tokens; a bad cursor or limit is a 400", async () => {
+  const danaId = await server.createHuman(`dana-${randomUUID().slice(0, 8)}@example.com`, 'dana has a long passphrase');
+  assert.equal((await api(`/principals/${danaId}`, { method: 'PATCH', body: { allowed_scopes: ['notes:read'] } })).status, 200);
+  const hers: Agent[] = [];
+  for (const n of [1, 2, 3]) hers.push(await agent(`dana-agent-${n}-${randomUUID().slice(0, 6)}`, { allowed_scopes: ['notes:read'], requires_confirmation: false, delegating_principal_id: danaId }));
+  const ids = hers.map((a) => a.id).sort();
+  // The last agent in id order (on the second page) holds a live token for dana.
+  const provider = server.runtime.holder.current;
+  type Init = ConstructorParameters<typeof provider.AccessToken>[0];
+  const danaToken = await new provider.AccessToken({ client: (await provider.Client.find(notes.clientId))!, accountId: danaId, scope: 'notes:read', gty: 'authorization_code' } as unknown as Init).save();
+  await exchange(danaToken, hers.find((a) => a.id === ids[2])!);
+
+  const first = await api(`/principals/${danaId}/agents?limit=2`);
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  assert.deepEqual(first.body.items.map((x: any) => x.agent.id), ids.slice(0, 2));
+  assert.equal(typeof first.body.next, 'string');
+  assert.ok(first.body.items.every((x: any) => x.live_tokens.length === 0));
+  const second = await api(`/principals/${danaId}/agents?limit=2&cursor=${encodeURIComponent(first.body.next)}`);
+  assert.equal(second.status, 200, JSON.stringify(second.body));
+  assert.deepEqual(second.body.items.map((x: any) => x.agent.id), ids.slice(2));
+  assert.equal(second.body.next, null);
+  assert.equal(second.body.items[0].live_tokens.length, 1, 'the second page carries its agents\' live tokens');
+  assert.equal((await api(`/principals/${danaId}/agents`)).body.items.length, 3, 'the default page holds them all');
+
+  // The person's own list pages the same way.
+  const mine = await api('/me/agents?limit=1', { token: danaToken });
+  assert.equal(mine.status, 200, JSON.stringify(mine.body));
+  assert.deepEqual(mine.body.items.map((x: any) => x.agent.id), [ids[0]]);
+  assert.deepEqual((await api(`/me/agents?limit=1&cursor=${encodeURIComponent(mine.body.next)}`, { token: danaToken })).body.items.map((x: any) => x.agent.id), [ids[1]]);
+
+  // /openapi.json describes the paging of both lists.
+  const doc = (await (await fetch(`${server.issuer}/openapi.json`)).json()) as any;
+  for (const path of ['/api/v1/me/agents', '/api/v1/principals/{id}/agents']) {
+    const op = doc.paths[path].get;
+    const limit = op.parameters.find((p: any) => p.name === 'limit' && p.in === 'query');
+    assert.deepEqual([limit?.schema.minimum, limit?.schema.maximum], [1, 500], path);
+    assert.ok(op.parameters.some((p: any) => p.name === 'cursor' && p.in === 'query'), path);
+    const next = op.responses['200'].content['application/json'].schema.properties.next;
+    assert.deepEqual(next.anyOf.map((t: any) => t.type).sort(), ['null', 'string'], `${path}: next is a cursor or null`);
+  }
+
+  const exchangeCursor = Buffer.from(JSON.stringify(['2026-01-01 00:00:00+00', ids[0]])).toString('base64url');
+  for (const [label, query] of [['limit 0', 'limit=0'], ['limit 501', 'limit=501'], ['limit not a number', 'limit=many'], ['a cursor not from this list', 'cursor=bogus'],
+    ["another list's cursor", `cursor=${exchangeCursor}`], ['an unknown parameter', 'page=2']] as const) {
+    for (const path of [`/principals/${danaId}/agents?${query}`, `/me/agents?${query}`]) {
+      const r = await api(path, { token: path.startsWith('/me') ? danaToken : undefined });
+      assert.equal(r.status, 400, `${label} ${path}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.error.code, 'VALIDATION_ERROR', label);
+    }
+  }
 });
 
 test('bad inputs get OAuth errors', async () => {

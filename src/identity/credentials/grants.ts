@@ -115,7 +115,7 @@ async function assertedPrincipal(deps: CredentialGrantDeps, assertion: string, i
 /** Adds the API-key and key-pair grants, and delegation to agents (RFC 8693 with an actor token), to the provider's token endpoint. */
 export function registerCredentialGrants(provider: Provider, deps: CredentialGrantDeps): void {
   const delegation = {
-    db: deps.db, accounts: deps.accounts, clients: deps.clients, knownScopes: deps.knownScopes, maxDepth: deps.delegationMaxDepth,
+    db: deps.db, accounts: deps.accounts, clients: deps.clients, organizations: deps.organizations, knownScopes: deps.knownScopes, maxDepth: deps.delegationMaxDepth,
     approvalPage: new URL('/agents', deps.issuer).href,
     verifyActorAssertion: (assertion: string, ip: string | undefined) => assertedPrincipal(deps, assertion, ip),
   };

@@ -4,7 +4,7 @@ import { UsageError, flag, str, strs, type Command } from '../../kit/cli-runner.
 import { createAgent } from '../principals/store.ts';
 import { findHumanByEmail, findPrincipal, type PrincipalView } from '../principals/view.ts';
 import { createKeypair, KEY_ALGORITHMS, type KeyAlgorithm } from '../credentials/store.ts';
-import { personAgents } from './routes.ts';
+import { allPersonAgents } from './routes.ts';
 
 type WithDatabase = <T>(fn: (db: Database) => Promise<T>) => Promise<T>;
 
@@ -93,7 +93,7 @@ export function agentCommands(withDatabase: WithDatabase, knownScopes: readonly 
       required: ['for'],
       run: ({ values, result }) => withDatabase(async (db) => {
         const person = await personOf(db, str(values, 'for')!);
-        const { items } = await personAgents(db, person.id);
+        const items = await allPersonAgents(db, person.id);
         result({ person_id: person.id, items }, items.length
           ? items.map((x) => `${x.agent.identifier} (${x.agent.id})  model: ${x.agent.agent?.model_id ?? '-'}  approval: ${x.approval?.status ?? 'none'}${x.approval?.scopes.length ? ` [${x.approval.scopes.join(' ')}]` : ''}  live tokens: ${x.live_tokens.length}`)
           : [`no agents act for ${person.identifier}`]);

@@ -2,6 +2,7 @@ import { errors, type AccessToken, type TokenEndpointGrantContext } from 'oidc-p
 import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js';
 import type { Database } from '../../kit/db.ts';
 import type { ClientStore } from '../oidc/clients.ts';
+import type { OrganizationTokens } from '../organizations/token-scope.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { PrincipalView } from '../principals/view.ts';
 import { actClaim, agentPolicy, delegatedAudience, delegatedScopes } from './policy.ts';
@@ -18,6 +19,8 @@ export interface DelegationDeps {
   db: Database;
   accounts: PrincipalDirectory;
   clients: ClientStore;
+  /** The subject token's organization carries over to the delegated token (organizations/token-scope.ts). */
+  organizations: OrganizationTokens;
   knownScopes: ReadonlySet<string>;
   maxDepth: number;
   /** Where the person approves agents, named in the access_denied description. */
@@ -108,6 +111,18 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
   try {
     const a = agent.agent!;
     const policy = agentPolicy(a);
+    // A bound token is only usable with a proof by its key, the subject as much as the actor: otherwise a stolen
+    // DPoP-bound person token could be handed to any agent. One DPoP header proves one key, so both tokens bound to
+    // different keys cannot be presented together.
+    const dPoP = await validateDpop(ctx.oidc.provider, ctx);
+    if (subject.jkt && boundTo && subject.jkt !== boundTo) {
+      throw policyRefusal('the subject token and the actor token are DPoP-bound to different keys: one DPoP proof cannot prove both');
+    }
+    if (subject.jkt && dPoP?.thumbprint !== subject.jkt) throw policyRefusal('the subject token is DPoP-bound: the request needs a DPoP proof by its key');
+    // An actor token bound to a key proves the agent only with a proof by that key (otherwise a stolen bound token would do).
+    if (boundTo && dPoP?.thumbprint !== boundTo) throw policyRefusal('the actor token is DPoP-bound: the request needs a DPoP proof by its key');
+    // The delegated token stays in the subject's organization (the person's membership keeps it alive); naming another is refused.
+    await deps.organizations.decide(ctx, root.id, subject, { refuse: policyRefusal, source: 'the subject token' });
     if (parentChain.length > 1) {
       const holder = await deps.accounts.find(parentChain.at(-1));
       if (!holder?.agent || !agentPolicy(holder.agent).canDelegate) throw policyRefusal('the agent holding the subject token may not delegate further (capability_constraints.can_delegate)');
@@ -130,10 +145,7 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
     audience = aud.audience;
 
     // A proof, when sent, binds the new token to its key; an agent (or app) that must use DPoP is refused without one.
-    const dPoP = await validateDpop(ctx.oidc.provider, ctx);
     if (!dPoP && (a.dpopRequired || client.dpopBoundAccessTokens)) throw new errors.InvalidGrant('DPoP proof JWT not provided');
-    // An actor token bound to a key proves the agent only with a proof by that key (otherwise a stolen bound token would do).
-    if (boundTo && dPoP?.thumbprint !== boundTo) throw policyRefusal('the actor token is DPoP-bound: the request needs a DPoP proof by its key');
 
     if (a.requiresConfirmation && !(await approvedFor(deps.db, root.id, agent.id, scopes))) {
       await requestApproval(deps.db, root.id, agent.id, scopes);

@@ -24,6 +24,8 @@ const Form = Type.Object({
   csrf: Type.Optional(Type.String({ maxLength: 200 })),
   decision: Type.Optional(Type.String({ maxLength: 10 })),
 }, { additionalProperties: true });
+/** How many agent ids the page reads at once. */
+const PAGE = 500;
 const NOTICES: Record<string, string> = { approve: 'The agent was approved.', deny: 'The request was declined.', revoke: 'The agent was revoked; its tokens no longer work.' };
 
 /** The person's agents page (`/agents`): pending requests to approve or deny, approved agents to revoke. */
@@ -39,7 +41,14 @@ export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise
       const person = session ? await findPrincipal(deps.db, session.principalId) : undefined;
       // Signing in is the one sign-in of the account pages (password or social, then any second factor), and back here.
       if (!person) return reply.header('cache-control', 'no-store').redirect(signInLink('/agents'), 303);
-      const [ids, tokens] = await Promise.all([agentIdsOf(deps.db, person.id), liveDelegatedTokens(deps.db, person.id)]);
+      // The page shows every agent, so it reads the list page after page.
+      const ids: string[] = [];
+      for (;;) {
+        const page = await agentIdsOf(deps.db, person.id, { limit: PAGE, after: ids.at(-1) });
+        ids.push(...page);
+        if (page.length < PAGE) break;
+      }
+      const tokens = await liveDelegatedTokens(deps.db, person.id, ids);
       const agents: AgentCard[] = [];
       for (const id of ids) {
         const [agent, approval] = await Promise.all([findPrincipal(deps.db, id), findApproval(deps.db, person.id, id)]);

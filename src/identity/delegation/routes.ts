@@ -5,7 +5,7 @@ import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
-import { ByTime, Errors, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
+import { ById, ByTime, Errors, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
 import type { AdminScope } from '../principals/routes.ts';
 import { PrincipalOut, principalOut } from '../principals/routes.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
@@ -34,7 +34,7 @@ const PersonAgentOut = Type.Object({
   approval: Nullable(ApprovalOut),
   live_tokens: Type.Array(DelegatedTokenOut, { description: 'Live tokens this agent (or an agent below it) holds for the person.' }),
 });
-const PersonAgents = Type.Object({ items: Type.Array(PersonAgentOut), next: Type.Null({ description: 'Always null: a person has at most 500 agents listed, in one page.' }) });
+const PersonAgents = pageOf(PersonAgentOut);
 const ExchangeOut = Type.Object({
   id: Uuid, created_at: Time, principal_id: Uuid, actor_id: Uuid, delegation_chain: Type.Array(Uuid), client_id: Type.String(),
   scopes: Type.Array(Type.String()), audience: Type.Array(Type.String()),
@@ -48,16 +48,33 @@ function approvalOut(a: Approval | undefined): Static<typeof ApprovalOut> | null
   return rest;
 }
 
-/** The agents acting, or asking to act, for a person, each with its approval and its live delegated tokens. */
-export async function personAgents(db: Database, personId: string): Promise<Static<typeof PersonAgents>> {
-  const [ids, tokens] = await Promise.all([agentIdsOf(db, personId), liveDelegatedTokens(db, personId)]);
+/**
+ * The agents acting, or asking to act, for a person, each with its approval and its live delegated tokens: one page in
+ * agent id order (`cursor` is `next` of the previous page; a cursor this list did not give is a 400).
+ */
+export async function personAgents(db: Database, personId: string, page: { limit: number; cursor?: string | undefined }): Promise<Static<typeof PersonAgents>> {
+  const ids = await agentIdsOf(db, personId, { limit: page.limit + 1, after: decodeCursor(page.cursor, ById)?.[0] });
+  const { items: shown, next } = toPage(ids, page.limit, (id) => [id]);
+  const tokens = await liveDelegatedTokens(db, personId, shown);
   const items: Static<typeof PersonAgentOut>[] = [];
-  for (const id of ids) {
+  for (const id of shown) {
     const agent = await findPrincipal(db, id);
     if (!agent) continue;
     items.push({ agent: principalOut(agent), approval: approvalOut(await findApproval(db, personId, id)), live_tokens: tokens.filter((t) => t.delegation_chain.includes(id)) });
   }
-  return { items, next: null };
+  return { items, next };
+}
+
+/** Every one of a person's agents, page after page (the CLI prints them all). */
+export async function allPersonAgents(db: Database, personId: string): Promise<Static<typeof PersonAgentOut>[]> {
+  const items: Static<typeof PersonAgentOut>[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await personAgents(db, personId, { limit: 500, cursor });
+    items.push(...page.items);
+    cursor = page.next ?? undefined;
+  } while (cursor);
+  return items;
 }
 
 const AgentParams = Type.Object({ id: Uuid, agentId: Uuid });
@@ -72,8 +89,8 @@ export async function registerDelegationAdminRoutes(scope: AdminScope, deps: { d
     return p;
   };
   scope.get('/principals/:id/agents', {
-    schema: { operationId: 'listPersonAgents', tags, security, summary: "A person's agents: each with its approval and the live tokens it holds for them", params: Type.Object({ id: Uuid }), response: { 200: PersonAgents, ...Errors } },
-  }, async (request) => personAgents(deps.db, (await personOf(request.params.id)).id));
+    schema: { operationId: 'listPersonAgents', tags, security, summary: "A person's agents, in id order: each with its approval and the live tokens it holds for them", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: PersonAgents, ...Errors } },
+  }, async (request) => personAgents(deps.db, (await personOf(request.params.id)).id, request.query));
 
   scope.delete('/principals/:id/agents/:agentId/approval', {
     schema: { operationId: 'revokeAgentApproval', tags, security, summary: "Withdraw a person's approval of an agent; the tokens it holds for them (and those delegated from them) are revoked", params: AgentParams, response: { 204: Type.Null(), ...Errors } },
@@ -115,8 +132,8 @@ export async function registerPersonDelegationRoutes(app: App, deps: { db: Datab
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
     scope.get('/me/agents', {
-      schema: { operationId: 'listMyAgents', tags, security, summary: 'My agents: their approvals, pending requests and the live tokens they hold for me', response: { 200: PersonAgents, ...Errors } },
-    }, async (request) => personAgents(deps.db, (await personOf(request)).id));
+      schema: { operationId: 'listMyAgents', tags, security, summary: 'My agents, in id order: their approvals, pending requests and the live tokens they hold for me', querystring: Page, response: { 200: PersonAgents, ...Errors } },
+    }, async (request) => personAgents(deps.db, (await personOf(request)).id, request.query));
 
     for (const action of ['approve', 'deny'] as const) {
       scope.post(`/me/agents/:agentId/${action}`, {

@@ -140,15 +140,6 @@ export async function revokeApproval(db: Database, principalId: string, agentId:
   });
 }
 
-/** A person's approvals (pending, approved, denied, revoked), newest request first. */
-export async function listApprovals(db: Queryable, principalId: string): Promise<Approval[]> {
-  const r = await db.query<Approval>(
-    `SELECT ${APPROVAL_COLUMNS} FROM agent_approvals a WHERE a.principal_id = $1 ORDER BY coalesce(a.requested_at, a.created_at) DESC, a.id LIMIT 500`,
-    [principalId],
-  );
-  return r.rows;
-}
-
 export interface DelegatedTokenView {
   id: string;
   actor_id: string;
@@ -162,16 +153,17 @@ export interface DelegatedTokenView {
   expires_at: string;
 }
 
-/** Live tokens agents hold for this person, newest first. */
-export async function liveDelegatedTokens(db: Queryable, principalId: string, agentId?: string): Promise<DelegatedTokenView[]> {
+/** Live tokens agents hold for this person, newest first: those with one of `agentIds` in their chain. */
+export async function liveDelegatedTokens(db: Queryable, principalId: string, agentIds: readonly string[]): Promise<DelegatedTokenView[]> {
+  if (!agentIds.length) return [];
   const r = await db.query<DelegatedTokenView>(
     `SELECT id, delegation_chain ->> -1 AS actor_id, delegation_chain, parent_token_id, client_id, scopes, audience, dpop_jkt IS NOT NULL AS dpop_bound,
             ${isoUtc('created_at')} AS created_at, ${isoUtc('access_expires_at')} AS expires_at
        FROM oauth_tokens
       WHERE principal_id = $1 AND delegation_chain IS NOT NULL AND NOT revoked AND access_expires_at > now()
-        AND ($2::text IS NULL OR delegation_chain ? $2)
-      ORDER BY created_at DESC, id LIMIT 500`,
-    [principalId, agentId ?? null],
+        AND delegation_chain ?| $2::text[]
+      ORDER BY created_at DESC, id`,
+    [principalId, agentIds],
   );
   return r.rows;
 }
@@ -228,14 +220,20 @@ export async function listExchanges(db: Queryable, principalId: string, page: { 
   return r.rows.map(({ sort_at, ...x }) => ({ ...x, position: [sort_at, x.id] }));
 }
 
-/** The agents that act, or asked to act, for this person: bound to them (delegating_principal_id) or with an approval row. */
-export async function agentIdsOf(db: Queryable, principalId: string): Promise<string[]> {
+/**
+ * The agents that act, or asked to act, for this person: bound to them (delegating_principal_id), with an approval row,
+ * or holding a live token for them. In id order; `after` is the last id of the previous page.
+ */
+export async function agentIdsOf(db: Queryable, principalId: string, page: { limit: number; after?: string | undefined }): Promise<string[]> {
   const r = await db.query<{ id: string }>(
-    `SELECT principal_id AS id FROM agents WHERE delegating_principal_id = $1
-     UNION SELECT agent_id FROM agent_approvals WHERE principal_id = $1
-     UNION SELECT DISTINCT (delegation_chain ->> -1)::uuid FROM oauth_tokens WHERE principal_id = $1 AND delegation_chain IS NOT NULL AND NOT revoked AND access_expires_at > now()
-     LIMIT 500`,
-    [principalId],
+    `SELECT id FROM (
+       SELECT principal_id AS id FROM agents WHERE delegating_principal_id = $1
+       UNION SELECT agent_id FROM agent_approvals WHERE principal_id = $1
+       UNION SELECT (delegation_chain ->> -1)::uuid FROM oauth_tokens
+              WHERE principal_id = $1 AND delegation_chain IS NOT NULL AND NOT revoked AND access_expires_at > now()) a
+      WHERE $2::uuid IS NULL OR id > $2
+      ORDER BY id LIMIT $3`,
+    [principalId, page.after ?? null, page.limit],
   );
   return r.rows.map((x) => x.id);
 }

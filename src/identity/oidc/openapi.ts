@@ -48,7 +48,7 @@ export const OIDC_PATHS = {
   '/oauth/token': {
     post: {
       operationId: 'token', tags, summary: 'Token endpoint: authorization_code, refresh_token, client_credentials', security: [{ clientBasic: [] }, {}],
-      parameters: [{ name: 'DPoP', in: 'header', required: false, schema: { type: 'string' }, description: 'A DPoP proof JWT (RFC 9449): the tokens issued are bound to its key; required for an app with dpop_bound_access_tokens and to refresh a bound refresh token' }],
+      parameters: [{ name: 'DPoP', in: 'header', required: false, schema: { type: 'string' }, description: 'A DPoP proof JWT (RFC 9449): the tokens issued are bound to its key; required for an app with dpop_bound_access_tokens, to refresh a bound refresh token, and (by that token\'s key) to exchange a bound subject or actor token' }],
       requestBody: {
         required: true,
         content: form({
@@ -67,7 +67,7 @@ export const OIDC_PATHS = {
           scope: str('client_credentials or refresh_token: the scopes wanted (at most those allowed)'),
           client_id: str('A public app (no secret), or client_secret_post'),
           client_secret: str('client_secret_post'),
-          organization: str('Any grant: an organization id or slug the token is scoped to (its principal must be an active member, else invalid_grant)'),
+          organization: str('Any grant: an organization id or slug the token is scoped to (its principal must be an active member, else invalid_grant); a delegation exchange keeps the subject token\'s organization and refuses another'),
         }, ['grant_type']),
       },
       responses: {

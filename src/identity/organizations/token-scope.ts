@@ -89,20 +89,25 @@ export class OrganizationTokens {
 
   /**
    * At the token endpoint, for the principal a token will speak for: the organization requested now, or the one its
-   * code or refresh token is bound to (a different one is refused). Remembered for the token's save (extraTokenClaims).
+   * code, refresh token or (delegation) subject token is bound to (a different one is refused). Remembered for the
+   * token's save (extraTokenClaims). `refusal` lets a grant name what is bound and show its descriptions (the provider's
+   * InvalidGrant hides them).
    */
-  async decide(ctx: KoaContextWithOIDC, principalId: string | undefined, source?: unknown): Promise<OrgMembership | undefined> {
+  async decide(
+    ctx: KoaContextWithOIDC, principalId: string | undefined, source?: unknown,
+    refusal: { refuse: (description: string) => Error; source: string } = { refuse: (d) => new errors.InvalidGrant(d), source: 'this grant' },
+  ): Promise<OrgMembership | undefined> {
     const known = this.decided.get(ctx);
     if (known !== undefined) return known ?? undefined;
     const requested = this.requestedAtToken(ctx);
     const bound = boundOrganization(source);
     let m: OrgMembership | undefined;
     if (requested) {
-      m = await this.require(requested, principalId, (d) => new errors.InvalidGrant(d));
-      if (bound && bound !== m.orgId) throw new errors.InvalidGrant('this grant is bound to another organization');
+      m = await this.require(requested, principalId, refusal.refuse);
+      if (bound && bound !== m.orgId) throw refusal.refuse(`${refusal.source} is bound to another organization`);
     } else if (bound) {
       m = await this.membership(bound, principalId);
-      if (!m) throw new errors.InvalidGrant('the principal is no longer an active member of the organization this grant is bound to');
+      if (!m) throw refusal.refuse(`the principal is no longer an active member of the organization ${refusal.source} is bound to`);
     }
     this.decided.set(ctx, m ?? null);
     return m;
