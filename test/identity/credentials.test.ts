@@ -244,3 +244,32 @@ test('discovery still advertises only the contract grant types', async () => {
   const d = (await (await fetch(`${server.issuer}/.well-known/openid-configuration`)).json()) as any;
   assert.deepEqual([...d.grant_types_supported].sort(), ['authorization_code', 'client_credentials', 'refresh_token']);
 });
+
+// API keys, key pairs and jtis are read and written many per statement (credentials/lookup.ts): requests arriving
+// together share one query, and each must still get its own principal, refusal or single use.
+test('requests arriving together: each API key gets its own principal, a revoked one is refused, an assertion is spent once', async () => {
+  const services = await Promise.all(['batch-a', 'batch-b', 'batch-c'].map((name) => service(name, ['reports:read'])));
+  const keys = await Promise.all(services.map(async (s) => (await api(`/principals/${s.id}/credentials`, { method: 'POST', body: { type: 'api_key' } })).body));
+  const revoked = keys[2];
+  assert.equal((await api(`/principals/${services[2]!.id}/credentials/${revoked.credential.id}/revoke`, { method: 'POST', body: { reason: 'leaked' } })).status, 200);
+
+  const answers = await Promise.all([0, 1, 2, 0, 1, 2].map((i) => exchange(keys[i].api_key)));
+  for (const [n, i] of [0, 1, 2, 0, 1, 2].entries()) {
+    if (i === 2) {
+      assert.equal(answers[n]!.status, 400, 'the revoked key is refused even in company');
+      assert.equal(answers[n]!.json.error, 'invalid_grant');
+      continue;
+    }
+    assert.equal(answers[n]!.status, 200, answers[n]!.text);
+    assert.equal((await introspect(answers[n]!.json.access_token)).json.sub, services[i]!.id, 'each token speaks for its own key\'s principal');
+  }
+
+  const { privateKey } = await registered(services[0]!.id, 'batch-signer');
+  const jwt = await assertion(privateKey, 'RS256', 'batch-signer', services[0]!.id);
+  const others = await Promise.all([1, 2, 3].map(() => assertion(privateKey, 'RS256', 'batch-signer', services[0]!.id)));
+  const sameTwelveTimes = await Promise.all(Array.from({ length: 12 }, () => token({ grant_type: JWT_BEARER, assertion: jwt })));
+  const distinct = await Promise.all(others.map((a) => token({ grant_type: JWT_BEARER, assertion: a })));
+  assert.equal(sameTwelveTimes.filter((r) => r.status === 200).length, 1, 'one assertion sent twelve times at once gives one token');
+  for (const r of sameTwelveTimes.filter((x) => x.status !== 200)) assert.equal(r.json.error, 'invalid_grant');
+  assert.deepEqual(distinct.map((r) => r.status), [200, 200, 200], 'distinct assertions of one key each give a token');
+});

@@ -1,9 +1,11 @@
-import { decodeProtectedHeader, importSPKI, jwtVerify, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { errors, type Provider, type TokenEndpointGrantContext } from 'oidc-provider';
 import type { Database } from '../../kit/db.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { ORGANIZATION_PARAM, type OrganizationTokens } from '../organizations/token-scope.ts';
-import { findApiKey, findKeypair, noteCredentialUse, useJti, type UsableCredential } from './store.ts';
+import { noteCredentialUse, type UsableCredential } from './store.ts';
+import type { CredentialLookup } from './lookup.ts';
+import { publicKeyOf } from './public-keys.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import { ACCESS_TOKEN_TYPE as DELEGATED_SUBJECT_TYPE, DELEGATION_PARAMS, exchangeForAgent } from '../delegation/exchange.ts';
 
@@ -30,6 +32,8 @@ export interface CredentialGrantDeps {
   tokenEndpoint: string;
   organizations: OrganizationTokens;
   clients: ClientStore;
+  /** API keys, key pairs and spent jtis, read and written many per statement. */
+  credentials: CredentialLookup;
   /** IDENTITY_DELEGATION_MAX_DEPTH: the most agents one delegation chain may hold. */
   delegationMaxDepth: number;
 }
@@ -81,12 +85,12 @@ async function verifyAssertion(deps: CredentialGrantDeps, assertion: string): Pr
     throw new errors.InvalidGrant('the assertion is not a JWT');
   }
   if (typeof kid !== 'string' || !kid) throw new errors.InvalidGrant('the assertion header must name the key (kid)');
-  const credential = await findKeypair(deps.db, kid);
+  const credential = await deps.credentials.keypair(kid);
   if (!credential?.publicKey || !credential.keyAlgorithm) throw new errors.InvalidGrant('no live key has this kid (unknown, expired or revoked)');
   if (alg !== credential.keyAlgorithm) throw new errors.InvalidGrant(`the key ${kid} signs with ${credential.keyAlgorithm}`);
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(assertion, await importSPKI(credential.publicKey, credential.keyAlgorithm), {
+    ({ payload } = await jwtVerify(assertion, await publicKeyOf(credential.publicKey, credential.keyAlgorithm), {
       algorithms: [credential.keyAlgorithm],
       issuer: credential.principalId,
       subject: credential.principalId,
@@ -105,7 +109,7 @@ async function verifyAssertion(deps: CredentialGrantDeps, assertion: string): Pr
 /** A signed assertion's key, claims and jti checked and the jti spent: the principal it proves. */
 async function assertedPrincipal(deps: CredentialGrantDeps, assertion: string, ip: string | undefined): Promise<string> {
   const { credential, payload } = await verifyAssertion(deps, assertion);
-  if (!(await useJti(deps.db, credential.principalId, payload.jti!, new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000)))) {
+  if (!(await deps.credentials.spendJti(credential.principalId, payload.jti!, new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000)))) {
     throw new errors.InvalidGrant('the assertion was used before (its jti is spent)');
   }
   await noteCredentialUse(deps.db, credential.id, ip);
@@ -125,7 +129,7 @@ export function registerCredentialGrants(provider: Provider, deps: CredentialGra
     // An access token as the subject is delegation: an agent acting for its person (src/identity/delegation).
     if (subjectTokenType === DELEGATED_SUBJECT_TYPE) return exchangeForAgent(ctx, delegation);
     if (subjectTokenType !== API_KEY_TOKEN_TYPE) throw new errors.InvalidRequest(`subject_token_type must be ${API_KEY_TOKEN_TYPE} or ${DELEGATED_SUBJECT_TYPE}`);
-    const credential = await findApiKey(deps.db, subjectToken);
+    const credential = await deps.credentials.apiKey(subjectToken);
     if (!credential) throw new errors.InvalidGrant('the API key is invalid, expired or revoked');
     await issue(ctx, deps, credential, true);
   }, ['subject_token', 'subject_token_type', 'scope', ORGANIZATION_PARAM, ...DELEGATION_PARAMS], ['audience']);
@@ -136,7 +140,7 @@ export function registerCredentialGrants(provider: Provider, deps: CredentialGra
     const { credential, payload } = await verifyAssertion(deps, assertion);
     // Checked before the jti is spent, so a refused organization does not burn the assertion.
     await deps.organizations.decide(ctx, credential.principalId);
-    if (!(await useJti(deps.db, credential.principalId, payload.jti!, new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000)))) {
+    if (!(await deps.credentials.spendJti(credential.principalId, payload.jti!, new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000)))) {
       throw new errors.InvalidGrant('the assertion was used before (its jti is spent)');
     }
     await issue(ctx, deps, credential, false);

@@ -121,28 +121,8 @@ export interface UsableCredential {
   keyAlgorithm: string | null;
 }
 
-const USABLE = "NOT revoked AND active AND (expires_at IS NULL OR expires_at > now())";
-
-/** The live API key with this value, if any. */
-export async function findApiKey(db: Queryable, apiKey: string): Promise<UsableCredential | undefined> {
-  if (!apiKey.startsWith(API_KEY_PREFIX) || apiKey.length > 200) return undefined;
-  const r = await db.query<{ id: string; principal_id: string; scopes: string[] }>(
-    `SELECT id, principal_id, scopes FROM credentials WHERE type = 'api_key' AND secret_hash = $1 AND ${USABLE}`,
-    [sha256Hex(apiKey)],
-  );
-  const row = r.rows[0];
-  return row ? { id: row.id, principalId: row.principal_id, scopes: row.scopes, publicKey: null, keyAlgorithm: null } : undefined;
-}
-
-/** The live keypair credential with this key id, if any. */
-export async function findKeypair(db: Queryable, keyId: string): Promise<UsableCredential | undefined> {
-  const r = await db.query<{ id: string; principal_id: string; scopes: string[]; public_key: string; key_algorithm: string }>(
-    `SELECT id, principal_id, scopes, public_key, key_algorithm FROM credentials WHERE type = 'keypair' AND key_id = $1 AND ${USABLE}`,
-    [keyId],
-  );
-  const row = r.rows[0];
-  return row ? { id: row.id, principalId: row.principal_id, scopes: row.scopes, publicKey: row.public_key, keyAlgorithm: row.key_algorithm } : undefined;
-}
+/** A credential that may be used now (lookup.ts). */
+export const USABLE = "NOT revoked AND active AND (expires_at IS NULL OR expires_at > now())";
 
 const lastUse = new LastUseWrites();
 
@@ -150,11 +130,5 @@ const lastUse = new LastUseWrites();
 export async function noteCredentialUse(db: Queryable, id: string, ip: string | undefined): Promise<void> {
   if (!lastUse.due(id)) return;
   await db.query('UPDATE credentials SET last_used_at = now(), last_used_ip = $2 WHERE id = $1', [id, ip ?? null]);
-}
-
-/** Records an assertion's jti; false when it was used before (a replay). */
-export async function useJti(db: Queryable, principalId: string, jti: string, expiresAt: Date): Promise<boolean> {
-  const r = await db.query('INSERT INTO assertion_jtis (jti_hash, principal_id, expires_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [sha256Hex(`${principalId}:${jti}`), principalId, expiresAt]);
-  return r.rowCount > 0;
 }
 

@@ -7,6 +7,7 @@ import type { Database } from '../../kit/db.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { adapterFactory } from './adapter.ts';
 import { CREDENTIAL_GRANTS, registerCredentialGrants } from '../credentials/grants.ts';
+import { CredentialLookup } from '../credentials/lookup.ts';
 import { EXTRA_CLIENT_PROPERTIES, type ClientStore } from './clients.ts';
 import { reuseClientsPerAppVersion } from './client-reuse.ts';
 import { fastRouteOrigin } from './fast-route.ts';
@@ -320,7 +321,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
   provider.proxy = true;
   registerCredentialGrants(provider, {
     db: deps.db, accounts: deps.accounts, clients: deps.clients, knownScopes: known, issuer: deps.issuer, tokenEndpoint: new URL(ROUTES.token, deps.issuer).href,
-    delegationMaxDepth: deps.delegationMaxDepth, organizations: orgs,
+    delegationMaxDepth: deps.delegationMaxDepth, organizations: orgs, credentials: new CredentialLookup(deps.db),
   });
   provider.use(shapeResponses(deps, orgs));
   provider.on('server_error', (ctx: any, err: Error) => {
