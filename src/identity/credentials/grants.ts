@@ -7,6 +7,7 @@ import { noteCredentialUse, type UsableCredential } from './store.ts';
 import type { CredentialLookup } from './lookup.ts';
 import { publicKeyOf } from './public-keys.ts';
 import type { ClientStore } from '../oidc/clients.ts';
+import { ExchangeWrites } from '../delegation/exchange-writes.ts';
 import { ACCESS_TOKEN_TYPE as DELEGATED_SUBJECT_TYPE, DELEGATION_PARAMS, exchangeForAgent } from '../delegation/exchange.ts';
 
 /** RFC 8693 token exchange: an API key is the subject token. */
@@ -119,7 +120,7 @@ async function assertedPrincipal(deps: CredentialGrantDeps, assertion: string, i
 /** Adds the API-key and key-pair grants, and delegation to agents (RFC 8693 with an actor token), to the provider's token endpoint. */
 export function registerCredentialGrants(provider: Provider, deps: CredentialGrantDeps): void {
   const delegation = {
-    db: deps.db, accounts: deps.accounts, clients: deps.clients, organizations: deps.organizations, knownScopes: deps.knownScopes, maxDepth: deps.delegationMaxDepth,
+    db: deps.db, accounts: deps.accounts, clients: deps.clients, organizations: deps.organizations, writes: new ExchangeWrites(deps.db), knownScopes: deps.knownScopes, maxDepth: deps.delegationMaxDepth,
     approvalPage: new URL('/agents', deps.issuer).href,
     verifyActorAssertion: (assertion: string, ip: string | undefined) => assertedPrincipal(deps, assertion, ip),
   };

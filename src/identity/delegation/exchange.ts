@@ -7,7 +7,8 @@ import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { PrincipalView } from '../principals/view.ts';
 import { actClaim, agentPolicy, delegatedAudience, delegatedScopes } from './policy.ts';
 import { delegationOf, delegationLive } from './entitlement.ts';
-import { approvedFor, linkAndRecord, recordExchange, requestApproval, tokenRowId } from './store.ts';
+import { approvedFor, recordExchange, requestApproval } from './store.ts';
+import type { ExchangeWrites } from './exchange-writes.ts';
 
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 /** RFC 8693 section 3: a JWT; here an assertion signed with one of the agent's registered keys (as for RFC 7523). */
@@ -21,6 +22,8 @@ export interface DelegationDeps {
   clients: ClientStore;
   /** The subject token's organization carries over to the delegated token (organizations/token-scope.ts). */
   organizations: OrganizationTokens;
+  /** The subject's row id and the issued token's link, many per statement. */
+  writes: ExchangeWrites;
   knownScopes: ReadonlySet<string>;
   maxDepth: number;
   /** Where the person approves agents, named in the access_denied description. */
@@ -154,7 +157,7 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
 
     const remaining = Math.floor(subject.exp! - Date.now() / 1000);
     if (remaining < 1) throw new errors.InvalidGrant('the subject token is expired');
-    const parentTokenId = await tokenRowId(deps.db, params.subject_token!);
+    const parentTokenId = await deps.writes.tokenRowId(params.subject_token!);
     if (!parentTokenId) throw new errors.InvalidGrant('the subject token is invalid, expired or revoked');
 
     // No grant stands behind a delegated token (the person's approval and the subject token are its authority): the type
@@ -173,7 +176,7 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
     ctx.oidc.entity('AccessToken', token);
     const value = await token.save();
     recorded = true;
-    const tokenId = await linkAndRecord(deps.db, value, { ...record, scopes, audience, outcome: 'issued', parentTokenId, expiresAt: new Date(Date.now() + token.expiration * 1000) });
+    const tokenId = await deps.writes.linkAndRecord(value, { ...record, scopes, audience, outcome: 'issued', parentTokenId, expiresAt: new Date(Date.now() + token.expiration * 1000) });
     if (!tokenId) throw new errors.InvalidGrant('the subject token was revoked');
     ctx.body = {
       access_token: value,

@@ -2,38 +2,6 @@ import type { Database, Queryable } from '../../kit/db.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import { isoUtc } from '../../kit/sql.ts';
 
-/** The row behind a presented token value (its SHA-256), for the parent link of a delegated token. */
-export async function tokenRowId(db: Queryable, value: string): Promise<string | undefined> {
-  const r = await db.query<{ id: string }>('SELECT id FROM oauth_tokens WHERE access_token_signature = $1', [sha256Hex(value)]);
-  return r.rows[0]?.id;
-}
-
-/**
- * Marks a just-issued token as delegated (its chain and its parent) and records the exchange, in one statement. If the
- * parent was revoked meanwhile (after the exchange read it, before this link existed, so the cascade could not reach it)
- * the new token is revoked too and the exchange recorded as refused; answers the token's row id, or undefined then.
- */
-export async function linkAndRecord(db: Queryable, value: string, e: ExchangeRecord & { parentTokenId: string }): Promise<string | undefined> {
-  const r = await db.query<{ id: string; revoked: boolean }>(
-    `WITH linked AS (
-       UPDATE oauth_tokens t SET delegation_chain = $2, parent_token_id = $3,
-              revoked = t.revoked OR p.revoked, revoked_at = CASE WHEN p.revoked THEN now() ELSE t.revoked_at END,
-              revoked_reason = CASE WHEN p.revoked THEN 'parent_revoked' ELSE t.revoked_reason END
-         FROM oauth_tokens p
-        WHERE t.access_token_signature = $1 AND p.id = $3
-        RETURNING t.id, t.revoked),
-     recorded AS (
-       INSERT INTO delegation_exchanges (principal_id, actor_id, delegation_chain, client_id, scopes, audience, outcome, error, token_id, parent_token_id, expires_at, client_ip)
-       SELECT $4, $5, $2, $6, $7, $8, CASE WHEN l.revoked THEN 'refused' ELSE 'issued' END, CASE WHEN l.revoked THEN 'invalid_grant' END,
-              CASE WHEN l.revoked THEN NULL ELSE l.id END, $3, $9, $10 FROM linked l)
-     SELECT id, revoked FROM linked`,
-    [sha256Hex(value), JSON.stringify(e.chain), e.parentTokenId, e.principalId, e.actorId, e.clientId, JSON.stringify(e.scopes), JSON.stringify(e.audience),
-      e.expiresAt ?? null, e.clientIp ?? null],
-  );
-  const row = r.rows[0];
-  return row && !row.revoked ? row.id : undefined;
-}
-
 /** Whether a token and every token it was delegated from are unrevoked (the parents are followed up the chain). */
 export async function chainUnrevoked(db: Queryable, value: string): Promise<boolean> {
   const r = await db.query<{ revoked: boolean | null; hops: number }>(
