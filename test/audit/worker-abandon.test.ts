@@ -9,6 +9,10 @@ import { createMetrics } from '../../src/audit/metrics.ts';
 import { JobWorker } from '../../src/audit/jobs/worker.ts';
 import { cancelJob, createJob, getJob } from '../../src/audit/jobs/store.ts';
 import { resolveConfig } from '../../src/audit/request/resolve.ts';
+import { connect } from 'node:net';
+import { runAudit } from '../../src/audit/engine/auditor.ts';
+import type { BrowserHost } from '../../src/audit/engine/browser-host.ts';
+import { createAddressPolicy } from '../../src/audit/safety/address-policy.ts';
 
 // An engine step that never returns and never looks at its abort signal (a browser call that hangs, seen in CI: a job
 // cancelled mid-visit kept its worker, renewing its lease, and held the service's shutdown). The worker must let go of
@@ -52,4 +56,34 @@ test('a running audit whose engine never returns still ends when cancelled, and 
     await db.close();
     await database.drop();
   }
+});
+
+// The same hang one level down: a browser that never answers for a new context. An aborted audit must still give back
+// its egress proxy's port at once (seen in CI: a proxy left listening kept a test process alive after its last test).
+test('an aborted audit closes its egress proxy even while a browser call never returns', async () => {
+  let proxyServer = '';
+  let asked!: () => void;
+  const askedForContext = new Promise<void>((resolve) => { asked = resolve; });
+  const host = {
+    newContext(server: string) {
+      proxyServer = server;
+      asked();
+      return new Promise<never>(() => {});
+    },
+  } as unknown as BrowserHost;
+  const controller = new AbortController();
+  const config = resolveConfig({}, { defaultVersion: '2.2', defaultLevel: 'AA', maxDepth: 2, maxPages: 5 });
+  const policy = createAddressPolicy(['127.0.0.1']);
+  void runAudit('http://127.0.0.1:9/', config, { host, policy, timing: { timeoutMs: 5_000, networkIdleMs: 0, settleMs: 0 }, pageConcurrency: 1 }, controller.signal).catch(() => {});
+  await askedForContext;
+  const { port } = new URL(proxyServer);
+  const reachable = () => new Promise<boolean>((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+  assert.equal(await reachable(), true, 'the proxy listens while the audit runs');
+  controller.abort();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(await reachable(), false, 'the aborted audit\'s proxy no longer listens');
 });

@@ -62,7 +62,11 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
   const proxy = await openEgressProxy(options.policy);
   let context: BrowserContext | null = null;
   let runner: AxeRunner | null = null;
-  const onAbort = () => void context?.close().catch(() => {});
+  // An aborted audit lets go of its browser context and its proxy at once, even if a browser call it awaits never returns.
+  const onAbort = () => {
+    void context?.close().catch(() => {});
+    void proxy.close();
+  };
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     context = await options.host.newContext(proxy.server);

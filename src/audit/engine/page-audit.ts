@@ -61,7 +61,6 @@ export async function visitPage(context: BrowserContext, runner: AxeRunner, url:
   const started = Date.now();
   const elapsed = () => Date.now() - started;
   if (signal?.aborted) throw new PageCancelled();
-  const page = await context.newPage();
   const refusalsBefore = refusals.length;
   let stop: (reason: 'timeout' | 'cancelled') => void = () => {};
   const stopped = new Promise<'timeout' | 'cancelled'>((resolve) => {
@@ -71,8 +70,13 @@ export async function visitPage(context: BrowserContext, runner: AxeRunner, url:
   const onAbort = () => stop('cancelled');
   signal?.addEventListener('abort', onAbort, { once: true });
   let httpStatus: number | null = null;
+  // Opening the page is bounded by the same clock: a browser going away can leave it unanswered.
+  let opened: Page | undefined;
+  const opening = context.newPage().then((page) => (opened = page));
+  opening.catch(() => {});
   try {
     const work = (async (): Promise<PageVisit> => {
+      const page = await opening;
       // No timeout of its own: the visit's time limit (the timer above) bounds it and names the limit; a second clock
       // of the same length here raced it and failed the page with Playwright's wording instead.
       const response = await page.goto(url, { waitUntil: 'load', timeout: 0 });
@@ -112,7 +116,9 @@ export async function visitPage(context: BrowserContext, runner: AxeRunner, url:
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
-    await page.close().catch(() => {});
+    // A page that opens after its visit was given up is closed when it does; the visit does not wait for that.
+    if (opened) await opened.close().catch(() => {});
+    else void opening.then((page) => page.close()).catch(() => {});
   }
 }
 

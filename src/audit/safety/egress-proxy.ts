@@ -109,14 +109,22 @@ export async function openEgressProxy(policy: AddressPolicy): Promise<EgressProx
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // It serves only its audit's browser context: it must never be what keeps a stopping process alive (seen in CI: an
+  // abandoned audit whose browser call never returned left its proxy listening, and the test process never exited).
+  server.unref();
   const { port } = server.address() as AddressInfo;
+  let closed: Promise<void> | undefined;
   return {
     server: `http://127.0.0.1:${port}`,
     refusals,
-    async close() {
-      for (const s of sockets) s.destroy();
-      for (const u of upstreams) u.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    // Once: an audit closes it when aborted and again when it ends.
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        for (const u of upstreams) u.destroy();
+        server.close(() => resolve());
+      });
+      return closed;
     },
   };
 }
