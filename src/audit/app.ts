@@ -105,7 +105,7 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   });
 
   const guard = createAuditGuard(db, config.identityUrl
-    ? { verifier: introspectionVerifier({ identityUrl: config.identityUrl, clientId: config.identityClientId!, clientSecret: config.identityClientSecret! }), requiredScope: config.requiredScope }
+    ? { verifier: introspectionVerifier({ identityUrl: config.identityUrl, clientId: config.identityClientId!, clientSecret: config.identityClientSecret! }), requiredScope: config.requiredScope, publicUrl: config.publicUrl }
     : null);
 
   registerHealthRoutes(app, db, pkg.version);

@@ -28,6 +28,7 @@ import { registerPersonDelegationRoutes } from './delegation/routes.ts';
 import { registerAgentPages } from './delegation/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
+import { dpopCheck } from '../kit/auth/dpop.ts';
 import { secondFactor } from './mfa/interaction.ts';
 import { registerAccountSecurity } from './mfa/account-routes.ts';
 import { registerPasskeyAssets } from './mfa/assets.ts';
@@ -168,6 +169,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       serviceTokens: [config.adminToken],
       verifier,
       howToEnable: 'sign in as a platform admin, or set IDENTITY_ADMIN_TOKEN',
+      publicUrl: config.issuer,
     });
     const invites = {
       db, mailer: smtpMailer(config.smtpUrl, config.mailFrom, log), inviteTtl: config.inviteTtl,
@@ -177,7 +179,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier });
     await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder });
-    await registerPersonDelegationRoutes(app, { db, holder, accounts, clients });
+    await registerPersonDelegationRoutes(app, { db, holder, accounts, clients, dpop: dpopCheck({ realm: 'identity', publicUrl: config.issuer }) });
     await registerMarketplace(app, { db, verifier, adminToken: config.adminToken });
     await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });
 

@@ -12,12 +12,23 @@ export function adminTokenVariable(service: string, unset: string): Variable<str
 }
 
 /**
+ * `<SERVICE>_PUBLIC_URL`: the base URL clients reach the service at. A DPoP proof names the URL its client called
+ * (`htu`), which behind a TLS-terminating proxy is not what the service itself sees.
+ */
+export function publicUrlVariable(service: string, port: number): Variable<string | undefined> {
+  return optionalUrl(`${service.toUpperCase()}_PUBLIC_URL`, ['http:', 'https:'], {
+    doc: `Public base URL of the ${service} service as its clients reach it (behind a proxy, the proxy's address, with any path prefix the proxy strips): a DPoP proof sent with a DPoP-bound access token must name this URL plus the request's path as its \`htu\`. Unset: the scheme and \`Host\` of each request as it arrives (\`http://localhost:${port}\` when called directly).`,
+  });
+}
+
+/**
  * The variables of the admin guard of a service other than identity: its own admin token, and the
  * identity service that checks access tokens with the service's client credentials.
  */
-export function adminGuardVariables(service: string) {
+export function adminGuardVariables(service: string, port: number) {
   const prefix = service.toUpperCase();
   return {
+    publicUrl: publicUrlVariable(service, port),
     adminToken: adminTokenVariable(service, `only access tokens of the identity service open it (see \`${prefix}_IDENTITY_URL\`); with neither, the admin API answers 401.`),
     identityUrl: optionalUrl(`${prefix}_IDENTITY_URL`, ['http:', 'https:'], {
       doc: `Base URL (issuer) of the platform's identity service, whose access tokens open the ${service} admin API when they carry the route's scope (checked by token introspection, answers kept a few seconds). Needs \`${prefix}_IDENTITY_CLIENT_ID\` and \`${prefix}_IDENTITY_CLIENT_SECRET\`.`,
@@ -28,6 +39,7 @@ export function adminGuardVariables(service: string) {
 }
 
 export interface AdminGuardConfig {
+  publicUrl: string | undefined;
   adminToken: string | undefined;
   identityUrl: string | undefined;
   identityClientId: string | undefined;
@@ -49,5 +61,6 @@ export function adminGuardFromConfig(service: string, config: AdminGuardConfig, 
     serviceTokens: [config.adminToken],
     verifier: tokens,
     howToEnable: `set ${prefix}_ADMIN_TOKEN, or ${prefix}_IDENTITY_URL with its client id and secret`,
+    publicUrl: config.publicUrl,
   });
 }
