@@ -28,7 +28,7 @@ import { registerPersonDelegationRoutes } from './delegation/routes.ts';
 import { registerAgentPages } from './delegation/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
-import { dpopCheck } from '../kit/auth/dpop.ts';
+import { DPOP_SCHEME_NOTE, dpopCheck } from '../kit/auth/dpop.ts';
 import { secondFactor } from './mfa/interaction.ts';
 import { registerAccountSecurity } from './mfa/account-routes.ts';
 import { registerPasskeyAssets } from './mfa/assets.ts';
@@ -94,7 +94,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
           securitySchemes: {
             ...oidc.securitySchemes,
             ...adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.'),
-            personToken: { type: 'http', scheme: 'bearer', description: 'An access token of this service issued to the signed-in person (any app, any scope).' },
+            personToken: { type: 'http', scheme: 'bearer', description: `An access token of this service issued to the signed-in person (any app, any scope). ${DPOP_SCHEME_NOTE}` },
           },
         },
         tags: [
@@ -164,6 +164,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     registerPasskeyAssets(app);
     await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup, secondFactor: second });
     const verifier = localTokenVerifier(holder, accounts, clients, db, new OrganizationTokens(db));
+    // The routes outside the admin guard that take a person's token check DPoP proofs with this one (one replay memory).
+    const dpop = dpopCheck({ realm: 'identity', publicUrl: config.issuer });
     const guard = createAdminGuard({
       realm: 'identity',
       serviceTokens: [config.adminToken],
@@ -177,10 +179,10 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     };
     await registerAgentPages(app, { db, csrf, issuer: config.issuer });
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
-    await registerInviteeRoutes(app, { db, verifier });
-    await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder });
-    await registerPersonDelegationRoutes(app, { db, holder, accounts, clients, dpop: dpopCheck({ realm: 'identity', publicUrl: config.issuer }) });
-    await registerMarketplace(app, { db, verifier, adminToken: config.adminToken });
+    await registerInviteeRoutes(app, { db, verifier, dpop });
+    await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder, dpop });
+    await registerPersonDelegationRoutes(app, { db, holder, accounts, clients, dpop });
+    await registerMarketplace(app, { db, verifier, adminToken: config.adminToken, dpop });
     await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });

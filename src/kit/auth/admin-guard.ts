@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { safeEqual, sha256Hex } from '../crypto.ts';
 import { HttpError } from '../errors.ts';
-import { dpopCheck, presentedToken } from './dpop.ts';
+import { DPOP_SCHEME_NOTE, dpopCheck, presentedToken } from './dpop.ts';
 
 /**
  * The one guard of every service's admin API (`/api/v1`). A request passes with
@@ -98,7 +98,7 @@ export const ADMIN_SECURITY_SCHEME = 'adminToken';
 
 /** The OpenAPI security scheme the guard's `security()` refers to, for the service's `components.securitySchemes`. */
 export function adminSecurityScheme(description: string): Record<string, unknown> {
-  return { [ADMIN_SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description } };
+  return { [ADMIN_SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description: `${description} ${DPOP_SCHEME_NOTE}` } };
 }
 
 const callers = new WeakMap<FastifyRequest, Caller>();

@@ -12,6 +12,9 @@ export const DPOP_ALGS = ['ES256', 'EdDSA', 'PS256', 'RS256'] as const;
 /** How far a proof's `iat` may be from the server's clock, in seconds (identity's token endpoint uses the same). */
 export const DPOP_IAT_WINDOW_SECONDS = 300;
 
+/** Said in the OpenAPI description of every security scheme that takes identity's access tokens. */
+export const DPOP_SCHEME_NOTE = `A DPoP-bound access token (RFC 9449) goes as \`Authorization: DPoP <token>\` with a \`DPoP\` header holding a proof by its key for the request (${DPOP_ALGS.join(', ')}); sent as Bearer it is refused (401).`;
+
 /** An access token as the caller presented it in `Authorization`. */
 export interface PresentedToken {
   scheme: 'Bearer' | 'DPoP';
