@@ -29,6 +29,7 @@ import { registerAgentPages } from './delegation/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 import { DPOP_SCHEME_NOTE, dpopCheck } from '../kit/auth/dpop.ts';
+import { memoryProofIds, redisProofIds } from '../kit/auth/dpop-replay.ts';
 import { secondFactor } from './mfa/interaction.ts';
 import { registerAccountSecurity } from './mfa/account-routes.ts';
 import { registerPasskeyAssets } from './mfa/assets.ts';
@@ -164,14 +165,17 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     registerPasskeyAssets(app);
     await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup, secondFactor: second });
     const verifier = localTokenVerifier(holder, accounts, clients, db, new OrganizationTokens(db));
-    // The routes outside the admin guard that take a person's token check DPoP proofs with this one (one replay memory).
-    const dpop = dpopCheck({ realm: 'identity', publicUrl: config.issuer });
+    // Seen DPoP proof ids: shared by every instance through Redis when configured, and by the admin guard and the
+    // routes outside it that take a person's token.
+    const proofIds = redis ? redisProofIds(redis, 'identity:dpop:', log) : memoryProofIds();
+    const dpop = dpopCheck({ realm: 'identity', publicUrl: config.issuer, proofIds });
     const guard = createAdminGuard({
       realm: 'identity',
       serviceTokens: [config.adminToken],
       verifier,
       howToEnable: 'sign in as a platform admin, or set IDENTITY_ADMIN_TOKEN',
       publicUrl: config.issuer,
+      proofIds,
     });
     const invites = {
       db, mailer: smtpMailer(config.smtpUrl, config.mailFrom, log), inviteTtl: config.inviteTtl,

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { safeEqual, sha256Hex } from '../crypto.ts';
 import { HttpError } from '../errors.ts';
 import { DPOP_SCHEME_NOTE, dpopCheck, presentedToken } from './dpop.ts';
+import type { ProofIds } from './dpop-replay.ts';
 
 /**
  * The one guard of every service's admin API (`/api/v1`). A request passes with
@@ -92,6 +93,8 @@ export interface AdminGuardOptions {
   retryAfterSeconds?: number;
   /** The service's public base URL, against which DPoP proofs' `htu` are checked; unset, the request's scheme and Host. */
   publicUrl?: string | undefined;
+  /** Where seen DPoP proof ids are kept; this guard's own memory by default. */
+  proofIds?: ProofIds | undefined;
 }
 
 export const ADMIN_SECURITY_SCHEME = 'adminToken';
@@ -113,7 +116,7 @@ export function createAdminGuard(options: AdminGuardOptions): AdminGuard {
   const verifier = options.verifier;
   const realm = options.realm.replace(/["\\]/g, '');
   const retryAfter = String(options.retryAfterSeconds ?? 5);
-  const dpop = dpopCheck({ realm, publicUrl: options.publicUrl });
+  const dpop = dpopCheck({ realm, publicUrl: options.publicUrl, proofIds: options.proofIds });
 
   const unauthorized = (message: string, tokenGiven: boolean) =>
     new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': `Bearer realm="${realm}"${tokenGiven ? ', error="invalid_token"' : ''}` } });

@@ -1,6 +1,7 @@
 import { ConfigError, optionalStr, optionalUrl, type Variable } from '../config.ts';
 import { createAdminGuard, type AdminGuard, type TokenVerifier } from './admin-guard.ts';
 import { introspectionVerifier } from './introspection.ts';
+import type { ProofIds } from './dpop-replay.ts';
 
 /** `<SERVICE>_ADMIN_TOKEN`: the service's own admin token, for machines and for a service started alone. */
 export function adminTokenVariable(service: string, unset: string): Variable<string | undefined> {
@@ -46,14 +47,24 @@ export interface AdminGuardConfig {
   identityClientSecret: string | undefined;
 }
 
-/** The admin guard a service's configuration describes; a half-configured identity link is a ConfigError naming what is missing. */
-export function adminGuardFromConfig(service: string, config: AdminGuardConfig, verifier?: TokenVerifier): AdminGuard {
+/** A half-configured identity link (a URL without the client id or secret) is a ConfigError naming what is missing. */
+export function checkIdentityLink(service: string, config: AdminGuardConfig): void {
   const prefix = service.toUpperCase();
-  let tokens = verifier;
+  if (!config.identityUrl) return;
+  for (const [name, value] of [['IDENTITY_CLIENT_ID', config.identityClientId], ['IDENTITY_CLIENT_SECRET', config.identityClientSecret]] as const) {
+    if (!value) throw new ConfigError(`${prefix}_${name}`, `${prefix}_${name} is required when ${prefix}_IDENTITY_URL is set`);
+  }
+}
+
+/**
+ * The admin guard a service's configuration describes; a half-configured identity link is a ConfigError naming what is missing.
+ * `proofIds` shares seen DPoP proof ids between instances (`redisProofIds` when REDIS_URL is set).
+ */
+export function adminGuardFromConfig(service: string, config: AdminGuardConfig, extras: { verifier?: TokenVerifier; proofIds?: ProofIds | undefined } = {}): AdminGuard {
+  const prefix = service.toUpperCase();
+  let tokens = extras.verifier;
   if (!tokens && config.identityUrl) {
-    for (const [name, value] of [['IDENTITY_CLIENT_ID', config.identityClientId], ['IDENTITY_CLIENT_SECRET', config.identityClientSecret]] as const) {
-      if (!value) throw new ConfigError(`${prefix}_${name}`, `${prefix}_${name} is required when ${prefix}_IDENTITY_URL is set`);
-    }
+    checkIdentityLink(service, config);
     tokens = introspectionVerifier({ identityUrl: config.identityUrl, clientId: config.identityClientId!, clientSecret: config.identityClientSecret! });
   }
   return createAdminGuard({
@@ -62,5 +73,6 @@ export function adminGuardFromConfig(service: string, config: AdminGuardConfig, 
     verifier: tokens,
     howToEnable: `set ${prefix}_ADMIN_TOKEN, or ${prefix}_IDENTITY_URL with its client id and secret`,
     publicUrl: config.publicUrl,
+    proofIds: extras.proofIds,
   });
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { EmbeddedJWK, calculateJwkThumbprint, jwtVerify, type JWK } from 'jose';
 import { HttpError } from '../errors.ts';
+import { memoryProofIds, type ProofIds } from './dpop-replay.ts';
 
 /**
  * The algorithms a DPoP proof may be signed with: identity advertises exactly these
@@ -38,8 +39,8 @@ export interface DpopCheckOptions {
    * plus the request's path. Unset: the request's own scheme and `Host`.
    */
   publicUrl?: string | undefined;
-  /** Most proof ids remembered for replay detection; the oldest go first when full. */
-  maxRemembered?: number;
+  /** Where seen proof ids are kept: this process's memory by default (`redisProofIds` shares them through Redis). */
+  proofIds?: ProofIds | undefined;
 }
 
 /**
@@ -49,8 +50,8 @@ export interface DpopCheckOptions {
  * - a bound token must come as `DPoP` with one `DPoP` header holding a proof signed by the bound key for this
  *   request's method and URL, issued within `DPOP_IAT_WINDOW_SECONDS`, carrying the token's hash (`ath`) and a `jti`
  *   this process has not seen within the window.
- * Seen `jti`s live in this process's memory only: with several instances, a proof replayed to another instance within
- * the window is not caught there.
+ * Seen `jti`s live in this process's memory unless `proofIds` shares them (Redis): with several instances and memory
+ * only, a proof replayed to another instance within the window is not caught there.
  */
 export interface DpopCheck {
   check(request: FastifyRequest, presented: PresentedToken, jkt: string | undefined): Promise<void>;
@@ -60,7 +61,7 @@ export function dpopCheck(options: DpopCheckOptions): DpopCheck {
   const realm = options.realm.replace(/["\\]/g, '');
   const algs = DPOP_ALGS.join(' ');
   const base = options.publicUrl?.replace(/\/+$/, '');
-  const seen = new ReplayCache(options.maxRemembered ?? 100_000);
+  const seen = options.proofIds ?? memoryProofIds();
 
   const refuse = (error: 'invalid_token' | 'invalid_dpop_proof', message: string) =>
     new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': `DPoP realm="${realm}", error="${error}", algs="${algs}"` } });
@@ -108,7 +109,7 @@ export function dpopCheck(options: DpopCheckOptions): DpopCheck {
       if (payload.ath !== createHash('sha256').update(presented.token).digest('base64url')) throw badProof('ath must be the base64url SHA-256 of the access token');
       if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 256) throw badProof('jti must be a string of 1 to 256 characters');
       // Kept until the proof could no longer pass the iat check anyway.
-      if (!seen.firstSeen(`${jkt}:${payload.jti}`, (payload.iat + DPOP_IAT_WINDOW_SECONDS) * 1000)) throw badProof('this proof (its jti) was already used');
+      if (!(await seen.firstSeen(`${jkt}:${payload.jti}`, (payload.iat + DPOP_IAT_WINDOW_SECONDS) * 1000))) throw badProof('this proof (its jti) was already used');
     },
   };
 }
@@ -124,27 +125,4 @@ function sameUrl(htu: string, expected: string): boolean {
   url.search = '';
   url.hash = '';
   return url.href === expected;
-}
-
-/** Proof ids seen recently, each until its expiry, at most `max` of them (the oldest inserted go first). */
-class ReplayCache {
-  private readonly entries = new Map<string, number>();
-  private readonly max: number;
-  constructor(max: number) {
-    this.max = max;
-  }
-
-  firstSeen(key: string, untilMs: number): boolean {
-    const now = Date.now();
-    const until = this.entries.get(key);
-    if (until !== undefined && until > now) return false;
-    this.entries.delete(key);
-    this.entries.set(key, untilMs);
-    // Expired entries leave from the front while they are there; a full cache drops its oldest.
-    for (const [k, u] of this.entries) {
-      if (u > now && this.entries.size <= this.max) break;
-      this.entries.delete(k);
-    }
-    return true;
-  }
 }

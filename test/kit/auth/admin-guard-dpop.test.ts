@@ -92,3 +92,25 @@ test('without INGEST_PUBLIC_URL, htu is the scheme and Host the request arrived 
     await direct.close();
   }
 });
+
+test('with REDIS_URL, a proof used at one instance is a replay at another; without it, each instance remembers only its own', async () => {
+  const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const shared = { ...introspection, INGEST_PUBLIC_URL: PUBLIC_URL, REDIS_URL };
+  const a = await startIngest(shared, 'dpopguard_redis_a');
+  const b = await startIngest(shared, 'dpopguard_redis_b');
+  try {
+    const keys = await newKey();
+    const token = await accessToken(keys);
+    const proof = await dpopProof(keys, { htm: 'GET', htu: `${PUBLIC_URL}/api/v1/projects`, ath: athOf(token) });
+    const headers = { authorization: `DPoP ${token}`, dpop: proof };
+    assert.equal((await resource('GET', '/api/v1/projects', { h: a }).call(headers)).status, 200, 'first use, at instance a');
+    const replayed = await resource('GET', '/api/v1/projects', { h: b }).call(headers);
+    assert.equal(replayed.status, 401, 'the same proof at instance b');
+    assert.match(replayed.wwwAuthenticate ?? '', /error="invalid_dpop_proof"/);
+    // The documented limit of memory only: `ingest` (no REDIS_URL) has not seen this proof.
+    assert.equal((await resource('GET', '/api/v1/projects').call(headers)).status, 200, 'an instance without Redis');
+  } finally {
+    await b.close();
+    await a.close();
+  }
+});
