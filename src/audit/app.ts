@@ -3,6 +3,7 @@ import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { introspectionVerifier } from '../kit/auth/introspection.ts';
+import { DPOP_SCHEME_NOTE } from '../kit/auth/dpop.ts';
 import { createAuditGuard } from './auth/guard.ts';
 import type { AuditServiceConfig } from './config.ts';
 import { BrowserHost } from './engine/browser-host.ts';
@@ -53,7 +54,7 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key from `platform audit keys create` (also accepted as a Bearer token)' },
-          bearer: { type: 'http', scheme: 'bearer', description: 'An API key, or an access token of the identity service when introspection is configured' },
+          bearer: { type: 'http', scheme: 'bearer', description: `An API key, or an access token of the identity service when introspection is configured. ${DPOP_SCHEME_NOTE}` },
         },
       },
     },
@@ -105,7 +106,7 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   });
 
   const guard = createAuditGuard(db, config.identityUrl
-    ? { verifier: introspectionVerifier({ identityUrl: config.identityUrl, clientId: config.identityClientId!, clientSecret: config.identityClientSecret! }), requiredScope: config.requiredScope }
+    ? { verifier: introspectionVerifier({ identityUrl: config.identityUrl, clientId: config.identityClientId!, clientSecret: config.identityClientSecret! }), requiredScope: config.requiredScope, publicUrl: config.publicUrl }
     : null);
 
   registerHealthRoutes(app, db, pkg.version);

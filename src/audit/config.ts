@@ -1,5 +1,6 @@
 import { ConfigError, int, list, oneOf, optionalStr, optionalUrl, str, type ConfigOf } from '../kit/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
+import { publicUrlVariable } from '../kit/auth/config.ts';
 import { isAllowEntry } from './safety/address-policy.ts';
 import { llmVariables } from './llm/config.ts';
 import { openAcrVariables } from './openacr/config.ts';
@@ -65,6 +66,7 @@ export const auditSpec = {
   identityUrl: optionalUrl('AUDIT_IDENTITY_URL', ['http:', 'https:'], {
     doc: 'Base URL (issuer) of the platform\'s identity service, whose access tokens are accepted besides API keys (checked by token introspection, answers kept 5 s). Needs `AUDIT_IDENTITY_CLIENT_ID` and `AUDIT_IDENTITY_CLIENT_SECRET`. Unset: only API keys.',
   }),
+  publicUrl: publicUrlVariable('audit', AUDIT_DEFAULT_PORT),
   identityClientId: optionalStr('AUDIT_IDENTITY_CLIENT_ID', { doc: 'client_id of the audit service\'s own app at identity, used to introspect tokens: a confidential app registered as a resource server (`platform identity apps create --type service --resource-server`).' }),
   identityClientSecret: optionalStr('AUDIT_IDENTITY_CLIENT_SECRET', { secret: true, doc: 'Client secret of that app.' }),
   requiredScope: str('AUDIT_REQUIRED_SCOPE', { default: 'audits', doc: 'Scope an identity access token must carry to use the audit API; an active token without it is answered 403. (Add it to identity with `IDENTITY_EXTRA_SCOPES`.)' }),

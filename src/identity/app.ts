@@ -28,6 +28,8 @@ import { registerPersonDelegationRoutes } from './delegation/routes.ts';
 import { registerAgentPages } from './delegation/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
+import { DPOP_SCHEME_NOTE, dpopCheck } from '../kit/auth/dpop.ts';
+import { memoryProofIds, redisProofIds } from '../kit/auth/dpop-replay.ts';
 import { secondFactor } from './mfa/interaction.ts';
 import { registerAccountSecurity } from './mfa/account-routes.ts';
 import { registerPasskeyAssets } from './mfa/assets.ts';
@@ -93,7 +95,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
           securitySchemes: {
             ...oidc.securitySchemes,
             ...adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.'),
-            personToken: { type: 'http', scheme: 'bearer', description: 'An access token of this service issued to the signed-in person (any app, any scope).' },
+            personToken: { type: 'http', scheme: 'bearer', description: `An access token of this service issued to the signed-in person (any app, any scope). ${DPOP_SCHEME_NOTE}` },
           },
         },
         tags: [
@@ -163,11 +165,17 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     registerPasskeyAssets(app);
     await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup, secondFactor: second });
     const verifier = localTokenVerifier(holder, accounts, clients, db, new OrganizationTokens(db));
+    // Seen DPoP proof ids: shared by every instance through Redis when configured, and by the admin guard and the
+    // routes outside it that take a person's token.
+    const proofIds = redis ? redisProofIds(redis, 'identity:dpop:', log) : memoryProofIds();
+    const dpop = dpopCheck({ realm: 'identity', publicUrl: config.issuer, proofIds });
     const guard = createAdminGuard({
       realm: 'identity',
       serviceTokens: [config.adminToken],
       verifier,
       howToEnable: 'sign in as a platform admin, or set IDENTITY_ADMIN_TOKEN',
+      publicUrl: config.issuer,
+      proofIds,
     });
     const invites = {
       db, mailer: smtpMailer(config.smtpUrl, config.mailFrom, log), inviteTtl: config.inviteTtl,
@@ -175,10 +183,10 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     };
     await registerAgentPages(app, { db, csrf, issuer: config.issuer });
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
-    await registerInviteeRoutes(app, { db, verifier });
-    await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder });
-    await registerPersonDelegationRoutes(app, { db, holder, accounts, clients });
-    await registerMarketplace(app, { db, verifier, adminToken: config.adminToken });
+    await registerInviteeRoutes(app, { db, verifier, dpop });
+    await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder, dpop });
+    await registerPersonDelegationRoutes(app, { db, holder, accounts, clients, dpop });
+    await registerMarketplace(app, { db, verifier, adminToken: config.adminToken, dpop });
     await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });

@@ -2,7 +2,9 @@ import { createApp, databaseOutage, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
 import { openInvalidationBus } from '../kit/invalidation.ts';
-import { adminGuardFromConfig } from '../kit/auth/config.ts';
+import { adminGuardFromConfig, checkIdentityLink } from '../kit/auth/config.ts';
+import { redisProofIds } from '../kit/auth/dpop-replay.ts';
+import { connectRedis } from '../kit/redis.ts';
 import { adminSecurityScheme } from '../kit/auth/admin-guard.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
 import { createCommitter } from './events/committer.ts';
@@ -36,7 +38,7 @@ export async function buildIngestApp(config: IngestConfig): Promise<App> {
 async function assemble(config: IngestConfig, db: Database): Promise<App> {
   const secretKey = config.secretKey;
   // Before the app exists, so a half-configured identity link stops the start with nothing to close but the database.
-  const guard = adminGuardFromConfig('ingest', config);
+  checkIdentityLink('ingest', config);
   const metrics = createMetrics();
   const app = await createApp({
     name: 'ingest',
@@ -58,9 +60,13 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
       },
     },
   });
-  // A key revoked on one instance stops working on every instance at once when Redis is configured.
-  const bus = await openInvalidationBus({ redisUrl: config.redisUrl, service: 'ingest', log: app.log });
+  // With Redis, a key revoked on one instance stops working on every instance at once, and a DPoP proof used at one
+  // instance is refused at the others (one connection for both; the bus adds its subscriber).
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  app.addHook('onClose', async () => redis?.disconnect());
+  const bus = await openInvalidationBus({ redisUrl: config.redisUrl, service: 'ingest', log: app.log, publisher: redis });
   app.addHook('onClose', () => bus.close());
+  const guard = adminGuardFromConfig('ingest', config, { proofIds: redis ? redisProofIds(redis, 'ingest:dpop:', app.log) : undefined });
   const keys = createKeyResolver(db, config.keyCacheSeconds, bus);
   const outage = databaseOutage(app);
   const committer = createCommitter({

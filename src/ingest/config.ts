@@ -8,7 +8,7 @@ export const INGEST_DEFAULT_PORT = 4003;
 export const ingestSpec = {
   ...commonVariables('ingest', INGEST_DEFAULT_PORT),
   ...forwardingVariables,
-  ...adminGuardVariables('ingest'),
+  ...adminGuardVariables('ingest', INGEST_DEFAULT_PORT),
   allowedOrigins: list('INGEST_ALLOWED_ORIGINS', {
     default: [],
     doc: 'Comma-separated browser origins (`https://app.example.com`) allowed to send events cross-origin; `*` allows any origin. Empty: no CORS.',

@@ -18,7 +18,7 @@ export function commonVariables(service: string, defaultPort: number) {
     databaseUrl: optionalUrl('DATABASE_URL', PG, { doc: 'PostgreSQL URL shared by every service (each keeps its tables in its own schema). Unset: embedded PGlite under DATA_DIR.', secret: true }),
     dataDir: str('DATA_DIR', { default: './data', doc: 'Folder of the embedded databases (`<DATA_DIR>/<service>`) and the generated development secret key.' }),
     redisUrl: optionalUrl('REDIS_URL', ['redis:', 'rediss:'], {
-      doc: 'Redis for limits that must hold across instances (sign-in throttling, rate limits). Unset: each instance keeps its own counts in memory.',
+      doc: 'Redis for limits that must hold across instances (sign-in throttling, rate limits, cache invalidation, seen DPoP proof ids). Unset: each instance keeps its own counts in memory.',
       secret: true,
     }),
     logLevel: oneOf('LOG_LEVEL', LEVELS, { default: 'info', doc: 'pino log level.' }),

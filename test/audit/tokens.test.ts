@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { basic, form, startServer, type Server } from '../identity/support.ts';
 import { startAudit, type AuditHarness } from './support.ts';
+import { assertBoundTokenRules, assertUnboundTokenRules, dpopProof, newKey, type Resource } from '../support/dpop.ts';
 
 /** Access tokens of the platform's own identity service, checked by introspection (the audit service is a resource server there). */
 
@@ -68,6 +69,28 @@ test('a token without the scope is 403; a revoked token and a made-up token are 
   const madeUp = await h.call('GET', '/api/v1/audits', undefined, 'not-a-real-token-0123456789');
   assert.equal(madeUp.statusCode, 401);
   assert.match(madeUp.json().error.message, /not active/);
+});
+
+test('a DPoP-bound token needs Authorization: DPoP with a proof by its key (RFC 9449 §7); unbound tokens and API keys are Bearer only', async () => {
+  const keys = await newKey();
+  const res = await form(`${identity.issuer}/oauth/token`, { grant_type: 'client_credentials', scope: 'audits' }, {
+    authorization: basic(caller.clientId, caller.secret!), dpop: await dpopProof(keys, { htm: 'POST', htu: `${identity.issuer}/oauth/token` }),
+  });
+  assert.equal(res.json.token_type, 'DPoP', res.text);
+  // No AUDIT_PUBLIC_URL: htu is the scheme and Host the request came with (app.inject sends Host: localhost:80).
+  const audits: Resource = {
+    method: 'GET', htu: 'http://localhost/api/v1/audits', ok: 200,
+    async call(headers) {
+      const r = await h.app.inject({ method: 'GET', url: '/api/v1/audits', headers });
+      const www = r.headers['www-authenticate'];
+      return { status: r.statusCode, code: r.statusCode >= 400 ? r.json().error?.code : undefined, wwwAuthenticate: typeof www === 'string' ? www : undefined };
+    },
+  };
+  await assertBoundTokenRules(audits, res.json.access_token, keys);
+  const viaApiKeyHeader = await h.app.inject({ method: 'GET', url: '/api/v1/audits', headers: { 'x-api-key': res.json.access_token } });
+  assert.equal(viaApiKeyHeader.statusCode, 401, 'a bound token in X-API-Key has no proof either');
+  await assertUnboundTokenRules(audits, await token(caller, 'audits'));
+  await assertUnboundTokenRules(audits, h.key);
 });
 
 test('when the identity service does not answer, tokens get 503 with Retry-After while API keys keep working', async () => {

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../kit/db.ts';
 import { HttpError, codeForStatus } from '../../kit/errors.ts';
 import { VerifierUnavailableError, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
+import { dpopCheck, type PresentedToken } from '../../kit/auth/dpop.ts';
 import { findActiveKey, KEY_PREFIX } from './keys.ts';
 
 declare module 'fastify' {
@@ -22,20 +23,26 @@ function unauthorized(message: string): HttpError {
 /**
  * The preHandler of the audit endpoints: an API key (`Authorization: Bearer ak_…` or `X-API-Key: ak_…`)
  * made with `platform audit keys create`, or, when introspection is configured, an access token of the
- * platform's identity service (`Authorization: Bearer <token>`).
+ * platform's identity service (`Authorization: Bearer <token>`; a DPoP-bound one as `Authorization: DPoP <token>` with
+ * a proof by its key, checked by the kit's `dpopCheck` against `publicUrl`).
  */
-export function createAuditGuard(db: Database, tokens: { verifier: TokenVerifier; requiredScope: string } | null): AuditGuard {
+export function createAuditGuard(db: Database, tokens: { verifier: TokenVerifier; requiredScope: string; publicUrl?: string | undefined } | null): AuditGuard {
+  const dpop = dpopCheck({ realm: 'audit', publicUrl: tokens?.publicUrl });
   return async (request) => {
     const header = request.headers.authorization;
     const apiKeyHeader = request.headers['x-api-key'];
     let credential: string | null = null;
+    let presented: PresentedToken | undefined;
     if (typeof header === 'string') {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      const m = /^(Bearer|DPoP)\s+(\S+)\s*$/i.exec(header);
       if (!m) throw unauthorized('malformed Authorization header: send Authorization: Bearer <API key or access token>');
-      credential = m[1]!;
+      credential = m[2]!;
+      presented = { scheme: m[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: credential };
     } else if (typeof apiKeyHeader === 'string') credential = apiKeyHeader.trim();
     if (!credential) throw unauthorized('missing credentials: send Authorization: Bearer <API key or access token>, or X-API-Key: <API key>');
     if (credential.startsWith(KEY_PREFIX)) {
+      // An API key is a bearer credential: the DPoP scheme is refused for it as for any unbound token.
+      if (presented) await dpop.check(request, presented, undefined);
       const id = await findActiveKey(db, credential);
       if (!id) throw unauthorized('invalid or revoked API key');
       request.auditOwner = `key:${id}`;
@@ -51,6 +58,8 @@ export function createAuditGuard(db: Database, tokens: { verifier: TokenVerifier
       throw new HttpError(503, codeForStatus(503), 'access tokens cannot be checked right now: the identity service did not answer', { headers: { 'retry-after': '5' } });
     }
     if (!info) throw unauthorized('the access token is not active (unknown, expired or revoked)');
+    // A bound token never arrives by X-API-Key (no presented scheme): it is then checked as sent with Bearer.
+    await dpop.check(request, presented ?? { scheme: 'Bearer', token: credential }, info.jkt);
     if (!info.scopes.includes(tokens.requiredScope)) throw new HttpError(403, codeForStatus(403), `the access token lacks the scope ${tokens.requiredScope}`);
     const subject = info.subject ?? info.clientId;
     if (!subject) throw unauthorized('the access token names no subject');

@@ -6,6 +6,7 @@ import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import type { Throttle } from '../../kit/throttle.ts';
 import { refuseDelegated, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
+import { presentedToken, type DpopCheck } from '../../kit/auth/dpop.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { PrincipalView } from '../principals/view.ts';
 import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
@@ -33,6 +34,8 @@ export interface AccountDeps {
   secretKey: Buffer;
   verifier: TokenVerifier;
   holder: ProviderHolder;
+  /** Checks the proof of a DPoP-bound token at `PUT /api/v1/account/password`. */
+  dpop: DpopCheck;
 }
 
 const tags = ['sign-in'];
@@ -144,10 +147,11 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
       response: { 204: Type.Null(), ...Errors },
     },
   }, async (request, reply) => {
-    const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(request.headers.authorization ?? '');
-    const info = m ? await deps.verifier(m[1]!) : undefined;
+    const presented = presentedToken(request.headers.authorization);
+    const info = presented ? await deps.verifier(presented.token) : undefined;
     const who = info?.subject ? await deps.accounts.find(info.subject) : undefined;
-    if (!who?.active) throw new HttpError(401, 'UNAUTHORIZED', "send the signed-in person's access token (Authorization: Bearer ...)", { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
+    if (!presented || !info || !who?.active) throw new HttpError(401, 'UNAUTHORIZED', "send the signed-in person's access token (Authorization: Bearer ...)", { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
+    await deps.dpop.check(request, presented, info.jkt);
     refuseDelegated(info);
     if (!who.human) throw new HttpError(400, 'VALIDATION_ERROR', 'only people have passwords');
     const check = await verifyCurrentPassword(deps.db, deps.throttle, request, who, request.body.current_password);

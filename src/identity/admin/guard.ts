@@ -13,7 +13,8 @@ import { delegationLive, delegationOf } from '../delegation/entitlement.ts';
  * principal who is still active; the `admin` scope counts only for a platform admin. A
  * client-credentials token is not found here: it belongs to no person, so it never opens the
  * management API (machines use IDENTITY_ADMIN_TOKEN). A token an agent holds for a person is reported
- * `delegated`, and every consumer here refuses it (see refuseDelegated in the kit guard).
+ * `delegated`, and every consumer here refuses it (see refuseDelegated in the kit guard). A DPoP-bound token
+ * is reported with its `jkt`; the kit guard then wants a proof by that key.
  */
 export function localTokenVerifier(holder: ProviderHolder, accounts: PrincipalDirectory, clients: ClientStore, db: Queryable, orgs?: OrganizationTokens): TokenVerifier {
   return async (value) => {
@@ -27,6 +28,6 @@ export function localTokenVerifier(holder: ProviderHolder, accounts: PrincipalDi
     // An organization-scoped token stops counting once its membership (or the organization) is deactivated.
     if (orgs && !(await orgs.stillMember(token, account.id))) return undefined;
     const scopes = String(token.scope ?? '').split(' ').filter((s) => s && (s !== ADMIN_SCOPE || account.human?.isPlatformAdmin));
-    return { scopes, subject: account.id, clientId: token.clientId, expiresAt: token.exp, delegated: delegationOf(token) !== undefined };
+    return { scopes, subject: account.id, clientId: token.clientId, expiresAt: token.exp, delegated: delegationOf(token) !== undefined, jkt: token.jkt };
   };
 }

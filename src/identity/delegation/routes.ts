@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
+import { presentedToken, type DpopCheck } from '../../kit/auth/dpop.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import { ById, ByTime, Errors, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
 import type { AdminScope } from '../principals/routes.ts';
@@ -109,23 +110,23 @@ export async function registerDelegationAdminRoutes(scope: AdminScope, deps: { d
   });
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
-
 /**
  * The person's own side, beside the management API: their agents, approvals and exchange record, with their access
- * token (any app, any scope). A token an agent holds for them is refused here: an agent must not approve itself.
+ * token (any app, any scope). A token an agent holds for them is refused here: an agent must not approve itself. A
+ * DPoP-bound token comes as `Authorization: DPoP` with a proof by its key (`dpop`), as at every resource server.
  */
-export async function registerPersonDelegationRoutes(app: App, deps: { db: Database; holder: ProviderHolder; accounts: PrincipalDirectory; clients: ClientStore }): Promise<void> {
+export async function registerPersonDelegationRoutes(app: App, deps: { db: Database; holder: ProviderHolder; accounts: PrincipalDirectory; clients: ClientStore; dpop: DpopCheck }): Promise<void> {
   const tags = ['agents'];
   const security = [{ personToken: [] }];
   const unauthorized = (message: string) => new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
   const personOf = async (request: FastifyRequest): Promise<PrincipalView> => {
-    const m = BEARER.exec(request.headers.authorization ?? '');
-    if (!m) throw unauthorized("send the person's access token (Authorization: Bearer ...)");
-    const token = await deps.holder.current.AccessToken.find(m[1]!);
+    const presented = presentedToken(request.headers.authorization);
+    if (!presented) throw unauthorized("send the person's access token (Authorization: Bearer ..., or DPoP ... for a DPoP-bound token)");
+    const token = await deps.holder.current.AccessToken.find(presented.token);
     if (!token || token.isExpired || !(await deps.clients.app(token.clientId!))?.active) throw unauthorized('the access token is invalid, expired or revoked');
     const person = await deps.accounts.find(token.accountId);
     if (!person?.active || person.type !== 'human') throw unauthorized('the access token is invalid, expired or revoked');
+    await deps.dpop.check(request, presented, token.jkt);
     if (delegationOf(token)) throw new HttpError(403, 'FORBIDDEN', 'a token an agent holds for this person cannot manage agents');
     return person;
   };

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { callerOf, refuseDelegated, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
+import { presentedToken, type DpopCheck } from '../../kit/auth/dpop.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import type { App } from '../../kit/app.ts';
 import { ByTime, Errors, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
@@ -110,13 +111,12 @@ export async function registerInviteRoutes(scope: AdminScope, deps: InviteDeps):
 }
 
 const TokenBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
-const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
 
 /**
  * The invitee's side, beside the management API but not behind its admin guard: `POST /api/v1/invitations/accept` with the signed-in person's access token
- * (any app, any scope) and `POST /api/v1/invitations/decline`, which the token alone allows.
+ * (any app, any scope; a DPoP-bound one with a proof by its key) and `POST /api/v1/invitations/decline`, which the token alone allows.
  */
-export async function registerInviteeRoutes(app: App, deps: { db: Database; verifier: TokenVerifier }): Promise<void> {
+export async function registerInviteeRoutes(app: App, deps: { db: Database; verifier: TokenVerifier; dpop: DpopCheck }): Promise<void> {
   const tags = ['invitations'];
   app.post('/api/v1/invitations/accept', {
     schema: {
@@ -125,9 +125,10 @@ export async function registerInviteeRoutes(app: App, deps: { db: Database; veri
       response: { 200: Type.Object({ invite: InviteOut, membership_id: Uuid }), ...Errors },
     },
   }, async (request) => {
-    const m = BEARER.exec(request.headers.authorization ?? '');
-    const info = m ? await deps.verifier(m[1]!) : undefined;
-    if (!info?.subject) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first: send the invited person\'s access token (Authorization: Bearer ...)', { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
+    const presented = presentedToken(request.headers.authorization);
+    const info = presented ? await deps.verifier(presented.token) : undefined;
+    if (!presented || !info?.subject) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first: send the invited person\'s access token (Authorization: Bearer ...)', { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
+    await deps.dpop.check(request, presented, info.jkt);
     // Joining an organization is the person's own decision, never an agent's.
     refuseDelegated(info);
     const { invite, membershipId } = await acceptInvite(deps.db, request.body.token, info.subject);

@@ -3,6 +3,7 @@ import { safeEqual, sha256Hex } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
 import type { Queryable } from '../../kit/db.ts';
 import { ADMIN_SECURITY_SCHEME, refuseDelegated, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
+import { presentedToken, type DpopCheck } from '../../kit/auth/dpop.ts';
 import { ADMIN_SCOPE } from '../config.ts';
 
 /**
@@ -24,7 +25,6 @@ export const MANAGER_ROLES = ['owner', 'admin'] as const;
 /** The OpenAPI security of a marketplace route: a platform admin's token or a person's. */
 export const MarketSecurity: Record<string, string[]>[] = [{ [ADMIN_SECURITY_SCHEME]: [] }, { personToken: [] }];
 
-const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
 const callers = new WeakMap<FastifyRequest, MarketCaller>();
 
 export function marketCaller(request: FastifyRequest): MarketCaller {
@@ -33,21 +33,26 @@ export function marketCaller(request: FastifyRequest): MarketCaller {
   return c;
 }
 
-/** The onRequest hook of every marketplace route: 401 without a live token of a person (or the admin token). */
-export function marketAuthentication(adminToken: string | undefined, verifier: TokenVerifier) {
+/**
+ * The onRequest hook of every marketplace route: 401 without a live token of a person (or the admin token). A DPoP-bound
+ * token comes as `Authorization: DPoP` with a proof by its key (`dpop`).
+ */
+export function marketAuthentication(adminToken: string | undefined, verifier: TokenVerifier, dpop: DpopCheck) {
   const adminHash = adminToken ? sha256Hex(adminToken) : undefined;
   const unauthorized = (message: string, given: boolean) =>
     new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': `Bearer realm="identity"${given ? ', error="invalid_token"' : ''}` } });
   return async (request: FastifyRequest) => {
-    const m = BEARER.exec(request.headers.authorization ?? '');
-    if (!m) throw unauthorized('an access token is required: send Authorization: Bearer <token>', false);
-    const token = m[1]!;
+    const presented = presentedToken(request.headers.authorization);
+    if (!presented) throw unauthorized('an access token is required: send Authorization: Bearer <token>', false);
+    const token = presented.token;
     if (adminHash && safeEqual(sha256Hex(token), adminHash)) {
+      await dpop.check(request, presented, undefined);
       callers.set(request, { principalId: undefined, platformAdmin: true });
       return;
     }
     const info = await verifier(token);
     if (!info?.subject || (info.expiresAt !== undefined && info.expiresAt * 1000 <= Date.now())) throw unauthorized('the access token is invalid, expired or revoked', true);
+    await dpop.check(request, presented, info.jkt);
     // Listings, licenses and seats are the person's business decisions: an agent's token for them does not get in.
     refuseDelegated(info);
     callers.set(request, { principalId: info.subject, platformAdmin: info.scopes.includes(ADMIN_SCOPE) });

@@ -9,6 +9,7 @@ import { ById, Errors, Page, Uuid } from '../admin/schemas.ts';
 import { findOrganization } from '../organizations/store.ts';
 import { findPrincipal } from '../principals/view.ts';
 import { actingPrincipal, isManager, isMember, marketAuthentication, marketCaller, MarketSecurity, roleIn, type MarketCaller } from './access.ts';
+import type { DpopCheck } from '../../kit/auth/dpop.ts';
 import { LISTING_ACTIONS, LISTING_MOVES, type ListingAction } from './listing-transitions.ts';
 import { createListing, findListing, listListings, moveListing, updateListing, type Listing } from './listing-store.ts';
 import { assignSeat, createLicense, findLicense, listLicenses, listSeats, unassignSeat, updateLicense, type License } from './license-store.ts';
@@ -20,6 +21,7 @@ export interface MarketplaceDeps {
   db: Database;
   verifier: TokenVerifier;
   adminToken: string | undefined;
+  dpop: DpopCheck;
 }
 
 /**
@@ -31,7 +33,7 @@ export interface MarketplaceDeps {
 export async function registerMarketplace(app: App, deps: MarketplaceDeps): Promise<void> {
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    scope.addHook('onRequest', marketAuthentication(deps.adminToken, deps.verifier));
+    scope.addHook('onRequest', marketAuthentication(deps.adminToken, deps.verifier, deps.dpop));
     scope.addHook('preValidation', refuseNul);
     const tags = ['marketplace'];
     const security = MarketSecurity;

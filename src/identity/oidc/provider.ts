@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import Provider, { errors, interactionPolicy, type Client, type Grant, type KoaContextWithOIDC } from 'oidc-provider';
 import { isDatabaseUnavailable } from '../../kit/db.ts';
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../../kit/app.ts';
+import { DPOP_ALGS } from '../../kit/auth/dpop.ts';
 import type { JWK } from 'jose';
 import type { Database } from '../../kit/db.ts';
 import type { FastifyBaseLogger } from 'fastify';
@@ -54,9 +55,6 @@ export interface ProviderPages {
   logoutSuccess(ctx: KoaContextWithOIDC): Promise<void>;
   error(ctx: KoaContextWithOIDC, out: { error?: string | undefined; error_description?: string | undefined }, err?: unknown): Promise<void>;
 }
-
-/** The algorithms a DPoP proof may be signed with (advertised as dpop_signing_alg_values_supported). */
-export const DPOP_SIGNING_ALGS = ['ES256', 'EdDSA', 'PS256', 'RS256'] as const;
 
 /** The provider as the service holds it (swapped on key rotation, see mount.ts). */
 export type OidcProvider = Provider;
@@ -218,7 +216,8 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       authorizationSigningAlgValues: ['RS256'],
       clientAuthSigningAlgValues: ['RS256'],
       requestObjectSigningAlgValues: ['RS256'],
-      dPoPSigningAlgValues: [...DPOP_SIGNING_ALGS],
+      // The kit's list, which the platform's resource servers accept too.
+      dPoPSigningAlgValues: [...DPOP_ALGS],
     },
     extraClientMetadata: { properties: [...EXTRA_CLIENT_PROPERTIES], validator: () => undefined },
     ttl: {

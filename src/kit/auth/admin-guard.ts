@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { safeEqual, sha256Hex } from '../crypto.ts';
 import { HttpError } from '../errors.ts';
+import { DPOP_SCHEME_NOTE, dpopCheck, presentedToken } from './dpop.ts';
+import type { ProofIds } from './dpop-replay.ts';
 
 /**
  * The one guard of every service's admin API (`/api/v1`). A request passes with
@@ -10,6 +12,9 @@ import { HttpError } from '../errors.ts';
  *   itself plugs in a verifier that reads its own token store), or
  * - one of the service's own admin tokens from configuration (`<SERVICE>_ADMIN_TOKEN`), for machines
  *   and for a service started without identity; it grants every scope.
+ * An access token bound to a key (DPoP, RFC 9449: the verifier reports its `jkt`) passes only as
+ * `Authorization: DPoP <token>` with a proof by that key for this very request (see `dpopCheck`), so a
+ * stolen bound token is worth nothing without the key; `DPoP` with an unbound token is refused.
  *
  * Usage, in a service's routes:
  *
@@ -44,6 +49,8 @@ export interface TokenInfo {
    * Set by verifiers that can tell (identity's own); guarded routes refuse such tokens unless they allow them.
    */
   delegated?: boolean | undefined;
+  /** The SHA-256 JWK thumbprint of the key a DPoP-bound token is bound to (`cnf.jkt`); undefined for a bearer token. */
+  jkt?: string | undefined;
 }
 
 /**
@@ -84,16 +91,19 @@ export interface AdminGuardOptions {
   howToEnable: string;
   /** Seconds a client should wait after a 503. */
   retryAfterSeconds?: number;
+  /** The service's public base URL, against which DPoP proofs' `htu` are checked; unset, the request's scheme and Host. */
+  publicUrl?: string | undefined;
+  /** Where seen DPoP proof ids are kept; this guard's own memory by default. */
+  proofIds?: ProofIds | undefined;
 }
 
 export const ADMIN_SECURITY_SCHEME = 'adminToken';
 
 /** The OpenAPI security scheme the guard's `security()` refers to, for the service's `components.securitySchemes`. */
 export function adminSecurityScheme(description: string): Record<string, unknown> {
-  return { [ADMIN_SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description } };
+  return { [ADMIN_SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description: `${description} ${DPOP_SCHEME_NOTE}` } };
 }
 
-const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
 const callers = new WeakMap<FastifyRequest, Caller>();
 
 /** Who passed the admin guard on this request; undefined on routes it does not guard. */
@@ -106,6 +116,7 @@ export function createAdminGuard(options: AdminGuardOptions): AdminGuard {
   const verifier = options.verifier;
   const realm = options.realm.replace(/["\\]/g, '');
   const retryAfter = String(options.retryAfterSeconds ?? 5);
+  const dpop = dpopCheck({ realm, publicUrl: options.publicUrl, proofIds: options.proofIds });
 
   const unauthorized = (message: string, tokenGiven: boolean) =>
     new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': `Bearer realm="${realm}"${tokenGiven ? ', error="invalid_token"' : ''}` } });
@@ -122,11 +133,12 @@ export function createAdminGuard(options: AdminGuardOptions): AdminGuard {
     require(scope, requireOptions) {
       return async (request) => {
         if (hashes.length === 0 && !verifier) throw unauthorized(`the admin API is disabled: ${options.howToEnable}`, false);
-        const header = request.headers.authorization;
-        const m = typeof header === 'string' ? BEARER.exec(header) : null;
-        if (!m) throw unauthorized('an access token is required: send Authorization: Bearer <token>', false);
-        const token = m[1]!;
+        const presented = presentedToken(request.headers.authorization);
+        if (!presented) throw unauthorized('an access token is required: send Authorization: Bearer <token>', false);
+        const token = presented.token;
         if (isServiceToken(token)) {
+          // The service's own tokens are bearer tokens: the DPoP scheme is refused for them as for any unbound token.
+          await dpop.check(request, presented, undefined);
           callers.set(request, { kind: 'service-token' });
           return;
         }
@@ -144,6 +156,7 @@ export function createAdminGuard(options: AdminGuardOptions): AdminGuard {
         if (!info || (info.expiresAt !== undefined && info.expiresAt * 1000 <= Date.now())) {
           throw unauthorized('the access token is invalid, expired or revoked', true);
         }
+        await dpop.check(request, presented, info.jkt);
         if (!requireOptions?.allowDelegated) refuseDelegated(info);
         if (!info.scopes.includes(scope)) {
           throw new HttpError(403, 'FORBIDDEN', `this needs an access token with the scope "${scope}"`, {

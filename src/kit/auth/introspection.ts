@@ -25,7 +25,8 @@ interface Entry {
  * authenticated with the service's client credentials) and remembers each answer briefly, keyed by the
  * token's SHA-256, so a busy admin client costs identity one call per token every few seconds.
  * Concurrent checks of one token share one call. Only access tokens count: a refresh token is refused
- * even when identity says it is active.
+ * even when identity says it is active. A DPoP-bound token (`token_type` DPoP) counts with its `cnf.jkt`,
+ * which the caller must then check a proof against (the admin guard does).
  */
 export function introspectionVerifier(options: IntrospectionOptions): TokenVerifier {
   const ttlMs = (options.cacheSeconds ?? 5) * 1000;
@@ -64,12 +65,17 @@ export function introspectionVerifier(options: IntrospectionOptions): TokenVerif
     if (!res.ok) throw new VerifierUnavailableError(`identity refused the introspection (HTTP ${res.status}): check the service's identity client id and secret`);
     const body = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
     if (!body || body.active !== true) return undefined;
-    if (typeof body.token_type === 'string' && body.token_type.toLowerCase() !== 'bearer') return undefined;
+    // A DPoP-bound token counts with its key's thumbprint (RFC 9449 §6.2), which the guard checks the request's proof against.
+    const cnf = body.cnf as { jkt?: unknown } | undefined;
+    const jkt = typeof cnf?.jkt === 'string' && cnf.jkt.length > 0 ? cnf.jkt : undefined;
+    const type = typeof body.token_type === 'string' ? body.token_type.toLowerCase() : undefined;
+    if (type !== undefined && type !== 'bearer' && !(type === 'dpop' && jkt)) return undefined;
     return {
       scopes: typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [],
       subject: typeof body.sub === 'string' ? body.sub : undefined,
       clientId: typeof body.client_id === 'string' ? body.client_id : undefined,
       expiresAt: typeof body.exp === 'number' ? body.exp : undefined,
+      jkt,
     };
   };
 
