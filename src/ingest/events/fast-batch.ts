@@ -16,7 +16,7 @@
  */
 import { EVENT_TYPES, MAX_EVENT_BYTES, MAX_EVENTS_PER_BATCH, MAX_ID_LENGTH, MAX_NESTING, OPTIONAL_FIELDS, REQUIRED_FIELDS, type OptionalKind } from './fields.ts';
 import { encodeTimestamps, repeatElement } from './pg-array.ts';
-import { parseIsoTimestamp } from './timestamp.ts';
+import { parseIsoTimestampBytes } from './timestamp.ts';
 import { checkOptional, type PreparedEvents } from './validate.ts';
 
 export interface FastBatch {
@@ -35,7 +35,7 @@ export function fastBatch(body: Buffer, projectId: string): FastBatch | undefine
   const spans: number[] = [];
   const columns: number[] = [];
   const instants: number[] = [];
-  const seen = new Set<string>();
+  const seen = new Set<number>();
   let bodyBytes = 0;
   let columnBytes = 0;
   pos = PREFIX.length;
@@ -50,9 +50,10 @@ export function fastBatch(body: Buffer, projectId: string): FastBatch | undefine
       if (size > MAX_EVENT_BYTES) return undefined;
       const ms = acceptedEvent(project);
       if (ms === undefined) return undefined;
-      const id = buf.toString('latin1', found[EVENT_ID * 3 + 1]!, found[EVENT_ID * 3 + 2]!);
-      if (seen.has(id)) return undefined;
-      seen.add(id);
+      // A repeated event_id (or two ids of the same hash, rare enough to leave to the ordinary path as well).
+      const idHash = hashOf(buf, found[EVENT_ID * 3 + 1]!, found[EVENT_ID * 3 + 2]!);
+      if (seen.has(idHash)) return undefined;
+      seen.add(idHash);
       spans.push(start, pos);
       bodyBytes += 4 + size;
       for (const f of COLUMN_FIELDS) {
@@ -95,8 +96,16 @@ export function fastBatch(body: Buffer, projectId: string): FastBatch | undefine
 
 /** Writes buf[start, end) as one array element (4-byte length, bytes) at `at`; returns the index after it. */
 function element(out: Buffer, at: number, start: number, end: number): number {
-  out.writeInt32BE(end - start, at);
-  return at + 4 + buf.copy(out, at + 4, start, end);
+  const length = end - start;
+  out[at] = length >>> 24;
+  out[at + 1] = length >>> 16;
+  out[at + 2] = length >>> 8;
+  out[at + 3] = length;
+  at += 4;
+  // A loop for the short values: Buffer#copy's call costs more than copying a few dozen bytes.
+  if (length > 64) return at + buf.copy(out, at, start, end);
+  for (let i = start; i < end; i++) out[at++] = buf[i]!;
+  return at;
 }
 
 /**
@@ -111,12 +120,14 @@ function acceptedEvent(project: Buffer): number | undefined {
   }
   // UTF-16 length is at most the UTF-8 length.
   if (found[EVENT_ID * 3 + 2]! - found[EVENT_ID * 3 + 1]! > MAX_ID_LENGTH) return undefined;
-  if (stringFlags[EVENT_TYPE]! & NON_ASCII || !EVENT_TYPES.has(valueLatin1(EVENT_TYPE))) return undefined;
-  if (stringFlags[TIMESTAMP]! & NON_ASCII) return undefined;
-  const ms = parseIsoTimestamp(valueLatin1(TIMESTAMP));
+  // The event type's bytes must be those of one of EVENT_TYPES; a timestamp is ASCII (timestamp.ts).
+  const ts = found[EVENT_TYPE * 3 + 1]!, te = found[EVENT_TYPE * 3 + 2]!;
+  const type = TYPE_BY_HASH.get(hashOf(buf, ts, te));
+  if (type === undefined || type.length !== te - ts || !sameBytes(type, 0, ts, te - ts)) return undefined;
+  const ms = parseIsoTimestampBytes(buf, found[TIMESTAMP * 3 + 1]!, found[TIMESTAMP * 3 + 2]!);
   if (ms === undefined) return undefined;
   const ps = found[PROJECT_ID * 3 + 1]!, pe = found[PROJECT_ID * 3 + 2]!;
-  if (pe - ps !== project.length || buf.compare(project, 0, project.length, ps, pe) !== 0) return undefined;
+  if (pe - ps !== project.length || !sameBytes(project, 0, ps, pe - ps)) return undefined;
   for (let o = 0; o < OPTIONAL_FIELDS.length; o++) {
     const f = REQUIRED_FIELDS.length + o;
     const kind = found[f * 3]!;
@@ -143,10 +154,6 @@ function optionalAccepted(f: number, kind: number, expected: OptionalKind): bool
   }
 }
 
-function valueLatin1(f: number): string {
-  return buf.toString('latin1', found[f * 3 + 1]!, found[f * 3 + 2]!);
-}
-
 // The scanner's state: module-level so that a batch allocates nothing per value.
 const EMPTY = Buffer.alloc(0);
 let buf: Buffer = EMPTY;
@@ -160,7 +167,6 @@ const LITERAL = 3;
 const OBJECT = 4;
 const ARRAY = 5;
 const HAS_ESCAPE = 1;
-const NON_ASCII = 2;
 
 /** The event's own fields that validation reads: required ones first, then the optional ones, in fields.ts's order. */
 const FIELD_NAMES = [...REQUIRED_FIELDS, ...OPTIONAL_FIELDS.map(([name]) => name)];
@@ -173,7 +179,7 @@ const TIMESTAMP = 4;
 const COLUMN_FIELDS = [EVENT_ID, EVENT_TYPE, SESSION_ID];
 /** Per field of FIELD_NAMES: the kind of its value (-1 when absent), its start and end (strings: inside the quotes). */
 const found = new Int32Array(FIELD_NAMES.length * 3);
-/** Per field: HAS_ESCAPE and NON_ASCII of its string value. */
+/** Per field: HAS_ESCAPE of its string value. */
 const stringFlags = new Uint8Array(FIELD_NAMES.length);
 const FIELD_BYTES = FIELD_NAMES.map((name) => Buffer.from(name));
 /** Field index by the hash of its name's bytes (checked for collisions below). */
@@ -182,6 +188,14 @@ for (let f = 0; f < FIELD_NAMES.length; f++) {
   const h = hashOf(FIELD_BYTES[f]!, 0, FIELD_BYTES[f]!.length);
   if (FIELD_BY_HASH.has(h)) throw new Error(`fast-batch: two field names share a hash (${FIELD_NAMES[f]})`);
   FIELD_BY_HASH.set(h, f);
+}
+
+/** The event types' bytes by their hash. */
+const TYPE_BY_HASH = new Map<number, Buffer>();
+for (const type of EVENT_TYPES) {
+  const bytes = Buffer.from(type);
+  if (TYPE_BY_HASH.has(hashOf(bytes, 0, bytes.length))) throw new Error(`fast-batch: two event types share a hash (${type})`);
+  TYPE_BY_HASH.set(hashOf(bytes, 0, bytes.length), bytes);
 }
 
 /** The keys of the objects being scanned (for repeated keys): a stack, each object's keys above its parent's. */
@@ -195,6 +209,12 @@ let top = 0;
 
 /** The event is level 1; a field's value level 2, and it may nest MAX_NESTING levels. */
 const MAX_LEVEL = MAX_NESTING + 1;
+
+/** Whether `a` from `at` holds the same `length` bytes as `buf` from `from` (a loop: Buffer#compare's call costs more for a few bytes). */
+function sameBytes(a: Buffer, at: number, from: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (a[at + i] !== buf[from + i]) return false;
+  return true;
+}
 
 function hashOf(bytes: Buffer, start: number, end: number): number {
   let h = 0x811c9dc5;
@@ -219,15 +239,17 @@ function scanObject(level: number): boolean {
     let i = ks;
     for (;; i++) {
       const c = buf[i]!;
-      if (c === QUOTE) break;
-      if (c === BACKSLASH || c < 0x20 || i >= limit) return false;
+      if (PLAIN[c] !== 1) {
+        if (c === QUOTE) break;
+        return false;
+      }
       h = Math.imul(h ^ c, 0x01000193);
     }
     const ke = i;
     const first = buf[ks]!;
     if (first >= DIGIT_0 && first <= DIGIT_9) return false;
     for (let k = base; k < top; k++) {
-      if (keyHash[k] === h && keyEnd[k]! - keyStart[k]! === ke - ks && buf.compare(buf, keyStart[k]!, keyEnd[k]!, ks, ke) === 0) return false;
+      if (keyHash[k] === h && keyEnd[k]! - keyStart[k]! === ke - ks && sameBytes(buf, keyStart[k]!, ks, ke - ks)) return false;
     }
     if (top - base === MAX_KEYS_PER_OBJECT || top === MAX_KEYS) return false;
     keyHash[top] = h;
@@ -240,7 +262,7 @@ function scanObject(level: number): boolean {
     let field = -1;
     if (level === 1) {
       const f = FIELD_BY_HASH.get(h);
-      if (f !== undefined && FIELD_BYTES[f]!.length === ke - ks && buf.compare(FIELD_BYTES[f]!, 0, ke - ks, ks, ke) === 0) field = f;
+      if (f !== undefined && FIELD_BYTES[f]!.length === ke - ks && sameBytes(FIELD_BYTES[f]!, 0, ks, ke - ks)) field = f;
     }
     const vs = pos;
     const kind = scanValue(level + 1);
@@ -287,7 +309,7 @@ function scanArray(level: number): boolean {
   }
 }
 
-/** HAS_ESCAPE and NON_ASCII of the last string value scanned. */
+/** HAS_ESCAPE of the last string value scanned. */
 let lastStringFlags = 0;
 
 /** The value at `pos` (a container there is at level `level`): its kind, -1 when not for this path; pos ends after it. */
@@ -298,15 +320,11 @@ function scanValue(level: number): number {
     let i = pos + 1;
     for (;; i++) {
       const s = buf[i]!;
+      if (PLAIN[s] === 1) continue;
       if (s === QUOTE) break;
-      if (i >= limit || s < 0x20) return -1;
-      if (s === BACKSLASH) {
-        if (SIMPLE_ESCAPE[buf[i + 1]!] !== 1) return -1;
-        flags |= HAS_ESCAPE;
-        i++;
-      } else if (s >= 0x80) {
-        flags |= NON_ASCII;
-      }
+      if (s !== BACKSLASH || i >= limit || SIMPLE_ESCAPE[buf[i + 1]!] !== 1) return -1;
+      flags = HAS_ESCAPE;
+      i++;
     }
     lastStringFlags = flags;
     pos = i + 1;
@@ -342,7 +360,7 @@ function scanNumber(): boolean {
 }
 
 function literal(word: Buffer): boolean {
-  if (pos + word.length > limit || buf.compare(word, 0, word.length, pos, pos + word.length) !== 0) return false;
+  if (pos + word.length > limit || !sameBytes(word, 0, pos, word.length)) return false;
   pos += word.length;
   return true;
 }
@@ -369,6 +387,13 @@ const UPPER_E = 0x45;
 const LOWER_T = 0x74;
 const LOWER_F = 0x66;
 const LOWER_N = 0x6e;
+
+/**
+ * Bytes that stand for themselves inside a string: all but control characters, `"` and `\`. Past the body's end the
+ * index reads undefined, which is not plain either, so an unterminated string is refused.
+ */
+const PLAIN = new Uint8Array(256);
+for (let c = 0x20; c < 256; c++) PLAIN[c] = c === QUOTE || c === BACKSLASH ? 0 : 1;
 
 /** Escapes JSON.stringify writes itself: \" \\ \b \f \n \r \t. */
 const SIMPLE_ESCAPE = new Uint8Array(256);
