@@ -77,11 +77,21 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
       callback(null, chunk);
     },
   });
+  // A body whose declared length is kept whole is copied into one buffer of that length as it arrives, rather than
+  // joined at the end: one allocation of its size less per request (and fewer major GCs under load).
+  const keep = options.keepBytesUpTo ?? -1;
+  let into = encoding === 'identity' && Number.isInteger(declared) && declared > 0 && declared <= keep ? Buffer.allocUnsafe(declared) : undefined;
   const collect = new Writable({
     write(chunk: Buffer, _enc, callback) {
+      if (into && bytes + chunk.length <= into.length) chunk.copy(into, bytes);
+      else if (into) {
+        // More than declared (Node's parser does not allow it, but a stream might): back to joining pieces.
+        chunks.push(into.subarray(0, bytes));
+        into = undefined;
+      }
       bytes += chunk.length;
       if (bytes > limit) return callback(fail(tooLarge(limit, encoding === 'gzip' ? 'the decompressed request body' : 'the request body')));
-      chunks.push(chunk);
+      if (!into) chunks.push(chunk);
       callback();
     },
   });
@@ -104,8 +114,8 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
     settled = true;
     clearTimeout(idle);
   }
-  const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
-  if (bytes <= (options.keepBytesUpTo ?? -1)) {
+  const whole = into ? into.subarray(0, bytes) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
+  if (bytes <= keep) {
     // Kept bytes are checked now and decoded only if asked for: a batch read from its bytes (fast-batch.ts) never is.
     if (!isUtf8(whole)) throw notUtf8();
     let decoded: string | undefined;
