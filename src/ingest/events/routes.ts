@@ -167,6 +167,8 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
       const body = request.body as unknown as EventsBody;
       if (body && 'refused' in body) throw body.refused;
       const { prepared, rejections, received } = takeBatch(body, projectOf.get(request)!);
+      // The body's text and bytes are not needed while the events wait for their commit: let them go now.
+      (request as { body: unknown }).body = undefined;
       if (prepared.count > 0) {
         const refused = await commitInTime(deps, prepared);
         if (refused) return unavailable(request, reply, `${refused}; nothing of this batch is acknowledged, retry later (retries are idempotent)`);
