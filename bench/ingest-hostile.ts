@@ -112,8 +112,8 @@ async function main(): Promise<void> {
         const api = (path: string, body: unknown) =>
           fetch(new URL(path, url), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, string>>);
         if (!key) {
-          await api('/v1/admin/projects', { name: 'bench', id: 'bench' });
-          key = (await api('/v1/admin/projects/bench/keys', { name: 'bench' })).key!;
+          await api('/api/v1/projects', { name: 'bench', id: 'bench' });
+          key = (await api('/api/v1/projects/bench/keys', { name: 'bench' })).key!;
         }
         const target = new URL('/v1/events', url);
         const bytes = request(target, key, shape.body());

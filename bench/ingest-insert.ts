@@ -1,7 +1,8 @@
 /**
  * PostgreSQL's own cost per stored event, without HTTP or the service around it: the group commit's INSERT
  * (src/ingest/events/committer.ts; with ON CONFLICT DO NOTHING, as for a group holding a re-sent event, but in the
- * `plain` variant, the committer's first attempt) of BENCH_GROUPS groups of 5,000 events of the ingest benchmark's shape, on one
+ * `plain` variant, the committer's first attempt until the third round of issue 14, and `COPY` in binary in the `copy` variant, its first
+ * attempt since) of BENCH_GROUPS groups of 5,000 events of the ingest benchmark's shape, on one
  * connection, into a fresh database migrated like `platform start ingest` does, then altered by each variant.
  * Prints per variant the CPU of PostgreSQL per row (the backend alone, and every PostgreSQL process: WAL writer,
  * checkpointer...), the wall time per group (commit included), WAL bytes and the table's size (indexes included)
@@ -14,7 +15,7 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../src/kit/db.ts';
 import { migrate } from '../src/kit/migrations.ts';
 import { INGEST_MIGRATIONS } from '../src/ingest/app.ts';
-import { INSERT_EVENTS, INSERT_EVENTS_PLAIN, insertParameters } from '../src/ingest/events/committer.ts';
+import { COPY_EVENTS, copyParameters, INSERT_EVENTS, INSERT_EVENTS_PLAIN, insertParameters } from '../src/ingest/events/committer.ts';
 import { validateBatch, type PreparedEvents } from '../src/ingest/events/validate.ts';
 import { eventTemplates } from './support/events.ts';
 import { cpuSeconds, postgresCpuSeconds, postgresCpuSince } from './support/proc.ts';
@@ -35,6 +36,8 @@ const VARIANTS: Record<string, string> = {
   event_id_c: `ALTER TABLE events ALTER COLUMN event_id TYPE text COLLATE "C";`,
   // The same table, inserted into without ON CONFLICT: the committer's first attempt (there are no duplicates here).
   plain: '',
+  // The same, by COPY FROM STDIN in binary (COPY_EVENTS): the committer's first attempt since the third round of issue 14.
+  copy: '',
   // Partitioned by the day of event.timestamp (the bench's events all fall on one day, so one partition is
   // written). A unique index of a partitioned table must hold the partition key: dedup becomes
   // (project_id, event_id, event_ts). The statement triggers move to the partitioned table.
@@ -87,10 +90,14 @@ async function measure(adminUrl: string, admin: pg.Client, variant: string): Pro
     const sql = STATEMENTS[variant] ?? INSERT_EVENTS;
     const backend = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     const templates = eventTemplates(PROJECT);
+    // Parameters are built outside the timed part; only the statement and the COMMIT are timed.
+    const paramsOf = (parts: PreparedEvents[], count: number) => (variant === 'copy' ? copyParameters(parts, count) : insertParameters(parts, count));
+    const run = (params: Buffer | Buffer[]) =>
+      db!.transaction(async (tx) => void (Array.isArray(params) ? await tx.query(sql, params) : await tx.copyFrom!(COPY_EVENTS, params)));
     const insertGroup = async (n: number) => {
       const parts = Array.from({ length: REQUESTS_PER_GROUP }, (_, r) => prepare(templates, `${n}-${r}`));
       const count = parts.reduce((sum, p) => sum + p.count, 0);
-      await db!.transaction((tx) => tx.query(sql, insertParameters(parts, count)));
+      await run(paramsOf(parts, count));
     };
     for (let n = 0; n < WARMUP_GROUPS; n++) await insertGroup(n);
     await admin.query('CHECKPOINT');
@@ -103,9 +110,9 @@ async function measure(adminUrl: string, admin: pg.Client, variant: string): Pro
       // Only the INSERT and COMMIT are timed, not the preparation of the events in this process.
       const parts = Array.from({ length: REQUESTS_PER_GROUP }, (_, r) => prepare(templates, `${n}-${r}`));
       const count = parts.reduce((sum, p) => sum + p.count, 0);
-      const params = insertParameters(parts, count);
+      const params = paramsOf(parts, count);
       const started = performance.now();
-      await db.transaction((tx) => tx.query(sql, params));
+      await run(params);
       busy += performance.now() - started;
     }
     const postgres = postgresCpuSince(pg0);

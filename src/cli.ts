@@ -13,7 +13,7 @@ const io: CommandIO = {
   err: (line) => process.stderr.write(line + '\n'),
 };
 
-function help(): void {
+async function help(): Promise<void> {
   const lines = [
     'usage: platform <command> [arguments]',
     '',
@@ -23,7 +23,7 @@ function help(): void {
     '  --version               print the version',
   ];
   for (const s of services) {
-    for (const u of s.usage) lines.push(`  ${s.name} ${u}`);
+    for (const u of await s.usage()) lines.push(`  ${s.name} ${u}`);
   }
   lines.push('', 'services:');
   for (const s of services) lines.push(`  ${s.name.padEnd(10)} port ${s.defaultPort}  ${s.description}`);
@@ -125,7 +125,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'help':
     case '--help':
     case '-h':
-      help();
+      await help();
       return EXIT.ok;
     case '--version':
     case 'version':

@@ -1,7 +1,13 @@
 import { defineService } from '../kit/service.ts';
-import { buildDashboardApp, DASHBOARD_MIGRATIONS, openDashboardDatabase } from './app.ts';
-import { dashboardCommand, DASHBOARD_USAGE } from './cli.ts';
 import { DASHBOARD_DEFAULT_PORT, dashboardSpec, loadDashboardConfig } from './config.ts';
+
+/**
+ * The service's code is imported when it is started or one of its commands runs, not when the `platform` command
+ * loads its list of services: a process running one service then holds only that one's modules (about 50 MB less
+ * heap for `platform start ingest` than with all four, which every major GC of the process had to mark).
+ */
+const app = () => import('./app.ts');
+const cli = () => import('./cli.ts');
 
 export const dashboardService = defineService({
   name: 'dashboard',
@@ -10,9 +16,10 @@ export const dashboardService = defineService({
   spec: dashboardSpec,
   loadConfig: loadDashboardConfig,
   address: (config) => ({ host: config.host, port: config.port }),
-  buildApp: buildDashboardApp,
-  openDatabase: openDashboardDatabase,
-  migrations: DASHBOARD_MIGRATIONS,
-  command: dashboardCommand,
-  usage: DASHBOARD_USAGE,
+  buildApp: async (config) => (await app()).buildDashboardApp(config),
+  openDatabase: async (config) => (await app()).openDashboardDatabase(config),
+  // The folder app.ts names too; given here so that listing migrations does not load the service's code.
+  migrations: new URL('./migrations/', import.meta.url),
+  command: async (args, config, io) => (await cli()).dashboardCommand(args, config, io),
+  usage: async () => (await cli()).DASHBOARD_USAGE,
 });

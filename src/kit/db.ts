@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { lockDirectory, type DirectoryLock } from './dir-lock.ts';
+import { copyFrom } from './pg-copy.ts';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -19,6 +20,11 @@ export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], name?: string): Promise<QueryResult<R>>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
+  /**
+   * `COPY … FROM STDIN` fed with `data` (kit/pg-copy.ts); resolves with the rows copied. PostgreSQL only, and only
+   * inside a transaction: undefined on PGlite and on the database itself.
+   */
+  copyFrom?: (sql: string, data: Buffer) => Promise<number>;
 }
 
 export interface Database extends Queryable {
@@ -122,6 +128,7 @@ async function openPostgres(url: string, schema: string, max: number, statementT
         const result = await fn({
           query: (sql, params, name) => run(client, sql, params, name),
           exec: async (sql) => void (await client.query(sql)),
+          copyFrom: (sql, data) => copyFrom(client, sql, data),
         });
         await client.query('COMMIT');
         return result;

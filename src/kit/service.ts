@@ -26,15 +26,15 @@ export interface ServiceDefinition<C> {
   migrations: URL;
   /** `platform <service> ...`: returns the exit code. */
   command?(args: string[], config: C, io: CommandIO): Promise<number>;
-  /** One line per subcommand for `platform help`. */
-  usage?: string[];
+  /** One line per subcommand for `platform help` (a promise: the service's command code is loaded to list them). */
+  usage?: () => Promise<string[]>;
 }
 
 export interface Service {
   name: string;
   description: string;
   defaultPort: number;
-  usage: string[];
+  usage(): Promise<string[]>;
   variables: string[];
   load(env: NodeJS.ProcessEnv): LoadedService;
 }
@@ -57,7 +57,7 @@ export function defineService<C>(definition: ServiceDefinition<C>): Service {
     name: definition.name,
     description: definition.description,
     defaultPort: definition.defaultPort,
-    usage: definition.usage ?? [],
+    usage: definition.usage ?? (async () => []),
     variables: Object.values(definition.spec).map((v) => v.name),
     load(env) {
       const config = definition.loadConfig(env);

@@ -1,6 +1,5 @@
 import type { App } from '../kit/app.ts';
 import type { LoadedService } from '../kit/service.ts';
-import { identityRuntime } from '../identity/app.ts';
 import type { IdentityConfig } from '../identity/config.ts';
 import { PLATFORM_DASHBOARD_CLIENT_ID, platformWebClient } from '../identity/oidc/built-in-clients.ts';
 import { MIN_PASSWORD_LENGTH, ensureOwnerAccount } from '../identity/principals/linked-owner.ts';
@@ -42,9 +41,11 @@ export function linkServices(started: { name: string; loaded: LoadedService }[])
       identity: {
         provider: { id: PLATFORM_PROVIDER_ID, issuer: identity.issuer, clientId: client.client_id, name: 'the platform account' },
         minPasswordLength: MIN_PASSWORD_LENGTH,
-        ensureOwnerAccount: (input) => {
+        ensureOwnerAccount: async (input) => {
           // Identity is built (and listening) before the dashboard, so a request reaching this has it.
           if (!identityApp) throw new Error('the identity service is not running');
+          // Imported here: a process that starts neither service does not load identity's code (src/*/service.ts).
+          const { identityRuntime } = await import('../identity/app.ts');
           return ensureOwnerAccount(identityRuntime(identityApp).db, input);
         },
       },

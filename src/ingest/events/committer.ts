@@ -3,7 +3,7 @@ import { createBatcher } from '../../kit/batcher.ts';
 import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
 import type { OutageLog } from '../../kit/outage-log.ts';
 import type { IngestMetrics } from '../metrics.ts';
-import { binaryArray, decodeElements, decodeTimestamps, JSON_OID, TEXT_OID, TIMESTAMPTZ_OID } from './pg-array.ts';
+import { binaryArray, copyRows, decodeElements, decodeTimestamps, JSON_OID, TEXT_OID, TIMESTAMPTZ_OID } from './pg-array.ts';
 import type { PreparedEvents } from './validate.ts';
 
 /** The database could not take the events (down, unreachable, overloaded, shutting down): the client should retry. */
@@ -62,10 +62,9 @@ export function createCommitter(options: CommitterOptions): Committer {
     for (const p of parts) count += p.count;
     let inserted: number | undefined;
     if (db.kind === 'postgres') {
-      const params = insertParameters(parts, count);
       if (conflictGroupsLeft > 0) conflictGroupsLeft--;
-      else inserted = await insertPlain(params);
-      inserted ??= await db.transaction(async (tx) => (await tx.query(INSERT_EVENTS, params)).rowCount);
+      else inserted = await copyPlain(parts, count);
+      inserted ??= await db.transaction(async (tx) => (await tx.query(INSERT_EVENTS, insertParameters(parts, count))).rowCount);
     } else {
       // PGlite takes text parameters: the bodies go as one JSON array, split inside the database.
       inserted = await db.transaction(async (tx) => (await tx.query(INSERT_EVENTS_TEXT, [
@@ -79,16 +78,18 @@ export function createCommitter(options: CommitterOptions): Committer {
   };
 
   /**
-   * The group without ON CONFLICT: its speculative insertion (a probe of the unique index before each row, then a
-   * token and a confirmation record in WAL) was a quarter of PostgreSQL's CPU per row (bench/ingest-insert.ts:
-   * 21.7–23.8 → 15.7–17.6 µs). The unique index still refuses an event already stored (or being stored by another
-   * transaction, whose commit it waits for): the whole statement then fails with 23505 and nothing of it stays.
-   * Undefined in that case, and the caller inserts the group again with ON CONFLICT DO NOTHING, as it does the next
-   * CONFLICT_WINDOW groups, so a client that keeps re-sending stored events costs one failed attempt per window.
+   * The group without ON CONFLICT, by `COPY … FROM STDIN (FORMAT binary)` (see COPY_EVENTS). Without ON CONFLICT:
+   * its speculative insertion (a probe of the unique index before each row, then a token and a confirmation record
+   * in WAL) was a quarter of PostgreSQL's CPU per row. The unique index still refuses an event already stored (or
+   * being stored by another transaction, whose commit it waits for): the whole statement then fails with 23505 and
+   * nothing of it stays. Undefined in that case, and the caller inserts the group again with ON CONFLICT DO NOTHING,
+   * as it does the next CONFLICT_WINDOW groups, so a client that keeps re-sending stored events costs one failed
+   * attempt per window.
    */
-  const insertPlain = async (params: Buffer[]): Promise<number | undefined> => {
+  const copyPlain = async (parts: PreparedEvents[], count: number): Promise<number | undefined> => {
+    const rows = copyParameters(parts, count);
     try {
-      return await db.transaction(async (tx) => (await tx.query(INSERT_EVENTS_PLAIN, params)).rowCount);
+      return await db.transaction(async (tx) => tx.copyFrom!(COPY_EVENTS, rows));
     } catch (err) {
       if ((err as { code?: string }).code !== '23505') throw err;
       conflictGroupsLeft = CONFLICT_WINDOW;
@@ -149,6 +150,14 @@ INSERT INTO events (project_id, event_id, event_type, event_ts, session_id, body
 SELECT * FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::timestamptz[]),
   unnest($5::text[]), unnest($6::json[]))`;
 
+/**
+ * The first attempt at a group: its rows in COPY's binary format (pg-array.ts, copyRows). COPY inserts them a page
+ * at a time (one WAL record per page of rows rather than one per row, no executor per row) and fires the same
+ * statement triggers with the same transition table as an INSERT; the `id` default (nextval) does not stop that.
+ * bench/ingest-insert.ts, variant `copy` against `plain` (INSERT_EVENTS_PLAIN): see bench/README.md.
+ */
+export const COPY_EVENTS = 'COPY events (project_id, event_id, event_type, event_ts, session_id, body) FROM STDIN (FORMAT binary)';
+
 /** The same, skipping events whose (project_id, event_id) is stored: what a group holding a re-sent event needs. */
 export const INSERT_EVENTS = `${INSERT_EVENTS_PLAIN}
 ON CONFLICT (project_id, event_id) DO NOTHING`;
@@ -163,6 +172,15 @@ export function insertParameters(parts: readonly PreparedEvents[], count: number
     column(TEXT_OID, (p) => p.projects), column(TEXT_OID, (p) => p.eventIds), column(TEXT_OID, (p) => p.types),
     column(TIMESTAMPTZ_OID, (p) => p.timestamps), column(TEXT_OID, (p) => p.sessions), column(JSON_OID, (p) => p.bodies),
   ];
+}
+
+/** COPY_EVENTS' input for the requests `parts` holding `count` events in all. */
+export function copyParameters(parts: readonly PreparedEvents[], count: number): Buffer {
+  const column = (pick: (p: PreparedEvents) => Buffer) => parts.map(pick);
+  return copyRows(count, [
+    column((p) => p.projects), column((p) => p.eventIds), column((p) => p.types),
+    column((p) => p.timestamps), column((p) => p.sessions), column((p) => p.bodies),
+  ]);
 }
 
 /** The embedded database's form: one JSON array of the bodies, every column but `event_ts` read from the body. */

@@ -83,3 +83,39 @@ export function decodeElements(elements: Buffer): string[] {
   }
   return values;
 }
+
+/** COPY's binary format: signature, flags (no OIDs), an empty header extension. */
+const COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+
+/**
+ * Rows for `COPY … FROM STDIN (FORMAT binary)` from columns laid out by encodeElements/encodeTimestamps: a field in
+ * COPY's binary format is the same 4-byte length and bytes as an array element, so each row is a field count and
+ * one element of each column in turn. `columns` are lists of pieces (one per request) of `count` elements in all.
+ */
+export function copyRows(count: number, columns: readonly (readonly Buffer[])[]): Buffer {
+  let size = COPY_HEADER.length + 2 * count + 2;
+  for (const pieces of columns) for (const piece of pieces) size += piece.length;
+  const out = Buffer.allocUnsafe(size);
+  let at = COPY_HEADER.copy(out, 0);
+  // Per column: the piece being read and where in it.
+  const piece = new Array<number>(columns.length).fill(0);
+  const offset = new Array<number>(columns.length).fill(0);
+  for (let row = 0; row < count; row++) {
+    out.writeInt16BE(columns.length, at);
+    at += 2;
+    for (let c = 0; c < columns.length; c++) {
+      const pieces = columns[c]!;
+      let source = pieces[piece[c]!]!;
+      while (offset[c] === source.length) {
+        source = pieces[++piece[c]!]!;
+        offset[c] = 0;
+      }
+      const start = offset[c]!;
+      const end = start + 4 + source.readInt32BE(start);
+      at += source.copy(out, at, start, end);
+      offset[c] = end;
+    }
+  }
+  out.writeInt16BE(-1, at);
+  return out;
+}

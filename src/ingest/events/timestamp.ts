@@ -25,6 +25,25 @@ export function parseIsoTimestamp(value: string): number | undefined {
   return instant(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, second, millis, offsetMinutes);
 }
 
+/**
+ * parseIsoTimestamp of the text in bytes[start, end), for a batch read from its bytes (fast-batch.ts): toISOString's
+ * shape is read from the bytes, anything else from their latin1 text (a timestamp is ASCII; any other byte fails both ways).
+ */
+export function parseIsoTimestampBytes(bytes: Buffer, start: number, end: number): number | undefined {
+  if (end - start !== 24) return parseIsoTimestamp(bytes.toString('latin1', start, end));
+  for (let i = 0; i < 24; i++) {
+    const c = bytes[start + i]!;
+    const expected = SHAPE[i]!;
+    if (expected === DIGIT ? c < 0x30 || c > 0x39 : c !== expected) return parseIsoTimestamp(bytes.toString('latin1', start, end));
+  }
+  const d = (at: number, count: number) => {
+    let n = 0;
+    for (let i = start + at; i < start + at + count; i++) n = n * 10 + bytes[i]! - 0x30;
+    return n;
+  };
+  return instant(d(0, 4), d(5, 2), d(8, 2), d(11, 2), d(14, 2), d(17, 2), d(20, 3), 0);
+}
+
 function instant(year: number, month: number, day: number, hour: number, minute: number, second: number, millis: number, offsetMinutes: number): number | undefined {
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
   if (day > daysInMonth(year, month)) return undefined;

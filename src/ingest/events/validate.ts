@@ -175,7 +175,7 @@ type Problem = readonly [message: string, reason: RejectReason];
 const NOT_STRING: Problem = ['must be a string', 'wrong_type'];
 const NOT_INTEGER: Problem = ['must be an integer', 'wrong_type'];
 
-function checkOptional(v: unknown, kind: OptionalKind): Problem | undefined {
+export function checkOptional(v: unknown, kind: OptionalKind): Problem | undefined {
   switch (kind) {
     case 'string':
       return typeof v === 'string' ? undefined : NOT_STRING;
