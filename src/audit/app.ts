@@ -12,6 +12,7 @@ import { classifyAuditError } from './errors.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { registerJobRoutes } from './jobs/routes.ts';
 import { JobWorker } from './jobs/worker.ts';
+import { startRetentionSweep } from './jobs/retention.ts';
 import { registerLegacyRoutes } from './legacy/routes.ts';
 import { createMetrics } from './metrics.ts';
 import { registerReportRoutes } from './reports/routes.ts';
@@ -103,6 +104,14 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   });
   app.addHook('onReady', async () => {
     worker.start();
+  });
+  // Every instance sweeps (no instance is special); the sweep's DELETE is safe to run on several at once.
+  let stopRetention: () => Promise<void> = async () => {};
+  app.addHook('onReady', async () => {
+    stopRetention = startRetentionSweep({ db, log: app.log, days: config.retentionDays, deleted: metrics.jobsDeleted });
+  });
+  app.addHook('onClose', async () => {
+    await stopRetention();
   });
 
   const guard = createAuditGuard(db, config.identityUrl

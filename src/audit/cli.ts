@@ -4,8 +4,9 @@ import type { CommandIO } from '../kit/service.ts';
 import { AUDIT_MIGRATIONS } from './app.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/keys.ts';
 import type { AuditServiceConfig } from './config.ts';
+import { deleteFinishedJob } from './jobs/retention.ts';
 
-/** `platform audit keys ...`: API keys straight against the service's database. */
+/** `platform audit keys ...` and `jobs delete`: API keys and an operator's deletes, straight against the service's database. */
 function auditCommands(config: AuditServiceConfig): CommandGroup {
   const withDatabase = commandDatabase('audit', config, AUDIT_MIGRATIONS);
   return {
@@ -45,6 +46,20 @@ function auditCommands(config: AuditServiceConfig): CommandGroup {
           const record = await revokeApiKey(db, positionals[0]!);
           if (!record) throw new CommandFailure(`no key ${positionals[0]}`);
           result(record, [`revoked key ${record.id}`]);
+        }),
+      },
+      {
+        // DELETE /api/v1/audits/{id} means cancel (Document 3), so deleting a finished job is the operator's, like keys.
+        path: ['jobs', 'delete'],
+        synopsis: 'JOB_ID',
+        summary: 'delete a finished (completed, failed or cancelled) audit job and its result, whoever owns it',
+        positionals: { min: 1, max: 1 },
+        run: ({ positionals, result }) => withDatabase(async (db) => {
+          const id = positionals[0]!;
+          const outcome = await deleteFinishedJob(db, id);
+          if (!outcome) throw new CommandFailure(`no audit job ${id}`);
+          if (!outcome.deleted) throw new CommandFailure(`audit job ${id} is ${outcome.status}: only finished jobs are deleted; cancel it first (DELETE /api/v1/audits/${id})`);
+          result({ id, status: outcome.status, deleted: true }, [`deleted ${outcome.status} audit job ${id}`]);
         }),
       },
     ],

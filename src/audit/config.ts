@@ -44,6 +44,12 @@ export const auditSpec = {
   }),
   maxAttempts: int('AUDIT_MAX_ATTEMPTS', { default: 3, min: 1, max: 20, doc: 'Times a job is started before it ends `failed` with the last reason.' }),
   pollMs: int('AUDIT_POLL_MS', { default: 1_000, min: 50, max: 60_000, doc: 'How often an idle worker looks for jobs queued by other instances (jobs created on the same instance start at once).' }),
+  retentionDays: int('AUDIT_RETENTION_DAYS', {
+    default: 90,
+    min: 0,
+    max: 36_500,
+    doc: 'Days a finished job (completed, failed or cancelled) and its result are kept after it finished; each instance deletes older ones at start and every hour. Pending and running jobs are never deleted. `0` keeps finished jobs forever.',
+  }),
   pageTimeoutSeconds: int('AUDIT_PAGE_TIMEOUT_SECONDS', {
     default: 60,
     min: 5,

@@ -147,3 +147,24 @@ test('a start page that redirects to another origin moves the crawl there; a fou
   assert.ok(!r.findings.some((f: any) => f.pageUrl.startsWith(elsewhere.origin)), 'the page it redirected to is not in the result');
   assert.equal(r.stats.totalPages, 2);
 });
+
+test('Crawl-delay for PlatformAudit spaces the starts of the crawl\'s pages, measured where they arrive', async () => {
+  const slow = await serveSite({
+    '/robots.txt': { body: 'User-agent: PlatformAudit\nCrawl-delay: 1\nDisallow: /private\n', headers: { 'content-type': 'text/plain' } },
+    '/': page('Start', '<a href="/a">A</a> <a href="/private/p">Private</a> <a href="/b">B</a> <a href="/c">C</a>'),
+    '/a': page('A', '<p>a</p>'),
+    '/b': page('B', '<p>b</p>'),
+    '/c': page('C', '<p>c</p>'),
+    '/private/p': page('Private', '<p>robots say no</p>'),
+  });
+  more.push(slow);
+  const r = (await h.call('POST', '/audit', { url: `${slow.origin}/`, crawl: { enabled: true, depth: 1, maxPages: 10 } })).json();
+  assert.deepEqual(r.pages.map((p: any) => p.url.replace(slow.origin, '')), ['/', '/a', '/b', '/c']);
+  const starts = slow.arrivals.filter((a) => ['/', '/a', '/b', '/c'].includes(a.path));
+  assert.deepEqual(starts.map((a) => a.path), ['/', '/a', '/b', '/c'], 'one request per page, in crawl order');
+  // /a, /b and /c are found together on / and, with AUDIT_PAGE_CONCURRENCY 4, would otherwise all start at once.
+  // The gap is measured at arrival, so it carries each navigation's own latency: 1 s less a margin for that.
+  const gaps = starts.slice(1).map((a, i) => a.at - starts[i]!.at);
+  for (const gap of gaps) assert.ok(gap >= 800, `pages arrived ${gaps.map(Math.round).join(', ')} ms apart; Crawl-delay asks for 1000`);
+  assert.ok(!slow.hits.includes('/private/p'), 'Disallow beside the delay still holds');
+});

@@ -77,6 +77,8 @@ export interface TestSite {
   port: number;
   /** Paths requested so far, in order. */
   hits: string[];
+  /** Each request's path and when it arrived (`performance.now()` of the test process), in order. */
+  arrivals: Array<{ path: string; at: number }>;
   /** Resolves the first time `path` is requested. */
   requested(path: string): Promise<void>;
   /** Resolves when a request for `path` is dropped by the client before its answer was sent. */
@@ -87,12 +89,14 @@ export interface TestSite {
 /** A small web site on 127.0.0.1 (or another loopback address) serving fixed pages; unknown paths are 404. */
 export async function serveSite(pages: Record<string, SitePage | string>, host = '127.0.0.1'): Promise<TestSite> {
   const hits: string[] = [];
+  const arrivals: Array<{ path: string; at: number }> = [];
   const waiters = new Map<string, Array<() => void>>();
   const abandonedPaths: string[] = [];
   const abandonWaiters = new Map<string, Array<() => void>>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0]!;
     hits.push(req.url ?? '/');
+    arrivals.push({ path, at: performance.now() });
     for (const resolve of waiters.get(path) ?? []) resolve();
     waiters.delete(path);
     const entry = pages[req.url ?? '/'] ?? pages[path];
@@ -119,6 +123,7 @@ export async function serveSite(pages: Record<string, SitePage | string>, host =
     origin: `http://${host}:${port}`,
     port,
     hits,
+    arrivals,
     requested(path) {
       if (hits.some((h) => h.split('?')[0] === path)) return Promise.resolve();
       return new Promise((resolve) => waiters.set(path, [...(waiters.get(path) ?? []), resolve]));

@@ -2,6 +2,7 @@ import robotsParserModule from 'robots-parser';
 import { AUDIT_USER_AGENT_TOKEN } from '../engine/browser-host.ts';
 import type { AddressPolicy } from '../safety/address-policy.ts';
 import { safeFetchText } from '../safety/safe-fetch.ts';
+import { crawlDelayMs } from './crawl-delay.ts';
 import { normalizeUrl, sameOrigin } from './normalize.ts';
 import { parseSitemap } from './sitemap.ts';
 
@@ -17,6 +18,8 @@ export interface SiteRules {
   allowed(url: string): boolean;
   /** Same-origin page URLs from the site's sitemaps, normalised, in sitemap order, at most `limit`. */
   sitemapPages: string[];
+  /** Least time between the starts of two pages of the crawl: robots.txt's Crawl-delay, capped; 0 when none. */
+  crawlDelayMs: number;
 }
 
 /** robots.txt and the sitemaps it names (or /sitemap.xml), read through the same address policy as the browser. */
@@ -49,5 +52,6 @@ export async function loadSiteRules(startUrl: string, policy: AddressPolicy, lim
   return {
     allowed: (url) => (robots ? robots.isAllowed(url, AUDIT_USER_AGENT_TOKEN) !== false : true),
     sitemapPages: pages,
+    crawlDelayMs: crawlDelayMs(robots?.getCrawlDelay(AUDIT_USER_AGENT_TOKEN)),
   };
 }

@@ -1,5 +1,6 @@
 import axe from 'axe-core';
 import type { BrowserContext } from 'playwright-core';
+import { crawlPause } from '../crawl/crawl-delay.ts';
 import { loadSiteRules, type SiteRules } from '../crawl/site-rules.ts';
 import { normalizeUrl, sameOrigin } from '../crawl/normalize.ts';
 import { assembleResult, type AuditedPage } from '../result/assemble.ts';
@@ -98,6 +99,9 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
     let failure: unknown = null;
     let launched = 0;
     let taken = 0;
+    // robots.txt's Crawl-delay spaces the starts of pages (requests the crawler chooses to make); pages already
+    // loading may overlap. The current rules' delay counts from the last start, so a move to another site's rules applies at once.
+    let lastStartAt = Number.NEGATIVE_INFINITY;
     const takeInOrder = async () => {
       while (visits.has(taken)) {
         const visit = visits.get(taken)!;
@@ -136,12 +140,16 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
     for (;;) {
       // Pages started but not yet taken may all count, so never more than maxPages of them.
       while (launched < frontier.length && inFlight.size < options.pageConcurrency && pages.length + (launched - taken) < maxPages) {
-        const index = launched++;
+        const index = launched;
         const target = frontier[index]!;
         if (target.depth > 0 && rules && !rules.allowed(target.url)) {
+          launched++;
           visits.set(index, 'skipped');
           continue;
         }
+        if (Date.now() < lastStartAt + (rules?.crawlDelayMs ?? 0)) break;
+        launched++;
+        lastStartAt = Date.now();
         const done = visitPage(context, runner, target.url, visitOptions, proxy.refusals, signal).then(
           (visit) => void visits.set(index, visit),
           (err: unknown) => void (failure ??= err),
@@ -151,7 +159,11 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
       await takeInOrder();
       if (failure) throw failure;
       if (inFlight.size === 0 && (launched >= frontier.length || pages.length >= maxPages)) break;
-      if (inFlight.size > 0) await Promise.race(inFlight.values());
+      const nextStartAt = lastStartAt + (rules?.crawlDelayMs ?? 0);
+      const pause = launched < frontier.length && Date.now() < nextStartAt ? crawlPause(nextStartAt - Date.now(), signal) : null;
+      if (inFlight.size > 0 || pause) await Promise.race([...inFlight.values(), ...(pause ? [pause.done] : [])]);
+      pause?.cancel();
+      if (signal?.aborted) throw new AuditCancelledError();
       if (failure) throw failure;
       if (!context.browser()?.isConnected()) throw new AuditFailedError('the browser stopped during the audit', true);
     }

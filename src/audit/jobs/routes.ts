@@ -97,6 +97,7 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
       schema: {
         operationId: 'listAudits',
         summary: 'The caller\'s audits, newest first, paged',
+        description: 'Finished jobs are deleted AUDIT_RETENTION_DAYS days (90 by default) after they finished, and are no longer listed.',
         tags: ['audits'],
         security,
         querystring: Type.Object({ ...pageQuery(), status: Type.Optional(Status) }, { additionalProperties: false }),
@@ -113,6 +114,7 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
       schema: {
         operationId: 'getAudit',
         summary: 'One audit, with its result once completed',
+        description: 'A finished job (completed, failed, cancelled) is deleted with its result AUDIT_RETENTION_DAYS days (90 by default) after it finished; it is then 404.',
         tags: ['audits'],
         security,
         params: JobIdParams,
@@ -128,6 +130,7 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
       schema: {
         operationId: 'cancelAudit',
         summary: 'Cancel a pending audit or stop a running one',
+        description: 'Cancels; it never deletes. A job already completed or failed is 409. Finished jobs are deleted by the retention period (AUDIT_RETENTION_DAYS), or by an operator with `platform audit jobs delete`.',
         tags: ['audits'],
         security,
         params: JobIdParams,
