@@ -18,6 +18,7 @@ import { EVENT_TYPES, MAX_EVENT_BYTES, MAX_EVENTS_PER_BATCH, MAX_ID_LENGTH, MAX_
 import { encodeTimestamps, repeatElement } from './pg-array.ts';
 import { parseIsoTimestampBytes } from './timestamp.ts';
 import { checkOptional, type PreparedEvents } from './validate.ts';
+import { QUOTE, BACKSLASH, COLON, COMMA, OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT, MINUS, PLUS, DOT, DIGIT_0, DIGIT_9, LOWER_E, UPPER_E, LOWER_T, LOWER_F, LOWER_N, SIMPLE_ESCAPE } from './json-bytes.ts';
 
 export interface FastBatch {
   prepared: PreparedEvents;
@@ -369,24 +370,6 @@ const PREFIX = Buffer.from('{"events":[');
 const TRUE = Buffer.from('true');
 const FALSE = Buffer.from('false');
 const NULL = Buffer.from('null');
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const MINUS = 0x2d;
-const PLUS = 0x2b;
-const DOT = 0x2e;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-const LOWER_E = 0x65;
-const UPPER_E = 0x45;
-const LOWER_T = 0x74;
-const LOWER_F = 0x66;
-const LOWER_N = 0x6e;
 
 /**
  * Bytes that stand for themselves inside a string: all but control characters, `"` and `\`. Past the body's end the
@@ -395,6 +378,3 @@ const LOWER_N = 0x6e;
 const PLAIN = new Uint8Array(256);
 for (let c = 0x20; c < 256; c++) PLAIN[c] = c === QUOTE || c === BACKSLASH ? 0 : 1;
 
-/** Escapes JSON.stringify writes itself: \" \\ \b \f \n \r \t. */
-const SIMPLE_ESCAPE = new Uint8Array(256);
-for (const c of '"\\bfnrt') SIMPLE_ESCAPE[c.charCodeAt(0)] = 1;

@@ -1,3 +1,5 @@
+import { QUOTE, BACKSLASH, COLON, COMMA, OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT, MINUS, PLUS, DOT, DIGIT_0, DIGIT_9, LOWER_E, UPPER_E, LOWER_T, LOWER_F, LOWER_N, SIMPLE_ESCAPE } from './json-bytes.ts';
+
 /**
  * Where each event of a batch lies in the request's own bytes, and whether those bytes are exactly what
  * `JSON.stringify` of the parsed event would write. Storing them saves serialising every event again (about 2 µs
@@ -170,29 +172,8 @@ function skipSpace(bytes: Buffer, i: number): number {
 }
 
 const EVENTS_KEY = Buffer.from('"events"');
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const MINUS = 0x2d;
-const PLUS = 0x2b;
-const DOT = 0x2e;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-const LOWER_E = 0x65;
-const UPPER_E = 0x45;
-const LOWER_T = 0x74;
-const LOWER_F = 0x66;
-const LOWER_N = 0x6e;
 const SPACE = 0x20;
 const TAB = 0x09;
 const LF = 0x0a;
 const CR = 0x0d;
 
-/** Escapes JSON.stringify writes itself: \" \\ \b \f \n \r \t. */
-const SIMPLE_ESCAPE = new Uint8Array(256);
-for (const c of '"\\bfnrt') SIMPLE_ESCAPE[c.charCodeAt(0)] = 1;
