@@ -1,3 +1,5 @@
+import { QUOTE, BACKSLASH, COMMA, OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT } from './json-bytes.ts';
+
 /** What makes a body too costly to parse, found from its text alone. */
 export type Excess = 'too_deep' | 'too_many_values';
 
@@ -32,11 +34,3 @@ export function excessOf(text: string, maxDepth: number, maxValues: number): Exc
   }
   return undefined;
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;

@@ -1,4 +1,4 @@
-/** The bytes of JSON's syntax, for the readers that work on a request's bytes (raw-events.ts, fast-batch.ts). */
+/** The bytes of JSON's syntax, for the readers that work on a request's bytes (depth.ts, raw-events.ts, fast-batch.ts). */
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
 export const COLON = 0x3a;
