@@ -101,6 +101,25 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
 
   test('a query with a parameter shows rows, pages through them, reports errors in a live region and is saved', async () => {
     const page = await pageAs(admin);
+    // The editor opens on the first source (Legacy) and fetches its schema, then Shop DB is chosen. Legacy's schema is
+    // held back until Shop DB's has been answered, as a slow database would: the late answer must not replace it.
+    let releaseFirst = () => {};
+    const firstHeld = new Promise<void>((resolve) => { releaseFirst = resolve; });
+    let firstDone = () => {};
+    const firstSettled = new Promise<void>((resolve) => { firstDone = resolve; });
+    let schemaRequests = 0;
+    await page.route(/\/api\/v1\/datasources\/\d+\/schema\?columns=true$/, async (route) => {
+      const n = ++schemaRequests;
+      try {
+        if (n === 1) await firstHeld;
+        await route.fulfill({ response: await route.fetch() });
+      } catch {
+        // The page gave the request up (it no longer wants that source's schema): nothing to answer.
+      } finally {
+        if (n === 1) firstDone();
+        if (n === 2) releaseFirst();
+      }
+    });
     await page.goto(`${s.url}/`);
     await page.getByRole('link', { name: 'SQL editor' }).click();
     await page.getByRole('heading', { level: 1, name: 'SQL editor' }).waitFor();
@@ -136,6 +155,8 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await page.keyboard.type('SELECT * FROM ord');
     // The tables come with the source's schema, fetched when the source is chosen; on a loaded machine it may arrive after
     // the first request for completion, so ask again (the editor takes the schema in when it comes) a bounded number of times.
+    assert.equal(schemaRequests, 2, 'one schema request per source chosen');
+    await firstSettled;
     const offered = page.locator('.cm-tooltip-autocomplete').getByText('orders');
     for (let attempt = 1; ; attempt++) {
       await page.keyboard.press('Control+Space');

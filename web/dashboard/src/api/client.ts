@@ -74,4 +74,4 @@ export async function api<T>(method: string, path: string, options: RequestOptio
   return { data, headers: response.headers };
 }
 
-export const get = async <T,>(path: string) => (await api<T>('GET', path)).data;
+export const get = async <T,>(path: string, signal?: AbortSignal) => (await api<T>('GET', path, signal ? { signal } : {})).data;

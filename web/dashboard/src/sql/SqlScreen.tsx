@@ -1,17 +1,17 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ApiError, api, get } from '../api/client.ts';
-import type { ApiDataSource, ApiQueryResult, ApiSavedQuery, ApiTable } from '../api/types.ts';
+import type { ApiDataSource, ApiQueryResult, ApiSavedQuery } from '../api/types.ts';
 import { useScreen } from '../app/useTitle.ts';
 import { Editor } from './Editor.tsx';
 import { parameterNames } from './parameters.ts';
 import { ResultTable } from './ResultTable.tsx';
+import { useSourceTables } from './useSourceTables.ts';
 
 /** The SQL editor (loaded on demand): pick a source, write SQL with :parameters, run, page through rows, save. */
 export default function SqlScreen() {
   useScreen('SQL editor');
   const [sources, setSources] = useState<ApiDataSource[]>();
   const [sourceId, setSourceId] = useState<number>();
-  const [tables, setTables] = useState<Record<string, string[]>>({});
   const [text, setText] = useState('SELECT 1 AS one');
   const [values, setValues] = useState<Record<string, string>>({});
   const [result, setResult] = useState<ApiQueryResult>();
@@ -21,6 +21,7 @@ export default function SqlScreen() {
   const [saveName, setSaveName] = useState('');
   const params = useMemo(() => parameterNames(text), [text]);
   const source = sources?.find((s) => s.id === sourceId);
+  const tables = useSourceTables(sourceId);
 
   useEffect(() => {
     get<{ dataSources: ApiDataSource[] }>('/datasources').then((r) => {
@@ -28,13 +29,6 @@ export default function SqlScreen() {
       setSourceId(r.dataSources[0]?.id);
     }, () => setError('the data sources could not be loaded'));
   }, []);
-  useEffect(() => {
-    if (!sourceId) return;
-    get<{ tables: ApiTable[] }>(`/datasources/${sourceId}/schema?columns=true`).then(
-      (r) => setTables(Object.fromEntries(r.tables.map((t) => [t.name, (t.columns ?? []).map((c) => c.name)]))),
-      () => setTables({}),
-    );
-  }, [sourceId]);
 
   const run = async () => {
     if (!sourceId || running) return;
