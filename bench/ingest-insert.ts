@@ -38,6 +38,10 @@ const VARIANTS: Record<string, string> = {
   plain: '',
   // The same, by COPY FROM STDIN in binary (COPY_EVENTS): the committer's first attempt since the third round of issue 14.
   copy: '',
+  // COPY with event_id compared byte by byte in the dedup index (memcmp instead of strcoll).
+  copy_event_id_c: `ALTER TABLE events ALTER COLUMN event_id TYPE text COLLATE "C";`,
+  // COPY into a text body: what the json column's input check costs (a measure only: `body->>'x'` needs json).
+  copy_body_text: `ALTER TABLE events ALTER COLUMN body TYPE text;`,
   // Partitioned by the day of event.timestamp (the bench's events all fall on one day, so one partition is
   // written). A unique index of a partitioned table must hold the partition key: dedup becomes
   // (project_id, event_id, event_ts). The statement triggers move to the partitioned table.
@@ -91,7 +95,8 @@ async function measure(adminUrl: string, admin: pg.Client, variant: string): Pro
     const backend = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     const templates = eventTemplates(PROJECT);
     // Parameters are built outside the timed part; only the statement and the COMMIT are timed.
-    const paramsOf = (parts: PreparedEvents[], count: number) => (variant === 'copy' ? copyParameters(parts, count) : insertParameters(parts, count));
+    const copies = variant.startsWith('copy');
+    const paramsOf = (parts: PreparedEvents[], count: number) => (copies ? copyParameters(parts, count) : insertParameters(parts, count));
     const run = (params: Buffer | Buffer[]) =>
       db!.transaction(async (tx) => void (Array.isArray(params) ? await tx.query(sql, params) : await tx.copyFrom!(COPY_EVENTS, params)));
     const insertGroup = async (n: number) => {

@@ -21,8 +21,10 @@ export interface Queryable {
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
   /**
-   * `COPY … FROM STDIN` fed with `data` (kit/pg-copy.ts); resolves with the rows copied. PostgreSQL only, and only
-   * inside a transaction: undefined on PGlite and on the database itself.
+   * `COPY … FROM STDIN` fed with `data` (kit/pg-copy.ts); resolves with the rows copied. PostgreSQL only: undefined on
+   * PGlite. On the database itself the COPY is a transaction of its own (an implicit one: PostgreSQL commits it before
+   * it answers, so it has resolved only once the rows are committed), which saves the BEGIN's and the COMMIT's round
+   * trips; in a transaction it is one statement of it.
    */
   copyFrom?: (sql: string, data: Buffer) => Promise<number>;
 }
@@ -140,6 +142,20 @@ async function openPostgres(url: string, schema: string, max: number, statementT
       } finally {
         // A client whose connection failed is discarded rather than handed to the next caller.
         client.release(broken);
+      }
+    },
+    async copyFrom(sql, data) {
+      const client = await pool.connect();
+      let failure: unknown;
+      try {
+        return await copyFrom(client, sql, data);
+      } catch (err) {
+        failure = err;
+        throw err;
+      } finally {
+        // After a refused COPY the connection is ready again (the implicit transaction ended with the error); one that
+        // failed is discarded rather than handed to the next caller.
+        client.release(failure !== undefined && isDatabaseUnavailable(failure));
       }
     },
     exec: async (sql) => void (await pool.query(sql)),

@@ -1,4 +1,5 @@
 import { after, describe, test } from 'node:test';
+import pg from 'pg';
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -131,6 +132,27 @@ test('two instances migrating one PostgreSQL database at once apply each migrati
   } finally {
     await a.close();
     await b.close();
+  }
+});
+
+test('COPY on the database itself is a transaction of its own: committed when it resolves, all or nothing', async () => {
+  const db = await openDatabase({ url: pgdb.url, dataDir: '', schema: 'copies', poolSize: 1 });
+  const reader = new pg.Client({ connectionString: pgdb.url });
+  await reader.connect();
+  try {
+    await db.exec('CREATE TABLE IF NOT EXISTS copied (id int PRIMARY KEY, name text NOT NULL); TRUNCATE copied;');
+    const sql = 'COPY copied (id, name) FROM STDIN';
+    assert.equal(await db.copyFrom!(sql, Buffer.from('1\tada\n2\tbob\n')), 2);
+    // Seen at once from another session: the COPY was committed before it resolved.
+    assert.deepEqual((await reader.query('SELECT id, name FROM copies.copied ORDER BY id')).rows, [{ id: 1, name: 'ada' }, { id: 2, name: 'bob' }]);
+    // A row refused by the unique index takes the whole COPY with it, and the one connection serves the next statement.
+    await assert.rejects(db.copyFrom!(sql, Buffer.from('3\tcy\n1\tada again\n')), (e: unknown) => (e as { code?: string }).code === '23505');
+    assert.equal((await reader.query('SELECT count(*)::int AS n FROM copies.copied')).rows[0].n, 2);
+    assert.equal(await db.copyFrom!(sql, Buffer.from('3\tcy\n')), 1);
+    assert.equal((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM copied')).rows[0]!.n, 3);
+  } finally {
+    await reader.end();
+    await db.close();
   }
 });
 

@@ -32,10 +32,10 @@ export interface Committer {
 
 /**
  * Group commit, on the kit's micro-batcher. Requests queue their accepted events; while fewer than
- * `concurrency` transactions are in flight the queue is taken whole (up to `maxEvents`) into one
- * multi-row INSERT and one COMMIT, so under load many requests share a round trip and an fsync, and an
- * idle service commits a lone request at once with no timer. Rows go in with a plain INSERT into `events`
- * so its statement triggers run in the same transaction: `events_enqueue_for_forwarding` (migration 002)
+ * `concurrency` transactions are in flight the queue is taken whole (up to `maxEvents`) into one COPY,
+ * its own transaction, so under load many requests share a round trip and an fsync, and an idle service
+ * commits a lone request at once with no timer. Rows go straight into `events` (COPY, or an INSERT after a
+ * conflict) so its statement triggers run in the same transaction: `events_enqueue_for_forwarding` (migration 002)
  * writes the forwarding outbox that forwarding/delivery/outbox.ts reads, `events_check_project`
  * (migration 003) checks the projects.
  */
@@ -89,7 +89,7 @@ export function createCommitter(options: CommitterOptions): Committer {
   const copyPlain = async (parts: PreparedEvents[], count: number): Promise<number | undefined> => {
     const rows = copyParameters(parts, count);
     try {
-      return await db.transaction(async (tx) => tx.copyFrom!(COPY_EVENTS, rows));
+      return await db.copyFrom!(COPY_EVENTS, rows);
     } catch (err) {
       if ((err as { code?: string }).code !== '23505') throw err;
       conflictGroupsLeft = CONFLICT_WINDOW;
