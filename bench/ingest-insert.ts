@@ -42,6 +42,35 @@ const VARIANTS: Record<string, string> = {
   copy_event_id_c: `ALTER TABLE events ALTER COLUMN event_id TYPE text COLLATE "C";`,
   // COPY into a text body: what the json column's input check costs (a measure only: `body->>'x'` needs json).
   copy_body_text: `ALTER TABLE events ALTER COLUMN body TYPE text;`,
+  // COPY without the row id's primary key (dedup needs only the unique index; the outbox and forwarding read by id).
+  copy_no_pkey: `ALTER TABLE events DROP CONSTRAINT events_pkey;`,
+  // COPY without the statement triggers and their transition table (the outbox, the project check): what they cost.
+  copy_no_triggers: `DROP TRIGGER events_enqueue_for_forwarding ON events; DROP TRIGGER events_check_project ON events;`,
+  // COPY with only the project check's trigger (the transition table is still captured): what the outbox's join costs.
+  copy_no_outbox_trigger: `DROP TRIGGER events_enqueue_for_forwarding ON events;`,
+  // COPY with the two statement triggers as one function: the transition table read once for the projects, and
+  // joined for the outbox only when one of them has an enabled destination.
+  copy_one_trigger: `DROP TRIGGER events_enqueue_for_forwarding ON events; DROP TRIGGER events_check_project ON events;
+        CREATE FUNCTION after_events_inserted() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $f$
+        DECLARE
+          inserted_projects text[];
+          missing text;
+        BEGIN
+          SELECT array_agg(DISTINCT project_id) INTO inserted_projects FROM inserted_events;
+          PERFORM 1 FROM projects p WHERE p.id = ANY(inserted_projects) FOR KEY SHARE;
+          SELECT x INTO missing FROM unnest(inserted_projects) x WHERE NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = x) LIMIT 1;
+          IF missing IS NOT NULL THEN
+            RAISE EXCEPTION 'insert into events violates the rule that project % must exist', missing USING ERRCODE = 'foreign_key_violation';
+          END IF;
+          IF EXISTS (SELECT 1 FROM destinations d WHERE d.project_id = ANY(inserted_projects) AND d.enabled) THEN
+            INSERT INTO outbox (destination_id, event_row_id)
+            SELECT d.id, n.id FROM inserted_events n JOIN destinations d ON d.project_id = n.project_id AND d.enabled ORDER BY n.id;
+          END IF;
+          RETURN NULL;
+        END;
+        $f$;
+        CREATE TRIGGER events_after_insert AFTER INSERT ON events REFERENCING NEW TABLE AS inserted_events
+          FOR EACH STATEMENT EXECUTE FUNCTION after_events_inserted();`,
   // Partitioned by the day of event.timestamp (the bench's events all fall on one day, so one partition is
   // written). A unique index of a partitioned table must hold the partition key: dedup becomes
   // (project_id, event_id, event_ts). The statement triggers move to the partitioned table.
