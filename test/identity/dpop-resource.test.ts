@@ -1,6 +1,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
+import type { App } from '../../src/kit/app.ts';
+import { buildIdentityApp } from '../../src/identity/app.ts';
+import { loadIdentityConfig } from '../../src/identity/config.ts';
 import { startServer, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
@@ -9,6 +12,7 @@ import { assertBoundTokenRules, assertUnboundTokenRules, athOf, dpopProof, type 
 // Identity as a resource server of its own DPoP-bound tokens (RFC 9449 §7): the management API behind the kit's admin
 // guard, and the person's own routes under /api/v1/me. Tokens come from the real authorization code flow.
 const IDENTITY_ADMIN_TOKEN = 'identity-admin-token-for-machines-dpop';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 let server: Server;
 let as: oauth.AuthorizationServer;
 let bound: { token: string; keys: KeyPair };
@@ -111,4 +115,28 @@ test("identity's other routes that take a person's token: the marketplace, accep
     await assertUnboundTokenRules(route, unbound).catch((err: Error) => assert.fail(`${label}: ${err.message}`));
   }
   await assertUnboundTokenRules(resource('/api/v1/listings'), IDENTITY_ADMIN_TOKEN);
+});
+
+test('two instances on one database and Redis: a proof used at one is a replay at the other', async () => {
+  // Two more instances on this test's database, with Redis, as a deployment of several runs.
+  const instances: App[] = [];
+  try {
+    const origins: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const instance = await buildIdentityApp(loadIdentityConfig({ ...server.env, REDIS_URL, IDENTITY_PORT: '0' }));
+      instances.push(instance);
+      await instance.listen({ host: '127.0.0.1', port: 0 });
+      origins.push(`http://127.0.0.1:${(instance.server.address() as { port: number }).port}`);
+    }
+    const path = '/api/v1/principals';
+    const proof = () => dpopProof(bound.keys, { htm: 'GET', htu: `${server.issuer}${path}`, ath: athOf(bound.token) });
+    const headers = { authorization: `DPoP ${bound.token}`, dpop: await proof() };
+    assert.equal((await resource(path, { origin: origins[0] }).call(headers)).status, 200, 'first use, at one instance');
+    const replayed = await resource(path, { origin: origins[1] }).call(headers);
+    assert.equal(replayed.status, 401, 'the same proof at the other instance');
+    assert.match(replayed.wwwAuthenticate ?? '', /error="invalid_dpop_proof"/);
+    assert.equal((await resource(path, { origin: origins[1] }).call({ ...headers, dpop: await proof() })).status, 200, 'a new proof at the other instance');
+  } finally {
+    for (const instance of instances) await instance.close();
+  }
 });

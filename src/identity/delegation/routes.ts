@@ -12,9 +12,9 @@ import { PrincipalOut, principalOut } from '../principals/routes.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
-import { findPrincipal, type PrincipalView } from '../principals/view.ts';
+import { findPrincipal, findPrincipals, type PrincipalView } from '../principals/view.ts';
 import { delegationOf } from './entitlement.ts';
-import { agentIdsOf, approve, deny, findApproval, listExchanges, liveDelegatedTokens, revokeApproval, type Approval } from './store.ts';
+import { agentIdsOf, approve, deny, findApproval, findApprovals, listExchanges, liveDelegatedTokens, revokeApproval, type Approval } from './store.ts';
 
 const Time = Type.String({ format: 'date-time' });
 export const ApprovalOut = Type.Object({
@@ -56,12 +56,13 @@ function approvalOut(a: Approval | undefined): Static<typeof ApprovalOut> | null
 export async function personAgents(db: Database, personId: string, page: { limit: number; cursor?: string | undefined }): Promise<Static<typeof PersonAgents>> {
   const ids = await agentIdsOf(db, personId, { limit: page.limit + 1, after: decodeCursor(page.cursor, ById)?.[0] });
   const { items: shown, next } = toPage(ids, page.limit, (id) => [id]);
-  const tokens = await liveDelegatedTokens(db, personId, shown);
+  // Three statements for the page, whatever its length.
+  const [tokens, agents, approvals] = await Promise.all([liveDelegatedTokens(db, personId, shown), findPrincipals(db, shown), findApprovals(db, personId, shown)]);
   const items: Static<typeof PersonAgentOut>[] = [];
   for (const id of shown) {
-    const agent = await findPrincipal(db, id);
+    const agent = agents.get(id);
     if (!agent) continue;
-    items.push({ agent: principalOut(agent), approval: approvalOut(await findApproval(db, personId, id)), live_tokens: tokens.filter((t) => t.delegation_chain.includes(id)) });
+    items.push({ agent: principalOut(agent), approval: approvalOut(approvals.get(id)), live_tokens: tokens.filter((t) => t.delegation_chain.includes(id)) });
   }
   return { items, next };
 }

@@ -44,6 +44,13 @@ export async function findApproval(db: Queryable, principalId: string, agentId: 
   return r.rows[0];
 }
 
+/** The person's approvals of the agents `agentIds` that have one, by agent id, in one statement. */
+export async function findApprovals(db: Queryable, principalId: string, agentIds: readonly string[]): Promise<Map<string, Approval>> {
+  if (agentIds.length === 0) return new Map();
+  const r = await db.query<Approval>(`SELECT ${APPROVAL_COLUMNS} FROM agent_approvals a WHERE a.principal_id = $1 AND a.agent_id = ANY($2::uuid[])`, [principalId, agentIds]);
+  return new Map(r.rows.map((a) => [a.agent_id, a]));
+}
+
 /** Whether the person has approved this agent for every one of `scopes`; notes the use when so. */
 export async function approvedFor(db: Queryable, principalId: string, agentId: string, scopes: readonly string[]): Promise<boolean> {
   const r = await db.query(

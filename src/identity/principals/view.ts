@@ -141,6 +141,14 @@ export async function findPrincipal(db: Queryable, id: string | undefined): Prom
   return r.rows[0] ? principalFromRow(r.rows[0]) : undefined;
 }
 
+/** The principals of `ids` that exist, by id, in one statement (ids that are not UUIDs are skipped). */
+export async function findPrincipals(db: Queryable, ids: readonly string[]): Promise<Map<string, PrincipalView>> {
+  const valid = ids.filter((id) => UUID.test(id));
+  if (valid.length === 0) return new Map();
+  const r = await db.query<Record<string, unknown>>(`${PRINCIPAL_SELECT} WHERE p.id = ANY($1::uuid[])`, [valid]);
+  return new Map(r.rows.map((row) => { const p = principalFromRow(row); return [p.id, p]; }));
+}
+
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }

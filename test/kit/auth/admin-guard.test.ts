@@ -85,7 +85,9 @@ test('an unknown, revoked or expired token, or none, is 401 UNAUTHORIZED', async
   assert.equal((await projects(own.json.access_token)).statusCode, 401, 'a revoked token');
   assert.equal((await projects(revoked.token)).statusCode, 200, 'another live token of the same scope still works');
 
-  const shortLived = await clientCredentials(['ingest:admin'], 1);
+  // Two seconds: `exp` is in whole seconds, so a token of one second issued late in a second lives only what is left of
+  // it (this failed once in CI); one of two lives at least a second.
+  const shortLived = await clientCredentials(['ingest:admin'], 2);
   assert.equal((await projects(shortLived.token)).statusCode, 200);
   // Its answer is cached, but never past the token's own expiry.
   await new Promise((resolve) => setTimeout(resolve, shortLived.expiresIn * 1000 + 1100));
