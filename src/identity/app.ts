@@ -1,5 +1,6 @@
 import { registerFastIntrospection } from './oidc/fast-introspection.ts';
-import { registerFastClientCredentials } from './oidc/fast-client-credentials.ts';
+import { registerFastToken } from './oidc/fast-token.ts';
+import { CredentialLookup } from './credentials/lookup.ts';
 import { createApp, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
@@ -127,8 +128,9 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     const accounts = new PrincipalDirectory(db, 5_000, bus);
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
+    const credentials = new CredentialLookup(db);
     const make = (signingKeys: typeof keys.privateKeys) => {
-      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES, delegationMaxDepth: config.delegationMaxDepth, builtInClients: config.links?.builtInClients ?? [] });
+      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES, delegationMaxDepth: config.delegationMaxDepth, credentials, builtInClients: config.links?.builtInClients ?? [] });
       metrics.observe(provider);
       return provider;
     };
@@ -146,10 +148,10 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     timers.push(setInterval(() => void purgeExpired(db).catch((err) => log.error({ err }, 'purge of expired artifacts failed')), 10 * 60_000));
     for (const t of timers) t.unref();
 
-    // POST /oauth/introspect and the client-credentials grant at POST /oauth/token are answered by routes of their own in the
-    // ordinary case (oidc/fast-introspection.ts, oidc/fast-client-credentials.ts); the rest goes to the provider.
+    // POST /oauth/introspect, and the client-credentials grant and the API-key exchange at POST /oauth/token, are answered by
+    // routes of their own in the ordinary case (oidc/fast-introspection.ts, oidc/fast-token.ts); the rest goes to the provider.
     await registerFastIntrospection(app, { holder, clients, accounts, db, issuer: config.issuer });
-    await registerFastClientCredentials(app, { holder, clients, scopes: new Set(scopes), issuer: config.issuer, onIssued: metrics.clientCredentialsIssued });
+    await registerFastToken(app, { holder, clients, accounts, db, credentials, scopes: new Set(scopes), issuer: config.issuer, onIssued: metrics.fastGrantSucceeded });
     await mountProvider(app, holder, config.issuer);
     const csrf = new CsrfTokens(secretKey);
     const upstream = { providers: socialProviders(config), csrf };

@@ -7,8 +7,8 @@ export interface IdentityMetrics {
   registry: Registry;
   /** Attaches to a provider (one is built per signing-key rotation). */
   observe(provider: OidcProvider): void;
-  /** A client-credentials token issued by the fast route (oidc/fast-client-credentials.ts), which the provider does not see. */
-  clientCredentialsIssued(): void;
+  /** A token issued by the token endpoint's fast route (oidc/fast-token.ts), which the provider does not see, by its grant_type. */
+  fastGrantSucceeded(grantType: string): void;
 }
 
 export function createIdentityMetrics(): IdentityMetrics {
@@ -26,14 +26,12 @@ export function createIdentityMetrics(): IdentityMetrics {
     labelNames: ['kind'],
     registers,
   });
-  const grantType = (ctx: unknown) => {
-    const value = (ctx as { oidc?: { params?: { grant_type?: unknown } } }).oidc?.params?.grant_type;
-    // Only the grants the server knows become labels: a caller's made-up grant_type must not add a series.
-    return typeof value === 'string' && ['authorization_code', 'refresh_token', 'client_credentials'].includes(value) ? value : 'other';
-  };
+  // Only these grants become labels of their own: a caller's made-up grant_type must not add a series.
+  const grantLabel = (value: unknown) => (typeof value === 'string' && ['authorization_code', 'refresh_token', 'client_credentials'].includes(value) ? value : 'other');
+  const grantType = (ctx: unknown) => grantLabel((ctx as { oidc?: { params?: { grant_type?: unknown } } }).oidc?.params?.grant_type);
   return {
     registry,
-    clientCredentialsIssued: () => grants.inc({ grant_type: 'client_credentials', outcome: 'success' }),
+    fastGrantSucceeded: (grantType) => grants.inc({ grant_type: grantLabel(grantType), outcome: 'success' }),
     observe(provider) {
       provider.on('grant.success', (ctx: unknown) => grants.inc({ grant_type: grantType(ctx), outcome: 'success' }));
       provider.on('grant.error', (ctx: unknown) => grants.inc({ grant_type: grantType(ctx), outcome: 'error' }));

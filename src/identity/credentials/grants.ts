@@ -42,21 +42,29 @@ export interface CredentialGrantDeps {
 type GrantContext = TokenEndpointGrantContext<{ subject_token?: string; subject_token_type?: string; assertion?: string }>;
 
 /**
- * Issues an access token for the credential's principal to the authenticated app. Requested scopes must be known, allowed to
- * the app, to the principal, and to the credential when it names scopes; without `scope`, the token gets every scope all three allow.
+ * The scopes of a token a credential obtains. Requested scopes must be known, allowed to the app (`appScope`, its
+ * space-separated list), to the principal, and to the credential when it names scopes; without `scope`, the token gets
+ * every scope all three allow. `refused` lists the requested scopes that are not.
  */
+export function credentialScopes(
+  knownScopes: ReadonlySet<string>, appScope: string, principal: { allowedScopes: readonly string[] }, credential: UsableCredential, scope: string,
+): { scopes: string[]; refused: string[] } {
+  const appAllowed = new Set(appScope.split(' ').filter(Boolean));
+  const permitted = (s: string) => !SESSION_SCOPES.has(s) && knownScopes.has(s) && appAllowed.has(s) && principal.allowedScopes.includes(s) && (credential.scopes.length === 0 || credential.scopes.includes(s));
+  const requested = scope.split(' ').filter(Boolean);
+  const refused = requested.filter((s) => !permitted(s));
+  return { scopes: requested.length ? requested : principal.allowedScopes.filter(permitted), refused };
+}
+
+/** Issues an access token for the credential's principal to the authenticated app, with the scopes of credentialScopes. */
 async function issue(ctx: GrantContext, deps: CredentialGrantDeps, credential: UsableCredential, exchange: boolean): Promise<void> {
   const principal = await deps.accounts.find(credential.principalId);
   if (!principal?.active) throw new errors.InvalidGrant('the principal of this credential is deactivated');
   const client = ctx.oidc.client;
   // These grants issue bearer tokens only (the provider's DPoP binding is internal to its own grants): an app that must use DPoP is refused rather than given an unbound token.
   if (client.dpopBoundAccessTokens) throw new errors.InvalidGrant('this app requires DPoP-bound tokens, which API-key and key-pair grants do not issue');
-  const appAllowed = new Set(String(client.scope ?? '').split(' ').filter(Boolean));
-  const permitted = (s: string) => !SESSION_SCOPES.has(s) && deps.knownScopes.has(s) && appAllowed.has(s) && principal.allowedScopes.includes(s) && (credential.scopes.length === 0 || credential.scopes.includes(s));
-  const requested = String(ctx.oidc.params.scope ?? '').split(' ').filter(Boolean);
-  const refused = requested.filter((s) => !permitted(s));
+  const { scopes, refused } = credentialScopes(deps.knownScopes, String(client.scope ?? ''), principal, credential, String(ctx.oidc.params.scope ?? ''));
   if (refused.length) throw new errors.InvalidScope('requested scope is not allowed to this app, principal or credential', refused.join(' '));
-  const scopes = requested.length ? requested : principal.allowedScopes.filter(permitted);
   // `organization`: the principal must be an active member (invalid_grant otherwise); the token then carries org_id.
   await deps.organizations.decide(ctx, principal.id);
 

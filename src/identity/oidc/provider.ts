@@ -8,7 +8,7 @@ import type { Database } from '../../kit/db.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { adapterFactory } from './adapter.ts';
 import { CREDENTIAL_GRANTS, registerCredentialGrants } from '../credentials/grants.ts';
-import { CredentialLookup } from '../credentials/lookup.ts';
+import type { CredentialLookup } from '../credentials/lookup.ts';
 import { EXTRA_CLIENT_PROPERTIES, type ClientStore } from './clients.ts';
 import { reuseClientsPerAppVersion } from './client-reuse.ts';
 import { fastRouteOrigin } from './fast-route.ts';
@@ -44,6 +44,8 @@ export interface ProviderDeps {
   log: FastifyBaseLogger;
   /** IDENTITY_DELEGATION_MAX_DEPTH: the most agents in one delegation chain. */
   delegationMaxDepth: number;
+  /** API keys, key pairs and spent jtis: one for the service, shared with the token endpoint's fast route. */
+  credentials: CredentialLookup;
   /** The pages the provider renders itself (its sign-out confirmation and its error page), in the service's layout. */
   pages: ProviderPages;
   /** Static clients besides the account pages' one: set by `platform start` for services it runs beside identity. */
@@ -320,7 +322,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
   provider.proxy = true;
   registerCredentialGrants(provider, {
     db: deps.db, accounts: deps.accounts, clients: deps.clients, knownScopes: known, issuer: deps.issuer, tokenEndpoint: new URL(ROUTES.token, deps.issuer).href,
-    delegationMaxDepth: deps.delegationMaxDepth, organizations: orgs, credentials: new CredentialLookup(deps.db),
+    delegationMaxDepth: deps.delegationMaxDepth, organizations: orgs, credentials: deps.credentials,
   });
   provider.use(shapeResponses(deps, orgs));
   provider.on('server_error', (ctx: any, err: Error) => {

@@ -1,0 +1,170 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, basic, form, type Server } from './support.ts';
+import { createOrganization, addMember } from '../../src/identity/organizations/store.ts';
+import { sha256Hex as sha256 } from '../../src/kit/crypto.ts';
+
+// POST /oauth/token has two paths for an API key exchanged for a token (RFC 8693): the fast route (src/identity/credentials/
+// fast-api-key.ts) issues the ordinary request through the provider's own model, anything else goes to the provider's grant
+// (credentials/grants.ts). An extra, unknown form parameter (which the provider drops) sends a request to the provider, so the
+// same request is made of both and the answers, the stored rows and the tokens' introspection compared. Which path answered
+// is seen from the provider's `grant.success` and `grant.error` events, which only its own endpoint emits.
+
+const ADMIN_TOKEN = 'identity-admin-token-fast-api-key';
+const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const API_KEY = 'urn:platform:params:oauth:token-type:api-key';
+let server: Server;
+type Registered = Awaited<ReturnType<Server['registerApp']>>;
+let exchanger: Registered;
+let svc: { id: string };
+let key: string;
+let providerGrants = 0;
+
+function api(path: string, init: { method?: string; body?: unknown } = {}) {
+  return fetch(`${server.issuer}/api/v1${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+  }).then(async (r) => ({ status: r.status, body: (r.status === 204 ? undefined : await r.json()) as any }));
+}
+
+async function newKey(principalId: string, body: Record<string, unknown> = {}): Promise<{ key: string; id: string }> {
+  const r = await api(`/principals/${principalId}/credentials`, { method: 'POST', body: { type: 'api_key', ...body } });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return { key: r.body.api_key, id: r.body.credential.id };
+}
+
+before(async () => {
+  server = await startServer('fast_api_key', { IDENTITY_EXTRA_SCOPES: 'reports:read,reports:write', IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN });
+  exchanger = await server.registerApp({ name: 'Exchanger', appType: 'machine', allowedScopes: ['reports:read', 'reports:write'], accessTokenTtl: 1234 });
+  const made = await api('/principals', { method: 'POST', body: { type: 'service', name: 'nightly-job', service_type: 'worker', allowed_scopes: ['reports:read', 'reports:write'] } });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  svc = made.body;
+  key = (await newKey(svc.id)).key;
+  server.runtime.holder.current.on('grant.success', () => providerGrants++);
+  server.runtime.holder.current.on('grant.error', () => providerGrants++);
+});
+after(() => server.close());
+
+const tokenUrl = () => `${server.issuer}/oauth/token`;
+const IGNORED_HEADERS = new Set(['date', 'content-length', 'x-request-id', 'connection', 'keep-alive']);
+const headersOf = (h: Headers) => Object.fromEntries([...h].filter(([k]) => !IGNORED_HEADERS.has(k)));
+const auth = (app: Registered = exchanger) => ({ authorization: basic(app.clientId, app.secret!), 'user-agent': 'fast-api-key-test/1' });
+const exchangeParams = (subject: string, extra: Record<string, string> = {}) => ({ grant_type: EXCHANGE, subject_token: subject, subject_token_type: API_KEY, ...extra });
+
+/** The same request through the fast route and through the provider; both answers, and which path each took. */
+async function both(params: Record<string, string>, headers: Record<string, string>) {
+  const before = providerGrants;
+  const fast = await form(tokenUrl(), params, headers);
+  const fastWentToProvider = providerGrants > before;
+  const slow = await form(tokenUrl(), { ...params, via: 'provider' }, headers);
+  return { fast, slow, fastWentToProvider };
+}
+
+test('the ordinary exchange is issued by the fast route, answered, stored and introspected as the provider does it', async () => {
+  for (const scope of ['reports:read', 'reports:write reports:read', undefined]) {
+    const { fast, slow, fastWentToProvider } = await both(exchangeParams(key, scope ? { scope } : {}), auth());
+    assert.equal(fastWentToProvider, false, 'the fast route answered');
+    assert.equal(fast.status, 200, fast.text);
+    assert.equal(slow.status, 200, slow.text);
+    assert.deepEqual(headersOf(fast.headers), headersOf(slow.headers), 'the same headers');
+    const { access_token: fastToken, ...fastRest } = fast.json;
+    const { access_token: slowToken, ...slowRest } = slow.json;
+    assert.deepEqual(Object.keys(fast.json), Object.keys(slow.json), 'the same members in the same order');
+    assert.deepEqual(fastRest, slowRest);
+    assert.equal(fastRest.expires_in, 1234, "the app's own token lifetime");
+    assert.equal(fastRest.scope, scope ?? 'reports:read reports:write', 'the scope as requested, else all the key allows');
+    assert.equal(fastRest.issued_token_type, 'urn:ietf:params:oauth:token-type:access_token');
+
+    const rows = await server.runtime.db.query(
+      `SELECT kind, scopes, audience, client_ip, user_agent, subject, principal_id, client_id, app_id, dpop_jkt, access_expires_at - created_at AS lifetime,
+              payload LIKE 'v1.%' AS sealed, payload LIKE $3 AS clear
+         FROM oauth_tokens WHERE access_token_signature = ANY($1) ORDER BY access_token_signature = $2 DESC`,
+      [[fastToken, slowToken].map((t: string) => sha256(t)), sha256(fastToken), `%${fastToken}%`],
+    );
+    assert.equal(rows.rows.length, 2, 'both tokens stored');
+    const [a, b] = rows.rows.map((r: Record<string, unknown>) => ({ ...r, lifetime: String(r.lifetime).slice(0, 5) })) as Record<string, unknown>[];
+    assert.deepEqual(a, b, 'the same row, but for the sealed payload');
+    assert.equal(a.sealed, true);
+    assert.equal(a.clear, false, 'the token value is not stored');
+    assert.equal(a.principal_id, svc.id, "the key's principal");
+    assert.equal(a.user_agent, 'fast-api-key-test/1');
+
+    const introspect = (value: string) => form(`${server.issuer}/oauth/introspect`, { token: value }, { authorization: basic(exchanger.clientId, exchanger.secret!) });
+    const [fi, si] = [(await introspect(fastToken)).json, (await introspect(slowToken)).json];
+    for (const x of [fi, si]) {
+      assert.equal(x.active, true);
+      assert.equal(x.sub, svc.id);
+      delete x.iat;
+      delete x.exp;
+    }
+    assert.deepEqual(fi, si, 'introspected alike');
+  }
+  const used = await api(`/principals/${svc.id}/credentials`);
+  assert.ok(used.body.items.every((c: { last_used_at: string | null }) => c.last_used_at !== null), "the key's use is noted");
+});
+
+test('every exchange the fast route does not take gets the provider answer', async () => {
+  const narrow = await server.registerApp({ name: 'Narrow', appType: 'machine', allowedScopes: ['reports:read'] });
+  const web = await server.registerApp({ name: 'No CC', appType: 'web', redirectUris: ['https://no-cc.example/cb'], allowedScopes: ['reports:read'] });
+  const bound = await server.registerApp({ name: 'DPoP only', appType: 'machine', allowedScopes: ['reports:read'], dpopBoundAccessTokens: true });
+  const readOnly = await newKey(svc.id, { scopes: ['reports:read'] });
+  const revoked = await newKey(svc.id);
+  assert.equal((await api(`/principals/${svc.id}/credentials/${revoked.id}/revoke`, { method: 'POST', body: { reason: 'test' } })).status, 200);
+  const gone = await api('/principals', { method: 'POST', body: { type: 'service', name: 'retired-job', service_type: 'worker', allowed_scopes: ['reports:read'] } });
+  const goneKey = await newKey(gone.body.id);
+  assert.equal((await api(`/principals/${gone.body.id}/deactivate`, { method: 'POST', body: {} })).status, 200);
+  const cases: [string, Record<string, string>, Record<string, string>, number, string][] = [
+    ['a wrong secret', exchangeParams(key), { authorization: basic(exchanger.clientId, 'wrong') }, 401, 'invalid_client'],
+    ['an unknown key', exchangeParams('pk_not_a_key'), auth(), 400, 'invalid_grant'],
+    ['a revoked key', exchangeParams(revoked.key), auth(), 400, 'invalid_grant'],
+    ["a deactivated principal's key", exchangeParams(goneKey.key), auth(), 400, 'invalid_grant'],
+    ['a scope the key is not allowed', exchangeParams(readOnly.key, { scope: 'reports:write' }), auth(), 400, 'invalid_scope'],
+    ['a scope the app is not allowed', exchangeParams(key, { scope: 'reports:write' }), auth(narrow), 400, 'invalid_scope'],
+    ['an unknown scope', exchangeParams(key, { scope: 'made:up' }), auth(), 400, 'invalid_scope'],
+    ['an app without client credentials', exchangeParams(key), auth(web), 400, 'unauthorized_client'],
+    ['a DPoP-bound app', exchangeParams(key), auth(bound), 400, 'invalid_grant'],
+    ['another subject token type', { ...exchangeParams(key), subject_token_type: 'urn:ietf:params:oauth:token-type:jwt' }, auth(), 400, 'invalid_request'],
+    ['no subject token', { grant_type: EXCHANGE, subject_token_type: API_KEY }, auth(), 400, 'invalid_request'],
+    ['an organization it is not a member of', exchangeParams(key, { organization: 'no-such-org' }), auth(), 400, 'invalid_grant'],
+  ];
+  for (const [what, params, headers, status, error] of cases) {
+    const { fast, slow, fastWentToProvider } = await both(params, headers);
+    assert.equal(fast.status, status, `${what}: ${fast.text}`);
+    assert.equal(fast.json.error, error, what);
+    assert.deepEqual([fast.status, fast.json], [slow.status, slow.json], `${what}: the provider's answer`);
+    assert.deepEqual(headersOf(fast.headers), headersOf(slow.headers), `${what}: the provider's headers`);
+    assert.equal(fastWentToProvider, true, `${what}: answered by the provider`);
+  }
+});
+
+test('an organization is the provider\'s to decide; a fast token is counted and revocable, and dies with its key', async () => {
+  const org = await createOrganization(server.runtime.db, { name: 'Fast Key Org', slug: 'fast-key-org' });
+  await addMember(server.runtime.db, org.id, svc.id, 'viewer', []);
+  let before = providerGrants;
+  const scoped = await form(tokenUrl(), exchangeParams(key, { organization: 'fast-key-org' }), auth());
+  assert.equal(scoped.status, 200, scoped.text);
+  assert.equal(providerGrants, before + 1, 'issued by the provider');
+  const introspect = (value: string) => form(`${server.issuer}/oauth/introspect`, { token: value }, { authorization: basic(exchanger.clientId, exchanger.secret!) });
+  assert.equal((await introspect(scoped.json.access_token)).json.org_id, org.id);
+
+  const metric = async () => {
+    const text = await (await fetch(`${server.issuer}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+    return Number(/^identity_token_requests_total\{grant_type="other",outcome="success"\} (\d+)/m.exec(text)?.[1] ?? 0);
+  };
+  const counted = await metric();
+  const own = await newKey(svc.id);
+  before = providerGrants;
+  const fast = await form(tokenUrl(), exchangeParams(own.key), auth());
+  assert.equal(fast.status, 200, fast.text);
+  assert.equal(providerGrants, before, 'issued by the fast route');
+  assert.equal(await metric(), counted + 1, 'counted as the provider counts a token exchange');
+  assert.equal((await introspect(fast.json.access_token)).json.active, true);
+  assert.equal((await form(`${server.issuer}/oauth/revoke`, { token: fast.json.access_token }, { authorization: basic(exchanger.clientId, exchanger.secret!) })).status, 200);
+  assert.equal((await introspect(fast.json.access_token)).json.active, false, 'revoked');
+
+  // Revoking the key refuses the next exchange at once (the provider answers it, as the fast route does not take it).
+  assert.equal((await api(`/principals/${svc.id}/credentials/${own.id}/revoke`, { method: 'POST', body: { reason: 'rotated' } })).status, 200);
+  const after = await form(tokenUrl(), exchangeParams(own.key), auth());
+  assert.deepEqual([after.status, after.json.error], [400, 'invalid_grant']);
+});
