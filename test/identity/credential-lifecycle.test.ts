@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
-import { startServer, basic, form, type Server } from './support.ts';
+import { startServer, basic, form, managementApi, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
 import { signInAt } from './account-support.ts';
 
@@ -13,13 +13,7 @@ const ADMIN = randomBytes(24).toString('hex');
 let server: Server;
 let exchanger: { id: string; clientId: string; secret: string | undefined };
 
-function api(path: string, init: { method?: string; body?: unknown } = {}) {
-  return fetch(`${server.issuer}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${ADMIN}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-  }).then(async (r) => ({ status: r.status, body: (r.status === 204 ? undefined : await r.json()) as any }));
-}
+const api = managementApi(() => server.issuer, () => ADMIN);
 const clientCredentials = (clientId: string, secret: string) => form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials' }, { authorization: basic(clientId, secret) });
 
 /** Reads a row until `done` holds: the secret's last use is written beside the request, not inside it. Each try is a database round trip. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { SignJWT, exportSPKI, generateKeyPair, type CryptoKey } from 'jose';
-import { startServer, basic, form, type Server } from './support.ts';
+import { startServer, basic, form, managementApi, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
 
@@ -17,13 +17,7 @@ let exchanger: { clientId: string; secret: string | undefined };
 let resourceServer: { clientId: string; secret: string | undefined };
 const admin = { email: 'cred-admin@example.com', password: 'a long admin passphrase' };
 
-function api(path: string, init: { method?: string; body?: unknown } = {}) {
-  return fetch(`${server.issuer}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${adminToken}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-  }).then(async (r) => ({ status: r.status, body: (r.status === 204 ? undefined : await r.json()) as any }));
-}
+const api = managementApi(() => server.issuer, () => adminToken);
 const token = (body: Record<string, string>, by = exchanger) => form(`${server.issuer}/oauth/token`, body, { authorization: basic(by.clientId, by.secret!) });
 const exchange = (apiKey: string, extra: Record<string, string> = {}) => token({ grant_type: EXCHANGE, subject_token: apiKey, subject_token_type: API_KEY, ...extra });
 const introspect = (t: string) => form(`${server.issuer}/oauth/introspect`, { token: t }, { authorization: basic(resourceServer.clientId, resourceServer.secret!) });

@@ -1,14 +1,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, basic, form, type Server } from './support.ts';
+import { startServer, basic, form, managementApi, type Server } from './support.ts';
 import { createOrganization, addMember } from '../../src/identity/organizations/store.ts';
-import { sha256Hex as sha256 } from '../../src/kit/crypto.ts';
+import { assertHandedOver, assertIssuedAlike, assertStoredAlike, tokenPaths } from './fast-paths.ts';
 
 // POST /oauth/token has two paths for an API key exchanged for a token (RFC 8693): the fast route (src/identity/credentials/
 // fast-api-key.ts) issues the ordinary request through the provider's own model, anything else goes to the provider's grant
-// (credentials/grants.ts). An extra, unknown form parameter (which the provider drops) sends a request to the provider, so the
-// same request is made of both and the answers, the stored rows and the tokens' introspection compared. Which path answered
-// is seen from the provider's `grant.success` and `grant.error` events, which only its own endpoint emits.
+// (credentials/grants.ts). fast-paths.ts makes the same request of both and tells which path answered.
 
 const ADMIN_TOKEN = 'identity-admin-token-fast-api-key';
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -18,15 +16,9 @@ type Registered = Awaited<ReturnType<Server['registerApp']>>;
 let exchanger: Registered;
 let svc: { id: string };
 let key: string;
-let providerGrants = 0;
+let paths: ReturnType<typeof tokenPaths>;
 
-function api(path: string, init: { method?: string; body?: unknown } = {}) {
-  return fetch(`${server.issuer}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-  }).then(async (r) => ({ status: r.status, body: (r.status === 204 ? undefined : await r.json()) as any }));
-}
+const api = managementApi(() => server.issuer, () => ADMIN_TOKEN);
 
 async function newKey(principalId: string, body: Record<string, unknown> = {}): Promise<{ key: string; id: string }> {
   const r = await api(`/principals/${principalId}/credentials`, { method: 'POST', body: { type: 'api_key', ...body } });
@@ -41,52 +33,24 @@ before(async () => {
   assert.equal(made.status, 201, JSON.stringify(made.body));
   svc = made.body;
   key = (await newKey(svc.id)).key;
-  server.runtime.holder.current.on('grant.success', () => providerGrants++);
-  server.runtime.holder.current.on('grant.error', () => providerGrants++);
+  paths = tokenPaths(server);
 });
 after(() => server.close());
 
-const tokenUrl = () => `${server.issuer}/oauth/token`;
-const IGNORED_HEADERS = new Set(['date', 'content-length', 'x-request-id', 'connection', 'keep-alive']);
-const headersOf = (h: Headers) => Object.fromEntries([...h].filter(([k]) => !IGNORED_HEADERS.has(k)));
+const tokenUrl = () => paths.tokenUrl;
 const auth = (app: Registered = exchanger) => ({ authorization: basic(app.clientId, app.secret!), 'user-agent': 'fast-api-key-test/1' });
 const exchangeParams = (subject: string, extra: Record<string, string> = {}) => ({ grant_type: EXCHANGE, subject_token: subject, subject_token_type: API_KEY, ...extra });
 
-/** The same request through the fast route and through the provider; both answers, and which path each took. */
-async function both(params: Record<string, string>, headers: Record<string, string>) {
-  const before = providerGrants;
-  const fast = await form(tokenUrl(), params, headers);
-  const fastWentToProvider = providerGrants > before;
-  const slow = await form(tokenUrl(), { ...params, via: 'provider' }, headers);
-  return { fast, slow, fastWentToProvider };
-}
+const both = (params: Record<string, string>, headers: Record<string, string>) => paths.both(params, headers);
 
 test('the ordinary exchange is issued by the fast route, answered, stored and introspected as the provider does it', async () => {
   for (const scope of ['reports:read', 'reports:write reports:read', undefined]) {
-    const { fast, slow, fastWentToProvider } = await both(exchangeParams(key, scope ? { scope } : {}), auth());
-    assert.equal(fastWentToProvider, false, 'the fast route answered');
-    assert.equal(fast.status, 200, fast.text);
-    assert.equal(slow.status, 200, slow.text);
-    assert.deepEqual(headersOf(fast.headers), headersOf(slow.headers), 'the same headers');
-    const { access_token: fastToken, ...fastRest } = fast.json;
-    const { access_token: slowToken, ...slowRest } = slow.json;
-    assert.deepEqual(Object.keys(fast.json), Object.keys(slow.json), 'the same members in the same order');
-    assert.deepEqual(fastRest, slowRest);
+    const { fastToken, slowToken, rest: fastRest } = assertIssuedAlike(await both(exchangeParams(key, scope ? { scope } : {}), auth()));
     assert.equal(fastRest.expires_in, 1234, "the app's own token lifetime");
     assert.equal(fastRest.scope, scope ?? 'reports:read reports:write', 'the scope as requested, else all the key allows');
     assert.equal(fastRest.issued_token_type, 'urn:ietf:params:oauth:token-type:access_token');
 
-    const rows = await server.runtime.db.query(
-      `SELECT kind, scopes, audience, client_ip, user_agent, subject, principal_id, client_id, app_id, dpop_jkt, access_expires_at - created_at AS lifetime,
-              payload LIKE 'v1.%' AS sealed, payload LIKE $3 AS clear
-         FROM oauth_tokens WHERE access_token_signature = ANY($1) ORDER BY access_token_signature = $2 DESC`,
-      [[fastToken, slowToken].map((t: string) => sha256(t)), sha256(fastToken), `%${fastToken}%`],
-    );
-    assert.equal(rows.rows.length, 2, 'both tokens stored');
-    const [a, b] = rows.rows.map((r: Record<string, unknown>) => ({ ...r, lifetime: String(r.lifetime).slice(0, 5) })) as Record<string, unknown>[];
-    assert.deepEqual(a, b, 'the same row, but for the sealed payload');
-    assert.equal(a.sealed, true);
-    assert.equal(a.clear, false, 'the token value is not stored');
+    const a = await assertStoredAlike(server, fastToken, slowToken);
     assert.equal(a.principal_id, svc.id, "the key's principal");
     assert.equal(a.user_agent, 'fast-api-key-test/1');
 
@@ -129,22 +93,17 @@ test('every exchange the fast route does not take gets the provider answer', asy
     ['an organization it is not a member of', exchangeParams(key, { organization: 'no-such-org' }), auth(), 400, 'invalid_grant'],
   ];
   for (const [what, params, headers, status, error] of cases) {
-    const { fast, slow, fastWentToProvider } = await both(params, headers);
-    assert.equal(fast.status, status, `${what}: ${fast.text}`);
-    assert.equal(fast.json.error, error, what);
-    assert.deepEqual([fast.status, fast.json], [slow.status, slow.json], `${what}: the provider's answer`);
-    assert.deepEqual(headersOf(fast.headers), headersOf(slow.headers), `${what}: the provider's headers`);
-    assert.equal(fastWentToProvider, true, `${what}: answered by the provider`);
+    assertHandedOver(what, await both(params, headers), status, error);
   }
 });
 
 test('an organization is the provider\'s to decide; a fast token is counted and revocable, and dies with its key', async () => {
   const org = await createOrganization(server.runtime.db, { name: 'Fast Key Org', slug: 'fast-key-org' });
   await addMember(server.runtime.db, org.id, svc.id, 'viewer', []);
-  let before = providerGrants;
+  let before = paths.providerGrants();
   const scoped = await form(tokenUrl(), exchangeParams(key, { organization: 'fast-key-org' }), auth());
   assert.equal(scoped.status, 200, scoped.text);
-  assert.equal(providerGrants, before + 1, 'issued by the provider');
+  assert.equal(paths.providerGrants(), before + 1, 'issued by the provider');
   const introspect = (value: string) => form(`${server.issuer}/oauth/introspect`, { token: value }, { authorization: basic(exchanger.clientId, exchanger.secret!) });
   assert.equal((await introspect(scoped.json.access_token)).json.org_id, org.id);
 
@@ -154,10 +113,10 @@ test('an organization is the provider\'s to decide; a fast token is counted and 
   };
   const counted = await metric();
   const own = await newKey(svc.id);
-  before = providerGrants;
+  before = paths.providerGrants();
   const fast = await form(tokenUrl(), exchangeParams(own.key), auth());
   assert.equal(fast.status, 200, fast.text);
-  assert.equal(providerGrants, before, 'issued by the fast route');
+  assert.equal(paths.providerGrants(), before, 'issued by the fast route');
   assert.equal(await metric(), counted + 1, 'counted as the provider counts a token exchange');
   assert.equal((await introspect(fast.json.access_token)).json.active, true);
   assert.equal((await form(`${server.issuer}/oauth/revoke`, { token: fast.json.access_token }, { authorization: basic(exchanger.clientId, exchanger.secret!) })).status, 200);

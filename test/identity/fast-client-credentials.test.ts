@@ -4,68 +4,36 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { startServer, basic, form, type Server } from './support.ts';
 import { createOrganization, addMember } from '../../src/identity/organizations/store.ts';
-import { sha256Hex as sha256 } from '../../src/kit/crypto.ts';
+import { assertHandedOver, assertIssuedAlike, assertStoredAlike, tokenPaths } from './fast-paths.ts';
 
 // POST /oauth/token has two paths for the client-credentials grant (src/identity/oidc/fast-client-credentials.ts): the fast
-// route issues the ordinary request through the provider's own model, anything else goes to the provider. An extra, unknown
-// form parameter (which the provider drops) sends a request to the provider, so the same request can be made of both and
-// the answers, the stored rows and the tokens' introspection compared. Which path answered is seen from the provider's
-// `grant.success` and `grant.error` events, which only its own endpoint emits.
+// route issues the ordinary request through the provider's own model, anything else goes to the provider. fast-paths.ts makes
+// the same request of both and tells which path answered.
 
 let server: Server;
 type Registered = Awaited<ReturnType<Server['registerApp']>>;
 let machine: Registered;
-let providerGrants = 0;
+let paths: ReturnType<typeof tokenPaths>;
 
 before(async () => {
   server = await startServer('fast_client_credentials', { IDENTITY_EXTRA_SCOPES: 'events:write,reports:read' });
   machine = await server.registerApp({ name: 'Machine', appType: 'machine', allowedScopes: ['events:write', 'reports:read'], accessTokenTtl: 1234 });
-  server.runtime.holder.current.on('grant.success', () => providerGrants++);
-  server.runtime.holder.current.on('grant.error', () => providerGrants++);
+  paths = tokenPaths(server);
 });
 after(() => server.close());
 
-const tokenUrl = () => `${server.issuer}/oauth/token`;
-const IGNORED_HEADERS = new Set(['date', 'content-length', 'x-request-id', 'connection', 'keep-alive']);
-const headersOf = (h: Headers) => Object.fromEntries([...h].filter(([k]) => !IGNORED_HEADERS.has(k)));
-
-/** The same request through the fast route and through the provider; both answers, and which path each took. */
-async function both(params: Record<string, string>, headers: Record<string, string>) {
-  const before = providerGrants;
-  const fast = await form(tokenUrl(), params, headers);
-  const fastWentToProvider = providerGrants > before;
-  const slow = await form(tokenUrl(), { ...params, via: 'provider' }, headers);
-  return { fast, slow, fastWentToProvider };
-}
+const tokenUrl = () => paths.tokenUrl;
+const both = (params: Record<string, string>, headers: Record<string, string>) => paths.both(params, headers);
 
 test('the ordinary request is issued by the fast route, answered, stored and introspected as the provider does it', async () => {
   const auth = { authorization: basic(machine.clientId, machine.secret!), 'user-agent': 'fast-cc-test/1' };
   for (const scope of ['events:write', 'reports:read events:write', undefined]) {
     const params: Record<string, string> = { grant_type: 'client_credentials', ...(scope ? { scope } : {}) };
-    const { fast, slow, fastWentToProvider } = await both(params, auth);
-    assert.equal(fastWentToProvider, false, 'the fast route answered');
-    assert.equal(fast.status, 200, fast.text);
-    assert.equal(slow.status, 200, slow.text);
-    assert.deepEqual(headersOf(fast.headers), headersOf(slow.headers), 'the same headers');
-    const { access_token: fastToken, ...fastRest } = fast.json;
-    const { access_token: slowToken, ...slowRest } = slow.json;
-    assert.deepEqual(Object.keys(fast.json), Object.keys(slow.json), 'the same members in the same order');
-    assert.deepEqual(fastRest, slowRest);
+    const { fastToken, slowToken, rest: fastRest } = assertIssuedAlike(await both(params, auth));
     assert.equal(fastRest.expires_in, 1234, "the app's own token lifetime");
     assert.equal(fastRest.scope, scope, 'the scope as requested');
-    assert.equal(fastToken.length, slowToken.length);
 
-    const rows = await server.runtime.db.query(
-      `SELECT kind, scopes, audience, client_ip, user_agent, subject, principal_id, client_id, app_id, dpop_jkt, access_expires_at - created_at AS lifetime,
-              payload LIKE 'v1.%' AS sealed, payload LIKE $3 AS clear
-         FROM oauth_tokens WHERE access_token_signature = ANY($1) ORDER BY access_token_signature = $2 DESC`,
-      [[fastToken, slowToken].map((t: string) => sha256(t)), sha256(fastToken), `%${fastToken}%`],
-    );
-    assert.equal(rows.rows.length, 2, 'both tokens stored');
-    const [a, b] = rows.rows.map((r: Record<string, unknown>) => ({ ...r, lifetime: String(r.lifetime).slice(0, 5) })) as Record<string, unknown>[];
-    assert.deepEqual(a, b, 'the same row, but for the sealed payload');
-    assert.equal(a.sealed, true);
-    assert.equal(a.clear, false, 'the token value is not stored');
+    const a = await assertStoredAlike(server, fastToken, slowToken);
     assert.equal(a.user_agent, 'fast-cc-test/1');
     assert.equal(a.client_ip, '127.0.0.1');
     assert.equal(a.principal_id, machine.principalId);
@@ -97,12 +65,7 @@ test('every request the fast route does not take gets the provider answer', asyn
     ['no grant_type', { scope: 'events:write' }, good, 400, 'invalid_request'],
   ];
   for (const [what, params, headers, status, error] of cases) {
-    const { fast, slow, fastWentToProvider } = await both(params, headers);
-    assert.equal(fast.status, status, `${what}: ${fast.text}`);
-    assert.equal(fast.json.error, error, what);
-    assert.deepEqual([fast.status, fast.json], [slow.status, slow.json], `${what}: the provider's answer`);
-    assert.deepEqual(headersOf(fast.headers), headersOf(slow.headers), `${what}: the provider's headers`);
-    assert.equal(fastWentToProvider, true, `${what}: answered by the provider`);
+    assertHandedOver(what, await both(params, headers), status, error);
   }
   const dupes = await fetch(tokenUrl(), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...good }, body: 'grant_type=client_credentials&scope=events:write&scope=events:write' });
   assert.equal(dupes.status, 400);
@@ -115,25 +78,25 @@ test('an organization, a DPoP proof or a browser Origin are answered by the prov
   const org = await createOrganization(server.runtime.db, { name: 'Fast CC Org', slug: 'fast-cc-org' });
   await addMember(server.runtime.db, org.id, machine.principalId, 'viewer', []);
   const good = { authorization: basic(machine.clientId, machine.secret!) };
-  let before = providerGrants;
+  let before = paths.providerGrants();
   const scoped = await form(tokenUrl(), { grant_type: 'client_credentials', organization: 'fast-cc-org' }, good);
   assert.equal(scoped.status, 200, scoped.text);
-  assert.equal(providerGrants, before + 1, 'issued by the provider');
+  assert.equal(paths.providerGrants(), before + 1, 'issued by the provider');
   const shown = await form(`${server.issuer}/oauth/introspect`, { token: scoped.json.access_token }, good);
   assert.equal(shown.json.org_id, org.id);
 
   const keys = await generateKeyPair('ES256');
   const proof = await new SignJWT({ htm: 'POST', htu: tokenUrl(), jti: randomUUID() })
     .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(keys.publicKey) }).setIssuedAt().sign(keys.privateKey);
-  before = providerGrants;
+  before = paths.providerGrants();
   const dpop = await form(tokenUrl(), { grant_type: 'client_credentials' }, { ...good, dpop: proof });
   assert.equal(dpop.status, 200, dpop.text);
   assert.equal(dpop.json.token_type, 'DPoP');
-  assert.equal(providerGrants, before + 1, 'issued by the provider');
+  assert.equal(paths.providerGrants(), before + 1, 'issued by the provider');
 
-  before = providerGrants;
+  before = paths.providerGrants();
   const browser = await form(tokenUrl(), { grant_type: 'client_credentials' }, { ...good, origin: 'https://app.example' });
-  assert.equal(providerGrants, before + 1, 'answered by the provider');
+  assert.equal(paths.providerGrants(), before + 1, 'answered by the provider');
   // The provider's CORS policy decides per client (clientBasedCORS), and no client is allowed a browser origin here.
   assert.deepEqual([browser.status, browser.json.error], [400, 'invalid_request']);
 });
@@ -143,10 +106,10 @@ test('a token issued by the fast route is counted, revocable, and refused once i
   const app = await server.registerApp({ name: 'Counted', appType: 'machine', allowedScopes: ['events:write'] });
   const auth = { authorization: basic(app.clientId, app.secret!) };
   const counted = await metric();
-  const before = providerGrants;
+  const before = paths.providerGrants();
   const issued = await form(tokenUrl(), { grant_type: 'client_credentials', scope: 'events:write' }, auth);
   assert.equal(issued.status, 200);
-  assert.equal(providerGrants, before, 'the fast route answered');
+  assert.equal(paths.providerGrants(), before, 'the fast route answered');
   assert.equal(await metric(), counted + 1, 'identity_token_requests_total counts it');
   const value = issued.json.access_token as string;
   const introspect = () => form(`${server.issuer}/oauth/introspect`, { token: value }, auth);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
-import { startServer, basic, form, type Server } from './support.ts';
+import { startServer, basic, form, managementApi, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
 
@@ -22,13 +22,7 @@ const admin = { email: 'org-admin@example.com', password: 'a long admin passphra
 const ada = { email: 'ada@example.com', password: 'ada picked a long password' };
 let adaId: string;
 
-function api(path: string, init: { method?: string; body?: unknown } = {}) {
-  return fetch(`${server.issuer}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${adminToken}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
-}
+const api = managementApi(() => server.issuer, () => adminToken);
 const introspect = (t: string) => form(`${server.issuer}/oauth/introspect`, { token: t }, { authorization: basic(resourceServer.clientId, resourceServer.secret!) });
 const tokenAs = (app: { clientId: string; secret: string | undefined }, body: Record<string, string>) => form(`${server.issuer}/oauth/token`, body, { authorization: basic(app.clientId, app.secret!) });
 

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
-import { startServer, basic, form, type Server } from './support.ts';
+import { startServer, basic, form, managementApi, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
 
@@ -20,13 +20,7 @@ async function tokenFor(who: { email: string; password: string }, scope: string)
   return (await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier })).access_token;
 }
 
-function api(path: string, init: { method?: string; body?: unknown } = {}) {
-  return fetch(`${server.issuer}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${adminToken}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
-}
+const api = managementApi(() => server.issuer, () => adminToken);
 
 const introspect = (token: string) => form(`${server.issuer}/oauth/introspect`, { token }, { authorization: basic(resourceServer.clientId, resourceServer.secret!) });
 

@@ -93,3 +93,18 @@ export async function form(url: string, body: Record<string, string>, headers: R
   }
   return { status: res.status, json, text, headers: res.headers };
 }
+
+/**
+ * A caller of identity's management API (`/api/v1`) with a bearer token, both read at each call (tests set them in
+ * `before`): answers the status and the JSON body, none for a 204.
+ */
+export function managementApi(issuer: () => string, token: () => string) {
+  return async (path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> => {
+    const r = await fetch(`${issuer()}/api/v1${path}`, {
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${token()}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+    });
+    return { status: r.status, body: r.status === 204 ? undefined : await r.json() };
+  };
+}
