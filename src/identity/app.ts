@@ -7,7 +7,7 @@ import { openServiceDatabase } from '../kit/service-config.ts';
 import { BUILT_IN_SCOPES, type IdentityConfig } from './config.ts';
 import { ClientStore } from './oidc/clients.ts';
 import { PrincipalDirectory } from './principals/directory.ts';
-import { buildProvider } from './oidc/provider.ts';
+import { buildProvider, ROUTES } from './oidc/provider.ts';
 import { mountProvider, type ProviderHolder } from './oidc/mount.ts';
 import { loadSigningKeys } from './oidc/signing-keys.ts';
 import { purgeExpired } from './oidc/adapter.ts';
@@ -148,10 +148,12 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     timers.push(setInterval(() => void purgeExpired(db).catch((err) => log.error({ err }, 'purge of expired artifacts failed')), 10 * 60_000));
     for (const t of timers) t.unref();
 
-    // POST /oauth/introspect, and the client-credentials grant and the API-key exchange at POST /oauth/token, are answered by
+    // POST /oauth/introspect, and the client-credentials grant, the API-key exchange and key-pair assertions at POST /oauth/token, are answered by
     // routes of their own in the ordinary case (oidc/fast-introspection.ts, oidc/fast-token.ts); the rest goes to the provider.
     await registerFastIntrospection(app, { holder, clients, accounts, db, issuer: config.issuer });
-    await registerFastToken(app, { holder, clients, accounts, db, credentials, scopes: new Set(scopes), issuer: config.issuer, onIssued: metrics.fastGrantSucceeded });
+    await registerFastToken(app, {
+      holder, clients, accounts, db, credentials, scopes: new Set(scopes), issuer: config.issuer, tokenEndpoint: new URL(ROUTES.token, config.issuer).href, onIssued: metrics.fastGrantSucceeded,
+    });
     await mountProvider(app, holder, config.issuer);
     const csrf = new CsrfTokens(secretKey);
     const upstream = { providers: socialProviders(config), csrf };

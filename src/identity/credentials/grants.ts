@@ -85,7 +85,10 @@ async function issue(ctx: GrantContext, deps: CredentialGrantDeps, credential: U
   };
 }
 
-async function verifyAssertion(deps: CredentialGrantDeps, assertion: string): Promise<{ credential: UsableCredential; payload: JWTPayload }> {
+/** A signed assertion's key and claims checked (not its jti): its credential and payload, or InvalidGrant saying why not. */
+export async function verifyAssertion(
+  deps: Pick<CredentialGrantDeps, 'credentials' | 'issuer' | 'tokenEndpoint'>, assertion: string,
+): Promise<{ credential: UsableCredential; payload: JWTPayload }> {
   let kid: unknown;
   let alg: unknown;
   try {
@@ -115,10 +118,15 @@ async function verifyAssertion(deps: CredentialGrantDeps, assertion: string): Pr
   return { credential, payload };
 }
 
+/** Spends a verified assertion's jti, remembered until the assertion can no longer be accepted; false when it was spent before. */
+export function spendAssertion(credentials: CredentialLookup, credential: UsableCredential, payload: JWTPayload): Promise<boolean> {
+  return credentials.spendJti(credential.principalId, payload.jti!, new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000));
+}
+
 /** A signed assertion's key, claims and jti checked and the jti spent: the principal it proves. */
 async function assertedPrincipal(deps: CredentialGrantDeps, assertion: string, ip: string | undefined): Promise<string> {
   const { credential, payload } = await verifyAssertion(deps, assertion);
-  if (!(await deps.credentials.spendJti(credential.principalId, payload.jti!, new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000)))) {
+  if (!(await spendAssertion(deps.credentials, credential, payload))) {
     throw new errors.InvalidGrant('the assertion was used before (its jti is spent)');
   }
   await noteCredentialUse(deps.db, credential.id, ip);
@@ -149,7 +157,7 @@ export function registerCredentialGrants(provider: Provider, deps: CredentialGra
     const { credential, payload } = await verifyAssertion(deps, assertion);
     // Checked before the jti is spent, so a refused organization does not burn the assertion.
     await deps.organizations.decide(ctx, credential.principalId);
-    if (!(await deps.credentials.spendJti(credential.principalId, payload.jti!, new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000)))) {
+    if (!(await spendAssertion(deps.credentials, credential, payload))) {
       throw new errors.InvalidGrant('the assertion was used before (its jti is spent)');
     }
     await issue(ctx, deps, credential, false);

@@ -1,16 +1,20 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { SignJWT, exportSPKI, generateKeyPair, type CryptoKey } from 'jose';
 import { startServer, basic, form, managementApi, type Server } from './support.ts';
 import { createOrganization, addMember } from '../../src/identity/organizations/store.ts';
 import { assertHandedOver, assertIssuedAlike, assertStoredAlike, tokenPaths } from './fast-paths.ts';
 
-// POST /oauth/token has two paths for an API key exchanged for a token (RFC 8693): the fast route (src/identity/credentials/
-// fast-api-key.ts) issues the ordinary request through the provider's own model, anything else goes to the provider's grant
-// (credentials/grants.ts). fast-paths.ts makes the same request of both and tells which path answered.
+// POST /oauth/token has two paths for an API key exchanged for a token (RFC 8693) and for a key pair's assertion (RFC 7523):
+// the fast route (src/identity/credentials/fast-grants.ts) issues the ordinary request through the provider's own model,
+// anything else goes to the provider's grants (credentials/grants.ts). fast-paths.ts makes the same request of both and
+// tells which path answered (an assertion being single-use, each path gets its own).
 
-const ADMIN_TOKEN = 'identity-admin-token-fast-api-key';
+const ADMIN_TOKEN = 'identity-admin-token-fast-credential-grants';
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const API_KEY = 'urn:platform:params:oauth:token-type:api-key';
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 let server: Server;
 type Registered = Awaited<ReturnType<Server['registerApp']>>;
 let exchanger: Registered;
@@ -27,7 +31,7 @@ async function newKey(principalId: string, body: Record<string, unknown> = {}): 
 }
 
 before(async () => {
-  server = await startServer('fast_api_key', { IDENTITY_EXTRA_SCOPES: 'reports:read,reports:write', IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN });
+  server = await startServer('fast_credential_grants', { IDENTITY_EXTRA_SCOPES: 'reports:read,reports:write', IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN });
   exchanger = await server.registerApp({ name: 'Exchanger', appType: 'machine', allowedScopes: ['reports:read', 'reports:write'], accessTokenTtl: 1234 });
   const made = await api('/principals', { method: 'POST', body: { type: 'service', name: 'nightly-job', service_type: 'worker', allowed_scopes: ['reports:read', 'reports:write'] } });
   assert.equal(made.status, 201, JSON.stringify(made.body));
@@ -38,7 +42,7 @@ before(async () => {
 after(() => server.close());
 
 const tokenUrl = () => paths.tokenUrl;
-const auth = (app: Registered = exchanger) => ({ authorization: basic(app.clientId, app.secret!), 'user-agent': 'fast-api-key-test/1' });
+const auth = (app: Registered = exchanger) => ({ authorization: basic(app.clientId, app.secret!), 'user-agent': 'fast-credential-grants-test/1' });
 const exchangeParams = (subject: string, extra: Record<string, string> = {}) => ({ grant_type: EXCHANGE, subject_token: subject, subject_token_type: API_KEY, ...extra });
 
 const both = (params: Record<string, string>, headers: Record<string, string>) => paths.both(params, headers);
@@ -52,7 +56,7 @@ test('the ordinary exchange is issued by the fast route, answered, stored and in
 
     const a = await assertStoredAlike(server, fastToken, slowToken);
     assert.equal(a.principal_id, svc.id, "the key's principal");
-    assert.equal(a.user_agent, 'fast-api-key-test/1');
+    assert.equal(a.user_agent, 'fast-credential-grants-test/1');
 
     const introspect = (value: string) => form(`${server.issuer}/oauth/introspect`, { token: value }, { authorization: basic(exchanger.clientId, exchanger.secret!) });
     const [fi, si] = [(await introspect(fastToken)).json, (await introspect(slowToken)).json];
@@ -126,4 +130,61 @@ test('an organization is the provider\'s to decide; a fast token is counted and 
   assert.equal((await api(`/principals/${svc.id}/credentials/${own.id}/revoke`, { method: 'POST', body: { reason: 'rotated' } })).status, 200);
   const after = await form(tokenUrl(), exchangeParams(own.key), auth());
   assert.deepEqual([after.status, after.json.error], [400, 'invalid_grant']);
+});
+
+/** A key pair registered for the service, and assertions signed with it (fresh jti each). */
+async function keyPair(kid: string): Promise<(claims?: { jti?: string }) => Promise<string>> {
+  const pair = await generateKeyPair('ES256', { extractable: true });
+  const r = await api(`/principals/${svc.id}/credentials`, { method: 'POST', body: { type: 'keypair', public_key: await exportSPKI(pair.publicKey), key_id: kid, key_algorithm: 'ES256' } });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return (claims = {}) => sign(pair.privateKey, kid, claims.jti ?? randomUUID());
+}
+
+function sign(key: CryptoKey, kid: string, jti: string): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid }).setIssuer(svc.id).setSubject(svc.id).setAudience(server.issuer)
+    .setIssuedAt(now).setExpirationTime(now + 60).setJti(jti).sign(key);
+}
+
+test('a key pair\'s assertion is issued by the fast route as the provider issues it, and spent: a replay is refused by the provider', async () => {
+  const assertion = await keyPair('fast-es256');
+  for (const scope of ['reports:read', undefined]) {
+    const extra: Record<string, string> = scope ? { scope } : {};
+    // Each path its own assertion (single use); the provider's is sent with a parameter it drops, so it reaches the provider.
+    const before = paths.providerGrants();
+    const fast = await form(tokenUrl(), { grant_type: JWT_BEARER, assertion: await assertion(), ...extra }, auth());
+    const fastWentToProvider = paths.providerGrants() > before;
+    const slow = await form(tokenUrl(), { grant_type: JWT_BEARER, assertion: await assertion(), ...extra, via: 'provider' }, auth());
+    const { fastToken, slowToken, rest } = assertIssuedAlike({ fast, slow, fastWentToProvider });
+    assert.equal(rest.expires_in, 1234);
+    assert.equal(rest.scope, scope ?? 'reports:read reports:write');
+    assert.equal(rest.issued_token_type, undefined, 'not an exchange');
+    const a = await assertStoredAlike(server, fastToken, slowToken);
+    assert.equal(a.principal_id, svc.id);
+  }
+  const once = await assertion();
+  assert.equal((await form(tokenUrl(), { grant_type: JWT_BEARER, assertion: once }, auth())).status, 200);
+  assertHandedOver('the same assertion again', await paths.both({ grant_type: JWT_BEARER, assertion: once }, auth()), 400, 'invalid_grant');
+});
+
+test('an assertion the fast route does not take gets the provider answer, and is not spent by the fast route', async () => {
+  const assertion = await keyPair('refused-es256');
+  const narrow = await server.registerApp({ name: 'Narrow signer', appType: 'machine', allowedScopes: ['reports:read'] });
+  const cases: [string, () => Promise<Record<string, string>>, Record<string, string>, number, string][] = [
+    ['an unknown kid', async () => ({ grant_type: JWT_BEARER, assertion: await sign((await generateKeyPair('ES256')).privateKey, 'no-such-kid', randomUUID()) }), auth(), 400, 'invalid_grant'],
+    ['not a JWT', async () => ({ grant_type: JWT_BEARER, assertion: 'not.a.jwt' }), auth(), 400, 'invalid_grant'],
+    ['a scope the app is not allowed', async () => ({ grant_type: JWT_BEARER, assertion: await assertion(), scope: 'reports:write' }), auth(narrow), 400, 'invalid_scope'],
+    ['a wrong secret', async () => ({ grant_type: JWT_BEARER, assertion: await assertion() }), { authorization: basic(exchanger.clientId, 'wrong') }, 401, 'invalid_client'],
+  ];
+  for (const [what, params, headers, status, error] of cases) {
+    // Fresh assertions for each path: the provider spends the jti of a refused scope, as it always has.
+    const before = paths.providerGrants();
+    const fast = await form(tokenUrl(), await params(), headers);
+    const fastWentToProvider = paths.providerGrants() > before;
+    const slow = await form(tokenUrl(), { ...(await params()), via: 'provider' }, headers);
+    assert.equal(fast.status, status, `${what}: ${fast.text}`);
+    assert.equal(fast.json.error, error, what);
+    assert.deepEqual([slow.status, slow.json.error], [status, error], `${what}: the provider's answer`);
+    assert.equal(fastWentToProvider, true, `${what}: answered by the provider`);
+  }
 });
