@@ -1,7 +1,5 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { buildAuditApp, openAuditDatabase } from '../../src/audit/app.ts';
 import { auditCommand } from '../../src/audit/cli.ts';
 import { loadAuditConfig } from '../../src/audit/config.ts';
@@ -10,6 +8,7 @@ import { createMetrics } from '../../src/audit/metrics.ts';
 import { ConfigError } from '../../src/kit/config.ts';
 import type { Database } from '../../src/kit/db.ts';
 import { startAudit, type AuditHarness } from './support.ts';
+import { failedStart } from '../support/failed-start.ts';
 
 // No worker (AUDIT_CONCURRENCY 0): jobs stay as the tests put them; their ages are set in the database.
 let h: AuditHarness;
@@ -124,16 +123,7 @@ test('a malformed AUDIT_RETENTION_DAYS stops start-up with one line naming it', 
   }
   assert.equal(loadAuditConfig({ ...h.env, AUDIT_RETENTION_DAYS: '' }).retentionDays, 90, 'empty: the default');
 
-  const child = spawn(process.execPath, [new URL('../../src/cli.ts', import.meta.url).pathname, 'start', 'audit'], {
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', DATA_DIR: h.env.DATA_DIR, DATABASE_URL: h.env.DATABASE_URL, PLATFORM_SECRET_KEY: 'e'.repeat(64), AUDIT_PORT: '0', AUDIT_RETENTION_DAYS: 'ninety' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.stdout.on('data', (d: Buffer) => {
-    if (/http:\/\//.test(d.toString())) child.kill('SIGKILL');
-  });
-  const [status] = await once(child, 'exit');
+  const { status, stderr } = await failedStart('audit', { DATA_DIR: h.env.DATA_DIR!, DATABASE_URL: h.env.DATABASE_URL!, AUDIT_RETENTION_DAYS: 'ninety' });
   assert.equal(status, 1);
   const lines = stderr.trim().split('\n');
   assert.equal(lines.length, 1, stderr);

@@ -1,12 +1,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { once } from 'node:events';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { tempDir } from '../support/tmp.ts';
+import { failedStart as startFailing } from '../support/failed-start.ts';
 
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const tmp = tempDir();
 let database: FreshDatabase;
 
@@ -18,21 +17,8 @@ after(async () => {
   tmp.remove();
 });
 
-/** `platform start <service>` that is expected to fail: its exit code and what it wrote to stderr. */
-async function failedStart(service: string, extra: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'start', service], {
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', DATA_DIR: tmp.path, DATABASE_URL: database.url, PLATFORM_SECRET_KEY: 'e'.repeat(64), [`${service.toUpperCase()}_PORT`]: '0', ...extra },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.stdout.on('data', (d: Buffer) => {
-    // It should never get as far as listening; if it does, stop it so the test fails instead of hanging.
-    if (/http:\/\//.test(d.toString())) child.kill('SIGKILL');
-  });
-  const [status] = await once(child, 'exit');
-  return { status: status as number | null, stderr };
-}
+/** `platform start <service>` that is expected to fail, on this test's data directory and database. */
+const failedStart = (service: string, extra: Record<string, string>) => startFailing(service, { DATA_DIR: tmp.path, DATABASE_URL: database.url, ...extra });
 
 function oneLine(stderr: string, pattern: RegExp): void {
   const lines = stderr.trim().split('\n');

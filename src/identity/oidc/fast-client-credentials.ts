@@ -1,9 +1,8 @@
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { FastifyRequest } from 'fastify';
 import type { ClientStore } from './clients.ts';
-import type { AppRecord } from '../apps/record.ts';
 import type { ProviderHolder } from './mount.ts';
-import { basicCredentials, fastRouteOrigin } from './fast-route.ts';
+import { fastCaller, fastRouteOrigin, requestedScopes } from './fast-route.ts';
 
 export interface FastClientCredentialsDeps {
   holder: ProviderHolder;
@@ -12,28 +11,6 @@ export interface FastClientCredentialsDeps {
   scopes: ReadonlySet<string>;
   /** Counts the issued token as the provider's grant.success does (identity_token_requests_total). */
   onIssued(grantType: string): void;
-}
-
-// RFC 6749 3.3: scope tokens of NQCHAR separated by single spaces. Anything else (empty, doubled spaces) is the provider's to judge.
-const SCOPE_LIST = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
-
-/** The scopes of a `scope` parameter a fast route takes as it stands: undefined when the provider must judge it (malformed, repeated). */
-export function requestedScopes(scope: string | string[] | undefined): string[] | undefined {
-  if (scope !== undefined && (typeof scope !== 'string' || !SCOPE_LIST.test(scope))) return undefined;
-  const requested = scope === undefined ? [] : scope.split(' ');
-  return new Set(requested).size === requested.length ? requested : undefined;
-}
-
-/**
- * The app calling, when a fast route may answer it: authenticated by HTTP Basic with a live secret, active, confidential,
- * allowed client credentials (and so the credential grants, clients.ts) and not bound to DPoP.
- */
-export async function fastCaller(clients: ClientStore, request: FastifyRequest): Promise<AppRecord | undefined> {
-  const credentials = basicCredentials(request.headers.authorization);
-  if (!credentials) return undefined;
-  const caller = await clients.app(credentials.id);
-  if (!caller?.active || caller.public || caller.dpopBoundAccessTokens || !caller.allowedGrants.includes('client_credentials')) return undefined;
-  return (await clients.verifySecret(caller.clientId, credentials.secret, request.ip)) ? caller : undefined;
 }
 
 /**

@@ -3,6 +3,8 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import { handlerOf, presentToProvider, type ProviderHolder } from './mount.ts';
+import type { ClientStore } from './clients.ts';
+import type { AppRecord } from '../apps/record.ts';
 
 /**
  * The plumbing of identity's fast routes (issue 14): a provider endpoint whose ordinary request is answered by a Fastify
@@ -142,4 +144,26 @@ export function basicCredentials(header: string | undefined): { id: string; secr
 /** Headers a fast route leaves to the provider: DPoP proofs and client attestation. */
 export function needsProvider(headers: FastifyRequest['headers']): boolean {
   return headers.dpop !== undefined || headers['oauth-client-attestation'] !== undefined || headers['oauth-client-attestation-pop'] !== undefined;
+}
+
+// RFC 6749 3.3: scope tokens of NQCHAR separated by single spaces. Anything else (empty, doubled spaces) is the provider's to judge.
+const SCOPE_LIST = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
+
+/** The scopes of a `scope` parameter a fast route takes as it stands: undefined when the provider must judge it (malformed, repeated). */
+export function requestedScopes(scope: string | string[] | undefined): string[] | undefined {
+  if (scope !== undefined && (typeof scope !== 'string' || !SCOPE_LIST.test(scope))) return undefined;
+  const requested = scope === undefined ? [] : scope.split(' ');
+  return new Set(requested).size === requested.length ? requested : undefined;
+}
+
+/**
+ * The app calling, when a fast route may answer it: authenticated by HTTP Basic with a live secret, active, confidential,
+ * allowed client credentials (and so the credential grants, clients.ts) and not bound to DPoP.
+ */
+export async function fastCaller(clients: ClientStore, request: FastifyRequest): Promise<AppRecord | undefined> {
+  const credentials = basicCredentials(request.headers.authorization);
+  if (!credentials) return undefined;
+  const caller = await clients.app(credentials.id);
+  if (!caller?.active || caller.public || caller.dpopBoundAccessTokens || !caller.allowedGrants.includes('client_credentials')) return undefined;
+  return (await clients.verifySecret(caller.clientId, credentials.secret, request.ip)) ? caller : undefined;
 }
