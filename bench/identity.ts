@@ -108,7 +108,8 @@ async function serve(databaseUrl: string): Promise<void> {
       if (m.profile === 'start') await profiler.post('Profiler.enable').then(() => profiler.post('Profiler.start'));
       else {
         const { profile } = await profiler.post('Profiler.stop');
-        const { writeFileSync } = await import('node:fs');
+        const { mkdirSync, writeFileSync } = await import('node:fs');
+        mkdirSync(process.env.BENCH_PROFILE!, { recursive: true });
         writeFileSync(`${process.env.BENCH_PROFILE}/${m.profile}.cpuprofile`, JSON.stringify(profile));
       }
       process.send!({ profiled: m.profile });
