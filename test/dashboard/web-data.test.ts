@@ -140,6 +140,10 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     });
     // CodeMirror's styles are in force under the page's CSP (no inline <style>): its gutter is laid out.
     assert.equal(await page.locator('.cm-editor').evaluate((e) => (globalThis as any).getComputedStyle(e).display), 'flex');
+    // The count is given once, in the status line that announces the run; the results' table is named without it.
+    const main = page.locator('main');
+    assert.equal(((await main.textContent()) ?? '').match(/(?<!\d)30 rows\b/g)?.length, 1, `the row count once on the screen: "${await main.textContent()}"`);
+    assert.equal(await page.getByRole('table', { name: 'Result rows', exact: true }).count(), 1);
     const firstPage = await page.getByRole('region', { name: 'Result rows' }).locator('tbody tr').count();
     assert.equal(firstPage, 25);
     assert.equal(await page.locator('tbody tr').first().locator('td').first().textContent(), '2');
@@ -173,6 +177,16 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await page.getByRole('button', { name: 'Run' }).click();
     await page.getByRole('alert').filter({ hasText: /column "nope" does not exist/ }).waitFor();
 
+    // More rows than the 1,000 read: the status line says so, again the only place with the count.
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('SELECT g FROM generate_series(1, 1500) g');
+    await page.getByRole('button', { name: 'Run' }).click();
+    const truncated = page.getByRole('status').filter({ hasText: /^1000 rows in \d+ ms\. The service stopped reading there; more rows exist\.$/ });
+    await truncated.waitFor();
+    assert.equal(((await main.textContent()) ?? '').match(/(?<!\d)1000 rows\b/g)?.length, 1, `the row count once on the screen: "${await main.textContent()}"`);
+    assert.equal(await page.getByRole('region', { name: 'Result rows' }).locator('tbody tr').count(), 25);
+
     await page.keyboard.press('ControlOrMeta+a');
     await editor.click();
     await page.keyboard.press('ControlOrMeta+a');
@@ -180,6 +194,7 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await page.getByLabel('Query name').fill('Totals by region');
     await page.getByRole('button', { name: 'Save query' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved as "Totals by region".' }).waitFor();
+    assert.equal(await truncated.count(), 1, 'saving has its own status line: the count of the results still shown stays');
     const saved = await s.request('GET', '/api/v1/queries', { as: admin });
     assert.equal(saved.body.items.length, 1);
     assert.equal(saved.body.items[0].query, 'SELECT region, sum(amount) AS total FROM orders GROUP BY region ORDER BY region');

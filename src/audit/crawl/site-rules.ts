@@ -2,7 +2,7 @@ import robotsParserModule from 'robots-parser';
 import { AUDIT_USER_AGENT_TOKEN } from '../engine/browser-host.ts';
 import type { AddressPolicy } from '../safety/address-policy.ts';
 import { safeFetchText } from '../safety/safe-fetch.ts';
-import { crawlDelayMs } from './crawl-delay.ts';
+import { crawlDelayMs, withStrictCrawlDelays } from './crawl-delay.ts';
 import { normalizeUrl, sameOrigin } from './normalize.ts';
 import { parseSitemap } from './sitemap.ts';
 
@@ -27,7 +27,8 @@ export async function loadSiteRules(startUrl: string, policy: AddressPolicy, lim
   const origin = new URL(startUrl).origin;
   const robotsUrl = `${origin}/robots.txt`;
   const robotsText = await safeFetchText(robotsUrl, policy, FETCH);
-  const robots = robotsText && robotsText.status === 200 ? robotsParser(robotsUrl, robotsText.body) : null;
+  // Crawl-delay values robots-parser would read too freely (hex, exponents) are made malformed first: no delay.
+  const robots = robotsText && robotsText.status === 200 ? robotsParser(robotsUrl, withStrictCrawlDelays(robotsText.body)) : null;
   const declared = robots?.getSitemaps() ?? [];
   const queue = declared.length > 0 ? [...declared] : [`${origin}/sitemap.xml`];
   const seenSitemaps = new Set<string>();

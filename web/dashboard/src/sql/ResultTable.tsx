@@ -4,7 +4,10 @@ import type { ApiQueryResult } from '../api/types.ts';
 const PAGE = 25;
 const show = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-/** Query results a page at a time, with the row count, the time and whether the service stopped reading. */
+/**
+ * Query results a page at a time. The row count, the time and whether the service stopped reading are the SQL
+ * screen's status line (announced when a run ends), not repeated here.
+ */
 export function ResultTable({ result }: { result: ApiQueryResult }) {
   const [page, setPage] = useState(0);
   const pages = Math.max(1, Math.ceil(result.rows.length / PAGE));
@@ -12,11 +15,10 @@ export function ResultTable({ result }: { result: ApiQueryResult }) {
   return (
     <section aria-labelledby="results-title">
       <h2 id="results-title">Results</h2>
-      <p>{result.rowCount} {result.rowCount === 1 ? 'row' : 'rows'} in {Math.round(result.executionTimeMs)} ms.
-        {result.truncated && <strong> Only the first {result.rows.length} rows were read; more exist.</strong>}</p>
       {result.columns.length > 0 && (
         <div className="table-scroll" tabIndex={0} role="region" aria-label="Result rows">
           <table>
+            <caption className="visually-hidden">Result rows</caption>
             <thead><tr>{result.columns.map((c, i) => <th scope="col" key={i}>{c}</th>)}</tr></thead>
             <tbody>{rows.map((r, i) => <tr key={i}>{result.columns.map((c, j) => <td key={j}>{show(r[c])}</td>)}</tr>)}</tbody>
           </table>

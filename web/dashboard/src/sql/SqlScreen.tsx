@@ -19,6 +19,7 @@ export default function SqlScreen() {
   const [status, setStatus] = useState('');
   const [running, setRunning] = useState(false);
   const [saveName, setSaveName] = useState('');
+  const [saveStatus, setSaveStatus] = useState('');
   const params = useMemo(() => parameterNames(text), [text]);
   const source = sources?.find((s) => s.id === sourceId);
   const tables = useSourceTables(sourceId);
@@ -39,7 +40,9 @@ export default function SqlScreen() {
       const body = { dataSourceId: sourceId, query: text, params: Object.fromEntries(params.map((p) => [p, values[p] ?? ''])), maxRows: 1000 };
       const r = (await api<ApiQueryResult>('POST', '/query', { body })).data;
       setResult(r);
-      setStatus(`${r.rowCount} ${r.rowCount === 1 ? 'row' : 'rows'} in ${Math.round(r.executionTimeMs)} ms${r.truncated ? ' (truncated)' : ''}.`);
+      // The one place the count is given: the results below carry no count of their own.
+      const count = `${r.rowCount} ${r.rowCount === 1 ? 'row' : 'rows'} in ${Math.round(r.executionTimeMs)} ms.`;
+      setStatus(r.truncated ? `${count} The service stopped reading there; more rows exist.` : count);
     } catch (err) {
       setResult(undefined);
       setStatus('');
@@ -56,9 +59,10 @@ export default function SqlScreen() {
     e.preventDefault();
     if (!sourceId) return;
     setError('');
+    setSaveStatus('');
     try {
       const saved = (await api<ApiSavedQuery>('POST', '/queries', { body: { name: saveName, dataSourceId: sourceId, query: text } })).data;
-      setStatus(`Saved as "${saved.name}".`);
+      setSaveStatus(`Saved as "${saved.name}".`);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'the service could not be reached');
     }
@@ -96,6 +100,7 @@ export default function SqlScreen() {
         <label htmlFor="save-name">Query name</label>
         <input id="save-name" required maxLength={200} value={saveName} onChange={(e) => setSaveName(e.target.value)} />
         <button type="submit" className="secondary">Save query</button>
+        <p role="status" className="status">{saveStatus}</p>
       </form>
     </>
   );
