@@ -153,6 +153,16 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await assertAccessible(page, 'SQL editor with results');
     await screenshot(page, '11-sql-editor');
 
+    // A new result starts at its first page: three rows after page 2 of the last result (shown as none before).
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('SELECT id FROM orders WHERE id <= 3 ORDER BY id');
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('status').filter({ hasText: /^3 rows in \d+ ms\.$/ }).waitFor();
+    assert.equal(await page.getByRole('region', { name: 'Result rows' }).locator('tbody tr').count(), 3);
+    assert.equal(await page.getByRole('navigation', { name: 'Result pages' }).count(), 0);
+
     // Completion offers the source's tables.
     await editor.click();
     await page.keyboard.press('ControlOrMeta+a');

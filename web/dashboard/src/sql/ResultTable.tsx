@@ -10,6 +10,12 @@ const show = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v 
  */
 export function ResultTable({ result }: { result: ApiQueryResult }) {
   const [page, setPage] = useState(0);
+  // A new result starts at its first page; the page of the last one may not exist in it.
+  const [shown, setShown] = useState(result);
+  if (shown !== result) {
+    setShown(result);
+    setPage(0);
+  }
   const pages = Math.max(1, Math.ceil(result.rows.length / PAGE));
   const rows = result.rows.slice(page * PAGE, page * PAGE + PAGE);
   return (
