@@ -53,6 +53,13 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
     assert.equal(js.headers.get('cache-control'), 'public, max-age=31536000, immutable');
     assert.match(js.headers.get('content-type')!, /^text\/javascript/);
 
+    // The tab's icon is the app's own file (a browser without one asks for /favicon.ico and logs a 404).
+    const icon = /<link rel="icon" href="([^"]+)"/.exec(html)?.[1];
+    assert.ok(icon, 'index.html names an icon');
+    const iconAnswer = await fetch(`${s.url}${icon}`);
+    assert.equal(iconAnswer.status, 200);
+    assert.equal(iconAnswer.headers.get('content-type'), 'image/svg+xml');
+
     const deep = await fetch(`${s.url}/dashboards/12?x=1`);
     assert.equal(deep.status, 200);
     assert.equal(await deep.text(), html, 'an app route answers index.html');
@@ -105,11 +112,25 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
     assert.match(await page.locator('main').textContent() ?? '', /olga@acme\.example with the role owner/);
     assert.match(await page.locator('.who').textContent() ?? '', /Olga \(owner\)/);
     await assertAccessible(page, 'home screen');
+    // A new tenant's home leads from a data source to a first dashboard, each step a link for a role that may take it.
+    const start = page.getByRole('region', { name: 'Get started' });
+    await start.waitFor();
+    assert.deepEqual(await start.getByRole('link').allTextContents(), ['Add a data source', 'Try a query in the SQL editor', 'Create a dashboard']);
     await screenshot(page, '03-home');
+    const session = await page.evaluate(() => JSON.parse(sessionStorage.getItem('dashboard.session')!).accessToken as string);
+    const created = await s.request('POST', '/api/v1/dashboards', { headers: { authorization: `Bearer ${session}` },
+      body: { slug: 'first', title: 'First board', definition: { layout: { type: 'grid', columns: 12, rowHeight: 30 }, dataSources: [], widgets: [] } } });
+    assert.equal(created.status, 201);
 
     // A reload keeps the session (sessionStorage); signing out ends it on the server too.
     await page.reload();
     await welcome.waitFor();
+    // Once a dashboard exists, home lists the ones changed last instead.
+    const recent = page.getByRole('region', { name: 'Recently changed dashboards' });
+    await recent.getByRole('link', { name: 'First board' }).waitFor();
+    assert.equal(await recent.getByRole('link', { name: 'First board' }).getAttribute('href'), `/dashboards/${created.body.id}`);
+    assert.equal(await start.count(), 0);
+    await assertAccessible(page, 'home screen with dashboards');
     const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('dashboard.session')!).accessToken as string);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { describePosition, moved, newWidgetId, nextPosition, pushDown } from '../../web/dashboard/src/dashboards/layout.ts';
 import { normalised } from '../../web/dashboard/src/dashboards/definition.ts';
 import { queryValues } from '../../web/dashboard/src/dashboards/parameters.ts';
-import { chartOption, PALETTE, TEXT } from '../../web/dashboard/src/widgets/chartOption.ts';
-import { seriesColumns } from '../../web/dashboard/src/widgets/data.ts';
+import { chartOption, PALETTE, TEXT, TIME_LABELS } from '../../web/dashboard/src/widgets/chartOption.ts';
+import { nothingToPlot, seriesColumns } from '../../web/dashboard/src/widgets/data.ts';
 
 /** The web app's pure parts: grid arithmetic, parameter values, chart options, the definition as saved. */
 describe('dashboard web app units', () => {
@@ -63,6 +63,18 @@ describe('dashboard web app units', () => {
     assert.equal(bar.textStyle.color, '#e8eaed');
     const pie = chartOption('pie', result, { x: 'note' }, { dark: false, reducedMotion: true }) as any;
     assert.deepEqual(pie.series[0].data, [{ name: 'x', value: 3 }, { name: 'y', value: 5 }]);
+    // A day on the time axis names its month ("Nov 5", not ECharts' bare "5").
+    assert.equal(line.xAxis.axisLabel.formatter, TIME_LABELS);
+    assert.equal(TIME_LABELS.day, '{MMM} {d}');
+  });
+
+  test('a chart with nothing to draw says why instead of showing an empty canvas', () => {
+    const of = (columns: string[], rows: Record<string, unknown>[]) => ({ columns, rows, rowCount: rows.length, executionTimeMs: 1, truncated: false });
+    assert.equal(nothingToPlot(of(['region', 'total'], []), {}), 'the query returned no rows.');
+    assert.match(nothingToPlot(of(['value'], [{ value: 1 }]), {})!, /only "value", which is the category/);
+    assert.match(nothingToPlot(of(['region', 'note'], [{ region: 'n', note: 'x' }]), {})!, /no column besides "region" holds numbers/);
+    assert.equal(nothingToPlot(of(['region', 'total'], [{ region: 'n', total: '12.5' }]), {}), undefined);
+    assert.equal(nothingToPlot(of(['value', 'label'], [{ value: 1, label: 'a' }]), { x: 'label' }), undefined, 'the chosen category leaves a value column');
   });
 
   test('chart colours have at least 3:1 contrast against the theme\'s background, text 4.5:1 (WCAG 1.4.11, 1.4.3)', () => {

@@ -8,6 +8,7 @@ import { SetupScreen } from './auth/SetupScreen.tsx';
 import { SignInScreen } from './auth/SignInScreen.tsx';
 import { atLeast } from './app/roles.ts';
 import { DataSourcesScreen } from './datasources/DataSourcesScreen.tsx';
+import { HomeScreen } from './home/HomeScreen.tsx';
 import { LoadBoundary } from './dashboards/LoadBoundary.tsx';
 
 // The editor (CodeMirror) loads when the screen is opened, so the first screen stays small.
@@ -126,18 +127,8 @@ function SignedIn({ me }: { me: ApiUser }) {
     case '/datasources':
       return <DataSourcesScreen me={me} />;
     case '/sql':
-      return atLeast(me, 'editor') ? <Suspense fallback={<p role="status">Loading the editor…</p>}><SqlScreen /></Suspense> : <Home me={me} />;
+      return atLeast(me, 'editor') ? <Suspense fallback={<p role="status">Loading the editor…</p>}><SqlScreen /></Suspense> : <HomeScreen me={me} />;
     default:
-      return <Home me={me} />;
+      return <HomeScreen me={me} />;
   }
-}
-
-function Home({ me }: { me: ApiUser }) {
-  useScreen('Home');
-  return (
-    <>
-      <h1>Welcome, {me.name}</h1>
-      <p>You are signed in as {me.email} with the role <strong>{me.role}</strong>.</p>
-    </>
-  );
 }

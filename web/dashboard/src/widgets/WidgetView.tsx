@@ -3,7 +3,7 @@ import { ApiError } from '../api/client.ts';
 import type { ApiQueryResult, ApiWidget } from '../api/types.ts';
 import { chartOption, type Look } from './chartOption.ts';
 import { Chart } from './Chart.tsx';
-import { isChart, optionsOf, seriesColumns, WIDGET_TYPES } from './data.ts';
+import { isChart, nothingToPlot, optionsOf, seriesColumns, WIDGET_TYPES } from './data.ts';
 import { DataTable } from './DataTable.tsx';
 import { StatWidget } from './StatWidget.tsx';
 import { TextWidget } from './TextWidget.tsx';
@@ -48,6 +48,16 @@ export function WidgetView({ widget, load, reloadKey, look, delayMs = 0 }: { wid
   if (widget.type === 'table') return <DataTable result={result} caption={`${title} data`} />;
   if (widget.type === 'stat') return <StatWidget result={result} options={options} />;
   if (!option) return <DataTable result={result} caption={`${title} data`} />;
+  // An empty canvas says nothing: say why there is nothing to draw, and show what did come back.
+  const empty = nothingToPlot(result, options);
+  if (empty) {
+    return (
+      <div className="chart-widget">
+        <p className="hint">{title}: {empty}</p>
+        {result.rows.length > 0 && <DataTable result={result} caption={`${title} data`} />}
+      </div>
+    );
+  }
 
   const { x, y } = seriesColumns(result, options);
   const kind = WIDGET_TYPES.find((t) => t.value === widget.type)?.label ?? widget.type;

@@ -11,6 +11,14 @@ const LINES = { light: '#4d5560', dark: '#b8bec6' };
 
 export interface Look { dark: boolean; reducedMotion: boolean }
 
+/**
+ * Time-axis labels by the level of each tick: a day is "Nov 5", not ECharts' bare "5", so a range within one month
+ * still says which month it is; times of day are labelled by the day at each midnight.
+ */
+export const TIME_LABELS = {
+  year: '{yyyy}', month: '{MMM} {yyyy}', day: '{MMM} {d}', hour: '{HH}:{mm}', minute: '{HH}:{mm}', second: '{HH}:{mm}:{ss}', millisecond: '{HH}:{mm}:{ss}.{SSS}',
+};
+
 const looksLikeTime = (values: unknown[]) => values.length > 0 && values.every((v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)));
 
 /** The ECharts option for a line, bar or pie widget from a query result. Animation is off when motion is reduced. */
@@ -42,7 +50,7 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
     ...common,
     grid: { left: 8, right: 16, top: 16, bottom: y.length > 1 ? 40 : 8, containLabel: true },
     xAxis: time
-      ? { type: 'time', axisLine, axisLabel: { color: TEXT[theme] } }
+      ? { type: 'time', axisLine, axisLabel: { color: TEXT[theme], formatter: TIME_LABELS, hideOverlap: true } }
       : { type: 'category', data: xs.map(show), axisLine, axisLabel: { color: TEXT[theme] } },
     yAxis: { type: 'value', axisLine, axisLabel: { color: TEXT[theme] }, splitLine: { lineStyle: { color: look.dark ? '#3c4043' : '#dadce0' } } },
     series: y.map((c) => ({

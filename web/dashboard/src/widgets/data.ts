@@ -42,4 +42,15 @@ export function seriesColumns(r: ApiQueryResult, o: WidgetOptions): { x: string 
   return { x, y };
 }
 
+/** Why a chart of this result would be empty (no rows, or no value column), or undefined when it has something to draw. */
+export function nothingToPlot(r: ApiQueryResult, o: WidgetOptions): string | undefined {
+  if (r.rows.length === 0) return 'the query returned no rows.';
+  const { x, y } = seriesColumns(r, o);
+  if (y.length > 0) return undefined;
+  const others = r.columns.filter((c) => c !== x);
+  return others.length === 0
+    ? `nothing to plot: the query returns only "${x}", which is the category. Add a column of numbers to it.`
+    : `nothing to plot: no column besides "${x}" holds numbers. Choose the value columns in the widget's settings, or return numbers.`;
+}
+
 export const show = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
