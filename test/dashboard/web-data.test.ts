@@ -76,6 +76,8 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await page.getByLabel('Connection URL').fill('http://not-a-database.example/');
     await page.getByRole('button', { name: 'Add data source' }).click();
     assert.match(await page.getByRole('alert').textContent() ?? '', /postgres/i);
+    // The last add's notice went when the form opened: it does not sit beside this refusal as if it were its answer.
+    assert.deepEqual((await page.getByRole('status').allTextContents()).filter((t) => t.includes('added')), []);
     await page.getByRole('button', { name: 'Cancel' }).click();
 
     await page.getByRole('button', { name: 'Test Shop' }).click();

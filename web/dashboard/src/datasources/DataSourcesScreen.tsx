@@ -56,7 +56,7 @@ export function DataSourcesScreen({ me }: { me: ApiUser }) {
       <h1>Data sources</h1>
       <p role="status" className="status">{message}</p>
       {error && <p role="alert" className="error">{error}</p>}
-      {admin && panel.kind === 'none' && <button type="button" onClick={() => setPanel({ kind: 'add' })}>Add data source</button>}
+      {admin && panel.kind === 'none' && <button type="button" onClick={() => { setMessage(''); setPanel({ kind: 'add' }); }}>Add data source</button>}
       {(panel.kind === 'add' || panel.kind === 'edit') && (
         <DataSourceForm
           editing={panel.kind === 'edit' ? panel.source : undefined}
