@@ -252,6 +252,22 @@ describe('the dashboard web app: dashboards', () => {
     await page.getByRole('cell', { name: 'current' }).waitFor();
     assert.equal(await page.getByRole('button', { name: /^Restore version/ }).count(), 0);
     await assertAccessible(page, 'dashboard as a viewer');
+    // On a 320 px screen (WCAG 1.4.10) the widgets stack at full width in reading order (row, then column), each keeping
+    // its height, and the page does not scroll sideways.
+    await page.setViewportSize({ width: 320, height: 800 });
+    await page.waitForFunction(() => {
+      const [a, b] = [...document.querySelectorAll('.widget')].map((e) => e.getBoundingClientRect());
+      return a && b && a.x === b.x;
+    }, undefined, { timeout: 5_000 });
+    const boxes = await page.locator('.widget').evaluateAll((els) => els.map((e) => {
+      const r = e.getBoundingClientRect();
+      return { title: e.querySelector('h2')?.textContent, x: r.x, y: r.y, width: r.width, height: r.height };
+    }));
+    assert.deepEqual(boxes.map((b) => b.title), ['Orders per day', 'Revenue by region', 'Tickets', 'Notes']);
+    assert.ok(boxes.every((b) => b.x === boxes[0]!.x && b.width === boxes[0]!.width && b.height > 100), JSON.stringify(boxes));
+    assert.ok(boxes.every((b, i) => i === 0 || b.y >= boxes[i - 1]!.y + boxes[i - 1]!.height), 'one below the other');
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 320, 'no sideways scrolling');
+    await screenshot(page, '14-dashboard-narrow');
     // And the API refuses anyway.
     const put = await s.request('PUT', `/api/v1/dashboards/${builtId}`, { as: viewer, body: { title: 'Mine' } });
     assert.equal(put.status, 403);

@@ -4,6 +4,7 @@ import type { ApiPage, ApiTenant, ApiUser } from '../api/types.ts';
 import { useScreen } from '../app/useTitle.ts';
 import { useReturnFocus } from './useReturnFocus.ts';
 import { PLANS, PLAN_NAMES, messageOf, slugOf, when, type Plan } from './format.ts';
+import { WideTable } from '../app/WideTable.tsx';
 
 const PLAN_HINT = 'The plan is the tenant\'s rate-limit tier: by default free 60, pro 300 and enterprise 1,000 requests a minute (the operator may set other values).';
 
@@ -40,23 +41,25 @@ export function TenantsScreen({ me }: { me: ApiUser }) {
       {panel.kind === 'none' && <button type="button" ref={createButton} onClick={() => { setMessage(''); setPanel({ kind: 'create' }); }}>Create tenant</button>}
       {panel.kind !== 'none' && <TenantForm editing={panel.kind === 'edit' ? panel.tenant : undefined} onCancel={() => setPanel({ kind: 'none' })} onSaved={saved} />}
       {tenants && (
-        <table>
-          <caption>Your tenants</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Short name</th><th scope="col">Plan (rate-limit tier)</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
-          <tbody>
-            {tenants.map((t) => (
-              <tr key={t.id}>
-                <th scope="row">{t.name}</th>
-                <td>{t.slug}</td>
-                <td>{PLAN_NAMES[t.plan]}</td>
-                <td>{when(t.createdAt)}</td>
-                <td className="actions">
-                  <button type="button" className="secondary" onClick={() => { setMessage(''); setPanel({ kind: 'edit', tenant: t }); }} aria-label={`Edit ${t.name}`}>Edit</button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <WideTable label="Your tenants">
+          <table>
+            <caption>Your tenants</caption>
+            <thead><tr><th scope="col">Name</th><th scope="col">Short name</th><th scope="col">Plan (rate-limit tier)</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+            <tbody>
+              {tenants.map((t) => (
+                <tr key={t.id}>
+                  <th scope="row">{t.name}</th>
+                  <td>{t.slug}</td>
+                  <td>{PLAN_NAMES[t.plan]}</td>
+                  <td>{when(t.createdAt)}</td>
+                  <td className="actions">
+                    <button type="button" className="secondary" onClick={() => { setMessage(''); setPanel({ kind: 'edit', tenant: t }); }} aria-label={`Edit ${t.name}`}>Edit</button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </WideTable>
       )}
     </>
   );

@@ -7,6 +7,7 @@ import { ROLE_NAMES, assignableRoles, mayChange, messageOf, when, type Role } fr
 import { Pager } from './Pager.tsx';
 import { usePages } from './usePages.ts';
 import { useReturnFocus } from './useReturnFocus.ts';
+import { WideTable } from '../app/WideTable.tsx';
 
 /** The tenant's users (admins and owners): add one, change a role, deactivate and reactivate. */
 export function UsersScreen({ me }: { me: ApiUser }) {
@@ -51,26 +52,28 @@ export function UsersScreen({ me }: { me: ApiUser }) {
         <RoleForm me={me} user={panel.user} onCancel={() => setPanel({ kind: 'none' })} onSaved={(m) => { setPanel({ kind: 'none' }); setMessage(m); pages.reload(); }} />
       )}
       {pages.items && (
-        <table>
-          <caption>People who may sign in to this tenant{pages.page > 1 ? ` (page ${pages.page})` : ''}</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Last sign-in</th><th scope="col">Actions</th></tr></thead>
-          <tbody>
-            {pages.items.map((u) => (
-              <tr key={u.id}>
-                <th scope="row">{u.name}{u.id === me.id ? ' (you)' : ''}</th>
-                <td>{u.email}</td>
-                <td>{ROLE_NAMES[u.role]}</td>
-                <td>{u.active ? 'active' : 'deactivated'}</td>
-                <td>{when(u.lastLoginAt)}</td>
-                <td className="actions">
-                  {mayChange(me, u) && u.active && <button type="button" className="secondary" onClick={() => setPanel({ kind: 'role', user: u })} aria-label={`Change role of ${u.name}`}>Change role</button>}
-                  {mayChange(me, u) && u.active && <button type="button" className="danger" onClick={() => deactivate(u)} aria-label={`Deactivate ${u.name}`}>Deactivate</button>}
-                  {mayChange(me, u) && !u.active && <button type="button" className="secondary" onClick={() => reactivate(u)} aria-label={`Reactivate ${u.name}`}>Reactivate</button>}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <WideTable label="People who may sign in">
+          <table>
+            <caption>People who may sign in to this tenant{pages.page > 1 ? ` (page ${pages.page})` : ''}</caption>
+            <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Last sign-in</th><th scope="col">Actions</th></tr></thead>
+            <tbody>
+              {pages.items.map((u) => (
+                <tr key={u.id}>
+                  <th scope="row">{u.name}{u.id === me.id ? ' (you)' : ''}</th>
+                  <td>{u.email}</td>
+                  <td>{ROLE_NAMES[u.role]}</td>
+                  <td>{u.active ? 'active' : 'deactivated'}</td>
+                  <td>{when(u.lastLoginAt)}</td>
+                  <td className="actions">
+                    {mayChange(me, u) && u.active && <button type="button" className="secondary" onClick={() => setPanel({ kind: 'role', user: u })} aria-label={`Change role of ${u.name}`}>Change role</button>}
+                    {mayChange(me, u) && u.active && <button type="button" className="danger" onClick={() => deactivate(u)} aria-label={`Deactivate ${u.name}`}>Deactivate</button>}
+                    {mayChange(me, u) && !u.active && <button type="button" className="secondary" onClick={() => reactivate(u)} aria-label={`Reactivate ${u.name}`}>Reactivate</button>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </WideTable>
       )}
       <Pager pages={pages as never} label="Users" />
     </>

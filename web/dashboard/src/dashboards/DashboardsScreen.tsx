@@ -6,6 +6,7 @@ import { Link, navigate } from '../app/router.tsx';
 import { useScreen } from '../app/useTitle.ts';
 import { createDashboard, listDashboards, slugify, type DashboardPage, type ListParams } from './api.ts';
 import { emptyDefinition } from './definition.ts';
+import { WideTable } from '../app/WideTable.tsx';
 
 const SORTS: { value: string; label: string; sort: ListParams['sort']; order: ListParams['order'] }[] = [
   { value: 'created_at-desc', label: 'Newest first', sort: 'created_at', order: 'desc' },
@@ -69,20 +70,22 @@ export function DashboardsScreen({ me }: { me: ApiUser }) {
           : `${meta.total} ${meta.total === 1 ? 'dashboard' : 'dashboards'}${query.search ? ` matching "${query.search}"` : ''}.`)}
       </p>
       {list && list.data.length > 0 && (
-        <table className="list">
-          <caption className="visually-hidden">Dashboards, {SORTS.find((s) => s.value === sortValue)?.label.toLowerCase()}</caption>
-          <thead><tr><th scope="col">Title</th><th scope="col">Description</th><th scope="col">Changed</th><th scope="col">Version</th></tr></thead>
-          <tbody>
-            {list.data.map((d) => (
-              <tr key={d.id}>
-                <td><Link href={`/dashboards/${d.id}`}>{d.title}</Link></td>
-                <td>{d.description ?? ''}</td>
-                <td>{when(d.updatedAt)}</td>
-                <td>{d.version}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <WideTable label="Dashboards">
+          <table className="list">
+            <caption className="visually-hidden">Dashboards, {SORTS.find((s) => s.value === sortValue)?.label.toLowerCase()}</caption>
+            <thead><tr><th scope="col">Title</th><th scope="col">Description</th><th scope="col">Changed</th><th scope="col">Version</th></tr></thead>
+            <tbody>
+              {list.data.map((d) => (
+                <tr key={d.id}>
+                  <td><Link href={`/dashboards/${d.id}`}>{d.title}</Link></td>
+                  <td>{d.description ?? ''}</td>
+                  <td>{when(d.updatedAt)}</td>
+                  <td>{d.version}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </WideTable>
       )}
       {meta && meta.totalPages > 1 && (
         <nav aria-label="Dashboard pages" className="actions pager">

@@ -1,4 +1,4 @@
-import { useRef, type KeyboardEvent, type PointerEvent, type ReactNode } from 'react';
+import { useRef, type CSSProperties, type KeyboardEvent, type PointerEvent, type ReactNode } from 'react';
 import type { ApiWidget } from '../api/types.ts';
 import { describePosition, moved, type Position } from './layout.ts';
 
@@ -86,15 +86,19 @@ export function Grid({ widgets, columns, rowHeight, editing, render, onMove, onA
   };
 
   const rows = widgets.reduce((max, w) => Math.max(max, w.position.y + w.position.h), 1);
+  // Outside edit mode the widgets come in reading order (row, then column): the order a screen reader and Tab follow,
+  // and the order they stack in on a narrow screen (styles.css). Edit mode keeps the definition's order, so that a
+  // widget moved with the keyboard stays where the focus is.
+  const shown = editing ? widgets : [...widgets].sort((a, b) => a.position.y - b.position.y || a.position.x - b.position.x);
   return (
     <div ref={grid} className={editing ? 'grid editing' : 'grid'}
       style={{ gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gridTemplateRows: `repeat(${rows}, ${rowHeight}px)`, gap: `${GAP}px` }}>
-      {widgets.map((w) => {
+      {shown.map((w) => {
         const title = w.title ?? w.id;
         const p = w.position;
         return (
           <article key={w.id} className="widget" data-widget={w.id} aria-labelledby={`wt-${w.id}`}
-            style={{ gridColumn: `${p.x + 1} / span ${p.w}`, gridRow: `${p.y + 1} / span ${p.h}` }}
+            style={{ gridColumn: `${p.x + 1} / span ${p.w}`, gridRow: `${p.y + 1} / span ${p.h}`, '--widget-height': `${p.h * rowHeight + (p.h - 1) * GAP}px` } as CSSProperties}
             {...(editing ? { tabIndex: 0, onKeyDown: onKey(w), 'aria-describedby': 'grid-keys' } : {})}>
             <header className="widget-head" onPointerDown={editing ? drag(w, 'move') : undefined}>
               <h2 id={`wt-${w.id}`} className="widget-title">{title}</h2>

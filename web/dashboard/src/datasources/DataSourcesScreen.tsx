@@ -5,6 +5,7 @@ import { atLeast } from '../app/roles.ts';
 import { useScreen } from '../app/useTitle.ts';
 import { DataSourceForm } from './DataSourceForm.tsx';
 import { SchemaBrowser } from './SchemaBrowser.tsx';
+import { WideTable } from '../app/WideTable.tsx';
 
 type Panel = { kind: 'none' } | { kind: 'add' } | { kind: 'edit'; source: ApiDataSourceDetail } | { kind: 'schema'; source: ApiDataSource };
 
@@ -66,26 +67,28 @@ export function DataSourcesScreen({ me }: { me: ApiUser }) {
       )}
       {sources && sources.length === 0 && <p>No data sources yet.{admin ? ' Add one to start querying.' : ' Ask an admin to add one.'}</p>}
       {sources && sources.length > 0 && (
-        <table>
-          <caption className="visually-hidden">Data sources</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Database</th><th scope="col">Mode</th><th scope="col">Last connected</th><th scope="col">Actions</th></tr></thead>
-          <tbody>
-            {sources.map((s) => (
-              <tr key={s.id}>
-                <th scope="row">{s.name}</th>
-                <td>{s.type === 'postgres' ? 'PostgreSQL' : 'MySQL'}</td>
-                <td>{s.readOnly ? 'read-only' : 'read and write'}{s.active ? '' : ', inactive'}</td>
-                <td>{s.lastConnectedAt ? new Date(s.lastConnectedAt).toLocaleString() : 'never'}</td>
-                <td className="actions">
-                  {admin && <button type="button" onClick={() => test(s)} aria-label={`Test ${s.name}`}>Test</button>}
-                  {atLeast(me, 'editor') && <button type="button" className="secondary" onClick={() => setPanel({ kind: 'schema', source: s })} aria-label={`Schema of ${s.name}`}>Schema</button>}
-                  {admin && <button type="button" className="secondary" onClick={() => edit(s)} aria-label={`Edit ${s.name}`}>Edit</button>}
-                  {admin && <button type="button" className="danger" onClick={() => remove(s)} aria-label={`Delete ${s.name}`}>Delete</button>}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <WideTable label="Data sources">
+          <table>
+            <caption className="visually-hidden">Data sources</caption>
+            <thead><tr><th scope="col">Name</th><th scope="col">Database</th><th scope="col">Mode</th><th scope="col">Last connected</th><th scope="col">Actions</th></tr></thead>
+            <tbody>
+              {sources.map((s) => (
+                <tr key={s.id}>
+                  <th scope="row">{s.name}</th>
+                  <td>{s.type === 'postgres' ? 'PostgreSQL' : 'MySQL'}</td>
+                  <td>{s.readOnly ? 'read-only' : 'read and write'}{s.active ? '' : ', inactive'}</td>
+                  <td>{s.lastConnectedAt ? new Date(s.lastConnectedAt).toLocaleString() : 'never'}</td>
+                  <td className="actions">
+                    {admin && <button type="button" onClick={() => test(s)} aria-label={`Test ${s.name}`}>Test</button>}
+                    {atLeast(me, 'editor') && <button type="button" className="secondary" onClick={() => setPanel({ kind: 'schema', source: s })} aria-label={`Schema of ${s.name}`}>Schema</button>}
+                    {admin && <button type="button" className="secondary" onClick={() => edit(s)} aria-label={`Edit ${s.name}`}>Edit</button>}
+                    {admin && <button type="button" className="danger" onClick={() => remove(s)} aria-label={`Delete ${s.name}`}>Delete</button>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </WideTable>
       )}
       {panel.kind === 'schema' && <SchemaBrowser id={panel.source.id} name={panel.source.name} />}
     </>
