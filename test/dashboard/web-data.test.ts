@@ -162,6 +162,11 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     assert.equal(await page.locator('tbody tr').count(), 5);
     await assertAccessible(page, 'SQL editor with results');
     await screenshot(page, '11-sql-editor');
+    // The editor's highlighting, gutter and selection follow the dark scheme too (the default ones are for light pages).
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await assertAccessible(page, 'SQL editor with results (dark)');
+    await screenshot(page, '11-sql-editor-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // A new result starts at its first page: three rows after page 2 of the last result (shown as none before).
     await editor.click();

@@ -3,6 +3,7 @@ import { EditorView, basicSetup } from 'codemirror';
 import { keymap } from '@codemirror/view';
 import { Compartment, Prec } from '@codemirror/state';
 import { MySQL, PostgreSQL, sql } from '@codemirror/lang-sql';
+import { editorLook, prefersDark } from './editorLook.ts';
 
 const language = (dialect: 'postgres' | 'mysql', tables: Record<string, string[]>) =>
   sql({ dialect: dialect === 'mysql' ? MySQL : PostgreSQL, schema: tables, upperCaseKeywords: true });
@@ -20,6 +21,7 @@ export function Editor({ value, onChange, onRun, dialect, tables, label }: {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView>(undefined);
   const sqlSupport = useRef(new Compartment());
+  const look = useRef(new Compartment());
   const latest = useRef({ onChange, onRun });
   latest.current = { onChange, onRun };
 
@@ -38,10 +40,18 @@ export function Editor({ value, onChange, onRun, dialect, tables, label }: {
         // Non-breaking spaces (typed in some browsers, pasted from web pages) are words to the database.
         EditorView.updateListener.of((u) => { if (u.docChanged) latest.current.onChange(u.state.doc.toString().replace(/\u00a0/g, ' ')); }),
         EditorView.contentAttributes.of({ 'aria-label': label, 'aria-multiline': 'true', role: 'textbox' }),
-        EditorView.theme({ '&': { minHeight: '8rem' }, '&.cm-focused': { outline: '3px solid #b3261e', outlineOffset: '2px' }, '.cm-gutters': { minHeight: '8rem' } }),
+        EditorView.theme({ '&': { minHeight: '8rem' }, '.cm-gutters': { minHeight: '8rem' } }),
+        look.current.of(editorLook(prefersDark())),
       ],
     });
-    return () => view.current?.destroy();
+    // The colours follow the system's scheme as the page's do, also when it changes while the editor is open.
+    const scheme = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : undefined;
+    const onScheme = (e: MediaQueryListEvent) => view.current?.dispatch({ effects: look.current.reconfigure(editorLook(e.matches)) });
+    scheme?.addEventListener('change', onScheme);
+    return () => {
+      scheme?.removeEventListener('change', onScheme);
+      view.current?.destroy();
+    };
   }, []);
 
   // A new source's dialect and tables are swapped in place, so someone typing keeps focus and text.
