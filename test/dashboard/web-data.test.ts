@@ -102,8 +102,8 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     // At 320 px (WCAG 1.4.10) the table scrolls sideways in its own region, which the keyboard can reach; the page does not.
     await page.setViewportSize({ width: 320, height: 700 });
     const region = page.getByRole('region', { name: 'Data sources' });
-    await page.waitForFunction(() => document.documentElement.scrollWidth <= 320, undefined, { timeout: 5_000 }).catch(() => undefined);
-    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 320, 'no sideways scrolling of the page');
+    await page.waitForFunction('document.documentElement.scrollWidth <= 320', undefined, { timeout: 5_000 }).catch(() => undefined);
+    assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 320, 'no sideways scrolling of the page');
     assert.ok(await region.evaluate((e) => e.scrollWidth > e.clientWidth), 'the table scrolls inside its region');
     assert.equal(await region.getAttribute('tabindex'), '0');
     await assertAccessible(page, 'data sources screen at 320 px');
