@@ -148,6 +148,25 @@ test('a start page that redirects to another origin moves the crawl there; a fou
   assert.equal(r.stats.totalPages, 2);
 });
 
+test('a found URL that redirects to a page already in the result is left out, in either order', async () => {
+  // /old redirects to /contrast, which is linked too: both orders of the links, pages loaded at once.
+  const dup = await serveSite({
+    '/': page('Home', '<a href="/contrast">Contrast</a> <a href="/old">Old</a> <a href="/older">Older</a>'),
+    '/other': page('Other', '<a href="/old">Old</a> <a href="/contrast">Contrast</a>'),
+    '/contrast': page('Contrast', '<img src="/x.png">'),
+    '/old': { status: 301, headers: { location: '/contrast' }, body: '' },
+    '/older': { status: 302, headers: { location: '/old' }, body: '' },
+  });
+  more.push(dup);
+  for (const start of ['/', '/other']) {
+    const r = (await h.call('POST', '/audit', { url: `${dup.origin}${start}`, crawl: { enabled: true, depth: 1, maxPages: 20 } })).json();
+    const urls = r.pages.map((p: any) => p.url.replace(dup.origin, ''));
+    assert.deepEqual(urls, [start, '/contrast'], `${start}: ${JSON.stringify(r.pages.map((p: any) => [p.requestedUrl, p.url]))}`);
+    assert.equal(r.stats.totalPages, 2);
+    assert.equal(r.findings.filter((f: any) => f.ruleId === 'image-alt').length, 1, 'the image on /contrast is one failing element, not one per URL reaching it');
+  }
+});
+
 test('Crawl-delay for PlatformAudit spaces the starts of the crawl\'s pages, measured where they arrive', async () => {
   const slow = await serveSite({
     '/robots.txt': { body: 'User-agent: PlatformAudit\nCrawl-delay: 2\nDisallow: /private\n', headers: { 'content-type': 'text/plain' } },

@@ -88,6 +88,9 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
     };
     seed(rules);
     const pages: AuditedPage[] = [];
+    // Final URLs of the pages recorded: a found URL that redirects to a page already in the result (`/old` to
+    // `/contrast`, both linked) is that page again, so it is left out instead of being audited and counted twice.
+    const recorded = new Set<string>();
     const llmFacts: LlmPageFacts[] = [];
     runner = new AxeRunner(context);
     const visitOptions = { tags: config.axeTags, timing: options.timing, llmFacts: config.llm.enabled };
@@ -122,6 +125,8 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
           }
         }
         if (visit.kind === 'not-html') continue;
+        if (recorded.has(finalUrl)) continue;
+        recorded.add(finalUrl);
         if (visit.kind === 'failed') {
           pages.push({ requestedUrl: target.url, depth: target.depth, url: visit.url, httpStatus: visit.httpStatus, title: null, durationMs: visit.durationMs, axe: null, error: visit.error });
           continue;
