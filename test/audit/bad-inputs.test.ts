@@ -76,6 +76,23 @@ test('POST /api/v1/audits: every malformed body is 400 with a message naming the
   assert.deepEqual((await h.call('GET', '/api/v1/audits')).json().items, [], 'no bad request stored a job');
 });
 
+test('a value outside a list of allowed values is answered with that list, once', async () => {
+  const cases: Array<[string, string, unknown, string]> = [
+    ['POST', '/audit', { url: URL_OK, level: 'AAAA' }, 'body/level must be one of "A", "AA", "AAA" (any case)'],
+    ['POST', '/api/v1/audits', { url: URL_OK, config: { level: 2 } }, 'body/config/level must be one of "A", "AA", "AAA" (any case)'],
+    ['POST', '/api/v1/audits', { url: URL_OK, config: { version: '3.0' } }, 'body/config/version must be one of "2.0", "2.1", "2.2", 2, 2.1, 2.2'],
+    ['POST', '/audit', { url: URL_OK, llm: { enabled: true, provider: 'gemini' } }, 'body/llm/provider must be one of "openai", "anthropic"'],
+    ['GET', '/api/v1/audits?status=done', undefined, 'querystring/status must be one of "pending", "running", "completed", "failed", "cancelled"'],
+    ['GET', '/api/v1/audits/x/report?format=pdf', undefined, 'querystring/format must be one of "json", "html"'],
+    ['GET', '/api/v1/audits/x/openacr?format=xml', undefined, 'querystring/format must be one of "yaml", "json"'],
+  ];
+  for (const [method, url, body, message] of cases) {
+    const res = await h.call(method as 'GET' | 'POST', url, body);
+    assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+    assert.equal(res.json().error.message, message, url);
+  }
+});
+
 test('a version given as a JSON number (2.0, 2.1, 2.2) is read as the string', async () => {
   for (const [given, read] of [[2.0, '2.0'], [2.1, '2.1'], [2.2, '2.2']] as const) {
     const created = await h.call('POST', '/api/v1/audits', { url: URL_OK, config: { version: given } });
