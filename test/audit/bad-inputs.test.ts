@@ -160,6 +160,21 @@ test('an unknown catalog of a completed audit is 400 naming the known ones', asy
   assert.match(res.json().error.message, /2\.5-edition-wcag-2\.2-508-en/);
 });
 
+test('/openapi.json names the statuses and headers the POST routes answer with', async () => {
+  const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  for (const path of ['/audit', '/api/v1/audits']) {
+    const responses = doc.paths[path].post.responses;
+    for (const status of ['400', '401', '413', '415', '429']) assert.ok(responses[status], `POST ${path} documents ${status}`);
+  }
+  const created = doc.paths['/api/v1/audits'].post.responses['202'];
+  assert.ok(created.headers?.location, 'the 202 documents its Location header');
+  assert.deepEqual(Object.keys(created.content['application/json'].schema.properties).sort(), ['id', 'status']);
+  // And the service answers so.
+  const res = await h.call('POST', '/api/v1/audits', { url: URL_OK });
+  assert.equal(res.statusCode, 202);
+  assert.equal(res.headers.location, `/api/v1/audits/${res.json().id}`);
+});
+
 test('wrong methods are 404 or 405, never 500', async () => {
   for (const [method, url] of [['PUT', '/api/v1/audits'], ['PATCH', '/api/v1/audits/x'], ['GET', '/audit'], ['DELETE', '/api/v1/audits']] as const) {
     const res = await h.call(method, url);

@@ -32,6 +32,8 @@ export const JobSummary = Type.Object(jobFields);
 export const JobDetail = Type.Object({ ...jobFields, result: Type.Optional(AuditResultSchema) });
 export const JobIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 const errors = errorResponses(400, 401, 403, 404, 409, 429, 503);
+// A JSON body also meets the kit's body checks: over 64 KB (413) or not sent as application/json (415).
+const bodyErrors = errorResponses(413, 415);
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
 
 function summary(job: JobRecord) {
@@ -70,7 +72,14 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
         tags: ['audits'],
         security,
         body: CreateJobBody,
-        response: { 202: Type.Object({ id: Type.String(), status: Type.Literal('pending') }), ...errors },
+        response: {
+          202: Type.Object({ id: Type.String(), status: Type.Literal('pending') }, {
+            description: 'The job is queued',
+            headers: { location: Type.String({ description: 'The job: /api/v1/audits/{id}' }) },
+          }),
+          ...errors,
+          ...bodyErrors,
+        },
       },
     }, async (request, reply) => {
       const url = parseAuditUrl(request.body.url);
