@@ -101,6 +101,16 @@ test('a job keeps failing ends failed with the reason after its attempts', async
   assert.match(report.json().error.message, /failed/);
 });
 
+test('a port browsers refuse (0, 9, 6000, …) fails the job at once, saying why: trying again cannot help', async () => {
+  for (const port of [0, 9, 6000]) {
+    const { id } = (await h.call('POST', '/api/v1/audits', { url: `http://127.0.0.1:${port}/` })).json();
+    const job = await waitForJob(h, id, ['failed', 'completed']);
+    assert.equal(job.status, 'failed', `port ${port}`);
+    assert.equal(job.attempts, 1, `port ${port} is not tried again`);
+    assert.match(job.error, /ERR_UNSAFE_PORT\): browsers refuse to connect to this port/);
+  }
+});
+
 test('cancel: a pending job is cancelled and never runs; a running one is stopped and its page closed; the queue limit holds per key', async () => {
   const running = (await h.call('POST', '/api/v1/audits', { url: `${site.origin}/held` })).json().id;
   await site.requested('/held');

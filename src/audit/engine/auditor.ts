@@ -175,7 +175,7 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
     if (!pages.some((p) => p.axe)) {
       const first = pages[0];
       if (!first) throw new AuditFailedError('the URL did not answer with an HTML page', false);
-      throw new AuditFailedError(first.error ?? 'the page could not be audited', !/^refused|HTTP 4\d\d/.test(first.error ?? ''));
+      throw new AuditFailedError(first.error ?? 'the page could not be audited', !/^refused|HTTP 4\d\d|ERR_UNSAFE_PORT/.test(first.error ?? ''));
     }
     const browserVersion = context.browser()?.version() ?? '';
     // The browser's part is done: its memory goes back before the (possibly slow) LLM calls.

@@ -150,6 +150,9 @@ async function readRuleImpacts(page: Page): Promise<Map<string, Impact | null>> 
 /** Playwright's navigation errors, shortened to what a person needs ("net::ERR_NAME_NOT_RESOLVED at …" and its call log dropped). */
 function describeNavigationError(message: string): string {
   const net = /net::(ERR_[A-Z_]+)/.exec(message);
+  // Browsers never connect to some ports (0, and SMTP's, IRC's, X11's… — the Fetch standard's "bad ports"):
+  // say so, since "could not be loaded" alone suggests the site is down and trying later might help.
+  if (net?.[1] === 'ERR_UNSAFE_PORT') return 'the page could not be loaded (ERR_UNSAFE_PORT): browsers refuse to connect to this port, so it cannot be audited';
   if (net) return `the page could not be loaded (${net[1]})`;
   const first = message.split('\n')[0]!.replace(/^page\.goto:\s*/, '');
   return `the page could not be loaded: ${first}`.slice(0, 500);
