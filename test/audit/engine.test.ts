@@ -188,6 +188,18 @@ test('an error status in plain text is a failed page naming the status, not a sk
   }
 });
 
+test('/metrics counts every page visited, also the page of an audit that failed', async () => {
+  const count = async (outcome: string) => {
+    const text = (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
+    return Number(new RegExp(`^audit_pages_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  };
+  const [audited, failed] = [await count('audited'), await count('failed')];
+  assert.equal((await h.call('POST', '/audit', { url: `${site.origin}/missing` })).statusCode, 500);
+  assert.equal(await count('failed'), failed + 1, 'the 404 page of a failed audit counts as a failed page');
+  assert.equal((await h.call('POST', '/audit', { url: `${site.origin}/clean` })).statusCode, 200);
+  assert.equal(await count('audited'), audited + 1);
+});
+
 test('a browser that dies is started again for the next audit', async () => {
   const { execFileSync } = await import('node:child_process');
   const children = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })

@@ -20,6 +20,8 @@ export interface AuditorOptions {
   pageConcurrency: number;
   /** LLM assistance over the audited pages' facts; never throws (a failing provider is reported in the outcome). */
   llm?: (facts: LlmPageFacts[], config: AuditConfig, signal?: AbortSignal) => Promise<LlmOutcome>;
+  /** Told of each page as it is recorded, audited or failed, also when the audit as a whole then fails (no page audited). */
+  onPage?: (page: { status: 'audited' | 'failed'; durationMs: number }) => void;
 }
 
 /** An audit that produced no result. `retryable` is false when trying again cannot help (a refused address). */
@@ -127,6 +129,7 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
         if (visit.kind === 'not-html') continue;
         if (recorded.has(finalUrl)) continue;
         recorded.add(finalUrl);
+        options.onPage?.({ status: visit.kind, durationMs: visit.durationMs });
         if (visit.kind === 'failed') {
           pages.push({ requestedUrl: target.url, depth: target.depth, url: visit.url, httpStatus: visit.httpStatus, title: null, durationMs: visit.durationMs, axe: null, error: visit.error });
           continue;
