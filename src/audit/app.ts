@@ -121,7 +121,7 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
 
   registerHealthRoutes(app, db, pkg.version);
   registerLegacyRoutes(app, { guard, policy, limits, metrics, maxConcurrent: config.maxSyncAudits, run });
-  registerJobRoutes(app, { db, guard, worker, policy, limits, maxQueued: config.maxQueuedPerKey });
+  registerJobRoutes(app, { db, guard, worker, policy, limits, maxQueued: config.maxQueuedPerKey, publicUrl: config.publicUrl });
   registerReportRoutes(app, { db, guard, openAcrDefaults: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail } });
   return app;
 }

@@ -175,6 +175,17 @@ test('/openapi.json names the statuses and headers the POST routes answer with',
   assert.equal(res.headers.location, `/api/v1/audits/${res.json().id}`);
 });
 
+test('behind a proxy with a path prefix (AUDIT_PUBLIC_URL), the 202\'s Location leads to the job through the proxy', async () => {
+  const proxied = await startAudit({ AUDIT_CONCURRENCY: '0', AUDIT_PUBLIC_URL: 'https://gw.example.test/audit/' }, 'auditbadpub');
+  try {
+    const res = await proxied.call('POST', '/api/v1/audits', { url: URL_OK });
+    assert.equal(res.statusCode, 202, res.body);
+    assert.equal(res.headers.location, `https://gw.example.test/audit/api/v1/audits/${res.json().id}`);
+  } finally {
+    await proxied.close();
+  }
+});
+
 test('wrong methods are 404 or 405, never 500', async () => {
   for (const [method, url] of [['PUT', '/api/v1/audits'], ['PATCH', '/api/v1/audits/x'], ['GET', '/audit'], ['DELETE', '/api/v1/audits']] as const) {
     const res = await h.call(method, url);

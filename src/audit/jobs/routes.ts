@@ -56,6 +56,8 @@ export interface JobRouteDeps {
   policy: AddressPolicy;
   limits: ConfigLimits;
   maxQueued: number;
+  /** AUDIT_PUBLIC_URL: the service's address as clients reach it (behind a proxy, with the prefix it strips). */
+  publicUrl?: string | undefined;
 }
 
 /** The job interface of Document 3 under /api/v1/audits. */
@@ -75,7 +77,7 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
         response: {
           202: Type.Object({ id: Type.String(), status: Type.Literal('pending') }, {
             description: 'The job is queued',
-            headers: { location: Type.String({ description: 'The job: /api/v1/audits/{id}' }) },
+            headers: { location: Type.String({ description: 'The job: /api/v1/audits/{id}, under AUDIT_PUBLIC_URL when it is set' }) },
           }),
           ...errors,
           ...bodyErrors,
@@ -98,7 +100,9 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
         throw err;
       }
       deps.worker.wake();
-      reply.header('location', `/api/v1/audits/${job.id}`);
+      // Behind a proxy that strips a prefix (https://gw.example/audit/…), a bare path would lead the client to the
+      // proxy's root; with AUDIT_PUBLIC_URL set the Location is absolute under it.
+      reply.header('location', `${deps.publicUrl?.replace(/\/+$/, '') ?? ''}/api/v1/audits/${job.id}`);
       return reply.code(202).send({ id: job.id, status: 'pending' as const });
     });
 
