@@ -76,12 +76,13 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   const run = async (url: string, auditConfig: AuditConfig, signal: AbortSignal): Promise<AuditResult> => {
     metrics.running.inc();
     try {
-      const result = await runAudit(url, auditConfig, { host, policy, timing, pageConcurrency: config.pageConcurrency, llm }, signal);
-      for (const page of result.pages) {
+      // Pages are counted as they are recorded: an audit whose only page failed (a site down, a 404) throws and has
+      // no result, and its page must still count as failed.
+      const onPage = (page: { status: 'audited' | 'failed'; durationMs: number }) => {
         metrics.pages.inc({ outcome: page.status });
         if (page.status === 'audited') metrics.pageSeconds.observe(page.durationMs / 1000);
-      }
-      return result;
+      };
+      return await runAudit(url, auditConfig, { host, policy, timing, pageConcurrency: config.pageConcurrency, llm, onPage }, signal);
     } finally {
       metrics.running.dec();
     }
@@ -120,7 +121,7 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
 
   registerHealthRoutes(app, db, pkg.version);
   registerLegacyRoutes(app, { guard, policy, limits, metrics, maxConcurrent: config.maxSyncAudits, run });
-  registerJobRoutes(app, { db, guard, worker, policy, limits, maxQueued: config.maxQueuedPerKey });
+  registerJobRoutes(app, { db, guard, worker, policy, limits, maxQueued: config.maxQueuedPerKey, publicUrl: config.publicUrl });
   registerReportRoutes(app, { db, guard, openAcrDefaults: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail } });
   return app;
 }

@@ -76,6 +76,23 @@ test('POST /api/v1/audits: every malformed body is 400 with a message naming the
   assert.deepEqual((await h.call('GET', '/api/v1/audits')).json().items, [], 'no bad request stored a job');
 });
 
+test('a value outside a list of allowed values is answered with that list, once', async () => {
+  const cases: Array<[string, string, unknown, string]> = [
+    ['POST', '/audit', { url: URL_OK, level: 'AAAA' }, 'body/level must be one of "A", "AA", "AAA" (any case)'],
+    ['POST', '/api/v1/audits', { url: URL_OK, config: { level: 2 } }, 'body/config/level must be one of "A", "AA", "AAA" (any case)'],
+    ['POST', '/api/v1/audits', { url: URL_OK, config: { version: '3.0' } }, 'body/config/version must be one of "2.0", "2.1", "2.2", 2, 2.1, 2.2'],
+    ['POST', '/audit', { url: URL_OK, llm: { enabled: true, provider: 'gemini' } }, 'body/llm/provider must be one of "openai", "anthropic"'],
+    ['GET', '/api/v1/audits?status=done', undefined, 'querystring/status must be one of "pending", "running", "completed", "failed", "cancelled"'],
+    ['GET', '/api/v1/audits/x/report?format=pdf', undefined, 'querystring/format must be one of "json", "html"'],
+    ['GET', '/api/v1/audits/x/openacr?format=xml', undefined, 'querystring/format must be one of "yaml", "json"'],
+  ];
+  for (const [method, url, body, message] of cases) {
+    const res = await h.call(method as 'GET' | 'POST', url, body);
+    assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+    assert.equal(res.json().error.message, message, url);
+  }
+});
+
 test('a version given as a JSON number (2.0, 2.1, 2.2) is read as the string', async () => {
   for (const [given, read] of [[2.0, '2.0'], [2.1, '2.1'], [2.2, '2.2']] as const) {
     const created = await h.call('POST', '/api/v1/audits', { url: URL_OK, config: { version: given } });
@@ -141,6 +158,32 @@ test('an unknown catalog of a completed audit is 400 naming the known ones', asy
   const res = await h.call('GET', `/api/v1/audits/${id}/openacr?catalog=1.0-edition-wcag-9-508-en`);
   assert.equal(res.statusCode, 400);
   assert.match(res.json().error.message, /2\.5-edition-wcag-2\.2-508-en/);
+});
+
+test('/openapi.json names the statuses and headers the POST routes answer with', async () => {
+  const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  for (const path of ['/audit', '/api/v1/audits']) {
+    const responses = doc.paths[path].post.responses;
+    for (const status of ['400', '401', '413', '415', '429']) assert.ok(responses[status], `POST ${path} documents ${status}`);
+  }
+  const created = doc.paths['/api/v1/audits'].post.responses['202'];
+  assert.ok(created.headers?.location, 'the 202 documents its Location header');
+  assert.deepEqual(Object.keys(created.content['application/json'].schema.properties).sort(), ['id', 'status']);
+  // And the service answers so.
+  const res = await h.call('POST', '/api/v1/audits', { url: URL_OK });
+  assert.equal(res.statusCode, 202);
+  assert.equal(res.headers.location, `/api/v1/audits/${res.json().id}`);
+});
+
+test('behind a proxy with a path prefix (AUDIT_PUBLIC_URL), the 202\'s Location leads to the job through the proxy', async () => {
+  const proxied = await startAudit({ AUDIT_CONCURRENCY: '0', AUDIT_PUBLIC_URL: 'https://gw.example.test/audit/' }, 'auditbadpub');
+  try {
+    const res = await proxied.call('POST', '/api/v1/audits', { url: URL_OK });
+    assert.equal(res.statusCode, 202, res.body);
+    assert.equal(res.headers.location, `https://gw.example.test/audit/api/v1/audits/${res.json().id}`);
+  } finally {
+    await proxied.close();
+  }
 });
 
 test('wrong methods are 404 or 405, never 500', async () => {

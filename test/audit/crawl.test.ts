@@ -18,7 +18,7 @@ before(async () => {
   const ext = external.origin;
   const pages: Record<string, SitePage | string> = {
     '/robots.txt': { body: 'User-agent: *\nDisallow: /private\nSitemap: /sitemap-index.xml\n', headers: { 'content-type': 'text/plain' } },
-    '/': page('Home', `<a href="/a">A</a> <a href="/b#section">B</a> <a href="/b">B again</a> <a href="/private/secret">Private</a> <a href="${ext}/">Elsewhere</a> <a href="/file.json">Data</a> <a href="/broken">Broken</a> <a href="mailto:x@example.com">Mail</a>`),
+    '/': page('Home', `<a href="/a">A</a> <a href="/b#section">B</a> <a href="/b">B again</a> <a href="/private/secret">Private</a> <a href="${ext}/">Elsewhere</a> <a href="/file.json">Data</a> <a href="/broken">Broken</a> <a href="/gone">Gone</a> <a href="mailto:x@example.com">Mail</a>`),
     '/a': page('A', '<a href="/">Home</a> <a href="/b">B</a> <a href="/a/deeper">Deeper</a>'),
     '/b': page('B', '<a href="/a">A</a> <img src="/x.png">'),
     '/a/deeper': page('Deeper', '<a href="/a/deeper/still">Still deeper</a>'),
@@ -26,6 +26,7 @@ before(async () => {
     '/only-in-sitemap': page('Sitemap only', '<p>linked from nowhere</p>'),
     '/private/secret': page('Secret', '<p>robots say no</p>'),
     '/file.json': { body: '{"a":1}', headers: { 'content-type': 'application/json' } },
+    '/gone': { status: 404, body: '404 page not found', headers: { 'content-type': 'text/plain; charset=utf-8' } },
   };
   site = await serveSite(pages);
   // The sitemaps name absolute URLs of this very site, known only once it listens.
@@ -60,11 +61,11 @@ test('a crawl goes breadth-first over same-origin links and sitemap pages, honou
   assert.equal(res.statusCode, 200, res.body);
   const r = res.json();
   const urls = r.pages.map((p: any) => p.url.replace(site.origin, ''));
-  assert.deepEqual(new Set(urls), new Set(['/', '/only-in-sitemap', '/a', '/b', '/broken', '/a/deeper']), JSON.stringify(urls));
+  assert.deepEqual(new Set(urls), new Set(['/', '/only-in-sitemap', '/a', '/b', '/broken', '/gone', '/a/deeper']), JSON.stringify(urls));
   assert.equal(urls[0], '/', 'the start page first');
   assert.equal(urls.length, new Set(urls).size, 'each page once, though links loop and repeat with fragments');
   const depth = Object.fromEntries(r.pages.map((p: any) => [p.url.replace(site.origin, ''), p.depth]));
-  assert.deepEqual(depth, { '/': 0, '/only-in-sitemap': 1, '/a': 1, '/b': 1, '/broken': 1, '/a/deeper': 2 });
+  assert.deepEqual(depth, { '/': 0, '/only-in-sitemap': 1, '/a': 1, '/b': 1, '/broken': 1, '/gone': 1, '/a/deeper': 2 });
   assert.ok(!site.hits.includes('/private/secret'), 'robots.txt disallows /private');
   assert.ok(!site.hits.includes('/a/deeper/still'), 'three hops is beyond depth 2');
   assert.equal(external.hits.length, 0, 'another origin is never visited, from a link or a sitemap');
@@ -74,8 +75,12 @@ test('a crawl goes breadth-first over same-origin links and sitemap pages, honou
   assert.equal(broken.status, 'failed');
   assert.equal(broken.httpStatus, 404);
   assert.match(broken.error, /HTTP 404/);
-  assert.equal(r.stats.totalPages, 6);
-  assert.equal(r.stats.failedPages, 1);
+  // A 404 in plain text is a broken page too, not a skipped non-HTML answer.
+  const gone = r.pages.find((p: any) => p.url.endsWith('/gone'));
+  assert.equal(gone.status, 'failed');
+  assert.equal(gone.httpStatus, 404);
+  assert.equal(r.stats.totalPages, 7);
+  assert.equal(r.stats.failedPages, 2);
   assert.equal(r.conformant, false);
   assert.ok(r.findings.some((f: any) => f.ruleId === 'image-alt' && f.pageUrl === `${site.origin}/b`));
 });
@@ -146,6 +151,25 @@ test('a start page that redirects to another origin moves the crawl there; a fou
   assert.ok(real.hits.includes('/away'), 'the link was tried');
   assert.ok(!r.findings.some((f: any) => f.pageUrl.startsWith(elsewhere.origin)), 'the page it redirected to is not in the result');
   assert.equal(r.stats.totalPages, 2);
+});
+
+test('a found URL that redirects to a page already in the result is left out, in either order', async () => {
+  // /old redirects to /contrast, which is linked too: both orders of the links, pages loaded at once.
+  const dup = await serveSite({
+    '/': page('Home', '<a href="/contrast">Contrast</a> <a href="/old">Old</a> <a href="/older">Older</a>'),
+    '/other': page('Other', '<a href="/old">Old</a> <a href="/contrast">Contrast</a>'),
+    '/contrast': page('Contrast', '<img src="/x.png">'),
+    '/old': { status: 301, headers: { location: '/contrast' }, body: '' },
+    '/older': { status: 302, headers: { location: '/old' }, body: '' },
+  });
+  more.push(dup);
+  for (const start of ['/', '/other']) {
+    const r = (await h.call('POST', '/audit', { url: `${dup.origin}${start}`, crawl: { enabled: true, depth: 1, maxPages: 20 } })).json();
+    const urls = r.pages.map((p: any) => p.url.replace(dup.origin, ''));
+    assert.deepEqual(urls, [start, '/contrast'], `${start}: ${JSON.stringify(r.pages.map((p: any) => [p.requestedUrl, p.url]))}`);
+    assert.equal(r.stats.totalPages, 2);
+    assert.equal(r.findings.filter((f: any) => f.ruleId === 'image-alt').length, 1, 'the image on /contrast is one failing element, not one per URL reaching it');
+  }
 });
 
 test('Crawl-delay for PlatformAudit spaces the starts of the crawl\'s pages, measured where they arrive', async () => {

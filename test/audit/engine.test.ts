@@ -1,5 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { page, serveSite, startAudit, type AuditHarness, type TestSite } from './support.ts';
 
 // One app, so one Chromium, for the whole file; the site serves every page the tests audit.
@@ -40,6 +42,9 @@ before(async () => {
     '/review': REVIEW,
     '/targets': TARGETS,
     '/pixel.png': { body: '', headers: { 'content-type': 'image/png' } },
+    // Go's http.NotFound, many proxies' and CDNs' error pages: an error status in plain text.
+    '/plain-404': { status: 404, body: '404 page not found', headers: { 'content-type': 'text/plain; charset=utf-8' } },
+    '/plain-503': { status: 503, body: 'upstream unavailable', headers: { 'content-type': 'text/plain' } },
   });
 });
 
@@ -165,9 +170,34 @@ test('a page that answers 404 is an audit failure (500) naming the status', asyn
 });
 
 test('a port nobody listens on fails the audit with the network error', async () => {
-  const res = await h.call('POST', '/audit', { url: 'http://127.0.0.1:9/' });
+  // A port taken from the system and let go (not port 9, which Chromium refuses to use at all: ERR_UNSAFE_PORT).
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const { port } = closed.address() as AddressInfo;
+  await new Promise((resolve) => closed.close(resolve));
+  const res = await h.call('POST', '/audit', { url: `http://127.0.0.1:${port}/` });
   assert.equal(res.statusCode, 500);
-  assert.match(res.json().error.message, /could not be loaded/);
+  assert.match(res.json().error.message, /^the audit failed: the page could not be loaded \(connection failed: connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/);
+});
+
+test('an error status in plain text is a failed page naming the status, not a skipped non-HTML answer', async () => {
+  for (const [path, status] of [['/plain-404', 404], ['/plain-503', 503]] as const) {
+    const res = await h.call('POST', '/audit', { url: `${site.origin}${path}` });
+    assert.equal(res.statusCode, 500, res.body);
+    assert.equal(res.json().error.message, `the audit failed: the page answered HTTP ${status}`);
+  }
+});
+
+test('/metrics counts every page visited, also the page of an audit that failed', async () => {
+  const count = async (outcome: string) => {
+    const text = (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
+    return Number(new RegExp(`^audit_pages_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  };
+  const [audited, failed] = [await count('audited'), await count('failed')];
+  assert.equal((await h.call('POST', '/audit', { url: `${site.origin}/missing` })).statusCode, 500);
+  assert.equal(await count('failed'), failed + 1, 'the 404 page of a failed audit counts as a failed page');
+  assert.equal((await h.call('POST', '/audit', { url: `${site.origin}/clean` })).statusCode, 200);
+  assert.equal(await count('audited'), audited + 1);
 });
 
 test('a browser that dies is started again for the next audit', async () => {

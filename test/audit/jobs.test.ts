@@ -1,5 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { page, serveSite, startAudit, waitForJob, type AuditHarness, type TestSite } from './support.ts';
 
@@ -77,16 +79,36 @@ test('a job is answered pending at once, runs, and carries its result; its repor
   assert.equal(acrJson.json().author.email, 'a11y@example.com');
 });
 
+/** A port on 127.0.0.1 that nothing listens on (taken from the system, then let go): connections are refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 test('a job keeps failing ends failed with the reason after its attempts', async () => {
-  const { id } = (await h.call('POST', '/api/v1/audits', { url: 'http://127.0.0.1:9/' })).json();
+  // Not port 9: Chromium never connects to it (ERR_UNSAFE_PORT), which is no network failure.
+  const { id } = (await h.call('POST', '/api/v1/audits', { url: `http://127.0.0.1:${await closedPort()}/` })).json();
   const job = await waitForJob(h, id, ['failed', 'completed']);
   assert.equal(job.status, 'failed');
-  assert.equal(job.attempts, 2);
-  assert.match(job.error, /could not be loaded/);
+  assert.equal(job.attempts, 2, job.error);
+  assert.match(job.error, /could not be loaded \(connection failed: connect ECONNREFUSED/);
   assert.equal(job.result, undefined);
   const report = await h.call('GET', `/api/v1/audits/${id}/report`);
   assert.equal(report.statusCode, 409);
   assert.match(report.json().error.message, /failed/);
+});
+
+test('a port browsers refuse (0, 9, 6000, …) fails the job at once, saying why: trying again cannot help', async () => {
+  for (const port of [0, 9, 6000]) {
+    const { id } = (await h.call('POST', '/api/v1/audits', { url: `http://127.0.0.1:${port}/` })).json();
+    const job = await waitForJob(h, id, ['failed', 'completed']);
+    assert.equal(job.status, 'failed', `port ${port}`);
+    assert.equal(job.attempts, 1, `port ${port} is not tried again`);
+    assert.match(job.error, /ERR_UNSAFE_PORT\): browsers refuse to connect to this port/);
+  }
 });
 
 test('cancel: a pending job is cancelled and never runs; a running one is stopped and its page closed; the queue limit holds per key', async () => {

@@ -20,6 +20,8 @@ export interface AuditorOptions {
   pageConcurrency: number;
   /** LLM assistance over the audited pages' facts; never throws (a failing provider is reported in the outcome). */
   llm?: (facts: LlmPageFacts[], config: AuditConfig, signal?: AbortSignal) => Promise<LlmOutcome>;
+  /** Told of each page as it is recorded, audited or failed, also when the audit as a whole then fails (no page audited). */
+  onPage?: (page: { status: 'audited' | 'failed'; durationMs: number }) => void;
 }
 
 /** An audit that produced no result. `retryable` is false when trying again cannot help (a refused address). */
@@ -88,6 +90,9 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
     };
     seed(rules);
     const pages: AuditedPage[] = [];
+    // Final URLs of the pages recorded: a found URL that redirects to a page already in the result (`/old` to
+    // `/contrast`, both linked) is that page again, so it is left out instead of being audited and counted twice.
+    const recorded = new Set<string>();
     const llmFacts: LlmPageFacts[] = [];
     runner = new AxeRunner(context);
     const visitOptions = { tags: config.axeTags, timing: options.timing, llmFacts: config.llm.enabled };
@@ -122,6 +127,9 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
           }
         }
         if (visit.kind === 'not-html') continue;
+        if (recorded.has(finalUrl)) continue;
+        recorded.add(finalUrl);
+        options.onPage?.({ status: visit.kind, durationMs: visit.durationMs });
         if (visit.kind === 'failed') {
           pages.push({ requestedUrl: target.url, depth: target.depth, url: visit.url, httpStatus: visit.httpStatus, title: null, durationMs: visit.durationMs, axe: null, error: visit.error });
           continue;
@@ -170,7 +178,7 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
     if (!pages.some((p) => p.axe)) {
       const first = pages[0];
       if (!first) throw new AuditFailedError('the URL did not answer with an HTML page', false);
-      throw new AuditFailedError(first.error ?? 'the page could not be audited', !/^refused|HTTP 4\d\d/.test(first.error ?? ''));
+      throw new AuditFailedError(first.error ?? 'the page could not be audited', !/^refused|HTTP 4\d\d|ERR_UNSAFE_PORT/.test(first.error ?? ''));
     }
     const browserVersion = context.browser()?.version() ?? '';
     // The browser's part is done: its memory goes back before the (possibly slow) LLM calls.

@@ -4,7 +4,7 @@ import type { LlmPageFacts } from '../llm/facts.ts';
 import type { Impact } from '../result/types.ts';
 import type { AxeRunner } from './axe-runner.ts';
 import { collectLlmFacts } from './llm-facts.ts';
-import { REFUSED_HEADER, type Refusal } from '../safety/egress-proxy.ts';
+import { REFUSED_HEADER, UNREACHABLE_HEADER, type Refusal } from '../safety/egress-proxy.ts';
 
 export interface PageTiming {
   timeoutMs: number;
@@ -84,9 +84,12 @@ export async function visitPage(context: BrowserContext, runner: AxeRunner, url:
       httpStatus = response.status();
       const refused = response.headers()[REFUSED_HEADER];
       if (refused) return { kind: 'failed', url: page.url(), httpStatus: null, error: decodeURIComponent(refused), durationMs: elapsed() };
+      const unreachable = response.headers()[UNREACHABLE_HEADER];
+      if (unreachable) return { kind: 'failed', url: page.url(), httpStatus: null, error: `the page could not be loaded (${decodeURIComponent(unreachable)})`, durationMs: elapsed() };
+      // The status first: a 404 or 503 in plain text (Go's, many proxies' and CDNs') is a broken page, not a skipped non-HTML one.
+      if (httpStatus >= 400) return { kind: 'failed', url: page.url(), httpStatus, error: `the page answered HTTP ${httpStatus}`, durationMs: elapsed() };
       const contentType = response.headers()['content-type'] ?? '';
       if (contentType && !/\b(text\/html|application\/xhtml\+xml)\b/i.test(contentType)) return { kind: 'not-html', url: page.url(), contentType, durationMs: elapsed() };
-      if (httpStatus >= 400) return { kind: 'failed', url: page.url(), httpStatus, error: `the page answered HTTP ${httpStatus}`, durationMs: elapsed() };
       await settle(page, timing);
       const results = await runner.run(page, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations', 'incomplete'] });
       if (!ruleImpacts) ruleImpacts = await readRuleImpacts(page);
@@ -147,6 +150,9 @@ async function readRuleImpacts(page: Page): Promise<Map<string, Impact | null>> 
 /** Playwright's navigation errors, shortened to what a person needs ("net::ERR_NAME_NOT_RESOLVED at …" and its call log dropped). */
 function describeNavigationError(message: string): string {
   const net = /net::(ERR_[A-Z_]+)/.exec(message);
+  // Browsers never connect to some ports (0, and SMTP's, IRC's, X11's… — the Fetch standard's "bad ports"):
+  // say so, since "could not be loaded" alone suggests the site is down and trying later might help.
+  if (net?.[1] === 'ERR_UNSAFE_PORT') return 'the page could not be loaded (ERR_UNSAFE_PORT): browsers refuse to connect to this port, so it cannot be audited';
   if (net) return `the page could not be loaded (${net[1]})`;
   const first = message.split('\n')[0]!.replace(/^page\.goto:\s*/, '');
   return `the page could not be loaded: ${first}`.slice(0, 500);

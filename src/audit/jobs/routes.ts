@@ -32,6 +32,8 @@ export const JobSummary = Type.Object(jobFields);
 export const JobDetail = Type.Object({ ...jobFields, result: Type.Optional(AuditResultSchema) });
 export const JobIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 const errors = errorResponses(400, 401, 403, 404, 409, 429, 503);
+// A JSON body also meets the kit's body checks: over 64 KB (413) or not sent as application/json (415).
+const bodyErrors = errorResponses(413, 415);
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
 
 function summary(job: JobRecord) {
@@ -54,6 +56,8 @@ export interface JobRouteDeps {
   policy: AddressPolicy;
   limits: ConfigLimits;
   maxQueued: number;
+  /** AUDIT_PUBLIC_URL: the service's address as clients reach it (behind a proxy, with the prefix it strips). */
+  publicUrl?: string | undefined;
 }
 
 /** The job interface of Document 3 under /api/v1/audits. */
@@ -70,7 +74,14 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
         tags: ['audits'],
         security,
         body: CreateJobBody,
-        response: { 202: Type.Object({ id: Type.String(), status: Type.Literal('pending') }), ...errors },
+        response: {
+          202: Type.Object({ id: Type.String(), status: Type.Literal('pending') }, {
+            description: 'The job is queued',
+            headers: { location: Type.String({ description: 'The job: /api/v1/audits/{id}, under AUDIT_PUBLIC_URL when it is set' }) },
+          }),
+          ...errors,
+          ...bodyErrors,
+        },
       },
     }, async (request, reply) => {
       const url = parseAuditUrl(request.body.url);
@@ -89,7 +100,9 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
         throw err;
       }
       deps.worker.wake();
-      reply.header('location', `/api/v1/audits/${job.id}`);
+      // Behind a proxy that strips a prefix (https://gw.example/audit/…), a bare path would lead the client to the
+      // proxy's root; with AUDIT_PUBLIC_URL set the Location is absolute under it.
+      reply.header('location', `${deps.publicUrl?.replace(/\/+$/, '') ?? ''}/api/v1/audits/${job.id}`);
       return reply.code(202).send({ id: job.id, status: 'pending' as const });
     });
 

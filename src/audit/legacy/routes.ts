@@ -33,7 +33,7 @@ export function registerLegacyRoutes(app: App, deps: LegacyRouteDeps): void {
         tags: ['legacy'],
         security: [{ apiKey: [] }, { bearer: [] }],
         body: LegacyAuditBody,
-        response: { 200: AuditResultSchema, ...errorResponses(400, 401, 403, 429, 500, 503) },
+        response: { 200: AuditResultSchema, ...errorResponses(400, 401, 403, 413, 415, 429, 500, 503) },
       },
     }, async (request, reply) => {
       const body = request.body;

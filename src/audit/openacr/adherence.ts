@@ -9,6 +9,19 @@ export interface Adherence {
 
 const MAX_URLS_IN_NOTE = 5;
 
+/**
+ * AAA criteria that are stricter forms of A/AA ones: what fails the weaker one fails these too. axe does not say
+ * so itself — its color-contrast-enhanced passes text below 4.5:1 (3:1 large), leaving it to color-contrast
+ * (1.4.3) by its `minThreshold`, and link-name (a link without a name) is tagged 2.4.4 only — so without this a
+ * page with 2:1 text would *support* 1.4.6 Contrast (Enhanced). Used only where the stricter criterion's own
+ * rules ran (an AAA audit).
+ */
+const ALSO_FAILED_BY: Record<string, string[]> = {
+  '1.4.6': ['1.4.3'], // Contrast (Enhanced) ⊃ Contrast (Minimum)
+  '2.4.9': ['2.4.4'], // Link Purpose (Link Only) ⊃ Link Purpose (In Context)
+  '2.1.3': ['2.1.1'], // Keyboard (No Exception) ⊃ Keyboard
+};
+
 function listUrls(urls: string[]): string {
   const shown = urls.slice(0, MAX_URLS_IN_NOTE).join(', ');
   return urls.length > MAX_URLS_IN_NOTE ? `${shown} and ${urls.length - MAX_URLS_IN_NOTE} more` : shown;
@@ -45,8 +58,10 @@ export function adherenceOf(result: AuditResult, criterion: string): Adherence {
         : 'No automated check covers this criterion; needs manual evaluation.',
     };
   }
-  const rules = outcomes.map((o) => o.ruleId).join(', ');
-  const findings = result.findings.filter((f) => f.successCriteria.includes(criterion));
+  const counted = [criterion, ...(ALSO_FAILED_BY[criterion] ?? [])];
+  const covers = (successCriteria: string[]) => successCriteria.some((c) => counted.includes(c));
+  const rules = [...new Set(result.rules.filter((r) => covers(r.successCriteria)).map((o) => o.ruleId))].join(', ');
+  const findings = result.findings.filter((f) => covers(f.successCriteria));
   const failingPages = [...new Set(findings.map((f) => f.pageUrl))];
   const llm = (result.llm?.findings ?? []).filter((f) => f.successCriteria.includes(criterion)).length;
   const llmNote = llm > 0 ? ` LLM review flagged ${plural(llm, 'more item')} for a person to check (not counted).` : '';
@@ -57,7 +72,7 @@ export function adherenceOf(result: AuditResult, criterion: string): Adherence {
       notes: `Automated checks (${rules}) found ${plural(findings.length, 'failing element')} on ${failingPages.length} of ${plural(audited.length, 'audited page')}: ${listUrls(failingPages)}.${llmNote}`,
     };
   }
-  const review = result.needsReview.filter((n) => n.successCriteria.includes(criterion));
+  const review = result.needsReview.filter((n) => covers(n.successCriteria));
   if (review.length > 0) {
     const reviewPages = new Set(review.map((n) => n.pageUrl)).size;
     return {

@@ -119,13 +119,15 @@ function pageRow(p: PageResult): string {
 }
 
 function pagesTable(pages: PageResult[]): string {
-  return `<table>
-<caption>${plural(pages.length, 'page')}, in the order they were audited</caption>
+  // Nine columns do not fit a narrow window (320 CSS px, 1280 px at 400%): the table scrolls inside its own
+  // region, which the keyboard can reach and scroll, instead of the whole page scrolling sideways.
+  return `<div class="table-scroll" role="region" aria-labelledby="pages-caption" tabindex="0"><table>
+<caption id="pages-caption">${plural(pages.length, 'page')}, in the order they were audited</caption>
 <thead><tr><th scope="col">Page</th><th scope="col">Status</th><th scope="col">Score</th><th scope="col">Failing elements</th><th scope="col">Critical</th><th scope="col">Serious</th><th scope="col">Moderate</th><th scope="col">Minor</th><th scope="col">Need review</th></tr></thead>
 <tbody>
 ${pages.map(pageRow).join('\n')}
 </tbody>
-</table>`;
+</table></div>`;
 }
 
 function llmSection(llm: LlmOutcome): string {

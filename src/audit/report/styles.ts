@@ -46,6 +46,10 @@ nav a { display: inline-block; padding: 0.25rem 0; min-height: 24px; }
 dl.stats { display: grid; grid-template-columns: auto auto; gap: 0.15rem 1rem; margin: 0; }
 dl.stats dt { color: var(--muted); }
 dl.stats dd { margin: 0; font-weight: 600; text-align: right; font-variant-numeric: tabular-nums; }
+.table-scroll { overflow-x: auto; margin: 0.5rem 0 1rem; }
+.table-scroll > table { margin: 0; }
+/* The caption stays in view and wraps while the table under it scrolls (main's padding is 1.25rem a side). */
+.table-scroll caption { position: sticky; left: 0; max-width: calc(100vw - 2.5rem); }
 table { border-collapse: collapse; width: 100%; margin: 0.5rem 0 1rem; font-variant-numeric: tabular-nums; }
 caption { text-align: left; font-weight: 600; padding: 0.25rem 0; }
 th, td { border: 1px solid var(--border); padding: 0.4rem 0.5rem; text-align: left; vertical-align: top; }

@@ -7,7 +7,7 @@ const Level = Type.Union([Type.Literal('A'), Type.Literal('AA'), Type.Literal('A
 
 export const CrawlOptions = Type.Object({
   enabled: Type.Optional(Type.Boolean({ description: 'Follow same-origin links and sitemap pages from the URL (default false)' })),
-  depth: Type.Optional(Type.Integer({ minimum: 0, description: 'Link hops from the URL (default 2, at most AUDIT_MAX_DEPTH)' })),
+  depth: Type.Optional(Type.Integer({ minimum: 0, description: 'Link hops followed from the URL (default 2, at most AUDIT_MAX_DEPTH); the sitemaps\' pages are audited at any depth, so 0 is the URL and its sitemap pages' })),
   maxPages: Type.Optional(Type.Integer({ minimum: 1, description: 'Pages audited at most, the first included (default 25, at most AUDIT_MAX_PAGES)' })),
 }, { additionalProperties: false });
 

@@ -6,6 +6,9 @@ import { pinnedLookup, RefusedDestinationError, type AddressPolicy } from './add
 
 /** Header on the proxy's own refusal answers, so the page auditor can tell a refused document from a site's 403. */
 export const REFUSED_HEADER = 'x-audit-refused';
+/** Header on the proxy's answer when the site could not be reached (connection refused, reset, …), so the page
+ * auditor records a network failure (retried for a job) instead of the proxy's own 502 as the site's answer. */
+export const UNREACHABLE_HEADER = 'x-audit-unreachable';
 
 export interface Refusal {
   url: string;
@@ -56,13 +59,14 @@ export async function openEgressProxy(policy: AddressPolicy): Promise<EgressProx
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     const upstream = httpRequest(target, { method: req.method, headers, lookup: pinnedLookup(address) as never, setHost: false }, (answer) => {
       const out: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+      // The proxy's own markers never come from a site.
+      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_BY_HOP.has(name) && name !== REFUSED_HEADER && name !== UNREACHABLE_HEADER) out[name] = value;
       res.writeHead(answer.statusCode ?? 502, out);
       answer.pipe(res);
     });
     upstream.on('error', (err) => {
       const reason = refuse(target.href, err);
-      if (!res.headersSent) res.writeHead(err instanceof RefusedDestinationError ? 403 : 502, { 'content-type': 'text/plain; charset=utf-8', ...(err instanceof RefusedDestinationError ? { [REFUSED_HEADER]: encodeURIComponent(reason) } : {}) });
+      if (!res.headersSent) res.writeHead(err instanceof RefusedDestinationError ? 403 : 502, { 'content-type': 'text/plain; charset=utf-8', [err instanceof RefusedDestinationError ? REFUSED_HEADER : UNREACHABLE_HEADER]: encodeURIComponent(reason) });
       res.end(reason);
     });
     // The browser gave up (page closed, audit cancelled): the site's connection goes too.

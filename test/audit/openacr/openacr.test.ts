@@ -92,6 +92,27 @@ test('failing on most pages does not support', () => {
   assert.equal(adherence(report, '2.4.1').level, 'supports');
 });
 
+test('AAA: what fails 1.4.3 or 2.4.4 fails the stricter 1.4.6 and 2.4.9 too, though axe tags it with the weaker one only', () => {
+  const sample = sampleResult({ version: '2.2', level: 'AAA', pages: 4 });
+  // As axe answers: color-contrast-enhanced passes text below 4.5:1 (its minThreshold leaves it to color-contrast).
+  const result: AuditResult = {
+    ...sample,
+    findings: sample.findings.filter((f) => f.ruleId !== 'color-contrast-enhanced'),
+    rules: sample.rules.map((r) => (r.ruleId === 'color-contrast-enhanced' ? { ...r, failedPages: 0, passedPages: 4 } : r)),
+  };
+  assert.ok(result.rules.some((r) => r.successCriteria.includes('1.4.6')), 'the enhanced contrast rule ran');
+  const report = buildOpenAcr(result, {}, defaults);
+  // color-contrast fails on pages 0 and 2: text below 4.5:1 is below 7:1.
+  assert.equal(adherence(report, '1.4.6').level, 'partially-supports');
+  assert.match(adherence(report, '1.4.6').notes, /color-contrast-enhanced, color-contrast\) found 2 failing elements on 2 of 4 audited pages/);
+  assert.equal(adherence(report, '1.4.3').level, 'partially-supports');
+  if (result.rules.some((r) => r.successCriteria.includes('2.4.9'))) {
+    // link-name fails on page 1: a link without a name has no purpose from its text alone either.
+    assert.equal(adherence(report, '2.4.9').level, 'partially-supports');
+    assert.match(adherence(report, '2.4.9').notes, /link-name/);
+  }
+});
+
 test('supports never comes from silence: every supports has a rule that ran and passed', () => {
   for (const version of WCAG_VERSIONS) {
     for (const level of WCAG_LEVELS) {

@@ -31,11 +31,11 @@ after(async () => {
 });
 
 /** Opens a rendered report as a reader's browser would; records every request the page makes beyond the report itself. */
-async function open(result: AuditResult, options: { colorScheme?: 'light' | 'dark'; javaScriptEnabled?: boolean } = {}): Promise<{ page: Page; requests: string[]; close: () => Promise<void> }> {
+async function open(result: AuditResult, options: { colorScheme?: 'light' | 'dark'; javaScriptEnabled?: boolean; width?: number } = {}): Promise<{ page: Page; requests: string[]; close: () => Promise<void> }> {
   const path = `/report-${reports.size}.html`;
   reports.set(path, renderHtmlReport(result));
   // bypassCSP lets the test inject axe-core; the report's own policy refuses every script.
-  const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', bypassCSP: true, javaScriptEnabled: options.javaScriptEnabled ?? true });
+  const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', bypassCSP: true, javaScriptEnabled: options.javaScriptEnabled ?? true, ...(options.width ? { viewport: { width: options.width, height: 800 } } : {}) });
   const page = await context.newPage();
   const requests: string[] = [];
   page.on('request', (r) => { if (r.url() !== base + path) requests.push(r.url()); });
@@ -74,6 +74,20 @@ test('a clean report and one whose LLM review failed have no violations either',
     } finally {
       await close();
     }
+  }
+});
+
+test('reflow: at 320 CSS pixels (1280 at 400%) the page does not scroll sideways; the pages table scrolls in a region the keyboard reaches', async () => {
+  const { page, close } = await open(sampleResult({ pages: 4, failedPage: true, llm: sampleLlm() }), { width: 320 });
+  try {
+    const [scrollWidth, innerWidth] = await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]') as [number, number];
+    assert.ok(scrollWidth <= innerWidth, `the page is ${scrollWidth}px wide in a ${innerWidth}px window`);
+    const region = page.getByRole('region', { name: /pages, in the order they were audited/ });
+    assert.equal(await region.getAttribute('tabindex'), '0');
+    assert.ok(await region.evaluate((el: any) => el.scrollWidth > el.clientWidth), 'the table itself scrolls inside its region');
+    assert.deepEqual(await axeViolations(page), []);
+  } finally {
+    await close();
   }
 });
 
@@ -121,7 +135,7 @@ test('structure: landmarks, one h1, headings in order, criteria and pages groupe
     assert.equal(await page.locator('#llm ~ section .badge.llm').count(), 3, 'LLM findings are marked');
     assert.match(await page.locator('#llm ~ section').first().textContent() ?? '', /Confidence\s*82% \(anthropic claude-test\)/);
     assert.match(await page.locator('#review ~ section').first().textContent() ?? '', /background image/);
-    assert.equal(await page.locator('#pages ~ table tbody tr').count(), 4);
+    assert.equal(await page.locator('#pages ~ .table-scroll table tbody tr').count(), 4);
   } finally {
     await close();
   }
