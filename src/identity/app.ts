@@ -19,6 +19,7 @@ import { openInvalidationBus, type InvalidationBus } from '../kit/invalidation.t
 import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../kit/throttle.ts';
 import { registerAdmin } from './admin/routes.ts';
 import { createIdentityMetrics } from './metrics.ts';
+import { refuseNul } from './nul-guard.ts';
 import { identityErrorBody } from './error-body.ts';
 import { localTokenVerifier } from './admin/guard.ts';
 import { OrganizationTokens } from './organizations/token-scope.ts';
@@ -111,6 +112,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
         ],
       },
     });
+    // Before any route is registered, so every route has it: a NUL in a field is a 400, never a database error (a 500).
+    app.addHook('preValidation', refuseNul);
     app.addHook('onClose', async () => {
       for (const t of timers) clearInterval(t);
       await bus?.close();

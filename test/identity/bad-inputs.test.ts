@@ -10,9 +10,10 @@ let server: Server;
 let web: { id: string; clientId: string; secret: string | undefined };
 let spa: { clientId: string };
 const erin = { email: 'erin@example.com', password: 'erin uses a long password' };
+const ADMIN_TOKEN = 'bad-inputs-admin-token-0123456789';
 
 before(async () => {
-  server = await startServer('idbad');
+  server = await startServer('idbad', { IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN });
   await server.createHuman(erin.email, erin.password);
   web = await server.registerApp({ name: 'Web', appType: 'web', redirectUris: [CALLBACK], firstParty: true });
   spa = await server.registerApp({ name: 'SPA', appType: 'spa', redirectUris: [CALLBACK], firstParty: true });
@@ -252,4 +253,50 @@ test('unknown OAuth endpoints and wrong methods answer in the OAuth error shape'
   const unknown = await fetch(`${server.issuer}/oauth/nothing-here`, { method: 'POST' });
   assert.equal(unknown.status, 404);
   assert.match(((await unknown.json()) as any).error_description, /no endpoint POST \/oauth\/nothing-here/);
+});
+
+test('a NUL character in any field is a 400 in the shape of the route, never a 500', async () => {
+  // PostgreSQL cannot store NUL in text or jsonb: each of these reached the database and failed with a 500.
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  for (const [path, body] of [
+    ['/api/v1/principals', { type: 'human', email: 'nul\u0000@example.com' }],
+    ['/api/v1/organizations', { name: 'Nul\u0000', slug: 'nul-org' }],
+    ['/api/v1/applications', { name: 'Nul\u0000', app_type: 'machine' }],
+  ] as const) {
+    const res = await fetch(`${server.issuer}${path}`, { method: 'POST', headers: admin, body: JSON.stringify(body) });
+    assert.equal(res.status, 400, path);
+    const answer = (await res.json()) as any;
+    assert.equal(answer.error.code, 'VALIDATION_ERROR', path);
+    assert.match(answer.error.message, /must not contain the NUL character/);
+  }
+
+  const authorize = await fetch(authorizeUrl({ client_id: web.clientId, login_hint: 'a\u0000b' }), { redirect: 'manual' });
+  assert.equal(authorize.status, 400);
+  assert.equal(((await authorize.json()) as any).error, 'invalid_request');
+  const unknownClient = await fetch(authorizeUrl({ client_id: 'app\u0000' }), { redirect: 'manual' });
+  assert.equal(unknownClient.status, 400);
+
+  // The token endpoint's body is read by the provider, not Fastify: the client lookup refuses the NUL itself.
+  const token = await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials', client_id: 'app\u0000', client_secret: 'x' });
+  assert.equal(token.status, 401, token.text);
+  assert.equal(token.json.error, 'invalid_client');
+
+  const browser = new TestBrowser();
+  const p = pkce();
+  const page = await browser.follow(authorizeUrl({ client_id: web.clientId, code_challenge: p.challenge, code_challenge_method: 'S256' }), CALLBACK);
+  const action = new URL(formAction(page.html)!, server.issuer).href;
+  const signIn = await browser.request(action, { form: { csrf: field(page.html, 'csrf')!, email: 'erin\u0000@example.com', password: erin.password } });
+  assert.equal(signIn.status, 400);
+  assert.match(signIn.headers.get('content-type') ?? '', /^text\/html/);
+  assert.match(await signIn.text(), /<h1>Request refused<\/h1>/);
+});
+
+test("the social sign-in routes refuse malformed requests with an HTML page, not a mangled \"[object Object]\"", async () => {
+  for (const url of [`/upstream/${'a'.repeat(41)}/callback`, `/upstream/github/callback?code=${'a'.repeat(3000)}`, '/upstream/github/callback?state=%00']) {
+    const res = await fetch(`${server.issuer}${url}`, { redirect: 'manual' });
+    const text = await res.text();
+    assert.equal(res.status, 400, `${url}: ${text.slice(0, 200)}`);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/, url);
+    assert.match(text, /<html lang="en">[\s\S]*<h1>/, url);
+  }
 });
