@@ -300,3 +300,19 @@ test("the social sign-in routes refuse malformed requests with an HTML page, not
     assert.match(text, /<html lang="en">[\s\S]*<h1>/, url);
   }
 });
+
+test('redirect_uri is required at the authorization endpoint and the code exchange, even for an app with one registered URI', async () => {
+  // The provider would fill in an app's only registered URI; the contract makes the parameter required.
+  const url = new URL(authorizeUrl({ client_id: web.clientId }));
+  url.searchParams.delete('redirect_uri');
+  const res = await fetch(url, { redirect: 'manual' });
+  assert.equal(res.status, 400);
+  assert.equal(res.headers.get('location'), null, 'no redirect without a redirect_uri');
+  assert.match(await res.text(), /redirect_uri/);
+
+  const { code, verifier } = await codeFor(web.clientId);
+  const withoutUri = await form(`${server.issuer}/oauth/token`, { grant_type: 'authorization_code', code, code_verifier: verifier }, { authorization: basic(web.clientId, web.secret!) });
+  assert.equal(withoutUri.status, 400, withoutUri.text);
+  assert.equal(withoutUri.json.error, 'invalid_request');
+  assert.match(withoutUri.json.error_description, /redirect_uri/);
+});

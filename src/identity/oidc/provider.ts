@@ -185,6 +185,9 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       short: { httpOnly: true, sameSite: 'lax', signed: true },
     },
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
+    // The contract makes redirect_uri required at the authorization endpoint (and the code grant names it); the provider
+    // would otherwise fill in an app's only registered URI when it is left out.
+    allowOmittingSingleRegisteredRedirectUri: false,
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
