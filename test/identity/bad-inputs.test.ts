@@ -316,3 +316,13 @@ test('redirect_uri is required at the authorization endpoint and the code exchan
   assert.equal(withoutUri.json.error, 'invalid_request');
   assert.match(withoutUri.json.error_description, /redirect_uri/);
 });
+
+test('management API: a field the route does not take is named in the 400', async () => {
+  const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  const app = await fetch(`${server.issuer}/api/v1/applications`, { method: 'POST', headers, body: JSON.stringify({ name: 'Typo', app_type: 'machine', scopes: ['openid'] }) });
+  assert.equal(app.status, 400);
+  assert.match(((await app.json()) as any).error.message, /must NOT have additional properties \('scopes'\)/);
+  const org = await fetch(`${server.issuer}/api/v1/organizations`, { method: 'POST', headers, body: JSON.stringify({ name: 'Acme', slug: 'acme-typo', colour: 'red' }) });
+  assert.equal(org.status, 400);
+  assert.match(((await org.json()) as any).error.message, /\('colour'\)/);
+});
