@@ -326,3 +326,18 @@ test('management API: a field the route does not take is named in the 400', asyn
   assert.equal(org.status, 400);
   assert.match(((await org.json()) as any).error.message, /\('colour'\)/);
 });
+
+test('scope is required at the authorization endpoint: without it the request goes back to the app with invalid_request', async () => {
+  for (const scope of [undefined, '']) {
+    const url = new URL(authorizeUrl({ client_id: web.clientId }));
+    if (scope === undefined) url.searchParams.delete('scope');
+    else url.searchParams.set('scope', scope);
+    const res = await fetch(url, { redirect: 'manual' });
+    assert.equal(res.status, 303, `scope ${JSON.stringify(scope)}`);
+    const back = new URL(res.headers.get('location')!);
+    assert.ok(back.href.startsWith(CALLBACK), back.href);
+    assert.equal(back.searchParams.get('error'), 'invalid_request');
+    assert.match(back.searchParams.get('error_description') ?? '', /scope/);
+    assert.equal(back.searchParams.get('state'), 's1');
+  }
+});
