@@ -341,3 +341,13 @@ test('scope is required at the authorization endpoint: without it the request go
     assert.equal(back.searchParams.get('state'), 's1');
   }
 });
+
+test('an unregistered post_logout_redirect_uri gets a sign-out error page, never a redirect', async () => {
+  const url = `${server.issuer}/oauth/logout?${new URLSearchParams({ client_id: web.clientId, post_logout_redirect_uri: 'https://evil.example/' })}`;
+  const res = await fetch(url, { redirect: 'manual', headers: { accept: 'text/html' } });
+  assert.equal(res.status, 400);
+  assert.equal(res.headers.get('location'), null);
+  const html = await res.text();
+  assert.match(html, /<h1>Sign-out request failed<\/h1>/, 'named as the sign-out it is, not a sign-in');
+  assert.match(html, /post_logout_redirect_uri not registered/);
+});
