@@ -16,6 +16,7 @@ input[type=email],input[type=password],input[type=text]{width:100%;min-height:44
 button{min-height:44px;min-width:44px;padding:.5rem 1.25rem;margin-top:1.5rem;font:inherit;font-weight:600;border-radius:4px;border:2px solid #0b57d0;cursor:pointer}
 button.primary{background:#0b57d0;color:#fff}
 button.secondary{background:#fff;color:#0b57d0;margin-left:.5rem}
+button.secondary:first-of-type{margin-left:0}
 :focus-visible{outline:3px solid #b3261e;outline-offset:2px}
 .error{color:#b3261e;border:1px solid #b3261e;border-radius:4px;padding:.75rem;margin:0 0 1rem}
 ul.scopes{padding-left:1.25rem}
