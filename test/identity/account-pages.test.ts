@@ -305,3 +305,27 @@ test('PUT /api/v1/account/password: the signed-in person changes their own passw
   assert.equal((await put({ current_password: who.password, new_password: 'quinn second long password' })).status, 204);
   assert.equal((await put({ current_password: who.password, new_password: 'quinn third long password' })).status, 403, 'the old password is no longer current');
 });
+
+test('the account pages link to each other: password, sign-in security, agents, sign out, by keyboard', async () => {
+  const who = { email: 'nav@example.com', password: 'nav has a long password' };
+  await server.createHuman(who.email, who.password);
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${server.issuer}/account/password`);
+  await signInOnPage(page, who);
+  await page.waitForURL(`${server.issuer}/account/password`);
+  const nav = page.getByRole('navigation', { name: 'Your account' });
+  assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Password', 'Sign-in security', 'Agents', 'Sign out']);
+  assert.equal(await nav.getByRole('link', { name: 'Password' }).getAttribute('aria-current'), 'page');
+  // After the form, Tab reaches the links; Enter follows one.
+  for (let i = 0; i < 6 && (await focused(page)) !== 'Sign-in security'; i++) await page.keyboard.press('Tab');
+  assert.equal(await focused(page), 'Sign-in security');
+  assert.equal(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle'), 'solid', 'the focus is visible');
+  await Promise.all([page.waitForURL(`${server.issuer}/account/security`), page.keyboard.press('Enter')]);
+  await assertAccessible(page, 'security page with the account links');
+  assert.equal(await page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Sign-in security' }).getAttribute('aria-current'), 'page');
+  await Promise.all([page.waitForURL(`${server.issuer}/agents`), page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Agents' }).click()]);
+  await assertAccessible(page, 'agents page with the account links');
+  await Promise.all([page.waitForURL(`${server.issuer}/signout`), page.getByRole('link', { name: 'Sign out' }).click()]);
+  assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Sign out');
+  await screenshot(page, 'account-nav-signout');
+});
