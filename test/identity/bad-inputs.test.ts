@@ -351,3 +351,29 @@ test('an unregistered post_logout_redirect_uri gets a sign-out error page, never
   assert.match(html, /<h1>Sign-out request failed<\/h1>/, 'named as the sign-out it is, not a sign-in');
   assert.match(html, /post_logout_redirect_uri not registered/);
 });
+
+test('management API: a new principal with a bad field is told what is wrong with that kind only', async () => {
+  const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  const create = async (body: unknown) => {
+    const res = await fetch(`${server.issuer}/api/v1/principals`, { method: 'POST', headers, body: JSON.stringify(body) });
+    assert.equal(res.status, 400, JSON.stringify(body));
+    const answer = (await res.json()) as any;
+    assert.equal(answer.error.code, 'VALIDATION_ERROR');
+    return answer.error.message as string;
+  };
+  // Ajv's union message also said "must have required property 'name'" (a service's and an agent's field) for a human.
+  const extra = await create({ type: 'human', email: 'scopes@example.com', allowed_scopes: ['openid'] });
+  assert.match(extra, /unknown property 'allowed_scopes' \(a human takes type, email, password/);
+  assert.doesNotMatch(extra, /name'|anyOf/);
+  const long = await create({ type: 'human', email: `${'a'.repeat(400)}@example.com` });
+  assert.equal(long, 'body /email must not have more than 320 characters');
+  const agent = await create({ type: 'agent', name: 'helper' });
+  assert.match(agent, /model_id/);
+  assert.doesNotMatch(agent, /email|service_type|anyOf/);
+  assert.match(await create({ type: 'application', name: 'x' }), /body \/type must be one of human, service, agent/);
+  assert.match(await create({ email: 'x@example.com' }), /body \/type must be one of/);
+  assert.equal(await create([]), 'body must be an object');
+  // A right body still makes the principal.
+  const ok = await fetch(`${server.issuer}/api/v1/principals`, { method: 'POST', headers, body: JSON.stringify({ type: 'service', name: 'reports', service_type: 'batch' }) });
+  assert.equal(ok.status, 201);
+});
