@@ -28,6 +28,7 @@ import { registerInviteeRoutes } from './invites/routes.ts';
 import { registerAccountPages } from './account/routes.ts';
 import { registerPersonDelegationRoutes } from './delegation/routes.ts';
 import { registerAgentPages } from './delegation/page-routes.ts';
+import { registerConsentPages } from './consent/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 import { DPOP_SCHEME_NOTE, dpopCheck } from '../kit/auth/dpop.ts';
@@ -189,6 +190,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
     };
     await registerAgentPages(app, { db, csrf, issuer: config.issuer });
+    await registerConsentPages(app, { db, csrf, issuer: config.issuer });
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier, dpop });
     await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder, dpop });

@@ -35,6 +35,7 @@ h2.alt{font-size:1.125rem;margin:2rem 0 0}
 nav.account{margin-top:2rem;border-top:1px solid #c4c7cc}
 nav.account ul{list-style:none;padding:0;margin:.5rem 0 0;display:flex;flex-wrap:wrap;gap:0 1rem}
 nav.account a{display:inline-block;min-height:44px;padding:.6rem 0}
+nav.account a[aria-current]{font-weight:600;color:#1a1a1a;text-decoration:none}
 `;
 
 export interface PageOptions {
@@ -67,7 +68,7 @@ ${options.body}
 }
 
 /** The account pages, linked from each other: the current one is marked, not linked. */
-const ACCOUNT_PAGES = [['/account/password', 'Password'], ['/account/security', 'Sign-in security'], ['/agents', 'Agents'], ['/signout', 'Sign out']] as const;
+const ACCOUNT_PAGES = [['/account/password', 'Password'], ['/account/security', 'Sign-in security'], ['/account/apps', 'Connected apps'], ['/agents', 'Agents'], ['/signout', 'Sign out']] as const;
 export type AccountPage = (typeof ACCOUNT_PAGES)[number][0];
 
 /** Navigation between the signed-in person's pages, placed after the page's own content. */
