@@ -4,7 +4,8 @@ import { HttpError } from '../kit/errors.ts';
 /** The first place in a JSON value that holds a NUL character, which PostgreSQL cannot store in text or jsonb. */
 function nulAt(value: unknown, path: string, depth = 0): string | undefined {
   if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (depth > 32 || value === null || typeof value !== 'object') return undefined;
+  // A raw body kept as bytes (the Stripe webhook's, for its signature) is not text a query will store: not walked byte by byte.
+  if (depth > 32 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined;
   for (const [k, v] of Object.entries(value)) {
     const here = Array.isArray(value) ? `${path}[${k}]` : `${path}.${k}`;
     if (k.includes('\u0000')) return here;
