@@ -327,7 +327,15 @@ test('the account pages link to each other: password, sign-in security, agents, 
   await assertAccessible(page, 'agents page with the account links');
   await Promise.all([page.waitForURL(`${server.issuer}/signout`), page.getByRole('link', { name: 'Sign out' }).click()]);
   assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Sign out');
+  assert.equal(await page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Sign out' }).getAttribute('aria-current'), 'page');
+  await assertAccessible(page, 'sign-out page with the account links');
   await screenshot(page, 'account-nav-signout');
+  // Signed out, the page offers the way back in.
+  await Promise.all([page.waitForLoadState(), page.getByRole('button', { name: 'Sign out' }).click()]);
+  await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor();
+  await Promise.all([page.waitForURL(/\/interaction\//), page.getByRole('link', { name: 'Sign in to your account' }).click()]);
+  await signInOnPage(page, who);
+  await page.waitForURL(`${server.issuer}/account/password`);
 });
 
 test('connected apps: the person sees the third-party apps they allowed and withdraws one, which ends its tokens', async () => {
