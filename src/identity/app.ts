@@ -19,6 +19,7 @@ import { openInvalidationBus, type InvalidationBus } from '../kit/invalidation.t
 import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../kit/throttle.ts';
 import { registerAdmin } from './admin/routes.ts';
 import { createIdentityMetrics } from './metrics.ts';
+import { refuseNul } from './nul-guard.ts';
 import { identityErrorBody } from './error-body.ts';
 import { localTokenVerifier } from './admin/guard.ts';
 import { OrganizationTokens } from './organizations/token-scope.ts';
@@ -27,6 +28,7 @@ import { registerInviteeRoutes } from './invites/routes.ts';
 import { registerAccountPages } from './account/routes.ts';
 import { registerPersonDelegationRoutes } from './delegation/routes.ts';
 import { registerAgentPages } from './delegation/page-routes.ts';
+import { registerConsentPages } from './consent/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 import { DPOP_SCHEME_NOTE, dpopCheck } from '../kit/auth/dpop.ts';
@@ -111,6 +113,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
         ],
       },
     });
+    // Before any route is registered, so every route has it: a NUL in a field is a 400, never a database error (a 500).
+    app.addHook('preValidation', refuseNul);
     app.addHook('onClose', async () => {
       for (const t of timers) clearInterval(t);
       await bus?.close();
@@ -186,6 +190,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
     };
     await registerAgentPages(app, { db, csrf, issuer: config.issuer });
+    await registerConsentPages(app, { db, csrf, issuer: config.issuer });
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier, dpop });
     await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder, dpop });

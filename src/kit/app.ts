@@ -199,7 +199,10 @@ function toApiError(err: unknown, requestId: string): ApiError {
   if (err instanceof HttpError) return { statusCode: err.statusCode, code: err.code, message: err.message, requestId, details: err.details };
   const e = err as FastifyError;
   if (e.validation) {
-    return { statusCode: 400, code: 'VALIDATION_ERROR', message: `${e.validationContext ?? 'request'}${e.message.startsWith('/') ? '' : ' '}${e.message.replace(/^(body|querystring|params|headers)\s*/, '')}`, requestId };
+    // Ajv's "must NOT have additional properties" does not say which one: each such error names its property, in order.
+    const extra = e.validation.filter((v) => v.keyword === 'additionalProperties').map((v) => String((v.params as { additionalProperty?: unknown }).additionalProperty));
+    const named = e.message.replace(/must NOT have additional properties/g, (m) => (extra.length ? `${m} ('${extra.shift()}')` : m));
+    return { statusCode: 400, code: 'VALIDATION_ERROR', message: `${e.validationContext ?? 'request'}${named.startsWith('/') ? '' : ' '}${named.replace(/^(body|querystring|params|headers)\s*/, '')}`, requestId };
   }
   const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 600 ? e.statusCode : 500;
   if (status >= 500) return { statusCode: status, code: codeForStatus(status), message: 'internal server error', requestId };

@@ -305,3 +305,76 @@ test('PUT /api/v1/account/password: the signed-in person changes their own passw
   assert.equal((await put({ current_password: who.password, new_password: 'quinn second long password' })).status, 204);
   assert.equal((await put({ current_password: who.password, new_password: 'quinn third long password' })).status, 403, 'the old password is no longer current');
 });
+
+test('the account pages link to each other: password, sign-in security, agents, sign out, by keyboard', async () => {
+  const who = { email: 'nav@example.com', password: 'nav has a long password' };
+  await server.createHuman(who.email, who.password);
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${server.issuer}/account/password`);
+  await signInOnPage(page, who);
+  await page.waitForURL(`${server.issuer}/account/password`);
+  const nav = page.getByRole('navigation', { name: 'Your account' });
+  assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Password', 'Sign-in security', 'Connected apps', 'Agents', 'Sign out']);
+  assert.equal(await nav.getByRole('link', { name: 'Password' }).getAttribute('aria-current'), 'page');
+  // After the form, Tab reaches the links; Enter follows one.
+  for (let i = 0; i < 6 && (await focused(page)) !== 'Sign-in security'; i++) await page.keyboard.press('Tab');
+  assert.equal(await focused(page), 'Sign-in security');
+  assert.equal(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle'), 'solid', 'the focus is visible');
+  await Promise.all([page.waitForURL(`${server.issuer}/account/security`), page.keyboard.press('Enter')]);
+  await assertAccessible(page, 'security page with the account links');
+  assert.equal(await page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Sign-in security' }).getAttribute('aria-current'), 'page');
+  await Promise.all([page.waitForURL(`${server.issuer}/agents`), page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Agents' }).click()]);
+  await assertAccessible(page, 'agents page with the account links');
+  await Promise.all([page.waitForURL(`${server.issuer}/signout`), page.getByRole('link', { name: 'Sign out' }).click()]);
+  assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Sign out');
+  assert.equal(await page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Sign out' }).getAttribute('aria-current'), 'page');
+  await assertAccessible(page, 'sign-out page with the account links');
+  await screenshot(page, 'account-nav-signout');
+  // Signed out, the page offers the way back in.
+  await Promise.all([page.waitForLoadState(), page.getByRole('button', { name: 'Sign out' }).click()]);
+  await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor();
+  await Promise.all([page.waitForURL(/\/interaction\//), page.getByRole('link', { name: 'Sign in to your account' }).click()]);
+  await signInOnPage(page, who);
+  await page.waitForURL(`${server.issuer}/account/password`);
+});
+
+test('connected apps: the person sees the third-party apps they allowed and withdraws one, which ends its tokens', async () => {
+  // The consent page promises "You can withdraw this access later": this page is where.
+  const who = { email: 'connected@example.com', password: 'connected has a long password' };
+  const whoId = await server.createHuman(who.email, who.password);
+  const notes = await server.registerApp({ name: 'Notes <b>Pro</b>', appType: 'web', redirectUris: [CALLBACK] });
+  const config = await oidc.discovery(new URL(server.issuer), notes.clientId, notes.secret, oidc.ClientSecretBasic(notes.secret!), { execute: [oidc.allowInsecureRequests] });
+  const verifier = oidc.randomPKCECodeVerifier();
+  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid email', state: 'st', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const b = new TestBrowser();
+  const { callback, sawConsent } = await authorizeInBrowser(server.issuer, b, url.href, who);
+  assert.ok(sawConsent);
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: 'st' });
+
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${server.issuer}/account/apps`);
+  await signInOnPage(page, who);
+  await page.waitForURL(`${server.issuer}/account/apps`);
+  assert.equal(await page.getByRole('heading', { level: 2 }).textContent(), 'Notes <b>Pro</b>', 'the name is shown as text');
+  assert.match((await page.locator('main').textContent())!, /See your email address/);
+  await assertAccessible(page, 'connected apps page');
+  await screenshot(page, 'connected-apps');
+  const withdraw = page.getByRole('button', { name: 'Withdraw access of Notes <b>Pro</b>' });
+  await withdraw.focus();
+  await Promise.all([page.waitForURL(`${server.issuer}/account/apps?done=withdrawn`), page.keyboard.press('Enter')]);
+  assert.match((await page.getByRole('status').textContent())!, /withdrawn/);
+  assert.match((await page.locator('main').textContent())!, /No application has access to your account/);
+  await assertAccessible(page, 'connected apps page after withdrawing');
+
+  const consent = await server.runtime.db.query('SELECT revoked, revoked_reason FROM oauth_consents WHERE principal_id = $1', [whoId]);
+  assert.deepEqual(consent.rows, [{ revoked: true, revoked_reason: 'user_initiated' }]);
+  const intro = await oidc.tokenIntrospection(config, tokens.access_token);
+  assert.equal(intro.active, false, "the app's token no longer works");
+
+  // Forged or cross-site posts change nothing; another person's app cannot be withdrawn through one's own session.
+  const forged = await fetch(`${server.issuer}/account/apps/${notes.id}/withdraw`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' }, body: 'csrf=x' });
+  assert.equal(forged.status, 401, 'no session, no change');
+  const html = await (await b.request(`${server.issuer}/account/apps`)).text();
+  const crossSite = await b.request(`${server.issuer}/account/apps/${notes.id}/withdraw`, { form: { csrf: field(html, 'csrf') ?? '' }, headers: { origin: 'https://evil.example' } });
+  assert.equal(crossSite.status, 403);
+});

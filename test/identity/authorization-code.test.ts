@@ -277,3 +277,43 @@ test("a grant is narrowed to the principal's current allowed_scopes at every use
     await setScopes(['openid', 'profile', 'email', 'offline_access']);
   }
 });
+
+test('POST /oauth/authorize and POST /oauth/logout (form parameters) work like their GET forms', async () => {
+  // The contract's "GET and POST /oauth/authorize": the provider offers POST only with SameSite=None cookies, so it answered 404.
+  const web = await server.registerApp({ name: 'Form Poster', appType: 'web', redirectUris: [CALLBACK], firstParty: true });
+  const config = await discover(web.clientId, web.secret);
+  const auth = await startAuthorization(config, 'openid email');
+  const params = Object.fromEntries(new URL(auth.url).searchParams);
+  const browser = new TestBrowser();
+  // A cross-site form post, as an app's page would send it: no cookies go with it.
+  const posted = await fetch(`${server.issuer}/oauth/authorize`, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://app.example' }, body: new URLSearchParams(params), redirect: 'manual',
+  });
+  assert.equal(posted.status, 303);
+  const get = new URL(posted.headers.get('location')!, server.issuer);
+  assert.equal(get.origin + get.pathname, `${server.issuer}/oauth/authorize`);
+  assert.deepEqual(Object.fromEntries(get.searchParams), params);
+  const { callback, sawSignIn } = await authorizeInBrowser(server.issuer, browser, get.href, alice);
+  assert.ok(sawSignIn);
+  assert.equal(new URL(callback).searchParams.get('state'), auth.state);
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: auth.verifier, expectedState: auth.state, expectedNonce: auth.nonce });
+  assert.ok(tokens.access_token);
+
+  // Checked as a GET would be: a repeated parameter, another content type, an oversized form.
+  const twice = await fetch(`${server.issuer}/oauth/authorize`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `client_id=${web.clientId}&client_id=other`, redirect: 'manual' });
+  assert.equal(twice.status, 303);
+  const refused = await fetch(new URL(twice.headers.get('location')!, server.issuer), { redirect: 'manual' });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.headers.get('location'), null);
+  const json = await fetch(`${server.issuer}/oauth/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  assert.equal(json.status, 415);
+  assert.equal(((await json.json()) as any).error, 'unsupported_media_type');
+  const huge = await fetch(`${server.issuer}/oauth/authorize`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `state=${'a'.repeat(9000)}` });
+  assert.equal(huge.status, 413);
+
+  const logout = await browser.request(`${server.issuer}/oauth/logout`, { form: { client_id: web.clientId } });
+  assert.equal(logout.status, 303);
+  const page = await browser.request(new URL(logout.headers.get('location')!, server.issuer).href);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<form[^>]+action="[^"]*\/oauth\/logout\/confirm"/);
+});

@@ -10,9 +10,10 @@ let server: Server;
 let web: { id: string; clientId: string; secret: string | undefined };
 let spa: { clientId: string };
 const erin = { email: 'erin@example.com', password: 'erin uses a long password' };
+const ADMIN_TOKEN = 'bad-inputs-admin-token-0123456789';
 
 before(async () => {
-  server = await startServer('idbad');
+  server = await startServer('idbad', { IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN });
   await server.createHuman(erin.email, erin.password);
   web = await server.registerApp({ name: 'Web', appType: 'web', redirectUris: [CALLBACK], firstParty: true });
   spa = await server.registerApp({ name: 'SPA', appType: 'spa', redirectUris: [CALLBACK], firstParty: true });
@@ -252,4 +253,127 @@ test('unknown OAuth endpoints and wrong methods answer in the OAuth error shape'
   const unknown = await fetch(`${server.issuer}/oauth/nothing-here`, { method: 'POST' });
   assert.equal(unknown.status, 404);
   assert.match(((await unknown.json()) as any).error_description, /no endpoint POST \/oauth\/nothing-here/);
+});
+
+test('a NUL character in any field is a 400 in the shape of the route, never a 500', async () => {
+  // PostgreSQL cannot store NUL in text or jsonb: each of these reached the database and failed with a 500.
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  for (const [path, body] of [
+    ['/api/v1/principals', { type: 'human', email: 'nul\u0000@example.com' }],
+    ['/api/v1/organizations', { name: 'Nul\u0000', slug: 'nul-org' }],
+    ['/api/v1/applications', { name: 'Nul\u0000', app_type: 'machine' }],
+  ] as const) {
+    const res = await fetch(`${server.issuer}${path}`, { method: 'POST', headers: admin, body: JSON.stringify(body) });
+    assert.equal(res.status, 400, path);
+    const answer = (await res.json()) as any;
+    assert.equal(answer.error.code, 'VALIDATION_ERROR', path);
+    assert.match(answer.error.message, /must not contain the NUL character/);
+  }
+
+  const authorize = await fetch(authorizeUrl({ client_id: web.clientId, login_hint: 'a\u0000b' }), { redirect: 'manual' });
+  assert.equal(authorize.status, 400);
+  assert.equal(((await authorize.json()) as any).error, 'invalid_request');
+  const unknownClient = await fetch(authorizeUrl({ client_id: 'app\u0000' }), { redirect: 'manual' });
+  assert.equal(unknownClient.status, 400);
+
+  // The token endpoint's body is read by the provider, not Fastify: the client lookup refuses the NUL itself.
+  const token = await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials', client_id: 'app\u0000', client_secret: 'x' });
+  assert.equal(token.status, 401, token.text);
+  assert.equal(token.json.error, 'invalid_client');
+
+  const browser = new TestBrowser();
+  const p = pkce();
+  const page = await browser.follow(authorizeUrl({ client_id: web.clientId, code_challenge: p.challenge, code_challenge_method: 'S256' }), CALLBACK);
+  const action = new URL(formAction(page.html)!, server.issuer).href;
+  const signIn = await browser.request(action, { form: { csrf: field(page.html, 'csrf')!, email: 'erin\u0000@example.com', password: erin.password } });
+  assert.equal(signIn.status, 400);
+  assert.match(signIn.headers.get('content-type') ?? '', /^text\/html/);
+  assert.match(await signIn.text(), /<h1>Request refused<\/h1>/);
+});
+
+test("the social sign-in routes refuse malformed requests with an HTML page, not a mangled \"[object Object]\"", async () => {
+  for (const url of [`/upstream/${'a'.repeat(41)}/callback`, `/upstream/github/callback?code=${'a'.repeat(3000)}`, '/upstream/github/callback?state=%00']) {
+    const res = await fetch(`${server.issuer}${url}`, { redirect: 'manual' });
+    const text = await res.text();
+    assert.equal(res.status, 400, `${url}: ${text.slice(0, 200)}`);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/, url);
+    assert.match(text, /<html lang="en">[\s\S]*<h1>/, url);
+  }
+});
+
+test('redirect_uri is required at the authorization endpoint and the code exchange, even for an app with one registered URI', async () => {
+  // The provider would fill in an app's only registered URI; the contract makes the parameter required.
+  const url = new URL(authorizeUrl({ client_id: web.clientId }));
+  url.searchParams.delete('redirect_uri');
+  const res = await fetch(url, { redirect: 'manual' });
+  assert.equal(res.status, 400);
+  assert.equal(res.headers.get('location'), null, 'no redirect without a redirect_uri');
+  assert.match(await res.text(), /redirect_uri/);
+
+  const { code, verifier } = await codeFor(web.clientId);
+  const withoutUri = await form(`${server.issuer}/oauth/token`, { grant_type: 'authorization_code', code, code_verifier: verifier }, { authorization: basic(web.clientId, web.secret!) });
+  assert.equal(withoutUri.status, 400, withoutUri.text);
+  assert.equal(withoutUri.json.error, 'invalid_request');
+  assert.match(withoutUri.json.error_description, /redirect_uri/);
+});
+
+test('management API: a field the route does not take is named in the 400', async () => {
+  const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  const app = await fetch(`${server.issuer}/api/v1/applications`, { method: 'POST', headers, body: JSON.stringify({ name: 'Typo', app_type: 'machine', scopes: ['openid'] }) });
+  assert.equal(app.status, 400);
+  assert.match(((await app.json()) as any).error.message, /must NOT have additional properties \('scopes'\)/);
+  const org = await fetch(`${server.issuer}/api/v1/organizations`, { method: 'POST', headers, body: JSON.stringify({ name: 'Acme', slug: 'acme-typo', colour: 'red' }) });
+  assert.equal(org.status, 400);
+  assert.match(((await org.json()) as any).error.message, /\('colour'\)/);
+});
+
+test('scope is required at the authorization endpoint: without it the request goes back to the app with invalid_request', async () => {
+  for (const scope of [undefined, '']) {
+    const url = new URL(authorizeUrl({ client_id: web.clientId }));
+    if (scope === undefined) url.searchParams.delete('scope');
+    else url.searchParams.set('scope', scope);
+    const res = await fetch(url, { redirect: 'manual' });
+    assert.equal(res.status, 303, `scope ${JSON.stringify(scope)}`);
+    const back = new URL(res.headers.get('location')!);
+    assert.ok(back.href.startsWith(CALLBACK), back.href);
+    assert.equal(back.searchParams.get('error'), 'invalid_request');
+    assert.match(back.searchParams.get('error_description') ?? '', /scope/);
+    assert.equal(back.searchParams.get('state'), 's1');
+  }
+});
+
+test('an unregistered post_logout_redirect_uri gets a sign-out error page, never a redirect', async () => {
+  const url = `${server.issuer}/oauth/logout?${new URLSearchParams({ client_id: web.clientId, post_logout_redirect_uri: 'https://evil.example/' })}`;
+  const res = await fetch(url, { redirect: 'manual', headers: { accept: 'text/html' } });
+  assert.equal(res.status, 400);
+  assert.equal(res.headers.get('location'), null);
+  const html = await res.text();
+  assert.match(html, /<h1>Sign-out request failed<\/h1>/, 'named as the sign-out it is, not a sign-in');
+  assert.match(html, /post_logout_redirect_uri not registered/);
+});
+
+test('management API: a new principal with a bad field is told what is wrong with that kind only', async () => {
+  const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  const create = async (body: unknown) => {
+    const res = await fetch(`${server.issuer}/api/v1/principals`, { method: 'POST', headers, body: JSON.stringify(body) });
+    assert.equal(res.status, 400, JSON.stringify(body));
+    const answer = (await res.json()) as any;
+    assert.equal(answer.error.code, 'VALIDATION_ERROR');
+    return answer.error.message as string;
+  };
+  // Ajv's union message also said "must have required property 'name'" (a service's and an agent's field) for a human.
+  const extra = await create({ type: 'human', email: 'scopes@example.com', allowed_scopes: ['openid'] });
+  assert.match(extra, /unknown property 'allowed_scopes' \(a human takes type, email, password/);
+  assert.doesNotMatch(extra, /name'|anyOf/);
+  const long = await create({ type: 'human', email: `${'a'.repeat(400)}@example.com` });
+  assert.equal(long, 'body /email must not have more than 320 characters');
+  const agent = await create({ type: 'agent', name: 'helper' });
+  assert.match(agent, /model_id/);
+  assert.doesNotMatch(agent, /email|service_type|anyOf/);
+  assert.match(await create({ type: 'application', name: 'x' }), /body \/type must be one of human, service, agent/);
+  assert.match(await create({ email: 'x@example.com' }), /body \/type must be one of/);
+  assert.equal(await create([]), 'body must be an object');
+  // A right body still makes the principal.
+  const ok = await fetch(`${server.issuer}/api/v1/principals`, { method: 'POST', headers, body: JSON.stringify({ type: 'service', name: 'reports', service_type: 'batch' }) });
+  assert.equal(ok.status, 201);
 });

@@ -1,4 +1,4 @@
-import { errorBlock, escapeHtml, page } from '../pages/layout.ts';
+import { errorBlock, escapeHtml, page, accountNav } from '../pages/layout.ts';
 import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
 
 /** Which fields an error concerns, so each is marked aria-invalid and described by the message. */
@@ -37,7 +37,8 @@ ${errorBlock(v.error)}
 <input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" required${attrs('confirm')}${focus('confirm')}>
 <button class="primary" type="submit">Change password</button>
 </form>
-<p class="hint">Your other browsers are signed out when the password changes; applications you use keep their access until you withdraw it.</p>`,
+<p class="hint">Your other browsers are signed out when the password changes; applications you use keep their access until you withdraw it.</p>
+${accountNav('/account/password')}`,
   });
 }
 

@@ -1,4 +1,4 @@
-import { escapeHtml, page } from '../pages/layout.ts';
+import { escapeHtml, page, accountNav } from '../pages/layout.ts';
 import { describeScope } from '../pages/templates.ts';
 
 export interface AgentCard {
@@ -66,6 +66,7 @@ ${v.notice ? `<p role="status">${escapeHtml(v.notice)}</p>` : ''}
 ${pendingHtml}
 <h2>Approved</h2>
 ${approvedHtml}
-<p class="hint">Revoking an agent ends every token it holds for you, and every token other agents obtained from those.</p>`,
+<p class="hint">Revoking an agent ends every token it holds for you, and every token other agents obtained from those.</p>
+${accountNav('/agents')}`,
   });
 }

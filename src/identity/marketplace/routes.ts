@@ -13,7 +13,6 @@ import type { DpopCheck } from '../../kit/auth/dpop.ts';
 import { LISTING_ACTIONS, LISTING_MOVES, type ListingAction } from './listing-transitions.ts';
 import { createListing, findListing, listListings, moveListing, updateListing, type Listing } from './listing-store.ts';
 import { assignSeat, createLicense, findLicense, listLicenses, listSeats, unassignSeat, updateLicense, type License } from './license-store.ts';
-import { refuseNul } from './nul-guard.ts';
 import { registerSubscriptionRoutes } from '../billing/subscription-routes.ts';
 import { LicenseChanges, LicenseOut, ListingChanges, ListingOut, ListingStatus, NewLicense, NewListing, NewSeat, SeatOut } from './schemas.ts';
 
@@ -34,7 +33,6 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
     scope.addHook('onRequest', marketAuthentication(deps.adminToken, deps.verifier, deps.dpop));
-    scope.addHook('preValidation', refuseNul);
     const tags = ['marketplace'];
     const security = MarketSecurity;
     const { db } = deps;

@@ -1,5 +1,5 @@
 import encodeQR from 'qr';
-import { errorBlock, escapeHtml, page } from '../pages/layout.ts';
+import { errorBlock, escapeHtml, page, accountNav } from '../pages/layout.ts';
 import type { PasskeyView } from './passkeys.ts';
 
 // The scripts of passkey forms, served from identity's own origin (the CSP allows 'self' scripts only).
@@ -93,6 +93,7 @@ ${totp}
 <h2>Passkeys</h2>
 ${list}
 ${passkeyForm({ action: '/account/security/passkeys', optionsUrl: '/account/security/passkeys/options', csrf: v.csrf, label: 'Add a passkey', kind: 'register', id: 'passkey-add', nameField: true })}
+${accountNav('/account/security')}
 ${PASSKEY_SCRIPTS}`,
   });
 }

@@ -39,6 +39,9 @@ export class ClientStore {
   }
 
   private async fetch(clientId: string): Promise<CachedApp> {
+    // No app has a NUL in its client_id, and PostgreSQL would refuse the query (a 500 at the token endpoint or the
+    // authorization endpoint, which read client_id from bodies and headers Fastify does not see).
+    if (clientId.includes('\u0000')) return { app: undefined, secrets: [] };
     const apps = await this.db.query<Record<string, unknown>>('SELECT * FROM oauth_apps WHERE client_id = $1', [clientId]);
     const row = apps.rows[0];
     const app = row ? appFromRow(row) : undefined;

@@ -14,6 +14,7 @@ export interface ProviderHolder {
  */
 export async function mountProvider(app: App, holder: ProviderHolder, issuer: string): Promise<void> {
   const publicUrl = new URL(issuer);
+  await mountFormRedirects(app);
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
@@ -57,4 +58,28 @@ export function handlerOf(provider: OidcProvider): ReturnType<OidcProvider['call
     handlers.set(provider, h);
   }
   return h;
+}
+
+/** Longest form accepted at the two redirected endpoints: its parameters must fit the GET request's URL (16 KiB of headers). */
+const FORM_REDIRECT_LIMIT = 8 * 1024;
+
+/**
+ * `POST /oauth/authorize` (the contract's "GET and POST") and `POST /oauth/logout`: oidc-provider v9 offers POST at these two
+ * only with `SameSite=None` session cookies (a cross-site form post does not carry Lax cookies, so the provider would not
+ * see the browser's session). The form's parameters are sent on to the GET endpoint instead (303): that top-level GET
+ * carries the Lax cookies, and the provider checks the parameters exactly as for a GET (a repeated one included).
+ */
+async function mountFormRedirects(app: App): Promise<void> {
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_REDIRECT_LIMIT }, (_request, body, done) => {
+      done(null, new URLSearchParams(body as string).toString());
+    });
+    for (const path of ['/oauth/authorize', '/oauth/logout']) {
+      scope.post(path, { schema: { hide: true } }, async (request, reply) => {
+        const query = typeof request.body === 'string' ? request.body : '';
+        return reply.header('cache-control', 'no-store').redirect(query ? `${path}?${query}` : path, 303);
+      });
+    }
+  });
 }

@@ -40,9 +40,9 @@ export const OIDC_PATHS = {
   '/oauth/authorize': {
     get: { operationId: 'authorize', tags, summary: 'Authorization endpoint (authorization code with PKCE)', parameters: authorizeParameters, responses: authorizeResponses },
     post: {
-      operationId: 'authorizeByForm', tags, summary: 'Authorization endpoint, parameters sent as a form',
+      operationId: 'authorizeByForm', tags, summary: 'Authorization endpoint, parameters sent as a form: answered 303 to GET /oauth/authorize with the same parameters (at most 8 KiB)',
       requestBody: { required: true, content: form(Object.fromEntries(authorizeParameters.map((p) => [p.name, str(p.description as string)])), ['response_type', 'client_id', 'redirect_uri']) },
-      responses: authorizeResponses,
+      responses: { 303: { description: 'To GET /oauth/authorize with the form\'s parameters as its query' }, 413: { description: 'A form over 8 KiB' }, 415: { description: 'Not application/x-www-form-urlencoded' } },
     },
   },
   '/oauth/token': {
@@ -143,9 +143,9 @@ export const OIDC_PATHS = {
       responses: { 200: { description: 'The confirmation page', content: { 'text/html': { schema: { type: 'string' } } } }, 400: { description: 'An HTML error page', content: { 'text/html': { schema: { type: 'string' } } } } },
     },
     post: {
-      operationId: 'logoutByForm', tags, summary: 'RP-initiated logout, parameters sent as a form',
+      operationId: 'logoutByForm', tags, summary: 'RP-initiated logout, parameters sent as a form: answered 303 to GET /oauth/logout with the same parameters (at most 8 KiB)',
       requestBody: { content: form({ id_token_hint: { type: 'string' }, post_logout_redirect_uri: { type: 'string' }, state: { type: 'string' }, client_id: { type: 'string' } }, []) },
-      responses: { 200: { description: 'The confirmation page', content: { 'text/html': { schema: { type: 'string' } } } }, 303: { description: 'To the post-logout redirect URI' } },
+      responses: { 303: { description: 'To GET /oauth/logout with the form\'s parameters as its query' }, 413: { description: 'A form over 8 KiB' }, 415: { description: 'Not application/x-www-form-urlencoded' } },
     },
   },
   '/oauth/logout/confirm': {

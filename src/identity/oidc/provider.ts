@@ -71,6 +71,8 @@ function knownScopesCheck(known: ReadonlySet<string>) {
     // The provider has already dropped unknown scopes from its params, so the request itself is read.
     const raw = ctx.oidc.route === 'authorization' ? (ctx.method === 'POST' ? ctx.oidc.body?.scope : ctx.query?.scope) : ctx.oidc.params?.scope;
     const requested: string[] = String(raw ?? '').split(' ').filter(Boolean);
+    // The contract makes scope required: without one the provider would go on to sign-in and issue a code for nothing.
+    if (!requested.length) throw new errors.InvalidRequest("missing required parameter 'scope'");
     const unknown = requested.filter((s) => !known.has(s));
     if (unknown.length) throw new errors.InvalidScope('requested scope is not known', unknown.join(' '));
     return interactionPolicy.Check.NO_NEED_TO_PROMPT;
@@ -185,6 +187,9 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       short: { httpOnly: true, sameSite: 'lax', signed: true },
     },
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
+    // The contract makes redirect_uri required at the authorization endpoint (and the code grant names it); the provider
+    // would otherwise fill in an app's only registered URI when it is left out.
+    allowOmittingSingleRegisteredRedirectUri: false,
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },

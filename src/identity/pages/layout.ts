@@ -16,6 +16,7 @@ input[type=email],input[type=password],input[type=text]{width:100%;min-height:44
 button{min-height:44px;min-width:44px;padding:.5rem 1.25rem;margin-top:1.5rem;font:inherit;font-weight:600;border-radius:4px;border:2px solid #0b57d0;cursor:pointer}
 button.primary{background:#0b57d0;color:#fff}
 button.secondary{background:#fff;color:#0b57d0;margin-left:.5rem}
+button.secondary:first-of-type{margin-left:0}
 :focus-visible{outline:3px solid #b3261e;outline-offset:2px}
 .error{color:#b3261e;border:1px solid #b3261e;border-radius:4px;padding:.75rem;margin:0 0 1rem}
 ul.scopes{padding-left:1.25rem}
@@ -31,6 +32,10 @@ ul.passkeys button{margin:.5rem 0}
 button.passkey{margin-left:0}
 h2.alt{font-size:1.125rem;margin:2rem 0 0}
 .notice{border:1px solid #1e6b34;color:#1e6b34;border-radius:4px;padding:.75rem}
+nav.account{margin-top:2rem;border-top:1px solid #c4c7cc}
+nav.account ul{list-style:none;padding:0;margin:.5rem 0 0;display:flex;flex-wrap:wrap;gap:0 1rem}
+nav.account a{display:inline-block;min-height:44px;padding:.6rem 0}
+nav.account a[aria-current]{font-weight:600;color:#1a1a1a;text-decoration:none}
 `;
 
 export interface PageOptions {
@@ -60,6 +65,16 @@ ${options.body}
 </main>
 </body>
 </html>`;
+}
+
+/** The account pages, linked from each other: the current one is marked, not linked. */
+const ACCOUNT_PAGES = [['/account/password', 'Password'], ['/account/security', 'Sign-in security'], ['/account/apps', 'Connected apps'], ['/agents', 'Agents'], ['/signout', 'Sign out']] as const;
+export type AccountPage = (typeof ACCOUNT_PAGES)[number][0];
+
+/** Navigation between the signed-in person's pages, placed after the page's own content. */
+export function accountNav(current: AccountPage): string {
+  const items = ACCOUNT_PAGES.map(([href, label]) => (href === current ? `<li><a href="${href}" aria-current="page">${label}</a></li>` : `<li><a href="${href}">${label}</a></li>`));
+  return `<nav class="account" aria-label="Your account"><ul>${items.join('')}</ul></nav>`;
 }
 
 /** An error message announced to assistive technology, placed before the form so it is read first. */

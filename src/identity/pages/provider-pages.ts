@@ -21,10 +21,12 @@ export async function pageForLogoutSuccess(ctx: KoaContextWithOIDC): Promise<voi
 }
 
 export async function pageForError(ctx: KoaContextWithOIDC, out: { error?: string | undefined; error_description?: string | undefined }): Promise<void> {
+  // The provider's logout endpoints use this page too: a failed sign-out is not a failed sign-in.
+  const what = String(ctx.oidc?.route ?? '').startsWith('end_session') ? 'Sign-out request failed' : 'Sign-in request failed';
   ctx.type = 'html';
   ctx.body = page({
-    title: 'Sign-in request failed',
-    body: `<h1>Sign-in request failed</h1>
+    title: what,
+    body: `<h1>${what}</h1>
 <p role="alert"><strong>${escapeHtml(out.error ?? 'server_error')}</strong>: ${escapeHtml(out.error_description ?? 'the request could not be completed')}</p>
 <p>Return to the application you came from and try again.</p>`,
   });

@@ -1,4 +1,4 @@
-import { errorBlock, escapeHtml, page } from './layout.ts';
+import { accountNav, errorBlock, escapeHtml, page } from './layout.ts';
 import { passkeyForm, PASSKEY_SCRIPTS } from '../mfa/templates.ts';
 
 const SCOPE_TEXT: Record<string, string> = {
@@ -76,7 +76,7 @@ ${items}
 }
 
 export function signOutPage(v: { action: string; csrf: string; accountLabel?: string | undefined }): string {
-  if (!v.accountLabel) return page({ title: 'Signed out', body: '<h1>Signed out</h1>\n<p>You are not signed in.</p>' });
+  if (!v.accountLabel) return page({ title: 'Signed out', body: '<h1>Signed out</h1>\n<p>You are not signed in.</p>\n<p><a href="/signin?return_to=%2Faccount%2Fpassword">Sign in to your account</a></p>' });
   return page({
     title: 'Sign out',
     body: `<h1>Sign out</h1>
@@ -85,6 +85,6 @@ export function signOutPage(v: { action: string; csrf: string; accountLabel?: st
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
 <button class="primary" type="submit" autofocus>Sign out</button>
 </form>
-<p><a href="/account/security">Sign-in security</a>: authenticator app and passkeys.</p>`,
+${accountNav('/signout')}`,
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyBaseLogger, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
@@ -120,6 +121,31 @@ const NewAgent = Type.Object({
   ...Common,
 }, { additionalProperties: false, title: 'NewAgent' });
 const NewPrincipal = Type.Union([NewHuman, NewService, NewAgent], { description: 'Applications are registered through /applications, which creates their principal.' });
+const NEW_PRINCIPAL_TYPES = { human: NewHuman, service: NewService, agent: NewAgent } as const;
+
+/**
+ * What is wrong with a new principal's body, told against the one kind its `type` names. Validated as the union alone,
+ * Ajv reported every kind's complaint at once ("body must have required property 'name', body must have required
+ * property 'name', body must match a schema in anyOf" for a human with a bad field).
+ */
+export function newPrincipalProblem(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'body must be an object';
+  const type = (body as { type?: unknown }).type;
+  const schema = typeof type === 'string' && Object.hasOwn(NEW_PRINCIPAL_TYPES, type) ? NEW_PRINCIPAL_TYPES[type as keyof typeof NEW_PRINCIPAL_TYPES] : undefined;
+  if (!schema) return "body /type must be one of human, service, agent (applications are registered through POST /api/v1/applications)";
+  if (Value.Check(schema, body)) return undefined;
+  return [...Value.Errors(schema, body)]
+    .filter((e) => e.keyword !== 'boolean')
+    .map((e) => {
+      const where = `body${e.instancePath ? ` ${e.instancePath}` : ''}`;
+      if (e.keyword === 'additionalProperties') {
+        const names = (e.params as { additionalProperties?: string[] }).additionalProperties ?? [];
+        return `${where} has unknown ${names.length === 1 ? 'property' : 'properties'} ${names.map((n) => `'${n}'`).join(', ')} (a ${type} takes ${Object.keys(schema.properties).join(', ')})`;
+      }
+      return `${where} ${e.message}`;
+    })
+    .join(', ');
+}
 
 const PrincipalChanges = Type.Object({
   display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -151,6 +177,11 @@ export async function registerPrincipalRoutes(scope: AdminScope, deps: Principal
 
   scope.post('/principals', {
     schema: { operationId: 'createPrincipal', tags, security, summary: 'Create a human, service or agent principal', body: NewPrincipal, response: { 201: PrincipalOut, ...Errors } },
+    // Checked against the kind `type` names before the union is, so a 400 names only that kind's problems.
+    preValidation: async (request) => {
+      const problem = newPrincipalProblem(request.body);
+      if (problem) throw new HttpError(400, 'VALIDATION_ERROR', problem);
+    },
   }, async (request, reply) => {
     const b = request.body;
     let created: PrincipalView;

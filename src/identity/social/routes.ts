@@ -1,6 +1,4 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import formbody from '@fastify/formbody';
 import type { FastifyReply } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
@@ -11,7 +9,7 @@ import { startLoginSession } from '../sessions/store.ts';
 import { loginCookie, readCookie } from '../sessions/cookie.ts';
 import type { CsrfTokens } from '../pages/csrf.ts';
 import { escapeHtml, page } from '../pages/layout.ts';
-import { html, sameOrigin } from '../pages/respond.ts';
+import { formScope, html, sameOrigin } from '../pages/respond.ts';
 import { callbackUrl, type SocialProvider } from './registry.ts';
 import { beginUpstreamLogin, clearedUpstreamCookie, consumeUpstreamLogin, UPSTREAM_COOKIE, upstreamCookie } from './state.ts';
 import { resolvePrincipal, SignInRefused } from './link.ts';
@@ -56,8 +54,9 @@ function refusedPage(reply: FastifyReply, status: number, title: string, message
 export async function registerSocialLogin(app: App, deps: SocialDeps): Promise<void> {
   const publicUrl = new URL(deps.issuer);
   await app.register(async (plain) => {
-    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    await scope.register(formbody, { bodyLimit: 16 * 1024 });
+    // A page for every refused request: these routes answer HTML, so a validation error in the service's JSON shape was
+    // sent as "[object Object]".
+    const scope = formScope(plain, { retry: 'The sign-in could not be read. Go back to the application and start again.' });
 
     scope.post('/interaction/:uid/upstream/:provider', {
       schema: {
