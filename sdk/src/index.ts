@@ -41,7 +41,9 @@ function privacySignal(): boolean {
  */
 export function init(options: InitOptions): void {
   if (client || (options.respectPrivacySignals && privacySignal())) return;
-  const endpoint = options.endpoint.replace(/\/+$/, '');
+  // Resolved against the page: a same-origin proxy path (`/telemetry`) or a differently spelt origin (`HTTP://…`,
+  // `:443`) must still be recognised by the network capture as the SDK's own requests, or each send makes events.
+  const endpoint = new URL(options.endpoint, location.href).href.replace(/\/+$/, '');
   const url = `${endpoint}/v1/events`;
   const capture = options.capture ?? {};
   const mask = options.maskAttribute ?? 'data-ingest-mask';

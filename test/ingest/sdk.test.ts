@@ -70,6 +70,16 @@ before(async () => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path === '/api/items') {
       res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}');
+    } else if (path.startsWith('/ingest-proxy/')) {
+      // A same-origin path in front of the service, as sites do to keep their telemetry first-party.
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const headers = { 'content-type': String(req.headers['content-type'] ?? ''), 'x-svc-api-key': String(req.headers['x-svc-api-key'] ?? '') };
+        fetch(`http://127.0.0.1:${ingestPort}${path.slice('/ingest-proxy'.length)}`, { method: req.method, headers, ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}) })
+          .then(async (r) => res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'text/plain' }).end(Buffer.from(await r.arrayBuffer())))
+          .catch(() => res.writeHead(502).end());
+      });
     } else if (path === '/other') {
       res.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html><html lang="en"><title>Other</title><p>other</p></html>');
     } else {
@@ -185,6 +195,23 @@ test('page view, click, submit, error and API call arrive with one session and c
   assert.equal(error.body['error.message'], 'boom in a handler');
   assert.ok(!types.some((t) => t === 'api.request' && rows.some((r) => String(r.body['api.path']).startsWith('/v1/events'))), 'sending events makes no events');
   await p.context().close();
+});
+
+test('an endpoint given as a same-origin path: the SDK does not capture its own requests as API calls', async () => {
+  const p = await open({ endpoint: '/ingest-proxy/' });
+  const requests: string[] = [];
+  p.on('request', (r) => { if (r.url().includes('/v1/events')) requests.push(r.url()); });
+  await p.click('#pay');
+  // Before the fix every send was captured as an api.request and api.response, which were sent, and so on: flush
+  // never ended, so it is given a bound here.
+  await Promise.race([flushed(p), new Promise((resolve) => setTimeout(resolve, 3000))]);
+  await p.waitForTimeout(300);
+  const sent = requests.length;
+  await p.context().close();
+  const rows = await sql.query<Row>(`SELECT event_type, session_id, body FROM ingest.events WHERE body->>'api.path' LIKE '/ingest-proxy%'`);
+  assert.deepEqual(rows.rows.map((r) => r.event_type), [], 'sending events makes no events');
+  assert.ok(requests.every((u) => u === `${siteOrigin}/ingest-proxy/v1/events`), requests.join());
+  assert.equal(sent, 1, `one request for the queued events, not ${sent}`);
 });
 
 test('single-page navigation records a leave and a view of the new path', async () => {
