@@ -142,6 +142,17 @@ test('a webhook given credentials without a secret gets a new one, shown once in
   assert.equal((await patch(d.id, { name: 'rotated hook' })).json().secret, undefined);
 });
 
+test('new settings alone are checked as at creation, with the credentials the destination holds', async () => {
+  const amp = await createDestination(h, projectId, { name: 'amp settings', kind: 'amplitude', credentials: { api_key: 'amp_key' } });
+  assertError(await patch(amp.id, { settings: { min_id_length: -1 } }), 400, /^settings\.min_id_length: must be a positive integer$/);
+  const ok = await patch(amp.id, { settings: { min_id_length: 3 } });
+  assert.equal(ok.statusCode, 200, ok.body);
+  assert.deepEqual(ok.json().settings, { min_id_length: 3 });
+  const mp = await createDestination(h, projectId, { name: 'mp settings', kind: 'mixpanel', credentials: { service_account_username: 'sa', service_account_secret: 'sa_secret' }, settings: { project_id: '7' } });
+  assertError(await patch(mp.id, { settings: {} }), 400, /^settings\.project_id: required with a mixpanel service account$/);
+  assert.deepEqual((await h.admin('GET', `/api/v1/destinations/${mp.id}`)).json().settings, { project_id: '7' }, 'a refused change leaves the destination as it was');
+});
+
 test('the outbox gets one entry per enabled destination of the event\'s own project, in the same transaction, and none for a re-sent event', async () => {
   const other = await h.project();
   const mine = await createDestination(h, projectId, { name: 'hook-a', kind: 'webhook', base_url: 'https://hooks.example.com/a' });

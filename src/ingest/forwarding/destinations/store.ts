@@ -104,7 +104,7 @@ export interface DestinationChanges {
  * credentials without a `secret` gets a new generated one, returned as `secret` (the only time it is shown), as at creation.
  */
 export async function updateDestination(db: Queryable, key: Buffer, id: string, changes: DestinationChanges): Promise<DestinationView & { secret?: string }> {
-  const current = (await db.query<{ kind: string; settings: Record<string, unknown> }>('SELECT kind, settings FROM destinations WHERE id = $1', [id])).rows[0];
+  const current = (await db.query<{ kind: string; settings: Record<string, unknown>; credentials_sealed: string }>('SELECT kind, settings, credentials_sealed FROM destinations WHERE id = $1', [id])).rows[0];
   if (!current) throw new DestinationNotFoundError(`no destination ${id}`);
   const sets: string[] = [];
   const params: unknown[] = [id];
@@ -123,13 +123,16 @@ export async function updateDestination(db: Queryable, key: Buffer, id: string, 
   let shownOnce: Record<string, string> | undefined;
   if (changes.settings !== undefined) set('settings', JSON.stringify(changes.settings));
   if (changes.credentials !== undefined || changes.settings !== undefined) {
+    // New settings are checked with the credentials they will go with, as at creation: a mixpanel service account
+    // needs settings.project_id, amplitude's min_id_length is a positive integer.
+    const credentials = changes.credentials ?? (JSON.parse(openSealedString(key, current.credentials_sealed, sealContext(id))) as Record<string, string>);
+    let prepared;
+    try {
+      prepared = KINDS[current.kind as DestinationKind].prepare(credentials, settings);
+    } catch (err) {
+      throw new DestinationInputError((err as Error).message);
+    }
     if (changes.credentials !== undefined) {
-      let prepared;
-      try {
-        prepared = KINDS[current.kind as DestinationKind].prepare(changes.credentials, settings);
-      } catch (err) {
-        throw new DestinationInputError((err as Error).message);
-      }
       set('credentials_sealed', seal(key, JSON.stringify(prepared.credentials), sealContext(id)));
       set('credential_fields', Object.keys(prepared.credentials));
       shownOnce = prepared.shownOnce;
