@@ -238,6 +238,27 @@ test('events queued when the page is hidden are sent as it goes away', async () 
   await p.context().close();
 });
 
+test('leaving with more queued than a keepalive may carry: the newest events go, within 64 KB counted in bytes', async () => {
+  const p = await open({ batchSize: 1000, capture: { network: false } });
+  const session = await sessionOf(p);
+  const sizes: number[] = [];
+  p.on('request', (r) => { if (r.url().endsWith('/v1/events') && r.method() === 'POST') sizes.push(Buffer.byteLength(r.postData() ?? '')); });
+  // 150 events of ~800 bytes of UTF-8 but ~500 UTF-16 units each (a page in Japanese): ~120 KB in all.
+  await p.evaluate(`for (let i = 1; i <= 150; i++) sdk.track('ui.input', { 'ui.element.text': '日本語のテキスト'.repeat(20), metadata: { n: i } })`);
+  const sent = nextBatch();
+  await p.goto(`${siteOrigin}/other`);
+  await sent;
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const rows = await rowsOf(session);
+  const types = rows.map((r) => r.event_type);
+  assert.ok(sizes.every((n) => n <= 60_000), `keepalive bodies of ${sizes.join(', ')} bytes`);
+  assert.ok(types.includes('page.leave'), `the page.leave made as the page went away arrived: ${types.join()}`);
+  const inputs = rows.filter((r) => r.event_type === 'ui.input').map((r) => (r.body.metadata as { n: number }).n);
+  assert.ok(inputs.includes(150), 'the newest event arrived');
+  assert.ok(inputs.length >= 60, `as many as 60 KB holds arrived, not ${inputs.length}`);
+  await p.context().close();
+});
+
 test('a 503 with Retry-After is honoured before the retry', async () => {
   const p = await open({ retryBaseMs: 10 });
   const attempts: number[] = [];
