@@ -160,6 +160,7 @@ test('page view, click, submit, error and API call arrive with one session and c
   const p = await open();
   await p.click('#pay');
   await p.click('#secret');
+  await p.click('h1');
   await p.fill('#card', '4242 4242 4242 4242');
   await p.evaluate(`document.forms.namedItem('pay').requestSubmit()`);
   await p.evaluate(`fetch('/api/items?token=hidden', { method: 'POST', body: 'secret body' })`);
@@ -182,8 +183,11 @@ test('page view, click, submit, error and API call arrive with one session and c
   assert.match(String(pay.body['ui.component.path']), /Checkout > form > button#pay/);
   const masked = rows.find((r) => r.body['ui.element'] === 'button#secret')!;
   assert.equal(masked.body['ui.element.text'], '', 'text in a masked element is not captured');
+  const container = rows.find((r) => r.body['ui.element'] === 'main')!;
+  assert.match(String(container.body['ui.element.text']), /^Checkout Card Pay now$/, 'a click in a [data-component] names it, without the masked text it holds');
   const serialized = JSON.stringify(rows.map((r) => r.body));
   assert.ok(!serialized.includes('4242'), 'form field values are never captured');
+  assert.ok(!serialized.includes('Account 1234'), 'text inside [data-ingest-mask] is never captured, whatever element was clicked');
   assert.ok(!serialized.includes('hidden') && !serialized.includes('secret body'), 'query strings and bodies are never captured');
   const response = rows.find((r) => r.event_type === 'api.response')!;
   assert.equal(response.body['api.method'], 'POST');

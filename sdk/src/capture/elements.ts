@@ -36,8 +36,21 @@ export function visibleText(el: Element, maskAttribute: string): string {
     const button = el instanceof HTMLInputElement && ['submit', 'button', 'reset'].includes(el.type);
     return (el.getAttribute('aria-label') ?? (button ? el.value : '')).slice(0, MAX_TEXT);
   }
-  const text = (el as HTMLElement).innerText ?? el.textContent ?? '';
-  return (el.getAttribute('aria-label') ?? text).replace(/\s+/g, ' ').trim().slice(0, MAX_TEXT);
+  const label = el.getAttribute('aria-label');
+  const text = label ?? (el.querySelector(`[${maskAttribute}]`) ? unmaskedText(el, maskAttribute) : ((el as HTMLElement).innerText ?? el.textContent ?? ''));
+  return text.replace(/\s+/g, ' ').trim().slice(0, MAX_TEXT);
+}
+
+/** The text of an element holding masked parts (a `[data-component]` container, a link around them), without them. */
+function unmaskedText(el: Element, maskAttribute: string): string {
+  let text = '';
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+    acceptNode: (n) =>
+      n.nodeType !== Node.ELEMENT_NODE ? NodeFilter.FILTER_ACCEPT
+        : (n as Element).hasAttribute(maskAttribute) || n.nodeName === 'SCRIPT' || n.nodeName === 'STYLE' ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP,
+  });
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) text += ` ${n.nodeValue}`;
+  return text;
 }
 
 export function componentName(el: Element): string | undefined {
