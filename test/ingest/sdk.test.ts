@@ -342,6 +342,20 @@ test('a rejected event is reported and dropped; beforeSend can drop an event', a
   await p.context().close();
 });
 
+test('an error with a huge message is still reported, its message cut', async () => {
+  const p = await open();
+  await p.evaluate(`addEventListener('error', () => { window.errorSeen = true; }); setTimeout(() => { throw new SyntaxError('Unexpected token in ' + 'x'.repeat(200000)); })`);
+  await p.waitForFunction('window.errorSeen === true');
+  await flushed(p);
+  assert.deepEqual(await p.evaluate('window.rejected.map((r) => r.error)'), []);
+  const error = (await rowsOf(await sessionOf(p))).find((r) => r.event_type === 'error');
+  assert.ok(error, 'the error event was stored');
+  assert.equal(error.body['error.type'], 'SyntaxError');
+  assert.equal(String(error.body['error.message']).length, 1000);
+  assert.match(String(error.body['error.message']), /^Unexpected token in x+$/);
+  await p.context().close();
+});
+
 test('web vitals, when enabled, arrive as performance events from the second module', async () => {
   const p = await open({ capture: { webVitals: true } });
   await p.waitForFunction(`window.seen.includes('performance')`);
