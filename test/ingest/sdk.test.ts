@@ -356,6 +356,19 @@ test('an error with a huge message is still reported, its message cut', async ()
   await p.context().close();
 });
 
+test('a label cut at its limit in the middle of an emoji is still stored', async () => {
+  const p = await open();
+  // 254 letters and an emoji (two UTF-16 units): the 255-unit limit falls between its halves.
+  await p.evaluate(`const b = document.createElement('button'); b.id = 'emoji'; b.textContent = 'a'.repeat(254) + '\u{1F600} more'; document.body.append(b)`);
+  await p.click('#emoji');
+  await flushed(p);
+  assert.deepEqual(await p.evaluate('window.rejected.map((r) => r.error)'), []);
+  const click = (await rowsOf(await sessionOf(p))).find((r) => r.body['ui.element'] === 'button#emoji');
+  assert.ok(click, 'the click was stored');
+  assert.equal(click.body['ui.element.text'], 'a'.repeat(254));
+  await p.context().close();
+});
+
 test('web vitals, when enabled, arrive as performance events from the second module', async () => {
   const p = await open({ capture: { webVitals: true } });
   await p.waitForFunction(`window.seen.includes('performance')`);

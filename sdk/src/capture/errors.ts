@@ -1,3 +1,4 @@
+import { cut } from './cut.ts';
 import type { Emit } from './emit.ts';
 
 const MAX_STACK = 4000;
@@ -5,14 +6,14 @@ const MAX_STACK = 4000;
 const MAX_MESSAGE = 1000;
 
 function fromReason(reason: unknown): Record<string, unknown> {
-  if (reason instanceof Error) return { 'error.type': String(reason.name).slice(0, MAX_MESSAGE), 'error.message': String(reason.message).slice(0, MAX_MESSAGE), ...(reason.stack ? { 'error.stack': reason.stack.slice(0, MAX_STACK) } : {}) };
-  return { 'error.type': 'UnhandledRejection', 'error.message': String(reason).slice(0, MAX_MESSAGE) };
+  if (reason instanceof Error) return { 'error.type': cut(String(reason.name), MAX_MESSAGE), 'error.message': cut(String(reason.message), MAX_MESSAGE), ...(reason.stack ? { 'error.stack': cut(reason.stack, MAX_STACK) } : {}) };
+  return { 'error.type': 'UnhandledRejection', 'error.message': cut(String(reason), MAX_MESSAGE) };
 }
 
 /** `error` events for uncaught errors and unhandled promise rejections. */
 export function captureErrors(emit: Emit): () => void {
   const onError = (e: ErrorEvent) => {
-    const fields = e.error instanceof Error ? fromReason(e.error) : { 'error.type': 'Error', 'error.message': String(e.message).slice(0, MAX_MESSAGE) };
+    const fields = e.error instanceof Error ? fromReason(e.error) : { 'error.type': 'Error', 'error.message': cut(String(e.message), MAX_MESSAGE) };
     emit('error', { ...fields, metadata: { source: e.filename, line: e.lineno, column: e.colno } });
   };
   const onRejection = (e: PromiseRejectionEvent) => emit('error', { ...fromReason(e.reason), metadata: { unhandledRejection: true } });
