@@ -135,17 +135,20 @@ export function page(fields: Record<string, unknown> = {}): void {
   client?.emit('page.view', { 'page.referrer': document.referrer, ...fields });
 }
 
-/** Sets `user.id` on every later event; `undefined` forgets it (on sign-out). */
-export function identify(id: string | undefined): void {
-  userId = id || undefined;
+/**
+ * Sets `user.id` on every later event; `undefined` forgets it (on sign-out). A number (a database id, from code
+ * without types) is sent as its text: the service takes `user.id` only as a string and would refuse every event.
+ */
+export function identify(id: string | number | undefined | null): void {
+  userId = id === undefined || id === null || id === '' ? undefined : String(id);
 }
 
 /** A `journey.step` of a `gen_ai.journey`. */
 export function journeyStep(step: JourneyStep): void {
   client?.emit('journey.step', {
-    'gen_ai.journey.id': step.journeyId,
-    'gen_ai.journey.step.id': step.stepId,
-    ...(step.stepName ? { 'gen_ai.journey.step.name': step.stepName } : {}),
+    'gen_ai.journey.id': String(step.journeyId),
+    'gen_ai.journey.step.id': String(step.stepId),
+    ...(step.stepName ? { 'gen_ai.journey.step.name': String(step.stepName) } : {}),
     ...step.fields,
   });
 }

@@ -369,6 +369,19 @@ test('a label cut at its limit in the middle of an emoji is still stored', async
   await p.context().close();
 });
 
+test('identify and journeyStep given numbers (code without types) send them as text, not events the service refuses', async () => {
+  const p = await open();
+  await p.evaluate(`sdk.identify(42); sdk.track('signed-in'); sdk.journeyStep({ journeyId: 7, stepId: 1, stepName: 'ask' })`);
+  await flushed(p);
+  assert.deepEqual(await p.evaluate('window.rejected.map((r) => r.error)'), []);
+  const rows = (await rowsOf(await sessionOf(p))).filter((r) => r.event_type !== 'page.view');
+  assert.deepEqual(rows.map((r) => [r.event_type, r.body['user.id']]), [['custom', '42'], ['journey.step', '42']]);
+  assert.equal(rows[1]!.body['gen_ai.journey.id'], '7');
+  assert.equal(rows[1]!.body['gen_ai.journey.step.id'], '1');
+  await p.evaluate('sdk.identify(undefined)');
+  await p.context().close();
+});
+
 test('web vitals, when enabled, arrive as performance events from the second module', async () => {
   const p = await open({ capture: { webVitals: true } });
   await p.waitForFunction(`window.seen.includes('performance')`);
