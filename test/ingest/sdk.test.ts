@@ -48,6 +48,7 @@ function page(opts: Record<string, unknown>): string {
 <form name="pay" action="/other" onsubmit="event.preventDefault()"><label>Card <input id="card" name="card"></label>
 <button type="button" id="pay" class="primary big">Pay now</button></form>
 <p data-ingest-mask><button type="button" id="secret">Account 1234</button></p></main>
+<script>function boomInline() { throw new Error('thrown by a script inline in the page'); }</script>
 <script type="module">
 import * as sdk from 'http://127.0.0.1:${ingestPort}/sdk/v1.js';
 window.sdk = sdk;
@@ -379,6 +380,23 @@ test('identify and journeyStep given numbers (code without types) send them as t
   assert.equal(rows[1]!.body['gen_ai.journey.id'], '7');
   assert.equal(rows[1]!.body['gen_ai.journey.step.id'], '1');
   await p.evaluate('sdk.identify(undefined)');
+  await p.context().close();
+});
+
+test('an error thrown by a script inline in the page keeps the page\'s query string out of its stack and source', async () => {
+  siteOptions = { flushIntervalMs: 60_000 };
+  const p = await (await browser.newContext()).newPage();
+  p.on('pageerror', () => {});
+  await p.goto(`${siteOrigin}/app?token=reset-SECRET#frag-SECRET`);
+  await p.waitForFunction('window.ready === true');
+  await p.evaluate(`addEventListener('error', () => { window.errorSeen = true; }); setTimeout(boomInline)`);
+  await p.waitForFunction('window.errorSeen === true');
+  await flushed(p);
+  const error = (await rowsOf(await sessionOf(p))).find((r) => r.event_type === 'error');
+  assert.ok(error, 'the error event was stored');
+  assert.ok(!JSON.stringify(error.body).includes('SECRET'), JSON.stringify(error.body));
+  assert.equal((error.body.metadata as { source: string }).source, `${siteOrigin}/app`);
+  assert.match(String(error.body['error.stack']), new RegExp(`at boomInline \\(${siteOrigin.replace(/\./g, '\\.')}/app:\\d+:\\d+\\)`));
   await p.context().close();
 });
 
