@@ -2,6 +2,7 @@ import { captureErrors } from './capture/errors.ts';
 import { captureForms, captureClicks } from './capture/interactions.ts';
 import { captureNetwork } from './capture/network.ts';
 import { capturePages } from './capture/pages.ts';
+import { withoutQuery } from './capture/url.ts';
 import { uuid } from './ids.ts';
 import { createQueue } from './queue.ts';
 import { createSession } from './session.ts';
@@ -132,7 +133,7 @@ export function track(type: string, fields: Record<string, unknown> = {}): void 
 
 /** A `page.view` by hand, for pages whose navigation the History API does not show. */
 export function page(fields: Record<string, unknown> = {}): void {
-  client?.emit('page.view', { 'page.referrer': document.referrer, ...fields });
+  client?.emit('page.view', { 'page.referrer': withoutQuery(document.referrer), ...fields });
 }
 
 /**

@@ -400,6 +400,20 @@ test('an error thrown by a script inline in the page keeps the page\'s query str
   await p.context().close();
 });
 
+test('page.referrer is the previous page without its query string or fragment', async () => {
+  siteOptions = { flushIntervalMs: 60_000 };
+  const p = await (await browser.newContext()).newPage();
+  await p.goto(`${siteOrigin}/other?token=reset-SECRET#frag-SECRET`);
+  await p.evaluate(`location.href = '/app'`);
+  await p.waitForURL(`${siteOrigin}/app`);
+  await p.waitForFunction('window.ready === true');
+  assert.match(String(await p.evaluate('document.referrer')), /token=reset-SECRET/, 'the browser gives the page the whole address');
+  await flushed(p);
+  const view = (await rowsOf(await sessionOf(p))).find((r) => r.event_type === 'page.view')!;
+  assert.equal(view.body['page.referrer'], `${siteOrigin}/other`);
+  await p.context().close();
+});
+
 test('web vitals, when enabled, arrive as performance events from the second module', async () => {
   const p = await open({ capture: { webVitals: true } });
   await p.waitForFunction(`window.seen.includes('performance')`);

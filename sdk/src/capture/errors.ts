@@ -1,5 +1,6 @@
 import { cut } from './cut.ts';
 import type { Emit } from './emit.ts';
+import { withoutQuery } from './url.ts';
 
 const MAX_STACK = 4000;
 /** Messages can quote whole inputs (a response body, a JSON text): cut, so the event stays under the service's 100 KB. */
@@ -11,7 +12,6 @@ const MAX_MESSAGE = 1000;
  */
 // Applied to the stack once cut: the lazy match is quadratic in the length of a URL's query.
 const FRAME_URL_QUERY = /(\w+:\/\/[^\s?#()]*)[?#][^\s()]*?(?=:\d+:\d+(?:\)|\s|$))/g;
-const withoutQuery = (url: string) => url.replace(/[?#][\s\S]*$/, '');
 
 function fromReason(reason: unknown): Record<string, unknown> {
   if (reason instanceof Error) return { 'error.type': cut(String(reason.name), MAX_MESSAGE), 'error.message': cut(String(reason.message), MAX_MESSAGE), ...(reason.stack ? { 'error.stack': cut(reason.stack, MAX_STACK).replace(FRAME_URL_QUERY, '$1') } : {}) };
