@@ -42,6 +42,7 @@ function privacySignal(): boolean {
  */
 export function init(options: InitOptions): void {
   if (client || (options.respectPrivacySignals && privacySignal())) return;
+  if (!options.endpoint) throw new TypeError('ingest SDK: init needs an endpoint, the ingest service\'s base URL');
   // Resolved against the page: a same-origin proxy path (`/telemetry`) or a differently spelt origin (`HTTP://…`,
   // `:443`) must still be recognised by the network capture as the SDK's own requests, or each send makes events.
   const endpoint = new URL(options.endpoint, location.href).href.replace(/\/+$/, '');

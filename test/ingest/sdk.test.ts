@@ -217,6 +217,10 @@ test('an endpoint given as a same-origin path: the SDK does not capture its own 
   assert.deepEqual(rows.rows.map((r) => r.event_type), [], 'sending events makes no events');
   assert.ok(requests.every((u) => u === `${siteOrigin}/ingest-proxy/v1/events`), requests.join());
   assert.equal(sent, 1, `one request for the queued events, not ${sent}`);
+  // Resolving against the page must not turn a missing endpoint into the page's own address.
+  const q = await open();
+  assert.match(String(await q.evaluate(`sdk.shutdown().then(() => { try { sdk.init({ apiKey: 'k', projectId: 'p' }); return 'no error'; } catch (e) { return e.message; } })`)), /needs an endpoint/);
+  await q.context().close();
 });
 
 test('single-page navigation records a leave and a view of the new path', async () => {
