@@ -2,6 +2,7 @@ import { captureErrors } from './capture/errors.ts';
 import { captureForms, captureClicks } from './capture/interactions.ts';
 import { captureNetwork } from './capture/network.ts';
 import { capturePages } from './capture/pages.ts';
+import { withoutQuery } from './capture/url.ts';
 import { uuid } from './ids.ts';
 import { createQueue } from './queue.ts';
 import { createSession } from './session.ts';
@@ -41,7 +42,10 @@ function privacySignal(): boolean {
  */
 export function init(options: InitOptions): void {
   if (client || (options.respectPrivacySignals && privacySignal())) return;
-  const endpoint = options.endpoint.replace(/\/+$/, '');
+  if (!options.endpoint) throw new TypeError('ingest SDK: init needs an endpoint, the ingest service\'s base URL');
+  // Resolved against the page: a same-origin proxy path (`/telemetry`) or a differently spelt origin (`HTTP://…`,
+  // `:443`) must still be recognised by the network capture as the SDK's own requests, or each send makes events.
+  const endpoint = new URL(options.endpoint, location.href).href.replace(/\/+$/, '');
   const url = `${endpoint}/v1/events`;
   const capture = options.capture ?? {};
   const mask = options.maskAttribute ?? 'data-ingest-mask';
@@ -130,20 +134,23 @@ export function track(type: string, fields: Record<string, unknown> = {}): void 
 
 /** A `page.view` by hand, for pages whose navigation the History API does not show. */
 export function page(fields: Record<string, unknown> = {}): void {
-  client?.emit('page.view', { 'page.referrer': document.referrer, ...fields });
+  client?.emit('page.view', { 'page.referrer': withoutQuery(document.referrer), ...fields });
 }
 
-/** Sets `user.id` on every later event; `undefined` forgets it (on sign-out). */
-export function identify(id: string | undefined): void {
-  userId = id || undefined;
+/**
+ * Sets `user.id` on every later event; `undefined` forgets it (on sign-out). A number (a database id, from code
+ * without types) is sent as its text: the service takes `user.id` only as a string and would refuse every event.
+ */
+export function identify(id: string | number | undefined | null): void {
+  userId = id === undefined || id === null || id === '' ? undefined : String(id);
 }
 
 /** A `journey.step` of a `gen_ai.journey`. */
 export function journeyStep(step: JourneyStep): void {
   client?.emit('journey.step', {
-    'gen_ai.journey.id': step.journeyId,
-    'gen_ai.journey.step.id': step.stepId,
-    ...(step.stepName ? { 'gen_ai.journey.step.name': step.stepName } : {}),
+    'gen_ai.journey.id': String(step.journeyId),
+    'gen_ai.journey.step.id': String(step.stepId),
+    ...(step.stepName ? { 'gen_ai.journey.step.name': String(step.stepName) } : {}),
     ...step.fields,
   });
 }

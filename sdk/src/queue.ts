@@ -14,10 +14,21 @@ export interface QueueOptions {
   onRejected?: (rejections: Rejection[]) => void;
 }
 
-/** Keepalive requests may carry 64 KB in all; a page-hide flush stays under it per request. */
+/** Browsers allow 64 KB of keepalive request bodies in flight in all: a page-hide flush sends at most this much. */
 const KEEPALIVE_BYTES = 60_000;
 /** Far under the service's 10 MB per request, so one request never risks a 400 for its size. */
 const MAX_REQUEST_BYTES = 1_000_000;
+
+/** Bytes of a string in UTF-8, as it goes on the wire: `length` counts UTF-16 units, a third of a CJK text's bytes. */
+export function utf8Bytes(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // 2 bytes to U+07FF, 3 above; a surrogate pair (two units) is 4.
+    if (c > 0x7f) n += c > 0x7ff && (c < 0xd800 || c > 0xdfff) ? 2 : 1;
+  }
+  return n;
+}
 
 const retryable = (status: number) => status === 0 || status === 408 || status === 429 || status >= 500;
 
@@ -49,16 +60,17 @@ export function createQueue(o: QueueOptions) {
     o.store.remove([...ids]);
   };
 
-  const take = (from: readonly IngestEvent[], budget: number): IngestEvent[] => {
+  /** The first events of `from` that fit in one request of at most `budget` bytes; `bytes` is that request's size. */
+  const take = (from: readonly IngestEvent[], budget: number): { batch: IngestEvent[]; bytes: number } => {
     const batch: IngestEvent[] = [];
     let bytes = 12;
     for (const e of from) {
-      const size = JSON.stringify(e).length + 1;
+      const size = utf8Bytes(JSON.stringify(e)) + 1;
       if (batch.length === o.batchSize || (batch.length > 0 && bytes + size > budget)) break;
       batch.push(e);
       bytes += size;
     }
-    return batch;
+    return { batch, bytes };
   };
 
   const settle = (batch: IngestEvent[], r: SendOutcome): boolean => {
@@ -86,7 +98,7 @@ export function createQueue(o: QueueOptions) {
 
   async function drain(): Promise<void> {
     while (queue.length > 0 && Date.now() >= retryAt && navigator.onLine !== false) {
-      const batch = take(queue, MAX_REQUEST_BYTES);
+      const { batch } = take(queue, MAX_REQUEST_BYTES);
       if (!settle(batch, await send(o.url, o.apiKey, batch))) return;
     }
   }
@@ -112,13 +124,21 @@ export function createQueue(o: QueueOptions) {
       else if (timer === undefined) schedule(o.flushIntervalMs);
     },
     flush,
-    /** Sends everything with keepalive as the page goes away, unless the service asked to wait; events stay queued (and stored) until answered. */
+    /**
+     * Sends with keepalive as the page goes away, unless the service asked to wait: as many of the newest events as
+     * 60 KB holds (more would be refused by the browser), since the newest (the last click, the page.leave) may not be
+     * in IndexedDB yet while older ones are and go with the next page load. Events stay queued (and stored) until answered.
+     */
     flushOnHide() {
       if (Date.now() < retryAt || navigator.onLine === false) return;
-      let rest = queue.slice();
+      let rest = queue.slice().reverse();
+      let budget = KEEPALIVE_BYTES;
       while (rest.length > 0) {
-        const batch = take(rest, KEEPALIVE_BYTES);
+        const { batch, bytes } = take(rest, budget);
+        if (bytes > budget) break;
         rest = rest.slice(batch.length);
+        budget -= bytes;
+        batch.reverse();
         void send(o.url, o.apiKey, batch, true).then((r) => settle(batch, r));
       }
     },

@@ -36,7 +36,7 @@ export interface CaptureOptions {
 }
 
 export interface InitOptions {
-  /** The ingest service's base URL, e.g. `https://ingest.example.com`. */
+  /** The ingest service's base URL, e.g. `https://ingest.example.com`, or a path of the page's origin (`/telemetry`) that a proxy forwards to it. */
   endpoint: string;
   apiKey: string;
   projectId: string;

@@ -316,3 +316,9 @@ test('/health, /ready and /metrics answer without credentials', async () => {
   const accepted = Number(/^ingest_events_accepted_total (\d+)$/m.exec(metrics.body)![1]);
   assert.ok(accepted >= 1000);
 });
+
+test('the OpenAPI document lists every status docs/ingest.md gives POST /v1/events, and the PATCH answer\'s one-time secret', async () => {
+  const doc = (await h.app.inject({ url: '/openapi.json' })).json();
+  assert.deepEqual(Object.keys(doc.paths['/v1/events'].post.responses).sort(), ['202', '400', '401', '405', '408', '415', '500', '503']);
+  assert.ok(doc.paths['/api/v1/destinations/{destinationId}'].patch.responses['200'].content['application/json'].schema.properties.secret);
+});

@@ -122,6 +122,37 @@ test('a destination is changed (enabled, renamed, re-pointed, new credentials) a
   assert.equal((await h.sql.query('SELECT count(*)::int AS n FROM ingest.outbox WHERE destination_id = $1', [d.id])).rows[0].n, 0);
 });
 
+test('a webhook given credentials without a secret gets a new one, shown once in the answer (it signs every later delivery)', async () => {
+  const d = await createDestination(h, projectId, { name: 'rotating hook', kind: 'webhook', base_url: 'https://hooks.example.com/in' });
+  const opened = async () => {
+    const row = (await h.sql.query('SELECT credentials_sealed FROM ingest.destinations WHERE id = $1', [d.id])).rows[0];
+    return JSON.parse(openSealedString(Buffer.from(SECRET_KEY, 'hex'), row.credentials_sealed, `ingest.destination:${d.id}`)).secret as string;
+  };
+  assert.equal(await opened(), d.secret);
+  const rotated = await patch(d.id, { credentials: {} });
+  assert.equal(rotated.statusCode, 200, rotated.body);
+  const secret = rotated.json().secret;
+  assert.match(String(secret), /^whsec_/, 'the generated secret is in the answer, or no receiver could check a signature again');
+  assert.notEqual(secret, d.secret);
+  assert.equal(await opened(), secret);
+  // Given, renamed or unchanged, a secret is never echoed.
+  const given = await patch(d.id, { credentials: { secret: 'a-secret-of-my-own-choosing' } });
+  assert.equal(given.json().secret, undefined);
+  assert.equal(await opened(), 'a-secret-of-my-own-choosing');
+  assert.equal((await patch(d.id, { name: 'rotated hook' })).json().secret, undefined);
+});
+
+test('new settings alone are checked as at creation, with the credentials the destination holds', async () => {
+  const amp = await createDestination(h, projectId, { name: 'amp settings', kind: 'amplitude', credentials: { api_key: 'amp_key' } });
+  assertError(await patch(amp.id, { settings: { min_id_length: -1 } }), 400, /^settings\.min_id_length: must be a positive integer$/);
+  const ok = await patch(amp.id, { settings: { min_id_length: 3 } });
+  assert.equal(ok.statusCode, 200, ok.body);
+  assert.deepEqual(ok.json().settings, { min_id_length: 3 });
+  const mp = await createDestination(h, projectId, { name: 'mp settings', kind: 'mixpanel', credentials: { service_account_username: 'sa', service_account_secret: 'sa_secret' }, settings: { project_id: '7' } });
+  assertError(await patch(mp.id, { settings: {} }), 400, /^settings\.project_id: required with a mixpanel service account$/);
+  assert.deepEqual((await h.admin('GET', `/api/v1/destinations/${mp.id}`)).json().settings, { project_id: '7' }, 'a refused change leaves the destination as it was');
+});
+
 test('the outbox gets one entry per enabled destination of the event\'s own project, in the same transaction, and none for a re-sent event', async () => {
   const other = await h.project();
   const mine = await createDestination(h, projectId, { name: 'hook-a', kind: 'webhook', base_url: 'https://hooks.example.com/a' });

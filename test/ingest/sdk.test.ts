@@ -48,6 +48,7 @@ function page(opts: Record<string, unknown>): string {
 <form name="pay" action="/other" onsubmit="event.preventDefault()"><label>Card <input id="card" name="card"></label>
 <button type="button" id="pay" class="primary big">Pay now</button></form>
 <p data-ingest-mask><button type="button" id="secret">Account 1234</button></p></main>
+<script>function boomInline() { throw new Error('thrown by a script inline in the page'); }</script>
 <script type="module">
 import * as sdk from 'http://127.0.0.1:${ingestPort}/sdk/v1.js';
 window.sdk = sdk;
@@ -70,6 +71,16 @@ before(async () => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path === '/api/items') {
       res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}');
+    } else if (path.startsWith('/ingest-proxy/')) {
+      // A same-origin path in front of the service, as sites do to keep their telemetry first-party.
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const headers = { 'content-type': String(req.headers['content-type'] ?? ''), 'x-svc-api-key': String(req.headers['x-svc-api-key'] ?? '') };
+        fetch(`http://127.0.0.1:${ingestPort}${path.slice('/ingest-proxy'.length)}`, { method: req.method, headers, ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}) })
+          .then(async (r) => res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'text/plain' }).end(Buffer.from(await r.arrayBuffer())))
+          .catch(() => res.writeHead(502).end());
+      });
     } else if (path === '/other') {
       res.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html><html lang="en"><title>Other</title><p>other</p></html>');
     } else {
@@ -150,6 +161,7 @@ test('page view, click, submit, error and API call arrive with one session and c
   const p = await open();
   await p.click('#pay');
   await p.click('#secret');
+  await p.click('h1');
   await p.fill('#card', '4242 4242 4242 4242');
   await p.evaluate(`document.forms.namedItem('pay').requestSubmit()`);
   await p.evaluate(`fetch('/api/items?token=hidden', { method: 'POST', body: 'secret body' })`);
@@ -172,8 +184,11 @@ test('page view, click, submit, error and API call arrive with one session and c
   assert.match(String(pay.body['ui.component.path']), /Checkout > form > button#pay/);
   const masked = rows.find((r) => r.body['ui.element'] === 'button#secret')!;
   assert.equal(masked.body['ui.element.text'], '', 'text in a masked element is not captured');
+  const container = rows.find((r) => r.body['ui.element'] === 'main')!;
+  assert.match(String(container.body['ui.element.text']), /^Checkout Card Pay now$/, 'a click in a [data-component] names it, without the masked text it holds');
   const serialized = JSON.stringify(rows.map((r) => r.body));
   assert.ok(!serialized.includes('4242'), 'form field values are never captured');
+  assert.ok(!serialized.includes('Account 1234'), 'text inside [data-ingest-mask] is never captured, whatever element was clicked');
   assert.ok(!serialized.includes('hidden') && !serialized.includes('secret body'), 'query strings and bodies are never captured');
   const response = rows.find((r) => r.event_type === 'api.response')!;
   assert.equal(response.body['api.method'], 'POST');
@@ -185,6 +200,27 @@ test('page view, click, submit, error and API call arrive with one session and c
   assert.equal(error.body['error.message'], 'boom in a handler');
   assert.ok(!types.some((t) => t === 'api.request' && rows.some((r) => String(r.body['api.path']).startsWith('/v1/events'))), 'sending events makes no events');
   await p.context().close();
+});
+
+test('an endpoint given as a same-origin path: the SDK does not capture its own requests as API calls', async () => {
+  const p = await open({ endpoint: '/ingest-proxy/' });
+  const requests: string[] = [];
+  p.on('request', (r) => { if (r.url().includes('/v1/events')) requests.push(r.url()); });
+  await p.click('#pay');
+  // Before the fix every send was captured as an api.request and api.response, which were sent, and so on: flush
+  // never ended, so it is given a bound here.
+  await Promise.race([flushed(p), new Promise((resolve) => setTimeout(resolve, 3000))]);
+  await p.waitForTimeout(300);
+  const sent = requests.length;
+  await p.context().close();
+  const rows = await sql.query<Row>(`SELECT event_type, session_id, body FROM ingest.events WHERE body->>'api.path' LIKE '/ingest-proxy%'`);
+  assert.deepEqual(rows.rows.map((r) => r.event_type), [], 'sending events makes no events');
+  assert.ok(requests.every((u) => u === `${siteOrigin}/ingest-proxy/v1/events`), requests.join());
+  assert.equal(sent, 1, `one request for the queued events, not ${sent}`);
+  // Resolving against the page must not turn a missing endpoint into the page's own address.
+  const q = await open();
+  assert.match(String(await q.evaluate(`sdk.shutdown().then(() => { try { sdk.init({ apiKey: 'k', projectId: 'p' }); return 'no error'; } catch (e) { return e.message; } })`)), /needs an endpoint/);
+  await q.context().close();
 });
 
 test('single-page navigation records a leave and a view of the new path', async () => {
@@ -208,6 +244,27 @@ test('events queued when the page is hidden are sent as it goes away', async () 
   await sent;
   const rows = await rowsOf(session);
   assert.deepEqual(rows.map((r) => r.event_type), ['page.view', 'ui.click', 'page.leave']);
+  await p.context().close();
+});
+
+test('leaving with more queued than a keepalive may carry: the newest events go, within 64 KB counted in bytes', async () => {
+  const p = await open({ batchSize: 1000, capture: { network: false } });
+  const session = await sessionOf(p);
+  const sizes: number[] = [];
+  p.on('request', (r) => { if (r.url().endsWith('/v1/events') && r.method() === 'POST') sizes.push(Buffer.byteLength(r.postData() ?? '')); });
+  // 150 events of ~800 bytes of UTF-8 but ~500 UTF-16 units each (a page in Japanese): ~120 KB in all.
+  await p.evaluate(`for (let i = 1; i <= 150; i++) sdk.track('ui.input', { 'ui.element.text': '日本語のテキスト'.repeat(20), metadata: { n: i } })`);
+  const sent = nextBatch();
+  await p.goto(`${siteOrigin}/other`);
+  await sent;
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const rows = await rowsOf(session);
+  const types = rows.map((r) => r.event_type);
+  assert.ok(sizes.every((n) => n <= 60_000), `keepalive bodies of ${sizes.join(', ')} bytes`);
+  assert.ok(types.includes('page.leave'), `the page.leave made as the page went away arrived: ${types.join()}`);
+  const inputs = rows.filter((r) => r.event_type === 'ui.input').map((r) => (r.body.metadata as { n: number }).n);
+  assert.ok(inputs.includes(150), 'the newest event arrived');
+  assert.ok(inputs.length >= 60, `as many as 60 KB holds arrived, not ${inputs.length}`);
   await p.context().close();
 });
 
@@ -287,6 +344,77 @@ test('a rejected event is reported and dropped; beforeSend can drop an event', a
   assert.ok(!requests[0]!.includes('9999'), 'the rejected event is not sent again');
   const rows = await rowsOf(await sessionOf(p));
   assert.deepEqual(rows.map((r) => `${r.event_type}${r.body['event.name'] ? ` ${r.body['event.name']}` : ''}`), ['page.view', 'custom signed-up', 'ui.click']);
+  await p.context().close();
+});
+
+test('an error with a huge message is still reported, its message cut', async () => {
+  const p = await open();
+  await p.evaluate(`addEventListener('error', () => { window.errorSeen = true; }); setTimeout(() => { throw new SyntaxError('Unexpected token in ' + 'x'.repeat(200000)); })`);
+  await p.waitForFunction('window.errorSeen === true');
+  await flushed(p);
+  assert.deepEqual(await p.evaluate('window.rejected.map((r) => r.error)'), []);
+  const error = (await rowsOf(await sessionOf(p))).find((r) => r.event_type === 'error');
+  assert.ok(error, 'the error event was stored');
+  assert.equal(error.body['error.type'], 'SyntaxError');
+  assert.equal(String(error.body['error.message']).length, 1000);
+  assert.match(String(error.body['error.message']), /^Unexpected token in x+$/);
+  await p.context().close();
+});
+
+test('a label cut at its limit in the middle of an emoji is still stored', async () => {
+  const p = await open();
+  // 254 letters and an emoji (two UTF-16 units): the 255-unit limit falls between its halves.
+  await p.evaluate(`const b = document.createElement('button'); b.id = 'emoji'; b.textContent = 'a'.repeat(254) + '\u{1F600} more'; document.body.append(b)`);
+  await p.click('#emoji');
+  await flushed(p);
+  assert.deepEqual(await p.evaluate('window.rejected.map((r) => r.error)'), []);
+  const click = (await rowsOf(await sessionOf(p))).find((r) => r.body['ui.element'] === 'button#emoji');
+  assert.ok(click, 'the click was stored');
+  assert.equal(click.body['ui.element.text'], 'a'.repeat(254));
+  await p.context().close();
+});
+
+test('identify and journeyStep given numbers (code without types) send them as text, not events the service refuses', async () => {
+  const p = await open();
+  await p.evaluate(`sdk.identify(42); sdk.track('signed-in'); sdk.journeyStep({ journeyId: 7, stepId: 1, stepName: 'ask' })`);
+  await flushed(p);
+  assert.deepEqual(await p.evaluate('window.rejected.map((r) => r.error)'), []);
+  const rows = (await rowsOf(await sessionOf(p))).filter((r) => r.event_type !== 'page.view');
+  assert.deepEqual(rows.map((r) => [r.event_type, r.body['user.id']]), [['custom', '42'], ['journey.step', '42']]);
+  assert.equal(rows[1]!.body['gen_ai.journey.id'], '7');
+  assert.equal(rows[1]!.body['gen_ai.journey.step.id'], '1');
+  await p.evaluate('sdk.identify(undefined)');
+  await p.context().close();
+});
+
+test('an error thrown by a script inline in the page keeps the page\'s query string out of its stack and source', async () => {
+  siteOptions = { flushIntervalMs: 60_000 };
+  const p = await (await browser.newContext()).newPage();
+  p.on('pageerror', () => {});
+  await p.goto(`${siteOrigin}/app?token=reset-SECRET#frag-SECRET`);
+  await p.waitForFunction('window.ready === true');
+  await p.evaluate(`addEventListener('error', () => { window.errorSeen = true; }); setTimeout(boomInline)`);
+  await p.waitForFunction('window.errorSeen === true');
+  await flushed(p);
+  const error = (await rowsOf(await sessionOf(p))).find((r) => r.event_type === 'error');
+  assert.ok(error, 'the error event was stored');
+  assert.ok(!JSON.stringify(error.body).includes('SECRET'), JSON.stringify(error.body));
+  assert.equal((error.body.metadata as { source: string }).source, `${siteOrigin}/app`);
+  assert.match(String(error.body['error.stack']), new RegExp(`at boomInline \\(${siteOrigin.replace(/\./g, '\\.')}/app:\\d+:\\d+\\)`));
+  await p.context().close();
+});
+
+test('page.referrer is the previous page without its query string or fragment', async () => {
+  siteOptions = { flushIntervalMs: 60_000 };
+  const p = await (await browser.newContext()).newPage();
+  await p.goto(`${siteOrigin}/other?token=reset-SECRET#frag-SECRET`);
+  await p.evaluate(`location.href = '/app'`);
+  await p.waitForURL(`${siteOrigin}/app`);
+  await p.waitForFunction('window.ready === true');
+  assert.match(String(await p.evaluate('document.referrer')), /token=reset-SECRET/, 'the browser gives the page the whole address');
+  await flushed(p);
+  const view = (await rowsOf(await sessionOf(p))).find((r) => r.event_type === 'page.view')!;
+  assert.equal(view.body['page.referrer'], `${siteOrigin}/other`);
   await p.context().close();
 });
 

@@ -1,3 +1,5 @@
+import { cut } from './cut.ts';
+
 /** Elements a person means to click; a click inside one is reported as a click on it. */
 const INTERACTIVE = 'a,button,input,select,textarea,label,summary,[role=button],[role=link],[role=tab],[role=menuitem],[role=checkbox],[role=switch],[data-component]';
 const MAX_TEXT = 255;
@@ -34,10 +36,23 @@ export function visibleText(el: Element, maskAttribute: string): string {
   if (el.closest(`[${maskAttribute}]`)) return '';
   if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) {
     const button = el instanceof HTMLInputElement && ['submit', 'button', 'reset'].includes(el.type);
-    return (el.getAttribute('aria-label') ?? (button ? el.value : '')).slice(0, MAX_TEXT);
+    return cut(el.getAttribute('aria-label') ?? (button ? el.value : ''), MAX_TEXT);
   }
-  const text = (el as HTMLElement).innerText ?? el.textContent ?? '';
-  return (el.getAttribute('aria-label') ?? text).replace(/\s+/g, ' ').trim().slice(0, MAX_TEXT);
+  const label = el.getAttribute('aria-label');
+  const text = label ?? (el.querySelector(`[${maskAttribute}]`) ? unmaskedText(el, maskAttribute) : ((el as HTMLElement).innerText ?? el.textContent ?? ''));
+  return cut(text.replace(/\s+/g, ' ').trim(), MAX_TEXT);
+}
+
+/** The text of an element holding masked parts (a `[data-component]` container, a link around them), without them. */
+function unmaskedText(el: Element, maskAttribute: string): string {
+  let text = '';
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+    acceptNode: (n) =>
+      n.nodeType !== Node.ELEMENT_NODE ? NodeFilter.FILTER_ACCEPT
+        : (n as Element).hasAttribute(maskAttribute) || n.nodeName === 'SCRIPT' || n.nodeName === 'STYLE' ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP,
+  });
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) text += ` ${n.nodeValue}`;
+  return text;
 }
 
 export function componentName(el: Element): string | undefined {

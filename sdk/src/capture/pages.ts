@@ -1,4 +1,5 @@
 import type { Emit } from './emit.ts';
+import { withoutQuery } from './url.ts';
 
 /**
  * `page.view` now and after every single-page-app navigation (History API and back/forward), and
@@ -23,7 +24,7 @@ export function capturePages(emit: Emit): () => void {
     viewed = { 'page.path': location.pathname, 'page.url': location.origin + location.pathname, 'page.title': document.title };
     since = performance.now();
     left = false;
-    emit('page.view', { 'page.referrer': document.referrer });
+    emit('page.view', { 'page.referrer': withoutQuery(document.referrer) });
   };
   const history = window.history;
   const push = history.pushState;

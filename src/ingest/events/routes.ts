@@ -159,7 +159,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
         tags: ['events'],
         security: [{ apiKey: [] }],
         body: Type.Object({ events: Type.Array(EventDoc, { maxItems: MAX_EVENTS_PER_BATCH }) }),
-        response: { 202: IngestionResult, 400: ErrorBody, 401: ErrorBody, 405: ErrorBody, 408: ErrorBody, 415: ErrorBody, 503: ErrorBody },
+        response: { 202: IngestionResult, 400: ErrorBody, 401: ErrorBody, 405: ErrorBody, 408: ErrorBody, 415: ErrorBody, 500: ErrorBody, 503: ErrorBody },
       },
       // Events are validated one by one by validateBatch (a bad event is rejected, not the request); the schema documents the shape.
       validatorCompiler: () => () => true,

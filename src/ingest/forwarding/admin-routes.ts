@@ -36,7 +36,7 @@ const Destination = Type.Object({
 });
 const CreatedDestination = Type.Object({
   ...Destination.properties,
-  secret: Type.Optional(Type.String({ description: 'The generated webhook signing secret: shown only in this answer' })),
+  secret: Type.Optional(Type.String({ description: 'The generated webhook signing secret (at creation, or when a change gives a webhook credentials without `secret`): shown only in this answer' })),
 });
 const DeadLetter = Type.Object({
   id: Type.Integer(),
@@ -140,7 +140,7 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
           credentials: Type.Optional(Credentials),
           settings: Type.Optional(Settings),
         }, { additionalProperties: false }),
-        response: { 200: Destination, ...errors },
+        response: { 200: CreatedDestination, ...errors },
       },
     }, async (request) => {
       const b = request.body;

@@ -99,9 +99,12 @@ export interface DestinationChanges {
   settings?: Record<string, unknown> | undefined;
 }
 
-/** Changes a destination; new credentials replace the old ones whole and are checked like at creation. */
-export async function updateDestination(db: Queryable, key: Buffer, id: string, changes: DestinationChanges): Promise<DestinationView> {
-  const current = (await db.query<{ kind: string; settings: Record<string, unknown> }>('SELECT kind, settings FROM destinations WHERE id = $1', [id])).rows[0];
+/**
+ * Changes a destination; new credentials replace the old ones whole and are checked like at creation. A webhook given
+ * credentials without a `secret` gets a new generated one, returned as `secret` (the only time it is shown), as at creation.
+ */
+export async function updateDestination(db: Queryable, key: Buffer, id: string, changes: DestinationChanges): Promise<DestinationView & { secret?: string }> {
+  const current = (await db.query<{ kind: string; settings: Record<string, unknown>; credentials_sealed: string }>('SELECT kind, settings, credentials_sealed FROM destinations WHERE id = $1', [id])).rows[0];
   if (!current) throw new DestinationNotFoundError(`no destination ${id}`);
   const sets: string[] = [];
   const params: unknown[] = [id];
@@ -117,17 +120,22 @@ export async function updateDestination(db: Queryable, key: Buffer, id: string, 
     set('base_url_sealed', sealBaseUrl(key, id, baseUrl));
   }
   const settings = changes.settings ?? current.settings;
+  let shownOnce: Record<string, string> | undefined;
   if (changes.settings !== undefined) set('settings', JSON.stringify(changes.settings));
   if (changes.credentials !== undefined || changes.settings !== undefined) {
+    // New settings are checked with the credentials they will go with, as at creation: a mixpanel service account
+    // needs settings.project_id, amplitude's min_id_length is a positive integer.
+    const credentials = changes.credentials ?? (JSON.parse(openSealedString(key, current.credentials_sealed, sealContext(id))) as Record<string, string>);
+    let prepared;
+    try {
+      prepared = KINDS[current.kind as DestinationKind].prepare(credentials, settings);
+    } catch (err) {
+      throw new DestinationInputError((err as Error).message);
+    }
     if (changes.credentials !== undefined) {
-      let prepared;
-      try {
-        prepared = KINDS[current.kind as DestinationKind].prepare(changes.credentials, settings);
-      } catch (err) {
-        throw new DestinationInputError((err as Error).message);
-      }
       set('credentials_sealed', seal(key, JSON.stringify(prepared.credentials), sealContext(id)));
       set('credential_fields', Object.keys(prepared.credentials));
+      shownOnce = prepared.shownOnce;
     }
   }
   if (sets.length > 0) {
@@ -140,7 +148,8 @@ export async function updateDestination(db: Queryable, key: Buffer, id: string, 
       throw err;
     }
   }
-  return (await getDestination(db, id))!;
+  const view = (await getDestination(db, id))!;
+  return shownOnce?.secret ? { ...view, secret: shownOnce.secret } : view;
 }
 
 /** Deletes a destination with its pending entries and dead letters. */
