@@ -90,14 +90,24 @@ describe('adding a teammate when identity is linked: a link to choose a password
     assert.ok(m, said);
     const link = m[1]!;
     assert.match(link, new RegExp(`^${identity}/account/choose-password\\?token=[A-Za-z0-9_-]{43}$`));
-    // Copy, by keyboard: the link lands on the clipboard, and says so.
-    const copy = owner.getByRole('button', { name: 'Copy the password link for Nina New' });
-    await copy.focus();
+    // Copy, by keyboard: the focus is back on "Add user", the Copy button one step before it; the link lands on the
+    // clipboard, and the page says so.
+    const focusedLabel = () => owner.evaluate('document.activeElement && (document.activeElement.getAttribute("aria-label") || document.activeElement.textContent)');
+    await owner.waitForFunction('document.activeElement && document.activeElement.textContent === "Add user"');
+    await owner.keyboard.press('Shift+Tab');
+    assert.equal(await focusedLabel(), 'Copy the password link for Nina New');
     await owner.keyboard.press('Enter');
     await owner.getByRole('status').filter({ hasText: 'Link copied.' }).waitFor();
     assert.equal(await owner.evaluate('navigator.clipboard.readText()'), link);
     await assertAccessible(owner, 'users screen with a password link');
     await screenshot(owner, 'onboard-01-link');
+    await owner.emulateMedia({ colorScheme: 'dark' });
+    await assertAccessible(owner, 'users screen with a password link, dark');
+    await owner.emulateMedia({ colorScheme: 'light' });
+    // The long link wraps at 320 px (WCAG 1.4.10) instead of widening the page.
+    await owner.setViewportSize({ width: 320, height: 700 });
+    assert.ok(await owner.evaluate('document.querySelector(".setup-link code").getBoundingClientRect().right <= 320'), 'the link wraps inside the screen');
+    await owner.setViewportSize({ width: 1280, height: 720 });
     await owner.getByRole('row', { name: /Nina New/ }).waitFor();
 
     // Nina, in a browser of her own: the link, her password, then the dashboard's sign-in with the platform account.
