@@ -153,6 +153,8 @@ describe('adding a teammate when identity is linked: a link to choose a password
     assert.ok(Date.parse(carl.body.setupLinkExpiresAt) - Date.now() > 6.9 * 86_400_000, 'seven days by default');
     const refused = await add({ email: 'dora@localhost', name: 'Dora', role: 'viewer' });
     assert.equal(refused.status, 400, 'identity refuses an address without a domain');
+    assert.equal(refused.body.error.code, 'VALIDATION_ERROR');
+    assert.match(refused.body.error.message, /^email: the platform's identity service refused it: /);
     const users = await fetch(`${dashboard}/api/v1/admin/users?limit=100`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json()) as { items: { email: string }[] };
     assert.deepEqual(users.items.map((u) => u.email).sort(), ['bob@acme.example', 'carl@acme.example', 'nina@acme.example', 'olga@acme.example'], 'the refused user was rolled back');
     const audit = await fetch(`${dashboard}/api/v1/audit?limit=100`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text());

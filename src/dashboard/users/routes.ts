@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { HttpError } from '../../kit/errors.ts';
 import type { App } from '../../kit/app.ts';
 import { currentUser, requireRole } from '../auth/authenticate.ts';
 import type { Role } from '../auth/roles.ts';
@@ -63,7 +64,13 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
       }
       // Last in the transaction, as the first run does it: identity refusing (or failing) rolls the user back, so the
       // form can be sent again; after identity answered only the audit row and the commit remain.
-      const account = linked ? await linked.inviteAccount({ email, name: name.trim() }) : undefined;
+      const account = linked
+        ? await linked.inviteAccount({ email, name: name.trim() }).catch((err: unknown) => {
+          // Identity's own refusal (an address it does not take) is the caller's to fix: said as this route's 400.
+          if (err instanceof HttpError && err.statusCode < 500) throw validation(`email: the platform's identity service refused it: ${err.message}`);
+          throw err;
+        })
+        : undefined;
       await recordAudit(tx, {
         ...actor(request), action: 'user.create', targetType: 'user', targetId: created.id,
         // Whether identity made an account, never the link: it is a credential until used.
