@@ -10,9 +10,11 @@ import type { SavedQuery } from './queries/schemas.ts';
 import type { TokenPairSchema, UserSchema } from './schemas.ts';
 import type { AuditRecord } from './audit/routes.ts';
 import type { TenantSchema } from './tenants/routes.ts';
+import type { CreatedUserSchema } from './users/schemas.ts';
 import type { SetupBody, SetupResultSchema, SetupStatusSchema } from './setup/schemas.ts';
 
 export type ApiUser = Static<typeof UserSchema>;
+export type ApiCreatedUser = Static<typeof CreatedUserSchema>;
 export type ApiTokenPair = Static<typeof TokenPairSchema>;
 export type ApiSetupStatus = Static<typeof SetupStatusSchema>;
 export type ApiSetupBody = Static<typeof SetupBody>;

@@ -13,5 +13,11 @@ export interface DashboardLinks {
     minPasswordLength: number;
     /** Makes a verified human with this email and password at identity, unless one with that email exists. */
     ensureOwnerAccount(input: { email: string; name: string; password: string }): Promise<'created' | 'existing'>;
+    /**
+     * For a person an admin adds: a human at identity with no password yet and a one-time link to choose one
+     * (`created`, the link and its expiry), or `existing` when identity already has an account with that email (then
+     * nothing is changed there and no link is made: they sign in with their own password).
+     */
+    inviteAccount(input: { email: string; name: string }): Promise<{ status: 'created'; setupLink: string; expiresAt: string } | { status: 'existing' }>;
   };
 }

@@ -20,6 +20,7 @@ export const identitySpec = {
   mailFrom: str('IDENTITY_MAIL_FROM', { default: 'identity@localhost', doc: 'Sender address of invitation mail.' }),
   inviteLink: optionalUrl('IDENTITY_INVITE_LINK', ['http:', 'https:'], { doc: "Page the invitation link opens, with `?token=…` added; default `<IDENTITY_ISSUER>/invites/accept`. Point it at your app's page that signs the person in and calls `POST /api/v1/invitations/accept`." }),
   inviteTtl: int('IDENTITY_INVITE_TTL', { default: 604_800, min: 60, max: 7_776_000, doc: 'Lifetime of an invitation (and of each re-sent one), in seconds.' }),
+  passwordLinkTtl: int('IDENTITY_PASSWORD_LINK_TTL', { default: 604_800, min: 300, max: 2_592_000, doc: 'Lifetime of a one-time "choose your password" link (the dashboard\'s Add user, when `platform start` links it), in seconds.' }),
   delegationMaxDepth: int('IDENTITY_DELEGATION_MAX_DEPTH', { default: 3, min: 1, max: 10, doc: 'Most agents in one delegation chain (person → agent → sub-agent …): an exchange that would make it longer is refused.' }),
   stripeWebhookSecrets: list('IDENTITY_STRIPE_WEBHOOK_SECRET', { default: [], secret: true, doc: "Signing secret of the Stripe webhook endpoint (`whsec_…`) that `POST /api/v1/webhooks/stripe` verifies; comma-separated to accept two while a secret is rolled. Unset: the endpoint answers 503." }),
   githubClientId: optionalStr('IDENTITY_GITHUB_CLIENT_ID', { doc: 'Client id of a GitHub OAuth app: shows "Continue with GitHub" on the sign-in page. Its callback URL is `<IDENTITY_ISSUER>/upstream/github/callback`.' }),

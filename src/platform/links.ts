@@ -20,7 +20,8 @@ export interface PlatformLinks {
  * One product from the first minute (issue 12): when `platform start` runs identity and the dashboard in one process,
  * the dashboard signs people in with identity without an operator registering an app or setting variables. Identity
  * gets a built-in public client for the dashboard (PKCE, nothing secret to store), the dashboard gets the OpenID
- * provider `platform`, and its first run gives the first owner an account at identity. Services started alone, or a
+ * provider `platform`, its first run gives the first owner an account at identity, and each person an admin adds later
+ * gets one with a one-time link to choose its password. Services started alone, or a
  * dashboard whose operator configured `platform` himself, are left exactly as configured.
  */
 export function linkServices(started: { name: string; loaded: LoadedService }[]): PlatformLinks {
@@ -47,6 +48,19 @@ export function linkServices(started: { name: string; loaded: LoadedService }[])
           // Imported here: a process that starts neither service does not load identity's code (src/*/service.ts).
           const { identityRuntime } = await import('../identity/app.ts');
           return ensureOwnerAccount(identityRuntime(identityApp).db, input);
+        },
+        inviteAccount: async (input) => {
+          if (!identityApp) throw new Error('the identity service is not running');
+          const { identityRuntime } = await import('../identity/app.ts');
+          const { createHumanWithSetupLink, PASSWORD_LINK_PATH } = await import('../identity/password-links/store.ts');
+          // The page's "Sign in" leads back to the dashboard, where "Sign in with the platform account" starts.
+          const made = await createHumanWithSetupLink(identityRuntime(identityApp).db, {
+            email: input.email, name: input.name, ttlSeconds: identity.passwordLinkTtl, continueTo: `${dashboardPublicUrl(dashboard)}/`,
+          });
+          if (made.status === 'existing') return made;
+          const link = new URL(PASSWORD_LINK_PATH, identity.issuer);
+          link.searchParams.set('token', made.token);
+          return { status: 'created', setupLink: link.href, expiresAt: made.expiresAt };
         },
       },
     };

@@ -126,6 +126,18 @@ const FLOWS: [string, Flow][] = [
     assert.equal(declined.status, 200);
     return [tokenOf(first.link), token, tokenOf(other.link), who.password, ...cookieValues(b)];
   }],
+  ['choose-your-password link: made, opened, password set', async (s) => {
+    const { createHumanWithSetupLink } = await import('../../src/identity/password-links/store.ts');
+    const made = await createHumanWithSetupLink(s.runtime.db, { email: 'scan-linked@example.com', name: 'Linked', ttlSeconds: 600 });
+    assert.equal(made.status, 'created');
+    const token = (made as { token: string }).token;
+    const password = 'scan linked person password';
+    const b = new TestBrowser();
+    const page = await (await b.request(`${s.issuer}/account/choose-password?token=${token}`)).text();
+    const set = await b.request(`${s.issuer}/account/choose-password`, { form: { token, csrf: field(page, 'csrf')!, new_password: password, confirm_password: password } });
+    assert.equal(set.status, 200);
+    return [token, password, ...cookieValues(b)];
+  }],
 ];
 
 let server: Server;
@@ -149,7 +161,7 @@ test('after every credential and invitation flow, no column of the identity data
       ORDER BY 1, 2`,
   );
   const tables = new Set(columns.rows.map((c) => c.table_name));
-  for (const expected of ['credentials', 'oauth_tokens', 'oauth_auth_codes', 'oauth_app_secrets', 'invites', 'login_sessions', 'oidc_artifacts', 'oauth_grants']) {
+  for (const expected of ['credentials', 'oauth_tokens', 'oauth_auth_codes', 'oauth_app_secrets', 'invites', 'password_links', 'login_sessions', 'oidc_artifacts', 'oauth_grants']) {
     assert.ok(tables.has(expected), `the scan reads ${expected}`);
   }
   let cells = 0;

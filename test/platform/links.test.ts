@@ -39,9 +39,10 @@ test('each started alone, or a dashboard whose operator configured platform, is 
   assert.equal((started[1]!.loaded.config as DashboardConfig).links, undefined);
 });
 
-test('the owner account link refuses to run before identity is built', async () => {
+test('the owner account and teammate links refuse to run before identity is built', async () => {
   const started = load(['identity', 'dashboard']);
   linkServices(started);
   const dashboard = started[1]!.loaded.config as DashboardConfig;
   await assert.rejects(async () => dashboard.links!.identity.ensureOwnerAccount({ email: 'a@b.example', name: 'A', password: 'x'.repeat(12) }), /identity service is not running/);
+  await assert.rejects(async () => dashboard.links!.identity.inviteAccount({ email: 'a@b.example', name: 'A' }), /identity service is not running/, 'nor the link of a person added later');
 });

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { HttpError } from '../../kit/errors.ts';
 import type { App } from '../../kit/app.ts';
 import { currentUser, requireRole } from '../auth/authenticate.ts';
 import type { Role } from '../auth/roles.ts';
@@ -7,6 +8,7 @@ import type { DashboardContext } from '../context.ts';
 import { conflict, forbidden, notFound, validation } from '../errors.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import { DisplayText, Email, IdParams, IdPosition, ListQuery, RoleSchema, UserSchema, bearer, errors } from '../schemas.ts';
+import { CreatedUserSchema } from './schemas.ts';
 import { createUser, EmailTaken, getUser, listUsers, otherActiveOwners, setActive, setRole, toUser, type UserRow } from './store.ts';
 
 const tags = ['users'];
@@ -43,15 +45,16 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
     onRequest: admin,
     schema: {
       operationId: 'createUser', tags, security: bearer,
-      summary: 'Add a person to the tenant; they sign in with a provider that verifies this email',
+      summary: 'Add a person to the tenant; they sign in with a provider that verifies this email (linked to identity: with a link to choose a password there)',
       body: Type.Object({ email: Email, name: DisplayText(200), role: RoleSchema }, { additionalProperties: false }),
-      response: { 201: UserSchema, ...errors(400, 401, 403, 409, 429) },
+      response: { 201: CreatedUserSchema, ...errors(400, 401, 403, 409, 429) },
     },
   }, async (request, reply) => {
     const me = currentUser(request);
     const { email, name, role } = request.body;
     if (role === 'owner' && me.role !== 'owner') throw forbidden('only an owner may make an owner');
-    const row = await db.transaction(async (tx) => {
+    const linked = ctx.config.links?.identity;
+    const made = await db.transaction(async (tx) => {
       let created: UserRow;
       try {
         created = await createUser(tx, { tenantId: me.tenantId, email, name: name.trim(), role });
@@ -59,10 +62,29 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
         if (err instanceof EmailTaken) throw conflict(err.message);
         throw err;
       }
-      await recordAudit(tx, { ...actor(request), action: 'user.create', targetType: 'user', targetId: created.id, details: { email, role } });
-      return created;
+      // Last in the transaction, as the first run does it: identity refusing (or failing) rolls the user back, so the
+      // form can be sent again; after identity answered only the audit row and the commit remain.
+      const account = linked
+        ? await linked.inviteAccount({ email, name: name.trim() }).catch((err: unknown) => {
+          // Identity's own refusal (an address it does not take) is the caller's to fix: said as this route's 400.
+          if (err instanceof HttpError && err.statusCode < 500) throw validation(`email: the platform's identity service refused it: ${err.message}`);
+          throw err;
+        })
+        : undefined;
+      await recordAudit(tx, {
+        ...actor(request), action: 'user.create', targetType: 'user', targetId: created.id,
+        // Whether identity made an account, never the link: it is a credential until used.
+        details: { email, role, ...(account ? { platformAccount: account.status } : {}) },
+      });
+      return { created, account };
     });
-    return reply.code(201).send(toUser(row));
+    // The link is answered this once and kept nowhere here; the response is not logged (only its status).
+    const { created, account } = made;
+    return reply.code(201).send({
+      ...toUser(created),
+      ...(account ? { platformAccount: account.status } : {}),
+      ...(account?.status === 'created' ? { setupLink: account.setupLink, setupLinkExpiresAt: account.expiresAt } : {}),
+    });
   });
 
   app.patch('/api/v1/admin/users/:id', {

@@ -24,6 +24,7 @@ import { CALLBACK_PATH, SignInFlow } from './signin-client.ts';
 import { changePassword } from './password.ts';
 import { changePasswordPage, passwordChangedPage, type PasswordField } from './templates.ts';
 import { registerInvitePages } from '../invites/page-routes.ts';
+import { registerPasswordLinkPages } from '../password-links/page-routes.ts';
 
 export interface AccountDeps {
   db: Database;
@@ -55,7 +56,8 @@ const PasswordBody = Type.Object({
 
 /**
  * The service's own pages outside an authorization request: the sign-in round trip for them (through the normal
- * sign-in), the change-password page and its API twin, and the invitation page (invites/page-routes.ts).
+ * sign-in), the change-password page and its API twin, the invitation page (invites/page-routes.ts) and the page of a
+ * "choose your password" link (password-links/page-routes.ts).
  */
 export async function registerAccountPages(app: App, deps: AccountDeps): Promise<void> {
   const forms = new FormGuard(deps.secretKey);
@@ -135,6 +137,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
     });
 
     await registerInvitePages(scope, { db: deps.db, accounts: deps.accounts, issuer: deps.issuer, forms });
+    await registerPasswordLinkPages(scope, { db: deps.db, accounts: deps.accounts, issuer: deps.issuer, forms });
   });
 
   // The same change for API clients: the signed-in person's access token (any app) and the current password.

@@ -16,36 +16,49 @@ export interface NewHuman {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 12;
 
-export async function createHuman(db: Database, input: NewHuman): Promise<PrincipalView> {
-  const email = normaliseEmail(input.email);
+function checkEmail(email: string): string {
   if (!EMAIL.test(email) || email.length > 320) throw new HttpError(400, 'VALIDATION_ERROR', 'email must be an email address');
+  return email;
+}
+
+export async function createHuman(db: Database, input: NewHuman): Promise<PrincipalView> {
+  // Checked before the slow hash as well as in insertHuman: a bad address is refused at once.
+  checkEmail(normaliseEmail(input.email));
   if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
     throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
   const passwordHash = input.password !== undefined ? await hashSecret(input.password) : undefined;
-  const display = input.displayName?.trim() || [input.givenName, input.familyName].filter(Boolean).join(' ') || email;
   try {
-    return await db.transaction(async (tx) => {
-      const p = await tx.query<{ id: string }>(
-        "INSERT INTO principals (type, identifier, display_name, allowed_scopes) VALUES ('human', $1, $2, $3) RETURNING id",
-        [email, display, JSON.stringify(input.isPlatformAdmin ? ['openid', 'profile', 'email', 'offline_access', 'admin'] : ['openid', 'profile', 'email', 'offline_access'])],
-      );
-      const id = p.rows[0]!.id;
-      await tx.query(
-        `INSERT INTO humans (principal_id, email, given_name, family_name, is_platform_admin, email_verified_at)
-         VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::boolean THEN now() END)`,
-        [id, email, input.givenName ?? null, input.familyName ?? null, input.isPlatformAdmin ?? false, input.emailVerified ?? false],
-      );
-      if (passwordHash) await setPasswordHash(tx, id, passwordHash);
-      return (await findPrincipal(tx, id))!;
-    });
+    return await db.transaction((tx) => insertHuman(tx, input, passwordHash));
   } catch (err) {
     if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'CONFLICT', 'a principal with this email already exists');
     throw err;
   }
 }
 
-async function setPasswordHash(tx: Queryable, principalId: string, hash: string): Promise<void> {
+/**
+ * The rows of a new human inside the caller's transaction (createHuman's, or one that writes more with it, such as a
+ * password link); `passwordHash` from hashSecret. A taken email is PostgreSQL's unique violation (23505), for the caller.
+ */
+export async function insertHuman(tx: Queryable, input: NewHuman, passwordHash?: string): Promise<PrincipalView> {
+  const email = checkEmail(normaliseEmail(input.email));
+  const display = input.displayName?.trim() || [input.givenName, input.familyName].filter(Boolean).join(' ') || email;
+  const p = await tx.query<{ id: string }>(
+    "INSERT INTO principals (type, identifier, display_name, allowed_scopes) VALUES ('human', $1, $2, $3) RETURNING id",
+    [email, display, JSON.stringify(input.isPlatformAdmin ? ['openid', 'profile', 'email', 'offline_access', 'admin'] : ['openid', 'profile', 'email', 'offline_access'])],
+  );
+  const id = p.rows[0]!.id;
+  await tx.query(
+    `INSERT INTO humans (principal_id, email, given_name, family_name, is_platform_admin, email_verified_at)
+     VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::boolean THEN now() END)`,
+    [id, email, input.givenName ?? null, input.familyName ?? null, input.isPlatformAdmin ?? false, input.emailVerified ?? false],
+  );
+  if (passwordHash) await setPasswordHash(tx, id, passwordHash);
+  return (await findPrincipal(tx, id))!;
+}
+
+/** Replaces a principal's password with `hash` (from hashSecret) inside the caller's transaction; the old one is revoked as `replaced`. */
+export async function setPasswordHash(tx: Queryable, principalId: string, hash: string): Promise<void> {
   await tx.query(
     "UPDATE credentials SET revoked = true, revoked_at = now(), revoked_reason = 'replaced' WHERE principal_id = $1 AND type = 'password' AND NOT revoked",
     [principalId],

@@ -1,10 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
-import type { ApiUser } from '../api/types.ts';
+import type { ApiCreatedUser, ApiUser } from '../api/types.ts';
 import { ROLE_NAMES, assignableRoles, messageOf, type Role } from './format.ts';
 
-/** Adds a person by email: they become a member when they first sign in with a provider that verifies it. */
-export function AddUserForm({ me, onSaved, onCancel }: { me: ApiUser; onSaved: (message: string) => void; onCancel: () => void }) {
+/**
+ * Adds a person by email: they become a member when they first sign in with a provider that verifies it. With the
+ * platform's identity service linked, the answer also says whether identity made them an account (with a link to
+ * choose its password) or had one; the screen shows that.
+ */
+export function AddUserForm({ me, onSaved, onCancel }: { me: ApiUser; onSaved: (user: ApiCreatedUser) => void; onCancel: () => void }) {
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('viewer');
@@ -16,8 +20,7 @@ export function AddUserForm({ me, onSaved, onCancel }: { me: ApiUser; onSaved: (
     setBusy(true);
     setError('');
     try {
-      const u = (await api<ApiUser>('POST', '/admin/users', { body: { email, name, role } })).data;
-      onSaved(`${u.name} (${u.email}) is added as ${ROLE_NAMES[u.role].toLowerCase()}. They sign in with a provider that confirms this email.`);
+      onSaved((await api<ApiCreatedUser>('POST', '/admin/users', { body: { email, name, role } })).data);
     } catch (err) {
       setError(messageOf(err));
     } finally {

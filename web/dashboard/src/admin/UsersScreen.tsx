@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import { api } from '../api/client.ts';
-import type { ApiUser } from '../api/types.ts';
+import type { ApiCreatedUser, ApiUser } from '../api/types.ts';
 import { useScreen } from '../app/useTitle.ts';
 import { AddUserForm } from './AddUserForm.tsx';
+import { SetupLinkNotice, addedMessage } from './SetupLinkNotice.tsx';
 import { ROLE_NAMES, assignableRoles, mayChange, messageOf, when, type Role } from './format.ts';
 import { Pager } from './Pager.tsx';
 import { usePages } from './usePages.ts';
@@ -16,11 +17,14 @@ export function UsersScreen({ me }: { me: ApiUser }) {
   const [panel, setPanel] = useState<{ kind: 'none' } | { kind: 'add' } | { kind: 'role'; user: ApiUser }>({ kind: 'none' });
   const [message, setMessage] = useState('');
   const [error, setError] = useState('');
+  // The last added person's one-time password link: held only here, gone with the next action or a reload.
+  const [added, setAdded] = useState<ApiCreatedUser | null>(null);
   const addButton = useReturnFocus<HTMLButtonElement>(panel.kind !== 'none');
 
   const act = async (what: () => Promise<string>) => {
     setError('');
     setMessage('');
+    setAdded(null);
     try {
       const m = await what();
       if (m) setMessage(m);
@@ -44,12 +48,13 @@ export function UsersScreen({ me }: { me: ApiUser }) {
       <h1>Users</h1>
       <p role="status" className="status">{message}</p>
       {(error || pages.error) && <p role="alert" className="error">{error || pages.error}</p>}
-      {panel.kind === 'none' && <button type="button" ref={addButton} onClick={() => setPanel({ kind: 'add' })}>Add user</button>}
+      {added?.setupLink && added.setupLinkExpiresAt && <SetupLinkNotice user={{ ...added, setupLink: added.setupLink, setupLinkExpiresAt: added.setupLinkExpiresAt }} />}
+      {panel.kind === 'none' && <button type="button" ref={addButton} onClick={() => { setAdded(null); setMessage(''); setPanel({ kind: 'add' }); }}>Add user</button>}
       {panel.kind === 'add' && (
-        <AddUserForm me={me} onCancel={() => setPanel({ kind: 'none' })} onSaved={(m) => { setPanel({ kind: 'none' }); setMessage(m); pages.reload(); }} />
+        <AddUserForm me={me} onCancel={() => setPanel({ kind: 'none' })} onSaved={(u) => { setPanel({ kind: 'none' }); setMessage(addedMessage(u)); setAdded(u); pages.reload(); }} />
       )}
       {panel.kind === 'role' && (
-        <RoleForm me={me} user={panel.user} onCancel={() => setPanel({ kind: 'none' })} onSaved={(m) => { setPanel({ kind: 'none' }); setMessage(m); pages.reload(); }} />
+        <RoleForm me={me} user={panel.user} onCancel={() => setPanel({ kind: 'none' })} onSaved={(m) => { setPanel({ kind: 'none' }); setAdded(null); setMessage(m); pages.reload(); }} />
       )}
       {pages.items && (
         <WideTable label="People who may sign in">
@@ -65,7 +70,7 @@ export function UsersScreen({ me }: { me: ApiUser }) {
                   <td>{u.active ? 'active' : 'deactivated'}</td>
                   <td>{when(u.lastLoginAt)}</td>
                   <td className="actions">
-                    {mayChange(me, u) && u.active && <button type="button" className="secondary" onClick={() => setPanel({ kind: 'role', user: u })} aria-label={`Change role of ${u.name}`}>Change role</button>}
+                    {mayChange(me, u) && u.active && <button type="button" className="secondary" onClick={() => { setAdded(null); setPanel({ kind: 'role', user: u }); }} aria-label={`Change role of ${u.name}`}>Change role</button>}
                     {mayChange(me, u) && u.active && <button type="button" className="danger" onClick={() => deactivate(u)} aria-label={`Deactivate ${u.name}`}>Deactivate</button>}
                     {mayChange(me, u) && !u.active && <button type="button" className="secondary" onClick={() => reactivate(u)} aria-label={`Reactivate ${u.name}`}>Reactivate</button>}
                   </td>

@@ -1,0 +1,63 @@
+import { errorBlock, escapeHtml, page } from '../pages/layout.ts';
+import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
+
+export type ChooseField = 'new' | 'confirm';
+
+export interface ChoosePasswordView {
+  action: string;
+  token: string;
+  csrf: string;
+  email: string;
+  error?: string | undefined;
+  invalid?: ChooseField[] | undefined;
+}
+
+/** The form the link opens, in the look of the sign-in and change-password pages. */
+export function choosePasswordPage(v: ChoosePasswordView): string {
+  const bad = new Set(v.invalid ?? []);
+  const attrs = (f: ChooseField, hint?: string) => {
+    const described = [bad.has(f) ? 'form-error' : '', hint ?? ''].filter(Boolean).join(' ');
+    return `${bad.has(f) ? ' aria-invalid="true"' : ''}${described ? ` aria-describedby="${described}"` : ''}`;
+  };
+  const first: ChooseField = v.invalid?.[0] ?? 'new';
+  const focus = (f: ChooseField) => (f === first ? ' autofocus' : '');
+  return page({
+    title: v.error ? 'Error: Choose your password' : 'Choose your password',
+    body: `<h1>Choose your password</h1>
+<p>For the account <strong>${escapeHtml(v.email)}</strong>.</p>
+${errorBlock(v.error)}
+<form method="post" action="${escapeHtml(v.action)}" novalidate>
+<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
+<input type="hidden" name="token" value="${escapeHtml(v.token)}">
+<input type="text" name="username" autocomplete="username" value="${escapeHtml(v.email)}" hidden>
+<label for="new_password">New password</label>
+<p class="hint" id="new-hint">At least ${MIN_PASSWORD_LENGTH} characters.</p>
+<input id="new_password" name="new_password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}"${attrs('new', 'new-hint')}${focus('new')}>
+<label for="confirm_password">The new password again</label>
+<input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" required${attrs('confirm')}${focus('confirm')}>
+<button class="primary" type="submit">Set password</button>
+</form>
+<p class="hint">This link works once. After it, sign in with your email address and this password.</p>`,
+  });
+}
+
+export function passwordSetPage(email: string, signInHref: string): string {
+  return page({
+    title: 'Password set',
+    body: `<h1>Password set</h1>
+<p role="status">The account <strong>${escapeHtml(email)}</strong> has its password. Sign in with your email address and this password.</p>
+<p><a class="button" href="${escapeHtml(signInHref)}">Sign in</a></p>`,
+  });
+}
+
+const STATE_TEXT = {
+  used: ['Link already used', 'This link has set a password already and works only once. Sign in with that password, or ask whoever sent the link for help.'],
+  expired: ['Link expired', 'This link has expired. Ask whoever sent it for a new one.'],
+  unknown: ['Link not found', 'This link opens nothing. It may be incomplete: copy the whole link and try again.'],
+} as const;
+
+/** The page of a link that can no longer set a password, named by why. */
+export function linkStatePage(state: keyof typeof STATE_TEXT): string {
+  const [title, text] = STATE_TEXT[state];
+  return page({ title, body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p>` });
+}
