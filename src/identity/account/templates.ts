@@ -1,4 +1,4 @@
-import { errorBlock, escapeHtml, page, accountNav } from '../pages/layout.ts';
+import { errorBlock, escapeHtml, page, accountNav, fieldMarks } from '../pages/layout.ts';
 import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
 
 /** Which fields an error concerns, so each is marked aria-invalid and described by the message. */
@@ -13,13 +13,7 @@ export interface ChangePasswordView {
 }
 
 export function changePasswordPage(v: ChangePasswordView): string {
-  const bad = new Set(v.invalid ?? []);
-  const attrs = (f: PasswordField, hint?: string) => {
-    const described = [bad.has(f) ? 'form-error' : '', hint ?? ''].filter(Boolean).join(' ');
-    return `${bad.has(f) ? ' aria-invalid="true"' : ''}${described ? ` aria-describedby="${described}"` : ''}`;
-  };
-  const first: PasswordField = v.invalid?.[0] ?? 'current';
-  const focus = (f: PasswordField) => (f === first ? ' autofocus' : '');
+  const { attrs, focus } = fieldMarks<PasswordField>(v.invalid, 'current');
   return page({
     title: v.error ? 'Error: Change your password' : 'Change your password',
     body: `<h1>Change your password</h1>

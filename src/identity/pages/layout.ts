@@ -77,6 +77,22 @@ export function accountNav(current: AccountPage): string {
   return `<nav class="account" aria-label="Your account"><ul>${items.join('')}</ul></nav>`;
 }
 
+/**
+ * A form's marks per field: `aria-invalid` and the error's description on the fields an error concerns (plus any hint
+ * of the field), and `autofocus` on the first of them, else on `first`.
+ */
+export function fieldMarks<F extends string>(invalid: readonly F[] | undefined, first: F): { attrs: (f: F, hint?: string) => string; focus: (f: F) => string } {
+  const bad = new Set(invalid ?? []);
+  const focused = invalid?.[0] ?? first;
+  return {
+    attrs: (f, hint) => {
+      const described = [bad.has(f) ? 'form-error' : '', hint ?? ''].filter(Boolean).join(' ');
+      return `${bad.has(f) ? ' aria-invalid="true"' : ''}${described ? ` aria-describedby="${described}"` : ''}`;
+    },
+    focus: (f) => (f === focused ? ' autofocus' : ''),
+  };
+}
+
 /** An error message announced to assistive technology, placed before the form so it is read first. */
 export function errorBlock(message: string | undefined): string {
   return message ? `<p class="error" role="alert" id="form-error">${escapeHtml(message)}</p>` : '';

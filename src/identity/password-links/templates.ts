@@ -1,4 +1,4 @@
-import { errorBlock, escapeHtml, page } from '../pages/layout.ts';
+import { errorBlock, escapeHtml, page, fieldMarks } from '../pages/layout.ts';
 import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
 
 export type ChooseField = 'new' | 'confirm';
@@ -14,13 +14,7 @@ export interface ChoosePasswordView {
 
 /** The form the link opens, in the look of the sign-in and change-password pages. */
 export function choosePasswordPage(v: ChoosePasswordView): string {
-  const bad = new Set(v.invalid ?? []);
-  const attrs = (f: ChooseField, hint?: string) => {
-    const described = [bad.has(f) ? 'form-error' : '', hint ?? ''].filter(Boolean).join(' ');
-    return `${bad.has(f) ? ' aria-invalid="true"' : ''}${described ? ` aria-describedby="${described}"` : ''}`;
-  };
-  const first: ChooseField = v.invalid?.[0] ?? 'new';
-  const focus = (f: ChooseField) => (f === first ? ' autofocus' : '');
+  const { attrs, focus } = fieldMarks<ChooseField>(v.invalid, 'new');
   return page({
     title: v.error ? 'Error: Choose your password' : 'Choose your password',
     body: `<h1>Choose your password</h1>
