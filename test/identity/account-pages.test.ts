@@ -312,7 +312,10 @@ test('the account pages link to each other: password, sign-in security, agents, 
   const page = await (await browser.newContext()).newPage();
   await page.goto(`${server.issuer}/account/password`);
   await signInOnPage(page, who);
-  await page.waitForURL(`${server.issuer}/account/password`);
+  // Once timed out in CI (31 s); say where the browser was instead, so the next occurrence tells why.
+  await page.waitForURL(`${server.issuer}/account/password`).catch(async (err) => {
+    throw new Error(`${err}: the browser is at ${page.url()}, showing "${(await page.locator('body').innerText().catch(() => '')).slice(0, 500)}"`);
+  });
   const nav = page.getByRole('navigation', { name: 'Your account' });
   assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Password', 'Sign-in security', 'Connected apps', 'Agents', 'Sign out']);
   assert.equal(await nav.getByRole('link', { name: 'Password' }).getAttribute('aria-current'), 'page');
