@@ -57,6 +57,29 @@ function completedBy(instance: ServiceProcess): string[] {
   });
 }
 
+/**
+ * Which instance completed which job, once every job's "audit completed" line has come through the instances' stdout:
+ * a job reads completed in the database a moment before its instance's log line arrives through the pipe (a CI run
+ * once read the logs one line short).
+ */
+async function completedByEach(jobs: number, timeoutMs = 10_000): Promise<[string[], string[]]> {
+  const read = () => instances.map(completedBy) as [string[], string[]];
+  const done = () => read().flat().length >= jobs;
+  if (!done()) {
+    await new Promise<void>((resolve) => {
+      const check = () => { if (done()) finish(); };
+      const finish = () => {
+        clearTimeout(timer);
+        for (const i of instances) i.child.stdout?.off('data', check);
+        resolve();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      for (const i of instances) i.child.stdout?.on('data', check);
+    });
+  }
+  return read();
+}
+
 async function completedMetric(instance: ServiceProcess): Promise<number> {
   const text = await (await fetch(`${instance.url}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith('audit_jobs_finished_total{status="completed"}'));
@@ -89,7 +112,7 @@ test('two instances share one queue: jobs enqueued at once each run and complete
   for (let n = 0; n < JOBS; n++) assert.equal(site.hits.filter((p) => p === `/job/${n}`).length, 1, `/job/${n} was loaded once`);
 
   // Which instance ran which job, from their own logs and metrics.
-  const [a, b] = instances.map(completedBy) as [string[], string[]];
+  const [a, b] = await completedByEach(JOBS);
   assert.ok(a.length > 0 && b.length > 0, `both instances completed jobs (${a.length} and ${b.length})`);
   assert.deepEqual([...a, ...b].sort(), [...ids].sort(), 'every job completed once, by one instance');
   assert.deepEqual(await Promise.all(instances.map(completedMetric)), [a.length, b.length]);
