@@ -198,7 +198,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     const rows = page.getByRole('region', { name: 'Audit records' }).getByRole('row');
     assert.equal(await rows.count(), 2, 'the header and one record');
     const record = await rows.nth(1).textContent() ?? '';
-    assert.match(record, /Olga Owner.*user\.role_change.*user Nina New/);
+    assert.match(record, /Olga Owner.*user\.role_change.*User “Nina New”/);
     assert.match(record, /from: editor/);
     assert.match(record, /to: admin/);
 

@@ -186,7 +186,7 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
     await sources.forget(row.id);
     await db.transaction(async (tx) => {
       await deleteDataSource(tx, row.id);
-      await recordAudit(tx, { ...actor(request), action: 'datasource.delete', targetType: 'datasource', targetId: row.id, details: { slug: row.slug, type: row.type } });
+      await recordAudit(tx, { ...actor(request), action: 'datasource.delete', targetType: 'datasource', targetId: row.id, details: { name: row.name, slug: row.slug, type: row.type } });
     });
     // A query that started meanwhile may have opened a new pool; it goes too.
     await sources.forget(row.id);

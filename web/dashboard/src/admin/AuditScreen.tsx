@@ -43,6 +43,15 @@ function useUsers(): Map<number, ApiUser> {
   return users;
 }
 
+const KINDS: Record<string, string> = { dashboard: 'Dashboard', datasource: 'Data source', user: 'User', tenant: 'Tenant' };
+
+/** "Dashboard “Sales”", with "(deleted)" when the record's name is all that is left of it. */
+function target(r: ApiAuditRecord): string {
+  const kind = KINDS[r.targetType] ?? r.targetType;
+  if (r.targetName) return `${kind} “${r.targetName}”${r.targetExists ? '' : ' (deleted)'}`;
+  return r.targetId ? `${kind} ${r.targetId}${r.targetExists ? '' : ' (deleted)'}` : kind;
+}
+
 function details(d: Record<string, unknown>): string {
   const text = Object.entries(d).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ');
   return text.length > 160 ? `${text.slice(0, 157)}…` : text;
@@ -67,12 +76,8 @@ export function AuditScreen() {
     setApplied(form);
   };
   const set = (k: keyof Filters) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
-  const actor = (id: number | null) => (id === null ? 'operator or system' : users.get(id)?.name ?? `user ${id}`);
+  const actor = (r: ApiAuditRecord) => (r.userId === null ? 'operator or system' : r.userName ?? `user ${r.userId}`);
   const count = pages.items?.length ?? 0;
-  const target = (r: ApiAuditRecord) => {
-    const named = r.targetType === 'user' && r.targetId ? users.get(Number(r.targetId))?.name : undefined;
-    return `${r.targetType}${named ? ` ${named}` : r.targetId ? ` ${r.targetId}` : ''}`;
-  };
 
   return (
     <>
@@ -118,7 +123,7 @@ export function AuditScreen() {
               {pages.items.map((r) => (
                 <tr key={r.id}>
                   <td><time dateTime={r.createdAt}>{when(r.createdAt)}</time></td>
-                  <td>{actor(r.userId)}</td>
+                  <td>{actor(r)}</td>
                   <td>{r.action}</td>
                   <td>{target(r)}</td>
                   <td>{details(r.details)}</td>
