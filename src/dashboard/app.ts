@@ -16,6 +16,7 @@ import { loginProviders } from './login/registry.ts';
 import { registerLoginRoutes } from './login/routes.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
 import { registerDashboardRoutes } from './dashboards/routes.ts';
+import { registerTransferRoutes } from './transfer/routes.ts';
 import { registerWidgetRunRoute } from './dashboards/run-widget.ts';
 import { registerDataSourceRoutes } from './datasources/routes.ts';
 import { DataSourceService } from './datasources/service.ts';
@@ -109,6 +110,7 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
 
   registerSessionRoutes(app, ctx);
   registerLoginRoutes(app, ctx, loginProviders(config));
+  registerTransferRoutes(app, ctx);
   registerDashboardRoutes(app, ctx);
   registerUserRoutes(app, ctx);
   registerTenantRoutes(app, ctx);

@@ -3,7 +3,7 @@ import type { Queryable } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { recordAudit } from '../audit/record.ts';
 import { checkDefinition, Definition, type DefinitionValue } from '../dashboards/definition.ts';
-import { getDashboard, insertDashboard, updateDashboard } from '../dashboards/store.ts';
+import { getDashboard, insertDashboard, updateDashboard, type DashboardRow } from '../dashboards/store.ts';
 import { connectionUrlProblem } from '../datasources/connection-url.ts';
 import type { DataSourceService } from '../datasources/service.ts';
 import { insertDataSource, listDataSources, nextDataSourceId, updateDataSource, type DataSourceRow, type DataSourceValues } from '../datasources/store.ts';
@@ -27,7 +27,12 @@ export interface ApplyInput {
   /** The file (or `platform`) the bundle comes from: named in errors and audit records. */
   origin: string;
   mode: ApplyMode;
+  /** A user importing through the API (src/dashboard/transfer): the records and versions name them, not provisioning. */
+  userId?: number | undefined;
 }
+
+/** Who the audit records and versions name: the importing user, or nobody (provisioning, from `origin`). */
+const madeBy = (input: ApplyInput) => (input.userId !== undefined ? { userId: input.userId, by: { by: 'import' } } : { userId: null, by: { by: 'provisioning', origin: input.origin } });
 
 const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -61,7 +66,7 @@ export async function applyBundle(tx: Queryable, sources: DataSourceService, inp
     }
     const slugToId = new Map([...existing.values()].map((r) => [r.slug, r.id]));
     for (const [i, d] of (input.bundle.dashboards ?? []).entries()) {
-      report.dashboards.push({ slug: d.slug, outcome: await applyDashboard(tx, input, d, `dashboards[${i}]`, slugToId) });
+      report.dashboards.push({ slug: d.slug, outcome: (await applyDashboard(tx, input, d, `dashboards[${i}]`, slugToId)).outcome });
     }
     return report;
   }
@@ -108,7 +113,7 @@ async function applyDataSource(
 function resolveDefinition(input: ApplyInput, d: ProvisionedDashboardValue, at: string, slugToId: Map<string, number>): DefinitionValue {
   const idOf = (slug: string, field: string) => {
     const id = slugToId.get(slug);
-    if (id === undefined) throw new ProvisioningError(input.origin, field, `no data source "${slug}" in the tenant or the file`);
+    if (id === undefined) throw new ProvisioningError(input.origin, field, `no data source "${slug}" in the tenant${input.userId === undefined ? ' or the file' : ''}`);
     return id;
   };
   const refs = (d.definition.dataSources ?? []).map((r, i) => ('slug' in r ? { id: idOf(r.slug, `${at}.definition.dataSources[${i}].slug`), ...(r.alias ? { alias: r.alias } : {}) } : r));
@@ -135,20 +140,21 @@ function resolveDefinition(input: ApplyInput, d: ProvisionedDashboardValue, at: 
   return definition;
 }
 
-async function applyDashboard(tx: Queryable, input: ApplyInput, d: ProvisionedDashboardValue, at: string, slugToId: Map<string, number>): Promise<Outcome> {
+/** Makes or brings one dashboard of a bundle to its values; data source slugs are looked up in `slugToId`. */
+export async function applyDashboard(tx: Queryable, input: ApplyInput, d: ProvisionedDashboardValue, at: string, slugToId: Map<string, number>): Promise<{ row: DashboardRow | undefined; outcome: Outcome }> {
   const { rows } = await tx.query<{ id: number }>(`SELECT id FROM dashboards WHERE tenant_id = $1 AND slug = $2 FOR UPDATE`, [input.tenantId, d.slug]);
-  if (rows[0] && input.mode === 'keep') return 'unchanged';
+  if (rows[0] && input.mode === 'keep') return { row: undefined, outcome: 'unchanged' };
   const definition = resolveDefinition(input, d, at, slugToId);
   const next = { slug: d.slug, title: d.title, description: d.description ?? null, definition };
-  const by = { by: 'provisioning', origin: input.origin };
+  const { userId, by } = madeBy(input);
   if (!rows[0]) {
-    const row = await insertDashboard(tx, { tenantId: input.tenantId, userId: null, ...next });
-    await recordAudit(tx, { tenantId: input.tenantId, userId: null, action: 'dashboard.create', targetType: 'dashboard', targetId: row.id, details: { slug: d.slug, title: d.title, ...by } });
-    return 'created';
+    const row = await insertDashboard(tx, { tenantId: input.tenantId, userId, ...next });
+    await recordAudit(tx, { tenantId: input.tenantId, userId, action: 'dashboard.create', targetType: 'dashboard', targetId: row.id, details: { slug: d.slug, title: d.title, ...by } });
+    return { row, outcome: 'created' };
   }
   const current = (await getDashboard(tx, input.tenantId, rows[0].id))!;
-  if (current.title === next.title && current.description === next.description && canonical(current.definition) === canonical(definition)) return 'unchanged';
-  const row = await updateDashboard(tx, current, next, null);
-  await recordAudit(tx, { tenantId: input.tenantId, userId: null, action: 'dashboard.update', targetType: 'dashboard', targetId: row.id, details: { version: row.version, ...by } });
-  return 'updated';
+  if (current.title === next.title && current.description === next.description && canonical(current.definition) === canonical(definition)) return { row: current, outcome: 'unchanged' };
+  const row = await updateDashboard(tx, current, next, userId);
+  await recordAudit(tx, { tenantId: input.tenantId, userId, action: 'dashboard.update', targetType: 'dashboard', targetId: row.id, details: { title: d.title, version: row.version, ...by } });
+  return { row, outcome: 'updated' };
 }

@@ -31,7 +31,7 @@ const SourceRef = Type.Union([
 // The API's widget, plus `dataSource` (a slug) in place of `dataSourceId`.
 const ProvisionedWidget = Type.Object({ ...Widget.properties, dataSource: Type.Optional(Slug) }, { additionalProperties: false });
 
-const ProvisionedDashboard = Type.Object({
+export const ProvisionedDashboard = Type.Object({
   slug: Slug,
   title: DisplayText(200),
   description: Type.Optional(Type.String({ maxLength: 2000 })),
@@ -57,11 +57,13 @@ export type ProvisionedDashboardValue = Static<typeof ProvisionedDashboard>;
 export class ProvisioningError extends Error {
   readonly origin: string;
   readonly field: string;
+  readonly problem: string;
   constructor(origin: string, field: string, problem: string) {
     super(`${origin}: ${field ? `${field}: ` : ''}${problem}`);
     this.name = 'ProvisioningError';
     this.origin = origin;
     this.field = field;
+    this.problem = problem;
   }
 }
 
