@@ -9,6 +9,7 @@ import type { Full, Summary, VersionSummary } from './dashboards/schemas.ts';
 import type { SavedQuery } from './queries/schemas.ts';
 import type { TokenPairSchema, UserSchema } from './schemas.ts';
 import type { AuditRecord } from './audit/routes.ts';
+import type { Bundle, Imported } from './transfer/schemas.ts';
 import type { TenantSchema } from './tenants/routes.ts';
 import type { CreatedUserSchema } from './users/schemas.ts';
 import type { SetupBody, SetupResultSchema, SetupStatusSchema } from './setup/schemas.ts';
@@ -36,6 +37,8 @@ export type ApiDashboardParameter = Static<typeof Parameter>;
 export type ApiDashboardVersion = Static<typeof VersionSummary>;
 export type ApiTenant = Static<typeof TenantSchema>;
 export type ApiAuditRecord = Static<typeof AuditRecord>;
+export type ApiDashboardBundle = Static<typeof Bundle>;
+export type ApiImported = Static<typeof Imported>;
 /** The platform's list page: `next` is the cursor of the following page, null on the last. */
 export type ApiPage<T> = { items: T[]; next: string | null };
 export type ApiErrorBody = { error: { code: string; message: string } };

@@ -6,31 +6,12 @@ import { SlugTaken, getDashboard } from '../dashboards/store.ts';
 import { conflict, notFound, validation } from '../errors.ts';
 import { listDataSources } from '../datasources/store.ts';
 import { applyDashboard } from '../provision/apply.ts';
-import { ProvisionedDashboard, ProvisioningError } from '../provision/format.ts';
+import { ProvisioningError } from '../provision/format.ts';
 import { IdParams, bearer, errors } from '../schemas.ts';
 import { portableDashboard } from './portable.ts';
+import { Bundle, ImportBody, Imported } from './schemas.ts';
 
 const tags = ['dashboards'];
-const MAX_IMPORT = 50;
-
-const Bundle = Type.Object({
-  dashboards: Type.Array(ProvisionedDashboard, { minItems: 1, maxItems: MAX_IMPORT }),
-}, { additionalProperties: false, description: 'a provisioning bundle (docs/dashboard.md, "Provisioning") holding dashboards only' });
-
-const ImportBody = Type.Object({
-  ...Bundle.properties,
-  // Named so their refusal can say why, rather than "unknown field".
-  dataSources: Type.Optional(Type.Unknown()),
-  tenant: Type.Optional(Type.Unknown()),
-}, { additionalProperties: false });
-
-const Imported = Type.Object({
-  dashboards: Type.Array(Type.Object({
-    id: Type.Integer(), slug: Type.String(), title: Type.String(), version: Type.Integer(),
-    outcome: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('unchanged')]),
-  })),
-});
-
 /**
  * Export and import (Grafana's dashboard JSON, Metabase's serialization): a dashboard leaves as a provisioning
  * bundle with data sources named by slug, and comes back into any tenant whose sources have those slugs.

@@ -4,9 +4,10 @@ import type { ApiDataSource, ApiDefinition, ApiSavedQuery, ApiUser, ApiWidget } 
 import { atLeast } from '../app/roles.ts';
 import { Link, navigate } from '../app/router.tsx';
 import { useScreen } from '../app/useTitle.ts';
+import { downloadJson } from '../app/download.ts';
 import { useLook } from '../widgets/useMedia.ts';
 import { WidgetView } from '../widgets/WidgetView.tsx';
-import { deleteDashboard, loadDashboard, restoreVersion, saveDashboard, type Loaded } from './api.ts';
+import { deleteDashboard, exportDashboard, loadDashboard, restoreVersion, saveDashboard, type Loaded } from './api.ts';
 import { normalised } from './definition.ts';
 import { Grid } from './Grid.tsx';
 import { newWidgetId, nextPosition, pushDown } from './layout.ts';
@@ -161,6 +162,17 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
     }
   };
 
+  const exportFile = async () => {
+    setError('');
+    try {
+      const { bundle, filename } = await exportDashboard(id);
+      downloadJson(filename, bundle);
+      setStatus(`Exported as ${filename}: import it on the Dashboards page of another tenant or installation.`);
+    } catch (err) {
+      failed(err);
+    }
+  };
+
   const remove = async () => {
     if (!loaded || !confirm(`Delete the dashboard “${loaded.dashboard.title}” and its history?`)) return;
     try {
@@ -207,6 +219,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
           </>
         )}
         <button type="button" id="versions-toggle" className="secondary" aria-expanded={panel.kind === 'versions'} onClick={() => setPanel(panel.kind === 'versions' ? { kind: 'none' } : { kind: 'versions' })}>Version history</button>
+        {!editing && <button type="button" className="secondary" onClick={() => void exportFile()}>Export</button>}
         {!editing && canEdit && <button type="button" className="danger" onClick={() => void remove()}>Delete dashboard</button>}
       </div>
       <p role="status" className="status">{status}</p>

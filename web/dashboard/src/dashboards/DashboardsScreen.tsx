@@ -7,6 +7,7 @@ import { useScreen } from '../app/useTitle.ts';
 import { createDashboard, listDashboards, slugify, type DashboardPage, type ListParams } from './api.ts';
 import { emptyDefinition } from './definition.ts';
 import { WideTable } from '../app/WideTable.tsx';
+import { ImportForm } from './ImportForm.tsx';
 
 const SORTS: { value: string; label: string; sort: ListParams['sort']; order: ListParams['order'] }[] = [
   { value: 'created_at-desc', label: 'Newest first', sort: 'created_at', order: 'desc' },
@@ -25,7 +26,8 @@ export function DashboardsScreen({ me }: { me: ApiUser }) {
   const [query, setQuery] = useState<ListParams>({ page: 1, perPage: PER_PAGE, search: '', sort: 'created_at', order: 'desc' });
   const [list, setList] = useState<DashboardPage>();
   const [error, setError] = useState('');
-  const [creating, setCreating] = useState(false);
+  const [opened, setOpened] = useState<'none' | 'create' | 'import'>('none');
+  const [notice, setNotice] = useState('');
 
   useEffect(() => {
     let gone = false;
@@ -44,9 +46,14 @@ export function DashboardsScreen({ me }: { me: ApiUser }) {
   return (
     <>
       <h1>Dashboards</h1>
-      {atLeast(me, 'editor') && (creating
-        ? <CreateForm onCancel={() => setCreating(false)} />
-        : <p><button type="button" onClick={() => setCreating(true)}>New dashboard</button></p>)}
+      {atLeast(me, 'editor') && (opened === 'create' ? <CreateForm onCancel={() => setOpened('none')} />
+        : opened === 'import' ? <ImportForm onCancel={() => setOpened('none')} onImported={(said) => { setOpened('none'); setNotice(said); setQuery({ ...query, page: 1 }); }} />
+        : (
+          <p className="actions">
+            <button type="button" onClick={() => { setNotice(''); setOpened('create'); }}>New dashboard</button>
+            <button type="button" className="secondary" onClick={() => { setNotice(''); setOpened('import'); }}>Import</button>
+          </p>
+        ))}
       <form className="toolbar" role="search" onSubmit={onSearch}>
         <div className="field">
           <label htmlFor="dash-search">Search titles and descriptions</label>
@@ -65,6 +72,7 @@ export function DashboardsScreen({ me }: { me: ApiUser }) {
       </form>
       <div role="alert" className="error">{error}</div>
       <p role="status" className="status">
+        {notice && `${notice} `}
         {meta && (meta.total === 0
           ? (query.search ? `No dashboard matches "${query.search}".` : 'No dashboards yet.')
           : `${meta.total} ${meta.total === 1 ? 'dashboard' : 'dashboards'}${query.search ? ` matching "${query.search}"` : ''}.`)}

@@ -1,5 +1,5 @@
 import { api } from '../api/client.ts';
-import type { ApiDashboard, ApiDashboardSummary, ApiDashboardVersion, ApiDefinition, ApiQueryResult } from '../api/types.ts';
+import type { ApiDashboard, ApiDashboardBundle, ApiImported, ApiDashboardSummary, ApiDashboardVersion, ApiDefinition, ApiQueryResult } from '../api/types.ts';
 
 export interface ListParams { page: number; perPage: number; search: string; sort: 'created_at' | 'updated_at' | 'title'; order: 'asc' | 'desc' }
 export interface DashboardPage { data: ApiDashboardSummary[]; meta: { total: number; page: number; perPage: number; totalPages: number } }
@@ -44,6 +44,18 @@ export async function restoreVersion(id: number, version: number, etag: string):
 /** Draws a saved widget: the service runs the SQL stored in the dashboard (viewers may, as with saved queries). */
 export async function runWidget(id: number, widgetId: string, params: Record<string, string>, signal?: AbortSignal): Promise<ApiQueryResult> {
   return (await api<ApiQueryResult>('POST', `/dashboards/${id}/widgets/${encodeURIComponent(widgetId)}/run`, { body: { params, maxRows: 1000 }, ...(signal ? { signal } : {}) })).data;
+}
+
+/** The dashboard as a provisioning bundle (data sources by slug), and the file name the service suggests. */
+export async function exportDashboard(id: number): Promise<{ bundle: ApiDashboardBundle; filename: string }> {
+  const r = await api<ApiDashboardBundle>('GET', `/dashboards/${id}/export`);
+  const filename = /filename="([^"]+)"/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? `dashboard-${id}.json`;
+  return { bundle: r.data, filename };
+}
+
+/** Sends a bundle as read from a file: the service checks it and names the field it refuses. */
+export async function importDashboards(bundle: unknown, overwrite: boolean): Promise<ApiImported> {
+  return (await api<ApiImported>('POST', `/dashboards/import?overwrite=${overwrite}`, { body: bundle })).data;
 }
 
 /** A slug from a title, as the create form suggests it. */
