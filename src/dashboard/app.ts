@@ -17,6 +17,7 @@ import { registerLoginRoutes } from './login/routes.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
 import { registerDashboardRoutes } from './dashboards/routes.ts';
 import { registerTransferRoutes } from './transfer/routes.ts';
+import { registerSharingRoutes } from './sharing/routes.ts';
 import { registerWidgetRunRoute } from './dashboards/run-widget.ts';
 import { registerDataSourceRoutes } from './datasources/routes.ts';
 import { DataSourceService } from './datasources/service.ts';
@@ -125,6 +126,7 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
   registerDataSourceRoutes(app, ctx, sources);
   registerQueryRoutes(app, ctx, sources);
   registerWidgetRunRoute(app, ctx, sources);
+  registerSharingRoutes(app, ctx, sources);
   registerSetupRoutes(app, ctx);
   registerWebRoutes(app);
   // Feature routes: each folder registers its own (dashboards, users, tenants, audit, datasources, queries).

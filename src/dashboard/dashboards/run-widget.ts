@@ -1,9 +1,10 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import { clientGoneSignal } from '../datasources/client-gone.ts';
-import { DEFAULT_MAX_ROWS } from '../datasources/execute.ts';
+import { DEFAULT_MAX_ROWS, type ExecuteResult } from '../datasources/execute.ts';
 import { MaxRows, Parameters, QueryResult } from '../datasources/schemas.ts';
 import type { DataSourceService } from '../datasources/service.ts';
 import { scanSql, type Dialect } from '../datasources/sql-lexer.ts';
@@ -12,9 +13,9 @@ import { notFound, validation } from '../errors.ts';
 import { getSavedQuery } from '../queries/store.ts';
 import { namedColumnsResult, runAndAudit, sendJson } from '../queries/run.ts';
 import { IdParams, bearer, errors } from '../schemas.ts';
-import { getDashboard } from './store.ts';
+import { getDashboard, type DashboardRow } from './store.ts';
 
-const WidgetParams = Type.Object({ ...IdParams.properties, widgetId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
+export const WidgetParams = Type.Object({ ...IdParams.properties, widgetId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
 
 /**
  * The supplied values whose names the statement uses (in its code, not in strings or comments). A dashboard's
@@ -50,29 +51,41 @@ export function registerWidgetRunRoute(app: App, ctx: DashboardContext, sources:
     const me = currentUser(request);
     const dashboard = await getDashboard(db, me.tenantId, request.params.id);
     if (!dashboard) throw notFound('dashboard');
-    const widget = dashboard.definition.widgets.find((w) => w.id === request.params.widgetId);
-    if (!widget) throw notFound('widget');
-    const { params = {}, maxRows = DEFAULT_MAX_ROWS } = request.body ?? {};
-    let query: string;
-    let dataSourceId: number;
-    let savedQueryId: number | undefined;
-    if (widget.savedQueryId !== undefined) {
-      const saved = await getSavedQuery(db, me.tenantId, widget.savedQueryId);
-      if (!saved) throw notFound('saved query');
-      ({ query } = saved);
-      dataSourceId = saved.data_source_id;
-      savedQueryId = saved.id;
-    } else if (widget.query !== undefined && widget.dataSourceId !== undefined) {
-      query = widget.query;
-      dataSourceId = widget.dataSourceId;
-    } else {
-      throw validation(`widget "${widget.id}" has no query to run`);
-    }
-    const source = await getDataSource(db, me.tenantId, dataSourceId);
-    if (!source) throw notFound('data source');
-    const parameters = valuesUsedBy(query, source.type, params as Record<string, unknown>);
-    const origin = { kind: 'widget' as const, dashboardId: dashboard.id, widgetId: widget.id, ...(savedQueryId ? { savedQueryId } : {}) };
-    const result = await runAndAudit(db, sources, request, source, { query, parameters, maxRows, signal: clientGoneSignal(reply) }, origin);
-    return sendJson(reply, namedColumnsResult(result));
+    return sendJson(reply, namedColumnsResult(await runStoredWidget(ctx, sources, request, reply, dashboard, request.params.widgetId, request.body ?? {})));
   });
+}
+
+/**
+ * Runs a widget of a saved dashboard as stored: its SQL or saved query, on the dashboard's tenant's source, with only
+ * the parameter values the statement names. For the signed-in route above and for public links (src/dashboard/sharing).
+ */
+export async function runStoredWidget(
+  ctx: DashboardContext, sources: DataSourceService, request: FastifyRequest, reply: FastifyReply, dashboard: DashboardRow, widgetId: string,
+  body: { params?: object | undefined; maxRows?: number | undefined }, publicLink = false,
+): Promise<ExecuteResult> {
+  const { db } = ctx;
+  const tenantId = dashboard.tenant_id;
+  const widget = dashboard.definition.widgets.find((w) => w.id === widgetId);
+  if (!widget) throw notFound('widget');
+  const { params = {}, maxRows = DEFAULT_MAX_ROWS } = body;
+  let query: string;
+  let dataSourceId: number;
+  let savedQueryId: number | undefined;
+  if (widget.savedQueryId !== undefined) {
+    const saved = await getSavedQuery(db, tenantId, widget.savedQueryId);
+    if (!saved) throw notFound('saved query');
+    ({ query } = saved);
+    dataSourceId = saved.data_source_id;
+    savedQueryId = saved.id;
+  } else if (widget.query !== undefined && widget.dataSourceId !== undefined) {
+    query = widget.query;
+    dataSourceId = widget.dataSourceId;
+  } else {
+    throw validation(`widget "${widget.id}" has no query to run`);
+  }
+  const source = await getDataSource(db, tenantId, dataSourceId);
+  if (!source) throw notFound('data source');
+  const parameters = valuesUsedBy(query, source.type, params as Record<string, unknown>);
+  const origin = { kind: 'widget' as const, dashboardId: dashboard.id, widgetId: widget.id, ...(savedQueryId ? { savedQueryId } : {}), ...(publicLink ? { publicLink: true as const } : {}) };
+  return runAndAudit(db, sources, request, source, { query, parameters, maxRows, signal: clientGoneSignal(reply) }, origin);
 }

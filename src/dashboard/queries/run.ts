@@ -16,19 +16,21 @@ export async function runAndAudit(
   request: FastifyRequest,
   row: DataSourceRow,
   options: RunOptions,
-  origin: { kind: 'adhoc' } | { kind: 'saved'; savedQueryId: number } | { kind: 'widget'; dashboardId: number; widgetId: string; savedQueryId?: number },
+  origin: { kind: 'adhoc' } | { kind: 'saved'; savedQueryId: number } | { kind: 'widget'; dashboardId: number; widgetId: string; savedQueryId?: number; publicLink?: true },
 ): Promise<ExecuteResult> {
   const base = { ...origin, dataSourceId: row.id, query: options.query, parameters: Object.keys(options.parameters) };
+  // A public link's visitor is nobody: the record says so (`publicLink`), in the source's tenant.
+  const who = request.user ? actor(request) : { tenantId: row.tenant_id, userId: null };
   try {
     const result = await sources.run(row, options);
     await recordAudit(db, {
-      ...actor(request), action: 'query.run', targetType: 'datasource', targetId: row.id,
+      ...who, action: 'query.run', targetType: 'datasource', targetId: row.id,
       details: { ...base, rowCount: result.rowCount, truncated: result.truncated, executionTimeMs: result.executionTimeMs },
     });
     return result;
   } catch (err) {
     await recordAudit(db, {
-      ...actor(request), action: 'query.run', targetType: 'datasource', targetId: row.id,
+      ...who, action: 'query.run', targetType: 'datasource', targetId: row.id,
       details: { ...base, error: err instanceof HttpError ? err.code : 'INTERNAL_ERROR' },
     }).catch(() => {});
     throw err;

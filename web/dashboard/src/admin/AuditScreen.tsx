@@ -8,7 +8,7 @@ import { usePages } from './usePages.ts';
 
 /** The actions the service records (docs/dashboard.md, "Audit log"). */
 const ACTIONS = [
-  'dashboard.create', 'dashboard.update', 'dashboard.delete', 'dashboard.restore',
+  'dashboard.create', 'dashboard.update', 'dashboard.delete', 'dashboard.restore', 'dashboard.share', 'dashboard.unshare',
   'datasource.create', 'datasource.update', 'datasource.delete', 'datasource.test', 'query.run',
   'user.create', 'user.role_change', 'user.deactivate', 'user.reactivate', 'user.sign_in',
   'tenant.create', 'tenant.update', 'setup.first_owner',
