@@ -10,6 +10,7 @@ import type { SavedQuery } from './queries/schemas.ts';
 import type { TokenPairSchema, UserSchema } from './schemas.ts';
 import type { AuditRecord } from './audit/routes.ts';
 import type { Bundle, Imported } from './transfer/schemas.ts';
+import type { PublicDashboard, Share } from './sharing/schemas.ts';
 import type { TenantSchema } from './tenants/routes.ts';
 import type { CreatedUserSchema } from './users/schemas.ts';
 import type { SetupBody, SetupResultSchema, SetupStatusSchema } from './setup/schemas.ts';
@@ -39,6 +40,8 @@ export type ApiTenant = Static<typeof TenantSchema>;
 export type ApiAuditRecord = Static<typeof AuditRecord>;
 export type ApiDashboardBundle = Static<typeof Bundle>;
 export type ApiImported = Static<typeof Imported>;
+export type ApiShare = Static<typeof Share>;
+export type ApiPublicDashboard = Static<typeof PublicDashboard>;
 /** The platform's list page: `next` is the cursor of the following page, null on the last. */
 export type ApiPage<T> = { items: T[]; next: string | null };
 export type ApiErrorBody = { error: { code: string; message: string } };

@@ -35,8 +35,29 @@ function setupNotice(r: ApiSetupResult): string {
   return `${made} Sign in to continue.`;
 }
 
-/** The app's frame: a skip link, the banner and the main region every screen renders into. */
+// A dashboard's public link: no session, no sign-in, one chunk of its own.
+const PublicDashboard = lazy(() => import('./public/PublicDashboard.tsx'));
+const PUBLIC_LINK = /^\/public\/([^/]+)$/;
+
+/** A public link opens the shared dashboard alone; every other address is the signed-in app. */
 export function App() {
+  const shared = PUBLIC_LINK.exec(location.pathname);
+  if (shared) {
+    return (
+      <>
+        <a className="skip-link" href="#main">Skip to content</a>
+        <header className="banner"><p className="product">Dashboards</p></header>
+        <main id="main" tabIndex={-1}>
+          <LoadBoundary><Suspense fallback={<p role="status">Loading the dashboard…</p>}><PublicDashboard token={shared[1]!} /></Suspense></LoadBoundary>
+        </main>
+      </>
+    );
+  }
+  return <MemberApp />;
+}
+
+/** The app's frame: a skip link, the banner and the main region every screen renders into. */
+function MemberApp() {
   const [state, setState] = useState<State>({ kind: 'loading' });
 
   const load = useCallback(async () => {

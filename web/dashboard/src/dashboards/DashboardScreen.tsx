@@ -15,6 +15,7 @@ import { draftWidgetLoader, savedWidgetLoader } from './loaders.ts';
 import { ParametersBar } from './ParametersBar.tsx';
 import { queryValues } from './parameters.ts';
 import { SettingsPanel } from './SettingsPanel.tsx';
+import { SharePanel } from './SharePanel.tsx';
 import { VersionHistory } from './VersionHistory.tsx';
 import { WidgetEditor } from './WidgetEditor.tsx';
 
@@ -25,7 +26,7 @@ const REFRESH = [
 ];
 
 interface Draft { title: string; description: string; definition: ApiDefinition }
-type Panel = { kind: 'none' } | { kind: 'widget'; id: string } | { kind: 'settings' } | { kind: 'versions' };
+type Panel = { kind: 'none' } | { kind: 'widget'; id: string } | { kind: 'settings' } | { kind: 'versions' } | { kind: 'share' };
 
 /** One dashboard: its parameters and widget grid; editors switch to edit mode, change the grid and save it. */
 export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
@@ -219,6 +220,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
           </>
         )}
         <button type="button" id="versions-toggle" className="secondary" aria-expanded={panel.kind === 'versions'} onClick={() => setPanel(panel.kind === 'versions' ? { kind: 'none' } : { kind: 'versions' })}>Version history</button>
+        {!editing && canEdit && <button type="button" className="secondary" aria-expanded={panel.kind === 'share'} onClick={() => setPanel(panel.kind === 'share' ? { kind: 'none' } : { kind: 'share' })}>Share</button>}
         {!editing && <button type="button" className="secondary" onClick={() => void exportFile()}>Export</button>}
         {!editing && canEdit && <button type="button" className="danger" onClick={() => void remove()}>Delete dashboard</button>}
       </div>
@@ -246,6 +248,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
           document.querySelector<HTMLElement>(`[data-widget="${configuring.id}"]`)?.focus();
         }} />
       )}
+      {panel.kind === 'share' && !editing && <SharePanel id={id} title={d.title} />}
       {panel.kind === 'versions' && <VersionHistory id={id} current={d.version} canRestore={canEdit} onRestore={(v) => void restore(v)} onClose={() => { setPanel({ kind: 'none' }); document.getElementById('versions-toggle')?.focus(); }} />}
       <ParametersBar parameters={parameters} values={values} onChange={setValues} />
       {definition.widgets.length === 0
