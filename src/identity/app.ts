@@ -189,8 +189,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       db, mailer: smtpMailer(config.smtpUrl, config.mailFrom, log), inviteTtl: config.inviteTtl,
       inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
     };
-    await registerAgentPages(app, { db, csrf, issuer: config.issuer });
-    await registerConsentPages(app, { db, csrf, issuer: config.issuer });
+    await registerAgentPages(app, { db, accounts, csrf, issuer: config.issuer });
+    await registerConsentPages(app, { db, accounts, csrf, issuer: config.issuer });
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier, dpop });
     await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder, dpop });

@@ -208,7 +208,7 @@ test('security pages: refused without a login session or a CSRF token; enrolling
   }
   const postAnon = await anonymous.request(`${server.issuer}/account/security/totp/remove`, { form: { csrf: 'x' } });
   assert.equal(postAnon.status, 401);
-  assert.match(await postAnon.text(), /Not signed in[\s\S]*href="\/signin\?return_to=%2Faccount%2Fsecurity"/);
+  assert.match(await postAnon.text(), /Signed out[\s\S]*href="\/signin\?return_to=%2Faccount%2Fsecurity"/);
   const optionsAnon = await anonymous.request(`${server.issuer}/account/security/passkeys/options`, { method: 'POST' });
   assert.equal(optionsAnon.status, 401);
   assert.equal(((await optionsAnon.json()) as { error: string }).error, 'login_required');

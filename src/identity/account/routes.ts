@@ -96,7 +96,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
       html(reply, status, changePasswordPage({ action: '/account/password', csrf: forms.issue(request, reply, `password:${who.id}`), accountLabel: who.identifier, error, invalid }));
 
     const humanOrSignIn = async (request: FastifyRequest, reply: FastifyReply): Promise<PrincipalView | undefined> => {
-      const who = await signedIn(deps.db, deps.accounts, request);
+      const who = (await signedIn(deps.db, deps.accounts, request))?.account;
       if (!who) {
         reply.header('cache-control', 'no-store').redirect(signInLink('/account/password'), 303);
         return undefined;

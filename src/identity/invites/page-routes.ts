@@ -50,7 +50,7 @@ export async function registerInvitePages(scope: AdminScope, deps: InvitePageDep
     const orgName = org?.name ?? 'the organization';
     // A link opened after the invitation moved on answers 200 with its state; a form posted to one that moved meanwhile, 409.
     if (invite.status !== 'pending') return html(reply, status === 200 ? 200 : 409, inviteStatePage(invite.status, orgName));
-    const who = await signedIn(deps.db, deps.accounts, request);
+    const who = (await signedIn(deps.db, deps.accounts, request))?.account;
     const inviter = invite.inviter_principal_id ? await findPrincipal(deps.db, invite.inviter_principal_id) : undefined;
     return html(reply, status, invitePage({
       organizationName: orgName, role: invite.role, email: invite.email, inviterName: inviter?.displayName ?? null, message: invite.message,
@@ -89,7 +89,7 @@ export async function registerInvitePages(scope: AdminScope, deps: InvitePageDep
         return html(reply, 200, inviteDonePage(false, org?.name ?? 'the organization', invite.role));
       }
       if (decision !== 'accept') return show(request, reply, token, invite, 400, 'Choose Accept or Decline.');
-      const who = await signedIn(deps.db, deps.accounts, request);
+      const who = (await signedIn(deps.db, deps.accounts, request))?.account;
       if (!who) return reply.header('cache-control', 'no-store').redirect(signInLink(here(token), invite.email), 303);
       const refused = invite.status === 'pending' ? refusal(invite, who) : undefined;
       if (refused) return show(request, reply, token, invite, 403, refused);
