@@ -29,6 +29,7 @@ import { registerAccountPages } from './account/routes.ts';
 import { registerPersonDelegationRoutes } from './delegation/routes.ts';
 import { registerAgentPages } from './delegation/page-routes.ts';
 import { registerConsentPages } from './consent/page-routes.ts';
+import { registerSessionPages } from './sessions/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 import { DPOP_SCHEME_NOTE, dpopCheck } from '../kit/auth/dpop.ts';
@@ -191,6 +192,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     };
     await registerAgentPages(app, { db, accounts, csrf, issuer: config.issuer });
     await registerConsentPages(app, { db, accounts, csrf, issuer: config.issuer });
+    const providerNames = new Map([...upstream.providers].map(([id, p]) => [id, p.name]));
+    await registerSessionPages(app, { db, accounts, csrf, issuer: config.issuer, providerNames });
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier, dpop });
     await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder, dpop });
