@@ -41,6 +41,7 @@ import { registerMarketplace } from './marketplace/routes.ts';
 import { registerStripeWebhook } from './billing/webhook-route.ts';
 import { socialProviders } from './social/registry.ts';
 import { registerSocialLogin, signInButtons } from './social/routes.ts';
+import { registerLinkedAccounts } from './social/account-routes.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -194,6 +195,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     await registerConsentPages(app, { db, accounts, csrf, issuer: config.issuer });
     const providerNames = new Map([...upstream.providers].map(([id, p]) => [id, p.name]));
     await registerSessionPages(app, { db, accounts, csrf, issuer: config.issuer, providerNames });
+    await registerLinkedAccounts(app, { db, secretKey, accounts, csrf, issuer: config.issuer, providers: upstream.providers });
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier, dpop });
     await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder, dpop });

@@ -325,7 +325,7 @@ test('the account pages link to each other: password, sign-in security, agents, 
     throw new Error(`${err}: the browser is at ${page.url()}, showing "${(await page.locator('body').innerText().catch(() => '')).slice(0, 500)}"`);
   });
   const nav = page.getByRole('navigation', { name: 'Your account' });
-  assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Password', 'Sign-in security', 'Sessions', 'Connected apps', 'Agents', 'Sign out']);
+  assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Password', 'Sign-in security', 'Linked accounts', 'Sessions', 'Connected apps', 'Agents', 'Sign out']);
   assert.equal(await nav.getByRole('link', { name: 'Password' }).getAttribute('aria-current'), 'page');
   // After the form, Tab reaches the links; Enter follows one.
   for (let i = 0; i < 6 && (await focused(page)) !== 'Sign-in security'; i++) await page.keyboard.press('Tab');

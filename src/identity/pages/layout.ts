@@ -78,7 +78,7 @@ ${options.body}
 
 /** The account pages, linked from each other: the current one is marked, not linked. */
 const ACCOUNT_PAGES = [
-  ['/account/password', 'Password'], ['/account/security', 'Sign-in security'], ['/account/sessions', 'Sessions'], ['/account/apps', 'Connected apps'],
+  ['/account/password', 'Password'], ['/account/security', 'Sign-in security'], ['/account/linked', 'Linked accounts'], ['/account/sessions', 'Sessions'], ['/account/apps', 'Connected apps'],
   ['/agents', 'Agents'], ['/signout', 'Sign out'],
 ] as const;
 export type AccountPath = (typeof ACCOUNT_PAGES)[number][0];
