@@ -8,7 +8,7 @@ import { GitHubStandIn, GoogleStandIn } from '../support/vendors/social-login.ts
 import { startServer, type Server } from './support.ts';
 import { TestBrowser, field } from './browser.ts';
 import { assertAccessible, focused, screenshot } from './a11y.ts';
-import { signInAt } from './account-support.ts';
+import { assertPage, signInAt, signInOnPage } from './account-support.ts';
 
 // GitHub and Google are played by local servers speaking their documented OAuth and OpenID Connect APIs.
 let server: Server;
@@ -61,9 +61,8 @@ test('linking GitHub in Chromium by keyboard, in light and dark: listed, then it
     const context = await browser.newContext({ colorScheme });
     const page = await context.newPage();
     await page.goto(`${server.issuer}/account/linked`);
-    await page.getByLabel('Email address').fill(lin.email);
-    await page.getByLabel('Password').fill(lin.password);
-    await Promise.all([page.waitForURL(`${server.issuer}/account/linked`), page.getByRole('button', { name: 'Sign in' }).click()]);
+    await signInOnPage(page, lin);
+    await page.waitForURL(`${server.issuer}/account/linked`);
     assert.equal(await page.locator('h1').textContent(), 'Linked accounts');
     await assertAccessible(page, `linked accounts page (${colorScheme})`);
     if (colorScheme === 'light') {
@@ -180,23 +179,18 @@ test('the linked accounts page refuses bad requests with pages: signed out, bad 
   const b = new TestBrowser();
   await signInAt(server.issuer, b, '/account/linked', ona);
   const csrf = field(await linkedPage(b), 'csrf')!;
-  const isPage = async (res: Response, status: number, text: RegExp) => {
-    assert.equal(res.status, status);
-    assert.match(res.headers.get('content-type')!, /^text\/html/);
-    assert.match(await res.text(), text);
-  };
   const anonymous = new TestBrowser();
   const toSignIn = await anonymous.request(`${server.issuer}/account/linked`);
   assert.equal(toSignIn.status, 303);
   assert.equal(toSignIn.headers.get('location'), '/signin?return_to=%2Faccount%2Flinked');
-  await isPage(await anonymous.request(`${server.issuer}/account/linked/github/link`, { form: { csrf } }), 401, /Signed out/);
-  await isPage(await b.request(`${server.issuer}/account/linked/github/link`, { form: {} }), 403, /not sent from the linked accounts page/);
-  await isPage(await b.request(`${server.issuer}/account/linked/github/link`, { form: { csrf: 'forged' } }), 403, /Request refused/);
-  await isPage(await b.request(`${server.issuer}/account/linked/github/link`, { form: { csrf }, headers: { origin: 'https://evil.example' } }), 403, /Request refused/);
-  await isPage(await b.request(`${server.issuer}/account/linked/myspace/link`, { form: { csrf } }), 404, /not configured here/);
-  await isPage(await b.request(`${server.issuer}/account/linked/${randomUUID()}/unlink`, { form: { csrf } }), 404, /Linked account not found/);
-  await isPage(await b.request(`${server.issuer}/account/linked/${kimLink}/unlink`, { form: { csrf } }), 404, /Linked account not found/);
-  await isPage(await b.request(`${server.issuer}/account/linked/nope/unlink`, { form: { csrf } }), 400, /Request refused/);
+  await assertPage(await anonymous.request(`${server.issuer}/account/linked/github/link`, { form: { csrf } }), 401, /Signed out/);
+  await assertPage(await b.request(`${server.issuer}/account/linked/github/link`, { form: {} }), 403, /not sent from the linked accounts page/);
+  await assertPage(await b.request(`${server.issuer}/account/linked/github/link`, { form: { csrf: 'forged' } }), 403, /Request refused/);
+  await assertPage(await b.request(`${server.issuer}/account/linked/github/link`, { form: { csrf }, headers: { origin: 'https://evil.example' } }), 403, /Request refused/);
+  await assertPage(await b.request(`${server.issuer}/account/linked/myspace/link`, { form: { csrf } }), 404, /not configured here/);
+  await assertPage(await b.request(`${server.issuer}/account/linked/${randomUUID()}/unlink`, { form: { csrf } }), 404, /Linked account not found/);
+  await assertPage(await b.request(`${server.issuer}/account/linked/${kimLink}/unlink`, { form: { csrf } }), 404, /Linked account not found/);
+  await assertPage(await b.request(`${server.issuer}/account/linked/nope/unlink`, { form: { csrf } }), 400, /Request refused/);
   assert.equal((await server.runtime.db.query('SELECT 1 FROM external_identities WHERE id = $1', [kimLink])).rowCount, 1, "someone else's link stays");
   assert.deepEqual(await links(onaId), []);
 });

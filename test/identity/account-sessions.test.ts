@@ -1,12 +1,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
 import { startServer, type Server } from './support.ts';
 import { TestBrowser, field } from './browser.ts';
 import { assertAccessible, focused, screenshot } from './a11y.ts';
-import { signInAt } from './account-support.ts';
+import { assertPage, signInAt, signInOnPage } from './account-support.ts';
 
 let server: Server;
 let browser: Browser;
@@ -40,13 +40,6 @@ async function stillSignedIn(b: TestBrowser): Promise<boolean> {
   assert.equal(res.status, 303);
   assert.match(res.headers.get('location')!, /^\/signin\?/);
   return false;
-}
-
-async function signInOnPage(page: Page, who: { email: string; password: string }) {
-  await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
-  await page.getByLabel('Email address').fill(who.email);
-  await page.getByLabel('Password').fill(who.password);
-  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Sign in' }).click()]);
 }
 
 test('the sessions page in Chromium: every live session, this browser marked, one signed out by keyboard and then every other; their cookies stop working', async () => {
@@ -122,27 +115,22 @@ test('the sessions page refuses bad posts with a page: signed out, no or a forei
   const pageOf = async (b: TestBrowser) => (await b.request(`${server.issuer}/account/sessions`)).text();
   const csrf = field(await pageOf(mine.b), 'csrf')!;
   const end = (b: TestBrowser, id: string, form: Record<string, string>, headers?: Record<string, string>) => b.request(`${server.issuer}/account/sessions/${id}/end`, { form, headers });
-  const isPage = async (res: Response, status: number, text: RegExp) => {
-    assert.equal(res.status, status);
-    assert.match(res.headers.get('content-type')!, /^text\/html/);
-    assert.match(await res.text(), text);
-  };
 
   const anonymous = new TestBrowser();
   const toSignIn = await anonymous.request(`${server.issuer}/account/sessions`);
   assert.equal(toSignIn.status, 303);
   assert.equal(toSignIn.headers.get('location'), '/signin?return_to=%2Faccount%2Fsessions');
-  await isPage(await end(anonymous, other.id, { csrf }), 401, /<h1>Signed out<\/h1>[\s\S]*href="\/signin\?return_to=%2Faccount%2Fsessions"/);
-  await isPage(await anonymous.request(`${server.issuer}/account/sessions/end-others`, { form: { csrf } }), 401, /Signed out/);
-  await isPage(await end(mine.b, other.id, {}), 403, /not sent from the sessions page/);
-  await isPage(await end(mine.b, other.id, { csrf: 'forged' }), 403, /Request refused/);
-  await isPage(await end(mine.b, other.id, { csrf: field(await pageOf(other.b), 'csrf')! }), 403, /Request refused/);
-  await isPage(await end(mine.b, other.id, { csrf }, { origin: 'https://evil.example' }), 403, /Request refused/);
-  await isPage(await mine.b.request(`${server.issuer}/account/sessions/end-others`, { form: { csrf }, headers: { origin: 'null' } }), 403, /Request refused/);
-  await isPage(await end(mine.b, randomUUID(), { csrf }), 404, /Session not found/);
-  await isPage(await end(mine.b, bos.id, { csrf }), 404, /Session not found/);
-  await isPage(await end(mine.b, mine.id, { csrf }), 400, /sign-out page/);
-  await isPage(await end(mine.b, 'not-a-uuid', { csrf }), 400, /Request refused/);
+  await assertPage(await end(anonymous, other.id, { csrf }), 401, /<h1>Signed out<\/h1>[\s\S]*href="\/signin\?return_to=%2Faccount%2Fsessions"/);
+  await assertPage(await anonymous.request(`${server.issuer}/account/sessions/end-others`, { form: { csrf } }), 401, /Signed out/);
+  await assertPage(await end(mine.b, other.id, {}), 403, /not sent from the sessions page/);
+  await assertPage(await end(mine.b, other.id, { csrf: 'forged' }), 403, /Request refused/);
+  await assertPage(await end(mine.b, other.id, { csrf: field(await pageOf(other.b), 'csrf')! }), 403, /Request refused/);
+  await assertPage(await end(mine.b, other.id, { csrf }, { origin: 'https://evil.example' }), 403, /Request refused/);
+  await assertPage(await mine.b.request(`${server.issuer}/account/sessions/end-others`, { form: { csrf }, headers: { origin: 'null' } }), 403, /Request refused/);
+  await assertPage(await end(mine.b, randomUUID(), { csrf }), 404, /Session not found/);
+  await assertPage(await end(mine.b, bos.id, { csrf }), 404, /Session not found/);
+  await assertPage(await end(mine.b, mine.id, { csrf }), 400, /sign-out page/);
+  await assertPage(await end(mine.b, 'not-a-uuid', { csrf }), 400, /Request refused/);
   // None of those ended anything.
   for (const b of [mine.b, other.b, bos.b]) assert.equal(await stillSignedIn(b), true);
 

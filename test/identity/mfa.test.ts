@@ -284,7 +284,7 @@ test('removing a factor needs a recent second step: a login session without one,
     assert.equal(refused.status, 403, label);
     const page = await refused.text();
     assert.match(page, /<h1>Confirm it is you<\/h1>/, label);
-    assert.match(page, /href="\/signin\?return_to=%2Faccount%2Fsecurity&amp;login_hint=cleo%40example.com"/, label);
+    assert.match(page, /href="\/signin\?return_to=%2Faccount%2Fsecurity&amp;login_hint=cleo%40example.com&amp;prompt=login"/, label);
     assert.equal(await hasTotp(db, cleoId), true, `${label}: nothing removed`);
     const passkeyRemove = await step.browser.request(`${server.issuer}/account/security/passkeys/00000000-0000-0000-0000-000000000000/remove`, { form: { csrf } });
     assert.equal(passkeyRemove.status, 403, `${label}: passkeys too`);

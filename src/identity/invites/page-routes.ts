@@ -55,7 +55,7 @@ export async function registerInvitePages(scope: AdminScope, deps: InvitePageDep
     return html(reply, status, invitePage({
       organizationName: orgName, role: invite.role, email: invite.email, inviterName: inviter?.displayName ?? null, message: invite.message,
       expiresAt: invite.expires_at, action: '/invites/accept', token, csrf: deps.forms.issue(request, reply, csrfPurpose(token)),
-      signedInAs: who?.identifier, signInHref: signInLink(here(token), who ? undefined : invite.email), error: error ?? (who ? refusal(invite, who) : undefined),
+      signedInAs: who?.identifier, signInHref: who ? signInLink(here(token), undefined, true) : signInLink(here(token), invite.email), error: error ?? (who ? refusal(invite, who) : undefined),
     }));
   };
 

@@ -80,7 +80,7 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
       title: 'Confirm it is you',
       body: `<h1>Confirm it is you</h1>
 <p>Removing a sign-in method needs a recent second step (a code from your authenticator app, a recovery code or a passkey). Nothing was removed.</p>
-<p><a href="${escapeHtml(signInLink('/account/security', who.account.human?.email))}">Sign in again to confirm</a>, then remove it on the sign-in security page within ${FRESH_STEP_SECONDS / 60} minutes.</p>`,
+<p><a href="${escapeHtml(signInLink('/account/security', who.account.human?.email, true))}">Sign in again to confirm</a>, then remove it on the sign-in security page within ${FRESH_STEP_SECONDS / 60} minutes.</p>`,
     }));
     return false;
   }

@@ -86,6 +86,8 @@ export type AccountPath = (typeof ACCOUNT_PAGES)[number][0];
 /** Navigation between the signed-in person's pages, placed after the page's own content. */
 export function accountNav(current: AccountPath): string {
   const items = ACCOUNT_PAGES.map(([href, label]) => (href === current ? `<li><a href="${href}" aria-current="page">${label}</a></li>` : `<li><a href="${href}">${label}</a></li>`));
+  // /signin keeps a live session; this is the way to another account (it signs this browser out first, then back here).
+  if (current !== '/signout') items.splice(-1, 0, `<li><a href="/signin?return_to=${encodeURIComponent(current)}&amp;prompt=login">Sign in as someone else</a></li>`);
   return `<nav class="account" aria-label="Your account"><ul>${items.join('')}</ul></nav>`;
 }
 
