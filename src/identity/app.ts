@@ -29,6 +29,7 @@ import { registerAccountPages } from './account/routes.ts';
 import { registerPersonDelegationRoutes } from './delegation/routes.ts';
 import { registerAgentPages } from './delegation/page-routes.ts';
 import { registerConsentPages } from './consent/page-routes.ts';
+import { registerSessionPages } from './sessions/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 import { DPOP_SCHEME_NOTE, dpopCheck } from '../kit/auth/dpop.ts';
@@ -40,6 +41,7 @@ import { registerMarketplace } from './marketplace/routes.ts';
 import { registerStripeWebhook } from './billing/webhook-route.ts';
 import { socialProviders } from './social/registry.ts';
 import { registerSocialLogin, signInButtons } from './social/routes.ts';
+import { registerLinkedAccounts } from './social/account-routes.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -189,8 +191,11 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       db, mailer: smtpMailer(config.smtpUrl, config.mailFrom, log), inviteTtl: config.inviteTtl,
       inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
     };
-    await registerAgentPages(app, { db, csrf, issuer: config.issuer });
-    await registerConsentPages(app, { db, csrf, issuer: config.issuer });
+    await registerAgentPages(app, { db, accounts, csrf, issuer: config.issuer });
+    await registerConsentPages(app, { db, accounts, csrf, issuer: config.issuer });
+    const providerNames = new Map([...upstream.providers].map(([id, p]) => [id, p.name]));
+    await registerSessionPages(app, { db, accounts, csrf, issuer: config.issuer, providerNames });
+    await registerLinkedAccounts(app, { db, secretKey, accounts, csrf, issuer: config.issuer, providers: upstream.providers });
     await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
     await registerInviteeRoutes(app, { db, verifier, dpop });
     await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder, dpop });

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import * as oidc from 'openid-client';
 import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
 import { createOrganization } from '../../src/identity/organizations/store.ts';
@@ -9,7 +9,7 @@ import { startServer, type Server } from './support.ts';
 import { TestBrowser, field } from './browser.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
 import { assertAccessible, focused, screenshot } from './a11y.ts';
-import { signInAt } from './account-support.ts';
+import { signInAt, signInOnPage } from './account-support.ts';
 
 let server: Server;
 let browser: Browser;
@@ -24,21 +24,6 @@ async function invite(email: string, role = 'analyst') {
 }
 const membership = async (principalId: string) =>
   (await server.runtime.db.query<{ role: string; active: boolean }>('SELECT role, active FROM principal_memberships WHERE organization_id = $1 AND principal_id = $2', [orgId, principalId])).rows[0];
-
-async function signInOnPage(page: Page, who: { email: string; password: string }) {
-  for (let attempt = 1; ; attempt++) {
-    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
-    await page.getByLabel('Email address').fill(who.email);
-    await page.getByLabel('Password').fill(who.password);
-    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Sign in' }).click()]);
-    // The wrong passwords of earlier tests came from this same address (127.0.0.1), and on a loaded machine their
-    // per-address wait can still hold (seen in CI): wait it out as a person would, then sign in again.
-    const throttled = /Too many failed sign-in attempts\. Wait (\d+) seconds?/.exec(await page.locator('body').innerText());
-    if (!throttled) return;
-    assert.ok(attempt < 5, `still throttled after ${attempt} attempts: ${throttled[0]}`);
-    await new Promise((resolve) => setTimeout(resolve, Number(throttled[1]) * 1000 + 250));
-  }
-}
 
 before(async () => {
   server = await startServer('idaccount');
@@ -208,6 +193,41 @@ test('invitation and sign-in forms refuse forged posts and foreign return addres
   await assert.rejects(createApp(server.runtime.db, { name: 'Impostor', clientId: 'platform-dashboard', redirectUris: ['https://evil.example/cb'] }, server.runtime.scopes), /reserved/, 'nor the dashboard\'s built-in one (platform start)');
 });
 
+test('/signin while signed in keeps the session and goes straight on; prompt=login or a hint naming someone else signs in afresh', async () => {
+  const who = { email: 'kept@example.com', password: 'kept has a long password' };
+  await server.createHuman(who.email, who.password);
+  const b = new TestBrowser();
+  await signInAt(server.issuer, b, '/account/password', who);
+  const token = b.cookie('__Host-svc_login')!;
+  const sessions = async () => (await server.runtime.db.query('SELECT 1 FROM login_sessions s JOIN humans h ON h.principal_id = s.principal_id WHERE h.email = $1', [who.email])).rowCount;
+  assert.equal(await sessions(), 1);
+
+  for (const query of ['return_to=%2Faccount%2Fapps', 'return_to=%2Faccount%2Fapps&login_hint=Kept%40Example.com', 'return_to=https%3A%2F%2Fevil.example%2F']) {
+    const straight = await b.request(`${server.issuer}/signin?${query}`);
+    assert.equal(straight.status, 303, query);
+    assert.equal(straight.headers.get('location'), query.includes('evil') ? '/account/password' : '/account/apps', `${query}: straight to the page`);
+    assert.equal(straight.headers.getSetCookie().length, 0, `${query}: no cookie is cleared`);
+  }
+  assert.equal(b.cookie('__Host-svc_login'), token);
+  assert.equal(await sessions(), 1, 'the session is kept');
+  assert.equal((await b.request(`${server.issuer}/account/apps`)).status, 200);
+
+  // The account pages offer "Sign in as someone else", which is prompt=login.
+  const nav = await (await b.request(`${server.issuer}/account/apps`)).text();
+  assert.match(nav, /<a href="\/signin\?return_to=%2Faccount%2Fapps&amp;prompt=login">Sign in as someone else<\/a>/);
+  for (const query of ['return_to=%2Faccount%2Fapps&prompt=login', 'return_to=%2Faccount%2Fapps&login_hint=someone.else%40example.com']) {
+    const again = await b.request(`${server.issuer}/signin?${query}`);
+    assert.equal(again.status, 303);
+    assert.equal(new URL(again.headers.get('location')!, server.issuer).pathname, '/oauth/authorize', `${query}: to the sign-in`);
+    assert.equal(b.cookie('__Host-svc_login'), undefined, `${query}: signed out first`);
+    assert.equal(await sessions(), 0);
+    await signInAt(server.issuer, b, '/account/password', who);
+  }
+  const bad = await b.request(`${server.issuer}/signin?return_to=%2Faccount%2Fapps&prompt=none`);
+  assert.equal(bad.status, 400, 'prompt takes only login');
+  assert.match(await bad.text(), /<h1>Request refused<\/h1>/);
+});
+
 test('the change-password page in Chromium: signs in first, checks the fields, changes the password with the slow hash and signs out other browsers', async () => {
   const who = { email: 'pat@example.com', password: 'pat first long password' };
   const id = await server.createHuman(who.email, who.password);
@@ -325,7 +345,7 @@ test('the account pages link to each other: password, sign-in security, agents, 
     throw new Error(`${err}: the browser is at ${page.url()}, showing "${(await page.locator('body').innerText().catch(() => '')).slice(0, 500)}"`);
   });
   const nav = page.getByRole('navigation', { name: 'Your account' });
-  assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Password', 'Sign-in security', 'Connected apps', 'Agents', 'Sign out']);
+  assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Password', 'Sign-in security', 'Linked accounts', 'Sessions', 'Connected apps', 'Agents', 'Sign in as someone else', 'Sign out']);
   assert.equal(await nav.getByRole('link', { name: 'Password' }).getAttribute('aria-current'), 'page');
   // After the form, Tab reaches the links; Enter follows one.
   for (let i = 0; i < 6 && (await focused(page)) !== 'Sign-in security'; i++) await page.keyboard.press('Tab');

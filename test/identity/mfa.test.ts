@@ -208,7 +208,7 @@ test('security pages: refused without a login session or a CSRF token; enrolling
   }
   const postAnon = await anonymous.request(`${server.issuer}/account/security/totp/remove`, { form: { csrf: 'x' } });
   assert.equal(postAnon.status, 401);
-  assert.match(await postAnon.text(), /Not signed in[\s\S]*href="\/signin\?return_to=%2Faccount%2Fsecurity"/);
+  assert.match(await postAnon.text(), /Signed out[\s\S]*href="\/signin\?return_to=%2Faccount%2Fsecurity"/);
   const optionsAnon = await anonymous.request(`${server.issuer}/account/security/passkeys/options`, { method: 'POST' });
   assert.equal(optionsAnon.status, 401);
   assert.equal(((await optionsAnon.json()) as { error: string }).error, 'login_required');
@@ -284,7 +284,7 @@ test('removing a factor needs a recent second step: a login session without one,
     assert.equal(refused.status, 403, label);
     const page = await refused.text();
     assert.match(page, /<h1>Confirm it is you<\/h1>/, label);
-    assert.match(page, /href="\/signin\?return_to=%2Faccount%2Fsecurity&amp;login_hint=cleo%40example.com"/, label);
+    assert.match(page, /href="\/signin\?return_to=%2Faccount%2Fsecurity&amp;login_hint=cleo%40example.com&amp;prompt=login"/, label);
     assert.equal(await hasTotp(db, cleoId), true, `${label}: nothing removed`);
     const passkeyRemove = await step.browser.request(`${server.issuer}/account/security/passkeys/00000000-0000-0000-0000-000000000000/remove`, { form: { csrf } });
     assert.equal(passkeyRemove.status, 403, `${label}: passkeys too`);

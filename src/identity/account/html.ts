@@ -57,7 +57,11 @@ export function safeReturn(value: unknown, issuer: string): string {
   }
 }
 
-/** The sign-in that comes back to `returnTo`; `loginHint` fills in the email address. */
-export function signInLink(returnTo: string, loginHint?: string): string {
-  return `/signin?return_to=${encodeURIComponent(returnTo)}${loginHint ? `&login_hint=${encodeURIComponent(loginHint)}` : ''}`;
+/**
+ * The sign-in that comes back to `returnTo`; `loginHint` fills in the email address. A browser already signed in (as
+ * the hinted person, when there is a hint) goes straight to `returnTo`, unless `again`: "sign in as someone else", or
+ * a fresh sign-in to confirm it is you, which signs the browser out first.
+ */
+export function signInLink(returnTo: string, loginHint?: string, again = false): string {
+  return `/signin?return_to=${encodeURIComponent(returnTo)}${loginHint ? `&login_hint=${encodeURIComponent(loginHint)}` : ''}${again ? '&prompt=login' : ''}`;
 }

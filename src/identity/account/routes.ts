@@ -8,7 +8,7 @@ import type { Throttle } from '../../kit/throttle.ts';
 import { refuseDelegated, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import { presentedToken, type DpopCheck } from '../../kit/auth/dpop.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import type { PrincipalView } from '../principals/view.ts';
+import { normaliseEmail, type PrincipalView } from '../principals/view.ts';
 import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
 import { errorPage } from '../pages/layout.ts';
 import { LOGIN_COOKIE, clearedLoginCookie, loginCookie, readCookie } from '../sessions/cookie.ts';
@@ -41,7 +41,10 @@ export interface AccountDeps {
 
 const tags = ['sign-in'];
 const Html = { 200: Type.String(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 404: Type.String(), 409: Type.String(), 429: Type.String() };
-const SignInQuery = Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 1000 })), login_hint: Type.Optional(Type.String({ maxLength: 320 })) });
+const SignInQuery = Type.Object({
+  return_to: Type.Optional(Type.String({ maxLength: 1000 })), login_hint: Type.Optional(Type.String({ maxLength: 320 })),
+  prompt: Type.Optional(Type.Literal('login', { description: 'sign in even when already signed in (signs this browser out first)' })),
+});
 const CallbackQuery = Type.Object({
   code: Type.Optional(Type.String({ maxLength: 200 })), state: Type.Optional(Type.String({ maxLength: 200 })),
   error: Type.Optional(Type.String({ maxLength: 200 })), error_description: Type.Optional(Type.String({ maxLength: 1000 })), iss: Type.Optional(Type.String({ maxLength: 1000 })),
@@ -67,8 +70,16 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
 
     // Signing in goes through the normal sign-in (an authorization request of the built-in account client), so these
     // pages get exactly what the authorization pages do: the same page, throttle, login session and any second factor.
-    scope.get('/signin', { schema: { operationId: 'accountSignIn', tags, summary: 'Sign in through the normal sign-in page, then return to return_to (identity\'s own account and invitation pages only)', querystring: SignInQuery, response: Html } }, async (request, reply) => {
-      const { location, cookie } = flow.start(safeReturn(request.query.return_to, deps.issuer), request.query.login_hint);
+    scope.get('/signin', { schema: { operationId: 'accountSignIn', tags, summary: 'Sign in through the normal sign-in page, then return to return_to (identity\'s own account and invitation pages only); already signed in, straight to return_to unless prompt=login or login_hint names someone else', querystring: SignInQuery, response: Html } }, async (request, reply) => {
+      const returnTo = safeReturn(request.query.return_to, deps.issuer);
+      // A live session is kept: a link to an account page must not throw it away. Only "sign in as someone else" (prompt=login),
+      // or a hint naming another person (an invitation or password link for them), signs in afresh.
+      const who = await signedIn(deps.db, deps.accounts, request);
+      const hint = request.query.login_hint ? normaliseEmail(request.query.login_hint) : undefined;
+      if (who && request.query.prompt !== 'login' && (!hint || hint === normaliseEmail(who.account.human?.email ?? ''))) {
+        return reply.header('cache-control', 'no-store').redirect(returnTo, 303);
+      }
+      const { location, cookie } = flow.start(returnTo, request.query.login_hint);
       // The browser is signed out first (both sessions, as /signout does): signing in as someone else inside a live
       // provider session would make the provider end that session mid-way, and the new login session with it.
       const loginToken = readCookie(request.headers.cookie, LOGIN_COOKIE);
@@ -96,7 +107,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
       html(reply, status, changePasswordPage({ action: '/account/password', csrf: forms.issue(request, reply, `password:${who.id}`), accountLabel: who.identifier, error, invalid }));
 
     const humanOrSignIn = async (request: FastifyRequest, reply: FastifyReply): Promise<PrincipalView | undefined> => {
-      const who = await signedIn(deps.db, deps.accounts, request);
+      const who = (await signedIn(deps.db, deps.accounts, request))?.account;
       if (!who) {
         reply.header('cache-control', 'no-store').redirect(signInLink('/account/password'), 303);
         return undefined;

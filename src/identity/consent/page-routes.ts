@@ -1,19 +1,17 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
-import { sha256Hex } from '../../kit/crypto.ts';
-import { findPrincipal } from '../principals/view.ts';
-import { LOGIN_COOKIE, readCookie } from '../sessions/cookie.ts';
-import { findLoginSession } from '../sessions/store.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { CsrfTokens } from '../pages/csrf.ts';
-import { formScope, html, sameOrigin } from '../pages/respond.ts';
-import { errorPage, escapeHtml, page } from '../pages/layout.ts';
-import { signInLink } from '../account/html.ts';
+import { formScope, html } from '../pages/respond.ts';
+import { errorPage } from '../pages/layout.ts';
+import { AccountGuard, type AccountPage } from '../account/guard.ts';
 import { listConsents, revokeConsent } from './store.ts';
 import { connectedAppsPage, type ConnectedApp } from './page.ts';
 
 export interface ConsentPageDeps {
   db: Database;
+  accounts: PrincipalDirectory;
   csrf: CsrfTokens;
   issuer: string;
 }
@@ -22,22 +20,23 @@ const tags = ['sign-in'];
 const Html = { 200: Type.String(), 303: Type.Null(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 404: Type.String() };
 /** How many consents the page reads at once. */
 const PAGE = 500;
+const APPS: AccountPage = { path: '/account/apps', purpose: 'apps', name: 'the connected apps page' };
 
 /**
  * The person's connected apps (`/account/apps`): the third-party apps they allowed on a consent page, and a button that
  * withdraws one (the consent is revoked with reason `user_initiated`, and the app's tokens, codes and grants for them).
  */
 export async function registerConsentPages(app: App, deps: ConsentPageDeps): Promise<void> {
+  const guard = new AccountGuard(deps);
   await app.register(async (plain) => {
     const scope = formScope(plain, { retry: 'The form could not be read. Go back to the connected apps page and try again.' });
 
     scope.get('/account/apps', {
       schema: { operationId: 'connectedAppsPage', tags, summary: "The apps the signed-in person allowed, with a button to withdraw each (sends the browser to /signin first when signed out)", querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }), response: Html },
     }, async (request, reply) => {
-      const token = readCookie(request.headers.cookie, LOGIN_COOKIE);
-      const session = await findLoginSession(deps.db, token);
-      const person = session ? await findPrincipal(deps.db, session.principalId) : undefined;
-      if (!person) return reply.header('cache-control', 'no-store').redirect(signInLink('/account/apps'), 303);
+      const who = await guard.page(request, reply, APPS);
+      if (!who) return reply;
+      const person = who.account;
       const apps: ConnectedApp[] = [];
       let after: readonly [string, string] | undefined;
       for (;;) {
@@ -47,19 +46,15 @@ export async function registerConsentPages(app: App, deps: ConsentPageDeps): Pro
         after = rows.at(-1)!.position;
       }
       const notice = request.query.done === 'withdrawn' ? "The app's access was withdrawn; its tokens no longer work." : undefined;
-      return html(reply, 200, connectedAppsPage({ accountLabel: person.identifier, csrf: deps.csrf.issue(`apps:${sha256Hex(token!)}`), apps, notice }));
+      return html(reply, 200, connectedAppsPage({ accountLabel: person.identifier, csrf: guard.csrf(who, APPS), apps, notice }));
     });
 
     scope.post('/account/apps/:appId/withdraw', {
       schema: { operationId: 'withdrawAppAccess', tags, summary: "Withdraw the signed-in person's consent to an app, and the app's tokens for them (CSRF field)", params: Type.Object({ appId: Type.String({ format: 'uuid' }) }), body: Type.Object({ csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true }), response: Html },
     }, async (request, reply) => {
-      const token = readCookie(request.headers.cookie, LOGIN_COOKIE);
-      const session = await findLoginSession(deps.db, token);
-      if (!session) return html(reply, 401, page({ title: 'Signed out', body: `<h1>Signed out</h1>\n<p>Your session ended.</p>\n<p><a href="${escapeHtml(signInLink('/account/apps'))}">Sign in to see your connected apps</a></p>` }));
-      if (!sameOrigin(request, deps.issuer) || !deps.csrf.verify(`apps:${sha256Hex(token!)}`, request.body.csrf)) {
-        return html(reply, 403, errorPage('Request refused', 'This form has expired or was not sent from the connected apps page. Go back and try again.'));
-      }
-      if (!(await revokeConsent(deps.db, session.principalId, request.params.appId, 'user_initiated'))) {
+      const who = await guard.form(request, reply, APPS);
+      if (!who) return reply;
+      if (!(await revokeConsent(deps.db, who.account.id, request.params.appId, 'user_initiated'))) {
         return html(reply, 404, errorPage('Nothing to withdraw', 'This app has no access to withdraw. Go back to the connected apps page.'));
       }
       return reply.code(303).header('cache-control', 'no-store').redirect('/account/apps?done=withdrawn', 303);

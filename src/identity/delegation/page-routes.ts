@@ -1,19 +1,18 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
-import { sha256Hex } from '../../kit/crypto.ts';
 import { findPrincipal } from '../principals/view.ts';
-import { LOGIN_COOKIE, readCookie } from '../sessions/cookie.ts';
-import { findLoginSession } from '../sessions/store.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { CsrfTokens } from '../pages/csrf.ts';
-import { formScope, html, sameOrigin } from '../pages/respond.ts';
-import { errorPage, escapeHtml, page } from '../pages/layout.ts';
-import { signInLink } from '../account/html.ts';
+import { formScope, html } from '../pages/respond.ts';
+import { errorPage } from '../pages/layout.ts';
+import { AccountGuard, type AccountPage } from '../account/guard.ts';
 import { agentsPage, type AgentCard } from './page.ts';
 import { agentIdsOf, approve, deny, findApproval, liveDelegatedTokens, revokeApproval } from './store.ts';
 
 export interface AgentPageDeps {
   db: Database;
+  accounts: PrincipalDirectory;
   csrf: CsrfTokens;
   issuer: string;
 }
@@ -26,21 +25,22 @@ const Form = Type.Object({
 }, { additionalProperties: true });
 /** How many agent ids the page reads at once. */
 const PAGE = 500;
+const AGENTS: AccountPage = { path: '/agents', purpose: 'agents', name: 'the agents page' };
 const NOTICES: Record<string, string> = { approve: 'The agent was approved.', deny: 'The request was declined.', revoke: 'The agent was revoked; its tokens no longer work.' };
 
 /** The person's agents page (`/agents`): pending requests to approve or deny, approved agents to revoke. */
 export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise<void> {
+  const guard = new AccountGuard(deps);
   await app.register(async (plain) => {
     const scope = formScope(plain, { retry: 'The form could not be read. Go back to the agents page and try again.' });
 
     scope.get('/agents', {
       schema: { operationId: 'agentsPage', tags, summary: "The person's agents: approve or deny pending requests, revoke approvals (sends the browser to /signin first when signed out)", querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }), response: Html },
     }, async (request, reply) => {
-      const token = readCookie(request.headers.cookie, LOGIN_COOKIE);
-      const session = await findLoginSession(deps.db, token);
-      const person = session ? await findPrincipal(deps.db, session.principalId) : undefined;
       // Signing in is the one sign-in of the account pages (password or social, then any second factor), and back here.
-      if (!person) return reply.header('cache-control', 'no-store').redirect(signInLink('/agents'), 303);
+      const who = await guard.page(request, reply, AGENTS);
+      if (!who) return reply;
+      const person = who.account;
       // The page shows every agent, so it reads the list page after page.
       const ids: string[] = [];
       for (;;) {
@@ -58,21 +58,17 @@ export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise
           pendingScopes: approval.pending_scopes, liveTokens: tokens.filter((t) => t.actor_id === id).length, approvedAt: approval.approved_at,
         });
       }
-      return html(reply, 200, agentsPage({ accountLabel: person.identifier, csrf: deps.csrf.issue(`agents:${sha256Hex(token!)}`), agents, notice: NOTICES[request.query.done ?? ''] }));
+      return html(reply, 200, agentsPage({ accountLabel: person.identifier, csrf: guard.csrf(who, AGENTS), agents, notice: NOTICES[request.query.done ?? ''] }));
     });
 
     scope.post('/agents/:agentId/decision', {
       schema: { operationId: 'agentDecision', tags, summary: "Approve or deny an agent's pending request, or revoke an approval (CSRF field, decision)", params: Type.Object({ agentId: Type.String({ format: 'uuid' }) }), body: Form, response: Html },
     }, async (request, reply) => {
-      const token = readCookie(request.headers.cookie, LOGIN_COOKIE);
-      const session = await findLoginSession(deps.db, token);
-      if (!session) return html(reply, 401, page({ title: 'Signed out', body: `<h1>Signed out</h1>\n<p>Your session ended.</p>\n<p><a href="${escapeHtml(signInLink('/agents'))}">Sign in to see your agents</a></p>` }));
-      if (!sameOrigin(request, deps.issuer) || !deps.csrf.verify(`agents:${sha256Hex(token!)}`, request.body.csrf)) {
-        return html(reply, 403, errorPage('Request refused', 'This form has expired or was not sent from the agents page. Go back and try again.'));
-      }
+      const who = await guard.form(request, reply, AGENTS);
+      if (!who) return reply;
       const { agentId } = request.params;
       const decision = request.body.decision;
-      const person = session.principalId;
+      const person = who.account.id;
       const done = decision === 'approve' ? await approve(deps.db, person, agentId, person)
         : decision === 'deny' ? await deny(deps.db, person, agentId)
         : decision === 'revoke' ? await revokeApproval(deps.db, person, agentId, 'user_initiated')

@@ -50,12 +50,12 @@ export async function registerInvitePages(scope: AdminScope, deps: InvitePageDep
     const orgName = org?.name ?? 'the organization';
     // A link opened after the invitation moved on answers 200 with its state; a form posted to one that moved meanwhile, 409.
     if (invite.status !== 'pending') return html(reply, status === 200 ? 200 : 409, inviteStatePage(invite.status, orgName));
-    const who = await signedIn(deps.db, deps.accounts, request);
+    const who = (await signedIn(deps.db, deps.accounts, request))?.account;
     const inviter = invite.inviter_principal_id ? await findPrincipal(deps.db, invite.inviter_principal_id) : undefined;
     return html(reply, status, invitePage({
       organizationName: orgName, role: invite.role, email: invite.email, inviterName: inviter?.displayName ?? null, message: invite.message,
       expiresAt: invite.expires_at, action: '/invites/accept', token, csrf: deps.forms.issue(request, reply, csrfPurpose(token)),
-      signedInAs: who?.identifier, signInHref: signInLink(here(token), who ? undefined : invite.email), error: error ?? (who ? refusal(invite, who) : undefined),
+      signedInAs: who?.identifier, signInHref: who ? signInLink(here(token), undefined, true) : signInLink(here(token), invite.email), error: error ?? (who ? refusal(invite, who) : undefined),
     }));
   };
 
@@ -89,7 +89,7 @@ export async function registerInvitePages(scope: AdminScope, deps: InvitePageDep
         return html(reply, 200, inviteDonePage(false, org?.name ?? 'the organization', invite.role));
       }
       if (decision !== 'accept') return show(request, reply, token, invite, 400, 'Choose Accept or Decline.');
-      const who = await signedIn(deps.db, deps.accounts, request);
+      const who = (await signedIn(deps.db, deps.accounts, request))?.account;
       if (!who) return reply.header('cache-control', 'no-store').redirect(signInLink(here(token), invite.email), 303);
       const refused = invite.status === 'pending' ? refusal(invite, who) : undefined;
       if (refused) return show(request, reply, token, invite, 403, refused);

@@ -2,15 +2,14 @@ import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
-import { sha256Hex } from '../../kit/crypto.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { PrincipalView } from '../principals/view.ts';
 import type { CsrfTokens } from '../pages/csrf.ts';
 import { errorPage, escapeHtml, page } from '../pages/layout.ts';
 import { signInLink } from '../account/html.ts';
-import { formScope, html } from '../pages/respond.ts';
-import { findLoginSession } from '../sessions/store.ts';
-import { LOGIN_COOKIE, readCookie } from '../sessions/cookie.ts';
+import { AccountGuard, type AccountPage } from '../account/guard.ts';
+import { csrfBinding, signedIn, type SignedIn } from '../account/session.ts';
+import { formScope, html, sameOrigin } from '../pages/respond.ts';
 import { confirmEnrollment, hasTotp, pendingEnrollment, removeTotp } from './totp.ts';
 import { recoveryCodesLeft } from './recovery-codes.ts';
 import { listPasskeys, PasskeyError, registerPasskey, registrationOptions, relyingParty, removePasskey } from './passkeys.ts';
@@ -49,6 +48,8 @@ interface Person {
   secondFactorAt: Date | undefined;
 }
 
+const SECURITY: AccountPage = { path: '/account/security', purpose: 'security', name: 'the sign-in security page' };
+
 /**
  * How long after a second step a factor may be removed. Older (or a session without one) and the person signs in
  * again with their second step: a borrowed or stolen login session alone must not strip the account's protection.
@@ -62,25 +63,14 @@ const FRESH_STEP_SECONDS = 10 * 60;
  */
 export async function registerAccountSecurity(app: App, deps: AccountDeps): Promise<void> {
   const rp = relyingParty(deps.issuer);
-  const origin = new URL(deps.issuer).origin;
-  const sameOrigin = (request: FastifyRequest) => request.headers.origin === undefined || request.headers.origin === origin;
+  const guard = new AccountGuard(deps);
 
-  async function person(request: FastifyRequest): Promise<Person | undefined> {
-    const token = readCookie(request.headers.cookie, LOGIN_COOKIE);
-    const session = await findLoginSession(deps.db, token);
-    const account = session ? await deps.accounts.find(session.principalId) : undefined;
-    if (!account?.active || account.type !== 'human') return undefined;
-    const binding = `security:${sha256Hex(token!)}`;
-    return { account, binding, csrf: deps.csrf.issue(binding), secondFactorAt: session!.secondFactorAt };
-  }
-
-  // Pages send the browser through the one sign-in (/signin, with the second factor) and back; a form posted
-  // after the session ended gets a page with that link (re-posting it after signing in would need a fresh CSRF token anyway).
+  // The passkey options' fetch and the forms need the same Person: the account and the CSRF binding of this session.
+  const personOf = (who: SignedIn | undefined): Person | undefined => who?.account.type === 'human'
+    ? { account: who.account, binding: csrfBinding(SECURITY.purpose, who), csrf: guard.csrf(who, SECURITY), secondFactorAt: who.session.secondFactorAt }
+    : undefined;
+  const person = async (request: FastifyRequest) => personOf(await signedIn(deps.db, deps.accounts, request));
   const toSignIn = (reply: FastifyReply, path: string) => reply.header('cache-control', 'no-store').redirect(signInLink(path), 303);
-  const notSignedIn = (reply: FastifyReply) =>
-    html(reply, 401, page({ title: 'Not signed in', body: `<h1>Not signed in</h1>\n<p>Your session has ended.</p>\n<p><a href="${escapeHtml(signInLink('/account/security'))}">Sign in to manage your sign-in security</a></p>` }));
-  const refused = (reply: FastifyReply) =>
-    html(reply, 403, errorPage('Request refused', 'This form has expired or was not sent from the sign-in security page. Go back, reload the page and try again.'));
 
   /** Whether the session's second step is recent enough to remove a factor; else answers with the page asking for one. */
   function freshStep(reply: FastifyReply, who: Person): boolean {
@@ -90,23 +80,16 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
       title: 'Confirm it is you',
       body: `<h1>Confirm it is you</h1>
 <p>Removing a sign-in method needs a recent second step (a code from your authenticator app, a recovery code or a passkey). Nothing was removed.</p>
-<p><a href="${escapeHtml(signInLink('/account/security', who.account.human?.email))}">Sign in again to confirm</a>, then remove it on the sign-in security page within ${FRESH_STEP_SECONDS / 60} minutes.</p>`,
+<p><a href="${escapeHtml(signInLink('/account/security', who.account.human?.email, true))}">Sign in again to confirm</a>, then remove it on the sign-in security page within ${FRESH_STEP_SECONDS / 60} minutes.</p>`,
     }));
     return false;
   }
 
   /** A posted form: signed in, same origin, right CSRF token. */
-  async function formPerson(request: FastifyRequest<{ Body: { csrf?: string } }>, reply: FastifyReply): Promise<Person | undefined> {
-    const who = await person(request);
-    if (!who) {
-      notSignedIn(reply);
-      return undefined;
-    }
-    if (!sameOrigin(request) || !deps.csrf.verify(who.binding, request.body.csrf)) {
-      refused(reply);
-      return undefined;
-    }
-    return who;
+  async function formPerson(request: FastifyRequest<{ Body: { csrf?: string | undefined } }>, reply: FastifyReply): Promise<Person | undefined> {
+    const who = await guard.form(request, reply, SECURITY);
+    if (who && who.account.type !== 'human') html(reply, 400, errorPage('No sign-in security here', 'Only people have second factors.'));
+    return personOf(who);
   }
 
   async function overview(reply: FastifyReply, who: Person, status = 200, extra: { notice?: string; error?: string } = {}): Promise<FastifyReply> {
@@ -161,7 +144,7 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
       const fail = (status: 401 | 403, error: string, description: string) => reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description });
       const who = await person(request);
       if (!who) return fail(401, 'login_required', 'sign in first');
-      if (!sameOrigin(request) || !deps.csrf.verify(who.binding, request.headers['x-csrf-token'])) return fail(403, 'access_denied', 'this page has expired; reload it and try again');
+      if (!sameOrigin(request, deps.issuer) || !deps.csrf.verify(who.binding, request.headers['x-csrf-token'])) return fail(403, 'access_denied', 'this page has expired; reload it and try again');
       const email = who.account.human?.email ?? who.account.identifier;
       const options = await registrationOptions(deps.db, rp, { id: who.account.id, name: email, displayName: who.account.displayName }, who.binding);
       return reply.header('cache-control', 'no-store').send(options);

@@ -36,6 +36,15 @@ nav.account{margin-top:2rem;border-top:1px solid #c4c7cc}
 nav.account ul{list-style:none;padding:0;margin:.5rem 0 0;display:flex;flex-wrap:wrap;gap:0 1rem}
 nav.account a{display:inline-block;min-height:44px;padding:.6rem 0}
 nav.account a[aria-current]{font-weight:600;color:#1a1a1a;text-decoration:none}
+.vh{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+ul.sessions,ul.linked{list-style:none;padding:0;margin:0}
+ul.sessions>li,ul.linked>li{border-top:1px solid #c4c7cc;padding:.5rem 0}
+ul.sessions h2,ul.linked h2{font-size:1.125rem;margin:.5rem 0}
+ul.sessions button,ul.linked button{margin-top:.5rem}
+.badge{display:inline-block;font-size:.875rem;font-weight:600;padding:0 .5rem;border:1px solid #1e6b34;border-radius:4px;color:#1e6b34}
+dl.facts{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0}
+dl.facts dt{font-weight:600}
+dl.facts dd{margin:0;overflow-wrap:anywhere}
 `;
 
 export interface PageOptions {
@@ -68,12 +77,17 @@ ${options.body}
 }
 
 /** The account pages, linked from each other: the current one is marked, not linked. */
-const ACCOUNT_PAGES = [['/account/password', 'Password'], ['/account/security', 'Sign-in security'], ['/account/apps', 'Connected apps'], ['/agents', 'Agents'], ['/signout', 'Sign out']] as const;
-export type AccountPage = (typeof ACCOUNT_PAGES)[number][0];
+const ACCOUNT_PAGES = [
+  ['/account/password', 'Password'], ['/account/security', 'Sign-in security'], ['/account/linked', 'Linked accounts'], ['/account/sessions', 'Sessions'], ['/account/apps', 'Connected apps'],
+  ['/agents', 'Agents'], ['/signout', 'Sign out'],
+] as const;
+export type AccountPath = (typeof ACCOUNT_PAGES)[number][0];
 
 /** Navigation between the signed-in person's pages, placed after the page's own content. */
-export function accountNav(current: AccountPage): string {
+export function accountNav(current: AccountPath): string {
   const items = ACCOUNT_PAGES.map(([href, label]) => (href === current ? `<li><a href="${href}" aria-current="page">${label}</a></li>` : `<li><a href="${href}">${label}</a></li>`));
+  // /signin keeps a live session; this is the way to another account (it signs this browser out first, then back here).
+  if (current !== '/signout') items.splice(-1, 0, `<li><a href="/signin?return_to=${encodeURIComponent(current)}&amp;prompt=login">Sign in as someone else</a></li>`);
   return `<nav class="account" aria-label="Your account"><ul>${items.join('')}</ul></nav>`;
 }
 

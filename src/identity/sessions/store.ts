@@ -2,6 +2,8 @@ import type { Database } from '../../kit/db.ts';
 import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 
 export interface LoginSession {
+  /** The row's key: a random UUID, which names the session on the sessions page and opens nothing. */
+  id: string;
   principalId: string;
   expiresAt: Date;
   /** When its sign-in passed a second step (or was a passkey sign-in); undefined when it did not. */
@@ -24,13 +26,13 @@ export async function startLoginSession(db: Database, principalId: string, ttlSe
 
 export async function findLoginSession(db: Database, token: string | undefined): Promise<LoginSession | undefined> {
   if (!token || token.length > 128) return undefined;
-  const r = await db.query<{ principal_id: string; expires_at: Date | string; second_factor_at: Date | string | null }>(
-    `SELECT s.principal_id, s.expires_at, s.second_factor_at FROM login_sessions s JOIN principals p ON p.id = s.principal_id
+  const r = await db.query<{ id: string; principal_id: string; expires_at: Date | string; second_factor_at: Date | string | null }>(
+    `SELECT s.id, s.principal_id, s.expires_at, s.second_factor_at FROM login_sessions s JOIN principals p ON p.id = s.principal_id
       WHERE s.token_hash = $1 AND s.expires_at > now() AND p.active`,
     [sha256Hex(token)],
   );
   const row = r.rows[0];
-  return row ? { principalId: row.principal_id, expiresAt: new Date(row.expires_at), secondFactorAt: row.second_factor_at ? new Date(row.second_factor_at) : undefined } : undefined;
+  return row ? { id: row.id, principalId: row.principal_id, expiresAt: new Date(row.expires_at), secondFactorAt: row.second_factor_at ? new Date(row.second_factor_at) : undefined } : undefined;
 }
 
 export async function endLoginSession(db: Database, token: string | undefined): Promise<void> {

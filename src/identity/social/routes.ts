@@ -14,6 +14,7 @@ import { callbackUrl, type SocialProvider } from './registry.ts';
 import { beginUpstreamLogin, clearedUpstreamCookie, consumeUpstreamLogin, UPSTREAM_COOKIE, upstreamCookie } from './state.ts';
 import { resolvePrincipal, SignInRefused } from './link.ts';
 import { providerButtons } from './buttons.ts';
+import { finishLinking } from './account-routes.ts';
 import type { SecondFactor } from '../mfa/interaction.ts';
 
 export interface SocialDeps {
@@ -95,7 +96,7 @@ export async function registerSocialLogin(app: App, deps: SocialDeps): Promise<v
 
     scope.get('/upstream/:provider/callback', {
       schema: {
-        operationId: 'socialSignInCallback', tags, summary: "The provider's redirect back (its registered redirect URI): state used once, code and nonce checked, then back to the authorization request",
+        operationId: 'socialSignInCallback', tags, summary: "The provider's redirect back (its registered redirect URI): state used once, code and nonce checked, then back to the authorization request (or, for a link started on /account/linked, linked to the signed-in person)",
         params: Type.Object({ provider: Type.String({ minLength: 1, maxLength: 40 }) }),
         querystring: Type.Object({ state: Type.Optional(Type.String({ maxLength: 512 })), code: Type.Optional(Type.String({ maxLength: 2048 })), error: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true }),
         response: Html,
@@ -110,6 +111,7 @@ export async function registerSocialLogin(app: App, deps: SocialDeps): Promise<v
       // The state must come back to the browser that was sent away with it: otherwise someone could
       // hand a victim a callback URL of their own sign-in (login CSRF).
       const pending = cookie && cookie === state ? await consumeUpstreamLogin(deps.db, deps.secretKey, providerId, state) : undefined;
+      if (pending?.linkPrincipalId) return finishLinking(deps, request, reply, pending, upstream);
       if (!pending || !INTERACTION_PATH.test(pending.redirectUrl)) {
         return refusedPage(reply, 400, 'Sign-in expired', `This sign-in with ${upstream.name} is unknown, was already used, has expired, or was started in another browser. Go back to the application and start again.`);
       }

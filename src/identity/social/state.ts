@@ -9,8 +9,10 @@ export const UPSTREAM_COOKIE = '__Host-svc_upstream';
 
 export interface PendingUpstreamLogin extends LoginChecks {
   provider: string;
-  /** Where the login continues: the interaction page it was started from. */
+  /** Where the login continues: the interaction page it was started from, or the linked accounts page. */
   redirectUrl: string;
+  /** Set when the person signed in as this principal asked to link an upstream account (not a sign-in). */
+  linkPrincipalId?: string | undefined;
 }
 
 const context = (stateHash: string, what: string) => `login_state:${stateHash}:${what}`;
@@ -20,17 +22,17 @@ const context = (stateHash: string, what: string) => `login_state:${stateHash}:$
  * (AES-256-GCM bound to the row), expiring after 10 minutes. The state value goes only to the
  * provider (as `state`) and to the browser's cookie.
  */
-export async function beginUpstreamLogin(db: Queryable, secretKey: Buffer, provider: string, redirectUrl: string): Promise<PendingUpstreamLogin> {
+export async function beginUpstreamLogin(db: Queryable, secretKey: Buffer, provider: string, redirectUrl: string, linkPrincipalId?: string): Promise<PendingUpstreamLogin> {
   const checks = { state: randomToken(32), codeVerifier: randomToken(48), nonce: randomToken(24) };
   const stateHash = sha256Hex(checks.state);
   // Abandoned logins go as new ones begin: the table never holds more than ten minutes of them.
   await db.query('DELETE FROM login_states WHERE expires_at < now()');
   await db.query(
-    `INSERT INTO login_states (state_hash, provider, redirect_url, nonce, pkce_verifier, expires_at)
-     VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
-    [stateHash, provider, redirectUrl, seal(secretKey, checks.nonce, context(stateHash, 'nonce')), seal(secretKey, checks.codeVerifier, context(stateHash, 'pkce')), LOGIN_STATE_TTL_SECONDS],
+    `INSERT INTO login_states (state_hash, provider, redirect_url, nonce, pkce_verifier, expires_at, link_principal_id)
+     VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7)`,
+    [stateHash, provider, redirectUrl, seal(secretKey, checks.nonce, context(stateHash, 'nonce')), seal(secretKey, checks.codeVerifier, context(stateHash, 'pkce')), LOGIN_STATE_TTL_SECONDS, linkPrincipalId ?? null],
   );
-  return { ...checks, provider, redirectUrl };
+  return { ...checks, provider, redirectUrl, linkPrincipalId };
 }
 
 /**
@@ -40,8 +42,8 @@ export async function beginUpstreamLogin(db: Queryable, secretKey: Buffer, provi
 export async function consumeUpstreamLogin(db: Queryable, secretKey: Buffer, provider: string, state: string): Promise<PendingUpstreamLogin | undefined> {
   if (!state || state.length > 256) return undefined;
   const stateHash = sha256Hex(state);
-  const r = await db.query<{ provider: string; redirect_url: string; nonce: string; pkce_verifier: string; live: boolean }>(
-    'DELETE FROM login_states WHERE state_hash = $1 RETURNING provider, redirect_url, nonce, pkce_verifier, expires_at > now() AS live',
+  const r = await db.query<{ provider: string; redirect_url: string; nonce: string; pkce_verifier: string; live: boolean; link_principal_id: string | null }>(
+    'DELETE FROM login_states WHERE state_hash = $1 RETURNING provider, redirect_url, nonce, pkce_verifier, expires_at > now() AS live, link_principal_id',
     [stateHash],
   );
   const row = r.rows[0];
@@ -50,6 +52,7 @@ export async function consumeUpstreamLogin(db: Queryable, secretKey: Buffer, pro
     state,
     provider,
     redirectUrl: row.redirect_url,
+    linkPrincipalId: row.link_principal_id ?? undefined,
     nonce: openSealedString(secretKey, row.nonce, context(stateHash, 'nonce')),
     codeVerifier: openSealedString(secretKey, row.pkce_verifier, context(stateHash, 'pkce')),
   };
