@@ -48,7 +48,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
   const pageAs = async (who: SignedIn, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> => {
     const context = await browser.newContext({ colorScheme });
     const pair = { accessToken: who.accessToken, refreshToken: who.refreshToken, expiresIn: who.expiresIn, tokenType: 'Bearer' };
-    await context.addInitScript((p) => sessionStorage.setItem('dashboard.session', p), JSON.stringify(pair));
+    await context.addInitScript((p) => localStorage.setItem('dashboard.session', p), JSON.stringify(pair));
     const page = await context.newPage();
     page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
     return page;

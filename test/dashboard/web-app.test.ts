@@ -117,12 +117,12 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
     await start.waitFor();
     assert.deepEqual(await start.getByRole('link').allTextContents(), ['Add a data source', 'Try a query in the SQL editor', 'Create a dashboard']);
     await screenshot(page, '03-home');
-    const session = await page.evaluate(() => JSON.parse(sessionStorage.getItem('dashboard.session')!).accessToken as string);
+    const session = await page.evaluate(() => JSON.parse(localStorage.getItem('dashboard.session')!).accessToken as string);
     const created = await s.request('POST', '/api/v1/dashboards', { headers: { authorization: `Bearer ${session}` },
       body: { slug: 'first', title: 'First board', definition: { layout: { type: 'grid', columns: 12, rowHeight: 30 }, dataSources: [], widgets: [] } } });
     assert.equal(created.status, 201);
 
-    // A reload keeps the session (sessionStorage); signing out ends it on the server too.
+    // A reload keeps the session (localStorage); signing out ends it on the server too.
     await page.reload();
     await welcome.waitFor();
     // Once a dashboard exists, home lists the ones changed last instead.
@@ -131,7 +131,7 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
     assert.equal(await recent.getByRole('link', { name: 'First board' }).getAttribute('href'), `/dashboards/${created.body.id}`);
     assert.equal(await start.count(), 0);
     await assertAccessible(page, 'home screen with dashboards');
-    const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('dashboard.session')!).accessToken as string);
+    const token = await page.evaluate(() => JSON.parse(localStorage.getItem('dashboard.session')!).accessToken as string);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
     assert.equal(await page.getByRole('status').textContent(), 'You are signed out.');

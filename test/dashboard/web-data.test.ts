@@ -43,7 +43,7 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
   const pageAs = async (who: SignedIn): Promise<Page> => {
     const context = await browser.newContext();
     const pair = { accessToken: who.accessToken, refreshToken: who.refreshToken, expiresIn: who.expiresIn, tokenType: 'Bearer' };
-    await context.addInitScript((p) => sessionStorage.setItem('dashboard.session', p), JSON.stringify(pair));
+    await context.addInitScript((p) => localStorage.setItem('dashboard.session', p), JSON.stringify(pair));
     return context.newPage();
   };
 

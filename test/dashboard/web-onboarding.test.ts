@@ -143,7 +143,7 @@ describe('adding a teammate when identity is linked: a link to choose a password
     await assertAccessible(owner, 'users screen after adding a known account');
 
     // The API's answers: the link once in the 201, nothing of it when identity refuses, which rolls the user back.
-    const token = await owner.evaluate('JSON.parse(sessionStorage.getItem("dashboard.session")).accessToken') as string;
+    const token = await owner.evaluate('JSON.parse(localStorage.getItem("dashboard.session")).accessToken') as string;
     const add = (body: unknown) => fetch(`${dashboard}/api/v1/admin/users`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
       .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     const carl = await add({ email: 'carl@acme.example', name: 'Carl', role: 'viewer' });

@@ -68,7 +68,7 @@ describe('the dashboard web app: public links', () => {
     contexts.push(context);
     if (who) {
       const pair = { accessToken: who.accessToken, refreshToken: who.refreshToken, expiresIn: who.expiresIn, tokenType: 'Bearer' };
-      await context.addInitScript((p) => sessionStorage.setItem('dashboard.session', p), JSON.stringify(pair));
+      await context.addInitScript((p) => localStorage.setItem('dashboard.session', p), JSON.stringify(pair));
     }
     return context.newPage();
   };

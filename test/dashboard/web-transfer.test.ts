@@ -69,7 +69,7 @@ describe('the dashboard web app: export and import', () => {
     const context = await browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 900 }, acceptDownloads: true, ...options });
     contexts.push(context);
     const pair = { accessToken: who.accessToken, refreshToken: who.refreshToken, expiresIn: who.expiresIn, tokenType: 'Bearer' };
-    await context.addInitScript((p) => sessionStorage.setItem('dashboard.session', p), JSON.stringify(pair));
+    await context.addInitScript((p) => localStorage.setItem('dashboard.session', p), JSON.stringify(pair));
     return context.newPage();
   };
 

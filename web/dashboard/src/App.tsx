@@ -1,6 +1,6 @@
 import { Suspense, lazy, useCallback, useEffect, useState } from 'react';
 import { api, get, whenSignedOut } from './api/client.ts';
-import { readSession, takeLoginFragment, writeSession } from './api/session.ts';
+import { SESSION_KEY, readSession, takeLoginFragment, writeSession } from './api/session.ts';
 import type { ApiSetupResult, ApiSetupStatus, ApiUser } from './api/types.ts';
 import { Link, navigate, usePath } from './app/router.tsx';
 import { useScreen } from './app/useTitle.ts';
@@ -76,6 +76,17 @@ function MemberApp() {
   useEffect(() => {
     whenSignedOut(() => setState({ kind: 'signed-out', notice: 'Your session ended. Sign in again.' }));
     void load();
+  }, [load]);
+
+  // Tabs share the sign-in: signing out in one signs this one out, signing in elsewhere signs this one in.
+  useEffect(() => {
+    const changed = (e: StorageEvent) => {
+      if (e.key !== null && e.key !== SESSION_KEY) return;
+      if (!readSession()) setState((s) => (s.kind === 'signed-in' ? { kind: 'signed-out', notice: 'You signed out in another tab.' } : s));
+      else if (e.oldValue === null) void load();
+    };
+    addEventListener('storage', changed);
+    return () => removeEventListener('storage', changed);
   }, [load]);
 
   const signOut = async () => {

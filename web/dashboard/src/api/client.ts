@@ -20,17 +20,28 @@ export function whenSignedOut(fn: () => void): void {
   onSignedOut = fn;
 }
 
-async function refresh(): Promise<boolean> {
-  const session = readSession();
-  if (!session) return false;
+/**
+ * Trades the refresh token for a new pair. Tabs share the pair, and the service takes a refresh token presented twice
+ * as stolen (the whole session ends), so tabs refresh one at a time under a Web Lock: a tab that gets the lock after
+ * another tab refreshed finds a new access token stored and uses it instead of refreshing again.
+ */
+async function refresh(rejected: string | undefined): Promise<boolean> {
   refreshing ??= (async () => {
+    const exchange = async () => {
+      const session = readSession();
+      if (!session) return false;
+      if (session.accessToken !== rejected) return true;
+      try {
+        const r = await fetch('/api/v1/auth/refresh', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken: session.refreshToken }) });
+        if (!r.ok) return false;
+        writeSession((await r.json()) as ApiTokenPair);
+        return true;
+      } catch {
+        return false;
+      }
+    };
     try {
-      const r = await fetch('/api/v1/auth/refresh', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken: session.refreshToken }) });
-      if (!r.ok) return false;
-      writeSession((await r.json()) as ApiTokenPair);
-      return true;
-    } catch {
-      return false;
+      return navigator.locks ? await navigator.locks.request('dashboard.session.refresh', exchange) : await exchange();
     } finally {
       refreshing = undefined;
     }
@@ -46,16 +57,18 @@ export interface RequestOptions {
 
 /** Calls the service's API with the session's token; an expired access token is refreshed once. */
 export async function api<T>(method: string, path: string, options: RequestOptions = {}): Promise<{ data: T; headers: Headers }> {
+  let used: string | undefined;
   const send = () => {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     const session = readSession();
+    used = session?.accessToken;
     if (session) headers.authorization = `Bearer ${session.accessToken}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     return fetch(`/api/v1${path}`, { method, headers, body: options.body === undefined ? null : JSON.stringify(options.body), signal: options.signal ?? null });
   };
   let response = await send();
   if (response.status === 401 && readSession()) {
-    if (await refresh()) response = await send();
+    if (await refresh(used)) response = await send();
     else {
       writeSession(undefined);
       onSignedOut();

@@ -1,13 +1,22 @@
 import type { ApiTokenPair } from './types.ts';
 
-const KEY = 'dashboard.session';
+export const SESSION_KEY = 'dashboard.session';
+const KEY = SESSION_KEY;
 
 /**
- * The token pair lives in sessionStorage: it is gone when the tab closes, is not sent with every request
- * as a cookie would be (so no CSRF), and the strict CSP keeps other scripts off the page.
+ * The token pair lives in localStorage, so every tab of the app shares one sign-in (a dashboard opened in a new tab
+ * is signed in, as in Grafana and Redash); it is not sent with every request as a cookie would be (so no CSRF), and
+ * the strict CSP keeps other scripts off the page. Tabs refresh it one at a time (client.ts), and signing out in one
+ * signs every tab out (App.tsx listens for the change).
  */
 export function readSession(): ApiTokenPair | undefined {
-  const raw = sessionStorage.getItem(KEY);
+  // A pair an earlier version of the app kept per tab moves over, so nobody is signed out by the upgrade.
+  const kept = sessionStorage.getItem(KEY);
+  if (kept) {
+    sessionStorage.removeItem(KEY);
+    if (!localStorage.getItem(KEY)) localStorage.setItem(KEY, kept);
+  }
+  const raw = localStorage.getItem(KEY);
   if (!raw) return undefined;
   try {
     return JSON.parse(raw) as ApiTokenPair;
@@ -17,8 +26,8 @@ export function readSession(): ApiTokenPair | undefined {
 }
 
 export function writeSession(pair: ApiTokenPair | undefined): void {
-  if (pair) sessionStorage.setItem(KEY, JSON.stringify(pair));
-  else sessionStorage.removeItem(KEY);
+  if (pair) localStorage.setItem(KEY, JSON.stringify(pair));
+  else localStorage.removeItem(KEY);
 }
 
 /** After a sign-in the service redirects here with the pair (or an error) in the fragment, which never reaches a server. */
