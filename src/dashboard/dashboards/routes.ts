@@ -9,6 +9,7 @@ import { conflict, notFound } from '../errors.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import { DisplayText, IdParams, ListQuery, Slug, bearer, errors } from '../schemas.ts';
 import { checkDefinition, Definition } from './definition.ts';
+import { checkWidgetSql } from '../datasources/sql-authors.ts';
 import { Created, Full, Summary, VersionSummary } from './schemas.ts';
 import {
   deleteDashboard, getDashboard, getVersion, insertDashboard, listDashboards, listVersions, SlugTaken, updateDashboard,
@@ -111,6 +112,7 @@ export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
     const me = currentUser(request);
     const { slug, title, description, definition } = request.body;
     checkDefinition(definition);
+    await checkWidgetSql(db, me, definition);
     const row = await db.transaction(async (tx) => {
       let created: DashboardRow;
       try {
@@ -149,6 +151,7 @@ export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
       const current = await getDashboard(tx, me.tenantId, request.params.id, true);
       if (!current) throw notFound('dashboard');
       checkIfMatch(request, current);
+      if (body.definition) await checkWidgetSql(tx, me, body.definition, current.definition);
       const next = {
         slug: body.slug ?? current.slug,
         title: body.title?.trim() ?? current.title,
@@ -239,6 +242,7 @@ export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
       checkIfMatch(request, current);
       const v = await getVersion(tx, current.id, request.params.version);
       if (!v) throw notFound('version');
+      await checkWidgetSql(tx, me, v.definition, current.definition);
       const updated = await updateDashboard(tx, current, { slug: current.slug, title: v.title, description: v.description, definition: v.definition }, me.id, v.version);
       await recordAudit(tx, { ...actor(request), action: 'dashboard.restore', targetType: 'dashboard', targetId: current.id, details: { restoredVersion: v.version, version: updated.version } });
       return updated;

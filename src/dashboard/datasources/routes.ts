@@ -24,7 +24,7 @@ const tags = ['datasources'];
 function listItem(r: DataSourceRow) {
   return {
     id: r.id, name: r.name, slug: r.slug, type: r.type, maxConnections: r.max_connections, queryTimeoutSeconds: r.query_timeout_seconds,
-    readOnly: r.read_only, sslEnabled: r.ssl_enabled, active: r.active, lastConnectedAt: r.last_connected_at?.toISOString() ?? null,
+    readOnly: r.read_only, sslEnabled: r.ssl_enabled, active: r.active, sqlRole: r.sql_role, lastConnectedAt: r.last_connected_at?.toISOString() ?? null,
     createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString(),
   };
 }
@@ -109,7 +109,7 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
       const values: DataSourceValues = {
         name: b.name.trim(), slug: b.slug, type: b.type, ...urlColumns(id, b.type, b)!,
         max_connections: b.maxConnections ?? 10, query_timeout_seconds: b.queryTimeoutSeconds ?? 30,
-        read_only: b.readOnly ?? true, ssl_enabled: b.sslEnabled ?? false, active: b.active ?? true,
+        read_only: b.readOnly ?? true, ssl_enabled: b.sslEnabled ?? false, active: b.active ?? true, sql_role: b.sqlRole ?? 'editor',
       };
       let created: DataSourceRow;
       try {
@@ -155,6 +155,7 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
         name: b.name?.trim() ?? current.name, slug: b.slug ?? current.slug, type, ...url,
         max_connections: b.maxConnections ?? current.max_connections, query_timeout_seconds: b.queryTimeoutSeconds ?? current.query_timeout_seconds,
         read_only: b.readOnly ?? current.read_only, ssl_enabled: b.sslEnabled ?? current.ssl_enabled, active: b.active ?? current.active,
+        sql_role: b.sqlRole ?? current.sql_role,
       };
       let updated: DataSourceRow;
       try {
@@ -165,7 +166,7 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
       }
       await recordAudit(tx, {
         ...actor(request), action: 'datasource.update', targetType: 'datasource', targetId: current.id,
-        details: { fields: Object.keys(b), ...(b.active !== undefined ? { active: b.active } : {}), ...(b.readOnly !== undefined ? { readOnly: b.readOnly } : {}) },
+        details: { fields: Object.keys(b), ...(b.active !== undefined ? { active: b.active } : {}), ...(b.readOnly !== undefined ? { readOnly: b.readOnly } : {}), ...(b.sqlRole !== undefined ? { sqlRole: b.sqlRole } : {}) },
       });
       return updated;
     });

@@ -18,6 +18,9 @@ export const DataSourceFields = {
   readOnly: Type.Boolean({ description: 'only reads, in a read-only transaction that is rolled back; default true' }),
   sslEnabled: Type.Boolean({ description: 'TLS to the database with the certificate verified (add ?sslmode=require to the URL to skip verification); default false' }),
   active: Type.Boolean({ description: 'inactive sources refuse queries; default true' }),
+  sqlRole: Type.Union([Type.Literal('editor'), Type.Literal('admin'), Type.Literal('owner')], {
+    description: "the least role that may write SQL on the source: ad-hoc queries, saved queries and dashboard widgets' SQL (default editor); running what is stored is not restricted",
+  }),
 };
 
 export const CreateDataSourceBody = Type.Object({
@@ -31,6 +34,7 @@ export const CreateDataSourceBody = Type.Object({
   readOnly: Type.Optional(DataSourceFields.readOnly),
   sslEnabled: Type.Optional(DataSourceFields.sslEnabled),
   active: Type.Optional(DataSourceFields.active),
+  sqlRole: Type.Optional(DataSourceFields.sqlRole),
 }, { additionalProperties: false });
 
 export const UpdateDataSourceBody = Type.Object({
@@ -44,6 +48,7 @@ export const UpdateDataSourceBody = Type.Object({
   readOnly: Type.Optional(DataSourceFields.readOnly),
   sslEnabled: Type.Optional(DataSourceFields.sslEnabled),
   active: Type.Optional(DataSourceFields.active),
+  sqlRole: Type.Optional(DataSourceFields.sqlRole),
 }, { additionalProperties: false, minProperties: 1 });
 
 const Common = {
@@ -56,6 +61,7 @@ const Common = {
   readOnly: Type.Boolean(),
   sslEnabled: Type.Boolean(),
   active: Type.Boolean(),
+  sqlRole: DataSourceFields.sqlRole,
   lastConnectedAt: Type.Union([Timestamp, Type.Null()]),
   createdAt: Timestamp,
   updatedAt: Timestamp,

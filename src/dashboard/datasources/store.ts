@@ -1,6 +1,8 @@
 import type { Queryable } from '../../kit/db.ts';
 import type { DataSourceType } from './driver.ts';
 
+export type SqlRole = 'editor' | 'admin' | 'owner';
+
 export interface DataSourceRow {
   id: number;
   tenant_id: number;
@@ -14,6 +16,8 @@ export interface DataSourceRow {
   read_only: boolean;
   ssl_enabled: boolean;
   active: boolean;
+  /** The least role that may write SQL on the source: ad hoc, and stored in saved queries and widgets. */
+  sql_role: SqlRole;
   last_connected_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -23,7 +27,7 @@ export interface DataSourceRow {
 export class DataSourceSlugTaken extends Error {}
 
 const COLUMNS = `id::int AS id, tenant_id::int AS tenant_id, name, slug, type, connection_url_sealed, connection_url_env, max_connections, query_timeout_seconds,
-  read_only, ssl_enabled, active, last_connected_at, created_at, updated_at`;
+  read_only, ssl_enabled, active, sql_role, last_connected_at, created_at, updated_at`;
 
 function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: string }).code === '23505';
@@ -48,14 +52,14 @@ export async function nextDataSourceId(db: Queryable): Promise<number> {
   return r.rows[0]!.id;
 }
 
-export type DataSourceValues = Pick<DataSourceRow, 'name' | 'slug' | 'type' | 'connection_url_sealed' | 'connection_url_env' | 'max_connections' | 'query_timeout_seconds' | 'read_only' | 'ssl_enabled' | 'active'>;
+export type DataSourceValues = Pick<DataSourceRow, 'name' | 'slug' | 'type' | 'connection_url_sealed' | 'connection_url_env' | 'max_connections' | 'query_timeout_seconds' | 'read_only' | 'ssl_enabled' | 'active' | 'sql_role'>;
 
 export async function insertDataSource(db: Queryable, id: number, tenantId: number, v: DataSourceValues): Promise<DataSourceRow> {
   try {
     const r = await db.query<DataSourceRow>(
-      `INSERT INTO data_sources (id, tenant_id, name, slug, type, connection_url_sealed, connection_url_env, max_connections, query_timeout_seconds, read_only, ssl_enabled, active)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`,
-      [id, tenantId, v.name, v.slug, v.type, v.connection_url_sealed, v.connection_url_env, v.max_connections, v.query_timeout_seconds, v.read_only, v.ssl_enabled, v.active],
+      `INSERT INTO data_sources (id, tenant_id, name, slug, type, connection_url_sealed, connection_url_env, max_connections, query_timeout_seconds, read_only, ssl_enabled, active, sql_role)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${COLUMNS}`,
+      [id, tenantId, v.name, v.slug, v.type, v.connection_url_sealed, v.connection_url_env, v.max_connections, v.query_timeout_seconds, v.read_only, v.ssl_enabled, v.active, v.sql_role],
     );
     return r.rows[0]!;
   } catch (err) {
@@ -68,9 +72,9 @@ export async function updateDataSource(db: Queryable, id: number, v: DataSourceV
   try {
     const r = await db.query<DataSourceRow>(
       `UPDATE data_sources SET name = $2, slug = $3, type = $4, connection_url_sealed = $5, connection_url_env = $6, max_connections = $7,
-         query_timeout_seconds = $8, read_only = $9, ssl_enabled = $10, active = $11, updated_at = now()
+         query_timeout_seconds = $8, read_only = $9, ssl_enabled = $10, active = $11, sql_role = $12, updated_at = now()
        WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, v.name, v.slug, v.type, v.connection_url_sealed, v.connection_url_env, v.max_connections, v.query_timeout_seconds, v.read_only, v.ssl_enabled, v.active],
+      [id, v.name, v.slug, v.type, v.connection_url_sealed, v.connection_url_env, v.max_connections, v.query_timeout_seconds, v.read_only, v.ssl_enabled, v.active, v.sql_role],
     );
     return r.rows[0]!;
   } catch (err) {

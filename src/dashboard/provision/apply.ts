@@ -2,6 +2,8 @@ import { Value } from 'typebox/value';
 import type { Queryable } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { recordAudit } from '../audit/record.ts';
+import type { Role } from '../auth/roles.ts';
+import { checkWidgetSql } from '../datasources/sql-authors.ts';
 import { checkDefinition, Definition, type DefinitionValue } from '../dashboards/definition.ts';
 import { getDashboard, insertDashboard, updateDashboard, type DashboardRow } from '../dashboards/store.ts';
 import { connectionUrlProblem } from '../datasources/connection-url.ts';
@@ -27,8 +29,9 @@ export interface ApplyInput {
   /** The file (or `platform`) the bundle comes from: named in errors and audit records. */
   origin: string;
   mode: ApplyMode;
-  /** A user importing through the API (src/dashboard/transfer): the records and versions name them, not provisioning. */
+  /** A user importing through the API (src/dashboard/transfer): the records and versions name them, not provisioning, and their role must allow the SQL they bring (datasources/sql-authors.ts). */
   userId?: number | undefined;
+  role?: Role | undefined;
 }
 
 /** Who the audit records and versions name: the importing user, or nobody (provisioning, from `origin`). */
@@ -89,7 +92,7 @@ async function applyDataSource(
   const values: Omit<DataSourceValues, 'connection_url_sealed'> = {
     name: ds.name, slug: ds.slug, type: ds.type, connection_url_env: ds.connectionUrlEnv ?? null,
     max_connections: ds.maxConnections ?? 10, query_timeout_seconds: ds.queryTimeoutSeconds ?? 30,
-    read_only: ds.readOnly ?? true, ssl_enabled: ds.sslEnabled ?? false, active: ds.active ?? true,
+    read_only: ds.readOnly ?? true, ssl_enabled: ds.sslEnabled ?? false, active: ds.active ?? true, sql_role: ds.sqlRole ?? 'editor',
   };
   const by = { by: 'provisioning', origin: input.origin };
   if (!current) {
@@ -145,14 +148,16 @@ export async function applyDashboard(tx: Queryable, input: ApplyInput, d: Provis
   const { rows } = await tx.query<{ id: number }>(`SELECT id FROM dashboards WHERE tenant_id = $1 AND slug = $2 FOR UPDATE`, [input.tenantId, d.slug]);
   if (rows[0] && input.mode === 'keep') return { row: undefined, outcome: 'unchanged' };
   const definition = resolveDefinition(input, d, at, slugToId);
+  // Read under the row lock taken above, so the version compared is the one updated.
+  const current = rows[0] ? await getDashboard(tx, input.tenantId, rows[0].id) : undefined;
+  if (input.role) await checkWidgetSql(tx, { role: input.role, tenantId: input.tenantId }, definition, current?.definition);
   const next = { slug: d.slug, title: d.title, description: d.description ?? null, definition };
   const { userId, by } = madeBy(input);
-  if (!rows[0]) {
+  if (!current) {
     const row = await insertDashboard(tx, { tenantId: input.tenantId, userId, ...next });
     await recordAudit(tx, { tenantId: input.tenantId, userId, action: 'dashboard.create', targetType: 'dashboard', targetId: row.id, details: { slug: d.slug, title: d.title, ...by } });
     return { row, outcome: 'created' };
   }
-  const current = (await getDashboard(tx, input.tenantId, rows[0].id))!;
   if (current.title === next.title && current.description === next.description && canonical(current.definition) === canonical(definition)) return { row: current, outcome: 'unchanged' };
   const row = await updateDashboard(tx, current, next, userId);
   await recordAudit(tx, { tenantId: input.tenantId, userId, action: 'dashboard.update', targetType: 'dashboard', targetId: row.id, details: { title: d.title, version: row.version, ...by } });

@@ -21,6 +21,7 @@ const ProvisionedDataSource = Type.Object({
   readOnly: Type.Optional(DataSourceFields.readOnly),
   sslEnabled: Type.Optional(DataSourceFields.sslEnabled),
   active: Type.Optional(DataSourceFields.active),
+  sqlRole: Type.Optional(DataSourceFields.sqlRole),
 }, { additionalProperties: false });
 
 const SourceRef = Type.Union([

@@ -9,6 +9,7 @@ import { DEFAULT_MAX_ROWS } from '../datasources/execute.ts';
 import { MaxRows, Parameters, QueryResult, QueryText } from '../datasources/schemas.ts';
 import type { DataSourceService } from '../datasources/service.ts';
 import { checkStatement, StatementError } from '../datasources/statement.ts';
+import { checkSqlAuthor } from '../datasources/sql-authors.ts';
 import { getDataSource } from '../datasources/store.ts';
 import { notFound, validation } from '../errors.ts';
 import { decodeCursor, toPage } from '../../kit/paging.ts';
@@ -64,6 +65,7 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
     const me = currentUser(request);
     const { dataSourceId, query, params = {}, maxRows } = request.body;
     const row = await dataSource(me.tenantId, dataSourceId);
+    checkSqlAuthor(me, row, 'query');
     const result = await runAndAudit(db, sources, request, row, { query, parameters: params as Record<string, unknown>, maxRows, signal: clientGoneSignal(reply) }, { kind: 'adhoc' });
     return sendJson(reply, namedColumnsResult(result));
   });
@@ -99,6 +101,7 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
     const me = currentUser(request);
     const b = request.body;
     const source = await dataSource(me.tenantId, b.dataSourceId);
+    checkSqlAuthor(me, source, 'query');
     checkText(b.query, source.type);
     const row = await db.transaction(async (tx) => {
       const created = await insertSavedQuery(tx, { tenantId: me.tenantId, dataSourceId: b.dataSourceId, name: b.name.trim(), description: b.description ?? null, query: b.query, createdBy: me.id });
@@ -127,7 +130,10 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
     const b = request.body;
     const current = await load(me.tenantId, request.params.id);
     const source = await dataSource(me.tenantId, b.dataSourceId ?? current.data_source_id);
-    if (b.query !== undefined || b.dataSourceId !== undefined) checkText(b.query ?? current.query, source.type);
+    if (b.query !== undefined || b.dataSourceId !== undefined) {
+      checkSqlAuthor(me, source, b.query !== undefined ? 'query' : 'dataSourceId');
+      checkText(b.query ?? current.query, source.type);
+    }
     const row = await db.transaction(async (tx) => {
       const updated = await updateSavedQuery(tx, current.id, {
         dataSourceId: b.dataSourceId ?? current.data_source_id,

@@ -60,7 +60,7 @@ export function registerTransferRoutes(app: App, ctx: DashboardContext): void {
       const slugToId = new Map((await listDataSources(tx, me.tenantId, {})).map((s) => [s.slug, s.id]));
       const out = [];
       for (const [i, d] of dashboards.entries()) {
-        const { row, outcome } = await applyDashboard(tx, { tenantId: me.tenantId, bundle: {}, origin: 'import', mode: 'sync', userId: me.id }, d, `dashboards[${i}]`, slugToId);
+        const { row, outcome } = await applyDashboard(tx, { tenantId: me.tenantId, bundle: {}, origin: 'import', mode: 'sync', userId: me.id, role: me.role }, d, `dashboards[${i}]`, slugToId);
         out.push({ id: row!.id, slug: row!.slug, title: row!.title, version: row!.version, outcome });
       }
       return out;
