@@ -245,4 +245,29 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     assert.equal(await page.getByRole('row', { name: /Legacy/ }).count(), 0);
     assert.equal((await s.request('GET', '/api/v1/datasources', { as: admin })).body.dataSources.length, 1);
   });
+
+  test("a source whose SQL is for admins: the form sets it, the list says so, an editor's SQL editor does not offer it", async () => {
+    const page = await pageAs(admin);
+    await page.goto(`${s.url}/datasources`);
+    await page.getByRole('button', { name: 'Add data source' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('HR');
+    await page.getByLabel('Short name').fill('hr');
+    await page.getByLabel('Connection URL').fill(target.url);
+    await page.getByLabel('Who may write SQL on it').selectOption({ label: 'Admins and owners' });
+    await page.getByRole('button', { name: 'Add data source' }).click();
+    await page.getByRole('status').filter({ hasText: 'Data source HR added.' }).waitFor();
+    assert.match(await page.getByRole('row', { name: /^HR/ }).innerText(), /read-only; SQL by admins and owners/);
+    const hr = (await s.request('GET', '/api/v1/datasources', { as: admin })).body.dataSources.find((d: { slug: string }) => d.slug === 'hr');
+    assert.equal(hr.sqlRole, 'admin');
+
+    const editor = await s.signIn({ tenant: 'acme', role: 'editor', name: 'Ed' });
+    const theirs = await pageAs(editor);
+    await theirs.goto(`${s.url}/sql`);
+    const select = theirs.getByLabel('Data source');
+    await select.waitFor();
+    const options = await select.locator('option').evaluateAll((os) => os.map((o) => [o.textContent, (o as unknown as { disabled: boolean }).disabled]));
+    assert.deepEqual(options, [['HR (SQL by admins and owners)', true], ['Shop DB', false]]);
+    assert.equal(await select.inputValue(), String((await s.request('GET', '/api/v1/datasources', { as: admin })).body.dataSources.find((d: { slug: string }) => d.slug !== 'hr').id), 'the editor starts on a source they may query');
+    await assertAccessible(theirs, 'SQL editor with a source for admins');
+  });
 });

@@ -159,7 +159,7 @@ function SignedIn({ me }: { me: ApiUser }) {
     case '/datasources':
       return <DataSourcesScreen me={me} />;
     case '/sql':
-      return atLeast(me, 'editor') ? <Suspense fallback={<p role="status">Loading the editor…</p>}><SqlScreen /></Suspense> : <HomeScreen me={me} />;
+      return atLeast(me, 'editor') ? <Suspense fallback={<p role="status">Loading the editor…</p>}><SqlScreen me={me} /></Suspense> : <HomeScreen me={me} />;
     default:
       return <HomeScreen me={me} />;
   }

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, get } from '../api/client.ts';
 import type { ApiDataSource, ApiDefinition, ApiSavedQuery, ApiUser, ApiWidget } from '../api/types.ts';
-import { atLeast } from '../app/roles.ts';
+import { atLeast, mayWriteSql } from '../app/roles.ts';
 import { Link, navigate } from '../app/router.tsx';
 import { useScreen } from '../app/useTitle.ts';
 import { downloadJson } from '../app/download.ts';
@@ -108,7 +108,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
   const addWidget = () => {
     if (!definition) return;
     const wid = newWidgetId(definition.widgets);
-    const source = sources[0];
+    const source = sources.find((s) => mayWriteSql(me, s));
     const w: ApiWidget = source
       ? { id: wid, type: 'bar', title: `Widget ${wid.slice(1)}`, position: nextPosition(definition.widgets, definition.layout.columns), dataSourceId: source.id, query: 'SELECT 1 AS value' }
       : { id: wid, type: 'text', title: `Widget ${wid.slice(1)}`, position: nextPosition(definition.widgets, definition.layout.columns, 6, 3), options: { markdown: 'Text' } };
@@ -243,7 +243,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
           onParameters={(p) => setDefinition(({ parameters: _old, ...x }) => (p.length > 0 ? { ...x, parameters: p } : x))} />
       )}
       {configuring && (
-        <WidgetEditor widget={configuring} sources={sources} saved={saved} onChange={updateWidget} onDone={() => {
+        <WidgetEditor me={me} widget={configuring} sources={sources} saved={saved} onChange={updateWidget} onDone={() => {
           setPanel({ kind: 'none' });
           document.querySelector<HTMLElement>(`[data-widget="${configuring.id}"]`)?.focus();
         }} />

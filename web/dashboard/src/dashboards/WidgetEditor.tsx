@@ -1,9 +1,11 @@
-import type { ApiDataSource, ApiSavedQuery, ApiWidget } from '../api/types.ts';
+import type { ApiDataSource, ApiSavedQuery, ApiUser, ApiWidget } from '../api/types.ts';
+import { mayWriteSql, SQL_WRITERS } from '../app/roles.ts';
 import { useFocusOnOpen } from './useFocusOnOpen.ts';
 import { optionsOf, WIDGET_TYPES } from '../widgets/data.ts';
 import { ListInput } from './ListInput.tsx';
 
 interface Props {
+  me: ApiUser;
   widget: ApiWidget;
   sources: readonly ApiDataSource[];
   saved: readonly ApiSavedQuery[];
@@ -12,7 +14,11 @@ interface Props {
 }
 
 /** Configures one widget of the draft: title, kind, its query (SQL on a source or a saved query) and how to draw it. */
-export function WidgetEditor({ widget: w, sources, saved, onChange, onDone }: Props) {
+export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }: Props) {
+  // New SQL goes on a source the person may write SQL on; a widget already on another keeps it, read-only here.
+  const writable = sources.filter((s) => mayWriteSql(me, s));
+  const current = sources.find((s) => s.id === w.dataSourceId);
+  const sqlLocked = current !== undefined && !mayWriteSql(me, current);
   const o = optionsOf(w);
   const setOptions = (patch: Record<string, unknown>) => {
     const next = { ...(w.options ?? {}), ...patch };
@@ -24,7 +30,7 @@ export function WidgetEditor({ widget: w, sources, saved, onChange, onDone }: Pr
   const setMode = (m: string) => {
     const { query: _q, dataSourceId: _d, savedQueryId: _s, ...rest } = w;
     if (m === 'saved') onChange(saved[0] ? { ...rest, savedQueryId: saved[0].id } : rest);
-    else onChange(sources[0] ? { ...rest, dataSourceId: sources[0].id, query: w.query ?? 'SELECT 1 AS value' } : rest);
+    else onChange(writable[0] ? { ...rest, dataSourceId: writable[0].id, query: w.query ?? 'SELECT 1 AS value' } : rest);
   };
   const id = (f: string) => `we-${w.id}-${f}`;
   const heading = useFocusOnOpen(w.id);
@@ -45,7 +51,7 @@ export function WidgetEditor({ widget: w, sources, saved, onChange, onDone }: Pr
           const { query: _q, dataSourceId: _d, savedQueryId: _s, ...rest } = w;
           onChange({ ...rest, type });
         } else if (w.type === 'text') {
-          onChange({ ...w, type, ...(sources[0] ? { dataSourceId: sources[0].id, query: 'SELECT 1 AS value' } : {}) });
+          onChange({ ...w, type, ...(writable[0] ? { dataSourceId: writable[0].id, query: 'SELECT 1 AS value' } : {}) });
         } else onChange({ ...w, type });
       }}>
         {WIDGET_TYPES.map((t) => <option key={t.value} value={t.value}>{t.label}</option>)}
@@ -65,13 +71,15 @@ export function WidgetEditor({ widget: w, sources, saved, onChange, onDone }: Pr
           {mode === 'sql' ? (
             <>
               <label htmlFor={id('source')}>Data source</label>
-              <select id={id('source')} value={w.dataSourceId ?? ''} onChange={(e) => onChange({ ...w, dataSourceId: Number(e.target.value) })}>
-                {sources.map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}
+              <select id={id('source')} value={w.dataSourceId ?? ''} disabled={sqlLocked} onChange={(e) => onChange({ ...w, dataSourceId: Number(e.target.value) })}>
+                {sources.map((s) => <option key={s.id} value={s.id} disabled={!mayWriteSql(me, s)}>{mayWriteSql(me, s) ? s.name : `${s.name} (SQL by ${SQL_WRITERS[s.sqlRole]})`}</option>)}
               </select>
               <label htmlFor={id('sql')}>SQL</label>
               <textarea id={id('sql')} rows={5} className="code" spellCheck={false} maxLength={100_000} aria-describedby={id('sql-hint')} value={w.query ?? ''}
-                onChange={(e) => onChange({ ...w, query: e.target.value })} />
-              <p id={id('sql-hint')} className="hint">Use the dashboard's parameters as :name; a time range named range gives :range_from and :range_to.</p>
+                readOnly={sqlLocked} onChange={(e) => onChange({ ...w, query: e.target.value })} />
+              <p id={id('sql-hint')} className="hint">{sqlLocked
+                ? `Only ${SQL_WRITERS[current.sqlRole]} write SQL on ${current.name}: this widget's SQL stays as it is. Choose "A saved query" to use another one.`
+                : "Use the dashboard's parameters as :name; a time range named range gives :range_from and :range_to."}</p>
             </>
           ) : (
             <>

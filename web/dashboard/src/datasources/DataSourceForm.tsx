@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, api } from '../api/client.ts';
 import type { ApiCreateDataSource, ApiDataSourceDetail, ApiUpdateDataSource } from '../api/types.ts';
+import type { SQL_WRITERS } from '../app/roles.ts';
 
 /** Add or edit a data source. The URL is write-only: the form says whether one is set and never shows it. */
 export function DataSourceForm({ editing, onSaved, onCancel }: { editing?: ApiDataSourceDetail | undefined; onSaved: (message: string) => void; onCancel: () => void }) {
@@ -9,6 +10,7 @@ export function DataSourceForm({ editing, onSaved, onCancel }: { editing?: ApiDa
   const [type, setType] = useState<'postgres' | 'mysql'>(editing?.type ?? 'postgres');
   const [url, setUrl] = useState('');
   const [readOnly, setReadOnly] = useState(editing?.readOnly ?? true);
+  const [sqlRole, setSqlRole] = useState<keyof typeof SQL_WRITERS>(editing?.sqlRole ?? 'editor');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
@@ -18,11 +20,11 @@ export function DataSourceForm({ editing, onSaved, onCancel }: { editing?: ApiDa
     setError(undefined);
     try {
       if (editing) {
-        const body: ApiUpdateDataSource = { name, slug, type, readOnly, ...(url ? { connectionUrl: url } : {}) };
+        const body: ApiUpdateDataSource = { name, slug, type, readOnly, sqlRole, ...(url ? { connectionUrl: url } : {}) };
         await api('PUT', `/datasources/${editing.id}`, { body });
         onSaved(`Data source ${name} saved.`);
       } else {
-        const body: ApiCreateDataSource = { name, slug, type, readOnly, connectionUrl: url };
+        const body: ApiCreateDataSource = { name, slug, type, readOnly, sqlRole, connectionUrl: url };
         await api('POST', '/datasources', { body });
         onSaved(`Data source ${name} added.`);
       }
@@ -54,6 +56,13 @@ export function DataSourceForm({ editing, onSaved, onCancel }: { editing?: ApiDa
         {urlState && ` Currently: ${urlState}; leave empty to keep it.`}
       </p>
       <label className="check"><input type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} /> Read-only (recommended)</label>
+      <label htmlFor="ds-sql-role">Who may write SQL on it</label>
+      <select id="ds-sql-role" value={sqlRole} aria-describedby="ds-sql-role-hint" onChange={(e) => setSqlRole(e.target.value as keyof typeof SQL_WRITERS)}>
+        <option value="editor">Editors, admins and owners</option>
+        <option value="admin">Admins and owners</option>
+        <option value="owner">Owners only</option>
+      </select>
+      <p id="ds-sql-role-hint" className="hint">Everyone still sees the dashboards and saved queries built on it; this limits who writes new SQL.</p>
       {error && <p role="alert" className="error">{error}</p>}
       <div className="actions">
         <button type="submit" disabled={busy}>{editing ? 'Save' : 'Add data source'}</button>

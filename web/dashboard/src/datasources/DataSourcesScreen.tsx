@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ApiError, api, get } from '../api/client.ts';
 import type { ApiDataSource, ApiDataSourceDetail, ApiUser } from '../api/types.ts';
-import { atLeast } from '../app/roles.ts';
+import { atLeast, SQL_WRITERS } from '../app/roles.ts';
 import { useScreen } from '../app/useTitle.ts';
 import { DataSourceForm } from './DataSourceForm.tsx';
 import { SchemaBrowser } from './SchemaBrowser.tsx';
@@ -76,7 +76,7 @@ export function DataSourcesScreen({ me }: { me: ApiUser }) {
                 <tr key={s.id}>
                   <th scope="row">{s.name}</th>
                   <td>{s.type === 'postgres' ? 'PostgreSQL' : 'MySQL'}</td>
-                  <td>{s.readOnly ? 'read-only' : 'read and write'}{s.active ? '' : ', inactive'}</td>
+                  <td>{s.readOnly ? 'read-only' : 'read and write'}{s.active ? '' : ', inactive'}{s.sqlRole !== 'editor' ? `; SQL by ${SQL_WRITERS[s.sqlRole]}` : ''}</td>
                   <td>{s.lastConnectedAt ? new Date(s.lastConnectedAt).toLocaleString() : 'never'}</td>
                   <td className="actions">
                     {admin && <button type="button" onClick={() => test(s)} aria-label={`Test ${s.name}`}>Test</button>}

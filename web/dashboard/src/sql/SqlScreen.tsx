@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ApiError, api, get } from '../api/client.ts';
-import type { ApiDataSource, ApiQueryResult, ApiSavedQuery } from '../api/types.ts';
+import type { ApiDataSource, ApiQueryResult, ApiSavedQuery, ApiUser } from '../api/types.ts';
+import { mayWriteSql, SQL_WRITERS } from '../app/roles.ts';
 import { useScreen } from '../app/useTitle.ts';
 import { Editor } from './Editor.tsx';
 import { parameterNames } from './parameters.ts';
@@ -8,7 +9,7 @@ import { ResultTable } from './ResultTable.tsx';
 import { useSourceTables } from './useSourceTables.ts';
 
 /** The SQL editor (loaded on demand): pick a source, write SQL with :parameters, run, page through rows, save. */
-export default function SqlScreen() {
+export default function SqlScreen({ me }: { me: ApiUser }) {
   useScreen('SQL editor');
   const [sources, setSources] = useState<ApiDataSource[]>();
   const [sourceId, setSourceId] = useState<number>();
@@ -27,7 +28,7 @@ export default function SqlScreen() {
   useEffect(() => {
     get<{ dataSources: ApiDataSource[] }>('/datasources').then((r) => {
       setSources(r.dataSources);
-      setSourceId(r.dataSources[0]?.id);
+      setSourceId(r.dataSources.find((s) => mayWriteSql(me, s))?.id);
     }, () => setError('the data sources could not be loaded'));
   }, []);
 
@@ -75,7 +76,7 @@ export default function SqlScreen() {
       <form onSubmit={onSubmit} className="sql">
         <label htmlFor="sql-source">Data source</label>
         <select id="sql-source" value={sourceId ?? ''} onChange={(e) => setSourceId(Number(e.target.value))}>
-          {sources?.map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}
+          {sources?.map((s) => <option key={s.id} value={s.id} disabled={!mayWriteSql(me, s)}>{mayWriteSql(me, s) ? s.name : `${s.name} (SQL by ${SQL_WRITERS[s.sqlRole]})`}</option>)}
         </select>
         <p className="label" aria-hidden="true">SQL <span className="hint">(Ctrl+Enter or Cmd+Enter runs; Tab moves on after Escape)</span></p>
         <Editor value={text} onChange={setText} onRun={() => void run()} dialect={source?.type ?? 'postgres'} tables={tables} label="SQL (Ctrl+Enter or Cmd+Enter runs)" />
