@@ -76,13 +76,15 @@ export function adherenceOf(result: AuditResult, criterion: string): Adherence {
   const rules = [...new Set(result.rules.filter((r) => covers(r.successCriteria)).map((o) => o.ruleId))].join(', ');
   const findings = result.findings.filter((f) => covers(f.successCriteria));
   const failingPages = [...new Set(findings.map((f) => f.pageUrl))];
+  // Failing elements past the per-rule cap are counted, not listed: the note says how many fail, not how many are shown.
+  const failing = findings.length + (result.omitted ?? []).filter((o) => covers(o.successCriteria)).reduce((n, o) => n + o.findings, 0);
   const llm = (result.llm?.findings ?? []).filter((f) => f.successCriteria.includes(criterion)).length;
   const llmNote = llm > 0 ? ` LLM review flagged ${plural(llm, 'more item')} for a person to check (not counted).` : '';
 
   if (failingPages.length > 0) {
     return {
       level: failingPages.length * 2 > audited.length ? 'does-not-support' : 'partially-supports',
-      notes: `Automated checks (${rules}) found ${plural(findings.length, 'failing element')} on ${failingPages.length} of ${plural(audited.length, 'audited page')}: ${listUrls(failingPages)}.${llmNote}`,
+      notes: `Automated checks (${rules}) found ${plural(failing, 'failing element')} on ${failingPages.length} of ${plural(audited.length, 'audited page')}: ${listUrls(failingPages)}.${llmNote}`,
     };
   }
   const unnamed = result.findings.filter((f) => UNDECIDED_BY[criterion]?.includes(f.ruleId));
