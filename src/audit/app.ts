@@ -82,7 +82,7 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
         metrics.pages.inc({ outcome: page.status });
         if (page.status === 'audited') metrics.pageSeconds.observe(page.durationMs / 1000);
       };
-      return await runAudit(url, auditConfig, { host, policy, timing, pageConcurrency: config.pageConcurrency, llm, onPage }, signal);
+      return await runAudit(url, auditConfig, { host, policy, timing, pageConcurrency: config.pageConcurrency, maxElementsPerRule: config.maxElementsPerRule, llm, onPage }, signal);
     } finally {
       metrics.running.dec();
     }

@@ -24,6 +24,12 @@ export const auditSpec = {
     max: 32,
     doc: 'Pages of one audit (a crawl) loaded and checked at a time, each a page in the audit\'s browser context. A page spends much of its time waiting for the network to go quiet, so more pages than cores keeps the cores busy.',
   }),
+  maxElementsPerRule: int('AUDIT_MAX_ELEMENTS_PER_RULE', {
+    default: 100,
+    min: 1,
+    max: 100_000,
+    doc: 'Failing elements (and, apart, elements needing review) listed at most per axe rule and page; the rest are counted in `stats` and the result\'s `omitted`, not described. Describing an element is about half of axe\'s time on a page with thousands of failures.',
+  }),
   maxSyncAudits: int('AUDIT_MAX_SYNC_AUDITS', {
     default: 2,
     min: 1,

@@ -36,6 +36,40 @@ function allowedValues(errors: AjvError[], path: string): string | null {
   return `${shown.join(', ')}${anyCase ? ' (any case)' : ''}`;
 }
 
+/** The options each object of the request bodies takes, by where the object is (its Ajv instance path). */
+const OPTIONS = ['level', 'version', 'crawl', 'llm'];
+const KNOWN: Record<string, string[]> = {
+  '': ['url', 'config', ...OPTIONS],
+  '/config': OPTIONS,
+  '/crawl': ['enabled', 'depth', 'maxPages'],
+  '/config/crawl': ['enabled', 'depth', 'maxPages'],
+  '/llm': ['enabled', 'provider', 'model'],
+  '/config/llm': ['enabled', 'provider', 'model'],
+};
+/** Names clients send because the result (`wcagLevel`) or another tool (pa11y's `standard`) uses them for the same option; keyed squashed. */
+const ALIASES: Record<string, string> = { wcaglevel: 'level', wcagversion: 'version', standard: 'level', maxdepth: 'depth', pages: 'maxPages' };
+
+/** `max_pages`, `Max-Pages` and `maxpages` are all `maxPages`. */
+const squash = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
+
+/**
+ * What the caller probably meant by an unknown property: the result's `wcagLevel` for the request's `level`,
+ * `max_pages` for `maxPages`, an option sent at the top level of a job (it belongs in `config`), or a job's
+ * `config` sent to `POST /audit` (whose options are at the top level). Empty when nothing fits. The two POST
+ * routes share this, and only their top levels differ, so a hint there names both places.
+ */
+function hintFor(path: string, property: string): string {
+  const known = KNOWN[path];
+  if (!known) return '';
+  if (path === '' && property === 'config') return '; POST /audit takes level, version, crawl and llm at the top level (config is the wrapper of POST /api/v1/audits)';
+  if (path === '' && OPTIONS.includes(property)) return `; a job's options go inside "config": {"url": …, "config": {"${property}": …}}`;
+  const alias = ALIASES[squash(property)];
+  const meant = alias && known.includes(alias) ? alias : known.find((k) => squash(k) === squash(property));
+  if (!meant) return '';
+  if (path === '' && OPTIONS.includes(meant)) return `; did you mean "${meant}" (POST /audit) or "config.${meant}" (POST /api/v1/audits)?`;
+  return `; did you mean "${meant}"?`;
+}
+
 /** Fastify's terse media-type error gets a message naming the fix. */
 export function classifyAuditError(error: ApiError, raw: unknown): ApiError {
   const validation = (raw as { validation?: AjvError[]; validationContext?: string } | undefined);
@@ -43,7 +77,8 @@ export function classifyAuditError(error: ApiError, raw: unknown): ApiError {
   // Ajv's own words do not say which property was unknown; the caller needs its name to fix the request.
   if (first?.keyword === 'additionalProperties' && first.params?.additionalProperty) {
     const where = `${validation!.validationContext ?? 'body'}${first.instancePath ?? ''}`;
-    return { ...error, message: `${where} has an unknown property "${first.params.additionalProperty}"` };
+    const property = first.params.additionalProperty;
+    return { ...error, message: `${where} has an unknown property "${property}"${where.startsWith('body') ? hintFor(first.instancePath ?? '', property) : ''}` };
   }
   // Ajv words a value outside a union of literals as one "must be equal to constant" per branch, never
   // saying which values would do; the caller gets the list instead.

@@ -93,6 +93,45 @@ test('a value outside a list of allowed values is answered with that list, once'
   }
 });
 
+test('an unknown property is named with what the caller meant: the request\'s name for the result\'s, the right place, the right case', async () => {
+  const cases: Array<[string, unknown, string]> = [
+    ['/audit', { url: URL_OK, wcagLevel: 'AA' }, 'body has an unknown property "wcagLevel"; did you mean "level" (POST /audit) or "config.level" (POST /api/v1/audits)?'],
+    ['/api/v1/audits', { url: URL_OK, config: { wcagLevel: 'AA' } }, 'body/config has an unknown property "wcagLevel"; did you mean "level"?'],
+    ['/api/v1/audits', { url: URL_OK, config: { wcagVersion: '2.1' } }, 'body/config has an unknown property "wcagVersion"; did you mean "version"?'],
+    ['/api/v1/audits', { url: URL_OK, level: 'AA' }, 'body has an unknown property "level"; a job\'s options go inside "config": {"url": …, "config": {"level": …}}'],
+    ['/audit', { url: URL_OK, config: { level: 'AA' } }, 'body has an unknown property "config"; POST /audit takes level, version, crawl and llm at the top level (config is the wrapper of POST /api/v1/audits)'],
+    ['/audit', { url: URL_OK, crawl: { max_pages: 3 } }, 'body/crawl has an unknown property "max_pages"; did you mean "maxPages"?'],
+    ['/api/v1/audits', { url: URL_OK, config: { crawl: { maxpages: 3 } } }, 'body/config/crawl has an unknown property "maxpages"; did you mean "maxPages"?'],
+    ['/audit', { url: URL_OK, standard: 'WCAG2AA' }, 'body has an unknown property "standard"; did you mean "level" (POST /audit) or "config.level" (POST /api/v1/audits)?'],
+    ['/audit', { url: URL_OK, llm: { enabled: true, temperature: 0 } }, 'body/llm has an unknown property "temperature"'],
+  ];
+  for (const [url, body, message] of cases) {
+    const res = await h.call('POST', url, body);
+    assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+    assert.equal(res.json().error.message, message);
+  }
+});
+
+test('a crawl or llm object turns its feature on unless it says enabled: false', async () => {
+  const cases: Array<[unknown, boolean, boolean]> = [
+    [{}, false, false],
+    [{ crawl: { depth: 2, maxPages: 5 } }, true, false],
+    [{ crawl: {} }, true, false],
+    [{ crawl: { enabled: false, maxPages: 5 } }, false, false],
+    [{ llm: { provider: 'openai' } }, false, true],
+    [{ llm: { enabled: false, provider: 'openai' } }, false, false],
+  ];
+  for (const [config, crawl, llm] of cases) {
+    const created = await h.call('POST', '/api/v1/audits', { url: URL_OK, config });
+    assert.equal(created.statusCode, 202, created.body);
+    const job = (await h.call('GET', `/api/v1/audits/${created.json().id}`)).json();
+    assert.equal(job.config.crawl.enabled, crawl, JSON.stringify(config));
+    assert.equal(job.config.llm.enabled, llm, JSON.stringify(config));
+  }
+  const limits = (await h.call('GET', `/api/v1/audits/${(await h.call('POST', '/api/v1/audits', { url: URL_OK, config: { crawl: { depth: 1, maxPages: 5 } } })).json().id}`)).json();
+  assert.deepEqual(limits.config.crawl, { enabled: true, depth: 1, maxPages: 5 });
+});
+
 test('a version given as a JSON number (2.0, 2.1, 2.2) is read as the string', async () => {
   for (const [given, read] of [[2.0, '2.0'], [2.1, '2.1'], [2.2, '2.2']] as const) {
     const created = await h.call('POST', '/api/v1/audits', { url: URL_OK, config: { version: given } });

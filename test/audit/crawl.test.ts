@@ -92,6 +92,14 @@ test('maxPages bounds a crawl, and depth 0 audits the start page and the sitemap
   assert.deepEqual(flat.pages.map((p: any) => p.url.replace(site.origin, '')), ['/', '/only-in-sitemap']);
 });
 
+test('crawl limits without enabled crawl (a crawl object means crawl); enabled: false audits the given page only', async () => {
+  const limited = (await h.call('POST', '/audit', { url: `${site.origin}/`, crawl: { depth: 1, maxPages: 3 } })).json();
+  assert.equal(limited.config.crawl.enabled, true);
+  assert.equal(limited.pages.length, 3);
+  const off = (await h.call('POST', '/audit', { url: `${site.origin}/`, crawl: { enabled: false, depth: 1, maxPages: 3 } })).json();
+  assert.equal(off.pages.length, 1);
+});
+
 test('without crawl only the given page is audited', async () => {
   const r = (await h.call('POST', '/audit', { url: `${site.origin}/a` })).json();
   assert.equal(r.pages.length, 1);

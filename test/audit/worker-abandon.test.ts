@@ -74,7 +74,7 @@ test('an aborted audit closes its egress proxy even while a browser call never r
   const controller = new AbortController();
   const config = resolveConfig({}, { defaultVersion: '2.2', defaultLevel: 'AA', maxDepth: 2, maxPages: 5 });
   const policy = createAddressPolicy(['127.0.0.1']);
-  void runAudit('http://127.0.0.1:9/', config, { host, policy, timing: { timeoutMs: 5_000, networkIdleMs: 0, settleMs: 0 }, pageConcurrency: 1 }, controller.signal).catch(() => {});
+  void runAudit('http://127.0.0.1:9/', config, { host, policy, timing: { timeoutMs: 5_000, networkIdleMs: 0, settleMs: 0 }, pageConcurrency: 1, maxElementsPerRule: 100 }, controller.signal).catch(() => {});
   await askedForContext;
   const { port } = new URL(proxyServer);
   const reachable = () => new Promise<boolean>((resolve) => {

@@ -18,6 +18,8 @@ export interface AuditorOptions {
   timing: PageTiming;
   /** Pages of one crawl audited at a time. */
   pageConcurrency: number;
+  /** Elements listed at most per rule, page and outcome (AUDIT_MAX_ELEMENTS_PER_RULE). */
+  maxElementsPerRule: number;
   /** LLM assistance over the audited pages' facts; never throws (a failing provider is reported in the outcome). */
   llm?: (facts: LlmPageFacts[], config: AuditConfig, signal?: AbortSignal) => Promise<LlmOutcome>;
   /** Told of each page as it is recorded, audited or failed, also when the audit as a whole then fails (no page audited). */
@@ -95,7 +97,7 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
     const recorded = new Set<string>();
     const llmFacts: LlmPageFacts[] = [];
     runner = new AxeRunner(context);
-    const visitOptions = { tags: config.axeTags, timing: options.timing, llmFacts: config.llm.enabled };
+    const visitOptions = { tags: config.axeTags, timing: options.timing, llmFacts: config.llm.enabled, maxElementsPerRule: options.maxElementsPerRule };
     // A pool, not waves: a new page starts as soon as one finishes, so one slow page does not hold the
     // others' slots idle. Visits are taken in frontier order whatever order they finish in, so pages,
     // links followed and the pages counted against maxPages are those of a plain breadth-first crawl.
@@ -191,7 +193,7 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
       config,
       pages,
       ruleImpact,
-      engine: { axeVersion: axe.version, browser: `Chromium ${browserVersion}`.trim() },
+      engine: { axeVersion: axe.version, browser: `Chromium ${browserVersion}`.trim(), maxElementsPerRule: options.maxElementsPerRule },
       startedAt,
       finishedAt: new Date(),
     });

@@ -2,7 +2,7 @@ import type { AxeResults } from 'axe-core';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { LlmPageFacts } from '../llm/facts.ts';
 import type { Impact } from '../result/types.ts';
-import type { AxeRunner } from './axe-runner.ts';
+import type { AxeRunner, OmittedElements } from './axe-runner.ts';
 import { collectLlmFacts } from './llm-facts.ts';
 import { REFUSED_HEADER, UNREACHABLE_HEADER, type Refusal } from '../safety/egress-proxy.ts';
 
@@ -17,6 +17,8 @@ export interface VisitOptions {
   timing: PageTiming;
   /** Collect what LLM assistance needs from the page. */
   llmFacts: boolean;
+  /** Elements described at most per rule and outcome; the rest are counted (AUDIT_MAX_ELEMENTS_PER_RULE). */
+  maxElementsPerRule: number;
 }
 
 export interface RuleRef {
@@ -31,6 +33,8 @@ export interface AxeOutcome {
   passed: RuleRef[];
   /** Rules that found nothing to check. */
   inapplicable: RuleRef[];
+  /** Elements past `maxElementsPerRule`, per rule. */
+  omitted: OmittedElements[];
 }
 
 export type PageVisit =
@@ -91,7 +95,7 @@ export async function visitPage(context: BrowserContext, runner: AxeRunner, url:
       const contentType = response.headers()['content-type'] ?? '';
       if (contentType && !/\b(text\/html|application\/xhtml\+xml)\b/i.test(contentType)) return { kind: 'not-html', url: page.url(), contentType, durationMs: elapsed() };
       await settle(page, timing);
-      const results = await runner.run(page, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations', 'incomplete'] });
+      const results = await runner.run(page, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations', 'incomplete'] }, options.maxElementsPerRule);
       if (!ruleImpacts) ruleImpacts = await readRuleImpacts(page);
       const [title, links, llmFacts] = await Promise.all([page.title(), collectLinks(page), options.llmFacts ? collectLlmFacts(page).catch(() => null) : null]);
       return {
@@ -102,7 +106,7 @@ export async function visitPage(context: BrowserContext, runner: AxeRunner, url:
         links,
         llmFacts,
         durationMs: elapsed(),
-        axe: { violations: results.violations, incomplete: results.incomplete, passed: results.passes.map(ruleRef), inapplicable: results.inapplicable.map(ruleRef) },
+        axe: { violations: results.violations, incomplete: results.incomplete, passed: results.passes.map(ruleRef), inapplicable: results.inapplicable.map(ruleRef), omitted: results.omitted ?? [] },
       };
     })();
     work.catch(() => {});

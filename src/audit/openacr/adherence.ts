@@ -22,6 +22,19 @@ const ALSO_FAILED_BY: Record<string, string[]> = {
   '2.1.3': ['2.1.1'], // Keyboard (No Exception) ⊃ Keyboard
 };
 
+/**
+ * Rules tagged with another criterion whose failures still keep this one from being *supports*. axe's `label`
+ * and `select-name` find form fields with no accessible name and are tagged 4.1.2 only (axe-core moved them off
+ * 3.3.2 in 4.0 and off 1.3.1 in 4.5: they test names, not visible labels or their association). Such a field
+ * fails 1.3.1 when a visible label is there but not associated, or 3.3.2 when there is none — which of the two
+ * takes a person's look, so neither may be reported as supported by checks that passed (3.3.2's own rule,
+ * form-field-multiple-labels, passes on every field without a label).
+ */
+const UNDECIDED_BY: Record<string, string[]> = {
+  '1.3.1': ['label', 'select-name'],
+  '3.3.2': ['label', 'select-name'],
+};
+
 function listUrls(urls: string[]): string {
   const shown = urls.slice(0, MAX_URLS_IN_NOTE).join(', ');
   return urls.length > MAX_URLS_IN_NOTE ? `${shown} and ${urls.length - MAX_URLS_IN_NOTE} more` : shown;
@@ -63,13 +76,24 @@ export function adherenceOf(result: AuditResult, criterion: string): Adherence {
   const rules = [...new Set(result.rules.filter((r) => covers(r.successCriteria)).map((o) => o.ruleId))].join(', ');
   const findings = result.findings.filter((f) => covers(f.successCriteria));
   const failingPages = [...new Set(findings.map((f) => f.pageUrl))];
+  // Failing elements past the per-rule cap are counted, not listed: the note says how many fail, not how many are shown.
+  const failing = findings.length + (result.omitted ?? []).filter((o) => covers(o.successCriteria)).reduce((n, o) => n + o.findings, 0);
   const llm = (result.llm?.findings ?? []).filter((f) => f.successCriteria.includes(criterion)).length;
   const llmNote = llm > 0 ? ` LLM review flagged ${plural(llm, 'more item')} for a person to check (not counted).` : '';
 
   if (failingPages.length > 0) {
     return {
       level: failingPages.length * 2 > audited.length ? 'does-not-support' : 'partially-supports',
-      notes: `Automated checks (${rules}) found ${plural(findings.length, 'failing element')} on ${failingPages.length} of ${plural(audited.length, 'audited page')}: ${listUrls(failingPages)}.${llmNote}`,
+      notes: `Automated checks (${rules}) found ${plural(failing, 'failing element')} on ${failingPages.length} of ${plural(audited.length, 'audited page')}: ${listUrls(failingPages)}.${llmNote}`,
+    };
+  }
+  const unnamed = result.findings.filter((f) => UNDECIDED_BY[criterion]?.includes(f.ruleId));
+  if (unnamed.length > 0) {
+    const unnamedRules = [...new Set(unnamed.map((f) => f.ruleId))].join(', ');
+    const unnamedPages = [...new Set(unnamed.map((f) => f.pageUrl))];
+    return {
+      level: 'not-evaluated',
+      notes: `Automated checks (${rules}) found no failure, but ${unnamedRules} found ${plural(unnamed.length, 'form field')} without an accessible name on ${plural(unnamedPages.length, 'page')} (${listUrls(unnamedPages)}), reported under 4.1.2; each also fails 1.3.1 (a visible label not associated) or 3.3.2 (no label at all), which needs a person to decide.${llmNote}`,
     };
   }
   const review = result.needsReview.filter((n) => covers(n.successCriteria));

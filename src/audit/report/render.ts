@@ -69,14 +69,30 @@ ${f.suggestion !== null ? `<dt>Suggestion</dt><dd>${e(f.suggestion)}</dd>` : ''}
 </li>`;
 }
 
-function grouped<T extends { successCriteria: string[]; pageUrl: string; level: string }>(groups: CriterionGroup<T>[], prefix: string, item: (t: T) => string): string {
+/** Elements the per-rule cap left out, per criterion and page: `more(criterion, page)` says how many and of which rules. */
+type Omissions = (criterion: string | null, pageUrl: string) => Array<{ ruleId: string; count: number }>;
+
+function omissionsOf(r: AuditResult, kind: 'findings' | 'needsReview'): Omissions {
+  return (criterion, pageUrl) => (r.omitted ?? [])
+    .filter((o) => o.pageUrl === pageUrl && o[kind] > 0 && (criterion === null ? o.successCriteria.length === 0 : o.successCriteria.includes(criterion)))
+    .map((o) => ({ ruleId: o.ruleId, count: o[kind] }));
+}
+
+function omittedNote(left: Array<{ ruleId: string; count: number }>, cap: number | undefined): string {
+  if (left.length === 0) return '';
+  const rules = left.map((o) => `${o.count} more of <code>${e(o.ruleId)}</code>`).join(', ');
+  return `<p class="omitted">Not listed: ${rules} on this page, counted above (the report lists at most ${cap ?? 'a fixed number of'} elements per rule and page).</p>`;
+}
+
+function grouped<T extends { successCriteria: string[]; pageUrl: string; level: string }>(groups: CriterionGroup<T>[], prefix: string, item: (t: T) => string, more: Omissions, cap: number | undefined): string {
   return groups.map((g) => {
     const level = g.pages[0]?.items[0]?.level;
     const id = g.criterion === null ? `${prefix}-unmapped` : criterionAnchor(prefix, g.criterion);
+    const count = g.count + g.pages.reduce((n, p) => n + more(g.criterion, p.url).reduce((m, o) => m + o.count, 0), 0);
     // Unnamed sections: one region landmark per criterion would drown the page's few real ones.
     return `<section>
-<h3 id="${id}">${criterionHeading(g.criterion, level)}: ${plural(g.count, 'element')} on ${plural(g.pages.length, 'page')}</h3>
-${g.pages.map((p) => `<h4>${link(p.url)}</h4>\n<ol class="findings">\n${p.items.map(item).join('\n')}\n</ol>`).join('\n')}
+<h3 id="${id}">${criterionHeading(g.criterion, level)}: ${plural(count, 'element')} on ${plural(g.pages.length, 'page')}</h3>
+${g.pages.map((p) => `<h4>${link(p.url)}</h4>\n<ol class="findings">\n${p.items.map(item).join('\n')}\n</ol>${omittedNote(more(g.criterion, p.url), cap)}`).join('\n')}
 </section>`;
   }).join('\n');
 }
@@ -134,7 +150,7 @@ function llmSection(llm: LlmOutcome): string {
   const status = llm.status === 'completed'
     ? `<p>${e(llm.provider)} ${e(llm.model)} judged what automated rules cannot: whether alternative text describes its image, whether link text says where a link goes, and whether page titles fit their pages. These judgements are suggestions for a person to check; they never change the score or the conformance result.</p>`
     : `<p class="note">The LLM review (${e(llm.provider)} ${e(llm.model)}) ${llm.status === 'partial' ? 'judged only some pages' : 'did not complete'}: ${e(llm.error ?? 'no reason given')}. The rest of this report does not depend on it.</p>`;
-  const body = llm.findings.length > 0 ? grouped(groupByCriterion(llm.findings), 'llm', llmItem) : '<p>The model raised nothing.</p>';
+  const body = llm.findings.length > 0 ? grouped(groupByCriterion(llm.findings), 'llm', llmItem, () => [], undefined) : '<p>The model raised nothing.</p>';
   return `<section aria-labelledby="llm"><h2 id="llm">LLM review (not counted)</h2>\n${status}\n${body}\n</section>`;
 }
 
@@ -143,9 +159,9 @@ export function renderHtmlReport(r: AuditResult): string {
   const date = r.finishedAt.slice(0, 10);
   const nav: [string, string][] = [['summary', 'Summary'], ['failures', 'Failures by criterion'], ['pages', 'Pages'], ['review', 'Needs review']];
   if (r.llm) nav.push(['llm', 'LLM review']);
-  const failures = r.findings.length > 0 ? grouped(groupByCriterion(r.findings), 'sc', findingItem) : '<p>Automated checks found no failing element.</p>';
+  const failures = r.findings.length > 0 ? grouped(groupByCriterion(r.findings), 'sc', findingItem, omissionsOf(r, 'findings'), r.engine.maxElementsPerRule) : '<p>Automated checks found no failing element.</p>';
   const review = r.needsReview.length > 0
-    ? `<p>Automated checks could not decide on these elements (for example text over an image or a gradient). They are not counted as failures; a person has to look.</p>\n${grouped(groupByCriterion(r.needsReview), 'review', reviewItem)}`
+    ? `<p>Automated checks could not decide on these elements (for example text over an image or a gradient). They are not counted as failures; a person has to look.</p>\n${grouped(groupByCriterion(r.needsReview), 'review', reviewItem, omissionsOf(r, 'needsReview'), r.engine.maxElementsPerRule)}`
     : '<p>Nothing was left for review.</p>';
   return `<!DOCTYPE html>
 <html lang="en">

@@ -31,8 +31,11 @@ export function resolveConfig(requested: RequestedConfig, limits: ConfigLimits):
   return {
     wcagVersion,
     wcagLevel,
-    crawl: { enabled: crawl.enabled ?? false, depth, maxPages },
-    llm: { enabled: llm.enabled ?? false, provider: llm.provider ?? null, model: llm.model ?? null },
+    // A caller who sends an options object (`crawl: {depth: 2, maxPages: 5}`, `llm: {provider: "openai"}`)
+    // means to use it; only an explicit `enabled: false` turns it off, so a template can switch the feature
+    // with one flag and keep its other options.
+    crawl: { enabled: crawl.enabled ?? requested.crawl !== undefined, depth, maxPages },
+    llm: { enabled: llm.enabled ?? requested.llm !== undefined, provider: llm.provider ?? null, model: llm.model ?? null },
     axeTags: axeTagsFor(wcagVersion, wcagLevel),
   };
 }

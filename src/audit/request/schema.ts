@@ -6,13 +6,13 @@ const Version = Type.Union([Type.Literal('2.0'), Type.Literal('2.1'), Type.Liter
 const Level = Type.Union([Type.Literal('A'), Type.Literal('AA'), Type.Literal('AAA'), Type.Literal('a'), Type.Literal('aa'), Type.Literal('aaa')], { description: 'Conformance level: A, AA or AAA, any case (default AA, AUDIT_DEFAULT_WCAG_LEVEL)' });
 
 export const CrawlOptions = Type.Object({
-  enabled: Type.Optional(Type.Boolean({ description: 'Follow same-origin links and sitemap pages from the URL (default false)' })),
+  enabled: Type.Optional(Type.Boolean({ description: 'Follow same-origin links and sitemap pages from the URL (default true when a crawl object is given, so `crawl: {maxPages: 5}` crawls; without a crawl object only the URL is audited)' })),
   depth: Type.Optional(Type.Integer({ minimum: 0, description: 'Link hops followed from the URL (default 2, at most AUDIT_MAX_DEPTH); the sitemaps\' pages are audited at any depth, so 0 is the URL and its sitemap pages' })),
   maxPages: Type.Optional(Type.Integer({ minimum: 1, description: 'Pages audited at most, the first included (default 25, at most AUDIT_MAX_PAGES)' })),
 }, { additionalProperties: false });
 
 export const LlmOptions = Type.Object({
-  enabled: Type.Optional(Type.Boolean({ description: 'Ask a language model about what axe cannot judge (default false)' })),
+  enabled: Type.Optional(Type.Boolean({ description: 'Ask a language model about what axe cannot judge (default true when an llm object is given; without one, no model is asked)' })),
   provider: Type.Optional(Type.Union([Type.Literal('openai'), Type.Literal('anthropic')])),
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/@-]*$' })),
 }, { additionalProperties: false });

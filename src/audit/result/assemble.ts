@@ -2,7 +2,7 @@ import { criteriaOf, levelOf } from '../engine/axe-tags.ts';
 import { findingsOf } from '../engine/findings.ts';
 import type { AxeOutcome } from '../engine/page-audit.ts';
 import { auditScore, pageScore, type RuleVerdict } from './score.ts';
-import type { AuditConfig, AuditResult, Finding, Impact, NeedsReviewItem, PageResult, PageStats, RuleOutcome } from './types.ts';
+import { IMPACTS, type AuditConfig, type AuditResult, type Finding, type Impact, type NeedsReviewItem, type OmittedElements, type PageResult, type PageStats, type RuleOutcome } from './types.ts';
 
 export interface AuditedPage {
   requestedUrl: string;
@@ -34,6 +34,9 @@ export function assembleResult(input: AssembleInput): AuditResult {
   const findings: Finding[] = [];
   const needsReview: NeedsReviewItem[] = [];
   const pages: PageResult[] = [];
+  const omitted: OmittedElements[] = [];
+  // The whole audit's counts: listed elements and those the per-rule cap left out.
+  const totals: PageStats = { ...EMPTY_STATS };
   const rules = new Map<string, RuleOutcome>();
   const rule = (id: string, tags: readonly string[]): RuleOutcome => {
     let r = rules.get(id);
@@ -67,11 +70,24 @@ export function assembleResult(input: AssembleInput): AuditResult {
     for (const v of page.axe.incomplete) rule(v.id, v.tags).needsReviewPages++;
     const stats: PageStats = { ...EMPTY_STATS, findings: own.findings.length, needsReview: own.needsReview.length };
     for (const f of own.findings) stats[f.impact]++;
+    // Elements past the cap are counted like the listed ones, so stats say how much fails, not how much is shown.
+    for (const left of page.axe.omitted) {
+      let findingsLeft = 0;
+      for (const impact of IMPACTS) {
+        const n = left.violations[impact] ?? 0;
+        stats[impact] += n;
+        findingsLeft += n;
+      }
+      stats.findings += findingsLeft;
+      stats.needsReview += left.incomplete;
+      const tags = [...page.axe.violations, ...page.axe.incomplete].find((r) => r.id === left.ruleId)?.tags ?? [];
+      omitted.push({ pageUrl: page.url, ruleId: left.ruleId, successCriteria: criteriaOf(tags), findings: findingsLeft, needsReview: left.incomplete });
+    }
+    for (const key of Object.keys(totals) as Array<keyof PageStats>) totals[key] += stats[key];
     pages.push({ url: page.url, requestedUrl: page.requestedUrl, depth: page.depth, status: 'audited', httpStatus: page.httpStatus, title: page.title, error: null, score: pageScore(verdicts), stats, durationMs: page.durationMs });
   });
 
   const audited = pages.filter((p) => p.status === 'audited');
-  const count = (impact: Impact) => findings.filter((f) => f.impact === impact).length;
   return {
     url: input.url,
     targetUrl: input.url,
@@ -81,16 +97,17 @@ export function assembleResult(input: AssembleInput): AuditResult {
     conformant: audited.length > 0 && audited.length === pages.length && findings.length === 0,
     stats: {
       totalPages: pages.length,
-      totalFindings: findings.length,
-      critical: count('critical'),
-      serious: count('serious'),
-      moderate: count('moderate'),
-      minor: count('minor'),
-      needsReview: needsReview.length,
+      totalFindings: totals.findings,
+      critical: totals.critical,
+      serious: totals.serious,
+      moderate: totals.moderate,
+      minor: totals.minor,
+      needsReview: totals.needsReview,
       failedPages: pages.length - audited.length,
     },
     findings,
     needsReview,
+    omitted,
     pages,
     rules: [...rules.values()].sort((a, b) => a.ruleId.localeCompare(b.ruleId)),
     llm: null,

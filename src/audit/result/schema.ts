@@ -41,6 +41,14 @@ const Page = Type.Object({
   durationMs: Int,
 });
 
+const Omitted = Type.Object({
+  pageUrl: Str,
+  ruleId: Str,
+  successCriteria: Type.Array(Str),
+  findings: Type.Integer({ description: 'Failing elements of this rule on this page not listed in findings (counted in stats)' }),
+  needsReview: Type.Integer({ description: 'Elements needing review not listed in needsReview (counted in stats)' }),
+});
+
 const Rule = Type.Object({
   ruleId: Str,
   successCriteria: Type.Array(Str),
@@ -69,12 +77,13 @@ export const AuditResultSchema = Type.Object({
   stats: Type.Object({ totalPages: Int, totalFindings: Int, critical: Int, serious: Int, moderate: Int, minor: Int, needsReview: Int, failedPages: Int }),
   findings: Type.Array(FindingSchema),
   needsReview: Type.Array(NeedsReviewSchema),
+  omitted: Type.Optional(Type.Array(Omitted, { description: 'Elements beyond engine.maxElementsPerRule per rule and page: counted in stats, not listed' })),
   pages: Type.Array(Page),
   rules: Type.Array(Rule),
   // The LLM part is built by its own module; its fields pass through as they are.
   llm: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
   config: AuditConfigSchema,
-  engine: Type.Object({ axeVersion: Str, browser: Str }),
+  engine: Type.Object({ axeVersion: Str, browser: Str, maxElementsPerRule: Type.Optional(Type.Integer({ description: 'Elements listed at most per rule, page and outcome' })) }),
   startedAt: Str,
   finishedAt: Str,
 });

@@ -145,6 +145,20 @@ export interface RuleOutcome {
   needsReviewPages: number;
 }
 
+/**
+ * Elements of one rule on one page that axe reported beyond the service's cap (`AUDIT_MAX_ELEMENTS_PER_RULE`,
+ * `engine.maxElementsPerRule`): counted in `stats`, not listed in `findings` or `needsReview`.
+ */
+export interface OmittedElements {
+  pageUrl: string;
+  ruleId: string;
+  successCriteria: string[];
+  /** Failing elements not listed. */
+  findings: number;
+  /** Elements needing review not listed. */
+  needsReview: number;
+}
+
 export interface PageStats {
   findings: number;
   critical: number;
@@ -199,9 +213,11 @@ export interface AuditResult {
   /** True only when at least one page was audited, no page failed to audit and no page has a finding. */
   conformant: boolean;
   stats: AuditStats;
-  /** Every violation on every page, page by page in crawl order. */
+  /** Every violation on every page, page by page in crawl order: at most `engine.maxElementsPerRule` per rule and page (`omitted` counts the rest). */
   findings: Finding[];
   needsReview: NeedsReviewItem[];
+  /** What the cap left out, per page and rule; empty when nothing was. Absent in results stored before the cap existed. */
+  omitted?: OmittedElements[];
   pages: PageResult[];
   rules: RuleOutcome[];
   /** Present when LLM assistance was asked for. */
@@ -211,6 +227,8 @@ export interface AuditResult {
     axeVersion: string;
     /** Browser product and version, e.g. `Chromium 156.0.7563.0`. */
     browser: string;
+    /** Elements listed at most per rule, page and outcome (failing, needs review); absent in results stored before the cap existed. */
+    maxElementsPerRule?: number;
   };
   /** ISO 8601 UTC. */
   startedAt: string;

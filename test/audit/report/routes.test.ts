@@ -74,6 +74,23 @@ test('openacr: YAML by default, valid against the catalog of the audit\'s versio
   assert.equal(sc('1.3.3'), 'not-evaluated');
 });
 
+test('openacr: an unlabeled field counts where axe-core tags its rule (4.1.2), and keeps 1.3.1 and 3.3.2 from supports', async () => {
+  const job = (await h.call('GET', `/api/v1/audits/${jobId}`)).json();
+  const label = job.result.findings.filter((f: { ruleId: string }) => f.ruleId === 'label');
+  assert.equal(label.length, 1, 'the search field of /shoes');
+  // axe-core 4.x tags `label` with wcag412 only (it left 3.3.2 in 4.0 and 1.3.1 in 4.5); the result follows its tags.
+  assert.deepEqual(label[0].successCriteria, ['4.1.2']);
+  const report = (await h.call('GET', `/api/v1/audits/${jobId}/openacr?format=json`)).json() as OpenAcr;
+  const sc = (num: string) => [...report.chapters.success_criteria_level_a!.criteria, ...report.chapters.success_criteria_level_aa!.criteria].find((c) => c.num === num)!.components[0]!.adherence;
+  assert.equal(sc('4.1.2').level, 'partially-supports', 'one of two pages has the field');
+  assert.match(sc('4.1.2').notes, /\blabel\b/);
+  for (const num of ['1.3.1', '3.3.2']) {
+    assert.equal(sc(num).level, 'not-evaluated', `${num}: a field without a name fails it or 4.1.2's sibling, so it cannot be supports`);
+    assert.match(sc(num).notes, /label found 1 form field without an accessible name on 1 page .*\/shoes\), reported under 4\.1\.2/);
+    assert.doesNotMatch(sc(num).notes, /failing element/, `${num} is not said to fail`);
+  }
+});
+
 test('openacr: JSON and another catalog on request', async () => {
   const res = await h.call('GET', `/api/v1/audits/${jobId}/openacr?format=json&catalog=2.5-edition-wcag-2.2-508-en&author_name=Ada&author_email=ada@example.com`);
   assert.equal(res.statusCode, 200);
