@@ -112,13 +112,13 @@ test('an unknown property is named with what the caller meant: the request\'s na
   }
 });
 
-test('a crawl or llm object turns its feature on unless it says enabled: false', async () => {
+test('a crawl object turns crawling on unless it says enabled: false; an llm object must say enabled', async () => {
   const cases: Array<[unknown, boolean, boolean]> = [
     [{}, false, false],
     [{ crawl: { depth: 2, maxPages: 5 } }, true, false],
     [{ crawl: {} }, true, false],
     [{ crawl: { enabled: false, maxPages: 5 } }, false, false],
-    [{ llm: { provider: 'openai' } }, false, true],
+    [{ llm: { enabled: true, provider: 'openai' } }, false, true],
     [{ llm: { enabled: false, provider: 'openai' } }, false, false],
   ];
   for (const [config, crawl, llm] of cases) {
@@ -130,6 +130,12 @@ test('a crawl or llm object turns its feature on unless it says enabled: false',
   }
   const limits = (await h.call('GET', `/api/v1/audits/${(await h.call('POST', '/api/v1/audits', { url: URL_OK, config: { crawl: { depth: 1, maxPages: 5 } } })).json().id}`)).json();
   assert.deepEqual(limits.config.crawl, { enabled: true, depth: 1, maxPages: 5 });
+  // Page content goes to a third party only when asked in as many words: neither taken as yes nor ignored.
+  for (const llm of [{ provider: 'openai' }, {}]) {
+    const refused = await h.call('POST', '/api/v1/audits', { url: URL_OK, config: { llm } });
+    assert.equal(refused.statusCode, 400, JSON.stringify(llm));
+    assert.match(refused.json().error.message, /^llm\.enabled is required with an llm object/);
+  }
 });
 
 test('a version given as a JSON number (2.0, 2.1, 2.2) is read as the string', async () => {

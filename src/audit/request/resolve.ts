@@ -28,14 +28,18 @@ export function resolveConfig(requested: RequestedConfig, limits: ConfigLimits):
   if (depth > limits.maxDepth) throw badRequest(`crawl.depth must be at most ${limits.maxDepth} (this service's AUDIT_MAX_DEPTH); got ${depth}`);
   if (maxPages > limits.maxPages) throw badRequest(`crawl.maxPages must be at most ${limits.maxPages} (this service's AUDIT_MAX_PAGES); got ${maxPages}`);
   const llm = requested.llm ?? {};
+  // Page content leaves for a third party only when the caller says so in as many words: an llm object without
+  // `enabled` is neither taken as yes nor silently ignored.
+  if (requested.llm !== undefined && llm.enabled === undefined) {
+    throw badRequest('llm.enabled is required with an llm object: true sends the pages\' content to the language model provider, false does not');
+  }
   return {
     wcagVersion,
     wcagLevel,
-    // A caller who sends an options object (`crawl: {depth: 2, maxPages: 5}`, `llm: {provider: "openai"}`)
-    // means to use it; only an explicit `enabled: false` turns it off, so a template can switch the feature
-    // with one flag and keep its other options.
+    // A caller who sends crawl limits (`crawl: {depth: 2, maxPages: 5}`) means to crawl; only an explicit
+    // `enabled: false` turns it off, so a template can switch crawling with one flag and keep its limits.
     crawl: { enabled: crawl.enabled ?? requested.crawl !== undefined, depth, maxPages },
-    llm: { enabled: llm.enabled ?? requested.llm !== undefined, provider: llm.provider ?? null, model: llm.model ?? null },
+    llm: { enabled: llm.enabled ?? false, provider: llm.provider ?? null, model: llm.model ?? null },
     axeTags: axeTagsFor(wcagVersion, wcagLevel),
   };
 }

@@ -12,7 +12,7 @@ export const CrawlOptions = Type.Object({
 }, { additionalProperties: false });
 
 export const LlmOptions = Type.Object({
-  enabled: Type.Optional(Type.Boolean({ description: 'Ask a language model about what axe cannot judge (default true when an llm object is given; without one, no model is asked)' })),
+  enabled: Type.Optional(Type.Boolean({ description: 'Ask a language model about what axe cannot judge; required with an llm object (400 without it), since true sends page content to the provider; without an llm object no model is asked' })),
   provider: Type.Optional(Type.Union([Type.Literal('openai'), Type.Literal('anthropic')])),
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/@-]*$' })),
 }, { additionalProperties: false });
