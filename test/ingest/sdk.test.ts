@@ -234,6 +234,58 @@ test('single-page navigation records a leave and a view of the new path', async 
   await p.context().close();
 });
 
+test('a view after pushState carries the title the app gives the new route, and keeps its place in the session', async () => {
+  const p = await open();
+  // As routers do: the address first, the title once the new route has rendered, here after its data came.
+  // An event made meanwhile (the route's own request) comes after the view in the session.
+  await p.evaluate(`history.pushState({}, '', '/app/cart'); sdk.track('state.change', { 'ui.state.key': 'cart' }); setTimeout(() => { document.title = 'Cart'; }, 150)`);
+  await p.waitForFunction(`document.title === 'Cart'`);
+  // The title set in the same task (a microtask after a synchronous render), and back/forward.
+  await p.evaluate(`history.pushState({}, '', '/app/pay'); Promise.resolve().then(() => { document.title = 'Pay'; })`);
+  await p.evaluate(`new Promise((resolve) => { addEventListener('popstate', () => { document.title = 'Cart'; setTimeout(resolve); }, { once: true }); history.back(); })`);
+  // A title set before pushState is the new page's too.
+  await p.evaluate(`document.title = 'Help'; history.pushState({}, '', '/app/help')`);
+  await flushed(p);
+  const rows = await rowsOf(await sessionOf(p));
+  assert.deepEqual(rows.map((r) => `${r.event_type} ${r.body['page.path']} ${r.body['page.title']}`), [
+    'page.view /app Shop',
+    'page.leave /app Shop',
+    'page.view /app/cart Cart',
+    'state.change /app/cart Shop',
+    'page.leave /app/cart Cart',
+    'page.view /app/pay Pay',
+    'page.leave /app/pay Pay',
+    'page.view /app/cart Cart',
+    'page.leave /app/cart Cart',
+    'page.view /app/help Help',
+  ]);
+  assert.deepEqual(rows.map((r) => r.body['event.sequence']), rows.map((_, i) => i + 1));
+  assert.ok(String(rows[2]!.body['event.timestamp']) <= String(rows[3]!.body['event.timestamp']), 'the view is timed at the navigation, not when the title came');
+  await p.context().close();
+});
+
+test('a route that keeps the title still gets its view, and one left at once is sent as the page goes away', async () => {
+  const p = await open();
+  const session = await sessionOf(p);
+  await p.evaluate(`history.pushState({}, '', '/app/same')`);
+  // Not flushed: the view waits for a title that never changes, then goes anyway.
+  await p.waitForFunction(`window.seen.filter((t) => t === 'page.view').length === 2`, undefined, { timeout: 5000 });
+  await p.evaluate(`history.pushState({}, '', '/app/gone')`);
+  const sent = nextBatch();
+  await p.goto(`${siteOrigin}/other`);
+  await sent;
+  const rows = await rowsOf(session);
+  assert.deepEqual(rows.map((r) => `${r.event_type} ${r.body['page.path']} ${r.body['page.title']}`), [
+    'page.view /app Shop',
+    'page.leave /app Shop',
+    'page.view /app/same Shop',
+    'page.leave /app/same Shop',
+    'page.view /app/gone Shop',
+    'page.leave /app/gone Shop',
+  ]);
+  await p.context().close();
+});
+
 test('events queued when the page is hidden are sent as it goes away', async () => {
   const p = await open();
   const session = await sessionOf(p);
