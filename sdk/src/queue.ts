@@ -30,6 +30,9 @@ export function utf8Bytes(s: string): number {
   return n;
 }
 
+/** setTimeout's largest delay: browsers run a longer one at once, which would turn a long wait into a retry loop. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const retryable = (status: number) => status === 0 || status === 408 || status === 429 || status >= 500;
 
 /**
@@ -51,7 +54,7 @@ export function createQueue(o: QueueOptions) {
       // The timer is the moment to retry: browsers may fire it a millisecond before Date.now() reaches retryAt.
       retryAt = 0;
       void flush();
-    }, delay);
+    }, Math.min(delay, MAX_TIMER_MS));
   };
 
   const drop = (events: readonly IngestEvent[]) => {

@@ -340,6 +340,22 @@ test('a 503 with Retry-After is honoured before the retry', async () => {
   await p.context().close();
 });
 
+test('a Retry-After too far off for a timer (a proxy\'s date years ahead) waits, rather than retrying at once without end', async () => {
+  const p = await open({ retryBaseMs: 10 });
+  let attempts = 0;
+  await p.route('**/v1/events', async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    attempts++;
+    // Past setTimeout's 2^31 - 1 ms (24.8 days), which browsers take as 0.
+    await route.fulfill({ status: 503, headers: { 'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT', 'access-control-allow-origin': siteOrigin, 'access-control-expose-headers': 'Retry-After' }, body: '{}' });
+  });
+  await p.click('#pay');
+  await flushed(p);
+  await p.waitForTimeout(1500);
+  assert.equal(attempts, 1, `${attempts} requests in 1.5 s after the service asked to wait`);
+  await p.context().close();
+});
+
 test('offline events survive a reload in IndexedDB and are sent once back online', async () => {
   const p = await open({ flushIntervalMs: 200 });
   const session = await sessionOf(p);
