@@ -415,6 +415,33 @@ test('a rejected event is reported and dropped; beforeSend can drop an event', a
   await p.context().close();
 });
 
+test('an event JSON cannot hold is reported at once and blocks nothing; a queued event is a copy the app can no longer change', async () => {
+  const p = await open();
+  await p.evaluate(`
+    sdk.track('custom', { 'event.name': 'big', metadata: { n: 10n } });
+    const loop = { name: 'loop' }; loop.self = loop;
+    sdk.track('custom', { 'event.name': 'cycle', metadata: loop });
+    const plan = { plan: 'pro' };
+    sdk.track('signed-up', { metadata: plan });
+    plan.plan = 'changed after track';`);
+  const rejected = (await p.evaluate(`window.rejected.map((r) => [r.event['event.name'], r.error])`)) as [string, string][];
+  assert.deepEqual(rejected.map(([name]) => name), ['big', 'cycle'], 'reported when tracked, before any send');
+  assert.match(rejected[0]![1], /^event: cannot be sent as JSON \(.*BigInt/);
+  assert.match(rejected[1]![1], /^event: cannot be sent as JSON \(.*circular/);
+  await flushed(p);
+  const rows = await rowsOf(await sessionOf(p));
+  assert.deepEqual(rows.map((r) => `${r.event_type}${r.body['event.name'] ? ` ${r.body['event.name']}` : ''}`), ['page.view', 'custom signed-up']);
+  assert.deepEqual(rows[1]!.body.metadata, { plan: 'pro' });
+  // And after a reload the stored queue holds nothing that cannot be sent.
+  await p.click('#pay');
+  await p.reload();
+  await p.waitForFunction('window.ready === true');
+  await flushed(p);
+  assert.deepEqual(await p.evaluate('window.rejected'), []);
+  assert.ok((await rowsOf(await sessionOf(p))).some((r) => r.event_type === 'ui.click'));
+  await p.context().close();
+});
+
 test('an error with a huge message is still reported, its message cut', async () => {
   const p = await open();
   await p.evaluate(`addEventListener('error', () => { window.errorSeen = true; }); setTimeout(() => { throw new SyntaxError('Unexpected token in ' + 'x'.repeat(200000)); })`);
