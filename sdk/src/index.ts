@@ -1,3 +1,4 @@
+import type { Emit, Stamp } from './capture/emit.ts';
 import { captureErrors } from './capture/errors.ts';
 import { captureForms, captureClicks } from './capture/interactions.ts';
 import { captureNetwork } from './capture/network.ts';
@@ -22,8 +23,10 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 interface Client {
   options: InitOptions;
-  emit(type: string, fields: Record<string, unknown>): void;
+  emit: Emit;
   queue: ReturnType<typeof createQueue>;
+  /** Hands over what a capture still holds back (a navigation's view waiting for its title). */
+  settle(): void;
   stops: (() => void)[];
   ready: Promise<void>;
 }
@@ -72,16 +75,19 @@ export function init(options: InitOptions): void {
     queue.add(await store.load(), false);
   });
 
-  const emit = (type: string, fields: Record<string, unknown>) => {
+  const stamp = (): Stamp => {
     const now = Date.now();
     const { id, sequence } = session.next(now);
+    return { now, session: id, sequence };
+  };
+  const emit: Emit = (type, fields, at = stamp()) => {
     let event: IngestEvent | null | undefined | false = {
       event_id: uuid(),
       project_id: options.projectId,
-      'session.id': id,
+      'session.id': at.session,
       'event.type': type,
-      'event.timestamp': new Date(now).toISOString(),
-      'event.sequence': sequence,
+      'event.timestamp': new Date(at.now).toISOString(),
+      'event.sequence': at.sequence,
       'page.path': location.pathname,
       'page.url': location.origin + location.pathname,
       'page.title': document.title,
@@ -99,7 +105,12 @@ export function init(options: InitOptions): void {
   };
 
   const stops: (() => void)[] = [];
-  if (capture.pageViews !== false) stops.push(capturePages(emit));
+  let settle = () => {};
+  if (capture.pageViews !== false) {
+    const pages = capturePages(emit, stamp);
+    settle = pages.settle;
+    stops.push(pages.stop);
+  }
   if (capture.clicks !== false) stops.push(captureClicks(emit, mask));
   if (capture.forms !== false) stops.push(captureForms(emit, mask));
   if (capture.errors !== false) stops.push(captureErrors(emit));
@@ -122,7 +133,7 @@ export function init(options: InitOptions): void {
     removeEventListener('online', onOnline);
     queue.stop();
   });
-  client = { options, emit, queue, stops, ready };
+  client = { options, emit, queue, settle, stops, ready };
 }
 
 /** Records an event: a contract type (`ui.click`, `state.change`, ...) or any other name, sent as `custom` with `event.name`. */
@@ -158,6 +169,7 @@ export function journeyStep(step: JourneyStep): void {
 /** Sends what is queued now; resolves when the service has answered (or a retry is scheduled). */
 export async function flush(): Promise<void> {
   if (!client) return;
+  client.settle();
   await client.ready;
   await client.queue.flush();
 }

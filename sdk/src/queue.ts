@@ -30,6 +30,22 @@ export function utf8Bytes(s: string): number {
   return n;
 }
 
+/** setTimeout's largest delay: browsers run a longer one at once, which would turn a long wait into a retry loop. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The event as it will be sent, or why it cannot be. A copy through JSON: the queue no longer shares objects the
+ * app may change after `track`, and a value JSON cannot hold (a BigInt, a cycle) is refused here, once, rather
+ * than failing every later send of the queue it sits in (and, kept in IndexedDB, every page load after).
+ */
+function asSent(event: IngestEvent): IngestEvent | string {
+  try {
+    return JSON.parse(JSON.stringify(event)) as IngestEvent;
+  } catch (err) {
+    return `event: cannot be sent as JSON (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`;
+  }
+}
+
 const retryable = (status: number) => status === 0 || status === 408 || status === 429 || status >= 500;
 
 /**
@@ -51,7 +67,16 @@ export function createQueue(o: QueueOptions) {
       // The timer is the moment to retry: browsers may fire it a millisecond before Date.now() reaches retryAt.
       retryAt = 0;
       void flush();
-    }, delay);
+    }, Math.min(delay, MAX_TIMER_MS));
+  };
+
+  // The app's callback must not break the queue (or the `track` call) it is called from.
+  const report = (rejections: Rejection[]) => {
+    try {
+      if (rejections.length) o.onRejected?.(rejections);
+    } catch {
+      // The rejections are dropped either way.
+    }
   };
 
   const drop = (events: readonly IngestEvent[]) => {
@@ -78,7 +103,7 @@ export function createQueue(o: QueueOptions) {
       attempt = 0;
       const refused = (r.errors ?? []).filter((x) => batch[x.index]).map((x) => ({ event: batch[x.index]!, error: x.error }));
       drop(batch);
-      if (refused.length) o.onRejected?.(refused);
+      report(refused);
       return true;
     }
     if (retryable(r.status)) {
@@ -92,7 +117,7 @@ export function createQueue(o: QueueOptions) {
     // Any other answer (400, 401, 413, ...) would be the same next time: the batch is refused as a whole.
     attempt = 0;
     drop(batch);
-    o.onRejected?.(batch.map((event) => ({ event, error: r.message ?? `request refused with status ${r.status}` })));
+    report(batch.map((event) => ({ event, error: r.message ?? `request refused with status ${r.status}` })));
     return true;
   };
 
@@ -116,7 +141,18 @@ export function createQueue(o: QueueOptions) {
     /** Adds restored or new events; past `maxQueuedEvents` the oldest go, so an offline page stays bounded. */
     add(events: IngestEvent[], persist = true) {
       const known = new Set(queue.map((e) => e.event_id));
-      const fresh = events.filter((e) => !known.has(e.event_id));
+      const fresh: IngestEvent[] = [];
+      const unsendable: Rejection[] = [];
+      for (const event of events) {
+        const sent = asSent(event);
+        if (typeof sent === 'string') unsendable.push({ event, error: sent });
+        else if (!known.has(sent.event_id)) fresh.push(sent);
+      }
+      if (unsendable.length) {
+        // Restored from IndexedDB by an SDK that did not check: it goes from there too.
+        o.store.remove(unsendable.map((r) => r.event.event_id));
+        report(unsendable);
+      }
       queue.push(...fresh);
       if (persist) o.store.put(fresh);
       if (queue.length > o.maxQueuedEvents) drop(queue.slice(0, queue.length - o.maxQueuedEvents));

@@ -9,12 +9,14 @@ export interface SendOutcome {
   message?: string;
 }
 
+/** The longest `Retry-After` honoured: a proxy's date years ahead would otherwise park the events for good. */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
 export function retryAfterMs(value: string | null, now = Date.now()): number | undefined {
   if (!value) return undefined;
   const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  const date = Number.isFinite(seconds) ? now + seconds * 1000 : Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.min(MAX_RETRY_AFTER_MS, Math.max(0, date - now));
 }
 
 /** One POST of a batch; `keepalive` lets it finish after the page is gone (bodies up to 64 KB). */

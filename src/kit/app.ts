@@ -9,6 +9,7 @@ import { registerHealthRoutes, type ReadinessCheck } from './health.ts';
 import { Registry, registerMetrics } from './metrics.ts';
 import { createOutageLog, type OutageLog } from './outage-log.ts';
 import { partAwareValidator } from './validation.ts';
+import { acceptEmptyJsonBodies } from './empty-json.ts';
 
 /** `Retry-After` of a 503 answered while the database cannot be reached, unless the service sets its own. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 5;
@@ -108,6 +109,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   // JSON APIs: a text/plain body is an unsupported media type (415), not a string that fails validation.
   app.removeContentTypeParser('text/plain');
+  acceptEmptyJsonBodies(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -6,6 +6,7 @@ import { mixpanelInsertId, uuidFor, uuidV5 } from '../../src/ingest/forwarding/v
 import { signWebhook, verifyWebhookSignature } from '../../src/ingest/forwarding/vendors/webhook.ts';
 import { amplitudeAdapter } from '../../src/ingest/forwarding/vendors/amplitude.ts';
 import { mixpanelAdapter } from '../../src/ingest/forwarding/vendors/mixpanel.ts';
+import { vendorEndpoint } from '../../src/ingest/forwarding/vendors/endpoint.ts';
 import { checkForwardingConfig, forwardingVariables } from '../../src/ingest/forwarding/config.ts';
 import { readConfig, ConfigError } from '../../src/kit/config.ts';
 
@@ -70,6 +71,19 @@ test('answers with per-record failures are read by index; a bad API key is the d
   assert.equal(told.kind === 'retry' && told.retryAfterMs, 2000);
   assert.equal(mixpanelAdapter.interpret(answer(408, {}), 1).kind, 'retry');
   assert.equal(mixpanelAdapter.interpret(answer(413, { error: 'too big' }), 1).kind, 'rejected');
+});
+
+test('a vendor\'s endpoint goes after the base_url\'s path and keeps its query; the vendor\'s own parameters win', () => {
+  const at = (base: string, path: string) => vendorEndpoint(base, path).href;
+  assert.equal(at('https://us.i.posthog.com', 'batch/'), 'https://us.i.posthog.com/batch/');
+  assert.equal(at('https://ph.example.com/ingest', 'batch/'), 'https://ph.example.com/ingest/batch/');
+  assert.equal(at('https://ph.example.com/ingest/', 'batch/'), 'https://ph.example.com/ingest/batch/');
+  assert.equal(at('https://ph.example.com/ingest?token=a%2Fb', 'batch/'), 'https://ph.example.com/ingest/batch/?token=a%2Fb');
+  assert.equal(at('https://proxy.example.com/seg/?route=eu', 'v1/batch'), 'https://proxy.example.com/seg/v1/batch?route=eu');
+  const mixpanel = mixpanelAdapter.request(['{}'], { id: 'd', baseUrl: 'https://proxy.example.com/mp?strict=0&route=eu', settings: {}, credentials: { project_token: 't' } });
+  const url = new URL(mixpanel.url);
+  assert.equal(url.pathname, '/mp/import');
+  assert.deepEqual([...url.searchParams], [['strict', '1'], ['route', 'eu']]);
 });
 
 test('forwarding variables: defaults, and a lease shorter than twice the timeout is refused naming the variable', () => {

@@ -95,6 +95,26 @@ test('posthog: /batch/ with the api key, each event in properties unchanged, eve
   assert.equal(posthog.received[0]!.url.pathname, '/batch/');
 });
 
+test('a base_url with a query string (a proxy routing or authorising by it) keeps it on every vendor\'s endpoint', async () => {
+  const vendors: { kind: string; standIn: StandIn; credentials: Record<string, string>; path: string }[] = [
+    { kind: 'posthog', standIn: await use(startPostHog('phc_q')), credentials: { api_key: 'phc_q' }, path: '/batch/' },
+    { kind: 'segment', standIn: await use(startSegment('seg_q')), credentials: { write_key: 'seg_q' }, path: '/v1/batch' },
+    { kind: 'mixpanel', standIn: await use(startMixpanel('mp_q')), credentials: { project_token: 'mp_q' }, path: '/import' },
+    { kind: 'amplitude', standIn: await use(startAmplitude('amp_q_key')), credentials: { api_key: 'amp_q_key' }, path: '/2/httpapi' },
+  ];
+  for (const v of vendors) {
+    const { projectId, key } = await setup(v.kind, `${v.standIn.url}/?via=proxy&tenant=t%201`, v.credentials);
+    await sendEvents(h, key, [makeEvent(projectId, { 'user.id': 'user-12345', 'session.id': 'session-abc' })]);
+    await waitFor(`${v.kind} delivery`, () => v.standIn.received.length > 0);
+    const url = v.standIn.received[0]!.url;
+    assert.equal(url.pathname, v.path, v.kind);
+    assert.equal(url.searchParams.get('via'), 'proxy', `${v.kind} kept the query: ${url.search}`);
+    assert.equal(url.searchParams.get('tenant'), 't 1', v.kind);
+  }
+  // Mixpanel's own parameter is added to the proxy's, once.
+  assert.deepEqual(vendors[2]!.standIn.received[0]!.url.searchParams.getAll('strict'), ['1']);
+});
+
 test('posthog: 429 with Retry-After is honoured before the next attempt, then the batch is delivered', async () => {
   const posthog = await use(startPostHog('phc_key_2'));
   const { projectId, key, dest } = await setup('posthog', posthog.url, { api_key: 'phc_key_2' });

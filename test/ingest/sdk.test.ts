@@ -234,6 +234,58 @@ test('single-page navigation records a leave and a view of the new path', async 
   await p.context().close();
 });
 
+test('a view after pushState carries the title the app gives the new route, and keeps its place in the session', async () => {
+  const p = await open();
+  // As routers do: the address first, the title once the new route has rendered, here after its data came.
+  // An event made meanwhile (the route's own request) comes after the view in the session.
+  await p.evaluate(`history.pushState({}, '', '/app/cart'); sdk.track('state.change', { 'ui.state.key': 'cart' }); setTimeout(() => { document.title = 'Cart'; }, 150)`);
+  await p.waitForFunction(`document.title === 'Cart'`);
+  // The title set in the same task (a microtask after a synchronous render), and back/forward.
+  await p.evaluate(`history.pushState({}, '', '/app/pay'); Promise.resolve().then(() => { document.title = 'Pay'; })`);
+  await p.evaluate(`new Promise((resolve) => { addEventListener('popstate', () => { document.title = 'Cart'; setTimeout(resolve); }, { once: true }); history.back(); })`);
+  // A title set before pushState is the new page's too.
+  await p.evaluate(`document.title = 'Help'; history.pushState({}, '', '/app/help')`);
+  await flushed(p);
+  const rows = await rowsOf(await sessionOf(p));
+  assert.deepEqual(rows.map((r) => `${r.event_type} ${r.body['page.path']} ${r.body['page.title']}`), [
+    'page.view /app Shop',
+    'page.leave /app Shop',
+    'page.view /app/cart Cart',
+    'state.change /app/cart Shop',
+    'page.leave /app/cart Cart',
+    'page.view /app/pay Pay',
+    'page.leave /app/pay Pay',
+    'page.view /app/cart Cart',
+    'page.leave /app/cart Cart',
+    'page.view /app/help Help',
+  ]);
+  assert.deepEqual(rows.map((r) => r.body['event.sequence']), rows.map((_, i) => i + 1));
+  assert.ok(String(rows[2]!.body['event.timestamp']) <= String(rows[3]!.body['event.timestamp']), 'the view is timed at the navigation, not when the title came');
+  await p.context().close();
+});
+
+test('a route that keeps the title still gets its view, and one left at once is sent as the page goes away', async () => {
+  const p = await open();
+  const session = await sessionOf(p);
+  await p.evaluate(`history.pushState({}, '', '/app/same')`);
+  // Not flushed: the view waits for a title that never changes, then goes anyway.
+  await p.waitForFunction(`window.seen.filter((t) => t === 'page.view').length === 2`, undefined, { timeout: 5000 });
+  await p.evaluate(`history.pushState({}, '', '/app/gone')`);
+  const sent = nextBatch();
+  await p.goto(`${siteOrigin}/other`);
+  await sent;
+  const rows = await rowsOf(session);
+  assert.deepEqual(rows.map((r) => `${r.event_type} ${r.body['page.path']} ${r.body['page.title']}`), [
+    'page.view /app Shop',
+    'page.leave /app Shop',
+    'page.view /app/same Shop',
+    'page.leave /app/same Shop',
+    'page.view /app/gone Shop',
+    'page.leave /app/gone Shop',
+  ]);
+  await p.context().close();
+});
+
 test('events queued when the page is hidden are sent as it goes away', async () => {
   const p = await open();
   const session = await sessionOf(p);
@@ -285,6 +337,22 @@ test('a 503 with Retry-After is honoured before the retry', async () => {
   assert.ok(attempts[1]! - attempts[0]! >= 950, `retried after ${attempts[1]! - attempts[0]!} ms, not before Retry-After's 1 s`);
   const rows = await rowsOf(await sessionOf(p));
   assert.deepEqual(rows.map((r) => r.event_type), ['page.view', 'ui.click']);
+  await p.context().close();
+});
+
+test('a Retry-After too far off for a timer (a proxy\'s date years ahead) waits, rather than retrying at once without end', async () => {
+  const p = await open({ retryBaseMs: 10 });
+  let attempts = 0;
+  await p.route('**/v1/events', async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    attempts++;
+    // Past setTimeout's 2^31 - 1 ms (24.8 days), which browsers take as 0.
+    await route.fulfill({ status: 503, headers: { 'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT', 'access-control-allow-origin': siteOrigin, 'access-control-expose-headers': 'Retry-After' }, body: '{}' });
+  });
+  await p.click('#pay');
+  await flushed(p);
+  await p.waitForTimeout(1500);
+  assert.equal(attempts, 1, `${attempts} requests in 1.5 s after the service asked to wait`);
   await p.context().close();
 });
 
@@ -344,6 +412,33 @@ test('a rejected event is reported and dropped; beforeSend can drop an event', a
   assert.ok(!requests[0]!.includes('9999'), 'the rejected event is not sent again');
   const rows = await rowsOf(await sessionOf(p));
   assert.deepEqual(rows.map((r) => `${r.event_type}${r.body['event.name'] ? ` ${r.body['event.name']}` : ''}`), ['page.view', 'custom signed-up', 'ui.click']);
+  await p.context().close();
+});
+
+test('an event JSON cannot hold is reported at once and blocks nothing; a queued event is a copy the app can no longer change', async () => {
+  const p = await open();
+  await p.evaluate(`
+    sdk.track('custom', { 'event.name': 'big', metadata: { n: 10n } });
+    const loop = { name: 'loop' }; loop.self = loop;
+    sdk.track('custom', { 'event.name': 'cycle', metadata: loop });
+    const plan = { plan: 'pro' };
+    sdk.track('signed-up', { metadata: plan });
+    plan.plan = 'changed after track';`);
+  const rejected = (await p.evaluate(`window.rejected.map((r) => [r.event['event.name'], r.error])`)) as [string, string][];
+  assert.deepEqual(rejected.map(([name]) => name), ['big', 'cycle'], 'reported when tracked, before any send');
+  assert.match(rejected[0]![1], /^event: cannot be sent as JSON \(.*BigInt/);
+  assert.match(rejected[1]![1], /^event: cannot be sent as JSON \(.*circular/);
+  await flushed(p);
+  const rows = await rowsOf(await sessionOf(p));
+  assert.deepEqual(rows.map((r) => `${r.event_type}${r.body['event.name'] ? ` ${r.body['event.name']}` : ''}`), ['page.view', 'custom signed-up']);
+  assert.deepEqual(rows[1]!.body.metadata, { plan: 'pro' });
+  // And after a reload the stored queue holds nothing that cannot be sent.
+  await p.click('#pay');
+  await p.reload();
+  await p.waitForFunction('window.ready === true');
+  await flushed(p);
+  assert.deepEqual(await p.evaluate('window.rejected'), []);
+  assert.ok((await rowsOf(await sessionOf(p))).some((r) => r.event_type === 'ui.click'));
   await p.context().close();
 });
 

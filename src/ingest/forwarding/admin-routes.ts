@@ -87,7 +87,7 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
         body: Type.Object({
           name: Type.String({ minLength: 1, maxLength: 200 }),
           kind: Kind,
-          base_url: Type.Optional(Type.String({ description: 'The vendor endpoint; required for webhook (the URL events are POSTed to), the vendor\'s public API by default otherwise' })),
+          base_url: Type.Optional(Type.String({ description: 'Required for webhook (the URL events are POSTed to); otherwise the vendor\'s API host (its public API by default), under which the vendor\'s path goes, its query string kept. No fragment' })),
           credentials: Type.Optional(Credentials),
           settings: Type.Optional(Settings),
           enabled: Type.Optional(Type.Boolean({ default: true })),

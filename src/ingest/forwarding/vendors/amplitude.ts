@@ -1,6 +1,6 @@
 import { describe, genericOutcome, parseJson } from './answers.ts';
 import { epochMs, eventId, eventName, sessionId, userId } from './event-fields.ts';
-import { withSlash } from './posthog.ts';
+import { vendorEndpoint } from './endpoint.ts';
 import type { VendorAdapter } from './types.ts';
 
 /**
@@ -30,7 +30,7 @@ export const amplitudeAdapter: VendorAdapter = {
     const options = optionsOf(target.settings);
     const head = JSON.stringify({ api_key: target.credentials.api_key ?? '', ...(options ? { options } : {}) }).slice(0, -1);
     return {
-      url: new URL('2/httpapi', withSlash(target.baseUrl)).href,
+      url: vendorEndpoint(target.baseUrl, '2/httpapi').href,
       headers: { 'content-type': 'application/json', accept: '*/*' },
       body: `${head},"events":[${records.join(',')}]}`,
     };

@@ -1,6 +1,6 @@
 import { describe, genericOutcome, parseJson } from './answers.ts';
 import { epochMs, eventId, eventName, mixpanelInsertId, sessionId, userId } from './event-fields.ts';
-import { withSlash } from './posthog.ts';
+import { vendorEndpoint } from './endpoint.ts';
 import type { DestinationTarget, VendorAdapter } from './types.ts';
 
 /**
@@ -22,7 +22,7 @@ export const mixpanelAdapter: VendorAdapter = {
   },
   envelopeBytes: () => 2,
   request(records, target: DestinationTarget) {
-    const url = new URL('import', withSlash(target.baseUrl));
+    const url = vendorEndpoint(target.baseUrl, 'import');
     url.searchParams.set('strict', '1');
     const c = target.credentials;
     let user: string;

@@ -1,4 +1,5 @@
 import { genericOutcome, parseJson } from './answers.ts';
+import { vendorEndpoint } from './endpoint.ts';
 import { eventId, eventName, isoTimestamp, sessionId, userId, uuidFor } from './event-fields.ts';
 import type { VendorAdapter } from './types.ts';
 
@@ -23,7 +24,7 @@ export const posthogAdapter: VendorAdapter = {
   request(records, target) {
     const head = JSON.stringify({ api_key: target.credentials.api_key ?? '' }).slice(0, -1);
     return {
-      url: new URL('batch/', withSlash(target.baseUrl)).href,
+      url: vendorEndpoint(target.baseUrl, 'batch/').href,
       headers: { 'content-type': 'application/json' },
       body: `${head},"batch":[${records.join(',')}]}`,
     };
@@ -33,7 +34,3 @@ export const posthogAdapter: VendorAdapter = {
     return genericOutcome(answer, typeof detail === 'string' ? detail : undefined);
   },
 };
-
-export function withSlash(base: string): string {
-  return base.endsWith('/') ? base : `${base}/`;
-}

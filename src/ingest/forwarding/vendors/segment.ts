@@ -1,6 +1,6 @@
 import { genericOutcome } from './answers.ts';
 import { eventId, eventName, isoTimestamp, sessionId, userId } from './event-fields.ts';
-import { withSlash } from './posthog.ts';
+import { vendorEndpoint } from './endpoint.ts';
 import type { VendorAdapter } from './types.ts';
 
 /**
@@ -29,7 +29,7 @@ export const segmentAdapter: VendorAdapter = {
   request(records, target) {
     const auth = Buffer.from(`${target.credentials.write_key ?? ''}:`).toString('base64');
     return {
-      url: new URL('v1/batch', withSlash(target.baseUrl)).href,
+      url: vendorEndpoint(target.baseUrl, 'v1/batch').href,
       headers: { 'content-type': 'application/json', authorization: `Basic ${auth}` },
       body: `{"batch":[${records.join(',')}]}`,
     };
