@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
@@ -41,7 +42,7 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
   });
 
   const pageAs = async (who: SignedIn): Promise<Page> => {
-    const context = await browser.newContext();
+    const context = await browser.newContext({ acceptDownloads: true });
     const pair = { accessToken: who.accessToken, refreshToken: who.refreshToken, expiresIn: who.expiresIn, tokenType: 'Bearer' };
     await context.addInitScript((p) => localStorage.setItem('dashboard.session', p), JSON.stringify(pair));
     return context.newPage();
@@ -177,6 +178,9 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await page.getByRole('status').filter({ hasText: /^3 rows in \d+ ms\.$/ }).waitFor();
     assert.equal(await page.getByRole('region', { name: 'Result rows' }).locator('tbody tr').count(), 3);
     assert.equal(await page.getByRole('navigation', { name: 'Result pages' }).count(), 0);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    assert.match(download.suggestedFilename(), /^shop-db-results-\d{4}-\d{2}-\d{2}\.csv$/);
+    assert.equal(await readFile(await download.path(), 'utf8'), '\uFEFFid\r\n1\r\n2\r\n3\r\n');
 
     // Completion offers the source's tables.
     await editor.click();

@@ -1,5 +1,6 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
@@ -64,7 +65,7 @@ describe('the dashboard web app: public links', () => {
   });
 
   const open = async (who: SignedIn | undefined, options: BrowserContextOptions = {}): Promise<Page> => {
-    const context = await browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 900 }, ...options });
+    const context = await browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 900 }, acceptDownloads: true, ...options });
     contexts.push(context);
     if (who) {
       const pair = { accessToken: who.accessToken, refreshToken: who.refreshToken, expiresIn: who.expiresIn, tokenType: 'Bearer' };
@@ -112,6 +113,10 @@ describe('the dashboard web app: public links', () => {
       await assertAccessible(page, `public dashboard, ${colorScheme}`);
       await screenshot(page, `share-02-visitor-${colorScheme}`);
       if (colorScheme === 'light') {
+        // The rows as a spreadsheet would take them (Redash's and Grafana's "Download CSV"), here for a visitor too.
+        const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV of Products' }).click()]);
+        assert.match(download.suggestedFilename(), /^products-\d{4}-\d{2}-\d{2}\.csv$/);
+        assert.equal(await readFile(await download.path(), 'utf8'), '\uFEFFproduct,amount\r\napples,12\r\npears,3\r\n');
         await page.getByLabel('Region').selectOption('south');
         await page.getByRole('table').filter({ hasText: 'plums' }).waitFor();
         assert.equal(await page.getByRole('table').filter({ hasText: 'apples' }).count(), 0);

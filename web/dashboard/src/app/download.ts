@@ -1,6 +1,9 @@
-/** Saves a value as a JSON file through the browser's own download (an object URL, released once the click is handled). */
-export function downloadJson(filename: string, value: unknown): void {
-  const url = URL.createObjectURL(new Blob([`${JSON.stringify(value, null, 2)}\n`], { type: 'application/json' }));
+import type { ApiQueryResult } from '../api/types.ts';
+import { csvName, resultCsv } from './csv.ts';
+
+/** Saves text as a file through the browser's own download (an object URL, released once the click is handled). */
+export function downloadFile(filename: string, content: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([content], { type }));
   const a = document.createElement('a');
   a.href = url;
   a.download = filename;
@@ -9,3 +12,8 @@ export function downloadJson(filename: string, value: unknown): void {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }
+
+export const downloadJson = (filename: string, value: unknown): void => downloadFile(filename, `${JSON.stringify(value, null, 2)}\n`, 'application/json');
+
+/** A result as a CSV file; a byte order mark first, so Excel reads the file as UTF-8. */
+export const downloadCsv = (title: string, result: ApiQueryResult): void => downloadFile(csvName(title), `\uFEFF${resultCsv(result)}\r\n`, 'text/csv;charset=utf-8');

@@ -4,7 +4,7 @@ import type { ApiUser } from '../api/types.ts';
 import { atLeast } from '../app/roles.ts';
 import { Link, navigate } from '../app/router.tsx';
 import { useScreen } from '../app/useTitle.ts';
-import { createDashboard, listDashboards, slugify, type DashboardPage, type ListParams } from './api.ts';
+import { createDashboard, listDashboards, titleSlug, type DashboardPage, type ListParams } from './api.ts';
 import { emptyDefinition } from './definition.ts';
 import { WideTable } from '../app/WideTable.tsx';
 import { ImportForm } from './ImportForm.tsx';
@@ -119,7 +119,7 @@ function CreateForm({ onCancel }: { onCancel: () => void }) {
     setBusy(true);
     setError('');
     try {
-      const created = await createDashboard({ title, slug: slug || slugify(title), ...(description.trim() ? { description } : {}), definition: emptyDefinition() });
+      const created = await createDashboard({ title, slug: slug || titleSlug(title), ...(description.trim() ? { description } : {}), definition: emptyDefinition() });
       navigate(`/dashboards/${created.id}?edit=1`);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'the service could not be reached');
@@ -133,7 +133,7 @@ function CreateForm({ onCancel }: { onCancel: () => void }) {
       <label htmlFor="new-title">Title</label>
       <input id="new-title" required maxLength={200} value={title} autoFocus onChange={(e) => {
         setTitle(e.target.value);
-        if (!slugTouched) setSlug(slugify(e.target.value));
+        if (!slugTouched) setSlug(titleSlug(e.target.value));
       }} />
       <label htmlFor="new-slug">Short name</label>
       <input id="new-slug" required maxLength={100} pattern="[a-z0-9]+(-[a-z0-9]+)*" aria-describedby="new-slug-hint" value={slug}

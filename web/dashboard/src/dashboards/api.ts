@@ -1,4 +1,5 @@
 import { api } from '../api/client.ts';
+import { slugify } from '../app/slug.ts';
 import type { ApiDashboard, ApiDashboardBundle, ApiImported, ApiDashboardSummary, ApiDashboardVersion, ApiDefinition, ApiQueryResult } from '../api/types.ts';
 
 export interface ListParams { page: number; perPage: number; search: string; sort: 'created_at' | 'updated_at' | 'title'; order: 'asc' | 'desc' }
@@ -59,4 +60,4 @@ export async function importDashboards(bundle: unknown, overwrite: boolean): Pro
 }
 
 /** A slug from a title, as the create form suggests it. */
-export const slugify = (title: string) => title.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'dashboard';
+export const titleSlug = (title: string) => slugify(title, 'dashboard');

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { ApiQueryResult } from '../api/types.ts';
+import { downloadCsv } from '../app/download.ts';
 
 const PAGE = 25;
 const show = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
@@ -8,7 +9,7 @@ const show = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v 
  * Query results a page at a time. The row count, the time and whether the service stopped reading are the SQL
  * screen's status line (announced when a run ends), not repeated here.
  */
-export function ResultTable({ result }: { result: ApiQueryResult }) {
+export function ResultTable({ result, title = 'query results' }: { result: ApiQueryResult; title?: string }) {
   const [page, setPage] = useState(0);
   // A new result starts at its first page; the page of the last one may not exist in it.
   const [shown, setShown] = useState(result);
@@ -29,6 +30,9 @@ export function ResultTable({ result }: { result: ApiQueryResult }) {
             <tbody>{rows.map((r, i) => <tr key={i}>{result.columns.map((c, j) => <td key={j}>{show(r[c])}</td>)}</tr>)}</tbody>
           </table>
         </div>
+      )}
+      {result.columns.length > 0 && (
+        <p className="actions"><button type="button" className="secondary" onClick={() => downloadCsv(title, result)}>Download CSV</button>{result.truncated && <span className="hint">The CSV holds only the rows read, up to the row limit.</span>}</p>
       )}
       {pages > 1 && (
         <nav aria-label="Result pages" className="actions">

@@ -95,7 +95,7 @@ export default function SqlScreen({ me }: { me: ApiUser }) {
       </form>
       <p role="status" className="status">{status}</p>
       <div role="alert" className="error">{error}</div>
-      {result && <ResultTable result={result} />}
+      {result && <ResultTable result={result} title={`${source?.name ?? "query"} results`} />}
       <form onSubmit={save} className="form">
         <h2>Save as a query</h2>
         <label htmlFor="save-name">Query name</label>

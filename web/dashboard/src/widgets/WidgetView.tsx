@@ -1,5 +1,6 @@
 import { useEffect, useId, useMemo, useState } from 'react';
 import { ApiError } from '../api/client.ts';
+import { downloadCsv } from '../app/download.ts';
 import type { ApiQueryResult, ApiWidget } from '../api/types.ts';
 import { chartOption, type Look } from './chartOption.ts';
 import { Chart } from './Chart.tsx';
@@ -45,7 +46,12 @@ export function WidgetView({ widget, load, reloadKey, look, delayMs = 0 }: { wid
   if (!load) return <p className="hint">Choose a query for this widget.</p>;
   if (error) return <p role="alert" className="error">{title}: {error}</p>;
   if (!result) return <p className="hint">Loading…</p>;
-  if (widget.type === 'table') return <DataTable result={result} caption={`${title} data`} />;
+  const csv = (
+    <button type="button" className="secondary small" onClick={() => downloadCsv(title, result)}>
+      Download CSV<span className="visually-hidden"> of {title}</span>
+    </button>
+  );
+  if (widget.type === 'table') return <div className="chart-widget"><DataTable result={result} caption={`${title} data`} /><div className="widget-actions">{csv}</div></div>;
   if (widget.type === 'stat') return <StatWidget result={result} options={options} />;
   if (!option) return <DataTable result={result} caption={`${title} data`} />;
   // An empty canvas says nothing: say why there is nothing to draw, and show what did come back.
@@ -65,9 +71,12 @@ export function WidgetView({ widget, load, reloadKey, look, delayMs = 0 }: { wid
   return (
     <div className="chart-widget">
       {showTable ? <div id={tableId}><DataTable result={result} caption={`${title} data`} /></div> : <Chart option={option} summary={summary} />}
-      <button type="button" className="secondary small toggle" aria-expanded={showTable} aria-controls={showTable ? tableId : undefined} onClick={() => setShowTable(!showTable)}>
-        {showTable ? 'Show chart' : 'Show data table'}<span className="visually-hidden"> of {title}</span>
-      </button>
+      <div className="widget-actions">
+        <button type="button" className="secondary small" aria-expanded={showTable} aria-controls={showTable ? tableId : undefined} onClick={() => setShowTable(!showTable)}>
+          {showTable ? 'Show chart' : 'Show data table'}<span className="visually-hidden"> of {title}</span>
+        </button>
+        {csv}
+      </div>
     </div>
   );
 }
