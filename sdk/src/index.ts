@@ -4,6 +4,7 @@ import { captureForms, captureClicks } from './capture/interactions.ts';
 import { captureNetwork } from './capture/network.ts';
 import { capturePages } from './capture/pages.ts';
 import { withoutQuery } from './capture/url.ts';
+import { createConsent, type Choice } from './consent.ts';
 import { uuid } from './ids.ts';
 import { createQueue } from './queue.ts';
 import { createSession } from './session.ts';
@@ -29,10 +30,15 @@ interface Client {
   settle(): void;
   stops: (() => void)[];
   ready: Promise<void>;
+  consent: ReturnType<typeof createConsent>;
+  /** Whether the visitor has opted out; the first time it is seen, forgets what was queued and the session. */
+  blocked(): boolean;
 }
 
 let client: Client | undefined;
 let userId: string | undefined;
+/** A choice made before `init` (a consent banner that loads first), applied and kept by `init`. */
+let earlyChoice: Choice | undefined;
 
 function privacySignal(): boolean {
   const nav = navigator as Navigator & { globalPrivacyControl?: boolean; msDoNotTrack?: string };
@@ -53,6 +59,20 @@ export function init(options: InitOptions): void {
   const capture = options.capture ?? {};
   const mask = options.maskAttribute ?? 'data-ingest-mask';
   const session = createSession(options.projectId, options.sessionTimeoutMs ?? 30 * 60_000);
+  const consent = createConsent(options.projectId, options.requireConsent === true);
+  if (earlyChoice) consent.set(earlyChoice);
+  earlyChoice = undefined;
+  // Set once what an opt-out must remove is gone, so each later event of an opted-out page costs one storage read.
+  let wiped = false;
+  const blocked = (): boolean => {
+    if (!consent.optedOut()) return (wiped = false);
+    if (!wiped) {
+      wiped = true;
+      session.forget();
+      queue.clear();
+    }
+    return true;
+  };
   let persist: (events: IngestEvent[]) => void = () => {};
   const storePromise = openStore(options.projectId, options.persist !== false);
   const queue = createQueue({
@@ -64,7 +84,16 @@ export function init(options: InitOptions): void {
     retryBaseMs: options.retryBaseMs ?? 1000,
     retryMaxMs: options.retryMaxMs ?? 60_000,
     // Writes before the store opens are replayed into it once it has.
-    store: { load: async () => [], put: (e) => persist([...e]), remove: (ids) => void storePromise.then((s) => s.remove(ids)) },
+    store: {
+      load: async () => [],
+      put: (e) => persist([...e]),
+      remove: (ids) => void storePromise.then((s) => s.remove(ids)),
+      clear: () => {
+        early.length = 0;
+        void storePromise.then((s) => s.clear());
+      },
+    },
+    blocked,
     onRejected: options.onRejected,
   });
   const early: IngestEvent[] = [];
@@ -72,15 +101,20 @@ export function init(options: InitOptions): void {
   const ready = storePromise.then(async (store) => {
     persist = (e) => store.put(e);
     store.put(early);
-    queue.add(await store.load(), false);
+    // Events stored before an opt-out (in this tab or another) are removed rather than sent.
+    if (blocked()) store.clear();
+    else queue.add(await store.load(), false);
   });
 
   const stamp = (): Stamp => {
     const now = Date.now();
+    // No session is started (and stored) for an event that will not be sent.
+    if (blocked()) return { now, session: '', sequence: 0 };
     const { id, sequence } = session.next(now);
     return { now, session: id, sequence };
   };
   const emit: Emit = (type, fields, at = stamp()) => {
+    if (blocked()) return;
     let event: IngestEvent | null | undefined | false = {
       event_id: uuid(),
       project_id: options.projectId,
@@ -133,7 +167,39 @@ export function init(options: InitOptions): void {
     removeEventListener('online', onOnline);
     queue.stop();
   });
-  client = { options, emit, queue, settle, stops, ready };
+  client = { options, emit, queue, settle, stops, ready, consent, blocked };
+}
+
+function choose(choice: Choice): void {
+  const c = client;
+  if (!c) {
+    earlyChoice = choice;
+    return;
+  }
+  const wasOut = c.consent.optedOut();
+  c.consent.set(choice);
+  c.blocked();
+  // The view of the page where consent is given was not recorded at load: without it the visit would start mid-page.
+  if (wasOut && choice === 'in' && c.options.capture?.pageViews !== false) page();
+}
+
+/**
+ * Stops all capture for this project in this browser until `optIn()`, across reloads and tabs (kept in
+ * localStorage): nothing is captured or sent, and the queue (in memory and IndexedDB) and the session are removed.
+ * Before `init` the choice is remembered and applied by it.
+ */
+export function optOut(): void {
+  choose('out');
+}
+
+/** Resumes capture after `optOut()`, or gives the consent `requireConsent` waits for; records a view of the page. */
+export function optIn(): void {
+  choose('in');
+}
+
+/** Whether capture is off by the visitor's choice (or, with `requireConsent`, for want of one). */
+export function hasOptedOut(): boolean {
+  return client ? client.consent.optedOut() : earlyChoice === 'out';
 }
 
 /** Records an event: a contract type (`ui.click`, `state.change`, ...) or any other name, sent as `custom` with `event.name`. */

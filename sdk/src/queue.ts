@@ -11,6 +11,8 @@ export interface QueueOptions {
   retryBaseMs: number;
   retryMaxMs: number;
   store: EventStore;
+  /** True while the visitor has opted out: nothing is sent, and what is queued is thrown away. */
+  blocked: () => boolean;
   onRejected?: (rejections: Rejection[]) => void;
 }
 
@@ -122,6 +124,7 @@ export function createQueue(o: QueueOptions) {
   };
 
   async function drain(): Promise<void> {
+    if (o.blocked()) return;
     while (queue.length > 0 && Date.now() >= retryAt && navigator.onLine !== false) {
       const { batch } = take(queue, MAX_REQUEST_BYTES);
       if (!settle(batch, await send(o.url, o.apiKey, batch))) return;
@@ -136,10 +139,16 @@ export function createQueue(o: QueueOptions) {
     return inFlight;
   }
 
+  function stop(): void {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  }
+
   return {
     size: () => queue.length,
     /** Adds restored or new events; past `maxQueuedEvents` the oldest go, so an offline page stays bounded. */
     add(events: IngestEvent[], persist = true) {
+      if (o.blocked()) return;
       const known = new Set(queue.map((e) => e.event_id));
       const fresh: IngestEvent[] = [];
       const unsendable: Rejection[] = [];
@@ -166,7 +175,7 @@ export function createQueue(o: QueueOptions) {
      * in IndexedDB yet while older ones are and go with the next page load. Events stay queued (and stored) until answered.
      */
     flushOnHide() {
-      if (Date.now() < retryAt || navigator.onLine === false) return;
+      if (Date.now() < retryAt || navigator.onLine === false || o.blocked()) return;
       let rest = queue.slice().reverse();
       let budget = KEEPALIVE_BYTES;
       while (rest.length > 0) {
@@ -182,9 +191,14 @@ export function createQueue(o: QueueOptions) {
       retryAt = 0;
       void flush();
     },
-    stop() {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
+    /** Forgets every queued event, in memory and in the store; a request already on the wire still settles. */
+    clear() {
+      queue = [];
+      o.store.clear();
+      attempt = 0;
+      retryAt = 0;
+      stop();
     },
+    stop,
   };
 }

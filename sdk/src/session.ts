@@ -32,6 +32,15 @@ export function createSession(projectId: string, timeoutMs: number) {
     }
   };
   return {
+    /** Removes the session from the tab's storage: the next event, if any, starts a new one. */
+    forget() {
+      memory = undefined;
+      try {
+        sessionStorage.removeItem(key);
+      } catch {
+        // Nothing could be stored either.
+      }
+    },
     /** The session id and the next sequence number for a new event. */
     next(now: number): { id: string; sequence: number } {
       let s = read();

@@ -5,9 +5,10 @@ export interface EventStore {
   load(): Promise<IngestEvent[]>;
   put(events: readonly IngestEvent[]): void;
   remove(ids: readonly string[]): void;
+  clear(): void;
 }
 
-const noStore: EventStore = { load: async () => [], put() {}, remove() {} };
+const noStore: EventStore = { load: async () => [], put() {}, remove() {}, clear() {} };
 
 /** Events keyed by `event_id`, so a resend after a reload is the same event and the service keeps it once. */
 export async function openStore(projectId: string, enabled: boolean): Promise<EventStore> {
@@ -44,5 +45,6 @@ export async function openStore(projectId: string, enabled: boolean): Promise<Ev
       }),
     put: (events) => write((s) => events.forEach((e) => s.put(e))),
     remove: (ids) => write((s) => ids.forEach((id) => s.delete(id))),
+    clear: () => write((s) => s.clear()),
   };
 }

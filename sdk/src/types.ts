@@ -53,6 +53,11 @@ export interface InitOptions {
   maskAttribute?: string;
   /** Capture nothing when the browser sends Do Not Track or Global Privacy Control. Default false. */
   respectPrivacySignals?: boolean;
+  /**
+   * Start opted out: capture nothing, store nothing, until `optIn()` (a consent banner's "accept"). The choice is
+   * remembered per project in localStorage, so a visitor who opted in once is captured on later visits. Default false.
+   */
+  requireConsent?: boolean;
   /** Keep the queue in IndexedDB so events survive reloads while offline. Default true. */
   persist?: boolean;
   /** Sees every event before it is queued: return it (edited or not) to keep it, or null to drop it. */

@@ -6,7 +6,7 @@ import type { IngestConfig } from './config.ts';
 import { classifyForwardingError, forwardingCommands } from './forwarding/cli.ts';
 import {
   createApiKey, createProject, getProject, listApiKeys, listProjects, revokeApiKey,
-  PROJECT_ID_PATTERN, ProjectExistsError, ProjectNotFoundError,
+  PROJECT_ID_PATTERN, ProjectExistsError, ProjectInputError, ProjectNotFoundError,
 } from './projects/store.ts';
 
 /** `platform ingest ...`: projects, API keys, destinations and dead letters, straight against the service's database. */
@@ -14,7 +14,7 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
   const withDatabase = commandDatabase('ingest', config, INGEST_MIGRATIONS);
   return {
     name: 'ingest',
-    classify: (err) => (err instanceof ProjectExistsError || err instanceof ProjectNotFoundError ? new CommandFailure(err.message) : classifyForwardingError(err)),
+    classify: (err) => (err instanceof ProjectExistsError || err instanceof ProjectNotFoundError || err instanceof ProjectInputError ? new CommandFailure(err.message) : classifyForwardingError(err)),
     commands: [
       {
         path: ['projects', 'create'],
@@ -51,7 +51,7 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
         exports: (key: { id?: string; key?: string }) => ({ KEY_ID: key.id, API_KEY: key.key }),
         positionals: { min: 1, max: 1 },
         run: ({ values, positionals, result, json, io }) => withDatabase(async (db) => {
-          const created = await createApiKey(db, positionals[0]!, str(values, 'name') ?? '');
+          const created = await createApiKey(db, positionals[0]!, str(values, 'name'));
           result({ ...created.record, key: created.key }, [`created key ${created.record.id} for project ${created.record.project_id}`, created.key]);
           if (!json) io.err('store this key now: it is not kept and cannot be shown again');
         }),

@@ -141,6 +141,21 @@ test('a key revoked elsewhere (the CLI, another instance) stops working within I
   }
 });
 
+test('a blank project or key name (white space only) is 400 naming the field, and nothing is stored', async () => {
+  const bad = (res: { statusCode: number; json(): any }) => {
+    assert.equal(res.statusCode, 400, JSON.stringify(res.json()));
+    assert.equal(res.json().error.code, 'VALIDATION_ERROR');
+    assert.match(res.json().error.message, /^name: must not be blank/);
+  };
+  for (const name of ['  ', '\t\n', '\u00a0\u3000', '\u200b']) bad(await h.admin('POST', '/api/v1/projects', { name, id: 'blank-proj' }));
+  assert.equal((await h.admin('GET', '/api/v1/projects/blank-proj')).statusCode, 404);
+  assert.equal((await h.admin('POST', '/api/v1/projects', { name: ' Shop ', id: 'blank-proj' })).statusCode, 201);
+  for (const name of ['', '   ']) bad(await h.admin('POST', '/api/v1/projects/blank-proj/keys', { name }));
+  assert.equal((await h.sql.query(`SELECT count(*)::int AS n FROM ingest.api_keys WHERE project_id = 'blank-proj'`)).rows[0].n, 0);
+  // Left out, a key simply has no name.
+  assert.equal((await h.admin('POST', '/api/v1/projects/blank-proj/keys')).statusCode, 201);
+});
+
 test('the CLI creates projects and keys, lists and revokes them', async () => {
   const config = loadIngestConfig({ DATABASE_URL: h.database.url, LOG_LEVEL: 'silent', DATA_DIR: '/tmp/unused-ingest-cli' });
   const run = async (...args: string[]) => {
@@ -172,6 +187,10 @@ test('the CLI creates projects and keys, lists and revokes them', async () => {
   assert.match((await run('keys', 'list', 'cli-proj')).out[0]!, /\trevoked /);
   assert.equal((await run('keys', 'revoke', 'key_nope')).code, 1);
   assert.equal((await run('keys', 'create', 'no-such-project')).code, 1);
+  const blank = await run('keys', 'create', 'cli-proj', '--name', '  ');
+  assert.equal(blank.code, 1);
+  assert.match(blank.err.join('\n'), /name: must not be blank/);
+  assert.equal((await run('projects', 'create', ' ', '  ')).code, 1);
   assert.equal((await run('keys', 'list', 'no-such-project')).code, 1);
   assert.equal((await run('frobnicate')).code, 2);
   assert.equal((await run('projects', 'create', 'x', '--bogus')).code, 2);

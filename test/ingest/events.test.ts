@@ -300,6 +300,23 @@ test('a CORS preflight from an allowed origin is answered so browsers may send X
   assert.equal(denied.headers['access-control-allow-origin'], 'https://app.example.com');
 });
 
+test('a preflight asking for tracing headers (W3C trace context, baggage, Sentry, Datadog) allows them, and never echoes a name that is not one', async () => {
+  const asked = 'baggage, content-type, sentry-trace, traceparent, tracestate, x-datadog-trace-id, x-svc-api-key';
+  const preflight = await h.app.inject({
+    method: 'OPTIONS', url: '/v1/events',
+    headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': `${asked}, bad name, x\u00e9` },
+  });
+  assert.equal(preflight.statusCode, 204);
+  const allowed = String(preflight.headers['access-control-allow-headers']).toLowerCase().split(/\s*,\s*/);
+  for (const name of asked.split(', ')) assert.ok(allowed.includes(name), `${name} in ${allowed.join()}`);
+  assert.equal(allowed.filter((h) => h === 'content-type').length, 1, 'each name once');
+  assert.ok(!allowed.some((h) => h.includes('bad') || h.includes('\u00e9')), allowed.join());
+  assert.match(String(preflight.headers.vary), /Access-Control-Request-Headers/);
+  // Without a list asked for, the SDK's own headers are still allowed.
+  const bare = await h.app.inject({ method: 'OPTIONS', url: '/v1/events', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+  assert.match(String(bare.headers['access-control-allow-headers']), /X-Svc-API-Key/);
+});
+
 test('an empty events array is accepted with nothing to store', async () => {
   assert.deepEqual((await post({ events: [] })).json(), { accepted: 0, rejected: 0, errors: [] });
 });

@@ -77,6 +77,7 @@ test('bad destination input is refused with a message naming the problem', async
   assertError(await h.admin('POST', url, { name: 'a', kind: 'amplitude', credentials: { api_key: 'k' }, settings: { min_id_length: 0 } }), 400, /min_id_length/);
   assertError(await h.admin('POST', url, { name: 'a', kind: 'posthog', credentials: { api_key: 'k' }, extra: 1 }), 400, /extra|additional/);
   assertError(await h.admin('POST', url, { name: '', kind: 'posthog', credentials: { api_key: 'k' } }), 400, /name/);
+  assertError(await h.admin('POST', url, { name: '  ', kind: 'posthog', credentials: { api_key: 'k' } }), 400, /^name: must not be blank$/);
   assertError(await h.admin('POST', '/api/v1/projects/nope/destinations', { name: 'a', kind: 'posthog', credentials: { api_key: 'k' } }), 404, /no project nope/);
   assertError(await h.admin('GET', '/api/v1/projects/nope/destinations'), 404, /no project nope/);
   assertError(await h.admin('GET', '/api/v1/destinations/dst_none'), 404, /no destination/);
@@ -115,6 +116,8 @@ test('a destination is changed (enabled, renamed, re-pointed, new credentials) a
   assertError(await patch(d.id, { credentials: { project_token: '' } }), 400, /project_token/);
   assertError(await patch(d.id, { base_url: 'mailto:x@example.com' }), 400, /base_url/);
   assertError(await patch(d.id, { name: 'ph' }), 409, /named "ph"/);
+  assertError(await patch(d.id, { name: ' \t ' }), 400, /^name: must not be blank$/);
+  assert.equal((await h.admin('GET', `/api/v1/destinations/${d.id}`)).json().name, 'mixpanel eu');
 
   assert.equal((await patch(d.id, { enabled: true })).statusCode, 200);
   await sendEvents(h, key, [makeEvent(projectId), makeEvent(projectId)]);

@@ -86,6 +86,20 @@ test('a vendor\'s endpoint goes after the base_url\'s path and keeps its query; 
   assert.deepEqual([...url.searchParams], [['strict', '1'], ['route', 'eu']]);
 });
 
+test('a base_url that already ends in the vendor\'s path is the endpoint, not a host to add it to', () => {
+  const at = (base: string, path: string) => vendorEndpoint(base, path).href;
+  assert.equal(at('https://api2.amplitude.com/2/httpapi', '2/httpapi'), 'https://api2.amplitude.com/2/httpapi');
+  assert.equal(at('https://api.eu.amplitude.com/2/httpapi/', '2/httpapi'), 'https://api.eu.amplitude.com/2/httpapi');
+  assert.equal(at('https://us.i.posthog.com/batch', 'batch/'), 'https://us.i.posthog.com/batch/');
+  assert.equal(at('https://ph.example.com/ingest/batch/?token=t', 'batch/'), 'https://ph.example.com/ingest/batch/?token=t');
+  assert.equal(at('https://api.segment.io/v1/batch', 'v1/batch'), 'https://api.segment.io/v1/batch');
+  assert.equal(at('https://api.mixpanel.com/import?strict=1', 'import'), 'https://api.mixpanel.com/import?strict=1');
+  // Only the whole path counts: a base ending in part of it, or in a segment that merely ends the same way, is a host.
+  assert.equal(at('https://proxy.example.com/httpapi', '2/httpapi'), 'https://proxy.example.com/httpapi/2/httpapi');
+  assert.equal(at('https://proxy.example.com/mybatch', 'v1/batch'), 'https://proxy.example.com/mybatch/v1/batch');
+  assert.equal(at('https://proxy.example.com/v1', 'v1/batch'), 'https://proxy.example.com/v1/v1/batch');
+});
+
 test('forwarding variables: defaults, and a lease shorter than twice the timeout is refused naming the variable', () => {
   const defaults = readConfig(forwardingVariables, {});
   assert.equal(defaults.forwardingEnabled, false);

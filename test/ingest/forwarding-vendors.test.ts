@@ -115,6 +115,22 @@ test('a base_url with a query string (a proxy routing or authorising by it) keep
   assert.deepEqual(vendors[2]!.standIn.received[0]!.url.searchParams.getAll('strict'), ['1']);
 });
 
+test('a base_url pasted as the vendor\'s full endpoint (Amplitude\'s serverUrl, …/batch/, …/v1/batch, …/import) gets the path once, and delivers', async () => {
+  const vendors: { kind: string; standIn: StandIn; credentials: Record<string, string>; base: string; path: string }[] = [
+    { kind: 'posthog', standIn: await use(startPostHog('phc_e')), credentials: { api_key: 'phc_e' }, base: '/batch', path: '/batch/' },
+    { kind: 'segment', standIn: await use(startSegment('seg_e')), credentials: { write_key: 'seg_e' }, base: '/v1/batch/', path: '/v1/batch' },
+    { kind: 'mixpanel', standIn: await use(startMixpanel('mp_e')), credentials: { project_token: 'mp_e' }, base: '/import?strict=1', path: '/import' },
+    { kind: 'amplitude', standIn: await use(startAmplitude('amp_e_key')), credentials: { api_key: 'amp_e_key' }, base: '/2/httpapi', path: '/2/httpapi' },
+  ];
+  for (const v of vendors) {
+    const { projectId, key, dest } = await setup(v.kind, `${v.standIn.url}${v.base}`, v.credentials);
+    await sendEvents(h, key, [makeEvent(projectId, { 'user.id': 'user-12345', 'session.id': 'session-abc' })]);
+    await waitFor(`${v.kind} delivery`, async () => (await destination(h, dest.id)).pending === 0);
+    assert.deepEqual(v.standIn.received.map((r) => r.url.pathname), [v.path], v.kind);
+    assert.deepEqual(await deadLetters(h, dest.id), [], v.kind);
+  }
+});
+
 test('posthog: 429 with Retry-After is honoured before the next attempt, then the batch is delivered', async () => {
   const posthog = await use(startPostHog('phc_key_2'));
   const { projectId, key, dest } = await setup('posthog', posthog.url, { api_key: 'phc_key_2' });

@@ -121,11 +121,20 @@ async function rowsOf(session: string): Promise<Row[]> {
   return rows;
 }
 
+/** The bodies of the event batches each page's context has posted, whether or not the service took them. */
+const posted = new WeakMap<Page, string[]>();
+
 /** Opens the site in a fresh context (its own sessionStorage and IndexedDB) with these SDK options. */
-async function open(opts: Record<string, unknown> = {}): Promise<Page> {
+async function open(opts: Record<string, unknown> = {}, initScript?: string): Promise<Page> {
   siteOptions = { flushIntervalMs: 60_000, ...opts };
   const context = await browser.newContext();
+  if (initScript) await context.addInitScript(initScript);
   const p = await context.newPage();
+  const bodies: string[] = [];
+  posted.set(p, bodies);
+  context.on('request', (r) => {
+    if (r.method() === 'POST' && r.url().endsWith('/v1/events')) bodies.push(r.postData() ?? '');
+  });
   p.on('pageerror', () => {});
   await p.goto(`${siteOrigin}/app`);
   await p.waitForFunction('window.ready === true');
@@ -522,5 +531,102 @@ test('web vitals, when enabled, arrive as performance events from the second mod
   assert.ok(['TTFB', 'FCP', 'LCP', 'CLS', 'INP'].includes(String(rows[0]!.body['event.name'])));
   assert.equal(typeof rows[0]!.body['performance.value'], 'number');
   assert.match(String(rows[0]!.body['performance.rating']), /^(good|needs-improvement|poor)$/);
+  await p.context().close();
+});
+
+/** Events the SDK keeps in IndexedDB (call once the SDK has opened its database). */
+const storedEvents = (p: Page) => p.evaluate(`new Promise((resolve) => {
+  const open = indexedDB.open('ingest-sdk-shop');
+  open.onsuccess = () => { const c = open.result.transaction('events').objectStore('events').count(); c.onsuccess = () => { open.result.close(); resolve(c.result); }; };
+})`) as Promise<number>;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('opted out: nothing is captured, sent or stored, the queue is emptied, across a reload; opting in resumes with a view of the page', async () => {
+  const p = await open({ flushIntervalMs: 100 });
+  const posts = posted.get(p)!;
+  const firstSession = await sessionOf(p);
+  await flushed(p);
+  // Queued while offline, so in memory and IndexedDB when the visitor opts out.
+  await p.context().setOffline(true);
+  await p.click('#pay');
+  await flushed(p);
+  assert.equal(await storedEvents(p), 1);
+  await p.evaluate('sdk.optOut()');
+  assert.equal(await p.evaluate('sdk.hasOptedOut()'), true);
+  assert.equal(await p.evaluate(`localStorage.getItem('ingest.consent.shop')`), 'out');
+  assert.equal(await p.evaluate(`sessionStorage.getItem('ingest.session.shop')`), null);
+  await p.context().setOffline(false);
+  posts.length = 0;
+  const seen = (await p.evaluate('window.seen.length')) as number;
+  await p.click('#pay');
+  await p.evaluate(`sdk.track('signed-up'); sdk.identify('user-1'); history.pushState({}, '', '/app/next'); fetch('/api/items', { method: 'POST' })`);
+  await pause(400);
+  await flushed(p);
+  assert.equal(await p.evaluate('window.seen.length'), seen, 'beforeSend saw nothing: nothing was captured');
+  assert.equal(await storedEvents(p), 0);
+
+  await p.reload();
+  await p.waitForFunction('window.ready === true');
+  await pause(400);
+  await flushed(p);
+  assert.deepEqual(posts, [], 'nothing reached the service while opted out');
+  assert.equal(await p.evaluate('sdk.hasOptedOut()'), true);
+  assert.equal(await p.evaluate(`sessionStorage.getItem('ingest.session.shop')`), null);
+  assert.equal(await storedEvents(p), 0);
+  assert.deepEqual((await rowsOf(firstSession)).map((r) => r.event_type), ['page.view'], 'the click queued before the opt-out was never sent');
+
+  await p.evaluate('sdk.optIn()');
+  assert.equal(await p.evaluate('sdk.hasOptedOut()'), false);
+  await p.click('#pay');
+  await flushed(p);
+  const session = await sessionOf(p);
+  assert.notEqual(session, firstSession);
+  const rows = await rowsOf(session);
+  assert.deepEqual(rows.map((r) => r.event_type), ['page.view', 'ui.click']);
+  assert.equal(rows[0]!.body['page.path'], '/app/next');
+  assert.equal(rows[1]!.body['event.sequence'], 2);
+  await p.context().close();
+});
+
+test('requireConsent: nothing is sent or stored before optIn; the choice is remembered on the next page load', async () => {
+  const p = await open({ requireConsent: true, flushIntervalMs: 100 });
+  const posts = posted.get(p)!;
+  assert.equal(await p.evaluate('sdk.hasOptedOut()'), true);
+  await p.click('#pay');
+  await pause(400);
+  await flushed(p);
+  assert.deepEqual(posts, []);
+  assert.equal(await p.evaluate(`sessionStorage.getItem('ingest.session.shop')`), null);
+  assert.equal(await p.evaluate(`localStorage.getItem('ingest.consent.shop')`), null, 'no choice is stored until one is made');
+  assert.equal(await storedEvents(p), 0);
+
+  await p.evaluate('sdk.optIn()');
+  await flushed(p);
+  const session = await sessionOf(p);
+  assert.deepEqual((await rowsOf(session)).map((r) => r.event_type), ['page.view']);
+  await p.reload();
+  await p.waitForFunction('window.ready === true');
+  await flushed(p);
+  const types = (await rowsOf(session)).map((r) => r.event_type);
+  assert.deepEqual(types, ['page.view', 'page.leave', 'page.view'], 'the load after consent is captured without asking again');
+  await p.context().close();
+});
+
+test('a page whose tracing library adds traceparent, tracestate, baggage and sentry-trace to every request still delivers its events', async () => {
+  // What OpenTelemetry's fetch instrumentation (propagateTraceHeaderCorsUrls) and Sentry's tracing do to a cross-origin fetch.
+  const tracing = `{ const original = window.fetch; window.fetch = function (input, init = {}) {
+    const headers = new Headers(init.headers);
+    headers.set('traceparent', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    headers.set('tracestate', 'congo=t61rcWkgMzE');
+    headers.set('baggage', 'sentry-environment=production');
+    headers.set('sentry-trace', '0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-1');
+    return original.call(this, input, { ...init, headers });
+  }; }`;
+  const p = await open({}, tracing);
+  const traced = p.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/v1/events') && r.headers()['traceparent'] !== undefined);
+  await p.click('#pay');
+  await flushed(p);
+  assert.equal((await traced).headers()['sentry-trace'], '0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-1');
+  assert.deepEqual((await rowsOf(await sessionOf(p))).map((r) => r.event_type), ['page.view', 'ui.click']);
   await p.context().close();
 });

@@ -7,7 +7,7 @@ import { decodeCursor, pageOf, pageQuery, toPage } from '../../kit/paging.ts';
 import type { KeyResolver } from '../projects/key-resolver.ts';
 import {
   createApiKey, createProject, getProject, listApiKeys, listProjects, revokeApiKey,
-  PROJECT_ID_PATTERN, ProjectExistsError, ProjectNotFoundError,
+  PROJECT_ID_PATTERN, ProjectExistsError, ProjectInputError, ProjectNotFoundError,
 } from '../projects/store.ts';
 import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
 import { INGEST_ADMIN_SCOPE } from './scope.ts';
@@ -49,7 +49,7 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
         tags: ['admin'],
         security,
         body: Type.Object({
-          name: Type.String({ minLength: 1, maxLength: 200 }),
+          name: Type.String({ minLength: 1, maxLength: 200, description: 'Not blank (white space only)' }),
           id: Type.Optional(Type.String({ pattern: PROJECT_ID_PATTERN.source, description: 'Chosen project id; generated when absent' })),
         }, { additionalProperties: false }),
         response: { 201: Project, ...errors },
@@ -59,6 +59,7 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
         return reply.code(201).send(await createProject(db, request.body));
       } catch (err) {
         if (err instanceof ProjectExistsError) throw new HttpError(409, 'CONFLICT', err.message);
+        if (err instanceof ProjectInputError) throw new HttpError(400, 'VALIDATION_ERROR', err.message);
         throw err;
       }
     });
@@ -89,7 +90,7 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
         tags: ['admin'],
         security,
         params: ProjectParams,
-        body: Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
+        body: Type.Object({ name: Type.Optional(Type.String({ maxLength: 200, description: 'Not blank when given; leave it out for a key without a name' })) }, { additionalProperties: false }),
         response: { 201: CreatedApiKey, ...errors },
       },
       // Every field is optional, so a POST without a body is a valid request.
@@ -98,11 +99,12 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
       },
     }, async (request, reply) => {
       try {
-        const { key, record } = await createApiKey(db, request.params.projectId, request.body.name ?? '');
+        const { key, record } = await createApiKey(db, request.params.projectId, request.body.name);
         reply.header('cache-control', 'no-store');
         return reply.code(201).send({ ...record, key });
       } catch (err) {
         if (err instanceof ProjectNotFoundError) throw new HttpError(404, 'NOT_FOUND', err.message);
+        if (err instanceof ProjectInputError) throw new HttpError(400, 'VALIDATION_ERROR', err.message);
         throw err;
       }
     });

@@ -11,7 +11,7 @@ import type { IngestMetrics } from '../metrics.ts';
 import type { KeyResolver } from '../projects/key-resolver.ts';
 import { discardRest, readBody, TOO_LARGE, type ReadBody } from './body.ts';
 import { CommitUnavailableError, isUnavailable, type Committer } from './committer.ts';
-import { ALLOWED_REQUEST_HEADERS, createCorsPolicy } from './cors.ts';
+import { allowedRequestHeaders, createCorsPolicy } from './cors.ts';
 import { excessOf } from './depth.ts';
 import { EVENT_TYPES, MAX_BODY_BYTES, MAX_BODY_NESTING, MAX_BODY_VALUES, MAX_EVENTS_PER_BATCH, SCANNED_BODY_BYTES } from './fields.ts';
 import { fastBatch } from './fast-batch.ts';
@@ -88,12 +88,12 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     if (String(request.headers['access-control-request-method']).toUpperCase() !== 'POST') throw methodNotAllowed();
     reply.header('access-control-allow-origin', origin);
     reply.header('access-control-allow-methods', 'POST');
-    reply.header('access-control-allow-headers', ALLOWED_REQUEST_HEADERS);
+    reply.header('access-control-allow-headers', allowedRequestHeaders(request.headers['access-control-request-headers']));
     reply.header('access-control-max-age', '600');
     return reply.code(204).send(null);
   };
   app.options('/v1/events', {
-    schema: { operationId: 'preflightEvents', summary: 'CORS preflight', tags: ['events'], response: { 204: Type.Null(), 403: ErrorBody, 405: ErrorBody } },
+    schema: { operationId: 'preflightEvents', summary: 'CORS preflight', description: 'From an origin of INGEST_ALLOWED_ORIGINS asking for POST: 204 allowing Content-Type, Content-Encoding, X-Svc-API-Key, X-Request-Id and any other request header the preflight names (a tracing library\'s `traceparent`, `tracestate`, `baggage`, `sentry-trace`, …).', tags: ['events'], response: { 204: Type.Null(), 403: ErrorBody, 405: ErrorBody } },
     // Also answered before any body is parsed, so an OPTIONS with a body is a 405 (or a preflight), never a 415.
     onRequest: preflight,
   }, refuseMethod);

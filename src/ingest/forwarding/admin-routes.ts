@@ -87,7 +87,7 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
         body: Type.Object({
           name: Type.String({ minLength: 1, maxLength: 200 }),
           kind: Kind,
-          base_url: Type.Optional(Type.String({ description: 'Required for webhook (the URL events are POSTed to); otherwise the vendor\'s API host (its public API by default), under which the vendor\'s path goes, its query string kept. No fragment' })),
+          base_url: Type.Optional(Type.String({ description: 'Required for webhook (the URL events are POSTed to); otherwise the vendor\'s API host (its public API by default), under which the vendor\'s path goes (once: a URL already ending in it, such as Amplitude\'s `https://api2.amplitude.com/2/httpapi`, is the endpoint), its query string kept. No fragment' })),
           credentials: Type.Optional(Credentials),
           settings: Type.Optional(Settings),
           enabled: Type.Optional(Type.Boolean({ default: true })),

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../kit/db.ts';
 import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { isoUtc } from '../../kit/sql.ts';
+import { isBlank } from '../names.ts';
 
 export interface Project {
   id: string;
@@ -23,6 +24,8 @@ const KEY_PREFIX = 'isk_';
 
 export class ProjectExistsError extends Error {}
 export class ProjectNotFoundError extends Error {}
+/** A value the caller gave that cannot be stored as it is; the message names the field. */
+export class ProjectInputError extends Error {}
 
 const PROJECT_COLUMNS = `id, name, ${isoUtc('created_at')} AS created_at`;
 const KEY_COLUMNS = `id, project_id, name, prefix, ${isoUtc('created_at')} AS created_at, ${isoUtc('revoked_at')} AS revoked_at`;
@@ -40,6 +43,7 @@ function positioned<T extends { id: string }>(rows: (T & { sort_at: string })[])
 }
 
 export async function createProject(db: Queryable, input: { name: string; id?: string | undefined }): Promise<Project> {
+  if (isBlank(input.name)) throw new ProjectInputError('name: must not be blank');
   const id = input.id ?? `prj_${randomToken(9)}`;
   const { rows } = await db.query<Project>(
     `INSERT INTO projects (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING ${PROJECT_COLUMNS}`,
@@ -64,14 +68,15 @@ export async function getProject(db: Queryable, id: string): Promise<Project | u
   return (await db.query<Project>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = $1`, [id])).rows[0];
 }
 
-/** Creates a key and returns it in clear this once; only its SHA-256 is stored. */
-export async function createApiKey(db: Queryable, projectId: string, name: string): Promise<{ key: string; record: ApiKeyRecord }> {
+/** Creates a key and returns it in clear this once; only its SHA-256 is stored. A key without a name has none given. */
+export async function createApiKey(db: Queryable, projectId: string, name?: string): Promise<{ key: string; record: ApiKeyRecord }> {
+  if (name !== undefined && isBlank(name)) throw new ProjectInputError('name: must not be blank (leave it out for a key without a name)');
   const key = KEY_PREFIX + randomToken(32);
   const { rows } = await db.query<ApiKeyRecord>(
     `INSERT INTO api_keys (id, project_id, name, key_hash, prefix)
      SELECT $1, p.id, $3, $4, $5 FROM projects p WHERE p.id = $2
      RETURNING ${KEY_COLUMNS}`,
-    [`key_${randomToken(9)}`, projectId, name, sha256Hex(key), key.slice(0, KEY_PREFIX.length + 8)],
+    [`key_${randomToken(9)}`, projectId, name ?? '', sha256Hex(key), key.slice(0, KEY_PREFIX.length + 8)],
   );
   if (!rows[0]) throw new ProjectNotFoundError(`no project ${projectId}`);
   return { key, record: rows[0] };

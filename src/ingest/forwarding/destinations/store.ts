@@ -1,6 +1,7 @@
 import type { Queryable } from '../../../kit/db.ts';
 import { openSealedString, randomToken, seal } from '../../../kit/crypto.ts';
 import { isoUtc } from '../../../kit/sql.ts';
+import { isBlank } from '../../names.ts';
 import type { PageRequest, Positioned } from '../../projects/store.ts';
 import { checkBaseUrl, openBaseUrl, redactBaseUrl, sealBaseUrl } from './base-url.ts';
 import { DestinationConflictError, DestinationInputError, DestinationNotFoundError } from './errors.ts';
@@ -47,6 +48,7 @@ export interface NewDestination {
 }
 
 export async function createDestination(db: Queryable, key: Buffer, input: NewDestination): Promise<{ destination: DestinationView; shownOnce: Record<string, string> | undefined }> {
+  if (isBlank(input.name)) throw new DestinationInputError('name: must not be blank');
   if (!isDestinationKind(input.kind)) throw new DestinationInputError(`kind: must be one of ${Object.keys(KINDS).join(', ')}`);
   const kind = KINDS[input.kind];
   const rawUrl = input.baseUrl ?? kind.defaultBaseUrl;
@@ -112,7 +114,10 @@ export async function updateDestination(db: Queryable, key: Buffer, id: string, 
     params.push(value);
     sets.push(`${column} = $${params.length}`);
   };
-  if (changes.name !== undefined) set('name', changes.name);
+  if (changes.name !== undefined) {
+    if (isBlank(changes.name)) throw new DestinationInputError('name: must not be blank');
+    set('name', changes.name);
+  }
   if (changes.enabled !== undefined) set('enabled', changes.enabled);
   if (changes.baseUrl !== undefined) {
     const baseUrl = checkBaseUrl(changes.baseUrl);
