@@ -60,6 +60,17 @@ export function linkServices(started: { name: string; loaded: LoadedService }[])
           if (made.status === 'existing') return made;
           return { status: 'created', setupLink: passwordLinkUrl(identity.issuer, made.token), expiresAt: made.expiresAt };
         },
+        newPasswordLink: async (input) => {
+          if (!identityApp) throw new Error('the identity service is not running');
+          const { identityRuntime } = await import('../identity/app.ts');
+          const { issueSetupLink } = await import('../identity/password-links/issue.ts');
+          const { passwordLinkUrl } = await import('../identity/password-links/store.ts');
+          // onlyLinkMade: a dashboard admin may renew the links Add user made, never reach into other accounts.
+          const made = await issueSetupLink(identityRuntime(identityApp).db, {
+            who: { email: input.email }, ttlSeconds: identity.passwordLinkTtl, continueTo: `${dashboardPublicUrl(dashboard)}/`, onlyLinkMade: true,
+          });
+          return { setupLink: passwordLinkUrl(identity.issuer, made.token), expiresAt: made.expiresAt };
+        },
       },
     };
     wired.push('dashboard → identity');
