@@ -12,11 +12,12 @@ import type { AuditRecord } from './audit/routes.ts';
 import type { Bundle, Imported } from './transfer/schemas.ts';
 import type { PublicDashboard, Share } from './sharing/schemas.ts';
 import type { TenantSchema } from './tenants/routes.ts';
-import type { CreatedUserSchema } from './users/schemas.ts';
+import type { CreatedUserSchema, PasswordLinkSchema } from './users/schemas.ts';
 import type { SetupBody, SetupResultSchema, SetupStatusSchema } from './setup/schemas.ts';
 
 export type ApiUser = Static<typeof UserSchema>;
 export type ApiCreatedUser = Static<typeof CreatedUserSchema>;
+export type ApiPasswordLink = Static<typeof PasswordLinkSchema>;
 export type ApiTokenPair = Static<typeof TokenPairSchema>;
 export type ApiSetupStatus = Static<typeof SetupStatusSchema>;
 export type ApiSetupBody = Static<typeof SetupBody>;

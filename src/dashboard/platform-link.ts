@@ -19,5 +19,11 @@ export interface DashboardLinks {
      * nothing is changed there and no link is made: they sign in with their own password).
      */
     inviteAccount(input: { email: string; name: string }): Promise<{ status: 'created'; setupLink: string; expiresAt: string } | { status: 'existing' }>;
+    /**
+     * A new one-time link for a person whose account Add user made and who has no way to sign in yet; their older
+     * unused links stop working. Identity's refusals are HttpErrors: 404 (no account with this email), 409 (they have a
+     * password, a passkey or a linked account; deactivated; an account Add user did not make), with why.
+     */
+    newPasswordLink(input: { email: string }): Promise<{ setupLink: string; expiresAt: string }>;
   };
 }

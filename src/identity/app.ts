@@ -196,7 +196,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     const providerNames = new Map([...upstream.providers].map(([id, p]) => [id, p.name]));
     await registerSessionPages(app, { db, accounts, csrf, issuer: config.issuer, providerNames });
     await registerLinkedAccounts(app, { db, secretKey, accounts, csrf, issuer: config.issuer, providers: upstream.providers });
-    await registerAdmin(app, { db, clients, accounts, scopes, guard, invites });
+    await registerAdmin(app, { db, clients, accounts, scopes, guard, invites, passwordLinks: { issuer: config.issuer, passwordLinkTtl: config.passwordLinkTtl } });
     await registerInviteeRoutes(app, { db, verifier, dpop });
     await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder, dpop });
     await registerPersonDelegationRoutes(app, { db, holder, accounts, clients, dpop });

@@ -52,15 +52,24 @@ export function linkServices(started: { name: string; loaded: LoadedService }[])
         inviteAccount: async (input) => {
           if (!identityApp) throw new Error('the identity service is not running');
           const { identityRuntime } = await import('../identity/app.ts');
-          const { createHumanWithSetupLink, PASSWORD_LINK_PATH } = await import('../identity/password-links/store.ts');
+          const { createHumanWithSetupLink, passwordLinkUrl } = await import('../identity/password-links/store.ts');
           // The page's "Sign in" leads back to the dashboard, where "Sign in with the platform account" starts.
           const made = await createHumanWithSetupLink(identityRuntime(identityApp).db, {
             email: input.email, name: input.name, ttlSeconds: identity.passwordLinkTtl, continueTo: `${dashboardPublicUrl(dashboard)}/`,
           });
           if (made.status === 'existing') return made;
-          const link = new URL(PASSWORD_LINK_PATH, identity.issuer);
-          link.searchParams.set('token', made.token);
-          return { status: 'created', setupLink: link.href, expiresAt: made.expiresAt };
+          return { status: 'created', setupLink: passwordLinkUrl(identity.issuer, made.token), expiresAt: made.expiresAt };
+        },
+        newPasswordLink: async (input) => {
+          if (!identityApp) throw new Error('the identity service is not running');
+          const { identityRuntime } = await import('../identity/app.ts');
+          const { issueSetupLink } = await import('../identity/password-links/issue.ts');
+          const { passwordLinkUrl } = await import('../identity/password-links/store.ts');
+          // onlyLinkMade: a dashboard admin may renew the links Add user made, never reach into other accounts.
+          const made = await issueSetupLink(identityRuntime(identityApp).db, {
+            who: { email: input.email }, ttlSeconds: identity.passwordLinkTtl, continueTo: `${dashboardPublicUrl(dashboard)}/`, onlyLinkMade: true,
+          });
+          return { setupLink: passwordLinkUrl(identity.issuer, made.token), expiresAt: made.expiresAt };
         },
       },
     };

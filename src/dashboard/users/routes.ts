@@ -9,6 +9,7 @@ import { conflict, forbidden, notFound, validation } from '../errors.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import { DisplayText, Email, IdParams, IdPosition, ListQuery, RoleSchema, UserSchema, bearer, errors } from '../schemas.ts';
 import { CreatedUserSchema } from './schemas.ts';
+import { registerPasswordLinkRoute } from './password-link-routes.ts';
 import { createUser, EmailTaken, getUser, listUsers, otherActiveOwners, setActive, setRole, toUser, type UserRow } from './store.ts';
 
 const tags = ['users'];
@@ -133,6 +134,7 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
     });
     return reply.code(204).send(null);
   });
+  registerPasswordLinkRoute(app, ctx);
 }
 
 type Tx = Parameters<Parameters<DashboardContext['db']['transaction']>[0]>[0];

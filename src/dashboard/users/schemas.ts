@@ -13,3 +13,9 @@ export const CreatedUserSchema = Type.Object({
   })),
   setupLinkExpiresAt: Type.Optional({ ...Timestamp, description: 'with `setupLink`: when the link stops working (IDENTITY_PASSWORD_LINK_TTL after now, 7 days by default)' }),
 });
+
+/** The answer to "New password link": the one-time link, answered this once. */
+export const PasswordLinkSchema = Type.Object({
+  setupLink: Type.String({ format: 'uri', description: 'the new one-time link at identity where the person chooses a password; the older unused ones stop working; stored nowhere by the dashboard' }),
+  setupLinkExpiresAt: { ...Timestamp, description: 'when the link stops working (IDENTITY_PASSWORD_LINK_TTL after now, 7 days by default)' },
+});

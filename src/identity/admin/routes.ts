@@ -16,6 +16,7 @@ import { registerCredentialRoutes } from '../credentials/routes.ts';
 import { registerInviteRoutes, type InviteDeps } from '../invites/routes.ts';
 import { registerDelegationAdminRoutes } from '../delegation/routes.ts';
 import { registerExternalIdentityRoutes } from '../social/admin-routes.ts';
+import { registerPasswordLinkAdminRoutes, type PasswordLinkAdminDeps } from '../password-links/admin-routes.ts';
 import { ByTime, ById, Errors, Nullable, Page, Security, Uuid } from './schemas.ts';
 import { createApp, createSecret, findApp, findSecret, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
 import { listConsents, revokeConsent } from '../consent/store.ts';
@@ -28,6 +29,7 @@ export interface AdminDeps {
   scopes: string[];
   guard: AdminGuard;
   invites: InviteDeps;
+  passwordLinks: Omit<PasswordLinkAdminDeps, 'db'>;
 }
 
 
@@ -150,6 +152,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     await registerInviteRoutes(scope, deps.invites);
     await registerDelegationAdminRoutes(scope, deps);
     await registerExternalIdentityRoutes(scope, deps);
+    await registerPasswordLinkAdminRoutes(scope, { db: deps.db, ...deps.passwordLinks });
 
     scope.get('/principals/:id/tokens', {
       schema: { operationId: 'listPrincipalTokens', tags, security, summary: "A principal's live tokens, newest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(TokenOut), ...Errors } },

@@ -21,7 +21,7 @@ const tags = ['sign-in'];
 const Html = { 200: Type.String(), 400: Type.String(), 403: Type.String(), 404: Type.String(), 409: Type.String(), 410: Type.String() };
 const Token = Type.String({ maxLength: 200 });
 // Unknown, spent and expired links each get their own status, so a script (and a test) can tell them apart too.
-const STATUS = { unknown: 404, used: 409, expired: 410 } as const;
+const STATUS = { unknown: 404, used: 409, expired: 410, replaced: 410 } as const;
 
 /**
  * The page a "choose your password" link opens (`GET /account/choose-password?token=`): the account's email and a new

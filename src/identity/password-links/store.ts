@@ -7,10 +7,17 @@ import { findHumanByEmail } from '../principals/view.ts';
 /** Where the link opens, on the issuer; `?token=` is added. */
 export const PASSWORD_LINK_PATH = '/account/choose-password';
 
+/** The address a token is answered as: the page on the issuer, with the token in the query. */
+export function passwordLinkUrl(issuer: string, token: string): string {
+  const link = new URL(PASSWORD_LINK_PATH, issuer);
+  link.searchParams.set('token', token);
+  return link.href;
+}
+
 /** What a token opens: `open` may set a password; the others get a page saying why not. */
 export type LinkState =
   | { state: 'open'; principalId: string; email: string; continueTo: string | null }
-  | { state: 'used' | 'expired'; email: string }
+  | { state: 'used' | 'expired' | 'replaced'; email: string }
   | { state: 'unknown' };
 
 /**
@@ -45,8 +52,8 @@ export async function createHumanWithSetupLink(
 }
 
 export async function readLink(db: Database, token: string): Promise<LinkState> {
-  const r = await db.query<{ principal_id: string; email: string; used: boolean; expired: boolean; continue_to: string | null }>(
-    `SELECT l.principal_id, h.email, l.used_at IS NOT NULL AS used, l.expires_at <= now() AS expired, l.continue_to
+  const r = await db.query<{ principal_id: string; email: string; used: boolean; replaced: boolean; expired: boolean; continue_to: string | null }>(
+    `SELECT l.principal_id, h.email, l.used_at IS NOT NULL AS used, l.replaced_at IS NOT NULL AS replaced, l.expires_at <= now() AS expired, l.continue_to
        FROM password_links l JOIN humans h ON h.principal_id = l.principal_id
       WHERE l.token_hash = $1`,
     [sha256Hex(token)],
@@ -54,6 +61,7 @@ export async function readLink(db: Database, token: string): Promise<LinkState> 
   const row = r.rows[0];
   if (!row) return { state: 'unknown' };
   if (row.used) return { state: 'used', email: row.email };
+  if (row.replaced) return { state: 'replaced', email: row.email };
   if (row.expired) return { state: 'expired', email: row.email };
   return { state: 'open', principalId: row.principal_id, email: row.email, continueTo: row.continue_to };
 }
@@ -70,7 +78,7 @@ export async function spendLink(db: Database, token: string, password: string): 
   const hash = await hashSecret(password);
   const spent = await db.transaction(async (tx) => {
     const r = await tx.query<{ principal_id: string }>(
-      `UPDATE password_links SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING principal_id`,
+      `UPDATE password_links SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND replaced_at IS NULL AND expires_at > now() RETURNING principal_id`,
       [sha256Hex(token)],
     );
     const principalId = r.rows[0]?.principal_id;

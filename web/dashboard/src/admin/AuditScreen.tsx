@@ -10,7 +10,7 @@ import { usePages } from './usePages.ts';
 const ACTIONS = [
   'dashboard.create', 'dashboard.update', 'dashboard.delete', 'dashboard.restore', 'dashboard.share', 'dashboard.unshare',
   'datasource.create', 'datasource.update', 'datasource.delete', 'datasource.test', 'query.run',
-  'user.create', 'user.role_change', 'user.deactivate', 'user.reactivate', 'user.sign_in',
+  'user.create', 'user.role_change', 'user.deactivate', 'user.reactivate', 'user.password_link', 'user.sign_in',
   'tenant.create', 'tenant.update', 'setup.first_owner',
 ];
 

@@ -1,6 +1,6 @@
-import { useState } from 'react';
-import { api } from '../api/client.ts';
-import type { ApiCreatedUser, ApiUser } from '../api/types.ts';
+import { useEffect, useState } from 'react';
+import { api, get } from '../api/client.ts';
+import type { ApiCreatedUser, ApiPasswordLink, ApiSetupStatus, ApiUser } from '../api/types.ts';
 import { useScreen } from '../app/useTitle.ts';
 import { AddUserForm } from './AddUserForm.tsx';
 import { SetupLinkNotice, addedMessage } from './SetupLinkNotice.tsx';
@@ -10,16 +10,21 @@ import { usePages } from './usePages.ts';
 import { useReturnFocus } from './useReturnFocus.ts';
 import { WideTable } from '../app/WideTable.tsx';
 
-/** The tenant's users (admins and owners): add one, change a role, deactivate and reactivate. */
+/** The tenant's users (admins and owners): add one, change a role, deactivate and reactivate, send a new password link. */
 export function UsersScreen({ me }: { me: ApiUser }) {
   useScreen('Users');
   const pages = usePages<ApiUser>('/admin/users', {});
   const [panel, setPanel] = useState<{ kind: 'none' } | { kind: 'add' } | { kind: 'role'; user: ApiUser }>({ kind: 'none' });
   const [message, setMessage] = useState('');
   const [error, setError] = useState('');
-  // The last added person's one-time password link: held only here, gone with the next action or a reload.
+  // The last one-time password link (Add user's or a new one): held only here, gone with the next action or a reload.
   const [added, setAdded] = useState<ApiCreatedUser | null>(null);
   const addButton = useReturnFocus<HTMLButtonElement>(panel.kind !== 'none');
+  // Password links exist only when `platform start` runs identity beside the dashboard; /setup says whether it does.
+  const [linked, setLinked] = useState(false);
+  useEffect(() => {
+    get<ApiSetupStatus>('/setup').then((s) => setLinked(s.platformAccount), () => setLinked(false));
+  }, []);
 
   const act = async (what: () => Promise<string>) => {
     setError('');
@@ -37,6 +42,11 @@ export function UsersScreen({ me }: { me: ApiUser }) {
     if (!confirm(`Deactivate ${u.name}? They are signed out everywhere at once.`)) return '';
     await api('DELETE', `/admin/users/${u.id}`);
     return `${u.name} is deactivated.`;
+  });
+  const newLink = (u: ApiUser) => act(async () => {
+    const { data } = await api<ApiPasswordLink>('POST', `/admin/users/${u.id}/password-link`);
+    setAdded({ ...u, ...data });
+    return `A new password link for ${u.name}: links sent before no longer work.`;
   });
   const reactivate = (u: ApiUser) => act(async () => {
     await api('PATCH', `/admin/users/${u.id}`, { body: { active: true } });
@@ -72,6 +82,7 @@ export function UsersScreen({ me }: { me: ApiUser }) {
                   <td className="actions">
                     {mayChange(me, u) && u.active && <button type="button" className="secondary" onClick={() => { setAdded(null); setPanel({ kind: 'role', user: u }); }} aria-label={`Change role of ${u.name}`}>Change role</button>}
                     {mayChange(me, u) && u.active && <button type="button" className="danger" onClick={() => deactivate(u)} aria-label={`Deactivate ${u.name}`}>Deactivate</button>}
+                    {linked && mayChange(me, u) && u.active && <button type="button" className="secondary" onClick={() => newLink(u)} aria-label={`New password link for ${u.name}`}>New password link</button>}
                     {mayChange(me, u) && !u.active && <button type="button" className="secondary" onClick={() => reactivate(u)} aria-label={`Reactivate ${u.name}`}>Reactivate</button>}
                   </td>
                 </tr>
