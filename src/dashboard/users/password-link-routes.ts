@@ -30,6 +30,9 @@ export function registerPasswordLinkRoute(app: App, ctx: DashboardContext): void
     if (!user) throw notFound('user');
     if (me.role !== 'owner' && user.role === 'owner') throw forbidden('only an owner may send an owner a password link');
     if (!user.active) throw conflict(`${user.email} is deactivated: reactivate them first`);
+    // Only an account this tenant's Add user made: another tenant's (or identity's own) is not this admin's to open.
+    const { rows } = await ctx.db.query<{ made: boolean }>('SELECT made_platform_account AS made FROM users WHERE id = $1', [user.id]);
+    if (!rows[0]?.made) throw conflict(`${user.email}'s platform account was not made by Add user in this tenant: they sign in with it as it is, or the platform's administrator sends them a link`);
     const made = await linked.newPasswordLink({ email: user.email }).catch((err: unknown) => {
       if (err instanceof HttpError && err.statusCode === 404) throw notFound(`a platform account for ${user.email}`);
       if (err instanceof HttpError && err.statusCode < 500) throw new HttpError(err.statusCode, err.code, `the platform account of ${user.email}: ${err.message}`);

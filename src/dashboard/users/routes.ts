@@ -72,6 +72,7 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
           throw err;
         })
         : undefined;
+      if (account?.status === 'created') await tx.query('UPDATE users SET made_platform_account = true WHERE id = $1', [created.id]);
       await recordAudit(tx, {
         ...actor(request), action: 'user.create', targetType: 'user', targetId: created.id,
         // Whether identity made an account, never the link: it is a credential until used.
