@@ -26,6 +26,8 @@ const badBodies: Array<[string, unknown, RegExp]> = [
   ['url not a string', { url: 42 }, /url/],
   ['url empty', { url: '' }, /url/],
   ['url not absolute', { url: 'example.com/page' }, /url must be an absolute http or https URL/],
+  ['url port out of range', { url: 'https://example.com:65536/' }, /^url has the port 65536, out of range: a port is at most 65535$/],
+  ['url port out of range, IPv6 host', { url: 'http://[2001:db8::1]:700000/x' }, /^url has the port 700000, out of range: a port is at most 65535$/],
   ['url too long', { url: `http://example.com/${'a'.repeat(2100)}` }, /url/],
   ['an unknown property', { url: URL_OK, wcagLevel: 'AA' }, /unknown property "wcagLevel"/],
 ];

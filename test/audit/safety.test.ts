@@ -65,7 +65,13 @@ test('the crawler\'s own reads (robots.txt, sitemaps) check every redirect hop t
 test('URLs of internal addresses and other schemes are refused when asked for, with 400 naming why', async () => {
   const cases: Array<[string, RegExp]> = [
     ['http://10.0.0.1/', /10\.0\.0\.1 is a private address/],
-    ['http://169.254.169.254/latest/meta-data/', /link-local/],
+    ['http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254 is a link-local address, where a cloud metadata service answers$/],
+    // The URL parser compresses the mapped form; the message gives the IPv4 address a caller recognises.
+    ['http://[::ffff:10.0.0.1]/', /refused: ::ffff:a00:1 \(IPv4 10\.0\.0\.1\) is a private address$/],
+    ['http://[fd00:ec2::254]/latest/meta-data/', /fd00:ec2::254 is a private address, where a cloud metadata service answers$/],
+    ['http://[fe80::1]/', /fe80::1 is a link-local address$/],
+    ['http://169.254.10.20/', /169\.254\.10\.20 is a link-local address$/],
+    ['http://[64:ff9b::a00:1]/', /64:ff9b::a00:1 is a NAT64 address \(64:ff9b::\/96, an IPv4 address in IPv6 form\)$/],
     [`${internal.origin}/`, /127\.0\.0\.2 is a loopback address/],
     ['http://[::1]/', /loopback/],
     ['http://0.0.0.0:8080/', /0\.0\.0\.0 is an unspecified address/],

@@ -20,7 +20,8 @@ function impactOf(value: ImpactValue | undefined | null): Impact | null {
 
 function reasonOf(node: NodeResult): string {
   const messages = [...node.any, ...node.all, ...node.none].map((c) => c.message).filter(Boolean);
-  return [...new Set(messages)].join(' ') || node.failureSummary || '';
+  // One message per line, as axe's failureSummary has them: joined by spaces they read as one sentence.
+  return [...new Set(messages)].join('\n') || node.failureSummary || '';
 }
 
 export interface PageFindings {

@@ -2,6 +2,7 @@ import type { AuditResult, Finding, Impact, LlmFinding, LlmOutcome, NeedsReviewI
 import { criterionAnchor, criterionName } from './criteria.ts';
 import { escapeHtml as e, link } from './escape.ts';
 import { groupByCriterion, type CriterionGroup } from './group.ts';
+import { rulePriorities } from './priorities.ts';
 import { REPORT_CSS } from './styles.ts';
 
 /**
@@ -45,7 +46,7 @@ function reviewItem(n: NeedsReviewItem): string {
 <dl class="detail">
 <dt>Element</dt><dd><code>${e(n.selector)}</code></dd>
 <dt>Markup</dt><dd>${snippet(n.html)}</dd>
-<dt>Why a person must check</dt><dd>${e(n.reason)}</dd>
+<dt>Why a person must check</dt><dd class="lines">${e(n.reason)}</dd>
 <dt>Learn more</dt><dd>${e(n.description)} ${link(n.help, `Rule ${n.ruleId} explained`)}</dd>
 </dl>
 </li>`;
@@ -126,6 +127,21 @@ function stats(r: AuditResult): string {
   return `<dl class="stats">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`;
 }
 
+function fixFirst(r: AuditResult): string {
+  const rules = rulePriorities(r);
+  if (rules.length === 0) return '';
+  const items = rules.map((p) => {
+    const target = p.criteria.length > 0 ? criterionAnchor('sc', p.criteria[0]!) : 'sc-unmapped';
+    const criteria = p.criteria.map((c) => `${e(c)}${criterionName(c) ? ` ${e(criterionName(c)!)}` : ''}`).join(', ');
+    return `<li><span class="badge ${p.impact}">${IMPACT_LABEL[p.impact]}</span><a href="#${target}">${e(p.summary)}</a> <span>(rule <code>${e(p.ruleId)}</code>)</span>: ${plural(p.elements, 'element')} on ${plural(p.pages, 'page')}${criteria ? `; ${criteria}` : ''}</li>`;
+  });
+  return `<h3 id="fix-first">What to fix first</h3>
+<p>The failing rules, most severe first and then by how many elements fail them. One change to a shared template or style often fixes many elements at once.</p>
+<ol class="priorities">
+${items.join('\n')}
+</ol>`;
+}
+
 function pageRow(p: PageResult): string {
   if (p.status === 'failed') {
     return `<tr><th scope="row">${link(p.url)}</th><td colspan="8">Not audited: ${e(p.error ?? 'unknown error')}</td></tr>`;
@@ -188,6 +204,7 @@ export function renderHtmlReport(r: AuditResult): string {
 <div class="card"><h3>Conformance</h3>${verdict(r)}</div>
 <div class="card"><h3>Counts</h3>${stats(r)}</div>
 </div>
+${fixFirst(r)}
 </section>
 <section aria-labelledby="failures">
 <h2 id="failures">Failures by success criterion</h2>

@@ -68,6 +68,15 @@ ol.findings > li.llm { border-left-style: double; }
 dl.detail { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 0.75rem; margin: 0.5rem 0 0; }
 dl.detail dt { color: var(--muted); }
 dl.detail dd { margin: 0; min-width: 0; }
+/* axe gives one message per check; they read as one run-on sentence unless each keeps its line. */
+dd.lines { white-space: pre-line; }
+/* Beside a label column a 320 px window leaves markup and fixes about 140 px: narrow windows stack them. */
+@media (max-width: 30rem) {
+  dl.detail { grid-template-columns: 1fr; gap: 0; }
+  dl.detail dd { margin-bottom: 0.5rem; }
+}
+ol.priorities { padding-left: 1.75rem; }
+ol.priorities > li { margin: 0 0 0.5rem; overflow-wrap: anywhere; }
 code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 0.875rem; }
 code { background: var(--code-bg); border-radius: 3px; padding: 0 0.25rem; overflow-wrap: anywhere; }
 pre { background: var(--code-bg); border-radius: 4px; padding: 0.5rem; margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }

@@ -9,6 +9,7 @@ import { JobIdParams } from '../jobs/routes.ts';
 import { OpenAcrQuery, openAcrResponse } from '../openacr/query.ts';
 import type { OpenAcrDefaults } from '../openacr/report.ts';
 import { renderHtmlReport } from '../report/render.ts';
+import { AuditResultSchema } from '../result/schema.ts';
 import type { AuditResult } from '../result/types.ts';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 503);
@@ -38,7 +39,7 @@ export function registerReportRoutes(app: App, deps: { db: Database; guard: Audi
         security,
         params: JobIdParams,
         querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('html')], { description: 'json (default) or html' })) }, { additionalProperties: false }),
-        response: { 200: { description: 'The report: the audit result as JSON, or an HTML page', content: { 'application/json': { schema: { type: 'object' } }, 'text/html': { schema: { type: 'string' } } } }, ...errors },
+        response: { 200: { description: 'The report: the audit result as JSON, or an HTML page', content: { 'application/json': { schema: AuditResultSchema }, 'text/html': { schema: { type: 'string' } } } }, ...errors },
       },
     }, async (request, reply) => {
       const result = await completedResult(deps.db, request.auditOwner, request.params.id);

@@ -50,6 +50,9 @@ export function parseAuditUrl(raw: string): URL {
   try {
     url = new URL(raw.trim());
   } catch {
+    // The URL parser only says "Invalid URL"; a port past 65535 is a common slip worth naming.
+    const port = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?(?:\[[^\]]*\]|[^/?#:]*):(\d+)(?:[/?#]|$)/i.exec(raw.trim())?.[1];
+    if (port !== undefined && Number(port) > 65535) throw badRequest(`url has the port ${port.length > 12 ? port.slice(0, 12) + '…' : port}, out of range: a port is at most 65535`);
     throw badRequest(`url must be an absolute http or https URL; got ${JSON.stringify(raw.length > 100 ? raw.slice(0, 100) + '…' : raw)}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`url must use http or https; got ${url.protocol.replace(':', '')}`);

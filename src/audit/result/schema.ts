@@ -5,6 +5,9 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union(
 const Str = Type.String();
 const Int = Type.Integer();
 const Level = Type.Union([Type.Literal('A'), Type.Literal('AA'), Type.Literal('AAA')]);
+const Version = Type.Union([Type.Literal('2.0'), Type.Literal('2.1'), Type.Literal('2.2')]);
+const Provider = Type.Union([Type.Literal('openai'), Type.Literal('anthropic')]);
+const Instant = Type.String({ format: 'date-time' });
 const Impact = Type.Union([Type.Literal('critical'), Type.Literal('serious'), Type.Literal('moderate'), Type.Literal('minor')]);
 const Target = Type.Array(Type.Union([Type.String(), Type.Array(Type.String())]));
 
@@ -59,19 +62,44 @@ const Rule = Type.Object({
   needsReviewPages: Int,
 });
 
+const LlmFinding = Type.Object({
+  id: Str,
+  source: Type.Literal('llm'),
+  check: Type.Union([Type.Literal('image-alt'), Type.Literal('link-purpose'), Type.Literal('page-title')]),
+  provider: Provider,
+  model: Str,
+  confidence: Type.Number({ minimum: 0, maximum: 1 }),
+  description: Str,
+  suggestion: Nullable(Str),
+  successCriteria: Type.Array(Str),
+  level: Level,
+  element: Str,
+  selector: Str,
+  html: Str,
+  pageUrl: Str,
+});
+
+const LlmOutcome = Type.Object({
+  provider: Provider,
+  model: Str,
+  status: Type.Union([Type.Literal('completed'), Type.Literal('partial'), Type.Literal('failed')]),
+  error: Nullable(Str),
+  findings: Type.Array(LlmFinding, { description: 'Judgements for a person to check: never counted in stats, score or conformant' }),
+});
+
 export const AuditConfigSchema = Type.Object({
-  wcagVersion: Str,
-  wcagLevel: Str,
+  wcagVersion: Version,
+  wcagLevel: Level,
   crawl: Type.Object({ enabled: Type.Boolean(), depth: Int, maxPages: Int }),
-  llm: Type.Object({ enabled: Type.Boolean(), provider: Nullable(Str), model: Nullable(Str) }),
+  llm: Type.Object({ enabled: Type.Boolean(), provider: Type.Union([Provider, Type.Null()]), model: Nullable(Str) }),
   axeTags: Type.Array(Str),
 });
 
 export const AuditResultSchema = Type.Object({
   url: Str,
   targetUrl: Str,
-  wcagVersion: Str,
-  wcagLevel: Str,
+  wcagVersion: Version,
+  wcagLevel: Level,
   score: Type.Integer({ minimum: 0, maximum: 100 }),
   conformant: Type.Boolean(),
   stats: Type.Object({ totalPages: Int, totalFindings: Int, critical: Int, serious: Int, moderate: Int, minor: Int, needsReview: Int, failedPages: Int }),
@@ -80,10 +108,9 @@ export const AuditResultSchema = Type.Object({
   omitted: Type.Optional(Type.Array(Omitted, { description: 'Elements beyond engine.maxElementsPerRule per rule and page: counted in stats, not listed' })),
   pages: Type.Array(Page),
   rules: Type.Array(Rule),
-  // The LLM part is built by its own module; its fields pass through as they are.
-  llm: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+  llm: Type.Union([LlmOutcome, Type.Null()], { description: 'The LLM review when the audit asked for one' }),
   config: AuditConfigSchema,
   engine: Type.Object({ axeVersion: Str, browser: Str, maxElementsPerRule: Type.Optional(Type.Integer({ description: 'Elements listed at most per rule, page and outcome' })) }),
-  startedAt: Str,
-  finishedAt: Str,
+  startedAt: Instant,
+  finishedAt: Instant,
 });

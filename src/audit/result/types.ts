@@ -91,7 +91,7 @@ export interface NeedsReviewItem {
   successCriteria: string[];
   help: string;
   summary: string;
-  /** Why axe could not decide (its messages for the node). */
+  /** Why axe could not decide: its messages for the node, one a line. */
   reason: string;
   pageUrl: string;
 }

@@ -39,7 +39,7 @@ export function isAllowEntry(entry: string): boolean {
 
 /**
  * Only globally routable unicast addresses are reachable by default: loopback, private, carrier-grade NAT,
- * link-local (cloud metadata at 169.254.169.254), unique-local, multicast, reserved, and the IPv6 forms
+ * link-local (cloud metadata at 169.254.169.254, and at fd00:ec2::254, a unique-local address), unique-local, multicast, reserved, and the IPv6 forms
  * that embed an IPv4 address (mapped, 6to4, Teredo, NAT64) are refused. `allow` names hosts (exact,
  * case-insensitive) or ranges (CIDR or single addresses) an operator lets through anyway.
  */
@@ -58,10 +58,17 @@ export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
 
   const addressAllowed = (address: string): string | null => {
     let addr = ipaddr.parse(address);
-    if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+    // URLs compress a mapped address (`[::ffff:10.0.0.1]` becomes `::ffff:a00:1`): the message names the IPv4 form too.
+    let shown = address;
+    if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
+      addr = (addr as ipaddr.IPv6).toIPv4Address();
+      shown = `${address} (IPv4 ${addr.toString()})`;
+    }
     for (const [net, bits] of ranges) if (net.kind() === addr.kind() && addr.match(net, bits)) return null;
     const range = addr.range();
-    return range === 'unicast' ? null : `${address} is ${describe(range)}`;
+    if (range === 'unicast') return null;
+    const metadata = METADATA_ADDRESSES.has(addr.toNormalizedString()) ? ', where a cloud metadata service answers' : '';
+    return `${shown} is ${describe(range)}${metadata}`;
   };
 
   return {
@@ -94,15 +101,25 @@ export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
   };
 }
 
+/**
+ * Cloud instance metadata endpoints (AWS, Google Cloud, Azure, OpenStack, DigitalOcean at 169.254.169.254; AWS
+ * over IPv6 at fd00:ec2::254; AWS ECS task metadata at 169.254.170.2): the address that makes a refusal matter
+ * most, so the message says so. Other link-local or private addresses get no such remark.
+ */
+const METADATA_ADDRESSES = new Set(['169.254.169.254', '169.254.170.2', 'fd00:ec2::254'].map((a) => ipaddr.parse(a).toNormalizedString()));
+
 function describe(range: string): string {
   switch (range) {
     case 'loopback': return 'a loopback address';
     case 'private': case 'uniqueLocal': return 'a private address';
-    case 'linkLocal': return 'a link-local address (where cloud metadata lives)';
+    case 'linkLocal': return 'a link-local address';
     case 'carrierGradeNat': return 'a carrier-grade NAT address';
     case 'unspecified': return 'an unspecified address';
     case 'multicast': return 'a multicast address';
     case 'broadcast': return 'a broadcast address';
+    case 'rfc6052': return 'a NAT64 address (64:ff9b::/96, an IPv4 address in IPv6 form)';
+    case '6to4': return 'a 6to4 address (2002::/16, an IPv4 address in IPv6 form)';
+    case 'teredo': return 'a Teredo address (2001::/32, an IPv4 address in IPv6 form)';
     default: return `not a public address (${range})`;
   }
 }

@@ -102,7 +102,7 @@ test('keyboard: the first Tab reaches a visible skip link that moves focus to th
     assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'main');
     await page.keyboard.press('Tab');
     const first = await page.evaluate('document.activeElement.getAttribute("href")');
-    assert.equal(first, 'https://shop.example.test/', 'after the skip, Tab goes on inside the report');
+    assert.equal(first, '#sc-1-1-1', 'after the skip, Tab goes on inside the report, to what to fix first');
     const outline = await page.evaluate('getComputedStyle(document.activeElement).outlineStyle');
     assert.equal(outline, 'solid', 'focus is visible');
   } finally {
