@@ -65,20 +65,31 @@ function essence(results: AxeResults) {
   return { violations: rules(results.violations), incomplete: rules(results.incomplete), passes: ids(results.passes), inapplicable: ids(results.inapplicable) };
 }
 
-async function both(path: string, runner: AxeRunner) {
+/**
+ * axe's own analyze() as the reference, and ours. On a loaded machine analyze() sometimes leaves out a frame that did
+ * not answer it in time (CI saw the cross-origin frame missing from the reference, not from ours): `complete` says
+ * whether the reference saw everything the page has, and an incomplete one is taken again, a bounded number of times.
+ */
+async function both(path: string, runner: AxeRunner, complete: (reference: ReturnType<typeof essence>) => boolean = () => true) {
   const open = async () => {
     const p = await context.newPage();
     await p.goto(site.origin + path, { waitUntil: 'load' });
     await p.waitForLoadState('networkidle');
     return p;
   };
-  const [a, b] = [await open(), await open()];
+  let reference: ReturnType<typeof essence> | undefined;
+  for (let attempt = 1; attempt <= 3 && !(reference && complete(reference)); attempt++) {
+    const a = await open();
+    try {
+      reference = essence(await new AxeBuilder({ page: a }).options(OPTIONS).analyze());
+    } finally {
+      await a.close();
+    }
+  }
+  const b = await open();
   try {
-    const reference = await new AxeBuilder({ page: a }).options(OPTIONS).analyze();
-    const ours = await runner.run(b, OPTIONS);
-    return { reference: essence(reference), ours: essence(ours) };
+    return { reference: reference!, ours: essence(await runner.run(b, OPTIONS)) };
   } finally {
-    await a.close();
     await b.close();
   }
 }
@@ -104,7 +115,9 @@ test('a clean page: nothing found either way', async () => {
 
 test('same-origin, cross-origin and nested frames: the same results as analyze(), several pages sharing one finishing page', async () => {
   const runner = new AxeRunner(context);
-  const { reference, ours } = await both('/frames', runner);
+  const framed = (r: ReturnType<typeof essence>) => ['#same', '#cross'].every((frame) => r.violations.some((v) => v.nodes.some((n) => n.target[0] === frame)));
+  const { reference, ours } = await both('/frames', runner, framed);
+  assert.ok(framed(reference), 'the reference saw both frames');
   assert.deepEqual(ours, reference);
   const imageTargets = ours.violations.find((v) => v.id === 'image-alt')!.nodes.map((n) => n.target);
   assert.ok(imageTargets.some((t) => t[0] === '#same' && t.length === 2), JSON.stringify(imageTargets));

@@ -20,10 +20,39 @@ export function whenSignedOut(fn: () => void): void {
   onSignedOut = fn;
 }
 
+const LOCK = 'dashboard.session.refresh';
+const CHANNEL = 'dashboard.session';
+/** How long a tab that waited for another tab's refresh gives that tab's new pair to reach it. */
+const HANDOVER_MS = 3_000;
+
+/**
+ * Watches for a pair another tab has just made (its message on the channel, or the shared store changing). Started
+ * before waiting for the lock, so a pair announced meanwhile is not missed.
+ */
+function watchForNewPair(rejected: string | undefined) {
+  const channel = new BroadcastChannel(CHANNEL);
+  let arrived: () => void = () => {};
+  const seen = new Promise<void>((resolve) => { arrived = resolve; });
+  channel.onmessage = (e: MessageEvent<ApiTokenPair>) => {
+    if (e.data?.accessToken && e.data.accessToken !== rejected) {
+      writeSession(e.data);
+      arrived();
+    }
+  };
+  const onStorage = () => { if (readSession()?.accessToken !== rejected) arrived(); };
+  addEventListener('storage', onStorage);
+  return {
+    wait: (ms: number) => Promise.race([seen, new Promise<void>((resolve) => setTimeout(resolve, ms))]),
+    close: () => { channel.close(); removeEventListener('storage', onStorage); },
+  };
+}
+
 /**
  * Trades the refresh token for a new pair. Tabs share the pair, and the service takes a refresh token presented twice
- * as stolen (the whole session ends), so tabs refresh one at a time under a Web Lock: a tab that gets the lock after
- * another tab refreshed finds a new access token stored and uses it instead of refreshing again.
+ * as stolen (the whole session ends), so tabs refresh one at a time under a Web Lock. A tab that had to wait for the
+ * lock waits too for the other tab's new pair: another tab's write to localStorage reaches this one asynchronously
+ * (CI saw a tab read the old pair after taking the lock and present the used refresh token), so the refreshing tab
+ * also hands the pair over on a BroadcastChannel.
  */
 async function refresh(rejected: string | undefined): Promise<boolean> {
   refreshing ??= (async () => {
@@ -34,15 +63,27 @@ async function refresh(rejected: string | undefined): Promise<boolean> {
       try {
         const r = await fetch('/api/v1/auth/refresh', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken: session.refreshToken }) });
         if (!r.ok) return false;
-        writeSession((await r.json()) as ApiTokenPair);
+        const pair = (await r.json()) as ApiTokenPair;
+        writeSession(pair);
+        const channel = new BroadcastChannel(CHANNEL);
+        channel.postMessage(pair);
+        channel.close();
         return true;
       } catch {
         return false;
       }
     };
+    if (!navigator.locks) return exchange().finally(() => { refreshing = undefined; });
+    const watch = watchForNewPair(rejected);
     try {
-      return navigator.locks ? await navigator.locks.request('dashboard.session.refresh', exchange) : await exchange();
+      const alone = await navigator.locks.request(LOCK, { ifAvailable: true }, async (lock) => (lock ? { ok: await exchange() } : undefined));
+      if (alone) return alone.ok;
+      return await navigator.locks.request(LOCK, async () => {
+        if (readSession()?.accessToken === rejected) await watch.wait(HANDOVER_MS);
+        return exchange();
+      });
     } finally {
+      watch.close();
       refreshing = undefined;
     }
   })();
