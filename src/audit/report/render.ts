@@ -193,7 +193,7 @@ export function renderHtmlReport(r: AuditResult): string {
 <a class="skip" href="#main">Skip to the report</a>
 <header>
 <h1>Accessibility report</h1>
-<p class="lead">${link(r.url)} · WCAG ${e(r.wcagVersion)} level ${e(r.wcagLevel)} · ${plural(audited, 'page')} · ${e(date)}</p>
+<p class="lead">${link(r.url)} · WCAG ${e(r.wcagVersion)} level ${e(r.wcagLevel)} · ${plural(audited, 'page')} audited${r.stats.failedPages ? `, ${r.stats.failedPages} not` : ''} · ${e(date)}</p>
 </header>
 <nav aria-label="Contents"><ul>${nav.map(([id, label]) => `<li><a href="#${id}">${label}</a></li>`).join('')}</ul></nav>
 <main id="main" tabindex="-1">

@@ -163,6 +163,15 @@ test('hostile page content is shown as text, never as markup', async () => {
   }
 });
 
+test('the heading line says how many pages were audited and how many could not be', () => {
+  const lead = (result: AuditResult) => /<p class="lead">(.*?)<\/p>/s.exec(renderHtmlReport(result))![1]!;
+  const some = sampleResult({ pages: 4, failedPage: true });
+  assert.match(lead(some), new RegExp(` · ${some.stats.totalPages - some.stats.failedPages} pages? audited, ${some.stats.failedPages} not · `));
+  assert.ok(some.stats.failedPages > 0, 'the sample has a page that could not be audited');
+  const all = sampleResult({ pages: 4 });
+  assert.match(lead(all), new RegExp(` · ${all.stats.totalPages} pages audited · `));
+});
+
 test('escaping helpers', () => {
   assert.equal(escapeHtml(`<a href="x" title='y'>&</a>`), '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
   assert.equal(safeHref('javascript:alert(1)'), undefined);
