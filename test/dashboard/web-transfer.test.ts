@@ -2,11 +2,11 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
-import { assertAccessible, screenshot } from './web/browser.ts';
+import { assertAccessible, pageOpener, screenshot } from './web/browser.ts';
 
 /**
  * Export from one tenant and import into another in Chromium: the download is the API's bundle, the import form takes
@@ -59,19 +59,9 @@ describe('the dashboard web app: export and import', () => {
     await target?.drop();
   });
 
-  let contexts: BrowserContext[] = [];
-  afterEach(async () => {
-    await Promise.all(contexts.map((c) => c.close()));
-    contexts = [];
-  });
-
-  const pageAs = async (who: SignedIn, options: BrowserContextOptions = {}): Promise<Page> => {
-    const context = await browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 900 }, acceptDownloads: true, ...options });
-    contexts.push(context);
-    const pair = { accessToken: who.accessToken, refreshToken: who.refreshToken, expiresIn: who.expiresIn, tokenType: 'Bearer' };
-    await context.addInitScript((p) => localStorage.setItem('dashboard.session', p), JSON.stringify(pair));
-    return context.newPage();
-  };
+  const pages = pageOpener(() => browser);
+  afterEach(pages.closeAll);
+  const pageAs = (who: SignedIn) => pages.open(who);
 
   let exported: Buffer;
 

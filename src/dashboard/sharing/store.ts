@@ -10,15 +10,16 @@ export interface ShareRow {
 }
 
 const context = (dashboardId: number) => `dashboard-share:${dashboardId}`;
+const COLUMNS = 'dashboard_id, tenant_id, token_sealed, created_by, created_at';
 
 export async function findShare(db: Queryable, tenantId: number, dashboardId: number): Promise<ShareRow | undefined> {
-  const r = await db.query<ShareRow>('SELECT dashboard_id, tenant_id, token_sealed, created_by, created_at FROM dashboard_shares WHERE tenant_id = $1 AND dashboard_id = $2', [tenantId, dashboardId]);
+  const r = await db.query<ShareRow>(`SELECT ${COLUMNS} FROM dashboard_shares WHERE tenant_id = $1 AND dashboard_id = $2`, [tenantId, dashboardId]);
   return r.rows[0];
 }
 
 /** The dashboard a public link's token opens, if the link still stands. */
 export async function shareByToken(db: Queryable, token: string): Promise<ShareRow | undefined> {
-  const r = await db.query<ShareRow>('SELECT dashboard_id, tenant_id, token_sealed, created_by, created_at FROM dashboard_shares WHERE token_hash = $1', [sha256Hex(token)]);
+  const r = await db.query<ShareRow>(`SELECT ${COLUMNS} FROM dashboard_shares WHERE token_hash = $1`, [sha256Hex(token)]);
   return r.rows[0];
 }
 
@@ -27,7 +28,7 @@ export async function ensureShare(db: Queryable, key: Buffer, tenantId: number, 
   const token = randomToken(32);
   const r = await db.query<ShareRow>(
     `INSERT INTO dashboard_shares (dashboard_id, tenant_id, token_hash, token_sealed, created_by) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (dashboard_id) DO NOTHING RETURNING dashboard_id, tenant_id, token_sealed, created_by, created_at`,
+     ON CONFLICT (dashboard_id) DO NOTHING RETURNING ${COLUMNS}`,
     [dashboardId, tenantId, sha256Hex(token), seal(key, token, context(dashboardId)), userId],
   );
   if (r.rows[0]) return { row: r.rows[0], created: true };
