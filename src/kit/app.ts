@@ -10,6 +10,7 @@ import { Registry, registerMetrics } from './metrics.ts';
 import { createOutageLog, type OutageLog } from './outage-log.ts';
 import { partAwareValidator } from './validation.ts';
 import { acceptEmptyJsonBodies } from './empty-json.ts';
+import { PUBLIC, accessOf, assertDeclared, enforceAccess, type AccessChecks, type AccessRule } from './access.ts';
 
 /** `Retry-After` of a 503 answered while the database cannot be reached, unless the service sets its own. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 5;
@@ -49,6 +50,11 @@ export interface AppOptions {
    * last when the app closes, after every other onClose hook (background work still has it).
    */
   database?: { db: Database; migrations: URL; checks?: ReadinessCheck[]; version?: string };
+  /**
+   * The service's access checks, one per kind of rule its routes declare (src/kit/access.ts): every route must then
+   * declare `config.access`, and one onRequest hook enforces it before the body is read.
+   */
+  access?: AccessChecks;
   /** The registry of the service's own metrics, served at `/metrics` with the kit's; a new one by default. */
   metrics?: Registry;
   /**
@@ -70,6 +76,8 @@ export interface RegisteredRoute {
   url: string;
   /** Left out of /openapi.json on purpose (`schema.hide`), for example because `openapi.paths` describes it. */
   hidden: boolean;
+  /** Who may call it, as the route declared (`config.access`); undefined on an app that does not enforce access. */
+  access: AccessRule | undefined;
 }
 
 const registered = new WeakMap<object, RegisteredRoute[]>();
@@ -136,10 +144,20 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const routes: RegisteredRoute[] = [];
   registered.set(app, routes);
+  const checks = options.access;
   app.addHook('onRoute', (route) => {
     const hidden = Boolean((route.schema as { hide?: boolean } | undefined)?.hide);
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden });
+    for (const method of [route.method].flat()) {
+      if (checks) assertDeclared(method, route.url, route.config, checks);
+      routes.push({ method, url: route.url, hidden, access: accessOf(route.config) });
+    }
   });
+  if (checks) {
+    // The first hook after the request id: who may call is settled before anything else reads the request.
+    app.addHook('onRequest', async (request, reply) => {
+      await enforceAccess(checks, request, reply);
+    });
+  }
 
   // Awaited so its onRoute hook sees every route the service declares afterwards.
   await app.register(swagger, {
@@ -158,7 +176,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   // The error body is one component (`#/components/schemas/Error`) that routes reference with `errorRef`.
   app.addSchema(ErrorBody);
   app.register(async (scope) => {
-    scope.get('/openapi.json', { schema: { operationId: 'getOpenApiDocument', summary: 'This document', tags: ['operations'] } }, async () => app.swagger());
+    scope.get('/openapi.json', { config: { access: PUBLIC }, schema: { operationId: 'getOpenApiDocument', summary: 'This document', tags: ['operations'] } }, async () => app.swagger());
   });
   if (database) registerHealthRoutes(app, database);
   registerMetrics(app, options.metrics ?? new Registry(), database?.db);

@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { PUBLIC } from './access.ts';
 import { Type } from 'typebox';
 import type { App } from './app.ts';
 import type { Database } from './db.ts';
@@ -40,6 +41,7 @@ export function registerHealthRoutes(app: App, options: HealthOptions): void {
 
   const version = options.version;
   app.get('/health', {
+    config: { access: PUBLIC },
     schema: {
       summary: 'The process is alive',
       operationId: 'health',
@@ -49,6 +51,7 @@ export function registerHealthRoutes(app: App, options: HealthOptions): void {
   }, async () => (version === undefined ? { status: 'ok' as const } : { status: 'ok' as const, version }));
 
   app.get('/ready', {
+    config: { access: PUBLIC },
     schema: {
       summary: 'The service can serve: database reachable, migrations applied, its own checks met',
       operationId: 'ready',

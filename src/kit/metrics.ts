@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { PUBLIC } from './access.ts';
 import type { App } from './app.ts';
 import type { Database } from './db.ts';
 
@@ -71,6 +72,7 @@ export function registerMetrics(app: App, registry: Registry, db: Database | und
   }
 
   app.get('/metrics', {
+    config: { access: PUBLIC },
     schema: {
       summary: 'Prometheus metrics (text exposition format)',
       description: 'HTTP requests by route and status with latency histograms, database pool use, the process, and the service\'s own metrics.',
