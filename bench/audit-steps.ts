@@ -17,7 +17,10 @@ import { serveSite } from './support/audit-site.ts';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 12);
 const TAGS = axeTagsFor('2.2', 'AA');
-const OPTIONS = { runOnly: { type: 'tag' as const, values: TAGS }, resultTypes: ['violations' as const, 'incomplete' as const] };
+const OPTIONS = {
+  runOnly: { type: 'tag' as const, values: TAGS },
+  resultTypes: ['violations' as const, 'incomplete' as const],
+};
 
 type Steps = Record<string, number>;
 
@@ -47,12 +50,18 @@ async function axeParts(context: BrowserContext, url: string, steps: Steps): Pro
   await page.goto(url, { waitUntil: 'load' });
   await page.waitForLoadState('networkidle', { timeout: 5_000 }).catch(() => {});
   await timed(steps, 'inject axe source', () => page.evaluate(axe.source));
-  const partial = await timed(steps, 'axe.runPartial', () => page.evaluate((o) => (globalThis as any).axe.runPartial({ include: [], exclude: [] }, o), OPTIONS));
+  const partial = await timed(steps, 'axe.runPartial', () =>
+    page.evaluate((o) => (globalThis as any).axe.runPartial({ include: [], exclude: [] }, o), OPTIONS),
+  );
   const blank = await timed(steps, 'blank page for finishRun', () => context.newPage());
   await timed(steps, 'inject axe into blank page', () => blank.evaluate(axe.source));
-  await timed(steps, 'axe.finishRun', () => blank.evaluate(([p, o]) => (globalThis as any).axe.finishRun(p, o), [[partial], OPTIONS] as const));
+  await timed(steps, 'axe.finishRun', () =>
+    blank.evaluate(([p, o]) => (globalThis as any).axe.finishRun(p, o), [[partial], OPTIONS] as const),
+  );
   await blank.close();
-  const r = await timed(steps, 'axe.run in the page (instead)', () => page.evaluate((o) => (globalThis as any).axe.run((globalThis as any).document, o), OPTIONS)) as { violations: unknown[] };
+  const r = (await timed(steps, 'axe.run in the page (instead)', () =>
+    page.evaluate((o) => (globalThis as any).axe.run((globalThis as any).document, o), OPTIONS),
+  )) as { violations: unknown[] };
   await page.close();
   return r.violations.length;
 }
@@ -62,7 +71,13 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-async function variant(name: string, host: BrowserHost, proxied: boolean, urls: string[], visit: (c: BrowserContext, u: string, s: Steps) => Promise<number>): Promise<void> {
+async function variant(
+  name: string,
+  host: BrowserHost,
+  proxied: boolean,
+  urls: string[],
+  visit: (c: BrowserContext, u: string, s: Steps) => Promise<number>,
+): Promise<void> {
   const proxy = await openEgressProxy(createAddressPolicy(['127.0.0.1']));
   const context = proxied ? await host.newContext(proxy.server) : await (await host.browser()).newContext();
   const perPage: Steps[] = [];
@@ -75,12 +90,22 @@ async function variant(name: string, host: BrowserHost, proxied: boolean, urls: 
   const wall = performance.now() - t0;
   await context.close();
   await proxy.close();
-  console.log(`\n${name}: ${urls.length} pages in ${(wall / 1000).toFixed(1)} s; median per page (ms), load average ${loadAverage()}`);
-  for (const step of Object.keys(perPage[0]!)) console.log(`  ${step.padEnd(32)} ${median(perPage.map((s) => s[step] ?? 0)).toFixed(0).padStart(6)}`);
+  console.log(
+    `\n${name}: ${urls.length} pages in ${(wall / 1000).toFixed(1)} s; median per page (ms), load average ${loadAverage()}`,
+  );
+  for (const step of Object.keys(perPage[0]!))
+    console.log(
+      `  ${step.padEnd(32)} ${median(perPage.map((s) => s[step] ?? 0))
+        .toFixed(0)
+        .padStart(6)}`,
+    );
 }
 
 function loadAverage(): string {
-  return (process.getBuiltinModule('node:fs').readFileSync('/proc/loadavg', 'utf8') as string).split(' ').slice(0, 3).join(' ');
+  return (process.getBuiltinModule('node:fs').readFileSync('/proc/loadavg', 'utf8') as string)
+    .split(' ')
+    .slice(0, 3)
+    .join(' ');
 }
 
 const site = await serveSite(Math.max(PAGES, 2));

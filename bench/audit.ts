@@ -120,7 +120,10 @@ function treeSampler(root: number) {
         cpu += used;
         byKind.set(kinds.get(pid)!, (byKind.get(kinds.get(pid)!) ?? 0) + used);
       }
-      const cpuByKind = [...byKind].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ');
+      const cpuByKind = [...byKind]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
+        .join(', ');
       return { ...peak, cpu, cpuByKind };
     },
   };
@@ -189,11 +192,22 @@ async function auditWithService(site: { origin: string }, env: NodeJS.ProcessEnv
     const created = await fetch(`${url}/api/v1/audits`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ url: `${site.origin}/`, config: { version: '2.2', level: 'AA', crawl: { enabled: true, depth: 1, maxPages: PAGES } } }),
+      body: JSON.stringify({
+        url: `${site.origin}/`,
+        config: { version: '2.2', level: 'AA', crawl: { enabled: true, depth: 1, maxPages: PAGES } },
+      }),
     });
-    if (created.status !== 202) throw new Error(`POST /api/v1/audits answered ${created.status}: ${await created.text()}`);
+    if (created.status !== 202)
+      throw new Error(`POST /api/v1/audits answered ${created.status}: ${await created.text()}`);
     const { id } = (await created.json()) as { id: string };
-    let job: { status: string; error: string | null; result?: { pages: { status: string; durationMs: number }[]; stats: { totalFindings: number; needsReview: number } } };
+    let job: {
+      status: string;
+      error: string | null;
+      result?: {
+        pages: { status: string; durationMs: number }[];
+        stats: { totalFindings: number; needsReview: number };
+      };
+    };
     for (;;) {
       job = (await (await fetch(`${url}/api/v1/audits/${id}`, { headers })).json()) as typeof job;
       if (['completed', 'failed', 'cancelled'].includes(job.status)) break;
@@ -204,7 +218,9 @@ async function auditWithService(site: { origin: string }, env: NodeJS.ProcessEnv
     if (job.status !== 'completed' || !job.result) throw new Error(`the audit ended ${job.status}: ${job.error}`);
     const audited = job.result.pages.filter((p) => p.status === 'audited');
     const durations = audited.map((p) => p.durationMs).sort((x, y) => x - y);
-    console.log(`service page times     median ${durations[Math.floor(durations.length / 2)]} ms, slowest ${durations[durations.length - 1]} ms (navigation to axe's answer, per page)`);
+    console.log(
+      `service page times     median ${durations[Math.floor(durations.length / 2)]} ms, slowest ${durations[durations.length - 1]} ms (navigation to axe's answer, per page)`,
+    );
     return { pages: audited.length, seconds, peak, issues: job.result.stats.totalFindings, loadBefore };
   } finally {
     await stopChild(child);
@@ -217,18 +233,21 @@ async function auditWithPa11yCi(urls: string[], chromium: string, concurrency: n
     const config = join(dir, 'pa11y-ci.json');
     // A file, not stdout: pa11y-ci exits right after writing, which cuts a large report sent through a pipe.
     const reportFile = join(dir, 'report.json');
-    writeFileSync(config, JSON.stringify({
-      defaults: {
-        runners: ['axe'],
-        standard: 'WCAG2AA',
-        timeout: 60_000,
-        chromeLaunchConfig: { executablePath: chromium, args: CHROMIUM_ARGS },
-        ...(concurrency ? { concurrency } : {}),
-        // pa11y-ci reads its reporters from `defaults`.
-        reporters: [['json', { fileName: reportFile }]],
-      },
-      urls,
-    }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        defaults: {
+          runners: ['axe'],
+          standard: 'WCAG2AA',
+          timeout: 60_000,
+          chromeLaunchConfig: { executablePath: chromium, args: CHROMIUM_ARGS },
+          ...(concurrency ? { concurrency } : {}),
+          // pa11y-ci reads its reporters from `defaults`.
+          reporters: [['json', { fileName: reportFile }]],
+        },
+        urls,
+      }),
+    );
     const loadBefore = loadAverage();
     const t0 = performance.now();
     const child = spawn(NODE, ['node_modules/pa11y-ci/bin/pa11y-ci.js', '--config', config], {
@@ -244,8 +263,15 @@ async function auditWithPa11yCi(urls: string[], chromium: string, concurrency: n
     const peak = sampler.stop();
     // pa11y-ci exits 2 when pages have issues, which they do.
     if (code !== 0 && code !== 2) throw new Error(`pa11y-ci exited with ${code}: ${err.slice(0, 2000)}`);
-    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { total: number; passes: number; errors: number; results: Record<string, unknown[]> };
-    const failedPages = Object.values(report.results).filter((r) => r.some((i) => (i as { message?: string }).message && !(i as { type?: string }).type)).length;
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as {
+      total: number;
+      passes: number;
+      errors: number;
+      results: Record<string, unknown[]>;
+    };
+    const failedPages = Object.values(report.results).filter((r) =>
+      r.some((i) => (i as { message?: string }).message && !(i as { type?: string }).type),
+    ).length;
     if (failedPages > 0) throw new Error(`pa11y-ci could not test ${failedPages} pages`);
     return { pages: report.total, seconds, peak, issues: report.errors, loadBefore };
   } finally {
@@ -256,15 +282,18 @@ async function auditWithPa11yCi(urls: string[], chromium: string, concurrency: n
 function line(name: string, m: Measured): { perMinute: number; cpuPerPage: number } {
   const perMinute = (m.pages / m.seconds) * 60;
   const cpuPerPage = m.peak.cpu / m.pages;
-  console.log(`${name.padEnd(22)} ${m.pages} pages in ${m.seconds.toFixed(1)} s = ${perMinute.toFixed(1)} pages/min; CPU ${m.peak.cpu.toFixed(1)} s = ${cpuPerPage.toFixed(2)} s per page; ` +
-    `peak memory with its browser: PSS ${m.peak.pss.toFixed(0)} MB, RSS ${m.peak.rss.toFixed(0)} MB (${m.peak.processes} processes); ${m.issues} issues; load average before ${m.loadBefore}`);
+  console.log(
+    `${name.padEnd(22)} ${m.pages} pages in ${m.seconds.toFixed(1)} s = ${perMinute.toFixed(1)} pages/min; CPU ${m.peak.cpu.toFixed(1)} s = ${cpuPerPage.toFixed(2)} s per page; ` +
+      `peak memory with its browser: PSS ${m.peak.pss.toFixed(0)} MB, RSS ${m.peak.rss.toFixed(0)} MB (${m.peak.processes} processes); ${m.issues} issues; load average before ${m.loadBefore}`,
+  );
   console.log(`${''.padEnd(22)} CPU by process: ${m.peak.cpuByKind}`);
   return { perMinute, cpuPerPage };
 }
 
 async function main(): Promise<void> {
   const chromium = await findChromium();
-  const adminUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const adminUrl =
+    process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const dbName = `bench_audit_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -274,17 +303,34 @@ async function main(): Promise<void> {
   const site = await serveSite(PAGES);
   try {
     const kb = site.bytes.map((b) => b / 1024);
-    console.log(`audit benchmark: ${site.urls.length} pages of ${Math.min(...kb).toFixed(0)}–${Math.max(...kb).toFixed(0)} KB (${(kb.reduce((a, b) => a + b, 0) / kb.length).toFixed(0)} KB average) on ${site.origin}; ${chromium}`);
-    const env = { ...process.env, DATABASE_URL: dbUrl.toString(), DATA_DIR: `/tmp/${dbName}`, AUDIT_PORT: '0', AUDIT_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'warn', CHROMIUM_PATH: chromium };
+    console.log(
+      `audit benchmark: ${site.urls.length} pages of ${Math.min(...kb).toFixed(0)}–${Math.max(...kb).toFixed(0)} KB (${(kb.reduce((a, b) => a + b, 0) / kb.length).toFixed(0)} KB average) on ${site.origin}; ${chromium}`,
+    );
+    const env = {
+      ...process.env,
+      DATABASE_URL: dbUrl.toString(),
+      DATA_DIR: `/tmp/${dbName}`,
+      AUDIT_PORT: '0',
+      AUDIT_ALLOW_HOSTS: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      CHROMIUM_PATH: chromium,
+    };
     const a = line('service (1 crawl job)', await auditWithService(site, env));
     // BENCH_PA11Y=0 measures the service alone (for trying its settings, e.g. AUDIT_PAGE_CONCURRENCY).
     if (process.env.BENCH_PA11Y !== '0') {
       const b = line('pa11y-ci (default)', await auditWithPa11yCi(site.urls, chromium, undefined));
-      console.log(`ratio                  service / pa11y-ci = ${(a.perMinute / b.perMinute).toFixed(2)}x pages per minute (target ≥ 2x); ${(b.cpuPerPage / a.cpuPerPage).toFixed(2)}x pages per CPU-second`);
+      console.log(
+        `ratio                  service / pa11y-ci = ${(a.perMinute / b.perMinute).toFixed(2)}x pages per minute (target ≥ 2x); ${(b.cpuPerPage / a.cpuPerPage).toFixed(2)}x pages per CPU-second`,
+      );
     }
     if (process.env.BENCH_PA11Y_CONCURRENCY) {
-      const c = line(`pa11y-ci (conc. ${process.env.BENCH_PA11Y_CONCURRENCY})`, await auditWithPa11yCi(site.urls, chromium, Number(process.env.BENCH_PA11Y_CONCURRENCY)));
-      console.log(`ratio                  service / pa11y-ci at concurrency ${process.env.BENCH_PA11Y_CONCURRENCY} = ${(a.perMinute / c.perMinute).toFixed(2)}x pages per minute; ${(c.cpuPerPage / a.cpuPerPage).toFixed(2)}x pages per CPU-second`);
+      const c = line(
+        `pa11y-ci (conc. ${process.env.BENCH_PA11Y_CONCURRENCY})`,
+        await auditWithPa11yCi(site.urls, chromium, Number(process.env.BENCH_PA11Y_CONCURRENCY)),
+      );
+      console.log(
+        `ratio                  service / pa11y-ci at concurrency ${process.env.BENCH_PA11Y_CONCURRENCY} = ${(a.perMinute / c.perMinute).toFixed(2)}x pages per minute; ${(c.cpuPerPage / a.cpuPerPage).toFixed(2)}x pages per CPU-second`,
+      );
     }
     console.log(`load average after     ${loadAverage()}`);
   } finally {

@@ -31,7 +31,8 @@ const SETUP = `
          DATE '2024-01-01' + (g % 365), g / 7.0, jsonb_build_object('channel', 'web', 'items', g % 9)
     FROM generate_series(1, ${ROWS}) g;
   ANALYZE sales;`;
-export const QUERY = 'SELECT id, account, amount, region, note, paid, placed_at, day, score, meta FROM sales ORDER BY id';
+export const QUERY =
+  'SELECT id, account, amount, region, note, paid, placed_at, day, score, meta FROM sales ORDER BY id';
 
 interface Ready {
   port: number;
@@ -54,19 +55,32 @@ async function serve(serviceUrl: string, dataUrl: string): Promise<void> {
   const { dashboardCommand } = await import('../src/dashboard/cli.ts');
   const port = await freePort();
   const config = loadDashboardConfig({
-    DASHBOARD_DATABASE_URL: serviceUrl, LOG_LEVEL: 'warn', DATA_DIR: `/tmp/dashboard-bench-${process.pid}`,
-    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'), DASHBOARD_JWT_SECRET: randomBytes(32).toString('base64url'),
+    DASHBOARD_DATABASE_URL: serviceUrl,
+    LOG_LEVEL: 'warn',
+    DATA_DIR: `/tmp/dashboard-bench-${process.pid}`,
+    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'),
+    DASHBOARD_JWT_SECRET: randomBytes(32).toString('base64url'),
   });
   const app = await buildDashboardApp(config);
   await app.listen({ host: '127.0.0.1', port });
   const out: string[] = [];
   const io = { out: (l: string) => out.push(l), err: (l: string) => console.error(l) };
-  await dashboardCommand(['tenants', 'create', '--slug', 'bench', '--name', 'Bench', '--plan', 'enterprise'], config, io);
-  await dashboardCommand(['users', 'create', '--tenant', 'bench', '--email', 'admin@bench.example', '--name', 'Bench', '--role', 'admin'], config, io);
+  await dashboardCommand(
+    ['tenants', 'create', '--slug', 'bench', '--name', 'Bench', '--plan', 'enterprise'],
+    config,
+    io,
+  );
+  await dashboardCommand(
+    ['users', 'create', '--tenant', 'bench', '--email', 'admin@bench.example', '--name', 'Bench', '--role', 'admin'],
+    config,
+    io,
+  );
   await dashboardCommand(['token', '--tenant', 'bench', '--email', 'admin@bench.example'], config, io);
   const token = JSON.parse(out[out.length - 1]!).accessToken as string;
   const created = await app.inject({
-    method: 'POST', url: '/api/v1/datasources', headers: { authorization: `Bearer ${token}` },
+    method: 'POST',
+    url: '/api/v1/datasources',
+    headers: { authorization: `Bearer ${token}` },
     payload: { name: 'Bench', slug: 'bench', type: 'postgres', connectionUrl: dataUrl },
   });
   if (created.statusCode !== 201) throw new Error(`creating the data source: ${created.body}`);
@@ -144,7 +158,12 @@ interface Timing {
 
 function summarise(samples: number[], bytes: number): Timing {
   samples.sort((a, b) => a - b);
-  return { mean: samples.reduce((a, b) => a + b, 0) / samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), bytes };
+  return {
+    mean: samples.reduce((a, b) => a + b, 0) / samples.length,
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    bytes,
+  };
 }
 
 /**
@@ -177,17 +196,26 @@ export async function queryBenchmark(): Promise<void> {
   try {
     await bare.connect();
     await bare.query(SETUP);
-    child = fork(new URL(import.meta.url).pathname, ['serve', service.url, data.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child = fork(new URL(import.meta.url).pathname, ['serve', service.url, data.url], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const ready = await new Promise<Ready>((resolve, reject) => {
       child!.once('message', (m: { ready: Ready }) => resolve(m.ready));
       child!.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     });
 
     const body = JSON.stringify({ query: QUERY, maxRows: ROWS });
-    const request = Buffer.from([
-      `POST /api/v1/datasources/${ready.dataSourceId}/query HTTP/1.1`, `host: 127.0.0.1:${ready.port}`, 'content-type: application/json',
-      `authorization: Bearer ${ready.token}`, `content-length: ${Buffer.byteLength(body)}`, '', body,
-    ].join('\r\n'));
+    const request = Buffer.from(
+      [
+        `POST /api/v1/datasources/${ready.dataSourceId}/query HTTP/1.1`,
+        `host: 127.0.0.1:${ready.port}`,
+        'content-type: application/json',
+        `authorization: Bearer ${ready.token}`,
+        `content-length: ${Buffer.byteLength(body)}`,
+        '',
+        body,
+      ].join('\r\n'),
+    );
     const connection = new BigAnswerConnection(ready.port);
     let checked = false;
     const [viaService, viaBare] = await timeBoth(
@@ -196,7 +224,8 @@ export async function queryBenchmark(): Promise<void> {
         if (r.status !== 200) throw new Error(`query answered ${r.status}: ${r.body.slice(0, 300)}`);
         if (!checked) {
           const parsed = JSON.parse(r.body);
-          if (parsed.rowCount !== ROWS || parsed.columns.length !== 10 || parsed.truncated) throw new Error('the service did not answer 10,000 rows of 10 columns');
+          if (parsed.rowCount !== ROWS || parsed.columns.length !== 10 || parsed.truncated)
+            throw new Error('the service did not answer 10,000 rows of 10 columns');
           checked = true;
         }
         return Buffer.byteLength(r.body);
@@ -214,13 +243,23 @@ export async function queryBenchmark(): Promise<void> {
     });
     const ratio = viaService.p50 / viaBare.p50;
     const f = (n: number) => n.toFixed(1);
-    console.log(`dashboard query benchmark: ${ROWS.toLocaleString('en')} rows x 10 columns, ${QUERIES} queries per path after ${WARMUP} warm-up, the two paths alternating, one query at a time`);
+    console.log(
+      `dashboard query benchmark: ${ROWS.toLocaleString('en')} rows x 10 columns, ${QUERIES} queries per path after ${WARMUP} warm-up, the two paths alternating, one query at a time`,
+    );
     console.log('| path | mean ms | p50 ms | p99 ms | body bytes |');
     console.log('|---|---|---|---|---|');
-    console.log(`| POST /api/v1/datasources/:id/query | ${f(viaService.mean)} | ${f(viaService.p50)} | ${f(viaService.p99)} | ${viaService.bytes.toLocaleString('en')} |`);
-    console.log(`| bare pg + JSON.stringify | ${f(viaBare.mean)} | ${f(viaBare.p50)} | ${f(viaBare.p99)} | ${viaBare.bytes.toLocaleString('en')} |`);
-    console.log(`ratio (p50): ${ratio.toFixed(2)}x (target <= 1.3x: ${ratio <= 1.3 ? 'met' : 'NOT met'}); ratio (mean): ${(viaService.mean / viaBare.mean).toFixed(2)}x`);
-    console.log(`server peak RSS: ${stopped.maxRssMiB} MiB; bench process peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
+    console.log(
+      `| POST /api/v1/datasources/:id/query | ${f(viaService.mean)} | ${f(viaService.p50)} | ${f(viaService.p99)} | ${viaService.bytes.toLocaleString('en')} |`,
+    );
+    console.log(
+      `| bare pg + JSON.stringify | ${f(viaBare.mean)} | ${f(viaBare.p50)} | ${f(viaBare.p99)} | ${viaBare.bytes.toLocaleString('en')} |`,
+    );
+    console.log(
+      `ratio (p50): ${ratio.toFixed(2)}x (target <= 1.3x: ${ratio <= 1.3 ? 'met' : 'NOT met'}); ratio (mean): ${(viaService.mean / viaBare.mean).toFixed(2)}x`,
+    );
+    console.log(
+      `server peak RSS: ${stopped.maxRssMiB} MiB; bench process peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
+    );
   } finally {
     await bare.end().catch(() => {});
     if (child && child.exitCode === null) {

@@ -24,7 +24,11 @@ const WIDGETS = 12;
 const ROWS = 1_000;
 const DIST = new URL('../web/dashboard/dist/', import.meta.url);
 
-interface Ready { port: number; pair: { accessToken: string; refreshToken: string; expiresIn: number; tokenType: string }; dashboardId: number }
+interface Ready {
+  port: number;
+  pair: { accessToken: string; refreshToken: string; expiresIn: number; tokenType: string };
+  dashboardId: number;
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -42,31 +46,58 @@ async function serve(serviceUrl: string, dataUrl: string): Promise<void> {
   const { dashboardCommand } = await import('../src/dashboard/cli.ts');
   const port = await freePort();
   const config = loadDashboardConfig({
-    DASHBOARD_DATABASE_URL: serviceUrl, LOG_LEVEL: 'warn', DATA_DIR: `/tmp/dashboard-web-bench-${process.pid}`,
-    DASHBOARD_PORT: String(port), DASHBOARD_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'), DASHBOARD_JWT_SECRET: randomBytes(32).toString('base64url'),
+    DASHBOARD_DATABASE_URL: serviceUrl,
+    LOG_LEVEL: 'warn',
+    DATA_DIR: `/tmp/dashboard-web-bench-${process.pid}`,
+    DASHBOARD_PORT: String(port),
+    DASHBOARD_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'),
+    DASHBOARD_JWT_SECRET: randomBytes(32).toString('base64url'),
   });
   const app = await buildDashboardApp(config);
   await app.listen({ host: '127.0.0.1', port });
   const out: string[] = [];
   const io = { out: (l: string) => out.push(l), err: (l: string) => console.error(l) };
-  await dashboardCommand(['tenants', 'create', '--slug', 'bench', '--name', 'Bench', '--plan', 'enterprise'], config, io);
-  await dashboardCommand(['users', 'create', '--tenant', 'bench', '--email', 'owner@bench.example', '--name', 'Bench', '--role', 'owner'], config, io);
+  await dashboardCommand(
+    ['tenants', 'create', '--slug', 'bench', '--name', 'Bench', '--plan', 'enterprise'],
+    config,
+    io,
+  );
+  await dashboardCommand(
+    ['users', 'create', '--tenant', 'bench', '--email', 'owner@bench.example', '--name', 'Bench', '--role', 'owner'],
+    config,
+    io,
+  );
   await dashboardCommand(['token', '--tenant', 'bench', '--email', 'owner@bench.example'], config, io);
   const pair = JSON.parse(out[out.length - 1]!);
   const call = async (method: 'POST', url: string, payload: unknown) => {
-    const r = await app.inject({ method, url, headers: { authorization: `Bearer ${pair.accessToken}` }, payload: payload as object });
+    const r = await app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${pair.accessToken}` },
+      payload: payload as object,
+    });
     if (r.statusCode !== 201) throw new Error(`${url}: ${r.body}`);
     return r.json();
   };
-  const source = await call('POST', '/api/v1/datasources', { name: 'Bench', slug: 'bench', type: 'postgres', connectionUrl: dataUrl });
+  const source = await call('POST', '/api/v1/datasources', {
+    name: 'Bench',
+    slug: 'bench',
+    type: 'postgres',
+    connectionUrl: dataUrl,
+  });
   const widgets = Array.from({ length: WIDGETS }, (_, i) => ({
-    id: `w${i + 1}`, type: i % 2 ? 'bar' : 'line', title: `Series ${i + 1}`,
+    id: `w${i + 1}`,
+    type: i % 2 ? 'bar' : 'line',
+    title: `Series ${i + 1}`,
     position: { x: (i % 2) * 6, y: Math.floor(i / 2) * 6, w: 6, h: 6 },
-    dataSourceId: source.id, query: `SELECT at, value FROM points WHERE series = ${i + 1} ORDER BY at`,
+    dataSourceId: source.id,
+    query: `SELECT at, value FROM points WHERE series = ${i + 1} ORDER BY at`,
   }));
   const dashboard = await call('POST', '/api/v1/dashboards', {
-    slug: 'bench', title: 'Twelve charts', definition: { layout: { type: 'grid', columns: 12, rowHeight: 40 }, dataSources: [{ id: source.id }], widgets },
+    slug: 'bench',
+    title: 'Twelve charts',
+    definition: { layout: { type: 'grid', columns: 12, rowHeight: 40 }, dataSources: [{ id: source.id }], widgets },
   });
   process.send!({ ready: { port, pair, dashboardId: dashboard.id } satisfies Ready });
   process.on('message', async (m: { stop?: boolean }) => {
@@ -80,7 +111,10 @@ async function serve(serviceUrl: string, dataUrl: string): Promise<void> {
 function firstScreenGzip(): { files: number; bytes: number } {
   const html = readFileSync(new URL('index.html', DIST), 'utf8');
   const files = [...html.matchAll(/(?:src|href)="\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
-  return { files: files.length, bytes: files.reduce((sum, f) => sum + gzipSync(readFileSync(new URL(f, DIST)), { level: 9 }).length, 0) };
+  return {
+    files: files.length,
+    bytes: files.reduce((sum, f) => sum + gzipSync(readFileSync(new URL(f, DIST)), { level: 9 }).length, 0),
+  };
 }
 
 async function main(): Promise<void> {
@@ -99,7 +133,9 @@ async function main(): Promise<void> {
         FROM generate_series(1, ${WIDGETS}) s, generate_series(1, ${ROWS}) g;
       ANALYZE points;`);
     await c.end();
-    child = fork(new URL(import.meta.url).pathname, ['serve', service.url, data.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child = fork(new URL(import.meta.url).pathname, ['serve', service.url, data.url], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const ready = await new Promise<Ready>((resolve, reject) => {
       child!.once('message', (m: { ready: Ready }) => resolve(m.ready));
       child!.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
@@ -112,14 +148,26 @@ async function main(): Promise<void> {
       await context.addInitScript((p) => sessionStorage.setItem('dashboard.session', p), JSON.stringify(ready.pair));
       const page = await context.newPage();
       const js: Promise<number>[] = [];
-      page.on('response', (r) => { if (r.url().endsWith('.js')) js.push(r.body().then((b) => gzipSync(b, { level: 9 }).length)); });
+      page.on('response', (r) => {
+        if (r.url().endsWith('.js')) js.push(r.body().then((b) => gzipSync(b, { level: 9 }).length));
+      });
       await page.goto(url);
-      const drawnAt = await page.waitForFunction((n) => {
-        const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document;
-        return doc.querySelectorAll('.chart[data-drawn="true"] canvas').length >= n ? performance.now() : false;
-      }, WIDGETS, { timeout: 120_000, polling: 'raf' });
+      const drawnAt = await page.waitForFunction(
+        (n) => {
+          const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } })
+            .document;
+          return doc.querySelectorAll('.chart[data-drawn="true"] canvas').length >= n ? performance.now() : false;
+        },
+        WIDGETS,
+        { timeout: 120_000, polling: 'raf' },
+      );
       const ms = (await drawnAt.jsonValue()) as number;
-      const rows = await page.evaluate(() => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('.chart').length);
+      const rows = await page.evaluate(
+        () =>
+          (
+            globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }
+          ).document.querySelectorAll('.chart').length,
+      );
       if (rows !== WIDGETS) throw new Error(`expected ${WIDGETS} charts, found ${rows}`);
       const jsGzip = (await Promise.all(js)).reduce((a, b) => a + b, 0);
       await context.close();
@@ -127,9 +175,17 @@ async function main(): Promise<void> {
     };
 
     const first = firstScreenGzip();
-    console.log(`dashboard web benchmark: ${WIDGETS} charts (line and bar, alternating) x ${ROWS.toLocaleString('en')} rows each, headless Chromium 1280x900, ${RUNS} cold loads per mode after 1 warm-up`);
-    console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    console.log(`first screen JavaScript: ${first.bytes.toLocaleString('en')} bytes gzip in ${first.files} files (limit 256,000)`);
+    console.log(
+      `dashboard web benchmark: ${WIDGETS} charts (line and bar, alternating) x ${ROWS.toLocaleString('en')} rows each, headless Chromium 1280x900, ${RUNS} cold loads per mode after 1 warm-up`,
+    );
+    console.log(
+      `load average before: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
+    console.log(
+      `first screen JavaScript: ${first.bytes.toLocaleString('en')} bytes gzip in ${first.files} files (limit 256,000)`,
+    );
     for (const mode of ['no-preference', 'reduce'] as const) {
       await load(mode);
       const samples: number[] = [];
@@ -141,9 +197,15 @@ async function main(): Promise<void> {
       }
       samples.sort((a, b) => a - b);
       const f = (n: number) => Math.round(n).toLocaleString('en');
-      console.log(`motion ${mode === 'reduce' ? 'reduced (no animation)' : 'default (animated)'}: navigation start to all ${WIDGETS} charts drawn p50 ${f(percentile(samples, 50))} ms, min ${f(samples[0]!)} ms, max ${f(samples[samples.length - 1]!)} ms; JavaScript loaded by the page ${jsGzip.toLocaleString('en')} bytes gzip`);
+      console.log(
+        `motion ${mode === 'reduce' ? 'reduced (no animation)' : 'default (animated)'}: navigation start to all ${WIDGETS} charts drawn p50 ${f(percentile(samples, 50))} ms, min ${f(samples[0]!)} ms, max ${f(samples[samples.length - 1]!)} ms; JavaScript loaded by the page ${jsGzip.toLocaleString('en')} bytes gzip`,
+      );
     }
-    console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `load average after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     child.send({ stop: true });
     await new Promise((resolve) => child!.once('exit', resolve));
   } finally {

@@ -56,7 +56,10 @@ export interface BenchContext {
 function requestBytes(target: URL, token: string, r: { method: string; path: string; body?: unknown }): Buffer {
   const body = r.body === undefined ? '' : JSON.stringify(r.body);
   const head = [
-    `${r.method} ${r.path} HTTP/1.1`, `host: ${target.host}`, `authorization: Bearer ${token}`, 'connection: keep-alive',
+    `${r.method} ${r.path} HTTP/1.1`,
+    `host: ${target.host}`,
+    `authorization: Bearer ${token}`,
+    'connection: keep-alive',
     ...(body ? ['content-type: application/json', `content-length: ${Buffer.byteLength(body)}`] : []),
   ].join('\r\n');
   return Buffer.from(`${head}\r\n\r\n${body}`);
@@ -64,30 +67,34 @@ function requestBytes(target: URL, token: string, r: { method: string; path: str
 
 async function load(url: string, token: string, spec: string): Promise<void> {
   const target = new URL(url);
-  const requests = (JSON.parse(spec) as { method: string; path: string; body?: unknown }[]).map((r) => requestBytes(target, token, r));
+  const requests = (JSON.parse(spec) as { method: string; path: string; body?: unknown }[]).map((r) =>
+    requestBytes(target, token, r),
+  );
   const result: LoadResult = { requests: 0, failures: 0, statuses: {}, latencies: [], seconds: SECONDS };
   const warmupEnd = Date.now() + WARMUP_SECONDS * 1000;
   const end = warmupEnd + SECONDS * 1000;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async (_, c) => {
-    const conn = new Connection(target);
-    let i = c;
-    while (Date.now() < end) {
-      const started = performance.now();
-      const bytes = requests[i++ % requests.length]!;
-      let status = 0;
-      try {
-        status = (await conn.request(bytes)).status;
-      } catch {
-        status = 0;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, c) => {
+      const conn = new Connection(target);
+      let i = c;
+      while (Date.now() < end) {
+        const started = performance.now();
+        const bytes = requests[i++ % requests.length]!;
+        let status = 0;
+        try {
+          status = (await conn.request(bytes)).status;
+        } catch {
+          status = 0;
+        }
+        if (Date.now() < warmupEnd) continue;
+        result.requests++;
+        result.statuses[status] = (result.statuses[status] ?? 0) + 1;
+        if (status !== 200) result.failures++;
+        result.latencies.push(performance.now() - started);
       }
-      if (Date.now() < warmupEnd) continue;
-      result.requests++;
-      result.statuses[status] = (result.statuses[status] ?? 0) + 1;
-      if (status !== 200) result.failures++;
-      result.latencies.push(performance.now() - started);
-    }
-    conn.close();
-  }));
+      conn.close();
+    }),
+  );
   process.stdout.write(JSON.stringify(result));
 }
 
@@ -95,7 +102,11 @@ async function load(url: string, token: string, spec: string): Promise<void> {
 
 function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, ['src/cli.ts', 'start', 'dashboard'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, ['src/cli.ts', 'start', 'dashboard'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -135,14 +146,36 @@ function cli(env: NodeJS.ProcessEnv, args: string[]): string {
 
 function runLoad(url: string, token: string, requests: unknown[]): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [SELF, 'load', url, token, JSON.stringify(requests)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(NODE, [SELF, 'load', url, token, JSON.stringify(requests)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load exited with ${code}`)),
+    );
   });
 }
 
-const WORDS = ['sales', 'revenue', 'churn', 'signups', 'latency', 'errors', 'inventory', 'orders', 'refunds', 'traffic', 'funnel', 'retention', 'billing', 'support', 'marketing', 'growth'];
+const WORDS = [
+  'sales',
+  'revenue',
+  'churn',
+  'signups',
+  'latency',
+  'errors',
+  'inventory',
+  'orders',
+  'refunds',
+  'traffic',
+  'funnel',
+  'retention',
+  'billing',
+  'support',
+  'marketing',
+  'growth',
+];
 const REGIONS = ['EMEA', 'APAC', 'Americas', 'Nordics', 'DACH', 'Iberia', 'Benelux', 'Japan'];
 
 /** 100,000 dashboards written straight into the tenant (the API path is not what this part measures). */
@@ -150,7 +183,19 @@ async function seedDashboards(databaseUrl: string, tenantId: number, userId: num
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
   try {
-    const definition = JSON.stringify({ layout: { type: 'grid', columns: 12, rowHeight: 30 }, dataSources: [{ id: 1 }], widgets: [{ id: 'w1', type: 'line', position: { x: 0, y: 0, w: 6, h: 4 }, dataSourceId: 1, query: 'SELECT day, total FROM daily_sales' }] });
+    const definition = JSON.stringify({
+      layout: { type: 'grid', columns: 12, rowHeight: 30 },
+      dataSources: [{ id: 1 }],
+      widgets: [
+        {
+          id: 'w1',
+          type: 'line',
+          position: { x: 0, y: 0, w: 6, h: 4 },
+          dataSourceId: 1,
+          query: 'SELECT day, total FROM daily_sales',
+        },
+      ],
+    });
     await c.query(
       `INSERT INTO dashboard.dashboards (tenant_id, slug, title, description, definition, created_by, updated_by, created_at, updated_at)
        SELECT $1, 'dash-' || g,
@@ -169,12 +214,27 @@ async function seedDashboards(databaseUrl: string, tenantId: number, userId: num
 
 async function dashboardsPart(ctx: BenchContext): Promise<void> {
   await ctx.measure('list, page 1 (20 newest)', [{ method: 'GET', path: '/api/v1/dashboards' }]);
-  await ctx.measure('list, pages 1-50 by title, 100 per page', Array.from({ length: 50 }, (_, i) => ({ method: 'GET', path: `/api/v1/dashboards?sort=title&perPage=100&page=${i + 1}` })));
-  await ctx.measure('search (16 words, ~1/16 of rows match each)', WORDS.map((w) => ({ method: 'GET', path: `/api/v1/dashboards?search=${w}` })));
-  await ctx.measure('search, narrow (a number: a few matches)', Array.from({ length: 50 }, (_, i) => ({ method: 'GET', path: `/api/v1/dashboards?search=%23${1000 + i * 997}` })));
+  await ctx.measure(
+    'list, pages 1-50 by title, 100 per page',
+    Array.from({ length: 50 }, (_, i) => ({
+      method: 'GET',
+      path: `/api/v1/dashboards?sort=title&perPage=100&page=${i + 1}`,
+    })),
+  );
+  await ctx.measure(
+    'search (16 words, ~1/16 of rows match each)',
+    WORDS.map((w) => ({ method: 'GET', path: `/api/v1/dashboards?search=${w}` })),
+  );
+  await ctx.measure(
+    'search, narrow (a number: a few matches)',
+    Array.from({ length: 50 }, (_, i) => ({ method: 'GET', path: `/api/v1/dashboards?search=%23${1000 + i * 997}` })),
+  );
 }
 
-const parts: Record<string, (ctx: BenchContext) => Promise<void>> = { dashboards: dashboardsPart, query: () => queryBenchmark() };
+const parts: Record<string, (ctx: BenchContext) => Promise<void>> = {
+  dashboards: dashboardsPart,
+  query: () => queryBenchmark(),
+};
 
 async function main(): Promise<void> {
   const name = `bench_dash_${randomBytes(4).toString('hex')}`;
@@ -198,17 +258,39 @@ async function main(): Promise<void> {
   let server: ChildProcess | undefined;
   try {
     cli(env, ['tenants', 'create', '--slug', 'bench', '--name', 'Bench', '--plan', 'enterprise']);
-    const user = cli(env, ['users', 'create', '--tenant', 'bench', '--email', 'owner@bench.example', '--name', 'Owner', '--role', 'owner']);
-    const token = (JSON.parse(cli(env, ['token', '--tenant', 'bench', '--email', 'owner@bench.example'])) as { accessToken: string }).accessToken;
-    const tenantId = Number(/^tenant (\d+)/.exec(cli(env, ['tenants', 'list']).split('\n')[0]!.replace(/\t.*/, '').replace(/^/, 'tenant '))![1]);
+    const user = cli(env, [
+      'users',
+      'create',
+      '--tenant',
+      'bench',
+      '--email',
+      'owner@bench.example',
+      '--name',
+      'Owner',
+      '--role',
+      'owner',
+    ]);
+    const token = (
+      JSON.parse(cli(env, ['token', '--tenant', 'bench', '--email', 'owner@bench.example'])) as { accessToken: string }
+    ).accessToken;
+    const tenantId = Number(
+      /^tenant (\d+)/.exec(
+        cli(env, ['tenants', 'list']).split('\n')[0]!.replace(/\t.*/, '').replace(/^/, 'tenant '),
+      )![1],
+    );
     const userId = Number(/^user (\d+)/.exec(user)![1]);
     const seedStart = performance.now();
     if (PARTS.includes('dashboards')) await seedDashboards(dbUrl.href, tenantId, userId);
     const seedSeconds = (performance.now() - seedStart) / 1000;
     const started = await startServer(env);
     server = started.child;
-    console.log(`dashboard benchmark: ${CONNECTIONS} connections, ${SECONDS} s per measurement after ${WARMUP_SECONDS} s warm-up; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    if (PARTS.includes('dashboards')) console.log(`seeded ${DASHBOARDS.toLocaleString('en')} dashboards in ${seedSeconds.toFixed(1)} s`);
+    console.log(
+      `dashboard benchmark: ${CONNECTIONS} connections, ${SECONDS} s per measurement after ${WARMUP_SECONDS} s warm-up; load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
+    if (PARTS.includes('dashboards'))
+      console.log(`seeded ${DASHBOARDS.toLocaleString('en')} dashboards in ${seedSeconds.toFixed(1)} s`);
     const ctx: BenchContext = {
       url: started.url,
       token,
@@ -223,7 +305,9 @@ async function main(): Promise<void> {
         const cpu = cpuSeconds(server!.pid!) - cpuBefore;
         const wall = (performance.now() - wallBefore) / 1000;
         const sorted = r.latencies.sort((a, b) => a - b);
-        console.log(`  ${label.padEnd(48)} ${(r.requests / r.seconds).toFixed(0).padStart(6)} req/s  p50 ${percentile(sorted, 50).toFixed(1)} ms  p99 ${percentile(sorted, 99).toFixed(1)} ms  failures ${r.failures}${r.failures ? ` ${JSON.stringify(r.statuses)}` : ''}  server CPU ${(cpu / wall).toFixed(2)} cores, ${((cpu * 1000) / (r.requests * (1 + WARMUP_SECONDS / SECONDS))).toFixed(2)} ms/request  peak RSS ${peakRssMb(server!.pid!).toFixed(0)} MB`);
+        console.log(
+          `  ${label.padEnd(48)} ${(r.requests / r.seconds).toFixed(0).padStart(6)} req/s  p50 ${percentile(sorted, 50).toFixed(1)} ms  p99 ${percentile(sorted, 99).toFixed(1)} ms  failures ${r.failures}${r.failures ? ` ${JSON.stringify(r.statuses)}` : ''}  server CPU ${(cpu / wall).toFixed(2)} cores, ${((cpu * 1000) / (r.requests * (1 + WARMUP_SECONDS / SECONDS))).toFixed(2)} ms/request  peak RSS ${peakRssMb(server!.pid!).toFixed(0)} MB`,
+        );
       },
     };
     for (const p of PARTS) {
@@ -232,7 +316,11 @@ async function main(): Promise<void> {
       console.log(`part ${p}:`);
       await part(ctx);
     }
-    console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `load average after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     await stopChild(server);
     const c = new pg.Client({ connectionString: POSTGRES });

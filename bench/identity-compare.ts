@@ -40,7 +40,9 @@ const TICK_MICROS = 10_000; // /proc reports CPU in clock ticks of 1/100 s
 
 /** CPU time so far of the PostgreSQL backends connected to `database` (same machine: read from /proc), in µs. */
 async function backendsCpu(database: FreshDatabase): Promise<number> {
-  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [new URL(database.url).pathname.slice(1)]);
+  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+    new URL(database.url).pathname.slice(1),
+  ]);
   let ticks = 0;
   for (const { pid } of rows) {
     try {
@@ -60,24 +62,33 @@ async function side(name: string, root: string): Promise<Side> {
   const { createApp, createSecret } = await load('src/identity/apps/store.ts');
   const database = await freshPostgres('bench_idcompare');
   const config = loadIdentityConfig({
-    IDENTITY_DATABASE_URL: database.url, IDENTITY_ISSUER: 'http://localhost:4000', LOG_LEVEL: 'warn',
-    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'), DATA_DIR: `/tmp/identity-compare-${process.pid}-${name}`, IDENTITY_EXTRA_SCOPES: 'events:write',
+    IDENTITY_DATABASE_URL: database.url,
+    IDENTITY_ISSUER: 'http://localhost:4000',
+    LOG_LEVEL: 'warn',
+    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'),
+    DATA_DIR: `/tmp/identity-compare-${process.pid}-${name}`,
+    IDENTITY_EXTRA_SCOPES: 'events:write',
   });
   const app = await buildIdentityApp(config);
   await app.ready();
   const rt = identityRuntime(app);
-  const machine = await createApp(rt.db, { name: 'Bench', appType: 'machine', allowedScopes: ['events:write'] }, rt.scopes);
+  const machine = await createApp(
+    rt.db,
+    { name: 'Bench', appType: 'machine', allowedScopes: ['events:write'] },
+    rt.scopes,
+  );
   const secret = (await createSecret(rt.db, machine.id)).secret;
   const authorization = `Basic ${Buffer.from(`${machine.clientId}:${secret}`).toString('base64')}`;
   return {
     name,
     database,
-    inject: () => app.inject({
-      method: 'POST',
-      url: '/oauth/token',
-      headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: 'grant_type=client_credentials&scope=events%3Awrite',
-    }),
+    inject: () =>
+      app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'grant_type=client_credentials&scope=events%3Awrite',
+      }),
     close: () => app.close(),
     cpu: [],
     wall: [],
@@ -91,13 +102,15 @@ async function block(s: Side, n: number, record: boolean): Promise<void> {
   const pg0 = await backendsCpu(s.database);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < n) {
-      next++;
-      const res = await s.inject();
-      if (res.statusCode !== 200 || !res.body.includes('"access_token"')) failed++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < n) {
+        next++;
+        const res = await s.inject();
+        if (res.statusCode !== 200 || !res.body.includes('"access_token"')) failed++;
+      }
+    }),
+  );
   const cpu = process.cpuUsage(cpu0);
   const pgCpu = (await backendsCpu(s.database)) - pg0;
   if (failed) throw new Error(`${s.name}: ${failed} token requests failed`);
@@ -121,8 +134,11 @@ try {
     // Alternate who goes first, so neither side always follows the same one.
     for (const s of round % 2 ? [...sides].reverse() : sides) await block(s, BLOCK, true);
   }
-  console.log(`client_credentials via inject, ${ROUNDS} rounds of ${BLOCK} requests, ${CONCURRENCY} in flight; median (min–max)`);
-  const cell = (xs: number[]) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
+  console.log(
+    `client_credentials via inject, ${ROUNDS} rounds of ${BLOCK} requests, ${CONCURRENCY} in flight; median (min–max)`,
+  );
+  const cell = (xs: number[]) =>
+    `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
   console.log('| tree | server CPU µs/request | PostgreSQL CPU µs/request | wall µs/request |');
   console.log('|---|---|---|---|');
   for (const s of sides) console.log(`| ${s.name} | ${cell(s.cpu)} | ${cell(s.pgCpu)} | ${cell(s.wall)} |`);

@@ -20,19 +20,51 @@ const database = await freshPostgres('bench_token_insert');
 const db = await openDatabase({ url: database.url, dataDir: '/tmp/unused', schema: 'identity', poolSize: 4 });
 try {
   await migrate(db, new URL('../src/identity/migrations/', import.meta.url));
-  const principal = (await db.query<{ id: string }>(`INSERT INTO principals (type, identifier, display_name) VALUES ('service', 'bench', 'bench') RETURNING id`)).rows[0]!.id;
-  const app = (await db.query<{ id: string }>(`INSERT INTO oauth_apps (client_id, name, app_type, principal_id) VALUES ('bench', 'bench', 'machine', $1) RETURNING id`, [principal])).rows[0]!.id;
+  const principal = (
+    await db.query<{ id: string }>(
+      `INSERT INTO principals (type, identifier, display_name) VALUES ('service', 'bench', 'bench') RETURNING id`,
+    )
+  ).rows[0]!.id;
+  const app = (
+    await db.query<{ id: string }>(
+      `INSERT INTO oauth_apps (client_id, name, app_type, principal_id) VALUES ('bench', 'bench', 'machine', $1) RETURNING id`,
+      [principal],
+    )
+  ).rows[0]!.id;
   const payload = `v1.${randomBytes(300).toString('base64url')}`;
   const row = (): TokenValues => [
-    'client_credentials', randomBytes(32).toString('hex'), null, null, '["events:write"]', '[]', null, new Date(Date.now() + 900_000), null,
-    '127.0.0.1', 'bench', null, principal, 'bench', app, payload, null,
+    'client_credentials',
+    randomBytes(32).toString('hex'),
+    null,
+    null,
+    '["events:write"]',
+    '[]',
+    null,
+    new Date(Date.now() + 900_000),
+    null,
+    '127.0.0.1',
+    'bench',
+    null,
+    principal,
+    'bench',
+    app,
+    payload,
+    null,
   ];
   // One statement in flight, so each batch is exactly B rows.
   const writer = new TokenWriter(db, 1, 1024);
   const write = async (batch: number, rows: number) => {
-    for (let done = 0; done < rows; done += batch) await Promise.all(Array.from({ length: batch }, () => writer.write('access_token_signature', row())));
+    for (let done = 0; done < rows; done += batch)
+      await Promise.all(Array.from({ length: batch }, () => writer.write('access_token_signature', row())));
   };
-  console.log(`PostgreSQL CPU (every postgres process) and wall time per stored token, ${ROWS} tokens per measure, 5 measures; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `PostgreSQL CPU (every postgres process) and wall time per stored token, ${ROWS} tokens per measure, 5 measures; load average ${(
+      await import('node:os')
+    )
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   console.log('| rows per statement | PostgreSQL CPU µs/token (5 measures) | median | wall µs/token (median) |');
   console.log('|---|---|---|---|');
   for (const batch of BATCHES) {
@@ -47,7 +79,9 @@ try {
       cpu.push((postgresCpuSince(before) * 1e6) / ROWS);
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[2]!;
-    console.log(`| ${batch} | ${cpu.map((x) => x.toFixed(0)).join(', ')} | ${median(cpu).toFixed(0)} | ${median(wall).toFixed(0)} |`);
+    console.log(
+      `| ${batch} | ${cpu.map((x) => x.toFixed(0)).join(', ')} | ${median(cpu).toFixed(0)} | ${median(wall).toFixed(0)} |`,
+    );
   }
 } finally {
   await db.close();

@@ -20,7 +20,12 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 // For profiling one phase at a time, e.g. BENCH_PHASES=token.
 // `reference` is the minimal in-memory oidc-provider (bench/support/oidc-reference.ts): its token and introspection phases.
-const PHASES = new Set((process.env.BENCH_PHASES ?? 'bare,reference,token,token-provider,introspection,introspection-provider,apikey,jwt,delegation').split(','));
+const PHASES = new Set(
+  (
+    process.env.BENCH_PHASES ??
+    'bare,reference,token,token-provider,introspection,introspection-provider,apikey,jwt,delegation'
+  ).split(','),
+);
 
 interface Ready {
   clientId: string;
@@ -53,51 +58,123 @@ async function serve(databaseUrl: string): Promise<void> {
   const { createApp, createSecret } = await import('../src/identity/apps/store.ts');
   const port = await freePort();
   const config = loadIdentityConfig({
-    IDENTITY_DATABASE_URL: databaseUrl, IDENTITY_ISSUER: `http://localhost:${port}`, LOG_LEVEL: 'warn',
-    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'), DATA_DIR: `/tmp/identity-bench-${process.pid}`, IDENTITY_EXTRA_SCOPES: 'events:write',
+    IDENTITY_DATABASE_URL: databaseUrl,
+    IDENTITY_ISSUER: `http://localhost:${port}`,
+    LOG_LEVEL: 'warn',
+    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'),
+    DATA_DIR: `/tmp/identity-bench-${process.pid}`,
+    IDENTITY_EXTRA_SCOPES: 'events:write',
   });
   const app = await buildIdentityApp(config);
   await app.listen({ host: '127.0.0.1', port });
   const rt = identityRuntime(app);
-  const machine = await createApp(rt.db, { name: 'Bench', appType: 'machine', allowedScopes: ['events:write'] }, rt.scopes);
+  const machine = await createApp(
+    rt.db,
+    { name: 'Bench', appType: 'machine', allowedScopes: ['events:write'] },
+    rt.scopes,
+  );
   const secret = (await createSecret(rt.db, machine.id)).secret;
   const { createService } = await import('../src/identity/principals/store.ts');
   const { createApiKey, createKeypair } = await import('../src/identity/credentials/store.ts');
   const { generateKeyPair, exportPKCS8, exportSPKI } = await import('jose');
-  const svc = await createService(rt.db, { name: 'bench-service', serviceType: 'bench', allowedScopes: ['events:write'] });
+  const svc = await createService(rt.db, {
+    name: 'bench-service',
+    serviceType: 'bench',
+    allowedScopes: ['events:write'],
+  });
   const { apiKey } = await createApiKey(rt.db, svc.id, {});
   const pair = await generateKeyPair('ES256', { extractable: true });
-  await createKeypair(rt.db, svc.id, { publicKey: await exportSPKI(pair.publicKey), algorithm: 'ES256', keyId: 'bench-key' });
+  await createKeypair(rt.db, svc.id, {
+    publicKey: await exportSPKI(pair.publicKey),
+    algorithm: 'ES256',
+    keyId: 'bench-key',
+  });
 
   // Delegation (RFC 8693 with an actor token): a person's token made straight through the provider (the sign-in pages are not
   // what is measured), an agent that needs no approval, and the agent's own token from its key pair.
   const { createHuman, createAgent } = await import('../src/identity/principals/store.ts');
   const person = await createHuman(rt.db, { email: 'bench-person@example.com', displayName: 'Bench person' });
-  await rt.db.query('UPDATE principals SET allowed_scopes = $2 WHERE id = $1', [person.id, JSON.stringify(['events:write'])]);
-  const personApp = await createApp(rt.db, { name: 'Bench person app', appType: 'web', redirectUris: ['https://bench.example/cb'], allowedScopes: ['events:write'], accessTokenTtl: 86_400 }, rt.scopes);
+  await rt.db.query('UPDATE principals SET allowed_scopes = $2 WHERE id = $1', [
+    person.id,
+    JSON.stringify(['events:write']),
+  ]);
+  const personApp = await createApp(
+    rt.db,
+    {
+      name: 'Bench person app',
+      appType: 'web',
+      redirectUris: ['https://bench.example/cb'],
+      allowedScopes: ['events:write'],
+      accessTokenTtl: 86_400,
+    },
+    rt.scopes,
+  );
   const personClient = await rt.holder.current.Client.find(personApp.clientId);
   type AccessTokenInit = ConstructorParameters<typeof rt.holder.current.AccessToken>[0];
-  const personToken = await new rt.holder.current.AccessToken({ client: personClient!, accountId: person.id, scope: 'events:write', gty: 'authorization_code' } as unknown as AccessTokenInit).save();
-  const agent = await createAgent(rt.db, { name: 'bench-agent', modelId: 'bench-model', allowedScopes: ['events:write'], requiresConfirmation: false });
-  await createKeypair(rt.db, agent.id, { publicKey: await exportSPKI(pair.publicKey), algorithm: 'ES256', keyId: 'bench-agent-key' });
+  const personToken = await new rt.holder.current.AccessToken({
+    client: personClient!,
+    accountId: person.id,
+    scope: 'events:write',
+    gty: 'authorization_code',
+  } as unknown as AccessTokenInit).save();
+  const agent = await createAgent(rt.db, {
+    name: 'bench-agent',
+    modelId: 'bench-model',
+    allowedScopes: ['events:write'],
+    requiresConfirmation: false,
+  });
+  await createKeypair(rt.db, agent.id, {
+    publicKey: await exportSPKI(pair.publicKey),
+    algorithm: 'ES256',
+    keyId: 'bench-agent-key',
+  });
   const { SignJWT } = await import('jose');
-  const agentAssertion = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'bench-agent-key' }).setIssuer(agent.id).setSubject(agent.id)
-    .setAudience(`http://localhost:${port}`).setExpirationTime('2m').setJti('bench-agent').sign(pair.privateKey);
+  const agentAssertion = await new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: 'bench-agent-key' })
+    .setIssuer(agent.id)
+    .setSubject(agent.id)
+    .setAudience(`http://localhost:${port}`)
+    .setExpirationTime('2m')
+    .setJti('bench-agent')
+    .sign(pair.privateKey);
   const agentAnswer = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
-    method: 'POST', headers: { authorization: `Basic ${Buffer.from(`${machine.clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: agentAssertion, scope: 'events:write' }),
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${machine.clientId}:${secret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      assertion: agentAssertion,
+      scope: 'events:write',
+    }),
   });
   const agentToken = ((await agentAnswer.json()) as { access_token: string }).access_token;
 
   const bare = Fastify({ logger: false });
   bare.post('/bare', async () => ({ ok: true }));
-  bare.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_r, body, done) => done(null, body));
+  bare.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_r, body, done) =>
+    done(null, body),
+  );
   const barePort = await freePort();
   await bare.listen({ host: '127.0.0.1', port: barePort });
   const reference = await startOidcReference(await freePort());
 
-  process.send!({ ready: { clientId: machine.clientId, secret, port, barePort, apiKey, servicePrincipalId: svc.id, keyId: 'bench-key', privateKeyPkcs8: await exportPKCS8(pair.privateKey), personToken, agentToken,
-    reference: { port: reference.port, clientId: reference.clientId, secret: reference.secret } } satisfies Ready });
+  process.send!({
+    ready: {
+      clientId: machine.clientId,
+      secret,
+      port,
+      barePort,
+      apiKey,
+      servicePrincipalId: svc.id,
+      keyId: 'bench-key',
+      privateKeyPkcs8: await exportPKCS8(pair.privateKey),
+      personToken,
+      agentToken,
+      reference: { port: reference.port, clientId: reference.clientId, secret: reference.secret },
+    } satisfies Ready,
+  });
   // BENCH_PROFILE=DIR: a CPU profile of the server during each phase only (start-up and set-up left out), one file per phase.
   const { Session } = await import('node:inspector/promises');
   const profiler = process.env.BENCH_PROFILE ? new Session() : undefined;
@@ -176,14 +253,24 @@ async function serverCpu(): Promise<number> {
   });
 }
 
-
 function formPost(port: number, path: string, body: string, headers: Record<string, string> = {}): Buffer {
-  const lines = [`POST ${path} HTTP/1.1`, `host: 127.0.0.1:${port}`, 'content-type: application/x-www-form-urlencoded', `content-length: ${Buffer.byteLength(body)}`];
+  const lines = [
+    `POST ${path} HTTP/1.1`,
+    `host: 127.0.0.1:${port}`,
+    'content-type: application/x-www-form-urlencoded',
+    `content-length: ${Buffer.byteLength(body)}`,
+  ];
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
   return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body}`);
 }
 
-async function load(name: string, port: number, requestOf: (i: number) => Buffer, ok: (status: number, body: string) => boolean, seconds = SECONDS): Promise<Result> {
+async function load(
+  name: string,
+  port: number,
+  requestOf: (i: number) => Buffer,
+  ok: (status: number, body: string) => boolean,
+  seconds = SECONDS,
+): Promise<Result> {
   const latencies: number[] = [];
   let errors = 0;
   let i = 0;
@@ -192,25 +279,39 @@ async function load(name: string, port: number, requestOf: (i: number) => Buffer
   const postgresBefore = postgresCpuSeconds();
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    const connection = new Connection(new URL(`http://127.0.0.1:${port}/`));
-    try {
-      while (performance.now() < deadline) {
-        const t = performance.now();
-        const good = await connection.request(requestOf(i++)).then((r) => ok(r.status, r.body), () => false);
-        latencies.push(performance.now() - t);
-        if (!good) errors++;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      const connection = new Connection(new URL(`http://127.0.0.1:${port}/`));
+      try {
+        while (performance.now() < deadline) {
+          const t = performance.now();
+          const good = await connection.request(requestOf(i++)).then(
+            (r) => ok(r.status, r.body),
+            () => false,
+          );
+          latencies.push(performance.now() - t);
+          if (!good) errors++;
+        }
+      } finally {
+        connection.close();
       }
-    } finally {
-      connection.close();
-    }
-  }));
+    }),
+  );
   const elapsed = (performance.now() - started) / 1000;
   const cpu = (await serverCpu()) - cpuBefore;
   const postgresCpu = postgresCpuSince(postgresBefore) * 1e6;
   await profilePhase(name.replace(/[^A-Za-z0-9]+/g, '-'));
   latencies.sort((a, b) => a - b);
-  return { name, requests: latencies.length, errors, perSecond: Math.round(latencies.length / elapsed), p50: +percentile(latencies, 50).toFixed(2), p99: +percentile(latencies, 99).toFixed(2), cpuPerRequest: latencies.length ? Math.round(cpu / latencies.length) : 0, postgresCpuPerRequest: latencies.length ? Math.round(postgresCpu / latencies.length) : 0 };
+  return {
+    name,
+    requests: latencies.length,
+    errors,
+    perSecond: Math.round(latencies.length / elapsed),
+    p50: +percentile(latencies, 50).toFixed(2),
+    p99: +percentile(latencies, 99).toFixed(2),
+    cpuPerRequest: latencies.length ? Math.round(cpu / latencies.length) : 0,
+    postgresCpuPerRequest: latencies.length ? Math.round(postgresCpu / latencies.length) : 0,
+  };
 }
 
 async function main(): Promise<void> {
@@ -218,7 +319,9 @@ async function main(): Promise<void> {
   const database = await freshPostgres('bench_identity');
   let child: ChildProcess | undefined;
   try {
-    child = fork(new URL(import.meta.url).pathname, ['serve', database.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child = fork(new URL(import.meta.url).pathname, ['serve', database.url], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     server = child;
     const ready = await new Promise<Ready>((resolve, reject) => {
       child!.once('message', (m: { ready: Ready }) => resolve(m.ready));
@@ -230,29 +333,53 @@ async function main(): Promise<void> {
     const tokenRequest = formPost(ready.port, '/oauth/token', ccBody, { authorization: auth });
     const bareRequest = formPost(ready.barePort, '/bare', 'a=1');
     const issued = (status: number, body: string) => status === 200 && body.includes('"access_token"');
-    const skipped = (name: string): Result => ({ name, requests: 0, errors: 0, perSecond: 0, p50: 0, p99: 0, cpuPerRequest: 0, postgresCpuPerRequest: 0 });
+    const skipped = (name: string): Result => ({
+      name,
+      requests: 0,
+      errors: 0,
+      perSecond: 0,
+      p50: 0,
+      p99: 0,
+      cpuPerRequest: 0,
+      postgresCpuPerRequest: 0,
+    });
 
     await load('warm-up', ready.port, () => tokenRequest, issued, 2);
     const refAuth = `Basic ${Buffer.from(`${ready.reference.clientId}:${ready.reference.secret}`).toString('base64')}`;
     const refTokenRequest = formPost(ready.reference.port, '/oauth/token', ccBody, { authorization: refAuth });
-    if (PHASES.has('reference')) await load('reference warm-up', ready.reference.port, () => refTokenRequest, issued, 2);
+    if (PHASES.has('reference'))
+      await load('reference warm-up', ready.reference.port, () => refTokenRequest, issued, 2);
     const one = new Connection(new URL(`http://127.0.0.1:${ready.port}/`));
     const introspections: Buffer[] = [];
     // The same questions with one extra parameter the provider ignores, which sends them past the fast route to the provider.
     const providerIntrospections: Buffer[] = [];
     for (let k = 0; k < 500; k++) {
       const token = JSON.parse((await one.request(tokenRequest)).body).access_token as string;
-      introspections.push(formPost(ready.port, '/oauth/introspect', `token=${token}&token_type_hint=access_token`, { authorization: auth }));
-      providerIntrospections.push(formPost(ready.port, '/oauth/introspect', `token=${token}&token_type_hint=access_token&via=provider`, { authorization: auth }));
+      introspections.push(
+        formPost(ready.port, '/oauth/introspect', `token=${token}&token_type_hint=access_token`, {
+          authorization: auth,
+        }),
+      );
+      providerIntrospections.push(
+        formPost(ready.port, '/oauth/introspect', `token=${token}&token_type_hint=access_token&via=provider`, {
+          authorization: auth,
+        }),
+      );
     }
     one.close();
     // The same token request with one extra parameter the provider drops, which sends it past the fast route to the provider.
-    const providerTokenRequest = formPost(ready.port, '/oauth/token', `${ccBody}&via=provider`, { authorization: auth });
+    const providerTokenRequest = formPost(ready.port, '/oauth/token', `${ccBody}&via=provider`, {
+      authorization: auth,
+    });
     const exchangeBody = `grant_type=${encodeURIComponent('urn:ietf:params:oauth:grant-type:token-exchange')}&subject_token=${ready.apiKey}&subject_token_type=${encodeURIComponent('urn:platform:params:oauth:token-type:api-key')}&scope=events%3Awrite`;
     const exchangeRequest = formPost(ready.port, '/oauth/token', exchangeBody, { authorization: auth });
     const delegationBody = new URLSearchParams({
-      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: ready.personToken, subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-      actor_token: ready.agentToken, actor_token_type: 'urn:ietf:params:oauth:token-type:access_token', scope: 'events:write',
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token: ready.personToken,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      actor_token: ready.agentToken,
+      actor_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      scope: 'events:write',
     }).toString();
     const delegationRequest = formPost(ready.port, '/oauth/token', delegationBody, { authorization: auth });
     const active = (status: number, body: string) => status === 200 && body.includes('"active":true');
@@ -260,34 +387,67 @@ async function main(): Promise<void> {
     const tables: Array<Array<[Result, Result | undefined]>> = [];
     for (let round = 0; round < ROUNDS; round++) {
       const bare = PHASES.has('bare')
-        ? await load('bare Fastify POST (ceiling)', ready.barePort, () => bareRequest, (status) => status === 200)
+        ? await load(
+            'bare Fastify POST (ceiling)',
+            ready.barePort,
+            () => bareRequest,
+            (status) => status === 200,
+          )
         : skipped('bare Fastify POST (skipped)');
       // The library's ceiling in the same run: the minimal in-memory oidc-provider's tokens and introspections.
       let refToken = skipped('oidc-provider in-memory token (skipped)');
       let refIntro = skipped('oidc-provider in-memory introspection (skipped)');
       if (PHASES.has('reference')) {
-        refToken = await load('oidc-provider in-memory client_credentials token (reference)', ready.reference.port, () => refTokenRequest, issued);
+        refToken = await load(
+          'oidc-provider in-memory client_credentials token (reference)',
+          ready.reference.port,
+          () => refTokenRequest,
+          issued,
+        );
         // Issued after the token phase: the in-memory adapter is an LRU, and that phase's tokens push older ones out.
         const refOne = new Connection(new URL(`http://127.0.0.1:${ready.reference.port}/`));
         const refIntrospections: Buffer[] = [];
         for (let k = 0; k < 500; k++) {
           const token = JSON.parse((await refOne.request(refTokenRequest)).body).access_token as string;
-          refIntrospections.push(formPost(ready.reference.port, '/oauth/introspect', `token=${token}&token_type_hint=access_token`, { authorization: refAuth }));
+          refIntrospections.push(
+            formPost(ready.reference.port, '/oauth/introspect', `token=${token}&token_type_hint=access_token`, {
+              authorization: refAuth,
+            }),
+          );
         }
         refOne.close();
-        refIntro = await load('oidc-provider in-memory introspection (reference)', ready.reference.port, (i) => refIntrospections[i % refIntrospections.length]!, active);
+        refIntro = await load(
+          'oidc-provider in-memory introspection (reference)',
+          ready.reference.port,
+          (i) => refIntrospections[i % refIntrospections.length]!,
+          active,
+        );
       }
-      const cc = PHASES.has('token') ? await load('client_credentials token', ready.port, () => tokenRequest, issued) : skipped('client_credentials token (skipped)');
+      const cc = PHASES.has('token')
+        ? await load('client_credentials token', ready.port, () => tokenRequest, issued)
+        : skipped('client_credentials token (skipped)');
       const ccProvider = PHASES.has('token-provider')
-        ? await load('client_credentials token through the provider (fast route bypassed)', ready.port, () => providerTokenRequest, issued)
+        ? await load(
+            'client_credentials token through the provider (fast route bypassed)',
+            ready.port,
+            () => providerTokenRequest,
+            issued,
+          )
         : skipped('client_credentials token through the provider (skipped)');
       const intro = PHASES.has('introspection')
         ? await load('introspection', ready.port, (i) => introspections[i % introspections.length]!, active)
         : skipped('introspection (skipped)');
       const introProvider = PHASES.has('introspection-provider')
-        ? await load('introspection through the provider (fast route bypassed)', ready.port, (i) => providerIntrospections[i % providerIntrospections.length]!, active)
+        ? await load(
+            'introspection through the provider (fast route bypassed)',
+            ready.port,
+            (i) => providerIntrospections[i % providerIntrospections.length]!,
+            active,
+          )
         : skipped('introspection through the provider (skipped)');
-      const apiKey = PHASES.has('apikey') ? await load('API key token (RFC 8693 exchange)', ready.port, () => exchangeRequest, issued) : skipped('API key token (skipped)');
+      const apiKey = PHASES.has('apikey')
+        ? await load('API key token (RFC 8693 exchange)', ready.port, () => exchangeRequest, issued)
+        : skipped('API key token (skipped)');
 
       // Every assertion needs its own jti, so they are signed before the phase (the load generator must not be the bottleneck).
       let jwt = skipped('private_key_jwt key-pair assertion token (skipped)');
@@ -297,18 +457,47 @@ async function main(): Promise<void> {
         const assertions: Buffer[] = [];
         const exp = Math.floor(Date.now() / 1000) + 240 + SECONDS;
         for (let k = 0; k < SECONDS * 3000; k++) {
-          const signed = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: ready.keyId }).setIssuer(ready.servicePrincipalId).setSubject(ready.servicePrincipalId)
-            .setAudience(`http://localhost:${ready.port}`).setExpirationTime(exp).setJti(`bench-${round}-${k}`).sign(key);
-          assertions.push(formPost(ready.port, '/oauth/token', `grant_type=${encodeURIComponent('urn:ietf:params:oauth:grant-type:jwt-bearer')}&assertion=${signed}&scope=events%3Awrite`, { authorization: auth }));
+          const signed = await new SignJWT({})
+            .setProtectedHeader({ alg: 'ES256', kid: ready.keyId })
+            .setIssuer(ready.servicePrincipalId)
+            .setSubject(ready.servicePrincipalId)
+            .setAudience(`http://localhost:${ready.port}`)
+            .setExpirationTime(exp)
+            .setJti(`bench-${round}-${k}`)
+            .sign(key);
+          assertions.push(
+            formPost(
+              ready.port,
+              '/oauth/token',
+              `grant_type=${encodeURIComponent('urn:ietf:params:oauth:grant-type:jwt-bearer')}&assertion=${signed}&scope=events%3Awrite`,
+              { authorization: auth },
+            ),
+          );
         }
-        jwt = await load('private_key_jwt key-pair assertion token (RFC 7523 jwt-bearer, ES256)', ready.port, (i) => assertions[i % assertions.length]!, issued);
+        jwt = await load(
+          'private_key_jwt key-pair assertion token (RFC 7523 jwt-bearer, ES256)',
+          ready.port,
+          (i) => assertions[i % assertions.length]!,
+          issued,
+        );
       }
       const delegation = PHASES.has('delegation')
         ? await load('delegation token (RFC 8693 with actor token)', ready.port, () => delegationRequest, issued)
         : skipped('delegation token (skipped)');
       // Each phase beside both ceilings: bare Fastify, and the in-memory oidc-provider's phase of the same kind
       // (introspection against its introspection, every token grant against its client_credentials token).
-      tables.push([[bare, undefined], [refToken, undefined], [refIntro, undefined], [cc, refToken], [ccProvider, refToken], [intro, refIntro], [introProvider, refIntro], [apiKey, refToken], [jwt, refToken], [delegation, refToken]]);
+      tables.push([
+        [bare, undefined],
+        [refToken, undefined],
+        [refIntro, undefined],
+        [cc, refToken],
+        [ccProvider, refToken],
+        [intro, refIntro],
+        [introProvider, refIntro],
+        [apiKey, refToken],
+        [jwt, refToken],
+        [delegation, refToken],
+      ]);
     }
 
     const stopped = await new Promise<{ maxRssMiB: number }>((resolve) => {
@@ -316,20 +505,29 @@ async function main(): Promise<void> {
       child!.send({ stop: true });
     });
 
-    const ratio = (r: Result, of: Result | undefined) => (of?.perSecond && r.perSecond ? `${(r.perSecond / of.perSecond).toFixed(2)}` : '-');
-    console.log(`identity benchmark: ${SECONDS} s per phase, ${CONCURRENCY} concurrent keep-alive connections, PostgreSQL ${new URL(database.url).host}`);
+    const ratio = (r: Result, of: Result | undefined) =>
+      of?.perSecond && r.perSecond ? `${(r.perSecond / of.perSecond).toFixed(2)}` : '-';
+    console.log(
+      `identity benchmark: ${SECONDS} s per phase, ${CONCURRENCY} concurrent keep-alive connections, PostgreSQL ${new URL(database.url).host}`,
+    );
     tables.forEach((rows, round) => {
       const bare = rows[0]![0];
       if (ROUNDS > 1) console.log(`round ${round + 1} of ${ROUNDS}`);
-      console.log('| phase | requests | errors | req/s | p50 ms | p99 ms | vs bare | vs oidc-provider in-memory | server CPU µs/request | PostgreSQL CPU µs/request |');
+      console.log(
+        '| phase | requests | errors | req/s | p50 ms | p99 ms | vs bare | vs oidc-provider in-memory | server CPU µs/request | PostgreSQL CPU µs/request |',
+      );
       console.log('|---|---|---|---|---|---|---|---|---|---|');
       for (const [r, of] of rows) {
         if (r.requests === 0 && r.name.endsWith('(skipped)')) continue;
-        console.log(`| ${r.name} | ${r.requests} | ${r.errors} | ${r.perSecond} | ${r.p50} | ${r.p99} | ${ratio(r, bare)} | ${ratio(r, of)} | ${r.cpuPerRequest} | ${r.postgresCpuPerRequest} |`);
+        console.log(
+          `| ${r.name} | ${r.requests} | ${r.errors} | ${r.perSecond} | ${r.p50} | ${r.p99} | ${ratio(r, bare)} | ${ratio(r, of)} | ${r.cpuPerRequest} | ${r.postgresCpuPerRequest} |`,
+        );
       }
     });
     const best = (index: number) => Math.max(...tables.map((rows) => rows[index]![0].perSecond));
-    console.log(`issue 14's targets, set on a machine whose bare endpoint answered 36-43k/s: client_credentials >= 5000/s (best round here ${best(3)}/s), introspection >= 10000/s (best round here ${best(5)}/s)`);
+    console.log(
+      `issue 14's targets, set on a machine whose bare endpoint answered 36-43k/s: client_credentials >= 5000/s (best round here ${best(3)}/s), introspection >= 10000/s (best round here ${best(5)}/s)`,
+    );
     console.log(`server peak RSS: ${stopped.maxRssMiB} MiB`);
   } finally {
     // The child exits by itself after "stopped" (and writes its --cpu-prof profile then); kill it only if it does not.

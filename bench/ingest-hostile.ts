@@ -18,7 +18,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BODY_BYTES = 9_900_000;
 
-const EVENT_HEAD = '{"events":[{"event_id":"hostile","project_id":"bench","session.id":"s","event.type":"custom","event.timestamp":"2025-01-01T00:00:00Z","metadata":{"x":[';
+const EVENT_HEAD =
+  '{"events":[{"event_id":"hostile","project_id":"bench","session.id":"s","event.type":"custom","event.timestamp":"2025-01-01T00:00:00Z","metadata":{"x":[';
 
 /**
  * One event whose metadata holds `count` copies of `unit` side by side, then (when the units leave room) a string
@@ -61,7 +62,11 @@ const SHAPES: { name: string; what: string; body: () => Buffer }[] = [
 
 function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['src/cli.ts', 'start', 'ingest'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['src/cli.ts', 'start', 'ingest'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -93,7 +98,8 @@ function request(url: URL, key: string, body: Buffer): Buffer {
 }
 
 async function main(): Promise<void> {
-  const adminUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const adminUrl =
+    process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const dbName = `bench_hostile_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -101,8 +107,17 @@ async function main(): Promise<void> {
   const dbUrl = new URL(adminUrl);
   dbUrl.pathname = `/${dbName}`;
   const token = randomBytes(24).toString('hex');
-  const env = { ...process.env, DATABASE_URL: dbUrl.toString(), INGEST_PORT: '0', INGEST_ADMIN_TOKEN: token, LOG_LEVEL: 'warn', DATA_DIR: `/tmp/${dbName}` };
-  console.log(`ingest hostile bodies: ${CONCURRENCY} connections at once, ${ROUNDS} bodies of ${(BODY_BYTES / 1e6).toFixed(1)} MB each, a fresh server per shape`);
+  const env = {
+    ...process.env,
+    DATABASE_URL: dbUrl.toString(),
+    INGEST_PORT: '0',
+    INGEST_ADMIN_TOKEN: token,
+    LOG_LEVEL: 'warn',
+    DATA_DIR: `/tmp/${dbName}`,
+  };
+  console.log(
+    `ingest hostile bodies: ${CONCURRENCY} connections at once, ${ROUNDS} bodies of ${(BODY_BYTES / 1e6).toFixed(1)} MB each, a fresh server per shape`,
+  );
   let key: string | undefined;
   try {
     const only = process.env.BENCH_SHAPES?.split(',');
@@ -110,7 +125,11 @@ async function main(): Promise<void> {
       const { child, url } = await startServer(env);
       try {
         const api = (path: string, body: unknown) =>
-          fetch(new URL(path, url), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, string>>);
+          fetch(new URL(path, url), {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          }).then((r) => r.json() as Promise<Record<string, string>>);
         if (!key) {
           await api('/api/v1/projects', { name: 'bench', id: 'bench' });
           key = (await api('/api/v1/projects/bench/keys', { name: 'bench' })).key!;
@@ -124,23 +143,32 @@ async function main(): Promise<void> {
         const before = memoryMb(child.pid!);
         const answers = new Map<string, number>();
         const started = performance.now();
-        await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-          const connection = new Connection(target);
-          try {
-            for (let i = 0; i < ROUNDS; i++) {
-              const answer = await connection.request(bytes).catch((err: Error) => ({ status: 0, body: err.message }));
-              const label = answer.status === 202 ? `202 ${answer.body}` : `${answer.status} ${/"code":"([^"]+)"/.exec(answer.body)?.[1] ?? answer.body.slice(0, 60)}`;
-              answers.set(label, (answers.get(label) ?? 0) + 1);
+        await Promise.all(
+          Array.from({ length: CONCURRENCY }, async () => {
+            const connection = new Connection(target);
+            try {
+              for (let i = 0; i < ROUNDS; i++) {
+                const answer = await connection
+                  .request(bytes)
+                  .catch((err: Error) => ({ status: 0, body: err.message }));
+                const label =
+                  answer.status === 202
+                    ? `202 ${answer.body}`
+                    : `${answer.status} ${/"code":"([^"]+)"/.exec(answer.body)?.[1] ?? answer.body.slice(0, 60)}`;
+                answers.set(label, (answers.get(label) ?? 0) + 1);
+              }
+            } finally {
+              connection.close();
             }
-          } finally {
-            connection.close();
-          }
-        }));
+          }),
+        );
         const seconds = (performance.now() - started) / 1000;
         const after = memoryMb(child.pid!);
         console.log(`\n${shape.name}: ${shape.what}`);
         console.log(`  answers: ${[...answers].map(([a, n]) => `${n} × ${a}`).join('; ')} in ${seconds.toFixed(1)} s`);
-        console.log(`  server RSS before ${before.rss.toFixed(0)} MB, peak during the load ${after.peak.toFixed(0)} MB (+${(after.peak - before.rss).toFixed(0)} MB)`);
+        console.log(
+          `  server RSS before ${before.rss.toFixed(0)} MB, peak during the load ${after.peak.toFixed(0)} MB (+${(after.peak - before.rss).toFixed(0)} MB)`,
+        );
       } finally {
         await stop(child);
       }

@@ -15,7 +15,13 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../src/kit/db.ts';
 import { migrate } from '../src/kit/migrations.ts';
 import { INGEST_MIGRATIONS } from '../src/ingest/app.ts';
-import { COPY_EVENTS, copyParameters, INSERT_EVENTS, INSERT_EVENTS_PLAIN, insertParameters } from '../src/ingest/events/committer.ts';
+import {
+  COPY_EVENTS,
+  copyParameters,
+  INSERT_EVENTS,
+  INSERT_EVENTS_PLAIN,
+  insertParameters,
+} from '../src/ingest/events/committer.ts';
 import { validateBatch, type PreparedEvents } from '../src/ingest/events/validate.ts';
 import { eventTemplates } from './support/events.ts';
 import { cpuSeconds, postgresCpuSeconds, postgresCpuSince } from './support/proc.ts';
@@ -85,7 +91,10 @@ const VARIANTS: Record<string, string> = {
           FOR EACH STATEMENT EXECUTE FUNCTION check_inserted_event_projects();`,
 };
 
-const BY_DAY_INSERT = INSERT_EVENTS.replace('ON CONFLICT (project_id, event_id)', 'ON CONFLICT (project_id, event_id, event_ts)');
+const BY_DAY_INSERT = INSERT_EVENTS.replace(
+  'ON CONFLICT (project_id, event_id)',
+  'ON CONFLICT (project_id, event_id, event_ts)',
+);
 /** Every variant but these inserts with ON CONFLICT DO NOTHING (the committer's statement for a group holding a re-sent event). */
 const STATEMENTS: Record<string, string> = { by_day: BY_DAY_INSERT, plain: INSERT_EVENTS_PLAIN };
 
@@ -125,9 +134,13 @@ async function measure(adminUrl: string, admin: pg.Client, variant: string): Pro
     const templates = eventTemplates(PROJECT);
     // Parameters are built outside the timed part; only the statement and the COMMIT are timed.
     const copies = variant.startsWith('copy');
-    const paramsOf = (parts: PreparedEvents[], count: number) => (copies ? copyParameters(parts, count) : insertParameters(parts, count));
+    const paramsOf = (parts: PreparedEvents[], count: number) =>
+      copies ? copyParameters(parts, count) : insertParameters(parts, count);
     const run = (params: Buffer | Buffer[]) =>
-      db!.transaction(async (tx) => void (Array.isArray(params) ? await tx.query(sql, params) : await tx.copyFrom!(COPY_EVENTS, params)));
+      db!.transaction(
+        async (tx) =>
+          void (Array.isArray(params) ? await tx.query(sql, params) : await tx.copyFrom!(COPY_EVENTS, params)),
+      );
     const insertGroup = async (n: number) => {
       const parts = Array.from({ length: REQUESTS_PER_GROUP }, (_, r) => prepare(templates, `${n}-${r}`));
       const count = parts.reduce((sum, p) => sum + p.count, 0);
@@ -152,7 +165,8 @@ async function measure(adminUrl: string, admin: pg.Client, variant: string): Pro
     const postgres = postgresCpuSince(pg0);
     const backendCpu = cpuSeconds(backend) - backend0;
     const rows = GROUPS * REQUESTS_PER_GROUP * templates.length;
-    const wal = (await db.query<{ n: number }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::int8 AS n', [wal0])).rows[0]!.n;
+    const wal = (await db.query<{ n: number }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::int8 AS n', [wal0]))
+      .rows[0]!.n;
     const size = (await db.query<{ n: number }>(SIZE)).rows[0]!.n;
     return {
       backendUsPerRow: (backendCpu * 1e6) / rows,
@@ -168,20 +182,26 @@ async function measure(adminUrl: string, admin: pg.Client, variant: string): Pro
 }
 
 async function main(): Promise<void> {
-  const adminUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const adminUrl =
+    process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const chosen = process.argv.slice(2);
   const variants = chosen.length > 0 ? chosen : Object.keys(VARIANTS);
-  for (const v of variants) if (!(v in VARIANTS)) throw new Error(`unknown variant ${v}; known: ${Object.keys(VARIANTS).join(', ')}`);
+  for (const v of variants)
+    if (!(v in VARIANTS)) throw new Error(`unknown variant ${v}; known: ${Object.keys(VARIANTS).join(', ')}`);
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    console.log(`insert benchmark: ${GROUPS} groups of ${REQUESTS_PER_GROUP * 1000} events per variant, ${ROUNDS} rounds, one connection`);
+    console.log(
+      `insert benchmark: ${GROUPS} groups of ${REQUESTS_PER_GROUP * 1000} events per variant, ${ROUNDS} rounds, one connection`,
+    );
     console.log('variant         backend µs/row  PostgreSQL µs/row  ms/group  WAL B/row  size B/row');
     for (let round = 0; round < ROUNDS; round++) {
       for (const variant of variants) {
         const f = await measure(adminUrl, admin, variant);
-        console.log(`${variant.padEnd(15)} ${f.backendUsPerRow.toFixed(1).padStart(14)} ${f.postgresUsPerRow.toFixed(1).padStart(18)} ` +
-          `${f.msPerGroup.toFixed(0).padStart(9)} ${f.walBytesPerRow.toFixed(0).padStart(10)} ${f.sizeBytesPerRow.toFixed(0).padStart(11)}`);
+        console.log(
+          `${variant.padEnd(15)} ${f.backendUsPerRow.toFixed(1).padStart(14)} ${f.postgresUsPerRow.toFixed(1).padStart(18)} ` +
+            `${f.msPerGroup.toFixed(0).padStart(9)} ${f.walBytesPerRow.toFixed(0).padStart(10)} ${f.sizeBytesPerRow.toFixed(0).padStart(11)}`,
+        );
       }
     }
   } finally {

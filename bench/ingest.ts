@@ -35,7 +35,6 @@ interface LoadResult {
   loadCpuShare: number;
 }
 
-
 /** The ceiling: read the body, JSON.parse it, answer 202. */
 async function bareServer(): Promise<void> {
   const server = http.createServer((req, res) => {
@@ -62,18 +61,27 @@ const ID_DIGITS = 12;
  * in a fixed-width counter that is rewritten in place before each send, so every batch carries new event_ids
  * without building a 580 KB string per request.
  */
-function batchRequest(target: URL, key: string, templates: string[], idPrefix: string): { bytes: Buffer; renumber: (first: number) => void } {
+function batchRequest(
+  target: URL,
+  key: string,
+  templates: string[],
+  idPrefix: string,
+): { bytes: Buffer; renumber: (first: number) => void } {
   const marker = `${idPrefix}${'0'.repeat(ID_DIGITS)}`;
   const body = Buffer.from(`{"events":[${templates.map((t) => t.replace('@ID@', marker)).join(',')}]}`);
-  const head = Buffer.from(`POST ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\nx-svc-api-key: ${key}\r\ncontent-length: ${body.length}\r\n\r\n`);
+  const head = Buffer.from(
+    `POST ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\nx-svc-api-key: ${key}\r\ncontent-length: ${body.length}\r\n\r\n`,
+  );
   const bytes = Buffer.concat([head, body]);
   const slots: number[] = [];
-  for (let at = bytes.indexOf(marker, head.length); at >= 0; at = bytes.indexOf(marker, at + marker.length)) slots.push(at + idPrefix.length);
+  for (let at = bytes.indexOf(marker, head.length); at >= 0; at = bytes.indexOf(marker, at + marker.length))
+    slots.push(at + idPrefix.length);
   if (slots.length !== templates.length) throw new Error('event id marker not found once per event');
   return {
     bytes,
     renumber(first) {
-      for (let i = 0; i < slots.length; i++) bytes.write(String(first + i).padStart(ID_DIGITS, '0'), slots[i]!, 'latin1');
+      for (let i = 0; i < slots.length; i++)
+        bytes.write(String(first + i).padStart(ID_DIGITS, '0'), slots[i]!, 'latin1');
     },
   };
 }
@@ -85,7 +93,16 @@ async function load(url: string, key: string, projectId: string): Promise<void> 
   const target = new URL('/v1/events', url);
   const started = performance.now();
   const cpuStart = process.cpuUsage();
-  const result: LoadResult = { requests: 0, events: 0, accepted: 0, failures: 0, latencies: [], seconds: SECONDS, bytesPerBatch: 0, loadCpuShare: 0 };
+  const result: LoadResult = {
+    requests: 0,
+    events: 0,
+    accepted: 0,
+    failures: 0,
+    latencies: [],
+    seconds: SECONDS,
+    bytesPerBatch: 0,
+    loadCpuShare: 0,
+  };
   const warmupEnd = Date.now() + WARMUP_SECONDS * 1000;
   const end = warmupEnd + SECONDS * 1000;
   const worker = async (n: number) => {
@@ -99,7 +116,10 @@ async function load(url: string, key: string, projectId: string): Promise<void> 
         counter += BATCH;
         const started = performance.now();
         const answer = await connection.request(request.bytes).then(
-          (r) => ({ status: r.status, accepted: r.status === 202 ? (JSON.parse(r.body) as { accepted: number }).accepted : 0 }),
+          (r) => ({
+            status: r.status,
+            accepted: r.status === 202 ? (JSON.parse(r.body) as { accepted: number }).accepted : 0,
+          }),
           () => ({ status: 0, accepted: 0 }),
         );
         const finished = Date.now();
@@ -120,7 +140,11 @@ async function load(url: string, key: string, projectId: string): Promise<void> 
   process.stdout.write(JSON.stringify(result) + '\n');
 }
 
-function startChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; url: string }> {
+function startChild(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(NODE, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -140,7 +164,9 @@ function runLoad(url: string, key: string, projectId: string): Promise<LoadResul
     const child = spawn(NODE, [SELF, 'load', url, key, projectId], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load exited with ${code}`)),
+    );
   });
 }
 
@@ -160,7 +186,12 @@ function peakRssMb(pid: number): number {
 }
 
 /** Runs the load and reports the share of a core the server and PostgreSQL used meanwhile (1 = one full core). */
-async function measured(url: string, key: string, projectId: string, serverPid: number): Promise<{ result: LoadResult; serverCpu: number; postgresCpu: number }> {
+async function measured(
+  url: string,
+  key: string,
+  projectId: string,
+  serverPid: number,
+): Promise<{ result: LoadResult; serverCpu: number; postgresCpu: number }> {
   const t0 = performance.now();
   const server0 = cpuSeconds(serverPid);
   const pg0 = postgresCpuSeconds();
@@ -169,26 +200,36 @@ async function measured(url: string, key: string, projectId: string, serverPid: 
   return { result, serverCpu: (cpuSeconds(serverPid) - server0) / wall, postgresCpu: postgresCpuSince(pg0) / wall };
 }
 
-
 function summarise(name: string, r: LoadResult, rssMb: number, serverCpu: number, postgresCpu: number) {
   const sorted = [...r.latencies].sort((a, b) => a - b);
   const perSecond = r.accepted / r.seconds;
-  console.log(`${name.padEnd(8)} ${Math.round(perSecond).toLocaleString('en').padStart(9)} events/s accepted  ` +
-    `p50 ${percentile(sorted, 50).toFixed(1)} ms  p99 ${percentile(sorted, 99).toFixed(1)} ms  ` +
-    `${r.requests} requests, ${r.failures} not 202  peak RSS ${rssMb.toFixed(0)} MB`);
-  console.log(`${''.padEnd(8)} CPU (share of one core): server ${serverCpu.toFixed(2)}, PostgreSQL ${postgresCpu.toFixed(2)}, load generator ${r.loadCpuShare.toFixed(2)}`);
+  console.log(
+    `${name.padEnd(8)} ${Math.round(perSecond).toLocaleString('en').padStart(9)} events/s accepted  ` +
+      `p50 ${percentile(sorted, 50).toFixed(1)} ms  p99 ${percentile(sorted, 99).toFixed(1)} ms  ` +
+      `${r.requests} requests, ${r.failures} not 202  peak RSS ${rssMb.toFixed(0)} MB`,
+  );
+  console.log(
+    `${''.padEnd(8)} CPU (share of one core): server ${serverCpu.toFixed(2)}, PostgreSQL ${postgresCpu.toFixed(2)}, load generator ${r.loadCpuShare.toFixed(2)}`,
+  );
   return perSecond;
 }
 
 /** The server's group commits so far (warm-up included), from its own histograms on /metrics. */
 async function groupCommits(url: string, token: string): Promise<{ count: number; events: number; seconds: number }> {
-  const text = await fetch(new URL('/metrics', url), { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text());
+  const text = await fetch(new URL('/metrics', url), { headers: { authorization: `Bearer ${token}` } }).then((r) =>
+    r.text(),
+  );
   const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  return { count: value('ingest_commit_events_count'), events: value('ingest_commit_events_sum'), seconds: value('ingest_commit_duration_seconds_sum') };
+  return {
+    count: value('ingest_commit_events_count'),
+    events: value('ingest_commit_events_sum'),
+    seconds: value('ingest_commit_duration_seconds_sum'),
+  };
 }
 
 async function main(): Promise<void> {
-  const adminUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const adminUrl =
+    process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const dbName = `bench_ingest_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -199,15 +240,28 @@ async function main(): Promise<void> {
   let server: ChildProcess | undefined;
   let bare: ChildProcess | undefined;
   try {
-    const env = { ...process.env, DATABASE_URL: dbUrl.toString(), INGEST_PORT: '0', INGEST_ADMIN_TOKEN: token, LOG_LEVEL: 'warn', DATA_DIR: `/tmp/${dbName}` };
+    const env = {
+      ...process.env,
+      DATABASE_URL: dbUrl.toString(),
+      INGEST_PORT: '0',
+      INGEST_ADMIN_TOKEN: token,
+      LOG_LEVEL: 'warn',
+      DATA_DIR: `/tmp/${dbName}`,
+    };
     const started = await startChild(['src/cli.ts', 'start', 'ingest'], env, /ingest\s+(http:\/\/\S+)/);
     server = started.child;
     const api = (path: string, body: unknown) =>
-      fetch(new URL(path, started.url), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, string>>);
+      fetch(new URL(path, started.url), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<Record<string, string>>);
     const project = await api('/api/v1/projects', { name: 'bench', id: 'bench' });
     const { key } = await api(`/api/v1/projects/${project.id}/keys`, { name: 'bench' });
 
-    console.log(`ingest benchmark: ${CONNECTIONS} connections, ${BATCH}-event batches, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up`);
+    console.log(
+      `ingest benchmark: ${CONNECTIONS} connections, ${BATCH}-event batches, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up`,
+    );
     const ingest = await measured(started.url, key!, project.id!, server.pid!);
     const ingestRss = peakRssMb(server.pid!);
     const commits = await groupCommits(started.url, token);
@@ -221,13 +275,19 @@ async function main(): Promise<void> {
     const baseline = await measured(bareStarted.url, 'unused', project.id!, bare.pid!);
     const bareRss = peakRssMb(bare.pid!);
 
-    console.log(`batch size ${(ingest.result.bytesPerBatch / 1024).toFixed(0)} KB (${Math.round(ingest.result.bytesPerBatch / BATCH)} bytes per event)`);
+    console.log(
+      `batch size ${(ingest.result.bytesPerBatch / 1024).toFixed(0)} KB (${Math.round(ingest.result.bytesPerBatch / BATCH)} bytes per event)`,
+    );
     const a = summarise('ingest', ingest.result, ingestRss, ingest.serverCpu, ingest.postgresCpu);
     const b = summarise('bare', baseline.result, bareRss, baseline.serverCpu, baseline.postgresCpu);
-    console.log(`${''.padEnd(8)} group commits: ${commits.count.toLocaleString('en')}, ${Math.round(commits.events / commits.count).toLocaleString('en')} events and ${(1000 * commits.seconds / commits.count).toFixed(0)} ms each on average; ` +
-      `events per CPU-second (server + PostgreSQL) ${Math.round(a / (ingest.serverCpu + ingest.postgresCpu)).toLocaleString('en')}`);
+    console.log(
+      `${''.padEnd(8)} group commits: ${commits.count.toLocaleString('en')}, ${Math.round(commits.events / commits.count).toLocaleString('en')} events and ${((1000 * commits.seconds) / commits.count).toFixed(0)} ms each on average; ` +
+        `events per CPU-second (server + PostgreSQL) ${Math.round(a / (ingest.serverCpu + ingest.postgresCpu)).toLocaleString('en')}`,
+    );
     console.log(`ratio    ingest / bare = ${(a / b).toFixed(2)}`);
-    console.log(`stored   ${rows.toLocaleString('en')} rows in ingest.events (accepted during warm-up and measurement, every one committed before its 202)`);
+    console.log(
+      `stored   ${rows.toLocaleString('en')} rows in ingest.events (accepted during warm-up and measurement, every one committed before its 202)`,
+    );
   } finally {
     // Waiting for the exits lets a server started with --cpu-prof write its profile.
     await Promise.all([server, bare].map((child) => stopChild(child)));

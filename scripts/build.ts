@@ -18,6 +18,8 @@ const web = await buildWebApp();
 for (const f of web.files) console.log(`web/dashboard/dist/${f.name}: ${f.bytes} bytes, ${f.gzipBytes} bytes gzip`);
 console.log(`web/dashboard first screen: ${web.firstScreenGzipBytes} bytes of JavaScript gzip`);
 if (web.firstScreenGzipBytes > FIRST_SCREEN_MAX_GZIP_BYTES) {
-  console.error(`the web app's first screen is ${web.firstScreenGzipBytes} bytes gzip, over the ${FIRST_SCREEN_MAX_GZIP_BYTES}-byte limit`);
+  console.error(
+    `the web app's first screen is ${web.firstScreenGzipBytes} bytes gzip, over the ${FIRST_SCREEN_MAX_GZIP_BYTES}-byte limit`,
+  );
   process.exitCode = 1;
 }

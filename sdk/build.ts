@@ -14,7 +14,10 @@ export interface BuiltFile {
 /** Bundles the SDK into dist/v1.js (the core) and dist/v1-vitals.js (web vitals, loaded only when enabled). */
 export async function buildSdk(): Promise<BuiltFile[]> {
   const result = await build({
-    entryPoints: { v1: new URL('./src/index.ts', import.meta.url).pathname, 'v1-vitals': new URL('./src/vitals.ts', import.meta.url).pathname },
+    entryPoints: {
+      v1: new URL('./src/index.ts', import.meta.url).pathname,
+      'v1-vitals': new URL('./src/vitals.ts', import.meta.url).pathname,
+    },
     outdir: SDK_DIST.pathname,
     bundle: true,
     format: 'esm',
@@ -26,8 +29,15 @@ export async function buildSdk(): Promise<BuiltFile[]> {
     logLevel: 'silent',
   });
   const { readFileSync } = await import('node:fs');
-  return Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js')).sort().map((file) => {
-    const content = readFileSync(file);
-    return { name: file.slice(file.lastIndexOf('/') + 1), bytes: content.length, gzipBytes: gzipSync(content, { level: 9 }).length };
-  });
+  return Object.keys(result.metafile.outputs)
+    .filter((f) => f.endsWith('.js'))
+    .sort()
+    .map((file) => {
+      const content = readFileSync(file);
+      return {
+        name: file.slice(file.lastIndexOf('/') + 1),
+        bytes: content.length,
+        gzipBytes: gzipSync(content, { level: 9 }).length,
+      };
+    });
 }

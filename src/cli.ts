@@ -30,7 +30,10 @@ async function help(): Promise<void> {
   if (services.length === 0) lines.push('  (none yet)');
   lines.push('', 'Service commands take --json to print their result as one JSON document, for scripts.');
   lines.push('Exit codes: 0 done, 1 failed (see the message), 2 usage error, 130 stopped by a second Ctrl-C.');
-  lines.push('', 'Configuration comes from environment variables and an optional .env file: see docs/configuration.md.');
+  lines.push(
+    '',
+    'Configuration comes from environment variables and an optional .env file: see docs/configuration.md.',
+  );
   io.out(lines.join('\n'));
 }
 
@@ -44,8 +47,20 @@ function pick(names: string[]): Service[] {
 }
 
 const TOP_HELP: Record<string, string[]> = {
-  start: ['usage: platform start [service ...]', '', 'Starts the services (all by default), prints each one\'s URL, and runs until SIGINT or SIGTERM:', 'requests in flight finish, background work stops, databases close. A second signal exits at once (130).', '', 'Services started together are linked: with identity and dashboard, the dashboard signs people in with identity', '(a built-in client, nothing to configure) and its first-run screen makes the owner\'s identity account.'],
-  migrate: ['usage: platform migrate [service ...] [--json]', '', 'Applies pending database migrations of the services (all by default) and exits.'],
+  start: [
+    'usage: platform start [service ...]',
+    '',
+    "Starts the services (all by default), prints each one's URL, and runs until SIGINT or SIGTERM:",
+    'requests in flight finish, background work stops, databases close. A second signal exits at once (130).',
+    '',
+    'Services started together are linked: with identity and dashboard, the dashboard signs people in with identity',
+    "(a built-in client, nothing to configure) and its first-run screen makes the owner's identity account.",
+  ],
+  migrate: [
+    'usage: platform migrate [service ...] [--json]',
+    '',
+    'Applies pending database migrations of the services (all by default) and exits.',
+  ],
 };
 
 async function start(names: string[]): Promise<number> {
@@ -152,7 +167,13 @@ try {
   // -1: servers are running; the process lives until a signal stops it.
   if (code >= 0) process.exit(code);
 } catch (err) {
-  const known = err instanceof ConfigError || err instanceof UsageError || err instanceof DirectoryInUseError || err instanceof StartupError ? err : databaseProblem(err);
+  const known =
+    err instanceof ConfigError ||
+    err instanceof UsageError ||
+    err instanceof DirectoryInUseError ||
+    err instanceof StartupError
+      ? err
+      : databaseProblem(err);
   if (known instanceof UsageError) {
     io.err(`platform: ${known.message}\nusage: platform <command> [arguments]   ("platform help" lists them)`);
     process.exit(EXIT.usage);

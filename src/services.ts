@@ -5,9 +5,4 @@ import { ingestService } from './ingest/service.ts';
 import { auditService } from './audit/service.ts';
 
 /** Every service the `platform` command knows, in start order. A new service adds one line here. */
-export const services: Service[] = [
-  identityService,
-  dashboardService,
-  auditService,
-  ingestService,
-];
+export const services: Service[] = [identityService, dashboardService, auditService, ingestService];

@@ -64,7 +64,6 @@ export class Connection {
   }
 }
 
-
 /** The value below which `p` percent of the sorted samples fall. */
 export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;

@@ -18,15 +18,33 @@ export async function startOidcReference(port: number): Promise<OidcReference> {
   const clientId = 'reference';
   const secret = 'reference-secret-that-is-long-enough-for-hs256';
   const provider = new Provider(`http://localhost:${port}`, {
-    clients: [{ client_id: clientId, client_secret: secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: secret,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      },
+    ],
     scopes: ['events:write'],
-    features: { clientCredentials: { enabled: true }, introspection: { enabled: true }, devInteractions: { enabled: false } },
+    features: {
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      devInteractions: { enabled: false },
+    },
     routes: { token: '/oauth/token', introspection: '/oauth/introspect' },
   });
   const server: Server = createServer(provider.callback());
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
-    port, clientId, secret,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    port,
+    clientId,
+    secret,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

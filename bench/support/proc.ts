@@ -16,7 +16,8 @@ export function postgresCpuSeconds(): Map<number, number> {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') byPid.set(Number(entry), cpuSeconds(Number(entry)));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
+        byPid.set(Number(entry), cpuSeconds(Number(entry)));
     } catch {
       // exited meanwhile
     }

@@ -42,7 +42,11 @@ let earlyChoice: Choice | undefined;
 
 function privacySignal(): boolean {
   const nav = navigator as Navigator & { globalPrivacyControl?: boolean; msDoNotTrack?: string };
-  return nav.globalPrivacyControl === true || nav.doNotTrack === '1' || (window as { doNotTrack?: string }).doNotTrack === '1';
+  return (
+    nav.globalPrivacyControl === true ||
+    nav.doNotTrack === '1' ||
+    (window as { doNotTrack?: string }).doNotTrack === '1'
+  );
 }
 
 /**
@@ -51,7 +55,7 @@ function privacySignal(): boolean {
  */
 export function init(options: InitOptions): void {
   if (client || (options.respectPrivacySignals && privacySignal())) return;
-  if (!options.endpoint) throw new TypeError('ingest SDK: init needs an endpoint, the ingest service\'s base URL');
+  if (!options.endpoint) throw new TypeError("ingest SDK: init needs an endpoint, the ingest service's base URL");
   // Resolved against the page: a same-origin proxy path (`/telemetry`) or a differently spelt origin (`HTTP://…`,
   // `:443`) must still be recognised by the network capture as the SDK's own requests, or each send makes events.
   const endpoint = new URL(options.endpoint, location.href).href.replace(/\/+$/, '');
@@ -152,7 +156,10 @@ export function init(options: InitOptions): void {
   if (capture.webVitals) {
     // A second module, so pages that do not want web vitals never download them.
     const vitals = new URL('./v1-vitals.js', import.meta.url).href;
-    import(/* @vite-ignore */ vitals).then((m: { startVitals(e: typeof emit): void }) => m.startVitals(emit), () => {});
+    import(/* @vite-ignore */ vitals).then(
+      (m: { startVitals(e: typeof emit): void }) => m.startVitals(emit),
+      () => {},
+    );
   }
   const onHidden = () => {
     if (document.visibilityState === 'hidden') queue.flushOnHide();

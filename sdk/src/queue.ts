@@ -64,12 +64,15 @@ export function createQueue(o: QueueOptions) {
 
   const schedule = (delay: number) => {
     if (timer !== undefined) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = undefined;
-      // The timer is the moment to retry: browsers may fire it a millisecond before Date.now() reaches retryAt.
-      retryAt = 0;
-      void flush();
-    }, Math.min(delay, MAX_TIMER_MS));
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        // The timer is the moment to retry: browsers may fire it a millisecond before Date.now() reaches retryAt.
+        retryAt = 0;
+        void flush();
+      },
+      Math.min(delay, MAX_TIMER_MS),
+    );
   };
 
   // The app's callback must not break the queue (or the `track` call) it is called from.
@@ -103,7 +106,9 @@ export function createQueue(o: QueueOptions) {
   const settle = (batch: IngestEvent[], r: SendOutcome): boolean => {
     if (r.status === 202 || r.status === 200) {
       attempt = 0;
-      const refused = (r.errors ?? []).filter((x) => batch[x.index]).map((x) => ({ event: batch[x.index]!, error: x.error }));
+      const refused = (r.errors ?? [])
+        .filter((x) => batch[x.index])
+        .map((x) => ({ event: batch[x.index]!, error: x.error }));
       drop(batch);
       report(refused);
       return true;

@@ -37,7 +37,10 @@ export async function openStore(projectId: string, enabled: boolean): Promise<Ev
       new Promise((resolve) => {
         try {
           const req = db.transaction('events').objectStore('events').getAll();
-          req.onsuccess = () => resolve((req.result as IngestEvent[]).sort((a, b) => a['event.timestamp'].localeCompare(b['event.timestamp'])));
+          req.onsuccess = () =>
+            resolve(
+              (req.result as IngestEvent[]).sort((a, b) => a['event.timestamp'].localeCompare(b['event.timestamp'])),
+            );
           req.onerror = () => resolve([]);
         } catch {
           resolve([]);

@@ -20,7 +20,12 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
 }
 
 /** One POST of a batch; `keepalive` lets it finish after the page is gone (bodies up to 64 KB). */
-export async function send(url: string, apiKey: string, events: readonly IngestEvent[], keepalive = false): Promise<SendOutcome> {
+export async function send(
+  url: string,
+  apiKey: string,
+  events: readonly IngestEvent[],
+  keepalive = false,
+): Promise<SendOutcome> {
   let res: Response;
   try {
     res = await fetch(url, {

@@ -10,8 +10,21 @@ export type IngestEvent = Record<string, unknown> & {
 
 /** The event types of the contract; any other name given to `track` is sent as `custom` with `event.name`. */
 export const EVENT_TYPES = [
-  'page.view', 'page.leave', 'ui.click', 'ui.input', 'ui.scroll', 'ui.focus', 'ui.blur', 'ui.submit',
-  'state.change', 'api.request', 'api.response', 'journey.step', 'error', 'performance', 'custom',
+  'page.view',
+  'page.leave',
+  'ui.click',
+  'ui.input',
+  'ui.scroll',
+  'ui.focus',
+  'ui.blur',
+  'ui.submit',
+  'state.change',
+  'api.request',
+  'api.response',
+  'journey.step',
+  'error',
+  'performance',
+  'custom',
 ] as const;
 
 export interface Rejection {

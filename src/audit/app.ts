@@ -44,7 +44,8 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   const app = await createApp({
     name: 'audit',
     version: pkg.version,
-    description: 'Accessibility audits: WCAG 2.0-2.2 checks of web pages in headless Chromium with axe-core, as queued jobs or within one request, with crawling, reports and OpenACR.',
+    description:
+      'Accessibility audits: WCAG 2.0-2.2 checks of web pages in headless Chromium with axe-core, as queued jobs or within one request, with crawling, reports and OpenACR.',
     logLevel: config.logLevel,
     bodyLimit: 64 * 1024,
     classify: classifyAuditError,
@@ -54,8 +55,17 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     openapi: {
       components: {
         securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key from `platform audit keys create` (also accepted as a Bearer token)' },
-          bearer: { type: 'http', scheme: 'bearer', description: `An API key, or an access token of the identity service when introspection is configured. ${DPOP_SCHEME_NOTE}` },
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-Key',
+            description: 'An API key from `platform audit keys create` (also accepted as a Bearer token)',
+          },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: `An API key, or an access token of the identity service when introspection is configured. ${DPOP_SCHEME_NOTE}`,
+          },
         },
       },
     },
@@ -65,13 +75,31 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   app.addHook('onClose', async () => {
     await host.close();
   });
-  const limits: ConfigLimits = { defaultVersion: config.defaultVersion, defaultLevel: config.defaultLevel, maxDepth: config.maxDepth, maxPages: config.maxPages };
-  const timing = { timeoutMs: config.pageTimeoutSeconds * 1000, networkIdleMs: config.networkIdleMs, settleMs: config.settleMs };
+  const limits: ConfigLimits = {
+    defaultVersion: config.defaultVersion,
+    defaultLevel: config.defaultLevel,
+    maxDepth: config.maxDepth,
+    maxPages: config.maxPages,
+  };
+  const timing = {
+    timeoutMs: config.pageTimeoutSeconds * 1000,
+    networkIdleMs: config.networkIdleMs,
+    settleMs: config.settleMs,
+  };
 
   // A request that names no provider gets the first one with a key, so `llm: {enabled: true}` works on a configured server.
-  const defaultProvider = config.openaiApiKey ? 'openai' as const : config.anthropicApiKey ? 'anthropic' as const : 'openai' as const;
+  const defaultProvider = config.openaiApiKey
+    ? ('openai' as const)
+    : config.anthropicApiKey
+      ? ('anthropic' as const)
+      : ('openai' as const);
   const llm = (facts: LlmPageFacts[], auditConfig: AuditConfig, signal?: AbortSignal) =>
-    assessWithLlm(facts, { provider: auditConfig.llm.provider ?? defaultProvider, model: auditConfig.llm.model }, config, signal);
+    assessWithLlm(
+      facts,
+      { provider: auditConfig.llm.provider ?? defaultProvider, model: auditConfig.llm.model },
+      config,
+      signal,
+    );
 
   const run = async (url: string, auditConfig: AuditConfig, signal: AbortSignal): Promise<AuditResult> => {
     metrics.running.inc();
@@ -82,7 +110,20 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
         metrics.pages.inc({ outcome: page.status });
         if (page.status === 'audited') metrics.pageSeconds.observe(page.durationMs / 1000);
       };
-      return await runAudit(url, auditConfig, { host, policy, timing, pageConcurrency: config.pageConcurrency, maxElementsPerRule: config.maxElementsPerRule, llm, onPage }, signal);
+      return await runAudit(
+        url,
+        auditConfig,
+        {
+          host,
+          policy,
+          timing,
+          pageConcurrency: config.pageConcurrency,
+          maxElementsPerRule: config.maxElementsPerRule,
+          llm,
+          onPage,
+        },
+        signal,
+      );
     } finally {
       metrics.running.dec();
     }
@@ -115,13 +156,36 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     await stopRetention();
   });
 
-  const guard = createAuditGuard(db, config.identityUrl
-    ? { verifier: introspectionVerifier({ identityUrl: config.identityUrl, clientId: config.identityClientId!, clientSecret: config.identityClientSecret! }), requiredScope: config.requiredScope, publicUrl: config.publicUrl }
-    : null);
+  const guard = createAuditGuard(
+    db,
+    config.identityUrl
+      ? {
+          verifier: introspectionVerifier({
+            identityUrl: config.identityUrl,
+            clientId: config.identityClientId!,
+            clientSecret: config.identityClientSecret!,
+          }),
+          requiredScope: config.requiredScope,
+          publicUrl: config.publicUrl,
+        }
+      : null,
+  );
 
   registerHealthRoutes(app, db, pkg.version);
   registerLegacyRoutes(app, { guard, policy, limits, metrics, maxConcurrent: config.maxSyncAudits, run });
-  registerJobRoutes(app, { db, guard, worker, policy, limits, maxQueued: config.maxQueuedPerKey, publicUrl: config.publicUrl });
-  registerReportRoutes(app, { db, guard, openAcrDefaults: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail } });
+  registerJobRoutes(app, {
+    db,
+    guard,
+    worker,
+    policy,
+    limits,
+    maxQueued: config.maxQueuedPerKey,
+    publicUrl: config.publicUrl,
+  });
+  registerReportRoutes(app, {
+    db,
+    guard,
+    openAcrDefaults: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail },
+  });
   return app;
 }

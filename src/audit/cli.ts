@@ -1,4 +1,12 @@
-import { CommandFailure, UsageError, apiKeyLine, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
+import {
+  CommandFailure,
+  UsageError,
+  apiKeyLine,
+  runCommand,
+  str,
+  usageLines,
+  type CommandGroup,
+} from '../kit/cli-runner.ts';
 import { commandDatabase } from '../kit/service-config.ts';
 import type { CommandIO } from '../kit/service.ts';
 import { AUDIT_MIGRATIONS } from './app.ts';
@@ -20,7 +28,8 @@ function auditCommands(config: AuditServiceConfig): CommandGroup {
         exports: (key: { id?: string; key?: string }) => ({ AUDIT_KEY_ID: key.id, AUDIT_KEY: key.key }),
         run: ({ values, result, json, io }) => {
           const name = str(values, 'name') ?? '';
-          if (name.length > 200 || name.includes('\0')) throw new UsageError('--name must be at most 200 characters, without NUL');
+          if (name.length > 200 || name.includes('\0'))
+            throw new UsageError('--name must be at most 200 characters, without NUL');
           return withDatabase(async (db) => {
             const { key, record } = await createApiKey(db, name);
             result({ ...record, key }, [`created key ${record.id}${record.name ? ` (${record.name})` : ''}`, key]);
@@ -32,21 +41,23 @@ function auditCommands(config: AuditServiceConfig): CommandGroup {
         path: ['keys', 'list'],
         synopsis: '',
         summary: 'list API keys (never the keys themselves)',
-        run: ({ result }) => withDatabase(async (db) => {
-          const keys = await listApiKeys(db);
-          result({ items: keys }, keys.map(apiKeyLine));
-        }),
+        run: ({ result }) =>
+          withDatabase(async (db) => {
+            const keys = await listApiKeys(db);
+            result({ items: keys }, keys.map(apiKeyLine));
+          }),
       },
       {
         path: ['keys', 'revoke'],
         synopsis: 'KEY_ID',
         summary: 'revoke an API key',
         positionals: { min: 1, max: 1 },
-        run: ({ positionals, result }) => withDatabase(async (db) => {
-          const record = await revokeApiKey(db, positionals[0]!);
-          if (!record) throw new CommandFailure(`no key ${positionals[0]}`);
-          result(record, [`revoked key ${record.id}`]);
-        }),
+        run: ({ positionals, result }) =>
+          withDatabase(async (db) => {
+            const record = await revokeApiKey(db, positionals[0]!);
+            if (!record) throw new CommandFailure(`no key ${positionals[0]}`);
+            result(record, [`revoked key ${record.id}`]);
+          }),
       },
       {
         // DELETE /api/v1/audits/{id} means cancel (Document 3), so deleting a finished job is the operator's, like keys.
@@ -54,13 +65,17 @@ function auditCommands(config: AuditServiceConfig): CommandGroup {
         synopsis: 'JOB_ID',
         summary: 'delete a finished (completed, failed or cancelled) audit job and its result, whoever owns it',
         positionals: { min: 1, max: 1 },
-        run: ({ positionals, result }) => withDatabase(async (db) => {
-          const id = positionals[0]!;
-          const outcome = await deleteFinishedJob(db, id);
-          if (!outcome) throw new CommandFailure(`no audit job ${id}`);
-          if (!outcome.deleted) throw new CommandFailure(`audit job ${id} is ${outcome.status}: only finished jobs are deleted; cancel it first (DELETE /api/v1/audits/${id})`);
-          result({ id, status: outcome.status, deleted: true }, [`deleted ${outcome.status} audit job ${id}`]);
-        }),
+        run: ({ positionals, result }) =>
+          withDatabase(async (db) => {
+            const id = positionals[0]!;
+            const outcome = await deleteFinishedJob(db, id);
+            if (!outcome) throw new CommandFailure(`no audit job ${id}`);
+            if (!outcome.deleted)
+              throw new CommandFailure(
+                `audit job ${id} is ${outcome.status}: only finished jobs are deleted; cancel it first (DELETE /api/v1/audits/${id})`,
+              );
+            result({ id, status: outcome.status, deleted: true }, [`deleted ${outcome.status} audit job ${id}`]);
+          }),
       },
     ],
   };

@@ -11,7 +11,12 @@ export const auditSpec = {
   ...commonVariables('audit', AUDIT_DEFAULT_PORT),
   ...openAcrVariables,
   ...llmVariables,
-  dbPoolSize: int('AUDIT_DB_POOL_SIZE', { default: 5, min: 2, max: 100, doc: 'PostgreSQL connections of the audit service.' }),
+  dbPoolSize: int('AUDIT_DB_POOL_SIZE', {
+    default: 5,
+    min: 2,
+    max: 100,
+    doc: 'PostgreSQL connections of the audit service.',
+  }),
   concurrency: int('AUDIT_CONCURRENCY', {
     default: 2,
     min: 0,
@@ -22,13 +27,13 @@ export const auditSpec = {
     default: 4,
     min: 1,
     max: 32,
-    doc: 'Pages of one audit (a crawl) loaded and checked at a time, each a page in the audit\'s browser context. A page spends much of its time waiting for the network to go quiet, so more pages than cores keeps the cores busy.',
+    doc: "Pages of one audit (a crawl) loaded and checked at a time, each a page in the audit's browser context. A page spends much of its time waiting for the network to go quiet, so more pages than cores keeps the cores busy.",
   }),
   maxElementsPerRule: int('AUDIT_MAX_ELEMENTS_PER_RULE', {
     default: 100,
     min: 1,
     max: 100_000,
-    doc: 'Failing elements (and, apart, elements needing review) listed at most per axe rule and page; the rest are counted in `stats` and the result\'s `omitted`, not described. Describing an element is about half of axe\'s time on a page with thousands of failures.',
+    doc: "Failing elements (and, apart, elements needing review) listed at most per axe rule and page; the rest are counted in `stats` and the result's `omitted`, not described. Describing an element is about half of axe's time on a page with thousands of failures.",
   }),
   maxSyncAudits: int('AUDIT_MAX_SYNC_AUDITS', {
     default: 2,
@@ -48,8 +53,18 @@ export const auditSpec = {
     max: 3600,
     doc: 'How long a worker holds a running job without renewing it (it renews every second); a job whose worker died goes back to the queue when its lease ends.',
   }),
-  maxAttempts: int('AUDIT_MAX_ATTEMPTS', { default: 3, min: 1, max: 20, doc: 'Times a job is started before it ends `failed` with the last reason.' }),
-  pollMs: int('AUDIT_POLL_MS', { default: 1_000, min: 50, max: 60_000, doc: 'How often an idle worker looks for jobs queued by other instances (jobs created on the same instance start at once).' }),
+  maxAttempts: int('AUDIT_MAX_ATTEMPTS', {
+    default: 3,
+    min: 1,
+    max: 20,
+    doc: 'Times a job is started before it ends `failed` with the last reason.',
+  }),
+  pollMs: int('AUDIT_POLL_MS', {
+    default: 1_000,
+    min: 50,
+    max: 60_000,
+    doc: 'How often an idle worker looks for jobs queued by other instances (jobs created on the same instance start at once).',
+  }),
   retentionDays: int('AUDIT_RETENTION_DAYS', {
     default: 90,
     min: 0,
@@ -60,7 +75,7 @@ export const auditSpec = {
     default: 60,
     min: 5,
     max: 600,
-    doc: 'Longest one page may take from navigation to axe\'s answer; a page over it is recorded failed and the audit goes on.',
+    doc: "Longest one page may take from navigation to axe's answer; a page over it is recorded failed and the audit goes on.",
   }),
   networkIdleMs: int('AUDIT_NETWORK_IDLE_MS', {
     default: 5_000,
@@ -68,22 +83,51 @@ export const auditSpec = {
     max: 60_000,
     doc: 'After `load`, how long to wait at most for the network to go idle (no request for 500 ms) before auditing.',
   }),
-  settleMs: int('AUDIT_SETTLE_MS', { default: 300, min: 0, max: 30_000, doc: 'Pause after the network is idle (or its wait ran out), for scripts that render after their last request.' }),
-  maxDepth: int('AUDIT_MAX_DEPTH', { default: 5, min: 0, max: 100, doc: 'Ceiling of `crawl.depth`; a larger request is answered 400.' }),
-  maxPages: int('AUDIT_MAX_PAGES', { default: 100, min: 1, max: 10_000, doc: 'Ceiling of `crawl.maxPages`; a larger request is answered 400.' }),
+  settleMs: int('AUDIT_SETTLE_MS', {
+    default: 300,
+    min: 0,
+    max: 30_000,
+    doc: 'Pause after the network is idle (or its wait ran out), for scripts that render after their last request.',
+  }),
+  maxDepth: int('AUDIT_MAX_DEPTH', {
+    default: 5,
+    min: 0,
+    max: 100,
+    doc: 'Ceiling of `crawl.depth`; a larger request is answered 400.',
+  }),
+  maxPages: int('AUDIT_MAX_PAGES', {
+    default: 100,
+    min: 1,
+    max: 10_000,
+    doc: 'Ceiling of `crawl.maxPages`; a larger request is answered 400.',
+  }),
   allowHosts: list('AUDIT_ALLOW_HOSTS', {
     default: [],
     doc: 'Host names and address ranges (CIDR such as `10.1.0.0/16`, or single addresses) audits may reach although they are loopback, private, link-local or otherwise internal. Empty: only public addresses.',
   }),
   identityUrl: optionalUrl('AUDIT_IDENTITY_URL', ['http:', 'https:'], {
-    doc: 'Base URL (issuer) of the platform\'s identity service, whose access tokens are accepted besides API keys (checked by token introspection, answers kept 5 s). Needs `AUDIT_IDENTITY_CLIENT_ID` and `AUDIT_IDENTITY_CLIENT_SECRET`. Unset: only API keys.',
+    doc: "Base URL (issuer) of the platform's identity service, whose access tokens are accepted besides API keys (checked by token introspection, answers kept 5 s). Needs `AUDIT_IDENTITY_CLIENT_ID` and `AUDIT_IDENTITY_CLIENT_SECRET`. Unset: only API keys.",
   }),
   publicUrl: publicUrlVariable('audit', AUDIT_DEFAULT_PORT),
-  identityClientId: optionalStr('AUDIT_IDENTITY_CLIENT_ID', { doc: 'client_id of the audit service\'s own app at identity, used to introspect tokens: a confidential app registered as a resource server (`platform identity apps create --type service --resource-server`).' }),
-  identityClientSecret: optionalStr('AUDIT_IDENTITY_CLIENT_SECRET', { secret: true, doc: 'Client secret of that app.' }),
-  requiredScope: str('AUDIT_REQUIRED_SCOPE', { default: 'audits', doc: 'Scope an identity access token must carry to use the audit API; an active token without it is answered 403. (Add it to identity with `IDENTITY_EXTRA_SCOPES`.)' }),
-  defaultVersion: oneOf('AUDIT_DEFAULT_WCAG_VERSION', ['2.0', '2.1', '2.2'] as const, { default: '2.2', doc: 'WCAG version of audits that do not name one.' }),
-  defaultLevel: oneOf('AUDIT_DEFAULT_WCAG_LEVEL', ['A', 'AA', 'AAA'] as const, { default: 'AA', doc: 'Conformance level of audits that do not name one.' }),
+  identityClientId: optionalStr('AUDIT_IDENTITY_CLIENT_ID', {
+    doc: "client_id of the audit service's own app at identity, used to introspect tokens: a confidential app registered as a resource server (`platform identity apps create --type service --resource-server`).",
+  }),
+  identityClientSecret: optionalStr('AUDIT_IDENTITY_CLIENT_SECRET', {
+    secret: true,
+    doc: 'Client secret of that app.',
+  }),
+  requiredScope: str('AUDIT_REQUIRED_SCOPE', {
+    default: 'audits',
+    doc: 'Scope an identity access token must carry to use the audit API; an active token without it is answered 403. (Add it to identity with `IDENTITY_EXTRA_SCOPES`.)',
+  }),
+  defaultVersion: oneOf('AUDIT_DEFAULT_WCAG_VERSION', ['2.0', '2.1', '2.2'] as const, {
+    default: '2.2',
+    doc: 'WCAG version of audits that do not name one.',
+  }),
+  defaultLevel: oneOf('AUDIT_DEFAULT_WCAG_LEVEL', ['A', 'AA', 'AAA'] as const, {
+    default: 'AA',
+    doc: 'Conformance level of audits that do not name one.',
+  }),
 };
 
 export type AuditServiceConfig = ConfigOf<typeof auditSpec>;
@@ -91,10 +135,17 @@ export type AuditServiceConfig = ConfigOf<typeof auditSpec>;
 export function loadAuditConfig(env: NodeJS.ProcessEnv): AuditServiceConfig {
   const config = readServiceConfig(auditSpec, env);
   for (const entry of config.allowHosts) {
-    if (!isAllowEntry(entry)) throw new ConfigError('AUDIT_ALLOW_HOSTS', `AUDIT_ALLOW_HOSTS is malformed: "${entry}" is neither a host name, an address nor a CIDR range such as 10.1.0.0/16`);
+    if (!isAllowEntry(entry))
+      throw new ConfigError(
+        'AUDIT_ALLOW_HOSTS',
+        `AUDIT_ALLOW_HOSTS is malformed: "${entry}" is neither a host name, an address nor a CIDR range such as 10.1.0.0/16`,
+      );
   }
   if (config.identityUrl) {
-    for (const [name, value] of [['AUDIT_IDENTITY_CLIENT_ID', config.identityClientId], ['AUDIT_IDENTITY_CLIENT_SECRET', config.identityClientSecret]] as const) {
+    for (const [name, value] of [
+      ['AUDIT_IDENTITY_CLIENT_ID', config.identityClientId],
+      ['AUDIT_IDENTITY_CLIENT_SECRET', config.identityClientSecret],
+    ] as const) {
       if (!value) throw new ConfigError(name, `${name} is required when AUDIT_IDENTITY_URL is set`);
     }
   }

@@ -47,7 +47,13 @@ const KNOWN: Record<string, string[]> = {
   '/config/llm': ['enabled', 'provider', 'model'],
 };
 /** Names clients send because the result (`wcagLevel`) or another tool (pa11y's `standard`) uses them for the same option; keyed squashed. */
-const ALIASES: Record<string, string> = { wcaglevel: 'level', wcagversion: 'version', standard: 'level', maxdepth: 'depth', pages: 'maxPages' };
+const ALIASES: Record<string, string> = {
+  wcaglevel: 'level',
+  wcagversion: 'version',
+  standard: 'level',
+  maxdepth: 'depth',
+  pages: 'maxPages',
+};
 
 /** `max_pages`, `Max-Pages` and `maxpages` are all `maxPages`. */
 const squash = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
@@ -61,31 +67,41 @@ const squash = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
 function hintFor(path: string, property: string): string {
   const known = KNOWN[path];
   if (!known) return '';
-  if (path === '' && property === 'config') return '; POST /audit takes level, version, crawl and llm at the top level (config is the wrapper of POST /api/v1/audits)';
-  if (path === '' && OPTIONS.includes(property)) return `; a job's options go inside "config": {"url": …, "config": {"${property}": …}}`;
+  if (path === '' && property === 'config')
+    return '; POST /audit takes level, version, crawl and llm at the top level (config is the wrapper of POST /api/v1/audits)';
+  if (path === '' && OPTIONS.includes(property))
+    return `; a job's options go inside "config": {"url": …, "config": {"${property}": …}}`;
   const alias = ALIASES[squash(property)];
   const meant = alias && known.includes(alias) ? alias : known.find((k) => squash(k) === squash(property));
   if (!meant) return '';
-  if (path === '' && OPTIONS.includes(meant)) return `; did you mean "${meant}" (POST /audit) or "config.${meant}" (POST /api/v1/audits)?`;
+  if (path === '' && OPTIONS.includes(meant))
+    return `; did you mean "${meant}" (POST /audit) or "config.${meant}" (POST /api/v1/audits)?`;
   return `; did you mean "${meant}"?`;
 }
 
 /** Fastify's terse media-type error gets a message naming the fix. */
 export function classifyAuditError(error: ApiError, raw: unknown): ApiError {
-  const validation = (raw as { validation?: AjvError[]; validationContext?: string } | undefined);
+  const validation = raw as { validation?: AjvError[]; validationContext?: string } | undefined;
   const first = validation?.validation?.[0];
   // Ajv's own words do not say which property was unknown; the caller needs its name to fix the request.
   if (first?.keyword === 'additionalProperties' && first.params?.additionalProperty) {
     const where = `${validation!.validationContext ?? 'body'}${first.instancePath ?? ''}`;
     const property = first.params.additionalProperty;
-    return { ...error, message: `${where} has an unknown property "${property}"${where.startsWith('body') ? hintFor(first.instancePath ?? '', property) : ''}` };
+    return {
+      ...error,
+      message: `${where} has an unknown property "${property}"${where.startsWith('body') ? hintFor(first.instancePath ?? '', property) : ''}`,
+    };
   }
   // Ajv words a value outside a union of literals as one "must be equal to constant" per branch, never
   // saying which values would do; the caller gets the list instead.
   const anyOf = validation?.validation?.find((v) => v.keyword === 'anyOf');
   if (anyOf) {
     const allowed = allowedValues(validation!.validation!, anyOf.instancePath ?? '');
-    if (allowed) return { ...error, message: `${validation!.validationContext ?? 'body'}${anyOf.instancePath ?? ''} must be one of ${allowed}` };
+    if (allowed)
+      return {
+        ...error,
+        message: `${validation!.validationContext ?? 'body'}${anyOf.instancePath ?? ''} must be one of ${allowed}`,
+      };
   }
   if ((raw as { code?: string } | undefined)?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return { ...error, message: 'the body must be sent with Content-Type: application/json' };

@@ -3,7 +3,16 @@
  * (web/dashboard imports this file type-only, so the browser bundle gets none of the server's code).
  */
 import type { Static } from 'typebox';
-import type { DataSourceCreated, DataSourceDetail, DataSourceListItem, DataSourceQueryResult, CreateDataSourceBody, QueryResult, TableDescriptorSchema, UpdateDataSourceBody } from './datasources/schemas.ts';
+import type {
+  DataSourceCreated,
+  DataSourceDetail,
+  DataSourceListItem,
+  DataSourceQueryResult,
+  CreateDataSourceBody,
+  QueryResult,
+  TableDescriptorSchema,
+  UpdateDataSourceBody,
+} from './datasources/schemas.ts';
 import type { Definition, Parameter, Widget } from './dashboards/definition.ts';
 import type { Full, Summary, VersionSummary } from './dashboards/schemas.ts';
 import type { SavedQuery } from './queries/schemas.ts';

@@ -40,7 +40,10 @@ export async function openDashboardDatabase(config: DashboardConfig): Promise<Da
 
 /** Opens the database, applies migrations and returns the app, not listening; `app.close()` releases everything. */
 export async function buildDashboardApp(config: DashboardConfig): Promise<App> {
-  const db = await openServiceDatabase('dashboard', config, { poolSize: config.dbPoolSize, migrations: DASHBOARD_MIGRATIONS });
+  const db = await openServiceDatabase('dashboard', config, {
+    poolSize: config.dbPoolSize,
+    migrations: DASHBOARD_MIGRATIONS,
+  });
   let redis: Awaited<ReturnType<typeof connectRedis>> | undefined;
   try {
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
@@ -52,11 +55,17 @@ export async function buildDashboardApp(config: DashboardConfig): Promise<App> {
   }
 }
 
-async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer, redis: Awaited<ReturnType<typeof connectRedis>> | undefined): Promise<App> {
+async function assemble(
+  config: DashboardConfig,
+  db: Database,
+  secretKey: Buffer,
+  redis: Awaited<ReturnType<typeof connectRedis>> | undefined,
+): Promise<App> {
   const app = await createApp({
     name: 'dashboard',
     version: pkg.version,
-    description: 'Multi-tenant dashboards over PostgreSQL and MySQL data sources: dashboards, data sources, queries, users, tenants, sign-in and tokens (Document 1).',
+    description:
+      'Multi-tenant dashboards over PostgreSQL and MySQL data sources: dashboards, data sources, queries, users, tenants, sign-in and tokens (Document 1).',
     logLevel: config.logLevel,
     bodyLimit: 1024 * 1024,
     classify: classifyDashboardError,
@@ -69,18 +78,32 @@ async function assemble(config: DashboardConfig, db: Database, secretKey: Buffer
   app.addHook('onClose', async () => {
     redis?.disconnect();
   });
-  const purge = setInterval(() => void purgeExpired(db).catch((err) => app.log.error({ err }, 'purge of expired tokens failed')), 10 * 60_000);
+  const purge = setInterval(
+    () => void purgeExpired(db).catch((err) => app.log.error({ err }, 'purge of expired tokens failed')),
+    10 * 60_000,
+  );
   purge.unref();
   app.addHook('onClose', async () => clearInterval(purge));
 
-  const tokens: TokenSettings = { keys: jwtKeys(config.jwtSecret, secretKey), accessTtl: config.accessTokenTtl, refreshTtl: config.refreshTokenTtl };
+  const tokens: TokenSettings = {
+    keys: jwtKeys(config.jwtSecret, secretKey),
+    accessTtl: config.accessTokenTtl,
+    refreshTtl: config.refreshTokenTtl,
+  };
   const ctx: DashboardContext = { db, config, secretKey, tokens, log: app.log };
 
   await app.register(cors, {
     origin: config.corsOrigins.includes('*') ? true : config.corsOrigins.length ? config.corsOrigins : false,
     methods: config.corsMethods,
     allowedHeaders: config.corsHeaders,
-    exposedHeaders: ['ETag', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-Request-Id'],
+    exposedHeaders: [
+      'ETag',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'Retry-After',
+      'X-Request-Id',
+    ],
     maxAge: 600,
   });
 

@@ -13,14 +13,22 @@ export const DEV_EMAIL = 'dev@localhost';
  * a tenant is made with that person as its owner. Nobody else can become a member without an admin.
  * True when it made them (the first run).
  */
-export async function bootstrapFirstOwner(db: Database, config: DashboardConfig, log: FastifyBaseLogger): Promise<boolean> {
+export async function bootstrapFirstOwner(
+  db: Database,
+  config: DashboardConfig,
+  log: FastifyBaseLogger,
+): Promise<boolean> {
   const email = config.bootstrapOwner;
   if (!email) return false;
   return db.transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(hashtext('dashboard.bootstrap'))`);
     const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM tenants`);
     if (rows[0]!.n > 0) return false;
-    const tenant = await createTenant(tx, { slug: config.bootstrapTenant, name: config.bootstrapTenant, plan: 'enterprise' });
+    const tenant = await createTenant(tx, {
+      slug: config.bootstrapTenant,
+      name: config.bootstrapTenant,
+      plan: 'enterprise',
+    });
     await createUser(tx, { tenantId: tenant.id, email, name: email.split('@')[0]!, role: 'owner' });
     log.info({ tenant: tenant.slug }, 'created the first tenant and its owner from DASHBOARD_BOOTSTRAP_OWNER');
     return true;
@@ -31,8 +39,12 @@ export async function bootstrapFirstOwner(db: Database, config: DashboardConfig,
 export async function ensureDevUser(db: Database): Promise<AuthUser> {
   return db.transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(hashtext('dashboard.dev-user'))`);
-    const tenant = (await findTenantBySlug(tx, DEV_TENANT)) ?? (await createTenant(tx, { slug: DEV_TENANT, name: 'Development', plan: 'enterprise' }));
-    const user = (await findUserByEmail(tx, tenant.id, DEV_EMAIL)) ?? (await createUser(tx, { tenantId: tenant.id, email: DEV_EMAIL, name: 'Developer', role: 'owner' }));
+    const tenant =
+      (await findTenantBySlug(tx, DEV_TENANT)) ??
+      (await createTenant(tx, { slug: DEV_TENANT, name: 'Development', plan: 'enterprise' }));
+    const user =
+      (await findUserByEmail(tx, tenant.id, DEV_EMAIL)) ??
+      (await createUser(tx, { tenantId: tenant.id, email: DEV_EMAIL, name: 'Developer', role: 'owner' }));
     return { id: user.id, tenantId: tenant.id, role: 'owner', email: user.email, plan: tenant.plan };
   });
 }

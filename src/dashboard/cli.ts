@@ -27,7 +27,8 @@ function dashboardCommands(config: DashboardConfig): CommandGroup {
   };
   return {
     name: 'dashboard',
-    classify: (err) => (err instanceof TenantSlugTaken || err instanceof EmailTaken ? new CommandFailure(err.message) : undefined),
+    classify: (err) =>
+      err instanceof TenantSlugTaken || err instanceof EmailTaken ? new CommandFailure(err.message) : undefined,
     commands: [
       {
         path: ['tenants', 'create'],
@@ -37,12 +38,21 @@ function dashboardCommands(config: DashboardConfig): CommandGroup {
         required: ['slug', 'name'],
         run: ({ values, result }) => {
           const slug = str(values, 'slug')!;
-          if (!SLUG.test(slug) || slug.length > 100) throw new UsageError('--slug must be lower-case letters, digits and single hyphens');
+          if (!SLUG.test(slug) || slug.length > 100)
+            throw new UsageError('--slug must be lower-case letters, digits and single hyphens');
           const plan = str(values, 'plan') ?? 'free';
-          if (!(PLANS as readonly string[]).includes(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
+          if (!(PLANS as readonly string[]).includes(plan))
+            throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
           return withDatabase(async (db) => {
             const t = await createTenant(db, { slug, name: str(values, 'name')!, plan: plan as Plan });
-            await recordAudit(db, { tenantId: t.id, userId: null, action: 'tenant.create', targetType: 'tenant', targetId: t.id, details: { slug, plan, by: 'cli' } });
+            await recordAudit(db, {
+              tenantId: t.id,
+              userId: null,
+              action: 'tenant.create',
+              targetType: 'tenant',
+              targetId: t.id,
+              details: { slug, plan, by: 'cli' },
+            });
             result(t, [`tenant ${t.id} ${t.slug} (${t.plan})`]);
           });
         },
@@ -51,16 +61,25 @@ function dashboardCommands(config: DashboardConfig): CommandGroup {
         path: ['tenants', 'list'],
         synopsis: '',
         summary: 'list tenants',
-        run: ({ result }) => withDatabase(async (db) => {
-          const tenants = await listTenants(db);
-          result({ items: tenants }, tenants.map((t) => `${t.id}\t${t.slug}\t${t.plan}\t${t.name}`));
-        }),
+        run: ({ result }) =>
+          withDatabase(async (db) => {
+            const tenants = await listTenants(db);
+            result(
+              { items: tenants },
+              tenants.map((t) => `${t.id}\t${t.slug}\t${t.plan}\t${t.name}`),
+            );
+          }),
       },
       {
         path: ['users', 'create'],
         synopsis: '--tenant SLUG --email EMAIL --name NAME --role viewer|editor|admin|owner',
         summary: 'add a user to a tenant',
-        options: { tenant: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } },
+        options: {
+          tenant: { type: 'string' },
+          email: { type: 'string' },
+          name: { type: 'string' },
+          role: { type: 'string' },
+        },
         required: ['tenant', 'email', 'name', 'role'],
         run: ({ values, result }) => {
           const role = str(values, 'role')!;
@@ -70,7 +89,14 @@ function dashboardCommands(config: DashboardConfig): CommandGroup {
           return withDatabase(async (db) => {
             const tenant = await tenantBySlug(db, str(values, 'tenant')!);
             const u = await createUser(db, { tenantId: tenant.id, email, name: str(values, 'name')!, role });
-            await recordAudit(db, { tenantId: tenant.id, userId: null, action: 'user.create', targetType: 'user', targetId: u.id, details: { email, role, by: 'cli' } });
+            await recordAudit(db, {
+              tenantId: tenant.id,
+              userId: null,
+              action: 'user.create',
+              targetType: 'user',
+              targetId: u.id,
+              details: { email, role, by: 'cli' },
+            });
             result(u, [`user ${u.id} ${u.email} (${u.role}) in ${tenant.slug}`]);
           });
         },
@@ -98,7 +124,12 @@ function dashboardCommands(config: DashboardConfig): CommandGroup {
             if (err instanceof ProvisioningError) throw new CommandFailure(err.message);
             throw err;
           }
-          if (!platform && !files.length) throw new CommandFailure(dir ? `no .yaml, .yml or .json file in ${dir}` : 'nothing to do: --no-platform without --dir or DASHBOARD_PROVISIONING_DIR');
+          if (!platform && !files.length)
+            throw new CommandFailure(
+              dir
+                ? `no .yaml, .yml or .json file in ${dir}`
+                : 'nothing to do: --no-platform without --dir or DASHBOARD_PROVISIONING_DIR',
+            );
           return withDatabase(async (db) => {
             let r;
             try {
@@ -107,10 +138,15 @@ function dashboardCommands(config: DashboardConfig): CommandGroup {
               if (err instanceof ProvisioningError) throw new CommandFailure(err.message);
               throw err;
             }
-            if (!r.tenant && !r.files.length) throw new CommandFailure('no tenant exists yet: create the first owner (the web app, DASHBOARD_BOOTSTRAP_OWNER or `tenants create`) first');
-            if (platform && !r.platform.applied && !files.length) throw new CommandFailure(`the platform data is not available: ${r.platform.skipped.join('; ')}`);
+            if (!r.tenant && !r.files.length)
+              throw new CommandFailure(
+                'no tenant exists yet: create the first owner (the web app, DASHBOARD_BOOTSTRAP_OWNER or `tenants create`) first',
+              );
+            if (platform && !r.platform.applied && !files.length)
+              throw new CommandFailure(`the platform data is not available: ${r.platform.skipped.join('; ')}`);
             const lines: string[] = [];
-            const outcome = (what: string, items: { slug: string; outcome: string }[], where: string) => items.forEach((i) => lines.push(`${what} ${i.slug} (${where}): ${i.outcome}`));
+            const outcome = (what: string, items: { slug: string; outcome: string }[], where: string) =>
+              items.forEach((i) => lines.push(`${what} ${i.slug} (${where}): ${i.outcome}`));
             if (r.platform.report) {
               outcome('data source', r.platform.report.dataSources, `platform, ${r.tenant!.slug}`);
               outcome('dashboard', r.platform.report.dashboards, `platform, ${r.tenant!.slug}`);
@@ -128,19 +164,32 @@ function dashboardCommands(config: DashboardConfig): CommandGroup {
       {
         path: ['token'],
         synopsis: '--tenant SLUG --email EMAIL',
-        summary: 'sign a user in from the operator\'s shell: prints a token pair as JSON',
+        summary: "sign a user in from the operator's shell: prints a token pair as JSON",
         options: { tenant: { type: 'string' }, email: { type: 'string' } },
         required: ['tenant', 'email'],
-        exports: (pair: { accessToken?: string; refreshToken?: string }) => ({ DASHBOARD_TOKEN: pair.accessToken, DASHBOARD_REFRESH_TOKEN: pair.refreshToken }),
-        run: ({ values, result }) => withDatabase(async (db) => {
-          const tenant = await tenantBySlug(db, str(values, 'tenant')!);
-          const user = await findUserByEmail(db, tenant.id, str(values, 'email')!);
-          if (!user) throw new CommandFailure(`no user ${str(values, 'email')} in tenant ${tenant.slug}`);
-          if (!user.active) throw new CommandFailure(`user ${user.email} is deactivated`);
-          const tokens = { keys: jwtKeys(config.jwtSecret, config.secretKey), accessTtl: config.accessTokenTtl, refreshTtl: config.refreshTokenTtl };
-          const pair = await startSession(db, tokens, { id: user.id, email: user.email, role: user.role, tenantId: user.tenant_id }, 'cli');
-          result(pair, [JSON.stringify(pair)]);
+        exports: (pair: { accessToken?: string; refreshToken?: string }) => ({
+          DASHBOARD_TOKEN: pair.accessToken,
+          DASHBOARD_REFRESH_TOKEN: pair.refreshToken,
         }),
+        run: ({ values, result }) =>
+          withDatabase(async (db) => {
+            const tenant = await tenantBySlug(db, str(values, 'tenant')!);
+            const user = await findUserByEmail(db, tenant.id, str(values, 'email')!);
+            if (!user) throw new CommandFailure(`no user ${str(values, 'email')} in tenant ${tenant.slug}`);
+            if (!user.active) throw new CommandFailure(`user ${user.email} is deactivated`);
+            const tokens = {
+              keys: jwtKeys(config.jwtSecret, config.secretKey),
+              accessTtl: config.accessTokenTtl,
+              refreshTtl: config.refreshTokenTtl,
+            };
+            const pair = await startSession(
+              db,
+              tokens,
+              { id: user.id, email: user.email, role: user.role, tenantId: user.tenant_id },
+              'cli',
+            );
+            result(pair, [JSON.stringify(pair)]);
+          }),
       },
     ],
   };

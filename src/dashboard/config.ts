@@ -1,4 +1,14 @@
-import { bool, int, list, optionalStr, optionalUrl, str, ConfigError, type ConfigOf, type Variable } from '../kit/config.ts';
+import {
+  bool,
+  int,
+  list,
+  optionalStr,
+  optionalUrl,
+  str,
+  ConfigError,
+  type ConfigOf,
+  type Variable,
+} from '../kit/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { oidcProvidersVariable } from '../kit/upstream-login/config.ts';
 import { DEFAULT_DENIED_NETWORKS, networkPolicy } from './datasources/network.ts';
@@ -18,7 +28,10 @@ function planLimits(name: string, options: { doc: string }): Variable<PlanLimits
     fallback: () => ({ ...DEFAULT_PLAN_LIMITS }),
     parse: (raw) => {
       const out = { ...DEFAULT_PLAN_LIMITS };
-      for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+      for (const part of raw
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)) {
         const m = /^(free|pro|enterprise)=(\d{1,9})$/.exec(part);
         if (!m || Number(m[2]) < 1) return undefined;
         out[m[1] as keyof PlanLimits] = Number(m[2]);
@@ -40,26 +53,64 @@ export const dashboardSpec = {
     secret: true,
     doc: 'Secret that signs access tokens (HS256): at least 32 bytes; the service refuses to start with a shorter one. Required when NODE_ENV=production; otherwise derived from the platform secret key.',
   }),
-  accessTokenTtl: int('DASHBOARD_ACCESS_TOKEN_TTL', { default: 900, min: 60, max: 86_400, doc: 'Lifetime of an access token in seconds (15 minutes by default); also the `expiresIn` of a token pair.' }),
-  refreshTokenTtl: int('DASHBOARD_REFRESH_TOKEN_TTL', { default: 604_800, min: 300, max: 7_776_000, doc: 'Lifetime of a refresh token in seconds (7 days by default).' }),
+  accessTokenTtl: int('DASHBOARD_ACCESS_TOKEN_TTL', {
+    default: 900,
+    min: 60,
+    max: 86_400,
+    doc: 'Lifetime of an access token in seconds (15 minutes by default); also the `expiresIn` of a token pair.',
+  }),
+  refreshTokenTtl: int('DASHBOARD_REFRESH_TOKEN_TTL', {
+    default: 604_800,
+    min: 300,
+    max: 7_776_000,
+    doc: 'Lifetime of a refresh token in seconds (7 days by default).',
+  }),
   authDisabled: bool('DASHBOARD_AUTH_DISABLED', {
     default: false,
     doc: 'Local development only: every request acts as the owner of a `dev` tenant without a token. Refused with NODE_ENV=production or a HOST other than a loopback address; logged loudly at start.',
   }),
-  corsOrigins: list('DASHBOARD_CORS_ORIGINS', { default: [], doc: 'Comma-separated origins allowed to call the API from a browser (`https://dash.example.com`); `*` allows any. Empty: no cross-origin access.' }),
-  corsMethods: list('DASHBOARD_CORS_METHODS', { default: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], doc: 'Comma-separated methods allowed cross-origin.' }),
-  corsHeaders: list('DASHBOARD_CORS_HEADERS', { default: ['Authorization', 'Content-Type', 'If-Match'], doc: 'Comma-separated request headers allowed cross-origin.' }),
+  corsOrigins: list('DASHBOARD_CORS_ORIGINS', {
+    default: [],
+    doc: 'Comma-separated origins allowed to call the API from a browser (`https://dash.example.com`); `*` allows any. Empty: no cross-origin access.',
+  }),
+  corsMethods: list('DASHBOARD_CORS_METHODS', {
+    default: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    doc: 'Comma-separated methods allowed cross-origin.',
+  }),
+  corsHeaders: list('DASHBOARD_CORS_HEADERS', {
+    default: ['Authorization', 'Content-Type', 'If-Match'],
+    doc: 'Comma-separated request headers allowed cross-origin.',
+  }),
   redirectAllowList: list('DASHBOARD_REDIRECT_ALLOWLIST', {
     default: [],
     doc: 'Comma-separated origins (`https://dash.example.com`) or URL prefixes that the `redirect` of a login may point to. A login without `redirect` answers the token pair as JSON.',
   }),
-  githubClientId: optionalStr('DASHBOARD_GITHUB_CLIENT_ID', { doc: 'OAuth app client id for signing in with GitHub. Unset: `/api/v1/auth/github` answers 404.' }),
-  githubClientSecret: optionalStr('DASHBOARD_GITHUB_CLIENT_SECRET', { secret: true, doc: 'OAuth app client secret for GitHub.' }),
-  githubUrl: str('DASHBOARD_GITHUB_URL', { default: 'https://github.com', doc: 'Web URL of GitHub (authorize and token endpoints); a GitHub Enterprise Server URL works too.' }),
-  githubApiUrl: str('DASHBOARD_GITHUB_API_URL', { default: 'https://api.github.com', doc: 'REST API URL of GitHub (`/user`, `/user/emails`); `https://HOST/api/v3` for GitHub Enterprise Server.' }),
-  googleClientId: optionalStr('DASHBOARD_GOOGLE_CLIENT_ID', { doc: 'OAuth client id for signing in with Google. Unset: `/api/v1/auth/google` answers 404.' }),
-  googleClientSecret: optionalStr('DASHBOARD_GOOGLE_CLIENT_SECRET', { secret: true, doc: 'OAuth client secret for Google.' }),
-  googleIssuer: str('DASHBOARD_GOOGLE_ISSUER', { default: 'https://accounts.google.com', doc: 'OpenID issuer of Google (its discovery document names the endpoints).' }),
+  githubClientId: optionalStr('DASHBOARD_GITHUB_CLIENT_ID', {
+    doc: 'OAuth app client id for signing in with GitHub. Unset: `/api/v1/auth/github` answers 404.',
+  }),
+  githubClientSecret: optionalStr('DASHBOARD_GITHUB_CLIENT_SECRET', {
+    secret: true,
+    doc: 'OAuth app client secret for GitHub.',
+  }),
+  githubUrl: str('DASHBOARD_GITHUB_URL', {
+    default: 'https://github.com',
+    doc: 'Web URL of GitHub (authorize and token endpoints); a GitHub Enterprise Server URL works too.',
+  }),
+  githubApiUrl: str('DASHBOARD_GITHUB_API_URL', {
+    default: 'https://api.github.com',
+    doc: 'REST API URL of GitHub (`/user`, `/user/emails`); `https://HOST/api/v3` for GitHub Enterprise Server.',
+  }),
+  googleClientId: optionalStr('DASHBOARD_GOOGLE_CLIENT_ID', {
+    doc: 'OAuth client id for signing in with Google. Unset: `/api/v1/auth/google` answers 404.',
+  }),
+  googleClientSecret: optionalStr('DASHBOARD_GOOGLE_CLIENT_SECRET', {
+    secret: true,
+    doc: 'OAuth client secret for Google.',
+  }),
+  googleIssuer: str('DASHBOARD_GOOGLE_ISSUER', {
+    default: 'https://accounts.google.com',
+    doc: 'OpenID issuer of Google (its discovery document names the endpoints).',
+  }),
   oidcProviders: oidcProvidersVariable(
     'DASHBOARD_OIDC_PROVIDERS',
     RESERVED_PROVIDER_IDS,
@@ -68,10 +119,13 @@ export const dashboardSpec = {
   bootstrapOwner: optionalStr('DASHBOARD_BOOTSTRAP_OWNER', {
     doc: 'Email of the first owner: at start, when no tenant exists yet, a tenant (`DASHBOARD_BOOTSTRAP_TENANT`) is created with this person as its owner, who then signs in with a provider that verifies this email.',
   }),
-  bootstrapTenant: str('DASHBOARD_BOOTSTRAP_TENANT', { default: 'default', doc: 'Slug of the tenant created for `DASHBOARD_BOOTSTRAP_OWNER`.' }),
+  bootstrapTenant: str('DASHBOARD_BOOTSTRAP_TENANT', {
+    default: 'default',
+    doc: 'Slug of the tenant created for `DASHBOARD_BOOTSTRAP_OWNER`.',
+  }),
   dataSourceEnvPrefix: str('DASHBOARD_DATASOURCE_ENV_PREFIX', {
     default: 'DASHBOARD_DS_',
-    doc: 'A data source\'s `connectionUrlEnv` must name an environment variable starting with this prefix, so a data source cannot be pointed at the platform\'s own secrets (`DASHBOARD_JWT_SECRET`, `DATABASE_URL`).',
+    doc: "A data source's `connectionUrlEnv` must name an environment variable starting with this prefix, so a data source cannot be pointed at the platform's own secrets (`DASHBOARD_JWT_SECRET`, `DATABASE_URL`).",
   }),
   dataSourceDeniedNetworks: list('DASHBOARD_DATASOURCE_DENIED_NETWORKS', {
     default: DEFAULT_DENIED_NETWORKS,
@@ -82,27 +136,41 @@ export const dashboardSpec = {
     doc: 'Comma-separated networks (CIDR) data sources may connect to; when set, every other address is refused (`10.20.0.0/16,192.168.5.0/24`). Empty: any address not denied.',
   }),
   rateLimits: planLimits('DASHBOARD_RATE_LIMITS', {
-    doc: 'Requests per minute per tenant by plan, as `free=60,pro=300,enterprise=1000` (Document 1\'s values, the default); plans not named keep their default. Callers not yet signed in are limited per address at the free value.',
+    doc: "Requests per minute per tenant by plan, as `free=60,pro=300,enterprise=1000` (Document 1's values, the default); plans not named keep their default. Callers not yet signed in are limited per address at the free value.",
   }),
-  redisPrefix: str('DASHBOARD_REDIS_PREFIX', { default: 'dashboard:', doc: 'Prefix of the dashboard service\'s keys in Redis (rate limit counts): deployments sharing one Redis need different prefixes.' }),
+  redisPrefix: str('DASHBOARD_REDIS_PREFIX', {
+    default: 'dashboard:',
+    doc: "Prefix of the dashboard service's keys in Redis (rate limit counts): deployments sharing one Redis need different prefixes.",
+  }),
   provisioningDir: optionalStr('DASHBOARD_PROVISIONING_DIR', {
-    doc: 'Folder of data sources and dashboards as YAML or JSON files, applied at every start (and by `platform dashboard provision`), as Grafana\'s provisioning does. A bad file stops the start with one line naming the file and the field. Unset: nothing is read.',
+    doc: "Folder of data sources and dashboards as YAML or JSON files, applied at every start (and by `platform dashboard provision`), as Grafana's provisioning does. A bad file stops the start with one line naming the file and the field. Unset: nothing is read.",
   }),
   platformData: bool('DASHBOARD_PLATFORM_DATA', {
     default: true,
-    doc: 'On the first run (the first owner created), add read-only data sources over the ingest and audit services\' tables and starter dashboards, when those services use a PostgreSQL server (`DATABASE_URL`). `false`: only `platform dashboard provision` adds them.',
+    doc: "On the first run (the first owner created), add read-only data sources over the ingest and audit services' tables and starter dashboards, when those services use a PostgreSQL server (`DATABASE_URL`). `false`: only `platform dashboard provision` adds them.",
   }),
-  ingestDatabaseUrl: optionalUrl('INGEST_DATABASE_URL', ['postgres:', 'postgresql:'], { secret: true, doc: 'Read by the dashboard too: where the ingest service\'s tables are, for the platform data source.' }),
-  auditDatabaseUrl: optionalUrl('AUDIT_DATABASE_URL', ['postgres:', 'postgresql:'], { secret: true, doc: 'Read by the dashboard too: where the audit service\'s tables are, for the platform data source.' }),
+  ingestDatabaseUrl: optionalUrl('INGEST_DATABASE_URL', ['postgres:', 'postgresql:'], {
+    secret: true,
+    doc: "Read by the dashboard too: where the ingest service's tables are, for the platform data source.",
+  }),
+  auditDatabaseUrl: optionalUrl('AUDIT_DATABASE_URL', ['postgres:', 'postgresql:'], {
+    secret: true,
+    doc: "Read by the dashboard too: where the audit service's tables are, for the platform data source.",
+  }),
   platformIngestUrl: optionalUrl('DASHBOARD_PLATFORM_INGEST_URL', ['postgres:', 'postgresql:'], {
     secret: true,
-    doc: 'URL the platform data source over ingest\'s events connects with, as given (a user that may only SELECT). Unset: a login role that may only read `ingest.events` and `ingest.projects` is made through `INGEST_DATABASE_URL`, else `DATABASE_URL`.',
+    doc: "URL the platform data source over ingest's events connects with, as given (a user that may only SELECT). Unset: a login role that may only read `ingest.events` and `ingest.projects` is made through `INGEST_DATABASE_URL`, else `DATABASE_URL`.",
   }),
   platformAuditUrl: optionalUrl('DASHBOARD_PLATFORM_AUDIT_URL', ['postgres:', 'postgresql:'], {
     secret: true,
     doc: 'URL the platform data source over audit results connects with, as given (a user that may only SELECT). Unset: a login role that may only read `audit.jobs` is made through `AUDIT_DATABASE_URL`, else `DATABASE_URL`.',
   }),
-  dbPoolSize: int('DASHBOARD_DB_POOL_SIZE', { default: 10, min: 2, max: 200, doc: 'PostgreSQL connections of the dashboard service itself (data sources have their own pools).' }),
+  dbPoolSize: int('DASHBOARD_DB_POOL_SIZE', {
+    default: 10,
+    min: 2,
+    max: 200,
+    doc: 'PostgreSQL connections of the dashboard service itself (data sources have their own pools).',
+  }),
 };
 
 /** `links` is not read from the environment: `platform start` sets it when it runs identity beside the dashboard (src/platform/links.ts). */
@@ -119,22 +187,37 @@ export function loadDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
     throw new ConfigError('DASHBOARD_JWT_SECRET', 'DASHBOARD_JWT_SECRET is too short: expected at least 32 bytes');
   }
   if (config.jwtSecret === undefined && env.NODE_ENV === 'production') {
-    throw new ConfigError('DASHBOARD_JWT_SECRET', 'DASHBOARD_JWT_SECRET is required when NODE_ENV=production: expected at least 32 bytes');
+    throw new ConfigError(
+      'DASHBOARD_JWT_SECRET',
+      'DASHBOARD_JWT_SECRET is required when NODE_ENV=production: expected at least 32 bytes',
+    );
   }
   if (config.authDisabled) assertDevelopmentOnly(config.host, env);
   if (Boolean(config.githubClientId) !== Boolean(config.githubClientSecret)) {
-    throw new ConfigError('DASHBOARD_GITHUB_CLIENT_SECRET', 'DASHBOARD_GITHUB_CLIENT_ID and DASHBOARD_GITHUB_CLIENT_SECRET go together');
+    throw new ConfigError(
+      'DASHBOARD_GITHUB_CLIENT_SECRET',
+      'DASHBOARD_GITHUB_CLIENT_ID and DASHBOARD_GITHUB_CLIENT_SECRET go together',
+    );
   }
   if (Boolean(config.googleClientId) !== Boolean(config.googleClientSecret)) {
-    throw new ConfigError('DASHBOARD_GOOGLE_CLIENT_SECRET', 'DASHBOARD_GOOGLE_CLIENT_ID and DASHBOARD_GOOGLE_CLIENT_SECRET go together');
+    throw new ConfigError(
+      'DASHBOARD_GOOGLE_CLIENT_SECRET',
+      'DASHBOARD_GOOGLE_CLIENT_ID and DASHBOARD_GOOGLE_CLIENT_SECRET go together',
+    );
   }
   try {
     networkPolicy(config.dataSourceDeniedNetworks, config.dataSourceAllowedNetworks);
   } catch (err) {
-    throw new ConfigError('DASHBOARD_DATASOURCE_DENIED_NETWORKS', `DASHBOARD_DATASOURCE_DENIED_NETWORKS or DASHBOARD_DATASOURCE_ALLOWED_NETWORKS: ${(err as Error).message}`);
+    throw new ConfigError(
+      'DASHBOARD_DATASOURCE_DENIED_NETWORKS',
+      `DASHBOARD_DATASOURCE_DENIED_NETWORKS or DASHBOARD_DATASOURCE_ALLOWED_NETWORKS: ${(err as Error).message}`,
+    );
   }
   if (!/^[A-Z][A-Z0-9_]*$/.test(config.dataSourceEnvPrefix)) {
-    throw new ConfigError('DASHBOARD_DATASOURCE_ENV_PREFIX', 'DASHBOARD_DATASOURCE_ENV_PREFIX must be upper-case letters, digits and underscores, starting with a letter');
+    throw new ConfigError(
+      'DASHBOARD_DATASOURCE_ENV_PREFIX',
+      'DASHBOARD_DATASOURCE_ENV_PREFIX must be upper-case letters, digits and underscores, starting with a letter',
+    );
   }
   return config;
 }
@@ -144,9 +227,15 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 /** The no-authentication switch must never reach a shared machine: production or a non-loopback address stops the start. */
 export function assertDevelopmentOnly(host: string, env: NodeJS.ProcessEnv): void {
   if (env.NODE_ENV === 'production') {
-    throw new ConfigError('DASHBOARD_AUTH_DISABLED', 'DASHBOARD_AUTH_DISABLED=true is refused with NODE_ENV=production');
+    throw new ConfigError(
+      'DASHBOARD_AUTH_DISABLED',
+      'DASHBOARD_AUTH_DISABLED=true is refused with NODE_ENV=production',
+    );
   }
   if (!LOOPBACK.has(host) && !/^127\.\d+\.\d+\.\d+$/.test(host)) {
-    throw new ConfigError('DASHBOARD_AUTH_DISABLED', `DASHBOARD_AUTH_DISABLED=true is refused with HOST=${host}: only a loopback address (127.0.0.1, ::1, localhost) may serve without authentication`);
+    throw new ConfigError(
+      'DASHBOARD_AUTH_DISABLED',
+      `DASHBOARD_AUTH_DISABLED=true is refused with HOST=${host}: only a loopback address (127.0.0.1, ::1, localhost) may serve without authentication`,
+    );
   }
 }

@@ -2,16 +2,20 @@ import { Type } from 'typebox';
 import { HttpError, type ApiError } from '../kit/errors.ts';
 
 /** Document 1's error body. */
-export const ErrorBody = Type.Object({
-  error: Type.Object({ code: Type.String(), message: Type.String() }),
-}, { description: 'Document 1 error body' });
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({ code: Type.String(), message: Type.String() }),
+  },
+  { description: 'Document 1 error body' },
+);
 
 /** Document 1's body is `{error: {code, message}}`: the kit's codes are already Document 1's, the details are dropped. */
 export function classifyDashboardError(error: ApiError): ApiError {
   return { ...error, details: undefined };
 }
 
-export const unauthorized = (message = 'missing or invalid access token') => new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': 'Bearer' } });
+export const unauthorized = (message = 'missing or invalid access token') =>
+  new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': 'Bearer' } });
 export const forbidden = (message: string) => new HttpError(403, 'FORBIDDEN', message);
 export const notFound = (what: string) => new HttpError(404, 'NOT_FOUND', `${what} not found`);
 export const conflict = (message: string) => new HttpError(409, 'CONFLICT', message);

@@ -18,7 +18,10 @@ export interface DashboardLinks {
      * (`created`, the link and its expiry), or `existing` when identity already has an account with that email (then
      * nothing is changed there and no link is made: they sign in with their own password).
      */
-    inviteAccount(input: { email: string; name: string }): Promise<{ status: 'created'; setupLink: string; expiresAt: string } | { status: 'existing' }>;
+    inviteAccount(input: {
+      email: string;
+      name: string;
+    }): Promise<{ status: 'created'; setupLink: string; expiresAt: string } | { status: 'existing' }>;
     /**
      * A new one-time link for a person whose account Add user made and who has no way to sign in yet; their older
      * unused links stop working. Identity's refusals are HttpErrors: 404 (no account with this email), 409 (they have a

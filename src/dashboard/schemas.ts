@@ -3,15 +3,28 @@ import { pageQuery } from '../kit/paging.ts';
 import { ErrorBody } from './errors.ts';
 
 /** `:id` path parameters: the integer id of a resource. */
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'integer id of the resource' }) });
+export const IdParams = Type.Object({
+  id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'integer id of the resource' }),
+});
 
 export const Timestamp = Type.String({ format: 'date-time' });
-export const RoleSchema = Type.Union([Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('admin'), Type.Literal('owner')], { description: 'owner > admin > editor > viewer' });
-export const PlanSchema = Type.Union([Type.Literal('free'), Type.Literal('pro'), Type.Literal('enterprise')], { description: 'rate limit per minute: free 60, pro 300, enterprise 1000' });
+export const RoleSchema = Type.Union(
+  [Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('admin'), Type.Literal('owner')],
+  { description: 'owner > admin > editor > viewer' },
+);
+export const PlanSchema = Type.Union([Type.Literal('free'), Type.Literal('pro'), Type.Literal('enterprise')], {
+  description: 'rate limit per minute: free 60, pro 300, enterprise 1000',
+});
 export const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' });
 /** Display names and titles: no control characters (PostgreSQL refuses NUL in text). */
-export const DisplayText = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]+$' });
-export const Slug = Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description: 'lower-case letters, digits and single hyphens' });
+export const DisplayText = (max: number) =>
+  Type.String({ minLength: 1, maxLength: max, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]+$' });
+export const Slug = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+  description: 'lower-case letters, digits and single hyphens',
+});
 
 export const UserSchema = Type.Object({
   id: Type.Integer(),

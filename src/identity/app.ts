@@ -86,7 +86,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     app = await createApp({
       name: 'identity',
       version: IDENTITY_VERSION,
-      description: 'OAuth 2.0 / OpenID Connect server and identity records. The OAuth endpoints are described by /.well-known/openid-configuration.',
+      description:
+        'OAuth 2.0 / OpenID Connect server and identity records. The OAuth endpoints are described by /.well-known/openid-configuration.',
       logLevel: config.logLevel,
       bodyLimit: 64 * 1024,
       errorBody: identityErrorBody,
@@ -99,19 +100,42 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
           schemas: oidc.schemas,
           securitySchemes: {
             ...oidc.securitySchemes,
-            ...adminSecurityScheme('An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.'),
-            personToken: { type: 'http', scheme: 'bearer', description: `An access token of this service issued to the signed-in person (any app, any scope). ${DPOP_SCHEME_NOTE}` },
+            ...adminSecurityScheme(
+              'An access token of this service with the `admin` scope, issued to a platform admin; or `IDENTITY_ADMIN_TOKEN`.',
+            ),
+            personToken: {
+              type: 'http',
+              scheme: 'bearer',
+              description: `An access token of this service issued to the signed-in person (any app, any scope). ${DPOP_SCHEME_NOTE}`,
+            },
           },
         },
         tags: [
           { name: 'oauth', description: 'OAuth 2.0 and OpenID Connect endpoints (answered by oidc-provider)' },
-          { name: 'sign-in', description: 'The sign-in, consent, sign-out, change-password and invitation pages (HTML)' },
-          { name: 'management', description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).' },
+          {
+            name: 'sign-in',
+            description: 'The sign-in, consent, sign-out, change-password and invitation pages (HTML)',
+          },
+          {
+            name: 'management',
+            description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).',
+          },
           { name: 'invitations', description: "The invited person's side of an invitation." },
           { name: 'account', description: "The signed-in person's own account (their access token, any app)." },
-          { name: 'agents', description: "A person's own agents: approvals, pending requests, delegated tokens and the exchange record." },
-          { name: 'billing', description: "Organizations' subscriptions, moved by the payment provider's (Stripe's) webhooks." },
-          { name: 'marketplace', description: "Listings, licenses and seats: a person's token or a platform admin's; what each may do is decided by their memberships (docs/identity.md)." },
+          {
+            name: 'agents',
+            description:
+              "A person's own agents: approvals, pending requests, delegated tokens and the exchange record.",
+          },
+          {
+            name: 'billing',
+            description: "Organizations' subscriptions, moved by the payment provider's (Stripe's) webhooks.",
+          },
+          {
+            name: 'marketplace',
+            description:
+              "Listings, licenses and seats: a person's token or a platform admin's; what each may do is decided by their memberships (docs/identity.md).",
+          },
         ],
       },
     });
@@ -128,7 +152,11 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     // Sign-in slow-down per account and address: shared by every instance through Redis when configured.
     const localThrottle = memoryThrottle({ freeFailures: config.signInFreeFailures });
     const throttle: Throttle = redis
-      ? withFallback(redisThrottle(redis, { freeFailures: config.signInFreeFailures, prefix: 'identity:signin:' }), localThrottle, log)
+      ? withFallback(
+          redisThrottle(redis, { freeFailures: config.signInFreeFailures, prefix: 'identity:signin:' }),
+          localThrottle,
+          log,
+        )
       : localThrottle;
     const clients = new ClientStore(db, 5_000, bus);
     const accounts = new PrincipalDirectory(db, 5_000, bus);
@@ -136,7 +164,21 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     const keys = await loadSigningKeys(db, secretKey);
     const credentials = new CredentialLookup(db);
     const make = (signingKeys: typeof keys.privateKeys) => {
-      const provider = buildProvider({ issuer: config.issuer, db, secretKey, clients, accounts, scopes, loginSessionTtl: config.loginSessionTtl, signingKeys, log, pages: PROVIDER_PAGES, delegationMaxDepth: config.delegationMaxDepth, credentials, builtInClients: config.links?.builtInClients ?? [] });
+      const provider = buildProvider({
+        issuer: config.issuer,
+        db,
+        secretKey,
+        clients,
+        accounts,
+        scopes,
+        loginSessionTtl: config.loginSessionTtl,
+        signingKeys,
+        log,
+        pages: PROVIDER_PAGES,
+        delegationMaxDepth: config.delegationMaxDepth,
+        credentials,
+        builtInClients: config.links?.builtInClients ?? [],
+      });
       metrics.observe(provider);
       return provider;
     };
@@ -150,22 +192,52 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       log.info({ keys: next.privateKeys.map((k) => k.kid) }, 'signing keys reloaded');
       return true;
     };
-    timers.push(setInterval(() => void reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed')), config.keyRefreshSeconds * 1000));
-    timers.push(setInterval(() => void purgeExpired(db).catch((err) => log.error({ err }, 'purge of expired artifacts failed')), 10 * 60_000));
+    timers.push(
+      setInterval(
+        () => void reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed')),
+        config.keyRefreshSeconds * 1000,
+      ),
+    );
+    timers.push(
+      setInterval(
+        () => void purgeExpired(db).catch((err) => log.error({ err }, 'purge of expired artifacts failed')),
+        10 * 60_000,
+      ),
+    );
     for (const t of timers) t.unref();
 
     // POST /oauth/introspect, and the client-credentials grant, the API-key exchange and key-pair assertions at POST /oauth/token, are answered by
     // routes of their own in the ordinary case (oidc/fast-introspection.ts, oidc/fast-token.ts); the rest goes to the provider.
     await registerFastIntrospection(app, { holder, clients, accounts, db, issuer: config.issuer });
     await registerFastToken(app, {
-      holder, clients, accounts, db, credentials, scopes: new Set(scopes), issuer: config.issuer, tokenEndpoint: new URL(ROUTES.token, config.issuer).href, onIssued: metrics.fastGrantSucceeded,
+      holder,
+      clients,
+      accounts,
+      db,
+      credentials,
+      scopes: new Set(scopes),
+      issuer: config.issuer,
+      tokenEndpoint: new URL(ROUTES.token, config.issuer).href,
+      onIssued: metrics.fastGrantSucceeded,
     });
     await mountProvider(app, holder, config.issuer);
     const csrf = new CsrfTokens(secretKey);
     const upstream = { providers: socialProviders(config), csrf };
-    const second = secondFactor({ db, secretKey, accounts, csrf, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl });
+    const second = secondFactor({
+      db,
+      secretKey,
+      accounts,
+      csrf,
+      throttle,
+      issuer: config.issuer,
+      loginSessionTtl: config.loginSessionTtl,
+    });
     await registerPages(app, {
-      db, holder, accounts, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl,
+      db,
+      holder,
+      accounts,
+      issuer: config.issuer,
+      loginSessionTtl: config.loginSessionTtl,
       csrf,
       throttle,
       secondFactor: second,
@@ -173,7 +245,18 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     });
     await registerAccountSecurity(app, { db, secretKey, accounts, csrf, issuer: config.issuer });
     registerPasskeyAssets(app);
-    await registerSocialLogin(app, { db, secretKey, holder, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, providers: upstream.providers, signup: config.socialSignup, secondFactor: second });
+    await registerSocialLogin(app, {
+      db,
+      secretKey,
+      holder,
+      accounts,
+      csrf,
+      issuer: config.issuer,
+      loginSessionTtl: config.loginSessionTtl,
+      providers: upstream.providers,
+      signup: config.socialSignup,
+      secondFactor: second,
+    });
     const verifier = localTokenVerifier(holder, accounts, clients, db, new OrganizationTokens(db));
     // Seen DPoP proof ids: shared by every instance through Redis when configured, and by the admin guard and the
     // routes outside it that take a person's token.
@@ -188,17 +271,44 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       proofIds,
     });
     const invites = {
-      db, mailer: smtpMailer(config.smtpUrl, config.mailFrom, log), inviteTtl: config.inviteTtl,
+      db,
+      mailer: smtpMailer(config.smtpUrl, config.mailFrom, log),
+      inviteTtl: config.inviteTtl,
       inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
     };
     await registerAgentPages(app, { db, accounts, csrf, issuer: config.issuer });
     await registerConsentPages(app, { db, accounts, csrf, issuer: config.issuer });
     const providerNames = new Map([...upstream.providers].map(([id, p]) => [id, p.name]));
     await registerSessionPages(app, { db, accounts, csrf, issuer: config.issuer, providerNames });
-    await registerLinkedAccounts(app, { db, secretKey, accounts, csrf, issuer: config.issuer, providers: upstream.providers });
-    await registerAdmin(app, { db, clients, accounts, scopes, guard, invites, passwordLinks: { issuer: config.issuer, passwordLinkTtl: config.passwordLinkTtl } });
+    await registerLinkedAccounts(app, {
+      db,
+      secretKey,
+      accounts,
+      csrf,
+      issuer: config.issuer,
+      providers: upstream.providers,
+    });
+    await registerAdmin(app, {
+      db,
+      clients,
+      accounts,
+      scopes,
+      guard,
+      invites,
+      passwordLinks: { issuer: config.issuer, passwordLinkTtl: config.passwordLinkTtl },
+    });
     await registerInviteeRoutes(app, { db, verifier, dpop });
-    await registerAccountPages(app, { db, accounts, throttle, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl, secretKey, verifier, holder, dpop });
+    await registerAccountPages(app, {
+      db,
+      accounts,
+      throttle,
+      issuer: config.issuer,
+      loginSessionTtl: config.loginSessionTtl,
+      secretKey,
+      verifier,
+      holder,
+      dpop,
+    });
     await registerPersonDelegationRoutes(app, { db, holder, accounts, clients, dpop });
     await registerMarketplace(app, { db, verifier, adminToken: config.adminToken, dpop });
     await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });

@@ -8,31 +8,101 @@ export const IDENTITY_PORT = 4000;
 
 export const identitySpec = {
   ...commonVariables('identity', IDENTITY_PORT),
-  adminToken: adminTokenVariable('identity', 'only access tokens of a platform admin carrying the `admin` scope open it.'),
+  adminToken: adminTokenVariable(
+    'identity',
+    'only access tokens of a platform admin carrying the `admin` scope open it.',
+  ),
   issuer: url('IDENTITY_ISSUER', ['http:', 'https:'], {
     default: 'http://localhost:4000',
     doc: 'Public base URL of the identity service: the OpenID issuer, and the origin of every endpoint in discovery.',
   }),
-  loginSessionTtl: int('IDENTITY_LOGIN_SESSION_TTL', { default: 43_200, min: 60, max: 2_592_000, doc: 'Absolute lifetime of a browser login session (the `__Host-svc_login` cookie), in seconds.' }),
-  extraScopes: list('IDENTITY_EXTRA_SCOPES', { default: [], doc: 'API scopes the server knows besides openid, profile, email, offline_access and admin (comma-separated).' }),
-  keyRefreshSeconds: int('IDENTITY_KEY_REFRESH_SECONDS', { default: 60, min: 1, max: 86_400, doc: 'How often a running server looks for rotated signing keys, in seconds.' }),
-  smtpUrl: optionalUrl('IDENTITY_SMTP_URL', ['smtp:', 'smtps:'], { doc: 'SMTP server for invitation mail (`smtp://user:pass@host:587`, `smtps://…`); unset, invitations are made but not mailed (their link is in the API answer).' }),
+  loginSessionTtl: int('IDENTITY_LOGIN_SESSION_TTL', {
+    default: 43_200,
+    min: 60,
+    max: 2_592_000,
+    doc: 'Absolute lifetime of a browser login session (the `__Host-svc_login` cookie), in seconds.',
+  }),
+  extraScopes: list('IDENTITY_EXTRA_SCOPES', {
+    default: [],
+    doc: 'API scopes the server knows besides openid, profile, email, offline_access and admin (comma-separated).',
+  }),
+  keyRefreshSeconds: int('IDENTITY_KEY_REFRESH_SECONDS', {
+    default: 60,
+    min: 1,
+    max: 86_400,
+    doc: 'How often a running server looks for rotated signing keys, in seconds.',
+  }),
+  smtpUrl: optionalUrl('IDENTITY_SMTP_URL', ['smtp:', 'smtps:'], {
+    doc: 'SMTP server for invitation mail (`smtp://user:pass@host:587`, `smtps://…`); unset, invitations are made but not mailed (their link is in the API answer).',
+  }),
   mailFrom: str('IDENTITY_MAIL_FROM', { default: 'identity@localhost', doc: 'Sender address of invitation mail.' }),
-  inviteLink: optionalUrl('IDENTITY_INVITE_LINK', ['http:', 'https:'], { doc: "Page the invitation link opens, with `?token=…` added; default `<IDENTITY_ISSUER>/invites/accept`. Point it at your app's page that signs the person in and calls `POST /api/v1/invitations/accept`." }),
-  inviteTtl: int('IDENTITY_INVITE_TTL', { default: 604_800, min: 60, max: 7_776_000, doc: 'Lifetime of an invitation (and of each re-sent one), in seconds.' }),
-  passwordLinkTtl: int('IDENTITY_PASSWORD_LINK_TTL', { default: 604_800, min: 300, max: 2_592_000, doc: 'Lifetime of a one-time "choose your password" link (the dashboard\'s Add user, when `platform start` links it), in seconds.' }),
-  delegationMaxDepth: int('IDENTITY_DELEGATION_MAX_DEPTH', { default: 3, min: 1, max: 10, doc: 'Most agents in one delegation chain (person → agent → sub-agent …): an exchange that would make it longer is refused.' }),
-  stripeWebhookSecrets: list('IDENTITY_STRIPE_WEBHOOK_SECRET', { default: [], secret: true, doc: "Signing secret of the Stripe webhook endpoint (`whsec_…`) that `POST /api/v1/webhooks/stripe` verifies; comma-separated to accept two while a secret is rolled. Unset: the endpoint answers 503." }),
-  githubClientId: optionalStr('IDENTITY_GITHUB_CLIENT_ID', { doc: 'Client id of a GitHub OAuth app: shows "Continue with GitHub" on the sign-in page. Its callback URL is `<IDENTITY_ISSUER>/upstream/github/callback`.' }),
-  githubClientSecret: optionalStr('IDENTITY_GITHUB_CLIENT_SECRET', { secret: true, doc: 'Client secret of that GitHub OAuth app.' }),
-  githubUrl: url('IDENTITY_GITHUB_URL', ['http:', 'https:'], { default: 'https://github.com', doc: 'Web URL of GitHub (its authorize and token endpoints); a GitHub Enterprise Server URL works too.' }),
-  githubApiUrl: url('IDENTITY_GITHUB_API_URL', ['http:', 'https:'], { default: 'https://api.github.com', doc: 'REST API URL of GitHub (`/user`, `/user/emails`); `https://HOST/api/v3` for GitHub Enterprise Server.' }),
-  googleClientId: optionalStr('IDENTITY_GOOGLE_CLIENT_ID', { doc: 'OAuth client id at Google: shows "Continue with Google" on the sign-in page. Its redirect URI is `<IDENTITY_ISSUER>/upstream/google/callback`.' }),
-  googleClientSecret: optionalStr('IDENTITY_GOOGLE_CLIENT_SECRET', { secret: true, doc: 'OAuth client secret at Google.' }),
-  googleIssuer: url('IDENTITY_GOOGLE_ISSUER', ['http:', 'https:'], { default: 'https://accounts.google.com', doc: "Google's OpenID issuer; its discovery document names the endpoints." }),
-  oidcProviders: oidcProvidersVariable('IDENTITY_OIDC_PROVIDERS', ['github', 'google'], 'More OpenID Connect issuers to sign in with, as a JSON array of `{"id","issuer","clientId","clientSecret","name"}` (`name` is shown on the button). Each one\'s redirect URI is `<IDENTITY_ISSUER>/upstream/<id>/callback`.'),
-  socialSignup: oneOf('IDENTITY_SOCIAL_SIGNUP', ['create', 'refuse'] as const, { default: 'create', doc: 'What a first social sign-in that links to no existing account does: `create` a new human, or `refuse` (only people who already have an account, with the same verified email, may sign in upstream).' }),
-  signInFreeFailures: int('IDENTITY_SIGNIN_FREE_FAILURES', { default: 5, min: 1, max: 100, doc: 'Failed sign-ins allowed per account and per address before each further attempt must wait (doubling from 1 s up to 15 min).' }),
+  inviteLink: optionalUrl('IDENTITY_INVITE_LINK', ['http:', 'https:'], {
+    doc: "Page the invitation link opens, with `?token=…` added; default `<IDENTITY_ISSUER>/invites/accept`. Point it at your app's page that signs the person in and calls `POST /api/v1/invitations/accept`.",
+  }),
+  inviteTtl: int('IDENTITY_INVITE_TTL', {
+    default: 604_800,
+    min: 60,
+    max: 7_776_000,
+    doc: 'Lifetime of an invitation (and of each re-sent one), in seconds.',
+  }),
+  passwordLinkTtl: int('IDENTITY_PASSWORD_LINK_TTL', {
+    default: 604_800,
+    min: 300,
+    max: 2_592_000,
+    doc: 'Lifetime of a one-time "choose your password" link (the dashboard\'s Add user, when `platform start` links it), in seconds.',
+  }),
+  delegationMaxDepth: int('IDENTITY_DELEGATION_MAX_DEPTH', {
+    default: 3,
+    min: 1,
+    max: 10,
+    doc: 'Most agents in one delegation chain (person → agent → sub-agent …): an exchange that would make it longer is refused.',
+  }),
+  stripeWebhookSecrets: list('IDENTITY_STRIPE_WEBHOOK_SECRET', {
+    default: [],
+    secret: true,
+    doc: 'Signing secret of the Stripe webhook endpoint (`whsec_…`) that `POST /api/v1/webhooks/stripe` verifies; comma-separated to accept two while a secret is rolled. Unset: the endpoint answers 503.',
+  }),
+  githubClientId: optionalStr('IDENTITY_GITHUB_CLIENT_ID', {
+    doc: 'Client id of a GitHub OAuth app: shows "Continue with GitHub" on the sign-in page. Its callback URL is `<IDENTITY_ISSUER>/upstream/github/callback`.',
+  }),
+  githubClientSecret: optionalStr('IDENTITY_GITHUB_CLIENT_SECRET', {
+    secret: true,
+    doc: 'Client secret of that GitHub OAuth app.',
+  }),
+  githubUrl: url('IDENTITY_GITHUB_URL', ['http:', 'https:'], {
+    default: 'https://github.com',
+    doc: 'Web URL of GitHub (its authorize and token endpoints); a GitHub Enterprise Server URL works too.',
+  }),
+  githubApiUrl: url('IDENTITY_GITHUB_API_URL', ['http:', 'https:'], {
+    default: 'https://api.github.com',
+    doc: 'REST API URL of GitHub (`/user`, `/user/emails`); `https://HOST/api/v3` for GitHub Enterprise Server.',
+  }),
+  googleClientId: optionalStr('IDENTITY_GOOGLE_CLIENT_ID', {
+    doc: 'OAuth client id at Google: shows "Continue with Google" on the sign-in page. Its redirect URI is `<IDENTITY_ISSUER>/upstream/google/callback`.',
+  }),
+  googleClientSecret: optionalStr('IDENTITY_GOOGLE_CLIENT_SECRET', {
+    secret: true,
+    doc: 'OAuth client secret at Google.',
+  }),
+  googleIssuer: url('IDENTITY_GOOGLE_ISSUER', ['http:', 'https:'], {
+    default: 'https://accounts.google.com',
+    doc: "Google's OpenID issuer; its discovery document names the endpoints.",
+  }),
+  oidcProviders: oidcProvidersVariable(
+    'IDENTITY_OIDC_PROVIDERS',
+    ['github', 'google'],
+    'More OpenID Connect issuers to sign in with, as a JSON array of `{"id","issuer","clientId","clientSecret","name"}` (`name` is shown on the button). Each one\'s redirect URI is `<IDENTITY_ISSUER>/upstream/<id>/callback`.',
+  ),
+  socialSignup: oneOf('IDENTITY_SOCIAL_SIGNUP', ['create', 'refuse'] as const, {
+    default: 'create',
+    doc: 'What a first social sign-in that links to no existing account does: `create` a new human, or `refuse` (only people who already have an account, with the same verified email, may sign in upstream).',
+  }),
+  signInFreeFailures: int('IDENTITY_SIGNIN_FREE_FAILURES', {
+    default: 5,
+    min: 1,
+    max: 100,
+    doc: 'Failed sign-ins allowed per account and per address before each further attempt must wait (doubling from 1 s up to 15 min).',
+  }),
 };
 
 /** `links` is not read from the environment: `platform start` sets it when it runs other services beside identity (src/platform/links.ts). */
@@ -40,8 +110,16 @@ export type IdentityConfig = ConfigOf<typeof identitySpec> & { links?: IdentityL
 
 export function loadIdentityConfig(env: NodeJS.ProcessEnv): IdentityConfig {
   const config = readServiceConfig(identitySpec, env);
-  if (Boolean(config.githubClientId) !== Boolean(config.githubClientSecret)) throw new ConfigError('IDENTITY_GITHUB_CLIENT_SECRET', 'IDENTITY_GITHUB_CLIENT_ID and IDENTITY_GITHUB_CLIENT_SECRET go together');
-  if (Boolean(config.googleClientId) !== Boolean(config.googleClientSecret)) throw new ConfigError('IDENTITY_GOOGLE_CLIENT_SECRET', 'IDENTITY_GOOGLE_CLIENT_ID and IDENTITY_GOOGLE_CLIENT_SECRET go together');
+  if (Boolean(config.githubClientId) !== Boolean(config.githubClientSecret))
+    throw new ConfigError(
+      'IDENTITY_GITHUB_CLIENT_SECRET',
+      'IDENTITY_GITHUB_CLIENT_ID and IDENTITY_GITHUB_CLIENT_SECRET go together',
+    );
+  if (Boolean(config.googleClientId) !== Boolean(config.googleClientSecret))
+    throw new ConfigError(
+      'IDENTITY_GOOGLE_CLIENT_SECRET',
+      'IDENTITY_GOOGLE_CLIENT_ID and IDENTITY_GOOGLE_CLIENT_SECRET go together',
+    );
   return config;
 }
 

@@ -27,8 +27,12 @@ export function createIdentityMetrics(): IdentityMetrics {
     registers,
   });
   // Only these grants become labels of their own: a caller's made-up grant_type must not add a series.
-  const grantLabel = (value: unknown) => (typeof value === 'string' && ['authorization_code', 'refresh_token', 'client_credentials'].includes(value) ? value : 'other');
-  const grantType = (ctx: unknown) => grantLabel((ctx as { oidc?: { params?: { grant_type?: unknown } } }).oidc?.params?.grant_type);
+  const grantLabel = (value: unknown) =>
+    typeof value === 'string' && ['authorization_code', 'refresh_token', 'client_credentials'].includes(value)
+      ? value
+      : 'other';
+  const grantType = (ctx: unknown) =>
+    grantLabel((ctx as { oidc?: { params?: { grant_type?: unknown } } }).oidc?.params?.grant_type);
   return {
     registry,
     fastGrantSucceeded: (grantType) => grants.inc({ grant_type: grantLabel(grantType), outcome: 'success' }),

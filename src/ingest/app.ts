@@ -26,7 +26,10 @@ export async function openIngestDatabase(config: IngestConfig): Promise<Database
 
 /** Opens the database, applies migrations and returns the app, not listening; `app.close()` releases everything. */
 export async function buildIngestApp(config: IngestConfig): Promise<App> {
-  const db = await openServiceDatabase('ingest', config, { poolSize: config.dbPoolSize, migrations: INGEST_MIGRATIONS });
+  const db = await openServiceDatabase('ingest', config, {
+    poolSize: config.dbPoolSize,
+    migrations: INGEST_MIGRATIONS,
+  });
   try {
     return await assemble(config, db);
   } catch (err) {
@@ -43,7 +46,8 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   const app = await createApp({
     name: 'ingest',
     version: pkg.version,
-    description: 'Telemetry event ingestion: validates batches of events, stores them durably and forwards them to analytics providers.',
+    description:
+      'Telemetry event ingestion: validates batches of events, stores them durably and forwards them to analytics providers.',
     logLevel: config.logLevel,
     bodyLimit: 1024 * 1024,
     retryAfterSeconds: config.retryAfterSeconds,
@@ -55,7 +59,9 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Svc-API-Key' },
-          ...adminSecurityScheme('`INGEST_ADMIN_TOKEN`, or an access token of the identity service carrying the scope `ingest:admin`.'),
+          ...adminSecurityScheme(
+            '`INGEST_ADMIN_TOKEN`, or an access token of the identity service carrying the scope `ingest:admin`.',
+          ),
         },
       },
     },
@@ -64,9 +70,16 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   // instance is refused at the others (one connection for both; the bus adds its subscriber).
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   app.addHook('onClose', async () => redis?.disconnect());
-  const bus = await openInvalidationBus({ redisUrl: config.redisUrl, service: 'ingest', log: app.log, publisher: redis });
+  const bus = await openInvalidationBus({
+    redisUrl: config.redisUrl,
+    service: 'ingest',
+    log: app.log,
+    publisher: redis,
+  });
   app.addHook('onClose', () => bus.close());
-  const guard = adminGuardFromConfig('ingest', config, { proofIds: redis ? redisProofIds(redis, 'ingest:dpop:', app.log) : undefined });
+  const guard = adminGuardFromConfig('ingest', config, {
+    proofIds: redis ? redisProofIds(redis, 'ingest:dpop:', app.log) : undefined,
+  });
   const keys = createKeyResolver(db, config.keyCacheSeconds, bus);
   const outage = databaseOutage(app);
   const committer = createCommitter({

@@ -19,7 +19,12 @@ export const ingestSpec = {
     max: 300,
     doc: 'How long a valid API key lookup is cached in memory. A key revoked through another instance stops working within this many seconds, or at once with REDIS_URL; `0` looks every key up on every request.',
   }),
-  dbPoolSize: int('INGEST_DB_POOL_SIZE', { default: 10, min: 2, max: 200, doc: 'PostgreSQL connections of the ingest service.' }),
+  dbPoolSize: int('INGEST_DB_POOL_SIZE', {
+    default: 10,
+    min: 2,
+    max: 200,
+    doc: 'PostgreSQL connections of the ingest service.',
+  }),
   commitConcurrency: int('INGEST_COMMIT_CONCURRENCY', {
     default: 3,
     min: 1,
@@ -30,7 +35,7 @@ export const ingestSpec = {
     default: 5_000,
     min: 1_000,
     max: 1_000_000,
-    doc: 'Most events one group commit takes (whole requests are never split). Bounds the memory of one commit (~3 MB at 600 bytes per event) and keeps its inserted rows within PostgreSQL\'s default `work_mem` for the statement triggers.',
+    doc: "Most events one group commit takes (whole requests are never split). Bounds the memory of one commit (~3 MB at 600 bytes per event) and keeps its inserted rows within PostgreSQL's default `work_mem` for the statement triggers.",
   }),
   maxPendingEvents: int('INGEST_MAX_PENDING_EVENTS', {
     default: 100_000,
@@ -50,7 +55,12 @@ export const ingestSpec = {
     max: 300,
     doc: 'Longest pause while a request body of `POST /v1/events` is arriving; a body that stops for longer is answered 408 and its connection closed.',
   }),
-  retryAfterSeconds: int('INGEST_RETRY_AFTER_SECONDS', { default: 5, min: 1, max: 3600, doc: 'Value of `Retry-After` on 503 answers.' }),
+  retryAfterSeconds: int('INGEST_RETRY_AFTER_SECONDS', {
+    default: 5,
+    min: 1,
+    max: 3600,
+    doc: 'Value of `Retry-After` on 503 answers.',
+  }),
 };
 
 export type IngestConfig = ConfigOf<typeof ingestSpec>;

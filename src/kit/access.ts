@@ -22,7 +22,10 @@ export const PUBLIC: AccessRule = Object.freeze({ kind: 'public' });
  * or may answer itself (a redirect to a sign-in page) through `reply`. A `public` check, when given, runs on
  * public routes too (a rate limit counted before anything else); without it public routes pass untouched.
  */
-export type AccessChecks = Record<string, (rule: never, request: FastifyRequest, reply: FastifyReply) => Promise<void> | void>;
+export type AccessChecks = Record<
+  string,
+  (rule: never, request: FastifyRequest, reply: FastifyReply) => Promise<void> | void
+>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -40,7 +43,10 @@ export function accessOf(config: unknown): AccessRule | undefined {
 /** Throws when a route declares no rule, or one of a kind the service has no check for: the app does not start. */
 export function assertDeclared(method: string, url: string, config: unknown, checks: AccessChecks): void {
   const rule = accessOf(config);
-  if (!rule) throw new Error(`route ${method} ${url} declares no access: add config.access (PUBLIC or one of: ${Object.keys(checks).join(', ')})`);
+  if (!rule)
+    throw new Error(
+      `route ${method} ${url} declares no access: add config.access (PUBLIC or one of: ${Object.keys(checks).join(', ')})`,
+    );
   if (rule.kind !== 'public' && !Object.hasOwn(checks, rule.kind)) {
     throw new Error(`route ${method} ${url} declares access of kind '${rule.kind}', which this service does not check`);
   }
@@ -57,5 +63,9 @@ export async function enforceAccess(checks: AccessChecks, request: FastifyReques
     if (rule.kind === 'public') return;
     throw new Error(`no check for access kind '${rule.kind}'`);
   }
-  await (check as (rule: AccessRule, request: FastifyRequest, reply: FastifyReply) => Promise<void> | void)(rule, request, reply);
+  await (check as (rule: AccessRule, request: FastifyRequest, reply: FastifyReply) => Promise<void> | void)(
+    rule,
+    request,
+    reply,
+  );
 }

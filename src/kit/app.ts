@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyBaseLogger, type RawServerDefault, type RawRequestDefaultExpression, type RawReplyDefaultExpression } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyBaseLogger,
+  type RawServerDefault,
+  type RawRequestDefaultExpression,
+  type RawReplyDefaultExpression,
+} from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ErrorBody, HttpError, codeForStatus, standardErrorBody, type ApiError } from './errors.ts';
@@ -26,7 +35,13 @@ export function databaseOutage(app: App): OutageLog {
   return outage;
 }
 
-export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 export interface AppOptions {
   name: string;
@@ -162,10 +177,16 @@ export async function createApp(options: AppOptions): Promise<App> {
   // Awaited so its onRoute hook sees every route the service declares afterwards.
   await app.register(swagger, {
     // Shared schemas keep their `$id` as their component name (`#/components/schemas/Error`).
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     openapi: {
       openapi: '3.1.0',
-      info: { title: options.name, version: options.version, ...(options.description ? { description: options.description } : {}) },
+      info: {
+        title: options.name,
+        version: options.version,
+        ...(options.description ? { description: options.description } : {}),
+      },
       servers: options.openapi?.servers ?? [{ url: '/', description: 'the origin this document is served from' }],
       ...(options.openapi?.components ? { components: options.openapi.components } : {}),
       ...(options.openapi?.tags ? { tags: options.openapi.tags } : {}),
@@ -176,7 +197,14 @@ export async function createApp(options: AppOptions): Promise<App> {
   // The error body is one component (`#/components/schemas/Error`) that routes reference with `errorRef`.
   app.addSchema(ErrorBody);
   app.register(async (scope) => {
-    scope.get('/openapi.json', { config: { access: PUBLIC }, schema: { operationId: 'getOpenApiDocument', summary: 'This document', tags: ['operations'] } }, async () => app.swagger());
+    scope.get(
+      '/openapi.json',
+      {
+        config: { access: PUBLIC },
+        schema: { operationId: 'getOpenApiDocument', summary: 'This document', tags: ['operations'] },
+      },
+      async () => app.swagger(),
+    );
   });
   if (database) registerHealthRoutes(app, database);
   registerMetrics(app, options.metrics ?? new Registry(), database?.db);
@@ -196,8 +224,20 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (!(raw instanceof HttpError) && isDatabaseUnavailable(raw)) {
       // The database dropped or refused the connection: the pool replaces it on its own, so the caller retries.
       outage.failed(raw);
-      const info = classify({ statusCode: 503, code: codeForStatus(503), message: 'the database is unavailable; retry later', requestId: request.id }, raw);
-      reply.header('retry-after', retryAfter).code(info.statusCode).type('application/json; charset=utf-8').send(errorBody(info, request));
+      const info = classify(
+        {
+          statusCode: 503,
+          code: codeForStatus(503),
+          message: 'the database is unavailable; retry later',
+          requestId: request.id,
+        },
+        raw,
+      );
+      reply
+        .header('retry-after', retryAfter)
+        .code(info.statusCode)
+        .type('application/json; charset=utf-8')
+        .send(errorBody(info, request));
       return;
     }
     const info = classify(toApiError(raw, request.id), raw);
@@ -208,7 +248,15 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const info = classify({ statusCode: 404, code: 'NOT_FOUND', message: `no route for ${request.method} ${request.url.split('?')[0]}`, requestId: request.id }, undefined);
+    const info = classify(
+      {
+        statusCode: 404,
+        code: 'NOT_FOUND',
+        message: `no route for ${request.method} ${request.url.split('?')[0]}`,
+        requestId: request.id,
+      },
+      undefined,
+    );
     reply.code(info.statusCode).send(errorBody(info, request));
   });
 
@@ -216,15 +264,26 @@ export async function createApp(options: AppOptions): Promise<App> {
 }
 
 function toApiError(err: unknown, requestId: string): ApiError {
-  if (err instanceof HttpError) return { statusCode: err.statusCode, code: err.code, message: err.message, requestId, details: err.details };
+  if (err instanceof HttpError)
+    return { statusCode: err.statusCode, code: err.code, message: err.message, requestId, details: err.details };
   const e = err as FastifyError;
   if (e.validation) {
     // Ajv's "must NOT have additional properties" does not say which one: each such error names its property, in order.
-    const extra = e.validation.filter((v) => v.keyword === 'additionalProperties').map((v) => String((v.params as { additionalProperty?: unknown }).additionalProperty));
-    const named = e.message.replace(/must NOT have additional properties/g, (m) => (extra.length ? `${m} ('${extra.shift()}')` : m));
-    return { statusCode: 400, code: 'VALIDATION_ERROR', message: `${e.validationContext ?? 'request'}${named.startsWith('/') ? '' : ' '}${named.replace(/^(body|querystring|params|headers)\s*/, '')}`, requestId };
+    const extra = e.validation
+      .filter((v) => v.keyword === 'additionalProperties')
+      .map((v) => String((v.params as { additionalProperty?: unknown }).additionalProperty));
+    const named = e.message.replace(/must NOT have additional properties/g, (m) =>
+      extra.length ? `${m} ('${extra.shift()}')` : m,
+    );
+    return {
+      statusCode: 400,
+      code: 'VALIDATION_ERROR',
+      message: `${e.validationContext ?? 'request'}${named.startsWith('/') ? '' : ' '}${named.replace(/^(body|querystring|params|headers)\s*/, '')}`,
+      requestId,
+    };
   }
   const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 600 ? e.statusCode : 500;
-  if (status >= 500) return { statusCode: status, code: codeForStatus(status), message: 'internal server error', requestId };
+  if (status >= 500)
+    return { statusCode: status, code: codeForStatus(status), message: 'internal server error', requestId };
   return { statusCode: status, code: codeForStatus(status), message: e.message, requestId };
 }

@@ -101,7 +101,10 @@ export function createBatcher<I, O>(options: BatcherOptions<I, O>): Batcher<I, O
 
   const runBatch = async (batch: Waiting<I, O>[], group: string) => {
     try {
-      const results = await options.run(batch.map((w) => w.item), group);
+      const results = await options.run(
+        batch.map((w) => w.item),
+        group,
+      );
       batch.forEach((w, i) => w.resolve(results[i] as O));
     } catch (err) {
       if (batch.length === 1 || !options.retryAlone?.(err)) {

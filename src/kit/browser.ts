@@ -9,18 +9,24 @@ const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
  */
 export async function findChromium(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   if (env.CHROMIUM_PATH) {
-    if (!existsSync(env.CHROMIUM_PATH)) throw new Error(`CHROMIUM_PATH is malformed: expected the path of a Chromium executable (got "${env.CHROMIUM_PATH}", which does not exist)`);
+    if (!existsSync(env.CHROMIUM_PATH))
+      throw new Error(
+        `CHROMIUM_PATH is malformed: expected the path of a Chromium executable (got "${env.CHROMIUM_PATH}", which does not exist)`,
+      );
     return env.CHROMIUM_PATH;
   }
   const choice = env.PLATFORM_BROWSER ?? 'auto';
-  if (choice !== 'auto' && choice !== 'npm') throw new Error(`PLATFORM_BROWSER is malformed: expected "auto" or "npm" (got "${choice}")`);
+  if (choice !== 'auto' && choice !== 'npm')
+    throw new Error(`PLATFORM_BROWSER is malformed: expected "auto" or "npm" (got "${choice}")`);
   if (choice === 'auto') for (const path of SYSTEM_CHROMIUM) if (existsSync(path)) return path;
   const name = '@sparticuz/chromium';
   try {
     const mod = (await import(name)) as { default: { executablePath(): Promise<string> } };
     return await mod.default.executablePath();
   } catch {
-    throw new Error('no Chromium found: install the system package `chromium`, set CHROMIUM_PATH, or install @sparticuz/chromium');
+    throw new Error(
+      'no Chromium found: install the system package `chromium`, set CHROMIUM_PATH, or install @sparticuz/chromium',
+    );
   }
 }
 

@@ -52,17 +52,20 @@ export function createCache<V>(options: CacheOptions<V>): Cache<V> {
       const pending = loading.get(key);
       if (pending) return pending;
       const startedIn = generation;
-      const load = options.load(key).then((value) => {
-        if (options.ttlMs > 0 && startedIn === generation && (options.keep?.(value) ?? true)) {
-          if (entries.size >= options.maxEntries) entries.clear();
-          entries.set(key, { value, expires: Date.now() + options.ttlMs });
-        } else {
-          entries.delete(key);
-        }
-        return value;
-      }).finally(() => {
-        if (loading.get(key) === load) loading.delete(key);
-      });
+      const load = options
+        .load(key)
+        .then((value) => {
+          if (options.ttlMs > 0 && startedIn === generation && (options.keep?.(value) ?? true)) {
+            if (entries.size >= options.maxEntries) entries.clear();
+            entries.set(key, { value, expires: Date.now() + options.ttlMs });
+          } else {
+            entries.delete(key);
+          }
+          return value;
+        })
+        .finally(() => {
+          if (loading.get(key) === load) loading.delete(key);
+        });
       loading.set(key, load);
       return load;
     },

@@ -69,7 +69,9 @@ export interface CommandGroup {
 
 /** One line per command for `platform help`. */
 export function usageLines(group: CommandGroup): string[] {
-  return group.commands.map((c) => `${[...c.path, c.synopsis].filter(Boolean).join(' ')}`.padEnd(40) + `  ${c.summary}`);
+  return group.commands.map(
+    (c) => `${[...c.path, c.synopsis].filter(Boolean).join(' ')}`.padEnd(40) + `  ${c.summary}`,
+  );
 }
 
 function commandHelp(group: CommandGroup, c: Command): string[] {
@@ -80,7 +82,11 @@ function commandHelp(group: CommandGroup, c: Command): string[] {
     ...(c.details?.length ? ['', ...c.details.map((d) => `  ${d}`)] : []),
     '',
     '  --json        print the result as one JSON document (for scripts)',
-    ...(c.exports ? [`  --export      print ${Object.keys(c.exports({} as never)).join(', ')} as shell export lines (eval "$(...)")`] : []),
+    ...(c.exports
+      ? [
+          `  --export      print ${Object.keys(c.exports({} as never)).join(', ')} as shell export lines (eval "$(...)")`,
+        ]
+      : []),
     '  --help, -h    show this help',
   ];
 }
@@ -97,10 +103,22 @@ export async function runCommand(group: CommandGroup, args: string[], io: Comman
   const wantsHelp = args.includes('--help') || args.includes('-h');
   if (!command) {
     if (wantsHelp || args.length === 0) {
-      io.out([`usage: platform ${group.name} <command> [arguments] [--json]`, '', ...usageLines(group).map((l) => `  ${l}`), '', `"platform ${group.name} <command> --help" shows a command's options.`].join('\n'));
+      io.out(
+        [
+          `usage: platform ${group.name} <command> [arguments] [--json]`,
+          '',
+          ...usageLines(group).map((l) => `  ${l}`),
+          '',
+          `"platform ${group.name} <command> --help" shows a command's options.`,
+        ].join('\n'),
+      );
       return wantsHelp ? EXIT.ok : EXIT.usage;
     }
-    return usage(io, `unknown command "${group.name} ${args.join(' ')}"`, usageLines(group).map((l) => `platform ${group.name} ${l}`));
+    return usage(
+      io,
+      `unknown command "${group.name} ${args.join(' ')}"`,
+      usageLines(group).map((l) => `platform ${group.name} ${l}`),
+    );
   }
   if (wantsHelp) {
     io.out(commandHelp(group, command).join('\n'));
@@ -112,16 +130,23 @@ export async function runCommand(group: CommandGroup, args: string[], io: Comman
   try {
     parsed = parseArgs({
       args: args.slice(command.path.length),
-      options: { ...command.options, json: { type: 'boolean' }, ...(command.exports ? { export: { type: 'boolean' as const } } : {}) },
+      options: {
+        ...command.options,
+        json: { type: 'boolean' },
+        ...(command.exports ? { export: { type: 'boolean' as const } } : {}),
+      },
       allowPositionals: true,
       strict: true,
     }) as { values: Values; positionals: string[] };
     for (const option of command.required ?? []) {
-      if (parsed.values[option] === undefined || parsed.values[option] === '') throw new UsageError(`--${option} is required`);
+      if (parsed.values[option] === undefined || parsed.values[option] === '')
+        throw new UsageError(`--${option} is required`);
     }
     const { min, max } = command.positionals ?? { min: 0, max: 0 };
     if (parsed.positionals.length < min || parsed.positionals.length > max) {
-      throw new UsageError(parsed.positionals.length < min ? 'missing argument' : `unexpected argument "${parsed.positionals[max]}"`);
+      throw new UsageError(
+        parsed.positionals.length < min ? 'missing argument' : `unexpected argument "${parsed.positionals[max]}"`,
+      );
     }
   } catch (err) {
     return usage(io, `${name}: ${(err as Error).message}`, [synopsis]);
@@ -137,7 +162,9 @@ export async function runCommand(group: CommandGroup, args: string[], io: Comman
       json,
       result(data, lines) {
         if (asExports && command.exports) {
-          const values = Object.entries(command.exports(data as never)).filter((e): e is [string, string] => e[1] !== undefined);
+          const values = Object.entries(command.exports(data as never)).filter(
+            (e): e is [string, string] => e[1] !== undefined,
+          );
           for (const line of shellExports(Object.fromEntries(values))) io.out(line);
         } else if (json) io.out(JSON.stringify(data, null, 2));
         else for (const l of lines) io.out(l);
@@ -176,6 +203,12 @@ export function flag(values: Values, name: string): boolean {
 }
 
 /** One API key as `keys list` commands print it (tab-separated): never the key, only its prefix. */
-export function apiKeyLine(key: { id: string; prefix: string; name: string | null; created_at: unknown; revoked_at: unknown }): string {
+export function apiKeyLine(key: {
+  id: string;
+  prefix: string;
+  name: string | null;
+  created_at: unknown;
+  revoked_at: unknown;
+}): string {
   return `${key.id}\t${key.prefix}…\t${key.name || '-'}\t${key.created_at}\t${key.revoked_at ? `revoked ${key.revoked_at}` : 'active'}`;
 }

@@ -1,4 +1,14 @@
-import { createCipheriv, createDecipheriv, createHash, createSecretKey, hash, randomBytes, scrypt, timingSafeEqual, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createSecretKey,
+  hash,
+  randomBytes,
+  scrypt,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto';
 
 export function sha256Hex(value: string | Buffer): string {
   // The one-shot form skips the Hash object: about half the cost on the short values hashed per request.
@@ -10,7 +20,10 @@ export function safeEqual(a: string | Buffer, b: string | Buffer): boolean {
   const x = typeof a === 'string' ? Buffer.from(a) : a;
   const y = typeof b === 'string' ? Buffer.from(b) : b;
   // Hashing first makes the comparison length-independent too, so length is not leaked either.
-  return timingSafeEqual(createHash('sha256').update(x).digest(), createHash('sha256').update(y).digest()) && x.length === y.length;
+  return (
+    timingSafeEqual(createHash('sha256').update(x).digest(), createHash('sha256').update(y).digest()) &&
+    x.length === y.length
+  );
 }
 
 /** A URL-safe random token carrying `bytes` bytes of entropy (32 bytes = 256 bits by default). */
@@ -23,7 +36,9 @@ const SCRYPT = { N: 1 << 15, r: 8, p: 1, keylen: 32 } as const;
 
 function scryptAsync(secret: string, salt: Buffer, N: number, r: number, p: number, keylen: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(secret.normalize('NFKC'), salt, keylen, { N, r, p, maxmem: 256 * N * r }, (err, key) => (err ? reject(err) : resolve(key)));
+    scrypt(secret.normalize('NFKC'), salt, keylen, { N, r, p, maxmem: 256 * N * r }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    );
   });
 }
 

@@ -114,8 +114,15 @@ async function openPostgres(url: string, schema: string, max: number, statementT
       throw err;
     }
   }
-  const run = async <R>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[], name?: string): Promise<QueryResult<R>> => {
-    const r = name ? await client.query({ name, text: sql, values: params as unknown[] | undefined }) : await client.query(sql, params as unknown[] | undefined);
+  const run = async <R>(
+    client: pg.Pool | pg.PoolClient,
+    sql: string,
+    params?: readonly unknown[],
+    name?: string,
+  ): Promise<QueryResult<R>> => {
+    const r = name
+      ? await client.query({ name, text: sql, values: params as unknown[] | undefined })
+      : await client.query(sql, params as unknown[] | undefined);
     return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
   };
   return {
@@ -212,7 +219,8 @@ const UNAVAILABLE_CLASSES = new Set([
   '28', // invalid authorization: the server refuses the connection
 ]);
 // pg's and pg-pool's own errors for a dead or closed client carry no code, only these messages.
-const UNAVAILABLE_MESSAGE = /^Connection terminated|is not queryable|timeout exceeded when trying to connect|after calling end on the pool|^PGlite is clos(ed|ing)$/;
+const UNAVAILABLE_MESSAGE =
+  /^Connection terminated|is not queryable|timeout exceeded when trying to connect|after calling end on the pool|^PGlite is clos(ed|ing)$/;
 
 /**
  * Whether an error means the database could not serve the statement at all (unreachable, dropped the

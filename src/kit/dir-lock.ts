@@ -7,7 +7,9 @@ export interface DirectoryLock {
 
 export class DirectoryInUseError extends Error {
   constructor(dir: string, pid: number, owner: string) {
-    super(`the data directory ${dir} is in use by process ${pid} (${owner}); stop it first, or point this command at the same PostgreSQL server with DATABASE_URL`);
+    super(
+      `the data directory ${dir} is in use by process ${pid} (${owner}); stop it first, or point this command at the same PostgreSQL server with DATABASE_URL`,
+    );
     this.name = 'DirectoryInUseError';
   }
 }
@@ -51,7 +53,8 @@ export function lockDirectory(dir: string, owner: string): DirectoryLock {
       if (typeof holder.pid === 'number' && holder.pid !== process.pid && alive(holder.pid)) {
         throw new DirectoryInUseError(dir, holder.pid, holder.owner ?? 'unknown');
       }
-      if (holder.pid === process.pid) throw new DirectoryInUseError(dir, holder.pid, `${holder.owner ?? 'unknown'}, in this process`);
+      if (holder.pid === process.pid)
+        throw new DirectoryInUseError(dir, holder.pid, `${holder.owner ?? 'unknown'}, in this process`);
       rmSync(path, { force: true });
     }
   }

@@ -29,7 +29,12 @@ export class HttpError extends Error {
   readonly code: ErrorCode;
   readonly headers: Record<string, string>;
   readonly details: Record<string, unknown> | undefined;
-  constructor(statusCode: number, code: ErrorCode, message: string, options: { headers?: Record<string, string>; details?: Record<string, unknown> } = {}) {
+  constructor(
+    statusCode: number,
+    code: ErrorCode,
+    message: string,
+    options: { headers?: Record<string, string>; details?: Record<string, unknown> } = {},
+  ) {
     super(message);
     this.name = 'HttpError';
     this.statusCode = statusCode;
@@ -54,13 +59,19 @@ export function standardErrorBody(e: ApiError): unknown {
 }
 
 /** The schema of `standardErrorBody`, registered once per app as the OpenAPI component `Error` (see `errorRef`). */
-export const ErrorBody = Type.Object({
-  error: Type.Object({
-    code: Type.Union(Object.keys(ERROR_CODES).map((c) => Type.Literal(c)), { description: 'One of the platform\'s codes (docs/architecture.md)' }),
-    message: Type.String({ description: 'What went wrong, for a human' }),
-    details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  }),
-}, { $id: 'Error', title: 'Error', description: 'The platform\'s error body' });
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.Union(
+        Object.keys(ERROR_CODES).map((c) => Type.Literal(c)),
+        { description: "One of the platform's codes (docs/architecture.md)" },
+      ),
+      message: Type.String({ description: 'What went wrong, for a human' }),
+      details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
+  },
+  { $id: 'Error', title: 'Error', description: "The platform's error body" },
+);
 
 /** A reference to the shared error schema, for route response maps: `{ 404: errorRef, ... }`. */
 export const errorRef = Type.Ref('Error');
@@ -70,7 +81,9 @@ export function errorResponses(...statuses: number[]): Record<number, typeof err
   return Object.fromEntries(statuses.map((s) => [s, errorRef]));
 }
 
-const BY_STATUS = new Map<number, ErrorCode>(Object.entries(ERROR_CODES).map(([code, status]) => [status, code as ErrorCode]));
+const BY_STATUS = new Map<number, ErrorCode>(
+  Object.entries(ERROR_CODES).map(([code, status]) => [status, code as ErrorCode]),
+);
 
 /** The code of an HTTP status; statuses outside the list fall back to the nearest class. */
 export function codeForStatus(status: number): ErrorCode {

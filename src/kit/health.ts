@@ -40,35 +40,49 @@ export function registerHealthRoutes(app: App, options: HealthOptions): void {
   let lastFailing = '';
 
   const version = options.version;
-  app.get('/health', {
-    config: { access: PUBLIC },
-    schema: {
-      summary: 'The process is alive',
-      operationId: 'health',
-      tags: ['operations'],
-      response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.Optional(Type.String()) }) },
+  app.get(
+    '/health',
+    {
+      config: { access: PUBLIC },
+      schema: {
+        summary: 'The process is alive',
+        operationId: 'health',
+        tags: ['operations'],
+        response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.Optional(Type.String()) }) },
+      },
     },
-  }, async () => (version === undefined ? { status: 'ok' as const } : { status: 'ok' as const, version }));
+    async () => (version === undefined ? { status: 'ok' as const } : { status: 'ok' as const, version }),
+  );
 
-  app.get('/ready', {
-    config: { access: PUBLIC },
-    schema: {
-      summary: 'The service can serve: database reachable, migrations applied, its own checks met',
-      operationId: 'ready',
-      tags: ['operations'],
-      response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: Type.Object({ status: Type.Literal('not ready') }) },
+  app.get(
+    '/ready',
+    {
+      config: { access: PUBLIC },
+      schema: {
+        summary: 'The service can serve: database reachable, migrations applied, its own checks met',
+        operationId: 'ready',
+        tags: ['operations'],
+        response: {
+          200: Type.Object({ status: Type.Literal('ready') }),
+          503: Type.Object({ status: Type.Literal('not ready') }),
+        },
+      },
     },
-  }, async (request, reply) => {
-    const results = await Promise.all(checks.map(async (c) => ({ name: c.name, ok: await passes(c) })));
-    const failing = results.filter((r) => !r.ok).map((r) => r.name).join(', ');
-    if (failing !== lastFailing) {
-      if (failing) request.log.warn({ failing }, 'not ready');
-      else request.log.info('ready');
-      lastFailing = failing;
-    }
-    if (!failing) return { status: 'ready' as const };
-    return reply.code(503).send({ status: 'not ready' as const });
-  });
+    async (request, reply) => {
+      const results = await Promise.all(checks.map(async (c) => ({ name: c.name, ok: await passes(c) })));
+      const failing = results
+        .filter((r) => !r.ok)
+        .map((r) => r.name)
+        .join(', ');
+      if (failing !== lastFailing) {
+        if (failing) request.log.warn({ failing }, 'not ready');
+        else request.log.info('ready');
+        lastFailing = failing;
+      }
+      if (!failing) return { status: 'ready' as const };
+      return reply.code(503).send({ status: 'not ready' as const });
+    },
+  );
 }
 
 async function passes(c: ReadinessCheck): Promise<boolean> {

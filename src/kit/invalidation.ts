@@ -37,7 +37,12 @@ export function localInvalidationBus(): InvalidationBus {
  * applies what it receives. Messages published while an instance's subscription was down are lost, so
  * an instance that reconnects drops everything it cached: at worst a few extra lookups.
  */
-export async function redisInvalidationBus(options: { url: string; service: string; log: Pick<FastifyBaseLogger, 'warn' | 'info'>; publisher?: Redis }): Promise<InvalidationBus> {
+export async function redisInvalidationBus(options: {
+  url: string;
+  service: string;
+  log: Pick<FastifyBaseLogger, 'warn' | 'info'>;
+  publisher?: Redis;
+}): Promise<InvalidationBus> {
   const channel = `platform:invalidate:${options.service}`;
   const local = localInvalidationBus();
   const caches = new Set<string>();
@@ -61,7 +66,8 @@ export async function redisInvalidationBus(options: { url: string; service: stri
   });
   let connected = true;
   subscriber.on('close', () => {
-    if (connected) options.log.warn('cache invalidation channel lost: caches fall back to their expiry until Redis is back');
+    if (connected)
+      options.log.warn('cache invalidation channel lost: caches fall back to their expiry until Redis is back');
     connected = false;
   });
   subscriber.on('ready', () => {
@@ -74,7 +80,10 @@ export async function redisInvalidationBus(options: { url: string; service: stri
     publish(cache, key) {
       local.publish(cache, key);
       publisher.publish(channel, JSON.stringify({ cache, key })).catch((err: unknown) => {
-        options.log.warn({ err, cache }, 'cache invalidation not published: other instances see the change when their copy expires');
+        options.log.warn(
+          { err, cache },
+          'cache invalidation not published: other instances see the change when their copy expires',
+        );
       });
     },
     subscribe(cache, handler) {
@@ -89,6 +98,11 @@ export async function redisInvalidationBus(options: { url: string; service: stri
 }
 
 /** The bus a service's caches share: over Redis when `REDIS_URL` is set, this process only otherwise. */
-export async function openInvalidationBus(options: { redisUrl: string | undefined; service: string; log: Pick<FastifyBaseLogger, 'warn' | 'info'>; publisher?: Redis }): Promise<InvalidationBus> {
+export async function openInvalidationBus(options: {
+  redisUrl: string | undefined;
+  service: string;
+  log: Pick<FastifyBaseLogger, 'warn' | 'info'>;
+  publisher?: Redis;
+}): Promise<InvalidationBus> {
   return options.redisUrl ? redisInvalidationBus({ ...options, url: options.redisUrl }) : localInvalidationBus();
 }

@@ -1,9 +1,25 @@
 import type { FastifyRequest, FastifyServerOptions } from 'fastify';
 
 /** Query parameters whose values are credentials or one-time codes, never to be written to a log. */
-const SENSITIVE_QUERY = new Set(['code', 'state', 'token', 'access_token', 'refresh_token', 'id_token', 'id_token_hint', 'client_secret', 'password', 'api_key', 'key', 'code_verifier', 'ticket', 'login_hint', 'email',
+const SENSITIVE_QUERY = new Set([
+  'code',
+  'state',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'id_token_hint',
+  'client_secret',
+  'password',
+  'api_key',
+  'key',
+  'code_verifier',
+  'ticket',
+  'login_hint',
+  'email',
   // identity's sign-in page carries where to go next, which may be an invitation link with its token.
-  'return_to']);
+  'return_to',
+]);
 
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
@@ -25,6 +41,9 @@ export function loggerOptions(service: string, level: LogLevel): FastifyServerOp
         return { method: req.method, url: redactUrl(req.url), remoteAddress: req.ip };
       },
     },
-    redact: { paths: ['req.headers', 'headers.authorization', 'headers.cookie', '*.password', '*.client_secret', '*.secret'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers', 'headers.authorization', 'headers.cookie', '*.password', '*.client_secret', '*.secret'],
+      censor: '[redacted]',
+    },
   };
 }

@@ -24,7 +24,7 @@ export function registerMetrics(app: App, registry: Registry, db: Database | und
   });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
-    help: 'Time from a request\'s arrival to the last byte of its answer, by method, route template and status',
+    help: "Time from a request's arrival to the last byte of its answer, by method, route template and status",
     labelNames: ['method', 'route', 'status'],
     buckets: LATENCY_BUCKETS,
     registers,
@@ -34,7 +34,11 @@ export function registerMetrics(app: App, registry: Registry, db: Database | und
     const started = process.hrtime.bigint();
     reply.raw.once('finish', () => {
       // The route's template, never the path itself: ids in paths would make a series per resource.
-      const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.raw.statusCode) };
+      const labels = {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: String(reply.raw.statusCode),
+      };
       requests.inc(labels);
       duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     });
@@ -71,16 +75,21 @@ export function registerMetrics(app: App, registry: Registry, db: Database | und
     });
   }
 
-  app.get('/metrics', {
-    config: { access: PUBLIC },
-    schema: {
-      summary: 'Prometheus metrics (text exposition format)',
-      description: 'HTTP requests by route and status with latency histograms, database pool use, the process, and the service\'s own metrics.',
-      operationId: 'metrics',
-      tags: ['operations'],
+  app.get(
+    '/metrics',
+    {
+      config: { access: PUBLIC },
+      schema: {
+        summary: 'Prometheus metrics (text exposition format)',
+        description:
+          "HTTP requests by route and status with latency histograms, database pool use, the process, and the service's own metrics.",
+        operationId: 'metrics',
+        tags: ['operations'],
+      },
     },
-  }, async (_request, reply) => {
-    reply.type(registry.contentType);
-    return registry.metrics();
-  });
+    async (_request, reply) => {
+      reply.type(registry.contentType);
+      return registry.metrics();
+    },
+  );
 }

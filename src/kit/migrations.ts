@@ -20,21 +20,29 @@ const RENAMED = 'renamed.json';
 export async function migrate(db: Database, dir: URL | string): Promise<MigrationReport> {
   const entries = await readdir(dir);
   const files = entries.filter((f) => MIGRATION_FILE.test(f)).sort();
-  const renamed = entries.includes(RENAMED) ? (JSON.parse(await readFile(new URL(RENAMED, withSlash(dir)), 'utf8')) as Record<string, string>) : {};
-  const scripts = await Promise.all(files.map(async (f) => ({ name: f, sql: await readFile(new URL(f, withSlash(dir)), 'utf8') })));
+  const renamed = entries.includes(RENAMED)
+    ? (JSON.parse(await readFile(new URL(RENAMED, withSlash(dir)), 'utf8')) as Record<string, string>)
+    : {};
+  const scripts = await Promise.all(
+    files.map(async (f) => ({ name: f, sql: await readFile(new URL(f, withSlash(dir)), 'utf8') })),
+  );
   return db.transaction(async (tx) => {
     // A migration may rewrite a large table: the pool's statement timeout does not apply to it.
     await tx.query('SET LOCAL statement_timeout = 0');
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`platform.migrate.${db.schema}`]);
     await tx.query(`CREATE SCHEMA IF NOT EXISTS ${db.schema}`);
-    await tx.query(`CREATE TABLE IF NOT EXISTS ${db.schema}.schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS ${db.schema}.schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
     for (const [from, to] of Object.entries(renamed)) {
       await tx.query(
         `UPDATE ${db.schema}.schema_migrations SET name = $2 WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM ${db.schema}.schema_migrations WHERE name = $2)`,
         [from, to],
       );
     }
-    const done = new Set((await tx.query<{ name: string }>(`SELECT name FROM ${db.schema}.schema_migrations`)).rows.map((r) => r.name));
+    const done = new Set(
+      (await tx.query<{ name: string }>(`SELECT name FROM ${db.schema}.schema_migrations`)).rows.map((r) => r.name),
+    );
     const applied: string[] = [];
     for (const script of scripts) {
       if (done.has(script.name)) continue;

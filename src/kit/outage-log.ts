@@ -25,7 +25,10 @@ export function createOutageLog(log: FastifyBaseLogger): OutageLog {
     },
     succeeded() {
       if (downSince === undefined) return;
-      log.warn({ downSeconds: Math.round((Date.now() - downSince) / 1000), failures: refused }, 'database available again');
+      log.warn(
+        { downSeconds: Math.round((Date.now() - downSince) / 1000), failures: refused },
+        'database available again',
+      );
       downSince = undefined;
     },
     get down() {

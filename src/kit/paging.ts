@@ -10,7 +10,12 @@ import { HttpError } from './errors.ts';
 export function pageQuery(options: { defaultLimit?: number; maxLimit?: number } = {}) {
   const max = options.maxLimit ?? 500;
   return {
-    limit: Type.Integer({ minimum: 1, maximum: max, default: Math.min(options.defaultLimit ?? 100, max), description: 'Most items in this page' }),
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: max,
+      default: Math.min(options.defaultLimit ?? 100, max),
+      description: 'Most items in this page',
+    }),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: '`next` of the previous page' })),
   };
 }
@@ -36,7 +41,12 @@ export function decodeCursor<T extends TSchema>(cursor: string | undefined, shap
   } catch {
     value = undefined;
   }
-  if (!Value.Check(shape, value)) throw new HttpError(400, 'VALIDATION_ERROR', 'cursor is not one this list gave: pass `next` of the previous page unchanged');
+  if (!Value.Check(shape, value))
+    throw new HttpError(
+      400,
+      'VALIDATION_ERROR',
+      'cursor is not one this list gave: pass `next` of the previous page unchanged',
+    );
   return value as Static<T>;
 }
 
@@ -44,7 +54,12 @@ export function decodeCursor<T extends TSchema>(cursor: string | undefined, shap
  * One page from rows read with `LIMIT limit + 1`: the extra row only tells that another page exists,
  * so the last page never points at an empty one.
  */
-export function toPage<R, O = R>(rows: R[], limit: number, positionOf: (row: R) => readonly (string | number)[], out: (row: R) => O = (r) => r as unknown as O): { items: O[]; next: string | null } {
+export function toPage<R, O = R>(
+  rows: R[],
+  limit: number,
+  positionOf: (row: R) => readonly (string | number)[],
+  out: (row: R) => O = (r) => r as unknown as O,
+): { items: O[]; next: string | null } {
   const more = rows.length > limit;
   const shown = more ? rows.slice(0, limit) : rows;
   return { items: shown.map(out), next: more ? encodeCursor(positionOf(shown[shown.length - 1]!)) : null };

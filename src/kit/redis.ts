@@ -15,7 +15,15 @@ export async function connectRedis(url: string, timeoutMs = 3_000): Promise<Redi
   });
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new StartupError(`Redis at ${redactedUrl(url)} did not answer within ${timeoutMs} ms${lastError ? `: ${lastError.message}` : ''} (REDIS_URL)`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new StartupError(
+              `Redis at ${redactedUrl(url)} did not answer within ${timeoutMs} ms${lastError ? `: ${lastError.message}` : ''} (REDIS_URL)`,
+            ),
+          ),
+        timeoutMs,
+      );
       redis.once('ready', () => {
         clearTimeout(timer);
         resolve();

@@ -9,11 +9,19 @@ import { ConfigError } from './config.ts';
  */
 export function resolveSecretKey(configured: Buffer, dataDir: string, env: NodeJS.ProcessEnv = process.env): Buffer {
   if (configured.length === 32) return configured;
-  if (env.NODE_ENV === 'production') throw new ConfigError('PLATFORM_SECRET_KEY', 'PLATFORM_SECRET_KEY is required when NODE_ENV=production: expected a 256-bit key: 64 hex characters or 32 bytes in base64');
+  if (env.NODE_ENV === 'production')
+    throw new ConfigError(
+      'PLATFORM_SECRET_KEY',
+      'PLATFORM_SECRET_KEY is required when NODE_ENV=production: expected a 256-bit key: 64 hex characters or 32 bytes in base64',
+    );
   const path = join(dataDir, 'secret.key');
   if (existsSync(path)) {
     const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
-    if (key.length !== 32) throw new ConfigError('PLATFORM_SECRET_KEY', `${path} does not hold a 256-bit hex key; set PLATFORM_SECRET_KEY or remove the file`);
+    if (key.length !== 32)
+      throw new ConfigError(
+        'PLATFORM_SECRET_KEY',
+        `${path} does not hold a 256-bit hex key; set PLATFORM_SECRET_KEY or remove the file`,
+      );
     return key;
   }
   mkdirSync(dataDir, { recursive: true });

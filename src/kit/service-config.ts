@@ -12,11 +12,23 @@ const PG = ['postgres:', 'postgresql:'] as const;
 export function commonVariables(service: string, defaultPort: number) {
   const prefix = service.toUpperCase();
   return {
-    host: str('HOST', { default: '127.0.0.1', doc: 'Address every service listens on; `0.0.0.0` to accept connections from other machines.' }),
+    host: str('HOST', {
+      default: '127.0.0.1',
+      doc: 'Address every service listens on; `0.0.0.0` to accept connections from other machines.',
+    }),
     port: int(`${prefix}_PORT`, { default: defaultPort, min: 0, max: 65535, doc: `Port of the ${service} service.` }),
-    serviceDatabaseUrl: optionalUrl(`${prefix}_DATABASE_URL`, PG, { doc: `PostgreSQL URL for the ${service} service only; overrides DATABASE_URL.`, secret: true }),
-    databaseUrl: optionalUrl('DATABASE_URL', PG, { doc: 'PostgreSQL URL shared by every service (each keeps its tables in its own schema). Unset: embedded PGlite under DATA_DIR.', secret: true }),
-    dataDir: str('DATA_DIR', { default: './data', doc: 'Folder of the embedded databases (`<DATA_DIR>/<service>`) and the generated development secret key.' }),
+    serviceDatabaseUrl: optionalUrl(`${prefix}_DATABASE_URL`, PG, {
+      doc: `PostgreSQL URL for the ${service} service only; overrides DATABASE_URL.`,
+      secret: true,
+    }),
+    databaseUrl: optionalUrl('DATABASE_URL', PG, {
+      doc: 'PostgreSQL URL shared by every service (each keeps its tables in its own schema). Unset: embedded PGlite under DATA_DIR.',
+      secret: true,
+    }),
+    dataDir: str('DATA_DIR', {
+      default: './data',
+      doc: 'Folder of the embedded databases (`<DATA_DIR>/<service>`) and the generated development secret key.',
+    }),
     redisUrl: optionalUrl('REDIS_URL', ['redis:', 'rediss:'], {
       doc: 'Redis for limits that must hold across instances (sign-in throttling, rate limits, cache invalidation, seen DPoP proof ids). Unset: each instance keeps its own counts in memory.',
       secret: true,
@@ -53,8 +65,18 @@ export interface ServiceDatabaseOptions {
  * server or in embedded PGlite under `DATA_DIR/<service>`; migrated when `migrations` is given, and
  * closed again if that fails so a failed start leaves no pool or lock behind.
  */
-export async function openServiceDatabase(service: string, config: StorageConfig, options: ServiceDatabaseOptions = {}): Promise<Database> {
-  const db = await openDatabase({ url: databaseUrlOf(config), dataDir: join(config.dataDir, service), schema: service, poolSize: options.poolSize, owner: service });
+export async function openServiceDatabase(
+  service: string,
+  config: StorageConfig,
+  options: ServiceDatabaseOptions = {},
+): Promise<Database> {
+  const db = await openDatabase({
+    url: databaseUrlOf(config),
+    dataDir: join(config.dataDir, service),
+    schema: service,
+    poolSize: options.poolSize,
+    owner: service,
+  });
   if (!options.migrations) return db;
   try {
     await migrate(db, options.migrations);
@@ -69,7 +91,11 @@ export async function openServiceDatabase(service: string, config: StorageConfig
  * What a service's CLI commands run on: `fn` gets the service's database, opened with a small pool and
  * migrated, and closed afterwards whatever happens (one such helper for every service's commands).
  */
-export function commandDatabase(service: string, config: StorageConfig, migrations: URL): <T>(fn: (db: Database) => Promise<T>) => Promise<T> {
+export function commandDatabase(
+  service: string,
+  config: StorageConfig,
+  migrations: URL,
+): <T>(fn: (db: Database) => Promise<T>) => Promise<T> {
   return async (fn) => {
     const db = await openServiceDatabase(service, config, { poolSize: 2, migrations });
     try {

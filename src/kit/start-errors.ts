@@ -19,11 +19,19 @@ export function listenProblem(err: unknown, service: string, host: string, port:
   const prefix = service.toUpperCase();
   switch (code) {
     case 'EADDRINUSE':
-      return new StartupError(`${where}: the port is in use; stop what holds it or set ${prefix}_PORT to another port`, { cause: err });
+      return new StartupError(
+        `${where}: the port is in use; stop what holds it or set ${prefix}_PORT to another port`,
+        { cause: err },
+      );
     case 'EACCES':
-      return new StartupError(`${where}: permission denied (ports below 1024 need privileges); set ${prefix}_PORT`, { cause: err });
+      return new StartupError(`${where}: permission denied (ports below 1024 need privileges); set ${prefix}_PORT`, {
+        cause: err,
+      });
     case 'EADDRNOTAVAIL':
-      return new StartupError(`${where}: HOST ${host} is not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses`, { cause: err });
+      return new StartupError(
+        `${where}: HOST ${host} is not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses`,
+        { cause: err },
+      );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
     case 'EAI_NONAME':
@@ -37,5 +45,8 @@ export function listenProblem(err: unknown, service: string, host: string, port:
 export function databaseProblem(err: unknown): StartupError | undefined {
   if (!isDatabaseUnavailable(err)) return undefined;
   const message = (err as Error).message || String((err as { code?: string }).code ?? 'no answer');
-  return new StartupError(`cannot use the database: ${message} (check DATABASE_URL or <SERVICE>_DATABASE_URL, and that PostgreSQL is running)`, { cause: err });
+  return new StartupError(
+    `cannot use the database: ${message} (check DATABASE_URL or <SERVICE>_DATABASE_URL, and that PostgreSQL is running)`,
+    { cause: err },
+  );
 }

@@ -57,7 +57,8 @@ export function memoryThrottle(options: ThrottleOptions): Throttle {
       if (entries.size > 100_000) prune(now);
       for (const key of keys) {
         const known = entries.get(key);
-        const e = known && now - known.lastFailure <= forget ? known : { failures: 0, blockedUntil: 0, lastFailure: now };
+        const e =
+          known && now - known.lastFailure <= forget ? known : { failures: 0, blockedUntil: 0, lastFailure: now };
         e.failures += 1;
         e.lastFailure = now;
         const delay = delayFor(e.failures, options.freeFailures, maxWait);
@@ -104,7 +105,9 @@ export function redisThrottle(redis: Redis, options: ThrottleOptions): Throttle 
       return Math.ceil(Math.max(0, wait) / 1000);
     },
     async fail(keys) {
-      await Promise.all(keys.map((key) => redis.eval(FAIL_SCRIPT, 1, prefix + key, options.freeFailures, maxWait, forget)));
+      await Promise.all(
+        keys.map((key) => redis.eval(FAIL_SCRIPT, 1, prefix + key, options.freeFailures, maxWait, forget)),
+      );
     },
     async succeed(key) {
       await redis.del(prefix + key);
@@ -121,7 +124,7 @@ export function withFallback(primary: Throttle, fallback: Throttle, log: Pick<Fa
     try {
       return await run(primary);
     } catch (err) {
-      log.warn({ err }, 'throttle store unavailable; using this instance\'s memory');
+      log.warn({ err }, "throttle store unavailable; using this instance's memory");
       return run(fallback);
     }
   };

@@ -25,7 +25,8 @@ export function partAwareValidator(): ValidatorFactory {
   const coercingPool = AjvCompiler();
   const strictPool = AjvCompiler();
   const build = (externalSchemas: Parameters<BuildCompilerFromPool>[0], options?: Options): Compile => {
-    const withCoercion = (coerceTypes: 'array' | false): Options => ({ ...options, customOptions: { ...options?.customOptions, ...ajvOptions, coerceTypes } }) as Options;
+    const withCoercion = (coerceTypes: 'array' | false): Options =>
+      ({ ...options, customOptions: { ...options?.customOptions, ...ajvOptions, coerceTypes } }) as Options;
     const coercing = coercingPool(externalSchemas, withCoercion('array')) as unknown as Compile;
     const strict = strictPool(externalSchemas, withCoercion(false)) as unknown as Compile;
     return (route) => (route.httpPart === 'body' ? strict : coercing)(route);

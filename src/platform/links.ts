@@ -40,7 +40,12 @@ export function linkServices(started: { name: string; loaded: LoadedService }[])
     identity.links = { builtInClients: [...(identity.links?.builtInClients ?? []), client] };
     dashboard.links = {
       identity: {
-        provider: { id: PLATFORM_PROVIDER_ID, issuer: identity.issuer, clientId: client.client_id, name: 'the platform account' },
+        provider: {
+          id: PLATFORM_PROVIDER_ID,
+          issuer: identity.issuer,
+          clientId: client.client_id,
+          name: 'the platform account',
+        },
         minPasswordLength: MIN_PASSWORD_LENGTH,
         ensureOwnerAccount: async (input) => {
           // Identity is built (and listening) before the dashboard, so a request reaching this has it.
@@ -55,10 +60,17 @@ export function linkServices(started: { name: string; loaded: LoadedService }[])
           const { createHumanWithSetupLink, passwordLinkUrl } = await import('../identity/password-links/store.ts');
           // The page's "Sign in" leads back to the dashboard, where "Sign in with the platform account" starts.
           const made = await createHumanWithSetupLink(identityRuntime(identityApp).db, {
-            email: input.email, name: input.name, ttlSeconds: identity.passwordLinkTtl, continueTo: `${dashboardPublicUrl(dashboard)}/`,
+            email: input.email,
+            name: input.name,
+            ttlSeconds: identity.passwordLinkTtl,
+            continueTo: `${dashboardPublicUrl(dashboard)}/`,
           });
           if (made.status === 'existing') return made;
-          return { status: 'created', setupLink: passwordLinkUrl(identity.issuer, made.token), expiresAt: made.expiresAt };
+          return {
+            status: 'created',
+            setupLink: passwordLinkUrl(identity.issuer, made.token),
+            expiresAt: made.expiresAt,
+          };
         },
         newPasswordLink: async (input) => {
           if (!identityApp) throw new Error('the identity service is not running');
@@ -67,7 +79,10 @@ export function linkServices(started: { name: string; loaded: LoadedService }[])
           const { passwordLinkUrl } = await import('../identity/password-links/store.ts');
           // onlyLinkMade: a dashboard admin may renew the links Add user made, never reach into other accounts.
           const made = await issueSetupLink(identityRuntime(identityApp).db, {
-            who: { email: input.email }, ttlSeconds: identity.passwordLinkTtl, continueTo: `${dashboardPublicUrl(dashboard)}/`, onlyLinkMade: true,
+            who: { email: input.email },
+            ttlSeconds: identity.passwordLinkTtl,
+            continueTo: `${dashboardPublicUrl(dashboard)}/`,
+            onlyLinkMade: true,
           });
           return { setupLink: passwordLinkUrl(identity.issuer, made.token), expiresAt: made.expiresAt };
         },

@@ -14,7 +14,10 @@ import { page, serveSite, type TestSite } from './support.ts';
 // before, and it is the reference implementation of running axe in every frame), on pages with and without
 // frames, cross-origin and nested frames and shadow roots included.
 
-const OPTIONS: RunOptions = { runOnly: { type: 'tag', values: axeTagsFor('2.2', 'AA') }, resultTypes: ['violations', 'incomplete'] };
+const OPTIONS: RunOptions = {
+  runOnly: { type: 'tag', values: axeTagsFor('2.2', 'AA') },
+  resultTypes: ['violations', 'incomplete'],
+};
 
 let host: BrowserHost;
 let proxy: EgressProxy;
@@ -29,16 +32,25 @@ before(async () => {
   proxy = await openEgressProxy(createAddressPolicy(['127.0.0.1']));
   context = await host.newContext(proxy.server);
   other = await serveSite({
-    '/inner': page('Inner', '<img src="/pixel.png" class="cross"><p style="color:#aaa">faint across origins</p><iframe title="Deeper" src="/deeper"></iframe>'),
+    '/inner': page(
+      'Inner',
+      '<img src="/pixel.png" class="cross"><p style="color:#aaa">faint across origins</p><iframe title="Deeper" src="/deeper"></iframe>',
+    ),
     '/deeper': page('Deeper', '<input type="text" class="deep">'),
     '/pixel.png': { body: '', headers: { 'content-type': 'image/png' } },
   });
   site = await serveSite({
-    '/plain': page('Plain', `<img src="/pixel.png" id="no-alt"><p style="color:#999;background:#fff">Low contrast</p>
-      <p style="color:#777;background-image:linear-gradient(#fff,#eee)">Over a gradient</p><a href="/x"></a>${SHADOW}`),
+    '/plain': page(
+      'Plain',
+      `<img src="/pixel.png" id="no-alt"><p style="color:#999;background:#fff">Low contrast</p>
+      <p style="color:#777;background-image:linear-gradient(#fff,#eee)">Over a gradient</p><a href="/x"></a>${SHADOW}`,
+    ),
     '/clean': page('Clean', '<p>Plain, readable text.</p>'),
-    '/frames': page('Frames', `<img src="/pixel.png" id="outer"><iframe id="same" title="Same origin" src="/framed"></iframe>
-      <iframe id="cross" title="Other origin" src="${other.origin}/inner"></iframe>${SHADOW}`),
+    '/frames': page(
+      'Frames',
+      `<img src="/pixel.png" id="outer"><iframe id="same" title="Same origin" src="/framed"></iframe>
+      <iframe id="cross" title="Other origin" src="${other.origin}/inner"></iframe>${SHADOW}`,
+    ),
     '/framed': page('Framed', '<img src="/pixel.png" class="inner"><button></button>'),
     '/pixel.png': { body: '', headers: { 'content-type': 'image/png' } },
   });
@@ -54,15 +66,25 @@ after(async () => {
 
 /** What a report is made of, without timestamps and axe's run-specific fields. */
 function essence(results: AxeResults) {
-  const rules = (list: Result[]) => list.map((r) => ({
-    id: r.id,
-    impact: r.impact,
-    tags: r.tags,
-    helpUrl: r.helpUrl,
-    nodes: r.nodes.map((n) => ({ target: n.target, html: n.html, impact: n.impact, summary: n.failureSummary })).sort((a, b) => JSON.stringify(a.target).localeCompare(JSON.stringify(b.target))),
-  })).sort((a, b) => a.id.localeCompare(b.id));
+  const rules = (list: Result[]) =>
+    list
+      .map((r) => ({
+        id: r.id,
+        impact: r.impact,
+        tags: r.tags,
+        helpUrl: r.helpUrl,
+        nodes: r.nodes
+          .map((n) => ({ target: n.target, html: n.html, impact: n.impact, summary: n.failureSummary }))
+          .sort((a, b) => JSON.stringify(a.target).localeCompare(JSON.stringify(b.target))),
+      }))
+      .sort((a, b) => a.id.localeCompare(b.id));
   const ids = (list: Result[]) => list.map((r) => r.id).sort();
-  return { violations: rules(results.violations), incomplete: rules(results.incomplete), passes: ids(results.passes), inapplicable: ids(results.inapplicable) };
+  return {
+    violations: rules(results.violations),
+    incomplete: rules(results.incomplete),
+    passes: ids(results.passes),
+    inapplicable: ids(results.inapplicable),
+  };
 }
 
 /**
@@ -70,7 +92,11 @@ function essence(results: AxeResults) {
  * not answer it in time (CI saw the cross-origin frame missing from the reference, not from ours): `complete` says
  * whether the reference saw everything the page has, and an incomplete one is taken again, a bounded number of times.
  */
-async function both(path: string, runner: AxeRunner, complete: (reference: ReturnType<typeof essence>) => boolean = () => true) {
+async function both(
+  path: string,
+  runner: AxeRunner,
+  complete: (reference: ReturnType<typeof essence>) => boolean = () => true,
+) {
   const open = async () => {
     const p = await context.newPage();
     await p.goto(site.origin + path, { waitUntil: 'load' });
@@ -100,7 +126,10 @@ test('a page without frames: the same violations, review items, nodes and rules 
   assert.deepEqual(ours, reference);
   // The comparison means something only if the page has what it is meant to have.
   assert.ok(ours.violations.some((v) => v.id === 'image-alt'));
-  assert.ok(ours.violations.some((v) => v.id === 'button-name' && v.nodes.some((n) => Array.isArray(n.target[0]))), 'the button in the shadow root');
+  assert.ok(
+    ours.violations.some((v) => v.id === 'button-name' && v.nodes.some((n) => Array.isArray(n.target[0]))),
+    'the button in the shadow root',
+  );
   assert.ok(ours.incomplete.some((v) => v.id === 'color-contrast'));
   await runner.close();
 });
@@ -115,22 +144,34 @@ test('a clean page: nothing found either way', async () => {
 
 test('same-origin, cross-origin and nested frames: the same results as analyze(), several pages sharing one finishing page', async () => {
   const runner = new AxeRunner(context);
-  const framed = (r: ReturnType<typeof essence>) => ['#same', '#cross'].every((frame) => r.violations.some((v) => v.nodes.some((n) => n.target[0] === frame)));
+  const framed = (r: ReturnType<typeof essence>) =>
+    ['#same', '#cross'].every((frame) => r.violations.some((v) => v.nodes.some((n) => n.target[0] === frame)));
   const { reference, ours } = await both('/frames', runner, framed);
   assert.ok(framed(reference), 'the reference saw both frames');
   assert.deepEqual(ours, reference);
   const imageTargets = ours.violations.find((v) => v.id === 'image-alt')!.nodes.map((n) => n.target);
-  assert.ok(imageTargets.some((t) => t[0] === '#same' && t.length === 2), JSON.stringify(imageTargets));
-  assert.ok(imageTargets.some((t) => t[0] === '#cross' && t.length === 2), JSON.stringify(imageTargets));
-  assert.ok(ours.violations.find((v) => v.id === 'label')?.nodes.some((n) => n.target.length === 3), 'the field two frames deep');
+  assert.ok(
+    imageTargets.some((t) => t[0] === '#same' && t.length === 2),
+    JSON.stringify(imageTargets),
+  );
+  assert.ok(
+    imageTargets.some((t) => t[0] === '#cross' && t.length === 2),
+    JSON.stringify(imageTargets),
+  );
+  assert.ok(
+    ours.violations.find((v) => v.id === 'label')?.nodes.some((n) => n.target.length === 3),
+    'the field two frames deep',
+  );
 
   // Three framed pages at once take turns in the one blank page and each gets its own answer.
-  const pages = await Promise.all([0, 1, 2].map(async () => {
-    const p = await context.newPage();
-    await p.goto(`${site.origin}/frames`, { waitUntil: 'load' });
-    await p.waitForLoadState('networkidle');
-    return p;
-  }));
+  const pages = await Promise.all(
+    [0, 1, 2].map(async () => {
+      const p = await context.newPage();
+      await p.goto(`${site.origin}/frames`, { waitUntil: 'load' });
+      await p.waitForLoadState('networkidle');
+      return p;
+    }),
+  );
   const results = await Promise.all(pages.map((p) => runner.run(p, OPTIONS)));
   for (const r of results) assert.deepEqual(essence(r), ours);
   const blankPages = context.pages().filter((p) => p.url() === 'about:blank');

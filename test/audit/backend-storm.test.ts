@@ -11,7 +11,12 @@ let site: TestSite;
 before(async () => {
   site = await serveSite({ '/': page('Storm', '<p>A page to audit.</p>') });
   // One worker, so the queue's claims, lease renewals and completions meet the storm too (one Chromium).
-  target = await startStormTarget('audit', (url) => ({ ...FAST_AUDITS, DATABASE_URL: url, AUDIT_CONCURRENCY: '1', AUDIT_MAX_QUEUED_PER_KEY: '100000' }));
+  target = await startStormTarget('audit', (url) => ({
+    ...FAST_AUDITS,
+    DATABASE_URL: url,
+    AUDIT_CONCURRENCY: '1',
+    AUDIT_MAX_QUEUED_PER_KEY: '100000',
+  }));
 });
 
 after(async () => {
@@ -19,7 +24,11 @@ after(async () => {
   await site?.close();
 });
 
-async function waitForJob(call: (method: string, path: string) => Promise<Response>, id: string, statuses: string[]): Promise<Record<string, unknown>> {
+async function waitForJob(
+  call: (method: string, path: string) => Promise<Response>,
+  id: string,
+  statuses: string[],
+): Promise<Record<string, unknown>> {
   for (;;) {
     const job = (await (await call('GET', `/api/v1/audits/${id}`)).json()) as Record<string, unknown>;
     if (statuses.includes(String(job.status))) return job;
@@ -28,16 +37,25 @@ async function waitForJob(call: (method: string, path: string) => Promise<Respon
   }
 }
 
-test('terminated database backends under load: the process lives, answers 503 with Retry-After meanwhile, and recovers alone', { timeout: 180_000 }, async () => {
-  const created = spawnSync(process.execPath, [CLI, 'audit', 'keys', 'create', '--name', 'storm', '--json'], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...target.env }, encoding: 'utf8' });
+test('terminated database backends under load: the process lives, answers 503 with Retry-After meanwhile, and recovers alone', {
+  timeout: 180_000,
+}, async () => {
+  const created = spawnSync(process.execPath, [CLI, 'audit', 'keys', 'create', '--name', 'storm', '--json'], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...target.env },
+    encoding: 'utf8',
+  });
   assert.equal(created.status, 0, created.stderr);
   const { key } = JSON.parse(created.stdout) as { key: string };
-  const call = (method: string, path: string, body?: unknown) => fetch(`${target.service.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(20_000),
-  });
+  const call = (method: string, path: string, body?: unknown) =>
+    fetch(`${target.service.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(20_000),
+    });
   const first = await call('POST', '/api/v1/audits', { url: `${site.origin}/` });
   assert.equal(first.status, 202);
   const firstId = ((await first.json()) as { id: string }).id;

@@ -26,8 +26,16 @@ const badBodies: Array<[string, unknown, RegExp]> = [
   ['url not a string', { url: 42 }, /url/],
   ['url empty', { url: '' }, /url/],
   ['url not absolute', { url: 'example.com/page' }, /url must be an absolute http or https URL/],
-  ['url port out of range', { url: 'https://example.com:65536/' }, /^url has the port 65536, out of range: a port is at most 65535$/],
-  ['url port out of range, IPv6 host', { url: 'http://[2001:db8::1]:700000/x' }, /^url has the port 700000, out of range: a port is at most 65535$/],
+  [
+    'url port out of range',
+    { url: 'https://example.com:65536/' },
+    /^url has the port 65536, out of range: a port is at most 65535$/,
+  ],
+  [
+    'url port out of range, IPv6 host',
+    { url: 'http://[2001:db8::1]:700000/x' },
+    /^url has the port 700000, out of range: a port is at most 65535$/,
+  ],
   ['url too long', { url: `http://example.com/${'a'.repeat(2100)}` }, /url/],
   ['an unknown property', { url: URL_OK, wcagLevel: 'AA' }, /unknown property "wcagLevel"/],
 ];
@@ -47,8 +55,16 @@ const legacyOnly: Array<[string, unknown, RegExp]> = [
   ['crawl.depth negative', { url: URL_OK, crawl: { enabled: true, depth: -1 } }, /depth/],
   ['crawl.depth fractional', { url: URL_OK, crawl: { enabled: true, depth: 1.5 } }, /depth/],
   ['crawl.maxPages zero', { url: URL_OK, crawl: { enabled: true, maxPages: 0 } }, /maxPages/],
-  ['crawl.depth over the ceiling', { url: URL_OK, crawl: { enabled: true, depth: 4 } }, /crawl\.depth must be at most 3/],
-  ['crawl.maxPages over the ceiling', { url: URL_OK, crawl: { enabled: true, maxPages: 11 } }, /crawl\.maxPages must be at most 10/],
+  [
+    'crawl.depth over the ceiling',
+    { url: URL_OK, crawl: { enabled: true, depth: 4 } },
+    /crawl\.depth must be at most 3/,
+  ],
+  [
+    'crawl.maxPages over the ceiling',
+    { url: URL_OK, crawl: { enabled: true, maxPages: 11 } },
+    /crawl\.maxPages must be at most 10/,
+  ],
   ['crawl unknown property', { url: URL_OK, crawl: { enabled: true, pages: 3 } }, /unknown property "pages"/],
   ['llm provider unknown', { url: URL_OK, llm: { enabled: true, provider: 'gemini' } }, /provider/],
   ['llm model with spaces', { url: URL_OK, llm: { enabled: true, model: 'a b' } }, /model/],
@@ -57,7 +73,12 @@ const legacyOnly: Array<[string, unknown, RegExp]> = [
 
 test('POST /audit: every malformed body is 400 with a message naming the field', async () => {
   for (const [name, body, message] of [...badBodies, ...legacyOnly]) {
-    const res = await h.app.inject({ method: 'POST', url: '/audit', headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' }, payload: body === undefined ? '' : JSON.stringify(body) });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/audit',
+      headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' },
+      payload: body === undefined ? '' : JSON.stringify(body),
+    });
     assert.equal(res.statusCode, 400, `${name}: ${res.body}`);
     assert.match(res.json().error.message, message, name);
     assert.equal(typeof res.json().error.code, 'string');
@@ -69,8 +90,17 @@ test('POST /api/v1/audits: every malformed body is 400 with a message naming the
     const { url, ...config } = body as Record<string, unknown>;
     return [name, { url, config }, message] as [string, unknown, RegExp];
   });
-  for (const [name, body, message] of [...badBodies, ...asJob, ['config not an object', { url: URL_OK, config: 'AA' }, /config/] as [string, unknown, RegExp]]) {
-    const res = await h.app.inject({ method: 'POST', url: '/api/v1/audits', headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' }, payload: body === undefined ? '' : JSON.stringify(body) });
+  for (const [name, body, message] of [
+    ...badBodies,
+    ...asJob,
+    ['config not an object', { url: URL_OK, config: 'AA' }, /config/] as [string, unknown, RegExp],
+  ]) {
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/audits',
+      headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' },
+      payload: body === undefined ? '' : JSON.stringify(body),
+    });
     assert.equal(res.statusCode, 400, `${name}: ${res.body}`);
     assert.match(res.json().error.message, message, name);
   }
@@ -81,10 +111,30 @@ test('POST /api/v1/audits: every malformed body is 400 with a message naming the
 test('a value outside a list of allowed values is answered with that list, once', async () => {
   const cases: Array<[string, string, unknown, string]> = [
     ['POST', '/audit', { url: URL_OK, level: 'AAAA' }, 'body/level must be one of "A", "AA", "AAA" (any case)'],
-    ['POST', '/api/v1/audits', { url: URL_OK, config: { level: 2 } }, 'body/config/level must be one of "A", "AA", "AAA" (any case)'],
-    ['POST', '/api/v1/audits', { url: URL_OK, config: { version: '3.0' } }, 'body/config/version must be one of "2.0", "2.1", "2.2", 2, 2.1, 2.2'],
-    ['POST', '/audit', { url: URL_OK, llm: { enabled: true, provider: 'gemini' } }, 'body/llm/provider must be one of "openai", "anthropic"'],
-    ['GET', '/api/v1/audits?status=done', undefined, 'querystring/status must be one of "pending", "running", "completed", "failed", "cancelled"'],
+    [
+      'POST',
+      '/api/v1/audits',
+      { url: URL_OK, config: { level: 2 } },
+      'body/config/level must be one of "A", "AA", "AAA" (any case)',
+    ],
+    [
+      'POST',
+      '/api/v1/audits',
+      { url: URL_OK, config: { version: '3.0' } },
+      'body/config/version must be one of "2.0", "2.1", "2.2", 2, 2.1, 2.2',
+    ],
+    [
+      'POST',
+      '/audit',
+      { url: URL_OK, llm: { enabled: true, provider: 'gemini' } },
+      'body/llm/provider must be one of "openai", "anthropic"',
+    ],
+    [
+      'GET',
+      '/api/v1/audits?status=done',
+      undefined,
+      'querystring/status must be one of "pending", "running", "completed", "failed", "cancelled"',
+    ],
     ['GET', '/api/v1/audits/x/report?format=pdf', undefined, 'querystring/format must be one of "json", "html"'],
     ['GET', '/api/v1/audits/x/openacr?format=xml', undefined, 'querystring/format must be one of "yaml", "json"'],
   ];
@@ -95,17 +145,53 @@ test('a value outside a list of allowed values is answered with that list, once'
   }
 });
 
-test('an unknown property is named with what the caller meant: the request\'s name for the result\'s, the right place, the right case', async () => {
+test("an unknown property is named with what the caller meant: the request's name for the result's, the right place, the right case", async () => {
   const cases: Array<[string, unknown, string]> = [
-    ['/audit', { url: URL_OK, wcagLevel: 'AA' }, 'body has an unknown property "wcagLevel"; did you mean "level" (POST /audit) or "config.level" (POST /api/v1/audits)?'],
-    ['/api/v1/audits', { url: URL_OK, config: { wcagLevel: 'AA' } }, 'body/config has an unknown property "wcagLevel"; did you mean "level"?'],
-    ['/api/v1/audits', { url: URL_OK, config: { wcagVersion: '2.1' } }, 'body/config has an unknown property "wcagVersion"; did you mean "version"?'],
-    ['/api/v1/audits', { url: URL_OK, level: 'AA' }, 'body has an unknown property "level"; a job\'s options go inside "config": {"url": …, "config": {"level": …}}'],
-    ['/audit', { url: URL_OK, config: { level: 'AA' } }, 'body has an unknown property "config"; POST /audit takes level, version, crawl and llm at the top level (config is the wrapper of POST /api/v1/audits)'],
-    ['/audit', { url: URL_OK, crawl: { max_pages: 3 } }, 'body/crawl has an unknown property "max_pages"; did you mean "maxPages"?'],
-    ['/api/v1/audits', { url: URL_OK, config: { crawl: { maxpages: 3 } } }, 'body/config/crawl has an unknown property "maxpages"; did you mean "maxPages"?'],
-    ['/audit', { url: URL_OK, standard: 'WCAG2AA' }, 'body has an unknown property "standard"; did you mean "level" (POST /audit) or "config.level" (POST /api/v1/audits)?'],
-    ['/audit', { url: URL_OK, llm: { enabled: true, temperature: 0 } }, 'body/llm has an unknown property "temperature"'],
+    [
+      '/audit',
+      { url: URL_OK, wcagLevel: 'AA' },
+      'body has an unknown property "wcagLevel"; did you mean "level" (POST /audit) or "config.level" (POST /api/v1/audits)?',
+    ],
+    [
+      '/api/v1/audits',
+      { url: URL_OK, config: { wcagLevel: 'AA' } },
+      'body/config has an unknown property "wcagLevel"; did you mean "level"?',
+    ],
+    [
+      '/api/v1/audits',
+      { url: URL_OK, config: { wcagVersion: '2.1' } },
+      'body/config has an unknown property "wcagVersion"; did you mean "version"?',
+    ],
+    [
+      '/api/v1/audits',
+      { url: URL_OK, level: 'AA' },
+      'body has an unknown property "level"; a job\'s options go inside "config": {"url": …, "config": {"level": …}}',
+    ],
+    [
+      '/audit',
+      { url: URL_OK, config: { level: 'AA' } },
+      'body has an unknown property "config"; POST /audit takes level, version, crawl and llm at the top level (config is the wrapper of POST /api/v1/audits)',
+    ],
+    [
+      '/audit',
+      { url: URL_OK, crawl: { max_pages: 3 } },
+      'body/crawl has an unknown property "max_pages"; did you mean "maxPages"?',
+    ],
+    [
+      '/api/v1/audits',
+      { url: URL_OK, config: { crawl: { maxpages: 3 } } },
+      'body/config/crawl has an unknown property "maxpages"; did you mean "maxPages"?',
+    ],
+    [
+      '/audit',
+      { url: URL_OK, standard: 'WCAG2AA' },
+      'body has an unknown property "standard"; did you mean "level" (POST /audit) or "config.level" (POST /api/v1/audits)?',
+    ],
+    [
+      '/audit',
+      { url: URL_OK, llm: { enabled: true, temperature: 0 } },
+      'body/llm has an unknown property "temperature"',
+    ],
   ];
   for (const [url, body, message] of cases) {
     const res = await h.call('POST', url, body);
@@ -130,7 +216,12 @@ test('a crawl object turns crawling on unless it says enabled: false; an llm obj
     assert.equal(job.config.crawl.enabled, crawl, JSON.stringify(config));
     assert.equal(job.config.llm.enabled, llm, JSON.stringify(config));
   }
-  const limits = (await h.call('GET', `/api/v1/audits/${(await h.call('POST', '/api/v1/audits', { url: URL_OK, config: { crawl: { depth: 1, maxPages: 5 } } })).json().id}`)).json();
+  const limits = (
+    await h.call(
+      'GET',
+      `/api/v1/audits/${(await h.call('POST', '/api/v1/audits', { url: URL_OK, config: { crawl: { depth: 1, maxPages: 5 } } })).json().id}`,
+    )
+  ).json();
   assert.deepEqual(limits.config.crawl, { enabled: true, depth: 1, maxPages: 5 });
   // Page content goes to a third party only when asked in as many words: neither taken as yes nor ignored.
   for (const llm of [{ provider: 'openai' }, {}]) {
@@ -141,7 +232,11 @@ test('a crawl object turns crawling on unless it says enabled: false; an llm obj
 });
 
 test('a version given as a JSON number (2.0, 2.1, 2.2) is read as the string', async () => {
-  for (const [given, read] of [[2.0, '2.0'], [2.1, '2.1'], [2.2, '2.2']] as const) {
+  for (const [given, read] of [
+    [2.0, '2.0'],
+    [2.1, '2.1'],
+    [2.2, '2.2'],
+  ] as const) {
     const created = await h.call('POST', '/api/v1/audits', { url: URL_OK, config: { version: given } });
     assert.equal(created.statusCode, 202, created.body);
     const job = await h.call('GET', `/api/v1/audits/${created.json().id}`);
@@ -151,13 +246,28 @@ test('a version given as a JSON number (2.0, 2.1, 2.2) is read as the string', a
 
 test('malformed JSON is 400, a non-JSON content type 415, an oversize body 413', async () => {
   for (const url of ['/audit', '/api/v1/audits']) {
-    const broken = await h.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' }, payload: '{"url": ' });
+    const broken = await h.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' },
+      payload: '{"url": ',
+    });
     assert.equal(broken.statusCode, 400, broken.body);
     assert.ok(broken.json().error.message.length > 0);
-    const text = await h.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${h.key}`, 'content-type': 'text/plain' }, payload: 'url=x' });
+    const text = await h.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${h.key}`, 'content-type': 'text/plain' },
+      payload: 'url=x',
+    });
     assert.equal(text.statusCode, 415);
     assert.match(text.json().error.message, /application\/json/);
-    const big = await h.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' }, payload: JSON.stringify({ url: URL_OK, pad: 'x'.repeat(100_000) }) });
+    const big = await h.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ url: URL_OK, pad: 'x'.repeat(100_000) }),
+    });
     assert.equal(big.statusCode, 413);
   }
 });
@@ -194,14 +304,44 @@ test('query strings and ids of the job routes are checked', async () => {
 test('an unknown catalog of a completed audit is 400 naming the known ones', async () => {
   const id = '11111111-1111-4111-8111-111111111111';
   const owner = `key:${(await h.sql.query("SELECT id FROM api_keys WHERE name = 'test'")).rows[0].id}`;
-  const config = { wcagVersion: '2.2', wcagLevel: 'AA', crawl: { enabled: false, depth: 2, maxPages: 25 }, llm: { enabled: false, provider: null, model: null }, axeTags: ['wcag2a'] };
-  const result = {
-    url: 'https://example.com/', targetUrl: 'https://example.com/', wcagVersion: '2.2', wcagLevel: 'AA', score: 100, conformant: true,
-    stats: { totalPages: 1, totalFindings: 0, critical: 0, serious: 0, moderate: 0, minor: 0, needsReview: 0, failedPages: 0 },
-    findings: [], needsReview: [], pages: [], rules: [], llm: null, config, engine: { axeVersion: '4.14.1', browser: 'Chromium' },
-    startedAt: new Date().toISOString(), finishedAt: new Date().toISOString(),
+  const config = {
+    wcagVersion: '2.2',
+    wcagLevel: 'AA',
+    crawl: { enabled: false, depth: 2, maxPages: 25 },
+    llm: { enabled: false, provider: null, model: null },
+    axeTags: ['wcag2a'],
   };
-  await h.sql.query("INSERT INTO jobs (id, owner, url, config, status, result, finished_at) VALUES ($1, $2, 'https://example.com/', $3, 'completed', $4, now())", [id, owner, JSON.stringify(config), JSON.stringify(result)]);
+  const result = {
+    url: 'https://example.com/',
+    targetUrl: 'https://example.com/',
+    wcagVersion: '2.2',
+    wcagLevel: 'AA',
+    score: 100,
+    conformant: true,
+    stats: {
+      totalPages: 1,
+      totalFindings: 0,
+      critical: 0,
+      serious: 0,
+      moderate: 0,
+      minor: 0,
+      needsReview: 0,
+      failedPages: 0,
+    },
+    findings: [],
+    needsReview: [],
+    pages: [],
+    rules: [],
+    llm: null,
+    config,
+    engine: { axeVersion: '4.14.1', browser: 'Chromium' },
+    startedAt: new Date().toISOString(),
+    finishedAt: new Date().toISOString(),
+  };
+  await h.sql.query(
+    "INSERT INTO jobs (id, owner, url, config, status, result, finished_at) VALUES ($1, $2, 'https://example.com/', $3, 'completed', $4, now())",
+    [id, owner, JSON.stringify(config), JSON.stringify(result)],
+  );
   const res = await h.call('GET', `/api/v1/audits/${id}/openacr?catalog=1.0-edition-wcag-9-508-en`);
   assert.equal(res.statusCode, 400);
   assert.match(res.json().error.message, /2\.5-edition-wcag-2\.2-508-en/);
@@ -211,7 +351,8 @@ test('/openapi.json names the statuses and headers the POST routes answer with',
   const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
   for (const path of ['/audit', '/api/v1/audits']) {
     const responses = doc.paths[path].post.responses;
-    for (const status of ['400', '401', '413', '415', '429']) assert.ok(responses[status], `POST ${path} documents ${status}`);
+    for (const status of ['400', '401', '413', '415', '429'])
+      assert.ok(responses[status], `POST ${path} documents ${status}`);
   }
   const created = doc.paths['/api/v1/audits'].post.responses['202'];
   assert.ok(created.headers?.location, 'the 202 documents its Location header');
@@ -222,8 +363,11 @@ test('/openapi.json names the statuses and headers the POST routes answer with',
   assert.equal(res.headers.location, `/api/v1/audits/${res.json().id}`);
 });
 
-test('behind a proxy with a path prefix (AUDIT_PUBLIC_URL), the 202\'s Location leads to the job through the proxy', async () => {
-  const proxied = await startAudit({ AUDIT_CONCURRENCY: '0', AUDIT_PUBLIC_URL: 'https://gw.example.test/audit/' }, 'auditbadpub');
+test("behind a proxy with a path prefix (AUDIT_PUBLIC_URL), the 202's Location leads to the job through the proxy", async () => {
+  const proxied = await startAudit(
+    { AUDIT_CONCURRENCY: '0', AUDIT_PUBLIC_URL: 'https://gw.example.test/audit/' },
+    'auditbadpub',
+  );
   try {
     const res = await proxied.call('POST', '/api/v1/audits', { url: URL_OK });
     assert.equal(res.statusCode, 202, res.body);
@@ -234,7 +378,12 @@ test('behind a proxy with a path prefix (AUDIT_PUBLIC_URL), the 202\'s Location 
 });
 
 test('wrong methods are 404 or 405, never 500', async () => {
-  for (const [method, url] of [['PUT', '/api/v1/audits'], ['PATCH', '/api/v1/audits/x'], ['GET', '/audit'], ['DELETE', '/api/v1/audits']] as const) {
+  for (const [method, url] of [
+    ['PUT', '/api/v1/audits'],
+    ['PATCH', '/api/v1/audits/x'],
+    ['GET', '/audit'],
+    ['DELETE', '/api/v1/audits'],
+  ] as const) {
     const res = await h.call(method, url);
     assert.ok(res.statusCode === 404 || res.statusCode === 405, `${method} ${url}: ${res.statusCode}`);
     assert.ok(res.json().error.message);
@@ -247,10 +396,26 @@ test('credentials: missing, malformed, unknown and revoked keys are 401 with a c
     [{ authorization: 'Basic abc' }, /malformed Authorization header/],
     [{ authorization: 'Bearer ak_unknown' }, /invalid or revoked API key/],
     [{ 'x-api-key': 'ak_unknown' }, /invalid or revoked API key/],
-    [{ authorization: 'Bearer some-access-token' }, /access tokens are not accepted: this service has no AUDIT_IDENTITY_URL/],
+    [
+      { authorization: 'Bearer some-access-token' },
+      /access tokens are not accepted: this service has no AUDIT_IDENTITY_URL/,
+    ],
   ] as Array<[Record<string, string>, RegExp]>) {
-    for (const [method, url] of [['POST', '/audit'], ['POST', '/api/v1/audits'], ['GET', '/api/v1/audits'], ['GET', '/api/v1/audits/x'], ['DELETE', '/api/v1/audits/x'], ['GET', '/api/v1/audits/x/report'], ['GET', '/api/v1/audits/x/openacr']] as const) {
-      const res = await h.app.inject({ method, url, headers, ...(method === 'POST' ? { payload: { url: URL_OK } } : {}) });
+    for (const [method, url] of [
+      ['POST', '/audit'],
+      ['POST', '/api/v1/audits'],
+      ['GET', '/api/v1/audits'],
+      ['GET', '/api/v1/audits/x'],
+      ['DELETE', '/api/v1/audits/x'],
+      ['GET', '/api/v1/audits/x/report'],
+      ['GET', '/api/v1/audits/x/openacr'],
+    ] as const) {
+      const res = await h.app.inject({
+        method,
+        url,
+        headers,
+        ...(method === 'POST' ? { payload: { url: URL_OK } } : {}),
+      });
       assert.equal(res.statusCode, 401, `${method} ${url}`);
       assert.match(res.json().error.message, message);
       assert.match(String(res.headers['www-authenticate']), /^Bearer/);
@@ -263,7 +428,10 @@ test('credentials: missing, malformed, unknown and revoked keys are 401 with a c
     const res = await h.app.inject({ method: 'GET', url });
     assert.equal(res.statusCode, 200, url);
   }
-  assert.deepEqual(Object.keys((await h.app.inject({ method: 'GET', url: '/health' })).json()).sort(), ['status', 'version']);
+  assert.deepEqual(Object.keys((await h.app.inject({ method: 'GET', url: '/health' })).json()).sort(), [
+    'status',
+    'version',
+  ]);
 });
 
 test('platform audit keys: create shows the key once and stores its hash; list never shows it; a revoked key stops working', async () => {
@@ -278,7 +446,10 @@ test('platform audit keys: create shows the key once and stores its hash; list n
   const keyId = /created key (key_\S+)/.exec(out[0]!)![1]!;
   const { rows } = await h.sql.query('SELECT key_hash FROM api_keys WHERE id = $1', [keyId]);
   assert.notEqual(rows[0].key_hash, key);
-  assert.ok(!JSON.stringify((await h.sql.query('SELECT * FROM api_keys')).rows).includes(key), 'the key is not stored in clear');
+  assert.ok(
+    !JSON.stringify((await h.sql.query('SELECT * FROM api_keys')).rows).includes(key),
+    'the key is not stored in clear',
+  );
 
   out.length = 0;
   assert.equal(await auditCommand(['keys', 'list'], config, io), 0);
@@ -294,5 +465,9 @@ test('platform audit keys: create shows the key once and stores its hash; list n
 
   out.length = 0;
   assert.equal(await auditCommand(['keys', 'create', '--export'], config, io), 0);
-  assert.match(out.join('\n'), /^export AUDIT_KEY_ID='key_[^']+'\nexport AUDIT_KEY='ak_[A-Za-z0-9_-]{43}'$/, 'shell exports for scripts');
+  assert.match(
+    out.join('\n'),
+    /^export AUDIT_KEY_ID='key_[^']+'\nexport AUDIT_KEY='ak_[A-Za-z0-9_-]{43}'$/,
+    'shell exports for scripts',
+  );
 });

@@ -34,10 +34,23 @@ test('elements past the per-rule cap are counted in stats and omitted, not liste
   const res = await h.call('POST', '/audit', { url: `${site.origin}/` });
   assert.equal(res.statusCode, 200, res.body);
   const r = res.json();
-  const listed = (rule: string) => r.findings.filter((f: { ruleId: string }) => f.ruleId === rule).map((f: { selector: string }) => f.selector);
-  assert.deepEqual(listed('image-alt'), ['#img0', '#img1', '#img2', '#img3', '#img4'], 'the first five, in document order');
+  const listed = (rule: string) =>
+    r.findings.filter((f: { ruleId: string }) => f.ruleId === rule).map((f: { selector: string }) => f.selector);
+  assert.deepEqual(
+    listed('image-alt'),
+    ['#img0', '#img1', '#img2', '#img3', '#img4'],
+    'the first five, in document order',
+  );
   assert.equal(listed('label').length, FIELDS, 'a rule under the cap is listed whole');
-  assert.deepEqual(r.omitted, [{ pageUrl: `${site.origin}/`, ruleId: 'image-alt', successCriteria: ['1.1.1'], findings: IMAGES - 5, needsReview: 0 }]);
+  assert.deepEqual(r.omitted, [
+    {
+      pageUrl: `${site.origin}/`,
+      ruleId: 'image-alt',
+      successCriteria: ['1.1.1'],
+      findings: IMAGES - 5,
+      needsReview: 0,
+    },
+  ]);
   assert.equal(r.stats.totalFindings, IMAGES + FIELDS, 'stats count every failing element');
   assert.equal(r.stats.critical, IMAGES + FIELDS, 'image-alt and label are critical');
   assert.equal(r.pages[0].stats.findings, IMAGES + FIELDS);
@@ -45,13 +58,19 @@ test('elements past the per-rule cap are counted in stats and omitted, not liste
   assert.equal(r.conformant, false);
 });
 
-test('the cap holds across frames, counting the frame\'s elements with the page\'s', async () => {
+test("the cap holds across frames, counting the frame's elements with the page's", async () => {
   const r = (await h.call('POST', '/audit', { url: `${site.origin}/framed` })).json();
   const listed = r.findings.filter((f: { ruleId: string }) => f.ruleId === 'image-alt');
   assert.equal(listed.length, 5);
   assert.equal(listed[0].selector, '#outer');
-  assert.ok(listed.slice(1).every((f: { selector: string }) => f.selector.startsWith('iframe >>> #img')), JSON.stringify(listed.map((f: { selector: string }) => f.selector)));
-  assert.deepEqual(r.omitted.map((o: { ruleId: string; findings: number }) => [o.ruleId, o.findings]), [['image-alt', IMAGES + 1 - 5]]);
+  assert.ok(
+    listed.slice(1).every((f: { selector: string }) => f.selector.startsWith('iframe >>> #img')),
+    JSON.stringify(listed.map((f: { selector: string }) => f.selector)),
+  );
+  assert.deepEqual(
+    r.omitted.map((o: { ruleId: string; findings: number }) => [o.ruleId, o.findings]),
+    [['image-alt', IMAGES + 1 - 5]],
+  );
   assert.equal(r.stats.totalFindings, IMAGES + 1);
 });
 
@@ -62,12 +81,16 @@ test('the HTML report and OpenACR say how many fail, and that the rest is not li
   assert.equal(job.result.omitted.length, 1, 'the job result keeps omitted too');
   const html = (await h.call('GET', `/api/v1/audits/${job.id}/report?format=html`)).body;
   assert.match(html, /1\.1\.1 Non-text Content \(level A\): 12 elements on 1 page/);
-  assert.match(html, /Not listed: 7 more of <code>image-alt<\/code> on this page, counted above \(the report lists at most 5 elements per rule and page\)/);
+  assert.match(
+    html,
+    /Not listed: 7 more of <code>image-alt<\/code> on this page, counted above \(the report lists at most 5 elements per rule and page\)/,
+  );
   const failures = html.slice(html.indexOf('id="failures"'));
   assert.equal((failures.match(/\(rule <code>image-alt<\/code>\)/g) ?? []).length, 5, 'five images are described');
   assert.match(html, /image-alt<\/code>\)<\/span>: 12 elements on 1 page/, 'what to fix first counts them all');
   const acr = (await h.call('GET', `/api/v1/audits/${job.id}/openacr?format=json`)).json();
-  const c111 = acr.chapters.success_criteria_level_a.criteria.find((c: { num: string }) => c.num === '1.1.1').components[0].adherence;
+  const c111 = acr.chapters.success_criteria_level_a.criteria.find((c: { num: string }) => c.num === '1.1.1')
+    .components[0].adherence;
   assert.equal(c111.level, 'does-not-support');
   assert.match(c111.notes, /found 12 failing elements on 1 of 1 audited page/);
 });

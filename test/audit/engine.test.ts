@@ -12,13 +12,16 @@ const dataReady = new Promise<void>((resolve) => {
   releaseData = resolve;
 });
 
-const VIOLATIONS = page('Violations', `
+const VIOLATIONS = page(
+  'Violations',
+  `
   <img src="/pixel.png" id="no-alt">
   <p style="color:#999;background:#fff">Low contrast text</p>
   <iframe id="frame" title="Embedded" src="/frame"></iframe>
   <div id="host"></div>
   <script>document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML = '<button class="icon"></button>';</script>
-`);
+`,
+);
 const FRAME = page('Frame', '<img src="/pixel.png" class="inner">');
 const CLEAN = page('Clean', '<p>Plain, readable text.</p><a href="/clean-2">A link that says where it goes</a>');
 // Renders its content only after a request that the server answers late: scanned too early, it would look clean.
@@ -28,8 +31,14 @@ const SPA = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A
     document.getElementById('root').insertAdjacentHTML('beforeend', '<img src="/pixel.png" id="late-' + d.name + '">');
   }), 100);
 </script></body></html>`;
-const REVIEW = page('Review', '<p style="color:#777;background-image:linear-gradient(#fff,#eee)">Text over a gradient</p>');
-const TARGETS = page('Targets', '<div style="display:flex"><a href="/a" style="display:inline-block;width:10px;height:10px;overflow:hidden">a</a><a href="/b" style="display:inline-block;width:10px;height:10px;overflow:hidden">b</a></div>');
+const REVIEW = page(
+  'Review',
+  '<p style="color:#777;background-image:linear-gradient(#fff,#eee)">Text over a gradient</p>',
+);
+const TARGETS = page(
+  'Targets',
+  '<div style="display:flex"><a href="/a" style="display:inline-block;width:10px;height:10px;overflow:hidden">a</a><a href="/b" style="display:inline-block;width:10px;height:10px;overflow:hidden">b</a></div>',
+);
 
 before(async () => {
   h = await startAudit({}, 'auditengine');
@@ -61,7 +70,8 @@ test('known violations are found with their criteria, levels, elements and selec
   assert.equal(r.wcagVersion, '2.2');
   assert.equal(r.wcagLevel, 'AA');
   assert.equal(r.conformant, false);
-  const find = (ruleId: string, selector: string) => r.findings.find((f: any) => f.ruleId === ruleId && f.selector === selector);
+  const find = (ruleId: string, selector: string) =>
+    r.findings.find((f: any) => f.ruleId === ruleId && f.selector === selector);
 
   const img = find('image-alt', '#no-alt');
   assert.ok(img, JSON.stringify(r.findings.map((f: any) => [f.ruleId, f.selector])));
@@ -123,7 +133,11 @@ test('level A leaves AA criteria out: no contrast finding, and the result says A
 test('target size (2.5.8) is checked at 2.2 AA only, not at 2.1 AA', async () => {
   const at22 = (await h.call('POST', '/audit', { url: `${site.origin}/targets`, version: '2.2', level: 'AA' })).json();
   const at21 = (await h.call('POST', '/audit', { url: `${site.origin}/targets`, version: '2.1', level: 'AA' })).json();
-  assert.ok(at22.findings.some((f: any) => f.ruleId === 'target-size' && f.successCriteria.includes('2.5.8') && f.level === 'AA'));
+  assert.ok(
+    at22.findings.some(
+      (f: any) => f.ruleId === 'target-size' && f.successCriteria.includes('2.5.8') && f.level === 'AA',
+    ),
+  );
   assert.ok(!at21.findings.some((f: any) => f.ruleId === 'target-size'));
 });
 
@@ -137,7 +151,10 @@ test('a clean page is conformant with a score of 100 and no findings', async () 
   assert.equal(r.stats.totalFindings, 0);
   assert.equal(r.wcagVersion, '2.2', 'the default version');
   assert.equal(r.wcagLevel, 'AA', 'the default level');
-  assert.ok(r.rules.some((rule: any) => rule.passedPages === 1), 'rules that passed are recorded');
+  assert.ok(
+    r.rules.some((rule: any) => rule.passedPages === 1),
+    'rules that passed are recorded',
+  );
 });
 
 test('a single-page app that renders after a late request is audited once it has rendered', async () => {
@@ -147,7 +164,10 @@ test('a single-page app that renders after a late request is audited once it has
   const res = await pending;
   assert.equal(res.statusCode, 200, res.body);
   const r = res.json();
-  assert.ok(r.findings.some((f: any) => f.ruleId === 'image-alt' && f.selector === '#late-x'), JSON.stringify(r.findings.map((f: any) => f.selector)));
+  assert.ok(
+    r.findings.some((f: any) => f.ruleId === 'image-alt' && f.selector === '#late-x'),
+    JSON.stringify(r.findings.map((f: any) => f.selector)),
+  );
 });
 
 test('what axe cannot decide is a needs-review item, never a failure', async () => {
@@ -177,11 +197,17 @@ test('a port nobody listens on fails the audit with the network error', async ()
   await new Promise((resolve) => closed.close(resolve));
   const res = await h.call('POST', '/audit', { url: `http://127.0.0.1:${port}/` });
   assert.equal(res.statusCode, 500);
-  assert.match(res.json().error.message, /^the audit failed: the page could not be loaded \(connection failed: connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/);
+  assert.match(
+    res.json().error.message,
+    /^the audit failed: the page could not be loaded \(connection failed: connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/,
+  );
 });
 
 test('an error status in plain text is a failed page naming the status, not a skipped non-HTML answer', async () => {
-  for (const [path, status] of [['/plain-404', 404], ['/plain-503', 503]] as const) {
+  for (const [path, status] of [
+    ['/plain-404', 404],
+    ['/plain-503', 503],
+  ] as const) {
     const res = await h.call('POST', '/audit', { url: `${site.origin}${path}` });
     assert.equal(res.statusCode, 500, res.body);
     assert.equal(res.json().error.message, `the audit failed: the page answered HTTP ${status}`);
@@ -203,7 +229,10 @@ test('/metrics counts every page visited, also the page of an audit that failed'
 test('a browser that dies is started again for the next audit', async () => {
   const { execFileSync } = await import('node:child_process');
   const children = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })
-    .split('\n').map((l) => l.trim().split(/\s+/)).filter(([pid, comm]) => pid && /chrom/i.test(comm ?? '')).map(([pid]) => Number(pid));
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([pid, comm]) => pid && /chrom/i.test(comm ?? ''))
+    .map(([pid]) => Number(pid));
   assert.equal(children.length, 1, 'this file runs one browser');
   process.kill(children[0]!, 'SIGKILL');
   const res = await h.call('POST', '/audit', { url: `${site.origin}/clean` });

@@ -29,7 +29,10 @@ after(async () => {
 });
 
 test('a job is answered pending at once, runs, and carries its result; its reports are JSON, HTML and OpenACR', async () => {
-  const created = await h.call('POST', '/api/v1/audits', { url: `${site.origin}/dirty`, config: { level: 'AA', version: '2.1' } });
+  const created = await h.call('POST', '/api/v1/audits', {
+    url: `${site.origin}/dirty`,
+    config: { level: 'AA', version: '2.1' },
+  });
   assert.equal(created.statusCode, 202, created.body);
   const { id, ...rest } = created.json();
   assert.deepEqual(rest, { status: 'pending' });
@@ -46,7 +49,9 @@ test('a job is answered pending at once, runs, and carries its result; its repor
   assert.equal(job.url, `${site.origin}/dirty`);
   assert.equal(job.attempts, 1);
   assert.equal(job.error, null);
-  assert.ok(Date.parse(job.createdAt) <= Date.parse(job.startedAt) && Date.parse(job.startedAt) <= Date.parse(job.finishedAt));
+  assert.ok(
+    Date.parse(job.createdAt) <= Date.parse(job.startedAt) && Date.parse(job.startedAt) <= Date.parse(job.finishedAt),
+  );
   assert.equal(job.result.targetUrl, `${site.origin}/dirty`);
   assert.equal(job.result.wcagVersion, '2.1');
   assert.equal(job.result.wcagLevel, 'AA');
@@ -72,8 +77,15 @@ test('a job is answered pending at once, runs, and carries its result; its repor
   const acr = parseYaml(yaml.body);
   assert.equal(acr.product.name, `${site.origin}/dirty`);
   assert.equal(typeof acr.report_date, 'string');
-  assert.ok(acr.chapters.success_criteria_level_a.criteria.some((c: any) => c.num === '1.1.1' && c.components[0].adherence.level === 'does-not-support'));
-  const acrJson = await h.call('GET', `/api/v1/audits/${id}/openacr?format=json&product_name=Shop&author_email=a11y@example.com`);
+  assert.ok(
+    acr.chapters.success_criteria_level_a.criteria.some(
+      (c: any) => c.num === '1.1.1' && c.components[0].adherence.level === 'does-not-support',
+    ),
+  );
+  const acrJson = await h.call(
+    'GET',
+    `/api/v1/audits/${id}/openacr?format=json&product_name=Shop&author_email=a11y@example.com`,
+  );
   assert.equal(acrJson.statusCode, 200);
   assert.equal(acrJson.json().product.name, 'Shop');
   assert.equal(acrJson.json().author.email, 'a11y@example.com');
@@ -125,7 +137,11 @@ test('cancel: a pending job is cancelled and never runs; a running one is stoppe
   assert.equal(otherKey.statusCode, 202, 'the limit is per key');
 
   // With the JSON content type some clients put on every request, and no body.
-  const cancelled = await h.app.inject({ method: 'DELETE', url: `/api/v1/audits/${pending}`, headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' } });
+  const cancelled = await h.app.inject({
+    method: 'DELETE',
+    url: `/api/v1/audits/${pending}`,
+    headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' },
+  });
   assert.equal(cancelled.statusCode, 200);
   assert.equal(cancelled.json().status, 'cancelled');
   assert.ok(cancelled.json().finishedAt);
@@ -137,8 +153,15 @@ test('cancel: a pending job is cancelled and never runs; a running one is stoppe
 
   const next = await waitForJob(h, third, ['completed', 'failed']);
   assert.equal(next.status, 'completed');
-  assert.equal((await waitForJob(h, otherKey.json().id, ['completed', 'failed'], 60_000, h.otherKey)).status, 'completed');
-  assert.equal((await h.call('GET', `/api/v1/audits/${running}`)).json().status, 'cancelled', 'a stopped job stays cancelled');
+  assert.equal(
+    (await waitForJob(h, otherKey.json().id, ['completed', 'failed'], 60_000, h.otherKey)).status,
+    'completed',
+  );
+  assert.equal(
+    (await h.call('GET', `/api/v1/audits/${running}`)).json().status,
+    'cancelled',
+    'a stopped job stays cancelled',
+  );
   assert.equal((await h.call('GET', `/api/v1/audits/${pending}`)).json().status, 'cancelled');
   assert.ok(!site.hits.includes('/clean?never'), 'the cancelled pending job never ran');
 
@@ -150,7 +173,7 @@ test('cancel: a pending job is cancelled and never runs; a running one is stoppe
   assert.equal((await h.call('DELETE', '/api/v1/audits/no-such-job')).statusCode, 404);
 });
 
-test('the list is the caller\'s own jobs, newest first, paged with an opaque cursor; others\' jobs are not found', async () => {
+test("the list is the caller's own jobs, newest first, paged with an opaque cursor; others' jobs are not found", async () => {
   const ids: string[] = [];
   for (const n of [1, 2, 3]) {
     const res = await h.call('POST', '/api/v1/audits', { url: `${site.origin}/clean?list=${n}` });
@@ -161,7 +184,10 @@ test('the list is the caller\'s own jobs, newest first, paged with an opaque cur
   const first = await h.call('GET', '/api/v1/audits?limit=2');
   assert.equal(first.statusCode, 200);
   const page1 = first.json();
-  assert.deepEqual(page1.items.map((j: any) => j.id), [ids[2], ids[1]]);
+  assert.deepEqual(
+    page1.items.map((j: any) => j.id),
+    [ids[2], ids[1]],
+  );
   assert.equal(page1.items[0].result, undefined, 'lists carry no results');
   assert.equal(typeof page1.next, 'string');
   const page2 = (await h.call('GET', `/api/v1/audits?limit=2&cursor=${page1.next}`)).json();
@@ -174,7 +200,11 @@ test('the list is the caller\'s own jobs, newest first, paged with an opaque cur
     cursor = res.next;
   } while (cursor);
   const created = all.map((j) => Date.parse(j.createdAt));
-  assert.deepEqual(created, [...created].sort((a, b) => b - a), 'newest first');
+  assert.deepEqual(
+    created,
+    [...created].sort((a, b) => b - a),
+    'newest first',
+  );
   assert.equal(new Set(all.map((j) => j.id)).size, all.length, 'no job twice across pages');
   const completed = (await h.call('GET', '/api/v1/audits?status=completed&limit=100')).json();
   assert.ok(ids.every((id) => completed.items.some((j: any) => j.id === id)));

@@ -13,11 +13,22 @@ const released = new Promise<void>((resolve) => {
 });
 
 // Fetches something every 100 ms for as long as it is open: the network never goes quiet.
-const CHATTY = page('Chatty', `<img src="/pixel.png" id="chatty-img">
-<script>setInterval(() => fetch('/tick?' + Math.random()), 100);</script>`);
+const CHATTY = page(
+  'Chatty',
+  `<img src="/pixel.png" id="chatty-img">
+<script>setInterval(() => fetch('/tick?' + Math.random()), 100);</script>`,
+);
 
 before(async () => {
-  h = await startAudit({ AUDIT_PAGE_TIMEOUT_SECONDS: '20', AUDIT_NETWORK_IDLE_MS: '1000', AUDIT_MAX_SYNC_AUDITS: '1', AUDIT_MAX_PAGES: '10' }, 'auditlimits');
+  h = await startAudit(
+    {
+      AUDIT_PAGE_TIMEOUT_SECONDS: '20',
+      AUDIT_NETWORK_IDLE_MS: '1000',
+      AUDIT_MAX_SYNC_AUDITS: '1',
+      AUDIT_MAX_PAGES: '10',
+    },
+    'auditlimits',
+  );
   site = await serveSite({
     '/': page('Home', '<a href="/never">Never</a> <a href="/fine">Fine</a>'),
     // Answers no byte until the test ends: the page can never load.
@@ -37,7 +48,10 @@ after(async () => {
 });
 
 test('a page over the time limit is recorded failed with the limit named, and the crawl goes on', async () => {
-  const res = await h.call('POST', '/audit', { url: `${site.origin}/`, crawl: { enabled: true, depth: 1, maxPages: 10 } });
+  const res = await h.call('POST', '/audit', {
+    url: `${site.origin}/`,
+    crawl: { enabled: true, depth: 1, maxPages: 10 },
+  });
   assert.equal(res.statusCode, 200, res.body);
   const r = res.json();
   const byPath = Object.fromEntries(r.pages.map((p: any) => [p.url.replace(site.origin, ''), p]));
@@ -46,7 +60,11 @@ test('a page over the time limit is recorded failed with the limit named, and th
   assert.ok(byPath['/never'].durationMs >= 20_000, `${byPath['/never'].durationMs} ms`);
   assert.equal(byPath['/fine'].status, 'audited');
   assert.ok(r.findings.some((f: any) => f.selector === '#fine-img'));
-  assert.deepEqual(r.pages.map((p: any) => p.url.replace(site.origin, '')), ['/', '/never', '/fine'], 'pages in crawl order, the slow one where it was found');
+  assert.deepEqual(
+    r.pages.map((p: any) => p.url.replace(site.origin, '')),
+    ['/', '/never', '/fine'],
+    'pages in crawl order, the slow one where it was found',
+  );
   assert.equal(r.stats.failedPages, 1);
   assert.equal(r.conformant, false);
 });

@@ -21,16 +21,30 @@ let job: any;
 
 before(async () => {
   openai = await new OpenAiStandIn(OPENAI_KEY).start();
-  h = await startAudit({ AUDIT_MAX_ELEMENTS_PER_RULE: '2', AUDIT_OPENAI_API_KEY: OPENAI_KEY, AUDIT_OPENAI_BASE_URL: `${openai.url}/v1`, AUDIT_LLM_TIMEOUT_MS: '5000' }, 'auditschema');
+  h = await startAudit(
+    {
+      AUDIT_MAX_ELEMENTS_PER_RULE: '2',
+      AUDIT_OPENAI_API_KEY: OPENAI_KEY,
+      AUDIT_OPENAI_BASE_URL: `${openai.url}/v1`,
+      AUDIT_LLM_TIMEOUT_MS: '5000',
+    },
+    'auditschema',
+  );
   site = await serveSite({
-    '/': page('Home', `<p><a href="/framed">Framed</a> <a href="/gone">Gone</a> <a href="/more">click here</a></p>
+    '/': page(
+      'Home',
+      `<p><a href="/framed">Framed</a> <a href="/gone">Gone</a> <a href="/more">click here</a></p>
 <img src="data:," id="a"><img src="data:," id="b"><img src="data:," id="c"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="IMG_1.jpg">
-<div style="background:linear-gradient(#000,#fff);color:#888">Over a gradient</div>`),
+<div style="background:linear-gradient(#000,#fff);color:#888">Over a gradient</div>`,
+    ),
     '/framed': page('Framed', '<iframe src="/inner" title="Inner"></iframe>'),
     '/inner': page('Inner', '<input type="text" name="q">'),
     '/more': page('More', '<p>More.</p>'),
   });
-  const res = await h.call('POST', '/api/v1/audits', { url: `${site.origin}/`, config: { crawl: { depth: 1, maxPages: 5 }, llm: { enabled: true, provider: 'openai' } } });
+  const res = await h.call('POST', '/api/v1/audits', {
+    url: `${site.origin}/`,
+    config: { crawl: { depth: 1, maxPages: 5 }, llm: { enabled: true, provider: 'openai' } },
+  });
   assert.equal(res.statusCode, 202, res.body);
   job = await waitForJob(h, res.json().id, ['completed', 'failed'], 120_000);
   assert.equal(job.status, 'completed', JSON.stringify(job.error));
@@ -46,8 +60,14 @@ after(async () => {
 function closed(schema: any): any {
   if (Array.isArray(schema)) return schema.map(closed);
   if (!schema || typeof schema !== 'object') return schema;
-  const copy: any = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closed(s)])) : closed(v)]));
-  if (copy.type === 'object' && copy.properties && copy.additionalProperties === undefined) copy.additionalProperties = false;
+  const copy: any = Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [
+      k,
+      k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closed(s)])) : closed(v),
+    ]),
+  );
+  if (copy.type === 'object' && copy.properties && copy.additionalProperties === undefined)
+    copy.additionalProperties = false;
   return copy;
 }
 
@@ -58,12 +78,19 @@ function validator(schema: unknown) {
   return ajv.compile(closed(schema));
 }
 
-const jsonSchema = (path: string, method: string) => doc.paths[path][method].responses['200'].content['application/json'].schema;
+const jsonSchema = (path: string, method: string) =>
+  doc.paths[path][method].responses['200'].content['application/json'].schema;
 
 test('the result is rich enough to exercise every part of its schema', () => {
   const r = job.result;
-  assert.ok(r.pages.some((p: any) => p.status === 'failed' && p.httpStatus === 404), 'a failed page');
-  assert.ok(r.findings.some((f: any) => f.selector.includes(' >>> ')), 'a finding inside a frame');
+  assert.ok(
+    r.pages.some((p: any) => p.status === 'failed' && p.httpStatus === 404),
+    'a failed page',
+  );
+  assert.ok(
+    r.findings.some((f: any) => f.selector.includes(' >>> ')),
+    'a finding inside a frame',
+  );
   assert.ok(r.needsReview.length > 0, 'items needing review');
   assert.ok(r.omitted.length > 0, 'elements past the cap');
   assert.equal(r.llm?.status, 'completed', r.llm?.error);
@@ -108,7 +135,9 @@ test('every result field docs/audit.md lists is required by the published schema
   const schema = jsonSchema('/api/v1/audits/{id}/report', 'get');
   const docs = readFileSync(new URL('../../docs/audit.md', import.meta.url), 'utf8');
   const section = docs.slice(docs.indexOf('## The result'), docs.indexOf('**Score.**'));
-  const table = [...section.matchAll(/^\| ((?:`\w+`(?:, )?)+) \|/gm)].flatMap((m) => [...m[1]!.matchAll(/`(\w+)`/g)].map((n) => n[1]!));
+  const table = [...section.matchAll(/^\| ((?:`\w+`(?:, )?)+) \|/gm)].flatMap((m) =>
+    [...m[1]!.matchAll(/`(\w+)`/g)].map((n) => n[1]!),
+  );
   assert.ok(table.length >= 14, `the result table was found: ${table.join(', ')}`);
   const optional = ['omitted']; // absent from results stored before the element cap existed
   for (const field of table) {
@@ -119,5 +148,6 @@ test('every result field docs/audit.md lists is required by the published schema
   const findingFields = [...findingText.matchAll(/`([a-z]+(?:[A-Z][a-z]+)*)`/g)].map((m) => m[1]!);
   const finding = schema.properties.findings.items;
   assert.ok(findingFields.length >= 14, findingFields.join(', '));
-  for (const field of findingFields) assert.ok(finding.required.includes(field), `finding.${field} is required by the schema`);
+  for (const field of findingFields)
+    assert.ok(finding.required.includes(field), `finding.${field} is required by the schema`);
 });

@@ -104,7 +104,13 @@ test('the service sweeps by itself when it starts, and counts what it deleted in
     for (let i = 0; ; i++) {
       const text = (await third.inject({ method: 'GET', url: '/metrics' })).body;
       if (/^audit_jobs_deleted_total 1$/m.test(text)) break;
-      assert.ok(i < 200, `the start-up sweep did not delete the 2-day-old job:\n${text.split('\n').filter((l) => l.startsWith('audit_jobs_deleted')).join('\n')}`);
+      assert.ok(
+        i < 200,
+        `the start-up sweep did not delete the 2-day-old job:\n${text
+          .split('\n')
+          .filter((l) => l.startsWith('audit_jobs_deleted'))
+          .join('\n')}`,
+      );
       await new Promise((r) => setTimeout(r, 50));
     }
   } finally {
@@ -117,13 +123,20 @@ test('a malformed AUDIT_RETENTION_DAYS stops start-up with one line naming it', 
   for (const value of ['ninety', '-1', '1.5', '36501', '90d']) {
     assert.throws(
       () => loadAuditConfig({ ...h.env, AUDIT_RETENTION_DAYS: value }),
-      (err: unknown) => err instanceof ConfigError && err.variable === 'AUDIT_RETENTION_DAYS' && /^AUDIT_RETENTION_DAYS is malformed: expected an integer from 0 to 36500/.test(err.message),
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        err.variable === 'AUDIT_RETENTION_DAYS' &&
+        /^AUDIT_RETENTION_DAYS is malformed: expected an integer from 0 to 36500/.test(err.message),
       value,
     );
   }
   assert.equal(loadAuditConfig({ ...h.env, AUDIT_RETENTION_DAYS: '' }).retentionDays, 90, 'empty: the default');
 
-  const { status, stderr } = await failedStart('audit', { DATA_DIR: h.env.DATA_DIR!, DATABASE_URL: h.env.DATABASE_URL!, AUDIT_RETENTION_DAYS: 'ninety' });
+  const { status, stderr } = await failedStart('audit', {
+    DATA_DIR: h.env.DATA_DIR!,
+    DATABASE_URL: h.env.DATABASE_URL!,
+    AUDIT_RETENTION_DAYS: 'ninety',
+  });
   assert.equal(status, 1);
   const lines = stderr.trim().split('\n');
   assert.equal(lines.length, 1, stderr);
@@ -143,7 +156,12 @@ test('platform audit jobs delete removes one finished job of any owner; unfinish
   assert.equal((await h.call('GET', `/api/v1/audits/${done}`)).statusCode, 404);
 
   assert.equal(await auditCommand(['jobs', 'delete', pending], config, io), 1);
-  assert.match(err.join('\n'), new RegExp(`audit job ${pending} is pending: only finished jobs are deleted; cancel it first \\(DELETE /api/v1/audits/${pending}\\)`));
+  assert.match(
+    err.join('\n'),
+    new RegExp(
+      `audit job ${pending} is pending: only finished jobs are deleted; cancel it first \\(DELETE /api/v1/audits/${pending}\\)`,
+    ),
+  );
   assert.deepEqual(await remaining([pending]), [pending]);
   assert.equal(await auditCommand(['jobs', 'delete', 'no-such-job'], config, io), 1);
   assert.match(err.join('\n'), /no audit job no-such-job/);

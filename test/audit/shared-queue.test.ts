@@ -37,8 +37,13 @@ before(async () => {
   site = await serveSite(pages);
   // The first pages wait for the other instance to start its Chromium: a page time limit that a loaded machine
   // cannot reach, so no attempt fails (and is retried) for that alone.
-  const env = { ...api.env, LOG_LEVEL: 'info', AUDIT_CONCURRENCY: String(PER_INSTANCE), AUDIT_PAGE_TIMEOUT_SECONDS: '180' };
-  instances.push(...await Promise.all([startServiceProcess('audit', env), startServiceProcess('audit', env)]));
+  const env = {
+    ...api.env,
+    LOG_LEVEL: 'info',
+    AUDIT_CONCURRENCY: String(PER_INSTANCE),
+    AUDIT_PAGE_TIMEOUT_SECONDS: '180',
+  };
+  instances.push(...(await Promise.all([startServiceProcess('audit', env), startServiceProcess('audit', env)])));
 });
 
 after(async () => {
@@ -50,11 +55,14 @@ after(async () => {
 
 /** The ids of the jobs an instance's log says it completed. */
 function completedBy(instance: ServiceProcess): string[] {
-  return instance.stdout().split('\n').flatMap((line) => {
-    if (!line.startsWith('{')) return [];
-    const entry = JSON.parse(line) as { msg?: string; job?: string };
-    return entry.msg === 'audit completed' && entry.job ? [entry.job] : [];
-  });
+  return instance
+    .stdout()
+    .split('\n')
+    .flatMap((line) => {
+      if (!line.startsWith('{')) return [];
+      const entry = JSON.parse(line) as { msg?: string; job?: string };
+      return entry.msg === 'audit completed' && entry.job ? [entry.job] : [];
+    });
 }
 
 /**
@@ -67,7 +75,9 @@ async function completedByEach(jobs: number, timeoutMs = 10_000): Promise<[strin
   const done = () => read().flat().length >= jobs;
   if (!done()) {
     await new Promise<void>((resolve) => {
-      const check = () => { if (done()) finish(); };
+      const check = () => {
+        if (done()) finish();
+      };
       const finish = () => {
         clearTimeout(timer);
         for (const i of instances) i.child.stdout?.off('data', check);
@@ -86,18 +96,24 @@ async function completedMetric(instance: ServiceProcess): Promise<number> {
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
-test('two instances share one queue: jobs enqueued at once each run and complete exactly once, and both instances took work', { timeout: 240_000 }, async () => {
+test('two instances share one queue: jobs enqueued at once each run and complete exactly once, and both instances took work', {
+  timeout: 240_000,
+}, async () => {
   const [first] = instances;
   // All at once, over a real socket, to one instance: the other finds its share by polling the database.
-  const created = await Promise.all(Array.from({ length: JOBS }, (_, n) => fetch(`${first!.url}/api/v1/audits`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${api.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ url: `${site.origin}/job/${n}` }),
-  })));
+  const created = await Promise.all(
+    Array.from({ length: JOBS }, (_, n) =>
+      fetch(`${first!.url}/api/v1/audits`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${api.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `${site.origin}/job/${n}` }),
+      }),
+    ),
+  );
   const ids: string[] = [];
   for (const res of created) {
     assert.equal(res.status, 202, await res.clone().text());
-    ids.push((await res.json() as { id: string }).id);
+    ids.push(((await res.json()) as { id: string }).id);
   }
   assert.equal(new Set(ids).size, JOBS);
 
@@ -106,10 +122,11 @@ test('two instances share one queue: jobs enqueued at once each run and complete
   for (const [n, job] of jobs.entries()) {
     assert.equal(job.status, 'completed', `job ${n}: ${job.error}`);
     assert.equal(job.attempts, 1, `job ${n} was claimed once`);
-    assert.equal(job.result.targetUrl, `${site.origin}/job/${n}`, 'each job carries its own page\'s result');
+    assert.equal(job.result.targetUrl, `${site.origin}/job/${n}`, "each job carries its own page's result");
     assert.ok(job.result.findings.some((f: any) => f.ruleId === 'image-alt'));
   }
-  for (let n = 0; n < JOBS; n++) assert.equal(site.hits.filter((p) => p === `/job/${n}`).length, 1, `/job/${n} was loaded once`);
+  for (let n = 0; n < JOBS; n++)
+    assert.equal(site.hits.filter((p) => p === `/job/${n}`).length, 1, `/job/${n} was loaded once`);
 
   // Which instance ran which job, from their own logs and metrics.
   const [a, b] = await completedByEach(JOBS);
@@ -117,6 +134,8 @@ test('two instances share one queue: jobs enqueued at once each run and complete
   assert.deepEqual([...a, ...b].sort(), [...ids].sort(), 'every job completed once, by one instance');
   assert.deepEqual(await Promise.all(instances.map(completedMetric)), [a.length, b.length]);
 
-  const { rows } = await api.sql.query("SELECT status, count(*)::int AS n, count(worker)::int AS leased, count(result)::int AS results FROM jobs GROUP BY status");
+  const { rows } = await api.sql.query(
+    'SELECT status, count(*)::int AS n, count(worker)::int AS leased, count(result)::int AS results FROM jobs GROUP BY status',
+  );
   assert.deepEqual(rows, [{ status: 'completed', n: JOBS, leased: 0, results: JOBS }]);
 });

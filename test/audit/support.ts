@@ -26,7 +26,12 @@ export interface AuditHarness {
   key: string;
   /** A second key, for checking that callers see only their own jobs. */
   otherKey: string;
-  call(method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH', url: string, payload?: unknown, key?: string): Promise<LightMyRequestResponse>;
+  call(
+    method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH',
+    url: string,
+    payload?: unknown,
+    key?: string,
+  ): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
@@ -34,7 +39,13 @@ export interface AuditHarness {
 export async function startAudit(env: Record<string, string> = {}, label = 'audit'): Promise<AuditHarness> {
   const database = await freshPostgres(label);
   const dataDir = tempDir();
-  const fullEnv = { DATABASE_URL: database.url, DATA_DIR: dataDir.path, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...FAST_AUDITS, ...env };
+  const fullEnv = {
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir.path,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...FAST_AUDITS,
+    ...env,
+  };
   const config = loadAuditConfig(fullEnv);
   const app = await buildAuditApp(config);
   await app.ready();
@@ -53,7 +64,12 @@ export async function startAudit(env: Record<string, string> = {}, label = 'audi
     key,
     otherKey,
     call(method, url, payload, as = key) {
-      return app.inject({ method, url, headers: { authorization: `Bearer ${as}` }, ...(payload === undefined ? {} : { payload: payload as object }) });
+      return app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${as}` },
+        ...(payload === undefined ? {} : { payload: payload as object }),
+      });
     },
     async close() {
       await sql.end().catch(() => {});
@@ -102,7 +118,9 @@ export async function serveSite(pages: Record<string, SitePage | string>, host =
     const entry = pages[req.url ?? '/'] ?? pages[path];
     const page: SitePage | undefined = typeof entry === 'string' ? { body: entry } : entry;
     if (!page) {
-      res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><html lang="en"><title>Not found</title><main><h1>Not found</h1></main></html>');
+      res
+        .writeHead(404, { 'content-type': 'text/html' })
+        .end('<!doctype html><html lang="en"><title>Not found</title><main><h1>Not found</h1></main></html>');
       return;
     }
     res.on('close', () => {
@@ -111,7 +129,9 @@ export async function serveSite(pages: Record<string, SitePage | string>, host =
       for (const resolve of abandonWaiters.get(path) ?? []) resolve();
       abandonWaiters.delete(path);
     });
-    const send = () => !res.destroyed && res.writeHead(page.status ?? 200, { 'content-type': 'text/html; charset=utf-8', ...page.headers }).end(page.body);
+    const send = () =>
+      !res.destroyed &&
+      res.writeHead(page.status ?? 200, { 'content-type': 'text/html; charset=utf-8', ...page.headers }).end(page.body);
     const hold = typeof page.holdUntil === 'function' ? page.holdUntil() : page.holdUntil;
     if (hold) hold.then(send, send);
     else send();
@@ -132,10 +152,11 @@ export async function serveSite(pages: Record<string, SitePage | string>, host =
       if (abandonedPaths.includes(path)) return Promise.resolve();
       return new Promise((resolve) => abandonWaiters.set(path, [...(abandonWaiters.get(path) ?? []), resolve]));
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -145,7 +166,13 @@ export function page(title: string, body: string, head = ''): string {
 }
 
 /** Polls the job until it reaches one of `statuses` (the API offers no push), at most `timeoutMs`. */
-export async function waitForJob(h: AuditHarness, id: string, statuses: string[], timeoutMs = 60_000, key = h.key): Promise<Record<string, any>> {
+export async function waitForJob(
+  h: AuditHarness,
+  id: string,
+  statuses: string[],
+  timeoutMs = 60_000,
+  key = h.key,
+): Promise<Record<string, any>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await h.call('GET', `/api/v1/audits/${id}`, undefined, key);

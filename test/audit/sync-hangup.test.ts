@@ -36,7 +36,9 @@ after(async () => {
 
 async function metric(name: string, labels: string): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`) || (labels === '' && l.startsWith(`${name} `)));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`${name}{${labels}}`) || (labels === '' && l.startsWith(`${name} `)));
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
@@ -49,7 +51,9 @@ function audit(url: string, signal?: AbortSignal): Promise<Response> {
   });
 }
 
-test('a client that hangs up stops its synchronous audit: the held page is dropped by the browser and the slot is free again', { timeout: 120_000 }, async () => {
+test('a client that hangs up stops its synchronous audit: the held page is dropped by the browser and the slot is free again', {
+  timeout: 120_000,
+}, async () => {
   const controller = new AbortController();
   const pending = audit(`${site.origin}/held`, controller.signal);
   pending.catch(() => {});
@@ -63,14 +67,14 @@ test('a client that hangs up stops its synchronous audit: the held page is dropp
 
   // The audit's own bookkeeping ends right after its context closed; the instance offers no push for it, so
   // its metrics (what an operator sees) are read until they say so, bounded by the test's timeout.
-  while (await metric('audit_running', '') !== 0) await new Promise((r) => setTimeout(r, 50));
+  while ((await metric('audit_running', '')) !== 0) await new Promise((r) => setTimeout(r, 50));
   assert.equal(await metric('audit_sync_requests_total', 'outcome="abandoned"'), 1);
   assert.equal(await metric('audit_sync_requests_total', 'outcome="failed"'), 0, 'a hang-up is not an audit failure');
 
   // The only synchronous slot is free: the next audit runs (no 429) and completes.
   const next = await audit(`${site.origin}/clean`);
   assert.equal(next.status, 200, await next.clone().text());
-  const result = await next.json() as { stats: { totalPages: number }; conformant: boolean };
+  const result = (await next.json()) as { stats: { totalPages: number }; conformant: boolean };
   assert.equal(result.stats.totalPages, 1);
   assert.equal(result.conformant, true);
   assert.equal(await metric('audit_sync_requests_total', 'outcome="completed"'), 1);

@@ -24,9 +24,17 @@ test('a running audit whose engine never returns still ends when cancelled, and 
     await migrate(db, AUDIT_MIGRATIONS);
     const signals: AbortSignal[] = [];
     let started!: () => void;
-    const running = new Promise<void>((resolve) => { started = resolve; });
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     const worker = new JobWorker({
-      db, log: pino({ level: 'silent' }), metrics: createMetrics(), concurrency: 1, leaseSeconds: 30, maxAttempts: 1, pollMs: 50,
+      db,
+      log: pino({ level: 'silent' }),
+      metrics: createMetrics(),
+      concurrency: 1,
+      leaseSeconds: 30,
+      maxAttempts: 1,
+      pollMs: 50,
       run: (_url, _config, signal) => {
         signals.push(signal!);
         started();
@@ -63,7 +71,9 @@ test('a running audit whose engine never returns still ends when cancelled, and 
 test('an aborted audit closes its egress proxy even while a browser call never returns', async () => {
   let proxyServer = '';
   let asked!: () => void;
-  const askedForContext = new Promise<void>((resolve) => { asked = resolve; });
+  const askedForContext = new Promise<void>((resolve) => {
+    asked = resolve;
+  });
   const host = {
     newContext(server: string) {
       proxyServer = server;
@@ -74,16 +84,31 @@ test('an aborted audit closes its egress proxy even while a browser call never r
   const controller = new AbortController();
   const config = resolveConfig({}, { defaultVersion: '2.2', defaultLevel: 'AA', maxDepth: 2, maxPages: 5 });
   const policy = createAddressPolicy(['127.0.0.1']);
-  void runAudit('http://127.0.0.1:9/', config, { host, policy, timing: { timeoutMs: 5_000, networkIdleMs: 0, settleMs: 0 }, pageConcurrency: 1, maxElementsPerRule: 100 }, controller.signal).catch(() => {});
+  void runAudit(
+    'http://127.0.0.1:9/',
+    config,
+    {
+      host,
+      policy,
+      timing: { timeoutMs: 5_000, networkIdleMs: 0, settleMs: 0 },
+      pageConcurrency: 1,
+      maxElementsPerRule: 100,
+    },
+    controller.signal,
+  ).catch(() => {});
   await askedForContext;
   const { port } = new URL(proxyServer);
-  const reachable = () => new Promise<boolean>((resolve) => {
-    const socket = connect(Number(port), '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('error', () => resolve(false));
-  });
+  const reachable = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
   assert.equal(await reachable(), true, 'the proxy listens while the audit runs');
   controller.abort();
   await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(await reachable(), false, 'the aborted audit\'s proxy no longer listens');
+  assert.equal(await reachable(), false, "the aborted audit's proxy no longer listens");
 });

@@ -50,11 +50,16 @@ function descendants(pid: number): number[] {
   } catch {
     return [];
   }
-  const kids = out.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+  const kids = out
+    .split('\n')
+    .map((s) => Number(s.trim()))
+    .filter((n) => n > 0);
   return kids.flatMap((k) => [k, ...descendants(k)]);
 }
 
-test('a job whose worker is killed mid-page returns to the queue after its lease and completes once elsewhere', { timeout: 180_000 }, async () => {
+test('a job whose worker is killed mid-page returns to the queue after its lease and completes once elsewhere', {
+  timeout: 180_000,
+}, async () => {
   const created = await api.call('POST', '/api/v1/audits', { url: `${site.origin}/slow` });
   assert.equal(created.statusCode, 202, created.body);
   const id = created.json().id;
@@ -87,7 +92,10 @@ test('a job whose worker is killed mid-page returns to the queue after its lease
   assert.equal(job.status, 'completed', job.error);
   assert.equal(job.attempts, 2, 'taken over once');
   assert.ok(job.result.findings.some((f: any) => f.ruleId === 'image-alt'));
-  const { rows } = await api.sql.query('SELECT status, worker, lease_until, result IS NOT NULL AS has_result FROM jobs WHERE id = $1', [id]);
+  const { rows } = await api.sql.query(
+    'SELECT status, worker, lease_until, result IS NOT NULL AS has_result FROM jobs WHERE id = $1',
+    [id],
+  );
   assert.deepEqual(rows[0], { status: 'completed', worker: null, lease_until: null, has_result: true });
   assert.equal(site.hits.filter((p) => p === '/slow').length, 2, 'the page was loaded once per attempt');
 });

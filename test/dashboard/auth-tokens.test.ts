@@ -23,8 +23,11 @@ describe('access and refresh tokens', () => {
     assert.ok(me.body.lastLoginAt);
   });
 
-  test('the access token carries exactly the document\'s claims, HS256, 15 minutes', async () => {
-    const [header, payload] = alice.accessToken.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+  test("the access token carries exactly the document's claims, HS256, 15 minutes", async () => {
+    const [header, payload] = alice.accessToken
+      .split('.')
+      .slice(0, 2)
+      .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
     assert.equal(header.alg, 'HS256');
     assert.deepEqual(Object.keys(payload).sort(), ['email', 'exp', 'iat', 'iss', 'role', 'sub', 'tid', 'uid']);
     assert.equal(payload.iss, 'dashboard');
@@ -42,9 +45,17 @@ describe('access and refresh tokens', () => {
     const now = Math.floor(Date.now() / 1000);
     const claims = { uid: alice.userId, email: alice.email, role: 'owner', tid: alice.tenantId };
     const sign = (c: Record<string, unknown>, iss: string, iat: number, exp: number, key = secret) =>
-      new SignJWT(c).setProtectedHeader({ alg: 'HS256' }).setIssuer(iss).setSubject(String(alice.userId)).setIssuedAt(iat).setExpirationTime(exp).sign(key);
+      new SignJWT(c)
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuer(iss)
+        .setSubject(String(alice.userId))
+        .setIssuedAt(iat)
+        .setExpirationTime(exp)
+        .sign(key);
     const [h, p, sig] = alice.accessToken.split('.');
-    const elevated = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), role: 'owner' })).toString('base64url');
+    const elevated = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), role: 'owner' }),
+    ).toString('base64url');
     const cases: Record<string, string | undefined> = {
       missing: undefined,
       'not bearer': `Basic ${Buffer.from('a:b').toString('base64')}`,
@@ -79,13 +90,25 @@ describe('access and refresh tokens', () => {
     assert.equal(reused.status, 401);
     assert.equal(reused.body.error.code, 'UNAUTHORIZED');
     // The family is gone: the newest refresh token and every access token of the session.
-    assert.equal((await s.request('POST', '/api/v1/auth/refresh', { body: { refreshToken: first.body.refreshToken } })).status, 401);
+    assert.equal(
+      (await s.request('POST', '/api/v1/auth/refresh', { body: { refreshToken: first.body.refreshToken } })).status,
+      401,
+    );
     assert.equal((await s.request('GET', '/api/v1/auth/me', { as: newer })).status, 401);
     assert.equal((await s.request('GET', '/api/v1/auth/me', { as: bob })).status, 401);
   });
 
   test('refresh with bad bodies is 400 VALIDATION_ERROR; an unknown token 401', async () => {
-    for (const body of [{}, { refreshToken: '' }, { refreshToken: ['a', 'b'] }, { refreshToken: null }, { refreshToken: 'x'.repeat(201) }, { refreshToken: 'a', extra: 1 }, '[]', 'not json']) {
+    for (const body of [
+      {},
+      { refreshToken: '' },
+      { refreshToken: ['a', 'b'] },
+      { refreshToken: null },
+      { refreshToken: 'x'.repeat(201) },
+      { refreshToken: 'a', extra: 1 },
+      '[]',
+      'not json',
+    ]) {
       const r = await s.request('POST', '/api/v1/auth/refresh', { body });
       assert.equal(r.status, 400, JSON.stringify(body));
       assert.equal(r.body.error.code, 'VALIDATION_ERROR');
@@ -94,14 +117,20 @@ describe('access and refresh tokens', () => {
     assert.equal(r.status, 401);
   });
 
-  test('logout revokes the session\'s access and refresh tokens, not other users\' sessions', async () => {
+  test("logout revokes the session's access and refresh tokens, not other users' sessions", async () => {
     const carol = await s.signIn({ tenant: 'acme', role: 'viewer' });
     const other = await s.signIn({ tenant: 'acme', role: 'viewer' });
     const out = await s.request('POST', '/api/v1/auth/logout', { as: carol });
     assert.equal(out.status, 204);
     assert.equal(out.body, undefined);
     assert.equal((await s.request('GET', '/api/v1/auth/me', { as: carol })).status, 401);
-    assert.equal((await s.request('POST', '/api/v1/auth/refresh', { body: { refreshToken: carol.refreshToken } })).status, 401);
-    assert.equal((await s.request('GET', '/api/v1/auth/me', { headers: { authorization: `Bearer ${other.accessToken}` } })).status, 200);
+    assert.equal(
+      (await s.request('POST', '/api/v1/auth/refresh', { body: { refreshToken: carol.refreshToken } })).status,
+      401,
+    );
+    assert.equal(
+      (await s.request('GET', '/api/v1/auth/me', { headers: { authorization: `Bearer ${other.accessToken}` } })).status,
+      200,
+    );
   });
 });

@@ -8,7 +8,10 @@ let target: StormTarget;
 
 before(async () => {
   // Limits far above the load, so every answer is the ordinary one or a 503 (never a 429).
-  target = await startStormTarget('dashboard', (url) => ({ DATABASE_URL: url, DASHBOARD_RATE_LIMITS: 'free=1000000,pro=1000000,enterprise=1000000' }));
+  target = await startStormTarget('dashboard', (url) => ({
+    DATABASE_URL: url,
+    DASHBOARD_RATE_LIMITS: 'free=1000000,pro=1000000,enterprise=1000000',
+  }));
 });
 
 after(async () => {
@@ -17,22 +20,30 @@ after(async () => {
 
 /** `platform dashboard ...` as an operator runs it, with `--json` output. */
 function platform(...args: string[]): Record<string, unknown> {
-  const run = spawnSync(process.execPath, [CLI, 'dashboard', ...args, '--json'], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...target.env }, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [CLI, 'dashboard', ...args, '--json'], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...target.env },
+    encoding: 'utf8',
+  });
   assert.equal(run.status, 0, run.stderr);
   return JSON.parse(run.stdout) as Record<string, unknown>;
 }
 
-test('terminated database backends under load: the process lives, answers 503 with Retry-After meanwhile, and recovers alone', { timeout: 120_000 }, async () => {
+test('terminated database backends under load: the process lives, answers 503 with Retry-After meanwhile, and recovers alone', {
+  timeout: 120_000,
+}, async () => {
   platform('tenants', 'create', '--slug', 'storm', '--name', 'Storm', '--plan', 'enterprise');
   platform('users', 'create', '--tenant', 'storm', '--email', 'ed@storm.example', '--name', 'Ed', '--role', 'editor');
-  const { accessToken } = platform('token', '--tenant', 'storm', '--email', 'ed@storm.example') as { accessToken: string };
+  const { accessToken } = platform('token', '--tenant', 'storm', '--email', 'ed@storm.example') as {
+    accessToken: string;
+  };
   const headers = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
-  const call = (method: string, path: string, body?: unknown) => fetch(`${target.service.url}${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(20_000),
-  });
+  const call = (method: string, path: string, body?: unknown) =>
+    fetch(`${target.service.url}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(20_000),
+    });
   const definition = { layout: { type: 'grid', columns: 12, rowHeight: 30 }, dataSources: [], widgets: [] };
   assert.equal((await call('POST', '/api/v1/dashboards', { slug: 'first', title: 'First', definition })).status, 201);
   let n = 0;
@@ -43,7 +54,8 @@ test('terminated database backends under load: the process lives, answers 503 wi
     // it and its first version in one transaction; listing reads.
     request: () => {
       const i = n++;
-      if (i % 3 === 0) return call('POST', '/api/v1/dashboards', { slug: `d-${i}`, title: `Dashboard ${i}`, definition });
+      if (i % 3 === 0)
+        return call('POST', '/api/v1/dashboards', { slug: `d-${i}`, title: `Dashboard ${i}`, definition });
       if (i % 3 === 1) return call('GET', '/api/v1/dashboards');
       return call('GET', '/api/v1/auth/me');
     },

@@ -8,11 +8,19 @@ test('a result as CSV: header, RFC 4180 quoting, NULL empty, JSON as text, formu
   const csv = resultCsv({
     columns: ['name', 'note', 'amount', 'meta', 'formula'],
     rows: [
-      { name: 'Zoë, "the" first', note: 'two\nlines', amount: '12.50', meta: { a: [1, 2] }, formula: '=HYPERLINK("http://evil.example")' },
+      {
+        name: 'Zoë, "the" first',
+        note: 'two\nlines',
+        amount: '12.50',
+        meta: { a: [1, 2] },
+        formula: '=HYPERLINK("http://evil.example")',
+      },
       { name: 'plain', note: null, amount: 7, meta: null, formula: '@SUM(A1)' },
       { name: '-5', note: '+1', amount: -3, meta: [true], formula: 'fine' },
     ],
-    rowCount: 3, executionTimeMs: 1, truncated: false,
+    rowCount: 3,
+    executionTimeMs: 1,
+    truncated: false,
   });
   assert.equal(csv.split('\r\n')[0], 'name,note,amount,meta,formula');
   const parsed = Papa.parse<string[]>(csv, { newline: '\r\n' }).data;

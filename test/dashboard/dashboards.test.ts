@@ -7,7 +7,14 @@ const definition = (widgets: unknown[] = []) => ({
   dataSources: [{ id: 1 }],
   widgets,
 });
-const widget = { id: 'w1', type: 'table', title: 'Orders', position: { x: 0, y: 0, w: 6, h: 4 }, dataSourceId: 1, query: 'SELECT 1' };
+const widget = {
+  id: 'w1',
+  type: 'table',
+  title: 'Orders',
+  position: { x: 0, y: 0, w: 6, h: 4 },
+  dataSourceId: 1,
+  query: 'SELECT 1',
+};
 
 describe('dashboards', () => {
   let s: DashboardServer;
@@ -20,8 +27,11 @@ describe('dashboards', () => {
   });
   after(async () => s?.close());
 
-  test('create answers 201 with exactly the document\'s fields; get returns the definition and an ETag', async () => {
-    const r = await s.request('POST', '/api/v1/dashboards', { as: editor, body: { slug: 'sales', title: 'Sales', description: 'Monthly sales', definition: definition([widget]) } });
+  test("create answers 201 with exactly the document's fields; get returns the definition and an ETag", async () => {
+    const r = await s.request('POST', '/api/v1/dashboards', {
+      as: editor,
+      body: { slug: 'sales', title: 'Sales', description: 'Monthly sales', definition: definition([widget]) },
+    });
     assert.equal(r.status, 201);
     assert.deepEqual(Object.keys(r.body).sort(), ['createdAt', 'id', 'slug', 'title', 'updatedAt']);
     assert.equal(r.body.slug, 'sales');
@@ -31,7 +41,10 @@ describe('dashboards', () => {
     assert.equal(got.body.description, 'Monthly sales');
     assert.equal(got.body.version, 1);
     assert.equal(got.headers.etag, `"${r.body.id}-1"`);
-    const again = await s.request('GET', `/api/v1/dashboards/${r.body.id}`, { as: viewer, headers: { 'if-none-match': got.headers.etag as string } });
+    const again = await s.request('GET', `/api/v1/dashboards/${r.body.id}`, {
+      as: viewer,
+      headers: { 'if-none-match': got.headers.etag as string },
+    });
     assert.equal(again.status, 304);
   });
 
@@ -69,30 +82,54 @@ describe('dashboards', () => {
       ['definition array', { ...good, definition: [] }],
       ['layout missing', { ...good, definition: { dataSources: [], widgets: [] } }],
       ['layout.type missing', { ...good, definition: { ...definition(), layout: { columns: 12, rowHeight: 30 } } }],
-      ['layout.columns string', { ...good, definition: { ...definition(), layout: { type: 'grid', columns: 'twelve', rowHeight: 30 } } }],
-      ['layout.columns zero', { ...good, definition: { ...definition(), layout: { type: 'grid', columns: 0, rowHeight: 30 } } }],
-      ['layout.columns fraction', { ...good, definition: { ...definition(), layout: { type: 'grid', columns: 1.5, rowHeight: 30 } } }],
+      [
+        'layout.columns string',
+        { ...good, definition: { ...definition(), layout: { type: 'grid', columns: 'twelve', rowHeight: 30 } } },
+      ],
+      [
+        'layout.columns zero',
+        { ...good, definition: { ...definition(), layout: { type: 'grid', columns: 0, rowHeight: 30 } } },
+      ],
+      [
+        'layout.columns fraction',
+        { ...good, definition: { ...definition(), layout: { type: 'grid', columns: 1.5, rowHeight: 30 } } },
+      ],
       ['layout.rowHeight missing', { ...good, definition: { ...definition(), layout: { type: 'grid', columns: 12 } } }],
-      ['layout.rowHeight negative', { ...good, definition: { ...definition(), layout: { type: 'grid', columns: 12, rowHeight: -1 } } }],
+      [
+        'layout.rowHeight negative',
+        { ...good, definition: { ...definition(), layout: { type: 'grid', columns: 12, rowHeight: -1 } } },
+      ],
       ['dataSources not array', { ...good, definition: { ...definition(), dataSources: {} } }],
       ['dataSources element not object', { ...good, definition: { ...definition(), dataSources: [1] } }],
       ['dataSources duplicate', { ...good, definition: { ...definition(), dataSources: [{ id: 1 }, { id: 1 }] } }],
       ['widgets missing', { ...good, definition: { layout: definition().layout, dataSources: [] } }],
       ['widgets not array', { ...good, definition: { ...definition(), widgets: 'x' } }],
       ['widget without position', { ...good, definition: definition([{ ...widget, position: undefined }]) }],
-      ['widget beyond the columns', { ...good, definition: definition([{ ...widget, position: { x: 10, y: 0, w: 6, h: 4 } }]) }],
+      [
+        'widget beyond the columns',
+        { ...good, definition: definition([{ ...widget, position: { x: 10, y: 0, w: 6, h: 4 } }]) },
+      ],
       ['widget ids repeated', { ...good, definition: definition([widget, widget]) }],
       ['widget on an unlisted data source', { ...good, definition: definition([{ ...widget, dataSourceId: 2 }]) }],
       ['widget type empty', { ...good, definition: definition([{ ...widget, type: '' }]) }],
       ['widget unknown field', { ...good, definition: definition([{ ...widget, colour: 'red' }]) }],
       ['definition unknown field', { ...good, definition: { ...definition(), extra: true } }],
       ['widget options with NUL', { ...good, definition: definition([{ ...widget, options: { note: 'a\u0000' } }]) }],
-      ['widget options nested too deep', JSON.stringify({ ...good, definition: definition([{ ...widget, options: 'DEEP' }]) }).replace('"DEEP"', '{"a":'.repeat(5000) + '1' + '}'.repeat(5000))],
+      [
+        'widget options nested too deep',
+        JSON.stringify({ ...good, definition: definition([{ ...widget, options: 'DEEP' }]) }).replace(
+          '"DEEP"',
+          '{"a":'.repeat(5000) + '1' + '}'.repeat(5000),
+        ),
+      ],
       ['unknown field', { ...good, owner: 'me' }],
       ['not an object', [good]],
     ];
     for (const [name, body] of bad) {
-      const r = await s.request('POST', '/api/v1/dashboards', { as: editor, body: typeof body === 'string' ? body : JSON.parse(JSON.stringify(body)) });
+      const r = await s.request('POST', '/api/v1/dashboards', {
+        as: editor,
+        body: typeof body === 'string' ? body : JSON.parse(JSON.stringify(body)),
+      });
       assert.equal(r.status, 400, `${name}: ${JSON.stringify(r.body)}`);
       assert.equal(r.body.error.code, 'VALIDATION_ERROR', name);
     }
@@ -105,7 +142,15 @@ describe('dashboards', () => {
     const t = await s.signIn({ tenant: 'lister', role: 'editor' });
     const titles = ['Banana report', 'apple stats', 'Cherry board', 'Date plan', 'Elder view'];
     for (const [i, title] of titles.entries()) {
-      const r = await s.request('POST', '/api/v1/dashboards', { as: t, body: { slug: `d${i}`, title, description: i === 3 ? 'about 100% of fruit_sales' : undefined, definition: definition() } });
+      const r = await s.request('POST', '/api/v1/dashboards', {
+        as: t,
+        body: {
+          slug: `d${i}`,
+          title,
+          description: i === 3 ? 'about 100% of fruit_sales' : undefined,
+          definition: definition(),
+        },
+      });
       assert.equal(r.status, 201);
     }
     const first = await s.request('GET', '/api/v1/dashboards?perPage=2', { as: t });
@@ -114,30 +159,58 @@ describe('dashboards', () => {
     assert.equal(first.body.data.length, 2);
     assert.equal(first.body.data[0].definition, undefined);
     // created_at descending by default: the newest first.
-    assert.deepEqual(first.body.data.map((d: any) => d.title), ['Elder view', 'Date plan']);
+    assert.deepEqual(
+      first.body.data.map((d: any) => d.title),
+      ['Elder view', 'Date plan'],
+    );
     const last = await s.request('GET', '/api/v1/dashboards?perPage=2&page=3', { as: t });
-    assert.deepEqual(last.body.data.map((d: any) => d.title), ['Banana report']);
+    assert.deepEqual(
+      last.body.data.map((d: any) => d.title),
+      ['Banana report'],
+    );
     const beyond = await s.request('GET', '/api/v1/dashboards?perPage=2&page=9', { as: t });
     assert.deepEqual(beyond.body.data, []);
     assert.equal(beyond.body.meta.total, 5);
 
     const byTitle = await s.request('GET', '/api/v1/dashboards?sort=title', { as: t });
-    assert.deepEqual(byTitle.body.data.map((d: any) => d.title), ['apple stats', 'Banana report', 'Cherry board', 'Date plan', 'Elder view']);
+    assert.deepEqual(
+      byTitle.body.data.map((d: any) => d.title),
+      ['apple stats', 'Banana report', 'Cherry board', 'Date plan', 'Elder view'],
+    );
     const byTitleDesc = await s.request('GET', '/api/v1/dashboards?sort=title&order=desc', { as: t });
     assert.equal(byTitleDesc.body.data[0].title, 'Elder view');
     const asc = await s.request('GET', '/api/v1/dashboards?sort=created_at&order=asc', { as: t });
     assert.equal(asc.body.data[0].title, 'Banana report');
 
     const search = await s.request('GET', '/api/v1/dashboards?search=BOARD', { as: t });
-    assert.deepEqual(search.body.data.map((d: any) => d.title), ['Cherry board']);
+    assert.deepEqual(
+      search.body.data.map((d: any) => d.title),
+      ['Cherry board'],
+    );
     const inDescription = await s.request('GET', `/api/v1/dashboards?search=${encodeURIComponent('100%')}`, { as: t });
-    assert.deepEqual(inDescription.body.data.map((d: any) => d.title), ['Date plan']);
+    assert.deepEqual(
+      inDescription.body.data.map((d: any) => d.title),
+      ['Date plan'],
+    );
     // % and _ are literal, not wildcards.
     assert.equal((await s.request('GET', '/api/v1/dashboards?search=%25', { as: t })).body.meta.total, 1);
     assert.equal((await s.request('GET', '/api/v1/dashboards?search=_', { as: t })).body.meta.total, 1);
     assert.equal((await s.request('GET', '/api/v1/dashboards?search=zzz', { as: t })).body.meta.total, 0);
 
-    for (const q of ['page=0', 'page=-1', 'page=x', 'perPage=0', 'perPage=101', 'perPage=1.5', 'sort=name', 'sort=id', 'order=up', `search=${'x'.repeat(201)}`, 'search=%00', 'unknown=1']) {
+    for (const q of [
+      'page=0',
+      'page=-1',
+      'page=x',
+      'perPage=0',
+      'perPage=101',
+      'perPage=1.5',
+      'sort=name',
+      'sort=id',
+      'order=up',
+      `search=${'x'.repeat(201)}`,
+      'search=%00',
+      'unknown=1',
+    ]) {
       const r = await s.request('GET', `/api/v1/dashboards?${q}`, { as: t });
       assert.equal(r.status, 400, q);
       assert.equal(r.body.error.code, 'VALIDATION_ERROR', q);
@@ -147,10 +220,17 @@ describe('dashboards', () => {
   });
 
   test('PUT changes only the given fields, bumps the version and ETag; a stale If-Match is 412', async () => {
-    const c = await s.request('POST', '/api/v1/dashboards', { as: editor, body: { slug: 'versioned', title: 'V1', description: 'first', definition: definition() } });
+    const c = await s.request('POST', '/api/v1/dashboards', {
+      as: editor,
+      body: { slug: 'versioned', title: 'V1', description: 'first', definition: definition() },
+    });
     const id = c.body.id;
     const v1 = await s.request('GET', `/api/v1/dashboards/${id}`, { as: editor });
-    const put = await s.request('PUT', `/api/v1/dashboards/${id}`, { as: editor, body: { title: 'V2' }, headers: { 'if-match': v1.headers.etag as string } });
+    const put = await s.request('PUT', `/api/v1/dashboards/${id}`, {
+      as: editor,
+      body: { title: 'V2' },
+      headers: { 'if-match': v1.headers.etag as string },
+    });
     assert.equal(put.status, 200);
     assert.equal(put.body.title, 'V2');
     assert.equal(put.body.description, 'first');
@@ -158,35 +238,79 @@ describe('dashboards', () => {
     assert.equal(put.body.version, 2);
     assert.equal(put.headers.etag, `"${id}-2"`);
 
-    const stale = await s.request('PUT', `/api/v1/dashboards/${id}`, { as: editor, body: { title: 'lost update' }, headers: { 'if-match': v1.headers.etag as string } });
+    const stale = await s.request('PUT', `/api/v1/dashboards/${id}`, {
+      as: editor,
+      body: { title: 'lost update' },
+      headers: { 'if-match': v1.headers.etag as string },
+    });
     assert.equal(stale.status, 412);
     assert.equal(stale.body.error.code, 'PRECONDITION_FAILED');
     assert.equal((await s.request('GET', `/api/v1/dashboards/${id}`, { as: editor })).body.title, 'V2');
-    assert.equal((await s.request('PUT', `/api/v1/dashboards/${id}`, { as: editor, body: { title: 'x' }, headers: { 'if-match': 'garbage' } })).status, 412);
-    const star = await s.request('PUT', `/api/v1/dashboards/${id}`, { as: editor, body: { description: null, definition: definition([widget]) }, headers: { 'if-match': '*' } });
+    assert.equal(
+      (
+        await s.request('PUT', `/api/v1/dashboards/${id}`, {
+          as: editor,
+          body: { title: 'x' },
+          headers: { 'if-match': 'garbage' },
+        })
+      ).status,
+      412,
+    );
+    const star = await s.request('PUT', `/api/v1/dashboards/${id}`, {
+      as: editor,
+      body: { description: null, definition: definition([widget]) },
+      headers: { 'if-match': '*' },
+    });
     assert.equal(star.status, 200);
     assert.equal(star.body.description, undefined);
     assert.equal(star.body.version, 3);
 
-    for (const body of [{}, { title: '' }, { slug: 'Bad Slug' }, { definition: { layout: {} } }, { id: 5 }, { version: 1 }]) {
+    for (const body of [
+      {},
+      { title: '' },
+      { slug: 'Bad Slug' },
+      { definition: { layout: {} } },
+      { id: 5 },
+      { version: 1 },
+    ]) {
       const r = await s.request('PUT', `/api/v1/dashboards/${id}`, { as: editor, body });
       assert.equal(r.status, 400, JSON.stringify(body));
     }
-    assert.equal((await s.request('PUT', '/api/v1/dashboards/999999', { as: editor, body: { title: 'x' } })).status, 404);
+    assert.equal(
+      (await s.request('PUT', '/api/v1/dashboards/999999', { as: editor, body: { title: 'x' } })).status,
+      404,
+    );
     assert.equal((await s.request('PUT', '/api/v1/dashboards/abc', { as: editor, body: { title: 'x' } })).status, 400);
 
     const versions = await s.request('GET', `/api/v1/dashboards/${id}/versions`, { as: viewer });
     assert.equal(versions.status, 200);
-    assert.deepEqual(versions.body.items.map((v: any) => v.version), [3, 2, 1]);
+    assert.deepEqual(
+      versions.body.items.map((v: any) => v.version),
+      [3, 2, 1],
+    );
     const paged = await s.request('GET', `/api/v1/dashboards/${id}/versions?limit=2`, { as: viewer });
     assert.equal(typeof paged.body.next, 'string');
-    const rest = await s.request('GET', `/api/v1/dashboards/${id}/versions?limit=2&cursor=${paged.body.next}`, { as: viewer });
-    assert.deepEqual(rest.body.items.map((v: any) => v.version), [1]);
+    const rest = await s.request('GET', `/api/v1/dashboards/${id}/versions?limit=2&cursor=${paged.body.next}`, {
+      as: viewer,
+    });
+    assert.deepEqual(
+      rest.body.items.map((v: any) => v.version),
+      [1],
+    );
     const one = await s.request('GET', `/api/v1/dashboards/${id}/versions/1`, { as: viewer });
     assert.equal(one.body.title, 'V1');
     assert.equal(one.body.description, 'first');
     assert.equal((await s.request('GET', `/api/v1/dashboards/${id}/versions/99`, { as: viewer })).status, 404);
-    for (const path of [`${id}/versions?limit=0`, `${id}/versions?limit=101`, `${id}/versions?cursor=x`, `${id}/versions?sort=x`, `${id}/versions/0`, `${id}/versions/x`, `${id}/versions/99999999999`, 'x/versions']) {
+    for (const path of [
+      `${id}/versions?limit=0`,
+      `${id}/versions?limit=101`,
+      `${id}/versions?cursor=x`,
+      `${id}/versions?sort=x`,
+      `${id}/versions/0`,
+      `${id}/versions/x`,
+      `${id}/versions/99999999999`,
+      'x/versions',
+    ]) {
       const r = await s.request('GET', `/api/v1/dashboards/${path}`, { as: viewer });
       assert.equal(r.status, 400, path);
       assert.equal(r.body.error.code, 'VALIDATION_ERROR', path);
@@ -194,23 +318,40 @@ describe('dashboards', () => {
     assert.equal((await s.request('POST', `/api/v1/dashboards/${id}/versions/0/restore`, { as: editor })).status, 400);
     assert.equal((await s.request('POST', `/api/v1/dashboards/${id}/versions/77/restore`, { as: editor })).status, 404);
 
-    const restored = await s.request('POST', `/api/v1/dashboards/${id}/versions/1/restore`, { as: editor, headers: { 'if-match': `"${id}-3"` } });
+    const restored = await s.request('POST', `/api/v1/dashboards/${id}/versions/1/restore`, {
+      as: editor,
+      headers: { 'if-match': `"${id}-3"` },
+    });
     assert.equal(restored.status, 200);
     assert.equal(restored.body.version, 4);
     assert.equal(restored.body.title, 'V1');
     assert.equal(restored.body.description, 'first');
     assert.deepEqual(restored.body.definition, definition());
-    assert.equal((await s.request('POST', `/api/v1/dashboards/${id}/versions/1/restore`, { as: editor, headers: { 'if-match': `"${id}-3"` } })).status, 412);
+    assert.equal(
+      (
+        await s.request('POST', `/api/v1/dashboards/${id}/versions/1/restore`, {
+          as: editor,
+          headers: { 'if-match': `"${id}-3"` },
+        })
+      ).status,
+      412,
+    );
     const latest = await s.request('GET', `/api/v1/dashboards/${id}/versions?limit=1`, { as: viewer });
     assert.equal(latest.body.items[0].restoredFrom, 1);
   });
 
   test('delete answers 204, then 404; the audit log names who did what', async () => {
     const admin = await s.signIn({ tenant: 'acme', role: 'admin' });
-    const c = await s.request('POST', '/api/v1/dashboards', { as: editor, body: { slug: 'doomed', title: 'Doomed', definition: definition() } });
+    const c = await s.request('POST', '/api/v1/dashboards', {
+      as: editor,
+      body: { slug: 'doomed', title: 'Doomed', definition: definition() },
+    });
     const total = (await s.request('GET', '/api/v1/dashboards', { as: editor })).body.meta.total;
     // With the JSON content type some clients put on every request, and no body.
-    const del = await s.request('DELETE', `/api/v1/dashboards/${c.body.id}`, { as: editor, headers: { 'content-type': 'application/json' } });
+    const del = await s.request('DELETE', `/api/v1/dashboards/${c.body.id}`, {
+      as: editor,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(del.status, 204);
     assert.equal((await s.request('GET', '/api/v1/dashboards', { as: editor })).body.meta.total, total - 1);
     assert.equal((await s.request('GET', `/api/v1/dashboards/${c.body.id}`, { as: editor })).status, 404);
@@ -218,7 +359,10 @@ describe('dashboards', () => {
     const audit = await s.request('GET', '/api/v1/audit?targetType=dashboard', { as: admin });
     assert.equal(audit.status, 200);
     const mine = audit.body.items.filter((e: any) => e.targetId === String(c.body.id));
-    assert.deepEqual(mine.map((e: any) => e.action), ['dashboard.delete', 'dashboard.create']);
+    assert.deepEqual(
+      mine.map((e: any) => e.action),
+      ['dashboard.delete', 'dashboard.create'],
+    );
     assert.ok(mine.every((e: any) => e.userId === editor.userId));
   });
 });

@@ -17,7 +17,10 @@ const PASSWORD = 'pw-Secret-4711';
 let urlWithPassword: string;
 
 async function activeLike(fragment: string): Promise<number> {
-  const r = await targetAdmin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`, [`%${fragment}%`]);
+  const r = await targetAdmin.query(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`,
+    [`%${fragment}%`],
+  );
   return r.rows[0].n;
 }
 
@@ -53,7 +56,10 @@ after(async () => {
 
 let counter = 0;
 async function createSource(extra: Record<string, unknown> = {}, as: SignedIn = admin) {
-  const r = await s.request('POST', '/api/v1/datasources', { as, body: { name: 'Warehouse', slug: `wh-${++counter}`, type: 'postgres', connectionUrl: urlWithPassword, ...extra } });
+  const r = await s.request('POST', '/api/v1/datasources', {
+    as,
+    body: { name: 'Warehouse', slug: `wh-${++counter}`, type: 'postgres', connectionUrl: urlWithPassword, ...extra },
+  });
   assert.equal(r.status, 201, JSON.stringify(r.body));
   return r.body as { id: number; slug: string };
 }
@@ -62,14 +68,20 @@ describe('data source routes', () => {
   test('providers are listed without authentication with their real capabilities', async () => {
     const r = await s.request('GET', '/api/v1/datasources/providers');
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.providers.map((p: { name: string }) => p.name), ['postgres', 'mysql']);
+    assert.deepEqual(
+      r.body.providers.map((p: { name: string }) => p.name),
+      ['postgres', 'mysql'],
+    );
     assert.equal(r.body.providers[0].capabilities.parameterStyle, 'positional_dollar');
     assert.equal(r.body.providers[1].capabilities.parameterStyle, 'positional_question');
     for (const p of r.body.providers) assert.deepEqual(p.capabilities.supportsNamedParams, true);
   });
 
-  test('create answers the document\'s fields; the URL is sealed at rest and never returned', async () => {
-    const r = await s.request('POST', '/api/v1/datasources', { as: admin, body: { name: 'Sales DB', slug: 'sales-db', type: 'postgres', connectionUrl: urlWithPassword, maxConnections: 3 } });
+  test("create answers the document's fields; the URL is sealed at rest and never returned", async () => {
+    const r = await s.request('POST', '/api/v1/datasources', {
+      as: admin,
+      body: { name: 'Sales DB', slug: 'sales-db', type: 'postgres', connectionUrl: urlWithPassword, maxConnections: 3 },
+    });
     assert.equal(r.status, 201);
     assert.deepEqual(Object.keys(r.body).sort(), ['active', 'createdAt', 'id', 'name', 'slug', 'type']);
     const got = await s.request('GET', `/api/v1/datasources/${r.body.id}`, { as: viewer });
@@ -95,7 +107,9 @@ describe('data source routes', () => {
     const direct = new pg.Client({ connectionString: s.database.url });
     await direct.connect();
     try {
-      const row = await direct.query('SELECT connection_url_sealed AS s FROM dashboard.data_sources WHERE id = $1', [r.body.id]);
+      const row = await direct.query('SELECT connection_url_sealed AS s FROM dashboard.data_sources WHERE id = $1', [
+        r.body.id,
+      ]);
       assert.match(row.rows[0].s, /^v1\./);
       assert.equal(row.rows[0].s.includes(PASSWORD), false);
     } finally {
@@ -163,44 +177,76 @@ describe('data source routes', () => {
 
   test('a duplicate slug is 409 CONFLICT within a tenant, free in another', async () => {
     const a = await createSource();
-    const dup = await s.request('POST', '/api/v1/datasources', { as: admin, body: { name: 'Y', slug: a.slug, type: 'postgres', connectionUrl: urlWithPassword } });
+    const dup = await s.request('POST', '/api/v1/datasources', {
+      as: admin,
+      body: { name: 'Y', slug: a.slug, type: 'postgres', connectionUrl: urlWithPassword },
+    });
     assert.equal(dup.status, 409);
     assert.equal(dup.body.error.code, 'CONFLICT');
-    const other = await s.request('POST', '/api/v1/datasources', { as: stranger, body: { name: 'Y', slug: a.slug, type: 'postgres', connectionUrl: urlWithPassword } });
+    const other = await s.request('POST', '/api/v1/datasources', {
+      as: stranger,
+      body: { name: 'Y', slug: a.slug, type: 'postgres', connectionUrl: urlWithPassword },
+    });
     assert.equal(other.status, 201);
   });
 
   test('a source may name an environment variable with the prefix; get-one returns the name', async () => {
-    const r = await s.request('POST', '/api/v1/datasources', { as: admin, body: { name: 'Env', slug: 'env-src', type: 'postgres', connectionUrlEnv: 'DASHBOARD_DS_ROUTES_TARGET' } });
+    const r = await s.request('POST', '/api/v1/datasources', {
+      as: admin,
+      body: { name: 'Env', slug: 'env-src', type: 'postgres', connectionUrlEnv: 'DASHBOARD_DS_ROUTES_TARGET' },
+    });
     assert.equal(r.status, 201);
     const got = await s.request('GET', `/api/v1/datasources/${r.body.id}`, { as: viewer });
     assert.equal(got.body.connectionUrlEnv, 'DASHBOARD_DS_ROUTES_TARGET');
     assert.equal(got.body.hasConnectionUrl, false);
-    const q = await s.request('POST', `/api/v1/datasources/${r.body.id}/query`, { as: editor, body: { query: 'SELECT count(*) AS n FROM orders' } });
+    const q = await s.request('POST', `/api/v1/datasources/${r.body.id}/query`, {
+      as: editor,
+      body: { query: 'SELECT count(*) AS n FROM orders' },
+    });
     assert.equal(q.status, 200);
     assert.deepEqual(q.body.rows, [{ n: '20' }]);
   });
 
   test('update changes only the given fields, checks them, and can switch between URL and environment variable', async () => {
     const a = await createSource();
-    const r = await s.request('PUT', `/api/v1/datasources/${a.id}`, { as: admin, body: { name: 'Renamed', queryTimeoutSeconds: 5 } });
+    const r = await s.request('PUT', `/api/v1/datasources/${a.id}`, {
+      as: admin,
+      body: { name: 'Renamed', queryTimeoutSeconds: 5 },
+    });
     assert.equal(r.status, 200);
     assert.equal(r.body.name, 'Renamed');
     assert.equal(r.body.queryTimeoutSeconds, 5);
     assert.equal(r.body.slug, a.slug);
     assert.equal(r.body.maxConnections, 10);
-    const env = await s.request('PUT', `/api/v1/datasources/${a.id}`, { as: admin, body: { connectionUrlEnv: 'DASHBOARD_DS_ROUTES_TARGET' } });
+    const env = await s.request('PUT', `/api/v1/datasources/${a.id}`, {
+      as: admin,
+      body: { connectionUrlEnv: 'DASHBOARD_DS_ROUTES_TARGET' },
+    });
     assert.equal(env.body.connectionUrlEnv, 'DASHBOARD_DS_ROUTES_TARGET');
     assert.equal(env.body.hasConnectionUrl, false);
-    const back = await s.request('PUT', `/api/v1/datasources/${a.id}`, { as: admin, body: { connectionUrl: urlWithPassword } });
+    const back = await s.request('PUT', `/api/v1/datasources/${a.id}`, {
+      as: admin,
+      body: { connectionUrl: urlWithPassword },
+    });
     assert.equal(back.body.connectionUrlEnv, null);
     assert.equal(back.body.hasConnectionUrl, true);
-    for (const body of [{}, { type: 'mysql' }, { maxConnections: 0 }, { connectionUrl: 'mysql://x@y/z' }, { connectionUrlEnv: 'PATH' }, { active: 'no' }, { id: 5 }]) {
+    for (const body of [
+      {},
+      { type: 'mysql' },
+      { maxConnections: 0 },
+      { connectionUrl: 'mysql://x@y/z' },
+      { connectionUrlEnv: 'PATH' },
+      { active: 'no' },
+      { id: 5 },
+    ]) {
       const bad = await s.request('PUT', `/api/v1/datasources/${a.id}`, { as: admin, body });
       assert.equal(bad.status, 400, JSON.stringify(body));
       assert.equal(bad.body.error.code, 'VALIDATION_ERROR');
     }
-    const mysql = await s.request('PUT', `/api/v1/datasources/${a.id}`, { as: admin, body: { type: 'mysql', connectionUrl: 'mysql://root@127.0.0.1:3306/' } });
+    const mysql = await s.request('PUT', `/api/v1/datasources/${a.id}`, {
+      as: admin,
+      body: { type: 'mysql', connectionUrl: 'mysql://root@127.0.0.1:3306/' },
+    });
     assert.equal(mysql.status, 200);
     assert.equal(mysql.body.type, 'mysql');
     const inactive = await s.request('PUT', `/api/v1/datasources/${a.id}`, { as: admin, body: { active: false } });
@@ -243,7 +289,13 @@ describe('data source routes', () => {
 
   test('a query answers column descriptors, JSON-safe rows, rowCount, executionTimeMs and truncated', async () => {
     const a = await createSource();
-    const r = await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'SELECT id, customer, total, placed_at FROM orders WHERE id <= :last ORDER BY id', parameters: { last: 3 } } });
+    const r = await s.request('POST', `/api/v1/datasources/${a.id}/query`, {
+      as: editor,
+      body: {
+        query: 'SELECT id, customer, total, placed_at FROM orders WHERE id <= :last ORDER BY id',
+        parameters: { last: 3 },
+      },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.deepEqual(r.body.columns, [
       { name: 'id', type: 'integer', nullable: false },
@@ -251,17 +303,31 @@ describe('data source routes', () => {
       { name: 'total', type: 'numeric', nullable: true, precision: 12, scale: 2 },
       { name: 'placed_at', type: 'timestamp with time zone', nullable: true },
     ]);
-    assert.deepEqual(r.body.rows[0], { id: 1, customer: 'customer 1', total: '1.50', placed_at: '2024-01-01T01:00:00Z' });
+    assert.deepEqual(r.body.rows[0], {
+      id: 1,
+      customer: 'customer 1',
+      total: '1.50',
+      placed_at: '2024-01-01T01:00:00Z',
+    });
     assert.equal(r.body.rowCount, 3);
     assert.equal(r.body.truncated, false);
     assert.equal(typeof r.body.executionTimeMs, 'number');
-    const capped = await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'SELECT id FROM orders ORDER BY id', maxRows: 7 } });
+    const capped = await s.request('POST', `/api/v1/datasources/${a.id}/query`, {
+      as: editor,
+      body: { query: 'SELECT id FROM orders ORDER BY id', maxRows: 7 },
+    });
     assert.equal(capped.body.rowCount, 7);
     assert.equal(capped.body.truncated, true);
-    const big = await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'SELECT g FROM generate_series(1, 20000) g' } });
+    const big = await s.request('POST', `/api/v1/datasources/${a.id}/query`, {
+      as: editor,
+      body: { query: 'SELECT g FROM generate_series(1, 20000) g' },
+    });
     assert.equal(big.body.rowCount, 1000);
     assert.equal(big.body.truncated, true);
-    const max = await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'SELECT g FROM generate_series(1, 20000) g', maxRows: 10000 } });
+    const max = await s.request('POST', `/api/v1/datasources/${a.id}/query`, {
+      as: editor,
+      body: { query: 'SELECT g FROM generate_series(1, 20000) g', maxRows: 10000 },
+    });
     assert.equal(max.body.rowCount, 10000);
   });
 
@@ -280,7 +346,7 @@ describe('data source routes', () => {
       [{ query: 'SELECT 1; SELECT 2' }, /one statement/],
       [{ query: 'COMMIT; DELETE FROM orders' }, /one statement/],
       [{ query: 'DELETE FROM orders' }, /read-only/],
-      [{ query: 'INSERT INTO orders VALUES (99, \'x\', 1, now())' }, /read-only/],
+      [{ query: "INSERT INTO orders VALUES (99, 'x', 1, now())" }, /read-only/],
       [{ query: 'UPDATE orders SET total = 0' }, /read-only/],
       [{ query: 'WITH d AS (DELETE FROM orders RETURNING *) SELECT * FROM d' }, /read-only.*DELETE/],
       [{ query: 'SELECT * INTO stolen FROM orders' }, /INTO/],
@@ -307,7 +373,11 @@ describe('data source routes', () => {
     const a = await createSource();
     const r = await s.request('POST', `/api/v1/datasources/${a.id}/query`, {
       as: editor,
-      body: { query: "SELECT ':x' AS lit, $q$ :y $q$ AS dollar, :v::int + 1 AS cast_sum, :v AS again, E'\\' :z' AS esc /* :w */ -- :u", parameters: { v: '41' } },
+      body: {
+        query:
+          "SELECT ':x' AS lit, $q$ :y $q$ AS dollar, :v::int + 1 AS cast_sum, :v AS again, E'\\' :z' AS esc /* :w */ -- :u",
+        parameters: { v: '41' },
+      },
     });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     // One name is one $1, whose type PostgreSQL infers from its first use (the cast).
@@ -316,7 +386,10 @@ describe('data source routes', () => {
 
   test('a writable source accepts writes', async () => {
     const a = await createSource({ readOnly: false });
-    const r = await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'INSERT INTO orders VALUES (:id, :c, 1, NULL) RETURNING id', parameters: { id: 100, c: 'new' } } });
+    const r = await s.request('POST', `/api/v1/datasources/${a.id}/query`, {
+      as: editor,
+      body: { query: 'INSERT INTO orders VALUES (:id, :c, 1, NULL) RETURNING id', parameters: { id: 100, c: 'new' } },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.deepEqual(r.body.rows, [{ id: 100 }]);
     await targetAdmin.query('DELETE FROM orders WHERE id = 100');
@@ -324,10 +397,20 @@ describe('data source routes', () => {
 
   test('pg_sleep past the timeout is cancelled in the database: 408 and gone from pg_stat_activity', async () => {
     const a = await createSource();
-    assert.equal((await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'SELECT 1' } })).status, 200);
+    assert.equal(
+      (await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'SELECT 1' } }))
+        .status,
+      200,
+    );
     // A new timeout is a connection setting: the open pool (30 s) is closed and the next query gets a new one.
-    assert.equal((await s.request('PUT', `/api/v1/datasources/${a.id}`, { as: admin, body: { queryTimeoutSeconds: 1 } })).status, 200);
-    const r = await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'SELECT pg_sleep(20) AS route_timeout_probe' } });
+    assert.equal(
+      (await s.request('PUT', `/api/v1/datasources/${a.id}`, { as: admin, body: { queryTimeoutSeconds: 1 } })).status,
+      200,
+    );
+    const r = await s.request('POST', `/api/v1/datasources/${a.id}/query`, {
+      as: editor,
+      body: { query: 'SELECT pg_sleep(20) AS route_timeout_probe' },
+    });
     assert.equal(r.status, 408);
     assert.equal(r.body.error.code, 'REQUEST_TIMEOUT');
     assert.equal(await activeLike('route_timeout_probe'), 0);
@@ -342,11 +425,13 @@ describe('data source routes', () => {
       body: JSON.stringify({ query: 'SELECT pg_sleep(20) AS route_abort_probe' }),
       signal: abort.signal,
     }).catch(() => undefined);
-    for (let i = 0; i < 200 && (await activeLike('route_abort_probe')) === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await activeLike('route_abort_probe')) === 0; i++)
+      await new Promise((r) => setTimeout(r, 25));
     assert.equal(await activeLike('route_abort_probe'), 1);
     abort.abort();
     await pending;
-    for (let i = 0; i < 200 && (await activeLike('route_abort_probe')) > 0; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await activeLike('route_abort_probe')) > 0; i++)
+      await new Promise((r) => setTimeout(r, 25));
     assert.equal(await activeLike('route_abort_probe'), 0);
   });
 
@@ -369,10 +454,22 @@ describe('data source routes', () => {
 
   test('delete closes the pool and removes the source with its saved queries', async () => {
     const a = await createSource();
-    assert.equal((await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'SELECT 1 AS one' } })).status, 200);
-    const pooled = async () => (await targetAdmin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [`platform-dashboard ds:${a.id}`])).rows[0].n as number;
+    assert.equal(
+      (await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'SELECT 1 AS one' } }))
+        .status,
+      200,
+    );
+    const pooled = async () =>
+      (
+        await targetAdmin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [
+          `platform-dashboard ds:${a.id}`,
+        ])
+      ).rows[0].n as number;
     assert.equal(await pooled(), 1);
-    const saved = await s.request('POST', '/api/v1/queries', { as: editor, body: { name: 'Q', dataSourceId: a.id, query: 'SELECT 1' } });
+    const saved = await s.request('POST', '/api/v1/queries', {
+      as: editor,
+      body: { name: 'Q', dataSourceId: a.id, query: 'SELECT 1' },
+    });
     assert.equal(saved.status, 201);
     const del = await s.request('DELETE', `/api/v1/datasources/${a.id}`, { as: admin });
     assert.equal(del.status, 204);
@@ -407,13 +504,18 @@ describe('data source routes', () => {
       const r = await s.request(method, path, { as: editor, body });
       assert.equal(r.status, 403, `editor ${method} ${path}`);
     }
-    for (const [method, path, body] of editorOnly) assert.notEqual((await s.request(method, path, { as: editor, body })).status, 403);
+    for (const [method, path, body] of editorOnly)
+      assert.notEqual((await s.request(method, path, { as: editor, body })).status, 403);
     assert.equal((await s.request('GET', `/api/v1/datasources/${a.id}`, { as: viewer })).status, 200);
-    assert.equal((await s.request('PUT', `/api/v1/datasources/${a.id}`, { as: owner, body: { name: 'By owner' } })).status, 200);
-    for (const [method, path, body] of [...editorOnly, ...adminOnly]) assert.equal((await s.request(method, path, { body })).status, 401, `anonymous ${method} ${path}`);
+    assert.equal(
+      (await s.request('PUT', `/api/v1/datasources/${a.id}`, { as: owner, body: { name: 'By owner' } })).status,
+      200,
+    );
+    for (const [method, path, body] of [...editorOnly, ...adminOnly])
+      assert.equal((await s.request(method, path, { body })).status, 401, `anonymous ${method} ${path}`);
   });
 
-  test('another tenant\'s data source is 404 on every route', async () => {
+  test("another tenant's data source is 404 on every route", async () => {
     const a = await createSource();
     const routes: [string, string, unknown?][] = [
       ['GET', `/api/v1/datasources/${a.id}`],
@@ -431,13 +533,19 @@ describe('data source routes', () => {
       assert.equal(r.body.error.code, 'NOT_FOUND');
     }
     const list = await s.request('GET', '/api/v1/datasources', { as: stranger });
-    assert.equal(list.body.dataSources.some((d: { id: number }) => d.id === a.id), false);
+    assert.equal(
+      list.body.dataSources.some((d: { id: number }) => d.id === a.id),
+      false,
+    );
     assert.equal((await s.request('GET', `/api/v1/datasources/${a.id}`, { as: viewer })).status, 200);
   });
 
   test('changes and query runs are in the audit log, without the URL or parameter values', async () => {
     const a = await createSource();
-    await s.request('POST', `/api/v1/datasources/${a.id}/query`, { as: editor, body: { query: 'SELECT :who AS who', parameters: { who: 'private-value-123' } } });
+    await s.request('POST', `/api/v1/datasources/${a.id}/query`, {
+      as: editor,
+      body: { query: 'SELECT :who AS who', parameters: { who: 'private-value-123' } },
+    });
     const r = await s.request('GET', '/api/v1/audit?limit=100', { as: admin });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const text = JSON.stringify(r.body);

@@ -48,7 +48,15 @@ export interface DashboardServer {
   /** A further token pair (a new session) for an existing user. */
   token(tenant: string, email: string): Promise<TokenPair>;
   /** A request through `app.inject`, JSON in and out. */
-  request(method: string, path: string, options?: { as?: { headers: Record<string, string> } | undefined; body?: unknown; headers?: Record<string, string> }): Promise<Answer>;
+  request(
+    method: string,
+    path: string,
+    options?: {
+      as?: { headers: Record<string, string> } | undefined;
+      body?: unknown;
+      headers?: Record<string, string>;
+    },
+  ): Promise<Answer>;
   close(): Promise<void>;
 }
 
@@ -64,7 +72,10 @@ export { freePort };
 export async function startDashboard(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<DashboardServer> {
   const database = await freshPostgres(label);
   const dir = tempDir('dashboard-test-');
-  const secrets = { PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'), DASHBOARD_JWT_SECRET: randomBytes(32).toString('base64url') };
+  const secrets = {
+    PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'),
+    DASHBOARD_JWT_SECRET: randomBytes(32).toString('base64url'),
+  };
   // The public URL names the port, so it is chosen before the app is built (again if another process took it meanwhile).
   const start = async (port: number) => {
     const env: NodeJS.ProcessEnv = {
@@ -115,7 +126,8 @@ export async function startDashboard(label: string, extraEnv: NodeJS.ProcessEnv 
     tenants.set(slug, id);
     return { id, slug };
   };
-  const token = async (tenant: string, email: string): Promise<TokenPair> => JSON.parse((await must(['token', '--tenant', tenant, '--email', email]))[0]!);
+  const token = async (tenant: string, email: string): Promise<TokenPair> =>
+    JSON.parse((await must(['token', '--tenant', tenant, '--email', email]))[0]!);
   return {
     app,
     url,
@@ -128,10 +140,29 @@ export async function startDashboard(label: string, extraEnv: NodeJS.ProcessEnv 
     async signIn({ tenant, role, email, name }) {
       if (!tenants.has(tenant)) await createTenant(tenant);
       const address = email ?? `${role}-${++counter}-${randomBytes(3).toString('hex')}@${tenant}.example`;
-      const [line] = await must(['users', 'create', '--tenant', tenant, '--email', address, '--name', name ?? `${role} ${counter}`, '--role', role]);
+      const [line] = await must([
+        'users',
+        'create',
+        '--tenant',
+        tenant,
+        '--email',
+        address,
+        '--name',
+        name ?? `${role} ${counter}`,
+        '--role',
+        role,
+      ]);
       const userId = Number(/^user (\d+) /.exec(line!)![1]);
       const pair = await token(tenant, address);
-      return { ...pair, userId, tenantId: tenants.get(tenant)!, tenant, email: address, role, headers: { authorization: `Bearer ${pair.accessToken}` } };
+      return {
+        ...pair,
+        userId,
+        tenantId: tenants.get(tenant)!,
+        tenant,
+        email: address,
+        role,
+        headers: { authorization: `Bearer ${pair.accessToken}` },
+      };
     },
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.as?.headers, ...options.headers };
@@ -139,7 +170,9 @@ export async function startDashboard(label: string, extraEnv: NodeJS.ProcessEnv 
         method: method as 'GET',
         url: path,
         headers: options.body !== undefined ? { 'content-type': 'application/json', ...headers } : headers,
-        ...(options.body !== undefined ? { payload: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
+        ...(options.body !== undefined
+          ? { payload: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }
+          : {}),
       });
       let body: unknown;
       try {

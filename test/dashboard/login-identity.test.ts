@@ -6,7 +6,7 @@ import { freePort, startDashboard, type DashboardServer } from './harness.ts';
 
 const ALLOWED = 'http://app.example.test/';
 
-describe('signing in through the platform\'s identity service (OpenID Connect)', () => {
+describe("signing in through the platform's identity service (OpenID Connect)", () => {
   let idp: Server;
   let s: DashboardServer;
   let callback: string;
@@ -14,16 +14,35 @@ describe('signing in through the platform\'s identity service (OpenID Connect)',
     const port = await freePort();
     callback = `http://localhost:${port}/api/v1/auth/platform/callback`;
     idp = await startServer('dashidp');
-    const client = await idp.registerApp({ name: 'Dashboards', appType: 'web', redirectUris: [callback], allowedScopes: ['openid', 'email', 'profile'], firstParty: true });
+    const client = await idp.registerApp({
+      name: 'Dashboards',
+      appType: 'web',
+      redirectUris: [callback],
+      allowedScopes: ['openid', 'email', 'profile'],
+      firstParty: true,
+    });
     await idp.createHuman('ann@acme.example', 'correct horse battery staple');
     await idp.createHuman('stranger@else.example', 'correct horse battery staple');
     s = await startDashboard('dashlogin', {
       DASHBOARD_PORT: String(port),
-      DASHBOARD_OIDC_PROVIDERS: JSON.stringify([{ id: 'platform', issuer: idp.issuer, clientId: client.clientId, clientSecret: client.secret }]),
+      DASHBOARD_OIDC_PROVIDERS: JSON.stringify([
+        { id: 'platform', issuer: idp.issuer, clientId: client.clientId, clientSecret: client.secret },
+      ]),
       DASHBOARD_REDIRECT_ALLOWLIST: ALLOWED,
     });
     await s.createTenant('acme');
-    const made = await s.cli(['users', 'create', '--tenant', 'acme', '--email', 'Ann@acme.example', '--name', 'Ann', '--role', 'editor']);
+    const made = await s.cli([
+      'users',
+      'create',
+      '--tenant',
+      'acme',
+      '--email',
+      'Ann@acme.example',
+      '--name',
+      'Ann',
+      '--role',
+      'editor',
+    ]);
     assert.equal(made.code, 0);
   });
   after(async () => {
@@ -32,7 +51,11 @@ describe('signing in through the platform\'s identity service (OpenID Connect)',
   });
 
   /** Plays the person: starts at the dashboard, signs in on identity's page, allows, and stops at the dashboard's callback. */
-  async function signIn(browser: TestBrowser, email: string, query = ''): Promise<{ start: Response; callbackUrl: string }> {
+  async function signIn(
+    browser: TestBrowser,
+    email: string,
+    query = '',
+  ): Promise<{ start: Response; callbackUrl: string }> {
     const start = await browser.request(`${s.url}/api/v1/auth/platform${query}`);
     assert.equal(start.status, 302, await start.clone().text());
     let step = await browser.follow(start.headers.get('location')!, callback);
@@ -42,7 +65,9 @@ describe('signing in through the platform\'s identity service (OpenID Connect)',
       });
     }
     if (!step.callback && step.html.includes('to access your account?</h1>')) {
-      step = await browser.follow(new URL(formAction(step.html)!, idp.issuer).href, callback, { form: { csrf: field(step.html, 'csrf')!, decision: 'allow' } });
+      step = await browser.follow(new URL(formAction(step.html)!, idp.issuer).href, callback, {
+        form: { csrf: field(step.html, 'csrf')!, decision: 'allow' },
+      });
     }
     assert.ok(step.callback, `did not reach the callback: ${step.url} ${step.html.slice(0, 300)}`);
     return { start, callbackUrl: step.callback };
@@ -77,7 +102,10 @@ describe('signing in through the platform\'s identity service (OpenID Connect)',
     // The state is single-use: the same callback again is refused, with or without the cookie.
     const again = await browser.request(callbackUrl);
     assert.equal(again.status, 400);
-    const replay = await fetch(callbackUrl, { headers: { cookie: `__Host-dashboard_login=${new URL(callbackUrl).searchParams.get('state')}` }, redirect: 'manual' });
+    const replay = await fetch(callbackUrl, {
+      headers: { cookie: `__Host-dashboard_login=${new URL(callbackUrl).searchParams.get('state')}` },
+      redirect: 'manual',
+    });
     assert.equal(replay.status, 400);
     assert.equal(((await replay.json()) as any).error.code, 'VALIDATION_ERROR');
   });
@@ -94,17 +122,38 @@ describe('signing in through the platform\'s identity service (OpenID Connect)',
 
   test('an allowed redirect receives the pair in the fragment; other redirects are refused before leaving', async () => {
     const browser = new TestBrowser();
-    const { callbackUrl } = await signIn(browser, 'ann@acme.example', `?redirect=${encodeURIComponent(`${ALLOWED}after?x=1`)}&tenant=acme`);
+    const { callbackUrl } = await signIn(
+      browser,
+      'ann@acme.example',
+      `?redirect=${encodeURIComponent(`${ALLOWED}after?x=1`)}&tenant=acme`,
+    );
     const done = await browser.request(callbackUrl);
     assert.equal(done.status, 302);
     const to = new URL(done.headers.get('location')!);
     assert.equal(`${to.origin}${to.pathname}${to.search}`, `${ALLOWED}after?x=1`);
     const fragment = new URLSearchParams(to.hash.slice(1));
     assert.equal(fragment.get('tokenType'), 'Bearer');
-    assert.equal((await s.request('GET', '/api/v1/auth/me', { headers: { authorization: `Bearer ${fragment.get('accessToken')}` } })).status, 200);
+    assert.equal(
+      (
+        await s.request('GET', '/api/v1/auth/me', {
+          headers: { authorization: `Bearer ${fragment.get('accessToken')}` },
+        })
+      ).status,
+      200,
+    );
 
-    for (const bad of ['https://evil.test/', 'http://app.example.test.evil.test/', 'http://app.example.test@evil.test/', 'javascript:alert(1)', '//evil.test/', '/relative', 'http://app.example.test:8080/']) {
-      const r = await fetch(`${s.url}/api/v1/auth/platform?redirect=${encodeURIComponent(bad)}`, { redirect: 'manual' });
+    for (const bad of [
+      'https://evil.test/',
+      'http://app.example.test.evil.test/',
+      'http://app.example.test@evil.test/',
+      'javascript:alert(1)',
+      '//evil.test/',
+      '/relative',
+      'http://app.example.test:8080/',
+    ]) {
+      const r = await fetch(`${s.url}/api/v1/auth/platform?redirect=${encodeURIComponent(bad)}`, {
+        redirect: 'manual',
+      });
       assert.equal(r.status, 400, bad);
       assert.equal(r.headers.getSetCookie().length, 0);
     }
@@ -115,7 +164,10 @@ describe('signing in through the platform\'s identity service (OpenID Connect)',
     const { callbackUrl } = await signIn(browser, 'ann@acme.example');
     const noCookie = await fetch(callbackUrl, { redirect: 'manual' });
     assert.equal(noCookie.status, 400);
-    const wrong = await fetch(callbackUrl, { headers: { cookie: '__Host-dashboard_login=somethingelse' }, redirect: 'manual' });
+    const wrong = await fetch(callbackUrl, {
+      headers: { cookie: '__Host-dashboard_login=somethingelse' },
+      redirect: 'manual',
+    });
     assert.equal(wrong.status, 400);
     // The login is still usable by the browser that started it.
     assert.equal((await browser.request(callbackUrl)).status, 200);
@@ -125,6 +177,9 @@ describe('signing in through the platform\'s identity service (OpenID Connect)',
     const state = new URL(denied.headers.get('location')!).searchParams.get('state')!;
     const refused = await browser.request(`${s.url}/api/v1/auth/platform/callback?error=access_denied&state=${state}`);
     assert.equal(refused.status, 401);
-    assert.equal((await s.request('GET', `/api/v1/auth/platform?tenant=${encodeURIComponent('Not A Slug')}`)).status, 400);
+    assert.equal(
+      (await s.request('GET', `/api/v1/auth/platform?tenant=${encodeURIComponent('Not A Slug')}`)).status,
+      400,
+    );
   });
 });

@@ -28,12 +28,22 @@ describe('signing in with GitHub and Google (local stand-ins speaking their docu
       DASHBOARD_GOOGLE_CLIENT_ID: google.clientId,
       DASHBOARD_GOOGLE_CLIENT_SECRET: google.clientSecret,
       DASHBOARD_GOOGLE_ISSUER: google.url,
-      DASHBOARD_OIDC_PROVIDERS: JSON.stringify([{ id: 'gone', issuer: 'http://127.0.0.1:1/', clientId: 'c', clientSecret: 'TOPSECRET' }]),
+      DASHBOARD_OIDC_PROVIDERS: JSON.stringify([
+        { id: 'gone', issuer: 'http://127.0.0.1:1/', clientId: 'c', clientSecret: 'TOPSECRET' },
+      ]),
     });
     await s.createTenant('acme');
     await s.createTenant('globex');
-    for (const [tenant, email] of [['acme', 'gina@acme.example'], ['acme', 'gus@acme.example'], ['globex', 'gina@acme.example']]) {
-      assert.equal((await s.cli(['users', 'create', '--tenant', tenant!, '--email', email!, '--name', 'G', '--role', 'viewer'])).code, 0);
+    for (const [tenant, email] of [
+      ['acme', 'gina@acme.example'],
+      ['acme', 'gus@acme.example'],
+      ['globex', 'gina@acme.example'],
+    ]) {
+      assert.equal(
+        (await s.cli(['users', 'create', '--tenant', tenant!, '--email', email!, '--name', 'G', '--role', 'viewer']))
+          .code,
+        0,
+      );
     }
   });
   after(async () => {
@@ -44,7 +54,10 @@ describe('signing in with GitHub and Google (local stand-ins speaking their docu
 
   test('the providers list names both', async () => {
     const r = await s.request('GET', '/api/v1/auth/providers');
-    assert.deepEqual(r.body.providers.map((p: any) => p.id), ['github', 'google', 'gone']);
+    assert.deepEqual(
+      r.body.providers.map((p: any) => p.id),
+      ['github', 'google', 'gone'],
+    );
   });
 
   test('an OpenID issuer that cannot be reached answers 503 UNAVAILABLE, without its secret', async () => {
@@ -74,7 +87,9 @@ describe('signing in with GitHub and Google (local stand-ins speaking their docu
     github.person = { ...github.person, email: 'gina@new.example' };
     const again = await login(s, 'github', '?tenant=acme');
     assert.equal(again.status, 200);
-    const me2 = await s.request('GET', '/api/v1/auth/me', { headers: { authorization: `Bearer ${((await again.json()) as any).accessToken}` } });
+    const me2 = await s.request('GET', '/api/v1/auth/me', {
+      headers: { authorization: `Bearer ${((await again.json()) as any).accessToken}` },
+    });
     assert.equal(me2.body.id, me.body.id);
   });
 

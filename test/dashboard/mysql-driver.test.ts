@@ -20,7 +20,10 @@ const settings = (over: Partial<ConnectionSettings> = {}): ConnectionSettings =>
 });
 
 async function running(fragment: string): Promise<number> {
-  const [rows] = await admin.query(`SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND = 'Execute' AND INFO LIKE ? AND ID <> CONNECTION_ID()`, [`%${fragment}%`]);
+  const [rows] = await admin.query(
+    `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND = 'Execute' AND INFO LIKE ? AND ID <> CONNECTION_ID()`,
+    [`%${fragment}%`],
+  );
   return Number((rows as { n: number }[])[0]!.n);
 }
 
@@ -86,7 +89,10 @@ describe('mysql driver (MariaDB)', () => {
     const pool = driver.open(settings());
     try {
       const r = await pool.run({ sql: 'SELECT seq FROM seq_1_to_1000000', values: [], maxRows: 5 });
-      assert.deepEqual(r.rows.map((x) => x.seq), ['1', '2', '3', '4', '5']);
+      assert.deepEqual(
+        r.rows.map((x) => x.seq),
+        ['1', '2', '3', '4', '5'],
+      );
       assert.equal(r.truncated, true);
       await until(async () => (await running('seq_1_to_1000000')) === 0);
       const exact = await pool.run({ sql: 'SELECT seq FROM seq_1_to_5', values: [], maxRows: 5 });
@@ -99,7 +105,13 @@ describe('mysql driver (MariaDB)', () => {
   it('binds values as a prepared statement, repeated names included', async () => {
     const pool = driver.open(settings());
     try {
-      const r = await executeQuery(pool, { type: 'mysql', readOnly: false, query: 'SELECT name FROM things WHERE name = :n OR id = :id OR id = :id + 10', parameters: { n: "x' OR '1'='1", id: 2 }, maxRows: 10 });
+      const r = await executeQuery(pool, {
+        type: 'mysql',
+        readOnly: false,
+        query: 'SELECT name FROM things WHERE name = :n OR id = :id OR id = :id + 10',
+        parameters: { n: "x' OR '1'='1", id: 2 },
+        maxRows: 10,
+      });
       assert.deepEqual(r.rows, [{ name: 'second' }]);
     } finally {
       await pool.close();
@@ -109,7 +121,10 @@ describe('mysql driver (MariaDB)', () => {
   it('the server refuses two statements even when the text check is bypassed', async () => {
     const pool = driver.open(settings());
     try {
-      await assert.rejects(pool.run({ sql: 'DELETE FROM things; SELECT 1', values: [], maxRows: 10 }), (e: DataSourceError) => e.kind === 'query');
+      await assert.rejects(
+        pool.run({ sql: 'DELETE FROM things; SELECT 1', values: [], maxRows: 10 }),
+        (e: DataSourceError) => e.kind === 'query',
+      );
       const [rows] = await admin.query('SELECT COUNT(*) AS n FROM things');
       assert.equal(Number((rows as { n: number }[])[0]!.n), 2);
     } finally {
@@ -120,13 +135,24 @@ describe('mysql driver (MariaDB)', () => {
   it('a read-only source refuses writes, DDL and temporary tables, and rolls back', async () => {
     const pool = driver.open(settings({ readOnly: true }));
     try {
-      for (const sql of ['DELETE FROM things', 'UPDATE things SET name = "x"', 'CREATE TABLE t2 (a INT)', 'CREATE TEMPORARY TABLE t3 (a INT)', 'SELECT * FROM things FOR UPDATE']) {
+      for (const sql of [
+        'DELETE FROM things',
+        'UPDATE things SET name = "x"',
+        'CREATE TABLE t2 (a INT)',
+        'CREATE TEMPORARY TABLE t3 (a INT)',
+        'SELECT * FROM things FOR UPDATE',
+      ]) {
         await assert.rejects(pool.run({ sql, values: [], maxRows: 10 }), DataSourceError, sql);
       }
-      await assert.rejects(executeQuery(pool, { type: 'mysql', readOnly: true, query: 'DELETE FROM things', parameters: {}, maxRows: 10 }), /read-only/);
+      await assert.rejects(
+        executeQuery(pool, { type: 'mysql', readOnly: true, query: 'DELETE FROM things', parameters: {}, maxRows: 10 }),
+        /read-only/,
+      );
       const [rows] = await admin.query('SELECT COUNT(*) AS n FROM things');
       assert.equal(Number((rows as { n: number }[])[0]!.n), 2);
-      const [tables] = await admin.query("SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't2'");
+      const [tables] = await admin.query(
+        "SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't2'",
+      );
       assert.equal(Number((tables as { n: number }[])[0]!.n), 0);
     } finally {
       await pool.close();
@@ -139,7 +165,11 @@ describe('mysql driver (MariaDB)', () => {
       await pool.run({ sql: 'SET @leak = 42', values: [], maxRows: 1 });
       await pool.run({ sql: 'SET SESSION max_statement_time = 0', values: [], maxRows: 1 });
       await pool.run({ sql: "SELECT GET_LOCK('dsq_lock', 0)", values: [], maxRows: 1 });
-      const r = await pool.run({ sql: "SELECT @leak AS v, @@max_statement_time AS t, IS_USED_LOCK('dsq_lock') AS l, @@time_zone AS tz", values: [], maxRows: 1 });
+      const r = await pool.run({
+        sql: "SELECT @leak AS v, @@max_statement_time AS t, IS_USED_LOCK('dsq_lock') AS l, @@time_zone AS tz",
+        values: [],
+        maxRows: 1,
+      });
       assert.deepEqual(r.rows[0], { v: null, t: 7, l: null, tz: '+00:00' });
     } finally {
       await pool.close();
@@ -149,7 +179,10 @@ describe('mysql driver (MariaDB)', () => {
   it('cancels a query in the database when the timeout passes', async () => {
     const pool = driver.open(settings({ queryTimeoutSeconds: 1 }));
     try {
-      await assert.rejects(pool.run({ sql: 'SELECT SLEEP(30) AS timeout_probe', values: [], maxRows: 1 }), (e: DataSourceError) => e.kind === 'timeout' || e.kind === 'cancelled');
+      await assert.rejects(
+        pool.run({ sql: 'SELECT SLEEP(30) AS timeout_probe', values: [], maxRows: 1 }),
+        (e: DataSourceError) => e.kind === 'timeout' || e.kind === 'cancelled',
+      );
       // The server sends the error before its thread leaves 'Execute' in the process list; a query not stopped would stay 30 s.
       await until(async () => (await running('timeout_probe')) === 0);
     } finally {
@@ -174,11 +207,17 @@ describe('mysql driver (MariaDB)', () => {
   it('tests a connection and says why one fails without the URL or password', async () => {
     await driver.test(settings());
     const nowhere = 'mysql://someone:s3cret-pw@127.0.0.1:1/nothing';
-    await assert.rejects(driver.test(settings({ url: nowhere })), (e: DataSourceError) => e.kind === 'connect' && !e.message.includes('s3cret-pw') && !e.message.includes(nowhere));
+    await assert.rejects(
+      driver.test(settings({ url: nowhere })),
+      (e: DataSourceError) => e.kind === 'connect' && !e.message.includes('s3cret-pw') && !e.message.includes(nowhere),
+    );
     const wrong = new URL(db.url);
     wrong.username = 'nobody_here';
     wrong.password = 'hunter2hunter2';
-    await assert.rejects(driver.test(settings({ url: wrong.toString() })), (e: DataSourceError) => e.kind === 'connect' && /denied/i.test(e.message) && !e.message.includes('hunter2'));
+    await assert.rejects(
+      driver.test(settings({ url: wrong.toString() })),
+      (e: DataSourceError) => e.kind === 'connect' && /denied/i.test(e.message) && !e.message.includes('hunter2'),
+    );
   });
 
   it('browses tables and views of the current database with a filter and columns', async () => {
@@ -190,9 +229,18 @@ describe('mysql driver (MariaDB)', () => {
         { schema: db.name, name: 'things', type: 'table' },
       ]);
       const filtered = await pool.schema({ filter: 'thing', columns: true });
-      assert.deepEqual(filtered.map((t) => t.name), ['thing_names', 'things']);
-      assert.deepEqual(filtered[1]!.columns!.find((c) => c.name === 'price'), { name: 'price', type: 'DECIMAL', nullable: true, precision: 10, scale: 2 });
-      assert.deepEqual(filtered[1]!.columns!.find((c) => c.name === 'name'), { name: 'name', type: 'VARCHAR', nullable: false, length: 20 });
+      assert.deepEqual(
+        filtered.map((t) => t.name),
+        ['thing_names', 'things'],
+      );
+      assert.deepEqual(
+        filtered[1]!.columns!.find((c) => c.name === 'price'),
+        { name: 'price', type: 'DECIMAL', nullable: true, precision: 10, scale: 2 },
+      );
+      assert.deepEqual(
+        filtered[1]!.columns!.find((c) => c.name === 'name'),
+        { name: 'name', type: 'VARCHAR', nullable: false, length: 20 },
+      );
     } finally {
       await pool.close();
     }

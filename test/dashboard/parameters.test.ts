@@ -17,7 +17,10 @@ describe('named parameters, PostgreSQL', () => {
     assert.deepEqual(pg('SELECT :a, :b, :a', { a: 1, b: 2 }), { sql: 'SELECT $1, $2, $1', values: [1, 2] });
   });
   it('leaves ::casts alone, also right after a parameter', () => {
-    assert.deepEqual(pg('SELECT :a::text, x::int, :b :: int', { a: 1, b: 2 }), { sql: 'SELECT $1::text, x::int, $2 :: int', values: [1, 2] });
+    assert.deepEqual(pg('SELECT :a::text, x::int, :b :: int', { a: 1, b: 2 }), {
+      sql: 'SELECT $1::text, x::int, $2 :: int',
+      values: [1, 2],
+    });
   });
   it('leaves :a::text alone when a parameter is named like the type', () => {
     assert.deepEqual(pg('SELECT :a::text', { a: 1 }), { sql: 'SELECT $1::text', values: [1] });
@@ -33,16 +36,25 @@ describe('named parameters, PostgreSQL', () => {
     assert.deepEqual(pg("SELECT 'C:\\', :b", { b: 1 }), { sql: "SELECT 'C:\\', $1", values: [1] });
   });
   it('skips dollar-quoted bodies, tagged or not', () => {
-    assert.deepEqual(pg('SELECT $$ :a $$, $fn$ :a ; $$ $fn$, :b', { b: 1 }), { sql: 'SELECT $$ :a $$, $fn$ :a ; $$ $fn$, $1', values: [1] });
+    assert.deepEqual(pg('SELECT $$ :a $$, $fn$ :a ; $$ $fn$, :b', { b: 1 }), {
+      sql: 'SELECT $$ :a $$, $fn$ :a ; $$ $fn$, $1',
+      values: [1],
+    });
   });
   it('skips quoted identifiers', () => {
     assert.deepEqual(pg('SELECT "col:a", "x"":b", :c', { c: 1 }), { sql: 'SELECT "col:a", "x"":b", $1', values: [1] });
   });
   it('skips line comments and nested block comments', () => {
-    assert.deepEqual(pg('SELECT :a -- :b\n, /* :c /* :d */ :e */ 1', { a: 1 }), { sql: 'SELECT $1 -- :b\n, /* :c /* :d */ :e */ 1', values: [1] });
+    assert.deepEqual(pg('SELECT :a -- :b\n, /* :c /* :d */ :e */ 1', { a: 1 }), {
+      sql: 'SELECT $1 -- :b\n, /* :c /* :d */ :e */ 1',
+      values: [1],
+    });
   });
   it('leaves := and array slices alone', () => {
-    assert.deepEqual(pg('SELECT arr[1:n], arr[lo:hi], f(x := 1), :p', { p: 1 }), { sql: 'SELECT arr[1:n], arr[lo:hi], f(x := 1), $1', values: [1] });
+    assert.deepEqual(pg('SELECT arr[1:n], arr[lo:hi], f(x := 1), :p', { p: 1 }), {
+      sql: 'SELECT arr[1:n], arr[lo:hi], f(x := 1), $1',
+      values: [1],
+    });
   });
   it('reads @name only when it is a supplied parameter', () => {
     assert.deepEqual(pg('SELECT @x, @ -5, @y', { x: 1 }), { sql: 'SELECT $1, @ -5, @y', values: [1] });
@@ -55,7 +67,10 @@ describe('named parameters, PostgreSQL', () => {
     assert.deepEqual(pg('SELECT a$1 FROM t'), { sql: 'SELECT a$1 FROM t', values: [] });
   });
   it('names every missing parameter', () => {
-    assert.throws(() => pg('SELECT :a, :b, :a', {}), (e: Error) => e instanceof ParameterError && /missing "a", "b"/.test(e.message));
+    assert.throws(
+      () => pg('SELECT :a, :b, :a', {}),
+      (e: Error) => e instanceof ParameterError && /missing "a", "b"/.test(e.message),
+    );
   });
   it('names every unused parameter, including one only in a comment or literal', () => {
     assert.throws(() => pg("SELECT ':a' -- :b", { a: 1, b: 2 }), /"a", "b" not used/);
@@ -73,13 +88,19 @@ describe('named parameters, MySQL', () => {
     assert.deepEqual(my('SELECT :a, :b, :a', { a: 1, b: 2 }), { sql: 'SELECT ?, ?, ?', values: [1, 2, 1] });
   });
   it('skips backticks, both quote kinds with backslash escapes, and # comments', () => {
-    assert.deepEqual(my("SELECT `a:b`, 'x\\' :c', \"y\\\" :d\", :e # :f\n", { e: 1 }), { sql: "SELECT `a:b`, 'x\\' :c', \"y\\\" :d\", ? # :f\n", values: [1] });
+    assert.deepEqual(my('SELECT `a:b`, \'x\\\' :c\', "y\\" :d", :e # :f\n', { e: 1 }), {
+      sql: 'SELECT `a:b`, \'x\\\' :c\', "y\\" :d", ? # :f\n',
+      values: [1],
+    });
   });
   it('reads --x as two minus signs and -- x as a comment', () => {
     assert.deepEqual(my('SELECT 1 --:a\n, 2 -- :b\n', { a: 3 }), { sql: 'SELECT 1 --?\n, 2 -- :b\n', values: [3] });
   });
   it('leaves user variables, := and @@system variables alone', () => {
-    assert.deepEqual(my('SELECT @v := 1, @@version, @@session.time_zone, @w, @p', { p: 1 }), { sql: 'SELECT @v := 1, @@version, @@session.time_zone, @w, ?', values: [1] });
+    assert.deepEqual(my('SELECT @v := 1, @@version, @@session.time_zone, @w, @p', { p: 1 }), {
+      sql: 'SELECT @v := 1, @@version, @@session.time_zone, @w, ?',
+      values: [1],
+    });
   });
   it('does not read @@name as a parameter even when a parameter has that name', () => {
     assert.throws(() => my('SELECT @@version', { version: 1 }), /"version" not used/);
@@ -99,8 +120,22 @@ describe('named parameters, MySQL', () => {
 describe('one statement', () => {
   const ok = ['SELECT 1', 'SELECT 1;', 'SELECT 1 ;  -- done\n', "SELECT ';'", 'SELECT $$;$$', 'SELECT 1 /* ; */'];
   for (const sql of ok) it(`accepts ${JSON.stringify(sql)}`, () => checkStatement(sql, 'postgres'));
-  const bad = ['SELECT 1; SELECT 2', 'COMMIT; DELETE FROM t', ';', '', '  -- nothing', '; SELECT 1', 'SELECT 1;;', "SELECT 1; 'x'", 'BEGIN', 'commit', 'ROLLBACK', 'START TRANSACTION'];
-  for (const sql of bad) it(`refuses ${JSON.stringify(sql)}`, () => assert.throws(() => checkStatement(sql, 'postgres'), StatementError));
+  const bad = [
+    'SELECT 1; SELECT 2',
+    'COMMIT; DELETE FROM t',
+    ';',
+    '',
+    '  -- nothing',
+    '; SELECT 1',
+    'SELECT 1;;',
+    "SELECT 1; 'x'",
+    'BEGIN',
+    'commit',
+    'ROLLBACK',
+    'START TRANSACTION',
+  ];
+  for (const sql of bad)
+    it(`refuses ${JSON.stringify(sql)}`, () => assert.throws(() => checkStatement(sql, 'postgres'), StatementError));
   it('reads MySQL quoting when splitting', () => {
     checkStatement('SELECT "a;b", `c;d`', 'mysql');
     assert.throws(() => checkStatement('SELECT 1; # x\nSELECT 2', 'mysql'), StatementError);
@@ -116,11 +151,12 @@ describe('read-only pre-check', () => {
     'VALUES (1)',
     'EXPLAIN SELECT 1',
     'SHOW tables',
-    "SELECT 'DELETE FROM t', \"update\" FROM t",
+    'SELECT \'DELETE FROM t\', "update" FROM t',
     'SELECT updated_at, deleted FROM t',
     "SELECT replace(name, 'a', 'b'), truncate(1.5, 0) FROM t",
   ];
-  for (const sql of reads) it(`lets ${JSON.stringify(sql)} through`, () => assert.equal(readOnlyViolation(sql, 'postgres'), undefined));
+  for (const sql of reads)
+    it(`lets ${JSON.stringify(sql)} through`, () => assert.equal(readOnlyViolation(sql, 'postgres'), undefined));
   const writes: [string, RegExp][] = [
     ['DELETE FROM t', /DELETE/],
     ['insert into t values (1)', /INSERT/],
@@ -137,5 +173,6 @@ describe('read-only pre-check', () => {
     ['SET search_path = x', /SET/],
     ['CALL p()', /CALL/],
   ];
-  for (const [sql, why] of writes) it(`stops ${JSON.stringify(sql)}`, () => assert.match(readOnlyViolation(sql, 'postgres') ?? '', why));
+  for (const [sql, why] of writes)
+    it(`stops ${JSON.stringify(sql)}`, () => assert.match(readOnlyViolation(sql, 'postgres') ?? '', why));
 });

@@ -23,7 +23,10 @@ const settings = (over: Partial<ConnectionSettings> = {}): ConnectionSettings =>
 });
 
 async function activeLike(fragment: string): Promise<number> {
-  const r = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`, [`%${fragment}%`]);
+  const r = await admin.query(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`,
+    [`%${fragment}%`],
+  );
   return r.rows[0].n;
 }
 
@@ -84,7 +87,12 @@ describe('postgres driver', () => {
       assert.deepEqual(col('price'), { name: 'price', type: 'numeric', nullable: true, precision: 10, scale: 2 });
       assert.deepEqual(col('name'), { name: 'name', type: 'character varying', nullable: false, length: 20 });
       assert.deepEqual(col('code'), { name: 'code', type: 'character', nullable: true, length: 3 });
-      assert.deepEqual(col('local'), { name: 'local', type: 'timestamp without time zone', nullable: true, precision: 3 });
+      assert.deepEqual(col('local'), {
+        name: 'local',
+        type: 'timestamp without time zone',
+        nullable: true,
+        precision: 3,
+      });
       assert.deepEqual(col('tags'), { name: 'tags', type: 'integer[]', nullable: true });
       const computed = await pool.run({ sql: 'SELECT 1 + 1 AS two', values: [], maxRows: 10 });
       assert.deepEqual(computed.columns, [{ name: 'two', type: 'integer', nullable: true }]);
@@ -97,7 +105,10 @@ describe('postgres driver', () => {
     const pool = driver.open(settings());
     try {
       const r = await pool.run({ sql: 'SELECT g FROM generate_series(1, 100000) g', values: [], maxRows: 5 });
-      assert.deepEqual(r.rows.map((x) => x.g), [1, 2, 3, 4, 5]);
+      assert.deepEqual(
+        r.rows.map((x) => x.g),
+        [1, 2, 3, 4, 5],
+      );
       assert.equal(r.truncated, true);
       const exact = await pool.run({ sql: 'SELECT g FROM generate_series(1, 5) g', values: [], maxRows: 5 });
       assert.equal(exact.truncated, false);
@@ -110,7 +121,13 @@ describe('postgres driver', () => {
   it('binds values and never splices them', async () => {
     const pool = driver.open(settings());
     try {
-      const r = await executeQuery(pool, { type: 'postgres', readOnly: false, query: 'SELECT name FROM things WHERE name = :n OR id = @id', parameters: { n: "x' OR '1'='1", id: 2 }, maxRows: 10 });
+      const r = await executeQuery(pool, {
+        type: 'postgres',
+        readOnly: false,
+        query: 'SELECT name FROM things WHERE name = :n OR id = @id',
+        parameters: { n: "x' OR '1'='1", id: 2 },
+        maxRows: 10,
+      });
       assert.deepEqual(r.rows, [{ name: 'second' }]);
       assert.equal(typeof r.executionTimeMs, 'number');
     } finally {
@@ -121,7 +138,10 @@ describe('postgres driver', () => {
   it('the server refuses two statements even when the text check is bypassed', async () => {
     const pool = driver.open(settings());
     try {
-      await assert.rejects(pool.run({ sql: 'DELETE FROM things; SELECT 1', values: [], maxRows: 10 }), (e: DataSourceError) => e.kind === 'query' && /multiple commands/.test(e.message));
+      await assert.rejects(
+        pool.run({ sql: 'DELETE FROM things; SELECT 1', values: [], maxRows: 10 }),
+        (e: DataSourceError) => e.kind === 'query' && /multiple commands/.test(e.message),
+      );
       assert.equal((await admin.query('SELECT count(*)::int AS n FROM things')).rows[0].n, 2);
     } finally {
       await pool.close();
@@ -131,16 +151,43 @@ describe('postgres driver', () => {
   it('a read-only source runs in a read-only transaction that is rolled back', async () => {
     const pool = driver.open(settings({ readOnly: true }));
     try {
-      for (const sql of ['DELETE FROM things', 'WITH d AS (DELETE FROM things RETURNING *) SELECT * FROM d', 'SELECT * INTO copy FROM things', 'SELECT * FROM things FOR UPDATE', "SELECT nextval('x')"]) {
+      for (const sql of [
+        'DELETE FROM things',
+        'WITH d AS (DELETE FROM things RETURNING *) SELECT * FROM d',
+        'SELECT * INTO copy FROM things',
+        'SELECT * FROM things FOR UPDATE',
+        "SELECT nextval('x')",
+      ]) {
         await assert.rejects(pool.run({ sql, values: [], maxRows: 10 }), DataSourceError, sql);
       }
       await assert.rejects(
-        executeQuery(pool, { type: 'postgres', readOnly: true, query: 'COMMIT; DELETE FROM things', parameters: {}, maxRows: 10 }),
+        executeQuery(pool, {
+          type: 'postgres',
+          readOnly: true,
+          query: 'COMMIT; DELETE FROM things',
+          parameters: {},
+          maxRows: 10,
+        }),
         StatementError,
       );
-      await assert.rejects(executeQuery(pool, { type: 'postgres', readOnly: true, query: 'DELETE FROM things', parameters: {}, maxRows: 10 }), /read-only/);
+      await assert.rejects(
+        executeQuery(pool, {
+          type: 'postgres',
+          readOnly: true,
+          query: 'DELETE FROM things',
+          parameters: {},
+          maxRows: 10,
+        }),
+        /read-only/,
+      );
       assert.equal((await admin.query('SELECT count(*)::int AS n FROM things')).rows[0].n, 2);
-      const ok = await executeQuery(pool, { type: 'postgres', readOnly: true, query: 'SELECT count(*) AS n FROM things', parameters: {}, maxRows: 10 });
+      const ok = await executeQuery(pool, {
+        type: 'postgres',
+        readOnly: true,
+        query: 'SELECT count(*) AS n FROM things',
+        parameters: {},
+        maxRows: 10,
+      });
       assert.deepEqual(ok.rows, [{ n: '2' }]);
     } finally {
       await pool.close();
@@ -151,15 +198,24 @@ describe('postgres driver', () => {
     const pool = driver.open(settings({ maxConnections: 1, readOnly: true }));
     try {
       await pool.run({ sql: 'SELECT pg_advisory_lock(4242)', values: [], maxRows: 1 });
-      const locks = await admin.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242`);
+      const locks = await admin.query(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242`,
+      );
       assert.equal(locks.rows[0].n, 0);
       const writable = driver.open(settings({ maxConnections: 1, queryTimeoutSeconds: 7 }));
       try {
         await writable.run({ sql: 'SET statement_timeout = 0', values: [], maxRows: 1 });
         await writable.run({ sql: 'SET search_path = nowhere', values: [], maxRows: 1 });
-        const r = await writable.run({ sql: 'SELECT current_setting($1) AS t, current_setting($2) AS p', values: ['statement_timeout', 'search_path'], maxRows: 1 });
+        const r = await writable.run({
+          sql: 'SELECT current_setting($1) AS t, current_setting($2) AS p',
+          values: ['statement_timeout', 'search_path'],
+          maxRows: 1,
+        });
         assert.deepEqual(r.rows[0], { t: '7s', p: '"$user", public' });
-        await assert.rejects(writable.run({ sql: 'SELECT 1/0', values: [], maxRows: 1 }), (e: DataSourceError) => e.kind === 'query' && /division by zero/.test(e.message));
+        await assert.rejects(
+          writable.run({ sql: 'SELECT 1/0', values: [], maxRows: 1 }),
+          (e: DataSourceError) => e.kind === 'query' && /division by zero/.test(e.message),
+        );
         assert.deepEqual((await writable.run({ sql: 'SELECT 1 AS one', values: [], maxRows: 1 })).rows, [{ one: 1 }]);
       } finally {
         await writable.close();
@@ -172,7 +228,10 @@ describe('postgres driver', () => {
   it('cancels a query in the database when the timeout passes', async () => {
     const pool = driver.open(settings({ queryTimeoutSeconds: 1 }));
     try {
-      await assert.rejects(pool.run({ sql: 'SELECT pg_sleep(30) AS timeout_probe', values: [], maxRows: 1 }), (e: DataSourceError) => e.kind === 'timeout');
+      await assert.rejects(
+        pool.run({ sql: 'SELECT pg_sleep(30) AS timeout_probe', values: [], maxRows: 1 }),
+        (e: DataSourceError) => e.kind === 'timeout',
+      );
       assert.equal(await activeLike('timeout_probe'), 0);
       assert.deepEqual((await pool.run({ sql: 'SELECT 2 AS two', values: [], maxRows: 1 })).rows, [{ two: 2 }]);
     } finally {
@@ -184,7 +243,12 @@ describe('postgres driver', () => {
     const pool = driver.open(settings());
     try {
       const abort = new AbortController();
-      const running = pool.run({ sql: 'SELECT pg_sleep(30) AS abort_probe', values: [], maxRows: 1, signal: abort.signal });
+      const running = pool.run({
+        sql: 'SELECT pg_sleep(30) AS abort_probe',
+        values: [],
+        maxRows: 1,
+        signal: abort.signal,
+      });
       await until(async () => (await activeLike('abort_probe')) === 1);
       abort.abort();
       await assert.rejects(running, (e: DataSourceError) => e.kind === 'cancelled');
@@ -197,16 +261,31 @@ describe('postgres driver', () => {
   it('tests a connection without caching it, and says why one fails without the URL or password', async () => {
     await driver.test(settings());
     const nowhere = 'postgres://someone:s3cret-pw@127.0.0.1:1/nothing';
-    await assert.rejects(driver.test(settings({ url: nowhere })), (e: DataSourceError) => e.kind === 'connect' && /ECONNREFUSED/.test(e.message) && !e.message.includes('s3cret-pw') && !e.message.includes(nowhere));
+    await assert.rejects(
+      driver.test(settings({ url: nowhere })),
+      (e: DataSourceError) =>
+        e.kind === 'connect' &&
+        /ECONNREFUSED/.test(e.message) &&
+        !e.message.includes('s3cret-pw') &&
+        !e.message.includes(nowhere),
+    );
     const missing = new URL(db.url);
     missing.pathname = '/no_such_database_here';
     missing.password = 'hunter2hunter2';
-    await assert.rejects(driver.test(settings({ url: missing.toString() })), (e: DataSourceError) => e.kind === 'connect' && /does not exist/.test(e.message) && !e.message.includes('hunter2'));
+    await assert.rejects(
+      driver.test(settings({ url: missing.toString() })),
+      (e: DataSourceError) =>
+        e.kind === 'connect' && /does not exist/.test(e.message) && !e.message.includes('hunter2'),
+    );
   });
 
   it('refuses link-local and metadata addresses before connecting', async () => {
     for (const host of ['169.254.169.254', '[fe80::1]', '0.0.0.0', '[::ffff:169.254.169.254]']) {
-      await assert.rejects(driver.test(settings({ url: `postgres://u:p@${host}:5432/db` })), (e: DataSourceError) => e.kind === 'network', host);
+      await assert.rejects(
+        driver.test(settings({ url: `postgres://u:p@${host}:5432/db` })),
+        (e: DataSourceError) => e.kind === 'network',
+        host,
+      );
     }
     const narrow = postgresDriver(networkPolicy(DEFAULT_DENIED_NETWORKS, ['10.0.0.0/8']));
     await assert.rejects(narrow.test(settings()), (e: DataSourceError) => e.kind === 'network');
@@ -222,13 +301,22 @@ describe('postgres driver', () => {
         { schema: 'public', name: 'things', type: 'table' },
       ]);
       const filtered = await pool.schema({ filter: 'THING', columns: true });
-      assert.deepEqual(filtered.map((t) => t.name), ['thing_names', 'things']);
+      assert.deepEqual(
+        filtered.map((t) => t.name),
+        ['thing_names', 'things'],
+      );
       assert.deepEqual(filtered[0]!.columns, [
         { name: 'id', type: 'integer', nullable: true },
         { name: 'name', type: 'character varying', nullable: true, length: 20 },
       ]);
-      assert.deepEqual(filtered[1]!.columns!.find((c) => c.name === 'price'), { name: 'price', type: 'numeric', nullable: true, precision: 10, scale: 2 });
-      assert.deepEqual((await pool.schema({ filter: 'oth*', columns: false })).map((t) => t.name), ['other_stuff']);
+      assert.deepEqual(
+        filtered[1]!.columns!.find((c) => c.name === 'price'),
+        { name: 'price', type: 'numeric', nullable: true, precision: 10, scale: 2 },
+      );
+      assert.deepEqual(
+        (await pool.schema({ filter: 'oth*', columns: false })).map((t) => t.name),
+        ['other_stuff'],
+      );
       assert.deepEqual(await pool.schema({ schema: 'no_such_schema', columns: false }), []);
     } finally {
       await pool.close();

@@ -25,7 +25,9 @@ async function dropReadOnlyRoles(databaseUrl: string): Promise<void> {
   const c = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await c.connect();
   try {
-    const { rows } = await c.query<{ rolname: string }>(`SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)`, [prefix]);
+    const { rows } = await c.query<{ rolname: string }>(`SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)`, [
+      prefix,
+    ]);
     for (const r of rows) await c.query(`DROP ROLE ${c.escapeIdentifier(r.rolname)}`);
   } finally {
     await c.end();
@@ -36,8 +38,15 @@ async function dropReadOnlyRoles(databaseUrl: string): Promise<void> {
 async function migrateIngestAndAudit(url: string): Promise<void> {
   const data = tempDir('prov-migrate-');
   try {
-    for (const [service, migrations] of [['ingest', INGEST_MIGRATIONS], ['audit', AUDIT_MIGRATIONS]] as const) {
-      const db = await openServiceDatabase(service, { databaseUrl: url, serviceDatabaseUrl: undefined, dataDir: data.path }, { migrations });
+    for (const [service, migrations] of [
+      ['ingest', INGEST_MIGRATIONS],
+      ['audit', AUDIT_MIGRATIONS],
+    ] as const) {
+      const db = await openServiceDatabase(
+        service,
+        { databaseUrl: url, serviceDatabaseUrl: undefined, dataDir: data.path },
+        { migrations },
+      );
       await db.close();
     }
   } finally {
@@ -64,7 +73,11 @@ describe('provisioning: platform data on the first run, files at start, the prov
     const url = ingest.database.url;
     const data = tempDir('prov-audit-');
     dirs.push(data);
-    const audit = await openServiceDatabase('audit', { databaseUrl: url, serviceDatabaseUrl: undefined, dataDir: data.path }, { migrations: AUDIT_MIGRATIONS });
+    const audit = await openServiceDatabase(
+      'audit',
+      { databaseUrl: url, serviceDatabaseUrl: undefined, dataDir: data.path },
+      { migrations: AUDIT_MIGRATIONS },
+    );
     await audit.close();
     s = await startDashboard('prov', { DATABASE_URL: url, DASHBOARD_DATABASE_URL: url });
     sql = ingest.sql;
@@ -80,7 +93,9 @@ describe('provisioning: platform data on the first run, files at start, the prov
   const provisionCli = (args: string[], config = s.config) => {
     const out: string[] = [];
     const err: string[] = [];
-    return dashboardCommand(['provision', ...args], config, { out: (l) => out.push(l), err: (l) => err.push(l) }).then((code) => ({ code, out, err }));
+    return dashboardCommand(['provision', ...args], config, { out: (l) => out.push(l), err: (l) => err.push(l) }).then(
+      (code) => ({ code, out, err }),
+    );
   };
   const run = async (dataSourceId: number, query: string) => {
     const r = await s.request('POST', '/api/v1/query', { as: owner, body: { dataSourceId, query } });
@@ -93,26 +108,66 @@ describe('provisioning: platform data on the first run, files at start, the prov
     assert.ok(item, `dashboard ${slug} exists`);
     return (await s.request('GET', `/api/v1/dashboards/${item.id}`, { as: owner })).body;
   };
-  const counts = async () => (await sql.query(`SELECT (SELECT count(*) FROM dashboard.data_sources)::int AS ds, (SELECT count(*) FROM dashboard.dashboards)::int AS d,
-    (SELECT count(*) FROM dashboard.dashboard_versions)::int AS v, (SELECT count(*) FROM dashboard.audit_log)::int AS a`)).rows[0];
+  const counts = async () =>
+    (
+      await sql.query(`SELECT (SELECT count(*) FROM dashboard.data_sources)::int AS ds, (SELECT count(*) FROM dashboard.dashboards)::int AS d,
+    (SELECT count(*) FROM dashboard.dashboard_versions)::int AS v, (SELECT count(*) FROM dashboard.audit_log)::int AS a`)
+    ).rows[0];
 
   test('the first run adds read-only data sources over ingest and audit and starter dashboards whose queries return rows', async () => {
-    const setup = await s.request('POST', '/api/v1/setup', { body: { tenantName: 'Acme', tenantSlug: 'acme', email: ownerEmail, name: 'Olga' } });
+    const setup = await s.request('POST', '/api/v1/setup', {
+      body: { tenantName: 'Acme', tenantSlug: 'acme', email: ownerEmail, name: 'Olga' },
+    });
     assert.equal(setup.status, 201);
     owner = { headers: { authorization: `Bearer ${(await s.token('acme', ownerEmail)).accessToken}` } };
 
-    const sources = (await s.request('GET', '/api/v1/datasources', { as: owner })).body.dataSources as { id: number; slug: string; readOnly: boolean }[];
+    const sources = (await s.request('GET', '/api/v1/datasources', { as: owner })).body.dataSources as {
+      id: number;
+      slug: string;
+      readOnly: boolean;
+    }[];
     assert.deepEqual(sources.map((x) => x.slug).sort(), ['platform-audits', 'platform-events']);
-    assert.ok(sources.every((x) => x.readOnly), 'platform sources are read-only');
+    assert.ok(
+      sources.every((x) => x.readOnly),
+      'platform sources are read-only',
+    );
     // They connect as roles that may read only their tables, not as the platform's own database user.
     const byslug = new Map(sources.map((x) => [x.slug, x.id]));
     for (const [slug, allowed, refused] of [
-      ['platform-events', 'SELECT count(*) FROM ingest.events', ['SELECT count(*) FROM ingest.api_keys', 'SELECT count(*) FROM dashboard.users', 'SELECT count(*) FROM audit.jobs']],
-      ['platform-audits', 'SELECT count(*) FROM audit.jobs', ['SELECT count(*) FROM audit.api_keys', 'SELECT count(*) FROM dashboard.data_sources', 'SELECT count(*) FROM ingest.events']],
+      [
+        'platform-events',
+        'SELECT count(*) FROM ingest.events',
+        [
+          'SELECT count(*) FROM ingest.api_keys',
+          'SELECT count(*) FROM dashboard.users',
+          'SELECT count(*) FROM audit.jobs',
+        ],
+      ],
+      [
+        'platform-audits',
+        'SELECT count(*) FROM audit.jobs',
+        [
+          'SELECT count(*) FROM audit.api_keys',
+          'SELECT count(*) FROM dashboard.data_sources',
+          'SELECT count(*) FROM ingest.events',
+        ],
+      ],
     ] as const) {
-      assert.equal((await s.request('POST', '/api/v1/query', { as: owner, body: { dataSourceId: byslug.get(slug), query: allowed } })).status, 200, `${slug}: ${allowed}`);
+      assert.equal(
+        (
+          await s.request('POST', '/api/v1/query', {
+            as: owner,
+            body: { dataSourceId: byslug.get(slug), query: allowed },
+          })
+        ).status,
+        200,
+        `${slug}: ${allowed}`,
+      );
       for (const q of refused) {
-        const r = await s.request('POST', '/api/v1/query', { as: owner, body: { dataSourceId: byslug.get(slug), query: q } });
+        const r = await s.request('POST', '/api/v1/query', {
+          as: owner,
+          body: { dataSourceId: byslug.get(slug), query: q },
+        });
         assert.equal(r.status, 400, `${slug}: ${q}`);
         assert.match(r.body.error.message, /permission denied/, `${slug}: ${q}`);
       }
@@ -125,14 +180,49 @@ describe('provisioning: platform data on the first run, files at start, the prov
     const now = new Date().toISOString();
     const events = [
       ...Array.from({ length: 3 }, () => makeEvent(projectId, { 'event.type': 'page.view', 'event.timestamp': now })),
-      makeEvent(projectId, { 'event.type': 'error', 'event.timestamp': now, 'error.type': 'TypeError', 'error.message': 'x is undefined' }),
-      makeEvent(projectId, { 'event.type': 'api.response', 'event.timestamp': now, 'api.method': 'GET', 'api.path': '/api/slow', 'api.status_code': 200, 'api.duration_ms': 900 }),
-      makeEvent(projectId, { 'event.type': 'api.response', 'event.timestamp': now, 'api.method': 'GET', 'api.path': '/api/slow', 'api.status_code': 200, 'api.duration_ms': 700 }),
-      makeEvent(projectId, { 'event.type': 'api.response', 'event.timestamp': now, 'api.method': 'POST', 'api.path': '/api/fast', 'api.status_code': 201, 'api.duration_ms': 20 }),
+      makeEvent(projectId, {
+        'event.type': 'error',
+        'event.timestamp': now,
+        'error.type': 'TypeError',
+        'error.message': 'x is undefined',
+      }),
+      makeEvent(projectId, {
+        'event.type': 'api.response',
+        'event.timestamp': now,
+        'api.method': 'GET',
+        'api.path': '/api/slow',
+        'api.status_code': 200,
+        'api.duration_ms': 900,
+      }),
+      makeEvent(projectId, {
+        'event.type': 'api.response',
+        'event.timestamp': now,
+        'api.method': 'GET',
+        'api.path': '/api/slow',
+        'api.status_code': 200,
+        'api.duration_ms': 700,
+      }),
+      makeEvent(projectId, {
+        'event.type': 'api.response',
+        'event.timestamp': now,
+        'api.method': 'POST',
+        'api.path': '/api/fast',
+        'api.status_code': 201,
+        'api.duration_ms': 20,
+      }),
     ];
-    const posted = await ingest.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key, 'content-type': 'application/json' }, payload: JSON.stringify({ events }) });
+    const posted = await ingest.app.inject({
+      method: 'POST',
+      url: '/v1/events',
+      headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
+      payload: JSON.stringify({ events }),
+    });
     assert.equal(posted.statusCode, 202, posted.body);
-    for (const [site, score, daysAgo] of [['https://shop.example', 80, 1], ['https://shop.example', 90, 0], ['https://blog.example', 65, 0]] as const) {
+    for (const [site, score, daysAgo] of [
+      ['https://shop.example', 80, 1],
+      ['https://shop.example', 90, 0],
+      ['https://blog.example', 65, 0],
+    ] as const) {
       await sql.query(
         `INSERT INTO audit.jobs (id, owner, url, config, status, result, created_at, started_at, finished_at)
          VALUES ($1, 'key:test', $2, '{}', 'completed', $3, now() - make_interval(days => $4), now() - make_interval(days => $4), now() - make_interval(days => $4))`,
@@ -149,18 +239,50 @@ describe('provisioning: platform data on the first run, files at start, the prov
       assert.ok(result.rowCount > 0, `widget ${w.id} returns rows`);
       byId.set(w.id, result);
     }
-    assert.deepEqual(byId.get('per-type')!.rows.find((r) => r.event_type === 'page.view'), { event_type: 'page.view', events: 3 });
-    assert.deepEqual(byId.get('per-day')!.rows.map(({ day: _d, ...counts }) => counts), [{ total: 7, pages: 3, interactions: 0, api: 3, errors: 1 }]);
-    assert.deepEqual(byId.get('errors')!.rows.map((r) => [r.error_type, r.message]), [['TypeError', 'x is undefined']]);
+    assert.deepEqual(
+      byId.get('per-type')!.rows.find((r) => r.event_type === 'page.view'),
+      { event_type: 'page.view', events: 3 },
+    );
+    assert.deepEqual(
+      byId.get('per-day')!.rows.map(({ day: _d, ...counts }) => counts),
+      [{ total: 7, pages: 3, interactions: 0, api: 3, errors: 1 }],
+    );
+    assert.deepEqual(
+      byId.get('errors')!.rows.map((r) => [r.error_type, r.message]),
+      [['TypeError', 'x is undefined']],
+    );
     const slow = byId.get('slow-paths')!.rows;
-    assert.deepEqual(slow.map((r) => [r.method, r.path, r.requests, r.avg_ms, r.max_ms]), [['GET', '/api/slow', 2, 800, 900], ['POST', '/api/fast', 1, 20, 20]]);
+    assert.deepEqual(
+      slow.map((r) => [r.method, r.path, r.requests, r.avg_ms, r.max_ms]),
+      [
+        ['GET', '/api/slow', 2, 800, 900],
+        ['POST', '/api/fast', 1, 20, 20],
+      ],
+    );
     const scores = byId.get('scores')!.rows;
-    assert.deepEqual(scores.map((r) => [r.site, r.score]).sort(), [['blog.example', 65], ['shop.example', 80], ['shop.example', 90]]);
-    assert.deepEqual(byId.get('trend')!.rows.map((r) => r.score), [80, 77.5], 'yesterday 80; today (90 + 65) / 2');
-    assert.deepEqual(byId.get('latest')!.rows.map((r) => [r.site, r.score]), [['blog.example', 65], ['shop.example', 90]]);
+    assert.deepEqual(scores.map((r) => [r.site, r.score]).sort(), [
+      ['blog.example', 65],
+      ['shop.example', 80],
+      ['shop.example', 90],
+    ]);
+    assert.deepEqual(
+      byId.get('trend')!.rows.map((r) => r.score),
+      [80, 77.5],
+      'yesterday 80; today (90 + 65) / 2',
+    );
+    assert.deepEqual(
+      byId.get('latest')!.rows.map((r) => [r.site, r.score]),
+      [
+        ['blog.example', 65],
+        ['shop.example', 90],
+      ],
+    );
 
     // Read-only: the platform source refuses a write even from an editor of SQL.
-    const write = await s.request('POST', '/api/v1/query', { as: owner, body: { dataSourceId: eventsBoard.definition.widgets[0].dataSourceId, query: 'DELETE FROM ingest.events' } });
+    const write = await s.request('POST', '/api/v1/query', {
+      as: owner,
+      body: { dataSourceId: eventsBoard.definition.widgets[0].dataSourceId, query: 'DELETE FROM ingest.events' },
+    });
     assert.equal(write.status, 400);
     assert.equal(Number((await sql.query('SELECT count(*) FROM ingest.events')).rows[0].count), 7);
   });
@@ -170,8 +292,10 @@ describe('provisioning: platform data on the first run, files at start, the prov
     const first = await provisionCli([]);
     assert.equal(first.code, 0, first.err.join('\n'));
     assert.deepEqual(first.out.sort(), [
-      'dashboard platform-audits (platform, acme): unchanged', 'dashboard platform-events (platform, acme): unchanged',
-      'data source platform-audits (platform, acme): unchanged', 'data source platform-events (platform, acme): unchanged',
+      'dashboard platform-audits (platform, acme): unchanged',
+      'dashboard platform-events (platform, acme): unchanged',
+      'data source platform-audits (platform, acme): unchanged',
+      'data source platform-events (platform, acme): unchanged',
     ]);
     const json = await provisionCli(['--json']);
     assert.equal(json.code, 0);
@@ -189,14 +313,23 @@ describe('provisioning: platform data on the first run, files at start, the prov
 
     const help = await provisionCli(['--help']);
     assert.equal(help.code, 0);
-    assert.match(help.out.join('\n'), /usage: platform dashboard provision \[--tenant SLUG\] \[--dir DIR\] \[--no-platform\] \[--json\]/);
+    assert.match(
+      help.out.join('\n'),
+      /usage: platform dashboard provision \[--tenant SLUG\] \[--dir DIR\] \[--no-platform\] \[--json\]/,
+    );
     const unknown = await provisionCli(['--tenant', 'nobody']);
     assert.equal(unknown.code, 1);
     assert.deepEqual(unknown.err, ['platform dashboard provision: --tenant: no tenant "nobody"']);
   });
 
   test('on embedded storage the platform data is not available, and the command says why', async () => {
-    const parts = platformParts({ databaseUrl: undefined, ingestDatabaseUrl: undefined, auditDatabaseUrl: undefined, platformIngestUrl: undefined, platformAuditUrl: undefined });
+    const parts = platformParts({
+      databaseUrl: undefined,
+      ingestDatabaseUrl: undefined,
+      auditDatabaseUrl: undefined,
+      platformIngestUrl: undefined,
+      platformAuditUrl: undefined,
+    });
     assert.equal(parts.events.url, undefined);
     assert.match(parts.events.reason!, /embedded storage/);
     // The dashboard on PostgreSQL, ingest and audit embedded: nothing to point a data source at.
@@ -204,7 +337,10 @@ describe('provisioning: platform data on the first run, files at start, the prov
     const r = await provisionCli([], config);
     assert.equal(r.code, 1);
     assert.equal(r.err.length, 1);
-    assert.match(r.err[0]!, /^platform dashboard provision: the platform data is not available: platform-events: the ingest service keeps its data in embedded storage/);
+    assert.match(
+      r.err[0]!,
+      /^platform dashboard provision: the platform data is not available: platform-events: the ingest service keeps its data in embedded storage/,
+    );
   });
 
   const folder = (files: Record<string, string>) => {
@@ -247,20 +383,32 @@ dashboards:
     process.env.PROVTEST_WAREHOUSE_URL = ingest.database.url;
     const dir = folder({
       '10-warehouse.yaml': warehouseYaml('Sales'),
-      '20-extra.json': JSON.stringify({ dashboards: [{ slug: 'from-json', title: 'From JSON', definition: { layout: { type: 'grid', columns: 12, rowHeight: 30 }, widgets: [] } }] }),
+      '20-extra.json': JSON.stringify({
+        dashboards: [
+          {
+            slug: 'from-json',
+            title: 'From JSON',
+            definition: { layout: { type: 'grid', columns: 12, rowHeight: 30 }, widgets: [] },
+          },
+        ],
+      }),
       'README.md': 'not a provisioning file: ignored',
     });
     await startWith(dir);
     const sales = await dashboardBySlug('sales');
     assert.equal(sales.title, 'Sales');
     assert.equal(sales.version, 1);
-    const ds = (await s.request('GET', '/api/v1/datasources', { as: owner })).body.dataSources.find((x: { slug: string }) => x.slug === 'warehouse');
+    const ds = (await s.request('GET', '/api/v1/datasources', { as: owner })).body.dataSources.find(
+      (x: { slug: string }) => x.slug === 'warehouse',
+    );
     assert.equal(ds.queryTimeoutSeconds, 10);
     assert.equal(ds.readOnly, true, 'read-only unless the file says otherwise');
     const detail = (await s.request('GET', `/api/v1/datasources/${ds.id}`, { as: owner })).body;
     assert.equal(detail.hasConnectionUrl, true);
     assert.equal(detail.connectionUrlEnv, null);
-    const stored = (await sql.query(`SELECT connection_url_sealed AS s FROM dashboard.data_sources WHERE id = $1`, [ds.id])).rows[0].s as string;
+    const stored = (
+      await sql.query(`SELECT connection_url_sealed AS s FROM dashboard.data_sources WHERE id = $1`, [ds.id])
+    ).rows[0].s as string;
     assert.ok(!stored.includes(ingest.database.url) && !stored.includes('postgres'), 'sealed, not in clear');
     assert.deepEqual(sales.definition.dataSources, [{ id: ds.id }], 'the slug became the id');
     const count = await run(ds.id, sales.definition.widgets[0].query);
@@ -284,22 +432,64 @@ dashboards:
   test('a bad file stops the start with one line naming the file and the field; nothing of it is applied', async () => {
     const layout = '{type: grid, columns: 12, rowHeight: 30}';
     const cases: [string, string, RegExp][] = [
-      ['broken.yaml', 'dashboards: [unclosed', /^provisioning file broken\.yaml: is not valid YAML \(line \d+, column \d+\)/],
-      ['typo.yaml', `dashboards:\n  - slug: a\n    title: A\n    colour: red\n    definition: {layout: ${layout}, widgets: []}\n`, /^provisioning file typo\.yaml: dashboards\[0\]\.colour: unknown field$/],
-      ['size.yaml', `dashboards:\n  - slug: a\n    title: A\n    definition:\n      layout: ${layout}\n      widgets: [{id: w, type: bar, position: {x: 0, y: 0, w: 0, h: 2}}]\n`, /^provisioning file size\.yaml: dashboards\[0\]\.definition\.widgets\[0\]\.position\.w: must be >= 1$/],
-      ['wide.yaml', `dashboards:\n  - slug: a\n    title: A\n    definition:\n      layout: ${layout}\n      widgets: [{id: w, type: bar, position: {x: 8, y: 0, w: 6, h: 2}}]\n`, /^provisioning file wide\.yaml: dashboards\[0\]: definition\.widgets\[0\]\.position: x \+ w \(14\) exceeds the layout's 12 columns$/],
-      ['missing-env.yaml', 'dataSources:\n  - {slug: w, name: W, type: postgres, connectionUrl: "postgres://ro:${PROVTEST_NOT_SET}@db/x"}\n', /^provisioning file missing-env\.yaml: dataSources\[0\]\.connectionUrl: environment variable PROVTEST_NOT_SET is not set$/],
-      ['scheme.json', JSON.stringify({ dataSources: [{ slug: 'w', name: 'W', type: 'mysql', connectionUrl: 'postgres://db/x' }] }), /^provisioning file scheme\.json: dataSources\[0\]\.connectionUrl: must start with mysql:\/\/ or mariadb:\/\/ for a mysql data source$/],
-      ['ref.yaml', `dashboards:\n  - slug: a\n    title: A\n    definition:\n      layout: ${layout}\n      widgets: [{id: w, type: table, position: {x: 0, y: 0, w: 2, h: 2}, dataSource: nowhere, query: SELECT 1}]\n`, /^provisioning file ref\.yaml: dashboards\[0\]\.definition\.widgets\[0\]\.dataSource: no data source "nowhere" in the tenant or the file$/],
-      ['tenant.yaml', 'tenant: nobody\ndashboards: []\n', /^provisioning file tenant\.yaml: tenant: no tenant "nobody"$/],
+      [
+        'broken.yaml',
+        'dashboards: [unclosed',
+        /^provisioning file broken\.yaml: is not valid YAML \(line \d+, column \d+\)/,
+      ],
+      [
+        'typo.yaml',
+        `dashboards:\n  - slug: a\n    title: A\n    colour: red\n    definition: {layout: ${layout}, widgets: []}\n`,
+        /^provisioning file typo\.yaml: dashboards\[0\]\.colour: unknown field$/,
+      ],
+      [
+        'size.yaml',
+        `dashboards:\n  - slug: a\n    title: A\n    definition:\n      layout: ${layout}\n      widgets: [{id: w, type: bar, position: {x: 0, y: 0, w: 0, h: 2}}]\n`,
+        /^provisioning file size\.yaml: dashboards\[0\]\.definition\.widgets\[0\]\.position\.w: must be >= 1$/,
+      ],
+      [
+        'wide.yaml',
+        `dashboards:\n  - slug: a\n    title: A\n    definition:\n      layout: ${layout}\n      widgets: [{id: w, type: bar, position: {x: 8, y: 0, w: 6, h: 2}}]\n`,
+        /^provisioning file wide\.yaml: dashboards\[0\]: definition\.widgets\[0\]\.position: x \+ w \(14\) exceeds the layout's 12 columns$/,
+      ],
+      [
+        'missing-env.yaml',
+        'dataSources:\n  - {slug: w, name: W, type: postgres, connectionUrl: "postgres://ro:${PROVTEST_NOT_SET}@db/x"}\n',
+        /^provisioning file missing-env\.yaml: dataSources\[0\]\.connectionUrl: environment variable PROVTEST_NOT_SET is not set$/,
+      ],
+      [
+        'scheme.json',
+        JSON.stringify({ dataSources: [{ slug: 'w', name: 'W', type: 'mysql', connectionUrl: 'postgres://db/x' }] }),
+        /^provisioning file scheme\.json: dataSources\[0\]\.connectionUrl: must start with mysql:\/\/ or mariadb:\/\/ for a mysql data source$/,
+      ],
+      [
+        'ref.yaml',
+        `dashboards:\n  - slug: a\n    title: A\n    definition:\n      layout: ${layout}\n      widgets: [{id: w, type: table, position: {x: 0, y: 0, w: 2, h: 2}, dataSource: nowhere, query: SELECT 1}]\n`,
+        /^provisioning file ref\.yaml: dashboards\[0\]\.definition\.widgets\[0\]\.dataSource: no data source "nowhere" in the tenant or the file$/,
+      ],
+      [
+        'tenant.yaml',
+        'tenant: nobody\ndashboards: []\n',
+        /^provisioning file tenant\.yaml: tenant: no tenant "nobody"$/,
+      ],
       ['not-json.json', '{"dashboards": [', /^provisioning file not-json\.json: is not valid JSON/],
-      ['list.yaml', '- just a list\n', /^provisioning file list\.yaml: must be an object with `dataSources` and\/or `dashboards`$/],
+      [
+        'list.yaml',
+        '- just a list\n',
+        /^provisioning file list\.yaml: must be an object with `dataSources` and\/or `dashboards`$/,
+      ],
     ];
     const before = await counts();
     for (const [name, text, expected] of cases) {
       // A good file beside the bad one: the start applies neither (files are read and checked before anything is written).
-      const dir = folder({ '00-good.yaml': `tenant: acme\ndashboards:\n  - {slug: good-${name.replace(/\W/g, '')}, title: Good, definition: {layout: ${layout}, widgets: []}}\n`, [name]: text });
-      const err = await startWith(dir).then(() => undefined, (e: unknown) => e);
+      const dir = folder({
+        '00-good.yaml': `tenant: acme\ndashboards:\n  - {slug: good-${name.replace(/\W/g, '')}, title: Good, definition: {layout: ${layout}, widgets: []}}\n`,
+        [name]: text,
+      });
+      const err = await startWith(dir).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(err instanceof StartupError, `${name}: a StartupError, got ${String(err)}`);
       assert.match(err.message, expected, name);
       assert.ok(!err.message.includes('\n'), `${name}: one line`);
@@ -316,12 +506,22 @@ describe('provisioning on the other first runs', () => {
   test('DASHBOARD_BOOTSTRAP_OWNER: the first tenant gets the platform data at the start that makes it', async () => {
     const db = await freshPostgres('provboot');
     await migrateIngestAndAudit(db.url);
-    const s = await startDashboard('provboot', { DATABASE_URL: db.url, DASHBOARD_DATABASE_URL: db.url, DASHBOARD_BOOTSTRAP_OWNER: 'boss@corp.example' });
+    const s = await startDashboard('provboot', {
+      DATABASE_URL: db.url,
+      DASHBOARD_DATABASE_URL: db.url,
+      DASHBOARD_BOOTSTRAP_OWNER: 'boss@corp.example',
+    });
     try {
-      const boss = { headers: { authorization: `Bearer ${(await s.token('default', 'boss@corp.example')).accessToken}` } };
-      const sources = (await s.request('GET', '/api/v1/datasources', { as: boss })).body.dataSources.map((x: { slug: string }) => x.slug).sort();
+      const boss = {
+        headers: { authorization: `Bearer ${(await s.token('default', 'boss@corp.example')).accessToken}` },
+      };
+      const sources = (await s.request('GET', '/api/v1/datasources', { as: boss })).body.dataSources
+        .map((x: { slug: string }) => x.slug)
+        .sort();
       assert.deepEqual(sources, ['platform-audits', 'platform-events']);
-      const boards = (await s.request('GET', '/api/v1/dashboards?sort=title', { as: boss })).body.data.map((d: { slug: string }) => d.slug);
+      const boards = (await s.request('GET', '/api/v1/dashboards?sort=title', { as: boss })).body.data.map(
+        (d: { slug: string }) => d.slug,
+      );
       assert.deepEqual(boards, ['platform-audits', 'platform-events']);
     } finally {
       await s.close();
@@ -333,13 +533,25 @@ describe('provisioning on the other first runs', () => {
   test('DASHBOARD_BOOTSTRAP_OWNER on a fresh database: the platform data follows once ingest and audit have made their tables', async () => {
     const db = await freshPostgres('provlate');
     // As `platform start` does it: the dashboard starts (and makes the first owner) before audit and ingest migrate.
-    const s = await startDashboard('provlate', { DATABASE_URL: db.url, DASHBOARD_DATABASE_URL: db.url, DASHBOARD_BOOTSTRAP_OWNER: 'boss@corp.example' });
+    const s = await startDashboard('provlate', {
+      DATABASE_URL: db.url,
+      DASHBOARD_DATABASE_URL: db.url,
+      DASHBOARD_BOOTSTRAP_OWNER: 'boss@corp.example',
+    });
     try {
-      const boss = { headers: { authorization: `Bearer ${(await s.token('default', 'boss@corp.example')).accessToken}` } };
-      assert.deepEqual((await s.request('GET', '/api/v1/datasources', { as: boss })).body.dataSources, [], 'nothing yet: no tables to grant');
+      const boss = {
+        headers: { authorization: `Bearer ${(await s.token('default', 'boss@corp.example')).accessToken}` },
+      };
+      assert.deepEqual(
+        (await s.request('GET', '/api/v1/datasources', { as: boss })).body.dataSources,
+        [],
+        'nothing yet: no tables to grant',
+      );
       await migrateIngestAndAudit(db.url);
       await firstRunSettled(s.app);
-      const sources = (await s.request('GET', '/api/v1/datasources', { as: boss })).body.dataSources.map((x: { slug: string }) => x.slug).sort();
+      const sources = (await s.request('GET', '/api/v1/datasources', { as: boss })).body.dataSources
+        .map((x: { slug: string }) => x.slug)
+        .sort();
       assert.deepEqual(sources, ['platform-audits', 'platform-events']);
     } finally {
       await s.close();
@@ -352,7 +564,9 @@ describe('provisioning on the other first runs', () => {
     const db = await freshPostgres('provwait');
     const dir = tempDir('prov-wait-');
     process.env.DASHBOARD_DS_PROVTEST = db.url;
-    writeFileSync(join(dir.path, 'ops.yml'), `dataSources:
+    writeFileSync(
+      join(dir.path, 'ops.yml'),
+      `dataSources:
   - {slug: ops, name: Operations, type: postgres, connectionUrlEnv: DASHBOARD_DS_PROVTEST}
 dashboards:
   - slug: ops
@@ -360,25 +574,47 @@ dashboards:
     definition:
       layout: {type: grid, columns: 12, rowHeight: 30}
       widgets: [{id: one, type: stat, position: {x: 0, y: 0, w: 3, h: 3}, dataSource: ops, query: SELECT 1 AS one}]
-`);
-    const s = await startDashboard('provwait', { DATABASE_URL: db.url, DASHBOARD_DATABASE_URL: db.url, DASHBOARD_PLATFORM_DATA: 'false', DASHBOARD_PROVISIONING_DIR: dir.path });
+`,
+    );
+    const s = await startDashboard('provwait', {
+      DATABASE_URL: db.url,
+      DASHBOARD_DATABASE_URL: db.url,
+      DASHBOARD_PLATFORM_DATA: 'false',
+      DASHBOARD_PROVISIONING_DIR: dir.path,
+    });
     try {
       const pg0 = new pg.Client({ connectionString: db.url });
       await pg0.connect();
-      assert.equal((await pg0.query('SELECT count(*)::int AS n FROM dashboard.dashboards')).rows[0].n, 0, 'no tenant yet: the file waits');
+      assert.equal(
+        (await pg0.query('SELECT count(*)::int AS n FROM dashboard.dashboards')).rows[0].n,
+        0,
+        'no tenant yet: the file waits',
+      );
       await pg0.end();
-      const setup = await s.request('POST', '/api/v1/setup', { body: { tenantName: 'Corp', tenantSlug: 'corp', email: 'ann@corp.example', name: 'Ann' } });
+      const setup = await s.request('POST', '/api/v1/setup', {
+        body: { tenantName: 'Corp', tenantSlug: 'corp', email: 'ann@corp.example', name: 'Ann' },
+      });
       assert.equal(setup.status, 201);
       const ann = { headers: { authorization: `Bearer ${(await s.token('corp', 'ann@corp.example')).accessToken}` } };
       const sources = (await s.request('GET', '/api/v1/datasources', { as: ann })).body.dataSources;
-      assert.deepEqual(sources.map((x: { slug: string }) => x.slug), ['ops'], 'the file\'s source, no platform data');
+      assert.deepEqual(
+        sources.map((x: { slug: string }) => x.slug),
+        ['ops'],
+        "the file's source, no platform data",
+      );
       const detail = (await s.request('GET', `/api/v1/datasources/${sources[0].id}`, { as: ann })).body;
       assert.equal(detail.connectionUrlEnv, 'DASHBOARD_DS_PROVTEST');
       assert.equal(detail.hasConnectionUrl, false, 'named, not stored');
       const list = (await s.request('GET', '/api/v1/dashboards', { as: ann })).body.data;
-      assert.deepEqual(list.map((d: { slug: string }) => d.slug), ['ops']);
+      assert.deepEqual(
+        list.map((d: { slug: string }) => d.slug),
+        ['ops'],
+      );
       const board = (await s.request('GET', `/api/v1/dashboards/${list[0].id}`, { as: ann })).body;
-      const r = await s.request('POST', '/api/v1/query', { as: ann, body: { dataSourceId: board.definition.widgets[0].dataSourceId, query: board.definition.widgets[0].query } });
+      const r = await s.request('POST', '/api/v1/query', {
+        as: ann,
+        body: { dataSourceId: board.definition.widgets[0].dataSourceId, query: board.definition.widgets[0].query },
+      });
       assert.deepEqual(r.body.rows, [{ one: 1 }]);
     } finally {
       await s.close();

@@ -14,7 +14,10 @@ let stranger: SignedIn;
 let sourceId: number;
 
 async function running(fragment: string): Promise<number> {
-  const [rows] = await targetAdmin.query(`SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND IN ('Execute', 'Query') AND INFO LIKE ? AND ID <> CONNECTION_ID()`, [`%${fragment}%`]);
+  const [rows] = await targetAdmin.query(
+    `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND IN ('Execute', 'Query') AND INFO LIKE ? AND ID <> CONNECTION_ID()`,
+    [`%${fragment}%`],
+  );
   return Number((rows as { n: number }[])[0]!.n);
 }
 
@@ -30,7 +33,10 @@ before(async () => {
   editor = await s.signIn({ tenant: 'acme', role: 'editor' });
   viewer = await s.signIn({ tenant: 'acme', role: 'viewer' });
   stranger = await s.signIn({ tenant: 'globex', role: 'owner' });
-  const r = await s.request('POST', '/api/v1/datasources', { as: admin, body: { name: 'Shop', slug: 'shop', type: 'mysql', connectionUrl: target.url, queryTimeoutSeconds: 1 } });
+  const r = await s.request('POST', '/api/v1/datasources', {
+    as: admin,
+    body: { name: 'Shop', slug: 'shop', type: 'mysql', connectionUrl: target.url, queryTimeoutSeconds: 1 },
+  });
   assert.equal(r.status, 201, JSON.stringify(r.body));
   sourceId = r.body.id;
 });
@@ -43,7 +49,10 @@ after(async () => {
 
 describe('queries on a MySQL (MariaDB) data source', () => {
   test('the data source query route answers MySQL column descriptors and values', async () => {
-    const r = await s.request('POST', `/api/v1/datasources/${sourceId}/query`, { as: editor, body: { query: 'SELECT * FROM products WHERE price > @min ORDER BY id', parameters: { min: 0.6 } } });
+    const r = await s.request('POST', `/api/v1/datasources/${sourceId}/query`, {
+      as: editor,
+      body: { query: 'SELECT * FROM products WHERE price > @min ORDER BY id', parameters: { min: 0.6 } },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.deepEqual(r.body.columns, [
       { name: 'id', type: 'INT', nullable: false },
@@ -58,35 +67,61 @@ describe('queries on a MySQL (MariaDB) data source', () => {
   });
 
   test('POST /query answers column names (Document 1) for editors, never for viewers', async () => {
-    const r = await s.request('POST', '/api/v1/query', { as: editor, body: { dataSourceId: sourceId, query: 'SELECT name FROM products WHERE id = :id', params: { id: 1 } } });
+    const r = await s.request('POST', '/api/v1/query', {
+      as: editor,
+      body: { dataSourceId: sourceId, query: 'SELECT name FROM products WHERE id = :id', params: { id: 1 } },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.deepEqual(r.body.columns, ['name']);
     assert.deepEqual(r.body.rows, [{ name: 'apple' }]);
     assert.equal(r.body.rowCount, 1);
     assert.equal(typeof r.body.executionTimeMs, 'number');
-    const v = await s.request('POST', '/api/v1/query', { as: viewer, body: { dataSourceId: sourceId, query: 'SELECT 1' } });
+    const v = await s.request('POST', '/api/v1/query', {
+      as: viewer,
+      body: { dataSourceId: sourceId, query: 'SELECT 1' },
+    });
     assert.equal(v.status, 403);
-    for (const body of [{ query: 'SELECT 1' }, { dataSourceId: 'x', query: 'SELECT 1' }, { dataSourceId: sourceId }, { dataSourceId: sourceId, query: 'SELECT 1', params: [] }, { dataSourceId: sourceId, query: 'SELECT 1', maxRows: 10001 }]) {
+    for (const body of [
+      { query: 'SELECT 1' },
+      { dataSourceId: 'x', query: 'SELECT 1' },
+      { dataSourceId: sourceId },
+      { dataSourceId: sourceId, query: 'SELECT 1', params: [] },
+      { dataSourceId: sourceId, query: 'SELECT 1', maxRows: 10001 },
+    ]) {
       const bad = await s.request('POST', '/api/v1/query', { as: editor, body });
       assert.equal(bad.status, 400, JSON.stringify(body));
       assert.equal(bad.body.error.code, 'VALIDATION_ERROR');
     }
-    assert.equal((await s.request('POST', '/api/v1/query', { as: editor, body: { dataSourceId: 999999, query: 'SELECT 1' } })).status, 404);
+    assert.equal(
+      (await s.request('POST', '/api/v1/query', { as: editor, body: { dataSourceId: 999999, query: 'SELECT 1' } }))
+        .status,
+      404,
+    );
   });
 
   test('SLEEP past the timeout is killed in the server: 408 and gone from the process list', async () => {
-    const r = await s.request('POST', '/api/v1/query', { as: editor, body: { dataSourceId: sourceId, query: 'SELECT SLEEP(20) AS mysql_route_probe' } });
+    const r = await s.request('POST', '/api/v1/query', {
+      as: editor,
+      body: { dataSourceId: sourceId, query: 'SELECT SLEEP(20) AS mysql_route_probe' },
+    });
     assert.equal(r.status, 408);
     assert.equal(r.body.error.code, 'REQUEST_TIMEOUT');
     // MariaDB sends the error before the thread leaves the process list; a query not killed would stay there 20 s.
-    for (let i = 0; i < 200 && (await running('mysql_route_probe')) > 0; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await running('mysql_route_probe')) > 0; i++)
+      await new Promise((r) => setTimeout(r, 25));
     assert.equal(await running('mysql_route_probe'), 0);
   });
 
   test('a read-only MySQL source refuses writes before and inside the database', async () => {
-    const multi = await s.request('POST', '/api/v1/query', { as: editor, body: { dataSourceId: sourceId, query: 'COMMIT; DELETE FROM products' } });
+    const multi = await s.request('POST', '/api/v1/query', {
+      as: editor,
+      body: { dataSourceId: sourceId, query: 'COMMIT; DELETE FROM products' },
+    });
     assert.equal(multi.status, 400);
-    const del = await s.request('POST', '/api/v1/query', { as: editor, body: { dataSourceId: sourceId, query: 'DELETE FROM products' } });
+    const del = await s.request('POST', '/api/v1/query', {
+      as: editor,
+      body: { dataSourceId: sourceId, query: 'DELETE FROM products' },
+    });
     assert.equal(del.status, 400);
     assert.match(del.body.error.message, /read-only/);
     const [rows] = await targetAdmin.query('SELECT COUNT(*) AS n FROM products');
@@ -96,7 +131,10 @@ describe('queries on a MySQL (MariaDB) data source', () => {
   test('schema of a MySQL source defaults to its current database', async () => {
     const r = await s.request('GET', `/api/v1/datasources/${sourceId}/schema?columns=true`, { as: editor });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.tables.map((t: { schema: string; name: string }) => [t.schema, t.name]), [[target.name, 'products']]);
+    assert.deepEqual(
+      r.body.tables.map((t: { schema: string; name: string }) => [t.schema, t.name]),
+      [[target.name, 'products']],
+    );
     assert.equal(r.body.tables[0].columns.length, 4);
   });
 });
@@ -105,9 +143,26 @@ describe('saved queries', () => {
   let savedId: number;
 
   test('an editor saves a query; create answers the saved query', async () => {
-    const r = await s.request('POST', '/api/v1/queries', { as: editor, body: { name: 'Cheaper than', description: 'products under a price', dataSourceId: sourceId, query: 'SELECT name FROM products WHERE price < :max ORDER BY id' } });
+    const r = await s.request('POST', '/api/v1/queries', {
+      as: editor,
+      body: {
+        name: 'Cheaper than',
+        description: 'products under a price',
+        dataSourceId: sourceId,
+        query: 'SELECT name FROM products WHERE price < :max ORDER BY id',
+      },
+    });
     assert.equal(r.status, 201, JSON.stringify(r.body));
-    assert.deepEqual(Object.keys(r.body).sort(), ['createdAt', 'createdBy', 'dataSourceId', 'description', 'id', 'name', 'query', 'updatedAt']);
+    assert.deepEqual(Object.keys(r.body).sort(), [
+      'createdAt',
+      'createdBy',
+      'dataSourceId',
+      'description',
+      'id',
+      'name',
+      'query',
+      'updatedAt',
+    ]);
     assert.equal(r.body.createdBy, editor.userId);
     savedId = r.body.id;
   });
@@ -115,7 +170,10 @@ describe('saved queries', () => {
   test('a viewer lists and runs saved queries with parameters', async () => {
     const list = await s.request('GET', '/api/v1/queries', { as: viewer });
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.items.map((q: { id: number }) => q.id), [savedId]);
+    assert.deepEqual(
+      list.body.items.map((q: { id: number }) => q.id),
+      [savedId],
+    );
     assert.equal(list.body.next, null);
     const run = await s.request('POST', `/api/v1/queries/${savedId}/run`, { as: viewer, body: { params: { max: 1 } } });
     assert.equal(run.status, 200, JSON.stringify(run.body));
@@ -130,12 +188,23 @@ describe('saved queries', () => {
     assert.match(missing.body.error.message, /missing "max"/);
     const none = await s.request('POST', `/api/v1/queries/${savedId}/run`, { as: viewer });
     assert.equal(none.status, 400);
-    const unused = await s.request('POST', `/api/v1/queries/${savedId}/run`, { as: viewer, body: { params: { max: 1, min: 0 } } });
+    const unused = await s.request('POST', `/api/v1/queries/${savedId}/run`, {
+      as: viewer,
+      body: { params: { max: 1, min: 0 } },
+    });
     assert.match(unused.body.error.message, /"min" not used/);
-    const injected = await s.request('POST', `/api/v1/queries/${savedId}/run`, { as: viewer, body: { params: { max: '1 OR 1=1' } } });
+    const injected = await s.request('POST', `/api/v1/queries/${savedId}/run`, {
+      as: viewer,
+      body: { params: { max: '1 OR 1=1' } },
+    });
     assert.equal(injected.status, 200);
     assert.ok(injected.body.rowCount <= 3);
-    for (const body of [{ params: { max: [1] } }, { params: 'x' }, { maxRows: 10001, params: { max: 1 } }, { other: 1 }]) {
+    for (const body of [
+      { params: { max: [1] } },
+      { params: 'x' },
+      { maxRows: 10001, params: { max: 1 } },
+      { other: 1 },
+    ]) {
       const bad = await s.request('POST', `/api/v1/queries/${savedId}/run`, { as: viewer, body });
       assert.equal(bad.status, 400, JSON.stringify(body));
     }
@@ -144,8 +213,15 @@ describe('saved queries', () => {
   test('every field of a saved query wrong in turn is 400; a statement list is refused at save time', async () => {
     const good = { name: 'Q', dataSourceId: sourceId, query: 'SELECT 1' };
     const cases: Record<string, unknown>[] = [
-      { name: '' }, { name: 'n'.repeat(201) }, { description: 'd'.repeat(2001) }, { dataSourceId: 0 }, { dataSourceId: 'one' },
-      { query: '' }, { query: 'SELECT 1; SELECT 2' }, { query: 'BEGIN' }, { extra: 1 },
+      { name: '' },
+      { name: 'n'.repeat(201) },
+      { description: 'd'.repeat(2001) },
+      { dataSourceId: 0 },
+      { dataSourceId: 'one' },
+      { query: '' },
+      { query: 'SELECT 1; SELECT 2' },
+      { query: 'BEGIN' },
+      { extra: 1 },
     ];
     for (const change of cases) {
       const r = await s.request('POST', '/api/v1/queries', { as: editor, body: { ...good, ...change } });
@@ -153,7 +229,10 @@ describe('saved queries', () => {
       assert.equal(r.body.error.code, 'VALIDATION_ERROR');
     }
     // Read in the source's dialect: for MySQL a ; after # or inside backticks does not end the statement.
-    const mysqlText = await s.request('POST', '/api/v1/queries', { as: editor, body: { ...good, query: 'SELECT `a;b` FROM products # last; really\n' } });
+    const mysqlText = await s.request('POST', '/api/v1/queries', {
+      as: editor,
+      body: { ...good, query: 'SELECT `a;b` FROM products # last; really\n' },
+    });
     assert.equal(mysqlText.status, 201, JSON.stringify(mysqlText.body));
     for (const k of ['name', 'dataSourceId', 'query']) {
       const body: Record<string, unknown> = { ...good };
@@ -163,37 +242,79 @@ describe('saved queries', () => {
   });
 
   test('editors change and delete saved queries; viewers may not', async () => {
-    const r = await s.request('POST', '/api/v1/queries', { as: editor, body: { name: 'Temp', dataSourceId: sourceId, query: 'SELECT 1 AS one' } });
+    const r = await s.request('POST', '/api/v1/queries', {
+      as: editor,
+      body: { name: 'Temp', dataSourceId: sourceId, query: 'SELECT 1 AS one' },
+    });
     const id = r.body.id;
     assert.equal((await s.request('PUT', `/api/v1/queries/${id}`, { as: viewer, body: { name: 'X' } })).status, 403);
     assert.equal((await s.request('DELETE', `/api/v1/queries/${id}`, { as: viewer })).status, 403);
-    assert.equal((await s.request('POST', '/api/v1/queries', { as: viewer, body: { name: 'V', dataSourceId: sourceId, query: 'SELECT 1' } })).status, 403);
-    const put = await s.request('PUT', `/api/v1/queries/${id}`, { as: editor, body: { name: 'Renamed', query: 'SELECT 2 AS two', description: null } });
+    assert.equal(
+      (
+        await s.request('POST', '/api/v1/queries', {
+          as: viewer,
+          body: { name: 'V', dataSourceId: sourceId, query: 'SELECT 1' },
+        })
+      ).status,
+      403,
+    );
+    const put = await s.request('PUT', `/api/v1/queries/${id}`, {
+      as: editor,
+      body: { name: 'Renamed', query: 'SELECT 2 AS two', description: null },
+    });
     assert.equal(put.status, 200);
     assert.equal(put.body.name, 'Renamed');
     assert.equal(put.body.query, 'SELECT 2 AS two');
     const run = await s.request('POST', `/api/v1/queries/${id}/run`, { as: viewer, body: {} });
     assert.deepEqual(run.body.rows, [{ two: 2 }]);
     assert.equal((await s.request('PUT', `/api/v1/queries/${id}`, { as: editor, body: {} })).status, 400);
-    assert.equal((await s.request('PUT', `/api/v1/queries/${id}`, { as: editor, body: { query: 'SELECT 1; DROP TABLE products' } })).status, 400);
+    assert.equal(
+      (
+        await s.request('PUT', `/api/v1/queries/${id}`, {
+          as: editor,
+          body: { query: 'SELECT 1; DROP TABLE products' },
+        })
+      ).status,
+      400,
+    );
     assert.equal((await s.request('DELETE', `/api/v1/queries/${id}`, { as: editor })).status, 204);
     assert.equal((await s.request('POST', `/api/v1/queries/${id}/run`, { as: viewer, body: {} })).status, 404);
   });
 
   test('the list pages with limit and an opaque cursor', async () => {
-    const ids = (await s.request('GET', '/api/v1/queries?limit=100', { as: viewer })).body.items.map((q: { id: number }) => q.id) as number[];
-    for (let i = 0; i < 3; i++) ids.push((await s.request('POST', '/api/v1/queries', { as: editor, body: { name: `P${i}`, dataSourceId: sourceId, query: 'SELECT 1' } })).body.id);
+    const ids = (await s.request('GET', '/api/v1/queries?limit=100', { as: viewer })).body.items.map(
+      (q: { id: number }) => q.id,
+    ) as number[];
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        (
+          await s.request('POST', '/api/v1/queries', {
+            as: editor,
+            body: { name: `P${i}`, dataSourceId: sourceId, query: 'SELECT 1' },
+          })
+        ).body.id,
+      );
     const first = await s.request('GET', '/api/v1/queries?limit=2', { as: viewer });
-    assert.deepEqual(first.body.items.map((q: { id: number }) => q.id), ids.slice(0, 2));
+    assert.deepEqual(
+      first.body.items.map((q: { id: number }) => q.id),
+      ids.slice(0, 2),
+    );
     const second = await s.request('GET', `/api/v1/queries?limit=2&cursor=${first.body.next}`, { as: viewer });
-    assert.deepEqual(second.body.items.map((q: { id: number }) => q.id), ids.slice(2, 4));
+    assert.deepEqual(
+      second.body.items.map((q: { id: number }) => q.id),
+      ids.slice(2, 4),
+    );
     const rest = await s.request('GET', `/api/v1/queries?limit=100&cursor=${second.body.next}`, { as: viewer });
-    assert.deepEqual(rest.body.items.map((q: { id: number }) => q.id), ids.slice(4));
+    assert.deepEqual(
+      rest.body.items.map((q: { id: number }) => q.id),
+      ids.slice(4),
+    );
     assert.equal(rest.body.next, null);
-    for (const q of ['limit=0', 'limit=101', 'cursor=abc', 'dataSourceId=x']) assert.equal((await s.request('GET', `/api/v1/queries?${q}`, { as: viewer })).status, 400, q);
+    for (const q of ['limit=0', 'limit=101', 'cursor=abc', 'dataSourceId=x'])
+      assert.equal((await s.request('GET', `/api/v1/queries?${q}`, { as: viewer })).status, 400, q);
   });
 
-  test('another tenant\'s saved query is 404 on every route, and its data source cannot be named', async () => {
+  test("another tenant's saved query is 404 on every route, and its data source cannot be named", async () => {
     const routes: [string, string, unknown?][] = [
       ['GET', `/api/v1/queries/${savedId}`],
       ['PUT', `/api/v1/queries/${savedId}`, { name: 'Mine' }],
@@ -207,8 +328,14 @@ describe('saved queries', () => {
     }
     const list = await s.request('GET', '/api/v1/queries', { as: stranger });
     assert.deepEqual(list.body.items, []);
-    const mine = await s.request('POST', '/api/v1/datasources', { as: stranger, body: { name: 'G', slug: 'g', type: 'mysql', connectionUrl: target.url } });
-    const moved = await s.request('PUT', `/api/v1/queries/${savedId}`, { as: editor, body: { dataSourceId: mine.body.id } });
+    const mine = await s.request('POST', '/api/v1/datasources', {
+      as: stranger,
+      body: { name: 'G', slug: 'g', type: 'mysql', connectionUrl: target.url },
+    });
+    const moved = await s.request('PUT', `/api/v1/queries/${savedId}`, {
+      as: editor,
+      body: { dataSourceId: mine.body.id },
+    });
     assert.equal(moved.status, 404);
   });
 });

@@ -21,7 +21,7 @@ describe('rate limits per tenant by plan', () => {
   });
   after(async () => s?.close());
 
-  test('a free tenant\'s 61st request in a minute is 429 RATE_LIMITED with Retry-After; headers on every answer', async () => {
+  test("a free tenant's 61st request in a minute is 429 RATE_LIMITED with Retry-After; headers on every answer", async () => {
     const a = await s.signIn({ tenant: 'small', role: 'viewer' });
     const b = await s.signIn({ tenant: 'small', role: 'editor' });
     // The window starts at the tenant's first request: its reset is a Unix time about a minute after it.
@@ -29,7 +29,10 @@ describe('rate limits per tenant by plan', () => {
     const first = await s.request('GET', '/api/v1/dashboards', { as: a });
     const t1 = Date.now() / 1000;
     const reset = Number(first.headers['x-ratelimit-reset']);
-    assert.ok(reset >= Math.floor(t0 + 60) && reset <= Math.ceil(t1 + 60) + 1, `reset ${reset} is a Unix time a minute after the first request (${t0})`);
+    assert.ok(
+      reset >= Math.floor(t0 + 60) && reset <= Math.ceil(t1 + 60) + 1,
+      `reset ${reset} is a Unix time a minute after the first request (${t0})`,
+    );
     // Two users of one tenant share its budget.
     const answers = [first, ...(await burn(s, a, 29)), ...(await burn(s, b, 30))];
     answers.forEach((r, i) => {

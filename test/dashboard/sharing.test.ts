@@ -20,25 +20,40 @@ describe('public links to dashboards', () => {
     target = await freshPostgres('dashshare');
     const c = new pg.Client({ connectionString: target.url });
     await c.connect();
-    await c.query(`CREATE TABLE sales (region text, amount int); INSERT INTO sales VALUES ('north', 5), ('south', 9), ('north', 1);`);
+    await c.query(
+      `CREATE TABLE sales (region text, amount int); INSERT INTO sales VALUES ('north', 5), ('south', 9), ('north', 1);`,
+    );
     await c.end();
     s = await startDashboard('dashshare');
     admin = await s.signIn({ tenant: 'acme', role: 'admin' });
     editor = await s.signIn({ tenant: 'acme', role: 'editor' });
     viewer = await s.signIn({ tenant: 'acme', role: 'viewer' });
     stranger = await s.signIn({ tenant: 'globex', role: 'owner' });
-    const src = await s.request('POST', '/api/v1/datasources', { as: admin, body: { name: 'Sales', slug: 'sales', type: 'postgres', connectionUrl: target.url } });
+    const src = await s.request('POST', '/api/v1/datasources', {
+      as: admin,
+      body: { name: 'Sales', slug: 'sales', type: 'postgres', connectionUrl: target.url },
+    });
     assert.equal(src.status, 201, JSON.stringify(src.body));
     sourceId = src.body.id;
     const d = await s.request('POST', '/api/v1/dashboards', {
       as: editor,
       body: {
-        slug: 'sales', title: 'Sales', description: 'By region',
+        slug: 'sales',
+        title: 'Sales',
+        description: 'By region',
         definition: {
-          layout, dataSources: [{ id: sourceId }],
+          layout,
+          dataSources: [{ id: sourceId }],
           parameters: [{ name: 'region', type: 'choice', choices: ['north', 'south'], default: 'north' }],
           widgets: [
-            { id: 'total', type: 'stat', title: 'Total', position: { x: 0, y: 0, w: 4, h: 3 }, dataSourceId: sourceId, query: 'SELECT sum(amount) AS total FROM sales WHERE region = :region' },
+            {
+              id: 'total',
+              type: 'stat',
+              title: 'Total',
+              position: { x: 0, y: 0, w: 4, h: 3 },
+              dataSourceId: sourceId,
+              query: 'SELECT sum(amount) AS total FROM sales WHERE region = :region',
+            },
             { id: 'note', type: 'text', position: { x: 4, y: 0, w: 4, h: 3 }, options: { markdown: 'Hello' } },
           ],
         },
@@ -64,7 +79,10 @@ describe('public links to dashboards', () => {
     const again = await s.request('PUT', `/api/v1/dashboards/${dashboardId}/share`, { as: admin });
     assert.equal(again.status, 200);
     assert.equal(again.body.url, on.body.url);
-    assert.equal((await s.request('GET', `/api/v1/dashboards/${dashboardId}/share`, { as: editor })).body.url, on.body.url);
+    assert.equal(
+      (await s.request('GET', `/api/v1/dashboards/${dashboardId}/share`, { as: editor })).body.url,
+      on.body.url,
+    );
 
     assert.equal((await s.request('PUT', `/api/v1/dashboards/${dashboardId}/share`, { as: viewer })).status, 403);
     assert.equal((await s.request('GET', `/api/v1/dashboards/${dashboardId}/share`, { as: viewer })).status, 403);
@@ -76,7 +94,9 @@ describe('public links to dashboards', () => {
     const token = tokenOf(on.body.url);
     const c = new pg.Client({ connectionString: s.database.url });
     await c.connect();
-    const stored = await c.query('SELECT token_hash, token_sealed FROM dashboard.dashboard_shares').finally(() => c.end());
+    const stored = await c
+      .query('SELECT token_hash, token_sealed FROM dashboard.dashboard_shares')
+      .finally(() => c.end());
     assert.equal(stored.rows.length, 1);
     assert.ok(!JSON.stringify(stored.rows).includes(token), 'the token is not stored in clear');
   });
@@ -88,14 +108,25 @@ describe('public links to dashboards', () => {
     assert.equal(view.status, 200);
     assert.equal(view.headers['cache-control'], 'no-store');
     assert.equal(view.body.title, 'Sales');
-    assert.deepEqual(view.body.definition.widgets.map((w: { id: string; runs: boolean }) => [w.id, w.runs]), [['total', true], ['note', false]]);
+    assert.deepEqual(
+      view.body.definition.widgets.map((w: { id: string; runs: boolean }) => [w.id, w.runs]),
+      [
+        ['total', true],
+        ['note', false],
+      ],
+    );
     const text = JSON.stringify(view.body);
-    for (const secret of ['SELECT', 'sum(amount)', 'dataSourceId', 'dataSources', 'savedQueryId']) assert.ok(!text.includes(secret), `${secret} is not shown`);
+    for (const secret of ['SELECT', 'sum(amount)', 'dataSourceId', 'dataSources', 'savedQueryId'])
+      assert.ok(!text.includes(secret), `${secret} is not shown`);
 
-    const north = await s.request('POST', `/api/v1/public/dashboards/${token}/widgets/total/run`, { body: { params: { region: 'north' } } });
+    const north = await s.request('POST', `/api/v1/public/dashboards/${token}/widgets/total/run`, {
+      body: { params: { region: 'north' } },
+    });
     assert.equal(north.status, 200, JSON.stringify(north.body));
     assert.deepEqual(north.body.rows, [{ total: '6' }], 'sum() is a bigint, given as its digits');
-    const south = await s.request('POST', `/api/v1/public/dashboards/${token}/widgets/total/run`, { body: { params: { region: "south' OR 1=1 --" } } });
+    const south = await s.request('POST', `/api/v1/public/dashboards/${token}/widgets/total/run`, {
+      body: { params: { region: "south' OR 1=1 --" } },
+    });
     assert.deepEqual(south.body.rows, [{ total: null }], 'a value is bound, never spliced');
 
     const audit = (await s.request('GET', '/api/v1/audit?action=query.run', { as: admin })).body.items[0];
@@ -129,13 +160,24 @@ describe('public links to dashboards', () => {
     const after = await s.request('GET', `/api/v1/public/dashboards/${token}`);
     assert.equal(after.status, 404);
     assert.match(after.body.error.message, /link was turned off/);
-    assert.equal((await s.request('POST', `/api/v1/public/dashboards/${token}/widgets/total/run`, { body: {} })).status, 404);
-    assert.equal((await s.request('DELETE', `/api/v1/dashboards/${dashboardId}/share`, { as: editor })).status, 404, 'nothing left to turn off');
+    assert.equal(
+      (await s.request('POST', `/api/v1/public/dashboards/${token}/widgets/total/run`, { body: {} })).status,
+      404,
+    );
+    assert.equal(
+      (await s.request('DELETE', `/api/v1/dashboards/${dashboardId}/share`, { as: editor })).status,
+      404,
+      'nothing left to turn off',
+    );
 
     const fresh = await s.request('PUT', `/api/v1/dashboards/${dashboardId}/share`, { as: editor });
     assert.equal(fresh.status, 201);
     assert.notEqual(tokenOf(fresh.body.url), token, 'turned on again, the link is a new one');
     assert.equal((await s.request('DELETE', `/api/v1/dashboards/${dashboardId}`, { as: editor })).status, 204);
-    assert.equal((await s.request('GET', `/api/v1/public/dashboards/${tokenOf(fresh.body.url)}`)).status, 404, 'a deleted dashboard takes its link along');
+    assert.equal(
+      (await s.request('GET', `/api/v1/public/dashboards/${tokenOf(fresh.body.url)}`)).status,
+      404,
+      'a deleted dashboard takes its link along',
+    );
   });
 });

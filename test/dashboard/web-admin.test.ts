@@ -27,11 +27,19 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     // The platform's identity service as the sign-in provider, for entering a tenant just created.
     const port = await freePort();
     idp = await startServer('adminidp');
-    const client = await idp.registerApp({ name: 'Dashboards', appType: 'web', redirectUris: [`http://localhost:${port}/api/v1/auth/platform/callback`], allowedScopes: ['openid', 'email', 'profile'], firstParty: true });
+    const client = await idp.registerApp({
+      name: 'Dashboards',
+      appType: 'web',
+      redirectUris: [`http://localhost:${port}/api/v1/auth/platform/callback`],
+      allowedScopes: ['openid', 'email', 'profile'],
+      firstParty: true,
+    });
     await idp.createHuman('olga@acme.example', PASSWORD);
     s = await startDashboard('dashadmin', {
       DASHBOARD_PORT: String(port),
-      DASHBOARD_OIDC_PROVIDERS: JSON.stringify([{ id: 'platform', issuer: idp.issuer, clientId: client.clientId, clientSecret: client.secret }]),
+      DASHBOARD_OIDC_PROVIDERS: JSON.stringify([
+        { id: 'platform', issuer: idp.issuer, clientId: client.clientId, clientSecret: client.secret },
+      ]),
     });
     owner = await s.signIn({ tenant: 'acme', role: 'owner', name: 'Olga Owner', email: 'olga@acme.example' });
     admin = await s.signIn({ tenant: 'acme', role: 'admin', name: 'Ada Admin', email: 'ada@acme.example' });
@@ -47,28 +55,51 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
 
   const pageAs = async (who: SignedIn, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> => {
     const context = await browser.newContext({ colorScheme });
-    const pair = { accessToken: who.accessToken, refreshToken: who.refreshToken, expiresIn: who.expiresIn, tokenType: 'Bearer' };
+    const pair = {
+      accessToken: who.accessToken,
+      refreshToken: who.refreshToken,
+      expiresIn: who.expiresIn,
+      tokenType: 'Bearer',
+    };
     await context.addInitScript((p) => localStorage.setItem('dashboard.session', p), JSON.stringify(pair));
     const page = await context.newPage();
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
     return page;
   };
-  const userByEmail = async (email: string) => (await s.request('GET', '/api/v1/admin/users?limit=100', { as: owner })).body.items.find((u: { email: string }) => u.email === email);
-  const nav = async (page: Page) => (await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents());
+  const userByEmail = async (email: string) =>
+    (await s.request('GET', '/api/v1/admin/users?limit=100', { as: owner })).body.items.find(
+      (u: { email: string }) => u.email === email,
+    );
+  const nav = async (page: Page) =>
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
 
   test('an owner adds a user, changes their role, deactivates and reactivates them; the screen passes axe in light and dark', async () => {
     const page = await pageAs(owner);
     await page.goto(`${s.url}/admin/users`);
     await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
     assert.equal(await page.title(), 'Users · Dashboards');
-    assert.deepEqual(await nav(page), ['Home', 'Dashboards', 'Data sources', 'SQL editor', 'Users', 'Tenants', 'Audit log']);
-    assert.match(await page.locator('.who').textContent() ?? '', /Olga Owner \(owner\)/);
+    assert.deepEqual(await nav(page), [
+      'Home',
+      'Dashboards',
+      'Data sources',
+      'SQL editor',
+      'Users',
+      'Tenants',
+      'Audit log',
+    ]);
+    assert.match((await page.locator('.who').textContent()) ?? '', /Olga Owner \(owner\)/);
     await page.getByRole('row', { name: /Vic Viewer/ }).waitFor();
     await assertAccessible(page, 'users screen');
     await screenshot(page, 'admin-01-users');
 
     await page.getByRole('button', { name: 'Add user' }).click();
-    assert.deepEqual(await page.getByLabel('Role', { exact: true }).locator('option').allTextContents(), ['Viewer', 'Editor', 'Admin', 'Owner'], 'an owner may make owners');
+    assert.deepEqual(
+      await page.getByLabel('Role', { exact: true }).locator('option').allTextContents(),
+      ['Viewer', 'Editor', 'Admin', 'Owner'],
+      'an owner may make owners',
+    );
     await page.getByLabel('Email', { exact: true }).fill('nina@acme.example');
     await page.getByLabel('Name', { exact: true }).fill('Nina New');
     await page.getByLabel('Role', { exact: true }).selectOption('editor');
@@ -84,7 +115,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await page.getByLabel('Email', { exact: true }).fill('NINA@acme.example');
     await page.getByLabel('Name', { exact: true }).fill('Nina Again');
     await page.getByRole('button', { name: 'Add user' }).click();
-    assert.match(await page.getByRole('alert').textContent() ?? '', /already exists/);
+    assert.match((await page.getByRole('alert').textContent()) ?? '', /already exists/);
     await page.getByRole('button', { name: 'Cancel' }).click();
 
     await page.getByRole('button', { name: 'Change role of Nina New' }).click();
@@ -107,10 +138,17 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     const dark = await pageAs(owner, 'dark');
     await dark.goto(`${s.url}/admin/users`);
     await dark.getByRole('row', { name: /Nina New/ }).waitFor();
-    assert.equal(await dark.evaluate(() => {
-      const w = globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string }; document: { body: unknown } };
-      return w.getComputedStyle(w.document.body).backgroundColor;
-    }), 'rgb(18, 20, 23)', 'the dark theme is in use');
+    assert.equal(
+      await dark.evaluate(() => {
+        const w = globalThis as unknown as {
+          getComputedStyle(e: unknown): { backgroundColor: string };
+          document: { body: unknown };
+        };
+        return w.getComputedStyle(w.document.body).backgroundColor;
+      }),
+      'rgb(18, 20, 23)',
+      'the dark theme is in use',
+    );
     await assertAccessible(dark, 'users screen, dark');
     await screenshot(dark, 'admin-03-users-dark');
   });
@@ -144,7 +182,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await page.getByRole('button', { name: 'Create tenant' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Beta Labs');
     await page.getByRole('button', { name: 'Create tenant' }).click();
-    assert.match(await page.getByRole('alert').textContent() ?? '', /already exists/);
+    assert.match((await page.getByRole('alert').textContent()) ?? '', /already exists/);
     await page.getByRole('button', { name: 'Cancel' }).click();
     await screenshot(page, 'admin-05-tenants');
 
@@ -176,7 +214,10 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
   test('the audit log: filter by who, action and time, page through it', async () => {
     // 30 more records, so the log has more than one page of 25.
     for (let i = 0; i < 30; i++) {
-      const r = await s.request('POST', '/api/v1/admin/users', { as: admin, body: { email: `bulk${i}@acme.example`, name: `Bulk ${i}`, role: 'viewer' } });
+      const r = await s.request('POST', '/api/v1/admin/users', {
+        as: admin,
+        body: { email: `bulk${i}@acme.example`, name: `Bulk ${i}`, role: 'viewer' },
+      });
       assert.equal(r.status, 201);
     }
     const page = await pageAs(admin);
@@ -197,7 +238,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await status.filter({ hasText: 'Page 1: 1 record.' }).waitFor();
     const rows = page.getByRole('region', { name: 'Audit records' }).getByRole('row');
     assert.equal(await rows.count(), 2, 'the header and one record');
-    const record = await rows.nth(1).textContent() ?? '';
+    const record = (await rows.nth(1).textContent()) ?? '';
     assert.match(record, /Olga Owner.*user\.role_change.*User “Nina New”/);
     assert.match(record, /from: editor/);
     assert.match(record, /to: admin/);
@@ -206,7 +247,11 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await page.getByLabel('Who', { exact: true }).selectOption({ label: 'Ada Admin (ada@acme.example)' });
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await status.filter({ hasText: 'Page 1: 25 records, more on the next page.' }).waitFor();
-    assert.ok((await page.getByRole('region', { name: 'Audit records' }).locator('tbody tr td:nth-child(2)').allTextContents()).every((t) => t === 'Ada Admin'));
+    assert.ok(
+      (
+        await page.getByRole('region', { name: 'Audit records' }).locator('tbody tr td:nth-child(2)').allTextContents()
+      ).every((t) => t === 'Ada Admin'),
+    );
 
     // A time range in the future matches nothing; one ending before the start is refused before asking.
     await page.getByLabel('From', { exact: true }).fill('2099-01-01T00:00');
@@ -229,12 +274,26 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
   test('the audit API filters by time: since and until checked, a bad value is 400', async () => {
     const all = await s.request('GET', '/api/v1/audit?limit=100', { as: admin });
     const newest = all.body.items[0];
-    const at = await s.request('GET', `/api/v1/audit?since=${encodeURIComponent(newest.createdAt)}&limit=100`, { as: admin });
+    const at = await s.request('GET', `/api/v1/audit?since=${encodeURIComponent(newest.createdAt)}&limit=100`, {
+      as: admin,
+    });
     assert.equal(at.status, 200);
-    assert.ok(at.body.items.some((r: { id: number }) => r.id === newest.id), 'since is inclusive');
-    const before = await s.request('GET', `/api/v1/audit?until=${encodeURIComponent(newest.createdAt)}&limit=100`, { as: admin });
-    assert.ok(before.body.items.every((r: { createdAt: string }) => r.createdAt < newest.createdAt), 'until is exclusive');
-    for (const q of ['since=yesterday', 'until=2026-13-01T00:00:00Z', 'since=2026-01-02T00:00:00Z&until=2026-01-01T00:00:00Z']) {
+    assert.ok(
+      at.body.items.some((r: { id: number }) => r.id === newest.id),
+      'since is inclusive',
+    );
+    const before = await s.request('GET', `/api/v1/audit?until=${encodeURIComponent(newest.createdAt)}&limit=100`, {
+      as: admin,
+    });
+    assert.ok(
+      before.body.items.every((r: { createdAt: string }) => r.createdAt < newest.createdAt),
+      'until is exclusive',
+    );
+    for (const q of [
+      'since=yesterday',
+      'until=2026-13-01T00:00:00Z',
+      'since=2026-01-02T00:00:00Z&until=2026-01-01T00:00:00Z',
+    ]) {
       const r = await s.request('GET', `/api/v1/audit?${q}`, { as: admin });
       assert.equal(r.status, 400, q);
       assert.equal(r.body.error.code, 'VALIDATION_ERROR', q);
@@ -245,13 +304,21 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     const page = await pageAs(admin);
     await page.goto(`${s.url}/admin/users`);
     await page.getByRole('row', { name: /Vic Viewer/ }).waitFor();
-    const focused = () => page.evaluate(() => {
-      type El = { id: string; textContent: string | null; getAttribute(n: string): string | null };
-      const w = globalThis as unknown as { document: { activeElement: El }; getComputedStyle(e: El): { outlineStyle: string; outlineWidth: string } };
-      const el = w.document.activeElement;
-      const style = w.getComputedStyle(el);
-      return { text: (el.getAttribute('aria-label') ?? el.textContent ?? '').trim(), id: el.id, outline: style.outlineStyle !== 'none' && style.outlineWidth !== '0px' };
-    });
+    const focused = () =>
+      page.evaluate(() => {
+        type El = { id: string; textContent: string | null; getAttribute(n: string): string | null };
+        const w = globalThis as unknown as {
+          document: { activeElement: El };
+          getComputedStyle(e: El): { outlineStyle: string; outlineWidth: string };
+        };
+        const el = w.document.activeElement;
+        const style = w.getComputedStyle(el);
+        return {
+          text: (el.getAttribute('aria-label') ?? el.textContent ?? '').trim(),
+          id: el.id,
+          outline: style.outlineStyle !== 'none' && style.outlineWidth !== '0px',
+        };
+      });
     let reached = false;
     for (let i = 0; i < 20 && !reached; i++) {
       await page.keyboard.press('Tab');
@@ -269,7 +336,11 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     assert.equal((await focused()).id, 'user-role');
     await page.keyboard.press('ArrowDown');
     assert.equal(await page.getByLabel('Role', { exact: true }).inputValue(), 'editor');
-    assert.deepEqual(await page.getByLabel('Role', { exact: true }).locator('option').allTextContents(), ['Viewer', 'Editor', 'Admin'], 'an admin is not offered the owner role');
+    assert.deepEqual(
+      await page.getByLabel('Role', { exact: true }).locator('option').allTextContents(),
+      ['Viewer', 'Editor', 'Admin'],
+      'an admin is not offered the owner role',
+    );
     await page.keyboard.press('Tab');
     const submit = await focused();
     assert.equal(submit.text, 'Add user');
@@ -282,19 +353,30 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
   });
 
   test('what each role is offered: a viewer and an editor see no admin nav, an admin no tenants; the API answers 403 anyway', async () => {
-    const created = await s.request('POST', '/api/v1/datasources', { as: admin, body: { name: 'Shop', slug: 'shop', type: 'postgres', connectionUrl: s.database.url } });
+    const created = await s.request('POST', '/api/v1/datasources', {
+      as: admin,
+      body: { name: 'Shop', slug: 'shop', type: 'postgres', connectionUrl: s.database.url },
+    });
     assert.equal(created.status, 201);
 
     const v = await pageAs(viewer);
     await v.goto(`${s.url}/datasources`);
     await v.getByRole('row', { name: /Shop/ }).waitFor();
     assert.deepEqual(await nav(v), ['Home', 'Dashboards', 'Data sources']);
-    assert.match(await v.locator('.who').textContent() ?? '', /Vic Viewer \(viewer\)/);
-    for (const name of ['Add data source', 'Test Shop', 'Edit Shop', 'Delete Shop', 'Schema of Shop']) assert.equal(await v.getByRole('button', { name }).count(), 0, name);
+    assert.match((await v.locator('.who').textContent()) ?? '', /Vic Viewer \(viewer\)/);
+    for (const name of ['Add data source', 'Test Shop', 'Edit Shop', 'Delete Shop', 'Schema of Shop'])
+      assert.equal(await v.getByRole('button', { name }).count(), 0, name);
     for (const path of ['/admin/users', '/admin/audit', '/admin/tenants']) {
       await v.goto(`${s.url}${path}`);
       await v.getByRole('heading', { level: 1, name: 'Not available' }).waitFor();
-      assert.equal(await v.getByRole('button').filter({ hasText: /Add user|Create tenant|Apply filters/ }).count(), 0, path);
+      assert.equal(
+        await v
+          .getByRole('button')
+          .filter({ hasText: /Add user|Create tenant|Apply filters/ })
+          .count(),
+        0,
+        path,
+      );
     }
     await assertAccessible(v, 'not available screen');
     await v.goto(`${s.url}/sql`);
@@ -311,14 +393,19 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await a.goto(`${s.url}/admin/users`);
     await a.getByRole('row', { name: /Olga Owner/ }).waitFor();
     assert.deepEqual(await nav(a), ['Home', 'Dashboards', 'Data sources', 'SQL editor', 'Users', 'Audit log']);
-    for (const name of ['Change role of Olga Owner', 'Deactivate Olga Owner']) assert.equal(await a.getByRole('button', { name }).count(), 0, `an admin is not offered: ${name}`);
+    for (const name of ['Change role of Olga Owner', 'Deactivate Olga Owner'])
+      assert.equal(await a.getByRole('button', { name }).count(), 0, `an admin is not offered: ${name}`);
     assert.equal(await a.getByRole('button', { name: 'Change role of Eddie Editor' }).count(), 1);
 
     for (const [who, path, method, body] of [
-      [viewer, '/api/v1/admin/users', 'GET'], [viewer, '/api/v1/audit', 'GET'], [viewer, '/api/v1/admin/tenants', 'GET'],
-      [editor, '/api/v1/admin/users', 'GET'], [editor, '/api/v1/audit', 'GET'],
+      [viewer, '/api/v1/admin/users', 'GET'],
+      [viewer, '/api/v1/audit', 'GET'],
+      [viewer, '/api/v1/admin/tenants', 'GET'],
+      [editor, '/api/v1/admin/users', 'GET'],
+      [editor, '/api/v1/audit', 'GET'],
       [editor, '/api/v1/admin/users', 'POST', { email: 'x@acme.example', name: 'X', role: 'viewer' }],
-      [admin, '/api/v1/admin/tenants', 'GET'], [admin, '/api/v1/admin/tenants', 'POST', { slug: 'nope', name: 'Nope' }],
+      [admin, '/api/v1/admin/tenants', 'GET'],
+      [admin, '/api/v1/admin/tenants', 'POST', { slug: 'nope', name: 'Nope' }],
       [admin, '/api/v1/admin/users', 'POST', { email: 'o2@acme.example', name: 'O2', role: 'owner' }],
       [admin, `/api/v1/admin/users/${owner.userId}`, 'PATCH', { role: 'viewer' }],
     ] as [SignedIn, string, string, unknown?][]) {
@@ -331,6 +418,10 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await a.getByRole('button', { name: 'Sign out' }).click();
     await a.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
     assert.equal((await s.request('GET', '/api/v1/auth/me', { as: admin })).status, 401);
-    assert.deepEqual(consoleErrors.filter((m) => !/401|403|Failed to load resource/.test(m)), [], 'no CSP violation or script error');
+    assert.deepEqual(
+      consoleErrors.filter((m) => !/401|403|Failed to load resource/.test(m)),
+      [],
+      'no CSP violation or script error',
+    );
   });
 });

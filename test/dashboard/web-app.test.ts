@@ -18,11 +18,19 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
   before(async () => {
     const port = await freePort();
     idp = await startServer('webidp');
-    const client = await idp.registerApp({ name: 'Dashboards', appType: 'web', redirectUris: [`http://localhost:${port}/api/v1/auth/platform/callback`], allowedScopes: ['openid', 'email', 'profile'], firstParty: true });
+    const client = await idp.registerApp({
+      name: 'Dashboards',
+      appType: 'web',
+      redirectUris: [`http://localhost:${port}/api/v1/auth/platform/callback`],
+      allowedScopes: ['openid', 'email', 'profile'],
+      firstParty: true,
+    });
     await idp.createHuman('olga@acme.example', PASSWORD);
     s = await startDashboard('dashweb', {
       DASHBOARD_PORT: String(port),
-      DASHBOARD_OIDC_PROVIDERS: JSON.stringify([{ id: 'platform', issuer: idp.issuer, clientId: client.clientId, clientSecret: client.secret }]),
+      DASHBOARD_OIDC_PROVIDERS: JSON.stringify([
+        { id: 'platform', issuer: idp.issuer, clientId: client.clientId, clientSecret: client.secret },
+      ]),
     });
     browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
   });
@@ -34,7 +42,9 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
 
   const newPage = async (): Promise<Page> => {
     const page = await (await browser.newContext()).newPage();
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
     return page;
   };
 
@@ -74,7 +84,7 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
     assert.equal((await fetch(`${s.url}/index.html`)).headers.get('cache-control'), 'no-cache');
   });
 
-  test('first run: the first visitor creates the owner, once; then the owner signs in through identity\'s pages and out again', async () => {
+  test("first run: the first visitor creates the owner, once; then the owner signs in through identity's pages and out again", async () => {
     const page = await newPage();
     await page.goto(s.url);
     await page.getByRole('heading', { level: 1, name: 'Welcome: create the first owner' }).waitFor();
@@ -88,13 +98,18 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
     await page.getByLabel('Your email').fill('olga@acme.example');
     await page.getByRole('button', { name: 'Create owner' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
-    assert.equal(await page.getByRole('status').textContent(), 'olga@acme.example is now the owner of Acme Analytics. Sign in to continue.');
+    assert.equal(
+      await page.getByRole('status').textContent(),
+      'olga@acme.example is now the owner of Acme Analytics. Sign in to continue.',
+    );
     await assertAccessible(page, 'sign-in screen');
     await screenshot(page, '02-sign-in');
 
     // Once only: the route refuses, and a fresh visitor is sent to sign-in instead.
     assert.deepEqual((await s.request('GET', '/api/v1/setup')).body, { setupRequired: false, platformAccount: false });
-    const again = await s.request('POST', '/api/v1/setup', { body: { tenantName: 'Evil', tenantSlug: 'evil', email: 'eve@evil.example', name: 'Eve' } });
+    const again = await s.request('POST', '/api/v1/setup', {
+      body: { tenantName: 'Evil', tenantSlug: 'evil', email: 'eve@evil.example', name: 'Eve' },
+    });
     assert.equal(again.status, 409);
     assert.equal(again.body.error.code, 'CONFLICT');
     assert.equal((await s.cli(['tenants', 'list'])).out.length, 1);
@@ -109,17 +124,29 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
     if (await allow.isVisible()) await allow.click();
     await welcome.waitFor();
     assert.equal(new URL(page.url()).hash, '', 'the tokens are taken out of the address');
-    assert.match(await page.locator('main').textContent() ?? '', /olga@acme\.example with the role owner/);
-    assert.match(await page.locator('.who').textContent() ?? '', /Olga \(owner\)/);
+    assert.match((await page.locator('main').textContent()) ?? '', /olga@acme\.example with the role owner/);
+    assert.match((await page.locator('.who').textContent()) ?? '', /Olga \(owner\)/);
     await assertAccessible(page, 'home screen');
     // A new tenant's home leads from a data source to a first dashboard, each step a link for a role that may take it.
     const start = page.getByRole('region', { name: 'Get started' });
     await start.waitFor();
-    assert.deepEqual(await start.getByRole('link').allTextContents(), ['Add a data source', 'Try a query in the SQL editor', 'Create a dashboard']);
+    assert.deepEqual(await start.getByRole('link').allTextContents(), [
+      'Add a data source',
+      'Try a query in the SQL editor',
+      'Create a dashboard',
+    ]);
     await screenshot(page, '03-home');
-    const session = await page.evaluate(() => JSON.parse(localStorage.getItem('dashboard.session')!).accessToken as string);
-    const created = await s.request('POST', '/api/v1/dashboards', { headers: { authorization: `Bearer ${session}` },
-      body: { slug: 'first', title: 'First board', definition: { layout: { type: 'grid', columns: 12, rowHeight: 30 }, dataSources: [], widgets: [] } } });
+    const session = await page.evaluate(
+      () => JSON.parse(localStorage.getItem('dashboard.session')!).accessToken as string,
+    );
+    const created = await s.request('POST', '/api/v1/dashboards', {
+      headers: { authorization: `Bearer ${session}` },
+      body: {
+        slug: 'first',
+        title: 'First board',
+        definition: { layout: { type: 'grid', columns: 12, rowHeight: 30 }, dataSources: [], widgets: [] },
+      },
+    });
     assert.equal(created.status, 201);
 
     // A reload keeps the session (localStorage); signing out ends it on the server too.
@@ -128,15 +155,27 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
     // Once a dashboard exists, home lists the ones changed last instead.
     const recent = page.getByRole('region', { name: 'Recently changed dashboards' });
     await recent.getByRole('link', { name: 'First board' }).waitFor();
-    assert.equal(await recent.getByRole('link', { name: 'First board' }).getAttribute('href'), `/dashboards/${created.body.id}`);
+    assert.equal(
+      await recent.getByRole('link', { name: 'First board' }).getAttribute('href'),
+      `/dashboards/${created.body.id}`,
+    );
     assert.equal(await start.count(), 0);
     await assertAccessible(page, 'home screen with dashboards');
-    const token = await page.evaluate(() => JSON.parse(localStorage.getItem('dashboard.session')!).accessToken as string);
+    const token = await page.evaluate(
+      () => JSON.parse(localStorage.getItem('dashboard.session')!).accessToken as string,
+    );
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
     assert.equal(await page.getByRole('status').textContent(), 'You are signed out.');
-    assert.equal((await s.request('GET', '/api/v1/auth/me', { headers: { authorization: `Bearer ${token}` } })).status, 401);
-    assert.deepEqual(consoleErrors.filter((e) => !/401|Failed to load resource/.test(e)), [], 'no CSP violation or script error');
+    assert.equal(
+      (await s.request('GET', '/api/v1/auth/me', { headers: { authorization: `Bearer ${token}` } })).status,
+      401,
+    );
+    assert.deepEqual(
+      consoleErrors.filter((e) => !/401|Failed to load resource/.test(e)),
+      [],
+      'no CSP violation or script error',
+    );
   });
 
   test('first-run input is checked: bad slug, bad email, unknown fields are 400', async () => {
@@ -146,7 +185,14 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
       { tenantName: 'A', tenantSlug: 'a', email: 'a@b.example', name: 'A', role: 'owner' },
       { tenantName: '', tenantSlug: 'a', email: 'a@b.example', name: 'A' },
       // Started alone, the dashboard has no identity account to give the owner: a password is refused, not dropped.
-      { tenantName: 'A', tenantSlug: 'a', email: 'a@b.example', name: 'A', password: 'a long enough passphrase', passwordConfirmation: 'a long enough passphrase' },
+      {
+        tenantName: 'A',
+        tenantSlug: 'a',
+        email: 'a@b.example',
+        name: 'A',
+        password: 'a long enough passphrase',
+        passwordConfirmation: 'a long enough passphrase',
+      },
     ]) {
       const r = await s.request('POST', '/api/v1/setup', { body });
       assert.equal(r.status, 400, JSON.stringify(body));

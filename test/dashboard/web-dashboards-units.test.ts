@@ -1,6 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describePosition, moved, newWidgetId, nextPosition, pushDown } from '../../web/dashboard/src/dashboards/layout.ts';
+import {
+  describePosition,
+  moved,
+  newWidgetId,
+  nextPosition,
+  pushDown,
+} from '../../web/dashboard/src/dashboards/layout.ts';
 import { normalised } from '../../web/dashboard/src/dashboards/definition.ts';
 import { queryValues } from '../../web/dashboard/src/dashboards/parameters.ts';
 import { chartOption, PALETTE, TEXT, TIME_LABELS } from '../../web/dashboard/src/widgets/chartOption.ts';
@@ -8,13 +14,29 @@ import { nothingToPlot, seriesColumns } from '../../web/dashboard/src/widgets/da
 
 /** The web app's pure parts: grid arithmetic, parameter values, chart options, the definition as saved. */
 describe('dashboard web app units', () => {
-  const widget = (id: string, x: number, y: number, w: number, h: number) => ({ id, type: 'bar', position: { x, y, w, h } });
+  const widget = (id: string, x: number, y: number, w: number, h: number) => ({
+    id,
+    type: 'bar',
+    position: { x, y, w, h },
+  });
 
   test('moves and resizes stay on the grid', () => {
     assert.deepEqual(moved({ x: 0, y: 0, w: 6, h: 4 }, 12, { dx: -1, dy: -1 }), { x: 0, y: 0, w: 6, h: 4 });
-    assert.deepEqual(moved({ x: 6, y: 0, w: 6, h: 4 }, 12, { dx: 1 }), { x: 6, y: 0, w: 6, h: 4 }, 'the right edge holds');
-    assert.deepEqual(moved({ x: 6, y: 0, w: 6, h: 4 }, 12, { dw: 1 }), { x: 5, y: 0, w: 7, h: 4 }, 'growing at the edge shifts left');
-    assert.deepEqual(moved({ x: 0, y: 0, w: 1, h: 1 }, 12, { dw: -1, dh: -1 }), { x: 0, y: 0, w: 1, h: 1 }, 'never smaller than 1×1');
+    assert.deepEqual(
+      moved({ x: 6, y: 0, w: 6, h: 4 }, 12, { dx: 1 }),
+      { x: 6, y: 0, w: 6, h: 4 },
+      'the right edge holds',
+    );
+    assert.deepEqual(
+      moved({ x: 6, y: 0, w: 6, h: 4 }, 12, { dw: 1 }),
+      { x: 5, y: 0, w: 7, h: 4 },
+      'growing at the edge shifts left',
+    );
+    assert.deepEqual(
+      moved({ x: 0, y: 0, w: 1, h: 1 }, 12, { dw: -1, dh: -1 }),
+      { x: 0, y: 0, w: 1, h: 1 },
+      'never smaller than 1×1',
+    );
     assert.deepEqual(moved({ x: 0, y: 0, w: 12, h: 1 }, 12, { dw: 5 }), { x: 0, y: 0, w: 12, h: 1 });
     assert.equal(describePosition('Sales', { x: 2, y: 0, w: 3, h: 4 }), 'Sales: column 3, row 1, 3 wide, 4 high.');
   });
@@ -30,7 +52,16 @@ describe('dashboard web app units', () => {
   });
 
   test('widgets a moved widget covers go down until nothing overlaps; the moved one stays', () => {
-    const after = pushDown([widget('a', 0, 0, 6, 6), widget('b', 4, 2, 6, 6), widget('c', 0, 6, 6, 6), widget('d', 6, 6, 6, 3), widget('e', 0, 30, 2, 2)], 'b');
+    const after = pushDown(
+      [
+        widget('a', 0, 0, 6, 6),
+        widget('b', 4, 2, 6, 6),
+        widget('c', 0, 6, 6, 6),
+        widget('d', 6, 6, 6, 3),
+        widget('e', 0, 30, 2, 2),
+      ],
+      'b',
+    );
     assert.deepEqual(Object.fromEntries(after.map((w) => [w.id, w.position])), {
       a: { x: 0, y: 8, w: 6, h: 6 },
       b: { x: 4, y: 2, w: 6, h: 6 },
@@ -44,44 +75,90 @@ describe('dashboard web app units', () => {
 
   test('a time range becomes _from and _to instants; text and choices pass as they are', () => {
     const now = Date.parse('2026-01-02T03:00:00Z');
-    const values = queryValues([{ name: 'range', type: 'time_range' }, { name: 'kind', type: 'choice', choices: ['a', 'b'] }, { name: 'q', type: 'text', default: 'x' }], { range: '1h' }, now);
-    assert.deepEqual(values, { range_from: '2026-01-02T02:00:00.000Z', range_to: '2026-01-02T03:00:00.000Z', kind: 'a', q: 'x' });
-    assert.equal(queryValues([{ name: 'r', type: 'time_range', default: '7d' }], {}, now).r_from, '2025-12-26T03:00:00.000Z');
+    const values = queryValues(
+      [
+        { name: 'range', type: 'time_range' },
+        { name: 'kind', type: 'choice', choices: ['a', 'b'] },
+        { name: 'q', type: 'text', default: 'x' },
+      ],
+      { range: '1h' },
+      now,
+    );
+    assert.deepEqual(values, {
+      range_from: '2026-01-02T02:00:00.000Z',
+      range_to: '2026-01-02T03:00:00.000Z',
+      kind: 'a',
+      q: 'x',
+    });
+    assert.equal(
+      queryValues([{ name: 'r', type: 'time_range', default: '7d' }], {}, now).r_from,
+      '2025-12-26T03:00:00.000Z',
+    );
   });
 
   test('chart options: value columns are the numeric ones, time on a time axis, no animation when motion is reduced', () => {
-    const result = { columns: ['day', 'orders', 'note'], rows: [{ day: '2026-01-01T00:00:00Z', orders: '3', note: 'x' }, { day: '2026-01-02T00:00:00Z', orders: 5, note: 'y' }], rowCount: 2, executionTimeMs: 1, truncated: false };
+    const result = {
+      columns: ['day', 'orders', 'note'],
+      rows: [
+        { day: '2026-01-01T00:00:00Z', orders: '3', note: 'x' },
+        { day: '2026-01-02T00:00:00Z', orders: 5, note: 'y' },
+      ],
+      rowCount: 2,
+      executionTimeMs: 1,
+      truncated: false,
+    };
     assert.deepEqual(seriesColumns(result, {}), { x: 'day', y: ['orders'] });
     assert.deepEqual(seriesColumns(result, { x: 'note', y: ['orders', 'missing'] }), { x: 'note', y: ['orders'] });
     const line = chartOption('line', result, {}, { dark: false, reducedMotion: true }) as any;
     assert.equal(line.animation, false);
     assert.equal(line.xAxis.type, 'time');
-    assert.deepEqual(line.series[0].data, [['2026-01-01T00:00:00Z', 3], ['2026-01-02T00:00:00Z', 5]]);
+    assert.deepEqual(line.series[0].data, [
+      ['2026-01-01T00:00:00Z', 3],
+      ['2026-01-02T00:00:00Z', 5],
+    ]);
     const bar = chartOption('bar', result, { x: 'note' }, { dark: true, reducedMotion: false }) as any;
     assert.equal(bar.animation, true);
     assert.deepEqual(bar.xAxis.data, ['x', 'y']);
     assert.equal(bar.textStyle.color, '#e8eaed');
     const pie = chartOption('pie', result, { x: 'note' }, { dark: false, reducedMotion: true }) as any;
-    assert.deepEqual(pie.series[0].data, [{ name: 'x', value: 3 }, { name: 'y', value: 5 }]);
+    assert.deepEqual(pie.series[0].data, [
+      { name: 'x', value: 3 },
+      { name: 'y', value: 5 },
+    ]);
     // A day on the time axis names its month ("Nov 5", not ECharts' bare "5").
     assert.equal(line.xAxis.axisLabel.formatter, TIME_LABELS);
     assert.equal(TIME_LABELS.day, '{MMM} {d}');
   });
 
   test('a chart with nothing to draw says why instead of showing an empty canvas', () => {
-    const of = (columns: string[], rows: Record<string, unknown>[]) => ({ columns, rows, rowCount: rows.length, executionTimeMs: 1, truncated: false });
+    const of = (columns: string[], rows: Record<string, unknown>[]) => ({
+      columns,
+      rows,
+      rowCount: rows.length,
+      executionTimeMs: 1,
+      truncated: false,
+    });
     assert.equal(nothingToPlot(of(['region', 'total'], []), {}), 'the query returned no rows.');
     assert.match(nothingToPlot(of(['value'], [{ value: 1 }]), {})!, /only "value", which is the category/);
-    assert.match(nothingToPlot(of(['region', 'note'], [{ region: 'n', note: 'x' }]), {})!, /no column besides "region" holds numbers/);
+    assert.match(
+      nothingToPlot(of(['region', 'note'], [{ region: 'n', note: 'x' }]), {})!,
+      /no column besides "region" holds numbers/,
+    );
     assert.equal(nothingToPlot(of(['region', 'total'], [{ region: 'n', total: '12.5' }]), {}), undefined);
-    assert.equal(nothingToPlot(of(['value', 'label'], [{ value: 1, label: 'a' }]), { x: 'label' }), undefined, 'the chosen category leaves a value column');
+    assert.equal(
+      nothingToPlot(of(['value', 'label'], [{ value: 1, label: 'a' }]), { x: 'label' }),
+      undefined,
+      'the chosen category leaves a value column',
+    );
   });
 
-  test('chart colours have at least 3:1 contrast against the theme\'s background, text 4.5:1 (WCAG 1.4.11, 1.4.3)', () => {
+  test("chart colours have at least 3:1 contrast against the theme's background, text 4.5:1 (WCAG 1.4.11, 1.4.3)", () => {
     // The backgrounds of styles.css (--bg) in the light and dark themes.
     const background = { light: '#ffffff', dark: '#121417' };
     const luminance = (hex: string) => {
-      const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+      const [r, g, b] = [1, 3, 5]
+        .map((i) => parseInt(hex.slice(i, i + 2), 16) / 255)
+        .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
       return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
     };
     const contrast = (a: string, b: string) => {
@@ -89,7 +166,11 @@ describe('dashboard web app units', () => {
       return (hi! + 0.05) / (lo! + 0.05);
     };
     for (const theme of ['light', 'dark'] as const) {
-      for (const colour of PALETTE[theme]) assert.ok(contrast(colour, background[theme]) >= 3, `${theme} ${colour}: ${contrast(colour, background[theme]).toFixed(2)}`);
+      for (const colour of PALETTE[theme])
+        assert.ok(
+          contrast(colour, background[theme]) >= 3,
+          `${theme} ${colour}: ${contrast(colour, background[theme]).toFixed(2)}`,
+        );
       assert.ok(contrast(TEXT[theme], background[theme]) >= 4.5, `${theme} text`);
     }
   });

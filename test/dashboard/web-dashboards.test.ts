@@ -46,13 +46,26 @@ describe('the dashboard web app: dashboards', () => {
     editor = await s.signIn({ tenant: 'acme', role: 'editor', name: 'Eve' });
     other = await s.signIn({ tenant: 'acme', role: 'editor', name: 'Otto' });
     viewer = await s.signIn({ tenant: 'acme', role: 'viewer', name: 'Vic' });
-    const a = await s.request('POST', '/api/v1/datasources', { as: admin, body: { name: 'Shop', slug: 'shop', type: 'postgres', connectionUrl: target.url } });
+    const a = await s.request('POST', '/api/v1/datasources', {
+      as: admin,
+      body: { name: 'Shop', slug: 'shop', type: 'postgres', connectionUrl: target.url },
+    });
     assert.equal(a.status, 201, JSON.stringify(a.body));
     pgId = a.body.id;
-    const b = await s.request('POST', '/api/v1/datasources', { as: admin, body: { name: 'Helpdesk', slug: 'helpdesk', type: 'mysql', connectionUrl: maria.url } });
+    const b = await s.request('POST', '/api/v1/datasources', {
+      as: admin,
+      body: { name: 'Helpdesk', slug: 'helpdesk', type: 'mysql', connectionUrl: maria.url },
+    });
     assert.equal(b.status, 201, JSON.stringify(b.body));
     myId = b.body.id;
-    const q = await s.request('POST', '/api/v1/queries', { as: editor, body: { name: 'Tickets by state', dataSourceId: myId, query: 'SELECT state, COUNT(*) AS tickets FROM tickets GROUP BY state ORDER BY state' } });
+    const q = await s.request('POST', '/api/v1/queries', {
+      as: editor,
+      body: {
+        name: 'Tickets by state',
+        dataSourceId: myId,
+        query: 'SELECT state, COUNT(*) AS tickets FROM tickets GROUP BY state ORDER BY state',
+      },
+    });
     assert.equal(q.status, 201, JSON.stringify(q.body));
     savedId = q.body.id;
     browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
@@ -72,28 +85,55 @@ describe('the dashboard web app: dashboards', () => {
 
   const pageAs = async (who: SignedIn, options: BrowserContextOptions = {}): Promise<Page> => {
     // Reduced motion: no chart animation, so a drawn chart is its final picture (and the setting is honoured).
-    const context = await browser.newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 900 }, ...options });
+    const context = await browser.newContext({
+      reducedMotion: 'reduce',
+      viewport: { width: 1280, height: 900 },
+      ...options,
+    });
     contexts.push(context);
-    const pair = { accessToken: who.accessToken, refreshToken: who.refreshToken, expiresIn: who.expiresIn, tokenType: 'Bearer' };
+    const pair = {
+      accessToken: who.accessToken,
+      refreshToken: who.refreshToken,
+      expiresIn: who.expiresIn,
+      tokenType: 'Bearer',
+    };
     await context.addInitScript((p) => localStorage.setItem('dashboard.session', p), JSON.stringify(pair));
     return context.newPage();
   };
 
   /** Waits until `n` charts report drawn and answers each canvas's picture and how many of its pixels are painted. */
   const drawnCharts = async (page: Page, n: number) => {
-    await page.waitForFunction((count) => document.querySelectorAll('.chart[data-drawn="true"] canvas').length >= count, n, { timeout: 20_000 }).catch(async (err) => {
-      await screenshot(page, 'failed-charts');
-      throw new Error(`${err}: ${await page.locator('.widget').allInnerTexts()}`);
-    });
-    return page.evaluate(() => [...document.querySelectorAll('.chart canvas')].map((c: any) => {
-      const data = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-      let painted = 0;
-      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) painted++;
-      return { painted, picture: c.toDataURL() };
-    }));
+    await page
+      .waitForFunction((count) => document.querySelectorAll('.chart[data-drawn="true"] canvas').length >= count, n, {
+        timeout: 20_000,
+      })
+      .catch(async (err) => {
+        await screenshot(page, 'failed-charts');
+        throw new Error(`${err}: ${await page.locator('.widget').allInnerTexts()}`);
+      });
+    return page.evaluate(() =>
+      [...document.querySelectorAll('.chart canvas')].map((c: any) => {
+        const data = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+        let painted = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) painted++;
+        return { painted, picture: c.toDataURL() };
+      }),
+    );
   };
 
-  const configure = async (page: Page, fields: { title: string; kind: string; sql?: string; source?: string; saved?: string; x?: string; y?: string; markdown?: string }) => {
+  const configure = async (
+    page: Page,
+    fields: {
+      title: string;
+      kind: string;
+      sql?: string;
+      source?: string;
+      saved?: string;
+      x?: string;
+      y?: string;
+      markdown?: string;
+    },
+  ) => {
     const panel = page.getByRole('region', { name: /^Configure widget/ });
     await panel.getByLabel('Title').fill(fields.title);
     await panel.getByLabel('Kind').selectOption({ label: fields.kind });
@@ -104,7 +144,11 @@ describe('the dashboard web app: dashboards', () => {
     }
     if (fields.source) await panel.getByLabel('Data source').selectOption({ label: fields.source });
     if (fields.sql) await panel.getByLabel('SQL', { exact: true }).fill(fields.sql);
-    if (fields.x) await panel.getByLabel(/column$/).first().fill(fields.x);
+    if (fields.x)
+      await panel
+        .getByLabel(/column$/)
+        .first()
+        .fill(fields.x);
     if (fields.y) await panel.getByLabel(/^Value column/).fill(fields.y);
     await panel.getByRole('button', { name: 'Done' }).click();
   };
@@ -112,7 +156,9 @@ describe('the dashboard web app: dashboards', () => {
   test('an editor builds a dashboard of a line, a bar and a pie chart and a text, saves, reloads and sees the same charts', async () => {
     const page = await pageAs(editor);
     const errors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
     await page.goto(`${s.url}/`);
     await page.getByRole('link', { name: 'Dashboards' }).click();
     await page.getByRole('heading', { level: 1, name: 'Dashboards' }).waitFor();
@@ -135,21 +181,40 @@ describe('the dashboard web app: dashboards', () => {
     await page.getByRole('button', { name: 'Settings' }).click();
 
     await page.getByRole('button', { name: 'Add widget' }).click();
-    await configure(page, { title: 'Orders per day', kind: 'Time series (line)', source: 'Shop',
-      sql: 'SELECT placed::timestamptz AS day, count(*) AS orders FROM orders WHERE placed >= :range_from::timestamptz GROUP BY placed ORDER BY placed' });
+    await configure(page, {
+      title: 'Orders per day',
+      kind: 'Time series (line)',
+      source: 'Shop',
+      sql: 'SELECT placed::timestamptz AS day, count(*) AS orders FROM orders WHERE placed >= :range_from::timestamptz GROUP BY placed ORDER BY placed',
+    });
     await page.getByRole('button', { name: 'Add widget' }).click();
-    await configure(page, { title: 'Revenue by region', kind: 'Bar chart', source: 'Shop', sql: 'SELECT region, sum(amount) AS revenue FROM orders GROUP BY region ORDER BY region' });
+    await configure(page, {
+      title: 'Revenue by region',
+      kind: 'Bar chart',
+      source: 'Shop',
+      sql: 'SELECT region, sum(amount) AS revenue FROM orders GROUP BY region ORDER BY region',
+    });
     await page.getByRole('button', { name: 'Add widget' }).click();
     await configure(page, { title: 'Tickets', kind: 'Pie chart', saved: 'Tickets by state' });
     await page.getByRole('button', { name: 'Add widget' }).click();
-    await configure(page, { title: 'Notes', kind: 'Text (Markdown)', markdown: '## Read me\n\nSee **orders**. <img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script> [bad](javascript:alert(1))' });
+    await configure(page, {
+      title: 'Notes',
+      kind: 'Text (Markdown)',
+      markdown:
+        '## Read me\n\nSee **orders**. <img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script> [bad](javascript:alert(1))',
+    });
     await drawnCharts(page, 3);
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved as version 2.' }).waitFor();
 
     const saved = await s.request('GET', `/api/v1/dashboards/${builtId}`, { as: editor });
-    assert.deepEqual(saved.body.definition.widgets.map((w: { type: string }) => w.type), ['line', 'bar', 'pie', 'text']);
-    assert.deepEqual(saved.body.definition.parameters, [{ name: 'range', type: 'time_range', label: 'Period', default: '7d' }]);
+    assert.deepEqual(
+      saved.body.definition.widgets.map((w: { type: string }) => w.type),
+      ['line', 'bar', 'pie', 'text'],
+    );
+    assert.deepEqual(saved.body.definition.parameters, [
+      { name: 'range', type: 'time_range', label: 'Period', default: '7d' },
+    ]);
     assert.deepEqual(saved.body.definition.dataSources, [{ id: pgId }], 'only the sources the SQL widgets use');
     assert.equal(saved.body.definition.widgets[2].savedQueryId, savedId);
 
@@ -172,13 +237,28 @@ describe('the dashboard web app: dashboards', () => {
     // Each chart's text alternative: its data as a table.
     await page.getByRole('button', { name: 'Show data table of Revenue by region' }).click();
     const table = page.getByRole('region', { name: 'Revenue by region data' });
-    assert.deepEqual(await table.locator('tbody tr').allInnerTexts(), ['east\t50000.00', 'north\t51000.00', 'south\t49500.00', 'west\t50500.00']);
-    assert.equal(await page.getByRole('button', { name: 'Show chart of Revenue by region' }).getAttribute('aria-expanded'), 'true');
-    assert.equal(await page.getByRole('img', { name: /^Pie chart: Tickets\. tickets by state, 3 rows\./ }).count(), 1, 'the canvas is named by its summary');
+    assert.deepEqual(await table.locator('tbody tr').allInnerTexts(), [
+      'east\t50000.00',
+      'north\t51000.00',
+      'south\t49500.00',
+      'west\t50500.00',
+    ]);
+    assert.equal(
+      await page.getByRole('button', { name: 'Show chart of Revenue by region' }).getAttribute('aria-expanded'),
+      'true',
+    );
+    assert.equal(
+      await page.getByRole('img', { name: /^Pie chart: Tickets\. tickets by state, 3 rows\./ }).count(),
+      1,
+      'the canvas is named by its summary',
+    );
     // The parameter narrows the line chart's query.
     const rerun = page.waitForResponse((r) => r.url().endsWith('/widgets/w1/run'));
     await page.getByLabel('Period').selectOption({ label: 'Last 24 hours' });
-    assert.ok(JSON.parse((await rerun).request().postData() ?? '{}').params.range_from > new Date(Date.now() - 25 * 3_600_000).toISOString());
+    assert.ok(
+      JSON.parse((await rerun).request().postData() ?? '{}').params.range_from >
+        new Date(Date.now() - 25 * 3_600_000).toISOString(),
+    );
     await page.getByRole('button', { name: 'Show data table of Orders per day' }).click();
     // Orders are dated whole days back from today: the last 24 hours hold one or two of those days (7 before).
     await page.waitForFunction(() => {
@@ -204,25 +284,44 @@ describe('the dashboard web app: dashboards', () => {
     await screenshot(page, '23-widget-editor');
     // Chromium reports the hostile <img onerror> as refused by the CSP when DOMPurify parses it in its inert document;
     // the handler never runs (the title above) and never reaches the page (no [onerror]). Anything else is a fault.
-    assert.deepEqual(errors.filter((e) => !/Failed to load resource|Executing inline event handler/.test(e)), [], 'no errors in the console (CSP refusals would show here)');
+    assert.deepEqual(
+      errors.filter((e) => !/Failed to load resource|Executing inline event handler/.test(e)),
+      [],
+      'no errors in the console (CSP refusals would show here)',
+    );
   });
 
   test('the list searches, sorts and pages; light and dark pass axe', async () => {
     for (let i = 1; i <= 24; i++) {
-      const r = await s.request('POST', '/api/v1/dashboards', { as: editor, body: { slug: `team-${i}`, title: `Team ${String(i).padStart(2, '0')}`, description: i % 2 ? 'odd team' : 'even team', definition: { layout: { type: 'grid', columns: 12, rowHeight: 40 }, dataSources: [], widgets: [] } } });
+      const r = await s.request('POST', '/api/v1/dashboards', {
+        as: editor,
+        body: {
+          slug: `team-${i}`,
+          title: `Team ${String(i).padStart(2, '0')}`,
+          description: i % 2 ? 'odd team' : 'even team',
+          definition: { layout: { type: 'grid', columns: 12, rowHeight: 40 }, dataSources: [], widgets: [] },
+        },
+      });
       assert.equal(r.status, 201);
     }
     const page = await pageAs(viewer);
     await page.goto(`${s.url}/dashboards`);
     await page.getByRole('status').filter({ hasText: '25 dashboards.' }).waitFor();
     assert.equal(await page.locator('table.list tbody tr').count(), 20);
-    assert.equal(await page.locator('table.list tbody tr').first().locator('td').first().textContent(), 'Team 24', 'newest first');
+    assert.equal(
+      await page.locator('table.list tbody tr').first().locator('td').first().textContent(),
+      'Team 24',
+      'newest first',
+    );
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.getByText('Page 2 of 2').waitFor();
     assert.equal(await page.locator('table.list tbody tr').count(), 5);
     await page.getByLabel('Sort').selectOption({ label: 'Title A to Z' });
     await page.getByText('Page 1 of 2').waitFor();
-    assert.equal(await page.locator('table.list tbody tr').first().locator('td').first().textContent(), 'Sales overview');
+    assert.equal(
+      await page.locator('table.list tbody tr').first().locator('td').first().textContent(),
+      'Sales overview',
+    );
     await page.getByLabel('Search titles and descriptions').fill('odd');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('status').filter({ hasText: '12 dashboards matching "odd".' }).waitFor();
@@ -244,8 +343,20 @@ describe('the dashboard web app: dashboards', () => {
     await page.goto(`${s.url}/dashboards/${builtId}?edit=1`);
     await page.getByRole('heading', { level: 1, name: 'Sales overview' }).waitFor();
     const charts = await drawnCharts(page, 3);
-    assert.ok(charts.every((c) => c.painted > 2000), 'a viewer\'s charts are drawn through the widget route');
-    for (const name of ['Edit dashboard', 'Delete dashboard', 'Add widget', 'Save', 'Settings', /^Configure/, /^Remove/, /^Move/]) {
+    assert.ok(
+      charts.every((c) => c.painted > 2000),
+      "a viewer's charts are drawn through the widget route",
+    );
+    for (const name of [
+      'Edit dashboard',
+      'Delete dashboard',
+      'Add widget',
+      'Save',
+      'Settings',
+      /^Configure/,
+      /^Remove/,
+      /^Move/,
+    ]) {
       assert.equal(await page.getByRole('button', { name }).count(), 0, String(name));
     }
     await page.getByRole('button', { name: 'Version history' }).click();
@@ -255,17 +366,32 @@ describe('the dashboard web app: dashboards', () => {
     // On a 320 px screen (WCAG 1.4.10) the widgets stack at full width in reading order (row, then column), each keeping
     // its height, and the page does not scroll sideways.
     await page.setViewportSize({ width: 320, height: 800 });
-    await page.waitForFunction(() => {
-      const [a, b] = [...document.querySelectorAll('.widget')].map((e) => e.getBoundingClientRect());
-      return a && b && a.x === b.x;
-    }, undefined, { timeout: 5_000 });
-    const boxes = await page.locator('.widget').evaluateAll((els) => els.map((e) => {
-      const r = e.getBoundingClientRect();
-      return { title: e.querySelector('h2')?.textContent, x: r.x, y: r.y, width: r.width, height: r.height };
-    }));
-    assert.deepEqual(boxes.map((b) => b.title), ['Orders per day', 'Revenue by region', 'Tickets', 'Notes']);
-    assert.ok(boxes.every((b) => b.x === boxes[0]!.x && b.width === boxes[0]!.width && b.height > 100), JSON.stringify(boxes));
-    assert.ok(boxes.every((b, i) => i === 0 || b.y >= boxes[i - 1]!.y + boxes[i - 1]!.height), 'one below the other');
+    await page.waitForFunction(
+      () => {
+        const [a, b] = [...document.querySelectorAll('.widget')].map((e) => e.getBoundingClientRect());
+        return a && b && a.x === b.x;
+      },
+      undefined,
+      { timeout: 5_000 },
+    );
+    const boxes = await page.locator('.widget').evaluateAll((els) =>
+      els.map((e) => {
+        const r = e.getBoundingClientRect();
+        return { title: e.querySelector('h2')?.textContent, x: r.x, y: r.y, width: r.width, height: r.height };
+      }),
+    );
+    assert.deepEqual(
+      boxes.map((b) => b.title),
+      ['Orders per day', 'Revenue by region', 'Tickets', 'Notes'],
+    );
+    assert.ok(
+      boxes.every((b) => b.x === boxes[0]!.x && b.width === boxes[0]!.width && b.height > 100),
+      JSON.stringify(boxes),
+    );
+    assert.ok(
+      boxes.every((b, i) => i === 0 || b.y >= boxes[i - 1]!.y + boxes[i - 1]!.height),
+      'one below the other',
+    );
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 320, 'no sideways scrolling');
     await screenshot(page, '14-dashboard-narrow');
     // And the API refuses anyway.
@@ -275,14 +401,41 @@ describe('the dashboard web app: dashboards', () => {
 
   test('a viewer sets a choice and a text parameter: the single number and the table follow; auto-refresh runs them again', async () => {
     const filter = 'WHERE region = :region AND amount >= :min::numeric';
-    const created = await s.request('POST', '/api/v1/dashboards', { as: editor, body: { slug: 'regions', title: 'Regions', definition: {
-      layout: { type: 'grid', columns: 12, rowHeight: 40 }, dataSources: [{ id: pgId }], refreshSeconds: 5,
-      parameters: [{ name: 'region', type: 'choice', label: 'Region', choices: ['north', 'south', 'east', 'west'] }, { name: 'min', type: 'text', label: 'Minimum amount', default: '0' }],
-      widgets: [
-        { id: 'count', type: 'stat', title: 'Orders', position: { x: 0, y: 0, w: 3, h: 3 }, dataSourceId: pgId, query: `SELECT count(*) AS orders FROM orders ${filter}`, options: { unit: 'orders' } },
-        { id: 'first', type: 'table', title: 'First orders', position: { x: 3, y: 0, w: 9, h: 6 }, dataSourceId: pgId, query: `SELECT id, amount FROM orders ${filter} ORDER BY id LIMIT 3` },
-      ],
-    } } });
+    const created = await s.request('POST', '/api/v1/dashboards', {
+      as: editor,
+      body: {
+        slug: 'regions',
+        title: 'Regions',
+        definition: {
+          layout: { type: 'grid', columns: 12, rowHeight: 40 },
+          dataSources: [{ id: pgId }],
+          refreshSeconds: 5,
+          parameters: [
+            { name: 'region', type: 'choice', label: 'Region', choices: ['north', 'south', 'east', 'west'] },
+            { name: 'min', type: 'text', label: 'Minimum amount', default: '0' },
+          ],
+          widgets: [
+            {
+              id: 'count',
+              type: 'stat',
+              title: 'Orders',
+              position: { x: 0, y: 0, w: 3, h: 3 },
+              dataSourceId: pgId,
+              query: `SELECT count(*) AS orders FROM orders ${filter}`,
+              options: { unit: 'orders' },
+            },
+            {
+              id: 'first',
+              type: 'table',
+              title: 'First orders',
+              position: { x: 3, y: 0, w: 9, h: 6 },
+              dataSourceId: pgId,
+              query: `SELECT id, amount FROM orders ${filter} ORDER BY id LIMIT 3`,
+            },
+          ],
+        },
+      },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const page = await pageAs(viewer);
     await page.goto(`${s.url}/dashboards/${created.body.id}`);
@@ -332,11 +485,17 @@ describe('the dashboard web app: dashboards', () => {
     await theirs.getByRole('status').filter({ hasText: 'Saved as version 3.' }).waitFor();
 
     await mine.getByRole('button', { name: 'Save' }).click();
-    const alert = mine.getByRole('alert').filter({ hasText: 'Someone else changed this dashboard since you opened it.' });
+    const alert = mine
+      .getByRole('alert')
+      .filter({ hasText: 'Someone else changed this dashboard since you opened it.' });
     await alert.waitFor();
     await assertAccessible(mine, 'stale save notice');
     await screenshot(mine, '26-stale-save');
-    assert.equal((await s.request('GET', `/api/v1/dashboards/${builtId}`, { as: editor })).body.title, 'Sales (theirs)', 'their save stands');
+    assert.equal(
+      (await s.request('GET', `/api/v1/dashboards/${builtId}`, { as: editor })).body.title,
+      'Sales (theirs)',
+      'their save stands',
+    );
     await alert.getByRole('button', { name: 'Reload the dashboard' }).click();
     await mine.getByRole('heading', { level: 1, name: 'Sales (theirs)' }).waitFor();
     await mine.getByRole('status').filter({ hasText: 'Reloaded the latest version.' }).waitFor();
@@ -370,10 +529,17 @@ describe('the dashboard web app: dashboards', () => {
     await page.mouse.move(corner.x + 12 + column, corner.y + 12 + 48, { steps: 5 });
     await page.mouse.up();
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('status').filter({ hasText: /^Saved as version \d+\.$/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Saved as version \d+\.$/ })
+      .waitFor();
     const d = (await s.request('GET', `/api/v1/dashboards/${builtId}`, { as: editor })).body;
     const w2 = d.definition.widgets.find((w: { id: string }) => w.id === 'w2');
-    assert.deepEqual(w2.position, { x: 4, y: 2, w: 7, h: 7 }, 'from {x: 6, y: 0, w: 6, h: 6}: two columns left, two rows down, one wider and taller');
+    assert.deepEqual(
+      w2.position,
+      { x: 4, y: 2, w: 7, h: 7 },
+      'from {x: 6, y: 0, w: 6, h: 6}: two columns left, two rows down, one wider and taller',
+    );
   });
 
   test('keyboard only: create a dashboard, add and configure a widget, move and resize it, save', async () => {
@@ -387,7 +553,8 @@ describe('the dashboard web app: dashboards', () => {
         const focused = await page.evaluate(() => {
           const e = document.activeElement;
           if (!e) return '';
-          const labelled = e.getAttribute('aria-label') ?? (e.id ? document.querySelector(`label[for="${e.id}"]`)?.textContent : null);
+          const labelled =
+            e.getAttribute('aria-label') ?? (e.id ? document.querySelector(`label[for="${e.id}"]`)?.textContent : null);
           return (labelled ?? e.textContent ?? '').trim();
         });
         if (typeof name === 'string' ? focused === name : name.test(focused)) return;
@@ -421,23 +588,39 @@ describe('the dashboard web app: dashboards', () => {
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowDown');
-    await page.locator('[aria-live="polite"]').filter({ hasText: 'Regions: column 3, row 2, 6 wide, 6 high.' }).waitFor();
+    await page
+      .locator('[aria-live="polite"]')
+      .filter({ hasText: 'Regions: column 3, row 2, 6 wide, 6 high.' })
+      .waitFor();
     await page.keyboard.press('Shift+ArrowLeft');
     await page.keyboard.press('Shift+ArrowDown');
-    await page.locator('[aria-live="polite"]').filter({ hasText: 'Regions: column 3, row 2, 5 wide, 7 high.' }).waitFor();
+    await page
+      .locator('[aria-live="polite"]')
+      .filter({ hasText: 'Regions: column 3, row 2, 5 wide, 7 high.' })
+      .waitFor();
     await tabTo('Move left: Regions');
     await page.keyboard.press('Enter');
-    await page.locator('[aria-live="polite"]').filter({ hasText: 'Regions: column 2, row 2, 5 wide, 7 high.' }).waitFor();
+    await page
+      .locator('[aria-live="polite"]')
+      .filter({ hasText: 'Regions: column 2, row 2, 5 wide, 7 high.' })
+      .waitFor();
     await drawnCharts(page, 1);
     await assertAccessible(page, 'keyboard walk, edit mode');
     await screenshot(page, '28-keyboard-walk');
     await page.keyboard.press('Shift+Tab');
-    for (let i = 0; i < 80 && (await page.evaluate(() => document.activeElement?.textContent)) !== 'Save'; i++) await page.keyboard.press('Shift+Tab');
+    for (let i = 0; i < 80 && (await page.evaluate(() => document.activeElement?.textContent)) !== 'Save'; i++)
+      await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: 'Saved as version 2.' }).waitFor();
     const d = (await s.request('GET', `/api/v1/dashboards/${id}`, { as: editor })).body;
     assert.equal(d.definition.widgets.length, 1);
-    assert.deepEqual({ type: d.definition.widgets[0].type, title: d.definition.widgets[0].title, position: d.definition.widgets[0].position },
-      { type: 'pie', title: 'Regions', position: { x: 1, y: 1, w: 5, h: 7 } });
+    assert.deepEqual(
+      {
+        type: d.definition.widgets[0].type,
+        title: d.definition.widgets[0].title,
+        position: d.definition.widgets[0].position,
+      },
+      { type: 'pie', title: 'Regions', position: { x: 1, y: 1, w: 5, h: 7 } },
+    );
   });
 });

@@ -43,7 +43,12 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
 
   const pageAs = async (who: SignedIn): Promise<Page> => {
     const context = await browser.newContext({ acceptDownloads: true });
-    const pair = { accessToken: who.accessToken, refreshToken: who.refreshToken, expiresIn: who.expiresIn, tokenType: 'Bearer' };
+    const pair = {
+      accessToken: who.accessToken,
+      refreshToken: who.refreshToken,
+      expiresIn: who.expiresIn,
+      tokenType: 'Bearer',
+    };
     await context.addInitScript((p) => localStorage.setItem('dashboard.session', p), JSON.stringify(pair));
     return context.newPage();
   };
@@ -76,15 +81,24 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await page.getByLabel('Short name').fill('broken');
     await page.getByLabel('Connection URL').fill('http://not-a-database.example/');
     await page.getByRole('button', { name: 'Add data source' }).click();
-    assert.match(await page.getByRole('alert').textContent() ?? '', /postgres/i);
+    assert.match((await page.getByRole('alert').textContent()) ?? '', /postgres/i);
     // The last add's notice went when the form opened: it does not sit beside this refusal as if it were its answer.
-    assert.deepEqual((await page.getByRole('status').allTextContents()).filter((t) => t.includes('added')), []);
+    assert.deepEqual(
+      (await page.getByRole('status').allTextContents()).filter((t) => t.includes('added')),
+      [],
+    );
     await page.getByRole('button', { name: 'Cancel' }).click();
 
     await page.getByRole('button', { name: 'Test Shop' }).click();
-    await page.getByRole('status').filter({ hasText: /^Shop: connection succeeded in \d+ ms\.$/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Shop: connection succeeded in \d+ ms\.$/ })
+      .waitFor();
     await page.getByRole('button', { name: 'Test Legacy' }).click();
-    await page.getByRole('status').filter({ hasText: /^Legacy: connection succeeded in \d+ ms\.$/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Legacy: connection succeeded in \d+ ms\.$/ })
+      .waitFor();
     await page.getByRole('row', { name: /Shop/ }).getByRole('cell').nth(2).filter({ hasNotText: 'never' }).waitFor();
 
     await page.getByRole('button', { name: 'Edit Shop' }).click();
@@ -96,14 +110,22 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await page.getByRole('status').filter({ hasText: 'Data source Shop DB saved.' }).waitFor();
 
     await page.getByRole('button', { name: 'Schema of Shop DB' }).click();
-    await page.locator('summary').filter({ hasText: /^orders \(table, 3 columns\)$/ }).click();
-    await page.locator('.schema li li').filter({ hasText: /^region text, not null$/ }).waitFor();
+    await page
+      .locator('summary')
+      .filter({ hasText: /^orders \(table, 3 columns\)$/ })
+      .click();
+    await page
+      .locator('.schema li li')
+      .filter({ hasText: /^region text, not null$/ })
+      .waitFor();
     await assertAccessible(page, 'data sources screen');
     await screenshot(page, '10-data-sources');
     // At 320 px (WCAG 1.4.10) the table scrolls sideways in its own region, which the keyboard can reach; the page does not.
     await page.setViewportSize({ width: 320, height: 700 });
     const region = page.getByRole('region', { name: 'Data sources' });
-    await page.waitForFunction('document.documentElement.scrollWidth <= 320', undefined, { timeout: 5_000 }).catch(() => undefined);
+    await page
+      .waitForFunction('document.documentElement.scrollWidth <= 320', undefined, { timeout: 5_000 })
+      .catch(() => undefined);
     assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 320, 'no sideways scrolling of the page');
     assert.ok(await region.evaluate((e) => e.scrollWidth > e.clientWidth), 'the table scrolls inside its region');
     assert.equal(await region.getAttribute('tabindex'), '0');
@@ -115,9 +137,13 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     // The editor opens on the first source (Legacy) and fetches its schema, then Shop DB is chosen. Legacy's schema is
     // held back until Shop DB's has been answered, as a slow database would: the late answer must not replace it.
     let releaseFirst = () => {};
-    const firstHeld = new Promise<void>((resolve) => { releaseFirst = resolve; });
+    const firstHeld = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
     let firstDone = () => {};
-    const firstSettled = new Promise<void>((resolve) => { firstDone = resolve; });
+    const firstSettled = new Promise<void>((resolve) => {
+      firstDone = resolve;
+    });
     let schemaRequests = 0;
     await page.route(/\/api\/v1\/datasources\/\d+\/schema\?columns=true$/, async (route) => {
       const n = ++schemaRequests;
@@ -136,7 +162,9 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await page.getByRole('heading', { level: 1, name: 'SQL editor' }).waitFor();
     const editor = page.locator('.cm-content');
     const bodies: string[] = [];
-    page.on('request', (r) => { if (r.url().endsWith('/api/v1/query')) bodies.push(r.postData() ?? ''); });
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/v1/query')) bodies.push(r.postData() ?? '');
+    });
     await editor.waitFor();
     await page.getByLabel('Data source').selectOption({ label: 'Shop DB' });
     await editor.click();
@@ -146,14 +174,27 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await page.getByLabel('region', { exact: true }).fill('north');
     await editor.click();
     await page.keyboard.press('Control+Enter');
-    await page.getByRole('status').filter({ hasText: /^30 rows in \d+ ms\.$/ }).waitFor({ timeout: 8000 }).catch(async (err) => {
-      throw new Error(`${err}: status "${await page.locator('.status').allTextContents()}", alert "${await page.locator('[role=alert]').allTextContents()}", editor "${await editor.textContent()}" sent ${bodies.join(" | ").replace(/\u00a0/g, "<NBSP>")}`);
-    });
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^30 rows in \d+ ms\.$/ })
+      .waitFor({ timeout: 8000 })
+      .catch(async (err) => {
+        throw new Error(
+          `${err}: status "${await page.locator('.status').allTextContents()}", alert "${await page.locator('[role=alert]').allTextContents()}", editor "${await editor.textContent()}" sent ${bodies.join(' | ').replace(/\u00a0/g, '<NBSP>')}`,
+        );
+      });
     // CodeMirror's styles are in force under the page's CSP (no inline <style>): its gutter is laid out.
-    assert.equal(await page.locator('.cm-editor').evaluate((e) => (globalThis as any).getComputedStyle(e).display), 'flex');
+    assert.equal(
+      await page.locator('.cm-editor').evaluate((e) => (globalThis as any).getComputedStyle(e).display),
+      'flex',
+    );
     // The count is given once, in the status line that announces the run; the results' table is named without it.
     const main = page.locator('main');
-    assert.equal(((await main.textContent()) ?? '').match(/(?<!\d)30 rows\b/g)?.length, 1, `the row count once on the screen: "${await main.textContent()}"`);
+    assert.equal(
+      ((await main.textContent()) ?? '').match(/(?<!\d)30 rows\b/g)?.length,
+      1,
+      `the row count once on the screen: "${await main.textContent()}"`,
+    );
     assert.equal(await page.getByRole('table', { name: 'Result rows', exact: true }).count(), 1);
     const firstPage = await page.getByRole('region', { name: 'Result rows' }).locator('tbody tr').count();
     assert.equal(firstPage, 25);
@@ -175,10 +216,16 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await page.keyboard.type('SELECT id FROM orders WHERE id <= 3 ORDER BY id');
     await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'Run' }).click();
-    await page.getByRole('status').filter({ hasText: /^3 rows in \d+ ms\.$/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^3 rows in \d+ ms\.$/ })
+      .waitFor();
     assert.equal(await page.getByRole('region', { name: 'Result rows' }).locator('tbody tr').count(), 3);
     assert.equal(await page.getByRole('navigation', { name: 'Result pages' }).count(), 0);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
     assert.match(download.suggestedFilename(), /^shop-db-results-\d{4}-\d{2}-\d{2}\.csv$/);
     assert.equal(await readFile(await download.path(), 'utf8'), '\uFEFFid\r\n1\r\n2\r\n3\r\n');
 
@@ -193,7 +240,10 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     const offered = page.locator('.cm-tooltip-autocomplete').getByText('orders');
     for (let attempt = 1; ; attempt++) {
       await page.keyboard.press('Control+Space');
-      const shown = await offered.waitFor({ timeout: 5_000 }).then(() => true, () => false);
+      const shown = await offered.waitFor({ timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      );
       if (shown) break;
       assert.ok(attempt < 6, 'the completion offers the table "orders"');
       await page.keyboard.press('Escape');
@@ -204,16 +254,25 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.type('SELECT nope FROM orders');
     await page.getByRole('button', { name: 'Run' }).click();
-    await page.getByRole('alert').filter({ hasText: /column "nope" does not exist/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /column "nope" does not exist/ })
+      .waitFor();
 
     // More rows than the 1,000 read: the status line says so, again the only place with the count.
     await editor.click();
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.type('SELECT g FROM generate_series(1, 1500) g');
     await page.getByRole('button', { name: 'Run' }).click();
-    const truncated = page.getByRole('status').filter({ hasText: /^1000 rows in \d+ ms\. The service stopped reading there; more rows exist\.$/ });
+    const truncated = page
+      .getByRole('status')
+      .filter({ hasText: /^1000 rows in \d+ ms\. The service stopped reading there; more rows exist\.$/ });
     await truncated.waitFor();
-    assert.equal(((await main.textContent()) ?? '').match(/(?<!\d)1000 rows\b/g)?.length, 1, `the row count once on the screen: "${await main.textContent()}"`);
+    assert.equal(
+      ((await main.textContent()) ?? '').match(/(?<!\d)1000 rows\b/g)?.length,
+      1,
+      `the row count once on the screen: "${await main.textContent()}"`,
+    );
     assert.equal(await page.getByRole('region', { name: 'Result rows' }).locator('tbody tr').count(), 25);
 
     await page.keyboard.press('ControlOrMeta+a');
@@ -223,10 +282,17 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await page.getByLabel('Query name').fill('Totals by region');
     await page.getByRole('button', { name: 'Save query' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved as "Totals by region".' }).waitFor();
-    assert.equal(await truncated.count(), 1, 'saving has its own status line: the count of the results still shown stays');
+    assert.equal(
+      await truncated.count(),
+      1,
+      'saving has its own status line: the count of the results still shown stays',
+    );
     const saved = await s.request('GET', '/api/v1/queries', { as: admin });
     assert.equal(saved.body.items.length, 1);
-    assert.equal(saved.body.items[0].query, 'SELECT region, sum(amount) AS total FROM orders GROUP BY region ORDER BY region');
+    assert.equal(
+      saved.body.items[0].query,
+      'SELECT region, sum(amount) AS total FROM orders GROUP BY region ORDER BY region',
+    );
   });
 
   test('a viewer sees the sources but no edit, test or SQL controls', async () => {
@@ -261,7 +327,9 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await page.getByRole('button', { name: 'Add data source' }).click();
     await page.getByRole('status').filter({ hasText: 'Data source HR added.' }).waitFor();
     assert.match(await page.getByRole('row', { name: /^HR/ }).innerText(), /read-only; SQL by admins and owners/);
-    const hr = (await s.request('GET', '/api/v1/datasources', { as: admin })).body.dataSources.find((d: { slug: string }) => d.slug === 'hr');
+    const hr = (await s.request('GET', '/api/v1/datasources', { as: admin })).body.dataSources.find(
+      (d: { slug: string }) => d.slug === 'hr',
+    );
     assert.equal(hr.sqlRole, 'admin');
 
     const editor = await s.signIn({ tenant: 'acme', role: 'editor', name: 'Ed' });
@@ -269,9 +337,22 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
     await theirs.goto(`${s.url}/sql`);
     const select = theirs.getByLabel('Data source');
     await select.waitFor();
-    const options = await select.locator('option').evaluateAll((os) => os.map((o) => [o.textContent, (o as unknown as { disabled: boolean }).disabled]));
-    assert.deepEqual(options, [['HR (SQL by admins and owners)', true], ['Shop DB', false]]);
-    assert.equal(await select.inputValue(), String((await s.request('GET', '/api/v1/datasources', { as: admin })).body.dataSources.find((d: { slug: string }) => d.slug !== 'hr').id), 'the editor starts on a source they may query');
+    const options = await select
+      .locator('option')
+      .evaluateAll((os) => os.map((o) => [o.textContent, (o as unknown as { disabled: boolean }).disabled]));
+    assert.deepEqual(options, [
+      ['HR (SQL by admins and owners)', true],
+      ['Shop DB', false],
+    ]);
+    assert.equal(
+      await select.inputValue(),
+      String(
+        (await s.request('GET', '/api/v1/datasources', { as: admin })).body.dataSources.find(
+          (d: { slug: string }) => d.slug !== 'hr',
+        ).id,
+      ),
+      'the editor starts on a source they may query',
+    );
     await assertAccessible(theirs, 'SQL editor with a source for admins');
   });
 });

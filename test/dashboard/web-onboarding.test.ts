@@ -30,11 +30,14 @@ describe('adding a teammate when identity is linked: a link to choose a password
     identity = `http://localhost:${identityPort}`;
     dashboard = `http://localhost:${dashboardPort}`;
     platform = await startServiceProcess(['identity', 'dashboard'], {
-      DATA_DIR: dataDir.path, DASHBOARD_PLATFORM_DATA: 'false',
+      DATA_DIR: dataDir.path,
+      DASHBOARD_PLATFORM_DATA: 'false',
       // Info: the request lines are written, so the test can check the link's token is not among them.
       LOG_LEVEL: 'info',
       PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'),
-      IDENTITY_PORT: String(identityPort), IDENTITY_ISSUER: identity, IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN,
+      IDENTITY_PORT: String(identityPort),
+      IDENTITY_ISSUER: identity,
+      IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN,
       DASHBOARD_PORT: String(dashboardPort),
     });
     assert.match(platform.stdout(), /^linked\s+dashboard → identity$/m);
@@ -49,7 +52,9 @@ describe('adding a teammate when identity is linked: a link to choose a password
   const newPage = async (): Promise<Page> => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
     return page;
   };
   /** The dashboard's sign-in screen → identity's sign-in page → back in the app. */
@@ -71,8 +76,16 @@ describe('adding a teammate when identity is linked: a link to choose a password
 
   test('in Chromium: owner adds Nina, copies her link; Nina chooses a password and signs in as an editor; the link works once and is never logged', async () => {
     const setup = await fetch(`${dashboard}/api/v1/setup`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ tenantName: 'Acme', tenantSlug: 'acme', email: OWNER.email, name: OWNER.name, password: OWNER.password, passwordConfirmation: OWNER.password }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        tenantName: 'Acme',
+        tenantSlug: 'acme',
+        email: OWNER.email,
+        name: OWNER.name,
+        password: OWNER.password,
+        passwordConfirmation: OWNER.password,
+      }),
     });
     assert.equal(setup.status, 201);
 
@@ -92,7 +105,10 @@ describe('adding a teammate when identity is linked: a link to choose a password
     assert.match(link, new RegExp(`^${identity}/account/choose-password\\?token=[A-Za-z0-9_-]{43}$`));
     // Copy, by keyboard: the focus is back on "Add user", the Copy button one step before it; the link lands on the
     // clipboard, and the page says so.
-    const focusedLabel = () => owner.evaluate('document.activeElement && (document.activeElement.getAttribute("aria-label") || document.activeElement.textContent)');
+    const focusedLabel = () =>
+      owner.evaluate(
+        'document.activeElement && (document.activeElement.getAttribute("aria-label") || document.activeElement.textContent)',
+      );
     await owner.waitForFunction('document.activeElement && document.activeElement.textContent === "Add user"');
     await owner.keyboard.press('Shift+Tab');
     assert.equal(await focusedLabel(), 'Copy the password link for Nina New');
@@ -106,7 +122,10 @@ describe('adding a teammate when identity is linked: a link to choose a password
     await owner.emulateMedia({ colorScheme: 'light' });
     // The long link wraps at 320 px (WCAG 1.4.10) instead of widening the page.
     await owner.setViewportSize({ width: 320, height: 700 });
-    assert.ok(await owner.evaluate('document.querySelector(".setup-link code").getBoundingClientRect().right <= 320'), 'the link wraps inside the screen');
+    assert.ok(
+      await owner.evaluate('document.querySelector(".setup-link code").getBoundingClientRect().right <= 320'),
+      'the link wraps inside the screen',
+    );
     await owner.setViewportSize({ width: 1280, height: 720 });
     await owner.getByRole('row', { name: /Nina New/ }).waitFor();
 
@@ -124,8 +143,8 @@ describe('adding a teammate when identity is linked: a link to choose a password
     await nina.waitForURL((u) => u.origin === dashboard);
     await nina.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
     await signIn(nina, NINA);
-    assert.match(await nina.locator('main').textContent() ?? '', /nina@acme\.example with the role editor/);
-    assert.match(await nina.locator('.who').textContent() ?? '', /Nina New \(editor\)/);
+    assert.match((await nina.locator('main').textContent()) ?? '', /nina@acme\.example with the role editor/);
+    assert.match((await nina.locator('.who').textContent()) ?? '', /Nina New \(editor\)/);
 
     // Once only.
     const again = await fetch(link);
@@ -133,19 +152,31 @@ describe('adding a teammate when identity is linked: a link to choose a password
 
     // Someone identity already knows: no link, and the screen says they use their own account.
     const bob = await fetch(`${identity}/api/v1/principals`, {
-      method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ type: 'human', email: 'bob@acme.example', password: 'bob has his own password' }),
     });
     assert.equal(bob.status, 201);
     await addUser(owner, { email: 'bob@acme.example', name: 'Bob Known' }, 'viewer');
-    await owner.getByRole('status').filter({ hasText: 'bob@acme.example already has a platform account: they sign in with it.' }).waitFor();
-    assert.equal(await owner.getByRole('status').filter({ hasText: 'choose a password' }).count(), 0, 'the earlier link is gone, and none is shown for Bob');
+    await owner
+      .getByRole('status')
+      .filter({ hasText: 'bob@acme.example already has a platform account: they sign in with it.' })
+      .waitFor();
+    assert.equal(
+      await owner.getByRole('status').filter({ hasText: 'choose a password' }).count(),
+      0,
+      'the earlier link is gone, and none is shown for Bob',
+    );
     await assertAccessible(owner, 'users screen after adding a known account');
 
     // The API's answers: the link once in the 201, nothing of it when identity refuses, which rolls the user back.
-    const token = await owner.evaluate('JSON.parse(localStorage.getItem("dashboard.session")).accessToken') as string;
-    const add = (body: unknown) => fetch(`${dashboard}/api/v1/admin/users`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
-      .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const token = (await owner.evaluate('JSON.parse(localStorage.getItem("dashboard.session")).accessToken')) as string;
+    const add = (body: unknown) =>
+      fetch(`${dashboard}/api/v1/admin/users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     const carl = await add({ email: 'carl@acme.example', name: 'Carl', role: 'viewer' });
     assert.equal(carl.status, 201);
     assert.equal(carl.body.platformAccount, 'created');
@@ -155,17 +186,33 @@ describe('adding a teammate when identity is linked: a link to choose a password
     assert.equal(refused.status, 400, 'identity refuses an address without a domain');
     assert.equal(refused.body.error.code, 'VALIDATION_ERROR');
     assert.match(refused.body.error.message, /^email: the platform's identity service refused it: /);
-    const users = await fetch(`${dashboard}/api/v1/admin/users?limit=100`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json()) as { items: { email: string }[] };
-    assert.deepEqual(users.items.map((u) => u.email).sort(), ['bob@acme.example', 'carl@acme.example', 'nina@acme.example', 'olga@acme.example'], 'the refused user was rolled back');
-    const audit = await fetch(`${dashboard}/api/v1/audit?limit=100`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text());
+    const users = (await fetch(`${dashboard}/api/v1/admin/users?limit=100`, {
+      headers: { authorization: `Bearer ${token}` },
+    }).then((r) => r.json())) as { items: { email: string }[] };
+    assert.deepEqual(
+      users.items.map((u) => u.email).sort(),
+      ['bob@acme.example', 'carl@acme.example', 'nina@acme.example', 'olga@acme.example'],
+      'the refused user was rolled back',
+    );
+    const audit = await fetch(`${dashboard}/api/v1/audit?limit=100`, {
+      headers: { authorization: `Bearer ${token}` },
+    }).then((r) => r.text());
     assert.match(audit, /"platformAccount":"created"/);
 
     // Neither service wrote a link's token, or Nina's password, to its log (the page's requests are logged, redacted).
     const log = platform.stdout() + platform.stderr();
     assert.match(log, /choose-password\?token=%5Bredacted%5D/, 'the page requests are in the log');
-    for (const secret of [new URL(link).searchParams.get('token')!, new URL(carl.body.setupLink).searchParams.get('token')!, NINA.password]) {
+    for (const secret of [
+      new URL(link).searchParams.get('token')!,
+      new URL(carl.body.setupLink).searchParams.get('token')!,
+      NINA.password,
+    ]) {
       assert.ok(!log.includes(secret), 'a secret reached the log');
     }
-    assert.deepEqual(consoleErrors.filter((e) => !/401|Failed to load resource/.test(e)), [], 'no CSP violation or script error');
+    assert.deepEqual(
+      consoleErrors.filter((e) => !/401|Failed to load resource/.test(e)),
+      [],
+      'no CSP violation or script error',
+    );
   });
 });

@@ -32,18 +32,39 @@ describe('the dashboard web app: public links', () => {
     const admin = await s.signIn({ tenant: 'acme', role: 'admin' });
     editor = await s.signIn({ tenant: 'acme', role: 'editor' });
     viewer = await s.signIn({ tenant: 'acme', role: 'viewer' });
-    const src = await s.request('POST', '/api/v1/datasources', { as: admin, body: { name: 'Shop', slug: 'shop', type: 'postgres', connectionUrl: target.url } });
+    const src = await s.request('POST', '/api/v1/datasources', {
+      as: admin,
+      body: { name: 'Shop', slug: 'shop', type: 'postgres', connectionUrl: target.url },
+    });
     assert.equal(src.status, 201, JSON.stringify(src.body));
     const created = await s.request('POST', '/api/v1/dashboards', {
       as: editor,
       body: {
-        slug: 'regional', title: 'Regional sales', description: 'Products sold per region',
+        slug: 'regional',
+        title: 'Regional sales',
+        description: 'Products sold per region',
         definition: {
-          layout: { type: 'grid', columns: 12, rowHeight: 30 }, dataSources: [{ id: src.body.id }],
-          parameters: [{ name: 'region', type: 'choice', label: 'Region', choices: ['north', 'south'], default: 'north' }],
+          layout: { type: 'grid', columns: 12, rowHeight: 30 },
+          dataSources: [{ id: src.body.id }],
+          parameters: [
+            { name: 'region', type: 'choice', label: 'Region', choices: ['north', 'south'], default: 'north' },
+          ],
           widgets: [
-            { id: 'products', type: 'table', title: 'Products', position: { x: 0, y: 0, w: 6, h: 6 }, dataSourceId: src.body.id, query: 'SELECT product, amount FROM sales WHERE region = :region ORDER BY product' },
-            { id: 'about', type: 'text', title: 'About', position: { x: 6, y: 0, w: 6, h: 3 }, options: { markdown: 'Figures are **units**.' } },
+            {
+              id: 'products',
+              type: 'table',
+              title: 'Products',
+              position: { x: 0, y: 0, w: 6, h: 6 },
+              dataSourceId: src.body.id,
+              query: 'SELECT product, amount FROM sales WHERE region = :region ORDER BY product',
+            },
+            {
+              id: 'about',
+              type: 'text',
+              title: 'About',
+              position: { x: 6, y: 0, w: 6, h: 3 },
+              options: { markdown: 'Figures are **units**.' },
+            },
           ],
         },
       },
@@ -69,7 +90,11 @@ describe('the dashboard web app: public links', () => {
     await page.getByRole('button', { name: 'Share' }).click();
     const panel = page.getByRole('region', { name: 'Public link' });
     await panel.getByRole('button', { name: 'Create public link' }).waitFor();
-    assert.equal(await page.evaluate('document.activeElement.id'), 'share-h', 'the panel takes the focus to its heading');
+    assert.equal(
+      await page.evaluate('document.activeElement.id'),
+      'share-h',
+      'the panel takes the focus to its heading',
+    );
     await panel.getByRole('button', { name: 'Create public link' }).click();
     const code = panel.locator('code');
     await code.waitFor();
@@ -102,7 +127,10 @@ describe('the dashboard web app: public links', () => {
       await screenshot(page, `share-02-visitor-${colorScheme}`);
       if (colorScheme === 'light') {
         // The rows as a spreadsheet would take them (Redash's and Grafana's "Download CSV"), here for a visitor too.
-        const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV of Products' }).click()]);
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('button', { name: 'Download CSV of Products' }).click(),
+        ]);
         assert.match(download.suggestedFilename(), /^products-\d{4}-\d{2}-\d{2}\.csv$/);
         assert.equal(await readFile(await download.path(), 'utf8'), '\uFEFFproduct,amount\r\napples,12\r\npears,3\r\n');
         await page.getByLabel('Region').selectOption('south');

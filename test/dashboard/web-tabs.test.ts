@@ -24,8 +24,18 @@ describe('the dashboard web app: one sign-in across tabs', () => {
   let context: BrowserContext;
   afterEach(async () => context?.close());
 
-  const pair = (who: SignedIn) => JSON.stringify({ accessToken: who.accessToken, refreshToken: who.refreshToken, expiresIn: who.expiresIn, tokenType: 'Bearer' });
-  const stored = async (page: Page) => JSON.parse(await page.evaluate('localStorage.getItem("dashboard.session")') as string) as { accessToken: string; refreshToken: string };
+  const pair = (who: SignedIn) =>
+    JSON.stringify({
+      accessToken: who.accessToken,
+      refreshToken: who.refreshToken,
+      expiresIn: who.expiresIn,
+      tokenType: 'Bearer',
+    });
+  const stored = async (page: Page) =>
+    JSON.parse((await page.evaluate('localStorage.getItem("dashboard.session")')) as string) as {
+      accessToken: string;
+      refreshToken: string;
+    };
   const signedInTab = async (who: SignedIn): Promise<Page> => {
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
@@ -46,9 +56,14 @@ describe('the dashboard web app: one sign-in across tabs', () => {
 
     // An access token the service refuses, as an expired one is: both tabs reload together and must refresh it.
     const before = await stored(first);
-    await first.evaluate(`localStorage.setItem('dashboard.session', ${JSON.stringify(JSON.stringify({ ...before, accessToken: 'expired', expiresIn: 900, tokenType: 'Bearer' }))})`);
+    await first.evaluate(
+      `localStorage.setItem('dashboard.session', ${JSON.stringify(JSON.stringify({ ...before, accessToken: 'expired', expiresIn: 900, tokenType: 'Bearer' }))})`,
+    );
     await Promise.all([first.reload(), second.reload()]);
-    await Promise.all([first.getByRole('button', { name: 'Sign out' }).waitFor(), second.getByRole('heading', { level: 1, name: 'Dashboards' }).waitFor()]);
+    await Promise.all([
+      first.getByRole('button', { name: 'Sign out' }).waitFor(),
+      second.getByRole('heading', { level: 1, name: 'Dashboards' }).waitFor(),
+    ]);
     const after = await stored(second);
     assert.notEqual(after.refreshToken, before.refreshToken, 'refreshed once');
     const me = await s.request('GET', '/api/v1/auth/me', { headers: { authorization: `Bearer ${after.accessToken}` } });
@@ -64,7 +79,10 @@ describe('the dashboard web app: one sign-in across tabs', () => {
     await second.getByRole('heading', { level: 1, name: 'Dashboards' }).waitFor();
     await first.getByRole('button', { name: 'Sign out' }).click();
     await second.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
-    assert.equal(await second.getByRole('status').filter({ hasText: 'another tab' }).textContent(), 'You signed out in another tab.');
+    assert.equal(
+      await second.getByRole('status').filter({ hasText: 'another tab' }).textContent(),
+      'You signed out in another tab.',
+    );
   });
 
   test("a tab holding an earlier version's per-tab pair stays signed in, the pair moved to the shared store", async () => {

@@ -25,7 +25,9 @@ describe('the dashboard web app: export and import', () => {
     target = await freshPostgres('webtransfer');
     const c = new pg.Client({ connectionString: target.url });
     await c.connect();
-    await c.query(`CREATE TABLE regions (name text PRIMARY KEY, orders int NOT NULL); INSERT INTO regions VALUES ('north', 12), ('south', 7);`);
+    await c.query(
+      `CREATE TABLE regions (name text PRIMARY KEY, orders int NOT NULL); INSERT INTO regions VALUES ('north', 12), ('south', 7);`,
+    );
     await c.end();
     s = await startDashboard('webtransfer');
     const admin = await s.signIn({ tenant: 'acme', role: 'admin' });
@@ -35,17 +37,31 @@ describe('the dashboard web app: export and import', () => {
     theirEditor = await s.signIn({ tenant: 'globex', role: 'editor' });
     let sourceId = 0;
     for (const who of [admin, theirAdmin]) {
-      const r = await s.request('POST', '/api/v1/datasources', { as: who, body: { name: 'Shop', slug: 'shop', type: 'postgres', connectionUrl: target.url } });
+      const r = await s.request('POST', '/api/v1/datasources', {
+        as: who,
+        body: { name: 'Shop', slug: 'shop', type: 'postgres', connectionUrl: target.url },
+      });
       assert.equal(r.status, 201, JSON.stringify(r.body));
       if (who === admin) sourceId = r.body.id;
     }
     const created = await s.request('POST', '/api/v1/dashboards', {
       as: editor,
       body: {
-        slug: 'regions', title: 'Orders by region',
+        slug: 'regions',
+        title: 'Orders by region',
         definition: {
-          layout: { type: 'grid', columns: 12, rowHeight: 30 }, dataSources: [{ id: sourceId }],
-          widgets: [{ id: 't', type: 'table', title: 'Regions', position: { x: 0, y: 0, w: 6, h: 5 }, dataSourceId: sourceId, query: 'SELECT name, orders FROM regions ORDER BY name' }],
+          layout: { type: 'grid', columns: 12, rowHeight: 30 },
+          dataSources: [{ id: sourceId }],
+          widgets: [
+            {
+              id: 't',
+              type: 'table',
+              title: 'Regions',
+              position: { x: 0, y: 0, w: 6, h: 5 },
+              dataSourceId: sourceId,
+              query: 'SELECT name, orders FROM regions ORDER BY name',
+            },
+          ],
         },
       },
     });
@@ -69,7 +85,10 @@ describe('the dashboard web app: export and import', () => {
     const page = await pageAs(viewer);
     await page.goto(`${s.url}/dashboards/${dashboardId}`);
     await page.getByRole('heading', { level: 1, name: 'Orders by region' }).waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export' }).click(),
+    ]);
     assert.equal(download.suggestedFilename(), 'regions.dashboard.json');
     exported = await readFile(await download.path());
     const bundle = JSON.parse(exported.toString('utf8'));
@@ -90,18 +109,29 @@ describe('the dashboard web app: export and import', () => {
     await page.keyboard.press('Enter');
     const form = page.getByRole('form', { name: 'Import dashboards' });
     await form.waitFor();
-    assert.equal(await page.evaluate('document.activeElement.id'), 'import-file', 'the file field has focus when the form opens');
+    assert.equal(
+      await page.evaluate('document.activeElement.id'),
+      'import-file',
+      'the file field has focus when the form opens',
+    );
     await assertAccessible(page, 'import form');
     await screenshot(page, 'transfer-01-import-form');
 
     // Not JSON: said before anything is sent.
-    await form.getByLabel('Exported file (.json)').setInputFiles({ name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('dashboards: yes') });
+    await form
+      .getByLabel('Exported file (.json)')
+      .setInputFiles({ name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('dashboards: yes') });
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
-    await page.getByRole('alert').filter({ hasText: /^notes\.json is not JSON/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /^notes\.json is not JSON/ })
+      .waitFor();
 
-    await form.getByLabel('Exported file (.json)').setInputFiles({ name: 'regions.dashboard.json', mimeType: 'application/json', buffer: exported });
+    await form
+      .getByLabel('Exported file (.json)')
+      .setInputFiles({ name: 'regions.dashboard.json', mimeType: 'application/json', buffer: exported });
     await form.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('heading', { level: 1, name: 'Orders by region' }).waitFor();
     const table = page.getByRole('table').filter({ hasText: 'north' });
@@ -116,11 +146,20 @@ describe('the dashboard web app: export and import', () => {
     const form = page.getByRole('form', { name: 'Import dashboards' });
     const bundle = JSON.parse(exported.toString('utf8'));
     bundle.dashboards[0].title = 'Orders by region, imported';
-    await form.getByLabel('Exported file (.json)').setInputFiles({ name: 'regions.dashboard.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bundle)) });
+    await form
+      .getByLabel('Exported file (.json)')
+      .setInputFiles({
+        name: 'regions.dashboard.json',
+        mimeType: 'application/json',
+        buffer: Buffer.from(JSON.stringify(bundle)),
+      });
     await form.getByRole('button', { name: 'Import' }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'already exists' });
     await alert.waitFor();
-    assert.equal(await alert.innerText(), 'A dashboard with the short name “regions” already exists here. Tick “Replace” to import it as a new version of that dashboard.');
+    assert.equal(
+      await alert.innerText(),
+      'A dashboard with the short name “regions” already exists here. Tick “Replace” to import it as a new version of that dashboard.',
+    );
     await assertAccessible(page, 'import form with a conflict');
     await screenshot(page, 'transfer-02-import-conflict');
 

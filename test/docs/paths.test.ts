@@ -10,7 +10,13 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PATH = /(?<![\w./-])(?:src|test|docs|bench|bin|sdk|scripts|shared|\.github)\/[A-Za-z0-9_.\/-]*[A-Za-z0-9_\/]/g;
 
 test('every repository path named in README.md and docs/ exists', () => {
-  const files = ['README.md', 'bench/README.md', ...readdirSync(`${ROOT}docs`).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const files = [
+    'README.md',
+    'bench/README.md',
+    ...readdirSync(`${ROOT}docs`)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   const missing: string[] = [];
   let checked = 0;
   for (const file of files) {

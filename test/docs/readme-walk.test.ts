@@ -24,7 +24,12 @@ test("the README's walk works when pasted into a shell", { timeout: 300_000 }, a
   // The ports are free when chosen but can be taken before the platform listens (test files run in parallel):
   // the walk then stops at its readiness loop with "the port is in use", and runs again on other ports.
   const walk = async (): Promise<{ code: number | null; out: string; err: string }> => {
-    const [identity, dashboard, audit, ingest] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const [identity, dashboard, audit, ingest] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     const database = await freshPostgres('readme');
     const data = tempDir('readme-walk-');
     const env: NodeJS.ProcessEnv = {
@@ -38,9 +43,17 @@ test("the README's walk works when pasted into a shell", { timeout: 300_000 }, a
       IDENTITY_ISSUER: `http://localhost:${identity}`,
       LOG_LEVEL: 'warn',
     };
-    const runnable = script.replaceAll('localhost:4000', `localhost:${identity}`).replaceAll('localhost:4001', `localhost:${dashboard}`).replaceAll('localhost:4003', `localhost:${ingest}`);
+    const runnable = script
+      .replaceAll('localhost:4000', `localhost:${identity}`)
+      .replaceAll('localhost:4001', `localhost:${dashboard}`)
+      .replaceAll('localhost:4003', `localhost:${ingest}`);
     // Its own process group, so the platform it starts in the background is stopped with it whatever happens.
-    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', runnable], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', runnable], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c));
@@ -59,14 +72,23 @@ test("the README's walk works when pasted into a shell", { timeout: 300_000 }, a
     }
   };
   let run = await walk();
-  for (let attempt = 2; attempt <= 3 && run.code !== 0 && /the port is in use/.test(run.err); attempt++) run = await walk();
+  for (let attempt = 2; attempt <= 3 && run.code !== 0 && /the port is in use/.test(run.err); attempt++)
+    run = await walk();
   const { code, out, err } = run;
   assert.equal(code, 0, `the walk failed:\n--- stdout\n${out}\n--- stderr\n${err}`);
   assert.match(out, /"active":true/, 'the introspection of the token');
   assert.match(out, /"scope":"reports:read"/);
   assert.match(out, /\{"accepted":1,"rejected":0,"errors":\[\]\}/, 'the batch of events');
-  assert.match(out, /\{"items":\[\{"id":"prj_[^"]+","name":"Web shop","created_at":"\d{4}-\d\d-\d\dT[^"]+Z"\}\],"next":null\}/, 'the admin API');
+  assert.match(
+    out,
+    /\{"items":\[\{"id":"prj_[^"]+","name":"Web shop","created_at":"\d{4}-\d\d-\d\dT[^"]+Z"\}\],"next":null\}/,
+    'the admin API',
+  );
   assert.match(out, /"slug":"sales","title":"Sales"/, 'the dashboard created with the token of the dashboard CLI');
   assert.match(out, /"data":\[\{[^\]]*"slug":"sales"/, 'the dashboard found by search');
-  assert.doesNotMatch(out, /cs_[A-Za-z0-9_-]{20,}|isk_[A-Za-z0-9_-]{20,}/, 'secrets went into variables, not onto the screen');
+  assert.doesNotMatch(
+    out,
+    /cs_[A-Za-z0-9_-]{20,}|isk_[A-Za-z0-9_-]{20,}/,
+    'secrets went into variables, not onto the screen',
+  );
 });

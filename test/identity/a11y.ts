@@ -13,5 +13,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** The id (or text, for a button) of the focused element. */
 export async function focused(page: Page): Promise<string | null> {
-  return page.evaluate('document.activeElement ? (document.activeElement.id || document.activeElement.textContent) : null') as Promise<string | null>;
+  return page.evaluate(
+    'document.activeElement ? (document.activeElement.id || document.activeElement.textContent) : null',
+  ) as Promise<string | null>;
 }

@@ -34,14 +34,19 @@ test("the account pages' sign-in asks for the second factor after the password; 
   assert.equal(page.status, 303, 'the account page still sends the browser to sign in');
 
   const action = new URL(/action="([^"]+\/mfa)"/.exec(afterPassword.html)![1]!, server.issuer).href;
-  const done = await b.follow(action, 'about:never', { form: { csrf: field(afterPassword.html, 'csrf')!, code: freshCode(secret, -1).code } });
+  const done = await b.follow(action, 'about:never', {
+    form: { csrf: field(afterPassword.html, 'csrf')!, code: freshCode(secret, -1).code },
+  });
   assert.equal(done.url, `${server.issuer}/account/password`, 'the sign-in came back to the account page');
   assert.match(done.html, /<h1>Change your password<\/h1>/);
   assert.ok(b.cookie('__Host-svc_login'));
 });
 
 /** The TOTP steps used so far are forgotten, so each test can sign in with the current code (one use per step is tested in mfa.test.ts). */
-const forgetSteps = () => server.runtime.db.query("UPDATE credentials SET metadata = '{}'::jsonb WHERE principal_id = $1 AND type = 'totp'", [danaId]);
+const forgetSteps = () =>
+  server.runtime.db.query("UPDATE credentials SET metadata = '{}'::jsonb WHERE principal_id = $1 AND type = 'totp'", [
+    danaId,
+  ]);
 
 for (const path of ['/account/security', '/agents']) {
   test(`${path} signs in through /signin?return_to= with the second step, and comes back`, async () => {
@@ -54,7 +59,9 @@ for (const path of ['/account/security', '/agents']) {
     assert.match(afterPassword.html, /<h1>Two-step verification<\/h1>/);
     assert.equal(b.cookie('__Host-svc_login'), undefined, 'no login session from the password alone');
     const action = new URL(/action="([^"]+\/mfa)"/.exec(afterPassword.html)![1]!, server.issuer).href;
-    const done = await b.follow(action, 'about:never', { form: { csrf: field(afterPassword.html, 'csrf')!, code: freshCode(secret, -1).code } });
+    const done = await b.follow(action, 'about:never', {
+      form: { csrf: field(afterPassword.html, 'csrf')!, code: freshCode(secret, -1).code },
+    });
     assert.equal(done.url, `${server.issuer}${path}`, 'back at the page that asked');
     assert.equal(done.res.status, 200);
     assert.match(done.html, path === '/agents' ? /<h1>Agents acting for you<\/h1>/ : /An authenticator app is set up/);

@@ -7,11 +7,21 @@ import { TestBrowser, field, formAction } from './browser.ts';
  * authorization request, and follows the redirects back. Returns the last answer: the `returnTo` page when the
  * password was right, the sign-in page again (401) when not.
  */
-export async function signInAt(issuer: string, browser: TestBrowser, returnTo: string, who: { email: string; password: string }): Promise<{ url: string; res: Response; html: string }> {
+export async function signInAt(
+  issuer: string,
+  browser: TestBrowser,
+  returnTo: string,
+  who: { email: string; password: string },
+): Promise<{ url: string; res: Response; html: string }> {
   // prompt=login: a browser already signed in (as someone else) would otherwise go straight to returnTo.
-  const page = await browser.follow(`${issuer}/signin?return_to=${encodeURIComponent(returnTo)}&prompt=login`, 'about:never');
+  const page = await browser.follow(
+    `${issuer}/signin?return_to=${encodeURIComponent(returnTo)}&prompt=login`,
+    'about:never',
+  );
   assert.match(page.html, /<h1>Sign in<\/h1>/, `the sign-in page was not shown: ${page.url} ${page.res.status}`);
-  return browser.follow(new URL(formAction(page.html)!, issuer).href, 'about:never', { form: { csrf: field(page.html, 'csrf')!, email: who.email, password: who.password } });
+  return browser.follow(new URL(formAction(page.html)!, issuer).href, 'about:never', {
+    form: { csrf: field(page.html, 'csrf')!, email: who.email, password: who.password },
+  });
 }
 
 /** Fills in and sends the sign-in page shown in Chromium. */
@@ -23,7 +33,9 @@ export async function signInOnPage(page: Page, who: { email: string; password: s
     await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Sign in' }).click()]);
     // The wrong passwords of earlier tests came from this same address (127.0.0.1), and on a loaded machine their
     // per-address wait can still hold (seen in CI): wait it out as a person would, then sign in again.
-    const throttled = /Too many failed sign-in attempts\. Wait (\d+) seconds?/.exec(await page.locator('body').innerText());
+    const throttled = /Too many failed sign-in attempts\. Wait (\d+) seconds?/.exec(
+      await page.locator('body').innerText(),
+    );
     if (!throttled) return;
     assert.ok(attempt < 5, `still throttled after ${attempt} attempts: ${throttled[0]}`);
     await new Promise((resolve) => setTimeout(resolve, Number(throttled[1]) * 1000 + 250));

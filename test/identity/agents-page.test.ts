@@ -30,17 +30,40 @@ let helper: { id: string; privateKey: CryptoKey };
 
 async function api(path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') {
   const r = await fetch(`${server.issuer}/api/v1${path}`, {
-    method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body !== undefined ? JSON.stringify(body) : undefined,
+    method,
+    headers: {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   return { status: r.status, body: (await r.json()) as any };
 }
 
 async function exchange(subject: string) {
-  const actor = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'helper-key' }).setIssuer(helper.id).setSubject(helper.id).setAudience(server.issuer)
-    .setExpirationTime('2m').setJti(randomUUID()).sign(helper.privateKey);
+  const actor = await new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: 'helper-key' })
+    .setIssuer(helper.id)
+    .setSubject(helper.id)
+    .setAudience(server.issuer)
+    .setExpirationTime('2m')
+    .setJti(randomUUID())
+    .sign(helper.privateKey);
   const client: oauth.Client = { client_id: runtime.clientId };
-  const res = await oauth.genericTokenEndpointRequest(as, client, oauth.ClientSecretBasic(runtime.secret!), EXCHANGE,
-    { subject_token: subject, subject_token_type: ACCESS, actor_token: actor, actor_token_type: JWT, scope: 'notes:read mail:send' }, insecure);
+  const res = await oauth.genericTokenEndpointRequest(
+    as,
+    client,
+    oauth.ClientSecretBasic(runtime.secret!),
+    EXCHANGE,
+    {
+      subject_token: subject,
+      subject_token_type: ACCESS,
+      actor_token: actor,
+      actor_token_type: JWT,
+      scope: 'notes:read mail:send',
+    },
+    insecure,
+  );
   return oauth.processGenericTokenEndpointResponse(as, client, res);
 }
 
@@ -49,25 +72,58 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: new URL(`${name}.png`, ARTIFACTS).pathname, fullPage: true });
 }
 
-const focused = (page: Page) => page.evaluate(() => {
-  const el = (globalThis as unknown as { document: { activeElement: { id?: string; textContent?: string | null } | null } }).document.activeElement;
-  return { id: el?.id ?? '', text: el?.textContent ?? '' };
-});
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const el = (
+      globalThis as unknown as { document: { activeElement: { id?: string; textContent?: string | null } | null } }
+    ).document.activeElement;
+    return { id: el?.id ?? '', text: el?.textContent ?? '' };
+  });
 
 before(async () => {
-  server = await startServer('idagentspage', { IDENTITY_EXTRA_SCOPES: 'notes:read,mail:send', IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN });
+  server = await startServer('idagentspage', {
+    IDENTITY_EXTRA_SCOPES: 'notes:read,mail:send',
+    IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN,
+  });
   const issuer = new URL(server.issuer);
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
   const robinId = await server.createHuman(robin.email, robin.password);
   await api(`/principals/${robinId}`, { allowed_scopes: ['openid', 'notes:read', 'mail:send'] }, 'PATCH');
-  notes = await server.registerApp({ name: 'Notes', appType: 'web', redirectUris: [CALLBACK], firstParty: true, allowedScopes: ['notes:read', 'mail:send'] });
-  runtime = await server.registerApp({ name: 'Agent runtime', appType: 'machine', allowedScopes: ['notes:read', 'mail:send'] });
-  resourceServer = await server.registerApp({ name: 'Notes API', appType: 'service', allowedScopes: [], resourceServer: true });
-  const made = await api('/principals', { type: 'agent', name: 'inbox-helper', display_name: 'Inbox helper', model_id: 'acme-llm-4', version: '2026-10', allowed_scopes: ['notes:read', 'mail:send'] });
+  notes = await server.registerApp({
+    name: 'Notes',
+    appType: 'web',
+    redirectUris: [CALLBACK],
+    firstParty: true,
+    allowedScopes: ['notes:read', 'mail:send'],
+  });
+  runtime = await server.registerApp({
+    name: 'Agent runtime',
+    appType: 'machine',
+    allowedScopes: ['notes:read', 'mail:send'],
+  });
+  resourceServer = await server.registerApp({
+    name: 'Notes API',
+    appType: 'service',
+    allowedScopes: [],
+    resourceServer: true,
+  });
+  const made = await api('/principals', {
+    type: 'agent',
+    name: 'inbox-helper',
+    display_name: 'Inbox helper',
+    model_id: 'acme-llm-4',
+    version: '2026-10',
+    allowed_scopes: ['notes:read', 'mail:send'],
+  });
   assert.equal(made.status, 201, JSON.stringify(made.body));
   assert.equal(made.body.agent.requires_confirmation, true, 'confirmation is the default');
   const { publicKey, privateKey } = await generateKeyPair('ES256');
-  await api(`/principals/${made.body.id}/credentials`, { type: 'keypair', public_key: await exportSPKI(publicKey), key_algorithm: 'ES256', key_id: 'helper-key' });
+  await api(`/principals/${made.body.id}/credentials`, {
+    type: 'keypair',
+    public_key: await exportSPKI(publicKey),
+    key_algorithm: 'ES256',
+    key_id: 'helper-key',
+  });
   helper = { id: made.body.id, privateKey };
   browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
 });
@@ -80,12 +136,36 @@ test('an unapproved agent is refused; the person signs in to /agents in Chromium
   const client: oauth.Client = { client_id: notes.clientId };
   const verifier = oauth.generateRandomCodeVerifier();
   const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({ client_id: notes.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'notes:read mail:send', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }).toString();
+  url.search = new URLSearchParams({
+    client_id: notes.clientId,
+    redirect_uri: CALLBACK,
+    response_type: 'code',
+    scope: 'notes:read mail:send',
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  }).toString();
   const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), url.href, robin);
   const params = oauth.validateAuthResponse(as, client, new URL(callback), oauth.expectNoState);
-  const subject = (await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic(notes.secret!), params, CALLBACK, verifier, insecure))).access_token;
+  const subject = (
+    await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        oauth.ClientSecretBasic(notes.secret!),
+        params,
+        CALLBACK,
+        verifier,
+        insecure,
+      ),
+    )
+  ).access_token;
 
-  await assert.rejects(exchange(subject), (err: unknown) => err instanceof oauth.ResponseBodyError && err.error === 'access_denied');
+  await assert.rejects(
+    exchange(subject),
+    (err: unknown) => err instanceof oauth.ResponseBodyError && err.error === 'access_denied',
+  );
 
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -103,9 +183,13 @@ test('an unapproved agent is refused; the person signs in to /agents in Chromium
   await page.getByRole('heading', { level: 1, name: 'Agents acting for you' }).waitFor();
   assert.equal(await page.title(), 'Agents (1 waiting)');
   const request = page.getByRole('region', { name: 'Inbox helper' });
-  assert.match(await request.textContent() ?? '', /acme-llm-4 \(version 2026-10\)/, 'the model is shown');
+  assert.match((await request.textContent()) ?? '', /acme-llm-4 \(version 2026-10\)/, 'the model is shown');
   const asks = await request.locator('ul.scopes li').allTextContents();
-  assert.deepEqual(asks.map((s) => /\((.+)\)$/.exec(s)?.[1]), ['notes:read', 'mail:send'], 'the scopes it asks for');
+  assert.deepEqual(
+    asks.map((s) => /\((.+)\)$/.exec(s)?.[1]),
+    ['notes:read', 'mail:send'],
+    'the scopes it asks for',
+  );
   await assertAccessible(page, 'agents page with a pending request');
   await shot(page, 'pending');
 
@@ -124,31 +208,48 @@ test('an unapproved agent is refused; the person signs in to /agents in Chromium
 
   const issued = await exchange(subject);
   assert.equal(issued.scope, 'notes:read mail:send');
-  const intro = await form(`${server.issuer}/oauth/introspect`, { token: issued.access_token }, { authorization: basic(resourceServer.clientId, resourceServer.secret!) });
+  const intro = await form(
+    `${server.issuer}/oauth/introspect`,
+    { token: issued.access_token },
+    { authorization: basic(resourceServer.clientId, resourceServer.secret!) },
+  );
   assert.deepEqual(intro.json.act, { sub: helper.id });
 
   // Revoking on the page ends the agent's token at once.
   await page.reload();
-  assert.match(await page.getByRole('region', { name: 'Inbox helper' }).textContent() ?? '', /1 live token/);
+  assert.match((await page.getByRole('region', { name: 'Inbox helper' }).textContent()) ?? '', /1 live token/);
   await page.getByRole('button', { name: 'Revoke Inbox helper' }).click();
   await page.waitForURL(/done=revoke/);
   assert.equal(await page.getByRole('status').textContent(), 'The agent was revoked; its tokens no longer work.');
-  const after = await form(`${server.issuer}/oauth/introspect`, { token: issued.access_token }, { authorization: basic(resourceServer.clientId, resourceServer.secret!) });
+  const after = await form(
+    `${server.issuer}/oauth/introspect`,
+    { token: issued.access_token },
+    { authorization: basic(resourceServer.clientId, resourceServer.secret!) },
+  );
   assert.equal(after.json.active, false);
   await context.close();
 });
 
 test('the decision form refuses a missing CSRF token, another site, and a signed-out browser', async () => {
   const b = new TestBrowser();
-  const signedOut = await b.request(`${server.issuer}/agents/${helper.id}/decision`, { form: { decision: 'approve', csrf: 'x' } });
+  const signedOut = await b.request(`${server.issuer}/agents/${helper.id}/decision`, {
+    form: { decision: 'approve', csrf: 'x' },
+  });
   assert.equal(signedOut.status, 401);
   const signedIn = await signInAt(server.issuer, b, '/agents', robin);
   assert.equal(signedIn.url, `${server.issuer}/agents`);
   assert.match(signedIn.html, /Agents acting for you/);
-  const forged = await b.request(`${server.issuer}/agents/${helper.id}/decision`, { form: { decision: 'approve', csrf: 'forged' } });
+  const forged = await b.request(`${server.issuer}/agents/${helper.id}/decision`, {
+    form: { decision: 'approve', csrf: 'forged' },
+  });
   assert.equal(forged.status, 403);
-  const crossSite = await b.request(`${server.issuer}/agents/${helper.id}/decision`, { form: { decision: 'approve', csrf: 'forged' }, headers: { origin: 'https://evil.example' } });
+  const crossSite = await b.request(`${server.issuer}/agents/${helper.id}/decision`, {
+    form: { decision: 'approve', csrf: 'forged' },
+    headers: { origin: 'https://evil.example' },
+  });
   assert.equal(crossSite.status, 403);
-  const notUuid = await b.request(`${server.issuer}/agents/not-a-uuid/decision`, { form: { decision: 'approve', csrf: 'x' } });
+  const notUuid = await b.request(`${server.issuer}/agents/not-a-uuid/decision`, {
+    form: { decision: 'approve', csrf: 'x' },
+  });
   assert.equal(notUuid.status, 400);
 });

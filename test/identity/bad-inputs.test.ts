@@ -31,18 +31,35 @@ function authorizeUrl(params: Record<string, string>): string {
 
 async function codeFor(clientId: string, extra: Record<string, string> = {}) {
   const p = pkce();
-  const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), authorizeUrl({ client_id: clientId, code_challenge: p.challenge, code_challenge_method: 'S256', ...extra }), erin);
+  const { callback } = await authorizeInBrowser(
+    server.issuer,
+    new TestBrowser(),
+    authorizeUrl({ client_id: clientId, code_challenge: p.challenge, code_challenge_method: 'S256', ...extra }),
+    erin,
+  );
   const code = new URL(callback).searchParams.get('code');
   assert.ok(code, callback);
   return { code, verifier: p.verifier };
 }
 
 function exchange(code: string, verifier: string | undefined, overrides: Record<string, string> = {}) {
-  return form(`${server.issuer}/oauth/token`, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, ...(verifier ? { code_verifier: verifier } : {}), ...overrides }, { authorization: basic(web.clientId, web.secret!) });
+  return form(
+    `${server.issuer}/oauth/token`,
+    {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: CALLBACK,
+      ...(verifier ? { code_verifier: verifier } : {}),
+      ...overrides,
+    },
+    { authorization: basic(web.clientId, web.secret!) },
+  );
 }
 
 test('an unregistered redirect URI is refused on the page, never redirected to', async () => {
-  const res = await fetch(authorizeUrl({ client_id: web.clientId, redirect_uri: 'https://evil.example/cb' }), { redirect: 'manual' });
+  const res = await fetch(authorizeUrl({ client_id: web.clientId, redirect_uri: 'https://evil.example/cb' }), {
+    redirect: 'manual',
+  });
   assert.equal(res.status, 400);
   assert.equal(res.headers.get('location'), null);
   const html = await res.text();
@@ -61,7 +78,10 @@ test('PKCE: public clients must use it, only S256, and the verifier must match',
   assert.equal(m.searchParams.get('error'), 'invalid_request');
   assert.equal(m.searchParams.get('state'), 's1');
 
-  const plain = await fetch(authorizeUrl({ client_id: spa.clientId, code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }), { redirect: 'manual' });
+  const plain = await fetch(
+    authorizeUrl({ client_id: spa.clientId, code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }),
+    { redirect: 'manual' },
+  );
   assert.equal(new URL(plain.headers.get('location')!).searchParams.get('error'), 'invalid_request');
 
   const { code } = await codeFor(web.clientId);
@@ -83,10 +103,17 @@ test('a reused code fails and revokes the tokens it issued', async () => {
   assert.equal(again.status, 400);
   assert.equal(again.json.error, 'invalid_grant');
   for (const token of [first.json.access_token, first.json.refresh_token]) {
-    const intro = await form(`${server.issuer}/oauth/introspect`, { token }, { authorization: basic(web.clientId, web.secret!) });
+    const intro = await form(
+      `${server.issuer}/oauth/introspect`,
+      { token },
+      { authorization: basic(web.clientId, web.secret!) },
+    );
     assert.deepEqual(intro.json, { active: false });
   }
-  const used = await server.runtime.db.query<{ used: boolean }>('SELECT used FROM oauth_auth_codes WHERE code_signature = $1', [createHash('sha256').update(code).digest('hex')]);
+  const used = await server.runtime.db.query<{ used: boolean }>(
+    'SELECT used FROM oauth_auth_codes WHERE code_signature = $1',
+    [createHash('sha256').update(code).digest('hex')],
+  );
   assert.equal(used.rows[0]!.used, true);
 });
 
@@ -99,7 +126,11 @@ test('a code exchanged twice at the same time yields tokens at most once, and no
     for (const a of answers.filter((x) => x.status !== 200)) assert.equal(a.json.error, 'invalid_grant');
     for (const g of granted) {
       for (const token of [g.json.access_token, g.json.refresh_token]) {
-        const intro = await form(`${server.issuer}/oauth/introspect`, { token }, { authorization: basic(web.clientId, web.secret!) });
+        const intro = await form(
+          `${server.issuer}/oauth/introspect`,
+          { token },
+          { authorization: basic(web.clientId, web.secret!) },
+        );
         assert.deepEqual(intro.json, { active: false }, 'a reuse revokes what the code issued');
       }
     }
@@ -110,22 +141,41 @@ test('a refresh token presented twice at the same time rotates at most once, and
   const { code, verifier } = await codeFor(web.clientId);
   const first = await exchange(code, verifier);
   assert.equal(first.status, 200, first.text);
-  const refresh = () => form(`${server.issuer}/oauth/token`, { grant_type: 'refresh_token', refresh_token: first.json.refresh_token }, { authorization: basic(web.clientId, web.secret!) });
+  const refresh = () =>
+    form(
+      `${server.issuer}/oauth/token`,
+      { grant_type: 'refresh_token', refresh_token: first.json.refresh_token },
+      { authorization: basic(web.clientId, web.secret!) },
+    );
   const answers = await Promise.all([refresh(), refresh(), refresh()]);
   const rotated = answers.filter((a) => a.status === 200);
   assert.ok(rotated.length <= 1, `${rotated.length} rotations of one refresh token succeeded`);
   for (const a of answers.filter((x) => x.status !== 200)) assert.equal(a.json.error, 'invalid_grant');
   for (const r of rotated) {
-    const next = await form(`${server.issuer}/oauth/token`, { grant_type: 'refresh_token', refresh_token: r.json.refresh_token }, { authorization: basic(web.clientId, web.secret!) });
+    const next = await form(
+      `${server.issuer}/oauth/token`,
+      { grant_type: 'refresh_token', refresh_token: r.json.refresh_token },
+      { authorization: basic(web.clientId, web.secret!) },
+    );
     assert.equal(next.json.error, 'invalid_grant', 'the rotated token died with its family');
   }
 });
 
-test('an expired code, a wrong redirect URI at the token endpoint, another client\'s code: invalid_grant', async () => {
-  const quick = await server.registerApp({ name: 'Quick', appType: 'web', redirectUris: [CALLBACK], firstParty: true, authorizationCodeTtl: 1 });
+test("an expired code, a wrong redirect URI at the token endpoint, another client's code: invalid_grant", async () => {
+  const quick = await server.registerApp({
+    name: 'Quick',
+    appType: 'web',
+    redirectUris: [CALLBACK],
+    firstParty: true,
+    authorizationCodeTtl: 1,
+  });
   const { code, verifier } = await codeFor(quick.clientId);
   await new Promise((r) => setTimeout(r, 2100));
-  const expired = await form(`${server.issuer}/oauth/token`, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier }, { authorization: basic(quick.clientId, quick.secret!) });
+  const expired = await form(
+    `${server.issuer}/oauth/token`,
+    { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier },
+    { authorization: basic(quick.clientId, quick.secret!) },
+  );
   assert.equal(expired.status, 400);
   assert.equal(expired.json.error, 'invalid_grant');
 
@@ -139,46 +189,98 @@ test('an expired code, a wrong redirect URI at the token endpoint, another clien
 
   const garbage = await exchange('not-a-code', 'x'.repeat(43));
   assert.equal(garbage.json.error, 'invalid_grant');
-  const wrongSecret = await form(`${server.issuer}/oauth/token`, { grant_type: 'authorization_code', code: 'x', redirect_uri: CALLBACK }, { authorization: basic(web.clientId, 'cs_wrong') });
+  const wrongSecret = await form(
+    `${server.issuer}/oauth/token`,
+    { grant_type: 'authorization_code', code: 'x', redirect_uri: CALLBACK },
+    { authorization: basic(web.clientId, 'cs_wrong') },
+  );
   assert.equal(wrongSecret.status, 401);
   assert.equal(wrongSecret.json.error, 'invalid_client');
-  const spaClientCredentials = await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials', client_id: spa.clientId });
+  const spaClientCredentials = await form(`${server.issuer}/oauth/token`, {
+    grant_type: 'client_credentials',
+    client_id: spa.clientId,
+  });
   assert.equal(spaClientCredentials.json.error, 'unauthorized_client');
 });
 
 test('unknown or disallowed scopes are refused with invalid_scope', async () => {
   const p = pkce();
-  const res = await new TestBrowser().follow(authorizeUrl({ client_id: web.clientId, scope: 'openid rocket-launch', code_challenge: p.challenge, code_challenge_method: 'S256' }), CALLBACK);
+  const res = await new TestBrowser().follow(
+    authorizeUrl({
+      client_id: web.clientId,
+      scope: 'openid rocket-launch',
+      code_challenge: p.challenge,
+      code_challenge_method: 'S256',
+    }),
+    CALLBACK,
+  );
   assert.ok(res.callback, `${res.res.status} ${res.html.slice(0, 600)}`);
   assert.equal(new URL(res.callback).searchParams.get('error'), 'invalid_scope');
-  const admin = await new TestBrowser().follow(authorizeUrl({ client_id: web.clientId, scope: 'openid admin', code_challenge: p.challenge, code_challenge_method: 'S256' }), CALLBACK);
-  assert.equal(new URL(admin.callback!).searchParams.get('error'), 'invalid_scope', 'the app is not allowed the admin scope');
+  const admin = await new TestBrowser().follow(
+    authorizeUrl({
+      client_id: web.clientId,
+      scope: 'openid admin',
+      code_challenge: p.challenge,
+      code_challenge_method: 'S256',
+    }),
+    CALLBACK,
+  );
+  assert.equal(
+    new URL(admin.callback!).searchParams.get('error'),
+    'invalid_scope',
+    'the app is not allowed the admin scope',
+  );
 });
 
 test('a tampered state is caught by the client; tampered interaction ids and forms are refused', async () => {
-  const config = await oidc.discovery(new URL(server.issuer), web.clientId, web.secret, oidc.ClientSecretBasic(web.secret!), { execute: [oidc.allowInsecureRequests] });
+  const config = await oidc.discovery(
+    new URL(server.issuer),
+    web.clientId,
+    web.secret,
+    oidc.ClientSecretBasic(web.secret!),
+    { execute: [oidc.allowInsecureRequests] },
+  );
   const verifier = oidc.randomPKCECodeVerifier();
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid', state: 'the-real-state', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: CALLBACK,
+    scope: 'openid',
+    state: 'the-real-state',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
   const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), url.href, erin);
   assert.equal(new URL(callback).searchParams.get('state'), 'the-real-state', 'state is returned unchanged');
   const tampered = new URL(callback);
   tampered.searchParams.set('state', 'forged');
-  await assert.rejects(oidc.authorizationCodeGrant(config, tampered, { pkceCodeVerifier: verifier, expectedState: 'the-real-state' }), (err: Error) => /state/.test(String((err.cause as Error | undefined)?.message)));
+  await assert.rejects(
+    oidc.authorizationCodeGrant(config, tampered, { pkceCodeVerifier: verifier, expectedState: 'the-real-state' }),
+    (err: Error) => /state/.test(String((err.cause as Error | undefined)?.message)),
+  );
 
   const browser = new TestBrowser();
   const p = pkce();
-  const page = await browser.follow(authorizeUrl({ client_id: web.clientId, code_challenge: p.challenge, code_challenge_method: 'S256' }), CALLBACK);
+  const page = await browser.follow(
+    authorizeUrl({ client_id: web.clientId, code_challenge: p.challenge, code_challenge_method: 'S256' }),
+    CALLBACK,
+  );
   assert.match(page.html, /<h1>Sign in<\/h1>/);
   const action = new URL(formAction(page.html)!, server.issuer).href;
   const csrf = field(page.html, 'csrf')!;
 
-  const otherUid = await browser.request(action.replace(/interaction\/[^/]+/, 'interaction/forged-uid'), { form: { csrf, email: erin.email, password: erin.password } });
+  const otherUid = await browser.request(action.replace(/interaction\/[^/]+/, 'interaction/forged-uid'), {
+    form: { csrf, email: erin.email, password: erin.password },
+  });
   assert.equal(otherUid.status, 400);
   const noCsrf = await browser.request(action, { form: { email: erin.email, password: erin.password } });
   assert.equal(noCsrf.status, 403);
-  const crossSite = await browser.request(action, { form: { csrf, email: erin.email, password: erin.password }, headers: { origin: 'https://evil.example' } });
+  const crossSite = await browser.request(action, {
+    form: { csrf, email: erin.email, password: erin.password },
+    headers: { origin: 'https://evil.example' },
+  });
   assert.equal(crossSite.status, 403);
-  const stranger = await new TestBrowser().request(action, { form: { csrf, email: erin.email, password: erin.password } });
+  const stranger = await new TestBrowser().request(action, {
+    form: { csrf, email: erin.email, password: erin.password },
+  });
   assert.equal(stranger.status, 400, 'without the interaction cookie the form is refused');
   const empty = await browser.request(action, { form: { csrf } });
   assert.equal(empty.status, 400);
@@ -188,7 +290,11 @@ test('a tampered state is caught by the client; tampered interaction ids and for
 });
 
 test("management API: authentication comes before body parsing, in the platform's error shape; elsewhere the OAuth shape", async () => {
-  const res = await fetch(`${server.issuer}/api/v1/principals`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":' });
+  const res = await fetch(`${server.issuer}/api/v1/principals`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"type":',
+  });
   assert.equal(res.status, 401, 'authentication comes first');
   const body = (await res.json()) as any;
   assert.equal(body.error.code, 'UNAUTHORIZED');
@@ -204,7 +310,10 @@ test("management API: authentication comes before body parsing, in the platform'
 test('repeated failed sign-ins slow down per account and per address', async () => {
   const browser = new TestBrowser();
   const p = pkce();
-  const page = await browser.follow(authorizeUrl({ client_id: web.clientId, code_challenge: p.challenge, code_challenge_method: 'S256' }), CALLBACK);
+  const page = await browser.follow(
+    authorizeUrl({ client_id: web.clientId, code_challenge: p.challenge, code_challenge_method: 'S256' }),
+    CALLBACK,
+  );
   const action = new URL(formAction(page.html)!, server.issuer).href;
   const csrf = field(page.html, 'csrf')!;
   for (let i = 0; i < 5; i++) {
@@ -216,7 +325,9 @@ test('repeated failed sign-ins slow down per account and per address', async () 
   assert.equal(blocked.status, 429, 'even the right password waits');
   assert.ok(Number(blocked.headers.get('retry-after')) >= 1);
   assert.match(await blocked.text(), /Too many failed sign-in attempts/);
-  const otherAccount = await browser.request(action, { form: { csrf, email: 'someone-else@example.com', password: 'whatever it is' } });
+  const otherAccount = await browser.request(action, {
+    form: { csrf, email: 'someone-else@example.com', password: 'whatever it is' },
+  });
   assert.equal(otherAccount.status, 429, 'the address is slowed down too');
   await new Promise((r) => setTimeout(r, 1100 * Number(blocked.headers.get('retry-after'))));
   const ok = await browser.follow(action, CALLBACK, { form: { csrf, email: erin.email, password: erin.password } });
@@ -226,15 +337,42 @@ test('repeated failed sign-ins slow down per account and per address', async () 
 test('malformed posts to the browser pages get an HTML error page, never a 500 or a mangled body', async () => {
   const browser = new TestBrowser();
   const p = pkce();
-  const page = await browser.follow(authorizeUrl({ client_id: web.clientId, code_challenge: p.challenge, code_challenge_method: 'S256' }), CALLBACK);
+  const page = await browser.follow(
+    authorizeUrl({ client_id: web.clientId, code_challenge: p.challenge, code_challenge_method: 'S256' }),
+    CALLBACK,
+  );
   const action = new URL(formAction(page.html)!, server.issuer).href;
   const csrf = field(page.html, 'csrf')!;
   const cases: { url: string; init: RequestInit; status: number }[] = [
     { url: action, init: { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'csrf=x' }, status: 415 },
-    { url: action, init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `csrf=${csrf}&csrf=${csrf}&email=a&password=b` }, status: 400 },
-    { url: action, init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `csrf=${'a'.repeat(20_000)}` }, status: 413 },
-    { url: `${server.issuer}/signout`, init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'csrf=a&csrf=b' }, status: 400 },
-    { url: `${server.issuer}/signout`, init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"csrf":' }, status: 400 },
+    {
+      url: action,
+      init: {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `csrf=${csrf}&csrf=${csrf}&email=a&password=b`,
+      },
+      status: 400,
+    },
+    {
+      url: action,
+      init: {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `csrf=${'a'.repeat(20_000)}`,
+      },
+      status: 413,
+    },
+    {
+      url: `${server.issuer}/signout`,
+      init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'csrf=a&csrf=b' },
+      status: 400,
+    },
+    {
+      url: `${server.issuer}/signout`,
+      init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"csrf":' },
+      status: 400,
+    },
   ];
   for (const c of cases) {
     const res = await fetch(c.url, { ...c.init, redirect: 'manual' });
@@ -270,29 +408,44 @@ test('a NUL character in any field is a 400 in the shape of the route, never a 5
     assert.match(answer.error.message, /must not contain the NUL character/);
   }
 
-  const authorize = await fetch(authorizeUrl({ client_id: web.clientId, login_hint: 'a\u0000b' }), { redirect: 'manual' });
+  const authorize = await fetch(authorizeUrl({ client_id: web.clientId, login_hint: 'a\u0000b' }), {
+    redirect: 'manual',
+  });
   assert.equal(authorize.status, 400);
   assert.equal(((await authorize.json()) as any).error, 'invalid_request');
   const unknownClient = await fetch(authorizeUrl({ client_id: 'app\u0000' }), { redirect: 'manual' });
   assert.equal(unknownClient.status, 400);
 
   // The token endpoint's body is read by the provider, not Fastify: the client lookup refuses the NUL itself.
-  const token = await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials', client_id: 'app\u0000', client_secret: 'x' });
+  const token = await form(`${server.issuer}/oauth/token`, {
+    grant_type: 'client_credentials',
+    client_id: 'app\u0000',
+    client_secret: 'x',
+  });
   assert.equal(token.status, 401, token.text);
   assert.equal(token.json.error, 'invalid_client');
 
   const browser = new TestBrowser();
   const p = pkce();
-  const page = await browser.follow(authorizeUrl({ client_id: web.clientId, code_challenge: p.challenge, code_challenge_method: 'S256' }), CALLBACK);
+  const page = await browser.follow(
+    authorizeUrl({ client_id: web.clientId, code_challenge: p.challenge, code_challenge_method: 'S256' }),
+    CALLBACK,
+  );
   const action = new URL(formAction(page.html)!, server.issuer).href;
-  const signIn = await browser.request(action, { form: { csrf: field(page.html, 'csrf')!, email: 'erin\u0000@example.com', password: erin.password } });
+  const signIn = await browser.request(action, {
+    form: { csrf: field(page.html, 'csrf')!, email: 'erin\u0000@example.com', password: erin.password },
+  });
   assert.equal(signIn.status, 400);
   assert.match(signIn.headers.get('content-type') ?? '', /^text\/html/);
   assert.match(await signIn.text(), /<h1>Request refused<\/h1>/);
 });
 
-test("the social sign-in routes refuse malformed requests with an HTML page, not a mangled \"[object Object]\"", async () => {
-  for (const url of [`/upstream/${'a'.repeat(41)}/callback`, `/upstream/github/callback?code=${'a'.repeat(3000)}`, '/upstream/github/callback?state=%00']) {
+test('the social sign-in routes refuse malformed requests with an HTML page, not a mangled "[object Object]"', async () => {
+  for (const url of [
+    `/upstream/${'a'.repeat(41)}/callback`,
+    `/upstream/github/callback?code=${'a'.repeat(3000)}`,
+    '/upstream/github/callback?state=%00',
+  ]) {
     const res = await fetch(`${server.issuer}${url}`, { redirect: 'manual' });
     const text = await res.text();
     assert.equal(res.status, 400, `${url}: ${text.slice(0, 200)}`);
@@ -311,7 +464,11 @@ test('redirect_uri is required at the authorization endpoint and the code exchan
   assert.match(await res.text(), /redirect_uri/);
 
   const { code, verifier } = await codeFor(web.clientId);
-  const withoutUri = await form(`${server.issuer}/oauth/token`, { grant_type: 'authorization_code', code, code_verifier: verifier }, { authorization: basic(web.clientId, web.secret!) });
+  const withoutUri = await form(
+    `${server.issuer}/oauth/token`,
+    { grant_type: 'authorization_code', code, code_verifier: verifier },
+    { authorization: basic(web.clientId, web.secret!) },
+  );
   assert.equal(withoutUri.status, 400, withoutUri.text);
   assert.equal(withoutUri.json.error, 'invalid_request');
   assert.match(withoutUri.json.error_description, /redirect_uri/);
@@ -319,10 +476,18 @@ test('redirect_uri is required at the authorization endpoint and the code exchan
 
 test('management API: a field the route does not take is named in the 400', async () => {
   const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-  const app = await fetch(`${server.issuer}/api/v1/applications`, { method: 'POST', headers, body: JSON.stringify({ name: 'Typo', app_type: 'machine', scopes: ['openid'] }) });
+  const app = await fetch(`${server.issuer}/api/v1/applications`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'Typo', app_type: 'machine', scopes: ['openid'] }),
+  });
   assert.equal(app.status, 400);
   assert.match(((await app.json()) as any).error.message, /must NOT have additional properties \('scopes'\)/);
-  const org = await fetch(`${server.issuer}/api/v1/organizations`, { method: 'POST', headers, body: JSON.stringify({ name: 'Acme', slug: 'acme-typo', colour: 'red' }) });
+  const org = await fetch(`${server.issuer}/api/v1/organizations`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'Acme', slug: 'acme-typo', colour: 'red' }),
+  });
   assert.equal(org.status, 400);
   assert.match(((await org.json()) as any).error.message, /\('colour'\)/);
 });
@@ -355,7 +520,11 @@ test('an unregistered post_logout_redirect_uri gets a sign-out error page, never
 test('management API: a new principal with a bad field is told what is wrong with that kind only', async () => {
   const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
   const create = async (body: unknown) => {
-    const res = await fetch(`${server.issuer}/api/v1/principals`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const res = await fetch(`${server.issuer}/api/v1/principals`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    });
     assert.equal(res.status, 400, JSON.stringify(body));
     const answer = (await res.json()) as any;
     assert.equal(answer.error.code, 'VALIDATION_ERROR');
@@ -374,6 +543,10 @@ test('management API: a new principal with a bad field is told what is wrong wit
   assert.match(await create({ email: 'x@example.com' }), /body \/type must be one of/);
   assert.equal(await create([]), 'body must be an object');
   // A right body still makes the principal.
-  const ok = await fetch(`${server.issuer}/api/v1/principals`, { method: 'POST', headers, body: JSON.stringify({ type: 'service', name: 'reports', service_type: 'batch' }) });
+  const ok = await fetch(`${server.issuer}/api/v1/principals`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ type: 'service', name: 'reports', service_type: 'batch' }),
+  });
   assert.equal(ok.status, 201);
 });

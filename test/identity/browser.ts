@@ -36,12 +36,17 @@ export class TestBrowser {
 
   private header(url: URL): string {
     return [...this.cookies.entries()]
-      .filter(([, c]) => url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`))
+      .filter(
+        ([, c]) => url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`),
+      )
       .map(([n, c]) => `${n}=${c.value}`)
       .join('; ');
   }
 
-  async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const u = new URL(url);
     const headers: Record<string, string> = { ...init.headers };
     const cookie = this.header(u);
@@ -52,13 +57,22 @@ export class TestBrowser {
       headers.origin ??= u.origin;
       body = new URLSearchParams(init.form).toString();
     }
-    const res = await fetch(u, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+    const res = await fetch(u, {
+      method: init.method ?? (init.form ? 'POST' : 'GET'),
+      headers,
+      body,
+      redirect: 'manual',
+    });
     for (const h of res.headers.getSetCookie()) this.store(h);
     return res;
   }
 
   /** Follows redirects from `url` until a page answers or a redirect leaves for `stopAt` (the app's callback). */
-  async follow(url: string, stopAt: string, init: Parameters<TestBrowser['request']>[1] = {}): Promise<{ url: string; res: Response; html: string; callback?: string }> {
+  async follow(
+    url: string,
+    stopAt: string,
+    init: Parameters<TestBrowser['request']>[1] = {},
+  ): Promise<{ url: string; res: Response; html: string; callback?: string }> {
     let current = url;
     let res = await this.request(current, init);
     for (let i = 0; i < 10; i++) {

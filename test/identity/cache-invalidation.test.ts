@@ -32,9 +32,18 @@ after(async () => {
 test('two instances on one database and Redis: a secret revoked through one stops working on the other at once', async () => {
   const app = await a.registerApp({ name: 'two instances', appType: 'machine', allowedScopes: ['reports:read'] });
   const second = await createSecret(a.runtime.db, app.id);
-  const token = (base: string, secret: string) => form(`${base}/oauth/token`, { grant_type: 'client_credentials', scope: 'reports:read' }, { authorization: basic(app.clientId, secret) });
+  const token = (base: string, secret: string) =>
+    form(
+      `${base}/oauth/token`,
+      { grant_type: 'client_credentials', scope: 'reports:read' },
+      { authorization: basic(app.clientId, secret) },
+    );
   const cachedBefore = Date.now();
-  assert.equal((await token(bUrl, second.secret)).status, 200, 'instance b has read the app and its secrets into its cache');
+  assert.equal(
+    (await token(bUrl, second.secret)).status,
+    200,
+    'instance b has read the app and its secrets into its cache',
+  );
 
   const published = once(listener, 'message');
   // What the management API's DELETE /applications/:id/secrets/:secretId does on instance a.
@@ -57,7 +66,9 @@ test('two instances on one database and Redis: a secret revoked through one stop
     assert.equal(res.status, 200);
     assert.ok(Date.now() < deadline, 'instance b still takes the revoked secret until its copy expires');
     // The next invalidation message, or the deadline: whichever comes first.
-    await once(listener, 'message', { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) }).catch(() => {});
+    await once(listener, 'message', { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) }).catch(
+      () => {},
+    );
   }
-  assert.equal((await token(bUrl, app.secret!)).status, 200, 'the app\'s other secret keeps working');
+  assert.equal((await token(bUrl, app.secret!)).status, 200, "the app's other secret keeps working");
 });

@@ -20,7 +20,9 @@ let frankId: string;
 before(async () => {
   appServer = createServer((req, res) => {
     arrivals.push(new URL(req.url ?? '/', CALLBACK).href);
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html><html lang="en"><title>done</title><h1>done</h1></html>');
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<!DOCTYPE html><html lang="en"><title>done</title><h1>done</h1></html>');
   });
   await new Promise<void>((resolve) => appServer.listen(0, '127.0.0.1', resolve));
   CALLBACK = `http://127.0.0.1:${(appServer.address() as AddressInfo).port}/callback`;
@@ -35,12 +37,30 @@ after(async () => {
 });
 
 test('headless Chromium signs in and consents through the real pages', async () => {
-  const app = await server.registerApp({ name: 'Gallery', appType: 'web', redirectUris: [CALLBACK], description: 'Shares your photos' });
-  const config = await oidc.discovery(new URL(server.issuer), app.clientId, app.secret, oidc.ClientSecretBasic(app.secret!), { execute: [oidc.allowInsecureRequests] });
+  const app = await server.registerApp({
+    name: 'Gallery',
+    appType: 'web',
+    redirectUris: [CALLBACK],
+    description: 'Shares your photos',
+  });
+  const config = await oidc.discovery(
+    new URL(server.issuer),
+    app.clientId,
+    app.secret,
+    oidc.ClientSecretBasic(app.secret!),
+    { execute: [oidc.allowInsecureRequests] },
+  );
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid email profile', state, nonce, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: CALLBACK,
+    scope: 'openid email profile',
+    state,
+    nonce,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
 
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -48,9 +68,17 @@ test('headless Chromium signs in and consents through the real pages', async () 
   assert.equal(await page.title(), 'Sign in');
   assert.equal(await page.getAttribute('html', 'lang'), 'en');
   assert.equal(await page.locator('h1').textContent(), 'Sign in');
-  assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'email', 'focus starts on the first field');
+  assert.equal(
+    await page.evaluate('document.activeElement && document.activeElement.id'),
+    'email',
+    'focus starts on the first field',
+  );
   await page.keyboard.press('Tab');
-  assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'password', 'focus order follows the form');
+  assert.equal(
+    await page.evaluate('document.activeElement && document.activeElement.id'),
+    'password',
+    'focus order follows the form',
+  );
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate('document.activeElement && document.activeElement.textContent'), 'Sign in');
 
@@ -84,7 +112,11 @@ test('headless Chromium signs in and consents through the real pages', async () 
   assert.equal(await page.title(), 'done');
   const callback = arrivals.find((a) => a.startsWith(`${CALLBACK}?`));
   assert.ok(callback, 'the browser came back to the app');
-  const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+  });
   assert.equal(tokens.claims()!.sub, frankId);
   await context.close();
 });

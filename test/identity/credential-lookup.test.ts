@@ -20,7 +20,10 @@ before(async () => {
   db = await openDatabase({ url: database.url, dataDir: '/nonexistent', schema: 'identity' });
   await migrate(db, MIGRATIONS);
   for (let i = 0; i < 3; i++) {
-    const r = await db.query<{ id: string }>(`INSERT INTO principals (type, identifier, display_name) VALUES ('service', $1, $1) RETURNING id`, [`svc-${i}`]);
+    const r = await db.query<{ id: string }>(
+      `INSERT INTO principals (type, identifier, display_name) VALUES ('service', $1, $1) RETURNING id`,
+      [`svc-${i}`],
+    );
     principals.push(r.rows[0]!.id);
   }
 });
@@ -34,23 +37,41 @@ test('API keys asked for together: each finds its own principal; revoked, unknow
   const keys = await Promise.all(principals.map((p) => createApiKey(db, p, { scopes: ['reports:read'] })));
   await revokeCredential(db, principals[2]!, keys[2]!.credential.id, 'leaked');
   const lookup = new CredentialLookup(db, 1, 4);
-  const asked = [keys[0]!.apiKey, keys[1]!.apiKey, keys[2]!.apiKey, `sk_${'x'.repeat(43)}`, 'not-an-api-key', keys[1]!.apiKey, keys[0]!.apiKey];
+  const asked = [
+    keys[0]!.apiKey,
+    keys[1]!.apiKey,
+    keys[2]!.apiKey,
+    `sk_${'x'.repeat(43)}`,
+    'not-an-api-key',
+    keys[1]!.apiKey,
+    keys[0]!.apiKey,
+  ];
   const found = await Promise.all(asked.map((k) => lookup.apiKey(k)));
-  assert.deepEqual(found.map((c) => c?.principalId), [principals[0], principals[1], undefined, undefined, undefined, principals[1], principals[0]]);
+  assert.deepEqual(
+    found.map((c) => c?.principalId),
+    [principals[0], principals[1], undefined, undefined, undefined, principals[1], principals[0]],
+  );
   assert.deepEqual(found[0]?.scopes, ['reports:read']);
 });
 
 test('key pairs asked for together by key id: live ones found with their key, revoked and unknown ones not', async () => {
-  const pems = await Promise.all([0, 1].map(async () => exportSPKI((await generateKeyPair('ES256', { extractable: true })).publicKey)));
+  const pems = await Promise.all(
+    [0, 1].map(async () => exportSPKI((await generateKeyPair('ES256', { extractable: true })).publicKey)),
+  );
   const live = await createKeypair(db, principals[0]!, { publicKey: pems[0]!, algorithm: 'ES256', keyId: 'k-live' });
   const gone = await createKeypair(db, principals[1]!, { publicKey: pems[1]!, algorithm: 'ES256', keyId: 'k-gone' });
   await revokeCredential(db, principals[1]!, gone.id, 'rotated');
   const lookup = new CredentialLookup(db);
-  const found = await Promise.all(['k-live', 'k-gone', 'k-none', 'k-live', 'x'.repeat(201)].map((k) => lookup.keypair(k)));
+  const found = await Promise.all(
+    ['k-live', 'k-gone', 'k-none', 'k-live', 'x'.repeat(201)].map((k) => lookup.keypair(k)),
+  );
   assert.equal(found[0]?.id, live.id);
   assert.equal(found[0]?.keyAlgorithm, 'ES256');
   assert.match(found[0]?.publicKey ?? '', /^-----BEGIN PUBLIC KEY-----/);
-  assert.deepEqual(found.slice(1).map((c) => c?.id), [undefined, undefined, live.id, undefined]);
+  assert.deepEqual(
+    found.slice(1).map((c) => c?.id),
+    [undefined, undefined, live.id, undefined],
+  );
 });
 
 test('a jti sent many times in one statement is spent by exactly one request, and stays spent', async () => {
@@ -65,7 +86,11 @@ test('a jti sent many times in one statement is spent by exactly one request, an
     lookup.spendJti(principals[1]!, jti, expires),
     lookup.spendJti(principals[0]!, randomUUID(), expires),
   ]);
-  assert.deepEqual(mixed, [false, true, true], 'spent stays spent; the same jti of another principal and a new jti are fresh');
+  assert.deepEqual(
+    mixed,
+    [false, true, true],
+    'spent stays spent; the same jti of another principal and a new jti are fresh',
+  );
 });
 
 test('a statement that fails for one row fails only that request', async () => {
@@ -76,5 +101,9 @@ test('a statement that fails for one row fails only that request', async () => {
     lookup.spendJti(randomUUID(), randomUUID(), expires),
     lookup.spendJti(principals[1]!, randomUUID(), expires),
   ]);
-  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled'], 'an unknown principal breaks the foreign key of its row only');
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+    'an unknown principal breaks the foreign key of its row only',
+  );
 });

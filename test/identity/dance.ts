@@ -31,6 +31,9 @@ export async function authorizeInBrowser(
       form: { csrf: field(step.html, 'csrf')!, decision: consent },
     });
   }
-  assert.ok(step.callback, `the browser did not reach the callback; last page ${step.url} (${step.res.status}): ${step.html.slice(0, 400)}`);
+  assert.ok(
+    step.callback,
+    `the browser did not reach the callback; last page ${step.url} (${step.res.status}): ${step.html.slice(0, 400)}`,
+  );
   return { callback: step.callback, sawSignIn, sawConsent };
 }

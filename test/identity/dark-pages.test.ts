@@ -26,7 +26,9 @@ after(async () => {
 });
 
 const style = (page: Page, selector: string, property: string) =>
-  page.evaluate(`getComputedStyle(document.querySelector(${JSON.stringify(selector)}))[${JSON.stringify(property)}]`) as Promise<string>;
+  page.evaluate(
+    `getComputedStyle(document.querySelector(${JSON.stringify(selector)}))[${JSON.stringify(property)}]`,
+  ) as Promise<string>;
 
 /** The page is dark (not the light palette left as it was), passes axe, and shows the dark focus ring on `Tab`. */
 async function checkDark(page: Page, what: string, shot: string): Promise<void> {
@@ -69,7 +71,11 @@ test('sign-in, account pages, the choose-password page and an error page in the 
   assert.equal(await style(page, 'button.primary', 'color'), 'rgb(6, 46, 111)');
   await context.close();
 
-  const made = await createHumanWithSetupLink(server.runtime.db, { email: 'lea@example.com', name: 'Lea', ttlSeconds: 3600 });
+  const made = await createHumanWithSetupLink(server.runtime.db, {
+    email: 'lea@example.com',
+    name: 'Lea',
+    ttlSeconds: 3600,
+  });
   assert.equal(made.status, 'created');
   const fresh = await browser.newContext({ colorScheme: 'dark' });
   const linkPage = await fresh.newPage();

@@ -22,41 +22,78 @@ let resourceServer: { clientId: string; secret: string | undefined };
 const pat = { email: 'pat@example.com', password: 'pat has a long passphrase' };
 let patId: string;
 
-interface Agent { id: string; kid: string; privateKey: CryptoKey }
+interface Agent {
+  id: string;
+  kid: string;
+  privateKey: CryptoKey;
+}
 
 function api(path: string, init: { method?: string; body?: unknown; token?: string } = {}) {
   return fetch(`${server.issuer}/api/v1${path}`, {
     method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${init.token ?? ADMIN_TOKEN}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${init.token ?? ADMIN_TOKEN}`,
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
   }).then(async (r) => ({ status: r.status, body: (r.status === 204 ? undefined : await r.json()) as any }));
 }
 
 /** An agent principal with an ES256 key pair registered as its credential. */
 async function agent(name: string, body: Record<string, unknown>): Promise<Agent> {
-  const made = await api('/principals', { method: 'POST', body: { type: 'agent', name, model_id: 'acme-llm-4', version: '2026-10', ...body } });
+  const made = await api('/principals', {
+    method: 'POST',
+    body: { type: 'agent', name, model_id: 'acme-llm-4', version: '2026-10', ...body },
+  });
   assert.equal(made.status, 201, JSON.stringify(made.body));
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   const kid = `${name}-key`;
-  const cred = await api(`/principals/${made.body.id}/credentials`, { method: 'POST', body: { type: 'keypair', public_key: await exportSPKI(publicKey), key_algorithm: 'ES256', key_id: kid } });
+  const cred = await api(`/principals/${made.body.id}/credentials`, {
+    method: 'POST',
+    body: { type: 'keypair', public_key: await exportSPKI(publicKey), key_algorithm: 'ES256', key_id: kid },
+  });
   assert.equal(cred.status, 201, JSON.stringify(cred.body));
   return { id: made.body.id, kid, privateKey };
 }
 
 /** The agent's proof: an assertion signed with its key (private_key_jwt style), single use. */
 function assertion(a: Agent, claims: { aud?: string; exp?: string | number } = {}): Promise<string> {
-  return new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: a.kid }).setIssuer(a.id).setSubject(a.id).setAudience(claims.aud ?? server.issuer)
-    .setExpirationTime(claims.exp ?? '2m').setJti(randomUUID()).sign(a.privateKey);
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: a.kid })
+    .setIssuer(a.id)
+    .setSubject(a.id)
+    .setAudience(claims.aud ?? server.issuer)
+    .setExpirationTime(claims.exp ?? '2m')
+    .setJti(randomUUID())
+    .sign(a.privateKey);
 }
 
 /** A token exchange through oauth4webapi by the agent runtime app; errors come back as oauth4webapi's ResponseBodyError. */
-async function exchange(subject: string, actor: Agent | string, extra: Record<string, string> = {}, options: { DPoP?: oauth.DPoPHandle } = {}) {
+async function exchange(
+  subject: string,
+  actor: Agent | string,
+  extra: Record<string, string> = {},
+  options: { DPoP?: oauth.DPoPHandle } = {},
+) {
   const client: oauth.Client = { client_id: runtime.clientId };
   // An agent proves itself by a fresh assertion, or (a string) by its own access token.
-  const actorToken = typeof actor === 'string' ? { actor_token: actor, actor_token_type: ACCESS } : { actor_token: await assertion(actor), actor_token_type: JWT };
-  const res = await oauth.genericTokenEndpointRequest(as, client, oauth.ClientSecretBasic(runtime.secret!), EXCHANGE, {
-    subject_token: subject, subject_token_type: ACCESS, ...actorToken, ...extra,
-  }, { ...insecure, ...options });
+  const actorToken =
+    typeof actor === 'string'
+      ? { actor_token: actor, actor_token_type: ACCESS }
+      : { actor_token: await assertion(actor), actor_token_type: JWT };
+  const res = await oauth.genericTokenEndpointRequest(
+    as,
+    client,
+    oauth.ClientSecretBasic(runtime.secret!),
+    EXCHANGE,
+    {
+      subject_token: subject,
+      subject_token_type: ACCESS,
+      ...actorToken,
+      ...extra,
+    },
+    { ...insecure, ...options },
+  );
   return oauth.processGenericTokenEndpointResponse(as, client, res);
 }
 
@@ -70,21 +107,44 @@ async function refused(p: Promise<unknown>): Promise<{ error: string; error_desc
   assert.fail('the exchange was expected to be refused');
 }
 
-const raw = (body: Record<string, string>) => form(`${server.issuer}/oauth/token`, body, { authorization: basic(runtime.clientId, runtime.secret!) });
-const introspect = (t: string) => form(`${server.issuer}/oauth/introspect`, { token: t }, { authorization: basic(resourceServer.clientId, resourceServer.secret!) }).then((r) => r.json);
+const raw = (body: Record<string, string>) =>
+  form(`${server.issuer}/oauth/token`, body, { authorization: basic(runtime.clientId, runtime.secret!) });
+const introspect = (t: string) =>
+  form(
+    `${server.issuer}/oauth/introspect`,
+    { token: t },
+    { authorization: basic(resourceServer.clientId, resourceServer.secret!) },
+  ).then((r) => r.json);
 
 /** Pat's access token through the authorization code flow of a first-party app (bound to a key with `DPoP`, scoped to an organization with `organization`). */
-async function patToken(app = notes, scope = 'notes:read notes:write mail:send', options: { DPoP?: oauth.DPoPHandle; organization?: string } = {}): Promise<string> {
+async function patToken(
+  app = notes,
+  scope = 'notes:read notes:write mail:send',
+  options: { DPoP?: oauth.DPoPHandle; organization?: string } = {},
+): Promise<string> {
   const client: oauth.Client = { client_id: app.clientId };
   const verifier = oauth.generateRandomCodeVerifier();
   const url = new URL(as.authorization_endpoint!);
   url.search = new URLSearchParams({
-    client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    client_id: app.clientId,
+    redirect_uri: CALLBACK,
+    response_type: 'code',
+    scope,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
     ...(options.organization ? { organization: options.organization } : {}),
   }).toString();
   const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), url.href, pat);
   const params = oauth.validateAuthResponse(as, client, new URL(callback), oauth.expectNoState);
-  const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic(app.secret!), params, CALLBACK, verifier, { ...insecure, ...(options.DPoP ? { DPoP: options.DPoP } : {}) });
+  const res = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    oauth.ClientSecretBasic(app.secret!),
+    params,
+    CALLBACK,
+    verifier,
+    { ...insecure, ...(options.DPoP ? { DPoP: options.DPoP } : {}) },
+  );
   return (await oauth.processAuthorizationCodeResponse(as, client, res)).access_token;
 }
 
@@ -93,27 +153,60 @@ let summarizer: Agent;
 let archivist: Agent;
 
 before(async () => {
-  server = await startServer('iddeleg', { IDENTITY_EXTRA_SCOPES: 'notes:read,notes:write,mail:send', IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN, IDENTITY_DELEGATION_MAX_DEPTH: '2', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  server = await startServer('iddeleg', {
+    IDENTITY_EXTRA_SCOPES: 'notes:read,notes:write,mail:send',
+    IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN,
+    IDENTITY_DELEGATION_MAX_DEPTH: '2',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  });
   const issuer = new URL(server.issuer);
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
   patId = await server.createHuman(pat.email, pat.password);
-  const patched = await api(`/principals/${patId}`, { method: 'PATCH', body: { allowed_scopes: ['openid', 'profile', 'email', 'notes:read', 'notes:write', 'mail:send'] } });
+  const patched = await api(`/principals/${patId}`, {
+    method: 'PATCH',
+    body: { allowed_scopes: ['openid', 'profile', 'email', 'notes:read', 'notes:write', 'mail:send'] },
+  });
   assert.equal(patched.status, 200, JSON.stringify(patched.body));
   const scopes = ['notes:read', 'notes:write', 'mail:send'];
-  notes = await server.registerApp({ name: 'Notes', appType: 'web', redirectUris: [CALLBACK], firstParty: true, allowedScopes: scopes });
-  briefNotes = await server.registerApp({ name: 'Brief notes', appType: 'web', redirectUris: [CALLBACK], firstParty: true, allowedScopes: scopes, accessTokenTtl: 120 });
-  runtime = await server.registerApp({ name: 'Agent runtime', appType: 'machine', allowedScopes: scopes });
-  resourceServer = await server.registerApp({ name: 'Notes API', appType: 'service', allowedScopes: [], resourceServer: true });
-  planner = await agent('planner', {
-    allowed_scopes: ['notes:read', 'notes:write'], capability_constraints: { scopes: ['notes:read', 'notes:write'], can_delegate: true },
-    resource_constraints: { audiences: ['https://notes.example', 'https://files.example'] }, max_token_lifetime: 600, requires_confirmation: false,
+  notes = await server.registerApp({
+    name: 'Notes',
+    appType: 'web',
+    redirectUris: [CALLBACK],
+    firstParty: true,
+    allowedScopes: scopes,
   });
-  summarizer = await agent('summarizer', { allowed_scopes: ['notes:read', 'notes:write'], capability_constraints: { scopes: ['notes:read'], can_delegate: true }, requires_confirmation: false });
+  briefNotes = await server.registerApp({
+    name: 'Brief notes',
+    appType: 'web',
+    redirectUris: [CALLBACK],
+    firstParty: true,
+    allowedScopes: scopes,
+    accessTokenTtl: 120,
+  });
+  runtime = await server.registerApp({ name: 'Agent runtime', appType: 'machine', allowedScopes: scopes });
+  resourceServer = await server.registerApp({
+    name: 'Notes API',
+    appType: 'service',
+    allowedScopes: [],
+    resourceServer: true,
+  });
+  planner = await agent('planner', {
+    allowed_scopes: ['notes:read', 'notes:write'],
+    capability_constraints: { scopes: ['notes:read', 'notes:write'], can_delegate: true },
+    resource_constraints: { audiences: ['https://notes.example', 'https://files.example'] },
+    max_token_lifetime: 600,
+    requires_confirmation: false,
+  });
+  summarizer = await agent('summarizer', {
+    allowed_scopes: ['notes:read', 'notes:write'],
+    capability_constraints: { scopes: ['notes:read'], can_delegate: true },
+    requires_confirmation: false,
+  });
   archivist = await agent('archivist', { allowed_scopes: ['notes:read'], requires_confirmation: false });
 });
 after(async () => server?.close());
 
-test('a person\'s token exchanged by an agent, then by a sub-agent: the chain, act and parent at each hop', async () => {
+test("a person's token exchanged by an agent, then by a sub-agent: the chain, act and parent at each hop", async () => {
   const subject = await patToken();
   const hop1 = await exchange(subject, planner, { scope: 'notes:read notes:write', audience: 'https://notes.example' });
   assert.equal(hop1.token_type, 'bearer');
@@ -134,11 +227,21 @@ test('a person\'s token exchanged by an agent, then by a sub-agent: the chain, a
   assert.equal(i2.active, true);
   assert.equal(i2.sub, patId);
   assert.deepEqual(i2.delegation_chain, [patId, planner.id, summarizer.id]);
-  assert.deepEqual(i2.act, { sub: summarizer.id, act: { sub: planner.id } }, 'the current actor outermost, the prior one nested');
+  assert.deepEqual(
+    i2.act,
+    { sub: summarizer.id, act: { sub: planner.id } },
+    'the current actor outermost, the prior one nested',
+  );
   assert.deepEqual(i2.aud, ['https://notes.example'], 'the audience is inherited');
 
-  const rows = await server.runtime.db.query<{ id: string; parent_token_id: string | null; delegation_chain: string[] | null }>(
-    "SELECT id, parent_token_id, delegation_chain FROM oauth_tokens WHERE principal_id = $1 AND kind = 'access_token' ORDER BY created_at", [patId]);
+  const rows = await server.runtime.db.query<{
+    id: string;
+    parent_token_id: string | null;
+    delegation_chain: string[] | null;
+  }>(
+    "SELECT id, parent_token_id, delegation_chain FROM oauth_tokens WHERE principal_id = $1 AND kind = 'access_token' ORDER BY created_at",
+    [patId],
+  );
   const [root, first, second] = rows.rows.slice(-3);
   assert.equal(root!.delegation_chain, null);
   assert.equal(first!.parent_token_id, root!.id);
@@ -160,25 +263,61 @@ test('a person\'s token exchanged by an agent, then by a sub-agent: the chain, a
   assert.equal(exchanges.body.items[0].token_id, second!.id);
   const older = await api(`/principals/${patId}/exchanges?limit=1&cursor=${encodeURIComponent(exchanges.body.next)}`);
   assert.equal(older.body.items[0].actor_id, planner.id);
-  assert.equal((await api(`/me/exchanges`, { token: subject })).body.items.length, 2, 'the person reads the same record');
+  assert.equal(
+    (await api(`/me/exchanges`, { token: subject })).body.items.length,
+    2,
+    'the person reads the same record',
+  );
 });
 
 test('scope and audience escalation are refused at each hop', async () => {
   const subject = await patToken(notes, 'notes:read');
-  assert.equal((await refused(exchange(subject, planner, { scope: 'notes:write' }))).error, 'invalid_scope', 'beyond the subject token');
+  assert.equal(
+    (await refused(exchange(subject, planner, { scope: 'notes:write' }))).error,
+    'invalid_scope',
+    'beyond the subject token',
+  );
   const full = await patToken();
-  assert.equal((await refused(exchange(full, planner, { scope: 'mail:send' }))).error, 'invalid_scope', "beyond the agent's scopes");
+  assert.equal(
+    (await refused(exchange(full, planner, { scope: 'mail:send' }))).error,
+    'invalid_scope',
+    "beyond the agent's scopes",
+  );
   assert.equal((await refused(exchange(full, planner, { audience: 'https://evil.example' }))).error, 'invalid_target');
   const hop1 = await exchange(full, planner, { scope: 'notes:read', audience: 'https://notes.example' });
-  assert.equal((await refused(exchange(hop1.access_token, summarizer, { scope: 'notes:write' }))).error, 'invalid_scope', "beyond the parent's scopes");
-  assert.equal((await refused(exchange(hop1.access_token, summarizer, { audience: 'https://files.example' }))).error, 'invalid_target', "beyond the parent's audience");
+  assert.equal(
+    (await refused(exchange(hop1.access_token, summarizer, { scope: 'notes:write' }))).error,
+    'invalid_scope',
+    "beyond the parent's scopes",
+  );
+  assert.equal(
+    (await refused(exchange(hop1.access_token, summarizer, { audience: 'https://files.example' }))).error,
+    'invalid_target',
+    "beyond the parent's audience",
+  );
   // Several audiences at once (the parameter repeats), each within the agent's list.
-  const both = new URLSearchParams({ grant_type: EXCHANGE, subject_token: full, subject_token_type: ACCESS, actor_token: await assertion(planner), actor_token_type: JWT });
+  const both = new URLSearchParams({
+    grant_type: EXCHANGE,
+    subject_token: full,
+    subject_token_type: ACCESS,
+    actor_token: await assertion(planner),
+    actor_token_type: JWT,
+  });
   both.append('audience', 'https://notes.example');
   both.append('audience', 'https://files.example');
-  const two = await fetch(`${server.issuer}/oauth/token`, { method: 'POST', headers: { authorization: basic(runtime.clientId, runtime.secret!), 'content-type': 'application/x-www-form-urlencoded' }, body: both });
+  const two = await fetch(`${server.issuer}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      authorization: basic(runtime.clientId, runtime.secret!),
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: both,
+  });
   assert.equal(two.status, 200);
-  assert.deepEqual((await introspect(((await two.json()) as any).access_token)).aud, ['https://notes.example', 'https://files.example']);
+  assert.deepEqual((await introspect(((await two.json()) as any).access_token)).aud, [
+    'https://notes.example',
+    'https://files.example',
+  ]);
   const record = await api(`/principals/${planner.id}/exchanges`);
   assert.ok(record.body.items.some((x: any) => x.outcome === 'refused' && x.error === 'invalid_target'));
 });
@@ -190,7 +329,11 @@ test("the lifetime is capped by the agent's max_token_lifetime and by the subjec
   const capped = await exchange(shortSubject, summarizer);
   assert.ok(capped.expires_in! <= 120, `never beyond the subject's 120 s: ${capped.expires_in}`);
   const i = await introspect(capped.access_token);
-  const subjectIntro = await form(`${server.issuer}/oauth/introspect`, { token: shortSubject }, { authorization: basic(briefNotes.clientId, briefNotes.secret!) });
+  const subjectIntro = await form(
+    `${server.issuer}/oauth/introspect`,
+    { token: shortSubject },
+    { authorization: basic(briefNotes.clientId, briefNotes.secret!) },
+  );
   assert.ok(i.exp <= subjectIntro.json.exp);
 });
 
@@ -198,28 +341,57 @@ test('revoking the root ends every hop', async () => {
   const subject = await patToken();
   const hop1 = await exchange(subject, planner);
   const hop2 = await exchange(hop1.access_token, summarizer);
-  const revoked = await form(`${server.issuer}/oauth/revoke`, { token: subject }, { authorization: basic(notes.clientId, notes.secret!) });
+  const revoked = await form(
+    `${server.issuer}/oauth/revoke`,
+    { token: subject },
+    { authorization: basic(notes.clientId, notes.secret!) },
+  );
   assert.equal(revoked.status, 200);
   assert.equal((await introspect(hop1.access_token)).active, false);
   assert.equal((await introspect(hop2.access_token)).active, false);
   const rows = await server.runtime.db.query<{ revoked_reason: string }>(
-    'SELECT revoked_reason FROM oauth_tokens WHERE parent_token_id IS NOT NULL AND revoked AND id IN (SELECT token_id FROM delegation_exchanges WHERE token_id IS NOT NULL) ORDER BY created_at DESC LIMIT 2');
-  assert.deepEqual(rows.rows.map((r) => r.revoked_reason), ['parent_revoked', 'parent_revoked']);
-  assert.equal((await refused(exchange(hop1.access_token, summarizer))).error, 'invalid_grant', 'a dead parent cannot be exchanged');
+    'SELECT revoked_reason FROM oauth_tokens WHERE parent_token_id IS NOT NULL AND revoked AND id IN (SELECT token_id FROM delegation_exchanges WHERE token_id IS NOT NULL) ORDER BY created_at DESC LIMIT 2',
+  );
+  assert.deepEqual(
+    rows.rows.map((r) => r.revoked_reason),
+    ['parent_revoked', 'parent_revoked'],
+  );
+  assert.equal(
+    (await refused(exchange(hop1.access_token, summarizer))).error,
+    'invalid_grant',
+    'a dead parent cannot be exchanged',
+  );
 });
 
 test('revoking a middle hop ends the hops below it, not the ones above', async () => {
   const subject = await patToken();
   const hop1 = await exchange(subject, planner);
   const hop2 = await exchange(hop1.access_token, summarizer);
-  const revoked = await form(`${server.issuer}/oauth/revoke`, { token: hop1.access_token }, { authorization: basic(runtime.clientId, runtime.secret!) });
+  const revoked = await form(
+    `${server.issuer}/oauth/revoke`,
+    { token: hop1.access_token },
+    { authorization: basic(runtime.clientId, runtime.secret!) },
+  );
   assert.equal(revoked.status, 200);
   assert.equal((await introspect(hop2.access_token)).active, false);
-  assert.equal((await form(`${server.issuer}/oauth/introspect`, { token: subject }, { authorization: basic(notes.clientId, notes.secret!) })).json.active, true);
+  assert.equal(
+    (
+      await form(
+        `${server.issuer}/oauth/introspect`,
+        { token: subject },
+        { authorization: basic(notes.clientId, notes.secret!) },
+      )
+    ).json.active,
+    true,
+  );
 });
 
 test("a deactivated agent's tokens, and those delegated from them, are inactive; the person's are not", async () => {
-  const middle = await agent('courier', { allowed_scopes: ['notes:read'], capability_constraints: { can_delegate: true }, requires_confirmation: false });
+  const middle = await agent('courier', {
+    allowed_scopes: ['notes:read'],
+    capability_constraints: { can_delegate: true },
+    requires_confirmation: false,
+  });
   const subject = await patToken();
   const hop1 = await exchange(subject, middle);
   const hop2 = await exchange(hop1.access_token, archivist);
@@ -227,8 +399,21 @@ test("a deactivated agent's tokens, and those delegated from them, are inactive;
   assert.equal((await api(`/principals/${middle.id}/deactivate`, { method: 'POST' })).status, 200);
   assert.equal((await introspect(hop1.access_token)).active, false);
   assert.equal((await introspect(hop2.access_token)).active, false);
-  assert.equal((await form(`${server.issuer}/oauth/introspect`, { token: subject }, { authorization: basic(notes.clientId, notes.secret!) })).json.active, true);
-  assert.equal((await refused(exchange(subject, middle))).error, 'invalid_grant', 'a deactivated agent cannot exchange');
+  assert.equal(
+    (
+      await form(
+        `${server.issuer}/oauth/introspect`,
+        { token: subject },
+        { authorization: basic(notes.clientId, notes.secret!) },
+      )
+    ).json.active,
+    true,
+  );
+  assert.equal(
+    (await refused(exchange(subject, middle))).error,
+    'invalid_grant',
+    'a deactivated agent cannot exchange',
+  );
 });
 
 test('deactivating the person ends the whole chain', async () => {
@@ -256,7 +441,11 @@ test('an agent without can_delegate cannot pass its token on, and the chain has 
   const tooDeep = await refused(exchange(hop2.access_token, archivist));
   assert.equal(tooDeep.error, 'invalid_grant');
   assert.match(tooDeep.error_description ?? '', /more than 2 agents/);
-  assert.equal((await refused(exchange(hop1.access_token, planner))).error, 'invalid_grant', 'an agent cannot appear twice');
+  assert.equal(
+    (await refused(exchange(hop1.access_token, planner))).error,
+    'invalid_grant',
+    'an agent cannot appear twice',
+  );
 });
 
 test('an agent that needs confirmation is refused with access_denied until the person approves; the person sees the request', async () => {
@@ -287,13 +476,18 @@ test('an agent that needs confirmation is refused with access_denied until the p
   assert.equal((await api(`/me/agents/${helper.id}/approval`, { method: 'DELETE', token: subject })).status, 204);
   assert.equal((await introspect(ok.access_token)).active, false);
   assert.equal((await refused(exchange(subject, helper, { scope: 'notes:read' }))).error, 'access_denied');
-  assert.equal((await api(`/principals/${patId}/agents/${helper.id}/approval`, { method: 'DELETE' })).status, 204, 'an admin withdraws the new pending request');
+  assert.equal(
+    (await api(`/principals/${patId}/agents/${helper.id}/approval`, { method: 'DELETE' })).status,
+    204,
+    'an admin withdraws the new pending request',
+  );
   assert.equal((await api(`/principals/${patId}/agents/${helper.id}/approval`, { method: 'DELETE' })).status, 404);
 });
 
 test("a token an agent holds for a person is refused (403 FORBIDDEN) on identity's management, invitation, account and marketplace routes; the person's own token is not", async () => {
   const subject = await patToken();
-  const held = (await exchange(subject, planner, { scope: 'notes:read', audience: 'https://notes.example' })).access_token;
+  const held = (await exchange(subject, planner, { scope: 'notes:read', audience: 'https://notes.example' }))
+    .access_token;
   assert.equal((await introspect(held)).active, true, 'the delegated token itself is live');
   const forbidden = (r: { status: number; body: any }, what: string) => {
     assert.equal(r.status, 403, `${what}: ${JSON.stringify(r.body)}`);
@@ -302,23 +496,47 @@ test("a token an agent holds for a person is refused (403 FORBIDDEN) on identity
   };
 
   // An invitation for pat: the agent cannot accept it (join an organization) for them; pat can.
-  const org = await api('/organizations', { method: 'POST', body: { name: 'Agents Inc', slug: `agents-${randomUUID().slice(0, 8)}` } });
+  const org = await api('/organizations', {
+    method: 'POST',
+    body: { name: 'Agents Inc', slug: `agents-${randomUUID().slice(0, 8)}` },
+  });
   assert.equal(org.status, 201, JSON.stringify(org.body));
   const invite = await api(`/organizations/${org.body.id}/invites`, { method: 'POST', body: { email: pat.email } });
   assert.equal(invite.status, 201, JSON.stringify(invite.body));
   const inviteToken = new URL(invite.body.link).searchParams.get('token')!;
-  forbidden(await api('/invitations/accept', { method: 'POST', body: { token: inviteToken }, token: held }), 'invitation accept');
-  assert.equal((await server.runtime.db.query('SELECT 1 FROM principal_memberships WHERE principal_id = $1 AND organization_id = $2', [patId, org.body.id])).rowCount, 0);
+  forbidden(
+    await api('/invitations/accept', { method: 'POST', body: { token: inviteToken }, token: held }),
+    'invitation accept',
+  );
+  assert.equal(
+    (
+      await server.runtime.db.query(
+        'SELECT 1 FROM principal_memberships WHERE principal_id = $1 AND organization_id = $2',
+        [patId, org.body.id],
+      )
+    ).rowCount,
+    0,
+  );
   const accepted = await api('/invitations/accept', { method: 'POST', body: { token: inviteToken }, token: subject });
   assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
 
   // The marketplace (listings, licenses, seats): refused; pat's own token gets in.
   forbidden(await api('/listings', { token: held }), 'marketplace list');
-  forbidden(await api('/listings', { method: 'POST', token: held, body: { organization_id: org.body.id, name: 'x' } }), 'marketplace create');
+  forbidden(
+    await api('/listings', { method: 'POST', token: held, body: { organization_id: org.body.id, name: 'x' } }),
+    'marketplace create',
+  );
   assert.equal((await api('/listings', { token: subject })).status, 200);
 
   // The person's password: refused, and the password is unchanged.
-  forbidden(await api('/account/password', { method: 'PUT', token: held, body: { current_password: pat.password, new_password: 'an agent chose this password' } }), 'password change');
+  forbidden(
+    await api('/account/password', {
+      method: 'PUT',
+      token: held,
+      body: { current_password: pat.password, new_password: 'an agent chose this password' },
+    }),
+    'password change',
+  );
   const again = await patToken();
   assert.ok(again, 'pat still signs in with the old password');
 
@@ -328,12 +546,21 @@ test("a token an agent holds for a person is refused (403 FORBIDDEN) on identity
 });
 
 test('an agent required to use DPoP gets bound tokens only with a proof', async () => {
-  const bound = await agent('bound', { allowed_scopes: ['notes:read'], requires_confirmation: false, dpop_required: true });
+  const bound = await agent('bound', {
+    allowed_scopes: ['notes:read'],
+    requires_confirmation: false,
+    dpop_required: true,
+  });
   const subject = await patToken();
   const without = await refused(exchange(subject, bound));
   assert.equal(without.error, 'invalid_grant');
   const keys = await generateKeyPair('ES256');
-  const withProof = await exchange(subject, bound, {}, { DPoP: oauth.DPoP({ client_id: runtime.clientId } as oauth.Client, keys) });
+  const withProof = await exchange(
+    subject,
+    bound,
+    {},
+    { DPoP: oauth.DPoP({ client_id: runtime.clientId } as oauth.Client, keys) },
+  );
   assert.equal(withProof.token_type, 'dpop');
   const i = await introspect(withProof.access_token);
   assert.equal(i.token_type, 'DPoP');
@@ -346,17 +573,23 @@ const thumbprint = async (keys: KeyPair) => calculateJwkThumbprint(await exportJ
 const dpop = (keys: KeyPair) => oauth.DPoP({ client_id: runtime.clientId } as oauth.Client, keys);
 
 /** The newest exchange records naming this agent (the admin's view). */
-const latestExchanges = async (agentId: string, limit: number) => (await api(`/principals/${agentId}/exchanges?limit=${limit}`)).body.items as any[];
+const latestExchanges = async (agentId: string, limit: number) =>
+  (await api(`/principals/${agentId}/exchanges?limit=${limit}`)).body.items as any[];
 
-test("a DPoP-bound subject token is exchanged only with a proof by its key (a stolen one is useless); the delegated token is bound to that key", async () => {
+test('a DPoP-bound subject token is exchanged only with a proof by its key (a stolen one is useless); the delegated token is bound to that key', async () => {
   const keys = await generateKeyPair('ES256');
-  const subject = await patToken(notes, 'notes:read notes:write', { DPoP: oauth.DPoP({ client_id: notes.clientId } as oauth.Client, keys) });
+  const subject = await patToken(notes, 'notes:read notes:write', {
+    DPoP: oauth.DPoP({ client_id: notes.clientId } as oauth.Client, keys),
+  });
   const jkt = await thumbprint(keys);
   assert.deepEqual((await introspect(subject)).cnf, { jkt }, 'the subject token is bound');
 
   const without = await refused(exchange(subject, planner, { scope: 'notes:read' }));
   assert.equal(without.error, 'invalid_grant');
-  assert.match(without.error_description ?? '', /subject token is DPoP-bound: the request needs a DPoP proof by its key/);
+  assert.match(
+    without.error_description ?? '',
+    /subject token is DPoP-bound: the request needs a DPoP proof by its key/,
+  );
   const thief = await generateKeyPair('ES256');
   const otherKey = await refused(exchange(subject, planner, { scope: 'notes:read' }, { DPoP: dpop(thief) }));
   assert.equal(otherKey.error, 'invalid_grant', "a proof by another key (the thief's own) does not do");
@@ -374,7 +607,10 @@ test("a DPoP-bound subject token is exchanged only with a proof by its key (a st
   assert.equal(i.active, true);
   assert.deepEqual(i.cnf, { jkt }, 'the delegated token is bound to the same key');
   // The bound delegated token in turn passes to a sub-agent only with a proof by that key.
-  assert.match((await refused(exchange(issued.access_token, summarizer))).error_description ?? '', /subject token is DPoP-bound/);
+  assert.match(
+    (await refused(exchange(issued.access_token, summarizer))).error_description ?? '',
+    /subject token is DPoP-bound/,
+  );
   const hop2 = await exchange(issued.access_token, summarizer, {}, { DPoP: dpop(keys) });
   assert.deepEqual((await introspect(hop2.access_token)).cnf, { jkt });
 });
@@ -382,18 +618,28 @@ test("a DPoP-bound subject token is exchanged only with a proof by its key (a st
 test('a bound subject token and an actor token bound to another key are refused together: one DPoP proof cannot prove two keys', async () => {
   const subjectKeys = await generateKeyPair('ES256');
   const actorKeys = await generateKeyPair('ES256');
-  const subject = await patToken(notes, 'notes:read', { DPoP: oauth.DPoP({ client_id: notes.clientId } as oauth.Client, subjectKeys) });
+  const subject = await patToken(notes, 'notes:read', {
+    DPoP: oauth.DPoP({ client_id: notes.clientId } as oauth.Client, subjectKeys),
+  });
   // No grant of ours issues an agent a bound token of its own yet; the provider makes one as its DPoP-aware grants would.
   const provider = server.runtime.holder.current;
   const client = await provider.Client.find(runtime.clientId);
   type Init = ConstructorParameters<typeof provider.AccessToken>[0];
   const ownToken = async (keys: KeyPair) => {
-    const t = new provider.AccessToken({ client: client!, accountId: archivist.id, scope: 'notes:read', gty: 'jwt_bearer' } as unknown as Init);
+    const t = new provider.AccessToken({
+      client: client!,
+      accountId: archivist.id,
+      scope: 'notes:read',
+      gty: 'jwt_bearer',
+    } as unknown as Init);
     t.setThumbprint('jkt', await thumbprint(keys));
     return t.save();
   };
   const actor = await ownToken(actorKeys);
-  for (const [label, keys] of [["the subject's key", subjectKeys], ["the actor's key", actorKeys]] as const) {
+  for (const [label, keys] of [
+    ["the subject's key", subjectKeys],
+    ["the actor's key", actorKeys],
+  ] as const) {
     const r = await refused(exchange(subject, actor, {}, { DPoP: dpop(keys) }));
     assert.equal(r.error, 'invalid_grant', label);
     assert.match(r.error_description ?? '', /bound to different keys: one DPoP proof cannot prove both/, label);
@@ -408,10 +654,16 @@ test('a bound subject token and an actor token bound to another key are refused 
 test("an organization-scoped subject token gives a delegated token in the same organization, which ends with the person's membership; another organization is refused", async () => {
   const slug = `pat-co-${randomUUID().slice(0, 8)}`;
   const org = await api('/organizations', { method: 'POST', body: { name: 'Pat Co', slug } });
-  const side = await api('/organizations', { method: 'POST', body: { name: 'Pat Side', slug: `pat-side-${randomUUID().slice(0, 8)}` } });
+  const side = await api('/organizations', {
+    method: 'POST',
+    body: { name: 'Pat Side', slug: `pat-side-${randomUUID().slice(0, 8)}` },
+  });
   for (const o of [org, side]) {
     assert.equal(o.status, 201, JSON.stringify(o.body));
-    const added = await api(`/organizations/${o.body.id}/members`, { method: 'POST', body: { principal_id: patId, role: 'editor', permissions: ['notes:export'] } });
+    const added = await api(`/organizations/${o.body.id}/members`, {
+      method: 'POST',
+      body: { principal_id: patId, role: 'editor', permissions: ['notes:export'] },
+    });
     assert.equal(added.status, 201, JSON.stringify(added.body));
   }
   const subject = await patToken(notes, 'notes:read notes:write', { organization: slug });
@@ -424,8 +676,12 @@ test("an organization-scoped subject token gives a delegated token in the same o
   assert.equal(i1.org_role, 'editor');
   assert.deepEqual(i1.org_permissions, ['notes:export']);
   const hop2 = await exchange(hop1.access_token, summarizer);
-  assert.equal((await introspect(hop2.access_token)).org_id, org.body.id, 'and so does a sub-agent\'s');
-  assert.equal((await introspect((await exchange(subject, planner, { organization: slug })).access_token)).org_id, org.body.id, 'naming the same organization is fine');
+  assert.equal((await introspect(hop2.access_token)).org_id, org.body.id, "and so does a sub-agent's");
+  assert.equal(
+    (await introspect((await exchange(subject, planner, { organization: slug })).access_token)).org_id,
+    org.body.id,
+    'naming the same organization is fine',
+  );
 
   const elsewhere = await refused(exchange(subject, planner, { organization: side.body.id }));
   assert.equal(elsewhere.error, 'invalid_grant', 'another organization, even one the person is in, is refused');
@@ -452,33 +708,62 @@ test("an organization-scoped subject token gives a delegated token in the same o
 
 test("a person's agents are listed in cursor pages past a page boundary, each with its live tokens; a bad cursor or limit is a 400", async () => {
   const danaId = await server.createHuman(`dana-${randomUUID().slice(0, 8)}@example.com`, 'dana has a long passphrase');
-  assert.equal((await api(`/principals/${danaId}`, { method: 'PATCH', body: { allowed_scopes: ['notes:read'] } })).status, 200);
+  assert.equal(
+    (await api(`/principals/${danaId}`, { method: 'PATCH', body: { allowed_scopes: ['notes:read'] } })).status,
+    200,
+  );
   const hers: Agent[] = [];
-  for (const n of [1, 2, 3]) hers.push(await agent(`dana-agent-${n}-${randomUUID().slice(0, 6)}`, { allowed_scopes: ['notes:read'], requires_confirmation: false, delegating_principal_id: danaId }));
+  for (const n of [1, 2, 3])
+    hers.push(
+      await agent(`dana-agent-${n}-${randomUUID().slice(0, 6)}`, {
+        allowed_scopes: ['notes:read'],
+        requires_confirmation: false,
+        delegating_principal_id: danaId,
+      }),
+    );
   const ids = hers.map((a) => a.id).sort();
   // The last agent in id order (on the second page) holds a live token for dana.
   const provider = server.runtime.holder.current;
   type Init = ConstructorParameters<typeof provider.AccessToken>[0];
-  const danaToken = await new provider.AccessToken({ client: (await provider.Client.find(notes.clientId))!, accountId: danaId, scope: 'notes:read', gty: 'authorization_code' } as unknown as Init).save();
+  const danaToken = await new provider.AccessToken({
+    client: (await provider.Client.find(notes.clientId))!,
+    accountId: danaId,
+    scope: 'notes:read',
+    gty: 'authorization_code',
+  } as unknown as Init).save();
   await exchange(danaToken, hers.find((a) => a.id === ids[2])!);
 
   const first = await api(`/principals/${danaId}/agents?limit=2`);
   assert.equal(first.status, 200, JSON.stringify(first.body));
-  assert.deepEqual(first.body.items.map((x: any) => x.agent.id), ids.slice(0, 2));
+  assert.deepEqual(
+    first.body.items.map((x: any) => x.agent.id),
+    ids.slice(0, 2),
+  );
   assert.equal(typeof first.body.next, 'string');
   assert.ok(first.body.items.every((x: any) => x.live_tokens.length === 0));
   const second = await api(`/principals/${danaId}/agents?limit=2&cursor=${encodeURIComponent(first.body.next)}`);
   assert.equal(second.status, 200, JSON.stringify(second.body));
-  assert.deepEqual(second.body.items.map((x: any) => x.agent.id), ids.slice(2));
+  assert.deepEqual(
+    second.body.items.map((x: any) => x.agent.id),
+    ids.slice(2),
+  );
   assert.equal(second.body.next, null);
-  assert.equal(second.body.items[0].live_tokens.length, 1, 'the second page carries its agents\' live tokens');
+  assert.equal(second.body.items[0].live_tokens.length, 1, "the second page carries its agents' live tokens");
   assert.equal((await api(`/principals/${danaId}/agents`)).body.items.length, 3, 'the default page holds them all');
 
   // The person's own list pages the same way.
   const mine = await api('/me/agents?limit=1', { token: danaToken });
   assert.equal(mine.status, 200, JSON.stringify(mine.body));
-  assert.deepEqual(mine.body.items.map((x: any) => x.agent.id), [ids[0]]);
-  assert.deepEqual((await api(`/me/agents?limit=1&cursor=${encodeURIComponent(mine.body.next)}`, { token: danaToken })).body.items.map((x: any) => x.agent.id), [ids[1]]);
+  assert.deepEqual(
+    mine.body.items.map((x: any) => x.agent.id),
+    [ids[0]],
+  );
+  assert.deepEqual(
+    (await api(`/me/agents?limit=1&cursor=${encodeURIComponent(mine.body.next)}`, { token: danaToken })).body.items.map(
+      (x: any) => x.agent.id,
+    ),
+    [ids[1]],
+  );
 
   // /openapi.json describes the paging of both lists.
   const doc = (await (await fetch(`${server.issuer}/openapi.json`)).json()) as any;
@@ -486,14 +771,27 @@ test("a person's agents are listed in cursor pages past a page boundary, each wi
     const op = doc.paths[path].get;
     const limit = op.parameters.find((p: any) => p.name === 'limit' && p.in === 'query');
     assert.deepEqual([limit?.schema.minimum, limit?.schema.maximum], [1, 500], path);
-    assert.ok(op.parameters.some((p: any) => p.name === 'cursor' && p.in === 'query'), path);
+    assert.ok(
+      op.parameters.some((p: any) => p.name === 'cursor' && p.in === 'query'),
+      path,
+    );
     const next = op.responses['200'].content['application/json'].schema.properties.next;
-    assert.deepEqual(next.anyOf.map((t: any) => t.type).sort(), ['null', 'string'], `${path}: next is a cursor or null`);
+    assert.deepEqual(
+      next.anyOf.map((t: any) => t.type).sort(),
+      ['null', 'string'],
+      `${path}: next is a cursor or null`,
+    );
   }
 
   const exchangeCursor = Buffer.from(JSON.stringify(['2026-01-01 00:00:00+00', ids[0]])).toString('base64url');
-  for (const [label, query] of [['limit 0', 'limit=0'], ['limit 501', 'limit=501'], ['limit not a number', 'limit=many'], ['a cursor not from this list', 'cursor=bogus'],
-    ["another list's cursor", `cursor=${exchangeCursor}`], ['an unknown parameter', 'page=2']] as const) {
+  for (const [label, query] of [
+    ['limit 0', 'limit=0'],
+    ['limit 501', 'limit=501'],
+    ['limit not a number', 'limit=many'],
+    ['a cursor not from this list', 'cursor=bogus'],
+    ["another list's cursor", `cursor=${exchangeCursor}`],
+    ['an unknown parameter', 'page=2'],
+  ] as const) {
     for (const path of [`/principals/${danaId}/agents?${query}`, `/me/agents?${query}`]) {
       const r = await api(path, { token: path.startsWith('/me') ? danaToken : undefined });
       assert.equal(r.status, 400, `${label} ${path}: ${JSON.stringify(r.body)}`);
@@ -505,40 +803,80 @@ test("a person's agents are listed in cursor pages past a page boundary, each wi
 test('bad inputs get OAuth errors', async () => {
   const subject = await patToken();
   const actor = await assertion(planner);
-  const base = { grant_type: EXCHANGE, subject_token: subject, subject_token_type: ACCESS, actor_token: actor, actor_token_type: JWT };
+  const base = {
+    grant_type: EXCHANGE,
+    subject_token: subject,
+    subject_token_type: ACCESS,
+    actor_token: actor,
+    actor_token_type: JWT,
+  };
   const cases: [string, Record<string, string | undefined>, number, string][] = [
-    ['unknown subject token type', { subject_token_type: 'urn:ietf:params:oauth:token-type:id_token' }, 400, 'invalid_request'],
+    [
+      'unknown subject token type',
+      { subject_token_type: 'urn:ietf:params:oauth:token-type:id_token' },
+      400,
+      'invalid_request',
+    ],
     ['garbage subject token', { subject_token: 'not-a-token' }, 400, 'invalid_grant'],
     ['no actor token', { actor_token: undefined }, 400, 'invalid_request'],
-    ['unknown actor token type', { actor_token_type: 'urn:ietf:params:oauth:token-type:saml2' }, 400, 'invalid_request'],
+    [
+      'unknown actor token type',
+      { actor_token_type: 'urn:ietf:params:oauth:token-type:saml2' },
+      400,
+      'invalid_request',
+    ],
     ['malformed actor JWT', { actor_token: 'eyJhbGciOi.broken.jwt' }, 400, 'invalid_grant'],
     ["a person's token as the actor", { actor_token: subject, actor_token_type: ACCESS }, 400, 'invalid_grant'],
-    ['a refresh token requested', { requested_token_type: 'urn:ietf:params:oauth:token-type:refresh_token' }, 400, 'invalid_request'],
+    [
+      'a refresh token requested',
+      { requested_token_type: 'urn:ietf:params:oauth:token-type:refresh_token' },
+      400,
+      'invalid_request',
+    ],
     ['an unknown scope', { scope: 'notes:delete' }, 400, 'invalid_scope'],
   ];
   for (const [label, change, status, error] of cases) {
-    const body = Object.fromEntries(Object.entries({ ...base, ...change }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+    const body = Object.fromEntries(
+      Object.entries({ ...base, ...change }).filter(([, v]) => v !== undefined),
+    ) as Record<string, string>;
     const r = await raw(body);
     assert.equal(r.status, status, `${label}: ${r.text}`);
     assert.equal(r.json.error, error, `${label}: ${r.text}`);
   }
-  const expired = await raw({ ...base, actor_token: await assertion(planner, { exp: Math.floor(Date.now() / 1000) - 120 }) });
+  const expired = await raw({
+    ...base,
+    actor_token: await assertion(planner, { exp: Math.floor(Date.now() / 1000) - 120 }),
+  });
   assert.equal(expired.json.error, 'invalid_grant', 'an expired actor assertion');
   const replayed = await raw({ ...base, actor_token: actor });
   assert.equal(replayed.json.error, 'invalid_grant', 'an actor assertion is single-use');
   // A client-credentials token speaks for no person.
-  const cc = await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials', scope: 'notes:read' }, { authorization: basic(runtime.clientId, runtime.secret!) });
-  assert.equal((await raw({ ...base, subject_token: cc.json.access_token, actor_token: await assertion(planner) })).json.error, 'invalid_grant');
+  const cc = await form(
+    `${server.issuer}/oauth/token`,
+    { grant_type: 'client_credentials', scope: 'notes:read' },
+    { authorization: basic(runtime.clientId, runtime.secret!) },
+  );
+  assert.equal(
+    (await raw({ ...base, subject_token: cc.json.access_token, actor_token: await assertion(planner) })).json.error,
+    'invalid_grant',
+  );
   // The agent's own access token (from its key pair) proves it as well.
-  const own = await form(`${server.issuer}/oauth/token`, { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await assertion(archivist), scope: 'notes:read' },
-    { authorization: basic(runtime.clientId, runtime.secret!) });
+  const own = await form(
+    `${server.issuer}/oauth/token`,
+    {
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      assertion: await assertion(archivist),
+      scope: 'notes:read',
+    },
+    { authorization: basic(runtime.clientId, runtime.secret!) },
+  );
   assert.equal(own.status, 200, own.text);
   const byOwn = await raw({ ...base, actor_token: own.json.access_token, actor_token_type: ACCESS });
   assert.equal(byOwn.status, 200, byOwn.text);
   assert.deepEqual((await introspect(byOwn.json.access_token)).delegation_chain, [patId, archivist.id]);
 });
 
-test('the CLI registers an agent with its key pair, and lists a person\'s agents (--json)', async () => {
+test("the CLI registers an agent with its key pair, and lists a person's agents (--json)", async () => {
   const { identityCommand } = await import('../../src/identity/cli/command.ts');
   const { loadIdentityConfig } = await import('../../src/identity/config.ts');
   const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
@@ -556,8 +894,28 @@ test('the CLI registers an agent with its key pair, and lists a person\'s agents
     const { publicKey, privateKey } = await generateKeyPair('ES256');
     const keyFile = join(dir, 'agent.pem');
     writeFileSync(keyFile, await exportSPKI(publicKey));
-    const made = await run(['agents', 'create', '--name', 'cli-scribe', '--model', 'acme-llm-4', '--for', pat.email, '--scope', 'notes:read', '--audience', 'https://notes.example',
-      '--max-lifetime', '300', '--no-confirmation', '--public-key', keyFile, '--key-id', 'cli-scribe-key', '--json']);
+    const made = await run([
+      'agents',
+      'create',
+      '--name',
+      'cli-scribe',
+      '--model',
+      'acme-llm-4',
+      '--for',
+      pat.email,
+      '--scope',
+      'notes:read',
+      '--audience',
+      'https://notes.example',
+      '--max-lifetime',
+      '300',
+      '--no-confirmation',
+      '--public-key',
+      keyFile,
+      '--key-id',
+      'cli-scribe-key',
+      '--json',
+    ]);
     assert.equal(made.code, 0, made.err);
     const body = JSON.parse(made.out);
     assert.equal(body.delegating_principal_id, patId);
@@ -588,7 +946,11 @@ test('the CLI registers an agent with its key pair, and lists a person\'s agents
 
 test('an agent bound to one person cannot act for another', async () => {
   const other = await server.createHuman('quinn@example.com', 'quinn has a long passphrase');
-  const mine = await agent('pats-own', { allowed_scopes: ['notes:read'], requires_confirmation: false, delegating_principal_id: other });
+  const mine = await agent('pats-own', {
+    allowed_scopes: ['notes:read'],
+    requires_confirmation: false,
+    delegating_principal_id: other,
+  });
   const r = await refused(exchange(await patToken(), mine));
   assert.equal(r.error, 'invalid_grant');
   assert.match(r.error_description ?? '', /delegating principal/);
@@ -604,7 +966,11 @@ test('the agents APIs answer bad requests in the platform shape', async () => {
   const notUuid = await api('/me/agents/not-a-uuid/approve', { method: 'POST', token: subject });
   assert.equal(notUuid.status, 400);
   assert.equal(notUuid.body.error.code, 'VALIDATION_ERROR');
-  assert.equal((await api(`/me/agents/${planner.id}/approve`, { method: 'POST', token: subject })).status, 404, 'nothing pending');
+  assert.equal(
+    (await api(`/me/agents/${planner.id}/approve`, { method: 'POST', token: subject })).status,
+    404,
+    'nothing pending',
+  );
   assert.equal((await api('/principals/00000000-0000-4000-8000-000000000000/agents')).status, 404);
   assert.equal((await api(`/principals/${patId}/exchanges?cursor=bogus`)).status, 400);
   assert.equal((await api(`/principals/${patId}/agents`, { token: subject })).status, 403, 'a person is not an admin');

@@ -25,7 +25,10 @@ before(async () => {
 after(async () => server?.close());
 
 /** A DPoP proof made by hand, so that each of its claims can be got wrong on purpose. */
-async function proof(keys: Awaited<ReturnType<typeof generateKeyPair>>, claims: { htm?: string; htu?: string; iat?: number; jti?: string; ath?: string }): Promise<string> {
+async function proof(
+  keys: Awaited<ReturnType<typeof generateKeyPair>>,
+  claims: { htm?: string; htu?: string; iat?: number; jti?: string; ath?: string },
+): Promise<string> {
   const jwk = await exportJWK(keys.publicKey);
   return new SignJWT({ htm: 'POST', htu: `${server.issuer}/oauth/token`, jti: randomUUID(), ...claims })
     .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
@@ -34,21 +37,44 @@ async function proof(keys: Awaited<ReturnType<typeof generateKeyPair>>, claims: 
 }
 
 /** The authorization code flow with PKCE through the sign-in page (first-party apps skip consent). */
-async function codeFlow(client: oauth.Client, auth: oauth.ClientAuth, who: { email: string; password: string }, scope: string, DPoP?: oauth.DPoPHandle) {
+async function codeFlow(
+  client: oauth.Client,
+  auth: oauth.ClientAuth,
+  who: { email: string; password: string },
+  scope: string,
+  DPoP?: oauth.DPoPHandle,
+) {
   const verifier = oauth.generateRandomCodeVerifier();
   const url = new URL(as.authorization_endpoint!);
   url.search = new URLSearchParams({
-    client_id: client.client_id, redirect_uri: CALLBACK, response_type: 'code', scope,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    client_id: client.client_id,
+    redirect_uri: CALLBACK,
+    response_type: 'code',
+    scope,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
   }).toString();
   const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), url.href, who);
   const params = oauth.validateAuthResponse(as, client, new URL(callback), oauth.expectNoState);
-  const res = await oauth.authorizationCodeGrantRequest(as, client, auth, params, CALLBACK, verifier, { ...(DPoP ? { DPoP } : {}), ...insecure });
-  return { tokens: await oauth.processAuthorizationCodeResponse(as, client, res, { expectedNonce: oauth.expectNoNonce }) };
+  const res = await oauth.authorizationCodeGrantRequest(as, client, auth, params, CALLBACK, verifier, {
+    ...(DPoP ? { DPoP } : {}),
+    ...insecure,
+  });
+  return {
+    tokens: await oauth.processAuthorizationCodeResponse(as, client, res, { expectedNonce: oauth.expectNoNonce }),
+  };
 }
 
-function clientCredentials(dpop: string | undefined, app: { clientId: string; secret: string | undefined } = machine, scope = 'events:read') {
-  return form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials', ...(scope ? { scope } : {}) }, { authorization: basic(app.clientId, app.secret!), ...(dpop ? { dpop } : {}) });
+function clientCredentials(
+  dpop: string | undefined,
+  app: { clientId: string; secret: string | undefined } = machine,
+  scope = 'events:read',
+) {
+  return form(
+    `${server.issuer}/oauth/token`,
+    { grant_type: 'client_credentials', ...(scope ? { scope } : {}) },
+    { authorization: basic(app.clientId, app.secret!), ...(dpop ? { dpop } : {}) },
+  );
 }
 
 test('discovery advertises the DPoP signing algorithms', () => {
@@ -61,24 +87,44 @@ test('oauth4webapi: client credentials with a DPoP proof give a bound token; int
   const client: oauth.Client = { client_id: machine.clientId };
   const auth = oauth.ClientSecretBasic(machine.secret!);
   const DPoP = oauth.DPoP(client, keys);
-  const res = await oauth.clientCredentialsGrantRequest(as, client, auth, new URLSearchParams({ scope: 'events:read' }), { DPoP, ...insecure });
+  const res = await oauth.clientCredentialsGrantRequest(
+    as,
+    client,
+    auth,
+    new URLSearchParams({ scope: 'events:read' }),
+    { DPoP, ...insecure },
+  );
   const tokens = await oauth.processClientCredentialsResponse(as, client, res);
   assert.equal(tokens.token_type, 'dpop');
   const jkt = await calculateJwkThumbprint(await exportJWK(keys.publicKey));
 
-  const intro = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, auth, tokens.access_token, insecure));
+  const intro = await oauth.processIntrospectionResponse(
+    as,
+    client,
+    await oauth.introspectionRequest(as, client, auth, tokens.access_token, insecure),
+  );
   assert.equal(intro.active, true);
   assert.equal(intro.token_type, 'DPoP');
   assert.deepEqual(intro.cnf, { jkt });
 
-  const rows = await server.runtime.db.query<{ dpop_jkt: string | null }>("SELECT dpop_jkt FROM oauth_tokens WHERE kind = 'client_credentials' AND client_id = $1", [machine.clientId]);
-  assert.deepEqual(rows.rows.map((r) => r.dpop_jkt), [jkt]);
+  const rows = await server.runtime.db.query<{ dpop_jkt: string | null }>(
+    "SELECT dpop_jkt FROM oauth_tokens WHERE kind = 'client_credentials' AND client_id = $1",
+    [machine.clientId],
+  );
+  assert.deepEqual(
+    rows.rows.map((r) => r.dpop_jkt),
+    [jkt],
+  );
 
   // Without a proof the same app still gets a plain bearer token, with no cnf at introspection.
   const bearer = await clientCredentials(undefined);
   assert.equal(bearer.status, 200, bearer.text);
   assert.equal(bearer.json.token_type, 'Bearer');
-  const plain = await form(`${server.issuer}/oauth/introspect`, { token: bearer.json.access_token }, { authorization: basic(machine.clientId, machine.secret!) });
+  const plain = await form(
+    `${server.issuer}/oauth/introspect`,
+    { token: bearer.json.access_token },
+    { authorization: basic(machine.clientId, machine.secret!) },
+  );
   assert.equal(plain.json.active, true);
   assert.equal(plain.json.cnf, undefined);
 });
@@ -115,7 +161,12 @@ test('a proof for another method, another URL, or too old is refused as invalid_
 });
 
 test('an app flagged dpop_bound_access_tokens must send a proof', async () => {
-  const strict = await server.registerApp({ name: 'Strict', appType: 'machine', allowedScopes: ['events:read'], dpopBoundAccessTokens: true });
+  const strict = await server.registerApp({
+    name: 'Strict',
+    appType: 'machine',
+    allowedScopes: ['events:read'],
+    dpopBoundAccessTokens: true,
+  });
   const without = await clientCredentials(undefined, strict);
   assert.equal(without.status, 400, without.text);
   assert.equal(without.json.error, 'invalid_grant');
@@ -127,7 +178,13 @@ test('an app flagged dpop_bound_access_tokens must send a proof', async () => {
 test('the management API and the CLI set dpop_bound_access_tokens', async () => {
   const root = { email: 'root@example.com', password: 'a long admin passphrase' };
   await server.createHuman(root.email, root.password, true);
-  const consoleApp = await server.registerApp({ name: 'Admin Console', appType: 'web', redirectUris: [CALLBACK], allowedScopes: ['openid', 'admin'], firstParty: true });
+  const consoleApp = await server.registerApp({
+    name: 'Admin Console',
+    appType: 'web',
+    redirectUris: [CALLBACK],
+    allowedScopes: ['openid', 'admin'],
+    firstParty: true,
+  });
   const client: oauth.Client = { client_id: consoleApp.clientId };
   const { tokens } = await codeFlow(client, oauth.ClientSecretBasic(consoleApp.secret!), root, 'openid admin');
   const created = await fetch(`${server.issuer}/api/v1/applications`, {
@@ -142,16 +199,30 @@ test('the management API and the CLI set dpop_bound_access_tokens', async () => 
   assert.equal((await clientCredentials(undefined, viaApi, '')).json.error, 'invalid_grant');
 
   // The API-key grant issues bearer tokens only, so an app that must use DPoP is refused there too.
-  const adminApi = (path: string, payload: unknown) => fetch(`${server.issuer}/api/v1${path}`, {
-    method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' }, body: JSON.stringify(payload),
-  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
-  const svc = await adminApi('/principals', { type: 'service', name: 'nightly-agent', service_type: 'worker', allowed_scopes: [] });
+  const adminApi = (path: string, payload: unknown) =>
+    fetch(`${server.issuer}/api/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  const svc = await adminApi('/principals', {
+    type: 'service',
+    name: 'nightly-agent',
+    service_type: 'worker',
+    allowed_scopes: [],
+  });
   assert.equal(svc.status, 201, JSON.stringify(svc.body));
   const key = await adminApi(`/principals/${svc.body.id}/credentials`, { type: 'api_key' });
   assert.equal(key.status, 201, JSON.stringify(key.body));
-  const exchanged = await form(`${server.issuer}/oauth/token`, {
-    grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: key.body.api_key, subject_token_type: 'urn:platform:params:oauth:token-type:api-key',
-  }, { authorization: basic(viaApi.clientId, viaApi.secret), dpop: await proof(await generateKeyPair('ES256'), {}) });
+  const exchanged = await form(
+    `${server.issuer}/oauth/token`,
+    {
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token: key.body.api_key,
+      subject_token_type: 'urn:platform:params:oauth:token-type:api-key',
+    },
+    { authorization: basic(viaApi.clientId, viaApi.secret), dpop: await proof(await generateKeyPair('ES256'), {}) },
+  );
   assert.equal(exchanged.status, 400, exchanged.text);
   assert.equal(exchanged.json.error, 'invalid_grant');
 
@@ -163,16 +234,31 @@ test('the management API and the CLI set dpop_bound_access_tokens', async () => 
   assert.equal(wrongType.status, 400);
 
   const out: string[] = [];
-  const code = await identityCommand(['apps', 'create', '--name', 'CLI agent', '--type', 'service', '--dpop'], loadIdentityConfig(server.env), { out: (l) => out.push(l), err: () => {} });
+  const code = await identityCommand(
+    ['apps', 'create', '--name', 'CLI agent', '--type', 'service', '--dpop'],
+    loadIdentityConfig(server.env),
+    { out: (l) => out.push(l), err: () => {} },
+  );
   assert.equal(code, 0);
   assert.match(out.join('\n'), /DPoP required/);
-  const viaCli = { clientId: /client_id: (\S+)/.exec(out.join('\n'))![1]!, secret: /client_secret \(shown once\): (\S+)/.exec(out.join('\n'))![1]! };
+  const viaCli = {
+    clientId: /client_id: (\S+)/.exec(out.join('\n'))![1]!,
+    secret: /client_secret \(shown once\): (\S+)/.exec(out.join('\n'))![1]!,
+  };
   assert.equal((await clientCredentials(undefined, viaCli, '')).json.error, 'invalid_grant');
-  assert.equal((await clientCredentials(await proof(await generateKeyPair('ES256'), {}), viaCli, '')).json.token_type, 'DPoP');
+  assert.equal(
+    (await clientCredentials(await proof(await generateKeyPair('ES256'), {}), viaCli, '')).json.token_type,
+    'DPoP',
+  );
 });
 
-test('a public app\'s DPoP-bound refresh token needs a proof by the same key; userinfo needs one for a bound access token', async () => {
-  const spa = await server.registerApp({ name: 'Single page', appType: 'spa', redirectUris: [CALLBACK], firstParty: true });
+test("a public app's DPoP-bound refresh token needs a proof by the same key; userinfo needs one for a bound access token", async () => {
+  const spa = await server.registerApp({
+    name: 'Single page',
+    appType: 'spa',
+    redirectUris: [CALLBACK],
+    firstParty: true,
+  });
   const client: oauth.Client = { client_id: spa.clientId };
   const auth = oauth.None();
   const keys = await oauth.generateKeyPair('ES256');
@@ -193,19 +279,33 @@ test('a public app\'s DPoP-bound refresh token needs a proof by the same key; us
   assert.equal(((await noProof.json()) as any).error, 'invalid_request');
   const ath = createHash('sha256').update(tokens.access_token).digest('base64url');
   const otherKeyProof = await proof(await generateKeyPair('ES256'), { htm: 'GET', htu: as.userinfo_endpoint!, ath });
-  const wrongKey = await fetch(as.userinfo_endpoint!, { headers: { authorization: `DPoP ${tokens.access_token}`, dpop: otherKeyProof } });
+  const wrongKey = await fetch(as.userinfo_endpoint!, {
+    headers: { authorization: `DPoP ${tokens.access_token}`, dpop: otherKeyProof },
+  });
   assert.equal(wrongKey.status, 401);
   assert.equal(((await wrongKey.json()) as any).error, 'invalid_token');
 
   // refresh: without a proof, or with another key's proof, refused; with the same key, a new bound pair.
-  const bare = await form(`${server.issuer}/oauth/token`, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: spa.clientId });
+  const bare = await form(`${server.issuer}/oauth/token`, {
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token!,
+    client_id: spa.clientId,
+  });
   assert.equal(bare.status, 400, bare.text);
   assert.equal(bare.json.error, 'invalid_grant');
   const otherKey = await generateKeyPair('ES256');
-  const stolen = await form(`${server.issuer}/oauth/token`, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: spa.clientId }, { dpop: await proof(otherKey, {}) });
+  const stolen = await form(
+    `${server.issuer}/oauth/token`,
+    { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: spa.clientId },
+    { dpop: await proof(otherKey, {}) },
+  );
   assert.equal(stolen.status, 400, stolen.text);
   assert.equal(stolen.json.error, 'invalid_grant');
-  const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, { DPoP, ...insecure }));
+  const refreshed = await oauth.processRefreshTokenResponse(
+    as,
+    client,
+    await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, { DPoP, ...insecure }),
+  );
   assert.equal(refreshed.token_type, 'dpop');
   assert.notEqual(refreshed.access_token, tokens.access_token);
 });

@@ -26,7 +26,9 @@ before(async () => {
   database = await freshPostgres('identity_exchwrites');
   db = await openDatabase({ url: database.url, dataDir: '/nonexistent', schema: 'identity' });
   await migrate(db, MIGRATIONS);
-  const ids = await db.query<{ id: string }>(`INSERT INTO principals (type, identifier, display_name) VALUES ('human', 'p', 'p'), ('agent', 'a', 'a') RETURNING id`);
+  const ids = await db.query<{ id: string }>(
+    `INSERT INTO principals (type, identifier, display_name) VALUES ('human', 'p', 'p'), ('agent', 'a', 'a') RETURNING id`,
+  );
   [person, agent] = ids.rows.map((r) => r.id) as [string, string];
 });
 
@@ -38,7 +40,12 @@ after(async () => {
 test('row ids asked for together: each value finds its own row, an unknown one none', async () => {
   const ids = await Promise.all(['v1', 'v2'].map((v) => token(v)));
   const writes = new ExchangeWrites(db);
-  assert.deepEqual(await Promise.all(['v1', 'v2', 'unknown', 'v1'].map((v) => writes.tokenRowId(v))), [ids[0], ids[1], undefined, ids[0]]);
+  assert.deepEqual(await Promise.all(['v1', 'v2', 'unknown', 'v1'].map((v) => writes.tokenRowId(v))), [
+    ids[0],
+    ids[1],
+    undefined,
+    ids[0],
+  ]);
 });
 
 test('links in one statement: each token gets its own chain and parent, one whose parent was revoked is revoked and recorded refused', async () => {
@@ -47,8 +54,16 @@ test('links in one statement: each token gets its own chain and parent, one whos
   const children = await Promise.all(['c1', 'c2', 'c3'].map((v) => token(v)));
   const writes = new ExchangeWrites(db);
   const record = (parentTokenId: string, scope: string) => ({
-    principalId: person, actorId: agent, chain: [person, agent], clientId: 'app', scopes: [scope], audience: [], outcome: 'issued' as const, parentTokenId,
-    expiresAt: new Date(Date.now() + 60_000), clientIp: '192.0.2.1',
+    principalId: person,
+    actorId: agent,
+    chain: [person, agent],
+    clientId: 'app',
+    scopes: [scope],
+    audience: [],
+    outcome: 'issued' as const,
+    parentTokenId,
+    expiresAt: new Date(Date.now() + 60_000),
+    clientIp: '192.0.2.1',
   });
   const linked = await Promise.all([
     writes.linkAndRecord('c1', record(live, 's1')),
@@ -56,8 +71,15 @@ test('links in one statement: each token gets its own chain and parent, one whos
     writes.linkAndRecord('c3', record(live, 's3')),
   ]);
   assert.deepEqual(linked, [children[0], undefined, children[2]]);
-  const rows = await db.query<{ id: string; parent_token_id: string; revoked: boolean; revoked_reason: string | null; delegation_chain: string[] }>(
-    'SELECT id, parent_token_id, revoked, revoked_reason, delegation_chain FROM oauth_tokens WHERE id = ANY($1::uuid[]) ORDER BY id', [children],
+  const rows = await db.query<{
+    id: string;
+    parent_token_id: string;
+    revoked: boolean;
+    revoked_reason: string | null;
+    delegation_chain: string[];
+  }>(
+    'SELECT id, parent_token_id, revoked, revoked_reason, delegation_chain FROM oauth_tokens WHERE id = ANY($1::uuid[]) ORDER BY id',
+    [children],
   );
   const byId = new Map(rows.rows.map((r) => [r.id, r]));
   assert.equal(byId.get(children[0]!)?.parent_token_id, live);
@@ -65,9 +87,13 @@ test('links in one statement: each token gets its own chain and parent, one whos
   assert.equal(byId.get(children[0]!)?.revoked, false);
   assert.equal(byId.get(children[1]!)?.revoked, true);
   assert.equal(byId.get(children[1]!)?.revoked_reason, 'parent_revoked');
-  const recorded = await db.query<{ scopes: string[]; outcome: string; error: string | null; token_id: string | null; client_ip: string }>(
-    'SELECT scopes, outcome, error, token_id, client_ip FROM delegation_exchanges ORDER BY scopes->>0',
-  );
+  const recorded = await db.query<{
+    scopes: string[];
+    outcome: string;
+    error: string | null;
+    token_id: string | null;
+    client_ip: string;
+  }>('SELECT scopes, outcome, error, token_id, client_ip FROM delegation_exchanges ORDER BY scopes->>0');
   assert.deepEqual(recorded.rows, [
     { scopes: ['s1'], outcome: 'issued', error: null, token_id: children[0], client_ip: '192.0.2.1' },
     { scopes: ['s2'], outcome: 'refused', error: 'invalid_grant', token_id: null, client_ip: '192.0.2.1' },
@@ -79,10 +105,21 @@ test('a link that fails for its own row fails only its request', async () => {
   const parent = await token('parent-x');
   await Promise.all(['d1', 'd2'].map((v) => token(v)));
   const writes = new ExchangeWrites(db);
-  const base = { chain: [person, agent], clientId: 'app', scopes: [], audience: [], outcome: 'issued' as const, parentTokenId: parent };
+  const base = {
+    chain: [person, agent],
+    clientId: 'app',
+    scopes: [],
+    audience: [],
+    outcome: 'issued' as const,
+    parentTokenId: parent,
+  };
   const results = await Promise.allSettled([
     writes.linkAndRecord('d1', { ...base, principalId: person, actorId: agent }),
     writes.linkAndRecord('d2', { ...base, principalId: person, actorId: '00000000-0000-4000-8000-000000000000' }),
   ]);
-  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected'], 'an unknown actor breaks the foreign key of its record only');
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected'],
+    'an unknown actor breaks the foreign key of its record only',
+  );
 });

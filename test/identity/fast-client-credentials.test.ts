@@ -17,7 +17,12 @@ let paths: ReturnType<typeof tokenPaths>;
 
 before(async () => {
   server = await startServer('fast_client_credentials', { IDENTITY_EXTRA_SCOPES: 'events:write,reports:read' });
-  machine = await server.registerApp({ name: 'Machine', appType: 'machine', allowedScopes: ['events:write', 'reports:read'], accessTokenTtl: 1234 });
+  machine = await server.registerApp({
+    name: 'Machine',
+    appType: 'machine',
+    allowedScopes: ['events:write', 'reports:read'],
+    accessTokenTtl: 1234,
+  });
   paths = tokenPaths(server);
 });
 after(() => server.close());
@@ -38,7 +43,12 @@ test('the ordinary request is issued by the fast route, answered, stored and int
     assert.equal(a.client_ip, '127.0.0.1');
     assert.equal(a.principal_id, machine.principalId);
 
-    const introspect = (value: string) => form(`${server.issuer}/oauth/introspect`, { token: value }, { authorization: basic(machine.clientId, machine.secret!) });
+    const introspect = (value: string) =>
+      form(
+        `${server.issuer}/oauth/introspect`,
+        { token: value },
+        { authorization: basic(machine.clientId, machine.secret!) },
+      );
     const [fi, si] = [(await introspect(fastToken)).json, (await introspect(slowToken)).json];
     for (const x of [fi, si]) {
       assert.equal(x.active, true);
@@ -50,28 +60,76 @@ test('the ordinary request is issued by the fast route, answered, stored and int
 });
 
 test('every request the fast route does not take gets the provider answer', async () => {
-  const other = await server.registerApp({ name: 'No CC', appType: 'web', redirectUris: ['https://no-cc.example/cb'], allowedScopes: ['events:write'] });
-  const bound = await server.registerApp({ name: 'DPoP only', appType: 'machine', allowedScopes: ['events:write'], dpopBoundAccessTokens: true });
+  const other = await server.registerApp({
+    name: 'No CC',
+    appType: 'web',
+    redirectUris: ['https://no-cc.example/cb'],
+    allowedScopes: ['events:write'],
+  });
+  const bound = await server.registerApp({
+    name: 'DPoP only',
+    appType: 'machine',
+    allowedScopes: ['events:write'],
+    dpopBoundAccessTokens: true,
+  });
   const narrow = await server.registerApp({ name: 'Narrow', appType: 'machine', allowedScopes: ['events:write'] });
   const good = { authorization: basic(machine.clientId, machine.secret!) };
   const cases: [string, Record<string, string>, Record<string, string>, number, string][] = [
-    ['a wrong secret', { grant_type: 'client_credentials' }, { authorization: basic(machine.clientId, 'wrong') }, 401, 'invalid_client'],
+    [
+      'a wrong secret',
+      { grant_type: 'client_credentials' },
+      { authorization: basic(machine.clientId, 'wrong') },
+      401,
+      'invalid_client',
+    ],
     ['no credentials', { grant_type: 'client_credentials' }, {}, 400, 'invalid_request'],
     ['an unknown scope', { grant_type: 'client_credentials', scope: 'nope' }, good, 400, 'invalid_scope'],
-    ['a scope the app is not allowed', { grant_type: 'client_credentials', scope: 'reports:read' }, { authorization: basic(narrow.clientId, narrow.secret!) }, 400, 'invalid_scope'],
-    ['an app without the grant', { grant_type: 'client_credentials' }, { authorization: basic(other.clientId, other.secret!) }, 400, 'unauthorized_client'],
-    ['a DPoP-bound app without a proof', { grant_type: 'client_credentials' }, { authorization: basic(bound.clientId, bound.secret!) }, 400, 'invalid_grant'],
-    ['an organization the app is not a member of', { grant_type: 'client_credentials', organization: 'no-such-org' }, good, 400, 'invalid_grant'],
+    [
+      'a scope the app is not allowed',
+      { grant_type: 'client_credentials', scope: 'reports:read' },
+      { authorization: basic(narrow.clientId, narrow.secret!) },
+      400,
+      'invalid_scope',
+    ],
+    [
+      'an app without the grant',
+      { grant_type: 'client_credentials' },
+      { authorization: basic(other.clientId, other.secret!) },
+      400,
+      'unauthorized_client',
+    ],
+    [
+      'a DPoP-bound app without a proof',
+      { grant_type: 'client_credentials' },
+      { authorization: basic(bound.clientId, bound.secret!) },
+      400,
+      'invalid_grant',
+    ],
+    [
+      'an organization the app is not a member of',
+      { grant_type: 'client_credentials', organization: 'no-such-org' },
+      good,
+      400,
+      'invalid_grant',
+    ],
     ['no grant_type', { scope: 'events:write' }, good, 400, 'invalid_request'],
   ];
   for (const [what, params, headers, status, error] of cases) {
     assertHandedOver(what, await both(params, headers), status, error);
   }
-  const dupes = await fetch(tokenUrl(), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...good }, body: 'grant_type=client_credentials&scope=events:write&scope=events:write' });
+  const dupes = await fetch(tokenUrl(), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...good },
+    body: 'grant_type=client_credentials&scope=events:write&scope=events:write',
+  });
   assert.equal(dupes.status, 400);
   assert.equal(((await dupes.json()) as { error: string }).error, 'invalid_request');
-  const json = await fetch(tokenUrl(), { method: 'POST', headers: { 'content-type': 'application/json', ...good }, body: JSON.stringify({ grant_type: 'client_credentials' }) });
-  assert.equal(json.status, 400, 'a JSON body is the provider\'s to refuse');
+  const json = await fetch(tokenUrl(), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...good },
+    body: JSON.stringify({ grant_type: 'client_credentials' }),
+  });
+  assert.equal(json.status, 400, "a JSON body is the provider's to refuse");
 });
 
 test('an organization, a DPoP proof or a browser Origin are answered by the provider', async () => {
@@ -87,7 +145,9 @@ test('an organization, a DPoP proof or a browser Origin are answered by the prov
 
   const keys = await generateKeyPair('ES256');
   const proof = await new SignJWT({ htm: 'POST', htu: tokenUrl(), jti: randomUUID() })
-    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(keys.publicKey) }).setIssuedAt().sign(keys.privateKey);
+    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(keys.publicKey) })
+    .setIssuedAt()
+    .sign(keys.privateKey);
   before = paths.providerGrants();
   const dpop = await form(tokenUrl(), { grant_type: 'client_credentials' }, { ...good, dpop: proof });
   assert.equal(dpop.status, 200, dpop.text);
@@ -95,14 +155,23 @@ test('an organization, a DPoP proof or a browser Origin are answered by the prov
   assert.equal(paths.providerGrants(), before + 1, 'issued by the provider');
 
   before = paths.providerGrants();
-  const browser = await form(tokenUrl(), { grant_type: 'client_credentials' }, { ...good, origin: 'https://app.example' });
+  const browser = await form(
+    tokenUrl(),
+    { grant_type: 'client_credentials' },
+    { ...good, origin: 'https://app.example' },
+  );
   assert.equal(paths.providerGrants(), before + 1, 'answered by the provider');
   // The provider's CORS policy decides per client (clientBasedCORS), and no client is allowed a browser origin here.
   assert.deepEqual([browser.status, browser.json.error], [400, 'invalid_request']);
 });
 
 test('a token issued by the fast route is counted, revocable, and refused once its app is deactivated', async () => {
-  const metric = async () => Number(/^identity_token_requests_total\{grant_type="client_credentials",outcome="success"\} (\d+)$/m.exec(await (await fetch(`${server.issuer}/metrics`)).text())?.[1] ?? 0);
+  const metric = async () =>
+    Number(
+      /^identity_token_requests_total\{grant_type="client_credentials",outcome="success"\} (\d+)$/m.exec(
+        await (await fetch(`${server.issuer}/metrics`)).text(),
+      )?.[1] ?? 0,
+    );
   const app = await server.registerApp({ name: 'Counted', appType: 'machine', allowedScopes: ['events:write'] });
   const auth = { authorization: basic(app.clientId, app.secret!) };
   const counted = await metric();
@@ -124,21 +193,37 @@ test('a token issued by the fast route is counted, revocable, and refused once i
   const refused = await form(tokenUrl(), { grant_type: 'client_credentials' }, auth);
   assert.equal(refused.status, 401, refused.text);
   assert.equal(refused.json.error, 'invalid_client');
-  const other = await form(`${server.issuer}/oauth/introspect`, { token: second.json.access_token }, { authorization: basic(machine.clientId, machine.secret!) });
+  const other = await form(
+    `${server.issuer}/oauth/introspect`,
+    { token: second.json.access_token },
+    { authorization: basic(machine.clientId, machine.secret!) },
+  );
   assert.deepEqual(other.json, { active: false }, "a deactivated app's token is inactive");
 });
 
 test("a change to the app is seen by the next token: its lifetime and its scopes (the provider's Client is made again)", async () => {
-  const app = await server.registerApp({ name: 'Changing', appType: 'machine', allowedScopes: ['events:write', 'reports:read'], accessTokenTtl: 1000 });
+  const app = await server.registerApp({
+    name: 'Changing',
+    appType: 'machine',
+    allowedScopes: ['events:write', 'reports:read'],
+    accessTokenTtl: 1000,
+  });
   const auth = { authorization: basic(app.clientId, app.secret!) };
   const first = await form(tokenUrl(), { grant_type: 'client_credentials', scope: 'reports:read' }, auth);
   assert.deepEqual([first.status, first.json.expires_in, first.json.scope], [200, 1000, 'reports:read']);
-  await server.runtime.db.query(`UPDATE oauth_apps SET access_token_ttl = 777, allowed_scopes = '["events:write"]' WHERE id = $1`, [app.id]);
+  await server.runtime.db.query(
+    `UPDATE oauth_apps SET access_token_ttl = 777, allowed_scopes = '["events:write"]' WHERE id = $1`,
+    [app.id],
+  );
   server.runtime.clients.invalidate(app.clientId);
   const second = await form(tokenUrl(), { grant_type: 'client_credentials', scope: 'events:write' }, auth);
   assert.deepEqual([second.status, second.json.expires_in], [200, 777], 'the new lifetime at once');
   const refused = await form(tokenUrl(), { grant_type: 'client_credentials', scope: 'reports:read' }, auth);
   assert.deepEqual([refused.status, refused.json.error], [400, 'invalid_scope'], 'a scope no longer allowed');
-  const viaProvider = await form(tokenUrl(), { grant_type: 'client_credentials', scope: 'events:write', via: 'provider' }, auth);
+  const viaProvider = await form(
+    tokenUrl(),
+    { grant_type: 'client_credentials', scope: 'events:write', via: 'provider' },
+    auth,
+  );
   assert.equal(viaProvider.json.expires_in, 777, 'the provider path sees the change too');
 });

@@ -33,7 +33,11 @@ const IGNORED_HEADERS = new Set(['date', 'content-length', 'x-request-id', 'conn
 export const headersOf = (h: Headers) => Object.fromEntries([...h].filter(([k]) => !IGNORED_HEADERS.has(k)));
 
 /** Asserts that the two tokens' rows are alike but for their sealed payloads, and sealed; answers the fast one's row. */
-export async function assertStoredAlike(server: Server, fastToken: string, slowToken: string): Promise<Record<string, unknown>> {
+export async function assertStoredAlike(
+  server: Server,
+  fastToken: string,
+  slowToken: string,
+): Promise<Record<string, unknown>> {
   const rows = await server.runtime.db.query(
     `SELECT kind, scopes, audience, client_ip, user_agent, subject, principal_id, client_id, app_id, dpop_jkt, access_expires_at - created_at AS lifetime,
             payload LIKE 'v1.%' AS sealed, payload LIKE $3 AS clear
@@ -41,7 +45,10 @@ export async function assertStoredAlike(server: Server, fastToken: string, slowT
     [[fastToken, slowToken].map((t) => sha256(t)), sha256(fastToken), `%${fastToken}%`],
   );
   assert.equal(rows.rows.length, 2, 'both tokens stored');
-  const [a, b] = rows.rows.map((r: Record<string, unknown>) => ({ ...r, lifetime: String(r.lifetime).slice(0, 5) })) as Record<string, unknown>[];
+  const [a, b] = rows.rows.map((r: Record<string, unknown>) => ({
+    ...r,
+    lifetime: String(r.lifetime).slice(0, 5),
+  })) as Record<string, unknown>[];
   assert.deepEqual(a, b, 'the same row, but for the sealed payload');
   assert.equal(a!.sealed, true);
   assert.equal(a!.clear, false, 'the token value is not stored');
@@ -54,7 +61,11 @@ type Pair = Awaited<ReturnType<ReturnType<typeof tokenPaths>['both']>>;
  * Asserts that the fast route issued the token and answered as the provider did: the same status, headers and members in
  * the same order, the same values but for the token. Answers both tokens and the rest of the fast answer.
  */
-export function assertIssuedAlike({ fast, slow, fastWentToProvider }: Pair): { fastToken: string; slowToken: string; rest: Record<string, unknown> } {
+export function assertIssuedAlike({ fast, slow, fastWentToProvider }: Pair): {
+  fastToken: string;
+  slowToken: string;
+  rest: Record<string, unknown>;
+} {
   assert.equal(fastWentToProvider, false, 'the fast route answered');
   assert.equal(fast.status, 200, fast.text);
   assert.equal(slow.status, 200, slow.text);
@@ -68,7 +79,12 @@ export function assertIssuedAlike({ fast, slow, fastWentToProvider }: Pair): { f
 }
 
 /** Asserts that a request the fast route did not take got the provider's answer, `status` with `error`. */
-export function assertHandedOver(what: string, { fast, slow, fastWentToProvider }: Pair, status: number, error: string): void {
+export function assertHandedOver(
+  what: string,
+  { fast, slow, fastWentToProvider }: Pair,
+  status: number,
+  error: string,
+): void {
   assert.equal(fast.status, status, `${what}: ${fast.text}`);
   assert.equal(fast.json.error, error, what);
   assert.deepEqual([fast.status, fast.json], [slow.status, slow.json], `${what}: the provider's answer`);

@@ -15,15 +15,37 @@ let resourceServer: { clientId: string; secret: string | undefined };
 before(async () => {
   server = await startServer('idinactive');
   adminId = await server.createHuman(admin.email, admin.password, true);
-  resourceServer = await server.registerApp({ name: 'Resource server', appType: 'machine', allowedScopes: [], resourceServer: true });
+  resourceServer = await server.registerApp({
+    name: 'Resource server',
+    appType: 'machine',
+    allowedScopes: [],
+    resourceServer: true,
+  });
 });
 after(async () => server?.close());
 
 async function userTokens(allowedScopes = ['openid', 'email', 'admin']) {
-  const web = await server.registerApp({ name: 'Console', appType: 'web', redirectUris: [CALLBACK], firstParty: true, allowedScopes });
-  const config = await oidc.discovery(new URL(server.issuer), web.clientId, web.secret, oidc.ClientSecretBasic(web.secret!), { execute: [oidc.allowInsecureRequests] });
+  const web = await server.registerApp({
+    name: 'Console',
+    appType: 'web',
+    redirectUris: [CALLBACK],
+    firstParty: true,
+    allowedScopes,
+  });
+  const config = await oidc.discovery(
+    new URL(server.issuer),
+    web.clientId,
+    web.secret,
+    oidc.ClientSecretBasic(web.secret!),
+    { execute: [oidc.allowInsecureRequests] },
+  );
   const verifier = oidc.randomPKCECodeVerifier();
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: allowedScopes.join(' '), code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: CALLBACK,
+    scope: allowedScopes.join(' '),
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
   const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), url.href, admin);
   return { web, tokens: await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier }) };
 }
@@ -38,12 +60,19 @@ async function setPrincipalActive(id: string, active: boolean) {
   server.runtime.accounts.invalidate(id);
 }
 
-const introspect = (token: string, by = resourceServer) => form(`${server.issuer}/oauth/introspect`, { token }, { authorization: basic(by.clientId, by.secret!) });
+const introspect = (token: string, by = resourceServer) =>
+  form(`${server.issuer}/oauth/introspect`, { token }, { authorization: basic(by.clientId, by.secret!) });
 
 test("a deactivated app's tokens are inactive at introspection (another client asking gets no 500)", async () => {
   const { web, tokens } = await userTokens();
   const machine = await server.registerApp({ name: 'Batch', appType: 'machine', allowedScopes: [] });
-  const cc = (await form(`${server.issuer}/oauth/token`, { grant_type: 'client_credentials' }, { authorization: basic(machine.clientId, machine.secret!) })).json.access_token;
+  const cc = (
+    await form(
+      `${server.issuer}/oauth/token`,
+      { grant_type: 'client_credentials' },
+      { authorization: basic(machine.clientId, machine.secret!) },
+    )
+  ).json.access_token;
   assert.equal((await introspect(tokens.access_token)).json.active, true);
   assert.equal((await introspect(cc)).json.active, true);
 
@@ -55,18 +84,23 @@ test("a deactivated app's tokens are inactive at introspection (another client a
     assert.deepEqual(r.json, { active: false });
   }
   await setAppActive(web.clientId, true);
-  assert.equal((await introspect(tokens.access_token)).json.active, true, 'reactivating the app brings its unexpired tokens back');
+  assert.equal(
+    (await introspect(tokens.access_token)).json.active,
+    true,
+    'reactivating the app brings its unexpired tokens back',
+  );
 });
 
 test("a deactivated principal's tokens are inactive at introspection and refused by the management API", async () => {
   const { web, tokens } = await userTokens();
-  const api = () => fetch(`${server.issuer}/api/v1/principals`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+  const api = () =>
+    fetch(`${server.issuer}/api/v1/principals`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
   assert.equal((await api()).status, 200);
   await setPrincipalActive(adminId, false);
   try {
     assert.deepEqual((await introspect(tokens.access_token)).json, { active: false });
     assert.deepEqual((await introspect(tokens.refresh_token!, web)).json, { active: false });
-    assert.equal((await api()).status, 401, 'a deactivated principal\'s token is no longer live, like at introspection');
+    assert.equal((await api()).status, 401, "a deactivated principal's token is no longer live, like at introspection");
   } finally {
     await setPrincipalActive(adminId, true);
   }
@@ -74,7 +108,8 @@ test("a deactivated principal's tokens are inactive at introspection and refused
 
 test("the management API refuses an admin's token issued to an app that has since been deactivated", async () => {
   const { web, tokens } = await userTokens();
-  const api = () => fetch(`${server.issuer}/api/v1/principals`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+  const api = () =>
+    fetch(`${server.issuer}/api/v1/principals`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
   assert.equal((await api()).status, 200);
   await setAppActive(web.clientId, false);
   const refused = await api();

@@ -20,7 +20,9 @@ const smtp = new SMTPServer({
     stream.on('end', () => {
       // Quoted-printable bodies wrap long lines with soft breaks and escape '=': undone here to read the link.
       const raw = Buffer.concat(chunks).toString('utf8');
-      const text = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+      const text = raw
+        .replace(/=\r?\n/g, '')
+        .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
       const mail = { to: session.envelope.rcptTo.map((r) => r.address), text };
       mails.push(mail);
       const waiters = mailWaiters;
@@ -40,10 +42,27 @@ const mallory = { email: 'mallory@example.com', password: 'mallory has a long pa
 const tokens = new Map<string, string>();
 
 async function tokenFor(who: { email: string; password: string }, scope = 'openid') {
-  const app = await server.registerApp({ name: 'Console', appType: 'web', redirectUris: [CALLBACK], firstParty: true, allowedScopes: ['openid', 'admin'] });
-  const config = await oidc.discovery(new URL(server.issuer), app.clientId, app.secret, oidc.ClientSecretBasic(app.secret!), { execute: [oidc.allowInsecureRequests] });
+  const app = await server.registerApp({
+    name: 'Console',
+    appType: 'web',
+    redirectUris: [CALLBACK],
+    firstParty: true,
+    allowedScopes: ['openid', 'admin'],
+  });
+  const config = await oidc.discovery(
+    new URL(server.issuer),
+    app.clientId,
+    app.secret,
+    oidc.ClientSecretBasic(app.secret!),
+    { execute: [oidc.allowInsecureRequests] },
+  );
   const verifier = oidc.randomPKCECodeVerifier();
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: CALLBACK,
+    scope,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
   const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), url.href, who);
   return (await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier })).access_token;
 }
@@ -52,7 +71,10 @@ function call(path: string, init: { method?: string; body?: unknown; token?: str
   const token = init.token === undefined ? adminToken : init.token;
   return fetch(`${server.issuer}${path}`, {
     method: init.method ?? 'GET',
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
   }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 }
@@ -61,7 +83,10 @@ const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 
 async function invite(email: string, role?: string) {
   const next = new Promise<{ to: string[]; text: string }>((resolve) => mailWaiters.push(resolve));
-  const r = await api(`/organizations/${orgId}/invites`, { method: 'POST', body: { email, ...(role ? { role } : {}), message: 'Welcome aboard' } });
+  const r = await api(`/organizations/${orgId}/invites`, {
+    method: 'POST',
+    body: { email, ...(role ? { role } : {}), message: 'Welcome aboard' },
+  });
   assert.equal(r.status, 201, JSON.stringify(r.body));
   return { ...r.body, mail: await next };
 }
@@ -69,14 +94,18 @@ async function invite(email: string, role?: string) {
 before(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const port = (smtp.server.address() as AddressInfo).port;
-  server = await startServer('idinvites', { IDENTITY_SMTP_URL: `smtp://127.0.0.1:${port}`, IDENTITY_MAIL_FROM: 'team@platform.example' });
+  server = await startServer('idinvites', {
+    IDENTITY_SMTP_URL: `smtp://127.0.0.1:${port}`,
+    IDENTITY_MAIL_FROM: 'team@platform.example',
+  });
   await server.createHuman(admin.email, admin.password, true);
   await server.createHuman(grace.email, grace.password);
   await server.createHuman(mallory.email, mallory.password);
   adminToken = await tokenFor(admin, 'openid admin');
   tokens.set(grace.email, await tokenFor(grace));
   tokens.set(mallory.email, await tokenFor(mallory));
-  orgId = (await api('/organizations', { method: 'POST', body: { name: 'Analytical Engines', slug: 'engines' } })).body.id;
+  orgId = (await api('/organizations', { method: 'POST', body: { name: 'Analytical Engines', slug: 'engines' } })).body
+    .id;
 });
 after(async () => {
   await server?.close();
@@ -101,17 +130,53 @@ test('an invitation is mailed with its link; the token is shown once and stored 
   const rows = JSON.stringify((await server.runtime.db.query('SELECT * FROM invites')).rows);
   assert.ok(!rows.includes(token), 'no invite token in the database');
 
-  assert.equal((await api(`/organizations/${orgId}/invites`, { method: 'POST', body: { email: 'grace@example.com' } })).status, 409, 'one pending invitation per address');
-  assert.equal((await api(`/organizations/${orgId}/invites`, { method: 'POST', body: { email: 'not an email' } })).status, 400);
-  assert.equal((await api('/organizations/00000000-0000-4000-8000-000000000000/invites', { method: 'POST', body: { email: 'x@example.com' } })).status, 404);
+  assert.equal(
+    (await api(`/organizations/${orgId}/invites`, { method: 'POST', body: { email: 'grace@example.com' } })).status,
+    409,
+    'one pending invitation per address',
+  );
+  assert.equal(
+    (await api(`/organizations/${orgId}/invites`, { method: 'POST', body: { email: 'not an email' } })).status,
+    400,
+  );
+  assert.equal(
+    (
+      await api('/organizations/00000000-0000-4000-8000-000000000000/invites', {
+        method: 'POST',
+        body: { email: 'x@example.com' },
+      })
+    ).status,
+    404,
+  );
 
-  const wrong = await call('/api/v1/invitations/accept', { method: 'POST', body: { token }, token: tokens.get(mallory.email)! });
+  const wrong = await call('/api/v1/invitations/accept', {
+    method: 'POST',
+    body: { token },
+    token: tokens.get(mallory.email)!,
+  });
   assert.equal(wrong.status, 403, 'accepting as another person is refused');
   assert.equal((await api(`/organizations/${orgId}/invites/${issued.invite.id}`)).body.status, 'pending');
-  assert.equal((await call('/api/v1/invitations/accept', { method: 'POST', body: { token }, token: null })).status, 401, 'accepting needs a signed-in person');
-  assert.equal((await call('/api/v1/invitations/accept', { method: 'POST', body: { token: 'inv_nothing' }, token: tokens.get(grace.email)! })).status, 404);
+  assert.equal(
+    (await call('/api/v1/invitations/accept', { method: 'POST', body: { token }, token: null })).status,
+    401,
+    'accepting needs a signed-in person',
+  );
+  assert.equal(
+    (
+      await call('/api/v1/invitations/accept', {
+        method: 'POST',
+        body: { token: 'inv_nothing' },
+        token: tokens.get(grace.email)!,
+      })
+    ).status,
+    404,
+  );
 
-  const accepted = await call('/api/v1/invitations/accept', { method: 'POST', body: { token }, token: tokens.get(grace.email)! });
+  const accepted = await call('/api/v1/invitations/accept', {
+    method: 'POST',
+    body: { token },
+    token: tokens.get(grace.email)!,
+  });
   assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
   assert.equal(accepted.body.invite.status, 'accepted');
   assert.ok(accepted.body.invite.accepted_at);
@@ -121,38 +186,98 @@ test('an invitation is mailed with its link; the token is shown once and stored 
   assert.equal(membership.body.role, 'editor');
   assert.equal(membership.body.active, true);
 
-  for (const [path, body] of [['/api/v1/invitations/accept', { token }], ['/api/v1/invitations/decline', { token }]] as const) {
-    assert.equal((await call(path, { method: 'POST', body, token: tokens.get(grace.email)! })).status, 409, `${path} after acceptance`);
+  for (const [path, body] of [
+    ['/api/v1/invitations/accept', { token }],
+    ['/api/v1/invitations/decline', { token }],
+  ] as const) {
+    assert.equal(
+      (await call(path, { method: 'POST', body, token: tokens.get(grace.email)! })).status,
+      409,
+      `${path} after acceptance`,
+    );
   }
-  assert.equal((await api(`/organizations/${orgId}/invites/${issued.invite.id}/revoke`, { method: 'POST' })).status, 409);
-  assert.equal((await api(`/organizations/${orgId}/invites/${issued.invite.id}/resend`, { method: 'POST' })).status, 409);
+  assert.equal(
+    (await api(`/organizations/${orgId}/invites/${issued.invite.id}/revoke`, { method: 'POST' })).status,
+    409,
+  );
+  assert.equal(
+    (await api(`/organizations/${orgId}/invites/${issued.invite.id}/resend`, { method: 'POST' })).status,
+    409,
+  );
 });
 
 test('declined, revoked and expired invitations move nowhere else', async () => {
   const declined = await invite('declines@example.com');
-  const d = await call('/api/v1/invitations/decline', { method: 'POST', body: { token: tokenOf(declined.link) }, token: null });
+  const d = await call('/api/v1/invitations/decline', {
+    method: 'POST',
+    body: { token: tokenOf(declined.link) },
+    token: null,
+  });
   assert.equal(d.status, 200);
   assert.equal(d.body.status, 'declined');
-  assert.equal((await call('/api/v1/invitations/decline', { method: 'POST', body: { token: tokenOf(declined.link) }, token: null })).status, 409);
-  assert.equal((await api(`/organizations/${orgId}/invites/${declined.invite.id}/revoke`, { method: 'POST' })).status, 409);
+  assert.equal(
+    (
+      await call('/api/v1/invitations/decline', {
+        method: 'POST',
+        body: { token: tokenOf(declined.link) },
+        token: null,
+      })
+    ).status,
+    409,
+  );
+  assert.equal(
+    (await api(`/organizations/${orgId}/invites/${declined.invite.id}/revoke`, { method: 'POST' })).status,
+    409,
+  );
 
   const revoked = await invite('revoked@example.com');
   const r = await api(`/organizations/${orgId}/invites/${revoked.invite.id}/revoke`, { method: 'POST' });
   assert.equal(r.body.status, 'revoked');
-  assert.equal((await api(`/organizations/${orgId}/invites/${revoked.invite.id}/revoke`, { method: 'POST' })).status, 409);
-  assert.equal((await call('/api/v1/invitations/decline', { method: 'POST', body: { token: tokenOf(revoked.link) }, token: null })).status, 409);
-  assert.equal((await api(`/organizations/${orgId}/invites/${revoked.invite.id}/resend`, { method: 'POST' })).status, 409);
+  assert.equal(
+    (await api(`/organizations/${orgId}/invites/${revoked.invite.id}/revoke`, { method: 'POST' })).status,
+    409,
+  );
+  assert.equal(
+    (await call('/api/v1/invitations/decline', { method: 'POST', body: { token: tokenOf(revoked.link) }, token: null }))
+      .status,
+    409,
+  );
+  assert.equal(
+    (await api(`/organizations/${orgId}/invites/${revoked.invite.id}/resend`, { method: 'POST' })).status,
+    409,
+  );
 
   const expiring = await invite('late@example.com');
-  await server.runtime.db.query("UPDATE invites SET expires_at = now() - interval '1 second' WHERE id = $1", [expiring.invite.id]);
-  assert.equal((await api(`/organizations/${orgId}/invites/${expiring.invite.id}`)).body.status, 'expired', 'expiry is enforced');
-  assert.equal((await call('/api/v1/invitations/decline', { method: 'POST', body: { token: tokenOf(expiring.link) }, token: null })).status, 409);
-  assert.equal((await api(`/organizations/${orgId}/invites/${expiring.invite.id}/resend`, { method: 'POST' })).status, 409);
+  await server.runtime.db.query("UPDATE invites SET expires_at = now() - interval '1 second' WHERE id = $1", [
+    expiring.invite.id,
+  ]);
+  assert.equal(
+    (await api(`/organizations/${orgId}/invites/${expiring.invite.id}`)).body.status,
+    'expired',
+    'expiry is enforced',
+  );
+  assert.equal(
+    (
+      await call('/api/v1/invitations/decline', {
+        method: 'POST',
+        body: { token: tokenOf(expiring.link) },
+        token: null,
+      })
+    ).status,
+    409,
+  );
+  assert.equal(
+    (await api(`/organizations/${orgId}/invites/${expiring.invite.id}/resend`, { method: 'POST' })).status,
+    409,
+  );
   const again = await invite('late@example.com');
   assert.equal(again.invite.status, 'pending', 'an expired invitation leaves room for a new one');
 
   const listed = await api(`/organizations/${orgId}/invites?status=expired`);
-  assert.deepEqual(listed.body.items.map((i: any) => i.id), [expiring.invite.id]);
+  assert.deepEqual(
+    listed.body.items.map((i: any) => i.id),
+    [expiring.invite.id],
+  );
   assert.equal((await api(`/organizations/${orgId}/invites?status=lost`)).status, 400);
 });
 
@@ -166,16 +291,41 @@ test('resending re-issues the token and counts; the old link stops working', asy
   const mail = await next;
   assert.deepEqual(mail.to, ['mallory@example.com']);
   const mallorysToken = tokens.get(mallory.email)!;
-  assert.equal((await call('/api/v1/invitations/accept', { method: 'POST', body: { token: tokenOf(first.link) }, token: mallorysToken })).status, 404, 'the old link');
-  const ok = await call('/api/v1/invitations/accept', { method: 'POST', body: { token: tokenOf(resent.body.link) }, token: mallorysToken });
+  assert.equal(
+    (
+      await call('/api/v1/invitations/accept', {
+        method: 'POST',
+        body: { token: tokenOf(first.link) },
+        token: mallorysToken,
+      })
+    ).status,
+    404,
+    'the old link',
+  );
+  const ok = await call('/api/v1/invitations/accept', {
+    method: 'POST',
+    body: { token: tokenOf(resent.body.link) },
+    token: mallorysToken,
+  });
   assert.equal(ok.status, 200);
   assert.equal(ok.body.invite.resend_count, 1);
 });
 
 test('an unverified email cannot accept, even when it matches', async () => {
-  const made = await api('/principals', { method: 'POST', body: { type: 'human', email: 'unverified@example.com', password: 'unverified long password', email_verified: false } });
+  const made = await api('/principals', {
+    method: 'POST',
+    body: {
+      type: 'human',
+      email: 'unverified@example.com',
+      password: 'unverified long password',
+      email_verified: false,
+    },
+  });
   assert.equal(made.status, 201);
   const token = await tokenFor({ email: 'unverified@example.com', password: 'unverified long password' });
   const issued = await invite('unverified@example.com');
-  assert.equal((await call('/api/v1/invitations/accept', { method: 'POST', body: { token: tokenOf(issued.link) }, token })).status, 403);
+  assert.equal(
+    (await call('/api/v1/invitations/accept', { method: 'POST', body: { token: tokenOf(issued.link) }, token })).status,
+    403,
+  );
 });

@@ -22,7 +22,13 @@ let ownerId: string;
 
 async function platform(...args: string[]) {
   const child = spawn(process.execPath, [CLI, 'identity', ...args], {
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', DATA_DIR: tmp.path, DATABASE_URL: database.url, PLATFORM_SECRET_KEY: 'f'.repeat(64) },
+    env: {
+      PATH: process.env.PATH,
+      LOG_LEVEL: 'silent',
+      DATA_DIR: tmp.path,
+      DATABASE_URL: database.url,
+      PLATFORM_SECRET_KEY: 'f'.repeat(64),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -47,14 +53,27 @@ after(async () => {
 });
 
 test('the reviewer lists what awaits review and publishes, sends back or archives from the shell', async () => {
-  const waiting = await createListing(db, { title: 'Charts pack', product_type: 'pack', creator_org_id: orgId, owner_id: ownerId });
+  const waiting = await createListing(db, {
+    title: 'Charts pack',
+    product_type: 'pack',
+    creator_org_id: orgId,
+    owner_id: ownerId,
+  });
   await moveListing(db, waiting.id, LISTING_MOVES.submit);
-  const draft = await createListing(db, { title: 'Still a draft', product_type: 'pack', creator_org_id: orgId, owner_id: ownerId });
+  const draft = await createListing(db, {
+    title: 'Still a draft',
+    product_type: 'pack',
+    creator_org_id: orgId,
+    owner_id: ownerId,
+  });
 
   const list = await platform('listings', 'list', '--status', 'pending_review', '--json');
   assert.equal(list.status, 0, list.stderr);
   const rows = JSON.parse(list.stdout) as { id: string }[];
-  assert.deepEqual(rows.map((r) => r.id), [waiting.id]);
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    [waiting.id],
+  );
 
   const published = await platform('listings', 'publish', waiting.id);
   assert.equal(published.status, 0, published.stderr);
@@ -71,9 +90,14 @@ test('the reviewer lists what awaits review and publishes, sends back or archive
   assert.equal(JSON.parse(archived.stdout).status, 'archived');
 });
 
-test('an organization\'s subscription is shown from the shell', async () => {
+test("an organization's subscription is shown from the shell", async () => {
   assert.equal((await platform('subscriptions', 'show', orgId)).status, 1, 'none yet');
-  await createSubscription(db, orgId, { plan_tier: 'pro', status: 'trialing', payment_subscription_id: 'sub_123', payment_customer_id: 'cus_9' });
+  await createSubscription(db, orgId, {
+    plan_tier: 'pro',
+    status: 'trialing',
+    payment_subscription_id: 'sub_123',
+    payment_customer_id: 'cus_9',
+  });
   const shown = await platform('subscriptions', 'show', orgId);
   assert.equal(shown.status, 0, shown.stderr);
   assert.match(shown.stdout, /plan pro, trialing/);

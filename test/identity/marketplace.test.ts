@@ -5,7 +5,12 @@ import * as oidc from 'openid-client';
 import { startServer, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
-import { LISTING_MOVES, LISTING_STATUSES, type ListingAction, type ListingStatus } from '../../src/identity/marketplace/listing-transitions.ts';
+import {
+  LISTING_MOVES,
+  LISTING_STATUSES,
+  type ListingAction,
+  type ListingStatus,
+} from '../../src/identity/marketplace/listing-transitions.ts';
 
 // Real PostgreSQL, real tokens from the service's own sign-in: the platform operator's IDENTITY_ADMIN_TOKEN,
 // a platform admin, and people whose memberships decide what they may do.
@@ -29,16 +34,36 @@ function call(path: string, init: { method?: string; body?: unknown; as?: Who | 
   const token = who === null ? undefined : who === 'operator' ? operatorToken : tokens.get(who);
   return fetch(`${server.issuer}/api/v1${path}`, {
     method: init.method ?? 'GET',
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
   }).then(async (r) => ({ status: r.status, body: r.status === 204 ? undefined : ((await r.json()) as any) }));
 }
 
 async function signIn(who: { email: string; password: string }) {
-  const app = await server.registerApp({ name: 'Market', appType: 'web', redirectUris: [CALLBACK], firstParty: true, allowedScopes: ['openid', 'admin'] });
-  const config = await oidc.discovery(new URL(server.issuer), app.clientId, app.secret, oidc.ClientSecretBasic(app.secret!), { execute: [oidc.allowInsecureRequests] });
+  const app = await server.registerApp({
+    name: 'Market',
+    appType: 'web',
+    redirectUris: [CALLBACK],
+    firstParty: true,
+    allowedScopes: ['openid', 'admin'],
+  });
+  const config = await oidc.discovery(
+    new URL(server.issuer),
+    app.clientId,
+    app.secret,
+    oidc.ClientSecretBasic(app.secret!),
+    { execute: [oidc.allowInsecureRequests] },
+  );
   const verifier = oidc.randomPKCECodeVerifier();
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid admin', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: CALLBACK,
+    scope: 'openid admin',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
   const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), url.href, who);
   return (await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier })).access_token;
 }
@@ -50,7 +75,8 @@ async function member(org: string, principal: string, role: string) {
 
 before(async () => {
   server = await startServer('idmarket', { IDENTITY_ADMIN_TOKEN: operatorToken });
-  for (const [name, p] of Object.entries(people)) ids.set(name as Who, await server.createHuman(p.email, p.password, p.admin));
+  for (const [name, p] of Object.entries(people))
+    ids.set(name as Who, await server.createHuman(p.email, p.password, p.admin));
   for (const [name, p] of Object.entries(people)) tokens.set(name as Who, await signIn(p));
   seller = (await call('/organizations', { method: 'POST', body: { name: 'Seller', slug: 'seller' } })).body.id;
   buyer = (await call('/organizations', { method: 'POST', body: { name: 'Buyer', slug: 'buyer' } })).body.id;
@@ -61,7 +87,16 @@ before(async () => {
 after(async () => server?.close());
 
 async function newListing(extra: Record<string, unknown> = {}, as: Who = 'alice') {
-  const r = await call('/listings', { method: 'POST', as, body: { creator_org_id: seller, product_type: 'dashboard-pack', title: `Pack ${randomBytes(3).toString('hex')}`, ...extra } });
+  const r = await call('/listings', {
+    method: 'POST',
+    as,
+    body: {
+      creator_org_id: seller,
+      product_type: 'dashboard-pack',
+      title: `Pack ${randomBytes(3).toString('hex')}`,
+      ...extra,
+    },
+  });
   assert.equal(r.status, 201, JSON.stringify(r.body));
   return r.body;
 }
@@ -69,7 +104,12 @@ async function newListing(extra: Record<string, unknown> = {}, as: Who = 'alice'
 /** A listing brought to `status` by the allowed moves (by the operator, who may make every one). */
 async function listingIn(status: ListingStatus) {
   const l = await newListing();
-  const path: Record<ListingStatus, ListingAction[]> = { draft: [], pending_review: ['submit'], published: ['submit', 'publish'], archived: ['submit', 'publish', 'archive'] };
+  const path: Record<ListingStatus, ListingAction[]> = {
+    draft: [],
+    pending_review: ['submit'],
+    published: ['submit', 'publish'],
+    archived: ['submit', 'publish', 'archive'],
+  };
   let now = l;
   for (const action of path[status]) {
     const r = await call(`/listings/${l.id}/${action}`, { method: 'POST' });
@@ -93,13 +133,46 @@ test('a listing is created with the document defaults by an owner of its organiz
   assert.deepEqual(l.metadata, { tier: 'gold' });
   assert.match(l.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   // A plain member, an outsider and nobody may not create one; the operator must say who owns it.
-  assert.equal((await call('/listings', { method: 'POST', as: 'bob', body: { creator_org_id: seller, product_type: 'x', title: 'x' } })).status, 403);
-  assert.equal((await call('/listings', { method: 'POST', as: 'dave', body: { creator_org_id: seller, product_type: 'x', title: 'x' } })).status, 404);
-  assert.equal((await call('/listings', { method: 'POST', as: null, body: { creator_org_id: seller, product_type: 'x', title: 'x' } })).status, 401);
-  const noOwner = await call('/listings', { method: 'POST', body: { creator_org_id: seller, product_type: 'x', title: 'x' } });
+  assert.equal(
+    (
+      await call('/listings', {
+        method: 'POST',
+        as: 'bob',
+        body: { creator_org_id: seller, product_type: 'x', title: 'x' },
+      })
+    ).status,
+    403,
+  );
+  assert.equal(
+    (
+      await call('/listings', {
+        method: 'POST',
+        as: 'dave',
+        body: { creator_org_id: seller, product_type: 'x', title: 'x' },
+      })
+    ).status,
+    404,
+  );
+  assert.equal(
+    (
+      await call('/listings', {
+        method: 'POST',
+        as: null,
+        body: { creator_org_id: seller, product_type: 'x', title: 'x' },
+      })
+    ).status,
+    401,
+  );
+  const noOwner = await call('/listings', {
+    method: 'POST',
+    body: { creator_org_id: seller, product_type: 'x', title: 'x' },
+  });
   assert.equal(noOwner.status, 400);
   assert.equal(noOwner.body.error.code, 'VALIDATION_ERROR');
-  const byOperator = await call('/listings', { method: 'POST', body: { creator_org_id: seller, product_type: 'x', title: 'x', owner_id: ids.get('bob') } });
+  const byOperator = await call('/listings', {
+    method: 'POST',
+    body: { creator_org_id: seller, product_type: 'x', title: 'x', owner_id: ids.get('bob') },
+  });
   assert.equal(byOperator.status, 201);
   assert.equal(byOperator.body.owner_id, ids.get('bob'));
 });
@@ -136,7 +209,10 @@ test('every allowed listing move, by whom it is allowed; published_at is set onc
   assert.equal(r.body.status, 'archived');
   assert.equal(r.body.published_at, publishedAt);
   const archivedByReviewer = await listingIn('published');
-  assert.equal((await call(`/listings/${archivedByReviewer.id}/archive`, { method: 'POST', as: 'reviewer' })).body.status, 'archived');
+  assert.equal(
+    (await call(`/listings/${archivedByReviewer.id}/archive`, { method: 'POST', as: 'reviewer' })).body.status,
+    'archived',
+  );
 });
 
 test('every illegal listing move is 409 CONFLICT and changes nothing', async () => {
@@ -156,7 +232,10 @@ test('every illegal listing move is 409 CONFLICT and changes nothing', async () 
   assert.equal(checked, 12);
   // Two managers submitting the same draft at once: one move, the other finds it moved.
   const l = await newListing();
-  const both = await Promise.all([call(`/listings/${l.id}/submit`, { method: 'POST', as: 'alice' }), call(`/listings/${l.id}/submit`, { method: 'POST' })]);
+  const both = await Promise.all([
+    call(`/listings/${l.id}/submit`, { method: 'POST', as: 'alice' }),
+    call(`/listings/${l.id}/submit`, { method: 'POST' }),
+  ]);
   assert.deepEqual(both.map((r) => r.status).sort(), [200, 409]);
 });
 
@@ -179,11 +258,21 @@ test('listings: who sees what, changes allowed per status, bad input', async () 
   assert.equal((await call('/listings?cursor=bm9wZQ')).status, 400);
 
   // While a draft everything may change; after, only description and metadata; archived, nothing.
-  let r = await call(`/listings/${draft.id}`, { method: 'PATCH', as: 'alice', body: { title: 'Renamed', pricing_model: 'per_seat', price_cents: 500 } });
+  let r = await call(`/listings/${draft.id}`, {
+    method: 'PATCH',
+    as: 'alice',
+    body: { title: 'Renamed', pricing_model: 'per_seat', price_cents: 500 },
+  });
   assert.equal(r.status, 200);
   assert.equal(r.body.title, 'Renamed');
-  assert.equal((await call(`/listings/${draft.id}`, { method: 'PATCH', as: 'bob', body: { title: 'Mine' } })).status, 403);
-  assert.equal((await call(`/listings/${published.id}`, { method: 'PATCH', as: 'alice', body: { price_cents: 1 } })).status, 409);
+  assert.equal(
+    (await call(`/listings/${draft.id}`, { method: 'PATCH', as: 'bob', body: { title: 'Mine' } })).status,
+    403,
+  );
+  assert.equal(
+    (await call(`/listings/${published.id}`, { method: 'PATCH', as: 'alice', body: { price_cents: 1 } })).status,
+    409,
+  );
   r = await call(`/listings/${published.id}`, { method: 'PATCH', as: 'alice', body: { description: 'Better words' } });
   assert.equal(r.status, 200);
   assert.equal(r.body.description, 'Better words');
@@ -208,37 +297,81 @@ test('listings: who sees what, changes allowed per status, bad input', async () 
     assert.equal(bad.status, 400, `${JSON.stringify(body)} -> ${bad.status}`);
     assert.equal(bad.body.error.code, 'VALIDATION_ERROR');
   }
-  assert.equal((await call('/listings', { method: 'POST', body: { creator_org_id: '00000000-0000-4000-8000-000000000000', product_type: 'x', title: 't', owner_id: ids.get('alice') } })).status, 404);
+  assert.equal(
+    (
+      await call('/listings', {
+        method: 'POST',
+        body: {
+          creator_org_id: '00000000-0000-4000-8000-000000000000',
+          product_type: 'x',
+          title: 't',
+          owner_id: ids.get('alice'),
+        },
+      })
+    ).status,
+    404,
+  );
   assert.equal((await call('/listings/00000000-0000-4000-8000-000000000000')).status, 404);
   assert.equal((await call(`/listings/${draft.id}/delete`, { method: 'POST' })).status, 404);
   assert.equal((await call('/listings', { as: null })).status, 401);
-  const forged = await fetch(`${server.issuer}/api/v1/listings`, { headers: { authorization: 'Bearer not-a-real-token' } });
+  const forged = await fetch(`${server.issuer}/api/v1/listings`, {
+    headers: { authorization: 'Bearer not-a-real-token' },
+  });
   assert.equal(forged.status, 401);
 });
 
 test('licenses: for published listings only, one per organization, seats by license type', async () => {
   const draft = await newListing();
-  assert.equal((await call('/licenses', { method: 'POST', as: 'carol', body: { listing_id: draft.id, organization_id: buyer } })).status, 404, 'a draft is invisible to the buyer');
+  assert.equal(
+    (await call('/licenses', { method: 'POST', as: 'carol', body: { listing_id: draft.id, organization_id: buyer } }))
+      .status,
+    404,
+    'a draft is invisible to the buyer',
+  );
   const pending = await listingIn('pending_review');
-  const notYet = await call('/licenses', { method: 'POST', body: { listing_id: pending.id, organization_id: buyer, purchased_by: ids.get('carol') } });
+  const notYet = await call('/licenses', {
+    method: 'POST',
+    body: { listing_id: pending.id, organization_id: buyer, purchased_by: ids.get('carol') },
+  });
   assert.equal(notYet.status, 409);
   const archived = await listingIn('archived');
-  assert.equal((await call('/licenses', { method: 'POST', as: 'carol', body: { listing_id: archived.id, organization_id: buyer } })).status, 409);
+  assert.equal(
+    (
+      await call('/licenses', {
+        method: 'POST',
+        as: 'carol',
+        body: { listing_id: archived.id, organization_id: buyer },
+      })
+    ).status,
+    409,
+  );
 
   const l = await listingIn('published');
-  const unlimited = await call('/licenses', { method: 'POST', as: 'carol', body: { listing_id: l.id, organization_id: buyer } });
+  const unlimited = await call('/licenses', {
+    method: 'POST',
+    as: 'carol',
+    body: { listing_id: l.id, organization_id: buyer },
+  });
   assert.equal(unlimited.status, 201, JSON.stringify(unlimited.body));
   assert.equal(unlimited.body.license_type, 'unlimited');
   assert.equal(unlimited.body.seats, null);
   assert.equal(unlimited.body.used_seats, 0);
   assert.equal(unlimited.body.valid_until, null);
   assert.equal(unlimited.body.purchased_by, ids.get('carol'));
-  const again = await call('/licenses', { method: 'POST', as: 'carol', body: { listing_id: l.id, organization_id: buyer, license_type: 'seat_based', seats: 3 } });
+  const again = await call('/licenses', {
+    method: 'POST',
+    as: 'carol',
+    body: { listing_id: l.id, organization_id: buyer, license_type: 'seat_based', seats: 3 },
+  });
   assert.equal(again.status, 409);
   // The seller sees who bought; an outsider does not.
   assert.equal((await call(`/licenses/${unlimited.body.id}`, { as: 'alice' })).status, 200);
   assert.equal((await call(`/licenses/${unlimited.body.id}`, { as: 'dave' })).status, 404);
-  assert.ok((await call(`/licenses?listing_id=${l.id}`, { as: 'alice' })).body.items.some((x: any) => x.id === unlimited.body.id));
+  assert.ok(
+    (await call(`/licenses?listing_id=${l.id}`, { as: 'alice' })).body.items.some(
+      (x: any) => x.id === unlimited.body.id,
+    ),
+  );
   assert.equal((await call(`/licenses?listing_id=${l.id}`, { as: 'dave' })).body.items.length, 0);
 
   const other = await listingIn('published');
@@ -248,15 +381,38 @@ test('licenses: for published listings only, one per organization, seats by lice
     { listing_id: other.id, organization_id: buyer, license_type: 'unlimited', seats: 4 },
     { listing_id: other.id, organization_id: buyer, license_type: 'seat_based', seats: 0 },
     { listing_id: other.id, organization_id: buyer, license_type: 'per_head', seats: 2 },
-    { listing_id: other.id, organization_id: buyer, valid_from: '2030-01-01T00:00:00Z', valid_until: '2029-01-01T00:00:00Z' },
+    {
+      listing_id: other.id,
+      organization_id: buyer,
+      valid_from: '2030-01-01T00:00:00Z',
+      valid_until: '2029-01-01T00:00:00Z',
+    },
   ]) {
     const bad = await call('/licenses', { method: 'POST', as: 'carol', body });
     assert.equal(bad.status, 400, `${JSON.stringify(body)} -> ${bad.status}`);
   }
   // A member who is not an owner or admin may not buy; neither may someone for another organization.
-  assert.equal((await call('/licenses', { method: 'POST', as: 'bob', body: { listing_id: other.id, organization_id: seller } })).status, 403);
-  assert.equal((await call('/licenses', { method: 'POST', as: 'carol', body: { listing_id: other.id, organization_id: seller } })).status, 404);
-  const team = await call('/licenses', { method: 'POST', as: 'carol', body: { listing_id: other.id, organization_id: buyer, license_type: 'team', seats: 10, valid_until: '2099-01-01T00:00:00Z' } });
+  assert.equal(
+    (await call('/licenses', { method: 'POST', as: 'bob', body: { listing_id: other.id, organization_id: seller } }))
+      .status,
+    403,
+  );
+  assert.equal(
+    (await call('/licenses', { method: 'POST', as: 'carol', body: { listing_id: other.id, organization_id: seller } }))
+      .status,
+    404,
+  );
+  const team = await call('/licenses', {
+    method: 'POST',
+    as: 'carol',
+    body: {
+      listing_id: other.id,
+      organization_id: buyer,
+      license_type: 'team',
+      seats: 10,
+      valid_until: '2099-01-01T00:00:00Z',
+    },
+  });
   assert.equal(team.status, 201);
   assert.equal(team.body.seats, 10);
   assert.equal(team.body.valid_until, '2099-01-01T00:00:00.000Z');
@@ -271,7 +427,13 @@ async function agentIn(org: string, name: string) {
 
 test('seats: assigned to members only, one per principal, counted exactly, given back', async () => {
   const l = await listingIn('published');
-  const lic = (await call('/licenses', { method: 'POST', as: 'carol', body: { listing_id: l.id, organization_id: buyer, license_type: 'seat_based', seats: 2 } })).body;
+  const lic = (
+    await call('/licenses', {
+      method: 'POST',
+      as: 'carol',
+      body: { listing_id: l.id, organization_id: buyer, license_type: 'seat_based', seats: 2 },
+    })
+  ).body;
   const a = await agentIn(buyer, `seat-a-${lic.id.slice(0, 6)}`);
   const b = await agentIn(buyer, `seat-b-${lic.id.slice(0, 6)}`);
   const c = await agentIn(buyer, `seat-c-${lic.id.slice(0, 6)}`);
@@ -279,17 +441,36 @@ test('seats: assigned to members only, one per principal, counted exactly, given
   assert.equal(r.status, 201, JSON.stringify(r.body));
   assert.equal(r.body.seat.assigned_by, ids.get('carol'));
   assert.equal(r.body.license.used_seats, 1);
-  assert.equal((await call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: a } })).status, 409, 'one seat per principal');
-  assert.equal((await call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: ids.get('dave') } })).status, 409, 'not a member');
-  assert.equal((await call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'alice', body: { principal_id: b } })).status, 403, 'the seller does not assign the buyer\'s seats');
-  assert.equal((await call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: b } })).status, 201);
+  assert.equal(
+    (await call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: a } })).status,
+    409,
+    'one seat per principal',
+  );
+  assert.equal(
+    (await call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: ids.get('dave') } }))
+      .status,
+    409,
+    'not a member',
+  );
+  assert.equal(
+    (await call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'alice', body: { principal_id: b } })).status,
+    403,
+    "the seller does not assign the buyer's seats",
+  );
+  assert.equal(
+    (await call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: b } })).status,
+    201,
+  );
   const full = await call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: c } });
   assert.equal(full.status, 409);
   assert.match(full.body.error.message, /seats/);
   // Lowering seats below the assignments is refused; raising them frees a seat.
   assert.equal((await call(`/licenses/${lic.id}`, { method: 'PATCH', as: 'carol', body: { seats: 1 } })).status, 409);
   assert.equal((await call(`/licenses/${lic.id}`, { method: 'PATCH', as: 'carol', body: { seats: 3 } })).body.seats, 3);
-  assert.equal((await call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: c } })).status, 201);
+  assert.equal(
+    (await call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: c } })).status,
+    201,
+  );
   assert.equal((await call(`/licenses/${lic.id}`)).body.used_seats, 3);
   assert.equal((await call(`/licenses/${lic.id}/seats`)).body.items.length, 3);
   // Given back: the count follows.
@@ -298,7 +479,20 @@ test('seats: assigned to members only, one per principal, counted exactly, given
   assert.equal((await call(`/licenses/${lic.id}`)).body.used_seats, 2);
   // An expired license takes no new seats.
   const old = await listingIn('published');
-  const expired = (await call('/licenses', { method: 'POST', as: 'carol', body: { listing_id: old.id, organization_id: buyer, license_type: 'seat_based', seats: 5, valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' } })).body;
+  const expired = (
+    await call('/licenses', {
+      method: 'POST',
+      as: 'carol',
+      body: {
+        listing_id: old.id,
+        organization_id: buyer,
+        license_type: 'seat_based',
+        seats: 5,
+        valid_from: '2020-01-01T00:00:00Z',
+        valid_until: '2021-01-01T00:00:00Z',
+      },
+    })
+  ).body;
   const late = await call(`/licenses/${expired.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: a } });
   assert.equal(late.status, 409);
   assert.equal((await call(`/licenses/${expired.id}`)).body.used_seats, 0);
@@ -306,10 +500,20 @@ test('seats: assigned to members only, one per principal, counted exactly, given
 
 test('seats under concurrency: parallel requests never oversell, and used_seats equals the assignments', async () => {
   const l = await listingIn('published');
-  const lic = (await call('/licenses', { method: 'POST', as: 'carol', body: { listing_id: l.id, organization_id: buyer, license_type: 'seat_based', seats: 5 } })).body;
+  const lic = (
+    await call('/licenses', {
+      method: 'POST',
+      as: 'carol',
+      body: { listing_id: l.id, organization_id: buyer, license_type: 'seat_based', seats: 5 },
+    })
+  ).body;
   const agents: string[] = [];
   for (let i = 0; i < 24; i++) agents.push(await agentIn(buyer, `rush-${i}-${lic.id.slice(0, 6)}`));
-  const results = await Promise.all(agents.map((principal_id) => call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id } })));
+  const results = await Promise.all(
+    agents.map((principal_id) =>
+      call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id } }),
+    ),
+  );
   const statuses = results.map((r) => r.status);
   assert.equal(statuses.filter((s) => s === 201).length, 5, statuses.join(','));
   assert.equal(statuses.filter((s) => s === 409).length, 19, statuses.join(','));
@@ -319,14 +523,30 @@ test('seats under concurrency: parallel requests never oversell, and used_seats 
 
   // The same principal asked for many times at once gets one seat; an unlimited license counts every one.
   const l2 = await listingIn('published');
-  const open = (await call('/licenses', { method: 'POST', as: 'carol', body: { listing_id: l2.id, organization_id: buyer } })).body;
-  const same = await Promise.all(Array.from({ length: 8 }, () => call(`/licenses/${open.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: agents[0] } })));
+  const open = (
+    await call('/licenses', { method: 'POST', as: 'carol', body: { listing_id: l2.id, organization_id: buyer } })
+  ).body;
+  const same = await Promise.all(
+    Array.from({ length: 8 }, () =>
+      call(`/licenses/${open.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: agents[0] } }),
+    ),
+  );
   assert.deepEqual(same.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409]);
-  await Promise.all(agents.slice(1).map((principal_id) => call(`/licenses/${open.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id } })));
+  await Promise.all(
+    agents
+      .slice(1)
+      .map((principal_id) =>
+        call(`/licenses/${open.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id } }),
+      ),
+  );
   // Concurrent giving back and taking: the count still equals the rows.
   await Promise.all([
     ...agents.slice(0, 10).map((p) => call(`/licenses/${open.id}/seats/${p}`, { method: 'DELETE', as: 'carol' })),
-    ...agents.slice(0, 5).map((principal_id) => call(`/licenses/${open.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id } })),
+    ...agents
+      .slice(0, 5)
+      .map((principal_id) =>
+        call(`/licenses/${open.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id } }),
+      ),
   ]);
   const rows = (await call(`/licenses/${open.id}/seats?limit=500`)).body.items.length;
   assert.equal((await call(`/licenses/${open.id}`)).body.used_seats, rows);

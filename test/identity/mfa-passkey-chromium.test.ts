@@ -17,7 +17,9 @@ before(async () => {
   callback = await callbackServer();
   server = await startServer('idmfapasskey');
   benId = await server.createHuman(ben.email, ben.password);
-  clientId = (await server.registerApp({ name: 'Notebook', appType: 'web', redirectUris: [callback.url], firstParty: true })).clientId;
+  clientId = (
+    await server.registerApp({ name: 'Notebook', appType: 'web', redirectUris: [callback.url], firstParty: true })
+  ).clientId;
   browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
 });
 after(async () => {
@@ -27,13 +29,24 @@ after(async () => {
 });
 
 /** A browser context with a virtual platform authenticator (DevTools protocol, WebAuthn domain) that holds passkeys and verifies the user. */
-async function withAuthenticator(): Promise<{ context: BrowserContext; page: Page; credentials(): Promise<{ credentialId: string; signCount: number }[]> }> {
+async function withAuthenticator(): Promise<{
+  context: BrowserContext;
+  page: Page;
+  credentials(): Promise<{ credentialId: string; signCount: number }[]>;
+}> {
   const context = await browser.newContext();
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return {
     context,
@@ -88,9 +101,17 @@ test('passkeys: registered on the security page, then sign in alone (usernameles
   await screenshot(page, 'passkey-1-registered');
   const [held] = await credentials();
   assert.ok(held, 'the authenticator holds the new passkey');
-  const row = (await server.runtime.db.query<{ identifier: string; principal_id: string; webauthn_public_key: Buffer; webauthn_credential_id: Buffer; webauthn_sign_count: string }>(
-    "SELECT identifier, principal_id, webauthn_public_key, webauthn_credential_id, webauthn_sign_count FROM credentials WHERE type = 'webauthn'",
-  )).rows;
+  const row = (
+    await server.runtime.db.query<{
+      identifier: string;
+      principal_id: string;
+      webauthn_public_key: Buffer;
+      webauthn_credential_id: Buffer;
+      webauthn_sign_count: string;
+    }>(
+      "SELECT identifier, principal_id, webauthn_public_key, webauthn_credential_id, webauthn_sign_count FROM credentials WHERE type = 'webauthn'",
+    )
+  ).rows;
   assert.equal(row.length, 1);
   assert.equal(row[0]!.principal_id, benId);
   assert.equal(row[0]!.webauthn_credential_id.toString('base64'), held.credentialId);
@@ -112,7 +133,9 @@ test('passkeys: registered on the security page, then sign in alone (usernameles
   await page.keyboard.press('Enter');
   await arrived(page);
   await page.unroute('**/passkey');
-  const sessions = await server.runtime.db.query<{ principal_id: string }>('SELECT principal_id FROM login_sessions ORDER BY created_at DESC LIMIT 1');
+  const sessions = await server.runtime.db.query<{ principal_id: string }>(
+    'SELECT principal_id FROM login_sessions ORDER BY created_at DESC LIMIT 1',
+  );
   assert.equal(sessions.rows[0]!.principal_id, benId, 'the passkey signed Ben in');
   assert.ok(posted, 'the passkey form was posted');
   const replayed = new URLSearchParams(posted).get('response')!;
@@ -127,7 +150,10 @@ test('passkeys: registered on the security page, then sign in alone (usernameles
   assert.equal(replay.status(), 400);
   assert.match(await replay.text(), /expired or was already used/);
   // A malformed answer gets a clear page, not a 500.
-  const malformed = await context.request.post(action, { form: { csrf, response: '{"id":"abc","response":' }, maxRedirects: 0 });
+  const malformed = await context.request.post(action, {
+    form: { csrf, response: '{"id":"abc","response":' },
+    maxRedirects: 0,
+  });
   assert.equal(malformed.status(), 400);
   assert.match(await malformed.text(), /could not be read/);
 
@@ -141,7 +167,11 @@ test('passkeys: registered on the security page, then sign in alone (usernameles
   await screenshot(page, 'passkey-3-second-factor');
   await page.getByRole('button', { name: 'Use a passkey' }).click();
   await arrived(page);
-  const counted = (await server.runtime.db.query<{ webauthn_sign_count: string; last_used_at: Date | null }>("SELECT webauthn_sign_count, last_used_at FROM credentials WHERE type = 'webauthn'")).rows[0]!;
+  const counted = (
+    await server.runtime.db.query<{ webauthn_sign_count: string; last_used_at: Date | null }>(
+      "SELECT webauthn_sign_count, last_used_at FROM credentials WHERE type = 'webauthn'",
+    )
+  ).rows[0]!;
   assert.ok(counted.last_used_at, 'last_used_at is set');
   const [now] = await credentials();
   assert.equal(Number(counted.webauthn_sign_count), now!.signCount, 'the stored counter follows the authenticator');
@@ -160,7 +190,9 @@ test('passkeys: registered on the security page, then sign in alone (usernameles
   await server.runtime.db.query("UPDATE credentials SET webauthn_sign_count = 0 WHERE type = 'webauthn'");
   const { db, secretKey } = server.runtime;
   const enrollment = await pendingEnrollment(db, secretKey, benId, ben.email, 'localhost');
-  assert.ok((await confirmEnrollment(db, secretKey, benId, enrollment.credentialId, freshCode(enrollment.secret, -1).code)).ok);
+  assert.ok(
+    (await confirmEnrollment(db, secretKey, benId, enrollment.credentialId, freshCode(enrollment.secret, -1).code)).ok,
+  );
   await passwordStep(page);
   await page.getByLabel('Verification code').waitFor();
   assert.equal(await focusedId(page), 'code', 'focus starts in the code field');

@@ -16,7 +16,9 @@ before(async () => {
   callback = await callbackServer();
   server = await startServer('idmfatotp');
   await server.createHuman(ann.email, ann.password);
-  clientId = (await server.registerApp({ name: 'Notebook', appType: 'web', redirectUris: [callback.url], firstParty: true })).clientId;
+  clientId = (
+    await server.registerApp({ name: 'Notebook', appType: 'web', redirectUris: [callback.url], firstParty: true })
+  ).clientId;
   browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
 });
 after(async () => {
@@ -85,14 +87,20 @@ test('TOTP: enrolled on the security page, then asked after the password; a used
 
   // A wrong first code is refused with an announced error tied to the field.
   const now = TOTP.counter({ period: 30 });
-  const valid = new Set([-1, 0, 1].map((d) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: (now + d) * 30_000 })));
+  const valid = new Set(
+    [-1, 0, 1].map((d) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: (now + d) * 30_000 })),
+  );
   const wrong = ['000000', '111111', '222222', '333333'].find((c) => !valid.has(c))!;
   await page.getByLabel('Code from the app').fill(wrong);
   await page.keyboard.press('Enter');
   await page.waitForLoadState();
   assert.match((await page.getByRole('alert').textContent())!, /not correct/);
   assert.equal(await page.getByLabel('Code from the app').getAttribute('aria-invalid'), 'true');
-  assert.equal((await page.locator('#setup-key').textContent())!.replace(/\s+/g, ''), secret, 'the same enrollment is kept after a wrong code');
+  assert.equal(
+    (await page.locator('#setup-key').textContent())!.replace(/\s+/g, ''),
+    secret,
+    'the same enrollment is kept after a wrong code',
+  );
   await assertAccessible(page, 'TOTP enrollment page with an error');
 
   let last = freshCode(secret, -1);
@@ -107,10 +115,13 @@ test('TOTP: enrolled on the security page, then asked after the password; a used
 
   // Stored sealed and hashed, never in clear.
   const db = server.runtime.db;
-  const stored = (await db.query<{ secret_hash: string }>("SELECT secret_hash FROM credentials WHERE type = 'totp'")).rows;
+  const stored = (await db.query<{ secret_hash: string }>("SELECT secret_hash FROM credentials WHERE type = 'totp'"))
+    .rows;
   assert.equal(stored.length, 1);
   assert.ok(!stored[0]!.secret_hash.includes(secret) && stored[0]!.secret_hash.startsWith('v1.'));
-  const hashes = (await db.query<{ code_hash: string }>('SELECT code_hash FROM mfa_recovery_codes')).rows.map((r) => r.code_hash);
+  const hashes = (await db.query<{ code_hash: string }>('SELECT code_hash FROM mfa_recovery_codes')).rows.map(
+    (r) => r.code_hash,
+  );
   assert.equal(hashes.length, 10);
   for (const c of codes) assert.ok(!hashes.some((h) => h.includes(c) || h.includes(c.replace('-', ''))));
 
@@ -150,7 +161,10 @@ test('TOTP: enrolled on the security page, then asked after the password; a used
   assert.ok((await page.textContent('main'))!.includes('Unused recovery codes: 8'));
   // A button alone in its form lines up with the text above it (the spacing meant for Deny beside Allow pushed it right).
   const left = async (locator: ReturnType<typeof page.locator>) => (await locator.boundingBox())!.x;
-  assert.equal(await left(page.getByRole('button', { name: 'Remove the authenticator app' })), await left(page.getByRole('heading', { name: 'Authenticator app' })));
+  assert.equal(
+    await left(page.getByRole('button', { name: 'Remove the authenticator app' })),
+    await left(page.getByRole('heading', { name: 'Authenticator app' })),
+  );
 
   // Removing needs a recent second step: with an old one the page asks to sign in again, and nothing is removed.
   await db.query("UPDATE login_sessions SET second_factor_at = now() - interval '1 hour'");
@@ -171,17 +185,26 @@ test('TOTP: enrolled on the security page, then asked after the password; a used
   await signOut(page);
   await passwordStep(page);
   await arrived(page);
-  const row = (await db.query<{ revoked: boolean; revoked_reason: string }>("SELECT revoked, revoked_reason FROM credentials WHERE type = 'totp'")).rows[0]!;
+  const row = (
+    await db.query<{ revoked: boolean; revoked_reason: string }>(
+      "SELECT revoked, revoked_reason FROM credentials WHERE type = 'totp'",
+    )
+  ).rows[0]!;
   assert.deepEqual(row, { revoked: true, revoked_reason: 'user_removed' });
 
   // A scan of every table of the service: no setup key, recovery code or login-session cookie in clear.
   const cookie = (await context.cookies(server.issuer)).find((c) => c.name === '__Host-svc_login')!.value;
   const needles = [secret, secret.toLowerCase(), ...codes, ...codes.map((c) => c.replace('-', '')), cookie];
-  const tables = (await db.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'identity' AND table_type = 'BASE TABLE'")).rows;
+  const tables = (
+    await db.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'identity' AND table_type = 'BASE TABLE'",
+    )
+  ).rows;
   assert.ok(tables.some((t) => t.table_name === 'mfa_recovery_codes'));
   for (const { table_name } of tables) {
     const rows = (await db.query<{ row: string }>(`SELECT t::text AS row FROM identity."${table_name}" t`)).rows;
-    for (const { row } of rows) for (const n of needles) assert.ok(!row.includes(n), `${table_name} holds a secret in clear`);
+    for (const { row } of rows)
+      for (const n of needles) assert.ok(!row.includes(n), `${table_name} holds a secret in clear`);
   }
   await context.close();
 });

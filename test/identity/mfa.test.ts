@@ -28,7 +28,8 @@ let recovery: string[];
 before(async () => {
   server = await startServer('idmfa', { IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN });
   cleoId = await server.createHuman(cleo.email, cleo.password);
-  clientId = (await server.registerApp({ name: 'Web', appType: 'web', redirectUris: [CALLBACK], firstParty: true })).clientId;
+  clientId = (await server.registerApp({ name: 'Web', appType: 'web', redirectUris: [CALLBACK], firstParty: true }))
+    .clientId;
   const { db, secretKey } = server.runtime;
   const pending = await pendingEnrollment(db, secretKey, cleoId, cleo.email, 'localhost');
   secret = pending.secret;
@@ -46,7 +47,10 @@ after(async () => server?.close());
  * steps used before it (what the one-use rule does is tested on its own below).
  */
 async function forgetUsedSteps(): Promise<void> {
-  await server.runtime.db.query("UPDATE credentials SET metadata = '{}'::jsonb WHERE principal_id = $1 AND type = 'totp'", [cleoId]);
+  await server.runtime.db.query(
+    "UPDATE credentials SET metadata = '{}'::jsonb WHERE principal_id = $1 AND type = 'totp'",
+    [cleoId],
+  );
   lastStep = -1;
 }
 
@@ -55,11 +59,15 @@ function authorizeUrl(): string {
 }
 
 /** Opens a sign-in request and passes the password step; returns the second-factor page. */
-async function atSecondStep(browser = new TestBrowser()): Promise<{ browser: TestBrowser; html: string; action: string; csrf: string; uid: string }> {
+async function atSecondStep(
+  browser = new TestBrowser(),
+): Promise<{ browser: TestBrowser; html: string; action: string; csrf: string; uid: string }> {
   const start = await browser.follow(authorizeUrl(), CALLBACK);
   assert.match(start.html, /<h1>Sign in<\/h1>/);
   const loginAction = new URL(/action="([^"]+\/login)"/.exec(start.html)![1]!, server.issuer).href;
-  const res = await browser.request(loginAction, { form: { csrf: field(start.html, 'csrf')!, email: cleo.email, password: cleo.password } });
+  const res = await browser.request(loginAction, {
+    form: { csrf: field(start.html, 'csrf')!, email: cleo.email, password: cleo.password },
+  });
   assert.equal(res.status, 200);
   const html = await res.text();
   assert.match(html, /<h1>Two-step verification<\/h1>/);
@@ -70,7 +78,8 @@ async function atSecondStep(browser = new TestBrowser()): Promise<{ browser: Tes
 test('second-factor form: a wrong, empty, malformed or cross-site code gets a clear page, never a 500; the right code finishes', async () => {
   await forgetUsedSteps();
   const step = await atSecondStep();
-  const post = (form: Record<string, string>, headers: Record<string, string> = {}) => step.browser.request(step.action, { form, headers });
+  const post = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+    step.browser.request(step.action, { form, headers });
 
   const noCsrf = await post({ code: '123456' });
   assert.equal(noCsrf.status, 403);
@@ -91,7 +100,9 @@ test('second-factor form: a wrong, empty, malformed or cross-site code gets a cl
   assert.match(tooLong.headers.get('content-type')!, /text\/html/);
 
   const now = TOTP.counter({ period: 30 });
-  const valid = new Set([-1, 0, 1].map((d) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: (now + d) * 30_000 })));
+  const valid = new Set(
+    [-1, 0, 1].map((d) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: (now + d) * 30_000 })),
+  );
   const wrong = ['000000', '111111', '222222'].find((c) => !valid.has(c))!;
   const wrongCode = await post({ csrf: step.csrf, code: wrong });
   assert.equal(wrongCode.status, 401);
@@ -130,7 +141,10 @@ test('TOTP: the same code presented twice at once signs in once; an older step i
 test('recovery codes: each works once, in any case and with or without the dash, even when two requests race', async () => {
   const { db, secretKey } = server.runtime;
   const [a, b] = recovery as [string, string];
-  const raced = await Promise.all([useRecoveryCode(db, secretKey, cleoId, a), useRecoveryCode(db, secretKey, cleoId, a.toUpperCase())]);
+  const raced = await Promise.all([
+    useRecoveryCode(db, secretKey, cleoId, a),
+    useRecoveryCode(db, secretKey, cleoId, a.toUpperCase()),
+  ]);
   assert.deepEqual(raced.sort(), [false, true]);
   assert.equal(await useRecoveryCode(db, secretKey, cleoId, a), false);
   assert.equal(await useRecoveryCode(db, secretKey, cleoId, b.replace('-', '')), true);
@@ -148,23 +162,45 @@ test('passkey endpoints: missing CSRF, a gone interaction, a malformed or unknow
   const noCsrf = await browser.request(optionsUrl, { method: 'POST' });
   assert.equal(noCsrf.status, 403);
   assert.equal(((await noCsrf.json()) as { error: string }).error, 'access_denied');
-  const gone = await browser.request(optionsUrl.replace(/interaction\/[^/]+/, 'interaction/nope'), { method: 'POST', headers: { 'x-csrf-token': csrf } });
+  const gone = await browser.request(optionsUrl.replace(/interaction\/[^/]+/, 'interaction/nope'), {
+    method: 'POST',
+    headers: { 'x-csrf-token': csrf },
+  });
   assert.equal(gone.status, 400);
   assert.equal(((await gone.json()) as { error: string }).error, 'invalid_request');
 
   const optionsRes = await browser.request(optionsUrl, { method: 'POST', headers: { 'x-csrf-token': csrf } });
   assert.equal(optionsRes.status, 200);
-  const options = (await optionsRes.json()) as { rpId: string; userVerification: string; allowCredentials?: unknown[]; challenge: string };
+  const options = (await optionsRes.json()) as {
+    rpId: string;
+    userVerification: string;
+    allowCredentials?: unknown[];
+    challenge: string;
+  };
   assert.equal(options.rpId, 'localhost');
   assert.equal(options.userVerification, 'required', 'a passkey that signs in alone must verify the person');
   assert.deepEqual(options.allowCredentials ?? [], [], 'usernameless: the browser offers its discoverable passkeys');
   assert.match(options.challenge, /^[A-Za-z0-9_-]{43}$/);
-  const stored = await server.runtime.db.query<{ challenge_hash: string }>('SELECT challenge_hash FROM webauthn_challenges');
-  assert.ok(stored.rows.every((r) => r.challenge_hash !== options.challenge), 'only the hash of a challenge is stored');
+  const stored = await server.runtime.db.query<{ challenge_hash: string }>(
+    'SELECT challenge_hash FROM webauthn_challenges',
+  );
+  assert.ok(
+    stored.rows.every((r) => r.challenge_hash !== options.challenge),
+    'only the hash of a challenge is stored',
+  );
 
-  const submit = (response: string | undefined) => browser.request(passkeyAction, { form: { csrf, ...(response === undefined ? {} : { response }) } });
-  const clientData = (challenge: string) => Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge, origin: server.issuer })).toString('base64url');
-  const answer = (challenge: string) => JSON.stringify({ id: 'AAAA', rawId: 'AAAA', type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: clientData(challenge), authenticatorData: 'AAAA', signature: 'AAAA' } });
+  const submit = (response: string | undefined) =>
+    browser.request(passkeyAction, { form: { csrf, ...(response === undefined ? {} : { response }) } });
+  const clientData = (challenge: string) =>
+    Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge, origin: server.issuer })).toString('base64url');
+  const answer = (challenge: string) =>
+    JSON.stringify({
+      id: 'AAAA',
+      rawId: 'AAAA',
+      type: 'public-key',
+      clientExtensionResults: {},
+      response: { clientDataJSON: clientData(challenge), authenticatorData: 'AAAA', signature: 'AAAA' },
+    });
 
   for (const [response, status, message] of [
     [undefined, 400, /missing/],
@@ -189,13 +225,25 @@ test('WebAuthn challenges: single use, expiring, bound to their purpose and to w
   assert.deepEqual(await consumeChallenge(db, c1, 'sign_in', 'interaction:a'), { principalId: null });
   assert.equal(await consumeChallenge(db, c1, 'sign_in', 'interaction:a'), undefined, 'a spent challenge is refused');
   const c2 = await newChallenge(db, 'sign_in', 'interaction:a', null);
-  assert.equal(await consumeChallenge(db, c2, 'sign_in', 'interaction:b'), undefined, 'another interaction cannot use it');
+  assert.equal(
+    await consumeChallenge(db, c2, 'sign_in', 'interaction:b'),
+    undefined,
+    'another interaction cannot use it',
+  );
   assert.equal(await consumeChallenge(db, c2, 'sign_in', 'interaction:a'), undefined, 'and a refused try spends it');
   const c3 = await newChallenge(db, 'register', 'security:x', cleoId);
-  assert.equal(await consumeChallenge(db, c3, 'sign_in', 'security:x'), undefined, 'a registration challenge does not sign in');
+  assert.equal(
+    await consumeChallenge(db, c3, 'sign_in', 'security:x'),
+    undefined,
+    'a registration challenge does not sign in',
+  );
   const c4 = await newChallenge(db, 'second_factor', 'interaction:c', cleoId);
   await db.query("UPDATE webauthn_challenges SET expires_at = now() - interval '1 second'");
-  assert.equal(await consumeChallenge(db, c4, 'second_factor', 'interaction:c'), undefined, 'an expired challenge is refused');
+  assert.equal(
+    await consumeChallenge(db, c4, 'second_factor', 'interaction:c'),
+    undefined,
+    'an expired challenge is refused',
+  );
 });
 
 test('security pages: refused without a login session or a CSRF token; enrolling twice is a conflict', async () => {
@@ -226,21 +274,37 @@ test('security pages: refused without a login session or a CSRF token; enrolling
   const csrf = field(html, 'csrf')!;
   const noCsrf = await step.browser.request(`${server.issuer}/account/security/totp/remove`, { form: {} });
   assert.equal(noCsrf.status, 403);
-  const badPasskey = await step.browser.request(`${server.issuer}/account/security/passkeys`, { form: { csrf, response: 'garbage' } });
+  const badPasskey = await step.browser.request(`${server.issuer}/account/security/passkeys`, {
+    form: { csrf, response: 'garbage' },
+  });
   assert.equal(badPasskey.status, 400);
   assert.match(await badPasskey.text(), /could not be read/);
-  const second = await step.browser.request(`${server.issuer}/account/security/totp`, { form: { csrf, enrollment: 'not-a-uuid', code: '123456' } });
+  const second = await step.browser.request(`${server.issuer}/account/security/totp`, {
+    form: { csrf, enrollment: 'not-a-uuid', code: '123456' },
+  });
   assert.equal(second.status, 409, 'one live authenticator per person');
-  assert.deepEqual(await confirmEnrollment(server.runtime.db, server.runtime.secretKey, cleoId, 'not-a-uuid', '123456'), { ok: false, reason: 'expired' });
+  assert.deepEqual(
+    await confirmEnrollment(server.runtime.db, server.runtime.secretKey, cleoId, 'not-a-uuid', '123456'),
+    { ok: false, reason: 'expired' },
+  );
   const again = await step.browser.request(`${server.issuer}/account/security/totp`);
   assert.equal(again.status, 409);
   assert.match(await again.text(), /already set up/);
-  assert.equal((await step.browser.request(`${server.issuer}/account/security/passkeys/not-a-uuid/remove`, { form: { csrf } })).status, 404);
+  assert.equal(
+    (await step.browser.request(`${server.issuer}/account/security/passkeys/not-a-uuid/remove`, { form: { csrf } }))
+      .status,
+    404,
+  );
 });
 
 test('an authenticator revoked through the management API stops being asked for, and its recovery codes stop working', async () => {
   const { db, secretKey } = server.runtime;
-  const row = (await db.query<{ id: string }>("SELECT id FROM credentials WHERE principal_id = $1 AND type = 'totp' AND NOT revoked", [cleoId])).rows[0]!;
+  const row = (
+    await db.query<{ id: string }>(
+      "SELECT id FROM credentials WHERE principal_id = $1 AND type = 'totp' AND NOT revoked",
+      [cleoId],
+    )
+  ).rows[0]!;
   await revokeCredential(db, cleoId, row.id, 'admin_revoked');
   assert.equal(await hasTotp(db, cleoId), false);
   assert.equal(await useRecoveryCode(db, secretKey, cleoId, recovery[5]!), false);
@@ -259,7 +323,9 @@ test('the agents page has no password sign-in of its own: a signed-out browser g
   const page = await browser.request(`${server.issuer}/agents`);
   assert.equal(page.status, 303);
   assert.equal(page.headers.get('location'), '/signin?return_to=%2Fagents');
-  const gone = await browser.request(`${server.issuer}/agents/signin`, { form: { csrf: 'x', email: cleo.email, password: cleo.password } });
+  const gone = await browser.request(`${server.issuer}/agents/signin`, {
+    form: { csrf: 'x', email: cleo.email, password: cleo.password },
+  });
   assert.equal(gone.status, 404, 'the old password form is gone');
   assert.equal(browser.cookie('__Host-svc_login'), undefined);
 });
@@ -273,20 +339,35 @@ test('removing a factor needs a recent second step: a login session without one,
   lastStep = code.step;
   assert.equal((await step.browser.request(step.action, { form: { csrf: step.csrf, code: code.code } })).status, 303);
   const session = sha256Hex(step.browser.cookie('__Host-svc_login')!);
-  const stamp = (await db.query<{ second_factor_at: Date | null }>('SELECT second_factor_at FROM login_sessions WHERE token_hash = $1', [session])).rows[0]!;
+  const stamp = (
+    await db.query<{ second_factor_at: Date | null }>(
+      'SELECT second_factor_at FROM login_sessions WHERE token_hash = $1',
+      [session],
+    )
+  ).rows[0]!;
   assert.ok(stamp.second_factor_at, 'the session records its second step');
   const csrf = field(await (await step.browser.request(`${server.issuer}/account/security`)).text(), 'csrf')!;
   const remove = () => step.browser.request(`${server.issuer}/account/security/totp/remove`, { form: { csrf } });
 
-  for (const [when, label] of [["now() - interval '11 minutes'", 'an old second step'], ['NULL', 'no second step']] as const) {
+  for (const [when, label] of [
+    ["now() - interval '11 minutes'", 'an old second step'],
+    ['NULL', 'no second step'],
+  ] as const) {
     await db.query(`UPDATE login_sessions SET second_factor_at = ${when} WHERE token_hash = $1`, [session]);
     const refused = await remove();
     assert.equal(refused.status, 403, label);
     const page = await refused.text();
     assert.match(page, /<h1>Confirm it is you<\/h1>/, label);
-    assert.match(page, /href="\/signin\?return_to=%2Faccount%2Fsecurity&amp;login_hint=cleo%40example.com&amp;prompt=login"/, label);
+    assert.match(
+      page,
+      /href="\/signin\?return_to=%2Faccount%2Fsecurity&amp;login_hint=cleo%40example.com&amp;prompt=login"/,
+      label,
+    );
     assert.equal(await hasTotp(db, cleoId), true, `${label}: nothing removed`);
-    const passkeyRemove = await step.browser.request(`${server.issuer}/account/security/passkeys/00000000-0000-0000-0000-000000000000/remove`, { form: { csrf } });
+    const passkeyRemove = await step.browser.request(
+      `${server.issuer}/account/security/passkeys/00000000-0000-0000-0000-000000000000/remove`,
+      { form: { csrf } },
+    );
     assert.equal(passkeyRemove.status, 403, `${label}: passkeys too`);
   }
 
@@ -308,7 +389,8 @@ test('repeated wrong codes slow down per account (429 with Retry-After)', async 
   assert.equal(await hasTotp(server.runtime.db, cleoId), true);
   const step = await atSecondStep();
   let last: Response | undefined;
-  for (let i = 0; i < 7; i++) last = await step.browser.request(step.action, { form: { csrf: step.csrf, code: 'wrongwrong' } });
+  for (let i = 0; i < 7; i++)
+    last = await step.browser.request(step.action, { form: { csrf: step.csrf, code: 'wrongwrong' } });
   assert.equal(last!.status, 429);
   assert.ok(Number(last!.headers.get('retry-after')) >= 1);
   assert.match(await last!.text(), /Too many wrong codes/);
@@ -321,11 +403,24 @@ test('management API: the authenticator app and passkeys are listed as credentia
      VALUES ($1, 'webauthn', 'api-listed-passkey', '\\x01', '\\x02', 'adce0002-35bc-c60a-648b-0b25f1f05503', 7, 'Tablet')`,
     [cleoId],
   );
-  const res = await fetch(`${server.issuer}/api/v1/principals/${cleoId}/credentials`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const res = await fetch(`${server.issuer}/api/v1/principals/${cleoId}/credentials`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
   assert.equal(res.status, 200);
   const text = await res.text();
   assert.ok(!text.includes('secret_hash') && !text.includes('"v1.'), 'no sealed secret or hash in the answer');
-  const items = (JSON.parse(text) as { items: { type: string; name: string | null; webauthn_aaguid?: string | null; webauthn_sign_count?: number | null; active: boolean; revoked: boolean }[] }).items;
+  const items = (
+    JSON.parse(text) as {
+      items: {
+        type: string;
+        name: string | null;
+        webauthn_aaguid?: string | null;
+        webauthn_sign_count?: number | null;
+        active: boolean;
+        revoked: boolean;
+      }[];
+    }
+  ).items;
   const passkey = items.find((c) => c.name === 'Tablet')!;
   assert.equal(passkey.type, 'webauthn');
   assert.equal(passkey.webauthn_aaguid, 'adce0002-35bc-c60a-648b-0b25f1f05503');
@@ -335,7 +430,7 @@ test('management API: the authenticator app and passkeys are listed as credentia
   assert.equal(totp[0]!.webauthn_sign_count, null);
 });
 
-test('platform identity mfa reset: an operator revokes a locked-out person\'s second factors', async () => {
+test("platform identity mfa reset: an operator revokes a locked-out person's second factors", async () => {
   const { db, secretKey } = server.runtime;
   await db.query(
     `INSERT INTO credentials (principal_id, type, identifier, webauthn_credential_id, webauthn_public_key, name)
@@ -345,11 +440,24 @@ test('platform identity mfa reset: an operator revokes a locked-out person\'s se
   assert.equal(await hasTotp(db, cleoId), true);
   const out: string[] = [];
   const err: string[] = [];
-  const run = (...args: string[]) => identityCommand(args, loadIdentityConfig(server.env), { out: (l) => out.push(l), err: (l) => err.push(l) });
+  const run = (...args: string[]) =>
+    identityCommand(args, loadIdentityConfig(server.env), { out: (l) => out.push(l), err: (l) => err.push(l) });
   assert.equal(await run('mfa', 'reset', '--email', cleo.email, '--json'), 0, err.join('\n'));
-  assert.deepEqual(JSON.parse(out.join('\n')), { principal_id: cleoId, revoked: { totp: 1, webauthn: 2 } }, 'the authenticator app and both passkeys');
+  assert.deepEqual(
+    JSON.parse(out.join('\n')),
+    { principal_id: cleoId, revoked: { totp: 1, webauthn: 2 } },
+    'the authenticator app and both passkeys',
+  );
   assert.equal(await hasTotp(db, cleoId), false);
-  assert.equal((await db.query("SELECT 1 FROM credentials WHERE principal_id = $1 AND type IN ('totp', 'webauthn') AND NOT revoked", [cleoId])).rowCount, 0);
+  assert.equal(
+    (
+      await db.query(
+        "SELECT 1 FROM credentials WHERE principal_id = $1 AND type IN ('totp', 'webauthn') AND NOT revoked",
+        [cleoId],
+      )
+    ).rowCount,
+    0,
+  );
   assert.equal((await db.query('SELECT 1 FROM mfa_recovery_codes WHERE principal_id = $1', [cleoId])).rowCount, 0);
   assert.equal(await useRecoveryCode(db, secretKey, cleoId, recovery[9]!), false);
   assert.equal(await run('mfa', 'reset', '--email', 'nobody@example.com'), 1);

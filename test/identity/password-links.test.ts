@@ -23,14 +23,34 @@ after(async () => {
   await server?.close();
 });
 
-async function made(email: string, options: { ttlSeconds?: number; continueTo?: string } = {}): Promise<{ token: string; link: string }> {
-  const r = await createHumanWithSetupLink(server.runtime.db, { email, name: `Name of ${email}`, ttlSeconds: options.ttlSeconds ?? 3600, continueTo: options.continueTo });
+async function made(
+  email: string,
+  options: { ttlSeconds?: number; continueTo?: string } = {},
+): Promise<{ token: string; link: string }> {
+  const r = await createHumanWithSetupLink(server.runtime.db, {
+    email,
+    name: `Name of ${email}`,
+    ttlSeconds: options.ttlSeconds ?? 3600,
+    continueTo: options.continueTo,
+  });
   assert.equal(r.status, 'created');
   const token = (r as { token: string }).token;
   return { token, link: `${server.issuer}/account/choose-password?token=${token}` };
 }
-const human = async (email: string) => (await server.runtime.db.query<{ principal_id: string; email_verified_at: string | null }>('SELECT principal_id, email_verified_at FROM humans WHERE email = $1', [email])).rows[0];
-const passwords = async (principalId: string) => (await server.runtime.db.query<{ secret_hash: string; revoked: boolean }>("SELECT secret_hash, revoked FROM credentials WHERE principal_id = $1 AND type = 'password'", [principalId])).rows;
+const human = async (email: string) =>
+  (
+    await server.runtime.db.query<{ principal_id: string; email_verified_at: string | null }>(
+      'SELECT principal_id, email_verified_at FROM humans WHERE email = $1',
+      [email],
+    )
+  ).rows[0];
+const passwords = async (principalId: string) =>
+  (
+    await server.runtime.db.query<{ secret_hash: string; revoked: boolean }>(
+      "SELECT secret_hash, revoked FROM credentials WHERE principal_id = $1 AND type = 'password'",
+      [principalId],
+    )
+  ).rows;
 /** The page and a post of its form from the same test browser (cookie-bound CSRF). */
 async function opened(link: string): Promise<{ b: TestBrowser; csrf: string; token: string }> {
   const b = new TestBrowser();
@@ -40,7 +60,9 @@ async function opened(link: string): Promise<{ b: TestBrowser; csrf: string; tok
   return { b, csrf: field(text, 'csrf')!, token: field(text, 'token')! };
 }
 const post = (b: TestBrowser, form: Record<string, string>, headers: Record<string, string> = {}) =>
-  b.request(`${server.issuer}/account/choose-password`, { form, headers }).then(async (r) => ({ status: r.status, html: await r.text() }));
+  b
+    .request(`${server.issuer}/account/choose-password`, { form, headers })
+    .then(async (r) => ({ status: r.status, html: await r.text() }));
 
 test('in Chromium: the link shows the account, checks the two fields, sets the password, and the person signs in with it', async () => {
   const email = 'nina@example.com';
@@ -50,9 +72,15 @@ test('in Chromium: the link shows the account, checks the two fields, sets the p
   assert.deepEqual(await passwords(before!.principal_id), [], 'no password before the link is used');
   // Only the SHA-256 of the 256-bit token is kept.
   assert.equal(Buffer.from(token, 'base64url').length, 32);
-  const rows = (await server.runtime.db.query<{ token_hash: string; purpose: string; ttl: number }>(
-    'SELECT token_hash, purpose, extract(epoch FROM expires_at - created_at)::int AS ttl FROM password_links WHERE principal_id = $1', [before!.principal_id])).rows;
-  assert.deepEqual(rows, [{ token_hash: createHash('sha256').update(token).digest('hex'), purpose: 'setup', ttl: 3600 }]);
+  const rows = (
+    await server.runtime.db.query<{ token_hash: string; purpose: string; ttl: number }>(
+      'SELECT token_hash, purpose, extract(epoch FROM expires_at - created_at)::int AS ttl FROM password_links WHERE principal_id = $1',
+      [before!.principal_id],
+    )
+  ).rows;
+  assert.deepEqual(rows, [
+    { token_hash: createHash('sha256').update(token).digest('hex'), purpose: 'setup', ttl: 3600 },
+  ]);
 
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -92,7 +120,11 @@ test('in Chromium: the link shows the account, checks the two fields, sets the p
   await page.getByRole('button', { name: 'Set password' }).click();
   await page.getByRole('heading', { level: 1, name: 'Password set' }).waitFor();
   assert.match((await page.getByRole('status').textContent())!, /nina@example\.com has its password/);
-  assert.equal(await page.getByRole('link', { name: 'Sign in' }).getAttribute('href'), 'http://dash.example.test/', 'back to the app that made the link');
+  assert.equal(
+    await page.getByRole('link', { name: 'Sign in' }).getAttribute('href'),
+    'http://dash.example.test/',
+    'back to the app that made the link',
+  );
   await assertAccessible(page, 'password set');
 
   const after = await human(email);
@@ -100,10 +132,17 @@ test('in Chromium: the link shows the account, checks the two fields, sets the p
   const creds = await passwords(after!.principal_id);
   assert.equal(creds.length, 1);
   assert.match(creds[0]!.secret_hash, /^\$?scrypt/, 'the same slow hash as every password');
-  assert.ok((await server.runtime.db.query('SELECT used_at FROM password_links WHERE principal_id = $1', [after!.principal_id])).rows[0]!.used_at, 'spent');
+  assert.ok(
+    (await server.runtime.db.query('SELECT used_at FROM password_links WHERE principal_id = $1', [after!.principal_id]))
+      .rows[0]!.used_at,
+    'spent',
+  );
 
   // The password signs in through the normal sign-in page.
-  const signedIn = await signInAt(server.issuer, new TestBrowser(), '/account/password', { email, password: 'nina has a long password' });
+  const signedIn = await signInAt(server.issuer, new TestBrowser(), '/account/password', {
+    email,
+    password: 'nina has a long password',
+  });
   assert.equal(signedIn.url, `${server.issuer}/account/password`);
   assert.match(signedIn.html, /<h1>Change your password<\/h1>/);
 
@@ -120,7 +159,10 @@ test('a second use, an expired, an unknown or a missing token gets its own page,
   const { link, token } = await made('olaf@example.com');
   const { b, csrf } = await opened(link);
   const good = { token, csrf, new_password: 'olaf has a long password', confirm_password: 'olaf has a long password' };
-  const [one, two] = await Promise.all([post(b, good), post(b, { ...good, new_password: 'olaf has another password', confirm_password: 'olaf has another password' })]);
+  const [one, two] = await Promise.all([
+    post(b, good),
+    post(b, { ...good, new_password: 'olaf has another password', confirm_password: 'olaf has another password' }),
+  ]);
   assert.deepEqual([one.status, two.status].sort(), [200, 409], 'two posts at once: exactly one sets the password');
   const replay = await post(b, good);
   assert.equal(replay.status, 409);
@@ -130,11 +172,19 @@ test('a second use, an expired, an unknown or a missing token gets its own page,
 
   const expiring = await made('pia@example.com');
   const opener = await opened(expiring.link);
-  await server.runtime.db.query("UPDATE password_links SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [createHash('sha256').update(expiring.token).digest('hex')]);
+  await server.runtime.db.query(
+    "UPDATE password_links SET expires_at = now() - interval '1 second' WHERE token_hash = $1",
+    [createHash('sha256').update(expiring.token).digest('hex')],
+  );
   const expired = await fetch(expiring.link);
   assert.equal(expired.status, 410);
   assert.match(await expired.text(), /<h1>Link expired<\/h1>/);
-  const late = await post(opener.b, { token: expiring.token, csrf: opener.csrf, new_password: 'pia has a long password', confirm_password: 'pia has a long password' });
+  const late = await post(opener.b, {
+    token: expiring.token,
+    csrf: opener.csrf,
+    new_password: 'pia has a long password',
+    confirm_password: 'pia has a long password',
+  });
   assert.equal(late.status, 410, 'a form opened before the expiry and sent after it');
   const pia = await human('pia@example.com');
   assert.deepEqual(await passwords(pia!.principal_id), []);
@@ -146,7 +196,11 @@ test('a second use, an expired, an unknown or a missing token gets its own page,
     assert.match(await r.text(), /<h1>Link not found<\/h1>/);
   }
   assert.equal((await fetch(`${server.issuer}/account/choose-password`)).status, 404);
-  assert.equal((await fetch(`${server.issuer}/account/choose-password?token=${'x'.repeat(500)}`)).status, 400, 'an oversized token is a bad request, not a 500');
+  assert.equal(
+    (await fetch(`${server.issuer}/account/choose-password?token=${'x'.repeat(500)}`)).status,
+    400,
+    'an oversized token is a bad request, not a 500',
+  );
   const page = await browser.newPage();
   await page.goto(expiring.link);
   await assertAccessible(page, 'expired link page');
@@ -162,7 +216,11 @@ test('the form refuses other origins and CSRF tokens of another browser or link'
   assert.equal((await post(b, form, { origin: 'https://evil.example' })).status, 403, 'another origin');
   assert.equal((await post(b, form, { origin: 'null' })).status, 403, 'an opaque origin');
   assert.equal((await post(b, { ...form, csrf: 'forged' })).status, 403);
-  assert.equal((await post(new TestBrowser(), form)).status, 403, 'the CSRF token belongs to the browser that got the page');
+  assert.equal(
+    (await post(new TestBrowser(), form)).status,
+    403,
+    'the CSRF token belongs to the browser that got the page',
+  );
   const other = await made('rita@example.com');
   assert.equal((await post(b, { ...form, token: other.token })).status, 403, 'and to its link');
   const quin = await human('quin@example.com');
@@ -172,10 +230,13 @@ test('the form refuses other origins and CSRF tokens of another browser or link'
 
 test('an email identity already has answers existing and changes nothing; the token is redacted from request logs', async () => {
   const id = await server.createHuman('sam@example.com', 'sam has a long password');
-  const count = async () => (await server.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM password_links')).rows[0]!.n;
+  const count = async () =>
+    (await server.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM password_links')).rows[0]!.n;
   const links = await count();
   for (const email of ['sam@example.com', 'SAM@Example.com']) {
-    assert.deepEqual(await createHumanWithSetupLink(server.runtime.db, { email, name: 'Sam again', ttlSeconds: 60 }), { status: 'existing' });
+    assert.deepEqual(await createHumanWithSetupLink(server.runtime.db, { email, name: 'Sam again', ttlSeconds: 60 }), {
+      status: 'existing',
+    });
   }
   assert.equal(await count(), links, 'no link made');
   assert.equal((await passwords(id)).filter((p) => !p.revoked).length, 1, 'the password stays');

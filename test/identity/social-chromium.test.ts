@@ -22,7 +22,9 @@ let hedyHere: string;
 before(async () => {
   appServer = createServer((req, res) => {
     arrivals.push(new URL(req.url ?? '/', CALLBACK).href);
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html><html lang="en"><title>done</title><h1>done</h1></html>');
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<!DOCTYPE html><html lang="en"><title>done</title><h1>done</h1></html>');
   });
   await new Promise<void>((resolve) => appServer.listen(0, '127.0.0.1', resolve));
   CALLBACK = `http://127.0.0.1:${(appServer.address() as AddressInfo).port}/callback`;
@@ -30,10 +32,28 @@ before(async () => {
   upstream = await startServer('idsocialup', {}, { host: '127.0.0.1' });
   await upstream.createHuman(hedy.email, hedy.password);
   const port = await freePort();
-  const client = await upstream.registerApp({ name: 'Platform SSO', appType: 'web', redirectUris: [`http://localhost:${port}/upstream/platform/callback`], firstParty: true, allowedScopes: ['openid', 'email', 'profile'] });
-  server = await startServer('idsocialch', {
-    IDENTITY_OIDC_PROVIDERS: JSON.stringify([{ id: 'platform', issuer: upstream.issuer, clientId: client.clientId, clientSecret: client.secret, name: 'Platform SSO' }]),
-  }, { port });
+  const client = await upstream.registerApp({
+    name: 'Platform SSO',
+    appType: 'web',
+    redirectUris: [`http://localhost:${port}/upstream/platform/callback`],
+    firstParty: true,
+    allowedScopes: ['openid', 'email', 'profile'],
+  });
+  server = await startServer(
+    'idsocialch',
+    {
+      IDENTITY_OIDC_PROVIDERS: JSON.stringify([
+        {
+          id: 'platform',
+          issuer: upstream.issuer,
+          clientId: client.clientId,
+          clientSecret: client.secret,
+          name: 'Platform SSO',
+        },
+      ]),
+    },
+    { port },
+  );
   hedyHere = await server.createHuman(hedy.email, 'a different password here');
   browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
 });
@@ -45,10 +65,27 @@ after(async () => {
 });
 
 test('Chromium: "Continue with Platform SSO" by keyboard, signed in at the other identity service, back as the linked account', async () => {
-  const app = await server.registerApp({ name: 'Notebook', appType: 'web', redirectUris: [CALLBACK], firstParty: true, allowedScopes: ['openid', 'email'] });
-  const config = await oidc.discovery(new URL(server.issuer), app.clientId, app.secret, oidc.ClientSecretBasic(app.secret!), { execute: [oidc.allowInsecureRequests] });
+  const app = await server.registerApp({
+    name: 'Notebook',
+    appType: 'web',
+    redirectUris: [CALLBACK],
+    firstParty: true,
+    allowedScopes: ['openid', 'email'],
+  });
+  const config = await oidc.discovery(
+    new URL(server.issuer),
+    app.clientId,
+    app.secret,
+    oidc.ClientSecretBasic(app.secret!),
+    { execute: [oidc.allowInsecureRequests] },
+  );
   const verifier = oidc.randomPKCECodeVerifier();
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid email', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: CALLBACK,
+    scope: 'openid email',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
 
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -56,7 +93,11 @@ test('Chromium: "Continue with Platform SSO" by keyboard, signed in at the other
   assert.equal(await page.title(), 'Sign in');
   const button = page.getByRole('button', { name: 'Continue with Platform SSO' });
   assert.equal(await button.count(), 1);
-  assert.equal(await page.getByRole('button', { name: /Continue with (GitHub|Google)/ }).count(), 0, 'only configured providers are offered');
+  assert.equal(
+    await page.getByRole('button', { name: /Continue with (GitHub|Google)/ }).count(),
+    0,
+    'only configured providers are offered',
+  );
   await assertAccessible(page, 'sign-in page with a provider button');
   await page.screenshot({ path: '/tmp/market-social-signin.png', fullPage: true });
 
@@ -77,14 +118,27 @@ test('Chromium: "Continue with Platform SSO" by keyboard, signed in at the other
   const callback = arrivals.find((a) => a.startsWith(`${CALLBACK}?`));
   assert.ok(callback, 'the browser came back to the app');
   const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier });
-  assert.equal(tokens.claims()!.sub, hedyHere, 'the same verified email on both services: linked to the existing account');
-  const link = await server.runtime.db.query<{ subject: string; email_verified: boolean }>("SELECT subject, email_verified FROM external_identities WHERE provider = 'platform'");
+  assert.equal(
+    tokens.claims()!.sub,
+    hedyHere,
+    'the same verified email on both services: linked to the existing account',
+  );
+  const link = await server.runtime.db.query<{ subject: string; email_verified: boolean }>(
+    "SELECT subject, email_verified FROM external_identities WHERE provider = 'platform'",
+  );
   assert.equal(link.rows.length, 1);
   assert.equal(link.rows[0]!.email_verified, true);
-  const upstreamId = (await upstream.runtime.db.query<{ principal_id: string }>('SELECT principal_id FROM humans WHERE email = $1', [hedy.email])).rows[0]!.principal_id;
+  const upstreamId = (
+    await upstream.runtime.db.query<{ principal_id: string }>('SELECT principal_id FROM humans WHERE email = $1', [
+      hedy.email,
+    ])
+  ).rows[0]!.principal_id;
   assert.equal(link.rows[0]!.subject, upstreamId, "the upstream's subject is its principal id");
   const cookies = await context.cookies(server.issuer);
-  assert.ok(cookies.some((c) => c.name === '__Host-svc_login'), 'a login session was started');
+  assert.ok(
+    cookies.some((c) => c.name === '__Host-svc_login'),
+    'a login session was started',
+  );
   assert.ok(!cookies.some((c) => c.name === '__Host-svc_upstream'), 'the state cookie is cleared');
 
   // A refusal page (a replayed callback) is accessible too.

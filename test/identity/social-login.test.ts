@@ -23,11 +23,24 @@ before(async () => {
   await google.start();
   server = await startServer('idsocial', {
     IDENTITY_ADMIN_TOKEN: adminToken,
-    IDENTITY_GITHUB_CLIENT_ID: github.clientId, IDENTITY_GITHUB_CLIENT_SECRET: github.clientSecret, IDENTITY_GITHUB_URL: github.url, IDENTITY_GITHUB_API_URL: `${github.url}/api`,
-    IDENTITY_GOOGLE_CLIENT_ID: google.clientId, IDENTITY_GOOGLE_CLIENT_SECRET: google.clientSecret, IDENTITY_GOOGLE_ISSUER: google.url,
+    IDENTITY_GITHUB_CLIENT_ID: github.clientId,
+    IDENTITY_GITHUB_CLIENT_SECRET: github.clientSecret,
+    IDENTITY_GITHUB_URL: github.url,
+    IDENTITY_GITHUB_API_URL: `${github.url}/api`,
+    IDENTITY_GOOGLE_CLIENT_ID: google.clientId,
+    IDENTITY_GOOGLE_CLIENT_SECRET: google.clientSecret,
+    IDENTITY_GOOGLE_ISSUER: google.url,
   });
-  app = await server.registerApp({ name: 'Photos', appType: 'web', redirectUris: [CALLBACK], firstParty: true, allowedScopes: ['openid', 'email'] });
-  config = await oidc.discovery(new URL(server.issuer), app.clientId, app.secret, oidc.ClientSecretBasic(app.secret!), { execute: [oidc.allowInsecureRequests] });
+  app = await server.registerApp({
+    name: 'Photos',
+    appType: 'web',
+    redirectUris: [CALLBACK],
+    firstParty: true,
+    allowedScopes: ['openid', 'email'],
+  });
+  config = await oidc.discovery(new URL(server.issuer), app.clientId, app.secret, oidc.ClientSecretBasic(app.secret!), {
+    execute: [oidc.allowInsecureRequests],
+  });
 });
 after(async () => {
   await server?.close();
@@ -38,14 +51,21 @@ after(async () => {
 /** The sign-in page of a new authorization request, and what finishing it needs. */
 async function signInPage(browser: TestBrowser) {
   const verifier = oidc.randomPKCECodeVerifier();
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid email', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: CALLBACK,
+    scope: 'openid email',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
   const step = await browser.follow(url.href, CALLBACK);
   assert.match(step.html, /<h1>Sign in<\/h1>/);
   return { html: step.html, verifier };
 }
 
 function upstreamForm(html: string, provider: string) {
-  const m = new RegExp(`<form method="post" action="(/interaction/[^"]+/upstream/${provider})">\\s*<input type="hidden" name="csrf" value="([^"]+)">`).exec(html);
+  const m = new RegExp(
+    `<form method="post" action="(/interaction/[^"]+/upstream/${provider})">\\s*<input type="hidden" name="csrf" value="([^"]+)">`,
+  ).exec(html);
   assert.ok(m, `no ${provider} button on the sign-in page`);
   return { action: m[1]!, csrf: m[2]! };
 }
@@ -81,7 +101,12 @@ async function socialSignIn(provider: 'github' | 'google', person: Person) {
 }
 
 async function externalIdentities(provider: string, subject: string) {
-  return (await server.runtime.db.query<{ principal_id: string; email: string; email_verified: boolean }>('SELECT principal_id, email, email_verified FROM external_identities WHERE provider = $1 AND subject = $2', [provider, subject])).rows;
+  return (
+    await server.runtime.db.query<{ principal_id: string; email: string; email_verified: boolean }>(
+      'SELECT principal_id, email, email_verified FROM external_identities WHERE provider = $1 AND subject = $2',
+      [provider, subject],
+    )
+  ).rows;
 }
 
 test('the sign-in page offers only the configured providers, each a form with its CSRF token', async () => {
@@ -96,7 +121,13 @@ test('the sign-in page offers only the configured providers, each a form with it
 
 test('GitHub: a first sign-in links to the human with the same email verified on both sides; later sign-ins find it by (provider, subject)', async () => {
   const ada = await server.createHuman('ada@example.com', 'ada has a long password');
-  const first = await socialSignIn('github', { id: 101, login: 'ada', name: 'Ada', email: 'Ada@Example.com', verified: true });
+  const first = await socialSignIn('github', {
+    id: 101,
+    login: 'ada',
+    name: 'Ada',
+    email: 'Ada@Example.com',
+    verified: true,
+  });
   assert.equal(await first.sub(), ada);
   const rows = await externalIdentities('github', '101');
   assert.equal(rows.length, 1);
@@ -108,11 +139,20 @@ test('GitHub: a first sign-in links to the human with the same email verified on
   assert.equal(exchange.form!.get('redirect_uri'), `${server.issuer}/upstream/github/callback`);
   assert.ok(github.requests.some((r) => r.path === '/api/user/emails' && /^Bearer gho_/.test(r.authorization ?? '')));
   // The person changed their GitHub email since: the link holds by the account id, not the email.
-  const again = await socialSignIn('github', { id: 101, login: 'ada', name: 'Ada', email: 'ada@elsewhere.example', verified: true });
+  const again = await socialSignIn('github', {
+    id: 101,
+    login: 'ada',
+    name: 'Ada',
+    email: 'ada@elsewhere.example',
+    verified: true,
+  });
   assert.equal(await again.sub(), ada);
   assert.equal((await externalIdentities('github', '101'))[0]!.email, 'ada@elsewhere.example');
   // The browser keeps a login session made by GitHub.
-  const session = await server.runtime.db.query<{ provider: string }>('SELECT provider FROM login_sessions WHERE principal_id = $1 ORDER BY created_at DESC LIMIT 1', [ada]);
+  const session = await server.runtime.db.query<{ provider: string }>(
+    'SELECT provider FROM login_sessions WHERE principal_id = $1 ORDER BY created_at DESC LIMIT 1',
+    [ada],
+  );
   assert.equal(session.rows[0]!.provider, 'github');
 });
 
@@ -123,7 +163,13 @@ test('a person with a second factor passes it after a social sign-in too: nothin
   const first = freshCode(enrolment.secret, -1);
   assert.ok((await confirmEnrollment(db, secretKey, kit, enrolment.credentialId, first.code)).ok);
 
-  const attempt = await socialSignIn('github', { id: 1909, login: 'kit', name: 'Kit', email: 'kit@example.com', verified: true });
+  const attempt = await socialSignIn('github', {
+    id: 1909,
+    login: 'kit',
+    name: 'Kit',
+    email: 'kit@example.com',
+    verified: true,
+  });
   const step = await attempt.browser.follow(attempt.callback, CALLBACK);
   assert.equal(step.callback, undefined, 'GitHub alone must not reach the app');
   assert.equal(step.res.status, 200);
@@ -137,43 +183,88 @@ test('a person with a second factor passes it after a social sign-in too: nothin
   assert.equal(attempt.browser.cookie('__Host-svc_login'), undefined);
 
   const code = freshCode(enrolment.secret, first.step);
-  const done = await attempt.browser.follow(action, CALLBACK, { form: { csrf: field(step.html, 'csrf')!, code: code.code } });
+  const done = await attempt.browser.follow(action, CALLBACK, {
+    form: { csrf: field(step.html, 'csrf')!, code: code.code },
+  });
   assert.ok(done.callback, `expected to reach the app; got ${done.res.status}: ${done.html.slice(0, 300)}`);
-  const tokens = await oidc.authorizationCodeGrant(config, new URL(done.callback), { pkceCodeVerifier: attempt.verifier });
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(done.callback), {
+    pkceCodeVerifier: attempt.verifier,
+  });
   assert.equal(tokens.claims()!.sub, kit);
-  const session = await db.query<{ provider: string }>('SELECT provider FROM login_sessions WHERE principal_id = $1', [kit]);
-  assert.deepEqual(session.rows.map((r) => r.provider), ['github']);
+  const session = await db.query<{ provider: string }>('SELECT provider FROM login_sessions WHERE principal_id = $1', [
+    kit,
+  ]);
+  assert.deepEqual(
+    session.rows.map((r) => r.provider),
+    ['github'],
+  );
   assert.equal((await db.query('SELECT 1 FROM mfa_pending')).rowCount, 0);
 });
 
 test('an email the provider has not verified is never linked to an existing account', async () => {
   await server.createHuman('grace@example.com', 'grace has a long password');
-  const attempt = await socialSignIn('github', { id: 202, login: 'mallory', name: 'Mallory', email: 'grace@example.com', verified: false });
+  const attempt = await socialSignIn('github', {
+    id: 202,
+    login: 'mallory',
+    name: 'Mallory',
+    email: 'grace@example.com',
+    verified: false,
+  });
   const page = await attempt.browser.follow(attempt.callback, CALLBACK);
   assert.equal(page.callback, undefined);
   assert.equal(page.res.status, 400);
   // GitHub's /user/emails marks the address unverified, so it is not taken as the person's email at all.
   assert.match(page.html, /email address/);
   assert.equal((await externalIdentities('github', '202')).length, 0);
-  assert.equal((await server.runtime.db.query("SELECT count(*)::int AS n FROM humans WHERE email = 'grace@example.com'")).rows[0].n, 1);
+  assert.equal(
+    (await server.runtime.db.query("SELECT count(*)::int AS n FROM humans WHERE email = 'grace@example.com'")).rows[0]
+      .n,
+    1,
+  );
 });
 
 test('an email the platform has not verified is never linked either, even when Google verified it', async () => {
   const { createHuman } = await import('../../src/identity/principals/store.ts');
-  const unverified = await createHuman(server.runtime.db, { email: 'linus@example.com', password: 'linus has a long password', emailVerified: false });
-  const attempt = await socialSignIn('google', { id: 303, login: 'linus', name: 'Linus', email: 'linus@example.com', verified: true });
+  const unverified = await createHuman(server.runtime.db, {
+    email: 'linus@example.com',
+    password: 'linus has a long password',
+    emailVerified: false,
+  });
+  const attempt = await socialSignIn('google', {
+    id: 303,
+    login: 'linus',
+    name: 'Linus',
+    email: 'linus@example.com',
+    verified: true,
+  });
   const page = await attempt.browser.follow(attempt.callback, CALLBACK);
   assert.equal(page.res.status, 400);
   assert.match(page.html, /the platform has not verified it/);
   assert.equal((await externalIdentities('google', '303')).length, 0);
-  assert.equal((await server.runtime.db.query('SELECT 1 FROM login_sessions WHERE principal_id = $1', [unverified.id])).rows.length, 0);
+  assert.equal(
+    (await server.runtime.db.query('SELECT 1 FROM login_sessions WHERE principal_id = $1', [unverified.id])).rows
+      .length,
+    0,
+  );
 });
 
 test('Google: a new person gets a new human, their email verified as Google says', async () => {
-  const attempt = await socialSignIn('google', { id: 404, login: 'joan', name: 'Joan Clarke', email: 'joan@example.com', verified: true });
+  const attempt = await socialSignIn('google', {
+    id: 404,
+    login: 'joan',
+    name: 'Joan Clarke',
+    email: 'joan@example.com',
+    verified: true,
+  });
   const sub = await attempt.sub();
-  const human = await server.runtime.db.query<{ email: string; email_verified_at: string | null; display_name: string }>(
-    'SELECT h.email, h.email_verified_at, p.display_name FROM humans h JOIN principals p ON p.id = h.principal_id WHERE h.principal_id = $1', [sub]);
+  const human = await server.runtime.db.query<{
+    email: string;
+    email_verified_at: string | null;
+    display_name: string;
+  }>(
+    'SELECT h.email, h.email_verified_at, p.display_name FROM humans h JOIN principals p ON p.id = h.principal_id WHERE h.principal_id = $1',
+    [sub],
+  );
   assert.equal(human.rows[0]!.email, 'joan@example.com');
   assert.ok(human.rows[0]!.email_verified_at);
   assert.equal(human.rows[0]!.display_name, 'Joan Clarke');
@@ -187,13 +278,22 @@ test('Google: a new person gets a new human, their email verified as Google says
 test('an ID token whose nonce is not the one sent is refused', async () => {
   google.wrongNonce = true;
   try {
-    const attempt = await socialSignIn('google', { id: 505, login: 'eve', name: 'Eve', email: 'eve@example.com', verified: true });
+    const attempt = await socialSignIn('google', {
+      id: 505,
+      login: 'eve',
+      name: 'Eve',
+      email: 'eve@example.com',
+      verified: true,
+    });
     const page = await attempt.browser.follow(attempt.callback, CALLBACK);
     assert.equal(page.callback, undefined);
     assert.equal(page.res.status, 400);
     assert.match(page.html, /did not confirm the sign-in/);
     assert.equal((await externalIdentities('google', '505')).length, 0);
-    assert.equal((await server.runtime.db.query("SELECT 1 FROM humans WHERE email = 'eve@example.com'")).rows.length, 0);
+    assert.equal(
+      (await server.runtime.db.query("SELECT 1 FROM humans WHERE email = 'eve@example.com'")).rows.length,
+      0,
+    );
   } finally {
     google.wrongNonce = false;
   }
@@ -216,12 +316,22 @@ test('a state is used once: a replayed callback, one from another browser, an ex
   await server.runtime.db.query("UPDATE login_states SET expires_at = now() - interval '1 second'");
   const expired = await late.browser.follow(late.callback, CALLBACK);
   assert.equal(expired.res.status, 400);
-  const left = (await server.runtime.db.query<{ state_hash: string }>('SELECT state_hash FROM login_states')).rows.map((r) => r.state_hash);
+  const left = (await server.runtime.db.query<{ state_hash: string }>('SELECT state_hash FROM login_states')).rows.map(
+    (r) => r.state_hash,
+  );
   const { sha256Hex } = await import('../../src/kit/crypto.ts');
-  assert.deepEqual(left, [sha256Hex(new URL(stolen.callback).searchParams.get('state')!)], 'used and expired states are gone; the one shown to another browser is not spent by it');
+  assert.deepEqual(
+    left,
+    [sha256Hex(new URL(stolen.callback).searchParams.get('state')!)],
+    'used and expired states are gone; the one shown to another browser is not spent by it',
+  );
   await server.runtime.db.query('DELETE FROM login_states');
   // A made-up state, a missing one, and an unknown provider.
-  for (const path of ['/upstream/github/callback?code=x&state=made-up', '/upstream/github/callback?code=x', '/upstream/myspace/callback?code=x&state=y']) {
+  for (const path of [
+    '/upstream/github/callback?code=x&state=made-up',
+    '/upstream/github/callback?code=x',
+    '/upstream/myspace/callback?code=x&state=y',
+  ]) {
     const r = await fetch(`${server.issuer}${path}`);
     assert.ok(r.status === 400 || r.status === 404, `${path}: ${r.status}`);
   }
@@ -233,9 +343,16 @@ test('the start of a social sign-in needs the sign-in page: its CSRF token, its 
   const form = upstreamForm(html, 'github');
   const url = new URL(form.action, server.issuer).href;
   assert.equal((await browser.request(url, { form: { csrf: 'forged' } })).status, 403);
-  assert.equal((await browser.request(url, { form: { csrf: form.csrf }, headers: { origin: 'https://evil.example' } })).status, 403);
+  assert.equal(
+    (await browser.request(url, { form: { csrf: form.csrf }, headers: { origin: 'https://evil.example' } })).status,
+    403,
+  );
   assert.equal((await browser.request(url.replace('/github', '/myspace'), { form: { csrf: form.csrf } })).status, 404);
-  assert.equal((await new TestBrowser().request(url, { form: { csrf: form.csrf } })).status, 400, 'another browser has no such interaction');
+  assert.equal(
+    (await new TestBrowser().request(url, { form: { csrf: form.csrf } })).status,
+    400,
+    'another browser has no such interaction',
+  );
   const stored = await server.runtime.db.query('SELECT count(*)::int AS n FROM login_states');
   assert.equal(stored.rows[0]!.n, 0, 'no LoginState was made by a refused start');
 });
@@ -259,22 +376,54 @@ test('the LoginState holds only the state hash, and the verifier and nonce seale
 });
 
 test('with IDENTITY_SOCIAL_SIGNUP=refuse nobody new gets an account, linking still works', async () => {
-  await assert.rejects(resolvePrincipal(server.runtime.db, 'github', { subject: '707', email: 'newcomer@example.com', emailVerified: true, name: 'New' }, 'refuse'), SignInRefused);
+  await assert.rejects(
+    resolvePrincipal(
+      server.runtime.db,
+      'github',
+      { subject: '707', email: 'newcomer@example.com', emailVerified: true, name: 'New' },
+      'refuse',
+    ),
+    SignInRefused,
+  );
   assert.equal((await externalIdentities('github', '707')).length, 0);
   const barbara = await server.createHuman('barbara@example.com', 'barbara has a long password');
-  const linked = await resolvePrincipal(server.runtime.db, 'github', { subject: '708', email: 'barbara@example.com', emailVerified: true, name: 'B' }, 'refuse');
+  const linked = await resolvePrincipal(
+    server.runtime.db,
+    'github',
+    { subject: '708', email: 'barbara@example.com', emailVerified: true, name: 'B' },
+    'refuse',
+  );
   assert.deepEqual(linked, { principalId: barbara, how: 'linked' });
   // Two first sign-ins of one upstream account at once end on one principal.
-  const both = await Promise.all([1, 2].map(() => resolvePrincipal(server.runtime.db, 'google', { subject: '709', email: 'twice@example.com', emailVerified: true, name: 'T' }, 'create')));
+  const both = await Promise.all(
+    [1, 2].map(() =>
+      resolvePrincipal(
+        server.runtime.db,
+        'google',
+        { subject: '709', email: 'twice@example.com', emailVerified: true, name: 'T' },
+        'create',
+      ),
+    ),
+  );
   assert.equal(both[0]!.principalId, both[1]!.principalId);
-  assert.equal((await server.runtime.db.query("SELECT 1 FROM humans WHERE email = 'twice@example.com'")).rows.length, 1);
+  assert.equal(
+    (await server.runtime.db.query("SELECT 1 FROM humans WHERE email = 'twice@example.com'")).rows.length,
+    1,
+  );
 });
 
-test('management API: a principal\'s linked accounts are listed and can be unlinked', async () => {
+test("management API: a principal's linked accounts are listed and can be unlinked", async () => {
   const alan = await server.createHuman('alan@example.com', 'alan has a long password');
-  const first = await socialSignIn('github', { id: 808, login: 'alan', name: 'Alan', email: 'alan@example.com', verified: true });
+  const first = await socialSignIn('github', {
+    id: 808,
+    login: 'alan',
+    name: 'Alan',
+    email: 'alan@example.com',
+    verified: true,
+  });
   assert.equal(await first.sub(), alan);
-  const api = (path: string, method = 'GET') => fetch(`${server.issuer}/api/v1${path}`, { method, headers: { authorization: `Bearer ${adminToken}` } });
+  const api = (path: string, method = 'GET') =>
+    fetch(`${server.issuer}/api/v1${path}`, { method, headers: { authorization: `Bearer ${adminToken}` } });
   const list = (await (await api(`/principals/${alan}/external-identities`)).json()) as any;
   assert.equal(list.items.length, 1);
   assert.equal(list.items[0].provider, 'github');
@@ -286,7 +435,13 @@ test('management API: a principal\'s linked accounts are listed and can be unlin
   assert.equal((await api('/principals/00000000-0000-4000-8000-000000000000/external-identities')).status, 404);
   assert.equal((await fetch(`${server.issuer}/api/v1/principals/${alan}/external-identities`)).status, 401);
   // Unlinked, the next sign-in is a first one again: it links again by the verified email.
-  const again = await socialSignIn('github', { id: 808, login: 'alan', name: 'Alan', email: 'alan@example.com', verified: true });
+  const again = await socialSignIn('github', {
+    id: 808,
+    login: 'alan',
+    name: 'Alan',
+    email: 'alan@example.com',
+    verified: true,
+  });
   assert.equal(await again.sub(), alan);
 });
 
@@ -297,17 +452,35 @@ test('the person cancelling at the provider, or a deactivated account, ends on a
   const start = await browser.request(new URL(form.action, server.issuer).href, { form: { csrf: form.csrf } });
   const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
   // GitHub sends the person back with error=access_denied when they refuse to authorize the app.
-  const cancelled = await browser.follow(`${server.issuer}/upstream/github/callback?error=access_denied&error_description=The+user+has+denied&state=${state}`, CALLBACK);
+  const cancelled = await browser.follow(
+    `${server.issuer}/upstream/github/callback?error=access_denied&error_description=The+user+has+denied&state=${state}`,
+    CALLBACK,
+  );
   assert.equal(cancelled.res.status, 400);
   assert.match(cancelled.html, /GitHub sign-in cancelled/);
   assert.match(cancelled.html, /href="\/interaction\/[^"]+">Back to the sign-in page/);
 
   const rita = await server.createHuman('rita@example.com', 'rita has a long password');
-  const first = await socialSignIn('github', { id: 909, login: 'rita', name: 'Rita', email: 'rita@example.com', verified: true });
+  const first = await socialSignIn('github', {
+    id: 909,
+    login: 'rita',
+    name: 'Rita',
+    email: 'rita@example.com',
+    verified: true,
+  });
   assert.equal(await first.sub(), rita);
-  const off = await fetch(`${server.issuer}/api/v1/principals/${rita}/deactivate`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}` } });
+  const off = await fetch(`${server.issuer}/api/v1/principals/${rita}/deactivate`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}` },
+  });
   assert.equal(off.status, 200, await off.text());
-  const refused = await socialSignIn('github', { id: 909, login: 'rita', name: 'Rita', email: 'rita@example.com', verified: true });
+  const refused = await socialSignIn('github', {
+    id: 909,
+    login: 'rita',
+    name: 'Rita',
+    email: 'rita@example.com',
+    verified: true,
+  });
   const page = await refused.browser.follow(refused.callback, CALLBACK);
   assert.equal(page.callback, undefined);
   assert.equal(page.res.status, 403);

@@ -6,7 +6,11 @@ import { startServer, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
 import { deliver, stripeId, subscriptionEvent, type SubscriptionState } from '../support/vendors/stripe.ts';
-import { SUBSCRIPTION_MOVES, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../src/identity/billing/subscription-transitions.ts';
+import {
+  SUBSCRIPTION_MOVES,
+  SUBSCRIPTION_STATUSES,
+  type SubscriptionStatus,
+} from '../../src/identity/billing/subscription-transitions.ts';
 import { stripeSignature } from '../../src/identity/billing/stripe-signature.ts';
 
 const operatorToken = randomBytes(24).toString('hex');
@@ -20,30 +24,61 @@ let hook: string;
 function call(path: string, init: { method?: string; body?: unknown; token?: string } = {}) {
   return fetch(`${server.issuer}/api/v1${path}`, {
     method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${init.token ?? operatorToken}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${init.token ?? operatorToken}`,
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
   }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 }
 
 async function newOrg() {
-  const r = await call('/organizations', { method: 'POST', body: { name: 'Org', slug: `org-${randomBytes(4).toString('hex')}` } });
+  const r = await call('/organizations', {
+    method: 'POST',
+    body: { name: 'Org', slug: `org-${randomBytes(4).toString('hex')}` },
+  });
   assert.equal(r.status, 201);
   return r.body.id as string;
 }
 
 before(async () => {
-  server = await startServer('idsubs', { IDENTITY_ADMIN_TOKEN: operatorToken, IDENTITY_STRIPE_WEBHOOK_SECRET: `${secret},${rolledSecret}` });
+  server = await startServer('idsubs', {
+    IDENTITY_ADMIN_TOKEN: operatorToken,
+    IDENTITY_STRIPE_WEBHOOK_SECRET: `${secret},${rolledSecret}`,
+  });
   hook = `${server.issuer}/api/v1/webhooks/stripe`;
   const who = { email: 'member@example.com', password: 'member has a long password' };
   const id = await server.createHuman(who.email, who.password);
-  const app = await server.registerApp({ name: 'Billing', appType: 'web', redirectUris: [CALLBACK], firstParty: true, allowedScopes: ['openid'] });
-  const config = await oidc.discovery(new URL(server.issuer), app.clientId, app.secret, oidc.ClientSecretBasic(app.secret!), { execute: [oidc.allowInsecureRequests] });
+  const app = await server.registerApp({
+    name: 'Billing',
+    appType: 'web',
+    redirectUris: [CALLBACK],
+    firstParty: true,
+    allowedScopes: ['openid'],
+  });
+  const config = await oidc.discovery(
+    new URL(server.issuer),
+    app.clientId,
+    app.secret,
+    oidc.ClientSecretBasic(app.secret!),
+    { execute: [oidc.allowInsecureRequests] },
+  );
   const verifier = oidc.randomPKCECodeVerifier();
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: CALLBACK,
+    scope: 'openid',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
   const { callback } = await authorizeInBrowser(server.issuer, new TestBrowser(), url.href, who);
-  memberToken = (await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier })).access_token;
+  memberToken = (await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier }))
+    .access_token;
   memberOrg = await newOrg();
-  assert.equal((await call(`/organizations/${memberOrg}/members`, { method: 'POST', body: { principal_id: id, role: 'owner' } })).status, 201);
+  assert.equal(
+    (await call(`/organizations/${memberOrg}/members`, { method: 'POST', body: { principal_id: id, role: 'owner' } }))
+      .status,
+    201,
+  );
 });
 after(async () => server?.close());
 
@@ -54,21 +89,44 @@ test('one subscription per organization, with the document defaults; members rea
   assert.equal(created.body.status, 'active');
   assert.equal(created.body.cancel_at_period_end, false);
   assert.equal(created.body.payment_subscription_id, null);
-  assert.equal((await call(`/organizations/${memberOrg}/subscription`, { method: 'POST', body: { plan_tier: 'pro' } })).status, 409);
+  assert.equal(
+    (await call(`/organizations/${memberOrg}/subscription`, { method: 'POST', body: { plan_tier: 'pro' } })).status,
+    409,
+  );
   const read = await call(`/organizations/${memberOrg}/subscription`, { token: memberToken });
   assert.equal(read.status, 200);
   assert.deepEqual(read.body, created.body);
-  const byMember = await call(`/organizations/${memberOrg}/subscription`, { method: 'PATCH', token: memberToken, body: { plan_tier: 'enterprise' } });
+  const byMember = await call(`/organizations/${memberOrg}/subscription`, {
+    method: 'PATCH',
+    token: memberToken,
+    body: { plan_tier: 'enterprise' },
+  });
   assert.equal(byMember.status, 403);
-  assert.equal((await call(`/organizations/${memberOrg}/subscription`, { method: 'POST', token: memberToken, body: {} })).status, 403);
+  assert.equal(
+    (await call(`/organizations/${memberOrg}/subscription`, { method: 'POST', token: memberToken, body: {} })).status,
+    403,
+  );
   const other = await newOrg();
-  assert.equal((await call(`/organizations/${other}/subscription`, { token: memberToken })).status, 404, 'not a member: not visible');
+  assert.equal(
+    (await call(`/organizations/${other}/subscription`, { token: memberToken })).status,
+    404,
+    'not a member: not visible',
+  );
   assert.equal((await call(`/organizations/${other}/subscription`)).status, 404, 'no subscription yet');
-  for (const body of [{ plan_tier: 'gold' }, { status: 'past_due' }, { status: 'canceled' }, { current_period_start: '2030-01-02T00:00:00Z', current_period_end: '2030-01-01T00:00:00Z' }, { extra: true }]) {
+  for (const body of [
+    { plan_tier: 'gold' },
+    { status: 'past_due' },
+    { status: 'canceled' },
+    { current_period_start: '2030-01-02T00:00:00Z', current_period_end: '2030-01-01T00:00:00Z' },
+    { extra: true },
+  ]) {
     const r = await call(`/organizations/${other}/subscription`, { method: 'POST', body });
     assert.equal(r.status, 400, `${JSON.stringify(body)} -> ${r.status}`);
   }
-  const changed = await call(`/organizations/${memberOrg}/subscription`, { method: 'PATCH', body: { plan_tier: 'starter', cancel_at_period_end: true } });
+  const changed = await call(`/organizations/${memberOrg}/subscription`, {
+    method: 'PATCH',
+    body: { plan_tier: 'starter', cancel_at_period_end: true },
+  });
   assert.equal(changed.body.plan_tier, 'starter');
   assert.equal(changed.body.cancel_at_period_end, true);
 });
@@ -77,9 +135,22 @@ test('one subscription per organization, with the document defaults; members rea
 async function subscriptionIn(status: SubscriptionStatus) {
   const org = await newOrg();
   const start = status === 'trialing' ? 'trialing' : 'active';
-  assert.equal((await call(`/organizations/${org}/subscription`, { method: 'POST', body: { status: start } })).status, 201);
-  const path: Record<SubscriptionStatus, SubscriptionStatus[]> = { active: [], trialing: [], past_due: ['past_due'], unpaid: ['past_due', 'unpaid'], canceled: ['canceled'] };
-  for (const s of path[status]) assert.equal((await call(`/organizations/${org}/subscription`, { method: 'PATCH', body: { status: s } })).status, 200);
+  assert.equal(
+    (await call(`/organizations/${org}/subscription`, { method: 'POST', body: { status: start } })).status,
+    201,
+  );
+  const path: Record<SubscriptionStatus, SubscriptionStatus[]> = {
+    active: [],
+    trialing: [],
+    past_due: ['past_due'],
+    unpaid: ['past_due', 'unpaid'],
+    canceled: ['canceled'],
+  };
+  for (const s of path[status])
+    assert.equal(
+      (await call(`/organizations/${org}/subscription`, { method: 'PATCH', body: { status: s } })).status,
+      200,
+    );
   return org;
 }
 
@@ -114,7 +185,15 @@ async function subscriptionOf(org: string) {
 test('webhooks: a subscription follows Stripe events (created, updated, deleted)', async () => {
   const org = await newOrg();
   const now = Math.floor(Date.now() / 1000);
-  const s: SubscriptionState = { id: stripeId('sub'), customer: stripeId('cus'), status: 'trialing', organizationId: org, plan: 'pro', periodStart: now, periodEnd: now + 14 * 86_400 };
+  const s: SubscriptionState = {
+    id: stripeId('sub'),
+    customer: stripeId('cus'),
+    status: 'trialing',
+    organizationId: org,
+    plan: 'pro',
+    periodStart: now,
+    periodEnd: now + 14 * 86_400,
+  };
   let r = await deliver(hook, subscriptionEvent('customer.subscription.created', s, now - 50), { secret });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.deepEqual(r.body, { received: true, outcome: 'applied' });
@@ -127,25 +206,50 @@ test('webhooks: a subscription follows Stripe events (created, updated, deleted)
   assert.equal(sub.current_period_end, new Date((now + 14 * 86_400) * 1000).toISOString());
   // Later events find it by the provider's subscription id, without metadata.
   const noMeta = { ...s, organizationId: undefined };
-  for (const [status, at] of [['active', now - 40], ['past_due', now - 30], ['unpaid', now - 20], ['active', now - 15]] as const) {
+  for (const [status, at] of [
+    ['active', now - 40],
+    ['past_due', now - 30],
+    ['unpaid', now - 20],
+    ['active', now - 15],
+  ] as const) {
     r = await deliver(hook, subscriptionEvent('customer.subscription.updated', { ...noMeta, status }, at), { secret });
     assert.equal(r.body.outcome, 'applied', `${status}: ${JSON.stringify(r.body)}`);
     assert.equal((await subscriptionOf(org)).status, status);
   }
-  r = await deliver(hook, subscriptionEvent('customer.subscription.updated', { ...noMeta, status: 'active', cancelAtPeriodEnd: true, plan: 'enterprise' }, now - 10), { secret });
+  r = await deliver(
+    hook,
+    subscriptionEvent(
+      'customer.subscription.updated',
+      { ...noMeta, status: 'active', cancelAtPeriodEnd: true, plan: 'enterprise' },
+      now - 10,
+    ),
+    { secret },
+  );
   sub = await subscriptionOf(org);
   assert.equal(sub.cancel_at_period_end, true);
   assert.equal(sub.plan_tier, 'enterprise');
-  r = await deliver(hook, subscriptionEvent('customer.subscription.deleted', { ...noMeta, status: 'canceled' }, now - 5), { secret });
+  r = await deliver(
+    hook,
+    subscriptionEvent('customer.subscription.deleted', { ...noMeta, status: 'canceled' }, now - 5),
+    { secret },
+  );
   assert.equal(r.body.outcome, 'applied');
   assert.equal((await subscriptionOf(org)).status, 'canceled');
   // Canceled is final: a newer event trying to revive it is recorded and refused.
-  r = await deliver(hook, subscriptionEvent('customer.subscription.updated', { ...noMeta, status: 'active' }, now), { secret });
+  r = await deliver(hook, subscriptionEvent('customer.subscription.updated', { ...noMeta, status: 'active' }, now), {
+    secret,
+  });
   assert.equal(r.status, 200);
   assert.equal(r.body.outcome, 'illegal_transition');
   assert.equal((await subscriptionOf(org)).status, 'canceled');
   // A new provider subscription for the organization takes the canceled one's place.
-  const next: SubscriptionState = { id: stripeId('sub'), customer: s.customer, status: 'active', organizationId: org, plan: 'starter' };
+  const next: SubscriptionState = {
+    id: stripeId('sub'),
+    customer: s.customer,
+    status: 'active',
+    organizationId: org,
+    plan: 'starter',
+  };
   r = await deliver(hook, subscriptionEvent('customer.subscription.created', next, now + 1), { secret });
   assert.equal(r.body.outcome, 'applied');
   sub = await subscriptionOf(org);
@@ -157,9 +261,22 @@ test('webhooks: a subscription follows Stripe events (created, updated, deleted)
 test('webhooks: an organization paying through one live Stripe subscription ignores events of another', async () => {
   const org = await newOrg();
   const now = Math.floor(Date.now() / 1000);
-  const s: SubscriptionState = { id: stripeId('sub'), customer: stripeId('cus'), status: 'active', organizationId: org, plan: 'pro' };
-  assert.equal((await deliver(hook, subscriptionEvent('customer.subscription.created', s, now - 10), { secret })).body.outcome, 'applied');
-  const other = await deliver(hook, subscriptionEvent('customer.subscription.created', { ...s, id: stripeId('sub'), plan: 'starter' }, now - 5), { secret });
+  const s: SubscriptionState = {
+    id: stripeId('sub'),
+    customer: stripeId('cus'),
+    status: 'active',
+    organizationId: org,
+    plan: 'pro',
+  };
+  assert.equal(
+    (await deliver(hook, subscriptionEvent('customer.subscription.created', s, now - 10), { secret })).body.outcome,
+    'applied',
+  );
+  const other = await deliver(
+    hook,
+    subscriptionEvent('customer.subscription.created', { ...s, id: stripeId('sub'), plan: 'starter' }, now - 5),
+    { secret },
+  );
   assert.equal(other.body.outcome, 'other_subscription');
   const sub = await subscriptionOf(org);
   assert.equal(sub.payment_subscription_id, s.id);
@@ -169,12 +286,28 @@ test('webhooks: an organization paying through one live Stripe subscription igno
 test('webhooks: an illegal status move from the provider is recorded and refused, the state kept', async () => {
   const org = await newOrg();
   const now = Math.floor(Date.now() / 1000);
-  const s: SubscriptionState = { id: stripeId('sub'), customer: stripeId('cus'), status: 'active', organizationId: org };
-  assert.equal((await deliver(hook, subscriptionEvent('customer.subscription.created', s, now - 10), { secret })).body.outcome, 'applied');
-  const r = await deliver(hook, subscriptionEvent('customer.subscription.updated', { ...s, status: 'unpaid' }, now - 5), { secret });
+  const s: SubscriptionState = {
+    id: stripeId('sub'),
+    customer: stripeId('cus'),
+    status: 'active',
+    organizationId: org,
+  };
+  assert.equal(
+    (await deliver(hook, subscriptionEvent('customer.subscription.created', s, now - 10), { secret })).body.outcome,
+    'applied',
+  );
+  const r = await deliver(
+    hook,
+    subscriptionEvent('customer.subscription.updated', { ...s, status: 'unpaid' }, now - 5),
+    { secret },
+  );
   assert.equal(r.body.outcome, 'illegal_transition');
   assert.equal((await subscriptionOf(org)).status, 'active');
-  const odd = await deliver(hook, subscriptionEvent('customer.subscription.updated', { ...s, status: 'incomplete' }, now - 4), { secret });
+  const odd = await deliver(
+    hook,
+    subscriptionEvent('customer.subscription.updated', { ...s, status: 'incomplete' }, now - 4),
+    { secret },
+  );
   assert.equal(odd.body.outcome, 'unsupported_status');
   assert.equal((await subscriptionOf(org)).status, 'active');
 });
@@ -182,10 +315,20 @@ test('webhooks: an illegal status move from the provider is recorded and refused
 test('webhooks: out-of-order events never roll the state back', async () => {
   const org = await newOrg();
   const now = Math.floor(Date.now() / 1000);
-  const s: SubscriptionState = { id: stripeId('sub'), customer: stripeId('cus'), status: 'active', organizationId: org, plan: 'pro' };
+  const s: SubscriptionState = {
+    id: stripeId('sub'),
+    customer: stripeId('cus'),
+    status: 'active',
+    organizationId: org,
+    plan: 'pro',
+  };
   const created = subscriptionEvent('customer.subscription.created', s, now - 100);
   const pastDue = subscriptionEvent('customer.subscription.updated', { ...s, status: 'past_due' }, now - 60);
-  const paid = subscriptionEvent('customer.subscription.updated', { ...s, status: 'active', plan: 'enterprise' }, now - 30);
+  const paid = subscriptionEvent(
+    'customer.subscription.updated',
+    { ...s, status: 'active', plan: 'enterprise' },
+    now - 30,
+  );
   // Delivered newest first: the newest is applied (the organization is known from its metadata), the older ones are stale.
   assert.equal((await deliver(hook, paid, { secret })).body.outcome, 'applied');
   assert.equal((await deliver(hook, pastDue, { secret })).body.outcome, 'stale');
@@ -194,19 +337,38 @@ test('webhooks: out-of-order events never roll the state back', async () => {
   assert.equal(sub.status, 'active');
   assert.equal(sub.plan_tier, 'enterprise');
   // A newer one still applies after the stale ones.
-  assert.equal((await deliver(hook, subscriptionEvent('customer.subscription.updated', { ...s, status: 'past_due' }, now - 10), { secret })).body.outcome, 'applied');
+  assert.equal(
+    (
+      await deliver(hook, subscriptionEvent('customer.subscription.updated', { ...s, status: 'past_due' }, now - 10), {
+        secret,
+      })
+    ).body.outcome,
+    'applied',
+  );
   assert.equal((await subscriptionOf(org)).status, 'past_due');
 });
 
 test('webhooks: a replayed event id is applied once, even delivered many times at once', async () => {
   const org = await newOrg();
   const now = Math.floor(Date.now() / 1000);
-  const s: SubscriptionState = { id: stripeId('sub'), customer: stripeId('cus'), status: 'active', organizationId: org };
+  const s: SubscriptionState = {
+    id: stripeId('sub'),
+    customer: stripeId('cus'),
+    status: 'active',
+    organizationId: org,
+  };
   const first = subscriptionEvent('customer.subscription.created', s, now - 30);
   const pastDue = subscriptionEvent('customer.subscription.updated', { ...s, status: 'past_due' }, now - 20);
   const paid = subscriptionEvent('customer.subscription.updated', { ...s, status: 'active' }, now - 10);
   const burst = await Promise.all(Array.from({ length: 6 }, () => deliver(hook, first, { secret })));
-  assert.deepEqual(burst.map((r) => r.body.outcome).sort(), ['applied', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
+  assert.deepEqual(burst.map((r) => r.body.outcome).sort(), [
+    'applied',
+    'duplicate',
+    'duplicate',
+    'duplicate',
+    'duplicate',
+    'duplicate',
+  ]);
   assert.equal((await deliver(hook, pastDue, { secret })).body.outcome, 'applied');
   assert.equal((await deliver(hook, paid, { secret })).body.outcome, 'applied');
   // The past_due event again (a retry, or an attacker replaying a captured delivery): nothing changes.
@@ -219,7 +381,12 @@ test('webhooks: a replayed event id is applied once, even delivered many times a
 test('webhooks: bad signatures, old or future timestamps and malformed bodies are 400 and change nothing', async () => {
   const org = await newOrg();
   const now = Math.floor(Date.now() / 1000);
-  const s: SubscriptionState = { id: stripeId('sub'), customer: stripeId('cus'), status: 'active', organizationId: org };
+  const s: SubscriptionState = {
+    id: stripeId('sub'),
+    customer: stripeId('cus'),
+    status: 'active',
+    organizationId: org,
+  };
   const event = subscriptionEvent('customer.subscription.created', s, now);
   const body = JSON.stringify(event);
   const refusals = [
@@ -234,7 +401,10 @@ test('webhooks: bad signatures, old or future timestamps and malformed bodies ar
     // Signed over another body: a tampered payload.
     await deliver(hook, body.replace('"active"', '"trialing"'), { secret, header: stripeSignature(body, secret, now) }),
     // A valid signature with the old timestamp re-signed by someone without the secret cannot be made: the t is signed too.
-    await deliver(hook, event, { secret, header: stripeSignature(body, secret, now - 600).replace(`t=${now - 600}`, `t=${now}`) }),
+    await deliver(hook, event, {
+      secret,
+      header: stripeSignature(body, secret, now - 600).replace(`t=${now - 600}`, `t=${now}`),
+    }),
   ];
   for (const r of refusals) {
     assert.equal(r.status, 400, JSON.stringify(r.body));
@@ -252,8 +422,39 @@ test('webhooks: bad signatures, old or future timestamps and malformed bodies ar
   // Signed, but not what Stripe sends: a bad id, a time no event has, a body beyond the limit.
   assert.equal((await deliver(hook, { ...event, id: 'evt bad id' }, { secret })).status, 400);
   assert.equal((await deliver(hook, { ...event, id: stripeId('evt'), created: 1e20 }, { secret })).status, 400);
-  assert.equal((await deliver(hook, { ...event, id: stripeId('evt'), padding: 'x'.repeat(600 * 1024) }, { secret })).status, 413);
+  assert.equal(
+    (await deliver(hook, { ...event, id: stripeId('evt'), padding: 'x'.repeat(600 * 1024) }, { secret })).status,
+    413,
+  );
   // Events the platform does not act on, and subscriptions it does not know, are acknowledged.
-  assert.equal((await deliver(hook, { id: stripeId('evt'), object: 'event', type: 'invoice.paid', created: now, data: { object: { object: 'invoice', id: stripeId('in') } } }, { secret })).body.outcome, 'ignored');
-  assert.equal((await deliver(hook, subscriptionEvent('customer.subscription.updated', { id: stripeId('sub'), customer: stripeId('cus'), status: 'active' }, now), { secret })).body.outcome, 'unknown_subscription');
+  assert.equal(
+    (
+      await deliver(
+        hook,
+        {
+          id: stripeId('evt'),
+          object: 'event',
+          type: 'invoice.paid',
+          created: now,
+          data: { object: { object: 'invoice', id: stripeId('in') } },
+        },
+        { secret },
+      )
+    ).body.outcome,
+    'ignored',
+  );
+  assert.equal(
+    (
+      await deliver(
+        hook,
+        subscriptionEvent(
+          'customer.subscription.updated',
+          { id: stripeId('sub'), customer: stripeId('cus'), status: 'active' },
+          now,
+        ),
+        { secret },
+      )
+    ).body.outcome,
+    'unknown_subscription',
+  );
 });

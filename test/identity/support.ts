@@ -20,7 +20,9 @@ export interface Server {
   env: NodeJS.ProcessEnv;
   close(): Promise<void>;
   /** Registers an app straight in the store; returns its client_id and (for confidential apps) a secret. */
-  registerApp(input: NewApp): Promise<{ id: string; clientId: string; secret: string | undefined; principalId: string }>;
+  registerApp(
+    input: NewApp,
+  ): Promise<{ id: string; clientId: string; secret: string | undefined; principalId: string }>;
   createHuman(email: string, password: string, admin?: boolean): Promise<string>;
 }
 
@@ -29,7 +31,11 @@ export interface Server {
  * fixes the port (to configure others with its URL first); `options.host` names it otherwise than
  * localhost (a second server on 127.0.0.1 keeps its cookies apart from the first in a browser).
  */
-export async function startServer(label: string, extraEnv: NodeJS.ProcessEnv = {}, options: { port?: number; host?: string } = {}): Promise<Server> {
+export async function startServer(
+  label: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+  options: { port?: number; host?: string } = {},
+): Promise<Server> {
   const database = await freshPostgres(label);
   const dir = tempDir('identity-test-');
   const secretKey = randomBytes(32).toString('hex');
@@ -82,8 +88,16 @@ export function basic(clientId: string, secret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 }
 
-export async function form(url: string, body: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string; headers: Headers }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body).toString() });
+export async function form(
+  url: string,
+  body: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any; text: string; headers: Headers }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(body).toString(),
+  });
   const text = await res.text();
   let json: any;
   try {
@@ -99,10 +113,16 @@ export async function form(url: string, body: Record<string, string>, headers: R
  * `before`): answers the status and the JSON body, none for a 204.
  */
 export function managementApi(issuer: () => string, token: () => string) {
-  return async (path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> => {
+  return async (
+    path: string,
+    init: { method?: string; body?: unknown } = {},
+  ): Promise<{ status: number; body: any }> => {
     const r = await fetch(`${issuer()}/api/v1${path}`, {
       method: init.method ?? 'GET',
-      headers: { authorization: `Bearer ${token()}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${token()}`,
+        ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
     });
     return { status: r.status, body: r.status === 204 ? undefined : await r.json() };

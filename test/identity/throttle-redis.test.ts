@@ -39,8 +39,13 @@ test('failed sign-ins on one instance slow down the account on another (REDIS_UR
   const verifier = randomBytes(32).toString('base64url');
   const browser = new TestBrowser();
   const authorize = `${server.issuer}/oauth/authorize?${new URLSearchParams({
-    response_type: 'code', client_id: web.clientId, redirect_uri: CALLBACK, scope: 'openid', state: 's',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+    response_type: 'code',
+    client_id: web.clientId,
+    redirect_uri: CALLBACK,
+    scope: 'openid',
+    state: 's',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
   })}`;
   const page = await browser.follow(authorize, CALLBACK);
   const action = new URL(formAction(page.html)!, server.issuer);
@@ -51,7 +56,10 @@ test('failed sign-ins on one instance slow down the account on another (REDIS_UR
   }
   // Behind one public origin (a load balancer), the browser's next post lands on the other instance.
   const onSecond = new URL(action.pathname, secondOrigin).href;
-  const blocked = await browser.request(onSecond, { form: { csrf, email: frank.email, password: frank.password }, headers: { origin: new URL(server.issuer).origin } });
+  const blocked = await browser.request(onSecond, {
+    form: { csrf, email: frank.email, password: frank.password },
+    headers: { origin: new URL(server.issuer).origin },
+  });
   assert.equal(blocked.status, 429, 'the other instance saw the failures');
   assert.ok(Number(blocked.headers.get('retry-after')) >= 1);
 });

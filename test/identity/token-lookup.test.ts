@@ -66,7 +66,10 @@ test('a failed query fails every lookup it carried, and the next lookups work ag
   await db.query('ALTER TABLE oauth_tokens RENAME TO oauth_tokens_away');
   try {
     const results = await Promise.allSettled([lookup.find('a1'), lookup.find('a2')]);
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected'],
+    );
   } finally {
     await db.query('ALTER TABLE oauth_tokens_away RENAME TO oauth_tokens');
   }

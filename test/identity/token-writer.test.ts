@@ -16,9 +16,20 @@ before(async () => {
   database = await freshPostgres('identity_writer');
   db = await openDatabase({ url: database.url, dataDir: '/nonexistent', schema: 'identity' });
   await migrate(db, MIGRATIONS);
-  principalId = (await db.query<{ id: string }>(`INSERT INTO principals (type, identifier, display_name) VALUES ('application', 'writer', 'Writer') RETURNING id`)).rows[0]!.id;
-  appId = (await db.query<{ id: string }>(`INSERT INTO oauth_apps (client_id, name, principal_id) VALUES ('writer-client', 'Writer', $1) RETURNING id`, [principalId])).rows[0]!.id;
-  await db.query(`INSERT INTO oauth_grants (grant_hash, client_id, payload) VALUES ('grant-1', 'writer-client', 'sealed')`);
+  principalId = (
+    await db.query<{ id: string }>(
+      `INSERT INTO principals (type, identifier, display_name) VALUES ('application', 'writer', 'Writer') RETURNING id`,
+    )
+  ).rows[0]!.id;
+  appId = (
+    await db.query<{ id: string }>(
+      `INSERT INTO oauth_apps (client_id, name, principal_id) VALUES ('writer-client', 'Writer', $1) RETURNING id`,
+      [principalId],
+    )
+  ).rows[0]!.id;
+  await db.query(
+    `INSERT INTO oauth_grants (grant_hash, client_id, payload) VALUES ('grant-1', 'writer-client', 'sealed')`,
+  );
 });
 
 after(async () => {
@@ -28,8 +39,23 @@ after(async () => {
 
 function accessRow(signature: string, overrides: Partial<Record<number, unknown>> = {}): TokenValues {
   const row: TokenValues = [
-    'client_credentials', signature, null, null, '["events:write","a \\"quoted\\" scope"]', '["aud-1"]', null,
-    new Date(Date.now() + 900_000), null, '127.0.0.1', 'agent "x", {y}', null, principalId, 'writer-client', appId, `payload-${signature}`, null,
+    'client_credentials',
+    signature,
+    null,
+    null,
+    '["events:write","a \\"quoted\\" scope"]',
+    '["aud-1"]',
+    null,
+    new Date(Date.now() + 900_000),
+    null,
+    '127.0.0.1',
+    'agent "x", {y}',
+    null,
+    principalId,
+    'writer-client',
+    appId,
+    `payload-${signature}`,
+    null,
   ];
   for (const [i, v] of Object.entries(overrides)) (row as unknown[])[Number(i)] = v;
   return row;
@@ -39,9 +65,13 @@ test('many rows written at once are each stored with every field as given', asyn
   const writer = new TokenWriter(db, 2, 40);
   const signatures = Array.from({ length: 150 }, (_, i) => `w${i}`);
   await Promise.all(signatures.map((s) => writer.write('access_token_signature', accessRow(s))));
-  const r = await db.query<{ n: number }>(`SELECT count(*) AS n FROM oauth_tokens WHERE access_token_signature LIKE 'w%'`);
+  const r = await db.query<{ n: number }>(
+    `SELECT count(*) AS n FROM oauth_tokens WHERE access_token_signature LIKE 'w%'`,
+  );
   assert.equal(r.rows[0]!.n, 150);
-  const row = (await db.query<Record<string, unknown>>(`SELECT * FROM oauth_tokens WHERE access_token_signature = 'w42'`)).rows[0]!;
+  const row = (
+    await db.query<Record<string, unknown>>(`SELECT * FROM oauth_tokens WHERE access_token_signature = 'w42'`)
+  ).rows[0]!;
   assert.deepEqual(row.scopes, ['events:write', 'a "quoted" scope']);
   assert.deepEqual(row.audience, ['aud-1']);
   assert.equal(row.user_agent, 'agent "x", {y}');
@@ -54,13 +84,40 @@ test('many rows written at once are each stored with every field as given', asyn
 
 test('refresh tokens link to their grant family, written in the same batch as access tokens', async () => {
   const writer = new TokenWriter(db);
-  const refresh: TokenValues = ['refresh_token', null, 'rf1', 'grant-1', '["openid"]', '[]', 'session-hash', null, new Date(Date.now() + 60_000), null, null, 'sub-1', principalId, 'writer-client', appId, 'payload-rf1', null];
-  await Promise.all([writer.write('refresh_token_signature', refresh), writer.write('access_token_signature', accessRow('wa1', { 3: 'grant-1' }))]);
-  const rows = (await db.query<{ family_id: string | null; kind: string }>(
-    `SELECT t.family_id, t.kind FROM oauth_tokens t WHERE t.refresh_token_signature = 'rf1' OR t.access_token_signature = 'wa1' ORDER BY kind`,
-  )).rows;
-  const grantId = (await db.query<{ id: string }>(`SELECT id FROM oauth_grants WHERE grant_hash = 'grant-1'`)).rows[0]!.id;
-  assert.deepEqual(rows, [{ family_id: grantId, kind: 'client_credentials' }, { family_id: grantId, kind: 'refresh_token' }]);
+  const refresh: TokenValues = [
+    'refresh_token',
+    null,
+    'rf1',
+    'grant-1',
+    '["openid"]',
+    '[]',
+    'session-hash',
+    null,
+    new Date(Date.now() + 60_000),
+    null,
+    null,
+    'sub-1',
+    principalId,
+    'writer-client',
+    appId,
+    'payload-rf1',
+    null,
+  ];
+  await Promise.all([
+    writer.write('refresh_token_signature', refresh),
+    writer.write('access_token_signature', accessRow('wa1', { 3: 'grant-1' })),
+  ]);
+  const rows = (
+    await db.query<{ family_id: string | null; kind: string }>(
+      `SELECT t.family_id, t.kind FROM oauth_tokens t WHERE t.refresh_token_signature = 'rf1' OR t.access_token_signature = 'wa1' ORDER BY kind`,
+    )
+  ).rows;
+  const grantId = (await db.query<{ id: string }>(`SELECT id FROM oauth_grants WHERE grant_hash = 'grant-1'`)).rows[0]!
+    .id;
+  assert.deepEqual(rows, [
+    { family_id: grantId, kind: 'client_credentials' },
+    { family_id: grantId, kind: 'refresh_token' },
+  ]);
 });
 
 test('one bad row in a batch fails only its own write; the others are stored', async () => {
@@ -70,10 +127,20 @@ test('one bad row in a batch fails only its own write; the others are stored', a
     writer.write('access_token_signature', accessRow('bad-1', { 14: randomUUID() })),
     writer.write('access_token_signature', accessRow('good-2')),
   ]);
-  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
   assert.equal((results[1] as PromiseRejectedResult).reason.code, '23503');
-  const stored = (await db.query<{ s: string }>(`SELECT access_token_signature AS s FROM oauth_tokens WHERE access_token_signature IN ('good-1', 'bad-1', 'good-2') ORDER BY 1`)).rows;
-  assert.deepEqual(stored.map((r) => r.s), ['good-1', 'good-2']);
+  const stored = (
+    await db.query<{ s: string }>(
+      `SELECT access_token_signature AS s FROM oauth_tokens WHERE access_token_signature IN ('good-1', 'bad-1', 'good-2') ORDER BY 1`,
+    )
+  ).rows;
+  assert.deepEqual(
+    stored.map((r) => r.s),
+    ['good-1', 'good-2'],
+  );
 });
 
 test('the same signature twice in one batch is an upsert, not a failure', async () => {
@@ -82,7 +149,9 @@ test('the same signature twice in one batch is an upsert, not a failure', async 
     writer.write('access_token_signature', accessRow('twice', { 15: 'first' })),
     writer.write('access_token_signature', accessRow('twice', { 15: 'second' })),
   ]);
-  const rows = (await db.query<{ payload: string }>(`SELECT payload FROM oauth_tokens WHERE access_token_signature = 'twice'`)).rows;
+  const rows = (
+    await db.query<{ payload: string }>(`SELECT payload FROM oauth_tokens WHERE access_token_signature = 'twice'`)
+  ).rows;
   assert.equal(rows.length, 1);
   assert.ok(['first', 'second'].includes(rows[0]!.payload));
 });

@@ -18,19 +18,30 @@ after(async () => {
 
 test('the admin API requires the admin token', async () => {
   for (const authorization of [undefined, 'Bearer wrong-token-but-long-enough', `Basic ${ADMIN_TOKEN}`, ADMIN_TOKEN]) {
-    const res = await h.app.inject({ method: 'GET', url: '/api/v1/projects', headers: authorization ? { authorization } : {} });
+    const res = await h.app.inject({
+      method: 'GET',
+      url: '/api/v1/projects',
+      headers: authorization ? { authorization } : {},
+    });
     assert.equal(res.statusCode, 401, String(authorization));
     assert.equal(res.json().error.code, 'UNAUTHORIZED');
   }
   const created = await h.app.inject({ method: 'POST', url: '/api/v1/projects', payload: { name: 'sneaky' } });
   assert.equal(created.statusCode, 401);
-  assert.equal((await h.sql.query(`SELECT count(*)::int AS n FROM ingest.projects WHERE name = 'sneaky'`)).rows[0].n, 0);
+  assert.equal(
+    (await h.sql.query(`SELECT count(*)::int AS n FROM ingest.projects WHERE name = 'sneaky'`)).rows[0].n,
+    0,
+  );
 });
 
 test('without INGEST_ADMIN_TOKEN the admin API is closed', async () => {
   const closed = await startIngest({ INGEST_ADMIN_TOKEN: '' }, 'admin_closed');
   try {
-    const res = await closed.app.inject({ method: 'GET', url: '/api/v1/projects', headers: { authorization: 'Bearer anything-at-all-here' } });
+    const res = await closed.app.inject({
+      method: 'GET',
+      url: '/api/v1/projects',
+      headers: { authorization: 'Bearer anything-at-all-here' },
+    });
     assert.equal(res.statusCode, 401);
     assert.match(res.json().error.message, /INGEST_ADMIN_TOKEN/);
   } finally {
@@ -68,7 +79,10 @@ test('lists are pages of {items, next} in creation order; a cursor walks every i
     seen.push(...page.items.map((p: { id: string }) => p.id));
     cursor = page.next;
   } while (cursor);
-  assert.deepEqual(seen, all.items.map((p: { id: string }) => p.id));
+  assert.deepEqual(
+    seen,
+    all.items.map((p: { id: string }) => p.id),
+  );
   const forged = await h.admin('GET', '/api/v1/projects?cursor=not-ours');
   assert.equal(forged.statusCode, 400);
   assert.equal(forged.json().error.code, 'VALIDATION_ERROR');
@@ -81,13 +95,19 @@ test('admin input PostgreSQL cannot hold (NUL characters) is 400 naming the fiel
     assert.equal(res.json().error.code, 'VALIDATION_ERROR');
     assert.match(res.json().error.message, field);
   };
-  await bad(await h.admin('POST', '/api/v1/projects', { name: 'a\u0000b' }), /^name: must not contain a NUL character$/);
+  await bad(
+    await h.admin('POST', '/api/v1/projects', { name: 'a\u0000b' }),
+    /^name: must not contain a NUL character$/,
+  );
   await bad(await h.admin('GET', '/api/v1/projects/a%00b'), /^projectId: must not contain a NUL character$/);
   await bad(await h.admin('GET', '/api/v1/projects/a%00b/keys'), /^projectId: /);
   await h.admin('POST', '/api/v1/projects', { name: 'Nul', id: 'nul-proj' });
   await bad(await h.admin('POST', '/api/v1/projects/nul-proj/keys', { name: 'x\u0000' }), /^name: /);
   await bad(await h.admin('DELETE', '/api/v1/projects/nul-proj/keys/key%00'), /^keyId: /);
-  assert.equal((await h.sql.query(`SELECT count(*)::int AS n FROM ingest.api_keys WHERE project_id = 'nul-proj'`)).rows[0].n, 0);
+  assert.equal(
+    (await h.sql.query(`SELECT count(*)::int AS n FROM ingest.api_keys WHERE project_id = 'nul-proj'`)).rows[0].n,
+    0,
+  );
 });
 
 test('keys: shown once, stored only as SHA-256, several per project, listed without the key, revocable', async () => {
@@ -109,16 +129,33 @@ test('keys: shown once, stored only as SHA-256, several per project, listed with
   const list = await h.admin('GET', '/api/v1/projects/keys-proj/keys');
   assert.equal(list.json().items.length, 2);
   assert.ok(!list.body.includes(keyA));
-  assert.deepEqual(list.json().items.map((k: { name: string }) => k.name), ['ci', '']);
+  assert.deepEqual(
+    list.json().items.map((k: { name: string }) => k.name),
+    ['ci', ''],
+  );
 
   assert.equal((await h.admin('POST', '/api/v1/projects/missing/keys', { name: 'x' })).statusCode, 404);
   assert.equal((await h.admin('GET', '/api/v1/projects/missing/keys')).statusCode, 404);
-  assert.equal((await h.admin('DELETE', `/api/v1/projects/web-shop/keys/${a.json().id}`)).statusCode, 404, 'a key is revoked through its own project');
+  assert.equal(
+    (await h.admin('DELETE', `/api/v1/projects/web-shop/keys/${a.json().id}`)).statusCode,
+    404,
+    'a key is revoked through its own project',
+  );
 
-  const send = (key: string) => h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key }, payload: { events: [makeEvent('keys-proj')] } });
+  const send = (key: string) =>
+    h.app.inject({
+      method: 'POST',
+      url: '/v1/events',
+      headers: { 'x-svc-api-key': key },
+      payload: { events: [makeEvent('keys-proj')] },
+    });
   assert.equal((await send(keyA)).statusCode, 202);
   // As clients that set a JSON content type on every request send it: no body, but the header.
-  const revoked = await h.app.inject({ method: 'DELETE', url: `/api/v1/projects/keys-proj/keys/${a.json().id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' } });
+  const revoked = await h.app.inject({
+    method: 'DELETE',
+    url: `/api/v1/projects/keys-proj/keys/${a.json().id}`,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+  });
   assert.equal(revoked.statusCode, 200);
   assert.ok(!revoked.body.includes(keyA));
   assert.equal((await send(keyA)).statusCode, 401, 'revoked through this instance: refused at once, despite the cache');
@@ -129,7 +166,13 @@ test('a key revoked elsewhere (the CLI, another instance) stops working within I
   const uncached = await startIngest({ INGEST_KEY_CACHE_SECONDS: '0' }, 'admin_nocache');
   try {
     const p = await uncached.project();
-    const send = () => uncached.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': p.key }, payload: { events: [makeEvent(p.projectId)] } });
+    const send = () =>
+      uncached.app.inject({
+        method: 'POST',
+        url: '/v1/events',
+        headers: { 'x-svc-api-key': p.key },
+        payload: { events: [makeEvent(p.projectId)] },
+      });
     assert.equal((await send()).statusCode, 202);
     const other = new pg.Client({ connectionString: uncached.database.url });
     await other.connect();
@@ -147,17 +190,25 @@ test('a blank project or key name (white space only) is 400 naming the field, an
     assert.equal(res.json().error.code, 'VALIDATION_ERROR');
     assert.match(res.json().error.message, /^name: must not be blank/);
   };
-  for (const name of ['  ', '\t\n', '\u00a0\u3000', '\u200b']) bad(await h.admin('POST', '/api/v1/projects', { name, id: 'blank-proj' }));
+  for (const name of ['  ', '\t\n', '\u00a0\u3000', '\u200b'])
+    bad(await h.admin('POST', '/api/v1/projects', { name, id: 'blank-proj' }));
   assert.equal((await h.admin('GET', '/api/v1/projects/blank-proj')).statusCode, 404);
   assert.equal((await h.admin('POST', '/api/v1/projects', { name: ' Shop ', id: 'blank-proj' })).statusCode, 201);
   for (const name of ['', '   ']) bad(await h.admin('POST', '/api/v1/projects/blank-proj/keys', { name }));
-  assert.equal((await h.sql.query(`SELECT count(*)::int AS n FROM ingest.api_keys WHERE project_id = 'blank-proj'`)).rows[0].n, 0);
+  assert.equal(
+    (await h.sql.query(`SELECT count(*)::int AS n FROM ingest.api_keys WHERE project_id = 'blank-proj'`)).rows[0].n,
+    0,
+  );
   // Left out, a key simply has no name.
   assert.equal((await h.admin('POST', '/api/v1/projects/blank-proj/keys')).statusCode, 201);
 });
 
 test('the CLI creates projects and keys, lists and revokes them', async () => {
-  const config = loadIngestConfig({ DATABASE_URL: h.database.url, LOG_LEVEL: 'silent', DATA_DIR: '/tmp/unused-ingest-cli' });
+  const config = loadIngestConfig({
+    DATABASE_URL: h.database.url,
+    LOG_LEVEL: 'silent',
+    DATA_DIR: '/tmp/unused-ingest-cli',
+  });
   const run = async (...args: string[]) => {
     const out: string[] = [];
     const err: string[] = [];
@@ -177,7 +228,12 @@ test('the CLI creates projects and keys, lists and revokes them', async () => {
   assert.match(secret!, /^isk_/);
   assert.match(key.err.join(''), /cannot be shown again/);
 
-  const events = await h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': secret! }, payload: { events: [makeEvent('cli-proj')] } });
+  const events = await h.app.inject({
+    method: 'POST',
+    url: '/v1/events',
+    headers: { 'x-svc-api-key': secret! },
+    payload: { events: [makeEvent('cli-proj')] },
+  });
   assert.deepEqual(events.json(), { accepted: 1, rejected: 0, errors: [] });
 
   const listed = await run('keys', 'list', 'cli-proj');
@@ -204,6 +260,11 @@ test('the CLI creates projects and keys, lists and revokes them', async () => {
   assert.equal(exportedKey.out.length, 2);
   assert.match(exportedKey.out[0]!, /^export KEY_ID='key_[A-Za-z0-9_-]+'$/);
   const apiKey = /^export API_KEY='(isk_[A-Za-z0-9_-]+)'$/.exec(exportedKey.out[1]!)![1]!;
-  const sent = await h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': apiKey }, payload: { events: [makeEvent(projectId)] } });
+  const sent = await h.app.inject({
+    method: 'POST',
+    url: '/v1/events',
+    headers: { 'x-svc-api-key': apiKey },
+    payload: { events: [makeEvent(projectId)] },
+  });
   assert.equal(sent.json().accepted, 1);
 });

@@ -50,16 +50,28 @@ test('a body within the limit is returned whole, compressed or not', async () =>
 });
 
 test('the limit applies on the wire: a declared or counted size over it is refused', async () => {
-  await assert.rejects(readBody(Readable.from([Buffer.from('{}')]), { 'content-length': String(LIMIT + 1) }, LIMIT), /request body exceeds 10 MB/);
-  await assert.rejects(readBody(Readable.from([Buffer.alloc(6 * 1024 * 1024), Buffer.alloc(5 * 1024 * 1024)]), {}, LIMIT), /request body exceeds 10 MB/);
+  await assert.rejects(
+    readBody(Readable.from([Buffer.from('{}')]), { 'content-length': String(LIMIT + 1) }, LIMIT),
+    /request body exceeds 10 MB/,
+  );
+  await assert.rejects(
+    readBody(Readable.from([Buffer.alloc(6 * 1024 * 1024), Buffer.alloc(5 * 1024 * 1024)]), {}, LIMIT),
+    /request body exceeds 10 MB/,
+  );
   // A gzip body whose compressed size alone is over the limit.
   const random = Buffer.from(Array.from({ length: 11 * 1024 * 1024 }, (_, i) => (i * 2654435761) >>> 24));
-  await assert.rejects(readBody(Readable.from([gzipSync(random, { level: 0 })]), { 'content-encoding': 'gzip' }, LIMIT), /exceeds 10 MB/);
+  await assert.rejects(
+    readBody(Readable.from([gzipSync(random, { level: 0 })]), { 'content-encoding': 'gzip' }, LIMIT),
+    /exceeds 10 MB/,
+  );
 });
 
 test('truncated gzip is a 400, not a hang', async () => {
   const whole = gzipSync(JSON.stringify({ events: [] }));
-  await assert.rejects(readBody(Readable.from([whole.subarray(0, whole.length - 6)]), { 'content-encoding': 'gzip' }, LIMIT), (err: unknown) => err instanceof HttpError && err.statusCode === 400);
+  await assert.rejects(
+    readBody(Readable.from([whole.subarray(0, whole.length - 6)]), { 'content-encoding': 'gzip' }, LIMIT),
+    (err: unknown) => err instanceof HttpError && err.statusCode === 400,
+  );
 });
 
 test('text is decoded as it arrives: a character split between two chunks survives, invalid UTF-8 anywhere is a 400', async () => {
@@ -70,14 +82,22 @@ test('text is decoded as it arrives: a character split between two chunks surviv
     assert.equal(read.text, text, `cut at ${cut}`);
   }
   const broken = Buffer.concat([bytes.subarray(0, 10), Buffer.from([0xc3]), bytes.subarray(10)]);
-  await assert.rejects(readBody(Readable.from([broken.subarray(0, 11), broken.subarray(11)]), {}, LIMIT), /not valid UTF-8/);
+  await assert.rejects(
+    readBody(Readable.from([broken.subarray(0, 11), broken.subarray(11)]), {}, LIMIT),
+    /not valid UTF-8/,
+  );
   // A character cut off by the end of the body.
-  await assert.rejects(readBody(Readable.from([Buffer.from('{"a":"'), Buffer.from([0xe2, 0x98])]), {}, LIMIT), /not valid UTF-8/);
+  await assert.rejects(
+    readBody(Readable.from([Buffer.from('{"a":"'), Buffer.from([0xe2, 0x98])]), {}, LIMIT),
+    /not valid UTF-8/,
+  );
 });
 
 test('the bytes of a body are kept beside its text only up to keepBytesUpTo, decompressed when it was gzipped', async () => {
   const text = JSON.stringify({ events: [{ title: 'café' }] });
-  const small = await readBody(meteredSource(gzipSync(text), 7).stream, { 'content-encoding': 'gzip' }, LIMIT, { keepBytesUpTo: 1024 });
+  const small = await readBody(meteredSource(gzipSync(text), 7).stream, { 'content-encoding': 'gzip' }, LIMIT, {
+    keepBytesUpTo: 1024,
+  });
   assert.equal(small.text, text);
   assert.deepEqual(small.raw, Buffer.from(text));
   const big = await readBody(meteredSource(Buffer.from(text.padEnd(2000))).stream, {}, LIMIT, { keepBytesUpTo: 1024 });

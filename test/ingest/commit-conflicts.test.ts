@@ -10,9 +10,20 @@ test('a group meeting a stored event is inserted again skipping it, and the next
   t.after(() => h.close());
   const { projectId, key } = await h.project();
   const post = (events: unknown[]) =>
-    h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key, 'content-type': 'application/json' }, payload: JSON.stringify({ events }) });
-  const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await h.app.inject({ url: '/metrics' })).body)?.[1] ?? NaN);
-  const stored = async () => (await h.sql.query<{ n: number }>('SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d FROM ingest.events')).rows[0]!;
+    h.app.inject({
+      method: 'POST',
+      url: '/v1/events',
+      headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
+      payload: JSON.stringify({ events }),
+    });
+  const metric = async (name: string) =>
+    Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await h.app.inject({ url: '/metrics' })).body)?.[1] ?? NaN);
+  const stored = async () =>
+    (
+      await h.sql.query<{ n: number }>(
+        'SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d FROM ingest.events',
+      )
+    ).rows[0]!;
 
   const first = [makeEvent(projectId), makeEvent(projectId), makeEvent(projectId)];
   assert.equal((await post(first)).json().accepted, 3);
@@ -48,12 +59,19 @@ test('the same new events sent twice at once are stored once, both requests answ
   t.after(() => h.close());
   const { projectId, key } = await h.project();
   const post = (events: unknown[]) =>
-    h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key, 'content-type': 'application/json' }, payload: JSON.stringify({ events }) });
+    h.app.inject({
+      method: 'POST',
+      url: '/v1/events',
+      headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
+      payload: JSON.stringify({ events }),
+    });
   for (let round = 0; round < 5; round++) {
     const events = Array.from({ length: 200 }, () => makeEvent(projectId));
     const answers = await Promise.all([post(events), post(events), post(events.slice(100))]);
     for (const a of answers) assert.equal(a.statusCode, 202, a.body);
   }
-  const { rows } = await h.sql.query<{ n: number; d: number }>('SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d FROM ingest.events');
+  const { rows } = await h.sql.query<{ n: number; d: number }>(
+    'SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d FROM ingest.events',
+  );
   assert.deepEqual(rows[0], { n: 1000, d: 1000 });
 });

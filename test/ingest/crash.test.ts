@@ -67,16 +67,37 @@ async function kill(running: Running): Promise<void> {
 }
 
 async function call(url: string, method: string, body: unknown, headers: Record<string, string>): Promise<Response> {
-  return fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  return fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
 }
 
-test('SIGKILL under load: every event answered 202 is stored exactly once and reaches the webhook', { timeout: 90_000 }, async (t) => {
+test('SIGKILL under load: every event answered 202 is stored exactly once and reaches the webhook', {
+  timeout: 90_000,
+}, async (t) => {
   let service = await startService();
   const admin = { authorization: `Bearer ${ADMIN}` };
   const projectId = 'crash-project';
-  assert.equal((await call(`${service.url}/api/v1/projects`, 'POST', { name: 'crash', id: projectId }, admin)).status, 201);
-  const key = ((await (await call(`${service.url}/api/v1/projects/${projectId}/keys`, 'POST', { name: 'load' }, admin)).json()) as { key: string }).key;
-  const dest = (await (await call(`${service.url}/api/v1/projects/${projectId}/destinations`, 'POST', { name: 'hook', kind: 'webhook', base_url: receiver.url }, admin)).json()) as { secret: string };
+  assert.equal(
+    (await call(`${service.url}/api/v1/projects`, 'POST', { name: 'crash', id: projectId }, admin)).status,
+    201,
+  );
+  const key = (
+    (await (
+      await call(`${service.url}/api/v1/projects/${projectId}/keys`, 'POST', { name: 'load' }, admin)
+    ).json()) as { key: string }
+  ).key;
+  const dest = (await (
+    await call(
+      `${service.url}/api/v1/projects/${projectId}/destinations`,
+      'POST',
+      { name: 'hook', kind: 'webhook', base_url: receiver.url },
+      admin,
+    )
+  ).json()) as { secret: string };
   receiver.secret = dest.secret;
 
   const acknowledged = new Set<string>();
@@ -123,14 +144,24 @@ test('SIGKILL under load: every event answered 202 is stored exactly once and re
     await Promise.all(loaders);
   }
 
-  t.diagnostic(`acknowledged ${acknowledged.size} events (${ackedBeforeFirstKill} before the first kill), ${refused} requests refused or cut`);
-  assert.ok(ackedBeforeFirstKill > 0 && acknowledged.size > ackedBeforeFirstKill, 'load ran before and after the kills');
+  t.diagnostic(
+    `acknowledged ${acknowledged.size} events (${ackedBeforeFirstKill} before the first kill), ${refused} requests refused or cut`,
+  );
+  assert.ok(
+    ackedBeforeFirstKill > 0 && acknowledged.size > ackedBeforeFirstKill,
+    'load ran before and after the kills',
+  );
 
   const ids = [...acknowledged];
-  const stored = await sql.query<{ n: string; distinct_ids: string }>('SELECT count(*) AS n, count(DISTINCT event_id) AS distinct_ids FROM ingest.events WHERE event_id = ANY($1)', [ids]);
+  const stored = await sql.query<{ n: string; distinct_ids: string }>(
+    'SELECT count(*) AS n, count(DISTINCT event_id) AS distinct_ids FROM ingest.events WHERE event_id = ANY($1)',
+    [ids],
+  );
   assert.equal(Number(stored.rows[0]!.n), ids.length, 'every acknowledged event is stored');
   assert.equal(Number(stored.rows[0]!.distinct_ids), ids.length, 'and only once');
-  const duplicates = await sql.query('SELECT event_id FROM ingest.events GROUP BY project_id, event_id HAVING count(*) > 1');
+  const duplicates = await sql.query(
+    'SELECT event_id FROM ingest.events GROUP BY project_id, event_id HAVING count(*) > 1',
+  );
   assert.equal(duplicates.rowCount, 0);
 
   const deadline = Date.now() + 30_000;
@@ -141,12 +172,17 @@ test('SIGKILL under load: every event answered 202 is stored exactly once and re
   }
   assert.equal(missing.length, 0, `${missing.length} acknowledged events never reached the webhook`);
   // Events stored from requests cut by a kill (never acknowledged) are forwarded too: whatever is stored is delivered.
-  const allStored = (await sql.query<{ event_id: string }>('SELECT event_id FROM ingest.events')).rows.map((r) => r.event_id);
+  const allStored = (await sql.query<{ event_id: string }>('SELECT event_id FROM ingest.events')).rows.map(
+    (r) => r.event_id,
+  );
   await (async () => {
     const until = Date.now() + 10_000;
     while (allStored.some((id) => !receiver.arrivals.has(id)) && Date.now() < until) await sleep(100);
   })();
-  assert.deepEqual(allStored.filter((id) => !receiver.arrivals.has(id)), []);
+  assert.deepEqual(
+    allStored.filter((id) => !receiver.arrivals.has(id)),
+    [],
+  );
   const repeats = [...receiver.arrivals.values()].filter((n) => n > 1).length;
   t.diagnostic(`${allStored.length} stored, all delivered; ${repeats} arrived more than once (batches cut by a kill)`);
   assert.equal(receiver.badSignatures, 0);

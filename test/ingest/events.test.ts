@@ -29,10 +29,17 @@ async function storedCount(): Promise<number> {
 }
 
 async function storedIds(ids: string[]): Promise<string[]> {
-  return (await h.sql.query('SELECT event_id FROM ingest.events WHERE event_id = ANY($1) ORDER BY event_id', [ids])).rows.map((r) => r.event_id);
+  return (
+    await h.sql.query('SELECT event_id FROM ingest.events WHERE event_id = ANY($1) ORDER BY event_id', [ids])
+  ).rows.map((r) => r.event_id);
 }
 
-function assertError(res: { statusCode: number; json(): any }, status: number, code: string, ...rest: [RegExp?] | [string, RegExp?]) {
+function assertError(
+  res: { statusCode: number; json(): any },
+  status: number,
+  code: string,
+  ...rest: [RegExp?] | [string, RegExp?]
+) {
   const [reason, message] = typeof rest[0] === 'string' ? [rest[0], rest[1]] : [undefined, rest[0]];
   assert.equal(res.statusCode, status);
   assert.equal(res.json().error.code, code);
@@ -43,7 +50,11 @@ function assertError(res: { statusCode: number; json(): any }, status: number, c
 
 test('a valid batch is answered 202 after it is stored, as received, beside its query columns', async () => {
   const events = [
-    makeEvent(projectId, { 'event.timestamp': '2025-03-04T12:00:00.250+02:00', 'unknown.field': { kept: true }, 'session.id': 'S-9' }),
+    makeEvent(projectId, {
+      'event.timestamp': '2025-03-04T12:00:00.250+02:00',
+      'unknown.field': { kept: true },
+      'session.id': 'S-9',
+    }),
     makeEvent(projectId, { 'event.type': 'api.response', 'api.status_code': 503, 'api.duration_ms': 87 }),
   ];
   const res = await post({ events });
@@ -61,14 +72,24 @@ test('a valid batch is answered 202 after it is stored, as received, beside its 
   assert.equal(row.event_ts.toISOString(), '2025-03-04T10:00:00.250Z');
   assert.ok(Math.abs(row.received_at.getTime() - Date.now()) < 60_000);
   assert.deepEqual(row.body, events[0]);
-  assert.deepEqual(await storedIds(events.map((e) => e.event_id as string)), events.map((e) => e.event_id as string).sort());
+  assert.deepEqual(
+    await storedIds(events.map((e) => e.event_id as string)),
+    events.map((e) => e.event_id as string).sort(),
+  );
 });
 
 test('each event is judged on its own: rejected ones come back with index and "<field>: <reason>"', async () => {
   const good = makeEvent(projectId);
   const noType = makeEvent(projectId);
   delete noType['event.type'];
-  const res = await post({ events: [noType, good, makeEvent(projectId, { 'event.timestamp': 'last tuesday' }), makeEvent(projectId, { metadata: 'x' })] });
+  const res = await post({
+    events: [
+      noType,
+      good,
+      makeEvent(projectId, { 'event.timestamp': 'last tuesday' }),
+      makeEvent(projectId, { metadata: 'x' }),
+    ],
+  });
   assert.equal(res.statusCode, 202);
   assert.deepEqual(res.json(), {
     accepted: 1,
@@ -89,16 +110,23 @@ test('every required field missing in turn, and wrong types, over HTTP', async (
     delete e[f];
     return e;
   });
-  events.push(makeEvent(projectId, { 'event.sequence': 'three' }), makeEvent(projectId, { 'user.id': 42 }), makeEvent(projectId, { event_id: 7 }));
+  events.push(
+    makeEvent(projectId, { 'event.sequence': 'three' }),
+    makeEvent(projectId, { 'user.id': 42 }),
+    makeEvent(projectId, { event_id: 7 }),
+  );
   const res = await post({ events });
   assert.equal(res.statusCode, 202);
   assert.equal(res.json().accepted, 0);
-  assert.deepEqual(res.json().errors.map((e: { error: string }) => e.error), [
-    ...fields.map((f) => `${f}: required`),
-    'event.sequence: must be an integer',
-    'user.id: must be a string',
-    'event_id: must be a string',
-  ]);
+  assert.deepEqual(
+    res.json().errors.map((e: { error: string }) => e.error),
+    [
+      ...fields.map((f) => `${f}: required`),
+      'event.sequence: must be an integer',
+      'user.id: must be a string',
+      'event_id: must be a string',
+    ],
+  );
 });
 
 test('an event PostgreSQL could not store is rejected on its own, never a 500 for the whole request', async () => {
@@ -107,7 +135,11 @@ test('an event PostgreSQL could not store is rejected on its own, never a 500 fo
   const late = makeEvent(projectId, { 'event.timestamp': '9999-12-31T23:59:59-23:59' });
   const res = await post({ events: [late, good] });
   assert.equal(res.statusCode, 202, res.body);
-  assert.deepEqual(res.json(), { accepted: 1, rejected: 1, errors: [{ index: 0, error: 'event.timestamp: must be an ISO 8601 date-time with a time zone' }] });
+  assert.deepEqual(res.json(), {
+    accepted: 1,
+    rejected: 1,
+    errors: [{ index: 0, error: 'event.timestamp: must be an ISO 8601 date-time with a time zone' }],
+  });
   assert.deepEqual(await storedIds([good.event_id as string, late.event_id as string]), [good.event_id]);
 });
 
@@ -119,7 +151,11 @@ test('an event nested deeper than 64 levels is rejected on its own, not a 500', 
   const body = `{"events":[${head},"metadata":{"x":${'['.repeat(99)}${']'.repeat(99)}}},${JSON.stringify(good)}]}`;
   const res = await post(body);
   assert.equal(res.statusCode, 202, res.body);
-  assert.deepEqual(res.json(), { accepted: 1, rejected: 1, errors: [{ index: 0, error: 'metadata: must not be nested more than 64 levels deep' }] });
+  assert.deepEqual(res.json(), {
+    accepted: 1,
+    rejected: 1,
+    errors: [{ index: 0, error: 'metadata: must not be nested more than 64 levels deep' }],
+  });
   assert.deepEqual(await storedIds([good.event_id as string, deep.event_id as string]), [good.event_id]);
 });
 
@@ -133,26 +169,47 @@ test('a body over 1 MB nested more than 128 levels or holding more than a millio
     assertError(await post(body), 400, 'VALIDATION_ERROR', 'too_deep', /more than 128 levels deep/);
   }
   assert.deepEqual(await storedIds([good.event_id as string]), []);
-  const tooLarge = (index: number) => ({ index, error: `event: must be at most 100 KB serialized (got ${Buffer.byteLength(padded)} bytes)` });
+  const tooLarge = (index: number) => ({
+    index,
+    error: `event: must be at most 100 KB serialized (got ${Buffer.byteLength(padded)} bytes)`,
+  });
   const brackets = makeEvent(projectId, { 'error.message': '['.repeat(500) + '\\"{'.repeat(100) });
-  assert.deepEqual((await post(`{"events":[${JSON.stringify(brackets)},${padded}]}`)).json(), { accepted: 1, rejected: 1, errors: [tooLarge(1)] });
+  assert.deepEqual((await post(`{"events":[${JSON.stringify(brackets)},${padded}]}`)).json(), {
+    accepted: 1,
+    rejected: 1,
+    errors: [tooLarge(1)],
+  });
   // Millions of tiny values would cost hundreds of MB to parse: refused from the text too (commas in strings do not count).
   const wide = `{"events":[${head},"metadata":{"x":[${Array(1_000_001).fill('0').join(',')}]}}]}`;
   assertError(await post(wide), 400, 'VALIDATION_ERROR', 'too_many_values', /more than 1,000,000 JSON values/);
   const commas = JSON.stringify(makeEvent(projectId, { 'error.stack': ','.repeat(1_100_000) }));
-  assert.deepEqual((await post(`{"events":[${JSON.stringify(good)},${commas}]}`)).json(), { accepted: 1, rejected: 1, errors: [{ index: 1, error: `event: must be at most 100 KB serialized (got ${Buffer.byteLength(commas)} bytes)` }] });
+  assert.deepEqual((await post(`{"events":[${JSON.stringify(good)},${commas}]}`)).json(), {
+    accepted: 1,
+    rejected: 1,
+    errors: [{ index: 1, error: `event: must be at most 100 KB serialized (got ${Buffer.byteLength(commas)} bytes)` }],
+  });
   // Unbalanced text is the parser's to judge.
   assertError(await post(`{"events":[${padded}${']'.repeat(200)}`), 400, 'VALIDATION_ERROR', 'invalid_json');
   // A small body as deep is parsed, and its too-deep event rejected on its own.
-  const small = await post(`{"events":[${head},"metadata":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}},${JSON.stringify(good)}]}`);
-  assert.deepEqual(small.json(), { accepted: 1, rejected: 1, errors: [{ index: 0, error: 'metadata: must not be nested more than 64 levels deep' }] });
+  const small = await post(
+    `{"events":[${head},"metadata":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}},${JSON.stringify(good)}]}`,
+  );
+  assert.deepEqual(small.json(), {
+    accepted: 1,
+    rejected: 1,
+    errors: [{ index: 0, error: 'metadata: must not be nested more than 64 levels deep' }],
+  });
 });
 
 test('a duplicate id within one batch: the first is stored, the repeat rejected', async () => {
   const first = makeEvent(projectId);
   const repeat = { ...makeEvent(projectId), event_id: first.event_id };
   const res = await post({ events: [first, repeat] });
-  assert.deepEqual(res.json(), { accepted: 1, rejected: 1, errors: [{ index: 1, error: 'event_id: repeated within the batch (first at index 0)' }] });
+  assert.deepEqual(res.json(), {
+    accepted: 1,
+    rejected: 1,
+    errors: [{ index: 1, error: 'event_id: repeated within the batch (first at index 0)' }],
+  });
   const { rows } = await h.sql.query('SELECT body FROM ingest.events WHERE event_id = $1', [first.event_id]);
   assert.equal(rows.length, 1);
   assert.deepEqual(rows[0].body, first);
@@ -177,7 +234,11 @@ test('an event of another project is rejected; a key of another project cannot w
   const other = await h.project();
   const mine = makeEvent(projectId);
   const res = await post({ events: [mine, makeEvent(other.projectId)] }, { 'x-svc-api-key': other.key });
-  assert.deepEqual(res.json(), { accepted: 1, rejected: 1, errors: [{ index: 0, error: 'project_id: does not match the project of the API key' }] });
+  assert.deepEqual(res.json(), {
+    accepted: 1,
+    rejected: 1,
+    errors: [{ index: 0, error: 'project_id: does not match the project of the API key' }],
+  });
   assert.deepEqual(await storedIds([mine.event_id as string]), []);
 });
 
@@ -187,9 +248,19 @@ test('missing, unknown and revoked keys are 401 and store nothing', async () => 
   const secondKey = second.json().key as string;
   const event = makeEvent(p.projectId);
 
-  const missing = await h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ events: [event] }) });
+  const missing = await h.app.inject({
+    method: 'POST',
+    url: '/v1/events',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ events: [event] }),
+  });
   assertError(missing, 401, 'UNAUTHORIZED', /X-Svc-API-Key/);
-  assertError(await post({ events: [event] }, { 'x-svc-api-key': 'isk_not-a-real-key' }), 401, 'UNAUTHORIZED', /invalid or revoked/);
+  assertError(
+    await post({ events: [event] }, { 'x-svc-api-key': 'isk_not-a-real-key' }),
+    401,
+    'UNAUTHORIZED',
+    /invalid or revoked/,
+  );
 
   assert.equal((await post({ events: [makeEvent(p.projectId)] }, { 'x-svc-api-key': p.key })).statusCode, 202);
   const revoked = await h.admin('DELETE', `/api/v1/projects/${p.projectId}/keys/${p.keyId}`);
@@ -205,7 +276,12 @@ test('missing, unknown and revoked keys are 401 and store nothing', async () => 
 test('malformed JSON, a body that is not a batch, and an empty body are 400 with nothing stored', async () => {
   const before = await storedCount();
   assertError(await post('{"events": [ {"event_id": "x", '), 400, 'VALIDATION_ERROR', 'invalid_json', /not valid JSON/);
-  assertError(await post(`{"events": [${JSON.stringify(makeEvent(projectId))}]} trailing`), 400, 'VALIDATION_ERROR', 'invalid_json');
+  assertError(
+    await post(`{"events": [${JSON.stringify(makeEvent(projectId))}]} trailing`),
+    400,
+    'VALIDATION_ERROR',
+    'invalid_json',
+  );
   for (const notBatch of ['[]', '"events"', 'null', '{"events": {}}', '{"event": []}', '42']) {
     assertError(await post(notBatch), 400, 'VALIDATION_ERROR', 'invalid_batch', /"events" array/);
   }
@@ -220,7 +296,12 @@ test('a wrong content type is 415 naming application/json', async () => {
   for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
     assertError(await post(body, { 'content-type': type }), 415, 'UNSUPPORTED_MEDIA_TYPE', /application\/json/);
   }
-  const untyped = await h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key }, payload: Buffer.from(body) });
+  const untyped = await h.app.inject({
+    method: 'POST',
+    url: '/v1/events',
+    headers: { 'x-svc-api-key': key },
+    payload: Buffer.from(body),
+  });
   assert.equal(untyped.statusCode, 415);
   assert.equal((await post(body, { 'content-type': 'application/json; charset=utf-8' })).statusCode, 202);
 });
@@ -245,7 +326,9 @@ test('an 11 MB body is 400 and nothing of it is stored', async () => {
   // Without Content-Length (chunked upload) the limit is counted while reading.
   const { Readable } = await import('node:stream');
   const chunked = await h.app.inject({
-    method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
+    method: 'POST',
+    url: '/v1/events',
+    headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
     payload: Readable.from([Buffer.from(body.slice(0, 6_000_000)), Buffer.from(body.slice(6_000_000))]),
   });
   assertError(chunked, 400, 'VALIDATION_ERROR', 'batch_too_large', /exceeds 10 MB/);
@@ -259,12 +342,31 @@ test('gzip bodies are accepted; the 10 MB limit applies after decompression; a b
   assert.equal((await storedIds(events.map((e) => e.event_id as string))).length, 2);
 
   // 50 MB of JSON whitespace inside a valid batch: about 50 KB compressed.
-  const bomb = gzipSync(Buffer.concat([Buffer.from('{"events":['), Buffer.alloc(50 * 1024 * 1024, 0x20), Buffer.from(']}')]));
+  const bomb = gzipSync(
+    Buffer.concat([Buffer.from('{"events":['), Buffer.alloc(50 * 1024 * 1024, 0x20), Buffer.from(']}')]),
+  );
   assert.ok(bomb.length < 200_000);
   const before = await storedCount();
-  assertError(await post(bomb, { 'content-encoding': 'gzip' }), 400, 'VALIDATION_ERROR', 'batch_too_large', /decompressed request body exceeds 10 MB/);
-  assertError(await post(Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' }), 400, 'VALIDATION_ERROR', 'invalid_body', /not valid gzip/);
-  assertError(await post(JSON.stringify({ events }), { 'content-encoding': 'br' }), 415, 'UNSUPPORTED_MEDIA_TYPE', /Content-Encoding br/);
+  assertError(
+    await post(bomb, { 'content-encoding': 'gzip' }),
+    400,
+    'VALIDATION_ERROR',
+    'batch_too_large',
+    /decompressed request body exceeds 10 MB/,
+  );
+  assertError(
+    await post(Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' }),
+    400,
+    'VALIDATION_ERROR',
+    'invalid_body',
+    /not valid gzip/,
+  );
+  assertError(
+    await post(JSON.stringify({ events }), { 'content-encoding': 'br' }),
+    415,
+    'UNSUPPORTED_MEDIA_TYPE',
+    /Content-Encoding br/,
+  );
   assert.equal(await storedCount(), before);
 });
 
@@ -279,8 +381,13 @@ test('any method but POST on /v1/events is 405 with Allow: POST, before the key 
 
 test('a CORS preflight from an allowed origin is answered so browsers may send X-Svc-API-Key', async () => {
   const preflight = await h.app.inject({
-    method: 'OPTIONS', url: '/v1/events',
-    headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-svc-api-key' },
+    method: 'OPTIONS',
+    url: '/v1/events',
+    headers: {
+      origin: 'https://app.example.com',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type, x-svc-api-key',
+    },
   });
   assert.equal(preflight.statusCode, 204);
   assert.equal(preflight.headers['access-control-allow-origin'], 'https://app.example.com');
@@ -288,7 +395,11 @@ test('a CORS preflight from an allowed origin is answered so browsers may send X
   assert.match(String(preflight.headers['access-control-allow-headers']), /X-Svc-API-Key/i);
   assert.match(String(preflight.headers.vary), /Origin/);
 
-  const stranger = await h.app.inject({ method: 'OPTIONS', url: '/v1/events', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+  const stranger = await h.app.inject({
+    method: 'OPTIONS',
+    url: '/v1/events',
+    headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+  });
   assertError(stranger, 403, 'FORBIDDEN');
   assert.equal(stranger.headers['access-control-allow-origin'], undefined);
 
@@ -303,17 +414,28 @@ test('a CORS preflight from an allowed origin is answered so browsers may send X
 test('a preflight asking for tracing headers (W3C trace context, baggage, Sentry, Datadog) allows them, and never echoes a name that is not one', async () => {
   const asked = 'baggage, content-type, sentry-trace, traceparent, tracestate, x-datadog-trace-id, x-svc-api-key';
   const preflight = await h.app.inject({
-    method: 'OPTIONS', url: '/v1/events',
-    headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': `${asked}, bad name, x\u00e9` },
+    method: 'OPTIONS',
+    url: '/v1/events',
+    headers: {
+      origin: 'https://app.example.com',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': `${asked}, bad name, x\u00e9`,
+    },
   });
   assert.equal(preflight.statusCode, 204);
-  const allowed = String(preflight.headers['access-control-allow-headers']).toLowerCase().split(/\s*,\s*/);
+  const allowed = String(preflight.headers['access-control-allow-headers'])
+    .toLowerCase()
+    .split(/\s*,\s*/);
   for (const name of asked.split(', ')) assert.ok(allowed.includes(name), `${name} in ${allowed.join()}`);
   assert.equal(allowed.filter((h) => h === 'content-type').length, 1, 'each name once');
   assert.ok(!allowed.some((h) => h.includes('bad') || h.includes('\u00e9')), allowed.join());
   assert.match(String(preflight.headers.vary), /Access-Control-Request-Headers/);
   // Without a list asked for, the SDK's own headers are still allowed.
-  const bare = await h.app.inject({ method: 'OPTIONS', url: '/v1/events', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+  const bare = await h.app.inject({
+    method: 'OPTIONS',
+    url: '/v1/events',
+    headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+  });
   assert.match(String(bare.headers['access-control-allow-headers']), /X-Svc-API-Key/);
 });
 
@@ -327,15 +449,33 @@ test('/health, /ready and /metrics answer without credentials', async () => {
   const metrics = await h.app.inject({ url: '/metrics' });
   assert.equal(metrics.statusCode, 200);
   assert.match(String(metrics.headers['content-type']), /text\/plain/);
-  for (const name of ['ingest_events_accepted_total', 'ingest_events_rejected_total{reason="required"}', 'ingest_requests_rejected_total{reason="batch_too_large"}', 'ingest_request_body_bytes_bucket', 'ingest_commit_duration_seconds_bucket']) {
+  for (const name of [
+    'ingest_events_accepted_total',
+    'ingest_events_rejected_total{reason="required"}',
+    'ingest_requests_rejected_total{reason="batch_too_large"}',
+    'ingest_request_body_bytes_bucket',
+    'ingest_commit_duration_seconds_bucket',
+  ]) {
     assert.ok(metrics.body.includes(name), name);
   }
   const accepted = Number(/^ingest_events_accepted_total (\d+)$/m.exec(metrics.body)![1]);
   assert.ok(accepted >= 1000);
 });
 
-test('the OpenAPI document lists every status docs/ingest.md gives POST /v1/events, and the PATCH answer\'s one-time secret', async () => {
+test("the OpenAPI document lists every status docs/ingest.md gives POST /v1/events, and the PATCH answer's one-time secret", async () => {
   const doc = (await h.app.inject({ url: '/openapi.json' })).json();
-  assert.deepEqual(Object.keys(doc.paths['/v1/events'].post.responses).sort(), ['202', '400', '401', '405', '408', '415', '500', '503']);
-  assert.ok(doc.paths['/api/v1/destinations/{destinationId}'].patch.responses['200'].content['application/json'].schema.properties.secret);
+  assert.deepEqual(Object.keys(doc.paths['/v1/events'].post.responses).sort(), [
+    '202',
+    '400',
+    '401',
+    '405',
+    '408',
+    '415',
+    '500',
+    '503',
+  ]);
+  assert.ok(
+    doc.paths['/api/v1/destinations/{destinationId}'].patch.responses['200'].content['application/json'].schema
+      .properties.secret,
+  );
 });

@@ -1,7 +1,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeEvent, startIngest, type IngestHarness } from './helpers.ts';
-import { createDestination, deadLetters, destination, FAST_FORWARDING, sendEvents, waitFor } from './forwarding-helpers.ts';
+import {
+  createDestination,
+  deadLetters,
+  destination,
+  FAST_FORWARDING,
+  sendEvents,
+  waitFor,
+} from './forwarding-helpers.ts';
 import { startMixpanel, type MixpanelStandIn } from '../support/vendors/mixpanel.ts';
 import type { Received } from '../support/vendors/stand-in.ts';
 
@@ -29,7 +36,12 @@ after(async () => {
 
 test('a poisoned event the vendor keeps refusing does not hold back a stream of good events through a short outage', async () => {
   const { projectId, key } = await h.project();
-  const dest = await createDestination(h, projectId, { name: 'mixpanel', kind: 'mixpanel', base_url: mixpanel.url, credentials: { project_token: 'mp_backoff' } });
+  const dest = await createDestination(h, projectId, {
+    name: 'mixpanel',
+    kind: 'mixpanel',
+    base_url: mixpanel.url,
+    credentials: { project_token: 'mp_backoff' },
+  });
   // Mixpanel refuses a placeholder distinct id by name, every time: this event can never be delivered.
   const poison = makeEvent(projectId, { 'user.id': 'anonymous' });
   const carriesPoison = (r: Received) => r.body.toString().includes(poison.event_id as string);
@@ -60,7 +72,11 @@ test('a poisoned event the vendor keeps refusing does not hold back a stream of 
   };
 
   await sendEvents(h, key, [poison]);
-  await waitFor('all good events delivered', () => good.length === 3 && good.every((e) => mixpanel.events.has(e.event_id as string)), 40_000);
+  await waitFor(
+    'all good events delivered',
+    () => good.length === 3 && good.every((e) => mixpanel.events.has(e.event_id as string)),
+    40_000,
+  );
   await Promise.all(sending);
   // Every good event went through while the poison waited out its own, longer delay: it was not sent again.
   assert.equal(poisonRequests, REFUSALS + 1);
@@ -68,7 +84,10 @@ test('a poisoned event the vendor keeps refusing does not hold back a stream of 
   // The vendor keeps an event before ingest settles its outbox entry: wait for the settling, then only the poison is left.
   await waitFor('the good events settled', async () => (await destination(h, dest.id)).pending === 1);
   assert.deepEqual(await deadLetters(h, dest.id), []);
-  const row = await h.sql.query('SELECT failures, not_before < now() + interval \'1 second\' AS short_pause FROM ingest.destinations WHERE id = $1', [dest.id]);
+  const row = await h.sql.query(
+    "SELECT failures, not_before < now() + interval '1 second' AS short_pause FROM ingest.destinations WHERE id = $1",
+    [dest.id],
+  );
   // The outage is over: the destination's own count of failed rounds restarted at its next delivery.
   assert.deepEqual(row.rows[0], { failures: 0, short_pause: true });
 });

@@ -13,20 +13,33 @@ export const FAST_FORWARDING: Record<string, string> = {
   INGEST_FORWARDING_DEAD_LETTER_AFTER_MS: '0',
 };
 
-export async function createDestination(h: IngestHarness, projectId: string, body: Record<string, unknown>): Promise<Record<string, any>> {
+export async function createDestination(
+  h: IngestHarness,
+  projectId: string,
+  body: Record<string, unknown>,
+): Promise<Record<string, any>> {
   const res = await h.admin('POST', `/api/v1/projects/${projectId}/destinations`, body);
   assert.equal(res.statusCode, 201, res.body);
   return res.json();
 }
 
 export async function sendEvents(h: IngestHarness, key: string, events: Record<string, unknown>[]): Promise<void> {
-  const res = await h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key, 'content-type': 'application/json' }, payload: JSON.stringify({ events }) });
+  const res = await h.app.inject({
+    method: 'POST',
+    url: '/v1/events',
+    headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
+    payload: JSON.stringify({ events }),
+  });
   assert.equal(res.statusCode, 202, res.body);
   assert.equal(res.json().accepted, events.length, res.body);
 }
 
 /** Polls until `check` returns a truthy value or fails the test after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  timeoutMs = 10_000,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
@@ -49,7 +62,11 @@ export async function destination(h: IngestHarness, id: string): Promise<Record<
 }
 
 /** The value of one sample of a metric from /metrics, or undefined when absent. */
-export async function metric(h: IngestHarness, name: string, labels: Record<string, string>): Promise<number | undefined> {
+export async function metric(
+  h: IngestHarness,
+  name: string,
+  labels: Record<string, string>,
+): Promise<number | undefined> {
   const text = (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
   const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   for (const line of text.split('\n')) {

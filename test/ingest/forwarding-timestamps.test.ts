@@ -46,10 +46,30 @@ interface Vendor {
 }
 
 const VENDORS: Vendor[] = [
-  { kind: 'posthog', start: () => startPostHog('phc_time'), credentials: { api_key: 'phc_time' }, received: (e) => Date.parse(e.timestamp as string) },
-  { kind: 'segment', start: () => startSegment('seg_time'), credentials: { write_key: 'seg_time' }, received: (e) => Date.parse(e.timestamp as string) },
-  { kind: 'mixpanel', start: () => startMixpanel('mp_time'), credentials: { project_token: 'mp_time' }, received: (e) => (e.properties as Record<string, number>).time! },
-  { kind: 'amplitude', start: () => startAmplitude('amp_time_key'), credentials: { api_key: 'amp_time_key' }, received: (e) => e.time as number },
+  {
+    kind: 'posthog',
+    start: () => startPostHog('phc_time'),
+    credentials: { api_key: 'phc_time' },
+    received: (e) => Date.parse(e.timestamp as string),
+  },
+  {
+    kind: 'segment',
+    start: () => startSegment('seg_time'),
+    credentials: { write_key: 'seg_time' },
+    received: (e) => Date.parse(e.timestamp as string),
+  },
+  {
+    kind: 'mixpanel',
+    start: () => startMixpanel('mp_time'),
+    credentials: { project_token: 'mp_time' },
+    received: (e) => (e.properties as Record<string, number>).time!,
+  },
+  {
+    kind: 'amplitude',
+    start: () => startAmplitude('amp_time_key'),
+    credentials: { api_key: 'amp_time_key' },
+    received: (e) => e.time as number,
+  },
 ];
 
 for (const vendor of VENDORS) {
@@ -57,11 +77,21 @@ for (const vendor of VENDORS) {
     const standIn = await vendor.start();
     standIns.push(standIn);
     const { projectId, key } = await h.project();
-    const dest = await createDestination(h, projectId, { name: vendor.kind, kind: vendor.kind, base_url: standIn.url, credentials: vendor.credentials });
+    const dest = await createDestination(h, projectId, {
+      name: vendor.kind,
+      kind: vendor.kind,
+      base_url: standIn.url,
+      credentials: vendor.credentials,
+    });
     // UUIDs as event ids: every vendor keys its events by them unchanged.
-    const events = FORMS.map(([form]) => makeEvent(projectId, { event_id: randomUUID(), 'user.id': 'user-time', 'event.timestamp': form }));
+    const events = FORMS.map(([form]) =>
+      makeEvent(projectId, { event_id: randomUUID(), 'user.id': 'user-time', 'event.timestamp': form }),
+    );
     await sendEvents(h, key, events);
-    await waitFor(`${vendor.kind} delivery`, async () => standIn.events.size === FORMS.length || (await deadLetters(h, dest.id)).length > 0);
+    await waitFor(
+      `${vendor.kind} delivery`,
+      async () => standIn.events.size === FORMS.length || (await deadLetters(h, dest.id)).length > 0,
+    );
     assert.deepEqual(await deadLetters(h, dest.id), []);
     FORMS.forEach(([form, expected], i) => {
       const got = standIn.events.get(events[i]!.event_id as string);

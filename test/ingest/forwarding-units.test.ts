@@ -12,14 +12,38 @@ import { readConfig, ConfigError } from '../../src/kit/config.ts';
 
 test('backoff doubles per attempt within the upper half of its ceiling, capped, and never sooner than Retry-After', () => {
   const policy = { baseMs: 1000, maxMs: 60_000 };
-  assert.equal(retryDelayMs(1, policy, undefined, () => 0), 500);
-  assert.equal(retryDelayMs(1, policy, undefined, () => 1), 1000);
-  assert.equal(retryDelayMs(4, policy, undefined, () => 1), 8000);
-  assert.equal(retryDelayMs(4, policy, undefined, () => 0), 4000);
-  assert.equal(retryDelayMs(30, policy, undefined, () => 1), 60_000);
-  assert.equal(retryDelayMs(500, policy, undefined, () => 0.5), 45_000);
-  assert.equal(retryDelayMs(1, policy, 30_000, () => 1), 30_000);
-  assert.equal(retryDelayMs(6, policy, 100, () => 1), 32_000);
+  assert.equal(
+    retryDelayMs(1, policy, undefined, () => 0),
+    500,
+  );
+  assert.equal(
+    retryDelayMs(1, policy, undefined, () => 1),
+    1000,
+  );
+  assert.equal(
+    retryDelayMs(4, policy, undefined, () => 1),
+    8000,
+  );
+  assert.equal(
+    retryDelayMs(4, policy, undefined, () => 0),
+    4000,
+  );
+  assert.equal(
+    retryDelayMs(30, policy, undefined, () => 1),
+    60_000,
+  );
+  assert.equal(
+    retryDelayMs(500, policy, undefined, () => 0.5),
+    45_000,
+  );
+  assert.equal(
+    retryDelayMs(1, policy, 30_000, () => 1),
+    30_000,
+  );
+  assert.equal(
+    retryDelayMs(6, policy, 100, () => 1),
+    32_000,
+  );
 });
 
 test('Retry-After is read as seconds or an HTTP date, capped at an hour, ignored when malformed', () => {
@@ -46,7 +70,10 @@ test('webhook signatures: HMAC-SHA256 over "<t>.<raw body>", refused when tamper
 });
 
 test('vendor idempotency keys: UUIDs kept, other ids mapped deterministically (RFC 9562 v5), Mixpanel ids fitted to 36 characters', () => {
-  assert.equal(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8'), '2ed6657d-e927-568b-95e1-2665a8aea6a2');
+  assert.equal(
+    uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8'),
+    '2ed6657d-e927-568b-95e1-2665a8aea6a2',
+  );
   assert.equal(uuidFor('0F8FAD5B-D9CB-469F-A165-70867728950E'), '0f8fad5b-d9cb-469f-a165-70867728950e');
   assert.equal(uuidFor('order-1'), uuidFor('order-1'));
   assert.notEqual(uuidFor('order-1'), uuidFor('order-2'));
@@ -55,43 +82,95 @@ test('vendor idempotency keys: UUIDs kept, other ids mapped deterministically (R
   assert.match(mixpanelInsertId('x'.repeat(37)), /^[0-9a-f]{36}$/);
 });
 
-test('answers with per-record failures are read by index; a bad API key is the destination\'s fault, not the payload\'s', () => {
+test("answers with per-record failures are read by index; a bad API key is the destination's fault, not the payload's", () => {
   const answer = (status: number, body: unknown) => ({ status, headers: new Headers(), text: JSON.stringify(body) });
-  const mp = mixpanelAdapter.interpret(answer(400, { code: 400, num_records_imported: 1, failed_records: [{ index: 1, insert_id: 'x', field: 'properties.time', message: 'bad time' }] }), 2);
-  assert.deepEqual(mp, { kind: 'partial', failed: new Map([[1, 'mixpanel rejected the event: properties.time: bad time']]), othersDelivered: true });
-  const amp = amplitudeAdapter.interpret(answer(400, { code: 400, events_with_invalid_fields: { time: [0, 2] }, events_with_missing_fields: { event_type: [1] } }), 3);
+  const mp = mixpanelAdapter.interpret(
+    answer(400, {
+      code: 400,
+      num_records_imported: 1,
+      failed_records: [{ index: 1, insert_id: 'x', field: 'properties.time', message: 'bad time' }],
+    }),
+    2,
+  );
+  assert.deepEqual(mp, {
+    kind: 'partial',
+    failed: new Map([[1, 'mixpanel rejected the event: properties.time: bad time']]),
+    othersDelivered: true,
+  });
+  const amp = amplitudeAdapter.interpret(
+    answer(400, {
+      code: 400,
+      events_with_invalid_fields: { time: [0, 2] },
+      events_with_missing_fields: { event_type: [1] },
+    }),
+    3,
+  );
   assert.equal(amp.kind, 'partial');
   assert.deepEqual(amp.kind === 'partial' && [...amp.failed.keys()].sort(), [0, 1, 2]);
   assert.equal(amp.kind === 'partial' && amp.othersDelivered, false);
-  assert.deepEqual(amplitudeAdapter.interpret(answer(400, { code: 400, error: 'Invalid API key: k' }), 1), { kind: 'rejected', reason: 'HTTP 400: Invalid API key: k', scope: 'destination' });
-  const throttled = amplitudeAdapter.interpret(answer(429, { code: 429, error: 'Too many requests for some devices and users', throttled_events: [0] }), 1);
+  assert.deepEqual(amplitudeAdapter.interpret(answer(400, { code: 400, error: 'Invalid API key: k' }), 1), {
+    kind: 'rejected',
+    reason: 'HTTP 400: Invalid API key: k',
+    scope: 'destination',
+  });
+  const throttled = amplitudeAdapter.interpret(
+    answer(429, { code: 429, error: 'Too many requests for some devices and users', throttled_events: [0] }),
+    1,
+  );
   // No Retry-After: the destination's configured backoff decides, not a fixed pause.
-  assert.deepEqual(throttled, { kind: 'retry', reason: 'HTTP 429: Too many requests for some devices and users', retryAfterMs: undefined });
-  const told = amplitudeAdapter.interpret({ status: 429, headers: new Headers({ 'retry-after': '2' }), text: '{"code":429,"error":"Too many requests"}' }, 1);
+  assert.deepEqual(throttled, {
+    kind: 'retry',
+    reason: 'HTTP 429: Too many requests for some devices and users',
+    retryAfterMs: undefined,
+  });
+  const told = amplitudeAdapter.interpret(
+    { status: 429, headers: new Headers({ 'retry-after': '2' }), text: '{"code":429,"error":"Too many requests"}' },
+    1,
+  );
   assert.equal(told.kind === 'retry' && told.retryAfterMs, 2000);
   assert.equal(mixpanelAdapter.interpret(answer(408, {}), 1).kind, 'retry');
   assert.equal(mixpanelAdapter.interpret(answer(413, { error: 'too big' }), 1).kind, 'rejected');
 });
 
-test('a vendor\'s endpoint goes after the base_url\'s path and keeps its query; the vendor\'s own parameters win', () => {
+test("a vendor's endpoint goes after the base_url's path and keeps its query; the vendor's own parameters win", () => {
   const at = (base: string, path: string) => vendorEndpoint(base, path).href;
   assert.equal(at('https://us.i.posthog.com', 'batch/'), 'https://us.i.posthog.com/batch/');
   assert.equal(at('https://ph.example.com/ingest', 'batch/'), 'https://ph.example.com/ingest/batch/');
   assert.equal(at('https://ph.example.com/ingest/', 'batch/'), 'https://ph.example.com/ingest/batch/');
-  assert.equal(at('https://ph.example.com/ingest?token=a%2Fb', 'batch/'), 'https://ph.example.com/ingest/batch/?token=a%2Fb');
-  assert.equal(at('https://proxy.example.com/seg/?route=eu', 'v1/batch'), 'https://proxy.example.com/seg/v1/batch?route=eu');
-  const mixpanel = mixpanelAdapter.request(['{}'], { id: 'd', baseUrl: 'https://proxy.example.com/mp?strict=0&route=eu', settings: {}, credentials: { project_token: 't' } });
+  assert.equal(
+    at('https://ph.example.com/ingest?token=a%2Fb', 'batch/'),
+    'https://ph.example.com/ingest/batch/?token=a%2Fb',
+  );
+  assert.equal(
+    at('https://proxy.example.com/seg/?route=eu', 'v1/batch'),
+    'https://proxy.example.com/seg/v1/batch?route=eu',
+  );
+  const mixpanel = mixpanelAdapter.request(['{}'], {
+    id: 'd',
+    baseUrl: 'https://proxy.example.com/mp?strict=0&route=eu',
+    settings: {},
+    credentials: { project_token: 't' },
+  });
   const url = new URL(mixpanel.url);
   assert.equal(url.pathname, '/mp/import');
-  assert.deepEqual([...url.searchParams], [['strict', '1'], ['route', 'eu']]);
+  assert.deepEqual(
+    [...url.searchParams],
+    [
+      ['strict', '1'],
+      ['route', 'eu'],
+    ],
+  );
 });
 
-test('a base_url that already ends in the vendor\'s path is the endpoint, not a host to add it to', () => {
+test("a base_url that already ends in the vendor's path is the endpoint, not a host to add it to", () => {
   const at = (base: string, path: string) => vendorEndpoint(base, path).href;
   assert.equal(at('https://api2.amplitude.com/2/httpapi', '2/httpapi'), 'https://api2.amplitude.com/2/httpapi');
   assert.equal(at('https://api.eu.amplitude.com/2/httpapi/', '2/httpapi'), 'https://api.eu.amplitude.com/2/httpapi');
   assert.equal(at('https://us.i.posthog.com/batch', 'batch/'), 'https://us.i.posthog.com/batch/');
-  assert.equal(at('https://ph.example.com/ingest/batch/?token=t', 'batch/'), 'https://ph.example.com/ingest/batch/?token=t');
+  assert.equal(
+    at('https://ph.example.com/ingest/batch/?token=t', 'batch/'),
+    'https://ph.example.com/ingest/batch/?token=t',
+  );
   assert.equal(at('https://api.segment.io/v1/batch', 'v1/batch'), 'https://api.segment.io/v1/batch');
   assert.equal(at('https://api.mixpanel.com/import?strict=1', 'import'), 'https://api.mixpanel.com/import?strict=1');
   // Only the whole path counts: a base ending in part of it, or in a segment that merely ends the same way, is a host.
@@ -105,7 +184,16 @@ test('forwarding variables: defaults, and a lease shorter than twice the timeout
   assert.equal(defaults.forwardingEnabled, false);
   assert.equal(defaults.forwardingMaxAttempts, 10);
   checkForwardingConfig(defaults);
-  const bad = readConfig(forwardingVariables, { INGEST_FORWARDING_TIMEOUT_MS: '40000', INGEST_FORWARDING_LEASE_MS: '60000' });
-  assert.throws(() => checkForwardingConfig(bad), (err: unknown) => err instanceof ConfigError && err.variable === 'INGEST_FORWARDING_LEASE_MS');
-  assert.throws(() => readConfig(forwardingVariables, { INGEST_FORWARDING_ENABLED: 'maybe' }), /INGEST_FORWARDING_ENABLED is malformed/);
+  const bad = readConfig(forwardingVariables, {
+    INGEST_FORWARDING_TIMEOUT_MS: '40000',
+    INGEST_FORWARDING_LEASE_MS: '60000',
+  });
+  assert.throws(
+    () => checkForwardingConfig(bad),
+    (err: unknown) => err instanceof ConfigError && err.variable === 'INGEST_FORWARDING_LEASE_MS',
+  );
+  assert.throws(
+    () => readConfig(forwardingVariables, { INGEST_FORWARDING_ENABLED: 'maybe' }),
+    /INGEST_FORWARDING_ENABLED is malformed/,
+  );
 });

@@ -35,7 +35,12 @@ async function receiver(): Promise<WebhookReceiver> {
 const secretPath = () => `/services/T0${randomToken(4)}/B0${randomToken(4)}/${randomToken(18)}`;
 
 const patch = (id: string, payload: unknown) =>
-  h.app.inject({ method: 'PATCH', url: `/api/v1/destinations/${id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: payload as object });
+  h.app.inject({
+    method: 'PATCH',
+    url: `/api/v1/destinations/${id}`,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    payload: payload as object,
+  });
 
 /** Every column of the destination's row, as text, so a test can look for the URL anywhere in it. */
 async function rowText(id: string): Promise<string> {
@@ -52,7 +57,12 @@ function assertHidden(text: string, path: string, where: string) {
 }
 
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const env = { DATABASE_URL: h.database.url, DATA_DIR: '/nonexistent-unused', LOG_LEVEL: 'silent', PLATFORM_SECRET_KEY: SECRET_KEY };
+  const env = {
+    DATABASE_URL: h.database.url,
+    DATA_DIR: '/nonexistent-unused',
+    LOG_LEVEL: 'silent',
+    PLATFORM_SECRET_KEY: SECRET_KEY,
+  };
   const out: string[] = [];
   const err: string[] = [];
   const code = await ingestService.load(env).command!(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
@@ -62,7 +72,11 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
 test('a webhook URL with a path is stored sealed and shown only as scheme, host and port, yet delivery uses it whole', async () => {
   const r = await receiver();
   const path = secretPath();
-  const created = await createDestination(h, projectId, { name: 'slack', kind: 'webhook', base_url: `${r.url}${path}?token=abc123def456` });
+  const created = await createDestination(h, projectId, {
+    name: 'slack',
+    kind: 'webhook',
+    base_url: `${r.url}${path}?token=abc123def456`,
+  });
   r.secret = created.secret;
   assert.equal(created.base_url, `${r.url}/…`);
   assertHidden(JSON.stringify(created), path, 'the create answer');
@@ -94,9 +108,18 @@ test('a webhook URL with a path is stored sealed and shown only as scheme, host 
 });
 
 test('a URL without a path is shown as it is, and a vendor default too', async () => {
-  const plain = await createDestination(h, projectId, { name: 'root', kind: 'webhook', base_url: 'https://hooks.example.com:8443' });
+  const plain = await createDestination(h, projectId, {
+    name: 'root',
+    kind: 'webhook',
+    base_url: 'https://hooks.example.com:8443',
+  });
   assert.equal(plain.base_url, 'https://hooks.example.com:8443/');
-  const posthog = await createDestination(h, projectId, { name: 'ph', kind: 'posthog', credentials: { api_key: 'phc_123456' }, base_url: 'https://eu.i.posthog.com/ingest/xyz' });
+  const posthog = await createDestination(h, projectId, {
+    name: 'ph',
+    kind: 'posthog',
+    credentials: { api_key: 'phc_123456' },
+    base_url: 'https://eu.i.posthog.com/ingest/xyz',
+  });
   assert.equal(posthog.base_url, 'https://eu.i.posthog.com/…');
   assertHidden(await rowText(posthog.id), '/ingest/xyz', 'the posthog row');
   await h.admin('DELETE', `/api/v1/destinations/${plain.id}`);
@@ -106,7 +129,11 @@ test('a URL without a path is shown as it is, and a vendor default too', async (
 test('a new URL given through the admin API is sealed and used by the next delivery', async () => {
   const first = await receiver();
   const second = await receiver();
-  const d = await createDestination(h, projectId, { name: 'moving', kind: 'webhook', base_url: `${first.url}${secretPath()}` });
+  const d = await createDestination(h, projectId, {
+    name: 'moving',
+    kind: 'webhook',
+    base_url: `${first.url}${secretPath()}`,
+  });
   first.secret = d.secret;
   second.secret = d.secret;
   const e1 = makeEvent(projectId);
@@ -130,7 +157,11 @@ test('a new URL given through the admin API is sealed and used by the next deliv
 
 test('the CLI changes a URL, taken from the environment so it stays out of the shell history', async () => {
   const r = await receiver();
-  const d = await createDestination(h, projectId, { name: 'cli-moved', kind: 'webhook', base_url: 'https://hooks.example.com/old' });
+  const d = await createDestination(h, projectId, {
+    name: 'cli-moved',
+    kind: 'webhook',
+    base_url: 'https://hooks.example.com/old',
+  });
   r.secret = d.secret;
   const path = secretPath();
   process.env.INGEST_TEST_WEBHOOK_URL = `${r.url}${path}`;
@@ -157,7 +188,10 @@ test('a refusal or redirect echoing the URL reaches neither dead letters, the ou
   const r = await receiver();
   const path = secretPath();
   const d = await createDestination(h, projectId, { name: 'echo', kind: 'webhook', base_url: `${r.url}${path}` });
-  r.answerFor = (q) => ({ status: 404, body: { error: `Cannot POST ${q.url.pathname} (${q.url.href}, ${encodeURIComponent(q.url.pathname)})` } });
+  r.answerFor = (q) => ({
+    status: 404,
+    body: { error: `Cannot POST ${q.url.pathname} (${q.url.href}, ${encodeURIComponent(q.url.pathname)})` },
+  });
   const event = makeEvent(projectId);
   await sendEvents(h, key, [event]);
   const [letter] = await waitFor('a dead letter', async () => {
@@ -175,7 +209,11 @@ test('a refusal or redirect echoing the URL reaches neither dead letters, the ou
   r.answerFor = (q) => ({ status: 308, headers: { location: `${q.url.href}/` }, body: { at: q.url.pathname } });
   await sendEvents(h, key, [makeEvent(projectId)]);
   const last = await waitFor('the redirect refused', async () => {
-    const rows = (await h.sql.query('SELECT last_error FROM ingest.outbox WHERE destination_id = $1 AND last_error IS NOT NULL', [d.id])).rows;
+    const rows = (
+      await h.sql.query('SELECT last_error FROM ingest.outbox WHERE destination_id = $1 AND last_error IS NOT NULL', [
+        d.id,
+      ])
+    ).rows;
     const letters = await deadLetters(h, d.id);
     return letters.length > 1 ? letters.at(-1)!.reason : rows[0]?.last_error;
   });
@@ -186,7 +224,11 @@ test('a refusal or redirect echoing the URL reaches neither dead letters, the ou
 
 async function insertOldRow(url: string): Promise<string> {
   const id = `dst_${randomToken(12)}`;
-  const sealedCredentials = seal(Buffer.from(SECRET_KEY, 'hex'), JSON.stringify({ secret: 'old_format_secret_0123' }), `ingest.destination:${id}`);
+  const sealedCredentials = seal(
+    Buffer.from(SECRET_KEY, 'hex'),
+    JSON.stringify({ secret: 'old_format_secret_0123' }),
+    `ingest.destination:${id}`,
+  );
   await h.sql.query(
     `INSERT INTO ingest.destinations (id, project_id, name, kind, base_url, credentials_sealed, credential_fields) VALUES ($1, $2, $3, 'webhook', $4, $5, '{secret}')`,
     [id, projectId, `old-${id}`, url, sealedCredentials],
@@ -207,7 +249,7 @@ test('a destination written before URLs were sealed still delivers, is shown red
 
   const event = makeEvent(projectId);
   await sendEvents(h, key, [event]);
-  await waitFor('the event at the old row\'s URL', () => r.arrivals.get(String(event.event_id)));
+  await waitFor("the event at the old row's URL", () => r.arrivals.get(String(event.event_id)));
   assert.equal(r.received.at(-1)!.url.pathname, path);
   await waitFor('the old row sealed', async () => !(await rowText(id)).includes(path.split('/').at(-1)!));
   const again = makeEvent(projectId);
@@ -218,13 +260,25 @@ test('a destination written before URLs were sealed still delivers, is shown red
 
 test('an instance starting seals every URL still kept in clear', async () => {
   const paths = [secretPath(), secretPath()];
-  const ids = [await insertOldRow(`https://hooks.example.com${paths[0]}`), await insertOldRow(`http://127.0.0.1:9${paths[1]}?x=1`)];
+  const ids = [
+    await insertOldRow(`https://hooks.example.com${paths[0]}`),
+    await insertOldRow(`http://127.0.0.1:9${paths[1]}?x=1`),
+  ];
   const dataDir = tempDir();
-  const app = await buildIngestApp(loadIngestConfig({ DATABASE_URL: h.database.url, DATA_DIR: dataDir.path, LOG_LEVEL: 'silent', INGEST_ADMIN_TOKEN: ADMIN_TOKEN, PLATFORM_SECRET_KEY: SECRET_KEY }));
+  const app = await buildIngestApp(
+    loadIngestConfig({
+      DATABASE_URL: h.database.url,
+      DATA_DIR: dataDir.path,
+      LOG_LEVEL: 'silent',
+      INGEST_ADMIN_TOKEN: ADMIN_TOKEN,
+      PLATFORM_SECRET_KEY: SECRET_KEY,
+    }),
+  );
   try {
     await app.ready();
     for (const [i, id] of ids.entries()) {
-      const row = (await h.sql.query('SELECT base_url, base_url_sealed FROM ingest.destinations WHERE id = $1', [id])).rows[0];
+      const row = (await h.sql.query('SELECT base_url, base_url_sealed FROM ingest.destinations WHERE id = $1', [id]))
+        .rows[0];
       assert.equal(row.base_url, i === 0 ? 'https://hooks.example.com/…' : 'http://127.0.0.1:9/…');
       assert.ok(row.base_url_sealed);
       assertHidden(await rowText(id), paths[i]!, 'a row sealed at start');

@@ -1,7 +1,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeEvent, startIngest, type IngestHarness } from './helpers.ts';
-import { createDestination, deadLetters, destination, FAST_FORWARDING, metric, sendEvents, waitFor } from './forwarding-helpers.ts';
+import {
+  createDestination,
+  deadLetters,
+  destination,
+  FAST_FORWARDING,
+  metric,
+  sendEvents,
+  waitFor,
+} from './forwarding-helpers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/vendors/webhook.ts';
 import { startPostHog } from '../support/vendors/posthog.ts';
 import { startSegment } from '../support/vendors/segment.ts';
@@ -29,13 +37,29 @@ async function use<T extends StandIn>(s: Promise<T>): Promise<T> {
 }
 
 /** A project with one destination pointing at a stand-in. */
-async function setup(kind: string, baseUrl: string, credentials: Record<string, string>, settings?: Record<string, unknown>) {
+async function setup(
+  kind: string,
+  baseUrl: string,
+  credentials: Record<string, string>,
+  settings?: Record<string, unknown>,
+) {
   const { projectId, key } = await h.project();
-  const dest = await createDestination(h, projectId, { name: kind, kind, base_url: baseUrl, credentials, ...(settings ? { settings } : {}) });
+  const dest = await createDestination(h, projectId, {
+    name: kind,
+    kind,
+    base_url: baseUrl,
+    credentials,
+    ...(settings ? { settings } : {}),
+  });
   return { projectId, key, dest };
 }
 
-async function webhook(): Promise<{ receiver: WebhookReceiver; projectId: string; key: string; dest: Record<string, any> }> {
+async function webhook(): Promise<{
+  receiver: WebhookReceiver;
+  projectId: string;
+  key: string;
+  dest: Record<string, any>;
+}> {
   const receiver = await use(startWebhookReceiver());
   const { projectId, key, dest } = await setup('webhook', `${receiver.url}/hooks/events`, {});
   receiver.secret = dest.secret;
@@ -50,7 +74,10 @@ test('webhook: the accepted events are POSTed unchanged as {events:[...]}, signe
   assert.equal(shown.secret, undefined);
   assert.ok(!JSON.stringify(shown).includes(dest.secret));
 
-  const events = [makeEvent(projectId, { 'unknown.field': { nested: [1, 'two'] }, 'user.id': 'user-42' }), makeEvent(projectId, { 'event.type': 'page.view', 'page.title': 'Café ☕' })];
+  const events = [
+    makeEvent(projectId, { 'unknown.field': { nested: [1, 'two'] }, 'user.id': 'user-42' }),
+    makeEvent(projectId, { 'event.type': 'page.view', 'page.title': 'Café ☕' }),
+  ];
   await sendEvents(h, key, events);
   await waitFor('webhook delivery', () => receiver.events.size === 2);
   assert.equal(receiver.badSignatures, 0);
@@ -95,12 +122,27 @@ test('posthog: /batch/ with the api key, each event in properties unchanged, eve
   assert.equal(posthog.received[0]!.url.pathname, '/batch/');
 });
 
-test('a base_url with a query string (a proxy routing or authorising by it) keeps it on every vendor\'s endpoint', async () => {
+test("a base_url with a query string (a proxy routing or authorising by it) keeps it on every vendor's endpoint", async () => {
   const vendors: { kind: string; standIn: StandIn; credentials: Record<string, string>; path: string }[] = [
     { kind: 'posthog', standIn: await use(startPostHog('phc_q')), credentials: { api_key: 'phc_q' }, path: '/batch/' },
-    { kind: 'segment', standIn: await use(startSegment('seg_q')), credentials: { write_key: 'seg_q' }, path: '/v1/batch' },
-    { kind: 'mixpanel', standIn: await use(startMixpanel('mp_q')), credentials: { project_token: 'mp_q' }, path: '/import' },
-    { kind: 'amplitude', standIn: await use(startAmplitude('amp_q_key')), credentials: { api_key: 'amp_q_key' }, path: '/2/httpapi' },
+    {
+      kind: 'segment',
+      standIn: await use(startSegment('seg_q')),
+      credentials: { write_key: 'seg_q' },
+      path: '/v1/batch',
+    },
+    {
+      kind: 'mixpanel',
+      standIn: await use(startMixpanel('mp_q')),
+      credentials: { project_token: 'mp_q' },
+      path: '/import',
+    },
+    {
+      kind: 'amplitude',
+      standIn: await use(startAmplitude('amp_q_key')),
+      credentials: { api_key: 'amp_q_key' },
+      path: '/2/httpapi',
+    },
   ];
   for (const v of vendors) {
     const { projectId, key } = await setup(v.kind, `${v.standIn.url}/?via=proxy&tenant=t%201`, v.credentials);
@@ -115,18 +157,47 @@ test('a base_url with a query string (a proxy routing or authorising by it) keep
   assert.deepEqual(vendors[2]!.standIn.received[0]!.url.searchParams.getAll('strict'), ['1']);
 });
 
-test('a base_url pasted as the vendor\'s full endpoint (Amplitude\'s serverUrl, …/batch/, …/v1/batch, …/import) gets the path once, and delivers', async () => {
-  const vendors: { kind: string; standIn: StandIn; credentials: Record<string, string>; base: string; path: string }[] = [
-    { kind: 'posthog', standIn: await use(startPostHog('phc_e')), credentials: { api_key: 'phc_e' }, base: '/batch', path: '/batch/' },
-    { kind: 'segment', standIn: await use(startSegment('seg_e')), credentials: { write_key: 'seg_e' }, base: '/v1/batch/', path: '/v1/batch' },
-    { kind: 'mixpanel', standIn: await use(startMixpanel('mp_e')), credentials: { project_token: 'mp_e' }, base: '/import?strict=1', path: '/import' },
-    { kind: 'amplitude', standIn: await use(startAmplitude('amp_e_key')), credentials: { api_key: 'amp_e_key' }, base: '/2/httpapi', path: '/2/httpapi' },
-  ];
+test("a base_url pasted as the vendor's full endpoint (Amplitude's serverUrl, …/batch/, …/v1/batch, …/import) gets the path once, and delivers", async () => {
+  const vendors: { kind: string; standIn: StandIn; credentials: Record<string, string>; base: string; path: string }[] =
+    [
+      {
+        kind: 'posthog',
+        standIn: await use(startPostHog('phc_e')),
+        credentials: { api_key: 'phc_e' },
+        base: '/batch',
+        path: '/batch/',
+      },
+      {
+        kind: 'segment',
+        standIn: await use(startSegment('seg_e')),
+        credentials: { write_key: 'seg_e' },
+        base: '/v1/batch/',
+        path: '/v1/batch',
+      },
+      {
+        kind: 'mixpanel',
+        standIn: await use(startMixpanel('mp_e')),
+        credentials: { project_token: 'mp_e' },
+        base: '/import?strict=1',
+        path: '/import',
+      },
+      {
+        kind: 'amplitude',
+        standIn: await use(startAmplitude('amp_e_key')),
+        credentials: { api_key: 'amp_e_key' },
+        base: '/2/httpapi',
+        path: '/2/httpapi',
+      },
+    ];
   for (const v of vendors) {
     const { projectId, key, dest } = await setup(v.kind, `${v.standIn.url}${v.base}`, v.credentials);
     await sendEvents(h, key, [makeEvent(projectId, { 'user.id': 'user-12345', 'session.id': 'session-abc' })]);
     await waitFor(`${v.kind} delivery`, async () => (await destination(h, dest.id)).pending === 0);
-    assert.deepEqual(v.standIn.received.map((r) => r.url.pathname), [v.path], v.kind);
+    assert.deepEqual(
+      v.standIn.received.map((r) => r.url.pathname),
+      [v.path],
+      v.kind,
+    );
     assert.deepEqual(await deadLetters(h, dest.id), [], v.kind);
   }
 });
@@ -134,14 +205,21 @@ test('a base_url pasted as the vendor\'s full endpoint (Amplitude\'s serverUrl, 
 test('posthog: 429 with Retry-After is honoured before the next attempt, then the batch is delivered', async () => {
   const posthog = await use(startPostHog('phc_key_2'));
   const { projectId, key, dest } = await setup('posthog', posthog.url, { api_key: 'phc_key_2' });
-  posthog.fail({ status: 429, headers: { 'retry-after': '1' }, body: { type: 'throttled', code: 'RATE_LIMITED', detail: 'Rate limit exceeded' } });
+  posthog.fail({
+    status: 429,
+    headers: { 'retry-after': '1' },
+    body: { type: 'throttled', code: 'RATE_LIMITED', detail: 'Rate limit exceeded' },
+  });
   const event = makeEvent(projectId);
   await sendEvents(h, key, [event]);
   await waitFor('posthog delivery after 429', () => posthog.events.size === 1, 15_000);
   assert.equal(posthog.received.length, 2);
   const gap = posthog.received[1]!.at - posthog.received[0]!.at;
   assert.ok(gap >= 950, `second attempt came ${gap} ms after the 429 with Retry-After: 1`);
-  await waitFor('delivery recorded', async () => (await metric(h, 'ingest_forwarding_delivered_total', { destination: dest.id })) === 1);
+  await waitFor(
+    'delivery recorded',
+    async () => (await metric(h, 'ingest_forwarding_delivered_total', { destination: dest.id })) === 1,
+  );
   assert.equal(await metric(h, 'ingest_forwarding_retried_total', { destination: dest.id }), 1);
   assert.deepEqual(await deadLetters(h, dest.id), []);
 });
@@ -155,8 +233,16 @@ test('segment: /v1/batch with the write key, messageId is event_id; 5xx answers 
   await sendEvents(h, key, events);
   await waitFor('segment delivery', () => segment.events.size === 2);
   // The two scripted failures, then the deliveries: one request, or two when the events' jittered retries come due apart.
-  const delivered = segment.received.slice(2).flatMap((r) => (JSON.parse(r.body.toString('utf8')) as { batch: { messageId: string }[] }).batch.map((e) => e.messageId));
-  assert.deepEqual(delivered.sort(), events.map((e) => e.event_id as string).sort(), 'each event delivered once after the two failures');
+  const delivered = segment.received
+    .slice(2)
+    .flatMap((r) =>
+      (JSON.parse(r.body.toString('utf8')) as { batch: { messageId: string }[] }).batch.map((e) => e.messageId),
+    );
+  assert.deepEqual(
+    delivered.sort(),
+    events.map((e) => e.event_id as string).sort(),
+    'each event delivered once after the two failures',
+  );
   assert.equal(segment.dropped, 0);
   const withUser = segment.events.get(events[0]!.event_id as string)!;
   assert.deepEqual(withUser.properties, events[0]);
@@ -176,7 +262,10 @@ test('segment: batches stay under 500 KB and 32 KB per event, counted as Segment
   const tooBig = makeEvent(projectId, { metadata: { blob: 'y'.repeat(32_100) } });
   await sendEvents(h, key, [...events.slice(0, 20), tooBig, ...events.slice(20)]);
   await waitFor('segment delivery of 40 events', () => segment.events.size === 40);
-  assert.ok(segment.received.length >= 3, `40 events of 30 KB need at least 3 requests, got ${segment.received.length}`);
+  assert.ok(
+    segment.received.length >= 3,
+    `40 events of 30 KB need at least 3 requests, got ${segment.received.length}`,
+  );
   for (const r of segment.received) assert.ok(r.body.length <= 500_000, `a request of ${r.body.length} bytes`);
   const dead = await waitFor('dead letter of the large event', async () => (await deadLetters(h, dest.id)).at(0));
   assert.equal(dead.event_id, tooBig.event_id);
@@ -203,14 +292,24 @@ test('mixpanel: /import with strict=1, $insert_id is event_id; a record it refus
   assert.equal($insert_id, good[0]!.event_id);
   assert.equal(mixpanel.received[0]!.url.searchParams.get('strict'), '1');
   // The good events were imported by the first request and never sent again; only the refused one was retried.
-  const sentGood = mixpanel.bodies().flatMap((b) => b as Record<string, any>[]).filter((r) => r.properties.$insert_id === good[0]!.event_id);
+  const sentGood = mixpanel
+    .bodies()
+    .flatMap((b) => b as Record<string, any>[])
+    .filter((r) => r.properties.$insert_id === good[0]!.event_id);
   assert.equal(sentGood.length, 1);
   assert.equal(await metric(h, 'ingest_forwarding_dead_lettered_total', { destination: dest.id }), 1);
 });
 
 test('mixpanel: a service account authenticates with project_id; event ids Mixpanel cannot take are hashed to 36 characters', async () => {
-  const mixpanel = await use(startMixpanel('unused', { username: 'sa.user', secret: 'sa-secret-123', projectId: '424242' }));
-  const { projectId, key } = await setup('mixpanel', mixpanel.url, { service_account_username: 'sa.user', service_account_secret: 'sa-secret-123' }, { project_id: '424242' });
+  const mixpanel = await use(
+    startMixpanel('unused', { username: 'sa.user', secret: 'sa-secret-123', projectId: '424242' }),
+  );
+  const { projectId, key } = await setup(
+    'mixpanel',
+    mixpanel.url,
+    { service_account_username: 'sa.user', service_account_secret: 'sa-secret-123' },
+    { project_id: '424242' },
+  );
   const event = makeEvent(projectId, { event_id: `long:${'z'.repeat(60)}` });
   await sendEvents(h, key, [event]);
   await waitFor('mixpanel import', () => mixpanel.events.size === 1);
@@ -222,7 +321,10 @@ test('mixpanel: a service account authenticates with project_id; event ids Mixpa
 test('amplitude: /2/httpapi, insert_id is event_id; events it refuses are dead-lettered and the rest sent again without them', async () => {
   const amplitude = await use(startAmplitude('amp_key_1'));
   const { projectId, key, dest } = await setup('amplitude', amplitude.url, { api_key: 'amp_key_1' });
-  const good = [makeEvent(projectId, { 'user.id': 'user-12345', 'session.id': 'session-abc' }), makeEvent(projectId, { 'session.id': 'session-def' })];
+  const good = [
+    makeEvent(projectId, { 'user.id': 'user-12345', 'session.id': 'session-abc' }),
+    makeEvent(projectId, { 'session.id': 'session-def' }),
+  ];
   const bad = makeEvent(projectId, { 'user.id': 'bob', 'session.id': 'session-ghi' });
   await sendEvents(h, key, [good[0]!, bad, good[1]!]);
   await waitFor('amplitude delivery', () => amplitude.events.size === 2);
@@ -240,7 +342,10 @@ test('amplitude: /2/httpapi, insert_id is event_id; events it refuses are dead-l
 test('amplitude: a 429 without Retry-After is retried after the configured backoff (at most 100 ms here), not a fixed 30 s', async () => {
   const amplitude = await use(startAmplitude('amp_key_429'));
   const { projectId, key, dest } = await setup('amplitude', amplitude.url, { api_key: 'amp_key_429' });
-  amplitude.fail({ status: 429, body: { code: 429, error: 'Too many requests for some devices and users', throttled_events: [0] } }, 2);
+  amplitude.fail(
+    { status: 429, body: { code: 429, error: 'Too many requests for some devices and users', throttled_events: [0] } },
+    2,
+  );
   const event = makeEvent(projectId, { 'session.id': 'session-429' });
   await sendEvents(h, key, [event]);
   await waitFor('amplitude delivery after two 429s', () => amplitude.events.size === 1);
@@ -280,7 +385,8 @@ test('a batch refused with 400 without naming an event is split to find it: only
   const events = [makeEvent(projectId), makeEvent(projectId), makeEvent(projectId)];
   const poison = events[1]!.event_id as string;
   const original = receiver.answerFor.bind(receiver);
-  receiver.answerFor = (request) => (request.body.toString().includes(poison) ? { status: 400, body: { error: 'cannot take this' } } : original(request));
+  receiver.answerFor = (request) =>
+    request.body.toString().includes(poison) ? { status: 400, body: { error: 'cannot take this' } } : original(request);
   await sendEvents(h, key, events);
   const dead = await waitFor('dead letter', async () => (await deadLetters(h, dest.id)).at(0));
   assert.equal(dead.event_id, poison);
@@ -307,7 +413,10 @@ test('dead letters are listed and replayed: after the receiver recovers they are
   assert.deepEqual(replay.json(), { replayed: 1 });
   await waitFor('replayed delivery', () => receiver.events.has(event.event_id as string));
   assert.deepEqual(await deadLetters(h, dest.id), []);
-  assert.deepEqual((await h.admin('POST', `/api/v1/destinations/${dest.id}/dead-letters/replay`, { ids: [999999] })).json(), { replayed: 0 });
+  assert.deepEqual(
+    (await h.admin('POST', `/api/v1/destinations/${dest.id}/dead-letters/replay`, { ids: [999999] })).json(),
+    { replayed: 0 },
+  );
 });
 
 test('lag is reported per destination: the age of the oldest pending event, 0 once delivered', async () => {
@@ -319,5 +428,8 @@ test('lag is reported per destination: the age of the oldest pending event, 0 on
   assert.ok(lag !== undefined && lag >= 0.25, `lag ${lag}`);
   assert.equal(await metric(h, 'ingest_forwarding_pending_events', { destination: dest.id }), 1);
   await waitFor('delivery', () => receiver.events.size === 1);
-  await waitFor('lag back to 0', async () => (await metric(h, 'ingest_forwarding_lag_seconds', { destination: dest.id })) === 0);
+  await waitFor(
+    'lag back to 0',
+    async () => (await metric(h, 'ingest_forwarding_lag_seconds', { destination: dest.id })) === 0,
+  );
 });

@@ -33,7 +33,14 @@ const SECRET_KEY = 'a'.repeat(64);
 
 /** An ingest instance on the shared database (several may run at once, like instances behind a load balancer). */
 async function instance(env: Record<string, string> = FAST_FORWARDING): Promise<App> {
-  const config = loadIngestConfig({ DATABASE_URL: database.url, DATA_DIR: dataDir.path, LOG_LEVEL: 'silent', INGEST_ADMIN_TOKEN: ADMIN_TOKEN, PLATFORM_SECRET_KEY: SECRET_KEY, ...env });
+  const config = loadIngestConfig({
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir.path,
+    LOG_LEVEL: 'silent',
+    INGEST_ADMIN_TOKEN: ADMIN_TOKEN,
+    PLATFORM_SECRET_KEY: SECRET_KEY,
+    ...env,
+  });
   const app = await buildIngestApp(config);
   await app.ready();
   apps.push(app);
@@ -58,7 +65,12 @@ async function receiver(): Promise<WebhookReceiver> {
 }
 
 async function admin(app: App, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) {
-  const res = await app.inject({ method, url, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const res = await app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
   assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`);
   return res.json();
 }
@@ -71,19 +83,30 @@ async function project(app: App): Promise<{ projectId: string; key: string }> {
 }
 
 async function webhookDestination(app: App, projectId: string, r: WebhookReceiver, name = 'hook'): Promise<string> {
-  const d = await admin(app, 'POST', `/api/v1/projects/${projectId}/destinations`, { name, kind: 'webhook', base_url: r.url });
+  const d = await admin(app, 'POST', `/api/v1/projects/${projectId}/destinations`, {
+    name,
+    kind: 'webhook',
+    base_url: r.url,
+  });
   r.secret = d.secret;
   return d.id;
 }
 
 async function send(app: App, key: string, events: Record<string, unknown>[]): Promise<void> {
-  const res = await app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key, 'content-type': 'application/json' }, payload: JSON.stringify({ events }) });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/events',
+    headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
+    payload: JSON.stringify({ events }),
+  });
   assert.equal(res.statusCode, 202, res.body);
 }
 
 async function delivered(app: App, destinationId: string): Promise<number> {
   const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-  const line = text.split('\n').find((l) => l.startsWith('ingest_forwarding_delivered_total{') && l.includes(`destination="${destinationId}"`));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('ingest_forwarding_delivered_total{') && l.includes(`destination="${destinationId}"`));
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
@@ -100,18 +123,25 @@ test('claims from two connections at once never overlap: FOR UPDATE SKIP LOCKED 
     const b = await open();
     const projectId = `p_${randomToken(6)}`;
     await a.query('INSERT INTO projects (id, name) VALUES ($1, $1)', [projectId]);
-    await a.query(`INSERT INTO destinations (id, project_id, name, kind, base_url, credentials_sealed) VALUES ($1, $2, 'x', 'webhook', 'http://127.0.0.1:9/', 'v1.x.y.z')`, [`d_${projectId}`, projectId]);
+    await a.query(
+      `INSERT INTO destinations (id, project_id, name, kind, base_url, credentials_sealed) VALUES ($1, $2, 'x', 'webhook', 'http://127.0.0.1:9/', 'v1.x.y.z')`,
+      [`d_${projectId}`, projectId],
+    );
     await a.query(
       `INSERT INTO events (project_id, event_id, event_type, event_ts, session_id, body)
        SELECT $1, 'e' || g, 'custom', now(), 's', '{}'::jsonb FROM generate_series(1, 1000) g`,
       [projectId],
     );
-    const claims = await Promise.all(Array.from({ length: 16 }, (_, i) => claim(i % 2 ? a : b, `d_${projectId}`, 100, 60_000, `token-${i}`)));
+    const claims = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => claim(i % 2 ? a : b, `d_${projectId}`, 100, 60_000, `token-${i}`)),
+    );
     const ids = claims.flat().map((e) => e.id);
     assert.equal(ids.length, 1000, 'every entry claimed by someone');
     assert.equal(new Set(ids).size, 1000, 'no entry claimed twice');
     assert.deepEqual(await claim(a, `d_${projectId}`, 100, 60_000, 'late'), [], 'leased entries are not claimable');
-    await a.query(`UPDATE outbox SET leased_until = now() - interval '1 second' WHERE destination_id = $1`, [`d_${projectId}`]);
+    await a.query(`UPDATE outbox SET leased_until = now() - interval '1 second' WHERE destination_id = $1`, [
+      `d_${projectId}`,
+    ]);
     const again = await claim(b, `d_${projectId}`, 2000, 60_000, 'after-expiry');
     assert.equal(again.length, 1000, 'entries of an expired lease can be claimed again');
     assert.ok(again.every((e) => e.attempts === 2));
@@ -202,7 +232,10 @@ test('stopping mid-request gives the batch back untried, and the next instance s
   await close(app);
   const check = await openDatabase({ url: database.url, dataDir: '', schema: 'ingest', poolSize: 1 });
   try {
-    const { rows } = await check.query<{ attempts: number; leased_until: Date | null }>('SELECT attempts, leased_until FROM outbox WHERE destination_id = $1', [dest]);
+    const { rows } = await check.query<{ attempts: number; leased_until: Date | null }>(
+      'SELECT attempts, leased_until FROM outbox WHERE destination_id = $1',
+      [dest],
+    );
     assert.deepEqual(rows, [{ attempts: 0, leased_until: null }]);
   } finally {
     await check.close();
@@ -236,13 +269,21 @@ test('a disabled destination keeps what it had pending, queues nothing new, and 
 });
 
 test('an event becomes a dead letter only once it has had the attempts and the time since its first failure', async () => {
-  const app = await instance({ ...FAST_FORWARDING, INGEST_FORWARDING_MAX_ATTEMPTS: '2', INGEST_FORWARDING_DEAD_LETTER_AFTER_MS: '700' });
+  const app = await instance({
+    ...FAST_FORWARDING,
+    INGEST_FORWARDING_MAX_ATTEMPTS: '2',
+    INGEST_FORWARDING_DEAD_LETTER_AFTER_MS: '700',
+  });
   const r = await receiver();
   const { projectId, key } = await project(app);
   const dest = await webhookDestination(app, projectId, r);
   r.fail({ status: 422, body: { error: 'unprocessable' } }, 1000);
   await send(app, key, [makeEvent(projectId)]);
-  const dead = await waitFor('dead letter', async () => (await admin(app, 'GET', `/api/v1/destinations/${dest}/dead-letters`)).items.at(0), 10_000);
+  const dead = await waitFor(
+    'dead letter',
+    async () => (await admin(app, 'GET', `/api/v1/destinations/${dest}/dead-letters`)).items.at(0),
+    10_000,
+  );
   const waited = Date.parse(dead.dead_at) - Date.parse(dead.first_failed_at);
   assert.ok(waited >= 700, `dead-lettered ${waited} ms after the first failure`);
   assert.ok(dead.attempts > 2, `kept retrying until the time had passed (${dead.attempts} attempts)`);

@@ -23,14 +23,25 @@ export interface IngestHarness {
 export async function startIngest(env: Record<string, string> = {}, label = 'ingest'): Promise<IngestHarness> {
   const database = await freshPostgres(label);
   const dataDir = tempDir();
-  const config = loadIngestConfig({ DATABASE_URL: database.url, DATA_DIR: dataDir.path, LOG_LEVEL: 'silent', INGEST_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
+  const config = loadIngestConfig({
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir.path,
+    LOG_LEVEL: 'silent',
+    INGEST_ADMIN_TOKEN: ADMIN_TOKEN,
+    ...env,
+  });
   const app = await buildIngestApp(config);
   const sql = new pg.Client({ connectionString: database.url });
   // Outage tests terminate every connection to the database, this one included.
   sql.on('error', () => {});
   await sql.connect();
   const admin: IngestHarness['admin'] = (method, url, payload) =>
-    app.inject({ method, url, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
   return {
     app,
     database,

@@ -33,12 +33,15 @@ function send(method: string, headers: Record<string, string>, body?: Buffer | s
   return new Promise((resolve, reject) => {
     // node:http sends the body of a DELETE or OPTIONS without framing unless told its length.
     const framed = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
-    const req = httpRequest({ host: '127.0.0.1', port, method, path: '/v1/events', headers: framed, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method, path: '/v1/events', headers: framed, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -54,7 +57,12 @@ test('every method but POST is 405 with Allow: POST, whatever the body, its cont
     [{ 'content-type': 'application/json' }, '{"events": ['],
   ];
   const methods = [...METHODS.filter((m) => m !== 'POST' && m !== 'CONNECT')];
-  assert.ok(methods.includes('PROPFIND') && methods.includes('MKCOL') && methods.includes('QUERY') && methods.includes('OPTIONS'));
+  assert.ok(
+    methods.includes('PROPFIND') &&
+      methods.includes('MKCOL') &&
+      methods.includes('QUERY') &&
+      methods.includes('OPTIONS'),
+  );
   for (const method of methods) {
     for (const [headers, body] of bodies) {
       for (const apiKey of [key, 'not-a-key']) {
@@ -69,7 +77,11 @@ test('every method but POST is 405 with Allow: POST, whatever the body, its cont
 });
 
 /** Sends `head` and `body` on a raw socket while reading whatever comes back; resolves with the first answer. */
-function rawExchange(socket: Socket, head: string, body: Buffer): Promise<Answer & { reset: boolean; rest: () => string }> {
+function rawExchange(
+  socket: Socket,
+  head: string,
+  body: Buffer,
+): Promise<Answer & { reset: boolean; rest: () => string }> {
   return new Promise((resolve, reject) => {
     let received = Buffer.alloc(0);
     let reset = false;
@@ -88,14 +100,26 @@ function rawExchange(socket: Socket, head: string, body: Buffer): Promise<Answer
       if (received.length < end + 4 + length) return;
       socket.removeListener('data', onData);
       const rest = received.subarray(end + 4 + length);
-      resolve({ status: Number(statusLine!.split(' ')[1]), headers, body: received.subarray(end + 4, end + 4 + length).toString('utf8'), reset, rest: () => rest.toString('latin1') });
+      resolve({
+        status: Number(statusLine!.split(' ')[1]),
+        headers,
+        body: received.subarray(end + 4, end + 4 + length).toString('utf8'),
+        reset,
+        rest: () => rest.toString('latin1'),
+      });
     };
     const onData = (d: Buffer) => {
       received = Buffer.concat([received, d]);
       tryAnswer();
     };
     socket.on('data', onData);
-    socket.on('close', () => reject(new Error(`connection closed${reset ? ' by a reset' : ''} before an answer: ${received.toString('latin1').slice(0, 200)}`)));
+    socket.on('close', () =>
+      reject(
+        new Error(
+          `connection closed${reset ? ' by a reset' : ''} before an answer: ${received.toString('latin1').slice(0, 200)}`,
+        ),
+      ),
+    );
     socket.write(head);
     socket.write(body);
   });
@@ -113,7 +137,10 @@ for (const framing of ['content-length', 'chunked'] as const) {
     try {
       const payload = Buffer.alloc(11 * 1024 * 1024, 0x20);
       payload.write('{"events":[', 0);
-      const body = framing === 'chunked' ? Buffer.concat([Buffer.from(`${payload.length.toString(16)}\r\n`), payload, Buffer.from('\r\n0\r\n\r\n')]) : payload;
+      const body =
+        framing === 'chunked'
+          ? Buffer.concat([Buffer.from(`${payload.length.toString(16)}\r\n`), payload, Buffer.from('\r\n0\r\n\r\n')])
+          : payload;
       const head = `POST /v1/events HTTP/1.1\r\nHost: x\r\nX-Svc-API-Key: ${key}\r\nContent-Type: application/json\r\n${framing === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${payload.length}`}\r\n\r\n`;
       const answer = await rawExchange(socket, head, body);
       assert.equal(answer.status, 400, answer.body);

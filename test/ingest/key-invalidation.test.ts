@@ -19,7 +19,15 @@ const dataDir = tempDir();
 
 before(async () => {
   a = await startIngest(env, 'keyinval');
-  b = await buildIngestApp(loadIngestConfig({ DATABASE_URL: a.database.url, DATA_DIR: dataDir.path, LOG_LEVEL: 'silent', INGEST_ADMIN_TOKEN: ADMIN_TOKEN, ...env }));
+  b = await buildIngestApp(
+    loadIngestConfig({
+      DATABASE_URL: a.database.url,
+      DATA_DIR: dataDir.path,
+      LOG_LEVEL: 'silent',
+      INGEST_ADMIN_TOKEN: ADMIN_TOKEN,
+      ...env,
+    }),
+  );
   listener = await connectRedis(REDIS_URL);
   await listener.subscribe('platform:invalidate:ingest');
 });
@@ -31,7 +39,12 @@ after(async () => {
 });
 
 const send = (app: App, key: string, projectId: string) =>
-  app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key, 'content-type': 'application/json' }, payload: { events: [makeEvent(projectId)] } });
+  app.inject({
+    method: 'POST',
+    url: '/v1/events',
+    headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
+    payload: { events: [makeEvent(projectId)] },
+  });
 
 test('two instances on one database and Redis: a key revoked through one is refused by the other at once', async () => {
   const { projectId, key, keyId } = await a.project();
@@ -51,9 +64,14 @@ test('two instances on one database and Redis: a key revoked through one is refu
     const res = await send(b, key, projectId);
     if (res.statusCode === 401) break;
     assert.equal(res.statusCode, 202);
-    assert.ok(Date.now() < deadline, 'instance b still accepts the revoked key 5 s later (it waits for its 300 s expiry)');
+    assert.ok(
+      Date.now() < deadline,
+      'instance b still accepts the revoked key 5 s later (it waits for its 300 s expiry)',
+    );
     // The next invalidation message, or the deadline: whichever comes first.
-    await once(listener, 'message', { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) }).catch(() => {});
+    await once(listener, 'message', { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) }).catch(
+      () => {},
+    );
   }
   const other = await a.project();
   assert.equal((await send(b, other.key, other.projectId)).statusCode, 202, 'keys that were not revoked keep working');

@@ -17,9 +17,15 @@ let service: ServiceProcess;
 before(async () => {
   database = await freshPostgres('outagelog');
   service = await startServiceProcess('ingest', {
-    DATABASE_URL: database.url, DATA_DIR: dataDir.path, LOG_LEVEL: 'info', INGEST_ADMIN_TOKEN: ADMIN, INGEST_KEY_CACHE_SECONDS: '300', PLATFORM_SECRET_KEY: 'c'.repeat(64),
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir.path,
+    LOG_LEVEL: 'info',
+    INGEST_ADMIN_TOKEN: ADMIN,
+    INGEST_KEY_CACHE_SECONDS: '300',
+    PLATFORM_SECRET_KEY: 'c'.repeat(64),
     // The delivery worker polls the database every 20 ms: its polls meet the outage too.
-    INGEST_FORWARDING_ENABLED: 'true', INGEST_FORWARDING_POLL_MS: '20',
+    INGEST_FORWARDING_ENABLED: 'true',
+    INGEST_FORWARDING_POLL_MS: '20',
   });
 });
 
@@ -32,11 +38,20 @@ after(async () => {
 /** The service's complete log lines so far (a line still being written is left for the next look). */
 function logLines(): Record<string, any>[] {
   const text = service.stdout();
-  return text.slice(0, text.lastIndexOf('\n')).split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, any>);
+  return text
+    .slice(0, text.lastIndexOf('\n'))
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, any>);
 }
 
 async function call(path: string, body: unknown, headers: Record<string, string>): Promise<Response> {
-  return fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  return fetch(`${service.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
 }
 
 test('a database outage is logged once when it begins and once when it ends, not once per 503', async () => {
@@ -51,7 +66,10 @@ test('a database outage is logged once when it begins and once when it ends, not
   await sql.connect();
   try {
     await sql.query(`ALTER DATABASE ${dbName} ALLOW_CONNECTIONS false`);
-    await sql.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName]);
+    await sql.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [dbName],
+    );
     const answers = [];
     for (let i = 0; i < 20; i++) answers.push((await send()).status);
     assert.deepEqual(answers, Array(20).fill(503));
@@ -60,7 +78,9 @@ test('a database outage is logged once when it begins and once when it ends, not
     await sql.end();
   }
   await waitFor('a commit after the outage', async () => (await send()).status === 202);
-  await waitFor('the line saying the database is back', () => logLines().some((l) => l.msg === 'database available again'));
+  await waitFor('the line saying the database is back', () =>
+    logLines().some((l) => l.msg === 'database available again'),
+  );
   const lines = logLines();
 
   const down = lines.filter((l) => /^database unavailable/.test(l.msg));

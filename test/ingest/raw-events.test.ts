@@ -31,10 +31,15 @@ function sameEitherWay(body: string): { fromBytes: number; stored: string[] } {
   const stored = decodeElements(fromBytes.prepared.bodies);
   // And what is stored is what was validated: the serialised parsed event.
   const accepted = events.filter((_, i) => !serialised.rejections.some((r) => r.index === i));
-  assert.deepEqual(stored, accepted.map((e) => JSON.stringify(e)));
+  assert.deepEqual(
+    stored,
+    accepted.map((e) => JSON.stringify(e)),
+  );
   // Taken from the bytes: canonical, and as many keys written as parsed (a repeated key makes them differ).
   let canonical = 0;
-  if (raw) for (let i = 0; i < events.length; i++) if (raw.spans[2 * i + 1]! >= 0 && raw.members[i] === keys(events[i])) canonical++;
+  if (raw)
+    for (let i = 0; i < events.length; i++)
+      if (raw.spans[2 * i + 1]! >= 0 && raw.members[i] === keys(events[i])) canonical++;
   return { fromBytes: canonical, stored };
 }
 
@@ -47,7 +52,14 @@ function keys(value: unknown, depth = 0): number {
 }
 
 test('compact events as JSON.stringify writes them are stored from the request bytes, byte for byte the same', () => {
-  const events = [event({ 'page.title': 'Café — “quotes” \u2028 and \\ "escapes"\n\t', 'event.sequence': 12, metadata: { a: [1, -2, 0.5, true, null, { b: 'c' }], n: 1.5e-7 } }), event()];
+  const events = [
+    event({
+      'page.title': 'Café — “quotes” \u2028 and \\ "escapes"\n\t',
+      'event.sequence': 12,
+      metadata: { a: [1, -2, 0.5, true, null, { b: 'c' }], n: 1.5e-7 },
+    }),
+    event(),
+  ];
   const body = JSON.stringify({ events });
   const { fromBytes, stored } = sameEitherWay(body);
   assert.equal(fromBytes, 2);
@@ -55,7 +67,11 @@ test('compact events as JSON.stringify writes them are stored from the request b
 });
 
 test('events whose bytes would serialise differently are serialised instead, and store the same either way', () => {
-  const e = (text: string) => text.replace('@', `"event_id":"x-${next++}","project_id":"${P}","session.id":"s","event.type":"custom","event.timestamp":"2025-01-02T03:04:05Z"`);
+  const e = (text: string) =>
+    text.replace(
+      '@',
+      `"event_id":"x-${next++}","project_id":"${P}","session.id":"s","event.type":"custom","event.timestamp":"2025-01-02T03:04:05Z"`,
+    );
   const shapes = [
     e('{ @ }'), // whitespace
     e('{@,\n"m":1}'),
@@ -74,7 +90,15 @@ test('events whose bytes would serialise differently are serialised instead, and
   ];
   for (const shape of shapes) assert.equal(sameEitherWay(`{"events":[${shape}]}`).fromBytes, 0, shape);
   // The canonical forms of the same values are taken from the bytes.
-  for (const shape of [e('{@,"n":1.5}'), e('{@,"n":1e-7}'), e('{@,"n":123456789012345}'), e('{@,"n":-5}'), e('{@,"m":{"b":1,"b2":2}}'), e('{@,"x":"😀"}'), e('{@,"__proto__":{"polluted":true}}')]) {
+  for (const shape of [
+    e('{@,"n":1.5}'),
+    e('{@,"n":1e-7}'),
+    e('{@,"n":123456789012345}'),
+    e('{@,"n":-5}'),
+    e('{@,"m":{"b":1,"b2":2}}'),
+    e('{@,"x":"😀"}'),
+    e('{@,"__proto__":{"polluted":true}}'),
+  ]) {
     assert.equal(sameEitherWay(`{"events":[${shape}]}`).fromBytes, 1, shape);
   }
 });
@@ -83,16 +107,27 @@ test('events that cannot be stored are still refused when their bytes are read, 
   const body = `{"events":[${JSON.stringify(event()).slice(0, -1)},"t":"a\\u0000b"},${JSON.stringify(event()).slice(0, -1)},"t":"\\ud800"}]}`;
   const events = (JSON.parse(body) as { events: unknown[] }).events;
   const { rejections } = validateBatch(events, P, rawEvents(Buffer.from(body), events.length));
-  assert.deepEqual(rejections.map((r) => [r.index, r.reason, r.error.split(':')[0]]), [[0, 'unstorable', 't'], [1, 'unstorable', 't']]);
+  assert.deepEqual(
+    rejections.map((r) => [r.index, r.reason, r.error.split(':')[0]]),
+    [
+      [0, 'unstorable', 't'],
+      [1, 'unstorable', 't'],
+    ],
+  );
 });
 
 test('an event over 100 KB is refused from its bytes as it is when serialised', () => {
-  const body = JSON.stringify({ events: [event({ big: 'x'.repeat(100 * 1024) }), event({ big: 'é'.repeat(40 * 1024) })] });
+  const body = JSON.stringify({
+    events: [event({ big: 'x'.repeat(100 * 1024) }), event({ big: 'é'.repeat(40 * 1024) })],
+  });
   const events = (JSON.parse(body) as { events: unknown[] }).events;
   const raw = rawEvents(Buffer.from(body), events.length)!;
   assert.ok(raw.spans[1]! >= 0 && raw.spans[3]! >= 0);
   const { rejections, prepared } = validateBatch(events, P, raw);
-  assert.deepEqual(rejections.map((r) => [r.index, r.reason]), [[0, 'too_large']]);
+  assert.deepEqual(
+    rejections.map((r) => [r.index, r.reason]),
+    [[0, 'too_large']],
+  );
   assert.deepEqual(validateBatch(events, P).rejections, rejections);
   assert.equal(prepared.count, 1);
 });
@@ -104,7 +139,12 @@ test('the events array is found where JSON.parse finds it: the last "events" key
     const events = (JSON.parse(body) as { events: unknown[] }).events;
     const raw = rawEvents(Buffer.from(body), events.length);
     sameEitherWay(body);
-    return raw && Array.from(raw.spans).map((at, i) => (i % 2 === 0 ? body.slice(at, raw.spans[i + 1]) : undefined)).filter((x) => x !== undefined);
+    return (
+      raw &&
+      Array.from(raw.spans)
+        .map((at, i) => (i % 2 === 0 ? body.slice(at, raw.spans[i + 1]) : undefined))
+        .filter((x) => x !== undefined)
+    );
   };
   assert.deepEqual(spans(`{"events":[${a}],"events":[${b}]}`), [b]);
   assert.deepEqual(spans(`{"meta":{"events":[${a}]},"events":[${b}]}`), [b]);
@@ -117,7 +157,7 @@ test('the events array is found where JSON.parse finds it: the last "events" key
 
 test('randomly shaped events store the same from their bytes as serialised', () => {
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
   const value = (depth: number): unknown => {
     const kind = Math.floor(random() * (depth > 3 ? 4 : 6));
@@ -126,7 +166,12 @@ test('randomly shaped events store the same from their bytes as serialised', () 
     if (kind === 2) return pick([true, false, null]);
     if (kind === 3) return pick(['x', 'y']);
     if (kind === 4) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
-    return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, () => [pick(['a', 'b', '0', '10', 'é', 'k k', '__proto__']), value(depth + 1)]));
+    return Object.fromEntries(
+      Array.from({ length: Math.floor(random() * 4) }, () => [
+        pick(['a', 'b', '0', '10', 'é', 'k k', '__proto__']),
+        value(depth + 1),
+      ]),
+    );
   };
   const spacing = (json: string) => json.replace(/([,:[{])/g, (c) => (random() < 0.1 ? `${c} ` : c));
   let taken = 0;
@@ -148,12 +193,16 @@ test('through the service: what PostgreSQL stores is the serialised event, wheth
   const pretty = makeEvent(projectId, { metadata: { n: 2 } });
   const prettyText = JSON.stringify(pretty, null, 2).replace('"metadata"', '"metadata": {"n": 1.0}, "metadata"');
   const answer = await h.app.inject({
-    method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
+    method: 'POST',
+    url: '/v1/events',
+    headers: { 'x-svc-api-key': key, 'content-type': 'application/json' },
     payload: `{"events":[${JSON.stringify(compact)},${prettyText}]}`,
   });
   assert.equal(answer.statusCode, 202, answer.body);
   assert.equal(answer.json().accepted, 2);
-  const stored = async (id: unknown) => (await h.sql.query('SELECT body::text AS text FROM ingest.events WHERE event_id = $1', [id])).rows[0].text as string;
+  const stored = async (id: unknown) =>
+    (await h.sql.query('SELECT body::text AS text FROM ingest.events WHERE event_id = $1', [id])).rows[0]
+      .text as string;
   assert.equal(await stored(compact.event_id), JSON.stringify(compact));
   assert.equal(await stored(pretty.event_id), JSON.stringify(JSON.parse(prettyText)));
   assert.deepEqual(JSON.parse(await stored(pretty.event_id)).metadata, { n: 2 });
@@ -165,6 +214,14 @@ test('hostile events read from their bytes are refused as when serialised: too d
   const body = `{"events":[${base},"x":${deep}},${JSON.stringify(event())},${base},"m":{"a":${'{"a":'.repeat(70)}1${'}'.repeat(70)}}},${base},"big":"${'y'.repeat(110_000)}"},${deep}]}`;
   const events = (JSON.parse(body) as { events: unknown[] }).events;
   const { rejections } = validateBatch(events, P, rawEvents(Buffer.from(body), events.length));
-  assert.deepEqual(rejections.map((r) => [r.index, r.reason]), [[0, 'too_deep'], [2, 'too_deep'], [3, 'too_large'], [4, 'not_object']]);
+  assert.deepEqual(
+    rejections.map((r) => [r.index, r.reason]),
+    [
+      [0, 'too_deep'],
+      [2, 'too_deep'],
+      [3, 'too_large'],
+      [4, 'not_object'],
+    ],
+  );
   sameEitherWay(body);
 });

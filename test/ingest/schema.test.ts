@@ -34,8 +34,17 @@ test('the trigger that feeds the outbox exists on events and writes one entry pe
   ]);
 
   const { projectId, key } = await h.project();
-  const on = await createDestination(h, projectId, { name: 'on', kind: 'webhook', base_url: 'https://hooks.example.com/a' });
-  await createDestination(h, projectId, { name: 'off', kind: 'webhook', base_url: 'https://hooks.example.com/b', enabled: false });
+  const on = await createDestination(h, projectId, {
+    name: 'on',
+    kind: 'webhook',
+    base_url: 'https://hooks.example.com/a',
+  });
+  await createDestination(h, projectId, {
+    name: 'off',
+    kind: 'webhook',
+    base_url: 'https://hooks.example.com/b',
+    enabled: false,
+  });
   const events = [makeEvent(projectId), makeEvent(projectId)];
   await sendEvents(h, key, events);
   // The same events again: not stored again, so not queued again.
@@ -44,7 +53,10 @@ test('the trigger that feeds the outbox exists on events and writes one entry pe
     `SELECT o.destination_id, e.event_id FROM ingest.outbox o JOIN ingest.events e ON e.id = o.event_row_id WHERE e.project_id = $1 ORDER BY o.id`,
     [projectId],
   );
-  assert.deepEqual(outbox.rows, events.map((e) => ({ destination_id: on.id, event_id: e.event_id })));
+  assert.deepEqual(
+    outbox.rows,
+    events.map((e) => ({ destination_id: on.id, event_id: e.event_id })),
+  );
 });
 
 test('the kind CHECK of destinations allows exactly DESTINATION_KINDS', async () => {
@@ -58,7 +70,10 @@ test('the kind CHECK of destinations allows exactly DESTINATION_KINDS', async ()
 
   const { projectId } = await h.project();
   const insert = (kind: string) =>
-    h.sql.query(`INSERT INTO ingest.destinations (id, project_id, name, kind, base_url, credentials_sealed) VALUES ($1, $2, $1, $3, 'https://x.example/', 'x')`, [`dst_${kind}_check`, projectId, kind]);
+    h.sql.query(
+      `INSERT INTO ingest.destinations (id, project_id, name, kind, base_url, credentials_sealed) VALUES ($1, $2, $1, $3, 'https://x.example/', 'x')`,
+      [`dst_${kind}_check`, projectId, kind],
+    );
   for (const kind of DESTINATION_KINDS) await insert(kind);
   await assert.rejects(insert('snowplow'), (err: { code?: string }) => err.code === '23514');
 });
@@ -66,7 +81,10 @@ test('the kind CHECK of destinations allows exactly DESTINATION_KINDS', async ()
 test('migrations are numbered in one sequence, and every renamed one maps an old name to a file that exists', () => {
   const dir = fileURLToPath(INGEST_MIGRATIONS);
   const files = readdirSql(dir);
-  assert.deepEqual(files.map((f) => Number(f.slice(0, 3))), files.map((_, i) => i + 1));
+  assert.deepEqual(
+    files.map((f) => Number(f.slice(0, 3))),
+    files.map((_, i) => i + 1),
+  );
   const renamed = JSON.parse(readFileSync(join(dir, 'renamed.json'), 'utf8')) as Record<string, string>;
   for (const to of Object.values(renamed)) assert.ok(files.includes(to), to);
 });
@@ -86,7 +104,12 @@ test('a database migrated under the old numbering (100, 101, 102) upgrades: the 
     const config = loadIngestConfig({ DATABASE_URL: database.url, DATA_DIR: tmp.path, LOG_LEVEL: 'silent' });
     const db = await openIngestDatabase(config);
     try {
-      assert.deepEqual((await migrate(db, `${oldDir}/`)).applied, ['001_projects_keys_events.sql', '100_forwarding.sql', '101_events_project_check.sql', '102_destination_url_sealed.sql']);
+      assert.deepEqual((await migrate(db, `${oldDir}/`)).applied, [
+        '001_projects_keys_events.sql',
+        '100_forwarding.sql',
+        '101_events_project_check.sql',
+        '102_destination_url_sealed.sql',
+      ]);
     } finally {
       await db.close();
     }
@@ -96,9 +119,13 @@ test('a database migrated under the old numbering (100, 101, 102) upgrades: the 
     const sql = new pg.Client({ connectionString: database.url });
     await sql.connect();
     try {
-      const names = (await sql.query('SELECT name FROM ingest.schema_migrations ORDER BY name')).rows.map((r) => r.name);
+      const names = (await sql.query('SELECT name FROM ingest.schema_migrations ORDER BY name')).rows.map(
+        (r) => r.name,
+      );
       assert.deepEqual(names, readdirSql(dir));
-      const triggers = await sql.query(`SELECT count(*)::int AS n FROM pg_trigger WHERE tgrelid = 'ingest.events'::regclass AND NOT tgisinternal`);
+      const triggers = await sql.query(
+        `SELECT count(*)::int AS n FROM pg_trigger WHERE tgrelid = 'ingest.events'::regclass AND NOT tgisinternal`,
+      );
       assert.equal(triggers.rows[0].n, 2);
     } finally {
       await sql.end();
@@ -110,5 +137,7 @@ test('a database migrated under the old numbering (100, 101, 102) upgrades: the 
 });
 
 function readdirSql(dir: string): string[] {
-  return readdirSync(dir).filter((f) => /^\d{3}_.+\.sql$/.test(f)).sort();
+  return readdirSync(dir)
+    .filter((f) => /^\d{3}_.+\.sql$/.test(f))
+    .sort();
 }

@@ -20,8 +20,10 @@ after(async () => {
   await h.close();
 });
 
-const post = (key: string, events: unknown[]) => h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key }, payload: { events } });
-const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await h.app.inject({ url: '/metrics' })).body)?.[1] ?? NaN);
+const post = (key: string, events: unknown[]) =>
+  h.app.inject({ method: 'POST', url: '/v1/events', headers: { 'x-svc-api-key': key }, payload: { events } });
+const metric = async (name: string) =>
+  Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await h.app.inject({ url: '/metrics' })).body)?.[1] ?? NaN);
 
 test('concurrent requests share commits, and every one of them is stored', async () => {
   const { projectId, key } = await h.project();
@@ -31,7 +33,8 @@ test('concurrent requests share commits, and every one of them is stored', async
   for (const a of answers) assert.deepEqual(a.json(), { accepted: 50, rejected: 0, errors: [] });
   const commits = (await metric('ingest_commit_duration_seconds_count')) - commitsBefore;
   assert.ok(commits >= 1 && commits < 40, `40 requests took ${commits} commits`);
-  const stored = (await sql.query('SELECT count(*)::int AS n FROM ingest.events WHERE project_id = $1', [projectId])).rows[0].n;
+  const stored = (await sql.query('SELECT count(*)::int AS n FROM ingest.events WHERE project_id = $1', [projectId]))
+    .rows[0].n;
   assert.equal(stored, 2000);
 });
 
@@ -46,11 +49,16 @@ test('a request whose rows fail in the database does not sink the others of its 
     END $$;
     CREATE TRIGGER test_poison AFTER INSERT ON ingest.events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ingest.test_poison();`);
   try {
-    const batches = Array.from({ length: 12 }, (_, i) => [makeEvent(projectId, i === 5 ? { event_id: 'poison' } : {}), makeEvent(projectId)]);
+    const batches = Array.from({ length: 12 }, (_, i) => [
+      makeEvent(projectId, i === 5 ? { event_id: 'poison' } : {}),
+      makeEvent(projectId),
+    ]);
     const answers = await Promise.all(batches.map((events) => post(key, events)));
     answers.forEach((a, i) => assert.equal(a.statusCode, i === 5 ? 500 : 202, `request ${i}: ${a.body}`));
     assert.deepEqual(answers[5]!.json(), { error: { code: 'INTERNAL_ERROR', message: 'internal server error' } });
-    const stored = (await sql.query('SELECT event_id FROM ingest.events WHERE project_id = $1', [projectId])).rows.map((r) => r.event_id);
+    const stored = (await sql.query('SELECT event_id FROM ingest.events WHERE project_id = $1', [projectId])).rows.map(
+      (r) => r.event_id,
+    );
     assert.equal(stored.length, 22);
     assert.ok(!stored.includes('poison'));
     assert.ok(!stored.includes(batches[5]![1]!.event_id), 'nothing of the failed request is stored');
@@ -61,18 +69,37 @@ test('a request whose rows fail in the database does not sink the others of its 
 
 test('an event row needs its project, and a project keeps existing while it has events (checked once per INSERT)', async () => {
   const { projectId, key } = await h.project();
-  const insert = (project: string, eventId: string) => sql.query(
-    `INSERT INTO ingest.events (project_id, event_id, event_type, event_ts, session_id, body) VALUES ($1, $2, 'ui.click', now(), 's', '{}')`, [project, eventId]);
-  await assert.rejects(insert('no-such-project', 'x1'), (err: { code?: string; message: string }) => err.code === '23503' && err.message.includes('no-such-project'));
+  const insert = (project: string, eventId: string) =>
+    sql.query(
+      `INSERT INTO ingest.events (project_id, event_id, event_type, event_ts, session_id, body) VALUES ($1, $2, 'ui.click', now(), 's', '{}')`,
+      [project, eventId],
+    );
+  await assert.rejects(
+    insert('no-such-project', 'x1'),
+    (err: { code?: string; message: string }) => err.code === '23503' && err.message.includes('no-such-project'),
+  );
   // One unknown project among known ones fails the whole statement.
-  await assert.rejects(sql.query(
-    `INSERT INTO ingest.events (project_id, event_id, event_type, event_ts, session_id, body) VALUES ($1, 'x2', 'ui.click', now(), 's', '{}'), ('no-such-project', 'x3', 'ui.click', now(), 's', '{}')`, [projectId]),
-    (err: { code?: string }) => err.code === '23503');
-  assert.equal((await sql.query('SELECT count(*)::int AS n FROM ingest.events WHERE project_id = $1', [projectId])).rows[0].n, 0);
+  await assert.rejects(
+    sql.query(
+      `INSERT INTO ingest.events (project_id, event_id, event_type, event_ts, session_id, body) VALUES ($1, 'x2', 'ui.click', now(), 's', '{}'), ('no-such-project', 'x3', 'ui.click', now(), 's', '{}')`,
+      [projectId],
+    ),
+    (err: { code?: string }) => err.code === '23503',
+  );
+  assert.equal(
+    (await sql.query('SELECT count(*)::int AS n FROM ingest.events WHERE project_id = $1', [projectId])).rows[0].n,
+    0,
+  );
 
   assert.equal((await post(key, [makeEvent(projectId)])).statusCode, 202);
-  await assert.rejects(sql.query('DELETE FROM ingest.projects WHERE id = $1', [projectId]), (err: { code?: string }) => err.code === '23503');
-  await assert.rejects(sql.query(`UPDATE ingest.projects SET id = 'renamed' WHERE id = $1`, [projectId]), (err: { code?: string }) => err.code === '23503');
+  await assert.rejects(
+    sql.query('DELETE FROM ingest.projects WHERE id = $1', [projectId]),
+    (err: { code?: string }) => err.code === '23503',
+  );
+  await assert.rejects(
+    sql.query(`UPDATE ingest.projects SET id = 'renamed' WHERE id = $1`, [projectId]),
+    (err: { code?: string }) => err.code === '23503',
+  );
   await sql.query(`UPDATE ingest.projects SET name = 'renamed' WHERE id = $1`, [projectId]);
 
   const empty = await h.project();
@@ -90,7 +117,10 @@ test('database unreachable: 503 with Retry-After, /ready 503, nothing acknowledg
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await admin.connect();
   await admin.query(`ALTER DATABASE ${dbName} ALLOW_CONNECTIONS false`);
-  await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName]);
+  await admin.query(
+    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [dbName],
+  );
   await sql.end().catch(() => {});
   try {
     const during = [makeEvent(cached.projectId), makeEvent(cached.projectId)];
@@ -112,7 +142,9 @@ test('database unreachable: 503 with Retry-After, /ready 503, nothing acknowledg
     sql = new pg.Client({ connectionString: h.database.url });
     await sql.connect();
     const ids = (events: Record<string, unknown>[]) => events.map((e) => e.event_id as string);
-    const stored = async (events: Record<string, unknown>[]) => (await sql.query('SELECT count(*)::int AS n FROM ingest.events WHERE event_id = ANY($1)', [ids(events)])).rows[0].n;
+    const stored = async (events: Record<string, unknown>[]) =>
+      (await sql.query('SELECT count(*)::int AS n FROM ingest.events WHERE event_id = ANY($1)', [ids(events)])).rows[0]
+        .n;
     assert.equal(await stored(before), 2, 'what was acknowledged is stored');
     assert.equal(await stored(during), 0, 'what was refused is not');
     // The client's retry goes through once the database is back.

@@ -14,10 +14,14 @@ const checks: AccessChecks = {
 
 async function build() {
   const app = await createApp({ name: 'example', version: '1', logLevel: 'silent', access: checks });
-  app.post('/items', {
-    config: { access: { kind: 'key', key: 'k1' } as never },
-    schema: { body: Type.Object({ name: Type.String() }, { additionalProperties: false }) },
-  }, async () => ({ ok: true }));
+  app.post(
+    '/items',
+    {
+      config: { access: { kind: 'key', key: 'k1' } as never },
+      schema: { body: Type.Object({ name: Type.String() }, { additionalProperties: false }) },
+    },
+    async () => ({ ok: true }),
+  );
   app.get('/open', { config: { access: PUBLIC } }, async () => ({ open: true }));
   return app;
 }
@@ -25,7 +29,10 @@ async function build() {
 test('a route without a declaration cannot be registered: the app refuses it by default', async () => {
   const app = await createApp({ name: 'example', version: '1', logLevel: 'silent', access: checks });
   assert.throws(() => app.get('/forgotten', async () => 'x'), /route GET \/forgotten declares no access/);
-  assert.throws(() => app.get('/odd', { config: { access: { kind: 'nobody-checks-this' } } }, async () => 'x'), /of kind 'nobody-checks-this'/);
+  assert.throws(
+    () => app.get('/odd', { config: { access: { kind: 'nobody-checks-this' } } }, async () => 'x'),
+    /of kind 'nobody-checks-this'/,
+  );
   await app.close();
 });
 
@@ -45,7 +52,7 @@ test('the declared check runs before the body is validated: unauthenticated with
   await app.close();
 });
 
-test('every registered route, the kit\'s own included, carries its declaration', async () => {
+test("every registered route, the kit's own included, carries its declaration", async () => {
   const app = await build();
   await app.ready();
   const routes = registeredRoutes(app);

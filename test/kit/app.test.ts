@@ -7,12 +7,19 @@ import { redactUrl } from '../../src/kit/logger.ts';
 
 async function build(options: Partial<Parameters<typeof createApp>[0]> = {}) {
   const app = await createApp({ name: 'example', version: '1.2.3', logLevel: 'silent', bodyLimit: 1024, ...options });
-  app.post('/items', {
-    schema: {
-      body: Type.Object({ name: Type.String({ minLength: 1 }), count: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
-      response: { 201: Type.Object({ id: Type.String(), name: Type.String() }) },
+  app.post(
+    '/items',
+    {
+      schema: {
+        body: Type.Object(
+          { name: Type.String({ minLength: 1 }), count: Type.Integer({ minimum: 0 }) },
+          { additionalProperties: false },
+        ),
+        response: { 201: Type.Object({ id: Type.String(), name: Type.String() }) },
+      },
     },
-  }, async (request, reply) => reply.code(201).send({ id: 'i1', name: request.body.name }));
+    async (request, reply) => reply.code(201).send({ id: 'i1', name: request.body.name }),
+  );
   app.get('/conflict', async () => {
     throw new HttpError(409, 'CONFLICT', 'the item exists', { headers: { 'retry-after': '5' } });
   });
@@ -50,7 +57,12 @@ test('schema violations, bad JSON, oversize bodies and unknown routes get the do
   assert.equal(invalid.json().error.code, 'VALIDATION_ERROR');
   assert.match(invalid.json().error.message, /name|count/);
 
-  const badJson = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'application/json' }, payload: '{"name":' });
+  const badJson = await app.inject({
+    method: 'POST',
+    url: '/items',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"name":',
+  });
   assert.equal(badJson.statusCode, 400);
   assert.equal(badJson.json().error.code, 'VALIDATION_ERROR');
 
@@ -58,10 +70,20 @@ test('schema violations, bad JSON, oversize bodies and unknown routes get the do
   assert.equal(big.statusCode, 413);
   assert.equal(big.json().error.code, 'PAYLOAD_TOO_LARGE');
 
-  const wrongType = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'text/csv' }, payload: 'a,b' });
+  const wrongType = await app.inject({
+    method: 'POST',
+    url: '/items',
+    headers: { 'content-type': 'text/csv' },
+    payload: 'a,b',
+  });
   assert.equal(wrongType.statusCode, 415);
 
-  const plain = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'text/plain' }, payload: 'hello' });
+  const plain = await app.inject({
+    method: 'POST',
+    url: '/items',
+    headers: { 'content-type': 'text/plain' },
+    payload: 'hello',
+  });
   assert.equal(plain.statusCode, 415);
   assert.equal(plain.json().error.code, 'UNSUPPORTED_MEDIA_TYPE');
 
@@ -152,5 +174,9 @@ test('closing finishes requests in flight and refuses new ones', async () => {
 test('credentials in query strings are redacted before logging', () => {
   assert.equal(redactUrl('/cb?code=abc&state=xyz&page=2'), '/cb?code=%5Bredacted%5D&state=%5Bredacted%5D&page=2');
   assert.equal(redactUrl('/plain'), '/plain');
-  assert.equal(redactUrl('/signin?return_to=%2Finvites%2Faccept%3Ftoken%3Dinv_secret'), '/signin?return_to=%5Bredacted%5D', 'a return address may carry an invitation token');
+  assert.equal(
+    redactUrl('/signin?return_to=%2Finvites%2Faccept%3Ftoken%3Dinv_secret'),
+    '/signin?return_to=%5Bredacted%5D',
+    'a return address may carry an invitation token',
+  );
 });

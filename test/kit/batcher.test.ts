@@ -29,7 +29,13 @@ test('items submitted in one turn of the event loop go out together, up to maxBa
   const b = createBatcher<number, unknown>({ run: r.run, maxInFlight: 2, maxBatch: 4, gather: 'tick' });
   const results = await Promise.all([1, 2, 3, 4, 5, 6, 7].map((i) => b.submit(i)));
   assert.deepEqual(results, [10, 20, 30, 40, 50, 60, 70]);
-  assert.deepEqual(r.batches.map((x) => x.items), [[1, 2, 3, 4], [5, 6, 7]]);
+  assert.deepEqual(
+    r.batches.map((x) => x.items),
+    [
+      [1, 2, 3, 4],
+      [5, 6, 7],
+    ],
+  );
 });
 
 test('while maxInFlight batches are out, new items wait and gather into the next batch', async () => {
@@ -45,7 +51,10 @@ test('while maxInFlight batches are out, new items wait and gather into the next
   r.holdAll(false);
   r.release();
   assert.deepEqual(await Promise.all([first, ...later]), [1, 2, 3, 4]);
-  assert.deepEqual(r.batches.map((x) => x.items), [[1], [2, 3, 4]]);
+  assert.deepEqual(
+    r.batches.map((x) => x.items),
+    [[1], [2, 3, 4]],
+  );
 });
 
 test('the same key waiting twice shares one place and one result; once sent, a new ask goes in a new batch', async () => {
@@ -64,15 +73,23 @@ test('the same key waiting twice shares one place and one result; once sent, a n
   assert.equal(rx, ry, 'one result for both');
   assert.deepEqual(rz, { s: 'b' });
   assert.notEqual(ra, rx, 'asked after the first batch was sent: answered by a later one');
-  assert.deepEqual(r.batches.map((x) => x.items), [['a', 'b'], ['a']]);
+  assert.deepEqual(
+    r.batches.map((x) => x.items),
+    [['a', 'b'], ['a']],
+  );
 });
 
 test('weight bounds a batch (an item is never split) and the weight waiting (back-pressure)', async () => {
   const r = recorder<number>();
   r.holdAll(true);
   const b = createBatcher<number, unknown>({
-    run: r.run, maxInFlight: 1, maxBatch: Infinity, gather: 'none',
-    weight: (n) => n, maxWeight: 10, maxPendingWeight: 25,
+    run: r.run,
+    maxInFlight: 1,
+    maxBatch: Infinity,
+    gather: 'none',
+    weight: (n) => n,
+    maxWeight: 10,
+    maxPendingWeight: 25,
     overloaded: () => new Error('overloaded'),
   });
   const lone = b.submit(12);
@@ -83,14 +100,23 @@ test('weight bounds a batch (an item is never split) and the weight waiting (bac
   r.holdAll(false);
   r.release();
   await Promise.all([lone, ...waiting]);
-  assert.deepEqual(r.batches.map((x) => x.items), [[12], [4, 5], [3], [8]]);
-  assert.deepEqual(r.batches.flatMap((x) => x.items), [12, 4, 5, 3, 8], 'in arrival order');
+  assert.deepEqual(
+    r.batches.map((x) => x.items),
+    [[12], [4, 5], [3], [8]],
+  );
+  assert.deepEqual(
+    r.batches.flatMap((x) => x.items),
+    [12, 4, 5, 3, 8],
+    'in arrival order',
+  );
 });
 
 test('a failed batch is retried item by item so one bad item fails only its caller, unless the failure is for all', async () => {
   const calls: number[][] = [];
   const b = createBatcher<number, unknown>({
-    maxInFlight: 1, maxBatch: 10, gather: 'tick',
+    maxInFlight: 1,
+    maxBatch: 10,
+    gather: 'tick',
     retryAlone: (err) => (err as Error).message !== 'database away',
     async run(items) {
       calls.push(items);
@@ -100,25 +126,55 @@ test('a failed batch is retried item by item so one bad item fails only its call
     },
   });
   const settled = await Promise.allSettled([1, 13, 2].map((i) => b.submit(i)));
-  assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled']);
+  assert.deepEqual(
+    settled.map((s) => s.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
   assert.deepEqual(calls, [[1, 13, 2], [1], [13], [2]]);
   calls.length = 0;
   const all = await Promise.allSettled([5, 0, 6].map((i) => b.submit(i)));
-  assert.deepEqual(all.map((s) => s.status), ['rejected', 'rejected', 'rejected']);
+  assert.deepEqual(
+    all.map((s) => s.status),
+    ['rejected', 'rejected', 'rejected'],
+  );
   assert.deepEqual(calls, [[5, 0, 6]], 'not retried one by one');
 });
 
 test('items of different groups never share a batch', async () => {
   const r = recorder<{ g: string; n: number }>((x) => x.n);
-  const b = createBatcher<{ g: string; n: number }, unknown>({ run: r.run, maxInFlight: 4, maxBatch: 10, gather: 'tick', group: (x) => x.g });
-  await Promise.all([{ g: 'a', n: 1 }, { g: 'b', n: 2 }, { g: 'a', n: 3 }].map((x) => b.submit(x)));
-  assert.deepEqual(r.batches.map((x) => [x.group, x.items.map((i) => i.n)]), [['a', [1, 3]], ['b', [2]]]);
+  const b = createBatcher<{ g: string; n: number }, unknown>({
+    run: r.run,
+    maxInFlight: 4,
+    maxBatch: 10,
+    gather: 'tick',
+    group: (x) => x.g,
+  });
+  await Promise.all(
+    [
+      { g: 'a', n: 1 },
+      { g: 'b', n: 2 },
+      { g: 'a', n: 3 },
+    ].map((x) => b.submit(x)),
+  );
+  assert.deepEqual(
+    r.batches.map((x) => [x.group, x.items.map((i) => i.n)]),
+    [
+      ['a', [1, 3]],
+      ['b', [2]],
+    ],
+  );
 });
 
 test('close() answers everything already submitted, then refuses new items', async () => {
   const r = recorder<number>();
   r.holdAll(true);
-  const b = createBatcher<number, unknown>({ run: r.run, maxInFlight: 1, maxBatch: 2, gather: 'none', closed: () => new Error('shutting down') });
+  const b = createBatcher<number, unknown>({
+    run: r.run,
+    maxInFlight: 1,
+    maxBatch: 2,
+    gather: 'none',
+    closed: () => new Error('shutting down'),
+  });
   const submitted = [1, 2, 3, 4, 5].map((i) => b.submit(i));
   let closed = false;
   const closing = b.close().then(() => {

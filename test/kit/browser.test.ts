@@ -15,5 +15,8 @@ test('PLATFORM_BROWSER=npm skips the system browser for the npm package', async 
 });
 
 test('PLATFORM_BROWSER takes only auto or npm', async () => {
-  await assert.rejects(findChromium({ PLATFORM_BROWSER: 'system' }), /PLATFORM_BROWSER is malformed: expected "auto" or "npm"/);
+  await assert.rejects(
+    findChromium({ PLATFORM_BROWSER: 'system' }),
+    /PLATFORM_BROWSER is malformed: expected "auto" or "npm"/,
+  );
 });

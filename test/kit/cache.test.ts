@@ -26,7 +26,13 @@ function source(initial: Record<string, string | undefined>) {
 
 test('read-through with expiry: a hit costs no read, concurrent misses share one, unknown values are not kept when told', async () => {
   const s = source({ a: '1' });
-  const cache = createCache<string | undefined>({ name: 'c', load: s.load, ttlMs: 60_000, maxEntries: 100, keep: (v) => v !== undefined });
+  const cache = createCache<string | undefined>({
+    name: 'c',
+    load: s.load,
+    ttlMs: 60_000,
+    maxEntries: 100,
+    keep: (v) => v !== undefined,
+  });
   assert.deepEqual(await Promise.all([cache.get('a'), cache.get('a'), cache.get('a')]), ['1', '1', '1']);
   assert.equal(s.reads(), 1);
   assert.equal(await cache.get('a'), '1');
@@ -65,9 +71,27 @@ test('with Redis, an invalidation on one instance reaches the others at once', {
   const other = await redisInvalidationBus({ url: REDIS_URL, service: `${service}-other`, log });
   try {
     const s = source({ key: 'live' });
-    const a = createCache<string | undefined>({ name: 'keys', load: s.load, ttlMs: 300_000, maxEntries: 100, bus: busA });
-    const b = createCache<string | undefined>({ name: 'keys', load: s.load, ttlMs: 300_000, maxEntries: 100, bus: busB });
-    const c = createCache<string | undefined>({ name: 'keys', load: s.load, ttlMs: 300_000, maxEntries: 100, bus: other });
+    const a = createCache<string | undefined>({
+      name: 'keys',
+      load: s.load,
+      ttlMs: 300_000,
+      maxEntries: 100,
+      bus: busA,
+    });
+    const b = createCache<string | undefined>({
+      name: 'keys',
+      load: s.load,
+      ttlMs: 300_000,
+      maxEntries: 100,
+      bus: busB,
+    });
+    const c = createCache<string | undefined>({
+      name: 'keys',
+      load: s.load,
+      ttlMs: 300_000,
+      maxEntries: 100,
+      bus: other,
+    });
     assert.equal(await a.get('key'), 'live');
     assert.equal(await b.get('key'), 'live');
     assert.equal(await c.get('key'), 'live');
@@ -79,7 +103,7 @@ test('with Redis, an invalidation on one instance reaches the others at once', {
     assert.equal(await a.get('key'), 'revoked', 'the instance that changed it sees it at once');
     assert.equal(await heardByB, 'key');
     assert.equal(await b.get('key'), 'revoked', 'the other instance dropped its copy long before its 5-minute expiry');
-    assert.equal(await c.get('key'), 'live', 'another service\'s caches are not touched');
+    assert.equal(await c.get('key'), 'live', "another service's caches are not touched");
   } finally {
     await busA.close();
     await busB.close();

@@ -8,7 +8,9 @@ import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { tempDir } from '../support/tmp.ts';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 const tmp = tempDir();
 let database: FreshDatabase;
 
@@ -22,7 +24,14 @@ after(async () => {
 
 async function platform(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', DATA_DIR: tmp.path, DATABASE_URL: database.url, PLATFORM_SECRET_KEY: 'f'.repeat(64), IDENTITY_EXTRA_SCOPES: 'reports:read' },
+    env: {
+      PATH: process.env.PATH,
+      LOG_LEVEL: 'silent',
+      DATA_DIR: tmp.path,
+      DATABASE_URL: database.url,
+      PLATFORM_SECRET_KEY: 'f'.repeat(64),
+      IDENTITY_EXTRA_SCOPES: 'reports:read',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -94,10 +103,14 @@ test('the runner: arguments parsed strictly, --json, per-command --help, one usa
   assert.match(err[0]!, /^platform: unknown command "demo nothing"\nusage: platform demo things make/);
   assert.equal(await run('--help'), EXIT.ok);
   assert.match(out.join('\n'), /things make NAME .* make a thing/);
-  await assert.rejects(run('things', 'make', 'boom', '--size', '1'), /unexpected/, 'a bug is not dressed up as a usage error');
+  await assert.rejects(
+    run('things', 'make', 'boom', '--size', '1'),
+    /unexpected/,
+    'a bug is not dressed up as a usage error',
+  );
 });
 
-test('platform --version, a service command\'s --help without a database, and --json for scripts', async () => {
+test("platform --version, a service command's --help without a database, and --json for scripts", async () => {
   const version = await platform('--version');
   assert.equal(version.status, 0);
   assert.equal(version.stdout, `platform ${VERSION}\n`);
@@ -109,9 +122,23 @@ test('platform --version, a service command\'s --help without a database, and --
 
   const missing = await platform('ingest', 'keys', 'create');
   assert.equal(missing.status, 2);
-  assert.equal(missing.stderr, 'platform: ingest keys create: missing argument\nusage: platform ingest keys create PROJECT [--name N] [--json] [--export]\n');
+  assert.equal(
+    missing.stderr,
+    'platform: ingest keys create: missing argument\nusage: platform ingest keys create PROJECT [--name N] [--json] [--export]\n',
+  );
 
-  const app = await platform('identity', 'apps', 'create', '--name', 'Reports', '--type', 'machine', '--scope', 'reports:read', '--json');
+  const app = await platform(
+    'identity',
+    'apps',
+    'create',
+    '--name',
+    'Reports',
+    '--type',
+    'machine',
+    '--scope',
+    'reports:read',
+    '--json',
+  );
   assert.equal(app.status, 0, app.stderr);
   const made = JSON.parse(app.stdout) as { client_id: string; client_secret: string; scopes: string[] };
   assert.match(made.client_id, /\S/);

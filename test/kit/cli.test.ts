@@ -18,7 +18,12 @@ function env(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function run(args: string[], extra: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [CLI, ...args], { env: env(extra), encoding: 'utf8', cwd: tmp.path, timeout: 180_000 });
+  return spawnSync(process.execPath, [CLI, ...args], {
+    env: env(extra),
+    encoding: 'utf8',
+    cwd: tmp.path,
+    timeout: 180_000,
+  });
 }
 
 test('help lists the commands and every registered service with its port', () => {
@@ -54,9 +59,19 @@ test('.env values are read and the environment wins over them', async () => {
   try {
     const { writeFileSync } = await import('node:fs');
     writeFileSync(join(dir.path, '.env'), 'INGEST_PORT=notaport\n');
-    const r = spawnSync(process.execPath, [CLI, 'start', 'ingest'], { env: env({}), encoding: 'utf8', cwd: dir.path, timeout: 180_000 });
+    const r = spawnSync(process.execPath, [CLI, 'start', 'ingest'], {
+      env: env({}),
+      encoding: 'utf8',
+      cwd: dir.path,
+      timeout: 180_000,
+    });
     assert.match(r.stderr, /INGEST_PORT is malformed/);
-    const ok = spawnSync(process.execPath, [CLI, 'migrate', 'ingest'], { env: env({ INGEST_PORT: '4999', DATA_DIR: join(dir.path, 'd') }), encoding: 'utf8', cwd: dir.path, timeout: 180_000 });
+    const ok = spawnSync(process.execPath, [CLI, 'migrate', 'ingest'], {
+      env: env({ INGEST_PORT: '4999', DATA_DIR: join(dir.path, 'd') }),
+      encoding: 'utf8',
+      cwd: dir.path,
+      timeout: 180_000,
+    });
     assert.equal(ok.status, 0, ok.stderr);
   } finally {
     dir.remove();
@@ -64,7 +79,11 @@ test('.env values are read and the environment wins over them', async () => {
 });
 
 test('start serves on embedded storage, a second process on the same folder is refused, SIGINT stops cleanly', async () => {
-  const child = spawn(process.execPath, [CLI, 'start', 'ingest'], { env: env({ INGEST_PORT: '0' }), cwd: tmp.path, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'start', 'ingest'], {
+    env: env({ INGEST_PORT: '0' }),
+    cwd: tmp.path,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

@@ -1,7 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { ConfigError, bool, int, key256, list, oneOf, optionalStr, optionalUrl, readConfig, str, url } from '../../src/kit/config.ts';
+import {
+  ConfigError,
+  bool,
+  int,
+  key256,
+  list,
+  oneOf,
+  optionalStr,
+  optionalUrl,
+  readConfig,
+  str,
+  url,
+} from '../../src/kit/config.ts';
 import { commonVariables } from '../../src/kit/service-config.ts';
 import { services } from '../../src/services.ts';
 
@@ -30,7 +42,13 @@ test('defaults apply and values are parsed to their types', () => {
 });
 
 test('a missing required variable is named with what it expects', () => {
-  assert.throws(() => readConfig(spec, {}), (e: unknown) => e instanceof ConfigError && e.variable === 'X_NAME' && /X_NAME is required: expected a non-empty string/.test(e.message));
+  assert.throws(
+    () => readConfig(spec, {}),
+    (e: unknown) =>
+      e instanceof ConfigError &&
+      e.variable === 'X_NAME' &&
+      /X_NAME is required: expected a non-empty string/.test(e.message),
+  );
 });
 
 test('malformed values are refused with the variable and the expectation', () => {
@@ -45,12 +63,19 @@ test('malformed values are refused with the variable and the expectation', () =>
     [{ X_KEY: 'short' }, 'X_KEY', /256-bit key/],
   ];
   for (const [env, name, message] of cases) {
-    assert.throws(() => readConfig(spec, { X_NAME: 'n', ...env }), (e: unknown) => e instanceof ConfigError && e.variable === name && message.test(e.message), name);
+    assert.throws(
+      () => readConfig(spec, { X_NAME: 'n', ...env }),
+      (e: unknown) => e instanceof ConfigError && e.variable === name && message.test(e.message),
+      name,
+    );
   }
 });
 
 test('a malformed secret is not echoed back', () => {
-  assert.throws(() => readConfig(spec, { X_NAME: 'n', X_KEY: 'hunter2-not-a-key' }), (e: unknown) => e instanceof ConfigError && !e.message.includes('hunter2'));
+  assert.throws(
+    () => readConfig(spec, { X_NAME: 'n', X_KEY: 'hunter2-not-a-key' }),
+    (e: unknown) => e instanceof ConfigError && !e.message.includes('hunter2'),
+  );
 });
 
 test('a base64 key is accepted', () => {
@@ -60,7 +85,9 @@ test('a base64 key is accepted', () => {
 
 test('every variable a service or the toolkit reads is documented in docs/configuration.md', () => {
   const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
-  const names = new Set<string>(Object.values(commonVariables('example', 1)).map((v) => v.name.replace('EXAMPLE_', '<SERVICE>_')));
+  const names = new Set<string>(
+    Object.values(commonVariables('example', 1)).map((v) => v.name.replace('EXAMPLE_', '<SERVICE>_')),
+  );
   for (const s of services) for (const n of s.variables) names.add(n);
   for (const name of names) assert.ok(doc.includes(`\`${name}\``), `${name} is not documented`);
 });

@@ -1,7 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { hashSecret, needsRehash, openSealedString, randomToken, safeEqual, seal, sha256Hex, verifySecret } from '../../src/kit/crypto.ts';
+import {
+  hashSecret,
+  needsRehash,
+  openSealedString,
+  randomToken,
+  safeEqual,
+  seal,
+  sha256Hex,
+  verifySecret,
+} from '../../src/kit/crypto.ts';
 
 test('sha256Hex matches the known digest', () => {
   assert.equal(sha256Hex('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
@@ -46,7 +55,9 @@ test('seal encrypts with AES-256-GCM and detects tampering, wrong keys and wrong
   const parts = sealed.split('.');
   const data = Buffer.from(parts[3]!, 'base64url');
   data[0] = data[0]! ^ 1;
-  assert.throws(() => openSealedString(key, [parts[0], parts[1], parts[2], data.toString('base64url')].join('.'), 'source:1'));
+  assert.throws(() =>
+    openSealedString(key, [parts[0], parts[1], parts[2], data.toString('base64url')].join('.'), 'source:1'),
+  );
   assert.throws(() => openSealedString(key, 'garbage', 'source:1'), /malformed/);
 });
 

@@ -35,9 +35,19 @@ for (const [kind, open] of backends) {
       try {
         assert.equal(db.kind, kind);
         await db.exec('CREATE TABLE IF NOT EXISTS t (id int8 PRIMARY KEY, doc jsonb, at timestamptz); DELETE FROM t;');
-        const ins = await db.query('INSERT INTO t VALUES ($1, $2, $3), ($4, $5, $6)', [1, { a: 1 }, new Date('2026-01-01T00:00:00Z'), 2, { b: 'x' }, null]);
+        const ins = await db.query('INSERT INTO t VALUES ($1, $2, $3), ($4, $5, $6)', [
+          1,
+          { a: 1 },
+          new Date('2026-01-01T00:00:00Z'),
+          2,
+          { b: 'x' },
+          null,
+        ]);
         assert.equal(ins.rowCount, 2);
-        const r = await db.query<{ id: number; doc: unknown; at: Date | null }>('SELECT id, doc, at FROM t WHERE id = $1', [1]);
+        const r = await db.query<{ id: number; doc: unknown; at: Date | null }>(
+          'SELECT id, doc, at FROM t WHERE id = $1',
+          [1],
+        );
         assert.deepEqual(r.rows[0], { id: 1, doc: { a: 1 }, at: new Date('2026-01-01T00:00:00Z') });
         const count = await db.query<{ n: number }>('SELECT count(*) AS n FROM t');
         assert.equal(count.rows[0]!.n, 2);
@@ -55,8 +65,13 @@ for (const [kind, open] of backends) {
       const db = await open('schema_a');
       try {
         await db.exec('CREATE TABLE IF NOT EXISTS things (x int)');
-        const r = await db.query<{ table_schema: string }>("SELECT table_schema FROM information_schema.tables WHERE table_name = 'things'");
-        assert.deepEqual(r.rows.map((x) => x.table_schema), ['schema_a']);
+        const r = await db.query<{ table_schema: string }>(
+          "SELECT table_schema FROM information_schema.tables WHERE table_name = 'things'",
+        );
+        assert.deepEqual(
+          r.rows.map((x) => x.table_schema),
+          ['schema_a'],
+        );
       } finally {
         await db.close();
       }
@@ -65,7 +80,9 @@ for (const [kind, open] of backends) {
     test('a transaction commits on success and rolls back on error', async () => {
       const db = await open('tx');
       try {
-        await db.exec('CREATE TABLE IF NOT EXISTS acc (id int PRIMARY KEY, balance int NOT NULL CHECK (balance >= 0)); DELETE FROM acc;');
+        await db.exec(
+          'CREATE TABLE IF NOT EXISTS acc (id int PRIMARY KEY, balance int NOT NULL CHECK (balance >= 0)); DELETE FROM acc;',
+        );
         await db.transaction(async (tx) => {
           await tx.query('INSERT INTO acc VALUES (1, 10), (2, 0)');
         });
@@ -77,7 +94,10 @@ for (const [kind, open] of backends) {
           /check constraint/,
         );
         const r = await db.query<{ id: number; balance: number }>('SELECT id, balance FROM acc ORDER BY id');
-        assert.deepEqual(r.rows, [{ id: 1, balance: 10 }, { id: 2, balance: 0 }]);
+        assert.deepEqual(r.rows, [
+          { id: 1, balance: 10 },
+          { id: 2, balance: 0 },
+        ]);
       } finally {
         await db.close();
       }
@@ -94,7 +114,10 @@ for (const [kind, open] of backends) {
         assert.deepEqual((await migrate(db, dir)).applied, ['001_create.sql', '002_seed.sql']);
         assert.deepEqual((await migrate(db, dir)).applied, []);
         const r = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
-        assert.deepEqual(r.rows.map((x) => x.name), ['001_create.sql', '002_seed.sql']);
+        assert.deepEqual(
+          r.rows.map((x) => x.name),
+          ['001_create.sql', '002_seed.sql'],
+        );
         assert.equal((await db.query('SELECT * FROM notes')).rows.length, 1);
       } finally {
         await db.close();
@@ -109,7 +132,9 @@ for (const [kind, open] of backends) {
       const db = await open('badmigr');
       try {
         await assert.rejects(migrate(db, dir), /migration badmigr\/002_bad.sql failed/);
-        const r = await db.query("SELECT 1 FROM information_schema.tables WHERE table_schema = 'badmigr' AND table_name IN ('ok_table', 'half')");
+        const r = await db.query(
+          "SELECT 1 FROM information_schema.tables WHERE table_schema = 'badmigr' AND table_name IN ('ok_table', 'half')",
+        );
         assert.equal(r.rows.length, 0);
       } finally {
         await db.close();
@@ -144,9 +169,15 @@ test('COPY on the database itself is a transaction of its own: committed when it
     const sql = 'COPY copied (id, name) FROM STDIN';
     assert.equal(await db.copyFrom!(sql, Buffer.from('1\tada\n2\tbob\n')), 2);
     // Seen at once from another session: the COPY was committed before it resolved.
-    assert.deepEqual((await reader.query('SELECT id, name FROM copies.copied ORDER BY id')).rows, [{ id: 1, name: 'ada' }, { id: 2, name: 'bob' }]);
+    assert.deepEqual((await reader.query('SELECT id, name FROM copies.copied ORDER BY id')).rows, [
+      { id: 1, name: 'ada' },
+      { id: 2, name: 'bob' },
+    ]);
     // A row refused by the unique index takes the whole COPY with it, and the one connection serves the next statement.
-    await assert.rejects(db.copyFrom!(sql, Buffer.from('3\tcy\n1\tada again\n')), (e: unknown) => (e as { code?: string }).code === '23505');
+    await assert.rejects(
+      db.copyFrom!(sql, Buffer.from('3\tcy\n1\tada again\n')),
+      (e: unknown) => (e as { code?: string }).code === '23505',
+    );
     assert.equal((await reader.query('SELECT count(*)::int AS n FROM copies.copied')).rows[0].n, 2);
     assert.equal(await db.copyFrom!(sql, Buffer.from('3\tcy\n')), 1);
     assert.equal((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM copied')).rows[0]!.n, 3);
@@ -172,7 +203,10 @@ test('an embedded data directory belongs to one process', async () => {
   const dataDir = join(tmp.path, 'locked');
   const first = await openDatabase({ dataDir, schema: 'svc', owner: 'svc server' });
   try {
-    await assert.rejects(openDatabase({ dataDir, schema: 'svc' }), (e: unknown) => e instanceof DirectoryInUseError && /in use by process \d+/.test((e as Error).message));
+    await assert.rejects(
+      openDatabase({ dataDir, schema: 'svc' }),
+      (e: unknown) => e instanceof DirectoryInUseError && /in use by process \d+/.test((e as Error).message),
+    );
     // The holder keeps working after the refused attempt.
     assert.equal((await first.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one, 1);
   } finally {
@@ -194,16 +228,31 @@ test('a pooled connection the server drops while checked out neither crashes the
   const db = await openDatabase({ url: pgdb.url, dataDir: '', schema: 'dropped', poolSize: 2 });
   const admin = await openDatabase({ url: pgdb.url, dataDir: '', schema: 'dropped_admin', poolSize: 1 });
   try {
-    const failure = await db.transaction(async (tx) => {
-      const pid = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-      // Terminated while idle inside the transaction: the 'error' arrives with no statement running.
-      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-      while (db.poolStats().lost === 0) await new Promise((resolve) => setImmediate(resolve));
-      return tx.query('SELECT 1').then(() => undefined, (err: unknown) => err);
-    }).then((value) => value, (err: unknown) => err);
+    const failure = await db
+      .transaction(async (tx) => {
+        const pid = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+        // Terminated while idle inside the transaction: the 'error' arrives with no statement running.
+        await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+        while (db.poolStats().lost === 0) await new Promise((resolve) => setImmediate(resolve));
+        return tx.query('SELECT 1').then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+      })
+      .then(
+        (value) => value,
+        (err: unknown) => err,
+      );
     assert.ok(failure instanceof Error, 'the statement after the drop failed');
-    assert.ok(isDatabaseUnavailable(failure), `recognised as the database being unavailable: ${(failure as Error).message}`);
-    assert.equal((await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one, 1, 'the pool replaced the connection');
+    assert.ok(
+      isDatabaseUnavailable(failure),
+      `recognised as the database being unavailable: ${(failure as Error).message}`,
+    );
+    assert.equal(
+      (await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one,
+      1,
+      'the pool replaced the connection',
+    );
     assert.equal(db.poolStats().waiting, 0);
   } finally {
     await db.close();
@@ -217,7 +266,9 @@ test('idle pooled connections terminated by the server are replaced on the next 
   try {
     await Promise.all([1, 2, 3].map(() => db.query('SELECT pg_sleep(0.05)')));
     assert.equal(db.poolStats().total, 3);
-    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_sleep(0.05)%'");
+    await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_sleep(0.05)%'",
+    );
     while (db.poolStats().lost < 3) await new Promise((resolve) => setImmediate(resolve));
     assert.equal(db.poolStats().total, 0, 'the dead connections left the pool');
     assert.equal((await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one, 1);
@@ -231,14 +282,21 @@ test('connection failures are told apart from faults in the statement', async ()
   const db = await openDatabase({ url: pgdb.url, dataDir: '', schema: 'faults', poolSize: 1 });
   try {
     const syntax = await db.query('SELEC 1').catch((e: unknown) => e);
-    assert.equal(isDatabaseUnavailable(syntax), false, 'a syntax error is the statement\'s fault');
+    assert.equal(isDatabaseUnavailable(syntax), false, "a syntax error is the statement's fault");
     await db.exec('CREATE TABLE IF NOT EXISTS u (id int PRIMARY KEY); INSERT INTO u VALUES (1) ON CONFLICT DO NOTHING');
     assert.equal(isDatabaseUnavailable(await db.query('INSERT INTO u VALUES (1)').catch((e: unknown) => e)), false);
-    assert.equal(isDatabaseUnavailable(await db.query('SELECT pg_terminate_backend(pg_backend_pid())').catch((e: unknown) => e)), true);
+    assert.equal(
+      isDatabaseUnavailable(await db.query('SELECT pg_terminate_backend(pg_backend_pid())').catch((e: unknown) => e)),
+      true,
+    );
   } finally {
     await db.close();
   }
-  const unreachable = await openDatabase({ url: 'postgres://postgres@127.0.0.1:1/none', dataDir: '', schema: 'x' }).catch((e: unknown) => e);
+  const unreachable = await openDatabase({
+    url: 'postgres://postgres@127.0.0.1:1/none',
+    dataDir: '',
+    schema: 'x',
+  }).catch((e: unknown) => e);
   assert.equal(isDatabaseUnavailable(unreachable), true, 'a refused connection');
   assert.equal(isDatabaseUnavailable(new TypeError('x is not a function')), false);
   assert.equal(isDatabaseUnavailable(undefined), false);

@@ -12,7 +12,9 @@ async function serve() {
     deleted.push(request.params.id);
     return reply.code(204).send();
   });
-  app.post('/things', { schema: { body: Type.Object({ name: Type.String() }) } }, async (request, reply) => reply.code(201).send({ name: request.body.name }));
+  app.post('/things', { schema: { body: Type.Object({ name: Type.String() }) } }, async (request, reply) =>
+    reply.code(201).send({ name: request.body.name }),
+  );
   app.post('/things/:id/touch', async (request) => ({ body: request.body ?? null }));
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, url, deleted };
@@ -25,7 +27,10 @@ test('a DELETE with a JSON content type and no body reaches its route', async ()
   try {
     const res = await fetch(`${url}/things/t1`, { method: 'DELETE', headers: json });
     assert.equal(res.status, 204, await res.text());
-    const charset = await fetch(`${url}/things/t2`, { method: 'DELETE', headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': '0' } });
+    const charset = await fetch(`${url}/things/t2`, {
+      method: 'DELETE',
+      headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': '0' },
+    });
     assert.equal(charset.status, 204);
     assert.deepEqual(deleted, ['t1', 't2']);
 
@@ -61,7 +66,11 @@ test('a body that is there is still parsed as strictly as before', async () => {
     const broken = await fetch(`${url}/things/t9`, { method: 'DELETE', headers: json, body: '{' });
     assert.equal(broken.status, 400);
     assert.deepEqual(deleted, [], 'a broken body never reaches the route');
-    const poisoned = await fetch(`${url}/things`, { method: 'POST', headers: json, body: '{"name":"a","__proto__":{"admin":true}}' });
+    const poisoned = await fetch(`${url}/things`, {
+      method: 'POST',
+      headers: json,
+      body: '{"name":"a","__proto__":{"admin":true}}',
+    });
     assert.equal(poisoned.status, 400, 'prototype poisoning is still refused');
     const fine = await fetch(`${url}/things`, { method: 'POST', headers: json, body: '{"name":"a"}' });
     assert.equal(fine.status, 201);

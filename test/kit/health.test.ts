@@ -24,11 +24,16 @@ function migrations(name: string, files: Record<string, string>): URL {
   return pathToFileURL(dir + '/');
 }
 
-test('/health answers alone; /ready needs the database, every migration and the service\'s own checks', async () => {
+test("/health answers alone; /ready needs the database, every migration and the service's own checks", async () => {
   const dir = migrations('m1', { '001_a.sql': 'CREATE TABLE a (x int);' });
   const db = await openDatabase({ url: pgdb.url, dataDir: '', schema: 'health_a', poolSize: 2 });
   let extraOk = true;
-  const app = await createApp({ name: 'example', version: '1', logLevel: 'silent', database: { db, migrations: dir, checks: [{ name: 'extra', check: async () => extraOk }] } });
+  const app = await createApp({
+    name: 'example',
+    version: '1',
+    logLevel: 'silent',
+    database: { db, migrations: dir, checks: [{ name: 'extra', check: async () => extraOk }] },
+  });
   try {
     assert.deepEqual((await app.inject({ url: '/health' })).json(), { status: 'ok' });
     const before = await app.inject({ url: '/ready' });
@@ -42,7 +47,15 @@ test('/health answers alone; /ready needs the database, every migration and the 
     extraOk = true;
     // A newer migration file than the database has (an instance of the next version beside an old schema).
     writeFileSync(new URL('002_b.sql', dir), 'CREATE TABLE b (x int);');
-    const behind = await createApp({ name: 'example', version: '1', logLevel: 'silent', database: { db: await openDatabase({ url: pgdb.url, dataDir: '', schema: 'health_a', poolSize: 1 }), migrations: dir } });
+    const behind = await createApp({
+      name: 'example',
+      version: '1',
+      logLevel: 'silent',
+      database: {
+        db: await openDatabase({ url: pgdb.url, dataDir: '', schema: 'health_a', poolSize: 1 }),
+        migrations: dir,
+      },
+    });
     assert.equal((await behind.inject({ url: '/ready' })).statusCode, 503);
     await behind.close();
   } finally {
@@ -51,12 +64,15 @@ test('/health answers alone; /ready needs the database, every migration and the 
   await assert.rejects(db.query('SELECT 1'), 'closing the app closed the database');
 });
 
-test('a database that cannot answer: /ready 503 and routes 503 with Retry-After in the service\'s shape, never 500', async () => {
+test("a database that cannot answer: /ready 503 and routes 503 with Retry-After in the service's shape, never 500", async () => {
   const dir = migrations('m2', { '001_a.sql': 'CREATE TABLE a (x int);' });
   const db = await openDatabase({ url: pgdb.url, dataDir: '', schema: 'health_b', poolSize: 2 });
   await migrate(db, dir);
   const app = await createApp({
-    name: 'example', version: '1', logLevel: 'silent', retryAfterSeconds: 7,
+    name: 'example',
+    version: '1',
+    logLevel: 'silent',
+    retryAfterSeconds: 7,
     errorBody: (e) => ({ error: e.code, error_description: e.message }),
     database: { db, migrations: dir },
   });

@@ -24,7 +24,7 @@ function sample(text: string, series: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-test('/metrics: requests by route template and status with latency, the database pool, the process and the service\'s own', async () => {
+test("/metrics: requests by route template and status with latency, the database pool, the process and the service's own", async () => {
   const dir = join(tmp.path, 'm');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, '001_a.sql'), 'CREATE TABLE a (x int);');
@@ -33,7 +33,13 @@ test('/metrics: requests by route template and status with latency, the database
   await migrate(db, migrations);
   const registry = new Registry();
   const own = new Counter({ name: 'example_things_total', help: 'Things', registers: [registry] });
-  const app = await createApp({ name: 'example', version: '1', logLevel: 'silent', database: { db, migrations }, metrics: registry });
+  const app = await createApp({
+    name: 'example',
+    version: '1',
+    logLevel: 'silent',
+    database: { db, migrations },
+    metrics: registry,
+  });
   app.get('/items/:id', async (request) => {
     own.inc();
     await db.query('SELECT 1');
@@ -46,11 +52,18 @@ test('/metrics: requests by route template and status with latency, the database
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/plain/);
     const text = res.body;
-    assert.equal(sample(text, 'http_requests_total{method="GET",route="/items/:id",status="200"}'), 3, 'one series per route template, not per path');
+    assert.equal(
+      sample(text, 'http_requests_total{method="GET",route="/items/:id",status="200"}'),
+      3,
+      'one series per route template, not per path',
+    );
     assert.equal(sample(text, 'http_requests_total{method="GET",route="unmatched",status="404"}'), 1);
     assert.ok(!text.includes('/items/a'), 'paths never become labels');
     assert.equal(sample(text, 'http_request_duration_seconds_count{method="GET",route="/items/:id",status="200"}'), 3);
-    assert.equal(sample(text, 'http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/items/:id",status="200"}'), 3);
+    assert.equal(
+      sample(text, 'http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/items/:id",status="200"}'),
+      3,
+    );
     assert.equal(sample(text, 'example_things_total'), 3);
     const idle = sample(text, 'db_pool_connections{state="idle"}');
     assert.ok(idle !== undefined && idle >= 1, 'the pool keeps its connection');

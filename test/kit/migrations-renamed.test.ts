@@ -26,7 +26,10 @@ test('renamed.json rewrites recorded names, so renumbered migrations are not app
   try {
     const create = 'CREATE TABLE t (id int PRIMARY KEY);';
     const add = 'ALTER TABLE t ADD COLUMN name text;';
-    assert.deepEqual((await migrate(db, dir('old', { '001_t.sql': create, '100_name.sql': add }))).applied, ['001_t.sql', '100_name.sql']);
+    assert.deepEqual((await migrate(db, dir('old', { '001_t.sql': create, '100_name.sql': add }))).applied, [
+      '001_t.sql',
+      '100_name.sql',
+    ]);
     const renumbered = dir('new', {
       '001_t.sql': create,
       '002_name.sql': add,
@@ -35,7 +38,9 @@ test('renamed.json rewrites recorded names, so renumbered migrations are not app
     });
     assert.deepEqual((await migrate(db, renumbered)).applied, ['003_more.sql']);
     assert.deepEqual((await migrate(db, renumbered)).applied, []);
-    const names = (await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name')).rows.map((r) => r.name);
+    const names = (await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name')).rows.map(
+      (r) => r.name,
+    );
     assert.deepEqual(names, ['001_t.sql', '002_name.sql', '003_more.sql']);
   } finally {
     await db.close();

@@ -14,14 +14,24 @@ interface Operation {
   operationId?: string;
   responses?: Record<string, unknown>;
 }
-type Document = { openapi: string; servers?: { url: string }[]; paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown> } };
+type Document = {
+  openapi: string;
+  servers?: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, unknown> };
+};
 
 for (const service of services) {
   test(`${service.name}: /openapi.json is a valid OpenAPI 3.1 document describing every route, each with an operationId`, async () => {
     const database = await freshPostgres(`openapi_${service.name}`);
     const dir = tempDir();
     const app = await service
-      .load({ DATABASE_URL: database.url, DATA_DIR: dir.path, LOG_LEVEL: 'silent', PLATFORM_SECRET_KEY: randomBytes(32).toString('hex') })
+      .load({
+        DATABASE_URL: database.url,
+        DATA_DIR: dir.path,
+        LOG_LEVEL: 'silent',
+        PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'),
+      })
       .buildApp();
     try {
       await app.ready();
@@ -31,7 +41,10 @@ for (const service of services) {
 
       const validator = new Validator();
       const result = await validator.validate(structuredClone(doc));
-      assert.ok(result.valid, `not a valid OpenAPI document: ${JSON.stringify(result.errors, null, 2)?.slice(0, 3000)}`);
+      assert.ok(
+        result.valid,
+        `not a valid OpenAPI document: ${JSON.stringify(result.errors, null, 2)?.slice(0, 3000)}`,
+      );
       assert.equal(validator.version, '3.1');
       assert.ok(doc.servers?.length, 'servers are declared');
       assert.ok(doc.components?.schemas?.Error, 'the shared error body is a component');
@@ -42,13 +55,17 @@ for (const service of services) {
           if (!OPENAPI_METHODS.has(method)) continue;
           const where = `${method.toUpperCase()} ${path}`;
           assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]+$/, `${where} has a camelCase operationId`);
-          assert.ok(!ids.has(op.operationId!), `${where} and ${ids.get(op.operationId!)} share the operationId ${op.operationId}`);
+          assert.ok(
+            !ids.has(op.operationId!),
+            `${where} and ${ids.get(op.operationId!)} share the operationId ${op.operationId}`,
+          );
           ids.set(op.operationId!, where);
           assert.ok(Object.keys(op.responses ?? {}).length > 0, `${where} documents its responses`);
         }
       }
 
-      const documented = (method: string, url: string) => Boolean(doc.paths[url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')]?.[method.toLowerCase()]);
+      const documented = (method: string, url: string) =>
+        Boolean(doc.paths[url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')]?.[method.toLowerCase()]);
       const routes = registeredRoutes(app);
       assert.ok(routes.length > 0);
       for (const route of routes) {
@@ -56,7 +73,10 @@ for (const service of services) {
         if (route.url.endsWith('*')) {
           // A catch-all mounted for another handler (identity's OAuth provider) is described path by path.
           const prefix = route.url.slice(0, -1);
-          assert.ok(Object.keys(doc.paths).some((p) => p.startsWith(prefix)), `the paths under ${route.url} are described`);
+          assert.ok(
+            Object.keys(doc.paths).some((p) => p.startsWith(prefix)),
+            `the paths under ${route.url} are described`,
+          );
           continue;
         }
         // HEAD answers like GET wherever Fastify adds it; OpenAPI needs it only where it differs.

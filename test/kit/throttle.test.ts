@@ -2,7 +2,13 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { connectRedis } from '../../src/kit/redis.ts';
-import { memoryThrottle, redisThrottle, withFallback, type Throttle, type ThrottleOptions } from '../../src/kit/throttle.ts';
+import {
+  memoryThrottle,
+  redisThrottle,
+  withFallback,
+  type Throttle,
+  type ThrottleOptions,
+} from '../../src/kit/throttle.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const redis = await connectRedis(REDIS_URL);
@@ -49,7 +55,7 @@ for (const [kind, make] of kinds) {
   });
 }
 
-test('two instances sharing Redis see each other\'s failures', async () => {
+test("two instances sharing Redis see each other's failures", async () => {
   const prefix = `test:throttle:${randomBytes(6).toString('hex')}:`;
   const other = await connectRedis(REDIS_URL);
   try {
@@ -63,13 +69,20 @@ test('two instances sharing Redis see each other\'s failures', async () => {
 });
 
 test('an unreachable Redis is refused at connection, with the address and no password', async () => {
-  await assert.rejects(connectRedis('redis://:s3cret@127.0.0.1:1', 500), (e: Error) => /did not answer within 500 ms/.test(e.message) && !e.message.includes('s3cret'));
+  await assert.rejects(
+    connectRedis('redis://:s3cret@127.0.0.1:1', 500),
+    (e: Error) => /did not answer within 500 ms/.test(e.message) && !e.message.includes('s3cret'),
+  );
 });
 
 test('when Redis goes away the throttle keeps counting in memory', async () => {
   const client = await connectRedis(REDIS_URL);
   const warnings: unknown[] = [];
-  const t = withFallback(redisThrottle(client, { freeFailures: 1, prefix: `test:throttle:${randomBytes(6).toString('hex')}:` }), memoryThrottle({ freeFailures: 1 }), { warn: (o: unknown) => void warnings.push(o) } as never);
+  const t = withFallback(
+    redisThrottle(client, { freeFailures: 1, prefix: `test:throttle:${randomBytes(6).toString('hex')}:` }),
+    memoryThrottle({ freeFailures: 1 }),
+    { warn: (o: unknown) => void warnings.push(o) } as never,
+  );
   await t.fail(['k']);
   assert.equal(await t.waitSeconds(['k']), 1);
   client.disconnect();

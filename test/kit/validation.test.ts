@@ -8,28 +8,46 @@ import { createApp, type App } from '../../src/kit/app.ts';
 async function build(): Promise<App> {
   const app = await createApp({ name: 'example', version: '1.0.0', logLevel: 'silent' });
   app.addSchema(Type.Object({ n: Type.Integer() }, { $id: 'Shared' }));
-  app.post('/things/:id', {
-    schema: {
-      params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
-      querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1 })), tag: Type.Optional(Type.Array(Type.String())), full: Type.Optional(Type.Boolean()) }),
-      headers: Type.Object({ 'x-count': Type.Optional(Type.Integer()) }),
-      body: Type.Object({
-        limit: Type.Integer(),
-        on: Type.Optional(Type.Boolean()),
-        tags: Type.Optional(Type.Array(Type.String())),
-        name: Type.Optional(Type.String()),
-        ref: Type.Optional(Type.Ref('Shared')),
-        size: Type.Optional(Type.Integer({ default: 10 })),
-      }),
+  app.post(
+    '/things/:id',
+    {
+      schema: {
+        params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
+        querystring: Type.Object({
+          limit: Type.Optional(Type.Integer({ minimum: 1 })),
+          tag: Type.Optional(Type.Array(Type.String())),
+          full: Type.Optional(Type.Boolean()),
+        }),
+        headers: Type.Object({ 'x-count': Type.Optional(Type.Integer()) }),
+        body: Type.Object({
+          limit: Type.Integer(),
+          on: Type.Optional(Type.Boolean()),
+          tags: Type.Optional(Type.Array(Type.String())),
+          name: Type.Optional(Type.String()),
+          ref: Type.Optional(Type.Ref('Shared')),
+          size: Type.Optional(Type.Integer({ default: 10 })),
+        }),
+      },
     },
-  }, async (request) => ({ params: request.params, query: request.query, count: request.headers['x-count'] ?? null, body: request.body }));
+    async (request) => ({
+      params: request.params,
+      query: request.query,
+      count: request.headers['x-count'] ?? null,
+      body: request.body,
+    }),
+  );
   return app;
 }
 
 test('query, path parameters and headers are coerced to their schema types', async (t) => {
   const app = await build();
   t.after(() => app.close());
-  const res = await app.inject({ method: 'POST', url: '/things/7?limit=5&tag=a&full=true', headers: { 'x-count': '3' }, payload: { limit: 1 } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/things/7?limit=5&tag=a&full=true',
+    headers: { 'x-count': '3' },
+    payload: { limit: 1 },
+  });
   assert.equal(res.statusCode, 200, res.body);
   const got = res.json();
   assert.deepEqual(got.params, { id: 7 });
@@ -61,7 +79,11 @@ test('query, path parameters and headers that are not of their type are a 400', 
 test('a JSON body is validated with its own types: nothing is coerced', async (t) => {
   const app = await build();
   t.after(() => app.close());
-  const ok = await app.inject({ method: 'POST', url: '/things/1', payload: { limit: 5, on: false, tags: ['x'], name: 'n', ref: { n: 2 } } });
+  const ok = await app.inject({
+    method: 'POST',
+    url: '/things/1',
+    payload: { limit: 5, on: false, tags: ['x'], name: 'n', ref: { n: 2 } },
+  });
   assert.equal(ok.statusCode, 200, ok.body);
   assert.deepEqual(ok.json().body, { limit: 5, on: false, tags: ['x'], name: 'n', ref: { n: 2 }, size: 10 });
 

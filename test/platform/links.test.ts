@@ -5,7 +5,12 @@ import { linkServices } from '../../src/platform/links.ts';
 import type { IdentityConfig } from '../../src/identity/config.ts';
 import type { DashboardConfig } from '../../src/dashboard/config.ts';
 
-const ENV = { PLATFORM_SECRET_KEY: 'c'.repeat(64), DATA_DIR: '/nonexistent-onestart', IDENTITY_ISSUER: 'http://id.example:4000', DASHBOARD_PUBLIC_URL: 'https://dash.example/' };
+const ENV = {
+  PLATFORM_SECRET_KEY: 'c'.repeat(64),
+  DATA_DIR: '/nonexistent-onestart',
+  IDENTITY_ISSUER: 'http://id.example:4000',
+  DASHBOARD_PUBLIC_URL: 'https://dash.example/',
+};
 
 function load(names: string[], env: NodeJS.ProcessEnv = ENV) {
   return names.map((name) => ({ name, loaded: services.find((s) => s.name === name)!.load(env) }));
@@ -22,7 +27,12 @@ test('identity and the dashboard started together: a built-in public client and 
   assert.equal(client!.token_endpoint_auth_method, 'none', 'public: no secret to store');
   assert.deepEqual(client!.redirect_uris, ['https://dash.example/api/v1/auth/platform/callback']);
   assert.equal(client!.scope, 'openid email profile');
-  assert.deepEqual(dashboard.links!.identity.provider, { id: 'platform', issuer: 'http://id.example:4000', clientId: 'platform-dashboard', name: 'the platform account' });
+  assert.deepEqual(dashboard.links!.identity.provider, {
+    id: 'platform',
+    issuer: 'http://id.example:4000',
+    clientId: 'platform-dashboard',
+    name: 'the platform account',
+  });
   assert.equal(dashboard.links!.identity.minPasswordLength, 12);
 });
 
@@ -32,7 +42,9 @@ test('each started alone, or a dashboard whose operator configured platform, is 
     assert.deepEqual(linkServices(started).wired, [], names.join(' '));
     for (const s of started) assert.equal((s.loaded.config as { links?: unknown }).links, undefined);
   }
-  const own = JSON.stringify([{ id: 'platform', issuer: 'https://sso.example', clientId: 'mine', clientSecret: 's3cret' }]);
+  const own = JSON.stringify([
+    { id: 'platform', issuer: 'https://sso.example', clientId: 'mine', clientSecret: 's3cret' },
+  ]);
   const started = load(['identity', 'dashboard'], { ...ENV, DASHBOARD_OIDC_PROVIDERS: own });
   assert.deepEqual(linkServices(started).wired, []);
   assert.equal((started[0]!.loaded.config as IdentityConfig).links, undefined);
@@ -43,6 +55,14 @@ test('the owner account and teammate links refuse to run before identity is buil
   const started = load(['identity', 'dashboard']);
   linkServices(started);
   const dashboard = started[1]!.loaded.config as DashboardConfig;
-  await assert.rejects(async () => dashboard.links!.identity.ensureOwnerAccount({ email: 'a@b.example', name: 'A', password: 'x'.repeat(12) }), /identity service is not running/);
-  await assert.rejects(async () => dashboard.links!.identity.inviteAccount({ email: 'a@b.example', name: 'A' }), /identity service is not running/, 'nor the link of a person added later');
+  await assert.rejects(
+    async () =>
+      dashboard.links!.identity.ensureOwnerAccount({ email: 'a@b.example', name: 'A', password: 'x'.repeat(12) }),
+    /identity service is not running/,
+  );
+  await assert.rejects(
+    async () => dashboard.links!.identity.inviteAccount({ email: 'a@b.example', name: 'A' }),
+    /identity service is not running/,
+    'nor the link of a person added later',
+  );
 });

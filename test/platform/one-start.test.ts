@@ -50,7 +50,9 @@ async function json(url: string, init: RequestInit = {}): Promise<{ status: numb
 async function firstRunAndSignIn(browser: Browser, s: Started, label: string, axe: boolean): Promise<void> {
   const page = await (await browser.newContext()).newPage();
   const consoleErrors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text());
+  });
   await page.goto(s.dashboard);
   await page.getByRole('heading', { level: 1, name: 'Welcome: create the first owner' }).waitFor();
   await page.getByLabel('Organisation name').fill('Acme Analytics');
@@ -69,7 +71,10 @@ async function firstRunAndSignIn(browser: Browser, s: Started, label: string, ax
   await page.getByLabel('Password again').fill(PASSWORD);
   await page.getByRole('button', { name: 'Create owner' }).click();
   await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
-  assert.equal(await page.getByRole('status').textContent(), 'olga@acme.example is now the owner of Acme Analytics. Sign in with the platform account and the password you chose.');
+  assert.equal(
+    await page.getByRole('status').textContent(),
+    'olga@acme.example is now the owner of Acme Analytics. Sign in with the platform account and the password you chose.',
+  );
   if (axe) await screenshot(page, `onestart-${label}-02-sign-in`);
 
   await page.getByRole('link', { name: 'Sign in with the platform account' }).click();
@@ -81,9 +86,13 @@ async function firstRunAndSignIn(browser: Browser, s: Started, label: string, ax
   // First-party built-in client: no consent screen, straight back to the dashboard.
   await page.getByRole('heading', { level: 1, name: 'Welcome, Olga Owner' }).waitFor();
   assert.equal(new URL(page.url()).origin, s.dashboard);
-  assert.match(await page.locator('main').textContent() ?? '', /olga@acme\.example with the role owner/);
+  assert.match((await page.locator('main').textContent()) ?? '', /olga@acme\.example with the role owner/);
   if (axe) await screenshot(page, `onestart-${label}-04-home`);
-  assert.deepEqual(consoleErrors.filter((e) => !/401|Failed to load resource/.test(e)), [], 'no CSP violation or script error');
+  assert.deepEqual(
+    consoleErrors.filter((e) => !/401|Failed to load resource/.test(e)),
+    [],
+    'no CSP violation or script error',
+  );
   await page.context().close();
 }
 
@@ -106,8 +115,14 @@ describe('platform start identity dashboard: one product from the first minute',
   });
 
   test('the setup status asks for a password, and the identity client for the dashboard is built in', async () => {
-    assert.deepEqual((await json(`${s.dashboard}/api/v1/setup`)).body, { setupRequired: true, platformAccount: true, minPasswordLength: 12 });
-    const providers = (await json(`${s.dashboard}/api/v1/auth/providers`)).body.providers.map((p: { id: string }) => p.id);
+    assert.deepEqual((await json(`${s.dashboard}/api/v1/setup`)).body, {
+      setupRequired: true,
+      platformAccount: true,
+      minPasswordLength: 12,
+    });
+    const providers = (await json(`${s.dashboard}/api/v1/auth/providers`)).body.providers.map(
+      (p: { id: string }) => p.id,
+    );
     assert.deepEqual(providers, ['platform']);
     // The dashboard's sign-in goes to identity's authorization endpoint with the built-in client, PKCE and its own callback.
     const start = await fetch(`${s.dashboard}/api/v1/auth/platform`, { redirect: 'manual' });
@@ -123,12 +138,15 @@ describe('platform start identity dashboard: one product from the first minute',
     assert.match(authorize.headers.get('location')!, /\/interaction\//);
   });
 
-  test('bad first-run input is a 400 in the dashboard\'s error shape, and nothing is made', async () => {
+  test("bad first-run input is a 400 in the dashboard's error shape, and nothing is made", async () => {
     const base = { tenantName: 'Acme', tenantSlug: 'acme', email: 'olga@acme.example', name: 'Olga' };
     const cases: [Record<string, unknown>, RegExp][] = [
       [base, /^password: required/],
       [{ ...base, password: 'short', passwordConfirmation: 'short' }, /^password: must be at least 12 characters$/],
-      [{ ...base, password: PASSWORD, passwordConfirmation: `${PASSWORD}!` }, /^passwordConfirmation: does not match the password$/],
+      [
+        { ...base, password: PASSWORD, passwordConfirmation: `${PASSWORD}!` },
+        /^passwordConfirmation: does not match the password$/,
+      ],
       [{ ...base, password: PASSWORD }, /^passwordConfirmation: does not match the password$/],
       [{ ...base, password: '', passwordConfirmation: '' }, /password/],
       [{ ...base, password: 7, passwordConfirmation: 7 }, /password/],
@@ -143,9 +161,19 @@ describe('platform start identity dashboard: one product from the first minute',
     assert.equal((await json(`${s.dashboard}/api/v1/setup`)).body.setupRequired, true);
   });
 
-  test('in Chromium: owner with a password, then signed in through identity\'s page as that owner', async () => {
+  test("in Chromium: owner with a password, then signed in through identity's page as that owner", async () => {
     await firstRunAndSignIn(browser, s, 'pg', true);
-    const again = await json(`${s.dashboard}/api/v1/setup`, { method: 'POST', body: JSON.stringify({ tenantName: 'Evil', tenantSlug: 'evil', email: 'eve@evil.example', name: 'Eve', password: PASSWORD, passwordConfirmation: PASSWORD }) });
+    const again = await json(`${s.dashboard}/api/v1/setup`, {
+      method: 'POST',
+      body: JSON.stringify({
+        tenantName: 'Evil',
+        tenantSlug: 'evil',
+        email: 'eve@evil.example',
+        name: 'Eve',
+        password: PASSWORD,
+        passwordConfirmation: PASSWORD,
+      }),
+    });
     assert.equal(again.status, 409);
     assert.equal(again.body.error.code, 'CONFLICT');
     const log = s.process.stdout() + s.process.stderr();

@@ -13,8 +13,18 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
 export async function assertAccessible(page: Page, what: string): Promise<void> {
   await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
-    const g = globalThis as unknown as { document: unknown; axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } };
-    const result = await g.axe.run(g.document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa'] } });
+    const g = globalThis as unknown as {
+      document: unknown;
+      axe: {
+        run(
+          context: unknown,
+          options: unknown,
+        ): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }>;
+      };
+    };
+    const result = await g.axe.run(g.document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa'] },
+    });
     return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
   });
   assert.deepEqual(violations, [], `${what}: axe found WCAG 2.2 AA violations`);

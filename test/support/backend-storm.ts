@@ -14,7 +14,10 @@ export interface StormTarget {
 }
 
 /** `platform start <service>` on a fresh PostgreSQL database of its own, with `env` besides DATA_DIR and the secret key. */
-export async function startStormTarget(service: string, env: (databaseUrl: string) => Record<string, string>): Promise<StormTarget> {
+export async function startStormTarget(
+  service: string,
+  env: (databaseUrl: string) => Record<string, string>,
+): Promise<StormTarget> {
   const database = await freshPostgres(`${service}storm`);
   const dataDir = tempDir();
   const fullEnv = { DATA_DIR: dataDir.path, PLATFORM_SECRET_KEY: 'd'.repeat(64), ...env(database.url) };
@@ -122,12 +125,18 @@ export async function assertSurvivesBackendStorm(options: BackendStormOptions): 
     assert.ok(Date.now() < deadline, `not ready 15 s after the storm: ${ready?.status}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const after = await Promise.all(Array.from({ length: 20 }, async () => {
-    const res = await request();
-    const body = await res.text();
-    return normal(res) ? 'ok' : `${res.status} ${body.slice(0, 200)}`;
-  }));
-  assert.deepEqual(after.filter((a) => a !== 'ok'), [], 'after the storm every request is served normally');
+  const after = await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      const res = await request();
+      const body = await res.text();
+      return normal(res) ? 'ok' : `${res.status} ${body.slice(0, 200)}`;
+    }),
+  );
+  assert.deepEqual(
+    after.filter((a) => a !== 'ok'),
+    [],
+    'after the storm every request is served normally',
+  );
   assert.ok(service.alive());
   const metrics = await (await fetch(`${service.url}/metrics`)).text();
   const lost = Number(/^db_pool_connections_lost_total (\d+)$/m.exec(metrics)?.[1]);

@@ -12,12 +12,20 @@ export interface FreshMysqlDatabase {
 
 function adminOptions() {
   const u = new URL(TEST_MYSQL_URL);
-  return { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) || undefined };
+  return {
+    host: u.hostname,
+    port: Number(u.port || 3306),
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password) || undefined,
+  };
 }
 
 /** A new, empty database for one test file, so files run in parallel without seeing each other's tables. */
 export async function freshMysql(label = 'test'): Promise<FreshMysqlDatabase> {
-  const name = `t_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${randomBytes(5).toString('hex')}`;
+  const name = `t_${label
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(0, 20)}_${randomBytes(5).toString('hex')}`;
   const admin = await mysql.createConnection(adminOptions());
   try {
     await admin.query(`CREATE DATABASE ${name}`);

@@ -11,7 +11,10 @@ export interface FreshDatabase {
 
 /** A new, empty database for one test file, so files run in parallel without seeing each other's rows. */
 export async function freshPostgres(label = 'test'): Promise<FreshDatabase> {
-  const name = `t_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${randomBytes(5).toString('hex')}`;
+  const name = `t_${label
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(0, 20)}_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await admin.connect();
   try {

@@ -23,7 +23,11 @@ export interface ServiceProcess {
  * `platform start <service>` in a child process on port 0, resolved once it prints its URL: the code
  * an operator runs, so a crash of the process is seen as one (not as a failure of the test runner).
  */
-export async function startServiceProcess(which: string | string[], env: Record<string, string>, timeoutMs = 120_000): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  which: string | string[],
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<ServiceProcess> {
   const names = Array.isArray(which) ? which : [which];
   const service = names.join(' ');
   const ports = Object.fromEntries(names.map((n) => [`${n.toUpperCase()}_PORT`, '0']));

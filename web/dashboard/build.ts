@@ -13,7 +13,9 @@ export interface WebBuild {
 
 /** Builds the dashboard's web app into web/dashboard/dist with Vite (hashed file names under assets/). */
 export async function buildWebApp(): Promise<WebBuild> {
-  const output = (await build({ configFile: new URL('./vite.config.ts', import.meta.url).pathname })) as Rolldown.RolldownOutput;
+  const output = (await build({
+    configFile: new URL('./vite.config.ts', import.meta.url).pathname,
+  })) as Rolldown.RolldownOutput;
   const chunks = output.output.filter((o): o is Rolldown.OutputChunk => o.type === 'chunk');
   const files = output.output.map((o) => {
     const content = readFileSync(new URL(o.fileName, WEB_DIST));

@@ -1,7 +1,8 @@
 import { cut } from './cut.ts';
 
 /** Elements a person means to click; a click inside one is reported as a click on it. */
-const INTERACTIVE = 'a,button,input,select,textarea,label,summary,[role=button],[role=link],[role=tab],[role=menuitem],[role=checkbox],[role=switch],[data-component]';
+const INTERACTIVE =
+  'a,button,input,select,textarea,label,summary,[role=button],[role=link],[role=tab],[role=menuitem],[role=checkbox],[role=switch],[data-component]';
 const MAX_TEXT = 255;
 const MAX_DEPTH = 8;
 
@@ -21,7 +22,11 @@ export function describe(el: Element): string {
 /** The element's ancestry, outermost first, stopping at `body` or after eight levels. */
 export function componentPath(el: Element): string {
   const parts: string[] = [];
-  for (let e: Element | null = el; e && e.tagName !== 'BODY' && e.tagName !== 'HTML' && parts.length < MAX_DEPTH; e = e.parentElement) {
+  for (
+    let e: Element | null = el;
+    e && e.tagName !== 'BODY' && e.tagName !== 'HTML' && parts.length < MAX_DEPTH;
+    e = e.parentElement
+  ) {
     const name = e.getAttribute('data-component');
     parts.unshift(name ?? describe(e));
   }
@@ -39,7 +44,11 @@ export function visibleText(el: Element, maskAttribute: string): string {
     return cut(el.getAttribute('aria-label') ?? (button ? el.value : ''), MAX_TEXT);
   }
   const label = el.getAttribute('aria-label');
-  const text = label ?? (el.querySelector(`[${maskAttribute}]`) ? unmaskedText(el, maskAttribute) : ((el as HTMLElement).innerText ?? el.textContent ?? ''));
+  const text =
+    label ??
+    (el.querySelector(`[${maskAttribute}]`)
+      ? unmaskedText(el, maskAttribute)
+      : ((el as HTMLElement).innerText ?? el.textContent ?? ''));
   return cut(text.replace(/\s+/g, ' ').trim(), MAX_TEXT);
 }
 
@@ -48,8 +57,11 @@ function unmaskedText(el: Element, maskAttribute: string): string {
   let text = '';
   const walker = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
     acceptNode: (n) =>
-      n.nodeType !== Node.ELEMENT_NODE ? NodeFilter.FILTER_ACCEPT
-        : (n as Element).hasAttribute(maskAttribute) || n.nodeName === 'SCRIPT' || n.nodeName === 'STYLE' ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP,
+      n.nodeType !== Node.ELEMENT_NODE
+        ? NodeFilter.FILTER_ACCEPT
+        : (n as Element).hasAttribute(maskAttribute) || n.nodeName === 'SCRIPT' || n.nodeName === 'STYLE'
+          ? NodeFilter.FILTER_REJECT
+          : NodeFilter.FILTER_SKIP,
   });
   for (let n = walker.nextNode(); n; n = walker.nextNode()) text += ` ${n.nodeValue}`;
   return text;

@@ -14,17 +14,26 @@ const MAX_MESSAGE = 1000;
 const FRAME_URL_QUERY = /(\w+:\/\/[^\s?#()]*)[?#][^\s()]*?(?=:\d+:\d+(?:\)|\s|$))/g;
 
 function fromReason(reason: unknown): Record<string, unknown> {
-  if (reason instanceof Error) return { 'error.type': cut(String(reason.name), MAX_MESSAGE), 'error.message': cut(String(reason.message), MAX_MESSAGE), ...(reason.stack ? { 'error.stack': cut(reason.stack, MAX_STACK).replace(FRAME_URL_QUERY, '$1') } : {}) };
+  if (reason instanceof Error)
+    return {
+      'error.type': cut(String(reason.name), MAX_MESSAGE),
+      'error.message': cut(String(reason.message), MAX_MESSAGE),
+      ...(reason.stack ? { 'error.stack': cut(reason.stack, MAX_STACK).replace(FRAME_URL_QUERY, '$1') } : {}),
+    };
   return { 'error.type': 'UnhandledRejection', 'error.message': cut(String(reason), MAX_MESSAGE) };
 }
 
 /** `error` events for uncaught errors and unhandled promise rejections. */
 export function captureErrors(emit: Emit): () => void {
   const onError = (e: ErrorEvent) => {
-    const fields = e.error instanceof Error ? fromReason(e.error) : { 'error.type': 'Error', 'error.message': cut(String(e.message), MAX_MESSAGE) };
+    const fields =
+      e.error instanceof Error
+        ? fromReason(e.error)
+        : { 'error.type': 'Error', 'error.message': cut(String(e.message), MAX_MESSAGE) };
     emit('error', { ...fields, metadata: { source: withoutQuery(e.filename ?? ''), line: e.lineno, column: e.colno } });
   };
-  const onRejection = (e: PromiseRejectionEvent) => emit('error', { ...fromReason(e.reason), metadata: { unhandledRejection: true } });
+  const onRejection = (e: PromiseRejectionEvent) =>
+    emit('error', { ...fromReason(e.reason), metadata: { unhandledRejection: true } });
   addEventListener('error', onError);
   addEventListener('unhandledrejection', onRejection);
   return () => {

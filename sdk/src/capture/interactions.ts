@@ -27,7 +27,11 @@ export function captureClicks(emit: Emit, maskAttribute: string): () => void {
 /** `ui.submit` for a form: which form, never what was typed into it. */
 export function captureForms(emit: Emit, maskAttribute: string): () => void {
   const onSubmit = (e: SubmitEvent) => {
-    if (e.target instanceof HTMLFormElement) emit('ui.submit', { ...uiFields(e.target, maskAttribute, 'submit'), 'ui.element.text': e.target.getAttribute('name') ?? e.target.getAttribute('aria-label') ?? '' });
+    if (e.target instanceof HTMLFormElement)
+      emit('ui.submit', {
+        ...uiFields(e.target, maskAttribute, 'submit'),
+        'ui.element.text': e.target.getAttribute('name') ?? e.target.getAttribute('aria-label') ?? '',
+      });
   };
   document.addEventListener('submit', onSubmit, true);
   return () => document.removeEventListener('submit', onSubmit, true);

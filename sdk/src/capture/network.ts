@@ -20,8 +20,15 @@ function describeCall(method: string | undefined, url: string | URL): Call | und
 }
 
 function emitPair(emit: Emit, call: Call, start: number, status: number | undefined, failed: boolean) {
-  const base = { 'api.method': call.method, 'api.path': call.path, ...(call.host ? { metadata: { host: call.host } } : {}) };
-  const response: Record<string, unknown> = { ...base, 'api.duration_ms': Math.max(0, Math.round(performance.now() - start)) };
+  const base = {
+    'api.method': call.method,
+    'api.path': call.path,
+    ...(call.host ? { metadata: { host: call.host } } : {}),
+  };
+  const response: Record<string, unknown> = {
+    ...base,
+    'api.duration_ms': Math.max(0, Math.round(performance.now() - start)),
+  };
   if (status !== undefined && status >= 100 && status <= 599) response['api.status_code'] = status;
   if (failed) response.metadata = { ...(call.host ? { host: call.host } : {}), failed: true };
   emit('api.response', response);
@@ -67,7 +74,9 @@ export function captureNetwork(emit: Emit, ignorePrefix: string): () => void {
     if (entry && !ignored(entry.call, entry.url)) {
       const start = performance.now();
       emit('api.request', { 'api.method': entry.call.method, 'api.path': entry.call.path });
-      this.addEventListener('loadend', () => emitPair(emit, entry.call, start, this.status || undefined, this.status === 0));
+      this.addEventListener('loadend', () =>
+        emitPair(emit, entry.call, start, this.status || undefined, this.status === 0),
+      );
     }
     return sendXhr.call(this, body);
   };

@@ -26,7 +26,10 @@ function unauthorized(message: string): HttpError {
  * platform's identity service (`Authorization: Bearer <token>`; a DPoP-bound one as `Authorization: DPoP <token>` with
  * a proof by its key, checked by the kit's `dpopCheck` against `publicUrl`).
  */
-export function createAuditGuard(db: Database, tokens: { verifier: TokenVerifier; requiredScope: string; publicUrl?: string | undefined } | null): AuditGuard {
+export function createAuditGuard(
+  db: Database,
+  tokens: { verifier: TokenVerifier; requiredScope: string; publicUrl?: string | undefined } | null,
+): AuditGuard {
   const dpop = dpopCheck({ realm: 'audit', publicUrl: tokens?.publicUrl });
   return async (request) => {
     const header = request.headers.authorization;
@@ -35,11 +38,15 @@ export function createAuditGuard(db: Database, tokens: { verifier: TokenVerifier
     let presented: PresentedToken | undefined;
     if (typeof header === 'string') {
       const m = /^(Bearer|DPoP)\s+(\S+)\s*$/i.exec(header);
-      if (!m) throw unauthorized('malformed Authorization header: send Authorization: Bearer <API key or access token>');
+      if (!m)
+        throw unauthorized('malformed Authorization header: send Authorization: Bearer <API key or access token>');
       credential = m[2]!;
       presented = { scheme: m[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: credential };
     } else if (typeof apiKeyHeader === 'string') credential = apiKeyHeader.trim();
-    if (!credential) throw unauthorized('missing credentials: send Authorization: Bearer <API key or access token>, or X-API-Key: <API key>');
+    if (!credential)
+      throw unauthorized(
+        'missing credentials: send Authorization: Bearer <API key or access token>, or X-API-Key: <API key>',
+      );
     if (credential.startsWith(KEY_PREFIX)) {
       // An API key is a bearer credential: the DPoP scheme is refused for it as for any unbound token.
       if (presented) await dpop.check(request, presented, undefined);
@@ -48,19 +55,28 @@ export function createAuditGuard(db: Database, tokens: { verifier: TokenVerifier
       request.auditOwner = `key:${id}`;
       return;
     }
-    if (!tokens) throw unauthorized('invalid API key (access tokens are not accepted: this service has no AUDIT_IDENTITY_URL configured)');
+    if (!tokens)
+      throw unauthorized(
+        'invalid API key (access tokens are not accepted: this service has no AUDIT_IDENTITY_URL configured)',
+      );
     let info;
     try {
       info = await tokens.verifier(credential);
     } catch (err) {
       if (!(err instanceof VerifierUnavailableError)) throw err;
       request.log.warn({ err }, 'token introspection failed');
-      throw new HttpError(503, codeForStatus(503), 'access tokens cannot be checked right now: the identity service did not answer', { headers: { 'retry-after': '5' } });
+      throw new HttpError(
+        503,
+        codeForStatus(503),
+        'access tokens cannot be checked right now: the identity service did not answer',
+        { headers: { 'retry-after': '5' } },
+      );
     }
     if (!info) throw unauthorized('the access token is not active (unknown, expired or revoked)');
     // A bound token never arrives by X-API-Key (no presented scheme): it is then checked as sent with Bearer.
     await dpop.check(request, presented ?? { scheme: 'Bearer', token: credential }, info.jkt);
-    if (!info.scopes.includes(tokens.requiredScope)) throw new HttpError(403, codeForStatus(403), `the access token lacks the scope ${tokens.requiredScope}`);
+    if (!info.scopes.includes(tokens.requiredScope))
+      throw new HttpError(403, codeForStatus(403), `the access token lacks the scope ${tokens.requiredScope}`);
     const subject = info.subject ?? info.clientId;
     if (!subject) throw unauthorized('the access token names no subject');
     request.auditOwner = `token:${subject}`;

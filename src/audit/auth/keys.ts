@@ -12,7 +12,8 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
 }
 
-const COLUMNS = "id, name, prefix, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS created_at, to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS revoked_at";
+const COLUMNS =
+  'id, name, prefix, to_char(created_at AT TIME ZONE \'UTC\', \'YYYY-MM-DD"T"HH24:MI:SS"Z"\') AS created_at, to_char(revoked_at AT TIME ZONE \'UTC\', \'YYYY-MM-DD"T"HH24:MI:SS"Z"\') AS revoked_at';
 
 /** A new key: the key itself is returned once and only its SHA-256 is stored (256 random bits need no slow hash). */
 export async function createApiKey(db: Queryable, name: string): Promise<{ key: string; record: ApiKeyRecord }> {
@@ -29,12 +30,18 @@ export async function listApiKeys(db: Queryable): Promise<ApiKeyRecord[]> {
 }
 
 export async function revokeApiKey(db: Queryable, id: string): Promise<ApiKeyRecord | undefined> {
-  const { rows } = await db.query<ApiKeyRecord>(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
+  const { rows } = await db.query<ApiKeyRecord>(
+    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id],
+  );
   return rows[0];
 }
 
 /** The id of the active key with this value, or null. */
 export async function findActiveKey(db: Queryable, key: string): Promise<string | null> {
-  const { rows } = await db.query<{ id: string }>('SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [sha256Hex(key)]);
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+    [sha256Hex(key)],
+  );
   return rows[0]?.id ?? null;
 }

@@ -12,12 +12,15 @@ const PLAIN_DECIMAL = /^[0-9]+(?:\.[0-9]+)?$/;
  * keeps its place, so the groups, their rules and their line numbers are the library's as before.
  */
 export function withStrictCrawlDelays(robotsTxt: string): string {
-  return robotsTxt.split(/\r\n|\r|\n/).map((line) => {
-    const content = line.split('#', 1)[0]!;
-    const colon = content.indexOf(':');
-    if (colon < 0 || content.slice(0, colon).trim().toLowerCase() !== 'crawl-delay') return line;
-    return PLAIN_DECIMAL.test(content.slice(colon + 1).trim()) ? line : 'Crawl-delay: malformed';
-  }).join('\n');
+  return robotsTxt
+    .split(/\r\n|\r|\n/)
+    .map((line) => {
+      const content = line.split('#', 1)[0]!;
+      const colon = content.indexOf(':');
+      if (colon < 0 || content.slice(0, colon).trim().toLowerCase() !== 'crawl-delay') return line;
+      return PLAIN_DECIMAL.test(content.slice(colon + 1).trim()) ? line : 'Crawl-delay: malformed';
+    })
+    .join('\n');
 }
 
 /**

@@ -28,7 +28,8 @@ export async function loadSiteRules(startUrl: string, policy: AddressPolicy, lim
   const robotsUrl = `${origin}/robots.txt`;
   const robotsText = await safeFetchText(robotsUrl, policy, FETCH);
   // Crawl-delay values robots-parser would read too freely (hex, exponents) are made malformed first: no delay.
-  const robots = robotsText && robotsText.status === 200 ? robotsParser(robotsUrl, withStrictCrawlDelays(robotsText.body)) : null;
+  const robots =
+    robotsText && robotsText.status === 200 ? robotsParser(robotsUrl, withStrictCrawlDelays(robotsText.body)) : null;
   const declared = robots?.getSitemaps() ?? [];
   const queue = declared.length > 0 ? [...declared] : [`${origin}/sitemap.xml`];
   const seenSitemaps = new Set<string>();

@@ -1,6 +1,11 @@
 import { XMLParser } from 'fast-xml-parser';
 
-const parser = new XMLParser({ ignoreAttributes: true, removeNSPrefix: true, processEntities: true, htmlEntities: false });
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  removeNSPrefix: true,
+  processEntities: true,
+  htmlEntities: false,
+});
 
 export interface ParsedSitemap {
   /** Page URLs of a `<urlset>`. */
@@ -25,5 +30,8 @@ export function parseSitemap(xml: string): ParsedSitemap {
       .filter(Boolean);
   const urlset = doc.urlset as { url?: unknown } | undefined;
   const index = doc.sitemapindex as { sitemap?: unknown } | undefined;
-  return { pages: urlset && typeof urlset === 'object' ? locs(urlset.url) : [], sitemaps: index && typeof index === 'object' ? locs(index.sitemap) : [] };
+  return {
+    pages: urlset && typeof urlset === 'object' ? locs(urlset.url) : [],
+    sitemaps: index && typeof index === 'object' ? locs(index.sitemap) : [],
+  };
 }

@@ -53,7 +53,12 @@ interface Target {
  * robots.txt, up to `crawl.depth` link hops and `crawl.maxPages` pages, in one browser context (so a crawl
  * keeps its cookies) whose traffic all goes through the audit's egress proxy.
  */
-export async function runAudit(url: string, config: AuditConfig, options: AuditorOptions, signal?: AbortSignal): Promise<AuditResult> {
+export async function runAudit(
+  url: string,
+  config: AuditConfig,
+  options: AuditorOptions,
+  signal?: AbortSignal,
+): Promise<AuditResult> {
   const startedAt = new Date();
   const start = normalizeUrl(url);
   if (!start) throw new AuditFailedError('the URL must be an absolute http or https URL', false);
@@ -97,7 +102,12 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
     const recorded = new Set<string>();
     const llmFacts: LlmPageFacts[] = [];
     runner = new AxeRunner(context);
-    const visitOptions = { tags: config.axeTags, timing: options.timing, llmFacts: config.llm.enabled, maxElementsPerRule: options.maxElementsPerRule };
+    const visitOptions = {
+      tags: config.axeTags,
+      timing: options.timing,
+      llmFacts: config.llm.enabled,
+      maxElementsPerRule: options.maxElementsPerRule,
+    };
     // A pool, not waves: a new page starts as soon as one finishes, so one slow page does not hold the
     // others' slots idle. Visits are taken in frontier order whatever order they finish in, so pages,
     // links followed and the pages counted against maxPages are those of a plain breadth-first crawl.
@@ -133,10 +143,28 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
         recorded.add(finalUrl);
         options.onPage?.({ status: visit.kind, durationMs: visit.durationMs });
         if (visit.kind === 'failed') {
-          pages.push({ requestedUrl: target.url, depth: target.depth, url: visit.url, httpStatus: visit.httpStatus, title: null, durationMs: visit.durationMs, axe: null, error: visit.error });
+          pages.push({
+            requestedUrl: target.url,
+            depth: target.depth,
+            url: visit.url,
+            httpStatus: visit.httpStatus,
+            title: null,
+            durationMs: visit.durationMs,
+            axe: null,
+            error: visit.error,
+          });
           continue;
         }
-        pages.push({ requestedUrl: target.url, depth: target.depth, url: visit.url, httpStatus: visit.httpStatus, title: visit.title, durationMs: visit.durationMs, axe: visit.axe, error: null });
+        pages.push({
+          requestedUrl: target.url,
+          depth: target.depth,
+          url: visit.url,
+          httpStatus: visit.httpStatus,
+          title: visit.title,
+          durationMs: visit.durationMs,
+          axe: visit.axe,
+          error: null,
+        });
         if (visit.llmFacts) llmFacts.push(visit.llmFacts);
         if (!config.crawl.enabled || target.depth >= config.crawl.depth) continue;
         for (const link of visit.links) {
@@ -149,7 +177,11 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
     };
     for (;;) {
       // Pages started but not yet taken may all count, so never more than maxPages of them.
-      while (launched < frontier.length && inFlight.size < options.pageConcurrency && pages.length + (launched - taken) < maxPages) {
+      while (
+        launched < frontier.length &&
+        inFlight.size < options.pageConcurrency &&
+        pages.length + (launched - taken) < maxPages
+      ) {
         const index = launched;
         const target = frontier[index]!;
         if (target.depth > 0 && rules && !rules.allowed(target.url)) {
@@ -160,17 +192,20 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
         if (Date.now() < lastStartAt + (rules?.crawlDelayMs ?? 0)) break;
         launched++;
         lastStartAt = Date.now();
-        const done = visitPage(context, runner, target.url, visitOptions, proxy.refusals, signal).then(
-          (visit) => void visits.set(index, visit),
-          (err: unknown) => void (failure ??= err),
-        ).finally(() => inFlight.delete(index));
+        const done = visitPage(context, runner, target.url, visitOptions, proxy.refusals, signal)
+          .then(
+            (visit) => void visits.set(index, visit),
+            (err: unknown) => void (failure ??= err),
+          )
+          .finally(() => inFlight.delete(index));
         inFlight.set(index, done);
       }
       await takeInOrder();
       if (failure) throw failure;
       if (inFlight.size === 0 && (launched >= frontier.length || pages.length >= maxPages)) break;
       const nextStartAt = lastStartAt + (rules?.crawlDelayMs ?? 0);
-      const pause = launched < frontier.length && Date.now() < nextStartAt ? crawlPause(nextStartAt - Date.now(), signal) : null;
+      const pause =
+        launched < frontier.length && Date.now() < nextStartAt ? crawlPause(nextStartAt - Date.now(), signal) : null;
       if (inFlight.size > 0 || pause) await Promise.race([...inFlight.values(), ...(pause ? [pause.done] : [])]);
       pause?.cancel();
       if (signal?.aborted) throw new AuditCancelledError();
@@ -180,7 +215,10 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
     if (!pages.some((p) => p.axe)) {
       const first = pages[0];
       if (!first) throw new AuditFailedError('the URL did not answer with an HTML page', false);
-      throw new AuditFailedError(first.error ?? 'the page could not be audited', !/^refused|HTTP 4\d\d|ERR_UNSAFE_PORT/.test(first.error ?? ''));
+      throw new AuditFailedError(
+        first.error ?? 'the page could not be audited',
+        !/^refused|HTTP 4\d\d|ERR_UNSAFE_PORT/.test(first.error ?? ''),
+      );
     }
     const browserVersion = context.browser()?.version() ?? '';
     // The browser's part is done: its memory goes back before the (possibly slow) LLM calls.
@@ -193,7 +231,11 @@ export async function runAudit(url: string, config: AuditConfig, options: Audito
       config,
       pages,
       ruleImpact,
-      engine: { axeVersion: axe.version, browser: `Chromium ${browserVersion}`.trim(), maxElementsPerRule: options.maxElementsPerRule },
+      engine: {
+        axeVersion: axe.version,
+        browser: `Chromium ${browserVersion}`.trim(),
+        maxElementsPerRule: options.maxElementsPerRule,
+      },
       startedAt,
       finishedAt: new Date(),
     });

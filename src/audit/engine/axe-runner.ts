@@ -47,9 +47,22 @@ export type CappedResults = AxeResults & { omitted: OmittedElements[] };
 function registerCappedReporter(name: string): void {
   // What axe hands a reporter: each rule's node results already grouped by outcome, elements not yet described.
   type RawNode = { impact?: string | null };
-  type RawRule = { id: string; impact?: string | null; passes: RawNode[]; violations: RawNode[]; incomplete: RawNode[] };
-  type Reporter = (results: RawRule[], options: { platformMaxElements?: number }, done: (report: object) => void, fail: (err: unknown) => void) => void;
-  const a = (globalThis as unknown as { axe: { getReporter(n: string): Reporter; addReporter(n: string, r: Reporter): void } }).axe;
+  type RawRule = {
+    id: string;
+    impact?: string | null;
+    passes: RawNode[];
+    violations: RawNode[];
+    incomplete: RawNode[];
+  };
+  type Reporter = (
+    results: RawRule[],
+    options: { platformMaxElements?: number },
+    done: (report: object) => void,
+    fail: (err: unknown) => void,
+  ) => void;
+  const a = (
+    globalThis as unknown as { axe: { getReporter(n: string): Reporter; addReporter(n: string, r: Reporter): void } }
+  ).axe;
   const v1 = a.getReporter('v1');
   a.addReporter(name, (results, options, done, fail) => {
     const max = options.platformMaxElements ?? Number.MAX_SAFE_INTEGER;
@@ -98,34 +111,67 @@ export class AxeRunner {
     await main.evaluate(registerCappedReporter, CAPPED_REPORTER);
     const context = { include: [], exclude: [] };
     // Decided and started in one turn of the page's event loop, so a frame added meanwhile cannot slip in half-seen.
-    const single = await main.evaluate(([ctx, opts]) => {
-      const a = (globalThis as unknown as { axe: { utils: { getFrameContexts(c: unknown): unknown[] }; run(c: unknown, o: unknown): Promise<unknown> } }).axe;
-      if (a.utils.getFrameContexts(ctx).length > 0) return null;
-      return a.run(ctx, { ...(opts as object), iframes: false });
-    }, [context, options] as const);
+    const single = await main.evaluate(
+      ([ctx, opts]) => {
+        const a = (
+          globalThis as unknown as {
+            axe: { utils: { getFrameContexts(c: unknown): unknown[] }; run(c: unknown, o: unknown): Promise<unknown> };
+          }
+        ).axe;
+        if (a.utils.getFrameContexts(ctx).length > 0) return null;
+        return a.run(ctx, { ...(opts as object), iframes: false });
+      },
+      [context, options] as const,
+    );
     if (single) return single as CappedResults;
     const partials = await this.partialsOf(main, context, options, true);
     return this.finish(partials, options);
   }
 
   /** runPartial in `frame` and, recursively, in the frames axe names in it; a child that fails contributes null (finishRun expects that). */
-  private async partialsOf(frame: Frame, context: unknown, options: RunOptions, initiator: boolean): Promise<Partial[]> {
-    const frameContexts = await frame.evaluate((ctx) => (globalThis as unknown as { axe: { utils: { getFrameContexts(c: unknown): FrameContext[] } } }).axe.utils.getFrameContexts(ctx), context) as FrameContext[];
-    const own = frame.evaluate(([ctx, opts]) => (globalThis as unknown as { axe: { runPartial(c: unknown, o: unknown): Promise<unknown> } }).axe.runPartial(ctx, opts), [context, options] as const);
+  private async partialsOf(
+    frame: Frame,
+    context: unknown,
+    options: RunOptions,
+    initiator: boolean,
+  ): Promise<Partial[]> {
+    const frameContexts = (await frame.evaluate(
+      (ctx) =>
+        (
+          globalThis as unknown as { axe: { utils: { getFrameContexts(c: unknown): FrameContext[] } } }
+        ).axe.utils.getFrameContexts(ctx),
+      context,
+    )) as FrameContext[];
+    const own = frame.evaluate(
+      ([ctx, opts]) =>
+        (globalThis as unknown as { axe: { runPartial(c: unknown, o: unknown): Promise<unknown> } }).axe.runPartial(
+          ctx,
+          opts,
+        ),
+      [context, options] as const,
+    );
     own.catch(() => {});
     const children: Promise<Partial[]>[] = [];
     for (const { frameSelector, frameContext } of frameContexts) {
-      children.push((async () => {
-        try {
-          const handle = await frame.evaluateHandle((sel) => (globalThis as unknown as { axe: { utils: { shadowSelect(s: unknown): unknown } } }).axe.utils.shadowSelect(sel), frameSelector);
-          const child = await handle.asElement()?.contentFrame();
-          if (!child) return [null];
-          await injectInto(child);
-          return await this.partialsOf(child, frameContext, options, false);
-        } catch {
-          return [null];
-        }
-      })());
+      children.push(
+        (async () => {
+          try {
+            const handle = await frame.evaluateHandle(
+              (sel) =>
+                (
+                  globalThis as unknown as { axe: { utils: { shadowSelect(s: unknown): unknown } } }
+                ).axe.utils.shadowSelect(sel),
+              frameSelector,
+            );
+            const child = await handle.asElement()?.contentFrame();
+            if (!child) return [null];
+            await injectInto(child);
+            return await this.partialsOf(child, frameContext, options, false);
+          } catch {
+            return [null];
+          }
+        })(),
+      );
     }
     try {
       const parent = await own;
@@ -139,7 +185,14 @@ export class AxeRunner {
   private async finish(partials: Partial[], options: RunOptions): Promise<CappedResults> {
     const turn = this.finishing.then(async () => {
       const blank = await this.blankPage();
-      return blank.evaluate(([p, o]) => (globalThis as unknown as { axe: { finishRun(p: unknown, o: unknown): Promise<unknown> } }).axe.finishRun(p, o), [partials, options] as const);
+      return blank.evaluate(
+        ([p, o]) =>
+          (globalThis as unknown as { axe: { finishRun(p: unknown, o: unknown): Promise<unknown> } }).axe.finishRun(
+            p,
+            o,
+          ),
+        [partials, options] as const,
+      );
     });
     this.finishing = turn.catch(() => {});
     return (await turn) as CappedResults;
@@ -174,7 +227,10 @@ export class AxeRunner {
 async function injectInto(frame: Frame): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('axe could not be injected into a frame in time')), FRAME_INJECT_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error('axe could not be injected into a frame in time')),
+      FRAME_INJECT_TIMEOUT_MS,
+    );
   });
   try {
     await Promise.race([frame.evaluate(SOURCE), timeout]);

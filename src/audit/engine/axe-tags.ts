@@ -13,7 +13,8 @@ const LEVEL_SUFFIXES: Record<WcagLevel, string[]> = { A: ['a'], AA: ['a', 'aa'],
  */
 export function axeTagsFor(version: WcagVersion, level: WcagLevel): string[] {
   const tags: string[] = [];
-  for (const prefix of VERSION_PREFIXES[version]) for (const suffix of LEVEL_SUFFIXES[level]) tags.push(prefix + suffix);
+  for (const prefix of VERSION_PREFIXES[version])
+    for (const suffix of LEVEL_SUFFIXES[level]) tags.push(prefix + suffix);
   return tags;
 }
 

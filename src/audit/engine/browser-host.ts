@@ -3,7 +3,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import { CHROMIUM_ARGS, findChromium } from '../../kit/browser.ts';
 
 /** WebRTC could otherwise send UDP to any address the page names, past the egress proxy. */
-const AUDIT_ARGS = [...CHROMIUM_ARGS, '--force-webrtc-ip-handling-policy=disable_non_proxied_udp', '--webrtc-ip-handling-policy=disable_non_proxied_udp'];
+const AUDIT_ARGS = [
+  ...CHROMIUM_ARGS,
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+];
 
 export const AUDIT_USER_AGENT_TOKEN = 'PlatformAudit';
 
@@ -37,7 +41,11 @@ export class BrowserHost {
   }
 
   private async launch(): Promise<Browser> {
-    const browser = await chromium.launch({ executablePath: await findChromium(this.env), args: AUDIT_ARGS, headless: true });
+    const browser = await chromium.launch({
+      executablePath: await findChromium(this.env),
+      args: AUDIT_ARGS,
+      headless: true,
+    });
     browser.on('disconnected', () => {
       if (!this.closed) this.log.warn('Chromium disconnected; the next audit starts a new one');
     });

@@ -4,7 +4,9 @@ import { criteriaOf, levelOf } from './axe-tags.ts';
 
 /** An axe target as one CSS-like string: ` >>> ` into a frame, ` >> ` into an open shadow root. */
 export function selectorOf(target: NodeResult['target']): string {
-  return (target as unknown as Array<string | string[]>).map((part) => (Array.isArray(part) ? part.join(' >> ') : part)).join(' >>> ');
+  return (target as unknown as Array<string | string[]>)
+    .map((part) => (Array.isArray(part) ? part.join(' >> ') : part))
+    .join(' >>> ');
 }
 
 /** The element's lower-case name, read from the start of its markup. */
@@ -30,7 +32,11 @@ export interface PageFindings {
 }
 
 /** One Finding per violating element and one NeedsReviewItem per undecided one; `pageIndex` keeps ids unique in the result. */
-export function findingsOf(results: Pick<AxeResults, 'violations' | 'incomplete'>, pageUrl: string, pageIndex: number): PageFindings {
+export function findingsOf(
+  results: Pick<AxeResults, 'violations' | 'incomplete'>,
+  pageUrl: string,
+  pageIndex: number,
+): PageFindings {
   const findings: Finding[] = [];
   const needsReview: NeedsReviewItem[] = [];
   const common = (rule: Result, node: NodeResult) => ({

@@ -38,7 +38,16 @@ export interface AxeOutcome {
 }
 
 export type PageVisit =
-  | { kind: 'audited'; url: string; httpStatus: number | null; title: string; axe: AxeOutcome; links: string[]; llmFacts: LlmPageFacts | null; durationMs: number }
+  | {
+      kind: 'audited';
+      url: string;
+      httpStatus: number | null;
+      title: string;
+      axe: AxeOutcome;
+      links: string[];
+      llmFacts: LlmPageFacts | null;
+      durationMs: number;
+    }
   | { kind: 'not-html'; url: string; contentType: string; durationMs: number }
   | { kind: 'failed'; url: string; httpStatus: number | null; error: string; durationMs: number };
 
@@ -60,7 +69,14 @@ export class PageCancelled extends Error {
  * delay), runs axe in every frame with the given tags and reads its title and links. Bounded by
  * `timeoutMs` from navigation to axe's answer; the page is closed when done, timed out or cancelled.
  */
-export async function visitPage(context: BrowserContext, runner: AxeRunner, url: string, options: VisitOptions, refusals: readonly Refusal[], signal?: AbortSignal): Promise<PageVisit> {
+export async function visitPage(
+  context: BrowserContext,
+  runner: AxeRunner,
+  url: string,
+  options: VisitOptions,
+  refusals: readonly Refusal[],
+  signal?: AbortSignal,
+): Promise<PageVisit> {
   const { tags, timing } = options;
   const started = Date.now();
   const elapsed = () => Date.now() - started;
@@ -84,20 +100,51 @@ export async function visitPage(context: BrowserContext, runner: AxeRunner, url:
       // No timeout of its own: the visit's time limit (the timer above) bounds it and names the limit; a second clock
       // of the same length here raced it and failed the page with Playwright's wording instead.
       const response = await page.goto(url, { waitUntil: 'load', timeout: 0 });
-      if (!response) return { kind: 'failed', url, httpStatus: null, error: 'the page gave no answer', durationMs: elapsed() };
+      if (!response)
+        return { kind: 'failed', url, httpStatus: null, error: 'the page gave no answer', durationMs: elapsed() };
       httpStatus = response.status();
       const refused = response.headers()[REFUSED_HEADER];
-      if (refused) return { kind: 'failed', url: page.url(), httpStatus: null, error: decodeURIComponent(refused), durationMs: elapsed() };
+      if (refused)
+        return {
+          kind: 'failed',
+          url: page.url(),
+          httpStatus: null,
+          error: decodeURIComponent(refused),
+          durationMs: elapsed(),
+        };
       const unreachable = response.headers()[UNREACHABLE_HEADER];
-      if (unreachable) return { kind: 'failed', url: page.url(), httpStatus: null, error: `the page could not be loaded (${decodeURIComponent(unreachable)})`, durationMs: elapsed() };
+      if (unreachable)
+        return {
+          kind: 'failed',
+          url: page.url(),
+          httpStatus: null,
+          error: `the page could not be loaded (${decodeURIComponent(unreachable)})`,
+          durationMs: elapsed(),
+        };
       // The status first: a 404 or 503 in plain text (Go's, many proxies' and CDNs') is a broken page, not a skipped non-HTML one.
-      if (httpStatus >= 400) return { kind: 'failed', url: page.url(), httpStatus, error: `the page answered HTTP ${httpStatus}`, durationMs: elapsed() };
+      if (httpStatus >= 400)
+        return {
+          kind: 'failed',
+          url: page.url(),
+          httpStatus,
+          error: `the page answered HTTP ${httpStatus}`,
+          durationMs: elapsed(),
+        };
       const contentType = response.headers()['content-type'] ?? '';
-      if (contentType && !/\b(text\/html|application\/xhtml\+xml)\b/i.test(contentType)) return { kind: 'not-html', url: page.url(), contentType, durationMs: elapsed() };
+      if (contentType && !/\b(text\/html|application\/xhtml\+xml)\b/i.test(contentType))
+        return { kind: 'not-html', url: page.url(), contentType, durationMs: elapsed() };
       await settle(page, timing);
-      const results = await runner.run(page, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations', 'incomplete'] }, options.maxElementsPerRule);
+      const results = await runner.run(
+        page,
+        { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations', 'incomplete'] },
+        options.maxElementsPerRule,
+      );
       if (!ruleImpacts) ruleImpacts = await readRuleImpacts(page);
-      const [title, links, llmFacts] = await Promise.all([page.title(), collectLinks(page), options.llmFacts ? collectLlmFacts(page).catch(() => null) : null]);
+      const [title, links, llmFacts] = await Promise.all([
+        page.title(),
+        collectLinks(page),
+        options.llmFacts ? collectLlmFacts(page).catch(() => null) : null,
+      ]);
       return {
         kind: 'audited',
         url: page.url(),
@@ -106,20 +153,40 @@ export async function visitPage(context: BrowserContext, runner: AxeRunner, url:
         links,
         llmFacts,
         durationMs: elapsed(),
-        axe: { violations: results.violations, incomplete: results.incomplete, passed: results.passes.map(ruleRef), inapplicable: results.inapplicable.map(ruleRef), omitted: results.omitted ?? [] },
+        axe: {
+          violations: results.violations,
+          incomplete: results.incomplete,
+          passed: results.passes.map(ruleRef),
+          inapplicable: results.inapplicable.map(ruleRef),
+          omitted: results.omitted ?? [],
+        },
       };
     })();
     work.catch(() => {});
     const outcome = await Promise.race([work, stopped]);
     if (outcome === 'cancelled') throw new PageCancelled();
-    if (outcome === 'timeout') return { kind: 'failed', url, httpStatus, error: `the page did not finish loading and auditing within ${Math.round(timing.timeoutMs / 1000)} s`, durationMs: elapsed() };
+    if (outcome === 'timeout')
+      return {
+        kind: 'failed',
+        url,
+        httpStatus,
+        error: `the page did not finish loading and auditing within ${Math.round(timing.timeoutMs / 1000)} s`,
+        durationMs: elapsed(),
+      };
     return outcome;
   } catch (err) {
     if (err instanceof PageCancelled || signal?.aborted) throw new PageCancelled();
     const message = (err as Error).message ?? String(err);
-    if (/Download is starting/i.test(message)) return { kind: 'not-html', url, contentType: 'download', durationMs: elapsed() };
+    if (/Download is starting/i.test(message))
+      return { kind: 'not-html', url, contentType: 'download', durationMs: elapsed() };
     const refusal = refusals.slice(refusalsBefore)[0];
-    return { kind: 'failed', url, httpStatus, error: refusal ? refusal.reason : describeNavigationError(message), durationMs: elapsed() };
+    return {
+      kind: 'failed',
+      url,
+      httpStatus,
+      error: refusal ? refusal.reason : describeNavigationError(message),
+      durationMs: elapsed(),
+    };
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
@@ -134,20 +201,26 @@ function ruleRef(r: { id: string; tags: string[] }): RuleRef {
 }
 
 async function settle(page: Page, timing: PageTiming): Promise<void> {
-  if (timing.networkIdleMs > 0) await page.waitForLoadState('networkidle', { timeout: timing.networkIdleMs }).catch(() => {});
+  if (timing.networkIdleMs > 0)
+    await page.waitForLoadState('networkidle', { timeout: timing.networkIdleMs }).catch(() => {});
   if (timing.settleMs > 0) await page.waitForTimeout(timing.settleMs);
 }
 
 async function collectLinks(page: Page): Promise<string[]> {
   // Runs in the page: `href` of an anchor is already absolute.
-  return page.$$eval('a[href], area[href]', (elements) => elements.map((e) => (e as unknown as { href: unknown }).href).filter((h): h is string => typeof h === 'string'));
+  return page.$$eval('a[href], area[href]', (elements) =>
+    elements.map((e) => (e as unknown as { href: unknown }).href).filter((h): h is string => typeof h === 'string'),
+  );
 }
 
 async function readRuleImpacts(page: Page): Promise<Map<string, Impact | null>> {
-  const pairs = await page.evaluate(() => {
-    const audit = (globalThis as unknown as { axe?: { _audit?: { rules?: Array<{ id: string; impact?: string }> } } }).axe?._audit;
-    return (audit?.rules ?? []).map((r) => [r.id, r.impact ?? null] as const);
-  }).catch(() => [] as Array<readonly [string, string | null]>);
+  const pairs = await page
+    .evaluate(() => {
+      const audit = (globalThis as unknown as { axe?: { _audit?: { rules?: Array<{ id: string; impact?: string }> } } })
+        .axe?._audit;
+      return (audit?.rules ?? []).map((r) => [r.id, r.impact ?? null] as const);
+    })
+    .catch(() => [] as Array<readonly [string, string | null]>);
   return new Map(pairs.map(([id, impact]) => [id, (impact ?? null) as Impact | null]));
 }
 
@@ -156,7 +229,8 @@ function describeNavigationError(message: string): string {
   const net = /net::(ERR_[A-Z_]+)/.exec(message);
   // Browsers never connect to some ports (0, and SMTP's, IRC's, X11's… — the Fetch standard's "bad ports"):
   // say so, since "could not be loaded" alone suggests the site is down and trying later might help.
-  if (net?.[1] === 'ERR_UNSAFE_PORT') return 'the page could not be loaded (ERR_UNSAFE_PORT): browsers refuse to connect to this port, so it cannot be audited';
+  if (net?.[1] === 'ERR_UNSAFE_PORT')
+    return 'the page could not be loaded (ERR_UNSAFE_PORT): browsers refuse to connect to this port, so it cannot be audited';
   if (net) return `the page could not be loaded (${net[1]})`;
   const first = message.split('\n')[0]!.replace(/^page\.goto:\s*/, '');
   return `the page could not be loaded: ${first}`.slice(0, 500);

@@ -21,13 +21,27 @@ export function registerHealthRoutes(app: App, db: Database, version: string): v
     database: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
     queue: Type.Union([Type.Object({ pending: Type.Integer(), running: Type.Integer() }), Type.Null()]),
   });
-  app.get('/api/v1/health', {
-    schema: { operationId: 'healthV1', summary: 'Service health: version, database, queue', tags: ['health'], response: { 200: Health, 503: Health } },
-  }, async (_request, reply) => {
-    const queue = await bounded(queueCounts(db));
-    const body = { status: queue ? 'ok' as const : 'unavailable' as const, version, database: queue ? 'ok' as const : 'unavailable' as const, queue };
-    // Like every 503 of the platform while the database cannot be reached: the caller is told when to retry.
-    if (!queue) reply.header('retry-after', String(DEFAULT_RETRY_AFTER_SECONDS));
-    return reply.code(queue ? 200 : 503).send(body);
-  });
+  app.get(
+    '/api/v1/health',
+    {
+      schema: {
+        operationId: 'healthV1',
+        summary: 'Service health: version, database, queue',
+        tags: ['health'],
+        response: { 200: Health, 503: Health },
+      },
+    },
+    async (_request, reply) => {
+      const queue = await bounded(queueCounts(db));
+      const body = {
+        status: queue ? ('ok' as const) : ('unavailable' as const),
+        version,
+        database: queue ? ('ok' as const) : ('unavailable' as const),
+        queue,
+      };
+      // Like every 503 of the platform while the database cannot be reached: the caller is told when to retry.
+      if (!queue) reply.header('retry-after', String(DEFAULT_RETRY_AFTER_SECONDS));
+      return reply.code(queue ? 200 : 503).send(body);
+    },
+  );
 }

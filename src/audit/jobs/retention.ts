@@ -32,8 +32,14 @@ export async function deleteExpiredJobs(db: Queryable, days: number): Promise<nu
 }
 
 /** An operator's explicit delete of one finished job (any owner's); `null` when there is no such job. */
-export async function deleteFinishedJob(db: Queryable, id: string): Promise<{ deleted: boolean; status: string } | null> {
-  const { rows } = await db.query<{ status: string }>(`DELETE FROM jobs WHERE id = $1 AND ${FINISHED} RETURNING status`, [id]);
+export async function deleteFinishedJob(
+  db: Queryable,
+  id: string,
+): Promise<{ deleted: boolean; status: string } | null> {
+  const { rows } = await db.query<{ status: string }>(
+    `DELETE FROM jobs WHERE id = $1 AND ${FINISHED} RETURNING status`,
+    [id],
+  );
   if (rows[0]) return { deleted: true, status: rows[0].status };
   const current = await db.query<{ status: string }>('SELECT status FROM jobs WHERE id = $1', [id]);
   return current.rows[0] ? { deleted: false, status: current.rows[0].status } : null;
@@ -56,10 +62,12 @@ export function startRetentionSweep(options: RetentionOptions): () => Promise<vo
     try {
       const n = await deleteExpiredJobs(options.db, options.days);
       options.deleted.inc(n);
-      if (n > 0) options.log.info({ deleted: n, retentionDays: options.days }, 'finished audit jobs past retention deleted');
+      if (n > 0)
+        options.log.info({ deleted: n, retentionDays: options.days }, 'finished audit jobs past retention deleted');
     } catch (err) {
       // The next sweep tries again; an outage is already reported by the app's own checks.
-      if (isDatabaseUnavailable(err)) options.log.warn({ err }, 'audit retention sweep skipped: the database does not answer');
+      if (isDatabaseUnavailable(err))
+        options.log.warn({ err }, 'audit retention sweep skipped: the database does not answer');
       else options.log.error({ err }, 'audit retention sweep failed');
     }
   };

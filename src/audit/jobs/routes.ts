@@ -14,7 +14,13 @@ import { RefusedDestinationError } from '../safety/address-policy.ts';
 import { cancelJob, createJob, getJob, listJobs, QueueFullError, type JobRecord } from './store.ts';
 import type { JobWorker } from './worker.ts';
 
-const Status = Type.Union([Type.Literal('pending'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed'), Type.Literal('cancelled')]);
+const Status = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('running'),
+  Type.Literal('completed'),
+  Type.Literal('failed'),
+  Type.Literal('cancelled'),
+]);
 const Timestamp = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 
 const jobFields = {
@@ -23,7 +29,9 @@ const jobFields = {
   url: Type.String(),
   config: AuditConfigSchema,
   attempts: Type.Integer({ description: 'Times a worker started the job' }),
-  error: Type.Union([Type.String(), Type.Null()], { description: 'Why the job failed (or why its last attempt failed)' }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why the job failed (or why its last attempt failed)',
+  }),
   createdAt: Type.String({ format: 'date-time' }),
   startedAt: Timestamp,
   finishedAt: Timestamp,
@@ -67,96 +75,137 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
     const api = plugin.withTypeProvider<TypeBoxTypeProvider>();
     api.addHook('preHandler', deps.guard);
 
-    api.post('/api/v1/audits', {
-      schema: {
-        operationId: 'createAudit',
-        summary: 'Queue an audit; answers at once with its id and status pending',
-        tags: ['audits'],
-        security,
-        body: CreateJobBody,
-        response: {
-          202: Type.Object({ id: Type.String(), status: Type.Literal('pending') }, {
-            description: 'The job is queued',
-            headers: { location: Type.String({ description: 'The job: /api/v1/audits/{id}, under AUDIT_PUBLIC_URL when it is set' }) },
-          }),
-          ...errors,
-          ...bodyErrors,
+    api.post(
+      '/api/v1/audits',
+      {
+        schema: {
+          operationId: 'createAudit',
+          summary: 'Queue an audit; answers at once with its id and status pending',
+          tags: ['audits'],
+          security,
+          body: CreateJobBody,
+          response: {
+            202: Type.Object(
+              { id: Type.String(), status: Type.Literal('pending') },
+              {
+                description: 'The job is queued',
+                headers: {
+                  location: Type.String({
+                    description: 'The job: /api/v1/audits/{id}, under AUDIT_PUBLIC_URL when it is set',
+                  }),
+                },
+              },
+            ),
+            ...errors,
+            ...bodyErrors,
+          },
         },
       },
-    }, async (request, reply) => {
-      const url = parseAuditUrl(request.body.url);
-      const config = resolveConfig(request.body.config ?? {}, deps.limits);
-      try {
-        await deps.policy.resolve(url.hostname);
-      } catch (err) {
-        if (err instanceof RefusedDestinationError) throw badRequest(`url cannot be audited: ${err.message}`);
-        throw err;
-      }
-      let job: JobRecord;
-      try {
-        job = await createJob(db, { owner: request.auditOwner, url: url.href, config, maxQueued: deps.maxQueued });
-      } catch (err) {
-        if (err instanceof QueueFullError) throw new HttpError(429, codeForStatus(429), err.message, { headers: { 'retry-after': '30' } });
-        throw err;
-      }
-      deps.worker.wake();
-      // Behind a proxy that strips a prefix (https://gw.example/audit/…), a bare path would lead the client to the
-      // proxy's root; with AUDIT_PUBLIC_URL set the Location is absolute under it.
-      reply.header('location', `${deps.publicUrl?.replace(/\/+$/, '') ?? ''}/api/v1/audits/${job.id}`);
-      return reply.code(202).send({ id: job.id, status: 'pending' as const });
-    });
-
-    api.get('/api/v1/audits', {
-      schema: {
-        operationId: 'listAudits',
-        summary: 'The caller\'s audits, newest first, paged',
-        description: 'Finished jobs are deleted AUDIT_RETENTION_DAYS days (90 by default) after they finished, and are no longer listed.',
-        tags: ['audits'],
-        security,
-        querystring: Type.Object({ ...pageQuery(), status: Type.Optional(Status) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ items: Type.Array(JobSummary), next: Type.Union([Type.String(), Type.Null()]) }), ...errors },
+      async (request, reply) => {
+        const url = parseAuditUrl(request.body.url);
+        const config = resolveConfig(request.body.config ?? {}, deps.limits);
+        try {
+          await deps.policy.resolve(url.hostname);
+        } catch (err) {
+          if (err instanceof RefusedDestinationError) throw badRequest(`url cannot be audited: ${err.message}`);
+          throw err;
+        }
+        let job: JobRecord;
+        try {
+          job = await createJob(db, { owner: request.auditOwner, url: url.href, config, maxQueued: deps.maxQueued });
+        } catch (err) {
+          if (err instanceof QueueFullError)
+            throw new HttpError(429, codeForStatus(429), err.message, { headers: { 'retry-after': '30' } });
+          throw err;
+        }
+        deps.worker.wake();
+        // Behind a proxy that strips a prefix (https://gw.example/audit/…), a bare path would lead the client to the
+        // proxy's root; with AUDIT_PUBLIC_URL set the Location is absolute under it.
+        reply.header('location', `${deps.publicUrl?.replace(/\/+$/, '') ?? ''}/api/v1/audits/${job.id}`);
+        return reply.code(202).send({ id: job.id, status: 'pending' as const });
       },
-    }, async (request) => {
-      const limit = request.query.limit;
-      const before = decodeCursor(request.query.cursor, CursorShape)?.[0] ?? null;
-      const page = await listJobs(db, request.auditOwner, { limit, before, status: (request.query.status as AuditJobStatus | undefined) ?? null });
-      return { items: page.items.map(summary), next: page.more && page.last !== null ? encodeCursor([page.last]) : null };
-    });
+    );
 
-    api.get('/api/v1/audits/:id', {
-      schema: {
-        operationId: 'getAudit',
-        summary: 'One audit, with its result once completed',
-        description: 'A finished job (completed, failed, cancelled) is deleted with its result AUDIT_RETENTION_DAYS days (90 by default) after it finished; it is then 404.',
-        tags: ['audits'],
-        security,
-        params: JobIdParams,
-        response: { 200: JobDetail, ...errors },
+    api.get(
+      '/api/v1/audits',
+      {
+        schema: {
+          operationId: 'listAudits',
+          summary: "The caller's audits, newest first, paged",
+          description:
+            'Finished jobs are deleted AUDIT_RETENTION_DAYS days (90 by default) after they finished, and are no longer listed.',
+          tags: ['audits'],
+          security,
+          querystring: Type.Object({ ...pageQuery(), status: Type.Optional(Status) }, { additionalProperties: false }),
+          response: {
+            200: Type.Object({ items: Type.Array(JobSummary), next: Type.Union([Type.String(), Type.Null()]) }),
+            ...errors,
+          },
+        },
       },
-    }, async (request) => {
-      const job = await getJob(db, request.auditOwner, request.params.id);
-      if (!job) throw new HttpError(404, codeForStatus(404), `no audit ${request.params.id}`);
-      return detail(job);
-    });
+      async (request) => {
+        const limit = request.query.limit;
+        const before = decodeCursor(request.query.cursor, CursorShape)?.[0] ?? null;
+        const page = await listJobs(db, request.auditOwner, {
+          limit,
+          before,
+          status: (request.query.status as AuditJobStatus | undefined) ?? null,
+        });
+        return {
+          items: page.items.map(summary),
+          next: page.more && page.last !== null ? encodeCursor([page.last]) : null,
+        };
+      },
+    );
 
-    api.delete('/api/v1/audits/:id', {
-      schema: {
-        operationId: 'cancelAudit',
-        summary: 'Cancel a pending audit or stop a running one',
-        description: 'Cancels; it never deletes. A job already completed or failed is 409. Finished jobs are deleted by the retention period (AUDIT_RETENTION_DAYS), or by an operator with `platform audit jobs delete`.',
-        tags: ['audits'],
-        security,
-        params: JobIdParams,
-        response: { 200: JobSummary, ...errors },
+    api.get(
+      '/api/v1/audits/:id',
+      {
+        schema: {
+          operationId: 'getAudit',
+          summary: 'One audit, with its result once completed',
+          description:
+            'A finished job (completed, failed, cancelled) is deleted with its result AUDIT_RETENTION_DAYS days (90 by default) after it finished; it is then 404.',
+          tags: ['audits'],
+          security,
+          params: JobIdParams,
+          response: { 200: JobDetail, ...errors },
+        },
       },
-    }, async (request) => {
-      const outcome = await cancelJob(db, request.auditOwner, request.params.id);
-      if (!outcome) throw new HttpError(404, codeForStatus(404), `no audit ${request.params.id}`);
-      if (!outcome.changed && outcome.record.status !== 'cancelled') {
-        throw new HttpError(409, codeForStatus(409), `the audit is already ${outcome.record.status} and cannot be cancelled`);
-      }
-      deps.worker.cancelLocal(request.params.id);
-      return summary(outcome.record);
-    });
+      async (request) => {
+        const job = await getJob(db, request.auditOwner, request.params.id);
+        if (!job) throw new HttpError(404, codeForStatus(404), `no audit ${request.params.id}`);
+        return detail(job);
+      },
+    );
+
+    api.delete(
+      '/api/v1/audits/:id',
+      {
+        schema: {
+          operationId: 'cancelAudit',
+          summary: 'Cancel a pending audit or stop a running one',
+          description:
+            'Cancels; it never deletes. A job already completed or failed is 409. Finished jobs are deleted by the retention period (AUDIT_RETENTION_DAYS), or by an operator with `platform audit jobs delete`.',
+          tags: ['audits'],
+          security,
+          params: JobIdParams,
+          response: { 200: JobSummary, ...errors },
+        },
+      },
+      async (request) => {
+        const outcome = await cancelJob(db, request.auditOwner, request.params.id);
+        if (!outcome) throw new HttpError(404, codeForStatus(404), `no audit ${request.params.id}`);
+        if (!outcome.changed && outcome.record.status !== 'cancelled') {
+          throw new HttpError(
+            409,
+            codeForStatus(409),
+            `the audit is already ${outcome.record.status} and cannot be cancelled`,
+          );
+        }
+        deps.worker.cancelLocal(request.params.id);
+        return summary(outcome.record);
+      },
+    );
   });
 }

@@ -48,7 +48,9 @@ function toRecord(row: Row): JobRecord {
 
 /** PostgreSQL's jsonb refuses the NUL character; page text could in theory carry one. */
 function storableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' && v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v));
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'string' && v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v,
+  );
 }
 
 const SUMMARY = 'id, status, url, config, attempts, error, created_at, started_at, finished_at, seq';
@@ -56,12 +58,24 @@ const SUMMARY = 'id, status, url, config, attempts, error, created_at, started_a
 export class QueueFullError extends Error {}
 
 /** Stores a pending job, unless its owner already has `maxQueued` pending or running (checked under a per-owner lock). */
-export async function createJob(db: Database, input: { owner: string; url: string; config: AuditConfig; maxQueued: number }): Promise<JobRecord> {
+export async function createJob(
+  db: Database,
+  input: { owner: string; url: string; config: AuditConfig; maxQueued: number },
+): Promise<JobRecord> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`audit-owner:${input.owner}`]);
-    const { rows } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE owner = $1 AND status IN ('pending', 'running')", [input.owner]);
-    if (rows[0]!.n >= input.maxQueued) throw new QueueFullError(`this credential already has ${rows[0]!.n} audits pending or running (at most ${input.maxQueued}); wait for some to finish`);
-    const inserted = await tx.query<Row>(`INSERT INTO jobs (id, owner, url, config, status) VALUES ($1, $2, $3, $4, 'pending') RETURNING ${SUMMARY}`, [randomUUID(), input.owner, input.url, JSON.stringify(input.config)]);
+    const { rows } = await tx.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM jobs WHERE owner = $1 AND status IN ('pending', 'running')",
+      [input.owner],
+    );
+    if (rows[0]!.n >= input.maxQueued)
+      throw new QueueFullError(
+        `this credential already has ${rows[0]!.n} audits pending or running (at most ${input.maxQueued}); wait for some to finish`,
+      );
+    const inserted = await tx.query<Row>(
+      `INSERT INTO jobs (id, owner, url, config, status) VALUES ($1, $2, $3, $4, 'pending') RETURNING ${SUMMARY}`,
+      [randomUUID(), input.owner, input.url, JSON.stringify(input.config)],
+    );
     return toRecord(inserted.rows[0]!);
   });
 }
@@ -72,7 +86,11 @@ export async function getJob(db: Queryable, owner: string, id: string): Promise<
 }
 
 /** A page of the owner's jobs, newest first, without results; `before` is the last seen job's `seq`. */
-export async function listJobs(db: Queryable, owner: string, options: { limit: number; before: number | null; status: AuditJobStatus | null }): Promise<{ items: JobRecord[]; last: number | null; more: boolean }> {
+export async function listJobs(
+  db: Queryable,
+  owner: string,
+  options: { limit: number; before: number | null; status: AuditJobStatus | null },
+): Promise<{ items: JobRecord[]; last: number | null; more: boolean }> {
   const { rows } = await db.query<Row>(
     `SELECT ${SUMMARY} FROM jobs WHERE owner = $1 AND ($2::bigint IS NULL OR seq < $2) AND ($3::text IS NULL OR status = $3) ORDER BY seq DESC LIMIT $4`,
     [owner, options.before, options.status, options.limit + 1],
@@ -83,7 +101,11 @@ export async function listJobs(db: Queryable, owner: string, options: { limit: n
 }
 
 /** Cancels a pending or running job of the owner; null when there is no such job; the record as it is when already finished. */
-export async function cancelJob(db: Queryable, owner: string, id: string): Promise<{ record: JobRecord; changed: boolean } | null> {
+export async function cancelJob(
+  db: Queryable,
+  owner: string,
+  id: string,
+): Promise<{ record: JobRecord; changed: boolean } | null> {
   const { rows } = await db.query<Row>(
     `UPDATE jobs SET status = 'cancelled', finished_at = now(), worker = NULL, lease_until = NULL
      WHERE id = $1 AND owner = $2 AND status IN ('pending', 'running') RETURNING ${SUMMARY}`,
@@ -105,7 +127,12 @@ export interface ClaimedJob {
  * Takes the oldest claimable job: pending, or running with its lease passed (its worker died). Jobs whose
  * lease passed after their last allowed attempt end `failed` instead. SKIP LOCKED lets instances share the queue.
  */
-export async function claimJob(db: Queryable, worker: string, leaseSeconds: number, maxAttempts: number): Promise<ClaimedJob | null> {
+export async function claimJob(
+  db: Queryable,
+  worker: string,
+  leaseSeconds: number,
+  maxAttempts: number,
+): Promise<ClaimedJob | null> {
   await db.query(
     `UPDATE jobs SET status = 'failed', finished_at = now(), worker = NULL, lease_until = NULL,
        error = 'the audit stopped ' || attempts || ' times without finishing (its worker died or lost its lease)'
@@ -144,7 +171,13 @@ export async function completeJob(db: Queryable, id: string, worker: string, res
 }
 
 /** After a failed attempt: back to the queue while attempts remain and a retry can help, else `failed` with the reason. */
-export async function failAttempt(db: Queryable, id: string, worker: string, reason: string, retry: boolean): Promise<void> {
+export async function failAttempt(
+  db: Queryable,
+  id: string,
+  worker: string,
+  reason: string,
+  retry: boolean,
+): Promise<void> {
   await db.query(
     `UPDATE jobs SET status = CASE WHEN $4 THEN 'pending' ELSE 'failed' END, error = $3,
        finished_at = CASE WHEN $4 THEN NULL ELSE now() END, worker = NULL, lease_until = NULL
@@ -162,7 +195,9 @@ export async function releaseJob(db: Queryable, id: string, worker: string): Pro
 }
 
 export async function queueCounts(db: Queryable): Promise<{ pending: number; running: number }> {
-  const { rows } = await db.query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM jobs WHERE status IN ('pending', 'running') GROUP BY status");
+  const { rows } = await db.query<{ status: string; n: number }>(
+    "SELECT status, count(*)::int AS n FROM jobs WHERE status IN ('pending', 'running') GROUP BY status",
+  );
   const of = (s: string) => rows.find((r) => r.status === s)?.n ?? 0;
   return { pending: of('pending'), running: of('running') };
 }

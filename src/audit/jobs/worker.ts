@@ -86,12 +86,21 @@ export class JobWorker {
     }
   }
 
-  private async execute(id: string, url: string, config: AuditConfig, attempts: number, controller: AbortController): Promise<void> {
+  private async execute(
+    id: string,
+    url: string,
+    config: AuditConfig,
+    attempts: number,
+    controller: AbortController,
+  ): Promise<void> {
     const { db, log, metrics, leaseSeconds } = this.options;
     const heartbeat = setInterval(() => {
-      renewLease(db, id, this.id, leaseSeconds).then((ours) => {
-        if (!ours) controller.abort();
-      }, (err: unknown) => log.warn({ err, job: id }, 'renewing an audit lease failed'));
+      renewLease(db, id, this.id, leaseSeconds).then(
+        (ours) => {
+          if (!ours) controller.abort();
+        },
+        (err: unknown) => log.warn({ err, job: id }, 'renewing an audit lease failed'),
+      );
     }, HEARTBEAT_MS);
     log.info({ job: id, attempt: attempts }, 'audit started');
     // The engine stops at its next check of the signal; a browser call that never returns has none, and must not hold the
@@ -124,7 +133,9 @@ export class JobWorker {
       const reason = err instanceof AuditFailedError ? err.message : 'the audit failed unexpectedly';
       if (!(err instanceof AuditFailedError)) log.error({ err, job: id }, 'audit failed');
       const retry = (!(err instanceof AuditFailedError) || err.retryable) && attempts < this.options.maxAttempts;
-      await failAttempt(db, id, this.id, reason, retry).catch((e: unknown) => log.error({ err: e, job: id }, 'recording an audit failure failed'));
+      await failAttempt(db, id, this.id, reason, retry).catch((e: unknown) =>
+        log.error({ err: e, job: id }, 'recording an audit failure failed'),
+      );
       if (!retry) metrics.jobs.inc({ status: 'failed' });
     } finally {
       clearInterval(heartbeat);

@@ -28,11 +28,12 @@ function escapeText(s: string): string {
 
 function toFinding(j: Judgement, facts: LlmPageFacts, provider: LlmProvider, model: string, id: string): LlmFinding {
   const n = j.ref === 'title' ? 0 : Number(j.ref.split('-')[1]);
-  const where = j.check === 'image-alt'
-    ? { selector: facts.images[n]!.selector, html: facts.images[n]!.html }
-    : j.check === 'link-purpose'
-      ? { selector: facts.links[n]!.selector, html: facts.links[n]!.html }
-      : { selector: 'head > title', html: `<title>${escapeText(facts.title)}</title>` };
+  const where =
+    j.check === 'image-alt'
+      ? { selector: facts.images[n]!.selector, html: facts.images[n]!.html }
+      : j.check === 'link-purpose'
+        ? { selector: facts.links[n]!.selector, html: facts.links[n]!.html }
+        : { selector: 'head > title', html: `<title>${escapeText(facts.title)}</title>` };
   return {
     id,
     source: 'llm',
@@ -51,10 +52,23 @@ function toFinding(j: Judgement, facts: LlmPageFacts, provider: LlmProvider, mod
   };
 }
 
-function endpoint(provider: LlmProvider, settings: LlmSettings): { apiKey: string | undefined; baseUrl: string; model: string; variable: string } {
+function endpoint(
+  provider: LlmProvider,
+  settings: LlmSettings,
+): { apiKey: string | undefined; baseUrl: string; model: string; variable: string } {
   return provider === 'openai'
-    ? { apiKey: settings.openaiApiKey, baseUrl: settings.openaiBaseUrl, model: settings.openaiModel, variable: 'AUDIT_OPENAI_API_KEY' }
-    : { apiKey: settings.anthropicApiKey, baseUrl: settings.anthropicBaseUrl, model: settings.anthropicModel, variable: 'AUDIT_ANTHROPIC_API_KEY' };
+    ? {
+        apiKey: settings.openaiApiKey,
+        baseUrl: settings.openaiBaseUrl,
+        model: settings.openaiModel,
+        variable: 'AUDIT_OPENAI_API_KEY',
+      }
+    : {
+        apiKey: settings.anthropicApiKey,
+        baseUrl: settings.anthropicBaseUrl,
+        model: settings.anthropicModel,
+        variable: 'AUDIT_ANTHROPIC_API_KEY',
+      };
 }
 
 /**
@@ -62,11 +76,22 @@ function endpoint(provider: LlmProvider, settings: LlmSettings): { apiKey: strin
  * provider that is unconfigured, refuses, times out or answers nonsense leaves `status` partial or failed
  * with the reason in `error`, and the findings of the pages that did succeed.
  */
-export async function assessWithLlm(pages: readonly LlmPageFacts[], request: LlmRequest, settings: LlmSettings, signal?: AbortSignal): Promise<LlmOutcome> {
+export async function assessWithLlm(
+  pages: readonly LlmPageFacts[],
+  request: LlmRequest,
+  settings: LlmSettings,
+  signal?: AbortSignal,
+): Promise<LlmOutcome> {
   const { apiKey, baseUrl, model: defaultModel, variable } = endpoint(request.provider, settings);
   const model = request.model ?? defaultModel;
   const base = { provider: request.provider, model };
-  if (!apiKey) return { ...base, status: 'failed', error: `no API key is configured for ${request.provider} (${variable})`, findings: [] };
+  if (!apiKey)
+    return {
+      ...base,
+      status: 'failed',
+      error: `no API key is configured for ${request.provider} (${variable})`,
+      findings: [],
+    };
 
   const perPage: (LlmFinding[] | Error)[] = new Array(pages.length);
   let next = 0;
@@ -79,13 +104,27 @@ export async function assessWithLlm(pages: readonly LlmPageFacts[], request: Llm
         model,
         baseUrl,
         apiKey,
-        http: { provider: request.provider, secrets: [apiKey], deadline: Date.now() + settings.llmTimeoutMs, maxRetries: settings.llmMaxRetries, signal },
+        http: {
+          provider: request.provider,
+          secrets: [apiKey],
+          deadline: Date.now() + settings.llmTimeoutMs,
+          maxRetries: settings.llmMaxRetries,
+          signal,
+        },
       };
       try {
-        const text = request.provider === 'openai' ? await openaiComplete(call, settings.openaiApi) : await anthropicComplete(call);
-        perPage[i] = parseJudgements(text, facts).map((j, k) => toFinding(j, facts, request.provider, model, `llm-${i}-${k}`));
+        const text =
+          request.provider === 'openai'
+            ? await openaiComplete(call, settings.openaiApi)
+            : await anthropicComplete(call);
+        perPage[i] = parseJudgements(text, facts).map((j, k) =>
+          toFinding(j, facts, request.provider, model, `llm-${i}-${k}`),
+        );
       } catch (e) {
-        perPage[i] = e instanceof LlmCallError ? e : new Error(`${request.provider}: ${e instanceof MalformedAnswerError ? e.message : 'unexpected failure'}`);
+        perPage[i] =
+          e instanceof LlmCallError
+            ? e
+            : new Error(`${request.provider}: ${e instanceof MalformedAnswerError ? e.message : 'unexpected failure'}`);
       }
     }
   };

@@ -76,11 +76,21 @@ export async function postJson(url: string, body: unknown, options: PostOptions)
     const signals = [AbortSignal.timeout(remaining), ...(options.signal ? [options.signal] : [])];
     let res: Response;
     try {
-      res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...options.headers }, body: payload, signal: AbortSignal.any(signals) });
+      res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...options.headers },
+        body: payload,
+        signal: AbortSignal.any(signals),
+      });
     } catch (e) {
       if (options.signal?.aborted) throw new LlmCallError(`${options.provider}: the audit was stopped`, null);
       const timedOut = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
-      throw new LlmCallError(timedOut ? `${options.provider} did not answer within the time limit` : `${options.provider} could not be reached (${scrub(e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e), options.secrets)})`, null);
+      throw new LlmCallError(
+        timedOut
+          ? `${options.provider} did not answer within the time limit`
+          : `${options.provider} could not be reached (${scrub(e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e), options.secrets)})`,
+        null,
+      );
     }
     let text: string;
     try {
@@ -95,11 +105,15 @@ export async function postJson(url: string, body: unknown, options: PostOptions)
       json = undefined;
     }
     if (res.ok) {
-      if (json === undefined) throw new LlmCallError(`${options.provider} answered ${res.status} with a body that is not JSON`, res.status);
+      if (json === undefined)
+        throw new LlmCallError(`${options.provider} answered ${res.status} with a body that is not JSON`, res.status);
       return json;
     }
     const detail = json !== undefined ? options.errorMessage(json) : undefined;
-    lastError = new LlmCallError(scrub(`${options.provider} ${describe(res.status)}${detail ? `: ${detail}` : ''}`, options.secrets), res.status);
+    lastError = new LlmCallError(
+      scrub(`${options.provider} ${describe(res.status)}${detail ? `: ${detail}` : ''}`, options.secrets),
+      res.status,
+    );
     if (!RETRIED.has(res.status) || attempt === options.maxRetries) break;
     const asked = retryAfterMs(res.headers.get('retry-after'));
     const delay = asked ?? Math.min(8_000, 500 * 2 ** attempt);

@@ -46,20 +46,31 @@ export function buildPrompt(facts: LlmPageFacts, sendImages: boolean): Prompt {
     `Main text: ${clip(facts.mainText, LLM_FACT_LIMITS.mainTextChars)}`,
     '',
     'Images:',
-    ...images.map((img, i) => `img-${i}: alt=${img.alt === null ? '(none)' : JSON.stringify(clip(img.alt, 300))} src=${clip(img.src, 300)} context=${JSON.stringify(clip(img.context, LLM_FACT_LIMITS.contextChars))}`),
+    ...images.map(
+      (img, i) =>
+        `img-${i}: alt=${img.alt === null ? '(none)' : JSON.stringify(clip(img.alt, 300))} src=${clip(img.src, 300)} context=${JSON.stringify(clip(img.context, LLM_FACT_LIMITS.contextChars))}`,
+    ),
     images.length === 0 ? '(none)' : '',
     'Links:',
-    ...links.map((l, i) => `link-${i}: text=${JSON.stringify(clip(l.text, 200))} href=${clip(l.href, 300)} context=${JSON.stringify(clip(l.context, LLM_FACT_LIMITS.contextChars))}`),
+    ...links.map(
+      (l, i) =>
+        `link-${i}: text=${JSON.stringify(clip(l.text, 200))} href=${clip(l.href, 300)} context=${JSON.stringify(clip(l.context, LLM_FACT_LIMITS.contextChars))}`,
+    ),
     links.length === 0 ? '(none)' : '',
     '</page>',
   ];
-  const parts: PromptPart[] = [{ type: 'text', text: lines.filter((l, i, all) => l !== '' || all[i - 1] !== '').join('\n') }];
+  const parts: PromptPart[] = [
+    { type: 'text', text: lines.filter((l, i, all) => l !== '' || all[i - 1] !== '').join('\n') },
+  ];
   if (sendImages) {
     let sent = 0;
     images.forEach((img, i) => {
       if (sent >= LLM_FACT_LIMITS.imagesSent) return;
       if (img.data && img.data.base64.length <= LLM_FACT_LIMITS.imageBase64Bytes) {
-        parts.push({ type: 'text', text: `Picture of img-${i}:` }, { type: 'image', ref: `img-${i}`, mediaType: img.data.mediaType, base64: img.data.base64 });
+        parts.push(
+          { type: 'text', text: `Picture of img-${i}:` },
+          { type: 'image', ref: `img-${i}`, mediaType: img.data.mediaType, base64: img.data.base64 },
+        );
         sent++;
       } else if (/^https:\/\//.test(img.src)) {
         parts.push({ type: 'text', text: `Picture of img-${i}:` }, { type: 'image', ref: `img-${i}`, url: img.src });
@@ -78,18 +89,19 @@ function extractJson(text: string): unknown {
   const candidate = (fenced ? fenced[1]! : text).trim();
   const start = candidate.indexOf('{');
   const end = candidate.lastIndexOf('}');
-  if (start < 0 || end < start) throw new MalformedAnswerError('the model\'s answer holds no JSON object');
+  if (start < 0 || end < start) throw new MalformedAnswerError("the model's answer holds no JSON object");
   try {
     return JSON.parse(candidate.slice(start, end + 1));
   } catch {
-    throw new MalformedAnswerError('the model\'s answer is not valid JSON');
+    throw new MalformedAnswerError("the model's answer is not valid JSON");
   }
 }
 
 /** The problems the model found, for refs that exist on the page; everything else in the answer is ignored. */
 export function parseJudgements(text: string, facts: LlmPageFacts): Judgement[] {
   const value = extractJson(text) as { judgements?: unknown };
-  if (typeof value !== 'object' || value === null || !Array.isArray(value.judgements)) throw new MalformedAnswerError('the model\'s answer has no "judgements" list');
+  if (typeof value !== 'object' || value === null || !Array.isArray(value.judgements))
+    throw new MalformedAnswerError('the model\'s answer has no "judgements" list');
   const out: Judgement[] = [];
   const seen = new Set<string>();
   for (const j of value.judgements as unknown[]) {
@@ -97,18 +109,23 @@ export function parseJudgements(text: string, facts: LlmPageFacts): Judgement[] 
     const { ref, ok, confidence, problem, suggestion } = j as Record<string, unknown>;
     if (typeof ref !== 'string' || seen.has(ref) || ok !== false) continue;
     const m = /^(img|link)-(\d+)$/.exec(ref);
-    const check = ref === 'title' ? 'page-title' : m?.[1] === 'img' ? 'image-alt' : m?.[1] === 'link' ? 'link-purpose' : undefined;
+    const check =
+      ref === 'title' ? 'page-title' : m?.[1] === 'img' ? 'image-alt' : m?.[1] === 'link' ? 'link-purpose' : undefined;
     if (!check) continue;
     const index = m ? Number(m[2]) : 0;
     if (check === 'image-alt' && index >= Math.min(facts.images.length, LLM_FACT_LIMITS.images)) continue;
     if (check === 'link-purpose' && index >= Math.min(facts.links.length, LLM_FACT_LIMITS.links)) continue;
     seen.add(ref);
-    const c = typeof confidence === 'number' && Number.isFinite(confidence) ? Math.min(1, Math.max(0, confidence)) : 0.5;
+    const c =
+      typeof confidence === 'number' && Number.isFinite(confidence) ? Math.min(1, Math.max(0, confidence)) : 0.5;
     out.push({
       check,
       ref,
       confidence: c,
-      problem: typeof problem === 'string' && problem.trim() ? clip(problem, 500) : 'The model judged this unclear but gave no reason.',
+      problem:
+        typeof problem === 'string' && problem.trim()
+          ? clip(problem, 500)
+          : 'The model judged this unclear but gave no reason.',
       suggestion: typeof suggestion === 'string' && suggestion.trim() ? clip(suggestion, 300) : null,
     });
   }

@@ -55,7 +55,8 @@ export function adherenceOf(result: AuditResult, criterion: string): Adherence {
   if (criterion === '4.1.1') {
     return {
       level: 'supports',
-      notes: 'WCAG 2.2 made 4.1.1 Parsing obsolete and the W3C errata to WCAG 2.0 and 2.1 state that it is always satisfied for content in HTML or XML; not tested.',
+      notes:
+        'WCAG 2.2 made 4.1.1 Parsing obsolete and the W3C errata to WCAG 2.0 and 2.1 state that it is always satisfied for content in HTML or XML; not tested.',
     };
   }
   const audited = result.pages.filter((p) => p.status === 'audited');
@@ -66,9 +67,10 @@ export function adherenceOf(result: AuditResult, criterion: string): Adherence {
     const existing = anyRulesCovering(criterion);
     return {
       level: 'not-evaluated',
-      notes: existing.length > 0
-        ? `Not part of this audit's automated checks at WCAG ${result.wcagVersion} level ${result.wcagLevel} (axe-core checks it with ${existing.join(', ')}); needs manual evaluation.`
-        : 'No automated check covers this criterion; needs manual evaluation.',
+      notes:
+        existing.length > 0
+          ? `Not part of this audit's automated checks at WCAG ${result.wcagVersion} level ${result.wcagLevel} (axe-core checks it with ${existing.join(', ')}); needs manual evaluation.`
+          : 'No automated check covers this criterion; needs manual evaluation.',
     };
   }
   const counted = [criterion, ...(ALSO_FAILED_BY[criterion] ?? [])];
@@ -77,7 +79,9 @@ export function adherenceOf(result: AuditResult, criterion: string): Adherence {
   const findings = result.findings.filter((f) => covers(f.successCriteria));
   const failingPages = [...new Set(findings.map((f) => f.pageUrl))];
   // Failing elements past the per-rule cap are counted, not listed: the note says how many fail, not how many are shown.
-  const failing = findings.length + (result.omitted ?? []).filter((o) => covers(o.successCriteria)).reduce((n, o) => n + o.findings, 0);
+  const failing =
+    findings.length +
+    (result.omitted ?? []).filter((o) => covers(o.successCriteria)).reduce((n, o) => n + o.findings, 0);
   const llm = (result.llm?.findings ?? []).filter((f) => f.successCriteria.includes(criterion)).length;
   const llmNote = llm > 0 ? ` LLM review flagged ${plural(llm, 'more item')} for a person to check (not counted).` : '';
 
@@ -106,7 +110,10 @@ export function adherenceOf(result: AuditResult, criterion: string): Adherence {
   }
   const passedPages = Math.max(...outcomes.map((o) => o.passedPages));
   if (passedPages === 0) {
-    return { level: 'not-applicable', notes: `Automated checks (${rules}) found no content this criterion applies to on ${plural(audited.length, 'audited page')}.${llmNote}` };
+    return {
+      level: 'not-applicable',
+      notes: `Automated checks (${rules}) found no content this criterion applies to on ${plural(audited.length, 'audited page')}.${llmNote}`,
+    };
   }
   return {
     level: 'supports',

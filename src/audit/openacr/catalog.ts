@@ -9,7 +9,12 @@ import termsData from './data/terms.json' with { type: 'json' };
  * `source`): the WCAG chapters of the VPAT® 2.5 editions, their criteria in catalog order, and the terms.
  */
 export type ChapterId = 'success_criteria_level_a' | 'success_criteria_level_aa' | 'success_criteria_level_aaa';
-export type AdherenceLevel = 'supports' | 'partially-supports' | 'does-not-support' | 'not-applicable' | 'not-evaluated';
+export type AdherenceLevel =
+  | 'supports'
+  | 'partially-supports'
+  | 'does-not-support'
+  | 'not-applicable'
+  | 'not-evaluated';
 
 export interface CatalogCriterion {
   num: string;
@@ -34,7 +39,8 @@ export const WEB_COMPONENT = 'web';
 
 export const CATALOGS: readonly Catalog[] = [wcag20, wcag21, wcag22] as Catalog[];
 
-export const ADHERENCE_TERMS: readonly { id: AdherenceLevel; label: string; description: string }[] = termsData.terms as { id: AdherenceLevel; label: string; description: string }[];
+export const ADHERENCE_TERMS: readonly { id: AdherenceLevel; label: string; description: string }[] =
+  termsData.terms as { id: AdherenceLevel; label: string; description: string }[];
 
 export function findCatalog(id: string): Catalog | undefined {
   return CATALOGS.find((c) => c.id === id);
@@ -47,5 +53,7 @@ export function defaultCatalog(version: WcagVersion): Catalog {
 
 /** The chapters a report at `level` lists: A and AA always (a level A audit shows AA as not evaluated), AAA only for AAA audits. */
 export function chaptersFor(level: WcagLevel): ChapterId[] {
-  return level === 'AAA' ? ['success_criteria_level_a', 'success_criteria_level_aa', 'success_criteria_level_aaa'] : ['success_criteria_level_a', 'success_criteria_level_aa'];
+  return level === 'AAA'
+    ? ['success_criteria_level_a', 'success_criteria_level_aa', 'success_criteria_level_aaa']
+    : ['success_criteria_level_a', 'success_criteria_level_aa'];
 }

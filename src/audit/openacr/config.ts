@@ -7,6 +7,6 @@ export const openAcrVariables = {
     doc: 'Author name of OpenACR reports when the request gives no `author_name`.',
   }),
   openAcrAuthorEmail: optionalStr('AUDIT_OPENACR_AUTHOR_EMAIL', {
-    doc: 'Author email of OpenACR reports when the request gives no `author_email`. Unset: an empty string (GSA\'s schema requires the field).',
+    doc: "Author email of OpenACR reports when the request gives no `author_email`. Unset: an empty string (GSA's schema requires the field).",
   }),
 };

@@ -1,6 +1,15 @@
 import type { AuditResult } from '../result/types.ts';
 import { adherenceOf } from './adherence.ts';
-import { CATALOGS, chaptersFor, defaultCatalog, findCatalog, WEB_COMPONENT, type AdherenceLevel, type Catalog, type ChapterId } from './catalog.ts';
+import {
+  CATALOGS,
+  chaptersFor,
+  defaultCatalog,
+  findCatalog,
+  WEB_COMPONENT,
+  type AdherenceLevel,
+  type Catalog,
+  type ChapterId,
+} from './catalog.ts';
 
 /** What the caller of `GET /api/v1/audits/{id}/openacr` may set (Document 3's query parameters, without `format`). */
 export interface OpenAcrOptions {
@@ -50,7 +59,9 @@ export interface OpenAcr {
 
 export class UnknownCatalogError extends Error {
   constructor(id: string, known: readonly string[]) {
-    super(`catalog "${id}" is not one this service knows: use one of ${known.join(', ')} (or leave it out to use the audit's WCAG version)`);
+    super(
+      `catalog "${id}" is not one this service knows: use one of ${known.join(', ')} (or leave it out to use the audit's WCAG version)`,
+    );
     this.name = 'UnknownCatalogError';
   }
 }
@@ -58,7 +69,11 @@ export class UnknownCatalogError extends Error {
 export function resolveCatalog(id: string | undefined, result: AuditResult): Catalog {
   if (id === undefined) return defaultCatalog(result.wcagVersion);
   const catalog = findCatalog(id);
-  if (!catalog) throw new UnknownCatalogError(id, CATALOGS.map((c) => c.id));
+  if (!catalog)
+    throw new UnknownCatalogError(
+      id,
+      CATALOGS.map((c) => c.id),
+    );
   return catalog;
 }
 
@@ -87,27 +102,49 @@ function date(iso: string): string {
 export function buildOpenAcr(result: AuditResult, options: OpenAcrOptions, defaults: OpenAcrDefaults): OpenAcr {
   const catalog = resolveCatalog(options.catalog, result);
   const productName = options.productName ?? result.url;
-  const vendor: Contact | undefined = options.vendorName !== undefined || options.vendorEmail !== undefined
-    ? { ...(options.vendorName !== undefined ? { company_name: options.vendorName } : {}), email: options.vendorEmail ?? '' }
-    : undefined;
+  const vendor: Contact | undefined =
+    options.vendorName !== undefined || options.vendorEmail !== undefined
+      ? {
+          ...(options.vendorName !== undefined ? { company_name: options.vendorName } : {}),
+          email: options.vendorEmail ?? '',
+        }
+      : undefined;
   const audited = result.pages.filter((p) => p.status === 'audited');
   const failed = result.pages.filter((p) => p.status === 'failed');
-  const pages = audited.length <= 20 ? audited.map((p) => p.url).join(', ') : `${audited.slice(0, 20).map((p) => p.url).join(', ')} and ${audited.length - 20} more`;
+  const pages =
+    audited.length <= 20
+      ? audited.map((p) => p.url).join(', ')
+      : `${audited
+          .slice(0, 20)
+          .map((p) => p.url)
+          .join(', ')} and ${audited.length - 20} more`;
   const llm = result.llm;
   const notes = [
     `Automated accessibility audit of ${result.url}: ${audited.length} ${audited.length === 1 ? 'page' : 'pages'} audited (${pages})${failed.length > 0 ? `, ${failed.length} could not be audited` : ''}.`,
     `Score ${result.score}/100; ${result.stats.totalFindings} failing elements (critical ${result.stats.critical}, serious ${result.stats.serious}, moderate ${result.stats.moderate}, minor ${result.stats.minor}); ${result.stats.needsReview} elements need manual review.`,
-    llm ? `LLM assistance (${llm.provider} ${llm.model}) ${llm.status === 'completed' ? `flagged ${llm.findings.length} items for review` : `was ${llm.status}${llm.error ? `: ${llm.error}` : ''}`}; LLM judgements never change an adherence level.` : '',
-    catalog.wcagVersion !== result.wcagVersion ? `The catalog is for WCAG ${catalog.wcagVersion} but the audit checked WCAG ${result.wcagVersion}; criteria outside the audit are not evaluated.` : '',
-  ].filter(Boolean).join(' ');
+    llm
+      ? `LLM assistance (${llm.provider} ${llm.model}) ${llm.status === 'completed' ? `flagged ${llm.findings.length} items for review` : `was ${llm.status}${llm.error ? `: ${llm.error}` : ''}`}; LLM judgements never change an adherence level.`
+      : '',
+    catalog.wcagVersion !== result.wcagVersion
+      ? `The catalog is for WCAG ${catalog.wcagVersion} but the audit checked WCAG ${result.wcagVersion}; criteria outside the audit are not evaluated.`
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   const evaluation = [
     `Automated testing with axe-core ${result.engine.axeVersion} in ${result.engine.browser}, rules tagged ${result.config.axeTags.join(', ')}, between ${result.startedAt} and ${result.finishedAt}.`,
     'Supports means that the automated checks for the criterion ran on content they apply to and found no failure; automated checks cover only part of WCAG, so criteria without them, and elements the checks could not decide, are marked not evaluated and need a manual review.',
   ].join(' ');
   const report: OpenAcr = {
     title: `${options.vendorName ?? productName} Accessibility Conformance Report`,
-    product: { name: productName, ...(options.productVersion !== undefined ? { version: options.productVersion } : {}) },
-    author: { name: options.authorName ?? defaults.authorName, email: options.authorEmail ?? defaults.authorEmail ?? '' },
+    product: {
+      name: productName,
+      ...(options.productVersion !== undefined ? { version: options.productVersion } : {}),
+    },
+    author: {
+      name: options.authorName ?? defaults.authorName,
+      email: options.authorEmail ?? defaults.authorEmail ?? '',
+    },
     ...(vendor ? { vendor } : {}),
     report_date: date(result.finishedAt),
     notes,

@@ -8,7 +8,9 @@ export interface CriterionGroup<T> {
   count: number;
 }
 
-export function groupByCriterion<T extends { successCriteria: string[]; pageUrl: string }>(items: readonly T[]): CriterionGroup<T>[] {
+export function groupByCriterion<T extends { successCriteria: string[]; pageUrl: string }>(
+  items: readonly T[],
+): CriterionGroup<T>[] {
   const groups = new Map<string | null, Map<string, T[]>>();
   for (const item of items) {
     const keys = item.successCriteria.length > 0 ? item.successCriteria : [null];

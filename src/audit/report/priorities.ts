@@ -24,7 +24,19 @@ export function rulePriorities(r: AuditResult): RulePriority[] {
   const rules = new Map<string, RulePriority & { pageSet: Set<string> }>();
   for (const f of r.findings) {
     let p = rules.get(f.ruleId);
-    if (!p) rules.set(f.ruleId, (p = { ruleId: f.ruleId, summary: f.summary, impact: f.impact, elements: 0, pages: 0, criteria: [...f.successCriteria].sort(compareCriteria), pageSet: new Set() }));
+    if (!p)
+      rules.set(
+        f.ruleId,
+        (p = {
+          ruleId: f.ruleId,
+          summary: f.summary,
+          impact: f.impact,
+          elements: 0,
+          pages: 0,
+          criteria: [...f.successCriteria].sort(compareCriteria),
+          pageSet: new Set(),
+        }),
+      );
     if (IMPACTS.indexOf(f.impact) < IMPACTS.indexOf(p.impact)) p.impact = f.impact;
     p.elements++;
     p.pageSet.add(f.pageUrl);
@@ -38,5 +50,10 @@ export function rulePriorities(r: AuditResult): RulePriority[] {
   }
   return [...rules.values()]
     .map(({ pageSet, ...p }) => ({ ...p, pages: pageSet.size }))
-    .sort((a, b) => IMPACTS.indexOf(a.impact) - IMPACTS.indexOf(b.impact) || b.elements - a.elements || a.ruleId.localeCompare(b.ruleId));
+    .sort(
+      (a, b) =>
+        IMPACTS.indexOf(a.impact) - IMPACTS.indexOf(b.impact) ||
+        b.elements - a.elements ||
+        a.ruleId.localeCompare(b.ruleId),
+    );
 }

@@ -1,4 +1,12 @@
-import type { AuditResult, Finding, Impact, LlmFinding, LlmOutcome, NeedsReviewItem, PageResult } from '../result/types.ts';
+import type {
+  AuditResult,
+  Finding,
+  Impact,
+  LlmFinding,
+  LlmOutcome,
+  NeedsReviewItem,
+  PageResult,
+} from '../result/types.ts';
 import { criterionAnchor, criterionName } from './criteria.ts';
 import { escapeHtml as e, link } from './escape.ts';
 import { groupByCriterion, type CriterionGroup } from './group.ts';
@@ -11,7 +19,12 @@ import { REPORT_CSS } from './styles.ts';
  * Content-Security-Policy meta tag refuses scripts and outside loads should anything slip through.
  */
 
-const IMPACT_LABEL: Record<Impact, string> = { critical: 'Critical', serious: 'Serious', moderate: 'Moderate', minor: 'Minor' };
+const IMPACT_LABEL: Record<Impact, string> = {
+  critical: 'Critical',
+  serious: 'Serious',
+  moderate: 'Moderate',
+  minor: 'Minor',
+};
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -74,9 +87,15 @@ ${f.suggestion !== null ? `<dt>Suggestion</dt><dd>${e(f.suggestion)}</dd>` : ''}
 type Omissions = (criterion: string | null, pageUrl: string) => Array<{ ruleId: string; count: number }>;
 
 function omissionsOf(r: AuditResult, kind: 'findings' | 'needsReview'): Omissions {
-  return (criterion, pageUrl) => (r.omitted ?? [])
-    .filter((o) => o.pageUrl === pageUrl && o[kind] > 0 && (criterion === null ? o.successCriteria.length === 0 : o.successCriteria.includes(criterion)))
-    .map((o) => ({ ruleId: o.ruleId, count: o[kind] }));
+  return (criterion, pageUrl) =>
+    (r.omitted ?? [])
+      .filter(
+        (o) =>
+          o.pageUrl === pageUrl &&
+          o[kind] > 0 &&
+          (criterion === null ? o.successCriteria.length === 0 : o.successCriteria.includes(criterion)),
+      )
+      .map((o) => ({ ruleId: o.ruleId, count: o[kind] }));
 }
 
 function omittedNote(left: Array<{ ruleId: string; count: number }>, cap: number | undefined): string {
@@ -85,17 +104,26 @@ function omittedNote(left: Array<{ ruleId: string; count: number }>, cap: number
   return `<p class="omitted">Not listed: ${rules} on this page, counted above (the report lists at most ${cap ?? 'a fixed number of'} elements per rule and page).</p>`;
 }
 
-function grouped<T extends { successCriteria: string[]; pageUrl: string; level: string }>(groups: CriterionGroup<T>[], prefix: string, item: (t: T) => string, more: Omissions, cap: number | undefined): string {
-  return groups.map((g) => {
-    const level = g.pages[0]?.items[0]?.level;
-    const id = g.criterion === null ? `${prefix}-unmapped` : criterionAnchor(prefix, g.criterion);
-    const count = g.count + g.pages.reduce((n, p) => n + more(g.criterion, p.url).reduce((m, o) => m + o.count, 0), 0);
-    // Unnamed sections: one region landmark per criterion would drown the page's few real ones.
-    return `<section>
+function grouped<T extends { successCriteria: string[]; pageUrl: string; level: string }>(
+  groups: CriterionGroup<T>[],
+  prefix: string,
+  item: (t: T) => string,
+  more: Omissions,
+  cap: number | undefined,
+): string {
+  return groups
+    .map((g) => {
+      const level = g.pages[0]?.items[0]?.level;
+      const id = g.criterion === null ? `${prefix}-unmapped` : criterionAnchor(prefix, g.criterion);
+      const count =
+        g.count + g.pages.reduce((n, p) => n + more(g.criterion, p.url).reduce((m, o) => m + o.count, 0), 0);
+      // Unnamed sections: one region landmark per criterion would drown the page's few real ones.
+      return `<section>
 <h3 id="${id}">${criterionHeading(g.criterion, level)}: ${plural(count, 'element')} on ${plural(g.pages.length, 'page')}</h3>
 ${g.pages.map((p) => `<h4>${link(p.url)}</h4>\n<ol class="findings">\n${p.items.map(item).join('\n')}\n</ol>${omittedNote(more(g.criterion, p.url), cap)}`).join('\n')}
 </section>`;
-  }).join('\n');
+    })
+    .join('\n');
 }
 
 function verdict(r: AuditResult): string {
@@ -163,22 +191,41 @@ ${pages.map(pageRow).join('\n')}
 }
 
 function llmSection(llm: LlmOutcome): string {
-  const status = llm.status === 'completed'
-    ? `<p>${e(llm.provider)} ${e(llm.model)} judged what automated rules cannot: whether alternative text describes its image, whether link text says where a link goes, and whether page titles fit their pages. These judgements are suggestions for a person to check; they never change the score or the conformance result.</p>`
-    : `<p class="note">The LLM review (${e(llm.provider)} ${e(llm.model)}) ${llm.status === 'partial' ? 'judged only some pages' : 'did not complete'}: ${e(llm.error ?? 'no reason given')}. The rest of this report does not depend on it.</p>`;
-  const body = llm.findings.length > 0 ? grouped(groupByCriterion(llm.findings), 'llm', llmItem, () => [], undefined) : '<p>The model raised nothing.</p>';
+  const status =
+    llm.status === 'completed'
+      ? `<p>${e(llm.provider)} ${e(llm.model)} judged what automated rules cannot: whether alternative text describes its image, whether link text says where a link goes, and whether page titles fit their pages. These judgements are suggestions for a person to check; they never change the score or the conformance result.</p>`
+      : `<p class="note">The LLM review (${e(llm.provider)} ${e(llm.model)}) ${llm.status === 'partial' ? 'judged only some pages' : 'did not complete'}: ${e(llm.error ?? 'no reason given')}. The rest of this report does not depend on it.</p>`;
+  const body =
+    llm.findings.length > 0
+      ? grouped(groupByCriterion(llm.findings), 'llm', llmItem, () => [], undefined)
+      : '<p>The model raised nothing.</p>';
   return `<section aria-labelledby="llm"><h2 id="llm">LLM review (not counted)</h2>\n${status}\n${body}\n</section>`;
 }
 
 export function renderHtmlReport(r: AuditResult): string {
   const audited = r.pages.filter((p) => p.status === 'audited').length;
   const date = r.finishedAt.slice(0, 10);
-  const nav: [string, string][] = [['summary', 'Summary'], ['failures', 'Failures by criterion'], ['pages', 'Pages'], ['review', 'Needs review']];
+  const nav: [string, string][] = [
+    ['summary', 'Summary'],
+    ['failures', 'Failures by criterion'],
+    ['pages', 'Pages'],
+    ['review', 'Needs review'],
+  ];
   if (r.llm) nav.push(['llm', 'LLM review']);
-  const failures = r.findings.length > 0 ? grouped(groupByCriterion(r.findings), 'sc', findingItem, omissionsOf(r, 'findings'), r.engine.maxElementsPerRule) : '<p>Automated checks found no failing element.</p>';
-  const review = r.needsReview.length > 0
-    ? `<p>Automated checks could not decide on these elements (for example text over an image or a gradient). They are not counted as failures; a person has to look.</p>\n${grouped(groupByCriterion(r.needsReview), 'review', reviewItem, omissionsOf(r, 'needsReview'), r.engine.maxElementsPerRule)}`
-    : '<p>Nothing was left for review.</p>';
+  const failures =
+    r.findings.length > 0
+      ? grouped(
+          groupByCriterion(r.findings),
+          'sc',
+          findingItem,
+          omissionsOf(r, 'findings'),
+          r.engine.maxElementsPerRule,
+        )
+      : '<p>Automated checks found no failing element.</p>';
+  const review =
+    r.needsReview.length > 0
+      ? `<p>Automated checks could not decide on these elements (for example text over an image or a gradient). They are not counted as failures; a person has to look.</p>\n${grouped(groupByCriterion(r.needsReview), 'review', reviewItem, omissionsOf(r, 'needsReview'), r.engine.maxElementsPerRule)}`
+      : '<p>Nothing was left for review.</p>';
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -20,49 +20,93 @@ export async function completedResult(db: Database, owner: string, id: string): 
   const job = await getJob(db, owner, id);
   if (!job) throw new HttpError(404, codeForStatus(404), `no audit ${id}`);
   if (job.status !== 'completed' || !job.result) {
-    throw new HttpError(409, codeForStatus(409), `the audit is ${job.status}; its report exists once it has completed${job.error ? ` (${job.error})` : ''}`);
+    throw new HttpError(
+      409,
+      codeForStatus(409),
+      `the audit is ${job.status}; its report exists once it has completed${job.error ? ` (${job.error})` : ''}`,
+    );
   }
   return job.result;
 }
 
 /** `GET /api/v1/audits/{id}/report` (JSON or a page to read) and `GET /api/v1/audits/{id}/openacr` (YAML or JSON). */
-export function registerReportRoutes(app: App, deps: { db: Database; guard: AuditGuard; openAcrDefaults: OpenAcrDefaults }): void {
+export function registerReportRoutes(
+  app: App,
+  deps: { db: Database; guard: AuditGuard; openAcrDefaults: OpenAcrDefaults },
+): void {
   app.register(async (plugin) => {
     const api = plugin.withTypeProvider<TypeBoxTypeProvider>();
     api.addHook('preHandler', deps.guard);
 
-    api.get('/api/v1/audits/:id/report', {
-      schema: {
-        operationId: 'getAuditReport',
-        summary: 'The report of a completed audit: JSON (the result with every page and finding) or a self-contained HTML page',
-        tags: ['audits'],
-        security,
-        params: JobIdParams,
-        querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('html')], { description: 'json (default) or html' })) }, { additionalProperties: false }),
-        response: { 200: { description: 'The report: the audit result as JSON, or an HTML page', content: { 'application/json': { schema: AuditResultSchema }, 'text/html': { schema: { type: 'string' } } } }, ...errors },
+    api.get(
+      '/api/v1/audits/:id/report',
+      {
+        schema: {
+          operationId: 'getAuditReport',
+          summary:
+            'The report of a completed audit: JSON (the result with every page and finding) or a self-contained HTML page',
+          tags: ['audits'],
+          security,
+          params: JobIdParams,
+          querystring: Type.Object(
+            {
+              format: Type.Optional(
+                Type.Union([Type.Literal('json'), Type.Literal('html')], { description: 'json (default) or html' }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          response: {
+            200: {
+              description: 'The report: the audit result as JSON, or an HTML page',
+              content: {
+                'application/json': { schema: AuditResultSchema },
+                'text/html': { schema: { type: 'string' } },
+              },
+            },
+            ...errors,
+          },
+        },
       },
-    }, async (request, reply) => {
-      const result = await completedResult(deps.db, request.auditOwner, request.params.id);
-      if (request.query.format === 'html') {
-        return reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:").send(renderHtmlReport(result));
-      }
-      return reply.type('application/json; charset=utf-8').send(JSON.stringify(result));
-    });
+      async (request, reply) => {
+        const result = await completedResult(deps.db, request.auditOwner, request.params.id);
+        if (request.query.format === 'html') {
+          return reply
+            .type('text/html; charset=utf-8')
+            .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+            .send(renderHtmlReport(result));
+        }
+        return reply.type('application/json; charset=utf-8').send(JSON.stringify(result));
+      },
+    );
 
-    api.get('/api/v1/audits/:id/openacr', {
-      schema: {
-        operationId: 'getAuditOpenAcr',
-        summary: 'An OpenACR conformance report (GSA format) of a completed audit, YAML (default) or JSON',
-        tags: ['audits'],
-        security,
-        params: JobIdParams,
-        querystring: OpenAcrQuery,
-        response: { 200: { description: 'The OpenACR report', content: { 'application/yaml': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } } }, ...errors },
+    api.get(
+      '/api/v1/audits/:id/openacr',
+      {
+        schema: {
+          operationId: 'getAuditOpenAcr',
+          summary: 'An OpenACR conformance report (GSA format) of a completed audit, YAML (default) or JSON',
+          tags: ['audits'],
+          security,
+          params: JobIdParams,
+          querystring: OpenAcrQuery,
+          response: {
+            200: {
+              description: 'The OpenACR report',
+              content: {
+                'application/yaml': { schema: { type: 'string' } },
+                'application/json': { schema: { type: 'object' } },
+              },
+            },
+            ...errors,
+          },
+        },
       },
-    }, async (request, reply) => {
-      const result = await completedResult(deps.db, request.auditOwner, request.params.id);
-      const answer = openAcrResponse(result, request.query, deps.openAcrDefaults);
-      return reply.type(answer.contentType).send(answer.body);
-    });
+      async (request, reply) => {
+        const result = await completedResult(deps.db, request.auditOwner, request.params.id);
+        const answer = openAcrResponse(result, request.query, deps.openAcrDefaults);
+        return reply.type(answer.contentType).send(answer.body);
+      },
+    );
   });
 }

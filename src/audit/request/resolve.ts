@@ -25,13 +25,19 @@ export function resolveConfig(requested: RequestedConfig, limits: ConfigLimits):
   const crawl = requested.crawl ?? {};
   const depth = crawl.depth ?? Math.min(DEFAULT_CRAWL_DEPTH, limits.maxDepth);
   const maxPages = crawl.maxPages ?? Math.min(DEFAULT_CRAWL_PAGES, limits.maxPages);
-  if (depth > limits.maxDepth) throw badRequest(`crawl.depth must be at most ${limits.maxDepth} (this service's AUDIT_MAX_DEPTH); got ${depth}`);
-  if (maxPages > limits.maxPages) throw badRequest(`crawl.maxPages must be at most ${limits.maxPages} (this service's AUDIT_MAX_PAGES); got ${maxPages}`);
+  if (depth > limits.maxDepth)
+    throw badRequest(`crawl.depth must be at most ${limits.maxDepth} (this service's AUDIT_MAX_DEPTH); got ${depth}`);
+  if (maxPages > limits.maxPages)
+    throw badRequest(
+      `crawl.maxPages must be at most ${limits.maxPages} (this service's AUDIT_MAX_PAGES); got ${maxPages}`,
+    );
   const llm = requested.llm ?? {};
   // Page content leaves for a third party only when the caller says so in as many words: an llm object without
   // `enabled` is neither taken as yes nor silently ignored.
   if (requested.llm !== undefined && llm.enabled === undefined) {
-    throw badRequest('llm.enabled is required with an llm object: true sends the pages\' content to the language model provider, false does not');
+    throw badRequest(
+      "llm.enabled is required with an llm object: true sends the pages' content to the language model provider, false does not",
+    );
   }
   return {
     wcagVersion,
@@ -52,10 +58,16 @@ export function parseAuditUrl(raw: string): URL {
   } catch {
     // The URL parser only says "Invalid URL"; a port past 65535 is a common slip worth naming.
     const port = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?(?:\[[^\]]*\]|[^/?#:]*):(\d+)(?:[/?#]|$)/i.exec(raw.trim())?.[1];
-    if (port !== undefined && Number(port) > 65535) throw badRequest(`url has the port ${port.length > 12 ? port.slice(0, 12) + '…' : port}, out of range: a port is at most 65535`);
-    throw badRequest(`url must be an absolute http or https URL; got ${JSON.stringify(raw.length > 100 ? raw.slice(0, 100) + '…' : raw)}`);
+    if (port !== undefined && Number(port) > 65535)
+      throw badRequest(
+        `url has the port ${port.length > 12 ? port.slice(0, 12) + '…' : port}, out of range: a port is at most 65535`,
+      );
+    throw badRequest(
+      `url must be an absolute http or https URL; got ${JSON.stringify(raw.length > 100 ? raw.slice(0, 100) + '…' : raw)}`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`url must use http or https; got ${url.protocol.replace(':', '')}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw badRequest(`url must use http or https; got ${url.protocol.replace(':', '')}`);
   if (url.username || url.password) throw badRequest('url must not carry a user name or password');
   return url;
 }

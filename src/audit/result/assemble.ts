@@ -2,7 +2,18 @@ import { criteriaOf, levelOf } from '../engine/axe-tags.ts';
 import { findingsOf } from '../engine/findings.ts';
 import type { AxeOutcome } from '../engine/page-audit.ts';
 import { auditScore, pageScore, type RuleVerdict } from './score.ts';
-import { IMPACTS, type AuditConfig, type AuditResult, type Finding, type Impact, type NeedsReviewItem, type OmittedElements, type PageResult, type PageStats, type RuleOutcome } from './types.ts';
+import {
+  IMPACTS,
+  type AuditConfig,
+  type AuditResult,
+  type Finding,
+  type Impact,
+  type NeedsReviewItem,
+  type OmittedElements,
+  type PageResult,
+  type PageStats,
+  type RuleOutcome,
+} from './types.ts';
 
 export interface AuditedPage {
   requestedUrl: string;
@@ -41,7 +52,15 @@ export function assembleResult(input: AssembleInput): AuditResult {
   const rule = (id: string, tags: readonly string[]): RuleOutcome => {
     let r = rules.get(id);
     if (!r) {
-      r = { ruleId: id, successCriteria: criteriaOf(tags), level: levelOf(tags), failedPages: 0, passedPages: 0, inapplicablePages: 0, needsReviewPages: 0 };
+      r = {
+        ruleId: id,
+        successCriteria: criteriaOf(tags),
+        level: levelOf(tags),
+        failedPages: 0,
+        passedPages: 0,
+        inapplicablePages: 0,
+        needsReviewPages: 0,
+      };
       rules.set(id, r);
     }
     return r;
@@ -49,7 +68,18 @@ export function assembleResult(input: AssembleInput): AuditResult {
 
   input.pages.forEach((page, index) => {
     if (!page.axe) {
-      pages.push({ url: page.url, requestedUrl: page.requestedUrl, depth: page.depth, status: 'failed', httpStatus: page.httpStatus, title: page.title, error: page.error, score: null, stats: { ...EMPTY_STATS }, durationMs: page.durationMs });
+      pages.push({
+        url: page.url,
+        requestedUrl: page.requestedUrl,
+        depth: page.depth,
+        status: 'failed',
+        httpStatus: page.httpStatus,
+        title: page.title,
+        error: page.error,
+        score: null,
+        stats: { ...EMPTY_STATS },
+        durationMs: page.durationMs,
+      });
       return;
     }
     const own = findingsOf(page.axe, page.url, index);
@@ -81,10 +111,27 @@ export function assembleResult(input: AssembleInput): AuditResult {
       stats.findings += findingsLeft;
       stats.needsReview += left.incomplete;
       const tags = [...page.axe.violations, ...page.axe.incomplete].find((r) => r.id === left.ruleId)?.tags ?? [];
-      omitted.push({ pageUrl: page.url, ruleId: left.ruleId, successCriteria: criteriaOf(tags), findings: findingsLeft, needsReview: left.incomplete });
+      omitted.push({
+        pageUrl: page.url,
+        ruleId: left.ruleId,
+        successCriteria: criteriaOf(tags),
+        findings: findingsLeft,
+        needsReview: left.incomplete,
+      });
     }
     for (const key of Object.keys(totals) as Array<keyof PageStats>) totals[key] += stats[key];
-    pages.push({ url: page.url, requestedUrl: page.requestedUrl, depth: page.depth, status: 'audited', httpStatus: page.httpStatus, title: page.title, error: null, score: pageScore(verdicts), stats, durationMs: page.durationMs });
+    pages.push({
+      url: page.url,
+      requestedUrl: page.requestedUrl,
+      depth: page.depth,
+      status: 'audited',
+      httpStatus: page.httpStatus,
+      title: page.title,
+      error: null,
+      score: pageScore(verdicts),
+      stats,
+      durationMs: page.durationMs,
+    });
   });
 
   const audited = pages.filter((p) => p.status === 'audited');

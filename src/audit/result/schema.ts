@@ -8,7 +8,12 @@ const Level = Type.Union([Type.Literal('A'), Type.Literal('AA'), Type.Literal('A
 const Version = Type.Union([Type.Literal('2.0'), Type.Literal('2.1'), Type.Literal('2.2')]);
 const Provider = Type.Union([Type.Literal('openai'), Type.Literal('anthropic')]);
 const Instant = Type.String({ format: 'date-time' });
-const Impact = Type.Union([Type.Literal('critical'), Type.Literal('serious'), Type.Literal('moderate'), Type.Literal('minor')]);
+const Impact = Type.Union([
+  Type.Literal('critical'),
+  Type.Literal('serious'),
+  Type.Literal('moderate'),
+  Type.Literal('minor'),
+]);
 const Target = Type.Array(Type.Union([Type.String(), Type.Array(Type.String())]));
 
 const elementFields = {
@@ -21,15 +26,30 @@ const elementFields = {
   target: Target,
   html: Str,
   successCriteria: Type.Array(Type.String(), { description: 'WCAG success criteria, e.g. 1.4.3' }),
-  help: Type.String({ description: 'URL of the rule\'s help page' }),
+  help: Type.String({ description: "URL of the rule's help page" }),
   summary: Str,
   pageUrl: Str,
 };
 
-export const FindingSchema = Type.Object({ ...elementFields, impact: Impact, fix: Type.String({ description: 'How to fix this element' }) });
-export const NeedsReviewSchema = Type.Object({ ...elementFields, impact: Type.Union([Impact, Type.Null()]), reason: Str });
+export const FindingSchema = Type.Object({
+  ...elementFields,
+  impact: Impact,
+  fix: Type.String({ description: 'How to fix this element' }),
+});
+export const NeedsReviewSchema = Type.Object({
+  ...elementFields,
+  impact: Type.Union([Impact, Type.Null()]),
+  reason: Str,
+});
 
-const PageStats = Type.Object({ findings: Int, critical: Int, serious: Int, moderate: Int, minor: Int, needsReview: Int });
+const PageStats = Type.Object({
+  findings: Int,
+  critical: Int,
+  serious: Int,
+  moderate: Int,
+  minor: Int,
+  needsReview: Int,
+});
 
 const Page = Type.Object({
   url: Str,
@@ -48,7 +68,9 @@ const Omitted = Type.Object({
   pageUrl: Str,
   ruleId: Str,
   successCriteria: Type.Array(Str),
-  findings: Type.Integer({ description: 'Failing elements of this rule on this page not listed in findings (counted in stats)' }),
+  findings: Type.Integer({
+    description: 'Failing elements of this rule on this page not listed in findings (counted in stats)',
+  }),
   needsReview: Type.Integer({ description: 'Elements needing review not listed in needsReview (counted in stats)' }),
 });
 
@@ -84,7 +106,9 @@ const LlmOutcome = Type.Object({
   model: Str,
   status: Type.Union([Type.Literal('completed'), Type.Literal('partial'), Type.Literal('failed')]),
   error: Nullable(Str),
-  findings: Type.Array(LlmFinding, { description: 'Judgements for a person to check: never counted in stats, score or conformant' }),
+  findings: Type.Array(LlmFinding, {
+    description: 'Judgements for a person to check: never counted in stats, score or conformant',
+  }),
 });
 
 export const AuditConfigSchema = Type.Object({
@@ -102,15 +126,34 @@ export const AuditResultSchema = Type.Object({
   wcagLevel: Level,
   score: Type.Integer({ minimum: 0, maximum: 100 }),
   conformant: Type.Boolean(),
-  stats: Type.Object({ totalPages: Int, totalFindings: Int, critical: Int, serious: Int, moderate: Int, minor: Int, needsReview: Int, failedPages: Int }),
+  stats: Type.Object({
+    totalPages: Int,
+    totalFindings: Int,
+    critical: Int,
+    serious: Int,
+    moderate: Int,
+    minor: Int,
+    needsReview: Int,
+    failedPages: Int,
+  }),
   findings: Type.Array(FindingSchema),
   needsReview: Type.Array(NeedsReviewSchema),
-  omitted: Type.Optional(Type.Array(Omitted, { description: 'Elements beyond engine.maxElementsPerRule per rule and page: counted in stats, not listed' })),
+  omitted: Type.Optional(
+    Type.Array(Omitted, {
+      description: 'Elements beyond engine.maxElementsPerRule per rule and page: counted in stats, not listed',
+    }),
+  ),
   pages: Type.Array(Page),
   rules: Type.Array(Rule),
   llm: Type.Union([LlmOutcome, Type.Null()], { description: 'The LLM review when the audit asked for one' }),
   config: AuditConfigSchema,
-  engine: Type.Object({ axeVersion: Str, browser: Str, maxElementsPerRule: Type.Optional(Type.Integer({ description: 'Elements listed at most per rule, page and outcome' })) }),
+  engine: Type.Object({
+    axeVersion: Str,
+    browser: Str,
+    maxElementsPerRule: Type.Optional(
+      Type.Integer({ description: 'Elements listed at most per rule, page and outcome' }),
+    ),
+  }),
   startedAt: Instant,
   finishedAt: Instant,
 });

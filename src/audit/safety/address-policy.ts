@@ -21,7 +21,8 @@ export interface AddressPolicy {
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
-const HOST_NAME = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
+const HOST_NAME =
+  /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
 
 /** Whether an AUDIT_ALLOW_HOSTS entry is a host name, an address or a CIDR range. */
 export function isAllowEntry(entry: string): boolean {
@@ -67,17 +68,26 @@ export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
     for (const [net, bits] of ranges) if (net.kind() === addr.kind() && addr.match(net, bits)) return null;
     const range = addr.range();
     if (range === 'unicast') return null;
-    const metadata = METADATA_ADDRESSES.has(addr.toNormalizedString()) ? ', where a cloud metadata service answers' : '';
+    const metadata = METADATA_ADDRESSES.has(addr.toNormalizedString())
+      ? ', where a cloud metadata service answers'
+      : '';
     return `${shown} is ${describe(range)}${metadata}`;
   };
 
   return {
     checkUrl(url) {
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedDestinationError(url.hostname, `only http and https URLs can be audited (got ${url.protocol.replace(':', '')})`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new RefusedDestinationError(
+          url.hostname,
+          `only http and https URLs can be audited (got ${url.protocol.replace(':', '')})`,
+        );
       if (!url.hostname) throw new RefusedDestinationError('', 'the URL has no host');
     },
     async resolve(rawHost) {
-      const host = rawHost.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+      const host = rawHost
+        .replace(/^\[|\]$/g, '')
+        .toLowerCase()
+        .replace(/\.$/, '');
       if (ipaddr.isValid(host)) {
         const reason = hosts.has(host) ? null : addressAllowed(host);
         if (reason) throw new RefusedDestinationError(host, `refused: ${reason}`);
@@ -106,27 +116,45 @@ export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
  * over IPv6 at fd00:ec2::254; AWS ECS task metadata at 169.254.170.2): the address that makes a refusal matter
  * most, so the message says so. Other link-local or private addresses get no such remark.
  */
-const METADATA_ADDRESSES = new Set(['169.254.169.254', '169.254.170.2', 'fd00:ec2::254'].map((a) => ipaddr.parse(a).toNormalizedString()));
+const METADATA_ADDRESSES = new Set(
+  ['169.254.169.254', '169.254.170.2', 'fd00:ec2::254'].map((a) => ipaddr.parse(a).toNormalizedString()),
+);
 
 function describe(range: string): string {
   switch (range) {
-    case 'loopback': return 'a loopback address';
-    case 'private': case 'uniqueLocal': return 'a private address';
-    case 'linkLocal': return 'a link-local address';
-    case 'carrierGradeNat': return 'a carrier-grade NAT address';
-    case 'unspecified': return 'an unspecified address';
-    case 'multicast': return 'a multicast address';
-    case 'broadcast': return 'a broadcast address';
-    case 'rfc6052': return 'a NAT64 address (64:ff9b::/96, an IPv4 address in IPv6 form)';
-    case '6to4': return 'a 6to4 address (2002::/16, an IPv4 address in IPv6 form)';
-    case 'teredo': return 'a Teredo address (2001::/32, an IPv4 address in IPv6 form)';
-    default: return `not a public address (${range})`;
+    case 'loopback':
+      return 'a loopback address';
+    case 'private':
+    case 'uniqueLocal':
+      return 'a private address';
+    case 'linkLocal':
+      return 'a link-local address';
+    case 'carrierGradeNat':
+      return 'a carrier-grade NAT address';
+    case 'unspecified':
+      return 'an unspecified address';
+    case 'multicast':
+      return 'a multicast address';
+    case 'broadcast':
+      return 'a broadcast address';
+    case 'rfc6052':
+      return 'a NAT64 address (64:ff9b::/96, an IPv4 address in IPv6 form)';
+    case '6to4':
+      return 'a 6to4 address (2002::/16, an IPv4 address in IPv6 form)';
+    case 'teredo':
+      return 'a Teredo address (2001::/32, an IPv4 address in IPv6 form)';
+    default:
+      return `not a public address (${range})`;
   }
 }
 
 /** A `lookup` for node:net and node:http that answers one address already checked, so nothing resolves the name again. */
 export function pinnedLookup(address: LookupAddress) {
-  return (_hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void): void => {
+  return (
+    _hostname: string,
+    options: { all?: boolean },
+    callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
     if (options.all) callback(null, [address]);
     else callback(null, address.address, address.family);
   };

@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { LookupAddress } from 'node:dns';
@@ -23,7 +29,16 @@ export interface EgressProxy {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(['proxy-authorization', 'proxy-connection', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'proxy-authorization',
+  'proxy-connection',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 /**
  * Every request of one audit's browser context goes through this proxy (plain HTTP forwarded, HTTPS and
@@ -37,7 +52,8 @@ export async function openEgressProxy(policy: AddressPolicy): Promise<EgressProx
   const upstreams = new Set<ClientRequest>();
 
   const refuse = (url: string, err: unknown): string => {
-    const reason = err instanceof RefusedDestinationError ? err.message : `connection failed: ${(err as Error).message}`;
+    const reason =
+      err instanceof RefusedDestinationError ? err.message : `connection failed: ${(err as Error).message}`;
     if (err instanceof RefusedDestinationError && refusals.length < 1000) refusals.push({ url, reason });
     return reason;
   };
@@ -52,21 +68,34 @@ export async function openEgressProxy(policy: AddressPolicy): Promise<EgressProx
       address = await policy.resolve(target.hostname);
     } catch (err) {
       const reason = refuse(req.url ?? '', err);
-      res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8', [REFUSED_HEADER]: encodeURIComponent(reason) }).end(reason);
+      res
+        .writeHead(403, { 'content-type': 'text/plain; charset=utf-8', [REFUSED_HEADER]: encodeURIComponent(reason) })
+        .end(reason);
       return;
     }
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-    const upstream = httpRequest(target, { method: req.method, headers, lookup: pinnedLookup(address) as never, setHost: false }, (answer) => {
-      const out: Record<string, string | string[]> = {};
-      // The proxy's own markers never come from a site.
-      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_BY_HOP.has(name) && name !== REFUSED_HEADER && name !== UNREACHABLE_HEADER) out[name] = value;
-      res.writeHead(answer.statusCode ?? 502, out);
-      answer.pipe(res);
-    });
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    const upstream = httpRequest(
+      target,
+      { method: req.method, headers, lookup: pinnedLookup(address) as never, setHost: false },
+      (answer) => {
+        const out: Record<string, string | string[]> = {};
+        // The proxy's own markers never come from a site.
+        for (const [name, value] of Object.entries(answer.headers))
+          if (value !== undefined && !HOP_BY_HOP.has(name) && name !== REFUSED_HEADER && name !== UNREACHABLE_HEADER)
+            out[name] = value;
+        res.writeHead(answer.statusCode ?? 502, out);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', (err) => {
       const reason = refuse(target.href, err);
-      if (!res.headersSent) res.writeHead(err instanceof RefusedDestinationError ? 403 : 502, { 'content-type': 'text/plain; charset=utf-8', [err instanceof RefusedDestinationError ? REFUSED_HEADER : UNREACHABLE_HEADER]: encodeURIComponent(reason) });
+      if (!res.headersSent)
+        res.writeHead(err instanceof RefusedDestinationError ? 403 : 502, {
+          'content-type': 'text/plain; charset=utf-8',
+          [err instanceof RefusedDestinationError ? REFUSED_HEADER : UNREACHABLE_HEADER]: encodeURIComponent(reason),
+        });
       res.end(reason);
     });
     // The browser gave up (page closed, audit cancelled): the site's connection goes too.
@@ -95,22 +124,25 @@ export async function openEgressProxy(policy: AddressPolicy): Promise<EgressProx
       return;
     }
     const host = m[1]!;
-    policy.resolve(host).then((address) => {
-      const upstream = connect({ host: address.address, port });
-      sockets.add(upstream);
-      upstream.on('close', () => sockets.delete(upstream));
-      upstream.once('connect', () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (head.length) upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
-      client.on('close', () => upstream.destroy());
-    }, (err: unknown) => {
-      refuse(`https://${authority}/`, err);
-      client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
-    });
+    policy.resolve(host).then(
+      (address) => {
+        const upstream = connect({ host: address.address, port });
+        sockets.add(upstream);
+        upstream.on('close', () => sockets.delete(upstream));
+        upstream.once('connect', () => {
+          client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+          if (head.length) upstream.write(head);
+          upstream.pipe(client);
+          client.pipe(upstream);
+        });
+        upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+        client.on('close', () => upstream.destroy());
+      },
+      (err: unknown) => {
+        refuse(`https://${authority}/`, err);
+        client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+      },
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   // It serves only its audit's browser context: it must never be what keeps a stopping process alive (seen in CI: an

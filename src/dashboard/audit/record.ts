@@ -20,7 +20,14 @@ export interface AuditEntry {
 export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<void> {
   await db.query(
     `INSERT INTO audit_log (tenant_id, user_id, action, target_type, target_id, details) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [entry.tenantId, entry.userId, entry.action, entry.targetType, entry.targetId == null ? null : String(entry.targetId), JSON.stringify(entry.details ?? {})],
+    [
+      entry.tenantId,
+      entry.userId,
+      entry.action,
+      entry.targetType,
+      entry.targetId == null ? null : String(entry.targetId),
+      JSON.stringify(entry.details ?? {}),
+    ],
   );
 }
 

@@ -14,7 +14,11 @@ const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
  * revoked (logout, refresh reuse) and its user is still active; role and plan are read there, so a
  * role change or deactivation applies to tokens already issued at once.
  */
-export async function identify(db: Database, keys: JwtKeys, authorization: string | undefined): Promise<AuthUser | undefined> {
+export async function identify(
+  db: Database,
+  keys: JwtKeys,
+  authorization: string | undefined,
+): Promise<AuthUser | undefined> {
   if (!authorization) return undefined;
   const m = BEARER.exec(authorization);
   if (!m) return undefined;
@@ -47,6 +51,7 @@ export function currentUser(request: FastifyRequest): AuthUser {
 export function requireRole(minimum: Role) {
   return async function roleCheck(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const user = currentUser(request);
-    if (!roleAtLeast(user.role, minimum)) throw forbidden(`this needs the ${minimum} role or above; you are ${user.role}`);
+    if (!roleAtLeast(user.role, minimum))
+      throw forbidden(`this needs the ${minimum} role or above; you are ${user.role}`);
   };
 }

@@ -31,7 +31,8 @@ export function registerAuthHook(app: App, options: AuthHookOptions): void {
     const operations = KIT_ROUTES.has(request.routeOptions.url);
     const open = operations || config.auth === false;
     if (!open) {
-      request.user = options.devUser ?? (await identify(options.db, options.keys, request.headers.authorization)) ?? null;
+      request.user =
+        options.devUser ?? (await identify(options.db, options.keys, request.headers.authorization)) ?? null;
     }
     if (!operations && config.rateLimit !== false) await options.limiter(request, reply);
     if (!open && !request.user) throw unauthorized();

@@ -30,7 +30,12 @@ export function jwtKeys(configured: string | undefined, platformKey: Buffer): Jw
   return { key: new Uint8Array(hkdfSync('sha256', platformKey, Buffer.alloc(0), 'dashboard access tokens', 32)) };
 }
 
-export async function signAccessToken(keys: JwtKeys, user: { id: number; email: string; role: Role; tenantId: number }, ttlSeconds: number, now = Math.floor(Date.now() / 1000)): Promise<string> {
+export async function signAccessToken(
+  keys: JwtKeys,
+  user: { id: number; email: string; role: Role; tenantId: number },
+  ttlSeconds: number,
+  now = Math.floor(Date.now() / 1000),
+): Promise<string> {
   return new SignJWT({ uid: user.id, email: user.email, role: user.role, tid: user.tenantId })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(ACCESS_TOKEN_ISSUER)
@@ -43,7 +48,11 @@ export async function signAccessToken(keys: JwtKeys, user: { id: number; email: 
 /** The token's claims when its signature, issuer, algorithm and lifetime hold and every claim has its type; otherwise undefined. */
 export async function verifyAccessToken(keys: JwtKeys, token: string): Promise<AccessClaims | undefined> {
   try {
-    const { payload } = await jwtVerify(token, keys.key, { issuer: ACCESS_TOKEN_ISSUER, algorithms: ['HS256'], requiredClaims: ['exp', 'iat', 'sub'] });
+    const { payload } = await jwtVerify(token, keys.key, {
+      issuer: ACCESS_TOKEN_ISSUER,
+      algorithms: ['HS256'],
+      requiredClaims: ['exp', 'iat', 'sub'],
+    });
     const { sub, exp, iat, uid, email, role, tid } = payload as Record<string, unknown>;
     if (typeof uid !== 'number' || !Number.isSafeInteger(uid) || sub !== String(uid)) return undefined;
     if (typeof tid !== 'number' || !Number.isSafeInteger(tid)) return undefined;

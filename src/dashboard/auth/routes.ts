@@ -10,38 +10,70 @@ import { revokeSessionOfAccessToken, rotateRefreshToken, type TokenSettings } fr
 export function registerSessionRoutes(app: App, deps: { db: Database; tokens: TokenSettings }): void {
   const { db, tokens } = deps;
 
-  app.get('/api/v1/auth/me', {
-    schema: { operationId: 'getMe', tags: ['auth'], summary: 'The signed-in user', security: bearer, response: { 200: UserSchema, ...errors(401, 429) } },
-  }, async (request) => {
-    const u = currentUser(request);
-    const row = await getUser(db, u.tenantId, u.id);
-    if (!row) throw unauthorized();
-    return toUser(row);
-  });
-
-  app.post('/api/v1/auth/refresh', {
-    config: { auth: false },
-    schema: {
-      operationId: 'refreshTokens',
-      tags: ['auth'],
-      summary: 'Exchange a refresh token for a new token pair (the refresh token is rotated; reusing an old one revokes its session)',
-      body: Type.Object({ refreshToken: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
-      response: { 200: TokenPairSchema, ...errors(400, 401, 429) },
+  app.get(
+    '/api/v1/auth/me',
+    {
+      schema: {
+        operationId: 'getMe',
+        tags: ['auth'],
+        summary: 'The signed-in user',
+        security: bearer,
+        response: { 200: UserSchema, ...errors(401, 429) },
+      },
     },
-  }, async (request) => {
-    const outcome = await rotateRefreshToken(db, tokens, request.body.refreshToken);
-    if (!outcome.ok) {
-      request.log.info({ reason: outcome.reason }, 'refresh refused');
-      throw unauthorized(outcome.reason === 'reused' ? 'refresh token already used; its session has been revoked' : 'invalid or expired refresh token');
-    }
-    return outcome.pair;
-  });
+    async (request) => {
+      const u = currentUser(request);
+      const row = await getUser(db, u.tenantId, u.id);
+      if (!row) throw unauthorized();
+      return toUser(row);
+    },
+  );
 
-  app.post('/api/v1/auth/logout', {
-    schema: { operationId: 'logout', tags: ['auth'], summary: 'End the session: its refresh tokens and access tokens stop working', security: bearer, response: { 204: Type.Null(), ...errors(401, 429) } },
-  }, async (request, reply) => {
-    const u = currentUser(request);
-    if (u.tokenHash) await revokeSessionOfAccessToken(db, u.tokenHash);
-    return reply.code(204).send(null);
-  });
+  app.post(
+    '/api/v1/auth/refresh',
+    {
+      config: { auth: false },
+      schema: {
+        operationId: 'refreshTokens',
+        tags: ['auth'],
+        summary:
+          'Exchange a refresh token for a new token pair (the refresh token is rotated; reusing an old one revokes its session)',
+        body: Type.Object(
+          { refreshToken: Type.String({ minLength: 1, maxLength: 200 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: TokenPairSchema, ...errors(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const outcome = await rotateRefreshToken(db, tokens, request.body.refreshToken);
+      if (!outcome.ok) {
+        request.log.info({ reason: outcome.reason }, 'refresh refused');
+        throw unauthorized(
+          outcome.reason === 'reused'
+            ? 'refresh token already used; its session has been revoked'
+            : 'invalid or expired refresh token',
+        );
+      }
+      return outcome.pair;
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/logout',
+    {
+      schema: {
+        operationId: 'logout',
+        tags: ['auth'],
+        summary: 'End the session: its refresh tokens and access tokens stop working',
+        security: bearer,
+        response: { 204: Type.Null(), ...errors(401, 429) },
+      },
+    },
+    async (request, reply) => {
+      const u = currentUser(request);
+      if (u.tokenHash) await revokeSessionOfAccessToken(db, u.tokenHash);
+      return reply.code(204).send(null);
+    },
+  );
 }

@@ -27,7 +27,12 @@ interface SessionUser {
 // Refresh tokens are opaque random strings with a recognisable prefix (so secret scanners can find a leaked one).
 const REFRESH_PREFIX = 'drt_';
 
-async function issuePair(tx: Queryable, settings: TokenSettings, sessionId: number, user: SessionUser): Promise<TokenPair> {
+async function issuePair(
+  tx: Queryable,
+  settings: TokenSettings,
+  sessionId: number,
+  user: SessionUser,
+): Promise<TokenPair> {
   const now = Math.floor(Date.now() / 1000);
   const accessToken = await signAccessToken(settings.keys, user, settings.accessTtl, now);
   const refreshToken = REFRESH_PREFIX + randomToken(32);
@@ -39,12 +44,20 @@ async function issuePair(tx: Queryable, settings: TokenSettings, sessionId: numb
     `INSERT INTO refresh_tokens (token_hash, session_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`,
     [sha256Hex(refreshToken), sessionId, settings.refreshTtl],
   );
-  await tx.query(`UPDATE sessions SET expires_at = now() + make_interval(secs => $2) WHERE id = $1`, [sessionId, settings.refreshTtl]);
+  await tx.query(`UPDATE sessions SET expires_at = now() + make_interval(secs => $2) WHERE id = $1`, [
+    sessionId,
+    settings.refreshTtl,
+  ]);
   return { accessToken, refreshToken, expiresIn: settings.accessTtl, tokenType: 'Bearer' };
 }
 
 /** A new sign-in of `user` through `provider`: a session (token family) and its first token pair. */
-export async function startSession(db: Database, settings: TokenSettings, user: SessionUser, provider: string): Promise<TokenPair> {
+export async function startSession(
+  db: Database,
+  settings: TokenSettings,
+  user: SessionUser,
+  provider: string,
+): Promise<TokenPair> {
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ id: number }>(
       `INSERT INTO sessions (user_id, provider, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING id`,
@@ -65,7 +78,11 @@ export type RefreshOutcome =
  * presented again after its use is taken as stolen: the whole family (every refresh and access
  * token of the session) is revoked.
  */
-export async function rotateRefreshToken(db: Database, settings: TokenSettings, refreshToken: string): Promise<RefreshOutcome> {
+export async function rotateRefreshToken(
+  db: Database,
+  settings: TokenSettings,
+  refreshToken: string,
+): Promise<RefreshOutcome> {
   const hash = sha256Hex(refreshToken);
   const outcome = await db.transaction(async (tx): Promise<RefreshOutcome | { reused: number }> => {
     const consumed = await tx.query<{ session_id: number; expired: boolean }>(
@@ -74,11 +91,21 @@ export async function rotateRefreshToken(db: Database, settings: TokenSettings, 
     );
     const row = consumed.rows[0];
     if (!row) {
-      const known = await tx.query<{ session_id: number }>(`SELECT session_id FROM refresh_tokens WHERE token_hash = $1`, [hash]);
+      const known = await tx.query<{ session_id: number }>(
+        `SELECT session_id FROM refresh_tokens WHERE token_hash = $1`,
+        [hash],
+      );
       return known.rows[0] ? { reused: known.rows[0].session_id } : { ok: false, reason: 'unknown' };
     }
     if (row.expired) return { ok: false, reason: 'expired' };
-    const { rows } = await tx.query<{ revoked: boolean; id: number; email: string; role: Role; tenant_id: number; active: boolean }>(
+    const { rows } = await tx.query<{
+      revoked: boolean;
+      id: number;
+      email: string;
+      role: Role;
+      tenant_id: number;
+      active: boolean;
+    }>(
       `SELECT s.revoked_at IS NOT NULL AS revoked, u.id, u.email, u.role, u.tenant_id, u.active
          FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1`,
       [row.session_id],
@@ -86,7 +113,12 @@ export async function rotateRefreshToken(db: Database, settings: TokenSettings, 
     const s = rows[0]!;
     if (s.revoked) return { ok: false, reason: 'revoked' };
     if (!s.active) return { ok: false, reason: 'inactive' };
-    const pair = await issuePair(tx, settings, row.session_id, { id: s.id, email: s.email, role: s.role, tenantId: s.tenant_id });
+    const pair = await issuePair(tx, settings, row.session_id, {
+      id: s.id,
+      email: s.email,
+      role: s.role,
+      tenantId: s.tenant_id,
+    });
     return { ok: true, pair, userId: s.id, tenantId: s.tenant_id };
   });
   if ('reused' in outcome) {
@@ -98,7 +130,10 @@ export async function rotateRefreshToken(db: Database, settings: TokenSettings, 
 
 /** Ends a session: its refresh tokens can no longer be used and its access tokens stop working now. */
 export async function revokeSession(db: Queryable, sessionId: number, why: string): Promise<void> {
-  await db.query(`UPDATE sessions SET revoked_at = now(), revoked_why = $2 WHERE id = $1 AND revoked_at IS NULL`, [sessionId, why]);
+  await db.query(`UPDATE sessions SET revoked_at = now(), revoked_why = $2 WHERE id = $1 AND revoked_at IS NULL`, [
+    sessionId,
+    why,
+  ]);
 }
 
 /** Logout with an access token: the session it belongs to is revoked (every session, in the rare case two share it). */

@@ -10,26 +10,50 @@ const Name = (max: number) => Type.String({ minLength: 1, maxLength: max, patter
  * grid at `position` {x, y, w, h} and draws either an ad-hoc query on one of the referenced data
  * sources or a saved query. `options` is the widget type's own settings, kept as given.
  */
-export const DataSourceRef = Type.Object({
-  id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'id of a data source of the tenant' }),
-  alias: Type.Optional(Name(100)),
-}, { additionalProperties: false });
+export const DataSourceRef = Type.Object(
+  {
+    id: Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'id of a data source of the tenant',
+    }),
+    alias: Type.Optional(Name(100)),
+  },
+  { additionalProperties: false },
+);
 
-export const Widget = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
-  type: Type.String({ minLength: 1, maxLength: 50, pattern: '^[a-z][a-z0-9_-]*$', description: 'table, line, bar, pie, stat, text, ...' }),
-  title: Type.Optional(Name(200)),
-  position: Type.Object({
-    x: Type.Integer({ minimum: 0, maximum: 1000 }),
-    y: Type.Integer({ minimum: 0, maximum: 100_000 }),
-    w: Type.Integer({ minimum: 1, maximum: 1000 }),
-    h: Type.Integer({ minimum: 1, maximum: 1000 }),
-  }, { additionalProperties: false }),
-  dataSourceId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'one of the definition\'s dataSources' })),
-  query: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000 })),
-  savedQueryId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
-  options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-}, { additionalProperties: false });
+export const Widget = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+    type: Type.String({
+      minLength: 1,
+      maxLength: 50,
+      pattern: '^[a-z][a-z0-9_-]*$',
+      description: 'table, line, bar, pie, stat, text, ...',
+    }),
+    title: Type.Optional(Name(200)),
+    position: Type.Object(
+      {
+        x: Type.Integer({ minimum: 0, maximum: 1000 }),
+        y: Type.Integer({ minimum: 0, maximum: 100_000 }),
+        w: Type.Integer({ minimum: 1, maximum: 1000 }),
+        h: Type.Integer({ minimum: 1, maximum: 1000 }),
+      },
+      { additionalProperties: false },
+    ),
+    dataSourceId: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: "one of the definition's dataSources",
+      }),
+    ),
+    query: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000 })),
+    savedQueryId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
 
 /** The presets a time range parameter offers: a query gets `:<name>_from` and `:<name>_to` as ISO 8601 instants in UTC. */
 export const TIME_RANGES = ['15m', '1h', '6h', '24h', '7d', '30d', '90d', '365d'] as const;
@@ -38,25 +62,48 @@ export const TIME_RANGES = ['15m', '1h', '6h', '24h', '7d', '30d', '90d', '365d'
  * A dashboard-level parameter (Grafana's variables, Metabase's filters): its value is passed to every widget's
  * query that names it (`:name`; a time range as `:name_from` and `:name_to`), always bound, never spliced.
  */
-export const Parameter = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 60, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
-  type: Type.Union([Type.Literal('time_range'), Type.Literal('text'), Type.Literal('choice')]),
-  label: Type.Optional(Name(100)),
-  default: Type.Optional(Type.String({ maxLength: 1000, pattern: '^[^\\u0000]*$', description: 'a time range preset (15m … 365d), the text, or one of the choices' })),
-  choices: Type.Optional(Type.Array(Name(200), { minItems: 1, maxItems: 200, description: 'the values a choice offers' })),
-}, { additionalProperties: false });
+export const Parameter = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 60, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+    type: Type.Union([Type.Literal('time_range'), Type.Literal('text'), Type.Literal('choice')]),
+    label: Type.Optional(Name(100)),
+    default: Type.Optional(
+      Type.String({
+        maxLength: 1000,
+        pattern: '^[^\\u0000]*$',
+        description: 'a time range preset (15m … 365d), the text, or one of the choices',
+      }),
+    ),
+    choices: Type.Optional(
+      Type.Array(Name(200), { minItems: 1, maxItems: 200, description: 'the values a choice offers' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
-export const Definition = Type.Object({
-  layout: Type.Object({
-    type: Type.String({ minLength: 1, maxLength: 50, pattern: '^[a-z][a-z0-9_-]*$', description: 'grid, ...' }),
-    columns: Type.Integer({ minimum: 1, maximum: 48 }),
-    rowHeight: Type.Integer({ minimum: 1, maximum: 2000, description: 'pixels' }),
-  }, { additionalProperties: false }),
-  dataSources: Type.Array(DataSourceRef, { maxItems: 50 }),
-  widgets: Type.Array(Widget, { maxItems: 500 }),
-  parameters: Type.Optional(Type.Array(Parameter, { maxItems: 20 })),
-  refreshSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400, description: 'redraw every widget this often; 0 or absent is off, else at least 5' })),
-}, { additionalProperties: false });
+export const Definition = Type.Object(
+  {
+    layout: Type.Object(
+      {
+        type: Type.String({ minLength: 1, maxLength: 50, pattern: '^[a-z][a-z0-9_-]*$', description: 'grid, ...' }),
+        columns: Type.Integer({ minimum: 1, maximum: 48 }),
+        rowHeight: Type.Integer({ minimum: 1, maximum: 2000, description: 'pixels' }),
+      },
+      { additionalProperties: false },
+    ),
+    dataSources: Type.Array(DataSourceRef, { maxItems: 50 }),
+    widgets: Type.Array(Widget, { maxItems: 500 }),
+    parameters: Type.Optional(Type.Array(Parameter, { maxItems: 20 })),
+    refreshSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 86_400,
+        description: 'redraw every widget this often; 0 or absent is off, else at least 5',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export type DefinitionValue = Static<typeof Definition>;
 
@@ -91,13 +138,17 @@ export function checkDefinition(d: DefinitionValue): void {
     if (ids.has(w.id)) throw validation(`${at}.id: widget id "${w.id}" is used twice`);
     ids.add(w.id);
     if (w.position.x + w.position.w > d.layout.columns) {
-      throw validation(`${at}.position: x + w (${w.position.x + w.position.w}) exceeds the layout's ${d.layout.columns} columns`);
+      throw validation(
+        `${at}.position: x + w (${w.position.x + w.position.w}) exceeds the layout's ${d.layout.columns} columns`,
+      );
     }
     if (w.dataSourceId !== undefined && !sources.has(w.dataSourceId)) {
       throw validation(`${at}.dataSourceId: data source ${w.dataSourceId} is not in definition.dataSources`);
     }
-    if (w.query !== undefined && w.savedQueryId !== undefined) throw validation(`${at}: give query or savedQueryId, not both`);
-    if (w.query !== undefined && w.dataSourceId === undefined) throw validation(`${at}.dataSourceId: a widget with a query needs a data source`);
+    if (w.query !== undefined && w.savedQueryId !== undefined)
+      throw validation(`${at}: give query or savedQueryId, not both`);
+    if (w.query !== undefined && w.dataSourceId === undefined)
+      throw validation(`${at}.dataSourceId: a widget with a query needs a data source`);
   });
   if (d.refreshSeconds !== undefined && d.refreshSeconds > 0 && d.refreshSeconds < 5) {
     throw validation('definition.refreshSeconds: 0 (off) or at least 5 seconds');
@@ -106,7 +157,8 @@ export function checkDefinition(d: DefinitionValue): void {
 }
 
 /** The names a parameter gives queries: a time range gives two, so `range` and `range_from` cannot both exist. */
-export const queryNamesOf = (p: { name: string; type: string }) => (p.type === 'time_range' ? [`${p.name}_from`, `${p.name}_to`] : [p.name]);
+export const queryNamesOf = (p: { name: string; type: string }) =>
+  p.type === 'time_range' ? [`${p.name}_from`, `${p.name}_to`] : [p.name];
 
 function checkParameters(parameters: NonNullable<DefinitionValue['parameters']>): void {
   const names = new Set<string>();
@@ -118,7 +170,8 @@ function checkParameters(parameters: NonNullable<DefinitionValue['parameters']>)
     }
     if (p.type === 'choice') {
       if (!p.choices) throw validation(`${at}.choices: a choice needs its choices`);
-      if (p.default !== undefined && !p.choices.includes(p.default)) throw validation(`${at}.default: "${p.default}" is not one of the choices`);
+      if (p.default !== undefined && !p.choices.includes(p.default))
+        throw validation(`${at}.default: "${p.default}" is not one of the choices`);
     } else if (p.choices) {
       throw validation(`${at}.choices: only a choice has choices`);
     }

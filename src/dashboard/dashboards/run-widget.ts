@@ -15,7 +15,10 @@ import { namedColumnsResult, runAndAudit, sendJson } from '../queries/run.ts';
 import { IdParams, bearer, errors } from '../schemas.ts';
 import { getDashboard, type DashboardRow } from './store.ts';
 
-export const WidgetParams = Type.Object({ ...IdParams.properties, widgetId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
+export const WidgetParams = Type.Object({
+  ...IdParams.properties,
+  widgetId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+});
 
 /**
  * The supplied values whose names the statement uses (in its code, not in strings or comments). A dashboard's
@@ -39,20 +42,32 @@ export function valuesUsedBy(sql: string, dialect: Dialect, values: Record<strin
  */
 export function registerWidgetRunRoute(app: App, ctx: DashboardContext, sources: DataSourceService): void {
   const { db } = ctx;
-  app.post('/api/v1/dashboards/:id/widgets/:widgetId/run', {
-    schema: {
-      operationId: 'runDashboardWidget', tags: ['dashboards'], security: bearer,
-      summary: 'Run a widget\'s query (its SQL or saved query) with the dashboard\'s parameter values (viewer and above)',
-      params: WidgetParams,
-      body: Type.Object({ params: Type.Optional(Parameters), maxRows: MaxRows }, { additionalProperties: false }),
-      response: { 200: QueryResult, ...errors(400, 401, 404, 408, 429, 503) },
+  app.post(
+    '/api/v1/dashboards/:id/widgets/:widgetId/run',
+    {
+      schema: {
+        operationId: 'runDashboardWidget',
+        tags: ['dashboards'],
+        security: bearer,
+        summary:
+          "Run a widget's query (its SQL or saved query) with the dashboard's parameter values (viewer and above)",
+        params: WidgetParams,
+        body: Type.Object({ params: Type.Optional(Parameters), maxRows: MaxRows }, { additionalProperties: false }),
+        response: { 200: QueryResult, ...errors(400, 401, 404, 408, 429, 503) },
+      },
     },
-  }, async (request, reply) => {
-    const me = currentUser(request);
-    const dashboard = await getDashboard(db, me.tenantId, request.params.id);
-    if (!dashboard) throw notFound('dashboard');
-    return sendJson(reply, namedColumnsResult(await runStoredWidget(ctx, sources, request, reply, dashboard, request.params.widgetId, request.body ?? {})));
-  });
+    async (request, reply) => {
+      const me = currentUser(request);
+      const dashboard = await getDashboard(db, me.tenantId, request.params.id);
+      if (!dashboard) throw notFound('dashboard');
+      return sendJson(
+        reply,
+        namedColumnsResult(
+          await runStoredWidget(ctx, sources, request, reply, dashboard, request.params.widgetId, request.body ?? {}),
+        ),
+      );
+    },
+  );
 }
 
 /**
@@ -60,8 +75,14 @@ export function registerWidgetRunRoute(app: App, ctx: DashboardContext, sources:
  * the parameter values the statement names. For the signed-in route above and for public links (src/dashboard/sharing).
  */
 export async function runStoredWidget(
-  ctx: DashboardContext, sources: DataSourceService, request: FastifyRequest, reply: FastifyReply, dashboard: DashboardRow, widgetId: string,
-  body: { params?: object | undefined; maxRows?: number | undefined }, publicLink = false,
+  ctx: DashboardContext,
+  sources: DataSourceService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  dashboard: DashboardRow,
+  widgetId: string,
+  body: { params?: object | undefined; maxRows?: number | undefined },
+  publicLink = false,
 ): Promise<ExecuteResult> {
   const { db } = ctx;
   const tenantId = dashboard.tenant_id;
@@ -86,6 +107,19 @@ export async function runStoredWidget(
   const source = await getDataSource(db, tenantId, dataSourceId);
   if (!source) throw notFound('data source');
   const parameters = valuesUsedBy(query, source.type, params as Record<string, unknown>);
-  const origin = { kind: 'widget' as const, dashboardId: dashboard.id, widgetId: widget.id, ...(savedQueryId ? { savedQueryId } : {}), ...(publicLink ? { publicLink: true as const } : {}) };
-  return runAndAudit(db, sources, request, source, { query, parameters, maxRows, signal: clientGoneSignal(reply) }, origin);
+  const origin = {
+    kind: 'widget' as const,
+    dashboardId: dashboard.id,
+    widgetId: widget.id,
+    ...(savedQueryId ? { savedQueryId } : {}),
+    ...(publicLink ? { publicLink: true as const } : {}),
+  };
+  return runAndAudit(
+    db,
+    sources,
+    request,
+    source,
+    { query, parameters, maxRows, signal: clientGoneSignal(reply) },
+    origin,
+  );
 }

@@ -13,7 +13,13 @@ export const Summary = Type.Object({
   updatedAt: Timestamp,
 });
 export const Full = Type.Object({ ...Summary.properties, definition: Definition });
-export const Created = Type.Object({ id: Type.Integer(), slug: Type.String(), title: Type.String(), createdAt: Timestamp, updatedAt: Timestamp });
+export const Created = Type.Object({
+  id: Type.Integer(),
+  slug: Type.String(),
+  title: Type.String(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
 export const VersionSummary = Type.Object({
   version: Type.Integer(),
   slug: Type.String(),

@@ -34,7 +34,10 @@ function likePattern(search: string): string {
 
 const ORDER: Record<SortColumn, string> = { created_at: 'created_at', updated_at: 'updated_at', title: 'lower(title)' };
 
-export async function listDashboards(db: Queryable, o: ListOptions): Promise<{ rows: Omit<DashboardRow, 'definition' | 'tenant_id'>[]; total: number }> {
+export async function listDashboards(
+  db: Queryable,
+  o: ListOptions,
+): Promise<{ rows: Omit<DashboardRow, 'definition' | 'tenant_id'>[]; total: number }> {
   const where = `tenant_id = $1${o.search ? ` AND (title ILIKE $2 OR description ILIKE $2)` : ''}`;
   const params: unknown[] = [o.tenantId];
   if (o.search) params.push(likePattern(o.search));
@@ -56,19 +59,38 @@ export async function listDashboards(db: Queryable, o: ListOptions): Promise<{ r
   return { rows: page.rows, total: count.rows[0]?.n ?? 0 };
 }
 
-export async function getDashboard(db: Queryable, tenantId: number, id: number, lock = false): Promise<DashboardRow | undefined> {
-  const { rows } = await db.query<DashboardRow>(`SELECT ${FULL} FROM dashboards WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [tenantId, id]);
+export async function getDashboard(
+  db: Queryable,
+  tenantId: number,
+  id: number,
+  lock = false,
+): Promise<DashboardRow | undefined> {
+  const { rows } = await db.query<DashboardRow>(
+    `SELECT ${FULL} FROM dashboards WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`,
+    [tenantId, id],
+  );
   return rows[0];
 }
 
 export class SlugTaken extends Error {}
 
 function slugConflict(err: unknown, slug: string): never {
-  if ((err as { code?: string }).code === '23505') throw new SlugTaken(`a dashboard with slug "${slug}" already exists in this tenant`);
+  if ((err as { code?: string }).code === '23505')
+    throw new SlugTaken(`a dashboard with slug "${slug}" already exists in this tenant`);
   throw err;
 }
 
-export async function insertDashboard(db: Queryable, input: { tenantId: number; userId: number | null; slug: string; title: string; description: string | null; definition: DefinitionValue }): Promise<DashboardRow> {
+export async function insertDashboard(
+  db: Queryable,
+  input: {
+    tenantId: number;
+    userId: number | null;
+    slug: string;
+    title: string;
+    description: string | null;
+    definition: DefinitionValue;
+  },
+): Promise<DashboardRow> {
   const { rows } = await db.query<DashboardRow>(
     `INSERT INTO dashboards (tenant_id, slug, title, description, definition, created_by, updated_by)
      VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING ${FULL}`,
@@ -100,7 +122,12 @@ export async function updateDashboard(
   return rows[0]!;
 }
 
-async function saveVersion(db: Queryable, d: DashboardRow, userId: number | null, restoredFrom: number | null): Promise<void> {
+async function saveVersion(
+  db: Queryable,
+  d: DashboardRow,
+  userId: number | null,
+  restoredFrom: number | null,
+): Promise<void> {
   await db.query(
     `INSERT INTO dashboard_versions (dashboard_id, version, slug, title, description, definition, created_by, created_at, restored_from)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -109,7 +136,10 @@ async function saveVersion(db: Queryable, d: DashboardRow, userId: number | null
 }
 
 export async function deleteDashboard(db: Queryable, tenantId: number, id: number): Promise<DashboardRow | undefined> {
-  const { rows } = await db.query<DashboardRow>(`DELETE FROM dashboards WHERE tenant_id = $1 AND id = $2 RETURNING ${FULL}`, [tenantId, id]);
+  const { rows } = await db.query<DashboardRow>(
+    `DELETE FROM dashboards WHERE tenant_id = $1 AND id = $2 RETURNING ${FULL}`,
+    [tenantId, id],
+  );
   return rows[0];
 }
 
@@ -124,7 +154,12 @@ export interface VersionRow {
   restored_from: number | null;
 }
 
-export async function listVersions(db: Queryable, dashboardId: number, before: number | undefined, limit: number): Promise<Omit<VersionRow, 'definition'>[]> {
+export async function listVersions(
+  db: Queryable,
+  dashboardId: number,
+  before: number | undefined,
+  limit: number,
+): Promise<Omit<VersionRow, 'definition'>[]> {
   const { rows } = await db.query<Omit<VersionRow, 'definition'>>(
     `SELECT version, slug, title, description, created_by, created_at, restored_from FROM dashboard_versions
       WHERE dashboard_id = $1 AND ($2::int IS NULL OR version < $2) ORDER BY version DESC LIMIT $3`,

@@ -13,7 +13,8 @@ export function connectionUrlProblem(type: DataSourceType, raw: string): string 
   } catch {
     return 'is not a URL';
   }
-  if (!SCHEMES[type].includes(u.protocol)) return `must start with ${SCHEMES[type].map((s) => `${s}//`).join(' or ')} for a ${type} data source`;
+  if (!SCHEMES[type].includes(u.protocol))
+    return `must start with ${SCHEMES[type].map((s) => `${s}//`).join(' or ')} for a ${type} data source`;
   if (!u.hostname) return 'must name a host';
   return undefined;
 }
@@ -54,6 +55,7 @@ export function scrubSecrets(message: string, url: string): string {
     // An unparseable URL is still removed whole.
   }
   let out = message;
-  for (const s of [...secrets].sort((a, b) => b.length - a.length)) if (s.length > 0) out = out.split(s).join('[redacted]');
+  for (const s of [...secrets].sort((a, b) => b.length - a.length))
+    if (s.length > 0) out = out.split(s).join('[redacted]');
   return out;
 }

@@ -21,7 +21,12 @@ export interface ExecuteResult extends RunResult {
 function checkValues(parameters: Readonly<Record<string, unknown>>, type: DataSourceType): void {
   for (const [name, value] of Object.entries(parameters)) {
     if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) continue;
-    if (Array.isArray(value) && type === 'postgres' && value.every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v))) continue;
+    if (
+      Array.isArray(value) &&
+      type === 'postgres' &&
+      value.every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v))
+    )
+      continue;
     throw new ParameterError(
       type === 'postgres'
         ? `parameters.${name}: must be a string, number, boolean, null or an array of those`
@@ -39,7 +44,10 @@ export async function executeQuery(pool: DataSourcePool, req: ExecuteRequest): P
   checkStatement(req.query, req.type);
   if (req.readOnly) {
     const why = readOnlyViolation(req.query, req.type);
-    if (why) throw new StatementError(`query: this data source is read-only and only accepts reads (SELECT, WITH, VALUES, SHOW, EXPLAIN); ${why}`);
+    if (why)
+      throw new StatementError(
+        `query: this data source is read-only and only accepts reads (SELECT, WITH, VALUES, SHOW, EXPLAIN); ${why}`,
+      );
   }
   checkValues(req.parameters, req.type);
   const bound = bindParameters(req.query, req.parameters, req.type);

@@ -1,6 +1,15 @@
 import mysql from 'mysql2';
 import { parseConnectionUrl, scrubSecrets } from './connection-url.ts';
-import { DataSourceError, type ConnectionSettings, type DataSourcePool, type Driver, type RunRequest, type RunResult, type SchemaRequest, type TableDescriptor } from './driver.ts';
+import {
+  DataSourceError,
+  type ConnectionSettings,
+  type DataSourcePool,
+  type Driver,
+  type RunRequest,
+  type RunResult,
+  type SchemaRequest,
+  type TableDescriptor,
+} from './driver.ts';
 import { converterFor, describeField, type MysqlField } from './mysql-values.ts';
 import { resolveAllowed, type NetworkPolicy } from './network.ts';
 import { guardRun } from './run-guard.ts';
@@ -10,7 +19,10 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 type Conn = mysql.PoolConnection & { threadId: number | null; _handshakePacket?: { serverVersion?: string } };
 
-async function connectionOptions(settings: ConnectionSettings, policy: NetworkPolicy): Promise<mysql.ConnectionOptions> {
+async function connectionOptions(
+  settings: ConnectionSettings,
+  policy: NetworkPolicy,
+): Promise<mysql.ConnectionOptions> {
   const u = parseConnectionUrl(settings.url);
   const address = await resolveAllowed(policy, u.host);
   const mode = (u.params.get('sslmode') ?? u.params.get('ssl-mode') ?? '').toLowerCase();
@@ -45,7 +57,14 @@ function classify(err: unknown, url: string): DataSourceError {
   if (e.errno === 1969 || e.errno === 3024) return new DataSourceError('timeout', message);
   if (e.errno === 1317) return new DataSourceError('cancelled', message);
   // Access denied (1044, 1045), unknown database (1049), host not allowed (1130), socket errors, handshake timeouts.
-  if (e.errno === 1044 || e.errno === 1045 || e.errno === 1049 || e.errno === 1130 || /^E[A-Z]+$/.test(e.code ?? '') || e.code === 'PROTOCOL_CONNECTION_LOST') {
+  if (
+    e.errno === 1044 ||
+    e.errno === 1045 ||
+    e.errno === 1049 ||
+    e.errno === 1130 ||
+    /^E[A-Z]+$/.test(e.code ?? '') ||
+    e.code === 'PROTOCOL_CONNECTION_LOST'
+  ) {
     return new DataSourceError('connect', `could not connect: ${message}`);
   }
   return new DataSourceError('query', message);
@@ -62,7 +81,9 @@ function isMariaDb(conn: Conn): boolean {
 async function setUp(conn: Conn, settings: ConnectionSettings): Promise<void> {
   // MariaDB's max_statement_time (seconds) covers every statement; MySQL's max_execution_time (ms) only SELECT,
   // which is why the service also cancels with KILL QUERY when its own timer passes.
-  const limit = isMariaDb(conn) ? `max_statement_time = ${settings.queryTimeoutSeconds}` : `max_execution_time = ${settings.queryTimeoutSeconds * 1000}`;
+  const limit = isMariaDb(conn)
+    ? `max_statement_time = ${settings.queryTimeoutSeconds}`
+    : `max_execution_time = ${settings.queryTimeoutSeconds * 1000}`;
   await call((cb) => conn.query(`SET SESSION time_zone = '+00:00', ${limit}`, (err) => cb(err)));
   if (settings.readOnly) await call((cb) => conn.query('SET SESSION TRANSACTION READ ONLY', (err) => cb(err)));
 }
@@ -124,7 +145,14 @@ class MysqlPool implements DataSourcePool {
   private async get(): Promise<{ pool: mysql.Pool; options: mysql.ConnectionOptions }> {
     if (!this.pool) {
       this.pool = connectionOptions(this.settings, this.policy).then((options) => {
-        const pool = mysql.createPool({ ...options, connectionLimit: this.settings.maxConnections, maxIdle: this.settings.maxConnections, idleTimeout: 30_000, waitForConnections: true, queueLimit: 0 });
+        const pool = mysql.createPool({
+          ...options,
+          connectionLimit: this.settings.maxConnections,
+          maxIdle: this.settings.maxConnections,
+          idleTimeout: 30_000,
+          waitForConnections: true,
+          queueLimit: 0,
+        });
         pool.on('error' as 'connection', () => {});
         return { pool, options };
       });
@@ -169,7 +197,8 @@ class MysqlPool implements DataSourcePool {
         run: async () => {
           if (this.settings.readOnly) await call((cb) => conn.query('START TRANSACTION READ ONLY', (err) => cb(err)));
           const streamed = await stream(conn, request.sql, request.values, request.maxRows);
-          if (!streamed.truncated && this.settings.readOnly) await call((cb) => conn.query('ROLLBACK', (err) => cb(err)));
+          if (!streamed.truncated && this.settings.readOnly)
+            await call((cb) => conn.query('ROLLBACK', (err) => cb(err)));
           return streamed;
         },
       });
@@ -197,7 +226,11 @@ class MysqlPool implements DataSourcePool {
       return { columns: result.fields.map(describeField), rows, rowCount: n, truncated: result.truncated };
     } catch (err) {
       const e = classify(err, url);
-      if (e.kind === 'query') reusable = await clean(conn, this.settings).then(() => true, () => false);
+      if (e.kind === 'query')
+        reusable = await clean(conn, this.settings).then(
+          () => true,
+          () => false,
+        );
       throw e;
     } finally {
       // A connection stopped mid-result, timed out, cancelled or not verifiably clean is closed, never reused.
@@ -210,10 +243,12 @@ class MysqlPool implements DataSourcePool {
     const url = this.settings.url;
     try {
       const { pool } = await this.get();
-      const exec = <R>(sql: string, values: unknown[]) => call<R[]>((cb) => pool.execute({ sql, values, rowsAsArray: false }, (err, rows) => cb(err, rows as R[])));
+      const exec = <R>(sql: string, values: unknown[]) =>
+        call<R[]>((cb) => pool.execute({ sql, values, rowsAsArray: false }, (err, rows) => cb(err, rows as R[])));
       const [current] = await exec<{ db: string | null }>('SELECT DATABASE() AS db', []);
       const schema = request.schema ?? current?.db ?? undefined;
-      if (!schema) throw new DataSourceError('query', 'schema: the connection URL names no database, so give one in schema');
+      if (!schema)
+        throw new DataSourceError('query', 'schema: the connection URL names no database, so give one in schema');
       const tables = await exec<{ name: string; kind: string }>(
         `SELECT TABLE_NAME AS name, TABLE_TYPE AS kind FROM information_schema.TABLES
           WHERE TABLE_SCHEMA = ? AND (? IS NULL OR TABLE_NAME LIKE ?) ORDER BY TABLE_NAME`,
@@ -224,7 +259,16 @@ class MysqlPool implements DataSourcePool {
         .map((t): TableDescriptor => ({ schema, name: t.name, type: /VIEW/.test(t.kind) ? 'view' : 'table' }))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       if (!request.columns || out.length === 0) return out;
-      const cols = await exec<{ tbl: string; name: string; type: string; nullable: string; len: number | string | null; prec: number | string | null; scale: number | string | null; dtp: number | string | null }>(
+      const cols = await exec<{
+        tbl: string;
+        name: string;
+        type: string;
+        nullable: string;
+        len: number | string | null;
+        prec: number | string | null;
+        scale: number | string | null;
+        dtp: number | string | null;
+      }>(
         `SELECT TABLE_NAME AS tbl, COLUMN_NAME AS name, UPPER(DATA_TYPE) AS type, IS_NULLABLE AS nullable, CHARACTER_MAXIMUM_LENGTH AS len,
                 NUMERIC_PRECISION AS prec, NUMERIC_SCALE AS scale, DATETIME_PRECISION AS dtp
            FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, ORDINAL_POSITION`,
@@ -277,7 +321,13 @@ export function mysqlDriver(policy: NetworkPolicy): Driver {
   return {
     descriptor: {
       name: 'mysql',
-      capabilities: { supportsTransactions: true, supportsStreaming: true, supportsPreparedStmts: true, supportsNamedParams: true, parameterStyle: 'positional_question' },
+      capabilities: {
+        supportsTransactions: true,
+        supportsStreaming: true,
+        supportsPreparedStmts: true,
+        supportsNamedParams: true,
+        parameterStyle: 'positional_question',
+      },
     },
     open: (settings) => new MysqlPool(settings, policy),
     async test(settings) {

@@ -51,7 +51,8 @@ const BINARY_OF_STRING: Record<number, string> = { 15: 'VARBINARY', 253: 'VARBIN
 
 /** Bytes per character of the common collations, so `length` counts characters as the DDL did. */
 function bytesPerChar(charset: number): number {
-  if (charset === 45 || charset === 46 || (charset >= 224 && charset <= 247) || (charset >= 255 && charset <= 323)) return 4;
+  if (charset === 45 || charset === 46 || (charset >= 224 && charset <= 247) || (charset >= 255 && charset <= 323))
+    return 4;
   if (charset === 33 || charset === 83 || (charset >= 192 && charset <= 215)) return 3;
   return 1;
 }
@@ -93,7 +94,8 @@ type Convert = (value: unknown) => unknown;
 const base64: Convert = (v) => (Buffer.isBuffer(v) ? v.toString('base64') : v);
 const dateTime: Convert = (v) => (typeof v === 'string' && v[10] === ' ' ? `${v.slice(0, 10)}T${v.slice(11)}` : v);
 // TIMESTAMP is stored as an instant and read in the session's time zone, which the driver sets to UTC.
-const timestamp: Convert = (v) => (typeof v === 'string' && v[10] === ' ' && !v.startsWith('0000') ? `${v.slice(0, 10)}T${v.slice(11)}Z` : v);
+const timestamp: Convert = (v) =>
+  typeof v === 'string' && v[10] === ' ' && !v.startsWith('0000') ? `${v.slice(0, 10)}T${v.slice(11)}Z` : v;
 
 /**
  * How a column's values become JSON, or undefined when the driver's value already is (numbers, the strings mysql2

@@ -31,7 +31,8 @@ function addCidr(list: BlockList, cidr: string): void {
   const [address, bits] = cidr.split('/');
   const family = isIP(address ?? '');
   const prefix = Number(bits);
-  if (family === 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128)) throw new Error(`"${cidr}" is not a network in CIDR notation (10.0.0.0/8, fd00::/8)`);
+  if (family === 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128))
+    throw new Error(`"${cidr}" is not a network in CIDR notation (10.0.0.0/8, fd00::/8)`);
   list.addSubnet(address!, prefix, family === 4 ? 'ipv4' : 'ipv6');
 }
 
@@ -75,6 +76,7 @@ export async function resolveAllowed(policy: NetworkPolicy, host: string): Promi
     }
   }
   const allowed = addresses.find((a) => addressAllowed(policy, a.address));
-  if (!allowed) throw new DataSourceError('network', `the data source's host "${bare}" is on a network data sources may not reach`);
+  if (!allowed)
+    throw new DataSourceError('network', `the data source's host "${bare}" is on a network data sources may not reach`);
   return allowed.address;
 }

@@ -8,7 +8,13 @@ export class ParameterError extends Error {
   }
 }
 
-export type ParameterValue = string | number | boolean | null | readonly ParameterValue[] | { readonly [key: string]: ParameterValue };
+export type ParameterValue =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly ParameterValue[]
+  | { readonly [key: string]: ParameterValue };
 
 export interface BoundStatement {
   /** The SQL with every named parameter replaced by the driver's placeholder (`$n` or `?`). */
@@ -33,7 +39,11 @@ function readName(sql: string, start: number): string {
  * - PostgreSQL gets one `$n` per distinct name; MySQL gets a `?` per occurrence with the value repeated.
  * - Placeholders the caller wrote themselves (`$1`, `?`) are refused: values are only ever passed by name.
  */
-export function bindParameters(sql: string, parameters: Readonly<Record<string, unknown>>, dialect: Dialect): BoundStatement {
+export function bindParameters(
+  sql: string,
+  parameters: Readonly<Record<string, unknown>>,
+  dialect: Dialect,
+): BoundStatement {
   const supplied = new Set(Object.keys(parameters));
   const used = new Set<string>();
   const missing = new Set<string>();
@@ -90,16 +100,22 @@ export function bindParameters(sql: string, parameters: Readonly<Record<string, 
         copied = i + 1 + name.length;
         i = copied - 1;
       } else if (ch === '?' && dialect === 'mysql') {
-        throw new ParameterError('query: "?" placeholders are not accepted; name the parameter (:name) and give its value in parameters');
+        throw new ParameterError(
+          'query: "?" placeholders are not accepted; name the parameter (:name) and give its value in parameters',
+        );
       } else if (ch === '$' && dialect === 'postgres' && /[0-9]/.test(sql[i + 1] ?? '') && !isIdentPart(prev)) {
-        throw new ParameterError('query: positional placeholders ($1) are not accepted; name the parameter (:name) and give its value in parameters');
+        throw new ParameterError(
+          'query: positional placeholders ($1) are not accepted; name the parameter (:name) and give its value in parameters',
+        );
       }
     }
   }
   out += sql.slice(copied);
 
-  if (missing.size > 0) throw new ParameterError(`parameters: missing ${[...missing].map((n) => `"${n}"`).join(', ')} used in the query`);
+  if (missing.size > 0)
+    throw new ParameterError(`parameters: missing ${[...missing].map((n) => `"${n}"`).join(', ')} used in the query`);
   const unused = [...supplied].filter((n) => !used.has(n));
-  if (unused.length > 0) throw new ParameterError(`parameters: ${unused.map((n) => `"${n}"`).join(', ')} not used in the query`);
+  if (unused.length > 0)
+    throw new ParameterError(`parameters: ${unused.map((n) => `"${n}"`).join(', ')} not used in the query`);
   return { sql: out, values };
 }

@@ -7,7 +7,19 @@ interface Entry {
 }
 
 function fingerprint(type: DataSourceType, s: ConnectionSettings): string {
-  return createHash('sha256').update(JSON.stringify([type, s.url, s.sslEnabled, s.maxConnections, s.queryTimeoutSeconds, s.readOnly, s.applicationName])).digest('hex');
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        type,
+        s.url,
+        s.sslEnabled,
+        s.maxConnections,
+        s.queryTimeoutSeconds,
+        s.readOnly,
+        s.applicationName,
+      ]),
+    )
+    .digest('hex');
 }
 
 /**

@@ -1,7 +1,17 @@
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { parseConnectionUrl, scrubSecrets } from './connection-url.ts';
-import { DataSourceError, type ColumnDescriptor, type ConnectionSettings, type DataSourcePool, type Driver, type RunRequest, type RunResult, type SchemaRequest, type TableDescriptor } from './driver.ts';
+import {
+  DataSourceError,
+  type ColumnDescriptor,
+  type ConnectionSettings,
+  type DataSourcePool,
+  type Driver,
+  type RunRequest,
+  type RunResult,
+  type SchemaRequest,
+  type TableDescriptor,
+} from './driver.ts';
 import { resolveAllowed, type NetworkPolicy } from './network.ts';
 import { jsonSafeTypes } from './postgres-values.ts';
 import { likePattern } from './schema-filter.ts';
@@ -33,7 +43,9 @@ async function clientConfig(settings: ConnectionSettings, policy: NetworkPolicy)
     database: u.database || undefined,
     // sslmode=require (libpq's meaning) encrypts without checking the certificate; otherwise it is verified
     // against the host name in the URL, not the address connected to.
-    ssl: settings.sslEnabled ? { rejectUnauthorized: sslmode !== 'require' && sslmode !== 'no-verify', servername: u.host } : false,
+    ssl: settings.sslEnabled
+      ? { rejectUnauthorized: sslmode !== 'require' && sslmode !== 'no-verify', servername: u.host }
+      : false,
     options: sessionOptions(settings),
     application_name: settings.applicationName ?? 'platform-dashboard',
     connectionTimeoutMillis: Math.min(CONNECT_TIMEOUT_MS, settings.queryTimeoutSeconds * 1000),
@@ -45,9 +57,15 @@ function classify(err: unknown, url: string): DataSourceError {
   const e = err as { code?: string; message?: string };
   const message = scrubSecrets(String(e.message ?? err), url);
   const code = e.code ?? '';
-  if (code === '57014') return new DataSourceError(/statement timeout/.test(message) ? 'timeout' : 'cancelled', message);
+  if (code === '57014')
+    return new DataSourceError(/statement timeout/.test(message) ? 'timeout' : 'cancelled', message);
   // Connection failures (08), authentication (28), an unknown database (3D000), socket errors, pool wait timeouts.
-  if (/^(08|28)/.test(code) || code === '3D000' || /^E[A-Z]+$/.test(code) || /timeout exceeded when trying to connect|Connection terminated/i.test(message)) {
+  if (
+    /^(08|28)/.test(code) ||
+    code === '3D000' ||
+    /^E[A-Z]+$/.test(code) ||
+    /timeout exceeded when trying to connect|Connection terminated/i.test(message)
+  ) {
     return new DataSourceError('connect', `could not connect: ${message}`);
   }
   return new DataSourceError('query', message);
@@ -83,7 +101,11 @@ function modifiers(oid: number, typmod: number): Pick<ColumnDescriptor, 'precisi
 
 async function describe(client: pg.PoolClient, fields: pg.FieldDef[]): Promise<ColumnDescriptor[]> {
   if (fields.length === 0) return [];
-  const r = await client.query<{ type: string; not_null: boolean | null }>(DESCRIBE, [fields.map((f) => f.dataTypeID), fields.map((f) => f.tableID), fields.map((f) => f.columnID)]);
+  const r = await client.query<{ type: string; not_null: boolean | null }>(DESCRIBE, [
+    fields.map((f) => f.dataTypeID),
+    fields.map((f) => f.tableID),
+    fields.map((f) => f.columnID),
+  ]);
   return fields.map((f, i) => ({
     name: f.name,
     type: r.rows[i]?.type ?? String(f.dataTypeID),
@@ -175,7 +197,11 @@ class PostgresPool implements DataSourcePool {
       // A connection whose statement ended (with an SQL error, or cancelled by the timeout or the client leaving) is
       // reused only once it is verifiably clean, which also means the server has finished with it before the answer
       // goes out; one still busy after the grace period is dropped.
-      if (finished) reusable = await clean(client).then(() => true, () => false);
+      if (finished)
+        reusable = await clean(client).then(
+          () => true,
+          () => false,
+        );
       throw e;
     } finally {
       client.off('error', ignore);
@@ -195,9 +221,20 @@ class PostgresPool implements DataSourcePool {
           ORDER BY c.relname`,
         [schema, pattern],
       );
-      const out: TableDescriptor[] = tables.rows.map((t) => ({ schema, name: t.name, type: t.kind === 'v' || t.kind === 'm' ? 'view' : 'table' }));
+      const out: TableDescriptor[] = tables.rows.map((t) => ({
+        schema,
+        name: t.name,
+        type: t.kind === 'v' || t.kind === 'm' ? 'view' : 'table',
+      }));
       if (!request.columns || out.length === 0) return out;
-      const cols = await pool.query<{ table: string; name: string; type: string; typ: number; typmod: number; not_null: boolean }>(
+      const cols = await pool.query<{
+        table: string;
+        name: string;
+        type: string;
+        typ: number;
+        typmod: number;
+        not_null: boolean;
+      }>(
         `SELECT c.relname AS table, a.attname AS name, format_type(a.atttypid, NULL) AS type, a.atttypid::int AS typ, a.atttypmod AS typmod, a.attnotnull AS not_null
            FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
           WHERE n.nspname = $1 AND c.relname = ANY($2::text[]) AND a.attnum > 0 AND NOT a.attisdropped
@@ -205,7 +242,10 @@ class PostgresPool implements DataSourcePool {
         [schema, out.map((t) => t.name)],
       );
       const byTable = new Map<string, ColumnDescriptor[]>(out.map((t) => [t.name, []]));
-      for (const c of cols.rows) byTable.get(c.table)?.push({ name: c.name, type: c.type, nullable: !c.not_null, ...modifiers(c.typ, c.typmod) });
+      for (const c of cols.rows)
+        byTable
+          .get(c.table)
+          ?.push({ name: c.name, type: c.type, nullable: !c.not_null, ...modifiers(c.typ, c.typmod) });
       return out.map((t) => ({ ...t, columns: byTable.get(t.name) ?? [] }));
     } catch (err) {
       throw classify(err, url);
@@ -238,7 +278,13 @@ export function postgresDriver(policy: NetworkPolicy): Driver {
   return {
     descriptor: {
       name: 'postgres',
-      capabilities: { supportsTransactions: true, supportsStreaming: true, supportsPreparedStmts: true, supportsNamedParams: true, parameterStyle: 'positional_dollar' },
+      capabilities: {
+        supportsTransactions: true,
+        supportsStreaming: true,
+        supportsPreparedStmts: true,
+        supportsNamedParams: true,
+        parameterStyle: 'positional_dollar',
+      },
     },
     open: (settings) => new PostgresPool(settings, policy),
     async test(settings) {

@@ -54,7 +54,9 @@ const ARRAYS = new Map<number, number>([
 ]);
 
 /** Array types whose elements stay text (int8, numeric, uuid, dates, ...). Arrays of user-defined types are sent as PostgreSQL's text. */
-const TEXT_ARRAYS = new Set([1009, 1015, 1014, 1016, 1231, 2951, 1182, 1183, 1270, 1187, 791, 1041, 651, 1040, 143, 1561, 1563, 1002, 1003]);
+const TEXT_ARRAYS = new Set([
+  1009, 1015, 1014, 1016, 1231, 2951, 1182, 1183, 1270, 1187, 791, 1041, 651, 1040, 143, 1561, 1563, 1002, 1003,
+]);
 
 const identity: Parser = (v) => v;
 const textArray = (pg.types.getTypeParser as (oid: number, format: 'text') => (v: string) => unknown)(1009, 'text');
@@ -89,4 +91,3 @@ export const jsonSafeTypes = {
     return p;
   },
 };
-

@@ -32,7 +32,10 @@ export function guardRun<T>(g: GuardedRun<T>): Promise<T> {
     };
     const failure = () =>
       reason === 'timeout'
-        ? new DataSourceError('timeout', `the query ran longer than the data source's timeout of ${g.timeoutMs / 1000} s and was cancelled`)
+        ? new DataSourceError(
+            'timeout',
+            `the query ran longer than the data source's timeout of ${g.timeoutMs / 1000} s and was cancelled`,
+          )
         : new DataSourceError('cancelled', 'the query was cancelled because the client went away');
     const onAbort = () => stop('cancelled');
     const timer = setTimeout(() => stop('timeout'), g.timeoutMs + BACKSTOP_MS);

@@ -1,7 +1,14 @@
 import { HttpError } from '../../kit/errors.ts';
 import { openSealedString, seal } from '../../kit/crypto.ts';
 import { connectionUrlProblem } from './connection-url.ts';
-import { DataSourceError, type ConnectionSettings, type DataSourceType, type ProviderDescriptor, type SchemaRequest, type TableDescriptor } from './driver.ts';
+import {
+  DataSourceError,
+  type ConnectionSettings,
+  type DataSourceType,
+  type ProviderDescriptor,
+  type SchemaRequest,
+  type TableDescriptor,
+} from './driver.ts';
 import { executeQuery, type ExecuteResult } from './execute.ts';
 import { mysqlDriver } from './mysql-driver.ts';
 import { networkPolicy } from './network.ts';
@@ -37,18 +44,29 @@ const urlContext = (id: number) => `dashboard.datasource-url:${id}`;
 
 /** The answer for a failure of the data source itself; the messages are already free of the URL and its password. */
 export function httpErrorOf(err: unknown): unknown {
-  if (err instanceof StatementError || err instanceof ParameterError) return new HttpError(400, 'VALIDATION_ERROR', err.message);
+  if (err instanceof StatementError || err instanceof ParameterError)
+    return new HttpError(400, 'VALIDATION_ERROR', err.message);
   if (!(err instanceof DataSourceError)) return err;
   switch (err.kind) {
     case 'query':
       return new HttpError(400, 'VALIDATION_ERROR', `the database refused the query: ${err.message}`);
     case 'timeout':
     case 'cancelled':
-      return new HttpError(408, 'REQUEST_TIMEOUT', /data source's timeout|client went away/.test(err.message) ? err.message : `the query ran longer than the data source's timeout and was cancelled (${err.message})`);
+      return new HttpError(
+        408,
+        'REQUEST_TIMEOUT',
+        /data source's timeout|client went away/.test(err.message)
+          ? err.message
+          : `the query ran longer than the data source's timeout and was cancelled (${err.message})`,
+      );
     case 'network':
       return new HttpError(400, 'VALIDATION_ERROR', err.message);
     case 'connect':
-      return new HttpError(503, 'UNAVAILABLE', `could not reach the data source: ${err.message.replace(/^could not connect: /, '')}`);
+      return new HttpError(
+        503,
+        'UNAVAILABLE',
+        `could not reach the data source: ${err.message.replace(/^could not connect: /, '')}`,
+      );
   }
 }
 
@@ -62,7 +80,10 @@ export class DataSourceService {
 
   constructor(options: DataSourceServiceOptions) {
     this.options = options;
-    const policy = networkPolicy(options.deniedNetworks, options.allowedNetworks.length ? options.allowedNetworks : undefined);
+    const policy = networkPolicy(
+      options.deniedNetworks,
+      options.allowedNetworks.length ? options.allowedNetworks : undefined,
+    );
     this.registry = new PoolRegistry({ postgres: postgresDriver(policy), mysql: mysqlDriver(policy) });
   }
 
@@ -81,22 +102,28 @@ export class DataSourceService {
   /** Why `name` cannot be a data source's connectionUrlEnv, or undefined. Never says anything about the value. */
   envNameProblem(name: string, type: DataSourceType): string | undefined {
     const prefix = this.options.envPrefix;
-    if (!/^[A-Z_][A-Z0-9_]*$/.test(name)) return 'must be an environment variable name (upper-case letters, digits, underscores)';
-    if (!name.startsWith(prefix) || name.length === prefix.length) return `must name an environment variable starting with ${prefix}`;
+    if (!/^[A-Z_][A-Z0-9_]*$/.test(name))
+      return 'must be an environment variable name (upper-case letters, digits, underscores)';
+    if (!name.startsWith(prefix) || name.length === prefix.length)
+      return `must name an environment variable starting with ${prefix}`;
     const value = (this.options.env ?? process.env)[name];
     if (value === undefined || value === '') return `environment variable ${name} is not set on this instance`;
-    if (connectionUrlProblem(type, value)) return `environment variable ${name} does not hold a connection URL for a ${type} data source`;
+    if (connectionUrlProblem(type, value))
+      return `environment variable ${name} does not hold a connection URL for a ${type} data source`;
     return undefined;
   }
 
   /** The stored URL in clear (for checks when the type changes); undefined for a source that names an environment variable. */
   openStoredUrl(row: DataSourceRow): string | undefined {
-    return row.connection_url_sealed ? openSealedString(this.options.secretKey, row.connection_url_sealed, urlContext(row.id)) : undefined;
+    return row.connection_url_sealed
+      ? openSealedString(this.options.secretKey, row.connection_url_sealed, urlContext(row.id))
+      : undefined;
   }
 
   settingsOf(row: DataSourceRow): ConnectionSettings {
     let url: string;
-    if (row.connection_url_sealed) url = openSealedString(this.options.secretKey, row.connection_url_sealed, urlContext(row.id));
+    if (row.connection_url_sealed)
+      url = openSealedString(this.options.secretKey, row.connection_url_sealed, urlContext(row.id));
     else {
       const name = row.connection_url_env ?? '';
       const problem = this.envNameProblem(name, row.type);
@@ -104,20 +131,32 @@ export class DataSourceService {
       url = (this.options.env ?? process.env)[name]!;
     }
     return {
-      url, sslEnabled: row.ssl_enabled, maxConnections: row.max_connections, queryTimeoutSeconds: row.query_timeout_seconds, readOnly: row.read_only,
+      url,
+      sslEnabled: row.ssl_enabled,
+      maxConnections: row.max_connections,
+      queryTimeoutSeconds: row.query_timeout_seconds,
+      readOnly: row.read_only,
       applicationName: `platform-dashboard ds:${row.id}`,
     };
   }
 
   private requireActive(row: DataSourceRow): void {
-    if (!row.active) throw new HttpError(400, 'VALIDATION_ERROR', 'the data source is inactive; set active to true to use it');
+    if (!row.active)
+      throw new HttpError(400, 'VALIDATION_ERROR', 'the data source is inactive; set active to true to use it');
   }
 
   async run(row: DataSourceRow, options: RunOptions): Promise<ExecuteResult> {
     this.requireActive(row);
     try {
       const pool = this.registry.pool(row.id, row.type, this.settingsOf(row));
-      return await executeQuery(pool, { type: row.type, readOnly: row.read_only, query: options.query, parameters: options.parameters, maxRows: options.maxRows, signal: options.signal });
+      return await executeQuery(pool, {
+        type: row.type,
+        readOnly: row.read_only,
+        query: options.query,
+        parameters: options.parameters,
+        maxRows: options.maxRows,
+        signal: options.signal,
+      });
     } catch (err) {
       throw httpErrorOf(err);
     }

@@ -11,10 +11,16 @@ const PLURAL = { editor: 'editors', admin: 'admins', owner: 'owners' } as const;
  * Refuses SQL written by someone below the source's `sqlRole`. What is refused is authorship (ad-hoc SQL, a saved
  * query's text or source, a widget's inline SQL); running SQL someone allowed already stored is not.
  */
-export function checkSqlAuthor(user: Pick<AuthUser, 'role'>, source: Pick<DataSourceRow, 'name' | 'sql_role'>, field: string): void {
+export function checkSqlAuthor(
+  user: Pick<AuthUser, 'role'>,
+  source: Pick<DataSourceRow, 'name' | 'sql_role'>,
+  field: string,
+): void {
   if (roleAtLeast(user.role, source.sql_role)) return;
   const who = source.sql_role === 'owner' ? 'owners' : `${PLURAL[source.sql_role]} and owners`;
-  throw forbidden(`${field}: only ${who} write SQL on the data source "${source.name}"; use one of its saved queries instead, or ask an admin`);
+  throw forbidden(
+    `${field}: only ${who} write SQL on the data source "${source.name}"; use one of its saved queries instead, or ask an admin`,
+  );
 }
 
 /**
@@ -22,7 +28,12 @@ export function checkSqlAuthor(user: Pick<AuthUser, 'role'>, source: Pick<DataSo
  * dashboard) must each be by someone the widget's source allows. Unchanged widgets pass: an editor may retitle a
  * dashboard an admin filled with SQL on a restricted source.
  */
-export async function checkWidgetSql(db: Queryable, user: Pick<AuthUser, 'role' | 'tenantId'>, definition: DefinitionValue, before?: DefinitionValue): Promise<void> {
+export async function checkWidgetSql(
+  db: Queryable,
+  user: Pick<AuthUser, 'role' | 'tenantId'>,
+  definition: DefinitionValue,
+  before?: DefinitionValue,
+): Promise<void> {
   const previous = new Map((before?.widgets ?? []).map((w) => [w.id, w]));
   const changed = definition.widgets
     .map((w, i) => ({ w, i }))

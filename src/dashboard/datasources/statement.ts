@@ -18,7 +18,18 @@ function codeWords(sql: string, dialect: Dialect): string[] {
   return words;
 }
 
-const TRANSACTION_CONTROL = new Set(['BEGIN', 'START', 'COMMIT', 'END', 'ROLLBACK', 'ABORT', 'SAVEPOINT', 'RELEASE', 'PREPARE', 'XA']);
+const TRANSACTION_CONTROL = new Set([
+  'BEGIN',
+  'START',
+  'COMMIT',
+  'END',
+  'ROLLBACK',
+  'ABORT',
+  'SAVEPOINT',
+  'RELEASE',
+  'PREPARE',
+  'XA',
+]);
 const READ_STARTS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE', 'SHOW', 'EXPLAIN', 'DESCRIBE', 'DESC']);
 // Words that make a statement starting like a read write anyway (a writable CTE, EXPLAIN ANALYZE DELETE, FOR UPDATE).
 // Function names that are also statements elsewhere (MySQL's REPLACE() and TRUNCATE()) are deliberately absent.
@@ -41,7 +52,8 @@ export function checkStatement(sql: string, dialect: Dialect): void {
       if (/\s/.test(ch)) continue;
       if (ended) throw new StatementError('query: only one statement is accepted; remove the text after the ";"');
       if (ch === ';') {
-        if (!sawCode) throw new StatementError('query: only one statement is accepted; remove the empty statement before the ";"');
+        if (!sawCode)
+          throw new StatementError('query: only one statement is accepted; remove the empty statement before the ";"');
         ended = true;
       } else sawCode = true;
     }
@@ -67,7 +79,8 @@ export function readOnlyViolation(sql: string, dialect: Dialect): string | undef
     const w = words[i]!;
     if (WRITES.has(w)) return `${w} is not a read`;
     if (w === 'INTO') return 'SELECT ... INTO writes a table or file';
-    if (w === 'FOR' && ['SHARE', 'KEY', 'NO'].includes(words[i + 1] ?? '')) return `FOR ${words[i + 1]} takes row locks`;
+    if (w === 'FOR' && ['SHARE', 'KEY', 'NO'].includes(words[i + 1] ?? ''))
+      return `FOR ${words[i + 1]} takes row locks`;
     if (w === 'LOCK' && words[i + 1] === 'IN') return 'LOCK IN SHARE MODE takes row locks';
   }
   return undefined;

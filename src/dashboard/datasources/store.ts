@@ -33,12 +33,24 @@ function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: string }).code === '23505';
 }
 
-export async function getDataSource(db: Queryable, tenantId: number, id: number, forUpdate = false): Promise<DataSourceRow | undefined> {
-  const r = await db.query<DataSourceRow>(`SELECT ${COLUMNS} FROM data_sources WHERE tenant_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [tenantId, id]);
+export async function getDataSource(
+  db: Queryable,
+  tenantId: number,
+  id: number,
+  forUpdate = false,
+): Promise<DataSourceRow | undefined> {
+  const r = await db.query<DataSourceRow>(
+    `SELECT ${COLUMNS} FROM data_sources WHERE tenant_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    [tenantId, id],
+  );
   return r.rows[0];
 }
 
-export async function listDataSources(db: Queryable, tenantId: number, filter: { active?: boolean | undefined; type?: DataSourceType | undefined }): Promise<DataSourceRow[]> {
+export async function listDataSources(
+  db: Queryable,
+  tenantId: number,
+  filter: { active?: boolean | undefined; type?: DataSourceType | undefined },
+): Promise<DataSourceRow[]> {
   const r = await db.query<DataSourceRow>(
     `SELECT ${COLUMNS} FROM data_sources WHERE tenant_id = $1 AND ($2::boolean IS NULL OR active = $2) AND ($3::text IS NULL OR type = $3) ORDER BY name, id`,
     [tenantId, filter.active ?? null, filter.type ?? null],
@@ -52,14 +64,46 @@ export async function nextDataSourceId(db: Queryable): Promise<number> {
   return r.rows[0]!.id;
 }
 
-export type DataSourceValues = Pick<DataSourceRow, 'name' | 'slug' | 'type' | 'connection_url_sealed' | 'connection_url_env' | 'max_connections' | 'query_timeout_seconds' | 'read_only' | 'ssl_enabled' | 'active' | 'sql_role'>;
+export type DataSourceValues = Pick<
+  DataSourceRow,
+  | 'name'
+  | 'slug'
+  | 'type'
+  | 'connection_url_sealed'
+  | 'connection_url_env'
+  | 'max_connections'
+  | 'query_timeout_seconds'
+  | 'read_only'
+  | 'ssl_enabled'
+  | 'active'
+  | 'sql_role'
+>;
 
-export async function insertDataSource(db: Queryable, id: number, tenantId: number, v: DataSourceValues): Promise<DataSourceRow> {
+export async function insertDataSource(
+  db: Queryable,
+  id: number,
+  tenantId: number,
+  v: DataSourceValues,
+): Promise<DataSourceRow> {
   try {
     const r = await db.query<DataSourceRow>(
       `INSERT INTO data_sources (id, tenant_id, name, slug, type, connection_url_sealed, connection_url_env, max_connections, query_timeout_seconds, read_only, ssl_enabled, active, sql_role)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${COLUMNS}`,
-      [id, tenantId, v.name, v.slug, v.type, v.connection_url_sealed, v.connection_url_env, v.max_connections, v.query_timeout_seconds, v.read_only, v.ssl_enabled, v.active, v.sql_role],
+      [
+        id,
+        tenantId,
+        v.name,
+        v.slug,
+        v.type,
+        v.connection_url_sealed,
+        v.connection_url_env,
+        v.max_connections,
+        v.query_timeout_seconds,
+        v.read_only,
+        v.ssl_enabled,
+        v.active,
+        v.sql_role,
+      ],
     );
     return r.rows[0]!;
   } catch (err) {
@@ -74,7 +118,20 @@ export async function updateDataSource(db: Queryable, id: number, v: DataSourceV
       `UPDATE data_sources SET name = $2, slug = $3, type = $4, connection_url_sealed = $5, connection_url_env = $6, max_connections = $7,
          query_timeout_seconds = $8, read_only = $9, ssl_enabled = $10, active = $11, sql_role = $12, updated_at = now()
        WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, v.name, v.slug, v.type, v.connection_url_sealed, v.connection_url_env, v.max_connections, v.query_timeout_seconds, v.read_only, v.ssl_enabled, v.active, v.sql_role],
+      [
+        id,
+        v.name,
+        v.slug,
+        v.type,
+        v.connection_url_sealed,
+        v.connection_url_env,
+        v.max_connections,
+        v.query_timeout_seconds,
+        v.read_only,
+        v.ssl_enabled,
+        v.active,
+        v.sql_role,
+      ],
     );
     return r.rows[0]!;
   } catch (err) {
@@ -88,6 +145,9 @@ export async function deleteDataSource(db: Queryable, id: number): Promise<void>
 }
 
 export async function markConnected(db: Queryable, id: number): Promise<Date> {
-  const r = await db.query<{ at: Date }>('UPDATE data_sources SET last_connected_at = now() WHERE id = $1 RETURNING last_connected_at AS at', [id]);
+  const r = await db.query<{ at: Date }>(
+    'UPDATE data_sources SET last_connected_at = now() WHERE id = $1 RETURNING last_connected_at AS at',
+    [id],
+  );
   return r.rows[0]!.at;
 }

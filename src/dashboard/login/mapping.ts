@@ -17,7 +17,12 @@ export interface SignInUser {
  * 3. otherwise there is no one to sign in as.
  * A person in several tenants chooses one with `tenant`; without it the tenant they used last wins.
  */
-export async function findSignInUser(db: Database, provider: string, who: ProviderIdentity, tenantSlug: string | null): Promise<SignInUser | undefined> {
+export async function findSignInUser(
+  db: Database,
+  provider: string,
+  who: ProviderIdentity,
+  tenantSlug: string | null,
+): Promise<SignInUser | undefined> {
   return db.transaction(async (tx) => {
     const order = `ORDER BY u.last_login_at DESC NULLS LAST, u.id LIMIT 1`;
     const tenantFilter = `AND ($3::text IS NULL OR t.slug = $3)`;
@@ -36,7 +41,10 @@ export async function findSignInUser(db: Database, provider: string, who: Provid
       row = byEmail.rows[0];
     }
     if (!row) return undefined;
-    await tx.query(`INSERT INTO user_identities (user_id, provider, subject) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [row.id, provider, who.subject]);
+    await tx.query(
+      `INSERT INTO user_identities (user_id, provider, subject) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+      [row.id, provider, who.subject],
+    );
     return { id: row.id, tenantId: row.tenant_id, email: row.email, role: row.role };
   });
 }

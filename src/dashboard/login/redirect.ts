@@ -21,7 +21,12 @@ export function redirectAllowed(target: string, allowList: readonly string[]): b
     }
     if (allowed.origin !== url.origin) continue;
     const prefix = allowed.pathname;
-    if (prefix === '/' || url.pathname === prefix || url.pathname.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)) return true;
+    if (
+      prefix === '/' ||
+      url.pathname === prefix ||
+      url.pathname.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)
+    )
+      return true;
   }
   return false;
 }

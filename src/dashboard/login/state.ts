@@ -12,7 +12,12 @@ export interface PendingLogin extends LoginChecks {
 }
 
 /** A new login: its state (the cookie's value and the `state` parameter), PKCE verifier and nonce, kept by hash for 10 minutes. */
-export async function beginLogin(db: Queryable, provider: string, redirect: string | null, tenantSlug: string | null): Promise<PendingLogin> {
+export async function beginLogin(
+  db: Queryable,
+  provider: string,
+  redirect: string | null,
+  tenantSlug: string | null,
+): Promise<PendingLogin> {
   const checks = { state: randomToken(32), codeVerifier: randomToken(48), nonce: randomToken(24) };
   await db.query(
     `INSERT INTO login_states (id_hash, provider, code_verifier, nonce, redirect, tenant_slug, expires_at)
@@ -24,14 +29,28 @@ export async function beginLogin(db: Queryable, provider: string, redirect: stri
 
 /** Consumes a login's state once: a second callback with the same state, an expired one or another provider's finds nothing. */
 export async function consumeLogin(db: Queryable, provider: string, state: string): Promise<PendingLogin | undefined> {
-  const { rows } = await db.query<{ code_verifier: string; nonce: string; redirect: string | null; tenant_slug: string | null }>(
+  const { rows } = await db.query<{
+    code_verifier: string;
+    nonce: string;
+    redirect: string | null;
+    tenant_slug: string | null;
+  }>(
     `UPDATE login_states SET used_at = now()
       WHERE id_hash = $1 AND provider = $2 AND used_at IS NULL AND expires_at > now()
       RETURNING code_verifier, nonce, redirect, tenant_slug`,
     [sha256Hex(state), provider],
   );
   const r = rows[0];
-  return r ? { state, codeVerifier: r.code_verifier, nonce: r.nonce, provider, redirect: r.redirect, tenantSlug: r.tenant_slug } : undefined;
+  return r
+    ? {
+        state,
+        codeVerifier: r.code_verifier,
+        nonce: r.nonce,
+        provider,
+        redirect: r.redirect,
+        tenantSlug: r.tenant_slug,
+      }
+    : undefined;
 }
 
 /** Document 1's login state cookie: HttpOnly, Secure, SameSite=Lax, Max-Age 600. */

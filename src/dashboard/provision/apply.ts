@@ -8,8 +8,21 @@ import { checkDefinition, Definition, type DefinitionValue } from '../dashboards
 import { getDashboard, insertDashboard, updateDashboard, type DashboardRow } from '../dashboards/store.ts';
 import { connectionUrlProblem } from '../datasources/connection-url.ts';
 import type { DataSourceService } from '../datasources/service.ts';
-import { insertDataSource, listDataSources, nextDataSourceId, updateDataSource, type DataSourceRow, type DataSourceValues } from '../datasources/store.ts';
-import { fieldPath, ProvisioningError, type ProvisionedDashboardValue, type ProvisionedDataSourceValue, type ProvisioningBundle } from './format.ts';
+import {
+  insertDataSource,
+  listDataSources,
+  nextDataSourceId,
+  updateDataSource,
+  type DataSourceRow,
+  type DataSourceValues,
+} from '../datasources/store.ts';
+import {
+  fieldPath,
+  ProvisioningError,
+  type ProvisionedDashboardValue,
+  type ProvisionedDataSourceValue,
+  type ProvisioningBundle,
+} from './format.ts';
 
 /**
  * `keep`: what exists is left as it is (the platform's starter data: an admin may have changed it since).
@@ -35,7 +48,10 @@ export interface ApplyInput {
 }
 
 /** Who the audit records and versions name: the importing user, or nobody (provisioning, from `origin`). */
-const madeBy = (input: ApplyInput) => (input.userId !== undefined ? { userId: input.userId, by: { by: 'import' } } : { userId: null, by: { by: 'provisioning', origin: input.origin } });
+const madeBy = (input: ApplyInput) =>
+  input.userId !== undefined
+    ? { userId: input.userId, by: { by: 'import' } }
+    : { userId: null, by: { by: 'provisioning', origin: input.origin } };
 
 const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -43,7 +59,8 @@ const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 export function expandEnv(origin: string, field: string, text: string, env: NodeJS.ProcessEnv): string {
   return text.replace(ENV_REFERENCE, (_m, name: string) => {
     const value = env[name];
-    if (value === undefined || value === '') throw new ProvisioningError(origin, field, `environment variable ${name} is not set`);
+    if (value === undefined || value === '')
+      throw new ProvisioningError(origin, field, `environment variable ${name} is not set`);
     return value;
   });
 }
@@ -51,14 +68,24 @@ export function expandEnv(origin: string, field: string, text: string, env: Node
 /** Keys sorted, so two definitions compare equal whatever order jsonb gave back. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v);
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
 }
 
 /**
  * Applies one bundle to one tenant inside the caller's transaction (see provision() in run.ts, which holds the
  * lock every instance shares and rolls back everything when one bundle is wrong).
  */
-export async function applyBundle(tx: Queryable, sources: DataSourceService, input: ApplyInput, env: NodeJS.ProcessEnv = process.env): Promise<ApplyReport> {
+export async function applyBundle(
+  tx: Queryable,
+  sources: DataSourceService,
+  input: ApplyInput,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ApplyReport> {
   {
     const report: ApplyReport = { dataSources: [], dashboards: [] };
     const existing = new Map((await listDataSources(tx, input.tenantId, {})).map((r) => [r.slug, r]));
@@ -69,17 +96,31 @@ export async function applyBundle(tx: Queryable, sources: DataSourceService, inp
     }
     const slugToId = new Map([...existing.values()].map((r) => [r.slug, r.id]));
     for (const [i, d] of (input.bundle.dashboards ?? []).entries()) {
-      report.dashboards.push({ slug: d.slug, outcome: (await applyDashboard(tx, input, d, `dashboards[${i}]`, slugToId)).outcome });
+      report.dashboards.push({
+        slug: d.slug,
+        outcome: (await applyDashboard(tx, input, d, `dashboards[${i}]`, slugToId)).outcome,
+      });
     }
     return report;
   }
 }
 
 async function applyDataSource(
-  tx: Queryable, sources: DataSourceService, input: ApplyInput, ds: ProvisionedDataSourceValue, at: string, current: DataSourceRow | undefined, env: NodeJS.ProcessEnv,
+  tx: Queryable,
+  sources: DataSourceService,
+  input: ApplyInput,
+  ds: ProvisionedDataSourceValue,
+  at: string,
+  current: DataSourceRow | undefined,
+  env: NodeJS.ProcessEnv,
 ): Promise<{ row: DataSourceRow; outcome: Outcome }> {
   if (current && input.mode === 'keep') return { row: current, outcome: 'unchanged' };
-  if ((ds.connectionUrl === undefined) === (ds.connectionUrlEnv === undefined)) throw new ProvisioningError(input.origin, `${at}.connectionUrl`, 'give either connectionUrl or connectionUrlEnv, not both or neither');
+  if ((ds.connectionUrl === undefined) === (ds.connectionUrlEnv === undefined))
+    throw new ProvisioningError(
+      input.origin,
+      `${at}.connectionUrl`,
+      'give either connectionUrl or connectionUrlEnv, not both or neither',
+    );
   let url: string | undefined;
   if (ds.connectionUrl !== undefined) {
     url = expandEnv(input.origin, `${at}.connectionUrl`, ds.connectionUrl, env);
@@ -90,40 +131,85 @@ async function applyDataSource(
     if (problem) throw new ProvisioningError(input.origin, `${at}.connectionUrlEnv`, problem);
   }
   const values: Omit<DataSourceValues, 'connection_url_sealed'> = {
-    name: ds.name, slug: ds.slug, type: ds.type, connection_url_env: ds.connectionUrlEnv ?? null,
-    max_connections: ds.maxConnections ?? 10, query_timeout_seconds: ds.queryTimeoutSeconds ?? 30,
-    read_only: ds.readOnly ?? true, ssl_enabled: ds.sslEnabled ?? false, active: ds.active ?? true, sql_role: ds.sqlRole ?? 'editor',
+    name: ds.name,
+    slug: ds.slug,
+    type: ds.type,
+    connection_url_env: ds.connectionUrlEnv ?? null,
+    max_connections: ds.maxConnections ?? 10,
+    query_timeout_seconds: ds.queryTimeoutSeconds ?? 30,
+    read_only: ds.readOnly ?? true,
+    ssl_enabled: ds.sslEnabled ?? false,
+    active: ds.active ?? true,
+    sql_role: ds.sqlRole ?? 'editor',
   };
   const by = { by: 'provisioning', origin: input.origin };
   if (!current) {
     const id = await nextDataSourceId(tx);
-    const row = await insertDataSource(tx, id, input.tenantId, { ...values, connection_url_sealed: url === undefined ? null : sources.sealUrl(id, url) });
-    await recordAudit(tx, { tenantId: input.tenantId, userId: null, action: 'datasource.create', targetType: 'datasource', targetId: id, details: { slug: ds.slug, type: ds.type, readOnly: values.read_only, ...by } });
+    const row = await insertDataSource(tx, id, input.tenantId, {
+      ...values,
+      connection_url_sealed: url === undefined ? null : sources.sealUrl(id, url),
+    });
+    await recordAudit(tx, {
+      tenantId: input.tenantId,
+      userId: null,
+      action: 'datasource.create',
+      targetType: 'datasource',
+      targetId: id,
+      details: { slug: ds.slug, type: ds.type, readOnly: values.read_only, ...by },
+    });
     return { row, outcome: 'created' };
   }
   const changed = (Object.keys(values) as (keyof typeof values)[]).filter((k) => values[k] !== current[k]);
   // A sealed value differs at every sealing (random IV): compare the URLs in clear, and seal again only when they differ.
-  const urlChanged = url !== undefined ? sources.openStoredUrl(current) !== url : current.connection_url_sealed !== null;
+  const urlChanged =
+    url !== undefined ? sources.openStoredUrl(current) !== url : current.connection_url_sealed !== null;
   if (!changed.length && !urlChanged) return { row: current, outcome: 'unchanged' };
-  const sealed = url === undefined ? null : urlChanged ? sources.sealUrl(current.id, url) : current.connection_url_sealed;
+  const sealed =
+    url === undefined ? null : urlChanged ? sources.sealUrl(current.id, url) : current.connection_url_sealed;
   const row = await updateDataSource(tx, current.id, { ...values, connection_url_sealed: sealed });
   const fields = [...changed.map(String), ...(urlChanged ? ['connectionUrl'] : [])];
-  await recordAudit(tx, { tenantId: input.tenantId, userId: null, action: 'datasource.update', targetType: 'datasource', targetId: current.id, details: { fields, ...by } });
+  await recordAudit(tx, {
+    tenantId: input.tenantId,
+    userId: null,
+    action: 'datasource.update',
+    targetType: 'datasource',
+    targetId: current.id,
+    details: { fields, ...by },
+  });
   return { row, outcome: 'updated' };
 }
 
 /** The API's definition from the file's: data source slugs become the tenant's ids. */
-function resolveDefinition(input: ApplyInput, d: ProvisionedDashboardValue, at: string, slugToId: Map<string, number>): DefinitionValue {
+function resolveDefinition(
+  input: ApplyInput,
+  d: ProvisionedDashboardValue,
+  at: string,
+  slugToId: Map<string, number>,
+): DefinitionValue {
   const idOf = (slug: string, field: string) => {
     const id = slugToId.get(slug);
-    if (id === undefined) throw new ProvisioningError(input.origin, field, `no data source "${slug}" in the tenant${input.userId === undefined ? ' or the file' : ''}`);
+    if (id === undefined)
+      throw new ProvisioningError(
+        input.origin,
+        field,
+        `no data source "${slug}" in the tenant${input.userId === undefined ? ' or the file' : ''}`,
+      );
     return id;
   };
-  const refs = (d.definition.dataSources ?? []).map((r, i) => ('slug' in r ? { id: idOf(r.slug, `${at}.definition.dataSources[${i}].slug`), ...(r.alias ? { alias: r.alias } : {}) } : r));
+  const refs = (d.definition.dataSources ?? []).map((r, i) =>
+    'slug' in r
+      ? { id: idOf(r.slug, `${at}.definition.dataSources[${i}].slug`), ...(r.alias ? { alias: r.alias } : {}) }
+      : r,
+  );
   const widgets = d.definition.widgets.map((w, i) => {
     const { dataSource, ...rest } = w;
     if (dataSource === undefined) return rest;
-    if (rest.dataSourceId !== undefined) throw new ProvisioningError(input.origin, `${at}.definition.widgets[${i}].dataSource`, 'give dataSource (a slug) or dataSourceId, not both');
+    if (rest.dataSourceId !== undefined)
+      throw new ProvisioningError(
+        input.origin,
+        `${at}.definition.widgets[${i}].dataSource`,
+        'give dataSource (a slug) or dataSourceId, not both',
+      );
     const id = idOf(dataSource, `${at}.definition.widgets[${i}].dataSource`);
     // A widget naming a source by slug need not list it again in dataSources.
     if (!refs.some((r) => r.id === id)) refs.push({ id });
@@ -132,7 +218,11 @@ function resolveDefinition(input: ApplyInput, d: ProvisionedDashboardValue, at: 
   const definition = { ...d.definition, dataSources: refs, widgets };
   if (!Value.Check(Definition, definition)) {
     const first = Value.Errors(Definition, definition).find((e) => e.keyword !== 'boolean');
-    throw new ProvisioningError(input.origin, `${at}.definition${first ? `.${fieldPath(first.instancePath)}` : ''}`.replace(/\.$/, ''), first?.message ?? 'is not a valid definition');
+    throw new ProvisioningError(
+      input.origin,
+      `${at}.definition${first ? `.${fieldPath(first.instancePath)}` : ''}`.replace(/\.$/, ''),
+      first?.message ?? 'is not a valid definition',
+    );
   }
   try {
     checkDefinition(definition);
@@ -144,22 +234,51 @@ function resolveDefinition(input: ApplyInput, d: ProvisionedDashboardValue, at: 
 }
 
 /** Makes or brings one dashboard of a bundle to its values; data source slugs are looked up in `slugToId`. */
-export async function applyDashboard(tx: Queryable, input: ApplyInput, d: ProvisionedDashboardValue, at: string, slugToId: Map<string, number>): Promise<{ row: DashboardRow | undefined; outcome: Outcome }> {
-  const { rows } = await tx.query<{ id: number }>(`SELECT id FROM dashboards WHERE tenant_id = $1 AND slug = $2 FOR UPDATE`, [input.tenantId, d.slug]);
+export async function applyDashboard(
+  tx: Queryable,
+  input: ApplyInput,
+  d: ProvisionedDashboardValue,
+  at: string,
+  slugToId: Map<string, number>,
+): Promise<{ row: DashboardRow | undefined; outcome: Outcome }> {
+  const { rows } = await tx.query<{ id: number }>(
+    `SELECT id FROM dashboards WHERE tenant_id = $1 AND slug = $2 FOR UPDATE`,
+    [input.tenantId, d.slug],
+  );
   if (rows[0] && input.mode === 'keep') return { row: undefined, outcome: 'unchanged' };
   const definition = resolveDefinition(input, d, at, slugToId);
   // Read under the row lock taken above, so the version compared is the one updated.
   const current = rows[0] ? await getDashboard(tx, input.tenantId, rows[0].id) : undefined;
-  if (input.role) await checkWidgetSql(tx, { role: input.role, tenantId: input.tenantId }, definition, current?.definition);
+  if (input.role)
+    await checkWidgetSql(tx, { role: input.role, tenantId: input.tenantId }, definition, current?.definition);
   const next = { slug: d.slug, title: d.title, description: d.description ?? null, definition };
   const { userId, by } = madeBy(input);
   if (!current) {
     const row = await insertDashboard(tx, { tenantId: input.tenantId, userId, ...next });
-    await recordAudit(tx, { tenantId: input.tenantId, userId, action: 'dashboard.create', targetType: 'dashboard', targetId: row.id, details: { slug: d.slug, title: d.title, ...by } });
+    await recordAudit(tx, {
+      tenantId: input.tenantId,
+      userId,
+      action: 'dashboard.create',
+      targetType: 'dashboard',
+      targetId: row.id,
+      details: { slug: d.slug, title: d.title, ...by },
+    });
     return { row, outcome: 'created' };
   }
-  if (current.title === next.title && current.description === next.description && canonical(current.definition) === canonical(definition)) return { row: current, outcome: 'unchanged' };
+  if (
+    current.title === next.title &&
+    current.description === next.description &&
+    canonical(current.definition) === canonical(definition)
+  )
+    return { row: current, outcome: 'unchanged' };
   const row = await updateDashboard(tx, current, next, userId);
-  await recordAudit(tx, { tenantId: input.tenantId, userId, action: 'dashboard.update', targetType: 'dashboard', targetId: row.id, details: { title: d.title, version: row.version, ...by } });
+  await recordAudit(tx, {
+    tenantId: input.tenantId,
+    userId,
+    action: 'dashboard.update',
+    targetType: 'dashboard',
+    targetId: row.id,
+    details: { title: d.title, version: row.version, ...by },
+  });
   return { row, outcome: 'updated' };
 }

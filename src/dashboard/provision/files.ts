@@ -20,11 +20,18 @@ const MAX_FILE_BYTES = 5 * 1024 * 1024;
 export function readProvisioningDir(dir: string): ProvisioningFileContent[] {
   let names: string[];
   try {
-    if (!statSync(dir).isDirectory()) throw new ProvisioningError(dir, '', 'is not a folder (DASHBOARD_PROVISIONING_DIR)');
-    names = readdirSync(dir).filter((n) => EXTENSIONS.test(n)).sort();
+    if (!statSync(dir).isDirectory())
+      throw new ProvisioningError(dir, '', 'is not a folder (DASHBOARD_PROVISIONING_DIR)');
+    names = readdirSync(dir)
+      .filter((n) => EXTENSIONS.test(n))
+      .sort();
   } catch (err) {
     if (err instanceof ProvisioningError) throw err;
-    throw new ProvisioningError(dir, '', `cannot read the provisioning folder (DASHBOARD_PROVISIONING_DIR): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ProvisioningError(
+      dir,
+      '',
+      `cannot read the provisioning folder (DASHBOARD_PROVISIONING_DIR): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   return names.map((name) => ({ name, bundle: readProvisioningFile(join(dir, name), name) }));
 }
@@ -32,11 +39,16 @@ export function readProvisioningDir(dir: string): ProvisioningFileContent[] {
 export function readProvisioningFile(path: string, name: string): ProvisioningBundle {
   let text: string;
   try {
-    if (statSync(path).size > MAX_FILE_BYTES) throw new ProvisioningError(name, '', `is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB`);
+    if (statSync(path).size > MAX_FILE_BYTES)
+      throw new ProvisioningError(name, '', `is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB`);
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if (err instanceof ProvisioningError) throw err;
-    throw new ProvisioningError(name, '', `cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ProvisioningError(
+      name,
+      '',
+      `cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   return checkBundle(name, parseText(name, text));
 }
@@ -55,7 +67,11 @@ function parseText(name: string, text: string): unknown {
   } catch (err) {
     if (err instanceof YAMLParseError) {
       const line = err.linePos?.[0];
-      throw new ProvisioningError(name, '', `is not valid YAML${line ? ` (line ${line.line}, column ${line.col})` : ''}: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
+      throw new ProvisioningError(
+        name,
+        '',
+        `is not valid YAML${line ? ` (line ${line.line}, column ${line.col})` : ''}: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+      );
     }
     throw new ProvisioningError(name, '', `is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }

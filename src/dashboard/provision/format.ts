@@ -10,45 +10,75 @@ import { Definition, Widget } from '../dashboards/definition.ts';
  * never needs a database id: a dashboard's definition is the API's (src/dashboard/dashboards/definition.ts)
  * except that it may name data sources by slug (`dataSources: [{slug}]`, a widget's `dataSource: <slug>`).
  */
-const ProvisionedDataSource = Type.Object({
-  slug: Slug,
-  name: DataSourceFields.name,
-  type: DataSourceFields.type,
-  connectionUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: '${VAR} is replaced by that environment variable at apply time' })),
-  connectionUrlEnv: Type.Optional(DataSourceFields.connectionUrlEnv),
-  maxConnections: Type.Optional(DataSourceFields.maxConnections),
-  queryTimeoutSeconds: Type.Optional(DataSourceFields.queryTimeoutSeconds),
-  readOnly: Type.Optional(DataSourceFields.readOnly),
-  sslEnabled: Type.Optional(DataSourceFields.sslEnabled),
-  active: Type.Optional(DataSourceFields.active),
-  sqlRole: Type.Optional(DataSourceFields.sqlRole),
-}, { additionalProperties: false });
+const ProvisionedDataSource = Type.Object(
+  {
+    slug: Slug,
+    name: DataSourceFields.name,
+    type: DataSourceFields.type,
+    connectionUrl: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description: '${VAR} is replaced by that environment variable at apply time',
+      }),
+    ),
+    connectionUrlEnv: Type.Optional(DataSourceFields.connectionUrlEnv),
+    maxConnections: Type.Optional(DataSourceFields.maxConnections),
+    queryTimeoutSeconds: Type.Optional(DataSourceFields.queryTimeoutSeconds),
+    readOnly: Type.Optional(DataSourceFields.readOnly),
+    sslEnabled: Type.Optional(DataSourceFields.sslEnabled),
+    active: Type.Optional(DataSourceFields.active),
+    sqlRole: Type.Optional(DataSourceFields.sqlRole),
+  },
+  { additionalProperties: false },
+);
 
 const SourceRef = Type.Union([
-  Type.Object({ slug: Slug, alias: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false }),
-  Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), alias: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false }),
+  Type.Object(
+    { slug: Slug, alias: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+      alias: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    },
+    { additionalProperties: false },
+  ),
 ]);
 
 // The API's widget, plus `dataSource` (a slug) in place of `dataSourceId`.
-const ProvisionedWidget = Type.Object({ ...Widget.properties, dataSource: Type.Optional(Slug) }, { additionalProperties: false });
+const ProvisionedWidget = Type.Object(
+  { ...Widget.properties, dataSource: Type.Optional(Slug) },
+  { additionalProperties: false },
+);
 
-export const ProvisionedDashboard = Type.Object({
-  slug: Slug,
-  title: DisplayText(200),
-  description: Type.Optional(Type.String({ maxLength: 2000 })),
-  // Whatever else the API's definition holds (layout, and any field added later) is taken as the API takes it.
-  definition: Type.Object({
-    ...Definition.properties,
-    dataSources: Type.Optional(Type.Array(SourceRef, { maxItems: 50 })),
-    widgets: Type.Array(ProvisionedWidget, { maxItems: 500 }),
-  }, { additionalProperties: false }),
-}, { additionalProperties: false });
+export const ProvisionedDashboard = Type.Object(
+  {
+    slug: Slug,
+    title: DisplayText(200),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    // Whatever else the API's definition holds (layout, and any field added later) is taken as the API takes it.
+    definition: Type.Object(
+      {
+        ...Definition.properties,
+        dataSources: Type.Optional(Type.Array(SourceRef, { maxItems: 50 })),
+        widgets: Type.Array(ProvisionedWidget, { maxItems: 500 }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
 
-export const ProvisioningFile = Type.Object({
-  tenant: Type.Optional(Slug),
-  dataSources: Type.Optional(Type.Array(ProvisionedDataSource, { maxItems: 100 })),
-  dashboards: Type.Optional(Type.Array(ProvisionedDashboard, { maxItems: 500 })),
-}, { additionalProperties: false });
+export const ProvisioningFile = Type.Object(
+  {
+    tenant: Type.Optional(Slug),
+    dataSources: Type.Optional(Type.Array(ProvisionedDataSource, { maxItems: 100 })),
+    dashboards: Type.Optional(Type.Array(ProvisionedDashboard, { maxItems: 500 })),
+  },
+  { additionalProperties: false },
+);
 
 export type ProvisioningBundle = Static<typeof ProvisioningFile>;
 export type ProvisionedDataSourceValue = Static<typeof ProvisionedDataSource>;
@@ -70,13 +100,17 @@ export class ProvisioningError extends Error {
 
 /** `/dashboards/0/definition/widgets/2` → `dashboards[0].definition.widgets[2]`. */
 export function fieldPath(pointer: string): string {
-  return pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
     .reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
 }
 
 /** Checks a parsed file against the bundle's schema; the first problem becomes one line naming the field. */
 export function checkBundle(origin: string, value: unknown): ProvisioningBundle {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ProvisioningError(origin, '', 'must be an object with `dataSources` and/or `dashboards`');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new ProvisioningError(origin, '', 'must be an object with `dataSources` and/or `dashboards`');
   if (Value.Check(ProvisioningFile, value)) return value;
   const errors = Value.Errors(ProvisioningFile, value).filter((e) => e.keyword !== 'boolean' && e.keyword !== 'anyOf');
   // The deepest problem is the most precise one (a union reports its own failure above its members').
@@ -94,7 +128,9 @@ export function checkBundle(origin: string, value: unknown): ProvisioningBundle 
   }
   if (first.keyword === 'const') {
     // A union of literals (`type: postgres | mysql`): name the choices rather than "must be equal to constant".
-    const allowed = errors.filter((e) => e.keyword === 'const' && e.instancePath === first.instancePath).map((e) => JSON.stringify((e.params as { allowedValue?: unknown }).allowedValue));
+    const allowed = errors
+      .filter((e) => e.keyword === 'const' && e.instancePath === first.instancePath)
+      .map((e) => JSON.stringify((e.params as { allowedValue?: unknown }).allowedValue));
     throw new ProvisioningError(origin, fieldPath(first.instancePath), `must be one of ${allowed.join(', ')}`);
   }
   throw new ProvisioningError(origin, fieldPath(first.instancePath), first.message);

@@ -5,7 +5,10 @@ import { readOnlyUrl } from './readonly-role.ts';
 export const PLATFORM_EVENTS_SOURCE = 'platform-events';
 export const PLATFORM_AUDITS_SOURCE = 'platform-audits';
 
-type PlatformSettings = Pick<DashboardConfig, 'platformIngestUrl' | 'ingestDatabaseUrl' | 'platformAuditUrl' | 'auditDatabaseUrl' | 'databaseUrl'>;
+type PlatformSettings = Pick<
+  DashboardConfig,
+  'platformIngestUrl' | 'ingestDatabaseUrl' | 'platformAuditUrl' | 'auditDatabaseUrl' | 'databaseUrl'
+>;
 
 export interface PlatformPart {
   /** The data source's slug. */
@@ -28,8 +31,18 @@ export function platformParts(config: PlatformSettings): { events: PlatformPart;
   const ingest = config.platformIngestUrl ?? config.ingestDatabaseUrl ?? config.databaseUrl;
   const audit = config.platformAuditUrl ?? config.auditDatabaseUrl ?? config.databaseUrl;
   return {
-    events: { source: PLATFORM_EVENTS_SOURCE, url: ingest, dedicated: Boolean(config.platformIngestUrl), ...(ingest ? {} : { reason: embedded('ingest') }) },
-    audits: { source: PLATFORM_AUDITS_SOURCE, url: audit, dedicated: Boolean(config.platformAuditUrl), ...(audit ? {} : { reason: embedded('audit') }) },
+    events: {
+      source: PLATFORM_EVENTS_SOURCE,
+      url: ingest,
+      dedicated: Boolean(config.platformIngestUrl),
+      ...(ingest ? {} : { reason: embedded('ingest') }),
+    },
+    audits: {
+      source: PLATFORM_AUDITS_SOURCE,
+      url: audit,
+      dedicated: Boolean(config.platformAuditUrl),
+      ...(audit ? {} : { reason: embedded('audit') }),
+    },
   };
 }
 
@@ -98,7 +111,12 @@ ORDER BY site, finished_at DESC`;
  * The URL a new platform source connects with: the operator's dedicated one, or a role that may read only the
  * source's tables (made now, see readonly-role.ts). A source that exists already keeps its URL, so none is made.
  */
-async function urlFor(part: PlatformPart, exists: boolean, grant: { schema: string; tables: string[]; service: string }, tenantId: number): Promise<{ url: string } | { reason: string; notYet?: boolean }> {
+async function urlFor(
+  part: PlatformPart,
+  exists: boolean,
+  grant: { schema: string; tables: string[]; service: string },
+  tenantId: number,
+): Promise<{ url: string } | { reason: string; notYet?: boolean }> {
   if (!part.url) return { reason: part.reason! };
   if (exists || part.dedicated) return { url: part.url };
   return readOnlyUrl(part.url, { ...grant, part: grant.service === 'ingest' ? 'events' : 'audits', tenantId });
@@ -108,47 +126,138 @@ async function urlFor(part: PlatformPart, exists: boolean, grant: { schema: stri
  * The platform's starter data for a tenant: read-only data sources over the ingest and audit tables and a
  * dashboard for each. Only the parts whose service is on PostgreSQL (and whose tables exist) are included.
  */
-export async function platformBundle(config: PlatformSettings, tenantId: number, existing: ReadonlySet<string>): Promise<{ bundle: ProvisioningBundle; skipped: string[]; notYet: boolean }> {
+export async function platformBundle(
+  config: PlatformSettings,
+  tenantId: number,
+  existing: ReadonlySet<string>,
+): Promise<{ bundle: ProvisioningBundle; skipped: string[]; notYet: boolean }> {
   const parts = platformParts(config);
   const bundle: Required<Pick<ProvisioningBundle, 'dataSources' | 'dashboards'>> = { dataSources: [], dashboards: [] };
   const skipped: string[] = [];
-  const ev = await urlFor(parts.events, existing.has(PLATFORM_EVENTS_SOURCE), { schema: 'ingest', tables: ['events', 'projects'], service: 'ingest' }, tenantId);
-  const au = await urlFor(parts.audits, existing.has(PLATFORM_AUDITS_SOURCE), { schema: 'audit', tables: ['jobs'], service: 'audit' }, tenantId);
-  const events = { source: PLATFORM_EVENTS_SOURCE, url: 'url' in ev ? ev.url : undefined, reason: 'reason' in ev ? ev.reason : undefined };
-  const audits = { source: PLATFORM_AUDITS_SOURCE, url: 'url' in au ? au.url : undefined, reason: 'reason' in au ? au.reason : undefined };
+  const ev = await urlFor(
+    parts.events,
+    existing.has(PLATFORM_EVENTS_SOURCE),
+    { schema: 'ingest', tables: ['events', 'projects'], service: 'ingest' },
+    tenantId,
+  );
+  const au = await urlFor(
+    parts.audits,
+    existing.has(PLATFORM_AUDITS_SOURCE),
+    { schema: 'audit', tables: ['jobs'], service: 'audit' },
+    tenantId,
+  );
+  const events = {
+    source: PLATFORM_EVENTS_SOURCE,
+    url: 'url' in ev ? ev.url : undefined,
+    reason: 'reason' in ev ? ev.reason : undefined,
+  };
+  const audits = {
+    source: PLATFORM_AUDITS_SOURCE,
+    url: 'url' in au ? au.url : undefined,
+    reason: 'reason' in au ? au.reason : undefined,
+  };
   // A service on PostgreSQL whose tables are not made yet (it starts after the dashboard): worth trying again.
   const notYet = ('notYet' in ev && ev.notYet === true) || ('notYet' in au && au.notYet === true);
   if (events.url) {
-    bundle.dataSources.push({ slug: events.source, name: 'Platform events (ingest)', type: 'postgres', connectionUrl: events.url, readOnly: true, maxConnections: 5 });
+    bundle.dataSources.push({
+      slug: events.source,
+      name: 'Platform events (ingest)',
+      type: 'postgres',
+      connectionUrl: events.url,
+      readOnly: true,
+      maxConnections: 5,
+    });
     bundle.dashboards.push({
       slug: 'platform-events',
       title: 'Platform events',
-      description: 'Events received by the ingest service: per type and per day over 30 days, the latest errors, the slowest API paths.',
+      description:
+        'Events received by the ingest service: per type and per day over 30 days, the latest errors, the slowest API paths.',
       definition: {
         layout: grid,
         dataSources: [{ slug: events.source }],
         widgets: [
-          { id: 'per-type', type: 'bar', title: 'Events per type (30 days)', position: { x: 0, y: 0, w: 6, h: 8 }, dataSource: events.source, query: EVENTS_PER_TYPE, options: { x: 'event_type', y: ['events'] } },
-          { id: 'per-day', type: 'line', title: 'Events per day', position: { x: 6, y: 0, w: 6, h: 8 }, dataSource: events.source, query: EVENTS_PER_DAY, options: { x: 'day', y: ['total', 'pages', 'interactions', 'api', 'errors'] } },
-          { id: 'errors', type: 'table', title: 'Latest error events', position: { x: 0, y: 8, w: 12, h: 8 }, dataSource: events.source, query: ERROR_EVENTS },
-          { id: 'slow-paths', type: 'table', title: 'Slowest API paths (p95, 30 days)', position: { x: 0, y: 16, w: 12, h: 8 }, dataSource: events.source, query: SLOWEST_API_PATHS },
+          {
+            id: 'per-type',
+            type: 'bar',
+            title: 'Events per type (30 days)',
+            position: { x: 0, y: 0, w: 6, h: 8 },
+            dataSource: events.source,
+            query: EVENTS_PER_TYPE,
+            options: { x: 'event_type', y: ['events'] },
+          },
+          {
+            id: 'per-day',
+            type: 'line',
+            title: 'Events per day',
+            position: { x: 6, y: 0, w: 6, h: 8 },
+            dataSource: events.source,
+            query: EVENTS_PER_DAY,
+            options: { x: 'day', y: ['total', 'pages', 'interactions', 'api', 'errors'] },
+          },
+          {
+            id: 'errors',
+            type: 'table',
+            title: 'Latest error events',
+            position: { x: 0, y: 8, w: 12, h: 8 },
+            dataSource: events.source,
+            query: ERROR_EVENTS,
+          },
+          {
+            id: 'slow-paths',
+            type: 'table',
+            title: 'Slowest API paths (p95, 30 days)',
+            position: { x: 0, y: 16, w: 12, h: 8 },
+            dataSource: events.source,
+            query: SLOWEST_API_PATHS,
+          },
         ],
       },
     });
   } else skipped.push(`${events.source}: ${events.reason}`);
   if (audits.url) {
-    bundle.dataSources.push({ slug: audits.source, name: 'Platform audits (audit)', type: 'postgres', connectionUrl: audits.url, readOnly: true, maxConnections: 5 });
+    bundle.dataSources.push({
+      slug: audits.source,
+      name: 'Platform audits (audit)',
+      type: 'postgres',
+      connectionUrl: audits.url,
+      readOnly: true,
+      maxConnections: 5,
+    });
     bundle.dashboards.push({
       slug: 'platform-audits',
       title: 'Accessibility audits',
-      description: 'Scores of completed audits (0–100, the audit service\'s score): the trend, each site\'s latest, and per site and day.',
+      description:
+        "Scores of completed audits (0–100, the audit service's score): the trend, each site's latest, and per site and day.",
       definition: {
         layout: grid,
         dataSources: [{ slug: audits.source }],
         widgets: [
-          { id: 'trend', type: 'line', title: 'Average score over time', position: { x: 0, y: 0, w: 6, h: 8 }, dataSource: audits.source, query: AUDIT_SCORE_TREND, options: { x: 'day', y: ['score'] } },
-          { id: 'latest', type: 'bar', title: 'Latest score per site', position: { x: 6, y: 0, w: 6, h: 8 }, dataSource: audits.source, query: AUDIT_LATEST_PER_SITE, options: { x: 'site', y: ['score'] } },
-          { id: 'scores', type: 'table', title: 'Score per site and day', position: { x: 0, y: 8, w: 12, h: 8 }, dataSource: audits.source, query: AUDIT_SCORES },
+          {
+            id: 'trend',
+            type: 'line',
+            title: 'Average score over time',
+            position: { x: 0, y: 0, w: 6, h: 8 },
+            dataSource: audits.source,
+            query: AUDIT_SCORE_TREND,
+            options: { x: 'day', y: ['score'] },
+          },
+          {
+            id: 'latest',
+            type: 'bar',
+            title: 'Latest score per site',
+            position: { x: 6, y: 0, w: 6, h: 8 },
+            dataSource: audits.source,
+            query: AUDIT_LATEST_PER_SITE,
+            options: { x: 'site', y: ['score'] },
+          },
+          {
+            id: 'scores',
+            type: 'table',
+            title: 'Score per site and day',
+            position: { x: 0, y: 8, w: 12, h: 8 },
+            dataSource: audits.source,
+            query: AUDIT_SCORES,
+          },
         ],
       },
     });

@@ -29,7 +29,12 @@ export function provisioningSources(config: DashboardConfig): DataSourceService 
 }
 
 /** The installation's first tenant (the one the first owner made): the default home of platform data. */
-async function tenantFor(db: Queryable, slug: string | undefined, origin: string, field: string): Promise<{ id: number; slug: string } | null> {
+async function tenantFor(
+  db: Queryable,
+  slug: string | undefined,
+  origin: string,
+  field: string,
+): Promise<{ id: number; slug: string } | null> {
   const { rows } = slug
     ? await db.query<{ id: number; slug: string }>(`SELECT id::int AS id, slug FROM tenants WHERE slug = $1`, [slug])
     : await db.query<{ id: number; slug: string }>(`SELECT id::int AS id, slug FROM tenants ORDER BY id LIMIT 1`);
@@ -47,7 +52,12 @@ export interface ProvisionOptions {
 }
 
 /** Applies the platform data and the files; safe to run any number of times (what matches is left alone). */
-export async function provision(db: Database, config: DashboardConfig, options: ProvisionOptions, env: NodeJS.ProcessEnv = process.env): Promise<ProvisionResult> {
+export async function provision(
+  db: Database,
+  config: DashboardConfig,
+  options: ProvisionOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ProvisionResult> {
   const sources = provisioningSources(config);
   try {
     // One transaction for everything, under a lock every instance shares: two instances starting at once do
@@ -62,7 +72,12 @@ export async function provision(db: Database, config: DashboardConfig, options: 
         result.platform.skipped = skipped;
         if (notYet) result.platform.notYet = true;
         if ((bundle.dataSources?.length ?? 0) > 0) {
-          result.platform.report = await applyBundle(tx, sources, { tenantId: tenant.id, bundle, origin: 'platform', mode: 'keep' }, env);
+          result.platform.report = await applyBundle(
+            tx,
+            sources,
+            { tenantId: tenant.id, bundle, origin: 'platform', mode: 'keep' },
+            env,
+          );
           result.platform.applied = true;
         }
       }
@@ -72,7 +87,16 @@ export async function provision(db: Database, config: DashboardConfig, options: 
           result.pending.push(file.name);
           continue;
         }
-        result.files.push({ name: file.name, tenant: target.slug, report: await applyBundle(tx, sources, { tenantId: target.id, bundle: file.bundle, origin: file.name, mode: 'sync' }, env) });
+        result.files.push({
+          name: file.name,
+          tenant: target.slug,
+          report: await applyBundle(
+            tx,
+            sources,
+            { tenantId: target.id, bundle: file.bundle, origin: file.name, mode: 'sync' },
+            env,
+          ),
+        });
       }
       return result;
     });
@@ -99,7 +123,10 @@ export async function provisionAtStart(db: Database, config: DashboardConfig, lo
   const files = configuredFiles(config);
   if (!files.length) return;
   const r = await provision(db, config, { platform: false, files });
-  log.info(summary(r), r.pending.length ? 'provisioning applied; files without a tenant wait for the first owner' : 'provisioning applied');
+  log.info(
+    summary(r),
+    r.pending.length ? 'provisioning applied; files without a tenant wait for the first owner' : 'provisioning applied',
+  );
 }
 
 /**
@@ -108,9 +135,17 @@ export async function provisionAtStart(db: Database, config: DashboardConfig, lo
  * exists already, so a failure here is logged rather than undoing the first run. Answers whether the platform
  * data waits for another service's tables (see waitForPlatformTables).
  */
-export async function provisionFirstRun(db: Database, config: DashboardConfig, log: FastifyBaseLogger, files = true): Promise<{ notYet: boolean }> {
+export async function provisionFirstRun(
+  db: Database,
+  config: DashboardConfig,
+  log: FastifyBaseLogger,
+  files = true,
+): Promise<{ notYet: boolean }> {
   try {
-    const r = await provision(db, config, { platform: config.platformData, files: files ? configuredFiles(config) : [] });
+    const r = await provision(db, config, {
+      platform: config.platformData,
+      files: files ? configuredFiles(config) : [],
+    });
     // While waiting for another service's tables, each look is logged at debug only: one line every 2 s is noise.
     if (!files && r.platform.notYet) log.debug(summary(r), 'first run: still waiting for the ingest or audit tables');
     else log.info(summary(r), 'first run: provisioning applied');
@@ -129,7 +164,12 @@ const RETRIES = 90;
  * do not exist yet when DASHBOARD_BOOTSTRAP_OWNER's first run happens at start. Another process's migration sends
  * no event here, so this looks again every 2 s for 3 minutes, then leaves it to `platform dashboard provision`.
  */
-export async function waitForPlatformTables(db: Database, config: DashboardConfig, log: FastifyBaseLogger, signal: AbortSignal): Promise<void> {
+export async function waitForPlatformTables(
+  db: Database,
+  config: DashboardConfig,
+  log: FastifyBaseLogger,
+  signal: AbortSignal,
+): Promise<void> {
   for (let i = 0; i < RETRIES; i++) {
     try {
       await sleep(RETRY_MS, undefined, { signal });

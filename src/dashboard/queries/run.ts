@@ -16,7 +16,10 @@ export async function runAndAudit(
   request: FastifyRequest,
   row: DataSourceRow,
   options: RunOptions,
-  origin: { kind: 'adhoc' } | { kind: 'saved'; savedQueryId: number } | { kind: 'widget'; dashboardId: number; widgetId: string; savedQueryId?: number; publicLink?: true },
+  origin:
+    | { kind: 'adhoc' }
+    | { kind: 'saved'; savedQueryId: number }
+    | { kind: 'widget'; dashboardId: number; widgetId: string; savedQueryId?: number; publicLink?: true },
 ): Promise<ExecuteResult> {
   const base = { ...origin, dataSourceId: row.id, query: options.query, parameters: Object.keys(options.parameters) };
   // A public link's visitor is nobody: the record says so (`publicLink`), in the source's tenant.
@@ -24,13 +27,24 @@ export async function runAndAudit(
   try {
     const result = await sources.run(row, options);
     await recordAudit(db, {
-      ...who, action: 'query.run', targetType: 'datasource', targetId: row.id,
-      details: { ...base, rowCount: result.rowCount, truncated: result.truncated, executionTimeMs: result.executionTimeMs },
+      ...who,
+      action: 'query.run',
+      targetType: 'datasource',
+      targetId: row.id,
+      details: {
+        ...base,
+        rowCount: result.rowCount,
+        truncated: result.truncated,
+        executionTimeMs: result.executionTimeMs,
+      },
     });
     return result;
   } catch (err) {
     await recordAudit(db, {
-      ...who, action: 'query.run', targetType: 'datasource', targetId: row.id,
+      ...who,
+      action: 'query.run',
+      targetType: 'datasource',
+      targetId: row.id,
       details: { ...base, error: err instanceof HttpError ? err.code : 'INTERNAL_ERROR' },
     }).catch(() => {});
     throw err;
@@ -39,7 +53,13 @@ export async function runAndAudit(
 
 /** Document 1's result of POST /query and POST /queries/:id/run: columns as names. */
 export function namedColumnsResult(r: ExecuteResult) {
-  return { columns: r.columns.map((c) => c.name), rows: r.rows, rowCount: r.rowCount, executionTimeMs: r.executionTimeMs, truncated: r.truncated };
+  return {
+    columns: r.columns.map((c) => c.name),
+    rows: r.rows,
+    rowCount: r.rowCount,
+    executionTimeMs: r.executionTimeMs,
+    truncated: r.truncated,
+  };
 }
 
 /**

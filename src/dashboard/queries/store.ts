@@ -15,12 +15,19 @@ export interface SavedQueryRow {
 const COLUMNS = `id::int AS id, tenant_id::int AS tenant_id, data_source_id::int AS data_source_id, name, description, query, created_by::int AS created_by, created_at, updated_at`;
 
 export async function getSavedQuery(db: Queryable, tenantId: number, id: number): Promise<SavedQueryRow | undefined> {
-  const r = await db.query<SavedQueryRow>(`SELECT ${COLUMNS} FROM saved_queries WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  const r = await db.query<SavedQueryRow>(`SELECT ${COLUMNS} FROM saved_queries WHERE tenant_id = $1 AND id = $2`, [
+    tenantId,
+    id,
+  ]);
   return r.rows[0];
 }
 
 /** A page in id order: `after` is the last id of the previous page. */
-export async function listSavedQueries(db: Queryable, tenantId: number, page: { limit: number; after: number; dataSourceId?: number | undefined }): Promise<SavedQueryRow[]> {
+export async function listSavedQueries(
+  db: Queryable,
+  tenantId: number,
+  page: { limit: number; after: number; dataSourceId?: number | undefined },
+): Promise<SavedQueryRow[]> {
   const r = await db.query<SavedQueryRow>(
     `SELECT ${COLUMNS} FROM saved_queries WHERE tenant_id = $1 AND id > $2 AND ($3::bigint IS NULL OR data_source_id = $3) ORDER BY id LIMIT $4`,
     [tenantId, page.after, page.dataSourceId ?? null, page.limit],
@@ -28,7 +35,17 @@ export async function listSavedQueries(db: Queryable, tenantId: number, page: { 
   return r.rows;
 }
 
-export async function insertSavedQuery(db: Queryable, v: { tenantId: number; dataSourceId: number; name: string; description: string | null; query: string; createdBy: number }): Promise<SavedQueryRow> {
+export async function insertSavedQuery(
+  db: Queryable,
+  v: {
+    tenantId: number;
+    dataSourceId: number;
+    name: string;
+    description: string | null;
+    query: string;
+    createdBy: number;
+  },
+): Promise<SavedQueryRow> {
   const r = await db.query<SavedQueryRow>(
     `INSERT INTO saved_queries (tenant_id, data_source_id, name, description, query, created_by) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
     [v.tenantId, v.dataSourceId, v.name, v.description, v.query, v.createdBy],
@@ -36,7 +53,11 @@ export async function insertSavedQuery(db: Queryable, v: { tenantId: number; dat
   return r.rows[0]!;
 }
 
-export async function updateSavedQuery(db: Queryable, id: number, v: { dataSourceId: number; name: string; description: string | null; query: string }): Promise<SavedQueryRow> {
+export async function updateSavedQuery(
+  db: Queryable,
+  id: number,
+  v: { dataSourceId: number; name: string; description: string | null; query: string },
+): Promise<SavedQueryRow> {
   const r = await db.query<SavedQueryRow>(
     `UPDATE saved_queries SET data_source_id = $2, name = $3, description = $4, query = $5, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
     [id, v.dataSourceId, v.name, v.description, v.query],

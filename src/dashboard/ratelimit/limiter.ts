@@ -15,7 +15,12 @@ export type RateLimiter = (request: FastifyRequest, reply: FastifyReply) => Prom
  * Unix time at which the window resets, which the plugin's own headers do not say (it sends seconds).
  */
 /** Requests per minute by plan (Document 1: 60, 300, 1000 unless configured); callers not yet signed in are limited per address at the free value. */
-export async function createRateLimiter(app: App, redis: Redis | undefined, prefix: string, limits: PlanLimits): Promise<RateLimiter> {
+export async function createRateLimiter(
+  app: App,
+  redis: Redis | undefined,
+  prefix: string,
+  limits: PlanLimits,
+): Promise<RateLimiter> {
   await app.register(rateLimit, {
     global: false,
     timeWindow: WINDOW_MS,
@@ -36,9 +41,14 @@ export async function createRateLimiter(app: App, redis: Redis | undefined, pref
     reply.header('x-ratelimit-remaining', r.remaining);
     reply.header('x-ratelimit-reset', reset);
     if (r.isExceeded) {
-      throw new HttpError(429, 'RATE_LIMITED', `rate limit of ${r.max} requests per minute exceeded; retry in ${r.ttlInSeconds} s`, {
-        headers: { 'retry-after': String(r.ttlInSeconds) },
-      });
+      throw new HttpError(
+        429,
+        'RATE_LIMITED',
+        `rate limit of ${r.max} requests per minute exceeded; retry in ${r.ttlInSeconds} s`,
+        {
+          headers: { 'retry-after': String(r.ttlInSeconds) },
+        },
+      );
     }
   };
 }

@@ -39,58 +39,90 @@ export function registerSharingRoutes(app: App, ctx: DashboardContext, sources: 
     return row;
   };
 
-  app.get('/api/v1/dashboards/:id/share', {
-    onRequest: editor,
-    schema: {
-      operationId: 'getDashboardShare', tags, security: bearer, summary: "The dashboard's public link, if it has one (editors)",
-      params: IdParams,
-      response: { 200: Share, ...errors(400, 401, 403, 404, 429) },
+  app.get(
+    '/api/v1/dashboards/:id/share',
+    {
+      onRequest: editor,
+      schema: {
+        operationId: 'getDashboardShare',
+        tags,
+        security: bearer,
+        summary: "The dashboard's public link, if it has one (editors)",
+        params: IdParams,
+        response: { 200: Share, ...errors(400, 401, 403, 404, 429) },
+      },
     },
-  }, async (request) => {
-    const me = currentUser(request);
-    await dashboardOf(me.tenantId, request.params.id);
-    const row = await findShare(db, me.tenantId, request.params.id);
-    return row ? { shared: true, ...linkOf(row) } : { shared: false };
-  });
+    async (request) => {
+      const me = currentUser(request);
+      await dashboardOf(me.tenantId, request.params.id);
+      const row = await findShare(db, me.tenantId, request.params.id);
+      return row ? { shared: true, ...linkOf(row) } : { shared: false };
+    },
+  );
 
-  app.put('/api/v1/dashboards/:id/share', {
-    onRequest: editor,
-    schema: {
-      operationId: 'shareDashboard', tags, security: bearer,
-      summary: 'Turn the public link on (201 with the link), or answer the link it already has (200)',
-      params: IdParams,
-      response: { 200: Share, 201: Share, ...errors(400, 401, 403, 404, 429) },
+  app.put(
+    '/api/v1/dashboards/:id/share',
+    {
+      onRequest: editor,
+      schema: {
+        operationId: 'shareDashboard',
+        tags,
+        security: bearer,
+        summary: 'Turn the public link on (201 with the link), or answer the link it already has (200)',
+        params: IdParams,
+        response: { 200: Share, 201: Share, ...errors(400, 401, 403, 404, 429) },
+      },
     },
-  }, async (request, reply) => {
-    const me = currentUser(request);
-    const { row, created } = await db.transaction(async (tx) => {
-      const dashboard = await getDashboard(tx, me.tenantId, request.params.id, true);
-      if (!dashboard) throw notFound('dashboard');
-      const made = await ensureShare(tx, secretKey, me.tenantId, dashboard.id, me.id);
-      if (made.created) await recordAudit(tx, { ...actor(request), action: 'dashboard.share', targetType: 'dashboard', targetId: dashboard.id, details: { title: dashboard.title } });
-      return made;
-    });
-    return reply.code(created ? 201 : 200).send({ shared: true, ...linkOf(row) });
-  });
+    async (request, reply) => {
+      const me = currentUser(request);
+      const { row, created } = await db.transaction(async (tx) => {
+        const dashboard = await getDashboard(tx, me.tenantId, request.params.id, true);
+        if (!dashboard) throw notFound('dashboard');
+        const made = await ensureShare(tx, secretKey, me.tenantId, dashboard.id, me.id);
+        if (made.created)
+          await recordAudit(tx, {
+            ...actor(request),
+            action: 'dashboard.share',
+            targetType: 'dashboard',
+            targetId: dashboard.id,
+            details: { title: dashboard.title },
+          });
+        return made;
+      });
+      return reply.code(created ? 201 : 200).send({ shared: true, ...linkOf(row) });
+    },
+  );
 
-  app.delete('/api/v1/dashboards/:id/share', {
-    onRequest: editor,
-    schema: {
-      operationId: 'unshareDashboard', tags, security: bearer,
-      summary: 'Turn the public link off: it stops working at once; turning sharing on again makes a new link',
-      params: IdParams,
-      response: { 204: Type.Null(), ...errors(400, 401, 403, 404, 429) },
+  app.delete(
+    '/api/v1/dashboards/:id/share',
+    {
+      onRequest: editor,
+      schema: {
+        operationId: 'unshareDashboard',
+        tags,
+        security: bearer,
+        summary: 'Turn the public link off: it stops working at once; turning sharing on again makes a new link',
+        params: IdParams,
+        response: { 204: Type.Null(), ...errors(400, 401, 403, 404, 429) },
+      },
     },
-  }, async (request, reply) => {
-    const me = currentUser(request);
-    await db.transaction(async (tx) => {
-      const dashboard = await getDashboard(tx, me.tenantId, request.params.id, true);
-      if (!dashboard) throw notFound('dashboard');
-      if (!(await deleteShare(tx, me.tenantId, dashboard.id))) throw notFound('public link');
-      await recordAudit(tx, { ...actor(request), action: 'dashboard.unshare', targetType: 'dashboard', targetId: dashboard.id, details: { title: dashboard.title } });
-    });
-    return reply.code(204).send(null);
-  });
+    async (request, reply) => {
+      const me = currentUser(request);
+      await db.transaction(async (tx) => {
+        const dashboard = await getDashboard(tx, me.tenantId, request.params.id, true);
+        if (!dashboard) throw notFound('dashboard');
+        if (!(await deleteShare(tx, me.tenantId, dashboard.id))) throw notFound('public link');
+        await recordAudit(tx, {
+          ...actor(request),
+          action: 'dashboard.unshare',
+          targetType: 'dashboard',
+          targetId: dashboard.id,
+          details: { title: dashboard.title },
+        });
+      });
+      return reply.code(204).send(null);
+    },
+  );
 
   const shared = async (token: string) => {
     const share = await shareByToken(db, token);
@@ -99,48 +131,67 @@ export function registerSharingRoutes(app: App, ctx: DashboardContext, sources: 
     return dashboard;
   };
 
-  app.get('/api/v1/public/dashboards/:token', {
-    config: { auth: false },
-    schema: {
-      operationId: 'getPublicDashboard', tags,
-      summary: 'A shared dashboard for anyone with its link: title, layout, parameters and widgets, without SQL or sources',
-      params: TokenParams,
-      response: { 200: PublicDashboard, ...errors(400, 404, 429) },
-    },
-  }, async (request, reply) => {
-    const d = await shared(request.params.token);
-    reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
-    const { layout, parameters, refreshSeconds, widgets } = d.definition;
-    return {
-      title: d.title,
-      ...(d.description !== null ? { description: d.description } : {}),
-      updatedAt: d.updated_at.toISOString(),
-      definition: {
-        layout,
-        ...(parameters ? { parameters } : {}),
-        ...(refreshSeconds !== undefined ? { refreshSeconds } : {}),
-        widgets: widgets.map((w) => ({
-          id: w.id, type: w.type, position: w.position,
-          ...(w.title !== undefined ? { title: w.title } : {}),
-          ...(w.options !== undefined ? { options: w.options } : {}),
-          runs: w.query !== undefined || w.savedQueryId !== undefined,
-        })),
+  app.get(
+    '/api/v1/public/dashboards/:token',
+    {
+      config: { auth: false },
+      schema: {
+        operationId: 'getPublicDashboard',
+        tags,
+        summary:
+          'A shared dashboard for anyone with its link: title, layout, parameters and widgets, without SQL or sources',
+        params: TokenParams,
+        response: { 200: PublicDashboard, ...errors(400, 404, 429) },
       },
-    };
-  });
-
-  app.post('/api/v1/public/dashboards/:token/widgets/:widgetId/run', {
-    config: { auth: false },
-    schema: {
-      operationId: 'runPublicDashboardWidget', tags,
-      summary: "Run a shared dashboard's widget as stored, with the dashboard's parameter values (anyone with the link)",
-      params: Type.Object({ ...TokenParams.properties, widgetId: WidgetParams.properties.widgetId }),
-      body: Type.Object({ params: Type.Optional(Parameters), maxRows: MaxRows }, { additionalProperties: false }),
-      response: { 200: QueryResult, ...errors(400, 404, 408, 429, 503) },
     },
-  }, async (request, reply) => {
-    const d = await shared(request.params.token);
-    reply.header('cache-control', 'no-store');
-    return sendJson(reply, namedColumnsResult(await runStoredWidget(ctx, sources, request, reply, d, request.params.widgetId, request.body ?? {}, true)));
-  });
+    async (request, reply) => {
+      const d = await shared(request.params.token);
+      reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+      const { layout, parameters, refreshSeconds, widgets } = d.definition;
+      return {
+        title: d.title,
+        ...(d.description !== null ? { description: d.description } : {}),
+        updatedAt: d.updated_at.toISOString(),
+        definition: {
+          layout,
+          ...(parameters ? { parameters } : {}),
+          ...(refreshSeconds !== undefined ? { refreshSeconds } : {}),
+          widgets: widgets.map((w) => ({
+            id: w.id,
+            type: w.type,
+            position: w.position,
+            ...(w.title !== undefined ? { title: w.title } : {}),
+            ...(w.options !== undefined ? { options: w.options } : {}),
+            runs: w.query !== undefined || w.savedQueryId !== undefined,
+          })),
+        },
+      };
+    },
+  );
+
+  app.post(
+    '/api/v1/public/dashboards/:token/widgets/:widgetId/run',
+    {
+      config: { auth: false },
+      schema: {
+        operationId: 'runPublicDashboardWidget',
+        tags,
+        summary:
+          "Run a shared dashboard's widget as stored, with the dashboard's parameter values (anyone with the link)",
+        params: Type.Object({ ...TokenParams.properties, widgetId: WidgetParams.properties.widgetId }),
+        body: Type.Object({ params: Type.Optional(Parameters), maxRows: MaxRows }, { additionalProperties: false }),
+        response: { 200: QueryResult, ...errors(400, 404, 408, 429, 503) },
+      },
+    },
+    async (request, reply) => {
+      const d = await shared(request.params.token);
+      reply.header('cache-control', 'no-store');
+      return sendJson(
+        reply,
+        namedColumnsResult(
+          await runStoredWidget(ctx, sources, request, reply, d, request.params.widgetId, request.body ?? {}, true),
+        ),
+      );
+    },
+  );
 }

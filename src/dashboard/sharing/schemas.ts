@@ -3,7 +3,11 @@ import { Definition, Widget } from '../dashboards/definition.ts';
 
 export const Share = Type.Object({
   shared: Type.Boolean(),
-  url: Type.Optional(Type.String({ description: 'the public link (DASHBOARD_PUBLIC_URL/public/<token>): anyone with it sees the charts' })),
+  url: Type.Optional(
+    Type.String({
+      description: 'the public link (DASHBOARD_PUBLIC_URL/public/<token>): anyone with it sees the charts',
+    }),
+  ),
   createdAt: Type.Optional(Type.String({ format: 'date-time' })),
   createdBy: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
 });

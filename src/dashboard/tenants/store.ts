@@ -22,7 +22,14 @@ interface Row {
 const COLUMNS = 'id, slug, name, plan, created_at, updated_at';
 
 function toTenant(r: Row): Tenant {
-  return { id: r.id, slug: r.slug, name: r.name, plan: r.plan, createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString() };
+  return {
+    id: r.id,
+    slug: r.slug,
+    name: r.name,
+    plan: r.plan,
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+  };
 }
 
 export class TenantSlugTaken extends Error {}
@@ -54,7 +61,9 @@ export async function listTenants(db: Queryable): Promise<Tenant[]> {
 /** The tenants in which a person (an email) is an active owner: what an owner administers. */
 export async function tenantsOwnedBy(db: Queryable, email: string): Promise<Tenant[]> {
   const { rows } = await db.query<Row>(
-    `SELECT ${COLUMNS.split(', ').map((c) => `t.${c}`).join(', ')} FROM tenants t
+    `SELECT ${COLUMNS.split(', ')
+      .map((c) => `t.${c}`)
+      .join(', ')} FROM tenants t
       WHERE EXISTS (SELECT 1 FROM users u WHERE u.tenant_id = t.id AND lower(u.email) = lower($1) AND u.role = 'owner' AND u.active)
       ORDER BY t.id`,
     [email],
@@ -62,7 +71,11 @@ export async function tenantsOwnedBy(db: Queryable, email: string): Promise<Tena
   return rows.map(toTenant);
 }
 
-export async function updateTenant(db: Queryable, id: number, changes: { name?: string | undefined; plan?: Plan | undefined }): Promise<Tenant | undefined> {
+export async function updateTenant(
+  db: Queryable,
+  id: number,
+  changes: { name?: string | undefined; plan?: Plan | undefined },
+): Promise<Tenant | undefined> {
   const { rows } = await db.query<Row>(
     `UPDATE tenants SET name = COALESCE($2, name), plan = COALESCE($3, plan), updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
     [id, changes.name ?? null, changes.plan ?? null],

@@ -45,7 +45,11 @@ export async function portableDashboard(db: Queryable, row: DashboardRow): Promi
       refs.push({ slug });
       listed.add(slug);
     }
-    widgets.push({ ...rest, ...(query !== undefined ? { query } : {}), ...(slug !== undefined ? { dataSource: slug } : {}) });
+    widgets.push({
+      ...rest,
+      ...(query !== undefined ? { query } : {}),
+      ...(slug !== undefined ? { dataSource: slug } : {}),
+    });
   }
   return {
     slug: row.slug,

@@ -26,12 +26,23 @@ export interface UserRow {
 export const USER_COLUMNS = 'id, tenant_id, email, name, role, active, last_login_at, created_at';
 
 export function toUser(r: UserRow): User {
-  return { id: r.id, email: r.email, name: r.name, role: r.role, active: r.active, lastLoginAt: r.last_login_at?.toISOString() ?? null, createdAt: r.created_at.toISOString() };
+  return {
+    id: r.id,
+    email: r.email,
+    name: r.name,
+    role: r.role,
+    active: r.active,
+    lastLoginAt: r.last_login_at?.toISOString() ?? null,
+    createdAt: r.created_at.toISOString(),
+  };
 }
 
 export class EmailTaken extends Error {}
 
-export async function createUser(db: Queryable, input: { tenantId: number; email: string; name: string; role: Role }): Promise<UserRow> {
+export async function createUser(
+  db: Queryable,
+  input: { tenantId: number; email: string; name: string; role: Role },
+): Promise<UserRow> {
   const { rows } = await db.query<UserRow>(
     `INSERT INTO users (tenant_id, email, name, role) VALUES ($1, $2, $3, $4)
      ON CONFLICT (tenant_id, lower(email)) DO NOTHING RETURNING ${USER_COLUMNS}`,
@@ -43,16 +54,26 @@ export async function createUser(db: Queryable, input: { tenantId: number; email
 
 /** A user of the tenant, or undefined: another tenant's user is never found (so it answers 404). */
 export async function getUser(db: Queryable, tenantId: number, id: number): Promise<UserRow | undefined> {
-  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 AND id = $2`, [
+    tenantId,
+    id,
+  ]);
   return rows[0];
 }
 
 export async function findUserByEmail(db: Queryable, tenantId: number, email: string): Promise<UserRow | undefined> {
-  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 AND lower(email) = lower($2)`, [tenantId, email]);
+  const { rows } = await db.query<UserRow>(
+    `SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 AND lower(email) = lower($2)`,
+    [tenantId, email],
+  );
   return rows[0];
 }
 
-export async function listUsers(db: Queryable, tenantId: number, options: { after?: number | undefined; limit: number }): Promise<UserRow[]> {
+export async function listUsers(
+  db: Queryable,
+  tenantId: number,
+  options: { after?: number | undefined; limit: number },
+): Promise<UserRow[]> {
   const { rows } = await db.query<UserRow>(
     `SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
     [tenantId, options.after ?? 0, options.limit],
@@ -69,13 +90,21 @@ export async function setRole(db: Queryable, tenantId: number, id: number, role:
 }
 
 /** Deactivates or reactivates; deactivation also revokes every session, so refresh tokens end as well. */
-export async function setActive(db: Queryable, tenantId: number, id: number, active: boolean): Promise<UserRow | undefined> {
+export async function setActive(
+  db: Queryable,
+  tenantId: number,
+  id: number,
+  active: boolean,
+): Promise<UserRow | undefined> {
   const { rows } = await db.query<UserRow>(
     `UPDATE users SET active = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}`,
     [tenantId, id, active],
   );
   if (rows[0] && !active) {
-    await db.query(`UPDATE sessions SET revoked_at = now(), revoked_why = 'user deactivated' WHERE user_id = $1 AND revoked_at IS NULL`, [id]);
+    await db.query(
+      `UPDATE sessions SET revoked_at = now(), revoked_why = 'user deactivated' WHERE user_id = $1 AND revoked_at IS NULL`,
+      [id],
+    );
   }
   return rows[0];
 }

@@ -34,7 +34,11 @@ export function loadWebFiles(dir = WEB_DIST_DIR): Map<string, WebFile> {
     for (const name of readdirSync(at)) {
       const path = join(at, name);
       if (statSync(path).isDirectory()) walk(path);
-      else files.set(`/${relative(dir, path).split(sep).join('/')}`, { body: readFileSync(path), type: TYPES[extname(name)] ?? 'application/octet-stream' });
+      else
+        files.set(`/${relative(dir, path).split(sep).join('/')}`, {
+          body: readFileSync(path),
+          type: TYPES[extname(name)] ?? 'application/octet-stream',
+        });
     }
   };
   walk(dir);

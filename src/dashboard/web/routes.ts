@@ -49,13 +49,19 @@ export function registerWebRoutes(app: App, files: Map<string, WebFile> = loadWe
 
   // The app's files come from memory and are the same for everyone: like /health they are not counted against the
   // per-address limit (60 a minute before sign-in), which a few page loads of chunked JavaScript would otherwise use up.
-  app.get('/', {
-    config: { auth: false, rateLimit: false },
-    schema: {
-      operationId: 'getWebApp', tags: ['web'], summary: 'The dashboard web app (index.html); its own routes below / answer the same page',
-      response: { 200: Type.String({ description: 'text/html' }), ...errors(503) },
+  app.get(
+    '/',
+    {
+      config: { auth: false, rateLimit: false },
+      schema: {
+        operationId: 'getWebApp',
+        tags: ['web'],
+        summary: 'The dashboard web app (index.html); its own routes below / answer the same page',
+        response: { 200: Type.String({ description: 'text/html' }), ...errors(503) },
+      },
     },
-  }, async (_request, reply) => sendIndex(reply));
+    async (_request, reply) => sendIndex(reply),
+  );
   // The catch-all is described by GET / (the same page) and the API's own paths.
   app.get('/*', { config: { auth: false, rateLimit: false }, schema: { hide: true } }, async (request, reply) => {
     let path: string;

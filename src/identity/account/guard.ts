@@ -36,21 +36,44 @@ export class AccountGuard {
   }
 
   /** A page: the person, or undefined after sending the browser to sign in. */
-  async page(request: FastifyRequest, reply: FastifyReply, at: AccountPage, returnTo = at.path): Promise<SignedIn | undefined> {
+  async page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    at: AccountPage,
+    returnTo = at.path,
+  ): Promise<SignedIn | undefined> {
     const who = await signedIn(this.deps.db, this.deps.accounts, request);
     if (!who) reply.header('cache-control', 'no-store').redirect(signInLink(returnTo), 303);
     return who;
   }
 
   /** A posted form: the person, or undefined after answering 401 (signed out) or 403 (cross-site, bad CSRF token). */
-  async form(request: FastifyRequest<{ Body: { csrf?: string | undefined } }>, reply: FastifyReply, at: AccountPage): Promise<SignedIn | undefined> {
+  async form(
+    request: FastifyRequest<{ Body: { csrf?: string | undefined } }>,
+    reply: FastifyReply,
+    at: AccountPage,
+  ): Promise<SignedIn | undefined> {
     const who = await signedIn(this.deps.db, this.deps.accounts, request);
     if (!who) {
-      html(reply, 401, page({ title: 'Signed out', body: `<h1>Signed out</h1>\n<p>Your session has ended, so nothing was changed.</p>\n<p><a href="${escapeHtml(signInLink(at.path))}">Sign in again</a></p>` }));
+      html(
+        reply,
+        401,
+        page({
+          title: 'Signed out',
+          body: `<h1>Signed out</h1>\n<p>Your session has ended, so nothing was changed.</p>\n<p><a href="${escapeHtml(signInLink(at.path))}">Sign in again</a></p>`,
+        }),
+      );
       return undefined;
     }
     if (!sameOrigin(request, this.deps.issuer) || !this.verify(who, at, request.body?.csrf)) {
-      html(reply, 403, errorPage('Request refused', `This form has expired or was not sent from ${at.name}. Go back, reload the page and try again.`));
+      html(
+        reply,
+        403,
+        errorPage(
+          'Request refused',
+          `This form has expired or was not sent from ${at.name}. Go back, reload the page and try again.`,
+        ),
+      );
       return undefined;
     }
     return who;

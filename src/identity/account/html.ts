@@ -37,7 +37,13 @@ export class FormGuard {
   }
   verify(request: FastifyRequest, purpose: string, token: unknown): boolean {
     const browser = readCookie(request.headers.cookie, FORM_COOKIE);
-    return !!browser && browser.length <= 64 && typeof token === 'string' && token.length < 100 && safeEqual(this.mac(purpose, browser), token);
+    return (
+      !!browser &&
+      browser.length <= 64 &&
+      typeof token === 'string' &&
+      token.length < 100 &&
+      safeEqual(this.mac(purpose, browser), token)
+    );
   }
 }
 
@@ -46,11 +52,13 @@ const RETURN_PREFIXES = ['/invites/accept', '/account/', '/agents'];
 export const DEFAULT_RETURN = '/account/password';
 
 export function safeReturn(value: unknown, issuer: string): string {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.length > 1000) return DEFAULT_RETURN;
+  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.length > 1000)
+    return DEFAULT_RETURN;
   try {
     const base = new URL(issuer);
     const u = new URL(value, base);
-    if (u.origin !== base.origin || !RETURN_PREFIXES.some((p) => u.pathname === p || u.pathname.startsWith(p))) return DEFAULT_RETURN;
+    if (u.origin !== base.origin || !RETURN_PREFIXES.some((p) => u.pathname === p || u.pathname.startsWith(p)))
+      return DEFAULT_RETURN;
     return u.pathname + u.search;
   } catch {
     return DEFAULT_RETURN;

@@ -7,7 +7,13 @@ import { startLoginSession } from '../sessions/store.ts';
  * theirs: whoever knew the old password is signed out everywhere. When the change came from a browser, that browser
  * gets a fresh session (returned: its cookie value). Access and refresh tokens already issued to apps are left alone.
  */
-export async function changePassword(db: Database, principalId: string, password: string, browser: { ip?: string | undefined; userAgent?: string | undefined } | undefined, ttlSeconds: number): Promise<string | undefined> {
+export async function changePassword(
+  db: Database,
+  principalId: string,
+  password: string,
+  browser: { ip?: string | undefined; userAgent?: string | undefined } | undefined,
+  ttlSeconds: number,
+): Promise<string | undefined> {
   await setPassword(db, principalId, password);
   await db.query('DELETE FROM login_sessions WHERE principal_id = $1', [principalId]);
   return browser ? startLoginSession(db, principalId, ttlSeconds, browser) : undefined;

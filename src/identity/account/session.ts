@@ -18,7 +18,11 @@ export interface SignedIn {
 }
 
 /** Who this browser is signed in as: a live login session of an active principal, or undefined. */
-export async function signedIn(db: Database, accounts: PrincipalDirectory, request: FastifyRequest): Promise<SignedIn | undefined> {
+export async function signedIn(
+  db: Database,
+  accounts: PrincipalDirectory,
+  request: FastifyRequest,
+): Promise<SignedIn | undefined> {
   const token = readCookie(request.headers.cookie, LOGIN_COOKIE);
   const session = await findLoginSession(db, token);
   if (!session || !token) return undefined;

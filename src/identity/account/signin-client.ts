@@ -45,15 +45,23 @@ export class SignInFlow {
     const state = randomToken(24);
     const url = new URL('/oauth/authorize', this.issuer);
     url.search = new URLSearchParams({
-      client_id: ACCOUNT_CLIENT_ID, response_type: 'code', scope: 'openid', redirect_uri: new URL(CALLBACK_PATH, this.issuer).href, state,
+      client_id: ACCOUNT_CLIENT_ID,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: new URL(CALLBACK_PATH, this.issuer).href,
+      state,
       // PKCE is required of a public client; the verifier is not kept because the code is never exchanged.
-      code_challenge: createHmac('sha256', randomToken(32)).digest('base64url'), code_challenge_method: 'S256',
+      code_challenge: createHmac('sha256', randomToken(32)).digest('base64url'),
+      code_challenge_method: 'S256',
       // Signing in here always means signing in (possibly as someone else), even with a live session.
       prompt: 'login',
       ...(loginHint ? { login_hint: loginHint } : {}),
     }).toString();
     const value = `${state}.${Buffer.from(returnTo).toString('base64url')}.${this.mac(state, returnTo)}`;
-    return { location: url.pathname + url.search, cookie: `${FLOW_COOKIE}=${value}; Path=/; Max-Age=${FLOW_TTL_SECONDS}; HttpOnly; Secure; SameSite=Lax` };
+    return {
+      location: url.pathname + url.search,
+      cookie: `${FLOW_COOKIE}=${value}; Path=/; Max-Age=${FLOW_TTL_SECONDS}; HttpOnly; Secure; SameSite=Lax`,
+    };
   }
 
   /** Where the browser was going, when the callback's state is the one this browser started with. */
@@ -63,7 +71,8 @@ export class SignInFlow {
     const [cookieState, encoded, mac] = value.split('.');
     if (!cookieState || encoded === undefined || !mac) return undefined;
     const returnTo = Buffer.from(encoded, 'base64url').toString('utf8');
-    if (!safeEqual(sha256Hex(cookieState), sha256Hex(state)) || !safeEqual(this.mac(cookieState, returnTo), mac)) return undefined;
+    if (!safeEqual(sha256Hex(cookieState), sha256Hex(state)) || !safeEqual(this.mac(cookieState, returnTo), mac))
+      return undefined;
     return returnTo;
   }
 

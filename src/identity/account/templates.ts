@@ -91,7 +91,10 @@ ${v.signedInAs ? `<button class="primary" type="submit" name="decision" value="a
 
 const STATE_TEXT: Record<string, [string, string]> = {
   accepted: ['Invitation already accepted', 'This invitation has been accepted. Sign in to use the organization.'],
-  declined: ['Invitation declined', 'This invitation was declined. Ask the organization for a new one if you change your mind.'],
+  declined: [
+    'Invitation declined',
+    'This invitation was declined. Ask the organization for a new one if you change your mind.',
+  ],
   expired: ['Invitation expired', 'This invitation has expired. Ask the organization to send it again.'],
   revoked: ['Invitation withdrawn', 'This invitation was withdrawn by the organization.'],
 };
@@ -99,11 +102,20 @@ const STATE_TEXT: Record<string, [string, string]> = {
 /** The page of an invitation that can no longer be acted on, named by its state. */
 export function inviteStatePage(status: string, organizationName: string): string {
   const [title, text] = STATE_TEXT[status] ?? ['Invitation unavailable', 'This invitation can no longer be used.'];
-  return page({ title, body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p>\n<p>Organization: <strong>${escapeHtml(organizationName)}</strong></p>` });
+  return page({
+    title,
+    body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p>\n<p>Organization: <strong>${escapeHtml(organizationName)}</strong></p>`,
+  });
 }
 
 export function inviteDonePage(accepted: boolean, organizationName: string, role: string): string {
   return accepted
-    ? page({ title: `You joined ${organizationName}`, body: `<h1>You joined ${escapeHtml(organizationName)}</h1>\n<p role="status">You are now a member of <strong>${escapeHtml(organizationName)}</strong> as <strong>${escapeHtml(role)}</strong>.</p>` })
-    : page({ title: 'Invitation declined', body: `<h1>Invitation declined</h1>\n<p role="status">You declined the invitation to <strong>${escapeHtml(organizationName)}</strong>.</p>` });
+    ? page({
+        title: `You joined ${organizationName}`,
+        body: `<h1>You joined ${escapeHtml(organizationName)}</h1>\n<p role="status">You are now a member of <strong>${escapeHtml(organizationName)}</strong> as <strong>${escapeHtml(role)}</strong>.</p>`,
+      })
+    : page({
+        title: 'Invitation declined',
+        body: `<h1>Invitation declined</h1>\n<p role="status">You declined the invitation to <strong>${escapeHtml(organizationName)}</strong>.</p>`,
+      });
 }

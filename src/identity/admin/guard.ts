@@ -16,7 +16,13 @@ import { delegationLive, delegationOf } from '../delegation/entitlement.ts';
  * `delegated`, and every consumer here refuses it (see refuseDelegated in the kit guard). A DPoP-bound token
  * is reported with its `jkt`; the kit guard then wants a proof by that key.
  */
-export function localTokenVerifier(holder: ProviderHolder, accounts: PrincipalDirectory, clients: ClientStore, db: Queryable, orgs?: OrganizationTokens): TokenVerifier {
+export function localTokenVerifier(
+  holder: ProviderHolder,
+  accounts: PrincipalDirectory,
+  clients: ClientStore,
+  db: Queryable,
+  orgs?: OrganizationTokens,
+): TokenVerifier {
   return async (value) => {
     const token = await holder.current.AccessToken.find(value);
     // The provider's find checks neither the app the token was issued to nor its grant: a deactivated app's tokens must not count.
@@ -27,7 +33,16 @@ export function localTokenVerifier(holder: ProviderHolder, accounts: PrincipalDi
     if (!(await delegationLive(db, accounts, token))) return undefined;
     // An organization-scoped token stops counting once its membership (or the organization) is deactivated.
     if (orgs && !(await orgs.stillMember(token, account.id))) return undefined;
-    const scopes = String(token.scope ?? '').split(' ').filter((s) => s && (s !== ADMIN_SCOPE || account.human?.isPlatformAdmin));
-    return { scopes, subject: account.id, clientId: token.clientId, expiresAt: token.exp, delegated: delegationOf(token) !== undefined, jkt: token.jkt };
+    const scopes = String(token.scope ?? '')
+      .split(' ')
+      .filter((s) => s && (s !== ADMIN_SCOPE || account.human?.isPlatformAdmin));
+    return {
+      scopes,
+      subject: account.id,
+      clientId: token.clientId,
+      expiresAt: token.exp,
+      delegated: delegationOf(token) !== undefined,
+      jkt: token.jkt,
+    };
   };
 }

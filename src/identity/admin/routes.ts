@@ -32,7 +32,6 @@ export interface AdminDeps {
   passwordLinks: Omit<PasswordLinkAdminDeps, 'db'>;
 }
 
-
 const AppOut = Type.Object({
   id: Uuid,
   client_id: Type.String(),
@@ -49,8 +48,12 @@ const AppOut = Type.Object({
   authorization_code_ttl: Type.Integer(),
   refresh_token_rotation: Type.Boolean(),
   first_party: Type.Boolean(),
-  resource_server: Type.Boolean({ description: 'May introspect tokens issued to other apps; every other app learns only its own tokens.' }),
-  dpop_bound_access_tokens: Type.Boolean({ description: 'Every token request must carry a DPoP proof (RFC 9449 section 5.2).' }),
+  resource_server: Type.Boolean({
+    description: 'May introspect tokens issued to other apps; every other app learns only its own tokens.',
+  }),
+  dpop_bound_access_tokens: Type.Boolean({
+    description: 'Every token request must carry a DPoP proof (RFC 9449 section 5.2).',
+  }),
   public: Type.Boolean(),
   active: Type.Boolean(),
   principal_id: Uuid,
@@ -67,7 +70,10 @@ const SecretOut = Type.Object({
   revoked_at: Nullable(Type.String()),
   revoked_reason: Nullable(Type.String()),
 });
-const NewSecretOut = Type.Object({ ...SecretOut.properties, client_secret: Type.String({ description: 'Shown once; only its SHA-256 is kept.' }) });
+const NewSecretOut = Type.Object({
+  ...SecretOut.properties,
+  client_secret: Type.String({ description: 'Shown once; only its SHA-256 is kept.' }),
+});
 
 const TokenOut = Type.Object({
   id: Uuid,
@@ -94,7 +100,6 @@ const ConsentOut = Type.Object({
   revoked_reason: Nullable(Type.String()),
 });
 
-
 const NewApp = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -109,152 +114,345 @@ const NewApp = Type.Object(
     authorization_code_ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
     refresh_token_rotation: Type.Optional(Type.Boolean()),
     first_party: Type.Optional(Type.Boolean()),
-    resource_server: Type.Optional(Type.Boolean({ description: 'Register the app as a resource server: it may introspect tokens issued to other apps. Confidential apps only.' })),
-    dpop_bound_access_tokens: Type.Optional(Type.Boolean({ description: 'Require a DPoP proof (RFC 9449) with every token request: its tokens are always bound to a key. Default false.' })),
+    resource_server: Type.Optional(
+      Type.Boolean({
+        description:
+          'Register the app as a resource server: it may introspect tokens issued to other apps. Confidential apps only.',
+      }),
+    ),
+    dpop_bound_access_tokens: Type.Optional(
+      Type.Boolean({
+        description:
+          'Require a DPoP proof (RFC 9449) with every token request: its tokens are always bound to a key. Default false.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 export function appOut(a: AppRecord): Static<typeof AppOut> {
   return {
-    id: a.id, client_id: a.clientId, name: a.name, description: a.description, logo_url: a.logoUrl, app_type: a.appType,
-    redirect_uris: a.redirectUris, allowed_grants: a.allowedGrants, allowed_response_types: a.allowedResponseTypes,
-    allowed_scopes: a.allowedScopes, access_token_ttl: a.accessTokenTtl, refresh_token_ttl: a.refreshTokenTtl,
-    authorization_code_ttl: a.authorizationCodeTtl, refresh_token_rotation: a.refreshTokenRotation, first_party: a.firstParty, resource_server: a.resourceServer,
+    id: a.id,
+    client_id: a.clientId,
+    name: a.name,
+    description: a.description,
+    logo_url: a.logoUrl,
+    app_type: a.appType,
+    redirect_uris: a.redirectUris,
+    allowed_grants: a.allowedGrants,
+    allowed_response_types: a.allowedResponseTypes,
+    allowed_scopes: a.allowedScopes,
+    access_token_ttl: a.accessTokenTtl,
+    refresh_token_ttl: a.refreshTokenTtl,
+    authorization_code_ttl: a.authorizationCodeTtl,
+    refresh_token_rotation: a.refreshTokenRotation,
+    first_party: a.firstParty,
+    resource_server: a.resourceServer,
     dpop_bound_access_tokens: a.dpopBoundAccessTokens,
-    public: a.public, active: a.active, principal_id: a.principalId,
+    public: a.public,
+    active: a.active,
+    principal_id: a.principalId,
   };
 }
 
 /** The management API under /api/v1, described in /openapi.json. */
 export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
-  await app.register(async (plain) => {
-    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    // All of the management API needs the `admin` scope; checked before any body is parsed.
-    scope.addHook('onRequest', deps.guard.require(ADMIN_SCOPE));
-    const security = Security;
-    const tags = ['management'];
+  await app.register(
+    async (plain) => {
+      const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+      // All of the management API needs the `admin` scope; checked before any body is parsed.
+      scope.addHook('onRequest', deps.guard.require(ADMIN_SCOPE));
+      const security = Security;
+      const tags = ['management'];
 
-    const principalOf = async (id: string) => {
-      const p = await findPrincipal(deps.db, id);
-      if (!p) throw new HttpError(404, 'NOT_FOUND', `no principal ${id}`);
-      return p;
-    };
-    const appOf = async (id: string) => {
-      const a = await findApp(deps.db, id);
-      if (!a) throw new HttpError(404, 'NOT_FOUND', `no application ${id}`);
-      return a;
-    };
+      const principalOf = async (id: string) => {
+        const p = await findPrincipal(deps.db, id);
+        if (!p) throw new HttpError(404, 'NOT_FOUND', `no principal ${id}`);
+        return p;
+      };
+      const appOf = async (id: string) => {
+        const a = await findApp(deps.db, id);
+        if (!a) throw new HttpError(404, 'NOT_FOUND', `no application ${id}`);
+        return a;
+      };
 
-    await registerPrincipalRoutes(scope, deps);
-    await registerOrganizationRoutes(scope, deps);
-    await registerCredentialRoutes(scope, deps);
-    await registerInviteRoutes(scope, deps.invites);
-    await registerDelegationAdminRoutes(scope, deps);
-    await registerExternalIdentityRoutes(scope, deps);
-    await registerPasswordLinkAdminRoutes(scope, { db: deps.db, ...deps.passwordLinks });
+      await registerPrincipalRoutes(scope, deps);
+      await registerOrganizationRoutes(scope, deps);
+      await registerCredentialRoutes(scope, deps);
+      await registerInviteRoutes(scope, deps.invites);
+      await registerDelegationAdminRoutes(scope, deps);
+      await registerExternalIdentityRoutes(scope, deps);
+      await registerPasswordLinkAdminRoutes(scope, { db: deps.db, ...deps.passwordLinks });
 
-    scope.get('/principals/:id/tokens', {
-      schema: { operationId: 'listPrincipalTokens', tags, security, summary: "A principal's live tokens, newest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(TokenOut), ...Errors } },
-    }, async (request) => {
-      await principalOf(request.params.id);
-      const { limit, cursor } = request.query;
-      const rows = await listTokens(deps.db, request.params.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
-      return toPage(rows, limit, (t) => t.position, ({ position: _, ...t }) => t);
-    });
+      scope.get(
+        '/principals/:id/tokens',
+        {
+          schema: {
+            operationId: 'listPrincipalTokens',
+            tags,
+            security,
+            summary: "A principal's live tokens, newest first",
+            params: Type.Object({ id: Uuid }),
+            querystring: Page,
+            response: { 200: pageOf(TokenOut), ...Errors },
+          },
+        },
+        async (request) => {
+          await principalOf(request.params.id);
+          const { limit, cursor } = request.query;
+          const rows = await listTokens(deps.db, request.params.id, {
+            limit: limit + 1,
+            after: decodeCursor(cursor, ByTime),
+          });
+          return toPage(
+            rows,
+            limit,
+            (t) => t.position,
+            ({ position: _, ...t }) => t,
+          );
+        },
+      );
 
-    scope.delete('/principals/:id/tokens/:tokenId', {
-      schema: { operationId: 'revokePrincipalToken', tags, security, summary: 'Revoke one token (a refresh token takes its family)', params: Type.Object({ id: Uuid, tokenId: Uuid }), response: { 204: Type.Null(), ...Errors } },
-    }, async (request, reply) => {
-      if (!(await revokeToken(deps.db, request.params.id, request.params.tokenId))) throw new HttpError(404, 'NOT_FOUND', 'no live token with this id for this principal');
-      return reply.code(204).send(null);
-    });
+      scope.delete(
+        '/principals/:id/tokens/:tokenId',
+        {
+          schema: {
+            operationId: 'revokePrincipalToken',
+            tags,
+            security,
+            summary: 'Revoke one token (a refresh token takes its family)',
+            params: Type.Object({ id: Uuid, tokenId: Uuid }),
+            response: { 204: Type.Null(), ...Errors },
+          },
+        },
+        async (request, reply) => {
+          if (!(await revokeToken(deps.db, request.params.id, request.params.tokenId)))
+            throw new HttpError(404, 'NOT_FOUND', 'no live token with this id for this principal');
+          return reply.code(204).send(null);
+        },
+      );
 
-    scope.get('/principals/:id/consents', {
-      schema: { operationId: 'listPrincipalConsents', tags, security, summary: "A principal's consents, oldest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(ConsentOut), ...Errors } },
-    }, async (request) => {
-      await principalOf(request.params.id);
-      const { limit, cursor } = request.query;
-      const rows = await listConsents(deps.db, request.params.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
-      return toPage(rows, limit, (c) => c.position, ({ position: _, ...c }) => c);
-    });
+      scope.get(
+        '/principals/:id/consents',
+        {
+          schema: {
+            operationId: 'listPrincipalConsents',
+            tags,
+            security,
+            summary: "A principal's consents, oldest first",
+            params: Type.Object({ id: Uuid }),
+            querystring: Page,
+            response: { 200: pageOf(ConsentOut), ...Errors },
+          },
+        },
+        async (request) => {
+          await principalOf(request.params.id);
+          const { limit, cursor } = request.query;
+          const rows = await listConsents(deps.db, request.params.id, {
+            limit: limit + 1,
+            after: decodeCursor(cursor, ByTime),
+          });
+          return toPage(
+            rows,
+            limit,
+            (c) => c.position,
+            ({ position: _, ...c }) => c,
+          );
+        },
+      );
 
-    scope.delete('/principals/:id/consents/:appId', {
-      schema: { operationId: 'revokePrincipalConsent', tags, security, summary: "Revoke a principal's consent to an app, and that app's tokens for the principal", params: Type.Object({ id: Uuid, appId: Uuid }), response: { 204: Type.Null(), ...Errors } },
-    }, async (request, reply) => {
-      if (!(await revokeConsent(deps.db, request.params.id, request.params.appId, 'admin_revoked'))) throw new HttpError(404, 'NOT_FOUND', 'no live consent of this principal to this app');
-      return reply.code(204).send(null);
-    });
+      scope.delete(
+        '/principals/:id/consents/:appId',
+        {
+          schema: {
+            operationId: 'revokePrincipalConsent',
+            tags,
+            security,
+            summary: "Revoke a principal's consent to an app, and that app's tokens for the principal",
+            params: Type.Object({ id: Uuid, appId: Uuid }),
+            response: { 204: Type.Null(), ...Errors },
+          },
+        },
+        async (request, reply) => {
+          if (!(await revokeConsent(deps.db, request.params.id, request.params.appId, 'admin_revoked')))
+            throw new HttpError(404, 'NOT_FOUND', 'no live consent of this principal to this app');
+          return reply.code(204).send(null);
+        },
+      );
 
-    scope.post('/applications', {
-      schema: { operationId: 'createApplication', tags, security, summary: 'Register an application; a confidential one gets its first secret, shown once', body: NewApp, response: { 201: Type.Object({ application: AppOut, client_secret: Type.Optional(Type.String()) }), ...Errors } },
-    }, async (request, reply) => {
-      const b = request.body;
-      const created = await createApp(deps.db, {
-        name: b.name, appType: b.app_type, clientId: b.client_id, redirectUris: b.redirect_uris, allowedScopes: b.allowed_scopes,
-        description: b.description, logoUrl: b.logo_url, accessTokenTtl: b.access_token_ttl, refreshTokenTtl: b.refresh_token_ttl,
-        authorizationCodeTtl: b.authorization_code_ttl, refreshTokenRotation: b.refresh_token_rotation, firstParty: b.first_party, resourceServer: b.resource_server,
-        dpopBoundAccessTokens: b.dpop_bound_access_tokens,
-      }, deps.scopes);
-      deps.clients.invalidate(created.clientId);
-      const secret = created.public ? undefined : (await createSecret(deps.db, created.id)).secret;
-      return reply.code(201).send({ application: appOut(created), ...(secret ? { client_secret: secret } : {}) });
-    });
+      scope.post(
+        '/applications',
+        {
+          schema: {
+            operationId: 'createApplication',
+            tags,
+            security,
+            summary: 'Register an application; a confidential one gets its first secret, shown once',
+            body: NewApp,
+            response: {
+              201: Type.Object({ application: AppOut, client_secret: Type.Optional(Type.String()) }),
+              ...Errors,
+            },
+          },
+        },
+        async (request, reply) => {
+          const b = request.body;
+          const created = await createApp(
+            deps.db,
+            {
+              name: b.name,
+              appType: b.app_type,
+              clientId: b.client_id,
+              redirectUris: b.redirect_uris,
+              allowedScopes: b.allowed_scopes,
+              description: b.description,
+              logoUrl: b.logo_url,
+              accessTokenTtl: b.access_token_ttl,
+              refreshTokenTtl: b.refresh_token_ttl,
+              authorizationCodeTtl: b.authorization_code_ttl,
+              refreshTokenRotation: b.refresh_token_rotation,
+              firstParty: b.first_party,
+              resourceServer: b.resource_server,
+              dpopBoundAccessTokens: b.dpop_bound_access_tokens,
+            },
+            deps.scopes,
+          );
+          deps.clients.invalidate(created.clientId);
+          const secret = created.public ? undefined : (await createSecret(deps.db, created.id)).secret;
+          return reply.code(201).send({ application: appOut(created), ...(secret ? { client_secret: secret } : {}) });
+        },
+      );
 
-    scope.get('/applications', {
-      schema: { operationId: 'listApplications', tags, security, summary: 'List applications', querystring: Page, response: { 200: pageOf(AppOut), ...Errors } },
-    }, async (request) => {
-      const { limit, cursor } = request.query;
-      const rows = await listApps(deps.db, { limit: limit + 1, after: decodeCursor(cursor, ById)?.[0] });
-      return toPage(rows, limit, (a) => [a.id], appOut);
-    });
+      scope.get(
+        '/applications',
+        {
+          schema: {
+            operationId: 'listApplications',
+            tags,
+            security,
+            summary: 'List applications',
+            querystring: Page,
+            response: { 200: pageOf(AppOut), ...Errors },
+          },
+        },
+        async (request) => {
+          const { limit, cursor } = request.query;
+          const rows = await listApps(deps.db, { limit: limit + 1, after: decodeCursor(cursor, ById)?.[0] });
+          return toPage(rows, limit, (a) => [a.id], appOut);
+        },
+      );
 
-    scope.get('/applications/:id', {
-      schema: { operationId: 'getApplication', tags, security, summary: 'One application', params: Type.Object({ id: Uuid }), response: { 200: AppOut, ...Errors } },
-    }, async (request) => appOut(await appOf(request.params.id)));
+      scope.get(
+        '/applications/:id',
+        {
+          schema: {
+            operationId: 'getApplication',
+            tags,
+            security,
+            summary: 'One application',
+            params: Type.Object({ id: Uuid }),
+            response: { 200: AppOut, ...Errors },
+          },
+        },
+        async (request) => appOut(await appOf(request.params.id)),
+      );
 
-    scope.post('/applications/:id/secrets', {
-      schema: { operationId: 'createApplicationSecret', tags, security, summary: 'Add a client secret (for rotation); shown once', params: Type.Object({ id: Uuid }), response: { 201: NewSecretOut, ...Errors } },
-    }, async (request, reply) => {
-      const a = await appOf(request.params.id);
-      if (a.public) throw new HttpError(400, 'VALIDATION_ERROR', `a ${a.appType} app is public and has no secrets`);
-      const s = await createSecret(deps.db, a.id);
-      deps.clients.invalidate(a.clientId);
-      const { secret, ...info } = s;
-      return reply.code(201).send({ ...info, client_secret: secret });
-    });
+      scope.post(
+        '/applications/:id/secrets',
+        {
+          schema: {
+            operationId: 'createApplicationSecret',
+            tags,
+            security,
+            summary: 'Add a client secret (for rotation); shown once',
+            params: Type.Object({ id: Uuid }),
+            response: { 201: NewSecretOut, ...Errors },
+          },
+        },
+        async (request, reply) => {
+          const a = await appOf(request.params.id);
+          if (a.public) throw new HttpError(400, 'VALIDATION_ERROR', `a ${a.appType} app is public and has no secrets`);
+          const s = await createSecret(deps.db, a.id);
+          deps.clients.invalidate(a.clientId);
+          const { secret, ...info } = s;
+          return reply.code(201).send({ ...info, client_secret: secret });
+        },
+      );
 
-    scope.get('/applications/:id/secrets', {
-      schema: { operationId: 'listApplicationSecrets', tags, security, summary: "An application's secrets (prefixes only), oldest first", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(SecretOut), ...Errors } },
-    }, async (request) => {
-      const a = await appOf(request.params.id);
-      const { limit, cursor } = request.query;
-      const rows = await listSecrets(deps.db, a.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
-      return toPage(rows, limit, (s) => s.position, ({ position: _, ...s }) => s);
-    });
+      scope.get(
+        '/applications/:id/secrets',
+        {
+          schema: {
+            operationId: 'listApplicationSecrets',
+            tags,
+            security,
+            summary: "An application's secrets (prefixes only), oldest first",
+            params: Type.Object({ id: Uuid }),
+            querystring: Page,
+            response: { 200: pageOf(SecretOut), ...Errors },
+          },
+        },
+        async (request) => {
+          const a = await appOf(request.params.id);
+          const { limit, cursor } = request.query;
+          const rows = await listSecrets(deps.db, a.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
+          return toPage(
+            rows,
+            limit,
+            (s) => s.position,
+            ({ position: _, ...s }) => s,
+          );
+        },
+      );
 
-    scope.delete('/applications/:id/secrets/:secretId', {
-      schema: { operationId: 'revokeApplicationSecret', tags, security, summary: 'Revoke a client secret', params: Type.Object({ id: Uuid, secretId: Uuid }), response: { 204: Type.Null(), ...Errors } },
-    }, async (request, reply) => {
-      const a = await appOf(request.params.id);
-      if (!(await revokeSecret(deps.db, a.id, request.params.secretId))) throw new HttpError(404, 'NOT_FOUND', 'no live secret with this id for this application');
-      deps.clients.invalidate(a.clientId);
-      return reply.code(204).send(null);
-    });
+      scope.delete(
+        '/applications/:id/secrets/:secretId',
+        {
+          schema: {
+            operationId: 'revokeApplicationSecret',
+            tags,
+            security,
+            summary: 'Revoke a client secret',
+            params: Type.Object({ id: Uuid, secretId: Uuid }),
+            response: { 204: Type.Null(), ...Errors },
+          },
+        },
+        async (request, reply) => {
+          const a = await appOf(request.params.id);
+          if (!(await revokeSecret(deps.db, a.id, request.params.secretId)))
+            throw new HttpError(404, 'NOT_FOUND', 'no live secret with this id for this application');
+          deps.clients.invalidate(a.clientId);
+          return reply.code(204).send(null);
+        },
+      );
 
-    scope.post('/applications/:id/secrets/:secretId/revoke', {
-      schema: {
-        operationId: 'revokeApplicationSecretWithReason', tags, security, summary: 'Revoke a client secret with a reason (409 when revoked already)',
-        params: Type.Object({ id: Uuid, secretId: Uuid }), body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
-        response: { 200: SecretOut, ...Errors },
-      },
-    }, async (request) => {
-      const a = await appOf(request.params.id);
-      const existing = await findSecret(deps.db, a.id, request.params.secretId);
-      if (!existing) throw new HttpError(404, 'NOT_FOUND', 'no secret with this id for this application');
-      if (!(await revokeSecret(deps.db, a.id, existing.id, request.body.reason))) throw new HttpError(409, 'CONFLICT', 'the secret is revoked already');
-      deps.clients.invalidate(a.clientId);
-      return (await findSecret(deps.db, a.id, existing.id))!;
-    });
-  }, { prefix: '/api/v1' });
+      scope.post(
+        '/applications/:id/secrets/:secretId/revoke',
+        {
+          schema: {
+            operationId: 'revokeApplicationSecretWithReason',
+            tags,
+            security,
+            summary: 'Revoke a client secret with a reason (409 when revoked already)',
+            params: Type.Object({ id: Uuid, secretId: Uuid }),
+            body: Type.Object(
+              { reason: Type.String({ minLength: 1, maxLength: 500 }) },
+              { additionalProperties: false },
+            ),
+            response: { 200: SecretOut, ...Errors },
+          },
+        },
+        async (request) => {
+          const a = await appOf(request.params.id);
+          const existing = await findSecret(deps.db, a.id, request.params.secretId);
+          if (!existing) throw new HttpError(404, 'NOT_FOUND', 'no secret with this id for this application');
+          if (!(await revokeSecret(deps.db, a.id, existing.id, request.body.reason)))
+            throw new HttpError(409, 'CONFLICT', 'the secret is revoked already');
+          deps.clients.invalidate(a.clientId);
+          return (await findSecret(deps.db, a.id, existing.id))!;
+        },
+      );
+    },
+    { prefix: '/api/v1' },
+  );
 }

@@ -14,7 +14,11 @@ export interface TokenView {
 }
 
 /** A principal's live tokens, newest first (never the values: those are not stored), `limit` of them after the position `after`. */
-export async function listTokens(db: Database, principalId: string, page: { limit: number; after?: readonly [string, string] | undefined }): Promise<(TokenView & { position: [string, string] })[]> {
+export async function listTokens(
+  db: Database,
+  principalId: string,
+  page: { limit: number; after?: readonly [string, string] | undefined },
+): Promise<(TokenView & { position: [string, string] })[]> {
   const r = await db.query<TokenView & { sort_at: string }>(
     `SELECT id, kind, client_id, scopes, ${isoUtc('created_at')} AS created_at,
             ${isoUtc('coalesce(refresh_expires_at, access_expires_at)')} AS expires_at, client_ip, user_agent, ${isoUtc('last_used_at')} AS last_used_at,
@@ -39,7 +43,10 @@ export async function revokeToken(db: Database, principalId: string, tokenId: st
     const row = r.rows[0];
     if (!row) return false;
     if (row.kind === 'refresh_token' && row.grant_hash) {
-      await tx.query("UPDATE oauth_tokens SET revoked = true, revoked_at = now(), revoked_reason = 'admin_revoked' WHERE grant_hash = $1 AND NOT revoked", [row.grant_hash]);
+      await tx.query(
+        "UPDATE oauth_tokens SET revoked = true, revoked_at = now(), revoked_reason = 'admin_revoked' WHERE grant_hash = $1 AND NOT revoked",
+        [row.grant_hash],
+      );
       await tx.query('DELETE FROM oauth_grants WHERE grant_hash = $1', [row.grant_hash]);
     }
     return true;

@@ -47,7 +47,11 @@ function checkRedirectUri(uri: string, type: AppType): void {
   if (u.protocol === 'https:') return;
   if (u.protocol === 'http:' && (loopback || type === 'native')) return;
   if (type === 'native' && /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(u.protocol)) return;
-  throw new HttpError(400, 'VALIDATION_ERROR', `redirect URI "${uri}" must use https (http only for localhost; native apps may use a reverse-domain scheme)`);
+  throw new HttpError(
+    400,
+    'VALIDATION_ERROR',
+    `redirect URI "${uri}" must use https (http only for localhost; native apps may use a reverse-domain scheme)`,
+  );
 }
 
 function checkTtl(name: string, value: number | undefined): void {
@@ -59,25 +63,43 @@ function checkTtl(name: string, value: number | undefined): void {
 /** Registers an OAuth client: its application principal, the oauth_apps record and the principal's extension row. */
 export async function createApp(db: Database, input: NewApp, knownScopes: readonly string[]): Promise<AppRecord> {
   const type = input.appType ?? 'web';
-  if (!APP_TYPES.includes(type)) throw new HttpError(400, 'VALIDATION_ERROR', `app_type must be one of ${APP_TYPES.join(', ')}`);
+  if (!APP_TYPES.includes(type))
+    throw new HttpError(400, 'VALIDATION_ERROR', `app_type must be one of ${APP_TYPES.join(', ')}`);
   const name = input.name?.trim();
   if (!name) throw new HttpError(400, 'VALIDATION_ERROR', 'name must not be empty');
   const clientId = input.clientId ?? `app_${randomToken(16)}`;
-  if (!CLIENT_ID.test(clientId)) throw new HttpError(400, 'VALIDATION_ERROR', 'client_id must be 3 to 128 characters among letters, digits and . _ ~ -');
+  if (!CLIENT_ID.test(clientId))
+    throw new HttpError(
+      400,
+      'VALIDATION_ERROR',
+      'client_id must be 3 to 128 characters among letters, digits and . _ ~ -',
+    );
   // The provider's static clients (identity's own account pages, the built-in ones of `platform start`) would shadow an app of the same id.
-  if (clientId === ACCOUNT_CLIENT_ID || clientId === PLATFORM_DASHBOARD_CLIENT_ID) throw new HttpError(409, 'CONFLICT', `client_id "${clientId}" is reserved by the identity service`);
+  if (clientId === ACCOUNT_CLIENT_ID || clientId === PLATFORM_DASHBOARD_CLIENT_ID)
+    throw new HttpError(409, 'CONFLICT', `client_id "${clientId}" is reserved by the identity service`);
   const grants = grantsFor(type);
   const redirectUris = input.redirectUris ?? [];
   if (grants.includes('authorization_code')) {
-    if (redirectUris.length === 0) throw new HttpError(400, 'VALIDATION_ERROR', `a ${type} app needs at least one redirect URI`);
+    if (redirectUris.length === 0)
+      throw new HttpError(400, 'VALIDATION_ERROR', `a ${type} app needs at least one redirect URI`);
     for (const uri of redirectUris) checkRedirectUri(uri, type);
   } else if (redirectUris.length > 0) {
     throw new HttpError(400, 'VALIDATION_ERROR', `a ${type} app uses client credentials and takes no redirect URIs`);
   }
   const scopes = input.allowedScopes ?? (grants.includes('authorization_code') ? BROWSER_SCOPES : []);
   const unknown = scopes.filter((s) => !knownScopes.includes(s));
-  if (unknown.length) throw new HttpError(400, 'VALIDATION_ERROR', `unknown scope ${unknown.join(', ')}; known: ${knownScopes.join(', ')}`);
-  if (input.resourceServer && isPublic(type)) throw new HttpError(400, 'VALIDATION_ERROR', `a ${type} app is public: it cannot authenticate at introspection, so it cannot be a resource server`);
+  if (unknown.length)
+    throw new HttpError(
+      400,
+      'VALIDATION_ERROR',
+      `unknown scope ${unknown.join(', ')}; known: ${knownScopes.join(', ')}`,
+    );
+  if (input.resourceServer && isPublic(type))
+    throw new HttpError(
+      400,
+      'VALIDATION_ERROR',
+      `a ${type} app is public: it cannot authenticate at introspection, so it cannot be a resource server`,
+    );
   checkTtl('access_token_ttl', input.accessTokenTtl);
   checkTtl('refresh_token_ttl', input.refreshTokenTtl);
   checkTtl('authorization_code_ttl', input.authorizationCodeTtl);
@@ -94,19 +116,38 @@ export async function createApp(db: Database, input: NewApp, knownScopes: readon
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, 900), coalesce($11, 604800), coalesce($12, 600), coalesce($13, true), coalesce($14, false), $15, $16, $17, $18, $19)
          RETURNING *`,
         [
-          clientId, name, input.description ?? null, input.logoUrl ?? null, type, JSON.stringify(redirectUris), JSON.stringify(grants),
-          JSON.stringify(grants.includes('authorization_code') ? ['code'] : []), JSON.stringify(scopes),
-          input.accessTokenTtl ?? null, input.refreshTokenTtl ?? null, input.authorizationCodeTtl ?? null,
-          input.refreshTokenRotation ?? null, input.firstParty ?? null, isPublic(type), input.ownerId ?? null, principalId,
-          input.resourceServer ?? false, input.dpopBoundAccessTokens ?? false,
+          clientId,
+          name,
+          input.description ?? null,
+          input.logoUrl ?? null,
+          type,
+          JSON.stringify(redirectUris),
+          JSON.stringify(grants),
+          JSON.stringify(grants.includes('authorization_code') ? ['code'] : []),
+          JSON.stringify(scopes),
+          input.accessTokenTtl ?? null,
+          input.refreshTokenTtl ?? null,
+          input.authorizationCodeTtl ?? null,
+          input.refreshTokenRotation ?? null,
+          input.firstParty ?? null,
+          isPublic(type),
+          input.ownerId ?? null,
+          principalId,
+          input.resourceServer ?? false,
+          input.dpopBoundAccessTokens ?? false,
         ],
       );
       const record = appFromRow(app.rows[0]!);
-      await tx.query('INSERT INTO applications (principal_id, client_id, oauth_app_id) VALUES ($1, $2, $3)', [principalId, clientId, record.id]);
+      await tx.query('INSERT INTO applications (principal_id, client_id, oauth_app_id) VALUES ($1, $2, $3)', [
+        principalId,
+        clientId,
+        record.id,
+      ]);
       return record;
     });
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'CONFLICT', `client_id "${clientId}" is already registered`);
+    if ((err as { code?: string }).code === '23505')
+      throw new HttpError(409, 'CONFLICT', `client_id "${clientId}" is already registered`);
     throw err;
   }
 }
@@ -121,8 +162,14 @@ export async function findAppByClientId(db: Database, clientId: string): Promise
   return r.rows[0] ? appFromRow(r.rows[0]) : undefined;
 }
 
-export async function listApps(db: Database, options: { limit: number; after?: string | undefined }): Promise<AppRecord[]> {
-  const r = await db.query<Record<string, unknown>>('SELECT * FROM oauth_apps WHERE ($1::uuid IS NULL OR id > $1) ORDER BY id LIMIT $2', [options.after ?? null, options.limit]);
+export async function listApps(
+  db: Database,
+  options: { limit: number; after?: string | undefined },
+): Promise<AppRecord[]> {
+  const r = await db.query<Record<string, unknown>>(
+    'SELECT * FROM oauth_apps WHERE ($1::uuid IS NULL OR id > $1) ORDER BY id LIMIT $2',
+    [options.after ?? null, options.limit],
+  );
   return r.rows.map(appFromRow);
 }
 
@@ -143,7 +190,11 @@ const SECRET_COLUMNS = `id, secret_prefix, ${isoUtc('created_at')} AS created_at
   ${isoUtc('revoked_at')} AS revoked_at, revoked_reason`;
 
 /** A new client secret: 256 random bits, returned once; only its SHA-256 and its first characters are kept. */
-export async function createSecret(db: Database, appId: string, expiresAt?: Date): Promise<SecretInfo & { secret: string }> {
+export async function createSecret(
+  db: Database,
+  appId: string,
+  expiresAt?: Date,
+): Promise<SecretInfo & { secret: string }> {
   const secret = `${SECRET_PREFIX}${randomToken(32)}`;
   const r = await db.query<SecretInfo>(
     `INSERT INTO oauth_app_secrets (app_id, secret_hash, secret_prefix, expires_at) VALUES ($1, $2, $3, $4)
@@ -154,7 +205,11 @@ export async function createSecret(db: Database, appId: string, expiresAt?: Date
 }
 
 /** An app's secrets, oldest first, `limit` of them after the position `after` (a previous row's `position`). */
-export async function listSecrets(db: Database, appId: string, page: { limit: number; after?: readonly [string, string] | undefined }): Promise<(SecretInfo & { position: [string, string] })[]> {
+export async function listSecrets(
+  db: Database,
+  appId: string,
+  page: { limit: number; after?: readonly [string, string] | undefined },
+): Promise<(SecretInfo & { position: [string, string] })[]> {
   const r = await db.query<SecretInfo & { sort_at: string }>(
     `SELECT ${SECRET_COLUMNS}, created_at::text AS sort_at
        FROM oauth_app_secrets WHERE app_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
@@ -164,12 +219,25 @@ export async function listSecrets(db: Database, appId: string, page: { limit: nu
   return r.rows.map(({ sort_at, ...s }) => ({ ...s, position: [sort_at, s.id] }));
 }
 
-export async function revokeSecret(db: Database, appId: string, secretId: string, reason = 'revoked'): Promise<boolean> {
-  const r = await db.query('UPDATE oauth_app_secrets SET revoked = true, revoked_at = now(), revoked_reason = $3 WHERE app_id = $1 AND id = $2 AND NOT revoked', [appId, secretId, reason]);
+export async function revokeSecret(
+  db: Database,
+  appId: string,
+  secretId: string,
+  reason = 'revoked',
+): Promise<boolean> {
+  const r = await db.query(
+    'UPDATE oauth_app_secrets SET revoked = true, revoked_at = now(), revoked_reason = $3 WHERE app_id = $1 AND id = $2 AND NOT revoked',
+    [appId, secretId, reason],
+  );
   return r.rowCount > 0;
 }
 
 /** One secret of an app (never its hash). */
 export async function findSecret(db: Database, appId: string, secretId: string): Promise<SecretInfo | undefined> {
-  return (await db.query<SecretInfo>(`SELECT ${SECRET_COLUMNS} FROM oauth_app_secrets WHERE app_id = $1 AND id = $2`, [appId, secretId])).rows[0];
+  return (
+    await db.query<SecretInfo>(`SELECT ${SECRET_COLUMNS} FROM oauth_app_secrets WHERE app_id = $1 AND id = $2`, [
+      appId,
+      secretId,
+    ])
+  ).rows[0];
 }

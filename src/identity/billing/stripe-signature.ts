@@ -19,7 +19,13 @@ export function stripeSignature(payload: string | Buffer, secret: string, timest
  * far off is not ours to trust). Every refusal is 400, Stripe's documented answer; the message never
  * carries the expected signature or the secret.
  */
-export function verifyStripeSignature(payload: Buffer, header: string | undefined, secrets: readonly string[], now = Date.now(), tolerance = STRIPE_TOLERANCE_SECONDS): void {
+export function verifyStripeSignature(
+  payload: Buffer,
+  header: string | undefined,
+  secrets: readonly string[],
+  now = Date.now(),
+  tolerance = STRIPE_TOLERANCE_SECONDS,
+): void {
   const refuse = (why: string): never => {
     throw new HttpError(400, 'VALIDATION_ERROR', `Stripe-Signature: ${why}`);
   };

@@ -9,27 +9,64 @@ import { createSubscription, findSubscription, updateSubscription } from './subs
 import { PLAN_TIERS, SUBSCRIPTION_STATUSES } from './subscription-transitions.ts';
 
 const Time = Type.String({ format: 'date-time' });
-const Plan = Type.Union([Type.Literal('free'), Type.Literal('starter'), Type.Literal('pro'), Type.Literal('enterprise')]);
-const Status = Type.Union([Type.Literal('active'), Type.Literal('trialing'), Type.Literal('past_due'), Type.Literal('canceled'), Type.Literal('unpaid')]);
+const Plan = Type.Union([
+  Type.Literal('free'),
+  Type.Literal('starter'),
+  Type.Literal('pro'),
+  Type.Literal('enterprise'),
+]);
+const Status = Type.Union([
+  Type.Literal('active'),
+  Type.Literal('trialing'),
+  Type.Literal('past_due'),
+  Type.Literal('canceled'),
+  Type.Literal('unpaid'),
+]);
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const _same: [Same<Static<typeof Plan>, (typeof PLAN_TIERS)[number]>, Same<Static<typeof Status>, (typeof SUBSCRIPTION_STATUSES)[number]>] = [true, true];
+const _same: [
+  Same<Static<typeof Plan>, (typeof PLAN_TIERS)[number]>,
+  Same<Static<typeof Status>, (typeof SUBSCRIPTION_STATUSES)[number]>,
+] = [true, true];
 void _same;
 
 const SubscriptionOut = Type.Object({
-  id: Uuid, organization_id: Uuid, plan_tier: Plan, status: Status, current_period_start: Nullable(Time), current_period_end: Nullable(Time),
-  payment_subscription_id: Nullable(Type.String()), payment_customer_id: Nullable(Type.String()), cancel_at_period_end: Type.Boolean(), created_at: Time, updated_at: Time,
+  id: Uuid,
+  organization_id: Uuid,
+  plan_tier: Plan,
+  status: Status,
+  current_period_start: Nullable(Time),
+  current_period_end: Nullable(Time),
+  payment_subscription_id: Nullable(Type.String()),
+  payment_customer_id: Nullable(Type.String()),
+  cancel_at_period_end: Type.Boolean(),
+  created_at: Time,
+  updated_at: Time,
 });
 const PaymentId = Type.String({ minLength: 1, maxLength: 255 });
-const NewSubscription = Type.Object({
-  plan_tier: Type.Optional(Plan), status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('trialing')])),
-  current_period_start: Type.Optional(Time), current_period_end: Type.Optional(Time),
-  payment_subscription_id: Type.Optional(PaymentId), payment_customer_id: Type.Optional(PaymentId), cancel_at_period_end: Type.Optional(Type.Boolean()),
-}, { additionalProperties: false });
-const SubscriptionChanges = Type.Object({
-  plan_tier: Type.Optional(Plan), status: Type.Optional(Status),
-  current_period_start: Type.Optional(Nullable(Time)), current_period_end: Type.Optional(Nullable(Time)),
-  payment_subscription_id: Type.Optional(Nullable(PaymentId)), payment_customer_id: Type.Optional(Nullable(PaymentId)), cancel_at_period_end: Type.Optional(Type.Boolean()),
-}, { additionalProperties: false, minProperties: 1 });
+const NewSubscription = Type.Object(
+  {
+    plan_tier: Type.Optional(Plan),
+    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('trialing')])),
+    current_period_start: Type.Optional(Time),
+    current_period_end: Type.Optional(Time),
+    payment_subscription_id: Type.Optional(PaymentId),
+    payment_customer_id: Type.Optional(PaymentId),
+    cancel_at_period_end: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+const SubscriptionChanges = Type.Object(
+  {
+    plan_tier: Type.Optional(Plan),
+    status: Type.Optional(Status),
+    current_period_start: Type.Optional(Nullable(Time)),
+    current_period_end: Type.Optional(Nullable(Time)),
+    payment_subscription_id: Type.Optional(Nullable(PaymentId)),
+    payment_customer_id: Type.Optional(Nullable(PaymentId)),
+    cancel_at_period_end: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 
 /**
  * An organization's subscription under /api/v1/organizations/:id/subscription, in the marketplace's
@@ -43,37 +80,79 @@ export async function registerSubscriptionRoutes(scope: AdminScope, deps: { db: 
   const Params = Type.Object({ id: Uuid });
   const visibleOrg = async (request: Parameters<typeof marketCaller>[0], id: string) => {
     const org = await findOrganization(db, id);
-    if (!org || !(await isMember(db, marketCaller(request), org.id))) throw new HttpError(404, 'NOT_FOUND', `no organization ${id}`);
+    if (!org || !(await isMember(db, marketCaller(request), org.id)))
+      throw new HttpError(404, 'NOT_FOUND', `no organization ${id}`);
     return org;
   };
   const adminOnly = (request: Parameters<typeof marketCaller>[0]) => {
-    if (!marketCaller(request).platformAdmin) throw new HttpError(403, 'FORBIDDEN', 'only a platform admin changes a subscription by hand; the payment provider moves it');
+    if (!marketCaller(request).platformAdmin)
+      throw new HttpError(
+        403,
+        'FORBIDDEN',
+        'only a platform admin changes a subscription by hand; the payment provider moves it',
+      );
   };
 
-  scope.post('/organizations/:id/subscription', {
-    schema: { operationId: 'createSubscription', tags, security, summary: "Start the organization's one subscription (platform admins; 409 when it has one)", params: Params, body: NewSubscription, response: { 201: SubscriptionOut, ...Errors } },
-  }, async (request, reply) => {
-    const org = await visibleOrg(request, request.params.id);
-    adminOnly(request);
-    return reply.code(201).send(await createSubscription(db, org.id, request.body));
-  });
+  scope.post(
+    '/organizations/:id/subscription',
+    {
+      schema: {
+        operationId: 'createSubscription',
+        tags,
+        security,
+        summary: "Start the organization's one subscription (platform admins; 409 when it has one)",
+        params: Params,
+        body: NewSubscription,
+        response: { 201: SubscriptionOut, ...Errors },
+      },
+    },
+    async (request, reply) => {
+      const org = await visibleOrg(request, request.params.id);
+      adminOnly(request);
+      return reply.code(201).send(await createSubscription(db, org.id, request.body));
+    },
+  );
 
-  scope.get('/organizations/:id/subscription', {
-    schema: { operationId: 'getSubscription', tags, security, summary: "The organization's subscription (its members and platform admins)", params: Params, response: { 200: SubscriptionOut, ...Errors } },
-  }, async (request) => {
-    const org = await visibleOrg(request, request.params.id);
-    const s = await findSubscription(db, org.id);
-    if (!s) throw new HttpError(404, 'NOT_FOUND', 'this organization has no subscription');
-    return s;
-  });
+  scope.get(
+    '/organizations/:id/subscription',
+    {
+      schema: {
+        operationId: 'getSubscription',
+        tags,
+        security,
+        summary: "The organization's subscription (its members and platform admins)",
+        params: Params,
+        response: { 200: SubscriptionOut, ...Errors },
+      },
+    },
+    async (request) => {
+      const org = await visibleOrg(request, request.params.id);
+      const s = await findSubscription(db, org.id);
+      if (!s) throw new HttpError(404, 'NOT_FOUND', 'this organization has no subscription');
+      return s;
+    },
+  );
 
-  scope.patch('/organizations/:id/subscription', {
-    schema: { operationId: 'updateSubscription', tags, security, summary: 'Change a subscription by hand (platform admins): the same status moves as the webhooks, 409 for any other', params: Params, body: SubscriptionChanges, response: { 200: SubscriptionOut, ...Errors } },
-  }, async (request) => {
-    const org = await visibleOrg(request, request.params.id);
-    adminOnly(request);
-    const s = await updateSubscription(db, org.id, request.body);
-    if (!s) throw new HttpError(404, 'NOT_FOUND', 'this organization has no subscription');
-    return s;
-  });
+  scope.patch(
+    '/organizations/:id/subscription',
+    {
+      schema: {
+        operationId: 'updateSubscription',
+        tags,
+        security,
+        summary:
+          'Change a subscription by hand (platform admins): the same status moves as the webhooks, 409 for any other',
+        params: Params,
+        body: SubscriptionChanges,
+        response: { 200: SubscriptionOut, ...Errors },
+      },
+    },
+    async (request) => {
+      const org = await visibleOrg(request, request.params.id);
+      adminOnly(request);
+      const s = await updateSubscription(db, org.id, request.body);
+      if (!s) throw new HttpError(404, 'NOT_FOUND', 'this organization has no subscription');
+      return s;
+    },
+  );
 }

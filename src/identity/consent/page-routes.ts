@@ -17,7 +17,14 @@ export interface ConsentPageDeps {
 }
 
 const tags = ['sign-in'];
-const Html = { 200: Type.String(), 303: Type.Null(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 404: Type.String() };
+const Html = {
+  200: Type.String(),
+  303: Type.Null(),
+  400: Type.String(),
+  401: Type.String(),
+  403: Type.String(),
+  404: Type.String(),
+};
 /** How many consents the page reads at once. */
 const PAGE = 500;
 const APPS: AccountPage = { path: '/account/apps', purpose: 'apps', name: 'the connected apps page' };
@@ -29,35 +36,76 @@ const APPS: AccountPage = { path: '/account/apps', purpose: 'apps', name: 'the c
 export async function registerConsentPages(app: App, deps: ConsentPageDeps): Promise<void> {
   const guard = new AccountGuard(deps);
   await app.register(async (plain) => {
-    const scope = formScope(plain, { retry: 'The form could not be read. Go back to the connected apps page and try again.' });
-
-    scope.get('/account/apps', {
-      schema: { operationId: 'connectedAppsPage', tags, summary: "The apps the signed-in person allowed, with a button to withdraw each (sends the browser to /signin first when signed out)", querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }), response: Html },
-    }, async (request, reply) => {
-      const who = await guard.page(request, reply, APPS);
-      if (!who) return reply;
-      const person = who.account;
-      const apps: ConnectedApp[] = [];
-      let after: readonly [string, string] | undefined;
-      for (;;) {
-        const rows = await listConsents(deps.db, person.id, { limit: PAGE, after });
-        for (const c of rows) if (!c.revoked) apps.push({ appId: c.app_id, name: c.app_name, scopes: c.scopes, grantedAt: c.granted_at, lastUsedAt: c.last_used_at });
-        if (rows.length < PAGE) break;
-        after = rows.at(-1)!.position;
-      }
-      const notice = request.query.done === 'withdrawn' ? "The app's access was withdrawn; its tokens no longer work." : undefined;
-      return html(reply, 200, connectedAppsPage({ accountLabel: person.identifier, csrf: guard.csrf(who, APPS), apps, notice }));
+    const scope = formScope(plain, {
+      retry: 'The form could not be read. Go back to the connected apps page and try again.',
     });
 
-    scope.post('/account/apps/:appId/withdraw', {
-      schema: { operationId: 'withdrawAppAccess', tags, summary: "Withdraw the signed-in person's consent to an app, and the app's tokens for them (CSRF field)", params: Type.Object({ appId: Type.String({ format: 'uuid' }) }), body: Type.Object({ csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true }), response: Html },
-    }, async (request, reply) => {
-      const who = await guard.form(request, reply, APPS);
-      if (!who) return reply;
-      if (!(await revokeConsent(deps.db, who.account.id, request.params.appId, 'user_initiated'))) {
-        return html(reply, 404, errorPage('Nothing to withdraw', 'This app has no access to withdraw. Go back to the connected apps page.'));
-      }
-      return reply.code(303).header('cache-control', 'no-store').redirect('/account/apps?done=withdrawn', 303);
-    });
+    scope.get(
+      '/account/apps',
+      {
+        schema: {
+          operationId: 'connectedAppsPage',
+          tags,
+          summary:
+            'The apps the signed-in person allowed, with a button to withdraw each (sends the browser to /signin first when signed out)',
+          querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }),
+          response: Html,
+        },
+      },
+      async (request, reply) => {
+        const who = await guard.page(request, reply, APPS);
+        if (!who) return reply;
+        const person = who.account;
+        const apps: ConnectedApp[] = [];
+        let after: readonly [string, string] | undefined;
+        for (;;) {
+          const rows = await listConsents(deps.db, person.id, { limit: PAGE, after });
+          for (const c of rows)
+            if (!c.revoked)
+              apps.push({
+                appId: c.app_id,
+                name: c.app_name,
+                scopes: c.scopes,
+                grantedAt: c.granted_at,
+                lastUsedAt: c.last_used_at,
+              });
+          if (rows.length < PAGE) break;
+          after = rows.at(-1)!.position;
+        }
+        const notice =
+          request.query.done === 'withdrawn' ? "The app's access was withdrawn; its tokens no longer work." : undefined;
+        return html(
+          reply,
+          200,
+          connectedAppsPage({ accountLabel: person.identifier, csrf: guard.csrf(who, APPS), apps, notice }),
+        );
+      },
+    );
+
+    scope.post(
+      '/account/apps/:appId/withdraw',
+      {
+        schema: {
+          operationId: 'withdrawAppAccess',
+          tags,
+          summary: "Withdraw the signed-in person's consent to an app, and the app's tokens for them (CSRF field)",
+          params: Type.Object({ appId: Type.String({ format: 'uuid' }) }),
+          body: Type.Object({ csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true }),
+          response: Html,
+        },
+      },
+      async (request, reply) => {
+        const who = await guard.form(request, reply, APPS);
+        if (!who) return reply;
+        if (!(await revokeConsent(deps.db, who.account.id, request.params.appId, 'user_initiated'))) {
+          return html(
+            reply,
+            404,
+            errorPage('Nothing to withdraw', 'This app has no access to withdraw. Go back to the connected apps page.'),
+          );
+        }
+        return reply.code(303).header('cache-control', 'no-store').redirect('/account/apps?done=withdrawn', 303);
+      },
+    );
   });
 }

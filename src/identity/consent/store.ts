@@ -2,7 +2,12 @@ import type { Database } from '../../kit/db.ts';
 import { isoUtc } from '../../kit/sql.ts';
 
 /** Records consent: one oauth_consents row per (principal, app) and one consent_grants row per scope. */
-export async function recordConsent(db: Database, principalId: string, clientId: string, scopes: string[]): Promise<void> {
+export async function recordConsent(
+  db: Database,
+  principalId: string,
+  clientId: string,
+  scopes: string[],
+): Promise<void> {
   await db.transaction(async (tx) => {
     const app = await tx.query<{ id: string }>('SELECT id FROM oauth_apps WHERE client_id = $1', [clientId]);
     const appId = app.rows[0]?.id;
@@ -16,14 +21,20 @@ export async function recordConsent(db: Database, principalId: string, clientId:
       [principalId, appId, JSON.stringify(scopes)],
     );
     for (const scope of scopes) {
-      await tx.query('INSERT INTO consent_grants (principal_id, client_id, scope) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [principalId, clientId, scope]);
+      await tx.query(
+        'INSERT INTO consent_grants (principal_id, client_id, scope) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+        [principalId, clientId, scope],
+      );
     }
   });
 }
 
 /** The scopes this principal has already consented to for this app. */
 export async function consentedScopes(db: Database, principalId: string, clientId: string): Promise<Set<string>> {
-  const r = await db.query<{ scope: string }>('SELECT scope FROM consent_grants WHERE principal_id = $1 AND client_id = $2', [principalId, clientId]);
+  const r = await db.query<{ scope: string }>(
+    'SELECT scope FROM consent_grants WHERE principal_id = $1 AND client_id = $2',
+    [principalId, clientId],
+  );
   return new Set(r.rows.map((x) => x.scope));
 }
 
@@ -48,7 +59,11 @@ export interface ConsentView {
 }
 
 /** A principal's consents in the order they were recorded, `limit` of them after the position `after` (a previous row's `position`). */
-export async function listConsents(db: Database, principalId: string, page: { limit: number; after?: readonly [string, string] | undefined }): Promise<(ConsentView & { position: [string, string] })[]> {
+export async function listConsents(
+  db: Database,
+  principalId: string,
+  page: { limit: number; after?: readonly [string, string] | undefined },
+): Promise<(ConsentView & { position: [string, string] })[]> {
   const r = await db.query<ConsentView & { sort_at: string }>(
     `SELECT c.id, c.app_id, a.client_id, a.name AS app_name, c.scopes, ${isoUtc('c.granted_at')} AS granted_at, ${isoUtc('c.last_used_at')} AS last_used_at,
             c.revoked, ${isoUtc('c.revoked_at')} AS revoked_at, c.revoked_reason, c.created_at::text AS sort_at
@@ -64,7 +79,12 @@ export async function listConsents(db: Database, principalId: string, page: { li
  * Withdraws a principal's consent to an app: the consent is marked revoked, its per-scope rows go, and
  * every token, code and grant the app holds for that principal is revoked with it.
  */
-export async function revokeConsent(db: Database, principalId: string, appId: string, reason: string): Promise<boolean> {
+export async function revokeConsent(
+  db: Database,
+  principalId: string,
+  appId: string,
+  reason: string,
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     const c = await tx.query<{ client_id: string }>(
       `UPDATE oauth_consents c SET revoked = true, revoked_at = now(), revoked_reason = $3, updated_at = now()
@@ -79,13 +99,22 @@ export async function revokeConsent(db: Database, principalId: string, appId: st
   });
 }
 
-export async function revokeAppAccess(tx: { query: Database['query'] }, principalId: string, clientId: string, reason: string): Promise<void> {
-  const grants = await tx.query<{ grant_hash: string }>('DELETE FROM oauth_grants WHERE account_id = $1 AND client_id = $2 RETURNING grant_hash', [principalId, clientId]);
+export async function revokeAppAccess(
+  tx: { query: Database['query'] },
+  principalId: string,
+  clientId: string,
+  reason: string,
+): Promise<void> {
+  const grants = await tx.query<{ grant_hash: string }>(
+    'DELETE FROM oauth_grants WHERE account_id = $1 AND client_id = $2 RETURNING grant_hash',
+    [principalId, clientId],
+  );
   const hashes = grants.rows.map((g) => g.grant_hash);
   await tx.query(
     `UPDATE oauth_tokens SET revoked = true, revoked_at = now(), revoked_reason = $3
       WHERE subject = $1 AND client_id = $2 AND NOT revoked`,
     [principalId, clientId, reason],
   );
-  if (hashes.length) await tx.query('UPDATE oauth_auth_codes SET revoked = true WHERE grant_hash = ANY($1::text[])', [hashes]);
+  if (hashes.length)
+    await tx.query('UPDATE oauth_auth_codes SET revoked = true WHERE grant_hash = ANY($1::text[])', [hashes]);
 }

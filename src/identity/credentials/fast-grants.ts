@@ -20,7 +20,14 @@ import type { ClientStore } from '../oidc/clients.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { fastCaller, fastRouteOrigin, requestedScopes } from '../oidc/fast-route.ts';
-import { API_KEY_TOKEN_TYPE, credentialScopes, JWT_BEARER, spendAssertion, TOKEN_EXCHANGE, verifyAssertion } from './grants.ts';
+import {
+  API_KEY_TOKEN_TYPE,
+  credentialScopes,
+  JWT_BEARER,
+  spendAssertion,
+  TOKEN_EXCHANGE,
+  verifyAssertion,
+} from './grants.ts';
 import type { CredentialLookup } from './lookup.ts';
 import { noteCredentialUse, type UsableCredential } from './store.ts';
 
@@ -45,7 +52,11 @@ type Answer = Promise<Record<string, unknown> | undefined>;
 const ISSUED_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 /** An API key exchanged for an access token (RFC 8693 token exchange). */
-export async function issueForApiKey(deps: FastCredentialGrantDeps, request: FastifyRequest, params: ParsedUrlQuery): Answer {
+export async function issueForApiKey(
+  deps: FastCredentialGrantDeps,
+  request: FastifyRequest,
+  params: ParsedUrlQuery,
+): Answer {
   if (!onlyParams(params, 'subject_token', 'subject_token_type')) return undefined;
   if (params.grant_type !== TOKEN_EXCHANGE || params.subject_token_type !== API_KEY_TOKEN_TYPE) return undefined;
   const apiKey = params.subject_token;
@@ -59,7 +70,11 @@ export async function issueForApiKey(deps: FastCredentialGrantDeps, request: Fas
 }
 
 /** A JWT signed with a principal's registered key as the authorization grant (RFC 7523). */
-export async function issueForAssertion(deps: FastCredentialGrantDeps, request: FastifyRequest, params: ParsedUrlQuery): Answer {
+export async function issueForAssertion(
+  deps: FastCredentialGrantDeps,
+  request: FastifyRequest,
+  params: ParsedUrlQuery,
+): Answer {
   if (!onlyParams(params, 'assertion')) return undefined;
   if (params.grant_type !== JWT_BEARER) return undefined;
   const assertion = params.assertion;
@@ -69,17 +84,25 @@ export async function issueForAssertion(deps: FastCredentialGrantDeps, request: 
   if (!caller) return undefined;
   // Refused (thrown): the provider verifies it again and answers why.
   const { credential, payload } = await verifyAssertion(deps, assertion);
-  return issue(deps, request, caller, credential, requested, false, () => spendAssertion(deps.credentials, credential, payload));
+  return issue(deps, request, caller, credential, requested, false, () =>
+    spendAssertion(deps.credentials, credential, payload),
+  );
 }
 
 function onlyParams(params: ParsedUrlQuery, ...grantParams: string[]): boolean {
-  for (const key of Object.keys(params)) if (key !== 'grant_type' && key !== 'scope' && !grantParams.includes(key)) return false;
+  for (const key of Object.keys(params))
+    if (key !== 'grant_type' && key !== 'scope' && !grantParams.includes(key)) return false;
   return true;
 }
 
 /** grants.ts's `issue`, once nothing is left to refuse; `spend` is the last check, made just before the token is saved. */
 async function issue(
-  deps: FastCredentialGrantDeps, request: FastifyRequest, caller: AppRecord, credential: UsableCredential, requested: string[], exchange: boolean,
+  deps: FastCredentialGrantDeps,
+  request: FastifyRequest,
+  caller: AppRecord,
+  credential: UsableCredential,
+  requested: string[],
+  exchange: boolean,
   spend: () => Promise<boolean>,
 ): Answer {
   const principal = await deps.accounts.find(credential.principalId);
@@ -87,12 +110,23 @@ async function issue(
   const provider = deps.holder.current;
   const client = await provider.Client.find(caller.clientId);
   if (!client) return undefined;
-  const { scopes, refused } = credentialScopes(deps.scopes, String(client.scope ?? ''), principal, credential, requested.join(' '));
+  const { scopes, refused } = credentialScopes(
+    deps.scopes,
+    String(client.scope ?? ''),
+    principal,
+    credential,
+    requested.join(' '),
+  );
   if (refused.length || !(await spend())) return undefined;
 
   // As grants.ts: no grant stands behind the token (the type declarations require a grantId the provider does not).
   type AccessTokenInit = ConstructorParameters<typeof provider.AccessToken>[0];
-  const token = new provider.AccessToken({ client, accountId: principal.id, scope: scopes.join(' ') || undefined, gty: exchange ? 'token_exchange' : 'jwt_bearer' } as AccessTokenInit);
+  const token = new provider.AccessToken({
+    client,
+    accountId: principal.id,
+    scope: scopes.join(' ') || undefined,
+    gty: exchange ? 'token_exchange' : 'jwt_bearer',
+  } as AccessTokenInit);
   const userAgent = request.headers['user-agent']?.slice(0, 512) || undefined;
   const value = await fastRouteOrigin.run({ ip: request.ip, userAgent }, () => token.save());
   await noteCredentialUse(deps.db, credential.id, request.ip);

@@ -8,7 +8,11 @@ import type { CredentialLookup } from './lookup.ts';
 import { publicKeyOf } from './public-keys.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import { ExchangeWrites } from '../delegation/exchange-writes.ts';
-import { ACCESS_TOKEN_TYPE as DELEGATED_SUBJECT_TYPE, DELEGATION_PARAMS, exchangeForAgent } from '../delegation/exchange.ts';
+import {
+  ACCESS_TOKEN_TYPE as DELEGATED_SUBJECT_TYPE,
+  DELEGATION_PARAMS,
+  exchangeForAgent,
+} from '../delegation/exchange.ts';
 
 /** RFC 8693 token exchange: an API key is the subject token. */
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -39,7 +43,11 @@ export interface CredentialGrantDeps {
   delegationMaxDepth: number;
 }
 
-type GrantContext = TokenEndpointGrantContext<{ subject_token?: string; subject_token_type?: string; assertion?: string }>;
+type GrantContext = TokenEndpointGrantContext<{
+  subject_token?: string;
+  subject_token_type?: string;
+  assertion?: string;
+}>;
 
 /**
  * The scopes of a token a credential obtains. Requested scopes must be known, allowed to the app (`appScope`, its
@@ -47,31 +55,63 @@ type GrantContext = TokenEndpointGrantContext<{ subject_token?: string; subject_
  * every scope all three allow. `refused` lists the requested scopes that are not.
  */
 export function credentialScopes(
-  knownScopes: ReadonlySet<string>, appScope: string, principal: { allowedScopes: readonly string[] }, credential: UsableCredential, scope: string,
+  knownScopes: ReadonlySet<string>,
+  appScope: string,
+  principal: { allowedScopes: readonly string[] },
+  credential: UsableCredential,
+  scope: string,
 ): { scopes: string[]; refused: string[] } {
   const appAllowed = new Set(appScope.split(' ').filter(Boolean));
-  const permitted = (s: string) => !SESSION_SCOPES.has(s) && knownScopes.has(s) && appAllowed.has(s) && principal.allowedScopes.includes(s) && (credential.scopes.length === 0 || credential.scopes.includes(s));
+  const permitted = (s: string) =>
+    !SESSION_SCOPES.has(s) &&
+    knownScopes.has(s) &&
+    appAllowed.has(s) &&
+    principal.allowedScopes.includes(s) &&
+    (credential.scopes.length === 0 || credential.scopes.includes(s));
   const requested = scope.split(' ').filter(Boolean);
   const refused = requested.filter((s) => !permitted(s));
   return { scopes: requested.length ? requested : principal.allowedScopes.filter(permitted), refused };
 }
 
 /** Issues an access token for the credential's principal to the authenticated app, with the scopes of credentialScopes. */
-async function issue(ctx: GrantContext, deps: CredentialGrantDeps, credential: UsableCredential, exchange: boolean): Promise<void> {
+async function issue(
+  ctx: GrantContext,
+  deps: CredentialGrantDeps,
+  credential: UsableCredential,
+  exchange: boolean,
+): Promise<void> {
   const principal = await deps.accounts.find(credential.principalId);
   if (!principal?.active) throw new errors.InvalidGrant('the principal of this credential is deactivated');
   const client = ctx.oidc.client;
   // These grants issue bearer tokens only (the provider's DPoP binding is internal to its own grants): an app that must use DPoP is refused rather than given an unbound token.
-  if (client.dpopBoundAccessTokens) throw new errors.InvalidGrant('this app requires DPoP-bound tokens, which API-key and key-pair grants do not issue');
-  const { scopes, refused } = credentialScopes(deps.knownScopes, String(client.scope ?? ''), principal, credential, String(ctx.oidc.params.scope ?? ''));
-  if (refused.length) throw new errors.InvalidScope('requested scope is not allowed to this app, principal or credential', refused.join(' '));
+  if (client.dpopBoundAccessTokens)
+    throw new errors.InvalidGrant(
+      'this app requires DPoP-bound tokens, which API-key and key-pair grants do not issue',
+    );
+  const { scopes, refused } = credentialScopes(
+    deps.knownScopes,
+    String(client.scope ?? ''),
+    principal,
+    credential,
+    String(ctx.oidc.params.scope ?? ''),
+  );
+  if (refused.length)
+    throw new errors.InvalidScope(
+      'requested scope is not allowed to this app, principal or credential',
+      refused.join(' '),
+    );
   // `organization`: the principal must be an active member (invalid_grant otherwise); the token then carries org_id.
   await deps.organizations.decide(ctx, principal.id);
 
   // No grant stands behind these tokens (the credential is the authorization): the type declarations require a grantId the
   // provider itself does not (only userinfo reads it, and these tokens carry no openid scope).
   type AccessTokenInit = ConstructorParameters<typeof ctx.oidc.provider.AccessToken>[0];
-  const init = { client, accountId: principal.id, scope: scopes.join(' ') || undefined, gty: exchange ? 'token_exchange' : 'jwt_bearer' };
+  const init = {
+    client,
+    accountId: principal.id,
+    scope: scopes.join(' ') || undefined,
+    gty: exchange ? 'token_exchange' : 'jwt_bearer',
+  };
   const token = new ctx.oidc.provider.AccessToken(init as AccessTokenInit);
   ctx.oidc.entity('AccessToken', token);
   const value = await token.save();
@@ -87,7 +127,8 @@ async function issue(ctx: GrantContext, deps: CredentialGrantDeps, credential: U
 
 /** A signed assertion's key and claims checked (not its jti): its credential and payload, or InvalidGrant saying why not. */
 export async function verifyAssertion(
-  deps: Pick<CredentialGrantDeps, 'credentials' | 'issuer' | 'tokenEndpoint'>, assertion: string,
+  deps: Pick<CredentialGrantDeps, 'credentials' | 'issuer' | 'tokenEndpoint'>,
+  assertion: string,
 ): Promise<{ credential: UsableCredential; payload: JWTPayload }> {
   let kid: unknown;
   let alg: unknown;
@@ -98,8 +139,10 @@ export async function verifyAssertion(
   }
   if (typeof kid !== 'string' || !kid) throw new errors.InvalidGrant('the assertion header must name the key (kid)');
   const credential = await deps.credentials.keypair(kid);
-  if (!credential?.publicKey || !credential.keyAlgorithm) throw new errors.InvalidGrant('no live key has this kid (unknown, expired or revoked)');
-  if (alg !== credential.keyAlgorithm) throw new errors.InvalidGrant(`the key ${kid} signs with ${credential.keyAlgorithm}`);
+  if (!credential?.publicKey || !credential.keyAlgorithm)
+    throw new errors.InvalidGrant('no live key has this kid (unknown, expired or revoked)');
+  if (alg !== credential.keyAlgorithm)
+    throw new errors.InvalidGrant(`the key ${kid} signs with ${credential.keyAlgorithm}`);
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(assertion, await publicKeyOf(credential.publicKey, credential.keyAlgorithm), {
@@ -111,20 +154,36 @@ export async function verifyAssertion(
       clockTolerance: CLOCK_SKEW_SECONDS,
     }));
   } catch (err) {
-    throw new errors.InvalidGrant(`the assertion was refused (${(err as { code?: string }).code ?? 'invalid'}): iss and sub must be the principal's id, aud the issuer or the token endpoint, and exp in the future`);
+    throw new errors.InvalidGrant(
+      `the assertion was refused (${(err as { code?: string }).code ?? 'invalid'}): iss and sub must be the principal's id, aud the issuer or the token endpoint, and exp in the future`,
+    );
   }
-  if (payload.exp! - Date.now() / 1000 > MAX_ASSERTION_SECONDS + CLOCK_SKEW_SECONDS) throw new errors.InvalidGrant(`the assertion must expire within ${MAX_ASSERTION_SECONDS} seconds`);
-  if (typeof payload.jti !== 'string' || !payload.jti || payload.jti.length > 200) throw new errors.InvalidGrant('the assertion needs a jti');
+  if (payload.exp! - Date.now() / 1000 > MAX_ASSERTION_SECONDS + CLOCK_SKEW_SECONDS)
+    throw new errors.InvalidGrant(`the assertion must expire within ${MAX_ASSERTION_SECONDS} seconds`);
+  if (typeof payload.jti !== 'string' || !payload.jti || payload.jti.length > 200)
+    throw new errors.InvalidGrant('the assertion needs a jti');
   return { credential, payload };
 }
 
 /** Spends a verified assertion's jti, remembered until the assertion can no longer be accepted; false when it was spent before. */
-export function spendAssertion(credentials: CredentialLookup, credential: UsableCredential, payload: JWTPayload): Promise<boolean> {
-  return credentials.spendJti(credential.principalId, payload.jti!, new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000));
+export function spendAssertion(
+  credentials: CredentialLookup,
+  credential: UsableCredential,
+  payload: JWTPayload,
+): Promise<boolean> {
+  return credentials.spendJti(
+    credential.principalId,
+    payload.jti!,
+    new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000),
+  );
 }
 
 /** A signed assertion's key, claims and jti checked and the jti spent: the principal it proves. */
-async function assertedPrincipal(deps: CredentialGrantDeps, assertion: string, ip: string | undefined): Promise<string> {
+async function assertedPrincipal(
+  deps: CredentialGrantDeps,
+  assertion: string,
+  ip: string | undefined,
+): Promise<string> {
   const { credential, payload } = await verifyAssertion(deps, assertion);
   if (!(await spendAssertion(deps.credentials, credential, payload))) {
     throw new errors.InvalidGrant('the assertion was used before (its jti is spent)');
@@ -136,30 +195,48 @@ async function assertedPrincipal(deps: CredentialGrantDeps, assertion: string, i
 /** Adds the API-key and key-pair grants, and delegation to agents (RFC 8693 with an actor token), to the provider's token endpoint. */
 export function registerCredentialGrants(provider: Provider, deps: CredentialGrantDeps): void {
   const delegation = {
-    db: deps.db, accounts: deps.accounts, clients: deps.clients, organizations: deps.organizations, writes: new ExchangeWrites(deps.db), knownScopes: deps.knownScopes, maxDepth: deps.delegationMaxDepth,
+    db: deps.db,
+    accounts: deps.accounts,
+    clients: deps.clients,
+    organizations: deps.organizations,
+    writes: new ExchangeWrites(deps.db),
+    knownScopes: deps.knownScopes,
+    maxDepth: deps.delegationMaxDepth,
     approvalPage: new URL('/agents', deps.issuer).href,
     verifyActorAssertion: (assertion: string, ip: string | undefined) => assertedPrincipal(deps, assertion, ip),
   };
-  provider.registerGrantType<{ subject_token?: string; subject_token_type?: string }>(TOKEN_EXCHANGE, async (ctx) => {
-    const { subject_token: subjectToken, subject_token_type: subjectTokenType } = ctx.oidc.params;
-    if (!subjectToken) throw new errors.InvalidRequest('missing required parameter subject_token');
-    // An access token as the subject is delegation: an agent acting for its person (src/identity/delegation).
-    if (subjectTokenType === DELEGATED_SUBJECT_TYPE) return exchangeForAgent(ctx, delegation);
-    if (subjectTokenType !== API_KEY_TOKEN_TYPE) throw new errors.InvalidRequest(`subject_token_type must be ${API_KEY_TOKEN_TYPE} or ${DELEGATED_SUBJECT_TYPE}`);
-    const credential = await deps.credentials.apiKey(subjectToken);
-    if (!credential) throw new errors.InvalidGrant('the API key is invalid, expired or revoked');
-    await issue(ctx, deps, credential, true);
-  }, ['subject_token', 'subject_token_type', 'scope', ORGANIZATION_PARAM, ...DELEGATION_PARAMS], ['audience']);
+  provider.registerGrantType<{ subject_token?: string; subject_token_type?: string }>(
+    TOKEN_EXCHANGE,
+    async (ctx) => {
+      const { subject_token: subjectToken, subject_token_type: subjectTokenType } = ctx.oidc.params;
+      if (!subjectToken) throw new errors.InvalidRequest('missing required parameter subject_token');
+      // An access token as the subject is delegation: an agent acting for its person (src/identity/delegation).
+      if (subjectTokenType === DELEGATED_SUBJECT_TYPE) return exchangeForAgent(ctx, delegation);
+      if (subjectTokenType !== API_KEY_TOKEN_TYPE)
+        throw new errors.InvalidRequest(
+          `subject_token_type must be ${API_KEY_TOKEN_TYPE} or ${DELEGATED_SUBJECT_TYPE}`,
+        );
+      const credential = await deps.credentials.apiKey(subjectToken);
+      if (!credential) throw new errors.InvalidGrant('the API key is invalid, expired or revoked');
+      await issue(ctx, deps, credential, true);
+    },
+    ['subject_token', 'subject_token_type', 'scope', ORGANIZATION_PARAM, ...DELEGATION_PARAMS],
+    ['audience'],
+  );
 
-  provider.registerGrantType<{ assertion?: string }>(JWT_BEARER, async (ctx) => {
-    const assertion = ctx.oidc.params.assertion;
-    if (!assertion) throw new errors.InvalidRequest('missing required parameter assertion');
-    const { credential, payload } = await verifyAssertion(deps, assertion);
-    // Checked before the jti is spent, so a refused organization does not burn the assertion.
-    await deps.organizations.decide(ctx, credential.principalId);
-    if (!(await spendAssertion(deps.credentials, credential, payload))) {
-      throw new errors.InvalidGrant('the assertion was used before (its jti is spent)');
-    }
-    await issue(ctx, deps, credential, false);
-  }, ['assertion', 'scope', ORGANIZATION_PARAM]);
+  provider.registerGrantType<{ assertion?: string }>(
+    JWT_BEARER,
+    async (ctx) => {
+      const assertion = ctx.oidc.params.assertion;
+      if (!assertion) throw new errors.InvalidRequest('missing required parameter assertion');
+      const { credential, payload } = await verifyAssertion(deps, assertion);
+      // Checked before the jti is spent, so a refused organization does not burn the assertion.
+      await deps.organizations.decide(ctx, credential.principalId);
+      if (!(await spendAssertion(deps.credentials, credential, payload))) {
+        throw new errors.InvalidGrant('the assertion was used before (its jti is spent)');
+      }
+      await issue(ctx, deps, credential, false);
+    },
+    ['assertion', 'scope', ORGANIZATION_PARAM],
+  );
 }

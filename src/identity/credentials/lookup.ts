@@ -20,7 +20,11 @@ interface Jti {
 }
 
 const usable = (row: CredentialRow): UsableCredential => ({
-  id: row.id, principalId: row.principal_id, scopes: row.scopes, publicKey: row.public_key, keyAlgorithm: row.key_algorithm,
+  id: row.id,
+  principalId: row.principal_id,
+  scopes: row.scopes,
+  publicKey: row.public_key,
+  keyAlgorithm: row.key_algorithm,
 });
 
 /**
@@ -47,8 +51,20 @@ export class CredentialLookup {
       return asked.map((a) => found.get(a));
     };
     // Planned at each call, not prepared: a generic plan made while credentials is small can be a sequential scan (db.ts).
-    this.apiKeys = createBatcher({ maxInFlight, maxBatch, gather: 'tick', key: (hash) => hash, run: select('api_key', 'secret_hash') });
-    this.keypairs = createBatcher({ maxInFlight, maxBatch, gather: 'tick', key: (kid) => kid, run: select('keypair', 'key_id') });
+    this.apiKeys = createBatcher({
+      maxInFlight,
+      maxBatch,
+      gather: 'tick',
+      key: (hash) => hash,
+      run: select('api_key', 'secret_hash'),
+    });
+    this.keypairs = createBatcher({
+      maxInFlight,
+      maxBatch,
+      gather: 'tick',
+      key: (kid) => kid,
+      run: select('keypair', 'key_id'),
+    });
     this.jtis = createBatcher<Jti, boolean>({
       maxInFlight,
       maxBatch,
@@ -58,7 +74,8 @@ export class CredentialLookup {
         const r = await db.query<{ jti_hash: string }>(
           `INSERT INTO assertion_jtis (jti_hash, principal_id, expires_at)
            SELECT * FROM unnest($1::text[], $2::uuid[], $3::timestamptz[]) ON CONFLICT DO NOTHING RETURNING jti_hash`,
-          [items.map((j) => j.hash), items.map((j) => j.principalId), items.map((j) => j.expiresAt)], 'identity_spend_jtis',
+          [items.map((j) => j.hash), items.map((j) => j.principalId), items.map((j) => j.expiresAt)],
+          'identity_spend_jtis',
         );
         // The same jti twice in one batch is inserted once: only its first request spends it, the others are replays.
         const spent = new Set(r.rows.map((row) => row.jti_hash));

@@ -21,7 +21,8 @@ export function agentCommands(withDatabase: WithDatabase, knownScopes: readonly 
   return [
     {
       path: ['agents', 'create'],
-      synopsis: '--name NAME --model MODEL_ID [--version V] [--display-name TEXT] [--for PERSON] [--scope S ...] [--capability-scope S ...] [--can-delegate] [--audience URL ...] [--max-lifetime SECONDS] [--no-confirmation] [--dpop] [--public-key FILE --key-id KID [--key-algorithm ES256|RS256]]',
+      synopsis:
+        '--name NAME --model MODEL_ID [--version V] [--display-name TEXT] [--for PERSON] [--scope S ...] [--capability-scope S ...] [--can-delegate] [--audience URL ...] [--max-lifetime SECONDS] [--no-confirmation] [--dpop] [--public-key FILE --key-id KID [--key-algorithm ES256|RS256]]',
       summary: 'register an agent principal (and its key pair) that may act for people through token exchange',
       details: [
         '--name              unique name, its identifier',
@@ -37,47 +38,89 @@ export function agentCommands(withDatabase: WithDatabase, knownScopes: readonly 
         '--public-key        a PEM public key file registered as its key pair credential (with --key-id)',
       ],
       options: {
-        name: { type: 'string' }, model: { type: 'string' }, version: { type: 'string' }, 'display-name': { type: 'string' }, for: { type: 'string' },
-        scope: { type: 'string', multiple: true }, 'capability-scope': { type: 'string', multiple: true }, 'can-delegate': { type: 'boolean' },
-        audience: { type: 'string', multiple: true }, 'max-lifetime': { type: 'string' }, 'no-confirmation': { type: 'boolean' }, dpop: { type: 'boolean' },
-        'public-key': { type: 'string' }, 'key-id': { type: 'string' }, 'key-algorithm': { type: 'string' },
+        name: { type: 'string' },
+        model: { type: 'string' },
+        version: { type: 'string' },
+        'display-name': { type: 'string' },
+        for: { type: 'string' },
+        scope: { type: 'string', multiple: true },
+        'capability-scope': { type: 'string', multiple: true },
+        'can-delegate': { type: 'boolean' },
+        audience: { type: 'string', multiple: true },
+        'max-lifetime': { type: 'string' },
+        'no-confirmation': { type: 'boolean' },
+        dpop: { type: 'boolean' },
+        'public-key': { type: 'string' },
+        'key-id': { type: 'string' },
+        'key-algorithm': { type: 'string' },
       },
       required: ['name', 'model'],
       run: async ({ values, result }) => {
         const lifetime = str(values, 'max-lifetime');
-        if (lifetime !== undefined && !/^[1-9][0-9]{0,4}$/.test(lifetime)) throw new UsageError('--max-lifetime must be a whole number of seconds (1 to 86400)');
-        if (lifetime !== undefined && Number(lifetime) > 86_400) throw new UsageError('--max-lifetime must be at most 86400 seconds');
+        if (lifetime !== undefined && !/^[1-9][0-9]{0,4}$/.test(lifetime))
+          throw new UsageError('--max-lifetime must be a whole number of seconds (1 to 86400)');
+        if (lifetime !== undefined && Number(lifetime) > 86_400)
+          throw new UsageError('--max-lifetime must be at most 86400 seconds');
         const algorithm = str(values, 'key-algorithm') ?? 'ES256';
-        if (!KEY_ALGORITHMS.includes(algorithm as KeyAlgorithm)) throw new UsageError(`--key-algorithm must be one of ${KEY_ALGORITHMS.join(', ')}`);
+        if (!KEY_ALGORITHMS.includes(algorithm as KeyAlgorithm))
+          throw new UsageError(`--key-algorithm must be one of ${KEY_ALGORITHMS.join(', ')}`);
         const keyFile = str(values, 'public-key');
-        if (keyFile && !str(values, 'key-id')) throw new UsageError('--public-key needs --key-id (the kid its assertions name)');
-        const publicKey = keyFile ? await readFile(keyFile, 'utf8').catch(() => { throw new UsageError(`--public-key ${keyFile}: cannot read the file`); }) : undefined;
+        if (keyFile && !str(values, 'key-id'))
+          throw new UsageError('--public-key needs --key-id (the kid its assertions name)');
+        const publicKey = keyFile
+          ? await readFile(keyFile, 'utf8').catch(() => {
+              throw new UsageError(`--public-key ${keyFile}: cannot read the file`);
+            })
+          : undefined;
         const scopes = words(strs(values, 'scope'));
         const capabilityScopes = words(strs(values, 'capability-scope'));
         const unknown = [...(scopes ?? []), ...(capabilityScopes ?? [])].filter((s) => !knownScopes.includes(s));
-        if (unknown.length) throw new UsageError(`unknown scope ${unknown.join(', ')}; known: ${knownScopes.join(', ')}`);
+        if (unknown.length)
+          throw new UsageError(`unknown scope ${unknown.join(', ')}; known: ${knownScopes.join(', ')}`);
         return withDatabase(async (db) => {
           const person = str(values, 'for') ? await personOf(db, str(values, 'for')!) : undefined;
           const agent = await createAgent(db, {
-            name: str(values, 'name')!, displayName: str(values, 'display-name'), modelId: str(values, 'model')!, version: str(values, 'version'),
+            name: str(values, 'name')!,
+            displayName: str(values, 'display-name'),
+            modelId: str(values, 'model')!,
+            version: str(values, 'version'),
             allowedScopes: scopes,
-            capabilityConstraints: { ...(capabilityScopes ? { scopes: capabilityScopes } : {}), can_delegate: flag(values, 'can-delegate') },
+            capabilityConstraints: {
+              ...(capabilityScopes ? { scopes: capabilityScopes } : {}),
+              can_delegate: flag(values, 'can-delegate'),
+            },
             resourceConstraints: strs(values, 'audience') ? { audiences: strs(values, 'audience') } : {},
-            maxTokenLifetime: lifetime ? Number(lifetime) : undefined, requiresConfirmation: !flag(values, 'no-confirmation'),
-            delegatingPrincipalId: person?.id, dpopRequired: flag(values, 'dpop'),
+            maxTokenLifetime: lifetime ? Number(lifetime) : undefined,
+            requiresConfirmation: !flag(values, 'no-confirmation'),
+            delegatingPrincipalId: person?.id,
+            dpopRequired: flag(values, 'dpop'),
           });
-          const key = publicKey ? await createKeypair(db, agent.id, { publicKey, algorithm: algorithm as KeyAlgorithm, keyId: str(values, 'key-id') }) : undefined;
+          const key = publicKey
+            ? await createKeypair(db, agent.id, {
+                publicKey,
+                algorithm: algorithm as KeyAlgorithm,
+                keyId: str(values, 'key-id'),
+              })
+            : undefined;
           const a = agent.agent!;
           result(
             {
-              id: agent.id, identifier: agent.identifier, model_id: a.modelId, version: a.version, allowed_scopes: agent.allowedScopes,
-              capability_constraints: a.capabilityConstraints, resource_constraints: a.resourceConstraints, max_token_lifetime: a.maxTokenLifetime,
-              requires_confirmation: a.requiresConfirmation, delegating_principal_id: a.delegatingPrincipalId, dpop_required: a.dpopRequired,
+              id: agent.id,
+              identifier: agent.identifier,
+              model_id: a.modelId,
+              version: a.version,
+              allowed_scopes: agent.allowedScopes,
+              capability_constraints: a.capabilityConstraints,
+              resource_constraints: a.resourceConstraints,
+              max_token_lifetime: a.maxTokenLifetime,
+              requires_confirmation: a.requiresConfirmation,
+              delegating_principal_id: a.delegatingPrincipalId,
+              dpop_required: a.dpopRequired,
               ...(key ? { key_id: key.key_id, credential_id: key.id } : {}),
             },
             [
               `agent ${agent.identifier} (principal ${agent.id})  model: ${a.modelId}${a.version ? ` ${a.version}` : ''}`,
-              `scopes: ${agent.allowedScopes.join(' ') || '(none)'}  max lifetime: ${a.maxTokenLifetime} s  ${a.requiresConfirmation ? 'needs the person\'s approval' : 'no approval needed'}${a.dpopRequired ? '  DPoP required' : ''}`,
+              `scopes: ${agent.allowedScopes.join(' ') || '(none)'}  max lifetime: ${a.maxTokenLifetime} s  ${a.requiresConfirmation ? "needs the person's approval" : 'no approval needed'}${a.dpopRequired ? '  DPoP required' : ''}`,
               ...(person ? [`acts only for ${person.identifier}`] : []),
               ...(key ? [`key pair ${key.key_id} (${key.key_algorithm}) registered`] : []),
             ],
@@ -91,13 +134,20 @@ export function agentCommands(withDatabase: WithDatabase, knownScopes: readonly 
       summary: "a person's agents: each with its approval and the live tokens it holds for them",
       options: { for: { type: 'string' } },
       required: ['for'],
-      run: ({ values, result }) => withDatabase(async (db) => {
-        const person = await personOf(db, str(values, 'for')!);
-        const items = await allPersonAgents(db, person.id);
-        result({ person_id: person.id, items }, items.length
-          ? items.map((x) => `${x.agent.identifier} (${x.agent.id})  model: ${x.agent.agent?.model_id ?? '-'}  approval: ${x.approval?.status ?? 'none'}${x.approval?.scopes.length ? ` [${x.approval.scopes.join(' ')}]` : ''}  live tokens: ${x.live_tokens.length}`)
-          : [`no agents act for ${person.identifier}`]);
-      }),
+      run: ({ values, result }) =>
+        withDatabase(async (db) => {
+          const person = await personOf(db, str(values, 'for')!);
+          const items = await allPersonAgents(db, person.id);
+          result(
+            { person_id: person.id, items },
+            items.length
+              ? items.map(
+                  (x) =>
+                    `${x.agent.identifier} (${x.agent.id})  model: ${x.agent.agent?.model_id ?? '-'}  approval: ${x.approval?.status ?? 'none'}${x.approval?.scopes.length ? ` [${x.approval.scopes.join(' ')}]` : ''}  live tokens: ${x.live_tokens.length}`,
+                )
+              : [`no agents act for ${person.identifier}`],
+          );
+        }),
     },
   ];
 }

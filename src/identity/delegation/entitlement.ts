@@ -3,7 +3,9 @@ import type { PrincipalDirectory } from '../principals/directory.ts';
 import { chainUnrevoked } from './store.ts';
 
 /** The delegation a token carries in its `extra` (set at the exchange), or undefined for an ordinary token. */
-export function delegationOf(token: { extra?: Record<string, unknown> | undefined }): { chain: string[]; parentTokenId: string | undefined } | undefined {
+export function delegationOf(token: {
+  extra?: Record<string, unknown> | undefined;
+}): { chain: string[]; parentTokenId: string | undefined } | undefined {
   const chain = token.extra?.delegation_chain;
   if (!Array.isArray(chain) || chain.length < 2) return undefined;
   const parent = token.extra?.parent_token_id;
@@ -15,7 +17,11 @@ export function delegationOf(token: { extra?: Record<string, unknown> | undefine
  * neither it nor any token it was delegated from is revoked. The revocation cascade already marks the descendants;
  * reading the ancestors as well closes the moment between an exchange and its parent's revocation. Ordinary tokens pass.
  */
-export async function delegationLive(db: Queryable, accounts: PrincipalDirectory, token: { jti?: string | undefined; extra?: Record<string, unknown> | undefined }): Promise<boolean> {
+export async function delegationLive(
+  db: Queryable,
+  accounts: PrincipalDirectory,
+  token: { jti?: string | undefined; extra?: Record<string, unknown> | undefined },
+): Promise<boolean> {
   const d = delegationOf(token);
   if (!d) return true;
   for (const id of d.chain) if (!(await accounts.find(id))?.active) return false;

@@ -19,17 +19,23 @@ export class ExchangeWrites {
 
   constructor(db: Database, maxInFlight = 4, maxBatch = 128) {
     this.rowIds = createBatcher({
-      maxInFlight, maxBatch, gather: 'tick', key: (signature) => signature,
+      maxInFlight,
+      maxBatch,
+      gather: 'tick',
+      key: (signature) => signature,
       run: async (signatures) => {
         const r = await db.query<{ id: string; signature: string }>(
-          'SELECT id, access_token_signature AS signature FROM oauth_tokens WHERE access_token_signature = ANY($1::text[])', [signatures],
+          'SELECT id, access_token_signature AS signature FROM oauth_tokens WHERE access_token_signature = ANY($1::text[])',
+          [signatures],
         );
         const ids = new Map(r.rows.map((row) => [row.signature, row.id]));
         return signatures.map((s) => ids.get(s));
       },
     });
     this.links = createBatcher<Link, string | undefined>({
-      maxInFlight, maxBatch, gather: 'tick',
+      maxInFlight,
+      maxBatch,
+      gather: 'tick',
       retryAlone: (err) => !isDatabaseUnavailable(err),
       run: async (links) => {
         const column = <T>(f: (l: Link) => T) => links.map(f);
@@ -51,9 +57,16 @@ export class ExchangeWrites {
                FROM linked l JOIN v ON v.signature = l.signature)
            SELECT signature, id, revoked FROM linked`,
           [
-            column((l) => l.signature), column((l) => JSON.stringify(l.chain)), column((l) => l.parentTokenId), column((l) => l.principalId),
-            column((l) => l.actorId), column((l) => l.clientId), column((l) => JSON.stringify(l.scopes)), column((l) => JSON.stringify(l.audience)),
-            column((l) => l.expiresAt ?? null), column((l) => l.clientIp ?? null),
+            column((l) => l.signature),
+            column((l) => JSON.stringify(l.chain)),
+            column((l) => l.parentTokenId),
+            column((l) => l.principalId),
+            column((l) => l.actorId),
+            column((l) => l.clientId),
+            column((l) => JSON.stringify(l.scopes)),
+            column((l) => JSON.stringify(l.audience)),
+            column((l) => l.expiresAt ?? null),
+            column((l) => l.clientIp ?? null),
           ],
         );
         const linked = new Map(r.rows.map((row) => [row.signature, row]));

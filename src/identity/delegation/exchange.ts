@@ -33,8 +33,13 @@ export interface DelegationDeps {
 }
 
 type Params = {
-  subject_token?: string; subject_token_type?: string; actor_token?: string; actor_token_type?: string;
-  scope?: string; audience?: string | string[]; requested_token_type?: string;
+  subject_token?: string;
+  subject_token_type?: string;
+  actor_token?: string;
+  actor_token_type?: string;
+  scope?: string;
+  audience?: string | string[];
+  requested_token_type?: string;
 };
 export type DelegationContext = TokenEndpointGrantContext<Params>;
 
@@ -50,12 +55,19 @@ export function delegationClaims(token: object): Record<string, unknown> | undef
  */
 const policyRefusal = (description: string) => new errors.CustomOIDCProviderError('invalid_grant', description);
 
-const words = (v: unknown) => String(v ?? '').split(' ').filter(Boolean);
+const words = (v: unknown) =>
+  String(v ?? '')
+    .split(' ')
+    .filter(Boolean);
 const listOf = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' && v ? [v] : []);
 const audienceOf = (aud: unknown): string[] => listOf(aud);
 
 /** A live access token of this service: unexpired, unrevoked, its app and principals active, its delegation unbroken. */
-async function liveAccessToken(ctx: DelegationContext, deps: DelegationDeps, value: string): Promise<AccessToken | undefined> {
+async function liveAccessToken(
+  ctx: DelegationContext,
+  deps: DelegationDeps,
+  value: string,
+): Promise<AccessToken | undefined> {
   const token = await ctx.oidc.provider.AccessToken.find(value);
   if (!token || token.isExpired || !token.accountId) return undefined;
   if (!(await deps.clients.app(token.clientId!))?.active) return undefined;
@@ -65,7 +77,10 @@ async function liveAccessToken(ctx: DelegationContext, deps: DelegationDeps, val
 }
 
 /** The agent the actor token proves: a signed assertion of one of its keys, or an access token issued to it for itself. */
-async function actorOf(ctx: DelegationContext, deps: DelegationDeps): Promise<{ agent: PrincipalView; boundTo: string | undefined }> {
+async function actorOf(
+  ctx: DelegationContext,
+  deps: DelegationDeps,
+): Promise<{ agent: PrincipalView; boundTo: string | undefined }> {
   const actorToken = ctx.oidc.params.actor_token!;
   const actorType = ctx.oidc.params.actor_token_type;
   let agentId: string;
@@ -75,7 +90,8 @@ async function actorOf(ctx: DelegationContext, deps: DelegationDeps): Promise<{ 
   } else {
     const own = await liveAccessToken(ctx, deps, actorToken);
     if (!own) throw new errors.InvalidGrant('the actor token is invalid, expired or revoked');
-    if (delegationOf(own)) throw policyRefusal('the actor token must be the agent\'s own token, not one it holds for someone');
+    if (delegationOf(own))
+      throw policyRefusal("the actor token must be the agent's own token, not one it holds for someone");
     agentId = own.accountId;
     boundTo = own.jkt;
   }
@@ -92,7 +108,8 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
   const params = ctx.oidc.params;
   const client = ctx.oidc.client!;
   // Missing or malformed parameters first (invalid_request), before any token is looked at.
-  if (!params.actor_token) throw new errors.InvalidRequest('missing required parameter actor_token (the agent\'s own proof)');
+  if (!params.actor_token)
+    throw new errors.InvalidRequest("missing required parameter actor_token (the agent's own proof)");
   if (params.actor_token_type !== JWT_TOKEN_TYPE && params.actor_token_type !== ACCESS_TOKEN_TYPE) {
     throw new errors.InvalidRequest(`actor_token_type must be ${JWT_TOKEN_TYPE} or ${ACCESS_TOKEN_TYPE}`);
   }
@@ -119,40 +136,67 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
     // different keys cannot be presented together.
     const dPoP = await validateDpop(ctx.oidc.provider, ctx);
     if (subject.jkt && boundTo && subject.jkt !== boundTo) {
-      throw policyRefusal('the subject token and the actor token are DPoP-bound to different keys: one DPoP proof cannot prove both');
+      throw policyRefusal(
+        'the subject token and the actor token are DPoP-bound to different keys: one DPoP proof cannot prove both',
+      );
     }
-    if (subject.jkt && dPoP?.thumbprint !== subject.jkt) throw policyRefusal('the subject token is DPoP-bound: the request needs a DPoP proof by its key');
+    if (subject.jkt && dPoP?.thumbprint !== subject.jkt)
+      throw policyRefusal('the subject token is DPoP-bound: the request needs a DPoP proof by its key');
     // An actor token bound to a key proves the agent only with a proof by that key (otherwise a stolen bound token would do).
-    if (boundTo && dPoP?.thumbprint !== boundTo) throw policyRefusal('the actor token is DPoP-bound: the request needs a DPoP proof by its key');
+    if (boundTo && dPoP?.thumbprint !== boundTo)
+      throw policyRefusal('the actor token is DPoP-bound: the request needs a DPoP proof by its key');
     // The delegated token stays in the subject's organization (the person's membership keeps it alive); naming another is refused.
     await deps.organizations.decide(ctx, root.id, subject, { refuse: policyRefusal, source: 'the subject token' });
     if (parentChain.length > 1) {
       const holder = await deps.accounts.find(parentChain.at(-1));
-      if (!holder?.agent || !agentPolicy(holder.agent).canDelegate) throw policyRefusal('the agent holding the subject token may not delegate further (capability_constraints.can_delegate)');
+      if (!holder?.agent || !agentPolicy(holder.agent).canDelegate)
+        throw policyRefusal(
+          'the agent holding the subject token may not delegate further (capability_constraints.can_delegate)',
+        );
     }
     if (parentChain.includes(agent.id)) throw policyRefusal('the agent is already in this delegation chain');
-    if (chain.length - 1 > deps.maxDepth) throw policyRefusal(`the delegation chain would hold more than ${deps.maxDepth} agents`);
-    if (a.delegatingPrincipalId && a.delegatingPrincipalId !== root.id) throw policyRefusal('this agent acts only for its own delegating principal');
+    if (chain.length - 1 > deps.maxDepth)
+      throw policyRefusal(`the delegation chain would hold more than ${deps.maxDepth} agents`);
+    if (a.delegatingPrincipalId && a.delegatingPrincipalId !== root.id)
+      throw policyRefusal('this agent acts only for its own delegating principal');
 
     const requested = words(params.scope);
     const unknown = requested.filter((s) => !deps.knownScopes.has(s));
     if (unknown.length) throw new errors.InvalidScope('requested scope is not known', unknown.join(' '));
     const granted = delegatedScopes({
-      requested, subject: words(subject.scope), agentAllowed: agent.allowedScopes, policy, appAllowed: new Set(words(client.scope)),
+      requested,
+      subject: words(subject.scope),
+      agentAllowed: agent.allowedScopes,
+      policy,
+      appAllowed: new Set(words(client.scope)),
     });
-    if (granted.refused.length) throw new errors.InvalidScope('requested scope exceeds the subject token, the agent\'s allowed scopes and capabilities, or the app', granted.refused.join(' '));
-    if (!granted.scopes.length) throw new errors.InvalidScope('no scope of the subject token is allowed to this agent and app', words(params.scope).join(' '));
+    if (granted.refused.length)
+      throw new errors.InvalidScope(
+        "requested scope exceeds the subject token, the agent's allowed scopes and capabilities, or the app",
+        granted.refused.join(' '),
+      );
+    if (!granted.scopes.length)
+      throw new errors.InvalidScope(
+        'no scope of the subject token is allowed to this agent and app',
+        words(params.scope).join(' '),
+      );
     scopes = granted.scopes;
     const aud = delegatedAudience(listOf(params.audience), audienceOf(subject.aud), policy);
-    if (aud.refused.length) throw new errors.InvalidTarget(`audience not allowed to this agent or outside the subject token's audience: ${aud.refused.join(' ')}`);
+    if (aud.refused.length)
+      throw new errors.InvalidTarget(
+        `audience not allowed to this agent or outside the subject token's audience: ${aud.refused.join(' ')}`,
+      );
     audience = aud.audience;
 
     // A proof, when sent, binds the new token to its key; an agent (or app) that must use DPoP is refused without one.
-    if (!dPoP && (a.dpopRequired || client.dpopBoundAccessTokens)) throw new errors.InvalidGrant('DPoP proof JWT not provided');
+    if (!dPoP && (a.dpopRequired || client.dpopBoundAccessTokens))
+      throw new errors.InvalidGrant('DPoP proof JWT not provided');
 
     if (a.requiresConfirmation && !(await approvedFor(deps.db, root.id, agent.id, scopes))) {
       await requestApproval(deps.db, root.id, agent.id, scopes);
-      throw new errors.AccessDenied(`${root.identifier} has not approved this agent for ${scopes.join(' ')}; the request waits at ${deps.approvalPage}`);
+      throw new errors.AccessDenied(
+        `${root.identifier} has not approved this agent for ${scopes.join(' ')}; the request waits at ${deps.approvalPage}`,
+      );
     }
 
     const remaining = Math.floor(subject.exp! - Date.now() / 1000);
@@ -164,7 +208,10 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
     // declarations require a grantId the provider itself does not.
     type AccessTokenInit = ConstructorParameters<typeof ctx.oidc.provider.AccessToken>[0];
     const token = new ctx.oidc.provider.AccessToken({
-      client, accountId: root.id, scope: scopes.join(' '), gty: 'token_exchange',
+      client,
+      accountId: root.id,
+      scope: scopes.join(' '),
+      gty: 'token_exchange',
       expiresIn: Math.min(a.maxTokenLifetime, remaining),
       ...(audience.length ? { aud: audience.length === 1 ? audience[0] : audience } : {}),
     } as unknown as AccessTokenInit);
@@ -176,7 +223,14 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
     ctx.oidc.entity('AccessToken', token);
     const value = await token.save();
     recorded = true;
-    const tokenId = await deps.writes.linkAndRecord(value, { ...record, scopes, audience, outcome: 'issued', parentTokenId, expiresAt: new Date(Date.now() + token.expiration * 1000) });
+    const tokenId = await deps.writes.linkAndRecord(value, {
+      ...record,
+      scopes,
+      audience,
+      outcome: 'issued',
+      parentTokenId,
+      expiresAt: new Date(Date.now() + token.expiration * 1000),
+    });
     if (!tokenId) throw new errors.InvalidGrant('the subject token was revoked');
     ctx.body = {
       access_token: value,
@@ -187,7 +241,8 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
     };
   } catch (err) {
     const code = (err as { error?: unknown }).error;
-    if (typeof code === 'string' && !recorded) await recordExchange(deps.db, { ...record, scopes, audience, outcome: 'refused', error: code });
+    if (typeof code === 'string' && !recorded)
+      await recordExchange(deps.db, { ...record, scopes, audience, outcome: 'refused', error: code });
     throw err;
   }
 }

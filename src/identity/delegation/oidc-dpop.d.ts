@@ -7,6 +7,16 @@ declare module 'oidc-provider/lib/helpers/validate_dpop.js' {
     jti: string;
     iat: number;
   }
-  export default function validateDpop(provider: Provider, ctx: KoaContextWithOIDC, accessToken?: string): Promise<DpopResult | undefined>;
-  export function checkDpopReplay(provider: Provider, ctx: KoaContextWithOIDC, dPoP: DpopResult, clientId: string, ErrorClass?: unknown): Promise<void>;
+  export default function validateDpop(
+    provider: Provider,
+    ctx: KoaContextWithOIDC,
+    accessToken?: string,
+  ): Promise<DpopResult | undefined>;
+  export function checkDpopReplay(
+    provider: Provider,
+    ctx: KoaContextWithOIDC,
+    dPoP: DpopResult,
+    clientId: string,
+    ErrorClass?: unknown,
+  ): Promise<void>;
 }

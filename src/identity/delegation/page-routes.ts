@@ -18,15 +18,29 @@ export interface AgentPageDeps {
 }
 
 const tags = ['sign-in'];
-const Html = { 200: Type.String(), 303: Type.Null(), 400: Type.String(), 401: Type.String(), 403: Type.String(), 404: Type.String() };
-const Form = Type.Object({
-  csrf: Type.Optional(Type.String({ maxLength: 200 })),
-  decision: Type.Optional(Type.String({ maxLength: 10 })),
-}, { additionalProperties: true });
+const Html = {
+  200: Type.String(),
+  303: Type.Null(),
+  400: Type.String(),
+  401: Type.String(),
+  403: Type.String(),
+  404: Type.String(),
+};
+const Form = Type.Object(
+  {
+    csrf: Type.Optional(Type.String({ maxLength: 200 })),
+    decision: Type.Optional(Type.String({ maxLength: 10 })),
+  },
+  { additionalProperties: true },
+);
 /** How many agent ids the page reads at once. */
 const PAGE = 500;
 const AGENTS: AccountPage = { path: '/agents', purpose: 'agents', name: 'the agents page' };
-const NOTICES: Record<string, string> = { approve: 'The agent was approved.', deny: 'The request was declined.', revoke: 'The agent was revoked; its tokens no longer work.' };
+const NOTICES: Record<string, string> = {
+  approve: 'The agent was approved.',
+  deny: 'The request was declined.',
+  revoke: 'The agent was revoked; its tokens no longer work.',
+};
 
 /** The person's agents page (`/agents`): pending requests to approve or deny, approved agents to revoke. */
 export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise<void> {
@@ -34,48 +48,102 @@ export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise
   await app.register(async (plain) => {
     const scope = formScope(plain, { retry: 'The form could not be read. Go back to the agents page and try again.' });
 
-    scope.get('/agents', {
-      schema: { operationId: 'agentsPage', tags, summary: "The person's agents: approve or deny pending requests, revoke approvals (sends the browser to /signin first when signed out)", querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }), response: Html },
-    }, async (request, reply) => {
-      // Signing in is the one sign-in of the account pages (password or social, then any second factor), and back here.
-      const who = await guard.page(request, reply, AGENTS);
-      if (!who) return reply;
-      const person = who.account;
-      // The page shows every agent, so it reads the list page after page.
-      const ids: string[] = [];
-      for (;;) {
-        const page = await agentIdsOf(deps.db, person.id, { limit: PAGE, after: ids.at(-1) });
-        ids.push(...page);
-        if (page.length < PAGE) break;
-      }
-      const tokens = await liveDelegatedTokens(deps.db, person.id, ids);
-      const agents: AgentCard[] = [];
-      for (const id of ids) {
-        const [agent, approval] = await Promise.all([findPrincipal(deps.db, id), findApproval(deps.db, person.id, id)]);
-        if (!agent?.agent || !approval) continue;
-        agents.push({
-          id, name: agent.displayName, modelId: agent.agent.modelId, version: agent.agent.version, status: approval.status, scopes: approval.scopes,
-          pendingScopes: approval.pending_scopes, liveTokens: tokens.filter((t) => t.actor_id === id).length, approvedAt: approval.approved_at,
-        });
-      }
-      return html(reply, 200, agentsPage({ accountLabel: person.identifier, csrf: guard.csrf(who, AGENTS), agents, notice: NOTICES[request.query.done ?? ''] }));
-    });
+    scope.get(
+      '/agents',
+      {
+        schema: {
+          operationId: 'agentsPage',
+          tags,
+          summary:
+            "The person's agents: approve or deny pending requests, revoke approvals (sends the browser to /signin first when signed out)",
+          querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }),
+          response: Html,
+        },
+      },
+      async (request, reply) => {
+        // Signing in is the one sign-in of the account pages (password or social, then any second factor), and back here.
+        const who = await guard.page(request, reply, AGENTS);
+        if (!who) return reply;
+        const person = who.account;
+        // The page shows every agent, so it reads the list page after page.
+        const ids: string[] = [];
+        for (;;) {
+          const page = await agentIdsOf(deps.db, person.id, { limit: PAGE, after: ids.at(-1) });
+          ids.push(...page);
+          if (page.length < PAGE) break;
+        }
+        const tokens = await liveDelegatedTokens(deps.db, person.id, ids);
+        const agents: AgentCard[] = [];
+        for (const id of ids) {
+          const [agent, approval] = await Promise.all([
+            findPrincipal(deps.db, id),
+            findApproval(deps.db, person.id, id),
+          ]);
+          if (!agent?.agent || !approval) continue;
+          agents.push({
+            id,
+            name: agent.displayName,
+            modelId: agent.agent.modelId,
+            version: agent.agent.version,
+            status: approval.status,
+            scopes: approval.scopes,
+            pendingScopes: approval.pending_scopes,
+            liveTokens: tokens.filter((t) => t.actor_id === id).length,
+            approvedAt: approval.approved_at,
+          });
+        }
+        return html(
+          reply,
+          200,
+          agentsPage({
+            accountLabel: person.identifier,
+            csrf: guard.csrf(who, AGENTS),
+            agents,
+            notice: NOTICES[request.query.done ?? ''],
+          }),
+        );
+      },
+    );
 
-    scope.post('/agents/:agentId/decision', {
-      schema: { operationId: 'agentDecision', tags, summary: "Approve or deny an agent's pending request, or revoke an approval (CSRF field, decision)", params: Type.Object({ agentId: Type.String({ format: 'uuid' }) }), body: Form, response: Html },
-    }, async (request, reply) => {
-      const who = await guard.form(request, reply, AGENTS);
-      if (!who) return reply;
-      const { agentId } = request.params;
-      const decision = request.body.decision;
-      const person = who.account.id;
-      const done = decision === 'approve' ? await approve(deps.db, person, agentId, person)
-        : decision === 'deny' ? await deny(deps.db, person, agentId)
-        : decision === 'revoke' ? await revokeApproval(deps.db, person, agentId, 'user_initiated')
-        : undefined;
-      if (done === undefined) return html(reply, 400, errorPage('Request refused', 'Choose Approve, Deny or Revoke.'));
-      if (!done) return html(reply, 404, errorPage('Nothing to change', 'This agent has no request or approval to change. Go back to the agents page.'));
-      return reply.code(303).header('cache-control', 'no-store').redirect(`/agents?done=${decision}`, 303);
-    });
+    scope.post(
+      '/agents/:agentId/decision',
+      {
+        schema: {
+          operationId: 'agentDecision',
+          tags,
+          summary: "Approve or deny an agent's pending request, or revoke an approval (CSRF field, decision)",
+          params: Type.Object({ agentId: Type.String({ format: 'uuid' }) }),
+          body: Form,
+          response: Html,
+        },
+      },
+      async (request, reply) => {
+        const who = await guard.form(request, reply, AGENTS);
+        if (!who) return reply;
+        const { agentId } = request.params;
+        const decision = request.body.decision;
+        const person = who.account.id;
+        const done =
+          decision === 'approve'
+            ? await approve(deps.db, person, agentId, person)
+            : decision === 'deny'
+              ? await deny(deps.db, person, agentId)
+              : decision === 'revoke'
+                ? await revokeApproval(deps.db, person, agentId, 'user_initiated')
+                : undefined;
+        if (done === undefined)
+          return html(reply, 400, errorPage('Request refused', 'Choose Approve, Deny or Revoke.'));
+        if (!done)
+          return html(
+            reply,
+            404,
+            errorPage(
+              'Nothing to change',
+              'This agent has no request or approval to change. Go back to the agents page.',
+            ),
+          );
+        return reply.code(303).header('cache-control', 'no-store').redirect(`/agents?done=${decision}`, 303);
+      },
+    );
   });
 }

@@ -26,7 +26,12 @@ const scopeList = (scopes: string[], id: string) =>
 const model = (a: AgentCard) => `${escapeHtml(a.modelId)}${a.version ? ` (version ${escapeHtml(a.version)})` : ''}`;
 
 /** One form per decision: the agent and the choice travel in the action and the button, the CSRF token in a hidden field. */
-function decisionForm(a: AgentCard, csrf: string, buttons: [string, string, 'primary' | 'secondary'][], describedBy: string): string {
+function decisionForm(
+  a: AgentCard,
+  csrf: string,
+  buttons: [string, string, 'primary' | 'secondary'][],
+  describedBy: string,
+): string {
   return `<form method="post" action="/agents/${encodeURIComponent(a.id)}/decision">
 <input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
 ${buttons.map(([value, label, kind]) => `<button class="${kind}" type="submit" name="decision" value="${value}" aria-describedby="${escapeHtml(describedBy)}">${escapeHtml(label)}</button>`).join('\n')}
@@ -38,24 +43,40 @@ export function agentsPage(v: AgentsView): string {
   const pending = v.agents.filter((a) => a.status === 'pending');
   const approved = v.agents.filter((a) => a.scopes.length > 0);
   const pendingHtml = pending.length
-    ? pending.map((a) => `<section aria-labelledby="pending-${a.id}">
+    ? pending
+        .map(
+          (a) => `<section aria-labelledby="pending-${a.id}">
 <h3 id="pending-${a.id}">${escapeHtml(a.name)}</h3>
 <p>Model: ${model(a)}</p>
 <p id="asks-${a.id}">${escapeHtml(a.name)} asks to act for you and:</p>
 ${scopeList(a.pendingScopes, `asks-list-${a.id}`)}
 ${a.scopes.length ? `<p class="hint">Already approved: ${escapeHtml(a.scopes.join(', '))}.</p>` : ''}
-${decisionForm(a, v.csrf, [['approve', `Approve ${a.name}`, 'primary'], ['deny', `Deny ${a.name}`, 'secondary']], `asks-${a.id}`)}
-</section>`).join('\n')
+${decisionForm(
+  a,
+  v.csrf,
+  [
+    ['approve', `Approve ${a.name}`, 'primary'],
+    ['deny', `Deny ${a.name}`, 'secondary'],
+  ],
+  `asks-${a.id}`,
+)}
+</section>`,
+        )
+        .join('\n')
     : '<p>No agent is waiting for your approval.</p>';
   const approvedHtml = approved.length
-    ? approved.map((a) => `<section aria-labelledby="approved-${a.id}">
+    ? approved
+        .map(
+          (a) => `<section aria-labelledby="approved-${a.id}">
 <h3 id="approved-${a.id}">${escapeHtml(a.name)}</h3>
 <p>Model: ${model(a)}</p>
 <p id="may-${a.id}">May act for you and:</p>
 ${scopeList(a.scopes, `may-list-${a.id}`)}
 <p class="hint">${a.liveTokens === 1 ? '1 live token' : `${a.liveTokens} live tokens`}${a.approvedAt ? `; approved ${escapeHtml(a.approvedAt.slice(0, 10))}` : ''}.</p>
 ${decisionForm(a, v.csrf, [['revoke', `Revoke ${a.name}`, 'secondary']], `may-${a.id}`)}
-</section>`).join('\n')
+</section>`,
+        )
+        .join('\n')
     : '<p>You have not approved any agent.</p>';
   return page({
     title: pending.length ? `Agents (${pending.length} waiting)` : 'Agents',

@@ -12,7 +12,8 @@ export interface AgentPolicy {
   audiences: readonly string[] | undefined;
 }
 
-const stringList = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string' && s.length > 0) : undefined);
+const stringList = (v: unknown): string[] | undefined =>
+  Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string' && s.length > 0) : undefined;
 
 export function agentPolicy(agent: AgentRecord): AgentPolicy {
   const scopes = stringList(agent.capabilityConstraints.scopes);
@@ -39,7 +40,12 @@ export function delegatedScopes(input: {
   appAllowed: ReadonlySet<string>;
 }): { scopes: string[]; refused: string[] } {
   const agentAllowed = new Set(input.agentAllowed);
-  const permitted = (s: string) => !SESSION_SCOPES.has(s) && input.subject.includes(s) && agentAllowed.has(s) && (input.policy.scopes?.has(s) ?? true) && input.appAllowed.has(s);
+  const permitted = (s: string) =>
+    !SESSION_SCOPES.has(s) &&
+    input.subject.includes(s) &&
+    agentAllowed.has(s) &&
+    (input.policy.scopes?.has(s) ?? true) &&
+    input.appAllowed.has(s);
   if (input.requested.length) {
     const wanted = [...new Set(input.requested)];
     return { scopes: wanted.filter(permitted), refused: wanted.filter((s) => !permitted(s)) };
@@ -52,13 +58,19 @@ export function delegatedScopes(input: {
  * token's own audience when it has one. Without a request the token inherits the subject's audience, narrowed to the
  * agent's list (or the agent's list itself when the subject names none).
  */
-export function delegatedAudience(requested: readonly string[], subject: readonly string[], policy: AgentPolicy): { audience: string[]; refused: string[] } {
-  const within = (a: string) => (subject.length === 0 || subject.includes(a)) && (policy.audiences === undefined || policy.audiences.includes(a));
+export function delegatedAudience(
+  requested: readonly string[],
+  subject: readonly string[],
+  policy: AgentPolicy,
+): { audience: string[]; refused: string[] } {
+  const within = (a: string) =>
+    (subject.length === 0 || subject.includes(a)) && (policy.audiences === undefined || policy.audiences.includes(a));
   if (requested.length) {
     const wanted = [...new Set(requested)];
     return { audience: wanted.filter(within), refused: wanted.filter((a) => !within(a)) };
   }
-  if (subject.length) return { audience: subject.filter(within), refused: subject.length && !subject.some(within) ? [...subject] : [] };
+  if (subject.length)
+    return { audience: subject.filter(within), refused: subject.length && !subject.some(within) ? [...subject] : [] };
   return { audience: [...(policy.audiences ?? [])], refused: [] };
 }
 

@@ -14,33 +14,71 @@ import type { ClientStore } from '../oidc/clients.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import { findPrincipal, findPrincipals, type PrincipalView } from '../principals/view.ts';
 import { delegationOf } from './entitlement.ts';
-import { agentIdsOf, approve, deny, findApproval, findApprovals, listExchanges, liveDelegatedTokens, revokeApproval, type Approval } from './store.ts';
+import {
+  agentIdsOf,
+  approve,
+  deny,
+  findApproval,
+  findApprovals,
+  listExchanges,
+  liveDelegatedTokens,
+  revokeApproval,
+  type Approval,
+} from './store.ts';
 
 const Time = Type.String({ format: 'date-time' });
 export const ApprovalOut = Type.Object({
-  status: Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('denied'), Type.Literal('revoked')], {
-    description: 'pending: a request waits (pending_scopes); approved: it may act with `scopes`; denied or revoked: it may not act.',
-  }),
+  status: Type.Union(
+    [Type.Literal('pending'), Type.Literal('approved'), Type.Literal('denied'), Type.Literal('revoked')],
+    {
+      description:
+        'pending: a request waits (pending_scopes); approved: it may act with `scopes`; denied or revoked: it may not act.',
+    },
+  ),
   scopes: Type.Array(Type.String(), { description: 'Approved scopes.' }),
-  pending_scopes: Type.Array(Type.String(), { description: 'Scopes the agent asked for and the person has not yet approved.' }),
-  requested_at: Nullable(Time), approved_at: Nullable(Time), denied_at: Nullable(Time), revoked_at: Nullable(Time), revoked_reason: Nullable(Type.String()),
+  pending_scopes: Type.Array(Type.String(), {
+    description: 'Scopes the agent asked for and the person has not yet approved.',
+  }),
+  requested_at: Nullable(Time),
+  approved_at: Nullable(Time),
+  denied_at: Nullable(Time),
+  revoked_at: Nullable(Time),
+  revoked_reason: Nullable(Type.String()),
   last_used_at: Nullable(Time),
 });
 const DelegatedTokenOut = Type.Object({
-  id: Uuid, actor_id: Uuid, delegation_chain: Type.Array(Uuid), parent_token_id: Nullable(Uuid), client_id: Type.String(),
-  scopes: Type.Array(Type.String()), audience: Type.Array(Type.String()), dpop_bound: Type.Boolean(), created_at: Time, expires_at: Time,
+  id: Uuid,
+  actor_id: Uuid,
+  delegation_chain: Type.Array(Uuid),
+  parent_token_id: Nullable(Uuid),
+  client_id: Type.String(),
+  scopes: Type.Array(Type.String()),
+  audience: Type.Array(Type.String()),
+  dpop_bound: Type.Boolean(),
+  created_at: Time,
+  expires_at: Time,
 });
 const PersonAgentOut = Type.Object({
   agent: PrincipalOut,
   approval: Nullable(ApprovalOut),
-  live_tokens: Type.Array(DelegatedTokenOut, { description: 'Live tokens this agent (or an agent below it) holds for the person.' }),
+  live_tokens: Type.Array(DelegatedTokenOut, {
+    description: 'Live tokens this agent (or an agent below it) holds for the person.',
+  }),
 });
 const PersonAgents = pageOf(PersonAgentOut);
 const ExchangeOut = Type.Object({
-  id: Uuid, created_at: Time, principal_id: Uuid, actor_id: Uuid, delegation_chain: Type.Array(Uuid), client_id: Type.String(),
-  scopes: Type.Array(Type.String()), audience: Type.Array(Type.String()),
-  outcome: Type.Union([Type.Literal('issued'), Type.Literal('refused')]), error: Nullable(Type.String({ description: 'The OAuth error of a refused exchange.' })),
-  token_id: Nullable(Uuid), expires_at: Nullable(Time),
+  id: Uuid,
+  created_at: Time,
+  principal_id: Uuid,
+  actor_id: Uuid,
+  delegation_chain: Type.Array(Uuid),
+  client_id: Type.String(),
+  scopes: Type.Array(Type.String()),
+  audience: Type.Array(Type.String()),
+  outcome: Type.Union([Type.Literal('issued'), Type.Literal('refused')]),
+  error: Nullable(Type.String({ description: 'The OAuth error of a refused exchange.' })),
+  token_id: Nullable(Uuid),
+  expires_at: Nullable(Time),
 });
 
 function approvalOut(a: Approval | undefined): Static<typeof ApprovalOut> | null {
@@ -53,16 +91,28 @@ function approvalOut(a: Approval | undefined): Static<typeof ApprovalOut> | null
  * The agents acting, or asking to act, for a person, each with its approval and its live delegated tokens: one page in
  * agent id order (`cursor` is `next` of the previous page; a cursor this list did not give is a 400).
  */
-export async function personAgents(db: Database, personId: string, page: { limit: number; cursor?: string | undefined }): Promise<Static<typeof PersonAgents>> {
+export async function personAgents(
+  db: Database,
+  personId: string,
+  page: { limit: number; cursor?: string | undefined },
+): Promise<Static<typeof PersonAgents>> {
   const ids = await agentIdsOf(db, personId, { limit: page.limit + 1, after: decodeCursor(page.cursor, ById)?.[0] });
   const { items: shown, next } = toPage(ids, page.limit, (id) => [id]);
   // Three statements for the page, whatever its length.
-  const [tokens, agents, approvals] = await Promise.all([liveDelegatedTokens(db, personId, shown), findPrincipals(db, shown), findApprovals(db, personId, shown)]);
+  const [tokens, agents, approvals] = await Promise.all([
+    liveDelegatedTokens(db, personId, shown),
+    findPrincipals(db, shown),
+    findApprovals(db, personId, shown),
+  ]);
   const items: Static<typeof PersonAgentOut>[] = [];
   for (const id of shown) {
     const agent = agents.get(id);
     if (!agent) continue;
-    items.push({ agent: principalOut(agent), approval: approvalOut(approvals.get(id)), live_tokens: tokens.filter((t) => t.delegation_chain.includes(id)) });
+    items.push({
+      agent: principalOut(agent),
+      approval: approvalOut(approvals.get(id)),
+      live_tokens: tokens.filter((t) => t.delegation_chain.includes(id)),
+    });
   }
   return { items, next };
 }
@@ -90,25 +140,70 @@ export async function registerDelegationAdminRoutes(scope: AdminScope, deps: { d
     if (!p) throw new HttpError(404, 'NOT_FOUND', `no principal ${id}`);
     return p;
   };
-  scope.get('/principals/:id/agents', {
-    schema: { operationId: 'listPersonAgents', tags, security, summary: "A person's agents, in id order: each with its approval and the live tokens it holds for them", params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: PersonAgents, ...Errors } },
-  }, async (request) => personAgents(deps.db, (await personOf(request.params.id)).id, request.query));
+  scope.get(
+    '/principals/:id/agents',
+    {
+      schema: {
+        operationId: 'listPersonAgents',
+        tags,
+        security,
+        summary: "A person's agents, in id order: each with its approval and the live tokens it holds for them",
+        params: Type.Object({ id: Uuid }),
+        querystring: Page,
+        response: { 200: PersonAgents, ...Errors },
+      },
+    },
+    async (request) => personAgents(deps.db, (await personOf(request.params.id)).id, request.query),
+  );
 
-  scope.delete('/principals/:id/agents/:agentId/approval', {
-    schema: { operationId: 'revokeAgentApproval', tags, security, summary: "Withdraw a person's approval of an agent; the tokens it holds for them (and those delegated from them) are revoked", params: AgentParams, response: { 204: Type.Null(), ...Errors } },
-  }, async (request, reply) => {
-    if (!(await revokeApproval(deps.db, request.params.id, request.params.agentId, 'admin_revoked'))) throw new HttpError(404, 'NOT_FOUND', 'no approval or pending request of this agent for this person');
-    return reply.code(204).send(null);
-  });
+  scope.delete(
+    '/principals/:id/agents/:agentId/approval',
+    {
+      schema: {
+        operationId: 'revokeAgentApproval',
+        tags,
+        security,
+        summary:
+          "Withdraw a person's approval of an agent; the tokens it holds for them (and those delegated from them) are revoked",
+        params: AgentParams,
+        response: { 204: Type.Null(), ...Errors },
+      },
+    },
+    async (request, reply) => {
+      if (!(await revokeApproval(deps.db, request.params.id, request.params.agentId, 'admin_revoked')))
+        throw new HttpError(404, 'NOT_FOUND', 'no approval or pending request of this agent for this person');
+      return reply.code(204).send(null);
+    },
+  );
 
-  scope.get('/principals/:id/exchanges', {
-    schema: { operationId: 'listDelegationExchanges', tags, security, summary: 'Token exchanges for this person or by this agent, newest first (issued and refused)', params: Type.Object({ id: Uuid }), querystring: Page, response: { 200: pageOf(ExchangeOut), ...Errors } },
-  }, async (request) => {
-    await personOf(request.params.id);
-    const { limit, cursor } = request.query;
-    const rows = await listExchanges(deps.db, request.params.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
-    return toPage(rows, limit, (x) => x.position, ({ position: _, ...x }) => x);
-  });
+  scope.get(
+    '/principals/:id/exchanges',
+    {
+      schema: {
+        operationId: 'listDelegationExchanges',
+        tags,
+        security,
+        summary: 'Token exchanges for this person or by this agent, newest first (issued and refused)',
+        params: Type.Object({ id: Uuid }),
+        querystring: Page,
+        response: { 200: pageOf(ExchangeOut), ...Errors },
+      },
+    },
+    async (request) => {
+      await personOf(request.params.id);
+      const { limit, cursor } = request.query;
+      const rows = await listExchanges(deps.db, request.params.id, {
+        limit: limit + 1,
+        after: decodeCursor(cursor, ByTime),
+      });
+      return toPage(
+        rows,
+        limit,
+        (x) => x.position,
+        ({ position: _, ...x }) => x,
+      );
+    },
+  );
 }
 
 /**
@@ -116,56 +211,125 @@ export async function registerDelegationAdminRoutes(scope: AdminScope, deps: { d
  * token (any app, any scope). A token an agent holds for them is refused here: an agent must not approve itself. A
  * DPoP-bound token comes as `Authorization: DPoP` with a proof by its key (`dpop`), as at every resource server.
  */
-export async function registerPersonDelegationRoutes(app: App, deps: { db: Database; holder: ProviderHolder; accounts: PrincipalDirectory; clients: ClientStore; dpop: DpopCheck }): Promise<void> {
+export async function registerPersonDelegationRoutes(
+  app: App,
+  deps: { db: Database; holder: ProviderHolder; accounts: PrincipalDirectory; clients: ClientStore; dpop: DpopCheck },
+): Promise<void> {
   const tags = ['agents'];
   const security = [{ personToken: [] }];
-  const unauthorized = (message: string) => new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
+  const unauthorized = (message: string) =>
+    new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
   const personOf = async (request: FastifyRequest): Promise<PrincipalView> => {
     const presented = presentedToken(request.headers.authorization);
-    if (!presented) throw unauthorized("send the person's access token (Authorization: Bearer ..., or DPoP ... for a DPoP-bound token)");
+    if (!presented)
+      throw unauthorized(
+        "send the person's access token (Authorization: Bearer ..., or DPoP ... for a DPoP-bound token)",
+      );
     const token = await deps.holder.current.AccessToken.find(presented.token);
-    if (!token || token.isExpired || !(await deps.clients.app(token.clientId!))?.active) throw unauthorized('the access token is invalid, expired or revoked');
+    if (!token || token.isExpired || !(await deps.clients.app(token.clientId!))?.active)
+      throw unauthorized('the access token is invalid, expired or revoked');
     const person = await deps.accounts.find(token.accountId);
-    if (!person?.active || person.type !== 'human') throw unauthorized('the access token is invalid, expired or revoked');
+    if (!person?.active || person.type !== 'human')
+      throw unauthorized('the access token is invalid, expired or revoked');
     await deps.dpop.check(request, presented, token.jkt);
-    if (delegationOf(token)) throw new HttpError(403, 'FORBIDDEN', 'a token an agent holds for this person cannot manage agents');
+    if (delegationOf(token))
+      throw new HttpError(403, 'FORBIDDEN', 'a token an agent holds for this person cannot manage agents');
     return person;
   };
-  await app.register(async (plain) => {
-    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    scope.get('/me/agents', {
-      schema: { operationId: 'listMyAgents', tags, security, summary: 'My agents, in id order: their approvals, pending requests and the live tokens they hold for me', querystring: Page, response: { 200: PersonAgents, ...Errors } },
-    }, async (request) => personAgents(deps.db, (await personOf(request)).id, request.query));
-
-    for (const action of ['approve', 'deny'] as const) {
-      scope.post(`/me/agents/:agentId/${action}`, {
-        schema: {
-          operationId: `${action}MyAgent`, tags, security, params: Type.Object({ agentId: Uuid }), response: { 200: ApprovalOut, ...Errors },
-          summary: action === 'approve' ? "Approve an agent's pending request: it may then act for me with those scopes" : "Decline an agent's pending request",
+  await app.register(
+    async (plain) => {
+      const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+      scope.get(
+        '/me/agents',
+        {
+          schema: {
+            operationId: 'listMyAgents',
+            tags,
+            security,
+            summary: 'My agents, in id order: their approvals, pending requests and the live tokens they hold for me',
+            querystring: Page,
+            response: { 200: PersonAgents, ...Errors },
+          },
         },
-      }, async (request) => {
-        const person = await personOf(request);
-        const done = action === 'approve' ? await approve(deps.db, person.id, request.params.agentId, person.id) : await deny(deps.db, person.id, request.params.agentId);
-        if (!done) throw new HttpError(404, 'NOT_FOUND', 'no pending request of this agent');
-        return approvalOut(await findApproval(deps.db, person.id, request.params.agentId))!;
-      });
-    }
+        async (request) => personAgents(deps.db, (await personOf(request)).id, request.query),
+      );
 
-    scope.delete('/me/agents/:agentId/approval', {
-      schema: { operationId: 'revokeMyAgentApproval', tags, security, summary: 'Withdraw my approval of an agent; the tokens it holds for me are revoked', params: Type.Object({ agentId: Uuid }), response: { 204: Type.Null(), ...Errors } },
-    }, async (request, reply) => {
-      const person = await personOf(request);
-      if (!(await revokeApproval(deps.db, person.id, request.params.agentId, 'user_initiated'))) throw new HttpError(404, 'NOT_FOUND', 'no approval or pending request of this agent');
-      return reply.code(204).send(null);
-    });
+      for (const action of ['approve', 'deny'] as const) {
+        scope.post(
+          `/me/agents/:agentId/${action}`,
+          {
+            schema: {
+              operationId: `${action}MyAgent`,
+              tags,
+              security,
+              params: Type.Object({ agentId: Uuid }),
+              response: { 200: ApprovalOut, ...Errors },
+              summary:
+                action === 'approve'
+                  ? "Approve an agent's pending request: it may then act for me with those scopes"
+                  : "Decline an agent's pending request",
+            },
+          },
+          async (request) => {
+            const person = await personOf(request);
+            const done =
+              action === 'approve'
+                ? await approve(deps.db, person.id, request.params.agentId, person.id)
+                : await deny(deps.db, person.id, request.params.agentId);
+            if (!done) throw new HttpError(404, 'NOT_FOUND', 'no pending request of this agent');
+            return approvalOut(await findApproval(deps.db, person.id, request.params.agentId))!;
+          },
+        );
+      }
 
-    scope.get('/me/exchanges', {
-      schema: { operationId: 'listMyExchanges', tags, security, summary: 'Token exchanges agents made for me, newest first', querystring: Page, response: { 200: pageOf(ExchangeOut), ...Errors } },
-    }, async (request) => {
-      const person = await personOf(request);
-      const { limit, cursor } = request.query;
-      const rows = await listExchanges(deps.db, person.id, { limit: limit + 1, after: decodeCursor(cursor, ByTime) });
-      return toPage(rows, limit, (x) => x.position, ({ position: _, ...x }) => x);
-    });
-  }, { prefix: '/api/v1' });
+      scope.delete(
+        '/me/agents/:agentId/approval',
+        {
+          schema: {
+            operationId: 'revokeMyAgentApproval',
+            tags,
+            security,
+            summary: 'Withdraw my approval of an agent; the tokens it holds for me are revoked',
+            params: Type.Object({ agentId: Uuid }),
+            response: { 204: Type.Null(), ...Errors },
+          },
+        },
+        async (request, reply) => {
+          const person = await personOf(request);
+          if (!(await revokeApproval(deps.db, person.id, request.params.agentId, 'user_initiated')))
+            throw new HttpError(404, 'NOT_FOUND', 'no approval or pending request of this agent');
+          return reply.code(204).send(null);
+        },
+      );
+
+      scope.get(
+        '/me/exchanges',
+        {
+          schema: {
+            operationId: 'listMyExchanges',
+            tags,
+            security,
+            summary: 'Token exchanges agents made for me, newest first',
+            querystring: Page,
+            response: { 200: pageOf(ExchangeOut), ...Errors },
+          },
+        },
+        async (request) => {
+          const person = await personOf(request);
+          const { limit, cursor } = request.query;
+          const rows = await listExchanges(deps.db, person.id, {
+            limit: limit + 1,
+            after: decodeCursor(cursor, ByTime),
+          });
+          return toPage(
+            rows,
+            limit,
+            (x) => x.position,
+            ({ position: _, ...x }) => x,
+          );
+        },
+      );
+    },
+    { prefix: '/api/v1' },
+  );
 }

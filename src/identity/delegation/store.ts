@@ -40,19 +40,34 @@ const APPROVAL_COLUMNS = `a.id, a.principal_id, a.agent_id, a.scopes, a.pending_
        WHEN a.revoked_at IS NOT NULL THEN 'revoked' ELSE 'denied' END AS status`;
 
 export async function findApproval(db: Queryable, principalId: string, agentId: string): Promise<Approval | undefined> {
-  const r = await db.query<Approval>(`SELECT ${APPROVAL_COLUMNS} FROM agent_approvals a WHERE a.principal_id = $1 AND a.agent_id = $2`, [principalId, agentId]);
+  const r = await db.query<Approval>(
+    `SELECT ${APPROVAL_COLUMNS} FROM agent_approvals a WHERE a.principal_id = $1 AND a.agent_id = $2`,
+    [principalId, agentId],
+  );
   return r.rows[0];
 }
 
 /** The person's approvals of the agents `agentIds` that have one, by agent id, in one statement. */
-export async function findApprovals(db: Queryable, principalId: string, agentIds: readonly string[]): Promise<Map<string, Approval>> {
+export async function findApprovals(
+  db: Queryable,
+  principalId: string,
+  agentIds: readonly string[],
+): Promise<Map<string, Approval>> {
   if (agentIds.length === 0) return new Map();
-  const r = await db.query<Approval>(`SELECT ${APPROVAL_COLUMNS} FROM agent_approvals a WHERE a.principal_id = $1 AND a.agent_id = ANY($2::uuid[])`, [principalId, agentIds]);
+  const r = await db.query<Approval>(
+    `SELECT ${APPROVAL_COLUMNS} FROM agent_approvals a WHERE a.principal_id = $1 AND a.agent_id = ANY($2::uuid[])`,
+    [principalId, agentIds],
+  );
   return new Map(r.rows.map((a) => [a.agent_id, a]));
 }
 
 /** Whether the person has approved this agent for every one of `scopes`; notes the use when so. */
-export async function approvedFor(db: Queryable, principalId: string, agentId: string, scopes: readonly string[]): Promise<boolean> {
+export async function approvedFor(
+  db: Queryable,
+  principalId: string,
+  agentId: string,
+  scopes: readonly string[],
+): Promise<boolean> {
   const r = await db.query(
     `UPDATE agent_approvals SET last_used_at = now() WHERE principal_id = $1 AND agent_id = $2 AND revoked_at IS NULL AND scopes @> $3::jsonb`,
     [principalId, agentId, JSON.stringify(scopes)],
@@ -61,7 +76,12 @@ export async function approvedFor(db: Queryable, principalId: string, agentId: s
 }
 
 /** Records (or widens) the agent's pending request to act for the person with `scopes` beyond those already approved. */
-export async function requestApproval(db: Queryable, principalId: string, agentId: string, scopes: readonly string[]): Promise<void> {
+export async function requestApproval(
+  db: Queryable,
+  principalId: string,
+  agentId: string,
+  scopes: readonly string[],
+): Promise<void> {
   await db.query(
     `INSERT INTO agent_approvals (principal_id, agent_id, pending_scopes, requested_at) VALUES ($1, $2, $3, now())
      ON CONFLICT (principal_id, agent_id) DO UPDATE SET
@@ -98,7 +118,12 @@ export async function deny(db: Queryable, principalId: string, agentId: string):
  * Withdraws an approval (the person: `user_initiated`, an admin: `admin_revoked`) and revokes every live token the agent
  * holds for the person — and, through the cascade, every token delegated from those. False when nothing was approved.
  */
-export async function revokeApproval(db: Database, principalId: string, agentId: string, reason: string): Promise<boolean> {
+export async function revokeApproval(
+  db: Database,
+  principalId: string,
+  agentId: string,
+  reason: string,
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     const r = await tx.query(
       `UPDATE agent_approvals SET scopes = '[]'::jsonb, pending_scopes = '[]'::jsonb, revoked_at = now(), revoked_reason = $3, updated_at = now()
@@ -129,7 +154,11 @@ export interface DelegatedTokenView {
 }
 
 /** Live tokens agents hold for this person, newest first: those with one of `agentIds` in their chain. */
-export async function liveDelegatedTokens(db: Queryable, principalId: string, agentIds: readonly string[]): Promise<DelegatedTokenView[]> {
+export async function liveDelegatedTokens(
+  db: Queryable,
+  principalId: string,
+  agentIds: readonly string[],
+): Promise<DelegatedTokenView[]> {
   if (!agentIds.length) return [];
   const r = await db.query<DelegatedTokenView>(
     `SELECT id, delegation_chain ->> -1 AS actor_id, delegation_chain, parent_token_id, client_id, scopes, audience, dpop_jkt IS NOT NULL AS dpop_bound,
@@ -162,8 +191,20 @@ export async function recordExchange(db: Queryable, e: ExchangeRecord): Promise<
   await db.query(
     `INSERT INTO delegation_exchanges (principal_id, actor_id, delegation_chain, client_id, scopes, audience, outcome, error, token_id, parent_token_id, expires_at, client_ip)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-    [e.principalId, e.actorId, JSON.stringify(e.chain), e.clientId, JSON.stringify(e.scopes), JSON.stringify(e.audience), e.outcome, e.error ?? null,
-      e.tokenId ?? null, e.parentTokenId ?? null, e.expiresAt ?? null, e.clientIp ?? null],
+    [
+      e.principalId,
+      e.actorId,
+      JSON.stringify(e.chain),
+      e.clientId,
+      JSON.stringify(e.scopes),
+      JSON.stringify(e.audience),
+      e.outcome,
+      e.error ?? null,
+      e.tokenId ?? null,
+      e.parentTokenId ?? null,
+      e.expiresAt ?? null,
+      e.clientIp ?? null,
+    ],
   );
 }
 
@@ -183,7 +224,11 @@ export interface ExchangeView {
 }
 
 /** Exchanges for this person, or by this agent, newest first; `after` is a previous row's position. */
-export async function listExchanges(db: Queryable, principalId: string, page: { limit: number; after?: readonly [string, string] | undefined }): Promise<(ExchangeView & { position: [string, string] })[]> {
+export async function listExchanges(
+  db: Queryable,
+  principalId: string,
+  page: { limit: number; after?: readonly [string, string] | undefined },
+): Promise<(ExchangeView & { position: [string, string] })[]> {
   const r = await db.query<ExchangeView & { sort_at: string }>(
     `SELECT id, ${isoUtc('created_at')} AS created_at, principal_id, actor_id, delegation_chain, client_id, scopes, audience, outcome, error, token_id,
             ${isoUtc('expires_at')} AS expires_at, created_at::text AS sort_at
@@ -199,7 +244,11 @@ export async function listExchanges(db: Queryable, principalId: string, page: { 
  * The agents that act, or asked to act, for this person: bound to them (delegating_principal_id), with an approval row,
  * or holding a live token for them. In id order; `after` is the last id of the previous page.
  */
-export async function agentIdsOf(db: Queryable, principalId: string, page: { limit: number; after?: string | undefined }): Promise<string[]> {
+export async function agentIdsOf(
+  db: Queryable,
+  principalId: string,
+  page: { limit: number; after?: string | undefined },
+): Promise<string[]> {
   const r = await db.query<{ id: string }>(
     `SELECT id FROM (
        SELECT principal_id AS id FROM agents WHERE delegating_principal_id = $1

@@ -31,7 +31,12 @@ export function smtpMailer(smtpUrl: string | undefined, from: string, log: Fasti
         from,
         to: mail.to,
         subject: `Invitation to join ${mail.organizationName}`,
-        text: [intro, mail.message ? `\n${mail.message}\n` : '', `Accept or decline: ${mail.link}`, `The invitation expires at ${mail.expiresAt}.`].join('\n'),
+        text: [
+          intro,
+          mail.message ? `\n${mail.message}\n` : '',
+          `Accept or decline: ${mail.link}`,
+          `The invitation expires at ${mail.expiresAt}.`,
+        ].join('\n'),
       });
       log.info(logged, 'invite mail sent');
       return true;

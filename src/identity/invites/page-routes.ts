@@ -30,7 +30,8 @@ function refusal(invite: Invite, who: PrincipalView): string | undefined {
   if (!email || normaliseEmail(email) !== normaliseEmail(invite.email)) {
     return `This invitation was sent to ${invite.email}, and you are signed in as ${who.identifier}. Sign in as ${invite.email} to accept it.`;
   }
-  if (!who.human?.emailVerifiedAt) return `Your email address ${email} is not verified yet, so the invitation cannot be accepted. Verify it, then open the link again.`;
+  if (!who.human?.emailVerifiedAt)
+    return `Your email address ${email} is not verified yet, so the invitation cannot be accepted. Verify it, then open the link again.`;
   return undefined;
 }
 
@@ -43,66 +44,129 @@ export async function registerInvitePages(scope: AdminScope, deps: InvitePageDep
   const here = (token: string) => `/invites/accept?token=${encodeURIComponent(token)}`;
   const csrfPurpose = (token: string) => `invite:${sha256Hex(token)}`;
   const notFound = (reply: FastifyReply) =>
-    html(reply, 404, errorPage('Invitation not found', 'This link opens no invitation. It may be incomplete, or the invitation was sent again with a new link: use the newest email.'));
+    html(
+      reply,
+      404,
+      errorPage(
+        'Invitation not found',
+        'This link opens no invitation. It may be incomplete, or the invitation was sent again with a new link: use the newest email.',
+      ),
+    );
 
-  const show = async (request: FastifyRequest, reply: FastifyReply, token: string, invite: Invite, status = 200, error?: string) => {
+  const show = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: string,
+    invite: Invite,
+    status = 200,
+    error?: string,
+  ) => {
     const org = await findOrganization(deps.db, invite.organization_id);
     const orgName = org?.name ?? 'the organization';
     // A link opened after the invitation moved on answers 200 with its state; a form posted to one that moved meanwhile, 409.
-    if (invite.status !== 'pending') return html(reply, status === 200 ? 200 : 409, inviteStatePage(invite.status, orgName));
+    if (invite.status !== 'pending')
+      return html(reply, status === 200 ? 200 : 409, inviteStatePage(invite.status, orgName));
     const who = (await signedIn(deps.db, deps.accounts, request))?.account;
     const inviter = invite.inviter_principal_id ? await findPrincipal(deps.db, invite.inviter_principal_id) : undefined;
-    return html(reply, status, invitePage({
-      organizationName: orgName, role: invite.role, email: invite.email, inviterName: inviter?.displayName ?? null, message: invite.message,
-      expiresAt: invite.expires_at, action: '/invites/accept', token, csrf: deps.forms.issue(request, reply, csrfPurpose(token)),
-      signedInAs: who?.identifier, signInHref: who ? signInLink(here(token), undefined, true) : signInLink(here(token), invite.email), error: error ?? (who ? refusal(invite, who) : undefined),
-    }));
+    return html(
+      reply,
+      status,
+      invitePage({
+        organizationName: orgName,
+        role: invite.role,
+        email: invite.email,
+        inviterName: inviter?.displayName ?? null,
+        message: invite.message,
+        expiresAt: invite.expires_at,
+        action: '/invites/accept',
+        token,
+        csrf: deps.forms.issue(request, reply, csrfPurpose(token)),
+        signedInAs: who?.identifier,
+        signInHref: who ? signInLink(here(token), undefined, true) : signInLink(here(token), invite.email),
+        error: error ?? (who ? refusal(invite, who) : undefined),
+      }),
+    );
   };
 
-  scope.get('/invites/accept', {
-    schema: { operationId: 'invitationPage', tags, summary: 'The page an invitation link opens: the organization and role, accept or decline', querystring: Type.Object({ token: Type.Optional(Token) }), response: Html },
-  }, async (request, reply) => {
-    const token = request.query.token ?? '';
-    const invite = token ? await findInviteByToken(deps.db, token) : undefined;
-    if (!invite) return notFound(reply);
-    return show(request, reply, token, invite);
-  });
-
-  scope.post('/invites/accept', {
-    schema: {
-      operationId: 'answerInvitation', tags, summary: 'Accept (signed in as the invited person) or decline an invitation from its page',
-      body: Type.Object({ token: Type.Optional(Token), csrf: Type.Optional(Type.String({ maxLength: 200 })), decision: Type.Optional(Type.String({ maxLength: 10 })) }, { additionalProperties: true }),
-      response: Html,
+  scope.get(
+    '/invites/accept',
+    {
+      schema: {
+        operationId: 'invitationPage',
+        tags,
+        summary: 'The page an invitation link opens: the organization and role, accept or decline',
+        querystring: Type.Object({ token: Type.Optional(Token) }),
+        response: Html,
+      },
     },
-  }, async (request, reply) => {
-    const token = request.body.token ?? '';
-    if (!sameOrigin(request, deps.issuer) || !token || !deps.forms.verify(request, csrfPurpose(token), request.body.csrf)) {
-      return html(reply, 403, errorPage('Request refused', 'This form has expired or was not sent from the invitation page. Open the invitation link again.'));
-    }
-    const invite = await findInviteByToken(deps.db, token);
-    if (!invite) return notFound(reply);
-    const org = await findOrganization(deps.db, invite.organization_id);
-    const decision = request.body.decision;
-    try {
-      if (decision === 'decline') {
-        await declineInvite(deps.db, token);
-        return html(reply, 200, inviteDonePage(false, org?.name ?? 'the organization', invite.role));
+    async (request, reply) => {
+      const token = request.query.token ?? '';
+      const invite = token ? await findInviteByToken(deps.db, token) : undefined;
+      if (!invite) return notFound(reply);
+      return show(request, reply, token, invite);
+    },
+  );
+
+  scope.post(
+    '/invites/accept',
+    {
+      schema: {
+        operationId: 'answerInvitation',
+        tags,
+        summary: 'Accept (signed in as the invited person) or decline an invitation from its page',
+        body: Type.Object(
+          {
+            token: Type.Optional(Token),
+            csrf: Type.Optional(Type.String({ maxLength: 200 })),
+            decision: Type.Optional(Type.String({ maxLength: 10 })),
+          },
+          { additionalProperties: true },
+        ),
+        response: Html,
+      },
+    },
+    async (request, reply) => {
+      const token = request.body.token ?? '';
+      if (
+        !sameOrigin(request, deps.issuer) ||
+        !token ||
+        !deps.forms.verify(request, csrfPurpose(token), request.body.csrf)
+      ) {
+        return html(
+          reply,
+          403,
+          errorPage(
+            'Request refused',
+            'This form has expired or was not sent from the invitation page. Open the invitation link again.',
+          ),
+        );
       }
-      if (decision !== 'accept') return show(request, reply, token, invite, 400, 'Choose Accept or Decline.');
-      const who = (await signedIn(deps.db, deps.accounts, request))?.account;
-      if (!who) return reply.header('cache-control', 'no-store').redirect(signInLink(here(token), invite.email), 303);
-      const refused = invite.status === 'pending' ? refusal(invite, who) : undefined;
-      if (refused) return show(request, reply, token, invite, 403, refused);
-      const { invite: accepted } = await acceptInvite(deps.db, token, who.id);
-      return html(reply, 200, inviteDonePage(true, org?.name ?? 'the organization', accepted.role));
-    } catch (err) {
-      // Another tab or an admin moved the invitation meanwhile (409), or it was re-sent (404): show what it is now.
-      if (err instanceof HttpError && (err.statusCode === 409 || err.statusCode === 403)) {
-        const now = await findInviteByToken(deps.db, token);
-        if (now) return show(request, reply, token, now, err.statusCode, err.statusCode === 403 ? err.message : undefined);
+      const invite = await findInviteByToken(deps.db, token);
+      if (!invite) return notFound(reply);
+      const org = await findOrganization(deps.db, invite.organization_id);
+      const decision = request.body.decision;
+      try {
+        if (decision === 'decline') {
+          await declineInvite(deps.db, token);
+          return html(reply, 200, inviteDonePage(false, org?.name ?? 'the organization', invite.role));
+        }
+        if (decision !== 'accept') return show(request, reply, token, invite, 400, 'Choose Accept or Decline.');
+        const who = (await signedIn(deps.db, deps.accounts, request))?.account;
+        if (!who) return reply.header('cache-control', 'no-store').redirect(signInLink(here(token), invite.email), 303);
+        const refused = invite.status === 'pending' ? refusal(invite, who) : undefined;
+        if (refused) return show(request, reply, token, invite, 403, refused);
+        const { invite: accepted } = await acceptInvite(deps.db, token, who.id);
+        return html(reply, 200, inviteDonePage(true, org?.name ?? 'the organization', accepted.role));
+      } catch (err) {
+        // Another tab or an admin moved the invitation meanwhile (409), or it was re-sent (404): show what it is now.
+        if (err instanceof HttpError && (err.statusCode === 409 || err.statusCode === 403)) {
+          const now = await findInviteByToken(deps.db, token);
+          if (now)
+            return show(request, reply, token, now, err.statusCode, err.statusCode === 403 ? err.message : undefined);
+        }
+        if (err instanceof HttpError && err.statusCode === 404) return notFound(reply);
+        throw err;
       }
-      if (err instanceof HttpError && err.statusCode === 404) return notFound(reply);
-      throw err;
-    }
-  });
+    },
+  );
 }

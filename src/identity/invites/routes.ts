@@ -10,7 +10,16 @@ import type { AdminScope } from '../principals/routes.ts';
 import { findPrincipal } from '../principals/view.ts';
 import { findOrganization } from '../organizations/store.ts';
 import type { Mailer } from './mailer.ts';
-import { acceptInvite, createInvite, declineInvite, findInvite, listInvites, resendInvite, revokeInvite, type Invite } from './store.ts';
+import {
+  acceptInvite,
+  createInvite,
+  declineInvite,
+  findInvite,
+  listInvites,
+  resendInvite,
+  revokeInvite,
+  type Invite,
+} from './store.ts';
 
 export interface InviteDeps {
   db: Database;
@@ -21,15 +30,37 @@ export interface InviteDeps {
 }
 
 const Time = Type.String({ format: 'date-time' });
-const Status = Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('declined'), Type.Literal('expired'), Type.Literal('revoked')]);
-const InviteOut = Type.Object({
-  id: Uuid, organization_id: Uuid, email: Type.String(), role: Type.String(), status: Status, message: Nullable(Type.String()), expires_at: Time,
-  accepted_at: Nullable(Time), accepted_by_principal_id: Nullable(Uuid), resend_count: Type.Integer(), last_sent_at: Nullable(Time),
-  inviter_principal_id: Nullable(Uuid), created_at: Time, updated_at: Time,
-}, { description: 'An invitation; its token is never shown here.' });
+const Status = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('accepted'),
+  Type.Literal('declined'),
+  Type.Literal('expired'),
+  Type.Literal('revoked'),
+]);
+const InviteOut = Type.Object(
+  {
+    id: Uuid,
+    organization_id: Uuid,
+    email: Type.String(),
+    role: Type.String(),
+    status: Status,
+    message: Nullable(Type.String()),
+    expires_at: Time,
+    accepted_at: Nullable(Time),
+    accepted_by_principal_id: Nullable(Uuid),
+    resend_count: Type.Integer(),
+    last_sent_at: Nullable(Time),
+    inviter_principal_id: Nullable(Uuid),
+    created_at: Time,
+    updated_at: Time,
+  },
+  { description: 'An invitation; its token is never shown here.' },
+);
 const Issued = Type.Object({
   invite: InviteOut,
-  link: Type.String({ description: 'Shown once: the link that carries the token (also mailed when IDENTITY_SMTP_URL is set).' }),
+  link: Type.String({
+    description: 'Shown once: the link that carries the token (also mailed when IDENTITY_SMTP_URL is set).',
+  }),
   mailed: Type.Boolean(),
 });
 const Role = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' });
@@ -52,89 +83,202 @@ export async function registerInviteRoutes(scope: AdminScope, deps: InviteDeps):
   const send = async (invite: Invite, token: string, organizationName: string) => {
     const link = linkFor(deps.inviteLink, token);
     const inviter = invite.inviter_principal_id ? await findPrincipal(deps.db, invite.inviter_principal_id) : undefined;
-    const mailed = await deps.mailer.sendInvite({ to: invite.email, organizationName, inviterName: inviter?.displayName ?? null, message: invite.message, link, expiresAt: invite.expires_at });
+    const mailed = await deps.mailer.sendInvite({
+      to: invite.email,
+      organizationName,
+      inviterName: inviter?.displayName ?? null,
+      message: invite.message,
+      link,
+      expiresAt: invite.expires_at,
+    });
     return { invite, link, mailed };
   };
   const Params = Type.Object({ id: Uuid });
   const InviteParams = Type.Object({ id: Uuid, inviteId: Uuid });
 
-  scope.post('/organizations/:id/invites', {
-    schema: {
-      operationId: 'createInvite', tags, security, summary: 'Invite an email address to an organization; the link (with the token) is mailed and shown once',
-      params: Params, body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }), role: Type.Optional(Role), message: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false }),
-      response: { 201: Issued, ...Errors },
+  scope.post(
+    '/organizations/:id/invites',
+    {
+      schema: {
+        operationId: 'createInvite',
+        tags,
+        security,
+        summary: 'Invite an email address to an organization; the link (with the token) is mailed and shown once',
+        params: Params,
+        body: Type.Object(
+          {
+            email: Type.String({ minLength: 3, maxLength: 320 }),
+            role: Type.Optional(Role),
+            message: Type.Optional(Type.String({ maxLength: 2000 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Issued, ...Errors },
+      },
     },
-  }, async (request, reply) => {
-    const org = await orgOf(request.params.id);
-    if (!org.active) throw new HttpError(409, 'CONFLICT', 'the organization is deactivated');
-    const caller = callerOf(request);
-    const { invite, token } = await createInvite(deps.db, {
-      organizationId: org.id, email: request.body.email, role: request.body.role ?? 'member', message: request.body.message, ttlSeconds: deps.inviteTtl,
-      inviterId: caller?.kind === 'access-token' ? caller.subject : undefined,
-    });
-    return reply.code(201).send(await send(invite, token, org.name));
-  });
+    async (request, reply) => {
+      const org = await orgOf(request.params.id);
+      if (!org.active) throw new HttpError(409, 'CONFLICT', 'the organization is deactivated');
+      const caller = callerOf(request);
+      const { invite, token } = await createInvite(deps.db, {
+        organizationId: org.id,
+        email: request.body.email,
+        role: request.body.role ?? 'member',
+        message: request.body.message,
+        ttlSeconds: deps.inviteTtl,
+        inviterId: caller?.kind === 'access-token' ? caller.subject : undefined,
+      });
+      return reply.code(201).send(await send(invite, token, org.name));
+    },
+  );
 
-  scope.get('/organizations/:id/invites', {
-    schema: { operationId: 'listInvites', tags, security, summary: "An organization's invitations, oldest first", params: Params, querystring: Type.Object({ ...Page.properties, status: Type.Optional(Status) }, { additionalProperties: false }), response: { 200: pageOf(InviteOut), ...Errors } },
-  }, async (request) => {
-    await orgOf(request.params.id);
-    const { limit, cursor, status } = request.query;
-    const rows = await listInvites(deps.db, request.params.id, { status, limit: limit + 1, after: decodeCursor(cursor, ByTime) });
-    return toPage(rows, limit, (i) => i.position, ({ position: _, ...i }) => i);
-  });
+  scope.get(
+    '/organizations/:id/invites',
+    {
+      schema: {
+        operationId: 'listInvites',
+        tags,
+        security,
+        summary: "An organization's invitations, oldest first",
+        params: Params,
+        querystring: Type.Object(
+          { ...Page.properties, status: Type.Optional(Status) },
+          { additionalProperties: false },
+        ),
+        response: { 200: pageOf(InviteOut), ...Errors },
+      },
+    },
+    async (request) => {
+      await orgOf(request.params.id);
+      const { limit, cursor, status } = request.query;
+      const rows = await listInvites(deps.db, request.params.id, {
+        status,
+        limit: limit + 1,
+        after: decodeCursor(cursor, ByTime),
+      });
+      return toPage(
+        rows,
+        limit,
+        (i) => i.position,
+        ({ position: _, ...i }) => i,
+      );
+    },
+  );
 
-  scope.get('/organizations/:id/invites/:inviteId', {
-    schema: { operationId: 'getInvite', tags, security, summary: 'One invitation', params: InviteParams, response: { 200: InviteOut, ...Errors } },
-  }, async (request) => {
-    const invite = await findInvite(deps.db, request.params.id, request.params.inviteId);
-    if (!invite) throw new HttpError(404, 'NOT_FOUND', 'no invitation with this id in this organization');
-    return invite;
-  });
+  scope.get(
+    '/organizations/:id/invites/:inviteId',
+    {
+      schema: {
+        operationId: 'getInvite',
+        tags,
+        security,
+        summary: 'One invitation',
+        params: InviteParams,
+        response: { 200: InviteOut, ...Errors },
+      },
+    },
+    async (request) => {
+      const invite = await findInvite(deps.db, request.params.id, request.params.inviteId);
+      if (!invite) throw new HttpError(404, 'NOT_FOUND', 'no invitation with this id in this organization');
+      return invite;
+    },
+  );
 
-  scope.post('/organizations/:id/invites/:inviteId/resend', {
-    schema: { operationId: 'resendInvite', tags, security, summary: 'Re-issue a pending invitation: a new token and expiry (the old link stops working), mailed again', params: InviteParams, response: { 200: Issued, ...Errors } },
-  }, async (request) => {
-    const org = await orgOf(request.params.id);
-    const issued = await resendInvite(deps.db, org.id, request.params.inviteId, deps.inviteTtl);
-    if (!issued) throw new HttpError(404, 'NOT_FOUND', 'no invitation with this id in this organization');
-    return send(issued.invite, issued.token, org.name);
-  });
+  scope.post(
+    '/organizations/:id/invites/:inviteId/resend',
+    {
+      schema: {
+        operationId: 'resendInvite',
+        tags,
+        security,
+        summary: 'Re-issue a pending invitation: a new token and expiry (the old link stops working), mailed again',
+        params: InviteParams,
+        response: { 200: Issued, ...Errors },
+      },
+    },
+    async (request) => {
+      const org = await orgOf(request.params.id);
+      const issued = await resendInvite(deps.db, org.id, request.params.inviteId, deps.inviteTtl);
+      if (!issued) throw new HttpError(404, 'NOT_FOUND', 'no invitation with this id in this organization');
+      return send(issued.invite, issued.token, org.name);
+    },
+  );
 
-  scope.post('/organizations/:id/invites/:inviteId/revoke', {
-    schema: { operationId: 'revokeInvite', tags, security, summary: 'Revoke a pending invitation (409 from any other state)', params: InviteParams, response: { 200: InviteOut, ...Errors } },
-  }, async (request) => {
-    const invite = await revokeInvite(deps.db, request.params.id, request.params.inviteId);
-    if (!invite) throw new HttpError(404, 'NOT_FOUND', 'no invitation with this id in this organization');
-    return invite;
-  });
+  scope.post(
+    '/organizations/:id/invites/:inviteId/revoke',
+    {
+      schema: {
+        operationId: 'revokeInvite',
+        tags,
+        security,
+        summary: 'Revoke a pending invitation (409 from any other state)',
+        params: InviteParams,
+        response: { 200: InviteOut, ...Errors },
+      },
+    },
+    async (request) => {
+      const invite = await revokeInvite(deps.db, request.params.id, request.params.inviteId);
+      if (!invite) throw new HttpError(404, 'NOT_FOUND', 'no invitation with this id in this organization');
+      return invite;
+    },
+  );
 }
 
-const TokenBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+const TokenBody = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
 
 /**
  * The invitee's side, beside the management API but not behind its admin guard: `POST /api/v1/invitations/accept` with the signed-in person's access token
  * (any app, any scope; a DPoP-bound one with a proof by its key) and `POST /api/v1/invitations/decline`, which the token alone allows.
  */
-export async function registerInviteeRoutes(app: App, deps: { db: Database; verifier: TokenVerifier; dpop: DpopCheck }): Promise<void> {
+export async function registerInviteeRoutes(
+  app: App,
+  deps: { db: Database; verifier: TokenVerifier; dpop: DpopCheck },
+): Promise<void> {
   const tags = ['invitations'];
-  app.post('/api/v1/invitations/accept', {
-    schema: {
-      operationId: 'acceptInvite', tags, summary: 'Accept an invitation as the signed-in person whose verified email it names; the membership is made at once',
-      security: [{ personToken: [] }], body: TokenBody,
-      response: { 200: Type.Object({ invite: InviteOut, membership_id: Uuid }), ...Errors },
+  app.post(
+    '/api/v1/invitations/accept',
+    {
+      schema: {
+        operationId: 'acceptInvite',
+        tags,
+        summary:
+          'Accept an invitation as the signed-in person whose verified email it names; the membership is made at once',
+        security: [{ personToken: [] }],
+        body: TokenBody,
+        response: { 200: Type.Object({ invite: InviteOut, membership_id: Uuid }), ...Errors },
+      },
     },
-  }, async (request) => {
-    const presented = presentedToken(request.headers.authorization);
-    const info = presented ? await deps.verifier(presented.token) : undefined;
-    if (!presented || !info?.subject) throw new HttpError(401, 'UNAUTHORIZED', 'sign in first: send the invited person\'s access token (Authorization: Bearer ...)', { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
-    await deps.dpop.check(request, presented, info.jkt);
-    // Joining an organization is the person's own decision, never an agent's.
-    refuseDelegated(info);
-    const { invite, membershipId } = await acceptInvite(deps.db, request.body.token, info.subject);
-    return { invite, membership_id: membershipId };
-  });
-  app.post('/api/v1/invitations/decline', {
-    schema: { operationId: 'declineInvite', tags, summary: 'Decline an invitation (the token in the link is enough)', body: TokenBody, response: { 200: InviteOut, ...Errors } },
-  }, async (request) => declineInvite(deps.db, request.body.token));
+    async (request) => {
+      const presented = presentedToken(request.headers.authorization);
+      const info = presented ? await deps.verifier(presented.token) : undefined;
+      if (!presented || !info?.subject)
+        throw new HttpError(
+          401,
+          'UNAUTHORIZED',
+          "sign in first: send the invited person's access token (Authorization: Bearer ...)",
+          { headers: { 'www-authenticate': 'Bearer realm="identity"' } },
+        );
+      await deps.dpop.check(request, presented, info.jkt);
+      // Joining an organization is the person's own decision, never an agent's.
+      refuseDelegated(info);
+      const { invite, membershipId } = await acceptInvite(deps.db, request.body.token, info.subject);
+      return { invite, membership_id: membershipId };
+    },
+  );
+  app.post(
+    '/api/v1/invitations/decline',
+    {
+      schema: {
+        operationId: 'declineInvite',
+        tags,
+        summary: 'Decline an invitation (the token in the link is enough)',
+        body: TokenBody,
+        response: { 200: InviteOut, ...Errors },
+      },
+    },
+    async (request) => declineInvite(deps.db, request.body.token),
+  );
 }

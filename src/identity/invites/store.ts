@@ -31,7 +31,10 @@ export const INVITE_TOKEN_PREFIX = 'inv_';
 
 /** A pending invitation past its expiry is expired: the move is made when the invitation is next read or acted on. */
 async function expireDue(db: Queryable, where: string, params: unknown[]): Promise<void> {
-  await db.query(`UPDATE invites SET status = 'expired', updated_at = now() WHERE status = 'pending' AND expires_at <= now() AND ${where}`, params);
+  await db.query(
+    `UPDATE invites SET status = 'expired', updated_at = now() WHERE status = 'pending' AND expires_at <= now() AND ${where}`,
+    params,
+  );
 }
 
 function newToken(): { token: string; hash: string } {
@@ -39,9 +42,20 @@ function newToken(): { token: string; hash: string } {
   return { token, hash: sha256Hex(token) };
 }
 
-export async function createInvite(db: Database, input: { organizationId: string; email: string; role: string; message?: string | undefined; ttlSeconds: number; inviterId?: string | undefined }): Promise<{ invite: Invite; token: string }> {
+export async function createInvite(
+  db: Database,
+  input: {
+    organizationId: string;
+    email: string;
+    role: string;
+    message?: string | undefined;
+    ttlSeconds: number;
+    inviterId?: string | undefined;
+  },
+): Promise<{ invite: Invite; token: string }> {
   const email = normaliseEmail(input.email);
-  if (!EMAIL.test(email) || email.length > 320) throw new HttpError(400, 'VALIDATION_ERROR', 'email must be an email address');
+  if (!EMAIL.test(email) || email.length > 320)
+    throw new HttpError(400, 'VALIDATION_ERROR', 'email must be an email address');
   await expireDue(db, 'organization_id = $1 AND lower(email) = $2', [input.organizationId, email]);
   const { token, hash } = newToken();
   try {
@@ -52,17 +66,31 @@ export async function createInvite(db: Database, input: { organizationId: string
     );
     return { invite: r.rows[0]!, token };
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'CONFLICT', `${email} already has a pending invitation to this organization (resend or revoke it)`);
+    if ((err as { code?: string }).code === '23505')
+      throw new HttpError(
+        409,
+        'CONFLICT',
+        `${email} already has a pending invitation to this organization (resend or revoke it)`,
+      );
     throw err;
   }
 }
 
 export async function findInvite(db: Queryable, organizationId: string, id: string): Promise<Invite | undefined> {
   await expireDue(db, 'id = $1', [id]);
-  return (await db.query<Invite>(`SELECT ${COLUMNS} FROM invites WHERE organization_id = $1 AND id = $2`, [organizationId, id])).rows[0];
+  return (
+    await db.query<Invite>(`SELECT ${COLUMNS} FROM invites WHERE organization_id = $1 AND id = $2`, [
+      organizationId,
+      id,
+    ])
+  ).rows[0];
 }
 
-export async function listInvites(db: Queryable, organizationId: string, page: { status?: InviteStatus | undefined; limit: number; after?: readonly [string, string] | undefined }): Promise<(Invite & { position: [string, string] })[]> {
+export async function listInvites(
+  db: Queryable,
+  organizationId: string,
+  page: { status?: InviteStatus | undefined; limit: number; after?: readonly [string, string] | undefined },
+): Promise<(Invite & { position: [string, string] })[]> {
   await expireDue(db, 'organization_id = $1', [organizationId]);
   const r = await db.query<Invite & { sort_at: string }>(
     `SELECT ${COLUMNS}, created_at::text AS sort_at FROM invites
@@ -78,7 +106,12 @@ function refuseMove(invite: Invite, to: string): never {
 }
 
 /** Re-issues a pending invitation: a new token (the old link stops working), a new expiry, one more resend. */
-export async function resendInvite(db: Database, organizationId: string, id: string, ttlSeconds: number): Promise<{ invite: Invite; token: string } | undefined> {
+export async function resendInvite(
+  db: Database,
+  organizationId: string,
+  id: string,
+  ttlSeconds: number,
+): Promise<{ invite: Invite; token: string } | undefined> {
   const current = await findInvite(db, organizationId, id);
   if (!current) return undefined;
   if (current.status !== 'pending') refuseMove(current, 'resent');
@@ -95,7 +128,10 @@ export async function resendInvite(db: Database, organizationId: string, id: str
 export async function revokeInvite(db: Database, organizationId: string, id: string): Promise<Invite | undefined> {
   const current = await findInvite(db, organizationId, id);
   if (!current) return undefined;
-  const r = await db.query<Invite>(`UPDATE invites SET status = 'revoked', updated_at = now() WHERE organization_id = $1 AND id = $2 AND status = 'pending' RETURNING ${COLUMNS}`, [organizationId, id]);
+  const r = await db.query<Invite>(
+    `UPDATE invites SET status = 'revoked', updated_at = now() WHERE organization_id = $1 AND id = $2 AND status = 'pending' RETURNING ${COLUMNS}`,
+    [organizationId, id],
+  );
   if (!r.rows[0]) refuseMove((await findInvite(db, organizationId, id))!, 'revoked');
   return r.rows[0];
 }
@@ -104,8 +140,10 @@ export async function revokeInvite(db: Database, organizationId: string, id: str
 async function openByToken(tx: Queryable, token: string): Promise<Invite> {
   const hash = sha256Hex(token);
   await expireDue(tx, 'token_hash = $1', [hash]);
-  const invite = (await tx.query<Invite>(`SELECT ${COLUMNS} FROM invites WHERE token_hash = $1 FOR UPDATE`, [hash])).rows[0];
-  if (!invite) throw new HttpError(404, 'NOT_FOUND', 'no invitation has this token (it may have been re-sent with a new one)');
+  const invite = (await tx.query<Invite>(`SELECT ${COLUMNS} FROM invites WHERE token_hash = $1 FOR UPDATE`, [hash]))
+    .rows[0];
+  if (!invite)
+    throw new HttpError(404, 'NOT_FOUND', 'no invitation has this token (it may have been re-sent with a new one)');
   return invite;
 }
 
@@ -113,7 +151,12 @@ export async function declineInvite(db: Database, token: string): Promise<Invite
   return db.transaction(async (tx) => {
     const invite = await openByToken(tx, token);
     if (invite.status !== 'pending') refuseMove(invite, 'declined');
-    return (await tx.query<Invite>(`UPDATE invites SET status = 'declined', updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`, [invite.id])).rows[0]!;
+    return (
+      await tx.query<Invite>(
+        `UPDATE invites SET status = 'declined', updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+        [invite.id],
+      )
+    ).rows[0]!;
   });
 }
 
@@ -121,23 +164,38 @@ export async function declineInvite(db: Database, token: string): Promise<Invite
  * Accepts an invitation for a signed-in principal: a human whose verified email is the invited one. The membership is
  * made (or reactivated with the invited role) in the same transaction that marks the invitation accepted.
  */
-export async function acceptInvite(db: Database, token: string, principalId: string): Promise<{ invite: Invite; membershipId: string }> {
+export async function acceptInvite(
+  db: Database,
+  token: string,
+  principalId: string,
+): Promise<{ invite: Invite; membershipId: string }> {
   return db.transaction(async (tx) => {
     const invite = await openByToken(tx, token);
     if (invite.status !== 'pending') refuseMove(invite, 'accepted');
-    const human = (await tx.query<{ email: string; email_verified_at: Date | null }>('SELECT email, email_verified_at FROM humans WHERE principal_id = $1', [principalId])).rows[0];
+    const human = (
+      await tx.query<{ email: string; email_verified_at: Date | null }>(
+        'SELECT email, email_verified_at FROM humans WHERE principal_id = $1',
+        [principalId],
+      )
+    ).rows[0];
     if (!human || human.email_verified_at === null || normaliseEmail(human.email) !== normaliseEmail(invite.email)) {
-      throw new HttpError(403, 'FORBIDDEN', 'this invitation is for another email address: sign in as the invited person (with a verified email)');
+      throw new HttpError(
+        403,
+        'FORBIDDEN',
+        'this invitation is for another email address: sign in as the invited person (with a verified email)',
+      );
     }
     const m = await tx.query<{ id: string }>(
       `INSERT INTO principal_memberships (organization_id, principal_id, role) VALUES ($1, $2, $3)
        ON CONFLICT (principal_id, organization_id) DO UPDATE SET active = true, role = EXCLUDED.role, updated_at = now() RETURNING id`,
       [invite.organization_id, principalId, invite.role],
     );
-    const accepted = (await tx.query<Invite>(
-      `UPDATE invites SET status = 'accepted', accepted_at = now(), accepted_by_principal_id = $2, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
-      [invite.id, principalId],
-    )).rows[0]!;
+    const accepted = (
+      await tx.query<Invite>(
+        `UPDATE invites SET status = 'accepted', accepted_at = now(), accepted_by_principal_id = $2, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+        [invite.id, principalId],
+      )
+    ).rows[0]!;
     return { invite: accepted, membershipId: m.rows[0]!.id };
   });
 }

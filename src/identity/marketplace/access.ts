@@ -40,7 +40,9 @@ export function marketCaller(request: FastifyRequest): MarketCaller {
 export function marketAuthentication(adminToken: string | undefined, verifier: TokenVerifier, dpop: DpopCheck) {
   const adminHash = adminToken ? sha256Hex(adminToken) : undefined;
   const unauthorized = (message: string, given: boolean) =>
-    new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': `Bearer realm="identity"${given ? ', error="invalid_token"' : ''}` } });
+    new HttpError(401, 'UNAUTHORIZED', message, {
+      headers: { 'www-authenticate': `Bearer realm="identity"${given ? ', error="invalid_token"' : ''}` },
+    });
   return async (request: FastifyRequest) => {
     const presented = presentedToken(request.headers.authorization);
     if (!presented) throw unauthorized('an access token is required: send Authorization: Bearer <token>', false);
@@ -51,7 +53,8 @@ export function marketAuthentication(adminToken: string | undefined, verifier: T
       return;
     }
     const info = await verifier(token);
-    if (!info?.subject || (info.expiresAt !== undefined && info.expiresAt * 1000 <= Date.now())) throw unauthorized('the access token is invalid, expired or revoked', true);
+    if (!info?.subject || (info.expiresAt !== undefined && info.expiresAt * 1000 <= Date.now()))
+      throw unauthorized('the access token is invalid, expired or revoked', true);
     await dpop.check(request, presented, info.jkt);
     // Listings, licenses and seats are the person's business decisions: an agent's token for them does not get in.
     refuseDelegated(info);
@@ -60,7 +63,11 @@ export function marketAuthentication(adminToken: string | undefined, verifier: T
 }
 
 /** The role of the principal's active membership in an active organization, or undefined. */
-export async function roleIn(db: Queryable, organizationId: string, principalId: string | undefined): Promise<string | undefined> {
+export async function roleIn(
+  db: Queryable,
+  organizationId: string,
+  principalId: string | undefined,
+): Promise<string | undefined> {
   if (!principalId) return undefined;
   const r = await db.query<{ role: string }>(
     `SELECT m.role FROM principal_memberships m JOIN organizations o ON o.id = m.organization_id
@@ -86,9 +93,15 @@ export async function isManager(db: Queryable, caller: MarketCaller, organizatio
  */
 export function actingPrincipal(caller: MarketCaller, named: string | undefined, field: string): string {
   if (caller.principalId) {
-    if (named !== undefined && named !== caller.principalId && !caller.platformAdmin) throw new HttpError(403, 'FORBIDDEN', `${field} must be yourself`);
+    if (named !== undefined && named !== caller.principalId && !caller.platformAdmin)
+      throw new HttpError(403, 'FORBIDDEN', `${field} must be yourself`);
     return named ?? caller.principalId;
   }
-  if (!named) throw new HttpError(400, 'VALIDATION_ERROR', `${field} is required with IDENTITY_ADMIN_TOKEN (the token speaks for nobody)`);
+  if (!named)
+    throw new HttpError(
+      400,
+      'VALIDATION_ERROR',
+      `${field} is required with IDENTITY_ADMIN_TOKEN (the token speaks for nobody)`,
+    );
   return named;
 }

@@ -30,7 +30,9 @@ export function marketplaceCommands(withDatabase: <T>(fn: (db: Database) => Prom
         const l = await moveListing(db, id, LISTING_MOVES[action]).catch((err: unknown) => {
           throw err instanceof HttpError ? new CommandFailure(err.message) : err;
         });
-        result(l, [`listing ${l.id} "${l.title}" is now ${l.status}${l.published_at ? ` (published ${l.published_at})` : ''}`]);
+        result(l, [
+          `listing ${l.id} "${l.title}" is now ${l.status}${l.published_at ? ` (published ${l.published_at})` : ''}`,
+        ]);
       });
     },
   });
@@ -42,10 +44,16 @@ export function marketplaceCommands(withDatabase: <T>(fn: (db: Database) => Prom
       options: { status: { type: 'string' } },
       run: ({ values, result }) => {
         const status = str(values, 'status');
-        if (status && !(LISTING_STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${LISTING_STATUSES.join(', ')}`);
+        if (status && !(LISTING_STATUSES as readonly string[]).includes(status))
+          throw new UsageError(`--status must be one of ${LISTING_STATUSES.join(', ')}`);
         return withDatabase(async (db) => {
           const rows = await listListings(db, { status: status as ListingStatus | undefined, limit: 1000 });
-          result(rows, rows.length ? rows.map((l) => `${l.id}  ${l.status.padEnd(14)}  ${l.title}  (organization ${l.creator_org_id})`) : ['no listings']);
+          result(
+            rows,
+            rows.length
+              ? rows.map((l) => `${l.id}  ${l.status.padEnd(14)}  ${l.title}  (organization ${l.creator_org_id})`)
+              : ['no listings'],
+          );
         });
       },
     },

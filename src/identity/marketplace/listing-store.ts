@@ -41,28 +41,53 @@ export interface ListingFields {
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 /** The rules a listing's fields must keep together, checked on the listing as it would be after a change. */
-function checkFields(l: Required<Pick<ListingFields, 'title' | 'product_type' | 'pricing_model' | 'price_cents' | 'currency'>>): void {
+function checkFields(
+  l: Required<Pick<ListingFields, 'title' | 'product_type' | 'pricing_model' | 'price_cents' | 'currency'>>,
+): void {
   if (!l.title.trim()) throw new HttpError(400, 'VALIDATION_ERROR', 'title must not be empty');
   if (!l.product_type.trim()) throw new HttpError(400, 'VALIDATION_ERROR', 'product_type must not be empty');
-  if (!CURRENCIES.has(l.currency)) throw new HttpError(400, 'VALIDATION_ERROR', `currency "${l.currency}" is not an ISO 4217 code`);
-  if (l.pricing_model === 'free' && l.price_cents !== 0) throw new HttpError(400, 'VALIDATION_ERROR', 'a free listing has price_cents 0');
-  if (l.pricing_model !== 'free' && l.price_cents <= 0) throw new HttpError(400, 'VALIDATION_ERROR', `a ${l.pricing_model} listing needs a price_cents above 0`);
+  if (!CURRENCIES.has(l.currency))
+    throw new HttpError(400, 'VALIDATION_ERROR', `currency "${l.currency}" is not an ISO 4217 code`);
+  if (l.pricing_model === 'free' && l.price_cents !== 0)
+    throw new HttpError(400, 'VALIDATION_ERROR', 'a free listing has price_cents 0');
+  if (l.pricing_model !== 'free' && l.price_cents <= 0)
+    throw new HttpError(400, 'VALIDATION_ERROR', `a ${l.pricing_model} listing needs a price_cents above 0`);
 }
 
-export async function createListing(db: Database, f: ListingFields & { title: string; product_type: string; creator_org_id: string; owner_id: string }): Promise<Listing> {
-  const merged = { title: f.title, product_type: f.product_type, pricing_model: f.pricing_model ?? 'free', price_cents: f.price_cents ?? 0, currency: f.currency ?? 'USD' };
+export async function createListing(
+  db: Database,
+  f: ListingFields & { title: string; product_type: string; creator_org_id: string; owner_id: string },
+): Promise<Listing> {
+  const merged = {
+    title: f.title,
+    product_type: f.product_type,
+    pricing_model: f.pricing_model ?? 'free',
+    price_cents: f.price_cents ?? 0,
+    currency: f.currency ?? 'USD',
+  };
   checkFields(merged);
   const r = await db.query<Listing>(
     `INSERT INTO listings (product_type, product_id, title, description, pricing_model, price_cents, currency, metadata, creator_org_id, owner_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
-    [merged.product_type.trim(), f.product_id ?? null, merged.title.trim(), f.description ?? null, merged.pricing_model, merged.price_cents, merged.currency,
-      f.metadata ? JSON.stringify(f.metadata) : null, f.creator_org_id, f.owner_id],
+    [
+      merged.product_type.trim(),
+      f.product_id ?? null,
+      merged.title.trim(),
+      f.description ?? null,
+      merged.pricing_model,
+      merged.price_cents,
+      merged.currency,
+      f.metadata ? JSON.stringify(f.metadata) : null,
+      f.creator_org_id,
+      f.owner_id,
+    ],
   );
   return r.rows[0]!;
 }
 
 export async function findListing(db: Queryable, id: string, lock = false): Promise<Listing | undefined> {
-  return (await db.query<Listing>(`SELECT ${COLUMNS} FROM listings WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id])).rows[0];
+  return (await db.query<Listing>(`SELECT ${COLUMNS} FROM listings WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]))
+    .rows[0];
 }
 
 /** Fields that may change once the listing has left `draft`: what it sells and its price are what was reviewed. */
@@ -76,15 +101,28 @@ export async function updateListing(db: Database, id: string, f: ListingFields):
     if (current.status === 'archived') throw new HttpError(409, 'CONFLICT', 'an archived listing cannot change');
     const locked = changed.filter((k) => !CHANGEABLE_AFTER_DRAFT.has(k));
     if (current.status !== 'draft' && locked.length) {
-      throw new HttpError(409, 'CONFLICT', `${locked.join(', ')} can change only while the listing is a draft (it is ${current.status})`);
+      throw new HttpError(
+        409,
+        'CONFLICT',
+        `${locked.join(', ')} can change only while the listing is a draft (it is ${current.status})`,
+      );
     }
     const next = { ...current, ...Object.fromEntries(changed.map((k) => [k, f[k as keyof ListingFields]])) } as Listing;
     checkFields(next);
     const r = await tx.query<Listing>(
       `UPDATE listings SET product_type = $2, product_id = $3, title = $4, description = $5, pricing_model = $6, price_cents = $7, currency = $8,
           metadata = $9, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, next.product_type.trim(), next.product_id, next.title.trim(), next.description, next.pricing_model, next.price_cents, next.currency,
-        next.metadata ? JSON.stringify(next.metadata) : null],
+      [
+        id,
+        next.product_type.trim(),
+        next.product_id,
+        next.title.trim(),
+        next.description,
+        next.pricing_model,
+        next.price_cents,
+        next.currency,
+        next.metadata ? JSON.stringify(next.metadata) : null,
+      ],
     );
     return r.rows[0];
   });
@@ -127,7 +165,15 @@ export async function listListings(db: Queryable, f: ListingFilter): Promise<Lis
           SELECT 1 FROM principal_memberships m JOIN organizations o ON o.id = m.organization_id
            WHERE m.organization_id = l.creator_org_id AND m.principal_id = $6 AND m.active AND o.active))
       ORDER BY id LIMIT $7`,
-    [f.status ?? null, f.creatorOrgId ?? null, f.productType ?? null, f.after ?? null, f.visibleTo !== undefined, f.visibleTo?.principalId ?? null, f.limit],
+    [
+      f.status ?? null,
+      f.creatorOrgId ?? null,
+      f.productType ?? null,
+      f.after ?? null,
+      f.visibleTo !== undefined,
+      f.visibleTo?.principalId ?? null,
+      f.limit,
+    ],
   );
   return r.rows;
 }

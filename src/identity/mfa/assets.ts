@@ -19,18 +19,25 @@ export function registerPasskeyAssets(app: App): void {
   };
   for (const [url, body] of Object.entries(files)) {
     const name = url.slice('/assets/'.length).replace(/\.js$/, '');
-    app.get(url, {
-      schema: {
-        operationId: name === 'passkey' ? 'passkeyScript' : 'simpleWebAuthnBrowserScript',
-        tags: ['sign-in'],
-        summary: name === 'passkey' ? 'The script of the passkey forms' : '@simplewebauthn/browser (UMD bundle), served from this origin',
-        response: { 200: Type.String({ description: 'JavaScript' }) },
+    app.get(
+      url,
+      {
+        schema: {
+          operationId: name === 'passkey' ? 'passkeyScript' : 'simpleWebAuthnBrowserScript',
+          tags: ['sign-in'],
+          summary:
+            name === 'passkey'
+              ? 'The script of the passkey forms'
+              : '@simplewebauthn/browser (UMD bundle), served from this origin',
+          response: { 200: Type.String({ description: 'JavaScript' }) },
+        },
       },
-    }, async (_request, reply) =>
-      reply
-        .header('content-type', 'text/javascript; charset=utf-8')
-        .header('cache-control', 'public, max-age=3600')
-        .header('x-content-type-options', 'nosniff')
-        .send(body));
+      async (_request, reply) =>
+        reply
+          .header('content-type', 'text/javascript; charset=utf-8')
+          .header('cache-control', 'public, max-age=3600')
+          .header('x-content-type-options', 'nosniff')
+          .send(body),
+    );
   }
 }

@@ -7,7 +7,12 @@ export type ChallengePurpose = 'register' | 'sign_in' | 'second_factor';
 export const CHALLENGE_TTL_SECONDS = 5 * 60;
 
 /** A fresh random challenge (256 bits, base64url), stored as its hash with its purpose and binding. */
-export async function newChallenge(db: Queryable, purpose: ChallengePurpose, binding: string, principalId: string | null): Promise<string> {
+export async function newChallenge(
+  db: Queryable,
+  purpose: ChallengePurpose,
+  binding: string,
+  principalId: string | null,
+): Promise<string> {
   const challenge = randomToken(32);
   await db.query('DELETE FROM webauthn_challenges WHERE expires_at < now()');
   await db.query(
@@ -22,7 +27,12 @@ export async function newChallenge(db: Queryable, purpose: ChallengePurpose, bin
  * Spends a challenge: it is deleted whether or not the answer then verifies, so it is good for one try.
  * Undefined when it is unknown, expired, spent, for another purpose or bound to something else.
  */
-export async function consumeChallenge(db: Queryable, challenge: string, purpose: ChallengePurpose, binding: string): Promise<{ principalId: string | null } | undefined> {
+export async function consumeChallenge(
+  db: Queryable,
+  challenge: string,
+  purpose: ChallengePurpose,
+  binding: string,
+): Promise<{ principalId: string | null } | undefined> {
   if (challenge.length === 0 || challenge.length > 200) return undefined;
   const r = await db.query<{ principal_id: string | null; purpose: string; binding_hash: string; live: boolean }>(
     'DELETE FROM webauthn_challenges WHERE challenge_hash = $1 RETURNING principal_id, purpose, binding_hash, expires_at > now() AS live',

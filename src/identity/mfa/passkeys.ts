@@ -71,8 +71,16 @@ function transportsOf(metadata: unknown): AuthenticatorTransport[] | undefined {
 }
 
 /** Options for registering a new passkey; its challenge is bound to the person's login session. */
-export async function registrationOptions(db: Database, rp: RelyingParty, person: { id: string; name: string; displayName: string }, binding: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  const existing = await db.query<{ identifier: string; metadata: unknown }>(`SELECT identifier, metadata FROM credentials WHERE principal_id = $1 AND ${LIVE}`, [person.id]);
+export async function registrationOptions(
+  db: Database,
+  rp: RelyingParty,
+  person: { id: string; name: string; displayName: string },
+  binding: string,
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const existing = await db.query<{ identifier: string; metadata: unknown }>(
+    `SELECT identifier, metadata FROM credentials WHERE principal_id = $1 AND ${LIVE}`,
+    [person.id],
+  );
   const challenge = await newChallenge(db, 'register', binding, person.id);
   return generateRegistrationOptions({
     rpName: rp.name,
@@ -92,10 +100,18 @@ export async function registrationOptions(db: Database, rp: RelyingParty, person
 }
 
 function parseJson<T>(raw: unknown, what: string): T {
-  if (typeof raw !== 'string' || raw.length === 0) throw new PasskeyError(400, `The ${what} is missing. Your browser may not support passkeys, or JavaScript is off.`);
+  if (typeof raw !== 'string' || raw.length === 0)
+    throw new PasskeyError(400, `The ${what} is missing. Your browser may not support passkeys, or JavaScript is off.`);
   try {
     const v = JSON.parse(raw) as unknown;
-    if (!v || typeof v !== 'object' || typeof (v as { id?: unknown }).id !== 'string' || typeof (v as { response?: unknown }).response !== 'object' || (v as { response?: unknown }).response === null) throw new Error('shape');
+    if (
+      !v ||
+      typeof v !== 'object' ||
+      typeof (v as { id?: unknown }).id !== 'string' ||
+      typeof (v as { response?: unknown }).response !== 'object' ||
+      (v as { response?: unknown }).response === null
+    )
+      throw new Error('shape');
     return v as T;
   } catch {
     throw new PasskeyError(400, `The ${what} could not be read. Try again.`);
@@ -117,14 +133,28 @@ function challengeOf(response: { response: { clientDataJSON?: unknown } }): stri
 const EXPIRED = 'This passkey request has expired or was already used. Try again.';
 
 /** Verifies a registration answer and stores the passkey as a `webauthn` credential. */
-export async function registerPasskey(db: Database, rp: RelyingParty, principalId: string, binding: string, rawResponse: unknown, name: string | undefined): Promise<PasskeyView> {
+export async function registerPasskey(
+  db: Database,
+  rp: RelyingParty,
+  principalId: string,
+  binding: string,
+  rawResponse: unknown,
+  name: string | undefined,
+): Promise<PasskeyView> {
   const response = parseJson<RegistrationResponseJSON>(rawResponse, 'passkey answer');
   const challenge = challengeOf(response);
   const spent = await consumeChallenge(db, challenge, 'register', binding);
   if (!spent || spent.principalId !== principalId) throw new PasskeyError(400, EXPIRED);
   let verified;
   try {
-    verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false, supportedAlgorithmIDs: ALGORITHMS });
+    verified = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: false,
+      supportedAlgorithmIDs: ALGORITHMS,
+    });
   } catch {
     throw new PasskeyError(400, 'The passkey could not be verified. Try again.');
   }
@@ -135,9 +165,20 @@ export async function registerPasskey(db: Database, rp: RelyingParty, principalI
       `INSERT INTO credentials (principal_id, type, identifier, webauthn_credential_id, webauthn_public_key, webauthn_aaguid, webauthn_sign_count, name, metadata)
        VALUES ($1, 'webauthn', $2, $3, $4, $5, $6, $7, $8)
        RETURNING id, name, ${ts('created_at')} AS created_at, ${ts('last_used_at')} AS last_used_at`,
-      [principalId, info.credential.id, Buffer.from(info.credential.id, 'base64url'), Buffer.from(info.credential.publicKey), info.aaguid, info.credential.counter,
+      [
+        principalId,
+        info.credential.id,
+        Buffer.from(info.credential.id, 'base64url'),
+        Buffer.from(info.credential.publicKey),
+        info.aaguid,
+        info.credential.counter,
         name?.trim().slice(0, 100) || 'Passkey',
-        JSON.stringify({ transports: info.credential.transports ?? [], device_type: info.credentialDeviceType, backed_up: info.credentialBackedUp })],
+        JSON.stringify({
+          transports: info.credential.transports ?? [],
+          device_type: info.credentialDeviceType,
+          backed_up: info.credentialBackedUp,
+        }),
+      ],
     );
     return r.rows[0]!;
   } catch (err) {
@@ -150,9 +191,20 @@ export async function registerPasskey(db: Database, rp: RelyingParty, principalI
  * Options for signing in with a passkey, bound to the interaction. For a second factor they name the
  * person's passkeys; for a sign-in they name none, so the browser offers its discoverable ones.
  */
-export async function authenticationOptions(db: Database, rp: RelyingParty, purpose: Exclude<ChallengePurpose, 'register'>, binding: string, principalId: string | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export async function authenticationOptions(
+  db: Database,
+  rp: RelyingParty,
+  purpose: Exclude<ChallengePurpose, 'register'>,
+  binding: string,
+  principalId: string | null,
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const allow = principalId
-    ? (await db.query<{ identifier: string; metadata: unknown }>(`SELECT identifier, metadata FROM credentials WHERE principal_id = $1 AND ${LIVE}`, [principalId])).rows
+    ? (
+        await db.query<{ identifier: string; metadata: unknown }>(
+          `SELECT identifier, metadata FROM credentials WHERE principal_id = $1 AND ${LIVE}`,
+          [principalId],
+        )
+      ).rows
     : [];
   const challenge = await newChallenge(db, purpose, binding, principalId);
   return generateAuthenticationOptions({
@@ -171,13 +223,26 @@ export async function authenticationOptions(db: Database, rp: RelyingParty, purp
  * forward: an answer whose counter is not above the stored one (a cloned authenticator) is refused,
  * and the stored counter is advanced with a conditional update so two answers cannot both pass.
  */
-export async function verifyPasskey(db: Database, rp: RelyingParty, purpose: Exclude<ChallengePurpose, 'register'>, binding: string, rawResponse: unknown, ip: string | undefined): Promise<string> {
+export async function verifyPasskey(
+  db: Database,
+  rp: RelyingParty,
+  purpose: Exclude<ChallengePurpose, 'register'>,
+  binding: string,
+  rawResponse: unknown,
+  ip: string | undefined,
+): Promise<string> {
   const response = parseJson<AuthenticationResponseJSON>(rawResponse, 'passkey answer');
   const challenge = challengeOf(response);
   const spent = await consumeChallenge(db, challenge, purpose, binding);
   if (!spent) throw new PasskeyError(400, EXPIRED);
   if (response.id.length > 1400) throw new PasskeyError(400, 'The passkey answer could not be read. Try again.');
-  const r = await db.query<{ id: string; principal_id: string; webauthn_public_key: Buffer; webauthn_sign_count: string | number; metadata: unknown }>(
+  const r = await db.query<{
+    id: string;
+    principal_id: string;
+    webauthn_public_key: Buffer;
+    webauthn_sign_count: string | number;
+    metadata: unknown;
+  }>(
     `SELECT id, principal_id, webauthn_public_key, webauthn_sign_count, metadata FROM credentials WHERE identifier = $1 AND ${LIVE}`,
     [response.id],
   );
@@ -196,11 +261,20 @@ export async function verifyPasskey(db: Database, rp: RelyingParty, purpose: Exc
       expectedChallenge: challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
-      credential: { id: response.id, publicKey: new Uint8Array(row.webauthn_public_key), counter: stored, transports: transportsOf(row.metadata) },
+      credential: {
+        id: response.id,
+        publicKey: new Uint8Array(row.webauthn_public_key),
+        counter: stored,
+        transports: transportsOf(row.metadata),
+      },
       requireUserVerification: purpose === 'sign_in',
     });
   } catch (err) {
-    if (/counter/i.test((err as Error).message)) throw new PasskeyError(401, 'This passkey answered with a signature counter that went backwards, a sign of a copied authenticator. It was refused.');
+    if (/counter/i.test((err as Error).message))
+      throw new PasskeyError(
+        401,
+        'This passkey answered with a signature counter that went backwards, a sign of a copied authenticator. It was refused.',
+      );
     throw new PasskeyError(401, 'The passkey could not be verified. Try again.');
   }
   if (!verified.verified) throw new PasskeyError(401, 'The passkey could not be verified. Try again.');
@@ -210,7 +284,11 @@ export async function verifyPasskey(db: Database, rp: RelyingParty, purpose: Exc
       WHERE id = $1 AND (webauthn_sign_count < $2 OR ($2 = 0 AND webauthn_sign_count = 0))`,
     [row.id, next, ip ?? null],
   );
-  if (moved.rowCount === 0) throw new PasskeyError(401, 'This passkey answered with a signature counter that went backwards, a sign of a copied authenticator. It was refused.');
+  if (moved.rowCount === 0)
+    throw new PasskeyError(
+      401,
+      'This passkey answered with a signature counter that went backwards, a sign of a copied authenticator. It was refused.',
+    );
   return row.principal_id;
 }
 

@@ -8,7 +8,12 @@ const PENDING_TTL_SECONDS = 10 * 60;
  * Records that this interaction's first step passed for `principalId` and the second factor is due.
  * `firstFactor` is 'pwd' after a password, or the social provider's id after a social sign-in.
  */
-export async function startPending(db: Queryable, interactionId: string, principalId: string, firstFactor = 'pwd'): Promise<void> {
+export async function startPending(
+  db: Queryable,
+  interactionId: string,
+  principalId: string,
+  firstFactor = 'pwd',
+): Promise<void> {
   await db.query('DELETE FROM mfa_pending WHERE expires_at < now()');
   await db.query(
     `INSERT INTO mfa_pending (interaction_hash, principal_id, expires_at, first_factor) VALUES ($1, $2, now() + make_interval(secs => $3), $4)
@@ -23,7 +28,10 @@ export async function findPending(db: Queryable, interactionId: string): Promise
 }
 
 /** The pending step with how its first step was passed. */
-export async function findPendingStep(db: Queryable, interactionId: string): Promise<{ principalId: string; firstFactor: string } | undefined> {
+export async function findPendingStep(
+  db: Queryable,
+  interactionId: string,
+): Promise<{ principalId: string; firstFactor: string } | undefined> {
   const r = await db.query<{ principal_id: string; first_factor: string }>(
     'SELECT principal_id, first_factor FROM mfa_pending WHERE interaction_hash = $1 AND expires_at > now()',
     [sha256Hex(interactionId)],

@@ -34,7 +34,12 @@ function newCode(): string {
 }
 
 /** A fresh set for the authenticator `credentialId`, replacing any earlier set of the person; returned once. */
-export async function issueRecoveryCodes(db: Queryable, secretKey: Buffer, principalId: string, credentialId: string): Promise<string[]> {
+export async function issueRecoveryCodes(
+  db: Queryable,
+  secretKey: Buffer,
+  principalId: string,
+  credentialId: string,
+): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newCode);
   await db.query('DELETE FROM mfa_recovery_codes WHERE principal_id = $1', [principalId]);
   await db.query(
@@ -49,7 +54,12 @@ export async function issueRecoveryCodes(db: Queryable, secretKey: Buffer, princ
  * Spends a recovery code of the person: true once, false for an unknown or already used code, or one whose
  * authenticator was revoked since. One conditional update, so two requests with the same code cannot both win.
  */
-export async function useRecoveryCode(db: Queryable, secretKey: Buffer, principalId: string, code: string): Promise<boolean> {
+export async function useRecoveryCode(
+  db: Queryable,
+  secretKey: Buffer,
+  principalId: string,
+  code: string,
+): Promise<boolean> {
   const normal = normaliseRecoveryCode(code);
   if (normal.length !== LENGTH || ![...normal].every((c) => ALPHABET.includes(c))) return false;
   const r = await db.query(

@@ -3,20 +3,34 @@ import { errorBlock, escapeHtml, page, accountNav } from '../pages/layout.ts';
 import type { PasskeyView } from './passkeys.ts';
 
 // The scripts of passkey forms, served from identity's own origin (the CSP allows 'self' scripts only).
-export const PASSKEY_SCRIPTS = '<script src="/assets/simplewebauthn-browser.js" defer></script>\n<script src="/assets/passkey.js" defer></script>';
+export const PASSKEY_SCRIPTS =
+  '<script src="/assets/simplewebauthn-browser.js" defer></script>\n<script src="/assets/passkey.js" defer></script>';
 
 /**
  * A form that runs a WebAuthn ceremony: the script fetches the options from `optionsUrl`, asks the
  * browser, puts its answer in the hidden `response` field and submits. Failures are written into the
  * alert region named by `data-error`, so they are announced.
  */
-export function passkeyForm(v: { action: string; optionsUrl: string; csrf: string; label: string; kind: 'register' | 'authenticate'; id: string; nameField?: boolean; error?: string | undefined }): string {
+export function passkeyForm(v: {
+  action: string;
+  optionsUrl: string;
+  csrf: string;
+  label: string;
+  kind: 'register' | 'authenticate';
+  id: string;
+  nameField?: boolean;
+  error?: string | undefined;
+}): string {
   const errorId = `${v.id}-error`;
   return `<form method="post" action="${escapeHtml(v.action)}" id="${v.id}" data-passkey="${v.kind}" data-options="${escapeHtml(v.optionsUrl)}" data-error="${errorId}">
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
 <input type="hidden" name="response" value="">
-${v.nameField ? `<label for="${v.id}-name">Name of the new passkey <span class="hint">(optional, to tell your passkeys apart)</span></label>
-<input id="${v.id}-name" name="name" type="text" maxlength="100" autocomplete="off" aria-describedby="${errorId}">` : ''}
+${
+  v.nameField
+    ? `<label for="${v.id}-name">Name of the new passkey <span class="hint">(optional, to tell your passkeys apart)</span></label>
+<input id="${v.id}-name" name="name" type="text" maxlength="100" autocomplete="off" aria-describedby="${errorId}">`
+    : ''
+}
 <p class="error" role="alert" id="${errorId}"${v.error ? '' : ' hidden'}>${escapeHtml(v.error ?? '')}</p>
 <button class="${v.kind === 'register' ? 'primary' : 'secondary'} passkey" type="submit">${escapeHtml(v.label)}</button>
 </form>`;
@@ -34,7 +48,9 @@ export interface SecondFactorView {
 
 /** The step after the password: a code from the authenticator app or a recovery code, or a passkey. */
 export function secondFactorPage(v: SecondFactorView): string {
-  const invalid = v.error ? ' aria-invalid="true" aria-describedby="form-error code-hint"' : ' aria-describedby="code-hint"';
+  const invalid = v.error
+    ? ' aria-invalid="true" aria-describedby="form-error code-hint"'
+    : ' aria-describedby="code-hint"';
   const codeForm = v.totp
     ? `<form method="post" action="${escapeHtml(v.action)}" novalidate>
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
@@ -79,8 +95,14 @@ export function securityPage(v: SecurityView): string {
     : `<p>No authenticator app is set up.</p>
 <p><a class="button" href="/account/security/totp">Set up an authenticator app</a></p>`;
   const list = v.passkeys.length
-    ? `<ul class="passkeys">${v.passkeys.map((p) => `<li><span>${escapeHtml(p.name ?? 'Passkey')} <span class="hint">(added ${escapeHtml(p.created_at.slice(0, 10))}${p.last_used_at ? `, last used ${escapeHtml(p.last_used_at.slice(0, 10))}` : ''})</span></span>
-<form method="post" action="/account/security/passkeys/${escapeHtml(p.id)}/remove">${csrf}<button class="secondary" type="submit" aria-label="Remove passkey ${escapeHtml(p.name ?? 'Passkey')}">Remove</button></form></li>`).join('\n')}</ul>`
+    ? `<ul class="passkeys">${v.passkeys
+        .map(
+          (
+            p,
+          ) => `<li><span>${escapeHtml(p.name ?? 'Passkey')} <span class="hint">(added ${escapeHtml(p.created_at.slice(0, 10))}${p.last_used_at ? `, last used ${escapeHtml(p.last_used_at.slice(0, 10))}` : ''})</span></span>
+<form method="post" action="/account/security/passkeys/${escapeHtml(p.id)}/remove">${csrf}<button class="secondary" type="submit" aria-label="Remove passkey ${escapeHtml(p.name ?? 'Passkey')}">Remove</button></form></li>`,
+        )
+        .join('\n')}</ul>`
     : '<p>No passkeys yet.</p>';
   return page({
     title: v.error ? 'Error: Sign-in security' : 'Sign-in security',
@@ -114,7 +136,9 @@ function grouped(secret: string): string {
 export function totpEnrollPage(v: TotpEnrollView): string {
   const svg = encodeQR(v.uri, 'svg', { ecc: 'medium', border: 4, optimize: true });
   const src = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
-  const invalid = v.error ? ' aria-invalid="true" aria-describedby="form-error code-hint"' : ' aria-describedby="code-hint"';
+  const invalid = v.error
+    ? ' aria-invalid="true" aria-describedby="form-error code-hint"'
+    : ' aria-describedby="code-hint"';
   return page({
     title: v.error ? 'Error: Set up an authenticator app' : 'Set up an authenticator app',
     body: `<h1>Set up an authenticator app</h1>

@@ -25,11 +25,24 @@ export interface PendingTotp {
 const context = (credentialId: string) => `identity.totp:${credentialId}`;
 
 function totpFor(secretBase32: string, label: string, issuer: string): TOTP {
-  return new TOTP({ issuer, label, algorithm: 'SHA1', digits: DIGITS, period: PERIOD, secret: Secret.fromBase32(secretBase32) });
+  return new TOTP({
+    issuer,
+    label,
+    algorithm: 'SHA1',
+    digits: DIGITS,
+    period: PERIOD,
+    secret: Secret.fromBase32(secretBase32),
+  });
 }
 
 /** The person's unconfirmed enrollment, made now if there is none (a stale one is replaced). */
-export async function pendingEnrollment(db: Database, key: Buffer, principalId: string, label: string, issuer: string): Promise<PendingTotp> {
+export async function pendingEnrollment(
+  db: Database,
+  key: Buffer,
+  principalId: string,
+  label: string,
+  issuer: string,
+): Promise<PendingTotp> {
   const existing = await db.query<{ id: string; secret_hash: string }>(
     `SELECT id, secret_hash FROM credentials
       WHERE principal_id = $1 AND type = 'totp' AND NOT active AND NOT revoked AND created_at > now() - make_interval(secs => $2)
@@ -45,7 +58,10 @@ export async function pendingEnrollment(db: Database, key: Buffer, principalId: 
     id = randomUUID();
     secret = new Secret({ size: 20 }).base32; // 160 bits, RFC 4226 section 4's recommended length
     await db.transaction(async (tx) => {
-      await tx.query("DELETE FROM credentials WHERE principal_id = $1 AND type = 'totp' AND NOT active AND NOT revoked", [principalId]);
+      await tx.query(
+        "DELETE FROM credentials WHERE principal_id = $1 AND type = 'totp' AND NOT active AND NOT revoked",
+        [principalId],
+      );
       await tx.query(
         `INSERT INTO credentials (id, principal_id, type, identifier, secret_hash, name, active, metadata)
          VALUES ($1, $2, 'totp', $3, $4, 'Authenticator app', false, '{}'::jsonb)`,
@@ -70,7 +86,13 @@ export async function hasTotp(db: Queryable, principalId: string): Promise<boole
  * recorded with a conditional update, so of two requests presenting the same code at once only one wins,
  * and a code of an earlier step than one already used is refused too.
  */
-async function acceptCode(db: Queryable, key: Buffer, row: { id: string; secret_hash: string }, code: string, extra = ''): Promise<'ok' | 'wrong' | 'reused'> {
+async function acceptCode(
+  db: Queryable,
+  key: Buffer,
+  row: { id: string; secret_hash: string },
+  code: string,
+  extra = '',
+): Promise<'ok' | 'wrong' | 'reused'> {
   if (!/^\d{6}$/.test(code)) return 'wrong';
   const secret = openSealedString(key, row.secret_hash, context(row.id));
   const totp = totpFor(secret, 'x', 'x');
@@ -90,9 +112,16 @@ async function acceptCode(db: Queryable, key: Buffer, row: { id: string; secret_
  * Confirms the pending enrollment with a first code: the authenticator becomes live and a fresh set of
  * recovery codes is returned (to be shown once). 409 when the person already has a live one.
  */
-export async function confirmEnrollment(db: Database, key: Buffer, principalId: string, credentialId: string, code: string): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; reason: 'wrong' | 'reused' | 'expired' }> {
+export async function confirmEnrollment(
+  db: Database,
+  key: Buffer,
+  principalId: string,
+  credentialId: string,
+  code: string,
+): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; reason: 'wrong' | 'reused' | 'expired' }> {
   // The id comes from a form: anything but a UUID names no enrollment (and must not reach a uuid comparison).
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(credentialId)) return { ok: false, reason: 'expired' };
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(credentialId))
+    return { ok: false, reason: 'expired' };
   return db.transaction(async (tx) => {
     const r = await tx.query<{ id: string; secret_hash: string }>(
       `SELECT id, secret_hash FROM credentials
@@ -102,8 +131,16 @@ export async function confirmEnrollment(db: Database, key: Buffer, principalId: 
     );
     const row = r.rows[0];
     if (!row) return { ok: false, reason: 'expired' } as const;
-    const live = await tx.query("SELECT 1 FROM credentials WHERE principal_id = $1 AND type = 'totp' AND active AND NOT revoked", [principalId]);
-    if (live.rowCount) throw new HttpError(409, 'CONFLICT', 'An authenticator app is already set up. Remove it before setting up another.');
+    const live = await tx.query(
+      "SELECT 1 FROM credentials WHERE principal_id = $1 AND type = 'totp' AND active AND NOT revoked",
+      [principalId],
+    );
+    if (live.rowCount)
+      throw new HttpError(
+        409,
+        'CONFLICT',
+        'An authenticator app is already set up. Remove it before setting up another.',
+      );
     const outcome = await acceptCode(tx, key, row, code.replace(/\s+/g, ''), ', active = true');
     if (outcome !== 'ok') return { ok: false, reason: outcome } as const;
     return { ok: true, recoveryCodes: await issueRecoveryCodes(tx, key, principalId, row.id) } as const;
@@ -111,7 +148,13 @@ export async function confirmEnrollment(db: Database, key: Buffer, principalId: 
 }
 
 /** Verifies a sign-in code of the person's live authenticator: 'ok' once per code. */
-export async function verifyTotp(db: Database, key: Buffer, principalId: string, code: string, ip: string | undefined): Promise<'ok' | 'wrong' | 'reused'> {
+export async function verifyTotp(
+  db: Database,
+  key: Buffer,
+  principalId: string,
+  code: string,
+  ip: string | undefined,
+): Promise<'ok' | 'wrong' | 'reused'> {
   const r = await db.query<{ id: string; secret_hash: string }>(
     `SELECT id, secret_hash FROM credentials
       WHERE principal_id = $1 AND type = 'totp' AND active AND NOT revoked AND (expires_at IS NULL OR expires_at > now())`,

@@ -6,7 +6,14 @@ import { TokenLookup } from './token-lookup.ts';
 import { TokenWriter, type TokenValues } from './token-writer.ts';
 
 /** What oidc-provider stores through its adapter: a JSON object with its own fields. */
-export type Payload = Record<string, unknown> & { grantId?: string; uid?: string; userCode?: string; exp?: number; consumed?: unknown; jti?: string };
+export type Payload = Record<string, unknown> & {
+  grantId?: string;
+  uid?: string;
+  userCode?: string;
+  exp?: number;
+  consumed?: unknown;
+  jti?: string;
+};
 
 /** The provider's storage contract (oidc-provider "Adapter"). */
 export interface ProviderAdapter {
@@ -29,7 +36,11 @@ interface Context {
   origin: RequestOrigin;
 }
 
-const TOKEN_KIND: Record<string, string> = { AccessToken: 'access_token', ClientCredentials: 'client_credentials', RefreshToken: 'refresh_token' };
+const TOKEN_KIND: Record<string, string> = {
+  AccessToken: 'access_token',
+  ClientCredentials: 'client_credentials',
+  RefreshToken: 'refresh_token',
+};
 
 function expiry(expiresIn: number | undefined): Date | null {
   return expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
@@ -61,7 +72,9 @@ abstract class HashedAdapter implements ProviderAdapter {
     return seal(this.ctx.secretKey, JSON.stringify(rest), `identity.oidc.${this.model}.${idHash}`);
   }
   protected openPayload(id: string, idHash: string, sealed: string, consumedAt: string | null): Payload {
-    const payload = JSON.parse(openSealedString(this.ctx.secretKey, sealed, `identity.oidc.${this.model}.${idHash}`)) as Payload;
+    const payload = JSON.parse(
+      openSealedString(this.ctx.secretKey, sealed, `identity.oidc.${this.model}.${idHash}`),
+    ) as Payload;
     payload.jti = id;
     if (consumedAt) payload.consumed = Math.floor(new Date(consumedAt).getTime() / 1000);
     return payload;
@@ -179,7 +192,10 @@ async function consumeOnce(db: Database, update: string, signature: string, what
 
 export async function revokeFamily(db: Database, grantHash: string, reason: string): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.query(`UPDATE oauth_tokens SET revoked = true, revoked_at = now(), revoked_reason = $2 WHERE grant_hash = $1 AND NOT revoked`, [grantHash, reason]);
+    await tx.query(
+      `UPDATE oauth_tokens SET revoked = true, revoked_at = now(), revoked_reason = $2 WHERE grant_hash = $1 AND NOT revoked`,
+      [grantHash, reason],
+    );
     await tx.query('UPDATE oauth_auth_codes SET revoked = true WHERE grant_hash = $1', [grantHash]);
     await tx.query('DELETE FROM oauth_grants WHERE grant_hash = $1', [grantHash]);
   });
@@ -225,7 +241,12 @@ class CodeAdapter extends HashedAdapter {
     return this.openPayload(id, hash, row.payload, row.used_at);
   }
   async consume(id: string): Promise<void> {
-    await consumeOnce(this.ctx.db, 'UPDATE oauth_auth_codes SET used = true, used_at = now() WHERE code_signature = $1 AND NOT used RETURNING grant_hash', sha256Hex(id), 'authorization code');
+    await consumeOnce(
+      this.ctx.db,
+      'UPDATE oauth_auth_codes SET used = true, used_at = now() WHERE code_signature = $1 AND NOT used RETURNING grant_hash',
+      sha256Hex(id),
+      'authorization code',
+    );
   }
   async destroy(id: string): Promise<void> {
     await this.ctx.db.query('UPDATE oauth_auth_codes SET revoked = true WHERE code_signature = $1', [sha256Hex(id)]);
@@ -247,7 +268,9 @@ class GrantAdapter extends HashedAdapter {
   }
   async find(id: string): Promise<Payload | undefined> {
     const hash = sha256Hex(id);
-    const r = await this.ctx.db.query<{ payload: string }>('SELECT payload FROM oauth_grants WHERE grant_hash = $1', [hash]);
+    const r = await this.ctx.db.query<{ payload: string }>('SELECT payload FROM oauth_grants WHERE grant_hash = $1', [
+      hash,
+    ]);
     const row = r.rows[0];
     return row ? this.openPayload(id, hash, row.payload, null) : undefined;
   }
@@ -296,18 +319,29 @@ class ArtifactAdapter extends HashedAdapter {
     );
     const row = r.rows[0];
     if (!row) return undefined;
-    const payload = JSON.parse(openSealedString(this.ctx.secretKey, row.payload, `identity.oidc.${this.model}.${row.id_hash}`)) as Payload;
+    const payload = JSON.parse(
+      openSealedString(this.ctx.secretKey, row.payload, `identity.oidc.${this.model}.${row.id_hash}`),
+    ) as Payload;
     if (row.consumed_at) payload.consumed = Math.floor(new Date(row.consumed_at).getTime() / 1000);
     return payload;
   }
   async consume(id: string): Promise<void> {
-    await this.ctx.db.query('UPDATE oidc_artifacts SET consumed_at = now() WHERE model = $1 AND id_hash = $2', [this.model, sha256Hex(id)]);
+    await this.ctx.db.query('UPDATE oidc_artifacts SET consumed_at = now() WHERE model = $1 AND id_hash = $2', [
+      this.model,
+      sha256Hex(id),
+    ]);
   }
   async destroy(id: string): Promise<void> {
-    await this.ctx.db.query('DELETE FROM oidc_artifacts WHERE model = $1 AND id_hash = $2', [this.model, sha256Hex(id)]);
+    await this.ctx.db.query('DELETE FROM oidc_artifacts WHERE model = $1 AND id_hash = $2', [
+      this.model,
+      sha256Hex(id),
+    ]);
   }
   async revokeByGrantId(grantId: string): Promise<void> {
-    await this.ctx.db.query('DELETE FROM oidc_artifacts WHERE model = $1 AND grant_hash = $2', [this.model, sha256Hex(grantId)]);
+    await this.ctx.db.query('DELETE FROM oidc_artifacts WHERE model = $1 AND grant_hash = $2', [
+      this.model,
+      sha256Hex(grantId),
+    ]);
   }
 }
 
@@ -352,7 +386,9 @@ export async function purgeExpired(db: Database): Promise<void> {
   await db.query("DELETE FROM oidc_artifacts WHERE expires_at < now() - interval '1 day'");
   await db.query("DELETE FROM oauth_auth_codes WHERE expires_at < now() - interval '1 day'");
   await db.query("DELETE FROM oauth_grants WHERE expires_at < now() - interval '1 day'");
-  await db.query("DELETE FROM oauth_tokens WHERE coalesce(refresh_expires_at, access_expires_at) < now() - interval '30 days'");
+  await db.query(
+    "DELETE FROM oauth_tokens WHERE coalesce(refresh_expires_at, access_expires_at) < now() - interval '30 days'",
+  );
   await db.query("DELETE FROM login_sessions WHERE expires_at < now() - interval '1 day'");
   // A spent jti is kept until its assertion has expired: after that the assertion is refused for its exp anyway.
   await db.query('DELETE FROM assertion_jtis WHERE expires_at < now()');

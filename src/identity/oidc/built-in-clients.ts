@@ -19,7 +19,12 @@ export interface IdentityLinks {
 export const PLATFORM_DASHBOARD_CLIENT_ID = 'platform-dashboard';
 
 /** A public, first-party web client signing people in with the authorization code flow and PKCE. */
-export function platformWebClient(options: { clientId: string; name: string; redirectUris: string[]; scopes: string[] }): BuiltInClient {
+export function platformWebClient(options: {
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  scopes: string[];
+}): BuiltInClient {
   return {
     client_id: options.clientId,
     client_name: options.name,

@@ -27,7 +27,13 @@ export class ClientStore {
 
   constructor(db: Database, ttlMs = 5_000, bus?: InvalidationBus) {
     this.db = db;
-    this.cache = createCache({ name: 'apps', load: (clientId) => this.fetch(clientId), ttlMs, maxEntries: 10_000, bus });
+    this.cache = createCache({
+      name: 'apps',
+      load: (clientId) => this.fetch(clientId),
+      ttlMs,
+      maxEntries: 10_000,
+      bus,
+    });
   }
 
   invalidate(clientId?: string): void {
@@ -42,14 +48,22 @@ export class ClientStore {
     // No app has a NUL in its client_id, and PostgreSQL would refuse the query (a 500 at the token endpoint or the
     // authorization endpoint, which read client_id from bodies and headers Fastify does not see).
     if (clientId.includes('\u0000')) return { app: undefined, secrets: [] };
-    const apps = await this.db.query<Record<string, unknown>>('SELECT * FROM oauth_apps WHERE client_id = $1', [clientId]);
+    const apps = await this.db.query<Record<string, unknown>>('SELECT * FROM oauth_apps WHERE client_id = $1', [
+      clientId,
+    ]);
     const row = apps.rows[0];
     const app = row ? appFromRow(row) : undefined;
     const secrets = app
-      ? (await this.db.query<{ id: string; secret_hash: string; expires_at: Date | string | null }>(
-          'SELECT id, secret_hash, expires_at FROM oauth_app_secrets WHERE app_id = $1 AND NOT revoked',
-          [app.id],
-        )).rows.map((s) => ({ id: s.id, hash: s.secret_hash, expiresAt: s.expires_at ? new Date(s.expires_at).getTime() : null }))
+      ? (
+          await this.db.query<{ id: string; secret_hash: string; expires_at: Date | string | null }>(
+            'SELECT id, secret_hash, expires_at FROM oauth_app_secrets WHERE app_id = $1 AND NOT revoked',
+            [app.id],
+          )
+        ).rows.map((s) => ({
+          id: s.id,
+          hash: s.secret_hash,
+          expiresAt: s.expires_at ? new Date(s.expires_at).getTime() : null,
+        }))
       : [];
     return { app, secrets };
   }
@@ -86,21 +100,38 @@ export class ClientStore {
   // last_used_at is written at most once a minute per secret (last-use.ts), off the request's path.
   private noteSecretUse(secretId: string, now: number, ip: string | undefined): void {
     if (!this.secretUse.due(secretId, now)) return;
-    this.db.query('UPDATE oauth_app_secrets SET last_used_at = now(), last_used_ip = $2 WHERE id = $1', [secretId, ip ?? null]).catch(() => {});
+    this.db
+      .query('UPDATE oauth_app_secrets SET last_used_at = now(), last_used_ip = $2 WHERE id = $1', [
+        secretId,
+        ip ?? null,
+      ])
+      .catch(() => {});
   }
 }
 
 /** Extra client properties the provider carries on each client, read by the TTL and rotation hooks. */
-export const EXTRA_CLIENT_PROPERTIES = ['access_token_ttl', 'refresh_token_ttl', 'authorization_code_ttl', 'refresh_token_rotation', 'first_party', 'app_type', 'principal_id'] as const;
+export const EXTRA_CLIENT_PROPERTIES = [
+  'access_token_ttl',
+  'refresh_token_ttl',
+  'authorization_code_ttl',
+  'refresh_token_rotation',
+  'first_party',
+  'app_type',
+  'principal_id',
+] as const;
 
 function clientMetadata(app: AppRecord): Record<string, unknown> {
   const browserBased = app.allowedGrants.includes('authorization_code');
   return {
     client_id: app.clientId,
     client_name: app.name,
-    ...(app.public ? { token_endpoint_auth_method: 'none' } : { token_endpoint_auth_method: 'client_secret_basic', client_secret: SECRET_PLACEHOLDER }),
+    ...(app.public
+      ? { token_endpoint_auth_method: 'none' }
+      : { token_endpoint_auth_method: 'client_secret_basic', client_secret: SECRET_PLACEHOLDER }),
     // An app that may use client credentials may also exchange a principal's API key or key-pair assertion for a token.
-    grant_types: app.allowedGrants.includes('client_credentials') ? [...app.allowedGrants, ...CREDENTIAL_GRANTS] : app.allowedGrants,
+    grant_types: app.allowedGrants.includes('client_credentials')
+      ? [...app.allowedGrants, ...CREDENTIAL_GRANTS]
+      : app.allowedGrants,
     response_types: browserBased ? app.allowedResponseTypes : [],
     redirect_uris: browserBased ? app.redirectUris : [],
     application_type: app.appType === 'native' ? 'native' : 'web',

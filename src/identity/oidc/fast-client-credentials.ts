@@ -27,7 +27,11 @@ export interface FastClientCredentialsDeps {
  * handed to the provider untouched, so every error answer stays the provider's. Nothing is written before that decision
  * but a secret's last-use time (at most once a minute, clients.ts).
  */
-export async function issueClientCredentials(deps: FastClientCredentialsDeps, request: FastifyRequest, params: ParsedUrlQuery): Promise<Record<string, unknown> | undefined> {
+export async function issueClientCredentials(
+  deps: FastClientCredentialsDeps,
+  request: FastifyRequest,
+  params: ParsedUrlQuery,
+): Promise<Record<string, unknown> | undefined> {
   for (const key of Object.keys(params)) if (key !== 'grant_type' && key !== 'scope') return undefined;
   if (params.grant_type !== 'client_credentials') return undefined;
   const requested = requestedScopes(params.scope);
@@ -44,5 +48,10 @@ export async function issueClientCredentials(deps: FastClientCredentialsDeps, re
   const value = await fastRouteOrigin.run({ ip: request.ip, userAgent }, () => token.save());
   deps.onIssued('client_credentials');
   // oidc-provider's buildTokenResponse, in its order, undefined members left out by JSON.stringify.
-  return { access_token: value, expires_in: token.expiration, scope: token.scope || undefined, token_type: token.tokenType };
+  return {
+    access_token: value,
+    expires_in: token.expiration,
+    scope: token.scope || undefined,
+    token_type: token.tokenType,
+  };
 }

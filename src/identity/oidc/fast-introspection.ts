@@ -49,14 +49,20 @@ export async function registerFastIntrospection(app: App, deps: Deps): Promise<v
 }
 
 /** The introspection answer, or undefined when the provider must answer this request itself. */
-async function answerFast(deps: Deps, orgs: OrganizationTokens, request: FastifyRequest, rawBody: Buffer): Promise<Record<string, unknown> | undefined> {
+async function answerFast(
+  deps: Deps,
+  orgs: OrganizationTokens,
+  request: FastifyRequest,
+  rawBody: Buffer,
+): Promise<Record<string, unknown> | undefined> {
   const headers = request.headers;
   if (needsProvider(headers)) return undefined;
   const params = parseForm(rawBody.toString('utf8'));
   for (const key of Object.keys(params)) if (key !== 'token' && key !== 'token_type_hint') return undefined;
   const value = params.token;
   const hint = params.token_type_hint;
-  if (typeof value !== 'string' || !OPAQUE.test(value) || (hint !== undefined && typeof hint !== 'string')) return undefined;
+  if (typeof value !== 'string' || !OPAQUE.test(value) || (hint !== undefined && typeof hint !== 'string'))
+    return undefined;
   const credentials = basicCredentials(headers.authorization);
   if (!credentials) return undefined;
   const provider = deps.holder.current;
@@ -73,10 +79,23 @@ async function answerFast(deps: Deps, orgs: OrganizationTokens, request: Fastify
   const token = await findToken(provider, value, hint);
   if (!token?.isValid) return inactive;
   // Fields some kinds lack in the type declarations, read as the provider's action reads them.
-  const loose = token as Token & { grantId?: string; extra?: Record<string, unknown>; aud?: string | string[]; sid?: string; rar?: unknown; 'x5t#S256'?: string };
+  const loose = token as Token & {
+    grantId?: string;
+    extra?: Record<string, unknown>;
+    aud?: string | string[];
+    sid?: string;
+    rar?: unknown;
+    'x5t#S256'?: string;
+  };
   if (loose.grantId) {
     const grant = await provider.Grant.find(loose.grantId, { ignoreExpiration: true });
-    if (!grant || grant.isExpired || grant.clientId !== token.clientId || grant.accountId !== ('accountId' in token ? token.accountId : undefined)) return inactive;
+    if (
+      !grant ||
+      grant.isExpired ||
+      grant.clientId !== token.clientId ||
+      grant.accountId !== ('accountId' in token ? token.accountId : undefined)
+    )
+      return inactive;
   }
   if (!(await mayIntrospect(deps, caller.clientId, token, orgs))) return inactive;
   const accountId = 'accountId' in token ? token.accountId : undefined;
@@ -87,11 +106,18 @@ async function answerFast(deps: Deps, orgs: OrganizationTokens, request: Fastify
   if (accountId) body.sub = accountId;
   Object.assign(body, loose.extra, {
     active: true,
-    client_id: token.clientId, exp: token.exp, iat: token.iat, sid: loose.sid, iss: provider.issuer,
-    jti: token.jti !== value ? token.jti : undefined, aud: loose.aud, scope: token.scope || undefined,
+    client_id: token.clientId,
+    exp: token.exp,
+    iat: token.iat,
+    sid: loose.sid,
+    iss: provider.issuer,
+    jti: token.jti !== value ? token.jti : undefined,
+    aud: loose.aud,
+    scope: token.scope || undefined,
   });
   const x5t = loose['x5t#S256'];
-  if (token.isSenderConstrained()) body.cnf = { ...(x5t ? { 'x5t#S256': x5t } : {}), ...(token.jkt ? { jkt: token.jkt } : {}) };
+  if (token.isSenderConstrained())
+    body.cnf = { ...(x5t ? { 'x5t#S256': x5t } : {}), ...(token.jkt ? { jkt: token.jkt } : {}) };
   // ... and what shapeResponses adds to it (provider.ts).
   await addIntrospectionFields(deps, orgs, token, body);
   // JSON.stringify drops the undefined fields as Koa's JSON body does.
@@ -104,8 +130,10 @@ async function findToken(provider: OidcProvider, value: string, hint: string | u
   const clientCredentials = () => provider.ClientCredentials.find(value) as Promise<ClientCredentials | undefined>;
   const refreshToken = () => provider.RefreshToken.find(value) as Promise<RefreshToken | undefined>;
   const access = () => Promise.all([accessToken(), clientCredentials()]).then(([a, c]) => a ?? c);
-  if (hint === 'refresh_token' || hint === 'urn:ietf:params:oauth:token-type:refresh_token') return (await refreshToken()) ?? (await access());
-  if (hint === 'access_token' || hint === 'urn:ietf:params:oauth:token-type:access_token') return (await access()) ?? (await refreshToken());
+  if (hint === 'refresh_token' || hint === 'urn:ietf:params:oauth:token-type:refresh_token')
+    return (await refreshToken()) ?? (await access());
+  if (hint === 'access_token' || hint === 'urn:ietf:params:oauth:token-type:access_token')
+    return (await access()) ?? (await refreshToken());
   const [a, c, r] = await Promise.all([accessToken(), clientCredentials(), refreshToken()]);
   return a ?? c ?? r;
 }

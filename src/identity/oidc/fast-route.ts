@@ -22,7 +22,11 @@ const FORM = /^application\/x-www-form-urlencoded\s*(;\s*charset="?utf-8"?\s*)?$
  * Origin (oidc-provider's shared/cors.js; WWW-Authenticate is the only header it exposes with this configuration: no
  * DPoP nonces, no client attestation).
  */
-export const PROVIDER_POST_HEADERS: Record<string, string> = { vary: 'Origin', 'access-control-allow-origin': '*', 'access-control-expose-headers': 'WWW-Authenticate' };
+export const PROVIDER_POST_HEADERS: Record<string, string> = {
+  vary: 'Origin',
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'WWW-Authenticate',
+};
 
 /**
  * Where the request being answered by a fast route came from. The provider's adapter reads a request's address and
@@ -62,12 +66,20 @@ export async function registerFastRoute(app: App, route: FastRoute): Promise<voi
           return;
         }
         // A browser's request (Origin) is the provider's: it decides CORS per client.
-        const answer = body === undefined || request.headers.origin !== undefined ? undefined : await route.answer(request, body).catch(() => undefined);
+        const answer =
+          body === undefined || request.headers.origin !== undefined
+            ? undefined
+            : await route.answer(request, body).catch(() => undefined);
         reply.hijack();
         reply.raw.setHeader('x-request-id', request.id);
         if (answer) {
           const json = JSON.stringify(answer);
-          reply.raw.writeHead(200, { ...route.headers, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(json) });
+          reply.raw.writeHead(200, {
+            ...route.headers,
+            'content-type': 'application/json; charset=utf-8',
+            'cache-control': 'no-store',
+            'content-length': Buffer.byteLength(json),
+          });
           reply.raw.end(json);
           return;
         }
@@ -80,7 +92,13 @@ export async function registerFastRoute(app: App, route: FastRoute): Promise<voi
 /** The whole body when it is a small form a fast route may read; undefined (nothing read) otherwise. */
 async function readBody(request: FastifyRequest): Promise<Buffer | undefined> {
   const length = Number(request.headers['content-length']);
-  if (!FORM.test(request.headers['content-type'] ?? '') || !Number.isInteger(length) || length <= 0 || length > PROVIDER_BODY_LIMIT) return undefined;
+  if (
+    !FORM.test(request.headers['content-type'] ?? '') ||
+    !Number.isInteger(length) ||
+    length <= 0 ||
+    length > PROVIDER_BODY_LIMIT
+  )
+    return undefined;
   // Events rather than an async iterator: the iterator's promise per chunk showed as ~4% of the route's CPU.
   const raw = request.raw;
   return new Promise((resolve, reject) => {
@@ -115,13 +133,22 @@ async function readBody(request: FastifyRequest): Promise<Buffer | undefined> {
 }
 
 /** Gives the request to the provider as mountProvider does, the body already read replayed as if unread. */
-function handOver(request: FastifyRequest, reply: FastifyReply, body: Buffer | undefined, publicUrl: URL, holder: ProviderHolder): void {
+function handOver(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: Buffer | undefined,
+  publicUrl: URL,
+  holder: ProviderHolder,
+): void {
   const raw = request.raw;
   if (body !== undefined) {
     // The provider reads `req.readable` and `req.iterator()` (oidc-provider's selective_body): both answer from the copy.
     const replay = Readable.from([body]);
     Object.defineProperty(raw, 'readable', { value: true, configurable: true });
-    Object.defineProperty(raw, 'iterator', { value: (options?: { destroyOnReturn?: boolean }) => replay.iterator(options), configurable: true });
+    Object.defineProperty(raw, 'iterator', {
+      value: (options?: { destroyOnReturn?: boolean }) => replay.iterator(options),
+      configurable: true,
+    });
   }
   presentToProvider(request, publicUrl);
   handlerOf(holder.current)(raw, reply.raw);
@@ -143,7 +170,11 @@ export function basicCredentials(header: string | undefined): { id: string; secr
 
 /** Headers a fast route leaves to the provider: DPoP proofs and client attestation. */
 export function needsProvider(headers: FastifyRequest['headers']): boolean {
-  return headers.dpop !== undefined || headers['oauth-client-attestation'] !== undefined || headers['oauth-client-attestation-pop'] !== undefined;
+  return (
+    headers.dpop !== undefined ||
+    headers['oauth-client-attestation'] !== undefined ||
+    headers['oauth-client-attestation-pop'] !== undefined
+  );
 }
 
 // RFC 6749 3.3: scope tokens of NQCHAR separated by single spaces. Anything else (empty, doubled spaces) is the provider's to judge.
@@ -164,6 +195,12 @@ export async function fastCaller(clients: ClientStore, request: FastifyRequest):
   const credentials = basicCredentials(request.headers.authorization);
   if (!credentials) return undefined;
   const caller = await clients.app(credentials.id);
-  if (!caller?.active || caller.public || caller.dpopBoundAccessTokens || !caller.allowedGrants.includes('client_credentials')) return undefined;
+  if (
+    !caller?.active ||
+    caller.public ||
+    caller.dpopBoundAccessTokens ||
+    !caller.allowedGrants.includes('client_credentials')
+  )
+    return undefined;
   return (await clients.verifySecret(caller.clientId, credentials.secret, request.ip)) ? caller : undefined;
 }

@@ -12,7 +12,10 @@ import { JWT_BEARER } from '../credentials/grants.ts';
  * exchange and key-pair assertion (credentials/fast-grants.ts) are answered outside the provider's Koa stack; every other
  * request, and any of these the issuers leave, goes to the provider untouched.
  */
-export async function registerFastToken(app: App, deps: FastClientCredentialsDeps & FastCredentialGrantDeps & { holder: ProviderHolder }): Promise<void> {
+export async function registerFastToken(
+  app: App,
+  deps: FastClientCredentialsDeps & FastCredentialGrantDeps & { holder: ProviderHolder },
+): Promise<void> {
   await registerFastRoute(app, {
     url: ROUTES.token,
     holder: deps.holder,
@@ -22,7 +25,9 @@ export async function registerFastToken(app: App, deps: FastClientCredentialsDep
       if (needsProvider(request.headers)) return undefined;
       const params = parseForm(body.toString('utf8'));
       if (params.grant_type === 'client_credentials') return issueClientCredentials(deps, request, params);
-      return params.grant_type === JWT_BEARER ? issueForAssertion(deps, request, params) : issueForApiKey(deps, request, params);
+      return params.grant_type === JWT_BEARER
+        ? issueForAssertion(deps, request, params)
+        : issueForApiKey(deps, request, params);
     },
   });
 }

@@ -19,7 +19,11 @@ export async function mountProvider(app: App, holder: ProviderHolder, issuer: st
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
     // The two documents are read-only (OPTIONS for browsers' CORS preflight); the OAuth endpoints take GET and POST.
-    for (const [url, method] of [['/oauth/*', ['GET', 'POST', 'OPTIONS', 'HEAD']], ['/.well-known/openid-configuration', ['GET', 'OPTIONS', 'HEAD']], ['/.well-known/jwks.json', ['GET', 'OPTIONS', 'HEAD']]] as const) {
+    for (const [url, method] of [
+      ['/oauth/*', ['GET', 'POST', 'OPTIONS', 'HEAD']],
+      ['/.well-known/openid-configuration', ['GET', 'OPTIONS', 'HEAD']],
+      ['/.well-known/jwks.json', ['GET', 'OPTIONS', 'HEAD']],
+    ] as const) {
       scope.route({
         method: [...method],
         url,
@@ -72,9 +76,13 @@ const FORM_REDIRECT_LIMIT = 8 * 1024;
 async function mountFormRedirects(app: App): Promise<void> {
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_REDIRECT_LIMIT }, (_request, body, done) => {
-      done(null, new URLSearchParams(body as string).toString());
-    });
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_REDIRECT_LIMIT },
+      (_request, body, done) => {
+        done(null, new URLSearchParams(body as string).toString());
+      },
+    );
     for (const path of ['/oauth/authorize', '/oauth/logout']) {
       scope.post(path, { schema: { hide: true } }, async (request, reply) => {
         const query = typeof request.body === 'string' ? request.body : '';

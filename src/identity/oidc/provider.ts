@@ -20,7 +20,13 @@ import { LOGIN_COOKIE, clearedLoginCookie, readCookie } from '../sessions/cookie
 import { endLoginSession, findLoginSession } from '../sessions/store.ts';
 import { accountClientMetadata } from '../account/signin-client.ts';
 import type { BuiltInClient } from './built-in-clients.ts';
-import { ORGANIZATION_PARAM, OrganizationTokens, boundOrganization, orgClaims, type OrgMembership } from '../organizations/token-scope.ts';
+import {
+  ORGANIZATION_PARAM,
+  OrganizationTokens,
+  boundOrganization,
+  orgClaims,
+  type OrgMembership,
+} from '../organizations/token-scope.ts';
 
 export const ROUTES = {
   authorization: '/oauth/authorize',
@@ -55,7 +61,11 @@ export interface ProviderDeps {
 export interface ProviderPages {
   logout(ctx: KoaContextWithOIDC, form: string): Promise<void>;
   logoutSuccess(ctx: KoaContextWithOIDC): Promise<void>;
-  error(ctx: KoaContextWithOIDC, out: { error?: string | undefined; error_description?: string | undefined }, err?: unknown): Promise<void>;
+  error(
+    ctx: KoaContextWithOIDC,
+    out: { error?: string | undefined; error_description?: string | undefined },
+    err?: unknown,
+  ): Promise<void>;
 }
 
 /** The provider as the service holds it (swapped on key rotation, see mount.ts). */
@@ -67,27 +77,46 @@ function hkdfKey(secretKey: Buffer, purpose: string): string {
 
 /** A scope request may only hold scopes the server knows: the provider itself would silently drop the others. */
 function knownScopesCheck(known: ReadonlySet<string>) {
-  return new interactionPolicy.Check('known_scopes', 'only known scopes may be requested', 'invalid_scope', (ctx: KoaContextWithOIDC) => {
-    // The provider has already dropped unknown scopes from its params, so the request itself is read.
-    const raw = ctx.oidc.route === 'authorization' ? (ctx.method === 'POST' ? ctx.oidc.body?.scope : ctx.query?.scope) : ctx.oidc.params?.scope;
-    const requested: string[] = String(raw ?? '').split(' ').filter(Boolean);
-    // The contract makes scope required: without one the provider would go on to sign-in and issue a code for nothing.
-    if (!requested.length) throw new errors.InvalidRequest("missing required parameter 'scope'");
-    const unknown = requested.filter((s) => !known.has(s));
-    if (unknown.length) throw new errors.InvalidScope('requested scope is not known', unknown.join(' '));
-    return interactionPolicy.Check.NO_NEED_TO_PROMPT;
-  });
+  return new interactionPolicy.Check(
+    'known_scopes',
+    'only known scopes may be requested',
+    'invalid_scope',
+    (ctx: KoaContextWithOIDC) => {
+      // The provider has already dropped unknown scopes from its params, so the request itself is read.
+      const raw =
+        ctx.oidc.route === 'authorization'
+          ? ctx.method === 'POST'
+            ? ctx.oidc.body?.scope
+            : ctx.query?.scope
+          : ctx.oidc.params?.scope;
+      const requested: string[] = String(raw ?? '')
+        .split(' ')
+        .filter(Boolean);
+      // The contract makes scope required: without one the provider would go on to sign-in and issue a code for nothing.
+      if (!requested.length) throw new errors.InvalidRequest("missing required parameter 'scope'");
+      const unknown = requested.filter((s) => !known.has(s));
+      if (unknown.length) throw new errors.InvalidScope('requested scope is not known', unknown.join(' '));
+      return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+    },
+  );
 }
 
 /** The service's own login session (__Host-svc_login) must be live and for the provider session's principal. */
 function loginSessionCheck(db: Database) {
-  return new interactionPolicy.Check('login_session', 'a live login session is required', 'login_required', async (ctx: KoaContextWithOIDC) => {
-    const accountId = ctx.oidc.session?.accountId;
-    if (!accountId) return interactionPolicy.Check.REQUEST_PROMPT;
-    if (ctx.oidc.result?.login) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
-    const session = await findLoginSession(db, readCookie(ctx.get('cookie'), LOGIN_COOKIE));
-    return session?.principalId === accountId ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT;
-  });
+  return new interactionPolicy.Check(
+    'login_session',
+    'a live login session is required',
+    'login_required',
+    async (ctx: KoaContextWithOIDC) => {
+      const accountId = ctx.oidc.session?.accountId;
+      if (!accountId) return interactionPolicy.Check.REQUEST_PROMPT;
+      if (ctx.oidc.result?.login) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      const session = await findLoginSession(db, readCookie(ctx.get('cookie'), LOGIN_COOKIE));
+      return session?.principalId === accountId
+        ? interactionPolicy.Check.NO_NEED_TO_PROMPT
+        : interactionPolicy.Check.REQUEST_PROMPT;
+    },
+  );
 }
 
 function interactionPolicyFor(deps: ProviderDeps, known: ReadonlySet<string>, orgs: OrganizationTokens) {
@@ -113,7 +142,11 @@ interface TokenOwners {
  * A delegated token also needs every agent of its chain active and no token above it revoked; an organization-scoped
  * token needs its principal's membership (and the organization) to be active still.
  */
-export async function stillEntitled(deps: Pick<ProviderDeps, 'clients' | 'accounts' | 'db'>, token: TokenOwners, orgs?: OrganizationTokens): Promise<boolean> {
+export async function stillEntitled(
+  deps: Pick<ProviderDeps, 'clients' | 'accounts' | 'db'>,
+  token: TokenOwners,
+  orgs?: OrganizationTokens,
+): Promise<boolean> {
   if (!token.clientId) return false;
   const app = await deps.clients.app(token.clientId);
   if (!app?.active) return false;
@@ -125,25 +158,43 @@ export async function stillEntitled(deps: Pick<ProviderDeps, 'clients' | 'accoun
 }
 
 /** Whether `callerId` may learn the details of `token`: its own app, or a resource server, and only while the token still counts. */
-export async function mayIntrospect(deps: Pick<ProviderDeps, 'clients' | 'accounts' | 'db'>, callerId: string, token: TokenOwners, orgs?: OrganizationTokens): Promise<boolean> {
+export async function mayIntrospect(
+  deps: Pick<ProviderDeps, 'clients' | 'accounts' | 'db'>,
+  callerId: string,
+  token: TokenOwners,
+  orgs?: OrganizationTokens,
+): Promise<boolean> {
   if (token.clientId !== callerId && (await deps.clients.app(callerId))?.resourceServer !== true) return false;
   return stillEntitled(deps, token, orgs);
 }
 
 /** Scopes a principal may receive from an app: requested, allowed for the app, and allowed for the principal. */
-export function grantableScopes(requested: Iterable<string>, clientScope: string | undefined, principalScopes: readonly string[]): string[] {
-  const appAllowed = new Set(String(clientScope ?? '').split(' ').filter(Boolean));
+export function grantableScopes(
+  requested: Iterable<string>,
+  clientScope: string | undefined,
+  principalScopes: readonly string[],
+): string[] {
+  const appAllowed = new Set(
+    String(clientScope ?? '')
+      .split(' ')
+      .filter(Boolean),
+  );
   const principalAllowed = new Set(principalScopes);
   return [...new Set(requested)].filter((s) => appAllowed.has(s) && (s === 'openid' || principalAllowed.has(s)));
 }
 
 /** Drops from a grant the scopes its app or its principal is no longer allowed (openid always stays). */
-async function narrowToCurrentScopes(deps: Pick<ProviderDeps, 'clients' | 'accounts' | 'builtInClients'>, grant: Grant): Promise<void> {
+async function narrowToCurrentScopes(
+  deps: Pick<ProviderDeps, 'clients' | 'accounts' | 'builtInClients'>,
+  grant: Grant,
+): Promise<void> {
   const scope = grant.openid?.scope;
   if (!scope || !grant.accountId || !grant.clientId) return;
   const [app, account] = await Promise.all([deps.clients.app(grant.clientId), deps.accounts.find(grant.accountId)]);
   // A built-in client is not in oauth_apps: its scopes are the ones it was given at start.
-  const clientScope = app ? app.allowedScopes.join(' ') : deps.builtInClients?.find((c) => c.client_id === grant.clientId)?.scope;
+  const clientScope = app
+    ? app.allowedScopes.join(' ')
+    : deps.builtInClients?.find((c) => c.client_id === grant.clientId)?.scope;
   grant.openid!.scope = grantableScopes(scope.split(' '), clientScope, account?.allowedScopes ?? []).join(' ');
 }
 
@@ -214,7 +265,11 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       // An app flagged dpop_bound_access_tokens must send a proof with every token request.
       dPoP: { enabled: true, allowReplay: false },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true, logoutSource: deps.pages.logout, postLogoutSuccessSource: deps.pages.logoutSuccess },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: deps.pages.logout,
+        postLogoutSuccessSource: deps.pages.logoutSuccess,
+      },
     },
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256'],
@@ -232,10 +287,12 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       ClientCredentials: (_ctx, _token, client) => ttlOf(client, 'access_token_ttl', 900),
       AuthorizationCode: (_ctx, _code, client) => ttlOf(client, 'authorization_code_ttl', 600),
       // A rotated refresh token inherits what is left of its family's lifetime: rotation never extends it.
-      RefreshToken: (ctx, _token, client) => ctx?.oidc?.entities?.RotatedRefreshToken?.remainingTTL ?? ttlOf(client, 'refresh_token_ttl', 604_800),
+      RefreshToken: (ctx, _token, client) =>
+        ctx?.oidc?.entities?.RotatedRefreshToken?.remainingTTL ?? ttlOf(client, 'refresh_token_ttl', 604_800),
       // The grant outlives every refresh token it can yield (a refresh token dies with its grant). The provider passes the
       // grant's client third, which its type declarations leave out.
-      Grant: (_ctx: KoaContextWithOIDC, _grant: Grant, client?: Client) => ttlOf(client, 'refresh_token_ttl', 604_800) + ttlOf(client, 'authorization_code_ttl', 600) + 3600,
+      Grant: (_ctx: KoaContextWithOIDC, _grant: Grant, client?: Client) =>
+        ttlOf(client, 'refresh_token_ttl', 604_800) + ttlOf(client, 'authorization_code_ttl', 600) + 3600,
       Session: () => deps.loginSessionTtl,
       Interaction: () => 3600,
       IdToken: () => 3600,
@@ -251,14 +308,28 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       // The fast route (fast-client-credentials.ts) saves its token outside a request of the provider's: no ctx, the client's
       // scope read where the provider's Client gets it.
       if (token.kind === 'ClientCredentials') {
-        const clientScope = ctx ? ctx.oidc.client?.scope : (await deps.clients.app(token.clientId!))?.allowedScopes.join(' ');
-        const allowed = new Set(String(clientScope ?? '').split(' ').filter(Boolean));
-        for (const scope of String(ctx?.oidc.body?.scope ?? token.scope ?? '').split(' ').filter(Boolean)) {
-          if (!known.has(scope) || !allowed.has(scope)) throw new errors.InvalidScope('requested scope is not allowed', scope);
+        const clientScope = ctx
+          ? ctx.oidc.client?.scope
+          : (await deps.clients.app(token.clientId!))?.allowedScopes.join(' ');
+        const allowed = new Set(
+          String(clientScope ?? '')
+            .split(' ')
+            .filter(Boolean),
+        );
+        for (const scope of String(ctx?.oidc.body?.scope ?? token.scope ?? '')
+          .split(' ')
+          .filter(Boolean)) {
+          if (!known.has(scope) || !allowed.has(scope))
+            throw new errors.InvalidScope('requested scope is not allowed', scope);
         }
       }
       // An organization-scoped token carries org_id (introspection shows it from `extra`); a client-credentials token speaks for the app's principal.
-      const principalId = token.kind === 'ClientCredentials' ? (token.clientId ? (await deps.clients.app(token.clientId))?.principalId : undefined) : token.accountId;
+      const principalId =
+        token.kind === 'ClientCredentials'
+          ? token.clientId
+            ? (await deps.clients.app(token.clientId))?.principalId
+            : undefined
+          : token.accountId;
       const org = await orgs.claimFor(ctx, principalId);
       // A delegated token's act, delegation_chain and parent_token_id (introspection shows `extra` at the top level).
       const delegated = delegationClaims(token);
@@ -275,7 +346,10 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
         member = await orgs.membership(boundOrganization(token)!, account.id);
         if (!member) return undefined;
       }
-      return { accountId: account.id, claims: async () => ({ ...claimsOf(account), ...(member ? orgClaims(member) : {}) }) };
+      return {
+        accountId: account.id,
+        claims: async () => ({ ...claimsOf(account), ...(member ? orgClaims(member) : {}) }),
+      };
     },
     async loadExistingGrant(ctx) {
       const client = ctx.oidc.client;
@@ -286,7 +360,8 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
         const grant = await ctx.oidc.provider.Grant.find(grantId);
         // Reuse a grant only while it can still cover a full refresh-token lifetime.
         const needed = ttlOf(client, 'refresh_token_ttl', 604_800) + ttlOf(client, 'authorization_code_ttl', 600);
-        if (grant && grant.accountId === accountId && (grant.exp ?? Infinity) - Date.now() / 1000 > needed) return grant;
+        if (grant && grant.accountId === accountId && (grant.exp ?? Infinity) - Date.now() / 1000 > needed)
+          return grant;
         if (ctx.oidc.result?.consent?.grantId) return grant;
       }
       if (client.first_party !== true) return undefined;
@@ -311,7 +386,10 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
 
   // Secrets are kept as SHA-256 only, several per app: the provider's own comparison against one
   // clear client_secret is replaced by a lookup among the app's live secret hashes.
-  provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string }, actual: string) {
+  provider.Client.prototype.compareClientSecret = function compareClientSecret(
+    this: { clientId: string },
+    actual: string,
+  ) {
     return deps.clients.verifySecret(this.clientId, actual, Provider.ctx?.ip);
   };
   // A grant holds what was allowed when it was made; every use (a reused grant at authorization, a code exchange, a
@@ -326,8 +404,15 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
   // Trust the forwarded headers: mountProvider sets them itself from the issuer and Fastify's view of the client.
   provider.proxy = true;
   registerCredentialGrants(provider, {
-    db: deps.db, accounts: deps.accounts, clients: deps.clients, knownScopes: known, issuer: deps.issuer, tokenEndpoint: new URL(ROUTES.token, deps.issuer).href,
-    delegationMaxDepth: deps.delegationMaxDepth, organizations: orgs, credentials: deps.credentials,
+    db: deps.db,
+    accounts: deps.accounts,
+    clients: deps.clients,
+    knownScopes: known,
+    issuer: deps.issuer,
+    tokenEndpoint: new URL(ROUTES.token, deps.issuer).href,
+    delegationMaxDepth: deps.delegationMaxDepth,
+    organizations: orgs,
+    credentials: deps.credentials,
   });
   provider.use(shapeResponses(deps, orgs));
   provider.on('server_error', (ctx: any, err: Error) => {
@@ -335,7 +420,8 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
     if (isDatabaseUnavailable(err)) {
       ctx.status = 503;
       ctx.set('Retry-After', String(DEFAULT_RETRY_AFTER_SECONDS));
-      if (typeof ctx.body === 'object') ctx.body = { error: 'temporarily_unavailable', error_description: 'the database is unavailable; retry later' };
+      if (typeof ctx.body === 'object')
+        ctx.body = { error: 'temporarily_unavailable', error_description: 'the database is unavailable; retry later' };
       return;
     }
     deps.log.error({ err }, 'oidc provider error');
@@ -374,12 +460,19 @@ export async function addIntrospectionFields(
 function grantTypeRefused(ctx: KoaContextWithOIDC): boolean {
   const client = ctx.oidc.entities?.Client;
   const grantType = ctx.oidc.params?.grant_type;
-  return client !== undefined && typeof grantType === 'string' && SUPPORTED_GRANTS.has(grantType) && !client.grantTypeAllowed(grantType);
+  return (
+    client !== undefined &&
+    typeof grantType === 'string' &&
+    SUPPORTED_GRANTS.has(grantType) &&
+    !client.grantTypeAllowed(grantType)
+  );
 }
 
 /** The provider's JSON answer, when it gave one (Koa types a body as unknown). */
 function answerOf(ctx: KoaContextWithOIDC): Record<string, unknown> | undefined {
-  return typeof ctx.body === 'object' && ctx.body !== null && !Buffer.isBuffer(ctx.body) ? (ctx.body as Record<string, unknown>) : undefined;
+  return typeof ctx.body === 'object' && ctx.body !== null && !Buffer.isBuffer(ctx.body)
+    ? (ctx.body as Record<string, unknown>)
+    : undefined;
 }
 
 /** The grant types the contract names; discovery advertises only these (the credential grants are documented in docs/identity.md). */
@@ -409,8 +502,16 @@ function shapeResponses(deps: ProviderDeps, orgs: OrganizationTokens) {
     await next();
     // Revocation also admits a public client by its client_id alone (RFC 7009 2.1), so the provider authenticates it; a request
     // that named no client at all is answered as the contract's missing client authentication.
-    if (ctx.oidc?.route === 'revocation' && ctx.status === 400 && answerOf(ctx)?.error === 'invalid_request' && !ctx.oidc.entities?.Client) {
-      unauthenticated(ctx, 'client authentication is required (HTTP Basic with client_id and client_secret; a public app sends its client_id)');
+    if (
+      ctx.oidc?.route === 'revocation' &&
+      ctx.status === 400 &&
+      answerOf(ctx)?.error === 'invalid_request' &&
+      !ctx.oidc.entities?.Client
+    ) {
+      unauthenticated(
+        ctx,
+        'client authentication is required (HTTP Basic with client_id and client_secret; a public app sends its client_id)',
+      );
       return;
     }
     if (ctx.status === 404 && ctx.body == null) {
@@ -439,7 +540,12 @@ function shapeResponses(deps: ProviderDeps, orgs: OrganizationTokens) {
       // ours: inactive at introspection, and revocation answers 200 as it always does.
       ctx.status = 200;
       ctx.body = route === 'introspection' ? { active: false } : '';
-    } else if (route === 'token' && ctx.status === 400 && answer?.error === 'invalid_request' && grantTypeRefused(ctx)) {
+    } else if (
+      route === 'token' &&
+      ctx.status === 400 &&
+      answer?.error === 'invalid_request' &&
+      grantTypeRefused(ctx)
+    ) {
       // RFC 6749 5.2 and the contract name this unauthorized_client; the provider says invalid_request.
       ctx.body = { ...answer, error: 'unauthorized_client' };
     } else if (route === 'discovery' && Array.isArray(answer?.grant_types_supported)) {

@@ -21,7 +21,10 @@ async function newKey(db: Queryable, secretKey: Buffer): Promise<string> {
   const full: JWK = { ...jwk, kid, alg: 'RS256', use: 'sig' };
   const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = full;
   await db.query('INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk_sealed) VALUES ($1, $2, $3, $4)', [
-    kid, 'RS256', JSON.stringify(publicJwk), seal(secretKey, JSON.stringify(full), `${CONTEXT}.${kid}`),
+    kid,
+    'RS256',
+    JSON.stringify(publicJwk),
+    seal(secretKey, JSON.stringify(full), `${CONTEXT}.${kid}`),
   ]);
   return kid;
 }
@@ -32,13 +35,17 @@ export async function loadSigningKeys(db: Database, secretKey: Buffer): Promise<
   if (!rows.some((r) => r.retired_at === null)) {
     await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['identity.signing_keys']);
-      const again = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM signing_keys WHERE retired_at IS NULL');
+      const again = await tx.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM signing_keys WHERE retired_at IS NULL',
+      );
       if (again.rows[0]!.n === 0) await newKey(tx, secretKey);
     });
     rows = await publishedRows(db);
   }
   return {
-    privateKeys: rows.map((r) => JSON.parse(openSealedString(secretKey, r.private_jwk_sealed, `${CONTEXT}.${r.kid}`)) as JWK),
+    privateKeys: rows.map(
+      (r) => JSON.parse(openSealedString(secretKey, r.private_jwk_sealed, `${CONTEXT}.${r.kid}`)) as JWK,
+    ),
     version: rows.map((r) => `${r.kid}:${r.retired_at ?? ''}`).join(','),
   };
 }

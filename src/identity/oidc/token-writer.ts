@@ -24,7 +24,25 @@ export type TokenValues = [
 
 export type ConflictColumn = 'access_token_signature' | 'refresh_token_signature';
 
-const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'jsonb', 'jsonb', 'text', 'timestamptz', 'timestamptz', 'text', 'text', 'text', 'uuid', 'text', 'uuid', 'text', 'text'];
+const COLUMN_TYPES = [
+  'text',
+  'text',
+  'text',
+  'text',
+  'jsonb',
+  'jsonb',
+  'text',
+  'timestamptz',
+  'timestamptz',
+  'text',
+  'text',
+  'text',
+  'uuid',
+  'text',
+  'uuid',
+  'text',
+  'text',
+];
 
 const INSERT_INTO = `INSERT INTO oauth_tokens (kind, access_token_signature, refresh_token_signature, family_id, grant_hash, scopes, audience,
   session_id, access_expires_at, refresh_expires_at, client_ip, user_agent, subject, principal_id, client_id, app_id, payload, dpop_jkt)`;
@@ -85,7 +103,12 @@ export class TokenWriter {
       run: async (rows, column) => {
         const statements = STATEMENTS[column as ConflictColumn];
         if (rows.length === 1) await db.query(statements.one, rows[0]!.values, `identity_token_insert_one_${column}`);
-        else await db.query(statements.many, COLUMN_TYPES.map((_, i) => rows.map((r) => r.values[i])), `identity_token_insert_many_${column}`);
+        else
+          await db.query(
+            statements.many,
+            COLUMN_TYPES.map((_, i) => rows.map((r) => r.values[i])),
+            `identity_token_insert_many_${column}`,
+          );
         return rows.map(() => undefined);
       },
     });

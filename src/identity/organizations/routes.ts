@@ -6,7 +6,14 @@ import { ById, Errors, JsonObject, Nullable, Page, Security, Uuid } from '../adm
 import type { AdminScope } from '../principals/routes.ts';
 import { findPrincipal } from '../principals/view.ts';
 import {
-  addMember, createOrganization, findMembership, findOrganization, listMembers, listOrganizations, updateMember, updateOrganization,
+  addMember,
+  createOrganization,
+  findMembership,
+  findOrganization,
+  listMembers,
+  listOrganizations,
+  updateMember,
+  updateOrganization,
 } from './store.ts';
 
 const Time = Type.String({ format: 'date-time' });
@@ -14,35 +21,72 @@ const OrgType = Type.Union([Type.Literal('personal'), Type.Literal('team'), Type
 const Url = Type.String({ maxLength: 2000 });
 
 const OrganizationOut = Type.Object({
-  id: Uuid, name: Type.String(), slug: Type.String(), org_type: OrgType, logo_url: Nullable(Type.String()), description: Nullable(Type.String()),
-  website_url: Nullable(Type.String()), settings: Nullable(JsonObject), active: Type.Boolean(), owner_principal_id: Nullable(Uuid), created_at: Time, updated_at: Time,
+  id: Uuid,
+  name: Type.String(),
+  slug: Type.String(),
+  org_type: OrgType,
+  logo_url: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  website_url: Nullable(Type.String()),
+  settings: Nullable(JsonObject),
+  active: Type.Boolean(),
+  owner_principal_id: Nullable(Uuid),
+  created_at: Time,
+  updated_at: Time,
 });
 const MembershipOut = Type.Object({
-  id: Uuid, organization_id: Uuid, principal_id: Uuid, role: Type.String(), permissions: Nullable(Type.Array(Type.String())), active: Type.Boolean(), created_at: Time, updated_at: Time,
+  id: Uuid,
+  organization_id: Uuid,
+  principal_id: Uuid,
+  role: Type.String(),
+  permissions: Nullable(Type.Array(Type.String())),
+  active: Type.Boolean(),
+  created_at: Time,
+  updated_at: Time,
 });
 const Role = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' });
 const Permissions = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 200 });
 
-const NewOrganization = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  slug: Type.String({ minLength: 1, maxLength: 63 }),
-  org_type: Type.Optional(OrgType),
-  logo_url: Type.Optional(Url), description: Type.Optional(Type.String({ maxLength: 2000 })), website_url: Type.Optional(Url),
-  settings: Type.Optional(JsonObject),
-  owner_principal_id: Type.Optional(Uuid),
-}, { additionalProperties: false });
-const OrganizationChanges = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  slug: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
-  org_type: Type.Optional(OrgType),
-  logo_url: Type.Optional(Nullable(Url)), description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))), website_url: Type.Optional(Nullable(Url)),
-  settings: Type.Optional(Nullable(JsonObject)),
-  owner_principal_id: Type.Optional(Nullable(Uuid)),
-  active: Type.Optional(Type.Boolean({ description: 'false deactivates the organization (it is never deleted).' })),
-}, { additionalProperties: false, minProperties: 1 });
+const NewOrganization = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    slug: Type.String({ minLength: 1, maxLength: 63 }),
+    org_type: Type.Optional(OrgType),
+    logo_url: Type.Optional(Url),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    website_url: Type.Optional(Url),
+    settings: Type.Optional(JsonObject),
+    owner_principal_id: Type.Optional(Uuid),
+  },
+  { additionalProperties: false },
+);
+const OrganizationChanges = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    slug: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
+    org_type: Type.Optional(OrgType),
+    logo_url: Type.Optional(Nullable(Url)),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+    website_url: Type.Optional(Nullable(Url)),
+    settings: Type.Optional(Nullable(JsonObject)),
+    owner_principal_id: Type.Optional(Nullable(Uuid)),
+    active: Type.Optional(Type.Boolean({ description: 'false deactivates the organization (it is never deleted).' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 
-const NewMembership = Type.Object({ principal_id: Uuid, role: Type.Optional(Role), permissions: Type.Optional(Permissions) }, { additionalProperties: false });
-const MembershipChanges = Type.Object({ role: Type.Optional(Role), permissions: Type.Optional(Nullable(Permissions)), active: Type.Optional(Type.Boolean()) }, { additionalProperties: false, minProperties: 1 });
+const NewMembership = Type.Object(
+  { principal_id: Uuid, role: Type.Optional(Role), permissions: Type.Optional(Permissions) },
+  { additionalProperties: false },
+);
+const MembershipChanges = Type.Object(
+  {
+    role: Type.Optional(Role),
+    permissions: Type.Optional(Nullable(Permissions)),
+    active: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 
 /** Organizations and memberships under /api/v1/organizations (the admin guard is the caller's). */
 export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: Database }): Promise<void> {
@@ -56,79 +100,222 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
   const OrgParams = Type.Object({ id: Uuid });
   const MemberParams = Type.Object({ id: Uuid, principalId: Uuid });
 
-  scope.post('/organizations', {
-    schema: { operationId: 'createOrganization', tags, security, summary: 'Create an organization', body: NewOrganization, response: { 201: OrganizationOut, ...Errors } },
-  }, async (request, reply) => {
-    const b = request.body;
-    const o = await createOrganization(deps.db, {
-      name: b.name, slug: b.slug, orgType: b.org_type, logoUrl: b.logo_url, description: b.description, websiteUrl: b.website_url, settings: b.settings, ownerPrincipalId: b.owner_principal_id,
-    });
-    return reply.code(201).send(o);
-  });
+  scope.post(
+    '/organizations',
+    {
+      schema: {
+        operationId: 'createOrganization',
+        tags,
+        security,
+        summary: 'Create an organization',
+        body: NewOrganization,
+        response: { 201: OrganizationOut, ...Errors },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const o = await createOrganization(deps.db, {
+        name: b.name,
+        slug: b.slug,
+        orgType: b.org_type,
+        logoUrl: b.logo_url,
+        description: b.description,
+        websiteUrl: b.website_url,
+        settings: b.settings,
+        ownerPrincipalId: b.owner_principal_id,
+      });
+      return reply.code(201).send(o);
+    },
+  );
 
-  scope.get('/organizations', {
-    schema: { operationId: 'listOrganizations', tags, security, summary: 'List organizations', querystring: Type.Object({ ...Page.properties, org_type: Type.Optional(OrgType), active: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), response: { 200: pageOf(OrganizationOut), ...Errors } },
-  }, async (request) => {
-    const q = request.query;
-    const rows = await listOrganizations(deps.db, { orgType: q.org_type, active: q.active, limit: q.limit + 1, after: decodeCursor(q.cursor, ById)?.[0] });
-    return toPage(rows, q.limit, (o) => [o.id]);
-  });
+  scope.get(
+    '/organizations',
+    {
+      schema: {
+        operationId: 'listOrganizations',
+        tags,
+        security,
+        summary: 'List organizations',
+        querystring: Type.Object(
+          { ...Page.properties, org_type: Type.Optional(OrgType), active: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
+        response: { 200: pageOf(OrganizationOut), ...Errors },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const rows = await listOrganizations(deps.db, {
+        orgType: q.org_type,
+        active: q.active,
+        limit: q.limit + 1,
+        after: decodeCursor(q.cursor, ById)?.[0],
+      });
+      return toPage(rows, q.limit, (o) => [o.id]);
+    },
+  );
 
-  scope.get('/organizations/:id', {
-    schema: { operationId: 'getOrganization', tags, security, summary: 'One organization', params: OrgParams, response: { 200: OrganizationOut, ...Errors } },
-  }, async (request) => orgOf(request.params.id));
+  scope.get(
+    '/organizations/:id',
+    {
+      schema: {
+        operationId: 'getOrganization',
+        tags,
+        security,
+        summary: 'One organization',
+        params: OrgParams,
+        response: { 200: OrganizationOut, ...Errors },
+      },
+    },
+    async (request) => orgOf(request.params.id),
+  );
 
-  scope.patch('/organizations/:id', {
-    schema: { operationId: 'updateOrganization', tags, security, summary: 'Change or deactivate an organization', params: OrgParams, body: OrganizationChanges, response: { 200: OrganizationOut, ...Errors } },
-  }, async (request) => {
-    const b = request.body;
-    const o = await updateOrganization(deps.db, request.params.id, {
-      name: b.name, slug: b.slug, orgType: b.org_type, logoUrl: b.logo_url, description: b.description, websiteUrl: b.website_url,
-      settings: b.settings, ownerPrincipalId: b.owner_principal_id, active: b.active,
-    });
-    if (!o) throw new HttpError(404, 'NOT_FOUND', `no organization ${request.params.id}`);
-    return o;
-  });
+  scope.patch(
+    '/organizations/:id',
+    {
+      schema: {
+        operationId: 'updateOrganization',
+        tags,
+        security,
+        summary: 'Change or deactivate an organization',
+        params: OrgParams,
+        body: OrganizationChanges,
+        response: { 200: OrganizationOut, ...Errors },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const o = await updateOrganization(deps.db, request.params.id, {
+        name: b.name,
+        slug: b.slug,
+        orgType: b.org_type,
+        logoUrl: b.logo_url,
+        description: b.description,
+        websiteUrl: b.website_url,
+        settings: b.settings,
+        ownerPrincipalId: b.owner_principal_id,
+        active: b.active,
+      });
+      if (!o) throw new HttpError(404, 'NOT_FOUND', `no organization ${request.params.id}`);
+      return o;
+    },
+  );
 
-  scope.post('/organizations/:id/members', {
-    schema: { operationId: 'addMember', tags, security, summary: 'Add a principal to an organization (one membership per pair; 409 if it exists)', params: OrgParams, body: NewMembership, response: { 201: MembershipOut, ...Errors } },
-  }, async (request, reply) => {
-    const org = await orgOf(request.params.id);
-    if (!org.active) throw new HttpError(409, 'CONFLICT', 'the organization is deactivated');
-    if (!(await findPrincipal(deps.db, request.body.principal_id))) throw new HttpError(404, 'NOT_FOUND', `no principal ${request.body.principal_id}`);
-    return reply.code(201).send(await addMember(deps.db, org.id, request.body.principal_id, request.body.role ?? 'member', request.body.permissions));
-  });
+  scope.post(
+    '/organizations/:id/members',
+    {
+      schema: {
+        operationId: 'addMember',
+        tags,
+        security,
+        summary: 'Add a principal to an organization (one membership per pair; 409 if it exists)',
+        params: OrgParams,
+        body: NewMembership,
+        response: { 201: MembershipOut, ...Errors },
+      },
+    },
+    async (request, reply) => {
+      const org = await orgOf(request.params.id);
+      if (!org.active) throw new HttpError(409, 'CONFLICT', 'the organization is deactivated');
+      if (!(await findPrincipal(deps.db, request.body.principal_id)))
+        throw new HttpError(404, 'NOT_FOUND', `no principal ${request.body.principal_id}`);
+      return reply
+        .code(201)
+        .send(
+          await addMember(
+            deps.db,
+            org.id,
+            request.body.principal_id,
+            request.body.role ?? 'member',
+            request.body.permissions,
+          ),
+        );
+    },
+  );
 
-  scope.get('/organizations/:id/members', {
-    schema: { operationId: 'listMembers', tags, security, summary: "An organization's memberships", params: OrgParams, querystring: Type.Object({ ...Page.properties, active: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), response: { 200: pageOf(MembershipOut), ...Errors } },
-  }, async (request) => {
-    await orgOf(request.params.id);
-    const q = request.query;
-    const rows = await listMembers(deps.db, request.params.id, { active: q.active, limit: q.limit + 1, after: decodeCursor(q.cursor, ById)?.[0] });
-    return toPage(rows, q.limit, (m) => [m.principal_id]);
-  });
+  scope.get(
+    '/organizations/:id/members',
+    {
+      schema: {
+        operationId: 'listMembers',
+        tags,
+        security,
+        summary: "An organization's memberships",
+        params: OrgParams,
+        querystring: Type.Object(
+          { ...Page.properties, active: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
+        response: { 200: pageOf(MembershipOut), ...Errors },
+      },
+    },
+    async (request) => {
+      await orgOf(request.params.id);
+      const q = request.query;
+      const rows = await listMembers(deps.db, request.params.id, {
+        active: q.active,
+        limit: q.limit + 1,
+        after: decodeCursor(q.cursor, ById)?.[0],
+      });
+      return toPage(rows, q.limit, (m) => [m.principal_id]);
+    },
+  );
 
-  scope.get('/organizations/:id/members/:principalId', {
-    schema: { operationId: 'getMember', tags, security, summary: 'One membership', params: MemberParams, response: { 200: MembershipOut, ...Errors } },
-  }, async (request) => {
-    const m = await findMembership(deps.db, request.params.id, request.params.principalId);
-    if (!m) throw new HttpError(404, 'NOT_FOUND', 'no membership of this principal in this organization');
-    return m;
-  });
+  scope.get(
+    '/organizations/:id/members/:principalId',
+    {
+      schema: {
+        operationId: 'getMember',
+        tags,
+        security,
+        summary: 'One membership',
+        params: MemberParams,
+        response: { 200: MembershipOut, ...Errors },
+      },
+    },
+    async (request) => {
+      const m = await findMembership(deps.db, request.params.id, request.params.principalId);
+      if (!m) throw new HttpError(404, 'NOT_FOUND', 'no membership of this principal in this organization');
+      return m;
+    },
+  );
 
-  scope.patch('/organizations/:id/members/:principalId', {
-    schema: { operationId: 'updateMember', tags, security, summary: "Change a membership's role or permissions, or (re)activate it", params: MemberParams, body: MembershipChanges, response: { 200: MembershipOut, ...Errors } },
-  }, async (request) => {
-    const m = await updateMember(deps.db, request.params.id, request.params.principalId, request.body);
-    if (!m) throw new HttpError(404, 'NOT_FOUND', 'no membership of this principal in this organization');
-    return m;
-  });
+  scope.patch(
+    '/organizations/:id/members/:principalId',
+    {
+      schema: {
+        operationId: 'updateMember',
+        tags,
+        security,
+        summary: "Change a membership's role or permissions, or (re)activate it",
+        params: MemberParams,
+        body: MembershipChanges,
+        response: { 200: MembershipOut, ...Errors },
+      },
+    },
+    async (request) => {
+      const m = await updateMember(deps.db, request.params.id, request.params.principalId, request.body);
+      if (!m) throw new HttpError(404, 'NOT_FOUND', 'no membership of this principal in this organization');
+      return m;
+    },
+  );
 
-  scope.delete('/organizations/:id/members/:principalId', {
-    schema: { operationId: 'removeMember', tags, security, summary: 'Remove a member: the membership is deactivated, kept on record', params: MemberParams, response: { 200: MembershipOut, ...Errors } },
-  }, async (request) => {
-    const m = await updateMember(deps.db, request.params.id, request.params.principalId, { active: false });
-    if (!m) throw new HttpError(404, 'NOT_FOUND', 'no membership of this principal in this organization');
-    return m;
-  });
+  scope.delete(
+    '/organizations/:id/members/:principalId',
+    {
+      schema: {
+        operationId: 'removeMember',
+        tags,
+        security,
+        summary: 'Remove a member: the membership is deactivated, kept on record',
+        params: MemberParams,
+        response: { 200: MembershipOut, ...Errors },
+      },
+    },
+    async (request) => {
+      const m = await updateMember(deps.db, request.params.id, request.params.principalId, { active: false });
+      if (!m) throw new HttpError(404, 'NOT_FOUND', 'no membership of this principal in this organization');
+      return m;
+    },
+  );
 }

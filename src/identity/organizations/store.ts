@@ -59,17 +59,30 @@ export interface OrganizationFields {
 }
 
 function checkSlug(slug: string | undefined): void {
-  if (slug !== undefined && !SLUG.test(slug)) throw new HttpError(400, 'VALIDATION_ERROR', 'slug must be 1 to 63 lower-case letters, digits and inner hyphens');
+  if (slug !== undefined && !SLUG.test(slug))
+    throw new HttpError(400, 'VALIDATION_ERROR', 'slug must be 1 to 63 lower-case letters, digits and inner hyphens');
 }
 
-export async function createOrganization(db: Database, f: OrganizationFields & { name: string; slug: string }): Promise<Organization> {
+export async function createOrganization(
+  db: Database,
+  f: OrganizationFields & { name: string; slug: string },
+): Promise<Organization> {
   checkSlug(f.slug);
   if (!f.name.trim()) throw new HttpError(400, 'VALIDATION_ERROR', 'name must not be empty');
   try {
     const r = await db.query<Organization>(
       `INSERT INTO organizations (name, slug, org_type, logo_url, description, website_url, settings, owner_principal_id)
        VALUES ($1, $2, coalesce($3, 'team'), $4, $5, $6, $7, $8) RETURNING ${ORG_COLUMNS}`,
-      [f.name.trim(), f.slug, f.orgType ?? null, f.logoUrl ?? null, f.description ?? null, f.websiteUrl ?? null, f.settings ? JSON.stringify(f.settings) : null, f.ownerPrincipalId ?? null],
+      [
+        f.name.trim(),
+        f.slug,
+        f.orgType ?? null,
+        f.logoUrl ?? null,
+        f.description ?? null,
+        f.websiteUrl ?? null,
+        f.settings ? JSON.stringify(f.settings) : null,
+        f.ownerPrincipalId ?? null,
+      ],
     );
     return r.rows[0]!;
   } catch (err) {
@@ -81,7 +94,10 @@ export async function findOrganization(db: Queryable, id: string): Promise<Organ
   return (await db.query<Organization>(`SELECT ${ORG_COLUMNS} FROM organizations WHERE id = $1`, [id])).rows[0];
 }
 
-export async function listOrganizations(db: Queryable, f: { orgType?: OrgType | undefined; active?: boolean | undefined; limit: number; after?: string | undefined }): Promise<Organization[]> {
+export async function listOrganizations(
+  db: Queryable,
+  f: { orgType?: OrgType | undefined; active?: boolean | undefined; limit: number; after?: string | undefined },
+): Promise<Organization[]> {
   const r = await db.query<Organization>(
     `SELECT ${ORG_COLUMNS} FROM organizations
       WHERE ($1::text IS NULL OR org_type = $1) AND ($2::boolean IS NULL OR active = $2) AND ($3::uuid IS NULL OR id > $3)
@@ -91,7 +107,11 @@ export async function listOrganizations(db: Queryable, f: { orgType?: OrgType | 
   return r.rows;
 }
 
-export async function updateOrganization(db: Database, id: string, f: OrganizationFields): Promise<Organization | undefined> {
+export async function updateOrganization(
+  db: Database,
+  id: string,
+  f: OrganizationFields,
+): Promise<Organization | undefined> {
   checkSlug(f.slug);
   const sets: string[] = [];
   const values: unknown[] = [id];
@@ -109,14 +129,23 @@ export async function updateOrganization(db: Database, id: string, f: Organizati
   if (f.ownerPrincipalId !== undefined) set('owner_principal_id', f.ownerPrincipalId);
   if (f.active !== undefined) set('active', f.active);
   try {
-    const r = await db.query<Organization>(`UPDATE organizations SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${ORG_COLUMNS}`, values);
+    const r = await db.query<Organization>(
+      `UPDATE organizations SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${ORG_COLUMNS}`,
+      values,
+    );
     return r.rows[0];
   } catch (err) {
     refused(err, `an organization with slug "${f.slug}" already exists`);
   }
 }
 
-export async function addMember(db: Database, organizationId: string, principalId: string, role: string, permissions: string[] | undefined): Promise<Membership> {
+export async function addMember(
+  db: Database,
+  organizationId: string,
+  principalId: string,
+  role: string,
+  permissions: string[] | undefined,
+): Promise<Membership> {
   try {
     const r = await db.query<Membership>(
       `INSERT INTO principal_memberships (organization_id, principal_id, role, permissions) VALUES ($1, $2, $3, $4) RETURNING ${MEMBER_COLUMNS}`,
@@ -128,7 +157,11 @@ export async function addMember(db: Database, organizationId: string, principalI
   }
 }
 
-export async function listMembers(db: Queryable, organizationId: string, f: { active?: boolean | undefined; limit: number; after?: string | undefined }): Promise<Membership[]> {
+export async function listMembers(
+  db: Queryable,
+  organizationId: string,
+  f: { active?: boolean | undefined; limit: number; after?: string | undefined },
+): Promise<Membership[]> {
   const r = await db.query<Membership>(
     `SELECT ${MEMBER_COLUMNS} FROM principal_memberships
       WHERE organization_id = $1 AND ($2::boolean IS NULL OR active = $2) AND ($3::uuid IS NULL OR principal_id > $3)
@@ -138,17 +171,38 @@ export async function listMembers(db: Queryable, organizationId: string, f: { ac
   return r.rows;
 }
 
-export async function findMembership(db: Queryable, organizationId: string, principalId: string): Promise<Membership | undefined> {
-  return (await db.query<Membership>(`SELECT ${MEMBER_COLUMNS} FROM principal_memberships WHERE organization_id = $1 AND principal_id = $2`, [organizationId, principalId])).rows[0];
+export async function findMembership(
+  db: Queryable,
+  organizationId: string,
+  principalId: string,
+): Promise<Membership | undefined> {
+  return (
+    await db.query<Membership>(
+      `SELECT ${MEMBER_COLUMNS} FROM principal_memberships WHERE organization_id = $1 AND principal_id = $2`,
+      [organizationId, principalId],
+    )
+  ).rows[0];
 }
 
-export async function updateMember(db: Database, organizationId: string, principalId: string, f: { role?: string | undefined; permissions?: string[] | null | undefined; active?: boolean | undefined }): Promise<Membership | undefined> {
+export async function updateMember(
+  db: Database,
+  organizationId: string,
+  principalId: string,
+  f: { role?: string | undefined; permissions?: string[] | null | undefined; active?: boolean | undefined },
+): Promise<Membership | undefined> {
   const r = await db.query<Membership>(
     `UPDATE principal_memberships SET role = coalesce($3, role),
         permissions = CASE WHEN $4::boolean THEN $5::jsonb ELSE permissions END,
         active = coalesce($6, active), updated_at = now()
       WHERE organization_id = $1 AND principal_id = $2 RETURNING ${MEMBER_COLUMNS}`,
-    [organizationId, principalId, f.role ?? null, f.permissions !== undefined, f.permissions ? JSON.stringify(f.permissions) : null, f.active ?? null],
+    [
+      organizationId,
+      principalId,
+      f.role ?? null,
+      f.permissions !== undefined,
+      f.permissions ? JSON.stringify(f.permissions) : null,
+      f.active ?? null,
+    ],
   );
   return r.rows[0];
 }

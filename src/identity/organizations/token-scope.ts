@@ -27,8 +27,10 @@ export function orgClaims(m: OrgMembership): { org_id: string; org_role: string;
 }
 
 function checkValue(value: unknown): string {
-  if (typeof value !== 'string') throw new errors.InvalidRequest('organization must be given once, as an organization id or slug');
-  if (!UUID.test(value) && !SLUG.test(value)) throw new errors.InvalidRequest('organization must be an organization id (UUID) or slug');
+  if (typeof value !== 'string')
+    throw new errors.InvalidRequest('organization must be given once, as an organization id or slug');
+  if (!UUID.test(value) && !SLUG.test(value))
+    throw new errors.InvalidRequest('organization must be an organization id (UUID) or slug');
   return value;
 }
 
@@ -74,7 +76,11 @@ export class OrganizationTokens {
    * The membership for a requested organization (id or slug), or the refusal: an unknown organization and one the
    * principal is not an active member of get the same answer, so the parameter tells a caller nothing about others.
    */
-  async require(value: string, principalId: string | undefined, refuse: (description: string) => Error): Promise<OrgMembership> {
+  async require(
+    value: string,
+    principalId: string | undefined,
+    refuse: (description: string) => Error,
+  ): Promise<OrgMembership> {
     const orgId = await this.resolve(value);
     const m = orgId ? await this.membership(orgId, principalId) : undefined;
     if (!m) throw refuse(`the principal is not an active member of organization ${value}`);
@@ -94,8 +100,13 @@ export class OrganizationTokens {
    * InvalidGrant hides them).
    */
   async decide(
-    ctx: KoaContextWithOIDC, principalId: string | undefined, source?: unknown,
-    refusal: { refuse: (description: string) => Error; source: string } = { refuse: (d) => new errors.InvalidGrant(d), source: 'this grant' },
+    ctx: KoaContextWithOIDC,
+    principalId: string | undefined,
+    source?: unknown,
+    refusal: { refuse: (description: string) => Error; source: string } = {
+      refuse: (d) => new errors.InvalidGrant(d),
+      source: 'this grant',
+    },
   ): Promise<OrgMembership | undefined> {
     const known = this.decided.get(ctx);
     if (known !== undefined) return known ?? undefined;
@@ -107,14 +118,20 @@ export class OrganizationTokens {
       if (bound && bound !== m.orgId) throw refusal.refuse(`${refusal.source} is bound to another organization`);
     } else if (bound) {
       m = await this.membership(bound, principalId);
-      if (!m) throw refusal.refuse(`the principal is no longer an active member of the organization ${refusal.source} is bound to`);
+      if (!m)
+        throw refusal.refuse(
+          `the principal is no longer an active member of the organization ${refusal.source} is bound to`,
+        );
     }
     this.decided.set(ctx, m ?? null);
     return m;
   }
 
   /** The `org_id` claim of an access or client-credentials token being saved (decided earlier in the request, or now). */
-  async claimFor(ctx: KoaContextWithOIDC | undefined, principalId: string | undefined): Promise<{ org_id: string } | undefined> {
+  async claimFor(
+    ctx: KoaContextWithOIDC | undefined,
+    principalId: string | undefined,
+  ): Promise<{ org_id: string } | undefined> {
     if (!ctx || ctx.oidc?.route !== 'token') return undefined;
     const m = await this.decide(ctx, principalId);
     return m ? { org_id: m.orgId } : undefined;
@@ -139,11 +156,17 @@ export class OrganizationTokens {
    * principal is an active member. Runs first among the consent checks: the person is known by then, nothing is granted yet.
    */
   authorizationCheck(): InstanceType<typeof interactionPolicy.Check> {
-    return new interactionPolicy.Check('organization_member', 'the principal must be a member of the requested organization', 'access_denied', async (ctx: KoaContextWithOIDC) => {
-      const value = ctx.oidc.params?.[ORGANIZATION_PARAM];
-      if (value !== undefined && value !== '') await this.require(checkValue(value), ctx.oidc.session?.accountId, (d) => new errors.AccessDenied(d));
-      return interactionPolicy.Check.NO_NEED_TO_PROMPT;
-    });
+    return new interactionPolicy.Check(
+      'organization_member',
+      'the principal must be a member of the requested organization',
+      'access_denied',
+      async (ctx: KoaContextWithOIDC) => {
+        const value = ctx.oidc.params?.[ORGANIZATION_PARAM];
+        if (value !== undefined && value !== '')
+          await this.require(checkValue(value), ctx.oidc.session?.accountId, (d) => new errors.AccessDenied(d));
+        return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      },
+    );
   }
 
   /** The `extraParams` validator of the authorization endpoint: only the value's form is checked there. */
@@ -167,7 +190,9 @@ export class OrganizationTokens {
     code.prototype.save = async function save(this: Record<string, unknown>, ...args: unknown[]) {
       const value = (Provider.ctx as KoaContextWithOIDC | undefined)?.oidc?.params?.[ORGANIZATION_PARAM];
       if (this[BOUND] === undefined && typeof value === 'string' && value !== '') {
-        this[BOUND] = (await tokens.require(value, this.accountId as string | undefined, (d) => new errors.AccessDenied(d))).orgId;
+        this[BOUND] = (
+          await tokens.require(value, this.accountId as string | undefined, (d) => new errors.AccessDenied(d))
+        ).orgId;
       }
       return codeSave.apply(this, args);
     };

@@ -102,16 +102,30 @@ ${options.body}
 
 /** The account pages, linked from each other: the current one is marked, not linked. */
 const ACCOUNT_PAGES = [
-  ['/account/password', 'Password'], ['/account/security', 'Sign-in security'], ['/account/linked', 'Linked accounts'], ['/account/sessions', 'Sessions'], ['/account/apps', 'Connected apps'],
-  ['/agents', 'Agents'], ['/signout', 'Sign out'],
+  ['/account/password', 'Password'],
+  ['/account/security', 'Sign-in security'],
+  ['/account/linked', 'Linked accounts'],
+  ['/account/sessions', 'Sessions'],
+  ['/account/apps', 'Connected apps'],
+  ['/agents', 'Agents'],
+  ['/signout', 'Sign out'],
 ] as const;
 export type AccountPath = (typeof ACCOUNT_PAGES)[number][0];
 
 /** Navigation between the signed-in person's pages, placed after the page's own content. */
 export function accountNav(current: AccountPath): string {
-  const items = ACCOUNT_PAGES.map(([href, label]) => (href === current ? `<li><a href="${href}" aria-current="page">${label}</a></li>` : `<li><a href="${href}">${label}</a></li>`));
+  const items = ACCOUNT_PAGES.map(([href, label]) =>
+    href === current
+      ? `<li><a href="${href}" aria-current="page">${label}</a></li>`
+      : `<li><a href="${href}">${label}</a></li>`,
+  );
   // /signin keeps a live session; this is the way to another account (it signs this browser out first, then back here).
-  if (current !== '/signout') items.splice(-1, 0, `<li><a href="/signin?return_to=${encodeURIComponent(current)}&amp;prompt=login">Sign in as someone else</a></li>`);
+  if (current !== '/signout')
+    items.splice(
+      -1,
+      0,
+      `<li><a href="/signin?return_to=${encodeURIComponent(current)}&amp;prompt=login">Sign in as someone else</a></li>`,
+    );
   return `<nav class="account" aria-label="Your account"><ul>${items.join('')}</ul></nav>`;
 }
 
@@ -119,7 +133,10 @@ export function accountNav(current: AccountPath): string {
  * A form's marks per field: `aria-invalid` and the error's description on the fields an error concerns (plus any hint
  * of the field), and `autofocus` on the first of them, else on `first`.
  */
-export function fieldMarks<F extends string>(invalid: readonly F[] | undefined, first: F): { attrs: (f: F, hint?: string) => string; focus: (f: F) => string } {
+export function fieldMarks<F extends string>(
+  invalid: readonly F[] | undefined,
+  first: F,
+): { attrs: (f: F, hint?: string) => string; focus: (f: F) => string } {
   const bad = new Set(invalid ?? []);
   const focused = invalid?.[0] ?? first;
   return {

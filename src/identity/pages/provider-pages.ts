@@ -20,9 +20,14 @@ export async function pageForLogoutSuccess(ctx: KoaContextWithOIDC): Promise<voi
   ctx.body = page({ title: 'Signed out', body: '<h1>Signed out</h1>\n<p>You are signed out.</p>' });
 }
 
-export async function pageForError(ctx: KoaContextWithOIDC, out: { error?: string | undefined; error_description?: string | undefined }): Promise<void> {
+export async function pageForError(
+  ctx: KoaContextWithOIDC,
+  out: { error?: string | undefined; error_description?: string | undefined },
+): Promise<void> {
   // The provider's logout endpoints use this page too: a failed sign-out is not a failed sign-in.
-  const what = String(ctx.oidc?.route ?? '').startsWith('end_session') ? 'Sign-out request failed' : 'Sign-in request failed';
+  const what = String(ctx.oidc?.route ?? '').startsWith('end_session')
+    ? 'Sign-out request failed'
+    : 'Sign-in request failed';
   ctx.type = 'html';
   ctx.body = page({
     title: what,

@@ -9,12 +9,19 @@ import { errorPage } from './layout.ts';
  * /assets/*.js), images only as data: URLs (the TOTP QR code). No form-action: browsers apply it to the
  * redirects after a post, and those end at the app's redirect URI.
  */
-const INTERACTIVE_CSP = "default-src 'none'; script-src 'self'; connect-src 'self'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
+const INTERACTIVE_CSP =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
 /** Pages without script whose forms post only back here (account and invitation pages). */
-const STATIC_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const STATIC_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /** An HTML page answer of identity's pages: never cached, never framed, the page kind's CSP. */
-export function html(reply: FastifyReply, status: number, body: string, kind: 'interactive' | 'static' = 'interactive'): FastifyReply {
+export function html(
+  reply: FastifyReply,
+  status: number,
+  body: string,
+  kind: 'interactive' | 'static' = 'interactive',
+): FastifyReply {
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
@@ -50,11 +57,20 @@ export function formScope(plain: FastifyInstance, options: FormScopeOptions) {
   // function) waits for the whole plugin tree instead of handing the scope back. Fastify loads it in order anyway.
   void scope.register(formbody, { bodyLimit: options.bodyLimit ?? 16 * 1024 });
   scope.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
-    const status = err instanceof HttpError ? err.statusCode : err.validation ? 400 : err.statusCode ?? 500;
+    const status = err instanceof HttpError ? err.statusCode : err.validation ? 400 : (err.statusCode ?? 500);
     if (status < 400 || status >= 500) throw err;
     request.log.info({ status, err: err.message }, 'page request refused');
-    if (status === 413) return html(reply, status, errorPage('Form too large', 'The form sent more than this page accepts. Go back and try again.'));
-    return html(reply, status, errorPage('Request refused', options.ownMessages && err instanceof HttpError ? err.message : options.retry));
+    if (status === 413)
+      return html(
+        reply,
+        status,
+        errorPage('Form too large', 'The form sent more than this page accepts. Go back and try again.'),
+      );
+    return html(
+      reply,
+      status,
+      errorPage('Request refused', options.ownMessages && err instanceof HttpError ? err.message : options.retry),
+    );
   });
   return scope;
 }

@@ -40,9 +40,13 @@ ${errorBlock(v.error)}
 <input id="password" name="password" type="password" autocomplete="current-password" required${v.email ? ' autofocus' : ''}${invalid}>
 <button class="primary" type="submit">Sign in</button>
 </form>${v.extra ? `\n${v.extra}` : ''}
-${v.passkey ? `<h2 class="alt">Or use a passkey</h2>
+${
+  v.passkey
+    ? `<h2 class="alt">Or use a passkey</h2>
 ${passkeyForm({ ...v.passkey, label: 'Use a passkey', kind: 'authenticate', id: 'passkey-signin' })}
-${PASSKEY_SCRIPTS}` : ''}`,
+${PASSKEY_SCRIPTS}`
+    : ''
+}`,
   });
 }
 
@@ -76,7 +80,11 @@ ${items}
 }
 
 export function signOutPage(v: { action: string; csrf: string; accountLabel?: string | undefined }): string {
-  if (!v.accountLabel) return page({ title: 'Signed out', body: '<h1>Signed out</h1>\n<p>You are not signed in.</p>\n<p><a href="/signin?return_to=%2Faccount%2Fpassword">Sign in to your account</a></p>' });
+  if (!v.accountLabel)
+    return page({
+      title: 'Signed out',
+      body: '<h1>Signed out</h1>\n<p>You are not signed in.</p>\n<p><a href="/signin?return_to=%2Faccount%2Fpassword">Sign in to your account</a></p>',
+    });
   return page({
     title: 'Sign out',
     body: `<h1>Sign out</h1>

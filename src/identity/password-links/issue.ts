@@ -24,14 +24,19 @@ const conflict = (message: string) => new HttpError(409, 'CONFLICT', message);
  * same transaction, so only the newest works. Refused (409, with why) once the person has a password, a passkey or a
  * linked account, or is deactivated; 404 for nobody.
  */
-export async function issueSetupLink(db: Database, input: IssueLinkInput): Promise<{ token: string; expiresAt: string; email: string; principalId: string }> {
+export async function issueSetupLink(
+  db: Database,
+  input: IssueLinkInput,
+): Promise<{ token: string; expiresAt: string; email: string; principalId: string }> {
   // 256 random bits, answered once; only the SHA-256 is stored.
   const token = randomToken(32);
   return db.transaction(async (tx) => {
     const person = await lockPerson(tx, input.who);
     if (!person.active) throw conflict('the account is deactivated: activate it before sending a password link');
     if (input.onlyLinkMade && (person.is_platform_admin || !person.link_made)) {
-      throw conflict("the account was not made with a choose-your-password link (it existed before): ask the platform's administrator");
+      throw conflict(
+        "the account was not made with a choose-your-password link (it existed before): ask the platform's administrator",
+      );
     }
     // Before the checks below, not after: this waits for a post of an older link that is setting a password right now,
     // so the password check then sees it and no new link is made for someone who just chose one.
@@ -40,9 +45,18 @@ export async function issueSetupLink(db: Database, input: IssueLinkInput): Promi
       [person.id],
     );
     const ways = await signInWays(tx, person.id);
-    if (ways.password) throw conflict('the person already has a password: they sign in with it, and change it on their account page; a new link is only for someone who has not chosen one yet');
-    if (ways.passkey || ways.linked) throw conflict(`the person already signs in ${ways.passkey ? 'with a passkey' : 'with a linked account'}: a password link is only for someone with no way to sign in yet`);
-    const continueTo = input.continueTo ?? replaced.rows.find((r) => r.continue_to)?.continue_to ?? await latestContinueTo(tx, person.id);
+    if (ways.password)
+      throw conflict(
+        'the person already has a password: they sign in with it, and change it on their account page; a new link is only for someone who has not chosen one yet',
+      );
+    if (ways.passkey || ways.linked)
+      throw conflict(
+        `the person already signs in ${ways.passkey ? 'with a passkey' : 'with a linked account'}: a password link is only for someone with no way to sign in yet`,
+      );
+    const continueTo =
+      input.continueTo ??
+      replaced.rows.find((r) => r.continue_to)?.continue_to ??
+      (await latestContinueTo(tx, person.id));
     const r = await tx.query<{ expires_at: string }>(
       `INSERT INTO password_links (token_hash, principal_id, purpose, expires_at, continue_to)
        VALUES ($1, $2, 'setup', now() + make_interval(secs => $3), $4)
@@ -53,7 +67,14 @@ export async function issueSetupLink(db: Database, input: IssueLinkInput): Promi
   });
 }
 
-interface Person { id: string; type: string; active: boolean; email: string; is_platform_admin: boolean; link_made: boolean }
+interface Person {
+  id: string;
+  type: string;
+  active: boolean;
+  email: string;
+  is_platform_admin: boolean;
+  link_made: boolean;
+}
 
 /** The human, locked: two links issued at once are made one after the other, so exactly one stays open. */
 async function lockPerson(tx: Queryable, who: IssueLinkInput['who']): Promise<Person> {
@@ -67,12 +88,16 @@ async function lockPerson(tx: Queryable, who: IssueLinkInput['who']): Promise<Pe
     [byId ? who.principalId : normaliseEmail(who.email)],
   );
   const person = r.rows[0];
-  if (!person) throw new HttpError(404, 'NOT_FOUND', byId ? `no principal ${who.principalId}` : 'no account with this email');
+  if (!person)
+    throw new HttpError(404, 'NOT_FOUND', byId ? `no principal ${who.principalId}` : 'no account with this email');
   if (person.type !== 'human') throw new HttpError(400, 'VALIDATION_ERROR', 'only humans have passwords');
   return person;
 }
 
-async function signInWays(tx: Queryable, principalId: string): Promise<{ password: boolean; passkey: boolean; linked: boolean }> {
+async function signInWays(
+  tx: Queryable,
+  principalId: string,
+): Promise<{ password: boolean; passkey: boolean; linked: boolean }> {
   const r = await tx.query<{ password: boolean; passkey: boolean; linked: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM credentials WHERE principal_id = $1 AND type = 'password' AND NOT revoked AND active) AS password,
             EXISTS (SELECT 1 FROM credentials WHERE principal_id = $1 AND type = 'webauthn' AND NOT revoked AND active) AS passkey,

@@ -52,7 +52,14 @@ export async function createHumanWithSetupLink(
 }
 
 export async function readLink(db: Database, token: string): Promise<LinkState> {
-  const r = await db.query<{ principal_id: string; email: string; used: boolean; replaced: boolean; expired: boolean; continue_to: string | null }>(
+  const r = await db.query<{
+    principal_id: string;
+    email: string;
+    used: boolean;
+    replaced: boolean;
+    expired: boolean;
+    continue_to: string | null;
+  }>(
     `SELECT l.principal_id, h.email, l.used_at IS NOT NULL AS used, l.replaced_at IS NOT NULL AS replaced, l.expires_at <= now() AS expired, l.continue_to
        FROM password_links l JOIN humans h ON h.principal_id = l.principal_id
       WHERE l.token_hash = $1`,
@@ -72,8 +79,13 @@ export async function readLink(db: Database, token: string): Promise<LinkState> 
  * the address (the admin who added them), which is what the dashboard's matching on a verified email relies on.
  * Answers the link's state when it could not be used (spent meanwhile, expired, unknown).
  */
-export async function spendLink(db: Database, token: string, password: string): Promise<{ state: 'set'; principalId: string; email: string } | Exclude<LinkState, { state: 'open' }>> {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+export async function spendLink(
+  db: Database,
+  token: string,
+  password: string,
+): Promise<{ state: 'set'; principalId: string; email: string } | Exclude<LinkState, { state: 'open' }>> {
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   // The slow hash outside the transaction, so no row stays locked for it.
   const hash = await hashSecret(password);
   const spent = await db.transaction(async (tx) => {

@@ -45,9 +45,15 @@ export function passwordSetPage(email: string, signInHref: string): string {
 }
 
 const STATE_TEXT = {
-  used: ['Link already used', 'This link has set a password already and works only once. Sign in with that password, or ask whoever sent the link for help.'],
+  used: [
+    'Link already used',
+    'This link has set a password already and works only once. Sign in with that password, or ask whoever sent the link for help.',
+  ],
   expired: ['Link expired', 'This link has expired. Ask whoever sent it for a new one.'],
-  replaced: ['Link replaced', 'A newer link was made for this account, so this one no longer works. Use the newest link you were sent, or ask whoever sent it.'],
+  replaced: [
+    'Link replaced',
+    'A newer link was made for this account, so this one no longer works. Use the newest link you were sent, or ask whoever sent it.',
+  ],
   unknown: ['Link not found', 'This link opens nothing. It may be incomplete: copy the whole link and try again.'],
 } as const;
 

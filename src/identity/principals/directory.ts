@@ -12,7 +12,13 @@ export class PrincipalDirectory {
   private readonly cache: Cache<PrincipalView | undefined>;
 
   constructor(db: Database, ttlMs = 5_000, bus?: InvalidationBus) {
-    this.cache = createCache({ name: 'principals', load: (id) => findPrincipal(db, id), ttlMs, maxEntries: 50_000, bus });
+    this.cache = createCache({
+      name: 'principals',
+      load: (id) => findPrincipal(db, id),
+      ttlMs,
+      maxEntries: 50_000,
+      bus,
+    });
   }
 
   invalidate(id?: string): void {

@@ -11,10 +11,18 @@ export { MIN_PASSWORD_LENGTH };
  * sign in with it, and the dashboard matches its owner on a verified email) and the password, hashed like every other
  * (scrypt). Only when no principal has that email: an existing account is never changed, its own password stays.
  */
-export async function ensureOwnerAccount(db: Database, input: { email: string; name: string; password: string }): Promise<'created' | 'existing'> {
+export async function ensureOwnerAccount(
+  db: Database,
+  input: { email: string; name: string; password: string },
+): Promise<'created' | 'existing'> {
   if (await findHumanByEmail(db, input.email)) return 'existing';
   try {
-    await createHuman(db, { email: input.email, displayName: input.name, password: input.password, emailVerified: true });
+    await createHuman(db, {
+      email: input.email,
+      displayName: input.name,
+      password: input.password,
+      emailVerified: true,
+    });
     return 'created';
   } catch (err) {
     // Made by someone else between the look-up and the insert: theirs stays.

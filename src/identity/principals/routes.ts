@@ -1,4 +1,10 @@
-import type { FastifyInstance, FastifyBaseLogger, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyBaseLogger,
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+} from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -11,7 +17,13 @@ import type { ClientStore } from '../oidc/clients.ts';
 import { findPrincipal, listPrincipals, type PrincipalView } from './view.ts';
 import { createAgent, createHuman, createService, setPrincipalActive, updatePrincipal } from './store.ts';
 
-export type AdminScope = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type AdminScope = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 export interface PrincipalRouteDeps {
   db: Database;
@@ -21,63 +33,126 @@ export interface PrincipalRouteDeps {
 }
 
 const Time = Type.String({ format: 'date-time' });
-const PrincipalType = Type.Union([Type.Literal('human'), Type.Literal('application'), Type.Literal('agent'), Type.Literal('service')]);
+const PrincipalType = Type.Union([
+  Type.Literal('human'),
+  Type.Literal('application'),
+  Type.Literal('agent'),
+  Type.Literal('service'),
+]);
 
 const HumanOut = Type.Object({
-  email: Type.String(), given_name: Nullable(Type.String()), family_name: Nullable(Type.String()), avatar_url: Nullable(Type.String()),
-  locale: Nullable(Type.String()), timezone: Nullable(Type.String()), is_platform_admin: Type.Boolean(),
-  last_login_at: Nullable(Time), email_verified_at: Nullable(Time),
+  email: Type.String(),
+  given_name: Nullable(Type.String()),
+  family_name: Nullable(Type.String()),
+  avatar_url: Nullable(Type.String()),
+  locale: Nullable(Type.String()),
+  timezone: Nullable(Type.String()),
+  is_platform_admin: Type.Boolean(),
+  last_login_at: Nullable(Time),
+  email_verified_at: Nullable(Time),
 });
 const ServiceOut = Type.Object({
-  service_type: Type.String(), description: Nullable(Type.String()), last_used_at: Nullable(Time), allowed_ips: Type.Array(Type.String()), created_by: Nullable(Uuid),
+  service_type: Type.String(),
+  description: Nullable(Type.String()),
+  last_used_at: Nullable(Time),
+  allowed_ips: Type.Array(Type.String()),
+  created_by: Nullable(Uuid),
 });
 const AgentOut = Type.Object({
-  model_id: Type.String(), version: Nullable(Type.String()), capability_constraints: JsonObject, resource_constraints: JsonObject,
-  max_token_lifetime: Type.Integer(), session_id: Nullable(Type.String()), requires_confirmation: Type.Boolean(), delegating_principal_id: Nullable(Uuid),
+  model_id: Type.String(),
+  version: Nullable(Type.String()),
+  capability_constraints: JsonObject,
+  resource_constraints: JsonObject,
+  max_token_lifetime: Type.Integer(),
+  session_id: Nullable(Type.String()),
+  requires_confirmation: Type.Boolean(),
+  delegating_principal_id: Nullable(Uuid),
   dpop_required: Type.Boolean({ description: 'Its delegated tokens must be DPoP-bound (RFC 9449).' }),
 });
 const ApplicationOut = Type.Object({ client_id: Type.String(), oauth_app_id: Uuid });
 
-export const PrincipalOut = Type.Object({
-  id: Uuid,
-  type: PrincipalType,
-  identifier: Type.String(),
-  display_name: Type.String(),
-  active: Type.Boolean(),
-  capabilities: JsonObject,
-  allowed_scopes: Type.Array(Type.String()),
-  metadata: Nullable(JsonObject),
-  organization_id: Nullable(Uuid),
-  created_at: Time,
-  updated_at: Time,
-  email: Type.Optional(Type.String({ description: "A human's email (also in `human`)." })),
-  is_platform_admin: Type.Optional(Type.Boolean()),
-  human: Type.Optional(HumanOut),
-  service: Type.Optional(ServiceOut),
-  agent: Type.Optional(AgentOut),
-  application: Type.Optional(ApplicationOut),
-}, { description: 'A principal with the extension record its type selects.' });
+export const PrincipalOut = Type.Object(
+  {
+    id: Uuid,
+    type: PrincipalType,
+    identifier: Type.String(),
+    display_name: Type.String(),
+    active: Type.Boolean(),
+    capabilities: JsonObject,
+    allowed_scopes: Type.Array(Type.String()),
+    metadata: Nullable(JsonObject),
+    organization_id: Nullable(Uuid),
+    created_at: Time,
+    updated_at: Time,
+    email: Type.Optional(Type.String({ description: "A human's email (also in `human`)." })),
+    is_platform_admin: Type.Optional(Type.Boolean()),
+    human: Type.Optional(HumanOut),
+    service: Type.Optional(ServiceOut),
+    agent: Type.Optional(AgentOut),
+    application: Type.Optional(ApplicationOut),
+  },
+  { description: 'A principal with the extension record its type selects.' },
+);
 
 export function principalOut(p: PrincipalView): Static<typeof PrincipalOut> {
   return {
-    id: p.id, type: p.type, identifier: p.identifier, display_name: p.displayName, active: p.active, capabilities: p.capabilities,
-    allowed_scopes: p.allowedScopes, metadata: p.metadata, organization_id: p.organizationId, created_at: p.createdAt, updated_at: p.updatedAt,
-    ...(p.human ? {
-      email: p.human.email, is_platform_admin: p.human.isPlatformAdmin,
-      human: {
-        email: p.human.email, given_name: p.human.givenName, family_name: p.human.familyName, avatar_url: p.human.avatarUrl, locale: p.human.locale,
-        timezone: p.human.timezone, is_platform_admin: p.human.isPlatformAdmin, last_login_at: p.human.lastLoginAt, email_verified_at: p.human.emailVerifiedAt,
-      },
-    } : {}),
-    ...(p.service ? { service: { service_type: p.service.serviceType, description: p.service.description, last_used_at: p.service.lastUsedAt, allowed_ips: p.service.allowedIps, created_by: p.service.createdBy } } : {}),
-    ...(p.agent ? {
-      agent: {
-        model_id: p.agent.modelId, version: p.agent.version, capability_constraints: p.agent.capabilityConstraints, resource_constraints: p.agent.resourceConstraints,
-        max_token_lifetime: p.agent.maxTokenLifetime, session_id: p.agent.sessionId, requires_confirmation: p.agent.requiresConfirmation, delegating_principal_id: p.agent.delegatingPrincipalId,
-        dpop_required: p.agent.dpopRequired,
-      },
-    } : {}),
-    ...(p.application ? { application: { client_id: p.application.clientId, oauth_app_id: p.application.oauthAppId } } : {}),
+    id: p.id,
+    type: p.type,
+    identifier: p.identifier,
+    display_name: p.displayName,
+    active: p.active,
+    capabilities: p.capabilities,
+    allowed_scopes: p.allowedScopes,
+    metadata: p.metadata,
+    organization_id: p.organizationId,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+    ...(p.human
+      ? {
+          email: p.human.email,
+          is_platform_admin: p.human.isPlatformAdmin,
+          human: {
+            email: p.human.email,
+            given_name: p.human.givenName,
+            family_name: p.human.familyName,
+            avatar_url: p.human.avatarUrl,
+            locale: p.human.locale,
+            timezone: p.human.timezone,
+            is_platform_admin: p.human.isPlatformAdmin,
+            last_login_at: p.human.lastLoginAt,
+            email_verified_at: p.human.emailVerifiedAt,
+          },
+        }
+      : {}),
+    ...(p.service
+      ? {
+          service: {
+            service_type: p.service.serviceType,
+            description: p.service.description,
+            last_used_at: p.service.lastUsedAt,
+            allowed_ips: p.service.allowedIps,
+            created_by: p.service.createdBy,
+          },
+        }
+      : {}),
+    ...(p.agent
+      ? {
+          agent: {
+            model_id: p.agent.modelId,
+            version: p.agent.version,
+            capability_constraints: p.agent.capabilityConstraints,
+            resource_constraints: p.agent.resourceConstraints,
+            max_token_lifetime: p.agent.maxTokenLifetime,
+            session_id: p.agent.sessionId,
+            requires_confirmation: p.agent.requiresConfirmation,
+            delegating_principal_id: p.agent.delegatingPrincipalId,
+            dpop_required: p.agent.dpopRequired,
+          },
+        }
+      : {}),
+    ...(p.application
+      ? { application: { client_id: p.application.clientId, oauth_app_id: p.application.oauthAppId } }
+      : {}),
   };
 }
 
@@ -88,39 +163,50 @@ const Common = {
   metadata: Type.Optional(JsonObject),
   organization_id: Type.Optional(Uuid),
 };
-const NewHuman = Type.Object({
-  type: Type.Literal('human'),
-  email: Type.String({ minLength: 3, maxLength: 320 }),
-  password: Type.Optional(Type.String({ minLength: 12, maxLength: 1024 })),
-  display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  given_name: Type.Optional(Type.String({ maxLength: 100 })),
-  family_name: Type.Optional(Type.String({ maxLength: 100 })),
-  is_platform_admin: Type.Optional(Type.Boolean()),
-  email_verified: Type.Optional(Type.Boolean()),
-}, { additionalProperties: false, title: 'NewHuman' });
-const NewService = Type.Object({
-  type: Type.Literal('service'),
-  name: Type.String({ minLength: 1, maxLength: 200, description: 'Unique; becomes the identifier.' }),
-  service_type: Type.String({ minLength: 1, maxLength: 100 }),
-  description: Type.Optional(Type.String({ maxLength: 2000 })),
-  allowed_ips: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 })),
-  ...Common,
-}, { additionalProperties: false, title: 'NewService' });
-const NewAgent = Type.Object({
-  type: Type.Literal('agent'),
-  name: Type.String({ minLength: 1, maxLength: 200, description: 'Unique; becomes the identifier.' }),
-  model_id: Type.String({ minLength: 1, maxLength: 200 }),
-  version: Type.Optional(Type.String({ maxLength: 100 })),
-  capability_constraints: Type.Optional(JsonObject),
-  resource_constraints: Type.Optional(JsonObject),
-  max_token_lifetime: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
-  session_id: Type.Optional(Type.String({ maxLength: 200 })),
-  requires_confirmation: Type.Optional(Type.Boolean()),
-  delegating_principal_id: Type.Optional(Uuid),
-  dpop_required: Type.Optional(Type.Boolean({ description: 'Require DPoP-bound delegated tokens (default false).' })),
-  ...Common,
-}, { additionalProperties: false, title: 'NewAgent' });
-const NewPrincipal = Type.Union([NewHuman, NewService, NewAgent], { description: 'Applications are registered through /applications, which creates their principal.' });
+const NewHuman = Type.Object(
+  {
+    type: Type.Literal('human'),
+    email: Type.String({ minLength: 3, maxLength: 320 }),
+    password: Type.Optional(Type.String({ minLength: 12, maxLength: 1024 })),
+    display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    given_name: Type.Optional(Type.String({ maxLength: 100 })),
+    family_name: Type.Optional(Type.String({ maxLength: 100 })),
+    is_platform_admin: Type.Optional(Type.Boolean()),
+    email_verified: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, title: 'NewHuman' },
+);
+const NewService = Type.Object(
+  {
+    type: Type.Literal('service'),
+    name: Type.String({ minLength: 1, maxLength: 200, description: 'Unique; becomes the identifier.' }),
+    service_type: Type.String({ minLength: 1, maxLength: 100 }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    allowed_ips: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 })),
+    ...Common,
+  },
+  { additionalProperties: false, title: 'NewService' },
+);
+const NewAgent = Type.Object(
+  {
+    type: Type.Literal('agent'),
+    name: Type.String({ minLength: 1, maxLength: 200, description: 'Unique; becomes the identifier.' }),
+    model_id: Type.String({ minLength: 1, maxLength: 200 }),
+    version: Type.Optional(Type.String({ maxLength: 100 })),
+    capability_constraints: Type.Optional(JsonObject),
+    resource_constraints: Type.Optional(JsonObject),
+    max_token_lifetime: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
+    session_id: Type.Optional(Type.String({ maxLength: 200 })),
+    requires_confirmation: Type.Optional(Type.Boolean()),
+    delegating_principal_id: Type.Optional(Uuid),
+    dpop_required: Type.Optional(Type.Boolean({ description: 'Require DPoP-bound delegated tokens (default false).' })),
+    ...Common,
+  },
+  { additionalProperties: false, title: 'NewAgent' },
+);
+const NewPrincipal = Type.Union([NewHuman, NewService, NewAgent], {
+  description: 'Applications are registered through /applications, which creates their principal.',
+});
 const NEW_PRINCIPAL_TYPES = { human: NewHuman, service: NewService, agent: NewAgent } as const;
 
 /**
@@ -131,8 +217,12 @@ const NEW_PRINCIPAL_TYPES = { human: NewHuman, service: NewService, agent: NewAg
 export function newPrincipalProblem(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'body must be an object';
   const type = (body as { type?: unknown }).type;
-  const schema = typeof type === 'string' && Object.hasOwn(NEW_PRINCIPAL_TYPES, type) ? NEW_PRINCIPAL_TYPES[type as keyof typeof NEW_PRINCIPAL_TYPES] : undefined;
-  if (!schema) return "body /type must be one of human, service, agent (applications are registered through POST /api/v1/applications)";
+  const schema =
+    typeof type === 'string' && Object.hasOwn(NEW_PRINCIPAL_TYPES, type)
+      ? NEW_PRINCIPAL_TYPES[type as keyof typeof NEW_PRINCIPAL_TYPES]
+      : undefined;
+  if (!schema)
+    return 'body /type must be one of human, service, agent (applications are registered through POST /api/v1/applications)';
   if (Value.Check(schema, body)) return undefined;
   return [...Value.Errors(schema, body)]
     .filter((e) => e.keyword !== 'boolean')
@@ -147,20 +237,26 @@ export function newPrincipalProblem(body: unknown): string | undefined {
     .join(', ');
 }
 
-const PrincipalChanges = Type.Object({
-  display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  allowed_scopes: Type.Optional(Scopes),
-  capabilities: Type.Optional(JsonObject),
-  metadata: Type.Optional(Nullable(JsonObject)),
-  organization_id: Type.Optional(Nullable(Uuid)),
-}, { additionalProperties: false, minProperties: 1 });
+const PrincipalChanges = Type.Object(
+  {
+    display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    allowed_scopes: Type.Optional(Scopes),
+    capabilities: Type.Optional(JsonObject),
+    metadata: Type.Optional(Nullable(JsonObject)),
+    organization_id: Type.Optional(Nullable(Uuid)),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 
-const ListQuery = Type.Object({
-  ...Page.properties,
-  type: Type.Optional(PrincipalType),
-  organization_id: Type.Optional(Uuid),
-  active: Type.Optional(Type.Boolean()),
-}, { additionalProperties: false });
+const ListQuery = Type.Object(
+  {
+    ...Page.properties,
+    type: Type.Optional(PrincipalType),
+    organization_id: Type.Optional(Uuid),
+    active: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
 
 /** Principals of every type under /api/v1/principals (the admin guard is the caller's). */
 export async function registerPrincipalRoutes(scope: AdminScope, deps: PrincipalRouteDeps): Promise<void> {
@@ -168,78 +264,178 @@ export async function registerPrincipalRoutes(scope: AdminScope, deps: Principal
   const security = Security;
   const checkScopes = (scopes: string[] | undefined) => {
     const unknown = (scopes ?? []).filter((s) => !deps.scopes.includes(s));
-    if (unknown.length) throw new HttpError(400, 'VALIDATION_ERROR', `unknown scope ${unknown.join(', ')}; known: ${deps.scopes.join(', ')}`);
+    if (unknown.length)
+      throw new HttpError(
+        400,
+        'VALIDATION_ERROR',
+        `unknown scope ${unknown.join(', ')}; known: ${deps.scopes.join(', ')}`,
+      );
   };
   const found = (p: PrincipalView | undefined, id: string): PrincipalView => {
     if (!p) throw new HttpError(404, 'NOT_FOUND', `no principal ${id}`);
     return p;
   };
 
-  scope.post('/principals', {
-    schema: { operationId: 'createPrincipal', tags, security, summary: 'Create a human, service or agent principal', body: NewPrincipal, response: { 201: PrincipalOut, ...Errors } },
-    // Checked against the kind `type` names before the union is, so a 400 names only that kind's problems.
-    preValidation: async (request) => {
-      const problem = newPrincipalProblem(request.body);
-      if (problem) throw new HttpError(400, 'VALIDATION_ERROR', problem);
-    },
-  }, async (request, reply) => {
-    const b = request.body;
-    let created: PrincipalView;
-    if (b.type === 'human') {
-      created = await createHuman(deps.db, {
-        email: b.email, password: b.password, displayName: b.display_name, givenName: b.given_name, familyName: b.family_name,
-        isPlatformAdmin: b.is_platform_admin ?? false, emailVerified: b.email_verified ?? false,
-      });
-    } else {
-      checkScopes(b.allowed_scopes);
-      const common = { name: b.name, displayName: b.display_name, allowedScopes: b.allowed_scopes, capabilities: b.capabilities, metadata: b.metadata, organizationId: b.organization_id };
-      created = b.type === 'service'
-        ? await createService(deps.db, { ...common, serviceType: b.service_type, description: b.description, allowedIps: b.allowed_ips })
-        : await createAgent(deps.db, {
-            ...common, modelId: b.model_id, version: b.version, capabilityConstraints: b.capability_constraints, resourceConstraints: b.resource_constraints,
-            maxTokenLifetime: b.max_token_lifetime, sessionId: b.session_id, requiresConfirmation: b.requires_confirmation, delegatingPrincipalId: b.delegating_principal_id,
-            dpopRequired: b.dpop_required,
-          });
-    }
-    return reply.code(201).send(principalOut(created));
-  });
-
-  scope.get('/principals', {
-    schema: { operationId: 'listPrincipals', tags, security, summary: 'List principals, filtered by type, organization (home or active membership) and active', querystring: ListQuery, response: { 200: pageOf(PrincipalOut), ...Errors } },
-  }, async (request) => {
-    const q = request.query;
-    const rows = await listPrincipals(deps.db, { type: q.type, organizationId: q.organization_id, active: q.active, limit: q.limit + 1, after: decodeCursor(q.cursor, ById)?.[0] });
-    return toPage(rows, q.limit, (p) => [p.id], principalOut);
-  });
-
-  scope.get('/principals/:id', {
-    schema: { operationId: 'getPrincipal', tags, security, summary: 'One principal', params: Type.Object({ id: Uuid }), response: { 200: PrincipalOut, ...Errors } },
-  }, async (request) => principalOut(found(await findPrincipal(deps.db, request.params.id), request.params.id)));
-
-  scope.patch('/principals/:id', {
-    schema: { operationId: 'updatePrincipal', tags, security, summary: "Change a principal's display name, scopes, capabilities, metadata or home organization", params: Type.Object({ id: Uuid }), body: PrincipalChanges, response: { 200: PrincipalOut, ...Errors } },
-  }, async (request) => {
-    const b = request.body;
-    checkScopes(b.allowed_scopes);
-    const updated = found(await updatePrincipal(deps.db, request.params.id, {
-      displayName: b.display_name, allowedScopes: b.allowed_scopes, capabilities: b.capabilities, metadata: b.metadata, organizationId: b.organization_id,
-    }), request.params.id);
-    deps.accounts.invalidate(updated.id);
-    return principalOut(updated);
-  });
-
-  for (const [action, active] of [['deactivate', false], ['activate', true]] as const) {
-    scope.post(`/principals/:id/${action}`, {
+  scope.post(
+    '/principals',
+    {
       schema: {
-        operationId: `${action}Principal`, tags, security,
-        summary: active ? 'Reactivate a principal' : "Deactivate a principal: its tokens stop working at once, its browser sessions end, it cannot sign in",
-        params: Type.Object({ id: Uuid }), response: { 200: PrincipalOut, ...Errors },
+        operationId: 'createPrincipal',
+        tags,
+        security,
+        summary: 'Create a human, service or agent principal',
+        body: NewPrincipal,
+        response: { 201: PrincipalOut, ...Errors },
       },
-    }, async (request) => {
-      const p = found(await setPrincipalActive(deps.db, request.params.id, active), request.params.id);
-      deps.accounts.invalidate(p.id);
-      if (p.application) deps.clients.invalidate(p.application.clientId);
-      return principalOut(p);
-    });
+      // Checked against the kind `type` names before the union is, so a 400 names only that kind's problems.
+      preValidation: async (request) => {
+        const problem = newPrincipalProblem(request.body);
+        if (problem) throw new HttpError(400, 'VALIDATION_ERROR', problem);
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      let created: PrincipalView;
+      if (b.type === 'human') {
+        created = await createHuman(deps.db, {
+          email: b.email,
+          password: b.password,
+          displayName: b.display_name,
+          givenName: b.given_name,
+          familyName: b.family_name,
+          isPlatformAdmin: b.is_platform_admin ?? false,
+          emailVerified: b.email_verified ?? false,
+        });
+      } else {
+        checkScopes(b.allowed_scopes);
+        const common = {
+          name: b.name,
+          displayName: b.display_name,
+          allowedScopes: b.allowed_scopes,
+          capabilities: b.capabilities,
+          metadata: b.metadata,
+          organizationId: b.organization_id,
+        };
+        created =
+          b.type === 'service'
+            ? await createService(deps.db, {
+                ...common,
+                serviceType: b.service_type,
+                description: b.description,
+                allowedIps: b.allowed_ips,
+              })
+            : await createAgent(deps.db, {
+                ...common,
+                modelId: b.model_id,
+                version: b.version,
+                capabilityConstraints: b.capability_constraints,
+                resourceConstraints: b.resource_constraints,
+                maxTokenLifetime: b.max_token_lifetime,
+                sessionId: b.session_id,
+                requiresConfirmation: b.requires_confirmation,
+                delegatingPrincipalId: b.delegating_principal_id,
+                dpopRequired: b.dpop_required,
+              });
+      }
+      return reply.code(201).send(principalOut(created));
+    },
+  );
+
+  scope.get(
+    '/principals',
+    {
+      schema: {
+        operationId: 'listPrincipals',
+        tags,
+        security,
+        summary: 'List principals, filtered by type, organization (home or active membership) and active',
+        querystring: ListQuery,
+        response: { 200: pageOf(PrincipalOut), ...Errors },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const rows = await listPrincipals(deps.db, {
+        type: q.type,
+        organizationId: q.organization_id,
+        active: q.active,
+        limit: q.limit + 1,
+        after: decodeCursor(q.cursor, ById)?.[0],
+      });
+      return toPage(rows, q.limit, (p) => [p.id], principalOut);
+    },
+  );
+
+  scope.get(
+    '/principals/:id',
+    {
+      schema: {
+        operationId: 'getPrincipal',
+        tags,
+        security,
+        summary: 'One principal',
+        params: Type.Object({ id: Uuid }),
+        response: { 200: PrincipalOut, ...Errors },
+      },
+    },
+    async (request) => principalOut(found(await findPrincipal(deps.db, request.params.id), request.params.id)),
+  );
+
+  scope.patch(
+    '/principals/:id',
+    {
+      schema: {
+        operationId: 'updatePrincipal',
+        tags,
+        security,
+        summary: "Change a principal's display name, scopes, capabilities, metadata or home organization",
+        params: Type.Object({ id: Uuid }),
+        body: PrincipalChanges,
+        response: { 200: PrincipalOut, ...Errors },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      checkScopes(b.allowed_scopes);
+      const updated = found(
+        await updatePrincipal(deps.db, request.params.id, {
+          displayName: b.display_name,
+          allowedScopes: b.allowed_scopes,
+          capabilities: b.capabilities,
+          metadata: b.metadata,
+          organizationId: b.organization_id,
+        }),
+        request.params.id,
+      );
+      deps.accounts.invalidate(updated.id);
+      return principalOut(updated);
+    },
+  );
+
+  for (const [action, active] of [
+    ['deactivate', false],
+    ['activate', true],
+  ] as const) {
+    scope.post(
+      `/principals/:id/${action}`,
+      {
+        schema: {
+          operationId: `${action}Principal`,
+          tags,
+          security,
+          summary: active
+            ? 'Reactivate a principal'
+            : 'Deactivate a principal: its tokens stop working at once, its browser sessions end, it cannot sign in',
+          params: Type.Object({ id: Uuid }),
+          response: { 200: PrincipalOut, ...Errors },
+        },
+      },
+      async (request) => {
+        const p = found(await setPrincipalActive(deps.db, request.params.id, active), request.params.id);
+        deps.accounts.invalidate(p.id);
+        if (p.application) deps.clients.invalidate(p.application.clientId);
+        return principalOut(p);
+      },
+    );
   }
 }

@@ -17,7 +17,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 12;
 
 function checkEmail(email: string): string {
-  if (!EMAIL.test(email) || email.length > 320) throw new HttpError(400, 'VALIDATION_ERROR', 'email must be an email address');
+  if (!EMAIL.test(email) || email.length > 320)
+    throw new HttpError(400, 'VALIDATION_ERROR', 'email must be an email address');
   return email;
 }
 
@@ -31,7 +32,8 @@ export async function createHuman(db: Database, input: NewHuman): Promise<Princi
   try {
     return await db.transaction((tx) => insertHuman(tx, input, passwordHash));
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'CONFLICT', 'a principal with this email already exists');
+    if ((err as { code?: string }).code === '23505')
+      throw new HttpError(409, 'CONFLICT', 'a principal with this email already exists');
     throw err;
   }
 }
@@ -45,13 +47,28 @@ export async function insertHuman(tx: Queryable, input: NewHuman, passwordHash?:
   const display = input.displayName?.trim() || [input.givenName, input.familyName].filter(Boolean).join(' ') || email;
   const p = await tx.query<{ id: string }>(
     "INSERT INTO principals (type, identifier, display_name, allowed_scopes) VALUES ('human', $1, $2, $3) RETURNING id",
-    [email, display, JSON.stringify(input.isPlatformAdmin ? ['openid', 'profile', 'email', 'offline_access', 'admin'] : ['openid', 'profile', 'email', 'offline_access'])],
+    [
+      email,
+      display,
+      JSON.stringify(
+        input.isPlatformAdmin
+          ? ['openid', 'profile', 'email', 'offline_access', 'admin']
+          : ['openid', 'profile', 'email', 'offline_access'],
+      ),
+    ],
   );
   const id = p.rows[0]!.id;
   await tx.query(
     `INSERT INTO humans (principal_id, email, given_name, family_name, is_platform_admin, email_verified_at)
      VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::boolean THEN now() END)`,
-    [id, email, input.givenName ?? null, input.familyName ?? null, input.isPlatformAdmin ?? false, input.emailVerified ?? false],
+    [
+      id,
+      email,
+      input.givenName ?? null,
+      input.familyName ?? null,
+      input.isPlatformAdmin ?? false,
+      input.emailVerified ?? false,
+    ],
   );
   if (passwordHash) await setPasswordHash(tx, id, passwordHash);
   return (await findPrincipal(tx, id))!;
@@ -63,17 +80,23 @@ export async function setPasswordHash(tx: Queryable, principalId: string, hash: 
     "UPDATE credentials SET revoked = true, revoked_at = now(), revoked_reason = 'replaced' WHERE principal_id = $1 AND type = 'password' AND NOT revoked",
     [principalId],
   );
-  await tx.query("INSERT INTO credentials (principal_id, type, secret_hash, name) VALUES ($1, 'password', $2, 'password')", [principalId, hash]);
+  await tx.query(
+    "INSERT INTO credentials (principal_id, type, secret_hash, name) VALUES ($1, 'password', $2, 'password')",
+    [principalId, hash],
+  );
 }
 
 export async function setPassword(db: Database, principalId: string, password: string): Promise<void> {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const hash = await hashSecret(password);
   await db.transaction((tx) => setPasswordHash(tx, principalId, hash));
 }
 
 export async function makePlatformAdmin(db: Database, principalId: string): Promise<void> {
-  await db.query('UPDATE humans SET is_platform_admin = true, updated_at = now() WHERE principal_id = $1', [principalId]);
+  await db.query('UPDATE humans SET is_platform_admin = true, updated_at = now() WHERE principal_id = $1', [
+    principalId,
+  ]);
   await db.query(
     `UPDATE principals SET allowed_scopes = (SELECT jsonb_agg(DISTINCT s) FROM jsonb_array_elements_text(allowed_scopes || '["admin"]'::jsonb) s), updated_at = now()
       WHERE id = $1`,
@@ -85,28 +108,39 @@ export async function makePlatformAdmin(db: Database, principalId: string): Prom
 let decoy: Promise<string> | undefined;
 
 /** The human with this email and password, or undefined; always spends one scrypt verification. */
-export async function checkPassword(db: Database, email: string, password: string, ip?: string): Promise<PrincipalView | undefined> {
+export async function checkPassword(
+  db: Database,
+  email: string,
+  password: string,
+  ip?: string,
+): Promise<PrincipalView | undefined> {
   const human = await findHumanByEmail(db, email);
   // An expired password (expires_at passed) no longer signs in, like every other credential.
   const row = human
-    ? (await db.query<{ secret_hash: string }>(
-      "SELECT secret_hash FROM credentials WHERE principal_id = $1 AND type = 'password' AND NOT revoked AND active AND (expires_at IS NULL OR expires_at > now())",
-      [human.id],
-    )).rows[0]
+    ? (
+        await db.query<{ secret_hash: string }>(
+          "SELECT secret_hash FROM credentials WHERE principal_id = $1 AND type = 'password' AND NOT revoked AND active AND (expires_at IS NULL OR expires_at > now())",
+          [human.id],
+        )
+      ).rows[0]
     : undefined;
   const stored = row?.secret_hash;
   decoy ??= hashSecret('decoy password that matches nothing');
   const ok = await verifySecret(password, stored ?? (await decoy));
   if (!ok || !human || !stored || !human.active) return undefined;
   if (needsRehash(stored)) await setPassword(db, human.id, password);
-  await db.query("UPDATE credentials SET last_used_at = now(), last_used_ip = $2 WHERE principal_id = $1 AND type = 'password' AND NOT revoked", [human.id, ip ?? null]);
+  await db.query(
+    "UPDATE credentials SET last_used_at = now(), last_used_ip = $2 WHERE principal_id = $1 AND type = 'password' AND NOT revoked",
+    [human.id, ip ?? null],
+  );
   await db.query('UPDATE humans SET last_login_at = now() WHERE principal_id = $1', [human.id]);
   return human;
 }
 
 function conflictOnDuplicate(err: unknown, what: string): never {
   if ((err as { code?: string }).code === '23505') throw new HttpError(409, 'CONFLICT', what);
-  if ((err as { code?: string }).code === '23503') throw new HttpError(400, 'VALIDATION_ERROR', 'a referenced principal or organization does not exist');
+  if ((err as { code?: string }).code === '23503')
+    throw new HttpError(400, 'VALIDATION_ERROR', 'a referenced principal or organization does not exist');
   throw err;
 }
 
@@ -141,13 +175,30 @@ export interface NewAgent extends PrincipalBase {
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/;
 
-async function insertPrincipal(tx: Queryable, type: 'service' | 'agent', identifier: string, input: PrincipalBase): Promise<string> {
-  if (!NAME.test(identifier)) throw new HttpError(400, 'VALIDATION_ERROR', 'name must be 1 to 200 characters among letters, digits and . _ : @ -, starting with a letter or digit');
+async function insertPrincipal(
+  tx: Queryable,
+  type: 'service' | 'agent',
+  identifier: string,
+  input: PrincipalBase,
+): Promise<string> {
+  if (!NAME.test(identifier))
+    throw new HttpError(
+      400,
+      'VALIDATION_ERROR',
+      'name must be 1 to 200 characters among letters, digits and . _ : @ -, starting with a letter or digit',
+    );
   const p = await tx.query<{ id: string }>(
     `INSERT INTO principals (type, identifier, display_name, allowed_scopes, capabilities, metadata, organization_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-    [type, identifier, input.displayName?.trim() || identifier, JSON.stringify(input.allowedScopes ?? []), JSON.stringify(input.capabilities ?? {}),
-      input.metadata ? JSON.stringify(input.metadata) : null, input.organizationId ?? null],
+    [
+      type,
+      identifier,
+      input.displayName?.trim() || identifier,
+      JSON.stringify(input.allowedScopes ?? []),
+      JSON.stringify(input.capabilities ?? {}),
+      input.metadata ? JSON.stringify(input.metadata) : null,
+      input.organizationId ?? null,
+    ],
   );
   return p.rows[0]!.id;
 }
@@ -160,7 +211,13 @@ export async function createService(db: Database, input: NewService): Promise<Pr
       const id = await insertPrincipal(tx, 'service', input.name, input);
       await tx.query(
         'INSERT INTO service_principals (principal_id, service_type, description, allowed_ips, created_by) VALUES ($1, $2, $3, $4, $5)',
-        [id, input.serviceType.trim(), input.description ?? null, JSON.stringify(input.allowedIps ?? []), input.createdBy ?? null],
+        [
+          id,
+          input.serviceType.trim(),
+          input.description ?? null,
+          JSON.stringify(input.allowedIps ?? []),
+          input.createdBy ?? null,
+        ],
       );
       return (await findPrincipal(tx, id))!;
     });
@@ -179,8 +236,18 @@ export async function createAgent(db: Database, input: NewAgent): Promise<Princi
         `INSERT INTO agents (principal_id, model_id, version, capability_constraints, resource_constraints, max_token_lifetime, session_id,
            requires_confirmation, delegating_principal_id, dpop_required)
          VALUES ($1, $2, $3, $4, $5, coalesce($6, 3600), $7, coalesce($8, true), $9, $10)`,
-        [id, input.modelId.trim(), input.version ?? null, JSON.stringify(input.capabilityConstraints ?? {}), JSON.stringify(input.resourceConstraints ?? {}),
-          input.maxTokenLifetime ?? null, input.sessionId ?? null, input.requiresConfirmation ?? null, input.delegatingPrincipalId ?? null, input.dpopRequired ?? false],
+        [
+          id,
+          input.modelId.trim(),
+          input.version ?? null,
+          JSON.stringify(input.capabilityConstraints ?? {}),
+          JSON.stringify(input.resourceConstraints ?? {}),
+          input.maxTokenLifetime ?? null,
+          input.sessionId ?? null,
+          input.requiresConfirmation ?? null,
+          input.delegatingPrincipalId ?? null,
+          input.dpopRequired ?? false,
+        ],
       );
       return (await findPrincipal(tx, id))!;
     });
@@ -198,7 +265,11 @@ export interface PrincipalChanges {
 }
 
 /** Changes the common fields of a principal (its type and identifier are immutable). */
-export async function updatePrincipal(db: Database, id: string, c: PrincipalChanges): Promise<PrincipalView | undefined> {
+export async function updatePrincipal(
+  db: Database,
+  id: string,
+  c: PrincipalChanges,
+): Promise<PrincipalView | undefined> {
   try {
     const r = await db.query(
       `UPDATE principals SET
@@ -209,8 +280,16 @@ export async function updatePrincipal(db: Database, id: string, c: PrincipalChan
          organization_id = CASE WHEN $7::boolean THEN $8::uuid ELSE organization_id END,
          updated_at = now()
        WHERE id = $1`,
-      [id, c.displayName?.trim() || null, c.allowedScopes ? JSON.stringify(c.allowedScopes) : null, c.capabilities ? JSON.stringify(c.capabilities) : null,
-        c.metadata !== undefined, c.metadata ? JSON.stringify(c.metadata) : null, c.organizationId !== undefined, c.organizationId ?? null],
+      [
+        id,
+        c.displayName?.trim() || null,
+        c.allowedScopes ? JSON.stringify(c.allowedScopes) : null,
+        c.capabilities ? JSON.stringify(c.capabilities) : null,
+        c.metadata !== undefined,
+        c.metadata ? JSON.stringify(c.metadata) : null,
+        c.organizationId !== undefined,
+        c.organizationId ?? null,
+      ],
     );
     if (r.rowCount === 0) return undefined;
   } catch (err) {
@@ -223,13 +302,24 @@ export async function updatePrincipal(db: Database, id: string, c: PrincipalChan
  * Deactivates (or reactivates) a principal. A deactivated human's browser sessions end; a deactivated application
  * principal takes its OAuth app with it. Tokens are refused through the principal's `active` flag, read at every use.
  */
-export async function setPrincipalActive(db: Database, id: string, active: boolean): Promise<PrincipalView | undefined> {
+export async function setPrincipalActive(
+  db: Database,
+  id: string,
+  active: boolean,
+): Promise<PrincipalView | undefined> {
   const found = await db.transaction(async (tx) => {
-    const r = await tx.query<{ type: string }>('UPDATE principals SET active = $2, updated_at = now() WHERE id = $1 RETURNING type', [id, active]);
+    const r = await tx.query<{ type: string }>(
+      'UPDATE principals SET active = $2, updated_at = now() WHERE id = $1 RETURNING type',
+      [id, active],
+    );
     const row = r.rows[0];
     if (!row) return false;
     if (!active) await tx.query('DELETE FROM login_sessions WHERE principal_id = $1', [id]);
-    if (row.type === 'application') await tx.query('UPDATE oauth_apps SET active = $2, revoked_at = CASE WHEN $2 THEN NULL ELSE now() END, updated_at = now() WHERE principal_id = $1', [id, active]);
+    if (row.type === 'application')
+      await tx.query(
+        'UPDATE oauth_apps SET active = $2, revoked_at = CASE WHEN $2 THEN NULL ELSE now() END, updated_at = now() WHERE principal_id = $1',
+        [id, active],
+      );
     return true;
   });
   return found ? findPrincipal(db, id) : undefined;

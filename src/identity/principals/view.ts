@@ -64,7 +64,8 @@ export interface PrincipalView {
 }
 
 const iso = (v: unknown): string | null => (v == null ? null : new Date(v as string).toISOString());
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
 /** Selects principals (alias p) with their extension rows as JSON; append WHERE/ORDER to it. */
@@ -146,7 +147,12 @@ export async function findPrincipals(db: Queryable, ids: readonly string[]): Pro
   const valid = ids.filter((id) => UUID.test(id));
   if (valid.length === 0) return new Map();
   const r = await db.query<Record<string, unknown>>(`${PRINCIPAL_SELECT} WHERE p.id = ANY($1::uuid[])`, [valid]);
-  return new Map(r.rows.map((row) => { const p = principalFromRow(row); return [p.id, p]; }));
+  return new Map(
+    r.rows.map((row) => {
+      const p = principalFromRow(row);
+      return [p.id, p];
+    }),
+  );
 }
 
 export function normaliseEmail(email: string): string {
@@ -154,7 +160,9 @@ export function normaliseEmail(email: string): string {
 }
 
 export async function findHumanByEmail(db: Queryable, email: string): Promise<PrincipalView | undefined> {
-  const r = await db.query<Record<string, unknown>>(`${PRINCIPAL_SELECT} WHERE lower(h.email) = $1`, [normaliseEmail(email)]);
+  const r = await db.query<Record<string, unknown>>(`${PRINCIPAL_SELECT} WHERE lower(h.email) = $1`, [
+    normaliseEmail(email),
+  ]);
   return r.rows[0] ? principalFromRow(r.rows[0]) : undefined;
 }
 

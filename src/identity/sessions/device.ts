@@ -8,7 +8,9 @@ import Bowser from 'bowser';
 export function describeDevice(userAgent: string | null): string {
   if (!userAgent) return 'Unknown browser';
   const { browser, os } = Bowser.parse(userAgent);
-  const name = browser.name ? `${browser.name}${browser.version ? ` ${browser.version.split('.')[0]}` : ''}` : 'Unknown browser';
+  const name = browser.name
+    ? `${browser.name}${browser.version ? ` ${browser.version.split('.')[0]}` : ''}`
+    : 'Unknown browser';
   // The system's name alone: its version in a User-Agent is frozen by today's browsers (every Mac says 10.15.7).
   return os.name ? `${name} on ${os.name}` : name;
 }

@@ -30,8 +30,16 @@ export async function listLoginSessions(db: Database, principalId: string): Prom
  * browser's own session is not ended here (that is /signout, which also clears its cookies). False when the id names
  * no live session of this person other than `currentId`.
  */
-export async function endOtherSession(db: Database, principalId: string, id: string, currentId: string): Promise<boolean> {
-  const r = await db.query('DELETE FROM login_sessions WHERE id = $1 AND principal_id = $2 AND id <> $3 AND expires_at > now()', [id, principalId, currentId]);
+export async function endOtherSession(
+  db: Database,
+  principalId: string,
+  id: string,
+  currentId: string,
+): Promise<boolean> {
+  const r = await db.query(
+    'DELETE FROM login_sessions WHERE id = $1 AND principal_id = $2 AND id <> $3 AND expires_at > now()',
+    [id, principalId, currentId],
+  );
   return r.rowCount > 0;
 }
 

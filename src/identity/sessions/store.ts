@@ -14,25 +14,52 @@ export interface LoginSession {
  * Starts a browser login session; the token goes to the cookie, only its SHA-256 to the database.
  * `secondFactor`: the sign-in passed a second step (src/identity/mfa), recorded as `second_factor_at`.
  */
-export async function startLoginSession(db: Database, principalId: string, ttlSeconds: number, origin: { ip?: string | undefined; userAgent?: string | undefined }, provider?: string, secondFactor = false): Promise<string> {
+export async function startLoginSession(
+  db: Database,
+  principalId: string,
+  ttlSeconds: number,
+  origin: { ip?: string | undefined; userAgent?: string | undefined },
+  provider?: string,
+  secondFactor = false,
+): Promise<string> {
   const token = randomToken(32);
   await db.query(
     `INSERT INTO login_sessions (token_hash, principal_id, client_ip, user_agent, expires_at, provider, second_factor_at)
      VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5), $6, CASE WHEN $7::boolean THEN now() END)`,
-    [sha256Hex(token), principalId, origin.ip ?? null, origin.userAgent?.slice(0, 512) ?? null, ttlSeconds, provider ?? null, secondFactor],
+    [
+      sha256Hex(token),
+      principalId,
+      origin.ip ?? null,
+      origin.userAgent?.slice(0, 512) ?? null,
+      ttlSeconds,
+      provider ?? null,
+      secondFactor,
+    ],
   );
   return token;
 }
 
 export async function findLoginSession(db: Database, token: string | undefined): Promise<LoginSession | undefined> {
   if (!token || token.length > 128) return undefined;
-  const r = await db.query<{ id: string; principal_id: string; expires_at: Date | string; second_factor_at: Date | string | null }>(
+  const r = await db.query<{
+    id: string;
+    principal_id: string;
+    expires_at: Date | string;
+    second_factor_at: Date | string | null;
+  }>(
     `SELECT s.id, s.principal_id, s.expires_at, s.second_factor_at FROM login_sessions s JOIN principals p ON p.id = s.principal_id
       WHERE s.token_hash = $1 AND s.expires_at > now() AND p.active`,
     [sha256Hex(token)],
   );
   const row = r.rows[0];
-  return row ? { id: row.id, principalId: row.principal_id, expiresAt: new Date(row.expires_at), secondFactorAt: row.second_factor_at ? new Date(row.second_factor_at) : undefined } : undefined;
+  return row
+    ? {
+        id: row.id,
+        principalId: row.principal_id,
+        expiresAt: new Date(row.expires_at),
+        secondFactorAt: row.second_factor_at ? new Date(row.second_factor_at) : undefined,
+      }
+    : undefined;
 }
 
 export async function endLoginSession(db: Database, token: string | undefined): Promise<void> {

@@ -27,7 +27,12 @@ export type LinkResult = 'linked' | 'already' | 'taken';
  * match: the person proved both sides in one browser (signed in here, then at the provider). (provider, subject) is
  * unique, so of two people racing for one upstream account exactly one gets it.
  */
-export async function linkToPerson(db: Database, provider: string, who: ProviderIdentity, principalId: string): Promise<LinkResult> {
+export async function linkToPerson(
+  db: Database,
+  provider: string,
+  who: ProviderIdentity,
+  principalId: string,
+): Promise<LinkResult> {
   const r = await db.query<{ principal_id: string; inserted: boolean }>(
     `INSERT INTO external_identities (provider, subject, email, email_verified, principal_id) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (provider, subject) DO UPDATE SET email = EXCLUDED.email, email_verified = EXCLUDED.email_verified, updated_at = now()
@@ -46,10 +51,18 @@ export type UnlinkResult = 'unlinked' | 'not_found' | 'last';
  * and no other linked account of a provider configured here (`usable`). The principal's row is locked meanwhile, so
  * two unlinks at once cannot each leave the other as the last one and remove both.
  */
-export async function unlinkFromPerson(db: Database, principalId: string, id: string, usable: readonly string[]): Promise<UnlinkResult> {
+export async function unlinkFromPerson(
+  db: Database,
+  principalId: string,
+  id: string,
+  usable: readonly string[],
+): Promise<UnlinkResult> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT 1 FROM principals WHERE id = $1 FOR UPDATE', [principalId]);
-    const target = await tx.query('SELECT 1 FROM external_identities WHERE id = $1 AND principal_id = $2', [id, principalId]);
+    const target = await tx.query('SELECT 1 FROM external_identities WHERE id = $1 AND principal_id = $2', [
+      id,
+      principalId,
+    ]);
     if (target.rowCount === 0) return 'not_found';
     const other = await tx.query<{ ok: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM credentials WHERE principal_id = $1 AND type IN ('password', 'webauthn') AND active AND NOT revoked AND (expires_at IS NULL OR expires_at > now()))

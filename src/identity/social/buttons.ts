@@ -12,9 +12,13 @@ export interface ProviderButton {
  */
 export function providerButtons(uid: string, csrf: string, providers: readonly ProviderButton[]): string {
   if (providers.length === 0) return '';
-  const forms = providers.map((p) => `<form method="post" action="/interaction/${encodeURIComponent(uid)}/upstream/${encodeURIComponent(p.id)}">
+  const forms = providers
+    .map(
+      (p) => `<form method="post" action="/interaction/${encodeURIComponent(uid)}/upstream/${encodeURIComponent(p.id)}">
 <input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
 <button class="secondary" style="margin-left:0;width:100%" type="submit">Continue with ${escapeHtml(p.name)}</button>
-</form>`).join('\n');
+</form>`,
+    )
+    .join('\n');
   return `<h2 style="font-size:1.125rem;margin:2rem 0 0">Or sign in with another account</h2>\n${forms}`;
 }

@@ -22,7 +22,12 @@ export interface Resolved {
  * 3. Otherwise a new human (email verified when the provider says so), unless the configuration
  *    says `refuse`; and never when a human already holds that email (it could not be linked above).
  */
-export async function resolvePrincipal(db: Database, providerId: string, who: ProviderIdentity, signup: 'create' | 'refuse'): Promise<Resolved> {
+export async function resolvePrincipal(
+  db: Database,
+  providerId: string,
+  who: ProviderIdentity,
+  signup: 'create' | 'refuse',
+): Promise<Resolved> {
   const known = await db.query<{ principal_id: string; active: boolean; type: string }>(
     `UPDATE external_identities e SET email = $3, email_verified = $4, last_login_at = now(), updated_at = now()
        FROM principals p WHERE p.id = e.principal_id AND e.provider = $1 AND e.subject = $2
@@ -35,11 +40,16 @@ export async function resolvePrincipal(db: Database, providerId: string, who: Pr
   const existing = email ? await findHumanByEmail(db, email) : undefined;
   if (existing) {
     if (!who.emailVerified || !existing.human?.emailVerifiedAt) {
-      throw new SignInRefused(`An account with the email address ${email} exists, but ${who.emailVerified ? 'the platform has not verified it' : 'the provider has not verified it'}, so this sign-in cannot be linked to it. Sign in with your password instead.`);
+      throw new SignInRefused(
+        `An account with the email address ${email} exists, but ${who.emailVerified ? 'the platform has not verified it' : 'the provider has not verified it'}, so this sign-in cannot be linked to it. Sign in with your password instead.`,
+      );
     }
     return { principalId: await link(db, providerId, who, existing.id), how: 'linked' };
   }
-  if (signup === 'refuse') throw new SignInRefused('There is no account for this sign-in, and new accounts cannot be made this way here. Ask an administrator for an invitation.');
+  if (signup === 'refuse')
+    throw new SignInRefused(
+      'There is no account for this sign-in, and new accounts cannot be made this way here. Ask an administrator for an invitation.',
+    );
   if (!email) throw new SignInRefused('The provider did not share an email address, which a new account needs.');
   let created: string;
   try {
@@ -62,5 +72,10 @@ async function link(db: Database, providerId: string, who: ProviderIdentity, pri
     [providerId, who.subject, who.email ?? null, who.emailVerified, principalId],
   );
   if (r.rows[0]) return r.rows[0].principal_id;
-  return (await db.query<{ principal_id: string }>('SELECT principal_id FROM external_identities WHERE provider = $1 AND subject = $2', [providerId, who.subject])).rows[0]!.principal_id;
+  return (
+    await db.query<{ principal_id: string }>(
+      'SELECT principal_id FROM external_identities WHERE provider = $1 AND subject = $2',
+      [providerId, who.subject],
+    )
+  ).rows[0]!.principal_id;
 }

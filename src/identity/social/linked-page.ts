@@ -18,10 +18,11 @@ export function linkedAccountsPage(v: LinkedPageView): string {
   const names = new Map(v.providers.map((p) => [p.id, p.name]));
   const csrf = `<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">`;
   const list = v.linked.length
-    ? `<ul class="linked">${v.linked.map((a) => {
-      const name = names.get(a.provider) ?? a.provider;
-      const label = `${name}${a.email ? ` (${a.email})` : ''}`;
-      return `<li>
+    ? `<ul class="linked">${v.linked
+        .map((a) => {
+          const name = names.get(a.provider) ?? a.provider;
+          const label = `${name}${a.email ? ` (${a.email})` : ''}`;
+          return `<li>
 <h2>${escapeHtml(name)}${names.has(a.provider) ? '' : ' <span class="hint">(not offered here any more)</span>'}</h2>
 <dl class="facts">
 <dt>Account</dt><dd>${escapeHtml(a.email ?? 'no email address shared')}</dd>
@@ -30,7 +31,8 @@ export function linkedAccountsPage(v: LinkedPageView): string {
 </dl>
 <form method="post" action="/account/linked/${escapeHtml(a.id)}/unlink">${csrf}<button class="secondary" type="submit">Unlink <span class="vh">${escapeHtml(label)}</span></button></form>
 </li>`;
-    }).join('\n')}</ul>`
+        })
+        .join('\n')}</ul>`
     : '<p>No social account is linked.</p>';
   const buttons = v.providers.length
     ? `<h2>Link an account</h2>

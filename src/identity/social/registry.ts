@@ -13,10 +13,26 @@ export interface SocialProvider {
 export function socialProviders(config: IdentityConfig): Map<string, SocialProvider> {
   const out = new Map<string, SocialProvider>();
   if (config.githubClientId && config.githubClientSecret) {
-    out.set('github', { name: 'GitHub', provider: githubProvider({ clientId: config.githubClientId, clientSecret: config.githubClientSecret, webUrl: config.githubUrl, apiUrl: config.githubApiUrl }) });
+    out.set('github', {
+      name: 'GitHub',
+      provider: githubProvider({
+        clientId: config.githubClientId,
+        clientSecret: config.githubClientSecret,
+        webUrl: config.githubUrl,
+        apiUrl: config.githubApiUrl,
+      }),
+    });
   }
   if (config.googleClientId && config.googleClientSecret) {
-    out.set('google', { name: 'Google', provider: oidcProvider({ id: 'google', issuer: config.googleIssuer, clientId: config.googleClientId, clientSecret: config.googleClientSecret }) });
+    out.set('google', {
+      name: 'Google',
+      provider: oidcProvider({
+        id: 'google',
+        issuer: config.googleIssuer,
+        clientId: config.googleClientId,
+        clientSecret: config.googleClientSecret,
+      }),
+    });
   }
   for (const p of config.oidcProviders) out.set(p.id, { name: p.name ?? p.id, provider: oidcProvider(p) });
   return out;

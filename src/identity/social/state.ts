@@ -22,7 +22,13 @@ const context = (stateHash: string, what: string) => `login_state:${stateHash}:$
  * (AES-256-GCM bound to the row), expiring after 10 minutes. The state value goes only to the
  * provider (as `state`) and to the browser's cookie.
  */
-export async function beginUpstreamLogin(db: Queryable, secretKey: Buffer, provider: string, redirectUrl: string, linkPrincipalId?: string): Promise<PendingUpstreamLogin> {
+export async function beginUpstreamLogin(
+  db: Queryable,
+  secretKey: Buffer,
+  provider: string,
+  redirectUrl: string,
+  linkPrincipalId?: string,
+): Promise<PendingUpstreamLogin> {
   const checks = { state: randomToken(32), codeVerifier: randomToken(48), nonce: randomToken(24) };
   const stateHash = sha256Hex(checks.state);
   // Abandoned logins go as new ones begin: the table never holds more than ten minutes of them.
@@ -30,7 +36,15 @@ export async function beginUpstreamLogin(db: Queryable, secretKey: Buffer, provi
   await db.query(
     `INSERT INTO login_states (state_hash, provider, redirect_url, nonce, pkce_verifier, expires_at, link_principal_id)
      VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7)`,
-    [stateHash, provider, redirectUrl, seal(secretKey, checks.nonce, context(stateHash, 'nonce')), seal(secretKey, checks.codeVerifier, context(stateHash, 'pkce')), LOGIN_STATE_TTL_SECONDS, linkPrincipalId ?? null],
+    [
+      stateHash,
+      provider,
+      redirectUrl,
+      seal(secretKey, checks.nonce, context(stateHash, 'nonce')),
+      seal(secretKey, checks.codeVerifier, context(stateHash, 'pkce')),
+      LOGIN_STATE_TTL_SECONDS,
+      linkPrincipalId ?? null,
+    ],
   );
   return { ...checks, provider, redirectUrl, linkPrincipalId };
 }
@@ -39,10 +53,22 @@ export async function beginUpstreamLogin(db: Queryable, secretKey: Buffer, provi
  * Takes a login's state once: the row is deleted whatever happens next, so a replayed callback finds
  * nothing; an expired row or another provider's is not honoured.
  */
-export async function consumeUpstreamLogin(db: Queryable, secretKey: Buffer, provider: string, state: string): Promise<PendingUpstreamLogin | undefined> {
+export async function consumeUpstreamLogin(
+  db: Queryable,
+  secretKey: Buffer,
+  provider: string,
+  state: string,
+): Promise<PendingUpstreamLogin | undefined> {
   if (!state || state.length > 256) return undefined;
   const stateHash = sha256Hex(state);
-  const r = await db.query<{ provider: string; redirect_url: string; nonce: string; pkce_verifier: string; live: boolean; link_principal_id: string | null }>(
+  const r = await db.query<{
+    provider: string;
+    redirect_url: string;
+    nonce: string;
+    pkce_verifier: string;
+    live: boolean;
+    link_principal_id: string | null;
+  }>(
     'DELETE FROM login_states WHERE state_hash = $1 RETURNING provider, redirect_url, nonce, pkce_verifier, expires_at > now() AS live, link_principal_id',
     [stateHash],
   );

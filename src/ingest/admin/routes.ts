@@ -6,8 +6,16 @@ import { HttpError, errorResponses } from '../../kit/errors.ts';
 import { decodeCursor, pageOf, pageQuery, toPage } from '../../kit/paging.ts';
 import type { KeyResolver } from '../projects/key-resolver.ts';
 import {
-  createApiKey, createProject, getProject, listApiKeys, listProjects, revokeApiKey,
-  PROJECT_ID_PATTERN, ProjectExistsError, ProjectInputError, ProjectNotFoundError,
+  createApiKey,
+  createProject,
+  getProject,
+  listApiKeys,
+  listProjects,
+  revokeApiKey,
+  PROJECT_ID_PATTERN,
+  ProjectExistsError,
+  ProjectInputError,
+  ProjectNotFoundError,
 } from '../projects/store.ts';
 import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
 import { INGEST_ADMIN_SCOPE } from './scope.ts';
@@ -37,103 +45,189 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
   const { db, keys, guard } = deps;
   const onRequest = guard.require(INGEST_ADMIN_SCOPE);
   const security = guard.security(INGEST_ADMIN_SCOPE);
-  app.register(async (plugin) => {
-    const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    admin.addHook('preHandler', refuseUnstorableInput);
+  app.register(
+    async (plugin) => {
+      const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
+      admin.addHook('preHandler', refuseUnstorableInput);
 
-    admin.post('/projects', {
-      onRequest,
-      schema: {
-        operationId: 'createProject',
-        summary: 'Create a project',
-        tags: ['admin'],
-        security,
-        body: Type.Object({
-          name: Type.String({ minLength: 1, maxLength: 200, description: 'Not blank (white space only)' }),
-          id: Type.Optional(Type.String({ pattern: PROJECT_ID_PATTERN.source, description: 'Chosen project id; generated when absent' })),
-        }, { additionalProperties: false }),
-        response: { 201: Project, ...errors },
-      },
-    }, async (request, reply) => {
-      try {
-        return reply.code(201).send(await createProject(db, request.body));
-      } catch (err) {
-        if (err instanceof ProjectExistsError) throw new HttpError(409, 'CONFLICT', err.message);
-        if (err instanceof ProjectInputError) throw new HttpError(400, 'VALIDATION_ERROR', err.message);
-        throw err;
-      }
-    });
+      admin.post(
+        '/projects',
+        {
+          onRequest,
+          schema: {
+            operationId: 'createProject',
+            summary: 'Create a project',
+            tags: ['admin'],
+            security,
+            body: Type.Object(
+              {
+                name: Type.String({ minLength: 1, maxLength: 200, description: 'Not blank (white space only)' }),
+                id: Type.Optional(
+                  Type.String({
+                    pattern: PROJECT_ID_PATTERN.source,
+                    description: 'Chosen project id; generated when absent',
+                  }),
+                ),
+              },
+              { additionalProperties: false },
+            ),
+            response: { 201: Project, ...errors },
+          },
+        },
+        async (request, reply) => {
+          try {
+            return reply.code(201).send(await createProject(db, request.body));
+          } catch (err) {
+            if (err instanceof ProjectExistsError) throw new HttpError(409, 'CONFLICT', err.message);
+            if (err instanceof ProjectInputError) throw new HttpError(400, 'VALIDATION_ERROR', err.message);
+            throw err;
+          }
+        },
+      );
 
-    admin.get('/projects', {
-      onRequest,
-      schema: { operationId: 'listProjects', summary: 'List projects, oldest first', tags: ['admin'], security, querystring: Page, response: { 200: pageOf(Project), ...errors } },
-    }, async (request) => {
-      const { limit, cursor } = request.query;
-      const rows = await listProjects(db, { limit: limit + 1, after: decodeCursor(cursor, CreationPosition) });
-      return toPage(rows, limit, (p) => p.position, ({ position: _, ...p }) => p);
-    });
+      admin.get(
+        '/projects',
+        {
+          onRequest,
+          schema: {
+            operationId: 'listProjects',
+            summary: 'List projects, oldest first',
+            tags: ['admin'],
+            security,
+            querystring: Page,
+            response: { 200: pageOf(Project), ...errors },
+          },
+        },
+        async (request) => {
+          const { limit, cursor } = request.query;
+          const rows = await listProjects(db, { limit: limit + 1, after: decodeCursor(cursor, CreationPosition) });
+          return toPage(
+            rows,
+            limit,
+            (p) => p.position,
+            ({ position: _, ...p }) => p,
+          );
+        },
+      );
 
-    admin.get('/projects/:projectId', {
-      onRequest,
-      schema: { operationId: 'getProject', summary: 'One project', tags: ['admin'], security, params: ProjectParams, response: { 200: Project, ...errors } },
-    }, async (request) => {
-      const project = await getProject(db, request.params.projectId);
-      if (!project) throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
-      return project;
-    });
+      admin.get(
+        '/projects/:projectId',
+        {
+          onRequest,
+          schema: {
+            operationId: 'getProject',
+            summary: 'One project',
+            tags: ['admin'],
+            security,
+            params: ProjectParams,
+            response: { 200: Project, ...errors },
+          },
+        },
+        async (request) => {
+          const project = await getProject(db, request.params.projectId);
+          if (!project) throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
+          return project;
+        },
+      );
 
-    admin.post('/projects/:projectId/keys', {
-      onRequest,
-      schema: {
-        operationId: 'createApiKey',
-        summary: 'Create an API key for a project (the key is shown once)',
-        tags: ['admin'],
-        security,
-        params: ProjectParams,
-        body: Type.Object({ name: Type.Optional(Type.String({ maxLength: 200, description: 'Not blank when given; leave it out for a key without a name' })) }, { additionalProperties: false }),
-        response: { 201: CreatedApiKey, ...errors },
-      },
-      // Every field is optional, so a POST without a body is a valid request.
-      preValidation: async (request) => {
-        if (request.body === undefined || request.body === null) request.body = {};
-      },
-    }, async (request, reply) => {
-      try {
-        const { key, record } = await createApiKey(db, request.params.projectId, request.body.name);
-        reply.header('cache-control', 'no-store');
-        return reply.code(201).send({ ...record, key });
-      } catch (err) {
-        if (err instanceof ProjectNotFoundError) throw new HttpError(404, 'NOT_FOUND', err.message);
-        if (err instanceof ProjectInputError) throw new HttpError(400, 'VALIDATION_ERROR', err.message);
-        throw err;
-      }
-    });
+      admin.post(
+        '/projects/:projectId/keys',
+        {
+          onRequest,
+          schema: {
+            operationId: 'createApiKey',
+            summary: 'Create an API key for a project (the key is shown once)',
+            tags: ['admin'],
+            security,
+            params: ProjectParams,
+            body: Type.Object(
+              {
+                name: Type.Optional(
+                  Type.String({
+                    maxLength: 200,
+                    description: 'Not blank when given; leave it out for a key without a name',
+                  }),
+                ),
+              },
+              { additionalProperties: false },
+            ),
+            response: { 201: CreatedApiKey, ...errors },
+          },
+          // Every field is optional, so a POST without a body is a valid request.
+          preValidation: async (request) => {
+            if (request.body === undefined || request.body === null) request.body = {};
+          },
+        },
+        async (request, reply) => {
+          try {
+            const { key, record } = await createApiKey(db, request.params.projectId, request.body.name);
+            reply.header('cache-control', 'no-store');
+            return reply.code(201).send({ ...record, key });
+          } catch (err) {
+            if (err instanceof ProjectNotFoundError) throw new HttpError(404, 'NOT_FOUND', err.message);
+            if (err instanceof ProjectInputError) throw new HttpError(400, 'VALIDATION_ERROR', err.message);
+            throw err;
+          }
+        },
+      );
 
-    admin.get('/projects/:projectId/keys', {
-      onRequest,
-      schema: { operationId: 'listApiKeys', summary: 'List a project\'s API keys, oldest first (never the keys themselves)', tags: ['admin'], security, params: ProjectParams, querystring: Page, response: { 200: pageOf(ApiKey), ...errors } },
-    }, async (request) => {
-      if (!(await getProject(db, request.params.projectId))) throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
-      const { limit, cursor } = request.query;
-      const rows = await listApiKeys(db, request.params.projectId, { limit: limit + 1, after: decodeCursor(cursor, CreationPosition) });
-      return toPage(rows, limit, (k) => k.position, ({ position: _, ...k }) => k);
-    });
+      admin.get(
+        '/projects/:projectId/keys',
+        {
+          onRequest,
+          schema: {
+            operationId: 'listApiKeys',
+            summary: "List a project's API keys, oldest first (never the keys themselves)",
+            tags: ['admin'],
+            security,
+            params: ProjectParams,
+            querystring: Page,
+            response: { 200: pageOf(ApiKey), ...errors },
+          },
+        },
+        async (request) => {
+          if (!(await getProject(db, request.params.projectId)))
+            throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
+          const { limit, cursor } = request.query;
+          const rows = await listApiKeys(db, request.params.projectId, {
+            limit: limit + 1,
+            after: decodeCursor(cursor, CreationPosition),
+          });
+          return toPage(
+            rows,
+            limit,
+            (k) => k.position,
+            ({ position: _, ...k }) => k,
+          );
+        },
+      );
 
-    admin.delete('/projects/:projectId/keys/:keyId', {
-      onRequest,
-      schema: {
-        operationId: 'revokeApiKey',
-        summary: 'Revoke an API key',
-        tags: ['admin'],
-        security,
-        params: Type.Object({ projectId: Type.String(), keyId: Type.String() }),
-        response: { 200: ApiKey, ...errors },
-      },
-    }, async (request) => {
-      const record = await revokeApiKey(db, request.params.keyId, request.params.projectId);
-      if (!record) throw new HttpError(404, 'NOT_FOUND', `no key ${request.params.keyId} in project ${request.params.projectId}`);
-      keys.forget();
-      return record;
-    });
-  }, { prefix: '/api/v1' });
+      admin.delete(
+        '/projects/:projectId/keys/:keyId',
+        {
+          onRequest,
+          schema: {
+            operationId: 'revokeApiKey',
+            summary: 'Revoke an API key',
+            tags: ['admin'],
+            security,
+            params: Type.Object({ projectId: Type.String(), keyId: Type.String() }),
+            response: { 200: ApiKey, ...errors },
+          },
+        },
+        async (request) => {
+          const record = await revokeApiKey(db, request.params.keyId, request.params.projectId);
+          if (!record)
+            throw new HttpError(
+              404,
+              'NOT_FOUND',
+              `no key ${request.params.keyId} in project ${request.params.projectId}`,
+            );
+          keys.forget();
+          return record;
+        },
+      );
+    },
+    { prefix: '/api/v1' },
+  );
 }

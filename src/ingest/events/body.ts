@@ -38,7 +38,12 @@ export interface ReadOptions {
  * costs at most `limit` plus one zlib chunk of memory and work. A body that stops arriving for
  * `idleTimeoutMs` is a 408 (with `Connection: close`: the rest of it is not waited for).
  */
-export async function readBody(source: Readable, headers: IncomingHttpHeaders, limit: number, options: ReadOptions = {}): Promise<ReadBody> {
+export async function readBody(
+  source: Readable,
+  headers: IncomingHttpHeaders,
+  limit: number,
+  options: ReadOptions = {},
+): Promise<ReadBody> {
   const encoding = contentEncoding(headers['content-encoding']);
   const declared = Number(headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit, 'the request body');
@@ -57,17 +62,29 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
   };
   let arrivals = 0;
   let settled = false;
-  const idle = options.idleTimeoutMs === undefined ? undefined : setTimeout(() => {
-    // After the event loop was blocked (a long parse, a GC pause) timers run before the socket's waiting data is
-    // read: look again once that data has had its turn, so a busy server does not blame a client that kept sending.
-    const seen = arrivals;
-    setImmediate(() => {
-      if (settled || failure) return;
-      if (arrivals !== seen) return void idle!.refresh();
-      const seconds = options.idleTimeoutMs! / 1000;
-      countWire.destroy(fail(new HttpError(408, 'REQUEST_TIMEOUT', `no part of the request body arrived for ${seconds} s; send the whole body without pausing`, { headers: { connection: 'close' } })));
-    });
-  }, options.idleTimeoutMs);
+  const idle =
+    options.idleTimeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          // After the event loop was blocked (a long parse, a GC pause) timers run before the socket's waiting data is
+          // read: look again once that data has had its turn, so a busy server does not blame a client that kept sending.
+          const seen = arrivals;
+          setImmediate(() => {
+            if (settled || failure) return;
+            if (arrivals !== seen) return void idle!.refresh();
+            const seconds = options.idleTimeoutMs! / 1000;
+            countWire.destroy(
+              fail(
+                new HttpError(
+                  408,
+                  'REQUEST_TIMEOUT',
+                  `no part of the request body arrived for ${seconds} s; send the whole body without pausing`,
+                  { headers: { connection: 'close' } },
+                ),
+              ),
+            );
+          });
+        }, options.idleTimeoutMs);
   const countWire = new Transform({
     transform(chunk: Buffer, _enc, callback) {
       arrivals++;
@@ -80,7 +97,10 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
   // A body whose declared length is kept whole is copied into one buffer of that length as it arrives, rather than
   // joined at the end: one allocation of its size less per request (and fewer major GCs under load).
   const keep = options.keepBytesUpTo ?? -1;
-  let into = encoding === 'identity' && Number.isInteger(declared) && declared > 0 && declared <= keep ? Buffer.allocUnsafe(declared) : undefined;
+  let into =
+    encoding === 'identity' && Number.isInteger(declared) && declared > 0 && declared <= keep
+      ? Buffer.allocUnsafe(declared)
+      : undefined;
   const collect = new Writable({
     write(chunk: Buffer, _enc, callback) {
       if (into && bytes + chunk.length <= into.length) chunk.copy(into, bytes);
@@ -90,7 +110,10 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
         into = undefined;
       }
       bytes += chunk.length;
-      if (bytes > limit) return callback(fail(tooLarge(limit, encoding === 'gzip' ? 'the decompressed request body' : 'the request body')));
+      if (bytes > limit)
+        return callback(
+          fail(tooLarge(limit, encoding === 'gzip' ? 'the decompressed request body' : 'the request body')),
+        );
       if (!into) chunks.push(chunk);
       callback();
     },
@@ -106,7 +129,10 @@ export async function readBody(source: Readable, headers: IncomingHttpHeaders, l
     if (encoding === 'gzip' && (err as NodeJS.ErrnoException).code?.startsWith('Z_')) {
       throw invalidBody('invalid_body', `the body is not valid gzip: ${(err as Error).message}`);
     }
-    if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET') {
+    if (
+      (err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+      (err as NodeJS.ErrnoException).code === 'ECONNRESET'
+    ) {
       throw invalidBody('invalid_body', 'the request body ended early');
     }
     throw err;
@@ -143,7 +169,12 @@ function contentEncoding(value: string | undefined): 'identity' | 'gzip' {
   const v = (value ?? '').trim().toLowerCase();
   if (v === '' || v === 'identity') return 'identity';
   if (v === 'gzip' || v === 'x-gzip') return 'gzip';
-  throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${value} is not supported: send gzip or no encoding`, { headers: { 'accept-encoding': 'gzip' } });
+  throw new HttpError(
+    415,
+    'UNSUPPORTED_MEDIA_TYPE',
+    `Content-Encoding ${value} is not supported: send gzip or no encoding`,
+    { headers: { 'accept-encoding': 'gzip' } },
+  );
 }
 
 /**

@@ -3,7 +3,15 @@ import { createBatcher } from '../../kit/batcher.ts';
 import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
 import type { OutageLog } from '../../kit/outage-log.ts';
 import type { IngestMetrics } from '../metrics.ts';
-import { binaryArray, copyRows, decodeElements, decodeTimestamps, JSON_OID, TEXT_OID, TIMESTAMPTZ_OID } from './pg-array.ts';
+import {
+  binaryArray,
+  copyRows,
+  decodeElements,
+  decodeTimestamps,
+  JSON_OID,
+  TEXT_OID,
+  TIMESTAMPTZ_OID,
+} from './pg-array.ts';
 import type { PreparedEvents } from './validate.ts';
 
 /** The database could not take the events (down, unreachable, overloaded, shutting down): the client should retry. */
@@ -64,13 +72,23 @@ export function createCommitter(options: CommitterOptions): Committer {
     if (db.kind === 'postgres') {
       if (conflictGroupsLeft > 0) conflictGroupsLeft--;
       else inserted = await copyPlain(parts, count);
-      inserted ??= await db.transaction(async (tx) => (await tx.query(INSERT_EVENTS, insertParameters(parts, count))).rowCount);
+      inserted ??= await db.transaction(
+        async (tx) => (await tx.query(INSERT_EVENTS, insertParameters(parts, count))).rowCount,
+      );
     } else {
       // PGlite takes text parameters: the bodies go as one JSON array, split inside the database.
-      inserted = await db.transaction(async (tx) => (await tx.query(INSERT_EVENTS_TEXT, [
-        `[${parts.flatMap((p) => decodeElements(p.bodies)).join(',')}]`,
-        `{${parts.flatMap((p) => decodeTimestamps(p.timestamps)).map((ms) => new Date(ms).toISOString()).join(',')}}`,
-      ])).rowCount);
+      inserted = await db.transaction(
+        async (tx) =>
+          (
+            await tx.query(INSERT_EVENTS_TEXT, [
+              `[${parts.flatMap((p) => decodeElements(p.bodies)).join(',')}]`,
+              `{${parts
+                .flatMap((p) => decodeTimestamps(p.timestamps))
+                .map((ms) => new Date(ms).toISOString())
+                .join(',')}}`,
+            ])
+          ).rowCount,
+      );
     }
     metrics.commitSeconds.observe((performance.now() - started) / 1000);
     metrics.commitEvents.observe(count);
@@ -124,7 +142,8 @@ export function createCommitter(options: CommitterOptions): Committer {
           throw new CommitUnavailableError('the database is unavailable');
         }
         metrics.commitFailures.inc({ kind: 'error' });
-        if (parts.length > 1) log.warn({ err, requests: parts.length }, 'group commit failed; committing its requests one by one');
+        if (parts.length > 1)
+          log.warn({ err, requests: parts.length }, 'group commit failed; committing its requests one by one');
         else log.error({ err }, 'commit failed');
         throw err;
       }
@@ -156,7 +175,8 @@ SELECT * FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text
  * statement triggers with the same transition table as an INSERT; the `id` default (nextval) does not stop that.
  * bench/ingest-insert.ts, variant `copy` against `plain` (INSERT_EVENTS_PLAIN): see bench/README.md.
  */
-export const COPY_EVENTS = 'COPY events (project_id, event_id, event_type, event_ts, session_id, body) FROM STDIN (FORMAT binary)';
+export const COPY_EVENTS =
+  'COPY events (project_id, event_id, event_type, event_ts, session_id, body) FROM STDIN (FORMAT binary)';
 
 /** The same, skipping events whose (project_id, event_id) is stored: what a group holding a re-sent event needs. */
 export const INSERT_EVENTS = `${INSERT_EVENTS_PLAIN}
@@ -169,8 +189,12 @@ export const CONFLICT_WINDOW = 16;
 export function insertParameters(parts: readonly PreparedEvents[], count: number): Buffer[] {
   const column = (oid: number, pick: (p: PreparedEvents) => Buffer) => binaryArray(oid, count, parts.map(pick));
   return [
-    column(TEXT_OID, (p) => p.projects), column(TEXT_OID, (p) => p.eventIds), column(TEXT_OID, (p) => p.types),
-    column(TIMESTAMPTZ_OID, (p) => p.timestamps), column(TEXT_OID, (p) => p.sessions), column(JSON_OID, (p) => p.bodies),
+    column(TEXT_OID, (p) => p.projects),
+    column(TEXT_OID, (p) => p.eventIds),
+    column(TEXT_OID, (p) => p.types),
+    column(TIMESTAMPTZ_OID, (p) => p.timestamps),
+    column(TEXT_OID, (p) => p.sessions),
+    column(JSON_OID, (p) => p.bodies),
   ];
 }
 
@@ -178,8 +202,12 @@ export function insertParameters(parts: readonly PreparedEvents[], count: number
 export function copyParameters(parts: readonly PreparedEvents[], count: number): Buffer {
   const column = (pick: (p: PreparedEvents) => Buffer) => parts.map(pick);
   return copyRows(count, [
-    column((p) => p.projects), column((p) => p.eventIds), column((p) => p.types),
-    column((p) => p.timestamps), column((p) => p.sessions), column((p) => p.bodies),
+    column((p) => p.projects),
+    column((p) => p.eventIds),
+    column((p) => p.types),
+    column((p) => p.timestamps),
+    column((p) => p.sessions),
+    column((p) => p.bodies),
   ]);
 }
 

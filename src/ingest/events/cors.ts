@@ -23,7 +23,10 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * Names that are not header names are left out rather than echoed.
  */
 export function allowedRequestHeaders(requested: string | undefined): string {
-  const extra = (requested ?? '').split(',').map((h) => h.trim().toLowerCase()).filter((h) => HEADER_NAME.test(h));
+  const extra = (requested ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => HEADER_NAME.test(h));
   const own = ALLOWED_REQUEST_HEADERS.toLowerCase().split(', ');
   return [ALLOWED_REQUEST_HEADERS, ...new Set(extra.filter((h) => !own.includes(h)))].join(', ');
 }
@@ -39,7 +42,10 @@ export function createCorsPolicy(allowedOrigins: readonly string[]): CorsPolicy 
   const allows = (origin: string) => any || origins.has(origin.toLowerCase());
   return {
     allows,
-    isPreflight: (request) => request.method === 'OPTIONS' && typeof request.headers.origin === 'string' && typeof request.headers['access-control-request-method'] === 'string',
+    isPreflight: (request) =>
+      request.method === 'OPTIONS' &&
+      typeof request.headers.origin === 'string' &&
+      typeof request.headers['access-control-request-method'] === 'string',
     decorate(request, reply) {
       const origin = request.headers.origin;
       reply.header('vary', 'Origin');

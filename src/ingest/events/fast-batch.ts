@@ -14,11 +14,40 @@
  *
  * The bytes must be valid UTF-8 (readBody checks that before anything else).
  */
-import { EVENT_TYPES, MAX_EVENT_BYTES, MAX_EVENTS_PER_BATCH, MAX_ID_LENGTH, MAX_NESTING, OPTIONAL_FIELDS, REQUIRED_FIELDS, type OptionalKind } from './fields.ts';
+import {
+  EVENT_TYPES,
+  MAX_EVENT_BYTES,
+  MAX_EVENTS_PER_BATCH,
+  MAX_ID_LENGTH,
+  MAX_NESTING,
+  OPTIONAL_FIELDS,
+  REQUIRED_FIELDS,
+  type OptionalKind,
+} from './fields.ts';
 import { encodeTimestamps, repeatElement } from './pg-array.ts';
 import { parseIsoTimestampBytes } from './timestamp.ts';
 import { checkOptional, type PreparedEvents } from './validate.ts';
-import { QUOTE, BACKSLASH, COLON, COMMA, OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT, MINUS, PLUS, DOT, DIGIT_0, DIGIT_9, LOWER_E, UPPER_E, LOWER_T, LOWER_F, LOWER_N, SIMPLE_ESCAPE } from './json-bytes.ts';
+import {
+  QUOTE,
+  BACKSLASH,
+  COLON,
+  COMMA,
+  OPEN_ARRAY,
+  CLOSE_ARRAY,
+  OPEN_OBJECT,
+  CLOSE_OBJECT,
+  MINUS,
+  PLUS,
+  DOT,
+  DIGIT_0,
+  DIGIT_9,
+  LOWER_E,
+  UPPER_E,
+  LOWER_T,
+  LOWER_F,
+  LOWER_N,
+  SIMPLE_ESCAPE,
+} from './json-bytes.ts';
 
 export interface FastBatch {
   prepared: PreparedEvents;
@@ -74,7 +103,8 @@ export function fastBatch(body: Buffer, projectId: string): FastBatch | undefine
       let size = 0;
       for (let e = 0; e < count; e++) size += 4 + columns[(e * 3 + c) * 2 + 1]! - columns[(e * 3 + c) * 2]!;
       const column = Buffer.allocUnsafe(size);
-      for (let e = 0, at = 0; e < count; e++) at = element(column, at, columns[(e * 3 + c) * 2]!, columns[(e * 3 + c) * 2 + 1]!);
+      for (let e = 0, at = 0; e < count; e++)
+        at = element(column, at, columns[(e * 3 + c) * 2]!, columns[(e * 3 + c) * 2 + 1]!);
       return column;
     });
     return {
@@ -122,12 +152,14 @@ function acceptedEvent(project: Buffer): number | undefined {
   // UTF-16 length is at most the UTF-8 length.
   if (found[EVENT_ID * 3 + 2]! - found[EVENT_ID * 3 + 1]! > MAX_ID_LENGTH) return undefined;
   // The event type's bytes must be those of one of EVENT_TYPES; a timestamp is ASCII (timestamp.ts).
-  const ts = found[EVENT_TYPE * 3 + 1]!, te = found[EVENT_TYPE * 3 + 2]!;
+  const ts = found[EVENT_TYPE * 3 + 1]!,
+    te = found[EVENT_TYPE * 3 + 2]!;
   const type = TYPE_BY_HASH.get(hashOf(buf, ts, te));
   if (type === undefined || type.length !== te - ts || !sameBytes(type, 0, ts, te - ts)) return undefined;
   const ms = parseIsoTimestampBytes(buf, found[TIMESTAMP * 3 + 1]!, found[TIMESTAMP * 3 + 2]!);
   if (ms === undefined) return undefined;
-  const ps = found[PROJECT_ID * 3 + 1]!, pe = found[PROJECT_ID * 3 + 2]!;
+  const ps = found[PROJECT_ID * 3 + 1]!,
+    pe = found[PROJECT_ID * 3 + 2]!;
   if (pe - ps !== project.length || !sameBytes(project, 0, ps, pe - ps)) return undefined;
   for (let o = 0; o < OPTIONAL_FIELDS.length; o++) {
     const f = REQUIRED_FIELDS.length + o;
@@ -147,11 +179,17 @@ function optionalAccepted(f: number, kind: number, expected: OptionalKind): bool
     case 'json-string':
       if (kind !== STRING) return false;
       // The string's value (its literal read by JSON.parse, escapes and all), then whether it holds JSON.
-      return checkOptional(JSON.parse(buf.toString('utf8', found[f * 3 + 1]! - 1, found[f * 3 + 2]! + 1)), expected) === undefined;
+      return (
+        checkOptional(JSON.parse(buf.toString('utf8', found[f * 3 + 1]! - 1, found[f * 3 + 2]! + 1)), expected) ===
+        undefined
+      );
     case 'count':
     case 'status-code':
       // A number's bytes here are spelt as JavaScript prints it, so Number() reads the value JSON.parse would.
-      return kind === NUMBER && checkOptional(Number(buf.toString('latin1', found[f * 3 + 1]!, found[f * 3 + 2]!)), expected) === undefined;
+      return (
+        kind === NUMBER &&
+        checkOptional(Number(buf.toString('latin1', found[f * 3 + 1]!, found[f * 3 + 2]!)), expected) === undefined
+      );
   }
 }
 
@@ -195,7 +233,8 @@ for (let f = 0; f < FIELD_NAMES.length; f++) {
 const TYPE_BY_HASH = new Map<number, Buffer>();
 for (const type of EVENT_TYPES) {
   const bytes = Buffer.from(type);
-  if (TYPE_BY_HASH.has(hashOf(bytes, 0, bytes.length))) throw new Error(`fast-batch: two event types share a hash (${type})`);
+  if (TYPE_BY_HASH.has(hashOf(bytes, 0, bytes.length)))
+    throw new Error(`fast-batch: two event types share a hash (${type})`);
   TYPE_BY_HASH.set(hashOf(bytes, 0, bytes.length), bytes);
 }
 
@@ -238,7 +277,7 @@ function scanObject(level: number): boolean {
     const ks = pos + 1;
     let h = 0x811c9dc5;
     let i = ks;
-    for (;; i++) {
+    for (; ; i++) {
       const c = buf[i]!;
       if (PLAIN[c] !== 1) {
         if (c === QUOTE) break;
@@ -250,7 +289,8 @@ function scanObject(level: number): boolean {
     const first = buf[ks]!;
     if (first >= DIGIT_0 && first <= DIGIT_9) return false;
     for (let k = base; k < top; k++) {
-      if (keyHash[k] === h && keyEnd[k]! - keyStart[k]! === ke - ks && sameBytes(buf, keyStart[k]!, ks, ke - ks)) return false;
+      if (keyHash[k] === h && keyEnd[k]! - keyStart[k]! === ke - ks && sameBytes(buf, keyStart[k]!, ks, ke - ks))
+        return false;
     }
     if (top - base === MAX_KEYS_PER_OBJECT || top === MAX_KEYS) return false;
     keyHash[top] = h;
@@ -263,7 +303,8 @@ function scanObject(level: number): boolean {
     let field = -1;
     if (level === 1) {
       const f = FIELD_BY_HASH.get(h);
-      if (f !== undefined && FIELD_BYTES[f]!.length === ke - ks && sameBytes(FIELD_BYTES[f]!, 0, ks, ke - ks)) field = f;
+      if (f !== undefined && FIELD_BYTES[f]!.length === ke - ks && sameBytes(FIELD_BYTES[f]!, 0, ks, ke - ks))
+        field = f;
     }
     const vs = pos;
     const kind = scanValue(level + 1);
@@ -319,7 +360,7 @@ function scanValue(level: number): number {
   if (c === QUOTE) {
     let flags = 0;
     let i = pos + 1;
-    for (;; i++) {
+    for (; ; i++) {
       const s = buf[i]!;
       if (PLAIN[s] === 1) continue;
       if (s === QUOTE) break;
@@ -355,7 +396,13 @@ function scanNumber(): boolean {
   pos = i;
   const digits = i - firstDigit;
   // Up to 15 digits, without a leading zero or a minus before zero, an integer prints back as written.
-  if (digitsOnly && digits > 0 && i - start <= 15 && (buf[firstDigit] !== DIGIT_0 || (digits === 1 && firstDigit === start))) return true;
+  if (
+    digitsOnly &&
+    digits > 0 &&
+    i - start <= 15 &&
+    (buf[firstDigit] !== DIGIT_0 || (digits === 1 && firstDigit === start))
+  )
+    return true;
   const text = buf.toString('latin1', start, i);
   return String(Number(text)) === text;
 }
@@ -377,4 +424,3 @@ const NULL = Buffer.from('null');
  */
 const PLAIN = new Uint8Array(256);
 for (let c = 0x20; c < 256; c++) PLAIN[c] = c === QUOTE || c === BACKSLASH ? 0 : 1;
-

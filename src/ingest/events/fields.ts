@@ -1,10 +1,17 @@
 /** The event contract of part (B): field names contain dots exactly as written (`"event.type"` is one key). */
 
 export const EVENT_TYPES: ReadonlySet<string> = new Set([
-  'page.view', 'page.leave',
-  'ui.click', 'ui.input', 'ui.scroll', 'ui.focus', 'ui.blur', 'ui.submit',
+  'page.view',
+  'page.leave',
+  'ui.click',
+  'ui.input',
+  'ui.scroll',
+  'ui.focus',
+  'ui.blur',
+  'ui.submit',
   'state.change',
-  'api.request', 'api.response',
+  'api.request',
+  'api.response',
   'journey.step',
   'error',
   'performance',

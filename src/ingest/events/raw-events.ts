@@ -1,4 +1,24 @@
-import { QUOTE, BACKSLASH, COLON, COMMA, OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT, MINUS, PLUS, DOT, DIGIT_0, DIGIT_9, LOWER_E, UPPER_E, LOWER_T, LOWER_F, LOWER_N, SIMPLE_ESCAPE } from './json-bytes.ts';
+import {
+  QUOTE,
+  BACKSLASH,
+  COLON,
+  COMMA,
+  OPEN_ARRAY,
+  CLOSE_ARRAY,
+  OPEN_OBJECT,
+  CLOSE_OBJECT,
+  MINUS,
+  PLUS,
+  DOT,
+  DIGIT_0,
+  DIGIT_9,
+  LOWER_E,
+  UPPER_E,
+  LOWER_T,
+  LOWER_F,
+  LOWER_N,
+  SIMPLE_ESCAPE,
+} from './json-bytes.ts';
 
 /**
  * Where each event of a batch lies in the request's own bytes, and whether those bytes are exactly what
@@ -39,7 +59,8 @@ export function rawEvents(bytes: Buffer, count: number): RawEvents | undefined {
     const keyStart = i;
     i = endOfString(bytes, i);
     if (i < 0) return undefined; // an escaped key could spell "events"
-    const isEvents = i - keyStart === EVENTS_KEY.length && bytes.compare(EVENTS_KEY, 0, EVENTS_KEY.length, keyStart, i) === 0;
+    const isEvents =
+      i - keyStart === EVENTS_KEY.length && bytes.compare(EVENTS_KEY, 0, EVENTS_KEY.length, keyStart, i) === 0;
     i = skipSpace(bytes, i);
     if (bytes[i] !== COLON) return undefined;
     i = skipSpace(bytes, i + 1);
@@ -80,7 +101,8 @@ function scanEvents(bytes: Buffer, i: number, count: number): { events: RawEvent
     index++;
     i = skipSpace(bytes, i);
     if (bytes[i] === COMMA) i = skipSpace(bytes, i + 1);
-    else if (bytes[i] === CLOSE_ARRAY) return index === count ? { events: { bytes, spans, members }, end: i + 1 } : undefined;
+    else if (bytes[i] === CLOSE_ARRAY)
+      return index === count ? { events: { bytes, spans, members }, end: i + 1 } : undefined;
     else return undefined;
   }
 }
@@ -176,4 +198,3 @@ const SPACE = 0x20;
 const TAB = 0x09;
 const LF = 0x0a;
 const CR = 0x0d;
-

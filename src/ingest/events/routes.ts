@@ -13,7 +13,14 @@ import { discardRest, readBody, TOO_LARGE, type ReadBody } from './body.ts';
 import { CommitUnavailableError, isUnavailable, type Committer } from './committer.ts';
 import { allowedRequestHeaders, createCorsPolicy } from './cors.ts';
 import { excessOf } from './depth.ts';
-import { EVENT_TYPES, MAX_BODY_BYTES, MAX_BODY_NESTING, MAX_BODY_VALUES, MAX_EVENTS_PER_BATCH, SCANNED_BODY_BYTES } from './fields.ts';
+import {
+  EVENT_TYPES,
+  MAX_BODY_BYTES,
+  MAX_BODY_NESTING,
+  MAX_BODY_VALUES,
+  MAX_EVENTS_PER_BATCH,
+  SCANNED_BODY_BYTES,
+} from './fields.ts';
 import { fastBatch } from './fast-batch.ts';
 import { rawEvents } from './raw-events.ts';
 import { validateBatch, type ValidatedBatch } from './validate.ts';
@@ -41,14 +48,17 @@ const IngestionResult = Type.Object({
   errors: Type.Array(Type.Object({ index: Type.Integer(), error: Type.String({ description: '<field>: <reason>' }) })),
 });
 
-const EventDoc = Type.Object({
-  event_id: Type.String({ maxLength: 256 }),
-  project_id: Type.String(),
-  'session.id': Type.String(),
-  'event.type': Type.Union([...EVENT_TYPES].map((t) => Type.Literal(t))),
-  'event.timestamp': Type.String({ format: 'date-time' }),
-  metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-}, { additionalProperties: true, description: 'See docs/ingest.md for every optional field' });
+const EventDoc = Type.Object(
+  {
+    event_id: Type.String({ maxLength: 256 }),
+    project_id: Type.String(),
+    'session.id': Type.String(),
+    'event.type': Type.Union([...EVENT_TYPES].map((t) => Type.Literal(t))),
+    'event.timestamp': Type.String({ format: 'date-time' }),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: true, description: 'See docs/ingest.md for every optional field' },
+);
 
 /**
  * Every method Node's HTTP parser knows (WebDAV's PROPFIND and MKCOL, QUERY, ...) but POST, OPTIONS (a preflight,
@@ -63,7 +73,8 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
   const retryAfter = { 'retry-after': String(deps.retryAfterSeconds) };
   const { metrics } = deps;
 
-  const methodNotAllowed = () => new HttpError(405, 'METHOD_NOT_ALLOWED', 'only POST is allowed on /v1/events', { headers: { allow: 'POST' } });
+  const methodNotAllowed = () =>
+    new HttpError(405, 'METHOD_NOT_ALLOWED', 'only POST is allowed on /v1/events', { headers: { allow: 'POST' } });
 
   // Fastify routes only the methods it has been told of; the others would be 404 rather than 405.
   for (const method of NOT_ALLOWED_METHODS) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method);
@@ -84,23 +95,42 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     if (!cors.isPreflight(request)) throw methodNotAllowed();
     const origin = request.headers.origin!;
     reply.header('vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
-    if (!cors.allows(origin)) throw new HttpError(403, 'FORBIDDEN', `origin ${origin} may not send events: add it to INGEST_ALLOWED_ORIGINS`);
+    if (!cors.allows(origin))
+      throw new HttpError(403, 'FORBIDDEN', `origin ${origin} may not send events: add it to INGEST_ALLOWED_ORIGINS`);
     if (String(request.headers['access-control-request-method']).toUpperCase() !== 'POST') throw methodNotAllowed();
     reply.header('access-control-allow-origin', origin);
     reply.header('access-control-allow-methods', 'POST');
-    reply.header('access-control-allow-headers', allowedRequestHeaders(request.headers['access-control-request-headers']));
+    reply.header(
+      'access-control-allow-headers',
+      allowedRequestHeaders(request.headers['access-control-request-headers']),
+    );
     reply.header('access-control-max-age', '600');
     return reply.code(204).send(null);
   };
-  app.options('/v1/events', {
-    schema: { operationId: 'preflightEvents', summary: 'CORS preflight', description: 'From an origin of INGEST_ALLOWED_ORIGINS asking for POST: 204 allowing Content-Type, Content-Encoding, X-Svc-API-Key, X-Request-Id and any other request header the preflight names (a tracing library\'s `traceparent`, `tracestate`, `baggage`, `sentry-trace`, …).', tags: ['events'], response: { 204: Type.Null(), 403: ErrorBody, 405: ErrorBody } },
-    // Also answered before any body is parsed, so an OPTIONS with a body is a 405 (or a preflight), never a 415.
-    onRequest: preflight,
-  }, refuseMethod);
+  app.options(
+    '/v1/events',
+    {
+      schema: {
+        operationId: 'preflightEvents',
+        summary: 'CORS preflight',
+        description:
+          "From an origin of INGEST_ALLOWED_ORIGINS asking for POST: 204 allowing Content-Type, Content-Encoding, X-Svc-API-Key, X-Request-Id and any other request header the preflight names (a tracing library's `traceparent`, `tracestate`, `baggage`, `sentry-trace`, …).",
+        tags: ['events'],
+        response: { 204: Type.Null(), 403: ErrorBody, 405: ErrorBody },
+      },
+      // Also answered before any body is parsed, so an OPTIONS with a body is a 405 (or a preflight), never a 415.
+      onRequest: preflight,
+    },
+    refuseMethod,
+  );
 
   // Answered here rather than thrown: the error handler logs every 5xx, and an outage is logged once (OutageLog).
   const unavailable = (request: FastifyRequest, reply: FastifyReply, message: string) =>
-    reply.code(503).headers(retryAfter).type('application/json; charset=utf-8').send(standardErrorBody({ statusCode: 503, code: 'UNAVAILABLE', message, requestId: request.id }));
+    reply
+      .code(503)
+      .headers(retryAfter)
+      .type('application/json; charset=utf-8')
+      .send(standardErrorBody({ statusCode: 503, code: 'UNAVAILABLE', message, requestId: request.id }));
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -114,7 +144,10 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
       try {
         // Bodies up to SCANNED_BODY_BYTES keep their bytes, from which the events are stored (raw-events.ts); the
         // larger ones are scanned for excess first and their events serialised, so a hostile upload holds no second copy.
-        body = await readBody(request.raw, request.headers, MAX_BODY_BYTES, { idleTimeoutMs: deps.bodyTimeoutSeconds * 1000, keepBytesUpTo: SCANNED_BODY_BYTES });
+        body = await readBody(request.raw, request.headers, MAX_BODY_BYTES, {
+          idleTimeoutMs: deps.bodyTimeoutSeconds * 1000,
+          keepBytesUpTo: SCANNED_BODY_BYTES,
+        });
       } catch (err) {
         if (reasonOf(err) === TOO_LARGE) {
           discardRest(request.raw, DISCARD_LIMIT_BYTES, deps.bodyTimeoutSeconds * 1000);
@@ -131,7 +164,8 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     scope.addHook('onRequest', async (request, reply) => {
       cors.decorate(request, reply);
       const key = request.headers['x-svc-api-key'];
-      if (typeof key !== 'string' || key.length === 0) throw new HttpError(401, 'UNAUTHORIZED', 'missing API key: send it in the X-Svc-API-Key header');
+      if (typeof key !== 'string' || key.length === 0)
+        throw new HttpError(401, 'UNAUTHORIZED', 'missing API key: send it in the X-Svc-API-Key header');
       let projectId: string | undefined;
       try {
         projectId = await deps.keys.projectOf(key);
@@ -149,39 +183,58 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     scope.addHook('onError', async (request, _reply, error) => {
       const code = (error as { code?: string; statusCode?: number }).code;
       const status = (error as { statusCode?: number }).statusCode;
-      if (status !== undefined && status < 500 && request.routeOptions.url === '/v1/events') metrics.requestsRejected.inc({ reason: reasonOf(error) ?? rejectionReason(code, status) });
+      if (status !== undefined && status < 500 && request.routeOptions.url === '/v1/events')
+        metrics.requestsRejected.inc({ reason: reasonOf(error) ?? rejectionReason(code, status) });
     });
 
-    scope.post('/v1/events', {
-      schema: {
-        operationId: 'sendEvents',
-        summary: 'Send a batch of events',
-        tags: ['events'],
-        security: [{ apiKey: [] }],
-        body: Type.Object({ events: Type.Array(EventDoc, { maxItems: MAX_EVENTS_PER_BATCH }) }),
-        response: { 202: IngestionResult, 400: ErrorBody, 401: ErrorBody, 405: ErrorBody, 408: ErrorBody, 415: ErrorBody, 500: ErrorBody, 503: ErrorBody },
+    scope.post(
+      '/v1/events',
+      {
+        schema: {
+          operationId: 'sendEvents',
+          summary: 'Send a batch of events',
+          tags: ['events'],
+          security: [{ apiKey: [] }],
+          body: Type.Object({ events: Type.Array(EventDoc, { maxItems: MAX_EVENTS_PER_BATCH }) }),
+          response: {
+            202: IngestionResult,
+            400: ErrorBody,
+            401: ErrorBody,
+            405: ErrorBody,
+            408: ErrorBody,
+            415: ErrorBody,
+            500: ErrorBody,
+            503: ErrorBody,
+          },
+        },
+        // Events are validated one by one by validateBatch (a bad event is rejected, not the request); the schema documents the shape.
+        validatorCompiler: () => () => true,
       },
-      // Events are validated one by one by validateBatch (a bad event is rejected, not the request); the schema documents the shape.
-      validatorCompiler: () => () => true,
-    }, async (request, reply) => {
-      const body = request.body as unknown as EventsBody;
-      if (body && 'refused' in body) throw body.refused;
-      const { prepared, rejections, received } = takeBatch(body, projectOf.get(request)!);
-      // The body's text and bytes are not needed while the events wait for their commit: let them go now.
-      (request as { body: unknown }).body = undefined;
-      if (prepared.count > 0) {
-        const refused = await commitInTime(deps, prepared);
-        if (refused) return unavailable(request, reply, `${refused}; nothing of this batch is acknowledged, retry later (retries are idempotent)`);
-      }
-      metrics.eventsAccepted.inc(prepared.count);
-      metrics.batchEvents.observe(received);
-      for (const r of rejections) metrics.eventsRejected.inc({ reason: r.reason });
-      return reply.code(202).send({
-        accepted: prepared.count,
-        rejected: rejections.length,
-        errors: rejections.map((r) => ({ index: r.index, error: r.error })),
-      });
-    });
+      async (request, reply) => {
+        const body = request.body as unknown as EventsBody;
+        if (body && 'refused' in body) throw body.refused;
+        const { prepared, rejections, received } = takeBatch(body, projectOf.get(request)!);
+        // The body's text and bytes are not needed while the events wait for their commit: let them go now.
+        (request as { body: unknown }).body = undefined;
+        if (prepared.count > 0) {
+          const refused = await commitInTime(deps, prepared);
+          if (refused)
+            return unavailable(
+              request,
+              reply,
+              `${refused}; nothing of this batch is acknowledged, retry later (retries are idempotent)`,
+            );
+        }
+        metrics.eventsAccepted.inc(prepared.count);
+        metrics.batchEvents.observe(received);
+        for (const r of rejections) metrics.eventsRejected.inc({ reason: r.reason });
+        return reply.code(202).send({
+          accepted: prepared.count,
+          rejected: rejections.length,
+          errors: rejections.map((r) => ({ index: r.index, error: r.error })),
+        });
+      },
+    );
   });
 }
 
@@ -198,22 +251,37 @@ function takeBatch(raw: ReadBody | undefined, projectId: string): ValidatedBatch
   const fast = raw?.raw === undefined ? undefined : fastBatch(raw.raw, projectId);
   if (fast) return { prepared: fast.prepared, rejections: [], received: fast.received };
   // No body at all (no Content-Type, nothing sent) or an empty one: not a batch.
-  if (raw === undefined || raw.text.trim() === '') throw invalidBody('invalid_batch', 'the body must be a JSON object with an "events" array');
-  const excess = raw.text.length > SCANNED_BODY_BYTES ? excessOf(raw.text, MAX_BODY_NESTING, MAX_BODY_VALUES) : undefined;
-  if (excess === 'too_deep') throw invalidBody('too_deep', `the body nests objects and arrays more than ${MAX_BODY_NESTING} levels deep`);
-  if (excess === 'too_many_values') throw invalidBody('too_many_values', `the body holds more than ${MAX_BODY_VALUES.toLocaleString('en')} JSON values (objects, arrays, members and elements)`);
+  if (raw === undefined || raw.text.trim() === '')
+    throw invalidBody('invalid_batch', 'the body must be a JSON object with an "events" array');
+  const excess =
+    raw.text.length > SCANNED_BODY_BYTES ? excessOf(raw.text, MAX_BODY_NESTING, MAX_BODY_VALUES) : undefined;
+  if (excess === 'too_deep')
+    throw invalidBody('too_deep', `the body nests objects and arrays more than ${MAX_BODY_NESTING} levels deep`);
+  if (excess === 'too_many_values')
+    throw invalidBody(
+      'too_many_values',
+      `the body holds more than ${MAX_BODY_VALUES.toLocaleString('en')} JSON values (objects, arrays, members and elements)`,
+    );
   let body: unknown;
   try {
     body = JSON.parse(raw.text);
   } catch (err) {
     throw invalidBody('invalid_json', `the body is not valid JSON: ${(err as Error).message}`);
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body) || !Array.isArray((body as { events?: unknown }).events)) {
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    Array.isArray(body) ||
+    !Array.isArray((body as { events?: unknown }).events)
+  ) {
     throw invalidBody('invalid_batch', 'the body must be a JSON object with an "events" array');
   }
   const events = (body as { events: unknown[] }).events;
   if (events.length > MAX_EVENTS_PER_BATCH) {
-    throw invalidBody('batch_too_large', `a batch holds at most ${MAX_EVENTS_PER_BATCH.toLocaleString('en')} events (got ${events.length.toLocaleString('en')})`);
+    throw invalidBody(
+      'batch_too_large',
+      `a batch holds at most ${MAX_EVENTS_PER_BATCH.toLocaleString('en')} events (got ${events.length.toLocaleString('en')})`,
+    );
   }
   // The events' own bytes, where they are exactly what serialising them would give (raw-events.ts).
   const bytes = raw.raw === undefined ? undefined : rawEvents(raw.raw, events.length);
@@ -221,10 +289,16 @@ function takeBatch(raw: ReadBody | undefined, projectId: string): ValidatedBatch
 }
 
 /** Commits the events within the time limit; returns why not when the database cannot take them now. */
-async function commitInTime(deps: EventRoutesDeps, prepared: Parameters<Committer['commit']>[0]): Promise<string | undefined> {
+async function commitInTime(
+  deps: EventRoutesDeps,
+  prepared: Parameters<Committer['commit']>[0],
+): Promise<string | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new CommitUnavailableError('the events were not committed in time')), deps.commitTimeoutSeconds * 1000);
+    timer = setTimeout(
+      () => reject(new CommitUnavailableError('the events were not committed in time')),
+      deps.commitTimeoutSeconds * 1000,
+    );
   });
   try {
     await Promise.race([deps.committer.commit(prepared), late]);

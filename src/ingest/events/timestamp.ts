@@ -3,20 +3,31 @@
  * `2024-05-01T12:30+0200`; seconds and fraction optional, fraction with `.` or `,`. A date alone, a local time
  * without zone, or an impossible date (February 30th, hour 24, second 60) is refused.
  */
-const PATTERN = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
+const PATTERN =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
 
 /** Milliseconds since the epoch of a valid timestamp, undefined otherwise. */
 export function parseIsoTimestamp(value: string): number | undefined {
   // What toISOString writes (`2024-05-01T12:30:00.123Z`), which SDKs send, is read without the expression (~0.7 µs of
   // the service's ~19 µs per event); the same checks follow either way.
   if (value.length === 24 && isToIsoStringShape(value)) {
-    return instant(digits(value, 0, 4), digits(value, 5, 2), digits(value, 8, 2), digits(value, 11, 2), digits(value, 14, 2), digits(value, 17, 2), digits(value, 20, 3), 0);
+    return instant(
+      digits(value, 0, 4),
+      digits(value, 5, 2),
+      digits(value, 8, 2),
+      digits(value, 11, 2),
+      digits(value, 14, 2),
+      digits(value, 17, 2),
+      digits(value, 20, 3),
+      0,
+    );
   }
   const m = PATTERN.exec(value);
   if (!m) return undefined;
   let offsetMinutes = 0;
   if (!m[8]) {
-    const oh = +m[10]!, om = m[11] === undefined ? 0 : +m[11];
+    const oh = +m[10]!,
+      om = m[11] === undefined ? 0 : +m[11];
     if (oh > 23 || om > 59) return undefined;
     offsetMinutes = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
   }
@@ -34,7 +45,8 @@ export function parseIsoTimestampBytes(bytes: Buffer, start: number, end: number
   for (let i = 0; i < 24; i++) {
     const c = bytes[start + i]!;
     const expected = SHAPE[i]!;
-    if (expected === DIGIT ? c < 0x30 || c > 0x39 : c !== expected) return parseIsoTimestamp(bytes.toString('latin1', start, end));
+    if (expected === DIGIT ? c < 0x30 || c > 0x39 : c !== expected)
+      return parseIsoTimestamp(bytes.toString('latin1', start, end));
   }
   const d = (at: number, count: number) => {
     let n = 0;
@@ -44,7 +56,16 @@ export function parseIsoTimestampBytes(bytes: Buffer, start: number, end: number
   return instant(d(0, 4), d(5, 2), d(8, 2), d(11, 2), d(14, 2), d(17, 2), d(20, 3), 0);
 }
 
-function instant(year: number, month: number, day: number, hour: number, minute: number, second: number, millis: number, offsetMinutes: number): number | undefined {
+function instant(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  millis: number,
+  offsetMinutes: number,
+): number | undefined {
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
   if (day > daysInMonth(year, month)) return undefined;
   const ms = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;

@@ -1,12 +1,29 @@
-import { EVENT_TYPES, MAX_EVENT_BYTES, MAX_ID_LENGTH, MAX_NESTING, OPTIONAL_FIELDS, REQUIRED_FIELDS, type OptionalKind } from './fields.ts';
+import {
+  EVENT_TYPES,
+  MAX_EVENT_BYTES,
+  MAX_ID_LENGTH,
+  MAX_NESTING,
+  OPTIONAL_FIELDS,
+  REQUIRED_FIELDS,
+  type OptionalKind,
+} from './fields.ts';
 import { encodeElements, encodeTimestamps, repeatElement } from './pg-array.ts';
 import type { RawEvents } from './raw-events.ts';
 import { parseIsoTimestamp } from './timestamp.ts';
 
 /** Why an event was rejected, as a metric label; the message tells the client the field. */
 export type RejectReason =
-  | 'not_object' | 'required' | 'wrong_type' | 'invalid_value' | 'event_type' | 'timestamp'
-  | 'project_mismatch' | 'too_deep' | 'too_large' | 'unstorable' | 'duplicate_in_batch';
+  | 'not_object'
+  | 'required'
+  | 'wrong_type'
+  | 'invalid_value'
+  | 'event_type'
+  | 'timestamp'
+  | 'project_mismatch'
+  | 'too_deep'
+  | 'too_large'
+  | 'unstorable'
+  | 'duplicate_in_batch';
 
 export interface Rejection {
   index: number;
@@ -63,7 +80,11 @@ export function validateBatch(events: readonly unknown[], projectId: string, raw
     }
     const first = seen.get(outcome.eventId);
     if (first !== undefined) {
-      rejections.push({ index, error: `event_id: repeated within the batch (first at index ${first})`, reason: 'duplicate_in_batch' });
+      rejections.push({
+        index,
+        error: `event_id: repeated within the batch (first at index ${first})`,
+        reason: 'duplicate_in_batch',
+      });
       continue;
     }
     seen.set(outcome.eventId, index);
@@ -92,7 +113,8 @@ type Outcome =
   | { error: string; reason: RejectReason };
 
 export function validateEvent(value: unknown, projectId: string, raw?: RawEvents, index = 0): Outcome {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'event: must be an object', reason: 'not_object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { error: 'event: must be an object', reason: 'not_object' };
   const event = value as Record<string, unknown>;
   for (const field of REQUIRED_FIELDS) {
     const v = event[field];
@@ -101,11 +123,15 @@ export function validateEvent(value: unknown, projectId: string, raw?: RawEvents
     if (v.length === 0) return { error: `${field}: must not be empty`, reason: 'invalid_value' };
   }
   const eventId = event['event_id'] as string;
-  if (eventId.length > MAX_ID_LENGTH) return { error: `event_id: must be at most ${MAX_ID_LENGTH} characters`, reason: 'invalid_value' };
-  if (!EVENT_TYPES.has(event['event.type'] as string)) return { error: `event.type: must be one of ${EVENT_TYPE_LIST}`, reason: 'event_type' };
+  if (eventId.length > MAX_ID_LENGTH)
+    return { error: `event_id: must be at most ${MAX_ID_LENGTH} characters`, reason: 'invalid_value' };
+  if (!EVENT_TYPES.has(event['event.type'] as string))
+    return { error: `event.type: must be one of ${EVENT_TYPE_LIST}`, reason: 'event_type' };
   const ms = parseIsoTimestamp(event['event.timestamp'] as string);
-  if (ms === undefined) return { error: 'event.timestamp: must be an ISO 8601 date-time with a time zone', reason: 'timestamp' };
-  if (event['project_id'] !== projectId) return { error: 'project_id: does not match the project of the API key', reason: 'project_mismatch' };
+  if (ms === undefined)
+    return { error: 'event.timestamp: must be an ISO 8601 date-time with a time zone', reason: 'timestamp' };
+  if (event['project_id'] !== projectId)
+    return { error: 'project_id: does not match the project of the API key', reason: 'project_mismatch' };
 
   for (const [field, kind] of OPTIONAL_FIELDS) {
     const v = event[field];
@@ -122,7 +148,8 @@ export function validateEvent(value: unknown, projectId: string, raw?: RawEvents
     const v = event[field];
     if (typeof v === 'object' && v !== null) {
       const within = membersWithin(v, MAX_NESTING);
-      if (within < 0) return { error: `${field}: must not be nested more than ${MAX_NESTING} levels deep`, reason: 'too_deep' };
+      if (within < 0)
+        return { error: `${field}: must not be nested more than ${MAX_NESTING} levels deep`, reason: 'too_deep' };
       members += within;
     }
   }
@@ -133,18 +160,26 @@ export function validateEvent(value: unknown, projectId: string, raw?: RawEvents
   if (rawEnd >= 0 && raw!.members[index] === members) {
     // The same bytes JSON.stringify would write (raw-events.ts): no escape that could hide a NUL or a surrogate.
     const bytes = rawEnd - raw!.spans[2 * index]!;
-    if (bytes > MAX_EVENT_BYTES) return { error: `event: must be at most 100 KB serialized (got ${bytes} bytes)`, reason: 'too_large' };
+    if (bytes > MAX_EVENT_BYTES)
+      return { error: `event: must be at most 100 KB serialized (got ${bytes} bytes)`, reason: 'too_large' };
     return { eventId, type, session, rawIndex: index, ms };
   }
 
   const body = JSON.stringify(event);
   // Bytes of UTF-8; the string length is a lower bound, so the exact count is only needed near the limit.
   if (body.length * 3 > MAX_EVENT_BYTES && Buffer.byteLength(body) > MAX_EVENT_BYTES) {
-    return { error: `event: must be at most 100 KB serialized (got ${Buffer.byteLength(body)} bytes)`, reason: 'too_large' };
+    return {
+      error: `event: must be at most 100 KB serialized (got ${Buffer.byteLength(body)} bytes)`,
+      reason: 'too_large',
+    };
   }
   if (UNSTORABLE_ESCAPE.test(body)) {
     const field = unstorableField(event);
-    if (field !== undefined) return { error: `${field}: contains a NUL character or an unpaired surrogate, which cannot be stored`, reason: 'unstorable' };
+    if (field !== undefined)
+      return {
+        error: `${field}: contains a NUL character or an unpaired surrogate, which cannot be stored`,
+        reason: 'unstorable',
+      };
   }
   return { eventId, type, session, body, ms };
 }
@@ -165,7 +200,10 @@ function encodeBodies(bodies: readonly (string | number)[], raw: RawEvents | und
     const b = bodies[i]!;
     out.writeInt32BE(lengths[i]!, at);
     at += 4;
-    at += typeof b === 'number' ? bytes.copy(out, at, spans[2 * b]!, spans[2 * b + 1]!) : out.write(b, at, lengths[i]!, 'utf8');
+    at +=
+      typeof b === 'number'
+        ? bytes.copy(out, at, spans[2 * b]!, spans[2 * b + 1]!)
+        : out.write(b, at, lengths[i]!, 'utf8');
   }
   return out;
 }

@@ -10,24 +10,38 @@ import { INGEST_ADMIN_SCOPE } from '../admin/scope.ts';
 import { refuseUnstorableInput } from '../admin/storable-input.ts';
 import { listDeadLetters, replayDeadLetters } from './dead-letters/store.ts';
 import {
-  createDestination, deleteDestination, getDestination, listDestinations, updateDestination,
-  DestinationConflictError, DestinationInputError, DestinationNotFoundError,
+  createDestination,
+  deleteDestination,
+  getDestination,
+  listDestinations,
+  updateDestination,
+  DestinationConflictError,
+  DestinationInputError,
+  DestinationNotFoundError,
 } from './destinations/store.ts';
 import { DESTINATION_KINDS } from './vendors/index.ts';
 
 const Kind = Type.Enum(DESTINATION_KINDS, { description: DESTINATION_KINDS.join(', ') });
-const Settings = Type.Record(Type.String(), Type.Unknown(), { description: 'Non-secret settings of the kind: `project_id` (mixpanel service account), `min_id_length` (amplitude)' });
+const Settings = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Non-secret settings of the kind: `project_id` (mixpanel service account), `min_id_length` (amplitude)',
+});
 const Credentials = Type.Record(Type.String(), Type.String(), {
-  description: 'webhook: `secret` (generated when absent); posthog: `api_key`; segment: `write_key`; mixpanel: `project_token`, or `service_account_username` and `service_account_secret`; amplitude: `api_key`. Stored encrypted, never shown again.',
+  description:
+    'webhook: `secret` (generated when absent); posthog: `api_key`; segment: `write_key`; mixpanel: `project_token`, or `service_account_username` and `service_account_secret`; amplitude: `api_key`. Stored encrypted, never shown again.',
 });
 const Destination = Type.Object({
   id: Type.String(),
   project_id: Type.String(),
   name: Type.String(),
   kind: Kind,
-  base_url: Type.String({ description: 'Only scheme, host and port, with `/…` when the URL has more: the whole URL is kept sealed and never returned' }),
+  base_url: Type.String({
+    description:
+      'Only scheme, host and port, with `/…` when the URL has more: the whole URL is kept sealed and never returned',
+  }),
   settings: Type.Record(Type.String(), Type.Unknown()),
-  credential_fields: Type.Array(Type.String(), { description: 'Names of the credentials held (their values are never returned)' }),
+  credential_fields: Type.Array(Type.String(), {
+    description: 'Names of the credentials held (their values are never returned)',
+  }),
   enabled: Type.Boolean(),
   created_at: Type.String(),
   updated_at: Type.String(),
@@ -36,7 +50,12 @@ const Destination = Type.Object({
 });
 const CreatedDestination = Type.Object({
   ...Destination.properties,
-  secret: Type.Optional(Type.String({ description: 'The generated webhook signing secret (at creation, or when a change gives a webhook credentials without `secret`): shown only in this answer' })),
+  secret: Type.Optional(
+    Type.String({
+      description:
+        'The generated webhook signing secret (at creation, or when a change gives a webhook credentials without `secret`): shown only in this answer',
+    }),
+  ),
 });
 const DeadLetter = Type.Object({
   id: Type.Integer(),
@@ -62,139 +81,238 @@ function mapErrors(err: unknown): never {
 }
 
 /** Destinations and their dead letters under /api/v1, behind the admin guard. */
-export function registerForwardingAdminRoutes(app: App, deps: { db: Database; secretKey: Buffer; guard: AdminGuard }): void {
+export function registerForwardingAdminRoutes(
+  app: App,
+  deps: { db: Database; secretKey: Buffer; guard: AdminGuard },
+): void {
   const { db, secretKey, guard } = deps;
   const onRequest = guard.require(INGEST_ADMIN_SCOPE);
   const security = guard.security(INGEST_ADMIN_SCOPE);
-  app.register(async (plugin) => {
-    const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    admin.addHook('preHandler', refuseUnstorableInput);
+  app.register(
+    async (plugin) => {
+      const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
+      admin.addHook('preHandler', refuseUnstorableInput);
 
-    const found = async (id: string) => {
-      const d = await getDestination(db, id);
-      if (!d) throw new HttpError(404, 'NOT_FOUND', `no destination ${id}`);
-      return d;
-    };
+      const found = async (id: string) => {
+        const d = await getDestination(db, id);
+        if (!d) throw new HttpError(404, 'NOT_FOUND', `no destination ${id}`);
+        return d;
+      };
 
-    admin.post('/projects/:projectId/destinations', {
-      onRequest,
-      schema: {
-        operationId: 'createDestination',
-        summary: 'Create a destination that receives the project\'s accepted events',
-        tags,
-        security,
-        params: ProjectParams,
-        body: Type.Object({
-          name: Type.String({ minLength: 1, maxLength: 200 }),
-          kind: Kind,
-          base_url: Type.Optional(Type.String({ description: 'Required for webhook (the URL events are POSTed to); otherwise the vendor\'s API host (its public API by default), under which the vendor\'s path goes (once: a URL already ending in it, such as Amplitude\'s `https://api2.amplitude.com/2/httpapi`, is the endpoint), its query string kept. No fragment' })),
-          credentials: Type.Optional(Credentials),
-          settings: Type.Optional(Settings),
-          enabled: Type.Optional(Type.Boolean({ default: true })),
-        }, { additionalProperties: false }),
-        response: { 201: CreatedDestination, ...errors },
-      },
-    }, async (request, reply) => {
-      const b = request.body;
-      try {
-        const { destination, shownOnce } = await createDestination(db, secretKey, {
-          projectId: request.params.projectId, name: b.name, kind: b.kind, baseUrl: b.base_url, credentials: b.credentials, settings: b.settings, enabled: b.enabled,
-        });
-        return reply.code(201).send({ ...destination, ...(shownOnce?.secret ? { secret: shownOnce.secret } : {}) });
-      } catch (err) {
-        mapErrors(err);
-      }
-    });
+      admin.post(
+        '/projects/:projectId/destinations',
+        {
+          onRequest,
+          schema: {
+            operationId: 'createDestination',
+            summary: "Create a destination that receives the project's accepted events",
+            tags,
+            security,
+            params: ProjectParams,
+            body: Type.Object(
+              {
+                name: Type.String({ minLength: 1, maxLength: 200 }),
+                kind: Kind,
+                base_url: Type.Optional(
+                  Type.String({
+                    description:
+                      "Required for webhook (the URL events are POSTed to); otherwise the vendor's API host (its public API by default), under which the vendor's path goes (once: a URL already ending in it, such as Amplitude's `https://api2.amplitude.com/2/httpapi`, is the endpoint), its query string kept. No fragment",
+                  }),
+                ),
+                credentials: Type.Optional(Credentials),
+                settings: Type.Optional(Settings),
+                enabled: Type.Optional(Type.Boolean({ default: true })),
+              },
+              { additionalProperties: false },
+            ),
+            response: { 201: CreatedDestination, ...errors },
+          },
+        },
+        async (request, reply) => {
+          const b = request.body;
+          try {
+            const { destination, shownOnce } = await createDestination(db, secretKey, {
+              projectId: request.params.projectId,
+              name: b.name,
+              kind: b.kind,
+              baseUrl: b.base_url,
+              credentials: b.credentials,
+              settings: b.settings,
+              enabled: b.enabled,
+            });
+            return reply.code(201).send({ ...destination, ...(shownOnce?.secret ? { secret: shownOnce.secret } : {}) });
+          } catch (err) {
+            mapErrors(err);
+          }
+        },
+      );
 
-    admin.get('/projects/:projectId/destinations', {
-      onRequest,
-      schema: {
-        operationId: 'listDestinations', summary: 'List a project\'s destinations, oldest first', tags, security, params: ProjectParams,
-        querystring: Type.Object(pageQuery(), { additionalProperties: false }), response: { 200: pageOf(Destination), ...errors },
-      },
-    }, async (request) => {
-      const project = await db.query('SELECT 1 FROM projects WHERE id = $1', [request.params.projectId]);
-      if (project.rowCount === 0) throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
-      const { limit, cursor } = request.query;
-      const rows = await listDestinations(db, request.params.projectId, { limit: limit + 1, after: decodeCursor(cursor, CreationPosition) });
-      return toPage(rows, limit, (d) => d.position, ({ position: _, ...d }) => d);
-    });
+      admin.get(
+        '/projects/:projectId/destinations',
+        {
+          onRequest,
+          schema: {
+            operationId: 'listDestinations',
+            summary: "List a project's destinations, oldest first",
+            tags,
+            security,
+            params: ProjectParams,
+            querystring: Type.Object(pageQuery(), { additionalProperties: false }),
+            response: { 200: pageOf(Destination), ...errors },
+          },
+        },
+        async (request) => {
+          const project = await db.query('SELECT 1 FROM projects WHERE id = $1', [request.params.projectId]);
+          if (project.rowCount === 0) throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
+          const { limit, cursor } = request.query;
+          const rows = await listDestinations(db, request.params.projectId, {
+            limit: limit + 1,
+            after: decodeCursor(cursor, CreationPosition),
+          });
+          return toPage(
+            rows,
+            limit,
+            (d) => d.position,
+            ({ position: _, ...d }) => d,
+          );
+        },
+      );
 
-    admin.get('/destinations/:destinationId', {
-      onRequest,
-      schema: { operationId: 'getDestination', summary: 'One destination', tags, security, params: DestinationParams, response: { 200: Destination, ...errors } },
-    }, async (request) => found(request.params.destinationId));
+      admin.get(
+        '/destinations/:destinationId',
+        {
+          onRequest,
+          schema: {
+            operationId: 'getDestination',
+            summary: 'One destination',
+            tags,
+            security,
+            params: DestinationParams,
+            response: { 200: Destination, ...errors },
+          },
+        },
+        async (request) => found(request.params.destinationId),
+      );
 
-    admin.patch('/destinations/:destinationId', {
-      onRequest,
-      schema: {
-        operationId: 'updateDestination',
-        summary: 'Change a destination: enable or disable it, rename it, point it elsewhere, replace its credentials',
-        tags,
-        security,
-        params: DestinationParams,
-        body: Type.Object({
-          name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-          enabled: Type.Optional(Type.Boolean()),
-          base_url: Type.Optional(Type.String({ description: 'A new URL, sealed like the first; the next delivery uses it' })),
-          credentials: Type.Optional(Credentials),
-          settings: Type.Optional(Settings),
-        }, { additionalProperties: false }),
-        response: { 200: CreatedDestination, ...errors },
-      },
-    }, async (request) => {
-      const b = request.body;
-      try {
-        return await updateDestination(db, secretKey, request.params.destinationId, { name: b.name, enabled: b.enabled, baseUrl: b.base_url, credentials: b.credentials, settings: b.settings });
-      } catch (err) {
-        mapErrors(err);
-      }
-    });
+      admin.patch(
+        '/destinations/:destinationId',
+        {
+          onRequest,
+          schema: {
+            operationId: 'updateDestination',
+            summary:
+              'Change a destination: enable or disable it, rename it, point it elsewhere, replace its credentials',
+            tags,
+            security,
+            params: DestinationParams,
+            body: Type.Object(
+              {
+                name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+                enabled: Type.Optional(Type.Boolean()),
+                base_url: Type.Optional(
+                  Type.String({ description: 'A new URL, sealed like the first; the next delivery uses it' }),
+                ),
+                credentials: Type.Optional(Credentials),
+                settings: Type.Optional(Settings),
+              },
+              { additionalProperties: false },
+            ),
+            response: { 200: CreatedDestination, ...errors },
+          },
+        },
+        async (request) => {
+          const b = request.body;
+          try {
+            return await updateDestination(db, secretKey, request.params.destinationId, {
+              name: b.name,
+              enabled: b.enabled,
+              baseUrl: b.base_url,
+              credentials: b.credentials,
+              settings: b.settings,
+            });
+          } catch (err) {
+            mapErrors(err);
+          }
+        },
+      );
 
-    admin.delete('/destinations/:destinationId', {
-      onRequest,
-      schema: { operationId: 'deleteDestination', summary: 'Delete a destination with its pending events and dead letters', tags, security, params: DestinationParams, response: { 204: Type.Null(), ...errors } },
-    }, async (request, reply) => {
-      if (!(await deleteDestination(db, request.params.destinationId))) throw new HttpError(404, 'NOT_FOUND', `no destination ${request.params.destinationId}`);
-      return reply.code(204).send(null);
-    });
+      admin.delete(
+        '/destinations/:destinationId',
+        {
+          onRequest,
+          schema: {
+            operationId: 'deleteDestination',
+            summary: 'Delete a destination with its pending events and dead letters',
+            tags,
+            security,
+            params: DestinationParams,
+            response: { 204: Type.Null(), ...errors },
+          },
+        },
+        async (request, reply) => {
+          if (!(await deleteDestination(db, request.params.destinationId)))
+            throw new HttpError(404, 'NOT_FOUND', `no destination ${request.params.destinationId}`);
+          return reply.code(204).send(null);
+        },
+      );
 
-    admin.get('/destinations/:destinationId/dead-letters', {
-      onRequest,
-      schema: {
-        operationId: 'listDeadLetters',
-        summary: 'Events the destination refused or could not take after the configured attempts and time, oldest first',
-        tags,
-        security,
-        params: DestinationParams,
-        querystring: Type.Object(pageQuery({ maxLimit: 1000 }), { additionalProperties: false }),
-        response: { 200: pageOf(DeadLetter), ...errors },
-      },
-    }, async (request) => {
-      await found(request.params.destinationId);
-      const { limit, cursor } = request.query;
-      const rows = await listDeadLetters(db, request.params.destinationId, { limit: limit + 1, after: decodeCursor(cursor, DeadLetterPosition)?.[0] });
-      return toPage(rows, limit, (d) => [d.id]);
-    });
+      admin.get(
+        '/destinations/:destinationId/dead-letters',
+        {
+          onRequest,
+          schema: {
+            operationId: 'listDeadLetters',
+            summary:
+              'Events the destination refused or could not take after the configured attempts and time, oldest first',
+            tags,
+            security,
+            params: DestinationParams,
+            querystring: Type.Object(pageQuery({ maxLimit: 1000 }), { additionalProperties: false }),
+            response: { 200: pageOf(DeadLetter), ...errors },
+          },
+        },
+        async (request) => {
+          await found(request.params.destinationId);
+          const { limit, cursor } = request.query;
+          const rows = await listDeadLetters(db, request.params.destinationId, {
+            limit: limit + 1,
+            after: decodeCursor(cursor, DeadLetterPosition)?.[0],
+          });
+          return toPage(rows, limit, (d) => [d.id]);
+        },
+      );
 
-    admin.post('/destinations/:destinationId/dead-letters/replay', {
-      onRequest,
-      // A bodyless POST replays everything: give the schema an empty object to check.
-      preValidation: async (request) => {
-        (request as { body: unknown }).body ??= {};
-      },
-      schema: {
-        operationId: 'replayDeadLetters',
-        summary: 'Queue dead letters for delivery again (all of the destination, or the ids given)',
-        tags,
-        security,
-        params: DestinationParams,
-        body: Type.Object({ ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 10_000 })) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ replayed: Type.Integer() }), ...errors },
-      },
-    }, async (request) => {
-      await found(request.params.destinationId);
-      return { replayed: await replayDeadLetters(db, request.params.destinationId, request.body.ids) };
-    });
-  }, { prefix: '/api/v1' });
+      admin.post(
+        '/destinations/:destinationId/dead-letters/replay',
+        {
+          onRequest,
+          // A bodyless POST replays everything: give the schema an empty object to check.
+          preValidation: async (request) => {
+            (request as { body: unknown }).body ??= {};
+          },
+          schema: {
+            operationId: 'replayDeadLetters',
+            summary: 'Queue dead letters for delivery again (all of the destination, or the ids given)',
+            tags,
+            security,
+            params: DestinationParams,
+            body: Type.Object(
+              {
+                ids: Type.Optional(
+                  Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 10_000 }),
+                ),
+              },
+              { additionalProperties: false },
+            ),
+            response: { 200: Type.Object({ replayed: Type.Integer() }), ...errors },
+          },
+        },
+        async (request) => {
+          await found(request.params.destinationId);
+          return { replayed: await replayDeadLetters(db, request.params.destinationId, request.body.ids) };
+        },
+      );
+    },
+    { prefix: '/api/v1' },
+  );
 }

@@ -2,8 +2,15 @@ import type { Database } from '../../kit/db.ts';
 import { CommandFailure, UsageError, flag, str, strs, type Command } from '../../kit/cli-runner.ts';
 import { listDeadLetters, replayDeadLetters } from './dead-letters/store.ts';
 import {
-  createDestination, deleteDestination, getDestination, listDestinations, updateDestination,
-  DestinationConflictError, DestinationInputError, DestinationNotFoundError, type DestinationView,
+  createDestination,
+  deleteDestination,
+  getDestination,
+  listDestinations,
+  updateDestination,
+  DestinationConflictError,
+  DestinationInputError,
+  DestinationNotFoundError,
+  type DestinationView,
 } from './destinations/store.ts';
 
 export interface ForwardingCommandContext {
@@ -15,7 +22,12 @@ export interface ForwardingCommandContext {
 
 /** The forwarding store's refusals, as the CLI runner's failures (exit 1). */
 export function classifyForwardingError(err: unknown): CommandFailure | undefined {
-  if (err instanceof DestinationInputError || err instanceof DestinationNotFoundError || err instanceof DestinationConflictError) return new CommandFailure(err.message);
+  if (
+    err instanceof DestinationInputError ||
+    err instanceof DestinationNotFoundError ||
+    err instanceof DestinationConflictError
+  )
+    return new CommandFailure(err.message);
   return undefined;
 }
 
@@ -30,7 +42,8 @@ function pairs(values: string[] | undefined, what: string, env: NodeJS.ProcessEn
     if (value.startsWith('env:')) {
       const name = value.slice(4);
       const fromEnv = env[name];
-      if (fromEnv === undefined || fromEnv === '') throw new UsageError(`--${what} ${key}: environment variable ${name} is not set`);
+      if (fromEnv === undefined || fromEnv === '')
+        throw new UsageError(`--${what} ${key}: environment variable ${name} is not set`);
       value = fromEnv;
     }
     out[key] = value;
@@ -48,7 +61,9 @@ function urlArg(value: string, what: string, env: NodeJS.ProcessEnv): string {
 }
 
 function settingsOf(raw: Record<string, string>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, /^\d+$/.test(v) && k !== 'project_id' ? Number(v) : v]));
+  return Object.fromEntries(
+    Object.entries(raw).map(([k, v]) => [k, /^\d+$/.test(v) && k !== 'project_id' ? Number(v) : v]),
+  );
 }
 
 function show(d: DestinationView): string {
@@ -60,7 +75,8 @@ function destinationJson(d: DestinationView): Record<string, unknown> {
 }
 
 const integer = (v: string, what: string, min: number, max: number) => {
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${what} expects an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    throw new UsageError(`${what} expects an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
   return Number(v);
 };
 
@@ -71,20 +87,26 @@ export function forwardingCommands(ctx: ForwardingCommandContext): Command[] {
     synopsis: 'ID',
     summary: `turn delivery to a destination ${action === 'enable' ? 'on' : 'off'}`,
     positionals: { min: 1, max: 1 },
-    run: ({ positionals, result }) => ctx.withDatabase(async (db) => {
-      const d = await updateDestination(db, ctx.secretKey, positionals[0]!, { enabled: action === 'enable' });
-      result(destinationJson(d), [show(d)]);
-    }),
+    run: ({ positionals, result }) =>
+      ctx.withDatabase(async (db) => {
+        const d = await updateDestination(db, ctx.secretKey, positionals[0]!, { enabled: action === 'enable' });
+        result(destinationJson(d), [show(d)]);
+      }),
   });
   return [
     {
       path: ['destinations', 'create'],
-      synopsis: 'PROJECT --name N --kind webhook|posthog|segment|mixpanel|amplitude [--base-url URL|env:VAR] [--credential K=V|K=env:VAR ...] [--setting K=V ...] [--disabled]',
-      summary: 'add a destination events of a project are forwarded to (a webhook\'s signing secret is shown once)',
+      synopsis:
+        'PROJECT --name N --kind webhook|posthog|segment|mixpanel|amplitude [--base-url URL|env:VAR] [--credential K=V|K=env:VAR ...] [--setting K=V ...] [--disabled]',
+      summary: "add a destination events of a project are forwarded to (a webhook's signing secret is shown once)",
       details: ['env:VAR reads a URL or credential from the environment, keeping it out of the shell history'],
       options: {
-        name: { type: 'string' }, kind: { type: 'string' }, 'base-url': { type: 'string' },
-        credential: { type: 'string', multiple: true }, setting: { type: 'string', multiple: true }, disabled: { type: 'boolean' },
+        name: { type: 'string' },
+        kind: { type: 'string' },
+        'base-url': { type: 'string' },
+        credential: { type: 'string', multiple: true },
+        setting: { type: 'string', multiple: true },
+        disabled: { type: 'boolean' },
       },
       required: ['name', 'kind'],
       positionals: { min: 1, max: 1 },
@@ -94,23 +116,34 @@ export function forwardingCommands(ctx: ForwardingCommandContext): Command[] {
         const baseUrl = str(values, 'base-url');
         return ctx.withDatabase(async (db) => {
           const { destination, shownOnce } = await createDestination(db, ctx.secretKey, {
-            projectId: positionals[0]!, name: str(values, 'name')!, kind: str(values, 'kind')!,
-            baseUrl: baseUrl === undefined ? undefined : urlArg(baseUrl, '--base-url', ctx.env), credentials, settings, enabled: !flag(values, 'disabled'),
+            projectId: positionals[0]!,
+            name: str(values, 'name')!,
+            kind: str(values, 'kind')!,
+            baseUrl: baseUrl === undefined ? undefined : urlArg(baseUrl, '--base-url', ctx.env),
+            credentials,
+            settings,
+            enabled: !flag(values, 'disabled'),
           });
-          result({ ...destinationJson(destination), ...(shownOnce?.secret ? { secret: shownOnce.secret } : {}) },
-            [show(destination), ...(shownOnce?.secret ? [`webhook signing secret (shown once, keep it now): ${shownOnce.secret}`] : [])]);
+          result({ ...destinationJson(destination), ...(shownOnce?.secret ? { secret: shownOnce.secret } : {}) }, [
+            show(destination),
+            ...(shownOnce?.secret ? [`webhook signing secret (shown once, keep it now): ${shownOnce.secret}`] : []),
+          ]);
         });
       },
     },
     {
       path: ['destinations', 'list'],
       synopsis: 'PROJECT',
-      summary: 'list a project\'s destinations (credentials are never shown, URLs only up to the host)',
+      summary: "list a project's destinations (credentials are never shown, URLs only up to the host)",
       positionals: { min: 1, max: 1 },
-      run: ({ positionals, result }) => ctx.withDatabase(async (db) => {
-        const list = await listDestinations(db, positionals[0]!);
-        result({ items: list.map(destinationJson) }, list.length ? list.map(show) : [`project ${positionals[0]} has no destinations`]);
-      }),
+      run: ({ positionals, result }) =>
+        ctx.withDatabase(async (db) => {
+          const list = await listDestinations(db, positionals[0]!);
+          result(
+            { items: list.map(destinationJson) },
+            list.length ? list.map(show) : [`project ${positionals[0]} has no destinations`],
+          );
+        }),
     },
     {
       path: ['destinations', 'set-url'],
@@ -132,11 +165,12 @@ export function forwardingCommands(ctx: ForwardingCommandContext): Command[] {
       synopsis: 'ID',
       summary: 'delete a destination, its pending events and dead letters',
       positionals: { min: 1, max: 1 },
-      run: ({ positionals, result }) => ctx.withDatabase(async (db) => {
-        const id = positionals[0]!;
-        if (!(await deleteDestination(db, id))) throw new CommandFailure(`no destination ${id}`);
-        result({ id, deleted: true }, [`deleted ${id}`]);
-      }),
+      run: ({ positionals, result }) =>
+        ctx.withDatabase(async (db) => {
+          const id = positionals[0]!;
+          if (!(await deleteDestination(db, id))) throw new CommandFailure(`no destination ${id}`);
+          result({ id, deleted: true }, [`deleted ${id}`]);
+        }),
     },
     {
       path: ['dead-letters', 'list'],
@@ -153,9 +187,15 @@ export function forwardingCommands(ctx: ForwardingCommandContext): Command[] {
         return ctx.withDatabase(async (db) => {
           if (!(await getDestination(db, destinationId))) throw new CommandFailure(`no destination ${destinationId}`);
           const rows = await listDeadLetters(db, destinationId, { limit, after });
-          result({ items: rows }, rows.length
-            ? rows.map((r) => `${r.id}  event ${r.event_id}  attempts=${r.attempts}  first failed ${r.first_failed_at}  dead ${r.dead_at}  ${r.reason}`)
-            : [`destination ${destinationId} has no dead letters${after ? ` after ${after}` : ''}`]);
+          result(
+            { items: rows },
+            rows.length
+              ? rows.map(
+                  (r) =>
+                    `${r.id}  event ${r.event_id}  attempts=${r.attempts}  first failed ${r.first_failed_at}  dead ${r.dead_at}  ${r.reason}`,
+                )
+              : [`destination ${destinationId} has no dead letters${after ? ` after ${after}` : ''}`],
+          );
         });
       },
     },
@@ -171,7 +211,9 @@ export function forwardingCommands(ctx: ForwardingCommandContext): Command[] {
         return ctx.withDatabase(async (db) => {
           if (!(await getDestination(db, destinationId))) throw new CommandFailure(`no destination ${destinationId}`);
           const n = await replayDeadLetters(db, destinationId, ids);
-          result({ destination_id: destinationId, queued: n }, [`queued ${n} dead letter${n === 1 ? '' : 's'} of ${destinationId} for delivery again`]);
+          result({ destination_id: destinationId, queued: n }, [
+            `queued ${n} dead letter${n === 1 ? '' : 's'} of ${destinationId} for delivery again`,
+          ]);
         });
       },
     },

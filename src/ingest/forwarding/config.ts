@@ -64,9 +64,15 @@ export type ForwardingConfig = ConfigOf<typeof forwardingVariables>;
 /** Checks between variables that a single parser cannot see. */
 export function checkForwardingConfig(config: ForwardingConfig): void {
   if (config.forwardingLeaseMs < 2 * config.forwardingTimeoutMs) {
-    throw new ConfigError('INGEST_FORWARDING_LEASE_MS', `INGEST_FORWARDING_LEASE_MS (${config.forwardingLeaseMs}) must be at least twice INGEST_FORWARDING_TIMEOUT_MS (${config.forwardingTimeoutMs}), so a batch is never claimed by another instance while its request may still be in flight`);
+    throw new ConfigError(
+      'INGEST_FORWARDING_LEASE_MS',
+      `INGEST_FORWARDING_LEASE_MS (${config.forwardingLeaseMs}) must be at least twice INGEST_FORWARDING_TIMEOUT_MS (${config.forwardingTimeoutMs}), so a batch is never claimed by another instance while its request may still be in flight`,
+    );
   }
   if (config.forwardingRetryMaxMs < config.forwardingRetryBaseMs) {
-    throw new ConfigError('INGEST_FORWARDING_RETRY_MAX_MS', `INGEST_FORWARDING_RETRY_MAX_MS (${config.forwardingRetryMaxMs}) must not be below INGEST_FORWARDING_RETRY_BASE_MS (${config.forwardingRetryBaseMs})`);
+    throw new ConfigError(
+      'INGEST_FORWARDING_RETRY_MAX_MS',
+      `INGEST_FORWARDING_RETRY_MAX_MS (${config.forwardingRetryMaxMs}) must not be below INGEST_FORWARDING_RETRY_BASE_MS (${config.forwardingRetryBaseMs})`,
+    );
   }
 }

@@ -45,8 +45,23 @@ export function createForwardingMetrics(registry: Registry, db: Queryable): Forw
     },
   });
   return {
-    delivered: new Counter({ name: 'ingest_forwarding_delivered_total', help: 'Events delivered to the destination', labelNames, registers }),
-    retried: new Counter({ name: 'ingest_forwarding_retried_total', help: 'Failed event deliveries scheduled for another attempt', labelNames, registers }),
-    deadLettered: new Counter({ name: 'ingest_forwarding_dead_lettered_total', help: 'Events moved to the dead letters after their last failure', labelNames, registers }),
+    delivered: new Counter({
+      name: 'ingest_forwarding_delivered_total',
+      help: 'Events delivered to the destination',
+      labelNames,
+      registers,
+    }),
+    retried: new Counter({
+      name: 'ingest_forwarding_retried_total',
+      help: 'Failed event deliveries scheduled for another attempt',
+      labelNames,
+      registers,
+    }),
+    deadLettered: new Counter({
+      name: 'ingest_forwarding_dead_lettered_total',
+      help: 'Events moved to the dead letters after their last failure',
+      labelNames,
+      registers,
+    }),
   };
 }

@@ -27,11 +27,19 @@ export async function registerForwarding(app: App, deps: ForwardingDeps): Promis
   checkForwardingConfig(deps.config);
   // Rows from before URLs were sealed (migration 004 cannot seal: SQL has no key) are sealed at the first start.
   const sealed = await sealPlainBaseUrls(deps.db, deps.secretKey);
-  if (sealed > 0) app.log.info({ destinations: sealed }, 'forwarding: sealed destination URLs kept in clear by an older version');
+  if (sealed > 0)
+    app.log.info({ destinations: sealed }, 'forwarding: sealed destination URLs kept in clear by an older version');
   const metrics = createForwardingMetrics(deps.registry, deps.db);
   registerForwardingAdminRoutes(app, deps);
   if (!deps.config.forwardingEnabled) return;
-  const worker = new DeliveryWorker({ db: deps.db, secretKey: deps.secretKey, config: deps.config, metrics, log: app.log.child({ component: 'forwarding' }), outage: deps.outage });
+  const worker = new DeliveryWorker({
+    db: deps.db,
+    secretKey: deps.secretKey,
+    config: deps.config,
+    metrics,
+    log: app.log.child({ component: 'forwarding' }),
+    outage: deps.outage,
+  });
   app.addHook('onReady', async () => worker.start());
   app.addHook('onClose', async () => worker.stop());
 }

@@ -69,8 +69,13 @@ export async function getProject(db: Queryable, id: string): Promise<Project | u
 }
 
 /** Creates a key and returns it in clear this once; only its SHA-256 is stored. A key without a name has none given. */
-export async function createApiKey(db: Queryable, projectId: string, name?: string): Promise<{ key: string; record: ApiKeyRecord }> {
-  if (name !== undefined && isBlank(name)) throw new ProjectInputError('name: must not be blank (leave it out for a key without a name)');
+export async function createApiKey(
+  db: Queryable,
+  projectId: string,
+  name?: string,
+): Promise<{ key: string; record: ApiKeyRecord }> {
+  if (name !== undefined && isBlank(name))
+    throw new ProjectInputError('name: must not be blank (leave it out for a key without a name)');
   const key = KEY_PREFIX + randomToken(32);
   const { rows } = await db.query<ApiKeyRecord>(
     `INSERT INTO api_keys (id, project_id, name, key_hash, prefix)
@@ -83,7 +88,11 @@ export async function createApiKey(db: Queryable, projectId: string, name?: stri
 }
 
 /** A project's keys in creation order; every one without `page`. */
-export async function listApiKeys(db: Queryable, projectId: string, page?: PageRequest): Promise<Positioned<ApiKeyRecord>[]> {
+export async function listApiKeys(
+  db: Queryable,
+  projectId: string,
+  page?: PageRequest,
+): Promise<Positioned<ApiKeyRecord>[]> {
   const { rows } = await db.query<ApiKeyRecord & { sort_at: string }>(
     `SELECT ${KEY_COLUMNS}, created_at::text AS sort_at FROM api_keys
       WHERE project_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::text))
@@ -94,7 +103,11 @@ export async function listApiKeys(db: Queryable, projectId: string, page?: PageR
 }
 
 /** Revokes a key (idempotently: revoking twice keeps the first time). Undefined when no such key exists. */
-export async function revokeApiKey(db: Queryable, keyId: string, projectId?: string): Promise<ApiKeyRecord | undefined> {
+export async function revokeApiKey(
+  db: Queryable,
+  keyId: string,
+  projectId?: string,
+): Promise<ApiKeyRecord | undefined> {
   const { rows } = await db.query<ApiKeyRecord>(
     `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
      WHERE id = $1 AND ($2::text IS NULL OR project_id = $2)
@@ -106,6 +119,9 @@ export async function revokeApiKey(db: Queryable, keyId: string, projectId?: str
 
 /** The project of a live (not revoked) key, looked up by the key's hash. */
 export async function projectOfKeyHash(db: Queryable, keyHash: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ project_id: string }>('SELECT project_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [keyHash]);
+  const { rows } = await db.query<{ project_id: string }>(
+    'SELECT project_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+    [keyHash],
+  );
   return rows[0]?.project_id;
 }

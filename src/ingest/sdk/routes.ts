@@ -19,7 +19,11 @@ function load(name: string): Asset | undefined {
   const file = new URL(name, DIST);
   if (!existsSync(file)) return undefined;
   const body = readFileSync(file);
-  return { body, gzip: gzipSync(body, { level: 9 }), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+  return {
+    body,
+    gzip: gzipSync(body, { level: 9 }),
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+  };
 }
 
 /**
@@ -28,31 +32,43 @@ function load(name: string): Asset | undefined {
  */
 export function registerSdkRoutes(app: App): void {
   const assets = new Map(FILES.map((name) => [name, load(name)] as const));
-  app.get('/sdk/:file', {
-    schema: {
-      operationId: 'getSdkFile',
-      summary: 'The browser SDK (ES module)',
-      tags: ['sdk'],
-      params: Type.Object({ file: Type.String() }),
-      response: { 200: Type.Unsafe<Buffer>({ type: 'string', description: 'JavaScript (ES module)' }), 304: Type.Null(), 404: ErrorBody },
+  app.get(
+    '/sdk/:file',
+    {
+      schema: {
+        operationId: 'getSdkFile',
+        summary: 'The browser SDK (ES module)',
+        tags: ['sdk'],
+        params: Type.Object({ file: Type.String() }),
+        response: {
+          200: Type.Unsafe<Buffer>({ type: 'string', description: 'JavaScript (ES module)' }),
+          304: Type.Null(),
+          404: ErrorBody,
+        },
+      },
     },
-  }, async (request, reply) => {
-    const asset = assets.get(request.params.file as (typeof FILES)[number]);
-    if (!asset) {
-      const known = FILES.includes(request.params.file as (typeof FILES)[number]);
-      throw new HttpError(404, 'NOT_FOUND', known ? 'the SDK is not built: run `npm run build`' : `no SDK file ${request.params.file}`);
-    }
-    reply.header('content-type', 'text/javascript; charset=utf-8');
-    reply.header('cache-control', 'public, max-age=300, stale-while-revalidate=86400');
-    reply.header('etag', asset.etag);
-    reply.header('vary', 'Accept-Encoding');
-    reply.header('access-control-allow-origin', '*');
-    reply.header('cross-origin-resource-policy', 'cross-origin');
-    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send(null);
-    if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) {
-      reply.header('content-encoding', 'gzip');
-      return reply.send(asset.gzip);
-    }
-    return reply.send(asset.body);
-  });
+    async (request, reply) => {
+      const asset = assets.get(request.params.file as (typeof FILES)[number]);
+      if (!asset) {
+        const known = FILES.includes(request.params.file as (typeof FILES)[number]);
+        throw new HttpError(
+          404,
+          'NOT_FOUND',
+          known ? 'the SDK is not built: run `npm run build`' : `no SDK file ${request.params.file}`,
+        );
+      }
+      reply.header('content-type', 'text/javascript; charset=utf-8');
+      reply.header('cache-control', 'public, max-age=300, stale-while-revalidate=86400');
+      reply.header('etag', asset.etag);
+      reply.header('vary', 'Accept-Encoding');
+      reply.header('access-control-allow-origin', '*');
+      reply.header('cross-origin-resource-policy', 'cross-origin');
+      if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send(null);
+      if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) {
+        reply.header('content-encoding', 'gzip');
+        return reply.send(asset.gzip);
+      }
+      return reply.send(asset.body);
+    },
+  );
 }

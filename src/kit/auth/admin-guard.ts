@@ -60,7 +60,11 @@ export interface TokenInfo {
  */
 export function refuseDelegated(info: TokenInfo | undefined): void {
   if (info?.delegated) {
-    throw new HttpError(403, 'FORBIDDEN', "a token an agent holds for a person cannot be used here; the person must call with their own token");
+    throw new HttpError(
+      403,
+      'FORBIDDEN',
+      'a token an agent holds for a person cannot be used here; the person must call with their own token',
+    );
   }
 }
 
@@ -101,7 +105,9 @@ export const ADMIN_SECURITY_SCHEME = 'adminToken';
 
 /** The OpenAPI security scheme the guard's `security()` refers to, for the service's `components.securitySchemes`. */
 export function adminSecurityScheme(description: string): Record<string, unknown> {
-  return { [ADMIN_SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description: `${description} ${DPOP_SCHEME_NOTE}` } };
+  return {
+    [ADMIN_SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description: `${description} ${DPOP_SCHEME_NOTE}` },
+  };
 }
 
 const callers = new WeakMap<FastifyRequest, Caller>();
@@ -112,14 +118,18 @@ export function callerOf(request: FastifyRequest): Caller | undefined {
 }
 
 export function createAdminGuard(options: AdminGuardOptions): AdminGuard {
-  const hashes = options.serviceTokens?.filter((t): t is string => typeof t === 'string' && t.length > 0).map((t) => sha256Hex(t)) ?? [];
+  const hashes =
+    options.serviceTokens?.filter((t): t is string => typeof t === 'string' && t.length > 0).map((t) => sha256Hex(t)) ??
+    [];
   const verifier = options.verifier;
   const realm = options.realm.replace(/["\\]/g, '');
   const retryAfter = String(options.retryAfterSeconds ?? 5);
   const dpop = dpopCheck({ realm, publicUrl: options.publicUrl, proofIds: options.proofIds });
 
   const unauthorized = (message: string, tokenGiven: boolean) =>
-    new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': `Bearer realm="${realm}"${tokenGiven ? ', error="invalid_token"' : ''}` } });
+    new HttpError(401, 'UNAUTHORIZED', message, {
+      headers: { 'www-authenticate': `Bearer realm="${realm}"${tokenGiven ? ', error="invalid_token"' : ''}` },
+    });
 
   // Comparing hashes of equal length in constant time: neither the token's length nor its prefix leaks.
   const isServiceToken = (token: string) => {
@@ -132,7 +142,8 @@ export function createAdminGuard(options: AdminGuardOptions): AdminGuard {
   return {
     require(scope, requireOptions) {
       return async (request) => {
-        if (hashes.length === 0 && !verifier) throw unauthorized(`the admin API is disabled: ${options.howToEnable}`, false);
+        if (hashes.length === 0 && !verifier)
+          throw unauthorized(`the admin API is disabled: ${options.howToEnable}`, false);
         const presented = presentedToken(request.headers.authorization);
         if (!presented) throw unauthorized('an access token is required: send Authorization: Bearer <token>', false);
         const token = presented.token;
@@ -149,7 +160,12 @@ export function createAdminGuard(options: AdminGuardOptions): AdminGuard {
         } catch (err) {
           if (err instanceof VerifierUnavailableError) {
             request.log.warn({ err: err.message }, 'admin guard: tokens cannot be checked');
-            throw new HttpError(503, 'UNAVAILABLE', 'access tokens cannot be checked right now (the identity service does not answer); retry later', { headers: { 'retry-after': retryAfter } });
+            throw new HttpError(
+              503,
+              'UNAVAILABLE',
+              'access tokens cannot be checked right now (the identity service does not answer); retry later',
+              { headers: { 'retry-after': retryAfter } },
+            );
           }
           throw err;
         }
@@ -163,7 +179,12 @@ export function createAdminGuard(options: AdminGuardOptions): AdminGuard {
             headers: { 'www-authenticate': `Bearer realm="${realm}", error="insufficient_scope", scope="${scope}"` },
           });
         }
-        callers.set(request, { kind: 'access-token', scopes: info.scopes, subject: info.subject, clientId: info.clientId });
+        callers.set(request, {
+          kind: 'access-token',
+          scopes: info.scopes,
+          subject: info.subject,
+          clientId: info.clientId,
+        });
       };
     },
     security(scope) {

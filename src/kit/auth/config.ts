@@ -30,12 +30,20 @@ export function adminGuardVariables(service: string, port: number) {
   const prefix = service.toUpperCase();
   return {
     publicUrl: publicUrlVariable(service, port),
-    adminToken: adminTokenVariable(service, `only access tokens of the identity service open it (see \`${prefix}_IDENTITY_URL\`); with neither, the admin API answers 401.`),
+    adminToken: adminTokenVariable(
+      service,
+      `only access tokens of the identity service open it (see \`${prefix}_IDENTITY_URL\`); with neither, the admin API answers 401.`,
+    ),
     identityUrl: optionalUrl(`${prefix}_IDENTITY_URL`, ['http:', 'https:'], {
       doc: `Base URL (issuer) of the platform's identity service, whose access tokens open the ${service} admin API when they carry the route's scope (checked by token introspection, answers kept a few seconds). Needs \`${prefix}_IDENTITY_CLIENT_ID\` and \`${prefix}_IDENTITY_CLIENT_SECRET\`.`,
     }),
-    identityClientId: optionalStr(`${prefix}_IDENTITY_CLIENT_ID`, { doc: `client_id of the ${service} service's own app at identity, used to introspect tokens: a confidential app registered as a resource server (\`platform identity apps create --type service --resource-server\`), since identity tells other apps nothing about tokens not theirs.` }),
-    identityClientSecret: optionalStr(`${prefix}_IDENTITY_CLIENT_SECRET`, { secret: true, doc: `Client secret of that app.` }),
+    identityClientId: optionalStr(`${prefix}_IDENTITY_CLIENT_ID`, {
+      doc: `client_id of the ${service} service's own app at identity, used to introspect tokens: a confidential app registered as a resource server (\`platform identity apps create --type service --resource-server\`), since identity tells other apps nothing about tokens not theirs.`,
+    }),
+    identityClientSecret: optionalStr(`${prefix}_IDENTITY_CLIENT_SECRET`, {
+      secret: true,
+      doc: `Client secret of that app.`,
+    }),
   } satisfies Record<string, Variable<unknown>>;
 }
 
@@ -51,8 +59,12 @@ export interface AdminGuardConfig {
 export function checkIdentityLink(service: string, config: AdminGuardConfig): void {
   const prefix = service.toUpperCase();
   if (!config.identityUrl) return;
-  for (const [name, value] of [['IDENTITY_CLIENT_ID', config.identityClientId], ['IDENTITY_CLIENT_SECRET', config.identityClientSecret]] as const) {
-    if (!value) throw new ConfigError(`${prefix}_${name}`, `${prefix}_${name} is required when ${prefix}_IDENTITY_URL is set`);
+  for (const [name, value] of [
+    ['IDENTITY_CLIENT_ID', config.identityClientId],
+    ['IDENTITY_CLIENT_SECRET', config.identityClientSecret],
+  ] as const) {
+    if (!value)
+      throw new ConfigError(`${prefix}_${name}`, `${prefix}_${name} is required when ${prefix}_IDENTITY_URL is set`);
   }
 }
 
@@ -60,12 +72,20 @@ export function checkIdentityLink(service: string, config: AdminGuardConfig): vo
  * The admin guard a service's configuration describes; a half-configured identity link is a ConfigError naming what is missing.
  * `proofIds` shares seen DPoP proof ids between instances (`redisProofIds` when REDIS_URL is set).
  */
-export function adminGuardFromConfig(service: string, config: AdminGuardConfig, extras: { verifier?: TokenVerifier; proofIds?: ProofIds | undefined } = {}): AdminGuard {
+export function adminGuardFromConfig(
+  service: string,
+  config: AdminGuardConfig,
+  extras: { verifier?: TokenVerifier; proofIds?: ProofIds | undefined } = {},
+): AdminGuard {
   const prefix = service.toUpperCase();
   let tokens = extras.verifier;
   if (!tokens && config.identityUrl) {
     checkIdentityLink(service, config);
-    tokens = introspectionVerifier({ identityUrl: config.identityUrl, clientId: config.identityClientId!, clientSecret: config.identityClientSecret! });
+    tokens = introspectionVerifier({
+      identityUrl: config.identityUrl,
+      clientId: config.identityClientId!,
+      clientSecret: config.identityClientSecret!,
+    });
   }
   return createAdminGuard({
     realm: service,

@@ -32,7 +32,12 @@ export function memoryProofIds(max = 100_000): ProofIds {
  * caught too. Each id is also kept in this process's memory, which alone decides while Redis does not answer: a replay
  * to the same instance is still caught then, one to another instance is not (logged).
  */
-export function redisProofIds(redis: Redis, prefix: string, log: Pick<FastifyBaseLogger, 'warn'>, local: ProofIds = memoryProofIds()): ProofIds {
+export function redisProofIds(
+  redis: Redis,
+  prefix: string,
+  log: Pick<FastifyBaseLogger, 'warn'>,
+  local: ProofIds = memoryProofIds(),
+): ProofIds {
   return {
     async firstSeen(key, untilMs) {
       if (!(await local.firstSeen(key, untilMs))) return false;

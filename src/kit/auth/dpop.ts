@@ -64,7 +64,9 @@ export function dpopCheck(options: DpopCheckOptions): DpopCheck {
   const seen = options.proofIds ?? memoryProofIds();
 
   const refuse = (error: 'invalid_token' | 'invalid_dpop_proof', message: string) =>
-    new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': `DPoP realm="${realm}", error="${error}", algs="${algs}"` } });
+    new HttpError(401, 'UNAUTHORIZED', message, {
+      headers: { 'www-authenticate': `DPoP realm="${realm}", error="${error}", algs="${algs}"` },
+    });
   const badProof = (why: string) => refuse('invalid_dpop_proof', `the DPoP proof is invalid: ${why}`);
 
   const expectedUrl = (request: FastifyRequest) => {
@@ -79,10 +81,15 @@ export function dpopCheck(options: DpopCheckOptions): DpopCheck {
   return {
     async check(request, presented, jkt) {
       if (!jkt) {
-        if (presented.scheme === 'DPoP') throw refuse('invalid_token', 'the access token is not DPoP-bound: send it as Authorization: Bearer <token>');
+        if (presented.scheme === 'DPoP')
+          throw refuse('invalid_token', 'the access token is not DPoP-bound: send it as Authorization: Bearer <token>');
         return;
       }
-      if (presented.scheme !== 'DPoP') throw refuse('invalid_token', 'the access token is DPoP-bound: send Authorization: DPoP <token> with a DPoP proof by its key');
+      if (presented.scheme !== 'DPoP')
+        throw refuse(
+          'invalid_token',
+          'the access token is DPoP-bound: send Authorization: DPoP <token> with a DPoP proof by its key',
+        );
       const header = request.headers.dpop;
       // Node joins repeated headers with ", "; a compact JWS has no comma, so one means several proofs.
       if (Array.isArray(header)) throw badProof('send exactly one DPoP header');
@@ -98,7 +105,8 @@ export function dpopCheck(options: DpopCheckOptions): DpopCheck {
       } catch (err) {
         throw badProof(`${(err as Error).message} (a dpop+jwt signed with ${algs} by the public jwk in its header)`);
       }
-      if ((await calculateJwkThumbprint(jwk, 'sha256')) !== jkt) throw refuse('invalid_token', 'the DPoP proof is not signed by the key the access token is bound to');
+      if ((await calculateJwkThumbprint(jwk, 'sha256')) !== jkt)
+        throw refuse('invalid_token', 'the DPoP proof is not signed by the key the access token is bound to');
       if (payload.htm !== request.method) throw badProof(`htm must be ${request.method}`);
       const expected = expectedUrl(request);
       if (typeof payload.htu !== 'string' || !sameUrl(payload.htu, expected)) throw badProof(`htu must be ${expected}`);
@@ -106,10 +114,13 @@ export function dpopCheck(options: DpopCheckOptions): DpopCheck {
       if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > DPOP_IAT_WINDOW_SECONDS) {
         throw badProof(`iat must be within ${DPOP_IAT_WINDOW_SECONDS} seconds of the server's clock`);
       }
-      if (payload.ath !== createHash('sha256').update(presented.token).digest('base64url')) throw badProof('ath must be the base64url SHA-256 of the access token');
-      if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 256) throw badProof('jti must be a string of 1 to 256 characters');
+      if (payload.ath !== createHash('sha256').update(presented.token).digest('base64url'))
+        throw badProof('ath must be the base64url SHA-256 of the access token');
+      if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 256)
+        throw badProof('jti must be a string of 1 to 256 characters');
       // Kept until the proof could no longer pass the iat check anyway.
-      if (!(await seen.firstSeen(`${jkt}:${payload.jti}`, (payload.iat + DPOP_IAT_WINDOW_SECONDS) * 1000))) throw badProof('this proof (its jti) was already used');
+      if (!(await seen.firstSeen(`${jkt}:${payload.jti}`, (payload.iat + DPOP_IAT_WINDOW_SECONDS) * 1000)))
+        throw badProof('this proof (its jti) was already used');
     },
   };
 }

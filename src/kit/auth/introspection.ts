@@ -41,14 +41,21 @@ export function introspectionVerifier(options: IntrospectionOptions): TokenVerif
     try {
       return await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
     } catch (err) {
-      throw new VerifierUnavailableError(`identity at ${options.identityUrl} does not answer: ${(err as Error).message}`);
+      throw new VerifierUnavailableError(
+        `identity at ${options.identityUrl} does not answer: ${(err as Error).message}`,
+      );
     }
   };
 
   const discover = async () => {
     const res = await post(new URL('/.well-known/openid-configuration', options.identityUrl).href, {});
-    const doc = res.ok ? ((await res.json().catch(() => undefined)) as { introspection_endpoint?: unknown } | undefined) : undefined;
-    if (typeof doc?.introspection_endpoint !== 'string') throw new VerifierUnavailableError(`identity at ${options.identityUrl} publishes no introspection endpoint (discovery answered ${res.status})`);
+    const doc = res.ok
+      ? ((await res.json().catch(() => undefined)) as { introspection_endpoint?: unknown } | undefined)
+      : undefined;
+    if (typeof doc?.introspection_endpoint !== 'string')
+      throw new VerifierUnavailableError(
+        `identity at ${options.identityUrl} publishes no introspection endpoint (discovery answered ${res.status})`,
+      );
     return doc.introspection_endpoint;
   };
 
@@ -62,7 +69,10 @@ export function introspectionVerifier(options: IntrospectionOptions): TokenVerif
       headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
     });
-    if (!res.ok) throw new VerifierUnavailableError(`identity refused the introspection (HTTP ${res.status}): check the service's identity client id and secret`);
+    if (!res.ok)
+      throw new VerifierUnavailableError(
+        `identity refused the introspection (HTTP ${res.status}): check the service's identity client id and secret`,
+      );
     const body = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
     if (!body || body.active !== true) return undefined;
     // A DPoP-bound token counts with its key's thumbprint (RFC 9449 §6.2), which the guard checks the request's proof against.
@@ -95,10 +105,12 @@ export function introspectionVerifier(options: IntrospectionOptions): TokenVerif
     if (hit) cache.delete(key);
     let pending = inFlight.get(key);
     if (!pending) {
-      pending = ask(token).then((info) => {
-        remember(key, info);
-        return info;
-      }).finally(() => inFlight.delete(key));
+      pending = ask(token)
+        .then((info) => {
+          remember(key, info);
+          return info;
+        })
+        .finally(() => inFlight.delete(key));
       inFlight.set(key, pending);
     }
     return pending;

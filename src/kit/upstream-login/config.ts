@@ -32,13 +32,23 @@ export function parseOidcProviders(raw: string, reserved: ReadonlySet<string>): 
     if (p.clientSecret !== undefined && typeof p.clientSecret !== 'string') return undefined;
     if (p.name !== undefined && (typeof p.name !== 'string' || p.name.length > 60)) return undefined;
     if (out.some((o) => o.id === p.id)) return undefined;
-    out.push({ id: p.id, issuer: p.issuer, clientId: p.clientId, clientSecret: p.clientSecret as string | undefined, name: p.name as string | undefined });
+    out.push({
+      id: p.id,
+      issuer: p.issuer,
+      clientId: p.clientId,
+      clientSecret: p.clientSecret as string | undefined,
+      name: p.name as string | undefined,
+    });
   }
   return out;
 }
 
 /** A configuration variable holding such a list (secret: it carries client secrets, never echoed in errors). */
-export function oidcProvidersVariable(name: string, reserved: readonly string[], doc: string): Variable<OidcProviderConfig[]> {
+export function oidcProvidersVariable(
+  name: string,
+  reserved: readonly string[],
+  doc: string,
+): Variable<OidcProviderConfig[]> {
   const taken = new Set(reserved);
   return {
     name,

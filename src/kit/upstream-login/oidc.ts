@@ -1,21 +1,39 @@
 import * as client from 'openid-client';
-import { LoginFailed, PROVIDER_TIMEOUT_MS, type LoginChecks, type LoginProvider, type ProviderIdentity } from './provider.ts';
+import {
+  LoginFailed,
+  PROVIDER_TIMEOUT_MS,
+  type LoginChecks,
+  type LoginProvider,
+  type ProviderIdentity,
+} from './provider.ts';
 
 /**
  * Any OpenID Connect issuer (Google, the platform's identity service, Keycloak, ...) through
  * openid-client: discovery on first use (retried after a failure), authorization code with PKCE
  * (S256) and nonce, ID token validated by the library, email from the ID token or UserInfo.
  */
-export function oidcProvider(options: { id: string; issuer: string; clientId: string; clientSecret?: string | undefined; scope?: string }): LoginProvider {
+export function oidcProvider(options: {
+  id: string;
+  issuer: string;
+  clientId: string;
+  clientSecret?: string | undefined;
+  scope?: string;
+}): LoginProvider {
   let discovered: Promise<client.Configuration> | undefined;
   const insecure = new URL(options.issuer).protocol === 'http:';
   const configuration = () => {
     discovered ??= client
-      .discovery(new URL(options.issuer), options.clientId, options.clientSecret, options.clientSecret ? client.ClientSecretBasic(options.clientSecret) : client.None(), {
-        timeout: PROVIDER_TIMEOUT_MS / 1000,
-        // Plain http is for an issuer on the same machine (development, tests); https everywhere else.
-        ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
-      })
+      .discovery(
+        new URL(options.issuer),
+        options.clientId,
+        options.clientSecret,
+        options.clientSecret ? client.ClientSecretBasic(options.clientSecret) : client.None(),
+        {
+          timeout: PROVIDER_TIMEOUT_MS / 1000,
+          // Plain http is for an issuer on the same machine (development, tests); https everywhere else.
+          ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
+        },
+      )
       .catch((err: unknown) => {
         discovered = undefined;
         throw new LoginFailed(`the ${options.id} sign-in service could not be reached (${(err as Error).message})`);
@@ -70,5 +88,7 @@ export function oidcProvider(options: { id: string; issuer: string; clientId: st
 
 function describe(err: unknown): string {
   const e = err as { error?: string; error_description?: string; message?: string };
-  return e.error ? `${e.error}${e.error_description ? ` (${e.error_description})` : ''}` : (e.message ?? 'unknown error');
+  return e.error
+    ? `${e.error}${e.error_description ? ` (${e.error_description})` : ''}`
+    : (e.message ?? 'unknown error');
 }

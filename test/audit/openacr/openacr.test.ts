@@ -41,21 +41,34 @@ for (const version of WCAG_VERSIONS) {
       assert.ok(validate(fromJson), JSON.stringify(validate.errors));
       assert.deepEqual(fromJson, fromYaml, 'both formats carry the same report');
 
-      assert.equal(fromJson.catalog, catalog, 'the catalog follows the audit\'s version');
+      assert.equal(fromJson.catalog, catalog, "the catalog follows the audit's version");
       assert.equal(typeof fromYaml.report_date, 'string');
       assert.deepEqual(Object.keys(fromJson.chapters), chaptersFor(level));
       for (const id of chaptersFor(level)) {
         const expected = CATALOGS.find((c) => c.id === catalog)!.chapters[id].criteria.map((c) => c.num);
-        assert.deepEqual(fromJson.chapters[id]!.criteria.map((c) => c.num), expected, `${id} lists every criterion of the catalog chapter, in order`);
+        assert.deepEqual(
+          fromJson.chapters[id]!.criteria.map((c) => c.num),
+          expected,
+          `${id} lists every criterion of the catalog chapter, in order`,
+        );
       }
       assert.equal(fromJson.product.name, result.url);
-      assert.deepEqual(fromJson.author, { name: defaults.authorName, email: '' }, 'author.email is always there (GSA requires it)');
+      assert.deepEqual(
+        fromJson.author,
+        { name: defaults.authorName, email: '' },
+        'author.email is always there (GSA requires it)',
+      );
     });
   }
 }
 
-test('the counts of the vendored catalogs are those of GSA\'s 2.5 editions', () => {
-  const counts = CATALOGS.map((c) => [c.id, ...(['success_criteria_level_a', 'success_criteria_level_aa', 'success_criteria_level_aaa'] as ChapterId[]).map((id) => c.chapters[id].criteria.length)]);
+test("the counts of the vendored catalogs are those of GSA's 2.5 editions", () => {
+  const counts = CATALOGS.map((c) => [
+    c.id,
+    ...(['success_criteria_level_a', 'success_criteria_level_aa', 'success_criteria_level_aaa'] as ChapterId[]).map(
+      (id) => c.chapters[id].criteria.length,
+    ),
+  ]);
   assert.deepEqual(counts, [
     ['2.5-edition-wcag-2.0-508-en', 25, 13, 23],
     ['2.5-edition-wcag-2.1-508-en', 30, 20, 28],
@@ -73,7 +86,10 @@ test('adherence comes from how many pages fail; criteria no rule checks are not 
   assert.equal(adherence(report, '1.4.3').level, 'partially-supports');
   assert.equal(adherence(report, '2.5.8').level, 'partially-supports');
   for (const num of ['1.3.3', '2.4.7', '3.3.8', '2.5.7']) {
-    assert.deepEqual(adherence(report, num), { level: 'not-evaluated', notes: 'No automated check covers this criterion; needs manual evaluation.' });
+    assert.deepEqual(adherence(report, num), {
+      level: 'not-evaluated',
+      notes: 'No automated check covers this criterion; needs manual evaluation.',
+    });
   }
   // video-caption left an element for review and failed nowhere.
   assert.equal(adherence(report, '1.2.2').level, 'not-evaluated');
@@ -82,13 +98,20 @@ test('adherence comes from how many pages fail; criteria no rule checks are not 
   assert.equal(adherence(report, '2.4.1').level, 'supports');
   // blink and marquee ran and found neither element.
   assert.equal(adherence(report, '2.2.2').level, 'not-applicable');
-  assert.match(adherence(report, '2.2.2').notes, /blink, marquee\) found no content this criterion applies to on 4 audited pages/);
+  assert.match(
+    adherence(report, '2.2.2').notes,
+    /blink, marquee\) found no content this criterion applies to on 4 audited pages/,
+  );
 });
 
 test('failing on most pages does not support', () => {
   const report = buildOpenAcr(sampleResult({ pages: 2 }), {}, defaults);
   assert.equal(adherence(report, '1.1.1').level, 'does-not-support', 'image-alt fails on both pages');
-  assert.equal(adherence(report, '4.1.2').level, 'does-not-support', 'label fails on the first page, link-name on the second');
+  assert.equal(
+    adherence(report, '4.1.2').level,
+    'does-not-support',
+    'label fails on the first page, link-name on the second',
+  );
   assert.equal(adherence(report, '2.4.1').level, 'supports');
 });
 
@@ -98,13 +121,21 @@ test('AAA: what fails 1.4.3 or 2.4.4 fails the stricter 1.4.6 and 2.4.9 too, tho
   const result: AuditResult = {
     ...sample,
     findings: sample.findings.filter((f) => f.ruleId !== 'color-contrast-enhanced'),
-    rules: sample.rules.map((r) => (r.ruleId === 'color-contrast-enhanced' ? { ...r, failedPages: 0, passedPages: 4 } : r)),
+    rules: sample.rules.map((r) =>
+      r.ruleId === 'color-contrast-enhanced' ? { ...r, failedPages: 0, passedPages: 4 } : r,
+    ),
   };
-  assert.ok(result.rules.some((r) => r.successCriteria.includes('1.4.6')), 'the enhanced contrast rule ran');
+  assert.ok(
+    result.rules.some((r) => r.successCriteria.includes('1.4.6')),
+    'the enhanced contrast rule ran',
+  );
   const report = buildOpenAcr(result, {}, defaults);
   // color-contrast fails on pages 0 and 2: text below 4.5:1 is below 7:1.
   assert.equal(adherence(report, '1.4.6').level, 'partially-supports');
-  assert.match(adherence(report, '1.4.6').notes, /color-contrast-enhanced, color-contrast\) found 2 failing elements on 2 of 4 audited pages/);
+  assert.match(
+    adherence(report, '1.4.6').notes,
+    /color-contrast-enhanced, color-contrast\) found 2 failing elements on 2 of 4 audited pages/,
+  );
   assert.equal(adherence(report, '1.4.3').level, 'partially-supports');
   if (result.rules.some((r) => r.successCriteria.includes('2.4.9'))) {
     // link-name fails on page 1: a link without a name has no purpose from its text alone either.
@@ -137,20 +168,33 @@ test('a clean audit supports what its rules checked, and nothing else', () => {
   assert.equal(adherence(report, '1.1.1').level, 'supports');
   assert.equal(adherence(report, '1.4.3').level, 'supports');
   assert.equal(adherence(report, '1.3.3').level, 'not-evaluated');
-  const levels = Object.values(report.chapters).flatMap((c) => c!.criteria.map((x) => x.components[0]!.adherence.level));
-  assert.ok(levels.filter((l) => l === 'not-evaluated').length > levels.filter((l) => l === 'supports').length, 'most criteria have no automated check');
+  const levels = Object.values(report.chapters).flatMap((c) =>
+    c!.criteria.map((x) => x.components[0]!.adherence.level),
+  );
+  assert.ok(
+    levels.filter((l) => l === 'not-evaluated').length > levels.filter((l) => l === 'supports').length,
+    'most criteria have no automated check',
+  );
 });
 
 test('an audit whose pages all failed evaluates nothing', () => {
   const result: AuditResult = { ...sampleResult({ clean: true, pages: 1 }), pages: [] };
   result.pages = [{ ...sampleResult({ pages: 1, failedPage: true }).pages[1]! }];
   const report = buildOpenAcr(result, {}, defaults);
-  const levels = new Set(Object.values(report.chapters).flatMap((c) => c!.criteria.filter((x) => x.num !== '4.1.1').map((x) => x.components[0]!.adherence.level)));
+  const levels = new Set(
+    Object.values(report.chapters).flatMap((c) =>
+      c!.criteria.filter((x) => x.num !== '4.1.1').map((x) => x.components[0]!.adherence.level),
+    ),
+  );
   assert.deepEqual([...levels], ['not-evaluated']);
 });
 
 test('a newer catalog than the audit marks the newer criteria not evaluated and says which rules would check them', () => {
-  const report = buildOpenAcr(sampleResult({ version: '2.1', level: 'AA' }), { catalog: '2.5-edition-wcag-2.2-508-en' }, defaults);
+  const report = buildOpenAcr(
+    sampleResult({ version: '2.1', level: 'AA' }),
+    { catalog: '2.5-edition-wcag-2.2-508-en' },
+    defaults,
+  );
   assert.equal(report.catalog, '2.5-edition-wcag-2.2-508-en');
   assert.equal(adherence(report, '2.5.8').level, 'not-evaluated');
   assert.match(adherence(report, '2.5.8').notes, /target-size/);
@@ -160,7 +204,8 @@ test('a newer catalog than the audit marks the newer criteria not evaluated and 
 test('LLM findings never change an adherence level', () => {
   const without = buildOpenAcr(sampleResult(), {}, defaults);
   const withLlm = buildOpenAcr(sampleResult({ llm: sampleLlm() }), {}, defaults);
-  const levels = (r: OpenAcr) => Object.values(r.chapters).flatMap((c) => c!.criteria.map((x) => `${x.num}:${x.components[0]!.adherence.level}`));
+  const levels = (r: OpenAcr) =>
+    Object.values(r.chapters).flatMap((c) => c!.criteria.map((x) => `${x.num}:${x.components[0]!.adherence.level}`));
   assert.deepEqual(levels(withLlm), levels(without));
   assert.match(adherence(withLlm, '2.4.4').notes, /LLM review flagged 1 more item/);
   assert.match(withLlm.notes, /LLM assistance \(anthropic claude-test\)/);
@@ -168,37 +213,51 @@ test('LLM findings never change an adherence level', () => {
 
 test('every query parameter reaches the report', () => {
   const result = sampleResult();
-  const report = parse(openAcrResponse(result, {
-    product_name: 'Shop: "web" #1\n- not a list',
-    product_version: '3.2',
-    author_name: 'Ada Auditor',
-    author_email: 'ada@example.com',
-    vendor_name: 'Shoes & Co',
-    vendor_email: 'a11y@shoes.example',
-    catalog: '2.5-edition-wcag-2.1-508-en',
-  }, defaults).body) as OpenAcr;
+  const report = parse(
+    openAcrResponse(
+      result,
+      {
+        product_name: 'Shop: "web" #1\n- not a list',
+        product_version: '3.2',
+        author_name: 'Ada Auditor',
+        author_email: 'ada@example.com',
+        vendor_name: 'Shoes & Co',
+        vendor_email: 'a11y@shoes.example',
+        catalog: '2.5-edition-wcag-2.1-508-en',
+      },
+      defaults,
+    ).body,
+  ) as OpenAcr;
   assert.deepEqual(report.product, { name: 'Shop: "web" #1\n- not a list', version: '3.2' });
   assert.deepEqual(report.author, { name: 'Ada Auditor', email: 'ada@example.com' });
   assert.deepEqual(report.vendor, { company_name: 'Shoes & Co', email: 'a11y@shoes.example' });
   assert.equal(report.title, 'Shoes & Co Accessibility Conformance Report');
   assert.equal(report.catalog, '2.5-edition-wcag-2.1-508-en');
-  assert.ok(!('vendor' in (JSON.parse(openAcrResponse(result, { format: 'json' }, defaults).body) as object)), 'no vendor unless given');
+  assert.ok(
+    !('vendor' in (JSON.parse(openAcrResponse(result, { format: 'json' }, defaults).body) as object)),
+    'no vendor unless given',
+  );
 });
 
 test('the configured author email is the default', () => {
-  const report = JSON.parse(openAcrResponse(sampleResult(), { format: 'json' }, { authorName: 'ACME QA', authorEmail: 'qa@acme.example' }).body) as OpenAcr;
+  const report = JSON.parse(
+    openAcrResponse(sampleResult(), { format: 'json' }, { authorName: 'ACME QA', authorEmail: 'qa@acme.example' }).body,
+  ) as OpenAcr;
   assert.deepEqual(report.author, { name: 'ACME QA', email: 'qa@acme.example' });
 });
 
 test('an unknown catalog is a 400 naming the known ones', () => {
   for (const catalog of ['2.5-edition-wcag-3.0-508-en', '2.4-edition-wcag-2.1-508-eu-en', 'x']) {
-    assert.throws(() => openAcrResponse(sampleResult(), { catalog }, defaults), (e: unknown) => {
-      assert.ok(e instanceof HttpError);
-      assert.equal(e.statusCode, 400);
-      assert.equal(e.code, codeForStatus(400), 'the platform\'s validation code');
-      assert.match(e.message, new RegExp(`catalog "${catalog}".*2\\.5-edition-wcag-2\\.2-508-en`));
-      return true;
-    });
+    assert.throws(
+      () => openAcrResponse(sampleResult(), { catalog }, defaults),
+      (e: unknown) => {
+        assert.ok(e instanceof HttpError);
+        assert.equal(e.statusCode, 400);
+        assert.equal(e.code, codeForStatus(400), "the platform's validation code");
+        assert.match(e.message, new RegExp(`catalog "${catalog}".*2\\.5-edition-wcag-2\\.2-508-en`));
+        return true;
+      },
+    );
   }
 });
 

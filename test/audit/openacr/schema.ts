@@ -8,7 +8,14 @@ import { CATALOGS, type ChapterId } from '../../../src/audit/openacr/catalog.ts'
  */
 const contact = {
   type: 'object',
-  properties: { name: { type: 'string' }, company_name: { type: 'string' }, address: { type: 'string' }, email: { type: 'string' }, phone: { type: 'string' }, website: { type: 'string' } },
+  properties: {
+    name: { type: 'string' },
+    company_name: { type: 'string' },
+    address: { type: 'string' },
+    email: { type: 'string' },
+    phone: { type: 'string' },
+    website: { type: 'string' },
+  },
   required: ['email'],
 };
 
@@ -40,7 +47,9 @@ function chapter(criteria: string[]) {
                     type: 'object',
                     required: ['level', 'notes'],
                     properties: {
-                      level: { enum: ['supports', 'partially-supports', 'does-not-support', 'not-applicable', 'not-evaluated'] },
+                      level: {
+                        enum: ['supports', 'partially-supports', 'does-not-support', 'not-applicable', 'not-evaluated'],
+                      },
                       notes: { type: 'string', minLength: 1 },
                     },
                   },
@@ -63,7 +72,15 @@ export function openAcrSchema(catalogId: string, chapters: ChapterId[]) {
     required: ['title', 'product', 'author', 'report_date', 'catalog', 'chapters'],
     properties: {
       title: { type: 'string', minLength: 1 },
-      product: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, version: { type: 'string' }, description: { type: 'string' } } },
+      product: {
+        type: 'object',
+        required: ['name'],
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          version: { type: 'string' },
+          description: { type: 'string' },
+        },
+      },
       author: { ...contact, required: ['name', 'email'] },
       vendor: contact,
       report_date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
@@ -78,7 +95,9 @@ export function openAcrSchema(catalogId: string, chapters: ChapterId[]) {
         type: 'object',
         required: chapters,
         additionalProperties: false,
-        properties: Object.fromEntries(chapters.map((id) => [id, chapter(catalog.chapters[id].criteria.map((c) => c.num))])),
+        properties: Object.fromEntries(
+          chapters.map((id) => [id, chapter(catalog.chapters[id].criteria.map((c) => c.num))]),
+        ),
       },
     },
   };

@@ -12,7 +12,11 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** What a page needs to be signed in: the token pair the harness's signIn made. */
-export interface SessionPair { accessToken: string; refreshToken: string; expiresIn: number }
+export interface SessionPair {
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: number;
+}
 
 /**
  * Pages for a file's tests, each in a context of its own (reduced motion, 1280×900, downloads accepted), signed in as
@@ -22,10 +26,20 @@ export function pageOpener(browser: () => Browser) {
   let contexts: BrowserContext[] = [];
   return {
     open: async (who: SessionPair | undefined, options: BrowserContextOptions = {}): Promise<Page> => {
-      const context = await browser().newContext({ reducedMotion: 'reduce', viewport: { width: 1280, height: 900 }, acceptDownloads: true, ...options });
+      const context = await browser().newContext({
+        reducedMotion: 'reduce',
+        viewport: { width: 1280, height: 900 },
+        acceptDownloads: true,
+        ...options,
+      });
       contexts.push(context);
       if (who) {
-        const pair = { accessToken: who.accessToken, refreshToken: who.refreshToken, expiresIn: who.expiresIn, tokenType: 'Bearer' };
+        const pair = {
+          accessToken: who.accessToken,
+          refreshToken: who.refreshToken,
+          expiresIn: who.expiresIn,
+          tokenType: 'Bearer',
+        };
         await context.addInitScript((p) => localStorage.setItem('dashboard.session', p), JSON.stringify(pair));
       }
       return context.newPage();

@@ -15,14 +15,27 @@ let ingest: IngestHarness;
 let introspector: { clientId: string; secret: string };
 
 async function clientCredentials(scopes: string[], ttl?: number): Promise<{ token: string; expiresIn: number }> {
-  const app = await identity.registerApp({ name: `machine ${scopes.join(' ') || 'none'}`, appType: 'machine', allowedScopes: scopes, accessTokenTtl: ttl });
-  const res = await form(`${identity.issuer}/oauth/token`, { grant_type: 'client_credentials', ...(scopes.length ? { scope: scopes.join(' ') } : {}) }, { authorization: basic(app.clientId, app.secret!) });
+  const app = await identity.registerApp({
+    name: `machine ${scopes.join(' ') || 'none'}`,
+    appType: 'machine',
+    allowedScopes: scopes,
+    accessTokenTtl: ttl,
+  });
+  const res = await form(
+    `${identity.issuer}/oauth/token`,
+    { grant_type: 'client_credentials', ...(scopes.length ? { scope: scopes.join(' ') } : {}) },
+    { authorization: basic(app.clientId, app.secret!) },
+  );
   assert.equal(res.status, 200, res.text);
   return { token: res.json.access_token, expiresIn: res.json.expires_in };
 }
 
 const projects = (token: string | undefined, h: IngestHarness = ingest) =>
-  h.app.inject({ method: 'GET', url: '/api/v1/projects', headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+  h.app.inject({
+    method: 'GET',
+    url: '/api/v1/projects',
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
 
 async function closedPort(): Promise<number> {
   return new Promise((resolve) => {
@@ -34,11 +47,26 @@ async function closedPort(): Promise<number> {
 }
 
 before(async () => {
-  identity = await startServer('guard_identity', { IDENTITY_EXTRA_SCOPES: 'ingest:admin,reports:read', IDENTITY_ADMIN_TOKEN });
+  identity = await startServer('guard_identity', {
+    IDENTITY_EXTRA_SCOPES: 'ingest:admin,reports:read',
+    IDENTITY_ADMIN_TOKEN,
+  });
   // Identity tells a token's details only to its own app or to a resource server.
-  const app = await identity.registerApp({ name: 'ingest service', appType: 'service', allowedScopes: [], resourceServer: true });
+  const app = await identity.registerApp({
+    name: 'ingest service',
+    appType: 'service',
+    allowedScopes: [],
+    resourceServer: true,
+  });
   introspector = { clientId: app.clientId, secret: app.secret! };
-  ingest = await startIngest({ INGEST_IDENTITY_URL: identity.issuer, INGEST_IDENTITY_CLIENT_ID: introspector.clientId, INGEST_IDENTITY_CLIENT_SECRET: introspector.secret }, 'guard_ingest');
+  ingest = await startIngest(
+    {
+      INGEST_IDENTITY_URL: identity.issuer,
+      INGEST_IDENTITY_CLIENT_ID: introspector.clientId,
+      INGEST_IDENTITY_CLIENT_SECRET: introspector.secret,
+    },
+    'guard_ingest',
+  );
 });
 
 after(async () => {
@@ -48,7 +76,12 @@ after(async () => {
 
 test("an identity access token with the route's scope opens ingest's admin API", async () => {
   const { token } = await clientCredentials(['ingest:admin']);
-  const created = await ingest.app.inject({ method: 'POST', url: '/api/v1/projects', headers: { authorization: `Bearer ${token}` }, payload: { name: 'by token', id: 'by-token' } });
+  const created = await ingest.app.inject({
+    method: 'POST',
+    url: '/api/v1/projects',
+    headers: { authorization: `Bearer ${token}` },
+    payload: { name: 'by token', id: 'by-token' },
+  });
   assert.equal(created.statusCode, 201, created.body);
   const listed = await projects(token);
   assert.equal(listed.statusCode, 200);
@@ -61,8 +94,16 @@ test('a live token without the scope is 403 FORBIDDEN naming the scope', async (
   assert.equal(res.statusCode, 403);
   assert.equal(res.json().error.code, 'FORBIDDEN');
   assert.match(res.json().error.message, /ingest:admin/);
-  assert.equal(res.headers['www-authenticate'], 'Bearer realm="ingest", error="insufficient_scope", scope="ingest:admin"');
-  const write = await ingest.app.inject({ method: 'POST', url: '/api/v1/projects', headers: { authorization: `Bearer ${token}` }, payload: { name: 'nope' } });
+  assert.equal(
+    res.headers['www-authenticate'],
+    'Bearer realm="ingest", error="insufficient_scope", scope="ingest:admin"',
+  );
+  const write = await ingest.app.inject({
+    method: 'POST',
+    url: '/api/v1/projects',
+    headers: { authorization: `Bearer ${token}` },
+    payload: { name: 'nope' },
+  });
   assert.equal(write.statusCode, 403);
 });
 
@@ -75,13 +116,29 @@ test('an unknown, revoked or expired token, or none, is 401 UNAUTHORIZED', async
     assert.equal(res.statusCode, 401, bad);
     assert.equal(res.json().error.code, 'UNAUTHORIZED');
   }
-  assert.match(String((await projects('not-a-token-identity-issued')).headers['www-authenticate']), /error="invalid_token"/);
+  assert.match(
+    String((await projects('not-a-token-identity-issued')).headers['www-authenticate']),
+    /error="invalid_token"/,
+  );
 
   // Revoked before ingest ever saw it, so no cached answer stands in the way.
   const revoked = await clientCredentials(['ingest:admin']);
   const app = await identity.registerApp({ name: 'revoker', appType: 'machine', allowedScopes: ['ingest:admin'] });
-  const own = await form(`${identity.issuer}/oauth/token`, { grant_type: 'client_credentials', scope: 'ingest:admin' }, { authorization: basic(app.clientId, app.secret!) });
-  assert.equal((await form(`${identity.issuer}/oauth/revoke`, { token: own.json.access_token }, { authorization: basic(app.clientId, app.secret!) })).status, 200);
+  const own = await form(
+    `${identity.issuer}/oauth/token`,
+    { grant_type: 'client_credentials', scope: 'ingest:admin' },
+    { authorization: basic(app.clientId, app.secret!) },
+  );
+  assert.equal(
+    (
+      await form(
+        `${identity.issuer}/oauth/revoke`,
+        { token: own.json.access_token },
+        { authorization: basic(app.clientId, app.secret!) },
+      )
+    ).status,
+    200,
+  );
   assert.equal((await projects(own.json.access_token)).statusCode, 401, 'a revoked token');
   assert.equal((await projects(revoked.token)).statusCode, 200, 'another live token of the same scope still works');
 
@@ -98,13 +155,30 @@ test('an unknown, revoked or expired token, or none, is 401 UNAUTHORIZED', async
 
 test("the service's own admin token opens every route, with or without identity", async () => {
   assert.equal((await projects(ADMIN_TOKEN)).statusCode, 200);
-  assert.equal((await ingest.app.inject({ method: 'POST', url: '/api/v1/projects', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: 'by service token' } })).statusCode, 201);
+  assert.equal(
+    (
+      await ingest.app.inject({
+        method: 'POST',
+        url: '/api/v1/projects',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        payload: { name: 'by service token' },
+      })
+    ).statusCode,
+    201,
+  );
   assert.equal((await projects(`${ADMIN_TOKEN}x`)).statusCode, 401, 'a token one character longer');
   assert.equal((await projects(ADMIN_TOKEN.slice(0, -1))).statusCode, 401, 'a prefix of the token');
 });
 
 test('identity unreachable: 503 UNAVAILABLE with Retry-After, while the service token still works', async () => {
-  const alone = await startIngest({ INGEST_IDENTITY_URL: `http://127.0.0.1:${await closedPort()}`, INGEST_IDENTITY_CLIENT_ID: 'x', INGEST_IDENTITY_CLIENT_SECRET: 'y' }, 'guard_alone');
+  const alone = await startIngest(
+    {
+      INGEST_IDENTITY_URL: `http://127.0.0.1:${await closedPort()}`,
+      INGEST_IDENTITY_CLIENT_ID: 'x',
+      INGEST_IDENTITY_CLIENT_SECRET: 'y',
+    },
+    'guard_alone',
+  );
   try {
     const res = await projects('some-access-token-value', alone);
     assert.equal(res.statusCode, 503);
@@ -117,7 +191,14 @@ test('identity unreachable: 503 UNAVAILABLE with Retry-After, while the service 
 });
 
 test('wrong introspection credentials are 503 (a fault of the configuration), never a 401 blaming the caller', async () => {
-  const misconfigured = await startIngest({ INGEST_IDENTITY_URL: identity.issuer, INGEST_IDENTITY_CLIENT_ID: introspector.clientId, INGEST_IDENTITY_CLIENT_SECRET: 'wrong-secret' }, 'guard_badclient');
+  const misconfigured = await startIngest(
+    {
+      INGEST_IDENTITY_URL: identity.issuer,
+      INGEST_IDENTITY_CLIENT_ID: introspector.clientId,
+      INGEST_IDENTITY_CLIENT_SECRET: 'wrong-secret',
+    },
+    'guard_badclient',
+  );
   try {
     const { token } = await clientCredentials(['ingest:admin']);
     const res = await projects(token, misconfigured);
@@ -129,12 +210,20 @@ test('wrong introspection credentials are 503 (a fault of the configuration), ne
 });
 
 test('an identity URL without client credentials is a configuration error naming the missing variable', async () => {
-  const config = loadIngestConfig({ DATABASE_URL: ingest.database.url, LOG_LEVEL: 'silent', INGEST_IDENTITY_URL: identity.issuer });
-  await assert.rejects(buildIngestApp(config), (err: unknown) => err instanceof ConfigError && err.variable === 'INGEST_IDENTITY_CLIENT_ID');
+  const config = loadIngestConfig({
+    DATABASE_URL: ingest.database.url,
+    LOG_LEVEL: 'silent',
+    INGEST_IDENTITY_URL: identity.issuer,
+  });
+  await assert.rejects(
+    buildIngestApp(config),
+    (err: unknown) => err instanceof ConfigError && err.variable === 'INGEST_IDENTITY_CLIENT_ID',
+  );
 });
 
 test("identity's management API: its own tokens checked locally, and IDENTITY_ADMIN_TOKEN for machines", async () => {
-  const api = (token: string) => fetch(`${identity.issuer}/api/v1/principals`, { headers: { authorization: `Bearer ${token}` } });
+  const api = (token: string) =>
+    fetch(`${identity.issuer}/api/v1/principals`, { headers: { authorization: `Bearer ${token}` } });
   const byServiceToken = await api(IDENTITY_ADMIN_TOKEN);
   assert.equal(byServiceToken.status, 200);
   assert.ok(Array.isArray(((await byServiceToken.json()) as { items: unknown[] }).items));

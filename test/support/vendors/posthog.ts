@@ -20,27 +20,45 @@ export class PostHogStandIn extends StandIn {
   }
 
   protected tooLarge(): Answer {
-    return { status: 413, body: { type: 'validation_error', code: 'payload_too_large', detail: 'Request body is larger than 20MB' } };
+    return {
+      status: 413,
+      body: { type: 'validation_error', code: 'payload_too_large', detail: 'Request body is larger than 20MB' },
+    };
   }
 
   protected answer(request: Received): Answer {
-    if (request.method !== 'POST' || !/^\/batch\/?$/.test(request.url.pathname)) return { status: 404, body: { type: 'invalid_request', code: 'not_found', detail: 'Not found' } };
+    if (request.method !== 'POST' || !/^\/batch\/?$/.test(request.url.pathname))
+      return { status: 404, body: { type: 'invalid_request', code: 'not_found', detail: 'Not found' } };
     const parsed = parseJsonBody(request);
     if (!parsed.ok || !isObject(parsed.value)) return invalid('Malformed request data: body is not a JSON object');
     const body = parsed.value;
     if (body.api_key !== this.apiKey) {
-      return { status: 401, body: { type: 'authentication_error', code: 'invalid_api_key', detail: 'Project API key invalid. You can find your project API key in PostHog project settings.' } };
+      return {
+        status: 401,
+        body: {
+          type: 'authentication_error',
+          code: 'invalid_api_key',
+          detail: 'Project API key invalid. You can find your project API key in PostHog project settings.',
+        },
+      };
     }
-    if (!Array.isArray(body.batch) || body.batch.length === 0) return invalid('No data found. Make sure to use a POST request when sending the payload in the body of the request.');
+    if (!Array.isArray(body.batch) || body.batch.length === 0)
+      return invalid(
+        'No data found. Make sure to use a POST request when sending the payload in the body of the request.',
+      );
     const accepted: Record<string, unknown>[] = [];
     for (const e of body.batch) {
       if (!isObject(e)) return invalid('Invalid payload: batch items must be objects');
-      if (e.uuid !== undefined && (typeof e.uuid !== 'string' || !UUID.test(e.uuid))) return invalid(`Invalid payload: invalid UUID ${JSON.stringify(e.uuid)}`);
-      if (e.timestamp !== undefined && !isRfc3339(e.timestamp)) return invalid(`Invalid payload: invalid timestamp ${JSON.stringify(e.timestamp)}`);
-      if (typeof e.event !== 'string' || e.event === '') return invalid('Invalid payload: all events must have the event name field');
+      if (e.uuid !== undefined && (typeof e.uuid !== 'string' || !UUID.test(e.uuid)))
+        return invalid(`Invalid payload: invalid UUID ${JSON.stringify(e.uuid)}`);
+      if (e.timestamp !== undefined && !isRfc3339(e.timestamp))
+        return invalid(`Invalid payload: invalid timestamp ${JSON.stringify(e.timestamp)}`);
+      if (typeof e.event !== 'string' || e.event === '')
+        return invalid('Invalid payload: all events must have the event name field');
       const props = isObject(e.properties) ? e.properties : {};
       const distinct = e.distinct_id ?? props.distinct_id ?? props.$distinct_id;
-      if (typeof distinct !== 'string' || distinct === '') return invalid('Invalid payload: all events must have the distinct_id field');
+      if (typeof distinct !== 'string' || distinct === '')
+        return invalid('Invalid payload: all events must have the distinct_id field');
       accepted.push(e);
     }
     for (const e of accepted) this.events.set(typeof e.uuid === 'string' ? e.uuid : crypto.randomUUID(), e);

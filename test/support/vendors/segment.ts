@@ -27,16 +27,27 @@ export class SegmentStandIn extends StandIn {
   }
 
   protected answer(request: Received): Answer {
-    if (request.method !== 'POST' || request.url.pathname !== '/v1/batch') return { status: 404, body: { error: 'Not Found' } };
-    if (!String(request.headers['content-type'] ?? '').startsWith('application/json')) return { status: 400, body: { error: 'Content-Type must be application/json' } };
+    if (request.method !== 'POST' || request.url.pathname !== '/v1/batch')
+      return { status: 404, body: { error: 'Not Found' } };
+    if (!String(request.headers['content-type'] ?? '').startsWith('application/json'))
+      return { status: 400, body: { error: 'Content-Type must be application/json' } };
     const parsed = parseJsonBody(request);
-    if (!parsed.ok || !isObject(parsed.value) || !Array.isArray(parsed.value.batch)) return { status: 400, body: { error: 'Invalid JSON' } };
+    if (!parsed.ok || !isObject(parsed.value) || !Array.isArray(parsed.value.batch))
+      return { status: 400, body: { error: 'Invalid JSON' } };
     const body = parsed.value;
     const batch = body.batch as unknown[];
-    for (const e of batch) if (Buffer.byteLength(JSON.stringify(e)) > MAX_EVENT_BYTES) return { status: 400, body: { error: 'Request Entity Too Large: an event is larger than 32KB' } };
+    for (const e of batch)
+      if (Buffer.byteLength(JSON.stringify(e)) > MAX_EVENT_BYTES)
+        return { status: 400, body: { error: 'Request Entity Too Large: an event is larger than 32KB' } };
     const key = basicAuth(request.headers)?.user ?? body.writeKey;
     for (const e of batch) {
-      if (key !== this.writeKey || !isObject(e) || (!e.userId && !e.anonymousId) || (e.type === 'track' && !e.event) || (e.timestamp !== undefined && !isRfc3339(e.timestamp))) {
+      if (
+        key !== this.writeKey ||
+        !isObject(e) ||
+        (!e.userId && !e.anonymousId) ||
+        (e.type === 'track' && !e.event) ||
+        (e.timestamp !== undefined && !isRfc3339(e.timestamp))
+      ) {
         this.dropped++;
         continue;
       }

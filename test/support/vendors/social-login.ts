@@ -35,7 +35,13 @@ abstract class OAuthStandIn {
   url = '';
   person: Person | undefined;
   /** Every request received, for assertions on what the service sent. */
-  readonly requests: { method: string; path: string; query: URLSearchParams; form?: URLSearchParams; authorization?: string | undefined }[] = [];
+  readonly requests: {
+    method: string;
+    path: string;
+    query: URLSearchParams;
+    form?: URLSearchParams;
+    authorization?: string | undefined;
+  }[] = [];
   protected readonly grants = new Map<string, Grant>();
   protected readonly tokens = new Map<string, Person>();
   private server: Server | undefined;
@@ -67,9 +73,15 @@ abstract class OAuthStandIn {
   protected authorize(res: ServerResponse, url: URL): void {
     const q = url.searchParams;
     this.requests.push({ method: 'GET', path: url.pathname, query: q });
-    if (q.get('client_id') !== this.clientId || !this.person) return json(res, 400, { error: 'unknown client or no person' });
+    if (q.get('client_id') !== this.clientId || !this.person)
+      return json(res, 400, { error: 'unknown client or no person' });
     const code = randomBytes(16).toString('hex');
-    this.grants.set(code, { person: this.person, redirectUri: q.get('redirect_uri')!, challenge: q.get('code_challenge'), nonce: q.get('nonce') });
+    this.grants.set(code, {
+      person: this.person,
+      redirectUri: q.get('redirect_uri')!,
+      challenge: q.get('code_challenge'),
+      nonce: q.get('nonce'),
+    });
     const back = new URL(q.get('redirect_uri')!);
     back.searchParams.set('code', code);
     back.searchParams.set('state', q.get('state')!);
@@ -102,17 +114,32 @@ export class GitHubStandIn extends OAuthStandIn {
     if (req.method === 'POST' && url.pathname === '/login/oauth/access_token') {
       const form = await body(req);
       this.requests.push({ method: 'POST', path: url.pathname, query: url.searchParams, form });
-      if (form.get('client_id') !== this.clientId || form.get('client_secret') !== this.clientSecret) return json(res, 200, { error: 'incorrect_client_credentials', error_description: 'The client_id and/or client_secret passed are incorrect.' });
+      if (form.get('client_id') !== this.clientId || form.get('client_secret') !== this.clientSecret)
+        return json(res, 200, {
+          error: 'incorrect_client_credentials',
+          error_description: 'The client_id and/or client_secret passed are incorrect.',
+        });
       const grant = this.redeem(form);
-      if (this.refuseExchange || typeof grant === 'string') return json(res, 200, { error: this.refuseExchange ? 'bad_verification_code' : grant, error_description: 'The code passed is incorrect or expired.' });
+      if (this.refuseExchange || typeof grant === 'string')
+        return json(res, 200, {
+          error: this.refuseExchange ? 'bad_verification_code' : grant,
+          error_description: 'The code passed is incorrect or expired.',
+        });
       const token = `gho_${randomBytes(16).toString('hex')}`;
       this.tokens.set(token, grant.person);
       return json(res, 200, { access_token: token, token_type: 'bearer', scope: 'read:user,user:email' });
     }
     const person = this.bearer(req);
-    this.requests.push({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, authorization: req.headers.authorization });
-    if (!person) return json(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
-    if (url.pathname === '/api/user') return json(res, 200, { login: person.login, id: person.id, name: person.name, email: null });
+    this.requests.push({
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      authorization: req.headers.authorization,
+    });
+    if (!person)
+      return json(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+    if (url.pathname === '/api/user')
+      return json(res, 200, { login: person.login, id: person.id, name: person.name, email: null });
     if (url.pathname === '/api/user/emails') {
       return json(res, 200, [
         { email: `${person.login}@users.noreply.github.com`, primary: false, verified: true, visibility: null },
@@ -150,32 +177,60 @@ export class GoogleStandIn extends OAuthStandIn {
         code_challenge_methods_supported: ['plain', 'S256'],
       });
     }
-    if (url.pathname === '/oauth2/v3/certs') return json(res, 200, { keys: [{ ...(await exportJWK(this.keys!.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] });
+    if (url.pathname === '/oauth2/v3/certs')
+      return json(res, 200, {
+        keys: [{ ...(await exportJWK(this.keys!.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }],
+      });
     if (req.method === 'GET' && url.pathname === '/o/oauth2/v2/auth') return this.authorize(res, url);
     if (req.method === 'POST' && url.pathname === '/token') {
       const form = await body(req);
-      this.requests.push({ method: 'POST', path: url.pathname, query: url.searchParams, form, authorization: req.headers.authorization });
+      this.requests.push({
+        method: 'POST',
+        path: url.pathname,
+        query: url.searchParams,
+        form,
+        authorization: req.headers.authorization,
+      });
       const basic = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString();
       const [id, secret] = basic.split(':').map(decodeURIComponent);
-      if (id !== this.clientId || secret !== this.clientSecret) return json(res, 401, { error: 'invalid_client', error_description: 'Unauthorized' });
+      if (id !== this.clientId || secret !== this.clientSecret)
+        return json(res, 401, { error: 'invalid_client', error_description: 'Unauthorized' });
       const grant = this.redeem(form);
       if (typeof grant === 'string') return json(res, 400, { error: 'invalid_grant', error_description: grant });
       const token = `ya29.${randomBytes(16).toString('hex')}`;
       this.tokens.set(token, grant.person);
       const now = Math.floor(Date.now() / 1000);
       const idToken = await new SignJWT({
-        email: grant.person.email, email_verified: grant.person.verified, name: grant.person.name,
-        nonce: this.wrongNonce ? 'not-the-nonce' : grant.nonce, azp: this.clientId,
+        email: grant.person.email,
+        email_verified: grant.person.verified,
+        name: grant.person.name,
+        nonce: this.wrongNonce ? 'not-the-nonce' : grant.nonce,
+        azp: this.clientId,
       })
         .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
-        .setIssuer(this.url).setAudience(this.clientId).setSubject(String(grant.person.id)).setIssuedAt(now).setExpirationTime(now + 3600)
+        .setIssuer(this.url)
+        .setAudience(this.clientId)
+        .setSubject(String(grant.person.id))
+        .setIssuedAt(now)
+        .setExpirationTime(now + 3600)
         .sign(this.keys!.privateKey);
-      return json(res, 200, { access_token: token, expires_in: 3599, token_type: 'Bearer', scope: 'openid email profile', id_token: idToken });
+      return json(res, 200, {
+        access_token: token,
+        expires_in: 3599,
+        token_type: 'Bearer',
+        scope: 'openid email profile',
+        id_token: idToken,
+      });
     }
     if (url.pathname === '/v1/userinfo') {
       const person = this.bearer(req);
       if (!person) return json(res, 401, { error: 'invalid_token' });
-      return json(res, 200, { sub: String(person.id), email: person.email, email_verified: person.verified, name: person.name });
+      return json(res, 200, {
+        sub: String(person.id),
+        email: person.email,
+        email_verified: person.verified,
+        name: person.name,
+      });
     }
     json(res, 404, { error: 'not_found' });
   }

@@ -56,13 +56,28 @@ export abstract class StandIn {
         else chunks.push(c);
       });
       req.on('end', () => {
-        const request: Received = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', this.url), headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
+        const request: Received = {
+          method: req.method ?? 'GET',
+          url: new URL(req.url ?? '/', this.url),
+          headers: req.headers,
+          body: Buffer.concat(chunks),
+          at: Date.now(),
+        };
         this.received.push(request);
         const fault = this.faults.shift();
-        const answer = refused ? this.tooLarge() : fault?.status !== undefined ? { status: fault.status, headers: fault.headers, body: fault.body } : this.answerFor(request);
+        const answer = refused
+          ? this.tooLarge()
+          : fault?.status !== undefined
+            ? { status: fault.status, headers: fault.headers, body: fault.body }
+            : this.answerFor(request);
         const send = () => {
           if (res.destroyed) return;
-          const body = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+          const body =
+            answer.body === undefined
+              ? ''
+              : typeof answer.body === 'string'
+                ? answer.body
+                : JSON.stringify(answer.body);
           res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) });
           res.end(body);
         };

@@ -43,14 +43,22 @@ export function subscriptionEvent(type: string, s: SubscriptionState, created: n
         metadata: s.organizationId ? { organization_id: s.organizationId } : {},
         items: {
           object: 'list',
-          data: [{
-            id: stripeId('si'),
-            object: 'subscription_item',
-            current_period_start: s.periodStart ?? created,
-            current_period_end: s.periodEnd ?? created + 30 * 86_400,
-            price: { id: stripeId('price'), object: 'price', lookup_key: s.plan ?? null, currency: 'usd', unit_amount: 2900 },
-            quantity: 1,
-          }],
+          data: [
+            {
+              id: stripeId('si'),
+              object: 'subscription_item',
+              current_period_start: s.periodStart ?? created,
+              current_period_end: s.periodEnd ?? created + 30 * 86_400,
+              price: {
+                id: stripeId('price'),
+                object: 'price',
+                lookup_key: s.plan ?? null,
+                currency: 'usd',
+                unit_amount: 2900,
+              },
+              quantity: 1,
+            },
+          ],
           has_more: false,
         },
       },
@@ -59,13 +67,21 @@ export function subscriptionEvent(type: string, s: SubscriptionState, created: n
 }
 
 /** Delivers a payload to a webhook endpoint as Stripe would; `timestamp` and `secret` can be set to test refusals. */
-export async function deliver(url: string, payload: unknown, opts: { secret: string; timestamp?: number; header?: string | null; contentType?: string }) {
+export async function deliver(
+  url: string,
+  payload: unknown,
+  opts: { secret: string; timestamp?: number; header?: string | null; contentType?: string },
+) {
   const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
   const t = opts.timestamp ?? Math.floor(Date.now() / 1000);
   const header = opts.header === undefined ? stripeSignature(body, opts.secret, t) : opts.header;
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': opts.contentType ?? 'application/json; charset=utf-8', 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)', ...(header !== null ? { 'stripe-signature': header } : {}) },
+    headers: {
+      'content-type': opts.contentType ?? 'application/json; charset=utf-8',
+      'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+      ...(header !== null ? { 'stripe-signature': header } : {}),
+    },
     body,
   });
   return { status: res.status, body: (await res.json()) as any };

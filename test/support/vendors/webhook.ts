@@ -25,7 +25,8 @@ export class WebhookReceiver extends StandIn {
       return { status: 401, body: { error: 'bad signature' } };
     }
     const parsed = parseJsonBody(request);
-    if (!parsed.ok || !isObject(parsed.value) || !Array.isArray(parsed.value.events)) return { status: 400, body: { error: 'expected {events:[...]}' } };
+    if (!parsed.ok || !isObject(parsed.value) || !Array.isArray(parsed.value.events))
+      return { status: 400, body: { error: 'expected {events:[...]}' } };
     for (const e of parsed.value.events as Record<string, unknown>[]) {
       const id = String(e.event_id);
       this.arrivals.set(id, (this.arrivals.get(id) ?? 0) + 1);

@@ -31,7 +31,8 @@ const fragment = takeLoginFragment();
 function setupNotice(r: ApiSetupResult): string {
   const made = `${r.user.email} is now the owner of ${r.tenant.name}.`;
   if (r.platformAccount === 'created') return `${made} Sign in with the platform account and the password you chose.`;
-  if (r.platformAccount === 'existing') return `${made} The platform already had an account with this email: sign in with the platform account and its own password.`;
+  if (r.platformAccount === 'existing')
+    return `${made} The platform already had an account with this email: sign in with the platform account and its own password.`;
   return `${made} Sign in to continue.`;
 }
 
@@ -45,10 +46,18 @@ export function App() {
   if (shared) {
     return (
       <>
-        <a className="skip-link" href="#main">Skip to content</a>
-        <header className="banner"><p className="product">Dashboards</p></header>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header className="banner">
+          <p className="product">Dashboards</p>
+        </header>
         <main id="main" tabIndex={-1}>
-          <LoadBoundary><Suspense fallback={<p role="status">Loading the dashboard…</p>}><PublicDashboard token={shared[1]!} /></Suspense></LoadBoundary>
+          <LoadBoundary>
+            <Suspense fallback={<p role="status">Loading the dashboard…</p>}>
+              <PublicDashboard token={shared[1]!} />
+            </Suspense>
+          </LoadBoundary>
         </main>
       </>
     );
@@ -67,7 +76,11 @@ function MemberApp() {
         return;
       }
       const status = await get<ApiSetupStatus>('/setup');
-      setState(status.setupRequired ? { kind: 'setup', status } : { kind: 'signed-out', ...(fragment.error ? { error: fragment.error } : {}) });
+      setState(
+        status.setupRequired
+          ? { kind: 'setup', status }
+          : { kind: 'signed-out', ...(fragment.error ? { error: fragment.error } : {}) },
+      );
     } catch {
       setState(readSession() ? { kind: 'unreachable' } : { kind: 'signed-out' });
     }
@@ -82,7 +95,10 @@ function MemberApp() {
   useEffect(() => {
     const changed = (e: StorageEvent) => {
       if (e.key !== null && e.key !== SESSION_KEY) return;
-      if (!readSession()) setState((s) => (s.kind === 'signed-in' ? { kind: 'signed-out', notice: 'You signed out in another tab.' } : s));
+      if (!readSession())
+        setState((s) =>
+          s.kind === 'signed-in' ? { kind: 'signed-out', notice: 'You signed out in another tab.' } : s,
+        );
       else if (e.oldValue === null) void load();
     };
     addEventListener('storage', changed);
@@ -102,25 +118,53 @@ function MemberApp() {
 
   return (
     <>
-      <a className="skip-link" href="#main">Skip to content</a>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
       <header className="banner">
         <p className="product">Dashboards</p>
         {state.kind === 'signed-in' && (
           <>
             <nav aria-label="Main">
               <ul>
-                <li><Link href="/">Home</Link></li>
-                <li><Link href="/dashboards">Dashboards</Link></li>
-                <li><Link href="/datasources">Data sources</Link></li>
-                {atLeast(state.me, 'editor') && <li><Link href="/sql">SQL editor</Link></li>}
-                {atLeast(state.me, 'admin') && <li><Link href="/admin/users">Users</Link></li>}
-                {atLeast(state.me, 'owner') && <li><Link href="/admin/tenants">Tenants</Link></li>}
-                {atLeast(state.me, 'admin') && <li><Link href="/admin/audit">Audit log</Link></li>}
+                <li>
+                  <Link href="/">Home</Link>
+                </li>
+                <li>
+                  <Link href="/dashboards">Dashboards</Link>
+                </li>
+                <li>
+                  <Link href="/datasources">Data sources</Link>
+                </li>
+                {atLeast(state.me, 'editor') && (
+                  <li>
+                    <Link href="/sql">SQL editor</Link>
+                  </li>
+                )}
+                {atLeast(state.me, 'admin') && (
+                  <li>
+                    <Link href="/admin/users">Users</Link>
+                  </li>
+                )}
+                {atLeast(state.me, 'owner') && (
+                  <li>
+                    <Link href="/admin/tenants">Tenants</Link>
+                  </li>
+                )}
+                {atLeast(state.me, 'admin') && (
+                  <li>
+                    <Link href="/admin/audit">Audit log</Link>
+                  </li>
+                )}
               </ul>
             </nav>
             <div className="who">
-              <span>{state.me.name} <span className="role">({state.me.role})</span></span>
-              <button type="button" onClick={signOut}>Sign out</button>
+              <span>
+                {state.me.name} <span className="role">({state.me.role})</span>
+              </span>
+              <button type="button" onClick={signOut}>
+                Sign out
+              </button>
             </div>
           </>
         )}
@@ -144,7 +188,9 @@ function Unreachable({ retry }: { retry: () => void }) {
     <>
       <h1>The service cannot be reached</h1>
       <p role="alert">Check your connection, then try again.</p>
-      <button type="button" onClick={retry}>Try again</button>
+      <button type="button" onClick={retry}>
+        Try again
+      </button>
     </>
   );
 }
@@ -152,14 +198,31 @@ function Unreachable({ retry }: { retry: () => void }) {
 function SignedIn({ me }: { me: ApiUser }) {
   const path = usePath();
   if (path === '/dashboards' || path.startsWith('/dashboards/')) {
-    return <LoadBoundary key={path}><Suspense fallback={<p role="status">Loading dashboards…</p>}><DashboardRoutes me={me} /></Suspense></LoadBoundary>;
+    return (
+      <LoadBoundary key={path}>
+        <Suspense fallback={<p role="status">Loading dashboards…</p>}>
+          <DashboardRoutes me={me} />
+        </Suspense>
+      </LoadBoundary>
+    );
   }
-  if (path.startsWith('/admin/')) return <Suspense fallback={<p role="status">Loading…</p>}><AdminScreen me={me} path={path} /></Suspense>;
+  if (path.startsWith('/admin/'))
+    return (
+      <Suspense fallback={<p role="status">Loading…</p>}>
+        <AdminScreen me={me} path={path} />
+      </Suspense>
+    );
   switch (path) {
     case '/datasources':
       return <DataSourcesScreen me={me} />;
     case '/sql':
-      return atLeast(me, 'editor') ? <Suspense fallback={<p role="status">Loading the editor…</p>}><SqlScreen me={me} /></Suspense> : <HomeScreen me={me} />;
+      return atLeast(me, 'editor') ? (
+        <Suspense fallback={<p role="status">Loading the editor…</p>}>
+          <SqlScreen me={me} />
+        </Suspense>
+      ) : (
+        <HomeScreen me={me} />
+      );
     default:
       return <HomeScreen me={me} />;
   }

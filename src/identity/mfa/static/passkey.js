@@ -14,7 +14,8 @@
 
   function explain(err) {
     var name = err && err.name;
-    if (name === 'NotAllowedError' || name === 'AbortError') return 'The passkey request was cancelled or timed out. Try again.';
+    if (name === 'NotAllowedError' || name === 'AbortError')
+      return 'The passkey request was cancelled or timed out. Try again.';
     if (name === 'InvalidStateError') return 'This passkey is already registered.';
     if (name === 'SecurityError') return 'Passkeys are not available on this address.';
     return (err && err.message) || 'The passkey could not be used. Try again.';
@@ -34,7 +35,10 @@
     })
       .then(function (res) {
         return res.json().then(function (body) {
-          if (!res.ok) throw new Error(body.error_description || (body.error && body.error.message) || 'The passkey request failed.');
+          if (!res.ok)
+            throw new Error(
+              body.error_description || (body.error && body.error.message) || 'The passkey request failed.',
+            );
           return body;
         });
       })

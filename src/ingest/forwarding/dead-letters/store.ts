@@ -12,9 +12,12 @@ export interface DeadLetterView {
   dead_at: string;
 }
 
-
 /** Oldest first, paged by id: `after` is the last id of the previous page. */
-export async function listDeadLetters(db: Queryable, destinationId: string, options: { limit: number; after?: number | undefined }): Promise<DeadLetterView[]> {
+export async function listDeadLetters(
+  db: Queryable,
+  destinationId: string,
+  options: { limit: number; after?: number | undefined },
+): Promise<DeadLetterView[]> {
   const { rows } = await db.query<DeadLetterView>(
     `SELECT id, destination_id, event_id, reason, attempts, ${isoUtc('first_failed_at')} AS first_failed_at, ${isoUtc('queued_at')} AS queued_at, ${isoUtc('dead_at')} AS dead_at
      FROM dead_letters WHERE destination_id = $1 AND id > $2 ORDER BY id LIMIT $3`,

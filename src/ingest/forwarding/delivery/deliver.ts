@@ -8,7 +8,18 @@ import { KINDS } from '../vendors/index.ts';
 import type { DestinationTarget, Outcome } from '../vendors/types.ts';
 import { retryDelayMs, type BackoffPolicy } from './backoff.ts';
 import { post, SendError } from './http.ts';
-import { claim, complete, countDestinationFailure, fail, pause, release, resetDestinationFailures, type ClaimedEntry, type DeadLetterPolicy, type Failure } from './outbox.ts';
+import {
+  claim,
+  complete,
+  countDestinationFailure,
+  fail,
+  pause,
+  release,
+  resetDestinationFailures,
+  type ClaimedEntry,
+  type DeadLetterPolicy,
+  type Failure,
+} from './outbox.ts';
 
 export interface DeliveryContext {
   db: Database;
@@ -40,7 +51,10 @@ export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget):
   const scrub = scrubber(target);
 
   // An outbox entry whose event row is gone (removed by retention) has nothing left to send.
-  await complete(ctx.db, entries.filter((e) => !e.body).map((e) => e.id));
+  await complete(
+    ctx.db,
+    entries.filter((e) => !e.body).map((e) => e.id),
+  );
 
   const batch: Packed[] = [];
   const leftover: number[] = [];
@@ -59,7 +73,11 @@ export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget):
     const size = Buffer.byteLength(record);
     if (size > limits.maxEventBytes || envelope + size > limits.maxBytes) {
       const limit = Math.min(limits.maxEventBytes, limits.maxBytes - envelope);
-      oversize.push({ id: entry.id, reason: `event is ${size} bytes as ${target.kind} receives it, over its limit of ${limit} bytes`, delayMs: retryDelayMs(entry.attempts, ctx.backoff) });
+      oversize.push({
+        id: entry.id,
+        reason: `event is ${size} bytes as ${target.kind} receives it, over its limit of ${limit} bytes`,
+        delayMs: retryDelayMs(entry.attempts, ctx.backoff),
+      });
       continue;
     }
     if (batch.length >= limits.maxEvents || bytes + size + (batch.length > 0 ? 1 : 0) > limits.maxBytes) {
@@ -75,7 +93,10 @@ export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget):
   if (oversize.length) await settleFailures(ctx, target, oversize, token);
   if (batch.length === 0) return entries.length;
 
-  const request = adapter.request(batch.map((p) => p.record), target);
+  const request = adapter.request(
+    batch.map((p) => p.record),
+    target,
+  );
   let outcome: Outcome;
   try {
     outcome = adapter.interpret(await post(request, ctx.timeoutMs, ctx.stop), batch.length);
@@ -83,14 +104,19 @@ export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget):
     if (!(err instanceof SendError)) throw err;
     if (ctx.stop.aborted) {
       // Shutting down mid-request: give the entries back untried; the next instance or start sends them (at least once).
-      await release(ctx.db, batch.map((p) => p.entry.id), token);
+      await release(
+        ctx.db,
+        batch.map((p) => p.entry.id),
+        token,
+      );
       return entries.length;
     }
     outcome = { kind: 'retry', reason: err.message };
   }
 
   const ids = batch.map((p) => p.entry.id);
-  if ((outcome.kind === 'delivered' || outcome.kind === 'partial') && target.failures > 0) await resetDestinationFailures(ctx.db, target.id);
+  if ((outcome.kind === 'delivered' || outcome.kind === 'partial') && target.failures > 0)
+    await resetDestinationFailures(ctx.db, target.id);
   switch (outcome.kind) {
     case 'delivered':
       await complete(ctx.db, ids);
@@ -100,7 +126,10 @@ export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget):
     case 'rejected': {
       if (outcome.kind === 'rejected' && outcome.scope === 'payload' && batch.length > 1) {
         // Something in the batch was refused without being named: send each event alone to find it, without counting this attempt.
-        ctx.log.warn({ destination: target.id, kind: target.kind, events: batch.length, reason: scrub(outcome.reason) }, 'destination refused a batch; sending its events one by one');
+        ctx.log.warn(
+          { destination: target.id, kind: target.kind, events: batch.length, reason: scrub(outcome.reason) },
+          'destination refused a batch; sending its events one by one',
+        );
         await release(ctx.db, ids, token, true);
         break;
       }
@@ -108,7 +137,11 @@ export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget):
       // alone while the events that came with it are retried soon.
       const retryAfter = outcome.kind === 'retry' ? outcome.retryAfterMs : undefined;
       const reason = scrub(outcome.reason);
-      const failures = batch.map((p) => ({ id: p.entry.id, reason, delayMs: retryDelayMs(p.entry.attempts, ctx.backoff, retryAfter) }));
+      const failures = batch.map((p) => ({
+        id: p.entry.id,
+        reason,
+        delayMs: retryDelayMs(p.entry.attempts, ctx.backoff, retryAfter),
+      }));
       let pauseMs: number | undefined;
       if (outcome.kind === 'retry' || outcome.scope === 'destination') {
         // The whole destination waits, by its own count of failed rounds: the rest of its backlog would meet the same
@@ -116,7 +149,10 @@ export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget):
         pauseMs = retryDelayMs(await countDestinationFailure(ctx.db, target.id), ctx.backoff, retryAfter);
         await pause(ctx.db, target.id, pauseMs);
       }
-      ctx.log.warn({ destination: target.id, kind: target.kind, events: batch.length, reason, pauseMs }, 'delivery failed');
+      ctx.log.warn(
+        { destination: target.id, kind: target.kind, events: batch.length, reason, pauseMs },
+        'delivery failed',
+      );
       await settleFailures(ctx, target, failures, token);
       break;
     }
@@ -126,9 +162,17 @@ export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget):
       batch.forEach((p, index) => {
         const reason = outcome.failed.get(index);
         if (reason === undefined) others.push(p.entry.id);
-        else failures.push({ id: p.entry.id, reason: scrub(reason), delayMs: retryDelayMs(p.entry.attempts, ctx.backoff) });
+        else
+          failures.push({
+            id: p.entry.id,
+            reason: scrub(reason),
+            delayMs: retryDelayMs(p.entry.attempts, ctx.backoff),
+          });
       });
-      ctx.log.warn({ destination: target.id, kind: target.kind, events: batch.length, failed: failures.length }, 'destination refused some events');
+      ctx.log.warn(
+        { destination: target.id, kind: target.kind, events: batch.length, failed: failures.length },
+        'destination refused some events',
+      );
       if (outcome.othersDelivered) {
         await complete(ctx.db, others);
         ctx.metrics.delivered.inc(labels, others.length);
@@ -142,13 +186,21 @@ export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget):
   return entries.length;
 }
 
-async function settleFailures(ctx: DeliveryContext, target: DeliveryTarget, failures: Failure[], token: string): Promise<void> {
+async function settleFailures(
+  ctx: DeliveryContext,
+  target: DeliveryTarget,
+  failures: Failure[],
+  token: string,
+): Promise<void> {
   const { retried, dead } = await fail(ctx.db, failures, token, ctx.deadLetter);
   const labels = { destination: target.id, kind: target.kind };
   if (retried) ctx.metrics.retried.inc(labels, retried);
   if (dead) {
     ctx.metrics.deadLettered.inc(labels, dead);
-    ctx.log.warn({ destination: target.id, kind: target.kind, events: dead, reason: failures[0]?.reason }, 'events moved to the dead letters');
+    ctx.log.warn(
+      { destination: target.id, kind: target.kind, events: dead, reason: failures[0]?.reason },
+      'events moved to the dead letters',
+    );
   }
 }
 

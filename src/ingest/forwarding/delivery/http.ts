@@ -14,7 +14,13 @@ export async function post(request: HttpRequest, timeoutMs: number, stop: AbortS
   const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]);
   let response: Response;
   try {
-    response = await fetch(request.url, { method: 'POST', headers: { 'user-agent': USER_AGENT, ...request.headers }, body: request.body, redirect: 'manual', signal });
+    response = await fetch(request.url, {
+      method: 'POST',
+      headers: { 'user-agent': USER_AGENT, ...request.headers },
+      body: request.body,
+      redirect: 'manual',
+      signal,
+    });
     return { status: response.status, headers: response.headers, text: await readCapped(response) };
   } catch (err) {
     if (stop.aborted) throw new SendError('stopped while sending');

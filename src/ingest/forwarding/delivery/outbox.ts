@@ -34,7 +34,13 @@ export async function destinationsWithDueWork(db: Queryable, busy: string[], lim
  * until it is settled or the lease runs out (a crashed sender's entries come back after it). Claiming counts an
  * attempt, so a sender that dies mid-request still moves the entry towards its dead letter.
  */
-export async function claim(db: Database, destinationId: string, limit: number, leaseMs: number, token: string): Promise<ClaimedEntry[]> {
+export async function claim(
+  db: Database,
+  destinationId: string,
+  limit: number,
+  leaseMs: number,
+  token: string,
+): Promise<ClaimedEntry[]> {
   const { rows } = await db.query<{ id: number; event_row_id: number; attempts: number; solo: boolean }>(
     `WITH picked AS (
        SELECT o.id FROM outbox o
@@ -50,9 +56,18 @@ export async function claim(db: Database, destinationId: string, limit: number, 
   );
   if (rows.length === 0) return [];
   rows.sort((a, b) => a.id - b.id);
-  const bodies = await db.query<{ id: number; body: Record<string, unknown> }>('SELECT id, body FROM events WHERE id = ANY($1::bigint[])', [rows.map((r) => r.event_row_id)]);
+  const bodies = await db.query<{ id: number; body: Record<string, unknown> }>(
+    'SELECT id, body FROM events WHERE id = ANY($1::bigint[])',
+    [rows.map((r) => r.event_row_id)],
+  );
   const byRow = new Map(bodies.rows.map((b) => [b.id, b.body]));
-  return rows.map((r) => ({ id: r.id, rowId: r.event_row_id, attempts: r.attempts, solo: r.solo, body: byRow.get(r.event_row_id) }));
+  return rows.map((r) => ({
+    id: r.id,
+    rowId: r.event_row_id,
+    attempts: r.attempts,
+    solo: r.solo,
+    body: byRow.get(r.event_row_id),
+  }));
 }
 
 /** Delivered (or its event no longer exists): the entry is done. */
@@ -86,7 +101,12 @@ export interface DeadLetterPolicy {
  * `maxAttempts` attempts and its first failure is at least `deadLetterAfterMs` old — moved to the dead letters
  * with its last reason. Returns how many were retried and how many dead-lettered.
  */
-export async function fail(db: Database, failures: Failure[], token: string, policy: DeadLetterPolicy): Promise<{ retried: number; dead: number }> {
+export async function fail(
+  db: Database,
+  failures: Failure[],
+  token: string,
+  policy: DeadLetterPolicy,
+): Promise<{ retried: number; dead: number }> {
   if (!failures.length) return { retried: 0, dead: 0 };
   return db.transaction(async (tx) => {
     const updated = await tx.query<{ id: number }>(
@@ -115,7 +135,10 @@ export async function fail(db: Database, failures: Failure[], token: string, pol
 
 /** Counts one more failed round of the destination as a whole; returns the count (it sets the destination's pause). */
 export async function countDestinationFailure(db: Queryable, destinationId: string): Promise<number> {
-  const { rows } = await db.query<{ failures: number }>('UPDATE destinations SET failures = failures + 1 WHERE id = $1 RETURNING failures', [destinationId]);
+  const { rows } = await db.query<{ failures: number }>(
+    'UPDATE destinations SET failures = failures + 1 WHERE id = $1 RETURNING failures',
+    [destinationId],
+  );
   return rows[0]?.failures ?? 1;
 }
 
@@ -133,7 +156,9 @@ export async function pause(db: Queryable, destinationId: string, delayMs: numbe
 }
 
 /** Age in seconds of the oldest pending entry of each destination (0 when none), for the lag gauge. */
-export async function lagByDestination(db: Queryable): Promise<{ id: string; kind: string; lag: number; pending: number }[]> {
+export async function lagByDestination(
+  db: Queryable,
+): Promise<{ id: string; kind: string; lag: number; pending: number }[]> {
   const { rows } = await db.query<{ id: string; kind: string; lag: number | null; pending: number }>(
     `SELECT d.id, d.kind,
        extract(epoch FROM now() - (SELECT o.created_at FROM outbox o WHERE o.destination_id = d.id ORDER BY o.id LIMIT 1))::float8 AS lag,

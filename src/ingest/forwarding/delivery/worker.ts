@@ -25,7 +25,14 @@ export class DeliveryWorker {
   private ticking: Promise<void> | undefined;
   private stopped = false;
 
-  constructor(deps: { db: Database; secretKey: Buffer; config: ForwardingConfig; metrics: ForwardingMetrics; log: FastifyBaseLogger; outage: OutageLog }) {
+  constructor(deps: {
+    db: Database;
+    secretKey: Buffer;
+    config: ForwardingConfig;
+    metrics: ForwardingMetrics;
+    log: FastifyBaseLogger;
+    outage: OutageLog;
+  }) {
     this.db = deps.db;
     this.secretKey = deps.secretKey;
     this.config = deps.config;
@@ -38,7 +45,10 @@ export class DeliveryWorker {
       timeoutMs: deps.config.forwardingTimeoutMs,
       leaseMs: deps.config.forwardingLeaseMs,
       backoff: { baseMs: deps.config.forwardingRetryBaseMs, maxMs: deps.config.forwardingRetryMaxMs },
-      deadLetter: { maxAttempts: deps.config.forwardingMaxAttempts, deadLetterAfterMs: deps.config.forwardingDeadLetterAfterMs },
+      deadLetter: {
+        maxAttempts: deps.config.forwardingMaxAttempts,
+        deadLetterAfterMs: deps.config.forwardingDeadLetterAfterMs,
+      },
       stop: this.abort.signal,
     };
   }
@@ -82,7 +92,10 @@ export class DeliveryWorker {
     }
     for (const id of due) {
       if (this.stopped) break;
-      this.running.set(id, this.serve(id).finally(() => this.running.delete(id)));
+      this.running.set(
+        id,
+        this.serve(id).finally(() => this.running.delete(id)),
+      );
     }
   }
 
@@ -96,7 +109,11 @@ export class DeliveryWorker {
     } catch (err) {
       if (this.stopped) return;
       if (isDatabaseUnavailable(err)) this.outage.failed(err);
-      else this.log.error({ err, destination: destinationId }, 'forwarding: delivery loop failed; its entries return when their lease ends');
+      else
+        this.log.error(
+          { err, destination: destinationId },
+          'forwarding: delivery loop failed; its entries return when their lease ends',
+        );
     }
   }
 }

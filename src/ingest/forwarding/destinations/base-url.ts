@@ -17,10 +17,13 @@ export function checkBaseUrl(raw: string): string {
   } catch {
     throw new DestinationInputError('base_url: must be an absolute http or https URL');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new DestinationInputError('base_url: must be an absolute http or https URL');
-  if (u.username || u.password) throw new DestinationInputError('base_url: must not carry credentials; give them in credentials');
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new DestinationInputError('base_url: must be an absolute http or https URL');
+  if (u.username || u.password)
+    throw new DestinationInputError('base_url: must not carry credentials; give them in credentials');
   // A fragment is never sent, so one here is a pasted address (a vendor's web app, routed by its fragment) rather than an endpoint.
-  if (u.href.includes('#')) throw new DestinationInputError('base_url: must not have a fragment (#…); it is never sent to the destination');
+  if (u.href.includes('#'))
+    throw new DestinationInputError('base_url: must not have a fragment (#…); it is never sent to the destination');
   return u.href;
 }
 

@@ -47,9 +47,14 @@ export interface NewDestination {
   enabled?: boolean | undefined;
 }
 
-export async function createDestination(db: Queryable, key: Buffer, input: NewDestination): Promise<{ destination: DestinationView; shownOnce: Record<string, string> | undefined }> {
+export async function createDestination(
+  db: Queryable,
+  key: Buffer,
+  input: NewDestination,
+): Promise<{ destination: DestinationView; shownOnce: Record<string, string> | undefined }> {
   if (isBlank(input.name)) throw new DestinationInputError('name: must not be blank');
-  if (!isDestinationKind(input.kind)) throw new DestinationInputError(`kind: must be one of ${Object.keys(KINDS).join(', ')}`);
+  if (!isDestinationKind(input.kind))
+    throw new DestinationInputError(`kind: must be one of ${Object.keys(KINDS).join(', ')}`);
   const kind = KINDS[input.kind];
   const rawUrl = input.baseUrl ?? kind.defaultBaseUrl;
   if (!rawUrl) throw new DestinationInputError(`base_url: required for ${input.kind} destinations`);
@@ -68,9 +73,23 @@ export async function createDestination(db: Queryable, key: Buffer, input: NewDe
   const inserted = await db.query(
     `INSERT INTO destinations (id, project_id, name, kind, base_url, base_url_sealed, settings, credentials_sealed, credential_fields, enabled)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (project_id, name) DO NOTHING RETURNING id`,
-    [id, input.projectId, input.name, input.kind, redactBaseUrl(baseUrl), sealBaseUrl(key, id, baseUrl), JSON.stringify(settings), sealed, Object.keys(prepared.credentials), input.enabled ?? true],
+    [
+      id,
+      input.projectId,
+      input.name,
+      input.kind,
+      redactBaseUrl(baseUrl),
+      sealBaseUrl(key, id, baseUrl),
+      JSON.stringify(settings),
+      sealed,
+      Object.keys(prepared.credentials),
+      input.enabled ?? true,
+    ],
   );
-  if (inserted.rowCount === 0) throw new DestinationConflictError(`project ${input.projectId} already has a destination named ${JSON.stringify(input.name)}`);
+  if (inserted.rowCount === 0)
+    throw new DestinationConflictError(
+      `project ${input.projectId} already has a destination named ${JSON.stringify(input.name)}`,
+    );
   return { destination: (await getDestination(db, id))!, shownOnce: prepared.shownOnce };
 }
 
@@ -78,12 +97,17 @@ export async function createDestination(db: Queryable, key: Buffer, input: NewDe
 const shown = (d: DestinationView): DestinationView => ({ ...d, base_url: redactBaseUrl(d.base_url) });
 
 export async function getDestination(db: Queryable, id: string): Promise<DestinationView | undefined> {
-  const row = (await db.query<DestinationView>(`SELECT ${VIEW_COLUMNS} FROM destinations d WHERE d.id = $1`, [id])).rows[0];
+  const row = (await db.query<DestinationView>(`SELECT ${VIEW_COLUMNS} FROM destinations d WHERE d.id = $1`, [id]))
+    .rows[0];
   return row && shown(row);
 }
 
 /** Destinations (of one project, or all) in creation order; every one without `page`. */
-export async function listDestinations(db: Queryable, projectId?: string, page?: PageRequest): Promise<Positioned<DestinationView>[]> {
+export async function listDestinations(
+  db: Queryable,
+  projectId?: string,
+  page?: PageRequest,
+): Promise<Positioned<DestinationView>[]> {
   const { rows } = await db.query<DestinationView & { sort_at: string }>(
     `SELECT ${VIEW_COLUMNS}, d.created_at::text AS sort_at FROM destinations d
       WHERE ($1::text IS NULL OR d.project_id = $1) AND ($2::timestamptz IS NULL OR (d.created_at, d.id) > ($2::timestamptz, $3::text))
@@ -105,8 +129,18 @@ export interface DestinationChanges {
  * Changes a destination; new credentials replace the old ones whole and are checked like at creation. A webhook given
  * credentials without a `secret` gets a new generated one, returned as `secret` (the only time it is shown), as at creation.
  */
-export async function updateDestination(db: Queryable, key: Buffer, id: string, changes: DestinationChanges): Promise<DestinationView & { secret?: string }> {
-  const current = (await db.query<{ kind: string; settings: Record<string, unknown>; credentials_sealed: string }>('SELECT kind, settings, credentials_sealed FROM destinations WHERE id = $1', [id])).rows[0];
+export async function updateDestination(
+  db: Queryable,
+  key: Buffer,
+  id: string,
+  changes: DestinationChanges,
+): Promise<DestinationView & { secret?: string }> {
+  const current = (
+    await db.query<{ kind: string; settings: Record<string, unknown>; credentials_sealed: string }>(
+      'SELECT kind, settings, credentials_sealed FROM destinations WHERE id = $1',
+      [id],
+    )
+  ).rows[0];
   if (!current) throw new DestinationNotFoundError(`no destination ${id}`);
   const sets: string[] = [];
   const params: unknown[] = [id];
@@ -130,7 +164,9 @@ export async function updateDestination(db: Queryable, key: Buffer, id: string, 
   if (changes.credentials !== undefined || changes.settings !== undefined) {
     // New settings are checked with the credentials they will go with, as at creation: a mixpanel service account
     // needs settings.project_id, amplitude's min_id_length is a positive integer.
-    const credentials = changes.credentials ?? (JSON.parse(openSealedString(key, current.credentials_sealed, sealContext(id))) as Record<string, string>);
+    const credentials =
+      changes.credentials ??
+      (JSON.parse(openSealedString(key, current.credentials_sealed, sealContext(id))) as Record<string, string>);
     let prepared;
     try {
       prepared = KINDS[current.kind as DestinationKind].prepare(credentials, settings);
@@ -149,7 +185,10 @@ export async function updateDestination(db: Queryable, key: Buffer, id: string, 
     try {
       await db.query(`UPDATE destinations SET ${sets.join(', ')} WHERE id = $1`, params);
     } catch (err) {
-      if ((err as { code?: string }).code === '23505') throw new DestinationConflictError(`the project already has a destination named ${JSON.stringify(changes.name)}`);
+      if ((err as { code?: string }).code === '23505')
+        throw new DestinationConflictError(
+          `the project already has a destination named ${JSON.stringify(changes.name)}`,
+        );
       throw err;
     }
   }
@@ -170,12 +209,25 @@ export interface DeliveryTarget extends DestinationTarget {
 
 /** What the delivery worker needs of an enabled destination, credentials opened. */
 export async function loadTarget(db: Queryable, key: Buffer, id: string): Promise<DeliveryTarget | undefined> {
-  const row = (await db.query<{ id: string; kind: DestinationKind; base_url: string; base_url_sealed: string | null; settings: Record<string, unknown>; credentials_sealed: string; failures: number }>(
-    'SELECT id, kind, base_url, base_url_sealed, settings, credentials_sealed, failures FROM destinations WHERE id = $1 AND enabled',
-    [id],
-  )).rows[0];
+  const row = (
+    await db.query<{
+      id: string;
+      kind: DestinationKind;
+      base_url: string;
+      base_url_sealed: string | null;
+      settings: Record<string, unknown>;
+      credentials_sealed: string;
+      failures: number;
+    }>(
+      'SELECT id, kind, base_url, base_url_sealed, settings, credentials_sealed, failures FROM destinations WHERE id = $1 AND enabled',
+      [id],
+    )
+  ).rows[0];
   if (!row) return undefined;
-  const credentials = JSON.parse(openSealedString(key, row.credentials_sealed, sealContext(row.id))) as Record<string, string>;
+  const credentials = JSON.parse(openSealedString(key, row.credentials_sealed, sealContext(row.id))) as Record<
+    string,
+    string
+  >;
   let baseUrl: string;
   if (row.base_url_sealed === null) {
     baseUrl = row.base_url;
@@ -200,7 +252,11 @@ async function sealPlainBaseUrl(db: Queryable, key: Buffer, id: string, plain: s
 
 /** Seals every URL still kept in clear (rows from before migration 004); run when an instance starts. Returns how many. */
 export async function sealPlainBaseUrls(db: Queryable, key: Buffer): Promise<number> {
-  const rows = (await db.query<{ id: string; base_url: string }>('SELECT id, base_url FROM destinations WHERE base_url_sealed IS NULL')).rows;
+  const rows = (
+    await db.query<{ id: string; base_url: string }>(
+      'SELECT id, base_url FROM destinations WHERE base_url_sealed IS NULL',
+    )
+  ).rows;
   let sealed = 0;
   for (const row of rows) if (await sealPlainBaseUrl(db, key, row.id, row.base_url)) sealed++;
   return sealed;

@@ -25,10 +25,15 @@ export const amplitudeAdapter: VendorAdapter = {
       event_properties: event,
     });
   },
-  envelopeBytes: (target) => JSON.stringify({ api_key: target.credentials.api_key ?? '', events: [], options: optionsOf(target.settings) ?? {} }).length,
+  envelopeBytes: (target) =>
+    JSON.stringify({ api_key: target.credentials.api_key ?? '', events: [], options: optionsOf(target.settings) ?? {} })
+      .length,
   request(records, target) {
     const options = optionsOf(target.settings);
-    const head = JSON.stringify({ api_key: target.credentials.api_key ?? '', ...(options ? { options } : {}) }).slice(0, -1);
+    const head = JSON.stringify({ api_key: target.credentials.api_key ?? '', ...(options ? { options } : {}) }).slice(
+      0,
+      -1,
+    );
     return {
       url: vendorEndpoint(target.baseUrl, '2/httpapi').href,
       headers: { 'content-type': 'application/json', accept: '*/*' },
@@ -45,15 +50,19 @@ export const amplitudeAdapter: VendorAdapter = {
         if (!m || typeof m !== 'object') return;
         for (const [field, indexes] of Object.entries(m as Record<string, unknown>)) {
           if (!Array.isArray(indexes)) continue;
-          for (const i of indexes) if (typeof i === 'number') failed.set(i, `amplitude rejected the event: ${what} field ${field}`);
+          for (const i of indexes)
+            if (typeof i === 'number') failed.set(i, `amplitude rejected the event: ${what} field ${field}`);
         }
       };
       byField('events_with_invalid_fields', 'invalid');
       byField('events_with_missing_fields', 'missing');
-      if (Array.isArray(body.silenced_events)) for (const i of body.silenced_events) if (typeof i === 'number') failed.set(i, 'amplitude rejected the event: its device is silenced');
+      if (Array.isArray(body.silenced_events))
+        for (const i of body.silenced_events)
+          if (typeof i === 'number') failed.set(i, 'amplitude rejected the event: its device is silenced');
       if (failed.size > 0) return { kind: 'partial', failed, othersDelivered: false };
       // "Invalid API key" and a missing api_key are about the destination, not this payload.
-      if (/api.?key/i.test(error ?? '') || body.missing_field === 'api_key') return { kind: 'rejected', reason: describe(answer, error), scope: 'destination' };
+      if (/api.?key/i.test(error ?? '') || body.missing_field === 'api_key')
+        return { kind: 'rejected', reason: describe(answer, error), scope: 'destination' };
     }
     return genericOutcome(answer, error);
   },

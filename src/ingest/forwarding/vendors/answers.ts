@@ -38,8 +38,15 @@ export function parseJson(text: string): Record<string, unknown> | undefined {
 export function genericOutcome(answer: VendorAnswer, vendorMessage?: string): Outcome {
   const { status } = answer;
   if (status >= 200 && status < 300) return { kind: 'delivered' };
-  if (isRetryableStatus(status)) return { kind: 'retry', reason: describe(answer, vendorMessage), retryAfterMs: retryAfterMs(answer.headers) };
-  if (status === 401 || status === 403) return { kind: 'rejected', reason: describe(answer, vendorMessage), scope: 'destination' };
-  if (status >= 300 && status < 400) return { kind: 'rejected', reason: `HTTP ${status}: redirects are not followed (location ${answer.headers.get('location') ?? 'none'})`, scope: 'destination' };
+  if (isRetryableStatus(status))
+    return { kind: 'retry', reason: describe(answer, vendorMessage), retryAfterMs: retryAfterMs(answer.headers) };
+  if (status === 401 || status === 403)
+    return { kind: 'rejected', reason: describe(answer, vendorMessage), scope: 'destination' };
+  if (status >= 300 && status < 400)
+    return {
+      kind: 'rejected',
+      reason: `HTTP ${status}: redirects are not followed (location ${answer.headers.get('location') ?? 'none'})`,
+      scope: 'destination',
+    };
   return { kind: 'rejected', reason: describe(answer, vendorMessage), scope: 'payload' };
 }

@@ -62,5 +62,7 @@ const MIXPANEL_INSERT_ID = /^[A-Za-z0-9-]{1,36}$/;
  * is; any other becomes the first 36 hex characters of its SHA-256, as Mixpanel's documentation recommends.
  */
 export function mixpanelInsertId(eventIdValue: string): string {
-  return MIXPANEL_INSERT_ID.test(eventIdValue) ? eventIdValue : createHash('sha256').update(eventIdValue, 'utf8').digest('hex').slice(0, 36);
+  return MIXPANEL_INSERT_ID.test(eventIdValue)
+    ? eventIdValue
+    : createHash('sha256').update(eventIdValue, 'utf8').digest('hex').slice(0, 36);
 }

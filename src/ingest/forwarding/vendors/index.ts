@@ -21,17 +21,23 @@ export interface KindDefinition {
    * Checks the credentials and settings given at creation and returns the credentials to seal, with the one
    * value (if any) the caller must be shown once because it was generated here. Throws a message on bad input.
    */
-  prepare(credentials: Record<string, unknown>, settings: Record<string, unknown>): { credentials: Record<string, string>; shownOnce?: Record<string, string> };
+  prepare(
+    credentials: Record<string, unknown>,
+    settings: Record<string, unknown>,
+  ): { credentials: Record<string, string>; shownOnce?: Record<string, string> };
 }
 
 function requireString(credentials: Record<string, unknown>, name: string, kind: string): string {
   const v = credentials[name];
-  if (typeof v !== 'string' || v.trim() === '') throw new Error(`credentials.${name}: required for ${kind} destinations`);
+  if (typeof v !== 'string' || v.trim() === '')
+    throw new Error(`credentials.${name}: required for ${kind} destinations`);
   return v;
 }
 
 function only(credentials: Record<string, unknown>, allowed: string[], kind: string): void {
-  for (const k of Object.keys(credentials)) if (!allowed.includes(k)) throw new Error(`credentials.${k}: not a credential of ${kind} destinations (expected ${allowed.join(', ')})`);
+  for (const k of Object.keys(credentials))
+    if (!allowed.includes(k))
+      throw new Error(`credentials.${k}: not a credential of ${kind} destinations (expected ${allowed.join(', ')})`);
 }
 
 export const KINDS: Record<DestinationKind, KindDefinition> = {
@@ -73,10 +79,19 @@ export const KINDS: Record<DestinationKind, KindDefinition> = {
       if (credentials.service_account_username !== undefined || credentials.service_account_secret !== undefined) {
         const username = requireString(credentials, 'service_account_username', 'mixpanel service account');
         const secret = requireString(credentials, 'service_account_secret', 'mixpanel service account');
-        if (typeof settings.project_id !== 'string' && typeof settings.project_id !== 'number') throw new Error('settings.project_id: required with a mixpanel service account');
+        if (typeof settings.project_id !== 'string' && typeof settings.project_id !== 'number')
+          throw new Error('settings.project_id: required with a mixpanel service account');
         return { credentials: { service_account_username: username, service_account_secret: secret } };
       }
-      return { credentials: { project_token: requireString(credentials, 'project_token', 'mixpanel (or service_account_username and service_account_secret)') } };
+      return {
+        credentials: {
+          project_token: requireString(
+            credentials,
+            'project_token',
+            'mixpanel (or service_account_username and service_account_secret)',
+          ),
+        },
+      };
     },
   },
   amplitude: {
@@ -84,7 +99,11 @@ export const KINDS: Record<DestinationKind, KindDefinition> = {
     defaultBaseUrl: 'https://api2.amplitude.com',
     prepare(credentials, settings) {
       only(credentials, ['api_key'], 'amplitude');
-      if (settings.min_id_length !== undefined && !(Number.isInteger(settings.min_id_length) && (settings.min_id_length as number) >= 1)) throw new Error('settings.min_id_length: must be a positive integer');
+      if (
+        settings.min_id_length !== undefined &&
+        !(Number.isInteger(settings.min_id_length) && (settings.min_id_length as number) >= 1)
+      )
+        throw new Error('settings.min_id_length: must be a positive integer');
       return { credentials: { api_key: requireString(credentials, 'api_key', 'amplitude') } };
     },
   },

@@ -17,7 +17,12 @@ export const mixpanelAdapter: VendorAdapter = {
     // The event's own fields first, then the ones Mixpanel reserves, so an unknown field named `time` cannot break the import.
     return JSON.stringify({
       event: eventName(event),
-      properties: { ...event, time: epochMs(event), distinct_id: userId(event) ?? sessionId(event), $insert_id: mixpanelInsertId(eventId(event)) },
+      properties: {
+        ...event,
+        time: epochMs(event),
+        distinct_id: userId(event) ?? sessionId(event),
+        $insert_id: mixpanelInsertId(eventId(event)),
+      },
     });
   },
   envelopeBytes: () => 2,
@@ -36,7 +41,10 @@ export const mixpanelAdapter: VendorAdapter = {
     }
     return {
       url: url.href,
-      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+      },
       body: `[${records.join(',')}]`,
     };
   },
@@ -47,7 +55,10 @@ export const mixpanelAdapter: VendorAdapter = {
       const failed = new Map<number, string>();
       for (const r of body.failed_records as Record<string, unknown>[]) {
         if (typeof r?.index !== 'number') continue;
-        failed.set(r.index, `mixpanel rejected the event: ${r.field ? `${String(r.field)}: ` : ''}${String(r.message ?? error ?? 'invalid')}`);
+        failed.set(
+          r.index,
+          `mixpanel rejected the event: ${r.field ? `${String(r.field)}: ` : ''}${String(r.message ?? error ?? 'invalid')}`,
+        );
       }
       if (failed.size > 0) return { kind: 'partial', failed, othersDelivered: true };
       return { kind: 'rejected', reason: describe(answer, error), scope: 'payload' };

@@ -15,7 +15,13 @@ export function signWebhook(secret: string, rawBody: string, unixSeconds = Math.
  * What a receiver does with the header: recompute the HMAC over the raw body and refuse a timestamp further than
  * `toleranceSeconds` from its clock, so a captured request cannot be replayed later.
  */
-export function verifyWebhookSignature(secret: string, header: string | undefined, rawBody: string, toleranceSeconds = 300, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
+export function verifyWebhookSignature(
+  secret: string,
+  header: string | undefined,
+  rawBody: string,
+  toleranceSeconds = 300,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): boolean {
   if (!header) return false;
   const parts = new Map(header.split(',').map((p) => p.trim().split('=', 2) as [string, string]));
   const t = Number(parts.get('t'));
@@ -34,7 +40,10 @@ export const webhookAdapter: VendorAdapter = {
     const body = `{"events":[${records.join(',')}]}`;
     return {
       url: target.baseUrl,
-      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signWebhook(target.credentials.secret ?? '', body) },
+      headers: {
+        'content-type': 'application/json',
+        [SIGNATURE_HEADER]: signWebhook(target.credentials.secret ?? '', body),
+      },
       body,
     };
   },

@@ -8,7 +8,15 @@ import { ROLE_NAMES, assignableRoles, messageOf, type Role } from './format.ts';
  * platform's identity service linked, the answer also says whether identity made them an account (with a link to
  * choose its password) or had one; the screen shows that.
  */
-export function AddUserForm({ me, onSaved, onCancel }: { me: ApiUser; onSaved: (user: ApiCreatedUser) => void; onCancel: () => void }) {
+export function AddUserForm({
+  me,
+  onSaved,
+  onCancel,
+}: {
+  me: ApiUser;
+  onSaved: (user: ApiCreatedUser) => void;
+  onCancel: () => void;
+}) {
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('viewer');
@@ -32,18 +40,49 @@ export function AddUserForm({ me, onSaved, onCancel }: { me: ApiUser; onSaved: (
     <form className="form" onSubmit={submit} aria-labelledby="add-user-title">
       <h2 id="add-user-title">Add a user</h2>
       <label htmlFor="user-email">Email</label>
-      <input id="user-email" type="email" required maxLength={254} autoComplete="off" aria-describedby="user-email-hint" value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
-      <p id="user-email-hint" className="hint">They sign in with a provider (the platform's identity service, GitHub, Google) that confirms this address.</p>
+      <input
+        id="user-email"
+        type="email"
+        required
+        maxLength={254}
+        autoComplete="off"
+        aria-describedby="user-email-hint"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        autoFocus
+      />
+      <p id="user-email-hint" className="hint">
+        They sign in with a provider (the platform's identity service, GitHub, Google) that confirms this address.
+      </p>
       <label htmlFor="user-name">Name</label>
-      <input id="user-name" required maxLength={200} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+      <input
+        id="user-name"
+        required
+        maxLength={200}
+        autoComplete="off"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+      />
       <label htmlFor="user-role">Role</label>
       <select id="user-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-        {assignableRoles(me).map((r) => <option key={r} value={r}>{ROLE_NAMES[r]}</option>)}
+        {assignableRoles(me).map((r) => (
+          <option key={r} value={r}>
+            {ROLE_NAMES[r]}
+          </option>
+        ))}
       </select>
-      {error && <p role="alert" className="error">{error}</p>}
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
       <div className="actions">
-        <button type="submit" disabled={busy}>Add user</button>
-        <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
+        <button type="submit" disabled={busy}>
+          Add user
+        </button>
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
       </div>
     </form>
   );

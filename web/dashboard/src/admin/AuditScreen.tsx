@@ -8,13 +8,34 @@ import { usePages } from './usePages.ts';
 
 /** The actions the service records (docs/dashboard.md, "Audit log"). */
 const ACTIONS = [
-  'dashboard.create', 'dashboard.update', 'dashboard.delete', 'dashboard.restore', 'dashboard.share', 'dashboard.unshare',
-  'datasource.create', 'datasource.update', 'datasource.delete', 'datasource.test', 'query.run',
-  'user.create', 'user.role_change', 'user.deactivate', 'user.reactivate', 'user.password_link', 'user.sign_in',
-  'tenant.create', 'tenant.update', 'setup.first_owner',
+  'dashboard.create',
+  'dashboard.update',
+  'dashboard.delete',
+  'dashboard.restore',
+  'dashboard.share',
+  'dashboard.unshare',
+  'datasource.create',
+  'datasource.update',
+  'datasource.delete',
+  'datasource.test',
+  'query.run',
+  'user.create',
+  'user.role_change',
+  'user.deactivate',
+  'user.reactivate',
+  'user.password_link',
+  'user.sign_in',
+  'tenant.create',
+  'tenant.update',
+  'setup.first_owner',
 ];
 
-interface Filters { userId: string; action: string; since: string; until: string }
+interface Filters {
+  userId: string;
+  action: string;
+  since: string;
+  until: string;
+}
 const EMPTY: Filters = { userId: '', action: '', since: '', until: '' };
 
 /** `datetime-local` values are the person's local time; the API takes ISO 8601 with a zone. */
@@ -29,7 +50,9 @@ function useUsers(): Map<number, ApiUser> {
       const all: ApiUser[] = [];
       let cursor: string | null = null;
       for (let i = 0; i < 10; i++) {
-        const page: ApiPage<ApiUser> = await get(`/admin/users?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        const page: ApiPage<ApiUser> = await get(
+          `/admin/users?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
         all.push(...page.items);
         cursor = page.next;
         if (!cursor) break;
@@ -43,7 +66,12 @@ function useUsers(): Map<number, ApiUser> {
   return users;
 }
 
-const KINDS: Record<string, string> = { dashboard: 'Dashboard', datasource: 'Data source', user: 'User', tenant: 'Tenant' };
+const KINDS: Record<string, string> = {
+  dashboard: 'Dashboard',
+  datasource: 'Data source',
+  user: 'User',
+  tenant: 'Tenant',
+};
 
 /** "Dashboard “Sales”", with "(deleted)" when the record's name is all that is left of it. */
 function target(r: ApiAuditRecord): string {
@@ -53,7 +81,9 @@ function target(r: ApiAuditRecord): string {
 }
 
 function details(d: Record<string, unknown>): string {
-  const text = Object.entries(d).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ');
+  const text = Object.entries(d)
+    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join('; ');
   return text.length > 160 ? `${text.slice(0, 157)}…` : text;
 }
 
@@ -64,7 +94,12 @@ export function AuditScreen() {
   const [form, setForm] = useState<Filters>(EMPTY);
   const [applied, setApplied] = useState<Filters>(EMPTY);
   const [problem, setProblem] = useState('');
-  const pages = usePages<ApiAuditRecord>('/audit', { userId: applied.userId || undefined, action: applied.action || undefined, since: iso(applied.since), until: iso(applied.until) });
+  const pages = usePages<ApiAuditRecord>('/audit', {
+    userId: applied.userId || undefined,
+    action: applied.action || undefined,
+    since: iso(applied.since),
+    until: iso(applied.until),
+  });
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -75,8 +110,9 @@ export function AuditScreen() {
     setProblem('');
     setApplied(form);
   };
-  const set = (k: keyof Filters) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
-  const actor = (r: ApiAuditRecord) => (r.userId === null ? 'operator or system' : r.userName ?? `user ${r.userId}`);
+  const set = (k: keyof Filters) => (e: { target: { value: string } }) =>
+    setForm((f) => ({ ...f, [k]: e.target.value }));
+  const actor = (r: ApiAuditRecord) => (r.userId === null ? 'operator or system' : (r.userName ?? `user ${r.userId}`));
   const count = pages.items?.length ?? 0;
 
   return (
@@ -87,14 +123,22 @@ export function AuditScreen() {
           <label htmlFor="audit-actor">Who</label>
           <select id="audit-actor" value={form.userId} onChange={set('userId')}>
             <option value="">Anyone</option>
-            {[...users.values()].map((u) => <option key={u.id} value={String(u.id)}>{u.name} ({u.email})</option>)}
+            {[...users.values()].map((u) => (
+              <option key={u.id} value={String(u.id)}>
+                {u.name} ({u.email})
+              </option>
+            ))}
           </select>
         </div>
         <div className="field">
           <label htmlFor="audit-action">Action</label>
           <select id="audit-action" value={form.action} onChange={set('action')}>
             <option value="">Any action</option>
-            {ACTIONS.map((a) => <option key={a} value={a}>{a}</option>)}
+            {ACTIONS.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
           </select>
         </div>
         <div className="field">
@@ -107,22 +151,50 @@ export function AuditScreen() {
         </div>
         <div className="actions field-end">
           <button type="submit">Apply filters</button>
-          <button type="button" className="secondary" onClick={() => { setForm(EMPTY); setApplied(EMPTY); setProblem(''); }}>Clear</button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              setForm(EMPTY);
+              setApplied(EMPTY);
+              setProblem('');
+            }}
+          >
+            Clear
+          </button>
         </div>
       </form>
-      {(problem || pages.error) && <p role="alert" className="error">{problem || pages.error}</p>}
+      {(problem || pages.error) && (
+        <p role="alert" className="error">
+          {problem || pages.error}
+        </p>
+      )}
       <p role="status" className="status">
-        {pages.items ? (count === 0 ? 'No records match.' : `Page ${pages.page}: ${count} record${count === 1 ? '' : 's'}${pages.hasNext ? ', more on the next page' : ''}.`) : ''}
+        {pages.items
+          ? count === 0
+            ? 'No records match.'
+            : `Page ${pages.page}: ${count} record${count === 1 ? '' : 's'}${pages.hasNext ? ', more on the next page' : ''}.`
+          : ''}
       </p>
       {pages.items && count > 0 && (
         <div className="table-scroll" tabIndex={0} role="region" aria-label="Audit records">
           <table>
             <caption className="visually-hidden">Audit records, newest first</caption>
-            <thead><tr><th scope="col">Time</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Details</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Who</th>
+                <th scope="col">Action</th>
+                <th scope="col">Target</th>
+                <th scope="col">Details</th>
+              </tr>
+            </thead>
             <tbody>
               {pages.items.map((r) => (
                 <tr key={r.id}>
-                  <td><time dateTime={r.createdAt}>{when(r.createdAt)}</time></td>
+                  <td>
+                    <time dateTime={r.createdAt}>{when(r.createdAt)}</time>
+                  </td>
                   <td>{actor(r)}</td>
                   <td>{r.action}</td>
                   <td>{target(r)}</td>

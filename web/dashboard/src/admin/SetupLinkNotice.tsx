@@ -13,7 +13,8 @@ function validity(expiresAt: string): string {
 /** What Add user says: the one-time link to pass on when identity made an account, or that the person has one already. */
 export function addedMessage(u: ApiCreatedUser): string {
   const added = `${u.name} (${u.email}) is added as ${ROLE_NAMES[u.role].toLowerCase()}.`;
-  if (u.platformAccount === 'existing') return `${added} ${u.email} already has a platform account: they sign in with it.`;
+  if (u.platformAccount === 'existing')
+    return `${added} ${u.email} already has a platform account: they sign in with it.`;
   if (u.platformAccount === 'created') return added;
   return `${added} They sign in with a provider that confirms this email.`;
 }
@@ -22,7 +23,11 @@ export function addedMessage(u: ApiCreatedUser): string {
  * The setup link, shown once (the service keeps it nowhere): in a status region so it is announced, as selectable text
  * (not a link: the admin sends it, opening it here would set the password as the admin), with a Copy button.
  */
-export function SetupLinkNotice({ user }: { user: ApiCreatedUser & { setupLink: string; setupLinkExpiresAt: string } }) {
+export function SetupLinkNotice({
+  user,
+}: {
+  user: ApiCreatedUser & { setupLink: string; setupLinkExpiresAt: string };
+}) {
   const [copied, setCopied] = useState('');
   const copy = async () => {
     try {
@@ -36,10 +41,18 @@ export function SetupLinkNotice({ user }: { user: ApiCreatedUser & { setupLink: 
   return (
     <div className="setup-link">
       <p role="status">
-        Send {user.name} this link to choose a password: <code className="link-text">{user.setupLink}</code> (valid {validity(user.setupLinkExpiresAt)}, once)
+        Send {user.name} this link to choose a password: <code className="link-text">{user.setupLink}</code> (valid{' '}
+        {validity(user.setupLinkExpiresAt)}, once)
       </p>
       <div className="actions">
-        <button type="button" className="secondary" onClick={copy} aria-label={`Copy the password link for ${user.name}`}>Copy</button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={copy}
+          aria-label={`Copy the password link for ${user.name}`}
+        >
+          Copy
+        </button>
         <span role="status">{copied}</span>
       </div>
     </div>

@@ -14,7 +14,9 @@ import { WideTable } from '../app/WideTable.tsx';
 export function UsersScreen({ me }: { me: ApiUser }) {
   useScreen('Users');
   const pages = usePages<ApiUser>('/admin/users', {});
-  const [panel, setPanel] = useState<{ kind: 'none' } | { kind: 'add' } | { kind: 'role'; user: ApiUser }>({ kind: 'none' });
+  const [panel, setPanel] = useState<{ kind: 'none' } | { kind: 'add' } | { kind: 'role'; user: ApiUser }>({
+    kind: 'none',
+  });
   const [message, setMessage] = useState('');
   const [error, setError] = useState('');
   // The last one-time password link (Add user's or a new one): held only here, gone with the next action or a reload.
@@ -23,7 +25,10 @@ export function UsersScreen({ me }: { me: ApiUser }) {
   // Password links exist only when `platform start` runs identity beside the dashboard; /setup says whether it does.
   const [linked, setLinked] = useState(false);
   useEffect(() => {
-    get<ApiSetupStatus>('/setup').then((s) => setLinked(s.platformAccount), () => setLinked(false));
+    get<ApiSetupStatus>('/setup').then(
+      (s) => setLinked(s.platformAccount),
+      () => setLinked(false),
+    );
   }, []);
 
   const act = async (what: () => Promise<string>) => {
@@ -38,52 +43,147 @@ export function UsersScreen({ me }: { me: ApiUser }) {
       setError(messageOf(err));
     }
   };
-  const deactivate = (u: ApiUser) => act(async () => {
-    if (!confirm(`Deactivate ${u.name}? They are signed out everywhere at once.`)) return '';
-    await api('DELETE', `/admin/users/${u.id}`);
-    return `${u.name} is deactivated.`;
-  });
-  const newLink = (u: ApiUser) => act(async () => {
-    const { data } = await api<ApiPasswordLink>('POST', `/admin/users/${u.id}/password-link`);
-    setAdded({ ...u, ...data });
-    return `A new password link for ${u.name}: links sent before no longer work.`;
-  });
-  const reactivate = (u: ApiUser) => act(async () => {
-    await api('PATCH', `/admin/users/${u.id}`, { body: { active: true } });
-    return `${u.name} is active again and can sign in.`;
-  });
+  const deactivate = (u: ApiUser) =>
+    act(async () => {
+      if (!confirm(`Deactivate ${u.name}? They are signed out everywhere at once.`)) return '';
+      await api('DELETE', `/admin/users/${u.id}`);
+      return `${u.name} is deactivated.`;
+    });
+  const newLink = (u: ApiUser) =>
+    act(async () => {
+      const { data } = await api<ApiPasswordLink>('POST', `/admin/users/${u.id}/password-link`);
+      setAdded({ ...u, ...data });
+      return `A new password link for ${u.name}: links sent before no longer work.`;
+    });
+  const reactivate = (u: ApiUser) =>
+    act(async () => {
+      await api('PATCH', `/admin/users/${u.id}`, { body: { active: true } });
+      return `${u.name} is active again and can sign in.`;
+    });
 
   return (
     <>
       <h1>Users</h1>
-      <p role="status" className="status">{message}</p>
-      {(error || pages.error) && <p role="alert" className="error">{error || pages.error}</p>}
-      {added?.setupLink && added.setupLinkExpiresAt && <SetupLinkNotice user={{ ...added, setupLink: added.setupLink, setupLinkExpiresAt: added.setupLinkExpiresAt }} />}
-      {panel.kind === 'none' && <button type="button" ref={addButton} onClick={() => { setAdded(null); setMessage(''); setPanel({ kind: 'add' }); }}>Add user</button>}
+      <p role="status" className="status">
+        {message}
+      </p>
+      {(error || pages.error) && (
+        <p role="alert" className="error">
+          {error || pages.error}
+        </p>
+      )}
+      {added?.setupLink && added.setupLinkExpiresAt && (
+        <SetupLinkNotice
+          user={{ ...added, setupLink: added.setupLink, setupLinkExpiresAt: added.setupLinkExpiresAt }}
+        />
+      )}
+      {panel.kind === 'none' && (
+        <button
+          type="button"
+          ref={addButton}
+          onClick={() => {
+            setAdded(null);
+            setMessage('');
+            setPanel({ kind: 'add' });
+          }}
+        >
+          Add user
+        </button>
+      )}
       {panel.kind === 'add' && (
-        <AddUserForm me={me} onCancel={() => setPanel({ kind: 'none' })} onSaved={(u) => { setPanel({ kind: 'none' }); setMessage(addedMessage(u)); setAdded(u); pages.reload(); }} />
+        <AddUserForm
+          me={me}
+          onCancel={() => setPanel({ kind: 'none' })}
+          onSaved={(u) => {
+            setPanel({ kind: 'none' });
+            setMessage(addedMessage(u));
+            setAdded(u);
+            pages.reload();
+          }}
+        />
       )}
       {panel.kind === 'role' && (
-        <RoleForm me={me} user={panel.user} onCancel={() => setPanel({ kind: 'none' })} onSaved={(m) => { setPanel({ kind: 'none' }); setAdded(null); setMessage(m); pages.reload(); }} />
+        <RoleForm
+          me={me}
+          user={panel.user}
+          onCancel={() => setPanel({ kind: 'none' })}
+          onSaved={(m) => {
+            setPanel({ kind: 'none' });
+            setAdded(null);
+            setMessage(m);
+            pages.reload();
+          }}
+        />
       )}
       {pages.items && (
         <WideTable label="People who may sign in">
           <table>
             <caption>People who may sign in to this tenant{pages.page > 1 ? ` (page ${pages.page})` : ''}</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Last sign-in</th><th scope="col">Actions</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Status</th>
+                <th scope="col">Last sign-in</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
             <tbody>
               {pages.items.map((u) => (
                 <tr key={u.id}>
-                  <th scope="row">{u.name}{u.id === me.id ? ' (you)' : ''}</th>
+                  <th scope="row">
+                    {u.name}
+                    {u.id === me.id ? ' (you)' : ''}
+                  </th>
                   <td>{u.email}</td>
                   <td>{ROLE_NAMES[u.role]}</td>
                   <td>{u.active ? 'active' : 'deactivated'}</td>
                   <td>{when(u.lastLoginAt)}</td>
                   <td className="actions">
-                    {mayChange(me, u) && u.active && <button type="button" className="secondary" onClick={() => { setAdded(null); setPanel({ kind: 'role', user: u }); }} aria-label={`Change role of ${u.name}`}>Change role</button>}
-                    {mayChange(me, u) && u.active && <button type="button" className="danger" onClick={() => deactivate(u)} aria-label={`Deactivate ${u.name}`}>Deactivate</button>}
-                    {linked && mayChange(me, u) && u.active && <button type="button" className="secondary" onClick={() => newLink(u)} aria-label={`New password link for ${u.name}`}>New password link</button>}
-                    {mayChange(me, u) && !u.active && <button type="button" className="secondary" onClick={() => reactivate(u)} aria-label={`Reactivate ${u.name}`}>Reactivate</button>}
+                    {mayChange(me, u) && u.active && (
+                      <button
+                        type="button"
+                        className="secondary"
+                        onClick={() => {
+                          setAdded(null);
+                          setPanel({ kind: 'role', user: u });
+                        }}
+                        aria-label={`Change role of ${u.name}`}
+                      >
+                        Change role
+                      </button>
+                    )}
+                    {mayChange(me, u) && u.active && (
+                      <button
+                        type="button"
+                        className="danger"
+                        onClick={() => deactivate(u)}
+                        aria-label={`Deactivate ${u.name}`}
+                      >
+                        Deactivate
+                      </button>
+                    )}
+                    {linked && mayChange(me, u) && u.active && (
+                      <button
+                        type="button"
+                        className="secondary"
+                        onClick={() => newLink(u)}
+                        aria-label={`New password link for ${u.name}`}
+                      >
+                        New password link
+                      </button>
+                    )}
+                    {mayChange(me, u) && !u.active && (
+                      <button
+                        type="button"
+                        className="secondary"
+                        onClick={() => reactivate(u)}
+                        aria-label={`Reactivate ${u.name}`}
+                      >
+                        Reactivate
+                      </button>
+                    )}
                   </td>
                 </tr>
               ))}
@@ -96,34 +196,69 @@ export function UsersScreen({ me }: { me: ApiUser }) {
   );
 }
 
-function RoleForm({ me, user, onSaved, onCancel }: { me: ApiUser; user: ApiUser; onSaved: (m: string) => void; onCancel: () => void }) {
+function RoleForm({
+  me,
+  user,
+  onSaved,
+  onCancel,
+}: {
+  me: ApiUser;
+  user: ApiUser;
+  onSaved: (m: string) => void;
+  onCancel: () => void;
+}) {
   const [role, setRole] = useState<Role>(user.role);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   return (
-    <form className="form" aria-labelledby="role-title" onSubmit={async (e) => {
-      e.preventDefault();
-      setBusy(true);
-      setError('');
-      try {
-        await api('PATCH', `/admin/users/${user.id}`, { body: { role } });
-        onSaved(`${user.name} is now ${ROLE_NAMES[role].toLowerCase()}.`);
-      } catch (err) {
-        setError(messageOf(err));
-      } finally {
-        setBusy(false);
-      }
-    }}>
+    <form
+      className="form"
+      aria-labelledby="role-title"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setBusy(true);
+        setError('');
+        try {
+          await api('PATCH', `/admin/users/${user.id}`, { body: { role } });
+          onSaved(`${user.name} is now ${ROLE_NAMES[role].toLowerCase()}.`);
+        } catch (err) {
+          setError(messageOf(err));
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
       <h2 id="role-title">Change the role of {user.name}</h2>
       <label htmlFor="role-select">Role</label>
-      <select id="role-select" value={role} onChange={(e) => setRole(e.target.value as Role)} aria-describedby="role-hint" autoFocus>
-        {assignableRoles(me).map((r) => <option key={r} value={r}>{ROLE_NAMES[r]}</option>)}
+      <select
+        id="role-select"
+        value={role}
+        onChange={(e) => setRole(e.target.value as Role)}
+        aria-describedby="role-hint"
+        autoFocus
+      >
+        {assignableRoles(me).map((r) => (
+          <option key={r} value={r}>
+            {ROLE_NAMES[r]}
+          </option>
+        ))}
       </select>
-      <p id="role-hint" className="hint">Viewers look at dashboards; editors also write SQL and build dashboards; admins also manage users and data sources; owners also manage tenants.</p>
-      {error && <p role="alert" className="error">{error}</p>}
+      <p id="role-hint" className="hint">
+        Viewers look at dashboards; editors also write SQL and build dashboards; admins also manage users and data
+        sources; owners also manage tenants.
+      </p>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
       <div className="actions">
-        <button type="submit" disabled={busy}>Save role</button>
-        <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
+        <button type="submit" disabled={busy}>
+          Save role
+        </button>
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
       </div>
     </form>
   );

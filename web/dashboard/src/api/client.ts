@@ -32,18 +32,25 @@ const HANDOVER_MS = 3_000;
 function watchForNewPair(rejected: string | undefined) {
   const channel = new BroadcastChannel(CHANNEL);
   let arrived: () => void = () => {};
-  const seen = new Promise<void>((resolve) => { arrived = resolve; });
+  const seen = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
   channel.onmessage = (e: MessageEvent<ApiTokenPair>) => {
     if (e.data?.accessToken && e.data.accessToken !== rejected) {
       writeSession(e.data);
       arrived();
     }
   };
-  const onStorage = () => { if (readSession()?.accessToken !== rejected) arrived(); };
+  const onStorage = () => {
+    if (readSession()?.accessToken !== rejected) arrived();
+  };
   addEventListener('storage', onStorage);
   return {
     wait: (ms: number) => Promise.race([seen, new Promise<void>((resolve) => setTimeout(resolve, ms))]),
-    close: () => { channel.close(); removeEventListener('storage', onStorage); },
+    close: () => {
+      channel.close();
+      removeEventListener('storage', onStorage);
+    },
   };
 }
 
@@ -61,7 +68,11 @@ async function refresh(rejected: string | undefined): Promise<boolean> {
       if (!session) return false;
       if (session.accessToken !== rejected) return true;
       try {
-        const r = await fetch('/api/v1/auth/refresh', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken: session.refreshToken }) });
+        const r = await fetch('/api/v1/auth/refresh', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ refreshToken: session.refreshToken }),
+        });
         if (!r.ok) return false;
         const pair = (await r.json()) as ApiTokenPair;
         writeSession(pair);
@@ -73,10 +84,15 @@ async function refresh(rejected: string | undefined): Promise<boolean> {
         return false;
       }
     };
-    if (!navigator.locks) return exchange().finally(() => { refreshing = undefined; });
+    if (!navigator.locks)
+      return exchange().finally(() => {
+        refreshing = undefined;
+      });
     const watch = watchForNewPair(rejected);
     try {
-      const alone = await navigator.locks.request(LOCK, { ifAvailable: true }, async (lock) => (lock ? { ok: await exchange() } : undefined));
+      const alone = await navigator.locks.request(LOCK, { ifAvailable: true }, async (lock) =>
+        lock ? { ok: await exchange() } : undefined,
+      );
       if (alone) return alone.ok;
       return await navigator.locks.request(LOCK, async () => {
         if (readSession()?.accessToken === rejected) await watch.wait(HANDOVER_MS);
@@ -97,7 +113,11 @@ export interface RequestOptions {
 }
 
 /** Calls the service's API with the session's token; an expired access token is refreshed once. */
-export async function api<T>(method: string, path: string, options: RequestOptions = {}): Promise<{ data: T; headers: Headers }> {
+export async function api<T>(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<{ data: T; headers: Headers }> {
   let used: string | undefined;
   const send = () => {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
@@ -105,7 +125,12 @@ export async function api<T>(method: string, path: string, options: RequestOptio
     used = session?.accessToken;
     if (session) headers.authorization = `Bearer ${session.accessToken}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
-    return fetch(`/api/v1${path}`, { method, headers, body: options.body === undefined ? null : JSON.stringify(options.body), signal: options.signal ?? null });
+    return fetch(`/api/v1${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? null : JSON.stringify(options.body),
+      signal: options.signal ?? null,
+    });
   };
   let response = await send();
   if (response.status === 401 && readSession()) {
@@ -122,10 +147,15 @@ export async function api<T>(method: string, path: string, options: RequestOptio
     } catch {
       // Not the service's error shape (a proxy's page): the status says enough.
     }
-    throw new ApiError(response.status, body.error?.code ?? `HTTP_${response.status}`, body.error?.message ?? `the request failed (${response.status})`);
+    throw new ApiError(
+      response.status,
+      body.error?.code ?? `HTTP_${response.status}`,
+      body.error?.message ?? `the request failed (${response.status})`,
+    );
   }
   const data = response.status === 204 ? (undefined as T) : ((await response.json()) as T);
   return { data, headers: response.headers };
 }
 
-export const get = async <T,>(path: string, signal?: AbortSignal) => (await api<T>('GET', path, signal ? { signal } : {})).data;
+export const get = async <T>(path: string, signal?: AbortSignal) =>
+  (await api<T>('GET', path, signal ? { signal } : {})).data;

@@ -5,5 +5,9 @@ import type { ReactNode } from 'react';
  * the screen still reflows at 320 px). The region takes the keyboard focus so that it can be scrolled without a mouse.
  */
 export function WideTable({ label, children }: { label: string; children: ReactNode }) {
-  return <div className="table-wide" tabIndex={0} role="region" aria-label={label}>{children}</div>;
+  return (
+    <div className="table-wide" tabIndex={0} role="region" aria-label={label}>
+      {children}
+    </div>
+  );
 }

@@ -9,7 +9,10 @@ import { slugify } from './slug.ts';
  */
 export function resultCsv(result: ApiQueryResult): string {
   const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : v);
-  return Papa.unparse({ fields: result.columns, data: result.rows.map((r) => result.columns.map((c) => cell(r[c]))) }, { escapeFormulae: true, newline: '\r\n' });
+  return Papa.unparse(
+    { fields: result.columns, data: result.rows.map((r) => result.columns.map((c) => cell(r[c]))) },
+    { escapeFormulae: true, newline: '\r\n' },
+  );
 }
 
 /** A file name from a title: letters, digits and hyphens, with the date, e.g. `sales-by-region-2026-11-26.csv`. */

@@ -13,7 +13,9 @@ export function downloadFile(filename: string, content: string, type: string): v
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
-export const downloadJson = (filename: string, value: unknown): void => downloadFile(filename, `${JSON.stringify(value, null, 2)}\n`, 'application/json');
+export const downloadJson = (filename: string, value: unknown): void =>
+  downloadFile(filename, `${JSON.stringify(value, null, 2)}\n`, 'application/json');
 
 /** A result as a CSV file; a byte order mark first, so Excel reads the file as UTF-8. */
-export const downloadCsv = (title: string, result: ApiQueryResult): void => downloadFile(csvName(title), `\uFEFF${resultCsv(result)}\r\n`, 'text/csv;charset=utf-8');
+export const downloadCsv = (title: string, result: ApiQueryResult): void =>
+  downloadFile(csvName(title), `\uFEFF${resultCsv(result)}\r\n`, 'text/csv;charset=utf-8');

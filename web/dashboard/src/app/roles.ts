@@ -6,7 +6,11 @@ const RANK = { viewer: 0, editor: 1, admin: 2, owner: 3 } as const;
 export const atLeast = (me: ApiUser, role: keyof typeof RANK) => RANK[me.role] >= RANK[role];
 
 /** Who a data source lets write SQL on it (its `sqlRole`), as the screens say it. */
-export const SQL_WRITERS = { editor: 'editors, admins and owners', admin: 'admins and owners', owner: 'owners only' } as const;
+export const SQL_WRITERS = {
+  editor: 'editors, admins and owners',
+  admin: 'admins and owners',
+  owner: 'owners only',
+} as const;
 
 /** Whether `me` may write SQL on the source: ad hoc, saved queries, widgets (the API refuses otherwise with 403). */
 export const mayWriteSql = (me: ApiUser, source: { sqlRole: keyof typeof SQL_WRITERS }) => atLeast(me, source.sqlRole);

@@ -3,7 +3,13 @@ import { ApiError, api } from '../api/client.ts';
 import type { ApiSetupBody, ApiSetupResult, ApiSetupStatus } from '../api/types.ts';
 import { useScreen } from '../app/useTitle.ts';
 
-const slugOf = (name: string) => name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100);
+const slugOf = (name: string) =>
+  name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100);
 
 type Field = 'tenantName' | 'tenantSlug' | 'name' | 'email' | 'password' | 'passwordConfirmation';
 
@@ -16,12 +22,23 @@ export function SetupScreen({ status, onDone }: { status: ApiSetupStatus; onDone
   useScreen('Set up');
   const withPassword = status.platformAccount;
   const minLength = status.minPasswordLength ?? 12;
-  const [form, setForm] = useState<Required<ApiSetupBody>>({ tenantName: '', tenantSlug: '', name: '', email: '', password: '', passwordConfirmation: '' });
+  const [form, setForm] = useState<Required<ApiSetupBody>>({
+    tenantName: '',
+    tenantSlug: '',
+    name: '',
+    email: '',
+    password: '',
+    passwordConfirmation: '',
+  });
   const [slugEdited, setSlugEdited] = useState(false);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const set = (field: Field, value: string) =>
-    setForm((f) => ({ ...f, [field]: value, ...(field === 'tenantName' && !slugEdited ? { tenantSlug: slugOf(value) } : {}) }));
+    setForm((f) => ({
+      ...f,
+      [field]: value,
+      ...(field === 'tenantName' && !slugEdited ? { tenantSlug: slugOf(value) } : {}),
+    }));
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -34,7 +51,13 @@ export function SetupScreen({ status, onDone }: { status: ApiSetupStatus; onDone
     setBusy(true);
     const { password, passwordConfirmation, ...rest } = form;
     try {
-      onDone((await api<ApiSetupResult>('POST', '/setup', { body: withPassword ? { ...rest, password, passwordConfirmation } : rest })).data);
+      onDone(
+        (
+          await api<ApiSetupResult>('POST', '/setup', {
+            body: withPassword ? { ...rest, password, passwordConfirmation } : rest,
+          })
+        ).data,
+      );
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'the service could not be reached');
     } finally {
@@ -45,32 +68,99 @@ export function SetupScreen({ status, onDone }: { status: ApiSetupStatus; onDone
   return (
     <>
       <h1>Welcome: create the first owner</h1>
-      <p>Nobody uses this installation yet. Name your organisation and yourself; you become its owner and can invite others afterwards. This can be done once.</p>
+      <p>
+        Nobody uses this installation yet. Name your organisation and yourself; you become its owner and can invite
+        others afterwards. This can be done once.
+      </p>
       <form onSubmit={submit} className="form" aria-describedby={error ? 'setup-error' : undefined}>
         <label htmlFor="tenantName">Organisation name</label>
-        <input id="tenantName" required maxLength={200} value={form.tenantName} onChange={(e) => set('tenantName', e.target.value)} autoComplete="organization" />
+        <input
+          id="tenantName"
+          required
+          maxLength={200}
+          value={form.tenantName}
+          onChange={(e) => set('tenantName', e.target.value)}
+          autoComplete="organization"
+        />
         <label htmlFor="tenantSlug">Organisation short name</label>
-        <input id="tenantSlug" required maxLength={100} pattern="[a-z0-9]+(-[a-z0-9]+)*" aria-describedby="slug-hint" value={form.tenantSlug}
-          onChange={(e) => { setSlugEdited(true); set('tenantSlug', e.target.value); }} />
-        <p id="slug-hint" className="hint">Lower-case letters, digits and single hyphens.</p>
+        <input
+          id="tenantSlug"
+          required
+          maxLength={100}
+          pattern="[a-z0-9]+(-[a-z0-9]+)*"
+          aria-describedby="slug-hint"
+          value={form.tenantSlug}
+          onChange={(e) => {
+            setSlugEdited(true);
+            set('tenantSlug', e.target.value);
+          }}
+        />
+        <p id="slug-hint" className="hint">
+          Lower-case letters, digits and single hyphens.
+        </p>
         <label htmlFor="ownerName">Your name</label>
-        <input id="ownerName" required maxLength={200} value={form.name} onChange={(e) => set('name', e.target.value)} autoComplete="name" />
+        <input
+          id="ownerName"
+          required
+          maxLength={200}
+          value={form.name}
+          onChange={(e) => set('name', e.target.value)}
+          autoComplete="name"
+        />
         <label htmlFor="ownerEmail">Your email</label>
-        <input id="ownerEmail" type="email" required maxLength={254} aria-describedby="email-hint" value={form.email} onChange={(e) => set('email', e.target.value)} autoComplete="email" />
-        <p id="email-hint" className="hint">{withPassword ? 'Your sign-in name at the platform account.' : 'You sign in with a provider that confirms this address.'}</p>
+        <input
+          id="ownerEmail"
+          type="email"
+          required
+          maxLength={254}
+          aria-describedby="email-hint"
+          value={form.email}
+          onChange={(e) => set('email', e.target.value)}
+          autoComplete="email"
+        />
+        <p id="email-hint" className="hint">
+          {withPassword
+            ? 'Your sign-in name at the platform account.'
+            : 'You sign in with a provider that confirms this address.'}
+        </p>
         {withPassword && (
           <>
             <label htmlFor="ownerPassword">Password</label>
-            <input id="ownerPassword" type="password" required minLength={minLength} maxLength={1024} aria-describedby="password-hint" value={form.password}
-              onChange={(e) => set('password', e.target.value)} autoComplete="new-password" />
-            <p id="password-hint" className="hint">At least {minLength} characters. You sign in with it at the platform account; this service never keeps it.</p>
+            <input
+              id="ownerPassword"
+              type="password"
+              required
+              minLength={minLength}
+              maxLength={1024}
+              aria-describedby="password-hint"
+              value={form.password}
+              onChange={(e) => set('password', e.target.value)}
+              autoComplete="new-password"
+            />
+            <p id="password-hint" className="hint">
+              At least {minLength} characters. You sign in with it at the platform account; this service never keeps it.
+            </p>
             <label htmlFor="ownerPasswordConfirmation">Password again</label>
-            <input id="ownerPasswordConfirmation" type="password" required minLength={minLength} maxLength={1024} value={form.passwordConfirmation}
-              onChange={(e) => set('passwordConfirmation', e.target.value)} autoComplete="new-password" />
+            <input
+              id="ownerPasswordConfirmation"
+              type="password"
+              required
+              minLength={minLength}
+              maxLength={1024}
+              value={form.passwordConfirmation}
+              onChange={(e) => set('passwordConfirmation', e.target.value)}
+              autoComplete="new-password"
+            />
           </>
         )}
-        {error && <p id="setup-error" role="alert" className="error">{error}</p>}
-        <button type="submit" disabled={busy}>Create owner</button>
+        {error && (
+          <p id="setup-error" role="alert" className="error">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          Create owner
+        </button>
       </form>
     </>
   );

@@ -20,13 +20,27 @@ import { VersionHistory } from './VersionHistory.tsx';
 import { WidgetEditor } from './WidgetEditor.tsx';
 
 const REFRESH = [
-  { value: 0, label: 'Off' }, { value: 5, label: 'Every 5 seconds' }, { value: 10, label: 'Every 10 seconds' }, { value: 30, label: 'Every 30 seconds' },
-  { value: 60, label: 'Every minute' }, { value: 300, label: 'Every 5 minutes' }, { value: 900, label: 'Every 15 minutes' },
+  { value: 0, label: 'Off' },
+  { value: 5, label: 'Every 5 seconds' },
+  { value: 10, label: 'Every 10 seconds' },
+  { value: 30, label: 'Every 30 seconds' },
+  { value: 60, label: 'Every minute' },
+  { value: 300, label: 'Every 5 minutes' },
+  { value: 900, label: 'Every 15 minutes' },
   { value: 3600, label: 'Every hour' },
 ];
 
-interface Draft { title: string; description: string; definition: ApiDefinition }
-type Panel = { kind: 'none' } | { kind: 'widget'; id: string } | { kind: 'settings' } | { kind: 'versions' } | { kind: 'share' };
+interface Draft {
+  title: string;
+  description: string;
+  definition: ApiDefinition;
+}
+type Panel =
+  | { kind: 'none' }
+  | { kind: 'widget'; id: string }
+  | { kind: 'settings' }
+  | { kind: 'versions' }
+  | { kind: 'share' };
 
 /** One dashboard: its parameters and widget grid; editors switch to edit mode, change the grid and save it. */
 export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
@@ -50,30 +64,49 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
   useScreen(loaded ? loaded.dashboard.title : 'Dashboard');
 
   const enterEdit = useCallback((l: Loaded) => {
-    setDraft({ title: l.dashboard.title, description: l.dashboard.description ?? '', definition: structuredClone(l.dashboard.definition) });
+    setDraft({
+      title: l.dashboard.title,
+      description: l.dashboard.description ?? '',
+      definition: structuredClone(l.dashboard.definition),
+    });
     setStale('');
     // A new widget starts on the first data source, so adding waits until the sources (and saved queries) are known.
     setListsReady(false);
     void Promise.all([
-      get<{ dataSources: ApiDataSource[] }>('/datasources').then((r) => setSources(r.dataSources.filter((s) => s.active)), () => setSources([])),
-      get<{ items: ApiSavedQuery[] }>('/queries?limit=100').then((r) => setSaved(r.items), () => setSaved([])),
+      get<{ dataSources: ApiDataSource[] }>('/datasources').then(
+        (r) => setSources(r.dataSources.filter((s) => s.active)),
+        () => setSources([]),
+      ),
+      get<{ items: ApiSavedQuery[] }>('/queries?limit=100').then(
+        (r) => setSaved(r.items),
+        () => setSaved([]),
+      ),
     ]).then(() => setListsReady(true));
   }, []);
 
-  const reload = useCallback(async (thenEdit = false) => {
-    try {
-      const l = await loadDashboard(id);
-      setLoaded(l);
-      setRefresh(l.dashboard.definition.refreshSeconds ?? 0);
-      setLoadError('');
-      setTick((t) => t + 1);
-      if (thenEdit && canEdit) enterEdit(l);
-      return l;
-    } catch (err) {
-      setLoadError(err instanceof ApiError ? (err.status === 404 ? 'This dashboard does not exist, or was deleted.' : err.message) : 'the service could not be reached');
-      return undefined;
-    }
-  }, [id, canEdit, enterEdit]);
+  const reload = useCallback(
+    async (thenEdit = false) => {
+      try {
+        const l = await loadDashboard(id);
+        setLoaded(l);
+        setRefresh(l.dashboard.definition.refreshSeconds ?? 0);
+        setLoadError('');
+        setTick((t) => t + 1);
+        if (thenEdit && canEdit) enterEdit(l);
+        return l;
+      } catch (err) {
+        setLoadError(
+          err instanceof ApiError
+            ? err.status === 404
+              ? 'This dashboard does not exist, or was deleted.'
+              : err.message
+            : 'the service could not be reached',
+        );
+        return undefined;
+      }
+    },
+    [id, canEdit, enterEdit],
+  );
 
   useEffect(() => {
     setDraft(undefined);
@@ -83,7 +116,9 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
   // Auto-refresh while viewing (not while editing: the preview follows the edits), skipped while the tab is hidden.
   useEffect(() => {
     if (!refresh || editing) return;
-    const timer = setInterval(() => { if (!document.hidden) setTick((t) => t + 1); }, refresh * 1000);
+    const timer = setInterval(() => {
+      if (!document.hidden) setTick((t) => t + 1);
+    }, refresh * 1000);
     return () => clearInterval(timer);
   }, [refresh, editing]);
 
@@ -102,16 +137,31 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
   const current = () => queryValues(parameters, valuesRef.current);
   const valuesKey = JSON.stringify(values);
 
-  const setDefinition = (f: (d: ApiDefinition) => ApiDefinition) => setDraft((d) => (d ? { ...d, definition: f(d.definition) } : d));
-  const updateWidget = (w: ApiWidget) => setDefinition((d) => ({ ...d, widgets: d.widgets.map((x) => (x.id === w.id ? w : x)) }));
+  const setDefinition = (f: (d: ApiDefinition) => ApiDefinition) =>
+    setDraft((d) => (d ? { ...d, definition: f(d.definition) } : d));
+  const updateWidget = (w: ApiWidget) =>
+    setDefinition((d) => ({ ...d, widgets: d.widgets.map((x) => (x.id === w.id ? w : x)) }));
 
   const addWidget = () => {
     if (!definition) return;
     const wid = newWidgetId(definition.widgets);
     const source = sources.find((s) => mayWriteSql(me, s));
     const w: ApiWidget = source
-      ? { id: wid, type: 'bar', title: `Widget ${wid.slice(1)}`, position: nextPosition(definition.widgets, definition.layout.columns), dataSourceId: source.id, query: 'SELECT 1 AS value' }
-      : { id: wid, type: 'text', title: `Widget ${wid.slice(1)}`, position: nextPosition(definition.widgets, definition.layout.columns, 6, 3), options: { markdown: 'Text' } };
+      ? {
+          id: wid,
+          type: 'bar',
+          title: `Widget ${wid.slice(1)}`,
+          position: nextPosition(definition.widgets, definition.layout.columns),
+          dataSourceId: source.id,
+          query: 'SELECT 1 AS value',
+        }
+      : {
+          id: wid,
+          type: 'text',
+          title: `Widget ${wid.slice(1)}`,
+          position: nextPosition(definition.widgets, definition.layout.columns, 6, 3),
+          options: { markdown: 'Text' },
+        };
     setDefinition((d) => ({ ...d, widgets: [...d.widgets, w] }));
     setPanel({ kind: 'widget', id: wid });
     setAnnounce(`Added ${w.title}. Configure it below the toolbar.`);
@@ -125,7 +175,9 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
 
   const failed = (err: unknown) => {
     if (err instanceof ApiError && err.code === 'PRECONDITION_FAILED') {
-      setStale('Someone else changed this dashboard since you opened it. Reload to see their version (your unsaved changes here are lost), or keep editing and copy what you need first.');
+      setStale(
+        'Someone else changed this dashboard since you opened it. Reload to see their version (your unsaved changes here are lost), or keep editing and copy what you need first.',
+      );
     } else setError(err instanceof ApiError ? err.message : 'the service could not be reached');
   };
 
@@ -136,7 +188,11 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
     try {
       const definitionToSave = { ...normalised(draft.definition), ...(refresh ? { refreshSeconds: refresh } : {}) };
       if (!refresh) delete definitionToSave.refreshSeconds;
-      const l = await saveDashboard(id, loaded.etag, { title: draft.title.trim(), description: draft.description.trim() ? draft.description : null, definition: definitionToSave });
+      const l = await saveDashboard(id, loaded.etag, {
+        title: draft.title.trim(),
+        description: draft.description.trim() ? draft.description : null,
+        definition: definitionToSave,
+      });
       setLoaded(l);
       setDraft(undefined);
       setPanel({ kind: 'none' });
@@ -184,78 +240,236 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
     }
   };
 
-  const render = useMemo(() => (w: ApiWidget) => {
-    const load = editing ? draftWidgetLoader(w, saved, current) : savedWidgetLoader(id, w, current);
-    const key = `${tick}|${valuesKey}|${editing ? JSON.stringify([w.query, w.dataSourceId, w.savedQueryId, saved.length]) : 'saved'}`;
-    return <WidgetView widget={w} load={load} reloadKey={key} look={look} delayMs={editing ? 400 : 0} />;
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [editing, saved, tick, valuesKey, id, look.dark, look.reducedMotion, parameters]);
+  const render = useMemo(
+    () => (w: ApiWidget) => {
+      const load = editing ? draftWidgetLoader(w, saved, current) : savedWidgetLoader(id, w, current);
+      const key = `${tick}|${valuesKey}|${editing ? JSON.stringify([w.query, w.dataSourceId, w.savedQueryId, saved.length]) : 'saved'}`;
+      return <WidgetView widget={w} load={load} reloadKey={key} look={look} delayMs={editing ? 400 : 0} />;
+      // eslint-disable-next-line react-hooks/exhaustive-deps
+    },
+    [editing, saved, tick, valuesKey, id, look.dark, look.reducedMotion, parameters],
+  );
 
-  if (loadError) return (<><h1>Dashboard</h1><p role="alert" className="error">{loadError}</p><p><Link href="/dashboards">All dashboards</Link></p></>);
+  if (loadError)
+    return (
+      <>
+        <h1>Dashboard</h1>
+        <p role="alert" className="error">
+          {loadError}
+        </p>
+        <p>
+          <Link href="/dashboards">All dashboards</Link>
+        </p>
+      </>
+    );
   if (!loaded || !definition) return <p role="status">Loading the dashboard…</p>;
   const d = loaded.dashboard;
   const configuring = panel.kind === 'widget' ? definition.widgets.find((w) => w.id === panel.id) : undefined;
 
   return (
     <>
-      <p className="crumbs"><Link href="/dashboards">All dashboards</Link></p>
+      <p className="crumbs">
+        <Link href="/dashboards">All dashboards</Link>
+      </p>
       <h1>{editing ? `Editing: ${draft.title || d.title}` : d.title}</h1>
       {!editing && d.description && <p className="description">{d.description}</p>}
       <div className="toolbar">
         <div className="field">
           <label htmlFor="refresh">Auto-refresh</label>
           <select id="refresh" value={refresh} onChange={(e) => setRefresh(Number(e.target.value))}>
-            {(REFRESH.some((r) => r.value === refresh) ? REFRESH : [...REFRESH, { value: refresh, label: `Every ${refresh} seconds` }].sort((a, b) => a.value - b.value))
-              .map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
+            {(REFRESH.some((r) => r.value === refresh)
+              ? REFRESH
+              : [...REFRESH, { value: refresh, label: `Every ${refresh} seconds` }].sort((a, b) => a.value - b.value)
+            ).map((r) => (
+              <option key={r.value} value={r.value}>
+                {r.label}
+              </option>
+            ))}
           </select>
         </div>
-        {!editing && <button type="button" className="secondary" onClick={() => { setTick((t) => t + 1); setStatus('Refreshed.'); }}>Refresh now</button>}
-        {!editing && canEdit && <button type="button" onClick={() => { setStatus(''); enterEdit(loaded); }}>Edit dashboard</button>}
+        {!editing && (
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              setTick((t) => t + 1);
+              setStatus('Refreshed.');
+            }}
+          >
+            Refresh now
+          </button>
+        )}
+        {!editing && canEdit && (
+          <button
+            type="button"
+            onClick={() => {
+              setStatus('');
+              enterEdit(loaded);
+            }}
+          >
+            Edit dashboard
+          </button>
+        )}
         {editing && (
           <>
-            <button type="button" onClick={addWidget} disabled={!listsReady}>Add widget</button>
-            <button type="button" className="secondary" onClick={() => setPanel(panel.kind === 'settings' ? { kind: 'none' } : { kind: 'settings' })} aria-expanded={panel.kind === 'settings'}>Settings</button>
-            <button type="button" onClick={() => void save()}>Save</button>
-            <button type="button" className="secondary" onClick={() => { setDraft(undefined); setPanel({ kind: 'none' }); setStale(''); setStatus('Changes discarded.'); }}>Cancel</button>
+            <button type="button" onClick={addWidget} disabled={!listsReady}>
+              Add widget
+            </button>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => setPanel(panel.kind === 'settings' ? { kind: 'none' } : { kind: 'settings' })}
+              aria-expanded={panel.kind === 'settings'}
+            >
+              Settings
+            </button>
+            <button type="button" onClick={() => void save()}>
+              Save
+            </button>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => {
+                setDraft(undefined);
+                setPanel({ kind: 'none' });
+                setStale('');
+                setStatus('Changes discarded.');
+              }}
+            >
+              Cancel
+            </button>
           </>
         )}
-        <button type="button" id="versions-toggle" className="secondary" aria-expanded={panel.kind === 'versions'} onClick={() => setPanel(panel.kind === 'versions' ? { kind: 'none' } : { kind: 'versions' })}>Version history</button>
-        {!editing && canEdit && <button type="button" className="secondary" aria-expanded={panel.kind === 'share'} onClick={() => setPanel(panel.kind === 'share' ? { kind: 'none' } : { kind: 'share' })}>Share</button>}
-        {!editing && <button type="button" className="secondary" onClick={() => void exportFile()}>Export</button>}
-        {!editing && canEdit && <button type="button" className="danger" onClick={() => void remove()}>Delete dashboard</button>}
+        <button
+          type="button"
+          id="versions-toggle"
+          className="secondary"
+          aria-expanded={panel.kind === 'versions'}
+          onClick={() => setPanel(panel.kind === 'versions' ? { kind: 'none' } : { kind: 'versions' })}
+        >
+          Version history
+        </button>
+        {!editing && canEdit && (
+          <button
+            type="button"
+            className="secondary"
+            aria-expanded={panel.kind === 'share'}
+            onClick={() => setPanel(panel.kind === 'share' ? { kind: 'none' } : { kind: 'share' })}
+          >
+            Share
+          </button>
+        )}
+        {!editing && (
+          <button type="button" className="secondary" onClick={() => void exportFile()}>
+            Export
+          </button>
+        )}
+        {!editing && canEdit && (
+          <button type="button" className="danger" onClick={() => void remove()}>
+            Delete dashboard
+          </button>
+        )}
       </div>
-      <p role="status" className="status">{status}</p>
-      <div role="alert" className="error">{error}</div>
+      <p role="status" className="status">
+        {status}
+      </p>
+      <div role="alert" className="error">
+        {error}
+      </div>
       {stale && (
         <div role="alert" className="stale">
           <p>{stale}</p>
           <div className="actions">
-            <button type="button" onClick={() => { setStale(''); setStatus(''); void reload(false).then(() => { setDraft(undefined); setStatus('Reloaded the latest version.'); }); }}>Reload the dashboard</button>
-            <button type="button" className="secondary" onClick={() => setStale('')}>Keep editing</button>
+            <button
+              type="button"
+              onClick={() => {
+                setStale('');
+                setStatus('');
+                void reload(false).then(() => {
+                  setDraft(undefined);
+                  setStatus('Reloaded the latest version.');
+                });
+              }}
+            >
+              Reload the dashboard
+            </button>
+            <button type="button" className="secondary" onClick={() => setStale('')}>
+              Keep editing
+            </button>
           </div>
         </div>
       )}
-      <p className="visually-hidden" aria-live="polite">{announce}</p>
-      {editing && <p id="grid-keys" className="hint">Drag a widget by its title bar and resize it by its corner; or focus a widget and use the arrow keys to move it, Shift and the arrow keys to resize it.</p>}
+      <p className="visually-hidden" aria-live="polite">
+        {announce}
+      </p>
+      {editing && (
+        <p id="grid-keys" className="hint">
+          Drag a widget by its title bar and resize it by its corner; or focus a widget and use the arrow keys to move
+          it, Shift and the arrow keys to resize it.
+        </p>
+      )}
       {panel.kind === 'settings' && draft && (
-        <SettingsPanel title={draft.title} description={draft.description} parameters={parameters}
-          onTitle={(title) => setDraft({ ...draft, title })} onDescription={(description) => setDraft({ ...draft, description })}
-          onParameters={(p) => setDefinition(({ parameters: _old, ...x }) => (p.length > 0 ? { ...x, parameters: p } : x))} />
+        <SettingsPanel
+          title={draft.title}
+          description={draft.description}
+          parameters={parameters}
+          onTitle={(title) => setDraft({ ...draft, title })}
+          onDescription={(description) => setDraft({ ...draft, description })}
+          onParameters={(p) =>
+            setDefinition(({ parameters: _old, ...x }) => (p.length > 0 ? { ...x, parameters: p } : x))
+          }
+        />
       )}
       {configuring && (
-        <WidgetEditor me={me} widget={configuring} sources={sources} saved={saved} onChange={updateWidget} onDone={() => {
-          setPanel({ kind: 'none' });
-          document.querySelector<HTMLElement>(`[data-widget="${configuring.id}"]`)?.focus();
-        }} />
+        <WidgetEditor
+          me={me}
+          widget={configuring}
+          sources={sources}
+          saved={saved}
+          onChange={updateWidget}
+          onDone={() => {
+            setPanel({ kind: 'none' });
+            document.querySelector<HTMLElement>(`[data-widget="${configuring.id}"]`)?.focus();
+          }}
+        />
       )}
       {panel.kind === 'share' && !editing && <SharePanel id={id} title={d.title} />}
-      {panel.kind === 'versions' && <VersionHistory id={id} current={d.version} canRestore={canEdit} onRestore={(v) => void restore(v)} onClose={() => { setPanel({ kind: 'none' }); document.getElementById('versions-toggle')?.focus(); }} />}
+      {panel.kind === 'versions' && (
+        <VersionHistory
+          id={id}
+          current={d.version}
+          canRestore={canEdit}
+          onRestore={(v) => void restore(v)}
+          onClose={() => {
+            setPanel({ kind: 'none' });
+            document.getElementById('versions-toggle')?.focus();
+          }}
+        />
+      )}
       <ParametersBar parameters={parameters} values={values} onChange={setValues} />
-      {definition.widgets.length === 0
-        ? <p>{editing ? 'No widgets yet: add one.' : 'This dashboard has no widgets yet.'}</p>
-        : <Grid widgets={definition.widgets} columns={definition.layout.columns} rowHeight={definition.layout.rowHeight} editing={editing}
-            render={render} onAnnounce={setAnnounce} onConfigure={(wid) => setPanel({ kind: 'widget', id: wid })} onRemove={removeWidget}
-            onMove={(wid, p) => setDefinition((x) => ({ ...x, widgets: pushDown(x.widgets.map((w) => (w.id === wid ? { ...w, position: p } : w)), wid) }))} />}
+      {definition.widgets.length === 0 ? (
+        <p>{editing ? 'No widgets yet: add one.' : 'This dashboard has no widgets yet.'}</p>
+      ) : (
+        <Grid
+          widgets={definition.widgets}
+          columns={definition.layout.columns}
+          rowHeight={definition.layout.rowHeight}
+          editing={editing}
+          render={render}
+          onAnnounce={setAnnounce}
+          onConfigure={(wid) => setPanel({ kind: 'widget', id: wid })}
+          onRemove={removeWidget}
+          onMove={(wid, p) =>
+            setDefinition((x) => ({
+              ...x,
+              widgets: pushDown(
+                x.widgets.map((w) => (w.id === wid ? { ...w, position: p } : w)),
+                wid,
+              ),
+            }))
+          }
+        />
+      )}
     </>
   );
 }

@@ -23,7 +23,13 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 export function DashboardsScreen({ me }: { me: ApiUser }) {
   useScreen('Dashboards');
   const [search, setSearch] = useState('');
-  const [query, setQuery] = useState<ListParams>({ page: 1, perPage: PER_PAGE, search: '', sort: 'created_at', order: 'desc' });
+  const [query, setQuery] = useState<ListParams>({
+    page: 1,
+    perPage: PER_PAGE,
+    search: '',
+    sort: 'created_at',
+    order: 'desc',
+  });
   const [list, setList] = useState<DashboardPage>();
   const [error, setError] = useState('');
   const [opened, setOpened] = useState<'none' | 'create' | 'import'>('none');
@@ -31,9 +37,20 @@ export function DashboardsScreen({ me }: { me: ApiUser }) {
 
   useEffect(() => {
     let gone = false;
-    listDashboards(query).then((r) => { if (!gone) { setList(r); setError(''); } },
-      (err: unknown) => { if (!gone) setError(err instanceof ApiError ? err.message : 'the dashboards could not be loaded'); });
-    return () => { gone = true; };
+    listDashboards(query).then(
+      (r) => {
+        if (!gone) {
+          setList(r);
+          setError('');
+        }
+      },
+      (err: unknown) => {
+        if (!gone) setError(err instanceof ApiError ? err.message : 'the dashboards could not be loaded');
+      },
+    );
+    return () => {
+      gone = true;
+    };
   }, [query]);
 
   const onSearch = (e: FormEvent) => {
@@ -46,46 +63,105 @@ export function DashboardsScreen({ me }: { me: ApiUser }) {
   return (
     <>
       <h1>Dashboards</h1>
-      {atLeast(me, 'editor') && (opened === 'create' ? <CreateForm onCancel={() => setOpened('none')} />
-        : opened === 'import' ? <ImportForm onCancel={() => setOpened('none')} onImported={(said) => { setOpened('none'); setNotice(said); setQuery({ ...query, page: 1 }); }} />
-        : (
+      {atLeast(me, 'editor') &&
+        (opened === 'create' ? (
+          <CreateForm onCancel={() => setOpened('none')} />
+        ) : opened === 'import' ? (
+          <ImportForm
+            onCancel={() => setOpened('none')}
+            onImported={(said) => {
+              setOpened('none');
+              setNotice(said);
+              setQuery({ ...query, page: 1 });
+            }}
+          />
+        ) : (
           <p className="actions">
-            <button type="button" onClick={() => { setNotice(''); setOpened('create'); }}>New dashboard</button>
-            <button type="button" className="secondary" onClick={() => { setNotice(''); setOpened('import'); }}>Import</button>
+            <button
+              type="button"
+              onClick={() => {
+                setNotice('');
+                setOpened('create');
+              }}
+            >
+              New dashboard
+            </button>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => {
+                setNotice('');
+                setOpened('import');
+              }}
+            >
+              Import
+            </button>
           </p>
         ))}
       <form className="toolbar" role="search" onSubmit={onSearch}>
         <div className="field">
           <label htmlFor="dash-search">Search titles and descriptions</label>
-          <input id="dash-search" type="search" value={search} maxLength={200} onChange={(e) => setSearch(e.target.value)} />
+          <input
+            id="dash-search"
+            type="search"
+            value={search}
+            maxLength={200}
+            onChange={(e) => setSearch(e.target.value)}
+          />
         </div>
-        <button type="submit" className="secondary">Search</button>
+        <button type="submit" className="secondary">
+          Search
+        </button>
         <div className="field">
           <label htmlFor="dash-sort">Sort</label>
-          <select id="dash-sort" value={sortValue} onChange={(e) => {
-            const s = SORTS.find((x) => x.value === e.target.value)!;
-            setQuery({ ...query, sort: s.sort, order: s.order, page: 1 });
-          }}>
-            {SORTS.map((s) => <option key={s.value} value={s.value}>{s.label}</option>)}
+          <select
+            id="dash-sort"
+            value={sortValue}
+            onChange={(e) => {
+              const s = SORTS.find((x) => x.value === e.target.value)!;
+              setQuery({ ...query, sort: s.sort, order: s.order, page: 1 });
+            }}
+          >
+            {SORTS.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
+              </option>
+            ))}
           </select>
         </div>
       </form>
-      <div role="alert" className="error">{error}</div>
+      <div role="alert" className="error">
+        {error}
+      </div>
       <p role="status" className="status">
         {notice && `${notice} `}
-        {meta && (meta.total === 0
-          ? (query.search ? `No dashboard matches "${query.search}".` : 'No dashboards yet.')
-          : `${meta.total} ${meta.total === 1 ? 'dashboard' : 'dashboards'}${query.search ? ` matching "${query.search}"` : ''}.`)}
+        {meta &&
+          (meta.total === 0
+            ? query.search
+              ? `No dashboard matches "${query.search}".`
+              : 'No dashboards yet.'
+            : `${meta.total} ${meta.total === 1 ? 'dashboard' : 'dashboards'}${query.search ? ` matching "${query.search}"` : ''}.`)}
       </p>
       {list && list.data.length > 0 && (
         <WideTable label="Dashboards">
           <table className="list">
-            <caption className="visually-hidden">Dashboards, {SORTS.find((s) => s.value === sortValue)?.label.toLowerCase()}</caption>
-            <thead><tr><th scope="col">Title</th><th scope="col">Description</th><th scope="col">Changed</th><th scope="col">Version</th></tr></thead>
+            <caption className="visually-hidden">
+              Dashboards, {SORTS.find((s) => s.value === sortValue)?.label.toLowerCase()}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Title</th>
+                <th scope="col">Description</th>
+                <th scope="col">Changed</th>
+                <th scope="col">Version</th>
+              </tr>
+            </thead>
             <tbody>
               {list.data.map((d) => (
                 <tr key={d.id}>
-                  <td><Link href={`/dashboards/${d.id}`}>{d.title}</Link></td>
+                  <td>
+                    <Link href={`/dashboards/${d.id}`}>{d.title}</Link>
+                  </td>
                   <td>{d.description ?? ''}</td>
                   <td>{when(d.updatedAt)}</td>
                   <td>{d.version}</td>
@@ -97,9 +173,25 @@ export function DashboardsScreen({ me }: { me: ApiUser }) {
       )}
       {meta && meta.totalPages > 1 && (
         <nav aria-label="Dashboard pages" className="actions pager">
-          <button type="button" className="secondary" disabled={meta.page <= 1} onClick={() => setQuery({ ...query, page: meta.page - 1 })}>Previous page</button>
-          <span>Page {meta.page} of {meta.totalPages}</span>
-          <button type="button" className="secondary" disabled={meta.page >= meta.totalPages} onClick={() => setQuery({ ...query, page: meta.page + 1 })}>Next page</button>
+          <button
+            type="button"
+            className="secondary"
+            disabled={meta.page <= 1}
+            onClick={() => setQuery({ ...query, page: meta.page - 1 })}
+          >
+            Previous page
+          </button>
+          <span>
+            Page {meta.page} of {meta.totalPages}
+          </span>
+          <button
+            type="button"
+            className="secondary"
+            disabled={meta.page >= meta.totalPages}
+            onClick={() => setQuery({ ...query, page: meta.page + 1 })}
+          >
+            Next page
+          </button>
         </nav>
       )}
     </>
@@ -119,7 +211,12 @@ function CreateForm({ onCancel }: { onCancel: () => void }) {
     setBusy(true);
     setError('');
     try {
-      const created = await createDashboard({ title, slug: slug || titleSlug(title), ...(description.trim() ? { description } : {}), definition: emptyDefinition() });
+      const created = await createDashboard({
+        title,
+        slug: slug || titleSlug(title),
+        ...(description.trim() ? { description } : {}),
+        definition: emptyDefinition(),
+      });
       navigate(`/dashboards/${created.id}?edit=1`);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'the service could not be reached');
@@ -131,20 +228,51 @@ function CreateForm({ onCancel }: { onCancel: () => void }) {
     <form className="form" onSubmit={submit} aria-labelledby="create-title">
       <h2 id="create-title">New dashboard</h2>
       <label htmlFor="new-title">Title</label>
-      <input id="new-title" required maxLength={200} value={title} autoFocus onChange={(e) => {
-        setTitle(e.target.value);
-        if (!slugTouched) setSlug(titleSlug(e.target.value));
-      }} />
+      <input
+        id="new-title"
+        required
+        maxLength={200}
+        value={title}
+        autoFocus
+        onChange={(e) => {
+          setTitle(e.target.value);
+          if (!slugTouched) setSlug(titleSlug(e.target.value));
+        }}
+      />
       <label htmlFor="new-slug">Short name</label>
-      <input id="new-slug" required maxLength={100} pattern="[a-z0-9]+(-[a-z0-9]+)*" aria-describedby="new-slug-hint" value={slug}
-        onChange={(e) => { setSlug(e.target.value); setSlugTouched(true); }} />
-      <p id="new-slug-hint" className="hint">Lower-case letters, digits and single hyphens; unique in your tenant.</p>
+      <input
+        id="new-slug"
+        required
+        maxLength={100}
+        pattern="[a-z0-9]+(-[a-z0-9]+)*"
+        aria-describedby="new-slug-hint"
+        value={slug}
+        onChange={(e) => {
+          setSlug(e.target.value);
+          setSlugTouched(true);
+        }}
+      />
+      <p id="new-slug-hint" className="hint">
+        Lower-case letters, digits and single hyphens; unique in your tenant.
+      </p>
       <label htmlFor="new-description">Description (optional)</label>
-      <textarea id="new-description" maxLength={2000} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />
-      <div role="alert" className="error">{error}</div>
+      <textarea
+        id="new-description"
+        maxLength={2000}
+        rows={2}
+        value={description}
+        onChange={(e) => setDescription(e.target.value)}
+      />
+      <div role="alert" className="error">
+        {error}
+      </div>
       <div className="actions">
-        <button type="submit" disabled={busy}>Create dashboard</button>
-        <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
+        <button type="submit" disabled={busy}>
+          Create dashboard
+        </button>
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
       </div>
     </form>
   );

@@ -17,10 +17,16 @@ interface GridProps {
 }
 
 const KEYS: Record<string, { dx?: number; dy?: number; dw?: number; dh?: number }> = {
-  ArrowLeft: { dx: -1 }, ArrowRight: { dx: 1 }, ArrowUp: { dy: -1 }, ArrowDown: { dy: 1 },
+  ArrowLeft: { dx: -1 },
+  ArrowRight: { dx: 1 },
+  ArrowUp: { dy: -1 },
+  ArrowDown: { dy: 1 },
 };
 const RESIZE: Record<string, { dw?: number; dh?: number }> = {
-  ArrowLeft: { dw: -1 }, ArrowRight: { dw: 1 }, ArrowUp: { dh: -1 }, ArrowDown: { dh: 1 },
+  ArrowLeft: { dw: -1 },
+  ArrowRight: { dw: 1 },
+  ArrowUp: { dh: -1 },
+  ArrowDown: { dh: 1 },
 };
 const BUTTONS: { label: string; symbol: string; change: { dx?: number; dy?: number; dw?: number; dh?: number } }[] = [
   { label: 'Move left', symbol: '←', change: { dx: -1 } },
@@ -38,7 +44,17 @@ const BUTTONS: { label: string; symbol: string; change: { dx?: number; dy?: numb
  * mode a widget moves by dragging its title bar and resizes by dragging its corner; with the keyboard, the focused
  * widget moves with the arrow keys and resizes with Shift+arrows, or with its buttons. Each change is announced.
  */
-export function Grid({ widgets, columns, rowHeight, editing, render, onMove, onAnnounce, onConfigure, onRemove }: GridProps) {
+export function Grid({
+  widgets,
+  columns,
+  rowHeight,
+  editing,
+  render,
+  onMove,
+  onAnnounce,
+  onConfigure,
+  onRemove,
+}: GridProps) {
   const grid = useRef<HTMLDivElement>(null);
   const change = (w: ApiWidget, c: { dx?: number; dy?: number; dw?: number; dh?: number }) => {
     const next = moved(w.position, columns, c);
@@ -89,30 +105,64 @@ export function Grid({ widgets, columns, rowHeight, editing, render, onMove, onA
   // Outside edit mode the widgets come in reading order (row, then column): the order a screen reader and Tab follow,
   // and the order they stack in on a narrow screen (styles.css). Edit mode keeps the definition's order, so that a
   // widget moved with the keyboard stays where the focus is.
-  const shown = editing ? widgets : [...widgets].sort((a, b) => a.position.y - b.position.y || a.position.x - b.position.x);
+  const shown = editing
+    ? widgets
+    : [...widgets].sort((a, b) => a.position.y - b.position.y || a.position.x - b.position.x);
   return (
-    <div ref={grid} className={editing ? 'grid editing' : 'grid'}
-      style={{ gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gridTemplateRows: `repeat(${rows}, ${rowHeight}px)`, gap: `${GAP}px` }}>
+    <div
+      ref={grid}
+      className={editing ? 'grid editing' : 'grid'}
+      style={{
+        gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`,
+        gridTemplateRows: `repeat(${rows}, ${rowHeight}px)`,
+        gap: `${GAP}px`,
+      }}
+    >
       {shown.map((w) => {
         const title = w.title ?? w.id;
         const p = w.position;
         return (
-          <article key={w.id} className="widget" data-widget={w.id} aria-labelledby={`wt-${w.id}`}
-            style={{ gridColumn: `${p.x + 1} / span ${p.w}`, gridRow: `${p.y + 1} / span ${p.h}`, '--widget-height': `${p.h * rowHeight + (p.h - 1) * GAP}px` } as CSSProperties}
-            {...(editing ? { tabIndex: 0, onKeyDown: onKey(w), 'aria-describedby': 'grid-keys' } : {})}>
+          <article
+            key={w.id}
+            className="widget"
+            data-widget={w.id}
+            aria-labelledby={`wt-${w.id}`}
+            style={
+              {
+                gridColumn: `${p.x + 1} / span ${p.w}`,
+                gridRow: `${p.y + 1} / span ${p.h}`,
+                '--widget-height': `${p.h * rowHeight + (p.h - 1) * GAP}px`,
+              } as CSSProperties
+            }
+            {...(editing ? { tabIndex: 0, onKeyDown: onKey(w), 'aria-describedby': 'grid-keys' } : {})}
+          >
             <header className="widget-head" onPointerDown={editing ? drag(w, 'move') : undefined}>
-              <h2 id={`wt-${w.id}`} className="widget-title">{title}</h2>
+              <h2 id={`wt-${w.id}`} className="widget-title">
+                {title}
+              </h2>
               {editing && (
                 <div className="widget-tools">
-                  <button type="button" className="secondary small" onClick={() => onConfigure?.(w.id)}>Configure<span className="visually-hidden"> {title}</span></button>
-                  <button type="button" className="danger small" onClick={() => onRemove?.(w.id)}>Remove<span className="visually-hidden"> {title}</span></button>
+                  <button type="button" className="secondary small" onClick={() => onConfigure?.(w.id)}>
+                    Configure<span className="visually-hidden"> {title}</span>
+                  </button>
+                  <button type="button" className="danger small" onClick={() => onRemove?.(w.id)}>
+                    Remove<span className="visually-hidden"> {title}</span>
+                  </button>
                 </div>
               )}
             </header>
             {editing && (
               <div className="layout-buttons" role="group" aria-label={`Layout of ${title}`}>
                 {BUTTONS.map((b) => (
-                  <button key={b.label} type="button" className="secondary small" aria-label={`${b.label}: ${title}`} onClick={() => change(w, b.change)}>{b.symbol}</button>
+                  <button
+                    key={b.label}
+                    type="button"
+                    className="secondary small"
+                    aria-label={`${b.label}: ${title}`}
+                    onClick={() => change(w, b.change)}
+                  >
+                    {b.symbol}
+                  </button>
                 ))}
               </div>
             )}

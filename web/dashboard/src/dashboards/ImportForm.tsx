@@ -37,7 +37,9 @@ export function ImportForm({ onCancel, onImported }: { onCancel: () => void; onI
     try {
       bundle = JSON.parse(await file.text());
     } catch (err) {
-      setError(`${file.name} is not JSON (${err instanceof Error ? err.message : 'it could not be read'}). Choose a file exported from a dashboard.`);
+      setError(
+        `${file.name} is not JSON (${err instanceof Error ? err.message : 'it could not be read'}). Choose a file exported from a dashboard.`,
+      );
       return;
     }
     setBusy(true);
@@ -48,9 +50,17 @@ export function ImportForm({ onCancel, onImported }: { onCancel: () => void; onI
         return;
       }
       const said = { created: 'imported', updated: 'replaced', unchanged: 'already the same' };
-      onImported(`Imported ${dashboards.length} dashboards: ${dashboards.map((d) => `“${d.title}” (${said[d.outcome]})`).join(', ')}.`);
+      onImported(
+        `Imported ${dashboards.length} dashboards: ${dashboards.map((d) => `“${d.title}” (${said[d.outcome]})`).join(', ')}.`,
+      );
     } catch (err) {
-      setError(err instanceof ApiError ? (err.code === 'CONFLICT' && !overwrite ? taken(err.message) : err.message) : 'the service could not be reached');
+      setError(
+        err instanceof ApiError
+          ? err.code === 'CONFLICT' && !overwrite
+            ? taken(err.message)
+            : err.message
+          : 'the service could not be reached',
+      );
       setBusy(false);
     }
   };
@@ -59,14 +69,34 @@ export function ImportForm({ onCancel, onImported }: { onCancel: () => void; onI
     <form className="form" onSubmit={submit} aria-labelledby="import-title">
       <h2 id="import-title">Import dashboards</h2>
       <label htmlFor="import-file">Exported file (.json)</label>
-      <input id="import-file" type="file" accept=".json,application/json" aria-describedby="import-hint" autoFocus
-        onChange={(e) => { setFile(e.target.files?.[0]); setError(''); }} />
-      <p id="import-hint" className="hint">Data sources are matched by their short name: this tenant needs sources with the short names the export uses.</p>
-      <label className="check"><input type="checkbox" checked={overwrite} onChange={(e) => setOverwrite(e.target.checked)} /> Replace a dashboard with the same short name (it becomes a new version; the history stays)</label>
-      <div role="alert" className="error">{error}</div>
+      <input
+        id="import-file"
+        type="file"
+        accept=".json,application/json"
+        aria-describedby="import-hint"
+        autoFocus
+        onChange={(e) => {
+          setFile(e.target.files?.[0]);
+          setError('');
+        }}
+      />
+      <p id="import-hint" className="hint">
+        Data sources are matched by their short name: this tenant needs sources with the short names the export uses.
+      </p>
+      <label className="check">
+        <input type="checkbox" checked={overwrite} onChange={(e) => setOverwrite(e.target.checked)} /> Replace a
+        dashboard with the same short name (it becomes a new version; the history stays)
+      </label>
+      <div role="alert" className="error">
+        {error}
+      </div>
       <div className="actions">
-        <button type="submit" disabled={busy}>Import</button>
-        <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
+        <button type="submit" disabled={busy}>
+          Import
+        </button>
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
       </div>
     </form>
   );

@@ -15,7 +15,9 @@ export class LoadBoundary extends Component<{ children: ReactNode }, { failed: b
       <div role="alert">
         <h1>This screen could not be shown</h1>
         <p>Reload the page to try again; if it keeps failing, the service may be updating.</p>
-        <button type="button" onClick={() => location.reload()}>Reload the page</button>
+        <button type="button" onClick={() => location.reload()}>
+          Reload the page
+        </button>
       </div>
     );
   }

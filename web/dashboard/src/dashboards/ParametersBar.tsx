@@ -6,9 +6,25 @@ import { initialValue, TIME_RANGES } from './parameters.ts';
  * The dashboard's parameters as fields. A choice or a time range applies at once; text applies with Enter or
  * the Apply button, so widgets do not re-run on every keystroke.
  */
-export function ParametersBar({ parameters, values, onChange }: { parameters: readonly ApiDashboardParameter[]; values: Record<string, string>; onChange: (v: Record<string, string>) => void }) {
+export function ParametersBar({
+  parameters,
+  values,
+  onChange,
+}: {
+  parameters: readonly ApiDashboardParameter[];
+  values: Record<string, string>;
+  onChange: (v: Record<string, string>) => void;
+}) {
   const [text, setText] = useState<Record<string, string>>({});
-  useEffect(() => setText(Object.fromEntries(parameters.filter((p) => p.type === 'text').map((p) => [p.name, values[p.name] ?? initialValue(p)]))), [parameters, values]);
+  useEffect(
+    () =>
+      setText(
+        Object.fromEntries(
+          parameters.filter((p) => p.type === 'text').map((p) => [p.name, values[p.name] ?? initialValue(p)]),
+        ),
+      ),
+    [parameters, values],
+  );
   if (parameters.length === 0) return null;
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -26,19 +42,38 @@ export function ParametersBar({ parameters, values, onChange }: { parameters: re
             <label htmlFor={id}>{label}</label>
             {p.type === 'time_range' && (
               <select id={id} value={value} onChange={(e) => onChange({ ...values, [p.name]: e.target.value })}>
-                {TIME_RANGES.map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
+                {TIME_RANGES.map((r) => (
+                  <option key={r.value} value={r.value}>
+                    {r.label}
+                  </option>
+                ))}
               </select>
             )}
             {p.type === 'choice' && (
               <select id={id} value={value} onChange={(e) => onChange({ ...values, [p.name]: e.target.value })}>
-                {(p.choices ?? []).map((c) => <option key={c} value={c}>{c}</option>)}
+                {(p.choices ?? []).map((c) => (
+                  <option key={c} value={c}>
+                    {c}
+                  </option>
+                ))}
               </select>
             )}
-            {p.type === 'text' && <input id={id} value={text[p.name] ?? ''} maxLength={1000} onChange={(e) => setText({ ...text, [p.name]: e.target.value })} />}
+            {p.type === 'text' && (
+              <input
+                id={id}
+                value={text[p.name] ?? ''}
+                maxLength={1000}
+                onChange={(e) => setText({ ...text, [p.name]: e.target.value })}
+              />
+            )}
           </div>
         );
       })}
-      {hasText && <button type="submit" className="secondary">Apply</button>}
+      {hasText && (
+        <button type="submit" className="secondary">
+          Apply
+        </button>
+      )}
     </form>
   );
 }

@@ -24,13 +24,23 @@ export function SettingsPanel({ title, description, parameters, onTitle, onDescr
   };
   return (
     <section className="panel form" aria-labelledby="settings-h">
-      <h2 id="settings-h" ref={heading} tabIndex={-1}>Dashboard settings</h2>
+      <h2 id="settings-h" ref={heading} tabIndex={-1}>
+        Dashboard settings
+      </h2>
       <label htmlFor="set-title">Title</label>
       <input id="set-title" required maxLength={200} value={title} onChange={(e) => onTitle(e.target.value)} />
       <label htmlFor="set-description">Description</label>
-      <textarea id="set-description" rows={2} maxLength={2000} value={description} onChange={(e) => onDescription(e.target.value)} />
+      <textarea
+        id="set-description"
+        rows={2}
+        maxLength={2000}
+        value={description}
+        onChange={(e) => onDescription(e.target.value)}
+      />
       <h3>Parameters</h3>
-      {parameters.length === 0 && <p className="hint">None. A parameter is passed to every widget's query that names it.</p>}
+      {parameters.length === 0 && (
+        <p className="hint">None. A parameter is passed to every widget's query that names it.</p>
+      )}
       {parameters.map((p, i) => {
         const id = (f: string) => `p${i}-${f}`;
         return (
@@ -38,15 +48,26 @@ export function SettingsPanel({ title, description, parameters, onTitle, onDescr
             <legend>Parameter {i + 1}</legend>
             <div className="field">
               <label htmlFor={id('name')}>Name</label>
-              <input id={id('name')} required pattern="[A-Za-z_][A-Za-z0-9_]*" maxLength={60} value={p.name} onChange={(e) => set(i, { ...p, name: e.target.value })} />
+              <input
+                id={id('name')}
+                required
+                pattern="[A-Za-z_][A-Za-z0-9_]*"
+                maxLength={60}
+                value={p.name}
+                onChange={(e) => set(i, { ...p, name: e.target.value })}
+              />
             </div>
             <div className="field">
               <label htmlFor={id('type')}>Kind</label>
-              <select id={id('type')} value={p.type} onChange={(e) => {
-                const type = e.target.value as ApiDashboardParameter['type'];
-                const { choices: _c, default: _d, ...rest } = p;
-                set(i, type === 'choice' ? { ...rest, type, choices: ['a', 'b'] } : { ...rest, type });
-              }}>
+              <select
+                id={id('type')}
+                value={p.type}
+                onChange={(e) => {
+                  const type = e.target.value as ApiDashboardParameter['type'];
+                  const { choices: _c, default: _d, ...rest } = p;
+                  set(i, type === 'choice' ? { ...rest, type, choices: ['a', 'b'] } : { ...rest, type });
+                }}
+              >
                 <option value="time_range">Time range</option>
                 <option value="text">Text</option>
                 <option value="choice">Choice</option>
@@ -54,42 +75,82 @@ export function SettingsPanel({ title, description, parameters, onTitle, onDescr
             </div>
             <div className="field">
               <label htmlFor={id('label')}>Label</label>
-              <input id={id('label')} maxLength={100} value={p.label ?? ''} onChange={(e) => {
-                const { label: _l, ...rest } = p;
-                set(i, e.target.value ? { ...rest, label: e.target.value } : rest);
-              }} />
+              <input
+                id={id('label')}
+                maxLength={100}
+                value={p.label ?? ''}
+                onChange={(e) => {
+                  const { label: _l, ...rest } = p;
+                  set(i, e.target.value ? { ...rest, label: e.target.value } : rest);
+                }}
+              />
             </div>
             {p.type === 'choice' && (
               <div className="field">
                 <label htmlFor={id('choices')}>Choices (comma-separated)</label>
-                <ListInput id={id('choices')} value={p.choices ?? []} onList={(choices) => {
-                  const { default: d, ...rest } = p;
-                  set(i, { ...rest, choices, ...(d !== undefined && choices.includes(d) ? { default: d } : {}) });
-                }} />
+                <ListInput
+                  id={id('choices')}
+                  value={p.choices ?? []}
+                  onList={(choices) => {
+                    const { default: d, ...rest } = p;
+                    set(i, { ...rest, choices, ...(d !== undefined && choices.includes(d) ? { default: d } : {}) });
+                  }}
+                />
               </div>
             )}
             <div className="field">
               <label htmlFor={id('default')}>Default</label>
               {p.type === 'time_range' ? (
-                <select id={id('default')} value={p.default ?? '24h'} onChange={(e) => set(i, { ...p, default: e.target.value })}>
-                  {TIME_RANGES.map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
+                <select
+                  id={id('default')}
+                  value={p.default ?? '24h'}
+                  onChange={(e) => set(i, { ...p, default: e.target.value })}
+                >
+                  {TIME_RANGES.map((r) => (
+                    <option key={r.value} value={r.value}>
+                      {r.label}
+                    </option>
+                  ))}
                 </select>
               ) : p.type === 'choice' ? (
-                <select id={id('default')} value={p.default ?? p.choices?.[0] ?? ''} onChange={(e) => set(i, { ...p, default: e.target.value })}>
-                  {(p.choices ?? []).map((c) => <option key={c} value={c}>{c}</option>)}
+                <select
+                  id={id('default')}
+                  value={p.default ?? p.choices?.[0] ?? ''}
+                  onChange={(e) => set(i, { ...p, default: e.target.value })}
+                >
+                  {(p.choices ?? []).map((c) => (
+                    <option key={c} value={c}>
+                      {c}
+                    </option>
+                  ))}
                 </select>
               ) : (
-                <input id={id('default')} maxLength={1000} value={p.default ?? ''} onChange={(e) => {
-                  const { default: _d, ...rest } = p;
-                  set(i, e.target.value ? { ...rest, default: e.target.value } : rest);
-                }} />
+                <input
+                  id={id('default')}
+                  maxLength={1000}
+                  value={p.default ?? ''}
+                  onChange={(e) => {
+                    const { default: _d, ...rest } = p;
+                    set(i, e.target.value ? { ...rest, default: e.target.value } : rest);
+                  }}
+                />
               )}
             </div>
-            <button type="button" className="danger small" onClick={() => onParameters(parameters.filter((_, j) => j !== i))}>Remove parameter {p.name}</button>
+            <button
+              type="button"
+              className="danger small"
+              onClick={() => onParameters(parameters.filter((_, j) => j !== i))}
+            >
+              Remove parameter {p.name}
+            </button>
           </fieldset>
         );
       })}
-      <div className="actions"><button type="button" className="secondary" onClick={add}>Add parameter</button></div>
+      <div className="actions">
+        <button type="button" className="secondary" onClick={add}>
+          Add parameter
+        </button>
+      </div>
     </section>
   );
 }

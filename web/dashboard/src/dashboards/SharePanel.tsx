@@ -56,20 +56,41 @@ export function SharePanel({ id, title }: { id: number; title: string }) {
 
   return (
     <section className="panel" aria-labelledby="share-h">
-      <h2 id="share-h" ref={heading} tabIndex={-1}>Public link</h2>
-      <p className="hint">Anyone with the link sees this dashboard's charts and tables without signing in, and can change its parameters. They never see its SQL or data sources.</p>
-      <div role="alert" className="error">{error}</div>
-      {share && !share.shared && <p><button type="button" disabled={busy} onClick={() => void turnOn()}>Create public link</button></p>}
+      <h2 id="share-h" ref={heading} tabIndex={-1}>
+        Public link
+      </h2>
+      <p className="hint">
+        Anyone with the link sees this dashboard's charts and tables without signing in, and can change its parameters.
+        They never see its SQL or data sources.
+      </p>
+      <div role="alert" className="error">
+        {error}
+      </div>
+      {share && !share.shared && (
+        <p>
+          <button type="button" disabled={busy} onClick={() => void turnOn()}>
+            Create public link
+          </button>
+        </p>
+      )}
       {share?.shared && (
         <div className="setup-link">
-          <p>Public link: <code className="link-text">{share.url}</code></p>
+          <p>
+            Public link: <code className="link-text">{share.url}</code>
+          </p>
           <div className="actions">
-            <button type="button" className="secondary" onClick={() => void copy()}>Copy link</button>
-            <button type="button" className="danger" disabled={busy} onClick={() => void turnOff()}>Turn off the link</button>
+            <button type="button" className="secondary" onClick={() => void copy()}>
+              Copy link
+            </button>
+            <button type="button" className="danger" disabled={busy} onClick={() => void turnOff()}>
+              Turn off the link
+            </button>
           </div>
         </div>
       )}
-      <p role="status" className="status">{said}</p>
+      <p role="status" className="status">
+        {said}
+      </p>
     </section>
   );
 }

@@ -22,7 +22,8 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
   const o = optionsOf(w);
   const setOptions = (patch: Record<string, unknown>) => {
     const next = { ...(w.options ?? {}), ...patch };
-    for (const [k, v] of Object.entries(next)) if (v === undefined || v === '' || (Array.isArray(v) && v.length === 0)) delete next[k];
+    for (const [k, v] of Object.entries(next))
+      if (v === undefined || v === '' || (Array.isArray(v) && v.length === 0)) delete next[k];
     const { options: _old, ...rest } = w;
     onChange(Object.keys(next).length > 0 ? { ...rest, options: next } : rest);
   };
@@ -30,84 +31,183 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
   const setMode = (m: string) => {
     const { query: _q, dataSourceId: _d, savedQueryId: _s, ...rest } = w;
     if (m === 'saved') onChange(saved[0] ? { ...rest, savedQueryId: saved[0].id } : rest);
-    else onChange(writable[0] ? { ...rest, dataSourceId: writable[0].id, query: w.query ?? 'SELECT 1 AS value' } : rest);
+    else
+      onChange(writable[0] ? { ...rest, dataSourceId: writable[0].id, query: w.query ?? 'SELECT 1 AS value' } : rest);
   };
   const id = (f: string) => `we-${w.id}-${f}`;
   const heading = useFocusOnOpen(w.id);
 
   return (
     // Escape closes the panel like Done (the changes are already in the draft), returning to the widget.
-    <section className="panel form" aria-labelledby={id('h')} onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); onDone(); } }}>
-      <h2 id={id('h')} ref={heading} tabIndex={-1}>Configure widget “{w.title ?? w.id}”</h2>
+    <section
+      className="panel form"
+      aria-labelledby={id('h')}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.preventDefault();
+          onDone();
+        }
+      }}
+    >
+      <h2 id={id('h')} ref={heading} tabIndex={-1}>
+        Configure widget “{w.title ?? w.id}”
+      </h2>
       <label htmlFor={id('title')}>Title</label>
-      <input id={id('title')} maxLength={200} value={w.title ?? ''} onChange={(e) => {
-        const { title: _t, ...rest } = w;
-        onChange(e.target.value ? { ...rest, title: e.target.value } : rest);
-      }} />
+      <input
+        id={id('title')}
+        maxLength={200}
+        value={w.title ?? ''}
+        onChange={(e) => {
+          const { title: _t, ...rest } = w;
+          onChange(e.target.value ? { ...rest, title: e.target.value } : rest);
+        }}
+      />
       <label htmlFor={id('type')}>Kind</label>
-      <select id={id('type')} value={w.type} onChange={(e) => {
-        const type = e.target.value;
-        if (type === 'text') {
-          const { query: _q, dataSourceId: _d, savedQueryId: _s, ...rest } = w;
-          onChange({ ...rest, type });
-        } else if (w.type === 'text') {
-          onChange({ ...w, type, ...(writable[0] ? { dataSourceId: writable[0].id, query: 'SELECT 1 AS value' } : {}) });
-        } else onChange({ ...w, type });
-      }}>
-        {WIDGET_TYPES.map((t) => <option key={t.value} value={t.value}>{t.label}</option>)}
+      <select
+        id={id('type')}
+        value={w.type}
+        onChange={(e) => {
+          const type = e.target.value;
+          if (type === 'text') {
+            const { query: _q, dataSourceId: _d, savedQueryId: _s, ...rest } = w;
+            onChange({ ...rest, type });
+          } else if (w.type === 'text') {
+            onChange({
+              ...w,
+              type,
+              ...(writable[0] ? { dataSourceId: writable[0].id, query: 'SELECT 1 AS value' } : {}),
+            });
+          } else onChange({ ...w, type });
+        }}
+      >
+        {WIDGET_TYPES.map((t) => (
+          <option key={t.value} value={t.value}>
+            {t.label}
+          </option>
+        ))}
       </select>
       {w.type === 'text' ? (
         <>
           <label htmlFor={id('md')}>Text (Markdown)</label>
-          <textarea id={id('md')} rows={6} maxLength={20_000} value={o.markdown ?? ''} onChange={(e) => setOptions({ markdown: e.target.value })} />
+          <textarea
+            id={id('md')}
+            rows={6}
+            maxLength={20_000}
+            value={o.markdown ?? ''}
+            onChange={(e) => setOptions({ markdown: e.target.value })}
+          />
         </>
       ) : (
         <>
           <label htmlFor={id('mode')}>Data from</label>
           <select id={id('mode')} value={mode} onChange={(e) => setMode(e.target.value)}>
             <option value="sql">SQL on a data source</option>
-            <option value="saved" disabled={saved.length === 0}>A saved query</option>
+            <option value="saved" disabled={saved.length === 0}>
+              A saved query
+            </option>
           </select>
           {mode === 'sql' ? (
             <>
               <label htmlFor={id('source')}>Data source</label>
-              <select id={id('source')} value={w.dataSourceId ?? ''} disabled={sqlLocked} onChange={(e) => onChange({ ...w, dataSourceId: Number(e.target.value) })}>
-                {sources.map((s) => <option key={s.id} value={s.id} disabled={!mayWriteSql(me, s)}>{mayWriteSql(me, s) ? s.name : `${s.name} (SQL by ${SQL_WRITERS[s.sqlRole]})`}</option>)}
+              <select
+                id={id('source')}
+                value={w.dataSourceId ?? ''}
+                disabled={sqlLocked}
+                onChange={(e) => onChange({ ...w, dataSourceId: Number(e.target.value) })}
+              >
+                {sources.map((s) => (
+                  <option key={s.id} value={s.id} disabled={!mayWriteSql(me, s)}>
+                    {mayWriteSql(me, s) ? s.name : `${s.name} (SQL by ${SQL_WRITERS[s.sqlRole]})`}
+                  </option>
+                ))}
               </select>
               <label htmlFor={id('sql')}>SQL</label>
-              <textarea id={id('sql')} rows={5} className="code" spellCheck={false} maxLength={100_000} aria-describedby={id('sql-hint')} value={w.query ?? ''}
-                readOnly={sqlLocked} onChange={(e) => onChange({ ...w, query: e.target.value })} />
-              <p id={id('sql-hint')} className="hint">{sqlLocked
-                ? `Only ${SQL_WRITERS[current.sqlRole]} write SQL on ${current.name}: this widget's SQL stays as it is. Choose "A saved query" to use another one.`
-                : "Use the dashboard's parameters as :name; a time range named range gives :range_from and :range_to."}</p>
+              <textarea
+                id={id('sql')}
+                rows={5}
+                className="code"
+                spellCheck={false}
+                maxLength={100_000}
+                aria-describedby={id('sql-hint')}
+                value={w.query ?? ''}
+                readOnly={sqlLocked}
+                onChange={(e) => onChange({ ...w, query: e.target.value })}
+              />
+              <p id={id('sql-hint')} className="hint">
+                {sqlLocked
+                  ? `Only ${SQL_WRITERS[current.sqlRole]} write SQL on ${current.name}: this widget's SQL stays as it is. Choose "A saved query" to use another one.`
+                  : "Use the dashboard's parameters as :name; a time range named range gives :range_from and :range_to."}
+              </p>
             </>
           ) : (
             <>
               <label htmlFor={id('saved')}>Saved query</label>
-              <select id={id('saved')} value={w.savedQueryId ?? ''} onChange={(e) => onChange({ ...w, savedQueryId: Number(e.target.value) })}>
-                {saved.map((q) => <option key={q.id} value={q.id}>{q.name}</option>)}
+              <select
+                id={id('saved')}
+                value={w.savedQueryId ?? ''}
+                onChange={(e) => onChange({ ...w, savedQueryId: Number(e.target.value) })}
+              >
+                {saved.map((q) => (
+                  <option key={q.id} value={q.id}>
+                    {q.name}
+                  </option>
+                ))}
               </select>
             </>
           )}
           {w.type !== 'table' && (
             <>
-              <label htmlFor={id('x')}>{w.type === 'pie' ? 'Label column' : w.type === 'line' ? 'Time or category column' : w.type === 'stat' ? 'Unused for a single number' : 'Category column'}</label>
-              <input id={id('x')} value={o.x ?? ''} aria-describedby={id('x-hint')} disabled={w.type === 'stat'} onChange={(e) => setOptions({ x: e.target.value || undefined })} />
-              <p id={id('x-hint')} className="hint">Empty: the first column.</p>
-              <label htmlFor={id('y')}>{w.type === 'stat' || w.type === 'pie' ? 'Value column' : 'Value columns'}</label>
-              <ListInput id={id('y')} value={o.y ?? []} aria-describedby={id('y-hint')} onList={(y) => setOptions({ y })} />
-              <p id={id('y-hint')} className="hint">Comma-separated; empty: every numeric column.</p>
+              <label htmlFor={id('x')}>
+                {w.type === 'pie'
+                  ? 'Label column'
+                  : w.type === 'line'
+                    ? 'Time or category column'
+                    : w.type === 'stat'
+                      ? 'Unused for a single number'
+                      : 'Category column'}
+              </label>
+              <input
+                id={id('x')}
+                value={o.x ?? ''}
+                aria-describedby={id('x-hint')}
+                disabled={w.type === 'stat'}
+                onChange={(e) => setOptions({ x: e.target.value || undefined })}
+              />
+              <p id={id('x-hint')} className="hint">
+                Empty: the first column.
+              </p>
+              <label htmlFor={id('y')}>
+                {w.type === 'stat' || w.type === 'pie' ? 'Value column' : 'Value columns'}
+              </label>
+              <ListInput
+                id={id('y')}
+                value={o.y ?? []}
+                aria-describedby={id('y-hint')}
+                onList={(y) => setOptions({ y })}
+              />
+              <p id={id('y-hint')} className="hint">
+                Comma-separated; empty: every numeric column.
+              </p>
             </>
           )}
           {w.type === 'stat' && (
             <>
               <label htmlFor={id('unit')}>Unit (optional)</label>
-              <input id={id('unit')} maxLength={20} value={o.unit ?? ''} onChange={(e) => setOptions({ unit: e.target.value || undefined })} />
+              <input
+                id={id('unit')}
+                maxLength={20}
+                value={o.unit ?? ''}
+                onChange={(e) => setOptions({ unit: e.target.value || undefined })}
+              />
             </>
           )}
         </>
       )}
-      <div className="actions"><button type="button" onClick={onDone}>Done</button></div>
+      <div className="actions">
+        <button type="button" onClick={onDone}>
+          Done
+        </button>
+      </div>
     </section>
   );
 }

@@ -1,9 +1,26 @@
 import { api } from '../api/client.ts';
 import { slugify } from '../app/slug.ts';
-import type { ApiDashboard, ApiDashboardBundle, ApiImported, ApiDashboardSummary, ApiDashboardVersion, ApiDefinition, ApiQueryResult } from '../api/types.ts';
+import type {
+  ApiDashboard,
+  ApiDashboardBundle,
+  ApiImported,
+  ApiDashboardSummary,
+  ApiDashboardVersion,
+  ApiDefinition,
+  ApiQueryResult,
+} from '../api/types.ts';
 
-export interface ListParams { page: number; perPage: number; search: string; sort: 'created_at' | 'updated_at' | 'title'; order: 'asc' | 'desc' }
-export interface DashboardPage { data: ApiDashboardSummary[]; meta: { total: number; page: number; perPage: number; totalPages: number } }
+export interface ListParams {
+  page: number;
+  perPage: number;
+  search: string;
+  sort: 'created_at' | 'updated_at' | 'title';
+  order: 'asc' | 'desc';
+}
+export interface DashboardPage {
+  data: ApiDashboardSummary[];
+  meta: { total: number; page: number; perPage: number; totalPages: number };
+}
 
 export async function listDashboards(p: ListParams): Promise<DashboardPage> {
   const q = new URLSearchParams({ page: String(p.page), perPage: String(p.perPage), sort: p.sort, order: p.order });
@@ -12,7 +29,10 @@ export async function listDashboards(p: ListParams): Promise<DashboardPage> {
 }
 
 /** A dashboard and its ETag: the version a later save must still match. */
-export interface Loaded { dashboard: ApiDashboard; etag: string }
+export interface Loaded {
+  dashboard: ApiDashboard;
+  etag: string;
+}
 
 export async function loadDashboard(id: number): Promise<Loaded> {
   const r = await api<ApiDashboard>('GET', `/dashboards/${id}`);
@@ -20,12 +40,21 @@ export async function loadDashboard(id: number): Promise<Loaded> {
 }
 
 /** Saves with If-Match: if someone else saved meanwhile the service answers 412 PRECONDITION_FAILED. */
-export async function saveDashboard(id: number, etag: string, body: { title?: string; description?: string | null; definition?: ApiDefinition }): Promise<Loaded> {
+export async function saveDashboard(
+  id: number,
+  etag: string,
+  body: { title?: string; description?: string | null; definition?: ApiDefinition },
+): Promise<Loaded> {
   const r = await api<ApiDashboard>('PUT', `/dashboards/${id}`, { body, headers: etag ? { 'if-match': etag } : {} });
   return { dashboard: r.data, etag: r.headers.get('etag') ?? '' };
 }
 
-export async function createDashboard(body: { slug: string; title: string; description?: string; definition: ApiDefinition }): Promise<{ id: number }> {
+export async function createDashboard(body: {
+  slug: string;
+  title: string;
+  description?: string;
+  definition: ApiDefinition;
+}): Promise<{ id: number }> {
   return (await api<{ id: number }>('POST', '/dashboards', { body })).data;
 }
 
@@ -34,17 +63,31 @@ export async function deleteDashboard(id: number, etag: string): Promise<void> {
 }
 
 export async function listVersions(id: number): Promise<ApiDashboardVersion[]> {
-  return (await api<{ items: ApiDashboardVersion[]; next: string | null }>('GET', `/dashboards/${id}/versions?limit=100`)).data.items;
+  return (
+    await api<{ items: ApiDashboardVersion[]; next: string | null }>('GET', `/dashboards/${id}/versions?limit=100`)
+  ).data.items;
 }
 
 export async function restoreVersion(id: number, version: number, etag: string): Promise<Loaded> {
-  const r = await api<ApiDashboard>('POST', `/dashboards/${id}/versions/${version}/restore`, { headers: etag ? { 'if-match': etag } : {} });
+  const r = await api<ApiDashboard>('POST', `/dashboards/${id}/versions/${version}/restore`, {
+    headers: etag ? { 'if-match': etag } : {},
+  });
   return { dashboard: r.data, etag: r.headers.get('etag') ?? '' };
 }
 
 /** Draws a saved widget: the service runs the SQL stored in the dashboard (viewers may, as with saved queries). */
-export async function runWidget(id: number, widgetId: string, params: Record<string, string>, signal?: AbortSignal): Promise<ApiQueryResult> {
-  return (await api<ApiQueryResult>('POST', `/dashboards/${id}/widgets/${encodeURIComponent(widgetId)}/run`, { body: { params, maxRows: 1000 }, ...(signal ? { signal } : {}) })).data;
+export async function runWidget(
+  id: number,
+  widgetId: string,
+  params: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<ApiQueryResult> {
+  return (
+    await api<ApiQueryResult>('POST', `/dashboards/${id}/widgets/${encodeURIComponent(widgetId)}/run`, {
+      body: { params, maxRows: 1000 },
+      ...(signal ? { signal } : {}),
+    })
+  ).data;
 }
 
 /** The dashboard as a provisioning bundle (data sources by slug), and the file name the service suggests. */

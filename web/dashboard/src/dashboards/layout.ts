@@ -12,8 +12,15 @@ export function clamp(p: Position, columns: number): Position {
 }
 
 /** A move (dx, dy) or a resize (dw, dh) of one widget, clamped; the same function serves keys, buttons and the pointer. */
-export function moved(p: Position, columns: number, change: { dx?: number; dy?: number; dw?: number; dh?: number }): Position {
-  return clamp({ x: p.x + (change.dx ?? 0), y: p.y + (change.dy ?? 0), w: p.w + (change.dw ?? 0), h: p.h + (change.dh ?? 0) }, columns);
+export function moved(
+  p: Position,
+  columns: number,
+  change: { dx?: number; dy?: number; dw?: number; dh?: number },
+): Position {
+  return clamp(
+    { x: p.x + (change.dx ?? 0), y: p.y + (change.dy ?? 0), w: p.w + (change.dw ?? 0), h: p.h + (change.dh ?? 0) },
+    columns,
+  );
 }
 
 const overlaps = (a: Position, b: Position) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
@@ -27,10 +34,13 @@ export function pushDown<W extends { id: string; position: Position }>(widgets: 
   if (!moved) return [...widgets];
   const placed: Position[] = [moved.position];
   const next = new Map<string, Position>([[id, moved.position]]);
-  const rest = widgets.filter((w) => w.id !== id).sort((a, b) => a.position.y - b.position.y || a.position.x - b.position.x);
+  const rest = widgets
+    .filter((w) => w.id !== id)
+    .sort((a, b) => a.position.y - b.position.y || a.position.x - b.position.x);
   for (const w of rest) {
     let p = w.position;
-    for (let hit = placed.find((o) => overlaps(p, o)); hit; hit = placed.find((o) => overlaps(p, o))) p = { ...p, y: hit.y + hit.h };
+    for (let hit = placed.find((o) => overlaps(p, o)); hit; hit = placed.find((o) => overlaps(p, o)))
+      p = { ...p, y: hit.y + hit.h };
     placed.push(p);
     next.set(w.id, p);
   }

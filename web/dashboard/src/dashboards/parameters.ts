@@ -23,7 +23,11 @@ export function initialValue(p: ApiDashboardParameter): string {
  * What the queries get: a text or choice under its name, a time range as `<name>_from` and `<name>_to`
  * (ISO 8601 instants, UTC, computed when the widgets are drawn so "last hour" moves with each refresh).
  */
-export function queryValues(parameters: readonly ApiDashboardParameter[], values: Record<string, string>, now = Date.now()): Record<string, string> {
+export function queryValues(
+  parameters: readonly ApiDashboardParameter[],
+  values: Record<string, string>,
+  now = Date.now(),
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const p of parameters) {
     const v = values[p.name] ?? initialValue(p);

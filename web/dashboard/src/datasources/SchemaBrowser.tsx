@@ -7,20 +7,42 @@ export function SchemaBrowser({ id, name }: { id: number; name: string }) {
   const [tables, setTables] = useState<ApiTable[]>();
   const [error, setError] = useState<string>();
   useEffect(() => {
-    get<{ tables: ApiTable[] }>(`/datasources/${id}/schema?columns=true`).then((r) => setTables(r.tables), (err) => setError(err instanceof ApiError ? err.message : 'the schema could not be loaded'));
+    get<{ tables: ApiTable[] }>(`/datasources/${id}/schema?columns=true`).then(
+      (r) => setTables(r.tables),
+      (err) => setError(err instanceof ApiError ? err.message : 'the schema could not be loaded'),
+    );
   }, [id]);
   return (
     <section aria-labelledby="schema-title">
       <h2 id="schema-title">Schema of {name}</h2>
-      {error && <p role="alert" className="error">{error}</p>}
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
       {!tables && !error && <p role="status">Loading the schema…</p>}
       {tables?.length === 0 && <p>No tables or views.</p>}
       <ul className="schema">
         {tables?.map((t) => (
           <li key={`${t.schema}.${t.name}`}>
             <details>
-              <summary>{t.name} <span className="hint">({t.type}, {t.columns?.length ?? 0} columns)</span></summary>
-              <ul>{t.columns?.map((c) => <li key={c.name}>{c.name} <span className="hint">{c.type}{c.nullable ? '' : ', not null'}</span></li>)}</ul>
+              <summary>
+                {t.name}{' '}
+                <span className="hint">
+                  ({t.type}, {t.columns?.length ?? 0} columns)
+                </span>
+              </summary>
+              <ul>
+                {t.columns?.map((c) => (
+                  <li key={c.name}>
+                    {c.name}{' '}
+                    <span className="hint">
+                      {c.type}
+                      {c.nullable ? '' : ', not null'}
+                    </span>
+                  </li>
+                ))}
+              </ul>
             </details>
           </li>
         ))}

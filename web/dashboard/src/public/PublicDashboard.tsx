@@ -23,13 +23,22 @@ export default function PublicDashboard({ token }: { token: string }) {
 
   useEffect(() => {
     loadPublic(token).then(setDashboard, (err: unknown) =>
-      setProblem(err instanceof ApiError && (err.status === 404 || err.status === 400) ? 'This link does not open a dashboard: it was turned off, or the address is incomplete. Ask whoever shared it for a new link.' : err instanceof ApiError ? err.message : 'The service cannot be reached. Check your connection and reload the page.'));
+      setProblem(
+        err instanceof ApiError && (err.status === 404 || err.status === 400)
+          ? 'This link does not open a dashboard: it was turned off, or the address is incomplete. Ask whoever shared it for a new link.'
+          : err instanceof ApiError
+            ? err.message
+            : 'The service cannot be reached. Check your connection and reload the page.',
+      ),
+    );
   }, [token]);
 
   const refresh = dashboard?.definition.refreshSeconds ?? 0;
   useEffect(() => {
     if (!refresh) return;
-    const timer = setInterval(() => { if (!document.hidden) setTick((t) => t + 1); }, refresh * 1000);
+    const timer = setInterval(() => {
+      if (!document.hidden) setTick((t) => t + 1);
+    }, refresh * 1000);
     return () => clearInterval(timer);
   }, [refresh]);
 
@@ -37,13 +46,24 @@ export default function PublicDashboard({ token }: { token: string }) {
   const valuesRef = useRef(values);
   valuesRef.current = values;
   const valuesKey = JSON.stringify(values);
-  const render = useMemo(() => (w: ApiWidget & { runs?: boolean }) => {
-    const load = w.runs ? (signal: AbortSignal) => runPublicWidget(token, w.id, queryValues(parameters, valuesRef.current), signal) : undefined;
-    return <WidgetView widget={w} load={load} reloadKey={`${tick}|${valuesKey}`} look={look} />;
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [token, tick, valuesKey, look.dark, look.reducedMotion, parameters]);
+  const render = useMemo(
+    () => (w: ApiWidget & { runs?: boolean }) => {
+      const load = w.runs
+        ? (signal: AbortSignal) => runPublicWidget(token, w.id, queryValues(parameters, valuesRef.current), signal)
+        : undefined;
+      return <WidgetView widget={w} load={load} reloadKey={`${tick}|${valuesKey}`} look={look} />;
+      // eslint-disable-next-line react-hooks/exhaustive-deps
+    },
+    [token, tick, valuesKey, look.dark, look.reducedMotion, parameters],
+  );
 
-  if (problem) return (<><h1>Link not available</h1><p role="alert">{problem}</p></>);
+  if (problem)
+    return (
+      <>
+        <h1>Link not available</h1>
+        <p role="alert">{problem}</p>
+      </>
+    );
   if (!dashboard) return <p role="status">Loading the dashboard…</p>;
   const d = dashboard.definition;
   return (
@@ -52,9 +72,17 @@ export default function PublicDashboard({ token }: { token: string }) {
       {dashboard.description && <p className="description">{dashboard.description}</p>}
       <p className="hint">Shared by link: read-only. Last changed {new Date(dashboard.updatedAt).toLocaleString()}.</p>
       <ParametersBar parameters={parameters} values={values} onChange={setValues} />
-      {d.widgets.length === 0
-        ? <p>This dashboard has no widgets yet.</p>
-        : <Grid widgets={d.widgets} columns={d.layout.columns} rowHeight={d.layout.rowHeight} editing={false} render={render} />}
+      {d.widgets.length === 0 ? (
+        <p>This dashboard has no widgets yet.</p>
+      ) : (
+        <Grid
+          widgets={d.widgets}
+          columns={d.layout.columns}
+          rowHeight={d.layout.rowHeight}
+          editing={false}
+          render={render}
+        />
+      )}
     </>
   );
 }

@@ -5,13 +5,20 @@ import type { ApiErrorBody, ApiPublicDashboard, ApiQueryResult } from '../api/ty
 async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const r = await fetch(`/api/v1/public/dashboards/${path}`, {
     method,
-    headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+    headers:
+      body === undefined
+        ? { accept: 'application/json' }
+        : { accept: 'application/json', 'content-type': 'application/json' },
     body: body === undefined ? null : JSON.stringify(body),
     signal: signal ?? null,
   });
   if (!r.ok) {
     const e = (await r.json().catch(() => ({}))) as Partial<ApiErrorBody>;
-    throw new ApiError(r.status, e.error?.code ?? `HTTP_${r.status}`, e.error?.message ?? `the request failed (${r.status})`);
+    throw new ApiError(
+      r.status,
+      e.error?.code ?? `HTTP_${r.status}`,
+      e.error?.message ?? `the request failed (${r.status})`,
+    );
   }
   return (await r.json()) as T;
 }
@@ -19,4 +26,9 @@ async function call<T>(method: string, path: string, body?: unknown, signal?: Ab
 export const loadPublic = (token: string) => call<ApiPublicDashboard>('GET', token);
 
 export const runPublicWidget = (token: string, widgetId: string, params: Record<string, string>, signal: AbortSignal) =>
-  call<ApiQueryResult>('POST', `${token}/widgets/${encodeURIComponent(widgetId)}/run`, { params, maxRows: 1000 }, signal);
+  call<ApiQueryResult>(
+    'POST',
+    `${token}/widgets/${encodeURIComponent(widgetId)}/run`,
+    { params, maxRows: 1000 },
+    signal,
+  );

@@ -9,7 +9,14 @@ const language = (dialect: 'postgres' | 'mysql', tables: Record<string, string[]
   sql({ dialect: dialect === 'mysql' ? MySQL : PostgreSQL, schema: tables, upperCaseKeywords: true });
 
 /** CodeMirror 6 with SQL highlighting and completion of the source's tables and columns; Ctrl/Cmd+Enter runs. */
-export function Editor({ value, onChange, onRun, dialect, tables, label }: {
+export function Editor({
+  value,
+  onChange,
+  onRun,
+  dialect,
+  tables,
+  label,
+}: {
   value: string;
   onChange: (v: string) => void;
   onRun: () => void;
@@ -34,11 +41,23 @@ export function Editor({ value, onChange, onRun, dialect, tables, label }: {
       root: shadow,
       parent: shadow,
       extensions: [
-        Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => { latest.current.onRun(); return true; } }])),
+        Prec.highest(
+          keymap.of([
+            {
+              key: 'Mod-Enter',
+              run: () => {
+                latest.current.onRun();
+                return true;
+              },
+            },
+          ]),
+        ),
         basicSetup,
         sqlSupport.current.of(language(dialect, tables)),
         // Non-breaking spaces (typed in some browsers, pasted from web pages) are words to the database.
-        EditorView.updateListener.of((u) => { if (u.docChanged) latest.current.onChange(u.state.doc.toString().replace(/\u00a0/g, ' ')); }),
+        EditorView.updateListener.of((u) => {
+          if (u.docChanged) latest.current.onChange(u.state.doc.toString().replace(/\u00a0/g, ' '));
+        }),
         EditorView.contentAttributes.of({ 'aria-label': label, 'aria-multiline': 'true', role: 'textbox' }),
         EditorView.theme({ '&': { minHeight: '8rem' }, '.cm-gutters': { minHeight: '8rem' } }),
         look.current.of(editorLook(prefersDark())),
@@ -46,7 +65,8 @@ export function Editor({ value, onChange, onRun, dialect, tables, label }: {
     });
     // The colours follow the system's scheme as the page's do, also when it changes while the editor is open.
     const scheme = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : undefined;
-    const onScheme = (e: MediaQueryListEvent) => view.current?.dispatch({ effects: look.current.reconfigure(editorLook(e.matches)) });
+    const onScheme = (e: MediaQueryListEvent) =>
+      view.current?.dispatch({ effects: look.current.reconfigure(editorLook(e.matches)) });
     scheme?.addEventListener('change', onScheme);
     return () => {
       scheme?.removeEventListener('change', onScheme);

@@ -3,7 +3,8 @@ import type { ApiQueryResult } from '../api/types.ts';
 import { downloadCsv } from '../app/download.ts';
 
 const PAGE = 25;
-const show = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const show = (v: unknown) =>
+  v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 /**
  * Query results a page at a time. The row count, the time and whether the service stopped reading are the SQL
@@ -26,19 +27,46 @@ export function ResultTable({ result, title = 'query results' }: { result: ApiQu
         <div className="table-scroll" tabIndex={0} role="region" aria-label="Result rows">
           <table>
             <caption className="visually-hidden">Result rows</caption>
-            <thead><tr>{result.columns.map((c, i) => <th scope="col" key={i}>{c}</th>)}</tr></thead>
-            <tbody>{rows.map((r, i) => <tr key={i}>{result.columns.map((c, j) => <td key={j}>{show(r[c])}</td>)}</tr>)}</tbody>
+            <thead>
+              <tr>
+                {result.columns.map((c, i) => (
+                  <th scope="col" key={i}>
+                    {c}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r, i) => (
+                <tr key={i}>
+                  {result.columns.map((c, j) => (
+                    <td key={j}>{show(r[c])}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
           </table>
         </div>
       )}
       {result.columns.length > 0 && (
-        <p className="actions"><button type="button" className="secondary" onClick={() => downloadCsv(title, result)}>Download CSV</button>{result.truncated && <span className="hint">The CSV holds only the rows read, up to the row limit.</span>}</p>
+        <p className="actions">
+          <button type="button" className="secondary" onClick={() => downloadCsv(title, result)}>
+            Download CSV
+          </button>
+          {result.truncated && <span className="hint">The CSV holds only the rows read, up to the row limit.</span>}
+        </p>
       )}
       {pages > 1 && (
         <nav aria-label="Result pages" className="actions">
-          <button type="button" className="secondary" disabled={page === 0} onClick={() => setPage(page - 1)}>Previous page</button>
-          <span aria-live="polite">Page {page + 1} of {pages}</span>
-          <button type="button" className="secondary" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>Next page</button>
+          <button type="button" className="secondary" disabled={page === 0} onClick={() => setPage(page - 1)}>
+            Previous page
+          </button>
+          <span aria-live="polite">
+            Page {page + 1} of {pages}
+          </span>
+          <button type="button" className="secondary" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>
+            Next page
+          </button>
         </nav>
       )}
     </section>

@@ -15,19 +15,23 @@ export function editorLook(dark: boolean): Extension {
 
 export const prefersDark = () => typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
 
-const DARK_THEME = EditorView.theme({
-  '&': { color: '#e8eaed', backgroundColor: '#121417' },
-  '.cm-content': { caretColor: '#e8eaed' },
-  '.cm-cursor, .cm-dropCursor': { borderLeftColor: '#e8eaed' },
-  '&.cm-focused > .cm-scroller > .cm-selectionLayer .cm-selectionBackground, .cm-selectionBackground, .cm-content ::selection': { backgroundColor: '#304057' },
-  '.cm-activeLine': { backgroundColor: '#1b1f24' },
-  '.cm-gutters': { backgroundColor: '#1b1f24', color: '#b8bec6', borderRight: '1px solid #4d5560' },
-  '.cm-activeLineGutter': { backgroundColor: '#22262b', color: '#e8eaed' },
-  '.cm-tooltip': { backgroundColor: '#1b1f24', color: '#e8eaed', border: '1px solid #4d5560' },
-  '.cm-tooltip-autocomplete > ul > li[aria-selected]': { backgroundColor: '#304057', color: '#e8eaed' },
-  '.cm-completionDetail': { color: '#b8bec6' },
-  '.cm-matchingBracket, .cm-nonmatchingBracket': { backgroundColor: '#304057', color: '#e8eaed' },
-}, { dark: true });
+const DARK_THEME = EditorView.theme(
+  {
+    '&': { color: '#e8eaed', backgroundColor: '#121417' },
+    '.cm-content': { caretColor: '#e8eaed' },
+    '.cm-cursor, .cm-dropCursor': { borderLeftColor: '#e8eaed' },
+    '&.cm-focused > .cm-scroller > .cm-selectionLayer .cm-selectionBackground, .cm-selectionBackground, .cm-content ::selection':
+      { backgroundColor: '#304057' },
+    '.cm-activeLine': { backgroundColor: '#1b1f24' },
+    '.cm-gutters': { backgroundColor: '#1b1f24', color: '#b8bec6', borderRight: '1px solid #4d5560' },
+    '.cm-activeLineGutter': { backgroundColor: '#22262b', color: '#e8eaed' },
+    '.cm-tooltip': { backgroundColor: '#1b1f24', color: '#e8eaed', border: '1px solid #4d5560' },
+    '.cm-tooltip-autocomplete > ul > li[aria-selected]': { backgroundColor: '#304057', color: '#e8eaed' },
+    '.cm-completionDetail': { color: '#b8bec6' },
+    '.cm-matchingBracket, .cm-nonmatchingBracket': { backgroundColor: '#304057', color: '#e8eaed' },
+  },
+  { dark: true },
+);
 
 const DARK_HIGHLIGHT = HighlightStyle.define([
   { tag: tags.keyword, color: '#d7aefb' },
@@ -35,7 +39,10 @@ const DARK_HIGHLIGHT = HighlightStyle.define([
   { tag: [tags.string, tags.special(tags.string), tags.regexp, tags.escape], color: '#f28b82' },
   { tag: [tags.number, tags.bool, tags.null, tags.atom, tags.literal], color: '#fdd663' },
   { tag: [tags.comment, tags.meta], color: '#b8bec6', fontStyle: 'italic' },
-  { tag: [tags.standard(tags.name), tags.function(tags.variableName), tags.special(tags.variableName), tags.macroName], color: '#8ab4f8' },
+  {
+    tag: [tags.standard(tags.name), tags.function(tags.variableName), tags.special(tags.variableName), tags.macroName],
+    color: '#8ab4f8',
+  },
   { tag: [tags.definition(tags.variableName), tags.labelName, tags.special(tags.name)], color: '#78d9ec' },
   { tag: tags.invalid, color: '#f28b82', textDecoration: 'underline' },
 ]);

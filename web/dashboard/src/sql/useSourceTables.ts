@@ -20,7 +20,8 @@ export function useSourceTables(sourceId: number | undefined): Record<string, st
       for (let attempt = 1; !abort.signal.aborted; attempt++) {
         try {
           const r = await get<{ tables: ApiTable[] }>(`/datasources/${sourceId}/schema?columns=true`, abort.signal);
-          if (!abort.signal.aborted) setTables(Object.fromEntries(r.tables.map((t) => [t.name, (t.columns ?? []).map((c) => c.name)])));
+          if (!abort.signal.aborted)
+            setTables(Object.fromEntries(r.tables.map((t) => [t.name, (t.columns ?? []).map((c) => c.name)])));
           return;
         } catch (err) {
           const lasting = err instanceof ApiError && err.status < 500 && err.status !== 429;

@@ -17,18 +17,25 @@ export function Chart({ option, summary }: { option: Record<string, unknown>; su
   // One chain per option: create the chart on first use, then draw the option (no race between the two).
   useEffect(() => {
     let gone = false;
-    loadLibrary().then(({ init }) => {
-      const el = box.current;
-      if (gone || !el) return;
-      if (!chart.current) {
-        const c = init(el, undefined, { renderer: 'canvas' });
-        c.on('finished', () => { el.dataset.drawn = 'true'; });
-        chart.current = c;
-      }
-      delete el.dataset.drawn;
-      chart.current.setOption(option, { notMerge: true });
-    }, () => setFailed(true));
-    return () => { gone = true; };
+    loadLibrary().then(
+      ({ init }) => {
+        const el = box.current;
+        if (gone || !el) return;
+        if (!chart.current) {
+          const c = init(el, undefined, { renderer: 'canvas' });
+          c.on('finished', () => {
+            el.dataset.drawn = 'true';
+          });
+          chart.current = c;
+        }
+        delete el.dataset.drawn;
+        chart.current.setOption(option, { notMerge: true });
+      },
+      () => setFailed(true),
+    );
+    return () => {
+      gone = true;
+    };
   }, [option]);
 
   useEffect(() => {
@@ -51,6 +58,11 @@ export function Chart({ option, summary }: { option: Record<string, unknown>; su
     };
   }, []);
 
-  if (failed) return <p role="alert" className="error">The chart library could not be loaded.</p>;
+  if (failed)
+    return (
+      <p role="alert" className="error">
+        The chart library could not be loaded.
+      </p>
+    );
   return <div ref={box} className="chart" role="img" aria-label={summary} />;
 }

@@ -15,15 +15,49 @@ export function DataTable({ result, caption }: { result: ApiQueryResult; caption
       <div className="table-scroll" tabIndex={0} role="region" aria-label={caption}>
         <table>
           <caption className="visually-hidden">{caption}</caption>
-          <thead><tr>{result.columns.map((c, i) => <th scope="col" key={i}>{c}</th>)}</tr></thead>
-          <tbody>{rows.map((r, i) => <tr key={i}>{result.columns.map((c, j) => <td key={j}>{show(r[c])}</td>)}</tr>)}</tbody>
+          <thead>
+            <tr>
+              {result.columns.map((c, i) => (
+                <th scope="col" key={i}>
+                  {c}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r, i) => (
+              <tr key={i}>
+                {result.columns.map((c, j) => (
+                  <td key={j}>{show(r[c])}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
         </table>
       </div>
       {pages > 1 && (
         <div className="actions pager">
-          <button type="button" className="secondary small" disabled={current === 0} onClick={() => setPage(current - 1)} aria-label={`Previous page of ${caption}`}>Previous</button>
-          <span>Page {current + 1} of {pages}</span>
-          <button type="button" className="secondary small" disabled={current + 1 >= pages} onClick={() => setPage(current + 1)} aria-label={`Next page of ${caption}`}>Next</button>
+          <button
+            type="button"
+            className="secondary small"
+            disabled={current === 0}
+            onClick={() => setPage(current - 1)}
+            aria-label={`Previous page of ${caption}`}
+          >
+            Previous
+          </button>
+          <span>
+            Page {current + 1} of {pages}
+          </span>
+          <button
+            type="button"
+            className="secondary small"
+            disabled={current + 1 >= pages}
+            onClick={() => setPage(current + 1)}
+            aria-label={`Next page of ${caption}`}
+          >
+            Next
+          </button>
         </div>
       )}
       {result.truncated && <p className="hint">Only the first {result.rows.length} rows were read.</p>}

@@ -12,7 +12,10 @@ export function StatWidget({ result, options }: { result: ApiQueryResult; option
   const text = raw === undefined ? 'No data' : n !== undefined ? format.format(n) : show(raw);
   return (
     <p className="stat">
-      <span className="stat-value">{text}{options.unit ? <span className="stat-unit"> {options.unit}</span> : null}</span>
+      <span className="stat-value">
+        {text}
+        {options.unit ? <span className="stat-unit"> {options.unit}</span> : null}
+      </span>
       {column && <span className="stat-label">{column}</span>}
     </p>
   );

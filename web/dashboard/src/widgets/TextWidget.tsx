@@ -6,10 +6,22 @@ export function TextWidget({ markdown }: { markdown: string }) {
   const [failed, setFailed] = useState(false);
   useEffect(() => {
     let gone = false;
-    import('./markdown.ts').then(({ renderMarkdown }) => { if (!gone) setHtml(renderMarkdown(markdown)); }, () => setFailed(true));
-    return () => { gone = true; };
+    import('./markdown.ts').then(
+      ({ renderMarkdown }) => {
+        if (!gone) setHtml(renderMarkdown(markdown));
+      },
+      () => setFailed(true),
+    );
+    return () => {
+      gone = true;
+    };
   }, [markdown]);
-  if (failed) return <p role="alert" className="error">The text could not be shown.</p>;
+  if (failed)
+    return (
+      <p role="alert" className="error">
+        The text could not be shown.
+      </p>
+    );
   if (html === undefined) return <p className="hint">Loading…</p>;
   // Sanitised by DOMPurify in renderMarkdown.
   return <div className="markdown" dangerouslySetInnerHTML={{ __html: html }} />;

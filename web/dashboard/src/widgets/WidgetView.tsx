@@ -16,7 +16,19 @@ export type Loader = (signal: AbortSignal) => Promise<ApiQueryResult>;
  * (parameters, auto-refresh, an edit), keeping the last rows on screen meanwhile. Charts offer their data as a
  * table (the text alternative); a text widget runs nothing.
  */
-export function WidgetView({ widget, load, reloadKey, look, delayMs = 0 }: { widget: ApiWidget; load: Loader | undefined; reloadKey: string; look: Look; delayMs?: number }) {
+export function WidgetView({
+  widget,
+  load,
+  reloadKey,
+  look,
+  delayMs = 0,
+}: {
+  widget: ApiWidget;
+  load: Loader | undefined;
+  reloadKey: string;
+  look: Look;
+  delayMs?: number;
+}) {
   const options = optionsOf(widget);
   const [result, setResult] = useState<ApiQueryResult>();
   const [error, setError] = useState('');
@@ -28,30 +40,56 @@ export function WidgetView({ widget, load, reloadKey, look, delayMs = 0 }: { wid
     if (widget.type === 'text' || !load) return;
     const abort = new AbortController();
     // While SQL is being typed (edit mode) the preview waits for a pause instead of running every keystroke.
-    const timer = setTimeout(() => load(abort.signal).then((r) => { setResult(r); setError(''); }, (err: unknown) => {
-      if (abort.signal.aborted) return;
-      setResult(undefined);
-      setError(err instanceof ApiError ? err.message : 'the service could not be reached');
-    }), delayMs);
-    return () => { clearTimeout(timer); abort.abort(); };
+    const timer = setTimeout(
+      () =>
+        load(abort.signal).then(
+          (r) => {
+            setResult(r);
+            setError('');
+          },
+          (err: unknown) => {
+            if (abort.signal.aborted) return;
+            setResult(undefined);
+            setError(err instanceof ApiError ? err.message : 'the service could not be reached');
+          },
+        ),
+      delayMs,
+    );
+    return () => {
+      clearTimeout(timer);
+      abort.abort();
+    };
     // `load` changes identity on every render of the parent; reloadKey says when the query or its values changed.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [reloadKey, widget.type]);
 
-  const option = useMemo(() => (result && isChart(widget.type) ? chartOption(widget.type, result, options, look) : undefined),
+  const option = useMemo(
+    () => (result && isChart(widget.type) ? chartOption(widget.type, result, options, look) : undefined),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [result, widget.type, JSON.stringify(widget.options ?? {}), look.dark, look.reducedMotion]);
+    [result, widget.type, JSON.stringify(widget.options ?? {}), look.dark, look.reducedMotion],
+  );
 
   if (widget.type === 'text') return <TextWidget markdown={options.markdown ?? ''} />;
   if (!load) return <p className="hint">Choose a query for this widget.</p>;
-  if (error) return <p role="alert" className="error">{title}: {error}</p>;
+  if (error)
+    return (
+      <p role="alert" className="error">
+        {title}: {error}
+      </p>
+    );
   if (!result) return <p className="hint">Loading…</p>;
   const csv = (
     <button type="button" className="secondary small" onClick={() => downloadCsv(title, result)}>
       Download CSV<span className="visually-hidden"> of {title}</span>
     </button>
   );
-  if (widget.type === 'table') return <div className="chart-widget"><DataTable result={result} caption={`${title} data`} /><div className="widget-actions">{csv}</div></div>;
+  if (widget.type === 'table')
+    return (
+      <div className="chart-widget">
+        <DataTable result={result} caption={`${title} data`} />
+        <div className="widget-actions">{csv}</div>
+      </div>
+    );
   if (widget.type === 'stat') return <StatWidget result={result} options={options} />;
   if (!option) return <DataTable result={result} caption={`${title} data`} />;
   // An empty canvas says nothing: say why there is nothing to draw, and show what did come back.
@@ -59,7 +97,9 @@ export function WidgetView({ widget, load, reloadKey, look, delayMs = 0 }: { wid
   if (empty) {
     return (
       <div className="chart-widget">
-        <p className="hint">{title}: {empty}</p>
+        <p className="hint">
+          {title}: {empty}
+        </p>
         {result.rows.length > 0 && <DataTable result={result} caption={`${title} data`} />}
       </div>
     );
@@ -70,10 +110,23 @@ export function WidgetView({ widget, load, reloadKey, look, delayMs = 0 }: { wid
   const summary = `${kind}: ${title}. ${y.join(', ') || 'no value column'} by ${x ?? 'nothing'}, ${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'}. The data table button shows the values.`;
   return (
     <div className="chart-widget">
-      {showTable ? <div id={tableId}><DataTable result={result} caption={`${title} data`} /></div> : <Chart option={option} summary={summary} />}
+      {showTable ? (
+        <div id={tableId}>
+          <DataTable result={result} caption={`${title} data`} />
+        </div>
+      ) : (
+        <Chart option={option} summary={summary} />
+      )}
       <div className="widget-actions">
-        <button type="button" className="secondary small" aria-expanded={showTable} aria-controls={showTable ? tableId : undefined} onClick={() => setShowTable(!showTable)}>
-          {showTable ? 'Show chart' : 'Show data table'}<span className="visually-hidden"> of {title}</span>
+        <button
+          type="button"
+          className="secondary small"
+          aria-expanded={showTable}
+          aria-controls={showTable ? tableId : undefined}
+          onClick={() => setShowTable(!showTable)}
+        >
+          {showTable ? 'Show chart' : 'Show data table'}
+          <span className="visually-hidden"> of {title}</span>
         </button>
         {csv}
       </div>

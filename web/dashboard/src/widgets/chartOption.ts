@@ -9,17 +9,28 @@ export const PALETTE = {
 export const TEXT = { light: '#1b1f24', dark: '#e8eaed' };
 const LINES = { light: '#4d5560', dark: '#b8bec6' };
 
-export interface Look { dark: boolean; reducedMotion: boolean }
+export interface Look {
+  dark: boolean;
+  reducedMotion: boolean;
+}
 
 /**
  * Time-axis labels by the level of each tick: a day is "Nov 5", not ECharts' bare "5", so a range within one month
  * still says which month it is; times of day are labelled by the day at each midnight.
  */
 export const TIME_LABELS = {
-  year: '{yyyy}', month: '{MMM} {yyyy}', day: '{MMM} {d}', hour: '{HH}:{mm}', minute: '{HH}:{mm}', second: '{HH}:{mm}:{ss}', millisecond: '{HH}:{mm}:{ss}.{SSS}',
+  year: '{yyyy}',
+  month: '{MMM} {yyyy}',
+  day: '{MMM} {d}',
+  hour: '{HH}:{mm}',
+  minute: '{HH}:{mm}',
+  second: '{HH}:{mm}:{ss}',
+  millisecond: '{HH}:{mm}:{ss}.{SSS}',
 };
 
-const looksLikeTime = (values: unknown[]) => values.length > 0 && values.every((v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)));
+const looksLikeTime = (values: unknown[]) =>
+  values.length > 0 &&
+  values.every((v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)));
 
 /** The ECharts option for a line, bar or pie widget from a query result. Animation is off when motion is reduced. */
 export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, look: Look): Record<string, unknown> {
@@ -37,10 +48,14 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
     const value = y[0];
     return {
       ...common,
-      series: [{
-        type: 'pie', radius: ['35%', '65%'], label: { color: TEXT[theme] },
-        data: r.rows.map((row) => ({ name: show(row[x]), value: value ? toNumber(row[value]) ?? 0 : 0 })),
-      }],
+      series: [
+        {
+          type: 'pie',
+          radius: ['35%', '65%'],
+          label: { color: TEXT[theme] },
+          data: r.rows.map((row) => ({ name: show(row[x]), value: value ? (toNumber(row[value]) ?? 0) : 0 })),
+        },
+      ],
     };
   }
   const xs = r.rows.map((row) => row[x]);
@@ -52,12 +67,19 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
     xAxis: time
       ? { type: 'time', axisLine, axisLabel: { color: TEXT[theme], formatter: TIME_LABELS, hideOverlap: true } }
       : { type: 'category', data: xs.map(show), axisLine, axisLabel: { color: TEXT[theme] } },
-    yAxis: { type: 'value', axisLine, axisLabel: { color: TEXT[theme] }, splitLine: { lineStyle: { color: look.dark ? '#3c4043' : '#dadce0' } } },
+    yAxis: {
+      type: 'value',
+      axisLine,
+      axisLabel: { color: TEXT[theme] },
+      splitLine: { lineStyle: { color: look.dark ? '#3c4043' : '#dadce0' } },
+    },
     series: y.map((c) => ({
       name: c,
       type,
       showSymbol: r.rows.length <= 100,
-      data: time ? r.rows.map((row) => [row[x], toNumber(row[c]) ?? null]) : r.rows.map((row) => toNumber(row[c]) ?? null),
+      data: time
+        ? r.rows.map((row) => [row[x], toNumber(row[c]) ?? null])
+        : r.rows.map((row) => toNumber(row[c]) ?? null),
     })),
   };
 }

@@ -13,7 +13,12 @@ export const WIDGET_TYPES = [
 export const isChart = (type: string) => type === 'line' || type === 'bar' || type === 'pie';
 
 /** A widget's own settings, kept in `options`: which column is the category or time, which are the values. */
-export interface WidgetOptions { x?: string; y?: string[]; markdown?: string; unit?: string }
+export interface WidgetOptions {
+  x?: string;
+  y?: string[];
+  markdown?: string;
+  unit?: string;
+}
 
 export function optionsOf(w: ApiWidget): WidgetOptions {
   const o = (w.options ?? {}) as Record<string, unknown>;
@@ -32,7 +37,8 @@ export const toNumber = (v: unknown): number | undefined => {
   return undefined;
 };
 
-const isNumericColumn = (r: ApiQueryResult, c: string) => r.rows.length > 0 && r.rows.every((row) => row[c] === null || toNumber(row[c]) !== undefined);
+const isNumericColumn = (r: ApiQueryResult, c: string) =>
+  r.rows.length > 0 && r.rows.every((row) => row[c] === null || toNumber(row[c]) !== undefined);
 
 /** The category (or time) column and the value columns: the widget's choice, else the first column and the numeric others. */
 export function seriesColumns(r: ApiQueryResult, o: WidgetOptions): { x: string | undefined; y: string[] } {
@@ -53,4 +59,5 @@ export function nothingToPlot(r: ApiQueryResult, o: WidgetOptions): string | und
     : `nothing to plot: no column besides "${x}" holds numbers. Choose the value columns in the widget's settings, or return numbers.`;
 }
 
-export const show = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+export const show = (v: unknown) =>
+  v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v);

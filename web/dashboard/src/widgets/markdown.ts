@@ -13,5 +13,8 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 
 export function renderMarkdown(source: string): string {
   const html = marked.parse(source, { async: false, gfm: true });
-  return DOMPurify.sanitize(html, { FORBID_ATTR: ['style'], FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select'] });
+  return DOMPurify.sanitize(html, {
+    FORBID_ATTR: ['style'],
+    FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select'],
+  });
 }

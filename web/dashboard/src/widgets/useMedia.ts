@@ -13,4 +13,7 @@ export function useMedia(query: string): boolean {
   return matches;
 }
 
-export const useLook = () => ({ dark: useMedia('(prefers-color-scheme: dark)'), reducedMotion: useMedia('(prefers-reduced-motion: reduce)') });
+export const useLook = () => ({
+  dark: useMedia('(prefers-color-scheme: dark)'),
+  reducedMotion: useMedia('(prefers-reduced-motion: reduce)'),
+});
