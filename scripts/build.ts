@@ -1,10 +1,10 @@
 /**
  * What `npm install` builds (the `prepare` script) and `npm run build` rebuilds: the browser SDK that the ingest
- * service serves and the dashboard's web app. Prints each file's size and fails when the SDK's core or the web
- * app's first screen passes its limit, so CI's output shows both.
+ * service serves and the dashboard's web app. Prints each file's size and fails when the SDK's core, the web app's
+ * first screen or any one of its chunks passes its limit, so CI's output shows them.
  */
 import { buildSdk, SDK_MAX_GZIP_BYTES } from '../sdk/build.ts';
-import { buildWebApp, FIRST_SCREEN_MAX_GZIP_BYTES } from '../web/dashboard/build.ts';
+import { buildWebApp, CHUNK_MAX_BYTES, FIRST_SCREEN_MAX_GZIP_BYTES } from '../web/dashboard/build.ts';
 
 const files = await buildSdk();
 for (const f of files) console.log(`sdk/dist/${f.name}: ${f.bytes} bytes, ${f.gzipBytes} bytes gzip`);
@@ -20,6 +20,12 @@ console.log(`web/dashboard first screen: ${web.firstScreenGzipBytes} bytes of Ja
 if (web.firstScreenGzipBytes > FIRST_SCREEN_MAX_GZIP_BYTES) {
   console.error(
     `the web app's first screen is ${web.firstScreenGzipBytes} bytes gzip, over the ${FIRST_SCREEN_MAX_GZIP_BYTES}-byte limit`,
+  );
+  process.exitCode = 1;
+}
+for (const chunk of web.oversized) {
+  console.error(
+    `web/dashboard/dist/${chunk.name} is ${chunk.bytes} bytes, over the ${CHUNK_MAX_BYTES}-byte chunk limit`,
   );
   process.exitCode = 1;
 }
