@@ -36,6 +36,8 @@ export interface Service {
   defaultPort: number;
   usage(): Promise<string[]>;
   variables: string[];
+  /** The declarations of those variables (parser, default, doc), for `.env.example` (src/platform/env-example.ts). */
+  spec: Spec;
   load(env: NodeJS.ProcessEnv): LoadedService;
 }
 
@@ -59,6 +61,7 @@ export function defineService<C>(definition: ServiceDefinition<C>): Service {
     defaultPort: definition.defaultPort,
     usage: definition.usage ?? (async () => []),
     variables: Object.values(definition.spec).map((v) => v.name),
+    spec: definition.spec,
     load(env) {
       const config = definition.loadConfig(env);
       const command = definition.command;

@@ -15,6 +15,7 @@ import {
   url,
 } from '../../src/kit/config.ts';
 import { commonVariables } from '../../src/kit/service-config.ts';
+import { processSpec } from '../../src/kit/process-variables.ts';
 import { services } from '../../src/services.ts';
 
 const spec = {
@@ -89,5 +90,6 @@ test('every variable a service or the toolkit reads is documented in docs/config
     Object.values(commonVariables('example', 1)).map((v) => v.name.replace('EXAMPLE_', '<SERVICE>_')),
   );
   for (const s of services) for (const n of s.variables) names.add(n);
+  for (const v of Object.values(processSpec)) names.add(v.name);
   for (const name of names) assert.ok(doc.includes(`\`${name}\``), `${name} is not documented`);
 });
