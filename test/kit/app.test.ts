@@ -163,7 +163,13 @@ test('closing finishes requests in flight and refuses new ones', async () => {
   await handling;
   const closing = app.close();
   await new Promise((r) => setTimeout(r, 50));
-  await assert.rejects(fetch(`http://127.0.0.1:${port}/slow`));
+  // No new connection while closing: the port no longer listens.
+  await assert.rejects(fetch(`http://127.0.0.1:${port}/slow`), (err: unknown) => {
+    assert.ok(err instanceof TypeError, String(err));
+    assert.equal(err.message, 'fetch failed');
+    assert.equal((err.cause as { code?: string } | undefined)?.code, 'ECONNREFUSED');
+    return true;
+  });
   release();
   const res = await inflight;
   assert.equal(res.status, 200);

@@ -61,7 +61,11 @@ test("/health answers alone; /ready needs the database, every migration and the 
   } finally {
     await app.close();
   }
-  await assert.rejects(db.query('SELECT 1'), 'closing the app closed the database');
+  // Closing the app closed the database: pg-pool refuses any further query.
+  await assert.rejects(db.query('SELECT 1'), {
+    name: 'Error',
+    message: 'Cannot use a pool after calling end on the pool',
+  });
 });
 
 test("a database that cannot answer: /ready 503 and routes 503 with Retry-After in the service's shape, never 500", async () => {
