@@ -70,7 +70,17 @@ function outcome(spec: PageSpec): AxeOutcome {
 
 function audited(path: string, axe: AxeOutcome): AuditedPage {
   const url = `https://example.test${path}`;
-  return { requestedUrl: url, depth: 0, url, httpStatus: 200, title: path, durationMs: 10, axe, error: null };
+  return {
+    requestedUrl: url,
+    depth: 0,
+    url,
+    httpStatus: 200,
+    title: path,
+    durationMs: 10,
+    axe,
+    error: null,
+    mergedUrls: [],
+  };
 }
 
 const config: AuditConfig = {
@@ -167,6 +177,7 @@ test("several pages: the audit's score is the rounded mean of the audited pages'
     durationMs: 5,
     axe: null,
     error: 'the page answered HTTP 500',
+    mergedUrls: [],
   };
   const r = assemble([
     audited('/', HOME),
