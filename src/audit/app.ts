@@ -4,6 +4,7 @@ import { openServiceDatabase } from '../kit/service-config.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { introspectionVerifier } from '../kit/auth/introspection.ts';
 import { DPOP_SCHEME_NOTE } from '../kit/auth/dpop.ts';
+import { auditAccessChecks } from './auth/access.ts';
 import { createAuditGuard } from './auth/guard.ts';
 import type { AuditServiceConfig } from './config.ts';
 import { BrowserHost } from './engine/browser-host.ts';
@@ -41,6 +42,20 @@ export async function buildAuditApp(config: AuditServiceConfig): Promise<App> {
 
 async function assemble(config: AuditServiceConfig, db: Database): Promise<App> {
   const metrics = createMetrics();
+  const guard = createAuditGuard(
+    db,
+    config.identityUrl
+      ? {
+          verifier: introspectionVerifier({
+            identityUrl: config.identityUrl,
+            clientId: config.identityClientId!,
+            clientSecret: config.identityClientSecret!,
+          }),
+          requiredScope: config.requiredScope,
+          publicUrl: config.publicUrl,
+        }
+      : null,
+  );
   const app = await createApp({
     name: 'audit',
     version: pkg.version,
@@ -52,6 +67,8 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     // `/health` answers Document 3's `{status, version}`; `/ready` and `/metrics` come from the kit too.
     database: { db, migrations: AUDIT_MIGRATIONS, version: pkg.version },
     metrics: metrics.registry,
+    // Every route declares CALLER or PUBLIC; the guard runs before the body is read, so a stranger is 401 whatever it sent.
+    access: auditAccessChecks(guard),
     openapi: {
       components: {
         securitySchemes: {
@@ -156,26 +173,10 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     await stopRetention();
   });
 
-  const guard = createAuditGuard(
-    db,
-    config.identityUrl
-      ? {
-          verifier: introspectionVerifier({
-            identityUrl: config.identityUrl,
-            clientId: config.identityClientId!,
-            clientSecret: config.identityClientSecret!,
-          }),
-          requiredScope: config.requiredScope,
-          publicUrl: config.publicUrl,
-        }
-      : null,
-  );
-
   registerHealthRoutes(app, db, pkg.version);
-  registerLegacyRoutes(app, { guard, policy, limits, metrics, maxConcurrent: config.maxSyncAudits, run });
+  registerLegacyRoutes(app, { policy, limits, metrics, maxConcurrent: config.maxSyncAudits, run });
   registerJobRoutes(app, {
     db,
-    guard,
     worker,
     policy,
     limits,
@@ -184,7 +185,6 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   });
   registerReportRoutes(app, {
     db,
-    guard,
     openAcrDefaults: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail },
   });
   return app;

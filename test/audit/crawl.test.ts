@@ -243,6 +243,16 @@ test('a found URL that redirects to a page already in the result is left out, in
       `${start}: ${JSON.stringify(r.pages.map((p: any) => [p.requestedUrl, p.url]))}`,
     );
     assert.equal(r.stats.totalPages, 2);
+    assert.deepEqual(
+      r.pages[1].mergedUrls.map((m: any) => [m.url.replace(dup.origin, ''), m.reason]),
+      start === '/'
+        ? [
+            ['/old', 'same-url'],
+            ['/older', 'same-url'],
+          ]
+        : [['/contrast', 'same-url']],
+      'the result names the URLs that reached the page',
+    );
     assert.equal(
       r.findings.filter((f: any) => f.ruleId === 'image-alt').length,
       1,

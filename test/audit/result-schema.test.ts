@@ -30,13 +30,16 @@ before(async () => {
     },
     'auditschema',
   );
-  site = await serveSite({
-    '/': page(
-      'Home',
-      `<p><a href="/framed">Framed</a> <a href="/gone">Gone</a> <a href="/more">click here</a></p>
+  const home = page(
+    'Home',
+    `<p><a href="/framed">Framed</a> <a href="/gone">Gone</a> <a href="/more">click here</a> <a href="/index.html">Home</a></p>
 <img src="data:," id="a"><img src="data:," id="b"><img src="data:," id="c"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="IMG_1.jpg">
 <div style="background:linear-gradient(#000,#fff);color:#888">Over a gradient</div>`,
-    ),
+  );
+  site = await serveSite({
+    '/': home,
+    // The same document under a second URL: merged into / (pages[].mergedUrls).
+    '/index.html': home,
     '/framed': page('Framed', '<iframe src="/inner" title="Inner"></iframe>'),
     '/inner': page('Inner', '<input type="text" name="q">'),
     '/more': page('More', '<p>More.</p>'),
@@ -93,6 +96,10 @@ test('the result is rich enough to exercise every part of its schema', () => {
   );
   assert.ok(r.needsReview.length > 0, 'items needing review');
   assert.ok(r.omitted.length > 0, 'elements past the cap');
+  assert.ok(
+    r.pages.some((p: any) => p.mergedUrls.length > 0),
+    'a URL merged into a page',
+  );
   assert.equal(r.llm?.status, 'completed', r.llm?.error);
   assert.ok(r.llm.findings.length > 0, 'LLM judgements');
 });

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Database } from '../../kit/db.ts';
 import { HttpError, codeForStatus } from '../../kit/errors.ts';
 import { VerifierUnavailableError, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
@@ -12,7 +12,7 @@ declare module 'fastify' {
   }
 }
 
-export type AuditGuard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+export type AuditGuard = (request: FastifyRequest) => Promise<void>;
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="audit"' };
 
@@ -21,7 +21,7 @@ function unauthorized(message: string): HttpError {
 }
 
 /**
- * The preHandler of the audit endpoints: an API key (`Authorization: Bearer ak_…` or `X-API-Key: ak_…`)
+ * The check of every audit route declaring `CALLER` (./access.ts), run before the body is read: an API key (`Authorization: Bearer ak_…` or `X-API-Key: ak_…`)
  * made with `platform audit keys create`, or, when introspection is configured, an access token of the
  * platform's identity service (`Authorization: Bearer <token>`; a DPoP-bound one as `Authorization: DPoP <token>` with
  * a proof by its key, checked by the kit's `dpopCheck` against `publicUrl`).

@@ -3,6 +3,7 @@ import type { BrowserContext } from 'playwright-core';
 import { crawlPause } from '../crawl/crawl-delay.ts';
 import { loadSiteRules, type SiteRules } from '../crawl/site-rules.ts';
 import { normalizeUrl, sameOrigin } from '../crawl/normalize.ts';
+import { SamePages, type PageIdentity } from '../crawl/same-page.ts';
 import { assembleResult, type AuditedPage } from '../result/assemble.ts';
 import type { LlmPageFacts } from '../llm/facts.ts';
 import type { AuditConfig, AuditResult, LlmOutcome } from '../result/types.ts';
@@ -97,9 +98,9 @@ export async function runAudit(
     };
     seed(rules);
     const pages: AuditedPage[] = [];
-    // Final URLs of the pages recorded: a found URL that redirects to a page already in the result (`/old` to
-    // `/contrast`, both linked) is that page again, so it is left out instead of being audited and counted twice.
-    const recorded = new Set<string>();
+    // A found URL that is a page already in the result — redirected to it, named canonical, the same document — is
+    // that page again: merged into it instead of being audited and counted twice.
+    const same = new SamePages();
     const llmFacts: LlmPageFacts[] = [];
     runner = new AxeRunner(context);
     const visitOptions = {
@@ -111,7 +112,7 @@ export async function runAudit(
     // A pool, not waves: a new page starts as soon as one finishes, so one slow page does not hold the
     // others' slots idle. Visits are taken in frontier order whatever order they finish in, so pages,
     // links followed and the pages counted against maxPages are those of a plain breadth-first crawl.
-    const visits = new Map<number, PageVisit | 'skipped'>();
+    const visits = new Map<number, PageVisit | 'skipped' | 'known'>();
     const inFlight = new Map<number, Promise<void>>();
     let failure: unknown = null;
     let launched = 0;
@@ -119,6 +120,15 @@ export async function runAudit(
     // robots.txt's Crawl-delay spaces the starts of pages (requests the crawler chooses to make); pages already
     // loading may overlap. The current rules' delay counts from the last start, so a move to another site's rules applies at once.
     let lastStartAt = Number.NEGATIVE_INFINITY;
+    const follow = (links: readonly string[], depth: number) => {
+      if (!config.crawl.enabled || depth >= config.crawl.depth) return;
+      for (const link of links) {
+        const normalized = normalizeUrl(link);
+        if (!normalized || seen.has(normalized) || !sameOrigin(normalized, site)) continue;
+        seen.add(normalized);
+        frontier.push({ url: normalized, depth: depth + 1 });
+      }
+    };
     const takeInOrder = async () => {
       while (visits.has(taken)) {
         const visit = visits.get(taken)!;
@@ -126,6 +136,17 @@ export async function runAudit(
         visits.delete(taken);
         taken++;
         if (visit === 'skipped') continue;
+        if (visit === 'known') {
+          const known = same.match({
+            requestedUrl: target.url,
+            url: target.url,
+            canonical: null,
+            fingerprint: null,
+            audited: false,
+          });
+          if (known) same.merge(known.page, target.url, known.reason);
+          continue;
+        }
         const finalUrl = normalizeUrl(visit.url) ?? visit.url;
         seen.add(finalUrl);
         const landed = normalizeUrl(visit.url);
@@ -139,8 +160,15 @@ export async function runAudit(
           }
         }
         if (visit.kind === 'not-html') continue;
-        if (recorded.has(finalUrl)) continue;
-        recorded.add(finalUrl);
+        const identity = pageIdentity(target.url, finalUrl, visit, site);
+        const earlier = same.match(identity);
+        if (earlier) {
+          same.merge(earlier.page, target.url, earlier.reason);
+          // Its links are still followed: a page merged by its canonical URL may link to pages the other does not.
+          if (visit.kind === 'audited') follow(visit.links, target.depth);
+          continue;
+        }
+        same.record(identity, pages.length);
         options.onPage?.({ status: visit.kind, durationMs: visit.durationMs });
         if (visit.kind === 'failed') {
           pages.push({
@@ -152,6 +180,7 @@ export async function runAudit(
             durationMs: visit.durationMs,
             axe: null,
             error: visit.error,
+            mergedUrls: [],
           });
           continue;
         }
@@ -164,15 +193,10 @@ export async function runAudit(
           durationMs: visit.durationMs,
           axe: visit.axe,
           error: null,
+          mergedUrls: [],
         });
         if (visit.llmFacts) llmFacts.push(visit.llmFacts);
-        if (!config.crawl.enabled || target.depth >= config.crawl.depth) continue;
-        for (const link of visit.links) {
-          const normalized = normalizeUrl(link);
-          if (!normalized || seen.has(normalized) || !sameOrigin(normalized, site)) continue;
-          seen.add(normalized);
-          frontier.push({ url: normalized, depth: target.depth + 1 });
-        }
+        follow(visit.links, target.depth);
       }
     };
     for (;;) {
@@ -184,6 +208,12 @@ export async function runAudit(
       ) {
         const index = launched;
         const target = frontier[index]!;
+        // Named canonical by a page already recorded: visiting it could only find that page again.
+        if (same.knows(target.url)) {
+          launched++;
+          visits.set(index, 'known');
+          continue;
+        }
         if (target.depth > 0 && rules && !rules.allowed(target.url)) {
           launched++;
           visits.set(index, 'skipped');
@@ -229,7 +259,7 @@ export async function runAudit(
     const result = assembleResult({
       url,
       config,
-      pages,
+      pages: pages.map((page, index) => ({ ...page, mergedUrls: same.mergedInto(index) })),
       ruleImpact,
       engine: {
         axeVersion: axe.version,
@@ -248,4 +278,22 @@ export async function runAudit(
     await context?.close().catch(() => {});
     await proxy.close();
   }
+}
+
+/** How the crawl tells this visit's page from the others: a canonical URL counts only when it names a page of the site. */
+function pageIdentity(
+  requestedUrl: string,
+  url: string,
+  visit: Exclude<PageVisit, { kind: 'not-html' }>,
+  site: string,
+): PageIdentity {
+  if (visit.kind === 'failed') return { requestedUrl, url, canonical: null, fingerprint: null, audited: false };
+  const canonical = visit.canonical === null ? null : normalizeUrl(visit.canonical);
+  return {
+    requestedUrl,
+    url,
+    canonical: canonical && sameOrigin(canonical, site) ? canonical : null,
+    fingerprint: visit.fingerprint,
+    audited: true,
+  };
 }

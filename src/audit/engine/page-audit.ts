@@ -4,6 +4,7 @@ import type { LlmPageFacts } from '../llm/facts.ts';
 import type { Impact } from '../result/types.ts';
 import type { AxeRunner, OmittedElements } from './axe-runner.ts';
 import { collectLlmFacts } from './llm-facts.ts';
+import { sha256Hex } from '../../kit/crypto.ts';
 import { REFUSED_HEADER, UNREACHABLE_HEADER, type Refusal } from '../safety/egress-proxy.ts';
 
 export interface PageTiming {
@@ -45,6 +46,10 @@ export type PageVisit =
       title: string;
       axe: AxeOutcome;
       links: string[];
+      /** The absolute URL its `<link rel="canonical">` names, if any. */
+      canonical: string | null;
+      /** SHA-256 of its document once settled, before axe ran: the same page under two URLs has the same one. */
+      fingerprint: string | null;
       llmFacts: LlmPageFacts | null;
       durationMs: number;
     }
@@ -134,6 +139,7 @@ export async function visitPage(
       if (contentType && !/\b(text\/html|application\/xhtml\+xml)\b/i.test(contentType))
         return { kind: 'not-html', url: page.url(), contentType, durationMs: elapsed() };
       await settle(page, timing);
+      const { canonical, fingerprint } = await readIdentity(page);
       const results = await runner.run(
         page,
         { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations', 'incomplete'] },
@@ -151,6 +157,8 @@ export async function visitPage(
         httpStatus,
         title,
         links,
+        canonical,
+        fingerprint,
         llmFacts,
         durationMs: elapsed(),
         axe: {
@@ -204,6 +212,32 @@ async function settle(page: Page, timing: PageTiming): Promise<void> {
   if (timing.networkIdleMs > 0)
     await page.waitForLoadState('networkidle', { timeout: timing.networkIdleMs }).catch(() => {});
   if (timing.settleMs > 0) await page.waitForTimeout(timing.settleMs);
+}
+
+/**
+ * The page's canonical URL and a digest of its document as it stands, to recognise the same page under another URL.
+ * A page that cannot tell (it navigated away meanwhile) has neither, and is then never taken for another.
+ */
+async function readIdentity(page: Page): Promise<{ canonical: string | null; fingerprint: string | null }> {
+  const read = await page
+    .evaluate(() => {
+      // Runs in the page: `href` of a link element is already absolute; rel is a list of tokens, compared ignoring case.
+      const doc = (
+        globalThis as unknown as {
+          document: {
+            querySelector(s: string): { href?: unknown } | null;
+            documentElement: { outerHTML: string } | null;
+          };
+        }
+      ).document;
+      const link = doc.querySelector('head link[rel~="canonical" i][href]');
+      return {
+        canonical: typeof link?.href === 'string' ? link.href : null,
+        html: doc.documentElement?.outerHTML ?? null,
+      };
+    })
+    .catch(() => ({ canonical: null, html: null }));
+  return { canonical: read.canonical, fingerprint: read.html === null ? null : sha256Hex(read.html) };
 }
 
 async function collectLinks(page: Page): Promise<string[]> {

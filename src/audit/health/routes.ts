@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { DEFAULT_RETRY_AFTER_SECONDS, type App } from '../../kit/app.ts';
+import { PUBLIC } from '../../kit/access.ts';
 import type { Database } from '../../kit/db.ts';
 import { queueCounts } from '../jobs/store.ts';
 
@@ -24,6 +25,7 @@ export function registerHealthRoutes(app: App, db: Database, version: string): v
   app.get(
     '/api/v1/health',
     {
+      config: { access: PUBLIC },
       schema: {
         operationId: 'healthV1',
         summary: 'Service health: version, database, queue',

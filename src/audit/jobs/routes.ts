@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError, codeForStatus, errorResponses } from '../../kit/errors.ts';
-import type { AuditGuard } from '../auth/guard.ts';
+import { CALLER } from '../auth/access.ts';
 import { decodeCursor, encodeCursor, pageQuery } from '../../kit/paging.ts';
 import { parseAuditUrl, resolveConfig, badRequest, type ConfigLimits } from '../request/resolve.ts';
 import { CreateJobBody } from '../request/schema.ts';
@@ -59,7 +59,6 @@ const CursorShape = Type.Tuple([Type.Integer({ minimum: 0 })]);
 
 export interface JobRouteDeps {
   db: Database;
-  guard: AuditGuard;
   worker: JobWorker;
   policy: AddressPolicy;
   limits: ConfigLimits;
@@ -73,11 +72,10 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
   const { db } = deps;
   app.register(async (plugin) => {
     const api = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    api.addHook('preHandler', deps.guard);
-
     api.post(
       '/api/v1/audits',
       {
+        config: { access: CALLER },
         schema: {
           operationId: 'createAudit',
           summary: 'Queue an audit; answers at once with its id and status pending',
@@ -129,6 +127,7 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
     api.get(
       '/api/v1/audits',
       {
+        config: { access: CALLER },
         schema: {
           operationId: 'listAudits',
           summary: "The caller's audits, newest first, paged",
@@ -161,6 +160,7 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
     api.get(
       '/api/v1/audits/:id',
       {
+        config: { access: CALLER },
         schema: {
           operationId: 'getAudit',
           summary: 'One audit, with its result once completed',
@@ -182,6 +182,7 @@ export function registerJobRoutes(app: App, deps: JobRouteDeps): void {
     api.delete(
       '/api/v1/audits/:id',
       {
+        config: { access: CALLER },
         schema: {
           operationId: 'cancelAudit',
           summary: 'Cancel a pending audit or stop a running one',

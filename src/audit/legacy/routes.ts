@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../kit/app.ts';
 import { HttpError, codeForStatus, errorResponses } from '../../kit/errors.ts';
-import type { AuditGuard } from '../auth/guard.ts';
+import { CALLER } from '../auth/access.ts';
 import { AuditFailedError } from '../engine/auditor.ts';
 import type { AuditMetrics } from '../metrics.ts';
 import { badRequest, parseAuditUrl, resolveConfig, type ConfigLimits } from '../request/resolve.ts';
@@ -11,7 +11,6 @@ import type { AuditConfig, AuditResult } from '../result/types.ts';
 import { RefusedDestinationError, type AddressPolicy } from '../safety/address-policy.ts';
 
 export interface LegacyRouteDeps {
-  guard: AuditGuard;
   policy: AddressPolicy;
   limits: ConfigLimits;
   metrics: AuditMetrics;
@@ -25,10 +24,10 @@ export function registerLegacyRoutes(app: App, deps: LegacyRouteDeps): void {
 
   app.register(async (plugin) => {
     const api = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    api.addHook('preHandler', deps.guard);
     api.post(
       '/audit',
       {
+        config: { access: CALLER },
         schema: {
           operationId: 'auditNow',
           summary: 'Audit a URL (optionally crawling from it) and answer with the result',

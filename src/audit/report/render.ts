@@ -5,6 +5,7 @@ import type {
   LlmFinding,
   LlmOutcome,
   NeedsReviewItem,
+  MergeReason,
   PageResult,
 } from '../result/types.ts';
 import { criterionAnchor, criterionName } from './criteria.ts';
@@ -170,12 +171,25 @@ ${items.join('\n')}
 </ol>`;
 }
 
+const MERGE_REASON: Record<MergeReason, string> = {
+  'same-url': 'redirects here',
+  canonical: 'canonical URL',
+  'same-content': 'same document',
+};
+
+/** The other URLs the crawl found that are this page, so a reader missing one in the table knows where it went. */
+function mergedNote(p: PageResult): string {
+  const merged = p.mergedUrls ?? [];
+  if (merged.length === 0) return '';
+  return `<br><span>Also found as ${merged.map((m) => `${link(m.url)} (${MERGE_REASON[m.reason]})`).join(', ')}; counted once</span>`;
+}
+
 function pageRow(p: PageResult): string {
   if (p.status === 'failed') {
-    return `<tr><th scope="row">${link(p.url)}</th><td colspan="8">Not audited: ${e(p.error ?? 'unknown error')}</td></tr>`;
+    return `<tr><th scope="row">${link(p.url)}${mergedNote(p)}</th><td colspan="8">Not audited: ${e(p.error ?? 'unknown error')}</td></tr>`;
   }
   const s = p.stats;
-  return `<tr><th scope="row">${link(p.url)}${p.title ? `<br><span>${e(p.title)}</span>` : ''}</th><td>Audited</td><td class="num">${p.score ?? '–'}</td><td class="num">${s.findings}</td><td class="num">${s.critical}</td><td class="num">${s.serious}</td><td class="num">${s.moderate}</td><td class="num">${s.minor}</td><td class="num">${s.needsReview}</td></tr>`;
+  return `<tr><th scope="row">${link(p.url)}${p.title ? `<br><span>${e(p.title)}</span>` : ''}${mergedNote(p)}</th><td>Audited</td><td class="num">${p.score ?? '–'}</td><td class="num">${s.findings}</td><td class="num">${s.critical}</td><td class="num">${s.serious}</td><td class="num">${s.moderate}</td><td class="num">${s.minor}</td><td class="num">${s.needsReview}</td></tr>`;
 }
 
 function pagesTable(pages: PageResult[]): string {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError, codeForStatus, errorResponses } from '../../kit/errors.ts';
-import type { AuditGuard } from '../auth/guard.ts';
+import { CALLER } from '../auth/access.ts';
 import { getJob } from '../jobs/store.ts';
 import { JobIdParams } from '../jobs/routes.ts';
 import { OpenAcrQuery, openAcrResponse } from '../openacr/query.ts';
@@ -30,17 +30,13 @@ export async function completedResult(db: Database, owner: string, id: string): 
 }
 
 /** `GET /api/v1/audits/{id}/report` (JSON or a page to read) and `GET /api/v1/audits/{id}/openacr` (YAML or JSON). */
-export function registerReportRoutes(
-  app: App,
-  deps: { db: Database; guard: AuditGuard; openAcrDefaults: OpenAcrDefaults },
-): void {
+export function registerReportRoutes(app: App, deps: { db: Database; openAcrDefaults: OpenAcrDefaults }): void {
   app.register(async (plugin) => {
     const api = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    api.addHook('preHandler', deps.guard);
-
     api.get(
       '/api/v1/audits/:id/report',
       {
+        config: { access: CALLER },
         schema: {
           operationId: 'getAuditReport',
           summary:
@@ -83,6 +79,7 @@ export function registerReportRoutes(
     api.get(
       '/api/v1/audits/:id/openacr',
       {
+        config: { access: CALLER },
         schema: {
           operationId: 'getAuditOpenAcr',
           summary: 'An OpenACR conformance report (GSA format) of a completed audit, YAML (default) or JSON',

@@ -8,6 +8,7 @@ import {
   type AuditResult,
   type Finding,
   type Impact,
+  type MergedUrl,
   type NeedsReviewItem,
   type OmittedElements,
   type PageResult,
@@ -25,6 +26,8 @@ export interface AuditedPage {
   /** Present when axe ran; absent for a failed page. */
   axe: AxeOutcome | null;
   error: string | null;
+  /** Other URLs the crawl found that are this page. */
+  mergedUrls: MergedUrl[];
 }
 
 export interface AssembleInput {
@@ -79,6 +82,7 @@ export function assembleResult(input: AssembleInput): AuditResult {
         score: null,
         stats: { ...EMPTY_STATS },
         durationMs: page.durationMs,
+        mergedUrls: page.mergedUrls,
       });
       return;
     }
@@ -131,6 +135,7 @@ export function assembleResult(input: AssembleInput): AuditResult {
       score: pageScore(verdicts),
       stats,
       durationMs: page.durationMs,
+      mergedUrls: page.mergedUrls,
     });
   });
 

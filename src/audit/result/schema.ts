@@ -62,6 +62,21 @@ const Page = Type.Object({
   score: Type.Union([Int, Type.Null()]),
   stats: PageStats,
   durationMs: Int,
+  mergedUrls: Type.Optional(
+    Type.Array(
+      Type.Object({
+        url: Str,
+        reason: Type.Union([Type.Literal('same-url'), Type.Literal('canonical'), Type.Literal('same-content')], {
+          description:
+            "same-url: it redirects to this page's URL; canonical: its link rel=canonical names this page, or this page's names it; same-content: its settled document is this page's",
+        }),
+      }),
+      {
+        description:
+          'Other URLs the crawl found that are this same page: audited and counted once, here (absent in results stored before merging existed)',
+      },
+    ),
+  ),
 });
 
 const Omitted = Type.Object({

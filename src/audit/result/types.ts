@@ -168,6 +168,20 @@ export interface PageStats {
   needsReview: number;
 }
 
+/** Why a URL found by a crawl was taken for a page already recorded (see src/audit/crawl/same-page.ts). */
+export type MergeReason = 'same-url' | 'canonical' | 'same-content';
+
+/** A URL found by a crawl that is a recorded page again: not audited or counted a second time. */
+export interface MergedUrl {
+  /** The URL as found (a link, a sitemap entry), normalised. */
+  url: string;
+  /**
+   * `same-url`: after redirects it is this page's URL. `canonical`: its `<link rel="canonical">` names this page,
+   * or this page's names it. `same-content`: its document, once settled, is this page's, byte for byte.
+   */
+  reason: MergeReason;
+}
+
 export interface PageResult {
   /** The URL audited, after redirects; for a failed page the URL requested. */
   url: string;
@@ -186,6 +200,8 @@ export interface PageResult {
   stats: PageStats;
   /** Wall time from navigation to axe's answer, in milliseconds. */
   durationMs: number;
+  /** Other URLs of the crawl that are this same page, audited and counted once here. Absent in results stored before merging existed. */
+  mergedUrls?: MergedUrl[];
 }
 
 export interface AuditStats {
