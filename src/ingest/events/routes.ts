@@ -39,8 +39,12 @@ export interface EventRoutesDeps {
 /** What the body parser hands the handler: the text, a refusal it could only answer after reading, or nothing. */
 type EventsBody = ReadBody | { refused: HttpError } | undefined;
 
-/** What is read and thrown away after answering an oversize upload before the connection is cut instead. */
+/**
+ * How much of an oversize upload is read and thrown away after its answer before the connection is cut instead: 64 MB,
+ * for at most 30 s in all (nginx's `lingering_time`), a pause of INGEST_BODY_TIMEOUT_SECONDS ending it sooner.
+ */
 const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+const DISCARD_LIMIT_MS = 30_000;
 
 const IngestionResult = Type.Object({
   accepted: Type.Integer({ description: 'Events stored, including events already stored by an earlier request' }),
@@ -150,7 +154,11 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
         });
       } catch (err) {
         if (reasonOf(err) === TOO_LARGE) {
-          discardRest(request.raw, DISCARD_LIMIT_BYTES, deps.bodyTimeoutSeconds * 1000);
+          discardRest(request.raw, {
+            maxBytes: DISCARD_LIMIT_BYTES,
+            idleTimeoutMs: deps.bodyTimeoutSeconds * 1000,
+            maxMs: DISCARD_LIMIT_MS,
+          });
           // Handed to the handler rather than thrown: Fastify closes the connection after a parser error, and the
           // client, still sending, would meet a reset instead of reading this answer.
           return { refused: err as HttpError } satisfies EventsBody;
