@@ -199,12 +199,12 @@ export interface DiscardLimits {
  * and the socket is destroyed only once the client has stopped sending.
  */
 export function discardRest(request: IncomingMessage, limits: DiscardLimits): void {
-  if (request.complete) {
-    // Everything has arrived already; what is left only sits in the stream's buffer.
+  const socket = request.socket;
+  if (request.complete || socket.destroyed) {
+    // Everything has arrived already (what is left only sits in the stream's buffer), or the client is gone.
     request.resume();
     return;
   }
-  const socket = request.socket;
   let closeWanted = false;
   socket.destroySoon = () => {
     closeWanted = true;
