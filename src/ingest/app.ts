@@ -9,6 +9,9 @@ import { adminSecurityScheme } from '../kit/auth/admin-guard.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
 import { createCommitter } from './events/committer.ts';
 import { registerEventRoutes } from './events/routes.ts';
+import { apiKeyCheck } from './events/api-key.ts';
+import { createCorsPolicy } from './events/cors.ts';
+import { ingestAccess } from './access.ts';
 import { EVENTS_NOT_ALLOWED } from './events/not-allowed-doc.ts';
 import { createKeyResolver } from './projects/key-resolver.ts';
 import type { IngestConfig } from './config.ts';
@@ -43,6 +46,8 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   // Before the app exists, so a half-configured identity link stops the start with nothing to close but the database.
   checkIdentityLink('ingest', config);
   const metrics = createMetrics();
+  // Every route declares who may call it (access.ts); the checks get what they need once it is built, below.
+  const access = ingestAccess();
   const app = await createApp({
     name: 'ingest',
     version: pkg.version,
@@ -54,6 +59,7 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     classify: classifyIngestError,
     database: { db, migrations: INGEST_MIGRATIONS },
     metrics: metrics.registry,
+    access: access.checks,
     openapi: {
       paths: EVENTS_NOT_ALLOWED,
       components: {
@@ -82,6 +88,11 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   });
   const keys = createKeyResolver(db, config.keyCacheSeconds, bus);
   const outage = databaseOutage(app);
+  const cors = createCorsPolicy(config.allowedOrigins);
+  access.connect({
+    guard,
+    apiKey: apiKeyCheck({ keys, cors, outage, retryAfterSeconds: config.retryAfterSeconds }),
+  });
   const committer = createCommitter({
     db,
     metrics,
@@ -96,17 +107,15 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   });
 
   registerEventRoutes(app, {
-    keys,
     committer,
     metrics,
-    allowedOrigins: config.allowedOrigins,
+    cors,
     retryAfterSeconds: config.retryAfterSeconds,
     commitTimeoutSeconds: config.commitTimeoutSeconds,
     bodyTimeoutSeconds: config.bodyTimeoutSeconds,
-    outage,
   });
-  registerAdminRoutes(app, { db, keys, guard });
+  registerAdminRoutes(app, { db, keys });
   registerSdkRoutes(app);
-  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, guard, outage });
+  await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, outage });
   return app;
 }

@@ -66,6 +66,34 @@ async function kill(running: Running): Promise<void> {
   await exited;
 }
 
+/** How fetch fails when the service is killed: refused while it is down, cut while a request is in flight. */
+const CUT_BY_KILL = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+function cutByKill(err: unknown): boolean {
+  const code = (err as { cause?: { code?: unknown } }).cause?.code;
+  return (
+    err instanceof TypeError &&
+    (err.message === 'fetch failed' || err.message === 'terminated') &&
+    typeof code === 'string' &&
+    CUT_BY_KILL.has(code)
+  );
+}
+
+/** Posts a batch: its answer, or undefined when the service was killed before answering (nothing acknowledged). */
+async function postBatch(
+  url: string,
+  key: string,
+  events: Record<string, unknown>[],
+): Promise<{ status: number; retryAfter: string | null; body: string } | undefined> {
+  try {
+    const res = await call(`${url}/v1/events`, 'POST', { events }, { 'x-svc-api-key': key });
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.text() };
+  } catch (err) {
+    if (cutByKill(err)) return undefined;
+    throw err;
+  }
+}
+
 async function call(url: string, method: string, body: unknown, headers: Record<string, string>): Promise<Response> {
   return fetch(url, {
     method,
@@ -101,29 +129,33 @@ test('SIGKILL under load: every event answered 202 is stored exactly once and re
   receiver.secret = dest.secret;
 
   const acknowledged = new Set<string>();
-  let refused = 0;
+  let cut = 0;
+  let unavailable = 0;
   let loading = true;
   const loader = async () => {
     while (loading) {
       const events = Array.from({ length: 100 }, () => makeEvent(projectId, { event_id: randomUUID() }));
-      try {
-        const res = await call(`${service.url}/v1/events`, 'POST', { events }, { 'x-svc-api-key': key });
-        if (res.status === 202) {
-          const body = (await res.json()) as { accepted: number };
-          assert.equal(body.accepted, 100);
-          for (const e of events) acknowledged.add(e.event_id as string);
-        } else {
-          refused++;
-          await res.arrayBuffer();
-        }
-      } catch {
-        // The service is down (killed): nothing of this request was acknowledged.
-        refused++;
+      const answer = await postBatch(service.url, key, events);
+      if (answer === undefined) {
+        // The service is down or was killed mid-request: nothing of this request was acknowledged.
+        cut++;
         await new Promise((r) => setTimeout(r, 20));
+      } else if (answer.status === 503) {
+        // The contract's "retry later": nothing of the batch is acknowledged. Any other refusal is a failure.
+        assert.equal(answer.retryAfter, '5', answer.body);
+        unavailable++;
+      } else {
+        assert.equal(answer.status, 202, answer.body);
+        assert.equal((JSON.parse(answer.body) as { accepted: number }).accepted, 100);
+        for (const e of events) acknowledged.add(e.event_id as string);
       }
     }
   };
-  const loaders = Array.from({ length: 4 }, loader);
+  // Awaited once the kills are over; a loader that fails ends the test there with its own error.
+  const loaders = Promise.all(Array.from({ length: 4 }, loader));
+  loaders.catch(() => {
+    loading = false;
+  });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   let ackedBeforeFirstKill: number;
   try {
@@ -141,11 +173,11 @@ test('SIGKILL under load: every event answered 202 is stored exactly once and re
     await sleep(1000);
   } finally {
     loading = false;
-    await Promise.all(loaders);
+    await loaders;
   }
 
   t.diagnostic(
-    `acknowledged ${acknowledged.size} events (${ackedBeforeFirstKill} before the first kill), ${refused} requests refused or cut`,
+    `acknowledged ${acknowledged.size} events (${ackedBeforeFirstKill} before the first kill), ${cut} requests refused or cut by a kill, ${unavailable} answered 503`,
   );
   assert.ok(
     ackedBeforeFirstKill > 0 && acknowledged.size > ackedBeforeFirstKill,

@@ -210,8 +210,10 @@ test('credentials are sealed at rest and never returned; vendor defaults apply; 
     ),
     { api_key: 'phc_super_secret_value' },
   );
-  assert.throws(() =>
-    openSealedString(Buffer.from(SECRET_KEY, 'hex'), row.credentials_sealed, 'ingest.destination:dst_other'),
+  // Bound to the destination's id: GCM's tag check refuses them under any other destination's context.
+  assert.throws(
+    () => openSealedString(Buffer.from(SECRET_KEY, 'hex'), row.credentials_sealed, 'ingest.destination:dst_other'),
+    { name: 'Error', message: 'Unsupported state or unable to authenticate data' },
   );
   assertError(
     await h.admin('POST', `/api/v1/projects/${projectId}/destinations`, {

@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { retryDelayMs } from '../../src/ingest/forwarding/delivery/backoff.ts';
 import { retryAfterMs } from '../../src/ingest/forwarding/vendors/answers.ts';
 import { mixpanelInsertId, uuidFor, uuidV5 } from '../../src/ingest/forwarding/vendors/event-fields.ts';
@@ -9,6 +11,7 @@ import { mixpanelAdapter } from '../../src/ingest/forwarding/vendors/mixpanel.ts
 import { vendorEndpoint } from '../../src/ingest/forwarding/vendors/endpoint.ts';
 import { checkForwardingConfig, forwardingVariables } from '../../src/ingest/forwarding/config.ts';
 import { readConfig, ConfigError } from '../../src/kit/config.ts';
+import { documentedSignatureHolds } from '../support/vendors/webhook.ts';
 
 test('backoff doubles per attempt within the upper half of its ceiling, capped, and never sooner than Retry-After', () => {
   const policy = { baseMs: 1000, maxMs: 60_000 };
@@ -57,16 +60,48 @@ test('Retry-After is read as seconds or an HTTP date, capped at an hour, ignored
   assert.equal(retryAfterMs(new Headers()), undefined);
 });
 
-test('webhook signatures: HMAC-SHA256 over "<t>.<raw body>", refused when tampered, signed with another secret or too old', () => {
-  const body = '{"events":[{"event_id":"e1"}]}';
-  const header = signWebhook('whsec_one', body, 1_700_000_000);
-  assert.match(header, /^t=1700000000,v1=[0-9a-f]{64}$/);
-  assert.equal(verifyWebhookSignature('whsec_one', header, body, 300, 1_700_000_100), true);
-  assert.equal(verifyWebhookSignature('whsec_one', header, body.replace('e1', 'e2'), 300, 1_700_000_100), false);
-  assert.equal(verifyWebhookSignature('whsec_two', header, body, 300, 1_700_000_100), false);
-  assert.equal(verifyWebhookSignature('whsec_one', header, body, 300, 1_700_000_301), false);
-  assert.equal(verifyWebhookSignature('whsec_one', undefined, body), false);
-  assert.equal(verifyWebhookSignature('whsec_one', 'v1=abc', body), false);
+/**
+ * The worked example of docs/ingest.md ("Webhook signatures"), its v1 computed with openssl (`printf '%s' '<t>.<body>' |
+ * openssl dgst -sha256 -hmac <secret>`), not with our code: the scheme is what receivers implement from the docs, so
+ * the signer, the reference verifier and the test receiver are all held to it.
+ */
+const EXAMPLE = {
+  secret: 'whsec_example_secret_0123456789',
+  t: '1700000000',
+  body: '{"events":[{"event_id":"e1","page.title":"Café ☕"}]}',
+  v1: 'e77bbdb1d86532fba7176da3783bc58066961792f7463ab3f301db465f8dd3fa',
+};
+const EXAMPLE_HEADER = `t=${EXAMPLE.t},v1=${EXAMPLE.v1}`;
+
+test('webhook signatures are HMAC-SHA256 over "<t>.<raw body>" as documented: the worked example, signed and checked', () => {
+  // What the docs say, computed here with node:crypto over the body's UTF-8 bytes.
+  const independent = createHmac('sha256', EXAMPLE.secret)
+    .update(Buffer.from(`${EXAMPLE.t}.${EXAMPLE.body}`, 'utf8'))
+    .digest('hex');
+  assert.equal(independent, EXAMPLE.v1);
+  assert.equal(signWebhook(EXAMPLE.secret, EXAMPLE.body, Number(EXAMPLE.t)), EXAMPLE_HEADER);
+  const docs = readFileSync(new URL('../../docs/ingest.md', import.meta.url), 'utf8');
+  for (const part of [EXAMPLE.secret, EXAMPLE.t, EXAMPLE.body, EXAMPLE.v1]) assert.ok(docs.includes(part), part);
+});
+
+test('the reference verifier and the test receiver accept the worked example and refuse it tampered, under another secret or too old', () => {
+  const now = Number(EXAMPLE.t) + 100;
+  const body = Buffer.from(EXAMPLE.body, 'utf8');
+  const tampered = Buffer.from(EXAMPLE.body.replace('e1', 'e2'), 'utf8');
+  assert.equal(verifyWebhookSignature(EXAMPLE.secret, EXAMPLE_HEADER, EXAMPLE.body, 300, now), true);
+  assert.equal(documentedSignatureHolds(EXAMPLE.secret, EXAMPLE_HEADER, body, now), true);
+  for (const [secret, header, raw, at, what] of [
+    [EXAMPLE.secret, EXAMPLE_HEADER, tampered, now, 'another body'],
+    ['whsec_other_secret_0123456789', EXAMPLE_HEADER, body, now, 'another secret'],
+    [EXAMPLE.secret, EXAMPLE_HEADER, body, Number(EXAMPLE.t) + 301, 'more than 5 minutes later'],
+    [EXAMPLE.secret, EXAMPLE_HEADER, body, Number(EXAMPLE.t) - 301, 'more than 5 minutes earlier'],
+    [EXAMPLE.secret, undefined, body, now, 'no header'],
+    [EXAMPLE.secret, `v1=${EXAMPLE.v1}`, body, now, 'no timestamp'],
+    [EXAMPLE.secret, `t=${EXAMPLE.t},v1=${EXAMPLE.v1.replace(/^e/, 'f')}`, body, now, 'another MAC'],
+  ] as const) {
+    assert.equal(verifyWebhookSignature(secret, header, raw.toString('utf8'), 300, at), false, `reference: ${what}`);
+    assert.equal(documentedSignatureHolds(secret, header, raw, at), false, `test receiver: ${what}`);
+  }
 });
 
 test('vendor idempotency keys: UUIDs kept, other ids mapped deterministically (RFC 9562 v5), Mixpanel ids fitted to 36 characters', () => {

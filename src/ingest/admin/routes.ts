@@ -17,8 +17,7 @@ import {
   ProjectInputError,
   ProjectNotFoundError,
 } from '../projects/store.ts';
-import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
-import { INGEST_ADMIN_SCOPE } from './scope.ts';
+import { ADMIN, ADMIN_SECURITY } from '../access.ts';
 import { refuseUnstorableInput } from './storable-input.ts';
 
 const Project = Type.Object({ id: Type.String(), name: Type.String(), created_at: Type.String() });
@@ -40,11 +39,9 @@ const Page = Type.Object(pageQuery(), { additionalProperties: false });
 export const CreationPosition = Type.Tuple([Type.String({ maxLength: 64 }), Type.String({ maxLength: 200 })]);
 const ProjectParams = Type.Object({ projectId: Type.String() });
 
-/** Projects and their API keys, under /api/v1, behind the admin guard. */
-export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyResolver; guard: AdminGuard }): void {
-  const { db, keys, guard } = deps;
-  const onRequest = guard.require(INGEST_ADMIN_SCOPE);
-  const security = guard.security(INGEST_ADMIN_SCOPE);
+/** Projects and their API keys, under /api/v1, for admins only (ADMIN, checked before the body is read). */
+export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyResolver }): void {
+  const { db, keys } = deps;
   app.register(
     async (plugin) => {
       const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -53,12 +50,12 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
       admin.post(
         '/projects',
         {
-          onRequest,
+          config: { access: ADMIN },
           schema: {
             operationId: 'createProject',
             summary: 'Create a project',
             tags: ['admin'],
-            security,
+            security: ADMIN_SECURITY,
             body: Type.Object(
               {
                 name: Type.String({ minLength: 1, maxLength: 200, description: 'Not blank (white space only)' }),
@@ -88,12 +85,12 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
       admin.get(
         '/projects',
         {
-          onRequest,
+          config: { access: ADMIN },
           schema: {
             operationId: 'listProjects',
             summary: 'List projects, oldest first',
             tags: ['admin'],
-            security,
+            security: ADMIN_SECURITY,
             querystring: Page,
             response: { 200: pageOf(Project), ...errors },
           },
@@ -113,12 +110,12 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
       admin.get(
         '/projects/:projectId',
         {
-          onRequest,
+          config: { access: ADMIN },
           schema: {
             operationId: 'getProject',
             summary: 'One project',
             tags: ['admin'],
-            security,
+            security: ADMIN_SECURITY,
             params: ProjectParams,
             response: { 200: Project, ...errors },
           },
@@ -133,12 +130,12 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
       admin.post(
         '/projects/:projectId/keys',
         {
-          onRequest,
+          config: { access: ADMIN },
           schema: {
             operationId: 'createApiKey',
             summary: 'Create an API key for a project (the key is shown once)',
             tags: ['admin'],
-            security,
+            security: ADMIN_SECURITY,
             params: ProjectParams,
             body: Type.Object(
               {
@@ -174,12 +171,12 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
       admin.get(
         '/projects/:projectId/keys',
         {
-          onRequest,
+          config: { access: ADMIN },
           schema: {
             operationId: 'listApiKeys',
             summary: "List a project's API keys, oldest first (never the keys themselves)",
             tags: ['admin'],
-            security,
+            security: ADMIN_SECURITY,
             params: ProjectParams,
             querystring: Page,
             response: { 200: pageOf(ApiKey), ...errors },
@@ -205,12 +202,12 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
       admin.delete(
         '/projects/:projectId/keys/:keyId',
         {
-          onRequest,
+          config: { access: ADMIN },
           schema: {
             operationId: 'revokeApiKey',
             summary: 'Revoke an API key',
             tags: ['admin'],
-            security,
+            security: ADMIN_SECURITY,
             params: Type.Object({ projectId: Type.String(), keyId: Type.String() }),
             response: { 200: ApiKey, ...errors },
           },

@@ -177,36 +177,65 @@ function contentEncoding(value: string | undefined): 'identity' | 'gzip' {
   );
 }
 
+export interface DiscardLimits {
+  /** Bytes read and thrown away at most. */
+  maxBytes: number;
+  /** Longest pause between two pieces of the upload. */
+  idleTimeoutMs: number;
+  /** Longest time spent on the rest of the upload in all. */
+  maxMs: number;
+}
+
 /**
  * After an early answer (a body over the limit), reads the rest of the upload and throws it away, so the client
  * is still sending into an open connection when the answer reaches it. Closing instead would make the kernel
  * answer the bytes still arriving with a reset, which discards the answer before most clients read it; they
- * then retry forever. Bounded: past `maxBytes` more, or a pause of `idleTimeoutMs`, the connection is cut.
- * When the upload ends within the bound the connection stays open for the client's next request.
+ * then retry forever. When the upload ends within the limits on a kept-alive connection, the connection stays open
+ * for the client's next request; past them it is cut.
+ *
+ * When the answer is the connection's last (the client sent `Connection: close`), Node ends the connection as soon
+ * as the answer is out, with `socket.destroySoon()`, which would reset it just the same. Until the upload has ended
+ * that is a lingering close, as nginx and Apache do it: our side is shut at once (the client sees the answer end),
+ * and the socket is destroyed only once the client has stopped sending.
  */
-export function discardRest(request: IncomingMessage, maxBytes: number, idleTimeoutMs: number): void {
-  if (request.complete) {
-    // Everything has arrived already; what is left only sits in the stream's buffer.
+export function discardRest(request: IncomingMessage, limits: DiscardLimits): void {
+  const socket = request.socket;
+  if (request.complete || socket.destroyed) {
+    // Everything has arrived already (what is left only sits in the stream's buffer), or the client is gone.
     request.resume();
     return;
   }
-  let discarded = 0;
-  const cut = () => {
-    finish();
-    request.socket?.destroy();
+  let closeWanted = false;
+  socket.destroySoon = () => {
+    closeWanted = true;
+    socket.end();
   };
-  const idle = setTimeout(cut, idleTimeoutMs).unref();
+  let discarded = 0;
+  const finish = (cut: boolean) => {
+    clearTimeout(idle);
+    clearTimeout(deadline);
+    request.removeListener('data', onData);
+    request.removeListener('end', ended);
+    request.removeListener('close', ended);
+    socket.removeListener('close', ended);
+    // Back to net.Socket's own, for the answers to come on a kept-alive connection.
+    Reflect.deleteProperty(socket, 'destroySoon');
+    if (cut) socket.destroy();
+    else if (closeWanted) socket.destroySoon();
+  };
+  const cut = () => finish(true);
+  const ended = () => finish(false);
+  const idle = setTimeout(cut, limits.idleTimeoutMs).unref();
+  const deadline = setTimeout(cut, limits.maxMs).unref();
   const onData = (chunk: Buffer) => {
     idle.refresh();
     discarded += chunk.length;
-    if (discarded > maxBytes) cut();
-  };
-  const finish = () => {
-    clearTimeout(idle);
-    request.removeListener('data', onData);
+    if (discarded > limits.maxBytes) cut();
   };
   request.on('data', onData);
-  request.once('end', finish);
-  request.once('close', finish);
+  request.once('end', ended);
+  request.once('close', ended);
+  // A client that stops sending and closes leaves the request unfinished: the socket's close says it is over.
+  socket.once('close', ended);
   request.resume();
 }

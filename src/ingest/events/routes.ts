@@ -3,15 +3,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
-import { HttpError, standardErrorBody } from '../../kit/errors.ts';
+import { HttpError } from '../../kit/errors.ts';
 import { errorRef as ErrorBody } from '../../kit/errors.ts';
+import { API_KEY, API_KEY_SECURITY, PUBLIC } from '../access.ts';
 import { invalidBody, reasonOf } from '../errors.ts';
-import type { OutageLog } from '../../kit/outage-log.ts';
 import type { IngestMetrics } from '../metrics.ts';
-import type { KeyResolver } from '../projects/key-resolver.ts';
+import { projectOfRequest } from './api-key.ts';
 import { discardRest, readBody, TOO_LARGE, type ReadBody } from './body.ts';
-import { CommitUnavailableError, isUnavailable, type Committer } from './committer.ts';
-import { allowedRequestHeaders, createCorsPolicy } from './cors.ts';
+import { CommitUnavailableError, type Committer } from './committer.ts';
+import { allowedRequestHeaders, type CorsPolicy } from './cors.ts';
 import { excessOf } from './depth.ts';
 import {
   EVENT_TYPES,
@@ -23,24 +23,27 @@ import {
 } from './fields.ts';
 import { fastBatch } from './fast-batch.ts';
 import { rawEvents } from './raw-events.ts';
+import { answerUnavailable } from './unavailable.ts';
 import { validateBatch, type ValidatedBatch } from './validate.ts';
 
 export interface EventRoutesDeps {
-  keys: KeyResolver;
   committer: Committer;
   metrics: IngestMetrics;
-  allowedOrigins: readonly string[];
+  cors: CorsPolicy;
   retryAfterSeconds: number;
   commitTimeoutSeconds: number;
   bodyTimeoutSeconds: number;
-  outage: OutageLog;
 }
 
 /** What the body parser hands the handler: the text, a refusal it could only answer after reading, or nothing. */
 type EventsBody = ReadBody | { refused: HttpError } | undefined;
 
-/** What is read and thrown away after answering an oversize upload before the connection is cut instead. */
+/**
+ * How much of an oversize upload is read and thrown away after its answer before the connection is cut instead: 64 MB,
+ * for at most 30 s in all (nginx's `lingering_time`), a pause of INGEST_BODY_TIMEOUT_SECONDS ending it sooner.
+ */
 const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+const DISCARD_LIMIT_MS = 30_000;
 
 const IngestionResult = Type.Object({
   accepted: Type.Integer({ description: 'Events stored, including events already stored by an earlier request' }),
@@ -66,12 +69,12 @@ const EventDoc = Type.Object(
  */
 const NOT_ALLOWED_METHODS = METHODS.filter((m) => m !== 'POST' && m !== 'OPTIONS' && m !== 'CONNECT');
 
-/** POST /v1/events and the answers to every other method on that path. */
+/**
+ * POST /v1/events, behind the API key check (api-key.ts, run by the kit before the body is read), and the answers to
+ * every other method on that path, public: the method alone decides them, before the key is looked at.
+ */
 export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
-  const cors = createCorsPolicy(deps.allowedOrigins);
-  const projectOf = new WeakMap<FastifyRequest, string>();
-  const retryAfter = { 'retry-after': String(deps.retryAfterSeconds) };
-  const { metrics } = deps;
+  const { metrics, cors } = deps;
 
   const methodNotAllowed = () =>
     new HttpError(405, 'METHOD_NOT_ALLOWED', 'only POST is allowed on /v1/events', { headers: { allow: 'POST' } });
@@ -87,6 +90,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     method: NOT_ALLOWED_METHODS,
     url: '/v1/events',
     schema: { hide: true },
+    config: { access: PUBLIC },
     onRequest: refuseMethod,
     handler: refuseMethod,
   });
@@ -110,6 +114,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
   app.options(
     '/v1/events',
     {
+      config: { access: PUBLIC },
       schema: {
         operationId: 'preflightEvents',
         summary: 'CORS preflight',
@@ -123,14 +128,6 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     },
     refuseMethod,
   );
-
-  // Answered here rather than thrown: the error handler logs every 5xx, and an outage is logged once (OutageLog).
-  const unavailable = (request: FastifyRequest, reply: FastifyReply, message: string) =>
-    reply
-      .code(503)
-      .headers(retryAfter)
-      .type('application/json; charset=utf-8')
-      .send(standardErrorBody({ statusCode: 503, code: 'UNAVAILABLE', message, requestId: request.id }));
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -150,7 +147,11 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
         });
       } catch (err) {
         if (reasonOf(err) === TOO_LARGE) {
-          discardRest(request.raw, DISCARD_LIMIT_BYTES, deps.bodyTimeoutSeconds * 1000);
+          discardRest(request.raw, {
+            maxBytes: DISCARD_LIMIT_BYTES,
+            idleTimeoutMs: deps.bodyTimeoutSeconds * 1000,
+            maxMs: DISCARD_LIMIT_MS,
+          });
           // Handed to the handler rather than thrown: Fastify closes the connection after a parser error, and the
           // client, still sending, would meet a reset instead of reading this answer.
           return { refused: err as HttpError } satisfies EventsBody;
@@ -159,25 +160,6 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
       }
       metrics.requestBytes.observe({ encoding: body.encoding }, body.bytes);
       return body;
-    });
-
-    scope.addHook('onRequest', async (request, reply) => {
-      cors.decorate(request, reply);
-      const key = request.headers['x-svc-api-key'];
-      if (typeof key !== 'string' || key.length === 0)
-        throw new HttpError(401, 'UNAUTHORIZED', 'missing API key: send it in the X-Svc-API-Key header');
-      let projectId: string | undefined;
-      try {
-        projectId = await deps.keys.projectOf(key);
-      } catch (err) {
-        if (isUnavailable(err)) {
-          deps.outage.failed(err);
-          return unavailable(request, reply, 'the database is unavailable; retry later');
-        }
-        throw err;
-      }
-      if (!projectId) throw new HttpError(401, 'UNAUTHORIZED', 'invalid or revoked API key');
-      projectOf.set(request, projectId);
     });
 
     scope.addHook('onError', async (request, _reply, error) => {
@@ -190,11 +172,12 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     scope.post(
       '/v1/events',
       {
+        config: { access: API_KEY },
         schema: {
           operationId: 'sendEvents',
           summary: 'Send a batch of events',
           tags: ['events'],
-          security: [{ apiKey: [] }],
+          security: API_KEY_SECURITY,
           body: Type.Object({ events: Type.Array(EventDoc, { maxItems: MAX_EVENTS_PER_BATCH }) }),
           response: {
             202: IngestionResult,
@@ -213,15 +196,16 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
       async (request, reply) => {
         const body = request.body as unknown as EventsBody;
         if (body && 'refused' in body) throw body.refused;
-        const { prepared, rejections, received } = takeBatch(body, projectOf.get(request)!);
+        const { prepared, rejections, received } = takeBatch(body, projectOfRequest(request));
         // The body's text and bytes are not needed while the events wait for their commit: let them go now.
         (request as { body: unknown }).body = undefined;
         if (prepared.count > 0) {
           const refused = await commitInTime(deps, prepared);
           if (refused)
-            return unavailable(
+            return answerUnavailable(
               request,
               reply,
+              deps.retryAfterSeconds,
               `${refused}; nothing of this batch is acknowledged, retry later (retries are idempotent)`,
             );
         }

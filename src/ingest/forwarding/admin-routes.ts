@@ -4,9 +4,8 @@ import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError, errorResponses } from '../../kit/errors.ts';
 import { decodeCursor, pageOf, pageQuery, toPage } from '../../kit/paging.ts';
-import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
 import { CreationPosition } from '../admin/routes.ts';
-import { INGEST_ADMIN_SCOPE } from '../admin/scope.ts';
+import { ADMIN, ADMIN_SECURITY } from '../access.ts';
 import { refuseUnstorableInput } from '../admin/storable-input.ts';
 import { listDeadLetters, replayDeadLetters } from './dead-letters/store.ts';
 import {
@@ -80,14 +79,9 @@ function mapErrors(err: unknown): never {
   throw err;
 }
 
-/** Destinations and their dead letters under /api/v1, behind the admin guard. */
-export function registerForwardingAdminRoutes(
-  app: App,
-  deps: { db: Database; secretKey: Buffer; guard: AdminGuard },
-): void {
-  const { db, secretKey, guard } = deps;
-  const onRequest = guard.require(INGEST_ADMIN_SCOPE);
-  const security = guard.security(INGEST_ADMIN_SCOPE);
+/** Destinations and their dead letters under /api/v1, for admins only (ADMIN, checked before the body is read). */
+export function registerForwardingAdminRoutes(app: App, deps: { db: Database; secretKey: Buffer }): void {
+  const { db, secretKey } = deps;
   app.register(
     async (plugin) => {
       const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -102,12 +96,12 @@ export function registerForwardingAdminRoutes(
       admin.post(
         '/projects/:projectId/destinations',
         {
-          onRequest,
+          config: { access: ADMIN },
           schema: {
             operationId: 'createDestination',
             summary: "Create a destination that receives the project's accepted events",
             tags,
-            security,
+            security: ADMIN_SECURITY,
             params: ProjectParams,
             body: Type.Object(
               {
@@ -150,12 +144,12 @@ export function registerForwardingAdminRoutes(
       admin.get(
         '/projects/:projectId/destinations',
         {
-          onRequest,
+          config: { access: ADMIN },
           schema: {
             operationId: 'listDestinations',
             summary: "List a project's destinations, oldest first",
             tags,
-            security,
+            security: ADMIN_SECURITY,
             params: ProjectParams,
             querystring: Type.Object(pageQuery(), { additionalProperties: false }),
             response: { 200: pageOf(Destination), ...errors },
@@ -181,12 +175,12 @@ export function registerForwardingAdminRoutes(
       admin.get(
         '/destinations/:destinationId',
         {
-          onRequest,
+          config: { access: ADMIN },
           schema: {
             operationId: 'getDestination',
             summary: 'One destination',
             tags,
-            security,
+            security: ADMIN_SECURITY,
             params: DestinationParams,
             response: { 200: Destination, ...errors },
           },
@@ -197,13 +191,13 @@ export function registerForwardingAdminRoutes(
       admin.patch(
         '/destinations/:destinationId',
         {
-          onRequest,
+          config: { access: ADMIN },
           schema: {
             operationId: 'updateDestination',
             summary:
               'Change a destination: enable or disable it, rename it, point it elsewhere, replace its credentials',
             tags,
-            security,
+            security: ADMIN_SECURITY,
             params: DestinationParams,
             body: Type.Object(
               {
@@ -239,12 +233,12 @@ export function registerForwardingAdminRoutes(
       admin.delete(
         '/destinations/:destinationId',
         {
-          onRequest,
+          config: { access: ADMIN },
           schema: {
             operationId: 'deleteDestination',
             summary: 'Delete a destination with its pending events and dead letters',
             tags,
-            security,
+            security: ADMIN_SECURITY,
             params: DestinationParams,
             response: { 204: Type.Null(), ...errors },
           },
@@ -259,13 +253,13 @@ export function registerForwardingAdminRoutes(
       admin.get(
         '/destinations/:destinationId/dead-letters',
         {
-          onRequest,
+          config: { access: ADMIN },
           schema: {
             operationId: 'listDeadLetters',
             summary:
               'Events the destination refused or could not take after the configured attempts and time, oldest first',
             tags,
-            security,
+            security: ADMIN_SECURITY,
             params: DestinationParams,
             querystring: Type.Object(pageQuery({ maxLimit: 1000 }), { additionalProperties: false }),
             response: { 200: pageOf(DeadLetter), ...errors },
@@ -285,7 +279,7 @@ export function registerForwardingAdminRoutes(
       admin.post(
         '/destinations/:destinationId/dead-letters/replay',
         {
-          onRequest,
+          config: { access: ADMIN },
           // A bodyless POST replays everything: give the schema an empty object to check.
           preValidation: async (request) => {
             (request as { body: unknown }).body ??= {};
@@ -294,7 +288,7 @@ export function registerForwardingAdminRoutes(
             operationId: 'replayDeadLetters',
             summary: 'Queue dead letters for delivery again (all of the destination, or the ids given)',
             tags,
-            security,
+            security: ADMIN_SECURITY,
             params: DestinationParams,
             body: Type.Object(
               {

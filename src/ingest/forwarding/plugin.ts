@@ -1,6 +1,5 @@
 import type { Registry } from 'prom-client';
 import type { App } from '../../kit/app.ts';
-import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
 import type { Database } from '../../kit/db.ts';
 import type { OutageLog } from '../../kit/outage-log.ts';
 import { registerForwardingAdminRoutes } from './admin-routes.ts';
@@ -14,7 +13,6 @@ export interface ForwardingDeps {
   config: ForwardingConfig;
   secretKey: Buffer;
   registry: Registry;
-  guard: AdminGuard;
   /** The service's one record of a database outage: the worker's polls meet it too, and say so only there. */
   outage: OutageLog;
 }

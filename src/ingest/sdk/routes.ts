@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { errorRef as ErrorBody } from '../../kit/errors.ts';
+import { PUBLIC } from '../access.ts';
 
 const DIST = new URL('../../../sdk/dist/', import.meta.url);
 const FILES = ['v1.js', 'v1-vitals.js'] as const;
@@ -28,13 +29,14 @@ function load(name: string): Asset | undefined {
 
 /**
  * The browser SDK as ES modules, read once at start (`npm install` builds them). Any origin may load them
- * (module scripts need CORS); a five-minute cache with revalidation by ETag lets fixes reach sites quickly.
+ * (module scripts need CORS) without credentials; a five-minute cache with revalidation by ETag lets fixes reach sites quickly.
  */
 export function registerSdkRoutes(app: App): void {
   const assets = new Map(FILES.map((name) => [name, load(name)] as const));
   app.get(
     '/sdk/:file',
     {
+      config: { access: PUBLIC },
       schema: {
         operationId: 'getSdkFile',
         summary: 'The browser SDK (ES module)',
