@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
+import { signedIn, OPEN } from './access.ts';
 import type { Database } from '../../kit/db.ts';
 import { unauthorized } from '../errors.ts';
 import { TokenPairSchema, UserSchema, bearer, errors } from '../schemas.ts';
@@ -13,6 +14,7 @@ export function registerSessionRoutes(app: App, deps: { db: Database; tokens: To
   app.get(
     '/api/v1/auth/me',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'getMe',
         tags: ['auth'],
@@ -32,7 +34,7 @@ export function registerSessionRoutes(app: App, deps: { db: Database; tokens: To
   app.post(
     '/api/v1/auth/refresh',
     {
-      config: { auth: false },
+      config: { access: OPEN },
       schema: {
         operationId: 'refreshTokens',
         tags: ['auth'],
@@ -62,6 +64,7 @@ export function registerSessionRoutes(app: App, deps: { db: Database; tokens: To
   app.post(
     '/api/v1/auth/logout',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'logout',
         tags: ['auth'],

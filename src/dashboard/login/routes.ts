@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
+import { OPEN } from '../auth/access.ts';
 import { safeEqual } from '../../kit/crypto.ts';
 import { HttpError, type ErrorCode } from '../../kit/errors.ts';
 import { startSession } from '../auth/sessions.ts';
@@ -38,7 +39,7 @@ export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: 
   app.get(
     '/api/v1/auth/providers',
     {
-      config: { auth: false },
+      config: { access: OPEN },
       schema: {
         operationId: 'listLoginProviders',
         tags,
@@ -54,7 +55,7 @@ export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: 
   app.get(
     '/api/v1/auth/:provider',
     {
-      config: { auth: false },
+      config: { access: OPEN },
       schema: {
         operationId: 'startLogin',
         tags,
@@ -100,7 +101,7 @@ export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: 
   app.get(
     '/api/v1/auth/:provider/callback',
     {
-      config: { auth: false },
+      config: { access: OPEN },
       schema: {
         operationId: 'finishLogin',
         tags,

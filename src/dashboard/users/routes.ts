@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { HttpError } from '../../kit/errors.ts';
 import type { App } from '../../kit/app.ts';
-import { currentUser, requireRole } from '../auth/authenticate.ts';
+import { signedIn } from '../auth/access.ts';
+import { currentUser } from '../auth/authenticate.ts';
 import type { Role } from '../auth/roles.ts';
 import { actor, recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
@@ -37,12 +38,11 @@ const tags = ['users'];
 /** User administration (admin or owner): only an owner may make or change owners, and a tenant keeps at least one active owner. */
 export function registerUserRoutes(app: App, ctx: DashboardContext): void {
   const { db } = ctx;
-  const admin = requireRole('admin');
 
   app.get(
     '/api/v1/admin/users',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'listUsers',
         tags,
@@ -63,7 +63,7 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
   app.get(
     '/api/v1/admin/users/:id',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'getUser',
         tags,
@@ -83,7 +83,7 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
   app.post(
     '/api/v1/admin/users',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'createUser',
         tags,
@@ -144,7 +144,7 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
   app.patch(
     '/api/v1/admin/users/:id',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'updateUser',
         tags,
@@ -192,7 +192,7 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
   app.delete(
     '/api/v1/admin/users/:id',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'deactivateUser',
         tags,
