@@ -176,3 +176,36 @@ describe('read-only pre-check', () => {
   for (const [sql, why] of writes)
     it(`stops ${JSON.stringify(sql)}`, () => assert.match(readOnlyViolation(sql, 'postgres') ?? '', why));
 });
+
+describe('MySQL and MariaDB executable comments are read as code', () => {
+  const hidden: [string, RegExp][] = [
+    ["SELECT 1 AS a /*! INTO OUTFILE '/tmp/x' */", /INTO/],
+    ["SELECT 1 AS a /*!50110 INTO OUTFILE '/tmp/x' */", /INTO/],
+    ["SELECT 1 AS a /*M! INTO DUMPFILE '/tmp/x' */", /INTO/],
+    ["SELECT 1 AS a /*M!100101 INTO OUTFILE '/tmp/x' */", /INTO/],
+    ["SELECT 1 /*!99999 INTO OUTFILE '/tmp/x' */", /INTO/],
+    ['/*! DELETE FROM t */', /DELETE/],
+    ['SELECT * FROM t /*!FOR UPDATE*/', /UPDATE/],
+    ["SELECT 1 /*! INTO OUTFILE '*/' */", /INTO/],
+  ];
+  for (const [sql, why] of hidden)
+    it(`stops ${JSON.stringify(sql)} on a read-only source`, () =>
+      assert.match(readOnlyViolation(sql, 'mysql') ?? '', why));
+  it('leaves plain comments and optimizer hints comments', () => {
+    for (const sql of [
+      "SELECT 1 /* INTO OUTFILE '/tmp/x' */",
+      'SELECT /*+ MAX_EXECUTION_TIME(1000) */ 1',
+      'SELECT 1 # INTO',
+    ])
+      assert.equal(readOnlyViolation(sql, 'mysql'), undefined, sql);
+  });
+  it('is only a comment for PostgreSQL', () => {
+    assert.equal(readOnlyViolation("SELECT 1 /*! INTO OUTFILE '/tmp/x' */", 'postgres'), undefined);
+  });
+  it('counts statements and binds parameters inside them', () => {
+    assert.throws(() => checkStatement('SELECT 1 /*! ; DROP TABLE t */', 'mysql'), /only one statement/);
+    checkStatement('SELECT 1 /*! ; */', 'postgres');
+    assert.deepEqual(my('SELECT /*!50700 :a + */ 1', { a: 2 }), { sql: 'SELECT /*!50700 ? + */ 1', values: [2] });
+    assert.throws(() => my('SELECT 1 /*M! + :b */'), /missing "b"/);
+  });
+});
