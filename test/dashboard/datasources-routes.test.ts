@@ -352,6 +352,7 @@ describe('data source routes', () => {
       [{ query: 'SELECT * INTO stolen FROM orders' }, /INTO/],
       [{ query: 'SELECT * FROM orders FOR UPDATE' }, /read-only/],
       [{ query: 'SELECT :a, :b', parameters: { a: 1 } }, /missing "b"/],
+      [{ query: 'SELECT * FROM orders WHERE id = @wanted' }, /^parameters: missing "wanted" used in the query; /],
       [{ query: 'SELECT :a', parameters: { a: 1, zz: 2 } }, /"zz" not used/],
       [{ query: "SELECT ':a' -- :b", parameters: { a: 1 } }, /"a" not used/],
       [{ query: 'SELECT $1' }, /positional/],

@@ -180,6 +180,32 @@ describe('queries on a MySQL (MariaDB) data source', () => {
     }
   });
 
+  test('@name is a parameter: missing is 400 naming it; a user variable is written quoted', async () => {
+    for (const route of ['/api/v1/query', `/api/v1/datasources/${sourceId}/query`]) {
+      const query = 'SELECT name FROM products WHERE id = @wanted';
+      const missing = await s.request('POST', route, {
+        as: editor,
+        body: route === '/api/v1/query' ? { dataSourceId: sourceId, query } : { query },
+      });
+      assert.equal(missing.status, 400, JSON.stringify(missing.body));
+      assert.deepEqual(missing.body.error, {
+        code: 'VALIDATION_ERROR',
+        message: 'parameters: missing "wanted" used in the query; a MySQL user variable is written quoted: @`wanted`',
+      });
+    }
+    const given = await s.request('POST', '/api/v1/query', {
+      as: editor,
+      body: { dataSourceId: sourceId, query: 'SELECT name FROM products WHERE id = @wanted', params: { wanted: 2 } },
+    });
+    assert.deepEqual(given.body.rows, [{ name: 'pear' }]);
+    const variable = await s.request('POST', '/api/v1/query', {
+      as: editor,
+      body: { dataSourceId: sourceId, query: "SELECT @`n` := 5 AS v, @'n' + 1 AS w, @@sql_mode IS NOT NULL AS sys" },
+    });
+    assert.equal(variable.status, 200, JSON.stringify(variable.body));
+    assert.deepEqual(variable.body.rows, [{ v: 5, w: 6, sys: 1 }]);
+  });
+
   test('schema of a MySQL source defaults to its current database', async () => {
     const r = await s.request('GET', `/api/v1/datasources/${sourceId}/schema?columns=true`, { as: editor });
     assert.equal(r.status, 200);
