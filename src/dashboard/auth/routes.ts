@@ -40,8 +40,14 @@ export function registerSessionRoutes(app: App, deps: { db: Database; tokens: To
         tags: ['auth'],
         summary:
           'Exchange a refresh token for a new token pair (the refresh token is rotated; reusing an old one revokes its session)',
+        // Any string is a credential to check: one that is not a valid refresh token (empty, an access token pasted
+        // here, any length) is 401 like an unknown one; only a body of the wrong shape is 400.
         body: Type.Object(
-          { refreshToken: Type.String({ minLength: 1, maxLength: 200 }) },
+          {
+            refreshToken: Type.String({
+              description: 'the refresh token of the last pair; any other string is 401',
+            }),
+          },
           { additionalProperties: false },
         ),
         response: { 200: TokenPairSchema, ...errors(400, 401, 429) },
