@@ -28,6 +28,7 @@ import {
   listUsers,
   otherActiveOwners,
   setActive,
+  setName,
   setRole,
   toUser,
   type UserRow,
@@ -149,10 +150,15 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
         operationId: 'updateUser',
         tags,
         security: bearer,
-        summary: "Change a user's role, or reactivate a deactivated user (`active: true`)",
+        summary:
+          "Change a user's name or role, or reactivate a deactivated user (`active: true`); a provider's name replaces the name at the user's next sign-in",
         params: IdParams,
         body: Type.Object(
-          { role: Type.Optional(RoleSchema), active: Type.Optional(Type.Boolean()) },
+          {
+            name: Type.Optional(DisplayText(200)),
+            role: Type.Optional(RoleSchema),
+            active: Type.Optional(Type.Boolean()),
+          },
           { additionalProperties: false, minProperties: 1 },
         ),
         response: { 200: UserSchema, ...errors(400, 401, 403, 404, 409, 429) },
@@ -160,9 +166,20 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
     },
     async (request) => {
       const { role, active } = request.body;
+      const name = request.body.name?.trim();
       const row = await db.transaction(async (tx) => {
         const target = await guardChange(tx, request, request.params.id, role, active === false);
         let updated = target;
+        if (name !== undefined && name !== target.name) {
+          updated = (await setName(tx, target.tenant_id, target.id, name))!;
+          await recordAudit(tx, {
+            ...actor(request),
+            action: 'user.rename',
+            targetType: 'user',
+            targetId: target.id,
+            details: { from: target.name, to: name },
+          });
+        }
         if (role !== undefined && role !== target.role) {
           updated = (await setRole(tx, target.tenant_id, target.id, role))!;
           await recordAudit(tx, {
