@@ -197,10 +197,7 @@ export function loadDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
   }
   if (config.authDisabled) assertDevelopmentOnly(config.host, env);
   const ownerName = config.bootstrapOwnerName;
-  if (
-    ownerName !== undefined &&
-    (!ownerName.trim() || [...ownerName].length > 200 || /[\u0000-\u001f\u007f]/.test(ownerName))
-  ) {
+  if (ownerName !== undefined && (!ownerName.trim() || [...ownerName].length > 200 || /\p{Cc}/u.test(ownerName))) {
     throw new ConfigError(
       'DASHBOARD_BOOTSTRAP_OWNER_NAME',
       'DASHBOARD_BOOTSTRAP_OWNER_NAME is malformed: expected a name of 1 to 200 characters, not blank, without control characters',

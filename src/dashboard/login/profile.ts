@@ -13,7 +13,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
  * account without a display name), which would replace a real name with a worse one.
  */
 export function providerName(who: Pick<ProviderIdentity, 'name' | 'email'>): string | undefined {
-  const clean = (who.name ?? '').replace(/[\u0000-\u001f\u007f\s]+/g, ' ').trim();
+  const clean = (who.name ?? '').replace(/[\p{Cc}\s]+/gu, ' ').trim();
   const name = [...clean].slice(0, MAX_NAME).join('').trim();
   if (!name) return undefined;
   if (who.email && name.toLowerCase() === who.email.toLowerCase()) return undefined;
