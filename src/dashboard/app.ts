@@ -1,10 +1,9 @@
-import cors from '@fastify/cors';
 import { createApp, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { Registry } from '../kit/metrics.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
-import { registerAuthHook } from './auth/hook.ts';
+import { dashboardAccess } from './auth/access.ts';
 import { jwtKeys } from './auth/jwt.ts';
 import { registerSessionRoutes } from './auth/routes.ts';
 import { purgeExpired, type TokenSettings } from './auth/sessions.ts';
@@ -29,7 +28,8 @@ import { registerWebRoutes } from './web/routes.ts';
 import { ProvisioningError } from './provision/format.ts';
 import { provisionAtStart, provisionFirstRun, trackFirstRun, waitForPlatformTables } from './provision/run.ts';
 import { StartupError } from '../kit/start-errors.ts';
-import { createRateLimiter } from './ratelimit/limiter.ts';
+import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
+import { registerCors } from './cors.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
 export const DASHBOARD_MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -61,6 +61,13 @@ async function assemble(
   secretKey: Buffer,
   redis: Awaited<ReturnType<typeof connectRedis>> | undefined,
 ): Promise<App> {
+  const tokens: TokenSettings = {
+    keys: jwtKeys(config.jwtSecret, secretKey),
+    accessTtl: config.accessTokenTtl,
+    refreshTtl: config.refreshTokenTtl,
+  };
+  const devUser = config.authDisabled ? await ensureDevUser(db) : undefined;
+  let limiter: RateLimiter | undefined;
   const app = await createApp({
     name: 'dashboard',
     version: pkg.version,
@@ -71,10 +78,20 @@ async function assemble(
     classify: classifyDashboardError,
     database: { db, migrations: DASHBOARD_MIGRATIONS },
     metrics: new Registry(),
+    access: dashboardAccess({
+      db,
+      keys: tokens.keys,
+      devUser,
+      limiter: () => {
+        if (!limiter) throw new Error('the rate limiter is made before the app answers requests');
+        return limiter;
+      },
+    }),
     openapi: {
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
   });
+  app.decorateRequest('user', null);
   app.addHook('onClose', async () => {
     redis?.disconnect();
   });
@@ -85,31 +102,11 @@ async function assemble(
   purge.unref();
   app.addHook('onClose', async () => clearInterval(purge));
 
-  const tokens: TokenSettings = {
-    keys: jwtKeys(config.jwtSecret, secretKey),
-    accessTtl: config.accessTokenTtl,
-    refreshTtl: config.refreshTokenTtl,
-  };
   const ctx: DashboardContext = { db, config, secretKey, tokens, log: app.log };
 
-  await app.register(cors, {
-    origin: config.corsOrigins.includes('*') ? true : config.corsOrigins.length ? config.corsOrigins : false,
-    methods: config.corsMethods,
-    allowedHeaders: config.corsHeaders,
-    exposedHeaders: [
-      'ETag',
-      'X-RateLimit-Limit',
-      'X-RateLimit-Remaining',
-      'X-RateLimit-Reset',
-      'Retry-After',
-      'X-Request-Id',
-    ],
-    maxAge: 600,
-  });
+  registerCors(app, { origins: config.corsOrigins, methods: config.corsMethods, headers: config.corsHeaders });
 
-  let devUser;
-  if (config.authDisabled) {
-    devUser = await ensureDevUser(db);
+  if (devUser) {
     const banner = `AUTHENTICATION IS DISABLED (DASHBOARD_AUTH_DISABLED=true): every request acts as ${devUser.email}, owner of the "dev" tenant. Local development only.`;
     app.log.warn(banner);
     process.stderr.write(`\n!!! dashboard: ${banner}\n\n`);
@@ -129,8 +126,7 @@ async function assemble(
     });
   }
 
-  const limiter = await createRateLimiter(app, redis, config.redisPrefix, config.rateLimits);
-  registerAuthHook(app, { db, keys: tokens.keys, limiter, devUser });
+  limiter = await createRateLimiter(app, redis, config.redisPrefix, config.rateLimits);
 
   registerSessionRoutes(app, ctx);
   registerLoginRoutes(app, ctx, loginProviders(config));

@@ -10,7 +10,7 @@ export const DEV_EMAIL = 'dev@localhost';
 
 /**
  * The operator's first owner: when no tenant exists yet and DASHBOARD_BOOTSTRAP_OWNER names an email,
- * a tenant is made with that person as its owner. Nobody else can become a member without an admin.
+ * a tenant is made with that person as its owner, named DASHBOARD_BOOTSTRAP_OWNER_NAME. Nobody else can become a member without an admin.
  * True when it made them (the first run).
  */
 export async function bootstrapFirstOwner(
@@ -29,7 +29,9 @@ export async function bootstrapFirstOwner(
       name: config.bootstrapTenant,
       plan: 'enterprise',
     });
-    await createUser(tx, { tenantId: tenant.id, email, name: email.split('@')[0]!, role: 'owner' });
+    // Named as the operator says, else by the address itself: the provider's name replaces it at the first sign-in.
+    const name = config.bootstrapOwnerName?.trim() || email;
+    await createUser(tx, { tenantId: tenant.id, email, name, role: 'owner' });
     log.info({ tenant: tenant.slug }, 'created the first tenant and its owner from DASHBOARD_BOOTSTRAP_OWNER');
     return true;
   });

@@ -11,6 +11,7 @@ import { recordAudit } from './audit/record.ts';
 import type { DashboardConfig } from './config.ts';
 import { readProvisioningDir } from './provision/files.ts';
 import { ProvisioningError } from './provision/format.ts';
+import { noTenantYet } from './provision/no-tenant.ts';
 import { provision } from './provision/run.ts';
 import { createTenant, findTenantBySlug, listTenants, TenantSlugTaken } from './tenants/store.ts';
 import { createUser, EmailTaken, findUserByEmail } from './users/store.ts';
@@ -138,10 +139,7 @@ function dashboardCommands(config: DashboardConfig): CommandGroup {
               if (err instanceof ProvisioningError) throw new CommandFailure(err.message);
               throw err;
             }
-            if (!r.tenant && !r.files.length)
-              throw new CommandFailure(
-                'no tenant exists yet: create the first owner (the web app, DASHBOARD_BOOTSTRAP_OWNER or `tenants create`) first',
-              );
+            if (!r.tenant && !r.files.length) throw new CommandFailure(noTenantYet(config));
             if (platform && !r.platform.applied && !files.length)
               throw new CommandFailure(`the platform data is not available: ${r.platform.skipped.join('; ')}`);
             const lines: string[] = [];

@@ -119,6 +119,9 @@ export const dashboardSpec = {
   bootstrapOwner: optionalStr('DASHBOARD_BOOTSTRAP_OWNER', {
     doc: 'Email of the first owner: at start, when no tenant exists yet, a tenant (`DASHBOARD_BOOTSTRAP_TENANT`) is created with this person as its owner, who then signs in with a provider that verifies this email.',
   }),
+  bootstrapOwnerName: optionalStr('DASHBOARD_BOOTSTRAP_OWNER_NAME', {
+    doc: "Name of the `DASHBOARD_BOOTSTRAP_OWNER` user; unset, the email until the first sign-in gives the provider's name.",
+  }),
   bootstrapTenant: str('DASHBOARD_BOOTSTRAP_TENANT', {
     default: 'default',
     doc: 'Slug of the tenant created for `DASHBOARD_BOOTSTRAP_OWNER`.',
@@ -193,6 +196,13 @@ export function loadDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
     );
   }
   if (config.authDisabled) assertDevelopmentOnly(config.host, env);
+  const ownerName = config.bootstrapOwnerName;
+  if (ownerName !== undefined && (!ownerName.trim() || [...ownerName].length > 200 || /\p{Cc}/u.test(ownerName))) {
+    throw new ConfigError(
+      'DASHBOARD_BOOTSTRAP_OWNER_NAME',
+      'DASHBOARD_BOOTSTRAP_OWNER_NAME is malformed: expected a name of 1 to 200 characters, not blank, without control characters',
+    );
+  }
   if (Boolean(config.githubClientId) !== Boolean(config.githubClientSecret)) {
     throw new ConfigError(
       'DASHBOARD_GITHUB_CLIENT_SECRET',

@@ -114,6 +114,12 @@ test('CORS answers configured origins only, with the configured methods and head
     assert.equal(other.headers['access-control-allow-origin'], undefined);
     const simple = await s.request('GET', '/health', { headers: { origin: 'https://dash.example.com' } });
     assert.equal(simple.headers['access-control-allow-origin'], 'https://dash.example.com');
+    // A refusal reaches the script with the headers too, so it can read why (the access check answers it first).
+    const refused = await s.request('GET', '/api/v1/dashboards', { headers: { origin: 'https://dash.example.com' } });
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers['access-control-allow-origin'], 'https://dash.example.com');
+    assert.match(String(refused.headers['access-control-expose-headers']), /X-RateLimit-Remaining/);
+    assert.equal(refused.headers.vary, 'Origin');
   } finally {
     await s.close();
   }

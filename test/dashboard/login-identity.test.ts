@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHuman } from '../../src/identity/principals/store.ts';
 import { startServer, type Server } from '../identity/support.ts';
 import { TestBrowser, field, formAction } from '../identity/browser.ts';
 import { freePort, startDashboard, type DashboardServer } from './harness.ts';
@@ -98,6 +99,8 @@ describe("signing in through the platform's identity service (OpenID Connect)", 
     assert.equal(me.body.email, 'Ann@acme.example');
     assert.equal(me.body.role, 'editor');
     assert.ok(me.body.lastLoginAt);
+    // Identity's account has no display name (identity shows the email): the name the admin gave stays.
+    assert.equal(me.body.name, 'Ann');
 
     // The state is single-use: the same callback again is refused, with or without the cookie.
     const again = await browser.request(callbackUrl);
@@ -108,6 +111,40 @@ describe("signing in through the platform's identity service (OpenID Connect)", 
     });
     assert.equal(replay.status, 400);
     assert.equal(((await replay.json()) as any).error.code, 'VALIDATION_ERROR');
+  });
+
+  test("the name identity has for the person replaces the user's at sign-in", async () => {
+    await createHuman(idp.runtime.db, {
+      email: 'bea@acme.example',
+      password: 'correct horse battery staple',
+      displayName: 'Bea Baker',
+      emailVerified: true,
+    });
+    assert.equal(
+      (
+        await s.cli([
+          'users',
+          'create',
+          '--tenant',
+          'acme',
+          '--email',
+          'bea@acme.example',
+          '--name',
+          'B',
+          '--role',
+          'viewer',
+        ])
+      ).code,
+      0,
+    );
+    const browser = new TestBrowser();
+    const { callbackUrl } = await signIn(browser, 'bea@acme.example');
+    const done = await browser.request(callbackUrl);
+    assert.equal(done.status, 200);
+    const pair = (await done.json()) as any;
+    const me = await s.request('GET', '/api/v1/auth/me', { headers: { authorization: `Bearer ${pair.accessToken}` } });
+    assert.equal(me.body.name, 'Bea Baker');
+    assert.equal(me.body.email, 'bea@acme.example');
   });
 
   test('a person with no user here is refused 403, and no user is made', async () => {

@@ -83,14 +83,40 @@ describe('signing in with GitHub and Google (local stand-ins speaking their docu
     assert.equal(authorize.query.get('scope'), 'read:user user:email');
     assert.match(github.requests.find((r) => r.path === '/api/user')!.authorization!, /^Bearer gho_/);
 
-    // Later the person changes their email at GitHub: the linked account still signs in as the same user.
-    github.person = { ...github.person, email: 'gina@new.example' };
+    // The user the admin named "G" takes the name GitHub has for the person.
+    assert.equal(me.body.name, 'Gina');
+
+    // Later the person changes their name and email at GitHub: the linked account still signs in as the same user,
+    // which takes both (the email is verified there), and the new access token carries the new email.
+    github.person = { ...github.person, name: 'Gina Gale', email: 'gina@new.example' };
     const again = await login(s, 'github', '?tenant=acme');
     assert.equal(again.status, 200);
+    const second = (await again.json()) as any;
     const me2 = await s.request('GET', '/api/v1/auth/me', {
-      headers: { authorization: `Bearer ${((await again.json()) as any).accessToken}` },
+      headers: { authorization: `Bearer ${second.accessToken}` },
     });
     assert.equal(me2.body.id, me.body.id);
+    assert.equal(me2.body.name, 'Gina Gale');
+    assert.equal(me2.body.email, 'gina@new.example');
+    assert.equal(
+      JSON.parse(Buffer.from(second.accessToken.split('.')[1], 'base64url').toString()).email,
+      'gina@new.example',
+    );
+    const owner = await s.signIn({ tenant: 'acme', role: 'owner' });
+    const records = (await s.request('GET', '/api/v1/audit?action=user.sign_in', { as: owner })).body.items;
+    assert.deepEqual(records[0].details, { provider: 'github', updated: ['name', 'email'] });
+    assert.deepEqual(records[1].details, { provider: 'github', updated: ['name'] });
+
+    // An address another user of the tenant has is not taken; an unchanged profile changes nothing.
+    github.person = { ...github.person, email: 'GUS@acme.example' };
+    const taken = await login(s, 'github', '?tenant=acme');
+    assert.equal(taken.status, 200);
+    const me3 = await s.request('GET', '/api/v1/auth/me', {
+      headers: { authorization: `Bearer ${((await taken.json()) as any).accessToken}` },
+    });
+    assert.equal(me3.body.email, 'gina@new.example');
+    const last = (await s.request('GET', '/api/v1/audit?action=user.sign_in', { as: owner })).body.items[0];
+    assert.deepEqual(last.details, { provider: 'github' });
   });
 
   test('GitHub: an unverified primary email matches nobody (403); a refused exchange is 401', async () => {
@@ -114,10 +140,24 @@ describe('signing in with GitHub and Google (local stand-ins speaking their docu
   });
 
   test('Google: OpenID with nonce and PKCE; a person in two tenants chooses with tenant=', async () => {
-    google.person = { id: 1001, login: 'gina', name: 'Gina', email: 'gina@acme.example', verified: true };
+    // A name with a line break, a tab and more than 200 characters becomes one line of 200.
+    const long = `Gina\n\tGoogle ${'x'.repeat(300)}`;
+    google.person = { id: 1001, login: 'gina', name: long, email: 'gina@acme.example', verified: true };
     const done = await login(s, 'google', '?tenant=globex');
     assert.equal(done.status, 200, await done.clone().text());
     const pair = (await done.json()) as any;
+    const me = await s.request('GET', '/api/v1/auth/me', { headers: { authorization: `Bearer ${pair.accessToken}` } });
+    assert.equal(me.body.name, `Gina Google ${'x'.repeat(188)}`);
+    assert.equal(me.body.name.length, 200);
+    // A name that is blank, or only the email, leaves the name as it is.
+    for (const name of ['   ', 'GINA@acme.example']) {
+      google.person = { ...google.person, name };
+      assert.equal((await login(s, 'google', '?tenant=globex')).status, 200);
+    }
+    const after = await s.request('GET', '/api/v1/auth/me', {
+      headers: { authorization: `Bearer ${pair.accessToken}` },
+    });
+    assert.equal(after.body.name, me.body.name);
     const claims = JSON.parse(Buffer.from(pair.accessToken.split('.')[1], 'base64url').toString());
     const globex = (await s.cli(['tenants', 'list'])).out.find((l) => l.includes('globex'))!;
     assert.equal(claims.tid, Number(globex.split('\t')[0]));

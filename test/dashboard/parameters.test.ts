@@ -56,8 +56,12 @@ describe('named parameters, PostgreSQL', () => {
       values: [1],
     });
   });
-  it('reads @name only when it is a supplied parameter', () => {
-    assert.deepEqual(pg('SELECT @x, @ -5, @y', { x: 1 }), { sql: 'SELECT $1, @ -5, @y', values: [1] });
+  it('reads @name as a parameter like :name: one not given is missing, named', () => {
+    assert.deepEqual(pg('SELECT @x, @ -5, :x', { x: 1 }), { sql: 'SELECT $1, @ -5, $1', values: [1] });
+    assert.throws(() => pg('SELECT @x, @y', { x: 1 }), {
+      name: 'ParameterError',
+      message: 'parameters: missing "y" used in the query; PostgreSQL\'s absolute-value operator takes a space: @ y',
+    });
   });
   it('leaves the jsonb ? operator alone', () => {
     assert.deepEqual(pg("SELECT data ? 'k', :a", { a: 1 }), { sql: "SELECT data ? 'k', $1", values: [1] });
@@ -96,11 +100,18 @@ describe('named parameters, MySQL', () => {
   it('reads --x as two minus signs and -- x as a comment', () => {
     assert.deepEqual(my('SELECT 1 --:a\n, 2 -- :b\n', { a: 3 }), { sql: 'SELECT 1 --?\n, 2 -- :b\n', values: [3] });
   });
-  it('leaves user variables, := and @@system variables alone', () => {
-    assert.deepEqual(my('SELECT @v := 1, @@version, @@session.time_zone, @w, @p', { p: 1 }), {
-      sql: 'SELECT @v := 1, @@version, @@session.time_zone, @w, ?',
+  it('leaves quoted user variables, := and @@system variables alone', () => {
+    assert.deepEqual(my('SELECT @`v` := 1, @\'w\', @"x", @@version, @@session.time_zone, @p', { p: 1 }), {
+      sql: 'SELECT @`v` := 1, @\'w\', @"x", @@version, @@session.time_zone, ?',
       values: [1],
     });
+  });
+  it('reads an unquoted @name as a parameter: one not given is missing, named, with how to write a variable', () => {
+    assert.throws(() => my('SELECT * FROM t WHERE id = @wanted'), {
+      name: 'ParameterError',
+      message: 'parameters: missing "wanted" used in the query; a MySQL user variable is written quoted: @`wanted`',
+    });
+    assert.throws(() => my('SELECT :a, @b'), /^ParameterError: parameters: missing "a", "b" used in the query; /);
   });
   it('does not read @@name as a parameter even when a parameter has that name', () => {
     assert.throws(() => my('SELECT @@version', { version: 1 }), /"version" not used/);
@@ -175,4 +186,37 @@ describe('read-only pre-check', () => {
   ];
   for (const [sql, why] of writes)
     it(`stops ${JSON.stringify(sql)}`, () => assert.match(readOnlyViolation(sql, 'postgres') ?? '', why));
+});
+
+describe('MySQL and MariaDB executable comments are read as code', () => {
+  const hidden: [string, RegExp][] = [
+    ["SELECT 1 AS a /*! INTO OUTFILE '/tmp/x' */", /INTO/],
+    ["SELECT 1 AS a /*!50110 INTO OUTFILE '/tmp/x' */", /INTO/],
+    ["SELECT 1 AS a /*M! INTO DUMPFILE '/tmp/x' */", /INTO/],
+    ["SELECT 1 AS a /*M!100101 INTO OUTFILE '/tmp/x' */", /INTO/],
+    ["SELECT 1 /*!99999 INTO OUTFILE '/tmp/x' */", /INTO/],
+    ['/*! DELETE FROM t */', /DELETE/],
+    ['SELECT * FROM t /*!FOR UPDATE*/', /UPDATE/],
+    ["SELECT 1 /*! INTO OUTFILE '*/' */", /INTO/],
+  ];
+  for (const [sql, why] of hidden)
+    it(`stops ${JSON.stringify(sql)} on a read-only source`, () =>
+      assert.match(readOnlyViolation(sql, 'mysql') ?? '', why));
+  it('leaves plain comments and optimizer hints comments', () => {
+    for (const sql of [
+      "SELECT 1 /* INTO OUTFILE '/tmp/x' */",
+      'SELECT /*+ MAX_EXECUTION_TIME(1000) */ 1',
+      'SELECT 1 # INTO',
+    ])
+      assert.equal(readOnlyViolation(sql, 'mysql'), undefined, sql);
+  });
+  it('is only a comment for PostgreSQL', () => {
+    assert.equal(readOnlyViolation("SELECT 1 /*! INTO OUTFILE '/tmp/x' */", 'postgres'), undefined);
+  });
+  it('counts statements and binds parameters inside them', () => {
+    assert.throws(() => checkStatement('SELECT 1 /*! ; DROP TABLE t */', 'mysql'), /only one statement/);
+    checkStatement('SELECT 1 /*! ; */', 'postgres');
+    assert.deepEqual(my('SELECT /*!50700 :a + */ 1', { a: 2 }), { sql: 'SELECT /*!50700 ? + */ 1', values: [2] });
+    assert.throws(() => my('SELECT 1 /*M! + :b */'), /missing "b"/);
+  });
 });

@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, rmSync } from 'node:fs';
 import type { Connection } from 'mysql2/promise';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 import { freshMysql, mysqlConnection, type FreshMysqlDatabase } from '../support/mariadb.ts';
@@ -126,6 +127,83 @@ describe('queries on a MySQL (MariaDB) data source', () => {
     assert.match(del.body.error.message, /read-only/);
     const [rows] = await targetAdmin.query('SELECT COUNT(*) AS n FROM products');
     assert.equal(Number((rows as { n: number }[])[0]!.n), 3);
+  });
+
+  test('a read-only source refuses what an executable comment (/*! */, /*M! */) would run; plain comments stay comments', async () => {
+    const file = (name: string) => `/tmp/dashboard-${target.name}-${name}`;
+    const written = async (path: string) => {
+      const [rows] = await targetAdmin.query('SELECT LOAD_FILE(?) IS NOT NULL AS there', [path]);
+      return Number((rows as { there: number }[])[0]!.there) === 1;
+    };
+    try {
+      // The server writes files where the test looks (a write it is allowed, then seen), so "not written" means something.
+      await targetAdmin.query(`SELECT 1 INTO OUTFILE '${file('control')}'`);
+      assert.equal(await written(file('control')), true);
+      for (const [name, opening] of [
+        ['plain', '/*!'],
+        ['versioned', '/*!50110'],
+        ['mariadb', '/*M!'],
+        ['mariadb-versioned', '/*M!100101'],
+      ] as const) {
+        for (const route of ['/api/v1/query', `/api/v1/datasources/${sourceId}/query`]) {
+          const query = `SELECT 1 AS a ${opening} INTO OUTFILE '${file(`${name}-${route.length}`)}' */`;
+          const r = await s.request('POST', route, {
+            as: editor,
+            body: route === '/api/v1/query' ? { dataSourceId: sourceId, query } : { query },
+          });
+          assert.equal(r.status, 400, `${query}: ${JSON.stringify(r.body)}`);
+          assert.deepEqual(r.body.error, {
+            code: 'VALIDATION_ERROR',
+            message:
+              'query: this data source is read-only and only accepts reads (SELECT, WITH, VALUES, SHOW, EXPLAIN); SELECT ... INTO writes a table or file',
+          });
+          assert.equal(await written(file(`${name}-${route.length}`)), false, `${query} wrote the file`);
+        }
+      }
+      const plain = await s.request('POST', '/api/v1/query', {
+        as: editor,
+        body: { dataSourceId: sourceId, query: `SELECT 1 AS a /* INTO OUTFILE '${file('comment')}' */ -- INTO\n` },
+      });
+      assert.equal(plain.status, 200, JSON.stringify(plain.body));
+      assert.deepEqual(plain.body.rows, [{ a: 1 }]);
+      assert.equal(await written(file('comment')), false);
+      // What an executable comment holds still runs when it is a read.
+      const read = await s.request('POST', '/api/v1/query', {
+        as: editor,
+        body: { dataSourceId: sourceId, query: 'SELECT 1 /*!50100 + 1 */ /*M! + 1 */ AS a' },
+      });
+      assert.equal(read.status, 200, JSON.stringify(read.body));
+      assert.deepEqual(read.body.rows, [{ a: 3 }]);
+    } finally {
+      for (const f of readdirSync('/tmp').filter((n) => n.startsWith(`dashboard-${target.name}-`)))
+        rmSync(`/tmp/${f}`, { force: true });
+    }
+  });
+
+  test('@name is a parameter: missing is 400 naming it; a user variable is written quoted', async () => {
+    for (const route of ['/api/v1/query', `/api/v1/datasources/${sourceId}/query`]) {
+      const query = 'SELECT name FROM products WHERE id = @wanted';
+      const missing = await s.request('POST', route, {
+        as: editor,
+        body: route === '/api/v1/query' ? { dataSourceId: sourceId, query } : { query },
+      });
+      assert.equal(missing.status, 400, JSON.stringify(missing.body));
+      assert.deepEqual(missing.body.error, {
+        code: 'VALIDATION_ERROR',
+        message: 'parameters: missing "wanted" used in the query; a MySQL user variable is written quoted: @`wanted`',
+      });
+    }
+    const given = await s.request('POST', '/api/v1/query', {
+      as: editor,
+      body: { dataSourceId: sourceId, query: 'SELECT name FROM products WHERE id = @wanted', params: { wanted: 2 } },
+    });
+    assert.deepEqual(given.body.rows, [{ name: 'pear' }]);
+    const variable = await s.request('POST', '/api/v1/query', {
+      as: editor,
+      body: { dataSourceId: sourceId, query: "SELECT @`n` := 5 AS v, @'n' + 1 AS w, @@sql_mode IS NOT NULL AS sys" },
+    });
+    assert.equal(variable.status, 200, JSON.stringify(variable.body));
+    assert.deepEqual(variable.body.rows, [{ v: 5, w: 6, sys: 1 }]);
   });
 
   test('schema of a MySQL source defaults to its current database', async () => {

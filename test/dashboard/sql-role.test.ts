@@ -75,11 +75,38 @@ describe("a data source's sqlRole: who may write SQL on it", () => {
       adhoc.body.error.message,
       'query: only admins and owners write SQL on the data source "HR"; use one of its saved queries instead, or ask an admin',
     );
+    // The same statement through the data source's own query route: the same rule, the same refusal.
+    const direct = await s.request('POST', `/api/v1/datasources/${guarded}/query`, {
+      as: editor,
+      body: { query: 'SELECT name, salary FROM payroll' },
+    });
+    assert.equal(direct.status, 403, JSON.stringify(direct.body));
+    assert.deepEqual(direct.body.error, adhoc.body.error);
+    const runs = await s.request('GET', '/api/v1/audit?action=query.run', { as: admin });
+    assert.equal(
+      runs.body.items.filter((e: { targetId: string }) => e.targetId === String(guarded)).length,
+      0,
+      'a refused statement never ran',
+    );
     assert.equal(
       (await s.request('POST', '/api/v1/query', { as: editor, body: { dataSourceId: open, query: 'SELECT 1 AS one' } }))
         .status,
       200,
       'an open source is unchanged',
+    );
+    assert.equal(
+      (await s.request('POST', `/api/v1/datasources/${open}/query`, { as: editor, body: { query: 'SELECT 1 AS one' } }))
+        .status,
+      200,
+    );
+    assert.equal(
+      (
+        await s.request('POST', `/api/v1/datasources/${guarded}/query`, {
+          as: admin,
+          body: { query: 'SELECT count(*) AS n FROM payroll' },
+        })
+      ).status,
+      200,
     );
     assert.equal(
       (

@@ -71,6 +71,41 @@ describe('users and tenants', () => {
     assert.equal((await s.request('GET', '/api/v1/admin/users/424242', { as: admin })).status, 404);
   });
 
+  test('PATCH renames a user: a trimmed, non-blank name of at most 200 characters, recorded in the audit log', async () => {
+    const made = await s.request('POST', '/api/v1/admin/users', {
+      as: admin,
+      body: { email: 'erin@acme.example', name: 'erin', role: 'viewer' },
+    });
+    const path = `/api/v1/admin/users/${made.body.id}`;
+    for (const name of ['', '   ', 'x'.repeat(201), 'a\u0000b', 'line\nbreak', 7, null]) {
+      const r = await s.request('PATCH', path, { as: admin, body: { name } });
+      assert.equal(r.status, 400, JSON.stringify(name));
+      assert.equal(r.body.error.code, 'VALIDATION_ERROR');
+      assert.match(r.body.error.message, /name/);
+    }
+    const renamed = await s.request('PATCH', path, { as: admin, body: { name: '  Erin Example  ' } });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    assert.equal(renamed.body.name, 'Erin Example');
+    assert.equal(renamed.body.role, 'viewer');
+    assert.equal((await s.request('GET', path, { as: admin })).body.name, 'Erin Example');
+    const longest = await s.request('PATCH', path, { as: admin, body: { name: 'é'.repeat(200), role: 'editor' } });
+    assert.equal(longest.status, 200);
+    assert.deepEqual([longest.body.name, longest.body.role], ['é'.repeat(200), 'editor']);
+    const records = (await s.request('GET', '/api/v1/audit?action=user.rename', { as: admin })).body.items;
+    assert.deepEqual(
+      records.map((r: { details: unknown }) => r.details),
+      [
+        { from: 'Erin Example', to: 'é'.repeat(200) },
+        { from: 'erin', to: 'Erin Example' },
+      ],
+    );
+    // An admin may not change an owner, their name included.
+    assert.equal(
+      (await s.request('PATCH', `/api/v1/admin/users/${owner.userId}`, { as: admin, body: { name: 'Boss' } })).status,
+      403,
+    );
+  });
+
   test('a role change applies at once to tokens already issued', async () => {
     const ed = await s.signIn({ tenant: 'acme', role: 'editor' });
     const definition = { layout: { type: 'grid', columns: 12, rowHeight: 30 }, dataSources: [], widgets: [] };

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
-import { currentUser, requireRole } from '../auth/authenticate.ts';
+import { signedIn } from '../auth/access.ts';
+import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import { validation } from '../errors.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
@@ -61,7 +62,7 @@ export function registerAuditRoutes(app: App, ctx: DashboardContext): void {
   app.get(
     '/api/v1/audit',
     {
-      onRequest: requireRole('admin'),
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'listAudit',
         tags: ['audit'],

@@ -1,9 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { sha256Hex } from '../../kit/crypto.ts';
 import type { Database } from '../../kit/db.ts';
-import { forbidden, unauthorized } from '../errors.ts';
+import { unauthorized } from '../errors.ts';
 import { verifyAccessToken, type JwtKeys } from './jwt.ts';
-import { roleAtLeast, type Role } from './roles.ts';
+import type { Role } from './roles.ts';
 import type { AuthUser, Plan } from './user.ts';
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
@@ -41,17 +41,8 @@ export async function identify(
   return { id: r.id, tenantId: r.tenant_id, role: r.role, email: r.email, plan: r.plan, tokenHash };
 }
 
-/** The caller, on a route that requires authentication (the hook has already refused anyone else). */
+/** The caller, on a route declared `signedIn(...)` (its access check has already refused anyone else). */
 export function currentUser(request: FastifyRequest): AuthUser {
   if (!request.user) throw unauthorized();
   return request.user;
-}
-
-/** A route hook: the caller's role must be `minimum` or above (owner > admin > editor > viewer), else 403. */
-export function requireRole(minimum: Role) {
-  return async function roleCheck(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const user = currentUser(request);
-    if (!roleAtLeast(user.role, minimum))
-      throw forbidden(`this needs the ${minimum} role or above; you are ${user.role}`);
-  };
 }

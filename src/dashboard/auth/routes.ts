@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
+import { signedIn, OPEN } from './access.ts';
 import type { Database } from '../../kit/db.ts';
 import { unauthorized } from '../errors.ts';
 import { TokenPairSchema, UserSchema, bearer, errors } from '../schemas.ts';
@@ -13,6 +14,7 @@ export function registerSessionRoutes(app: App, deps: { db: Database; tokens: To
   app.get(
     '/api/v1/auth/me',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'getMe',
         tags: ['auth'],
@@ -32,14 +34,20 @@ export function registerSessionRoutes(app: App, deps: { db: Database; tokens: To
   app.post(
     '/api/v1/auth/refresh',
     {
-      config: { auth: false },
+      config: { access: OPEN },
       schema: {
         operationId: 'refreshTokens',
         tags: ['auth'],
         summary:
           'Exchange a refresh token for a new token pair (the refresh token is rotated; reusing an old one revokes its session)',
+        // Any string is a credential to check: one that is not a valid refresh token (empty, an access token pasted
+        // here, any length) is 401 like an unknown one; only a body of the wrong shape is 400.
         body: Type.Object(
-          { refreshToken: Type.String({ minLength: 1, maxLength: 200 }) },
+          {
+            refreshToken: Type.String({
+              description: 'the refresh token of the last pair; any other string is 401',
+            }),
+          },
           { additionalProperties: false },
         ),
         response: { 200: TokenPairSchema, ...errors(400, 401, 429) },
@@ -62,6 +70,7 @@ export function registerSessionRoutes(app: App, deps: { db: Database; tokens: To
   app.post(
     '/api/v1/auth/logout',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'logout',
         tags: ['auth'],

@@ -3,7 +3,7 @@ import type { Role } from './roles.ts';
 export type Plan = 'free' | 'pro' | 'enterprise';
 export const PLANS = ['free', 'pro', 'enterprise'] as const satisfies readonly Plan[];
 
-/** Who is calling, as the authentication hook established it: role and plan are read fresh on every request. */
+/** Who is calling, as the access check established it: role and plan are read fresh on every request. */
 export interface AuthUser {
   id: number;
   tenantId: number;
@@ -16,11 +16,7 @@ export interface AuthUser {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by the authentication hook; null on routes open to everyone and before authentication. */
+    /** Set by the `role` access check (auth/access.ts); null on routes open to everyone. */
     user: AuthUser | null;
-  }
-  interface FastifyContextConfig {
-    /** `false`: the route is open without a token (health, providers, login, refresh). */
-    auth?: boolean;
   }
 }

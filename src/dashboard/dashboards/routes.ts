@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
+import { signedIn } from '../auth/access.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { currentUser, requireRole } from '../auth/authenticate.ts';
+import { currentUser } from '../auth/authenticate.ts';
 import { actor, recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
@@ -75,11 +76,11 @@ function sendWithTag(reply: FastifyReply, r: DashboardRow) {
  */
 export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
   const { db } = ctx;
-  const editor = requireRole('editor');
 
   app.get(
     '/api/v1/dashboards',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'listDashboards',
         tags,
@@ -141,6 +142,7 @@ export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
   app.get(
     '/api/v1/dashboards/:id',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'getDashboard',
         tags,
@@ -171,7 +173,7 @@ export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
   app.post(
     '/api/v1/dashboards',
     {
-      onRequest: editor,
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'createDashboard',
         tags,
@@ -214,22 +216,20 @@ export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
         return created;
       });
       reply.header('etag', etagOf(row)).header('location', `/api/v1/dashboards/${row.id}`);
-      return reply
-        .code(201)
-        .send({
-          id: row.id,
-          slug: row.slug,
-          title: row.title,
-          createdAt: row.created_at.toISOString(),
-          updatedAt: row.updated_at.toISOString(),
-        });
+      return reply.code(201).send({
+        id: row.id,
+        slug: row.slug,
+        title: row.title,
+        createdAt: row.created_at.toISOString(),
+        updatedAt: row.updated_at.toISOString(),
+      });
     },
   );
 
   app.put(
     '/api/v1/dashboards/:id',
     {
-      onRequest: editor,
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'updateDashboard',
         tags,
@@ -288,7 +288,7 @@ export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
   app.delete(
     '/api/v1/dashboards/:id',
     {
-      onRequest: editor,
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'deleteDashboard',
         tags,
@@ -321,6 +321,7 @@ export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
   app.get(
     '/api/v1/dashboards/:id/versions',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'listDashboardVersions',
         tags,
@@ -355,6 +356,7 @@ export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
   app.get(
     '/api/v1/dashboards/:id/versions/:version',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'getDashboardVersion',
         tags,
@@ -392,7 +394,7 @@ export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
   app.post(
     '/api/v1/dashboards/:id/versions/:version/restore',
     {
-      onRequest: editor,
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'restoreDashboardVersion',
         tags,

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
+import { signedIn } from '../auth/access.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import { clientGoneSignal } from '../datasources/client-gone.ts';
@@ -11,7 +12,7 @@ import { scanSql, type Dialect } from '../datasources/sql-lexer.ts';
 import { getDataSource } from '../datasources/store.ts';
 import { notFound, validation } from '../errors.ts';
 import { getSavedQuery } from '../queries/store.ts';
-import { namedColumnsResult, runAndAudit, sendJson } from '../queries/run.ts';
+import { namedColumnsResult, runStored, sendJson } from '../queries/run.ts';
 import { IdParams, bearer, errors } from '../schemas.ts';
 import { getDashboard, type DashboardRow } from './store.ts';
 
@@ -45,6 +46,7 @@ export function registerWidgetRunRoute(app: App, ctx: DashboardContext, sources:
   app.post(
     '/api/v1/dashboards/:id/widgets/:widgetId/run',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'runDashboardWidget',
         tags: ['dashboards'],
@@ -114,7 +116,7 @@ export async function runStoredWidget(
     ...(savedQueryId ? { savedQueryId } : {}),
     ...(publicLink ? { publicLink: true as const } : {}),
   };
-  return runAndAudit(
+  return runStored(
     db,
     sources,
     request,

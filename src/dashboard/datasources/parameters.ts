@@ -34,8 +34,9 @@ function readName(sql: string, start: number): string {
  *
  * - `:name` is a parameter unless it is part of `::type` (a cast), `:=` (assignment), or follows an identifier or
  *   digit directly (`arr[1:n]`, `a:b`), which PostgreSQL reads as array slices.
- * - `@name` is a parameter only when `name` is a key of `parameters`: otherwise it stays what the database makes of
- *   it (a MySQL user variable, PostgreSQL's absolute-value operator). `@@name` (MySQL system variables) never is.
+ * - `@name` is a parameter like `:name` (Document 1), so one not given is 400 naming it. What is not a parameter:
+ *   `@@name` (MySQL system variables), a quoted name (`` @`total` ``, `@'total'`: how MySQL user variables are
+ *   written here), and `@` not followed by a name (PostgreSQL's absolute-value operator, `@ x`).
  * - PostgreSQL gets one `$n` per distinct name; MySQL gets a `?` per occurrence with the value repeated.
  * - Placeholders the caller wrote themselves (`$1`, `?`) are refused: values are only ever passed by name.
  */
@@ -47,6 +48,7 @@ export function bindParameters(
   const supplied = new Set(Object.keys(parameters));
   const used = new Set<string>();
   const missing = new Set<string>();
+  const atNames = new Set<string>();
   const values: unknown[] = [];
   const positions = new Map<string, number>();
   let out = '';
@@ -95,7 +97,7 @@ export function bindParameters(
         }
         if (isIdentPart(prev) || !isIdentStart(sql[i + 1])) continue;
         const name = readName(sql, i + 1);
-        if (!supplied.has(name)) continue;
+        if (!supplied.has(name)) atNames.add(name);
         out += sql.slice(copied, i) + placeholder(name);
         copied = i + 1 + name.length;
         i = copied - 1;
@@ -112,8 +114,18 @@ export function bindParameters(
   }
   out += sql.slice(copied);
 
-  if (missing.size > 0)
-    throw new ParameterError(`parameters: missing ${[...missing].map((n) => `"${n}"`).join(', ')} used in the query`);
+  if (missing.size > 0) {
+    const at = [...missing].find((n) => atNames.has(n));
+    const hint =
+      at === undefined
+        ? ''
+        : dialect === 'mysql'
+          ? `; a MySQL user variable is written quoted: @\`${at}\``
+          : `; PostgreSQL's absolute-value operator takes a space: @ ${at}`;
+    throw new ParameterError(
+      `parameters: missing ${[...missing].map((n) => `"${n}"`).join(', ')} used in the query${hint}`,
+    );
+  }
   const unused = [...supplied].filter((n) => !used.has(n));
   if (unused.length > 0)
     throw new ParameterError(`parameters: ${unused.map((n) => `"${n}"`).join(', ')} not used in the query`);

@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
-import { currentUser, requireRole } from '../auth/authenticate.ts';
+import { signedIn, OPEN } from '../auth/access.ts';
+import { currentUser } from '../auth/authenticate.ts';
 import { actor, recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
 import { conflict, notFound, validation } from '../errors.ts';
 import { IdParams, bearer, errors } from '../schemas.ts';
-import { runAndAudit, sendJson } from '../queries/run.ts';
+import { runAdHoc, sendJson } from '../queries/run.ts';
 import { clientGoneSignal } from './client-gone.ts';
 import { connectionUrlProblem } from './connection-url.ts';
 import type { DataSourceType } from './driver.ts';
@@ -81,8 +82,6 @@ const CONNECTION_FIELDS = [
  */
 export function registerDataSourceRoutes(app: App, ctx: DashboardContext, sources: DataSourceService): void {
   const { db } = ctx;
-  const admin = requireRole('admin');
-  const editor = requireRole('editor');
 
   const load = async (tenantId: number, id: number) => {
     const row = await getDataSource(db, tenantId, id);
@@ -115,7 +114,7 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
   app.get(
     '/api/v1/datasources/providers',
     {
-      config: { auth: false },
+      config: { access: OPEN },
       schema: {
         operationId: 'listDataSourceProviders',
         tags,
@@ -129,6 +128,7 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
   app.get(
     '/api/v1/datasources',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'listDataSources',
         tags,
@@ -153,6 +153,7 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
   app.get(
     '/api/v1/datasources/:id',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'getDataSource',
         tags,
@@ -168,7 +169,7 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
   app.post(
     '/api/v1/datasources',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'createDataSource',
         tags,
@@ -219,23 +220,21 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
         return created;
       });
       reply.header('location', `/api/v1/datasources/${row.id}`);
-      return reply
-        .code(201)
-        .send({
-          id: row.id,
-          name: row.name,
-          slug: row.slug,
-          type: row.type,
-          active: row.active,
-          createdAt: row.created_at.toISOString(),
-        });
+      return reply.code(201).send({
+        id: row.id,
+        name: row.name,
+        slug: row.slug,
+        type: row.type,
+        active: row.active,
+        createdAt: row.created_at.toISOString(),
+      });
     },
   );
 
   app.put(
     '/api/v1/datasources/:id',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'updateDataSource',
         tags,
@@ -314,7 +313,7 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
   app.delete(
     '/api/v1/datasources/:id',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'deleteDataSource',
         tags,
@@ -347,7 +346,7 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
   app.post(
     '/api/v1/datasources/:id/test',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'testDataSource',
         tags,
@@ -383,7 +382,7 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
   app.post(
     '/api/v1/datasources/:id/query',
     {
-      onRequest: editor,
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'queryDataSource',
         tags,
@@ -402,14 +401,12 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
       const { query, parameters = {}, maxRows } = request.body;
       return sendJson(
         reply,
-        await runAndAudit(
-          db,
-          sources,
-          request,
-          row,
-          { query, parameters: parameters as Record<string, unknown>, maxRows, signal: clientGoneSignal(reply) },
-          { kind: 'adhoc' },
-        ),
+        await runAdHoc(db, sources, request, row, {
+          query,
+          parameters: parameters as Record<string, unknown>,
+          maxRows,
+          signal: clientGoneSignal(reply),
+        }),
       );
     },
   );
@@ -417,7 +414,7 @@ export function registerDataSourceRoutes(app: App, ctx: DashboardContext, source
   app.get(
     '/api/v1/datasources/:id/schema',
     {
-      onRequest: editor,
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'getDataSourceSchema',
         tags,

@@ -140,7 +140,8 @@ export const QueryText = Type.String({
   minLength: 1,
   maxLength: 100_000,
   pattern: '^[^\\u0000]*$',
-  description: 'one SQL statement; named parameters as :name or @name',
+  description:
+    'one SQL statement; named parameters as :name or @name, each one given in the parameters (a MySQL user variable is written quoted: @`total`)',
 });
 export const Parameters = Type.Object(
   {},

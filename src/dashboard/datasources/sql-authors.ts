@@ -8,8 +8,10 @@ import { listDataSources, type DataSourceRow } from './store.ts';
 const PLURAL = { editor: 'editors', admin: 'admins', owner: 'owners' } as const;
 
 /**
- * Refuses SQL written by someone below the source's `sqlRole`. What is refused is authorship (ad-hoc SQL, a saved
- * query's text or source, a widget's inline SQL); running SQL someone allowed already stored is not.
+ * The one rule of who may write SQL on a data source: its `sqlRole` or above (editor at the least, so never a viewer).
+ * What it governs is authorship: ad-hoc SQL (queries/run.ts `runAdHoc`, the only way routes run it), a saved query's
+ * text or source, a widget's inline SQL on create, update, restore and import (`checkWidgetSql` below). Running SQL
+ * someone allowed already stored is not authorship.
  */
 export function checkSqlAuthor(
   user: Pick<AuthUser, 'role'>,

@@ -3,6 +3,11 @@
  * identifiers, comments and PostgreSQL dollar-quoted bodies. Parameter binding, the one-statement rule and the
  * read-only pre-check all look only at the `code` regions it reports, so a `:name`, a `;` or a `DELETE` inside a
  * literal or a comment is left alone.
+ *
+ * MySQL and MariaDB run what an executable comment encloses: `/*!`, `/*!50110`, MariaDB's `/*M!` and `/*M!100101`
+ * open one, `*\/` closes it. For the MySQL dialect only those markers are comments and what they enclose is code,
+ * whatever version the marker names, so `SELECT 1 /*! INTO OUTFILE '/tmp/x' *\/` is read as the write it is. Inside
+ * one nothing else is taken for a comment. Both choices can only make the checks see more code, never less.
  */
 export type Dialect = 'postgres' | 'mysql';
 
@@ -113,19 +118,47 @@ function literalEnd(sql: string, i: number, dialect: Dialect): number {
   return 0;
 }
 
+/** End of an executable comment's opening marker (`/*!` or `/*M!`, then a version number) at `i`, or 0. */
+function executableOpening(sql: string, i: number): number {
+  if (sql[i] !== '/' || sql[i + 1] !== '*') return 0;
+  let j = i + 2;
+  if (sql[j] === 'M') j++;
+  if (sql[j] !== '!') return 0;
+  j++;
+  while (j < sql.length && sql[j]! >= '0' && sql[j]! <= '9') j++;
+  return j;
+}
+
 export function scanSql(sql: string, dialect: Dialect): Region[] {
   const regions: Region[] = [];
   let codeStart = 0;
   let i = 0;
+  let executable = false;
   const flush = (end: number) => {
     if (end > codeStart) regions.push({ kind: 'code', start: codeStart, end });
   };
+  const marker = (end: number) => {
+    flush(i);
+    regions.push({ kind: 'comment', start: i, end });
+    i = codeStart = end;
+  };
   while (i < sql.length) {
-    const c = commentEnd(sql, i, dialect);
+    if (dialect === 'mysql') {
+      if (executable && sql[i] === '*' && sql[i + 1] === '/') {
+        marker(i + 2);
+        executable = false;
+        continue;
+      }
+      const opening = executable ? 0 : executableOpening(sql, i);
+      if (opening > 0) {
+        marker(opening);
+        executable = true;
+        continue;
+      }
+    }
+    const c = executable ? 0 : commentEnd(sql, i, dialect);
     if (c > 0) {
-      flush(i);
-      regions.push({ kind: 'comment', start: i, end: c });
-      i = codeStart = c;
+      marker(c);
       continue;
     }
     const l = literalEnd(sql, i, dialect);

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
+import { OPEN } from '../auth/access.ts';
 import { safeEqual } from '../../kit/crypto.ts';
 import { HttpError, type ErrorCode } from '../../kit/errors.ts';
 import { startSession } from '../auth/sessions.ts';
@@ -9,6 +10,7 @@ import { dashboardPublicUrl } from '../config.ts';
 import { notFound, validation } from '../errors.ts';
 import { Slug, TokenPairSchema, errors } from '../schemas.ts';
 import { findSignInUser } from './mapping.ts';
+import { updateProfileAtSignIn } from './profile.ts';
 import { LoginFailed, type LoginProvider } from './provider.ts';
 import { redirectAllowed } from './redirect.ts';
 import { beginLogin, clearedStateCookie, consumeLogin, readStateCookie, stateCookie } from './state.ts';
@@ -19,11 +21,11 @@ const ProviderParams = Type.Object({
 const tags = ['auth'];
 
 /**
- * Sign-in through an external provider (Document 1's login flow). The start sets the single-use
- * state cookie and redirects to the provider; the callback checks the cookie against `state`,
- * consumes the login, exchanges the code (PKCE, nonce), finds the user, and answers the token
- * pair: as JSON, or — when the login named an allowed `redirect` — by redirecting there with the
- * pair in the URL fragment (never sent to a server, never in a log).
+ * Sign-in through an external provider (Document 1's login flow). The start sets the single-use state cookie and
+ * redirects to the provider; the callback checks the cookie against `state`, consumes the login, exchanges the code
+ * (PKCE, nonce), finds the user, updates their name and verified email from the provider, and answers the token
+ * pair: as JSON, or — when the login named an allowed `redirect` — by redirecting there with the pair in the URL
+ * fragment (never sent to a server, never in a log).
  */
 export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: Map<string, LoginProvider>): void {
   const { db, config } = ctx;
@@ -38,7 +40,7 @@ export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: 
   app.get(
     '/api/v1/auth/providers',
     {
-      config: { auth: false },
+      config: { access: OPEN },
       schema: {
         operationId: 'listLoginProviders',
         tags,
@@ -54,7 +56,7 @@ export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: 
   app.get(
     '/api/v1/auth/:provider',
     {
-      config: { auth: false },
+      config: { access: OPEN },
       schema: {
         operationId: 'startLogin',
         tags,
@@ -100,7 +102,7 @@ export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: 
   app.get(
     '/api/v1/auth/:provider/callback',
     {
-      config: { auth: false },
+      config: { access: OPEN },
       schema: {
         operationId: 'finishLogin',
         tags,
@@ -147,8 +149,8 @@ export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: 
         }
         throw err;
       }
-      const user = await findSignInUser(db, p.id, who, pending.tenantSlug);
-      if (!user) {
+      const found = await findSignInUser(db, p.id, who, pending.tenantSlug);
+      if (!found) {
         request.log.info({ provider: p.id, verified: who.emailVerified }, 'sign-in by someone who is not a user');
         return fail(
           403,
@@ -158,6 +160,8 @@ export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: 
             : 'there is no account for you here; ask an admin of your tenant to add your email',
         );
       }
+      // Before the session, so the access token carries the email as it is now.
+      const { user, updated } = await updateProfileAtSignIn(db, found, who);
       const pair = await startSession(db, ctx.tokens, user, p.id);
       await recordAudit(db, {
         tenantId: user.tenantId,
@@ -165,7 +169,7 @@ export function registerLoginRoutes(app: App, ctx: DashboardContext, providers: 
         action: 'user.sign_in',
         targetType: 'user',
         targetId: user.id,
-        details: { provider: p.id },
+        details: { provider: p.id, ...(updated.length ? { updated } : {}) },
       });
       if (pending.redirect) {
         const to = new URL(pending.redirect);

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
-import { currentUser, requireRole } from '../auth/authenticate.ts';
+import { signedIn } from '../auth/access.ts';
+import { currentUser } from '../auth/authenticate.ts';
 import { actor, recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
 import { clientGoneSignal } from '../datasources/client-gone.ts';
@@ -15,7 +16,7 @@ import { notFound, validation } from '../errors.ts';
 import { decodeCursor, toPage } from '../../kit/paging.ts';
 import { DisplayText, IdParams, IdPosition, ListQuery, bearer, errors } from '../schemas.ts';
 import { SavedQuery } from './schemas.ts';
-import { namedColumnsResult, runAndAudit, sendJson } from './run.ts';
+import { namedColumnsResult, runAdHoc, runStored, sendJson } from './run.ts';
 import {
   deleteSavedQuery,
   getSavedQuery,
@@ -50,7 +51,6 @@ const saved = (r: SavedQueryRow) => ({
  */
 export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: DataSourceService): void {
   const { db } = ctx;
-  const editor = requireRole('editor');
 
   const dataSource = async (tenantId: number, id: number) => {
     const row = await getDataSource(db, tenantId, id);
@@ -74,7 +74,7 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
   app.post(
     '/api/v1/query',
     {
-      onRequest: editor,
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'runQuery',
         tags,
@@ -91,15 +91,12 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
       const me = currentUser(request);
       const { dataSourceId, query, params = {}, maxRows } = request.body;
       const row = await dataSource(me.tenantId, dataSourceId);
-      checkSqlAuthor(me, row, 'query');
-      const result = await runAndAudit(
-        db,
-        sources,
-        request,
-        row,
-        { query, parameters: params as Record<string, unknown>, maxRows, signal: clientGoneSignal(reply) },
-        { kind: 'adhoc' },
-      );
+      const result = await runAdHoc(db, sources, request, row, {
+        query,
+        parameters: params as Record<string, unknown>,
+        maxRows,
+        signal: clientGoneSignal(reply),
+      });
       return sendJson(reply, namedColumnsResult(result));
     },
   );
@@ -107,6 +104,7 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
   app.get(
     '/api/v1/queries',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'listSavedQueries',
         tags,
@@ -136,6 +134,7 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
   app.get(
     '/api/v1/queries/:id',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'getSavedQuery',
         tags,
@@ -151,7 +150,7 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
   app.post(
     '/api/v1/queries',
     {
-      onRequest: editor,
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'createSavedQuery',
         tags,
@@ -201,7 +200,7 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
   app.put(
     '/api/v1/queries/:id',
     {
-      onRequest: editor,
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'updateSavedQuery',
         tags,
@@ -252,7 +251,7 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
   app.delete(
     '/api/v1/queries/:id',
     {
-      onRequest: editor,
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'deleteSavedQuery',
         tags,
@@ -281,6 +280,7 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
   app.post(
     '/api/v1/queries/:id/run',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'runSavedQuery',
         tags,
@@ -296,7 +296,7 @@ export function registerQueryRoutes(app: App, ctx: DashboardContext, sources: Da
       const current = await load(me.tenantId, request.params.id);
       const row = await dataSource(me.tenantId, current.data_source_id);
       const { params = {}, maxRows = DEFAULT_MAX_ROWS } = request.body ?? {};
-      const result = await runAndAudit(
+      const result = await runStored(
         db,
         sources,
         request,

@@ -2,15 +2,46 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { actor, recordAudit } from '../audit/record.ts';
+import { currentUser } from '../auth/authenticate.ts';
+import { checkSqlAuthor } from '../datasources/sql-authors.ts';
 import type { ExecuteResult } from '../datasources/execute.ts';
 import type { DataSourceService, RunOptions } from '../datasources/service.ts';
 import type { DataSourceRow } from '../datasources/store.ts';
 
 /**
+ * Runs SQL the signed-in caller wrote, on a source whose `sqlRole` allows them (datasources/sql-authors.ts): every
+ * route that runs ad-hoc SQL goes through here, so none can forget the rule. Refused before anything runs or is recorded.
+ */
+export function runAdHoc(
+  db: Database,
+  sources: DataSourceService,
+  request: FastifyRequest,
+  row: DataSourceRow,
+  options: RunOptions,
+): Promise<ExecuteResult> {
+  checkSqlAuthor(currentUser(request), row, 'query');
+  return runAndAudit(db, sources, request, row, options, { kind: 'adhoc' });
+}
+
+/** Runs SQL someone allowed already stored (a saved query, a widget), with the caller's parameter values only. */
+export function runStored(
+  db: Database,
+  sources: DataSourceService,
+  request: FastifyRequest,
+  row: DataSourceRow,
+  options: RunOptions,
+  origin:
+    | { kind: 'saved'; savedQueryId: number }
+    | { kind: 'widget'; dashboardId: number; widgetId: string; savedQueryId?: number; publicLink?: true },
+): Promise<ExecuteResult> {
+  return runAndAudit(db, sources, request, row, options, origin);
+}
+
+/**
  * Runs a query and records who ran what on which data source, whether it succeeded or not: the statement, the
  * parameter names (never their values, which may be personal data), the row count or the error code.
  */
-export async function runAndAudit(
+async function runAndAudit(
   db: Database,
   sources: DataSourceService,
   request: FastifyRequest,

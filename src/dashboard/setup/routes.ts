@@ -1,4 +1,5 @@
 import type { App } from '../../kit/app.ts';
+import { OPEN } from '../auth/access.ts';
 import type { Queryable } from '../../kit/db.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
@@ -48,7 +49,7 @@ export function registerSetupRoutes(app: App, ctx: DashboardContext): void {
   app.get(
     '/api/v1/setup',
     {
-      config: { auth: false },
+      config: { access: OPEN },
       schema: {
         operationId: 'getSetupStatus',
         tags,
@@ -70,7 +71,7 @@ export function registerSetupRoutes(app: App, ctx: DashboardContext): void {
   app.post(
     '/api/v1/setup',
     {
-      config: { auth: false },
+      config: { access: OPEN },
       schema: {
         operationId: 'createFirstOwner',
         tags,

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
-import { currentUser, requireRole } from '../auth/authenticate.ts';
+import { signedIn, LINK_VISITOR } from '../auth/access.ts';
+import { currentUser } from '../auth/authenticate.ts';
 import { actor, recordAudit } from '../audit/record.ts';
 import { dashboardPublicUrl } from '../config.ts';
 import type { DashboardContext } from '../context.ts';
@@ -27,7 +28,6 @@ const gone = () => notFound('shared dashboard (the link was turned off, or never
  */
 export function registerSharingRoutes(app: App, ctx: DashboardContext, sources: DataSourceService): void {
   const { db, secretKey } = ctx;
-  const editor = requireRole('editor');
   const linkOf = (row: ShareRow) => ({
     url: `${dashboardPublicUrl(ctx.config)}/public/${shareToken(secretKey, row)}`,
     createdAt: row.created_at.toISOString(),
@@ -42,7 +42,7 @@ export function registerSharingRoutes(app: App, ctx: DashboardContext, sources: 
   app.get(
     '/api/v1/dashboards/:id/share',
     {
-      onRequest: editor,
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'getDashboardShare',
         tags,
@@ -63,7 +63,7 @@ export function registerSharingRoutes(app: App, ctx: DashboardContext, sources: 
   app.put(
     '/api/v1/dashboards/:id/share',
     {
-      onRequest: editor,
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'shareDashboard',
         tags,
@@ -96,7 +96,7 @@ export function registerSharingRoutes(app: App, ctx: DashboardContext, sources: 
   app.delete(
     '/api/v1/dashboards/:id/share',
     {
-      onRequest: editor,
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'unshareDashboard',
         tags,
@@ -134,7 +134,7 @@ export function registerSharingRoutes(app: App, ctx: DashboardContext, sources: 
   app.get(
     '/api/v1/public/dashboards/:token',
     {
-      config: { auth: false },
+      config: { access: LINK_VISITOR },
       schema: {
         operationId: 'getPublicDashboard',
         tags,
@@ -172,7 +172,7 @@ export function registerSharingRoutes(app: App, ctx: DashboardContext, sources: 
   app.post(
     '/api/v1/public/dashboards/:token/widgets/:widgetId/run',
     {
-      config: { auth: false },
+      config: { access: LINK_VISITOR },
       schema: {
         operationId: 'runPublicDashboardWidget',
         tags,

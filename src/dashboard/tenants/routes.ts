@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
-import { currentUser, requireRole } from '../auth/authenticate.ts';
+import { signedIn } from '../auth/access.ts';
+import { currentUser } from '../auth/authenticate.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
@@ -24,7 +25,6 @@ const tags = ['tenants'];
  */
 export function registerTenantRoutes(app: App, ctx: DashboardContext): void {
   const { db } = ctx;
-  const owner = requireRole('owner');
 
   const owned = async (request: Parameters<typeof currentUser>[0], id: number): Promise<Tenant> => {
     const me = currentUser(request);
@@ -37,7 +37,7 @@ export function registerTenantRoutes(app: App, ctx: DashboardContext): void {
   app.get(
     '/api/v1/admin/tenants',
     {
-      onRequest: owner,
+      config: { access: signedIn('owner') },
       schema: {
         operationId: 'listTenants',
         tags,
@@ -55,7 +55,7 @@ export function registerTenantRoutes(app: App, ctx: DashboardContext): void {
   app.post(
     '/api/v1/admin/tenants',
     {
-      onRequest: owner,
+      config: { access: signedIn('owner') },
       schema: {
         operationId: 'createTenant',
         tags,
@@ -107,7 +107,7 @@ export function registerTenantRoutes(app: App, ctx: DashboardContext): void {
   app.get(
     '/api/v1/admin/tenants/:id',
     {
-      onRequest: owner,
+      config: { access: signedIn('owner') },
       schema: {
         operationId: 'getTenant',
         tags,
@@ -123,7 +123,7 @@ export function registerTenantRoutes(app: App, ctx: DashboardContext): void {
   app.patch(
     '/api/v1/admin/tenants/:id',
     {
-      onRequest: owner,
+      config: { access: signedIn('owner') },
       schema: {
         operationId: 'updateTenant',
         tags,

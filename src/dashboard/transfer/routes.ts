@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
-import { currentUser, requireRole } from '../auth/authenticate.ts';
+import { signedIn } from '../auth/access.ts';
+import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import { SlugTaken, getDashboard } from '../dashboards/store.ts';
 import { conflict, notFound, validation } from '../errors.ts';
@@ -22,6 +23,7 @@ export function registerTransferRoutes(app: App, ctx: DashboardContext): void {
   app.get(
     '/api/v1/dashboards/:id/export',
     {
+      config: { access: signedIn('viewer') },
       schema: {
         operationId: 'exportDashboard',
         tags,
@@ -43,7 +45,7 @@ export function registerTransferRoutes(app: App, ctx: DashboardContext): void {
   app.post(
     '/api/v1/dashboards/import',
     {
-      onRequest: requireRole('editor'),
+      config: { access: signedIn('editor') },
       schema: {
         operationId: 'importDashboards',
         tags,

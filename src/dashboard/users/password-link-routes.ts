@@ -1,6 +1,7 @@
 import { HttpError } from '../../kit/errors.ts';
 import type { App } from '../../kit/app.ts';
-import { currentUser, requireRole } from '../auth/authenticate.ts';
+import { signedIn } from '../auth/access.ts';
+import { currentUser } from '../auth/authenticate.ts';
 import { actor, recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
@@ -17,7 +18,7 @@ export function registerPasswordLinkRoute(app: App, ctx: DashboardContext): void
   app.post(
     '/api/v1/admin/users/:id/password-link',
     {
-      onRequest: requireRole('admin'),
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'newPasswordLink',
         tags: ['users'],

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { HttpError } from '../../kit/errors.ts';
 import type { App } from '../../kit/app.ts';
-import { currentUser, requireRole } from '../auth/authenticate.ts';
+import { signedIn } from '../auth/access.ts';
+import { currentUser } from '../auth/authenticate.ts';
 import type { Role } from '../auth/roles.ts';
 import { actor, recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
@@ -27,6 +28,7 @@ import {
   listUsers,
   otherActiveOwners,
   setActive,
+  setName,
   setRole,
   toUser,
   type UserRow,
@@ -37,12 +39,11 @@ const tags = ['users'];
 /** User administration (admin or owner): only an owner may make or change owners, and a tenant keeps at least one active owner. */
 export function registerUserRoutes(app: App, ctx: DashboardContext): void {
   const { db } = ctx;
-  const admin = requireRole('admin');
 
   app.get(
     '/api/v1/admin/users',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'listUsers',
         tags,
@@ -63,7 +64,7 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
   app.get(
     '/api/v1/admin/users/:id',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'getUser',
         tags,
@@ -83,7 +84,7 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
   app.post(
     '/api/v1/admin/users',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'createUser',
         tags,
@@ -144,15 +145,20 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
   app.patch(
     '/api/v1/admin/users/:id',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'updateUser',
         tags,
         security: bearer,
-        summary: "Change a user's role, or reactivate a deactivated user (`active: true`)",
+        summary:
+          "Change a user's name or role, or reactivate a deactivated user (`active: true`); a provider's name replaces the name at the user's next sign-in",
         params: IdParams,
         body: Type.Object(
-          { role: Type.Optional(RoleSchema), active: Type.Optional(Type.Boolean()) },
+          {
+            name: Type.Optional(DisplayText(200)),
+            role: Type.Optional(RoleSchema),
+            active: Type.Optional(Type.Boolean()),
+          },
           { additionalProperties: false, minProperties: 1 },
         ),
         response: { 200: UserSchema, ...errors(400, 401, 403, 404, 409, 429) },
@@ -160,9 +166,20 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
     },
     async (request) => {
       const { role, active } = request.body;
+      const name = request.body.name?.trim();
       const row = await db.transaction(async (tx) => {
         const target = await guardChange(tx, request, request.params.id, role, active === false);
         let updated = target;
+        if (name !== undefined && name !== target.name) {
+          updated = (await setName(tx, target.tenant_id, target.id, name))!;
+          await recordAudit(tx, {
+            ...actor(request),
+            action: 'user.rename',
+            targetType: 'user',
+            targetId: target.id,
+            details: { from: target.name, to: name },
+          });
+        }
         if (role !== undefined && role !== target.role) {
           updated = (await setRole(tx, target.tenant_id, target.id, role))!;
           await recordAudit(tx, {
@@ -192,7 +209,7 @@ export function registerUserRoutes(app: App, ctx: DashboardContext): void {
   app.delete(
     '/api/v1/admin/users/:id',
     {
-      onRequest: admin,
+      config: { access: signedIn('admin') },
       schema: {
         operationId: 'deactivateUser',
         tags,

@@ -89,6 +89,14 @@ export async function setRole(db: Queryable, tenantId: number, id: number, role:
   return rows[0];
 }
 
+export async function setName(db: Queryable, tenantId: number, id: number, name: string): Promise<UserRow | undefined> {
+  const { rows } = await db.query<UserRow>(
+    `UPDATE users SET name = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}`,
+    [tenantId, id, name],
+  );
+  return rows[0];
+}
+
 /** Deactivates or reactivates; deactivation also revokes every session, so refresh tokens end as well. */
 export async function setActive(
   db: Queryable,

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { HttpError } from '../../kit/errors.ts';
 import type { App } from '../../kit/app.ts';
+import { PUBLIC } from '../../kit/access.ts';
 import { notFound } from '../errors.ts';
 import { errors } from '../schemas.ts';
 import { loadWebFiles, type WebFile } from './files.ts';
@@ -52,7 +53,7 @@ export function registerWebRoutes(app: App, files: Map<string, WebFile> = loadWe
   app.get(
     '/',
     {
-      config: { auth: false, rateLimit: false },
+      config: { access: PUBLIC },
       schema: {
         operationId: 'getWebApp',
         tags: ['web'],
@@ -63,7 +64,7 @@ export function registerWebRoutes(app: App, files: Map<string, WebFile> = loadWe
     async (_request, reply) => sendIndex(reply),
   );
   // The catch-all is described by GET / (the same page) and the API's own paths.
-  app.get('/*', { config: { auth: false, rateLimit: false }, schema: { hide: true } }, async (request, reply) => {
+  app.get('/*', { config: { access: PUBLIC }, schema: { hide: true } }, async (request, reply) => {
     let path: string;
     try {
       path = decodeURIComponent(request.url.split('?')[0]!);

@@ -1,0 +1,65 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessChecks, AccessRule } from '../../kit/access.ts';
+import type { Database } from '../../kit/db.ts';
+import { forbidden, unauthorized } from '../errors.ts';
+import type { RateLimiter } from '../ratelimit/limiter.ts';
+import { identify } from './authenticate.ts';
+import type { JwtKeys } from './jwt.ts';
+import { roleAtLeast, type Role } from './roles.ts';
+import type { AuthUser } from './user.ts';
+
+/**
+ * Who may call a dashboard route, declared on the route (`config: { access }`, src/kit/access.ts):
+ * - the kit's `PUBLIC`: anyone, not counted against a rate limit (the operational probes, the web app's files, CORS
+ *   preflights), which a few page loads or a prober would otherwise use up;
+ * - `OPEN`: anyone, counted against the address's limit (sign-in, refresh, first-run setup, the providers lists);
+ * - `LINK_VISITOR`: anyone holding a public link's token, counted per address; the route itself looks the link up;
+ * - `signedIn(role)`: a valid access token of a user with that role or above, counted against the tenant's limit.
+ */
+export interface RoleRule extends AccessRule {
+  readonly kind: 'role';
+  readonly role: Role;
+}
+
+export const OPEN: AccessRule = Object.freeze({ kind: 'open' });
+export const LINK_VISITOR: AccessRule = Object.freeze({ kind: 'publicLink' });
+
+const rules = new Map<Role, RoleRule>();
+/** Signed in with `role` or above (owner > admin > editor > viewer). */
+export function signedIn(role: Role): RoleRule {
+  let rule = rules.get(role);
+  if (!rule) {
+    rule = Object.freeze({ kind: 'role', role });
+    rules.set(role, rule);
+  }
+  return rule;
+}
+
+export interface AccessDeps {
+  db: Database;
+  keys: JwtKeys;
+  /** Set when authentication is disabled for local development: every signed-in route acts as this user. */
+  devUser: AuthUser | undefined;
+  /** The rate limiter, made once the app exists (it is a plugin of the app). */
+  limiter: () => RateLimiter;
+}
+
+/**
+ * The dashboard's checks, run by the kit's one onRequest hook before the body is read. The caller is counted before
+ * being refused, so every answer of a counted route (401 and 403 included) carries the rate limit headers.
+ */
+export function dashboardAccess(deps: AccessDeps): AccessChecks {
+  const countByAddress = (_rule: AccessRule, request: FastifyRequest, reply: FastifyReply) =>
+    deps.limiter()(request, reply);
+  return {
+    open: countByAddress,
+    publicLink: countByAddress,
+    role: async (rule: RoleRule, request: FastifyRequest, reply: FastifyReply) => {
+      request.user = deps.devUser ?? (await identify(deps.db, deps.keys, request.headers.authorization)) ?? null;
+      await deps.limiter()(request, reply);
+      if (!request.user) throw unauthorized();
+      if (!roleAtLeast(request.user.role, rule.role))
+        throw forbidden(`this needs the ${rule.role} role or above; you are ${request.user.role}`);
+    },
+  };
+}
