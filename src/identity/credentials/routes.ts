@@ -1,3 +1,4 @@
+import { ADMIN } from '../access/rules.ts';
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
@@ -96,6 +97,7 @@ export async function registerCredentialRoutes(
   scope.post(
     '/principals/:id/credentials',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'createCredential',
         tags,
@@ -145,6 +147,7 @@ export async function registerCredentialRoutes(
   scope.get(
     '/principals/:id/credentials',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'listCredentials',
         tags,
@@ -174,6 +177,7 @@ export async function registerCredentialRoutes(
   scope.get(
     '/principals/:id/credentials/:credentialId',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'getCredential',
         tags,
@@ -193,6 +197,7 @@ export async function registerCredentialRoutes(
   scope.post(
     '/principals/:id/credentials/:credentialId/revoke',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'revokeCredential',
         tags,
@@ -213,6 +218,7 @@ export async function registerCredentialRoutes(
   scope.put(
     '/principals/:id/password',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'setPassword',
         tags,
