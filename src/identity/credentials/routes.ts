@@ -82,7 +82,7 @@ const NewKeypair = Type.Object(
 const Params = Type.Object({ id: Uuid });
 const CredentialParams = Type.Object({ id: Uuid, credentialId: Uuid });
 
-/** A principal's credentials under /api/v1/principals/:id (the admin guard is the caller's). */
+/** A principal's credentials under /api/v1/principals/:id (each route declares ADMIN access). */
 export async function registerCredentialRoutes(
   scope: AdminScope,
   deps: { db: Database; accounts: PrincipalDirectory; clients: ClientStore; scopes: string[] },

@@ -129,7 +129,7 @@ export async function allPersonAgents(db: Database, personId: string): Promise<S
 
 const AgentParams = Type.Object({ id: Uuid, agentId: Uuid });
 
-/** Management API: a person's agents, approvals and exchange record (the admin guard is the caller's). */
+/** Management API: a person's agents, approvals and exchange record (each route declares ADMIN access). */
 export async function registerDelegationAdminRoutes(scope: AdminScope, deps: { db: Database }): Promise<void> {
   const tags = ['management'];
   const security = Security;

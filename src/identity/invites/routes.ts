@@ -72,7 +72,7 @@ function linkFor(base: string, token: string): string {
   return u.href;
 }
 
-/** Invitations of an organization under /api/v1/organizations/:id/invites (the admin guard is the caller's). */
+/** Invitations of an organization under /api/v1/organizations/:id/invites (each route declares ADMIN access). */
 export async function registerInviteRoutes(scope: AdminScope, deps: InviteDeps): Promise<void> {
   const tags = ['management'];
   const security = Security;

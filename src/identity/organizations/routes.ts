@@ -89,7 +89,7 @@ const MembershipChanges = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-/** Organizations and memberships under /api/v1/organizations (the admin guard is the caller's). */
+/** Organizations and memberships under /api/v1/organizations (each route declares ADMIN access). */
 export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: Database }): Promise<void> {
   const tags = ['management'];
   const security = Security;

@@ -27,7 +27,7 @@ const LinkOut = Type.Object({
   email: Type.String(),
 });
 
-/** `POST /api/v1/principals/:id/password-link` (the admin guard is the caller's). */
+/** `POST /api/v1/principals/:id/password-link` (each route declares ADMIN access). */
 export async function registerPasswordLinkAdminRoutes(scope: AdminScope, deps: PasswordLinkAdminDeps): Promise<void> {
   scope.post(
     '/principals/:id/password-link',

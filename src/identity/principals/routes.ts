@@ -259,7 +259,7 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** Principals of every type under /api/v1/principals (the admin guard is the caller's). */
+/** Principals of every type under /api/v1/principals (each route declares ADMIN access). */
 export async function registerPrincipalRoutes(scope: AdminScope, deps: PrincipalRouteDeps): Promise<void> {
   const tags = ['management'];
   const security = Security;
