@@ -36,6 +36,8 @@ import { DPOP_SCHEME_NOTE, dpopCheck } from '../kit/auth/dpop.ts';
 import { memoryProofIds, redisProofIds } from '../kit/auth/dpop-replay.ts';
 import { secondFactor } from './mfa/interaction.ts';
 import { registerAccountSecurity } from './mfa/account-routes.ts';
+import { identityAccess } from './access/checks.ts';
+import { LOGIN_SESSION_SCHEME } from './access/rules.ts';
 import { registerPasskeyAssets } from './mfa/assets.ts';
 import { registerMarketplace } from './marketplace/routes.ts';
 import { registerStripeWebhook } from './billing/webhook-route.ts';
@@ -83,6 +85,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
     const metrics = createIdentityMetrics();
     const oidc = oidcComponents(config.issuer);
+    // Every route declares who may call it (access/rules.ts); the checks get what they need once it is built, below.
+    const access = identityAccess();
     app = await createApp({
       name: 'identity',
       version: IDENTITY_VERSION,
@@ -92,6 +96,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       bodyLimit: 64 * 1024,
       errorBody: identityErrorBody,
       database: { db, migrations: MIGRATIONS },
+      access: access.checks,
       metrics: metrics.registry,
       openapi: {
         servers: [{ url: config.issuer, description: 'the issuer (IDENTITY_ISSUER)' }],
@@ -108,6 +113,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
               scheme: 'bearer',
               description: `An access token of this service issued to the signed-in person (any app, any scope). ${DPOP_SCHEME_NOTE}`,
             },
+            ...LOGIN_SESSION_SCHEME,
           },
         },
         tags: [
@@ -270,6 +276,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       publicUrl: config.issuer,
       proofIds,
     });
+    access.connect({ guard, verifier, dpop, adminToken: config.adminToken, db, accounts });
     const invites = {
       db,
       mailer: smtpMailer(config.smtpUrl, config.mailFrom, log),
@@ -293,11 +300,10 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       clients,
       accounts,
       scopes,
-      guard,
       invites,
       passwordLinks: { issuer: config.issuer, passwordLinkTtl: config.passwordLinkTtl },
     });
-    await registerInviteeRoutes(app, { db, verifier, dpop });
+    await registerInviteeRoutes(app, { db });
     await registerAccountPages(app, {
       db,
       accounts,
@@ -305,12 +311,10 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       issuer: config.issuer,
       loginSessionTtl: config.loginSessionTtl,
       secretKey,
-      verifier,
       holder,
-      dpop,
     });
-    await registerPersonDelegationRoutes(app, { db, holder, accounts, clients, dpop });
-    await registerMarketplace(app, { db, verifier, adminToken: config.adminToken, dpop });
+    await registerPersonDelegationRoutes(app, { db, accounts });
+    await registerMarketplace(app, { db });
     await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });

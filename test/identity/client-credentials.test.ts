@@ -17,7 +17,7 @@ before(async () => {
 });
 after(async () => server?.close());
 
-test('discovery advertises exactly the contract values', async () => {
+test("discovery advertises the contract's values, and beside them every grant and client authentication it takes", async () => {
   const res = await fetch(`${server.issuer}/.well-known/openid-configuration`);
   assert.equal(res.status, 200);
   const d = (await res.json()) as any;
@@ -28,11 +28,18 @@ test('discovery advertises exactly the contract values', async () => {
   assert.equal(d.revocation_endpoint, `${server.issuer}/oauth/revoke`);
   assert.equal(d.jwks_uri, `${server.issuer}/.well-known/jwks.json`);
   assert.deepEqual(d.response_types_supported, ['code']);
-  assert.deepEqual([...d.grant_types_supported].sort(), ['authorization_code', 'client_credentials', 'refresh_token']);
+  assert.deepEqual([...d.grant_types_supported].sort(), [
+    'authorization_code',
+    'client_credentials',
+    'refresh_token',
+    'urn:ietf:params:oauth:grant-type:jwt-bearer',
+    'urn:ietf:params:oauth:grant-type:token-exchange',
+  ]);
   assert.deepEqual([...d.token_endpoint_auth_methods_supported].sort(), [
     'client_secret_basic',
     'client_secret_post',
     'none',
+    'private_key_jwt',
   ]);
   assert.deepEqual(d.code_challenge_methods_supported, ['S256']);
 });

@@ -460,9 +460,12 @@ test('a password is changed with the same slow hash; the old one is revoked as r
   );
 });
 
-test('discovery still advertises only the contract grant types', async () => {
+test("discovery lists the credential grants beside the contract's three", async () => {
   const d = (await (await fetch(`${server.issuer}/.well-known/openid-configuration`)).json()) as any;
-  assert.deepEqual([...d.grant_types_supported].sort(), ['authorization_code', 'client_credentials', 'refresh_token']);
+  assert.deepEqual(
+    [...d.grant_types_supported].sort(),
+    ['authorization_code', 'client_credentials', 'refresh_token', JWT_BEARER, EXCHANGE].sort(),
+  );
 });
 
 // API keys, key pairs and jtis are read and written many per statement (credentials/lookup.ts): requests arriving

@@ -5,13 +5,18 @@ import * as oidc from 'openid-client';
 import { startServer, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
-import { deliver, stripeId, subscriptionEvent, type SubscriptionState } from '../support/vendors/stripe.ts';
+import {
+  deliver,
+  stripeId,
+  stripeSignatureHeader,
+  subscriptionEvent,
+  type SubscriptionState,
+} from '../support/vendors/stripe.ts';
 import {
   SUBSCRIPTION_MOVES,
   SUBSCRIPTION_STATUSES,
   type SubscriptionStatus,
 } from '../../src/identity/billing/subscription-transitions.ts';
-import { stripeSignature } from '../../src/identity/billing/stripe-signature.ts';
 
 const operatorToken = randomBytes(24).toString('hex');
 const secret = `whsec_${randomBytes(24).toString('base64url')}`;
@@ -399,11 +404,14 @@ test('webhooks: bad signatures, old or future timestamps and malformed bodies ar
     await deliver(hook, event, { secret, header: 'v1=abc' }),
     await deliver(hook, event, { secret, header: `t=soon,v1=${'0'.repeat(64)}` }),
     // Signed over another body: a tampered payload.
-    await deliver(hook, body.replace('"active"', '"trialing"'), { secret, header: stripeSignature(body, secret, now) }),
+    await deliver(hook, body.replace('"active"', '"trialing"'), {
+      secret,
+      header: stripeSignatureHeader(body, secret, now),
+    }),
     // A valid signature with the old timestamp re-signed by someone without the secret cannot be made: the t is signed too.
     await deliver(hook, event, {
       secret,
-      header: stripeSignature(body, secret, now - 600).replace(`t=${now - 600}`, `t=${now}`),
+      header: stripeSignatureHeader(body, secret, now - 600).replace(`t=${now - 600}`, `t=${now}`),
     }),
   ];
   for (const r of refusals) {

@@ -1,15 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Database } from '../../kit/db.ts';
-import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { CsrfTokens } from '../pages/csrf.ts';
-import { errorPage, escapeHtml, page } from '../pages/layout.ts';
+import { errorPage } from '../pages/layout.ts';
 import { html, sameOrigin } from '../pages/respond.ts';
-import { signInLink } from './html.ts';
-import { csrfBinding, signedIn, type SignedIn } from './session.ts';
+import { signedInAs } from '../access/signed-in.ts';
+import { csrfBinding, type SignedIn } from './session.ts';
 
 export interface AccountGuardDeps {
-  db: Database;
-  accounts: PrincipalDirectory;
   csrf: CsrfTokens;
   issuer: string;
 }
@@ -25,9 +21,9 @@ export interface AccountPage {
 
 /**
  * The signed-in person's pages (password, sign-in security, sessions, linked accounts, connected apps, agents) all
- * start alike: a page opened signed out goes through the one sign-in and back; a form posted signed out gets a 401
- * page with that link (re-posting after signing in would need a fresh CSRF token anyway); a form from another origin
- * or without this login session's CSRF token is refused (403).
+ * start alike. Their routes declare signed-in access (access/rules.ts), so the access check has already answered a
+ * browser that is signed out: the sign-in and back for a page, a 401 page for a form. A form from another origin or
+ * without this login session's CSRF token is refused here (403), once its body is read.
  */
 export class AccountGuard {
   private readonly deps: AccountGuardDeps;
@@ -35,36 +31,18 @@ export class AccountGuard {
     this.deps = deps;
   }
 
-  /** A page: the person, or undefined after sending the browser to sign in. */
-  async page(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    at: AccountPage,
-    returnTo = at.path,
-  ): Promise<SignedIn | undefined> {
-    const who = await signedIn(this.deps.db, this.deps.accounts, request);
-    if (!who) reply.header('cache-control', 'no-store').redirect(signInLink(returnTo), 303);
-    return who;
+  /** A page: the person the browser is signed in as. */
+  page(request: FastifyRequest): SignedIn {
+    return signedInAs(request);
   }
 
-  /** A posted form: the person, or undefined after answering 401 (signed out) or 403 (cross-site, bad CSRF token). */
-  async form(
+  /** A posted form: the person, or undefined after answering 403 (cross-site, bad CSRF token). */
+  form(
     request: FastifyRequest<{ Body: { csrf?: string | undefined } }>,
     reply: FastifyReply,
     at: AccountPage,
-  ): Promise<SignedIn | undefined> {
-    const who = await signedIn(this.deps.db, this.deps.accounts, request);
-    if (!who) {
-      html(
-        reply,
-        401,
-        page({
-          title: 'Signed out',
-          body: `<h1>Signed out</h1>\n<p>Your session has ended, so nothing was changed.</p>\n<p><a href="${escapeHtml(signInLink(at.path))}">Sign in again</a></p>`,
-        }),
-      );
-      return undefined;
-    }
+  ): SignedIn | undefined {
+    const who = signedInAs(request);
     if (!sameOrigin(request, this.deps.issuer) || !this.verify(who, at, request.body?.csrf)) {
       html(
         reply,

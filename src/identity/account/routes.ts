@@ -5,8 +5,9 @@ import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import type { Throttle } from '../../kit/throttle.ts';
-import { refuseDelegated, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
-import { presentedToken, type DpopCheck } from '../../kit/auth/dpop.ts';
+import { PERSON, PUBLIC, signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
+import { personCaller } from '../access/person.ts';
+import { signedInAs } from '../access/signed-in.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { normaliseEmail, type PrincipalView } from '../principals/view.ts';
 import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
@@ -16,7 +17,7 @@ import { endLoginSession } from '../sessions/store.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import { Errors } from '../admin/schemas.ts';
-import { FormGuard, html, safeReturn, sameOrigin, signInLink } from './html.ts';
+import { FormGuard, html, safeReturn, sameOrigin } from './html.ts';
 import { formScope } from '../pages/respond.ts';
 import { signedIn } from './session.ts';
 import { verifyCurrentPassword } from './password-check.ts';
@@ -33,10 +34,7 @@ export interface AccountDeps {
   issuer: string;
   loginSessionTtl: number;
   secretKey: Buffer;
-  verifier: TokenVerifier;
   holder: ProviderHolder;
-  /** Checks the proof of a DPoP-bound token at `PUT /api/v1/account/password`. */
-  dpop: DpopCheck;
 }
 
 const tags = ['sign-in'];
@@ -90,6 +88,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
     scope.get(
       '/signin',
       {
+        config: { access: PUBLIC },
         schema: {
           operationId: 'accountSignIn',
           tags,
@@ -141,6 +140,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
     scope.get(
       CALLBACK_PATH,
       {
+        config: { access: PUBLIC },
         schema: {
           operationId: 'accountSignInCallback',
           tags,
@@ -197,12 +197,9 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
         }),
       );
 
-    const humanOrSignIn = async (request: FastifyRequest, reply: FastifyReply): Promise<PrincipalView | undefined> => {
-      const who = (await signedIn(deps.db, deps.accounts, request))?.account;
-      if (!who) {
-        reply.header('cache-control', 'no-store').redirect(signInLink('/account/password'), 303);
-        return undefined;
-      }
+    // Signed out, the access check has answered already (the sign-in for the page, a 401 page for the form).
+    const humanOrRefuse = (request: FastifyRequest, reply: FastifyReply): PrincipalView | undefined => {
+      const who = signedInAs(request).account;
       if (!who.human) {
         html(reply, 400, errorPage('No password here', 'Only people have passwords.'));
         return undefined;
@@ -213,7 +210,9 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
     scope.get(
       '/account/password',
       {
+        config: { access: signedInPage('/account/password') },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'changePasswordPage',
           tags,
           summary: 'The change-password page of the signed-in person (sign-in first when needed)',
@@ -221,7 +220,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
         },
       },
       async (request, reply) => {
-        const who = await humanOrSignIn(request, reply);
+        const who = humanOrRefuse(request, reply);
         return who ? passwordForm(request, reply, who) : reply;
       },
     );
@@ -229,7 +228,9 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
     scope.post(
       '/account/password',
       {
+        config: { access: signedInForm('/account/password') },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'changePasswordForm',
           tags,
           summary: 'The change-password form (current, new and confirmed password, CSRF field)',
@@ -238,7 +239,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
         },
       },
       async (request, reply) => {
-        const who = await humanOrSignIn(request, reply);
+        const who = humanOrRefuse(request, reply);
         if (!who) return reply;
         if (!sameOrigin(request, deps.issuer) || !forms.verify(request, `password:${who.id}`, request.body.csrf)) {
           return html(
@@ -302,6 +303,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
   typed.put(
     '/api/v1/account/password',
     {
+      config: { access: PERSON },
       schema: {
         operationId: 'changeOwnPassword',
         tags: ['account'],
@@ -319,19 +321,8 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
       },
     },
     async (request, reply) => {
-      const presented = presentedToken(request.headers.authorization);
-      const info = presented ? await deps.verifier(presented.token) : undefined;
-      const who = info?.subject ? await deps.accounts.find(info.subject) : undefined;
-      if (!presented || !info || !who?.active)
-        throw new HttpError(
-          401,
-          'UNAUTHORIZED',
-          "send the signed-in person's access token (Authorization: Bearer ...)",
-          { headers: { 'www-authenticate': 'Bearer realm="identity"' } },
-        );
-      await deps.dpop.check(request, presented, info.jkt);
-      refuseDelegated(info);
-      if (!who.human) throw new HttpError(400, 'VALIDATION_ERROR', 'only people have passwords');
+      const who = await deps.accounts.find(personCaller(request).subject);
+      if (!who?.human) throw new HttpError(400, 'VALIDATION_ERROR', 'only people have passwords');
       const check = await verifyCurrentPassword(deps.db, deps.throttle, request, who, request.body.current_password);
       if (check.wait > 0)
         throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts; retry after ${check.wait} s`, {

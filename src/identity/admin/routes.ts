@@ -3,9 +3,8 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import type { AdminGuard } from '../../kit/auth/admin-guard.ts';
+import { ADMIN } from '../access/rules.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
-import { ADMIN_SCOPE } from '../config.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import { APP_TYPES, type AppRecord } from '../apps/record.ts';
@@ -27,7 +26,6 @@ export interface AdminDeps {
   clients: ClientStore;
   accounts: PrincipalDirectory;
   scopes: string[];
-  guard: AdminGuard;
   invites: InviteDeps;
   passwordLinks: Omit<PasswordLinkAdminDeps, 'db'>;
 }
@@ -155,13 +153,11 @@ export function appOut(a: AppRecord): Static<typeof AppOut> {
   };
 }
 
-/** The management API under /api/v1, described in /openapi.json. */
+/** The management API under /api/v1, described in /openapi.json; every route declares ADMIN access (access/rules.ts). */
 export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
   await app.register(
     async (plain) => {
       const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-      // All of the management API needs the `admin` scope; checked before any body is parsed.
-      scope.addHook('onRequest', deps.guard.require(ADMIN_SCOPE));
       const security = Security;
       const tags = ['management'];
 
@@ -187,6 +183,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       scope.get(
         '/principals/:id/tokens',
         {
+          config: { access: ADMIN },
           schema: {
             operationId: 'listPrincipalTokens',
             tags,
@@ -216,6 +213,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       scope.delete(
         '/principals/:id/tokens/:tokenId',
         {
+          config: { access: ADMIN },
           schema: {
             operationId: 'revokePrincipalToken',
             tags,
@@ -235,6 +233,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       scope.get(
         '/principals/:id/consents',
         {
+          config: { access: ADMIN },
           schema: {
             operationId: 'listPrincipalConsents',
             tags,
@@ -264,6 +263,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       scope.delete(
         '/principals/:id/consents/:appId',
         {
+          config: { access: ADMIN },
           schema: {
             operationId: 'revokePrincipalConsent',
             tags,
@@ -283,6 +283,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       scope.post(
         '/applications',
         {
+          config: { access: ADMIN },
           schema: {
             operationId: 'createApplication',
             tags,
@@ -326,6 +327,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       scope.get(
         '/applications',
         {
+          config: { access: ADMIN },
           schema: {
             operationId: 'listApplications',
             tags,
@@ -345,6 +347,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       scope.get(
         '/applications/:id',
         {
+          config: { access: ADMIN },
           schema: {
             operationId: 'getApplication',
             tags,
@@ -360,6 +363,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       scope.post(
         '/applications/:id/secrets',
         {
+          config: { access: ADMIN },
           schema: {
             operationId: 'createApplicationSecret',
             tags,
@@ -382,6 +386,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       scope.get(
         '/applications/:id/secrets',
         {
+          config: { access: ADMIN },
           schema: {
             operationId: 'listApplicationSecrets',
             tags,
@@ -408,6 +413,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       scope.delete(
         '/applications/:id/secrets/:secretId',
         {
+          config: { access: ADMIN },
           schema: {
             operationId: 'revokeApplicationSecret',
             tags,
@@ -429,6 +435,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       scope.post(
         '/applications/:id/secrets/:secretId/revoke',
         {
+          config: { access: ADMIN },
           schema: {
             operationId: 'revokeApplicationSecretWithReason',
             tags,

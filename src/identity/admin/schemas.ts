@@ -15,5 +15,5 @@ export const ById = Type.Tuple([Uuid]);
 export const ByTime = Type.Tuple([Type.String({ maxLength: 64 }), Uuid]);
 export const JsonObject = Type.Record(Type.String(), Type.Unknown());
 export const Scopes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 });
-/** Every management route needs the `admin` scope (the guard is registered once for all of /api/v1). */
+/** Every management route needs the `admin` scope: its OpenAPI security, as its ADMIN access declares (access/rules.ts). */
 export const Security = [{ [ADMIN_SECURITY_SCHEME]: [ADMIN_SCOPE] }];

@@ -5,11 +5,6 @@ import { HttpError } from '../../kit/errors.ts';
 /** Stripe's default tolerance between the signed timestamp and now, in seconds. */
 export const STRIPE_TOLERANCE_SECONDS = 300;
 
-/** The `Stripe-Signature` value for a payload: what Stripe sends, and what the tests' stand-in sends. */
-export function stripeSignature(payload: string | Buffer, secret: string, timestamp: number): string {
-  return `t=${timestamp},v1=${createHmac('sha256', secret).update(`${timestamp}.`).update(payload).digest('hex')}`;
-}
-
 /**
  * Checks a webhook as Stripe documents it ("Verify manually"): the header `Stripe-Signature:
  * t=<unix seconds>,v1=<hex>[,v1=…][,v0=…]`; the signed payload is `<t>.<raw body>`, its HMAC-SHA256

@@ -5,6 +5,7 @@ import { Errors, Nullable, Uuid } from '../admin/schemas.ts';
 import type { AdminScope } from '../principals/routes.ts';
 import { findOrganization } from '../organizations/store.ts';
 import { isMember, marketCaller, MarketSecurity } from '../marketplace/access.ts';
+import { MARKET } from '../access/rules.ts';
 import { createSubscription, findSubscription, updateSubscription } from './subscription-store.ts';
 import { PLAN_TIERS, SUBSCRIPTION_STATUSES } from './subscription-transitions.ts';
 
@@ -69,8 +70,8 @@ const SubscriptionChanges = Type.Object(
 );
 
 /**
- * An organization's subscription under /api/v1/organizations/:id/subscription, in the marketplace's
- * context (its authentication hook). Members read it; only platform admins make or change it by hand —
+ * An organization's subscription under /api/v1/organizations/:id/subscription, with the marketplace's
+ * access (MARKET). Members read it; only platform admins make or change it by hand —
  * normally the payment provider's webhooks move it.
  */
 export async function registerSubscriptionRoutes(scope: AdminScope, deps: { db: Database }): Promise<void> {
@@ -96,6 +97,7 @@ export async function registerSubscriptionRoutes(scope: AdminScope, deps: { db: 
   scope.post(
     '/organizations/:id/subscription',
     {
+      config: { access: MARKET },
       schema: {
         operationId: 'createSubscription',
         tags,
@@ -116,6 +118,7 @@ export async function registerSubscriptionRoutes(scope: AdminScope, deps: { db: 
   scope.get(
     '/organizations/:id/subscription',
     {
+      config: { access: MARKET },
       schema: {
         operationId: 'getSubscription',
         tags,
@@ -136,6 +139,7 @@ export async function registerSubscriptionRoutes(scope: AdminScope, deps: { db: 
   scope.patch(
     '/organizations/:id/subscription',
     {
+      config: { access: MARKET },
       schema: {
         operationId: 'updateSubscription',
         tags,

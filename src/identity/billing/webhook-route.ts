@@ -5,6 +5,7 @@ import type { Database } from '../../kit/db.ts';
 import { errorResponses, HttpError } from '../../kit/errors.ts';
 import { verifyStripeSignature } from './stripe-signature.ts';
 import { applyStripeEvent, type StripeEvent } from './stripe-events.ts';
+import { PUBLIC } from '../access/rules.ts';
 
 const EventShape = Type.Object({
   // Stripe's ids and types are short ASCII words (evt_…, customer.subscription.updated); anything else is not an event of theirs.
@@ -42,6 +43,7 @@ export async function registerStripeWebhook(
     scope.post(
       '/api/v1/webhooks/stripe',
       {
+        config: { access: PUBLIC },
         schema: {
           operationId: 'receiveStripeWebhook',
           tags: ['billing'],

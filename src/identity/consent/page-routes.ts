@@ -6,6 +6,7 @@ import type { CsrfTokens } from '../pages/csrf.ts';
 import { formScope, html } from '../pages/respond.ts';
 import { errorPage } from '../pages/layout.ts';
 import { AccountGuard, type AccountPage } from '../account/guard.ts';
+import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
 import { listConsents, revokeConsent } from './store.ts';
 import { connectedAppsPage, type ConnectedApp } from './page.ts';
 
@@ -43,7 +44,9 @@ export async function registerConsentPages(app: App, deps: ConsentPageDeps): Pro
     scope.get(
       '/account/apps',
       {
+        config: { access: signedInPage(APPS.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'connectedAppsPage',
           tags,
           summary:
@@ -53,8 +56,7 @@ export async function registerConsentPages(app: App, deps: ConsentPageDeps): Pro
         },
       },
       async (request, reply) => {
-        const who = await guard.page(request, reply, APPS);
-        if (!who) return reply;
+        const who = guard.page(request);
         const person = who.account;
         const apps: ConnectedApp[] = [];
         let after: readonly [string, string] | undefined;
@@ -85,7 +87,9 @@ export async function registerConsentPages(app: App, deps: ConsentPageDeps): Pro
     scope.post(
       '/account/apps/:appId/withdraw',
       {
+        config: { access: signedInForm(APPS.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'withdrawAppAccess',
           tags,
           summary: "Withdraw the signed-in person's consent to an app, and the app's tokens for them (CSRF field)",
@@ -95,7 +99,7 @@ export async function registerConsentPages(app: App, deps: ConsentPageDeps): Pro
         },
       },
       async (request, reply) => {
-        const who = await guard.form(request, reply, APPS);
+        const who = guard.form(request, reply, APPS);
         if (!who) return reply;
         if (!(await revokeConsent(deps.db, who.account.id, request.params.appId, 'user_initiated'))) {
           return html(

@@ -106,7 +106,7 @@ async function issue(
   spend: () => Promise<boolean>,
 ): Answer {
   const principal = await deps.accounts.find(credential.principalId);
-  if (!principal?.active) return undefined;
+  if (!principal?.active || principal.type === 'application') return undefined;
   const provider = deps.holder.current;
   const client = await provider.Client.find(caller.clientId);
   if (!client) return undefined;

@@ -82,6 +82,11 @@ async function issue(
 ): Promise<void> {
   const principal = await deps.accounts.find(credential.principalId);
   if (!principal?.active) throw new errors.InvalidGrant('the principal of this credential is deactivated');
+  // An application's key authenticates that application as a client (private_key_jwt); it grants no token of its own.
+  if (principal.type === 'application')
+    throw new errors.InvalidGrant(
+      "an application's key authenticates it as a client (client_assertion), not as a grant",
+    );
   const client = ctx.oidc.client;
   // These grants issue bearer tokens only (the provider's DPoP binding is internal to its own grants): an app that must use DPoP is refused rather than given an unbound token.
   if (client.dpopBoundAccessTokens)

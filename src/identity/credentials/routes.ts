@@ -1,3 +1,4 @@
+import { ADMIN } from '../access/rules.ts';
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
@@ -5,7 +6,8 @@ import { ByTime, Errors, Nullable, Page, Scopes, Security, Uuid } from '../admin
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import type { AdminScope } from '../principals/routes.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import { findPrincipal } from '../principals/view.ts';
+import type { ClientStore } from '../oidc/clients.ts';
+import { findPrincipal, type PrincipalView } from '../principals/view.ts';
 import { setPassword } from '../principals/store.ts';
 import { createApiKey, createKeypair, findCredential, listCredentials, revokeCredential } from './store.ts';
 
@@ -80,10 +82,10 @@ const NewKeypair = Type.Object(
 const Params = Type.Object({ id: Uuid });
 const CredentialParams = Type.Object({ id: Uuid, credentialId: Uuid });
 
-/** A principal's credentials under /api/v1/principals/:id (the admin guard is the caller's). */
+/** A principal's credentials under /api/v1/principals/:id (each route declares ADMIN access). */
 export async function registerCredentialRoutes(
   scope: AdminScope,
-  deps: { db: Database; accounts: PrincipalDirectory; scopes: string[] },
+  deps: { db: Database; accounts: PrincipalDirectory; clients: ClientStore; scopes: string[] },
 ): Promise<void> {
   const tags = ['management'];
   const security = Security;
@@ -92,15 +94,21 @@ export async function registerCredentialRoutes(
     if (!p) throw new HttpError(404, 'NOT_FOUND', `no principal ${id}`);
     return p;
   };
+  // An application's keys are its client's (private_key_jwt): the cached client is dropped so they count at once.
+  const keysChanged = (p: PrincipalView) => {
+    if (p.application) deps.clients.invalidate(p.application.clientId);
+  };
 
   scope.post(
     '/principals/:id/credentials',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'createCredential',
         tags,
         security,
-        summary: 'Add an API key (service principals; shown once) or a public key (services and agents) to a principal',
+        summary:
+          "Add an API key (service principals; shown once) or a public key (services and agents; a confidential application's, for private_key_jwt) to a principal",
         params: Params,
         body: Type.Union([NewApiKey, NewKeypair]),
         response: {
@@ -124,11 +132,17 @@ export async function registerCredentialRoutes(
         const { credential, apiKey } = await createApiKey(deps.db, p.id, { name: b.name, scopes: b.scopes, expiresAt });
         return reply.code(201).send({ credential, api_key: apiKey });
       }
-      if (p.type !== 'service' && p.type !== 'agent')
+      if (p.type !== 'service' && p.type !== 'agent' && p.type !== 'application')
         throw new HttpError(
           400,
           'VALIDATION_ERROR',
-          `key pairs are for service and agent principals; this one is a ${p.type}`,
+          `key pairs are for service, agent and application principals; this one is a ${p.type}`,
+        );
+      if (p.application && (await deps.clients.app(p.application.clientId))?.public !== false)
+        throw new HttpError(
+          400,
+          'VALIDATION_ERROR',
+          'a public app cannot keep a private key: only confidential applications authenticate with keys',
         );
       const credential = await createKeypair(deps.db, p.id, {
         name: b.name,
@@ -138,6 +152,7 @@ export async function registerCredentialRoutes(
         algorithm: b.key_algorithm ?? 'RS256',
         keyId: b.key_id,
       });
+      keysChanged(p);
       return reply.code(201).send({ credential });
     },
   );
@@ -145,6 +160,7 @@ export async function registerCredentialRoutes(
   scope.get(
     '/principals/:id/credentials',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'listCredentials',
         tags,
@@ -174,6 +190,7 @@ export async function registerCredentialRoutes(
   scope.get(
     '/principals/:id/credentials/:credentialId',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'getCredential',
         tags,
@@ -193,6 +210,7 @@ export async function registerCredentialRoutes(
   scope.post(
     '/principals/:id/credentials/:credentialId/revoke',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'revokeCredential',
         tags,
@@ -204,8 +222,10 @@ export async function registerCredentialRoutes(
       },
     },
     async (request) => {
-      const c = await revokeCredential(deps.db, request.params.id, request.params.credentialId, request.body.reason);
+      const p = await principalOf(request.params.id);
+      const c = await revokeCredential(deps.db, p.id, request.params.credentialId, request.body.reason);
       if (!c) throw new HttpError(404, 'NOT_FOUND', 'no credential with this id for this principal');
+      if (c.type === 'keypair') keysChanged(p);
       return c;
     },
   );
@@ -213,6 +233,7 @@ export async function registerCredentialRoutes(
   scope.put(
     '/principals/:id/password',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'setPassword',
         tags,

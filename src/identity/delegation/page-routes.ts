@@ -7,6 +7,7 @@ import type { CsrfTokens } from '../pages/csrf.ts';
 import { formScope, html } from '../pages/respond.ts';
 import { errorPage } from '../pages/layout.ts';
 import { AccountGuard, type AccountPage } from '../account/guard.ts';
+import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
 import { agentsPage, type AgentCard } from './page.ts';
 import { agentIdsOf, approve, deny, findApproval, liveDelegatedTokens, revokeApproval } from './store.ts';
 
@@ -51,7 +52,9 @@ export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise
     scope.get(
       '/agents',
       {
+        config: { access: signedInPage(AGENTS.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'agentsPage',
           tags,
           summary:
@@ -62,8 +65,7 @@ export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise
       },
       async (request, reply) => {
         // Signing in is the one sign-in of the account pages (password or social, then any second factor), and back here.
-        const who = await guard.page(request, reply, AGENTS);
-        if (!who) return reply;
+        const who = guard.page(request);
         const person = who.account;
         // The page shows every agent, so it reads the list page after page.
         const ids: string[] = [];
@@ -108,7 +110,9 @@ export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise
     scope.post(
       '/agents/:agentId/decision',
       {
+        config: { access: signedInForm(AGENTS.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'agentDecision',
           tags,
           summary: "Approve or deny an agent's pending request, or revoke an approval (CSRF field, decision)",
@@ -118,7 +122,7 @@ export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise
         },
       },
       async (request, reply) => {
-        const who = await guard.form(request, reply, AGENTS);
+        const who = guard.form(request, reply, AGENTS);
         if (!who) return reply;
         const { agentId } = request.params;
         const decision = request.body.decision;

@@ -4,16 +4,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { presentedToken, type DpopCheck } from '../../kit/auth/dpop.ts';
+import { ADMIN, PERSON } from '../access/rules.ts';
+import { personCaller } from '../access/person.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import { ById, ByTime, Errors, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
 import type { AdminScope } from '../principals/routes.ts';
 import { PrincipalOut, principalOut } from '../principals/routes.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import type { ClientStore } from '../oidc/clients.ts';
-import type { ProviderHolder } from '../oidc/mount.ts';
 import { findPrincipal, findPrincipals, type PrincipalView } from '../principals/view.ts';
-import { delegationOf } from './entitlement.ts';
 import {
   agentIdsOf,
   approve,
@@ -131,7 +129,7 @@ export async function allPersonAgents(db: Database, personId: string): Promise<S
 
 const AgentParams = Type.Object({ id: Uuid, agentId: Uuid });
 
-/** Management API: a person's agents, approvals and exchange record (the admin guard is the caller's). */
+/** Management API: a person's agents, approvals and exchange record (each route declares ADMIN access). */
 export async function registerDelegationAdminRoutes(scope: AdminScope, deps: { db: Database }): Promise<void> {
   const tags = ['management'];
   const security = Security;
@@ -143,6 +141,7 @@ export async function registerDelegationAdminRoutes(scope: AdminScope, deps: { d
   scope.get(
     '/principals/:id/agents',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'listPersonAgents',
         tags,
@@ -159,6 +158,7 @@ export async function registerDelegationAdminRoutes(scope: AdminScope, deps: { d
   scope.delete(
     '/principals/:id/agents/:agentId/approval',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'revokeAgentApproval',
         tags,
@@ -179,6 +179,7 @@ export async function registerDelegationAdminRoutes(scope: AdminScope, deps: { d
   scope.get(
     '/principals/:id/exchanges',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'listDelegationExchanges',
         tags,
@@ -208,32 +209,21 @@ export async function registerDelegationAdminRoutes(scope: AdminScope, deps: { d
 
 /**
  * The person's own side, beside the management API: their agents, approvals and exchange record, with their access
- * token (any app, any scope). A token an agent holds for them is refused here: an agent must not approve itself. A
- * DPoP-bound token comes as `Authorization: DPoP` with a proof by its key (`dpop`), as at every resource server.
+ * token (any app, any scope; PERSON access, access/person.ts). A token an agent holds for them is refused there: an agent
+ * must not approve itself. Only people have agents here: another principal's token is answered as not a person's.
  */
 export async function registerPersonDelegationRoutes(
   app: App,
-  deps: { db: Database; holder: ProviderHolder; accounts: PrincipalDirectory; clients: ClientStore; dpop: DpopCheck },
+  deps: { db: Database; accounts: PrincipalDirectory },
 ): Promise<void> {
   const tags = ['agents'];
   const security = [{ personToken: [] }];
-  const unauthorized = (message: string) =>
-    new HttpError(401, 'UNAUTHORIZED', message, { headers: { 'www-authenticate': 'Bearer realm="identity"' } });
   const personOf = async (request: FastifyRequest): Promise<PrincipalView> => {
-    const presented = presentedToken(request.headers.authorization);
-    if (!presented)
-      throw unauthorized(
-        "send the person's access token (Authorization: Bearer ..., or DPoP ... for a DPoP-bound token)",
-      );
-    const token = await deps.holder.current.AccessToken.find(presented.token);
-    if (!token || token.isExpired || !(await deps.clients.app(token.clientId!))?.active)
-      throw unauthorized('the access token is invalid, expired or revoked');
-    const person = await deps.accounts.find(token.accountId);
+    const person = await deps.accounts.find(personCaller(request).subject);
     if (!person?.active || person.type !== 'human')
-      throw unauthorized('the access token is invalid, expired or revoked');
-    await deps.dpop.check(request, presented, token.jkt);
-    if (delegationOf(token))
-      throw new HttpError(403, 'FORBIDDEN', 'a token an agent holds for this person cannot manage agents');
+      throw new HttpError(401, 'UNAUTHORIZED', "send a person's access token: this one speaks for no person", {
+        headers: { 'www-authenticate': 'Bearer realm="identity", error="invalid_token"' },
+      });
     return person;
   };
   await app.register(
@@ -242,6 +232,7 @@ export async function registerPersonDelegationRoutes(
       scope.get(
         '/me/agents',
         {
+          config: { access: PERSON },
           schema: {
             operationId: 'listMyAgents',
             tags,
@@ -258,6 +249,7 @@ export async function registerPersonDelegationRoutes(
         scope.post(
           `/me/agents/:agentId/${action}`,
           {
+            config: { access: PERSON },
             schema: {
               operationId: `${action}MyAgent`,
               tags,
@@ -285,6 +277,7 @@ export async function registerPersonDelegationRoutes(
       scope.delete(
         '/me/agents/:agentId/approval',
         {
+          config: { access: PERSON },
           schema: {
             operationId: 'revokeMyAgentApproval',
             tags,
@@ -305,6 +298,7 @@ export async function registerPersonDelegationRoutes(
       scope.get(
         '/me/exchanges',
         {
+          config: { access: PERSON },
           schema: {
             operationId: 'listMyExchanges',
             tags,

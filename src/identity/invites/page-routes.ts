@@ -12,6 +12,7 @@ import { html, sameOrigin, signInLink, type FormGuard } from '../account/html.ts
 import { signedIn } from '../account/session.ts';
 import { inviteDonePage, invitePage, inviteStatePage } from '../account/templates.ts';
 import { acceptInvite, declineInvite, findInviteByToken, type Invite } from './store.ts';
+import { PUBLIC } from '../access/rules.ts';
 
 export interface InvitePageDeps {
   db: Database;
@@ -91,6 +92,7 @@ export async function registerInvitePages(scope: AdminScope, deps: InvitePageDep
   scope.get(
     '/invites/accept',
     {
+      config: { access: PUBLIC },
       schema: {
         operationId: 'invitationPage',
         tags,
@@ -110,6 +112,7 @@ export async function registerInvitePages(scope: AdminScope, deps: InvitePageDep
   scope.post(
     '/invites/accept',
     {
+      config: { access: PUBLIC },
       schema: {
         operationId: 'answerInvitation',
         tags,

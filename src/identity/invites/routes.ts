@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { callerOf, refuseDelegated, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
-import { presentedToken, type DpopCheck } from '../../kit/auth/dpop.ts';
+import { callerOf } from '../../kit/auth/admin-guard.ts';
+import { ADMIN, PERSON, PUBLIC } from '../access/rules.ts';
+import { personCaller } from '../access/person.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import type { App } from '../../kit/app.ts';
 import { ByTime, Errors, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
@@ -71,7 +72,7 @@ function linkFor(base: string, token: string): string {
   return u.href;
 }
 
-/** Invitations of an organization under /api/v1/organizations/:id/invites (the admin guard is the caller's). */
+/** Invitations of an organization under /api/v1/organizations/:id/invites (each route declares ADMIN access). */
 export async function registerInviteRoutes(scope: AdminScope, deps: InviteDeps): Promise<void> {
   const tags = ['management'];
   const security = Security;
@@ -99,6 +100,7 @@ export async function registerInviteRoutes(scope: AdminScope, deps: InviteDeps):
   scope.post(
     '/organizations/:id/invites',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'createInvite',
         tags,
@@ -135,6 +137,7 @@ export async function registerInviteRoutes(scope: AdminScope, deps: InviteDeps):
   scope.get(
     '/organizations/:id/invites',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'listInvites',
         tags,
@@ -168,6 +171,7 @@ export async function registerInviteRoutes(scope: AdminScope, deps: InviteDeps):
   scope.get(
     '/organizations/:id/invites/:inviteId',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'getInvite',
         tags,
@@ -187,6 +191,7 @@ export async function registerInviteRoutes(scope: AdminScope, deps: InviteDeps):
   scope.post(
     '/organizations/:id/invites/:inviteId/resend',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'resendInvite',
         tags,
@@ -207,6 +212,7 @@ export async function registerInviteRoutes(scope: AdminScope, deps: InviteDeps):
   scope.post(
     '/organizations/:id/invites/:inviteId/revoke',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'revokeInvite',
         tags,
@@ -230,17 +236,17 @@ const TokenBody = Type.Object(
 );
 
 /**
- * The invitee's side, beside the management API but not behind its admin guard: `POST /api/v1/invitations/accept` with the signed-in person's access token
- * (any app, any scope; a DPoP-bound one with a proof by its key) and `POST /api/v1/invitations/decline`, which the token alone allows.
+ * The invitee's side, beside the management API but not behind its admin check: `POST /api/v1/invitations/accept` with
+ * the signed-in person's access token (PERSON access: any app, any scope, a DPoP-bound one with a proof by its key, never
+ * an agent's: joining an organization is the person's own decision) and `POST /api/v1/invitations/decline`, public, which
+ * the invitation's token in the body alone allows.
  */
-export async function registerInviteeRoutes(
-  app: App,
-  deps: { db: Database; verifier: TokenVerifier; dpop: DpopCheck },
-): Promise<void> {
+export async function registerInviteeRoutes(app: App, deps: { db: Database }): Promise<void> {
   const tags = ['invitations'];
   app.post(
     '/api/v1/invitations/accept',
     {
+      config: { access: PERSON },
       schema: {
         operationId: 'acceptInvite',
         tags,
@@ -252,25 +258,14 @@ export async function registerInviteeRoutes(
       },
     },
     async (request) => {
-      const presented = presentedToken(request.headers.authorization);
-      const info = presented ? await deps.verifier(presented.token) : undefined;
-      if (!presented || !info?.subject)
-        throw new HttpError(
-          401,
-          'UNAUTHORIZED',
-          "sign in first: send the invited person's access token (Authorization: Bearer ...)",
-          { headers: { 'www-authenticate': 'Bearer realm="identity"' } },
-        );
-      await deps.dpop.check(request, presented, info.jkt);
-      // Joining an organization is the person's own decision, never an agent's.
-      refuseDelegated(info);
-      const { invite, membershipId } = await acceptInvite(deps.db, request.body.token, info.subject);
+      const { invite, membershipId } = await acceptInvite(deps.db, request.body.token, personCaller(request).subject);
       return { invite, membership_id: membershipId };
     },
   );
   app.post(
     '/api/v1/invitations/decline',
     {
+      config: { access: PUBLIC },
       schema: {
         operationId: 'declineInvite',
         tags,

@@ -29,21 +29,21 @@ const callers = new WeakMap<FastifyRequest, MarketCaller>();
 
 export function marketCaller(request: FastifyRequest): MarketCaller {
   const c = callers.get(request);
-  if (!c) throw new Error('marketplace route without the marketplace hook');
+  if (!c) throw new Error(`route ${request.routeOptions.url} does not declare MARKET access`);
   return c;
 }
 
 /**
- * The onRequest hook of every marketplace route: 401 without a live token of a person (or the admin token). A DPoP-bound
- * token comes as `Authorization: DPoP` with a proof by its key (`dpop`).
+ * The `market` access check (access/rules.ts MARKET) of every marketplace and subscription route: 401 without a live
+ * token of a person (or the admin token). A DPoP-bound token comes as `Authorization: DPoP` with a proof by its key (`dpop`).
  */
-export function marketAuthentication(adminToken: string | undefined, verifier: TokenVerifier, dpop: DpopCheck) {
+export function marketCheck(adminToken: string | undefined, verifier: TokenVerifier, dpop: DpopCheck) {
   const adminHash = adminToken ? sha256Hex(adminToken) : undefined;
   const unauthorized = (message: string, given: boolean) =>
     new HttpError(401, 'UNAUTHORIZED', message, {
       headers: { 'www-authenticate': `Bearer realm="identity"${given ? ', error="invalid_token"' : ''}` },
     });
-  return async (request: FastifyRequest) => {
+  return async (_rule: unknown, request: FastifyRequest): Promise<void> => {
     const presented = presentedToken(request.headers.authorization);
     if (!presented) throw unauthorized('an access token is required: send Authorization: Bearer <token>', false);
     const token = presented.token;

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import type { TokenVerifier } from '../../kit/auth/admin-guard.ts';
+import { MARKET } from '../access/rules.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import { ById, Errors, Page, Uuid } from '../admin/schemas.ts';
 import { findOrganization } from '../organizations/store.ts';
@@ -12,13 +12,11 @@ import {
   actingPrincipal,
   isManager,
   isMember,
-  marketAuthentication,
   marketCaller,
   MarketSecurity,
   roleIn,
   type MarketCaller,
 } from './access.ts';
-import type { DpopCheck } from '../../kit/auth/dpop.ts';
 import { LISTING_ACTIONS, LISTING_MOVES, type ListingAction } from './listing-transitions.ts';
 import { createListing, findListing, listListings, moveListing, updateListing, type Listing } from './listing-store.ts';
 import {
@@ -46,14 +44,11 @@ import {
 
 export interface MarketplaceDeps {
   db: Database;
-  verifier: TokenVerifier;
-  adminToken: string | undefined;
-  dpop: DpopCheck;
 }
 
 /**
- * Listings, licenses and seats under /api/v1. Authentication is the marketplace's own hook (a person's
- * token or a platform admin's); authorization is per record, by the caller's memberships:
+ * Listings, licenses and seats under /api/v1. Every route declares MARKET access (a person's token or a
+ * platform admin's, access/rules.ts); authorization is per record, by the caller's memberships:
  * anyone signed in sees published listings, members see their organizations' records, and owners and
  * admins of an organization manage them. What a caller may not see is 404, not 403.
  */
@@ -61,7 +56,6 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
   await app.register(
     async (plain) => {
       const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-      scope.addHook('onRequest', marketAuthentication(deps.adminToken, deps.verifier, deps.dpop));
       const tags = ['marketplace'];
       const security = MarketSecurity;
       const { db } = deps;
@@ -91,6 +85,7 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
       scope.post(
         '/listings',
         {
+          config: { access: MARKET },
           schema: {
             operationId: 'createListing',
             tags,
@@ -119,6 +114,7 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
       scope.get(
         '/listings',
         {
+          config: { access: MARKET },
           schema: {
             operationId: 'listListings',
             tags,
@@ -154,6 +150,7 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
       scope.get(
         '/listings/:id',
         {
+          config: { access: MARKET },
           schema: {
             operationId: 'getListing',
             tags,
@@ -169,6 +166,7 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
       scope.patch(
         '/listings/:id',
         {
+          config: { access: MARKET },
           schema: {
             operationId: 'updateListing',
             tags,
@@ -199,6 +197,7 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
         scope.post(
           `/listings/:id/${action}`,
           {
+            config: { access: MARKET },
             schema: {
               operationId: `${action}Listing`,
               tags,
@@ -222,6 +221,7 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
       scope.post(
         '/licenses',
         {
+          config: { access: MARKET },
           schema: {
             operationId: 'createLicense',
             tags,
@@ -251,6 +251,7 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
       scope.get(
         '/licenses',
         {
+          config: { access: MARKET },
           schema: {
             operationId: 'listLicenses',
             tags,
@@ -280,6 +281,7 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
       scope.get(
         '/licenses/:id',
         {
+          config: { access: MARKET },
           schema: {
             operationId: 'getLicense',
             tags,
@@ -295,6 +297,7 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
       scope.patch(
         '/licenses/:id',
         {
+          config: { access: MARKET },
           schema: {
             operationId: 'updateLicense',
             tags,
@@ -319,6 +322,7 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
       scope.post(
         '/licenses/:id/seats',
         {
+          config: { access: MARKET },
           schema: {
             operationId: 'assignSeat',
             tags,
@@ -350,6 +354,7 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
       scope.get(
         '/licenses/:id/seats',
         {
+          config: { access: MARKET },
           schema: {
             operationId: 'listSeats',
             tags,
@@ -371,6 +376,7 @@ export async function registerMarketplace(app: App, deps: MarketplaceDeps): Prom
       scope.delete(
         '/licenses/:id/seats/:principalId',
         {
+          config: { access: MARKET },
           schema: {
             operationId: 'unassignSeat',
             tags,

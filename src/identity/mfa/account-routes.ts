@@ -8,7 +8,9 @@ import type { CsrfTokens } from '../pages/csrf.ts';
 import { errorPage, escapeHtml, page } from '../pages/layout.ts';
 import { signInLink } from '../account/html.ts';
 import { AccountGuard, type AccountPage } from '../account/guard.ts';
-import { csrfBinding, signedIn, type SignedIn } from '../account/session.ts';
+import { csrfBinding, type SignedIn } from '../account/session.ts';
+import { signedInFetch, signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
+import { signedInAs } from '../access/signed-in.ts';
 import { formScope, html, sameOrigin } from '../pages/respond.ts';
 import { confirmEnrollment, hasTotp, pendingEnrollment, removeTotp } from './totp.ts';
 import { recoveryCodesLeft } from './recovery-codes.ts';
@@ -94,9 +96,9 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
           secondFactorAt: who.session.secondFactorAt,
         }
       : undefined;
-  const person = async (request: FastifyRequest) => personOf(await signedIn(deps.db, deps.accounts, request));
-  const toSignIn = (reply: FastifyReply, path: string) =>
-    reply.header('cache-control', 'no-store').redirect(signInLink(path), 303);
+  const person = (request: FastifyRequest) => personOf(signedInAs(request));
+  const notHuman = (reply: FastifyReply) =>
+    html(reply, 400, errorPage('No sign-in security here', 'Only people have second factors.'));
 
   /** Whether the session's second step is recent enough to remove a factor; else answers with the page asking for one. */
   function freshStep(reply: FastifyReply, who: Person): boolean {
@@ -120,7 +122,7 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
     request: FastifyRequest<{ Body: { csrf?: string | undefined } }>,
     reply: FastifyReply,
   ): Promise<Person | undefined> {
-    const who = await guard.form(request, reply, SECURITY);
+    const who = guard.form(request, reply, SECURITY);
     if (who && who.account.type !== 'human')
       html(reply, 400, errorPage('No sign-in security here', 'Only people have second factors.'));
     return personOf(who);
@@ -160,7 +162,9 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
     scope.get(
       '/account/security',
       {
+        config: { access: signedInPage(SECURITY.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'securityPage',
           tags,
           summary: "The signed-in person's sign-in security page: authenticator app, recovery codes, passkeys",
@@ -168,15 +172,17 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
         },
       },
       async (request, reply) => {
-        const who = await person(request);
-        return who ? overview(reply, who) : toSignIn(reply, '/account/security');
+        const who = person(request);
+        return who ? overview(reply, who) : notHuman(reply);
       },
     );
 
     scope.get(
       '/account/security/totp',
       {
+        config: { access: signedInPage('/account/security/totp') },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'totpEnrollPage',
           tags,
           summary: 'Set up an authenticator app: QR code, setup key and the first code',
@@ -184,8 +190,8 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
         },
       },
       async (request, reply) => {
-        const who = await person(request);
-        if (!who) return toSignIn(reply, '/account/security/totp');
+        const who = person(request);
+        if (!who) return notHuman(reply);
         if (await hasTotp(deps.db, who.account.id))
           return overview(reply, who, 409, {
             error: 'An authenticator app is already set up. Remove it before setting up another.',
@@ -197,7 +203,9 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
     scope.post(
       '/account/security/totp',
       {
+        config: { access: signedInForm(SECURITY.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'confirmTotp',
           tags,
           summary: 'Confirm the authenticator app with its first code; shows the recovery codes once',
@@ -236,7 +244,9 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
     scope.post(
       '/account/security/totp/remove',
       {
+        config: { access: signedInForm(SECURITY.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'removeTotp',
           tags,
           summary: 'Remove the authenticator app and its recovery codes',
@@ -259,7 +269,9 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
     scope.post(
       '/account/security/passkeys/options',
       {
+        config: { access: signedInFetch(SECURITY.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'passkeyRegistrationOptions',
           tags,
           summary: "WebAuthn options for registering a passkey. Header `x-csrf-token`: the form's csrf value",
@@ -267,12 +279,15 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
         },
       },
       async (request, reply) => {
-        const fail = (status: 401 | 403, error: string, description: string) =>
-          reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description });
-        const who = await person(request);
-        if (!who) return fail(401, 'login_required', 'sign in first');
+        const refuse = (description: string) =>
+          reply
+            .code(403)
+            .header('cache-control', 'no-store')
+            .send({ error: 'access_denied', error_description: description });
+        const who = person(request);
+        if (!who) return refuse('only people have passkeys');
         if (!sameOrigin(request, deps.issuer) || !deps.csrf.verify(who.binding, request.headers['x-csrf-token']))
-          return fail(403, 'access_denied', 'this page has expired; reload it and try again');
+          return refuse('this page has expired; reload it and try again');
         const email = who.account.human?.email ?? who.account.identifier;
         const options = await registrationOptions(
           deps.db,
@@ -287,7 +302,9 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
     scope.post(
       '/account/security/passkeys',
       {
+        config: { access: signedInForm(SECURITY.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'registerPasskey',
           tags,
           summary: "Register a passkey: the browser's WebAuthn answer in `response` (JSON), an optional `name`",
@@ -321,7 +338,9 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
     scope.post(
       '/account/security/passkeys/:id/remove',
       {
+        config: { access: signedInForm(SECURITY.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'removePasskey',
           tags,
           summary: "Remove one of the person's passkeys",

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
+import { PUBLIC } from '../access/rules.ts';
 
 // The browser library comes from the pinned npm package (its UMD bundle defines window.SimpleWebAuthnBrowser);
 // no CDN: the pages' CSP allows scripts from this origin only.
@@ -22,6 +23,7 @@ export function registerPasskeyAssets(app: App): void {
     app.get(
       url,
       {
+        config: { access: PUBLIC },
         schema: {
           operationId: name === 'passkey' ? 'passkeyScript' : 'simpleWebAuthnBrowserScript',
           tags: ['sign-in'],

@@ -14,6 +14,7 @@ import { useRecoveryCode } from './recovery-codes.ts';
 import { endPending, findPending, findPendingStep, startPending } from './pending.ts';
 import { authenticationOptions, hasPasskey, PasskeyError, relyingParty, verifyPasskey } from './passkeys.ts';
 import { secondFactorPage } from './templates.ts';
+import { PUBLIC } from '../access/rules.ts';
 
 /** What the sign-in pages lend this module, so the second factor finishes the interaction the same way. */
 export interface InteractionTools {
@@ -207,6 +208,7 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
       scope.post(
         '/interaction/:uid/mfa',
         {
+          config: { access: PUBLIC },
           schema: {
             operationId: 'submitSecondFactor',
             tags,
@@ -282,6 +284,7 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
       scope.post(
         '/interaction/:uid/passkey/options',
         {
+          config: { access: PUBLIC },
           schema: {
             operationId: 'passkeySignInOptions',
             tags,
@@ -319,6 +322,7 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
       scope.post(
         '/interaction/:uid/passkey',
         {
+          config: { access: PUBLIC },
           schema: {
             operationId: 'submitPasskeySignIn',
             tags,

@@ -1,14 +1,18 @@
+import { createPublicKey } from 'node:crypto';
 import type { Database } from '../../kit/db.ts';
 import { createCache, type Cache } from '../../kit/cache.ts';
 import type { InvalidationBus } from '../../kit/invalidation.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import { appFromRow, type AppRecord } from '../apps/record.ts';
 import { CREDENTIAL_GRANTS } from '../credentials/grants.ts';
+import { USABLE } from '../credentials/store.ts';
 import { LastUseWrites } from '../credentials/last-use.ts';
 
 interface CachedApp {
   app: AppRecord | undefined;
   secrets: { id: string; hash: string; expiresAt: number | null }[];
+  /** The live public keys of the app's principal, as JWKs: what its client assertions may be signed with (private_key_jwt). */
+  keys: Record<string, unknown>[];
 }
 
 /** Not a secret: oidc-provider wants a client_secret on confidential clients; the real ones are checked by hash (see compareClientSecret). */
@@ -47,7 +51,7 @@ export class ClientStore {
   private async fetch(clientId: string): Promise<CachedApp> {
     // No app has a NUL in its client_id, and PostgreSQL would refuse the query (a 500 at the token endpoint or the
     // authorization endpoint, which read client_id from bodies and headers Fastify does not see).
-    if (clientId.includes('\u0000')) return { app: undefined, secrets: [] };
+    if (clientId.includes('\u0000')) return { app: undefined, secrets: [], keys: [] };
     const apps = await this.db.query<Record<string, unknown>>('SELECT * FROM oauth_apps WHERE client_id = $1', [
       clientId,
     ]);
@@ -65,7 +69,25 @@ export class ClientStore {
           expiresAt: s.expires_at ? new Date(s.expires_at).getTime() : null,
         }))
       : [];
-    return { app, secrets };
+    return { app, secrets, keys: app && !app.public ? await this.keysOf(app.principalId) : [] };
+  }
+
+  private async keysOf(principalId: string): Promise<Record<string, unknown>[]> {
+    const rows = await this.db.query<{ key_id: string; public_key: string; key_algorithm: string }>(
+      `SELECT key_id, public_key, key_algorithm FROM credentials
+        WHERE principal_id = $1 AND type = 'keypair' AND ${USABLE} ORDER BY created_at, id`,
+      [principalId],
+    );
+    const keys: Record<string, unknown>[] = [];
+    for (const row of rows.rows) {
+      try {
+        const jwk = createPublicKey(row.public_key).export({ format: 'jwk' });
+        keys.push({ ...jwk, kid: row.key_id, alg: row.key_algorithm, use: 'sig' });
+      } catch {
+        // A stored key that no longer parses could sign nothing: left out rather than failing the app's every request.
+      }
+    }
+    return keys;
   }
 
   async app(clientId: string): Promise<AppRecord | undefined> {
@@ -79,9 +101,9 @@ export class ClientStore {
 
   /** The app as oidc-provider client metadata, or undefined when unknown or deactivated. */
   async metadata(clientId: string): Promise<Record<string, unknown> | undefined> {
-    const app = await this.app(clientId);
+    const { app, keys } = await this.load(clientId);
     if (!app || !app.active) return undefined;
-    return clientMetadata(app);
+    return clientMetadata(app, keys);
   }
 
   /** Whether `secret` is one of the app's live secrets: compared by SHA-256, the only form stored. */
@@ -120,7 +142,7 @@ export const EXTRA_CLIENT_PROPERTIES = [
   'principal_id',
 ] as const;
 
-function clientMetadata(app: AppRecord): Record<string, unknown> {
+function clientMetadata(app: AppRecord, keys: Record<string, unknown>[]): Record<string, unknown> {
   const browserBased = app.allowedGrants.includes('authorization_code');
   return {
     client_id: app.clientId,
@@ -145,5 +167,7 @@ function clientMetadata(app: AppRecord): Record<string, unknown> {
     app_type: app.appType,
     principal_id: app.principalId,
     dpop_bound_access_tokens: app.dpopBoundAccessTokens,
+    // Its registered keys: a request carrying a client assertion authenticates with private_key_jwt (provider.ts).
+    ...(keys.length ? { jwks: { keys } } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
+import { PUBLIC } from '../../kit/access.ts';
 import { handlerOf, presentToProvider, type ProviderHolder } from './mount.ts';
 import type { ClientStore } from './clients.ts';
 import type { AppRecord } from '../apps/record.ts';
@@ -53,6 +54,8 @@ export async function registerFastRoute(app: App, route: FastRoute): Promise<voi
     scope.route({
       method: 'POST',
       url: route.url,
+      // Public at the HTTP layer: the client authenticates as OAuth has it (route.answer, else the provider).
+      config: { access: PUBLIC },
       schema: { hide: true },
       bodyLimit: 64 * 1024,
       handler: async (request, reply) => {

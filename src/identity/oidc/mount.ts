@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
+import { PUBLIC } from '../../kit/access.ts';
 import type { OidcProvider } from './provider.ts';
 
 /** Holds the live provider; a key rotation builds a new one and swaps it in without dropping requests. */
@@ -27,6 +28,8 @@ export async function mountProvider(app: App, holder: ProviderHolder, issuer: st
       scope.route({
         method: [...method],
         url,
+        // OAuth authenticates its own callers (clients, tokens, the browser's session), in OAuth's error shape.
+        config: { access: PUBLIC },
         schema: { hide: true },
         bodyLimit: 64 * 1024,
         handler: (request, reply) => {
@@ -84,7 +87,7 @@ async function mountFormRedirects(app: App): Promise<void> {
       },
     );
     for (const path of ['/oauth/authorize', '/oauth/logout']) {
-      scope.post(path, { schema: { hide: true } }, async (request, reply) => {
+      scope.post(path, { config: { access: PUBLIC }, schema: { hide: true } }, async (request, reply) => {
         const query = typeof request.body === 'string' ? request.body : '';
         return reply.header('cache-control', 'no-store').redirect(query ? `${path}?${query}` : path, 303);
       });

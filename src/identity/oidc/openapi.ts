@@ -25,7 +25,18 @@ const oauthError = (description: string) => ({
   description,
   content: json({ $ref: '#/components/schemas/OAuthError' }),
 });
-const clientAuth = [{ clientBasic: [] }];
+// private_key_jwt has no OpenAPI scheme of its own: the assertion travels in the form (clientAssertionFields).
+const clientAuth = [{ clientBasic: [] }, {}];
+const clientAssertionFields = {
+  client_assertion_type: {
+    type: 'string',
+    enum: ['urn:ietf:params:oauth:client-assertion-type:jwt-bearer'],
+    description: 'private_key_jwt (RFC 7523 section 2.2), instead of HTTP Basic',
+  },
+  client_assertion: str(
+    "private_key_jwt: a JWT signed with one of the app's registered keys (`kid` names it; RS256 or ES256): `iss` and `sub` the client_id, `aud` the issuer or this endpoint, a single-use `jti`, `exp` within 300 s",
+  ),
+};
 const tags = ['oauth'];
 
 const authorizeParameters = [
@@ -89,8 +100,9 @@ export const OIDC_PATHS = {
     post: {
       operationId: 'token',
       tags,
-      summary: 'Token endpoint: authorization_code, refresh_token, client_credentials',
-      security: [{ clientBasic: [] }, {}],
+      summary:
+        'Token endpoint: authorization_code, refresh_token, client_credentials, token exchange, jwt-bearer; clients authenticate with HTTP Basic, client_secret_post, a client assertion (private_key_jwt) or, public apps, client_id alone',
+      security: clientAuth,
       parameters: [
         {
           name: 'DPoP',
@@ -141,6 +153,7 @@ export const OIDC_PATHS = {
             scope: str('client_credentials or refresh_token: the scopes wanted (at most those allowed)'),
             client_id: str('A public app (no secret), or client_secret_post'),
             client_secret: str('client_secret_post'),
+            ...clientAssertionFields,
             organization: str(
               "Any grant: an organization id or slug the token is scoped to (its principal must be an active member, else invalid_grant); a delegation exchange keeps the subject token's organization and refuses another",
             ),
@@ -183,12 +196,17 @@ export const OIDC_PATHS = {
     post: {
       operationId: 'introspect',
       tags,
-      summary: "Token introspection (RFC 7662); details only to the token's own app or a resource server",
+      summary:
+        "Token introspection (RFC 7662); HTTP Basic, or a client assertion of an app with registered keys; details only to the token's own app or a resource server",
       security: clientAuth,
       requestBody: {
         required: true,
         content: form(
-          { token: { type: 'string' }, token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] } },
+          {
+            token: { type: 'string' },
+            token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
+            ...clientAssertionFields,
+          },
           ['token'],
         ),
       },
@@ -244,7 +262,7 @@ export const OIDC_PATHS = {
           }),
         },
         400: oauthError('invalid_request'),
-        401: oauthError('invalid_client: HTTP Basic is required'),
+        401: oauthError('invalid_client: HTTP Basic or a valid client assertion is required'),
       },
     },
   },
@@ -252,8 +270,9 @@ export const OIDC_PATHS = {
     post: {
       operationId: 'revoke',
       tags,
-      summary: "Token revocation (RFC 7009): HTTP Basic, or a public app's client_id alone",
-      security: [{ clientBasic: [] }, {}],
+      summary:
+        "Token revocation (RFC 7009): HTTP Basic, a client assertion of an app with registered keys, or a public app's client_id alone",
+      security: clientAuth,
       requestBody: {
         required: true,
         content: form(
@@ -261,6 +280,7 @@ export const OIDC_PATHS = {
             token: { type: 'string' },
             token_type_hint: { type: 'string', enum: ['access_token', 'refresh_token'] },
             client_id: str('A public app revoking its own token'),
+            ...clientAssertionFields,
           },
           ['token'],
         ),

@@ -11,6 +11,8 @@ import { CREDENTIAL_GRANTS, registerCredentialGrants } from '../credentials/gran
 import type { CredentialLookup } from '../credentials/lookup.ts';
 import { EXTRA_CLIENT_PROPERTIES, type ClientStore } from './clients.ts';
 import { reuseClientsPerAppVersion } from './client-reuse.ts';
+import { acceptKeysBesideSecrets, clientAssertionCheck } from './client-assertions.ts';
+import { KEY_ALGORITHMS } from '../credentials/store.ts';
 import { fastRouteOrigin } from './fast-route.ts';
 import { claimsOf } from './claims.ts';
 import { delegationClaims } from '../delegation/exchange.ts';
@@ -223,7 +225,10 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
     clients: [accountClientMetadata(deps.issuer), ...(deps.builtInClients ?? [])],
     routes: ROUTES,
     responseTypes: ['code'],
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    // private_key_jwt for apps with registered keys, beside their secrets (client-assertions.ts).
+    clientAuthMethods: [...CLIENT_AUTH_METHODS],
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    assertJwtClientAuthClaimsAndHeader: clientAssertionCheck(deps.credentials, CLOCK_TOLERANCE_SECONDS),
     scopes: [...deps.scopes],
     claims: {
       // The organization claims appear only for an organization-scoped token (see organizations/token-scope.ts).
@@ -276,7 +281,8 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       userinfoSigningAlgValues: ['RS256'],
       introspectionSigningAlgValues: ['RS256'],
       authorizationSigningAlgValues: ['RS256'],
-      clientAuthSigningAlgValues: ['RS256'],
+      // The algorithms a registered key may have (credentials/store.ts).
+      clientAuthSigningAlgValues: [...KEY_ALGORITHMS],
       requestObjectSigningAlgValues: ['RS256'],
       // The kit's list, which the platform's resource servers accept too.
       dPoPSigningAlgValues: [...DPOP_ALGS],
@@ -383,6 +389,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
   });
   orgs.install(provider);
   reuseClientsPerAppVersion(provider, deps.clients);
+  acceptKeysBesideSecrets(provider);
 
   // Secrets are kept as SHA-256 only, several per app: the provider's own comparison against one
   // clear client_secret is replaced by a lookup among the app's live secret hashes.
@@ -475,9 +482,13 @@ function answerOf(ctx: KoaContextWithOIDC): Record<string, unknown> | undefined 
     : undefined;
 }
 
-/** The grant types the contract names; discovery advertises only these (the credential grants are documented in docs/identity.md). */
+/** The grant types the contract names, and the credential grants beside them: discovery lists every one the token endpoint takes. */
 const CONTRACT_GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
 const SUPPORTED_GRANTS = new Set<string>([...CONTRACT_GRANTS, ...CREDENTIAL_GRANTS]);
+const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'] as const;
+/** Introspection takes HTTP Basic (the contract) or a client assertion of an app with keys; nothing else. */
+const INTROSPECTION_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt'];
+const CLOCK_TOLERANCE_SECONDS = 15;
 
 /**
  * Adjusts the provider's answers to the contract: introspection needs HTTP Basic, revocation Basic or a public app's client_id; introspection carries `username` and an array
@@ -492,14 +503,21 @@ function shapeResponses(deps: ProviderDeps, orgs: OrganizationTokens) {
     ctx.body = { error: 'invalid_client', error_description: description };
   };
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
-    // The contract authenticates introspection with HTTP Basic only. Without it the provider would answer 400
-    // invalid_request, or let a public client in on its client_id alone (v9 has one auth method per client for every
-    // endpoint, `none` for public apps). RFC 6749 5.2: that is invalid_client, 401 with a challenge.
-    if (ctx.method === 'POST' && ctx.path === ROUTES.introspection && !/^Basic \S/i.test(ctx.get('authorization'))) {
-      unauthenticated(ctx, 'client authentication is required (HTTP Basic with client_id and client_secret)');
+    // The contract authenticates introspection with HTTP Basic; an app with registered keys may send a client assertion
+    // instead (private_key_jwt), which the provider judges. Anything else — no authentication, which the provider would
+    // answer 400 invalid_request, a secret in the body, or a public client's client_id alone (v9 has one auth method per
+    // client for every endpoint, `none` for public apps) — is invalid_client, 401 with a challenge (RFC 6749 5.2), and
+    // whatever the provider answered is replaced (introspection changes nothing).
+    const introspectionWithoutBasic =
+      ctx.method === 'POST' && ctx.path === ROUTES.introspection && !/^Basic \S/i.test(ctx.get('authorization'));
+    await next();
+    if (introspectionWithoutBasic && ctx.oidc?.params?.client_assertion === undefined) {
+      unauthenticated(
+        ctx,
+        'client authentication is required (HTTP Basic with client_id and client_secret, or a client assertion of an app with registered keys)',
+      );
       return;
     }
-    await next();
     // Revocation also admits a public client by its client_id alone (RFC 7009 2.1), so the provider authenticates it; a request
     // that named no client at all is answered as the contract's missing client authentication.
     if (
@@ -548,8 +566,13 @@ function shapeResponses(deps: ProviderDeps, orgs: OrganizationTokens) {
     ) {
       // RFC 6749 5.2 and the contract name this unauthorized_client; the provider says invalid_request.
       ctx.body = { ...answer, error: 'unauthorized_client' };
-    } else if (route === 'discovery' && Array.isArray(answer?.grant_types_supported)) {
-      answer.grant_types_supported = CONTRACT_GRANTS;
+    } else if (route === 'discovery' && answer) {
+      // What the server does, so a client reading discovery finds it (RFC 8414 section 2).
+      answer.grant_types_supported = [...SUPPORTED_GRANTS];
+      answer.introspection_endpoint_auth_methods_supported = INTROSPECTION_AUTH_METHODS;
+      answer.revocation_endpoint_auth_methods_supported = [...CLIENT_AUTH_METHODS];
+      answer.introspection_endpoint_auth_signing_alg_values_supported = [...KEY_ALGORITHMS];
+      answer.revocation_endpoint_auth_signing_alg_values_supported = [...KEY_ALGORITHMS];
     } else if (route === 'end_session_confirm' && ctx.oidc.params?.logout) {
       const token = readCookie(ctx.get('cookie'), LOGIN_COOKIE);
       if (token) {

@@ -1,3 +1,4 @@
+import { ADMIN } from '../access/rules.ts';
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
@@ -88,7 +89,7 @@ const MembershipChanges = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-/** Organizations and memberships under /api/v1/organizations (the admin guard is the caller's). */
+/** Organizations and memberships under /api/v1/organizations (each route declares ADMIN access). */
 export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: Database }): Promise<void> {
   const tags = ['management'];
   const security = Security;
@@ -103,6 +104,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
   scope.post(
     '/organizations',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'createOrganization',
         tags,
@@ -131,6 +133,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
   scope.get(
     '/organizations',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'listOrganizations',
         tags,
@@ -158,6 +161,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
   scope.get(
     '/organizations/:id',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'getOrganization',
         tags,
@@ -173,6 +177,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
   scope.patch(
     '/organizations/:id',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'updateOrganization',
         tags,
@@ -204,6 +209,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
   scope.post(
     '/organizations/:id/members',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'addMember',
         tags,
@@ -236,6 +242,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
   scope.get(
     '/organizations/:id/members',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'listMembers',
         tags,
@@ -264,6 +271,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
   scope.get(
     '/organizations/:id/members/:principalId',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'getMember',
         tags,
@@ -283,6 +291,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
   scope.patch(
     '/organizations/:id/members/:principalId',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'updateMember',
         tags,
@@ -303,6 +312,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
   scope.delete(
     '/organizations/:id/members/:principalId',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'removeMember',
         tags,

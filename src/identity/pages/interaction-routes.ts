@@ -18,6 +18,7 @@ import { errorPage } from './layout.ts';
 import { formScope, html, sameOrigin } from './respond.ts';
 import { consentPage, signInPage, signOutPage } from './templates.ts';
 import type { InteractionTools, SecondFactor } from '../mfa/interaction.ts';
+import { PUBLIC } from '../access/rules.ts';
 
 export interface PageDeps {
   db: Database;
@@ -206,6 +207,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
     scope.get(
       '/interaction/:uid',
       {
+        config: { access: PUBLIC },
         schema: {
           operationId: 'interactionPage',
           tags,
@@ -239,6 +241,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
     scope.post(
       '/interaction/:uid/login',
       {
+        config: { access: PUBLIC },
         schema: {
           operationId: 'submitSignIn',
           tags,
@@ -308,6 +311,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
     scope.post(
       '/interaction/:uid/consent',
       {
+        config: { access: PUBLIC },
         schema: {
           operationId: 'submitConsent',
           tags,
@@ -343,7 +347,10 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
 
     scope.get(
       '/signout',
-      { schema: { operationId: 'signOutPage', tags, summary: 'The sign-out page', response: Html } },
+      {
+        config: { access: PUBLIC },
+        schema: { operationId: 'signOutPage', tags, summary: 'The sign-out page', response: Html },
+      },
       async (request, reply) => {
         const token = readCookie(request.headers.cookie, LOGIN_COOKIE);
         const session = await findLoginSession(deps.db, token);
@@ -363,6 +370,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
     scope.post(
       '/signout',
       {
+        config: { access: PUBLIC },
         schema: {
           operationId: 'signOut',
           tags,

@@ -1,3 +1,4 @@
+import { ADMIN } from '../access/rules.ts';
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import type { AdminScope } from '../principals/routes.ts';
@@ -26,11 +27,12 @@ const LinkOut = Type.Object({
   email: Type.String(),
 });
 
-/** `POST /api/v1/principals/:id/password-link` (the admin guard is the caller's). */
+/** `POST /api/v1/principals/:id/password-link` (each route declares ADMIN access). */
 export async function registerPasswordLinkAdminRoutes(scope: AdminScope, deps: PasswordLinkAdminDeps): Promise<void> {
   scope.post(
     '/principals/:id/password-link',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'issuePasswordLink',
         tags: ['management'],
@@ -50,14 +52,12 @@ export async function registerPasswordLinkAdminRoutes(scope: AdminScope, deps: P
       });
       // A credential until used: no cache may keep it.
       reply.header('cache-control', 'no-store');
-      return reply
-        .code(201)
-        .send({
-          link: passwordLinkUrl(deps.issuer, made.token),
-          expires_at: made.expiresAt,
-          principal_id: made.principalId,
-          email: made.email,
-        });
+      return reply.code(201).send({
+        link: passwordLinkUrl(deps.issuer, made.token),
+        expires_at: made.expiresAt,
+        principal_id: made.principalId,
+        email: made.email,
+      });
     },
   );
 }

@@ -9,6 +9,7 @@ import { errorPage } from '../pages/layout.ts';
 import { html, sameOrigin, signInLink, type FormGuard } from '../account/html.ts';
 import { PASSWORD_LINK_PATH, readLink, spendLink, type LinkState } from './store.ts';
 import { choosePasswordPage, linkStatePage, passwordSetPage, type ChooseField } from './templates.ts';
+import { PUBLIC } from '../access/rules.ts';
 
 export interface PasswordLinkPageDeps {
   db: Database;
@@ -65,6 +66,7 @@ export async function registerPasswordLinkPages(scope: AdminScope, deps: Passwor
   scope.get(
     PASSWORD_LINK_PATH,
     {
+      config: { access: PUBLIC },
       schema: {
         operationId: 'choosePasswordPage',
         tags,
@@ -84,6 +86,7 @@ export async function registerPasswordLinkPages(scope: AdminScope, deps: Passwor
   scope.post(
     PASSWORD_LINK_PATH,
     {
+      config: { access: PUBLIC },
       schema: {
         operationId: 'choosePasswordForm',
         tags,

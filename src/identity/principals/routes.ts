@@ -1,3 +1,4 @@
+import { ADMIN } from '../access/rules.ts';
 import type {
   FastifyInstance,
   FastifyBaseLogger,
@@ -258,7 +259,7 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** Principals of every type under /api/v1/principals (the admin guard is the caller's). */
+/** Principals of every type under /api/v1/principals (each route declares ADMIN access). */
 export async function registerPrincipalRoutes(scope: AdminScope, deps: PrincipalRouteDeps): Promise<void> {
   const tags = ['management'];
   const security = Security;
@@ -279,6 +280,7 @@ export async function registerPrincipalRoutes(scope: AdminScope, deps: Principal
   scope.post(
     '/principals',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'createPrincipal',
         tags,
@@ -344,6 +346,7 @@ export async function registerPrincipalRoutes(scope: AdminScope, deps: Principal
   scope.get(
     '/principals',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'listPrincipals',
         tags,
@@ -369,6 +372,7 @@ export async function registerPrincipalRoutes(scope: AdminScope, deps: Principal
   scope.get(
     '/principals/:id',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'getPrincipal',
         tags,
@@ -384,6 +388,7 @@ export async function registerPrincipalRoutes(scope: AdminScope, deps: Principal
   scope.patch(
     '/principals/:id',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'updatePrincipal',
         tags,
@@ -419,6 +424,7 @@ export async function registerPrincipalRoutes(scope: AdminScope, deps: Principal
     scope.post(
       `/principals/:id/${action}`,
       {
+        config: { access: ADMIN },
         schema: {
           operationId: `${action}Principal`,
           tags,

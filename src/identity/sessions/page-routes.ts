@@ -6,6 +6,7 @@ import type { CsrfTokens } from '../pages/csrf.ts';
 import { formScope, html } from '../pages/respond.ts';
 import { errorPage } from '../pages/layout.ts';
 import { AccountGuard, type AccountPage } from '../account/guard.ts';
+import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
 import { endOtherSession, endOtherSessions, listLoginSessions } from './list.ts';
 import { sessionsPage } from './page.ts';
 
@@ -49,7 +50,9 @@ export async function registerSessionPages(app: App, deps: SessionPageDeps): Pro
     scope.get(
       '/account/sessions',
       {
+        config: { access: signedInPage(SESSIONS.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'sessionsPage',
           tags,
           summary:
@@ -59,8 +62,7 @@ export async function registerSessionPages(app: App, deps: SessionPageDeps): Pro
         },
       },
       async (request, reply) => {
-        const who = await guard.page(request, reply, SESSIONS);
-        if (!who) return reply;
+        const who = guard.page(request);
         const sessions = await listLoginSessions(deps.db, who.account.id);
         return html(
           reply,
@@ -80,7 +82,9 @@ export async function registerSessionPages(app: App, deps: SessionPageDeps): Pro
     scope.post(
       '/account/sessions/:sessionId/end',
       {
+        config: { access: signedInForm(SESSIONS.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'endSession',
           tags,
           summary: "Sign out one of the person's other sessions: its cookie stops working (CSRF field)",
@@ -90,7 +94,7 @@ export async function registerSessionPages(app: App, deps: SessionPageDeps): Pro
         },
       },
       async (request, reply) => {
-        const who = await guard.form(request, reply, SESSIONS);
+        const who = guard.form(request, reply, SESSIONS);
         if (!who) return reply;
         if (request.params.sessionId === who.session.id) {
           return html(
@@ -116,7 +120,9 @@ export async function registerSessionPages(app: App, deps: SessionPageDeps): Pro
     scope.post(
       '/account/sessions/end-others',
       {
+        config: { access: signedInForm(SESSIONS.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'endOtherSessions',
           tags,
           summary: "Sign out every session of the person but this browser's (CSRF field)",
@@ -125,7 +131,7 @@ export async function registerSessionPages(app: App, deps: SessionPageDeps): Pro
         },
       },
       async (request, reply) => {
-        const who = await guard.form(request, reply, SESSIONS);
+        const who = guard.form(request, reply, SESSIONS);
         if (!who) return reply;
         const ended = await endOtherSessions(deps.db, who.account.id, who.session.id);
         return reply

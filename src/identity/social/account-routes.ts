@@ -8,6 +8,7 @@ import type { CsrfTokens } from '../pages/csrf.ts';
 import { escapeHtml, page } from '../pages/layout.ts';
 import { formScope, html } from '../pages/respond.ts';
 import { AccountGuard, type AccountPage } from '../account/guard.ts';
+import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
 import { signedIn, type SignedIn } from '../account/session.ts';
 import { signInLink } from '../account/html.ts';
 import { callbackUrl, type SocialProvider } from './registry.ts';
@@ -88,7 +89,9 @@ export async function registerLinkedAccounts(app: App, deps: LinkedAccountDeps):
     scope.get(
       '/account/linked',
       {
+        config: { access: signedInPage(LINKED.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'linkedAccountsPage',
           tags,
           summary:
@@ -98,15 +101,16 @@ export async function registerLinkedAccounts(app: App, deps: LinkedAccountDeps):
         },
       },
       async (request, reply) => {
-        const who = await guard.page(request, reply, LINKED);
-        return who ? overview(reply, who, 200, { notice: NOTICES[request.query.done ?? ''] }) : reply;
+        return overview(reply, guard.page(request), 200, { notice: NOTICES[request.query.done ?? ''] });
       },
     );
 
     scope.post(
       '/account/linked/:provider/link',
       {
+        config: { access: signedInForm(LINKED.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'linkSocialAccount',
           tags,
           summary: "Link a social account: off to the provider's sign-in (303), back through its callback (CSRF field)",
@@ -116,7 +120,7 @@ export async function registerLinkedAccounts(app: App, deps: LinkedAccountDeps):
         },
       },
       async (request, reply) => {
-        const who = await guard.form(request, reply, LINKED);
+        const who = guard.form(request, reply, LINKED);
         if (!who) return reply;
         const upstream = deps.providers.get(request.params.provider);
         if (!upstream)
@@ -158,7 +162,9 @@ export async function registerLinkedAccounts(app: App, deps: LinkedAccountDeps):
     scope.post(
       '/account/linked/:identityId/unlink',
       {
+        config: { access: signedInForm(LINKED.path) },
         schema: {
+          security: SIGNED_IN_SECURITY,
           operationId: 'unlinkSocialAccount',
           tags,
           summary: "Unlink one of the person's social accounts, unless it is their last way to sign in (CSRF field)",
@@ -168,7 +174,7 @@ export async function registerLinkedAccounts(app: App, deps: LinkedAccountDeps):
         },
       },
       async (request, reply) => {
-        const who = await guard.form(request, reply, LINKED);
+        const who = guard.form(request, reply, LINKED);
         if (!who) return reply;
         const result = await unlinkFromPerson(deps.db, who.account.id, request.params.identityId, [
           ...deps.providers.keys(),

@@ -1,3 +1,4 @@
+import { ADMIN } from '../access/rules.ts';
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
@@ -43,6 +44,7 @@ export async function registerExternalIdentityRoutes(scope: AdminScope, deps: { 
   scope.get(
     '/principals/:id/external-identities',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'listExternalIdentities',
         tags,
@@ -67,6 +69,7 @@ export async function registerExternalIdentityRoutes(scope: AdminScope, deps: { 
   scope.delete(
     '/principals/:id/external-identities/:identityId',
     {
+      config: { access: ADMIN },
       schema: {
         operationId: 'unlinkExternalIdentity',
         tags,

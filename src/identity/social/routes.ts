@@ -22,6 +22,7 @@ import { resolvePrincipal, SignInRefused } from './link.ts';
 import { providerButtons } from './buttons.ts';
 import { finishLinking } from './account-routes.ts';
 import type { SecondFactor } from '../mfa/interaction.ts';
+import { PUBLIC } from '../access/rules.ts';
 
 export interface SocialDeps {
   db: Database;
@@ -74,6 +75,7 @@ export async function registerSocialLogin(app: App, deps: SocialDeps): Promise<v
     scope.post(
       '/interaction/:uid/upstream/:provider',
       {
+        config: { access: PUBLIC },
         schema: {
           operationId: 'startSocialSignIn',
           tags,
@@ -147,6 +149,7 @@ export async function registerSocialLogin(app: App, deps: SocialDeps): Promise<v
     scope.get(
       '/upstream/:provider/callback',
       {
+        config: { access: PUBLIC },
         schema: {
           operationId: 'socialSignInCallback',
           tags,

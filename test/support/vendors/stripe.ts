@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { stripeSignature } from '../../../src/identity/billing/stripe-signature.ts';
+import { createHmac, randomBytes } from 'node:crypto';
 
 /**
  * Plays Stripe's side of webhooks: events shaped like Stripe's `event` object (API version
@@ -15,6 +14,16 @@ export interface SubscriptionState {
   cancelAtPeriodEnd?: boolean;
   periodStart?: number;
   periodEnd?: number;
+}
+
+/**
+ * The `Stripe-Signature` header Stripe sends, computed here from Stripe's documentation ("Verify manually") and never
+ * with the product's code, so a change to what the product signs or checks cannot pass by changing both sides:
+ * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw payload>" keyed with the endpoint's secret>`.
+ */
+export function stripeSignatureHeader(payload: string, secret: string, timestamp: number): string {
+  const signedPayload = `${timestamp}.${payload}`;
+  return `t=${timestamp},v1=${createHmac('sha256', secret).update(signedPayload, 'utf8').digest('hex')}`;
 }
 
 export function stripeId(prefix: string): string {
@@ -74,7 +83,7 @@ export async function deliver(
 ) {
   const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
   const t = opts.timestamp ?? Math.floor(Date.now() / 1000);
-  const header = opts.header === undefined ? stripeSignature(body, opts.secret, t) : opts.header;
+  const header = opts.header === undefined ? stripeSignatureHeader(body, opts.secret, t) : opts.header;
   const res = await fetch(url, {
     method: 'POST',
     headers: {
