@@ -1,27 +1,19 @@
-import { createApp, databaseOutage, type App } from '../kit/app.ts';
+import { createApp, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
 import pkg from '../../package.json' with { type: 'json' };
-import { introspectionVerifier } from '../kit/auth/introspection.ts';
-import { DPOP_SCHEME_NOTE } from '../kit/auth/dpop.ts';
-import { auditAccessChecks } from './auth/access.ts';
-import { createAuditGuard } from './auth/guard.ts';
+import { CALLER_SECURITY_SCHEMES, auditAccessChecks, auditGuardFromConfig } from './auth/access.ts';
 import type { AuditServiceConfig } from './config.ts';
 import { BrowserHost } from './engine/browser-host.ts';
-import { runAudit } from './engine/auditor.ts';
 import { classifyAuditError } from './errors.ts';
 import { registerHealthRoutes } from './health/routes.ts';
+import { startJobWork } from './jobs/lifecycle.ts';
 import { registerJobRoutes } from './jobs/routes.ts';
-import { JobWorker } from './jobs/worker.ts';
-import { startRetentionSweep } from './jobs/retention.ts';
 import { registerLegacyRoutes } from './legacy/routes.ts';
 import { createMetrics } from './metrics.ts';
 import { registerReportRoutes } from './reports/routes.ts';
-import type { ConfigLimits } from './request/resolve.ts';
-import type { AuditConfig, AuditResult } from './result/types.ts';
+import { configLimits, serviceAuditRunner } from './runner.ts';
 import { createAddressPolicy } from './safety/address-policy.ts';
-import { assessWithLlm } from './llm/assess.ts';
-import type { LlmPageFacts } from './llm/facts.ts';
 
 export const AUDIT_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
@@ -42,20 +34,6 @@ export async function buildAuditApp(config: AuditServiceConfig): Promise<App> {
 
 async function assemble(config: AuditServiceConfig, db: Database): Promise<App> {
   const metrics = createMetrics();
-  const guard = createAuditGuard(
-    db,
-    config.identityUrl
-      ? {
-          verifier: introspectionVerifier({
-            identityUrl: config.identityUrl,
-            clientId: config.identityClientId!,
-            clientSecret: config.identityClientSecret!,
-          }),
-          requiredScope: config.requiredScope,
-          publicUrl: config.publicUrl,
-        }
-      : null,
-  );
   const app = await createApp({
     name: 'audit',
     version: pkg.version,
@@ -68,111 +46,17 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     database: { db, migrations: AUDIT_MIGRATIONS, version: pkg.version },
     metrics: metrics.registry,
     // Every route declares CALLER or PUBLIC; the guard runs before the body is read, so a stranger is 401 whatever it sent.
-    access: auditAccessChecks(guard),
-    openapi: {
-      components: {
-        securitySchemes: {
-          apiKey: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'X-API-Key',
-            description: 'An API key from `platform audit keys create` (also accepted as a Bearer token)',
-          },
-          bearer: {
-            type: 'http',
-            scheme: 'bearer',
-            description: `An API key, or an access token of the identity service when introspection is configured. ${DPOP_SCHEME_NOTE}`,
-          },
-        },
-      },
-    },
+    access: auditAccessChecks(auditGuardFromConfig(db, config)),
+    openapi: { components: { securitySchemes: CALLER_SECURITY_SCHEMES } },
   });
   const policy = createAddressPolicy(config.allowHosts);
   const host = new BrowserHost(app.log);
   app.addHook('onClose', async () => {
     await host.close();
   });
-  const limits: ConfigLimits = {
-    defaultVersion: config.defaultVersion,
-    defaultLevel: config.defaultLevel,
-    maxDepth: config.maxDepth,
-    maxPages: config.maxPages,
-  };
-  const timing = {
-    timeoutMs: config.pageTimeoutSeconds * 1000,
-    networkIdleMs: config.networkIdleMs,
-    settleMs: config.settleMs,
-  };
-
-  // A request that names no provider gets the first one with a key, so `llm: {enabled: true}` works on a configured server.
-  const defaultProvider = config.openaiApiKey
-    ? ('openai' as const)
-    : config.anthropicApiKey
-      ? ('anthropic' as const)
-      : ('openai' as const);
-  const llm = (facts: LlmPageFacts[], auditConfig: AuditConfig, signal?: AbortSignal) =>
-    assessWithLlm(
-      facts,
-      { provider: auditConfig.llm.provider ?? defaultProvider, model: auditConfig.llm.model },
-      config,
-      signal,
-    );
-
-  const run = async (url: string, auditConfig: AuditConfig, signal: AbortSignal): Promise<AuditResult> => {
-    metrics.running.inc();
-    try {
-      // Pages are counted as they are recorded: an audit whose only page failed (a site down, a 404) throws and has
-      // no result, and its page must still count as failed.
-      const onPage = (page: { status: 'audited' | 'failed'; durationMs: number }) => {
-        metrics.pages.inc({ outcome: page.status });
-        if (page.status === 'audited') metrics.pageSeconds.observe(page.durationMs / 1000);
-      };
-      return await runAudit(
-        url,
-        auditConfig,
-        {
-          host,
-          policy,
-          timing,
-          pageConcurrency: config.pageConcurrency,
-          maxElementsPerRule: config.maxElementsPerRule,
-          llm,
-          onPage,
-        },
-        signal,
-      );
-    } finally {
-      metrics.running.dec();
-    }
-  };
-
-  const worker = new JobWorker({
-    db,
-    log: app.log,
-    metrics,
-    run,
-    concurrency: config.concurrency,
-    leaseSeconds: config.leaseSeconds,
-    maxAttempts: config.maxAttempts,
-    pollMs: config.pollMs,
-    outage: databaseOutage(app),
-  });
-  // Stopped before the browser and the database close (onClose hooks run in reverse order of registration).
-  app.addHook('onClose', async () => {
-    await worker.stop();
-  });
-  app.addHook('onReady', async () => {
-    worker.start();
-  });
-  // Every instance sweeps (no instance is special); the sweep's DELETE is safe to run on several at once.
-  let stopRetention: () => Promise<void> = async () => {};
-  app.addHook('onReady', async () => {
-    stopRetention = startRetentionSweep({ db, log: app.log, days: config.retentionDays, deleted: metrics.jobsDeleted });
-  });
-  app.addHook('onClose', async () => {
-    await stopRetention();
-  });
-
+  const run = serviceAuditRunner(config, { host, policy, metrics });
+  const worker = startJobWork(app, db, config, metrics, run);
+  const limits = configLimits(config);
   registerHealthRoutes(app, db, pkg.version);
   registerLegacyRoutes(app, { policy, limits, metrics, maxConcurrent: config.maxSyncAudits, run });
   registerJobRoutes(app, {

@@ -1,5 +1,9 @@
 import type { AccessChecks, AccessRule } from '../../kit/access.ts';
-import type { AuditGuard } from './guard.ts';
+import { DPOP_SCHEME_NOTE } from '../../kit/auth/dpop.ts';
+import { introspectionVerifier } from '../../kit/auth/introspection.ts';
+import type { Database } from '../../kit/db.ts';
+import type { AuditServiceConfig } from '../config.ts';
+import { createAuditGuard, type AuditGuard } from './guard.ts';
 
 /**
  * The one kind of caller the audit API knows: an API key, or an identity access token with the required scope
@@ -11,3 +15,39 @@ export const CALLER: AccessRule = Object.freeze({ kind: 'caller' });
 export function auditAccessChecks(guard: AuditGuard): AccessChecks {
   return { caller: (_rule: AccessRule, request) => guard(request) };
 }
+
+/** The guard as configured: API keys always; identity's access tokens too when AUDIT_IDENTITY_URL is set. */
+export function auditGuardFromConfig(db: Database, config: AuditServiceConfig): AuditGuard {
+  return createAuditGuard(
+    db,
+    config.identityUrl
+      ? {
+          verifier: introspectionVerifier({
+            identityUrl: config.identityUrl,
+            clientId: config.identityClientId!,
+            clientSecret: config.identityClientSecret!,
+          }),
+          requiredScope: config.requiredScope,
+          publicUrl: config.publicUrl,
+        }
+      : null,
+  );
+}
+
+/** The OpenAPI `security` of a CALLER route: the two ways a caller proves itself (schemes declared in app.ts). */
+export const CALLER_SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
+
+/** The OpenAPI security schemes CALLER_SECURITY names. */
+export const CALLER_SECURITY_SCHEMES = {
+  apiKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'An API key from `platform audit keys create` (also accepted as a Bearer token)',
+  },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: `An API key, or an access token of the identity service when introspection is configured. ${DPOP_SCHEME_NOTE}`,
+  },
+};

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { Type } from 'typebox';
 import type { Database, Queryable } from '../../kit/db.ts';
+import { toPage } from '../../kit/paging.ts';
+import { isoUtc } from '../../kit/sql.ts';
 import type { AuditConfig, AuditJobStatus, AuditResult } from '../result/types.ts';
 
 export interface JobRecord {
@@ -22,14 +25,12 @@ interface Row {
   config: AuditConfig;
   attempts: number;
   error: string | null;
-  created_at: Date | string;
-  started_at: Date | string | null;
-  finished_at: Date | string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
   result?: AuditResult | null;
-  seq?: number;
+  seq?: number | string;
 }
-
-const iso = (v: Date | string | null): string | null => (v === null ? null : new Date(v).toISOString());
 
 function toRecord(row: Row): JobRecord {
   return {
@@ -39,9 +40,9 @@ function toRecord(row: Row): JobRecord {
     config: row.config,
     attempts: row.attempts,
     error: row.error,
-    createdAt: iso(row.created_at)!,
-    startedAt: iso(row.started_at),
-    finishedAt: iso(row.finished_at),
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
     result: row.result ?? null,
   };
 }
@@ -53,7 +54,8 @@ function storableJson(value: unknown): string {
   );
 }
 
-const SUMMARY = 'id, status, url, config, attempts, error, created_at, started_at, finished_at, seq';
+const SUMMARY = `id, status, url, config, attempts, error, ${isoUtc('created_at')} AS created_at,
+  ${isoUtc('started_at')} AS started_at, ${isoUtc('finished_at')} AS finished_at, seq`;
 
 export class QueueFullError extends Error {}
 
@@ -85,19 +87,20 @@ export async function getJob(db: Queryable, owner: string, id: string): Promise<
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
-/** A page of the owner's jobs, newest first, without results; `before` is the last seen job's `seq`. */
+/** A page of jobs ends at a job's insertion sequence; the list's cursor holds it. */
+export const JOB_CURSOR = Type.Tuple([Type.Integer({ minimum: 0 })]);
+
+/** A page of the owner's jobs, newest first, without results; `before` is the last seen job's `seq` (JOB_CURSOR). */
 export async function listJobs(
   db: Queryable,
   owner: string,
   options: { limit: number; before: number | null; status: AuditJobStatus | null },
-): Promise<{ items: JobRecord[]; last: number | null; more: boolean }> {
+): Promise<{ items: JobRecord[]; next: string | null }> {
   const { rows } = await db.query<Row>(
     `SELECT ${SUMMARY} FROM jobs WHERE owner = $1 AND ($2::bigint IS NULL OR seq < $2) AND ($3::text IS NULL OR status = $3) ORDER BY seq DESC LIMIT $4`,
     [owner, options.before, options.status, options.limit + 1],
   );
-  const more = rows.length > options.limit;
-  const page = rows.slice(0, options.limit);
-  return { items: page.map(toRecord), last: page.length ? Number(page[page.length - 1]!.seq) : null, more };
+  return toPage(rows, options.limit, (row) => [Number(row.seq)], toRecord);
 }
 
 /** Cancels a pending or running job of the owner; null when there is no such job; the record as it is when already finished. */

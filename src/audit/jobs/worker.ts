@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
 import type { OutageLog } from '../../kit/outage-log.ts';
-import { AuditCancelledError, AuditFailedError } from '../engine/auditor.ts';
+import { AuditCancelledError, AuditFailedError } from '../engine/audit-errors.ts';
 import type { AuditConfig, AuditResult } from '../result/types.ts';
 import type { AuditMetrics } from '../metrics.ts';
 import { claimJob, completeJob, failAttempt, releaseJob, renewLease } from './store.ts';

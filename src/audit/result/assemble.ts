@@ -1,19 +1,18 @@
-import { criteriaOf, levelOf } from '../engine/axe-tags.ts';
 import { findingsOf } from '../engine/findings.ts';
 import type { AxeOutcome } from '../engine/page-audit.ts';
-import { auditScore, pageScore, type RuleVerdict } from './score.ts';
-import {
-  IMPACTS,
-  type AuditConfig,
-  type AuditResult,
-  type Finding,
-  type Impact,
-  type MergedUrl,
-  type NeedsReviewItem,
-  type OmittedElements,
-  type PageResult,
-  type PageStats,
-  type RuleOutcome,
+import { EMPTY_STATS, omittedOf, pageStats, sumStats } from './page-stats.ts';
+import { RuleOutcomes } from './rule-outcomes.ts';
+import { auditScore, pageScore } from './score.ts';
+import type {
+  AuditConfig,
+  AuditResult,
+  Finding,
+  Impact,
+  MergedUrl,
+  NeedsReviewItem,
+  OmittedElements,
+  PageResult,
+  PageStats,
 } from './types.ts';
 
 export interface AuditedPage {
@@ -41,105 +40,25 @@ export interface AssembleInput {
   finishedAt: Date;
 }
 
-const EMPTY_STATS: PageStats = { findings: 0, critical: 0, serious: 0, moderate: 0, minor: 0, needsReview: 0 };
-
 /** Turns the pages an audit visited into the result: findings, needs-review items, rule outcomes, stats, score, conformance. */
 export function assembleResult(input: AssembleInput): AuditResult {
   const findings: Finding[] = [];
   const needsReview: NeedsReviewItem[] = [];
-  const pages: PageResult[] = [];
   const omitted: OmittedElements[] = [];
-  // The whole audit's counts: listed elements and those the per-rule cap left out.
-  const totals: PageStats = { ...EMPTY_STATS };
-  const rules = new Map<string, RuleOutcome>();
-  const rule = (id: string, tags: readonly string[]): RuleOutcome => {
-    let r = rules.get(id);
-    if (!r) {
-      r = {
-        ruleId: id,
-        successCriteria: criteriaOf(tags),
-        level: levelOf(tags),
-        failedPages: 0,
-        passedPages: 0,
-        inapplicablePages: 0,
-        needsReviewPages: 0,
-      };
-      rules.set(id, r);
-    }
-    return r;
-  };
-
-  input.pages.forEach((page, index) => {
-    if (!page.axe) {
-      pages.push({
-        url: page.url,
-        requestedUrl: page.requestedUrl,
-        depth: page.depth,
-        status: 'failed',
-        httpStatus: page.httpStatus,
-        title: page.title,
-        error: page.error,
-        score: null,
-        stats: { ...EMPTY_STATS },
-        durationMs: page.durationMs,
-        mergedUrls: page.mergedUrls,
-      });
-      return;
-    }
+  const rules = new RuleOutcomes();
+  const pages = input.pages.map((page, index): PageResult => {
+    if (!page.axe) return pageResult(page, 'failed', null, { ...EMPTY_STATS });
     const own = findingsOf(page.axe, page.url, index);
     findings.push(...own.findings);
     needsReview.push(...own.needsReview);
-    const verdicts: RuleVerdict[] = [];
-    const failed = new Set(page.axe.violations.map((v) => v.id));
-    for (const v of page.axe.violations) {
-      rule(v.id, v.tags).failedPages++;
-      verdicts.push({ impact: input.ruleImpact(v.id) ?? (v.impact as Impact | null) ?? null, failed: true });
-    }
-    for (const r of page.axe.passed) {
-      if (failed.has(r.id)) continue;
-      rule(r.id, r.tags).passedPages++;
-      verdicts.push({ impact: input.ruleImpact(r.id), failed: false });
-    }
-    for (const r of page.axe.inapplicable) rule(r.id, r.tags).inapplicablePages++;
-    for (const v of page.axe.incomplete) rule(v.id, v.tags).needsReviewPages++;
-    const stats: PageStats = { ...EMPTY_STATS, findings: own.findings.length, needsReview: own.needsReview.length };
-    for (const f of own.findings) stats[f.impact]++;
-    // Elements past the cap are counted like the listed ones, so stats say how much fails, not how much is shown.
-    for (const left of page.axe.omitted) {
-      let findingsLeft = 0;
-      for (const impact of IMPACTS) {
-        const n = left.violations[impact] ?? 0;
-        stats[impact] += n;
-        findingsLeft += n;
-      }
-      stats.findings += findingsLeft;
-      stats.needsReview += left.incomplete;
-      const tags = [...page.axe.violations, ...page.axe.incomplete].find((r) => r.id === left.ruleId)?.tags ?? [];
-      omitted.push({
-        pageUrl: page.url,
-        ruleId: left.ruleId,
-        successCriteria: criteriaOf(tags),
-        findings: findingsLeft,
-        needsReview: left.incomplete,
-      });
-    }
-    for (const key of Object.keys(totals) as Array<keyof PageStats>) totals[key] += stats[key];
-    pages.push({
-      url: page.url,
-      requestedUrl: page.requestedUrl,
-      depth: page.depth,
-      status: 'audited',
-      httpStatus: page.httpStatus,
-      title: page.title,
-      error: null,
-      score: pageScore(verdicts),
-      stats,
-      durationMs: page.durationMs,
-      mergedUrls: page.mergedUrls,
-    });
+    const verdicts = rules.tally(page.axe, input.ruleImpact);
+    omitted.push(...omittedOf(page.url, page.axe));
+    const stats = pageStats(own.findings, own.needsReview.length, page.axe.omitted);
+    return pageResult(page, 'audited', pageScore(verdicts), stats);
   });
-
   const audited = pages.filter((p) => p.status === 'audited');
+  // The whole audit's counts: listed elements and those the per-rule cap left out.
+  const totals = sumStats(pages.map((p) => p.stats));
   return {
     url: input.url,
     targetUrl: input.url,
@@ -161,11 +80,32 @@ export function assembleResult(input: AssembleInput): AuditResult {
     needsReview,
     omitted,
     pages,
-    rules: [...rules.values()].sort((a, b) => a.ruleId.localeCompare(b.ruleId)),
+    rules: rules.sorted(),
     llm: null,
     config: input.config,
     engine: input.engine,
     startedAt: input.startedAt.toISOString(),
     finishedAt: input.finishedAt.toISOString(),
+  };
+}
+
+function pageResult(
+  page: AuditedPage,
+  status: PageResult['status'],
+  score: number | null,
+  stats: PageStats,
+): PageResult {
+  return {
+    url: page.url,
+    requestedUrl: page.requestedUrl,
+    depth: page.depth,
+    status,
+    httpStatus: page.httpStatus,
+    title: page.title,
+    error: status === 'failed' ? page.error : null,
+    score,
+    stats,
+    durationMs: page.durationMs,
+    mergedUrls: page.mergedUrls,
   };
 }

@@ -1,0 +1,29 @@
+import type { Page, Response } from 'playwright-core';
+import { REFUSED_HEADER, UNREACHABLE_HEADER } from '../safety/egress-scope.ts';
+import type { PageVisit } from './page-audit.ts';
+
+/**
+ * A navigation's answer that is no page to audit, as the visit's outcome: refused by the egress proxy, the site
+ * unreachable, an HTTP error, or a document that is not HTML; null for an HTML page.
+ */
+export function unauditableAnswer(response: Response, page: Page, durationMs: () => number): PageVisit | null {
+  const httpStatus = response.status();
+  const headers = response.headers();
+  const failed = (error: string, status: number | null = null): PageVisit => ({
+    kind: 'failed',
+    url: page.url(),
+    httpStatus: status,
+    error,
+    durationMs: durationMs(),
+  });
+  const refused = headers[REFUSED_HEADER];
+  if (refused) return failed(decodeURIComponent(refused));
+  const unreachable = headers[UNREACHABLE_HEADER];
+  if (unreachable) return failed(`the page could not be loaded (${decodeURIComponent(unreachable)})`);
+  // The status first: a 404 or 503 in plain text (Go's, many proxies' and CDNs') is a broken page, not a skipped non-HTML one.
+  if (httpStatus >= 400) return failed(`the page answered HTTP ${httpStatus}`, httpStatus);
+  const contentType = headers['content-type'] ?? '';
+  if (contentType && !/\b(text\/html|application\/xhtml\+xml)\b/i.test(contentType))
+    return { kind: 'not-html', url: page.url(), contentType, durationMs: durationMs() };
+  return null;
+}

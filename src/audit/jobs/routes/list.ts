@@ -1,0 +1,36 @@
+import { Type } from 'typebox';
+import type { App } from '../../../kit/app.ts';
+import type { Database } from '../../../kit/db.ts';
+import { decodeCursor, pageOf, pageQuery } from '../../../kit/paging.ts';
+import { CALLER, CALLER_SECURITY } from '../../auth/access.ts';
+import type { AuditJobStatus } from '../../result/types.ts';
+import { JobStatus, JobSummary, jobErrors, jobSummary } from '../schemas.ts';
+import { JOB_CURSOR, listJobs } from '../store.ts';
+
+/** `GET /api/v1/audits`: the caller's jobs, newest first. */
+export function listAuditsRoute(api: App, deps: { db: Database }): void {
+  api.get(
+    '/api/v1/audits',
+    {
+      config: { access: CALLER },
+      schema: {
+        operationId: 'listAudits',
+        summary: "The caller's audits, newest first, paged",
+        description:
+          'Finished jobs are deleted AUDIT_RETENTION_DAYS days (90 by default) after they finished, and are no longer listed.',
+        tags: ['audits'],
+        security: CALLER_SECURITY,
+        querystring: Type.Object({ ...pageQuery(), status: Type.Optional(JobStatus) }, { additionalProperties: false }),
+        response: { 200: pageOf(JobSummary), ...jobErrors },
+      },
+    },
+    async (request) => {
+      const page = await listJobs(deps.db, request.auditOwner, {
+        limit: request.query.limit,
+        before: decodeCursor(request.query.cursor, JOB_CURSOR)?.[0] ?? null,
+        status: (request.query.status as AuditJobStatus | undefined) ?? null,
+      });
+      return { items: page.items.map(jobSummary), next: page.next };
+    },
+  );
+}
