@@ -232,14 +232,14 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
     [editing, saved, tick, valuesKey, id, look.dark, look.reducedMotion, parameters],
   );
 
-  if (!loaded && dashboard.error)
+  // A failed read again keeps the dashboard on screen, unless it is gone (deleted here, in another tab or by someone).
+  const gone = dashboard.error instanceof ApiError && dashboard.error.status === 404;
+  if (dashboard.error && (!loaded || gone))
     return (
       <>
         <h1>Dashboard</h1>
         <p role="alert" className="error">
-          {dashboard.error instanceof ApiError && dashboard.error.status === 404
-            ? 'This dashboard does not exist, or was deleted.'
-            : messageOf(dashboard.error)}
+          {gone ? 'This dashboard does not exist, or was deleted.' : messageOf(dashboard.error)}
         </p>
         <p>
           <Link to="dashboards">All dashboards</Link>
