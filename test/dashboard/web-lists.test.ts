@@ -123,6 +123,28 @@ describe('the dashboard web app: lists longer than a page', () => {
     assert.match((await rows.first().textContent()) ?? '', /current, restored from version 1/);
   });
 
+  test('a dashboard deleted meanwhile is said to be gone when opened again, not shown from what the page read before', async () => {
+    const made = await s.request('POST', '/api/v1/dashboards', {
+      as: editor,
+      body: {
+        slug: 'short-lived',
+        title: 'Short lived',
+        definition: { layout: { type: 'grid', columns: 12, rowHeight: 30 }, dataSources: [], widgets: [] },
+      },
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const page = await pages.open(editor);
+    await page.goto(`${s.url}/dashboards/${made.body.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Short lived' }).waitFor();
+    await page.getByRole('link', { name: 'All dashboards' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Dashboards' }).waitFor();
+    const gone = await s.request('DELETE', `/api/v1/dashboards/${made.body.id}`, { as: editor });
+    assert.equal(gone.status, 204);
+    await page.goBack();
+    await page.getByRole('alert').filter({ hasText: 'This dashboard does not exist, or was deleted.' }).waitFor();
+    assert.equal(await page.getByRole('heading', { level: 1, name: 'Short lived' }).count(), 0);
+  });
+
   test('at 320 px, light and dark: the dashboards list and a dashboard with its history reflow and pass axe', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const page: Page = await pages.open(editor, { viewport: { width: 320, height: 800 }, colorScheme });
