@@ -462,7 +462,7 @@ describe('the dashboard web app: dashboards', () => {
 
   test('when the dashboards chunk cannot be loaded, the screen says so instead of going blank', async () => {
     const page = await pageAs(viewer);
-    await page.route(/\/assets\/routes-[^/]+\.js$/, (route) => route.abort());
+    await page.route(/\/assets\/DashboardsScreen-[^/]+\.js$/, (route) => route.abort());
     await page.goto(`${s.url}/dashboards`);
     await page.getByRole('alert').filter({ hasText: 'This screen could not be shown' }).waitFor();
     await page.getByRole('link', { name: 'Data sources' }).waitFor();

@@ -5,10 +5,13 @@ const ARTIFACTS = new URL('../../../test-artifacts/dashboard-web/', import.meta.
 
 export { assertAccessible } from '../../support/axe.ts';
 
-/** A full-page screenshot under test-artifacts/dashboard-web/ (gitignored), for a person to look at. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * A screenshot under test-artifacts/dashboard-web/ (gitignored), for a person to look at: the full page, or with
+ * `fullPage: false` what the viewport shows (the part of a long page scrolled to).
+ */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: new URL(`${name}.png`, ARTIFACTS).pathname, fullPage: true });
+  await page.screenshot({ path: new URL(`${name}.png`, ARTIFACTS).pathname, fullPage });
 }
 
 /** What a page needs to be signed in: the token pair the harness's signIn made. */

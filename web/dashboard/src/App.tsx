@@ -1,31 +1,42 @@
-import { Suspense, lazy, useCallback, useEffect, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Suspense, useEffect, useState } from 'react';
 import { api, get, whenSignedOut } from './api/client.ts';
 import { SESSION_KEY, readSession, takeLoginFragment, writeSession } from './api/session.ts';
 import type { ApiSetupResult, ApiSetupStatus, ApiUser } from './api/types.ts';
+import { LoadBoundary } from './app/LoadBoundary.tsx';
+import { NotAllowed } from './app/NotAllowed.tsx';
+import { atLeast } from './app/roles.ts';
 import { Link, navigate, usePath } from './app/router.tsx';
+import { ROUTES, matchRoute, navigation, type Match } from './app/routes.ts';
 import { useScreen } from './app/useTitle.ts';
 import { SetupScreen } from './auth/SetupScreen.tsx';
 import { SignInScreen } from './auth/SignInScreen.tsx';
-import { atLeast } from './app/roles.ts';
-import { DataSourcesScreen } from './datasources/DataSourcesScreen.tsx';
-import { HomeScreen } from './home/HomeScreen.tsx';
-import { LoadBoundary } from './dashboards/LoadBoundary.tsx';
+import { keys } from './data/keys.ts';
 
-// The editor (CodeMirror) loads when the screen is opened, so the first screen stays small.
-const SqlScreen = lazy(() => import('./sql/SqlScreen.tsx'));
-// Dashboards (and, from their widgets, ECharts and the Markdown renderer) load when first opened too.
-const DashboardRoutes = lazy(() => import('./dashboards/routes.tsx'));
-// Users, tenants and the audit log: only admins and owners open them, so they load when first needed.
-const AdminScreen = lazy(() => import('./admin/AdminScreen.tsx'));
-
-type State =
-  | { kind: 'loading' }
-  | { kind: 'setup'; status: ApiSetupStatus }
-  | { kind: 'signed-out'; notice?: string; error?: string }
-  | { kind: 'signed-in'; me: ApiUser }
-  | { kind: 'unreachable' };
+type Session = { kind: 'setup'; status: ApiSetupStatus } | { kind: 'signed-out' } | { kind: 'signed-in'; me: ApiUser };
 
 const fragment = takeLoginFragment();
+
+/**
+ * Who this tab is. With a stored pair: the signed-in person (a failure means the service cannot be reached, unless the
+ * pair was refused and dropped meanwhile). Without: the first-run form while no user exists, else the sign-in screen.
+ */
+async function whoIsHere(): Promise<Session> {
+  if (readSession()) {
+    try {
+      return { kind: 'signed-in', me: await get<ApiUser>('/auth/me') };
+    } catch (err) {
+      if (readSession()) throw err;
+      return { kind: 'signed-out' };
+    }
+  }
+  try {
+    const status = await get<ApiSetupStatus>('/setup');
+    return status.setupRequired ? { kind: 'setup', status } : { kind: 'signed-out' };
+  } catch {
+    return { kind: 'signed-out' };
+  }
+}
 
 /** What the sign-in screen says after the first run: with identity linked, which password the owner signs in with. */
 function setupNotice(r: ApiSetupResult): string {
@@ -36,14 +47,11 @@ function setupNotice(r: ApiSetupResult): string {
   return `${made} Sign in to continue.`;
 }
 
-// A dashboard's public link: no session, no sign-in, one chunk of its own.
-const PublicDashboard = lazy(() => import('./public/PublicDashboard.tsx'));
-const PUBLIC_LINK = /^\/public\/([^/]+)$/;
-
 /** A public link opens the shared dashboard alone; every other address is the signed-in app. */
 export function App() {
-  const shared = PUBLIC_LINK.exec(location.pathname);
-  if (shared) {
+  const match = matchRoute(location.pathname);
+  if (match?.route.access === 'public') {
+    const { Screen, loading } = match.route;
     return (
       <>
         <a className="skip-link" href="#main">
@@ -54,8 +62,8 @@ export function App() {
         </header>
         <main id="main" tabIndex={-1}>
           <LoadBoundary>
-            <Suspense fallback={<p role="status">Loading the dashboard…</p>}>
-              <PublicDashboard token={shared[1]!} />
+            <Suspense fallback={<p role="status">{loading}</p>}>
+              <Screen {...match.params} />
             </Suspense>
           </LoadBoundary>
         </main>
@@ -67,43 +75,38 @@ export function App() {
 
 /** The app's frame: a skip link, the banner and the main region every screen renders into. */
 function MemberApp() {
-  const [state, setState] = useState<State>({ kind: 'loading' });
+  const client = useQueryClient();
+  const session = useQuery({ queryKey: keys.session, queryFn: whoIsHere, staleTime: Number.POSITIVE_INFINITY });
+  // Set when the session ends in this tab (signed out here or in another tab, refused, first run done): what to say.
+  const [ended, setEnded] = useState<{ notice?: string }>();
 
-  const load = useCallback(async () => {
-    try {
-      if (readSession()) {
-        setState({ kind: 'signed-in', me: await get<ApiUser>('/auth/me') });
-        return;
-      }
-      const status = await get<ApiSetupStatus>('/setup');
-      setState(
-        status.setupRequired
-          ? { kind: 'setup', status }
-          : { kind: 'signed-out', ...(fragment.error ? { error: fragment.error } : {}) },
-      );
-    } catch {
-      setState(readSession() ? { kind: 'unreachable' } : { kind: 'signed-out' });
-    }
+  useEffect(() => {
+    // The screen of the address opened starts loading beside the question of who is signed in.
+    void (matchRoute(location.pathname) ?? { route: ROUTES.home }).route.load().catch(() => {});
   }, []);
 
   useEffect(() => {
-    whenSignedOut(() => setState({ kind: 'signed-out', notice: 'Your session ended. Sign in again.' }));
-    void load();
-  }, [load]);
-
-  // Tabs share the sign-in: signing out in one signs this one out, signing in elsewhere signs this one in.
-  useEffect(() => {
+    // Another person may sign in next in this tab: nothing read for this one stays in the cache.
+    const end = (notice: string) => {
+      setEnded({ notice });
+      client.removeQueries({ predicate: (q) => q.queryKey[0] !== keys.session[0] });
+    };
+    whenSignedOut(() => end('Your session ended. Sign in again.'));
+    // Tabs share the sign-in: signing out in one signs this one out, signing in elsewhere signs this one in.
     const changed = (e: StorageEvent) => {
       if (e.key !== null && e.key !== SESSION_KEY) return;
-      if (!readSession())
-        setState((s) =>
-          s.kind === 'signed-in' ? { kind: 'signed-out', notice: 'You signed out in another tab.' } : s,
-        );
-      else if (e.oldValue === null) void load();
+      const current = client.getQueryData<Session>(keys.session);
+      if (!readSession()) {
+        setEnded((was) => (was || current?.kind !== 'signed-in' ? was : { notice: 'You signed out in another tab.' }));
+        client.removeQueries({ predicate: (q) => q.queryKey[0] !== keys.session[0] });
+      } else if (e.oldValue === null) {
+        setEnded(undefined);
+        void client.resetQueries({ queryKey: keys.session });
+      }
     };
     addEventListener('storage', changed);
     return () => removeEventListener('storage', changed);
-  }, [load]);
+  }, [client]);
 
   const signOut = async () => {
     try {
@@ -112,10 +115,12 @@ function MemberApp() {
       // Already ended on the server: forgetting the tokens here is what matters.
     }
     writeSession(undefined);
-    navigate('/');
-    setState({ kind: 'signed-out', notice: 'You are signed out.' });
+    navigate('home');
+    setEnded({ notice: 'You are signed out.' });
+    client.removeQueries({ predicate: (q) => q.queryKey[0] !== keys.session[0] });
   };
 
+  const me = !ended && session.data?.kind === 'signed-in' ? session.data.me : undefined;
   return (
     <>
       <a className="skip-link" href="#main">
@@ -123,44 +128,12 @@ function MemberApp() {
       </a>
       <header className="banner">
         <p className="product">Dashboards</p>
-        {state.kind === 'signed-in' && (
+        {me && (
           <>
-            <nav aria-label="Main">
-              <ul>
-                <li>
-                  <Link href="/">Home</Link>
-                </li>
-                <li>
-                  <Link href="/dashboards">Dashboards</Link>
-                </li>
-                <li>
-                  <Link href="/datasources">Data sources</Link>
-                </li>
-                {atLeast(state.me, 'editor') && (
-                  <li>
-                    <Link href="/sql">SQL editor</Link>
-                  </li>
-                )}
-                {atLeast(state.me, 'admin') && (
-                  <li>
-                    <Link href="/admin/users">Users</Link>
-                  </li>
-                )}
-                {atLeast(state.me, 'owner') && (
-                  <li>
-                    <Link href="/admin/tenants">Tenants</Link>
-                  </li>
-                )}
-                {atLeast(state.me, 'admin') && (
-                  <li>
-                    <Link href="/admin/audit">Audit log</Link>
-                  </li>
-                )}
-              </ul>
-            </nav>
+            <Navigation me={me} />
             <div className="who">
               <span>
-                {state.me.name} <span className="role">({state.me.role})</span>
+                {me.name} <span className="role">({me.role})</span>
               </span>
               <button type="button" onClick={signOut}>
                 Sign out
@@ -170,15 +143,36 @@ function MemberApp() {
         )}
       </header>
       <main id="main" tabIndex={-1}>
-        {state.kind === 'loading' && <p role="status">Loading…</p>}
-        {state.kind === 'setup' && (
-          <SetupScreen status={state.status} onDone={(r) => setState({ kind: 'signed-out', notice: setupNotice(r) })} />
+        {ended ? (
+          <SignInScreen notice={ended.notice} />
+        ) : session.isPending ? (
+          <p role="status">Loading…</p>
+        ) : session.isError ? (
+          <Unreachable retry={() => void session.refetch()} />
+        ) : session.data.kind === 'setup' ? (
+          <SetupScreen status={session.data.status} onDone={(r) => setEnded({ notice: setupNotice(r) })} />
+        ) : session.data.kind === 'signed-out' ? (
+          <SignInScreen error={fragment.error} />
+        ) : (
+          <SignedIn me={session.data.me} />
         )}
-        {state.kind === 'signed-out' && <SignInScreen notice={state.notice} error={state.error} />}
-        {state.kind === 'unreachable' && <Unreachable retry={load} />}
-        {state.kind === 'signed-in' && <SignedIn me={state.me} />}
       </main>
     </>
+  );
+}
+
+/** The main navigation: every screen of the route table with a label, for the roles that may open it. */
+function Navigation({ me }: { me: ApiUser }) {
+  return (
+    <nav aria-label="Main">
+      <ul>
+        {navigation((role) => atLeast(me, role)).map((name) => (
+          <li key={name}>
+            <Link to={name}>{ROUTES[name].nav}</Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }
 
@@ -195,35 +189,22 @@ function Unreachable({ retry }: { retry: () => void }) {
   );
 }
 
+/**
+ * The screen of the address: its code loads when first opened (a failure to load it, or a fault while drawing it, is
+ * said with a way out); an address no screen has opens Home, and a screen above the person's role says so.
+ */
 function SignedIn({ me }: { me: ApiUser }) {
   const path = usePath();
-  if (path === '/dashboards' || path.startsWith('/dashboards/')) {
-    return (
-      <LoadBoundary key={path}>
-        <Suspense fallback={<p role="status">Loading dashboards…</p>}>
-          <DashboardRoutes me={me} />
-        </Suspense>
-      </LoadBoundary>
-    );
-  }
-  if (path.startsWith('/admin/'))
-    return (
-      <Suspense fallback={<p role="status">Loading…</p>}>
-        <AdminScreen me={me} path={path} />
+  const found: Match = matchRoute(path) ?? { name: 'home', route: ROUTES.home, params: {} };
+  const { route } = found;
+  const allowed = route.access !== 'public' && atLeast(me, route.access);
+  if (!allowed && route.denied !== 'home') return <NotAllowed me={me} />;
+  const { Screen, loading } = allowed ? route : ROUTES.home;
+  return (
+    <LoadBoundary key={path}>
+      <Suspense fallback={<p role="status">{loading}</p>}>
+        <Screen me={me} {...(allowed ? found.params : {})} />
       </Suspense>
-    );
-  switch (path) {
-    case '/datasources':
-      return <DataSourcesScreen me={me} />;
-    case '/sql':
-      return atLeast(me, 'editor') ? (
-        <Suspense fallback={<p role="status">Loading the editor…</p>}>
-          <SqlScreen me={me} />
-        </Suspense>
-      ) : (
-        <HomeScreen me={me} />
-      );
-    default:
-      return <HomeScreen me={me} />;
-  }
+    </LoadBoundary>
+  );
 }

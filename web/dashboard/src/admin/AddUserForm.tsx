@@ -1,7 +1,9 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
 import type { ApiCreatedUser, ApiUser } from '../api/types.ts';
-import { ROLE_NAMES, assignableRoles, messageOf, type Role } from './format.ts';
+import { messageOf } from '../data/errors.ts';
+import { ROLE_NAMES, assignableRoles, type Role } from './format.ts';
 
 /**
  * Adds a person by email: they become a member when they first sign in with a provider that verifies it. With the
@@ -20,20 +22,13 @@ export function AddUserForm({
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('viewer');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: FormEvent) => {
+  const add = useMutation({
+    mutationFn: async () => (await api<ApiCreatedUser>('POST', '/admin/users', { body: { email, name, role } })).data,
+    onSuccess: onSaved,
+  });
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
-      onSaved((await api<ApiCreatedUser>('POST', '/admin/users', { body: { email, name, role } })).data);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+    add.mutate();
   };
 
   return (
@@ -71,13 +66,13 @@ export function AddUserForm({
           </option>
         ))}
       </select>
-      {error && (
+      {add.error && (
         <p role="alert" className="error">
-          {error}
+          {messageOf(add.error)}
         </p>
       )}
       <div className="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={add.isPending}>
           Add user
         </button>
         <button type="button" className="secondary" onClick={onCancel}>

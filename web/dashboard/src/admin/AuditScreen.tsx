@@ -1,10 +1,13 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { get } from '../api/client.ts';
-import type { ApiAuditRecord, ApiPage, ApiUser } from '../api/types.ts';
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import type { ApiAuditRecord, ApiUser } from '../api/types.ts';
 import { useScreen } from '../app/useTitle.ts';
+import { messageOf } from '../data/errors.ts';
+import { keys } from '../data/keys.ts';
+import { useCursorPages } from '../data/paging.ts';
+import { allUsersQuery } from '../data/queries.ts';
 import { when } from './format.ts';
 import { Pager } from './Pager.tsx';
-import { usePages } from './usePages.ts';
 
 /** The actions the service records (docs/dashboard.md, "Audit log"). */
 const ACTIONS = [
@@ -37,34 +40,10 @@ interface Filters {
   until: string;
 }
 const EMPTY: Filters = { userId: '', action: '', since: '', until: '' };
+const NOBODY: ApiUser[] = [];
 
 /** `datetime-local` values are the person's local time; the API takes ISO 8601 with a zone. */
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
-
-/** Every user of the tenant, to name actors and offer them as a filter (a tenant has few; at most 1,000 are read). */
-function useUsers(): Map<number, ApiUser> {
-  const [users, setUsers] = useState(new Map<number, ApiUser>());
-  useEffect(() => {
-    let live = true;
-    void (async () => {
-      const all: ApiUser[] = [];
-      let cursor: string | null = null;
-      for (let i = 0; i < 10; i++) {
-        const page: ApiPage<ApiUser> = await get(
-          `/admin/users?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-        );
-        all.push(...page.items);
-        cursor = page.next;
-        if (!cursor) break;
-      }
-      if (live) setUsers(new Map(all.map((u) => [u.id, u])));
-    })().catch(() => {});
-    return () => {
-      live = false;
-    };
-  }, []);
-  return users;
-}
 
 const KINDS: Record<string, string> = {
   dashboard: 'Dashboard',
@@ -88,13 +67,14 @@ function details(d: Record<string, unknown>): string {
 }
 
 /** The tenant's audit log as a table, newest first, filtered by who, what and when, a page of 25 at a time. */
-export function AuditScreen() {
+export default function AuditScreen() {
   useScreen('Audit log');
-  const users = useUsers();
+  // Every user of the tenant, every page, to offer each as "Who" (a record names its actor itself).
+  const users = useQuery(allUsersQuery());
   const [form, setForm] = useState<Filters>(EMPTY);
   const [applied, setApplied] = useState<Filters>(EMPTY);
   const [problem, setProblem] = useState('');
-  const pages = usePages<ApiAuditRecord>('/audit', {
+  const pages = useCursorPages<ApiAuditRecord>(keys.audit, '/audit', {
     userId: applied.userId || undefined,
     action: applied.action || undefined,
     since: iso(applied.since),
@@ -123,7 +103,7 @@ export function AuditScreen() {
           <label htmlFor="audit-actor">Who</label>
           <select id="audit-actor" value={form.userId} onChange={set('userId')}>
             <option value="">Anyone</option>
-            {[...users.values()].map((u) => (
+            {(users.data ?? NOBODY).map((u: ApiUser) => (
               <option key={u.id} value={String(u.id)}>
                 {u.name} ({u.email})
               </option>
@@ -164,9 +144,12 @@ export function AuditScreen() {
           </button>
         </div>
       </form>
-      {(problem || pages.error) && (
+      {(problem || pages.error || users.error) && (
         <p role="alert" className="error">
-          {problem || pages.error}
+          {problem ||
+            (pages.error
+              ? messageOf(pages.error, 'the list could not be loaded')
+              : `The people to filter by could not be loaded: ${messageOf(users.error)}`)}
         </p>
       )}
       <p role="status" className="status">
@@ -205,7 +188,7 @@ export function AuditScreen() {
           </table>
         </div>
       )}
-      <Pager pages={pages as never} label="Audit log" />
+      <Pager pages={pages} label="Audit log" />
     </>
   );
 }

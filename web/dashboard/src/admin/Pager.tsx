@@ -1,4 +1,4 @@
-import type { Pages } from './usePages.ts';
+import type { Pages } from '../data/paging.ts';
 
 /** Previous and next page, for a list with a cursor; the page number is said in the list's status region. */
 export function Pager({ pages, label }: { pages: Pages<unknown>; label: string }) {

@@ -1,38 +1,31 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { api, get } from '../api/client.ts';
-import type { ApiPage, ApiTenant, ApiUser } from '../api/types.ts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../api/client.ts';
+import type { ApiTenant, ApiUser } from '../api/types.ts';
 import { useScreen } from '../app/useTitle.ts';
+import { messageOf } from '../data/errors.ts';
+import { keys } from '../data/keys.ts';
+import { tenantsQuery } from '../data/queries.ts';
 import { useReturnFocus } from './useReturnFocus.ts';
-import { PLANS, PLAN_NAMES, messageOf, slugOf, when, type Plan } from './format.ts';
+import { PLANS, PLAN_NAMES, slugOf, when, type Plan } from './format.ts';
 import { WideTable } from '../app/WideTable.tsx';
 
 const PLAN_HINT =
   "The plan is the tenant's rate-limit tier: by default free 60, pro 300 and enterprise 1,000 requests a minute (the operator may set other values).";
 
 /** Tenants the signed-in owner owns: create one (they become its owner), rename it, change its plan. */
-export function TenantsScreen({ me }: { me: ApiUser }) {
+export default function TenantsScreen({ me }: { me: ApiUser }) {
   useScreen('Tenants');
-  const [tenants, setTenants] = useState<ApiTenant[]>();
+  const list = useQuery(tenantsQuery());
+  const tenants = list.data;
   const [panel, setPanel] = useState<{ kind: 'none' } | { kind: 'create' } | { kind: 'edit'; tenant: ApiTenant }>({
     kind: 'none',
   });
   const [message, setMessage] = useState('');
-  const [error, setError] = useState('');
   const createButton = useReturnFocus<HTMLButtonElement>(panel.kind !== 'none');
-
-  const load = useCallback(async () => {
-    try {
-      setTenants((await get<ApiPage<ApiTenant>>('/admin/tenants')).items);
-    } catch (err) {
-      setError(messageOf(err, 'the tenants could not be loaded'));
-    }
-  }, []);
-  useEffect(() => void load(), [load]);
   const saved = (m: string) => {
     setPanel({ kind: 'none' });
-    setError('');
     setMessage(m);
-    void load();
   };
 
   return (
@@ -42,9 +35,9 @@ export function TenantsScreen({ me }: { me: ApiUser }) {
       <p role="status" className="status">
         {message}
       </p>
-      {error && (
+      {list.error && (
         <p role="alert" className="error">
-          {error}
+          {messageOf(list.error, 'the tenants could not be loaded')}
         </p>
       )}
       {panel.kind === 'none' && (
@@ -122,28 +115,24 @@ function TenantForm({
   const [slug, setSlug] = useState(editing?.slug ?? '');
   const [slugEdited, setSlugEdited] = useState(false);
   const [plan, setPlan] = useState<Plan>(editing?.plan ?? 'free');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
+  const client = useQueryClient();
+  const save = useMutation({
+    mutationFn: async () => {
       if (editing) {
         const t = (await api<ApiTenant>('PATCH', `/admin/tenants/${editing.id}`, { body: { name, plan } })).data;
-        onSaved(`${t.name} saved: plan ${PLAN_NAMES[t.plan]}.`);
-      } else {
-        const t = (await api<ApiTenant>('POST', '/admin/tenants', { body: { name, slug, plan } })).data;
-        onSaved(
-          `Tenant ${t.name} created with you as its owner. To work in it, sign out and sign in with the tenant ${t.slug}.`,
-        );
+        return `${t.name} saved: plan ${PLAN_NAMES[t.plan]}.`;
       }
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+      const t = (await api<ApiTenant>('POST', '/admin/tenants', { body: { name, slug, plan } })).data;
+      return `Tenant ${t.name} created with you as its owner. To work in it, sign out and sign in with the tenant ${t.slug}.`;
+    },
+    onSuccess: async (said) => {
+      await client.invalidateQueries({ queryKey: keys.tenants });
+      onSaved(said);
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
   };
 
   return (
@@ -197,13 +186,13 @@ function TenantForm({
       <p id="tenant-plan-hint" className="hint">
         {PLAN_HINT}
       </p>
-      {error && (
+      {save.error && (
         <p role="alert" className="error">
-          {error}
+          {messageOf(save.error)}
         </p>
       )}
       <div className="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={save.isPending}>
           {editing ? 'Save tenant' : 'Create tenant'}
         </button>
         <button type="button" className="secondary" onClick={onCancel}>

@@ -1,48 +1,51 @@
-import { useEffect, useState } from 'react';
-import { api, get } from '../api/client.ts';
-import type { ApiCreatedUser, ApiPasswordLink, ApiSetupStatus, ApiUser } from '../api/types.ts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api } from '../api/client.ts';
+import type { ApiCreatedUser, ApiPasswordLink, ApiUser } from '../api/types.ts';
 import { useScreen } from '../app/useTitle.ts';
+import { messageOf } from '../data/errors.ts';
+import { keys } from '../data/keys.ts';
+import { useCursorPages } from '../data/paging.ts';
+import { setupQuery } from '../data/queries.ts';
 import { AddUserForm } from './AddUserForm.tsx';
 import { SetupLinkNotice, addedMessage } from './SetupLinkNotice.tsx';
-import { ROLE_NAMES, assignableRoles, mayChange, messageOf, when, type Role } from './format.ts';
+import { ROLE_NAMES, assignableRoles, mayChange, when, type Role } from './format.ts';
 import { Pager } from './Pager.tsx';
-import { usePages } from './usePages.ts';
 import { useReturnFocus } from './useReturnFocus.ts';
 import { WideTable } from '../app/WideTable.tsx';
 
+const NO_FILTERS = {};
+
 /** The tenant's users (admins and owners): add one, change a role, deactivate and reactivate, send a new password link. */
-export function UsersScreen({ me }: { me: ApiUser }) {
+export default function UsersScreen({ me }: { me: ApiUser }) {
   useScreen('Users');
-  const pages = usePages<ApiUser>('/admin/users', {});
+  const client = useQueryClient();
+  const pages = useCursorPages<ApiUser>(keys.users.pages(), '/admin/users', NO_FILTERS);
   const [panel, setPanel] = useState<{ kind: 'none' } | { kind: 'add' } | { kind: 'role'; user: ApiUser }>({
     kind: 'none',
   });
   const [message, setMessage] = useState('');
-  const [error, setError] = useState('');
   // The last one-time password link (Add user's or a new one): held only here, gone with the next action or a reload.
   const [added, setAdded] = useState<ApiCreatedUser | null>(null);
   const addButton = useReturnFocus<HTMLButtonElement>(panel.kind !== 'none');
   // Password links exist only when `platform start` runs identity beside the dashboard; /setup says whether it does.
-  const [linked, setLinked] = useState(false);
-  useEffect(() => {
-    get<ApiSetupStatus>('/setup').then(
-      (s) => setLinked(s.platformAccount),
-      () => setLinked(false),
-    );
-  }, []);
+  const linked = useQuery(setupQuery()).data?.platformAccount ?? false;
+  // Every user changed here changes the pages and the audit log's list of actors.
+  const changedUsers = () => client.invalidateQueries({ queryKey: keys.users.all });
 
-  const act = async (what: () => Promise<string>) => {
-    setError('');
-    setMessage('');
-    setAdded(null);
-    try {
-      const m = await what();
-      if (m) setMessage(m);
-      pages.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  };
+  // Deactivate, reactivate, a new password link: one at a time, answered in the status line, refused in the alert.
+  const action = useMutation({
+    mutationFn: (what: () => Promise<string>) => what(),
+    onMutate: () => {
+      setMessage('');
+      setAdded(null);
+    },
+    onSuccess: (said) => {
+      if (said) setMessage(said);
+      return changedUsers();
+    },
+  });
+  const act = (what: () => Promise<string>) => action.mutate(what);
   const deactivate = (u: ApiUser) =>
     act(async () => {
       if (!confirm(`Deactivate ${u.name}? They are signed out everywhere at once.`)) return '';
@@ -67,9 +70,9 @@ export function UsersScreen({ me }: { me: ApiUser }) {
       <p role="status" className="status">
         {message}
       </p>
-      {(error || pages.error) && (
+      {(action.error || pages.error) && (
         <p role="alert" className="error">
-          {error || pages.error}
+          {messageOf(action.error ?? pages.error, action.error ? undefined : 'the list could not be loaded')}
         </p>
       )}
       {added?.setupLink && added.setupLinkExpiresAt && (
@@ -98,7 +101,7 @@ export function UsersScreen({ me }: { me: ApiUser }) {
             setPanel({ kind: 'none' });
             setMessage(addedMessage(u));
             setAdded(u);
-            pages.reload();
+            void changedUsers();
           }}
         />
       )}
@@ -111,7 +114,7 @@ export function UsersScreen({ me }: { me: ApiUser }) {
             setPanel({ kind: 'none' });
             setAdded(null);
             setMessage(m);
-            pages.reload();
+            void changedUsers();
           }}
         />
       )}
@@ -191,7 +194,7 @@ export function UsersScreen({ me }: { me: ApiUser }) {
           </table>
         </WideTable>
       )}
-      <Pager pages={pages as never} label="Users" />
+      <Pager pages={pages} label="Users" />
     </>
   );
 }
@@ -208,24 +211,17 @@ function RoleForm({
   onCancel: () => void;
 }) {
   const [role, setRole] = useState<Role>(user.role);
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
+  const change = useMutation({
+    mutationFn: (to: Role) => api('PATCH', `/admin/users/${user.id}`, { body: { role: to } }),
+    onSuccess: (_, to) => onSaved(`${user.name} is now ${ROLE_NAMES[to].toLowerCase()}.`),
+  });
   return (
     <form
       className="form"
       aria-labelledby="role-title"
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
-        setBusy(true);
-        setError('');
-        try {
-          await api('PATCH', `/admin/users/${user.id}`, { body: { role } });
-          onSaved(`${user.name} is now ${ROLE_NAMES[role].toLowerCase()}.`);
-        } catch (err) {
-          setError(messageOf(err));
-        } finally {
-          setBusy(false);
-        }
+        change.mutate(role);
       }}
     >
       <h2 id="role-title">Change the role of {user.name}</h2>
@@ -247,13 +243,13 @@ function RoleForm({
         Viewers look at dashboards; editors also write SQL and build dashboards; admins also manage users and data
         sources; owners also manage tenants.
       </p>
-      {error && (
+      {change.error && (
         <p role="alert" className="error">
-          {error}
+          {messageOf(change.error)}
         </p>
       )}
       <div className="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={change.isPending}>
           Save role
         </button>
         <button type="button" className="secondary" onClick={onCancel}>

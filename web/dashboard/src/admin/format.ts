@@ -1,4 +1,3 @@
-import { ApiError } from '../api/client.ts';
 import type { ApiUser } from '../api/types.ts';
 
 export type Role = ApiUser['role'];
@@ -28,6 +27,3 @@ export const slugOf = (name: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 100);
-
-export const messageOf = (err: unknown, fallback = 'the service could not be reached'): string =>
-  err instanceof ApiError ? err.message : fallback;

@@ -1,11 +1,21 @@
 import { useEffect, useState, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+import { hrefTo, type ParamsOf, type RouteName } from './routes.ts';
 
 const listeners = new Set<() => void>();
 
-/** Moves to an app path without a page load; screens re-render from the new path. */
-export function navigate(path: string): void {
-  history.pushState(null, '', path);
+function go(href: string): void {
+  history.pushState(null, '', href);
   for (const l of listeners) l();
+}
+
+/** A screen's parameters (required when its path has any) and an optional query string. */
+type Where<N extends RouteName> = keyof ParamsOf<N> extends never
+  ? [params?: undefined, search?: Record<string, string>]
+  : [params: ParamsOf<N>, search?: Record<string, string>];
+
+/** Moves to a screen without a page load; screens re-render from the new path. */
+export function navigate<N extends RouteName>(name: N, ...[params, search]: Where<N>): void {
+  go(hrefTo(name, params as ParamsOf<N> | undefined, search));
 }
 
 export function usePath(): string {
@@ -22,13 +32,22 @@ export function usePath(): string {
   return path;
 }
 
-/** A real link (works with a middle click and the keyboard) that navigates inside the app on a plain click. */
-export function Link({ href, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
+type LinkProps<N extends RouteName> = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & {
+  to: N;
+  search?: Record<string, string>;
+} & (keyof ParamsOf<N> extends never ? { params?: undefined } : { params: ParamsOf<N> });
+
+/**
+ * A real link to a screen of the route table (works with a middle click and the keyboard) that navigates inside the
+ * app on a plain click; the link to the screen shown is marked as the current page.
+ */
+export function Link<N extends RouteName>({ to, params, search, ...rest }: LinkProps<N>) {
   const path = usePath();
+  const href = hrefTo(to, params as ParamsOf<N> | undefined, search);
   const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     e.preventDefault();
-    navigate(href);
+    go(href);
   };
   return <a href={href} onClick={onClick} aria-current={path === href ? 'page' : undefined} {...rest} />;
 }

@@ -1,5 +1,7 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { ApiError, api } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import { messageOf } from '../data/errors.ts';
 import type { ApiSetupBody, ApiSetupResult, ApiSetupStatus } from '../api/types.ts';
 import { useScreen } from '../app/useTitle.ts';
 
@@ -31,8 +33,17 @@ export function SetupScreen({ status, onDone }: { status: ApiSetupStatus; onDone
     passwordConfirmation: '',
   });
   const [slugEdited, setSlugEdited] = useState(false);
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  // The two passwords differing is said here before anything is sent; the service's refusals come from `create`.
+  const [mismatch, setMismatch] = useState(false);
+  const create = useMutation({
+    mutationFn: async (body: ApiSetupBody) => (await api<ApiSetupResult>('POST', '/setup', { body })).data,
+    onSuccess: onDone,
+  });
+  const error = mismatch
+    ? 'The two passwords differ: type the same password twice.'
+    : create.error
+      ? messageOf(create.error)
+      : undefined;
   const set = (field: Field, value: string) =>
     setForm((f) => ({
       ...f,
@@ -40,29 +51,15 @@ export function SetupScreen({ status, onDone }: { status: ApiSetupStatus; onDone
       ...(field === 'tenantName' && !slugEdited ? { tenantSlug: slugOf(value) } : {}),
     }));
 
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setError(undefined);
+    create.reset();
     // The server checks it too; saying it here keeps the person on the field.
-    if (withPassword && form.password !== form.passwordConfirmation) {
-      setError('The two passwords differ: type the same password twice.');
-      return;
-    }
-    setBusy(true);
+    const differ = withPassword && form.password !== form.passwordConfirmation;
+    setMismatch(differ);
+    if (differ) return;
     const { password, passwordConfirmation, ...rest } = form;
-    try {
-      onDone(
-        (
-          await api<ApiSetupResult>('POST', '/setup', {
-            body: withPassword ? { ...rest, password, passwordConfirmation } : rest,
-          })
-        ).data,
-      );
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'the service could not be reached');
-    } finally {
-      setBusy(false);
-    }
+    create.mutate(withPassword ? { ...rest, password, passwordConfirmation } : rest);
   };
 
   return (
@@ -158,7 +155,7 @@ export function SetupScreen({ status, onDone }: { status: ApiSetupStatus; onDone
             {error}
           </p>
         )}
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={create.isPending}>
           Create owner
         </button>
       </form>

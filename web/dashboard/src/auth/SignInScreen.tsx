@@ -1,6 +1,8 @@
-import { useEffect, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { get } from '../api/client.ts';
 import { useScreen } from '../app/useTitle.ts';
+import { keys } from '../data/keys.ts';
 
 interface Provider {
   id: string;
@@ -11,16 +13,14 @@ const NAMES: Record<string, string> = { github: 'GitHub', google: 'Google', plat
 /** Sign-in: one button per configured provider; the provider returns here with the tokens in the fragment. */
 export function SignInScreen({ notice, error }: { notice?: string | undefined; error?: string | undefined }) {
   useScreen('Sign in');
-  const [providers, setProviders] = useState<Provider[]>();
-  const [failed, setFailed] = useState(false);
+  const list = useQuery({
+    queryKey: keys.providers,
+    queryFn: async ({ signal }) => (await get<{ providers: Provider[] }>('/auth/providers', signal)).providers,
+  });
+  const providers = list.data;
+  const failed = list.isError;
   // A person may belong to several tenants: the login's `tenant` chooses one; empty, the one signed into last.
   const [tenant, setTenant] = useState(() => new URLSearchParams(location.search).get('tenant') ?? '');
-  useEffect(() => {
-    get<{ providers: Provider[] }>('/auth/providers').then(
-      (r) => setProviders(r.providers),
-      () => setFailed(true),
-    );
-  }, []);
   const back = encodeURIComponent(`${location.origin}/`);
   return (
     <>

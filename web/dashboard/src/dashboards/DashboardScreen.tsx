@@ -1,5 +1,6 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { ApiError, get } from '../api/client.ts';
+import { ApiError } from '../api/client.ts';
 import type { ApiDataSource, ApiDefinition, ApiSavedQuery, ApiUser, ApiWidget } from '../api/types.ts';
 import { atLeast, mayWriteSql } from '../app/roles.ts';
 import { Link, navigate } from '../app/router.tsx';
@@ -7,7 +8,10 @@ import { useScreen } from '../app/useTitle.ts';
 import { downloadJson } from '../app/download.ts';
 import { useLook } from '../widgets/useMedia.ts';
 import { WidgetView } from '../widgets/WidgetView.tsx';
-import { deleteDashboard, exportDashboard, loadDashboard, restoreVersion, saveDashboard, type Loaded } from './api.ts';
+import { messageOf } from '../data/errors.ts';
+import { keys } from '../data/keys.ts';
+import { dataSourcesQuery, savedQueriesQuery } from '../data/queries.ts';
+import { dashboardQuery, deleteDashboard, exportDashboard, restoreVersion, saveDashboard, type Loaded } from './api.ts';
 import { normalised } from './definition.ts';
 import { Grid } from './Grid.tsx';
 import { newWidgetId, nextPosition, pushDown } from './layout.ts';
@@ -34,7 +38,14 @@ interface Draft {
   title: string;
   description: string;
   definition: ApiDefinition;
+  /** The version the draft was made from: a save must still match it. */
+  etag: string;
 }
+const NONE_SOURCES: ApiDataSource[] = [];
+const NONE_SAVED: ApiSavedQuery[] = [];
+const onlyActive = (all: ApiDataSource[]) => all.filter((s) => s.active);
+const STALE =
+  'Someone else changed this dashboard since you opened it. Reload to see their version (your unsaved changes here are lost), or keep editing and copy what you need first.';
 type Panel =
   | { kind: 'none' }
   | { kind: 'widget'; id: string }
@@ -43,75 +54,48 @@ type Panel =
   | { kind: 'share' };
 
 /** One dashboard: its parameters and widget grid; editors switch to edit mode, change the grid and save it. */
-export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
-  const [loaded, setLoaded] = useState<Loaded>();
-  const [loadError, setLoadError] = useState('');
+export default function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
+  const client = useQueryClient();
+  const dashboard = useQuery(dashboardQuery(id));
+  const loaded = dashboard.data;
   const [draft, setDraft] = useState<Draft>();
   const [panel, setPanel] = useState<Panel>({ kind: 'none' });
   const [values, setValues] = useState<Record<string, string>>({});
-  const [refresh, setRefresh] = useState(0);
+  // The interval chosen here; until one is, the dashboard's saved one.
+  const [refreshChoice, setRefreshChoice] = useState<number>();
   const [tick, setTick] = useState(0);
   const [status, setStatus] = useState('');
-  const [error, setError] = useState('');
-  const [stale, setStale] = useState('');
   const [announce, setAnnounce] = useState('');
-  const [sources, setSources] = useState<ApiDataSource[]>([]);
-  const [saved, setSaved] = useState<ApiSavedQuery[]>([]);
-  const [listsReady, setListsReady] = useState(false);
   const look = useLook();
   const canEdit = atLeast(me, 'editor');
   const editing = draft !== undefined;
+  const refresh = refreshChoice ?? loaded?.dashboard.definition.refreshSeconds ?? 0;
   useScreen(loaded ? loaded.dashboard.title : 'Dashboard');
+
+  // A new widget starts on the first data source, so adding waits until the sources (and saved queries) are known.
+  const activeSources = useQuery({ ...dataSourcesQuery(), enabled: editing, select: onlyActive });
+  const savedQueries = useQuery({ ...savedQueriesQuery(), enabled: editing });
+  const sources = activeSources.data ?? NONE_SOURCES;
+  const saved = savedQueries.data ?? NONE_SAVED;
+  const listsReady = !activeSources.isPending && !savedQueries.isPending;
+  const listsError = editing ? (activeSources.error ?? savedQueries.error) : null;
 
   const enterEdit = useCallback((l: Loaded) => {
     setDraft({
       title: l.dashboard.title,
       description: l.dashboard.description ?? '',
       definition: structuredClone(l.dashboard.definition),
+      etag: l.etag,
     });
-    setStale('');
-    // A new widget starts on the first data source, so adding waits until the sources (and saved queries) are known.
-    setListsReady(false);
-    void Promise.all([
-      get<{ dataSources: ApiDataSource[] }>('/datasources').then(
-        (r) => setSources(r.dataSources.filter((s) => s.active)),
-        () => setSources([]),
-      ),
-      get<{ items: ApiSavedQuery[] }>('/queries?limit=100').then(
-        (r) => setSaved(r.items),
-        () => setSaved([]),
-      ),
-    ]).then(() => setListsReady(true));
   }, []);
 
-  const reload = useCallback(
-    async (thenEdit = false) => {
-      try {
-        const l = await loadDashboard(id);
-        setLoaded(l);
-        setRefresh(l.dashboard.definition.refreshSeconds ?? 0);
-        setLoadError('');
-        setTick((t) => t + 1);
-        if (thenEdit && canEdit) enterEdit(l);
-        return l;
-      } catch (err) {
-        setLoadError(
-          err instanceof ApiError
-            ? err.status === 404
-              ? 'This dashboard does not exist, or was deleted.'
-              : err.message
-            : 'the service could not be reached',
-        );
-        return undefined;
-      }
-    },
-    [id, canEdit, enterEdit],
-  );
-
+  // `?edit=1` (a dashboard just created) opens in edit mode once it is loaded.
+  const editOnOpen = useRef(new URLSearchParams(location.search).has('edit'));
   useEffect(() => {
-    setDraft(undefined);
-    void reload(new URLSearchParams(location.search).has('edit'));
-  }, [reload]);
+    if (!loaded || !editOnOpen.current) return;
+    editOnOpen.current = false;
+    if (canEdit) enterEdit(loaded);
+  }, [loaded, canEdit, enterEdit]);
 
   // Auto-refresh while viewing (not while editing: the preview follows the edits), skipped while the tab is hidden.
   useEffect(() => {
@@ -173,92 +157,92 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
     setAnnounce(`Removed ${w?.title ?? wid}.`);
   };
 
-  const failed = (err: unknown) => {
-    if (err instanceof ApiError && err.code === 'PRECONDITION_FAILED') {
-      setStale(
-        'Someone else changed this dashboard since you opened it. Reload to see their version (your unsaved changes here are lost), or keep editing and copy what you need first.',
-      );
-    } else setError(err instanceof ApiError ? err.message : 'the service could not be reached');
+  // What a save or a restore answers is the dashboard now: it goes into the cache, and its history and the lists change.
+  const changed = (l: Loaded) => {
+    client.setQueryData(keys.dashboards.one(id), l);
+    void client.invalidateQueries({ queryKey: keys.dashboards.versions(id) });
+    void client.invalidateQueries({ queryKey: keys.dashboards.lists });
+    setDraft(undefined);
+    setTick((t) => t + 1);
   };
-
-  const save = async () => {
-    if (!draft || !loaded) return;
-    setError('');
-    setStatus('Saving…');
-    try {
-      const definitionToSave = { ...normalised(draft.definition), ...(refresh ? { refreshSeconds: refresh } : {}) };
+  // A save is sent with the ETag the draft was made from, so a version saved meanwhile by someone else is not overwritten.
+  const save = useMutation({
+    mutationFn: (d: Draft) => {
+      const definitionToSave = { ...normalised(d.definition), ...(refresh ? { refreshSeconds: refresh } : {}) };
       if (!refresh) delete definitionToSave.refreshSeconds;
-      const l = await saveDashboard(id, loaded.etag, {
-        title: draft.title.trim(),
-        description: draft.description.trim() ? draft.description : null,
+      return saveDashboard(id, d.etag, {
+        title: d.title.trim(),
+        description: d.description.trim() ? d.description : null,
         definition: definitionToSave,
       });
-      setLoaded(l);
-      setDraft(undefined);
+    },
+    onMutate: () => setStatus('Saving…'),
+    onError: () => setStatus(''),
+    onSuccess: (l) => {
+      changed(l);
+      setRefreshChoice(undefined);
       setPanel({ kind: 'none' });
-      setTick((t) => t + 1);
       setStatus(`Saved as version ${l.dashboard.version}.`);
       history.replaceState(null, '', location.pathname);
-    } catch (err) {
-      setStatus('');
-      failed(err);
-    }
-  };
-
-  const restore = async (version: number) => {
-    if (!loaded || !confirm(`Restore version ${version}? It becomes a new version; nothing is lost.`)) return;
-    setError('');
-    try {
-      const l = await restoreVersion(id, version, loaded.etag);
-      setLoaded(l);
-      setDraft(undefined);
-      setTick((t) => t + 1);
+    },
+  });
+  const restore = useMutation({
+    mutationFn: (version: number) => restoreVersion(id, version, loaded?.etag ?? ''),
+    onSuccess: (l, version) => {
+      changed(l);
       setStatus(`Restored version ${version} as version ${l.dashboard.version}.`);
-    } catch (err) {
-      failed(err);
-    }
-  };
-
-  const exportFile = async () => {
-    setError('');
-    try {
-      const { bundle, filename } = await exportDashboard(id);
+    },
+  });
+  const exportFile = useMutation({
+    mutationFn: () => exportDashboard(id),
+    onSuccess: ({ bundle, filename }) => {
       downloadJson(filename, bundle);
       setStatus(`Exported as ${filename}: import it on the Dashboards page of another tenant or installation.`);
-    } catch (err) {
-      failed(err);
-    }
-  };
-
-  const remove = async () => {
-    if (!loaded || !confirm(`Delete the dashboard “${loaded.dashboard.title}” and its history?`)) return;
-    try {
-      await deleteDashboard(id, loaded.etag);
-      navigate('/dashboards');
-    } catch (err) {
-      failed(err);
-    }
-  };
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => deleteDashboard(id, loaded?.etag ?? ''),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: keys.dashboards.lists });
+      navigate('dashboards');
+    },
+  });
+  // The alert says why the last action was refused; a save or restore refused because someone else saved first is
+  // said apart, with the way out, until the person picks one.
+  const last = [save, restore, exportFile, remove].reduce((a, b) => (b.submittedAt > a.submittedAt ? b : a));
+  const stale = last.error instanceof ApiError && last.error.code === 'PRECONDITION_FAILED';
+  const error = last.error && !stale ? messageOf(last.error) : '';
 
   const render = useMemo(
     () => (w: ApiWidget) => {
       const load = editing ? draftWidgetLoader(w, saved, current) : savedWidgetLoader(id, w, current);
       const key = `${tick}|${valuesKey}|${editing ? JSON.stringify([w.query, w.dataSourceId, w.savedQueryId, saved.length]) : 'saved'}`;
-      return <WidgetView widget={w} load={load} reloadKey={key} look={look} delayMs={editing ? 400 : 0} />;
+      return (
+        <WidgetView
+          widget={w}
+          load={load}
+          scope={`dashboard:${id}`}
+          reloadKey={key}
+          look={look}
+          delayMs={editing ? 400 : 0}
+        />
+      );
       // eslint-disable-next-line react-hooks/exhaustive-deps
     },
     [editing, saved, tick, valuesKey, id, look.dark, look.reducedMotion, parameters],
   );
 
-  if (loadError)
+  // A failed read again keeps the dashboard on screen, unless it is gone (deleted here, in another tab or by someone).
+  const gone = dashboard.error instanceof ApiError && dashboard.error.status === 404;
+  if (dashboard.error && (!loaded || gone))
     return (
       <>
         <h1>Dashboard</h1>
         <p role="alert" className="error">
-          {loadError}
+          {gone ? 'This dashboard does not exist, or was deleted.' : messageOf(dashboard.error)}
         </p>
         <p>
-          <Link href="/dashboards">All dashboards</Link>
+          <Link to="dashboards">All dashboards</Link>
         </p>
       </>
     );
@@ -269,14 +253,14 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
   return (
     <>
       <p className="crumbs">
-        <Link href="/dashboards">All dashboards</Link>
+        <Link to="dashboards">All dashboards</Link>
       </p>
       <h1>{editing ? `Editing: ${draft.title || d.title}` : d.title}</h1>
       {!editing && d.description && <p className="description">{d.description}</p>}
       <div className="toolbar">
         <div className="field">
           <label htmlFor="refresh">Auto-refresh</label>
-          <select id="refresh" value={refresh} onChange={(e) => setRefresh(Number(e.target.value))}>
+          <select id="refresh" value={refresh} onChange={(e) => setRefreshChoice(Number(e.target.value))}>
             {(REFRESH.some((r) => r.value === refresh)
               ? REFRESH
               : [...REFRESH, { value: refresh, label: `Every ${refresh} seconds` }].sort((a, b) => a.value - b.value)
@@ -304,6 +288,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
             type="button"
             onClick={() => {
               setStatus('');
+              if (stale) last.reset();
               enterEdit(loaded);
             }}
           >
@@ -323,7 +308,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
             >
               Settings
             </button>
-            <button type="button" onClick={() => void save()}>
+            <button type="button" onClick={() => draft && save.mutate(draft)}>
               Save
             </button>
             <button
@@ -332,7 +317,7 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
               onClick={() => {
                 setDraft(undefined);
                 setPanel({ kind: 'none' });
-                setStale('');
+                if (stale) last.reset();
                 setStatus('Changes discarded.');
               }}
             >
@@ -360,12 +345,18 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
           </button>
         )}
         {!editing && (
-          <button type="button" className="secondary" onClick={() => void exportFile()}>
+          <button type="button" className="secondary" onClick={() => exportFile.mutate()}>
             Export
           </button>
         )}
         {!editing && canEdit && (
-          <button type="button" className="danger" onClick={() => void remove()}>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => {
+              if (confirm(`Delete the dashboard “${d.title}” and its history?`)) remove.mutate();
+            }}
+          >
             Delete dashboard
           </button>
         )}
@@ -374,26 +365,29 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
         {status}
       </p>
       <div role="alert" className="error">
-        {error}
+        {error || (listsError ? messageOf(listsError, 'the data sources and saved queries could not be loaded') : '')}
       </div>
       {stale && (
         <div role="alert" className="stale">
-          <p>{stale}</p>
+          <p>{STALE}</p>
           <div className="actions">
             <button
               type="button"
               onClick={() => {
-                setStale('');
+                last.reset();
                 setStatus('');
-                void reload(false).then(() => {
+                void dashboard.refetch().then((r) => {
+                  if (!r.isSuccess) return;
                   setDraft(undefined);
+                  setRefreshChoice(undefined);
+                  setTick((t) => t + 1);
                   setStatus('Reloaded the latest version.');
                 });
               }}
             >
               Reload the dashboard
             </button>
-            <button type="button" className="secondary" onClick={() => setStale('')}>
+            <button type="button" className="secondary" onClick={() => last.reset()}>
               Keep editing
             </button>
           </div>
@@ -439,7 +433,9 @@ export function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
           id={id}
           current={d.version}
           canRestore={canEdit}
-          onRestore={(v) => void restore(v)}
+          onRestore={(v) => {
+            if (confirm(`Restore version ${v}? It becomes a new version; nothing is lost.`)) restore.mutate(v);
+          }}
           onClose={() => {
             setPanel({ kind: 'none' });
             document.getElementById('versions-toggle')?.focus();

@@ -1,10 +1,12 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { ApiError } from '../api/client.ts';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
 import type { ApiUser } from '../api/types.ts';
 import { atLeast } from '../app/roles.ts';
 import { Link, navigate } from '../app/router.tsx';
 import { useScreen } from '../app/useTitle.ts';
-import { createDashboard, listDashboards, titleSlug, type DashboardPage, type ListParams } from './api.ts';
+import { messageOf } from '../data/errors.ts';
+import { keys } from '../data/keys.ts';
+import { createDashboard, dashboardsQuery, titleSlug, type ListParams } from './api.ts';
 import { emptyDefinition } from './definition.ts';
 import { WideTable } from '../app/WideTable.tsx';
 import { ImportForm } from './ImportForm.tsx';
@@ -20,7 +22,7 @@ const PER_PAGE = 20;
 const when = (iso: string) => new Date(iso).toLocaleString();
 
 /** The tenant's dashboards: search, sort and pages from the API (`{data, meta}`); editors create one here. */
-export function DashboardsScreen({ me }: { me: ApiUser }) {
+export default function DashboardsScreen({ me }: { me: ApiUser }) {
   useScreen('Dashboards');
   const [search, setSearch] = useState('');
   const [query, setQuery] = useState<ListParams>({
@@ -30,28 +32,12 @@ export function DashboardsScreen({ me }: { me: ApiUser }) {
     sort: 'created_at',
     order: 'desc',
   });
-  const [list, setList] = useState<DashboardPage>();
-  const [error, setError] = useState('');
+  // The page shown stays until the next one is there: a new search or page never blanks the table meanwhile.
+  const page = useQuery({ ...dashboardsQuery(query), placeholderData: keepPreviousData });
+  const list = page.data;
+  const error = page.error ? messageOf(page.error, 'the dashboards could not be loaded') : '';
   const [opened, setOpened] = useState<'none' | 'create' | 'import'>('none');
   const [notice, setNotice] = useState('');
-
-  useEffect(() => {
-    let gone = false;
-    listDashboards(query).then(
-      (r) => {
-        if (!gone) {
-          setList(r);
-          setError('');
-        }
-      },
-      (err: unknown) => {
-        if (!gone) setError(err instanceof ApiError ? err.message : 'the dashboards could not be loaded');
-      },
-    );
-    return () => {
-      gone = true;
-    };
-  }, [query]);
 
   const onSearch = (e: FormEvent) => {
     e.preventDefault();
@@ -160,7 +146,9 @@ export function DashboardsScreen({ me }: { me: ApiUser }) {
               {list.data.map((d) => (
                 <tr key={d.id}>
                   <td>
-                    <Link href={`/dashboards/${d.id}`}>{d.title}</Link>
+                    <Link to="dashboard" params={{ id: d.id }}>
+                      {d.title}
+                    </Link>
                   </td>
                   <td>{d.description ?? ''}</td>
                   <td>{when(d.updatedAt)}</td>
@@ -203,25 +191,24 @@ function CreateForm({ onCancel }: { onCancel: () => void }) {
   const [slug, setSlug] = useState('');
   const [slugTouched, setSlugTouched] = useState(false);
   const [description, setDescription] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
-      const created = await createDashboard({
+  const client = useQueryClient();
+  const create = useMutation({
+    mutationFn: () =>
+      createDashboard({
         title,
         slug: slug || titleSlug(title),
         ...(description.trim() ? { description } : {}),
         definition: emptyDefinition(),
-      });
-      navigate(`/dashboards/${created.id}?edit=1`);
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'the service could not be reached');
-      setBusy(false);
-    }
+      }),
+    onSuccess: (created) => {
+      void client.invalidateQueries({ queryKey: keys.dashboards.lists });
+      navigate('dashboard', { id: created.id }, { edit: '1' });
+    },
+  });
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate();
   };
 
   return (
@@ -264,10 +251,10 @@ function CreateForm({ onCancel }: { onCancel: () => void }) {
         onChange={(e) => setDescription(e.target.value)}
       />
       <div role="alert" className="error">
-        {error}
+        {create.error ? messageOf(create.error) : ''}
       </div>
       <div className="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={create.isPending || create.isSuccess}>
           Create dashboard
         </button>
         <button type="button" className="secondary" onClick={onCancel}>

@@ -1,6 +1,9 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client.ts';
 import { navigate } from '../app/router.tsx';
+import { messageOf } from '../data/errors.ts';
+import { keys } from '../data/keys.ts';
 import { importDashboards } from './api.ts';
 
 /** The largest file read: an export of 50 full dashboards is well under this; a bigger file is not one. */
@@ -19,50 +22,52 @@ function taken(message: string): string {
 export function ImportForm({ onCancel, onImported }: { onCancel: () => void; onImported: (summary: string) => void }) {
   const [file, setFile] = useState<File>();
   const [overwrite, setOverwrite] = useState(false);
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setError('');
-    if (!file) {
-      setError('Choose the file to import.');
-      return;
-    }
-    if (file.size > MAX_BYTES) {
-      setError(`${file.name} is larger than 5 MB: it is not a dashboard export.`);
-      return;
-    }
-    let bundle: unknown;
-    try {
-      bundle = JSON.parse(await file.text());
-    } catch (err) {
-      setError(
-        `${file.name} is not JSON (${err instanceof Error ? err.message : 'it could not be read'}). Choose a file exported from a dashboard.`,
-      );
-      return;
-    }
-    setBusy(true);
-    try {
-      const { dashboards } = await importDashboards(bundle, overwrite);
+  // What is wrong with the file itself, said before anything is sent.
+  const [problem, setProblem] = useState('');
+  const client = useQueryClient();
+  const send = useMutation({
+    mutationFn: (bundle: unknown) => importDashboards(bundle, overwrite),
+    onSuccess: ({ dashboards }) => {
+      void client.invalidateQueries({ queryKey: keys.dashboards.all });
       if (dashboards.length === 1) {
-        navigate(`/dashboards/${dashboards[0]!.id}`);
+        navigate('dashboard', { id: dashboards[0]!.id });
         return;
       }
       const said = { created: 'imported', updated: 'replaced', unchanged: 'already the same' };
       onImported(
         `Imported ${dashboards.length} dashboards: ${dashboards.map((d) => `“${d.title}” (${said[d.outcome]})`).join(', ')}.`,
       );
-    } catch (err) {
-      setError(
-        err instanceof ApiError
-          ? err.code === 'CONFLICT' && !overwrite
-            ? taken(err.message)
-            : err.message
-          : 'the service could not be reached',
-      );
-      setBusy(false);
+    },
+  });
+  const refusal =
+    send.error instanceof ApiError && send.error.code === 'CONFLICT' && !overwrite
+      ? taken(send.error.message)
+      : send.error
+        ? messageOf(send.error)
+        : '';
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setProblem('');
+    send.reset();
+    if (!file) {
+      setProblem('Choose the file to import.');
+      return;
     }
+    if (file.size > MAX_BYTES) {
+      setProblem(`${file.name} is larger than 5 MB: it is not a dashboard export.`);
+      return;
+    }
+    let bundle: unknown;
+    try {
+      bundle = JSON.parse(await file.text());
+    } catch (err) {
+      setProblem(
+        `${file.name} is not JSON (${err instanceof Error ? err.message : 'it could not be read'}). Choose a file exported from a dashboard.`,
+      );
+      return;
+    }
+    send.mutate(bundle);
   };
 
   return (
@@ -77,7 +82,8 @@ export function ImportForm({ onCancel, onImported }: { onCancel: () => void; onI
         autoFocus
         onChange={(e) => {
           setFile(e.target.files?.[0]);
-          setError('');
+          setProblem('');
+          send.reset();
         }}
       />
       <p id="import-hint" className="hint">
@@ -88,10 +94,10 @@ export function ImportForm({ onCancel, onImported }: { onCancel: () => void; onI
         dashboard with the same short name (it becomes a new version; the history stays)
       </label>
       <div role="alert" className="error">
-        {error}
+        {problem || refusal}
       </div>
       <div className="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={send.isPending}>
           Import
         </button>
         <button type="button" className="secondary" onClick={onCancel}>

@@ -1,6 +1,10 @@
-import { useEffect, useState } from 'react';
-import { api, ApiError, get } from '../api/client.ts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api } from '../api/client.ts';
 import type { ApiShare } from '../api/types.ts';
+import { messageOf } from '../data/errors.ts';
+import { keys } from '../data/keys.ts';
+import { shareQuery } from '../data/queries.ts';
 import { useFocusOnOpen } from './useFocusOnOpen.ts';
 
 /**
@@ -8,42 +12,30 @@ import { useFocusOnOpen } from './useFocusOnOpen.ts';
  * a Copy button, not as a link: opening it here would only show what the editor already sees.
  */
 export function SharePanel({ id, title }: { id: number; title: string }) {
-  const [share, setShare] = useState<ApiShare>();
-  const [error, setError] = useState('');
+  const client = useQueryClient();
+  const current = useQuery(shareQuery(id));
+  const share = current.data;
   const [said, setSaid] = useState('');
-  const [busy, setBusy] = useState(false);
   const heading = useFocusOnOpen('share');
-  const failed = (err: unknown) => setError(err instanceof ApiError ? err.message : 'the service could not be reached');
 
-  useEffect(() => {
-    get<ApiShare>(`/dashboards/${id}/share`).then(setShare, failed);
-  }, [id]);
-
-  const turnOn = async () => {
-    setBusy(true);
-    setError('');
-    try {
-      setShare((await api<ApiShare>('PUT', `/dashboards/${id}/share`)).data);
-      setSaid('The public link is on: anyone with it sees this dashboard.');
-    } catch (err) {
-      failed(err);
-    } finally {
-      setBusy(false);
-    }
-  };
-  const turnOff = async () => {
-    if (!confirm(`Turn off the public link to “${title}”? It stops working at once for everyone who has it.`)) return;
-    setBusy(true);
-    setError('');
-    try {
+  // Turning the link on or off answers what the link now is: that is the cached share.
+  const change = useMutation({
+    mutationFn: async (on: boolean): Promise<ApiShare> => {
+      if (on) return (await api<ApiShare>('PUT', `/dashboards/${id}/share`)).data;
       await api('DELETE', `/dashboards/${id}/share`);
-      setShare({ shared: false });
-      setSaid('The public link is off.');
-    } catch (err) {
-      failed(err);
-    } finally {
-      setBusy(false);
-    }
+      return { shared: false };
+    },
+    onSuccess: (now) => {
+      client.setQueryData(keys.dashboards.share(id), now);
+      setSaid(now.shared ? 'The public link is on: anyone with it sees this dashboard.' : 'The public link is off.');
+    },
+  });
+  const busy = change.isPending;
+  const failed = change.error ?? current.error;
+  const turnOn = () => change.mutate(true);
+  const turnOff = () => {
+    if (!confirm(`Turn off the public link to “${title}”? It stops working at once for everyone who has it.`)) return;
+    change.mutate(false);
   };
   const copy = async () => {
     try {
@@ -64,11 +56,11 @@ export function SharePanel({ id, title }: { id: number; title: string }) {
         They never see its SQL or data sources.
       </p>
       <div role="alert" className="error">
-        {error}
+        {failed ? messageOf(failed) : ''}
       </div>
       {share && !share.shared && (
         <p>
-          <button type="button" disabled={busy} onClick={() => void turnOn()}>
+          <button type="button" disabled={busy} onClick={turnOn}>
             Create public link
           </button>
         </p>
@@ -82,7 +74,7 @@ export function SharePanel({ id, title }: { id: number; title: string }) {
             <button type="button" className="secondary" onClick={() => void copy()}>
               Copy link
             </button>
-            <button type="button" className="danger" disabled={busy} onClick={() => void turnOff()}>
+            <button type="button" className="danger" disabled={busy} onClick={turnOff}>
               Turn off the link
             </button>
           </div>

@@ -1,11 +1,14 @@
-import { useEffect, useState } from 'react';
-import { ApiError } from '../api/client.ts';
-import type { ApiDashboardVersion } from '../api/types.ts';
-import { listVersions } from './api.ts';
+import { useRef } from 'react';
+import { messageOf } from '../data/errors.ts';
+import { LoadMore } from '../data/LoadMore.tsx';
+import { useVersions } from './api.ts';
 import { useFocusOnOpen } from './useFocusOnOpen.ts';
 import { WideTable } from '../app/WideTable.tsx';
 
-/** Every saved version, newest first; editors bring an earlier one back (as a new version). */
+/**
+ * Every saved version, newest first, a page at a time down to the first ("Load more versions"); editors bring an
+ * earlier one back (as a new version). A save or a restore refreshes the list (DashboardScreen invalidates it).
+ */
 export function VersionHistory({
   id,
   current,
@@ -19,24 +22,20 @@ export function VersionHistory({
   onRestore: (v: number) => void;
   onClose: () => void;
 }) {
-  const [versions, setVersions] = useState<ApiDashboardVersion[]>();
-  const [error, setError] = useState('');
+  const list = useVersions(id);
+  const versions = list.data?.pages.flatMap((p) => p.items);
   const heading = useFocusOnOpen('versions');
-  useEffect(() => {
-    listVersions(id).then(setVersions, (err: unknown) =>
-      setError(err instanceof ApiError ? err.message : 'the versions could not be loaded'),
-    );
-  }, [id, current]);
+  const table = useRef<HTMLDivElement>(null);
   return (
     <section className="panel" aria-labelledby="versions-h">
       <h2 id="versions-h" ref={heading} tabIndex={-1}>
         Version history
       </h2>
       <div role="alert" className="error">
-        {error}
+        {list.error ? messageOf(list.error, 'the versions could not be loaded') : ''}
       </div>
       {versions && (
-        <WideTable label="Versions">
+        <WideTable label="Versions" ref={table}>
           <table>
             <caption className="visually-hidden">Versions, newest first</caption>
             <thead>
@@ -77,6 +76,7 @@ export function VersionHistory({
           </table>
         </WideTable>
       )}
+      {versions && <LoadMore list={list} shown={versions.length} what="versions" after={table} />}
       <div className="actions">
         <button type="button" className="secondary" onClick={onClose}>
           Close history

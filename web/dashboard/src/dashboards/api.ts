@@ -1,5 +1,8 @@
+import { queryOptions } from '@tanstack/react-query';
 import { api } from '../api/client.ts';
 import { slugify } from '../app/slug.ts';
+import { keys } from '../data/keys.ts';
+import { useListPages } from '../data/paging.ts';
 import type {
   ApiDashboard,
   ApiDashboardBundle,
@@ -22,11 +25,16 @@ export interface DashboardPage {
   meta: { total: number; page: number; perPage: number; totalPages: number };
 }
 
-export async function listDashboards(p: ListParams): Promise<DashboardPage> {
-  const q = new URLSearchParams({ page: String(p.page), perPage: String(p.perPage), sort: p.sort, order: p.order });
-  if (p.search.trim()) q.set('search', p.search.trim());
-  return (await api<DashboardPage>('GET', `/dashboards?${q}`)).data;
-}
+/** A page of the dashboards (`{data, meta}`: this list pages by number, with a total), searched and sorted. */
+export const dashboardsQuery = (p: ListParams) =>
+  queryOptions({
+    queryKey: keys.dashboards.list(p),
+    queryFn: async ({ signal }) => {
+      const q = new URLSearchParams({ page: String(p.page), perPage: String(p.perPage), sort: p.sort, order: p.order });
+      if (p.search.trim()) q.set('search', p.search.trim());
+      return (await api<DashboardPage>('GET', `/dashboards?${q}`, { signal })).data;
+    },
+  });
 
 /** A dashboard and its ETag: the version a later save must still match. */
 export interface Loaded {
@@ -34,10 +42,15 @@ export interface Loaded {
   etag: string;
 }
 
-export async function loadDashboard(id: number): Promise<Loaded> {
-  const r = await api<ApiDashboard>('GET', `/dashboards/${id}`);
-  return { dashboard: r.data, etag: r.headers.get('etag') ?? '' };
-}
+/** A dashboard with its ETag, cached under its id: saving and restoring put the answer there. */
+export const dashboardQuery = (id: number) =>
+  queryOptions({
+    queryKey: keys.dashboards.one(id),
+    queryFn: async ({ signal }): Promise<Loaded> => {
+      const r = await api<ApiDashboard>('GET', `/dashboards/${id}`, { signal });
+      return { dashboard: r.data, etag: r.headers.get('etag') ?? '' };
+    },
+  });
 
 /** Saves with If-Match: if someone else saved meanwhile the service answers 412 PRECONDITION_FAILED. */
 export async function saveDashboard(
@@ -62,11 +75,10 @@ export async function deleteDashboard(id: number, etag: string): Promise<void> {
   await api('DELETE', `/dashboards/${id}`, { headers: etag ? { 'if-match': etag } : {} });
 }
 
-export async function listVersions(id: number): Promise<ApiDashboardVersion[]> {
-  return (
-    await api<{ items: ApiDashboardVersion[]; next: string | null }>('GET', `/dashboards/${id}/versions?limit=100`)
-  ).data.items;
-}
+export const VERSIONS_PAGE = 50;
+/** The dashboard's versions, newest first, a page at a time ("Load more" follows the cursor to the oldest). */
+export const useVersions = (id: number) =>
+  useListPages<ApiDashboardVersion>(keys.dashboards.versions(id), `/dashboards/${id}/versions`, {}, VERSIONS_PAGE);
 
 export async function restoreVersion(id: number, version: number, etag: string): Promise<Loaded> {
   const r = await api<ApiDashboard>('POST', `/dashboards/${id}/versions/${version}/restore`, {

@@ -1,7 +1,10 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { ApiError, api } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import type { ApiCreateDataSource, ApiDataSourceDetail, ApiUpdateDataSource } from '../api/types.ts';
 import type { SQL_WRITERS } from '../app/roles.ts';
+import { messageOf } from '../data/errors.ts';
+import { keys } from '../data/keys.ts';
 
 /** Add or edit a data source. The URL is write-only: the form says whether one is set and never shows it. */
 export function DataSourceForm({
@@ -19,14 +22,9 @@ export function DataSourceForm({
   const [url, setUrl] = useState('');
   const [readOnly, setReadOnly] = useState(editing?.readOnly ?? true);
   const [sqlRole, setSqlRole] = useState<keyof typeof SQL_WRITERS>(editing?.sqlRole ?? 'editor');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+  const client = useQueryClient();
+  const save = useMutation({
+    mutationFn: async () => {
       if (editing) {
         const body: ApiUpdateDataSource = {
           name,
@@ -37,17 +35,20 @@ export function DataSourceForm({
           ...(url ? { connectionUrl: url } : {}),
         };
         await api('PUT', `/datasources/${editing.id}`, { body });
-        onSaved(`Data source ${name} saved.`);
-      } else {
-        const body: ApiCreateDataSource = { name, slug, type, readOnly, sqlRole, connectionUrl: url };
-        await api('POST', '/datasources', { body });
-        onSaved(`Data source ${name} added.`);
+        return `Data source ${name} saved.`;
       }
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'the service could not be reached');
-    } finally {
-      setBusy(false);
-    }
+      const body: ApiCreateDataSource = { name, slug, type, readOnly, sqlRole, connectionUrl: url };
+      await api('POST', '/datasources', { body });
+      return `Data source ${name} added.`;
+    },
+    onSuccess: async (said) => {
+      await client.invalidateQueries({ queryKey: keys.dataSources.all });
+      onSaved(said);
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
   };
 
   const urlState = editing
@@ -116,13 +117,13 @@ export function DataSourceForm({
       <p id="ds-sql-role-hint" className="hint">
         Everyone still sees the dashboards and saved queries built on it; this limits who writes new SQL.
       </p>
-      {error && (
+      {save.error && (
         <p role="alert" className="error">
-          {error}
+          {messageOf(save.error)}
         </p>
       )}
       <div className="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={save.isPending}>
           {editing ? 'Save' : 'Add data source'}
         </button>
         <button type="button" className="secondary" onClick={onCancel}>

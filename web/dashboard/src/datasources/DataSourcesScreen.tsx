@@ -1,8 +1,12 @@
-import { useCallback, useEffect, useState } from 'react';
-import { ApiError, api, get } from '../api/client.ts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api } from '../api/client.ts';
 import type { ApiDataSource, ApiDataSourceDetail, ApiUser } from '../api/types.ts';
 import { atLeast, SQL_WRITERS } from '../app/roles.ts';
 import { useScreen } from '../app/useTitle.ts';
+import { messageOf } from '../data/errors.ts';
+import { keys } from '../data/keys.ts';
+import { dataSourceQuery, dataSourcesQuery } from '../data/queries.ts';
 import { DataSourceForm } from './DataSourceForm.tsx';
 import { SchemaBrowser } from './SchemaBrowser.tsx';
 import { WideTable } from '../app/WideTable.tsx';
@@ -14,54 +18,54 @@ type Panel =
   | { kind: 'schema'; source: ApiDataSource };
 
 /** The tenant's data sources: admins add, test, edit and delete them; editors browse their schema. */
-export function DataSourcesScreen({ me }: { me: ApiUser }) {
+export default function DataSourcesScreen({ me }: { me: ApiUser }) {
   useScreen('Data sources');
-  const [sources, setSources] = useState<ApiDataSource[]>();
+  const client = useQueryClient();
+  const list = useQuery(dataSourcesQuery());
+  const sources = list.data;
   const [panel, setPanel] = useState<Panel>({ kind: 'none' });
   const [message, setMessage] = useState('');
-  const [error, setError] = useState('');
   const admin = atLeast(me, 'admin');
 
-  const load = useCallback(async () => {
-    try {
-      setSources((await get<{ dataSources: ApiDataSource[] }>('/datasources')).dataSources);
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'the data sources could not be loaded');
-    }
-  }, []);
-  useEffect(() => void load(), [load]);
-
-  const act = async (what: () => Promise<string>) => {
-    setError('');
-    setMessage('');
-    try {
-      setMessage(await what());
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'the service could not be reached');
-    }
-  };
+  // Test, edit and delete: one action at a time, its answer in the status line, its refusal in the alert.
+  const action = useMutation({
+    mutationFn: (what: () => Promise<string>) => what(),
+    onMutate: () => setMessage(''),
+    onSuccess: (said) => setMessage(said),
+  });
   const test = (s: ApiDataSource) =>
-    act(async () => {
+    action.mutate(async () => {
       const r = (
         await api<{ success: boolean; durationMs: number; error?: string }>('POST', `/datasources/${s.id}/test`)
       ).data;
-      void load();
+      // The source's last connection changed.
+      void client.invalidateQueries({ queryKey: keys.dataSources.all });
       return r.success
         ? `${s.name}: connection succeeded in ${r.durationMs} ms.`
         : `${s.name}: connection failed: ${r.error ?? 'unknown error'}`;
     });
   const edit = (s: ApiDataSource) =>
-    act(async () => {
-      setPanel({ kind: 'edit', source: await get<ApiDataSourceDetail>(`/datasources/${s.id}`) });
+    action.mutate(async () => {
+      setPanel({ kind: 'edit', source: await client.fetchQuery(dataSourceQuery(s.id)) });
       return '';
     });
   const remove = (s: ApiDataSource) =>
-    act(async () => {
+    action.mutate(async () => {
       if (!confirm(`Delete the data source ${s.name} and its saved queries?`)) return '';
       await api('DELETE', `/datasources/${s.id}`);
-      await load();
+      // Its saved queries went with it.
+      client.removeQueries({ queryKey: keys.dataSources.one(s.id) });
+      await Promise.all([
+        client.invalidateQueries({ queryKey: keys.dataSources.all }),
+        client.invalidateQueries({ queryKey: keys.savedQueries.all }),
+      ]);
       return `${s.name} deleted.`;
     });
+  const error = action.error
+    ? messageOf(action.error)
+    : list.error
+      ? messageOf(list.error, 'the data sources could not be loaded')
+      : '';
 
   return (
     <>
@@ -92,7 +96,6 @@ export function DataSourcesScreen({ me }: { me: ApiUser }) {
           onSaved={(m) => {
             setPanel({ kind: 'none' });
             setMessage(m);
-            void load();
           }}
         />
       )}

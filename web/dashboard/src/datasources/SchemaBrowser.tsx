@@ -1,17 +1,12 @@
-import { useEffect, useState } from 'react';
-import { ApiError, get } from '../api/client.ts';
-import type { ApiTable } from '../api/types.ts';
+import { useQuery } from '@tanstack/react-query';
+import { messageOf } from '../data/errors.ts';
+import { schemaQuery } from '../data/queries.ts';
 
 /** The tables and views of a data source with their columns, as a nested list a screen reader can walk. */
 export function SchemaBrowser({ id, name }: { id: number; name: string }) {
-  const [tables, setTables] = useState<ApiTable[]>();
-  const [error, setError] = useState<string>();
-  useEffect(() => {
-    get<{ tables: ApiTable[] }>(`/datasources/${id}/schema?columns=true`).then(
-      (r) => setTables(r.tables),
-      (err) => setError(err instanceof ApiError ? err.message : 'the schema could not be loaded'),
-    );
-  }, [id]);
+  const schema = useQuery(schemaQuery(id));
+  const tables = schema.data;
+  const error = schema.error && messageOf(schema.error, 'the schema could not be loaded');
   return (
     <section aria-labelledby="schema-title">
       <h2 id="schema-title">Schema of {name}</h2>

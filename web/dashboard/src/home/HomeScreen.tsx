@@ -1,43 +1,23 @@
-import { useEffect, useState } from 'react';
-import { ApiError, get } from '../api/client.ts';
-import type { ApiDashboardSummary, ApiDataSource, ApiUser } from '../api/types.ts';
+import { useQuery } from '@tanstack/react-query';
+import type { ApiDashboardSummary, ApiUser } from '../api/types.ts';
 import { atLeast } from '../app/roles.ts';
 import { Link } from '../app/router.tsx';
 import { useScreen } from '../app/useTitle.ts';
+import { messageOf } from '../data/errors.ts';
+import { dataSourcesQuery, recentDashboardsQuery } from '../data/queries.ts';
 
 const RECENT = 5;
 const when = (iso: string) => new Date(iso).toLocaleString();
-
-interface Overview {
-  recent: ApiDashboardSummary[];
-  sources: number;
-}
 
 /**
  * Home: the dashboards changed last, as Grafana and Redash open on; and while the tenant has no dashboard yet, the
  * steps from a data source to a first dashboard, each offered only to a role the API lets take it.
  */
-export function HomeScreen({ me }: { me: ApiUser }) {
+export default function HomeScreen({ me }: { me: ApiUser }) {
   useScreen('Home');
-  const [overview, setOverview] = useState<Overview>();
-  const [error, setError] = useState('');
-
-  useEffect(() => {
-    const abort = new AbortController();
-    Promise.all([
-      get<{ data: ApiDashboardSummary[] }>(
-        `/dashboards?page=1&perPage=${RECENT}&sort=updated_at&order=desc`,
-        abort.signal,
-      ),
-      get<{ dataSources: ApiDataSource[] }>('/datasources', abort.signal),
-    ]).then(
-      ([dashboards, sources]) => setOverview({ recent: dashboards.data, sources: sources.dataSources.length }),
-      (err: unknown) => {
-        if (!abort.signal.aborted) setError(err instanceof ApiError ? err.message : 'the service could not be reached');
-      },
-    );
-    return () => abort.abort();
-  }, []);
+  const recent = useQuery(recentDashboardsQuery(RECENT));
+  const sources = useQuery(dataSourcesQuery());
+  const error = recent.error ?? sources.error;
 
   return (
     <>
@@ -47,14 +27,16 @@ export function HomeScreen({ me }: { me: ApiUser }) {
       </p>
       {error && (
         <p role="alert" className="error">
-          The overview could not be loaded: {error}
+          The overview could not be loaded: {messageOf(error)}
         </p>
       )}
-      {overview &&
-        (overview.recent.length > 0 ? (
-          <Recent dashboards={overview.recent} />
+      {!error &&
+        recent.data &&
+        sources.data &&
+        (recent.data.length > 0 ? (
+          <Recent dashboards={recent.data} />
         ) : (
-          <GetStarted me={me} sources={overview.sources} />
+          <GetStarted me={me} sources={sources.data.length} />
         ))}
     </>
   );
@@ -67,13 +49,15 @@ function Recent({ dashboards }: { dashboards: ApiDashboardSummary[] }) {
       <ul className="plain-list">
         {dashboards.map((d) => (
           <li key={d.id}>
-            <Link href={`/dashboards/${d.id}`}>{d.title}</Link>{' '}
+            <Link to="dashboard" params={{ id: d.id }}>
+              {d.title}
+            </Link>{' '}
             <span className="hint">changed {when(d.updatedAt)}</span>
           </li>
         ))}
       </ul>
       <p>
-        <Link href="/dashboards">All dashboards</Link>
+        <Link to="dashboards">All dashboards</Link>
       </p>
     </section>
   );
@@ -89,12 +73,12 @@ function GetStarted({ me, sources }: { me: ApiUser; sources: number }) {
           {sources > 0 ? (
             <>
               Done: {sources} {sources === 1 ? 'data source' : 'data sources'} to query (
-              <Link href="/datasources">data sources</Link>).
+              <Link to="dataSources">data sources</Link>).
             </>
           ) : atLeast(me, 'admin') ? (
             <>
-              <Link href="/datasources">Add a data source</Link>: a PostgreSQL or MySQL database, read-only unless you
-              say otherwise.
+              <Link to="dataSources">Add a data source</Link>: a PostgreSQL or MySQL database, read-only unless you say
+              otherwise.
             </>
           ) : (
             <>An admin of your tenant adds a data source: a database to query.</>
@@ -103,7 +87,7 @@ function GetStarted({ me, sources }: { me: ApiUser; sources: number }) {
         <li>
           {editor ? (
             <>
-              <Link href="/sql">Try a query in the SQL editor</Link>, and save the ones worth keeping.
+              <Link to="sql">Try a query in the SQL editor</Link>, and save the ones worth keeping.
             </>
           ) : (
             <>Editors write the queries behind the charts.</>
@@ -112,7 +96,7 @@ function GetStarted({ me, sources }: { me: ApiUser; sources: number }) {
         <li>
           {editor ? (
             <>
-              <Link href="/dashboards">Create a dashboard</Link> and add charts, tables and numbers from your queries.
+              <Link to="dashboards">Create a dashboard</Link> and add charts, tables and numbers from your queries.
             </>
           ) : (
             <>Dashboards your editors make will be listed here.</>

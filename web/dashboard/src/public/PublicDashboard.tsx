@@ -1,37 +1,40 @@
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError } from '../api/client.ts';
-import type { ApiPublicDashboard, ApiWidget } from '../api/types.ts';
+import type { ApiWidget } from '../api/types.ts';
 import { useScreen } from '../app/useTitle.ts';
 import { Grid } from '../dashboards/Grid.tsx';
 import { ParametersBar } from '../dashboards/ParametersBar.tsx';
 import { queryValues } from '../dashboards/parameters.ts';
 import { useLook } from '../widgets/useMedia.ts';
 import { WidgetView } from '../widgets/WidgetView.tsx';
+import { keys } from '../data/keys.ts';
 import { loadPublic, runPublicWidget } from './api.ts';
+
+/** Why the link shows nothing: turned off or never a link (404, or a token of the wrong shape: 400), or the service. */
+function problemOf(err: unknown): string {
+  if (err instanceof ApiError && (err.status === 404 || err.status === 400))
+    return 'This link does not open a dashboard: it was turned off, or the address is incomplete. Ask whoever shared it for a new link.';
+  return err instanceof ApiError
+    ? err.message
+    : 'The service cannot be reached. Check your connection and reload the page.';
+}
 
 /**
  * A dashboard opened by its public link (`/public/<token>`): no sign-in, read-only. The visitor sets the parameters
  * and the charts follow; the saved auto-refresh runs while the tab is visible (a wall display's use).
  */
 export default function PublicDashboard({ token }: { token: string }) {
-  const [dashboard, setDashboard] = useState<ApiPublicDashboard>();
-  const [problem, setProblem] = useState('');
+  const shared = useQuery({
+    queryKey: keys.publicDashboard(token),
+    queryFn: ({ signal }) => loadPublic(token, signal),
+  });
+  const dashboard = shared.data;
+  const problem = !dashboard && shared.error ? problemOf(shared.error) : '';
   const [values, setValues] = useState<Record<string, string>>({});
   const [tick, setTick] = useState(0);
   const look = useLook();
   useScreen(dashboard?.title ?? (problem ? 'Link not available' : 'Shared dashboard'));
-
-  useEffect(() => {
-    loadPublic(token).then(setDashboard, (err: unknown) =>
-      setProblem(
-        err instanceof ApiError && (err.status === 404 || err.status === 400)
-          ? 'This link does not open a dashboard: it was turned off, or the address is incomplete. Ask whoever shared it for a new link.'
-          : err instanceof ApiError
-            ? err.message
-            : 'The service cannot be reached. Check your connection and reload the page.',
-      ),
-    );
-  }, [token]);
 
   const refresh = dashboard?.definition.refreshSeconds ?? 0;
   useEffect(() => {
@@ -51,7 +54,9 @@ export default function PublicDashboard({ token }: { token: string }) {
       const load = w.runs
         ? (signal: AbortSignal) => runPublicWidget(token, w.id, queryValues(parameters, valuesRef.current), signal)
         : undefined;
-      return <WidgetView widget={w} load={load} reloadKey={`${tick}|${valuesKey}`} look={look} />;
+      return (
+        <WidgetView widget={w} load={load} scope={`public:${token}`} reloadKey={`${tick}|${valuesKey}`} look={look} />
+      );
       // eslint-disable-next-line react-hooks/exhaustive-deps
     },
     [token, tick, valuesKey, look.dark, look.reducedMotion, parameters],

@@ -23,7 +23,8 @@ async function call<T>(method: string, path: string, body?: unknown, signal?: Ab
   return (await r.json()) as T;
 }
 
-export const loadPublic = (token: string) => call<ApiPublicDashboard>('GET', token);
+export const loadPublic = (token: string, signal?: AbortSignal) =>
+  call<ApiPublicDashboard>('GET', token, undefined, signal);
 
 export const runPublicWidget = (token: string, widgetId: string, params: Record<string, string>, signal: AbortSignal) =>
   call<ApiQueryResult>(

@@ -1,8 +1,12 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { ApiError, api, get } from '../api/client.ts';
-import type { ApiDataSource, ApiQueryResult, ApiSavedQuery, ApiUser } from '../api/types.ts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMemo, useState, type FormEvent } from 'react';
+import { api } from '../api/client.ts';
+import type { ApiQueryResult, ApiSavedQuery, ApiUser } from '../api/types.ts';
 import { mayWriteSql, SQL_WRITERS } from '../app/roles.ts';
 import { useScreen } from '../app/useTitle.ts';
+import { messageOf } from '../data/errors.ts';
+import { keys } from '../data/keys.ts';
+import { dataSourcesQuery } from '../data/queries.ts';
 import { Editor } from './Editor.tsx';
 import { parameterNames } from './parameters.ts';
 import { ResultTable } from './ResultTable.tsx';
@@ -11,72 +15,52 @@ import { useSourceTables } from './useSourceTables.ts';
 /** The SQL editor (loaded on demand): pick a source, write SQL with :parameters, run, page through rows, save. */
 export default function SqlScreen({ me }: { me: ApiUser }) {
   useScreen('SQL editor');
-  const [sources, setSources] = useState<ApiDataSource[]>();
-  const [sourceId, setSourceId] = useState<number>();
+  const client = useQueryClient();
+  const list = useQuery(dataSourcesQuery());
+  const sources = list.data;
+  // The source chosen; until one is, the first the person may write SQL on.
+  const [chosen, setChosen] = useState<number>();
+  const sourceId = chosen ?? sources?.find((s) => mayWriteSql(me, s))?.id;
   const [text, setText] = useState('SELECT 1 AS one');
   const [values, setValues] = useState<Record<string, string>>({});
-  const [result, setResult] = useState<ApiQueryResult>();
-  const [error, setError] = useState('');
-  const [status, setStatus] = useState('');
-  const [running, setRunning] = useState(false);
   const [saveName, setSaveName] = useState('');
-  const [saveStatus, setSaveStatus] = useState('');
   const params = useMemo(() => parameterNames(text), [text]);
   const source = sources?.find((s) => s.id === sourceId);
   const tables = useSourceTables(sourceId);
 
-  useEffect(() => {
-    get<{ dataSources: ApiDataSource[] }>('/datasources').then(
-      (r) => {
-        setSources(r.dataSources);
-        setSourceId(r.dataSources.find((s) => mayWriteSql(me, s))?.id);
-      },
-      () => setError('the data sources could not be loaded'),
-    );
-  }, []);
+  // Running SQL is an action, not a read to cache or repeat: the statement may write, on a source that allows it.
+  const run = useMutation({
+    mutationFn: async (body: { dataSourceId: number; query: string; params: Record<string, string> }) =>
+      (await api<ApiQueryResult>('POST', '/query', { body: { ...body, maxRows: 1000 } })).data,
+  });
+  const save = useMutation({
+    mutationFn: async (body: { name: string; dataSourceId: number; query: string }) =>
+      (await api<ApiSavedQuery>('POST', '/queries', { body })).data,
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.savedQueries.all }),
+  });
+  const result = run.data;
+  const status = run.isPending ? 'Running…' : result ? countOf(result) : '';
+  // The alert says the last action's refusal (a run's or a save's), else why the sources could not be loaded.
+  const failed = (save.submittedAt > run.submittedAt ? save.error : run.error) ?? list.error;
+  const error = failed
+    ? messageOf(failed, failed === list.error ? 'the data sources could not be loaded' : undefined)
+    : '';
 
-  const run = async () => {
-    if (!sourceId || running) return;
-    setRunning(true);
-    setError('');
-    setStatus('Running…');
-    try {
-      const body = {
-        dataSourceId: sourceId,
-        query: text,
-        params: Object.fromEntries(params.map((p) => [p, values[p] ?? ''])),
-        maxRows: 1000,
-      };
-      const r = (await api<ApiQueryResult>('POST', '/query', { body })).data;
-      setResult(r);
-      // The one place the count is given: the results below carry no count of their own.
-      const count = `${r.rowCount} ${r.rowCount === 1 ? 'row' : 'rows'} in ${Math.round(r.executionTimeMs)} ms.`;
-      setStatus(r.truncated ? `${count} The service stopped reading there; more rows exist.` : count);
-    } catch (err) {
-      setResult(undefined);
-      setStatus('');
-      setError(err instanceof ApiError ? err.message : 'the service could not be reached');
-    } finally {
-      setRunning(false);
-    }
+  const start = () => {
+    if (!sourceId || run.isPending) return;
+    run.mutate({
+      dataSourceId: sourceId,
+      query: text,
+      params: Object.fromEntries(params.map((p) => [p, values[p] ?? ''])),
+    });
   };
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
-    void run();
+    start();
   };
-  const save = async (e: FormEvent) => {
+  const onSave = (e: FormEvent) => {
     e.preventDefault();
-    if (!sourceId) return;
-    setError('');
-    setSaveStatus('');
-    try {
-      const saved = (
-        await api<ApiSavedQuery>('POST', '/queries', { body: { name: saveName, dataSourceId: sourceId, query: text } })
-      ).data;
-      setSaveStatus(`Saved as "${saved.name}".`);
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'the service could not be reached');
-    }
+    if (sourceId) save.mutate({ name: saveName, dataSourceId: sourceId, query: text });
   };
 
   if (sources && sources.length === 0)
@@ -86,12 +70,20 @@ export default function SqlScreen({ me }: { me: ApiUser }) {
         <p>There is no data source to query yet.</p>
       </>
     );
+  // The form opens on a source, so it waits for the list (a failure to read it is said in the form's alert).
+  if (list.isPending)
+    return (
+      <>
+        <h1>SQL editor</h1>
+        <p role="status">Loading the data sources…</p>
+      </>
+    );
   return (
     <>
       <h1>SQL editor</h1>
       <form onSubmit={onSubmit} className="sql">
         <label htmlFor="sql-source">Data source</label>
-        <select id="sql-source" value={sourceId ?? ''} onChange={(e) => setSourceId(Number(e.target.value))}>
+        <select id="sql-source" value={sourceId ?? ''} onChange={(e) => setChosen(Number(e.target.value))}>
           {sources?.map((s) => (
             <option key={s.id} value={s.id} disabled={!mayWriteSql(me, s)}>
               {mayWriteSql(me, s) ? s.name : `${s.name} (SQL by ${SQL_WRITERS[s.sqlRole]})`}
@@ -104,7 +96,7 @@ export default function SqlScreen({ me }: { me: ApiUser }) {
         <Editor
           value={text}
           onChange={setText}
-          onRun={() => void run()}
+          onRun={start}
           dialect={source?.type ?? 'postgres'}
           tables={tables}
           label="SQL (Ctrl+Enter or Cmd+Enter runs)"
@@ -125,7 +117,7 @@ export default function SqlScreen({ me }: { me: ApiUser }) {
           </fieldset>
         )}
         <div className="actions">
-          <button type="submit" disabled={running || !sourceId}>
+          <button type="submit" disabled={run.isPending || !sourceId}>
             Run
           </button>
         </div>
@@ -137,7 +129,7 @@ export default function SqlScreen({ me }: { me: ApiUser }) {
         {error}
       </div>
       {result && <ResultTable result={result} title={`${source?.name ?? 'query'} results`} />}
-      <form onSubmit={save} className="form">
+      <form onSubmit={onSave} className="form">
         <h2>Save as a query</h2>
         <label htmlFor="save-name">Query name</label>
         <input id="save-name" required maxLength={200} value={saveName} onChange={(e) => setSaveName(e.target.value)} />
@@ -145,9 +137,15 @@ export default function SqlScreen({ me }: { me: ApiUser }) {
           Save query
         </button>
         <p role="status" className="status">
-          {saveStatus}
+          {save.data ? `Saved as "${save.data.name}".` : ''}
         </p>
       </form>
     </>
   );
+}
+
+/** The one place the count is given: the results below carry no count of their own. */
+function countOf(r: ApiQueryResult): string {
+  const count = `${r.rowCount} ${r.rowCount === 1 ? 'row' : 'rows'} in ${Math.round(r.executionTimeMs)} ms.`;
+  return r.truncated ? `${count} The service stopped reading there; more rows exist.` : count;
 }

@@ -1,7 +1,9 @@
-import { useEffect, useId, useMemo, useState } from 'react';
-import { ApiError } from '../api/client.ts';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useId, useMemo, useState } from 'react';
 import { downloadCsv } from '../app/download.ts';
 import type { ApiQueryResult, ApiWidget } from '../api/types.ts';
+import { messageOf } from '../data/errors.ts';
+import { keys } from '../data/keys.ts';
 import { chartOption, type Look } from './chartOption.ts';
 import { Chart } from './Chart.tsx';
 import { isChart, nothingToPlot, optionsOf, seriesColumns, WIDGET_TYPES } from './data.ts';
@@ -11,57 +13,57 @@ import { TextWidget } from './TextWidget.tsx';
 
 export type Loader = (signal: AbortSignal) => Promise<ApiQueryResult>;
 
+/** Waits `ms`, or rejects as soon as the run is given up (its key changed before the pause ended). */
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
+
 /**
  * A widget's content: it runs its query (through `load`) when shown and again whenever `reloadKey` changes
- * (parameters, auto-refresh, an edit), keeping the last rows on screen meanwhile. Charts offer their data as a
- * table (the text alternative); a text widget runs nothing.
+ * (parameters, auto-refresh, an edit), keeping the last rows on screen meanwhile. A run is a query of the cache keyed
+ * by where the widget is drawn (`scope`), the widget and `reloadKey`: a run whose key changed before it answered is
+ * given up (its request aborted). Charts offer their data as a table (the text alternative); a text widget runs nothing.
  */
 export function WidgetView({
   widget,
   load,
+  scope,
   reloadKey,
   look,
   delayMs = 0,
 }: {
   widget: ApiWidget;
   load: Loader | undefined;
+  scope: string;
   reloadKey: string;
   look: Look;
   delayMs?: number;
 }) {
   const options = optionsOf(widget);
-  const [result, setResult] = useState<ApiQueryResult>();
-  const [error, setError] = useState('');
   const [showTable, setShowTable] = useState(false);
   const tableId = useId();
   const title = widget.title ?? widget.id;
 
-  useEffect(() => {
-    if (widget.type === 'text' || !load) return;
-    const abort = new AbortController();
-    // While SQL is being typed (edit mode) the preview waits for a pause instead of running every keystroke.
-    const timer = setTimeout(
-      () =>
-        load(abort.signal).then(
-          (r) => {
-            setResult(r);
-            setError('');
-          },
-          (err: unknown) => {
-            if (abort.signal.aborted) return;
-            setResult(undefined);
-            setError(err instanceof ApiError ? err.message : 'the service could not be reached');
-          },
-        ),
-      delayMs,
-    );
-    return () => {
-      clearTimeout(timer);
-      abort.abort();
-    };
-    // `load` changes identity on every render of the parent; reloadKey says when the query or its values changed.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [reloadKey, widget.type]);
+  // `load` changes identity on every render of the parent; reloadKey says when the query or its values changed.
+  const run = useQuery({
+    queryKey: keys.widgetRun(scope, widget.id, `${widget.type}|${reloadKey}`),
+    queryFn: async ({ signal }) => {
+      // While SQL is being typed (edit mode) the preview waits for a pause instead of running every keystroke.
+      if (delayMs) await pause(delayMs, signal);
+      return load!(signal);
+    },
+    enabled: widget.type !== 'text' && load !== undefined,
+    placeholderData: keepPreviousData,
+    // A result is for the moment it was asked: kept only while the widget may still show it.
+    gcTime: 30_000,
+  });
+  const result = run.data;
+  const error = run.error ? messageOf(run.error) : '';
 
   const option = useMemo(
     () => (result && isChart(widget.type) ? chartOption(widget.type, result, options, look) : undefined),

@@ -1,0 +1,192 @@
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { ApiUser } from '../api/types.ts';
+
+type Role = ApiUser['role'];
+/** What a `:name` segment holds: a positive integer id, or any one segment (a token). */
+type Kind = 'id' | 'token';
+type ParamNames<P extends string> = P extends `${string}:${infer N}/${infer Rest}`
+  ? N | ParamNames<`/${Rest}`>
+  : P extends `${string}:${infer N}`
+    ? N
+    : never;
+type KindsOf<P extends string> = { [K in ParamNames<P>]: Kind };
+type ValuesOf<S> = { [K in keyof S]: S[K] extends 'id' ? number : string };
+
+interface Definition<P extends string, S extends KindsOf<P>, A extends Role | 'public'> {
+  path: P;
+  /** The kind of each `:name` in the path: an address whose segment is not of its kind is not this screen. */
+  params: S;
+  /** `public`: anyone, without a session (its own frame, no navigation); else the least role that may open it. */
+  access: A;
+  /**
+   * The screen's label in the main navigation, shown to the roles that may open it; none: not in the navigation. Only
+   * a screen without parameters can be a destination of the navigation.
+   */
+  nav?: ParamNames<P> extends never ? string : never;
+  /** What a person below `access` is shown: "Not available" (the default), or Home (no role is named). */
+  denied?: 'home';
+  /** Said while the screen's code loads. */
+  loading: string;
+  /** The screen's module: loaded when first opened, so the first screen carries none of them. */
+  load: () => Promise<{ default: ComponentType<ValuesOf<S> & (A extends 'public' ? object : { me: ApiUser })> }>;
+}
+
+/** A route as the app uses it: its definition, its screen as a lazy component, and the pattern its addresses match. */
+export interface Route {
+  path: string;
+  params: Record<string, Kind>;
+  access: Role | 'public';
+  nav?: string;
+  denied?: 'home';
+  loading: string;
+  load: () => Promise<unknown>;
+  // Each route's props differ; `define` checked them against its params, the renderer passes exactly those.
+  Screen: LazyExoticComponent<ComponentType<any>>;
+  pattern: RegExp;
+  /** The path's parameter names, in the order they appear. */
+  names: string[];
+}
+
+const SEGMENT: Record<Kind, string> = { id: '([1-9][0-9]{0,15})', token: '([^/]+)' };
+
+function define<P extends string, const S extends KindsOf<P>, const A extends Role | 'public'>(
+  d: Definition<P, S, A>,
+): Route & { readonly kinds: S } {
+  const source = d.path.replace(
+    /:([A-Za-z]+)/g,
+    (_, name: string) => SEGMENT[(d.params as Record<string, Kind>)[name]!],
+  );
+  return {
+    ...d,
+    params: d.params as Record<string, Kind>,
+    Screen: lazy(d.load),
+    pattern: new RegExp(`^${source}$`),
+    names: [...d.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!),
+    kinds: d.params,
+  };
+}
+
+/**
+ * Every screen of the app: its address, the parameters in it, who may open it, its place in the navigation and its
+ * code. The router, the navigation and every link read this table, so a new section (identity, audits, events) is a
+ * new entry here. The order is the navigation's, and the first match wins.
+ */
+export const ROUTES = {
+  home: define({
+    path: '/',
+    params: {},
+    access: 'viewer',
+    nav: 'Home',
+    loading: 'Loading…',
+    load: () => import('../home/HomeScreen.tsx'),
+  }),
+  dashboards: define({
+    path: '/dashboards',
+    params: {},
+    access: 'viewer',
+    nav: 'Dashboards',
+    loading: 'Loading dashboards…',
+    load: () => import('../dashboards/DashboardsScreen.tsx'),
+  }),
+  dashboard: define({
+    path: '/dashboards/:id',
+    params: { id: 'id' },
+    access: 'viewer',
+    loading: 'Loading the dashboard…',
+    load: () => import('../dashboards/DashboardScreen.tsx'),
+  }),
+  dataSources: define({
+    path: '/datasources',
+    params: {},
+    access: 'viewer',
+    nav: 'Data sources',
+    loading: 'Loading…',
+    load: () => import('../datasources/DataSourcesScreen.tsx'),
+  }),
+  sql: define({
+    path: '/sql',
+    params: {},
+    access: 'editor',
+    nav: 'SQL editor',
+    denied: 'home',
+    loading: 'Loading the editor…',
+    load: () => import('../sql/SqlScreen.tsx'),
+  }),
+  users: define({
+    path: '/admin/users',
+    params: {},
+    access: 'admin',
+    nav: 'Users',
+    loading: 'Loading…',
+    load: () => import('../admin/UsersScreen.tsx'),
+  }),
+  tenants: define({
+    path: '/admin/tenants',
+    params: {},
+    access: 'owner',
+    nav: 'Tenants',
+    loading: 'Loading…',
+    load: () => import('../admin/TenantsScreen.tsx'),
+  }),
+  audit: define({
+    path: '/admin/audit',
+    params: {},
+    access: 'admin',
+    nav: 'Audit log',
+    loading: 'Loading…',
+    load: () => import('../admin/AuditScreen.tsx'),
+  }),
+  publicDashboard: define({
+    path: '/public/:token',
+    params: { token: 'token' },
+    access: 'public',
+    loading: 'Loading the dashboard…',
+    load: () => import('../public/PublicDashboard.tsx'),
+  }),
+};
+
+export type RouteName = keyof typeof ROUTES;
+export type ParamsOf<N extends RouteName> = ValuesOf<(typeof ROUTES)[N]['kinds']>;
+/** The screens whose address has no parameter: the ones the navigation may offer. */
+export type PlainRouteName = { [N in RouteName]: keyof ParamsOf<N> extends never ? N : never }[RouteName];
+
+/** The navigation's entries, in the table's order: the screens with a label, for the roles that may open them. */
+export function navigation(role: (access: Role) => boolean): PlainRouteName[] {
+  return (Object.keys(ROUTES) as RouteName[]).filter((name): name is PlainRouteName => {
+    const { nav, access } = ROUTES[name] as Route;
+    return nav !== undefined && access !== 'public' && role(access);
+  });
+}
+
+/** The address of a screen, with its parameters filled in and an optional query string (`?edit=1`). */
+export function hrefTo<N extends RouteName>(name: N, params?: ParamsOf<N>, search?: Record<string, string>): string {
+  const values = (params ?? {}) as Record<string, string | number>;
+  const path = ROUTES[name].path.replace(/:([A-Za-z]+)/g, (_, key: string) => encodeURIComponent(String(values[key])));
+  const query = search ? new URLSearchParams(search).toString() : '';
+  return query ? `${path}?${query}` : path;
+}
+
+export interface Match {
+  name: RouteName;
+  route: Route;
+  params: Record<string, string | number>;
+}
+
+/** The screen an address opens, with its parameters read (ids as numbers); undefined: no screen has that address. */
+export function matchRoute(pathname: string): Match | undefined {
+  for (const [name, route] of Object.entries(ROUTES) as [RouteName, Route][]) {
+    const m = route.pattern.exec(pathname);
+    if (!m) continue;
+    let decoded: string[];
+    try {
+      decoded = m.slice(1).map((v) => decodeURIComponent(v));
+    } catch {
+      continue;
+    }
+    const params = Object.fromEntries(
+      route.names.map((key, i) => [key, route.params[key] === 'id' ? Number(decoded[i]) : decoded[i]!]),
+    );
+    return { name, route, params };
+  }
+  return undefined;
+}

@@ -1,0 +1,40 @@
+/**
+ * Every key of the app's query cache, in one place. A key starts with the API collection it reads, so a change
+ * invalidates by prefix: `keys.dataSources.all` covers the list, each source and each schema; `keys.users.all` both the
+ * Users pages and the audit log's list of actors. Widget runs live under a root of their own so that invalidating a
+ * dashboard never runs its widgets' SQL again behind the person's back.
+ */
+export const keys = {
+  /** Who this tab is: signed in (and as whom), first run, or signed out. */
+  session: ['session'] as const,
+  setup: ['setup'] as const,
+  providers: ['auth', 'providers'] as const,
+  dataSources: {
+    all: ['datasources'] as const,
+    list: () => ['datasources', 'list'] as const,
+    one: (id: number) => ['datasources', id] as const,
+    schema: (id: number) => ['datasources', id, 'schema'] as const,
+  },
+  savedQueries: {
+    all: ['queries'] as const,
+    every: () => ['queries', 'every'] as const,
+  },
+  dashboards: {
+    all: ['dashboards'] as const,
+    lists: ['dashboards', 'list'] as const,
+    list: (params: object) => ['dashboards', 'list', params] as const,
+    one: (id: number) => ['dashboards', id] as const,
+    versions: (id: number) => ['dashboards', id, 'versions'] as const,
+    share: (id: number) => ['dashboards', id, 'share'] as const,
+  },
+  users: {
+    all: ['users'] as const,
+    pages: () => ['users', 'pages'] as const,
+    every: () => ['users', 'every'] as const,
+  },
+  tenants: ['tenants'] as const,
+  audit: ['audit'] as const,
+  publicDashboard: (token: string) => ['public', token] as const,
+  /** A widget's rows: where it is drawn (a dashboard, a public link), the widget, and what its rows depend on. */
+  widgetRun: (scope: string, widgetId: string, reloadKey: string) => ['runs', scope, widgetId, reloadKey] as const,
+};
