@@ -5,7 +5,8 @@ import pkg from '../../package.json' with { type: 'json' };
 import { introspectionVerifier } from '../kit/auth/introspection.ts';
 import { DPOP_SCHEME_NOTE } from '../kit/auth/dpop.ts';
 import { auditAccessChecks } from './auth/access.ts';
-import { createAuditGuard } from './auth/guard.ts';
+import { createAuditGuard, type AuditGuard } from './auth/guard.ts';
+import { openAuditKeyLookup } from './auth/keys.ts';
 import type { AuditServiceConfig } from './config.ts';
 import { BrowserHost } from './engine/browser-host.ts';
 import { runAudit } from './engine/auditor.ts';
@@ -42,20 +43,20 @@ export async function buildAuditApp(config: AuditServiceConfig): Promise<App> {
 
 async function assemble(config: AuditServiceConfig, db: Database): Promise<App> {
   const metrics = createMetrics();
-  const guard = createAuditGuard(
-    db,
-    config.identityUrl
-      ? {
-          verifier: introspectionVerifier({
-            identityUrl: config.identityUrl,
-            clientId: config.identityClientId!,
-            clientSecret: config.identityClientSecret!,
-          }),
-          requiredScope: config.requiredScope,
-          publicUrl: config.publicUrl,
-        }
-      : null,
-  );
+  // The guard's key lookup logs through the app (its invalidation bus), so it is made once the app exists, before
+  // any route is served.
+  let guard: AuditGuard | undefined;
+  const tokens = config.identityUrl
+    ? {
+        verifier: introspectionVerifier({
+          identityUrl: config.identityUrl,
+          clientId: config.identityClientId!,
+          clientSecret: config.identityClientSecret!,
+        }),
+        requiredScope: config.requiredScope,
+        publicUrl: config.publicUrl,
+      }
+    : null;
   const app = await createApp({
     name: 'audit',
     version: pkg.version,
@@ -68,7 +69,10 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     database: { db, migrations: AUDIT_MIGRATIONS, version: pkg.version },
     metrics: metrics.registry,
     // Every route declares CALLER or PUBLIC; the guard runs before the body is read, so a stranger is 401 whatever it sent.
-    access: auditAccessChecks(guard),
+    access: auditAccessChecks((request) => {
+      if (!guard) throw new Error('the audit guard was used before the app was assembled');
+      return guard(request);
+    }),
     openapi: {
       components: {
         securitySchemes: {
@@ -87,6 +91,7 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
       },
     },
   });
+  guard = createAuditGuard(await openAuditKeyLookup(app, db, config), tokens);
   const policy = createAddressPolicy(config.allowHosts);
   const host = new BrowserHost(app.log);
   app.addHook('onClose', async () => {
