@@ -3,6 +3,8 @@ import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { CALLER_SECURITY_SCHEMES, auditAccessChecks, auditGuardFromConfig } from './auth/access.ts';
+import type { AuditGuard } from './auth/guard.ts';
+import { openAuditKeyLookup } from './auth/keys.ts';
 import type { AuditServiceConfig } from './config.ts';
 import { BrowserHost } from './engine/browser-host.ts';
 import { classifyAuditError } from './errors.ts';
@@ -34,6 +36,9 @@ export async function buildAuditApp(config: AuditServiceConfig): Promise<App> {
 
 async function assemble(config: AuditServiceConfig, db: Database): Promise<App> {
   const metrics = createMetrics();
+  // The guard's key lookup logs through the app (its invalidation bus), so it is made once the app exists, before
+  // any route is served.
+  let guard: AuditGuard | undefined;
   const app = await createApp({
     name: 'audit',
     version: pkg.version,
@@ -46,9 +51,13 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     database: { db, migrations: AUDIT_MIGRATIONS, version: pkg.version },
     metrics: metrics.registry,
     // Every route declares CALLER or PUBLIC; the guard runs before the body is read, so a stranger is 401 whatever it sent.
-    access: auditAccessChecks(auditGuardFromConfig(db, config)),
+    access: auditAccessChecks((request) => {
+      if (!guard) throw new Error('the audit guard was used before the app was assembled');
+      return guard(request);
+    }),
     openapi: { components: { securitySchemes: CALLER_SECURITY_SCHEMES } },
   });
+  guard = auditGuardFromConfig(await openAuditKeyLookup(app, db, config), config);
   const policy = createAddressPolicy(config.allowHosts);
   const host = new BrowserHost(app.log);
   app.addHook('onClose', async () => {

@@ -1,16 +1,9 @@
-import {
-  CommandFailure,
-  UsageError,
-  apiKeyLine,
-  runCommand,
-  str,
-  usageLines,
-  type CommandGroup,
-} from '../kit/cli-runner.ts';
+import { apiKeyCommands } from '../kit/api-keys/commands.ts';
+import { CommandFailure, runCommand, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
 import { commandDatabase } from '../kit/service-config.ts';
 import type { CommandIO } from '../kit/service.ts';
 import { AUDIT_MIGRATIONS } from './app.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from './auth/keys.ts';
+import { AUDIT_KEYS } from './auth/keys.ts';
 import type { AuditServiceConfig } from './config.ts';
 import { deleteFinishedJob } from './jobs/retention.ts';
 
@@ -20,45 +13,14 @@ function auditCommands(config: AuditServiceConfig): CommandGroup {
   return {
     name: 'audit',
     commands: [
-      {
-        path: ['keys', 'create'],
-        synopsis: '[--name NAME]',
-        summary: 'create an API key for the audit API (shown once)',
-        options: { name: { type: 'string' } },
-        exports: (key: { id?: string; key?: string }) => ({ AUDIT_KEY_ID: key.id, AUDIT_KEY: key.key }),
-        run: ({ values, result, json, io }) => {
-          const name = str(values, 'name') ?? '';
-          if (name.length > 200 || name.includes('\0'))
-            throw new UsageError('--name must be at most 200 characters, without NUL');
-          return withDatabase(async (db) => {
-            const { key, record } = await createApiKey(db, name);
-            result({ ...record, key }, [`created key ${record.id}${record.name ? ` (${record.name})` : ''}`, key]);
-            if (!json) io.err('store this key now: it is not kept and cannot be shown again');
-          });
-        },
-      },
-      {
-        path: ['keys', 'list'],
-        synopsis: '',
-        summary: 'list API keys (never the keys themselves)',
-        run: ({ result }) =>
-          withDatabase(async (db) => {
-            const keys = await listApiKeys(db);
-            result({ items: keys }, keys.map(apiKeyLine));
-          }),
-      },
-      {
-        path: ['keys', 'revoke'],
-        synopsis: 'KEY_ID',
-        summary: 'revoke an API key',
-        positionals: { min: 1, max: 1 },
-        run: ({ positionals, result }) =>
-          withDatabase(async (db) => {
-            const record = await revokeApiKey(db, positionals[0]!);
-            if (!record) throw new CommandFailure(`no key ${positionals[0]}`);
-            result(record, [`revoked key ${record.id}`]);
-          }),
-      },
+      ...apiKeyCommands({
+        service: 'audit',
+        table: AUDIT_KEYS,
+        withDatabase,
+        exports: { id: 'AUDIT_KEY_ID', key: 'AUDIT_KEY' },
+        redisUrl: config.redisUrl,
+        cacheSeconds: config.keyCacheSeconds,
+      }),
       {
         // DELETE /api/v1/audits/{id} means cancel (Document 3), so deleting a finished job is the operator's, like keys.
         path: ['jobs', 'delete'],

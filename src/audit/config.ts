@@ -1,5 +1,6 @@
 import { ConfigError, int, list, oneOf, optionalStr, optionalUrl, str, type ConfigOf } from '../kit/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
+import { apiKeyCacheVariable } from '../kit/api-keys/lookup.ts';
 import { publicUrlVariable } from '../kit/auth/config.ts';
 import { isAllowEntry } from './safety/address-policy.ts';
 import { llmVariables } from './llm/config.ts';
@@ -41,6 +42,7 @@ export const auditSpec = {
     max: 32,
     doc: 'Synchronous audits (`POST /audit`) one instance runs at a time; beyond it the request is answered 429 with `Retry-After`.',
   }),
+  keyCacheSeconds: apiKeyCacheVariable('audit', 0),
   maxQueuedPerKey: int('AUDIT_MAX_QUEUED_PER_KEY', {
     default: 20,
     min: 1,

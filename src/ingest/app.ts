@@ -13,7 +13,8 @@ import { apiKeyCheck } from './events/api-key.ts';
 import { createCorsPolicy } from './events/cors.ts';
 import { ingestAccess } from './access.ts';
 import { EVENTS_NOT_ALLOWED } from './events/not-allowed-doc.ts';
-import { createKeyResolver } from './projects/key-resolver.ts';
+import { createApiKeyLookup } from '../kit/api-keys/lookup.ts';
+import { INGEST_KEYS } from './projects/keys.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyIngestError } from './errors.ts';
 import { createMetrics } from './metrics.ts';
@@ -86,7 +87,7 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   const guard = adminGuardFromConfig('ingest', config, {
     proofIds: redis ? redisProofIds(redis, 'ingest:dpop:', app.log) : undefined,
   });
-  const keys = createKeyResolver(db, config.keyCacheSeconds, bus);
+  const keys = createApiKeyLookup({ db, table: INGEST_KEYS, ttlSeconds: config.keyCacheSeconds, bus });
   const outage = databaseOutage(app);
   const cors = createCorsPolicy(config.allowedOrigins);
   access.connect({

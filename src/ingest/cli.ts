@@ -1,20 +1,17 @@
-import { CommandFailure, apiKeyLine, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
+import { apiKeyCommands } from '../kit/api-keys/commands.ts';
+import { CommandFailure, runCommand, str, usageLines, type CommandGroup } from '../kit/cli-runner.ts';
 import type { CommandIO } from '../kit/service.ts';
 import { commandDatabase } from '../kit/service-config.ts';
 import { INGEST_MIGRATIONS } from './app.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyForwardingError, forwardingCommands } from './forwarding/cli.ts';
+import { INGEST_KEYS } from './projects/keys.ts';
 import {
-  createApiKey,
   createProject,
-  getProject,
-  listApiKeys,
   listProjects,
-  revokeApiKey,
   PROJECT_ID_PATTERN,
   ProjectExistsError,
   ProjectInputError,
-  ProjectNotFoundError,
 } from './projects/store.ts';
 
 /** `platform ingest ...`: projects, API keys, destinations and dead letters, straight against the service's database. */
@@ -23,7 +20,7 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
   return {
     name: 'ingest',
     classify: (err) =>
-      err instanceof ProjectExistsError || err instanceof ProjectNotFoundError || err instanceof ProjectInputError
+      err instanceof ProjectExistsError || err instanceof ProjectInputError
         ? new CommandFailure(err.message)
         : classifyForwardingError(err),
     commands: [
@@ -61,50 +58,15 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
             );
           }),
       },
-      {
-        path: ['keys', 'create'],
-        synopsis: 'PROJECT [--name N]',
-        summary: 'create an API key for a project (shown once)',
-        options: { name: { type: 'string' } },
-        exports: (key: { id?: string; key?: string }) => ({ KEY_ID: key.id, API_KEY: key.key }),
-        positionals: { min: 1, max: 1 },
-        run: ({ values, positionals, result, json, io }) =>
-          withDatabase(async (db) => {
-            const created = await createApiKey(db, positionals[0]!, str(values, 'name'));
-            result({ ...created.record, key: created.key }, [
-              `created key ${created.record.id} for project ${created.record.project_id}`,
-              created.key,
-            ]);
-            if (!json) io.err('store this key now: it is not kept and cannot be shown again');
-          }),
-      },
-      {
-        path: ['keys', 'list'],
-        synopsis: 'PROJECT',
-        summary: "list a project's API keys (never the keys themselves)",
-        positionals: { min: 1, max: 1 },
-        run: ({ positionals, result }) =>
-          withDatabase(async (db) => {
-            const projectId = positionals[0]!;
-            if (!(await getProject(db, projectId))) throw new CommandFailure(`no project ${projectId}`);
-            const keys = await listApiKeys(db, projectId);
-            result({ items: keys }, keys.map(apiKeyLine));
-          }),
-      },
-      {
-        path: ['keys', 'revoke'],
-        synopsis: 'KEY_ID',
-        summary: 'revoke an API key',
-        positionals: { min: 1, max: 1 },
-        run: ({ positionals, result }) =>
-          withDatabase(async (db) => {
-            const record = await revokeApiKey(db, positionals[0]!);
-            if (!record) throw new CommandFailure(`no key ${positionals[0]}`);
-            result(record, [
-              `revoked key ${record.id} of project ${record.project_id} (running services stop accepting it within INGEST_KEY_CACHE_SECONDS)`,
-            ]);
-          }),
-      },
+      ...apiKeyCommands({
+        service: 'ingest',
+        table: INGEST_KEYS,
+        withDatabase,
+        exports: { id: 'KEY_ID', key: 'API_KEY' },
+        owner: { argument: 'PROJECT', noun: 'project' },
+        redisUrl: config.redisUrl,
+        cacheSeconds: config.keyCacheSeconds,
+      }),
       ...forwardingCommands({ withDatabase, secretKey: config.secretKey, env }),
     ],
   };

@@ -1,6 +1,7 @@
 import { int, list, type ConfigOf } from '../kit/config.ts';
 import { adminGuardVariables } from '../kit/auth/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
+import { apiKeyCacheVariable } from '../kit/api-keys/lookup.ts';
 import { forwardingVariables } from './forwarding/config.ts';
 
 export const INGEST_DEFAULT_PORT = 4003;
@@ -13,12 +14,7 @@ export const ingestSpec = {
     default: [],
     doc: 'Comma-separated browser origins (`https://app.example.com`) allowed to send events cross-origin; `*` allows any origin. Empty: no CORS.',
   }),
-  keyCacheSeconds: int('INGEST_KEY_CACHE_SECONDS', {
-    default: 5,
-    min: 0,
-    max: 300,
-    doc: 'How long a valid API key lookup is cached in memory. A key revoked through another instance stops working within this many seconds, or at once with REDIS_URL; `0` looks every key up on every request.',
-  }),
+  keyCacheSeconds: apiKeyCacheVariable('ingest', 5),
   dbPoolSize: int('INGEST_DB_POOL_SIZE', {
     default: 10,
     min: 2,

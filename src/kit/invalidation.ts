@@ -31,6 +31,10 @@ export function localInvalidationBus(): InvalidationBus {
   };
 }
 
+/** The channel every instance of a service hears its invalidations on, and one invalidation as sent there. */
+const channelOf = (service: string) => `platform:invalidate:${service}`;
+const messageOf = (cache: string, key: string | undefined) => JSON.stringify({ cache, key });
+
 /**
  * Invalidations over Redis pub/sub on one channel per service. Applied locally first (a change made
  * here is seen here at once whatever Redis does), then published; every instance, this one included,
@@ -43,7 +47,7 @@ export async function redisInvalidationBus(options: {
   log: Pick<FastifyBaseLogger, 'warn' | 'info'>;
   publisher?: Redis;
 }): Promise<InvalidationBus> {
-  const channel = `platform:invalidate:${options.service}`;
+  const channel = channelOf(options.service);
   const local = localInvalidationBus();
   const caches = new Set<string>();
   const publisher = options.publisher ?? (await connectRedis(options.url));
@@ -79,7 +83,7 @@ export async function redisInvalidationBus(options: {
   return {
     publish(cache, key) {
       local.publish(cache, key);
-      publisher.publish(channel, JSON.stringify({ cache, key })).catch((err: unknown) => {
+      publisher.publish(channel, messageOf(cache, key)).catch((err: unknown) => {
         options.log.warn(
           { err, cache },
           'cache invalidation not published: other instances see the change when their copy expires',
@@ -105,4 +109,23 @@ export async function openInvalidationBus(options: {
   publisher?: Redis;
 }): Promise<InvalidationBus> {
   return options.redisUrl ? redisInvalidationBus({ ...options, url: options.redisUrl }) : localInvalidationBus();
+}
+
+/**
+ * One invalidation sent to every running instance of `service` from a process that keeps no cache of the kind (a
+ * `platform` command that changed the database): one connection, the message, closed again. Rejects when Redis
+ * cannot be reached or refuses it.
+ */
+export async function announceInvalidation(options: {
+  redisUrl: string;
+  service: string;
+  cache: string;
+  key?: string;
+}): Promise<void> {
+  const redis = await connectRedis(options.redisUrl);
+  try {
+    await redis.publish(channelOf(options.service), messageOf(options.cache, options.key));
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -64,3 +64,16 @@ export function toPage<R, O = R>(
   const shown = more ? rows.slice(0, limit) : rows;
   return { items: shown.map(out), next: more ? encodeCursor(positionOf(shown[shown.length - 1]!)) : null };
 }
+
+/** What a store reads for one page in creation order: `after` is the `position` of the previous page's last row. */
+export interface PageRequest {
+  limit: number;
+  after?: readonly [string, string] | undefined;
+}
+/** The exact creation time (text, full precision) and id of a row: where the next page starts. */
+export type Positioned<T> = T & { position: [string, string] };
+
+/** Rows read with their creation time as `sort_at` (`created_at::text`), each with its position instead. */
+export function positioned<T extends { id: string }>(rows: (T & { sort_at: string })[]): Positioned<T>[] {
+  return rows.map(({ sort_at, ...row }) => ({ ...(row as unknown as T), position: [sort_at, row.id] }));
+}

@@ -124,7 +124,7 @@ test("platform --version, a service command's --help without a database, and --j
   assert.equal(missing.status, 2);
   assert.equal(
     missing.stderr,
-    'platform: ingest keys create: missing argument\nusage: platform ingest keys create PROJECT [--name N] [--json] [--export]\n',
+    'platform: ingest keys create: missing argument\nusage: platform ingest keys create PROJECT [--name NAME] [--json] [--export]\n',
   );
 
   const app = await platform(

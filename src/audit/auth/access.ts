@@ -1,7 +1,7 @@
 import type { AccessChecks, AccessRule } from '../../kit/access.ts';
 import { DPOP_SCHEME_NOTE } from '../../kit/auth/dpop.ts';
 import { introspectionVerifier } from '../../kit/auth/introspection.ts';
-import type { Database } from '../../kit/db.ts';
+import type { ApiKeyLookup } from '../../kit/api-keys/lookup.ts';
 import type { AuditServiceConfig } from '../config.ts';
 import { createAuditGuard, type AuditGuard } from './guard.ts';
 
@@ -17,9 +17,9 @@ export function auditAccessChecks(guard: AuditGuard): AccessChecks {
 }
 
 /** The guard as configured: API keys always; identity's access tokens too when AUDIT_IDENTITY_URL is set. */
-export function auditGuardFromConfig(db: Database, config: AuditServiceConfig): AuditGuard {
+export function auditGuardFromConfig(keys: ApiKeyLookup, config: AuditServiceConfig): AuditGuard {
   return createAuditGuard(
-    db,
+    keys,
     config.identityUrl
       ? {
           verifier: introspectionVerifier({

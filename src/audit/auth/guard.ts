@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import type { Database } from '../../kit/db.ts';
+import type { ApiKeyLookup } from '../../kit/api-keys/lookup.ts';
 import { HttpError, codeForStatus } from '../../kit/errors.ts';
 import { VerifierUnavailableError, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import { dpopCheck, type PresentedToken } from '../../kit/auth/dpop.ts';
-import { findActiveKey, KEY_PREFIX } from './keys.ts';
+import { AUDIT_KEYS } from './keys.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,7 +27,7 @@ function unauthorized(message: string): HttpError {
  * a proof by its key, checked by the kit's `dpopCheck` against `publicUrl`).
  */
 export function createAuditGuard(
-  db: Database,
+  keys: ApiKeyLookup,
   tokens: { verifier: TokenVerifier; requiredScope: string; publicUrl?: string | undefined } | null,
 ): AuditGuard {
   const dpop = dpopCheck({ realm: 'audit', publicUrl: tokens?.publicUrl });
@@ -47,12 +47,12 @@ export function createAuditGuard(
       throw unauthorized(
         'missing credentials: send Authorization: Bearer <API key or access token>, or X-API-Key: <API key>',
       );
-    if (credential.startsWith(KEY_PREFIX)) {
+    if (credential.startsWith(AUDIT_KEYS.prefix)) {
       // An API key is a bearer credential: the DPoP scheme is refused for it as for any unbound token.
       if (presented) await dpop.check(request, presented, undefined);
-      const id = await findActiveKey(db, credential);
-      if (!id) throw unauthorized('invalid or revoked API key');
-      request.auditOwner = `key:${id}`;
+      const holder = await keys.find(credential);
+      if (!holder) throw unauthorized('invalid or revoked API key');
+      request.auditOwner = `key:${holder.keyId}`;
       return;
     }
     if (!tokens)

@@ -4,18 +4,16 @@ import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError, errorResponses } from '../../kit/errors.ts';
 import { decodeCursor, pageOf, pageQuery, toPage } from '../../kit/paging.ts';
-import type { KeyResolver } from '../projects/key-resolver.ts';
+import type { ApiKeyLookup } from '../../kit/api-keys/lookup.ts';
+import { ApiKeyInputError } from '../../kit/api-keys/table.ts';
+import { INGEST_KEYS } from '../projects/keys.ts';
 import {
-  createApiKey,
   createProject,
   getProject,
-  listApiKeys,
   listProjects,
-  revokeApiKey,
   PROJECT_ID_PATTERN,
   ProjectExistsError,
   ProjectInputError,
-  ProjectNotFoundError,
 } from '../projects/store.ts';
 import { ADMIN, ADMIN_SECURITY } from '../access.ts';
 import { refuseUnstorableInput } from './storable-input.ts';
@@ -40,7 +38,7 @@ export const CreationPosition = Type.Tuple([Type.String({ maxLength: 64 }), Type
 const ProjectParams = Type.Object({ projectId: Type.String() });
 
 /** Projects and their API keys, under /api/v1, for admins only (ADMIN, checked before the body is read). */
-export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyResolver }): void {
+export function registerAdminRoutes(app: App, deps: { db: Database; keys: ApiKeyLookup }): void {
   const { db, keys } = deps;
   app.register(
     async (plugin) => {
@@ -156,15 +154,17 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
           },
         },
         async (request, reply) => {
+          const { projectId } = request.params;
+          let created;
           try {
-            const { key, record } = await createApiKey(db, request.params.projectId, request.body.name);
-            reply.header('cache-control', 'no-store');
-            return reply.code(201).send({ ...record, key });
+            created = await INGEST_KEYS.create(db, { owner: projectId, name: request.body.name });
           } catch (err) {
-            if (err instanceof ProjectNotFoundError) throw new HttpError(404, 'NOT_FOUND', err.message);
-            if (err instanceof ProjectInputError) throw new HttpError(400, 'VALIDATION_ERROR', err.message);
+            if (err instanceof ApiKeyInputError) throw new HttpError(400, 'VALIDATION_ERROR', err.message);
             throw err;
           }
+          if (!created) throw new HttpError(404, 'NOT_FOUND', `no project ${projectId}`);
+          reply.header('cache-control', 'no-store');
+          return reply.code(201).send({ ...created.record, key: created.key });
         },
       );
 
@@ -186,9 +186,9 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
           if (!(await getProject(db, request.params.projectId)))
             throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
           const { limit, cursor } = request.query;
-          const rows = await listApiKeys(db, request.params.projectId, {
-            limit: limit + 1,
-            after: decodeCursor(cursor, CreationPosition),
+          const rows = await INGEST_KEYS.list(db, {
+            owner: request.params.projectId,
+            page: { limit: limit + 1, after: decodeCursor(cursor, CreationPosition) },
           });
           return toPage(
             rows,
@@ -213,14 +213,17 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: KeyRes
           },
         },
         async (request) => {
-          const record = await revokeApiKey(db, request.params.keyId, request.params.projectId);
+          // The key's cached lookups go here and, through the bus, on every instance before the answer.
+          const record = await INGEST_KEYS.revoke(db, request.params.keyId, {
+            owner: request.params.projectId,
+            revoked: keys.revoked,
+          });
           if (!record)
             throw new HttpError(
               404,
               'NOT_FOUND',
               `no key ${request.params.keyId} in project ${request.params.projectId}`,
             );
-          keys.forget();
           return record;
         },
       );

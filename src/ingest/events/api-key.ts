@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../kit/errors.ts';
 import type { OutageLog } from '../../kit/outage-log.ts';
-import type { KeyResolver } from '../projects/key-resolver.ts';
+import type { ApiKeyLookup } from '../../kit/api-keys/lookup.ts';
 import { isUnavailable } from './committer.ts';
 import type { CorsPolicy } from './cors.ts';
 import { answerUnavailable } from './unavailable.ts';
@@ -14,7 +14,7 @@ const projects = new WeakMap<FastifyRequest, string>();
  * read the refusal. 401 without a key or with an unknown or revoked one; 503 when the database cannot be asked.
  */
 export function apiKeyCheck(deps: {
-  keys: KeyResolver;
+  keys: ApiKeyLookup;
   cors: CorsPolicy;
   outage: OutageLog;
   retryAfterSeconds: number;
@@ -24,9 +24,9 @@ export function apiKeyCheck(deps: {
     const key = request.headers['x-svc-api-key'];
     if (typeof key !== 'string' || key.length === 0)
       throw new HttpError(401, 'UNAUTHORIZED', 'missing API key: send it in the X-Svc-API-Key header');
-    let projectId: string | undefined;
+    let projectId: string | null | undefined;
     try {
-      projectId = await deps.keys.projectOf(key);
+      projectId = (await deps.keys.find(key))?.owner;
     } catch (err) {
       if (isUnavailable(err)) {
         deps.outage.failed(err);

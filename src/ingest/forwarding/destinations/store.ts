@@ -1,8 +1,8 @@
 import type { Queryable } from '../../../kit/db.ts';
 import { openSealedString, randomToken, seal } from '../../../kit/crypto.ts';
 import { isoUtc } from '../../../kit/sql.ts';
-import { isBlank } from '../../names.ts';
-import type { PageRequest, Positioned } from '../../projects/store.ts';
+import { isBlank } from '../../../kit/names.ts';
+import type { PageRequest, Positioned } from '../../../kit/paging.ts';
 import { checkBaseUrl, openBaseUrl, redactBaseUrl, sealBaseUrl } from './base-url.ts';
 import { DestinationConflictError, DestinationInputError, DestinationNotFoundError } from './errors.ts';
 import { isDestinationKind, KINDS, type DestinationKind } from '../vendors/index.ts';
