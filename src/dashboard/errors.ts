@@ -1,13 +1,4 @@
-import { Type } from 'typebox';
 import { HttpError, type ApiError } from '../kit/errors.ts';
-
-/** Document 1's error body. */
-export const ErrorBody = Type.Object(
-  {
-    error: Type.Object({ code: Type.String(), message: Type.String() }),
-  },
-  { description: 'Document 1 error body' },
-);
 
 /** Document 1's body is `{error: {code, message}}`: the kit's codes are already Document 1's, the details are dropped. */
 export function classifyDashboardError(error: ApiError): ApiError {

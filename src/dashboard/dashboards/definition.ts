@@ -106,6 +106,7 @@ export const Definition = Type.Object(
 );
 
 export type DefinitionValue = Static<typeof Definition>;
+export type WidgetValue = Static<typeof Widget>;
 
 const MAX_DEPTH = 32;
 
