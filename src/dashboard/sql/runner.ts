@@ -14,7 +14,7 @@ import { mysqlDriver } from './mysql-driver.ts';
 import { networkPolicy } from './network.ts';
 import { PoolRegistry } from './pool-registry.ts';
 import { postgresDriver } from './postgres-driver.ts';
-import { SettingsCache, settingsOpener, type SettingsOpener } from './settings.ts';
+import { SettingsCache, settingsOpener } from './settings.ts';
 import { SourceUrls, type SourceUrlOptions } from './urls.ts';
 
 export interface SqlRunnerOptions extends SourceUrlOptions {
@@ -22,8 +22,6 @@ export interface SqlRunnerOptions extends SourceUrlOptions {
   allowedNetworks: readonly string[];
   /** The app's metrics: `dashboard_datasource_settings_opened_total` counts the settings opened. */
   metrics?: Registry | undefined;
-  /** How a source's settings are opened; the URL's decryption (or variable) by default. */
-  openSettings?: SettingsOpener | undefined;
 }
 
 export interface RunOptions {
@@ -45,7 +43,7 @@ export interface TestOutcome {
  */
 export class SqlRunner {
   readonly urls: SourceUrls;
-  readonly registry: PoolRegistry;
+  private readonly registry: PoolRegistry;
   private readonly settings: SettingsCache;
 
   constructor(options: SqlRunnerOptions) {
@@ -55,7 +53,7 @@ export class SqlRunner {
       options.allowedNetworks.length ? options.allowedNetworks : undefined,
     );
     this.registry = new PoolRegistry({ postgres: postgresDriver(policy), mysql: mysqlDriver(policy) });
-    const open = options.openSettings ?? settingsOpener(this.urls);
+    const open = settingsOpener(this.urls);
     const opened = options.metrics
       ? new Counter({
           name: 'dashboard_datasource_settings_opened_total',
