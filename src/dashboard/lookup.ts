@@ -4,35 +4,21 @@ import { getDataSource, type DataSourceRow } from './datasources/store.ts';
 import { notFound } from './errors.ts';
 import { getSavedQuery, type SavedQueryRow } from './queries/store.ts';
 
-/*
- * A tenant's dashboard, data source or saved query, or 404: another tenant's row is simply not found. `forUpdate`
- * locks the row for the caller's transaction.
- */
+/** The row, or 404 naming `what`: another tenant's row is simply not found. */
+const found =
+  <T>(what: string) =>
+  (row: T | undefined): T => {
+    if (!row) throw notFound(what);
+    return row;
+  };
 
-export async function dashboardOf(
-  db: Queryable,
-  tenantId: number,
-  id: number,
-  forUpdate = false,
-): Promise<DashboardRow> {
-  const row = await getDashboard(db, tenantId, id, forUpdate);
-  if (!row) throw notFound('dashboard');
-  return row;
-}
+/* A tenant's dashboard, data source or saved query; `forUpdate` locks the row for the caller's transaction. */
 
-export async function dataSourceOf(
-  db: Queryable,
-  tenantId: number,
-  id: number,
-  forUpdate = false,
-): Promise<DataSourceRow> {
-  const row = await getDataSource(db, tenantId, id, forUpdate);
-  if (!row) throw notFound('data source');
-  return row;
-}
+export const dashboardOf = (db: Queryable, tenantId: number, id: number, forUpdate = false): Promise<DashboardRow> =>
+  getDashboard(db, tenantId, id, forUpdate).then(found('dashboard'));
 
-export async function savedQueryOf(db: Queryable, tenantId: number, id: number): Promise<SavedQueryRow> {
-  const row = await getSavedQuery(db, tenantId, id);
-  if (!row) throw notFound('saved query');
-  return row;
-}
+export const dataSourceOf = (db: Queryable, tenantId: number, id: number, forUpdate = false): Promise<DataSourceRow> =>
+  getDataSource(db, tenantId, id, forUpdate).then(found('data source'));
+
+export const savedQueryOf = (db: Queryable, tenantId: number, id: number): Promise<SavedQueryRow> =>
+  getSavedQuery(db, tenantId, id).then(found('saved query'));

@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import { actor, recordAudit } from '../audit/record.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflictOn, notFound } from '../errors.ts';
 import { dashboardOf } from '../lookup.ts';
 import { checkWidgetSql } from '../sql/authors.ts';
 import { checkDefinition } from './definition.ts';
@@ -19,10 +19,6 @@ import {
 } from './store.ts';
 
 type Context = Pick<DashboardContext, 'db'>;
-
-const slugConflict = (err: unknown): never => {
-  throw err instanceof SlugTaken ? conflict(err.message) : err;
-};
 
 /** Version 1 of a new dashboard; its widgets' SQL within their sources' sqlRole. */
 export async function createDashboard(
@@ -42,7 +38,7 @@ export async function createDashboard(
       title: title.trim(),
       description: description ?? null,
       definition,
-    }).catch(slugConflict);
+    }).catch(conflictOn(SlugTaken));
     await recordAudit(tx, {
       ...actor(request),
       action: 'dashboard.create',
@@ -73,7 +69,7 @@ export async function changeDashboard(
       description: body.description === undefined ? current.description : body.description,
       definition: body.definition ?? current.definition,
     };
-    const updated = await updateDashboard(tx, current, next, me.id).catch(slugConflict);
+    const updated = await updateDashboard(tx, current, next, me.id).catch(conflictOn(SlugTaken));
     await recordAudit(tx, {
       ...actor(request),
       action: 'dashboard.update',

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { actor, recordAudit } from '../audit/record.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { conflict } from '../errors.ts';
+import { conflictOn } from '../errors.ts';
 import { dataSourceOf } from '../lookup.ts';
 import type { TestOutcome } from '../sql/runner.ts';
 import {
@@ -30,17 +30,15 @@ const CONNECTION_FIELDS = [
   'active',
 ] as const;
 
-const slugConflict = (err: unknown): never => {
-  throw err instanceof DataSourceSlugTaken ? conflict(err.message) : err;
-};
-
 /** Creates a source of the caller's tenant, its URL sealed bound to the id it gets; audited without the URL. */
 export async function createSource(ctx: Context, request: FastifyRequest, body: CreateBody): Promise<DataSourceRow> {
   requireUrl(body);
   return ctx.db.transaction(async (tx) => {
     const id = await nextDataSourceId(tx);
     const values = newValues(id, body, ctx.sql.urls);
-    const row = await insertDataSource(tx, id, currentUser(request).tenantId, values).catch(slugConflict);
+    const row = await insertDataSource(tx, id, currentUser(request).tenantId, values).catch(
+      conflictOn(DataSourceSlugTaken),
+    );
     await recordAudit(tx, {
       ...actor(request),
       action: 'datasource.create',
@@ -67,7 +65,7 @@ export async function updateSource(
   const row = await ctx.db.transaction(async (tx) => {
     const current = await dataSourceOf(tx, currentUser(request).tenantId, id, true);
     const updated = await updateDataSource(tx, current.id, updatedValues(current, body, ctx.sql.urls)).catch(
-      slugConflict,
+      conflictOn(DataSourceSlugTaken),
     );
     await recordAudit(tx, {
       ...actor(request),

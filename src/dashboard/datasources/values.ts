@@ -16,19 +16,31 @@ export function requireUrl(body: CreateBody): void {
     throw validation('one of connectionUrl or connectionUrlEnv is required');
 }
 
-/** The columns of a new source: the document's defaults for what the body leaves out. */
+/** The columns of a new source. */
 export function newValues(id: number, body: CreateBody, urls: SourceUrls): DataSourceValues {
   return {
     name: body.name.trim(),
     slug: body.slug,
     type: body.type,
     ...givenUrl(id, body.type, body, urls)!,
-    max_connections: body.maxConnections ?? 10,
-    query_timeout_seconds: body.queryTimeoutSeconds ?? 30,
-    read_only: body.readOnly ?? true,
-    ssl_enabled: body.sslEnabled ?? false,
-    active: body.active ?? true,
-    sql_role: body.sqlRole ?? 'editor',
+    ...settingsWithDefaults(body),
+  };
+}
+
+type SettingFields = Pick<
+  CreateBody,
+  'maxConnections' | 'queryTimeoutSeconds' | 'readOnly' | 'sslEnabled' | 'active' | 'sqlRole'
+>;
+
+/** A new source's settings columns, with the document's defaults for what is left out (the API and provisioning). */
+export function settingsWithDefaults(f: SettingFields) {
+  return {
+    max_connections: f.maxConnections ?? 10,
+    query_timeout_seconds: f.queryTimeoutSeconds ?? 30,
+    read_only: f.readOnly ?? true,
+    ssl_enabled: f.sslEnabled ?? false,
+    active: f.active ?? true,
+    sql_role: f.sqlRole ?? 'editor',
   };
 }
 

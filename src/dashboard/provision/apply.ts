@@ -8,6 +8,7 @@ import { checkDefinition, Definition, type DefinitionValue } from '../dashboards
 import { getDashboard, insertDashboard, updateDashboard, type DashboardRow } from '../dashboards/store.ts';
 import { connectionUrlProblem } from '../sql/connection-url.ts';
 import type { SourceUrls } from '../sql/urls.ts';
+import { settingsWithDefaults } from '../datasources/values.ts';
 import {
   insertDataSource,
   listDataSources,
@@ -135,12 +136,7 @@ async function applyDataSource(
     slug: ds.slug,
     type: ds.type,
     connection_url_env: ds.connectionUrlEnv ?? null,
-    max_connections: ds.maxConnections ?? 10,
-    query_timeout_seconds: ds.queryTimeoutSeconds ?? 30,
-    read_only: ds.readOnly ?? true,
-    ssl_enabled: ds.sslEnabled ?? false,
-    active: ds.active ?? true,
-    sql_role: ds.sqlRole ?? 'editor',
+    ...settingsWithDefaults(ds),
   };
   const by = { by: 'provisioning', origin: input.origin };
   if (!current) {

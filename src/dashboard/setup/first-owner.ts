@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import type { Queryable } from '../../kit/db.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { DashboardContext } from '../context.ts';
-import { conflict, validation } from '../errors.ts';
+import { conflict, conflictOn, validation } from '../errors.ts';
 import { provisionFirstRun } from '../provision/run.ts';
 import { createTenant, TenantSlugTaken } from '../tenants/store.ts';
 import { createUser } from '../users/store.ts';
@@ -58,9 +58,7 @@ async function makeOwner(tx: Queryable, ctx: Context, body: Static<typeof SetupB
   const { tenantName, tenantSlug, email, name, password } = body;
   const linked = ctx.config.links?.identity;
   const tenant = await createTenant(tx, { slug: tenantSlug, name: tenantName, plan: 'enterprise' }).catch(
-    (err: unknown) => {
-      throw err instanceof TenantSlugTaken ? conflict(err.message) : err;
-    },
+    conflictOn(TenantSlugTaken),
   );
   const user = await createUser(tx, { tenantId: tenant.id, email, name, role: 'owner' });
   // In the same request, under the same lock: a failure there rolls the owner back, so the form can be sent again.

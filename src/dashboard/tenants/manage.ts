@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import { recordAudit } from '../audit/record.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflictOn, notFound } from '../errors.ts';
 import { createUser, findUserByEmail, getUser } from '../users/store.ts';
 import type { NewTenantBody, TenantChangeBody } from './schemas.ts';
 import { createTenant, TenantSlugTaken, tenantsOwnedBy, updateTenant, type Tenant } from './store.ts';
@@ -27,9 +27,9 @@ export async function createOwnedTenant(
   const me = currentUser(request);
   const { slug, name, plan } = body;
   return ctx.db.transaction(async (tx) => {
-    const t = await createTenant(tx, { slug, name: name.trim(), plan: plan ?? 'free' }).catch((err: unknown) => {
-      throw err instanceof TenantSlugTaken ? conflict(err.message) : err;
-    });
+    const t = await createTenant(tx, { slug, name: name.trim(), plan: plan ?? 'free' }).catch(
+      conflictOn(TenantSlugTaken),
+    );
     const self = (await getUser(tx, me.tenantId, me.id))!;
     const owner = await createUser(tx, { tenantId: t.id, email: self.email, name: self.name, role: 'owner' });
     // Recorded in both tenants: the new one's log starts with its creation, the old one's shows who left to make it.

@@ -5,7 +5,7 @@ import { HttpError } from '../../kit/errors.ts';
 import { actor, recordAudit } from '../audit/record.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { conflict, forbidden, validation } from '../errors.ts';
+import { conflictOn, forbidden, validation } from '../errors.ts';
 import type { DashboardLinks } from '../platform-link.ts';
 import { guardChange, keepAnOwner } from './owners.ts';
 import type { NewUserBody, UserChangeBody } from './schemas.ts';
@@ -29,9 +29,7 @@ export async function addUser(
   const name = body.name.trim();
   if (role === 'owner' && me.role !== 'owner') throw forbidden('only an owner may make an owner');
   return ctx.db.transaction(async (tx) => {
-    const created = await createUser(tx, { tenantId: me.tenantId, email, name, role }).catch((err: unknown) => {
-      throw err instanceof EmailTaken ? conflict(err.message) : err;
-    });
+    const created = await createUser(tx, { tenantId: me.tenantId, email, name, role }).catch(conflictOn(EmailTaken));
     const account = await inviteAccount(ctx, email, name);
     if (account?.status === 'created') await markPlatformAccountMade(tx, created.id);
     await recordAudit(tx, {
