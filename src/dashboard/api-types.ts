@@ -7,20 +7,18 @@ import type {
   DataSourceCreated,
   DataSourceDetail,
   DataSourceListItem,
-  DataSourceQueryResult,
   CreateDataSourceBody,
-  QueryResult,
-  TableDescriptorSchema,
   UpdateDataSourceBody,
 } from './datasources/schemas.ts';
+import type { DataSourceQueryResult, QueryResult, TableDescriptorSchema } from './sql/schemas.ts';
 import type { Definition, Parameter, Widget } from './dashboards/definition.ts';
 import type { Full, Summary, VersionSummary } from './dashboards/schemas.ts';
 import type { SavedQuery } from './queries/schemas.ts';
 import type { TokenPairSchema, UserSchema } from './schemas.ts';
-import type { AuditRecord } from './audit/routes.ts';
+import type { AuditRecord } from './audit/schemas.ts';
 import type { Bundle, Imported } from './transfer/schemas.ts';
 import type { PublicDashboard, Share } from './sharing/schemas.ts';
-import type { TenantSchema } from './tenants/routes.ts';
+import type { TenantSchema } from './tenants/schemas.ts';
 import type { CreatedUserSchema, PasswordLinkSchema } from './users/schemas.ts';
 import type { SetupBody, SetupResultSchema, SetupStatusSchema } from './setup/schemas.ts';
 

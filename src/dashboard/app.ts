@@ -3,10 +3,11 @@ import type { Database } from '../kit/db.ts';
 import { Registry } from '../kit/metrics.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
-import { dashboardAccess } from './auth/access.ts';
+import { dashboardAccess, type AccessDeps } from './auth/access.ts';
 import { jwtKeys } from './auth/jwt.ts';
 import { registerSessionRoutes } from './auth/routes.ts';
 import { purgeExpired, type TokenSettings } from './auth/sessions.ts';
+import type { AuthUser } from './auth/user.ts';
 import { bootstrapFirstOwner, ensureDevUser } from './bootstrap.ts';
 import type { DashboardConfig } from './config.ts';
 import type { DashboardContext } from './context.ts';
@@ -17,9 +18,7 @@ import { registerAuditRoutes } from './audit/routes.ts';
 import { registerDashboardRoutes } from './dashboards/routes.ts';
 import { registerTransferRoutes } from './transfer/routes.ts';
 import { registerSharingRoutes } from './sharing/routes.ts';
-import { registerWidgetRunRoute } from './dashboards/run-widget.ts';
 import { registerDataSourceRoutes } from './datasources/routes.ts';
-import { DataSourceService } from './datasources/service.ts';
 import { registerQueryRoutes } from './queries/routes.ts';
 import { registerTenantRoutes } from './tenants/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
@@ -30,6 +29,7 @@ import { provisionAtStart, provisionFirstRun, trackFirstRun, waitForPlatformTabl
 import { StartupError } from '../kit/start-errors.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import { registerCors } from './cors.ts';
+import { SqlRunner } from './sql/runner.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
 export const DASHBOARD_MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -67,8 +67,35 @@ async function assemble(
     refreshTtl: config.refreshTokenTtl,
   };
   const devUser = config.authDisabled ? await ensureDevUser(db) : undefined;
+  const metrics = new Registry();
   let limiter: RateLimiter | undefined;
-  const app = await createApp({
+  const app = await createDashboardApp(config, db, metrics, {
+    db,
+    keys: tokens.keys,
+    devUser,
+    limiter: () => {
+      if (!limiter) throw new Error('the rate limiter is made before the app answers requests');
+      return limiter;
+    },
+  });
+  app.decorateRequest('user', null);
+  app.addHook('onClose', async () => {
+    redis?.disconnect();
+  });
+  purgeExpiredTokens(app, db);
+  const sql = sqlRunner(app, config, secretKey, metrics);
+  const ctx: DashboardContext = { db, config, secretKey, tokens, log: app.log, sql };
+
+  registerCors(app, { origins: config.corsOrigins, methods: config.corsMethods, headers: config.corsHeaders });
+  if (devUser) warnAuthDisabled(app, devUser);
+  await provisionOnStart(app, db, config);
+  limiter = await createRateLimiter(app, redis, config.redisPrefix, config.rateLimits);
+  registerRoutes(app, ctx);
+  return app;
+}
+
+function createDashboardApp(config: DashboardConfig, db: Database, metrics: Registry, access: AccessDeps) {
+  return createApp({
     name: 'dashboard',
     version: pkg.version,
     description:
@@ -77,77 +104,70 @@ async function assemble(
     bodyLimit: 1024 * 1024,
     classify: classifyDashboardError,
     database: { db, migrations: DASHBOARD_MIGRATIONS },
-    metrics: new Registry(),
-    access: dashboardAccess({
-      db,
-      keys: tokens.keys,
-      devUser,
-      limiter: () => {
-        if (!limiter) throw new Error('the rate limiter is made before the app answers requests');
-        return limiter;
-      },
-    }),
+    metrics,
+    access: dashboardAccess(access),
     openapi: {
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
   });
-  app.decorateRequest('user', null);
-  app.addHook('onClose', async () => {
-    redis?.disconnect();
-  });
+}
+
+function purgeExpiredTokens(app: App, db: Database): void {
   const purge = setInterval(
     () => void purgeExpired(db).catch((err) => app.log.error({ err }, 'purge of expired tokens failed')),
     10 * 60_000,
   );
   purge.unref();
   app.addHook('onClose', async () => clearInterval(purge));
+}
 
-  const ctx: DashboardContext = { db, config, secretKey, tokens, log: app.log };
+function sqlRunner(app: App, config: DashboardConfig, secretKey: Buffer, metrics: Registry): SqlRunner {
+  const sql = new SqlRunner({
+    secretKey,
+    envPrefix: config.dataSourceEnvPrefix,
+    deniedNetworks: config.dataSourceDeniedNetworks,
+    allowedNetworks: config.dataSourceAllowedNetworks,
+    metrics,
+  });
+  app.addHook('onClose', async () => sql.close());
+  return sql;
+}
 
-  registerCors(app, { origins: config.corsOrigins, methods: config.corsMethods, headers: config.corsHeaders });
+function warnAuthDisabled(app: App, devUser: AuthUser): void {
+  const banner = `AUTHENTICATION IS DISABLED (DASHBOARD_AUTH_DISABLED=true): every request acts as ${devUser.email}, owner of the "dev" tenant. Local development only.`;
+  app.log.warn(banner);
+  process.stderr.write(`\n!!! dashboard: ${banner}\n\n`);
+}
 
-  if (devUser) {
-    const banner = `AUTHENTICATION IS DISABLED (DASHBOARD_AUTH_DISABLED=true): every request acts as ${devUser.email}, owner of the "dev" tenant. Local development only.`;
-    app.log.warn(banner);
-    process.stderr.write(`\n!!! dashboard: ${banner}\n\n`);
-  }
+/** The operator's first owner, the provisioning files, and on the first run the platform data (perhaps waiting for it). */
+async function provisionOnStart(app: App, db: Database, config: DashboardConfig): Promise<void> {
   const firstRun = await bootstrapFirstOwner(db, config, app.log);
   await provisionAtStart(db, config, app.log).catch((err: unknown) => {
     throw err instanceof ProvisioningError ? new StartupError(`provisioning file ${err.message}`, { cause: err }) : err;
   });
-  if (firstRun && (await provisionFirstRun(db, config, app.log)).notYet) {
-    const stop = new AbortController();
-    const waiting = waitForPlatformTables(db, config, app.log, stop.signal);
-    trackFirstRun(app, waiting);
-    // Stop looking, and let a provisioning in progress finish before the database closes (it closes last).
-    app.addHook('onClose', async () => {
-      stop.abort();
-      await waiting;
-    });
-  }
+  if (!firstRun || !(await provisionFirstRun(db, config, app.log)).notYet) return;
+  const stop = new AbortController();
+  const waiting = waitForPlatformTables(db, config, app.log, stop.signal);
+  trackFirstRun(app, waiting);
+  // Stop looking, and let a provisioning in progress finish before the database closes (it closes last).
+  app.addHook('onClose', async () => {
+    stop.abort();
+    await waiting;
+  });
+}
 
-  limiter = await createRateLimiter(app, redis, config.redisPrefix, config.rateLimits);
-
+/** Feature routes: each folder registers its own. */
+function registerRoutes(app: App, ctx: DashboardContext): void {
   registerSessionRoutes(app, ctx);
-  registerLoginRoutes(app, ctx, loginProviders(config));
+  registerLoginRoutes(app, ctx, loginProviders(ctx.config));
   registerTransferRoutes(app, ctx);
   registerDashboardRoutes(app, ctx);
   registerUserRoutes(app, ctx);
   registerTenantRoutes(app, ctx);
   registerAuditRoutes(app, ctx);
-  const sources = new DataSourceService({
-    secretKey,
-    envPrefix: config.dataSourceEnvPrefix,
-    deniedNetworks: config.dataSourceDeniedNetworks,
-    allowedNetworks: config.dataSourceAllowedNetworks,
-  });
-  app.addHook('onClose', async () => sources.close());
-  registerDataSourceRoutes(app, ctx, sources);
-  registerQueryRoutes(app, ctx, sources);
-  registerWidgetRunRoute(app, ctx, sources);
-  registerSharingRoutes(app, ctx, sources);
+  registerDataSourceRoutes(app, ctx);
+  registerQueryRoutes(app, ctx);
+  registerSharingRoutes(app, ctx);
   registerSetupRoutes(app, ctx);
   registerWebRoutes(app);
-  // Feature routes: each folder registers its own (dashboards, users, tenants, audit, datasources, queries).
-  return app;
 }

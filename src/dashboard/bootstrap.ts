@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../kit/db.ts';
 import type { AuthUser } from './auth/user.ts';
 import type { DashboardConfig } from './config.ts';
+import { lockFirstOwner } from './setup/store.ts';
 import { createTenant, findTenantBySlug } from './tenants/store.ts';
 import { createUser, findUserByEmail } from './users/store.ts';
 
@@ -21,7 +22,7 @@ export async function bootstrapFirstOwner(
   const email = config.bootstrapOwner;
   if (!email) return false;
   return db.transaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('dashboard.bootstrap'))`);
+    await lockFirstOwner(tx);
     const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM tenants`);
     if (rows[0]!.n > 0) return false;
     const tenant = await createTenant(tx, {

@@ -11,7 +11,7 @@ import {
 } from '../kit/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { oidcProvidersVariable } from '../kit/upstream-login/config.ts';
-import { DEFAULT_DENIED_NETWORKS, networkPolicy } from './datasources/network.ts';
+import { DEFAULT_DENIED_NETWORKS, networkPolicy } from './sql/network.ts';
 import type { DashboardLinks } from './platform-link.ts';
 
 export const DASHBOARD_DEFAULT_PORT = 4001;

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../kit/db.ts';
 import type { DashboardConfig } from './config.ts';
 import type { TokenSettings } from './auth/sessions.ts';
+import type { SqlRunner } from './sql/runner.ts';
 
 /** What every feature's routes receive from buildDashboardApp. */
 export interface DashboardContext {
@@ -11,4 +12,6 @@ export interface DashboardContext {
   secretKey: Buffer;
   tokens: TokenSettings;
   log: FastifyBaseLogger;
+  /** Runs SQL on the tenants' data sources (src/dashboard/sql). */
+  sql: SqlRunner;
 }

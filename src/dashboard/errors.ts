@@ -1,13 +1,4 @@
-import { Type } from 'typebox';
 import { HttpError, type ApiError } from '../kit/errors.ts';
-
-/** Document 1's error body. */
-export const ErrorBody = Type.Object(
-  {
-    error: Type.Object({ code: Type.String(), message: Type.String() }),
-  },
-  { description: 'Document 1 error body' },
-);
 
 /** Document 1's body is `{error: {code, message}}`: the kit's codes are already Document 1's, the details are dropped. */
 export function classifyDashboardError(error: ApiError): ApiError {
@@ -19,4 +10,10 @@ export const unauthorized = (message = 'missing or invalid access token') =>
 export const forbidden = (message: string) => new HttpError(403, 'FORBIDDEN', message);
 export const notFound = (what: string) => new HttpError(404, 'NOT_FOUND', `${what} not found`);
 export const conflict = (message: string) => new HttpError(409, 'CONFLICT', message);
+/** For `.catch`: a store's "already taken" error is the route's 409 with its message; anything else goes on as it is. */
+export const conflictOn =
+  (taken: new (message: string) => Error) =>
+  (err: unknown): never => {
+    throw err instanceof taken ? conflict(err.message) : err;
+  };
 export const validation = (message: string) => new HttpError(400, 'VALIDATION_ERROR', message);

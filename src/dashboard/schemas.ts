@@ -1,13 +1,12 @@
 import { Type } from 'typebox';
 import { pageQuery } from '../kit/paging.ts';
-import { ErrorBody } from './errors.ts';
+import { Timestamp } from '../kit/schemas.ts';
 
 /** `:id` path parameters: the integer id of a resource. */
 export const IdParams = Type.Object({
   id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'integer id of the resource' }),
 });
 
-export const Timestamp = Type.String({ format: 'date-time' });
 export const RoleSchema = Type.Union(
   [Type.Literal('viewer'), Type.Literal('editor'), Type.Literal('admin'), Type.Literal('owner')],
   { description: 'owner > admin > editor > viewer' },
@@ -47,7 +46,5 @@ export const TokenPairSchema = Type.Object({
 export const ListQuery = Type.Object(pageQuery({ defaultLimit: 50, maxLimit: 100 }));
 /** The position in a list ordered by id: the cursor's content. */
 export const IdPosition = Type.Tuple([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })]);
-
-export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
 
 export const bearer = [{ bearerAuth: [] }];

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { valuesUsedBy } from '../../src/dashboard/dashboards/run-widget.ts';
+import { valuesUsedBy } from '../../src/dashboard/sql/widget.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 

@@ -2,10 +2,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Connection } from 'mysql2/promise';
 import { freshMysql, mysqlConnection, type FreshMysqlDatabase } from '../support/mariadb.ts';
-import { mysqlDriver } from '../../src/dashboard/datasources/mysql-driver.ts';
-import { DataSourceError, type ConnectionSettings } from '../../src/dashboard/datasources/driver.ts';
-import { DEFAULT_DENIED_NETWORKS, networkPolicy } from '../../src/dashboard/datasources/network.ts';
-import { executeQuery } from '../../src/dashboard/datasources/execute.ts';
+import { mysqlDriver } from '../../src/dashboard/sql/mysql-driver.ts';
+import { DataSourceError, type ConnectionSettings } from '../../src/dashboard/sql/driver.ts';
+import { DEFAULT_DENIED_NETWORKS, networkPolicy } from '../../src/dashboard/sql/network.ts';
+import { executeQuery } from '../../src/dashboard/sql/execute.ts';
 
 const driver = mysqlDriver(networkPolicy(DEFAULT_DENIED_NETWORKS, undefined));
 let db: FreshMysqlDatabase;

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bindParameters, ParameterError } from '../../src/dashboard/datasources/parameters.ts';
-import { checkStatement, readOnlyViolation, StatementError } from '../../src/dashboard/datasources/statement.ts';
+import { bindParameters, ParameterError } from '../../src/dashboard/sql/parameters.ts';
+import { checkStatement, readOnlyViolation, StatementError } from '../../src/dashboard/sql/statement.ts';
 
 const pg = (sql: string, params: Record<string, unknown> = {}) => bindParameters(sql, params, 'postgres');
 const my = (sql: string, params: Record<string, unknown> = {}) => bindParameters(sql, params, 'mysql');

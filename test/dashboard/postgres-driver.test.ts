@@ -2,12 +2,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
-import { postgresDriver } from '../../src/dashboard/datasources/postgres-driver.ts';
-import { DataSourceError, type ConnectionSettings } from '../../src/dashboard/datasources/driver.ts';
-import { DEFAULT_DENIED_NETWORKS, networkPolicy } from '../../src/dashboard/datasources/network.ts';
-import { executeQuery } from '../../src/dashboard/datasources/execute.ts';
-import { PoolRegistry } from '../../src/dashboard/datasources/pool-registry.ts';
-import { StatementError } from '../../src/dashboard/datasources/statement.ts';
+import { postgresDriver } from '../../src/dashboard/sql/postgres-driver.ts';
+import { DataSourceError, type ConnectionSettings } from '../../src/dashboard/sql/driver.ts';
+import { DEFAULT_DENIED_NETWORKS, networkPolicy } from '../../src/dashboard/sql/network.ts';
+import { executeQuery } from '../../src/dashboard/sql/execute.ts';
+import { PoolRegistry } from '../../src/dashboard/sql/pool-registry.ts';
+import { StatementError } from '../../src/dashboard/sql/statement.ts';
 
 const policy = networkPolicy(DEFAULT_DENIED_NETWORKS, undefined);
 const driver = postgresDriver(policy);

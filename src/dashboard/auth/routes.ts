@@ -2,8 +2,9 @@ import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import { signedIn, OPEN } from './access.ts';
 import type { Database } from '../../kit/db.ts';
+import { errorResponses } from '../../kit/errors.ts';
 import { unauthorized } from '../errors.ts';
-import { TokenPairSchema, UserSchema, bearer, errors } from '../schemas.ts';
+import { TokenPairSchema, UserSchema, bearer } from '../schemas.ts';
 import { getUser, toUser } from '../users/store.ts';
 import { currentUser } from './authenticate.ts';
 import { revokeSessionOfAccessToken, rotateRefreshToken, type TokenSettings } from './sessions.ts';
@@ -20,7 +21,7 @@ export function registerSessionRoutes(app: App, deps: { db: Database; tokens: To
         tags: ['auth'],
         summary: 'The signed-in user',
         security: bearer,
-        response: { 200: UserSchema, ...errors(401, 429) },
+        response: { 200: UserSchema, ...errorResponses(401, 429) },
       },
     },
     async (request) => {
@@ -50,7 +51,7 @@ export function registerSessionRoutes(app: App, deps: { db: Database; tokens: To
           },
           { additionalProperties: false },
         ),
-        response: { 200: TokenPairSchema, ...errors(400, 401, 429) },
+        response: { 200: TokenPairSchema, ...errorResponses(400, 401, 429) },
       },
     },
     async (request) => {
@@ -76,7 +77,7 @@ export function registerSessionRoutes(app: App, deps: { db: Database; tokens: To
         tags: ['auth'],
         summary: 'End the session: its refresh tokens and access tokens stop working',
         security: bearer,
-        response: { 204: Type.Null(), ...errors(401, 429) },
+        response: { 204: Type.Null(), ...errorResponses(401, 429) },
       },
     },
     async (request, reply) => {

@@ -106,6 +106,7 @@ export const Definition = Type.Object(
 );
 
 export type DefinitionValue = Static<typeof Definition>;
+export type WidgetValue = Static<typeof Widget>;
 
 const MAX_DEPTH = 32;
 
@@ -115,7 +116,7 @@ function checkValues(value: unknown, path: string, depth: number): void {
   if (typeof value === 'string') {
     if (value.includes('\u0000')) throw validation(`${path}: must not contain the NUL character`);
   } else if (Array.isArray(value)) {
-    value.forEach((v, i) => checkValues(v, `${path}[${i}]`, depth + 1));
+    for (const [i, v] of value.entries()) checkValues(v, `${path}[${i}]`, depth + 1);
   } else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
       if (k.includes('\u0000')) throw validation(`${path}: a key must not contain the NUL character`);

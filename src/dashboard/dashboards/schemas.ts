@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { Timestamp } from '../schemas.ts';
+import { Timestamp } from '../../kit/schemas.ts';
+import { DisplayText, IdParams, ListQuery, Slug } from '../schemas.ts';
 import { Definition } from './definition.ts';
 
 /** Dashboards as answered: a list item, the full dashboard with its definition, a version (shared with the web app's types). */
@@ -27,4 +28,75 @@ export const VersionSummary = Type.Object({
   createdBy: Type.Union([Type.Integer(), Type.Null()]),
   createdAt: Timestamp,
   restoredFrom: Type.Union([Type.Integer(), Type.Null()]),
+});
+export const VersionDetail = Type.Object({
+  ...VersionSummary.properties,
+  description: Type.Optional(Type.String()),
+  definition: Definition,
+});
+
+/** Document 1's list: pages by number, search over title and description. */
+export const ListDashboardsQuery = Type.Object(
+  {
+    page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+    perPage: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    search: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        pattern: '^[^\\u0000]*$',
+        description: 'matches title and description, case-insensitive',
+      }),
+    ),
+    sort: Type.Union([Type.Literal('created_at'), Type.Literal('updated_at'), Type.Literal('title')], {
+      default: 'created_at',
+    }),
+    order: Type.Optional(
+      Type.Union([Type.Literal('asc'), Type.Literal('desc')], {
+        description: 'desc for dates, asc for title by default',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const DashboardPage = Type.Object({
+  data: Type.Array(Summary),
+  meta: Type.Object({
+    total: Type.Integer(),
+    page: Type.Integer(),
+    perPage: Type.Integer(),
+    totalPages: Type.Integer(),
+  }),
+});
+
+const Description = Type.String({ maxLength: 2000, pattern: '^[^\\u0000]*$' });
+
+export const CreateDashboardBody = Type.Object(
+  { slug: Slug, title: DisplayText(200), description: Type.Optional(Description), definition: Definition },
+  { additionalProperties: false },
+);
+
+export const UpdateDashboardBody = Type.Object(
+  {
+    slug: Type.Optional(Slug),
+    title: Type.Optional(DisplayText(200)),
+    description: Type.Optional(Type.Union([Type.Null(), Description], { description: 'null removes it' })),
+    definition: Type.Optional(Definition),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+/** The ETag a write was based on: a stale one is refused 412. */
+export const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 1000 })) });
+
+export const VersionListQuery = Type.Object(ListQuery.properties, { additionalProperties: false });
+export const VersionPosition = Type.Tuple([Type.Integer({ minimum: 1, maximum: 2_147_483_647 })]);
+export const VersionParams = Type.Object({
+  ...IdParams.properties,
+  version: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+});
+
+export const WidgetParams = Type.Object({
+  ...IdParams.properties,
+  widgetId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
 });

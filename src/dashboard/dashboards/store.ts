@@ -175,3 +175,12 @@ export async function getVersion(db: Queryable, dashboardId: number, version: nu
   );
   return rows[0];
 }
+
+/** Which of `slugs` the tenant's dashboards already have, in order. */
+export async function takenSlugs(db: Queryable, tenantId: number, slugs: string[]): Promise<string[]> {
+  const { rows } = await db.query<{ slug: string }>(
+    'SELECT slug FROM dashboards WHERE tenant_id = $1 AND slug = ANY($2::text[]) ORDER BY slug',
+    [tenantId, slugs],
+  );
+  return rows.map((r) => r.slug);
+}

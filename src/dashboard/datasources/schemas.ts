@@ -1,10 +1,7 @@
 import { Type } from 'typebox';
-import { DisplayText, Slug, Timestamp } from '../schemas.ts';
-import { MAX_ROWS_LIMIT, DEFAULT_MAX_ROWS } from './execute.ts';
-
-export const DataSourceTypeSchema = Type.Union([Type.Literal('postgres'), Type.Literal('mysql')], {
-  description: 'provider type',
-});
+import { Timestamp } from '../../kit/schemas.ts';
+import { DisplayText, Slug } from '../schemas.ts';
+import { DataSourceTypeSchema } from '../sql/schemas.ts';
 
 const ConnectionUrl = Type.String({
   minLength: 1,
@@ -109,73 +106,29 @@ export const DataSourceCreated = Type.Object({
   createdAt: Timestamp,
 });
 
-export const ColumnDescriptorSchema = Type.Object({
-  name: Type.String(),
-  type: Type.String({ description: 'SQL type name as the database reports it' }),
-  nullable: Type.Boolean(),
-  precision: Type.Optional(Type.Integer()),
-  scale: Type.Optional(Type.Integer()),
-  length: Type.Optional(Type.Integer()),
-});
-
-export const TableDescriptorSchema = Type.Object({
-  schema: Type.String(),
-  name: Type.String(),
-  type: Type.Union([Type.Literal('table'), Type.Literal('view')]),
-  columns: Type.Optional(Type.Array(ColumnDescriptorSchema)),
-});
-
-export const ProviderSchema = Type.Object({
-  name: DataSourceTypeSchema,
-  capabilities: Type.Object({
-    supportsTransactions: Type.Boolean(),
-    supportsStreaming: Type.Boolean(),
-    supportsPreparedStmts: Type.Boolean(),
-    supportsNamedParams: Type.Boolean(),
-    parameterStyle: Type.Union([Type.Literal('positional_dollar'), Type.Literal('positional_question')]),
-  }),
-});
-
-export const QueryText = Type.String({
-  minLength: 1,
-  maxLength: 100_000,
-  pattern: '^[^\\u0000]*$',
-  description:
-    'one SQL statement; named parameters as :name or @name, each one given in the parameters (a MySQL user variable is written quoted: @`total`)',
-});
-export const Parameters = Type.Object(
-  {},
-  {
-    additionalProperties: true,
-    maxProperties: 100,
-    description:
-      'named parameter values: strings, numbers, booleans, null (and arrays of those on PostgreSQL); always bound, never spliced into the text',
-  },
+export const DataSourceListQuery = Type.Object(
+  { active: Type.Optional(Type.Boolean()), type: Type.Optional(DataSourceTypeSchema) },
+  { additionalProperties: false },
 );
-export const MaxRows = Type.Integer({
-  minimum: 1,
-  maximum: MAX_ROWS_LIMIT,
-  default: DEFAULT_MAX_ROWS,
-  description: `rows returned at most (default ${DEFAULT_MAX_ROWS}, max ${MAX_ROWS_LIMIT}); truncated says when more existed`,
+
+export const TestOutcomeSchema = Type.Object({
+  success: Type.Boolean(),
+  durationMs: Type.Integer(),
+  error: Type.Optional(Type.String({ description: 'why it failed; never the URL or its password' })),
 });
 
-const Row = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'keyed by column name; bigint and decimal as strings, dates ISO 8601, binary base64',
-});
-
-export const DataSourceQueryResult = Type.Object({
-  columns: Type.Array(ColumnDescriptorSchema),
-  rows: Type.Array(Row),
-  rowCount: Type.Integer(),
-  executionTimeMs: Type.Number(),
-  truncated: Type.Boolean({ description: 'more rows existed than maxRows; reading stopped at the cap' }),
-});
-
-/** The result of POST /query and POST /queries/:id/run: column names only, as Document 1 gives it. */
-export const QueryResult = Type.Object({
-  columns: Type.Array(Type.String()),
-  rows: Type.Array(Row),
-  rowCount: Type.Integer(),
-  executionTimeMs: Type.Number(),
-  truncated: Type.Boolean({ description: 'more rows existed than maxRows; reading stopped at the cap' }),
-});
+export const SchemaQuery = Type.Object(
+  {
+    schema: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000]*$' })),
+    columns: Type.Boolean({ default: false, description: 'include column descriptors' }),
+    filter: Type.Optional(
+      Type.String({
+        maxLength: 128,
+        pattern: '^[^\\u0000]*$',
+        description:
+          'table name pattern: * and % any run, ? and _ one character; without one of *, ?, % the name contains it; case-insensitive',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

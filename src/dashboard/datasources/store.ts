@@ -1,5 +1,5 @@
 import type { Queryable } from '../../kit/db.ts';
-import type { DataSourceType } from './driver.ts';
+import type { DataSourceType } from '../sql/driver.ts';
 
 export type SqlRole = 'editor' | 'admin' | 'owner';
 
@@ -18,6 +18,8 @@ export interface DataSourceRow {
   active: boolean;
   /** The least role that may write SQL on the source: ad hoc, and stored in saved queries and widgets. */
   sql_role: SqlRole;
+  /** One more at every update: what the settings opened for running are keyed by (sql/settings.ts). */
+  version: number;
   last_connected_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -27,7 +29,7 @@ export interface DataSourceRow {
 export class DataSourceSlugTaken extends Error {}
 
 const COLUMNS = `id::int AS id, tenant_id::int AS tenant_id, name, slug, type, connection_url_sealed, connection_url_env, max_connections, query_timeout_seconds,
-  read_only, ssl_enabled, active, sql_role, last_connected_at, created_at, updated_at`;
+  read_only, ssl_enabled, active, sql_role, version, last_connected_at, created_at, updated_at`;
 
 function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: string }).code === '23505';
@@ -116,7 +118,7 @@ export async function updateDataSource(db: Queryable, id: number, v: DataSourceV
   try {
     const r = await db.query<DataSourceRow>(
       `UPDATE data_sources SET name = $2, slug = $3, type = $4, connection_url_sealed = $5, connection_url_env = $6, max_connections = $7,
-         query_timeout_seconds = $8, read_only = $9, ssl_enabled = $10, active = $11, sql_role = $12, updated_at = now()
+         query_timeout_seconds = $8, read_only = $9, ssl_enabled = $10, active = $11, sql_role = $12, version = version + 1, updated_at = now()
        WHERE id = $1 RETURNING ${COLUMNS}`,
       [
         id,

@@ -3,11 +3,12 @@ import type { Queryable } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { Role } from '../auth/roles.ts';
-import { checkWidgetSql } from '../datasources/sql-authors.ts';
+import { checkWidgetSql } from '../sql/authors.ts';
 import { checkDefinition, Definition, type DefinitionValue } from '../dashboards/definition.ts';
 import { getDashboard, insertDashboard, updateDashboard, type DashboardRow } from '../dashboards/store.ts';
-import { connectionUrlProblem } from '../datasources/connection-url.ts';
-import type { DataSourceService } from '../datasources/service.ts';
+import { connectionUrlProblem } from '../sql/connection-url.ts';
+import type { SourceUrls } from '../sql/urls.ts';
+import { settingsWithDefaults } from '../datasources/values.ts';
 import {
   insertDataSource,
   listDataSources,
@@ -42,7 +43,7 @@ export interface ApplyInput {
   /** The file (or `platform`) the bundle comes from: named in errors and audit records. */
   origin: string;
   mode: ApplyMode;
-  /** A user importing through the API (src/dashboard/transfer): the records and versions name them, not provisioning, and their role must allow the SQL they bring (datasources/sql-authors.ts). */
+  /** A user importing through the API (src/dashboard/transfer): the records and versions name them, not provisioning, and their role must allow the SQL they bring (sql/authors.ts). */
   userId?: number | undefined;
   role?: Role | undefined;
 }
@@ -82,7 +83,7 @@ function canonical(value: unknown): string {
  */
 export async function applyBundle(
   tx: Queryable,
-  sources: DataSourceService,
+  urls: SourceUrls,
   input: ApplyInput,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ApplyReport> {
@@ -90,7 +91,7 @@ export async function applyBundle(
     const report: ApplyReport = { dataSources: [], dashboards: [] };
     const existing = new Map((await listDataSources(tx, input.tenantId, {})).map((r) => [r.slug, r]));
     for (const [i, ds] of (input.bundle.dataSources ?? []).entries()) {
-      const row = await applyDataSource(tx, sources, input, ds, `dataSources[${i}]`, existing.get(ds.slug), env);
+      const row = await applyDataSource(tx, urls, input, ds, `dataSources[${i}]`, existing.get(ds.slug), env);
       existing.set(row.row.slug, row.row);
       report.dataSources.push({ slug: ds.slug, outcome: row.outcome });
     }
@@ -107,7 +108,7 @@ export async function applyBundle(
 
 async function applyDataSource(
   tx: Queryable,
-  sources: DataSourceService,
+  urls: SourceUrls,
   input: ApplyInput,
   ds: ProvisionedDataSourceValue,
   at: string,
@@ -127,7 +128,7 @@ async function applyDataSource(
     const problem = connectionUrlProblem(ds.type, url);
     if (problem) throw new ProvisioningError(input.origin, `${at}.connectionUrl`, problem);
   } else {
-    const problem = sources.envNameProblem(ds.connectionUrlEnv!, ds.type);
+    const problem = urls.envNameProblem(ds.connectionUrlEnv!, ds.type);
     if (problem) throw new ProvisioningError(input.origin, `${at}.connectionUrlEnv`, problem);
   }
   const values: Omit<DataSourceValues, 'connection_url_sealed'> = {
@@ -135,19 +136,14 @@ async function applyDataSource(
     slug: ds.slug,
     type: ds.type,
     connection_url_env: ds.connectionUrlEnv ?? null,
-    max_connections: ds.maxConnections ?? 10,
-    query_timeout_seconds: ds.queryTimeoutSeconds ?? 30,
-    read_only: ds.readOnly ?? true,
-    ssl_enabled: ds.sslEnabled ?? false,
-    active: ds.active ?? true,
-    sql_role: ds.sqlRole ?? 'editor',
+    ...settingsWithDefaults(ds),
   };
   const by = { by: 'provisioning', origin: input.origin };
   if (!current) {
     const id = await nextDataSourceId(tx);
     const row = await insertDataSource(tx, id, input.tenantId, {
       ...values,
-      connection_url_sealed: url === undefined ? null : sources.sealUrl(id, url),
+      connection_url_sealed: url === undefined ? null : urls.seal(id, url),
     });
     await recordAudit(tx, {
       tenantId: input.tenantId,
@@ -161,11 +157,9 @@ async function applyDataSource(
   }
   const changed = (Object.keys(values) as (keyof typeof values)[]).filter((k) => values[k] !== current[k]);
   // A sealed value differs at every sealing (random IV): compare the URLs in clear, and seal again only when they differ.
-  const urlChanged =
-    url !== undefined ? sources.openStoredUrl(current) !== url : current.connection_url_sealed !== null;
+  const urlChanged = url !== undefined ? urls.openSealed(current) !== url : current.connection_url_sealed !== null;
   if (!changed.length && !urlChanged) return { row: current, outcome: 'unchanged' };
-  const sealed =
-    url === undefined ? null : urlChanged ? sources.sealUrl(current.id, url) : current.connection_url_sealed;
+  const sealed = url === undefined ? null : urlChanged ? urls.seal(current.id, url) : current.connection_url_sealed;
   const row = await updateDataSource(tx, current.id, { ...values, connection_url_sealed: sealed });
   const fields = [...changed.map(String), ...(urlChanged ? ['connectionUrl'] : [])];
   await recordAudit(tx, {

@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../../kit/db.ts';
 import type { DashboardConfig } from '../config.ts';
-import { DataSourceService } from '../datasources/service.ts';
 import { listDataSources } from '../datasources/store.ts';
+import { SourceUrls } from '../sql/urls.ts';
 import { applyBundle, type ApplyReport } from './apply.ts';
 import { readProvisioningDir, type ProvisioningFileContent } from './files.ts';
 import { ProvisioningError } from './format.ts';
@@ -18,14 +18,9 @@ export interface ProvisionResult {
   pending: string[];
 }
 
-/** Only seals URLs and checks `connectionUrlEnv` names here: it never opens a pool. */
-export function provisioningSources(config: DashboardConfig): DataSourceService {
-  return new DataSourceService({
-    secretKey: config.secretKey,
-    envPrefix: config.dataSourceEnvPrefix,
-    deniedNetworks: config.dataSourceDeniedNetworks,
-    allowedNetworks: config.dataSourceAllowedNetworks,
-  });
+/** Provisioning only seals URLs and checks `connectionUrlEnv` names: it never connects to a source. */
+function provisioningUrls(config: DashboardConfig): SourceUrls {
+  return new SourceUrls({ secretKey: config.secretKey, envPrefix: config.dataSourceEnvPrefix });
 }
 
 /** The installation's first tenant (the one the first owner made): the default home of platform data. */
@@ -58,51 +53,47 @@ export async function provision(
   options: ProvisionOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ProvisionResult> {
-  const sources = provisioningSources(config);
-  try {
-    // One transaction for everything, under a lock every instance shares: two instances starting at once do
-    // not both create a source, and one wrong file leaves the database as it was.
-    return await db.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('dashboard.provision'))`);
-      const tenant = await tenantFor(tx, options.tenant, '--tenant', '');
-      const result: ProvisionResult = { tenant, platform: { applied: false, skipped: [] }, files: [], pending: [] };
-      if (options.platform && tenant) {
-        const existing = new Set((await listDataSources(tx, tenant.id, {})).map((r) => r.slug));
-        const { bundle, skipped, notYet } = await platformBundle(config, tenant.id, existing);
-        result.platform.skipped = skipped;
-        if (notYet) result.platform.notYet = true;
-        if ((bundle.dataSources?.length ?? 0) > 0) {
-          result.platform.report = await applyBundle(
-            tx,
-            sources,
-            { tenantId: tenant.id, bundle, origin: 'platform', mode: 'keep' },
-            env,
-          );
-          result.platform.applied = true;
-        }
+  const urls = provisioningUrls(config);
+  // One transaction for everything, under a lock every instance shares: two instances starting at once do
+  // not both create a source, and one wrong file leaves the database as it was.
+  return await db.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('dashboard.provision'))`);
+    const tenant = await tenantFor(tx, options.tenant, '--tenant', '');
+    const result: ProvisionResult = { tenant, platform: { applied: false, skipped: [] }, files: [], pending: [] };
+    if (options.platform && tenant) {
+      const existing = new Set((await listDataSources(tx, tenant.id, {})).map((r) => r.slug));
+      const { bundle, skipped, notYet } = await platformBundle(config, tenant.id, existing);
+      result.platform.skipped = skipped;
+      if (notYet) result.platform.notYet = true;
+      if ((bundle.dataSources?.length ?? 0) > 0) {
+        result.platform.report = await applyBundle(
+          tx,
+          urls,
+          { tenantId: tenant.id, bundle, origin: 'platform', mode: 'keep' },
+          env,
+        );
+        result.platform.applied = true;
       }
-      for (const file of options.files) {
-        const target = file.bundle.tenant ? await tenantFor(tx, file.bundle.tenant, file.name, 'tenant') : tenant;
-        if (!target) {
-          result.pending.push(file.name);
-          continue;
-        }
-        result.files.push({
-          name: file.name,
-          tenant: target.slug,
-          report: await applyBundle(
-            tx,
-            sources,
-            { tenantId: target.id, bundle: file.bundle, origin: file.name, mode: 'sync' },
-            env,
-          ),
-        });
+    }
+    for (const file of options.files) {
+      const target = file.bundle.tenant ? await tenantFor(tx, file.bundle.tenant, file.name, 'tenant') : tenant;
+      if (!target) {
+        result.pending.push(file.name);
+        continue;
       }
-      return result;
-    });
-  } finally {
-    await sources.close();
-  }
+      result.files.push({
+        name: file.name,
+        tenant: target.slug,
+        report: await applyBundle(
+          tx,
+          urls,
+          { tenantId: target.id, bundle: file.bundle, origin: file.name, mode: 'sync' },
+          env,
+        ),
+      });
+    }
+    return result;
+  });
 }
 
 /** The files of DASHBOARD_PROVISIONING_DIR, read and checked (a bad one throws a ProvisioningError naming it). */

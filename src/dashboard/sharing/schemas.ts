@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { Timestamp } from '../../kit/schemas.ts';
 import { Definition, Widget } from '../dashboards/definition.ts';
 
 export const Share = Type.Object({
@@ -8,7 +9,7 @@ export const Share = Type.Object({
       description: 'the public link (DASHBOARD_PUBLIC_URL/public/<token>): anyone with it sees the charts',
     }),
   ),
-  createdAt: Type.Optional(Type.String({ format: 'date-time' })),
+  createdAt: Type.Optional(Timestamp),
   createdBy: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
 });
 
@@ -25,7 +26,7 @@ export const PublicWidget = Type.Object({
 export const PublicDashboard = Type.Object({
   title: Type.String(),
   description: Type.Optional(Type.String()),
-  updatedAt: Type.String({ format: 'date-time' }),
+  updatedAt: Timestamp,
   definition: Type.Object({
     layout: Definition.properties.layout,
     parameters: Definition.properties.parameters,

@@ -82,3 +82,8 @@ export async function updateTenant(
   );
   return rows[0] ? toTenant(rows[0]) : undefined;
 }
+
+/** Serialises changes to a tenant's owners until the transaction ends. */
+export async function lockTenant(db: Queryable, id: number): Promise<void> {
+  await db.query(`SELECT id FROM tenants WHERE id = $1 FOR UPDATE`, [id]);
+}

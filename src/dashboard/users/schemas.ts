@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { Timestamp, UserSchema } from '../schemas.ts';
+import { Timestamp } from '../../kit/schemas.ts';
+import { DisplayText, Email, RoleSchema, UserSchema } from '../schemas.ts';
 
 /** The answer to Add user: the user, and when `platform start` links identity, what happened there. */
 export const CreatedUserSchema = Type.Object({
@@ -36,3 +37,17 @@ export const PasswordLinkSchema = Type.Object({
     description: 'when the link stops working (IDENTITY_PASSWORD_LINK_TTL after now, 7 days by default)',
   },
 });
+
+export const NewUserBody = Type.Object(
+  { email: Email, name: DisplayText(200), role: RoleSchema },
+  { additionalProperties: false },
+);
+
+export const UserChangeBody = Type.Object(
+  {
+    name: Type.Optional(DisplayText(200)),
+    role: Type.Optional(RoleSchema),
+    active: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);

@@ -125,3 +125,21 @@ export async function otherActiveOwners(db: Queryable, tenantId: number, exceptI
   );
   return rows[0]!.n;
 }
+
+/** Identity made this user's platform account when they were added here (only then may this tenant send links). */
+export async function markPlatformAccountMade(db: Queryable, id: number): Promise<void> {
+  await db.query('UPDATE users SET made_platform_account = true WHERE id = $1', [id]);
+}
+
+export async function madePlatformAccount(db: Queryable, id: number): Promise<boolean> {
+  const { rows } = await db.query<{ made: boolean }>('SELECT made_platform_account AS made FROM users WHERE id = $1', [
+    id,
+  ]);
+  return rows[0]?.made === true;
+}
+
+/** Locks a user of the tenant for a change; false when the tenant has no such user. */
+export async function lockUser(db: Queryable, tenantId: number, id: number): Promise<boolean> {
+  const { rows } = await db.query(`SELECT id FROM users WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, [tenantId, id]);
+  return rows.length > 0;
+}

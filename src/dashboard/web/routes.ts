@@ -1,10 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { HttpError } from '../../kit/errors.ts';
+import { HttpError, errorResponses } from '../../kit/errors.ts';
 import type { App } from '../../kit/app.ts';
 import { PUBLIC } from '../../kit/access.ts';
 import { notFound } from '../errors.ts';
-import { errors } from '../schemas.ts';
 import { loadWebFiles, type WebFile } from './files.ts';
 
 /**
@@ -58,7 +57,7 @@ export function registerWebRoutes(app: App, files: Map<string, WebFile> = loadWe
         operationId: 'getWebApp',
         tags: ['web'],
         summary: 'The dashboard web app (index.html); its own routes below / answer the same page',
-        response: { 200: Type.String({ description: 'text/html' }), ...errors(503) },
+        response: { 200: Type.String({ description: 'text/html' }), ...errorResponses(503) },
       },
     },
     async (_request, reply) => sendIndex(reply),

@@ -3,13 +3,13 @@ import { roleAtLeast } from '../auth/roles.ts';
 import type { AuthUser } from '../auth/user.ts';
 import type { DefinitionValue } from '../dashboards/definition.ts';
 import { forbidden } from '../errors.ts';
-import { listDataSources, type DataSourceRow } from './store.ts';
+import { listDataSources, type DataSourceRow } from '../datasources/store.ts';
 
 const PLURAL = { editor: 'editors', admin: 'admins', owner: 'owners' } as const;
 
 /**
  * The one rule of who may write SQL on a data source: its `sqlRole` or above (editor at the least, so never a viewer).
- * What it governs is authorship: ad-hoc SQL (queries/run.ts `runAdHoc`, the only way routes run it), a saved query's
+ * What it governs is authorship: ad-hoc SQL (run.ts `runAdHoc`, the only way routes run it), a saved query's
  * text or source, a widget's inline SQL on create, update, restore and import (`checkWidgetSql` below). Running SQL
  * someone allowed already stored is not authorship.
  */

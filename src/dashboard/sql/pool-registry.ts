@@ -6,7 +6,8 @@ interface Entry {
   pool: DataSourcePool;
 }
 
-function fingerprint(type: DataSourceType, s: ConnectionSettings): string {
+/** What a pool is compared by: the type and every connection setting, hashed into one short value. */
+export function fingerprintOf(type: DataSourceType, s: ConnectionSettings): string {
   return createHash('sha256')
     .update(
       JSON.stringify([
@@ -23,8 +24,10 @@ function fingerprint(type: DataSourceType, s: ConnectionSettings): string {
 }
 
 /**
- * One pool per data source, opened on first use. Settings are compared on every use: when the connection settings
- * changed (on this instance or another one sharing the database), the old pool is closed and a new one opened.
+ * One pool per data source, opened on first use. The settings' fingerprint is compared on every use: when the
+ * connection settings changed (on this instance or another one sharing the database), the old pool is closed and a
+ * new one opened. The service passes the fingerprint its settings were opened with (settings.ts), so nothing is
+ * hashed per query.
  */
 export class PoolRegistry {
   private readonly drivers: Record<DataSourceType, Driver>;
@@ -38,8 +41,12 @@ export class PoolRegistry {
     return this.drivers[type];
   }
 
-  pool(id: number, type: DataSourceType, settings: ConnectionSettings): DataSourcePool {
-    const fp = fingerprint(type, settings);
+  pool(
+    id: number,
+    type: DataSourceType,
+    settings: ConnectionSettings,
+    fp = fingerprintOf(type, settings),
+  ): DataSourcePool {
     const existing = this.pools.get(id);
     if (existing?.fingerprint === fp) return existing.pool;
     if (existing) void existing.pool.close().catch(() => {});

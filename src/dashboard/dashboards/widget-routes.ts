@@ -1,0 +1,41 @@
+import type { App } from '../../kit/app.ts';
+import { errorResponses } from '../../kit/errors.ts';
+import { signedIn } from '../auth/access.ts';
+import { currentUser } from '../auth/authenticate.ts';
+import type { DashboardContext } from '../context.ts';
+import { dashboardOf } from '../lookup.ts';
+import { bearer } from '../schemas.ts';
+import { namedColumnsResult, sendJson } from '../sql/results.ts';
+import { QueryResult, StoredRunBody } from '../sql/schemas.ts';
+import { runWidget } from '../sql/widget.ts';
+import { WidgetParams } from './schemas.ts';
+
+/**
+ * `POST /api/v1/dashboards/:id/widgets/:widgetId/run`: draws a widget of the saved dashboard. Viewers may run it
+ * (as they may run saved queries): the SQL is the one an editor stored in the dashboard, and the caller only
+ * gives parameter values, which are bound, never spliced. This is how a viewer sees a dashboard's charts
+ * without being able to write SQL (`POST /query` stays an editor's route).
+ */
+export function registerWidgetRunRoute(app: App, ctx: DashboardContext): void {
+  app.post(
+    '/api/v1/dashboards/:id/widgets/:widgetId/run',
+    {
+      config: { access: signedIn('viewer') },
+      schema: {
+        operationId: 'runDashboardWidget',
+        tags: ['dashboards'],
+        security: bearer,
+        summary:
+          "Run a widget's query (its SQL or saved query) with the dashboard's parameter values (viewer and above)",
+        params: WidgetParams,
+        body: StoredRunBody,
+        response: { 200: QueryResult, ...errorResponses(400, 401, 404, 408, 429, 503) },
+      },
+    },
+    async (request, reply) => {
+      const dashboard = await dashboardOf(ctx.db, currentUser(request).tenantId, request.params.id);
+      const result = await runWidget(ctx, request, reply, dashboard, request.params.widgetId, request.body ?? {});
+      return sendJson(reply, namedColumnsResult(result));
+    },
+  );
+}

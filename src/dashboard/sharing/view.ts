@@ -1,0 +1,24 @@
+import type { DashboardRow } from '../dashboards/store.ts';
+
+/** What a visitor with the link gets: the layout, titles and parameters; no SQL, source or saved query. */
+export function publicView(d: DashboardRow) {
+  const { layout, parameters, refreshSeconds, widgets } = d.definition;
+  return {
+    title: d.title,
+    ...(d.description !== null ? { description: d.description } : {}),
+    updatedAt: d.updated_at.toISOString(),
+    definition: {
+      layout,
+      ...(parameters ? { parameters } : {}),
+      ...(refreshSeconds !== undefined ? { refreshSeconds } : {}),
+      widgets: widgets.map((w) => ({
+        id: w.id,
+        type: w.type,
+        position: w.position,
+        ...(w.title !== undefined ? { title: w.title } : {}),
+        ...(w.options !== undefined ? { options: w.options } : {}),
+        runs: w.query !== undefined || w.savedQueryId !== undefined,
+      })),
+    },
+  };
+}
