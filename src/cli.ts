@@ -54,6 +54,9 @@ const TOP_HELP: Record<string, string[]> = {
     '',
     'Services started together are linked: with identity and dashboard, the dashboard signs people in with identity',
     "(a built-in client, nothing to configure) and its first-run screen makes the owner's identity account.",
+    '',
+    'On embedded storage, "platform <service> ..." commands typed while it runs are run by it, on its open databases',
+    '(a control socket in each data folder, for its owner only). Run by npm, it stops when npm does.',
   ],
   migrate: [
     'usage: platform migrate [service ...] [--json]',

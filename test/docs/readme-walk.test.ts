@@ -19,6 +19,7 @@ import { tempDir } from '../support/tmp.ts';
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PORTS = [4000, 4001, 4002, 4003];
+const WALK_TIMEOUT_MS = 420_000;
 
 export function tryItBlocks(readme: string): string[] {
   const start = readme.indexOf('\n## Try it\n');
@@ -90,18 +91,31 @@ async function walk(shell: string): Promise<void> {
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c));
   child.stderr.on('data', (c: Buffer) => (err += c));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  const left = await busyPorts();
-  try {
+  // A walk that hangs fails with its transcript rather than at the test's timeout.
+  let hung = false;
+  const timer = setTimeout(() => {
+    hung = true;
     process.kill(-child.pid!, 'SIGKILL');
-  } catch {
-    // Nothing of the walk is left, as it should be.
-  }
+  }, WALK_TIMEOUT_MS);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  const left = hung ? [] : await busyPorts();
+  const stopGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // Nothing of the walk is left, as it should be.
+    }
+  };
+  stopGroup('SIGKILL');
+  // A platform left running (it is in the walk's group) is killed with it: the next walk needs the ports.
+  for (let i = 0; i < 50 && (await busyPorts()).length; i++) await new Promise((r) => setTimeout(r, 200));
   audited.server.close();
   const html = existsSync(report) ? readFileSync(report, 'utf8') : '';
   rmSync(report, { force: true });
   data.remove();
   const transcript = `--- stdout\n${out}\n--- stderr\n${err}`;
+  assert.ok(!hung, `the walk did not end within ${WALK_TIMEOUT_MS / 1000} s:\n${transcript}`);
   assert.deepEqual(left, [], `after the README's stop, nothing listens on 4000-4003:\n${transcript}`);
   assert.equal(code, 0, `the walk's last command failed:\n${transcript}`);
   assert.doesNotMatch(err, /in use by process|platform: /, `no command refused:\n${transcript}`);
