@@ -2,6 +2,7 @@ import { shellExports } from './shell-exports.ts';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { ConfigError } from './config.ts';
+import { ControlError } from './control.ts';
 import { DirectoryInUseError } from './dir-lock.ts';
 import type { CommandIO } from './service.ts';
 import { StartupError, databaseProblem } from './start-errors.ts';
@@ -205,7 +206,10 @@ export function reportFailure(err: unknown, io: CommandIO): number {
     return EXIT.usage;
   }
   const known =
-    err instanceof ConfigError || err instanceof DirectoryInUseError || err instanceof StartupError
+    err instanceof ConfigError ||
+    err instanceof DirectoryInUseError ||
+    err instanceof StartupError ||
+    err instanceof ControlError
       ? err
       : databaseProblem(err);
   if (known) {

@@ -18,6 +18,14 @@ import type { CommandIO } from './service.ts';
 
 export type RemoteRun = (args: string[], io: CommandIO) => Promise<number>;
 
+/** The running platform could not be asked: printed as one line, like a configuration error. */
+export class ControlError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ControlError';
+  }
+}
+
 export interface ControlServer {
   path: string;
   /** Stops taking commands and waits for those running to end. */
@@ -85,6 +93,7 @@ export async function serveCommands(folder: string, service: string, run: Remote
 
 async function serveOne(socket: Socket, service: string, run: RemoteRun): Promise<void> {
   socket.on('error', () => {});
+  socket.setEncoding('utf8');
   // A connection that sends no request is dropped, so it cannot hold the platform's stop.
   socket.setTimeout(REQUEST_TIMEOUT_MS, () => socket.destroy());
   const send = (message: object) => {
@@ -126,8 +135,8 @@ function readRequest(socket: Socket): Promise<{ argv: string[]; cwd: string } | 
       resolve(value);
     };
     const onEnd = () => finish(undefined);
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString('utf8');
+    const onData = (chunk: string) => {
+      text += chunk;
       const nl = text.indexOf('\n');
       if (nl < 0) {
         if (text.length > MAX_REQUEST) finish(undefined);
@@ -168,6 +177,7 @@ export function sendCommand(folder: string, argv: string[], io: CommandIO): Prom
       return;
     }
     const socket = createConnection(address);
+    socket.setEncoding('utf8');
     let connected = false;
     let exit: number | undefined;
     let text = '';
@@ -175,10 +185,17 @@ export function sendCommand(folder: string, argv: string[], io: CommandIO): Prom
       connected = true;
       socket.write(`${JSON.stringify({ argv, cwd: process.cwd() })}\n`);
     });
-    socket.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
       for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n')) {
-        const message = JSON.parse(text.slice(0, nl)) as { out?: string; err?: string; exit?: number };
+        let message: { out?: string; err?: string; exit?: number };
+        try {
+          message = JSON.parse(text.slice(0, nl));
+        } catch {
+          socket.destroy();
+          reject(new ControlError(`${controlSocketPath(folder)} answered outside the control protocol`));
+          return;
+        }
         text = text.slice(nl + 1);
         if (typeof message.out === 'string') io.out(message.out);
         if (typeof message.err === 'string') io.err(message.err);
@@ -186,14 +203,21 @@ export function sendCommand(folder: string, argv: string[], io: CommandIO): Prom
       }
     });
     socket.on('error', (err: NodeJS.ErrnoException) => {
+      // Hung up on: 'close' follows and tells whether the command had ended.
+      if (connected && (err.code === 'EPIPE' || err.code === 'ECONNRESET')) return;
       if (!connected && (err.code === 'ENOENT' || err.code === 'ECONNREFUSED')) resolve(undefined);
       else if (!connected && err.code === 'EACCES')
-        reject(new Error(`cannot use the control socket ${controlSocketPath(folder)}: it belongs to another user`));
-      else reject(err);
+        reject(
+          new ControlError(
+            `cannot use the control socket ${controlSocketPath(folder)}: the platform runs as another user; run the command as that user`,
+          ),
+        );
+      else reject(new ControlError(`the control socket ${controlSocketPath(folder)} failed: ${err.message}`));
     });
     socket.on('close', () => {
       if (!connected) return;
-      if (exit === undefined) reject(new Error('the platform closed the control socket before the command ended'));
+      if (exit === undefined)
+        reject(new ControlError('the platform closed the control socket before the command ended (did it stop?)'));
       else resolve(exit);
     });
   });

@@ -2,10 +2,10 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { controlSocketPath, sendCommand, serveCommands } from '../../src/kit/control.ts';
+import { ControlError, controlSocketPath, sendCommand, serveCommands } from '../../src/kit/control.ts';
 import { tempDir } from '../support/tmp.ts';
 
 // The control socket alone (src/kit/control.ts), and what a command says when a data folder is held by a process
@@ -72,6 +72,37 @@ test('a command sent to the socket runs there: its lines and exit code come back
   }
   const none = capture();
   assert.equal(await sendCommand(folder, ['ingest', 'projects', 'list'], none.io), undefined, 'closed: nobody answers');
+});
+
+test('long output in any script arrives whole; a platform that hangs up mid-command is one clear error', async () => {
+  const folder = join(tmp.path, 'long');
+  const line = 'é€😀'.repeat(50_000);
+  const server = await serveCommands(folder, 'ingest', async (_args, io) => {
+    io.out(line);
+    return 0;
+  });
+  try {
+    const c = capture();
+    assert.equal(await sendCommand(folder, ['ingest', 'projects', 'list'], c.io), 0);
+    assert.deepEqual(c.out, [line]);
+  } finally {
+    await server.close();
+  }
+  // Something on the socket that answers nothing and hangs up: a platform that died during the command.
+  const dead = createServer((socket) => socket.destroy());
+  mkdirSync(join(folder, 'control'), { recursive: true });
+  dead.listen(controlSocketPath(folder));
+  await once(dead, 'listening');
+  try {
+    await assert.rejects(
+      sendCommand(folder, ['ingest', 'projects', 'list'], capture().io),
+      (e: unknown) =>
+        e instanceof ControlError &&
+        e.message === 'the platform closed the control socket before the command ended (did it stop?)',
+    );
+  } finally {
+    dead.close();
+  }
 });
 
 test('a user other than the folder’s owner cannot connect to the socket', async (t) => {
