@@ -1,16 +1,15 @@
-import { ConfigError, loadDotEnv } from './kit/config.ts';
+import { loadDotEnv } from './kit/config.ts';
 import { DirectoryInUseError } from './kit/dir-lock.ts';
-import { StartupError, databaseProblem, listenProblem } from './kit/start-errors.ts';
-import type { App } from './kit/app.ts';
 import type { CommandIO, Service } from './kit/service.ts';
-import { EXIT, UsageError } from './kit/cli-runner.ts';
+import { EXIT, UsageError, reportFailure } from './kit/cli-runner.ts';
 import { services } from './services.ts';
-import { linkServices } from './platform/links.ts';
+import { runServiceCommand } from './platform/commands.ts';
+import { startPlatform } from './platform/start.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 const io: CommandIO = {
-  out: (line) => process.stdout.write(line + '\n'),
-  err: (line) => process.stderr.write(line + '\n'),
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
 };
 
 async function help(): Promise<void> {
@@ -55,6 +54,9 @@ const TOP_HELP: Record<string, string[]> = {
     '',
     'Services started together are linked: with identity and dashboard, the dashboard signs people in with identity',
     "(a built-in client, nothing to configure) and its first-run screen makes the owner's identity account.",
+    '',
+    'On embedded storage, "platform <service> ..." commands typed while it runs are run by it, on its open databases',
+    '(a control socket in each data folder, for its owner only). Run by npm, it stops when npm does.',
   ],
   migrate: [
     'usage: platform migrate [service ...] [--json]',
@@ -69,51 +71,7 @@ async function start(names: string[]): Promise<number> {
     io.err('no services are registered yet');
     return 1;
   }
-  const loaded = chosen.map((s) => ({ service: s, loaded: s.load(process.env) }));
-  // Services started together work together (the dashboard signs in with identity); each one started alone stays as configured.
-  const links = linkServices(loaded.map((l) => ({ name: l.service.name, loaded: l.loaded })));
-  for (const w of links.wired) io.out(`${'linked'.padEnd(10)} ${w}`);
-  const running: { name: string; app: App }[] = [];
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) {
-      io.err(`${signal} again: exiting now`);
-      process.exit(EXIT.interrupted);
-    }
-    stopping = true;
-    io.err(`${signal}: stopping (finishing requests in flight)`);
-    const results = await Promise.allSettled(running.map((r) => r.app.close()));
-    const failed = results.filter((r) => r.status === 'rejected');
-    for (const f of failed) io.err(`error while stopping: ${(f as PromiseRejectedResult).reason}`);
-    process.exit(failed.length ? 1 : 0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  try {
-    for (const { service, loaded: l } of loaded) {
-      let app: App;
-      try {
-        app = await l.buildApp();
-      } catch (err) {
-        const problem = err instanceof StartupError ? err : databaseProblem(err);
-        throw problem ? new StartupError(`${service.name}: ${problem.message}`, { cause: err }) : err;
-      }
-      running.push({ name: service.name, app });
-      links.built(service.name, app);
-      try {
-        await app.listen({ host: l.address.host, port: l.address.port });
-      } catch (err) {
-        throw listenProblem(err, service.name, l.address.host, l.address.port) ?? err;
-      }
-      const addr = app.server.address();
-      const port = typeof addr === 'object' && addr ? addr.port : l.address.port;
-      const shownHost = l.address.host === '0.0.0.0' || l.address.host === '::' ? 'localhost' : l.address.host;
-      io.out(`${service.name.padEnd(10)} http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`);
-    }
-  } catch (err) {
-    await Promise.allSettled(running.map((r) => r.app.close()));
-    throw err;
-  }
+  await startPlatform(chosen, process.env, io);
   return -1;
 }
 
@@ -124,7 +82,18 @@ async function migrateAll(args: string[]): Promise<number> {
   if (unknownOption) throw new UsageError(`migrate: unknown option ${unknownOption}`);
   const report: Record<string, string[]> = {};
   for (const s of pick(names)) {
-    const applied = await s.load(process.env).migrate();
+    let applied: string[];
+    try {
+      applied = await s.load(process.env).migrate();
+    } catch (err) {
+      if (err instanceof DirectoryInUseError && err.holder.command === 'start')
+        throw new DirectoryInUseError(
+          err.dir,
+          err.holder,
+          `the running platform applied ${s.name}'s migrations when it started; migrate runs while the platform is stopped`,
+        );
+      throw err;
+    }
     report[s.name] = applied;
     if (!json) io.out(`${s.name}: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`);
   }
@@ -155,9 +124,8 @@ export async function main(argv: string[]): Promise<number> {
       return command === 'start' ? start(rest) : migrateAll(rest);
     default: {
       const service = services.find((s) => s.name === command);
-      const run = service?.load(process.env).command;
-      if (!service || !run) throw new UsageError(`unknown command "${command}"`);
-      return run(rest, io);
+      if (!service) throw new UsageError(`unknown command "${command}"`);
+      return runServiceCommand(service, rest, process.env, io);
     }
   }
 }
@@ -167,21 +135,5 @@ try {
   // -1: servers are running; the process lives until a signal stops it.
   if (code >= 0) process.exit(code);
 } catch (err) {
-  const known =
-    err instanceof ConfigError ||
-    err instanceof UsageError ||
-    err instanceof DirectoryInUseError ||
-    err instanceof StartupError
-      ? err
-      : databaseProblem(err);
-  if (known instanceof UsageError) {
-    io.err(`platform: ${known.message}\nusage: platform <command> [arguments]   ("platform help" lists them)`);
-    process.exit(EXIT.usage);
-  }
-  if (known) {
-    io.err(`platform: ${known.message}`);
-    process.exit(EXIT.failure);
-  }
-  io.err(`platform: ${(err as Error).stack ?? err}`);
-  process.exit(1);
+  process.exit(reportFailure(err, io));
 }

@@ -12,7 +12,7 @@ import Fastify, {
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ErrorBody, HttpError, codeForStatus, standardErrorBody, type ApiError } from './errors.ts';
-import { loggerOptions, type LogLevel } from './logger.ts';
+import { RequestLogController, loggerOptions, type LogLevel } from './logger.ts';
 import { isDatabaseUnavailable, type Database } from './db.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './health.ts';
 import { Registry, registerMetrics } from './metrics.ts';
@@ -112,6 +112,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const classify = options.classify ?? ((e: ApiError) => e);
   const app = Fastify({
     logger: loggerOptions(options.name, options.logLevel),
+    logController: new RequestLogController(),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // A caller's id is kept only when it looks like one, so a header cannot fill logs with arbitrary text.
     requestIdHeader: false,
@@ -242,7 +243,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     }
     const info = classify(toApiError(raw, request.id), raw);
     if (info.statusCode >= 500) request.log.error({ err: raw }, 'request failed');
-    else request.log.info({ code: info.code, status: info.statusCode }, info.message);
+    // A refusal is the caller's to act on (it has the answer): debug, like the request's own line (kit/logger.ts).
+    else request.log.debug({ code: info.code, status: info.statusCode }, info.message);
     if (raw instanceof HttpError) reply.headers(raw.headers);
     reply.code(info.statusCode).type('application/json; charset=utf-8').send(errorBody(info, request));
   });

@@ -1,6 +1,11 @@
 import { shellExports } from './shell-exports.ts';
+import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { ConfigError } from './config.ts';
+import { ControlError } from './control.ts';
+import { DirectoryInUseError } from './dir-lock.ts';
 import type { CommandIO } from './service.ts';
+import { StartupError, databaseProblem } from './start-errors.ts';
 
 /**
  * Exit codes of every `platform` command (docs/architecture.md lists them for scripts):
@@ -47,6 +52,11 @@ export interface Command {
   /** Longer help: option by option, shown by `--help`. */
   details?: string[];
   options?: ParseArgsOptionsConfig;
+  /**
+   * Options whose values are paths of files or folders: resolved against the folder the command was typed in, which
+   * is not the running platform's when the command reaches it over the control socket (src/kit/control.ts).
+   */
+  paths?: string[];
   /** Options that must be given. */
   required?: string[];
   /** How many positional arguments it takes. */
@@ -151,6 +161,10 @@ export async function runCommand(group: CommandGroup, args: string[], io: Comman
   } catch (err) {
     return usage(io, `${name}: ${(err as Error).message}`, [synopsis]);
   }
+  for (const option of command.paths ?? []) {
+    const given = parsed.values[option];
+    if (typeof given === 'string') parsed.values[option] = resolve(io.cwd ?? process.cwd(), given);
+  }
   const json = parsed.values.json === true;
   const asExports = parsed.values.export === true;
   if (json && asExports) return usage(io, `${name}: --json and --export cannot be combined`, [synopsis]);
@@ -180,6 +194,30 @@ export async function runCommand(group: CommandGroup, args: string[], io: Comman
     }
     throw raw;
   }
+}
+
+/**
+ * What the `platform` command prints for an error no command handled, and its exit code: one line for what an operator
+ * can fix (configuration, usage, a data folder in use, a start or database problem), the stack for anything else.
+ */
+export function reportFailure(err: unknown, io: CommandIO): number {
+  if (err instanceof UsageError) {
+    io.err(`platform: ${err.message}\nusage: platform <command> [arguments]   ("platform help" lists them)`);
+    return EXIT.usage;
+  }
+  const known =
+    err instanceof ConfigError ||
+    err instanceof DirectoryInUseError ||
+    err instanceof StartupError ||
+    err instanceof ControlError
+      ? err
+      : databaseProblem(err);
+  if (known) {
+    io.err(`platform: ${known.message}`);
+    return EXIT.failure;
+  }
+  io.err(`platform: ${(err as Error).stack ?? err}`);
+  return EXIT.failure;
 }
 
 function usage(io: CommandIO, problem: string, lines: string[]): number {

@@ -1,11 +1,14 @@
-import { join } from 'node:path';
 import { int, oneOf, optionalUrl, readConfig, str, key256, type ConfigOf, type Spec, type Variable } from './config.ts';
 import { openDatabase, type Database } from './db.ts';
-import type { LogLevel } from './logger.ts';
+import type { LogFormat, LogLevel } from './logger.ts';
 import { migrate } from './migrations.ts';
 import { resolveSecretKey } from './secret-key.ts';
+import { databaseUrlOf, embeddedFolder, type StorageConfig } from './storage.ts';
+
+export { databaseUrlOf, type StorageConfig };
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const satisfies readonly LogLevel[];
+const FORMATS = ['auto', 'json', 'pretty'] as const satisfies readonly LogFormat[];
 const PG = ['postgres:', 'postgresql:'] as const;
 
 /** The variables every service reads, with the service's name in those that differ per service. */
@@ -33,7 +36,20 @@ export function commonVariables(service: string, defaultPort: number) {
       doc: 'Redis for limits that must hold across instances (sign-in throttling, rate limits, cache invalidation, seen DPoP proof ids). Unset: each instance keeps its own counts in memory.',
       secret: true,
     }),
-    logLevel: oneOf('LOG_LEVEL', LEVELS, { default: 'info', doc: 'pino log level.' }),
+    logLevel: oneOf('LOG_LEVEL', LEVELS, {
+      default: 'info',
+      doc: 'pino log level; requests are logged at debug, except 5xx answers and slow ones (over 1 s) at info.',
+    }),
+    logFormat: oneOf('LOG_FORMAT', FORMATS, {
+      default: 'auto',
+      doc: '`pretty`: one readable line per entry; `json`: pino JSON lines; `auto`: pretty when stdout is a terminal.',
+    }),
+    commandWait: int('PLATFORM_COMMAND_WAIT', {
+      default: 60,
+      min: 0,
+      max: 3600,
+      doc: 'Seconds a `platform <service> ...` command waits for an embedded data folder held by another process that does not take commands yet: a platform still starting, or another command.',
+    }),
     secretKey: key256('PLATFORM_SECRET_KEY', {
       default: () => Buffer.alloc(0),
       doc: 'AES-256-GCM key for secrets kept at rest (64 hex characters or 32 bytes in base64). Required when NODE_ENV=production; otherwise generated once into `<DATA_DIR>/secret.key`.',
@@ -60,6 +76,10 @@ export interface ServiceDatabaseOptions {
   migrations?: URL;
 }
 
+// The embedded databases this process holds open, by folder: a command run here (sent over the control socket by
+// src/kit/control.ts while `platform start` runs) uses the service's open database, since no second one can open it.
+const openHere = new Map<string, Database>();
+
 /**
  * The one way a service opens its database: its own schema, named after it, on the configured PostgreSQL
  * server or in embedded PGlite under `DATA_DIR/<service>`; migrated when `migrations` is given, and
@@ -70,26 +90,36 @@ export async function openServiceDatabase(
   config: StorageConfig,
   options: ServiceDatabaseOptions = {},
 ): Promise<Database> {
+  const folder = embeddedFolder(service, config);
   const db = await openDatabase({
     url: databaseUrlOf(config),
-    dataDir: join(config.dataDir, service),
+    dataDir: folder ?? '',
     schema: service,
     poolSize: options.poolSize,
     owner: service,
   });
-  if (!options.migrations) return db;
   try {
-    await migrate(db, options.migrations);
-    return db;
+    if (options.migrations) await migrate(db, options.migrations);
   } catch (err) {
     await db.close().catch(() => {});
     throw err;
   }
+  if (folder) {
+    openHere.set(folder, db);
+    const close = db.close.bind(db);
+    db.close = () => {
+      if (openHere.get(folder) === db) openHere.delete(folder);
+      return close();
+    };
+  }
+  return db;
 }
 
 /**
  * What a service's CLI commands run on: `fn` gets the service's database, opened with a small pool and
- * migrated, and closed afterwards whatever happens (one such helper for every service's commands).
+ * migrated, and closed afterwards whatever happens (one such helper for every service's commands). When this
+ * process already holds the service's embedded folder (the command came over the control socket), `fn` gets that
+ * database, left open.
  */
 export function commandDatabase(
   service: string,
@@ -97,6 +127,9 @@ export function commandDatabase(
   migrations: URL,
 ): <T>(fn: (db: Database) => Promise<T>) => Promise<T> {
   return async (fn) => {
+    const folder = embeddedFolder(service, config);
+    const held = folder ? openHere.get(folder) : undefined;
+    if (held) return fn(held);
     const db = await openServiceDatabase(service, config, { poolSize: 2, migrations });
     try {
       return await fn(db);
@@ -104,14 +137,4 @@ export function commandDatabase(
       await db.close();
     }
   };
-}
-
-export interface StorageConfig {
-  serviceDatabaseUrl: string | undefined;
-  databaseUrl: string | undefined;
-  dataDir: string;
-}
-
-export function databaseUrlOf(config: StorageConfig): string | undefined {
-  return config.serviceDatabaseUrl ?? config.databaseUrl;
 }

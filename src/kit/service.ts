@@ -1,15 +1,25 @@
 import type { App } from './app.ts';
 import type { Spec } from './config.ts';
 import type { Database } from './db.ts';
+import type { LogFormat } from './logger.ts';
 import { migrate } from './migrations.ts';
+import { embeddedFolder, type StorageConfig } from './storage.ts';
 
 export interface CommandIO {
   out: (line: string) => void;
   err: (line: string) => void;
+  /** The folder the command was typed in, when it runs in another process (the control socket): paths resolve there. */
+  cwd?: string;
+}
+
+/** What the `platform` command reads from every service's configuration (src/kit/service-config.ts declares it). */
+export interface CommonConfig extends StorageConfig {
+  logFormat: LogFormat;
+  commandWait: number;
 }
 
 /** How a service plugs into the `platform` command: one of these per service, listed in src/services.ts. */
-export interface ServiceDefinition<C> {
+export interface ServiceDefinition<C extends CommonConfig> {
   name: string;
   description: string;
   defaultPort: number;
@@ -48,13 +58,18 @@ export interface LoadedService {
    * before the build when `platform start` runs services that work together. Typed by the service that owns it.
    */
   config: unknown;
+  /** The service's embedded data folder (`<DATA_DIR>/<service>`, absolute); undefined on PostgreSQL. */
+  dataFolder: string | undefined;
+  logFormat: LogFormat;
+  /** PLATFORM_COMMAND_WAIT, in milliseconds. */
+  commandWaitMs: number;
   buildApp(): Promise<App>;
   migrate(): Promise<string[]>;
   command: ((args: string[], io: CommandIO) => Promise<number>) | undefined;
 }
 
 /** Binds a definition to its config type once, so the registry can list services of different configs. */
-export function defineService<C>(definition: ServiceDefinition<C>): Service {
+export function defineService<C extends CommonConfig>(definition: ServiceDefinition<C>): Service {
   return {
     name: definition.name,
     description: definition.description,
@@ -68,6 +83,9 @@ export function defineService<C>(definition: ServiceDefinition<C>): Service {
       return {
         address: definition.address(config),
         config,
+        dataFolder: embeddedFolder(definition.name, config),
+        logFormat: config.logFormat,
+        commandWaitMs: config.commandWait * 1000,
         buildApp: () => definition.buildApp(config),
         async migrate() {
           const db = await definition.openDatabase(config);

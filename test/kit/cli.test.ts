@@ -105,7 +105,10 @@ test('start serves on embedded storage, a second process on the same folder is r
 
   const second = run(['migrate', 'ingest']);
   assert.equal(second.status, 1);
-  assert.match(second.stderr, /data directory .*ingest is in use by process \d+/);
+  assert.match(
+    second.stderr,
+    /^platform: the data folder \S+\/data\/ingest is in use by process \d+ \(`platform start`, ingest\); the running platform applied ingest's migrations when it started; migrate runs while the platform is stopped$/m,
+  );
   assert.equal((await fetch(`${url}/ready`)).status, 200, 'the running server is unharmed');
 
   child.kill('SIGINT');

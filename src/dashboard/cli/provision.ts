@@ -19,6 +19,7 @@ export function provisionCommand({ config, withDatabase }: CommandDeps): Command
       'so the database matches them. Nothing changes when nothing differs.',
     ],
     options: { tenant: { type: 'string' }, dir: { type: 'string' }, 'no-platform': { type: 'boolean' } },
+    paths: ['dir'],
     run: async ({ values, result }) => {
       const dir = str(values, 'dir') ?? config.provisioningDir;
       const platform = values['no-platform'] !== true;

@@ -37,6 +37,7 @@ export function agentCommands(withDatabase: WithDatabase, knownScopes: readonly 
         '--dpop              its delegated tokens must be DPoP-bound',
         '--public-key        a PEM public key file registered as its key pair credential (with --key-id)',
       ],
+      paths: ['public-key'],
       options: {
         name: { type: 'string' },
         model: { type: 'string' },

@@ -1,0 +1,41 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Database } from '../../src/kit/db.ts';
+import { openServiceDatabase } from '../../src/kit/service-config.ts';
+import { tempDir } from '../support/tmp.ts';
+
+// Issue 23: `npm start` on a fresh clone ran PGlite's initdb once per service, one after the other on the main thread
+// (most of a 40 s start). New embedded folders are now copies of one cluster made once per process
+// (src/kit/pglite-cluster.ts): the same cluster underneath, each folder its own database from then on.
+
+const tmp = tempDir('fresh-embedded-');
+after(() => tmp.remove());
+const storage = { dataDir: tmp.path, databaseUrl: undefined, serviceDatabaseUrl: undefined };
+
+const systemId = async (db: Database) =>
+  (await db.query<{ id: string }>('SELECT system_identifier::text AS id FROM pg_control_system()')).rows[0]!.id;
+
+test('new embedded folders opened together come from one cluster, and each is its own database', {
+  timeout: 180_000,
+}, async () => {
+  const [identity, ingest] = await Promise.all([
+    openServiceDatabase('identity', storage),
+    openServiceDatabase('ingest', storage),
+  ]);
+  try {
+    assert.equal(await systemId(identity), await systemId(ingest), 'one initdb for both');
+    await identity.exec('CREATE TABLE notes (body text); INSERT INTO notes VALUES ($$kept$$)');
+    const elsewhere = await ingest.query<{ found: string | null }>(
+      "SELECT to_regclass('identity.notes')::text AS found",
+    );
+    assert.equal(elsewhere.rows[0]!.found, null, "identity's table is not in ingest's folder");
+  } finally {
+    await Promise.all([identity.close(), ingest.close()]);
+  }
+  const reopened = await openServiceDatabase('identity', storage);
+  try {
+    assert.deepEqual((await reopened.query('SELECT body FROM notes')).rows, [{ body: 'kept' }]);
+  } finally {
+    await reopened.close();
+  }
+});
