@@ -1,6 +1,8 @@
 import { ConfigError, int, list, oneOf, optionalStr, optionalUrl, str, type ConfigOf } from '../kit/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { publicUrlVariable } from '../kit/auth/config.ts';
+import { corsOriginsVariable } from '../kit/cors.ts';
+import type { IdentityTokenLinks } from '../kit/links.ts';
 import { isAllowEntry } from './safety/address-policy.ts';
 import { llmVariables } from './llm/config.ts';
 import { openAcrVariables } from './openacr/config.ts';
@@ -109,6 +111,10 @@ export const auditSpec = {
     doc: "Base URL (issuer) of the platform's identity service, whose access tokens are accepted besides API keys (checked by token introspection, answers kept 5 s). Needs `AUDIT_IDENTITY_CLIENT_ID` and `AUDIT_IDENTITY_CLIENT_SECRET`. Unset: only API keys.",
   }),
   publicUrl: publicUrlVariable('audit', AUDIT_DEFAULT_PORT),
+  corsOrigins: corsOriginsVariable(
+    'audit',
+    "With identity and the dashboard started beside it by `platform start`, the dashboard's origin (the console) is allowed without this.",
+  ),
   identityClientId: optionalStr('AUDIT_IDENTITY_CLIENT_ID', {
     doc: "client_id of the audit service's own app at identity, used to introspect tokens: a confidential app registered as a resource server (`platform identity apps create --type service --resource-server`).",
   }),
@@ -130,7 +136,8 @@ export const auditSpec = {
   }),
 };
 
-export type AuditServiceConfig = ConfigOf<typeof auditSpec>;
+/** `links` is not read from the environment: `platform start` sets it when it runs identity beside audit (src/platform/links.ts). */
+export type AuditServiceConfig = ConfigOf<typeof auditSpec> & { links?: IdentityTokenLinks };
 
 export function loadAuditConfig(env: NodeJS.ProcessEnv): AuditServiceConfig {
   const config = readServiceConfig(auditSpec, env);

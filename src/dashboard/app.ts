@@ -25,11 +25,12 @@ import { registerTenantRoutes } from './tenants/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
 import { registerSetupRoutes } from './setup/routes.ts';
 import { registerWebRoutes } from './web/routes.ts';
+import { consoleOrigins, registerConsoleConfig } from './console/routes.ts';
 import { ProvisioningError } from './provision/format.ts';
 import { provisionAtStart, provisionFirstRun, trackFirstRun, waitForPlatformTables } from './provision/run.ts';
 import { StartupError } from '../kit/start-errors.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
-import { registerCors } from './cors.ts';
+import { registerCors } from '../kit/cors.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
 export const DASHBOARD_MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -147,7 +148,8 @@ async function assemble(
   registerWidgetRunRoute(app, ctx, sources);
   registerSharingRoutes(app, ctx, sources);
   registerSetupRoutes(app, ctx);
-  registerWebRoutes(app);
+  registerConsoleConfig(app, config.links?.console);
+  registerWebRoutes(app, undefined, consoleOrigins(config.links?.console));
   // Feature routes: each folder registers its own (dashboards, users, tenants, audit, datasources, queries).
   return app;
 }

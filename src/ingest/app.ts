@@ -11,6 +11,7 @@ import { createCommitter } from './events/committer.ts';
 import { registerEventRoutes } from './events/routes.ts';
 import { apiKeyCheck } from './events/api-key.ts';
 import { createCorsPolicy } from './events/cors.ts';
+import { API_CORS_HEADERS, API_CORS_METHODS, registerCors } from '../kit/cors.ts';
 import { ingestAccess } from './access.ts';
 import { EVENTS_NOT_ALLOWED } from './events/not-allowed-doc.ts';
 import { createKeyResolver } from './projects/key-resolver.ts';
@@ -84,7 +85,15 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   });
   app.addHook('onClose', () => bus.close());
   const guard = adminGuardFromConfig('ingest', config, {
+    verifier: config.links?.verifier,
     proofIds: redis ? redisProofIds(redis, 'ingest:dpop:', app.log) : undefined,
+  });
+  // The admin API for the console's origin; `POST /v1/events` keeps its own CORS (events/cors.ts).
+  registerCors(app, {
+    origins: [...new Set([...config.corsOrigins, ...(config.links?.corsOrigins ?? [])])],
+    methods: API_CORS_METHODS,
+    headers: API_CORS_HEADERS,
+    prefix: '/api/v1/',
   });
   const keys = createKeyResolver(db, config.keyCacheSeconds, bus);
   const outage = databaseOutage(app);

@@ -1,5 +1,7 @@
 import { int, list, type ConfigOf } from '../kit/config.ts';
 import { adminGuardVariables } from '../kit/auth/config.ts';
+import { corsOriginsVariable } from '../kit/cors.ts';
+import type { IdentityTokenLinks } from '../kit/links.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { forwardingVariables } from './forwarding/config.ts';
 
@@ -13,6 +15,10 @@ export const ingestSpec = {
     default: [],
     doc: 'Comma-separated browser origins (`https://app.example.com`) allowed to send events cross-origin; `*` allows any origin. Empty: no CORS.',
   }),
+  corsOrigins: corsOriginsVariable(
+    'ingest',
+    "Only the admin API: `POST /v1/events` has its own, `INGEST_ALLOWED_ORIGINS`. With identity and the dashboard started beside it by `platform start`, the dashboard's origin (the console) is allowed without this.",
+  ),
   keyCacheSeconds: int('INGEST_KEY_CACHE_SECONDS', {
     default: 5,
     min: 0,
@@ -63,7 +69,8 @@ export const ingestSpec = {
   }),
 };
 
-export type IngestConfig = ConfigOf<typeof ingestSpec>;
+/** `links` is not read from the environment: `platform start` sets it when it runs identity beside ingest (src/platform/links.ts). */
+export type IngestConfig = ConfigOf<typeof ingestSpec> & { links?: IdentityTokenLinks };
 
 export function loadIngestConfig(env: NodeJS.ProcessEnv): IngestConfig {
   return readServiceConfig(ingestSpec, env);

@@ -12,6 +12,7 @@ import { codeFlow, refreshTokens } from '../support/code-flow.ts';
  */
 const ADMIN_TOKEN = randomBytes(24).toString('hex');
 const CALLBACK = 'http://localhost:8765/console/callback';
+const CONSOLE_ORIGIN = 'http://localhost:8765';
 const EVERY_SCOPE = 'openid profile email offline_access admin audits ingest:admin';
 const PASSWORD = 'correct horse battery staple';
 
@@ -29,6 +30,7 @@ describe('console rights', () => {
     server = await startServer('idrights', {
       IDENTITY_ADMIN_TOKEN: ADMIN_TOKEN,
       IDENTITY_EXTRA_SCOPES: 'audits,ingest:admin',
+      IDENTITY_CORS_ORIGINS: CONSOLE_ORIGIN,
     });
     // A first-party single-page app allowed every right's scope, as the console's built-in client is.
     clientId = (
@@ -212,6 +214,56 @@ describe('console rights', () => {
       body: '{"rights": 7',
     });
     assert.equal(anonymous.status, 401);
+  });
+
+  test("CORS on /api/v1 for IDENTITY_CORS_ORIGINS: the preflight, and a 401's headers a script can read", async () => {
+    const preflight = await fetch(`${server.issuer}/api/v1/applications`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: CONSOLE_ORIGIN,
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization',
+      },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), CONSOLE_ORIGIN);
+    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /Authorization/);
+    const refused = await fetch(`${server.issuer}/api/v1/applications`, { headers: { origin: CONSOLE_ORIGIN } });
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers.get('access-control-allow-origin'), CONSOLE_ORIGIN);
+    assert.match(refused.headers.get('access-control-expose-headers') ?? '', /WWW-Authenticate/);
+    const stranger = await fetch(`${server.issuer}/api/v1/applications`, {
+      headers: { origin: 'https://evil.example' },
+    });
+    assert.equal(stranger.status, 401);
+    assert.equal(stranger.headers.get('access-control-allow-origin'), null);
+    // The sign-in pages are not the API's: no CORS there.
+    const page = await fetch(`${server.issuer}/signin`, { headers: { origin: CONSOLE_ORIGIN } });
+    assert.equal(page.headers.get('access-control-allow-origin'), null);
+  });
+
+  test("the token endpoint answers a public client's script from its redirect URI's origin only", async () => {
+    const browser = new TestBrowser();
+    const ok = await codeFlow(browser, {
+      issuer: server.issuer,
+      clientId,
+      redirectUri: CALLBACK,
+      scope: 'openid',
+      credentials: { email: 'alice@acme.example', password: PASSWORD },
+      origin: CONSOLE_ORIGIN,
+    });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers?.get('access-control-allow-origin'), CONSOLE_ORIGIN);
+    const other = await codeFlow(browser, {
+      issuer: server.issuer,
+      clientId,
+      redirectUri: CALLBACK,
+      scope: 'openid',
+      origin: 'https://evil.example',
+    });
+    assert.equal(other.status, 400);
+    assert.equal(other.tokens.error, 'invalid_request');
+    assert.equal(other.headers?.get('access-control-allow-origin'), null);
   });
 });
 

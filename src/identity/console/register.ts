@@ -1,4 +1,5 @@
 import type { App } from '../../kit/app.ts';
+import { API_CORS_HEADERS, API_CORS_METHODS, registerCors } from '../../kit/cors.ts';
 import type { Database } from '../../kit/db.ts';
 import type { IdentityConfig } from '../config.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
@@ -18,11 +19,13 @@ export function rightsCatalog(config: IdentityConfig, known: readonly string[]):
   return config.links?.consoleRights ?? consoleRights().filter((r) => known.includes(r.scope));
 }
 
-/** What identity serves the console: the rights API. */
+/** What identity serves the console: the rights API, and CORS on `/api/v1` for the console's origin. */
 export async function registerConsole(
   app: App,
   deps: { db: Database; accounts: PrincipalDirectory; config: IdentityConfig; scopes: readonly string[] },
 ): Promise<void> {
+  const origins = [...new Set([...deps.config.corsOrigins, ...(deps.config.links?.corsOrigins ?? [])])];
+  registerCors(app, { origins, methods: API_CORS_METHODS, headers: API_CORS_HEADERS, prefix: '/api/v1/' });
   await registerConsoleRights(app, {
     db: deps.db,
     accounts: deps.accounts,

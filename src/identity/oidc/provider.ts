@@ -24,6 +24,7 @@ import { accountClientMetadata } from '../account/signin-client.ts';
 import type { BuiltInClient } from './built-in-clients.ts';
 import { heldScopes } from '../console/rights.ts';
 import { settleFirstPartyGrant } from '../console/first-party-grant.ts';
+import { clientBasedCors } from '../console/client-cors.ts';
 import {
   ORGANIZATION_PARAM,
   OrganizationTokens,
@@ -226,6 +227,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
     // `platform start` adds one per service of the platform it runs beside identity (built-in-clients.ts).
     clients: [accountClientMetadata(deps.issuer), ...(deps.builtInClients ?? [])],
     routes: ROUTES,
+    clientBasedCORS: clientBasedCors,
     responseTypes: ['code'],
     // private_key_jwt for apps with registered keys, beside their secrets (client-assertions.ts).
     clientAuthMethods: [...CLIENT_AUTH_METHODS],
