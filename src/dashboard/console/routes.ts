@@ -1,33 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { OPEN } from '../auth/access.ts';
 import type { App } from '../../kit/app.ts';
 import type { ConsoleLinks } from './links.ts';
-
-const ConsoleConfig = Type.Object(
-  {
-    identity: Type.Union([
-      Type.Object({
-        issuer: Type.String({ format: 'uri' }),
-        clientId: Type.String(),
-        redirectUri: Type.String({ format: 'uri' }),
-        scope: Type.String(),
-      }),
-      Type.Null(),
-    ]),
-    services: Type.Array(
-      Type.Object({
-        section: Type.Union([Type.Literal('identity'), Type.Literal('audits'), Type.Literal('events')]),
-        url: Type.String({ format: 'uri' }),
-        scope: Type.String(),
-      }),
-    ),
-  },
-  {
-    description:
-      'The console: where it signs in (identity, null when identity does not run beside the dashboard) and the services whose sections it shows',
-  },
-);
+import { ConsoleConfig } from './schema.ts';
 
 /**
  * `GET /api/v1/console/config`: what the web app needs to be the platform's console, from the links `platform start`

@@ -1,0 +1,28 @@
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
+
+/** A random value for `state` or a PKCE verifier: 32 random bytes, base64url. */
+export function randomValue(): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+/** The PKCE challenge of a verifier (S256, RFC 7636): base64url of its SHA-256. */
+export async function challengeOf(verifier: string): Promise<string> {
+  return base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
+}
+
+/** The claims of an ID token the token endpoint just answered (read, not verified: it came straight from identity). */
+export function idTokenClaims(token: unknown): Record<string, unknown> {
+  if (typeof token !== 'string') return {};
+  try {
+    const payload = token.split('.')[1] ?? '';
+    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
+    const claims: unknown = JSON.parse(new TextDecoder().decode(Uint8Array.from(json, (c) => c.charCodeAt(0))));
+    return claims && typeof claims === 'object' ? (claims as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
