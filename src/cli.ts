@@ -54,7 +54,8 @@ const TOP_HELP: Record<string, string[]> = {
     'requests in flight finish, background work stops, databases close. A second signal exits at once (130).',
     '',
     'Services started together are linked: with identity and dashboard, the dashboard signs people in with identity',
-    "(a built-in client, nothing to configure) and its first-run screen makes the owner's identity account.",
+    "(a built-in client, nothing to configure), its first-run screen makes the owner's identity account, and its web",
+    "app is the platform's console; audit and ingest accept identity's access tokens with nothing to register.",
   ],
   migrate: [
     'usage: platform migrate [service ...] [--json]',

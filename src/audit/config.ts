@@ -108,7 +108,7 @@ export const auditSpec = {
     doc: 'Host names and address ranges (CIDR such as `10.1.0.0/16`, or single addresses) audits may reach although they are loopback, private, link-local or otherwise internal. Empty: only public addresses.',
   }),
   identityUrl: optionalUrl('AUDIT_IDENTITY_URL', ['http:', 'https:'], {
-    doc: "Base URL (issuer) of the platform's identity service, whose access tokens are accepted besides API keys (checked by token introspection, answers kept 5 s). Needs `AUDIT_IDENTITY_CLIENT_ID` and `AUDIT_IDENTITY_CLIENT_SECRET`. Unset: only API keys.",
+    doc: "Base URL (issuer) of the platform's identity service, whose access tokens are accepted besides API keys (checked by token introspection, answers kept 5 s). Needs `AUDIT_IDENTITY_CLIENT_ID` and `AUDIT_IDENTITY_CLIENT_SECRET`. Unset: only API keys, unless `platform start` runs identity beside audit (then its tokens are checked in identity's own store).",
   }),
   publicUrl: publicUrlVariable('audit', AUDIT_DEFAULT_PORT),
   corsOrigins: corsOriginsVariable(
@@ -124,7 +124,7 @@ export const auditSpec = {
   }),
   requiredScope: str('AUDIT_REQUIRED_SCOPE', {
     default: 'audits',
-    doc: 'Scope an identity access token must carry to use the audit API; an active token without it is answered 403. (Add it to identity with `IDENTITY_EXTRA_SCOPES`.)',
+    doc: "Scope an identity access token must carry to use the audit API; an active token without it is answered 403. The console's Audits right: `platform start` makes it known to identity, otherwise add it with `IDENTITY_EXTRA_SCOPES`.",
   }),
   defaultVersion: oneOf('AUDIT_DEFAULT_WCAG_VERSION', ['2.0', '2.1', '2.2'] as const, {
     default: '2.2',
