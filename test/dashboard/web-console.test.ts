@@ -104,6 +104,13 @@ describe('the console: one sign-in, sections by right, identity applications', (
       const made = await identityApi('/applications', { method: 'POST', body: app });
       assert.equal(made.status, 201, JSON.stringify(made.body));
     }
+    // Paul has an account at identity and no right.
+    await createHuman(identityRuntime(p.app.identity!).db, {
+      email: PAUL.email,
+      displayName: PAUL.name,
+      password: PAUL.password,
+      emailVerified: true,
+    });
     browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
   });
   after(async () => {
@@ -207,12 +214,6 @@ describe('the console: one sign-in, sections by right, identity applications', (
   });
 
   test('a person without the identity right sees no Identity entry, and identity answers their token 403', async () => {
-    await createHuman(identityRuntime(p.app.identity!).db, {
-      email: PAUL.email,
-      displayName: PAUL.name,
-      password: PAUL.password,
-      emailVerified: true,
-    });
     const ownerPage = await open();
     await signIn(ownerPage, OWNER);
     const ownerToken = (await ownerPage.evaluate(
@@ -276,6 +277,44 @@ describe('the console: one sign-in, sections by right, identity applications', (
     assert.equal((await identityApi('/applications', { token: after.accessToken })).status, 200);
     assert.equal(await a.getByRole('button', { name: 'Sign in to the platform' }).count(), 0);
     await context.close();
+  });
+
+  test("identity's browser session of another person: the console drops that token and says so", async () => {
+    const owner = await open();
+    await signIn(owner, OWNER);
+    const stored = (await owner.evaluate(() => JSON.parse(localStorage.getItem('console.session')!))) as {
+      email: string;
+    };
+    assert.equal(stored.email, OWNER.email, "the console's token is the dashboard's person's");
+    const pair = (await owner.evaluate(() => localStorage.getItem('dashboard.session'))) as string;
+    await owner.context().close();
+    // A browser signed in at identity as Paul, holding Olga's dashboard session.
+    const page = await open();
+    await page.goto(`${p.url.identity}/signin?return_to=/account/password`);
+    await page.getByLabel('Email address').fill(PAUL.email);
+    await page.getByLabel('Password').fill(PAUL.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((u) => u.pathname === '/account/password');
+    await page.goto(p.url.dashboard!);
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    await page.evaluate((value) => localStorage.setItem('dashboard.session', value), pair);
+    await page.goto(`${p.url.dashboard}/identity/applications`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.equal(
+      await alert.textContent(),
+      `This browser is signed in to the platform with another account than ${OWNER.email}: sign out of the platform, then sign in to it as ${OWNER.email}.`,
+    );
+    await page.getByRole('heading', { level: 1, name: 'Not available' }).waitFor();
+    assert.equal(await page.evaluate(() => localStorage.getItem('console.session')), null);
+    await page.getByRole('button', { name: 'Sign in to the platform' }).waitFor();
+    assert.equal(
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Applications' }).count(),
+      0,
+    );
+    await assertAccessible(page, 'another account at identity');
+    await screenshot(page, '05-another-account');
+    await page.context().close();
   });
 
   test('signing out ends the console too; signing in again opens it again without a second sign-in', async () => {

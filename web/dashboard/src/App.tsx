@@ -246,15 +246,22 @@ function SignedIn({ me }: { me: ApiUser }) {
   const right = typeof route.access === 'object' ? route.access.right : undefined;
   if (platform.status === 'opening' && (right || path === CONSOLE_CALLBACK_PATH))
     return <p role="status">Signing in to the platform…</p>;
-  if (!allowed && route.denied !== 'home') return <NotAllowed me={me} right={right} />;
+  const notice = platform.notice && (
+    <p role="alert" className="error">
+      {platform.notice}
+    </p>
+  );
+  if (!allowed && route.denied !== 'home')
+    return (
+      <>
+        {notice}
+        <NotAllowed me={me} right={right} />
+      </>
+    );
   const { Screen, loading } = allowed ? route : ROUTES.home;
   return (
     <LoadBoundary key={path}>
-      {platform.notice && (
-        <p role="alert" className="error">
-          {platform.notice}
-        </p>
-      )}
+      {notice}
       <Suspense fallback={<p role="status">{loading}</p>}>
         <Screen me={me} {...(allowed ? found.params : {})} />
       </Suspense>

@@ -59,7 +59,7 @@ function useConsoleSession(): ConsoleSession | undefined {
   return session;
 }
 
-const sameEmail = (a: string | undefined, b: string) => a === undefined || a.toLowerCase() === b.toLowerCase();
+const sameEmail = (a: string | undefined, b: string) => a?.toLowerCase() === b.toLowerCase();
 
 /**
  * Right after the dashboard's sign-in the console signs in at identity without asking again: a silent authorization
@@ -76,9 +76,9 @@ export function ConsoleProvider({ me, children }: { me: ApiUser; children: React
   const [silent] = useState(() => !readConsoleSession() && maySignInSilently());
   const identity = config?.identity ?? undefined;
 
-  useEffect(() => {
-    if (config) configureConsole(config);
-  }, [config]);
+  // Set while rendering, not in an effect: a section's screen drawn in the same pass (its chunk already loaded) calls
+  // its service in its own effect, which React runs before this component's.
+  if (config) configureConsole(config);
 
   useEffect(() => {
     if (!identity) {

@@ -13,16 +13,3 @@ export function randomValue(): string {
 export async function challengeOf(verifier: string): Promise<string> {
   return base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
 }
-
-/** The claims of an ID token the token endpoint just answered (read, not verified: it came straight from identity). */
-export function idTokenClaims(token: unknown): Record<string, unknown> {
-  if (typeof token !== 'string') return {};
-  try {
-    const payload = token.split('.')[1] ?? '';
-    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
-    const claims: unknown = JSON.parse(new TextDecoder().decode(Uint8Array.from(json, (c) => c.charCodeAt(0))));
-    return claims && typeof claims === 'object' ? (claims as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}

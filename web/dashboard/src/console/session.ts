@@ -8,8 +8,8 @@ export interface ConsoleSession {
   refreshToken: string;
   /** The scopes identity granted, space-separated: the person's rights among those asked for. */
   scope: string;
-  /** Whose account at identity it is, from the ID token: checked against the dashboard's signed-in person. */
-  email?: string | undefined;
+  /** Whose account at identity it is (identity's userinfo): checked against the dashboard's signed-in person. */
+  email: string;
 }
 
 export const CONSOLE_SESSION_KEY = 'console.session';

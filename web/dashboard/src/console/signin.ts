@@ -1,5 +1,5 @@
 import type { ConsoleIdentity } from './config.ts';
-import { challengeOf, idTokenClaims, randomValue } from './pkce.ts';
+import { challengeOf, randomValue } from './pkce.ts';
 import { keepPending, takePending, writeConsoleSession, type ConsoleSession } from './session.ts';
 
 /** The token endpoint's answer (RFC 6749 5.1), as far as the console reads it. */
@@ -13,14 +13,29 @@ interface TokenAnswer {
 }
 
 /** A token answer as the console keeps it; the refresh token stays the old one if a refresh gave none. */
-export function sessionOf(answer: TokenAnswer, previous?: ConsoleSession): ConsoleSession {
-  const email = idTokenClaims(answer.id_token).email;
+export function sessionOf(
+  answer: TokenAnswer,
+  previous: Pick<ConsoleSession, 'email'> & Partial<ConsoleSession>,
+): ConsoleSession {
   return {
     accessToken: answer.access_token,
-    refreshToken: answer.refresh_token ?? previous?.refreshToken ?? '',
-    scope: answer.scope ?? previous?.scope ?? '',
-    email: typeof email === 'string' ? email : previous?.email,
+    refreshToken: answer.refresh_token ?? previous.refreshToken ?? '',
+    scope: answer.scope ?? previous.scope ?? '',
+    email: previous.email,
   };
+}
+
+/**
+ * Whose account a new token is, from identity's userinfo (an ID token carries no email when an access token comes
+ * with it): the console compares it with the dashboard's person.
+ */
+async function emailOf(identity: ConsoleIdentity, accessToken: string): Promise<string | undefined> {
+  const r = await fetch(new URL('/oauth/userinfo', identity.issuer), {
+    headers: { authorization: `Bearer ${accessToken}` },
+  });
+  if (!r.ok) return undefined;
+  const claims = (await r.json()) as { email?: unknown };
+  return typeof claims.email === 'string' ? claims.email : undefined;
 }
 
 /** A form post to identity's token endpoint (cross-origin: identity allows the console's origin for its client). */
@@ -86,9 +101,10 @@ export async function finishConsoleSignIn(identity: ConsoleIdentity): Promise<Fi
     redirect_uri: identity.redirectUri,
     code_verifier: pending.verifier,
   }).catch(() => undefined);
-  if (!answer?.access_token)
+  const email = answer?.access_token ? await emailOf(identity, answer.access_token).catch(() => undefined) : undefined;
+  if (!answer?.access_token || !email)
     return { returnTo: pending.returnTo, failure: { quiet: false, message: 'The platform could not be reached.' } };
-  writeConsoleSession(sessionOf(answer));
+  writeConsoleSession(sessionOf(answer, { email }));
   return { returnTo: pending.returnTo };
 }
 
