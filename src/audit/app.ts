@@ -16,6 +16,7 @@ import { createMetrics } from './metrics.ts';
 import { registerReportRoutes } from './reports/routes.ts';
 import { configLimits, serviceAuditRunner } from './runner.ts';
 import { createAddressPolicy } from './safety/address-policy.ts';
+import { API_CORS_HEADERS, API_CORS_METHODS, registerCors } from '../kit/cors.ts';
 
 export const AUDIT_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
@@ -58,6 +59,12 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     openapi: { components: { securitySchemes: CALLER_SECURITY_SCHEMES } },
   });
   guard = auditGuardFromConfig(await openAuditKeyLookup(app, db, config), config);
+  registerCors(app, {
+    origins: [...new Set([...config.corsOrigins, ...(config.links?.corsOrigins ?? [])])],
+    methods: API_CORS_METHODS,
+    headers: [...API_CORS_HEADERS, 'X-API-Key'],
+    prefix: '/api/v1/',
+  });
   const policy = createAddressPolicy(config.allowHosts);
   const host = new BrowserHost(app.log);
   app.addHook('onClose', async () => {

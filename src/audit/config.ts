@@ -2,6 +2,8 @@ import { ConfigError, int, list, oneOf, optionalStr, optionalUrl, str, type Conf
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { apiKeyCacheVariable } from '../kit/api-keys/lookup.ts';
 import { publicUrlVariable } from '../kit/auth/config.ts';
+import { corsOriginsVariable } from '../kit/cors.ts';
+import type { IdentityTokenLinks } from '../kit/links.ts';
 import { isAllowEntry } from './safety/address-policy.ts';
 import { llmVariables } from './llm/config.ts';
 import { openAcrVariables } from './openacr/config.ts';
@@ -108,9 +110,13 @@ export const auditSpec = {
     doc: 'Host names and address ranges (CIDR such as `10.1.0.0/16`, or single addresses) audits may reach although they are loopback, private, link-local or otherwise internal. Empty: only public addresses.',
   }),
   identityUrl: optionalUrl('AUDIT_IDENTITY_URL', ['http:', 'https:'], {
-    doc: "Base URL (issuer) of the platform's identity service, whose access tokens are accepted besides API keys (checked by token introspection, answers kept 5 s). Needs `AUDIT_IDENTITY_CLIENT_ID` and `AUDIT_IDENTITY_CLIENT_SECRET`. Unset: only API keys.",
+    doc: "Base URL (issuer) of the platform's identity service, whose access tokens are accepted besides API keys (checked by token introspection, answers kept 5 s). Needs `AUDIT_IDENTITY_CLIENT_ID` and `AUDIT_IDENTITY_CLIENT_SECRET`. Unset: only API keys, unless `platform start` runs identity beside audit (then its tokens are checked in identity's own store).",
   }),
   publicUrl: publicUrlVariable('audit', AUDIT_DEFAULT_PORT),
+  corsOrigins: corsOriginsVariable(
+    'audit',
+    "With identity and the dashboard started beside it by `platform start`, the dashboard's origin (the console) is allowed without this.",
+  ),
   identityClientId: optionalStr('AUDIT_IDENTITY_CLIENT_ID', {
     doc: "client_id of the audit service's own app at identity, used to introspect tokens: a confidential app registered as a resource server (`platform identity apps create --type service --resource-server`).",
   }),
@@ -120,7 +126,7 @@ export const auditSpec = {
   }),
   requiredScope: str('AUDIT_REQUIRED_SCOPE', {
     default: 'audits',
-    doc: 'Scope an identity access token must carry to use the audit API; an active token without it is answered 403. (Add it to identity with `IDENTITY_EXTRA_SCOPES`.)',
+    doc: "Scope an identity access token must carry to use the audit API; an active token without it is answered 403. The console's Audits right: `platform start` makes it known to identity, otherwise add it with `IDENTITY_EXTRA_SCOPES`.",
   }),
   defaultVersion: oneOf('AUDIT_DEFAULT_WCAG_VERSION', ['2.0', '2.1', '2.2'] as const, {
     default: '2.2',
@@ -132,7 +138,8 @@ export const auditSpec = {
   }),
 };
 
-export type AuditServiceConfig = ConfigOf<typeof auditSpec>;
+/** `links` is not read from the environment: `platform start` sets it when it runs identity beside audit (src/platform/links.ts). */
+export type AuditServiceConfig = ConfigOf<typeof auditSpec> & { links?: IdentityTokenLinks };
 
 export function loadAuditConfig(env: NodeJS.ProcessEnv): AuditServiceConfig {
   const config = readServiceConfig(auditSpec, env);

@@ -24,11 +24,12 @@ import { registerTenantRoutes } from './tenants/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
 import { registerSetupRoutes } from './setup/routes.ts';
 import { registerWebRoutes } from './web/routes.ts';
+import { consoleOrigins, registerConsoleConfig } from './console/routes.ts';
 import { ProvisioningError } from './provision/format.ts';
 import { provisionAtStart, provisionFirstRun, trackFirstRun, waitForPlatformTables } from './provision/run.ts';
 import { StartupError } from '../kit/start-errors.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
-import { registerCors } from './cors.ts';
+import { registerCors } from '../kit/cors.ts';
 import { SqlRunner } from './sql/runner.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
@@ -169,5 +170,6 @@ function registerRoutes(app: App, ctx: DashboardContext): void {
   registerQueryRoutes(app, ctx);
   registerSharingRoutes(app, ctx);
   registerSetupRoutes(app, ctx);
-  registerWebRoutes(app);
+  registerConsoleConfig(app, ctx.config.links?.console);
+  registerWebRoutes(app, undefined, consoleOrigins(ctx.config.links?.console));
 }

@@ -1,4 +1,5 @@
 import type { OidcProviderConfig } from '../kit/upstream-login/config.ts';
+import type { ConsoleLinks } from './console/links.ts';
 
 /**
  * What `platform start` hands the dashboard when it runs the platform's identity service in the same process
@@ -29,4 +30,6 @@ export interface DashboardLinks {
      */
     newPasswordLink(input: { email: string }): Promise<{ setupLink: string; expiresAt: string }>;
   };
+  /** The web app as the platform's console: identity's client for it and the services it calls. */
+  console?: ConsoleLinks;
 }

@@ -31,7 +31,7 @@ import { registerAgentPages } from './delegation/page-routes.ts';
 import { registerConsentPages } from './consent/page-routes.ts';
 import { registerSessionPages } from './sessions/page-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
-import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
+import { adminSecurityScheme, createAdminGuard, type TokenVerifier } from '../kit/auth/admin-guard.ts';
 import { DPOP_SCHEME_NOTE, dpopCheck } from '../kit/auth/dpop.ts';
 import { memoryProofIds, redisProofIds } from '../kit/auth/dpop-replay.ts';
 import { secondFactor } from './mfa/interaction.ts';
@@ -44,6 +44,7 @@ import { registerStripeWebhook } from './billing/webhook-route.ts';
 import { socialProviders } from './social/registry.ts';
 import { registerSocialLogin, signInButtons } from './social/routes.ts';
 import { registerLinkedAccounts } from './social/account-routes.ts';
+import { linkedScopes, registerConsole } from './console/register.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -58,6 +59,8 @@ export interface IdentityRuntime {
   scopes: string[];
   /** Looks for rotated signing keys now (a timer also does it every IDENTITY_KEY_REFRESH_SECONDS). */
   reloadKeys(): Promise<boolean>;
+  /** Checks an access token in identity's own store: what `platform start` gives the services it links (audit, ingest). */
+  verifier: TokenVerifier;
 }
 
 const runtimes = new WeakMap<App, IdentityRuntime>();
@@ -166,7 +169,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       : localThrottle;
     const clients = new ClientStore(db, 5_000, bus);
     const accounts = new PrincipalDirectory(db, 5_000, bus);
-    const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
+    const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes, ...linkedScopes(config)])];
     const keys = await loadSigningKeys(db, secretKey);
     const credentials = new CredentialLookup(db);
     const make = (signingKeys: typeof keys.privateKeys) => {
@@ -263,7 +266,14 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       signup: config.socialSignup,
       secondFactor: second,
     });
-    const verifier = localTokenVerifier(holder, accounts, clients, db, new OrganizationTokens(db));
+    const verifier = localTokenVerifier(
+      holder,
+      accounts,
+      clients,
+      db,
+      new OrganizationTokens(db),
+      config.links?.builtInClients.map((c) => c.client_id),
+    );
     // Seen DPoP proof ids: shared by every instance through Redis when configured, and by the admin guard and the
     // routes outside it that take a person's token.
     const proofIds = redis ? redisProofIds(redis, 'identity:dpop:', log) : memoryProofIds();
@@ -315,9 +325,10 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     });
     await registerPersonDelegationRoutes(app, { db, accounts });
     await registerMarketplace(app, { db });
+    await registerConsole(app, { db, accounts, config, scopes });
     await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });
 
-    runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });
+    runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys, verifier });
     return app;
   } catch (err) {
     for (const t of timers) clearInterval(t);

@@ -2,6 +2,7 @@ import { ConfigError, int, list, oneOf, optionalStr, optionalUrl, str, url, type
 import { oidcProvidersVariable } from '../kit/upstream-login/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { adminTokenVariable } from '../kit/auth/config.ts';
+import { corsOriginsVariable } from '../kit/cors.ts';
 import type { IdentityLinks } from './oidc/built-in-clients.ts';
 
 export const IDENTITY_PORT = 4000;
@@ -22,6 +23,10 @@ export const identitySpec = {
     max: 2_592_000,
     doc: 'Absolute lifetime of a browser login session (the `__Host-svc_login` cookie), in seconds.',
   }),
+  corsOrigins: corsOriginsVariable(
+    'identity',
+    "With the dashboard started beside it by `platform start`, the dashboard's origin (the console) is allowed without this; the token endpoint allows a public app's own redirect origins whatever this says.",
+  ),
   extraScopes: list('IDENTITY_EXTRA_SCOPES', {
     default: [],
     doc: 'API scopes the server knows besides openid, profile, email, offline_access and admin (comma-separated).',

@@ -11,6 +11,7 @@ import { createCommitter } from './events/committer.ts';
 import { registerEventRoutes } from './events/routes.ts';
 import { apiKeyCheck } from './events/api-key.ts';
 import { createCorsPolicy } from './events/cors.ts';
+import { API_CORS_HEADERS, API_CORS_METHODS, registerCors } from '../kit/cors.ts';
 import { ingestAccess } from './access.ts';
 import { EVENTS_NOT_ALLOWED } from './events/not-allowed-doc.ts';
 import { createApiKeyLookup } from '../kit/api-keys/lookup.ts';
@@ -85,7 +86,15 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   });
   app.addHook('onClose', () => bus.close());
   const guard = adminGuardFromConfig('ingest', config, {
+    verifier: config.links?.verifier,
     proofIds: redis ? redisProofIds(redis, 'ingest:dpop:', app.log) : undefined,
+  });
+  // The admin API for the console's origin; `POST /v1/events` keeps its own CORS (events/cors.ts).
+  registerCors(app, {
+    origins: [...new Set([...config.corsOrigins, ...(config.links?.corsOrigins ?? [])])],
+    methods: API_CORS_METHODS,
+    headers: API_CORS_HEADERS,
+    prefix: '/api/v1/',
   });
   const keys = createApiKeyLookup({ db, table: INGEST_KEYS, ttlSeconds: config.keyCacheSeconds, bus });
   const outage = databaseOutage(app);

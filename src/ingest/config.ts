@@ -1,5 +1,7 @@
 import { int, list, type ConfigOf } from '../kit/config.ts';
 import { adminGuardVariables } from '../kit/auth/config.ts';
+import { corsOriginsVariable } from '../kit/cors.ts';
+import type { IdentityTokenLinks } from '../kit/links.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { apiKeyCacheVariable } from '../kit/api-keys/lookup.ts';
 import { forwardingVariables } from './forwarding/config.ts';
@@ -14,6 +16,10 @@ export const ingestSpec = {
     default: [],
     doc: 'Comma-separated browser origins (`https://app.example.com`) allowed to send events cross-origin; `*` allows any origin. Empty: no CORS.',
   }),
+  corsOrigins: corsOriginsVariable(
+    'ingest',
+    "Only the admin API: `POST /v1/events` has its own, `INGEST_ALLOWED_ORIGINS`. With identity and the dashboard started beside it by `platform start`, the dashboard's origin (the console) is allowed without this.",
+  ),
   keyCacheSeconds: apiKeyCacheVariable('ingest', 5),
   dbPoolSize: int('INGEST_DB_POOL_SIZE', {
     default: 10,
@@ -59,7 +65,8 @@ export const ingestSpec = {
   }),
 };
 
-export type IngestConfig = ConfigOf<typeof ingestSpec>;
+/** `links` is not read from the environment: `platform start` sets it when it runs identity beside ingest (src/platform/links.ts). */
+export type IngestConfig = ConfigOf<typeof ingestSpec> & { links?: IdentityTokenLinks };
 
 export function loadIngestConfig(env: NodeJS.ProcessEnv): IngestConfig {
   return readServiceConfig(ingestSpec, env);

@@ -91,6 +91,7 @@ describe('every dashboard route declares who may call it', () => {
       '/api/v1/auth/:provider': 400, // the path's provider is not a provider id
       '/api/v1/auth/:provider/callback': 400,
       '/api/v1/datasources/providers': 200,
+      '/api/v1/console/config': 200,
       '/api/v1/public/dashboards/:token': 400, // not a link's token
       '/api/v1/public/dashboards/:token/widgets/:widgetId/run': 400,
       '/api/v1/setup': 400, // GET is 200, the POST below has no tenantName

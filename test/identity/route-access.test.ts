@@ -49,6 +49,8 @@ const PUBLIC_URLS = new Set([
   '/assets/passkey.js',
   '/api/v1/webhooks/stripe',
   '/api/v1/invitations/decline',
+  // The CORS preflight (OPTIONS) of the API: a browser sends it without credentials (src/kit/cors.ts).
+  '/api/v1/*',
 ]);
 
 /** The kind of rule each route must declare. */

@@ -66,3 +66,42 @@ test('the owner account and teammate links refuse to run before identity is buil
     'nor the link of a person added later',
   );
 });
+
+test("the console's built-in client: public, first-party, every right's scope, refresh tokens that rotate", () => {
+  const started = load(['identity', 'dashboard', 'audit', 'ingest'], { ...ENV, AUDIT_REQUIRED_SCOPE: 'audit:run' });
+  assert.deepEqual(linkServices(started).wired, ['audit → identity', 'ingest → identity', 'dashboard → identity']);
+  const identity = started[0]!.loaded.config as IdentityConfig;
+  const console = identity.links!.builtInClients.find((c) => c.client_id === 'platform-console')!;
+  assert.equal(console.token_endpoint_auth_method, 'none');
+  assert.deepEqual(console.grant_types, ['authorization_code', 'refresh_token']);
+  assert.deepEqual(console.redirect_uris, ['https://dash.example/console/callback']);
+  assert.equal(console.scope, 'openid profile email offline_access admin audit:run ingest:admin');
+  assert.equal(console.first_party, true);
+  assert.equal(console.refresh_token_rotation, true);
+  assert.deepEqual(
+    identity.links!.consoleRights!.map((r) => [r.name, r.scope]),
+    [
+      ['identity', 'admin'],
+      ['audits', 'audit:run'],
+      ['events', 'ingest:admin'],
+    ],
+  );
+  assert.deepEqual(identity.links!.corsOrigins, ['https://dash.example']);
+  const dashboard = started[1]!.loaded.config as DashboardConfig;
+  assert.deepEqual(
+    dashboard.links!.console!.services.map((s) => s.section),
+    ['identity', 'audits', 'events'],
+  );
+});
+
+test('audit or ingest configured to introspect at an identity service of their own are left as configured', () => {
+  const started = load(['identity', 'audit', 'ingest'], {
+    ...ENV,
+    AUDIT_IDENTITY_URL: 'https://sso.example',
+    AUDIT_IDENTITY_CLIENT_ID: 'audit',
+    AUDIT_IDENTITY_CLIENT_SECRET: 's3cret',
+  });
+  assert.deepEqual(linkServices(started).wired, ['ingest → identity']);
+  assert.equal((started[1]!.loaded.config as { links?: unknown }).links, undefined);
+  assert.deepEqual((started[2]!.loaded.config as { links?: { corsOrigins: string[] } }).links?.corsOrigins, []);
+});

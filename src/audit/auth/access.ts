@@ -16,21 +16,27 @@ export function auditAccessChecks(guard: AuditGuard): AccessChecks {
   return { caller: (_rule: AccessRule, request) => guard(request) };
 }
 
-/** The guard as configured: API keys always; identity's access tokens too when AUDIT_IDENTITY_URL is set. */
+/**
+ * The guard as configured: API keys always; identity's access tokens too when AUDIT_IDENTITY_URL is set, or when
+ * `platform start` runs identity beside audit (checked in identity's own store: config.links).
+ */
 export function auditGuardFromConfig(keys: ApiKeyLookup, config: AuditServiceConfig): AuditGuard {
+  const linked = config.links?.verifier;
   return createAuditGuard(
     keys,
-    config.identityUrl
-      ? {
-          verifier: introspectionVerifier({
-            identityUrl: config.identityUrl,
-            clientId: config.identityClientId!,
-            clientSecret: config.identityClientSecret!,
-          }),
-          requiredScope: config.requiredScope,
-          publicUrl: config.publicUrl,
-        }
-      : null,
+    linked
+      ? { verifier: linked, requiredScope: config.requiredScope, publicUrl: config.publicUrl }
+      : config.identityUrl
+        ? {
+            verifier: introspectionVerifier({
+              identityUrl: config.identityUrl,
+              clientId: config.identityClientId!,
+              clientSecret: config.identityClientSecret!,
+            }),
+            requiredScope: config.requiredScope,
+            publicUrl: config.publicUrl,
+          }
+        : null,
   );
 }
 

@@ -8,21 +8,27 @@ import { loadWebFiles, type WebFile } from './files.ts';
 
 /**
  * Only the app's own origin: no inline script or style element, no CDN, no framing. Style attributes set
- * from script (React's `style`, ECharts' tooltips) go through the CSSOM, which this policy allows.
+ * from script (React's `style`, ECharts' tooltips) go through the CSSOM, which this policy allows. As the platform's
+ * console the app also calls the linked services' APIs: their origins are added to `connect-src`, nothing else.
  */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "worker-src 'self' blob:",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function contentSecurityPolicy(connectTo: readonly string[] = []): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    ["connect-src 'self'", ...connectTo].join(' '),
+    "worker-src 'self' blob:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** The policy of a dashboard started alone. */
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -31,13 +37,18 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  * on every load (`no-cache`) so a deploy takes effect at once, and every other path without a file
  * extension answered with `index.html` so the app's own routes survive a reload. `/api/*` never falls back.
  */
-export function registerWebRoutes(app: App, files: Map<string, WebFile> = loadWebFiles()): void {
+export function registerWebRoutes(
+  app: App,
+  files: Map<string, WebFile> = loadWebFiles(),
+  connectTo: readonly string[] = [],
+): void {
   const index = files.get('/index.html');
+  const policy = contentSecurityPolicy(connectTo);
   const send = (reply: FastifyReply, file: WebFile, cache: string) =>
     reply
       .header('content-type', file.type)
       .header('cache-control', cache)
-      .header('content-security-policy', CONTENT_SECURITY_POLICY)
+      .header('content-security-policy', policy)
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'no-referrer')
       .header('x-frame-options', 'DENY')

@@ -16,7 +16,7 @@ import { registerInviteRoutes, type InviteDeps } from '../invites/routes.ts';
 import { registerDelegationAdminRoutes } from '../delegation/routes.ts';
 import { registerExternalIdentityRoutes } from '../social/admin-routes.ts';
 import { registerPasswordLinkAdminRoutes, type PasswordLinkAdminDeps } from '../password-links/admin-routes.ts';
-import { ByTime, ById, Errors, Nullable, Page, Security, Uuid } from './schemas.ts';
+import { AppSearch, ByTime, ById, Errors, Nullable, Page, Security, Uuid } from './schemas.ts';
 import { createApp, createSecret, findApp, findSecret, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
 import { listConsents, revokeConsent } from '../consent/store.ts';
 import { listTokens, revokeToken } from './tokens.ts';
@@ -332,14 +332,15 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
             operationId: 'listApplications',
             tags,
             security,
-            summary: 'List applications',
-            querystring: Page,
+            summary: 'List applications, or those whose name or client_id contains `q`',
+            querystring: AppSearch,
             response: { 200: pageOf(AppOut), ...Errors },
           },
         },
         async (request) => {
-          const { limit, cursor } = request.query;
-          const rows = await listApps(deps.db, { limit: limit + 1, after: decodeCursor(cursor, ById)?.[0] });
+          const { limit, cursor, q } = request.query;
+          const after = decodeCursor(cursor, ById)?.[0];
+          const rows = await listApps(deps.db, { limit: limit + 1, after, search: q });
           return toPage(rows, limit, (a) => [a.id], appOut);
         },
       );

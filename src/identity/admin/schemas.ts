@@ -9,6 +9,11 @@ export const Uuid = Type.String({ format: 'uuid' });
 export const Errors = errorResponses(400, 401, 403, 404, 409);
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 export const Page = Type.Object(pageQuery(), { additionalProperties: false });
+/** A page of applications, optionally only those whose name or client_id contains `q` (any case). */
+export const AppSearch = Type.Object(
+  { ...pageQuery(), q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+  { additionalProperties: false },
+);
 /** The cursor of a list ordered by id. */
 export const ById = Type.Tuple([Uuid]);
 /** The cursor of a list in creation order: the exact creation time and the id. */

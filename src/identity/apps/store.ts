@@ -4,7 +4,7 @@ import { HttpError } from '../../kit/errors.ts';
 import { isoUtc } from '../../kit/sql.ts';
 import { APP_TYPES, appFromRow, type AppRecord, type AppType } from './record.ts';
 import { ACCOUNT_CLIENT_ID } from '../account/signin-client.ts';
-import { PLATFORM_DASHBOARD_CLIENT_ID } from '../oidc/built-in-clients.ts';
+import { PLATFORM_CONSOLE_CLIENT_ID, PLATFORM_DASHBOARD_CLIENT_ID } from '../oidc/built-in-clients.ts';
 
 export interface NewApp {
   name: string;
@@ -75,7 +75,7 @@ export async function createApp(db: Database, input: NewApp, knownScopes: readon
       'client_id must be 3 to 128 characters among letters, digits and . _ ~ -',
     );
   // The provider's static clients (identity's own account pages, the built-in ones of `platform start`) would shadow an app of the same id.
-  if (clientId === ACCOUNT_CLIENT_ID || clientId === PLATFORM_DASHBOARD_CLIENT_ID)
+  if ([ACCOUNT_CLIENT_ID, PLATFORM_DASHBOARD_CLIENT_ID, PLATFORM_CONSOLE_CLIENT_ID].includes(clientId))
     throw new HttpError(409, 'CONFLICT', `client_id "${clientId}" is reserved by the identity service`);
   const grants = grantsFor(type);
   const redirectUris = input.redirectUris ?? [];
@@ -164,11 +164,15 @@ export async function findAppByClientId(db: Database, clientId: string): Promise
 
 export async function listApps(
   db: Database,
-  options: { limit: number; after?: string | undefined },
+  options: { limit: number; after?: string | undefined; search?: string | undefined },
 ): Promise<AppRecord[]> {
+  // `search` is matched as text, never as a pattern: its % _ and \ are escaped.
+  const pattern = options.search ? `%${options.search.replace(/[\\%_]/g, '\\$&')}%` : null;
   const r = await db.query<Record<string, unknown>>(
-    'SELECT * FROM oauth_apps WHERE ($1::uuid IS NULL OR id > $1) ORDER BY id LIMIT $2',
-    [options.after ?? null, options.limit],
+    `SELECT * FROM oauth_apps WHERE ($1::uuid IS NULL OR id > $1)
+        AND ($3::text IS NULL OR name ILIKE $3 OR client_id ILIKE $3)
+      ORDER BY id LIMIT $2`,
+    [options.after ?? null, options.limit, pattern],
   );
   return r.rows.map(appFromRow);
 }

@@ -1,3 +1,5 @@
+import type { ConsoleRight } from '../console/rights.ts';
+
 /**
  * Clients the provider knows from the process that started it, not from oauth_apps: `platform start` running identity
  * beside another service of the platform (the dashboard) gives identity a web client for it (src/platform/links.ts).
@@ -13,10 +15,15 @@ export interface BuiltInClient {
 /** What `platform start` hands identity when it runs other services of the platform in the same process. */
 export interface IdentityLinks {
   builtInClients: BuiltInClient[];
+  /** The console's rights with their scopes, which identity then knows (src/identity/console/rights.ts). */
+  consoleRights?: ConsoleRight[];
+  /** Browser origins allowed to call `/api/v1` besides IDENTITY_CORS_ORIGINS: the dashboard's, where the console runs. */
+  corsOrigins?: string[];
 }
 
 /** The client ids reserved for built-in clients: an app registered with one would be shadowed by it. */
 export const PLATFORM_DASHBOARD_CLIENT_ID = 'platform-dashboard';
+export const PLATFORM_CONSOLE_CLIENT_ID = 'platform-console';
 
 /** A public, first-party web client signing people in with the authorization code flow and PKCE. */
 export function platformWebClient(options: {

@@ -22,6 +22,9 @@ import { LOGIN_COOKIE, clearedLoginCookie, readCookie } from '../sessions/cookie
 import { endLoginSession, findLoginSession } from '../sessions/store.ts';
 import { accountClientMetadata } from '../account/signin-client.ts';
 import type { BuiltInClient } from './built-in-clients.ts';
+import { heldScopes } from '../console/rights.ts';
+import { settleFirstPartyGrant } from '../console/first-party-grant.ts';
+import { clientBasedCors } from '../console/client-cors.ts';
 import {
   ORGANIZATION_PARAM,
   OrganizationTokens,
@@ -197,7 +200,7 @@ async function narrowToCurrentScopes(
   const clientScope = app
     ? app.allowedScopes.join(' ')
     : deps.builtInClients?.find((c) => c.client_id === grant.clientId)?.scope;
-  grant.openid!.scope = grantableScopes(scope.split(' '), clientScope, account?.allowedScopes ?? []).join(' ');
+  grant.openid!.scope = grantableScopes(scope.split(' '), clientScope, heldScopes(account)).join(' ');
 }
 
 export function buildProvider(deps: ProviderDeps): OidcProvider {
@@ -224,6 +227,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
     // `platform start` adds one per service of the platform it runs beside identity (built-in-clients.ts).
     clients: [accountClientMetadata(deps.issuer), ...(deps.builtInClients ?? [])],
     routes: ROUTES,
+    clientBasedCORS: clientBasedCors,
     responseTypes: ['code'],
     // private_key_jwt for apps with registered keys, beside their secrets (client-assertions.ts).
     clientAuthMethods: [...CLIENT_AUTH_METHODS],
@@ -362,21 +366,24 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
       const accountId = ctx.oidc.session?.accountId;
       if (!client || !accountId) return undefined;
       const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(client.clientId);
+      let reused: Grant | undefined;
       if (grantId) {
         const grant = await ctx.oidc.provider.Grant.find(grantId);
+        if (ctx.oidc.result?.consent?.grantId) return grant;
         // Reuse a grant only while it can still cover a full refresh-token lifetime.
         const needed = ttlOf(client, 'refresh_token_ttl', 604_800) + ttlOf(client, 'authorization_code_ttl', 600);
-        if (grant && grant.accountId === accountId && (grant.exp ?? Infinity) - Date.now() / 1000 > needed)
-          return grant;
-        if (ctx.oidc.result?.consent?.grantId) return grant;
+        if (grant && grant.accountId === accountId && (grant.exp ?? Infinity) - Date.now() / 1000 > needed) {
+          if (client.first_party !== true) return grant;
+          reused = grant;
+        }
       }
       if (client.first_party !== true) return undefined;
-      // First-party apps skip consent: the grant is what the app and the principal are both allowed.
+      // First-party apps skip consent: the grant is what the app allows and the principal holds, now.
       const account = await deps.accounts.find(accountId);
       if (!account) return undefined;
-      const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId });
-      const scopes = grantableScopes(ctx.oidc.requestParamScopes, client.scope, account.allowedScopes);
-      if (scopes.length) grant.addOIDCScope(scopes.join(' '));
+      const grant = reused ?? new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId });
+      const requested = ctx.oidc.requestParamScopes;
+      settleFirstPartyGrant(grant, requested, grantableScopes(requested, client.scope, heldScopes(account)));
       await grant.save();
       return grant;
     },

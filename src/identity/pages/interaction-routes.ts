@@ -19,6 +19,7 @@ import { formScope, html, sameOrigin } from './respond.ts';
 import { consentPage, signInPage, signOutPage } from './templates.ts';
 import type { InteractionTools, SecondFactor } from '../mfa/interaction.ts';
 import { PUBLIC } from '../access/rules.ts';
+import { heldScopes } from '../console/rights.ts';
 
 export interface PageDeps {
   db: Database;
@@ -173,7 +174,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
         );
       }
       const missing = (d.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
-      const grantable = grantableScopes(missing, client.scope, account.allowedScopes);
+      const grantable = grantableScopes(missing, client.scope, heldScopes(account));
       const already = await consentedScopes(deps.db, accountId, client.clientId);
       const needsAnswer = client.first_party !== true && grantable.some((s) => !already.has(s));
       if (needsAnswer && decided !== 'allow') {

@@ -1,6 +1,9 @@
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { MIN_PASSWORD_LENGTH, createHuman } from './store.ts';
+import { hashSecret } from '../../kit/crypto.ts';
+import { applyConsoleRights } from '../console/rights-store.ts';
+import type { ConsoleRight } from '../console/rights.ts';
+import { MIN_PASSWORD_LENGTH, insertHuman } from './store.ts';
 import { findHumanByEmail } from './view.ts';
 
 export { MIN_PASSWORD_LENGTH };
@@ -9,24 +12,33 @@ export { MIN_PASSWORD_LENGTH };
  * The first owner of a service started beside identity (the dashboard's first run, src/platform/links.ts) gets an
  * account here to sign in with: a human with that email, marked verified (the person typing it is the one who will
  * sign in with it, and the dashboard matches its owner on a verified email) and the password, hashed like every other
- * (scrypt). Only when no principal has that email: an existing account is never changed, its own password stays.
+ * (scrypt), holding every console right in `rights` (recorded as given by the platform), in one transaction. Only when no
+ * principal has that email: an existing account is never changed, its own password and rights stay.
  */
 export async function ensureOwnerAccount(
   db: Database,
   input: { email: string; name: string; password: string },
+  rights: readonly ConsoleRight[] = [],
 ): Promise<'created' | 'existing'> {
   if (await findHumanByEmail(db, input.email)) return 'existing';
+  if (input.password.length < MIN_PASSWORD_LENGTH)
+    throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  const hash = await hashSecret(input.password);
   try {
-    await createHuman(db, {
-      email: input.email,
-      displayName: input.name,
-      password: input.password,
-      emailVerified: true,
+    await db.transaction(async (tx) => {
+      const owner = await insertHuman(tx, { email: input.email, displayName: input.name, emailVerified: true }, hash);
+      if (rights.length)
+        await applyConsoleRights(tx, {
+          principalId: owner.id,
+          wanted: rights.map((r) => r.name),
+          catalog: rights,
+          actor: { kind: 'platform' },
+        });
     });
     return 'created';
   } catch (err) {
     // Made by someone else between the look-up and the insert: theirs stays.
-    if (err instanceof HttpError && err.statusCode === 409) return 'existing';
+    if ((err as { code?: string }).code === '23505') return 'existing';
     throw err;
   }
 }

@@ -7,11 +7,14 @@ import { LoadBoundary } from './app/LoadBoundary.tsx';
 import { NotAllowed } from './app/NotAllowed.tsx';
 import { atLeast } from './app/roles.ts';
 import { Link, navigate, usePath } from './app/router.tsx';
-import { ROUTES, matchRoute, navigation, type Match } from './app/routes.ts';
+import { ROUTES, matchRoute, navigation, type Match, type MayOpen } from './app/routes.ts';
 import { useScreen } from './app/useTitle.ts';
 import { SetupScreen } from './auth/SetupScreen.tsx';
 import { SignInScreen } from './auth/SignInScreen.tsx';
 import { keys } from './data/keys.ts';
+import { ConsoleProvider, endConsole, useConsole } from './console/ConsoleContext.tsx';
+import { CONSOLE_CALLBACK_PATH } from './console/callback.ts';
+import type { ConsoleConfig } from './console/config.ts';
 
 type Session = { kind: 'setup'; status: ApiSetupStatus } | { kind: 'signed-out' } | { kind: 'signed-in'; me: ApiUser };
 
@@ -88,6 +91,7 @@ function MemberApp() {
   useEffect(() => {
     // Another person may sign in next in this tab: nothing read for this one stays in the cache.
     const end = (notice: string) => {
+      endConsole(client.getQueryData<ConsoleConfig>(keys.console.config));
       setEnded({ notice });
       client.removeQueries({ predicate: (q) => q.queryKey[0] !== keys.session[0] });
     };
@@ -97,6 +101,7 @@ function MemberApp() {
       if (e.key !== null && e.key !== SESSION_KEY) return;
       const current = client.getQueryData<Session>(keys.session);
       if (!readSession()) {
+        endConsole(undefined);
         setEnded((was) => (was || current?.kind !== 'signed-in' ? was : { notice: 'You signed out in another tab.' }));
         client.removeQueries({ predicate: (q) => q.queryKey[0] !== keys.session[0] });
       } else if (e.oldValue === null) {
@@ -115,13 +120,14 @@ function MemberApp() {
       // Already ended on the server: forgetting the tokens here is what matters.
     }
     writeSession(undefined);
+    endConsole(client.getQueryData<ConsoleConfig>(keys.console.config));
     navigate('home');
     setEnded({ notice: 'You are signed out.' });
     client.removeQueries({ predicate: (q) => q.queryKey[0] !== keys.session[0] });
   };
 
   const me = !ended && session.data?.kind === 'signed-in' ? session.data.me : undefined;
-  return (
+  const shell = (
     <>
       <a className="skip-link" href="#main">
         Skip to content
@@ -135,6 +141,7 @@ function MemberApp() {
               <span>
                 {me.name} <span className="role">({me.role})</span>
               </span>
+              <ConsoleSignIn />
               <button type="button" onClick={signOut}>
                 Sign out
               </button>
@@ -159,19 +166,55 @@ function MemberApp() {
       </main>
     </>
   );
+  // Signed in, the app is the platform's console too: its sign-in at identity and the sections it opens.
+  return me ? <ConsoleProvider me={me}>{shell}</ConsoleProvider> : shell;
 }
 
-/** The main navigation: every screen of the route table with a label, for the roles that may open it. */
-function Navigation({ me }: { me: ApiUser }) {
+/** The offer to sign in to the platform, where the console has no session (identity wanted its page, or it ended). */
+function ConsoleSignIn() {
+  const platform = useConsole();
+  if (platform.status !== 'signed-out') return null;
   return (
-    <nav aria-label="Main">
-      <ul>
-        {navigation((role) => atLeast(me, role)).map((name) => (
-          <li key={name}>
-            <Link to={name}>{ROUTES[name].nav}</Link>
-          </li>
-        ))}
-      </ul>
+    <button type="button" className="secondary" onClick={platform.signIn}>
+      Sign in to the platform
+    </button>
+  );
+}
+
+/** Whether the person may open a screen: their dashboard role, or their right in a console section. */
+function useMayOpen(me: ApiUser): MayOpen {
+  const platform = useConsole();
+  return (access) => (typeof access === 'object' ? platform.holds(access.right) : atLeast(me, access));
+}
+
+/**
+ * The main navigation: every screen of the route table with a label that the person may open, grouped by section
+ * (Dashboards, then each console section they hold a right in); with one section only, no section names.
+ */
+function Navigation({ me }: { me: ApiUser }) {
+  const sections = navigation(useMayOpen(me));
+  const links = (items: (typeof sections)[number]['items']) =>
+    items.map((name) => (
+      <li key={name}>
+        <Link to={name}>{ROUTES[name].nav}</Link>
+      </li>
+    ));
+  if (sections.length <= 1)
+    return (
+      <nav aria-label="Main">
+        <ul>{links(sections[0]?.items ?? [])}</ul>
+      </nav>
+    );
+  return (
+    <nav aria-label="Main" className="sections">
+      {sections.map(({ section, label, items }) => (
+        <div key={section} className="section">
+          <h2 id={`nav-${section}`} className="section-name">
+            {label}
+          </h2>
+          <ul aria-labelledby={`nav-${section}`}>{links(items)}</ul>
+        </div>
+      ))}
     </nav>
   );
 }
@@ -195,13 +238,30 @@ function Unreachable({ retry }: { retry: () => void }) {
  */
 function SignedIn({ me }: { me: ApiUser }) {
   const path = usePath();
+  const platform = useConsole();
+  const may = useMayOpen(me);
   const found: Match = matchRoute(path) ?? { name: 'home', route: ROUTES.home, params: {} };
   const { route } = found;
-  const allowed = route.access !== 'public' && atLeast(me, route.access);
-  if (!allowed && route.denied !== 'home') return <NotAllowed me={me} />;
+  const allowed = route.access !== 'public' && may(route.access);
+  const right = typeof route.access === 'object' ? route.access.right : undefined;
+  if (platform.status === 'opening' && (right || path === CONSOLE_CALLBACK_PATH))
+    return <p role="status">Signing in to the platform…</p>;
+  const notice = platform.notice && (
+    <p role="alert" className="error">
+      {platform.notice}
+    </p>
+  );
+  if (!allowed && route.denied !== 'home')
+    return (
+      <>
+        {notice}
+        <NotAllowed me={me} right={right} />
+      </>
+    );
   const { Screen, loading } = allowed ? route : ROUTES.home;
   return (
     <LoadBoundary key={path}>
+      {notice}
       <Suspense fallback={<p role="status">{loading}</p>}>
         <Screen me={me} {...(allowed ? found.params : {})} />
       </Suspense>

@@ -8,6 +8,12 @@ function go(href: string): void {
   for (const l of listeners) l();
 }
 
+/** Replaces the address (no new history entry) and redraws: where the console's sign-in comes back to. */
+export function replaceWith(href: string): void {
+  history.replaceState(null, '', href);
+  for (const l of listeners) l();
+}
+
 /** A screen's parameters (required when its path has any) and an optional query string. */
 type Where<N extends RouteName> = keyof ParamsOf<N> extends never
   ? [params?: undefined, search?: Record<string, string>]

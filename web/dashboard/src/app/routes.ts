@@ -1,7 +1,17 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import type { ApiUser } from '../api/types.ts';
+import type { Right } from '../console/config.ts';
 
 type Role = ApiUser['role'];
+/** A console section's screen: opened by the person's right there (a scope of identity), not by a dashboard role. */
+export interface RightAccess {
+  right: Right;
+}
+type Access = Role | 'public' | RightAccess;
+
+/** The navigation's sections: the dashboards (by role), then one per service of the platform (by right). */
+export const SECTIONS = { dashboards: 'Dashboards', identity: 'Identity', audits: 'Audits', events: 'Events' } as const;
+export type SectionName = keyof typeof SECTIONS;
 /** What a `:name` segment holds: a positive integer id, or any one segment (a token). */
 type Kind = 'id' | 'token';
 type ParamNames<P extends string> = P extends `${string}:${infer N}/${infer Rest}`
@@ -12,11 +22,14 @@ type ParamNames<P extends string> = P extends `${string}:${infer N}/${infer Rest
 type KindsOf<P extends string> = { [K in ParamNames<P>]: Kind };
 type ValuesOf<S> = { [K in keyof S]: S[K] extends 'id' ? number : string };
 
-interface Definition<P extends string, S extends KindsOf<P>, A extends Role | 'public'> {
+interface Definition<P extends string, S extends KindsOf<P>, A extends Access> {
   path: P;
   /** The kind of each `:name` in the path: an address whose segment is not of its kind is not this screen. */
   params: S;
-  /** `public`: anyone, without a session (its own frame, no navigation); else the least role that may open it. */
+  /**
+   * `public`: anyone, without a session (its own frame, no navigation); a role: the least dashboard role that may open
+   * it (the Dashboards section); `{right}`: a section of the console, for people holding that right.
+   */
   access: A;
   /**
    * The screen's label in the main navigation, shown to the roles that may open it; none: not in the navigation. Only
@@ -35,7 +48,7 @@ interface Definition<P extends string, S extends KindsOf<P>, A extends Role | 'p
 export interface Route {
   path: string;
   params: Record<string, Kind>;
-  access: Role | 'public';
+  access: Access;
   nav?: string;
   denied?: 'home';
   loading: string;
@@ -49,7 +62,7 @@ export interface Route {
 
 const SEGMENT: Record<Kind, string> = { id: '([1-9][0-9]{0,15})', token: '([^/]+)' };
 
-function define<P extends string, const S extends KindsOf<P>, const A extends Role | 'public'>(
+function define<P extends string, const S extends KindsOf<P>, const A extends Access>(
   d: Definition<P, S, A>,
 ): Route & { readonly kinds: S } {
   const source = d.path.replace(
@@ -68,8 +81,10 @@ function define<P extends string, const S extends KindsOf<P>, const A extends Ro
 
 /**
  * Every screen of the app: its address, the parameters in it, who may open it, its place in the navigation and its
- * code. The router, the navigation and every link read this table, so a new section (identity, audits, events) is a
- * new entry here. The order is the navigation's, and the first match wins.
+ * code. The router, the navigation and every link read this table. A console section (identity, audits, events) is
+ * its screens here with `access: { right }` and a lazily loaded module each: the navigation groups them under the
+ * section's name, for people holding the right, and the service's client is `serviceClient(right)`
+ * (console/client.ts). The order is the navigation's, and the first match wins.
  */
 export const ROUTES = {
   home: define({
@@ -136,6 +151,14 @@ export const ROUTES = {
     loading: 'Loading…',
     load: () => import('../admin/AuditScreen.tsx'),
   }),
+  applications: define({
+    path: '/identity/applications',
+    params: {},
+    access: { right: 'identity' },
+    nav: 'Applications',
+    loading: 'Loading applications…',
+    load: () => import('../identity/ApplicationsScreen.tsx'),
+  }),
   publicDashboard: define({
     path: '/public/:token',
     params: { token: 'token' },
@@ -150,12 +173,29 @@ export type ParamsOf<N extends RouteName> = ValuesOf<(typeof ROUTES)[N]['kinds']
 /** The screens whose address has no parameter: the ones the navigation may offer. */
 export type PlainRouteName = { [N in RouteName]: keyof ParamsOf<N> extends never ? N : never }[RouteName];
 
-/** The navigation's entries, in the table's order: the screens with a label, for the roles that may open them. */
-export function navigation(role: (access: Role) => boolean): PlainRouteName[] {
-  return (Object.keys(ROUTES) as RouteName[]).filter((name): name is PlainRouteName => {
+/** The section a screen belongs to: its right's, or the dashboards'. */
+export const sectionOf = (route: Route): SectionName =>
+  typeof route.access === 'object' ? route.access.right : 'dashboards';
+
+/** Whether a signed-in person may open a screen: by their dashboard role, or by their right in a console section. */
+export type MayOpen = (access: Role | RightAccess) => boolean;
+
+/**
+ * The navigation: each section with the screens of the table that have a label and that the person may open, in the
+ * table's order; a section with none is left out, so a person without a right sees no entry for it.
+ */
+export function navigation(may: MayOpen): { section: SectionName; label: string; items: PlainRouteName[] }[] {
+  const items = (Object.keys(ROUTES) as RouteName[]).filter((name): name is PlainRouteName => {
     const { nav, access } = ROUTES[name] as Route;
-    return nav !== undefined && access !== 'public' && role(access);
+    return nav !== undefined && access !== 'public' && may(access);
   });
+  return (Object.keys(SECTIONS) as SectionName[])
+    .map((section) => ({
+      section,
+      label: SECTIONS[section],
+      items: items.filter((name) => sectionOf(ROUTES[name] as Route) === section),
+    }))
+    .filter((s) => s.items.length > 0);
 }
 
 /** The address of a screen, with its parameters filled in and an optional query string (`?edit=1`). */

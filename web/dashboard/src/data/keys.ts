@@ -35,6 +35,12 @@ export const keys = {
   tenants: ['tenants'] as const,
   audit: ['audit'] as const,
   publicDashboard: (token: string) => ['public', token] as const,
+  /** The console: its configuration, and each section's reads under the section's name. */
+  console: { config: ['console', 'config'] as const },
+  identity: {
+    all: ['identity'] as const,
+    applications: () => ['identity', 'applications'] as const,
+  },
   /** A widget's rows: where it is drawn (a dashboard, a public link), the widget, and what its rows depend on. */
   widgetRun: (scope: string, widgetId: string, reloadKey: string) => ['runs', scope, widgetId, reloadKey] as const,
 };

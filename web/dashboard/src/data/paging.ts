@@ -35,15 +35,19 @@ export async function fetchAllPages<T>(path: string, signal?: AbortSignal): Prom
 }
 
 /** The infinite query of a `{items, next}` list: each page's `next` is the cursor of the one after it. */
+/** Reads one page: the dashboard's own API by default, or a console section's service (console/client.ts). */
+export type PageReader = <P>(path: string, signal?: AbortSignal) => Promise<P>;
+
 export function useListPages<T>(
   queryKey: QueryKey,
   path: string,
   filters: Record<string, string | undefined>,
   limit: number,
+  read: PageReader = get,
 ) {
   return useInfiniteQuery({
     queryKey: [...queryKey, filters, limit],
-    queryFn: ({ pageParam, signal }) => get<ApiPage<T>>(pagePath(path, limit, pageParam, filters), signal),
+    queryFn: ({ pageParam, signal }) => read<ApiPage<T>>(pagePath(path, limit, pageParam, filters), signal),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next ?? undefined,
   });
@@ -70,8 +74,9 @@ export function useCursorPages<T>(
   path: string,
   filters: Record<string, string | undefined>,
   limit = 25,
+  read: PageReader = get,
 ): Pages<T> {
-  const list = useListPages<T>(queryKey, path, filters, limit);
+  const list = useListPages<T>(queryKey, path, filters, limit, read);
   const listId = JSON.stringify([queryKey, filters, limit]);
   const [at, setAt] = useState({ listId, index: 0 });
   const loaded = list.data?.pages ?? [];
