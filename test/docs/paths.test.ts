@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 // docs/*.md (`src/...`, `test/...`, ...) must exist. Paths with placeholders (`<service>`, `*`) are patterns.
 // `shared/...` is checked too: the contract documents are not in the repository, so docs cite them by name.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PATH = /(?<![\w./-])(?:src|test|docs|bench|bin|sdk|scripts|shared|\.github)\/[A-Za-z0-9_.\/-]*[A-Za-z0-9_\/]/g;
+const PATH = /(?<![\w./-])(?:src|test|docs|bench|bin|sdk|scripts|shared|\.github)\/[A-Za-z0-9_./-]*[A-Za-z0-9_/]/g;
 
 test('every repository path named in README.md and docs/ exists', () => {
   const files = [
