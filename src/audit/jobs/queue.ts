@@ -4,6 +4,7 @@ import { auditRequest } from '../request/audit-request.ts';
 import type { ConfigLimits } from '../request/resolve.ts';
 import type { RequestedConfig } from '../request/schema.ts';
 import type { AddressPolicy } from '../safety/address-policy.ts';
+import { missingSecrets } from '../secrets/store.ts';
 import { createJob, QueueFullError, type JobRecord } from './store.ts';
 import type { JobWorker } from './worker.ts';
 
@@ -22,7 +23,11 @@ export async function queueAudit(
   owner: string,
   body: { url: string; config?: RequestedConfig | undefined },
 ): Promise<JobRecord> {
-  const { url, config } = await auditRequest(body.url, body.config ?? {}, deps.limits, deps.policy);
+  const { url, config } = await auditRequest(body.url, body.config ?? {}, {
+    limits: deps.limits,
+    policy: deps.policy,
+    missingSecrets: (names) => missingSecrets(deps.db, owner, names),
+  });
   let job: JobRecord;
   try {
     job = await createJob(deps.db, { owner, url: url.href, config, maxQueued: deps.maxQueued });

@@ -121,6 +121,7 @@ export async function cancelJob(
 
 export interface ClaimedJob {
   id: string;
+  owner: string;
   url: string;
   config: AuditConfig;
   attempts: number;
@@ -149,7 +150,7 @@ export async function claimJob(
        SELECT id FROM jobs WHERE status = 'pending' OR (status = 'running' AND lease_until < now())
        ORDER BY seq FOR UPDATE SKIP LOCKED LIMIT 1
      )
-     RETURNING id, url, config, attempts`,
+     RETURNING id, owner, url, config, attempts`,
     [worker, leaseSeconds],
   );
   return rows[0] ?? null;

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { SessionOptions, type RequestedSession } from '../session/schema.ts';
 
 // Bodies are not coerced (src/kit/validation.ts), so the JSON numbers a caller naturally writes (`2.1`, and
 // `2.0`, which JSON parses as 2) are accepted here by name and read as the string (resolveConfig).
@@ -80,6 +81,7 @@ export const JobConfig = Type.Object(
     version: Type.Optional(Version),
     crawl: Type.Optional(CrawlOptions),
     llm: Type.Optional(LlmOptions),
+    session: Type.Optional(SessionOptions),
   },
   { additionalProperties: false },
 );
@@ -97,6 +99,7 @@ export const LegacyAuditBody = Type.Object(
     version: Type.Optional(Version),
     crawl: Type.Optional(CrawlOptions),
     llm: Type.Optional(LlmOptions),
+    session: Type.Optional(SessionOptions),
   },
   { additionalProperties: false },
 );
@@ -108,4 +111,5 @@ export interface RequestedConfig {
   llm?:
     | { enabled?: boolean | undefined; provider?: 'openai' | 'anthropic' | undefined; model?: string | undefined }
     | undefined;
+  session?: RequestedSession | undefined;
 }

@@ -126,12 +126,34 @@ const LlmOutcome = Type.Object({
   }),
 });
 
+const SecretField = Type.Object({ name: Str, secret: Type.String({ description: 'The name of a stored secret' }) });
+/** A session as resolved (src/audit/session/types.ts): each step carries only its action's fields. */
+const SessionSchema = Type.Object(
+  {
+    steps: Type.Array(
+      Type.Union([
+        Type.Object({ action: Type.Literal('goto'), url: Str }),
+        Type.Object({ action: Type.Literal('fill'), selector: Str, value: Str }),
+        Type.Object({ action: Type.Literal('fill'), selector: Str, secret: Str }),
+        Type.Object({ action: Type.Literal('click'), selector: Str }),
+        Type.Object({ action: Type.Literal('waitForSelector'), selector: Str }),
+        Type.Object({ action: Type.Literal('waitForUrl'), url: Str }),
+      ]),
+    ),
+    cookies: Type.Array(SecretField),
+    headers: Type.Array(SecretField),
+    signOut: Type.Array(Str),
+  },
+  { description: 'Sign-in steps, cookies and headers; secrets by name, never their values' },
+);
+
 export const AuditConfigSchema = Type.Object({
   wcagVersion: Version,
   wcagLevel: Level,
   crawl: Type.Object({ enabled: Type.Boolean(), depth: Int, maxPages: Int }),
   llm: Type.Object({ enabled: Type.Boolean(), provider: Type.Union([Provider, Type.Null()]), model: Nullable(Str) }),
   axeTags: Type.Array(Str),
+  session: Type.Optional(Type.Union([SessionSchema, Type.Null()])),
 });
 
 export const AuditResultSchema = Type.Object({

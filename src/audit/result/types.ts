@@ -8,6 +8,8 @@
  * `successCriteria`, `help`). One result carries all of them; the rest is ours and documented in docs/audit.md.
  */
 
+import type { SessionConfig } from '../session/types.ts';
+
 export type WcagVersion = '2.0' | '2.1' | '2.2';
 export type WcagLevel = 'A' | 'AA' | 'AAA';
 export type Impact = 'critical' | 'serious' | 'moderate' | 'minor';
@@ -36,6 +38,8 @@ export interface AuditConfig {
   };
   /** The axe-core tags that selected the rules (not cumulative: 2.2 AA is wcag2a … wcag22aa). */
   axeTags: string[];
+  /** Sign-in steps, cookies and headers, secrets named, never their values; null without. Absent in configs stored before sessions existed. */
+  session?: SessionConfig | null;
 }
 
 /** A failed check on one element: an axe `violation` node. Counts against `score` and `conformant`. */
