@@ -13,6 +13,7 @@ import { AUDIT_MIGRATIONS } from './app.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/keys.ts';
 import type { AuditServiceConfig } from './config.ts';
 import { deleteFinishedJob } from './jobs/retention.ts';
+import { runCommand as ciRunCommand } from './ci/command.ts';
 
 /** `platform audit keys ...` and `jobs delete`: API keys and an operator's deletes, straight against the service's database. */
 function auditCommands(config: AuditServiceConfig): CommandGroup {
@@ -20,6 +21,7 @@ function auditCommands(config: AuditServiceConfig): CommandGroup {
   return {
     name: 'audit',
     commands: [
+      ciRunCommand(config),
       {
         path: ['keys', 'create'],
         synopsis: '[--name NAME]',

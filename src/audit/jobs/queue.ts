@@ -21,7 +21,7 @@ export interface QueueDeps {
 export async function queueAudit(
   deps: QueueDeps,
   owner: string,
-  body: { url: string; config?: RequestedConfig | undefined },
+  body: { url: string; config?: RequestedConfig | undefined; branch?: string | undefined },
 ): Promise<JobRecord> {
   const { url, config } = await auditRequest(body.url, body.config ?? {}, {
     limits: deps.limits,
@@ -30,7 +30,13 @@ export async function queueAudit(
   });
   let job: JobRecord;
   try {
-    job = await createJob(deps.db, { owner, url: url.href, config, maxQueued: deps.maxQueued });
+    job = await createJob(deps.db, {
+      owner,
+      url: url.href,
+      config,
+      branch: body.branch ?? null,
+      maxQueued: deps.maxQueued,
+    });
   } catch (err) {
     if (err instanceof QueueFullError)
       throw new HttpError(429, codeForStatus(429), err.message, { headers: { 'retry-after': '30' } });

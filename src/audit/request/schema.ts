@@ -3,7 +3,7 @@ import { SessionOptions, type RequestedSession } from '../session/schema.ts';
 
 // Bodies are not coerced (src/kit/validation.ts), so the JSON numbers a caller naturally writes (`2.1`, and
 // `2.0`, which JSON parses as 2) are accepted here by name and read as the string (resolveConfig).
-const Version = Type.Union(
+export const Version = Type.Union(
   [
     Type.Literal('2.0'),
     Type.Literal('2.1'),
@@ -17,7 +17,7 @@ const Version = Type.Union(
       'WCAG version: 2.0, 2.1 or 2.2, as a string or a JSON number (default 2.2, AUDIT_DEFAULT_WCAG_VERSION)',
   },
 );
-const Level = Type.Union(
+export const Level = Type.Union(
   [
     Type.Literal('A'),
     Type.Literal('AA'),
@@ -86,8 +86,16 @@ export const JobConfig = Type.Object(
   { additionalProperties: false },
 );
 
+/** A version-control branch name, as CI systems give it. */
+export const BranchName = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[^\\x00-\\x1f\\x7f]+$',
+  description: 'The branch a CI run audits, so a later run can compare with the last completed run of a branch',
+});
+
 export const CreateJobBody = Type.Object(
-  { url: AuditUrl, config: Type.Optional(JobConfig) },
+  { url: AuditUrl, config: Type.Optional(JobConfig), branch: Type.Optional(BranchName) },
   { additionalProperties: false },
 );
 
