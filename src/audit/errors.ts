@@ -37,7 +37,7 @@ function allowedValues(errors: AjvError[], path: string): string | null {
 }
 
 /** The options each object of the request bodies takes, by where the object is (its Ajv instance path). */
-const OPTIONS = ['level', 'version', 'crawl', 'llm', 'session'];
+const OPTIONS = ['level', 'version', 'crawl', 'llm', 'session', 'ignore'];
 const KNOWN: Record<string, string[]> = {
   '': ['url', 'config', ...OPTIONS],
   '/config': OPTIONS,
@@ -76,7 +76,7 @@ function hintFor(path: string, property: string): string {
   const known = KNOWN[path];
   if (!known) return '';
   if (path === '' && property === 'config')
-    return '; POST /audit takes level, version, crawl, llm and session at the top level (config is the wrapper of POST /api/v1/audits)';
+    return '; POST /audit takes level, version, crawl, llm, session and ignore at the top level (config is the wrapper of POST /api/v1/audits)';
   if (path === '' && OPTIONS.includes(property))
     return `; a job's options go inside "config": {"url": …, "config": {"${property}": …}}`;
   const alias = ALIASES[squash(property)];

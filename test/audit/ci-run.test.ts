@@ -16,9 +16,18 @@ let site: SignInSite;
 let project: { path: string; remove(): void };
 const env = () => ({ SITE_PASSWORD: PASSWORD });
 
+/** The team's ignore rules for the signed-in pages' three critical failures; the last one has expired. */
+const IGNORE = [
+  { rule: 'image-alt', url: '/account', reason: 'Avatar alt text ships with ACC-7', expires: '2099-12-31' },
+  { rule: 'label', selector: '#nickname', reason: 'Nickname field redesign', expires: '2099-12-31' },
+  { rule: 'label', selector: '#shown-password', reason: 'Password echo removed in ACC-9', expires: '2020-01-01' },
+];
+
 before(async () => {
   site = await serveSignInSite();
   project = tempDir('platform-ci-project-');
+  writeYaml(project.path, 'ignore.yml', IGNORE);
+  writeYaml(project.path, 'signed-out.yml', { url: `${site.origin}/account` });
   writeYaml(project.path, '.a11y.yml', {
     url: `${site.origin}/account`,
     crawl: { maxPages: 2 },
@@ -80,7 +89,6 @@ test('each threshold that fails has its exit code, and several give the lowest',
 
 test('new failures are counted against a baseline file; a result compared with itself has none', async () => {
   // The signed-out page is the baseline: everything the signed-in one fails is new.
-  writeYaml(project.path, 'signed-out.yml', { url: `${site.origin}/account` });
   const before = await platformRun(['--site', 'signed-out.yml', '--result', 'baseline.json'], project.path);
   assert.equal(before.code, 0, before.stderr);
   const run = await platformRun(
@@ -96,6 +104,56 @@ test('new failures are counted against a baseline file; a result compared with i
   const summary = JSON.parse(same.stdout);
   assert.equal(summary.passed, true);
   assert.deepEqual(summary.checks[0].line, 'no new failures against the baseline now.json');
+});
+
+test('ignore rules from the team’s file hide their failures from the gate, shown as ignored; the expired one hides nothing', async () => {
+  const run = await platformRun(
+    ['--ignore', 'ignore.yml', '--fail-on', 'critical', '--result', 'ignored.json', '--html', 'ignored.html'],
+    project.path,
+    env(),
+  );
+  assert.equal(run.code, 4, run.stdout + run.stderr);
+  assert.match(run.stderr, /^ignore file: ignore\.yml \(3 rules\)$/m);
+  assert.match(run.stdout, /^Ignore rules: 2 failures ignored$/m);
+  assert.match(
+    run.stdout,
+    /^ {2}in force until 2099-12-31, hides 1: image-alt on \/account — Avatar alt text ships with ACC-7$/m,
+  );
+  assert.match(
+    run.stdout,
+    /^ {2}EXPIRED 2020-01-01, no longer hides 1: label at #shown-password — Password echo removed in ACC-9$/m,
+  );
+  assert.match(run.stdout, /^ {2}FAIL {2}1 failure of impact critical \(critical 1\)$/m);
+  assert.match(run.stdout, /^ {10}critical label on \/account at #shown-password: Form elements must have labels$/m);
+  const result = JSON.parse(readFileSync(join(project.path, 'ignored.json'), 'utf8'));
+  assert.equal(result.stats.critical, 3, 'ignored failures are still failures');
+  assert.equal(result.stats.ignored, 2);
+  assert.deepEqual(
+    result.findings.filter((f: any) => f.ignored).map((f: any) => [f.selector, f.ignored.reason]),
+    [
+      ['#avatar', 'Avatar alt text ships with ACC-7'],
+      ['#nickname', 'Nickname field redesign'],
+    ],
+  );
+  assert.match(
+    readFileSync(join(project.path, 'ignored.html'), 'utf8'),
+    /Expired 2020-01-01; no longer hides 1 failure, counted again/,
+  );
+
+  // The same rule, renewed: nothing critical is left for the gate.
+  writeYaml(
+    project.path,
+    'renewed.yml',
+    IGNORE.map((r) => ({ ...r, expires: '2099-12-31' })),
+  );
+  const renewed = await platformRun(['--ignore', 'renewed.yml', '--fail-on', 'critical'], project.path, env());
+  assert.equal(renewed.code, 0, renewed.stdout + renewed.stderr);
+  assert.match(renewed.stdout, /^ {2}pass {2}no failure of impact critical$/m);
+
+  writeFileSync(join(project.path, 'no-reason.yml'), '- rule: label\n  expires: 2099-12-31\n');
+  const bad = await platformRun(['--ignore', 'no-reason.yml'], project.path, env());
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /^platform audit run: no-reason\.yml: \[0\]\.reason is required$/m);
 });
 
 test('a sign-in step that fails is exit 1 with the step named', async () => {
@@ -223,6 +281,27 @@ test('against a running service: the job runs there, the branch is recorded, and
     assert.equal(jobs.length, 2);
     assert.ok(
       jobs.every((j: { branch: string; url: string }) => j.branch === 'feature' && j.url === `${site.origin}/account`),
+    );
+    // Ignore rules go with the job and the service applies them: the result says which rule hides what.
+    const ignoring = await platformRun(
+      [...server, '--ignore', 'ignore.yml', '--fail-on', 'critical', '--json'],
+      project.path,
+      {
+        ...withKey,
+        ...env(),
+      },
+    );
+    assert.equal(ignoring.code, 4, ignoring.stdout + ignoring.stderr);
+    const summary = JSON.parse(ignoring.stdout);
+    const job = (await h.call('GET', `/api/v1/audits/${summary.job}`)).json();
+    assert.deepEqual(job.config.ignore, IGNORE);
+    assert.deepEqual(
+      job.result.ignoreRules.map((r: { status: string; matched: number }) => [r.status, r.matched]),
+      [
+        ['active', 1],
+        ['active', 1],
+        ['expired', 1],
+      ],
     );
     // A failed job on the server is the run's failure.
     const wrong = await platformRun([...server], project.path, { ...withKey, SITE_PASSWORD: 'not the password' });

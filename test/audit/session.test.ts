@@ -132,7 +132,7 @@ test('a sign-in step that fails stops the audit with an error naming the step, w
   );
 });
 
-test('a session is checked when the audit is asked for: unknown secrets, refused step addresses, steps missing what their action needs', async () => {
+test('a session and ignore rules are checked when the audit is asked for: unknown secrets, refused step addresses, steps missing what their action needs, rules matching everything', async () => {
   const cases: Array<[unknown, number, string]> = [
     [
       { steps: signInSteps(site.origin, 'NOT_STORED') },
@@ -170,6 +170,23 @@ test('a session is checked when the audit is asked for: unknown secrets, refused
   for (const [session, status, message] of cases) {
     const res = await h.call('POST', '/audit', { url: `${site.origin}/account`, session });
     assert.equal(res.statusCode, status, `${JSON.stringify(session)}: ${res.body}`);
+    assert.equal(res.json().error.message, message);
+  }
+  // Ignore rules go with a request too, and are checked the same way.
+  const ignoreCases: Array<[unknown, string]> = [
+    [
+      [{ reason: 'everything', expires: '2030-01-01' }],
+      'ignore[0] needs rule, selector or url: a rule matching everything would hide every failure',
+    ],
+    [
+      [{ rule: 'label', reason: 'x', expires: '2030-02-30' }],
+      'ignore[0].expires must be a date (YYYY-MM-DD); got "2030-02-30"',
+    ],
+    [[{ rule: 'label', expires: '2030-01-01' }], "body /config/ignore/0 must have required property 'reason'"],
+  ];
+  for (const [ignore, message] of ignoreCases) {
+    const res = await h.call('POST', '/api/v1/audits', { url: `${site.origin}/account`, config: { ignore } });
+    assert.equal(res.statusCode, 400, res.body);
     assert.equal(res.json().error.message, message);
   }
   const hint = await h.call('POST', '/audit', { url: `${site.origin}/account`, auth: {} });

@@ -4,6 +4,7 @@ import { AuditFailedError } from '../engine/audit-errors.ts';
 import type { AuditResult } from '../result/types.ts';
 import { resolveSession, secretNames } from '../session/resolve.ts';
 import { loadBaseline } from './baseline.ts';
+import { readIgnoreFile } from './ignore-file.ts';
 import { evaluateGate } from './gate.ts';
 import { runLocally } from './local-run.ts';
 import { asCommandFailure, runPlan, type RunPlan } from './plan.ts';
@@ -29,9 +30,10 @@ export function runCommand(config: AuditServiceConfig): Command {
       '--level A|AA|AAA, --wcag-version 2.0|2.1|2.2, --depth N, --max-pages N   the audit (--depth or --max-pages crawls)',
       '--min-score N          fail (exit 3) when the score is below N (0-100)',
       '--fail-on IMPACT       fail (exit 4) on any failure of this impact or worse: critical, serious, moderate, minor',
-      '--fail-on-new          fail (exit 5) on failures the baseline does not have',
+      '--fail-on-new          fail (exit 5) on failures the baseline does not have (ignored ones are not counted)',
       '--baseline FILE        the baseline: a result written by --result (or the service JSON report)',
       '--baseline-branch B    the baseline: the last completed run of branch B on the server',
+      '--ignore FILE          ignore rules (default .a11y-ignore.yml if present): rule, selector, url, reason, expires',
       '--branch B             the branch this run audits (default from GITHUB_REF_NAME, CI_COMMIT_REF_NAME, …);',
       '                       on a server, later runs compare with it; alone with --fail-on-new, its own last run',
       '--result FILE, --html FILE, --openacr FILE(.yaml|.json)   write the reports',
@@ -50,6 +52,7 @@ export function runCommand(config: AuditServiceConfig): Command {
       'fail-on': { type: 'string' },
       'fail-on-new': { type: 'boolean' },
       baseline: { type: 'string' },
+      ignore: { type: 'string' },
       'baseline-branch': { type: 'string' },
       branch: { type: 'string' },
       result: { type: 'string' },
@@ -61,7 +64,9 @@ export function runCommand(config: AuditServiceConfig): Command {
     async run({ values, positionals, io, json, result: print }) {
       const site = readSiteFile(typeof values.site === 'string' ? values.site : undefined);
       if (site.path && !json) io.err(`site file: ${site.path}`);
-      const plan = runPlan(values, positionals, site.file, process.env);
+      const ignore = readIgnoreFile(typeof values.ignore === 'string' ? values.ignore : site.file.ignore);
+      if (ignore.path && !json) io.err(`ignore file: ${ignore.path} (${ignore.rules.length} rules)`);
+      const plan = runPlan(values, positionals, site.file, process.env, ignore.rules);
       const server = plan.server ? new AuditServer(plan.server) : null;
       const { baseline, missing } = await loadBaseline(plan, server);
       const audited = await audit(plan, server, config, io);

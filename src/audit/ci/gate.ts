@@ -38,9 +38,9 @@ export interface GateOutcome {
   exitCode: number;
 }
 
-/** Failures a gate counts. */
+/** Failures a gate counts: every listed finding no ignore rule in force matches. */
 export function countedFindings(result: AuditResult): Finding[] {
-  return result.findings;
+  return result.findings.filter((f) => !f.ignored);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { CommandFailure, UsageError, flag, str } from '../../kit/cli-runner.ts';
+import type { IgnoreRule } from '../ignore/rules.ts';
 import type { RequestedConfig } from '../request/schema.ts';
 import { IMPACTS, type Impact } from '../result/types.ts';
 import type { Thresholds } from './gate.ts';
@@ -38,7 +39,13 @@ const BRANCH_VARIABLES = [
 ];
 
 /** Merges the command line over the site file; a missing URL or a contradiction is a usage error. */
-export function runPlan(values: Values, positionals: string[], site: SiteFile, env: NodeJS.ProcessEnv): RunPlan {
+export function runPlan(
+  values: Values,
+  positionals: string[],
+  site: SiteFile,
+  env: NodeJS.ProcessEnv,
+  ignore: IgnoreRule[] = [],
+): RunPlan {
   const url = positionals[0] ?? site.url;
   if (!url) throw new UsageError('name the URL to audit, or give it as url in the site file (.a11y.yml)');
   const server = str(values, 'server');
@@ -84,6 +91,7 @@ export function runPlan(values: Values, positionals: string[], site: SiteFile, e
       ...(version !== undefined ? { version } : {}),
       ...(crawl !== undefined ? { crawl } : {}),
       ...(site.session !== undefined ? { session: site.session } : {}),
+      ...(ignore.length > 0 ? { ignore } : {}),
     },
     thresholds,
     baseline,

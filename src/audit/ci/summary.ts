@@ -12,12 +12,13 @@ export function summaryLines(result: AuditResult, gate: GateOutcome, written: st
     `Accessibility audit of ${result.url} (WCAG ${result.wcagVersion} ${result.wcagLevel}): ${s.totalPages} ${s.totalPages === 1 ? 'page' : 'pages'}, score ${result.score}/100`,
     `Failures: ${s.totalFindings} (${IMPACTS.map((i) => `${i} ${s[i]}`).join(', ')}); ${s.needsReview} to review by a person`,
   ];
+  lines.push(...ignoreLines(result));
   const rules = failingRules(result);
   if (rules.length) {
     lines.push('Failing rules:');
     for (const rule of rules.slice(0, 15))
       lines.push(
-        `  ${rule.impact.padEnd(8)} ${rule.ruleId}: ${rule.elements} ${rule.elements === 1 ? 'element' : 'elements'} on ${rule.pages.size} ${rule.pages.size === 1 ? 'page' : 'pages'} (${[...rule.pages].slice(0, 3).join(', ')}${rule.pages.size > 3 ? ', …' : ''}) — ${rule.summary}`,
+        `  ${rule.impact.padEnd(8)} ${rule.ruleId}: ${rule.elements} ${rule.elements === 1 ? 'element' : 'elements'}${rule.ignored ? ` (${rule.ignored} ignored)` : ''} on ${rule.pages.size} ${rule.pages.size === 1 ? 'page' : 'pages'} (${[...rule.pages].slice(0, 3).join(', ')}${rule.pages.size > 3 ? ', …' : ''}) — ${rule.summary}`,
       );
     if (rules.length > 15) lines.push(`  … and ${rules.length - 15} more rules`);
   }
@@ -44,6 +45,7 @@ interface RuleLine {
   impact: (typeof IMPACTS)[number];
   summary: string;
   elements: number;
+  ignored: number;
   pages: Set<string>;
 }
 
@@ -53,14 +55,33 @@ function failingRules(result: AuditResult): RuleLine[] {
   for (const f of result.findings) {
     let rule = rules.get(f.ruleId);
     if (!rule) {
-      rule = { ruleId: f.ruleId, impact: f.impact, summary: f.summary, elements: 0, pages: new Set() };
+      rule = { ruleId: f.ruleId, impact: f.impact, summary: f.summary, elements: 0, ignored: 0, pages: new Set() };
       rules.set(f.ruleId, rule);
     }
     if (IMPACTS.indexOf(f.impact) < IMPACTS.indexOf(rule.impact)) rule.impact = f.impact;
     rule.elements++;
+    if (f.ignored) rule.ignored++;
     rule.pages.add(pagePath(f.pageUrl));
   }
   return [...rules.values()].sort(
     (a, b) => IMPACTS.indexOf(a.impact) - IMPACTS.indexOf(b.impact) || b.elements - a.elements,
   );
+}
+
+/** Each ignore rule with what it does now: the failures it hides, or, expired, those it no longer hides. */
+function ignoreLines(result: AuditResult): string[] {
+  const rules = result.ignoreRules ?? [];
+  if (rules.length === 0) return [];
+  const lines = [`Ignore rules: ${result.stats.ignored ?? 0} failures ignored`];
+  for (const rule of rules) {
+    const what = [rule.rule, rule.selector && `at ${rule.selector}`, rule.url && `on ${rule.url}`]
+      .filter(Boolean)
+      .join(' ');
+    lines.push(
+      rule.status === 'active'
+        ? `  in force until ${rule.expires}, hides ${rule.matched}: ${what} — ${rule.reason}`
+        : `  EXPIRED ${rule.expires}, no longer hides ${rule.matched}: ${what} — ${rule.reason}`,
+    );
+  }
+  return lines;
 }

@@ -3,6 +3,7 @@ import type { BrowserContext } from 'playwright-core';
 import { crawlPages } from '../crawl/pool.ts';
 import { SiteCrawl, type OnPage } from '../crawl/site-crawl.ts';
 import type { LlmPageFacts } from '../llm/facts.ts';
+import { applyIgnoreRules } from '../ignore/apply.ts';
 import { assembleResult } from '../result/assemble.ts';
 import type { AuditConfig, AuditResult, LlmOutcome } from '../result/types.ts';
 import type { AddressPolicy } from '../safety/address-policy.ts';
@@ -78,6 +79,7 @@ async function auditSite(
     const llm =
       config.llm.enabled && options.llm ? await options.llm(scrubDeep(crawl.llmFacts, scrub), config, signal) : null;
     if (signal?.aborted) throw new AuditCancelledError();
+    const finishedAt = new Date();
     const result = assembleResult({
       url,
       config,
@@ -89,9 +91,9 @@ async function auditSite(
         maxElementsPerRule: options.maxElementsPerRule,
       },
       startedAt,
-      finishedAt: new Date(),
+      finishedAt,
     });
-    return { ...result, llm };
+    return applyIgnoreRules({ ...result, llm }, config.ignore ?? [], finishedAt);
   });
 }
 

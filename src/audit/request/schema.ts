@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import { IgnoreRules } from '../ignore/schema.ts';
+import type { IgnoreRule } from '../ignore/rules.ts';
 import { SessionOptions, type RequestedSession } from '../session/schema.ts';
 
 // Bodies are not coerced (src/kit/validation.ts), so the JSON numbers a caller naturally writes (`2.1`, and
@@ -82,6 +84,7 @@ export const JobConfig = Type.Object(
     crawl: Type.Optional(CrawlOptions),
     llm: Type.Optional(LlmOptions),
     session: Type.Optional(SessionOptions),
+    ignore: Type.Optional(IgnoreRules),
   },
   { additionalProperties: false },
 );
@@ -108,6 +111,7 @@ export const LegacyAuditBody = Type.Object(
     crawl: Type.Optional(CrawlOptions),
     llm: Type.Optional(LlmOptions),
     session: Type.Optional(SessionOptions),
+    ignore: Type.Optional(IgnoreRules),
   },
   { additionalProperties: false },
 );
@@ -120,4 +124,5 @@ export interface RequestedConfig {
     | { enabled?: boolean | undefined; provider?: 'openai' | 'anthropic' | undefined; model?: string | undefined }
     | undefined;
   session?: RequestedSession | undefined;
+  ignore?: IgnoreRule[] | undefined;
 }
