@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/tmp.ts';
+import { escapeHtml } from '../../src/audit/report/escape.ts';
+import { junitErrors, sarifErrors } from './ci-format-validators.ts';
 import { platformRun, writeYaml } from './ci-support.ts';
 import { PASSWORD, serveSignInSite, signInSteps, type SignInSite } from './sign-in-site.ts';
 import { startAudit, type AuditHarness } from './support.ts';
@@ -42,7 +44,18 @@ after(async () => {
 
 test('in-process, signed in from the site file: the summary a person reads, the reports, exit 0 without thresholds', async () => {
   const run = await platformRun(
-    ['--result', 'result.json', '--html', 'report.html', '--openacr', 'acr.yaml'],
+    [
+      '--result',
+      'result.json',
+      '--html',
+      'report.html',
+      '--openacr',
+      'acr.yaml',
+      '--junit',
+      'junit.xml',
+      '--sarif',
+      'a11y.sarif',
+    ],
     project.path,
     env(),
   );
@@ -60,6 +73,7 @@ test('in-process, signed in from the site file: the summary a person reads, the 
     /^ {2}critical image-alt: 1 element on 1 page \(\/account\) — Images must have alternative text$/m,
   );
   assert.match(run.stdout, /^Report: result\.json$/m);
+  assert.match(run.stdout, /^Report: a11y\.sarif$/m);
   assert.match(run.stdout, /^Result: passed \(no thresholds set\)$/m);
   assert.match(run.stderr, /^site file: \.a11y\.yml$/m);
   const result = JSON.parse(readFileSync(join(project.path, 'result.json'), 'utf8'));
@@ -69,8 +83,28 @@ test('in-process, signed in from the site file: the summary a person reads, the 
   );
   assert.match(readFileSync(join(project.path, 'report.html'), 'utf8'), /^<!doctype html>/i);
   assert.match(readFileSync(join(project.path, 'acr.yaml'), 'utf8'), /^title: /m);
-  for (const text of [run.stdout, run.stderr, readFileSync(join(project.path, 'result.json'), 'utf8')])
-    assert.ok(!text.includes(PASSWORD));
+  const junit = readFileSync(join(project.path, 'junit.xml'), 'utf8');
+  assert.deepEqual(junitErrors(junit), []);
+  assert.match(
+    junit,
+    /<testcase classname="image-alt" name="image-alt at #avatar" time="0.000"><failure type="critical" message="Images must have alternative text">/,
+  );
+  const sarif = JSON.parse(readFileSync(join(project.path, 'a11y.sarif'), 'utf8'));
+  assert.deepEqual(sarifErrors(sarif), []);
+  assert.ok(
+    sarif.runs[0].results.some(
+      (r: any) => r.ruleId === 'image-alt' && r.locations[0].logicalLocations[0].fullyQualifiedName === '#avatar',
+    ),
+  );
+  const files = ['result.json', 'report.html', 'acr.yaml', 'junit.xml', 'a11y.sarif'];
+  const outputs: Array<[string, string]> = [
+    ['stdout', run.stdout],
+    ['stderr', run.stderr],
+    ...files.map((f): [string, string] => [f, readFileSync(join(project.path, f), 'utf8')]),
+  ];
+  for (const [where, text] of outputs)
+    for (const form of [PASSWORD, encodeURIComponent(PASSWORD), escapeHtml(PASSWORD)])
+      assert.ok(!text.includes(form), `${where} carries the password`);
 });
 
 test('each threshold that fails has its exit code, and several give the lowest', async () => {

@@ -21,7 +21,7 @@ export function runCommand(config: AuditServiceConfig): Command {
   return {
     path: ['run'],
     synopsis: '[URL] [--site FILE] [--server URL [--key KEY]] [--min-score N] [--fail-on IMPACT] [--fail-on-new] …',
-    summary: 'audit a site for CI: thresholds decide the exit code; JSON, HTML, OpenACR reports',
+    summary: 'audit a site for CI: thresholds decide the exit code; JSON, HTML, OpenACR, JUnit, SARIF reports',
     details: [
       'URL                    the page to audit (else url in the site file)',
       '--site FILE            the site file (YAML or JSON; default .a11y.yml, .a11y.yaml or .a11y.json if present)',
@@ -36,7 +36,7 @@ export function runCommand(config: AuditServiceConfig): Command {
       '--ignore FILE          ignore rules (default .a11y-ignore.yml if present): rule, selector, url, reason, expires',
       '--branch B             the branch this run audits (default from GITHUB_REF_NAME, CI_COMMIT_REF_NAME, …);',
       '                       on a server, later runs compare with it; alone with --fail-on-new, its own last run',
-      '--result FILE, --html FILE, --openacr FILE(.yaml|.json)   write the reports',
+      '--result FILE, --html FILE, --openacr FILE(.yaml|.json), --junit FILE, --sarif FILE   write the reports',
       '--timeout SECONDS      how long a server job may take (default 1800)',
       'Exit codes: 0 passed, 1 the audit could not run, 2 usage, 3 score, 4 impact, 5 new failures (several: the lowest).',
     ],
@@ -58,6 +58,8 @@ export function runCommand(config: AuditServiceConfig): Command {
       result: { type: 'string' },
       html: { type: 'string' },
       openacr: { type: 'string' },
+      junit: { type: 'string' },
+      sarif: { type: 'string' },
       timeout: { type: 'string' },
     },
     positionals: { min: 0, max: 1 },
@@ -71,7 +73,7 @@ export function runCommand(config: AuditServiceConfig): Command {
       const { baseline, missing } = await loadBaseline(plan, server);
       const audited = await audit(plan, server, config, io);
       const gate = evaluateGate(audited.result, plan.thresholds, baseline, missing);
-      const written = writeReports(audited.result, plan.reports, {
+      const written = writeReports(audited.result, gate, plan.reports, {
         authorName: config.openAcrAuthorName,
         authorEmail: config.openAcrAuthorEmail,
       });

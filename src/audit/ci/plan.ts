@@ -12,6 +12,8 @@ export interface ReportFiles {
   result?: string | undefined;
   html?: string | undefined;
   openacr?: string | undefined;
+  junit?: string | undefined;
+  sarif?: string | undefined;
 }
 
 /** One `platform audit run`, its command line and site file taken together. */
@@ -101,6 +103,8 @@ export function runPlan(
       result: str(values, 'result'),
       html: str(values, 'html'),
       openacr: str(values, 'openacr'),
+      junit: str(values, 'junit'),
+      sarif: str(values, 'sarif'),
     },
     timeoutMs: (integer(values, 'timeout', 10) ?? 1800) * 1000,
   };

@@ -4,10 +4,18 @@ import { buildOpenAcr, type OpenAcrDefaults } from '../openacr/report.ts';
 import { serializeOpenAcr } from '../openacr/serialize.ts';
 import { renderHtmlReport } from '../report/render.ts';
 import type { AuditResult } from '../result/types.ts';
+import type { GateOutcome } from './gate.ts';
+import { toJUnit } from './junit.ts';
 import type { ReportFiles } from './plan.ts';
+import { toSarif } from './sarif.ts';
 
 /** Writes each report the run names, from the one result; answers the files written, in a fixed order. */
-export function writeReports(result: AuditResult, files: ReportFiles, openAcr: OpenAcrDefaults): string[] {
+export function writeReports(
+  result: AuditResult,
+  gate: GateOutcome,
+  files: ReportFiles,
+  openAcr: OpenAcrDefaults,
+): string[] {
   const written: string[] = [];
   const write = (path: string | undefined, content: () => string) => {
     if (!path) return;
@@ -25,5 +33,7 @@ export function writeReports(result: AuditResult, files: ReportFiles, openAcr: O
   write(files.openacr, () =>
     serializeOpenAcr(buildOpenAcr(result, {}, openAcr), files.openacr!.endsWith('.json') ? 'json' : 'yaml'),
   );
+  write(files.junit, () => toJUnit(result, gate));
+  write(files.sarif, () => toSarif(result));
   return written;
 }
