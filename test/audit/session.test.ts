@@ -1,7 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { seal } from '../../src/kit/crypto.ts';
 import { runAudit } from '../../src/audit/engine/auditor.ts';
 import { BrowserHost } from '../../src/audit/engine/browser-host.ts';
 import { resolveConfig } from '../../src/audit/request/resolve.ts';
@@ -10,7 +12,7 @@ import {
   createAddressPolicy,
   type AddressPolicy,
 } from '../../src/audit/safety/address-policy.ts';
-import { API_TOKEN, PASSWORD, serveSignInSite, signInSteps, type SignInSite } from './sign-in-site.ts';
+import { API_TOKEN, PASSWORD, SESSION_COOKIE, serveSignInSite, signInSteps, type SignInSite } from './sign-in-site.ts';
 import { startAudit, waitForJob, type AuditHarness } from './support.ts';
 
 /**
@@ -95,6 +97,33 @@ test('signed in by its steps, the crawl audits the pages a signed-in person sees
     selector: '#password',
     secret: 'SITE_PASSWORD',
   });
+});
+
+test("a session given as a cookie: the site's pages are audited signed in, and the cookie's value is in no answer", async () => {
+  assert.equal((await h.call('PUT', '/api/v1/secrets/SESSION_ID', { value: SESSION_COOKIE })).statusCode, 201);
+  const res = await h.call('POST', '/audit', {
+    url: `${site.origin}/account`,
+    session: { cookies: [{ name: 'sid', secret: 'SESSION_ID' }] },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(res.json().pages[0].title, 'Your account');
+  assert.ok(!res.body.includes(SESSION_COOKIE));
+});
+
+test('a secret sealed under another PLATFORM_SECRET_KEY fails the audit, naming the secret to store again', async () => {
+  assert.equal((await h.call('PUT', '/api/v1/secrets/OLD_KEY', { value: 'sealed before' })).statusCode, 201);
+  const elsewhere = seal(randomBytes(32), 'sealed before', 'anything');
+  await h.sql.query("UPDATE secrets SET sealed = $1 WHERE name = 'OLD_KEY'", [elsewhere]);
+  const res = await h.call('POST', '/audit', {
+    url: `${site.origin}/account`,
+    session: { cookies: [{ name: 'sid', secret: 'OLD_KEY' }] },
+  });
+  assert.equal(res.statusCode, 500, res.body);
+  assert.equal(
+    res.json().error.message,
+    'the audit failed: the secret "OLD_KEY" cannot be opened: it was stored under another PLATFORM_SECRET_KEY; store it again (PUT /api/v1/secrets/OLD_KEY)',
+  );
+  assert.equal((await h.call('DELETE', '/api/v1/secrets/OLD_KEY')).statusCode, 204);
 });
 
 test('without the session the same page is the signed-out one', async () => {

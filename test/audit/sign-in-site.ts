@@ -6,6 +6,8 @@ import { page } from './support.ts';
 /** The one account of the site. The password is long and unusual, so a scan for it finds only real leaks. */
 export const USER = 'ci-user';
 export const PASSWORD = `Pa55-w0rd!&"quoted" §${randomBytes(6).toString('hex')}`;
+/** A session id the site takes as signed in from the start, for a session given as a cookie. */
+export const SESSION_COOKIE = `sid_${randomBytes(12).toString('hex')}`;
 /** A token the site wants in X-Api-Token on its /api-page (a header session). */
 export const API_TOKEN = `tok_${randomBytes(12).toString('hex')}`;
 
@@ -42,7 +44,7 @@ export async function serveSignInSite(
   const site: SignInSite = { origin: '', hits: [], tokenSeenOn: [], signOuts: 0, close: async () => {} };
   const signedIn = (req: IncomingMessage) => {
     const sid = /(?:^|;\s*)sid=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
-    return sid !== undefined && sessions.has(sid);
+    return sid !== undefined && (sessions.has(sid) || sid === SESSION_COOKIE);
   };
   const html = (res: ServerResponse, body: string, status = 200) =>
     res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body);

@@ -20,7 +20,7 @@ import { summaryLines } from './summary.ts';
 export function runCommand(config: AuditServiceConfig): Command {
   return {
     path: ['run'],
-    synopsis: '[URL] [--site FILE] [--server URL [--key KEY]] [--min-score N] [--fail-on IMPACT] [--fail-on-new] …',
+    synopsis: '[URL] [--site FILE] [--server URL] [threshold, baseline and report options]',
     summary: 'audit a site for CI: thresholds decide the exit code; JSON, HTML, OpenACR, JUnit, SARIF reports',
     details: [
       'URL                    the page to audit (else url in the site file)',

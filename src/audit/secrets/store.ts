@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../../kit/db.ts';
 import { openSealedString, seal } from '../../kit/crypto.ts';
 import { isoUtc } from '../../kit/sql.ts';
+import { AuditFailedError } from '../engine/audit-errors.ts';
 
 /** A stored secret as endpoints answer it: its name and dates, never its value. */
 export interface SecretRecord {
@@ -78,7 +79,17 @@ export async function openSecrets(
     'SELECT name, sealed FROM secrets WHERE owner = $1 AND name = ANY($2::text[])',
     [owner, [...names]],
   );
-  for (const row of rows) values.set(row.name, openSealedString(key, row.sealed, sealContext(owner, row.name)));
+  for (const row of rows) {
+    try {
+      values.set(row.name, openSealedString(key, row.sealed, sealContext(owner, row.name)));
+    } catch {
+      // Sealed under another key: retrying cannot open it, and the caller must know which secret to store again.
+      throw new AuditFailedError(
+        `the secret "${row.name}" cannot be opened: it was stored under another PLATFORM_SECRET_KEY; store it again (PUT /api/v1/secrets/${row.name})`,
+        false,
+      );
+    }
+  }
   return values;
 }
 
