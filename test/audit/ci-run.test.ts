@@ -207,6 +207,7 @@ test('usage and configuration mistakes are named: exit 2 for the command line, 1
   try {
     const cases: Array<[string[], string, number, string, Record<string, string>?]> = [
       [[], empty.path, 2, 'platform: audit run: name the URL to audit, or give it as url in the site file (.a11y.yml)'],
+      [['not a url'], empty.path, 2, 'platform: audit run: url must be an absolute http or https URL; got "not a url"'],
       [
         ['http://127.0.0.1:9/', '--fail-on', 'bad'],
         empty.path,

@@ -1,5 +1,6 @@
 import { CommandFailure, UsageError, flag, str } from '../../kit/cli-runner.ts';
 import type { IgnoreRule } from '../ignore/rules.ts';
+import { parseAuditUrl } from '../request/resolve.ts';
 import type { RequestedConfig } from '../request/schema.ts';
 import { IMPACTS, type Impact } from '../result/types.ts';
 import type { Thresholds } from './gate.ts';
@@ -50,6 +51,11 @@ export function runPlan(
 ): RunPlan {
   const url = positionals[0] ?? site.url;
   if (!url) throw new UsageError('name the URL to audit, or give it as url in the site file (.a11y.yml)');
+  try {
+    parseAuditUrl(url);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   const server = str(values, 'server');
   const key = str(values, 'key') ?? env.AUDIT_KEY;
   if (server && !key)
