@@ -17,6 +17,7 @@ import { registerReportRoutes } from './reports/routes.ts';
 import { configLimits, serviceAuditRunner } from './runner.ts';
 import { createAddressPolicy } from './safety/address-policy.ts';
 import { API_CORS_HEADERS, API_CORS_METHODS, registerCors } from '../kit/cors.ts';
+import { registerSecretRoutes } from './secrets/routes.ts';
 
 export const AUDIT_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
@@ -70,11 +71,12 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   app.addHook('onClose', async () => {
     await host.close();
   });
-  const run = serviceAuditRunner(config, { host, policy, metrics });
+  const run = serviceAuditRunner(config, { host, policy, metrics, db });
   const worker = startJobWork(app, db, config, metrics, run);
   const limits = configLimits(config);
   registerHealthRoutes(app, db, pkg.version);
-  registerLegacyRoutes(app, { policy, limits, metrics, maxConcurrent: config.maxSyncAudits, run });
+  registerLegacyRoutes(app, { db, policy, limits, metrics, maxConcurrent: config.maxSyncAudits, run });
+  registerSecretRoutes(app, { db, secretKey: config.secretKey });
   registerJobRoutes(app, {
     db,
     worker,

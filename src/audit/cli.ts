@@ -6,6 +6,7 @@ import { AUDIT_MIGRATIONS } from './app.ts';
 import { AUDIT_KEYS } from './auth/keys.ts';
 import type { AuditServiceConfig } from './config.ts';
 import { deleteFinishedJob } from './jobs/retention.ts';
+import { runCommand as ciRunCommand } from './ci/command.ts';
 
 /** `platform audit keys ...` and `jobs delete`: API keys and an operator's deletes, straight against the service's database. */
 function auditCommands(config: AuditServiceConfig): CommandGroup {
@@ -13,6 +14,7 @@ function auditCommands(config: AuditServiceConfig): CommandGroup {
   return {
     name: 'audit',
     commands: [
+      ciRunCommand(config),
       ...apiKeyCommands({
         service: 'audit',
         table: AUDIT_KEYS,

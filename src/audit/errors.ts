@@ -37,7 +37,7 @@ function allowedValues(errors: AjvError[], path: string): string | null {
 }
 
 /** The options each object of the request bodies takes, by where the object is (its Ajv instance path). */
-const OPTIONS = ['level', 'version', 'crawl', 'llm'];
+const OPTIONS = ['level', 'version', 'crawl', 'llm', 'session', 'ignore'];
 const KNOWN: Record<string, string[]> = {
   '': ['url', 'config', ...OPTIONS],
   '/config': OPTIONS,
@@ -45,6 +45,8 @@ const KNOWN: Record<string, string[]> = {
   '/config/crawl': ['enabled', 'depth', 'maxPages'],
   '/llm': ['enabled', 'provider', 'model'],
   '/config/llm': ['enabled', 'provider', 'model'],
+  '/session': ['steps', 'cookies', 'headers', 'signOut'],
+  '/config/session': ['steps', 'cookies', 'headers', 'signOut'],
 };
 /** Names clients send because the result (`wcagLevel`) or another tool (pa11y's `standard`) uses them for the same option; keyed squashed. */
 const ALIASES: Record<string, string> = {
@@ -53,6 +55,12 @@ const ALIASES: Record<string, string> = {
   standard: 'level',
   maxdepth: 'depth',
   pages: 'maxPages',
+  // pa11y's and Lighthouse CI's words for what runs before the audit.
+  auth: 'session',
+  login: 'session',
+  signin: 'session',
+  actions: 'steps',
+  signout: 'signOut',
 };
 
 /** `max_pages`, `Max-Pages` and `maxpages` are all `maxPages`. */
@@ -68,7 +76,7 @@ function hintFor(path: string, property: string): string {
   const known = KNOWN[path];
   if (!known) return '';
   if (path === '' && property === 'config')
-    return '; POST /audit takes level, version, crawl and llm at the top level (config is the wrapper of POST /api/v1/audits)';
+    return '; POST /audit takes level, version, crawl, llm, session and ignore at the top level (config is the wrapper of POST /api/v1/audits)';
   if (path === '' && OPTIONS.includes(property))
     return `; a job's options go inside "config": {"url": …, "config": {"${property}": …}}`;
   const alias = ALIASES[squash(property)];

@@ -6,11 +6,14 @@ import { assessWithLlm } from './llm/assess.ts';
 import type { AuditMetrics } from './metrics.ts';
 import type { ConfigLimits } from './request/resolve.ts';
 import type { AddressPolicy } from './safety/address-policy.ts';
+import { openSecrets } from './secrets/store.ts';
+import { secretNames } from './session/resolve.ts';
+import type { Database } from '../kit/db.ts';
 
 /** The service's audit, for its worker and `POST /audit`: runAudit with the configured settings, counted in the metrics. */
 export function serviceAuditRunner(
   config: AuditServiceConfig,
-  deps: { host: BrowserHost; policy: AddressPolicy; metrics: AuditMetrics },
+  deps: { host: BrowserHost; policy: AddressPolicy; metrics: AuditMetrics; db: Database },
 ): RunAudit {
   const { metrics } = deps;
   const options: AuditorOptions = {
@@ -31,10 +34,12 @@ export function serviceAuditRunner(
       if (page.status === 'audited') metrics.pageSeconds.observe(page.durationMs / 1000);
     },
   };
-  return async (url, auditConfig, signal) => {
+  return async (url, auditConfig, signal, owner) => {
+    // Opened for this audit only, and only those its session names.
+    const secrets = await openSecrets(deps.db, config.secretKey, owner, secretNames(auditConfig.session ?? null));
     metrics.running.inc();
     try {
-      return await runAudit(url, auditConfig, options, signal);
+      return await runAudit(url, auditConfig, options, signal, secrets);
     } finally {
       metrics.running.dec();
     }

@@ -66,7 +66,8 @@ export interface Command {
    * `export NAME='value'` lines, for `eval "$(platform ... --export)"` in scripts and the README's walk.
    */
   exports?(data: never): Record<string, string | undefined>;
-  run(ctx: CommandContext): Promise<void>;
+  /** Answers its exit code when it has one of its own (a CI gate's), else exits 0 once it resolves. */
+  run(ctx: CommandContext): Promise<void | number>;
 }
 
 export interface CommandGroup {
@@ -169,7 +170,7 @@ export async function runCommand(group: CommandGroup, args: string[], io: Comman
   const asExports = parsed.values.export === true;
   if (json && asExports) return usage(io, `${name}: --json and --export cannot be combined`, [synopsis]);
   try {
-    await command.run({
+    const code = await command.run({
       values: parsed.values,
       positionals: parsed.positionals,
       io,
@@ -184,7 +185,7 @@ export async function runCommand(group: CommandGroup, args: string[], io: Comman
         else for (const l of lines) io.out(l);
       },
     });
-    return EXIT.ok;
+    return typeof code === 'number' ? code : EXIT.ok;
   } catch (raw) {
     const err = raw instanceof UsageError || raw instanceof CommandFailure ? raw : group.classify?.(raw);
     if (err instanceof UsageError) return usage(io, `${name}: ${err.message}`, [synopsis]);

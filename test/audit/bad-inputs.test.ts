@@ -170,7 +170,7 @@ test("an unknown property is named with what the caller meant: the request's nam
     [
       '/audit',
       { url: URL_OK, config: { level: 'AA' } },
-      'body has an unknown property "config"; POST /audit takes level, version, crawl and llm at the top level (config is the wrapper of POST /api/v1/audits)',
+      'body has an unknown property "config"; POST /audit takes level, version, crawl, llm, session and ignore at the top level (config is the wrapper of POST /api/v1/audits)',
     ],
     [
       '/audit',

@@ -1,7 +1,10 @@
+import type { Link } from '../engine/page-reads.ts';
 import type { LlmPageFacts } from '../llm/facts.ts';
 import type { AuditedPage } from '../result/assemble.ts';
 import type { AuditConfig } from '../result/types.ts';
 import type { AddressPolicy } from '../safety/address-policy.ts';
+import { signOutFilter } from '../session/sign-out.ts';
+import type { SessionConfig } from '../session/types.ts';
 import { Frontier, type Target } from './frontier.ts';
 import { normalizeUrl, sameOrigin } from './normalize.ts';
 import { SamePages } from './same-page.ts';
@@ -35,24 +38,34 @@ export class SiteCrawl {
   site: string;
   rules: SiteRules | null = null;
   readonly #policy: AddressPolicy;
+  /** With a session, links that would sign out are never followed. */
+  readonly #signsOut: (link: Link) => boolean;
 
-  private constructor(start: string, settings: AuditConfig['crawl'], policy: AddressPolicy, onPage?: OnPage) {
+  private constructor(
+    start: string,
+    settings: AuditConfig['crawl'],
+    policy: AddressPolicy,
+    onPage: OnPage | undefined,
+    session: SessionConfig | null | undefined,
+  ) {
     this.settings = settings;
     this.maxPages = settings.enabled ? settings.maxPages : 1;
     this.frontier = new Frontier(start);
     this.site = start;
     this.#policy = policy;
     this.onPage = onPage;
+    this.#signsOut = signOutFilter(session);
   }
 
-  /** A crawl from `start`, with the site's rules read and its sitemap pages queued when crawling. */
+  /** A crawl from `start`, with the site's rules read and its sitemap pages queued when crawling; with a session, never signing out. */
   static async begin(
     start: string,
     settings: AuditConfig['crawl'],
     policy: AddressPolicy,
     onPage?: OnPage,
+    session?: SessionConfig | null,
   ): Promise<SiteCrawl> {
-    const crawl = new SiteCrawl(start, settings, policy, onPage);
+    const crawl = new SiteCrawl(start, settings, policy, onPage, session);
     if (settings.enabled) await crawl.moveTo(start);
     return crawl;
   }
@@ -65,10 +78,11 @@ export class SiteCrawl {
   }
 
   /** Queues the same-site links of a page found at `depth`, while the crawl may go deeper. */
-  follow(links: readonly string[], depth: number): void {
+  follow(links: readonly Link[], depth: number): void {
     if (!this.settings.enabled || depth >= this.settings.depth) return;
     for (const link of links) {
-      const normalized = normalizeUrl(link);
+      if (this.#signsOut(link)) continue;
+      const normalized = normalizeUrl(link.url);
       if (normalized && sameOrigin(normalized, this.site)) this.frontier.add(normalized, depth + 1);
     }
   }

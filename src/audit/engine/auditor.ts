@@ -3,11 +3,16 @@ import type { BrowserContext } from 'playwright-core';
 import { crawlPages } from '../crawl/pool.ts';
 import { SiteCrawl, type OnPage } from '../crawl/site-crawl.ts';
 import type { LlmPageFacts } from '../llm/facts.ts';
+import { applyIgnoreRules } from '../ignore/apply.ts';
 import { assembleResult } from '../result/assemble.ts';
 import type { AuditConfig, AuditResult, LlmOutcome } from '../result/types.ts';
 import type { AddressPolicy } from '../safety/address-policy.ts';
 import type { Refusal } from '../safety/egress-scope.ts';
-import { AuditCancelledError, assertSomePageAudited } from './audit-errors.ts';
+import { applySessionFields } from '../session/browser-session.ts';
+import { secretScrubber, scrubDeep } from '../session/scrub.ts';
+import { signIn } from '../session/sign-in.ts';
+import type { SecretValues } from '../session/types.ts';
+import { AuditCancelledError, AuditFailedError, assertSomePageAudited } from './audit-errors.ts';
 import { withAuditBrowser } from './audit-browser.ts';
 import { AxeRunner } from './axe-runner.ts';
 import type { BrowserHost } from './browser-host.ts';
@@ -29,24 +34,52 @@ export interface AuditorOptions {
   onPage?: OnPage;
 }
 
+const NO_SECRETS: SecretValues = new Map();
+
 /**
  * Audits a URL, or crawls from it: breadth-first over same-origin links and sitemap pages, honouring
  * robots.txt, up to `crawl.depth` link hops and `crawl.maxPages` pages, in one browser context (so a crawl
- * keeps its cookies) whose traffic all goes through the audit's egress proxy.
+ * keeps its cookies) whose traffic all goes through the audit's egress proxy. With a session, its cookies and
+ * headers are given to the context and its sign-in steps run first; `secrets` holds the values it names, and the
+ * result and any error are scrubbed of them.
  */
 export async function runAudit(
   url: string,
   config: AuditConfig,
   options: AuditorOptions,
   signal?: AbortSignal,
+  secrets: SecretValues = NO_SECRETS,
+): Promise<AuditResult> {
+  const scrub = secretScrubber(secrets.values());
+  try {
+    return scrubDeep(await auditSite(url, config, options, signal, secrets, scrub), scrub);
+  } catch (err) {
+    throw scrubbedError(err, scrub);
+  }
+}
+
+async function auditSite(
+  url: string,
+  config: AuditConfig,
+  options: AuditorOptions,
+  signal: AbortSignal | undefined,
+  secrets: SecretValues,
+  scrub: (text: string) => string,
 ): Promise<AuditResult> {
   const startedAt = new Date();
   const start = await auditableStart(url, options.policy);
   return withAuditBrowser(options.host, options.policy, signal, async (context, refusals) => {
-    const crawl = await SiteCrawl.begin(start, config.crawl, options.policy, options.onPage);
+    const crawl = await SiteCrawl.begin(start, config.crawl, options.policy, options.onPage, config.session);
+    if (config.session) {
+      await applySessionFields(context, config.session, start, secrets);
+      await signIn(context, config.session.steps, secrets, options.timing, refusals, signal);
+    }
     const browserVersion = await auditPages(context, refusals, crawl, config, options, signal);
-    const llm = config.llm.enabled && options.llm ? await options.llm(crawl.llmFacts, config, signal) : null;
+    // A page may show what the sign-in typed; the provider is a third party and never gets a secret either.
+    const llm =
+      config.llm.enabled && options.llm ? await options.llm(scrubDeep(crawl.llmFacts, scrub), config, signal) : null;
     if (signal?.aborted) throw new AuditCancelledError();
+    const finishedAt = new Date();
     const result = assembleResult({
       url,
       config,
@@ -58,9 +91,9 @@ export async function runAudit(
         maxElementsPerRule: options.maxElementsPerRule,
       },
       startedAt,
-      finishedAt: new Date(),
+      finishedAt,
     });
-    return { ...result, llm };
+    return applyIgnoreRules({ ...result, llm }, config.ignore ?? [], finishedAt);
   });
 }
 
@@ -94,4 +127,16 @@ async function auditPages(
   await runner.close();
   await context.close().catch(() => {});
   return browserVersion;
+}
+
+/** An error on its way to a job's row, an answer or a log, without the secrets' values. */
+function scrubbedError(err: unknown, scrub: (text: string) => string): unknown {
+  if (err instanceof AuditCancelledError || !(err instanceof Error)) return err;
+  const message = scrub(err.message);
+  if (err instanceof AuditFailedError) return new AuditFailedError(message, err.retryable);
+  if (message === err.message && scrub(err.stack ?? '') === err.stack) return err;
+  const clean = new Error(message);
+  clean.name = err.name;
+  clean.stack = scrub(err.stack ?? '');
+  return clean;
 }

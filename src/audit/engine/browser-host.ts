@@ -1,5 +1,4 @@
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
-import type { FastifyBaseLogger } from 'fastify';
 import { CHROMIUM_ARGS, findChromium } from '../../kit/browser.ts';
 
 /** WebRTC could otherwise send UDP to any address the page names, past the egress proxy. */
@@ -11,6 +10,12 @@ const AUDIT_ARGS = [
 
 export const AUDIT_USER_AGENT_TOKEN = 'PlatformAudit';
 
+/** Where the host tells of its browser's starts and deaths: the service's logger, or a CLI's error stream. */
+export interface HostLog {
+  info(details: object, message: string): void;
+  warn(message: string): void;
+}
+
 /**
  * One Chromium per process, started on first use and started again if it dies (crash, OOM kill); each
  * audit gets its own context through its own egress proxy, so audits share no cookies, cache or storage.
@@ -18,9 +23,9 @@ export const AUDIT_USER_AGENT_TOKEN = 'PlatformAudit';
 export class BrowserHost {
   private launching: Promise<Browser> | null = null;
   private closed = false;
-  private readonly log: FastifyBaseLogger;
+  private readonly log: HostLog;
   private readonly env: NodeJS.ProcessEnv;
-  constructor(log: FastifyBaseLogger, env: NodeJS.ProcessEnv = process.env) {
+  constructor(log: HostLog, env: NodeJS.ProcessEnv = process.env) {
     this.log = log;
     this.env = env;
   }

@@ -6,7 +6,7 @@ import type { AxeRunner, OmittedElements } from './axe-runner.ts';
 import { collectLlmFacts } from './llm-facts.ts';
 import { unauditableAnswer } from './page-answer.ts';
 import { openVisitPage, visitDeadline } from './page-bounds.ts';
-import { collectLinks, readIdentity, settle } from './page-reads.ts';
+import { collectLinks, readIdentity, settle, type Link } from './page-reads.ts';
 import { learnRuleImpacts } from './rule-impacts.ts';
 import { visitFailure } from './visit-failure.ts';
 
@@ -48,7 +48,7 @@ export type PageVisit =
       httpStatus: number | null;
       title: string;
       axe: AxeOutcome;
-      links: string[];
+      links: Link[];
       /** The absolute URL its `<link rel="canonical">` names, if any. */
       canonical: string | null;
       /** SHA-256 of its document once settled, before axe ran: the same page under two URLs has the same one. */

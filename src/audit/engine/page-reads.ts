@@ -35,9 +35,20 @@ export async function readIdentity(page: Page): Promise<{ canonical: string | nu
   return { canonical: read.canonical, fingerprint: read.html === null ? null : sha256Hex(read.html) };
 }
 
-export async function collectLinks(page: Page): Promise<string[]> {
-  // Runs in the page: `href` of an anchor is already absolute.
+/** A link of a page: its absolute address and its text (what tells a sign-out link whatever its address). */
+export interface Link {
+  url: string;
+  text: string;
+}
+
+export async function collectLinks(page: Page): Promise<Link[]> {
+  // Runs in the page: `href` of an anchor is already absolute; an area's text is its alt.
   return page.$$eval('a[href], area[href]', (elements) =>
-    elements.map((e) => (e as unknown as { href: unknown }).href).filter((h): h is string => typeof h === 'string'),
+    elements.flatMap((e) => {
+      const el = e as unknown as { href: unknown; textContent: string | null; getAttribute(n: string): string | null };
+      if (typeof el.href !== 'string') return [];
+      const text = (el.textContent || el.getAttribute('aria-label') || el.getAttribute('alt') || '').slice(0, 200);
+      return [{ url: el.href, text }];
+    }),
   );
 }

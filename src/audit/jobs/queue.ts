@@ -4,6 +4,7 @@ import { auditRequest } from '../request/audit-request.ts';
 import type { ConfigLimits } from '../request/resolve.ts';
 import type { RequestedConfig } from '../request/schema.ts';
 import type { AddressPolicy } from '../safety/address-policy.ts';
+import { missingSecrets } from '../secrets/store.ts';
 import { createJob, QueueFullError, type JobRecord } from './store.ts';
 import type { JobWorker } from './worker.ts';
 
@@ -20,12 +21,22 @@ export interface QueueDeps {
 export async function queueAudit(
   deps: QueueDeps,
   owner: string,
-  body: { url: string; config?: RequestedConfig | undefined },
+  body: { url: string; config?: RequestedConfig | undefined; branch?: string | undefined },
 ): Promise<JobRecord> {
-  const { url, config } = await auditRequest(body.url, body.config ?? {}, deps.limits, deps.policy);
+  const { url, config } = await auditRequest(body.url, body.config ?? {}, {
+    limits: deps.limits,
+    policy: deps.policy,
+    missingSecrets: (names) => missingSecrets(deps.db, owner, names),
+  });
   let job: JobRecord;
   try {
-    job = await createJob(deps.db, { owner, url: url.href, config, maxQueued: deps.maxQueued });
+    job = await createJob(deps.db, {
+      owner,
+      url: url.href,
+      config,
+      branch: body.branch ?? null,
+      maxQueued: deps.maxQueued,
+    });
   } catch (err) {
     if (err instanceof QueueFullError)
       throw new HttpError(429, codeForStatus(429), err.message, { headers: { 'retry-after': '30' } });

@@ -16,6 +16,9 @@ const jobFields = {
   id: Type.String(),
   status: JobStatus,
   url: Type.String(),
+  branch: Type.Union([Type.String(), Type.Null()], {
+    description: 'The branch a CI run audited (`platform audit run --branch`); null for other jobs',
+  }),
   config: AuditConfigSchema,
   attempts: Type.Integer({ description: 'Times a worker started the job' }),
   error: Type.Union([Type.String(), Type.Null()], {

@@ -9,6 +9,8 @@ export interface JobRecord {
   id: string;
   status: AuditJobStatus;
   url: string;
+  /** The branch a CI run said it audited; null for other jobs. */
+  branch: string | null;
   config: AuditConfig;
   attempts: number;
   error: string | null;
@@ -22,6 +24,7 @@ interface Row {
   id: string;
   status: AuditJobStatus;
   url: string;
+  branch: string | null;
   config: AuditConfig;
   attempts: number;
   error: string | null;
@@ -37,6 +40,7 @@ function toRecord(row: Row): JobRecord {
     id: row.id,
     status: row.status,
     url: row.url,
+    branch: row.branch,
     config: row.config,
     attempts: row.attempts,
     error: row.error,
@@ -54,7 +58,7 @@ function storableJson(value: unknown): string {
   );
 }
 
-const SUMMARY = `id, status, url, config, attempts, error, ${isoUtc('created_at')} AS created_at,
+const SUMMARY = `id, status, url, branch, config, attempts, error, ${isoUtc('created_at')} AS created_at,
   ${isoUtc('started_at')} AS started_at, ${isoUtc('finished_at')} AS finished_at, seq`;
 
 export class QueueFullError extends Error {}
@@ -62,7 +66,7 @@ export class QueueFullError extends Error {}
 /** Stores a pending job, unless its owner already has `maxQueued` pending or running (checked under a per-owner lock). */
 export async function createJob(
   db: Database,
-  input: { owner: string; url: string; config: AuditConfig; maxQueued: number },
+  input: { owner: string; url: string; config: AuditConfig; branch?: string | null; maxQueued: number },
 ): Promise<JobRecord> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`audit-owner:${input.owner}`]);
@@ -75,8 +79,8 @@ export async function createJob(
         `this credential already has ${rows[0]!.n} audits pending or running (at most ${input.maxQueued}); wait for some to finish`,
       );
     const inserted = await tx.query<Row>(
-      `INSERT INTO jobs (id, owner, url, config, status) VALUES ($1, $2, $3, $4, 'pending') RETURNING ${SUMMARY}`,
-      [randomUUID(), input.owner, input.url, JSON.stringify(input.config)],
+      `INSERT INTO jobs (id, owner, url, config, branch, status) VALUES ($1, $2, $3, $4, $5, 'pending') RETURNING ${SUMMARY}`,
+      [randomUUID(), input.owner, input.url, JSON.stringify(input.config), input.branch ?? null],
     );
     return toRecord(inserted.rows[0]!);
   });
@@ -94,11 +98,18 @@ export const JOB_CURSOR = Type.Tuple([Type.Integer({ minimum: 0 })]);
 export async function listJobs(
   db: Queryable,
   owner: string,
-  options: { limit: number; before: number | null; status: AuditJobStatus | null },
+  options: {
+    limit: number;
+    before: number | null;
+    status: AuditJobStatus | null;
+    branch: string | null;
+    url: string | null;
+  },
 ): Promise<{ items: JobRecord[]; next: string | null }> {
   const { rows } = await db.query<Row>(
-    `SELECT ${SUMMARY} FROM jobs WHERE owner = $1 AND ($2::bigint IS NULL OR seq < $2) AND ($3::text IS NULL OR status = $3) ORDER BY seq DESC LIMIT $4`,
-    [owner, options.before, options.status, options.limit + 1],
+    `SELECT ${SUMMARY} FROM jobs WHERE owner = $1 AND ($2::bigint IS NULL OR seq < $2) AND ($3::text IS NULL OR status = $3)
+       AND ($5::text IS NULL OR branch = $5) AND ($6::text IS NULL OR url = $6) ORDER BY seq DESC LIMIT $4`,
+    [owner, options.before, options.status, options.limit + 1, options.branch, options.url],
   );
   return toPage(rows, options.limit, (row) => [Number(row.seq)], toRecord);
 }
@@ -121,6 +132,7 @@ export async function cancelJob(
 
 export interface ClaimedJob {
   id: string;
+  owner: string;
   url: string;
   config: AuditConfig;
   attempts: number;
@@ -149,7 +161,7 @@ export async function claimJob(
        SELECT id FROM jobs WHERE status = 'pending' OR (status = 'running' AND lease_until < now())
        ORDER BY seq FOR UPDATE SKIP LOCKED LIMIT 1
      )
-     RETURNING id, url, config, attempts`,
+     RETURNING id, owner, url, config, attempts`,
     [worker, leaseSeconds],
   );
   return rows[0] ?? null;

@@ -5,9 +5,10 @@ import type { OutageLog } from '../../kit/outage-log.ts';
 import { AuditCancelledError, AuditFailedError } from '../engine/audit-errors.ts';
 import type { AuditConfig, AuditResult } from '../result/types.ts';
 import type { AuditMetrics } from '../metrics.ts';
-import { claimJob, completeJob, failAttempt, releaseJob, renewLease } from './store.ts';
+import { claimJob, completeJob, failAttempt, releaseJob, renewLease, type ClaimedJob } from './store.ts';
 
-export type RunAudit = (url: string, config: AuditConfig, signal: AbortSignal) => Promise<AuditResult>;
+/** Runs one audit for `owner`, whose stored secrets its session may name. */
+export type RunAudit = (url: string, config: AuditConfig, signal: AbortSignal, owner: string) => Promise<AuditResult>;
 
 export interface WorkerOptions {
   db: Database;
@@ -69,7 +70,7 @@ export class JobWorker {
         if (!job) break;
         const controller = new AbortController();
         this.running.set(job.id, controller);
-        const done = this.execute(job.id, job.url, job.config, job.attempts, controller).finally(() => {
+        const done = this.execute(job, controller).finally(() => {
           this.running.delete(job.id);
           this.finished.delete(done);
           this.wake();
@@ -86,13 +87,8 @@ export class JobWorker {
     }
   }
 
-  private async execute(
-    id: string,
-    url: string,
-    config: AuditConfig,
-    attempts: number,
-    controller: AbortController,
-  ): Promise<void> {
+  private async execute(job: ClaimedJob, controller: AbortController): Promise<void> {
+    const { id, url, config, attempts, owner } = job;
     const { db, log, metrics, leaseSeconds } = this.options;
     const heartbeat = setInterval(() => {
       renewLease(db, id, this.id, leaseSeconds).then(
@@ -112,7 +108,7 @@ export class JobWorker {
     });
     abandoned.catch(() => {});
     try {
-      const running = this.options.run(url, config, controller.signal);
+      const running = this.options.run(url, config, controller.signal, owner);
       // Once abandoned, its own failure (the browser closing under it) is nobody's to handle.
       running.catch(() => {});
       const result = await Promise.race([running, abandoned]);

@@ -7,9 +7,12 @@ import type { ConfigLimits } from '../request/resolve.ts';
 import { LegacyAuditBody } from '../request/schema.ts';
 import { AuditResultSchema } from '../result/schema.ts';
 import type { AddressPolicy } from '../safety/address-policy.ts';
+import { missingSecrets } from '../secrets/store.ts';
+import type { Database } from '../../kit/db.ts';
 import { syncAudits, type RunNowDeps } from './run-now.ts';
 
 export interface LegacyRouteDeps extends RunNowDeps {
+  db: Database;
   policy: AddressPolicy;
   limits: ConfigLimits;
 }
@@ -34,9 +37,12 @@ export function registerLegacyRoutes(app: App, deps: LegacyRouteDeps): void {
       },
       async (request, reply) => {
         const { url: rawUrl, ...options } = request.body;
-        const { url, config } = await auditRequest(rawUrl, options, deps.limits, deps.policy, () =>
-          deps.metrics.syncAudits.inc({ outcome: 'refused' }),
-        );
+        const { url, config } = await auditRequest(rawUrl, options, {
+          limits: deps.limits,
+          policy: deps.policy,
+          missingSecrets: (names) => missingSecrets(deps.db, request.auditOwner, names),
+          onRefused: () => deps.metrics.syncAudits.inc({ outcome: 'refused' }),
+        });
         return runNow(request, reply, url, config);
       },
     );

@@ -3,13 +3,14 @@ import { HttpError, codeForStatus } from '../../kit/errors.ts';
 import { AuditFailedError } from '../engine/audit-errors.ts';
 import type { AuditMetrics } from '../metrics.ts';
 import { badRequest } from '../request/resolve.ts';
+import type { RunAudit } from '../jobs/worker.ts';
 import type { AuditConfig, AuditResult } from '../result/types.ts';
 
 export interface RunNowDeps {
   metrics: AuditMetrics;
   /** Audits running within requests at most (AUDIT_MAX_SYNC_AUDITS); more are 429. */
   maxConcurrent: number;
-  run: (url: string, config: AuditConfig, signal: AbortSignal) => Promise<AuditResult>;
+  run: RunAudit;
 }
 
 /**
@@ -36,7 +37,7 @@ export function syncAudits(deps: RunNowDeps) {
     active++;
     const hangUp = abortOnHangUp(request, reply);
     try {
-      const result = await deps.run(url.href, config, hangUp.signal);
+      const result = await deps.run(url.href, config, hangUp.signal, request.auditOwner);
       deps.metrics.syncAudits.inc({ outcome: 'completed' });
       return result;
     } catch (err) {

@@ -125,6 +125,9 @@ export function buildOpenAcr(result: AuditResult, options: OpenAcrOptions, defau
     llm
       ? `LLM assistance (${llm.provider} ${llm.model}) ${llm.status === 'completed' ? `flagged ${llm.findings.length} items for review` : `was ${llm.status}${llm.error ? `: ${llm.error}` : ''}`}; LLM judgements never change an adherence level.`
       : '',
+    result.stats.ignored
+      ? `${result.stats.ignored} of the failing elements match the team's ignore rules (known failures, each with a reason and an expiry date); they count here like any other failure.`
+      : '',
     catalog.wcagVersion !== result.wcagVersion
       ? `The catalog is for WCAG ${catalog.wcagVersion} but the audit checked WCAG ${result.wcagVersion}; criteria outside the audit are not evaluated.`
       : '',

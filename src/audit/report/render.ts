@@ -1,6 +1,7 @@
 import type {
   AuditResult,
   Finding,
+  IgnoreRuleOutcome,
   Impact,
   LlmFinding,
   LlmOutcome,
@@ -44,9 +45,14 @@ function snippet(html: string): string {
 
 function findingItem(f: Finding): string {
   return `<li class="${f.impact}">
-<p><span class="badge ${f.impact}">${IMPACT_LABEL[f.impact]}</span><span class="what">${e(f.summary)}</span> <span>(rule <code>${e(f.ruleId)}</code>)</span></p>
+<p><span class="badge ${f.impact}">${IMPACT_LABEL[f.impact]}</span>${f.ignored ? '<span class="badge ignored">Ignored</span>' : ''}<span class="what">${e(f.summary)}</span> <span>(rule <code>${e(f.ruleId)}</code>)</span></p>
 <dl class="detail">
-<dt>Element</dt><dd><code>${e(f.selector)}</code></dd>
+${
+  f.ignored
+    ? `<dt>Ignored</dt><dd>Until ${e(f.ignored.expires)}: ${e(f.ignored.reason)}. Still a failure; the team's CI gate does not count it.</dd>
+`
+    : ''
+}<dt>Element</dt><dd><code>${e(f.selector)}</code></dd>
 <dt>Markup</dt><dd>${snippet(f.html)}</dd>
 <dt>How to fix</dt><dd><pre>${e(f.fix)}</pre></dd>
 <dt>Learn more</dt><dd>${e(f.description)} ${link(f.help, `Rule ${f.ruleId} explained`)}</dd>
@@ -152,6 +158,7 @@ function stats(r: AuditResult): string {
     ['Minor', r.stats.minor],
     ['Need review', r.stats.needsReview],
   ];
+  if (r.stats.ignored !== undefined) rows.push(['Ignored by rules', r.stats.ignored]);
   if (r.llm) rows.push(['LLM judgements', r.llm.findings.length]);
   return `<dl class="stats">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`;
 }
@@ -204,6 +211,35 @@ ${pages.map(pageRow).join('\n')}
 </table></div>`;
 }
 
+/** The team's ignore rules: what each matches, why, until when, and what it hides (or, expired, no longer hides). */
+function ignoreSection(rules: readonly IgnoreRuleOutcome[]): string {
+  const row = (r: IgnoreRuleOutcome) => {
+    const what = [
+      r.rule !== undefined ? `rule <code>${e(r.rule)}</code>` : '',
+      r.selector !== undefined ? `element <code>${e(r.selector)}</code>` : '',
+      r.url !== undefined ? `pages <code>${e(r.url)}</code>` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+    const status =
+      r.status === 'active'
+        ? `In force until ${e(r.expires)}; hides ${plural(r.matched, 'failure')}`
+        : `Expired ${e(r.expires)}; no longer hides ${plural(r.matched, 'failure')}, counted again`;
+    return `<tr><td>${what}</td><td>${e(r.reason)}</td><td>${status}</td></tr>`;
+  };
+  return `<section aria-labelledby="ignored">
+<h2 id="ignored">Ignore rules</h2>
+<p>The team's rules for known failures. A failure a rule in force matches is listed above marked <em>Ignored</em> and still counted in the score and conformance; only the team's CI gate leaves it out. An expired rule hides nothing.</p>
+<div class="table-scroll" role="region" aria-labelledby="ignored-caption" tabindex="0"><table>
+<caption id="ignored-caption">${plural(rules.length, 'ignore rule')}</caption>
+<thead><tr><th scope="col">Matches</th><th scope="col">Reason</th><th scope="col">Status</th></tr></thead>
+<tbody>
+${rules.map(row).join('\n')}
+</tbody>
+</table></div>
+</section>`;
+}
+
 function llmSection(llm: LlmOutcome): string {
   const status =
     llm.status === 'completed'
@@ -225,6 +261,7 @@ export function renderHtmlReport(r: AuditResult): string {
     ['pages', 'Pages'],
     ['review', 'Needs review'],
   ];
+  if (r.ignoreRules?.length) nav.push(['ignored', 'Ignore rules']);
   if (r.llm) nav.push(['llm', 'LLM review']);
   const failures =
     r.findings.length > 0
@@ -279,6 +316,7 @@ ${pagesTable(r.pages)}
 <h2 id="review">Needs review</h2>
 ${review}
 </section>
+${r.ignoreRules?.length ? ignoreSection(r.ignoreRules) : ''}
 ${r.llm ? llmSection(r.llm) : ''}
 </main>
 <footer>

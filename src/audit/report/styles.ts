@@ -62,7 +62,7 @@ ol.findings > li.llm { border-left-style: double; }
 .badge.critical { background: var(--critical-bg); }
 .badge.serious { background: var(--serious-bg); }
 .badge.moderate { background: var(--moderate-bg); }
-.badge.minor, .badge.review { background: var(--minor-bg); }
+.badge.minor, .badge.review, .badge.ignored { background: var(--minor-bg); }
 .badge.llm { background: var(--llm-bg); }
 .what { font-weight: 600; }
 dl.detail { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 0.75rem; margin: 0.5rem 0 0; }

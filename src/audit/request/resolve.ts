@@ -1,6 +1,8 @@
 import { HttpError, codeForStatus } from '../../kit/errors.ts';
 import { axeTagsFor } from '../engine/axe-tags.ts';
 import type { AuditConfig, WcagLevel, WcagVersion } from '../result/types.ts';
+import { resolveIgnoreRules } from '../ignore/rules.ts';
+import { resolveSession } from '../session/resolve.ts';
 import type { RequestedConfig } from './schema.ts';
 
 export const DEFAULT_CRAWL_DEPTH = 2;
@@ -47,6 +49,8 @@ export function resolveConfig(requested: RequestedConfig, limits: ConfigLimits):
     crawl: { enabled: crawl.enabled ?? requested.crawl !== undefined, depth, maxPages },
     llm: { enabled: llm.enabled ?? false, provider: llm.provider ?? null, model: llm.model ?? null },
     axeTags: axeTagsFor(wcagVersion, wcagLevel),
+    session: resolveSession(requested.session),
+    ignore: resolveIgnoreRules(requested.ignore),
   };
 }
 

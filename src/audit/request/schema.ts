@@ -1,8 +1,11 @@
 import { Type } from 'typebox';
+import { IgnoreRules } from '../ignore/schema.ts';
+import type { IgnoreRule } from '../ignore/rules.ts';
+import { SessionOptions, type RequestedSession } from '../session/schema.ts';
 
 // Bodies are not coerced (src/kit/validation.ts), so the JSON numbers a caller naturally writes (`2.1`, and
 // `2.0`, which JSON parses as 2) are accepted here by name and read as the string (resolveConfig).
-const Version = Type.Union(
+export const Version = Type.Union(
   [
     Type.Literal('2.0'),
     Type.Literal('2.1'),
@@ -16,7 +19,7 @@ const Version = Type.Union(
       'WCAG version: 2.0, 2.1 or 2.2, as a string or a JSON number (default 2.2, AUDIT_DEFAULT_WCAG_VERSION)',
   },
 );
-const Level = Type.Union(
+export const Level = Type.Union(
   [
     Type.Literal('A'),
     Type.Literal('AA'),
@@ -80,12 +83,22 @@ export const JobConfig = Type.Object(
     version: Type.Optional(Version),
     crawl: Type.Optional(CrawlOptions),
     llm: Type.Optional(LlmOptions),
+    session: Type.Optional(SessionOptions),
+    ignore: Type.Optional(IgnoreRules),
   },
   { additionalProperties: false },
 );
 
+/** A version-control branch name, as CI systems give it. */
+export const BranchName = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[^\\x00-\\x1f\\x7f]+$',
+  description: 'The branch a CI run audits, so a later run can compare with the last completed run of a branch',
+});
+
 export const CreateJobBody = Type.Object(
-  { url: AuditUrl, config: Type.Optional(JobConfig) },
+  { url: AuditUrl, config: Type.Optional(JobConfig), branch: Type.Optional(BranchName) },
   { additionalProperties: false },
 );
 
@@ -97,6 +110,8 @@ export const LegacyAuditBody = Type.Object(
     version: Type.Optional(Version),
     crawl: Type.Optional(CrawlOptions),
     llm: Type.Optional(LlmOptions),
+    session: Type.Optional(SessionOptions),
+    ignore: Type.Optional(IgnoreRules),
   },
   { additionalProperties: false },
 );
@@ -108,4 +123,6 @@ export interface RequestedConfig {
   llm?:
     | { enabled?: boolean | undefined; provider?: 'openai' | 'anthropic' | undefined; model?: string | undefined }
     | undefined;
+  session?: RequestedSession | undefined;
+  ignore?: IgnoreRule[] | undefined;
 }

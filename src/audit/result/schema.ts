@@ -31,10 +31,25 @@ const elementFields = {
   pageUrl: Str,
 };
 
+const IgnoreRuleFields = {
+  rule: Type.Optional(Str),
+  selector: Type.Optional(Str),
+  url: Type.Optional(Str),
+  reason: Str,
+  expires: Type.String({ format: 'date', description: 'The last day (UTC) the rule applies' }),
+};
+const IgnoreRuleSchema = Type.Object(IgnoreRuleFields);
+
 export const FindingSchema = Type.Object({
   ...elementFields,
   impact: Impact,
   fix: Type.String({ description: 'How to fix this element' }),
+  ignored: Type.Optional(
+    Type.Object(
+      { rule: Type.Integer({ description: 'Its index in config.ignore' }), reason: Str, expires: Str },
+      { description: 'An ignore rule in force matches this failure: a CI gate does not count it' },
+    ),
+  ),
 });
 export const NeedsReviewSchema = Type.Object({
   ...elementFields,
@@ -126,12 +141,35 @@ const LlmOutcome = Type.Object({
   }),
 });
 
+const SecretField = Type.Object({ name: Str, secret: Type.String({ description: 'The name of a stored secret' }) });
+/** A session as resolved (src/audit/session/types.ts): each step carries only its action's fields. */
+const SessionSchema = Type.Object(
+  {
+    steps: Type.Array(
+      Type.Union([
+        Type.Object({ action: Type.Literal('goto'), url: Str }),
+        Type.Object({ action: Type.Literal('fill'), selector: Str, value: Str }),
+        Type.Object({ action: Type.Literal('fill'), selector: Str, secret: Str }),
+        Type.Object({ action: Type.Literal('click'), selector: Str }),
+        Type.Object({ action: Type.Literal('waitForSelector'), selector: Str }),
+        Type.Object({ action: Type.Literal('waitForUrl'), url: Str }),
+      ]),
+    ),
+    cookies: Type.Array(SecretField),
+    headers: Type.Array(SecretField),
+    signOut: Type.Array(Str),
+  },
+  { description: 'Sign-in steps, cookies and headers; secrets by name, never their values' },
+);
+
 export const AuditConfigSchema = Type.Object({
   wcagVersion: Version,
   wcagLevel: Level,
   crawl: Type.Object({ enabled: Type.Boolean(), depth: Int, maxPages: Int }),
   llm: Type.Object({ enabled: Type.Boolean(), provider: Type.Union([Provider, Type.Null()]), model: Nullable(Str) }),
   axeTags: Type.Array(Str),
+  session: Type.Optional(Type.Union([SessionSchema, Type.Null()])),
+  ignore: Type.Optional(Type.Array(IgnoreRuleSchema, { description: "The team's ignore rules" })),
 });
 
 export const AuditResultSchema = Type.Object({
@@ -150,6 +188,9 @@ export const AuditResultSchema = Type.Object({
     minor: Int,
     needsReview: Int,
     failedPages: Int,
+    ignored: Type.Optional(
+      Type.Integer({ description: 'Findings an ignore rule in force matches (counted above too)' }),
+    ),
   }),
   findings: Type.Array(FindingSchema),
   needsReview: Type.Array(NeedsReviewSchema),
@@ -161,6 +202,15 @@ export const AuditResultSchema = Type.Object({
   pages: Type.Array(Page),
   rules: Type.Array(Rule),
   llm: Type.Union([LlmOutcome, Type.Null()], { description: 'The LLM review when the audit asked for one' }),
+  ignoreRules: Type.Optional(
+    Type.Array(
+      Type.Object({
+        ...IgnoreRuleFields,
+        status: Type.Union([Type.Literal('active'), Type.Literal('expired')]),
+        matched: Type.Integer({ description: 'Findings it matches; for an expired rule, those it no longer hides' }),
+      }),
+    ),
+  ),
   config: AuditConfigSchema,
   engine: Type.Object({
     axeVersion: Str,

@@ -8,6 +8,9 @@
  * `successCriteria`, `help`). One result carries all of them; the rest is ours and documented in docs/audit.md.
  */
 
+import type { IgnoreRule } from '../ignore/rules.ts';
+import type { SessionConfig } from '../session/types.ts';
+
 export type WcagVersion = '2.0' | '2.1' | '2.2';
 export type WcagLevel = 'A' | 'AA' | 'AAA';
 export type Impact = 'critical' | 'serious' | 'moderate' | 'minor';
@@ -36,6 +39,10 @@ export interface AuditConfig {
   };
   /** The axe-core tags that selected the rules (not cumulative: 2.2 AA is wcag2a … wcag22aa). */
   axeTags: string[];
+  /** Sign-in steps, cookies and headers, secrets named, never their values; null without. Absent in configs stored before sessions existed. */
+  session?: SessionConfig | null;
+  /** The team's ignore rules the audit applied; absent in configs stored before ignore rules existed. */
+  ignore?: IgnoreRule[];
 }
 
 /** A failed check on one element: an axe `violation` node. Counts against `score` and `conformant`. */
@@ -71,6 +78,11 @@ export interface Finding {
   fix: string;
   /** URL of the page the element is on (the URL audited, after redirects). */
   pageUrl: string;
+  /**
+   * Present when an ignore rule in force matches it: the rule's index in `config.ignore`, its reason and expiry. Still
+   * a failure (stats, score, conformance); a CI gate does not count it, and reports show it as ignored.
+   */
+  ignored?: { rule: number; reason: string; expires: string };
 }
 
 /**
@@ -215,6 +227,15 @@ export interface AuditStats {
   needsReview: number;
   /** Pages that could not be audited. */
   failedPages: number;
+  /** Findings an ignore rule in force matches (counted above too); absent when the audit had no ignore rules. */
+  ignored?: number;
+}
+
+/** An ignore rule as the result reports it: in force or expired, and how many findings it matches. */
+export interface IgnoreRuleOutcome extends IgnoreRule {
+  status: 'active' | 'expired';
+  /** Findings it matches; for an expired rule, the failures it no longer hides. */
+  matched: number;
 }
 
 export interface AuditResult {
@@ -238,6 +259,8 @@ export interface AuditResult {
   rules: RuleOutcome[];
   /** Present when LLM assistance was asked for. */
   llm: LlmOutcome | null;
+  /** The ignore rules applied, when the audit had any. */
+  ignoreRules?: IgnoreRuleOutcome[];
   config: AuditConfig;
   engine: {
     axeVersion: string;

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { findChromium, CHROMIUM_ARGS } from '../../../src/kit/browser.ts';
+import { applyIgnoreRules } from '../../../src/audit/ignore/apply.ts';
 import { renderHtmlReport } from '../../../src/audit/report/render.ts';
 import { escapeHtml, safeHref } from '../../../src/audit/report/escape.ts';
 import type { AuditResult } from '../../../src/audit/result/types.ts';
@@ -69,9 +70,16 @@ async function axeViolations(page: Page): Promise<{ id: string; nodes: string[] 
 
 for (const colorScheme of ['light', 'dark'] as const) {
   test(`a realistic report has no axe violations at WCAG 2.2 AA and best practice (${colorScheme} scheme)`, async () => {
-    const { page, requests, close } = await open(sampleResult({ pages: 4, failedPage: true, llm: sampleLlm() }), {
-      colorScheme,
-    });
+    // With the team's ignore rules, one in force and one expired: the section and badges they add are checked too.
+    const result = applyIgnoreRules(
+      sampleResult({ pages: 4, failedPage: true, llm: sampleLlm() }),
+      [
+        { rule: 'image-alt', url: '/', reason: 'Hero image alt text ships with SHOP-12', expires: '2099-06-30' },
+        { rule: 'color-contrast', selector: 'footer a.legal', reason: 'Brand colour', expires: '2024-01-31' },
+      ],
+      new Date('2025-01-01T00:00:00Z'),
+    );
+    const { page, requests, close } = await open(result, { colorScheme });
     try {
       assert.deepEqual(await axeViolations(page), []);
       assert.deepEqual(requests, [], 'the report loads nothing from outside');

@@ -3,6 +3,7 @@ import type { App } from '../../../kit/app.ts';
 import type { Database } from '../../../kit/db.ts';
 import { decodeCursor, pageOf, pageQuery } from '../../../kit/paging.ts';
 import { CALLER, CALLER_SECURITY } from '../../auth/access.ts';
+import { BranchName } from '../../request/schema.ts';
 import type { AuditJobStatus } from '../../result/types.ts';
 import { JobStatus, JobSummary, jobErrors, jobSummary } from '../schemas.ts';
 import { JOB_CURSOR, listJobs } from '../store.ts';
@@ -20,7 +21,21 @@ export function listAuditsRoute(api: App, deps: { db: Database }): void {
           'Finished jobs are deleted AUDIT_RETENTION_DAYS days (90 by default) after they finished, and are no longer listed.',
         tags: ['audits'],
         security: CALLER_SECURITY,
-        querystring: Type.Object({ ...pageQuery(), status: Type.Optional(JobStatus) }, { additionalProperties: false }),
+        querystring: Type.Object(
+          {
+            ...pageQuery(),
+            status: Type.Optional(JobStatus),
+            branch: Type.Optional(BranchName),
+            url: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 2048,
+                description: 'Only jobs of this URL (as the job shows it)',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: pageOf(JobSummary), ...jobErrors },
       },
     },
@@ -29,8 +44,19 @@ export function listAuditsRoute(api: App, deps: { db: Database }): void {
         limit: request.query.limit,
         before: decodeCursor(request.query.cursor, JOB_CURSOR)?.[0] ?? null,
         status: (request.query.status as AuditJobStatus | undefined) ?? null,
+        branch: request.query.branch ?? null,
+        url: request.query.url === undefined ? null : asStored(request.query.url),
       });
       return { items: page.items.map(jobSummary), next: page.next };
     },
   );
+}
+
+/** A URL as jobs store it (parsed and serialised), so `?url=` finds the jobs of the URL as it was asked for. */
+function asStored(url: string): string {
+  try {
+    return new URL(url.trim()).href;
+  } catch {
+    return url;
+  }
 }
