@@ -19,6 +19,8 @@ import { classifyIngestError } from './errors.ts';
 import { createMetrics } from './metrics.ts';
 import { registerForwarding } from './forwarding/plugin.ts';
 import { registerSdkRoutes } from './sdk/routes.ts';
+import { registerRetentionRoutes } from './retention/routes.ts';
+import { startPartitionMaintenance } from './retention/schedule.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
 export const INGEST_MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -115,6 +117,15 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     bodyTimeoutSeconds: config.bodyTimeoutSeconds,
   });
   registerAdminRoutes(app, { db, keys });
+  // Before the first event is taken: the daily partitions of today and the days ahead exist (retention/partitions.ts).
+  const maintenance = await startPartitionMaintenance({
+    db,
+    config,
+    log: app.log.child({ component: 'partitions' }),
+    registry: metrics.registry,
+  });
+  app.addHook('onClose', () => maintenance.close());
+  registerRetentionRoutes(app, { db, config, maintenance });
   registerSdkRoutes(app);
   await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, outage });
   return app;

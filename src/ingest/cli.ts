@@ -4,6 +4,7 @@ import { commandDatabase } from '../kit/service-config.ts';
 import { INGEST_MIGRATIONS } from './app.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyForwardingError, forwardingCommands } from './forwarding/cli.ts';
+import { classifyRetentionError, retentionCommands } from './retention/cli.ts';
 import {
   createApiKey,
   createProject,
@@ -25,7 +26,7 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
     classify: (err) =>
       err instanceof ProjectExistsError || err instanceof ProjectNotFoundError || err instanceof ProjectInputError
         ? new CommandFailure(err.message)
-        : classifyForwardingError(err),
+        : (classifyForwardingError(err) ?? classifyRetentionError(err)),
     commands: [
       {
         path: ['projects', 'create'],
@@ -106,6 +107,7 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
           }),
       },
       ...forwardingCommands({ withDatabase, secretKey: config.secretKey, env }),
+      ...retentionCommands({ withDatabase, config }),
     ],
   };
 }

@@ -2,12 +2,14 @@ import { int, list, type ConfigOf } from '../kit/config.ts';
 import { adminGuardVariables } from '../kit/auth/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { forwardingVariables } from './forwarding/config.ts';
+import { retentionVariables } from './retention/config.ts';
 
 export const INGEST_DEFAULT_PORT = 4003;
 
 export const ingestSpec = {
   ...commonVariables('ingest', INGEST_DEFAULT_PORT),
   ...forwardingVariables,
+  ...retentionVariables,
   ...adminGuardVariables('ingest', INGEST_DEFAULT_PORT),
   allowedOrigins: list('INGEST_ALLOWED_ORIGINS', {
     default: [],

@@ -178,9 +178,13 @@ SELECT * FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text
 export const COPY_EVENTS =
   'COPY events (project_id, event_id, event_type, event_ts, session_id, body) FROM STDIN (FORMAT binary)';
 
-/** The same, skipping events whose (project_id, event_id) is stored: what a group holding a re-sent event needs. */
+/**
+ * The same, skipping events whose (project_id, event_id) is stored: what a group holding a re-sent event needs. No
+ * conflict target: `events` is partitioned by day (migration 007) and each partition holds its own unique index on
+ * (project_id, event_id), which ON CONFLICT DO NOTHING without a target takes as the arbiter of the partition a row goes to.
+ */
 export const INSERT_EVENTS = `${INSERT_EVENTS_PLAIN}
-ON CONFLICT (project_id, event_id) DO NOTHING`;
+ON CONFLICT DO NOTHING`;
 
 /** Groups inserted with ON CONFLICT straight away after one met a stored event (see insertPlain). */
 export const CONFLICT_WINDOW = 16;
@@ -216,7 +220,7 @@ const INSERT_EVENTS_TEXT = `
 INSERT INTO events (project_id, event_id, event_type, event_ts, session_id, body)
 SELECT e->>'project_id', e->>'event_id', e->>'event.type', t, e->>'session.id', e
 FROM ROWS FROM (json_array_elements($1::json), unnest($2::timestamptz[])) AS r(e, t)
-ON CONFLICT (project_id, event_id) DO NOTHING`;
+ON CONFLICT DO NOTHING`;
 
 /** Connection-level failures (and a server refusing work) as opposed to an error in the statement itself. */
 export function isUnavailable(err: unknown): boolean {
