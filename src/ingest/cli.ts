@@ -5,6 +5,7 @@ import { INGEST_MIGRATIONS } from './app.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyForwardingError, forwardingCommands } from './forwarding/cli.ts';
 import { classifyRetentionError, retentionCommands } from './retention/cli.ts';
+import { loaderCommands } from './log/cli.ts';
 import {
   createApiKey,
   createProject,
@@ -108,6 +109,7 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
       },
       ...forwardingCommands({ withDatabase, secretKey: config.secretKey, env }),
       ...retentionCommands({ withDatabase, config }),
+      ...loaderCommands({ config, migrations: INGEST_MIGRATIONS }),
     ],
   };
 }

@@ -3,6 +3,7 @@ import { adminGuardVariables } from '../kit/auth/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { forwardingVariables } from './forwarding/config.ts';
 import { retentionVariables } from './retention/config.ts';
+import { logVariables } from './log/config.ts';
 
 export const INGEST_DEFAULT_PORT = 4003;
 
@@ -10,6 +11,7 @@ export const ingestSpec = {
   ...commonVariables('ingest', INGEST_DEFAULT_PORT),
   ...forwardingVariables,
   ...retentionVariables,
+  ...logVariables,
   ...adminGuardVariables('ingest', INGEST_DEFAULT_PORT),
   allowedOrigins: list('INGEST_ALLOWED_ORIGINS', {
     default: [],

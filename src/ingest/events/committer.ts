@@ -12,6 +12,7 @@ import {
   TEXT_OID,
   TIMESTAMPTZ_OID,
 } from './pg-array.ts';
+import type { EventSink } from './sink.ts';
 import type { PreparedEvents } from './validate.ts';
 
 /** The database could not take the events (down, unreachable, overloaded, shutting down): the client should retry. */
@@ -31,12 +32,8 @@ export interface CommitterOptions {
   outage: OutageLog;
 }
 
-export interface Committer {
-  /** Resolves once the events are committed (new ones inserted, already stored ones left as they are). */
-  commit(events: PreparedEvents): Promise<void>;
-  /** Refuses new work and waits for the commits in flight and queued. */
-  close(): Promise<void>;
-}
+/** commit() resolves once the events are committed (new ones inserted, already stored ones left as they are). */
+export type Committer = EventSink;
 
 /**
  * Group commit, on the kit's micro-batcher. Requests queue their accepted events; while fewer than
