@@ -113,6 +113,45 @@ test('a message in the stream that is not an event row is dropped (counted, logg
   }
 });
 
+test('the last events of a burst are stored at once, not after the ack wait (the loader does not wait for events that will not come)', async () => {
+  // A stream and consumer of their own, with an ack wait far longer than loading takes: events held back until their
+  // redelivery would show as a wait of minutes.
+  const env = {
+    DATABASE_URL: h.database.url,
+    DATA_DIR: '/tmp/unused-ingest-log',
+    LOG_LEVEL: 'silent',
+    INGEST_ADMIN_TOKEN: ADMIN_TOKEN,
+    ...logEnv(cluster.servers, {
+      INGEST_JETSTREAM_STREAM: 'BURST',
+      INGEST_JETSTREAM_SUBJECT: 'ingest.burst',
+      INGEST_JETSTREAM_ACK_WAIT_SECONDS: '300',
+      INGEST_COMMIT_TIMEOUT_SECONDS: '20',
+    }),
+  };
+  const acceptor = await buildIngestApp(loadIngestConfig({ ...env, INGEST_JETSTREAM_LOADERS: '0' }));
+  let loader: Awaited<ReturnType<typeof buildIngestApp>> | undefined;
+  try {
+    const { projectId, key } = await h.project();
+    const ids: string[] = [];
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, c) => {
+        for (let b = c; b < 60; b += 4) {
+          const batch = events(projectId, 1000, `burst${b}-`);
+          const res = await post(acceptor, key, batch);
+          assert.equal(res.statusCode, 202, res.body);
+          for (const e of batch) ids.push(e.event_id as string);
+        }
+      }),
+    );
+    loader = await buildIngestApp(loadIngestConfig({ ...env, INGEST_JETSTREAM_LOADERS: '1' }));
+    await waitStored(h.sql, ids, 90_000);
+    assert.equal(await metricValue(loader, 'ingest_loader_redeliveries_total'), 0);
+  } finally {
+    await loader?.close();
+    await acceptor.close();
+  }
+});
+
 test('rejected events are answered in the 202 and never reach the stream', async () => {
   const { projectId, key } = await h.project();
   const [good] = events(projectId, 1);

@@ -23,6 +23,14 @@ export interface LoaderOptions {
   retryAfterMs: number;
 }
 
+/**
+ * Longest a batch waits for more events once it has one. Under a backlog the client's buffer fills batches before it;
+ * at a trickle the buffer is empty and an event goes at once. The client's count of buffered messages can stay above
+ * zero with nothing left to come, and this bounds the wait then (without it the last events of a burst would wait for
+ * their redelivery).
+ */
+const LINGER_MS = 50;
+
 export interface Loaders {
   /** Stops taking events, stores and acknowledges what was taken, and resolves. */
   stop(): Promise<void>;
@@ -35,8 +43,8 @@ export interface Loaders {
  * INGEST_JETSTREAM_ACK_WAIT_SECONDS, to it or another loader; events it had already stored are then skipped by the
  * unique index (the same ON CONFLICT path as a client's retry), so storage holds each event once.
  *
- * A batch is whatever has arrived when the previous one was handed on, up to `batchSize`: under load full batches,
- * at a trickle an event at once (no timer), like the group commit itself.
+ * A batch is what the client has buffered, up to `batchSize`, or what arrived within LINGER_MS of its first event:
+ * under a backlog full batches, at a trickle an event at once.
  */
 export function startLoaders(options: LoaderOptions): Loaders {
   const { metrics, log } = options;
@@ -45,7 +53,7 @@ export function startLoaders(options: LoaderOptions): Loaders {
   const running = new Set<ConsumerMessages>();
   let pauseUntil = 0;
 
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
   /** Isolates what one event's failure would sink: every event alone, each acknowledged, retried or dropped. */
   const storeEach = async (messages: JsMsg[]) => {
@@ -132,16 +140,32 @@ export function startLoaders(options: LoaderOptions): Loaders {
       }
       quiet = false;
       running.add(messages);
+      const iterator = messages[Symbol.asyncIterator]();
       let batch: JsMsg[] = [];
+      let linger: Promise<undefined> | undefined;
+      const flush = async () => {
+        while (busy.size >= options.inFlight) await Promise.race(busy);
+        const wait = pauseUntil - Date.now();
+        if (wait > 0) await sleep(wait);
+        hand(batch);
+        batch = [];
+        linger = undefined;
+      };
       try {
-        for await (const m of messages) {
-          batch.push(m);
-          if (batch.length < options.batchSize && messages.getPending() > 0) continue;
-          while (busy.size >= options.inFlight) await Promise.race(busy);
-          const wait = pauseUntil - Date.now();
-          if (wait > 0) await sleep(wait);
-          hand(batch);
-          batch = [];
+        let next = iterator.next();
+        for (;;) {
+          // An empty batch waits for its first event as long as it takes; a started one at most LINGER_MS in all.
+          const step = linger ? await Promise.race([next, linger]) : await next;
+          if (step === undefined) {
+            await flush();
+            continue;
+          }
+          if (step.done) break;
+          batch.push(step.value);
+          next = iterator.next();
+          linger ??= sleep(LINGER_MS).then(() => undefined);
+          // Nothing more buffered: go now rather than wait out the linger.
+          if (batch.length >= options.batchSize || messages.getPending() === 0) await flush();
         }
       } catch (err) {
         if (!stopping) log.warn({ err, loader: n }, 'loader: consuming stopped; starting again');
