@@ -14,6 +14,8 @@ export interface NatsNode {
   /** nats://127.0.0.1:<port> of its clients. */
   url: string;
   alive(): boolean;
+  /** The running server's process id (for the benchmark's CPU accounting). */
+  pid(): number | undefined;
   /** SIGKILL: no goodbye to the cluster, its unflushed writes gone. */
   kill(): Promise<void>;
   /** Starts it again on the same ports and store. */
@@ -64,6 +66,7 @@ export async function startNatsCluster(size = 3, label = 'ingest'): Promise<Nats
       name,
       url: `nats://127.0.0.1:${ports[i]!.client}`,
       alive: () => node.child !== undefined && node.child.exitCode === null && node.child.signalCode === null,
+      pid: () => node.child?.pid,
       async kill() {
         const child = node.child;
         if (!child || !node.alive()) return;
