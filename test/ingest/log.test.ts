@@ -160,18 +160,20 @@ test('rejected events are answered in the 202 and never reach the stream', async
   assert.deepEqual(res.json(), { accepted: 1, rejected: 1, errors: [{ index: 1, error: 'session.id: required' }] });
 });
 
-test('a cluster that cannot be reached stops the start with the reason', async () => {
+test('a cluster that cannot be reached stops the start with the reason, and never shows a password of the address', async () => {
   const port = await freePort();
   const config = loadIngestConfig({
     DATABASE_URL: h.database.url,
     DATA_DIR: '/tmp/unused-ingest-log',
     LOG_LEVEL: 'silent',
-    INGEST_JETSTREAM_SERVERS: `nats://127.0.0.1:${port}`,
+    INGEST_JETSTREAM_SERVERS: `nats://loader:s3cret-pass@127.0.0.1:${port}`,
   });
   await assert.rejects(
     buildIngestApp(config),
     (err: Error) =>
-      err instanceof StartupError && err.message.startsWith(`cannot reach NATS at nats://127.0.0.1:${port}: `),
+      err instanceof StartupError &&
+      err.message.startsWith(`cannot reach NATS at nats://127.0.0.1:${port}: `) &&
+      !err.message.includes('s3cret'),
   );
 });
 

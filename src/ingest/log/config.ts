@@ -7,6 +7,8 @@ import { ConfigError, int, list, str, type ConfigOf } from '../../kit/config.ts'
 export const logVariables = {
   jetstreamServers: list('INGEST_JETSTREAM_SERVERS', {
     default: [],
+    // An address may carry a user and password.
+    secret: true,
     doc: 'Comma-separated NATS servers of a JetStream cluster (`nats://10.0.0.1:4222,nats://10.0.0.2:4222`). Set: `POST /v1/events` answers 202 once the stream holds the events, and loaders write them to PostgreSQL (docs/ingest.md, "A durable log in front"). Empty: events are committed to PostgreSQL before the 202.',
   }),
   jetstreamStream: str('INGEST_JETSTREAM_STREAM', {
@@ -55,6 +57,11 @@ export const logVariables = {
 
 export type LogConfig = ConfigOf<typeof logVariables>;
 
+/** A server address as messages show it: a user and password in it are left out. */
+export function withoutCredentials(server: string): string {
+  return server.replace(/^([a-z]+:\/\/)?[^@/]*@/i, '$1');
+}
+
 /** Whether the log is turned on. */
 export function logEnabled(config: LogConfig): boolean {
   return config.jetstreamServers.length > 0;
@@ -73,7 +80,7 @@ export function checkLogConfig(config: LogConfig): void {
     if (!url || !['nats:', 'tls:'].includes(url.protocol) || !url.hostname)
       throw new ConfigError(
         'INGEST_JETSTREAM_SERVERS',
-        `INGEST_JETSTREAM_SERVERS: "${server}" is not a NATS server address (nats://host:port or host:port)`,
+        `INGEST_JETSTREAM_SERVERS: "${withoutCredentials(server)}" is not a NATS server address (nats://host:port or host:port)`,
       );
   }
   if (!SUBJECT.test(config.jetstreamSubject))

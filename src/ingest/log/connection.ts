@@ -11,7 +11,7 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import { StartupError } from '../../kit/start-errors.ts';
-import type { LogConfig } from './config.ts';
+import { withoutCredentials, type LogConfig } from './config.ts';
 
 /** Loaders may hold this many events between delivery and acknowledgement, all loaders together. */
 const MAX_ACK_PENDING = 200_000;
@@ -29,11 +29,12 @@ export interface LogConnection {
  */
 export async function openLog(config: LogConfig, name: string): Promise<LogConnection> {
   const servers = config.jetstreamServers;
+  const shown = servers.map(withoutCredentials);
   let nc: NatsConnection;
   try {
     nc = await connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5_000 });
   } catch (err) {
-    throw new StartupError(`cannot reach NATS at ${servers.join(', ')}: ${(err as Error).message}`, { cause: err });
+    throw new StartupError(`cannot reach NATS at ${shown.join(', ')}: ${(err as Error).message}`, { cause: err });
   }
   try {
     const jsm = await jetstreamManager(nc, { timeout: 5_000 });
@@ -44,7 +45,7 @@ export async function openLog(config: LogConfig, name: string): Promise<LogConne
     await nc.close();
     if (err instanceof StartupError) throw err;
     throw new StartupError(
-      `JetStream at ${servers.join(', ')} cannot hold stream ${config.jetstreamStream}: ${(err as Error).message}`,
+      `JetStream at ${shown.join(', ')} cannot hold stream ${config.jetstreamStream}: ${(err as Error).message}`,
       { cause: err },
     );
   }
