@@ -18,9 +18,13 @@ import { createApiKeyLookup } from '../kit/api-keys/lookup.ts';
 import { INGEST_KEYS } from './projects/keys.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyIngestError } from './errors.ts';
-import { createMetrics } from './metrics.ts';
+import { createMetrics, type IngestMetrics } from './metrics.ts';
+import { logEnabled } from './log/config.ts';
+import type { LogPart } from './log/part.ts';
 import { registerForwarding } from './forwarding/plugin.ts';
 import { registerSdkRoutes } from './sdk/routes.ts';
+import { registerRetentionRoutes } from './retention/routes.ts';
+import { startPartitionMaintenance } from './retention/schedule.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
 export const INGEST_MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -44,13 +48,48 @@ export async function buildIngestApp(config: IngestConfig): Promise<App> {
 }
 
 async function assemble(config: IngestConfig, db: Database): Promise<App> {
-  const secretKey = config.secretKey;
   // Before the app exists, so a half-configured identity link stops the start with nothing to close but the database.
   checkIdentityLink('ingest', config);
   const metrics = createMetrics();
   // Every route declares who may call it (access.ts); the checks get what they need once it is built, below.
   const access = ingestAccess();
-  const app = await createApp({
+  // The log, when turned on, before the app: /ready reports its backlog, and a cluster that cannot be reached, or
+  // cannot hold the stream, stops the start.
+  // Imported only then: a process without the log holds none of the NATS client (docs/architecture.md, *Starting*).
+  const logModule = logEnabled(config) ? await import('./log/part.ts') : undefined;
+  const log = logModule ? await logModule.openLogPart(config, 'ingest') : undefined;
+  let app: App;
+  try {
+    app = await createIngestApp(config, db, metrics, access, log);
+  } catch (err) {
+    await log?.connection.close();
+    throw err;
+  }
+  // Registered before the group commit's hook, so the connection closes after the loaders have stored what they took.
+  if (log) app.addHook('onClose', () => log.connection.close());
+  try {
+    return await wire(
+      app,
+      config,
+      db,
+      metrics,
+      access,
+      log && logModule ? { part: log, wire: logModule.wireLog } : undefined,
+    );
+  } catch (err) {
+    await log?.connection.close();
+    throw err;
+  }
+}
+
+function createIngestApp(
+  config: IngestConfig,
+  db: Database,
+  metrics: IngestMetrics,
+  access: ReturnType<typeof ingestAccess>,
+  log: LogPart | undefined,
+): Promise<App> {
+  return createApp({
     name: 'ingest',
     version: pkg.version,
     description:
@@ -59,7 +98,11 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     bodyLimit: 1024 * 1024,
     retryAfterSeconds: config.retryAfterSeconds,
     classify: classifyIngestError,
-    database: { db, migrations: INGEST_MIGRATIONS },
+    database: {
+      db,
+      migrations: INGEST_MIGRATIONS,
+      ...(log ? { checks: [log.readiness], details: () => log.details() } : {}),
+    },
     metrics: metrics.registry,
     access: access.checks,
     openapi: {
@@ -74,6 +117,17 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
       },
     },
   });
+}
+
+async function wire(
+  app: App,
+  config: IngestConfig,
+  db: Database,
+  metrics: IngestMetrics,
+  access: ReturnType<typeof ingestAccess>,
+  log: { part: LogPart; wire: typeof import('./log/part.ts').wireLog } | undefined,
+): Promise<App> {
+  const secretKey = config.secretKey;
   // With Redis, a key revoked on one instance stops working on every instance at once, and a DPoP proof used at one
   // instance is refused at the others (one connection for both; the bus adds its subscriber).
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
@@ -103,6 +157,14 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     guard,
     apiKey: apiKeyCheck({ keys, cors, outage, retryAfterSeconds: config.retryAfterSeconds }),
   });
+  // Before the first event is taken: the daily partitions of today and the days ahead exist (retention/partitions.ts).
+  const maintenance = await startPartitionMaintenance({
+    db,
+    config,
+    log: app.log.child({ component: 'partitions' }),
+    registry: metrics.registry,
+  });
+  app.addHook('onClose', () => maintenance.close());
   const committer = createCommitter({
     db,
     metrics,
@@ -115,9 +177,19 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
   app.addHook('onClose', async () => {
     await committer.close();
   });
+  // With the log on, requests publish to it and loaders (here, or in `platform ingest loader` processes) commit.
+  const sink = log
+    ? log.wire(app, log.part, {
+        config,
+        committer,
+        metrics,
+        publishTimeoutMs: config.commitTimeoutSeconds * 1000,
+        retryAfterMs: config.retryAfterSeconds * 1000,
+      })
+    : committer;
 
   registerEventRoutes(app, {
-    committer,
+    sink,
     metrics,
     cors,
     retryAfterSeconds: config.retryAfterSeconds,
@@ -125,6 +197,7 @@ async function assemble(config: IngestConfig, db: Database): Promise<App> {
     bodyTimeoutSeconds: config.bodyTimeoutSeconds,
   });
   registerAdminRoutes(app, { db, keys });
+  registerRetentionRoutes(app, { db, config, maintenance });
   registerSdkRoutes(app);
   await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, outage });
   return app;

@@ -6,6 +6,8 @@ import { INGEST_MIGRATIONS } from './app.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyForwardingError, forwardingCommands } from './forwarding/cli.ts';
 import { INGEST_KEYS } from './projects/keys.ts';
+import { classifyRetentionError, retentionCommands } from './retention/cli.ts';
+import { loaderCommands } from './log/cli.ts';
 import {
   createProject,
   listProjects,
@@ -22,7 +24,7 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
     classify: (err) =>
       err instanceof ProjectExistsError || err instanceof ProjectInputError
         ? new CommandFailure(err.message)
-        : classifyForwardingError(err),
+        : (classifyForwardingError(err) ?? classifyRetentionError(err)),
     commands: [
       {
         path: ['projects', 'create'],
@@ -68,6 +70,8 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
         cacheSeconds: config.keyCacheSeconds,
       }),
       ...forwardingCommands({ withDatabase, secretKey: config.secretKey, env }),
+      ...retentionCommands({ withDatabase, config }),
+      ...loaderCommands({ config, migrations: INGEST_MIGRATIONS }),
     ],
   };
 }

@@ -5,12 +5,16 @@ import type { IdentityTokenLinks } from '../kit/links.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { apiKeyCacheVariable } from '../kit/api-keys/lookup.ts';
 import { forwardingVariables } from './forwarding/config.ts';
+import { retentionVariables } from './retention/config.ts';
+import { logVariables } from './log/config.ts';
 
 export const INGEST_DEFAULT_PORT = 4003;
 
 export const ingestSpec = {
   ...commonVariables('ingest', INGEST_DEFAULT_PORT),
   ...forwardingVariables,
+  ...retentionVariables,
+  ...logVariables,
   ...adminGuardVariables('ingest', INGEST_DEFAULT_PORT),
   allowedOrigins: list('INGEST_ALLOWED_ORIGINS', {
     default: [],
@@ -43,13 +47,13 @@ export const ingestSpec = {
     default: 100_000,
     min: 1_000,
     max: 10_000_000,
-    doc: 'Accepted events waiting for a commit beyond which new requests are answered 503 with `Retry-After` (back-pressure when the database is slow).',
+    doc: "Accepted events waiting for a commit (with the log on: for the stream's acknowledgement) beyond which new requests are answered 503 with `Retry-After` (back-pressure when the database or the log is slow).",
   }),
   commitTimeoutSeconds: int('INGEST_COMMIT_TIMEOUT_SECONDS', {
     default: 15,
     min: 1,
     max: 600,
-    doc: 'A request whose events are not committed within this time is answered 503 (its events may still be stored; a retry is idempotent).',
+    doc: 'A request whose events are not committed (with the log on: not acknowledged by the stream) within this time is answered 503 (its events may still be stored; a retry is idempotent).',
   }),
   bodyTimeoutSeconds: int('INGEST_BODY_TIMEOUT_SECONDS', {
     default: 10,

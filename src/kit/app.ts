@@ -64,7 +64,14 @@ export interface AppOptions {
    * migration of `migrations` applied, the service's own `checks`) come with it, and it is closed
    * last when the app closes, after every other onClose hook (background work still has it).
    */
-  database?: { db: Database; migrations: URL; checks?: ReadinessCheck[]; version?: string };
+  database?: {
+    db: Database;
+    migrations: URL;
+    checks?: ReadinessCheck[];
+    version?: string;
+    /** More for `/ready` to say beside its status (kit/health.ts). */
+    details?: () => Promise<Record<string, unknown>>;
+  };
   /**
    * The service's access checks, one per kind of rule its routes declare (src/kit/access.ts): every route must then
    * declare `config.access`, and one onRequest hook enforces it before the body is read.

@@ -19,6 +19,11 @@ export interface HealthOptions {
   checks?: ReadinessCheck[];
   /** When given, `/health` answers `{status, version}` (the audit service's contract) instead of `{status}`. */
   version?: string;
+  /**
+   * More for `/ready` to say beside `status` (ingest: how far storage is behind its log); read at each call, left out
+   * when it fails or takes longer than a check may.
+   */
+  details?: () => Promise<Record<string, unknown>>;
 }
 
 /** How long one check may take before it counts as failed: a hung database reads as not ready. */
@@ -63,13 +68,16 @@ export function registerHealthRoutes(app: App, options: HealthOptions): void {
         operationId: 'ready',
         tags: ['operations'],
         response: {
-          200: Type.Object({ status: Type.Literal('ready') }),
-          503: Type.Object({ status: Type.Literal('not ready') }),
+          200: Type.Object({ status: Type.Literal('ready') }, { additionalProperties: true }),
+          503: Type.Object({ status: Type.Literal('not ready') }, { additionalProperties: true }),
         },
       },
     },
     async (request, reply) => {
-      const results = await Promise.all(checks.map(async (c) => ({ name: c.name, ok: await passes(c) })));
+      const [results, details] = await Promise.all([
+        Promise.all(checks.map(async (c) => ({ name: c.name, ok: await passes(c) }))),
+        options.details ? withinCheckTime(options.details().catch(() => undefined)) : undefined,
+      ]);
       const failing = results
         .filter((r) => !r.ok)
         .map((r) => r.name)
@@ -79,19 +87,24 @@ export function registerHealthRoutes(app: App, options: HealthOptions): void {
         else request.log.info('ready');
         lastFailing = failing;
       }
-      if (!failing) return { status: 'ready' as const };
-      return reply.code(503).send({ status: 'not ready' as const });
+      if (!failing) return { ...details, status: 'ready' as const };
+      return reply.code(503).send({ ...details, status: 'not ready' as const });
     },
   );
 }
 
 async function passes(c: ReadinessCheck): Promise<boolean> {
+  return (await withinCheckTime(c.check().catch(() => false))) ?? false;
+}
+
+/** What `work` resolves to, or undefined after CHECK_TIMEOUT_MS. */
+async function withinCheckTime<T>(work: Promise<T>): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS);
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), CHECK_TIMEOUT_MS);
   });
   try {
-    return await Promise.race([c.check().catch(() => false), timeout]);
+    return await Promise.race([work, timeout]);
   } finally {
     clearTimeout(timer);
   }

@@ -16,7 +16,11 @@ export interface IngestHarness {
   sql: pg.Client;
   /** Creates a project through the admin API and a key for it. */
   project(id?: string): Promise<{ projectId: string; key: string; keyId: string }>;
-  admin(method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse>;
+  admin(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    url: string,
+    payload?: unknown,
+  ): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 

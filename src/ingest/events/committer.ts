@@ -12,6 +12,7 @@ import {
   TEXT_OID,
   TIMESTAMPTZ_OID,
 } from './pg-array.ts';
+import type { EventSink } from './sink.ts';
 import type { PreparedEvents } from './validate.ts';
 
 /** The database could not take the events (down, unreachable, overloaded, shutting down): the client should retry. */
@@ -31,12 +32,8 @@ export interface CommitterOptions {
   outage: OutageLog;
 }
 
-export interface Committer {
-  /** Resolves once the events are committed (new ones inserted, already stored ones left as they are). */
-  commit(events: PreparedEvents): Promise<void>;
-  /** Refuses new work and waits for the commits in flight and queued. */
-  close(): Promise<void>;
-}
+/** commit() resolves once the events are committed (new ones inserted, already stored ones left as they are). */
+export type Committer = EventSink;
 
 /**
  * Group commit, on the kit's micro-batcher. Requests queue their accepted events; while fewer than
@@ -178,9 +175,13 @@ SELECT * FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text
 export const COPY_EVENTS =
   'COPY events (project_id, event_id, event_type, event_ts, session_id, body) FROM STDIN (FORMAT binary)';
 
-/** The same, skipping events whose (project_id, event_id) is stored: what a group holding a re-sent event needs. */
+/**
+ * The same, skipping events whose (project_id, event_id) is stored: what a group holding a re-sent event needs. No
+ * conflict target: `events` is partitioned by day (migration 007) and each partition holds its own unique index on
+ * (project_id, event_id), which ON CONFLICT DO NOTHING without a target takes as the arbiter of the partition a row goes to.
+ */
 export const INSERT_EVENTS = `${INSERT_EVENTS_PLAIN}
-ON CONFLICT (project_id, event_id) DO NOTHING`;
+ON CONFLICT DO NOTHING`;
 
 /** Groups inserted with ON CONFLICT straight away after one met a stored event (see insertPlain). */
 export const CONFLICT_WINDOW = 16;
@@ -216,7 +217,7 @@ const INSERT_EVENTS_TEXT = `
 INSERT INTO events (project_id, event_id, event_type, event_ts, session_id, body)
 SELECT e->>'project_id', e->>'event_id', e->>'event.type', t, e->>'session.id', e
 FROM ROWS FROM (json_array_elements($1::json), unnest($2::timestamptz[])) AS r(e, t)
-ON CONFLICT (project_id, event_id) DO NOTHING`;
+ON CONFLICT DO NOTHING`;
 
 /** Connection-level failures (and a server refusing work) as opposed to an error in the statement itself. */
 export function isUnavailable(err: unknown): boolean {

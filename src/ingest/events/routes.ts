@@ -10,7 +10,8 @@ import { invalidBody, reasonOf } from '../errors.ts';
 import type { IngestMetrics } from '../metrics.ts';
 import { projectOfRequest } from './api-key.ts';
 import { discardRest, readBody, TOO_LARGE, type ReadBody } from './body.ts';
-import { CommitUnavailableError, type Committer } from './committer.ts';
+import { CommitUnavailableError } from './committer.ts';
+import type { EventSink } from './sink.ts';
 import { allowedRequestHeaders, type CorsPolicy } from './cors.ts';
 import { excessOf } from './depth.ts';
 import {
@@ -27,7 +28,8 @@ import { answerUnavailable } from './unavailable.ts';
 import { validateBatch, type ValidatedBatch } from './validate.ts';
 
 export interface EventRoutesDeps {
-  committer: Committer;
+  /** The group commit, or the log when it is on. */
+  sink: EventSink;
   metrics: IngestMetrics;
   cors: CorsPolicy;
   retryAfterSeconds: number;
@@ -275,17 +277,17 @@ function takeBatch(raw: ReadBody | undefined, projectId: string): ValidatedBatch
 /** Commits the events within the time limit; returns why not when the database cannot take them now. */
 async function commitInTime(
   deps: EventRoutesDeps,
-  prepared: Parameters<Committer['commit']>[0],
+  prepared: Parameters<EventSink['commit']>[0],
 ): Promise<string | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(
-      () => reject(new CommitUnavailableError('the events were not committed in time')),
+      () => reject(new CommitUnavailableError('the events were not stored in time')),
       deps.commitTimeoutSeconds * 1000,
     );
   });
   try {
-    await Promise.race([deps.committer.commit(prepared), late]);
+    await Promise.race([deps.sink.commit(prepared), late]);
     return undefined;
   } catch (err) {
     if (err instanceof CommitUnavailableError) return err.message;
