@@ -69,7 +69,10 @@ export function init(options: InitOptions): void {
   // Set once what an opt-out must remove is gone, so each later event of an opted-out page costs one storage read.
   let wiped = false;
   const blocked = (): boolean => {
-    if (!consent.optedOut()) return (wiped = false);
+    if (!consent.optedOut()) {
+      wiped = false;
+      return false;
+    }
     if (!wiped) {
       wiped = true;
       session.forget();

@@ -46,8 +46,14 @@ export async function openStore(projectId: string, enabled: boolean): Promise<Ev
           resolve([]);
         }
       }),
-    put: (events) => write((s) => events.forEach((e) => s.put(e))),
-    remove: (ids) => write((s) => ids.forEach((id) => s.delete(id))),
+    put: (events) =>
+      write((s) => {
+        for (const e of events) s.put(e);
+      }),
+    remove: (ids) =>
+      write((s) => {
+        for (const id of ids) s.delete(id);
+      }),
     clear: () => write((s) => s.clear()),
   };
 }

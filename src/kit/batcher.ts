@@ -105,7 +105,7 @@ export function createBatcher<I, O>(options: BatcherOptions<I, O>): Batcher<I, O
         batch.map((w) => w.item),
         group,
       );
-      batch.forEach((w, i) => w.resolve(results[i] as O));
+      for (const [i, w] of batch.entries()) w.resolve(results[i] as O);
     } catch (err) {
       if (batch.length === 1 || !options.retryAlone?.(err)) {
         for (const w of batch) w.reject(err);

@@ -61,11 +61,11 @@ test('OpenID providers are a JSON array with unique ids that do not shadow the b
 test('with authentication disabled every request acts as the dev owner, and the start says so', async () => {
   const writes: string[] = [];
   const original = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+  process.stderr.write = ((chunk: string | Uint8Array) => {
     writes.push(String(chunk));
     return true;
   }) as typeof process.stderr.write;
-  let s;
+  let s: Awaited<ReturnType<typeof startDashboard>>;
   try {
     s = await startDashboard('dashnoauth', { DASHBOARD_AUTH_DISABLED: 'true' });
   } finally {

@@ -454,6 +454,7 @@ dashboards:
       ],
       [
         'missing-env.yaml',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the file's own `${VAR}` placeholder, which the provisioner expands
         'dataSources:\n  - {slug: w, name: W, type: postgres, connectionUrl: "postgres://ro:${PROVTEST_NOT_SET}@db/x"}\n',
         /^provisioning file missing-env\.yaml: dataSources\[0\]\.connectionUrl: environment variable PROVTEST_NOT_SET is not set$/,
       ],

@@ -146,13 +146,11 @@ describe('the dashboard web app: export and import', () => {
     const form = page.getByRole('form', { name: 'Import dashboards' });
     const bundle = JSON.parse(exported.toString('utf8'));
     bundle.dashboards[0].title = 'Orders by region, imported';
-    await form
-      .getByLabel('Exported file (.json)')
-      .setInputFiles({
-        name: 'regions.dashboard.json',
-        mimeType: 'application/json',
-        buffer: Buffer.from(JSON.stringify(bundle)),
-      });
+    await form.getByLabel('Exported file (.json)').setInputFiles({
+      name: 'regions.dashboard.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(bundle)),
+    });
     await form.getByRole('button', { name: 'Import' }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'already exists' });
     await alert.waitFor();

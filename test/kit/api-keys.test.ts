@@ -125,7 +125,13 @@ test('a name given must show as something and fit a line', async () => {
 
 test('the lookup caches live keys by hash, not unknown ones, and a revocation through it drops the key at once', async () => {
   let reads = 0;
-  const counted = { ...plain, holderOf: (q: Database, hash: string) => (reads++, plain.holderOf(q, hash)) };
+  const counted = {
+    ...plain,
+    holderOf: (q: Database, hash: string) => {
+      reads++;
+      return plain.holderOf(q, hash);
+    },
+  };
   const lookup = createApiKeyLookup({ db, table: counted, ttlSeconds: 300 });
   const { key, record } = (await plain.create(db, { name: 'cached' }))!;
   assert.equal((await lookup.find(key))?.keyId, record.id);

@@ -19,6 +19,7 @@ const ProvisionedDataSource = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 2000,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: `${VAR}` is the provisioning file's own placeholder syntax, described as text
         description: '${VAR} is replaced by that environment variable at apply time',
       }),
     ),

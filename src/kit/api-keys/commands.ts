@@ -42,12 +42,11 @@ export function apiKeyCommands<R extends ApiKeyRecord>(options: ApiKeyCommandsOp
       ...ownerPositional,
       run: ({ values, positionals, result, json, io }) =>
         withDatabase(async (db) => {
-          let created;
-          try {
-            created = await table.create(db, { name: str(values, 'name'), owner: positionals[0] });
-          } catch (err) {
-            throw err instanceof ApiKeyInputError ? new CommandFailure(err.message) : err;
-          }
+          const created = await table
+            .create(db, { name: str(values, 'name'), owner: positionals[0] })
+            .catch((err: unknown) => {
+              throw err instanceof ApiKeyInputError ? new CommandFailure(err.message) : err;
+            });
           if (!created) throw noSuchOwner(positionals[0]!);
           const { key, record } = created;
           const about = owner ? ` for ${owner.noun} ${ownerOf(record)}` : record.name ? ` (${record.name})` : '';

@@ -74,7 +74,7 @@ export function introspectionVerifier(options: IntrospectionOptions): TokenVerif
         `identity refused the introspection (HTTP ${res.status}): check the service's identity client id and secret`,
       );
     const body = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
-    if (!body || body.active !== true) return undefined;
+    if (body?.active !== true) return undefined;
     // A DPoP-bound token counts with its key's thumbprint (RFC 9449 §6.2), which the guard checks the request's proof against.
     const cnf = body.cnf as { jkt?: unknown } | undefined;
     const jkt = typeof cnf?.jkt === 'string' && cnf.jkt.length > 0 ? cnf.jkt : undefined;

@@ -43,9 +43,14 @@ export class AmplitudeStandIn extends StandIn {
       isObject(body.options) && typeof body.options.min_id_length === 'number' ? body.options.min_id_length : 5;
     const invalid: Record<string, number[]> = {};
     const missing: Record<string, number[]> = {};
-    const add = (m: Record<string, number[]>, field: string, i: number) => (m[field] ??= []).push(i);
-    body.events.forEach((e: unknown, i: number) => {
-      if (!isObject(e)) return add(invalid, 'event', i);
+    const add = (m: Record<string, number[]>, field: string, i: number) => {
+      m[field] = [...(m[field] ?? []), i];
+    };
+    for (const [i, e] of (body.events as unknown[]).entries()) {
+      if (!isObject(e)) {
+        add(invalid, 'event', i);
+        continue;
+      }
       if (typeof e.event_type !== 'string' || e.event_type === '') add(missing, 'event_type', i);
       if (e.user_id === undefined && e.device_id === undefined) add(missing, 'user_id', i);
       for (const id of ['user_id', 'device_id'] as const) {
@@ -53,7 +58,7 @@ export class AmplitudeStandIn extends StandIn {
           add(invalid, id, i);
       }
       if (e.time !== undefined && !Number.isInteger(e.time)) add(invalid, 'time', i);
-    });
+    }
     if (Object.keys(invalid).length || Object.keys(missing).length) {
       return {
         status: 400,

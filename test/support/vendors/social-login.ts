@@ -73,8 +73,10 @@ abstract class OAuthStandIn {
   protected authorize(res: ServerResponse, url: URL): void {
     const q = url.searchParams;
     this.requests.push({ method: 'GET', path: url.pathname, query: q });
-    if (q.get('client_id') !== this.clientId || !this.person)
-      return json(res, 400, { error: 'unknown client or no person' });
+    if (q.get('client_id') !== this.clientId || !this.person) {
+      json(res, 400, { error: 'unknown client or no person' });
+      return;
+    }
     const code = randomBytes(16).toString('hex');
     this.grants.set(code, {
       person: this.person,

@@ -160,7 +160,7 @@ export default function AuditScreen() {
           : ''}
       </p>
       {pages.items && count > 0 && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="Audit records">
+        <section className="table-scroll" tabIndex={0} aria-label="Audit records">
           <table>
             <caption className="visually-hidden">Audit records, newest first</caption>
             <thead>
@@ -186,7 +186,7 @@ export default function AuditScreen() {
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
       <Pager pages={pages} label="Audit log" />
     </>

@@ -118,7 +118,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
   const parameters = definition?.parameters ?? [];
   const valuesRef = useRef(values);
   valuesRef.current = values;
-  const current = () => queryValues(parameters, valuesRef.current);
+  const current = useCallback(() => queryValues(parameters, valuesRef.current), [parameters]);
   const valuesKey = JSON.stringify(values);
 
   const setDefinition = (f: (d: ApiDefinition) => ApiDefinition) =>
@@ -227,9 +227,8 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           delayMs={editing ? 400 : 0}
         />
       );
-      // eslint-disable-next-line react-hooks/exhaustive-deps
     },
-    [editing, saved, tick, valuesKey, id, look.dark, look.reducedMotion, parameters],
+    [editing, saved, tick, valuesKey, id, look, current],
   );
 
   // A failed read again keeps the dashboard on screen, unless it is gone (deleted here, in another tab or by someone).

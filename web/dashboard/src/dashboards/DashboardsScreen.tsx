@@ -84,38 +84,40 @@ export default function DashboardsScreen({ me }: { me: ApiUser }) {
             </button>
           </p>
         ))}
-      <form className="toolbar" role="search" onSubmit={onSearch}>
-        <div className="field">
-          <label htmlFor="dash-search">Search titles and descriptions</label>
-          <input
-            id="dash-search"
-            type="search"
-            value={search}
-            maxLength={200}
-            onChange={(e) => setSearch(e.target.value)}
-          />
-        </div>
-        <button type="submit" className="secondary">
-          Search
-        </button>
-        <div className="field">
-          <label htmlFor="dash-sort">Sort</label>
-          <select
-            id="dash-sort"
-            value={sortValue}
-            onChange={(e) => {
-              const s = SORTS.find((x) => x.value === e.target.value)!;
-              setQuery({ ...query, sort: s.sort, order: s.order, page: 1 });
-            }}
-          >
-            {SORTS.map((s) => (
-              <option key={s.value} value={s.value}>
-                {s.label}
-              </option>
-            ))}
-          </select>
-        </div>
-      </form>
+      <search>
+        <form className="toolbar" onSubmit={onSearch}>
+          <div className="field">
+            <label htmlFor="dash-search">Search titles and descriptions</label>
+            <input
+              id="dash-search"
+              type="search"
+              value={search}
+              maxLength={200}
+              onChange={(e) => setSearch(e.target.value)}
+            />
+          </div>
+          <button type="submit" className="secondary">
+            Search
+          </button>
+          <div className="field">
+            <label htmlFor="dash-sort">Sort</label>
+            <select
+              id="dash-sort"
+              value={sortValue}
+              onChange={(e) => {
+                const s = SORTS.find((x) => x.value === e.target.value)!;
+                setQuery({ ...query, sort: s.sort, order: s.order, page: 1 });
+              }}
+            >
+              {SORTS.map((s) => (
+                <option key={s.value} value={s.value}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        </form>
+      </search>
       <div role="alert" className="error">
         {error}
       </div>

@@ -152,7 +152,7 @@ export function Grid({
               )}
             </header>
             {editing && (
-              <div className="layout-buttons" role="group" aria-label={`Layout of ${title}`}>
+              <fieldset className="layout-buttons" aria-label={`Layout of ${title}`}>
                 {BUTTONS.map((b) => (
                   <button
                     key={b.label}
@@ -164,7 +164,7 @@ export function Grid({
                     {b.symbol}
                   </button>
                 ))}
-              </div>
+              </fieldset>
             )}
             <div className="widget-body">{render(w)}</div>
             {editing && <div className="resize-handle" aria-hidden="true" onPointerDown={drag(w, 'resize')} />}

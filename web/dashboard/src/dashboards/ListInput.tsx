@@ -1,4 +1,4 @@
-import { useEffect, useState, type InputHTMLAttributes } from 'react';
+import { useState, type InputHTMLAttributes } from 'react';
 
 const parse = (text: string) =>
   text
@@ -19,11 +19,14 @@ export function ListInput({
   'value' | 'onChange'
 >) {
   const [text, setText] = useState(value.join(', '));
-  useEffect(() => {
-    if (parse(text).join('\u0000') !== value.join('\u0000')) setText(value.join(', '));
-    // Only an outside change of the list rewrites the text.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [value.join('\u0000')]);
+  // Only an outside change of the list rewrites the text (checked while rendering, so the old text is never painted):
+  // a list the text already says, such as the one just typed, leaves it as typed.
+  const list = value.join('\u0000');
+  const [shown, setShown] = useState(list);
+  if (list !== shown) {
+    setShown(list);
+    if (parse(text).join('\u0000') !== list) setText(value.join(', '));
+  }
   return (
     <input
       {...rest}

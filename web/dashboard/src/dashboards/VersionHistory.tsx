@@ -25,7 +25,7 @@ export function VersionHistory({
   const list = useVersions(id);
   const versions = list.data?.pages.flatMap((p) => p.items);
   const heading = useFocusOnOpen('versions');
-  const table = useRef<HTMLDivElement>(null);
+  const table = useRef<HTMLElement>(null);
   return (
     <section className="panel" aria-labelledby="versions-h">
       <h2 id="versions-h" ref={heading} tabIndex={-1}>

@@ -6,6 +6,7 @@ import { useEffect, useRef } from 'react';
  */
 export function useFocusOnOpen(key: string) {
   const ref = useRef<HTMLHeadingElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` is the trigger, not an input: the same panel showing another widget (no remount) moves the focus again
   useEffect(() => {
     ref.current?.focus();
   }, [key]);

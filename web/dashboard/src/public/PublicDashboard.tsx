@@ -57,9 +57,8 @@ export default function PublicDashboard({ token }: { token: string }) {
       return (
         <WidgetView widget={w} load={load} scope={`public:${token}`} reloadKey={`${tick}|${valuesKey}`} look={look} />
       );
-      // eslint-disable-next-line react-hooks/exhaustive-deps
     },
-    [token, tick, valuesKey, look.dark, look.reducedMotion, parameters],
+    [token, tick, valuesKey, look, parameters],
   );
 
   if (problem)

@@ -32,6 +32,7 @@ export function Editor({
   const latest = useRef({ onChange, onRun });
   latest.current = { onChange, onRun };
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the editor is built once and owns its text from then on (`value` is only the first text; recreating it would lose the cursor and focus); a new dialect or tables is swapped in by the effect below, and `label` is fixed by the screen
   useEffect(() => {
     // Inside a shadow root CodeMirror's styles become constructed style sheets, which the page's CSP
     // (style-src 'self', no inline <style>) allows; in the document it would add a <style> element.

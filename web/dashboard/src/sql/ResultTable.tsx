@@ -24,7 +24,7 @@ export function ResultTable({ result, title = 'query results' }: { result: ApiQu
     <section aria-labelledby="results-title">
       <h2 id="results-title">Results</h2>
       {result.columns.length > 0 && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="Result rows">
+        <section className="table-scroll" tabIndex={0} aria-label="Result rows">
           <table>
             <caption className="visually-hidden">Result rows</caption>
             <thead>
@@ -46,7 +46,7 @@ export function ResultTable({ result, title = 'query results' }: { result: ApiQu
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
       {result.columns.length > 0 && (
         <p className="actions">

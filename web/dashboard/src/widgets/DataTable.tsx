@@ -12,7 +12,7 @@ export function DataTable({ result, caption }: { result: ApiQueryResult; caption
   const rows = result.rows.slice(current * PAGE, current * PAGE + PAGE);
   return (
     <div className="data-table">
-      <div className="table-scroll" tabIndex={0} role="region" aria-label={caption}>
+      <section className="table-scroll" tabIndex={0} aria-label={caption}>
         <table>
           <caption className="visually-hidden">{caption}</caption>
           <thead>
@@ -34,7 +34,7 @@ export function DataTable({ result, caption }: { result: ApiQueryResult; caption
             ))}
           </tbody>
         </table>
-      </div>
+      </section>
       {pages > 1 && (
         <div className="actions pager">
           <button

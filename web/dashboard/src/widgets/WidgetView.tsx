@@ -10,6 +10,7 @@ import { isChart, nothingToPlot, optionsOf, seriesColumns, WIDGET_TYPES } from '
 import { DataTable } from './DataTable.tsx';
 import { StatWidget } from './StatWidget.tsx';
 import { TextWidget } from './TextWidget.tsx';
+import { useSameContent } from './useSameContent.ts';
 
 export type Loader = (signal: AbortSignal) => Promise<ApiQueryResult>;
 
@@ -44,7 +45,8 @@ export function WidgetView({
   look: Look;
   delayMs?: number;
 }) {
-  const options = optionsOf(widget);
+  // A draft or a reloaded definition holds equal options in new objects; a new chart option redraws the canvas.
+  const options = useSameContent(optionsOf(widget));
   const [showTable, setShowTable] = useState(false);
   const tableId = useId();
   const title = widget.title ?? widget.id;
@@ -67,8 +69,7 @@ export function WidgetView({
 
   const option = useMemo(
     () => (result && isChart(widget.type) ? chartOption(widget.type, result, options, look) : undefined),
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [result, widget.type, JSON.stringify(widget.options ?? {}), look.dark, look.reducedMotion],
+    [result, widget.type, options, look],
   );
 
   if (widget.type === 'text') return <TextWidget markdown={options.markdown ?? ''} />;

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import type { Look } from './chartOption.ts';
 
 /** Follows a media query (dark colours, reduced motion) as the person's settings change. */
 export function useMedia(query: string): boolean {
@@ -13,7 +14,9 @@ export function useMedia(query: string): boolean {
   return matches;
 }
 
-export const useLook = () => ({
-  dark: useMedia('(prefers-color-scheme: dark)'),
-  reducedMotion: useMedia('(prefers-reduced-motion: reduce)'),
-});
+/** The person's colour scheme and motion settings: the same object until one of them changes. */
+export function useLook(): Look {
+  const dark = useMedia('(prefers-color-scheme: dark)');
+  const reducedMotion = useMedia('(prefers-reduced-motion: reduce)');
+  return useMemo(() => ({ dark, reducedMotion }), [dark, reducedMotion]);
+}
