@@ -67,6 +67,7 @@ export interface Command {
    */
   exports?(data: never): Record<string, string | undefined>;
   /** Answers its exit code when it has one of its own (a CI gate's), else exits 0 once it resolves. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: most commands' run is an async function returning nothing (void)
   run(ctx: CommandContext): Promise<void | number>;
 }
 

@@ -157,7 +157,10 @@ test('the events array is found where JSON.parse finds it: the last "events" key
 
 test('randomly shaped events store the same from their bytes as serialised', () => {
   let seed = 7;
-  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
   const value = (depth: number): unknown => {
     const kind = Math.floor(random() * (depth > 3 ? 4 : 6));

@@ -41,7 +41,7 @@ const nextBatch = () => new Promise<void>((resolve) => batchWaiters.push(resolve
 async function startIngest(port = 0): Promise<void> {
   ingest = await buildIngestApp(ingestConfig());
   ingest.addHook('onResponse', async (request) => {
-    if (request.url === '/v1/events' && request.method === 'POST') batchWaiters.splice(0).forEach((w) => w());
+    if (request.url === '/v1/events' && request.method === 'POST') for (const w of batchWaiters.splice(0)) w();
   });
   await ingest.listen({ host: '127.0.0.1', port });
   ingestPort = (ingest.server.address() as AddressInfo).port;
@@ -821,7 +821,7 @@ test('a page whose tracing library adds traceparent, tracestate, baggage and sen
   }; }`;
   const p = await open({}, tracing);
   const traced = p.waitForRequest(
-    (r) => r.method() === 'POST' && r.url().endsWith('/v1/events') && r.headers()['traceparent'] !== undefined,
+    (r) => r.method() === 'POST' && r.url().endsWith('/v1/events') && r.headers().traceparent !== undefined,
   );
   await p.click('#pay');
   await flushed(p);

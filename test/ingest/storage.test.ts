@@ -54,7 +54,7 @@ test('a request whose rows fail in the database does not sink the others of its 
       makeEvent(projectId),
     ]);
     const answers = await Promise.all(batches.map((events) => post(key, events)));
-    answers.forEach((a, i) => assert.equal(a.statusCode, i === 5 ? 500 : 202, `request ${i}: ${a.body}`));
+    for (const [i, a] of answers.entries()) assert.equal(a.statusCode, i === 5 ? 500 : 202, `request ${i}: ${a.body}`);
     assert.deepEqual(answers[5]!.json(), { error: { code: 'INTERNAL_ERROR', message: 'internal server error' } });
     const stored = (await sql.query('SELECT event_id FROM ingest.events WHERE project_id = $1', [projectId])).rows.map(
       (r) => r.event_id,

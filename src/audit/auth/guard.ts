@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ApiKeyLookup } from '../../kit/api-keys/lookup.ts';
 import { HttpError, codeForStatus } from '../../kit/errors.ts';
-import { VerifierUnavailableError, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
+import { VerifierUnavailableError, type TokenInfo, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import { dpopCheck, type PresentedToken } from '../../kit/auth/dpop.ts';
 import { AUDIT_KEYS } from './keys.ts';
 
@@ -59,7 +59,7 @@ export function createAuditGuard(
       throw unauthorized(
         'invalid API key (access tokens are not accepted: this service has no AUDIT_IDENTITY_URL configured)',
       );
-    let info;
+    let info: TokenInfo | undefined;
     try {
       info = await tokens.verifier(credential);
     } catch (err) {

@@ -3,13 +3,12 @@
  * cannot carry at all (most C0 controls, lone surrogates, U+FFFE/U+FFFF) dropped, since a page's markup may hold any.
  */
 export function xmlText(value: string): string {
-  return value
-    .replace(
-      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
-      '',
-    )
-    .replace(/[&<>"']/g, (c) => XML_ENTITIES[c]!);
+  return value.replace(NOT_IN_XML, '').replace(/[&<>"']/g, (c) => XML_ENTITIES[c]!);
 }
+
+const NOT_IN_XML =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters XML 1.0 cannot carry, dropped on purpose
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 

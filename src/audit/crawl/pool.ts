@@ -88,7 +88,9 @@ class PagePool {
       .visit(url)
       .then(
         (visit) => void this.#visits.set(index, visit),
-        (err: unknown) => void (this.#failure ??= err),
+        (err: unknown) => {
+          this.#failure ??= err;
+        },
       )
       .finally(() => this.#inFlight.delete(index));
     this.#inFlight.set(index, done);

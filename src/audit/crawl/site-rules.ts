@@ -40,7 +40,7 @@ export async function loadSiteRules(startUrl: string, policy: AddressPolicy, lim
     if (!next || seenSitemaps.has(next) || !sameOrigin(next, origin)) continue;
     seenSitemaps.add(next);
     const fetched = await safeFetchText(next, policy, FETCH);
-    if (!fetched || fetched.status !== 200) continue;
+    if (fetched?.status !== 200) continue;
     const parsed = parseSitemap(fetched.body);
     queue.push(...parsed.sitemaps);
     for (const loc of parsed.pages) {

@@ -16,9 +16,15 @@ export function groupByCriterion<T extends { successCriteria: string[]; pageUrl:
     const keys = item.successCriteria.length > 0 ? item.successCriteria : [null];
     for (const key of keys) {
       let pages = groups.get(key);
-      if (!pages) groups.set(key, (pages = new Map()));
+      if (!pages) {
+        pages = new Map();
+        groups.set(key, pages);
+      }
       let list = pages.get(item.pageUrl);
-      if (!list) pages.set(item.pageUrl, (list = []));
+      if (!list) {
+        list = [];
+        pages.set(item.pageUrl, list);
+      }
       list.push(item);
     }
   }

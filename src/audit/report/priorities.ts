@@ -24,19 +24,18 @@ export function rulePriorities(r: AuditResult): RulePriority[] {
   const rules = new Map<string, RulePriority & { pageSet: Set<string> }>();
   for (const f of r.findings) {
     let p = rules.get(f.ruleId);
-    if (!p)
-      rules.set(
-        f.ruleId,
-        (p = {
-          ruleId: f.ruleId,
-          summary: f.summary,
-          impact: f.impact,
-          elements: 0,
-          pages: 0,
-          criteria: [...f.successCriteria].sort(compareCriteria),
-          pageSet: new Set(),
-        }),
-      );
+    if (!p) {
+      p = {
+        ruleId: f.ruleId,
+        summary: f.summary,
+        impact: f.impact,
+        elements: 0,
+        pages: 0,
+        criteria: [...f.successCriteria].sort(compareCriteria),
+        pageSet: new Set(),
+      };
+      rules.set(f.ruleId, p);
+    }
     if (IMPACTS.indexOf(f.impact) < IMPACTS.indexOf(p.impact)) p.impact = f.impact;
     p.elements++;
     p.pageSet.add(f.pageUrl);

@@ -155,7 +155,7 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: ApiKey
         },
         async (request, reply) => {
           const { projectId } = request.params;
-          let created;
+          let created: Awaited<ReturnType<typeof INGEST_KEYS.create>>;
           try {
             created = await INGEST_KEYS.create(db, { owner: projectId, name: request.body.name });
           } catch (err) {

@@ -147,7 +147,8 @@ export async function readBody(
     let decoded: string | undefined;
     return {
       get text() {
-        return (decoded ??= new TextDecoder('utf-8', { fatal: true }).decode(whole));
+        decoded ??= new TextDecoder('utf-8', { fatal: true }).decode(whole);
+        return decoded;
       },
       raw: whole,
       bytes,

@@ -67,7 +67,6 @@ export function fastBatch(body: Buffer, projectId: string): FastBatch | undefine
   const instants: number[] = [];
   const seen = new Set<number>();
   let bodyBytes = 0;
-  let columnBytes = 0;
   pos = PREFIX.length;
   try {
     for (;;) {
@@ -88,7 +87,6 @@ export function fastBatch(body: Buffer, projectId: string): FastBatch | undefine
       bodyBytes += 4 + size;
       for (const f of COLUMN_FIELDS) {
         columns.push(found[f * 3 + 1]!, found[f * 3 + 2]!);
-        columnBytes += 4 + found[f * 3 + 2]! - found[f * 3 + 1]!;
       }
       instants.push(ms);
       if (pos === limit) break;

@@ -122,7 +122,7 @@ export function validateEvent(value: unknown, projectId: string, raw?: RawEvents
     if (typeof v !== 'string') return { error: `${field}: must be a string`, reason: 'wrong_type' };
     if (v.length === 0) return { error: `${field}: must not be empty`, reason: 'invalid_value' };
   }
-  const eventId = event['event_id'] as string;
+  const eventId = event.event_id as string;
   if (eventId.length > MAX_ID_LENGTH)
     return { error: `event_id: must be at most ${MAX_ID_LENGTH} characters`, reason: 'invalid_value' };
   if (!EVENT_TYPES.has(event['event.type'] as string))
@@ -130,7 +130,7 @@ export function validateEvent(value: unknown, projectId: string, raw?: RawEvents
   const ms = parseIsoTimestamp(event['event.timestamp'] as string);
   if (ms === undefined)
     return { error: 'event.timestamp: must be an ISO 8601 date-time with a time zone', reason: 'timestamp' };
-  if (event['project_id'] !== projectId)
+  if (event.project_id !== projectId)
     return { error: 'project_id: does not match the project of the API key', reason: 'project_mismatch' };
 
   for (const [field, kind] of OPTIONAL_FIELDS) {

@@ -58,7 +58,7 @@ export function startLoaders(options: LoaderOptions): Loaders {
   /** Isolates what one event's failure would sink: every event alone, each acknowledged, retried or dropped. */
   const storeEach = async (messages: JsMsg[]) => {
     for (const m of messages) {
-      let prepared;
+      let prepared: ReturnType<typeof preparedFromRows>;
       try {
         prepared = preparedFromRows([m.data]);
       } catch (err) {
@@ -92,7 +92,7 @@ export function startLoaders(options: LoaderOptions): Loaders {
       if (m.info.deliveryCount > 1) metrics.redeliveries.inc();
       oldest = Math.min(oldest, m.info.timestampNanos / 1e6);
     }
-    let prepared;
+    let prepared: ReturnType<typeof preparedFromRows>;
     try {
       prepared = preparedFromRows(messages.map((m) => m.data));
     } catch (err) {

@@ -167,7 +167,7 @@ export async function updateDestination(
     const credentials =
       changes.credentials ??
       (JSON.parse(openSealedString(key, current.credentials_sealed, sealContext(id))) as Record<string, string>);
-    let prepared;
+    let prepared: ReturnType<(typeof KINDS)[DestinationKind]['prepare']>;
     try {
       prepared = KINDS[current.kind as DestinationKind].prepare(credentials, settings);
     } catch (err) {

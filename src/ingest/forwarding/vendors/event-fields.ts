@@ -8,7 +8,7 @@ export function eventName(event: Record<string, unknown>): string {
 }
 
 export function eventId(event: Record<string, unknown>): string {
-  return String(event['event_id']);
+  return String(event.event_id);
 }
 
 export function sessionId(event: Record<string, unknown>): string {
