@@ -11,9 +11,9 @@ import { buildProvider, ROUTES } from './oidc/provider.ts';
 import { mountProvider, type ProviderHolder } from './oidc/mount.ts';
 import { loadSigningKeys } from './oidc/signing-keys.ts';
 import { purgeExpired } from './oidc/adapter.ts';
-import { registerPages } from './pages/interaction-routes.ts';
-import { PROVIDER_PAGES } from './pages/provider-pages.ts';
-import { CsrfTokens } from './pages/csrf.ts';
+import { registerPages } from './interaction/routes.ts';
+import { PROVIDER_PAGES } from './oidc/provider-pages.ts';
+import { CsrfTokens } from './web/csrf.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { openInvalidationBus, type InvalidationBus } from '../kit/invalidation.ts';
 import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../kit/throttle.ts';
@@ -26,10 +26,13 @@ import { OrganizationTokens } from './organizations/token-scope.ts';
 import { smtpMailer } from './invites/mailer.ts';
 import { registerInviteeRoutes } from './invites/routes.ts';
 import { registerAccountPages } from './account/routes.ts';
+import { registerInvitePages } from './invites/page-routes.ts';
+import { registerPasswordLinkPages } from './password-links/page-routes.ts';
+import { FormGuard } from './web/form-guard.ts';
 import { registerPersonDelegationRoutes } from './delegation/routes.ts';
 import { registerAgentPages } from './delegation/page-routes.ts';
 import { registerConsentPages } from './consent/page-routes.ts';
-import { registerSessionPages } from './sessions/page-routes.ts';
+import { registerSessionPages } from './account/sessions-routes.ts';
 import { OIDC_PATHS, oidcComponents } from './oidc/openapi.ts';
 import { adminSecurityScheme, createAdminGuard } from '../kit/auth/admin-guard.ts';
 import { DPOP_SCHEME_NOTE, dpopCheck } from '../kit/auth/dpop.ts';
@@ -313,6 +316,9 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       secretKey,
       holder,
     });
+    const forms = new FormGuard(secretKey);
+    await registerInvitePages(app, { db, accounts, issuer: config.issuer, forms });
+    await registerPasswordLinkPages(app, { db, accounts, issuer: config.issuer, forms });
     await registerPersonDelegationRoutes(app, { db, accounts });
     await registerMarketplace(app, { db });
     await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });

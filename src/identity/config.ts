@@ -2,7 +2,7 @@ import { ConfigError, int, list, oneOf, optionalStr, optionalUrl, str, url, type
 import { oidcProvidersVariable } from '../kit/upstream-login/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { adminTokenVariable } from '../kit/auth/config.ts';
-import type { IdentityLinks } from './oidc/built-in-clients.ts';
+import type { IdentityLinks } from './apps/built-in-clients.ts';
 
 export const IDENTITY_PORT = 4000;
 

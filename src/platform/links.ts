@@ -1,7 +1,7 @@
 import type { App } from '../kit/app.ts';
 import type { LoadedService } from '../kit/service.ts';
 import type { IdentityConfig } from '../identity/config.ts';
-import { PLATFORM_DASHBOARD_CLIENT_ID, platformWebClient } from '../identity/oidc/built-in-clients.ts';
+import { PLATFORM_DASHBOARD_CLIENT_ID, platformWebClient } from '../identity/apps/built-in-clients.ts';
 import { MIN_PASSWORD_LENGTH, ensureOwnerAccount } from '../identity/principals/linked-owner.ts';
 import { dashboardPublicUrl, type DashboardConfig } from '../dashboard/config.ts';
 

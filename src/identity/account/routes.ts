@@ -11,21 +11,22 @@ import { signedInAs } from '../access/signed-in.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { normaliseEmail, type PrincipalView } from '../principals/view.ts';
 import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
-import { errorPage } from '../pages/layout.ts';
-import { LOGIN_COOKIE, clearedLoginCookie, loginCookie, readCookie } from '../sessions/cookie.ts';
+import { errorPage } from '../web/layout.ts';
+import { LOGIN_COOKIE, clearedLoginCookie, loginCookie } from '../sessions/cookie.ts';
+import { readCookie } from '../web/cookies.ts';
 import { endLoginSession } from '../sessions/store.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
-import { Errors } from '../admin/schemas.ts';
-import { FormGuard, html, safeReturn, sameOrigin } from './html.ts';
-import { formScope } from '../pages/respond.ts';
-import { signedIn } from './session.ts';
+import { Errors } from '../api/schemas.ts';
+import { FormGuard } from '../web/form-guard.ts';
+import { safeReturn } from '../web/sign-in-link.ts';
+import { formScope, sameOrigin, staticHtml } from '../web/respond.ts';
+import { signedIn } from '../sessions/signed-in.ts';
 import { verifyCurrentPassword } from './password-check.ts';
-import { CALLBACK_PATH, SignInFlow } from './signin-client.ts';
+import { SignInFlow } from './signin-flow.ts';
+import { CALLBACK_PATH } from '../apps/built-in-clients.ts';
 import { changePassword } from './password.ts';
 import { changePasswordPage, passwordChangedPage, type PasswordField } from './templates.ts';
-import { registerInvitePages } from '../invites/page-routes.ts';
-import { registerPasswordLinkPages } from '../password-links/page-routes.ts';
 
 export interface AccountDeps {
   db: Database;
@@ -159,7 +160,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
             [sha256Hex(request.query.code)],
           );
         if (!returnTo)
-          return html(
+          return staticHtml(
             reply,
             400,
             errorPage(
@@ -168,7 +169,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
             ),
           );
         if (request.query.error || !request.query.code)
-          return html(
+          return staticHtml(
             reply,
             400,
             errorPage('Sign-in not completed', 'The sign-in did not finish. Open the page you wanted again to retry.'),
@@ -185,7 +186,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
       error?: string,
       invalid?: PasswordField[],
     ) =>
-      html(
+      staticHtml(
         reply,
         status,
         changePasswordPage({
@@ -201,7 +202,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
     const humanOrRefuse = (request: FastifyRequest, reply: FastifyReply): PrincipalView | undefined => {
       const who = signedInAs(request).account;
       if (!who.human) {
-        html(reply, 400, errorPage('No password here', 'Only people have passwords.'));
+        staticHtml(reply, 400, errorPage('No password here', 'Only people have passwords.'));
         return undefined;
       }
       return who;
@@ -242,7 +243,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
         const who = humanOrRefuse(request, reply);
         if (!who) return reply;
         if (!sameOrigin(request, deps.issuer) || !forms.verify(request, `password:${who.id}`, request.body.csrf)) {
-          return html(
+          return staticHtml(
             reply,
             403,
             errorPage(
@@ -290,12 +291,9 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
           deps.loginSessionTtl,
         );
         reply.header('set-cookie', loginCookie(token!, deps.loginSessionTtl));
-        return html(reply, 200, passwordChangedPage(who.identifier));
+        return staticHtml(reply, 200, passwordChangedPage(who.identifier));
       },
     );
-
-    await registerInvitePages(scope, { db: deps.db, accounts: deps.accounts, issuer: deps.issuer, forms });
-    await registerPasswordLinkPages(scope, { db: deps.db, accounts: deps.accounts, issuer: deps.issuer, forms });
   });
 
   // The same change for API clients: the signed-in person's access token (any app) and the current password.

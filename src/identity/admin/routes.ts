@@ -9,17 +9,17 @@ import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import { APP_TYPES, type AppRecord } from '../apps/record.ts';
 import { findPrincipal } from '../principals/view.ts';
-import { registerPrincipalRoutes } from '../principals/routes.ts';
+import { registerPrincipalRoutes } from './principal-routes.ts';
 import { registerOrganizationRoutes } from '../organizations/routes.ts';
 import { registerCredentialRoutes } from '../credentials/routes.ts';
 import { registerInviteRoutes, type InviteDeps } from '../invites/routes.ts';
 import { registerDelegationAdminRoutes } from '../delegation/routes.ts';
 import { registerExternalIdentityRoutes } from '../social/admin-routes.ts';
 import { registerPasswordLinkAdminRoutes, type PasswordLinkAdminDeps } from '../password-links/admin-routes.ts';
-import { ByTime, ById, Errors, Nullable, Page, Security, Uuid } from './schemas.ts';
+import { ByTime, ById, Errors, Nullable, Page, Security, Uuid } from '../api/schemas.ts';
 import { createApp, createSecret, findApp, findSecret, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
 import { listConsents, revokeConsent } from '../consent/store.ts';
-import { listTokens, revokeToken } from './tokens.ts';
+import { listTokens, revokeToken } from '../oidc/token-admin.ts';
 
 export interface AdminDeps {
   db: Database;

@@ -3,8 +3,7 @@ import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { isoUtc } from '../../kit/sql.ts';
 import { APP_TYPES, appFromRow, type AppRecord, type AppType } from './record.ts';
-import { ACCOUNT_CLIENT_ID } from '../account/signin-client.ts';
-import { PLATFORM_DASHBOARD_CLIENT_ID } from '../oidc/built-in-clients.ts';
+import { ACCOUNT_CLIENT_ID, PLATFORM_DASHBOARD_CLIENT_ID } from './built-in-clients.ts';
 
 export interface NewApp {
   name: string;

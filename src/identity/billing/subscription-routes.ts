@@ -1,10 +1,11 @@
 import { Type, type Static } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { Errors, Nullable, Uuid } from '../admin/schemas.ts';
-import type { AdminScope } from '../principals/routes.ts';
+import { Errors, Nullable, Uuid } from '../api/schemas.ts';
+import type { TypedScope } from '../api/scope.ts';
 import { findOrganization } from '../organizations/store.ts';
-import { isMember, marketCaller, MarketSecurity } from '../marketplace/access.ts';
+import { marketCaller, MarketSecurity } from '../access/market.ts';
+import { isMember } from '../marketplace/permissions.ts';
 import { MARKET } from '../access/rules.ts';
 import { createSubscription, findSubscription, updateSubscription } from './subscription-store.ts';
 import { PLAN_TIERS, SUBSCRIPTION_STATUSES } from './subscription-transitions.ts';
@@ -74,7 +75,7 @@ const SubscriptionChanges = Type.Object(
  * access (MARKET). Members read it; only platform admins make or change it by hand —
  * normally the payment provider's webhooks move it.
  */
-export async function registerSubscriptionRoutes(scope: AdminScope, deps: { db: Database }): Promise<void> {
+export async function registerSubscriptionRoutes(scope: TypedScope, deps: { db: Database }): Promise<void> {
   const { db } = deps;
   const tags = ['billing'];
   const security = MarketSecurity;

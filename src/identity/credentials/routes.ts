@@ -2,9 +2,9 @@ import { ADMIN } from '../access/rules.ts';
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { ByTime, Errors, Nullable, Page, Scopes, Security, Uuid } from '../admin/schemas.ts';
+import { ByTime, Errors, Nullable, Page, Scopes, Security, Uuid } from '../api/schemas.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
-import type { AdminScope } from '../principals/routes.ts';
+import type { TypedScope } from '../api/scope.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import { findPrincipal, type PrincipalView } from '../principals/view.ts';
@@ -84,7 +84,7 @@ const CredentialParams = Type.Object({ id: Uuid, credentialId: Uuid });
 
 /** A principal's credentials under /api/v1/principals/:id (each route declares ADMIN access). */
 export async function registerCredentialRoutes(
-  scope: AdminScope,
+  scope: TypedScope,
   deps: { db: Database; accounts: PrincipalDirectory; clients: ClientStore; scopes: string[] },
 ): Promise<void> {
   const tags = ['management'];

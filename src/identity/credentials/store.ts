@@ -2,7 +2,7 @@ import { importSPKI, exportSPKI } from 'jose';
 import type { Database, Queryable } from '../../kit/db.ts';
 import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { LastUseWrites } from './last-use.ts';
+import { LastUseWrites } from '../last-use.ts';
 
 export const API_KEY_PREFIX = 'sk_';
 export const KEY_ALGORITHMS = ['RS256', 'ES256'] as const;

@@ -7,9 +7,9 @@ import { HttpError } from '../../kit/errors.ts';
 import { ADMIN, PERSON } from '../access/rules.ts';
 import { personCaller } from '../access/person.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
-import { ById, ByTime, Errors, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
-import type { AdminScope } from '../principals/routes.ts';
-import { PrincipalOut, principalOut } from '../principals/routes.ts';
+import { ById, ByTime, Errors, Nullable, Page, Security, Uuid } from '../api/schemas.ts';
+import type { TypedScope } from '../api/scope.ts';
+import { PrincipalOut, principalOut } from '../principals/out.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { findPrincipal, findPrincipals, type PrincipalView } from '../principals/view.ts';
 import {
@@ -130,7 +130,7 @@ export async function allPersonAgents(db: Database, personId: string): Promise<S
 const AgentParams = Type.Object({ id: Uuid, agentId: Uuid });
 
 /** Management API: a person's agents, approvals and exchange record (each route declares ADMIN access). */
-export async function registerDelegationAdminRoutes(scope: AdminScope, deps: { db: Database }): Promise<void> {
+export async function registerDelegationAdminRoutes(scope: TypedScope, deps: { db: Database }): Promise<void> {
   const tags = ['management'];
   const security = Security;
   const personOf = async (id: string) => {

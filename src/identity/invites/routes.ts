@@ -6,8 +6,8 @@ import { ADMIN, PERSON, PUBLIC } from '../access/rules.ts';
 import { personCaller } from '../access/person.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import type { App } from '../../kit/app.ts';
-import { ByTime, Errors, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
-import type { AdminScope } from '../principals/routes.ts';
+import { ByTime, Errors, Nullable, Page, Security, Uuid } from '../api/schemas.ts';
+import type { TypedScope } from '../api/scope.ts';
 import { findPrincipal } from '../principals/view.ts';
 import { findOrganization } from '../organizations/store.ts';
 import type { Mailer } from './mailer.ts';
@@ -73,7 +73,7 @@ function linkFor(base: string, token: string): string {
 }
 
 /** Invitations of an organization under /api/v1/organizations/:id/invites (each route declares ADMIN access). */
-export async function registerInviteRoutes(scope: AdminScope, deps: InviteDeps): Promise<void> {
+export async function registerInviteRoutes(scope: TypedScope, deps: InviteDeps): Promise<void> {
   const tags = ['management'];
   const security = Security;
   const orgOf = async (id: string) => {

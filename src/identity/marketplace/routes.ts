@@ -5,18 +5,11 @@ import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { MARKET } from '../access/rules.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
-import { ById, Errors, Page, Uuid } from '../admin/schemas.ts';
+import { ById, Errors, Page, Uuid } from '../api/schemas.ts';
 import { findOrganization } from '../organizations/store.ts';
 import { findPrincipal } from '../principals/view.ts';
-import {
-  actingPrincipal,
-  isManager,
-  isMember,
-  marketCaller,
-  MarketSecurity,
-  roleIn,
-  type MarketCaller,
-} from './access.ts';
+import { marketCaller, MarketSecurity, type MarketCaller } from '../access/market.ts';
+import { actingPrincipal, isManager, isMember, roleIn } from './permissions.ts';
 import { LISTING_ACTIONS, LISTING_MOVES, type ListingAction } from './listing-transitions.ts';
 import { createListing, findListing, listListings, moveListing, updateListing, type Listing } from './listing-store.ts';
 import {

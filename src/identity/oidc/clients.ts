@@ -6,7 +6,7 @@ import { sha256Hex } from '../../kit/crypto.ts';
 import { appFromRow, type AppRecord } from '../apps/record.ts';
 import { CREDENTIAL_GRANTS } from '../credentials/grants.ts';
 import { USABLE } from '../credentials/store.ts';
-import { LastUseWrites } from '../credentials/last-use.ts';
+import { LastUseWrites } from '../last-use.ts';
 
 interface CachedApp {
   app: AppRecord | undefined;

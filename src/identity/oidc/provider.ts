@@ -18,10 +18,11 @@ import { claimsOf } from './claims.ts';
 import { delegationClaims } from '../delegation/exchange.ts';
 import { delegationLive } from '../delegation/entitlement.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import { LOGIN_COOKIE, clearedLoginCookie, readCookie } from '../sessions/cookie.ts';
+import { LOGIN_COOKIE, clearedLoginCookie } from '../sessions/cookie.ts';
+import { readCookie } from '../web/cookies.ts';
 import { endLoginSession, findLoginSession } from '../sessions/store.ts';
-import { accountClientMetadata } from '../account/signin-client.ts';
-import type { BuiltInClient } from './built-in-clients.ts';
+import { accountClientMetadata } from '../apps/built-in-clients.ts';
+import type { BuiltInClient } from '../apps/built-in-clients.ts';
 import {
   ORGANIZATION_PARAM,
   OrganizationTokens,
@@ -220,7 +221,7 @@ export function buildProvider(deps: ProviderDeps): OidcProvider {
         return { ip: ctx?.ip, userAgent: ctx?.get?.('user-agent')?.slice(0, 512) || undefined };
       },
     }),
-    // Static clients: identity's own account pages sign people in through the normal sign-in (account/signin-client.ts), and
+    // Static clients: identity's own account pages sign people in through the normal sign-in (apps/built-in-clients.ts), and
     // `platform start` adds one per service of the platform it runs beside identity (built-in-clients.ts).
     clients: [accountClientMetadata(deps.issuer), ...(deps.builtInClients ?? [])],
     routes: ROUTES,

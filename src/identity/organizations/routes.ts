@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
-import { ById, Errors, JsonObject, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
-import type { AdminScope } from '../principals/routes.ts';
+import { ById, Errors, JsonObject, Nullable, Page, Security, Uuid } from '../api/schemas.ts';
+import type { TypedScope } from '../api/scope.ts';
 import { findPrincipal } from '../principals/view.ts';
 import {
   addMember,
@@ -90,7 +90,7 @@ const MembershipChanges = Type.Object(
 );
 
 /** Organizations and memberships under /api/v1/organizations (each route declares ADMIN access). */
-export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: Database }): Promise<void> {
+export async function registerOrganizationRoutes(scope: TypedScope, deps: { db: Database }): Promise<void> {
   const tags = ['management'];
   const security = Security;
   const orgOf = async (id: string) => {

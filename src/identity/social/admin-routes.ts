@@ -4,8 +4,8 @@ import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { isoUtc } from '../../kit/sql.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
-import { ById, Errors, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
-import type { AdminScope } from '../principals/routes.ts';
+import { ById, Errors, Nullable, Page, Security, Uuid } from '../api/schemas.ts';
+import type { TypedScope } from '../api/scope.ts';
 import { findPrincipal } from '../principals/view.ts';
 
 const Time = Type.String({ format: 'date-time' });
@@ -34,7 +34,7 @@ type ExternalIdentity = {
 const COLUMNS = `id, provider, subject, email, email_verified, ${isoUtc('last_login_at')} AS last_login_at, principal_id, ${isoUtc('created_at')} AS created_at, ${isoUtc('updated_at')} AS updated_at`;
 
 /** A principal's linked upstream accounts, under the management API (admin guard). */
-export async function registerExternalIdentityRoutes(scope: AdminScope, deps: { db: Database }): Promise<void> {
+export async function registerExternalIdentityRoutes(scope: TypedScope, deps: { db: Database }): Promise<void> {
   const tags = ['management'];
   const security = Security;
   const principalOf = async (id: string) => {

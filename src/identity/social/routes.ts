@@ -6,10 +6,11 @@ import { LoginFailed } from '../../kit/upstream-login/provider.ts';
 import { presentToProvider, type ProviderHolder } from '../oidc/mount.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { startLoginSession } from '../sessions/store.ts';
-import { loginCookie, readCookie } from '../sessions/cookie.ts';
-import type { CsrfTokens } from '../pages/csrf.ts';
-import { escapeHtml, page } from '../pages/layout.ts';
-import { formScope, html, sameOrigin } from '../pages/respond.ts';
+import { loginCookie } from '../sessions/cookie.ts';
+import { readCookie } from '../web/cookies.ts';
+import type { CsrfTokens } from '../web/csrf.ts';
+import { escapeHtml, page } from '../web/layout.ts';
+import { formScope, html, sameOrigin } from '../web/respond.ts';
 import { callbackUrl, type SocialProvider } from './registry.ts';
 import {
   beginUpstreamLogin,

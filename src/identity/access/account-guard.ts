@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CsrfTokens } from '../pages/csrf.ts';
-import { errorPage } from '../pages/layout.ts';
-import { html, sameOrigin } from '../pages/respond.ts';
-import { signedInAs } from '../access/signed-in.ts';
-import { csrfBinding, type SignedIn } from './session.ts';
+import type { CsrfTokens } from '../web/csrf.ts';
+import { errorPage } from '../web/layout.ts';
+import { html, sameOrigin } from '../web/respond.ts';
+import { signedInAs } from './signed-in.ts';
+import { csrfBinding, type SignedIn } from '../sessions/signed-in.ts';
 
 export interface AccountGuardDeps {
   csrf: CsrfTokens;

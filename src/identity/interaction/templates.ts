@@ -1,17 +1,6 @@
-import { accountNav, errorBlock, escapeHtml, page } from './layout.ts';
+import { accountNav, errorBlock, escapeHtml, page } from '../web/layout.ts';
+import { describeScope } from '../web/scopes.ts';
 import { passkeyForm, PASSKEY_SCRIPTS } from '../mfa/templates.ts';
-
-const SCOPE_TEXT: Record<string, string> = {
-  openid: 'Know who you are (your account identifier)',
-  profile: 'See your name, language and time zone',
-  email: 'See your email address',
-  offline_access: 'Stay connected when you are not using it',
-  admin: 'Manage the platform: accounts, applications and their access',
-};
-
-export function describeScope(scope: string): string {
-  return SCOPE_TEXT[scope] ?? `Use the "${scope}" permission`;
-}
 
 export interface SignInView {
   action: string;

@@ -1,5 +1,5 @@
-import { accountNav, escapeHtml, page } from '../pages/layout.ts';
-import type { SessionView } from './list.ts';
+import { accountNav, escapeHtml, page } from '../web/layout.ts';
+import type { SessionView } from '../sessions/list.ts';
 import { describeDevice } from './device.ts';
 
 export interface SessionsPageView {

@@ -2,13 +2,13 @@ import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import type { CsrfTokens } from '../pages/csrf.ts';
-import { formScope, html } from '../pages/respond.ts';
-import { errorPage } from '../pages/layout.ts';
-import { AccountGuard, type AccountPage } from '../account/guard.ts';
+import type { CsrfTokens } from '../web/csrf.ts';
+import { formScope, html } from '../web/respond.ts';
+import { errorPage } from '../web/layout.ts';
+import { AccountGuard, type AccountPage } from '../access/account-guard.ts';
 import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
-import { endOtherSession, endOtherSessions, listLoginSessions } from './list.ts';
-import { sessionsPage } from './page.ts';
+import { endOtherSession, endOtherSessions, listLoginSessions } from '../sessions/list.ts';
+import { sessionsPage } from './sessions-page.ts';
 
 export interface SessionPageDeps {
   db: Database;

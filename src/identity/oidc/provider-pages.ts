@@ -1,5 +1,5 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { escapeHtml, page } from './layout.ts';
+import { escapeHtml, page } from '../web/layout.ts';
 
 // Pages the provider renders itself (its logout confirmation and its error page), in the service's accessible layout.
 

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { safeEqual, sha256Hex } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
-import type { Queryable } from '../../kit/db.ts';
 import { ADMIN_SECURITY_SCHEME, refuseDelegated, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import { presentedToken, type DpopCheck } from '../../kit/auth/dpop.ts';
 import { ADMIN_SCOPE } from '../config.ts';
@@ -19,9 +18,6 @@ export interface MarketCaller {
   platformAdmin: boolean;
 }
 
-/** Roles of an active membership that manage an organization's listings, licenses and seats. */
-export const MANAGER_ROLES = ['owner', 'admin'] as const;
-
 /** The OpenAPI security of a marketplace route: a platform admin's token or a person's. */
 export const MarketSecurity: Record<string, string[]>[] = [{ [ADMIN_SECURITY_SCHEME]: [] }, { personToken: [] }];
 
@@ -34,7 +30,7 @@ export function marketCaller(request: FastifyRequest): MarketCaller {
 }
 
 /**
- * The `market` access check (access/rules.ts MARKET) of every marketplace and subscription route: 401 without a live
+ * The `market` access check (rules.ts MARKET) of every marketplace and subscription route: 401 without a live
  * token of a person (or the admin token). A DPoP-bound token comes as `Authorization: DPoP` with a proof by its key (`dpop`).
  */
 export function marketCheck(adminToken: string | undefined, verifier: TokenVerifier, dpop: DpopCheck) {
@@ -60,48 +56,4 @@ export function marketCheck(adminToken: string | undefined, verifier: TokenVerif
     refuseDelegated(info);
     callers.set(request, { principalId: info.subject, platformAdmin: info.scopes.includes(ADMIN_SCOPE) });
   };
-}
-
-/** The role of the principal's active membership in an active organization, or undefined. */
-export async function roleIn(
-  db: Queryable,
-  organizationId: string,
-  principalId: string | undefined,
-): Promise<string | undefined> {
-  if (!principalId) return undefined;
-  const r = await db.query<{ role: string }>(
-    `SELECT m.role FROM principal_memberships m JOIN organizations o ON o.id = m.organization_id
-      WHERE m.organization_id = $1 AND m.principal_id = $2 AND m.active AND o.active`,
-    [organizationId, principalId],
-  );
-  return r.rows[0]?.role;
-}
-
-export async function isMember(db: Queryable, caller: MarketCaller, organizationId: string): Promise<boolean> {
-  return caller.platformAdmin || (await roleIn(db, organizationId, caller.principalId)) !== undefined;
-}
-
-export async function isManager(db: Queryable, caller: MarketCaller, organizationId: string): Promise<boolean> {
-  if (caller.platformAdmin) return true;
-  const role = await roleIn(db, organizationId, caller.principalId);
-  return role !== undefined && (MANAGER_ROLES as readonly string[]).includes(role);
-}
-
-/**
- * The principal recorded as having acted (owner_id, purchased_by, assigned_by): the caller, or for
- * IDENTITY_ADMIN_TOKEN, which speaks for nobody, the principal named in the request.
- */
-export function actingPrincipal(caller: MarketCaller, named: string | undefined, field: string): string {
-  if (caller.principalId) {
-    if (named !== undefined && named !== caller.principalId && !caller.platformAdmin)
-      throw new HttpError(403, 'FORBIDDEN', `${field} must be yourself`);
-    return named ?? caller.principalId;
-  }
-  if (!named)
-    throw new HttpError(
-      400,
-      'VALIDATION_ERROR',
-      `${field} is required with IDENTITY_ADMIN_TOKEN (the token speaks for nobody)`,
-    );
-  return named;
 }

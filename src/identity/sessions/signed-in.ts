@@ -3,8 +3,9 @@ import type { Database } from '../../kit/db.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { PrincipalView } from '../principals/view.ts';
-import { LOGIN_COOKIE, readCookie } from '../sessions/cookie.ts';
-import { findLoginSession, type LoginSession } from '../sessions/store.ts';
+import { LOGIN_COOKIE } from './cookie.ts';
+import { readCookie } from '../web/cookies.ts';
+import { findLoginSession, type LoginSession } from './store.ts';
 
 /** The person a browser is signed in as, through its live login session (`__Host-svc_login`). */
 export interface SignedIn {

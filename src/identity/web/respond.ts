@@ -32,6 +32,11 @@ export function html(
     .send(body);
 }
 
+/** The account and invitation pages carry no script and post only back here: the stricter CSP. */
+export function staticHtml(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return html(reply, status, body, 'static');
+}
+
 /** Cross-site form posts are refused: a browser's Origin must be the issuer's (a missing Origin is left to the CSRF token). */
 export function sameOrigin(request: FastifyRequest, issuer: string): boolean {
   const origin = request.headers.origin;

@@ -1,32 +1,11 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { randomToken, safeEqual, sha256Hex } from '../../kit/crypto.ts';
-import { readCookie } from '../sessions/cookie.ts';
+import { ACCOUNT_CLIENT_ID, CALLBACK_PATH } from '../apps/built-in-clients.ts';
+import { readCookie } from '../web/cookies.ts';
 
-/**
- * The service's own pages (change password, invitations, the second-factor settings) sign people in through the
- * normal sign-in: an authorization request of this built-in client, whose interaction is the same sign-in page with
- * the same checks (and any second factor), and whose end is the same login session (`__Host-svc_login`). The client
- * is static (oidc-provider's `clients` option): it is not an app in the database, takes no secret, and its code is
- * never exchanged for tokens (the callback only marks it used).
- */
-export const ACCOUNT_CLIENT_ID = 'identity-account-pages';
-export const CALLBACK_PATH = '/account/callback';
 const FLOW_COOKIE = '__Host-svc_signin';
 const FLOW_TTL_SECONDS = 3600;
-
-export function accountClientMetadata(issuer: string): { client_id: string; [key: string]: unknown } {
-  return {
-    client_id: ACCOUNT_CLIENT_ID,
-    client_name: 'your account',
-    token_endpoint_auth_method: 'none',
-    grant_types: ['authorization_code'],
-    response_types: ['code'],
-    redirect_uris: [new URL(CALLBACK_PATH, issuer).href],
-    scope: 'openid',
-    first_party: true,
-  };
-}
 
 /** The sign-in round trip: started by /signin, ended by the callback, bound to the browser by a signed cookie. */
 export class SignInFlow {
