@@ -43,6 +43,7 @@ import { identityAccess } from './access/checks.ts';
 import { LOGIN_SESSION_SCHEME } from './access/rules.ts';
 import { registerPasskeyAssets } from './mfa/assets.ts';
 import { registerMarketplace } from './marketplace/routes.ts';
+import { registerSubscriptionRoutes } from './billing/subscription-routes.ts';
 import { registerStripeWebhook } from './billing/webhook-route.ts';
 import { socialProviders } from './social/registry.ts';
 import { registerSocialLogin, signInButtons } from './social/routes.ts';
@@ -321,6 +322,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     await registerPasswordLinkPages(app, { db, accounts, issuer: config.issuer, forms });
     await registerPersonDelegationRoutes(app, { db, accounts });
     await registerMarketplace(app, { db });
+    await registerSubscriptionRoutes(app, { db });
     await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys });

@@ -13,6 +13,7 @@ import { APP_TYPES, type AppType } from '../apps/record.ts';
 import { mfaCommands } from '../mfa/cli.ts';
 import { agentCommands } from '../delegation/cli.ts';
 import { marketplaceCommands } from '../marketplace/cli.ts';
+import { billingCommands } from '../billing/cli.ts';
 
 /** `platform identity ...`: principals, apps and signing keys, straight against the service's database. */
 function identityCommands(config: IdentityConfig): CommandGroup {
@@ -162,6 +163,7 @@ function identityCommands(config: IdentityConfig): CommandGroup {
       },
       ...mfaCommands(withDatabase),
       ...marketplaceCommands(withDatabase),
+      ...billingCommands(withDatabase),
     ],
   };
 }
