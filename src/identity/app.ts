@@ -7,12 +7,18 @@ import { openServiceDatabase } from '../kit/service-config.ts';
 import { BUILT_IN_SCOPES, type IdentityConfig } from './config.ts';
 import { ClientStore } from './oidc/clients.ts';
 import { PrincipalDirectory } from './principals/directory.ts';
-import { buildProvider, ROUTES } from './oidc/provider.ts';
+import { buildProvider } from './oidc/provider.ts';
+import { ROUTES } from './oidc/protocol.ts';
 import { mountProvider, type ProviderHolder } from './oidc/mount.ts';
 import { loadSigningKeys } from './oidc/signing-keys.ts';
-import { purgeExpired } from './oidc/adapter.ts';
+import { purgeExpired } from './oidc/store.ts';
+import { purgeExpiredSessions } from './sessions/store.ts';
+import { purgeSpentJtis } from './credentials/lookup.ts';
+import { clientKeys } from './credentials/client-keys.ts';
+import { delegationClaims } from './delegation/exchange.ts';
+import { delegationLive } from './delegation/entitlement.ts';
+import { fastGrants, tokenEndpointGrants } from './assembly/grants.ts';
 import { registerPages } from './interaction/routes.ts';
-import { PROVIDER_PAGES } from './oidc/provider-pages.ts';
 import { CsrfTokens } from './web/csrf.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { openInvalidationBus, type InvalidationBus } from '../kit/invalidation.ts';
@@ -168,11 +174,23 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
           log,
         )
       : localThrottle;
-    const clients = new ClientStore(db, 5_000, bus);
+    const clients = new ClientStore(db, 5_000, bus, clientKeys(db));
     const accounts = new PrincipalDirectory(db, 5_000, bus);
     const scopes = [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes])];
     const keys = await loadSigningKeys(db, secretKey);
     const credentials = new CredentialLookup(db);
+    const chainLive = (token: { jti?: string | undefined; extra?: Record<string, unknown> | undefined }) =>
+      delegationLive(db, accounts, token);
+    const grantDeps = {
+      db,
+      accounts,
+      clients,
+      scopes: new Set(scopes),
+      issuer: config.issuer,
+      tokenEndpoint: new URL(ROUTES.token, config.issuer).href,
+      credentials,
+      delegationMaxDepth: config.delegationMaxDepth,
+    };
     const make = (signingKeys: typeof keys.privateKeys) => {
       const provider = buildProvider({
         issuer: config.issuer,
@@ -184,10 +202,11 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
         loginSessionTtl: config.loginSessionTtl,
         signingKeys,
         log,
-        pages: PROVIDER_PAGES,
-        delegationMaxDepth: config.delegationMaxDepth,
-        credentials,
         builtInClients: config.links?.builtInClients ?? [],
+        grants: (orgs) => tokenEndpointGrants(grantDeps, orgs),
+        tokenClaims: delegationClaims,
+        chainLive,
+        keys: credentials,
       });
       metrics.observe(provider);
       return provider;
@@ -210,7 +229,12 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     );
     timers.push(
       setInterval(
-        () => void purgeExpired(db).catch((err) => log.error({ err }, 'purge of expired artifacts failed')),
+        () =>
+          void (async () => {
+            await purgeExpired(db);
+            await purgeExpiredSessions(db);
+            await purgeSpentJtis(db);
+          })().catch((err) => log.error({ err }, 'purge of expired artifacts failed')),
         10 * 60_000,
       ),
     );
@@ -218,18 +242,9 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
 
     // POST /oauth/introspect, and the client-credentials grant, the API-key exchange and key-pair assertions at POST /oauth/token, are answered by
     // routes of their own in the ordinary case (oidc/fast-introspection.ts, oidc/fast-token.ts); the rest goes to the provider.
-    await registerFastIntrospection(app, { holder, clients, accounts, db, issuer: config.issuer });
-    await registerFastToken(app, {
-      holder,
-      clients,
-      accounts,
-      db,
-      credentials,
-      scopes: new Set(scopes),
-      issuer: config.issuer,
-      tokenEndpoint: new URL(ROUTES.token, config.issuer).href,
-      onIssued: metrics.fastGrantSucceeded,
-    });
+    await registerFastIntrospection(app, { holder, clients, accounts, db, issuer: config.issuer, chainLive });
+    const fast = { ...grantDeps, holder, onIssued: metrics.fastGrantSucceeded };
+    await registerFastToken(app, { ...fast, grants: fastGrants(fast) });
     await mountProvider(app, holder, config.issuer);
     const csrf = new CsrfTokens(secretKey);
     const upstream = { providers: socialProviders(config), csrf };

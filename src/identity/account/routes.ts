@@ -16,7 +16,7 @@ import { LOGIN_COOKIE, clearedLoginCookie, loginCookie } from '../sessions/cooki
 import { readCookie } from '../web/cookies.ts';
 import { endLoginSession } from '../sessions/store.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
-import { sha256Hex } from '../../kit/crypto.ts';
+import { endProviderSession, spendAuthorizationCode } from '../oidc/store.ts';
 import { Errors } from '../api/schemas.ts';
 import { FormGuard } from '../web/form-guard.ts';
 import { safeReturn } from '../web/sign-in-link.ts';
@@ -119,10 +119,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
         await endLoginSession(deps.db, loginToken);
         const sessionCookie = deps.holder.current.cookieName('session');
         const providerSession = readCookie(request.headers.cookie, sessionCookie);
-        if (providerSession)
-          await deps.db.query("DELETE FROM oidc_artifacts WHERE model = 'Session' AND id_hash = $1", [
-            sha256Hex(providerSession),
-          ]);
+        if (providerSession) await endProviderSession(deps.db, providerSession);
         const cleared =
           loginToken || providerSession
             ? [
@@ -154,11 +151,7 @@ export async function registerAccountPages(app: App, deps: AccountDeps): Promise
         const returnTo = flow.finish(request, request.query.state);
         reply.header('set-cookie', flow.clearedCookie());
         // The code proves nothing more than the login session the sign-in just made; it is spent so it cannot be used later.
-        if (request.query.code)
-          await deps.db.query(
-            'UPDATE oauth_auth_codes SET used = true, used_at = now() WHERE code_signature = $1 AND NOT used',
-            [sha256Hex(request.query.code)],
-          );
+        if (request.query.code) await spendAuthorizationCode(deps.db, request.query.code);
         if (!returnTo)
           return staticHtml(
             reply,

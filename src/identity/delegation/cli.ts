@@ -3,7 +3,8 @@ import type { Database } from '../../kit/db.ts';
 import { UsageError, flag, str, strs, type Command } from '../../kit/cli-runner.ts';
 import { createAgent } from '../principals/store.ts';
 import { findHumanByEmail, findPrincipal, type PrincipalView } from '../principals/view.ts';
-import { createKeypair, KEY_ALGORITHMS, type KeyAlgorithm } from '../credentials/store.ts';
+import { createKeypair } from '../credentials/store.ts';
+import { KEY_ALGORITHMS, type KeyAlgorithm } from '../oidc/protocol.ts';
 import { allPersonAgents } from './routes.ts';
 
 type WithDatabase = <T>(fn: (db: Database) => Promise<T>) => Promise<T>;

@@ -9,8 +9,8 @@ import { actClaim, agentPolicy, delegatedAudience, delegatedScopes } from './pol
 import { delegationOf, delegationLive } from './entitlement.ts';
 import { approvedFor, recordExchange, requestApproval } from './store.ts';
 import type { ExchangeWrites } from './exchange-writes.ts';
+import { ACCESS_TOKEN_TYPE } from '../oidc/protocol.ts';
 
-export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 /** RFC 8693 section 3: a JWT; here an assertion signed with one of the agent's registered keys (as for RFC 7523). */
 export const JWT_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
 /** The parameters the exchange reads besides the API-key ones (registered with the grant so the provider keeps them). */

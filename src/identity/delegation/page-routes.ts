@@ -9,7 +9,8 @@ import { errorPage } from '../web/layout.ts';
 import { AccountGuard, type AccountPage } from '../access/account-guard.ts';
 import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
 import { agentsPage, type AgentCard } from './page.ts';
-import { agentIdsOf, approve, deny, findApproval, liveDelegatedTokens, revokeApproval } from './store.ts';
+import { agentIdsOf, approve, deny, findApproval, revokeApproval } from './store.ts';
+import { liveDelegatedTokens } from '../oidc/delegated-tokens.ts';
 
 export interface AgentPageDeps {
   db: Database;

@@ -19,10 +19,10 @@ import {
   findApproval,
   findApprovals,
   listExchanges,
-  liveDelegatedTokens,
   revokeApproval,
   type Approval,
 } from './store.ts';
+import { liveDelegatedTokens } from '../oidc/delegated-tokens.ts';
 
 const Time = Type.String({ format: 'date-time' });
 export const ApprovalOut = Type.Object({

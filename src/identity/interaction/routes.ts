@@ -9,8 +9,10 @@ import { LOGIN_COOKIE, loginCookie, clearedLoginCookie } from '../sessions/cooki
 import { readCookie } from '../web/cookies.ts';
 import { consentedScopes, recordConsent, touchConsent } from '../consent/store.ts';
 import type { Interaction } from 'oidc-provider';
-import { grantableScopes, type OidcProvider } from '../oidc/provider.ts';
+import type { OidcProvider } from '../oidc/provider.ts';
+import { grantableScopes } from '../oidc/entitlement.ts';
 import { presentToProvider, type ProviderHolder } from '../oidc/mount.ts';
+import { endProviderSession } from '../oidc/store.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import { CsrfTokens } from '../web/csrf.ts';
@@ -399,10 +401,7 @@ export async function registerPages(app: App, deps: PageDeps): Promise<void> {
         // The provider's own session ends too, so no application can reuse it to skip signing in.
         const sessionCookie = provider().cookieName('session');
         const providerSession = readCookie(request.headers.cookie, sessionCookie);
-        if (providerSession)
-          await deps.db.query("DELETE FROM oidc_artifacts WHERE model = 'Session' AND id_hash = $1", [
-            sha256Hex(providerSession),
-          ]);
+        if (providerSession) await endProviderSession(deps.db, providerSession);
         reply.header('set-cookie', [
           clearedLoginCookie(),
           `${sessionCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`,
