@@ -18,7 +18,7 @@ import { clientKeys } from './credentials/client-keys.ts';
 import { delegationClaims } from './delegation/exchange.ts';
 import { delegationLive } from './delegation/entitlement.ts';
 import { fastGrants, tokenEndpointGrants } from './assembly/grants.ts';
-import { registerPages } from './interaction/routes.ts';
+import { registerInteractionPages } from './interaction/routes.ts';
 import { CsrfTokens } from './web/csrf.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { openInvalidationBus, type InvalidationBus } from '../kit/invalidation.ts';
@@ -257,7 +257,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       issuer: config.issuer,
       loginSessionTtl: config.loginSessionTtl,
     });
-    await registerPages(app, {
+    await registerInteractionPages(app, {
       db,
       holder,
       accounts,

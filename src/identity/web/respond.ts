@@ -43,6 +43,20 @@ export function sameOrigin(request: FastifyRequest, issuer: string): boolean {
   return origin === undefined || origin === new URL(issuer).origin;
 }
 
+/** 403 for a form not sent from its page (another site, or no CSRF token of this page): `what` names the page. */
+export function refusedForm(reply: FastifyReply, what: string): FastifyReply {
+  return html(
+    reply,
+    403,
+    errorPage('Request refused', `This form has expired or was not sent from the ${what} page. Go back and try again.`),
+  );
+}
+
+/** 403 for a form posted from another site (its Origin is not the issuer's). */
+export function fromAnotherSite(reply: FastifyReply): FastifyReply {
+  return html(reply, 403, errorPage('Request refused', 'This form was sent from another site.'));
+}
+
 export interface FormScopeOptions {
   /** What the page of a refused form tells the person to do. */
   retry: string;
