@@ -1,6 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { JsonObject, Nullable, Uuid } from '../api/schemas.ts';
-import type { PrincipalView } from './view.ts';
+import type { Queryable } from '../../kit/db.ts';
+import { HttpError } from '../../kit/errors.ts';
+import { findPrincipal, type PrincipalView } from './view.ts';
 
 /** A principal as the management API shows it: the principal and the extension record its type selects. */
 const Time = Type.String({ format: 'date-time' });
@@ -125,4 +127,11 @@ export function principalOut(p: PrincipalView): Static<typeof PrincipalOut> {
       ? { application: { client_id: p.application.clientId, oauth_app_id: p.application.oauthAppId } }
       : {}),
   };
+}
+
+/** The principal with this id, or 404 naming it: for the routes under /api/v1/principals/:id. */
+export async function existingPrincipal(db: Queryable, id: string): Promise<PrincipalView> {
+  const p = await findPrincipal(db, id);
+  if (!p) throw new HttpError(404, 'NOT_FOUND', `no principal ${id}`);
+  return p;
 }
