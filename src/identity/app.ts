@@ -35,7 +35,7 @@ import { registerAccountPages } from './account/routes.ts';
 import { registerInvitePages } from './invites/page-routes.ts';
 import { registerPasswordLinkPages } from './password-links/page-routes.ts';
 import { FormGuard } from './web/form-guard.ts';
-import { registerPersonDelegationRoutes } from './delegation/routes.ts';
+import { registerPersonDelegationRoutes } from './delegation/person-routes.ts';
 import { registerAgentPages } from './delegation/page-routes.ts';
 import { registerConsentPages } from './consent/page-routes.ts';
 import { registerSessionPages } from './account/sessions-routes.ts';

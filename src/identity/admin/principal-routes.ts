@@ -76,7 +76,10 @@ function createPrincipalRoute(scope: TypedScope, deps: PrincipalRouteDeps): void
         if (problem) throw new HttpError(400, 'VALIDATION_ERROR', problem);
       },
     },
-    async (request, reply) => reply.code(201).send(principalOut(await createPrincipal(deps, request.body))),
+    async (request, reply) => {
+      const created = await createPrincipal(deps, request.body);
+      return reply.code(201).send(principalOut(created));
+    },
   );
 }
 

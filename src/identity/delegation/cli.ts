@@ -5,7 +5,7 @@ import { createAgent } from '../principals/store.ts';
 import { findHumanByEmail, findPrincipal, type PrincipalView } from '../principals/view.ts';
 import { createKeypair } from '../credentials/store.ts';
 import { KEY_ALGORITHMS, type KeyAlgorithm } from '../oidc/protocol.ts';
-import { allPersonAgents } from './routes.ts';
+import { allPersonAgents } from './agents-view.ts';
 
 type WithDatabase = <T>(fn: (db: Database) => Promise<T>) => Promise<T>;
 

@@ -34,7 +34,10 @@ function createLicenseRoute(scope: TypedScope, db: Database): void {
         response: { 201: LicenseOut, ...Errors },
       },
     },
-    async (request, reply) => reply.code(201).send(await buyLicense(db, marketCaller(request), request.body)),
+    async (request, reply) => {
+      const created = await buyLicense(db, marketCaller(request), request.body);
+      return reply.code(201).send(created);
+    },
   );
 }
 

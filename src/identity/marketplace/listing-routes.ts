@@ -36,7 +36,10 @@ function createListingRoute(scope: TypedScope, db: Database): void {
         response: { 201: ListingOut, ...Errors },
       },
     },
-    async (request, reply) => reply.code(201).send(await openListing(db, marketCaller(request), request.body)),
+    async (request, reply) => {
+      const created = await openListing(db, marketCaller(request), request.body);
+      return reply.code(201).send(created);
+    },
   );
 }
 

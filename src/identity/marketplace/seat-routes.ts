@@ -35,8 +35,10 @@ function assignSeatRoute(scope: TypedScope, db: Database): void {
         response: { 201: Type.Object({ seat: SeatOut, license: LicenseOut }), ...Errors },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await giveSeat(db, marketCaller(request), request.params.id, request.body)),
+    async (request, reply) => {
+      const created = await giveSeat(db, marketCaller(request), request.params.id, request.body);
+      return reply.code(201).send(created);
+    },
   );
 }
 

@@ -10,7 +10,7 @@ import {
   addMember,
   createOrganization,
   findMembership,
-  findOrganization,
+  existingOrganization,
   listMembers,
   listOrganizations,
   updateMember,
@@ -93,12 +93,6 @@ const tags = ['management'];
 const security = Security;
 const OrgParams = Type.Object({ id: Uuid });
 const MemberParams = Type.Object({ id: Uuid, principalId: Uuid });
-
-async function orgOf(db: Database, id: string) {
-  const o = await findOrganization(db, id);
-  if (!o) throw new HttpError(404, 'NOT_FOUND', `no organization ${id}`);
-  return o;
-}
 
 /** Organizations and memberships under /api/v1/organizations (each route declares ADMIN access). */
 export async function registerOrganizationRoutes(scope: TypedScope, deps: { db: Database }): Promise<void> {
@@ -188,7 +182,7 @@ function getOrganizationRoute(scope: TypedScope, deps: { db: Database }): void {
         response: { 200: OrganizationOut, ...Errors },
       },
     },
-    async (request) => orgOf(deps.db, request.params.id),
+    async (request) => existingOrganization(deps.db, request.params.id),
   );
 }
 
@@ -242,7 +236,7 @@ function addMemberRoute(scope: TypedScope, deps: { db: Database }): void {
       },
     },
     async (request, reply) => {
-      const org = await orgOf(deps.db, request.params.id);
+      const org = await existingOrganization(deps.db, request.params.id);
       if (!org.active) throw new HttpError(409, 'CONFLICT', 'the organization is deactivated');
       if (!(await findPrincipal(deps.db, request.body.principal_id)))
         throw new HttpError(404, 'NOT_FOUND', `no principal ${request.body.principal_id}`);
@@ -280,7 +274,7 @@ function listMembersRoute(scope: TypedScope, deps: { db: Database }): void {
       },
     },
     async (request) => {
-      await orgOf(deps.db, request.params.id);
+      await existingOrganization(deps.db, request.params.id);
       const q = request.query;
       const rows = await listMembers(deps.db, request.params.id, {
         active: q.active,

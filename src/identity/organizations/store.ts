@@ -94,6 +94,13 @@ export async function findOrganization(db: Queryable, id: string): Promise<Organ
   return (await db.query<Organization>(`SELECT ${ORG_COLUMNS} FROM organizations WHERE id = $1`, [id])).rows[0];
 }
 
+/** The organization with this id, or 404 naming it: for the routes under /api/v1/organizations/:id. */
+export async function existingOrganization(db: Queryable, id: string): Promise<Organization> {
+  const o = await findOrganization(db, id);
+  if (!o) throw new HttpError(404, 'NOT_FOUND', `no organization ${id}`);
+  return o;
+}
+
 export async function listOrganizations(
   db: Queryable,
   f: { orgType?: OrgType | undefined; active?: boolean | undefined; limit: number; after?: string | undefined },
