@@ -30,7 +30,7 @@ export interface FastCredentialGrantDeps {
   clients: ClientStore;
   accounts: PrincipalDirectory;
   db: Database;
-  /** The same lookup the provider's grants read through (provider.ts), so both batch together. */
+  /** The same lookup the provider's grants read through (assembly/grants.ts), so both batch together. */
   credentials: CredentialLookup;
   /** Every scope the service knows (built-in and IDENTITY_EXTRA_SCOPES). */
   scopes: ReadonlySet<string>;

@@ -1,32 +1,18 @@
 import { HttpError } from '../../kit/errors.ts';
 import type { Queryable } from '../../kit/db.ts';
 import type { MarketCaller } from '../access/market.ts';
+import { activeRole } from '../organizations/store.ts';
 
 /** Roles of an active membership that manage an organization's listings, licenses and seats. */
 export const MANAGER_ROLES = ['owner', 'admin'] as const;
 
-/** The role of the principal's active membership in an active organization, or undefined. */
-export async function roleIn(
-  db: Queryable,
-  organizationId: string,
-  principalId: string | undefined,
-): Promise<string | undefined> {
-  if (!principalId) return undefined;
-  const r = await db.query<{ role: string }>(
-    `SELECT m.role FROM principal_memberships m JOIN organizations o ON o.id = m.organization_id
-      WHERE m.organization_id = $1 AND m.principal_id = $2 AND m.active AND o.active`,
-    [organizationId, principalId],
-  );
-  return r.rows[0]?.role;
-}
-
 export async function isMember(db: Queryable, caller: MarketCaller, organizationId: string): Promise<boolean> {
-  return caller.platformAdmin || (await roleIn(db, organizationId, caller.principalId)) !== undefined;
+  return caller.platformAdmin || (await activeRole(db, organizationId, caller.principalId)) !== undefined;
 }
 
 export async function isManager(db: Queryable, caller: MarketCaller, organizationId: string): Promise<boolean> {
   if (caller.platformAdmin) return true;
-  const role = await roleIn(db, organizationId, caller.principalId);
+  const role = await activeRole(db, organizationId, caller.principalId);
   return role !== undefined && (MANAGER_ROLES as readonly string[]).includes(role);
 }
 

@@ -3,7 +3,8 @@ import { HttpError } from '../../kit/errors.ts';
 import { findOrganization } from '../organizations/store.ts';
 import { findPrincipal } from '../principals/view.ts';
 import type { MarketCaller } from '../access/market.ts';
-import { actingPrincipal, isManager, isMember, roleIn } from './permissions.ts';
+import { activeRole } from '../organizations/store.ts';
+import { actingPrincipal, isManager, isMember } from './permissions.ts';
 import { LISTING_MOVES, type ListingAction } from './listing-transitions.ts';
 import { createListing, findListing, moveListing, updateListing, type Listing } from './listing-store.ts';
 import { assignSeat, createLicense, findLicense, unassignSeat, updateLicense, type License } from './license-store.ts';
@@ -151,7 +152,7 @@ export async function giveSeat(
   const x = await managedLicense(db, caller, id, 'assign its seats');
   const principalId = b.principal_id;
   if (!(await findPrincipal(db, principalId))) throw new HttpError(404, 'NOT_FOUND', `no principal ${principalId}`);
-  if ((await roleIn(db, x.organization_id, principalId)) === undefined)
+  if ((await activeRole(db, x.organization_id, principalId)) === undefined)
     throw new HttpError(409, 'CONFLICT', "seats go to active members of the license's organization only");
   const assignedBy = caller.principalId
     ? actingPrincipal(caller, b.assigned_by, 'assigned_by')

@@ -153,7 +153,7 @@ function clientMetadata(app: AppRecord, keys: Record<string, unknown>[]): Record
     app_type: app.appType,
     principal_id: app.principalId,
     dpop_bound_access_tokens: app.dpopBoundAccessTokens,
-    // Its registered keys: a request carrying a client assertion authenticates with private_key_jwt (provider.ts).
+    // Its registered keys: a request carrying a client assertion authenticates with private_key_jwt (client-assertions.ts).
     ...(keys.length ? { jwks: { keys } } : {}),
   };
 }

@@ -122,7 +122,7 @@ async function answerFast(
   const x5t = loose['x5t#S256'];
   if (token.isSenderConstrained())
     body.cnf = { ...(x5t ? { 'x5t#S256': x5t } : {}), ...(token.jkt ? { jkt: token.jkt } : {}) };
-  // ... and what shapeResponses adds to it (provider.ts).
+  // ... and what shapeResponses adds to it (responses.ts).
   await addIntrospectionFields(deps, orgs, token, body);
   // JSON.stringify drops the undefined fields as Koa's JSON body does.
   return body;

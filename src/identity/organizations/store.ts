@@ -213,3 +213,18 @@ export async function updateMember(
   );
   return r.rows[0];
 }
+
+/** The role of the principal's active membership in an active organization, or undefined. */
+export async function activeRole(
+  db: Queryable,
+  organizationId: string,
+  principalId: string | undefined,
+): Promise<string | undefined> {
+  if (!principalId) return undefined;
+  const r = await db.query<{ role: string }>(
+    `SELECT m.role FROM principal_memberships m JOIN organizations o ON o.id = m.organization_id
+      WHERE m.organization_id = $1 AND m.principal_id = $2 AND m.active AND o.active`,
+    [organizationId, principalId],
+  );
+  return r.rows[0]?.role;
+}
