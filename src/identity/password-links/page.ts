@@ -94,28 +94,11 @@ export async function choosePassword(
   if (link.state !== 'open') return gone(reply, link);
   const next = String(request.body.new_password ?? '');
   const confirm = String(request.body.confirm_password ?? '');
+  const again = (error: string, invalid: ChooseField[]) =>
+    form(deps, request, reply, token, link.email, 400, error, invalid);
   if (next.length < MIN_PASSWORD_LENGTH)
-    return form(
-      deps,
-      request,
-      reply,
-      token,
-      link.email,
-      400,
-      `The new password must be at least ${MIN_PASSWORD_LENGTH} characters.`,
-      ['new'],
-    );
-  if (next !== confirm)
-    return form(
-      deps,
-      request,
-      reply,
-      token,
-      link.email,
-      400,
-      'The two passwords differ: type the same password twice.',
-      ['confirm'],
-    );
+    return again(`The new password must be at least ${MIN_PASSWORD_LENGTH} characters.`, ['new']);
+  if (next !== confirm) return again('The two passwords differ: type the same password twice.', ['confirm']);
   const done = await spendLink(deps.db, token, next);
   // Another tab spent it (or it expired) between the read and the post.
   if (done.state !== 'set') return gone(reply, done);
