@@ -4,7 +4,6 @@ import { consentedScopes, recordConsent, touchConsent } from '../consent/store.t
 import { grantableScopes } from '../oidc/entitlement.ts';
 import { errorPage } from '../web/layout.ts';
 import { consentPage } from './templates.ts';
-import { fromAnotherSite, refusedForm } from '../web/respond.ts';
 import type { InteractionPages, PageDeps } from './pages.ts';
 
 /**
@@ -81,11 +80,8 @@ export async function submitConsent(
   reply: FastifyReply,
   uid: string,
 ): Promise<FastifyReply> {
-  if (!pages.sameOrigin(request)) return fromAnotherSite(reply);
-  const d = await pages.details(request, reply, uid);
+  const d = await pages.form(request, reply, uid, { prompt: 'consent', purpose: 'consent', page: 'consent' });
   if (!d) return reply;
-  if (d.prompt.name !== 'consent' || !deps.csrf.verify(`consent:${d.jti}`, request.body.csrf))
-    return refusedForm(reply, 'consent');
   if (request.body.decision === 'deny') {
     return pages.finish(request, reply, { error: 'access_denied', error_description: 'the user denied the request' });
   }

@@ -7,7 +7,7 @@ import type { OidcProvider } from '../oidc/provider.ts';
 import { presentToProvider, type ProviderHolder } from '../oidc/mount.ts';
 import type { CsrfTokens } from '../web/csrf.ts';
 import { errorPage } from '../web/layout.ts';
-import { html, sameOrigin } from '../web/respond.ts';
+import { fromAnotherSite, html, refusedForm, sameOrigin } from '../web/respond.ts';
 import type { InteractionTools, SecondFactor } from '../mfa/interaction.ts';
 import { signInPage } from './templates.ts';
 
@@ -80,7 +80,26 @@ export function interactionPages(deps: PageDeps): InteractionPages {
     return reply.code(303).header('cache-control', 'no-store').redirect(to, 303);
   }
 
-  const showSignIn: InteractionPages['showSignIn'] = async (reply, d, status, form = {}) => {
+  const showSignIn = signInForm(deps, provider);
+
+  const form = postedForm(deps, details);
+
+  return {
+    provider,
+    lookup,
+    details,
+    finish,
+    form,
+    html,
+    sameOrigin: (request) => sameOrigin(request, deps.issuer),
+    signInAgain: (_request, reply, d, status, error) => showSignIn(reply, d, status, { passkeyError: error }),
+    showSignIn,
+  };
+}
+
+/** The sign-in form; `email` fills it in (the login_hint when not given), `error` says what went wrong. */
+function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPages['showSignIn'] {
+  return async (reply, d, status, form = {}) => {
     const client = await provider().Client.find(String(d.params.client_id));
     const hint = typeof d.params.login_hint === 'string' ? d.params.login_hint : undefined;
     return html(
@@ -97,15 +116,21 @@ export function interactionPages(deps: PageDeps): InteractionPages {
       }),
     );
   };
+}
 
-  return {
-    provider,
-    lookup,
-    details,
-    finish,
-    html,
-    sameOrigin: (request) => sameOrigin(request, deps.issuer),
-    signInAgain: (_request, reply, d, status, error) => showSignIn(reply, d, status, { passkeyError: error }),
-    showSignIn,
+/** A form posted on an interaction's page, checked as InteractionTools.form says. */
+function postedForm(deps: PageDeps, details: InteractionTools['details']): InteractionPages['form'] {
+  return async (request, reply, uid, expect) => {
+    if (!sameOrigin(request, deps.issuer)) {
+      fromAnotherSite(reply);
+      return undefined;
+    }
+    const d = await details(request, reply, uid);
+    if (!d) return undefined;
+    if (d.prompt.name !== expect.prompt || !deps.csrf.verify(`${expect.purpose}:${d.jti}`, request.body.csrf)) {
+      refusedForm(reply, expect.page);
+      return undefined;
+    }
+    return d;
   };
 }

@@ -8,7 +8,6 @@ import { LOGIN_COOKIE, loginCookie } from '../sessions/cookie.ts';
 import { readCookie } from '../web/cookies.ts';
 import { errorPage } from '../web/layout.ts';
 import { consentStep } from './consent-step.ts';
-import { fromAnotherSite, refusedForm } from '../web/respond.ts';
 import type { InteractionPages, PageDeps } from './pages.ts';
 
 /**
@@ -55,11 +54,8 @@ export async function submitSignIn(
   reply: FastifyReply,
   uid: string,
 ): Promise<FastifyReply> {
-  if (!pages.sameOrigin(request)) return fromAnotherSite(reply);
-  const d = await pages.details(request, reply, uid);
+  const d = await pages.form(request, reply, uid, { prompt: 'login', purpose: 'login', page: 'sign-in' });
   if (!d) return reply;
-  if (d.prompt.name !== 'login' || !deps.csrf.verify(`login:${d.jti}`, request.body.csrf))
-    return refusedForm(reply, 'sign-in');
   const email = normaliseEmail(String(request.body.email ?? ''));
   const password = String(request.body.password ?? '');
   const again = (status: number, error: string) => pages.showSignIn(reply, d, status, { email, error });

@@ -6,7 +6,7 @@ import type { PrincipalDirectory } from '../principals/directory.ts';
 import { findPrincipal, normaliseEmail, type PrincipalView } from '../principals/view.ts';
 import { findOrganization } from '../organizations/store.ts';
 import { errorPage } from '../web/layout.ts';
-import { sameOrigin, staticHtml } from '../web/respond.ts';
+import { staticHtml } from '../web/respond.ts';
 import { signInLink } from '../web/sign-in-link.ts';
 import type { FormGuard } from '../web/form-guard.ts';
 import { signedIn } from '../sessions/signed-in.ts';
@@ -90,21 +90,11 @@ export async function answerInvite(
   }>,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const token = request.body.token ?? '';
-  if (
-    !sameOrigin(request, deps.issuer) ||
-    !token ||
-    !deps.forms.verify(request, csrfPurpose(token), request.body.csrf)
-  ) {
-    return staticHtml(
-      reply,
-      403,
-      errorPage(
-        'Request refused',
-        'This form has expired or was not sent from the invitation page. Open the invitation link again.',
-      ),
-    );
-  }
+  const token = deps.forms.linkForm(request, reply, deps.issuer, csrfPurpose, {
+    page: 'invitation page',
+    retry: 'Open the invitation link again.',
+  });
+  if (!token) return reply;
   const invite = await findInviteByToken(deps.db, token);
   if (!invite) return notFound(reply);
   const org = await findOrganization(deps.db, invite.organization_id);

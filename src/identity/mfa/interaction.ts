@@ -23,6 +23,16 @@ export interface InteractionTools {
   ): Promise<FastifyReply>;
   html(reply: FastifyReply, status: number, body: string): FastifyReply;
   sameOrigin(request: FastifyRequest): boolean;
+  /**
+   * A form posted on this interaction's page: from this origin, the interaction still at `prompt`, its CSRF field
+   * this interaction's token for `purpose`. Undefined once refused (403 naming `page`, or the expired page).
+   */
+  form(
+    request: FastifyRequest<{ Body: { csrf?: string | undefined } }>,
+    reply: FastifyReply,
+    uid: string,
+    expect: { prompt: 'login' | 'consent'; purpose: string; page: string },
+  ): Promise<Interaction | undefined>;
   /** The sign-in page again with a refused passkey's error beside its button. */
   signInAgain(
     request: FastifyRequest,

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Interaction } from 'oidc-provider';
-import { fromAnotherSite, refusedForm } from '../web/respond.ts';
 import { verifyTotp } from './totp.ts';
 import { useRecoveryCode } from './recovery-codes.ts';
 import { findPending, findPendingStep } from './pending.ts';
@@ -20,11 +19,8 @@ export async function submitCode(
   reply: FastifyReply,
   uid: string,
 ): Promise<FastifyReply> {
-  if (!tools.sameOrigin(request)) return fromAnotherSite(reply);
-  const d = await tools.details(request, reply, uid);
+  const d = await tools.form(request, reply, uid, { prompt: 'login', purpose: 'mfa', page: 'verification' });
   if (!d) return reply;
-  if (d.prompt.name !== 'login' || !deps.csrf.verify(`mfa:${d.jti}`, request.body.csrf))
-    return refusedForm(reply, 'verification');
   const step = await findPendingStep(deps.db, d.jti);
   if (!step) return stepExpired(tools, reply);
   const { principalId, firstFactor } = step;
@@ -114,11 +110,8 @@ export async function submitPasskey(
   reply: FastifyReply,
   uid: string,
 ): Promise<FastifyReply> {
-  if (!tools.sameOrigin(request)) return fromAnotherSite(reply);
-  const d = await tools.details(request, reply, uid);
+  const d = await tools.form(request, reply, uid, { prompt: 'login', purpose: 'passkey', page: 'sign-in' });
   if (!d) return reply;
-  if (d.prompt.name !== 'login' || !deps.csrf.verify(`passkey:${d.jti}`, request.body.csrf))
-    return refusedForm(reply, 'sign-in');
   const step = await findPendingStep(deps.db, d.jti);
   const pending = step?.principalId;
   let principalId: string;

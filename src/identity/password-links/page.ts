@@ -3,8 +3,7 @@ import type { Database } from '../../kit/db.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
-import { errorPage } from '../web/layout.ts';
-import { sameOrigin, staticHtml } from '../web/respond.ts';
+import { staticHtml } from '../web/respond.ts';
 import { signInLink } from '../web/sign-in-link.ts';
 import type { FormGuard } from '../web/form-guard.ts';
 import { PASSWORD_LINK_PATH, readLink, spendLink, type LinkState } from './store.ts';
@@ -75,21 +74,11 @@ export async function choosePassword(
   }>,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const token = request.body.token ?? '';
-  if (
-    !sameOrigin(request, deps.issuer) ||
-    !token ||
-    !deps.forms.verify(request, csrfPurpose(token), request.body.csrf)
-  ) {
-    return staticHtml(
-      reply,
-      403,
-      errorPage(
-        'Request refused',
-        'This form has expired or was not sent from the password page. Open the link again.',
-      ),
-    );
-  }
+  const token = deps.forms.linkForm(request, reply, deps.issuer, csrfPurpose, {
+    page: 'password page',
+    retry: 'Open the link again.',
+  });
+  if (!token) return reply;
   const link = await readLink(deps.db, token);
   if (link.state !== 'open') return gone(reply, link);
   const next = String(request.body.new_password ?? '');

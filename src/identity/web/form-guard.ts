@@ -2,6 +2,8 @@ import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomToken, safeEqual } from '../../kit/crypto.ts';
 import { readCookie } from './cookies.ts';
+import { errorPage } from './layout.ts';
+import { sameOrigin, staticHtml } from './respond.ts';
 
 /** The double-submit cookie of the account pages: random per browser, read only by this origin. */
 export const FORM_COOKIE = '__Host-svc_form';
@@ -36,5 +38,27 @@ export class FormGuard {
       token.length < 100 &&
       safeEqual(this.mac(purpose, browser), token)
     );
+  }
+
+  /**
+   * The token of a form posted from a link's page (an invitation, a choose-your-password link), when the form came from
+   * that page in this browser: same origin, a token, this browser's CSRF value for it (`purpose`). Undefined once
+   * refused (403 saying the form was not sent from `page`; `retry` says what to do).
+   */
+  linkForm(
+    request: FastifyRequest<{ Body: { token?: string | undefined; csrf?: string | undefined } }>,
+    reply: FastifyReply,
+    issuer: string,
+    purpose: (token: string) => string,
+    refusal: { page: string; retry: string },
+  ): string | undefined {
+    const token = request.body.token ?? '';
+    if (sameOrigin(request, issuer) && token && this.verify(request, purpose(token), request.body.csrf)) return token;
+    staticHtml(
+      reply,
+      403,
+      errorPage('Request refused', `This form has expired or was not sent from the ${refusal.page}. ${refusal.retry}`),
+    );
+    return undefined;
   }
 }
