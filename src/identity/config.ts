@@ -3,7 +3,7 @@ import { oidcProvidersVariable } from '../kit/upstream-login/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { adminTokenVariable } from '../kit/auth/config.ts';
 import { corsOriginsVariable } from '../kit/cors.ts';
-import type { IdentityLinks } from './oidc/built-in-clients.ts';
+import type { IdentityLinks } from './apps/built-in-clients.ts';
 
 export const IDENTITY_PORT = 4000;
 

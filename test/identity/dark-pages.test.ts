@@ -8,7 +8,7 @@ import { assertAccessible, focused, screenshot } from './a11y.ts';
 import { signInOnPage } from './account-support.ts';
 
 /**
- * Identity's pages when the browser prefers dark (src/identity/pages/layout.ts): a few representative pages, each with
+ * Identity's pages when the browser prefers dark (src/identity/web/layout.ts): a few representative pages, each with
  * axe at WCAG 2.2 AA (colour contrast included) and the keyboard's focus ring. The light runs are in each page's own test.
  */
 let server: Server;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LastUseWrites } from '../../src/identity/credentials/last-use.ts';
+import { LastUseWrites } from '../../src/identity/last-use.ts';
 
 test('a credential use is written the first time, then at most once per interval, per credential', () => {
   const writes = new LastUseWrites(60_000);

@@ -4,7 +4,7 @@ import type { Database } from '../../kit/db.ts';
 import type { AdminGuard, TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import type { DpopCheck } from '../../kit/auth/dpop.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import { marketCheck } from '../marketplace/access.ts';
+import { marketCheck } from './market.ts';
 import { personCheck } from './person.ts';
 import { signedInCheck } from './signed-in.ts';
 import type { AdminRule, SignedInRule } from './rules.ts';

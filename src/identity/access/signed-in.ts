@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../kit/db.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import { escapeHtml, page } from '../pages/layout.ts';
-import { html } from '../pages/respond.ts';
-import { signInLink } from '../account/html.ts';
-import { signedIn, type SignedIn } from '../account/session.ts';
+import { escapeHtml, page } from '../web/layout.ts';
+import { html } from '../web/respond.ts';
+import { signInLink } from '../web/sign-in-link.ts';
+import { signedIn, type SignedIn } from '../sessions/signed-in.ts';
 import type { SignedInRule } from './rules.ts';
 
 const people = new WeakMap<FastifyRequest, SignedIn>();

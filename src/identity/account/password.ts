@@ -1,6 +1,6 @@
 import type { Database } from '../../kit/db.ts';
 import { setPassword } from '../principals/store.ts';
-import { startLoginSession } from '../sessions/store.ts';
+import { endAllLoginSessions, startLoginSession } from '../sessions/store.ts';
 
 /**
  * Changes a person's password (scrypt, the previous one revoked as `replaced`) and ends every browser login session of
@@ -15,6 +15,6 @@ export async function changePassword(
   ttlSeconds: number,
 ): Promise<string | undefined> {
   await setPassword(db, principalId, password);
-  await db.query('DELETE FROM login_sessions WHERE principal_id = $1', [principalId]);
+  await endAllLoginSessions(db, principalId);
   return browser ? startLoginSession(db, principalId, ttlSeconds, browser) : undefined;
 }

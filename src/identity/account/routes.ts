@@ -1,40 +1,26 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
-import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import type { Throttle } from '../../kit/throttle.ts';
+import type { TypedScope } from '../api/scope.ts';
+import { Errors } from '../api/schemas.ts';
 import { PERSON, PUBLIC, signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
 import { personCaller } from '../access/person.ts';
-import { signedInAs } from '../access/signed-in.ts';
-import type { PrincipalDirectory } from '../principals/directory.ts';
-import { normaliseEmail, type PrincipalView } from '../principals/view.ts';
 import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
-import { errorPage } from '../pages/layout.ts';
-import { LOGIN_COOKIE, clearedLoginCookie, loginCookie, readCookie } from '../sessions/cookie.ts';
-import { endLoginSession } from '../sessions/store.ts';
-import type { ProviderHolder } from '../oidc/mount.ts';
-import { sha256Hex } from '../../kit/crypto.ts';
-import { Errors } from '../admin/schemas.ts';
-import { FormGuard, html, safeReturn, sameOrigin } from './html.ts';
-import { formScope } from '../pages/respond.ts';
-import { signedIn } from './session.ts';
+import { CALLBACK_PATH } from '../apps/built-in-clients.ts';
+import { FormGuard } from '../web/form-guard.ts';
+import { formScope } from '../web/respond.ts';
 import { verifyCurrentPassword } from './password-check.ts';
-import { CALLBACK_PATH, SignInFlow } from './signin-client.ts';
 import { changePassword } from './password.ts';
-import { changePasswordPage, passwordChangedPage, type PasswordField } from './templates.ts';
-import { registerInvitePages } from '../invites/page-routes.ts';
-import { registerPasswordLinkPages } from '../password-links/page-routes.ts';
+import { humanOrRefuse, passwordForm, submitPassword, type PasswordPageDeps } from './password-page.ts';
+import { SignInFlow } from './signin-flow.ts';
+import { finishSignIn, startSignIn, type SignInDeps } from './signin.ts';
 
-export interface AccountDeps {
-  db: Database;
-  accounts: PrincipalDirectory;
+export interface AccountDeps extends SignInDeps {
   throttle: Throttle;
-  issuer: string;
   loginSessionTtl: number;
   secretKey: Buffer;
-  holder: ProviderHolder;
 }
 
 const tags = ['sign-in'];
@@ -74,233 +60,99 @@ const PasswordBody = Type.Object(
 
 /**
  * The service's own pages outside an authorization request: the sign-in round trip for them (through the normal
- * sign-in), the change-password page and its API twin, the invitation page (invites/page-routes.ts) and the page of a
- * "choose your password" link (password-links/page-routes.ts).
+ * sign-in, signin.ts), and the change-password page (password-page.ts) and its API twin. The invitation page
+ * (invites/page-routes.ts), the page of a "choose your password" link (password-links/page-routes.ts) and the other
+ * account pages register their own.
  */
 export async function registerAccountPages(app: App, deps: AccountDeps): Promise<void> {
   const forms = new FormGuard(deps.secretKey);
-  const flow = new SignInFlow(deps.secretKey, deps.issuer);
   await app.register(async (plain) => {
     const scope = formScope(plain, { retry: 'The form could not be read. Go back and try again.' });
-
-    // Signing in goes through the normal sign-in (an authorization request of the built-in account client), so these
-    // pages get exactly what the authorization pages do: the same page, throttle, login session and any second factor.
-    scope.get(
-      '/signin',
-      {
-        config: { access: PUBLIC },
-        schema: {
-          operationId: 'accountSignIn',
-          tags,
-          summary:
-            "Sign in through the normal sign-in page, then return to return_to (identity's own account and invitation pages only); already signed in, straight to return_to unless prompt=login or login_hint names someone else",
-          querystring: SignInQuery,
-          response: Html,
-        },
-      },
-      async (request, reply) => {
-        const returnTo = safeReturn(request.query.return_to, deps.issuer);
-        // A live session is kept: a link to an account page must not throw it away. Only "sign in as someone else" (prompt=login),
-        // or a hint naming another person (an invitation or password link for them), signs in afresh.
-        const who = await signedIn(deps.db, deps.accounts, request);
-        const hint = request.query.login_hint ? normaliseEmail(request.query.login_hint) : undefined;
-        if (
-          who &&
-          request.query.prompt !== 'login' &&
-          (!hint || hint === normaliseEmail(who.account.human?.email ?? ''))
-        ) {
-          return reply.header('cache-control', 'no-store').redirect(returnTo, 303);
-        }
-        const { location, cookie } = flow.start(returnTo, request.query.login_hint);
-        // The browser is signed out first (both sessions, as /signout does): signing in as someone else inside a live
-        // provider session would make the provider end that session mid-way, and the new login session with it.
-        const loginToken = readCookie(request.headers.cookie, LOGIN_COOKIE);
-        await endLoginSession(deps.db, loginToken);
-        const sessionCookie = deps.holder.current.cookieName('session');
-        const providerSession = readCookie(request.headers.cookie, sessionCookie);
-        if (providerSession)
-          await deps.db.query("DELETE FROM oidc_artifacts WHERE model = 'Session' AND id_hash = $1", [
-            sha256Hex(providerSession),
-          ]);
-        const cleared =
-          loginToken || providerSession
-            ? [
-                clearedLoginCookie(),
-                `${sessionCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`,
-                `${sessionCookie}.sig=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`,
-              ]
-            : [];
-        return reply
-          .header('set-cookie', [...cleared, cookie])
-          .header('cache-control', 'no-store')
-          .redirect(location, 303);
-      },
-    );
-
-    scope.get(
-      CALLBACK_PATH,
-      {
-        config: { access: PUBLIC },
-        schema: {
-          operationId: 'accountSignInCallback',
-          tags,
-          summary: 'The end of the sign-in round trip: back to the page that asked for it',
-          querystring: CallbackQuery,
-          response: Html,
-        },
-      },
-      async (request, reply) => {
-        const returnTo = flow.finish(request, request.query.state);
-        reply.header('set-cookie', flow.clearedCookie());
-        // The code proves nothing more than the login session the sign-in just made; it is spent so it cannot be used later.
-        if (request.query.code)
-          await deps.db.query(
-            'UPDATE oauth_auth_codes SET used = true, used_at = now() WHERE code_signature = $1 AND NOT used',
-            [sha256Hex(request.query.code)],
-          );
-        if (!returnTo)
-          return html(
-            reply,
-            400,
-            errorPage(
-              'Sign-in expired',
-              'This sign-in was started in another tab or has expired. Open the page you wanted again.',
-            ),
-          );
-        if (request.query.error || !request.query.code)
-          return html(
-            reply,
-            400,
-            errorPage('Sign-in not completed', 'The sign-in did not finish. Open the page you wanted again to retry.'),
-          );
-        return reply.header('cache-control', 'no-store').redirect(returnTo, 303);
-      },
-    );
-
-    const passwordForm = (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      who: PrincipalView,
-      status = 200,
-      error?: string,
-      invalid?: PasswordField[],
-    ) =>
-      html(
-        reply,
-        status,
-        changePasswordPage({
-          action: '/account/password',
-          csrf: forms.issue(request, reply, `password:${who.id}`),
-          accountLabel: who.identifier,
-          error,
-          invalid,
-        }),
-      );
-
-    // Signed out, the access check has answered already (the sign-in for the page, a 401 page for the form).
-    const humanOrRefuse = (request: FastifyRequest, reply: FastifyReply): PrincipalView | undefined => {
-      const who = signedInAs(request).account;
-      if (!who.human) {
-        html(reply, 400, errorPage('No password here', 'Only people have passwords.'));
-        return undefined;
-      }
-      return who;
-    };
-
-    scope.get(
-      '/account/password',
-      {
-        config: { access: signedInPage('/account/password') },
-        schema: {
-          security: SIGNED_IN_SECURITY,
-          operationId: 'changePasswordPage',
-          tags,
-          summary: 'The change-password page of the signed-in person (sign-in first when needed)',
-          response: Html,
-        },
-      },
-      async (request, reply) => {
-        const who = humanOrRefuse(request, reply);
-        return who ? passwordForm(request, reply, who) : reply;
-      },
-    );
-
-    scope.post(
-      '/account/password',
-      {
-        config: { access: signedInForm('/account/password') },
-        schema: {
-          security: SIGNED_IN_SECURITY,
-          operationId: 'changePasswordForm',
-          tags,
-          summary: 'The change-password form (current, new and confirmed password, CSRF field)',
-          body: PasswordBody,
-          response: Html,
-        },
-      },
-      async (request, reply) => {
-        const who = humanOrRefuse(request, reply);
-        if (!who) return reply;
-        if (!sameOrigin(request, deps.issuer) || !forms.verify(request, `password:${who.id}`, request.body.csrf)) {
-          return html(
-            reply,
-            403,
-            errorPage(
-              'Request refused',
-              'This form has expired or was not sent from the change-password page. Go back and try again.',
-            ),
-          );
-        }
-        const current = String(request.body.current_password ?? '');
-        const next = String(request.body.new_password ?? '');
-        const confirm = String(request.body.confirm_password ?? '');
-        if (!current) return passwordForm(request, reply, who, 400, 'Enter your current password.', ['current']);
-        if (next.length < MIN_PASSWORD_LENGTH)
-          return passwordForm(
-            request,
-            reply,
-            who,
-            400,
-            `The new password must be at least ${MIN_PASSWORD_LENGTH} characters.`,
-            ['new'],
-          );
-        if (next !== confirm)
-          return passwordForm(request, reply, who, 400, 'The confirmation does not match the new password.', [
-            'confirm',
-          ]);
-        const check = await verifyCurrentPassword(deps.db, deps.throttle, request, who, current);
-        if (check.wait > 0) {
-          reply.header('retry-after', String(check.wait));
-          return passwordForm(
-            request,
-            reply,
-            who,
-            429,
-            `Too many failed attempts. Wait ${check.wait} second${check.wait === 1 ? '' : 's'} and try again.`,
-            ['current'],
-          );
-        }
-        if (!check.ok)
-          return passwordForm(request, reply, who, 401, 'The current password is not correct.', ['current']);
-        const token = await changePassword(
-          deps.db,
-          who.id,
-          next,
-          { ip: request.ip, userAgent: request.headers['user-agent'] },
-          deps.loginSessionTtl,
-        );
-        reply.header('set-cookie', loginCookie(token!, deps.loginSessionTtl));
-        return html(reply, 200, passwordChangedPage(who.identifier));
-      },
-    );
-
-    await registerInvitePages(scope, { db: deps.db, accounts: deps.accounts, issuer: deps.issuer, forms });
-    await registerPasswordLinkPages(scope, { db: deps.db, accounts: deps.accounts, issuer: deps.issuer, forms });
+    signInRoutes(scope, deps, new SignInFlow(deps.secretKey, deps.issuer));
+    passwordPageRoutes(scope, { ...deps, forms });
   });
+  passwordApiRoute(app, deps);
+}
 
-  // The same change for API clients: the signed-in person's access token (any app) and the current password.
-  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  typed.put(
+function signInRoutes(scope: TypedScope, deps: SignInDeps, flow: SignInFlow): void {
+  scope.get(
+    '/signin',
+    {
+      config: { access: PUBLIC },
+      schema: {
+        operationId: 'accountSignIn',
+        tags,
+        summary:
+          "Sign in through the normal sign-in page, then return to return_to (identity's own account and invitation pages only); already signed in, straight to return_to unless prompt=login or login_hint names someone else",
+        querystring: SignInQuery,
+        response: Html,
+      },
+    },
+    async (request, reply) => {
+      await startSignIn(deps, flow, request, reply);
+      return reply;
+    },
+  );
+  scope.get(
+    CALLBACK_PATH,
+    {
+      config: { access: PUBLIC },
+      schema: {
+        operationId: 'accountSignInCallback',
+        tags,
+        summary: 'The end of the sign-in round trip: back to the page that asked for it',
+        querystring: CallbackQuery,
+        response: Html,
+      },
+    },
+    async (request, reply) => {
+      await finishSignIn(deps, flow, request, reply);
+      return reply;
+    },
+  );
+}
+
+function passwordPageRoutes(scope: TypedScope, deps: PasswordPageDeps): void {
+  scope.get(
+    '/account/password',
+    {
+      config: { access: signedInPage('/account/password') },
+      schema: {
+        security: SIGNED_IN_SECURITY,
+        operationId: 'changePasswordPage',
+        tags,
+        summary: 'The change-password page of the signed-in person (sign-in first when needed)',
+        response: Html,
+      },
+    },
+    async (request, reply) => {
+      const who = humanOrRefuse(request, reply);
+      return who ? passwordForm(deps, request, reply, who) : reply;
+    },
+  );
+  scope.post(
+    '/account/password',
+    {
+      config: { access: signedInForm('/account/password') },
+      schema: {
+        security: SIGNED_IN_SECURITY,
+        operationId: 'changePasswordForm',
+        tags,
+        summary: 'The change-password form (current, new and confirmed password, CSRF field)',
+        body: PasswordBody,
+        response: Html,
+      },
+    },
+    async (request, reply) => {
+      await submitPassword(deps, request, reply);
+      return reply;
+    },
+  );
+}
+
+/** The same change for API clients: the signed-in person's access token (any app) and the current password. */
+function passwordApiRoute(app: App, deps: AccountDeps): void {
+  app.withTypeProvider<TypeBoxTypeProvider>().put(
     '/api/v1/account/password',
     {
       config: { access: PERSON },

@@ -1,5 +1,5 @@
 import type { TokenVerifier } from '../../kit/auth/admin-guard.ts';
-import { heldScopes } from '../console/rights.ts';
+import { heldScopes } from '../principals/console-rights.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { ClientStore } from '../oidc/clients.ts';

@@ -3,8 +3,7 @@ import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { isoUtc } from '../../kit/sql.ts';
 import { APP_TYPES, appFromRow, type AppRecord, type AppType } from './record.ts';
-import { ACCOUNT_CLIENT_ID } from '../account/signin-client.ts';
-import { PLATFORM_CONSOLE_CLIENT_ID, PLATFORM_DASHBOARD_CLIENT_ID } from '../oidc/built-in-clients.ts';
+import { ACCOUNT_CLIENT_ID, PLATFORM_CONSOLE_CLIENT_ID, PLATFORM_DASHBOARD_CLIENT_ID } from './built-in-clients.ts';
 
 export interface NewApp {
   name: string;
@@ -60,32 +59,26 @@ function checkTtl(name: string, value: number | undefined): void {
   }
 }
 
-/** Registers an OAuth client: its application principal, the oauth_apps record and the principal's extension row. */
-export async function createApp(db: Database, input: NewApp, knownScopes: readonly string[]): Promise<AppRecord> {
+/** What a new app is, once its input is checked: its type, name, client_id, grants, redirect URIs and scopes. */
+interface CheckedApp {
+  type: AppType;
+  name: string;
+  clientId: string;
+  grants: string[];
+  redirectUris: string[];
+  scopes: string[];
+}
+
+/** A new app's input checked, in the order its refusals are answered. */
+function checkNewApp(input: NewApp, knownScopes: readonly string[]): CheckedApp {
   const type = input.appType ?? 'web';
   if (!APP_TYPES.includes(type))
     throw new HttpError(400, 'VALIDATION_ERROR', `app_type must be one of ${APP_TYPES.join(', ')}`);
   const name = input.name?.trim();
   if (!name) throw new HttpError(400, 'VALIDATION_ERROR', 'name must not be empty');
-  const clientId = input.clientId ?? `app_${randomToken(16)}`;
-  if (!CLIENT_ID.test(clientId))
-    throw new HttpError(
-      400,
-      'VALIDATION_ERROR',
-      'client_id must be 3 to 128 characters among letters, digits and . _ ~ -',
-    );
-  // The provider's static clients (identity's own account pages, the built-in ones of `platform start`) would shadow an app of the same id.
-  if ([ACCOUNT_CLIENT_ID, PLATFORM_DASHBOARD_CLIENT_ID, PLATFORM_CONSOLE_CLIENT_ID].includes(clientId))
-    throw new HttpError(409, 'CONFLICT', `client_id "${clientId}" is reserved by the identity service`);
+  const clientId = checkClientId(input.clientId ?? `app_${randomToken(16)}`);
   const grants = grantsFor(type);
-  const redirectUris = input.redirectUris ?? [];
-  if (grants.includes('authorization_code')) {
-    if (redirectUris.length === 0)
-      throw new HttpError(400, 'VALIDATION_ERROR', `a ${type} app needs at least one redirect URI`);
-    for (const uri of redirectUris) checkRedirectUri(uri, type);
-  } else if (redirectUris.length > 0) {
-    throw new HttpError(400, 'VALIDATION_ERROR', `a ${type} app uses client credentials and takes no redirect URIs`);
-  }
+  const redirectUris = checkRedirects(type, grants, input.redirectUris ?? []);
   const scopes = input.allowedScopes ?? (grants.includes('authorization_code') ? BROWSER_SCOPES : []);
   const unknown = scopes.filter((s) => !knownScopes.includes(s));
   if (unknown.length)
@@ -103,53 +96,92 @@ export async function createApp(db: Database, input: NewApp, knownScopes: readon
   checkTtl('access_token_ttl', input.accessTokenTtl);
   checkTtl('refresh_token_ttl', input.refreshTokenTtl);
   checkTtl('authorization_code_ttl', input.authorizationCodeTtl);
+  return { type, name, clientId, grants, redirectUris, scopes };
+}
+
+function checkClientId(clientId: string): string {
+  if (!CLIENT_ID.test(clientId))
+    throw new HttpError(
+      400,
+      'VALIDATION_ERROR',
+      'client_id must be 3 to 128 characters among letters, digits and . _ ~ -',
+    );
+  // The provider's static clients (identity's own account pages, the built-in ones of `platform start`) would shadow an app of the same id.
+  if ([ACCOUNT_CLIENT_ID, PLATFORM_DASHBOARD_CLIENT_ID, PLATFORM_CONSOLE_CLIENT_ID].includes(clientId))
+    throw new HttpError(409, 'CONFLICT', `client_id "${clientId}" is reserved by the identity service`);
+  return clientId;
+}
+
+/** Browser apps need redirect URIs (each checked for their type); client-credentials apps take none. */
+function checkRedirects(type: AppType, grants: string[], redirectUris: string[]): string[] {
+  if (grants.includes('authorization_code')) {
+    if (redirectUris.length === 0)
+      throw new HttpError(400, 'VALIDATION_ERROR', `a ${type} app needs at least one redirect URI`);
+    for (const uri of redirectUris) checkRedirectUri(uri, type);
+  } else if (redirectUris.length > 0) {
+    throw new HttpError(400, 'VALIDATION_ERROR', `a ${type} app uses client credentials and takes no redirect URIs`);
+  }
+  return redirectUris;
+}
+
+/** Registers an OAuth client: its application principal, the oauth_apps record and the principal's extension row. */
+export async function createApp(db: Database, input: NewApp, knownScopes: readonly string[]): Promise<AppRecord> {
+  const checked = checkNewApp(input, knownScopes);
   try {
-    return await db.transaction(async (tx) => {
-      const p = await tx.query<{ id: string }>(
-        "INSERT INTO principals (type, identifier, display_name, allowed_scopes) VALUES ('application', $1, $2, $3) RETURNING id",
-        [clientId, name, JSON.stringify(scopes)],
-      );
-      const principalId = p.rows[0]!.id;
-      const app = await tx.query<Record<string, unknown>>(
-        `INSERT INTO oauth_apps (client_id, name, description, logo_url, app_type, redirect_uris, allowed_grants, allowed_response_types,
-           allowed_scopes, access_token_ttl, refresh_token_ttl, authorization_code_ttl, refresh_token_rotation, first_party, public, owner_id, principal_id, resource_server, dpop_bound_access_tokens)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, 900), coalesce($11, 604800), coalesce($12, 600), coalesce($13, true), coalesce($14, false), $15, $16, $17, $18, $19)
-         RETURNING *`,
-        [
-          clientId,
-          name,
-          input.description ?? null,
-          input.logoUrl ?? null,
-          type,
-          JSON.stringify(redirectUris),
-          JSON.stringify(grants),
-          JSON.stringify(grants.includes('authorization_code') ? ['code'] : []),
-          JSON.stringify(scopes),
-          input.accessTokenTtl ?? null,
-          input.refreshTokenTtl ?? null,
-          input.authorizationCodeTtl ?? null,
-          input.refreshTokenRotation ?? null,
-          input.firstParty ?? null,
-          isPublic(type),
-          input.ownerId ?? null,
-          principalId,
-          input.resourceServer ?? false,
-          input.dpopBoundAccessTokens ?? false,
-        ],
-      );
-      const record = appFromRow(app.rows[0]!);
-      await tx.query('INSERT INTO applications (principal_id, client_id, oauth_app_id) VALUES ($1, $2, $3)', [
-        principalId,
-        clientId,
-        record.id,
-      ]);
-      return record;
-    });
+    return await insertApp(db, input, checked);
   } catch (err) {
     if ((err as { code?: string }).code === '23505')
-      throw new HttpError(409, 'CONFLICT', `client_id "${clientId}" is already registered`);
+      throw new HttpError(409, 'CONFLICT', `client_id "${checked.clientId}" is already registered`);
     throw err;
   }
+}
+
+function insertApp(
+  db: Database,
+  input: NewApp,
+  { type, name, clientId, grants, redirectUris, scopes }: CheckedApp,
+): Promise<AppRecord> {
+  return db.transaction(async (tx) => {
+    const p = await tx.query<{ id: string }>(
+      "INSERT INTO principals (type, identifier, display_name, allowed_scopes) VALUES ('application', $1, $2, $3) RETURNING id",
+      [clientId, name, JSON.stringify(scopes)],
+    );
+    const principalId = p.rows[0]!.id;
+    const app = await tx.query<Record<string, unknown>>(
+      `INSERT INTO oauth_apps (client_id, name, description, logo_url, app_type, redirect_uris, allowed_grants, allowed_response_types,
+         allowed_scopes, access_token_ttl, refresh_token_ttl, authorization_code_ttl, refresh_token_rotation, first_party, public, owner_id, principal_id, resource_server, dpop_bound_access_tokens)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, 900), coalesce($11, 604800), coalesce($12, 600), coalesce($13, true), coalesce($14, false), $15, $16, $17, $18, $19)
+       RETURNING *`,
+      [
+        clientId,
+        name,
+        input.description ?? null,
+        input.logoUrl ?? null,
+        type,
+        JSON.stringify(redirectUris),
+        JSON.stringify(grants),
+        JSON.stringify(grants.includes('authorization_code') ? ['code'] : []),
+        JSON.stringify(scopes),
+        input.accessTokenTtl ?? null,
+        input.refreshTokenTtl ?? null,
+        input.authorizationCodeTtl ?? null,
+        input.refreshTokenRotation ?? null,
+        input.firstParty ?? null,
+        isPublic(type),
+        input.ownerId ?? null,
+        principalId,
+        input.resourceServer ?? false,
+        input.dpopBoundAccessTokens ?? false,
+      ],
+    );
+    const record = appFromRow(app.rows[0]!);
+    await tx.query('INSERT INTO applications (principal_id, client_id, oauth_app_id) VALUES ($1, $2, $3)', [
+      principalId,
+      clientId,
+      record.id,
+    ]);
+    return record;
+  });
 }
 
 export async function findApp(db: Database, id: string): Promise<AppRecord | undefined> {

@@ -1,10 +1,14 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
+import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { Errors, Nullable, Uuid } from '../admin/schemas.ts';
-import type { AdminScope } from '../principals/routes.ts';
+import { Errors, Nullable, Uuid } from '../api/schemas.ts';
+import type { TypedScope } from '../api/scope.ts';
 import { findOrganization } from '../organizations/store.ts';
-import { isMember, marketCaller, MarketSecurity } from '../marketplace/access.ts';
+import { marketCaller, MarketSecurity as security } from '../access/market.ts';
+import { isMember } from '../marketplace/permissions.ts';
 import { MARKET } from '../access/rules.ts';
 import { createSubscription, findSubscription, updateSubscription } from './subscription-store.ts';
 import { PLAN_TIERS, SUBSCRIPTION_STATUSES } from './subscription-transitions.ts';
@@ -69,31 +73,44 @@ const SubscriptionChanges = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
+const tags = ['billing'];
+const Params = Type.Object({ id: Uuid });
+
+/** The organization the caller is a member of (or any, for a platform admin); 404 otherwise. */
+async function visibleOrg(db: Database, request: FastifyRequest, id: string) {
+  const org = await findOrganization(db, id);
+  if (!org || !(await isMember(db, marketCaller(request), org.id)))
+    throw new HttpError(404, 'NOT_FOUND', `no organization ${id}`);
+  return org;
+}
+
+function adminOnly(request: FastifyRequest): void {
+  if (!marketCaller(request).platformAdmin)
+    throw new HttpError(
+      403,
+      'FORBIDDEN',
+      'only a platform admin changes a subscription by hand; the payment provider moves it',
+    );
+}
+
 /**
  * An organization's subscription under /api/v1/organizations/:id/subscription, with the marketplace's
  * access (MARKET). Members read it; only platform admins make or change it by hand —
  * normally the payment provider's webhooks move it.
  */
-export async function registerSubscriptionRoutes(scope: AdminScope, deps: { db: Database }): Promise<void> {
-  const { db } = deps;
-  const tags = ['billing'];
-  const security = MarketSecurity;
-  const Params = Type.Object({ id: Uuid });
-  const visibleOrg = async (request: Parameters<typeof marketCaller>[0], id: string) => {
-    const org = await findOrganization(db, id);
-    if (!org || !(await isMember(db, marketCaller(request), org.id)))
-      throw new HttpError(404, 'NOT_FOUND', `no organization ${id}`);
-    return org;
-  };
-  const adminOnly = (request: Parameters<typeof marketCaller>[0]) => {
-    if (!marketCaller(request).platformAdmin)
-      throw new HttpError(
-        403,
-        'FORBIDDEN',
-        'only a platform admin changes a subscription by hand; the payment provider moves it',
-      );
-  };
+export async function registerSubscriptionRoutes(app: App, deps: { db: Database }): Promise<void> {
+  await app.register(
+    async (plain) => {
+      const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+      createSubscriptionRoute(scope, deps.db);
+      getSubscriptionRoute(scope, deps.db);
+      updateSubscriptionRoute(scope, deps.db);
+    },
+    { prefix: '/api/v1' },
+  );
+}
 
+function createSubscriptionRoute(scope: TypedScope, db: Database): void {
   scope.post(
     '/organizations/:id/subscription',
     {
@@ -109,12 +126,14 @@ export async function registerSubscriptionRoutes(scope: AdminScope, deps: { db: 
       },
     },
     async (request, reply) => {
-      const org = await visibleOrg(request, request.params.id);
+      const org = await visibleOrg(db, request, request.params.id);
       adminOnly(request);
       return reply.code(201).send(await createSubscription(db, org.id, request.body));
     },
   );
+}
 
+function getSubscriptionRoute(scope: TypedScope, db: Database): void {
   scope.get(
     '/organizations/:id/subscription',
     {
@@ -129,13 +148,15 @@ export async function registerSubscriptionRoutes(scope: AdminScope, deps: { db: 
       },
     },
     async (request) => {
-      const org = await visibleOrg(request, request.params.id);
+      const org = await visibleOrg(db, request, request.params.id);
       const s = await findSubscription(db, org.id);
       if (!s) throw new HttpError(404, 'NOT_FOUND', 'this organization has no subscription');
       return s;
     },
   );
+}
 
+function updateSubscriptionRoute(scope: TypedScope, db: Database): void {
   scope.patch(
     '/organizations/:id/subscription',
     {
@@ -152,7 +173,7 @@ export async function registerSubscriptionRoutes(scope: AdminScope, deps: { db: 
       },
     },
     async (request) => {
-      const org = await visibleOrg(request, request.params.id);
+      const org = await visibleOrg(db, request, request.params.id);
       adminOnly(request);
       const s = await updateSubscription(db, org.id, request.body);
       if (!s) throw new HttpError(404, 'NOT_FOUND', 'this organization has no subscription');

@@ -1,5 +1,5 @@
-import { accountNav, escapeHtml, page } from '../pages/layout.ts';
-import { describeScope } from '../pages/templates.ts';
+import { accountNav, escapeHtml, page } from '../web/layout.ts';
+import { describeScope } from '../web/scopes.ts';
 
 export interface ConnectedApp {
   appId: string;

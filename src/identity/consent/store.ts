@@ -1,5 +1,6 @@
 import type { Database } from '../../kit/db.ts';
 import { isoUtc } from '../../kit/sql.ts';
+import { revokeAppAccess } from '../oidc/store.ts';
 
 /** Records consent: one oauth_consents row per (principal, app) and one consent_grants row per scope. */
 export async function recordConsent(
@@ -97,24 +98,4 @@ export async function revokeConsent(
     await revokeAppAccess(tx, principalId, clientId, 'consent_revoked');
     return true;
   });
-}
-
-export async function revokeAppAccess(
-  tx: { query: Database['query'] },
-  principalId: string,
-  clientId: string,
-  reason: string,
-): Promise<void> {
-  const grants = await tx.query<{ grant_hash: string }>(
-    'DELETE FROM oauth_grants WHERE account_id = $1 AND client_id = $2 RETURNING grant_hash',
-    [principalId, clientId],
-  );
-  const hashes = grants.rows.map((g) => g.grant_hash);
-  await tx.query(
-    `UPDATE oauth_tokens SET revoked = true, revoked_at = now(), revoked_reason = $3
-      WHERE subject = $1 AND client_id = $2 AND NOT revoked`,
-    [principalId, clientId, reason],
-  );
-  if (hashes.length)
-    await tx.query('UPDATE oauth_auth_codes SET revoked = true WHERE grant_hash = ANY($1::text[])', [hashes]);
 }

@@ -1,5 +1,5 @@
-import { PLATFORM_CONSOLE_CLIENT_ID, type BuiltInClient } from '../oidc/built-in-clients.ts';
-import type { ConsoleRight } from './rights.ts';
+import { PLATFORM_CONSOLE_CLIENT_ID, type BuiltInClient } from '../apps/built-in-clients.ts';
+import type { ConsoleRight } from '../principals/console-rights.ts';
 
 /** What the console asks for besides the rights' scopes: who the person is, and a refresh token. */
 export const CONSOLE_BASE_SCOPES = ['openid', 'profile', 'email', 'offline_access'];

@@ -3,7 +3,7 @@ import { API_CORS_HEADERS, API_CORS_METHODS, registerCors } from '../../kit/cors
 import type { Database } from '../../kit/db.ts';
 import type { IdentityConfig } from '../config.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import { consoleRights, type ConsoleRight } from './rights.ts';
+import { consoleRights, type ConsoleRight } from '../principals/console-rights.ts';
 import { registerConsoleRights } from './rights-routes.ts';
 
 /** The scopes identity knows because `platform start` linked it to the console: every right's scope. */

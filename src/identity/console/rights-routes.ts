@@ -4,11 +4,11 @@ import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { ADMIN } from '../access/rules.ts';
-import { Errors, Security, Uuid } from '../admin/schemas.ts';
+import { Errors, Security, Uuid } from '../api/schemas.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { findPrincipal } from '../principals/view.ts';
 import { actorOf } from './admin-changes.ts';
-import { RIGHT_NAMES, type ConsoleRight } from './rights.ts';
+import { RIGHT_NAMES, type ConsoleRight } from '../principals/console-rights.ts';
 import { rightsOf, setConsoleRights, type RightHeld } from './rights-store.ts';
 
 export interface ConsoleRightsDeps {

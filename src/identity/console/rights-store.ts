@@ -3,7 +3,7 @@ import { HttpError } from '../../kit/errors.ts';
 import { ADMIN_SCOPE } from '../config.ts';
 import { findPrincipal, type PrincipalView } from '../principals/view.ts';
 import { recordAdminChange, type Actor } from './admin-changes.ts';
-import { heldScopes, type ConsoleRight, type RightName } from './rights.ts';
+import { heldScopes, type ConsoleRight, type RightName } from '../principals/console-rights.ts';
 
 export interface RightHeld extends ConsoleRight {
   held: boolean;

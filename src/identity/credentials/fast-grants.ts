@@ -20,14 +20,8 @@ import type { ClientStore } from '../oidc/clients.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { fastCaller, fastRouteOrigin, requestedScopes } from '../oidc/fast-route.ts';
-import {
-  API_KEY_TOKEN_TYPE,
-  credentialScopes,
-  JWT_BEARER,
-  spendAssertion,
-  TOKEN_EXCHANGE,
-  verifyAssertion,
-} from './grants.ts';
+import { ACCESS_TOKEN_TYPE, API_KEY_TOKEN_TYPE, JWT_BEARER, TOKEN_EXCHANGE } from '../oidc/protocol.ts';
+import { credentialScopes, spendAssertion, verifyAssertion } from './grants.ts';
 import type { CredentialLookup } from './lookup.ts';
 import { noteCredentialUse, type UsableCredential } from './store.ts';
 
@@ -36,7 +30,7 @@ export interface FastCredentialGrantDeps {
   clients: ClientStore;
   accounts: PrincipalDirectory;
   db: Database;
-  /** The same lookup the provider's grants read through (provider.ts), so both batch together. */
+  /** The same lookup the provider's grants read through (assembly/grants.ts), so both batch together. */
   credentials: CredentialLookup;
   /** Every scope the service knows (built-in and IDENTITY_EXTRA_SCOPES). */
   scopes: ReadonlySet<string>;
@@ -48,8 +42,6 @@ export interface FastCredentialGrantDeps {
 }
 
 type Answer = Promise<Record<string, unknown> | undefined>;
-
-const ISSUED_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 /** An API key exchanged for an access token (RFC 8693 token exchange). */
 export async function issueForApiKey(
@@ -136,6 +128,6 @@ async function issue(
     token_type: 'Bearer',
     expires_in: token.expiration,
     ...(token.scope ? { scope: token.scope } : {}),
-    ...(exchange ? { issued_token_type: ISSUED_TOKEN_TYPE } : {}),
+    ...(exchange ? { issued_token_type: ACCESS_TOKEN_TYPE } : {}),
   };
 }

@@ -1,27 +1,13 @@
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
-import { errors, type Provider, type TokenEndpointGrantContext } from 'oidc-provider';
+import { errors, type TokenEndpointGrantContext } from 'oidc-provider';
 import type { Database } from '../../kit/db.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { ORGANIZATION_PARAM, type OrganizationTokens } from '../organizations/token-scope.ts';
 import { noteCredentialUse, type UsableCredential } from './store.ts';
 import type { CredentialLookup } from './lookup.ts';
 import { publicKeyOf } from './public-keys.ts';
-import type { ClientStore } from '../oidc/clients.ts';
-import { ExchangeWrites } from '../delegation/exchange-writes.ts';
-import {
-  ACCESS_TOKEN_TYPE as DELEGATED_SUBJECT_TYPE,
-  DELEGATION_PARAMS,
-  exchangeForAgent,
-} from '../delegation/exchange.ts';
-
-/** RFC 8693 token exchange: an API key is the subject token. */
-export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
-export const API_KEY_TOKEN_TYPE = 'urn:platform:params:oauth:token-type:api-key';
-const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
-/** RFC 7523 section 2.1: a JWT signed with a principal's registered key is the authorization grant. */
-export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
-/** The grants by which a principal's own credential obtains a token, through an app allowed client credentials. */
-export const CREDENTIAL_GRANTS = [TOKEN_EXCHANGE, JWT_BEARER] as const;
+import { ACCESS_TOKEN_TYPE, JWT_BEARER } from '../oidc/protocol.ts';
+import type { GrantPlugin, SubjectHandler } from '../oidc/grants.ts';
 
 /** The longest an assertion may live (exp - now), so its jti need only be remembered that long. */
 const MAX_ASSERTION_SECONDS = 300;
@@ -36,11 +22,8 @@ export interface CredentialGrantDeps {
   issuer: string;
   tokenEndpoint: string;
   organizations: OrganizationTokens;
-  clients: ClientStore;
   /** API keys, key pairs and spent jtis, read and written many per statement. */
   credentials: CredentialLookup;
-  /** IDENTITY_DELEGATION_MAX_DEPTH: the most agents one delegation chain may hold. */
-  delegationMaxDepth: number;
 }
 
 type GrantContext = TokenEndpointGrantContext<{
@@ -183,8 +166,8 @@ export function spendAssertion(
   );
 }
 
-/** A signed assertion's key, claims and jti checked and the jti spent: the principal it proves. */
-async function assertedPrincipal(
+/** A signed assertion's key, claims and jti checked and the jti spent: the principal it proves (an agent's actor token). */
+export async function assertedPrincipal(
   deps: CredentialGrantDeps,
   assertion: string,
   ip: string | undefined,
@@ -197,41 +180,20 @@ async function assertedPrincipal(
   return credential.principalId;
 }
 
-/** Adds the API-key and key-pair grants, and delegation to agents (RFC 8693 with an actor token), to the provider's token endpoint. */
-export function registerCredentialGrants(provider: Provider, deps: CredentialGrantDeps): void {
-  const delegation = {
-    db: deps.db,
-    accounts: deps.accounts,
-    clients: deps.clients,
-    organizations: deps.organizations,
-    writes: new ExchangeWrites(deps.db),
-    knownScopes: deps.knownScopes,
-    maxDepth: deps.delegationMaxDepth,
-    approvalPage: new URL('/agents', deps.issuer).href,
-    verifyActorAssertion: (assertion: string, ip: string | undefined) => assertedPrincipal(deps, assertion, ip),
+/** Token exchange (RFC 8693) with an API key as the subject token: a token for the key's principal. */
+export function apiKeyExchange(deps: CredentialGrantDeps): SubjectHandler {
+  return async (ctx, apiKey) => {
+    const credential = await deps.credentials.apiKey(apiKey);
+    if (!credential) throw new errors.InvalidGrant('the API key is invalid, expired or revoked');
+    await issue(ctx, deps, credential, true);
   };
-  provider.registerGrantType<{ subject_token?: string; subject_token_type?: string }>(
-    TOKEN_EXCHANGE,
-    async (ctx) => {
-      const { subject_token: subjectToken, subject_token_type: subjectTokenType } = ctx.oidc.params;
-      if (!subjectToken) throw new errors.InvalidRequest('missing required parameter subject_token');
-      // An access token as the subject is delegation: an agent acting for its person (src/identity/delegation).
-      if (subjectTokenType === DELEGATED_SUBJECT_TYPE) return exchangeForAgent(ctx, delegation);
-      if (subjectTokenType !== API_KEY_TOKEN_TYPE)
-        throw new errors.InvalidRequest(
-          `subject_token_type must be ${API_KEY_TOKEN_TYPE} or ${DELEGATED_SUBJECT_TYPE}`,
-        );
-      const credential = await deps.credentials.apiKey(subjectToken);
-      if (!credential) throw new errors.InvalidGrant('the API key is invalid, expired or revoked');
-      await issue(ctx, deps, credential, true);
-    },
-    ['subject_token', 'subject_token_type', 'scope', ORGANIZATION_PARAM, ...DELEGATION_PARAMS],
-    ['audience'],
-  );
+}
 
-  provider.registerGrantType<{ assertion?: string }>(
-    JWT_BEARER,
-    async (ctx) => {
+/** RFC 7523 jwt-bearer: an assertion signed with one of the principal's registered keys is the grant. */
+export function jwtBearerGrant(deps: CredentialGrantDeps): GrantPlugin {
+  return {
+    type: JWT_BEARER,
+    handler: async (ctx: GrantContext) => {
       const assertion = ctx.oidc.params.assertion;
       if (!assertion) throw new errors.InvalidRequest('missing required parameter assertion');
       const { credential, payload } = await verifyAssertion(deps, assertion);
@@ -242,6 +204,6 @@ export function registerCredentialGrants(provider: Provider, deps: CredentialGra
       }
       await issue(ctx, deps, credential, false);
     },
-    ['assertion', 'scope', ORGANIZATION_PARAM],
-  );
+    params: ['assertion', 'scope', ORGANIZATION_PARAM],
+  };
 }

@@ -101,3 +101,8 @@ export class CredentialLookup {
     return this.jtis.submit({ hash: sha256Hex(`${principalId}:${jti}`), principalId, expiresAt });
   }
 }
+
+/** Forgets spent jtis whose assertion has expired: after that the assertion is refused for its exp anyway. */
+export async function purgeSpentJtis(db: Database): Promise<void> {
+  await db.query('DELETE FROM assertion_jtis WHERE expires_at < now()');
+}

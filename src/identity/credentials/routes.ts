@@ -2,14 +2,15 @@ import { ADMIN } from '../access/rules.ts';
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { ByTime, Errors, Nullable, Page, Scopes, Security, Uuid } from '../admin/schemas.ts';
+import { ByTime, Errors, Nullable, Page, Security, Uuid } from '../api/schemas.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
-import type { AdminScope } from '../principals/routes.ts';
+import type { TypedScope } from '../api/scope.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { ClientStore } from '../oidc/clients.ts';
-import { findPrincipal, type PrincipalView } from '../principals/view.ts';
+import { existingPrincipal } from '../principals/out.ts';
 import { setPassword } from '../principals/store.ts';
-import { createApiKey, createKeypair, findCredential, listCredentials, revokeCredential } from './store.ts';
+import { findCredential, listCredentials, revokeCredential } from './store.ts';
+import { addCredential, keysChanged, NewApiKey, NewKeypair } from './new-credential.ts';
 
 const Time = Type.String({ format: 'date-time' });
 const CredentialOut = Type.Object(
@@ -53,52 +54,24 @@ const CredentialOut = Type.Object(
   { description: 'A credential; its secret_hash is never shown.' },
 );
 
-const Common = {
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  scopes: Type.Optional(Scopes),
-  expires_at: Type.Optional(Time),
-};
-const NewApiKey = Type.Object(
-  { type: Type.Literal('api_key'), ...Common },
-  { additionalProperties: false, title: 'NewApiKey' },
-);
-const NewKeypair = Type.Object(
-  {
-    type: Type.Literal('keypair'),
-    public_key: Type.String({
-      minLength: 1,
-      maxLength: 10_000,
-      description: 'PEM SubjectPublicKeyInfo (-----BEGIN PUBLIC KEY-----).',
-    }),
-    key_algorithm: Type.Optional(
-      Type.Union([Type.Literal('RS256'), Type.Literal('ES256')], { description: 'RS256 when omitted.' }),
-    ),
-    key_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._~-]+$' })),
-    ...Common,
-  },
-  { additionalProperties: false, title: 'NewKeypair' },
-);
-
 const Params = Type.Object({ id: Uuid });
 const CredentialParams = Type.Object({ id: Uuid, credentialId: Uuid });
 
 /** A principal's credentials under /api/v1/principals/:id (each route declares ADMIN access). */
-export async function registerCredentialRoutes(
-  scope: AdminScope,
-  deps: { db: Database; accounts: PrincipalDirectory; clients: ClientStore; scopes: string[] },
-): Promise<void> {
-  const tags = ['management'];
-  const security = Security;
-  const principalOf = async (id: string) => {
-    const p = await findPrincipal(deps.db, id);
-    if (!p) throw new HttpError(404, 'NOT_FOUND', `no principal ${id}`);
-    return p;
-  };
-  // An application's keys are its client's (private_key_jwt): the cached client is dropped so they count at once.
-  const keysChanged = (p: PrincipalView) => {
-    if (p.application) deps.clients.invalidate(p.application.clientId);
-  };
+const tags = ['management'];
+const security = Security;
+type Deps = { db: Database; accounts: PrincipalDirectory; clients: ClientStore; scopes: string[] };
 
+/** A principal's credentials under /api/v1/principals/:id (each route declares ADMIN access). */
+export async function registerCredentialRoutes(scope: TypedScope, deps: Deps): Promise<void> {
+  createCredentialRoute(scope, deps);
+  listCredentialsRoute(scope, deps);
+  getCredentialRoute(scope, deps);
+  revokeCredentialRoute(scope, deps);
+  setPasswordRoute(scope, deps);
+}
+
+function createCredentialRoute(scope: TypedScope, deps: Deps): void {
   scope.post(
     '/principals/:id/credentials',
     {
@@ -121,42 +94,14 @@ export async function registerCredentialRoutes(
       },
     },
     async (request, reply) => {
-      const p = await principalOf(request.params.id);
-      const b = request.body;
-      const unknown = (b.scopes ?? []).filter((s) => !deps.scopes.includes(s));
-      if (unknown.length) throw new HttpError(400, 'VALIDATION_ERROR', `unknown scope ${unknown.join(', ')}`);
-      const expiresAt = b.expires_at ? new Date(b.expires_at) : undefined;
-      if (b.type === 'api_key') {
-        if (p.type !== 'service')
-          throw new HttpError(400, 'VALIDATION_ERROR', `API keys are for service principals; this one is a ${p.type}`);
-        const { credential, apiKey } = await createApiKey(deps.db, p.id, { name: b.name, scopes: b.scopes, expiresAt });
-        return reply.code(201).send({ credential, api_key: apiKey });
-      }
-      if (p.type !== 'service' && p.type !== 'agent' && p.type !== 'application')
-        throw new HttpError(
-          400,
-          'VALIDATION_ERROR',
-          `key pairs are for service, agent and application principals; this one is a ${p.type}`,
-        );
-      if (p.application && (await deps.clients.app(p.application.clientId))?.public !== false)
-        throw new HttpError(
-          400,
-          'VALIDATION_ERROR',
-          'a public app cannot keep a private key: only confidential applications authenticate with keys',
-        );
-      const credential = await createKeypair(deps.db, p.id, {
-        name: b.name,
-        scopes: b.scopes,
-        expiresAt,
-        publicKey: b.public_key,
-        algorithm: b.key_algorithm ?? 'RS256',
-        keyId: b.key_id,
-      });
-      keysChanged(p);
-      return reply.code(201).send({ credential });
+      const p = await existingPrincipal(deps.db, request.params.id);
+      const created = await addCredential(deps, p, request.body);
+      return reply.code(201).send(created);
     },
   );
+}
 
+function listCredentialsRoute(scope: TypedScope, deps: Deps): void {
   scope.get(
     '/principals/:id/credentials',
     {
@@ -172,7 +117,7 @@ export async function registerCredentialRoutes(
       },
     },
     async (request) => {
-      await principalOf(request.params.id);
+      await existingPrincipal(deps.db, request.params.id);
       const { limit, cursor } = request.query;
       const rows = await listCredentials(deps.db, request.params.id, {
         limit: limit + 1,
@@ -186,7 +131,9 @@ export async function registerCredentialRoutes(
       );
     },
   );
+}
 
+function getCredentialRoute(scope: TypedScope, deps: Deps): void {
   scope.get(
     '/principals/:id/credentials/:credentialId',
     {
@@ -206,7 +153,9 @@ export async function registerCredentialRoutes(
       return c;
     },
   );
+}
 
+function revokeCredentialRoute(scope: TypedScope, deps: Deps): void {
   scope.post(
     '/principals/:id/credentials/:credentialId/revoke',
     {
@@ -222,14 +171,16 @@ export async function registerCredentialRoutes(
       },
     },
     async (request) => {
-      const p = await principalOf(request.params.id);
+      const p = await existingPrincipal(deps.db, request.params.id);
       const c = await revokeCredential(deps.db, p.id, request.params.credentialId, request.body.reason);
       if (!c) throw new HttpError(404, 'NOT_FOUND', 'no credential with this id for this principal');
-      if (c.type === 'keypair') keysChanged(p);
+      if (c.type === 'keypair') keysChanged(deps.clients, p);
       return c;
     },
   );
+}
 
+function setPasswordRoute(scope: TypedScope, deps: Deps): void {
   scope.put(
     '/principals/:id/password',
     {
@@ -248,7 +199,7 @@ export async function registerCredentialRoutes(
       },
     },
     async (request, reply) => {
-      const p = await principalOf(request.params.id);
+      const p = await existingPrincipal(deps.db, request.params.id);
       if (p.type !== 'human') throw new HttpError(400, 'VALIDATION_ERROR', 'only humans have passwords');
       await setPassword(deps.db, p.id, request.body.password);
       return reply.code(204).send(null);

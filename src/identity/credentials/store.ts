@@ -2,11 +2,10 @@ import { importSPKI, exportSPKI } from 'jose';
 import type { Database, Queryable } from '../../kit/db.ts';
 import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { LastUseWrites } from './last-use.ts';
+import { LastUseWrites } from '../last-use.ts';
+import type { KeyAlgorithm } from '../oidc/protocol.ts';
 
 export const API_KEY_PREFIX = 'sk_';
-export const KEY_ALGORITHMS = ['RS256', 'ES256'] as const;
-export type KeyAlgorithm = (typeof KEY_ALGORITHMS)[number];
 export type CredentialType = 'password' | 'api_key' | 'keypair' | 'webauthn' | 'totp' | 'client_secret';
 
 /** A credential as the API shows it: never its secret_hash. */

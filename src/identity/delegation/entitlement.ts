@@ -1,6 +1,6 @@
 import type { Queryable } from '../../kit/db.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import { chainUnrevoked } from './store.ts';
+import { chainUnrevoked } from '../oidc/delegated-tokens.ts';
 
 /** The delegation a token carries in its `extra` (set at the exchange), or undefined for an ordinary token. */
 export function delegationOf(token: {

@@ -1,15 +1,15 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
+import type { TypedScope } from '../api/scope.ts';
 import type { Database } from '../../kit/db.ts';
-import { findPrincipal } from '../principals/view.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import type { CsrfTokens } from '../pages/csrf.ts';
-import { formScope, html } from '../pages/respond.ts';
-import { errorPage } from '../pages/layout.ts';
-import { AccountGuard, type AccountPage } from '../account/guard.ts';
+import type { CsrfTokens } from '../web/csrf.ts';
+import { formScope, html } from '../web/respond.ts';
+import { errorPage } from '../web/layout.ts';
+import { AccountGuard, type AccountPage } from '../access/account-guard.ts';
 import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
-import { agentsPage, type AgentCard } from './page.ts';
-import { agentIdsOf, approve, deny, findApproval, liveDelegatedTokens, revokeApproval } from './store.ts';
+import { agentsPage } from './page.ts';
+import { agentCards, decide } from './page-data.ts';
 
 export interface AgentPageDeps {
   db: Database;
@@ -34,8 +34,6 @@ const Form = Type.Object(
   },
   { additionalProperties: true },
 );
-/** How many agent ids the page reads at once. */
-const PAGE = 500;
 const AGENTS: AccountPage = { path: '/agents', purpose: 'agents', name: 'the agents page' };
 const NOTICES: Record<string, string> = {
   approve: 'The agent was approved.',
@@ -48,106 +46,76 @@ export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise
   const guard = new AccountGuard(deps);
   await app.register(async (plain) => {
     const scope = formScope(plain, { retry: 'The form could not be read. Go back to the agents page and try again.' });
+    agentsPageRoute(scope, deps, guard);
+    agentDecisionRoute(scope, deps, guard);
+  });
+}
 
-    scope.get(
-      '/agents',
-      {
-        config: { access: signedInPage(AGENTS.path) },
-        schema: {
-          security: SIGNED_IN_SECURITY,
-          operationId: 'agentsPage',
-          tags,
-          summary:
-            "The person's agents: approve or deny pending requests, revoke approvals (sends the browser to /signin first when signed out)",
-          querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }),
-          response: Html,
-        },
+function agentsPageRoute(scope: TypedScope, deps: AgentPageDeps, guard: AccountGuard): void {
+  scope.get(
+    '/agents',
+    {
+      config: { access: signedInPage(AGENTS.path) },
+      schema: {
+        security: SIGNED_IN_SECURITY,
+        operationId: 'agentsPage',
+        tags,
+        summary:
+          "The person's agents: approve or deny pending requests, revoke approvals (sends the browser to /signin first when signed out)",
+        querystring: Type.Object({ done: Type.Optional(Type.String({ maxLength: 10 })) }),
+        response: Html,
       },
-      async (request, reply) => {
-        // Signing in is the one sign-in of the account pages (password or social, then any second factor), and back here.
-        const who = guard.page(request);
-        const person = who.account;
-        // The page shows every agent, so it reads the list page after page.
-        const ids: string[] = [];
-        for (;;) {
-          const page = await agentIdsOf(deps.db, person.id, { limit: PAGE, after: ids.at(-1) });
-          ids.push(...page);
-          if (page.length < PAGE) break;
-        }
-        const tokens = await liveDelegatedTokens(deps.db, person.id, ids);
-        const agents: AgentCard[] = [];
-        for (const id of ids) {
-          const [agent, approval] = await Promise.all([
-            findPrincipal(deps.db, id),
-            findApproval(deps.db, person.id, id),
-          ]);
-          if (!agent?.agent || !approval) continue;
-          agents.push({
-            id,
-            name: agent.displayName,
-            modelId: agent.agent.modelId,
-            version: agent.agent.version,
-            status: approval.status,
-            scopes: approval.scopes,
-            pendingScopes: approval.pending_scopes,
-            liveTokens: tokens.filter((t) => t.actor_id === id).length,
-            approvedAt: approval.approved_at,
-          });
-        }
+    },
+    async (request, reply) => {
+      // Signing in is the one sign-in of the account pages (password or social, then any second factor), and back here.
+      const who = guard.page(request);
+      const person = who.account;
+      const agents = await agentCards(deps.db, person.id);
+      return html(
+        reply,
+        200,
+        agentsPage({
+          accountLabel: person.identifier,
+          csrf: guard.csrf(who, AGENTS),
+          agents,
+          notice: NOTICES[request.query.done ?? ''],
+        }),
+      );
+    },
+  );
+}
+
+function agentDecisionRoute(scope: TypedScope, deps: AgentPageDeps, guard: AccountGuard): void {
+  scope.post(
+    '/agents/:agentId/decision',
+    {
+      config: { access: signedInForm(AGENTS.path) },
+      schema: {
+        security: SIGNED_IN_SECURITY,
+        operationId: 'agentDecision',
+        tags,
+        summary: "Approve or deny an agent's pending request, or revoke an approval (CSRF field, decision)",
+        params: Type.Object({ agentId: Type.String({ format: 'uuid' }) }),
+        body: Form,
+        response: Html,
+      },
+    },
+    async (request, reply) => {
+      const who = guard.form(request, reply, AGENTS);
+      if (!who) return reply;
+      const decision = request.body.decision;
+      const done = await decide(deps.db, who.account.id, request.params.agentId, decision);
+      if (done === undefined) return html(reply, 400, errorPage('Request refused', 'Choose Approve, Deny or Revoke.'));
+      if (!done)
         return html(
           reply,
-          200,
-          agentsPage({
-            accountLabel: person.identifier,
-            csrf: guard.csrf(who, AGENTS),
-            agents,
-            notice: NOTICES[request.query.done ?? ''],
-          }),
+          404,
+          errorPage(
+            'Nothing to change',
+            'This agent has no request or approval to change. Go back to the agents page.',
+          ),
         );
-      },
-    );
-
-    scope.post(
-      '/agents/:agentId/decision',
-      {
-        config: { access: signedInForm(AGENTS.path) },
-        schema: {
-          security: SIGNED_IN_SECURITY,
-          operationId: 'agentDecision',
-          tags,
-          summary: "Approve or deny an agent's pending request, or revoke an approval (CSRF field, decision)",
-          params: Type.Object({ agentId: Type.String({ format: 'uuid' }) }),
-          body: Form,
-          response: Html,
-        },
-      },
-      async (request, reply) => {
-        const who = guard.form(request, reply, AGENTS);
-        if (!who) return reply;
-        const { agentId } = request.params;
-        const decision = request.body.decision;
-        const person = who.account.id;
-        const done =
-          decision === 'approve'
-            ? await approve(deps.db, person, agentId, person)
-            : decision === 'deny'
-              ? await deny(deps.db, person, agentId)
-              : decision === 'revoke'
-                ? await revokeApproval(deps.db, person, agentId, 'user_initiated')
-                : undefined;
-        if (done === undefined)
-          return html(reply, 400, errorPage('Request refused', 'Choose Approve, Deny or Revoke.'));
-        if (!done)
-          return html(
-            reply,
-            404,
-            errorPage(
-              'Nothing to change',
-              'This agent has no request or approval to change. Go back to the agents page.',
-            ),
-          );
-        return reply.code(303).header('cache-control', 'no-store').redirect(`/agents?done=${decision}`, 303);
-      },
-    );
-  });
+      return reply.code(303).header('cache-control', 'no-store').redirect(`/agents?done=${decision}`, 303);
+    },
+  );
 }

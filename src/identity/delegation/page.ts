@@ -1,5 +1,5 @@
-import { escapeHtml, page, accountNav } from '../pages/layout.ts';
-import { describeScope } from '../pages/templates.ts';
+import { escapeHtml, page, accountNav } from '../web/layout.ts';
+import { describeScope } from '../web/scopes.ts';
 
 export interface AgentCard {
   id: string;

@@ -1,20 +1,6 @@
 import type { Database, Queryable } from '../../kit/db.ts';
-import { sha256Hex } from '../../kit/crypto.ts';
 import { isoUtc } from '../../kit/sql.ts';
-
-/** Whether a token and every token it was delegated from are unrevoked (the parents are followed up the chain). */
-export async function chainUnrevoked(db: Queryable, value: string): Promise<boolean> {
-  const r = await db.query<{ revoked: boolean | null; hops: number }>(
-    `WITH RECURSIVE up(id, parent_token_id, revoked, depth) AS (
-       SELECT id, parent_token_id, revoked, 0 FROM oauth_tokens WHERE access_token_signature = $1
-       UNION ALL
-       SELECT t.id, t.parent_token_id, t.revoked, up.depth + 1 FROM oauth_tokens t JOIN up ON t.id = up.parent_token_id WHERE up.depth < 20)
-     SELECT bool_or(revoked) AS revoked, count(*)::int AS hops FROM up`,
-    [sha256Hex(value)],
-  );
-  const row = r.rows[0];
-  return row !== undefined && row.hops > 0 && row.revoked === false;
-}
+import { revokeHeldTokens, tokenHolderIds } from '../oidc/delegated-tokens.ts';
 
 export interface Approval {
   id: string;
@@ -131,45 +117,9 @@ export async function revokeApproval(
       [principalId, agentId, reason],
     );
     if (r.rowCount === 0) return false;
-    await tx.query(
-      `UPDATE oauth_tokens SET revoked = true, revoked_at = now(), revoked_reason = 'approval_revoked'
-        WHERE principal_id = $1 AND delegation_chain IS NOT NULL AND delegation_chain ->> -1 = $2 AND NOT revoked`,
-      [principalId, agentId],
-    );
+    await revokeHeldTokens(tx, principalId, agentId);
     return true;
   });
-}
-
-export interface DelegatedTokenView {
-  id: string;
-  actor_id: string;
-  delegation_chain: string[];
-  parent_token_id: string | null;
-  client_id: string;
-  scopes: string[];
-  audience: string[];
-  dpop_bound: boolean;
-  created_at: string;
-  expires_at: string;
-}
-
-/** Live tokens agents hold for this person, newest first: those with one of `agentIds` in their chain. */
-export async function liveDelegatedTokens(
-  db: Queryable,
-  principalId: string,
-  agentIds: readonly string[],
-): Promise<DelegatedTokenView[]> {
-  if (!agentIds.length) return [];
-  const r = await db.query<DelegatedTokenView>(
-    `SELECT id, delegation_chain ->> -1 AS actor_id, delegation_chain, parent_token_id, client_id, scopes, audience, dpop_jkt IS NOT NULL AS dpop_bound,
-            ${isoUtc('created_at')} AS created_at, ${isoUtc('access_expires_at')} AS expires_at
-       FROM oauth_tokens
-      WHERE principal_id = $1 AND delegation_chain IS NOT NULL AND NOT revoked AND access_expires_at > now()
-        AND delegation_chain ?| $2::text[]
-      ORDER BY created_at DESC, id`,
-    [principalId, agentIds],
-  );
-  return r.rows;
 }
 
 export interface ExchangeRecord {
@@ -242,22 +192,24 @@ export async function listExchanges(
 
 /**
  * The agents that act, or asked to act, for this person: bound to them (delegating_principal_id), with an approval row,
- * or holding a live token for them. In id order; `after` is the last id of the previous page.
+ * or holding a live token for them (oidc/delegated-tokens.ts). In id order; `after` is the last id of the previous page.
  */
 export async function agentIdsOf(
   db: Queryable,
   principalId: string,
   page: { limit: number; after?: string | undefined },
 ): Promise<string[]> {
-  const r = await db.query<{ id: string }>(
-    `SELECT id FROM (
-       SELECT principal_id AS id FROM agents WHERE delegating_principal_id = $1
-       UNION SELECT agent_id FROM agent_approvals WHERE principal_id = $1
-       UNION SELECT (delegation_chain ->> -1)::uuid FROM oauth_tokens
-              WHERE principal_id = $1 AND delegation_chain IS NOT NULL AND NOT revoked AND access_expires_at > now()) a
-      WHERE $2::uuid IS NULL OR id > $2
-      ORDER BY id LIMIT $3`,
-    [principalId, page.after ?? null, page.limit],
-  );
-  return r.rows.map((x) => x.id);
+  const [asked, holders] = await Promise.all([
+    db.query<{ id: string }>(
+      `SELECT id FROM (
+         SELECT principal_id AS id FROM agents WHERE delegating_principal_id = $1
+         UNION SELECT agent_id FROM agent_approvals WHERE principal_id = $1) a
+        WHERE $2::uuid IS NULL OR id > $2
+        ORDER BY id LIMIT $3`,
+      [principalId, page.after ?? null, page.limit],
+    ),
+    tokenHolderIds(db, principalId, page),
+  ]);
+  // Both in id order (a UUID's text sorts as the UUID does): the first `limit` of their union.
+  return [...new Set([...asked.rows.map((x) => x.id), ...holders])].sort().slice(0, page.limit);
 }

@@ -6,11 +6,10 @@ import { ADMIN, PERSON, PUBLIC } from '../access/rules.ts';
 import { personCaller } from '../access/person.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import type { App } from '../../kit/app.ts';
-import { ByTime, Errors, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
-import type { AdminScope } from '../principals/routes.ts';
-import { findPrincipal } from '../principals/view.ts';
-import { findOrganization } from '../organizations/store.ts';
-import type { Mailer } from './mailer.ts';
+import { ByTime, Errors, Nullable, Page, Security, Uuid } from '../api/schemas.ts';
+import type { TypedScope } from '../api/scope.ts';
+import { existingOrganization } from '../organizations/store.ts';
+import { sendInvite, type InviteDeps } from './send.ts';
 import {
   acceptInvite,
   createInvite,
@@ -19,16 +18,7 @@ import {
   listInvites,
   resendInvite,
   revokeInvite,
-  type Invite,
 } from './store.ts';
-
-export interface InviteDeps {
-  db: Database;
-  mailer: Mailer;
-  /** Where the mailed link points; the token is added as `?token=`. */
-  inviteLink: string;
-  inviteTtl: number;
-}
 
 const Time = Type.String({ format: 'date-time' });
 const Status = Type.Union([
@@ -66,168 +56,18 @@ const Issued = Type.Object({
 });
 const Role = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' });
 
-function linkFor(base: string, token: string): string {
-  const u = new URL(base);
-  u.searchParams.set('token', token);
-  return u.href;
-}
+const tags = ['management'];
+const security = Security;
+const Params = Type.Object({ id: Uuid });
+const InviteParams = Type.Object({ id: Uuid, inviteId: Uuid });
 
 /** Invitations of an organization under /api/v1/organizations/:id/invites (each route declares ADMIN access). */
-export async function registerInviteRoutes(scope: AdminScope, deps: InviteDeps): Promise<void> {
-  const tags = ['management'];
-  const security = Security;
-  const orgOf = async (id: string) => {
-    const o = await findOrganization(deps.db, id);
-    if (!o) throw new HttpError(404, 'NOT_FOUND', `no organization ${id}`);
-    return o;
-  };
-  const send = async (invite: Invite, token: string, organizationName: string) => {
-    const link = linkFor(deps.inviteLink, token);
-    const inviter = invite.inviter_principal_id ? await findPrincipal(deps.db, invite.inviter_principal_id) : undefined;
-    const mailed = await deps.mailer.sendInvite({
-      to: invite.email,
-      organizationName,
-      inviterName: inviter?.displayName ?? null,
-      message: invite.message,
-      link,
-      expiresAt: invite.expires_at,
-    });
-    return { invite, link, mailed };
-  };
-  const Params = Type.Object({ id: Uuid });
-  const InviteParams = Type.Object({ id: Uuid, inviteId: Uuid });
-
-  scope.post(
-    '/organizations/:id/invites',
-    {
-      config: { access: ADMIN },
-      schema: {
-        operationId: 'createInvite',
-        tags,
-        security,
-        summary: 'Invite an email address to an organization; the link (with the token) is mailed and shown once',
-        params: Params,
-        body: Type.Object(
-          {
-            email: Type.String({ minLength: 3, maxLength: 320 }),
-            role: Type.Optional(Role),
-            message: Type.Optional(Type.String({ maxLength: 2000 })),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 201: Issued, ...Errors },
-      },
-    },
-    async (request, reply) => {
-      const org = await orgOf(request.params.id);
-      if (!org.active) throw new HttpError(409, 'CONFLICT', 'the organization is deactivated');
-      const caller = callerOf(request);
-      const { invite, token } = await createInvite(deps.db, {
-        organizationId: org.id,
-        email: request.body.email,
-        role: request.body.role ?? 'member',
-        message: request.body.message,
-        ttlSeconds: deps.inviteTtl,
-        inviterId: caller?.kind === 'access-token' ? caller.subject : undefined,
-      });
-      return reply.code(201).send(await send(invite, token, org.name));
-    },
-  );
-
-  scope.get(
-    '/organizations/:id/invites',
-    {
-      config: { access: ADMIN },
-      schema: {
-        operationId: 'listInvites',
-        tags,
-        security,
-        summary: "An organization's invitations, oldest first",
-        params: Params,
-        querystring: Type.Object(
-          { ...Page.properties, status: Type.Optional(Status) },
-          { additionalProperties: false },
-        ),
-        response: { 200: pageOf(InviteOut), ...Errors },
-      },
-    },
-    async (request) => {
-      await orgOf(request.params.id);
-      const { limit, cursor, status } = request.query;
-      const rows = await listInvites(deps.db, request.params.id, {
-        status,
-        limit: limit + 1,
-        after: decodeCursor(cursor, ByTime),
-      });
-      return toPage(
-        rows,
-        limit,
-        (i) => i.position,
-        ({ position: _, ...i }) => i,
-      );
-    },
-  );
-
-  scope.get(
-    '/organizations/:id/invites/:inviteId',
-    {
-      config: { access: ADMIN },
-      schema: {
-        operationId: 'getInvite',
-        tags,
-        security,
-        summary: 'One invitation',
-        params: InviteParams,
-        response: { 200: InviteOut, ...Errors },
-      },
-    },
-    async (request) => {
-      const invite = await findInvite(deps.db, request.params.id, request.params.inviteId);
-      if (!invite) throw new HttpError(404, 'NOT_FOUND', 'no invitation with this id in this organization');
-      return invite;
-    },
-  );
-
-  scope.post(
-    '/organizations/:id/invites/:inviteId/resend',
-    {
-      config: { access: ADMIN },
-      schema: {
-        operationId: 'resendInvite',
-        tags,
-        security,
-        summary: 'Re-issue a pending invitation: a new token and expiry (the old link stops working), mailed again',
-        params: InviteParams,
-        response: { 200: Issued, ...Errors },
-      },
-    },
-    async (request) => {
-      const org = await orgOf(request.params.id);
-      const issued = await resendInvite(deps.db, org.id, request.params.inviteId, deps.inviteTtl);
-      if (!issued) throw new HttpError(404, 'NOT_FOUND', 'no invitation with this id in this organization');
-      return send(issued.invite, issued.token, org.name);
-    },
-  );
-
-  scope.post(
-    '/organizations/:id/invites/:inviteId/revoke',
-    {
-      config: { access: ADMIN },
-      schema: {
-        operationId: 'revokeInvite',
-        tags,
-        security,
-        summary: 'Revoke a pending invitation (409 from any other state)',
-        params: InviteParams,
-        response: { 200: InviteOut, ...Errors },
-      },
-    },
-    async (request) => {
-      const invite = await revokeInvite(deps.db, request.params.id, request.params.inviteId);
-      if (!invite) throw new HttpError(404, 'NOT_FOUND', 'no invitation with this id in this organization');
-      return invite;
-    },
-  );
+export async function registerInviteRoutes(scope: TypedScope, deps: InviteDeps): Promise<void> {
+  createInviteRoute(scope, deps);
+  listInvitesRoute(scope, deps);
+  getInviteRoute(scope, deps);
+  resendInviteRoute(scope, deps);
+  revokeInviteRoute(scope, deps);
 }
 
 const TokenBody = Type.Object(
@@ -275,5 +115,148 @@ export async function registerInviteeRoutes(app: App, deps: { db: Database }): P
       },
     },
     async (request) => declineInvite(deps.db, request.body.token),
+  );
+}
+
+function createInviteRoute(scope: TypedScope, deps: InviteDeps): void {
+  scope.post(
+    '/organizations/:id/invites',
+    {
+      config: { access: ADMIN },
+      schema: {
+        operationId: 'createInvite',
+        tags,
+        security,
+        summary: 'Invite an email address to an organization; the link (with the token) is mailed and shown once',
+        params: Params,
+        body: Type.Object(
+          {
+            email: Type.String({ minLength: 3, maxLength: 320 }),
+            role: Type.Optional(Role),
+            message: Type.Optional(Type.String({ maxLength: 2000 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Issued, ...Errors },
+      },
+    },
+    async (request, reply) => {
+      const org = await existingOrganization(deps.db, request.params.id);
+      if (!org.active) throw new HttpError(409, 'CONFLICT', 'the organization is deactivated');
+      const caller = callerOf(request);
+      const { invite, token } = await createInvite(deps.db, {
+        organizationId: org.id,
+        email: request.body.email,
+        role: request.body.role ?? 'member',
+        message: request.body.message,
+        ttlSeconds: deps.inviteTtl,
+        inviterId: caller?.kind === 'access-token' ? caller.subject : undefined,
+      });
+      const issued = await sendInvite(deps, invite, token, org.name);
+      return reply.code(201).send(issued);
+    },
+  );
+}
+
+function listInvitesRoute(scope: TypedScope, deps: InviteDeps): void {
+  scope.get(
+    '/organizations/:id/invites',
+    {
+      config: { access: ADMIN },
+      schema: {
+        operationId: 'listInvites',
+        tags,
+        security,
+        summary: "An organization's invitations, oldest first",
+        params: Params,
+        querystring: Type.Object(
+          { ...Page.properties, status: Type.Optional(Status) },
+          { additionalProperties: false },
+        ),
+        response: { 200: pageOf(InviteOut), ...Errors },
+      },
+    },
+    async (request) => {
+      await existingOrganization(deps.db, request.params.id);
+      const { limit, cursor, status } = request.query;
+      const rows = await listInvites(deps.db, request.params.id, {
+        status,
+        limit: limit + 1,
+        after: decodeCursor(cursor, ByTime),
+      });
+      return toPage(
+        rows,
+        limit,
+        (i) => i.position,
+        ({ position: _, ...i }) => i,
+      );
+    },
+  );
+}
+
+function getInviteRoute(scope: TypedScope, deps: InviteDeps): void {
+  scope.get(
+    '/organizations/:id/invites/:inviteId',
+    {
+      config: { access: ADMIN },
+      schema: {
+        operationId: 'getInvite',
+        tags,
+        security,
+        summary: 'One invitation',
+        params: InviteParams,
+        response: { 200: InviteOut, ...Errors },
+      },
+    },
+    async (request) => {
+      const invite = await findInvite(deps.db, request.params.id, request.params.inviteId);
+      if (!invite) throw new HttpError(404, 'NOT_FOUND', 'no invitation with this id in this organization');
+      return invite;
+    },
+  );
+}
+
+function resendInviteRoute(scope: TypedScope, deps: InviteDeps): void {
+  scope.post(
+    '/organizations/:id/invites/:inviteId/resend',
+    {
+      config: { access: ADMIN },
+      schema: {
+        operationId: 'resendInvite',
+        tags,
+        security,
+        summary: 'Re-issue a pending invitation: a new token and expiry (the old link stops working), mailed again',
+        params: InviteParams,
+        response: { 200: Issued, ...Errors },
+      },
+    },
+    async (request) => {
+      const org = await existingOrganization(deps.db, request.params.id);
+      const issued = await resendInvite(deps.db, org.id, request.params.inviteId, deps.inviteTtl);
+      if (!issued) throw new HttpError(404, 'NOT_FOUND', 'no invitation with this id in this organization');
+      return sendInvite(deps, issued.invite, issued.token, org.name);
+    },
+  );
+}
+
+function revokeInviteRoute(scope: TypedScope, deps: InviteDeps): void {
+  scope.post(
+    '/organizations/:id/invites/:inviteId/revoke',
+    {
+      config: { access: ADMIN },
+      schema: {
+        operationId: 'revokeInvite',
+        tags,
+        security,
+        summary: 'Revoke a pending invitation (409 from any other state)',
+        params: InviteParams,
+        response: { 200: InviteOut, ...Errors },
+      },
+    },
+    async (request) => {
+      const invite = await revokeInvite(deps.db, request.params.id, request.params.inviteId);
+      if (!invite) throw new HttpError(404, 'NOT_FOUND', 'no invitation with this id in this organization');
+      return invite;
+    },
   );
 }

@@ -3,7 +3,6 @@ import { CommandFailure, UsageError, str, type Command } from '../../kit/cli-run
 import { HttpError } from '../../kit/errors.ts';
 import { LISTING_MOVES, LISTING_STATUSES, type ListingAction, type ListingStatus } from './listing-transitions.ts';
 import { findListing, listListings, moveListing } from './listing-store.ts';
-import { findSubscription } from '../billing/subscription-store.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -13,7 +12,7 @@ function listingId(value: string | undefined): string {
 }
 
 /**
- * `platform identity listings …` and `subscriptions show`: the marketplace reviewer's work from a shell
+ * `platform identity listings …`: the marketplace reviewer's work from a shell
  * (the operator is the reviewer, like IDENTITY_ADMIN_TOKEN in the API), straight against the database.
  */
 export function marketplaceCommands(withDatabase: <T>(fn: (db: Database) => Promise<T>) => Promise<T>): Command[] {
@@ -60,24 +59,5 @@ export function marketplaceCommands(withDatabase: <T>(fn: (db: Database) => Prom
     move('publish', 'publish a listing in review (pending_review → published)'),
     move('withdraw', 'send a listing in review back to its owners (pending_review → draft)'),
     move('archive', 'take a published listing off the market (published → archived)'),
-    {
-      path: ['subscriptions', 'show'],
-      synopsis: 'ORGANIZATION_ID',
-      summary: "an organization's subscription: plan, status, period, payment ids",
-      positionals: { min: 1, max: 1 },
-      run: ({ positionals, result }) => {
-        const org = positionals[0]!;
-        if (!UUID.test(org)) throw new UsageError('ORGANIZATION_ID must be an organization id (a UUID)');
-        return withDatabase(async (db) => {
-          const s = await findSubscription(db, org);
-          if (!s) throw new CommandFailure(`organization ${org} has no subscription`);
-          result(s, [
-            `plan ${s.plan_tier}, ${s.status}${s.cancel_at_period_end ? ', cancels at period end' : ''}`,
-            `period ${s.current_period_start ?? '?'} – ${s.current_period_end ?? '?'}`,
-            `payment subscription ${s.payment_subscription_id ?? '(none)'}, customer ${s.payment_customer_id ?? '(none)'}`,
-          ]);
-        });
-      },
-    },
   ];
 }

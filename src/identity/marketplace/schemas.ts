@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { JsonObject, Nullable, Uuid } from '../admin/schemas.ts';
+import { JsonObject, Nullable, Uuid } from '../api/schemas.ts';
 import { LISTING_STATUSES } from './listing-transitions.ts';
 import { LICENSE_TYPES } from './license-store.ts';
 import { PRICING_MODELS } from './listing-store.ts';

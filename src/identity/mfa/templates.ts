@@ -1,5 +1,5 @@
 import encodeQR from 'qr';
-import { errorBlock, escapeHtml, page, accountNav } from '../pages/layout.ts';
+import { errorBlock, escapeHtml, page, accountNav } from '../web/layout.ts';
 import type { PasskeyView } from './passkeys.ts';
 
 // The scripts of passkey forms, served from identity's own origin (the CSP allows 'self' scripts only).

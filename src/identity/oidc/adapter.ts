@@ -380,16 +380,3 @@ export function adapterFactory(ctx: Context): (model: string) => ProviderAdapter
     return new ArtifactAdapter(model, ctx);
   };
 }
-
-/** Removes what can no longer be used: expired a day ago (kept that long so "expired" can still be told apart from "unknown"). */
-export async function purgeExpired(db: Database): Promise<void> {
-  await db.query("DELETE FROM oidc_artifacts WHERE expires_at < now() - interval '1 day'");
-  await db.query("DELETE FROM oauth_auth_codes WHERE expires_at < now() - interval '1 day'");
-  await db.query("DELETE FROM oauth_grants WHERE expires_at < now() - interval '1 day'");
-  await db.query(
-    "DELETE FROM oauth_tokens WHERE coalesce(refresh_expires_at, access_expires_at) < now() - interval '30 days'",
-  );
-  await db.query("DELETE FROM login_sessions WHERE expires_at < now() - interval '1 day'");
-  // A spent jti is kept until its assertion has expired: after that the assertion is refused for its exp anyway.
-  await db.query('DELETE FROM assertion_jtis WHERE expires_at < now()');
-}

@@ -1,5 +1,4 @@
 import Provider, { errors, type Client, type KoaContextWithOIDC } from 'oidc-provider';
-import type { CredentialLookup } from '../credentials/lookup.ts';
 import type { OidcProvider } from './provider.ts';
 
 /**
@@ -9,6 +8,11 @@ import type { OidcProvider } from './provider.ts';
  * them in the client's `jwks`): `iss` and `sub` the client_id, `aud` the issuer or the endpoint, `exp` present, a `jti`
  * it has not seen (ReplayDetection in oidc_artifacts), the signature by the key `kid` names with its own algorithm.
  */
+
+/** The live key pair with a key id, and whose it is: credentials' lookup (credentials/lookup.ts). */
+export interface KeyLookup {
+  keypair(keyId: string): Promise<{ principalId: string } | undefined>;
+}
 
 /** The longest a client assertion may live (exp - now, beyond the provider's clock tolerance). */
 export const CLIENT_ASSERTION_MAX_SECONDS = 300;
@@ -43,7 +47,7 @@ function hasKeys(client: Client): boolean {
  * that key is still a live credential of the app's principal (revoked or expired keys stop at once, whatever the client
  * cache holds), and it expires soon, so its jti need only be remembered that long.
  */
-export function clientAssertionCheck(credentials: CredentialLookup, clockTolerance: number) {
+export function clientAssertionCheck(keys: KeyLookup, clockTolerance: number) {
   return async (
     _ctx: KoaContextWithOIDC,
     claims: Record<string, unknown>,
@@ -53,7 +57,7 @@ export function clientAssertionCheck(credentials: CredentialLookup, clockToleran
     const kid = header.kid;
     if (typeof kid !== 'string' || !kid)
       throw new errors.InvalidClientAuth('the client assertion header must name its key (kid)');
-    const key = await credentials.keypair(kid);
+    const key = await keys.keypair(kid);
     if (!key || key.principalId !== client.principal_id)
       throw new errors.InvalidClientAuth('no live key of this client has this kid (unknown, expired or revoked)');
     const exp = Number(claims.exp);

@@ -1,12 +1,10 @@
-import { createPublicKey } from 'node:crypto';
 import type { Database } from '../../kit/db.ts';
 import { createCache, type Cache } from '../../kit/cache.ts';
 import type { InvalidationBus } from '../../kit/invalidation.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import { appFromRow, type AppRecord } from '../apps/record.ts';
-import { CREDENTIAL_GRANTS } from '../credentials/grants.ts';
-import { USABLE } from '../credentials/store.ts';
-import { LastUseWrites } from '../credentials/last-use.ts';
+import { CREDENTIAL_GRANTS } from './protocol.ts';
+import { LastUseWrites } from '../last-use.ts';
 
 interface CachedApp {
   app: AppRecord | undefined;
@@ -14,6 +12,9 @@ interface CachedApp {
   /** The live public keys of the app's principal, as JWKs: what its client assertions may be signed with (private_key_jwt). */
   keys: Record<string, unknown>[];
 }
+
+/** The live public keys of an app's principal, as JWKs with kid, alg and use. */
+export type PublicKeys = (principalId: string) => Promise<Record<string, unknown>[]>;
 
 /** Not a secret: oidc-provider wants a client_secret on confidential clients; the real ones are checked by hash (see compareClientSecret). */
 export const SECRET_PLACEHOLDER = 'stored-as-sha256-in-oauth_app_secrets';
@@ -28,9 +29,12 @@ export class ClientStore {
   private readonly db: Database;
   private readonly cache: Cache<CachedApp>;
   private readonly secretUse = new LastUseWrites();
+  private readonly publicKeys: PublicKeys;
 
-  constructor(db: Database, ttlMs = 5_000, bus?: InvalidationBus) {
+  /** `publicKeys`: an app principal's registered keys (credentials/client-keys.ts); none when left out. */
+  constructor(db: Database, ttlMs = 5_000, bus?: InvalidationBus, publicKeys: PublicKeys = async () => []) {
     this.db = db;
+    this.publicKeys = publicKeys;
     this.cache = createCache({
       name: 'apps',
       load: (clientId) => this.fetch(clientId),
@@ -69,25 +73,7 @@ export class ClientStore {
           expiresAt: s.expires_at ? new Date(s.expires_at).getTime() : null,
         }))
       : [];
-    return { app, secrets, keys: app && !app.public ? await this.keysOf(app.principalId) : [] };
-  }
-
-  private async keysOf(principalId: string): Promise<Record<string, unknown>[]> {
-    const rows = await this.db.query<{ key_id: string; public_key: string; key_algorithm: string }>(
-      `SELECT key_id, public_key, key_algorithm FROM credentials
-        WHERE principal_id = $1 AND type = 'keypair' AND ${USABLE} ORDER BY created_at, id`,
-      [principalId],
-    );
-    const keys: Record<string, unknown>[] = [];
-    for (const row of rows.rows) {
-      try {
-        const jwk = createPublicKey(row.public_key).export({ format: 'jwk' });
-        keys.push({ ...jwk, kid: row.key_id, alg: row.key_algorithm, use: 'sig' });
-      } catch {
-        // A stored key that no longer parses could sign nothing: left out rather than failing the app's every request.
-      }
-    }
-    return keys;
+    return { app, secrets, keys: app && !app.public ? await this.publicKeys(app.principalId) : [] };
   }
 
   async app(clientId: string): Promise<AppRecord | undefined> {
@@ -167,7 +153,7 @@ function clientMetadata(app: AppRecord, keys: Record<string, unknown>[]): Record
     app_type: app.appType,
     principal_id: app.principalId,
     dpop_bound_access_tokens: app.dpopBoundAccessTokens,
-    // Its registered keys: a request carrying a client assertion authenticates with private_key_jwt (provider.ts).
+    // Its registered keys: a request carrying a client assertion authenticates with private_key_jwt (client-assertions.ts).
     ...(keys.length ? { jwks: { keys } } : {}),
   };
 }

@@ -4,9 +4,12 @@ import type { AccessToken, ClientCredentials, RefreshToken } from 'oidc-provider
 import type { App } from '../../kit/app.ts';
 import type { ClientStore } from './clients.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import type { Database } from '../../kit/db.ts';
 import type { ProviderHolder } from './mount.ts';
-import { addIntrospectionFields, mayIntrospect, ROUTES, type OidcProvider } from './provider.ts';
+import type { Database } from '../../kit/db.ts';
+import type { OidcProvider } from './provider.ts';
+import { mayIntrospect, type TokenOwners } from './entitlement.ts';
+import { addIntrospectionFields } from './responses.ts';
+import { ROUTES } from './protocol.ts';
 import { basicCredentials, needsProvider, PROVIDER_POST_HEADERS, registerFastRoute } from './fast-route.ts';
 import { OrganizationTokens } from '../organizations/token-scope.ts';
 
@@ -19,6 +22,7 @@ interface Deps {
   accounts: PrincipalDirectory;
   db: Database;
   issuer: string;
+  chainLive(token: TokenOwners): Promise<boolean>;
 }
 
 type Token = AccessToken | ClientCredentials | RefreshToken;
@@ -118,7 +122,7 @@ async function answerFast(
   const x5t = loose['x5t#S256'];
   if (token.isSenderConstrained())
     body.cnf = { ...(x5t ? { 'x5t#S256': x5t } : {}), ...(token.jkt ? { jkt: token.jkt } : {}) };
-  // ... and what shapeResponses adds to it (provider.ts).
+  // ... and what shapeResponses adds to it (responses.ts).
   await addIntrospectionFields(deps, orgs, token, body);
   // JSON.stringify drops the undefined fields as Koa's JSON body does.
   return body;

@@ -1,20 +1,26 @@
-import { parse as parseForm } from 'node:querystring';
+import { parse as parseForm, type ParsedUrlQuery } from 'node:querystring';
+import type { FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { ProviderHolder } from './mount.ts';
-import { ROUTES } from './provider.ts';
+import { ROUTES } from './protocol.ts';
 import { needsProvider, PROVIDER_POST_HEADERS, registerFastRoute } from './fast-route.ts';
 import { issueClientCredentials, type FastClientCredentialsDeps } from './fast-client-credentials.ts';
-import { issueForApiKey, issueForAssertion, type FastCredentialGrantDeps } from '../credentials/fast-grants.ts';
-import { JWT_BEARER } from '../credentials/grants.ts';
+
+/** A feature's grant answered by the fast route: the token response, or undefined to leave the request to the provider. */
+export type FastGrant = (
+  request: FastifyRequest,
+  params: ParsedUrlQuery,
+) => Promise<Record<string, unknown> | undefined>;
 
 /**
- * POST /oauth/token's fast route (issue 14): the ordinary client-credentials request (fast-client-credentials.ts), API-key
- * exchange and key-pair assertion (credentials/fast-grants.ts) are answered outside the provider's Koa stack; every other
- * request, and any of these the issuers leave, goes to the provider untouched.
+ * POST /oauth/token's fast route (issue 14): the ordinary client-credentials request (fast-client-credentials.ts), and the
+ * features' grants by grant type (`grants`: the API-key exchange and key-pair assertions, credentials/fast-grants.ts), are
+ * answered outside the provider's Koa stack; every other request, and any of these the issuers leave, goes to the
+ * provider untouched.
  */
 export async function registerFastToken(
   app: App,
-  deps: FastClientCredentialsDeps & FastCredentialGrantDeps & { holder: ProviderHolder },
+  deps: FastClientCredentialsDeps & { holder: ProviderHolder; issuer: string; grants: ReadonlyMap<string, FastGrant> },
 ): Promise<void> {
   await registerFastRoute(app, {
     url: ROUTES.token,
@@ -25,9 +31,8 @@ export async function registerFastToken(
       if (needsProvider(request.headers)) return undefined;
       const params = parseForm(body.toString('utf8'));
       if (params.grant_type === 'client_credentials') return issueClientCredentials(deps, request, params);
-      return params.grant_type === JWT_BEARER
-        ? issueForAssertion(deps, request, params)
-        : issueForApiKey(deps, request, params);
+      const grant = typeof params.grant_type === 'string' ? deps.grants.get(params.grant_type) : undefined;
+      return grant?.(request, params);
     },
   });
 }

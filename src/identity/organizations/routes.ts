@@ -3,14 +3,14 @@ import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
-import { ById, Errors, JsonObject, Nullable, Page, Security, Uuid } from '../admin/schemas.ts';
-import type { AdminScope } from '../principals/routes.ts';
+import { ById, Errors, JsonObject, Nullable, Page, Security, Uuid } from '../api/schemas.ts';
+import type { TypedScope } from '../api/scope.ts';
 import { findPrincipal } from '../principals/view.ts';
 import {
   addMember,
   createOrganization,
   findMembership,
-  findOrganization,
+  existingOrganization,
   listMembers,
   listOrganizations,
   updateMember,
@@ -89,18 +89,25 @@ const MembershipChanges = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-/** Organizations and memberships under /api/v1/organizations (each route declares ADMIN access). */
-export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: Database }): Promise<void> {
-  const tags = ['management'];
-  const security = Security;
-  const orgOf = async (id: string) => {
-    const o = await findOrganization(deps.db, id);
-    if (!o) throw new HttpError(404, 'NOT_FOUND', `no organization ${id}`);
-    return o;
-  };
-  const OrgParams = Type.Object({ id: Uuid });
-  const MemberParams = Type.Object({ id: Uuid, principalId: Uuid });
+const tags = ['management'];
+const security = Security;
+const OrgParams = Type.Object({ id: Uuid });
+const MemberParams = Type.Object({ id: Uuid, principalId: Uuid });
 
+/** Organizations and memberships under /api/v1/organizations (each route declares ADMIN access). */
+export async function registerOrganizationRoutes(scope: TypedScope, deps: { db: Database }): Promise<void> {
+  createOrganizationRoute(scope, deps);
+  listOrganizationsRoute(scope, deps);
+  getOrganizationRoute(scope, deps);
+  updateOrganizationRoute(scope, deps);
+  addMemberRoute(scope, deps);
+  listMembersRoute(scope, deps);
+  getMemberRoute(scope, deps);
+  updateMemberRoute(scope, deps);
+  removeMemberRoute(scope, deps);
+}
+
+function createOrganizationRoute(scope: TypedScope, deps: { db: Database }): void {
   scope.post(
     '/organizations',
     {
@@ -129,7 +136,9 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
       return reply.code(201).send(o);
     },
   );
+}
 
+function listOrganizationsRoute(scope: TypedScope, deps: { db: Database }): void {
   scope.get(
     '/organizations',
     {
@@ -157,7 +166,9 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
       return toPage(rows, q.limit, (o) => [o.id]);
     },
   );
+}
 
+function getOrganizationRoute(scope: TypedScope, deps: { db: Database }): void {
   scope.get(
     '/organizations/:id',
     {
@@ -171,9 +182,11 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
         response: { 200: OrganizationOut, ...Errors },
       },
     },
-    async (request) => orgOf(request.params.id),
+    async (request) => existingOrganization(deps.db, request.params.id),
   );
+}
 
+function updateOrganizationRoute(scope: TypedScope, deps: { db: Database }): void {
   scope.patch(
     '/organizations/:id',
     {
@@ -205,7 +218,9 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
       return o;
     },
   );
+}
 
+function addMemberRoute(scope: TypedScope, deps: { db: Database }): void {
   scope.post(
     '/organizations/:id/members',
     {
@@ -221,7 +236,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
       },
     },
     async (request, reply) => {
-      const org = await orgOf(request.params.id);
+      const org = await existingOrganization(deps.db, request.params.id);
       if (!org.active) throw new HttpError(409, 'CONFLICT', 'the organization is deactivated');
       if (!(await findPrincipal(deps.db, request.body.principal_id)))
         throw new HttpError(404, 'NOT_FOUND', `no principal ${request.body.principal_id}`);
@@ -238,7 +253,9 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
         );
     },
   );
+}
 
+function listMembersRoute(scope: TypedScope, deps: { db: Database }): void {
   scope.get(
     '/organizations/:id/members',
     {
@@ -257,7 +274,7 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
       },
     },
     async (request) => {
-      await orgOf(request.params.id);
+      await existingOrganization(deps.db, request.params.id);
       const q = request.query;
       const rows = await listMembers(deps.db, request.params.id, {
         active: q.active,
@@ -267,7 +284,9 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
       return toPage(rows, q.limit, (m) => [m.principal_id]);
     },
   );
+}
 
+function getMemberRoute(scope: TypedScope, deps: { db: Database }): void {
   scope.get(
     '/organizations/:id/members/:principalId',
     {
@@ -287,7 +306,9 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
       return m;
     },
   );
+}
 
+function updateMemberRoute(scope: TypedScope, deps: { db: Database }): void {
   scope.patch(
     '/organizations/:id/members/:principalId',
     {
@@ -308,7 +329,9 @@ export async function registerOrganizationRoutes(scope: AdminScope, deps: { db: 
       return m;
     },
   );
+}
 
+function removeMemberRoute(scope: TypedScope, deps: { db: Database }): void {
   scope.delete(
     '/organizations/:id/members/:principalId',
     {

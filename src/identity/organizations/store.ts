@@ -94,6 +94,13 @@ export async function findOrganization(db: Queryable, id: string): Promise<Organ
   return (await db.query<Organization>(`SELECT ${ORG_COLUMNS} FROM organizations WHERE id = $1`, [id])).rows[0];
 }
 
+/** The organization with this id, or 404 naming it: for the routes under /api/v1/organizations/:id. */
+export async function existingOrganization(db: Queryable, id: string): Promise<Organization> {
+  const o = await findOrganization(db, id);
+  if (!o) throw new HttpError(404, 'NOT_FOUND', `no organization ${id}`);
+  return o;
+}
+
 export async function listOrganizations(
   db: Queryable,
   f: { orgType?: OrgType | undefined; active?: boolean | undefined; limit: number; after?: string | undefined },
@@ -205,4 +212,19 @@ export async function updateMember(
     ],
   );
   return r.rows[0];
+}
+
+/** The role of the principal's active membership in an active organization, or undefined. */
+export async function activeRole(
+  db: Queryable,
+  organizationId: string,
+  principalId: string | undefined,
+): Promise<string | undefined> {
+  if (!principalId) return undefined;
+  const r = await db.query<{ role: string }>(
+    `SELECT m.role FROM principal_memberships m JOIN organizations o ON o.id = m.organization_id
+      WHERE m.organization_id = $1 AND m.principal_id = $2 AND m.active AND o.active`,
+    [organizationId, principalId],
+  );
+  return r.rows[0]?.role;
 }

@@ -1,8 +1,8 @@
 import { ADMIN } from '../access/rules.ts';
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
-import type { AdminScope } from '../principals/routes.ts';
-import { Errors, Security, Uuid } from '../admin/schemas.ts';
+import type { TypedScope } from '../api/scope.ts';
+import { Errors, Security, Uuid } from '../api/schemas.ts';
 import { issueSetupLink } from './issue.ts';
 import { passwordLinkUrl } from './store.ts';
 
@@ -28,7 +28,7 @@ const LinkOut = Type.Object({
 });
 
 /** `POST /api/v1/principals/:id/password-link` (each route declares ADMIN access). */
-export async function registerPasswordLinkAdminRoutes(scope: AdminScope, deps: PasswordLinkAdminDeps): Promise<void> {
+export async function registerPasswordLinkAdminRoutes(scope: TypedScope, deps: PasswordLinkAdminDeps): Promise<void> {
   scope.post(
     '/principals/:id/password-link',
     {

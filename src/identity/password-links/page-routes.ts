@@ -1,22 +1,10 @@
 import { Type } from 'typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Database } from '../../kit/db.ts';
-import { sha256Hex } from '../../kit/crypto.ts';
-import type { AdminScope } from '../principals/routes.ts';
-import type { PrincipalDirectory } from '../principals/directory.ts';
-import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
-import { errorPage } from '../pages/layout.ts';
-import { html, sameOrigin, signInLink, type FormGuard } from '../account/html.ts';
-import { PASSWORD_LINK_PATH, readLink, spendLink, type LinkState } from './store.ts';
-import { choosePasswordPage, linkStatePage, passwordSetPage, type ChooseField } from './templates.ts';
+import type { App } from '../../kit/app.ts';
+import type { TypedScope } from '../api/scope.ts';
+import { formScope } from '../web/respond.ts';
 import { PUBLIC } from '../access/rules.ts';
-
-export interface PasswordLinkPageDeps {
-  db: Database;
-  accounts: PrincipalDirectory;
-  issuer: string;
-  forms: FormGuard;
-}
+import { PASSWORD_LINK_PATH } from './store.ts';
+import { choosePassword, showLink, type PasswordLinkPageDeps } from './page.ts';
 
 const tags = ['sign-in'];
 const Html = {
@@ -28,8 +16,6 @@ const Html = {
   410: Type.String(),
 };
 const Token = Type.String({ maxLength: 200 });
-// Unknown, spent and expired links each get their own status, so a script (and a test) can tell them apart too.
-const STATUS = { unknown: 404, used: 409, expired: 410, replaced: 410 } as const;
 
 /**
  * The page a "choose your password" link opens (`GET /account/choose-password?token=`): the account's email and a new
@@ -37,32 +23,15 @@ const STATUS = { unknown: 404, used: 409, expired: 410, replaced: 410 } as const
  * invitation page's decline. The token is in the query only on the GET (the request log redacts `token`), and in the
  * form body after.
  */
-export async function registerPasswordLinkPages(scope: AdminScope, deps: PasswordLinkPageDeps): Promise<void> {
-  const csrfPurpose = (token: string) => `password-link:${sha256Hex(token)}`;
-  const gone = (reply: FastifyReply, link: Exclude<LinkState, { state: 'open' }>) =>
-    html(reply, STATUS[link.state], linkStatePage(link.state));
-  const form = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    token: string,
-    email: string,
-    status = 200,
-    error?: string,
-    invalid?: ChooseField[],
-  ) =>
-    html(
-      reply,
-      status,
-      choosePasswordPage({
-        action: PASSWORD_LINK_PATH,
-        token,
-        email,
-        csrf: deps.forms.issue(request, reply, csrfPurpose(token)),
-        error,
-        invalid,
-      }),
-    );
+export async function registerPasswordLinkPages(app: App, deps: PasswordLinkPageDeps): Promise<void> {
+  await app.register(async (plain) => {
+    const scope = formScope(plain, { retry: 'The form could not be read. Go back and try again.' });
+    choosePasswordPage(scope, deps);
+    choosePasswordForm(scope, deps);
+  });
+}
 
+function choosePasswordPage(scope: TypedScope, deps: PasswordLinkPageDeps): void {
   scope.get(
     PASSWORD_LINK_PATH,
     {
@@ -76,13 +45,13 @@ export async function registerPasswordLinkPages(scope: AdminScope, deps: Passwor
       },
     },
     async (request, reply) => {
-      const token = request.query.token ?? '';
-      const link: LinkState = token ? await readLink(deps.db, token) : { state: 'unknown' };
-      if (link.state !== 'open') return gone(reply, link);
-      return form(request, reply, token, link.email);
+      await showLink(deps, request, reply);
+      return reply;
     },
   );
+}
 
+function choosePasswordForm(scope: TypedScope, deps: PasswordLinkPageDeps): void {
   scope.post(
     PASSWORD_LINK_PATH,
     {
@@ -105,49 +74,8 @@ export async function registerPasswordLinkPages(scope: AdminScope, deps: Passwor
       },
     },
     async (request, reply) => {
-      const token = request.body.token ?? '';
-      if (
-        !sameOrigin(request, deps.issuer) ||
-        !token ||
-        !deps.forms.verify(request, csrfPurpose(token), request.body.csrf)
-      ) {
-        return html(
-          reply,
-          403,
-          errorPage(
-            'Request refused',
-            'This form has expired or was not sent from the password page. Open the link again.',
-          ),
-        );
-      }
-      const link = await readLink(deps.db, token);
-      if (link.state !== 'open') return gone(reply, link);
-      const next = String(request.body.new_password ?? '');
-      const confirm = String(request.body.confirm_password ?? '');
-      if (next.length < MIN_PASSWORD_LENGTH)
-        return form(
-          request,
-          reply,
-          token,
-          link.email,
-          400,
-          `The new password must be at least ${MIN_PASSWORD_LENGTH} characters.`,
-          ['new'],
-        );
-      if (next !== confirm)
-        return form(request, reply, token, link.email, 400, 'The two passwords differ: type the same password twice.', [
-          'confirm',
-        ]);
-      const done = await spendLink(deps.db, token, next);
-      // Another tab spent it (or it expired) between the read and the post.
-      if (done.state !== 'set') return gone(reply, done);
-      // The principal's cached view still says "email not verified"; the next sign-in must see it verified.
-      deps.accounts.invalidate(done.principalId);
-      return html(
-        reply,
-        200,
-        passwordSetPage(done.email, link.continueTo ?? signInLink('/account/password', done.email)),
-      );
+      await choosePassword(deps, request, reply);
+      return reply;
     },
   );
 }

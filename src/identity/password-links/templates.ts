@@ -1,4 +1,4 @@
-import { errorBlock, escapeHtml, page, fieldMarks } from '../pages/layout.ts';
+import { errorBlock, escapeHtml, page, fieldMarks } from '../web/layout.ts';
 import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
 
 export type ChooseField = 'new' | 'confirm';

@@ -133,8 +133,13 @@ export async function checkPassword(
     "UPDATE credentials SET last_used_at = now(), last_used_ip = $2 WHERE principal_id = $1 AND type = 'password' AND NOT revoked",
     [human.id, ip ?? null],
   );
-  await db.query('UPDATE humans SET last_login_at = now() WHERE principal_id = $1', [human.id]);
+  await noteLogin(db, human.id);
   return human;
+}
+
+/** A person's first sign-in step passed (a right password, a social sign-in): their last login is now. */
+export async function noteLogin(db: Database, principalId: string): Promise<void> {
+  await db.query('UPDATE humans SET last_login_at = now() WHERE principal_id = $1', [principalId]);
 }
 
 function conflictOnDuplicate(err: unknown, what: string): never {

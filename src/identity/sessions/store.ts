@@ -66,3 +66,13 @@ export async function endLoginSession(db: Database, token: string | undefined): 
   if (!token || token.length > 128) return;
   await db.query('DELETE FROM login_sessions WHERE token_hash = $1', [sha256Hex(token)]);
 }
+
+/** Ends every login session of the principal (a changed password signs them out everywhere). */
+export async function endAllLoginSessions(db: Database, principalId: string): Promise<void> {
+  await db.query('DELETE FROM login_sessions WHERE principal_id = $1', [principalId]);
+}
+
+/** Removes sessions expired a day ago. */
+export async function purgeExpiredSessions(db: Database): Promise<void> {
+  await db.query("DELETE FROM login_sessions WHERE expires_at < now() - interval '1 day'");
+}

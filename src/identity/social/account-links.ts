@@ -74,3 +74,36 @@ export async function unlinkFromPerson(
     return 'unlinked';
   });
 }
+
+/** A linked account as the management API shows it. */
+export type ExternalIdentity = {
+  id: string;
+  provider: string;
+  subject: string;
+  email: string | null;
+  email_verified: boolean;
+  last_login_at: string | null;
+  principal_id: string;
+  created_at: string;
+  updated_at: string;
+};
+const COLUMNS = `id, provider, subject, email, email_verified, ${isoUtc('last_login_at')} AS last_login_at, principal_id, ${isoUtc('created_at')} AS created_at, ${isoUtc('updated_at')} AS updated_at`;
+
+/** A principal's linked accounts in id order, `limit` of them after the id `after`. */
+export async function listExternalIdentities(
+  db: Database,
+  principalId: string,
+  page: { limit: number; after?: string | undefined },
+): Promise<ExternalIdentity[]> {
+  const r = await db.query<ExternalIdentity>(
+    `SELECT ${COLUMNS} FROM external_identities WHERE principal_id = $1 AND ($2::uuid IS NULL OR id > $2) ORDER BY id LIMIT $3`,
+    [principalId, page.after ?? null, page.limit],
+  );
+  return r.rows;
+}
+
+/** An admin unlinks one of the principal's accounts (its next sign-in is a first one again); false when there is none. */
+export async function removeExternalIdentity(db: Database, principalId: string, id: string): Promise<boolean> {
+  const r = await db.query('DELETE FROM external_identities WHERE id = $1 AND principal_id = $2', [id, principalId]);
+  return r.rowCount > 0;
+}

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../pages/layout.ts';
+import { escapeHtml } from '../web/layout.ts';
 
 export interface ProviderButton {
   id: string;

@@ -1,4 +1,4 @@
-import { accountNav, errorBlock, escapeHtml, page } from '../pages/layout.ts';
+import { accountNav, errorBlock, escapeHtml, page } from '../web/layout.ts';
 import type { LinkedAccount } from './account-links.ts';
 
 export interface LinkedPageView {

@@ -1,0 +1,171 @@
+import { createAdminGuard } from '../../kit/auth/admin-guard.ts';
+import type { TokenVerifier } from '../../kit/auth/admin-guard.ts';
+import { registerConsole } from '../console/register.ts';
+import { dpopCheck } from '../../kit/auth/dpop.ts';
+import { memoryProofIds, redisProofIds } from '../../kit/auth/dpop-replay.ts';
+import type { identityAccess } from '../access/checks.ts';
+import { registerFastIntrospection } from '../oidc/fast-introspection.ts';
+import { registerFastToken } from '../oidc/fast-token.ts';
+import { mountProvider } from '../oidc/mount.ts';
+import { OrganizationTokens } from '../organizations/token-scope.ts';
+import { localTokenVerifier } from '../admin/guard.ts';
+import { registerAdmin } from '../admin/routes.ts';
+import { registerInteractionPages } from '../interaction/routes.ts';
+import { secondFactor } from '../mfa/interaction.ts';
+import { registerAccountSecurity } from '../mfa/account-routes.ts';
+import { registerPasskeyAssets } from '../mfa/assets.ts';
+import { socialProviders, type SocialProvider } from '../social/registry.ts';
+import { registerSocialLogin, signInButtons } from '../social/routes.ts';
+import { registerLinkedAccounts } from '../social/account-routes.ts';
+import { registerAgentPages } from '../delegation/page-routes.ts';
+import { registerPersonDelegationRoutes } from '../delegation/person-routes.ts';
+import { registerConsentPages } from '../consent/page-routes.ts';
+import { registerSessionPages } from '../account/sessions-routes.ts';
+import { registerAccountPages } from '../account/routes.ts';
+import { smtpMailer } from '../invites/mailer.ts';
+import { registerInviteeRoutes } from '../invites/routes.ts';
+import { registerInvitePages } from '../invites/page-routes.ts';
+import { registerPasswordLinkPages } from '../password-links/page-routes.ts';
+import { registerMarketplace } from '../marketplace/routes.ts';
+import { registerSubscriptionRoutes } from '../billing/subscription-routes.ts';
+import { registerStripeWebhook } from '../billing/webhook-route.ts';
+import { FormGuard } from '../web/form-guard.ts';
+import { fastGrants } from './grants.ts';
+import type { ProviderParts } from './provider.ts';
+import type { Assembly } from './services.ts';
+
+type Access = ReturnType<typeof identityAccess>;
+
+/** Every route of the service, in this order: OAuth, the sign-in pages, the account pages, the APIs. */
+export async function registerRoutes(a: Assembly, p: ProviderParts, access: Access): Promise<TokenVerifier> {
+  const providers = socialProviders(a.config);
+  await registerOAuth(a, p);
+  await registerSignIn(a, p, providers);
+  const verifier = connectAccess(a, p, access);
+  await registerAccountPagesOf(a, providers);
+  await registerManagement(a);
+  await registerConsole(a.app, { db: a.db, accounts: a.accounts, config: a.config, scopes: a.scopes });
+  await registerSelfService(a, p);
+  await registerMarket(a);
+  return verifier;
+}
+
+/**
+ * POST /oauth/introspect, and the client-credentials grant, the API-key exchange and key-pair assertions at POST
+ * /oauth/token, are answered by routes of their own in the ordinary case (oidc/fast-introspection.ts,
+ * oidc/fast-token.ts); the rest goes to the provider.
+ */
+async function registerOAuth(a: Assembly, p: ProviderParts): Promise<void> {
+  const { holder } = p;
+  await registerFastIntrospection(a.app, {
+    holder,
+    clients: a.clients,
+    accounts: a.accounts,
+    db: a.db,
+    issuer: a.config.issuer,
+    chainLive: p.chainLive,
+  });
+  const fast = { ...p.grants, holder, onIssued: a.metrics.fastGrantSucceeded };
+  await registerFastToken(a.app, { ...fast, grants: fastGrants(fast) });
+  await mountProvider(a.app, holder, a.config.issuer);
+}
+
+/** The sign-in pages, their second step and passkeys, and social sign-in. */
+async function registerSignIn(a: Assembly, p: ProviderParts, providers: Map<string, SocialProvider>): Promise<void> {
+  const { config, db, secretKey, accounts, csrf } = a;
+  const common = { db, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl };
+  const second = secondFactor({ ...common, secretKey, throttle: a.throttle });
+  await registerInteractionPages(a.app, {
+    ...common,
+    holder: p.holder,
+    throttle: a.throttle,
+    secondFactor: second,
+    signInExtras: providers.size ? signInButtons({ providers, csrf }) : undefined,
+  });
+  await registerAccountSecurity(a.app, { db, secretKey, accounts, csrf, issuer: config.issuer });
+  registerPasskeyAssets(a.app);
+  await registerSocialLogin(a.app, {
+    ...common,
+    secretKey,
+    holder: p.holder,
+    providers,
+    signup: config.socialSignup,
+    secondFactor: second,
+  });
+}
+
+/** The access checks get what they need: identity's own token verifier, the DPoP check, the admin guard. */
+function connectAccess(a: Assembly, p: ProviderParts, access: Access): TokenVerifier {
+  const { config, db, accounts } = a;
+  const builtIn = config.links?.builtInClients.map((c) => c.client_id);
+  const verifier = localTokenVerifier(p.holder, accounts, a.clients, db, new OrganizationTokens(db), builtIn);
+  // Seen DPoP proof ids: shared by every instance through Redis when configured, and by the admin guard and the
+  // routes outside it that take a person's token.
+  const proofIds = a.redis ? redisProofIds(a.redis, 'identity:dpop:', a.log) : memoryProofIds();
+  const dpop = dpopCheck({ realm: 'identity', publicUrl: config.issuer, proofIds });
+  const guard = createAdminGuard({
+    realm: 'identity',
+    serviceTokens: [config.adminToken],
+    verifier,
+    howToEnable: 'sign in as a platform admin, or set IDENTITY_ADMIN_TOKEN',
+    publicUrl: config.issuer,
+    proofIds,
+  });
+  access.connect({ guard, verifier, dpop, adminToken: config.adminToken, db, accounts });
+  return verifier;
+}
+
+/** The signed-in person's pages: agents, connected apps, sessions, linked accounts. */
+async function registerAccountPagesOf(a: Assembly, providers: Map<string, SocialProvider>): Promise<void> {
+  const page = { db: a.db, accounts: a.accounts, csrf: a.csrf, issuer: a.config.issuer };
+  await registerAgentPages(a.app, page);
+  await registerConsentPages(a.app, page);
+  const providerNames = new Map([...providers].map(([id, p]) => [id, p.name]));
+  await registerSessionPages(a.app, { ...page, providerNames });
+  await registerLinkedAccounts(a.app, { ...page, secretKey: a.secretKey, providers });
+}
+
+/** The management API, and the invited person's side of an invitation. */
+async function registerManagement(a: Assembly): Promise<void> {
+  const { config, db } = a;
+  const invites = {
+    db,
+    mailer: smtpMailer(config.smtpUrl, config.mailFrom, a.log),
+    inviteTtl: config.inviteTtl,
+    inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
+  };
+  await registerAdmin(a.app, {
+    db,
+    clients: a.clients,
+    accounts: a.accounts,
+    scopes: a.scopes,
+    invites,
+    passwordLinks: { issuer: config.issuer, passwordLinkTtl: config.passwordLinkTtl },
+  });
+  await registerInviteeRoutes(a.app, { db });
+}
+
+/** The service's own sign-in and password pages, the invitation and password-link pages, the person's agents API. */
+async function registerSelfService(a: Assembly, p: ProviderParts): Promise<void> {
+  const { config, db, accounts, secretKey } = a;
+  await registerAccountPages(a.app, {
+    db,
+    accounts,
+    throttle: a.throttle,
+    issuer: config.issuer,
+    loginSessionTtl: config.loginSessionTtl,
+    secretKey,
+    holder: p.holder,
+  });
+  const forms = new FormGuard(secretKey);
+  await registerInvitePages(a.app, { db, accounts, issuer: config.issuer, forms });
+  await registerPasswordLinkPages(a.app, { db, accounts, issuer: config.issuer, forms });
+  await registerPersonDelegationRoutes(a.app, { db, accounts });
+}
+
+/** The marketplace, subscriptions and the payment provider's webhook. */
+async function registerMarket(a: Assembly): Promise<void> {
+  await registerMarketplace(a.app, { db: a.db });
+  await registerSubscriptionRoutes(a.app, { db: a.db });
+  await registerStripeWebhook(a.app, { db: a.db, secrets: a.config.stripeWebhookSecrets });
+}

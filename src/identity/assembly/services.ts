@@ -1,0 +1,67 @@
+import type { Redis } from 'ioredis';
+import { linkedScopes } from '../console/register.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { App } from '../../kit/app.ts';
+import type { Database } from '../../kit/db.ts';
+import { openInvalidationBus, type InvalidationBus } from '../../kit/invalidation.ts';
+import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../../kit/throttle.ts';
+import { BUILT_IN_SCOPES, type IdentityConfig } from '../config.ts';
+import type { IdentityMetrics } from '../metrics.ts';
+import { PrincipalDirectory } from '../principals/directory.ts';
+import { ClientStore } from '../oidc/clients.ts';
+import { clientKeys } from '../credentials/client-keys.ts';
+import { CsrfTokens } from '../web/csrf.ts';
+
+/** What every assembly step is given: the app being built and the service's shared parts. */
+export interface Assembly {
+  config: IdentityConfig;
+  app: App;
+  db: Database;
+  secretKey: Buffer;
+  log: FastifyBaseLogger;
+  redis: Redis | undefined;
+  bus: InvalidationBus;
+  metrics: IdentityMetrics;
+  /** Sign-in slow-down per account and address. */
+  throttle: Throttle;
+  clients: ClientStore;
+  accounts: PrincipalDirectory;
+  /** Every scope the service knows: built-in and IDENTITY_EXTRA_SCOPES. */
+  scopes: string[];
+  csrf: CsrfTokens;
+  /** Timers the app's close clears. */
+  timers: NodeJS.Timeout[];
+}
+
+/** The service's shared parts, once the app exists (its logger): the invalidation bus, the throttle, the caches. */
+export async function openServices(
+  base: Pick<Assembly, 'config' | 'app' | 'db' | 'redis' | 'metrics' | 'timers'>,
+): Promise<Assembly> {
+  const { config, app, db, redis } = base;
+  const log = app.log;
+  // Cached apps, secrets and principals are dropped on every instance at once when one of them changes.
+  const bus = await openInvalidationBus({ redisUrl: config.redisUrl, service: 'identity', log, publisher: redis });
+  return {
+    ...base,
+    secretKey: config.secretKey,
+    log,
+    bus,
+    throttle: signInThrottle(config, redis, log),
+    clients: new ClientStore(db, 5_000, bus, clientKeys(db)),
+    accounts: new PrincipalDirectory(db, 5_000, bus),
+    scopes: [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes, ...linkedScopes(config)])],
+    csrf: new CsrfTokens(config.secretKey),
+  };
+}
+
+/** Sign-in slow-down per account and address: shared by every instance through Redis when configured. */
+function signInThrottle(config: IdentityConfig, redis: Redis | undefined, log: FastifyBaseLogger): Throttle {
+  const localThrottle = memoryThrottle({ freeFailures: config.signInFreeFailures });
+  return redis
+    ? withFallback(
+        redisThrottle(redis, { freeFailures: config.signInFreeFailures, prefix: 'identity:signin:' }),
+        localThrottle,
+        log,
+      )
+    : localThrottle;
+}
