@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { TestBrowser, field, formAction } from './browser.ts';
+import { type TestBrowser, field, formAction } from './browser.ts';
 
 /**
  * Signs in through identity's own account sign-in (`/signin?return_to=`), which is the normal sign-in page of an

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { TestBrowser, field, formAction } from './browser.ts';
+import { type TestBrowser, field, formAction } from './browser.ts';
 
 export const CALLBACK = 'http://localhost:8765/callback';
 

@@ -437,7 +437,7 @@ test('seats: assigned to members only, one per principal, counted exactly, given
   const a = await agentIn(buyer, `seat-a-${lic.id.slice(0, 6)}`);
   const b = await agentIn(buyer, `seat-b-${lic.id.slice(0, 6)}`);
   const c = await agentIn(buyer, `seat-c-${lic.id.slice(0, 6)}`);
-  let r = await call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: a } });
+  const r = await call(`/licenses/${lic.id}/seats`, { method: 'POST', as: 'carol', body: { principal_id: a } });
   assert.equal(r.status, 201, JSON.stringify(r.body));
   assert.equal(r.body.seat.assigned_by, ids.get('carol'));
   assert.equal(r.body.license.used_seats, 1);

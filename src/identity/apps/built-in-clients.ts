@@ -1,4 +1,4 @@
-import type { ConsoleRight } from '../principals/console-rights.ts';
+import type { ConsoleRight } from './console-right.ts';
 
 /**
  * Clients the provider knows from the process that started it, not from oauth_apps: `platform start` running identity

@@ -11,7 +11,7 @@ import { marketCaller, MarketSecurity as security } from '../access/market.ts';
 import { isMember } from '../marketplace/permissions.ts';
 import { MARKET } from '../access/rules.ts';
 import { createSubscription, findSubscription, updateSubscription } from './subscription-store.ts';
-import { PLAN_TIERS, SUBSCRIPTION_STATUSES } from './subscription-transitions.ts';
+import type { PLAN_TIERS, SUBSCRIPTION_STATUSES } from './subscription-transitions.ts';
 
 const Time = Type.String({ format: 'date-time' });
 const Plan = Type.Union([

@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { JsonObject, Nullable, Uuid } from '../api/schemas.ts';
-import { LISTING_STATUSES } from './listing-transitions.ts';
-import { LICENSE_TYPES } from './license-store.ts';
-import { PRICING_MODELS } from './listing-store.ts';
+import type { LISTING_STATUSES } from './listing-transitions.ts';
+import type { LICENSE_TYPES } from './license-store.ts';
+import type { PRICING_MODELS } from './listing-store.ts';
 
 const Time = Type.String({ format: 'date-time' });
 export const ListingStatus = Type.Union([

@@ -39,6 +39,6 @@ export async function consumeChallenge(
     [sha256Hex(challenge)],
   );
   const row = r.rows[0];
-  if (!row || !row.live || row.purpose !== purpose || row.binding_hash !== sha256Hex(binding)) return undefined;
+  if (!row?.live || row.purpose !== purpose || row.binding_hash !== sha256Hex(binding)) return undefined;
   return { principalId: row.principal_id };
 }

@@ -88,7 +88,7 @@ export class ClientStore {
   /** The app as oidc-provider client metadata, or undefined when unknown or deactivated. */
   async metadata(clientId: string): Promise<Record<string, unknown> | undefined> {
     const { app, keys } = await this.load(clientId);
-    if (!app || !app.active) return undefined;
+    if (!app?.active) return undefined;
     return clientMetadata(app, keys);
   }
 

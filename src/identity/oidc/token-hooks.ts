@@ -68,7 +68,7 @@ export function extraTokenClaims(deps: ProviderDeps, known: ReadonlySet<string>,
 export function findAccount(deps: ProviderDeps, orgs: OrganizationTokens): NonNullable<Configuration['findAccount']> {
   return async (ctx, sub, token) => {
     const account = await deps.accounts.find(sub);
-    if (!account || !account.active) return undefined;
+    if (!account?.active) return undefined;
     let member: OrgMembership | undefined;
     if (ctx?.oidc?.route === 'token') member = await orgs.decide(ctx, account.id, token);
     else if (boundOrganization(token)) {

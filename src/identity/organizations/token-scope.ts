@@ -132,7 +132,7 @@ export class OrganizationTokens {
     ctx: KoaContextWithOIDC | undefined,
     principalId: string | undefined,
   ): Promise<{ org_id: string } | undefined> {
-    if (!ctx || ctx.oidc?.route !== 'token') return undefined;
+    if (ctx?.oidc?.route !== 'token') return undefined;
     const m = await this.decide(ctx, principalId);
     return m ? { org_id: m.orgId } : undefined;
   }

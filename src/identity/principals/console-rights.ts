@@ -1,22 +1,8 @@
 import { ADMIN_SCOPE } from '../config.ts';
 import type { PrincipalView } from './view.ts';
+import { RIGHT_NAMES, type ConsoleRight, type RightName } from '../apps/console-right.ts';
 
-/**
- * A person's console rights are scopes of identity they hold: a section of the platform's console (and its service's
- * API) opens to a token carrying the section's scope, and identity puts a scope in a person's token only while the person
- * holds it (heldScopes). The scopes live where every scope a principal may receive lives, in `principals.allowed_scopes`;
- * `PUT /api/v1/principals/:id/console-rights` changes them and records who did (rights-store.ts).
- */
-export const RIGHT_NAMES = ['identity', 'audits', 'events'] as const;
-export type RightName = (typeof RIGHT_NAMES)[number];
-
-export interface ConsoleRight {
-  name: RightName;
-  /** The scope that carries it: `admin`, the audit service's AUDIT_REQUIRED_SCOPE, `ingest:admin`. */
-  scope: string;
-  /** What it opens, for people reading the API's answer. */
-  description: string;
-}
+export { RIGHT_NAMES, type ConsoleRight, type RightName } from '../apps/console-right.ts';
 
 /** The scopes of the rights when nothing else says so (a service started alone uses its defaults too). */
 export const DEFAULT_RIGHT_SCOPES: Record<RightName, string> = {

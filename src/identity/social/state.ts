@@ -73,7 +73,7 @@ export async function consumeUpstreamLogin(
     [stateHash],
   );
   const row = r.rows[0];
-  if (!row || !row.live || row.provider !== provider) return undefined;
+  if (!row?.live || row.provider !== provider) return undefined;
   return {
     state,
     provider,
