@@ -312,6 +312,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       scopes,
       invites,
       passwordLinks: { issuer: config.issuer, passwordLinkTtl: config.passwordLinkTtl },
+      secretKey,
     });
     await registerInviteeRoutes(app, { db });
     await registerAccountPages(app, {

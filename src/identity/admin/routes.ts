@@ -16,6 +16,8 @@ import { registerInviteRoutes, type InviteDeps } from '../invites/routes.ts';
 import { registerDelegationAdminRoutes } from '../delegation/routes.ts';
 import { registerExternalIdentityRoutes } from '../social/admin-routes.ts';
 import { registerPasswordLinkAdminRoutes, type PasswordLinkAdminDeps } from '../password-links/admin-routes.ts';
+import { registerAppManagementRoutes } from '../apps/manage-routes.ts';
+import { registerPeopleRoutes } from '../people/routes.ts';
 import { AppSearch, ByTime, ById, Errors, Nullable, Page, Security, Uuid } from './schemas.ts';
 import { createApp, createSecret, findApp, findSecret, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
 import { listConsents, revokeConsent } from '../consent/store.ts';
@@ -28,9 +30,11 @@ export interface AdminDeps {
   scopes: string[];
   invites: InviteDeps;
   passwordLinks: Omit<PasswordLinkAdminDeps, 'db'>;
+  /** PLATFORM_SECRET_KEY, for what reads the provider's sealed token payloads (an app's token activity). */
+  secretKey: Buffer;
 }
 
-const AppOut = Type.Object({
+export const AppOut = Type.Object({
   id: Uuid,
   client_id: Type.String(),
   name: Type.String(),
@@ -57,7 +61,7 @@ const AppOut = Type.Object({
   principal_id: Uuid,
 });
 
-const SecretOut = Type.Object({
+export const SecretOut = Type.Object({
   id: Uuid,
   secret_prefix: Type.String(),
   created_at: Type.String(),
@@ -179,6 +183,8 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       await registerDelegationAdminRoutes(scope, deps);
       await registerExternalIdentityRoutes(scope, deps);
       await registerPasswordLinkAdminRoutes(scope, { db: deps.db, ...deps.passwordLinks });
+      await registerAppManagementRoutes(scope, deps);
+      await registerPeopleRoutes(scope, deps);
 
       scope.get(
         '/principals/:id/tokens',
