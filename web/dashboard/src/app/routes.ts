@@ -159,6 +159,20 @@ export const ROUTES = {
     loading: 'Loading applications…',
     load: () => import('../identity/ApplicationsScreen.tsx'),
   }),
+  applicationNew: define({
+    path: '/identity/applications/new',
+    params: {},
+    access: { right: 'identity' },
+    loading: 'Loading…',
+    load: () => import('../identity/applications/NewApplicationScreen.tsx'),
+  }),
+  application: define({
+    path: '/identity/applications/:id',
+    params: { id: 'token' },
+    access: { right: 'identity' },
+    loading: 'Loading the application…',
+    load: () => import('../identity/applications/ApplicationScreen.tsx'),
+  }),
   publicDashboard: define({
     path: '/public/:token',
     params: { token: 'token' },
