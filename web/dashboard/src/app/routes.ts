@@ -173,6 +173,21 @@ export const ROUTES = {
     loading: 'Loading the application…',
     load: () => import('../identity/applications/ApplicationScreen.tsx'),
   }),
+  people: define({
+    path: '/identity/people',
+    params: {},
+    access: { right: 'identity' },
+    nav: 'People',
+    loading: 'Loading people…',
+    load: () => import('../identity/people/PeopleScreen.tsx'),
+  }),
+  person: define({
+    path: '/identity/people/:id',
+    params: { id: 'token' },
+    access: { right: 'identity' },
+    loading: 'Loading the person…',
+    load: () => import('../identity/people/PersonScreen.tsx'),
+  }),
   publicDashboard: define({
     path: '/public/:token',
     params: { token: 'token' },
