@@ -135,11 +135,17 @@ describe('the console: one sign-in, sections by right, identity applications', (
       names.join(' | '),
     );
     const hostileRow = table.getByRole('row').filter({ hasText: HOSTILE_NAME });
-    assert.equal(await hostileRow.getByRole('link').count(), 0, 'a javascript: URL is no link');
+    // Its only link is its name, to its page: the javascript: URL is no link.
+    const hrefs = await hostileRow.getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+    assert.equal(hrefs.length, 1);
+    assert.match(hrefs[0] ?? '', /^\/identity\/applications\/[0-9a-f-]{36}$/);
     assert.match((await hostileRow.textContent()) ?? '', /javascript:window\.__pwned=2/);
     assert.equal(await page.locator('a[href^="javascript"]').count(), 0);
     assert.equal(await page.locator('main img').count(), 0, 'no element came from a name');
-    const safe = table.getByRole('row').filter({ hasText: 'Reports' }).getByRole('link');
+    const safe = table
+      .getByRole('row')
+      .filter({ hasText: 'Reports' })
+      .getByRole('link', { name: 'https://reports.example/logo.png' });
     assert.equal(await safe.getAttribute('href'), 'https://reports.example/logo.png');
     assert.equal(await safe.getAttribute('rel'), 'noopener noreferrer');
     assert.equal(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned), undefined);

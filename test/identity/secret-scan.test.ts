@@ -135,6 +135,17 @@ const FLOWS: [string, Flow][] = [
     },
   ],
   [
+    "the console's secret rotation (recorded in admin_changes without the secret)",
+    async (s) => {
+      const app = await s.registerApp({ name: 'Scanned rotation', appType: 'service' });
+      const rotated = (
+        await api(s, `/applications/${app.id}/secrets/rotate`, { method: 'POST', body: { previous_expire_in: 0 } })
+      ).body;
+      assert.match(rotated.secret.client_secret, /^cs_/);
+      return [app.secret!, rotated.secret.client_secret];
+    },
+  ],
+  [
     'API key and key pair at the token endpoint, organization-scoped',
     async (s) => {
       const gateway = await s.registerApp({

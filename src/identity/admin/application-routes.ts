@@ -17,7 +17,7 @@ export interface ApplicationRouteDeps {
   scopes: string[];
 }
 
-const AppOut = Type.Object({
+export const AppOut = Type.Object({
   id: Uuid,
   client_id: Type.String(),
   name: Type.String(),
@@ -44,7 +44,7 @@ const AppOut = Type.Object({
   principal_id: Uuid,
 });
 
-const SecretOut = Type.Object({
+export const SecretOut = Type.Object({
   id: Uuid,
   secret_prefix: Type.String(),
   created_at: Type.String(),

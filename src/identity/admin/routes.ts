@@ -1,4 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { registerAppManagementRoutes } from './app-manage-routes.ts';
+import { registerPeopleRoutes } from '../people/routes.ts';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
@@ -22,6 +24,8 @@ export interface AdminDeps {
   scopes: string[];
   invites: InviteDeps;
   passwordLinks: Omit<PasswordLinkAdminDeps, 'db'>;
+  /** PLATFORM_SECRET_KEY, for what reads the provider's sealed token payloads (an app's token activity). */
+  secretKey: Buffer;
 }
 
 /**
@@ -42,6 +46,8 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       registerTokenRoutes(scope, deps);
       registerConsentAdminRoutes(scope, deps);
       registerApplicationRoutes(scope, deps);
+      await registerAppManagementRoutes(scope, deps);
+      await registerPeopleRoutes(scope, deps);
     },
     { prefix: '/api/v1' },
   );

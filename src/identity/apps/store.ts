@@ -1,4 +1,4 @@
-import type { Database } from '../../kit/db.ts';
+import type { Database, Queryable } from '../../kit/db.ts';
 import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { isoUtc } from '../../kit/sql.ts';
@@ -26,7 +26,7 @@ export interface NewApp {
 const CLIENT_ID = /^[A-Za-z0-9._~-]{3,128}$/;
 const BROWSER_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
 
-function isPublic(type: AppType): boolean {
+export function isPublic(type: AppType): boolean {
   return type === 'spa' || type === 'native';
 }
 
@@ -34,7 +34,7 @@ function grantsFor(type: AppType): string[] {
   return type === 'machine' || type === 'service' ? ['client_credentials'] : ['authorization_code', 'refresh_token'];
 }
 
-function checkRedirectUri(uri: string, type: AppType): void {
+export function checkRedirectUri(uri: string, type: AppType): void {
   let u: URL;
   try {
     u = new URL(uri);
@@ -227,7 +227,7 @@ const SECRET_COLUMNS = `id, secret_prefix, ${isoUtc('created_at')} AS created_at
 
 /** A new client secret: 256 random bits, returned once; only its SHA-256 and its first characters are kept. */
 export async function createSecret(
-  db: Database,
+  db: Queryable,
   appId: string,
   expiresAt?: Date,
 ): Promise<SecretInfo & { secret: string }> {

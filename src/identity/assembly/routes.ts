@@ -141,6 +141,7 @@ async function registerManagement(a: Assembly): Promise<void> {
     scopes: a.scopes,
     invites,
     passwordLinks: { issuer: config.issuer, passwordLinkTtl: config.passwordLinkTtl },
+    secretKey: a.secretKey,
   });
   await registerInviteeRoutes(a.app, { db });
 }

@@ -1,24 +1,10 @@
 import type { Database } from '../../kit/db.ts';
+import { revokeSecondFactors } from './second-factor-reset.ts';
 
 /** Revokes a person's authenticator app and passkeys (reason `admin_reset`); their recovery codes go too. */
 export async function resetSecondFactors(
   db: Database,
   principalId: string,
 ): Promise<{ totp: number; webauthn: number }> {
-  return db.transaction(async (tx) => {
-    await tx.query("DELETE FROM credentials WHERE principal_id = $1 AND type = 'totp' AND NOT active AND NOT revoked", [
-      principalId,
-    ]);
-    const r = await tx.query<{ type: 'totp' | 'webauthn' }>(
-      `UPDATE credentials SET revoked = true, revoked_at = now(), revoked_reason = 'admin_reset', updated_at = now()
-        WHERE principal_id = $1 AND type IN ('totp', 'webauthn') AND NOT revoked RETURNING type`,
-      [principalId],
-    );
-    await tx.query('DELETE FROM mfa_recovery_codes WHERE principal_id = $1', [principalId]);
-    await tx.query('DELETE FROM mfa_pending WHERE principal_id = $1', [principalId]);
-    return {
-      totp: r.rows.filter((x) => x.type === 'totp').length,
-      webauthn: r.rows.filter((x) => x.type === 'webauthn').length,
-    };
-  });
+  return db.transaction((tx) => revokeSecondFactors(tx, principalId));
 }

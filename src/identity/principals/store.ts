@@ -312,20 +312,23 @@ export async function setPrincipalActive(
   id: string,
   active: boolean,
 ): Promise<PrincipalView | undefined> {
-  const found = await db.transaction(async (tx) => {
-    const r = await tx.query<{ type: string }>(
-      'UPDATE principals SET active = $2, updated_at = now() WHERE id = $1 RETURNING type',
+  const found = await db.transaction((tx) => applyPrincipalActive(tx, id, active));
+  return found ? findPrincipal(db, id) : undefined;
+}
+
+/** setPrincipalActive inside the caller's transaction (one that records the change with it); false for no such principal. */
+export async function applyPrincipalActive(tx: Queryable, id: string, active: boolean): Promise<boolean> {
+  const r = await tx.query<{ type: string }>(
+    'UPDATE principals SET active = $2, updated_at = now() WHERE id = $1 RETURNING type',
+    [id, active],
+  );
+  const row = r.rows[0];
+  if (!row) return false;
+  if (!active) await tx.query('DELETE FROM login_sessions WHERE principal_id = $1', [id]);
+  if (row.type === 'application')
+    await tx.query(
+      'UPDATE oauth_apps SET active = $2, revoked_at = CASE WHEN $2 THEN NULL ELSE now() END, updated_at = now() WHERE principal_id = $1',
       [id, active],
     );
-    const row = r.rows[0];
-    if (!row) return false;
-    if (!active) await tx.query('DELETE FROM login_sessions WHERE principal_id = $1', [id]);
-    if (row.type === 'application')
-      await tx.query(
-        'UPDATE oauth_apps SET active = $2, revoked_at = CASE WHEN $2 THEN NULL ELSE now() END, updated_at = now() WHERE principal_id = $1',
-        [id, active],
-      );
-    return true;
-  });
-  return found ? findPrincipal(db, id) : undefined;
+  return true;
 }

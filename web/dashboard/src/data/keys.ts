@@ -40,6 +40,10 @@ export const keys = {
   identity: {
     all: ['identity'] as const,
     applications: () => ['identity', 'applications'] as const,
+    application: (id: string) => ['identity', 'applications', id] as const,
+    scopes: () => ['identity', 'scopes'] as const,
+    people: () => ['identity', 'people'] as const,
+    person: (id: string) => ['identity', 'people', id] as const,
   },
   /** A widget's rows: where it is drawn (a dashboard, a public link), the widget, and what its rows depend on. */
   widgetRun: (scope: string, widgetId: string, reloadKey: string) => ['runs', scope, widgetId, reloadKey] as const,

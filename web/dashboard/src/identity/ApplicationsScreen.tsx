@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Pager } from '../admin/Pager.tsx';
+import { Link } from '../app/router.tsx';
 import { SafeLink } from '../app/SafeLink.tsx';
 import { useScreen } from '../app/useTitle.ts';
 import { WideTable } from '../app/WideTable.tsx';
@@ -18,7 +19,8 @@ const TYPES: Record<ApiApplication['app_type'], string> = {
 
 /**
  * Identity's applications: every app registered at the identity service, searched by name or client id, a page at a
- * time. Names, descriptions and URLs are whatever their authors typed: shown as text, a URL a link only when safe.
+ * time, each name opening the app's page; "Register an application" opens the form. Names, descriptions and URLs are
+ * whatever their authors typed: shown as text, a URL a link only when safe.
  */
 export default function ApplicationsScreen() {
   useScreen('Applications');
@@ -56,6 +58,11 @@ export default function ApplicationsScreen() {
           </p>
         </form>
       </search>
+      <p>
+        <Link to="applicationNew" className="button">
+          Register an application
+        </Link>
+      </p>
       <p role="status" className="status">
         {count === undefined
           ? ''
@@ -88,7 +95,9 @@ export default function ApplicationsScreen() {
               {pages.items.map((a) => (
                 <tr key={a.id}>
                   <th scope="row">
-                    {a.name}
+                    <Link to="application" params={{ id: a.id }}>
+                      {a.name}
+                    </Link>
                     {a.description && <span className="hint block">{a.description}</span>}
                   </th>
                   <td>

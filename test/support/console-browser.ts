@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { assertAccessible } from './axe.ts';
+import type { LinkedPlatform } from './linked-platform.ts';
+
+/**
+ * What the console's Chromium tests share (test/dashboard/web-console-*.test.ts): the platform's first owner made at
+ * the dashboard's first run, pages that report every script error, CSP violation and dialog, the one sign-in, a caller
+ * of identity's management API, and screenshots under test-artifacts/console/.
+ */
+export const ARTIFACTS = new URL('../../test-artifacts/console/', import.meta.url);
+export const OWNER = { email: 'olga@acme.example', name: 'Olga Owner', password: 'a long enough passphrase' };
+export const HOSTILE_NAME = '<img src=x onerror=window.__pwned=1>';
+export const HOSTILE_URL = 'javascript:window.__pwned=2';
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: new URL(`${name}.png`, ARTIFACTS).pathname, fullPage: true });
+}
+
+/** The dashboard's first run: the tenant Acme and its owner, who holds every console right at identity. */
+export async function makeOwner(p: LinkedPlatform): Promise<void> {
+  const setup = await fetch(`${p.url.dashboard}/api/v1/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      tenantName: 'Acme',
+      tenantSlug: 'acme',
+      email: OWNER.email,
+      name: OWNER.name,
+      password: OWNER.password,
+      passwordConfirmation: OWNER.password,
+    }),
+  });
+  assert.equal(setup.status, 201, await setup.text());
+}
+
+/** identity's management API with IDENTITY_ADMIN_TOKEN: the status and the JSON body (none for a 204). */
+export function identityCaller(p: () => LinkedPlatform, adminToken: string) {
+  return async (path: string, init: { method?: string; body?: unknown } = {}) => {
+    const r = await fetch(`${p().url.identity}/api/v1${path}`, {
+      method: init.method ?? 'GET',
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+    });
+    return { status: r.status, body: r.status === 204 ? undefined : ((await r.json()) as any) };
+  };
+}
+
+/** A page in a fresh context that reports script errors, CSP violations and dialogs into `problems` (none may happen). */
+export async function openPage(
+  browser: Browser,
+  problems: string[],
+  options: { viewport?: { width: number; height: number }; clipboardOrigin?: string } = {},
+): Promise<Page> {
+  const context = await browser.newContext({
+    reducedMotion: 'reduce',
+    viewport: options.viewport ?? { width: 1280, height: 900 },
+  });
+  if (options.clipboardOrigin)
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: options.clipboardOrigin });
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/401|403|404|Failed to load resource/.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(String(e)));
+  page.on('dialog', (d) => {
+    problems.push(`a dialog opened: ${d.message()}`);
+    void d.dismiss();
+  });
+  return page;
+}
+
+/** The dashboard's sign-in through identity's page; the console then signs in at identity by itself. */
+export async function signIn(
+  page: Page,
+  p: LinkedPlatform,
+  who: { email: string; password: string; name: string } = OWNER,
+): Promise<void> {
+  await page.goto(p.url.dashboard!);
+  await page.getByRole('link', { name: 'Sign in with the platform account' }).click();
+  await page.getByLabel('Email address').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: `Welcome, ${who.name}` }).waitFor();
+  await page.waitForFunction(() => localStorage.getItem('console.session') !== null);
+  await page.getByRole('heading', { level: 1, name: `Welcome, ${who.name}` }).waitFor();
+}
+
+/** Nothing a hostile text carried ran: no flag set, no element made from a name. */
+export async function assertNothingRan(page: Page): Promise<void> {
+  assert.equal(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned), undefined);
+  assert.equal(await page.locator('main img, main script').count(), 0, 'no element came from a name');
+  assert.equal(await page.locator('a[href^="javascript"]').count(), 0, 'no javascript: link');
+}
+
+/** Light and dark at 320 px: axe finds nothing and the page does not scroll sideways; a screenshot of each. */
+export async function assertNarrowBothSchemes(page: Page, what: string, shot: string): Promise<void> {
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 320, height: 800 });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await assertAccessible(page, `${what} at 320 px, ${scheme}`);
+    // What sticks out, to name in the failure: elements, and text running out of its element.
+    const wide = (await page.evaluate(`(() => {
+      const found = [];
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n && found.length < 5; n = walker.nextNode()) {
+        const range = document.createRange();
+        range.selectNodeContents(n);
+        if (range.getBoundingClientRect().right > 321 && !n.parentElement?.closest('.table-wide'))
+          found.push(n.parentElement?.tagName.toLowerCase() + ': ' + (n.textContent ?? '').slice(0, 40));
+      }
+      return found;
+    })()`)) as string[];
+    assert.equal(
+      await page.evaluate('document.documentElement.scrollWidth'),
+      320,
+      `${what}: no sideways scrolling (${wide.join(' | ')})`,
+    );
+    await screenshot(page, `${shot}-320-${scheme}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  if (size) await page.setViewportSize(size);
+}
+
+/** The element that has the focus: its tag, id, text and whether it is inside an open dialog. */
+export function focused(
+  page: Page,
+): Promise<{ tag: string; id: string; text: string; name: string; inDialog: boolean }> {
+  return page.evaluate(`(() => {
+    const el = document.activeElement;
+    return {
+      tag: el ? el.tagName.toLowerCase() : '',
+      id: el?.id ?? '',
+      text: (el?.textContent ?? '').trim(),
+      name: el?.getAttribute('aria-label') ?? '',
+      inDialog: Boolean(el?.closest('dialog[open]')),
+    };
+  })()`);
+}

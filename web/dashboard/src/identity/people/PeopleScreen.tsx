@@ -1,0 +1,94 @@
+import { useState, type FormEvent } from 'react';
+import { Pager } from '../../admin/Pager.tsx';
+import { when } from '../../admin/format.ts';
+import { Link } from '../../app/router.tsx';
+import { useScreen } from '../../app/useTitle.ts';
+import { WideTable } from '../../app/WideTable.tsx';
+import { messageOf } from '../../data/errors.ts';
+import { keys } from '../../data/keys.ts';
+import { useCursorPages } from '../../data/paging.ts';
+import { identityApi } from '../api.ts';
+import type { ApiPerson } from './types.ts';
+import '../identity.css';
+
+/**
+ * The people identity knows, in name order, searched by any part of a name or an email, a page at a time; each opens
+ * the person's page. Names are whatever people typed: text only.
+ */
+export default function PeopleScreen() {
+  useScreen('People');
+  const [typed, setTyped] = useState('');
+  const [search, setSearch] = useState<string>();
+  const pages = useCursorPages<ApiPerson>(keys.identity.people(), '/people', { q: search }, 25, identityApi.get);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setSearch(typed.trim() || undefined);
+  };
+  const count = pages.items?.length;
+  return (
+    <>
+      <h1>People</h1>
+      <search aria-label="People">
+        <form className="search" onSubmit={submit}>
+          <label htmlFor="people-search">Search people</label>
+          <input
+            id="people-search"
+            type="search"
+            value={typed}
+            maxLength={200}
+            aria-describedby="people-search-hint"
+            onChange={(e) => setTyped(e.target.value)}
+          />
+          <button type="submit">Search</button>
+          <p id="people-search-hint" className="hint">
+            Part of a name or an email address, in any case.
+          </p>
+        </form>
+      </search>
+      <p role="status" className="status">
+        {count === undefined
+          ? ''
+          : count === 0
+            ? search
+              ? `Nobody matches “${search}”.`
+              : 'Identity knows nobody yet.'
+            : `${count} ${count === 1 ? 'person' : 'people'}${pages.hasNext || pages.page > 1 ? ` on page ${pages.page}` : ''}${search ? ` matching “${search}”` : ''}.`}
+      </p>
+      {pages.error !== null && pages.error !== undefined && (
+        <p role="alert" className="error">
+          {messageOf(pages.error, 'the identity service could not be reached')}
+        </p>
+      )}
+      {pages.items && pages.items.length > 0 && (
+        <WideTable label="People">
+          <table>
+            <caption>People at identity{pages.page > 1 ? ` (page ${pages.page})` : ''}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Status</th>
+                <th scope="col">Last sign-in</th>
+              </tr>
+            </thead>
+            <tbody>
+              {pages.items.map((p) => (
+                <tr key={p.id}>
+                  <th scope="row" className="typed">
+                    <Link to="person" params={{ id: p.id }}>
+                      {p.display_name}
+                    </Link>
+                  </th>
+                  <td className="typed">{p.email}</td>
+                  <td>{p.active ? 'active' : 'deactivated'}</td>
+                  <td>{when(p.human?.last_login_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </WideTable>
+      )}
+      <Pager pages={pages} label="People" />
+    </>
+  );
+}
