@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { Timestamp } from '../../kit/schemas.ts';
 
 /** The JSON Schema of AuditResult (types.ts), for the OpenAPI document and the serialiser. Keep the two in step. */
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -7,7 +8,6 @@ const Int = Type.Integer();
 const Level = Type.Union([Type.Literal('A'), Type.Literal('AA'), Type.Literal('AAA')]);
 const Version = Type.Union([Type.Literal('2.0'), Type.Literal('2.1'), Type.Literal('2.2')]);
 const Provider = Type.Union([Type.Literal('openai'), Type.Literal('anthropic')]);
-const Instant = Type.String({ format: 'date-time' });
 const Impact = Type.Union([
   Type.Literal('critical'),
   Type.Literal('serious'),
@@ -219,6 +219,6 @@ export const AuditResultSchema = Type.Object({
       Type.Integer({ description: 'Elements listed at most per rule, page and outcome' }),
     ),
   }),
-  startedAt: Instant,
-  finishedAt: Instant,
+  startedAt: Timestamp,
+  finishedAt: Timestamp,
 });

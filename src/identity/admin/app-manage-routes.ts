@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { Timestamp } from '../../kit/schemas.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { decodeCursor, pageOf, pageQuery, toPage } from '../../kit/paging.ts';
@@ -56,7 +57,7 @@ const Rotate = Type.Object(
 );
 const Activity = Type.Object(
   {
-    at: Type.String({ format: 'date-time' }),
+    at: Timestamp,
     event: Type.Union([Type.Literal('issued'), Type.Literal('refreshed'), Type.Literal('revoked')]),
     token_id: Uuid,
     token_kind: Type.Union([

@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Timestamp } from '../../kit/schemas.ts';
 import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { App } from '../../kit/app.ts';
@@ -13,7 +14,6 @@ import { MARKET } from '../access/rules.ts';
 import { createSubscription, findSubscription, updateSubscription } from './subscription-store.ts';
 import type { PLAN_TIERS, SUBSCRIPTION_STATUSES } from './subscription-transitions.ts';
 
-const Time = Type.String({ format: 'date-time' });
 const Plan = Type.Union([
   Type.Literal('free'),
   Type.Literal('starter'),
@@ -39,21 +39,21 @@ const SubscriptionOut = Type.Object({
   organization_id: Uuid,
   plan_tier: Plan,
   status: Status,
-  current_period_start: Nullable(Time),
-  current_period_end: Nullable(Time),
+  current_period_start: Nullable(Timestamp),
+  current_period_end: Nullable(Timestamp),
   payment_subscription_id: Nullable(Type.String()),
   payment_customer_id: Nullable(Type.String()),
   cancel_at_period_end: Type.Boolean(),
-  created_at: Time,
-  updated_at: Time,
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 const PaymentId = Type.String({ minLength: 1, maxLength: 255 });
 const NewSubscription = Type.Object(
   {
     plan_tier: Type.Optional(Plan),
     status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('trialing')])),
-    current_period_start: Type.Optional(Time),
-    current_period_end: Type.Optional(Time),
+    current_period_start: Type.Optional(Timestamp),
+    current_period_end: Type.Optional(Timestamp),
     payment_subscription_id: Type.Optional(PaymentId),
     payment_customer_id: Type.Optional(PaymentId),
     cancel_at_period_end: Type.Optional(Type.Boolean()),
@@ -64,8 +64,8 @@ const SubscriptionChanges = Type.Object(
   {
     plan_tier: Type.Optional(Plan),
     status: Type.Optional(Status),
-    current_period_start: Type.Optional(Nullable(Time)),
-    current_period_end: Type.Optional(Nullable(Time)),
+    current_period_start: Type.Optional(Nullable(Timestamp)),
+    current_period_end: Type.Optional(Nullable(Timestamp)),
     payment_subscription_id: Type.Optional(Nullable(PaymentId)),
     payment_customer_id: Type.Optional(Nullable(PaymentId)),
     cancel_at_period_end: Type.Optional(Type.Boolean()),

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { Timestamp } from '../../kit/schemas.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { Scopes } from '../api/schemas.ts';
@@ -6,11 +7,10 @@ import type { PrincipalView } from '../principals/view.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import { createApiKey, createKeypair, type CredentialView } from './store.ts';
 
-const Time = Type.String({ format: 'date-time' });
 const Common = {
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   scopes: Type.Optional(Scopes),
-  expires_at: Type.Optional(Time),
+  expires_at: Type.Optional(Timestamp),
 };
 export const NewApiKey = Type.Object(
   { type: Type.Literal('api_key'), ...Common },

@@ -1,4 +1,5 @@
 import { ADMIN } from '../access/rules.ts';
+import { Timestamp } from '../../kit/schemas.ts';
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
@@ -12,7 +13,6 @@ import { setPassword } from '../principals/store.ts';
 import { findCredential, listCredentials, revokeCredential } from './store.ts';
 import { addCredential, keysChanged, NewApiKey, NewKeypair } from './new-credential.ts';
 
-const Time = Type.String({ format: 'date-time' });
 const CredentialOut = Type.Object(
   {
     id: Uuid,
@@ -36,14 +36,14 @@ const CredentialOut = Type.Object(
     key_id: Nullable(Type.String()),
     scopes: Type.Array(Type.String()),
     active: Type.Boolean(),
-    expires_at: Nullable(Time),
+    expires_at: Nullable(Timestamp),
     revoked: Type.Boolean(),
-    revoked_at: Nullable(Time),
+    revoked_at: Nullable(Timestamp),
     revoked_reason: Nullable(Type.String()),
-    last_used_at: Nullable(Time),
+    last_used_at: Nullable(Timestamp),
     last_used_ip: Nullable(Type.String()),
-    created_at: Time,
-    updated_at: Time,
+    created_at: Timestamp,
+    updated_at: Timestamp,
     webauthn_aaguid: Type.Optional(
       Nullable(Type.String({ description: "A passkey's authenticator model (AAGUID); null for other kinds." })),
     ),

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { Timestamp } from '../../kit/schemas.ts';
 import type { Database } from '../../kit/db.ts';
 import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import { ById, ByTime, Nullable, Uuid } from '../api/schemas.ts';
@@ -9,7 +10,6 @@ import { agentIdsOf, findApprovals, listExchanges, type Approval } from './store
 
 /** A person's agents, approvals and exchanges as the management API and the person's own API show them. */
 
-const Time = Type.String({ format: 'date-time' });
 export const ApprovalOut = Type.Object({
   status: Type.Union(
     [Type.Literal('pending'), Type.Literal('approved'), Type.Literal('denied'), Type.Literal('revoked')],
@@ -22,12 +22,12 @@ export const ApprovalOut = Type.Object({
   pending_scopes: Type.Array(Type.String(), {
     description: 'Scopes the agent asked for and the person has not yet approved.',
   }),
-  requested_at: Nullable(Time),
-  approved_at: Nullable(Time),
-  denied_at: Nullable(Time),
-  revoked_at: Nullable(Time),
+  requested_at: Nullable(Timestamp),
+  approved_at: Nullable(Timestamp),
+  denied_at: Nullable(Timestamp),
+  revoked_at: Nullable(Timestamp),
   revoked_reason: Nullable(Type.String()),
-  last_used_at: Nullable(Time),
+  last_used_at: Nullable(Timestamp),
 });
 const DelegatedTokenOut = Type.Object({
   id: Uuid,
@@ -38,8 +38,8 @@ const DelegatedTokenOut = Type.Object({
   scopes: Type.Array(Type.String()),
   audience: Type.Array(Type.String()),
   dpop_bound: Type.Boolean(),
-  created_at: Time,
-  expires_at: Time,
+  created_at: Timestamp,
+  expires_at: Timestamp,
 });
 const PersonAgentOut = Type.Object({
   agent: PrincipalOut,
@@ -51,7 +51,7 @@ const PersonAgentOut = Type.Object({
 export const PersonAgents = pageOf(PersonAgentOut);
 export const ExchangeOut = Type.Object({
   id: Uuid,
-  created_at: Time,
+  created_at: Timestamp,
   principal_id: Uuid,
   actor_id: Uuid,
   delegation_chain: Type.Array(Uuid),
@@ -61,7 +61,7 @@ export const ExchangeOut = Type.Object({
   outcome: Type.Union([Type.Literal('issued'), Type.Literal('refused')]),
   error: Nullable(Type.String({ description: 'The OAuth error of a refused exchange.' })),
   token_id: Nullable(Uuid),
-  expires_at: Nullable(Time),
+  expires_at: Nullable(Timestamp),
 });
 
 export function approvalOut(a: Approval | undefined): Static<typeof ApprovalOut> | null {

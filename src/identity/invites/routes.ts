@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { Timestamp } from '../../kit/schemas.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { callerOf } from '../../kit/auth/admin-guard.ts';
@@ -20,7 +21,6 @@ import {
   revokeInvite,
 } from './store.ts';
 
-const Time = Type.String({ format: 'date-time' });
 const Status = Type.Union([
   Type.Literal('pending'),
   Type.Literal('accepted'),
@@ -36,14 +36,14 @@ const InviteOut = Type.Object(
     role: Type.String(),
     status: Status,
     message: Nullable(Type.String()),
-    expires_at: Time,
-    accepted_at: Nullable(Time),
+    expires_at: Timestamp,
+    accepted_at: Nullable(Timestamp),
     accepted_by_principal_id: Nullable(Uuid),
     resend_count: Type.Integer(),
-    last_sent_at: Nullable(Time),
+    last_sent_at: Nullable(Timestamp),
     inviter_principal_id: Nullable(Uuid),
-    created_at: Time,
-    updated_at: Time,
+    created_at: Timestamp,
+    updated_at: Timestamp,
   },
   { description: 'An invitation; its token is never shown here.' },
 );

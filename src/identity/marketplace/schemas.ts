@@ -1,10 +1,10 @@
 import { Type, type Static } from 'typebox';
+import { Timestamp } from '../../kit/schemas.ts';
 import { JsonObject, Nullable, Uuid } from '../api/schemas.ts';
 import type { LISTING_STATUSES } from './listing-transitions.ts';
 import type { LICENSE_TYPES } from './license-store.ts';
 import type { PRICING_MODELS } from './listing-store.ts';
 
-const Time = Type.String({ format: 'date-time' });
 export const ListingStatus = Type.Union([
   Type.Literal('draft'),
   Type.Literal('pending_review'),
@@ -38,11 +38,11 @@ export const ListingOut = Type.Object({
   currency: Type.String(),
   status: ListingStatus,
   metadata: Nullable(JsonObject),
-  published_at: Nullable(Time),
+  published_at: Nullable(Timestamp),
   creator_org_id: Uuid,
   owner_id: Uuid,
-  created_at: Time,
-  updated_at: Time,
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 
 const Title = Type.String({ minLength: 1, maxLength: 200 });
@@ -93,14 +93,14 @@ export const LicenseOut = Type.Object({
   license_type: LicenseType,
   seats: Nullable(Type.Integer()),
   used_seats: Type.Integer(),
-  valid_from: Time,
-  valid_until: Nullable(Time),
+  valid_from: Timestamp,
+  valid_until: Nullable(Timestamp),
   payment_subscription_id: Nullable(Type.String()),
   listing_id: Uuid,
   organization_id: Uuid,
   purchased_by: Uuid,
-  created_at: Time,
-  updated_at: Time,
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 
 const Seats = Type.Integer({ minimum: 1, maximum: 1_000_000 });
@@ -115,8 +115,8 @@ export const NewLicense = Type.Object(
     ),
     license_type: Type.Optional(LicenseType),
     seats: Type.Optional(Seats),
-    valid_from: Type.Optional(Time),
-    valid_until: Type.Optional(Time),
+    valid_from: Type.Optional(Timestamp),
+    valid_until: Type.Optional(Timestamp),
     payment_subscription_id: Type.Optional(PaymentId),
   },
   { additionalProperties: false },
@@ -125,7 +125,7 @@ export const NewLicense = Type.Object(
 export const LicenseChanges = Type.Object(
   {
     seats: Type.Optional(Seats),
-    valid_until: Type.Optional(Nullable(Time)),
+    valid_until: Type.Optional(Nullable(Timestamp)),
     payment_subscription_id: Type.Optional(Nullable(PaymentId)),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -136,7 +136,7 @@ export const SeatOut = Type.Object({
   license_id: Uuid,
   principal_id: Uuid,
   assigned_by: Nullable(Uuid),
-  assigned_at: Time,
+  assigned_at: Timestamp,
 });
 export const NewSeat = Type.Object(
   {

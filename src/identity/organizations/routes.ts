@@ -1,4 +1,5 @@
 import { ADMIN } from '../access/rules.ts';
+import { Timestamp } from '../../kit/schemas.ts';
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
@@ -17,7 +18,6 @@ import {
   updateOrganization,
 } from './store.ts';
 
-const Time = Type.String({ format: 'date-time' });
 const OrgType = Type.Union([Type.Literal('personal'), Type.Literal('team'), Type.Literal('enterprise')]);
 const Url = Type.String({ maxLength: 2000 });
 
@@ -32,8 +32,8 @@ const OrganizationOut = Type.Object({
   settings: Nullable(JsonObject),
   active: Type.Boolean(),
   owner_principal_id: Nullable(Uuid),
-  created_at: Time,
-  updated_at: Time,
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 const MembershipOut = Type.Object({
   id: Uuid,
@@ -42,8 +42,8 @@ const MembershipOut = Type.Object({
   role: Type.String(),
   permissions: Nullable(Type.Array(Type.String())),
   active: Type.Boolean(),
-  created_at: Time,
-  updated_at: Time,
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 const Role = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' });
 const Permissions = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 200 });

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { Timestamp } from '../../kit/schemas.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { decodeCursor, pageOf, pageQuery, toPage } from '../../kit/paging.ts';
@@ -13,7 +14,6 @@ import { searchPeople } from './search.ts';
 import { resetPersonSecondFactors } from './second-factors.ts';
 import { endSession, listSessions, signOutEverywhere } from './sessions.ts';
 
-const Time = Type.String({ format: 'date-time' });
 const PeopleQuery = Type.Object(
   {
     ...pageQuery({ defaultLimit: 25, maxLimit: 100 }),
@@ -27,8 +27,8 @@ const PeopleQuery = Type.Object(
 const ByName = Type.Tuple([Type.String({ maxLength: 1000 }), Uuid]);
 const SessionOut = Type.Object({
   id: Uuid,
-  created_at: Time,
-  expires_at: Time,
+  created_at: Timestamp,
+  expires_at: Timestamp,
   client_ip: Nullable(Type.String()),
   user_agent: Nullable(Type.String()),
   provider: Nullable(Type.String({ description: 'The social provider it was signed in with, if any.' })),
@@ -43,7 +43,7 @@ const MembershipOut = Type.Object({
   role: Type.String(),
   permissions: Nullable(Type.Array(Type.String())),
   active: Type.Boolean(),
-  created_at: Time,
+  created_at: Timestamp,
 });
 const Params = Type.Object({ id: Uuid });
 

@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
+import { Timestamp } from '../../kit/schemas.ts';
 import { JsonObject, Nullable, Uuid } from '../api/schemas.ts';
 import type { Queryable } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { findPrincipal, type PrincipalView } from './view.ts';
 
 /** A principal as the management API shows it: the principal and the extension record its type selects. */
-const Time = Type.String({ format: 'date-time' });
 export const PrincipalType = Type.Union([
   Type.Literal('human'),
   Type.Literal('application'),
@@ -21,13 +21,13 @@ const HumanOut = Type.Object({
   locale: Nullable(Type.String()),
   timezone: Nullable(Type.String()),
   is_platform_admin: Type.Boolean(),
-  last_login_at: Nullable(Time),
-  email_verified_at: Nullable(Time),
+  last_login_at: Nullable(Timestamp),
+  email_verified_at: Nullable(Timestamp),
 });
 const ServiceOut = Type.Object({
   service_type: Type.String(),
   description: Nullable(Type.String()),
-  last_used_at: Nullable(Time),
+  last_used_at: Nullable(Timestamp),
   allowed_ips: Type.Array(Type.String()),
   created_by: Nullable(Uuid),
 });
@@ -55,8 +55,8 @@ export const PrincipalOut = Type.Object(
     allowed_scopes: Type.Array(Type.String()),
     metadata: Nullable(JsonObject),
     organization_id: Nullable(Uuid),
-    created_at: Time,
-    updated_at: Time,
+    created_at: Timestamp,
+    updated_at: Timestamp,
     email: Type.Optional(Type.String({ description: "A human's email (also in `human`)." })),
     is_platform_admin: Type.Optional(Type.Boolean()),
     human: Type.Optional(HumanOut),

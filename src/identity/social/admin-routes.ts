@@ -1,4 +1,5 @@
 import { ADMIN } from '../access/rules.ts';
+import { Timestamp } from '../../kit/schemas.ts';
 import { Type } from 'typebox';
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
@@ -8,17 +9,16 @@ import type { TypedScope } from '../api/scope.ts';
 import { existingPrincipal } from '../principals/out.ts';
 import { listExternalIdentities, removeExternalIdentity } from './account-links.ts';
 
-const Time = Type.String({ format: 'date-time' });
 const ExternalIdentityOut = Type.Object({
   id: Uuid,
   provider: Type.String(),
   subject: Type.String(),
   email: Nullable(Type.String()),
   email_verified: Type.Boolean(),
-  last_login_at: Nullable(Time),
+  last_login_at: Nullable(Timestamp),
   principal_id: Uuid,
-  created_at: Time,
-  updated_at: Time,
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 /** A principal's linked upstream accounts, under the management API (admin guard). */
 export async function registerExternalIdentityRoutes(scope: TypedScope, deps: { db: Database }): Promise<void> {
