@@ -159,6 +159,21 @@ export const ROUTES = {
     loading: 'Loading applications…',
     load: () => import('../identity/ApplicationsScreen.tsx'),
   }),
+  organizations: define({
+    path: '/identity/organizations',
+    params: {},
+    access: { right: 'identity' },
+    nav: 'Organizations',
+    loading: 'Loading organizations…',
+    load: () => import('../identity/orgs/OrganizationsScreen.tsx'),
+  }),
+  organization: define({
+    path: '/identity/organizations/:id',
+    params: { id: 'token' },
+    access: { right: 'identity' },
+    loading: 'Loading the organization…',
+    load: () => import('../identity/orgs/OrganizationScreen.tsx'),
+  }),
   publicDashboard: define({
     path: '/public/:token',
     params: { token: 'token' },

@@ -37,6 +37,14 @@ export const keys = {
   publicDashboard: (token: string) => ['public', token] as const,
   /** The console: its configuration, and each section's reads under the section's name. */
   console: { config: ['console', 'config'] as const },
+  /** Identity's organizations (under identity's root, so `keys.identity.all` covers them): the list, one, its people. */
+  organizations: {
+    all: ['identity', 'organizations'] as const,
+    list: () => ['identity', 'organizations', 'list'] as const,
+    one: (id: string) => ['identity', 'organizations', id] as const,
+    members: (id: string) => ['identity', 'organizations', id, 'members'] as const,
+    invites: (id: string) => ['identity', 'organizations', id, 'invites'] as const,
+  },
   identity: {
     all: ['identity'] as const,
     applications: () => ['identity', 'applications'] as const,
