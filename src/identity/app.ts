@@ -45,6 +45,7 @@ import { socialProviders } from './social/registry.ts';
 import { registerSocialLogin, signInButtons } from './social/routes.ts';
 import { registerLinkedAccounts } from './social/account-routes.ts';
 import { linkedScopes, registerConsole } from './console/register.ts';
+import { recordAdminChanges } from './admin-log/recorder.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -150,6 +151,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     });
     // Before any route is registered, so every route has it: a NUL in a field is a 400, never a database error (a 500).
     app.addHook('preValidation', refuseNul);
+    // Before any route too: every change through the management API and the marketplace goes to the change log.
+    recordAdminChanges(app, db);
     app.addHook('onClose', async () => {
       for (const t of timers) clearInterval(t);
       await bus?.close();

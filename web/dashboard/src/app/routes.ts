@@ -174,6 +174,14 @@ export const ROUTES = {
     loading: 'Loading the organization…',
     load: () => import('../identity/orgs/OrganizationScreen.tsx'),
   }),
+  changeLog: define({
+    path: '/identity/change-log',
+    params: {},
+    access: { right: 'identity' },
+    nav: 'Change log',
+    loading: 'Loading the change log…',
+    load: () => import('../identity/changes/ChangeLogScreen.tsx'),
+  }),
   publicDashboard: define({
     path: '/public/:token',
     params: { token: 'token' },

@@ -45,6 +45,8 @@ export const keys = {
     members: (id: string) => ['identity', 'organizations', id, 'members'] as const,
     invites: (id: string) => ['identity', 'organizations', id, 'invites'] as const,
   },
+  /** Identity's change log: a page list per filter. */
+  adminLog: ['identity', 'admin-log'] as const,
   identity: {
     all: ['identity'] as const,
     applications: () => ['identity', 'applications'] as const,
