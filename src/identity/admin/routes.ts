@@ -13,6 +13,7 @@ import { registerPrincipalRoutes } from '../principals/routes.ts';
 import { registerOrganizationRoutes } from '../organizations/routes.ts';
 import { registerOrganizationPeopleRoutes } from '../organizations/people-routes.ts';
 import { registerAdminLogRoutes } from '../admin-log/routes.ts';
+import { registerDelegationOverviewRoutes } from '../delegation/overview-routes.ts';
 import { registerCredentialRoutes } from '../credentials/routes.ts';
 import { registerInviteRoutes, type InviteDeps } from '../invites/routes.ts';
 import { registerDelegationAdminRoutes } from '../delegation/routes.ts';
@@ -178,6 +179,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       await registerOrganizationRoutes(scope, deps);
       await registerOrganizationPeopleRoutes(scope, deps);
       await registerAdminLogRoutes(scope, deps);
+      await registerDelegationOverviewRoutes(scope, deps);
       await registerCredentialRoutes(scope, deps);
       await registerInviteRoutes(scope, deps.invites);
       await registerDelegationAdminRoutes(scope, deps);

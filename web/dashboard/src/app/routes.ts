@@ -174,6 +174,14 @@ export const ROUTES = {
     loading: 'Loading the organization…',
     load: () => import('../identity/orgs/OrganizationScreen.tsx'),
   }),
+  agents: define({
+    path: '/identity/agents',
+    params: {},
+    access: { right: 'identity' },
+    nav: 'Agents',
+    loading: 'Loading agents…',
+    load: () => import('../identity/agents/AgentsScreen.tsx'),
+  }),
   changeLog: define({
     path: '/identity/change-log',
     params: {},

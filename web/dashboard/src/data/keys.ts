@@ -47,6 +47,8 @@ export const keys = {
   },
   /** Identity's change log: a page list per filter. */
   adminLog: ['identity', 'admin-log'] as const,
+  /** Who acts for whom at identity: a page list per filter. */
+  delegations: ['identity', 'delegations'] as const,
   identity: {
     all: ['identity'] as const,
     applications: () => ['identity', 'applications'] as const,
