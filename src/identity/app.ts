@@ -46,6 +46,7 @@ import { registerSocialLogin, signInButtons } from './social/routes.ts';
 import { registerLinkedAccounts } from './social/account-routes.ts';
 import { linkedScopes, registerConsole } from './console/register.ts';
 import { recordAdminChanges } from './admin-log/recorder.ts';
+import { registerSigningKeyRoutes } from './signing-keys/routes.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -329,6 +330,14 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     await registerPersonDelegationRoutes(app, { db, accounts });
     await registerMarketplace(app, { db });
     await registerConsole(app, { db, accounts, config, scopes });
+    await registerSigningKeyRoutes(app, {
+      db,
+      secretKey,
+      issuer: config.issuer,
+      propagationSeconds: config.keyRefreshSeconds,
+      reloadKeys,
+      bus,
+    });
     await registerStripeWebhook(app, { db, secrets: config.stripeWebhookSecrets });
 
     runtimes.set(app, { db, secretKey, clients, accounts, holder, scopes, reloadKeys, verifier });

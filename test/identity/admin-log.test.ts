@@ -295,7 +295,7 @@ test('describeChange names a change from its route, and redact hides texts named
       body: undefined,
       answer: () => ({ kid: 'k2' }),
     }),
-    { action: 'signing-key.rotate', target: { type: 'signing-key', id: 'unknown' }, details: {} },
+    { action: 'signing-key.rotate', target: { type: 'signing-key', id: 'k2' }, details: {} },
   );
   assert.deepEqual(
     describeChange({

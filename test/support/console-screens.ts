@@ -118,7 +118,14 @@ export async function startConsole(label: string): Promise<ConsoleHarness> {
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await assertAccessible(page, `${what} at 320 px, ${scheme}`);
-      assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 320, `${what}: no sideways scrolling`);
+      const wide = await page.evaluate(
+        `[...document.querySelectorAll('body *')].filter((e) => (e.getBoundingClientRect().right > 321 || e.scrollWidth > e.clientWidth + 1) && !e.closest('.table-wide') && getComputedStyle(e).overflowX === 'visible').slice(0, 3).map((e) => e.tagName + '.' + e.className + ': ' + (e.textContent ?? '').slice(0, 40))`,
+      );
+      assert.equal(
+        await page.evaluate('document.documentElement.scrollWidth'),
+        320,
+        `${what}: no sideways scrolling (${JSON.stringify(wide)})`,
+      );
       await screenshot(page, `${shot}-320-${scheme}`);
     }
     await page.emulateMedia({ colorScheme: 'light' });

@@ -57,11 +57,15 @@ export function redact(value: unknown, depth = 0): unknown {
   );
 }
 
-/** The id a create answered: its own, or that of the one object it wraps (`{application: {...}, client_secret}`). */
+/**
+ * The id a change answered, for a target the path does not name (a create, a key rotation): its own (`id`, or a key's
+ * `kid`), or that of the one object it wraps (`{application: {...}, client_secret}`).
+ */
 function createdId(answer: unknown): string | undefined {
   if (!answer || typeof answer !== 'object') return undefined;
   const a = answer as Record<string, unknown>;
   if (typeof a.id === 'string' || typeof a.id === 'number') return String(a.id);
+  if (typeof a.kid === 'string') return a.kid;
   for (const v of Object.values(a))
     if (v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string') return (v as { id: string }).id;
   return undefined;
@@ -95,7 +99,7 @@ export function describeChange(input: {
   verb ??= METHOD_VERBS[input.method] ?? input.method.toLowerCase();
   if (input.body && typeof input.body === 'object' && !Array.isArray(input.body))
     Object.assign(details, redact(input.body) as Record<string, unknown>);
-  const created = verb === 'create' ? createdId(input.answer()) : undefined;
+  const created = verb === 'create' || targetId === undefined ? createdId(input.answer()) : undefined;
   if (targetId === undefined) targetId = created;
   else if (created !== undefined && nouns.length > 1)
     details[`${nouns[nouns.length - 1]!.replace(/-/g, '_')}_id`] = created;

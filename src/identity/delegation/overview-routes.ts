@@ -11,7 +11,13 @@ import { listDelegations } from './overview-store.ts';
 import { approve, deny, findApproval } from './store.ts';
 
 const Status = Type.Union(
-  ['pending', 'approved', 'denied', 'revoked', 'none'].map((s) => Type.Literal(s)),
+  [
+    Type.Literal('pending'),
+    Type.Literal('approved'),
+    Type.Literal('denied'),
+    Type.Literal('revoked'),
+    Type.Literal('none'),
+  ],
   { description: 'none: an agent bound to the person that has asked nothing yet (or needs no approval).' },
 );
 const DelegationOut = Type.Object({
@@ -75,7 +81,7 @@ export async function registerDelegationOverviewRoutes(scope: AdminScope, deps: 
     async (request) => {
       const q = request.query;
       const rows = await listDelegations(deps.db, {
-        status: q.status as Parameters<typeof listDelegations>[1]['status'],
+        status: q.status,
         personId: q.person_id,
         text: q.q,
         after: decodeCursor(q.cursor, Position),

@@ -182,6 +182,14 @@ export const ROUTES = {
     loading: 'Loading agents…',
     load: () => import('../identity/agents/AgentsScreen.tsx'),
   }),
+  signingKeys: define({
+    path: '/identity/signing-keys',
+    params: {},
+    access: { right: 'identity' },
+    nav: 'Signing keys',
+    loading: 'Loading signing keys…',
+    load: () => import('../identity/keys/SigningKeysScreen.tsx'),
+  }),
   changeLog: define({
     path: '/identity/change-log',
     params: {},

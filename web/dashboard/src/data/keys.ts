@@ -49,6 +49,8 @@ export const keys = {
   adminLog: ['identity', 'admin-log'] as const,
   /** Who acts for whom at identity: a page list per filter. */
   delegations: ['identity', 'delegations'] as const,
+  /** Identity's signing keys. */
+  signingKeys: ['identity', 'signing-keys'] as const,
   identity: {
     all: ['identity'] as const,
     applications: () => ['identity', 'applications'] as const,
