@@ -190,6 +190,21 @@ export const ROUTES = {
     loading: 'Loading signing keys…',
     load: () => import('../identity/keys/SigningKeysScreen.tsx'),
   }),
+  marketplace: define({
+    path: '/identity/marketplace',
+    params: {},
+    access: { right: 'identity' },
+    nav: 'Marketplace',
+    loading: 'Loading the marketplace…',
+    load: () => import('../identity/market/MarketplaceScreen.tsx'),
+  }),
+  license: define({
+    path: '/identity/marketplace/licenses/:id',
+    params: { id: 'token' },
+    access: { right: 'identity' },
+    loading: 'Loading the license…',
+    load: () => import('../identity/market/LicenseScreen.tsx'),
+  }),
   changeLog: define({
     path: '/identity/change-log',
     params: {},

@@ -51,6 +51,15 @@ export const keys = {
   delegations: ['identity', 'delegations'] as const,
   /** Identity's signing keys. */
   signingKeys: ['identity', 'signing-keys'] as const,
+  /** identity's marketplace: listings, licenses with their seats, and organizations' subscriptions. */
+  market: {
+    listings: ['identity', 'listings'] as const,
+    listing: (id: string) => ['identity', 'listings', id] as const,
+    licenses: ['identity', 'licenses'] as const,
+    license: (id: string) => ['identity', 'licenses', id] as const,
+    seats: (id: string) => ['identity', 'licenses', id, 'seats'] as const,
+    subscription: (orgId: string) => ['identity', 'organizations', orgId, 'subscription'] as const,
+  },
   identity: {
     all: ['identity'] as const,
     applications: () => ['identity', 'applications'] as const,

@@ -11,6 +11,7 @@ import { identityApi } from '../api.ts';
 import { ORG_TYPES, type ApiOrganization } from './api.ts';
 import { InvitesPanel } from './InvitesPanel.tsx';
 import { MembersPanel } from './MembersPanel.tsx';
+import { SubscriptionPanel } from '../market/SubscriptionPanel.tsx';
 
 /** One organization: what it is, deactivating or reactivating it, its members and their roles, and its invitations. */
 export default function OrganizationScreen({ id }: { id: string }) {
@@ -123,6 +124,7 @@ export default function OrganizationScreen({ id }: { id: string }) {
       )}
       <MembersPanel org={o} />
       <InvitesPanel org={o} />
+      <SubscriptionPanel org={o} />
     </>
   );
 }
