@@ -68,6 +68,8 @@ describe('the console: identity marketplace', () => {
     await page.getByRole('heading', { level: 1, name: 'Marketplace' }).waitFor();
     await statusSays(page, '2 listings waiting for review.');
     const listings = page.getByRole('table', { name: 'Listings: waiting for review' });
+    // The sellers' names arrive after the listings (one read per organization).
+    await listings.getByRole('link', { name: 'Acme Tools' }).first().waitFor();
     const text = (await listings.textContent()) ?? '';
     assert.match(text, /Reports Pro.*Acme Tools.*app.*\$12\.50.*Per seat.*Waiting for review/);
     assert.match(text, /<script>window\.__pwned=3<\/script>.*javascript:window\.__pwned=2/);
