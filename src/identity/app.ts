@@ -1,4 +1,6 @@
 import type { Redis } from 'ioredis';
+import { recordAdminChanges } from './admin-log/recorder.ts';
+import { registerSigningKeyRoutes } from './signing-keys/routes.ts';
 import type { TokenVerifier } from '../kit/auth/admin-guard.ts';
 import { createApp, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
@@ -84,6 +86,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     });
     // Before any route is registered, so every route has it: a NUL in a field is a 400, never a database error (a 500).
     app.addHook('preValidation', refuseNul);
+    // Before any route too: every change through the management API and the marketplace goes to the change log.
+    recordAdminChanges(app, db);
     app.addHook('onClose', async () => {
       for (const t of held.timers) clearInterval(t);
       await held.bus?.close();
@@ -93,6 +97,14 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     held.bus = a.bus;
     const provider = await startProvider(a);
     const verifier = await registerRoutes(a, provider, access);
+    await registerSigningKeyRoutes(app, {
+      db,
+      secretKey: config.secretKey,
+      issuer: config.issuer,
+      propagationSeconds: config.keyRefreshSeconds,
+      reloadKeys: provider.reloadKeys,
+      bus: a.bus,
+    });
     const { clients, accounts, scopes } = a;
     runtimes.set(app, {
       db,

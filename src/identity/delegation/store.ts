@@ -78,8 +78,16 @@ export async function requestApproval(
   );
 }
 
-/** The person (or an admin) approves the pending request: its scopes join the approved ones. False when nothing is pending. */
-export async function approve(db: Queryable, principalId: string, agentId: string, by: string): Promise<boolean> {
+/**
+ * The person (or an admin) approves the pending request: its scopes join the approved ones. `by` is who approved (null:
+ * the service's admin token, which is no principal). False when nothing is pending.
+ */
+export async function approve(
+  db: Queryable,
+  principalId: string,
+  agentId: string,
+  by: string | null,
+): Promise<boolean> {
   const r = await db.query(
     `UPDATE agent_approvals SET
        scopes = (SELECT coalesce(jsonb_agg(DISTINCT s), '[]'::jsonb) FROM jsonb_array_elements_text(scopes || pending_scopes) s),

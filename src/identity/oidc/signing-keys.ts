@@ -1,6 +1,7 @@
 import { exportJWK, generateKeyPair, calculateJwkThumbprint, type JWK } from 'jose';
 import type { Database, Queryable } from '../../kit/db.ts';
 import { openSealedString, seal } from '../../kit/crypto.ts';
+import { isoUtc } from '../../kit/sql.ts';
 
 const CONTEXT = 'identity.signing_key';
 
@@ -46,7 +47,9 @@ export async function loadSigningKeys(db: Database, secretKey: Buffer): Promise<
     privateKeys: rows.map(
       (r) => JSON.parse(openSealedString(secretKey, r.private_jwk_sealed, `${CONTEXT}.${r.kid}`)) as JWK,
     ),
-    version: rows.map((r) => `${r.kid}:${r.retired_at ?? ''}`).join(','),
+    // The order is part of the version: the signing key changes when a staged retirement comes due, not only when
+    // a row does.
+    version: rows.map((r) => `${r.kid}:${r.active}:${r.retired_at ?? ''}`).join(','),
   };
 }
 
@@ -54,28 +57,52 @@ interface KeyRow {
   kid: string;
   private_jwk_sealed: string;
   retired_at: string | null;
+  active: boolean;
 }
 
+/**
+ * The published keys, the signing key first. A key signs while it is not retired (`retired_at` empty or still ahead);
+ * of those, the one retiring soonest signs, so a key added by a staged rotation waits, published, until the key before
+ * it retires. Then the other active keys, then the retired ones still published, newest first.
+ */
 function publishedRows(db: Database): Promise<KeyRow[]> {
   return db
     .query<KeyRow>(
-      `SELECT kid, private_jwk_sealed, retired_at::text AS retired_at FROM signing_keys
+      `SELECT kid, private_jwk_sealed, retired_at::text AS retired_at, (retired_at IS NULL OR retired_at > now()) AS active
+         FROM signing_keys
         WHERE publish_until IS NULL OR publish_until > now()
-        ORDER BY (retired_at IS NULL) DESC, created_at DESC`,
+        ORDER BY (retired_at IS NULL OR retired_at > now()) DESC,
+                 CASE WHEN retired_at > now() THEN retired_at END ASC NULLS LAST, created_at DESC`,
     )
     .then((r) => r.rows);
 }
 
-/** The new key signs from now on; the previous ones stay in the JWKS until what they signed has expired. */
-export async function rotateSigningKeys(db: Database, secretKey: Buffer): Promise<{ kid: string; retired: string[] }> {
+/**
+ * Adds a key and retires the signing one. With `propagationSeconds` 0 (the command line) the new key signs from now
+ * on. Otherwise the rotation is staged: the new key is published at once, and the current one keeps signing for
+ * `propagationSeconds` (IDENTITY_KEY_REFRESH_SECONDS: by then every instance has reloaded and serves the new key in
+ * its JWKS, so no instance signs with a key another does not publish yet). A retired key stays published until what
+ * it signed has expired, counted from the last reload that may still have signed with it.
+ */
+export async function rotateSigningKeys(
+  db: Database,
+  secretKey: Buffer,
+  options: { propagationSeconds?: number } = {},
+): Promise<{ kid: string; retired: string[]; signsFrom: string }> {
+  const wait = options.propagationSeconds ?? 0;
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['identity.signing_keys']);
     const retired = await tx.query<{ kid: string }>(
-      `UPDATE signing_keys SET retired_at = now(), publish_until = now() + make_interval(secs => $1)
+      `UPDATE signing_keys SET retired_at = now() + make_interval(secs => $2),
+              publish_until = now() + make_interval(secs => $1 + 2 * $2)
         WHERE retired_at IS NULL RETURNING kid`,
-      [RETIRED_KEY_PUBLISH_SECONDS],
+      [RETIRED_KEY_PUBLISH_SECONDS, wait],
     );
     const kid = await newKey(tx, secretKey);
-    return { kid, retired: retired.rows.map((r) => r.kid) };
+    const at = await tx.query<{ signs_from: string }>(
+      `SELECT ${isoUtc('(now() + make_interval(secs => $1))')} AS signs_from`,
+      [wait],
+    );
+    return { kid, retired: retired.rows.map((r) => r.kid), signsFrom: at.rows[0]!.signs_from };
   });
 }

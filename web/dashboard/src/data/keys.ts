@@ -37,6 +37,29 @@ export const keys = {
   publicDashboard: (token: string) => ['public', token] as const,
   /** The console: its configuration, and each section's reads under the section's name. */
   console: { config: ['console', 'config'] as const },
+  /** Identity's organizations (under identity's root, so `keys.identity.all` covers them): the list, one, its people. */
+  organizations: {
+    all: ['identity', 'organizations'] as const,
+    list: () => ['identity', 'organizations', 'list'] as const,
+    one: (id: string) => ['identity', 'organizations', id] as const,
+    members: (id: string) => ['identity', 'organizations', id, 'members'] as const,
+    invites: (id: string) => ['identity', 'organizations', id, 'invites'] as const,
+  },
+  /** Identity's change log: a page list per filter. */
+  adminLog: ['identity', 'admin-log'] as const,
+  /** Who acts for whom at identity: a page list per filter. */
+  delegations: ['identity', 'delegations'] as const,
+  /** Identity's signing keys. */
+  signingKeys: ['identity', 'signing-keys'] as const,
+  /** identity's marketplace: listings, licenses with their seats, and organizations' subscriptions. */
+  market: {
+    listings: ['identity', 'listings'] as const,
+    listing: (id: string) => ['identity', 'listings', id] as const,
+    licenses: ['identity', 'licenses'] as const,
+    license: (id: string) => ['identity', 'licenses', id] as const,
+    seats: (id: string) => ['identity', 'licenses', id, 'seats'] as const,
+    subscription: (orgId: string) => ['identity', 'organizations', orgId, 'subscription'] as const,
+  },
   identity: {
     all: ['identity'] as const,
     applications: () => ['identity', 'applications'] as const,
