@@ -196,8 +196,10 @@ describe('the console: registering and managing an application', () => {
     assert.deepEqual(
       changes.rows.map((c) => `${c.actor_kind} ${c.action}`),
       [
+        'person application.create',
         'person application.update',
         'person application.secret_rotate',
+        'person application.secret.revoke',
         'person application.deactivate',
         'person application.activate',
       ],

@@ -247,8 +247,11 @@ describe('the console: finding and managing a person', () => {
         'console_rights.set',
         'console_rights.set',
         'login_session.end',
+        'principal.consent.delete',
         'second_factors.reset',
         'login_sessions.end_all',
+        'principal.deactivate',
+        'principal.activate',
       ],
     );
     await assertNothingRan(page);
