@@ -6,17 +6,6 @@ import { actorOf, recordAdminChange, type Actor } from '../console/admin-changes
 import { marketCaller } from '../access/market.ts';
 import { describeChange } from './describe.ts';
 
-/** Changes whose route writes its own record, in the change's transaction and with the value before (rights-store.ts). */
-const RECORDED_BY_THEIR_ROUTE = new Set([
-  'setConsoleRights',
-  'updateApplication',
-  'deactivateApplication',
-  'activateApplication',
-  'rotateApplicationSecret',
-  'endPrincipalSession',
-  'signOutPrincipalEverywhere',
-  'resetSecondFactors',
-]);
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function actorFor(request: FastifyRequest, kind: string): Actor {
@@ -45,13 +34,21 @@ const parsed = (payload: unknown) => () => {
  * The record is written after the change's own transaction: a failure to write it is logged as an error and the
  * answer still goes out (the change is made; saying it failed would be false).
  */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route records its change in admin_changes itself (console/admin-changes.ts); the hook leaves it alone. */
+    recordsOwnChange?: boolean;
+  }
+}
+
 export function recordAdminChanges(app: App, db: Database): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (READS.has(request.method) || reply.statusCode < 200 || reply.statusCode >= 300) return payload;
     const rule = accessOf(request.routeOptions.config);
     if (rule?.kind !== 'admin' && rule?.kind !== 'market') return payload;
+    // A route that writes its own record, in the change's transaction and with the value before, says so.
+    if (request.routeOptions.config.recordsOwnChange) return payload;
     const operationId = (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
-    if (operationId && RECORDED_BY_THEIR_ROUTE.has(operationId)) return payload;
     let action = operationId ?? request.routeOptions.url ?? 'unknown';
     try {
       const change = describeChange({

@@ -117,7 +117,7 @@ export async function registerAppManagementRoutes(scope: AdminScope, deps: AppMa
   scope.patch(
     '/applications/:id',
     {
-      config: { access: ADMIN },
+      config: { access: ADMIN, recordsOwnChange: true },
       schema: {
         operationId: 'updateApplication',
         tags,
@@ -145,7 +145,7 @@ export async function registerAppManagementRoutes(scope: AdminScope, deps: AppMa
     scope.post(
       `/applications/:id/${action}`,
       {
-        config: { access: ADMIN },
+        config: { access: ADMIN, recordsOwnChange: true },
         schema: {
           operationId: `${action}Application`,
           tags,
@@ -169,7 +169,7 @@ export async function registerAppManagementRoutes(scope: AdminScope, deps: AppMa
   scope.post(
     '/applications/:id/secrets/rotate',
     {
-      config: { access: ADMIN },
+      config: { access: ADMIN, recordsOwnChange: true },
       schema: {
         operationId: 'rotateApplicationSecret',
         tags,

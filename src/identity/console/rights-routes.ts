@@ -61,7 +61,7 @@ export async function registerConsoleRights(app: App, deps: ConsoleRightsDeps): 
       scope.put(
         '/principals/:id/console-rights',
         {
-          config: { access: ADMIN },
+          config: { access: ADMIN, recordsOwnChange: true },
           schema: {
             operationId: 'setConsoleRights',
             tags: ['management'],

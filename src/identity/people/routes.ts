@@ -112,7 +112,7 @@ export async function registerPeopleRoutes(scope: AdminScope, deps: { db: Databa
   scope.delete(
     '/principals/:id/sessions/:sessionId',
     {
-      config: { access: ADMIN },
+      config: { access: ADMIN, recordsOwnChange: true },
       schema: {
         operationId: 'endPrincipalSession',
         tags,
@@ -132,7 +132,7 @@ export async function registerPeopleRoutes(scope: AdminScope, deps: { db: Databa
   scope.delete(
     '/principals/:id/sessions',
     {
-      config: { access: ADMIN },
+      config: { access: ADMIN, recordsOwnChange: true },
       schema: {
         operationId: 'signOutPrincipalEverywhere',
         tags,
@@ -156,7 +156,7 @@ export async function registerPeopleRoutes(scope: AdminScope, deps: { db: Databa
   scope.post(
     '/principals/:id/second-factors/reset',
     {
-      config: { access: ADMIN },
+      config: { access: ADMIN, recordsOwnChange: true },
       schema: {
         operationId: 'resetSecondFactors',
         tags,
