@@ -22,7 +22,7 @@ import { registerPersonDelegationRoutes } from '../delegation/person-routes.ts';
 import { registerConsentPages } from '../consent/page-routes.ts';
 import { registerSessionPages } from '../account/sessions-routes.ts';
 import { registerAccountPages } from '../account/routes.ts';
-import { smtpMailer } from '../invites/mailer.ts';
+import { inviteMailer } from '../invites/mailer.ts';
 import { registerInviteeRoutes } from '../invites/routes.ts';
 import { registerInvitePages } from '../invites/page-routes.ts';
 import { registerPasswordLinkPages } from '../password-links/page-routes.ts';
@@ -130,7 +130,7 @@ async function registerManagement(a: Assembly): Promise<void> {
   const { config, db } = a;
   const invites = {
     db,
-    mailer: smtpMailer(config.smtpUrl, config.mailFrom, a.log),
+    mailer: inviteMailer(a.mailer),
     inviteTtl: config.inviteTtl,
     inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
   };

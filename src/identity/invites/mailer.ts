@@ -1,6 +1,4 @@
-import nodemailer from 'nodemailer';
-import type { FastifyBaseLogger } from 'fastify';
-import { redactUrl } from '../../kit/logger.ts';
+import type { Mailer as KitMailer } from '../../kit/outbound/mail.ts';
 
 export interface InviteMail {
   to: string;
@@ -16,19 +14,12 @@ export interface Mailer {
   sendInvite(mail: InviteMail): Promise<boolean>;
 }
 
-/** Mail over SMTP (IDENTITY_SMTP_URL). The log names the recipient and the link with its token redacted, never the token. */
-export function smtpMailer(smtpUrl: string | undefined, from: string, log: FastifyBaseLogger): Mailer {
-  const transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : undefined;
+/** The invitation mail over the platform's SMTP mailer; the log names the link with its token redacted. */
+export function inviteMailer(mailer: KitMailer): Mailer {
   return {
-    async sendInvite(mail) {
-      const logged = { to: mail.to, link: redactUrl(mail.link) };
-      if (!transport) {
-        log.warn(logged, 'invite mail not sent: IDENTITY_SMTP_URL is not set');
-        return false;
-      }
+    sendInvite(mail) {
       const intro = `${mail.inviterName ?? 'Someone'} invited you to join ${mail.organizationName}.`;
-      await transport.sendMail({
-        from,
+      return mailer.send({
         to: mail.to,
         subject: `Invitation to join ${mail.organizationName}`,
         text: [
@@ -37,9 +28,8 @@ export function smtpMailer(smtpUrl: string | undefined, from: string, log: Fasti
           `Accept or decline: ${mail.link}`,
           `The invitation expires at ${mail.expiresAt}.`,
         ].join('\n'),
+        secretLinks: [mail.link],
       });
-      log.info(logged, 'invite mail sent');
-      return true;
     },
   };
 }
