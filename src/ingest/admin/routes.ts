@@ -14,6 +14,7 @@ import {
   PROJECT_ID_PATTERN,
   ProjectExistsError,
   ProjectInputError,
+  renameProject,
 } from '../projects/store.ts';
 import { ADMIN, ADMIN_SECURITY } from '../access.ts';
 import { refuseUnstorableInput } from './storable-input.ts';
@@ -120,6 +121,36 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: ApiKey
         },
         async (request) => {
           const project = await getProject(db, request.params.projectId);
+          if (!project) throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
+          return project;
+        },
+      );
+
+      admin.patch(
+        '/projects/:projectId',
+        {
+          config: { access: ADMIN },
+          schema: {
+            operationId: 'updateProject',
+            summary: 'Rename a project (its id, carried by every event, stays)',
+            tags: ['admin'],
+            security: ADMIN_SECURITY,
+            params: ProjectParams,
+            body: Type.Object(
+              { name: Type.String({ minLength: 1, maxLength: 200, description: 'Not blank (white space only)' }) },
+              { additionalProperties: false },
+            ),
+            response: { 200: Project, ...errors },
+          },
+        },
+        async (request) => {
+          let project: Awaited<ReturnType<typeof renameProject>>;
+          try {
+            project = await renameProject(db, request.params.projectId, request.body.name);
+          } catch (err) {
+            if (err instanceof ProjectInputError) throw new HttpError(400, 'VALIDATION_ERROR', err.message);
+            throw err;
+          }
           if (!project) throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
           return project;
         },
