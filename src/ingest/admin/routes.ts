@@ -18,20 +18,8 @@ import {
 } from '../projects/store.ts';
 import { ADMIN, ADMIN_SECURITY } from '../access.ts';
 import { refuseUnstorableInput } from './storable-input.ts';
+import { ApiKey, CreatedApiKey, Project } from './schemas.ts';
 
-const Project = Type.Object({ id: Type.String(), name: Type.String(), created_at: Type.String() });
-const ApiKey = Type.Object({
-  id: Type.String(),
-  project_id: Type.String(),
-  name: Type.String(),
-  prefix: Type.String({ description: 'First characters of the key, to recognise it' }),
-  created_at: Type.String(),
-  revoked_at: Type.Union([Type.String(), Type.Null()]),
-});
-const CreatedApiKey = Type.Object({
-  ...ApiKey.properties,
-  key: Type.String({ description: 'The key itself: shown only in this answer, stored only as a hash' }),
-});
 const errors = errorResponses(400, 401, 403, 404, 409);
 const Page = Type.Object(pageQuery(), { additionalProperties: false });
 /** Where a page of rows in creation order stops: the exact creation time and the id. */

@@ -7,45 +7,11 @@ import { ADMIN, ADMIN_SECURITY } from '../access.ts';
 import { getDeadLetter } from './dead-letters/store.ts';
 import { testSend } from './delivery/test-send.ts';
 import { deliveryFigures } from './figures/store.ts';
+import { DeadLetterDetail, Figures, TestResult } from './schemas.ts';
 
 const DestinationParams = Type.Object({ destinationId: Type.String() });
 const errors = errorResponses(400, 401, 403, 404);
 const tags = ['admin: forwarding'];
-
-const Figures = Type.Object({
-  destination_id: Type.String(),
-  delivered: Type.Integer({ description: 'Events the destination took since it was made' }),
-  waiting: Type.Integer({ description: 'Events queued and not failed yet' }),
-  retrying: Type.Integer({ description: 'Events queued that failed at least once and will be tried again' }),
-  dead: Type.Integer({ description: 'Events in its dead letters' }),
-  oldest_queued_at: Type.Union([Type.String(), Type.Null()]),
-  last_error: Type.Union([Type.String(), Type.Null()], {
-    description: 'The newest error of a retrying event (the destination’s own words, its secrets removed)',
-  }),
-});
-const TestResult = Type.Object({
-  delivered: Type.Boolean(),
-  outcome: Type.Enum(['delivered', 'retry', 'rejected', 'partial', 'unreachable'], {
-    description:
-      '`retry`: the destination is down or busy (408, 429, 5xx); `rejected`: it refused (credentials, payload); `unreachable`: no answer',
-  }),
-  status: Type.Union([Type.Integer(), Type.Null()], { description: 'Its HTTP status; null when unreachable' }),
-  message: Type.String(),
-  event_id: Type.String({ description: 'The test event’s `event_id`, to find it at the destination' }),
-});
-const DeadLetterDetail = Type.Object({
-  id: Type.Integer(),
-  destination_id: Type.String(),
-  event_id: Type.String(),
-  reason: Type.String(),
-  attempts: Type.Integer(),
-  first_failed_at: Type.String(),
-  queued_at: Type.String(),
-  dead_at: Type.String(),
-  payload: Type.Union([Type.String(), Type.Null()], {
-    description: 'The event as received (JSON text); null when retention has removed it (a replay then sends nothing)',
-  }),
-});
 
 /**
  * What the console shows of a destination beyond its settings: its delivery figures, a test send, and one dead letter
