@@ -17,7 +17,7 @@ export function SdkSnippet({ project, apiKey }: { project: ApiProject; apiKey: s
     '<script type="module">',
     `  import { init, track } from ${JSON.stringify(`${url}/sdk/v1.js`)};`,
     `  init({ endpoint: ${JSON.stringify(url)}, apiKey: ${JSON.stringify(apiKey ?? 'YOUR_API_KEY')}, projectId: ${JSON.stringify(project.id)} });`,
-    "  track('signed-up', { metadata: { plan: 'pro' } });",
+    '  track("signed-up", { metadata: { plan: "pro" } });',
     '</script>',
   ].join('\n');
   const copy = async () => {
