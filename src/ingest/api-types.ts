@@ -3,7 +3,7 @@
  * (web/dashboard imports this file type-only, so the browser bundle gets none of the server's code).
  */
 import type { Static } from 'typebox';
-import type { ApiKey, CreatedApiKey, Project } from './admin/schemas.ts';
+import type { ApiKey, CreatedApiKey, Project, ProjectOrigins } from './admin/schemas.ts';
 import type {
   CreatedDestination,
   DeadLetter,
@@ -14,6 +14,7 @@ import type {
 } from './forwarding/schemas.ts';
 
 export type ApiProject = Static<typeof Project>;
+export type ApiProjectOrigins = Static<typeof ProjectOrigins>;
 export type ApiIngestKey = Static<typeof ApiKey>;
 export type ApiCreatedIngestKey = Static<typeof CreatedApiKey>;
 export type ApiDestination = Static<typeof Destination>;

@@ -14,3 +14,10 @@ export const CreatedApiKey = Type.Object({
   ...ApiKey.properties,
   key: Type.String({ description: 'The key itself: shown only in this answer, stored only as a hash' }),
 });
+export const ProjectOrigins = Type.Object({
+  project_id: Type.String(),
+  origins: Type.Array(Type.String(), { description: 'Allowed for this project' }),
+  service_origins: Type.Array(Type.String(), {
+    description: 'INGEST_ALLOWED_ORIGINS: allowed for every project (`*`: any origin)',
+  }),
+});
