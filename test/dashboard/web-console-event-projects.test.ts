@@ -152,6 +152,40 @@ describe('the console: events projects and destinations', () => {
     await page.getByRole('button', { name: 'Save the name' }).click();
     await page.getByRole('heading', { level: 1, name: 'Web shop (EU)' }).waitFor();
     assert.equal((await ingest('/projects/web-shop')).body.name, 'Web shop (EU)');
+    // Allowed origins, one field each: a bad one is refused next to its own field (a blank one left out in between).
+    await page.getByRole('button', { name: 'Edit allowed origins' }).click();
+    assert.equal((await focused(page)).id, 'origin-0');
+    await page.getByLabel('Origin 1', { exact: true }).fill('https://app.example.com');
+    await page.getByRole('button', { name: 'Add an origin' }).click();
+    await page.getByRole('button', { name: 'Add an origin' }).click();
+    assert.equal((await focused(page)).id, 'origin-2', 'the focus is on the field added');
+    await page.getByLabel('Origin 3', { exact: true }).fill(HOSTILE_URL);
+    await page.getByRole('button', { name: 'Save allowed origins' }).click();
+    const originError = page.locator('#origin-2-error');
+    await originError.waitFor();
+    assert.equal(await originError.textContent(), 'must start with https:// or http://');
+    assert.equal(await page.getByLabel('Origin 3', { exact: true }).getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByLabel('Origin 1', { exact: true }).getAttribute('aria-invalid'), null);
+    assert.deepEqual((await ingest('/projects/web-shop/origins')).body.origins, [], 'nothing was stored');
+    await assertAccessible(page, 'origins refused');
+    await h.screenshot(page, 'events-02a-origins-refused');
+    await page.getByRole('button', { name: 'Remove origin 2' }).click();
+    assert.equal((await focused(page)).id, 'origin-1', 'the focus goes to the next field');
+    await page.getByLabel('Origin 2', { exact: true }).fill('http://localhost:3000/');
+    await page.getByRole('button', { name: 'Save allowed origins' }).click();
+    await statusSays(page, 'The project allows 2 origins.');
+    assert.equal((await focused(page)).text, 'Edit allowed origins');
+    const allowed = page.getByRole('region', { name: 'Allowed origins' }).getByRole('listitem');
+    assert.deepEqual(await allowed.allTextContents(), ['https://app.example.com', 'http://localhost:3000']);
+    assert.deepEqual((await ingest('/projects/web-shop/origins')).body.origins, [
+      'https://app.example.com',
+      'http://localhost:3000',
+    ]);
+    const preflight = await fetch(`${h.platform.url.ingest}/v1/events`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(preflight.status, 204, 'the events endpoint lets the origin send');
     await h.checkNarrow(page, 'project', 'events-02-project');
 
     // A taken id is said next to the id field; a hostile name is only text, in the list and as the heading.

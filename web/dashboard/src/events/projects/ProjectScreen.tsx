@@ -10,13 +10,14 @@ import { ingestApi, ingestKeys, seg, type ApiProject } from '../api.ts';
 import { FieldError, fieldErrors } from '../field-errors.tsx';
 import { DestinationsPanel } from '../destinations/DestinationsPanel.tsx';
 import { KeysPanel } from './KeysPanel.tsx';
+import { OriginsPanel } from './OriginsPanel.tsx';
 import { SdkSnippet } from './SdkSnippet.tsx';
 
 const UNREACHABLE = 'the ingest service could not be reached';
 
 /**
- * One project: its id and name (renamed here), its API keys (a new one shown once), the snippet a developer pastes into
- * a page, and its destinations.
+ * One project: its id and name (renamed here), its API keys (a new one shown once), the origins its pages may send
+ * from, the snippet a developer pastes into a page, and its destinations.
  */
 export default function ProjectScreen({ id }: { id: string }) {
   const project = useQuery({
@@ -62,6 +63,7 @@ export default function ProjectScreen({ id }: { id: string }) {
       </dl>
       <Rename project={p} />
       <KeysPanel project={p} onCreated={setFreshKey} />
+      <OriginsPanel project={p} />
       <SdkSnippet project={p} apiKey={freshKey} />
       <DestinationsPanel project={p} />
     </>

@@ -48,10 +48,7 @@ export function SdkSnippet({ project, apiKey }: { project: ApiProject; apiKey: s
         </button>
         <span role="status">{copied}</span>
       </div>
-      <p className="hint">
-        The page’s origin must be allowed to send events cross-origin: the service’s <code>INGEST_ALLOWED_ORIGINS</code>{' '}
-        lists them.
-      </p>
+      <p className="hint">The page’s origin must be allowed: add it to the allowed origins above.</p>
     </section>
   );
 }
