@@ -245,6 +245,7 @@ describe('the console: events projects and destinations', () => {
     assert.ok(row.includes(`${new URL(r.url).origin}/…`), row);
     assert.doesNotMatch(row, /sealed-part/);
     await h.assertNothingRan(page);
+    await h.checkNarrow(page, 'project with a destination', 'events-04b-project-destinations');
 
     await list.getByRole('link', { name: HOSTILE_NAME }).click();
     await page.getByRole('heading', { level: 1, name: HOSTILE_NAME }).waitFor();
@@ -295,6 +296,7 @@ describe('the console: events projects and destinations', () => {
     assert.equal(JSON.parse((await payload.textContent())!)['page.path'], '<script>window.__pwned=5</script>');
     await assertAccessible(page, 'dead letter inspected');
     await h.screenshot(page, 'events-06-dead-letter');
+    await h.checkNarrow(page, 'dead letter inspected', 'events-06b-dead-letter');
     await h.assertNothingRan(page);
     // The receiver takes events again: the replayed one arrives.
     await inspect.getByRole('button', { name: 'Replay this event' }).click();

@@ -123,3 +123,11 @@ test("the events endpoint's CORS follows each project's origins beside the servi
     'https://shop.example.com',
   );
 });
+
+test('the OpenAPI document describes the origins routes', async () => {
+  const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const path = doc.paths['/api/v1/projects/{projectId}/origins'];
+  assert.equal(path.get.operationId, 'getProjectOrigins');
+  assert.equal(path.put.operationId, 'setProjectOrigins');
+  assert.deepEqual(path.put.security, [{ adminToken: ['ingest:admin'] }]);
+});

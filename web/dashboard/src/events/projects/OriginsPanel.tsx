@@ -116,7 +116,6 @@ export function OriginsPanel({ project }: { project: ApiProject }) {
             const id = `origin-${i}`;
             const error = errorAt(i);
             return (
-              // biome-ignore lint/suspicious/noArrayIndexKey: the fields are the draft's places; a removed one shifts the rest, as their labels say.
               <div key={i} className="origin-row">
                 <label htmlFor={id}>Origin {i + 1}</label>
                 <div className="origin-field">
