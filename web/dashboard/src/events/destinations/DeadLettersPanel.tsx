@@ -13,7 +13,7 @@ import {
   type ApiDeadLetter,
   type ApiDeadLetterDetail,
   type ApiDestination,
-} from '../api.ts';
+} from '../admin-api.ts';
 
 const UNREACHABLE = 'the ingest service could not be reached';
 

@@ -7,7 +7,7 @@ import { useScreen } from '../../app/useTitle.ts';
 import { messageOf } from '../../data/errors.ts';
 import '../../app/console-screens.css';
 import '../events.css';
-import { ingestApi, ingestKeys, seg, type ApiDestination, type ApiTestSend } from '../api.ts';
+import { ingestApi, ingestKeys, seg, type ApiDestination, type ApiTestSend } from '../admin-api.ts';
 import { DeadLettersPanel } from './DeadLettersPanel.tsx';
 import { FiguresPanel } from './FiguresPanel.tsx';
 import { vendorName } from './vendors.ts';

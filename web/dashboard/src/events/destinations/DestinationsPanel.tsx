@@ -12,7 +12,7 @@ import {
   type ApiCreatedDestination,
   type ApiDestination,
   type ApiProject,
-} from '../api.ts';
+} from '../admin-api.ts';
 import { NewDestination } from './NewDestination.tsx';
 import { vendorName } from './vendors.ts';
 

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { when } from '../../admin/format.ts';
 import { messageOf } from '../../data/errors.ts';
-import { ingestApi, ingestKeys, seg, type ApiDeliveryFigures, type ApiDestination } from '../api.ts';
+import { ingestApi, ingestKeys, seg, type ApiDeliveryFigures, type ApiDestination } from '../admin-api.ts';
 
 /** Read again this often while the screen is open: the figures move as the worker delivers. */
 const REFRESH_MS = 5_000;

@@ -8,7 +8,7 @@ import {
   type ApiCreatedDestination,
   type ApiProject,
   type DestinationKind,
-} from '../api.ts';
+} from '../admin-api.ts';
 import { FieldError, fieldErrors } from '../field-errors.tsx';
 import { VENDORS } from './vendors.ts';
 

@@ -1,4 +1,4 @@
-import type { DestinationKind } from '../api.ts';
+import type { DestinationKind } from '../admin-api.ts';
 
 interface SecretField {
   name: string;

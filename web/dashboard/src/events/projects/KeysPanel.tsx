@@ -7,7 +7,14 @@ import { SecretOnce } from '../../app/SecretOnce.tsx';
 import { WideTable } from '../../app/WideTable.tsx';
 import { messageOf } from '../../data/errors.ts';
 import { useCursorPages } from '../../data/paging.ts';
-import { ingestApi, ingestKeys, seg, type ApiCreatedIngestKey, type ApiIngestKey, type ApiProject } from '../api.ts';
+import {
+  ingestApi,
+  ingestKeys,
+  seg,
+  type ApiCreatedIngestKey,
+  type ApiIngestKey,
+  type ApiProject,
+} from '../admin-api.ts';
 import { FieldError, fieldErrors } from '../field-errors.tsx';
 
 const UNREACHABLE = 'the ingest service could not be reached';

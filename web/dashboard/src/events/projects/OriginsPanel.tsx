@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { messageOf } from '../../data/errors.ts';
-import { ingestApi, ingestKeys, seg, type ApiProject, type ApiProjectOrigins } from '../api.ts';
+import { ingestApi, ingestKeys, seg, type ApiProject, type ApiProjectOrigins } from '../admin-api.ts';
 import { FieldError, fieldErrors } from '../field-errors.tsx';
 
 const UNREACHABLE = 'the ingest service could not be reached';

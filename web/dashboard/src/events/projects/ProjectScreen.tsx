@@ -6,7 +6,7 @@ import { useScreen } from '../../app/useTitle.ts';
 import { messageOf } from '../../data/errors.ts';
 import '../../app/console-screens.css';
 import '../events.css';
-import { ingestApi, ingestKeys, seg, type ApiProject } from '../api.ts';
+import { ingestApi, ingestKeys, seg, type ApiProject } from '../admin-api.ts';
 import { FieldError, fieldErrors } from '../field-errors.tsx';
 import { DestinationsPanel } from '../destinations/DestinationsPanel.tsx';
 import { KeysPanel } from './KeysPanel.tsx';

@@ -8,7 +8,7 @@ import { useScreen } from '../../app/useTitle.ts';
 import { WideTable } from '../../app/WideTable.tsx';
 import { messageOf } from '../../data/errors.ts';
 import { useCursorPages } from '../../data/paging.ts';
-import { ingestApi, ingestKeys, type ApiProject } from '../api.ts';
+import { ingestApi, ingestKeys, type ApiProject } from '../admin-api.ts';
 import { FieldError, fieldErrors } from '../field-errors.tsx';
 
 const UNREACHABLE = 'the ingest service could not be reached';

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { consoleConfigQuery } from '../../console/config.ts';
-import type { ApiProject } from '../api.ts';
+import type { ApiProject } from '../admin-api.ts';
 
 /**
  * What a developer pastes into a page to send this project's events with the browser SDK (docs/ingest.md, *Browser
