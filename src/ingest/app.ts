@@ -7,6 +7,8 @@ import { redisProofIds } from '../kit/auth/dpop-replay.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { adminSecurityScheme } from '../kit/auth/admin-guard.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
+import { registerOriginRoutes } from './admin/origins-routes.ts';
+import { createProjectOriginCache } from './projects/origin-cache.ts';
 import { createCommitter } from './events/committer.ts';
 import { registerEventRoutes } from './events/routes.ts';
 import { apiKeyCheck } from './events/api-key.ts';
@@ -152,7 +154,13 @@ async function wire(
   });
   const keys = createApiKeyLookup({ db, table: INGEST_KEYS, ttlSeconds: config.keyCacheSeconds, bus });
   const outage = databaseOutage(app);
-  const cors = createCorsPolicy(config.allowedOrigins);
+  const projectOrigins = createProjectOriginCache({
+    db,
+    bus,
+    ttlSeconds: config.keyCacheSeconds,
+    log: app.log.child({ component: 'project-origins' }),
+  });
+  const cors = createCorsPolicy(config.allowedOrigins, projectOrigins);
   access.connect({
     guard,
     apiKey: apiKeyCheck({ keys, cors, outage, retryAfterSeconds: config.retryAfterSeconds }),
@@ -197,6 +205,7 @@ async function wire(
     bodyTimeoutSeconds: config.bodyTimeoutSeconds,
   });
   registerAdminRoutes(app, { db, keys });
+  registerOriginRoutes(app, { db, serviceOrigins: config.allowedOrigins, cache: projectOrigins });
   registerRetentionRoutes(app, { db, config, maintenance });
   registerSdkRoutes(app);
   await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, outage });

@@ -36,9 +36,18 @@ export interface ConsoleHarness {
   close(): Promise<void>;
 }
 
-export async function startConsole(label: string): Promise<ConsoleHarness> {
+/**
+ * `services` adds to identity and the dashboard (`['ingest']` for the Events section), `env` to their settings.
+ */
+export async function startConsole(
+  label: string,
+  options: { services?: string[]; env?: NodeJS.ProcessEnv } = {},
+): Promise<ConsoleHarness> {
   const adminToken = randomBytes(24).toString('hex');
-  const platform = await startLinkedPlatform(label, ['identity', 'dashboard'], { IDENTITY_ADMIN_TOKEN: adminToken });
+  const platform = await startLinkedPlatform(label, ['identity', 'dashboard', ...(options.services ?? [])], {
+    IDENTITY_ADMIN_TOKEN: adminToken,
+    ...options.env,
+  });
   let browser: Browser | undefined;
   const problems: string[] = [];
   const close = async () => {

@@ -14,23 +14,12 @@ import {
   PROJECT_ID_PATTERN,
   ProjectExistsError,
   ProjectInputError,
+  renameProject,
 } from '../projects/store.ts';
 import { ADMIN, ADMIN_SECURITY } from '../access.ts';
 import { refuseUnstorableInput } from './storable-input.ts';
+import { ApiKey, CreatedApiKey, Project } from './schemas.ts';
 
-const Project = Type.Object({ id: Type.String(), name: Type.String(), created_at: Type.String() });
-const ApiKey = Type.Object({
-  id: Type.String(),
-  project_id: Type.String(),
-  name: Type.String(),
-  prefix: Type.String({ description: 'First characters of the key, to recognise it' }),
-  created_at: Type.String(),
-  revoked_at: Type.Union([Type.String(), Type.Null()]),
-});
-const CreatedApiKey = Type.Object({
-  ...ApiKey.properties,
-  key: Type.String({ description: 'The key itself: shown only in this answer, stored only as a hash' }),
-});
 const errors = errorResponses(400, 401, 403, 404, 409);
 const Page = Type.Object(pageQuery(), { additionalProperties: false });
 /** Where a page of rows in creation order stops: the exact creation time and the id. */
@@ -120,6 +109,36 @@ export function registerAdminRoutes(app: App, deps: { db: Database; keys: ApiKey
         },
         async (request) => {
           const project = await getProject(db, request.params.projectId);
+          if (!project) throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
+          return project;
+        },
+      );
+
+      admin.patch(
+        '/projects/:projectId',
+        {
+          config: { access: ADMIN },
+          schema: {
+            operationId: 'updateProject',
+            summary: 'Rename a project (its id, carried by every event, stays)',
+            tags: ['admin'],
+            security: ADMIN_SECURITY,
+            params: ProjectParams,
+            body: Type.Object(
+              { name: Type.String({ minLength: 1, maxLength: 200, description: 'Not blank (white space only)' }) },
+              { additionalProperties: false },
+            ),
+            response: { 200: Project, ...errors },
+          },
+        },
+        async (request) => {
+          let project: Awaited<ReturnType<typeof renameProject>>;
+          try {
+            project = await renameProject(db, request.params.projectId, request.body.name);
+          } catch (err) {
+            if (err instanceof ProjectInputError) throw new HttpError(400, 'VALIDATION_ERROR', err.message);
+            throw err;
+          }
           if (!project) throw new HttpError(404, 'NOT_FOUND', `no project ${request.params.projectId}`);
           return project;
         },

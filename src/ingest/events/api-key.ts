@@ -11,7 +11,7 @@ const projects = new WeakMap<FastifyRequest, string>();
 /**
  * The check of `POST /v1/events` (access kind `api-key`): a live project API key in `X-Svc-API-Key`, looked up in the
  * key cache (one hash and a map lookup per request while the key is cached). CORS headers go on first, so a page can
- * read the refusal. 401 without a key or with an unknown or revoked one; 503 when the database cannot be asked.
+ * read the refusal (an origin only the key's project allows gets them once the key is known). 401 without a key or with an unknown or revoked one; 503 when the database cannot be asked.
  */
 export function apiKeyCheck(deps: {
   keys: ApiKeyLookup;
@@ -37,6 +37,11 @@ export function apiKeyCheck(deps: {
     }
     if (!projectId) throw new HttpError(401, 'UNAUTHORIZED', 'invalid or revoked API key');
     projects.set(request, projectId);
+    // Only a browser sends Origin: a server posting events never waits on the projects' origins.
+    if (typeof request.headers.origin === 'string') {
+      await deps.cors.fresh();
+      deps.cors.decorateFor(request, reply, projectId);
+    }
   };
 }
 

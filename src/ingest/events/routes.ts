@@ -101,8 +101,13 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     if (!cors.isPreflight(request)) throw methodNotAllowed();
     const origin = request.headers.origin!;
     reply.header('vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
+    await cors.fresh();
     if (!cors.allows(origin))
-      throw new HttpError(403, 'FORBIDDEN', `origin ${origin} may not send events: add it to INGEST_ALLOWED_ORIGINS`);
+      throw new HttpError(
+        403,
+        'FORBIDDEN',
+        `origin ${origin} may not send events: add it to the project's allowed origins or to INGEST_ALLOWED_ORIGINS`,
+      );
     if (String(request.headers['access-control-request-method']).toUpperCase() !== 'POST') throw methodNotAllowed();
     reply.header('access-control-allow-origin', origin);
     reply.header('access-control-allow-methods', 'POST');
@@ -121,7 +126,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
         operationId: 'preflightEvents',
         summary: 'CORS preflight',
         description:
-          "From an origin of INGEST_ALLOWED_ORIGINS asking for POST: 204 allowing Content-Type, Content-Encoding, X-Svc-API-Key, X-Request-Id and any other request header the preflight names (a tracing library's `traceparent`, `tracestate`, `baggage`, `sentry-trace`, …).",
+          "From an origin of INGEST_ALLOWED_ORIGINS or of some project's allowed origins asking for POST: 204 allowing Content-Type, Content-Encoding, X-Svc-API-Key, X-Request-Id and any other request header the preflight names (a tracing library's `traceparent`, `tracestate`, `baggage`, `sentry-trace`, …).",
         tags: ['events'],
         response: { 204: Type.Null(), 403: ErrorBody, 405: ErrorBody },
       },

@@ -18,54 +18,8 @@ import {
   DestinationInputError,
   DestinationNotFoundError,
 } from './destinations/store.ts';
-import { DESTINATION_KINDS } from './vendors/index.ts';
+import { CreatedDestination, Credentials, DeadLetter, Destination, Kind, Settings } from './schemas.ts';
 
-const Kind = Type.Enum(DESTINATION_KINDS, { description: DESTINATION_KINDS.join(', ') });
-const Settings = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'Non-secret settings of the kind: `project_id` (mixpanel service account), `min_id_length` (amplitude)',
-});
-const Credentials = Type.Record(Type.String(), Type.String(), {
-  description:
-    'webhook: `secret` (generated when absent); posthog: `api_key`; segment: `write_key`; mixpanel: `project_token`, or `service_account_username` and `service_account_secret`; amplitude: `api_key`. Stored encrypted, never shown again.',
-});
-const Destination = Type.Object({
-  id: Type.String(),
-  project_id: Type.String(),
-  name: Type.String(),
-  kind: Kind,
-  base_url: Type.String({
-    description:
-      'Only scheme, host and port, with `/…` when the URL has more: the whole URL is kept sealed and never returned',
-  }),
-  settings: Type.Record(Type.String(), Type.Unknown()),
-  credential_fields: Type.Array(Type.String(), {
-    description: 'Names of the credentials held (their values are never returned)',
-  }),
-  enabled: Type.Boolean(),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-  pending: Type.Integer({ description: 'Events waiting for delivery' }),
-  dead_letters: Type.Integer(),
-});
-const CreatedDestination = Type.Object({
-  ...Destination.properties,
-  secret: Type.Optional(
-    Type.String({
-      description:
-        'The generated webhook signing secret (at creation, or when a change gives a webhook credentials without `secret`): shown only in this answer',
-    }),
-  ),
-});
-const DeadLetter = Type.Object({
-  id: Type.Integer(),
-  destination_id: Type.String(),
-  event_id: Type.String(),
-  reason: Type.String(),
-  attempts: Type.Integer(),
-  first_failed_at: Type.String(),
-  queued_at: Type.String(),
-  dead_at: Type.String(),
-});
 const ProjectParams = Type.Object({ projectId: Type.String() });
 const DeadLetterPosition = Type.Tuple([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })]);
 const DestinationParams = Type.Object({ destinationId: Type.String() });

@@ -3,6 +3,7 @@ import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import type { OutageLog } from '../../kit/outage-log.ts';
 import { registerForwardingAdminRoutes } from './admin-routes.ts';
+import { registerForwardingInspectRoutes } from './inspect-routes.ts';
 import { checkForwardingConfig, type ForwardingConfig } from './config.ts';
 import { DeliveryWorker } from './delivery/worker.ts';
 import { sealPlainBaseUrls } from './destinations/store.ts';
@@ -29,6 +30,7 @@ export async function registerForwarding(app: App, deps: ForwardingDeps): Promis
     app.log.info({ destinations: sealed }, 'forwarding: sealed destination URLs kept in clear by an older version');
   const metrics = createForwardingMetrics(deps.registry, deps.db);
   registerForwardingAdminRoutes(app, deps);
+  registerForwardingInspectRoutes(app, { ...deps, timeoutMs: deps.config.forwardingTimeoutMs });
   if (!deps.config.forwardingEnabled) return;
   const worker = new DeliveryWorker({
     db: deps.db,

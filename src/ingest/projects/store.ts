@@ -44,3 +44,13 @@ export async function listProjects(db: Queryable, page?: PageRequest): Promise<P
 export async function getProject(db: Queryable, id: string): Promise<Project | undefined> {
   return (await db.query<Project>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = $1`, [id])).rows[0];
 }
+
+/** Gives a project a new name (its id, in every event, stays); undefined when there is no such project. */
+export async function renameProject(db: Queryable, id: string, name: string): Promise<Project | undefined> {
+  if (isBlank(name)) throw new ProjectInputError('name: must not be blank');
+  const { rows } = await db.query<Project>(`UPDATE projects SET name = $2 WHERE id = $1 RETURNING ${PROJECT_COLUMNS}`, [
+    id,
+    name,
+  ]);
+  return rows[0];
+}

@@ -44,3 +44,23 @@ export async function replayDeadLetters(db: Database, destinationId: string, ids
     return rowCount;
   });
 }
+
+/** One dead letter with its event as stored (the JSON text received), null when retention removed the event. */
+export interface DeadLetterDetail extends DeadLetterView {
+  payload: string | null;
+}
+
+export async function getDeadLetter(
+  db: Queryable,
+  destinationId: string,
+  id: number,
+): Promise<DeadLetterDetail | undefined> {
+  const { rows } = await db.query<DeadLetterDetail>(
+    `SELECT l.id, l.destination_id, l.event_id, l.reason, l.attempts, ${isoUtc('l.first_failed_at')} AS first_failed_at,
+       ${isoUtc('l.queued_at')} AS queued_at, ${isoUtc('l.dead_at')} AS dead_at,
+       (SELECT e.body::text FROM events e WHERE e.id = l.event_row_id) AS payload
+     FROM dead_letters l WHERE l.destination_id = $1 AND l.id = $2`,
+    [destinationId, id],
+  );
+  return rows[0];
+}

@@ -11,6 +11,7 @@ import { post, SendError } from './http.ts';
 import {
   claim,
   complete,
+  countDelivered,
   countDestinationFailure,
   fail,
   pause,
@@ -120,6 +121,7 @@ export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget):
   switch (outcome.kind) {
     case 'delivered':
       await complete(ctx.db, ids);
+      await countDelivered(ctx.db, target.id, ids.length);
       ctx.metrics.delivered.inc(labels, ids.length);
       break;
     case 'retry':
@@ -175,6 +177,7 @@ export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget):
       );
       if (outcome.othersDelivered) {
         await complete(ctx.db, others);
+        await countDelivered(ctx.db, target.id, others.length);
         ctx.metrics.delivered.inc(labels, others.length);
       } else {
         await release(ctx.db, others, token);
@@ -208,7 +211,7 @@ async function settleFailures(
  * Vendors may echo a credential in an error (Amplitude's "Invalid API key: ..."), and a receiver its own URL (a 404
  * naming the path, a redirect's Location, fetch naming the address): neither reaches a log or a dead letter.
  */
-function scrubber(target: DestinationTarget): (text: string) => string {
+export function scrubber(target: DestinationTarget): (text: string) => string {
   const replacements = new Map<string, string>();
   for (const v of Object.values(target.credentials)) if (v.length >= 4) replacements.set(v, '[redacted]');
   const url = new URL(target.baseUrl);

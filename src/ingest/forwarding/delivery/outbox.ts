@@ -75,6 +75,12 @@ export async function complete(db: Queryable, ids: number[]): Promise<void> {
   if (ids.length) await db.query('DELETE FROM outbox WHERE id = ANY($1::bigint[])', [ids]);
 }
 
+/** Adds to the destination's count of events it took (the console's delivery figures). */
+export async function countDelivered(db: Queryable, destinationId: string, count: number): Promise<void> {
+  if (count > 0)
+    await db.query('UPDATE destinations SET delivered = delivered + $2 WHERE id = $1', [destinationId, count]);
+}
+
 /** Gives entries back untried: they are due again at once and the attempt is not counted. */
 export async function release(db: Queryable, ids: number[], token: string, solo = false): Promise<void> {
   if (!ids.length) return;

@@ -207,8 +207,16 @@ export interface DeliveryTarget extends DestinationTarget {
   failures: number;
 }
 
-/** What the delivery worker needs of an enabled destination, credentials opened. */
-export async function loadTarget(db: Queryable, key: Buffer, id: string): Promise<DeliveryTarget | undefined> {
+/**
+ * What the delivery worker needs of an enabled destination, credentials opened; `paused` takes a disabled one too
+ * (a test send from the console works on a paused destination).
+ */
+export async function loadTarget(
+  db: Queryable,
+  key: Buffer,
+  id: string,
+  options: { paused?: boolean } = {},
+): Promise<DeliveryTarget | undefined> {
   const row = (
     await db.query<{
       id: string;
@@ -219,8 +227,8 @@ export async function loadTarget(db: Queryable, key: Buffer, id: string): Promis
       credentials_sealed: string;
       failures: number;
     }>(
-      'SELECT id, kind, base_url, base_url_sealed, settings, credentials_sealed, failures FROM destinations WHERE id = $1 AND enabled',
-      [id],
+      'SELECT id, kind, base_url, base_url_sealed, settings, credentials_sealed, failures FROM destinations WHERE id = $1 AND (enabled OR $2)',
+      [id, options.paused === true],
     )
   ).rows[0];
   if (!row) return undefined;

@@ -242,6 +242,28 @@ export const ROUTES = {
     loading: 'Loading the change log…',
     load: () => import('../identity/changes/ChangeLogScreen.tsx'),
   }),
+  eventProjects: define({
+    path: '/events/projects',
+    params: {},
+    access: { right: 'events' },
+    nav: 'Projects',
+    loading: 'Loading projects…',
+    load: () => import('../events/projects/ProjectsScreen.tsx'),
+  }),
+  eventProject: define({
+    path: '/events/projects/:id',
+    params: { id: 'token' },
+    access: { right: 'events' },
+    loading: 'Loading the project…',
+    load: () => import('../events/projects/ProjectScreen.tsx'),
+  }),
+  eventDestination: define({
+    path: '/events/destinations/:id',
+    params: { id: 'token' },
+    access: { right: 'events' },
+    loading: 'Loading the destination…',
+    load: () => import('../events/destinations/DestinationScreen.tsx'),
+  }),
   publicDashboard: define({
     path: '/public/:token',
     params: { token: 'token' },
