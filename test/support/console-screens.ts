@@ -36,9 +36,16 @@ export interface ConsoleHarness {
   close(): Promise<void>;
 }
 
-export async function startConsole(label: string): Promise<ConsoleHarness> {
+/** `with`: more services linked beside identity and the dashboard (audit, ingest), with their settings in `env`. */
+export async function startConsole(
+  label: string,
+  more: { with?: string[]; env?: NodeJS.ProcessEnv } = {},
+): Promise<ConsoleHarness> {
   const adminToken = randomBytes(24).toString('hex');
-  const platform = await startLinkedPlatform(label, ['identity', 'dashboard'], { IDENTITY_ADMIN_TOKEN: adminToken });
+  const platform = await startLinkedPlatform(label, ['identity', 'dashboard', ...(more.with ?? [])], {
+    IDENTITY_ADMIN_TOKEN: adminToken,
+    ...more.env,
+  });
   let browser: Browser | undefined;
   const problems: string[] = [];
   const close = async () => {

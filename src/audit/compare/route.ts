@@ -17,6 +17,14 @@ const Params = Type.Object({
 
 const Findings = (description: string) => Type.Array(FindingSchema, { description });
 
+export const Comparison = Type.Object({
+  run: JobSummary,
+  base: JobSummary,
+  added: Findings('Failures of `id` that `baseId` did not have'),
+  fixed: Findings('Failures of `baseId` that `id` no longer has'),
+  remaining: Findings('Failures both runs have, as `id` reports them'),
+});
+
 /** A run with its result, or 409 naming why it has none. */
 function completed(job: JobRecord, role: string) {
   if (job.status !== 'completed' || !job.result)
@@ -47,13 +55,7 @@ export function registerCompareRoute(app: App, deps: { db: Database }): void {
           security: CALLER_SECURITY,
           params: Params,
           response: {
-            200: Type.Object({
-              run: JobSummary,
-              base: JobSummary,
-              added: Findings('Failures of `id` that `baseId` did not have'),
-              fixed: Findings('Failures of `baseId` that `id` no longer has'),
-              remaining: Findings('Failures both runs have, as `id` reports them'),
-            }),
+            200: Comparison,
             ...jobErrors,
           },
         },

@@ -10,14 +10,14 @@ import { Timestamp } from '../../kit/schemas.ts';
 import { PERSON, PERSON_SECURITY } from '../auth/access.ts';
 import { AUDIT_KEYS } from '../auth/keys.ts';
 
-const ApiKey = Type.Object({
+export const ApiKey = Type.Object({
   id: Type.String(),
   name: Type.String(),
   prefix: Type.String({ description: 'The first characters of the key, to recognise it by' }),
   createdAt: Timestamp,
   revokedAt: Type.Union([Timestamp, Type.Null()]),
 });
-const CreatedApiKey = Type.Object({
+export const CreatedApiKey = Type.Object({
   ...ApiKey.properties,
   key: Type.String({ description: 'The key itself: in this answer only, stored as a hash' }),
 });
