@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { basic, form, startServer, type Server } from '../identity/support.ts';
-import { page, serveSite, startAudit, waitForJob, type AuditHarness, type TestSite } from './support.ts';
+import { page, serveSite, startAudit, waitForJob, type AuditHarness, type SitePage, type TestSite } from './support.ts';
 
 /**
  * What the console's Audits section calls (with a person's access token of identity): API keys a person makes for CI,
@@ -12,7 +12,7 @@ let h: AuditHarness;
 let site: TestSite;
 let person: string;
 let otherPerson: string;
-const pages: Record<string, string> = {};
+const pages: Record<string, SitePage | string> = {};
 
 async function token(app: { clientId: string; secret: string | undefined }): Promise<string> {
   const res = await form(
@@ -182,5 +182,55 @@ describe('runs and their comparison', () => {
     const failed = await h.call('GET', `/api/v1/audits/${second.id}/compare/${other.id}`, undefined, person);
     assert.equal(failed.statusCode, 409, failed.body);
     assert.match(failed.json().error.message, /is failed; runs are compared once both have completed/);
+  });
+
+  test("a crawl's progress counts its pages as they are recorded, of at most crawl.maxPages", async () => {
+    let releaseSecond!: () => void;
+    pages['/crawl'] = page('Crawl', '<a href="/crawl-b">Second page</a>');
+    pages['/crawl-b'] = { body: page('B', '<p>b</p>'), holdUntil: new Promise<void>((r) => (releaseSecond = r)) };
+    const created = await h.call(
+      'POST',
+      '/api/v1/audits',
+      { url: `${site.origin}/crawl`, config: { crawl: { depth: 1, maxPages: 3 } } },
+      person,
+    );
+    assert.equal(created.statusCode, 202, created.body);
+    const id = created.json().id;
+    await site.requested('/crawl-b');
+    // The second page is held: the first is recorded, and the count says so while the job runs.
+    // No push: the job is read again, as waitForJob does, until the count moves.
+    let job = (await h.call('GET', `/api/v1/audits/${id}`, undefined, person)).json();
+    while (job.progress.pagesDone < 1 && job.status === 'running') {
+      await new Promise((r) => setTimeout(r, 50));
+      job = (await h.call('GET', `/api/v1/audits/${id}`, undefined, person)).json();
+    }
+    assert.equal(job.status, 'running');
+    assert.deepEqual(job.progress, { pagesDone: 1, pagesMax: 3 });
+    releaseSecond();
+    const done = await waitForJob(h, id, ['completed', 'failed'], 60_000, person);
+    assert.equal(done.status, 'completed', done.error);
+    assert.deepEqual(done.progress, { pagesDone: 2, pagesMax: 3 });
+  });
+
+  test('the OpenAPI document has the comparison and the key routes, with who may call them', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const compare = doc.paths['/api/v1/audits/{id}/compare/{baseId}'].get;
+    assert.equal(compare.operationId, 'compareAudits');
+    assert.deepEqual(compare.security, [{ apiKey: [] }, { bearer: [] }]);
+    assert.deepEqual(Object.keys(compare.responses['200'].content['application/json'].schema.properties).sort(), [
+      'added',
+      'base',
+      'fixed',
+      'remaining',
+      'run',
+    ]);
+    for (const [path, method] of [
+      ['/api/v1/keys', 'get'],
+      ['/api/v1/keys', 'post'],
+      ['/api/v1/keys/{id}', 'delete'],
+    ] as const)
+      assert.deepEqual(doc.paths[path][method].security, [{ bearer: [] }], `${method} ${path}: a token only`);
+    const run = doc.paths['/api/v1/audits/{id}'].get.responses['200'].content['application/json'].schema;
+    for (const field of ['title', 'score', 'stats', 'progress']) assert.ok(run.properties[field], field);
   });
 });
