@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import { when } from '../../admin/format.ts';
 import { Link } from '../../app/router.tsx';
 import { SafeLink } from '../../app/SafeLink.tsx';
@@ -27,11 +28,13 @@ import { Downloads } from './Downloads.tsx';
  */
 export default function ReportScreen({ id }: { id: string }) {
   useScreen('Audit report');
+  // One key object per run, so the refresh timer is not restarted by every render.
+  const runKey = useMemo(() => keys.audits.run(id), [id]);
   const run = useQuery({
-    queryKey: keys.audits.run(id),
+    queryKey: runKey,
     queryFn: ({ signal }) => auditsApi.get<ApiRunDetail>(`/audits/${encodeURIComponent(id)}`, signal),
   });
-  useRefreshWhileActive(keys.audits.run(id), run.data ? [run.data] : undefined);
+  useRefreshWhileActive(runKey, run.data ? [run.data] : undefined);
   const r = run.data;
   const result = r?.result;
   return (
