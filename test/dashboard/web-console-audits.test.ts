@@ -165,6 +165,12 @@ describe('the console: audits', () => {
     assert.equal(json.url, target);
     assert.ok(json.findings.length > 0);
     await statusSays(page, 'The JSON is downloaded.');
+    const [acr] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download OpenACR' }).click(),
+    ]);
+    assert.equal(acr.suggestedFilename(), `audit-${secondId}.openacr.yaml`);
+    assert.match(await readFile((await acr.path())!, 'utf8'), /^catalog: /m);
     await assertAccessible(page, 'report');
     await h.screenshot(page, 'audits-report-01');
     await h.checkNarrow(page, 'report', 'audits-report-02');
@@ -195,6 +201,11 @@ describe('the console: audits', () => {
     await h.screenshot(page, 'audits-compare-01');
     await h.checkNarrow(page, 'comparison', 'audits-compare-02');
     await h.assertNothingRan(page);
+
+    // Runs that cannot be compared, or are not there: the service's reason, said.
+    await page.goto(`${h.platform.url.dashboard}/audits/runs/${secondId}/compare/no-such-run`);
+    await page.getByRole('alert').filter({ hasText: 'no audit no-such-run' }).waitFor();
+    await assertAccessible(page, 'a comparison that cannot be made');
 
     // The key revoked: CI is refused from then on.
     await nav(page, 'API keys');
