@@ -207,6 +207,28 @@ describe('the console: audits', () => {
     await page.getByRole('alert').filter({ hasText: 'no audit no-such-run' }).waitFor();
     await assertAccessible(page, 'a comparison that cannot be made');
 
+    // A crawl's progress, page by page of at most its maxPages, while its second page is held.
+    let releaseSecond!: () => void;
+    pages['/crawl'] = { body: BODY(true).replace('</main>', '<a href="/crawl-b">More</a></main>') };
+    pages['/crawl-b'] = { body: BODY(true), holdUntil: new Promise<void>((r) => (releaseSecond = r)) };
+    const crawl = await auditApi('/audits', key, {
+      url: `${site.origin}/crawl`,
+      config: { crawl: { depth: 1, maxPages: 3 } },
+    });
+    assert.equal(crawl.status, 202);
+    await nav(page, 'Runs');
+    await page.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
+    const runs = page.getByRole('table', { name: 'Runs, newest first' });
+    await runs.getByRole('cell', { name: /^Running 1 of at most 3 pages/ }).waitFor();
+    assert.deepEqual(
+      await runs.getByRole('progressbar').evaluate((p: HTMLProgressElement) => [p.value, p.max]),
+      [1, 3],
+    );
+    await h.screenshot(page, 'audits-runs-04-crawl-progress');
+    releaseSecond();
+    await statusSays(page, `The audit of ${site.origin}/crawl completed`);
+    await h.assertNothingRan(page);
+
     // The key revoked: CI is refused from then on.
     await nav(page, 'API keys');
     await page.getByRole('button', { name: 'Revoke Shop CI' }).click();
@@ -244,7 +266,7 @@ describe('the console: audits', () => {
     await statusSays(page, 'The key Keyboard is revoked: it no longer works.');
 
     await page.goto(`${h.platform.url.dashboard}/audits/runs`);
-    await statusSays(page, '2 runs.');
+    await statusSays(page, '3 runs.');
     await page.focus('.skip-link');
     await page.keyboard.press('Enter');
     await tabTo(page, /^Runs$/);

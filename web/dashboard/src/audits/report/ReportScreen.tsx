@@ -7,6 +7,7 @@ import { useScreen } from '../../app/useTitle.ts';
 import { WideTable } from '../../app/WideTable.tsx';
 import { messageOf } from '../../data/errors.ts';
 import { keys } from '../../data/keys.ts';
+import '../../app/console-screens.css';
 import '../audits.css';
 import {
   IMPACT_NAMES,

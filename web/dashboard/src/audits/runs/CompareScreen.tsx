@@ -4,6 +4,7 @@ import { SafeLink } from '../../app/SafeLink.tsx';
 import { useScreen } from '../../app/useTitle.ts';
 import { messageOf } from '../../data/errors.ts';
 import { keys } from '../../data/keys.ts';
+import '../../app/console-screens.css';
 import '../audits.css';
 import { auditsApi, runDate, type ApiComparison, type Finding } from '../api.ts';
 import { FindingItem } from '../report/FindingItem.tsx';

@@ -9,6 +9,7 @@ import { messageOf } from '../../data/errors.ts';
 import { keys } from '../../data/keys.ts';
 import { useCursorPages } from '../../data/paging.ts';
 import { STATUS_NAMES, auditsApi, runDate, type ApiRun } from '../api.ts';
+import '../../app/console-screens.css';
 import '../audits.css';
 import { useRunAnnouncements } from './announce.ts';
 import { RunStatus, failuresText } from './RunStatus.tsx';
