@@ -18,6 +18,8 @@ import { configLimits, serviceAuditRunner } from './runner.ts';
 import { createAddressPolicy } from '../kit/outbound/address-policy.ts';
 import { API_CORS_HEADERS, API_CORS_METHODS, registerCors } from '../kit/cors.ts';
 import { registerSecretRoutes } from './secrets/routes.ts';
+import { registerCompareRoute } from './compare/route.ts';
+import { registerKeyRoutes } from './keys/routes.ts';
 
 export const AUDIT_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
@@ -59,7 +61,8 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     }),
     openapi: { components: { securitySchemes: CALLER_SECURITY_SCHEMES } },
   });
-  guard = auditGuardFromConfig(await openAuditKeyLookup(app, db, config), config);
+  const keys = await openAuditKeyLookup(app, db, config);
+  guard = auditGuardFromConfig(keys, config);
   registerCors(app, {
     origins: [...new Set([...config.corsOrigins, ...(config.links?.corsOrigins ?? [])])],
     methods: API_CORS_METHODS,
@@ -85,6 +88,8 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     maxQueued: config.maxQueuedPerKey,
     publicUrl: config.publicUrl,
   });
+  registerCompareRoute(app, { db });
+  registerKeyRoutes(app, { db, keys });
   registerReportRoutes(app, {
     db,
     openAcrDefaults: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail },

@@ -33,8 +33,13 @@ test('every route declares its access; only the probes are public', () => {
   assert.deepEqual([...new Set(open)].sort(), [...PUBLIC_ROUTES].sort());
   const guarded = routes.filter((r) => r.access?.kind !== 'public');
   assert.ok(
-    guarded.every((r) => r.access?.kind === 'caller'),
+    guarded.every((r) => r.access?.kind === 'caller' || r.access?.kind === 'person'),
     'every other route asks for a caller',
+  );
+  assert.deepEqual(
+    [...new Set(guarded.filter((r) => r.access?.kind === 'person').map((r) => r.url))].sort(),
+    ['/api/v1/keys', '/api/v1/keys/:id'],
+    'only the key routes ask for a person (an access token, not a key)',
   );
   for (const url of ['/audit', '/api/v1/audits', '/api/v1/audits/:id/report'])
     assert.ok(

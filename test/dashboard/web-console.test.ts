@@ -122,7 +122,12 @@ describe('the console: one sign-in, sections by right, identity applications', (
     const page = await open();
     await signIn(page, OWNER);
     const nav = page.getByRole('navigation', { name: 'Main' });
-    assert.deepEqual(await nav.getByRole('heading', { level: 2 }).allTextContents(), ['Dashboards', 'Identity']);
+    // Audit is linked, so its section is there; ingest's has no screen yet.
+    assert.deepEqual(await nav.getByRole('heading', { level: 2 }).allTextContents(), [
+      'Dashboards',
+      'Identity',
+      'Audits',
+    ]);
     await screenshot(page, '01-home-owner');
     await nav.getByRole('link', { name: 'Applications' }).click();
     await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
@@ -238,6 +243,7 @@ describe('the console: one sign-in, sections by right, identity applications', (
     const nav = page.getByRole('navigation', { name: 'Main' });
     assert.equal(await nav.getByRole('link', { name: 'Applications' }).count(), 0);
     assert.equal(await nav.getByText('Identity').count(), 0, 'no Identity section');
+    assert.equal(await nav.getByText('Audits').count(), 0, 'no Audits section');
     await screenshot(page, '04-home-no-rights');
     const session = (await page.evaluate(() => JSON.parse(localStorage.getItem('console.session')!))) as {
       accessToken: string;
@@ -252,6 +258,9 @@ describe('the console: one sign-in, sections by right, identity applications', (
     await page.getByRole('heading', { level: 1, name: 'Not available' }).waitFor();
     assert.match((await page.locator('main').textContent()) ?? '', /needs the Identity right/);
     await assertAccessible(page, 'not available');
+    await page.goto(`${p.url.dashboard}/audits/runs?url=${encodeURIComponent('https://shop.example/')}`);
+    await page.getByRole('heading', { level: 1, name: 'Not available' }).waitFor();
+    assert.match((await page.locator('main').textContent()) ?? '', /needs the Audits right/);
     assert.deepEqual(problems, []);
     await page.context().close();
   });

@@ -11,7 +11,7 @@ import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 let database: FreshDatabase;
 let db: Database;
 
-// The two shapes the services' tables have: audit's keys belong to no one, ingest's to a project.
+// Two shapes of table: keys that belong to no one, and keys of a project (ingest's); a third, audit's free owner, below.
 const plain = apiKeyTable({ prefix: 'tk_' });
 const owned = apiKeyTable<ApiKeyRecord & { project_id: string }>({
   prefix: 'pk_',
@@ -30,6 +30,9 @@ before(async () => {
       name text NOT NULL DEFAULT '', key_hash text NOT NULL UNIQUE, prefix text NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now(), revoked_at timestamptz);
     INSERT INTO keys_owned.projects VALUES ('shop'), ('blog');
+    CREATE SCHEMA keys_free;
+    CREATE TABLE keys_free.api_keys (id text PRIMARY KEY, name text NOT NULL DEFAULT '', key_hash text NOT NULL UNIQUE,
+      prefix text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), revoked_at timestamptz, owner text);
   `);
 });
 after(async () => {
@@ -210,4 +213,30 @@ test('the commands: owner argument, exports, JSON without secrets or hashes, fai
   assert.deepEqual(err, ['platform demo keys revoke: no key key_nope']);
   assert.equal(await run('keys', 'create'), EXIT.usage);
   assert.match(err[0]!, /\nusage: platform demo keys create PROJECT \[--name NAME\] \[--json\] \[--export\]$/);
+});
+
+test('a free owner (audit: the person who made a key in the console): optional, listed and revoked within it, told by the lookup', async () => {
+  const free = apiKeyTable<ApiKeyRecord & { owner: string | null }>({ prefix: 'fk_', owner: { column: 'owner' } });
+  const other = await openDatabase({ url: database.url, dataDir: '', schema: 'keys_free' });
+  try {
+    const mine = (await free.create(other, { name: 'ci', owner: 'token:olga' }))!;
+    const cli = (await free.create(other, { name: 'made on the command line' }))!;
+    assert.equal(mine.record.owner, 'token:olga');
+    assert.equal(cli.record.owner, null);
+    assert.deepEqual(
+      (await free.list(other, { owner: 'token:olga' })).map((k) => k.id),
+      [mine.record.id],
+    );
+    assert.equal((await free.list(other)).length, 2, 'without an owner: every key');
+    const lookup = createApiKeyLookup({ db: other, table: free, ttlSeconds: 0 });
+    assert.deepEqual(await lookup.find(mine.key), { keyId: mine.record.id, owner: 'token:olga' });
+    assert.deepEqual(await lookup.find(cli.key), { keyId: cli.record.id, owner: null });
+    const revoked = async () => {};
+    assert.equal(await free.revoke(other, mine.record.id, { owner: 'token:mallory', revoked }), undefined);
+    assert.ok((await free.revoke(other, mine.record.id, { owner: 'token:olga', revoked }))?.revoked_at);
+    assert.equal(await lookup.find(mine.key), undefined);
+    await assert.rejects(free.ownerExists(other, 'token:olga'), /belong to no owner/);
+  } finally {
+    await other.close();
+  }
 });

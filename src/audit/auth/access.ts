@@ -1,4 +1,5 @@
 import type { AccessChecks, AccessRule } from '../../kit/access.ts';
+import { HttpError, codeForStatus } from '../../kit/errors.ts';
 import { DPOP_SCHEME_NOTE } from '../../kit/auth/dpop.ts';
 import { introspectionVerifier } from '../../kit/auth/introspection.ts';
 import type { ApiKeyLookup } from '../../kit/api-keys/lookup.ts';
@@ -11,9 +12,26 @@ import { createAuditGuard, type AuditGuard } from './guard.ts';
  */
 export const CALLER: AccessRule = Object.freeze({ kind: 'caller' });
 
+/**
+ * A person signed in with an access token of identity (the console): the caller of CALLER, but not an API key. A key
+ * does not mint or revoke keys, so one that leaks cannot make itself others nor outlive its revocation.
+ */
+export const PERSON: AccessRule = Object.freeze({ kind: 'person' });
+
 /** The checks given to createApp: the guard runs in onRequest, before the body is read. */
 export function auditAccessChecks(guard: AuditGuard): AccessChecks {
-  return { caller: (_rule: AccessRule, request) => guard(request) };
+  return {
+    caller: (_rule: AccessRule, request) => guard(request),
+    person: async (_rule: AccessRule, request) => {
+      await guard(request);
+      if (request.auditVia !== 'token')
+        throw new HttpError(
+          403,
+          codeForStatus(403),
+          'API keys are managed by a person signed in to the console, not with an API key',
+        );
+    },
+  };
 }
 
 /**
@@ -42,6 +60,9 @@ export function auditGuardFromConfig(keys: ApiKeyLookup, config: AuditServiceCon
 
 /** The OpenAPI `security` of a CALLER route: the two ways a caller proves itself (schemes declared in app.ts). */
 export const CALLER_SECURITY: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
+
+/** The OpenAPI `security` of a PERSON route: an identity access token only. */
+export const PERSON_SECURITY: Array<Record<string, string[]>> = [{ bearer: [] }];
 
 /** The OpenAPI security schemes CALLER_SECURITY names. */
 export const CALLER_SECURITY_SCHEMES = {

@@ -7,8 +7,10 @@ import { AUDIT_KEYS } from './keys.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Who is calling: `key:<api key id>` or `token:<subject>`; jobs belong to it. */
+    /** Who is calling: `key:<api key id>` or `token:<subject>` (also for a key a person made); jobs belong to it. */
     auditOwner: string;
+    /** How the caller proved itself: an API key, or an access token of identity (a person signed in to the console). */
+    auditVia: 'key' | 'token';
   }
 }
 
@@ -52,7 +54,8 @@ export function createAuditGuard(
       if (presented) await dpop.check(request, presented, undefined);
       const holder = await keys.find(credential);
       if (!holder) throw unauthorized('invalid or revoked API key');
-      request.auditOwner = `key:${holder.keyId}`;
+      request.auditOwner = holder.owner ?? `key:${holder.keyId}`;
+      request.auditVia = 'key';
       return;
     }
     if (!tokens)
@@ -80,5 +83,6 @@ export function createAuditGuard(
     const subject = info.subject ?? info.clientId;
     if (!subject) throw unauthorized('the access token names no subject');
     request.auditOwner = `token:${subject}`;
+    request.auditVia = 'token';
   };
 }

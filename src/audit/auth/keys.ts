@@ -5,10 +5,12 @@ import type { Database } from '../../kit/db.ts';
 import { openInvalidationBus } from '../../kit/invalidation.ts';
 
 /**
- * The audit API's keys, `ak_<43 characters>` (src/kit/api-keys/), in audit's `api_keys`. A key belongs to no
- * project: it is itself the caller, and the jobs it creates belong to `key:<id>`.
+ * The audit API's keys, `ak_<43 characters>` (src/kit/api-keys/), in audit's `api_keys`. A key made on the command
+ * line belongs to no one: it is itself the caller, and the jobs it creates belong to `key:<id>`. A key a person made in
+ * the console (`POST /api/v1/keys`) has that person as `owner` (`token:<subject>`): it speaks for them, so the runs a
+ * CI job makes with it are among theirs.
  */
-export const AUDIT_KEYS = apiKeyTable({ prefix: 'ak_' });
+export const AUDIT_KEYS = apiKeyTable({ prefix: 'ak_', owner: { column: 'owner' } });
 
 /**
  * The guard's key lookup. With `AUDIT_KEY_CACHE_SECONDS` above 0 live keys are cached, and revocations (by

@@ -1,5 +1,6 @@
 import { IMPACTS, type AuditResult, type Finding, type Impact } from '../result/types.ts';
-import { failureKey, pagePath } from './failure-key.ts';
+import { diffFindings } from '../compare/diff.ts';
+import { pagePath } from '../compare/failure-key.ts';
 
 /** What a CI run must meet; a threshold left out is not checked. */
 export interface Thresholds {
@@ -98,8 +99,7 @@ function newFailuresCheck(result: AuditResult, baseline: Baseline | null, baseli
       line: `no new failures to count: ${baselineMissing}, so this run has nothing to be compared with`,
       details: [],
     };
-  const before = new Set(baseline.result.findings.map(failureKey));
-  const added = countedFindings(result).filter((f) => !before.has(failureKey(f)));
+  const { added } = diffFindings(baseline.result.findings, countedFindings(result));
   return {
     threshold: 'newFailures',
     passed: added.length === 0,

@@ -1,7 +1,7 @@
 import { sha256Hex } from '../../kit/crypto.ts';
 import pkg from '../../../package.json' with { type: 'json' };
 import type { AuditResult, Finding, Impact } from '../result/types.ts';
-import { failureKey } from './failure-key.ts';
+import { failureKey } from '../compare/failure-key.ts';
 
 /** axe's impacts as SARIF levels: what must be fixed is an error, the rest warnings and notes. */
 const LEVEL: Record<Impact, 'error' | 'warning' | 'note'> = {

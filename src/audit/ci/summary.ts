@@ -1,5 +1,5 @@
 import { IMPACTS, type AuditResult } from '../result/types.ts';
-import { pagePath } from './failure-key.ts';
+import { pagePath } from '../compare/failure-key.ts';
 import type { GateOutcome } from './gate.ts';
 
 /**

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Database, Queryable } from '../../kit/db.ts';
 import { toPage } from '../../kit/paging.ts';
 import { isoUtc } from '../../kit/sql.ts';
-import type { AuditConfig, AuditJobStatus, AuditResult } from '../result/types.ts';
+import type { AuditConfig, AuditJobStatus, AuditResult, AuditStats } from '../result/types.ts';
 
 export interface JobRecord {
   id: string;
@@ -17,6 +17,13 @@ export interface JobRecord {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** The start page's title, once completed (text from the audited site). */
+  title: string | null;
+  /** The result's score and stats once completed, so a list need not read results. */
+  score: number | null;
+  stats: AuditStats | null;
+  /** Pages recorded so far (audited or failed), of at most `config.crawl.maxPages` (1 without crawling). */
+  pagesDone: number;
   result: AuditResult | null;
 }
 
@@ -31,6 +38,10 @@ interface Row {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  title: string | null;
+  score: number | null;
+  stats: AuditStats | null;
+  pages_done: number;
   result?: AuditResult | null;
   seq?: number | string;
 }
@@ -47,6 +58,10 @@ function toRecord(row: Row): JobRecord {
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+    title: row.title,
+    score: row.score,
+    stats: row.stats,
+    pagesDone: row.pages_done,
     result: row.result ?? null,
   };
 }
@@ -59,7 +74,7 @@ function storableJson(value: unknown): string {
 }
 
 const SUMMARY = `id, status, url, branch, config, attempts, error, ${isoUtc('created_at')} AS created_at,
-  ${isoUtc('started_at')} AS started_at, ${isoUtc('finished_at')} AS finished_at, seq`;
+  ${isoUtc('started_at')} AS started_at, ${isoUtc('finished_at')} AS finished_at, title, score, stats, pages_done, seq`;
 
 export class QueueFullError extends Error {}
 
@@ -156,7 +171,7 @@ export async function claimJob(
   );
   const { rows } = await db.query<ClaimedJob>(
     `UPDATE jobs SET status = 'running', worker = $1, lease_until = now() + make_interval(secs => $2), attempts = attempts + 1,
-       started_at = coalesce(started_at, now())
+       started_at = coalesce(started_at, now()), pages_done = 0
      WHERE id = (
        SELECT id FROM jobs WHERE status = 'pending' OR (status = 'running' AND lease_until < now())
        ORDER BY seq FOR UPDATE SKIP LOCKED LIMIT 1
@@ -176,11 +191,30 @@ export async function renewLease(db: Queryable, id: string, worker: string, leas
   return rowCount === 1;
 }
 
+/** How many pages this worker's running job has recorded so far. */
+export async function recordProgress(db: Queryable, id: string, worker: string, pagesDone: number): Promise<void> {
+  await db.query("UPDATE jobs SET pages_done = $3 WHERE id = $1 AND worker = $2 AND status = 'running'", [
+    id,
+    worker,
+    pagesDone,
+  ]);
+}
+
 /** Stores the result, only if the job is still this worker's: a job completes once. */
 export async function completeJob(db: Queryable, id: string, worker: string, result: AuditResult): Promise<boolean> {
   const { rowCount } = await db.query(
-    "UPDATE jobs SET status = 'completed', result = $3, error = NULL, finished_at = now(), worker = NULL, lease_until = NULL WHERE id = $1 AND worker = $2 AND status = 'running'",
-    [id, worker, storableJson(result)],
+    `UPDATE jobs SET status = 'completed', result = $3, error = NULL, finished_at = now(), worker = NULL, lease_until = NULL,
+       title = $4, score = $5, stats = $6, pages_done = $7
+     WHERE id = $1 AND worker = $2 AND status = 'running'`,
+    [
+      id,
+      worker,
+      storableJson(result),
+      result.pages[0]?.title?.replaceAll('\0', '\uFFFD') ?? null,
+      result.score,
+      JSON.stringify(result.stats),
+      result.stats.totalPages,
+    ],
   );
   return rowCount === 1;
 }

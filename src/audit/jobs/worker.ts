@@ -5,10 +5,24 @@ import type { OutageLog } from '../../kit/outage-log.ts';
 import { AuditCancelledError, AuditFailedError } from '../engine/audit-errors.ts';
 import type { AuditConfig, AuditResult } from '../result/types.ts';
 import type { AuditMetrics } from '../metrics.ts';
-import { claimJob, completeJob, failAttempt, releaseJob, renewLease, type ClaimedJob } from './store.ts';
+import {
+  claimJob,
+  completeJob,
+  failAttempt,
+  recordProgress,
+  releaseJob,
+  renewLease,
+  type ClaimedJob,
+} from './store.ts';
 
-/** Runs one audit for `owner`, whose stored secrets its session may name. */
-export type RunAudit = (url: string, config: AuditConfig, signal: AbortSignal, owner: string) => Promise<AuditResult>;
+/** Runs one audit for `owner`, whose stored secrets its session may name; `progress` is told each page recorded. */
+export type RunAudit = (
+  url: string,
+  config: AuditConfig,
+  signal: AbortSignal,
+  owner: string,
+  progress?: (pagesDone: number) => void,
+) => Promise<AuditResult>;
 
 export interface WorkerOptions {
   db: Database;
@@ -107,11 +121,19 @@ export class JobWorker {
       controller.signal.addEventListener('abort', () => reject(new AuditCancelledError()), { once: true });
     });
     abandoned.catch(() => {});
+    // One write at a time, in order, so a slow write never lands after a later count.
+    let written = Promise.resolve();
+    const progress = (pagesDone: number) => {
+      written = written
+        .then(() => recordProgress(db, id, this.id, pagesDone))
+        .catch((err: unknown) => log.warn({ err, job: id }, 'recording an audit progress failed'));
+    };
     try {
-      const running = this.options.run(url, config, controller.signal, owner);
+      const running = this.options.run(url, config, controller.signal, owner, progress);
       // Once abandoned, its own failure (the browser closing under it) is nobody's to handle.
       running.catch(() => {});
       const result = await Promise.race([running, abandoned]);
+      await written;
       if (await completeJob(db, id, this.id, result)) {
         metrics.jobs.inc({ status: 'completed' });
         log.info({ job: id, pages: result.stats.totalPages, findings: result.stats.totalFindings }, 'audit completed');

@@ -172,6 +172,18 @@ export const AuditConfigSchema = Type.Object({
   ignore: Type.Optional(Type.Array(IgnoreRuleSchema, { description: "The team's ignore rules" })),
 });
 
+export const AuditStatsSchema = Type.Object({
+  totalPages: Int,
+  totalFindings: Int,
+  critical: Int,
+  serious: Int,
+  moderate: Int,
+  minor: Int,
+  needsReview: Int,
+  failedPages: Int,
+  ignored: Type.Optional(Type.Integer({ description: 'Findings an ignore rule in force matches (counted above too)' })),
+});
+
 export const AuditResultSchema = Type.Object({
   url: Str,
   targetUrl: Str,
@@ -179,19 +191,7 @@ export const AuditResultSchema = Type.Object({
   wcagLevel: Level,
   score: Type.Integer({ minimum: 0, maximum: 100 }),
   conformant: Type.Boolean(),
-  stats: Type.Object({
-    totalPages: Int,
-    totalFindings: Int,
-    critical: Int,
-    serious: Int,
-    moderate: Int,
-    minor: Int,
-    needsReview: Int,
-    failedPages: Int,
-    ignored: Type.Optional(
-      Type.Integer({ description: 'Findings an ignore rule in force matches (counted above too)' }),
-    ),
-  }),
+  stats: AuditStatsSchema,
   findings: Type.Array(FindingSchema),
   needsReview: Type.Array(NeedsReviewSchema),
   omitted: Type.Optional(

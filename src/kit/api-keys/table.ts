@@ -31,8 +31,12 @@ export type KeyRevoked = (keyHash: string) => Promise<void>;
 export interface ApiKeyTableOptions {
   /** Starts every key (`ak_`, `isk_`): a leaked key is recognisable, and a scanner rule can match it. */
   prefix: string;
-  /** The column naming what each key belongs to, and the table whose `id` it references (ingest: project_id, projects). */
-  owner?: { column: string; table: string };
+  /**
+   * The column naming what each key belongs to, and the table whose `id` it references (ingest: project_id, projects).
+   * Without a table the owner is a free value a key may lack (audit: the person who made it in the console, none for a
+   * key made on the command line), and `create` and `list` take one or none.
+   */
+  owner?: { column: string; table?: string };
 }
 
 export interface ApiKeyTable<R extends ApiKeyRecord> {
@@ -81,8 +85,8 @@ export function apiKeyTable<R extends ApiKeyRecord = ApiKeyRecord>(options: ApiK
   const ownerColumn = owner ? `${owner.column}, ` : '';
   const columns = `id, ${ownerColumn}name, prefix, ${isoUtc('created_at')} AS created_at, ${isoUtc('revoked_at')} AS revoked_at`;
   const withOwner = (value: string | undefined): string | null => {
-    if (owner && value === undefined) throw new Error(`the keys of this table belong to a ${owner.column}`);
-    return owner ? value! : null;
+    if (owner?.table && value === undefined) throw new Error(`the keys of this table belong to a ${owner.column}`);
+    return owner ? (value ?? null) : null;
   };
 
   return {
@@ -92,17 +96,22 @@ export function apiKeyTable<R extends ApiKeyRecord = ApiKeyRecord>(options: ApiK
       const name = checkName(input.name);
       const key = prefix + randomToken(32);
       const values = [`key_${randomToken(9)}`, name, sha256Hex(key), key.slice(0, prefix.length + 8)];
-      const { rows } = owner
+      const { rows } = owner?.table
         ? await db.query<R>(
             `INSERT INTO api_keys (id, ${owner.column}, name, key_hash, prefix)
              SELECT $1, o.id, $2, $3, $4 FROM ${owner.table} o WHERE o.id = $5
              RETURNING ${columns}`,
             [...values, withOwner(input.owner)],
           )
-        : await db.query<R>(
-            `INSERT INTO api_keys (id, name, key_hash, prefix) VALUES ($1, $2, $3, $4) RETURNING ${columns}`,
-            values,
-          );
+        : owner
+          ? await db.query<R>(
+              `INSERT INTO api_keys (id, name, key_hash, prefix, ${owner.column}) VALUES ($1, $2, $3, $4, $5) RETURNING ${columns}`,
+              [...values, withOwner(input.owner)],
+            )
+          : await db.query<R>(
+              `INSERT INTO api_keys (id, name, key_hash, prefix) VALUES ($1, $2, $3, $4) RETURNING ${columns}`,
+              values,
+            );
       return rows[0] && { key, record: rows[0] };
     },
 
@@ -144,7 +153,7 @@ export function apiKeyTable<R extends ApiKeyRecord = ApiKeyRecord>(options: ApiK
     },
 
     async ownerExists(db, ownerId) {
-      if (!owner) throw new Error('the keys of this table belong to no owner');
+      if (!owner?.table) throw new Error('the keys of this table belong to no owner');
       return (await db.query(`SELECT 1 FROM ${owner.table} WHERE id = $1`, [ownerId])).rows.length > 0;
     },
   };

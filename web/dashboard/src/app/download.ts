@@ -3,7 +3,12 @@ import { csvName, resultCsv } from './csv.ts';
 
 /** Saves text as a file through the browser's own download (an object URL, released once the click is handled). */
 export function downloadFile(filename: string, content: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([content], { type }));
+  downloadBlob(filename, new Blob([content], { type }));
+}
+
+/** Saves a file already read (a report fetched with a token) through the browser's own download. */
+export function downloadBlob(filename: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
   a.download = filename;

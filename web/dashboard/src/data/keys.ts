@@ -68,6 +68,15 @@ export const keys = {
     people: () => ['identity', 'people'] as const,
     person: (id: string) => ['identity', 'people', id] as const,
   },
+  /** The audit service's runs (lists per filter, one run, comparisons) and the person's API keys for CI. */
+  audits: {
+    all: ['audits'] as const,
+    runs: ['audits', 'runs'] as const,
+    run: (id: string) => ['audits', 'runs', id] as const,
+    trend: (url: string) => ['audits', 'runs', 'trend', url] as const,
+    comparison: (id: string, baseId: string) => ['audits', 'compare', id, baseId] as const,
+    keys: ['audits', 'keys'] as const,
+  },
   /** A widget's rows: where it is drawn (a dashboard, a public link), the widget, and what its rows depend on. */
   widgetRun: (scope: string, widgetId: string, reloadKey: string) => ['runs', scope, widgetId, reloadKey] as const,
 };

@@ -1,0 +1,50 @@
+import { PALETTE, TEXT, TIME_LABELS, type Look } from '../../widgets/chartOption.ts';
+import { IMPACT_NAMES, IMPACT_ORDER, type ApiRun } from '../api.ts';
+
+const LINES = { light: '#4d5560', dark: '#b8bec6' };
+
+/** A time chart's axes and look, as the dashboards' line widgets draw them. */
+function frame(look: Look, legend: boolean) {
+  const theme = look.dark ? 'dark' : 'light';
+  const axisLine = { lineStyle: { color: LINES[theme] } };
+  return {
+    animation: !look.reducedMotion,
+    color: PALETTE[theme],
+    textStyle: { color: TEXT[theme] },
+    tooltip: { trigger: 'axis', renderMode: 'richText' },
+    legend: { show: legend, textStyle: { color: TEXT[theme] }, bottom: 0 },
+    grid: { left: 8, right: 16, top: 16, bottom: legend ? 40 : 8, containLabel: true },
+    xAxis: { type: 'time', axisLine, axisLabel: { color: TEXT[theme], formatter: TIME_LABELS, hideOverlap: true } },
+    yAxis: {
+      type: 'value',
+      minInterval: 1,
+      axisLine,
+      axisLabel: { color: TEXT[theme] },
+      splitLine: { lineStyle: { color: look.dark ? '#3c4043' : '#dadce0' } },
+    },
+  };
+}
+
+const at = (r: ApiRun) => r.finishedAt ?? r.createdAt;
+
+/** The score of each completed run over time (oldest first), 0 to 100. */
+export function scoreOption(runs: ApiRun[], look: Look): Record<string, unknown> {
+  const base = frame(look, false);
+  return {
+    ...base,
+    yAxis: { ...base.yAxis, min: 0, max: 100 },
+    series: [{ name: 'Score', type: 'line', data: runs.map((r) => [at(r), r.score]) }],
+  };
+}
+
+/** Failures of each impact per completed run over time, one line per impact. */
+export function impactOption(runs: ApiRun[], look: Look): Record<string, unknown> {
+  return {
+    ...frame(look, true),
+    series: IMPACT_ORDER.map((impact) => ({
+      name: IMPACT_NAMES[impact],
+      type: 'line',
+      data: runs.map((r) => [at(r), r.stats?.[impact] ?? 0]),
+    })),
+  };
+}
