@@ -122,11 +122,12 @@ describe('the console: one sign-in, sections by right, identity applications', (
     const page = await open();
     await signIn(page, OWNER);
     const nav = page.getByRole('navigation', { name: 'Main' });
-    // Audit is linked, so its section is there; ingest's has no screen yet.
+    // Audit and ingest are linked, so their sections are there.
     assert.deepEqual(await nav.getByRole('heading', { level: 2 }).allTextContents(), [
       'Dashboards',
       'Identity',
       'Audits',
+      'Events',
     ]);
     await screenshot(page, '01-home-owner');
     await nav.getByRole('link', { name: 'Applications' }).click();
