@@ -18,6 +18,7 @@ import { configLimits, serviceAuditRunner } from './runner.ts';
 import { createAddressPolicy } from '../kit/outbound/address-policy.ts';
 import { API_CORS_HEADERS, API_CORS_METHODS, registerCors } from '../kit/cors.ts';
 import { registerSecretRoutes } from './secrets/routes.ts';
+import { startSiteWork } from './sites/lifecycle.ts';
 
 export const AUDIT_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
@@ -85,6 +86,8 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     maxQueued: config.maxQueuedPerKey,
     publicUrl: config.publicUrl,
   });
+  // Sites, their schedules and notices: routes, the scheduler and the notices' dispatcher (sites/lifecycle.ts).
+  startSiteWork(app, { db, config, worker, policy, limits });
   registerReportRoutes(app, {
     db,
     openAcrDefaults: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail },

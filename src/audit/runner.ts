@@ -34,12 +34,21 @@ export function serviceAuditRunner(
       if (page.status === 'audited') metrics.pageSeconds.observe(page.durationMs / 1000);
     },
   };
-  return async (url, auditConfig, signal, owner) => {
+  return async (url, auditConfig, signal, owner, onProgress) => {
     // Opened for this audit only, and only those its session names.
     const secrets = await openSecrets(deps.db, config.secretKey, owner, secretNames(auditConfig.session ?? null));
+    const told: AuditorOptions = onProgress
+      ? {
+          ...options,
+          onPage: (page) => {
+            options.onPage?.(page);
+            onProgress(page.recorded, page.expected);
+          },
+        }
+      : options;
     metrics.running.inc();
     try {
-      return await runAudit(url, auditConfig, options, signal, secrets);
+      return await runAudit(url, auditConfig, told, signal, secrets);
     } finally {
       metrics.running.dec();
     }

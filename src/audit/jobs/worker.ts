@@ -5,10 +5,24 @@ import type { OutageLog } from '../../kit/outage-log.ts';
 import { AuditCancelledError, AuditFailedError } from '../engine/audit-errors.ts';
 import type { AuditConfig, AuditResult } from '../result/types.ts';
 import type { AuditMetrics } from '../metrics.ts';
-import { claimJob, completeJob, failAttempt, releaseJob, renewLease, type ClaimedJob } from './store.ts';
+import {
+  claimJob,
+  completeJob,
+  failAttempt,
+  recordProgress,
+  releaseJob,
+  renewLease,
+  type ClaimedJob,
+} from './store.ts';
 
-/** Runs one audit for `owner`, whose stored secrets its session may name. */
-export type RunAudit = (url: string, config: AuditConfig, signal: AbortSignal, owner: string) => Promise<AuditResult>;
+/** Runs one audit for `owner`, whose stored secrets its session may name; told of the pages done of those expected. */
+export type RunAudit = (
+  url: string,
+  config: AuditConfig,
+  signal: AbortSignal,
+  owner: string,
+  onProgress?: (done: number, expected: number) => void,
+) => Promise<AuditResult>;
 
 export interface WorkerOptions {
   db: Database;
@@ -108,7 +122,7 @@ export class JobWorker {
     });
     abandoned.catch(() => {});
     try {
-      const running = this.options.run(url, config, controller.signal, owner);
+      const running = this.options.run(url, config, controller.signal, owner, this.progressOf(id, log));
       // Once abandoned, its own failure (the browser closing under it) is nobody's to handle.
       running.catch(() => {});
       const result = await Promise.race([running, abandoned]);
@@ -136,6 +150,19 @@ export class JobWorker {
     } finally {
       clearInterval(heartbeat);
     }
+  }
+
+  /**
+   * Writes a job's progress as pages are recorded, one write at a time in order (a page never overtakes the one before
+   * it); progress that fails to be written is only logged, the audit goes on.
+   */
+  private progressOf(id: string, log: FastifyBaseLogger): (done: number, expected: number) => void {
+    let chain = Promise.resolve();
+    return (done, expected) => {
+      chain = chain
+        .then(() => recordProgress(this.options.db, id, this.id, done, expected))
+        .catch((err: unknown) => log.warn({ err, job: id }, 'recording audit progress failed'));
+    };
   }
 
   /** Stops taking jobs and gives running ones back to the queue, so another instance resumes them without waiting out a lease. */
