@@ -34,21 +34,22 @@ export function serviceAuditRunner(
       if (page.status === 'audited') metrics.pageSeconds.observe(page.durationMs / 1000);
     },
   };
-  return async (url, auditConfig, signal, owner, onProgress) => {
+  return async (url, auditConfig, signal, owner, progress) => {
     // Opened for this audit only, and only those its session names.
     const secrets = await openSecrets(deps.db, config.secretKey, owner, secretNames(auditConfig.session ?? null));
-    const told: AuditorOptions = onProgress
+    let pagesDone = 0;
+    const counted: AuditorOptions = progress
       ? {
           ...options,
           onPage: (page) => {
             options.onPage?.(page);
-            onProgress(page.recorded, page.expected);
+            progress(++pagesDone);
           },
         }
       : options;
     metrics.running.inc();
     try {
-      return await runAudit(url, auditConfig, told, signal, secrets);
+      return await runAudit(url, auditConfig, counted, signal, secrets);
     } finally {
       metrics.running.dec();
     }

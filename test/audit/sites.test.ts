@@ -105,7 +105,7 @@ test('bad sites are 400 naming what is wrong: the URL, its scheme, an internal a
   await h.call('DELETE', `/api/v1/sites/${site.id}`);
 });
 
-test('run now queues an audit of the site; its progress is pages done of those expected, then the score', async () => {
+test('run now queues an audit of the site; its progress is pages done of at most crawl.maxPages, then the score', async () => {
   const site = (
     await h.call('POST', '/api/v1/sites', {
       name: 'Crawled',
@@ -126,7 +126,7 @@ test('run now queues an audit of the site; its progress is pages done of those e
   const midway = await waitForSite(site.id, (s) => s.latestRun?.pagesDone === 1);
   assert.equal(midway.latestRun.id, id);
   assert.equal(midway.latestRun.status, 'running');
-  assert.equal(midway.latestRun.pagesTotal, 3);
+  assert.equal(midway.latestRun.pagesTotal, 3, 'crawl.maxPages');
   assert.equal(midway.lastCompleted, null);
   release();
   const done = await waitForSite(site.id, (s) => ['completed', 'failed'].includes(s.latestRun.status));

@@ -10,16 +10,8 @@ import { normalizeUrl, sameOrigin } from './normalize.ts';
 import { SamePages } from './same-page.ts';
 import { loadSiteRules, type SiteRules } from './site-rules.ts';
 
-/**
- * Told of each page as it is recorded, audited or failed, with the pages recorded so far and those the crawl expects
- * (found so far, at most maxPages: it grows as links are found).
- */
-export type OnPage = (page: {
-  status: 'audited' | 'failed';
-  durationMs: number;
-  recorded: number;
-  expected: number;
-}) => void;
+/** Told of each page as it is recorded, audited or failed. */
+export type OnPage = (page: { status: 'audited' | 'failed'; durationMs: number }) => void;
 
 /**
  * What one audit's crawl knows as it goes: the site it stays on and that site's robots.txt and sitemaps, the

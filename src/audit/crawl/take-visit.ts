@@ -29,15 +29,11 @@ export async function takeVisit(crawl: SiteCrawl, target: Target, visit: Visit):
     return;
   }
   crawl.same.record(identity, crawl.pages.length);
+  crawl.onPage?.({ status: visit.kind, durationMs: visit.durationMs });
   crawl.pages.push(auditedPage(target, visit));
-  if (visit.kind === 'audited') {
-    if (visit.llmFacts) crawl.llmFacts.push(visit.llmFacts);
-    crawl.follow(visit.links, target.depth);
-  }
-  // Told after its links are followed, so the pages expected include those it led to.
-  const recorded = crawl.pages.length;
-  const expected = Math.max(recorded, Math.min(crawl.maxPages, crawl.frontier.length));
-  crawl.onPage?.({ status: visit.kind, durationMs: visit.durationMs, recorded, expected });
+  if (visit.kind === 'failed') return;
+  if (visit.llmFacts) crawl.llmFacts.push(visit.llmFacts);
+  crawl.follow(visit.links, target.depth);
 }
 
 function mergeKnown(crawl: SiteCrawl, target: Target): void {

@@ -176,7 +176,7 @@ export async function claimJob(
   );
   const { rows } = await db.query<ClaimedJob>(
     `UPDATE jobs SET status = 'running', worker = $1, lease_until = now() + make_interval(secs => $2), attempts = attempts + 1,
-       started_at = coalesce(started_at, now()), pages_done = 0, pages_total = NULL
+       started_at = coalesce(started_at, now()), pages_done = 0
      WHERE id = (
        SELECT id FROM jobs WHERE status = 'pending' OR (status = 'running' AND lease_until < now())
        ORDER BY seq FOR UPDATE SKIP LOCKED LIMIT 1
@@ -196,13 +196,20 @@ export async function renewLease(db: Queryable, id: string, worker: string, leas
   return rowCount === 1;
 }
 
-/** Stores the result, only if the job is still this worker's: a job completes once, every page done. */
+/** How many pages this worker's running job has recorded so far. */
+export async function recordProgress(db: Queryable, id: string, worker: string, pagesDone: number): Promise<void> {
+  await db.query("UPDATE jobs SET pages_done = $3 WHERE id = $1 AND worker = $2 AND status = 'running'", [
+    id,
+    worker,
+    pagesDone,
+  ]);
+}
+
+/** Stores the result, only if the job is still this worker's: a job completes once. */
 export async function completeJob(db: Queryable, id: string, worker: string, result: AuditResult): Promise<boolean> {
   const { rowCount } = await db.query(
-    `UPDATE jobs SET status = 'completed', result = $3, error = NULL, finished_at = now(), worker = NULL, lease_until = NULL,
-       pages_done = $4, pages_total = $4
-     WHERE id = $1 AND worker = $2 AND status = 'running'`,
-    [id, worker, storableJson(result), result.stats.totalPages],
+    "UPDATE jobs SET status = 'completed', result = $3, error = NULL, finished_at = now(), worker = NULL, lease_until = NULL WHERE id = $1 AND worker = $2 AND status = 'running'",
+    [id, worker, storableJson(result)],
   );
   return rowCount === 1;
 }
@@ -220,20 +227,6 @@ export async function failAttempt(
        finished_at = CASE WHEN $4 THEN NULL ELSE now() END, worker = NULL, lease_until = NULL
      WHERE id = $1 AND worker = $2 AND status = 'running'`,
     [id, worker, reason, retry],
-  );
-}
-
-/** Pages recorded of the pages the crawl expects so far, while the job is still this worker's. */
-export async function recordProgress(
-  db: Queryable,
-  id: string,
-  worker: string,
-  done: number,
-  total: number,
-): Promise<void> {
-  await db.query(
-    "UPDATE jobs SET pages_done = $3, pages_total = $4 WHERE id = $1 AND worker = $2 AND status = 'running'",
-    [id, worker, done, total],
   );
 }
 

@@ -15,13 +15,13 @@ import {
   type ClaimedJob,
 } from './store.ts';
 
-/** Runs one audit for `owner`, whose stored secrets its session may name; told of the pages done of those expected. */
+/** Runs one audit for `owner`, whose stored secrets its session may name; `progress` is told each page recorded. */
 export type RunAudit = (
   url: string,
   config: AuditConfig,
   signal: AbortSignal,
   owner: string,
-  onProgress?: (done: number, expected: number) => void,
+  progress?: (pagesDone: number) => void,
 ) => Promise<AuditResult>;
 
 export interface WorkerOptions {
@@ -121,11 +121,19 @@ export class JobWorker {
       controller.signal.addEventListener('abort', () => reject(new AuditCancelledError()), { once: true });
     });
     abandoned.catch(() => {});
+    // One write at a time, in order, so a slow write never lands after a later count.
+    let written = Promise.resolve();
+    const progress = (pagesDone: number) => {
+      written = written
+        .then(() => recordProgress(db, id, this.id, pagesDone))
+        .catch((err: unknown) => log.warn({ err, job: id }, 'recording an audit progress failed'));
+    };
     try {
-      const running = this.options.run(url, config, controller.signal, owner, this.progressOf(id, log));
+      const running = this.options.run(url, config, controller.signal, owner, progress);
       // Once abandoned, its own failure (the browser closing under it) is nobody's to handle.
       running.catch(() => {});
       const result = await Promise.race([running, abandoned]);
+      await written;
       if (await completeJob(db, id, this.id, result)) {
         metrics.jobs.inc({ status: 'completed' });
         log.info({ job: id, pages: result.stats.totalPages, findings: result.stats.totalFindings }, 'audit completed');
@@ -150,19 +158,6 @@ export class JobWorker {
     } finally {
       clearInterval(heartbeat);
     }
-  }
-
-  /**
-   * Writes a job's progress as pages are recorded, one write at a time in order (a page never overtakes the one before
-   * it); progress that fails to be written is only logged, the audit goes on.
-   */
-  private progressOf(id: string, log: FastifyBaseLogger): (done: number, expected: number) => void {
-    let chain = Promise.resolve();
-    return (done, expected) => {
-      chain = chain
-        .then(() => recordProgress(this.options.db, id, this.id, done, expected))
-        .catch((err: unknown) => log.warn({ err, job: id }, 'recording audit progress failed'));
-    };
   }
 
   /** Stops taking jobs and gives running ones back to the queue, so another instance resumes them without waiting out a lease. */

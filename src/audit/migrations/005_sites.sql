@@ -13,11 +13,11 @@ CREATE TABLE sites (
 );
 CREATE INDEX sites_owner ON sites (owner, seq DESC);
 
--- A job queued for a site (run now, or by its schedule) names it; deleting the site keeps its runs. Pages done
--- of the pages expected so far are written as the worker records each page, so a run's progress can be shown.
+-- A job queued for a site (run now, or its schedule) names it; deleting the site keeps its runs. `pages_done` counts
+-- the pages a running job has recorded, for its progress (the same column as the console's runs list adds: IF NOT
+-- EXISTS, so either migration may come first).
 ALTER TABLE jobs ADD COLUMN site_id text REFERENCES sites (id) ON DELETE SET NULL;
-ALTER TABLE jobs ADD COLUMN pages_done integer;
-ALTER TABLE jobs ADD COLUMN pages_total integer;
+ALTER TABLE jobs ADD COLUMN IF NOT EXISTS pages_done integer NOT NULL DEFAULT 0;
 -- Whether the finished run's notifications were decided (and their deliveries stored): set once, in the
 -- transaction that stores the deliveries, so a restart neither loses nor repeats them.
 ALTER TABLE jobs ADD COLUMN notified_at timestamptz;

@@ -40,13 +40,11 @@ export const SiteRun = Type.Object({
   startedAt: nullable(Timestamp),
   finishedAt: nullable(Timestamp),
   score: nullable(Type.Number({ description: 'The completed run’s score, 0 to 100' })),
-  pagesDone: nullable(Type.Integer({ description: 'Pages audited or failed so far; null before the run started' })),
-  pagesTotal: nullable(
-    Type.Integer({
-      description:
-        'Pages the run expects so far: the pages found, at most crawl.maxPages; it can grow as a crawl finds links, and equals pagesDone once completed',
-    }),
-  ),
+  pagesDone: Type.Integer({ description: 'Pages audited or failed so far (0 before the run started)' }),
+  pagesTotal: Type.Integer({
+    description:
+      'Pages the run audits at most: crawl.maxPages (1 without crawling); once completed, the pages it audited',
+  }),
   error: nullable(Type.String()),
 });
 

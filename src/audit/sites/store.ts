@@ -15,8 +15,8 @@ export interface SiteRun {
   startedAt: string | null;
   finishedAt: string | null;
   score: number | null;
-  pagesDone: number | null;
-  pagesTotal: number | null;
+  pagesDone: number;
+  pagesTotal: number;
   error: string | null;
 }
 
@@ -37,7 +37,9 @@ export class TooManySitesError extends Error {}
 const RUN_FIELDS = (alias: string) => `json_build_object(
   'id', ${alias}.id, 'status', ${alias}.status, 'createdAt', ${isoUtc(`${alias}.created_at`)},
   'startedAt', ${isoUtc(`${alias}.started_at`)}, 'finishedAt', ${isoUtc(`${alias}.finished_at`)},
-  'score', (${alias}.result->>'score')::float8, 'pagesDone', ${alias}.pages_done, 'pagesTotal', ${alias}.pages_total,
+  'score', (${alias}.result->>'score')::float8, 'pagesDone', ${alias}.pages_done,
+  'pagesTotal', CASE WHEN ${alias}.status = 'completed' THEN ${alias}.pages_done
+    WHEN (${alias}.config->'crawl'->>'enabled')::boolean THEN (${alias}.config->'crawl'->>'maxPages')::int ELSE 1 END,
   'error', ${alias}.error)`;
 
 /** A site with its newest run, its newest completed run and its schedule, in one read. */
