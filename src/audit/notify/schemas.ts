@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { Timestamp } from '../../kit/schemas.ts';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -74,3 +74,8 @@ export const DeliveryList = Type.Object({
     }),
   ),
 });
+
+export type ApiNotify = Static<typeof NotifyOut>;
+export type ApiNotifyBody = Static<typeof NotifyBody>;
+export type ApiNoticeTest = Static<typeof TestOut>;
+export type ApiNotices = Static<typeof DeliveryList>;

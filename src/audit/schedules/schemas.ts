@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { Timestamp } from '../../kit/schemas.ts';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -53,3 +53,6 @@ export const ScheduleOut = Type.Object({
     Type.String({ description: 'Why the last slot queued no run (the queue full, the URL refused)' }),
   ),
 });
+
+export type ApiSchedule = Static<typeof ScheduleOut>;
+export type ApiScheduleBody = Static<typeof ScheduleBody>;

@@ -63,3 +63,7 @@ export const SiteOut = Type.Object({
 export const SiteList = Type.Object({ items: Type.Array(SiteOut) });
 
 export const siteErrors = errorResponses(400, 401, 403, 404, 409, 429, 503);
+
+/** The site as the API answers it: the console's type too (web/dashboard/src/audits/sites/api.ts). */
+export type ApiSite = Static<typeof SiteOut>;
+export type ApiSiteBody = Static<typeof SiteBody>;
