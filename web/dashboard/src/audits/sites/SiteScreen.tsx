@@ -62,7 +62,7 @@ function SiteView({ site }: { site: ApiSite }) {
         <dt>Audits</dt>
         <dd>{LEVEL(site)}</dd>
       </dl>
-      <div className="actions">
+      <div className="actions site-actions">
         <Link to="auditSiteEdit" params={{ id: site.id }} className="button">
           Edit site
         </Link>
