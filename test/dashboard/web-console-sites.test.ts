@@ -195,7 +195,7 @@ describe('the console: audit sites', () => {
     await page.context().close();
   });
 
-  test('keyboard only: open a site from the list and run it now; edit it and save', async () => {
+  test('keyboard only: open a site from the list, run it now, save its schedule, send a test, edit it and save', async () => {
     const page = await h.open();
     await h.signIn(page);
     await page.goto(`${h.platform.url.dashboard}/audits/sites`);
@@ -208,6 +208,13 @@ describe('the console: audit sites', () => {
     await tabTo(page, /^Run now$/);
     await page.keyboard.press('Enter');
     await statusSays(page, /^The run completed: score \d+, 3 of 3 pages audited\.$/);
+    await tabTo(page, /^Save schedule$/);
+    await page.keyboard.press('Enter');
+    await statusSays(page, /^Schedule saved\. Next run: /);
+    await tabTo(page, /^Send a test$/);
+    await page.keyboard.press('Enter');
+    await statusSays(page, 'Mail to ops@example.com: delivered');
+    assert.equal(mails.length, 2, 'the test went by mail again');
     await page.locator('main h1').focus();
     await tabTo(page, /^Edit site$/);
     await page.keyboard.press('Enter');
