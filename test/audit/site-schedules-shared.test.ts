@@ -57,6 +57,20 @@ const logged = (instance: ServiceProcess, msg: string): string[] =>
       return entry.msg === msg && entry.site ? [entry.site] : [];
     });
 
+/** Waits until the instances' logs have `count` lines with this message, read as their output arrives. */
+async function loggedAtLeast(msg: string, count: number): Promise<void> {
+  const enough = () => instances.flatMap((i) => logged(i, msg)).length >= count;
+  if (enough()) return;
+  await new Promise<void>((resolve) => {
+    const check = () => {
+      if (!enough()) return;
+      for (const i of instances) i.child.stdout?.off('data', check);
+      resolve();
+    };
+    for (const i of instances) i.child.stdout?.on('data', check);
+  });
+}
+
 /** Waits until no enabled schedule is due any more (each was taken and moved to its next slot). */
 async function untilNoneDue(): Promise<void> {
   for (;;) {
@@ -83,6 +97,8 @@ test('two instances on one database: every due schedule queues exactly one run',
   const runs = await runsPerSite();
   assert.equal(runs.size, SITES);
   for (const id of siteIds) assert.equal(runs.get(id), 1, `site ${id} ran once`);
+  // A run is in the database a moment before its instance's log line comes through the pipe.
+  await loggedAtLeast('scheduled audit queued', SITES);
   const queued = instances.flatMap((i) => logged(i, 'scheduled audit queued'));
   assert.equal(queued.length, SITES, 'one "scheduled audit queued" line per site, over both instances');
   assert.equal(new Set(queued).size, SITES);

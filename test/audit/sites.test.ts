@@ -212,3 +212,21 @@ test('a due schedule queues one run of the site with its settings, and moves to 
   assert.equal(new Date(ran.schedule.nextRunAt).getUTCHours(), 4);
   await h.call('DELETE', `/api/v1/sites/${site.id}`);
 });
+
+test('a schedule that cannot be run is paused, saying why, and holds back no schedule due after it', async () => {
+  const broken = (await h.call('POST', '/api/v1/sites', { name: 'Broken', url: `${web.origin}/one` })).json();
+  const fine = (await h.call('POST', '/api/v1/sites', { name: 'Fine', url: `${web.origin}/one` })).json();
+  for (const s of [broken, fine])
+    await h.call('PUT', `/api/v1/sites/${s.id}/schedule`, { kind: 'daily', timeZone: 'UTC' });
+  // A schedule stored by hand (or by an older version) that this code cannot read, due first.
+  await h.sql.query(
+    "UPDATE schedules SET kind = 'cron', cron = 'not a cron', next_run_at = now() - interval '2 minutes' WHERE site_id = $1",
+    [broken.id],
+  );
+  await h.sql.query("UPDATE schedules SET next_run_at = now() - interval '1 minute' WHERE site_id = $1", [fine.id]);
+  const ran = await waitForSite(fine.id, (s) => s.latestRun !== null);
+  assert.equal(ran.schedule.lastJobId, ran.latestRun.id);
+  const paused = await waitForSite(broken.id, (s) => s.schedule.enabled === false);
+  assert.match(paused.schedule.lastError, /^paused: its cron "not a cron" gives no next run/);
+  assert.equal(paused.latestRun, null);
+});

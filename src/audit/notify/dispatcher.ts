@@ -32,7 +32,7 @@ export function startDispatcher(options: DispatcherOptions): () => Promise<void>
   let current: Promise<void> = Promise.resolve();
   const tick = async () => {
     try {
-      while (!stopped && (await options.db.transaction(decideOne))) {}
+      while (!stopped && (await options.db.transaction((tx) => decideOne(tx, options.log)))) {}
       for (;;) {
         if (stopped) break;
         const due = await claimDeliveries(options.db, LEASE_SECONDS, BATCH);

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { Queryable } from '../../kit/db.ts';
 import type { AuditResult } from '../result/types.ts';
 import { regression } from './decide.ts';
@@ -18,7 +19,7 @@ interface FinishedRun {
  * stored and the run marked decided in one transaction (the caller's), so each run is decided once by one instance,
  * whatever crashes. Answers whether there was such a run.
  */
-export async function decideOne(tx: Queryable): Promise<boolean> {
+export async function decideOne(tx: Queryable, log: FastifyBaseLogger): Promise<boolean> {
   const { rows } = await tx.query<FinishedRun>(
     `SELECT j.id, j.site_id, j.seq, to_char(j.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS finished_at,
        s.name, s.url
@@ -42,14 +43,21 @@ export async function decideOne(tx: Queryable): Promise<boolean> {
   // A failed run, or the site's first completed one, has nothing to compare.
   const [current, previous] = results;
   if (current?.id !== run.id || !current.result || !previous?.result) return true;
-  const found = regression(current.result, previous.result, settings);
-  if (!found) return true;
-  const payload = regressionPayload(
-    { id: run.site_id, name: run.name, url: run.url },
-    { id: run.id, finishedAt: run.finished_at },
-    previous.id,
-    found,
-  );
+  let payload: ReturnType<typeof regressionPayload>;
+  try {
+    const found = regression(current.result, previous.result, settings);
+    if (!found) return true;
+    payload = regressionPayload(
+      { id: run.site_id, name: run.name, url: run.url },
+      { id: run.id, finishedAt: run.finished_at },
+      previous.id,
+      found,
+    );
+  } catch (err) {
+    // A result this code cannot read (stored by an older version) must not hold every later run's notices back.
+    log.error({ err, job: run.id }, 'deciding the notices of a run failed; it notifies nothing');
+    return true;
+  }
   await insertDeliveries(tx, run.site_id, run.id, payload, destinations);
   return true;
 }

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
+import { isDatabaseUnavailable, type Database, type Queryable } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import type { OutageLog } from '../../kit/outage-log.ts';
 import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
@@ -8,7 +8,7 @@ import { auditRequest } from '../request/audit-request.ts';
 import type { ConfigLimits } from '../request/resolve.ts';
 import { missingSecrets } from '../secrets/store.ts';
 import { nextRun } from './cron.ts';
-import { advanceSchedule, lockDueSchedule, type DueSchedule } from './store.ts';
+import { advanceSchedule, lockDueSchedule, pauseSchedule, type DueSchedule } from './store.ts';
 
 export interface SchedulerOptions {
   db: Database;
@@ -56,24 +56,43 @@ export function startScheduler(options: SchedulerOptions): () => Promise<void> {
 /** Takes one due schedule, if any: answers whether there was one. */
 export async function runOneDue(options: SchedulerOptions): Promise<boolean> {
   let queued = false;
-  const found = await options.db.transaction(async (tx) => {
-    const due = await lockDueSchedule(tx);
-    if (!due) return false;
-    const next = nextRun(due, new Date());
-    const outcome = await queueRun(tx, options, due);
-    await advanceSchedule(tx, due.siteId, next, outcome);
-    if ('jobId' in outcome) {
-      queued = true;
-      options.log.info({ site: due.siteId, job: outcome.jobId, dueAt: due.dueAt }, 'scheduled audit queued');
-    } else options.log.warn({ site: due.siteId, reason: outcome.error }, 'scheduled audit not queued');
-    return true;
-  });
+  let taken: DueSchedule | null = null;
+  const found = await options.db
+    .transaction(async (tx) => {
+      const due = await lockDueSchedule(tx);
+      if (!due) return false;
+      taken = due;
+      const next = nextRun(due, new Date());
+      const outcome = await queueRun(tx, options, due);
+      await advanceSchedule(tx, due.siteId, next, outcome);
+      if ('jobId' in outcome) {
+        queued = true;
+        options.log.info({ site: due.siteId, job: outcome.jobId, dueAt: due.dueAt }, 'scheduled audit queued');
+      } else options.log.warn({ site: due.siteId, reason: outcome.error }, 'scheduled audit not queued');
+      return true;
+    })
+    .catch(async (err: unknown) => {
+      const due = taken as DueSchedule | null;
+      if (!due || isDatabaseUnavailable(err)) throw err;
+      // The slot is passed over, so one schedule that cannot be queued never holds back the others due after it.
+      options.log.error({ err, site: due.siteId }, 'queueing a scheduled audit failed');
+      let next: Date | null = null;
+      try {
+        next = nextRun(due, new Date());
+      } catch {}
+      await options.db.transaction((tx) =>
+        next
+          ? advanceSchedule(tx, due.siteId, next, { error: 'not queued: the service failed to queue the run' })
+          : pauseSchedule(tx, due.siteId, `paused: its cron "${due.cron}" gives no next run`),
+      );
+      return true;
+    });
   if (queued) options.queued();
   return found;
 }
 
 async function queueRun(
-  tx: Parameters<Parameters<Database['transaction']>[0]>[0],
+  tx: Queryable,
   options: SchedulerOptions,
   due: DueSchedule,
 ): Promise<{ jobId: string } | { error: string }> {

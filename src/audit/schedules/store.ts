@@ -110,3 +110,11 @@ export async function advanceSchedule(
     [siteId, next, 'jobId' in outcome ? outcome.jobId : null, 'error' in outcome ? outcome.error : null],
   );
 }
+
+/** Stops a schedule that cannot run again, saying why. */
+export async function pauseSchedule(tx: Queryable, siteId: string, reason: string): Promise<void> {
+  await tx.query('UPDATE schedules SET enabled = false, last_error = $2, last_run_at = now() WHERE site_id = $1', [
+    siteId,
+    reason,
+  ]);
+}
