@@ -49,7 +49,7 @@ export function SchedulePanel({ site }: { site: ApiSite }) {
       setSaved(
         schedule
           ? schedule.nextRunAt
-            ? `Schedule saved. Next run: ${when(schedule.nextRunAt)}.`
+            ? `Schedule saved. Next run: ${when(schedule.nextRunAt, schedule.timeZone)}.`
             : 'Schedule saved, paused.'
           : 'No schedule: the site runs when you run it.',
       );
@@ -70,7 +70,7 @@ export function SchedulePanel({ site }: { site: ApiSite }) {
   return (
     <section aria-labelledby={heading} className="site-panel">
       <h2 id={heading}>Schedule</h2>
-      {current?.nextRunAt && <p>Next run: {when(current.nextRunAt)}.</p>}
+      {current?.nextRunAt && <p>Next run: {when(current.nextRunAt, current.timeZone)}.</p>}
       {current?.lastError && <p className="hint">The last slot queued no run: {current.lastError}</p>}
       <form className="form" onSubmit={submit} noValidate>
         <label htmlFor={`${heading}-kind`}>Runs</label>

@@ -4,9 +4,15 @@ const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Frida
 export const weekdayName = (day: number) => WEEKDAYS[day] ?? String(day);
 export const WEEKDAY_NAMES = WEEKDAYS;
 
-/** A time as people read it here: the browser's locale and zone. */
-export const when = (iso: string | null | undefined) =>
-  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '';
+/** A time as people read it here: the browser's locale, in its zone or in `timeZone` (then named after it). */
+export const when = (iso: string | null | undefined, timeZone?: string) =>
+  iso
+    ? new Date(iso).toLocaleString(undefined, {
+        dateStyle: 'medium',
+        timeStyle: 'short',
+        ...(timeZone ? { timeZone } : {}),
+      }) + (timeZone ? ` (${timeZone})` : '')
+    : '';
 
 /** A schedule in words: "Daily at 03:00 (UTC)", "Mondays at 09:30 (Europe/Paris)", "Cron 0 6 * * 1-5 (UTC)". */
 export function scheduleText(schedule: ApiSchedule | null): string {
