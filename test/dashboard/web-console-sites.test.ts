@@ -20,6 +20,11 @@ describe('the console: audit sites', () => {
   const held = new Promise<void>((resolve) => {
     release = resolve;
   });
+  const pages: Record<string, string | { body: string; holdUntil: Promise<void> }> = {
+    '/': htmlPage('Home', '<a href="/a">A</a> <a href="/b">B</a>'),
+    '/a': { body: htmlPage('A', '<img src="/x.png">'), holdUntil: held },
+    '/b': htmlPage('B', '<p>B</p>'),
+  };
   const mails: string[] = [];
   const hooks: IncomingHttpHeaders[] = [];
   const smtp = new SMTPServer({
@@ -46,11 +51,7 @@ describe('the console: audit sites', () => {
   before(async () => {
     await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    web = await serveSite({
-      '/': htmlPage('Home', '<a href="/a">A</a> <a href="/b">B</a>'),
-      '/a': { body: htmlPage('A', '<img src="/x.png">'), holdUntil: held },
-      '/b': htmlPage('B', '<p>B</p>'),
-    });
+    web = await serveSite(pages);
     h = await startConsole('webconsites', {
       services: ['audit'],
       env: {
@@ -175,6 +176,7 @@ describe('the console: audit sites', () => {
     assert.equal(hooks.length, 1);
     assert.match(String(hooks[0]!['webhook-signature']), /^v1,/);
     assert.equal(mails.length, 1);
+    await page.getByText('No notice sent yet: a run is compared with the one before it.').waitFor();
     await h.assertNothingRan(page);
     await h.checkNarrow(page, 'site page', 'sites-05-site');
     await h.screenshot(page, 'sites-06-site-wide');
@@ -196,7 +198,7 @@ describe('the console: audit sites', () => {
     await page.context().close();
   });
 
-  test('keyboard only: open a site from the list, run it now, save its schedule, send a test, edit it and save', async () => {
+  test('keyboard only: open a site from the list, run it now (a worse run: its notices listed), save its schedule, send a test, edit and save it', async () => {
     const page = await h.open();
     await h.signIn(page);
     await page.goto(`${h.platform.url.dashboard}/audits/sites`);
@@ -206,16 +208,33 @@ describe('the console: audit sites', () => {
     await tabTo(page, new RegExp(`^${HOSTILE_NAME.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: HOSTILE_NAME }).waitFor();
+    // A new critical failure on a page: this run is worse than the last, and its notices go out.
+    pages['/b'] = htmlPage('B', '<button></button>');
     await tabTo(page, /^Run now$/);
     await page.keyboard.press('Enter');
     await statusSays(page, /^The run completed: score \d+, 3 of 3 pages audited\.$/);
+    // The notices are decided and sent by the service after the run; the screen shows them when it is opened.
+    const notices = page.getByRole('table', { name: "The site's latest notices, newest first" });
+    const delivered = notices.getByRole('cell', { name: 'Delivered after 1 try' });
+    for (;;) {
+      await page.reload();
+      await notices.or(page.getByText('No notice sent yet')).waitFor();
+      if ((await delivered.count()) === 2) break;
+    }
+    await notices.getByRole('cell', { name: 'Mail to ops@example.com' }).waitFor();
+    assert.ok(mails.some((m) => /Accessibility regression on/.test(m)));
+    assert.equal(hooks.length, 2, 'the test, then the notice');
+    await assertAccessible(page, 'recent notices');
+    await h.screenshot(page, 'sites-08-notices');
+    const mailsBefore = mails.length;
+    await page.locator('main h1').focus();
     await tabTo(page, /^Save schedule$/);
     await page.keyboard.press('Enter');
     await statusSays(page, /^Schedule saved\. Next run: /);
     await tabTo(page, /^Send a test$/);
     await page.keyboard.press('Enter');
     await statusSays(page, 'Mail to ops@example.com: delivered');
-    assert.equal(mails.length, 2, 'the test went by mail again');
+    assert.equal(mails.length, mailsBefore + 1, 'the test went by mail again');
     await page.locator('main h1').focus();
     await tabTo(page, /^Edit site$/);
     await page.keyboard.press('Enter');

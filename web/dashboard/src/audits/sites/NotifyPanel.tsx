@@ -12,6 +12,7 @@ import {
   type ApiSite,
 } from './api.ts';
 import { FieldError } from './FieldError.tsx';
+import { NoticesList } from './NoticesList.tsx';
 import { fieldOf, invalidProps } from './field-errors.ts';
 
 /** Where the site's notices go and what is worth one; loaded once its settings are read. */
@@ -30,6 +31,7 @@ export function NotifyPanel({ site }: { site: ApiSite }) {
         </p>
       )}
       {settings.data && <NotifyForm site={site} settings={settings.data} idBase={heading} />}
+      <NoticesList siteId={site.id} />
     </section>
   );
 }
