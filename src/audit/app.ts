@@ -20,6 +20,7 @@ import { API_CORS_HEADERS, API_CORS_METHODS, registerCors } from '../kit/cors.ts
 import { registerSecretRoutes } from './secrets/routes.ts';
 import { registerCompareRoute } from './compare/route.ts';
 import { registerKeyRoutes } from './keys/routes.ts';
+import { startSiteWork } from './sites/lifecycle.ts';
 
 export const AUDIT_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
@@ -90,6 +91,8 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   });
   registerCompareRoute(app, { db });
   registerKeyRoutes(app, { db, keys });
+  // Sites, their schedules and notices: routes, the scheduler and the notices' dispatcher (sites/lifecycle.ts).
+  startSiteWork(app, { db, config, worker, policy, limits });
   registerReportRoutes(app, {
     db,
     openAcrDefaults: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail },

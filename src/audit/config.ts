@@ -109,6 +109,21 @@ export const auditSpec = {
     default: [],
     doc: 'Host names and address ranges (CIDR such as `10.1.0.0/16`, or single addresses) audits may reach although they are loopback, private, link-local or otherwise internal. Empty: only public addresses.',
   }),
+  smtpUrl: optionalUrl('AUDIT_SMTP_URL', ['smtp:', 'smtps:'], {
+    secret: true,
+    doc: "SMTP server for a site's notices by mail (`smtp://user:pass@host:587`, `smtps://…`); unset, mail notices are not sent (their deliveries end `failed` saying so) and webhooks still are.",
+  }),
+  mailFrom: str('AUDIT_MAIL_FROM', { default: 'audit@localhost', doc: 'Sender address of notices by mail.' }),
+  webhookAllowHosts: list('AUDIT_WEBHOOK_ALLOW_HOSTS', {
+    default: [],
+    doc: "Host names and address ranges (as `AUDIT_ALLOW_HOSTS`) a site's notification webhook may reach although they are internal. Empty: webhooks go to public addresses only.",
+  }),
+  notifyAttempts: int('AUDIT_NOTIFY_ATTEMPTS', {
+    default: 8,
+    min: 1,
+    max: 30,
+    doc: 'Times a notice (mail or webhook) is tried, with a growing pause between tries (2 s doubling, at most 1 hour), before its delivery ends `failed`.',
+  }),
   identityUrl: optionalUrl('AUDIT_IDENTITY_URL', ['http:', 'https:'], {
     doc: "Base URL (issuer) of the platform's identity service, whose access tokens are accepted besides API keys (checked by token introspection, answers kept 5 s). Needs `AUDIT_IDENTITY_CLIENT_ID` and `AUDIT_IDENTITY_CLIENT_SECRET`. Unset: only API keys, unless `platform start` runs identity beside audit (then its tokens are checked in identity's own store).",
   }),
@@ -143,12 +158,17 @@ export type AuditServiceConfig = ConfigOf<typeof auditSpec> & { links?: Identity
 
 export function loadAuditConfig(env: NodeJS.ProcessEnv): AuditServiceConfig {
   const config = readServiceConfig(auditSpec, env);
-  for (const entry of config.allowHosts) {
-    if (!isAllowEntry(entry))
-      throw new ConfigError(
-        'AUDIT_ALLOW_HOSTS',
-        `AUDIT_ALLOW_HOSTS is malformed: "${entry}" is neither a host name, an address nor a CIDR range such as 10.1.0.0/16`,
-      );
+  for (const [name, entries] of [
+    ['AUDIT_ALLOW_HOSTS', config.allowHosts],
+    ['AUDIT_WEBHOOK_ALLOW_HOSTS', config.webhookAllowHosts],
+  ] as const) {
+    for (const entry of entries) {
+      if (!isAllowEntry(entry))
+        throw new ConfigError(
+          name,
+          `${name} is malformed: "${entry}" is neither a host name, an address nor a CIDR range such as 10.1.0.0/16`,
+        );
+    }
   }
   if (config.identityUrl) {
     for (const [name, value] of [

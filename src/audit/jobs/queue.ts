@@ -21,7 +21,7 @@ export interface QueueDeps {
 export async function queueAudit(
   deps: QueueDeps,
   owner: string,
-  body: { url: string; config?: RequestedConfig | undefined; branch?: string | undefined },
+  body: { url: string; config?: RequestedConfig | undefined; branch?: string | undefined; siteId?: string },
 ): Promise<JobRecord> {
   const { url, config } = await auditRequest(body.url, body.config ?? {}, {
     limits: deps.limits,
@@ -35,6 +35,7 @@ export async function queueAudit(
       url: url.href,
       config,
       branch: body.branch ?? null,
+      siteId: body.siteId ?? null,
       maxQueued: deps.maxQueued,
     });
   } catch (err) {

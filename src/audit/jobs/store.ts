@@ -77,28 +77,48 @@ const SUMMARY = `id, status, url, branch, config, attempts, error, ${isoUtc('cre
   ${isoUtc('started_at')} AS started_at, ${isoUtc('finished_at')} AS finished_at, title, score, stats, pages_done, seq`;
 
 export class QueueFullError extends Error {}
+/** A site's run is queued while another of the site's runs is pending or running. */
+export class SiteBusyError extends Error {}
 
 /** Stores a pending job, unless its owner already has `maxQueued` pending or running (checked under a per-owner lock). */
-export async function createJob(
-  db: Database,
-  input: { owner: string; url: string; config: AuditConfig; branch?: string | null; maxQueued: number },
-): Promise<JobRecord> {
-  return db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`audit-owner:${input.owner}`]);
-    const { rows } = await tx.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM jobs WHERE owner = $1 AND status IN ('pending', 'running')",
-      [input.owner],
+export async function createJob(db: Database, input: NewJob): Promise<JobRecord> {
+  return db.transaction((tx) => insertJob(tx, input));
+}
+
+export interface NewJob {
+  owner: string;
+  url: string;
+  config: AuditConfig;
+  branch?: string | null;
+  /** The site the run is for (run now, or its schedule). */
+  siteId?: string | null;
+  maxQueued: number;
+}
+
+/** createJob within the caller's transaction (a schedule queues its run in the transaction that advances it). */
+export async function insertJob(tx: Queryable, input: NewJob): Promise<JobRecord> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`audit-owner:${input.owner}`]);
+  const { rows } = await tx.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM jobs WHERE owner = $1 AND status IN ('pending', 'running')",
+    [input.owner],
+  );
+  if (rows[0]!.n >= input.maxQueued)
+    throw new QueueFullError(
+      `this credential already has ${rows[0]!.n} audits pending or running (at most ${input.maxQueued}); wait for some to finish`,
     );
-    if (rows[0]!.n >= input.maxQueued)
-      throw new QueueFullError(
-        `this credential already has ${rows[0]!.n} audits pending or running (at most ${input.maxQueued}); wait for some to finish`,
-      );
-    const inserted = await tx.query<Row>(
-      `INSERT INTO jobs (id, owner, url, config, branch, status) VALUES ($1, $2, $3, $4, $5, 'pending') RETURNING ${SUMMARY}`,
-      [randomUUID(), input.owner, input.url, JSON.stringify(input.config), input.branch ?? null],
-    );
-    return toRecord(inserted.rows[0]!);
-  });
+  // Under the owner's lock, so two clicks (or a click and a schedule) cannot both find the site idle.
+  if (input.siteId) {
+    const busy = await tx.query("SELECT 1 FROM jobs WHERE site_id = $1 AND status IN ('pending', 'running') LIMIT 1", [
+      input.siteId,
+    ]);
+    if (busy.rows.length > 0)
+      throw new SiteBusyError('a run of this site is already pending or running; wait for it to end');
+  }
+  const inserted = await tx.query<Row>(
+    `INSERT INTO jobs (id, owner, url, config, branch, site_id, status) VALUES ($1, $2, $3, $4, $5, $6, 'pending') RETURNING ${SUMMARY}`,
+    [randomUUID(), input.owner, input.url, JSON.stringify(input.config), input.branch ?? null, input.siteId ?? null],
+  );
+  return toRecord(inserted.rows[0]!);
 }
 
 export async function getJob(db: Queryable, owner: string, id: string): Promise<JobRecord | null> {
