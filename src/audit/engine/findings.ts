@@ -1,6 +1,13 @@
 import type { AxeResults, ImpactValue, NodeResult, Result } from 'axe-core';
 import type { Finding, Impact, NeedsReviewItem } from '../result/types.ts';
 import { criteriaOf, levelOf } from './axe-tags.ts';
+import { browserCheckRule } from './checks/registry.ts';
+
+const ACT_TAG = /^act-([0-9a-z]{6})$/;
+
+function actRulesOf(tags: readonly string[]): string[] {
+  return tags.flatMap((t) => ACT_TAG.exec(t)?.[1] ?? []);
+}
 
 /** An axe target as one CSS-like string: ` >>> ` into a frame, ` >> ` into an open shadow root. */
 export function selectorOf(target: NodeResult['target']): string {
@@ -51,6 +58,7 @@ export function findingsOf(
     help: rule.helpUrl,
     summary: rule.help,
     pageUrl,
+    ...(actRulesOf(rule.tags).length > 0 ? { actRules: actRulesOf(rule.tags) } : {}),
   });
   for (const rule of results.violations) {
     for (const node of rule.nodes) {
@@ -69,8 +77,15 @@ export function findingsOf(
         ...common(rule, node),
         impact: impactOf(node.impact) ?? impactOf(rule.impact),
         reason: reasonOf(node),
+        ...reviewGuide(rule.id),
       });
     }
   }
   return { findings, needsReview };
+}
+
+/** The question and the manual check of a deep check that asks a person; none for axe's rules. */
+function reviewGuide(ruleId: string): { question?: string; howToCheck?: string } {
+  const review = browserCheckRule(ruleId)?.review;
+  return review ? { question: review.question, howToCheck: review.howToCheck } : {};
 }

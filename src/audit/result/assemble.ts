@@ -46,12 +46,18 @@ export function assembleResult(input: AssembleInput): AuditResult {
   const needsReview: NeedsReviewItem[] = [];
   const omitted: OmittedElements[] = [];
   const rules = new RuleOutcomes();
+  const bestPractices = { findings: [] as Finding[], passed: new Set<string>() };
   const pages = input.pages.map((page, index): PageResult => {
     if (!page.axe) return pageResult(page, 'failed', null, { ...EMPTY_STATS });
     const own = findingsOf(page.axe, page.url, index);
     findings.push(...own.findings);
     needsReview.push(...own.needsReview);
     const verdicts = rules.tally(page.axe, input.ruleImpact);
+    if (page.axe.bestPractice) {
+      const found = findingsOf({ violations: page.axe.bestPractice.violations, incomplete: [] }, page.url, index);
+      bestPractices.findings.push(...found.findings.map((f) => ({ ...f, id: `${index}-b${f.id.split('-')[1]}` })));
+      for (const r of page.axe.bestPractice.passed) bestPractices.passed.add(r.id);
+    }
     omitted.push(...omittedOf(page.url, page.axe));
     const stats = pageStats(own.findings, own.needsReview.length, page.axe.omitted);
     return pageResult(page, 'audited', pageScore(verdicts), stats);
@@ -82,6 +88,16 @@ export function assembleResult(input: AssembleInput): AuditResult {
     pages,
     rules: rules.sorted(),
     llm: null,
+    ...(input.config.bestPractices
+      ? {
+          bestPractices: {
+            findings: bestPractices.findings,
+            passed: [...bestPractices.passed]
+              .filter((id) => !bestPractices.findings.some((f) => f.ruleId === id))
+              .sort(),
+          },
+        }
+      : {}),
     config: input.config,
     engine: input.engine,
     startedAt: input.startedAt.toISOString(),
