@@ -75,6 +75,9 @@ function stopped(why: string): CheckNode {
 function add(out: BrowserCheckResults, check: BrowserCheck, result: CheckOutcome, maxElements: number): void {
   const { rule } = check;
   const ref = { id: rule.id, tags: [...rule.tags, ...rule.actIds.map(actTag)] };
+  // A rule that only asks a person is evidence of nothing when it has no question: neither passed nor inapplicable,
+  // so its criterion stays for a person to evaluate (OpenACR: not evaluated).
+  if (rule.review?.only && result.review.length === 0) return;
   if (!result.applicable) {
     out.inapplicable.push(ref);
     return;
@@ -100,6 +103,5 @@ function add(out: BrowserCheckResults, check: BrowserCheck, result: CheckOutcome
   });
   if (result.failures.length > 0) out.violations.push(shape(result.failures));
   if (result.review.length > 0) out.incomplete.push(shape(result.review));
-  // A rule that only asks a person never passes: finding nothing to ask about is not evidence of conformance.
   if (result.failures.length === 0 && !rule.review?.only) out.passed.push(ref);
 }
