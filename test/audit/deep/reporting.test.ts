@@ -4,6 +4,7 @@ import { page, serveSite, startAudit, waitForJob, type AuditHarness, type TestSi
 
 let h: AuditHarness;
 let site: TestSite;
+const served: Record<string, string> = {};
 
 const TRAP = page(
   'Trap',
@@ -12,10 +13,22 @@ const TRAP = page(
 );
 // An empty heading and a skipped heading level: best practice, not WCAG failures.
 const UNTIDY = page('Untidy', '<h2></h2><h4>Details</h4><p>Plain, readable text.</p>');
+// Steps in a row shown in reverse: focus order is a question for a person.
+const REVERSED = page(
+  'Reversed',
+  `<div style="display:flex;flex-direction:row-reverse;justify-content:flex-end;gap:1em"><a href="/1">Step one</a><a href="/2">Step two</a></div><h2></h2>`,
+);
 
 before(async () => {
   h = await startAudit({}, 'auditdeepreport');
-  site = await serveSite({ '/trap': TRAP, '/untidy': UNTIDY });
+  site = await serveSite({
+    '/trap': TRAP,
+    '/untidy': UNTIDY,
+    '/reversed': REVERSED,
+    get '/report.html'() {
+      return { body: served.report ?? '' };
+    },
+  });
 });
 
 after(async () => {
@@ -82,4 +95,31 @@ test('deep and bestPractices must be booleans', async () => {
   }
   const job = await h.call('POST', '/api/v1/audits', { url: `${site.origin}/untidy`, config: { deep: 'yes' } });
   assert.equal(job.statusCode, 400, job.body);
+});
+
+test('the HTML report shows questions, passed checks and best practices, and passes a deep audit of its own', async () => {
+  const created = await h.call('POST', '/api/v1/audits', {
+    url: `${site.origin}/reversed`,
+    config: { deep: true, bestPractices: true },
+  });
+  const job = await waitForJob(h, created.json().id, ['completed', 'failed'], 120_000);
+  assert.equal(job.status, 'completed', JSON.stringify(job.error));
+  const html = (await h.call('GET', `/api/v1/audits/${job.id}/report?format=html`)).body;
+  assert.match(html, /<dt>Question<\/dt><dd>Does the order in which Tab moves focus/);
+  assert.match(html, /<dt>How to check<\/dt>/);
+  assert.match(html, /<h2 id="passed">Passed checks<\/h2>/);
+  assert.match(html, /<code>keyboard-trap<\/code> \(2\.1\.2\): passed on 1 page/);
+  assert.match(html, /Best practices \(not counted\)[\s\S]*empty-heading/);
+  served.report = html;
+  const own = await h.call('POST', '/audit', { url: `${site.origin}/report.html`, deep: true, bestPractices: true });
+  assert.equal(own.statusCode, 200, own.body);
+  const r = own.json();
+  assert.deepEqual(
+    r.findings.map((f: any) => `${f.ruleId} ${f.selector}`),
+    [],
+  );
+  assert.deepEqual(
+    r.bestPractices.findings.map((f: any) => `${f.ruleId} ${f.selector}`),
+    [],
+  );
 });
