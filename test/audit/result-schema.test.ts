@@ -41,6 +41,11 @@ before(async () => {
     // The same document under a second URL: merged into / (pages[].mergedUrls).
     '/index.html': home,
     '/framed': page('Framed', '<iframe src="/inner" title="Inner"></iframe>'),
+    // Not linked from the crawl: text in a one-line box that hides its overflow, cut off at 200 % (ACT 59br37).
+    '/deep': page(
+      'Deep',
+      '<div style="width:200px;height:20px;line-height:20px;font-size:16px;overflow:hidden">Cut off when larger</div><h2></h2>',
+    ),
     '/inner': page('Inner', '<input type="text" name="q">'),
     '/more': page('More', '<p>More.</p>'),
   });
@@ -123,6 +128,20 @@ test('POST /audit: the synchronous result matches its published schema (llm null
   assert.equal(res.json().llm, null);
   const validate = validator(jsonSchema('/audit', 'post'));
   assert.ok(validate(res.json()), JSON.stringify(validate.errors, null, 1));
+});
+
+test('POST /audit: a deep audit with best practices matches the published schema: ACT ids and best practices', async () => {
+  const res = await h.call('POST', '/audit', { url: `${site.origin}/deep`, deep: true, bestPractices: true });
+  assert.equal(res.statusCode, 200, res.body);
+  const r = res.json();
+  assert.ok(
+    r.findings.some((f: any) => f.actRules),
+    'a deep finding with its ACT rules',
+  );
+  assert.ok(r.bestPractices.passed.length > 0, 'best-practice rules');
+  assert.equal(r.config.deep, true);
+  const validate = validator(jsonSchema('/audit', 'post'));
+  assert.ok(validate(r), JSON.stringify(validate.errors, null, 1));
 });
 
 test('a schema that closes its objects really refuses what it does not name, and wrong types', () => {
