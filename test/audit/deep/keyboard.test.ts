@@ -37,6 +37,25 @@ const MODAL = page(
   });
 </script>`,
 );
+// A modal that keeps focus in and closes only with its own button: a question for a person, not a failure.
+const MODAL_BUTTON = page(
+  'Modal button',
+  `<a href="/a">First link</a><a href="/b">Second link</a>
+<div role="dialog" aria-modal="true" aria-label="Cookies" id="dialog">
+  <button id="accept" autofocus>Accept</button><button id="close">Close</button>
+</div>
+<script>
+  const dialog = document.getElementById('dialog');
+  const accept = document.getElementById('accept');
+  const close = document.getElementById('close');
+  close.addEventListener('click', () => dialog.remove());
+  dialog.addEventListener('keydown', (e) => {
+    if (e.key !== 'Tab') return;
+    e.preventDefault();
+    (document.activeElement === accept ? close : accept).focus();
+  });
+</script>`,
+);
 const NO_RING = page(
   'No ring',
   `<main><h1>Links</h1><p><a href="/a" id="bare" style="outline:none">Without a ring</a></p>
@@ -89,6 +108,7 @@ before(async () => {
     '/trap': TRAP,
     '/trap-frame': TRAP_FRAME,
     '/modal': MODAL,
+    '/modal-button': MODAL_BUTTON,
     '/no-ring': NO_RING,
     '/shadow-ring': SHADOW_RING,
     '/obscured': OBSCURED,
@@ -122,6 +142,15 @@ test('a modal dialog that keeps focus in but closes on Escape is no trap', async
   const r = await deepAudit(h, `${site.origin}/modal`);
   assert.deepEqual(failures(r, 'keyboard-trap'), []);
   assert.equal(ruleOutcome(r, 'keyboard-trap').passedPages, 1);
+});
+
+test('a dialog that keeps focus in and closes only with its button is asked about, not failed', async () => {
+  const r = await deepAudit(h, `${site.origin}/modal-button`);
+  assert.deepEqual(failures(r, 'keyboard-trap'), []);
+  const asked = reviews(r, 'keyboard-trap');
+  assert.equal(asked.length, 1);
+  assert.match(asked[0].reason, /dialog/);
+  assert.match(asked[0].question, /close this dialog/);
 });
 
 test('a link whose outline is removed with nothing instead fails focus-visible; the browser ring passes', async () => {

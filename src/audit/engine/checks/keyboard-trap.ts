@@ -15,10 +15,28 @@ export const keyboardTrap: BrowserCheck = {
     tags: ['wcag2a', 'wcag212'],
     actIds: ['80af7b', 'a1b64e'],
     impact: 'critical',
+    review: {
+      question: 'Can a keyboard user leave this part of the page, or close this dialog, with the keyboard alone?',
+      howToCheck:
+        'Tab to it, then try Tab, Shift+Tab and Escape; in a dialog, Tab to its close or cancel button and press Enter. If focus can never reach the rest of the page, or the page says no way out, it is a keyboard trap.',
+    },
   },
   async run(ctx) {
     const walk = await ctx.walk();
     if (walk.stops.length === 0) return INAPPLICABLE;
+    if (walk.trap?.inDialog) {
+      const first = walk.trap.stops[0]!;
+      return outcome(
+        [],
+        [
+          {
+            target: first.target,
+            html: first.html,
+            summary: `Focus stays among ${walk.trap.stops.length} element${walk.trap.stops.length === 1 ? '' : 's'} of a dialog and Escape does not close it: a modal dialog keeps focus in on purpose, but a keyboard user must be able to close it.`,
+          },
+        ],
+      );
+    }
     if (walk.trap) {
       const n = walk.trap.stops.length;
       const failures: CheckNode[] = walk.trap.stops.slice(0, MAX_LISTED).map((stop) => ({

@@ -38,6 +38,11 @@ export interface Trap {
   stops: FocusStop[];
   /** Tab-reachable elements the trap keeps out of reach. */
   outside: number;
+  /**
+   * The cycle is inside a dialog (`dialog`, role `dialog` or `alertdialog`, `aria-modal`): keeping focus in is what
+   * a modal dialog must do, and it may be left by a close button rather than Escape, which only a person can tell.
+   */
+  inDialog: boolean;
 }
 
 export interface KeyboardWalk {
@@ -81,7 +86,7 @@ export async function walkKeyboard(page: Page, deadline: number): Promise<Keyboa
       capped = false;
       const cycle = stops.slice(first);
       if (await confirmTrap(page, cycle, tabbables))
-        trap = { stops: cycle, outside: Math.max(0, tabbables - cycle.length) };
+        trap = { stops: cycle, outside: Math.max(0, tabbables - cycle.length), inDialog: await focusInDialog(page) };
       break;
     }
     seen.set(stop.key, stops.length);
@@ -251,4 +256,31 @@ async function coverage(
       }
     return { pinned, covered, sampled, coveredBy };
   }, rect);
+}
+
+/** Whether the focused element (followed into frames) is inside a dialog. */
+async function focusInDialog(page: Page): Promise<boolean> {
+  let frame: Frame = page.mainFrame();
+  for (let depth = 0; depth < 5; depth++) {
+    const read = await frame
+      .evaluate(() => {
+        const el = (globalThis as unknown as H).__a11yChecks.deepActive();
+        return {
+          dialog: !!el?.closest('dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]'),
+          isFrame: el?.localName === 'iframe' || el?.localName === 'frame',
+        };
+      })
+      .catch(() => ({ dialog: false, isFrame: false }));
+    if (read.dialog) return true;
+    if (!read.isFrame) return false;
+    const handle = await frame.evaluateHandle(() => (globalThis as unknown as H).__a11yChecks.deepActive());
+    const child = await handle
+      .asElement()
+      ?.contentFrame()
+      .catch(() => null);
+    await handle.dispose();
+    if (!child) return false;
+    frame = child;
+  }
+  return false;
 }
