@@ -1,6 +1,7 @@
 import type { AxeResults, ImpactValue, NodeResult, Result } from 'axe-core';
 import type { Finding, Impact, NeedsReviewItem } from '../result/types.ts';
 import { criteriaOf, levelOf } from './axe-tags.ts';
+import { shotKey } from './checks/element-shots.ts';
 import { browserCheckRule } from './checks/registry.ts';
 
 const ACT_TAG = /^act-([0-9a-z]{6})$/;
@@ -40,7 +41,7 @@ export interface PageFindings {
 
 /** One Finding per violating element and one NeedsReviewItem per undecided one; `pageIndex` keeps ids unique in the result. */
 export function findingsOf(
-  results: Pick<AxeResults, 'violations' | 'incomplete'>,
+  results: Pick<AxeResults, 'violations' | 'incomplete'> & { screenshots?: Record<string, string> },
   pageUrl: string,
   pageIndex: number,
 ): PageFindings {
@@ -67,6 +68,7 @@ export function findingsOf(
         ...common(rule, node),
         impact: impactOf(node.impact) ?? impactOf(rule.impact) ?? 'moderate',
         fix: node.failureSummary ?? '',
+        ...screenshotOf(results.screenshots, rule.id, selectorOf(node.target)),
       });
     }
   }
@@ -88,4 +90,13 @@ export function findingsOf(
 function reviewGuide(ruleId: string): { question?: string; howToCheck?: string } {
   const review = browserCheckRule(ruleId)?.review;
   return review ? { question: review.question, howToCheck: review.howToCheck } : {};
+}
+
+function screenshotOf(
+  shots: Record<string, string> | undefined,
+  ruleId: string,
+  selector: string,
+): { screenshot?: string } {
+  const shot = shots?.[shotKey(ruleId, selector)];
+  return shot ? { screenshot: shot } : {};
 }

@@ -5,6 +5,7 @@ import type { Refusal } from '../safety/egress-scope.ts';
 import type { AxeRunner, CappedResults, OmittedElements } from './axe-runner.ts';
 import { ORIENTATION_PROBE } from './checks/orientation.ts';
 import { runBrowserChecks } from './checks/run-checks.ts';
+import { shootFailures } from './checks/element-shots.ts';
 import { collectLlmFacts } from './llm-facts.ts';
 import { unauditableAnswer } from './page-answer.ts';
 import { openVisitPage, visitDeadline } from './page-bounds.ts';
@@ -49,6 +50,8 @@ export interface AxeOutcome {
   bestPractice?: { violations: AxeResults['violations']; passed: RuleRef[] };
   /** Milliseconds each deep check took, when the audit was deep. */
   deepTimings?: Record<string, number>;
+  /** A deep audit's screenshots of failing elements, `data:` URIs by rule and selector (element-shots.ts). */
+  screenshots?: Record<string, string>;
 }
 
 export type PageVisit =
@@ -176,6 +179,9 @@ async function auditPage(
     options.deepBudgetMs > 0
       ? await runBrowserChecks(page, options.tags, options.deepBudgetMs, options.maxElementsPerRule)
       : null;
+  const violations = [...results.violations, ...(deep?.violations ?? [])];
+  // Within the deep budget's last share: the checks end by 80 % of it, pictures are a bonus.
+  const screenshots = deep ? await shootFailures(page, violations, Date.now() + options.deepBudgetMs * 0.2) : null;
   return {
     kind: 'audited',
     url: page.url(),
@@ -187,13 +193,14 @@ async function auditPage(
     llmFacts,
     durationMs: elapsed(),
     axe: {
-      violations: [...results.violations, ...(deep?.violations ?? [])],
+      violations,
       incomplete: [...results.incomplete, ...(deep?.incomplete ?? [])],
       passed: [...results.passes.map(ruleRef), ...(deep?.passed ?? [])],
       inapplicable: [...results.inapplicable.map(ruleRef), ...(deep?.inapplicable ?? [])],
       omitted: results.omitted ?? [],
       ...(bestPractice ? { bestPractice } : {}),
       ...(deep ? { deepTimings: deep.timings } : {}),
+      ...(screenshots ? { screenshots } : {}),
     },
   };
 }

@@ -43,6 +43,14 @@ function snippet(html: string): string {
   return `<pre><code>${e(html)}</code></pre>`;
 }
 
+/** Only our own engine's JPEG data URIs become an image; the report's CSP allows `data:` images and nothing else. */
+const SHOT = /^data:image\/jpeg;base64,[A-Za-z0-9+/]+={0,2}$/;
+
+function screenshot(f: Finding): string {
+  if (!f.screenshot || !SHOT.test(f.screenshot)) return '';
+  return `<dt>Screenshot</dt><dd><img class="shot" src="${f.screenshot}" alt="The element on the page, outlined in red"></dd>\n`;
+}
+
 function findingItem(f: Finding): string {
   return `<li class="${f.impact}">
 <p><span class="badge ${f.impact}">${IMPACT_LABEL[f.impact]}</span>${f.ignored ? '<span class="badge ignored">Ignored</span>' : ''}<span class="what">${e(f.summary)}</span> <span>(rule <code>${e(f.ruleId)}</code>)</span></p>
@@ -54,7 +62,7 @@ ${
     : ''
 }<dt>Element</dt><dd><code>${e(f.selector)}</code></dd>
 <dt>Markup</dt><dd>${snippet(f.html)}</dd>
-<dt>How to fix</dt><dd><pre>${e(f.fix)}</pre></dd>
+${screenshot(f)}<dt>How to fix</dt><dd><pre>${e(f.fix)}</pre></dd>
 <dt>Learn more</dt><dd>${e(f.description)} ${link(f.help, `Rule ${f.ruleId} explained`)}</dd>
 </dl>
 </li>`;

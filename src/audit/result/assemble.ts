@@ -40,6 +40,18 @@ export interface AssembleInput {
   finishedAt: Date;
 }
 
+/** Screenshots of failing elements kept at most per audit (about 1 MB at 20 KB each): the first findings keep theirs. */
+export const MAX_SCREENSHOTS = 50;
+
+function keepScreenshots(findings: Finding[], max: number): void {
+  let kept = 0;
+  for (const f of findings) {
+    if (!f.screenshot) continue;
+    if (kept < max) kept++;
+    else delete f.screenshot;
+  }
+}
+
 /** Turns the pages an audit visited into the result: findings, needs-review items, rule outcomes, stats, score, conformance. */
 export function assembleResult(input: AssembleInput): AuditResult {
   const findings: Finding[] = [];
@@ -62,6 +74,7 @@ export function assembleResult(input: AssembleInput): AuditResult {
     const stats = pageStats(own.findings, own.needsReview.length, page.axe.omitted);
     return pageResult(page, 'audited', pageScore(verdicts), stats);
   });
+  keepScreenshots(findings, MAX_SCREENSHOTS);
   const audited = pages.filter((p) => p.status === 'audited');
   // The whole audit's counts: listed elements and those the per-rule cap left out.
   const totals = sumStats(pages.map((p) => p.stats));

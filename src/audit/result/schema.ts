@@ -47,6 +47,13 @@ export const FindingSchema = Type.Object({
   ...elementFields,
   impact: Impact,
   fix: Type.String({ description: 'How to fix this element' }),
+  screenshot: Type.Optional(
+    Type.String({
+      pattern: '^data:image/jpeg;base64,',
+      description:
+        "A deep audit's cropped JPEG of the element outlined in red, as a data: URI (at most 10 a page, 20 KB each)",
+    }),
+  ),
   ignored: Type.Optional(
     Type.Object(
       { rule: Type.Integer({ description: 'Its index in config.ignore' }), reason: Str, expires: Str },

@@ -84,6 +84,8 @@ export interface Finding {
   pageUrl: string;
   /** W3C ACT rule ids the rule implements, when any (deep checks). */
   actRules?: string[];
+  /** A deep audit's small cropped JPEG of the element, outlined in red, as a `data:` URI (at most 10 a page, 20 KB each). */
+  screenshot?: string;
   /**
    * Present when an ignore rule in force matches it: the rule's index in `config.ignore`, its reason and expiry. Still
    * a failure (stats, score, conformance); a CI gate does not count it, and reports show it as ignored.

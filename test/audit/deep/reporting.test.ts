@@ -123,3 +123,21 @@ test('the HTML report shows questions, passed checks and best practices, and pas
     [],
   );
 });
+
+test('a deep audit keeps a small cropped screenshot of each failing element, shown in the HTML report', async () => {
+  const created = await h.call('POST', '/api/v1/audits', { url: `${site.origin}/trap`, config: { deep: true } });
+  const job = await waitForJob(h, created.json().id, ['completed', 'failed'], 120_000);
+  assert.equal(job.status, 'completed', JSON.stringify(job.error));
+  const trap = job.result.findings.find((f: any) => f.ruleId === 'keyboard-trap');
+  assert.ok(trap?.screenshot, JSON.stringify(job.result.findings.map((f: any) => [f.ruleId, !!f.screenshot])));
+  const jpeg = Buffer.from(trap.screenshot.replace(/^data:image\/jpeg;base64,/, ''), 'base64');
+  assert.deepEqual([...jpeg.subarray(0, 3)], [0xff, 0xd8, 0xff], 'a JPEG');
+  assert.ok(jpeg.length <= 20_000, `${jpeg.length} bytes`);
+  const html = (await h.call('GET', `/api/v1/audits/${job.id}/report?format=html`)).body;
+  assert.ok(
+    html.includes(`<img class="shot" src="${trap.screenshot}" alt="The element on the page, outlined in red">`),
+  );
+  // A plain audit takes none.
+  const plain = (await h.call('POST', '/audit', { url: `${site.origin}/trap` })).json();
+  assert.ok(plain.findings.every((f: any) => f.screenshot === undefined));
+});
