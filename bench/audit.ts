@@ -6,7 +6,8 @@
  * its browser.
  *
  *   npm run bench:audit        (BENCH_PAGES=50 BENCH_POSTGRES_URL=postgres://... CHROMIUM_PATH=...
- *                               BENCH_PA11Y=0 to measure the service alone; AUDIT_* settings reach the service)
+ *                               BENCH_PA11Y=0 to measure the service alone; BENCH_DEEP=1 for the deep audit;
+ *                               AUDIT_* settings reach the service)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -194,7 +195,13 @@ async function auditWithService(site: { origin: string }, env: NodeJS.ProcessEnv
       headers,
       body: JSON.stringify({
         url: `${site.origin}/`,
-        config: { version: '2.2', level: 'AA', crawl: { enabled: true, depth: 1, maxPages: PAGES } },
+        config: {
+          version: '2.2',
+          level: 'AA',
+          crawl: { enabled: true, depth: 1, maxPages: PAGES },
+          // BENCH_DEEP=1: the deep audit, the browser checks after axe on every page.
+          ...(process.env.BENCH_DEEP === '1' ? { deep: true } : {}),
+        },
       }),
     });
     if (created.status !== 202)

@@ -1,4 +1,4 @@
-import { ConfigError, int, list, oneOf, optionalStr, optionalUrl, str, type ConfigOf } from '../kit/config.ts';
+import { bool, ConfigError, int, list, oneOf, optionalStr, optionalUrl, str, type ConfigOf } from '../kit/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { apiKeyCacheVariable } from '../kit/api-keys/lookup.ts';
 import { publicUrlVariable } from '../kit/auth/config.ts';
@@ -80,6 +80,16 @@ export const auditSpec = {
     min: 5,
     max: 600,
     doc: "Longest one page may take from navigation to axe's answer; a page over it is recorded failed and the audit goes on.",
+  }),
+  deepDefault: bool('AUDIT_DEEP_DEFAULT', {
+    default: false,
+    doc: 'Whether an audit that does not say (`deep` in the request) runs the deep checks that need a real browser (keyboard walk, focus visibility, reflow, text spacing, …) after axe. They cost several seconds a page; see bench/README.md.',
+  }),
+  deepBudgetSeconds: int('AUDIT_DEEP_BUDGET_SECONDS', {
+    default: 60,
+    min: 5,
+    max: 600,
+    doc: 'Longest the deep checks may take on one page, on top of `AUDIT_PAGE_TIMEOUT_SECONDS`; a check that runs out of it reports what it could not check for review. No check gets more than 40 % of it.',
   }),
   networkIdleMs: int('AUDIT_NETWORK_IDLE_MS', {
     default: 5_000,

@@ -26,6 +26,7 @@ export function serviceAuditRunner(
     },
     pageConcurrency: config.pageConcurrency,
     maxElementsPerRule: config.maxElementsPerRule,
+    deepBudgetMs: config.deepBudgetSeconds * 1000,
     llm: configuredLlm(config),
     // Pages are counted as they are recorded: an audit whose only page failed (a site down, a 404) throws and has
     // no result, and its page must still count as failed.
@@ -78,6 +79,7 @@ export function configLimits(config: AuditServiceConfig): ConfigLimits {
   return {
     defaultVersion: config.defaultVersion,
     defaultLevel: config.defaultLevel,
+    defaultDeep: config.deepDefault,
     maxDepth: config.maxDepth,
     maxPages: config.maxPages,
   };

@@ -41,6 +41,11 @@ before(async () => {
     // The same document under a second URL: merged into / (pages[].mergedUrls).
     '/index.html': home,
     '/framed': page('Framed', '<iframe src="/inner" title="Inner"></iframe>'),
+    // Not linked from the crawl: text in a one-line box that hides its overflow, cut off at 200 % (ACT 59br37).
+    '/deep': page(
+      'Deep',
+      '<div style="width:200px;height:20px;line-height:20px;font-size:16px;overflow:hidden">Cut off when larger</div><h2></h2>',
+    ),
     '/inner': page('Inner', '<input type="text" name="q">'),
     '/more': page('More', '<p>More.</p>'),
   });
@@ -125,6 +130,20 @@ test('POST /audit: the synchronous result matches its published schema (llm null
   assert.ok(validate(res.json()), JSON.stringify(validate.errors, null, 1));
 });
 
+test('POST /audit: a deep audit with best practices matches the published schema: ACT ids and best practices', async () => {
+  const res = await h.call('POST', '/audit', { url: `${site.origin}/deep`, deep: true, bestPractices: true });
+  assert.equal(res.statusCode, 200, res.body);
+  const r = res.json();
+  assert.ok(
+    r.findings.some((f: any) => f.actRules),
+    'a deep finding with its ACT rules',
+  );
+  assert.ok(r.bestPractices.passed.length > 0, 'best-practice rules');
+  assert.equal(r.config.deep, true);
+  const validate = validator(jsonSchema('/audit', 'post'));
+  assert.ok(validate(r), JSON.stringify(validate.errors, null, 1));
+});
+
 test('a schema that closes its objects really refuses what it does not name, and wrong types', () => {
   const validate = validator(jsonSchema('/api/v1/audits/{id}/report', 'get'));
   const r = structuredClone(job.result);
@@ -147,7 +166,7 @@ test('every result field docs/audit.md lists is required by the published schema
   );
   assert.ok(table.length >= 14, `the result table was found: ${table.join(', ')}`);
   // `omitted` is absent from results stored before the element cap existed; `ignoreRules` from audits without ignore rules.
-  const optional = ['omitted', 'ignoreRules'];
+  const optional = ['omitted', 'ignoreRules', 'bestPractices'];
   for (const field of table) {
     assert.ok(field in schema.properties, `${field} is in the schema`);
     if (!optional.includes(field)) assert.ok(schema.required.includes(field), `${field} is required`);

@@ -81,7 +81,8 @@ export async function startAudit(env: Record<string, string> = {}, label = 'audi
 }
 
 export interface SitePage {
-  body: string;
+  /** Text, or bytes (media files). */
+  body: string | Buffer;
   status?: number;
   headers?: Record<string, string>;
   /** Held until this promise settles, to catch an audit mid-page; a function is asked anew for each request. */

@@ -42,6 +42,7 @@ export async function runLocally(plan: RunPlan, config: AuditServiceConfig, io: 
         },
         pageConcurrency: config.pageConcurrency,
         maxElementsPerRule: config.maxElementsPerRule,
+        deepBudgetMs: config.deepBudgetSeconds * 1000,
       },
       undefined,
       secretsFromEnvironment(secretNames(auditConfig.session ?? null), process.env),

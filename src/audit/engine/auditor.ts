@@ -28,6 +28,8 @@ export interface AuditorOptions {
   pageConcurrency: number;
   /** Elements listed at most per rule, page and outcome (AUDIT_MAX_ELEMENTS_PER_RULE). */
   maxElementsPerRule: number;
+  /** Longest the deep checks may take on one page (AUDIT_DEEP_BUDGET_SECONDS); default 60 s. */
+  deepBudgetMs?: number;
   /** LLM assistance over the audited pages' facts; never throws (a failing provider is reported in the outcome). */
   llm?: (facts: LlmPageFacts[], config: AuditConfig, signal?: AbortSignal) => Promise<LlmOutcome>;
   /** Told of each page as it is recorded, audited or failed, also when the audit as a whole then fails (no page audited). */
@@ -115,6 +117,8 @@ async function auditPages(
     timing: options.timing,
     llmFacts: config.llm.enabled,
     maxElementsPerRule: options.maxElementsPerRule,
+    deepBudgetMs: config.deep ? (options.deepBudgetMs ?? 60_000) : 0,
+    bestPractices: config.bestPractices === true,
   };
   await crawlPages(crawl, {
     concurrency: options.pageConcurrency,

@@ -159,7 +159,7 @@ export class AxeRunner {
             const handle = await frame.evaluateHandle(
               (sel) =>
                 (
-                  globalThis as unknown as { axe: { utils: { shadowSelect(s: unknown): unknown } } }
+                  globalThis as unknown as { axe: { utils: { shadowSelect(s: unknown): Element | null } } }
                 ).axe.utils.shadowSelect(sel),
               frameSelector,
             );

@@ -1,6 +1,14 @@
 import type { AxeResults, ImpactValue, NodeResult, Result } from 'axe-core';
 import type { Finding, Impact, NeedsReviewItem } from '../result/types.ts';
 import { criteriaOf, levelOf } from './axe-tags.ts';
+import { shotKey } from './checks/element-shots.ts';
+import { browserCheckRule } from './checks/registry.ts';
+
+const ACT_TAG = /^act-([0-9a-z]{6})$/;
+
+function actRulesOf(tags: readonly string[]): string[] {
+  return tags.flatMap((t) => ACT_TAG.exec(t)?.[1] ?? []);
+}
 
 /** An axe target as one CSS-like string: ` >>> ` into a frame, ` >> ` into an open shadow root. */
 export function selectorOf(target: NodeResult['target']): string {
@@ -33,7 +41,7 @@ export interface PageFindings {
 
 /** One Finding per violating element and one NeedsReviewItem per undecided one; `pageIndex` keeps ids unique in the result. */
 export function findingsOf(
-  results: Pick<AxeResults, 'violations' | 'incomplete'>,
+  results: Pick<AxeResults, 'violations' | 'incomplete'> & { screenshots?: Record<string, string> },
   pageUrl: string,
   pageIndex: number,
 ): PageFindings {
@@ -51,6 +59,7 @@ export function findingsOf(
     help: rule.helpUrl,
     summary: rule.help,
     pageUrl,
+    ...(actRulesOf(rule.tags).length > 0 ? { actRules: actRulesOf(rule.tags) } : {}),
   });
   for (const rule of results.violations) {
     for (const node of rule.nodes) {
@@ -59,6 +68,7 @@ export function findingsOf(
         ...common(rule, node),
         impact: impactOf(node.impact) ?? impactOf(rule.impact) ?? 'moderate',
         fix: node.failureSummary ?? '',
+        ...screenshotOf(results.screenshots, rule.id, selectorOf(node.target)),
       });
     }
   }
@@ -69,8 +79,24 @@ export function findingsOf(
         ...common(rule, node),
         impact: impactOf(node.impact) ?? impactOf(rule.impact),
         reason: reasonOf(node),
+        ...reviewGuide(rule.id),
       });
     }
   }
   return { findings, needsReview };
+}
+
+/** The question and the manual check of a deep check that asks a person; none for axe's rules. */
+function reviewGuide(ruleId: string): { question?: string; howToCheck?: string } {
+  const review = browserCheckRule(ruleId)?.review;
+  return review ? { question: review.question, howToCheck: review.howToCheck } : {};
+}
+
+function screenshotOf(
+  shots: Record<string, string> | undefined,
+  ruleId: string,
+  selector: string,
+): { screenshot?: string } {
+  const shot = shots?.[shotKey(ruleId, selector)];
+  return shot ? { screenshot: shot } : {};
 }

@@ -3,8 +3,14 @@ import { REFUSED_HEADER, UNREACHABLE_HEADER } from '../safety/egress-scope.ts';
 import type { PageVisit } from './page-audit.ts';
 
 /**
+ * Documents audited like pages: HTML, XHTML and SVG. A browser renders an SVG document served as `image/svg+xml`
+ * on its own, with its links, text and focusable elements, so axe checks it as it checks a page.
+ */
+const AUDITABLE_TYPES = /\b(text\/html|application\/xhtml\+xml|image\/svg\+xml)\b/i;
+
+/**
  * A navigation's answer that is no page to audit, as the visit's outcome: refused by the egress proxy, the site
- * unreachable, an HTTP error, or a document that is not HTML; null for an HTML page.
+ * unreachable, an HTTP error, or a document that is neither HTML nor SVG; null for a document to audit.
  */
 export function unauditableAnswer(response: Response, page: Page, durationMs: () => number): PageVisit | null {
   const httpStatus = response.status();
@@ -23,7 +29,7 @@ export function unauditableAnswer(response: Response, page: Page, durationMs: ()
   // The status first: a 404 or 503 in plain text (Go's, many proxies' and CDNs') is a broken page, not a skipped non-HTML one.
   if (httpStatus >= 400) return failed(`the page answered HTTP ${httpStatus}`, httpStatus);
   const contentType = headers['content-type'] ?? '';
-  if (contentType && !/\b(text\/html|application\/xhtml\+xml)\b/i.test(contentType))
+  if (contentType && !AUDITABLE_TYPES.test(contentType))
     return { kind: 'not-html', url: page.url(), contentType, durationMs: durationMs() };
   return null;
 }

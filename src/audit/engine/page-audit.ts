@@ -2,7 +2,10 @@ import type { AxeResults } from 'axe-core';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { LlmPageFacts } from '../llm/facts.ts';
 import type { Refusal } from '../safety/egress-scope.ts';
-import type { AxeRunner, OmittedElements } from './axe-runner.ts';
+import type { AxeRunner, CappedResults, OmittedElements } from './axe-runner.ts';
+import { ORIENTATION_PROBE } from './checks/orientation.ts';
+import { runBrowserChecks } from './checks/run-checks.ts';
+import { shootFailures } from './checks/element-shots.ts';
 import { collectLlmFacts } from './llm-facts.ts';
 import { unauditableAnswer } from './page-answer.ts';
 import { openVisitPage, visitDeadline } from './page-bounds.ts';
@@ -23,6 +26,10 @@ export interface VisitOptions {
   llmFacts: boolean;
   /** Elements described at most per rule and outcome; the rest are counted (AUDIT_MAX_ELEMENTS_PER_RULE). */
   maxElementsPerRule: number;
+  /** Run the deep checks after axe, within this many milliseconds more; 0 runs none. */
+  deepBudgetMs: number;
+  /** Run axe's best-practice rules too, kept apart from the WCAG outcome. */
+  bestPractices: boolean;
 }
 
 export interface RuleRef {
@@ -39,6 +46,12 @@ export interface AxeOutcome {
   inapplicable: RuleRef[];
   /** Elements past `maxElementsPerRule`, per rule. */
   omitted: OmittedElements[];
+  /** axe's best-practice rules, when asked for: never part of the WCAG outcome above. */
+  bestPractice?: { violations: AxeResults['violations']; passed: RuleRef[] };
+  /** Milliseconds each deep check took, when the audit was deep. */
+  deepTimings?: Record<string, number>;
+  /** A deep audit's screenshots of failing elements, `data:` URIs by rule and selector (element-shots.ts). */
+  screenshots?: Record<string, string>;
 }
 
 export type PageVisit =
@@ -83,7 +96,7 @@ export async function visitPage(
   const elapsed = () => Date.now() - started;
   if (signal?.aborted) throw new PageCancelled();
   const refusalsBefore = refusals.length;
-  const deadline = visitDeadline(options.timing.timeoutMs, signal);
+  const deadline = visitDeadline(options.timing.timeoutMs + options.deepBudgetMs, signal);
   const answer: Answer = { httpStatus: null };
   const opening = openVisitPage(context);
   try {
@@ -124,6 +137,12 @@ async function loadAndAudit(
   elapsed: () => number,
 ): Promise<PageVisit> {
   const page = await opening;
+  if (options.deepBudgetMs > 0) {
+    // Before the page's own scripts: an orientation lock is only seen when it is asked for, and motion on load only
+    // shows whether it honours the preference if the page loads with it.
+    await page.addInitScript(ORIENTATION_PROBE);
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+  }
   // No timeout of its own: the visit's time limit (the deadline) bounds it and names the limit; a second clock
   // of the same length here raced it and failed the page with Playwright's wording instead.
   const response = await page.goto(url, { waitUntil: 'load', timeout: 0 });
@@ -143,17 +162,26 @@ async function auditPage(
 ): Promise<PageVisit> {
   await settle(page, options.timing);
   const { canonical, fingerprint } = await readIdentity(page);
-  const results = await runner.run(
+  const tags = options.bestPractices ? [...options.tags, 'best-practice'] : options.tags;
+  const all = await runner.run(
     page,
-    { runOnly: { type: 'tag', values: options.tags }, resultTypes: ['violations', 'incomplete'] },
+    { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations', 'incomplete'] },
     options.maxElementsPerRule,
   );
+  const { wcag: results, bestPractice } = splitBestPractice(all, options.tags);
   await learnRuleImpacts(page);
   const [title, links, llmFacts] = await Promise.all([
     page.title(),
     collectLinks(page),
     options.llmFacts ? collectLlmFacts(page).catch(() => null) : null,
   ]);
+  const deep =
+    options.deepBudgetMs > 0
+      ? await runBrowserChecks(page, options.tags, options.deepBudgetMs, options.maxElementsPerRule)
+      : null;
+  const violations = [...results.violations, ...(deep?.violations ?? [])];
+  // Within the deep budget's last share: the checks end by 80 % of it, pictures are a bonus.
+  const screenshots = deep ? await shootFailures(page, violations, Date.now() + options.deepBudgetMs * 0.2) : null;
   return {
     kind: 'audited',
     url: page.url(),
@@ -165,11 +193,41 @@ async function auditPage(
     llmFacts,
     durationMs: elapsed(),
     axe: {
-      violations: results.violations,
-      incomplete: results.incomplete,
-      passed: results.passes.map(ruleRef),
-      inapplicable: results.inapplicable.map(ruleRef),
+      violations,
+      incomplete: [...results.incomplete, ...(deep?.incomplete ?? [])],
+      passed: [...results.passes.map(ruleRef), ...(deep?.passed ?? [])],
+      inapplicable: [...results.inapplicable.map(ruleRef), ...(deep?.inapplicable ?? [])],
       omitted: results.omitted ?? [],
+      ...(bestPractice ? { bestPractice } : {}),
+      ...(deep ? { deepTimings: deep.timings } : {}),
+      ...(screenshots ? { screenshots } : {}),
+    },
+  };
+}
+
+/**
+ * Takes axe's best-practice rules (those no WCAG ruleset of the audit selects) out of its results: they are
+ * reported apart and never count towards findings, score, conformance or OpenACR.
+ */
+function splitBestPractice(
+  results: CappedResults,
+  wcagTags: readonly string[],
+): { wcag: CappedResults; bestPractice: AxeOutcome['bestPractice'] | null } {
+  const isWcag = (r: { tags: string[] }) => r.tags.some((t) => wcagTags.includes(t));
+  if (![...results.violations, ...results.passes, ...results.incomplete].some((r) => !isWcag(r)))
+    return { wcag: results, bestPractice: null };
+  return {
+    wcag: {
+      ...results,
+      violations: results.violations.filter(isWcag),
+      incomplete: results.incomplete.filter(isWcag),
+      passes: results.passes.filter(isWcag),
+      inapplicable: results.inapplicable.filter(isWcag),
+      omitted: (results.omitted ?? []).filter((o) => !results.violations.some((v) => v.id === o.ruleId && !isWcag(v))),
+    },
+    bestPractice: {
+      violations: results.violations.filter((r) => !isWcag(r)),
+      passed: results.passes.filter((r) => !isWcag(r)).map(ruleRef),
     },
   };
 }

@@ -1,11 +1,13 @@
 import type { Page } from 'playwright-core';
 import type { Impact } from '../result/types.ts';
+import { browserCheckImpact } from './checks/registry.ts';
 
 /** Each axe rule's own impact, read once from the injected axe: a passed rule has no impact in the results, yet weighs in the score. */
 let ruleImpacts: Map<string, Impact | null> | null = null;
 
+/** A rule's own impact: axe's, or a deep check's. */
 export function ruleImpact(ruleId: string): Impact | null {
-  return ruleImpacts?.get(ruleId) ?? null;
+  return ruleImpacts?.get(ruleId) ?? browserCheckImpact(ruleId);
 }
 
 /** Reads the rules' impacts from a page axe ran in, the first time only. */

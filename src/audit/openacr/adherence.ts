@@ -1,6 +1,6 @@
 import type { AuditResult } from '../result/types.ts';
 import type { AdherenceLevel } from './catalog.ts';
-import { anyRulesCovering } from './coverage.ts';
+import { anyRulesCovering, deepRulesCovering } from './coverage.ts';
 
 export interface Adherence {
   level: AdherenceLevel;
@@ -65,11 +65,16 @@ export function adherenceOf(result: AuditResult, criterion: string): Adherence {
   const outcomes = result.rules.filter((r) => r.successCriteria.includes(criterion));
   if (outcomes.length === 0) {
     const existing = anyRulesCovering(criterion);
+    const deep = deepRulesCovering(criterion);
+    const by = [
+      ...(existing.length > 0 ? [`axe-core checks it with ${existing.join(', ')}`] : []),
+      ...(deep.length > 0 ? [`a deep audit (deep: true) with ${deep.join(', ')}`] : []),
+    ];
     return {
       level: 'not-evaluated',
       notes:
-        existing.length > 0
-          ? `Not part of this audit's automated checks at WCAG ${result.wcagVersion} level ${result.wcagLevel} (axe-core checks it with ${existing.join(', ')}); needs manual evaluation.`
+        by.length > 0
+          ? `Not part of this audit's automated checks at WCAG ${result.wcagVersion} level ${result.wcagLevel} (${by.join('; ')}); needs manual evaluation.`
           : 'No automated check covers this criterion; needs manual evaluation.',
     };
   }

@@ -1,4 +1,6 @@
 import axe from 'axe-core';
+import { criteriaOf } from '../engine/axe-tags.ts';
+import { BROWSER_CHECKS } from '../engine/checks/registry.ts';
 
 /**
  * Which WCAG success criteria axe-core's rules check, from the rules' own metadata: a tag `wcagNNN` names a
@@ -47,6 +49,16 @@ export function anyRulesCovering(criterion: string): string[] {
   return axeRuleCoverage()
     .filter((r) => r.successCriteria.includes(criterion))
     .map((r) => r.ruleId);
+}
+
+/**
+ * The deep audit's rules that check `criterion`, from their own tags. A rule that only asks a person (focus order,
+ * motion) is left out: it never makes a criterion *supports*, it only leaves items for review.
+ */
+export function deepRulesCovering(criterion: string): string[] {
+  return BROWSER_CHECKS.filter((c) => !c.rule.review?.only && criteriaOf(c.rule.tags).includes(criterion)).map(
+    (c) => c.rule.id,
+  );
 }
 
 export const AXE_VERSION: string = axe.version;

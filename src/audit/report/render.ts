@@ -43,6 +43,14 @@ function snippet(html: string): string {
   return `<pre><code>${e(html)}</code></pre>`;
 }
 
+/** Only our own engine's JPEG data URIs become an image; the report's CSP allows `data:` images and nothing else. */
+const SHOT = /^data:image\/jpeg;base64,[A-Za-z0-9+/]+={0,2}$/;
+
+function screenshot(f: Finding): string {
+  if (!f.screenshot || !SHOT.test(f.screenshot)) return '';
+  return `<dt>Screenshot</dt><dd><img class="shot" src="${f.screenshot}" alt="The element on the page, outlined in red"></dd>\n`;
+}
+
 function findingItem(f: Finding): string {
   return `<li class="${f.impact}">
 <p><span class="badge ${f.impact}">${IMPACT_LABEL[f.impact]}</span>${f.ignored ? '<span class="badge ignored">Ignored</span>' : ''}<span class="what">${e(f.summary)}</span> <span>(rule <code>${e(f.ruleId)}</code>)</span></p>
@@ -54,7 +62,7 @@ ${
     : ''
 }<dt>Element</dt><dd><code>${e(f.selector)}</code></dd>
 <dt>Markup</dt><dd>${snippet(f.html)}</dd>
-<dt>How to fix</dt><dd><pre>${e(f.fix)}</pre></dd>
+${screenshot(f)}<dt>How to fix</dt><dd><pre>${e(f.fix)}</pre></dd>
 <dt>Learn more</dt><dd>${e(f.description)} ${link(f.help, `Rule ${f.ruleId} explained`)}</dd>
 </dl>
 </li>`;
@@ -67,7 +75,7 @@ function reviewItem(n: NeedsReviewItem): string {
 <dt>Element</dt><dd><code>${e(n.selector)}</code></dd>
 <dt>Markup</dt><dd>${snippet(n.html)}</dd>
 <dt>Why a person must check</dt><dd class="lines">${e(n.reason)}</dd>
-<dt>Learn more</dt><dd>${e(n.description)} ${link(n.help, `Rule ${n.ruleId} explained`)}</dd>
+${n.question ? `<dt>Question</dt><dd>${e(n.question)}</dd>\n` : ''}${n.howToCheck ? `<dt>How to check</dt><dd>${e(n.howToCheck)}</dd>\n` : ''}<dt>Learn more</dt><dd>${e(n.description)} ${link(n.help, `Rule ${n.ruleId} explained`)}</dd>
 </dl>
 </li>`;
 }
@@ -261,6 +269,8 @@ export function renderHtmlReport(r: AuditResult): string {
     ['pages', 'Pages'],
     ['review', 'Needs review'],
   ];
+  nav.push(['passed', 'Passed checks']);
+  if (r.bestPractices) nav.push(['best', 'Best practices']);
   if (r.ignoreRules?.length) nav.push(['ignored', 'Ignore rules']);
   if (r.llm) nav.push(['llm', 'LLM review']);
   const failures =
@@ -316,6 +326,8 @@ ${pagesTable(r.pages)}
 <h2 id="review">Needs review</h2>
 ${review}
 </section>
+${passedSection(r)}
+${r.bestPractices ? bestPracticeSection(r.bestPractices) : ''}
 ${r.ignoreRules?.length ? ignoreSection(r.ignoreRules) : ''}
 ${r.llm ? llmSection(r.llm) : ''}
 </main>
@@ -325,4 +337,34 @@ ${r.llm ? llmSection(r.llm) : ''}
 </body>
 </html>
 `;
+}
+
+/** The rules that checked something and failed nowhere, as Lighthouse lists its passed audits. */
+function passedSection(r: AuditResult): string {
+  const passed = r.rules.filter((x) => x.passedPages > 0 && x.failedPages === 0);
+  const items = passed
+    .map(
+      (x) =>
+        `<li><code>${e(x.ruleId)}</code> (${x.successCriteria.map(e).join(', ') || 'no criterion'}): passed on ${plural(x.passedPages, 'page')}${x.needsReviewPages ? `, ${plural(x.needsReviewPages, 'page')} with items to review` : ''}</li>`,
+    )
+    .join('\n');
+  return `<section aria-labelledby="passed">
+<h2 id="passed">Passed checks</h2>
+${passed.length > 0 ? `<p>These rules found elements to check and no failure.</p>\n<ul class="passed">\n${items}\n</ul>` : '<p>No rule passed on every page it applied to.</p>'}
+</section>`;
+}
+
+/** axe's best-practice rules, when the audit asked for them: apart, never counted. */
+function bestPracticeSection(best: NonNullable<AuditResult['bestPractices']>): string {
+  const items = best.findings
+    .map(
+      (f) =>
+        `<li><p><span class="what">${e(f.summary)}</span> <span>(rule <code>${e(f.ruleId)}</code>)</span></p><dl class="detail"><dt>Element</dt><dd><code>${e(f.selector)}</code></dd><dt>Page</dt><dd>${link(f.pageUrl)}</dd></dl></li>`,
+    )
+    .join('\n');
+  return `<section aria-labelledby="best">
+<h2 id="best">Best practices (not counted)</h2>
+<p>axe-core's best-practice rules are not WCAG requirements: they change neither the score nor the conformance.</p>
+${best.findings.length > 0 ? `<ul class="findings">\n${items}\n</ul>` : '<p>No best-practice rule failed.</p>'}
+</section>`;
 }

@@ -81,6 +81,7 @@ code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monosp
 code { background: var(--code-bg); border-radius: 3px; padding: 0 0.25rem; overflow-wrap: anywhere; }
 pre { background: var(--code-bg); border-radius: 4px; padding: 0.5rem; margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 pre code { background: none; padding: 0; }
+img.shot { display: block; max-width: 100%; height: auto; border: 1px solid var(--border); }
 .note { border: 2px solid var(--border); border-radius: 6px; padding: 0.75rem 1rem; }
 footer { margin-top: 3rem; padding-bottom: 2rem; color: var(--muted); border-top: 1px solid var(--border); }
 @media print { .skip, nav { display: none; } ol.findings > li { break-inside: avoid; } }

@@ -11,6 +11,8 @@ export const DEFAULT_CRAWL_PAGES = 25;
 export interface ConfigLimits {
   defaultVersion: WcagVersion;
   defaultLevel: WcagLevel;
+  /** Whether an audit runs the deep checks when the request does not say (AUDIT_DEEP_DEFAULT). */
+  defaultDeep?: boolean;
   maxDepth: number;
   maxPages: number;
 }
@@ -49,6 +51,8 @@ export function resolveConfig(requested: RequestedConfig, limits: ConfigLimits):
     crawl: { enabled: crawl.enabled ?? requested.crawl !== undefined, depth, maxPages },
     llm: { enabled: llm.enabled ?? false, provider: llm.provider ?? null, model: llm.model ?? null },
     axeTags: axeTagsFor(wcagVersion, wcagLevel),
+    deep: requested.deep ?? limits.defaultDeep ?? false,
+    bestPractices: requested.bestPractices ?? false,
     session: resolveSession(requested.session),
     ignore: resolveIgnoreRules(requested.ignore),
   };

@@ -70,6 +70,15 @@ export const LlmOptions = Type.Object(
   { additionalProperties: false },
 );
 
+export const Deep = Type.Boolean({
+  description:
+    'Also run the checks that need a real browser after axe: a keyboard walk (traps, focus visible and not hidden, focus order, keyboard activation), the page at 320 CSS px wide, text at 200 % and with WCAG text spacing, orientation, sound that plays on its own, motion (default AUDIT_DEEP_DEFAULT, off). Several seconds more a page; see docs/audit.md',
+});
+export const BestPractices = Type.Boolean({
+  description:
+    "Also run axe-core's best-practice rules (empty headings, landmarks, heading levels, …), reported apart in `bestPractices`; they never change findings, score, conformance or OpenACR (default false)",
+});
+
 export const AuditUrl = Type.String({
   minLength: 1,
   maxLength: 2048,
@@ -85,6 +94,8 @@ export const JobConfig = Type.Object(
     llm: Type.Optional(LlmOptions),
     session: Type.Optional(SessionOptions),
     ignore: Type.Optional(IgnoreRules),
+    deep: Type.Optional(Deep),
+    bestPractices: Type.Optional(BestPractices),
   },
   { additionalProperties: false },
 );
@@ -112,6 +123,8 @@ export const LegacyAuditBody = Type.Object(
     llm: Type.Optional(LlmOptions),
     session: Type.Optional(SessionOptions),
     ignore: Type.Optional(IgnoreRules),
+    deep: Type.Optional(Deep),
+    bestPractices: Type.Optional(BestPractices),
   },
   { additionalProperties: false },
 );
@@ -125,4 +138,6 @@ export interface RequestedConfig {
     | undefined;
   session?: RequestedSession | undefined;
   ignore?: IgnoreRule[] | undefined;
+  deep?: boolean | undefined;
+  bestPractices?: boolean | undefined;
 }

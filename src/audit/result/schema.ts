@@ -29,6 +29,9 @@ const elementFields = {
   help: Type.String({ description: "URL of the rule's help page" }),
   summary: Str,
   pageUrl: Str,
+  actRules: Type.Optional(
+    Type.Array(Type.String(), { description: 'ACT rule ids the rule implements (W3C ACT Rules), when any' }),
+  ),
 };
 
 const IgnoreRuleFields = {
@@ -44,6 +47,13 @@ export const FindingSchema = Type.Object({
   ...elementFields,
   impact: Impact,
   fix: Type.String({ description: 'How to fix this element' }),
+  screenshot: Type.Optional(
+    Type.String({
+      pattern: '^data:image/jpeg;base64,',
+      description:
+        "A deep audit's cropped JPEG of the element outlined in red, as a data: URI (at most 10 a page, 20 KB each)",
+    }),
+  ),
   ignored: Type.Optional(
     Type.Object(
       { rule: Type.Integer({ description: 'Its index in config.ignore' }), reason: Str, expires: Str },
@@ -55,6 +65,8 @@ export const NeedsReviewSchema = Type.Object({
   ...elementFields,
   impact: Type.Union([Impact, Type.Null()]),
   reason: Str,
+  question: Type.Optional(Type.String({ description: 'The question a person must answer about the element' })),
+  howToCheck: Type.Optional(Type.String({ description: 'How to answer it by hand' })),
 });
 
 const PageStats = Type.Object({
@@ -170,6 +182,8 @@ export const AuditConfigSchema = Type.Object({
   axeTags: Type.Array(Str),
   session: Type.Optional(Type.Union([SessionSchema, Type.Null()])),
   ignore: Type.Optional(Type.Array(IgnoreRuleSchema, { description: "The team's ignore rules" })),
+  deep: Type.Optional(Type.Boolean({ description: 'The checks that need a real browser ran after axe' })),
+  bestPractices: Type.Optional(Type.Boolean({ description: "axe's best-practice rules ran, reported apart" })),
 });
 
 export const AuditStatsSchema = Type.Object({
@@ -201,6 +215,18 @@ export const AuditResultSchema = Type.Object({
   ),
   pages: Type.Array(Page),
   rules: Type.Array(Rule),
+  bestPractices: Type.Optional(
+    Type.Object(
+      {
+        findings: Type.Array(FindingSchema),
+        passed: Type.Array(Type.String(), { description: 'Best-practice rules that checked elements and failed none' }),
+      },
+      {
+        description:
+          "axe-core's best-practice rules, when the audit asked for them: never counted in stats, score, conformance or OpenACR",
+      },
+    ),
+  ),
   llm: Type.Union([LlmOutcome, Type.Null()], { description: 'The LLM review when the audit asked for one' }),
   ignoreRules: Type.Optional(
     Type.Array(

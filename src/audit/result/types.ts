@@ -41,6 +41,10 @@ export interface AuditConfig {
   axeTags: string[];
   /** Sign-in steps, cookies and headers, secrets named, never their values; null without. Absent in configs stored before sessions existed. */
   session?: SessionConfig | null;
+  /** The checks that need a real browser ran after axe (docs/audit.md, "Deep audit"); absent in configs stored before they existed. */
+  deep?: boolean;
+  /** axe's best-practice rules ran too, reported apart in `bestPractices`; absent in configs stored before. */
+  bestPractices?: boolean;
   /** The team's ignore rules the audit applied; absent in configs stored before ignore rules existed. */
   ignore?: IgnoreRule[];
 }
@@ -78,6 +82,10 @@ export interface Finding {
   fix: string;
   /** URL of the page the element is on (the URL audited, after redirects). */
   pageUrl: string;
+  /** W3C ACT rule ids the rule implements, when any (deep checks). */
+  actRules?: string[];
+  /** A deep audit's small cropped JPEG of the element, outlined in red, as a `data:` URI (at most 10 a page, 20 KB each). */
+  screenshot?: string;
   /**
    * Present when an ignore rule in force matches it: the rule's index in `config.ignore`, its reason and expiry. Still
    * a failure (stats, score, conformance); a CI gate does not count it, and reports show it as ignored.
@@ -106,6 +114,11 @@ export interface NeedsReviewItem {
   /** Why axe could not decide: its messages for the node, one a line. */
   reason: string;
   pageUrl: string;
+  actRules?: string[];
+  /** For a deep check that asks a person: the question to answer. */
+  question?: string;
+  /** And how to answer it by hand. */
+  howToCheck?: string;
 }
 
 /**
@@ -259,6 +272,8 @@ export interface AuditResult {
   rules: RuleOutcome[];
   /** Present when LLM assistance was asked for. */
   llm: LlmOutcome | null;
+  /** axe's best-practice rules, when the audit asked for them: never in findings, stats, score, conformance or OpenACR. */
+  bestPractices?: { findings: Finding[]; passed: string[] };
   /** The ignore rules applied, when the audit had any. */
   ignoreRules?: IgnoreRuleOutcome[];
   config: AuditConfig;
