@@ -23,6 +23,9 @@ import { registerQueryRoutes } from './queries/routes.ts';
 import { registerTenantRoutes } from './tenants/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
 import { registerSetupRoutes } from './setup/routes.ts';
+import { registerAlertRoutes } from './alerts/routes.ts';
+import { registerChannelRoutes } from './notifications/routes.ts';
+import { outboundDeps, startScheduler } from './scheduling/start.ts';
 import { registerWebRoutes } from './web/routes.ts';
 import { consoleOrigins, registerConsoleConfig } from './console/routes.ts';
 import { ProvisioningError } from './provision/format.ts';
@@ -170,6 +173,10 @@ function registerRoutes(app: App, ctx: DashboardContext): void {
   registerQueryRoutes(app, ctx);
   registerSharingRoutes(app, ctx);
   registerSetupRoutes(app, ctx);
+  const outbound = outboundDeps(ctx);
+  registerAlertRoutes(app, ctx);
+  registerChannelRoutes(app, ctx, outbound);
+  startScheduler(app, ctx, outbound);
   registerConsoleConfig(app, ctx.config.links?.console);
   registerWebRoutes(app, undefined, consoleOrigins(ctx.config.links?.console));
 }
