@@ -4,6 +4,8 @@ export interface Worker {
   name: string;
   /** One pass: claims and does due work; answers whether it found a full batch (so the next pass comes at once). */
   tick(signal: AbortSignal): Promise<boolean>;
+  /** After the last pass on a stop: waits for work the passes started and did not await, and releases its claims. */
+  drain?(): Promise<void>;
 }
 
 export interface RunningLoop {
@@ -39,6 +41,7 @@ export function startLoop(worker: Worker, tickMs: number, log: FastifyBaseLogger
       stop.abort();
       clearTimeout(timer);
       await running;
+      await worker.drain?.();
     },
   };
 }
