@@ -25,7 +25,8 @@ import { registerUserRoutes } from './users/routes.ts';
 import { registerSetupRoutes } from './setup/routes.ts';
 import { registerAlertRoutes } from './alerts/routes.ts';
 import { registerChannelRoutes } from './notifications/routes.ts';
-import { outboundDeps, startScheduler } from './scheduling/start.ts';
+import { outboundDeps, startScheduler, subscriptionDeps } from './scheduling/start.ts';
+import { registerSubscriptionRoutes } from './subscriptions/routes.ts';
 import { registerWebRoutes } from './web/routes.ts';
 import { consoleOrigins, registerConsoleConfig } from './console/routes.ts';
 import { ProvisioningError } from './provision/format.ts';
@@ -176,7 +177,9 @@ function registerRoutes(app: App, ctx: DashboardContext): void {
   const outbound = outboundDeps(ctx);
   registerAlertRoutes(app, ctx);
   registerChannelRoutes(app, ctx, outbound);
-  startScheduler(app, ctx, outbound);
+  const subscriptions = subscriptionDeps(ctx, outbound);
+  registerSubscriptionRoutes(app, ctx, subscriptions);
+  startScheduler(app, ctx, outbound, subscriptions);
   registerConsoleConfig(app, ctx.config.links?.console);
   registerWebRoutes(app, undefined, consoleOrigins(ctx.config.links?.console));
 }

@@ -181,6 +181,9 @@ export const dashboardSpec = {
     default: [],
     doc: 'Comma-separated hosts, addresses or CIDR ranges that webhook and Slack channels may reach although they are on a private network (`hooks.internal,10.2.0.0/16`). Empty: only public addresses, so a URL someone types cannot reach the internal network.',
   }),
+  renderUrl: optionalUrl('DASHBOARD_RENDER_URL', ['http:', 'https:'], {
+    doc: "Where the headless browser opens the dashboard pages it mails for subscriptions: this service's own address as the service can reach it (`http://127.0.0.1:4001`). Unset: DASHBOARD_PUBLIC_URL.",
+  }),
   schedulerEnabled: bool('DASHBOARD_SCHEDULER', {
     default: true,
     doc: 'Whether this instance evaluates alert rules, delivers notifications and sends subscriptions. Several instances on one database share the work (each due rule is claimed by one, under a lease another takes over if it dies).',

@@ -30,7 +30,7 @@ export function textOf(p: AlertPayload): string {
   return lines.join('\n');
 }
 
-const escapeHtml = (s: string) =>
+export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function htmlOf(p: AlertPayload): string {

@@ -139,6 +139,13 @@ export const ROUTES = {
     loading: 'Loading the alert rule…',
     load: () => import('../alerts/AlertRuleFormScreen.tsx'),
   }),
+  dashboardSubscriptions: define({
+    path: '/dashboards/:id/subscriptions',
+    params: { id: 'id' },
+    access: 'editor',
+    loading: 'Loading subscriptions…',
+    load: () => import('../subscriptions/SubscriptionsScreen.tsx'),
+  }),
   dataSources: define({
     path: '/datasources',
     params: {},
