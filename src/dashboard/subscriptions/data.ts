@@ -1,7 +1,7 @@
 import { resultCsv } from '../../../web/dashboard/src/app/csv.ts';
 import { actingAs } from '../alerts/run-rule.ts';
 import type { AuthUser } from '../auth/user.ts';
-import { TIME_RANGES, type DefinitionValue } from '../dashboards/definition.ts';
+import type { TIME_RANGES, DefinitionValue } from '../dashboards/definition.ts';
 import type { DashboardRow } from '../dashboards/store.ts';
 import { dataSourceOf } from '../lookup.ts';
 import { namedColumnsResult } from '../sql/results.ts';

@@ -128,7 +128,7 @@ export function SubscriptionForm({
         <fieldset className="subscription-group">
           <legend>Parameters</legend>
           {parameters.map((p) => (
-            <div key={p.name} className="subscription-group">
+            <div key={p.name} className="subscription-field">
               <label htmlFor={`sub-p-${p.name}`}>{p.label ?? p.name}</label>
               {p.type === 'text' ? (
                 <input
