@@ -83,6 +83,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     assert.deepEqual(await nav(page), [
       'Home',
       'Dashboards',
+      'Alerts',
       'Data sources',
       'SQL editor',
       'Users',
@@ -392,7 +393,15 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     const a = await pageAs(admin);
     await a.goto(`${s.url}/admin/users`);
     await a.getByRole('row', { name: /Olga Owner/ }).waitFor();
-    assert.deepEqual(await nav(a), ['Home', 'Dashboards', 'Alerts', 'Data sources', 'SQL editor', 'Users', 'Audit log']);
+    assert.deepEqual(await nav(a), [
+      'Home',
+      'Dashboards',
+      'Alerts',
+      'Data sources',
+      'SQL editor',
+      'Users',
+      'Audit log',
+    ]);
     for (const name of ['Change role of Olga Owner', 'Deactivate Olga Owner'])
       assert.equal(await a.getByRole('button', { name }).count(), 0, `an admin is not offered: ${name}`);
     assert.equal(await a.getByRole('button', { name: 'Change role of Eddie Editor' }).count(), 1);
