@@ -15,6 +15,7 @@ let sourceDb: pg.Client;
 let serviceDb: pg.Client;
 let api: DashboardServer;
 const instances: Record<string, ServiceProcess> = {};
+let env: Record<string, string>;
 const hook = new StandardWebhookReceiver();
 const dir = tempDir('alerts-instances-');
 
@@ -30,7 +31,7 @@ before(async () => {
     CREATE TABLE metric (v numeric); INSERT INTO metric VALUES (42);
     CREATE FUNCTION wait_at_gate() RETURNS boolean LANGUAGE plpgsql AS $$
       BEGIN WHILE NOT (SELECT open FROM gate) LOOP PERFORM pg_sleep(0.05); END LOOP; RETURN true; END $$;`);
-  const env = {
+  env = {
     DASHBOARD_DATABASE_URL: shared.url,
     PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'),
     DASHBOARD_JWT_SECRET: randomBytes(32).toString('base64url'),
@@ -130,6 +131,42 @@ test('two instances on one database: one dies mid-evaluation, the other takes it
   assert.deepEqual(new Set(arrived.map((h) => h.json.data.rule.id)), new Set(ids));
   assert.ok(arrived.every((h) => hook.verifies(h)));
   assert.ok(instances[survivor]!.alive());
+});
+
+test('a restart loses no queued notification and repeats none: what was pending is delivered once by the next start', async () => {
+  const survivor = Object.entries(instances).find(([, p]) => p.alive())!;
+  // The receiver is down for a while: the resolved notifications stay in the outbox, pending.
+  hook.answers.push(...Array.from({ length: RULES }, () => 503));
+  await sourceDb.query('UPDATE metric SET v = 1');
+  await serviceDb.query('UPDATE alert_rules SET next_eval_at = now()');
+  await waitForRow(
+    `SELECT 1 AS refused FROM notification_deliveries WHERE payload->>'type' = 'alert.resolved'
+      GROUP BY 1 HAVING count(*) = $1 AND bool_and(status = 'pending' AND attempts >= 1 AND claimed_by IS NULL)`,
+    [RULES],
+  );
+  await survivor[1].stop();
+  const before = await serviceDb.query(
+    `SELECT count(*)::int AS n FROM notification_deliveries WHERE status = 'pending'`,
+  );
+  assert.equal(before.rows[0].n, RULES, 'queued, not lost, while no instance runs');
+  // Brought forward rather than waiting out the backoff; then a new instance starts.
+  await serviceDb.query(`UPDATE notification_deliveries SET next_attempt_at = now() WHERE status = 'pending'`);
+  instances.three = await startServiceProcess('dashboard', {
+    ...env,
+    DASHBOARD_INSTANCE_ID: 'three',
+    LOG_LEVEL: 'warn',
+  });
+  await waitForRow(
+    `SELECT 1 AS done WHERE NOT EXISTS (SELECT 1 FROM notification_deliveries WHERE status = 'pending')`,
+  );
+  const resolved = hook.inbox.items.filter((h) => h.json?.type === 'alert.resolved');
+  assert.equal(resolved.length, RULES, 'each resolved notification delivered once');
+  assert.equal(new Set(resolved.map((h) => h.headers['webhook-id'])).size, RULES);
+  const refusedIds = new Set(hook.refused.map((h) => h.headers['webhook-id']));
+  assert.ok(
+    resolved.every((h) => refusedIds.has(h.headers['webhook-id'])),
+    'the same webhook-id as the first attempt',
+  );
 });
 
 /** The first row a query on the service's database answers, asked again at every change of alert_rules or deliveries. */

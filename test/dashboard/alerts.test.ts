@@ -242,6 +242,75 @@ describe('alert rule routes', () => {
   });
 });
 
+describe('changing rules and channels', () => {
+  test("a rule saved again starts over at ok, runs with the saver's rights, and is refused bad changes", async () => {
+    const made = await s.request('POST', '/api/v1/alert-rules', {
+      as: editor,
+      body: rule({ name: 'To change', enabled: false, channelIds: [] }),
+    });
+    const id = made.body.id;
+    await serviceDb.query(`UPDATE alert_rules SET state = 'firing' WHERE id = $1`, [id]);
+    const changed = await s.request('PUT', `/api/v1/alert-rules/${id}`, {
+      as: admin,
+      body: rule({
+        name: 'Changed',
+        enabled: false,
+        condition: { op: 'below', threshold: 3 },
+        channelIds: [channels.slack],
+      }),
+    });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.equal(changed.body.name, 'Changed');
+    assert.equal(changed.body.state, 'ok');
+    assert.equal(changed.body.ownerId, admin.userId);
+    assert.deepEqual(changed.body.condition, { op: 'below', threshold: 3, thresholdHigh: null });
+    assert.deepEqual(changed.body.channelIds, [channels.slack]);
+    const bad = await s.request('PUT', `/api/v1/alert-rules/${id}`, {
+      as: editor,
+      body: rule({ condition: { op: 'outside', threshold: 1 } }),
+    });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error.message, /thresholdHigh: both required/);
+    assert.equal((await s.request('PUT', `/api/v1/alert-rules/${id}`, { as: viewer, body: rule() })).status, 403);
+    assert.equal((await s.request('PUT', `/api/v1/alert-rules/${id}`, { as: stranger, body: rule() })).status, 404);
+    assert.equal((await s.request('PUT', '/api/v1/alert-rules/0', { as: editor, body: rule() })).status, 400);
+    await s.request('DELETE', `/api/v1/alert-rules/${id}`, { as: editor });
+  });
+
+  test('a channel is renamed or pointed elsewhere by an admin, never at the internal network; deleting it unlinks rules', async () => {
+    const made = await s.request('POST', '/api/v1/alert-channels', {
+      as: admin,
+      body: { name: 'Spare', kind: 'webhook', url: hook.url },
+    });
+    const id = made.body.id;
+    const renamed = await s.request('PUT', `/api/v1/alert-channels/${id}`, { as: admin, body: { name: 'Spare hook' } });
+    assert.equal(renamed.status, 200);
+    assert.equal(renamed.body.name, 'Spare hook');
+    assert.equal(renamed.body.target, new URL(hook.url).origin, 'the URL is kept when none is given');
+    const inside = await s.request('PUT', `/api/v1/alert-channels/${id}`, {
+      as: admin,
+      body: { name: 'Spare hook', url: 'http://192.168.1.10/x' },
+    });
+    assert.equal(inside.status, 400);
+    assert.match(inside.body.error.message, /private address/);
+    const taken = await s.request('PUT', `/api/v1/alert-channels/${id}`, { as: admin, body: { name: 'Pager hook' } });
+    assert.equal(taken.status, 409);
+    assert.equal(
+      (await s.request('PUT', `/api/v1/alert-channels/${id}`, { as: editor, body: { name: 'x' } })).status,
+      403,
+    );
+    const r = await s.request('POST', '/api/v1/alert-rules', {
+      as: editor,
+      body: rule({ name: 'Uses spare', enabled: false, channelIds: [id] }),
+    });
+    assert.equal((await s.request('DELETE', `/api/v1/alert-channels/${id}`, { as: admin })).status, 204);
+    const after = await s.request('GET', `/api/v1/alert-rules/${r.body.id}`, { as: viewer });
+    assert.deepEqual(after.body.channelIds, []);
+    assert.equal((await s.request('DELETE', `/api/v1/alert-channels/${id}`, { as: admin })).status, 404);
+    await s.request('DELETE', `/api/v1/alert-rules/${r.body.id}`, { as: editor });
+  });
+});
+
 describe('evaluation against a real PostgreSQL source', () => {
   test('fires: mail, a signed webhook and Slack, each with a link back; then resolves on all three', async () => {
     await setValue(50);
