@@ -148,15 +148,22 @@ describe('the dashboard web app: alerts', () => {
     await assertAccessible(page, 'rule form with an error');
   });
 
-  test('an admin adds a channel and is shown its signing secret once', async () => {
+  test('an admin adds a channel with the keyboard and is shown its signing secret once', async () => {
     const page = await pages.open(admin);
     await page.goto(`${s.url}/alerts`);
-    await page.getByRole('button', { name: 'Add channel' }).click();
-    await page.getByLabel('Name', { exact: true }).fill('Audit hook');
-    await page.getByLabel('Kind').selectOption('webhook');
-    await page.getByLabel('URL', { exact: true }).fill(hook.url);
+    await page.getByRole('table', { name: 'Notification channels' }).waitFor();
+    await tabTo(page, /^Add channel$/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 3, name: 'Add a channel' }).waitFor();
+    await tabTo(page, /^ch-name$/);
+    await page.keyboard.type('Audit hook');
+    await tabTo(page, /^ch-kind$/);
+    await page.keyboard.press('ArrowDown');
+    await tabTo(page, /^ch-url$/);
+    await page.keyboard.type(hook.url);
     await assertAccessible(page, 'channel form');
-    await page.getByRole('button', { name: 'Add channel' }).click();
+    await tabTo(page, /^Add channel$/);
+    await page.keyboard.press('Enter');
     const secret = page.locator('code.secret-value');
     await secret.waitFor();
     assert.match((await secret.textContent()) ?? '', /^whsec_/);

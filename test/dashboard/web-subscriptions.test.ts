@@ -18,6 +18,7 @@ describe('the dashboard web app: subscriptions', () => {
   let source: FreshDatabase;
   let browser: Browser;
   let editor: SignedIn;
+  let admin: SignedIn;
   let dashboardId = 0;
   const mail = new MailCatcher();
 
@@ -29,7 +30,7 @@ describe('the dashboard web app: subscriptions', () => {
     await c.query(`CREATE TABLE sales (region text, amount int); INSERT INTO sales VALUES ('north', 5), ('south', 9);`);
     await c.end();
     s = await startDashboard('websubs', { DASHBOARD_SMTP_URL: mail.url });
-    const admin = await s.signIn({ tenant: 'acme', role: 'admin' });
+    admin = await s.signIn({ tenant: 'acme', role: 'admin' });
     editor = await s.signIn({ tenant: 'acme', role: 'editor' });
     const ds = await s.request('POST', '/api/v1/datasources', {
       as: admin,
@@ -125,6 +126,25 @@ describe('the dashboard web app: subscriptions', () => {
     assert.equal(csv.body.toString('utf8'), 'region,amount\r\nsouth,9');
     await screenshot(page, 'subscriptions-02-list');
     await assertNarrowBothSchemes(page, 'subscriptions list', 'subscriptions-02-list');
+  });
+
+  test('an admin chooses other people of the tenant as recipients', async () => {
+    const page = await pages.open(admin);
+    await page.goto(`${s.url}/dashboards/${dashboardId}/subscriptions`);
+    await page.getByRole('button', { name: 'New subscription' }).click();
+    await page.getByLabel(new RegExp(`\\(${editor.email.replace(/\./g, '\\.')}\\)`)).check();
+    await page.getByLabel('Time zone').fill('UTC');
+    await assertAccessible(page, 'subscription form as an admin');
+    await page.getByRole('button', { name: 'Add subscription' }).click();
+    await page.getByRole('status').filter({ hasText: 'Subscription added.' }).waitFor();
+    await page
+      .getByRole('row')
+      .filter({ hasText: 'Every day at 08:00 (UTC)' })
+      .getByText('you, 1 other user(s)')
+      .waitFor();
+    const list = await s.request('GET', `/api/v1/dashboards/${dashboardId}/subscriptions`, { as: admin });
+    const mine = list.body.items.find((x: { ownerId: number }) => x.ownerId === admin.userId);
+    assert.deepEqual(mine.recipients.userIds.sort(), [admin.userId, editor.userId].sort());
   });
 
   test('a bad time zone is refused with the service message, in an alert', async () => {

@@ -1,9 +1,11 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
 import type { ApiDashboard, ApiSubscription, ApiSubscriptionBody, ApiUser } from '../api/types.ts';
 import { TIME_RANGES, initialValue } from '../dashboards/parameters.ts';
+import { atLeast } from '../app/roles.ts';
 import { messageOf } from '../data/errors.ts';
+import { allUsersQuery } from '../data/queries.ts';
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const two = (n: number) => String(n).padStart(2, '0');
@@ -36,6 +38,10 @@ export function SubscriptionForm({
   const [weekday, setWeekday] = useState(editing?.schedule.weekday ?? 1);
   const [timezone, setTimezone] = useState(editing?.schedule.timezone ?? browserZone());
   const [toMe, setToMe] = useState(editing ? editing.recipients.userIds.includes(me.id) : true);
+  // Admins see the tenant's people and may choose any of them; others choose themselves and type addresses.
+  const admin = atLeast(me, 'admin');
+  const users = useQuery({ ...allUsersQuery(), enabled: admin });
+  const [others, setOthers] = useState<number[]>((editing?.recipients.userIds ?? []).filter((u) => u !== me.id));
   const [addresses, setAddresses] = useState(editing?.recipients.addresses.join(', ') ?? '');
   const parameters = dashboard.definition.parameters ?? [];
   const [values, setValues] = useState<Record<string, string>>(
@@ -44,7 +50,6 @@ export function SubscriptionForm({
   const save = useMutation({
     mutationFn: async () => {
       const [hour, minute] = time.split(':').map(Number);
-      const others = (editing?.recipients.userIds ?? []).filter((u) => u !== me.id);
       const body: ApiSubscriptionBody = {
         schedule: { frequency, hour: hour ?? 8, minute: minute ?? 0, weekday, timezone: timezone.trim() },
         recipients: {
@@ -113,6 +118,21 @@ export function SubscriptionForm({
         <label className="check">
           <input type="checkbox" checked={toMe} onChange={(e) => setToMe(e.target.checked)} /> Me ({me.email})
         </label>
+        {admin &&
+          (users.data ?? [])
+            .filter((u) => u.active && u.id !== me.id)
+            .map((u) => (
+              <label className="check" key={u.id}>
+                <input
+                  type="checkbox"
+                  checked={others.includes(u.id)}
+                  onChange={(e) =>
+                    setOthers((ids) => (e.target.checked ? [...ids, u.id] : ids.filter((x) => x !== u.id)))
+                  }
+                />{' '}
+                {u.name} ({u.email})
+              </label>
+            ))}
         <label htmlFor="sub-addresses">Other addresses</label>
         <input
           id="sub-addresses"
