@@ -450,6 +450,44 @@ describe('evaluation against a real PostgreSQL source', () => {
     for (const r of [id, noRows.body.id]) await s.request('DELETE', `/api/v1/alert-rules/${r}`, { as: editor });
   });
 
+  test("a saved query's parameters take the rule's values; one the rule lacks is the rule's error", async () => {
+    await setValue(40);
+    const q = await s.request('POST', '/api/v1/queries', {
+      as: editor,
+      body: { name: 'By name', dataSourceId: sourceId, query: 'SELECT v FROM metric WHERE name = :metric' },
+    });
+    const withValue = await s.request('POST', '/api/v1/alert-rules', {
+      as: editor,
+      body: rule({
+        name: 'Named',
+        savedQueryId: q.body.id,
+        parameters: { metric: 'errors' },
+        channelIds: [channels.webhook],
+      }),
+    });
+    assert.equal(withValue.status, 201, JSON.stringify(withValue.body));
+    assert.deepEqual(withValue.body.parameters, { metric: 'errors' });
+    const fired = await hook.inbox.next(
+      (h) => h.json?.type === 'alert.firing' && h.json.data.rule.id === withValue.body.id,
+    );
+    assert.equal(fired.json.data.value, 40);
+    const without = await s.request('POST', '/api/v1/alert-rules', {
+      as: editor,
+      body: rule({ name: 'Unnamed', savedQueryId: q.body.id, channelIds: [channels.webhook] }),
+    });
+    const failed = await hook.inbox.next(
+      (h) => h.json?.type === 'alert.error' && h.json.data.rule.id === without.body.id,
+    );
+    assert.match(failed.json.data.reason, /metric/);
+    const bad = await s.request('POST', '/api/v1/alert-rules', {
+      as: editor,
+      body: rule({ parameters: { 'not a name': 1 } }),
+    });
+    assert.equal(bad.status, 400);
+    for (const id of [withValue.body.id, without.body.id])
+      await s.request('DELETE', `/api/v1/alert-rules/${id}`, { as: editor });
+  });
+
   test('a webhook that fails is retried with the same webhook-id until it takes the notification', async () => {
     await setValue(77);
     hook.answers.push(503);

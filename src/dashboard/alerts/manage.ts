@@ -58,6 +58,7 @@ async function fieldsOf(ctx: Context, tenantId: number, b: Body): Promise<RuleFi
     dashboardId: b.dashboardId ?? null,
     widgetId: b.widgetId ?? null,
     valueColumn: b.valueColumn ?? null,
+    parameters: b.parameters ?? {},
     op,
     threshold: op === 'no_data' ? null : (threshold ?? null),
     thresholdHigh: op === 'outside' ? (thresholdHigh ?? null) : null,

@@ -3,6 +3,7 @@ import type { Queryable } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import type { AuthUser, Plan } from '../auth/user.ts';
 import type { Role } from '../auth/roles.ts';
+import { queryValues } from '../dashboards/parameter-values.ts';
 import { dashboardOf, dataSourceOf, savedQueryOf } from '../lookup.ts';
 import { runAndAudit, type RunContext } from '../sql/run.ts';
 import { storedQueryOf, valuesUsedBy, widgetOf } from '../sql/widget.ts';
@@ -32,7 +33,7 @@ export const actingAs = (user: AuthUser): FastifyRequest => ({ user }) as unknow
 /**
  * Runs a rule's query with its owner's rights, through the path dashboards use: a saved query as stored, or a
  * widget of a dashboard of the owner's tenant (its saved query or its stored SQL, which the owner may run as any
- * viewer may). Every way it can fail is an outcome (the rule's error state), never a throw.
+ * viewer may), with the rule's parameter values; a parameter the query needs and the rule lacks is its error. Every way it can fail is an outcome (the rule's error state), never a throw.
  */
 export async function evaluateRuleQuery(ctx: RunContext, rule: AlertRuleRow, signal: AbortSignal): Promise<Outcome> {
   try {
@@ -43,7 +44,8 @@ export async function evaluateRuleQuery(ctx: RunContext, rule: AlertRuleRow, sig
     if (rule.saved_query_id !== null) {
       const saved = await savedQueryOf(ctx.db, owner.tenantId, rule.saved_query_id);
       const source = await dataSourceOf(ctx.db, owner.tenantId, saved.data_source_id);
-      const options = { query: saved.query, parameters: {}, maxRows: ALERT_MAX_ROWS, signal };
+      const parameters = valuesUsedBy(saved.query, source.type, rule.parameters);
+      const options = { query: saved.query, parameters, maxRows: ALERT_MAX_ROWS, signal };
       result = await runAndAudit(ctx, request, source, options, {
         kind: 'alert',
         alertRuleId: rule.id,
@@ -54,7 +56,9 @@ export async function evaluateRuleQuery(ctx: RunContext, rule: AlertRuleRow, sig
       const widget = widgetOf(dashboard, rule.widget_id!);
       const stored = await storedQueryOf(ctx.db, owner.tenantId, widget);
       const source = await dataSourceOf(ctx.db, owner.tenantId, stored.dataSourceId);
-      const parameters = valuesUsedBy(stored.query, source.type, defaultsOf(dashboard.definition.parameters));
+      const fixed = Object.fromEntries(Object.entries(rule.parameters).map(([k, v]) => [k, String(v)]));
+      const values = queryValues(dashboard.definition.parameters ?? [], fixed);
+      const parameters = valuesUsedBy(stored.query, source.type, values);
       const options = { query: stored.query, parameters, maxRows: ALERT_MAX_ROWS, signal };
       result = await runAndAudit(ctx, request, source, options, {
         kind: 'alert',
@@ -71,13 +75,6 @@ export async function evaluateRuleQuery(ctx: RunContext, rule: AlertRuleRow, sig
   } catch (err) {
     return { kind: 'error', message: err instanceof HttpError ? err.message : 'the query could not be run' };
   }
-}
-
-/** A dashboard's text and choice parameters at their defaults (a time range is left to the query's own bounds). */
-export function defaultsOf(parameters: readonly { name: string; type: string; default?: string }[] = []) {
-  const values: Record<string, unknown> = {};
-  for (const p of parameters) if (p.type !== 'time_range' && p.default !== undefined) values[p.name] = p.default;
-  return values;
 }
 
 /** The first row's value in the named column, else its first numeric column; no row or a null is no data. */

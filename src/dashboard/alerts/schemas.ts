@@ -23,6 +23,7 @@ export const AlertRule = Type.Object({
   dashboardId: Nullable(Type.Integer()),
   widgetId: Nullable(Type.String()),
   valueColumn: Nullable(Type.String()),
+  parameters: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
   condition: Type.Object({ op: Op, threshold: Nullable(Type.Number()), thresholdHigh: Nullable(Type.Number()) }),
   intervalMinutes: Type.Integer(),
   pendingMinutes: Type.Integer(),
@@ -52,6 +53,18 @@ export const AlertRuleBody = Type.Object(
         pattern: '^[^\\u0000]*$',
         description: 'unset: the first numeric column',
       }),
+    ),
+    parameters: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+        Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean()]),
+        {
+          maxProperties: 20,
+          additionalProperties: false,
+          description:
+            "values of the query's parameters by name: a saved query's :name, a widget's dashboard parameters (else their defaults)",
+        },
+      ),
     ),
     condition: Type.Object(
       { op: Op, threshold: Type.Optional(Threshold), thresholdHigh: Type.Optional(Threshold) },

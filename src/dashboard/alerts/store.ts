@@ -10,6 +10,7 @@ export interface AlertRuleRow {
   dashboard_id: number | null;
   widget_id: string | null;
   value_column: string | null;
+  parameters: Record<string, string | number | boolean>;
   condition_op: ConditionOp;
   threshold: number | null;
   threshold_high: number | null;
@@ -30,7 +31,7 @@ export interface AlertRuleRow {
 }
 
 export const RULE_COLUMNS = `r.id::int AS id, r.tenant_id::int AS tenant_id, r.owner_id::int AS owner_id, r.name,
-  r.saved_query_id::int AS saved_query_id, r.dashboard_id::int AS dashboard_id, r.widget_id, r.value_column,
+  r.saved_query_id::int AS saved_query_id, r.dashboard_id::int AS dashboard_id, r.widget_id, r.value_column, r.parameters,
   r.condition_op, r.threshold, r.threshold_high, r.interval_minutes, r.pending_minutes, r.enabled, r.silenced_until,
   r.state, r.state_since, r.pending_since, r.last_value, r.last_error, r.last_evaluated_at, r.next_eval_at,
   COALESCE((SELECT array_agg(c.channel_id::int ORDER BY c.channel_id) FROM alert_rule_channels c WHERE c.rule_id = r.id), '{}') AS channel_ids,
@@ -42,6 +43,7 @@ export interface RuleFields {
   dashboardId: number | null;
   widgetId: string | null;
   valueColumn: string | null;
+  parameters: Record<string, string | number | boolean>;
   op: ConditionOp;
   threshold: number | null;
   thresholdHigh: number | null;
@@ -84,8 +86,8 @@ async function setChannels(db: Queryable, ruleId: number, channelIds: number[]):
 export async function insertRule(db: Queryable, tenantId: number, ownerId: number, f: RuleFields): Promise<number> {
   const r = await db.query<{ id: number }>(
     `INSERT INTO alert_rules (tenant_id, owner_id, name, saved_query_id, dashboard_id, widget_id, value_column,
-       condition_op, threshold, threshold_high, interval_minutes, pending_minutes, enabled)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id::int AS id`,
+       condition_op, threshold, threshold_high, interval_minutes, pending_minutes, enabled, parameters)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id::int AS id`,
     [
       tenantId,
       ownerId,
@@ -100,6 +102,7 @@ export async function insertRule(db: Queryable, tenantId: number, ownerId: numbe
       f.intervalMinutes,
       f.pendingMinutes,
       f.enabled,
+      JSON.stringify(f.parameters),
     ],
   );
   const id = r.rows[0]!.id;
@@ -112,7 +115,7 @@ export async function updateRule(db: Queryable, id: number, f: RuleFields): Prom
   await db.query(
     `UPDATE alert_rules SET name = $2, saved_query_id = $3, dashboard_id = $4, widget_id = $5, value_column = $6,
        condition_op = $7, threshold = $8, threshold_high = $9, interval_minutes = $10, pending_minutes = $11,
-       enabled = $12, state = 'ok', state_since = now(), pending_since = NULL, next_eval_at = now(), updated_at = now()
+       enabled = $12, parameters = $13, state = 'ok', state_since = now(), pending_since = NULL, next_eval_at = now(), updated_at = now()
      WHERE id = $1`,
     [
       id,
@@ -127,6 +130,7 @@ export async function updateRule(db: Queryable, id: number, f: RuleFields): Prom
       f.intervalMinutes,
       f.pendingMinutes,
       f.enabled,
+      JSON.stringify(f.parameters),
     ],
   );
   await setChannels(db, id, f.channelIds);

@@ -13,6 +13,7 @@ export function alertRule(r: AlertRuleRow): Static<typeof AlertRule> {
     dashboardId: r.dashboard_id,
     widgetId: r.widget_id,
     valueColumn: r.value_column,
+    parameters: r.parameters,
     condition: { op: r.condition_op, threshold: r.threshold, thresholdHigh: r.threshold_high },
     intervalMinutes: r.interval_minutes,
     pendingMinutes: r.pending_minutes,

@@ -31,6 +31,8 @@ CREATE TABLE alert_rules (
   dashboard_id     bigint REFERENCES dashboards (id) ON DELETE CASCADE,
   widget_id        text,
   value_column     text,
+  -- Values for the query's parameters (a saved query's :name, a widget's dashboard parameters), bound, never spliced.
+  parameters       jsonb NOT NULL DEFAULT '{}',
   condition_op     text NOT NULL CHECK (condition_op IN ('above', 'below', 'outside', 'no_data')),
   threshold        double precision,
   threshold_high   double precision,

@@ -37,6 +37,7 @@ export const SubscriptionBody = Type.Object(
     parameters: Type.Optional(
       Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String({ maxLength: 1000 }), {
         description: "the dashboard's parameters fixed for this subscription, by name",
+        additionalProperties: false,
       }),
     ),
     enabled: Type.Optional(Type.Boolean()),

@@ -36,6 +36,11 @@ function RuleForm({ rule }: { rule: ApiAlertRule | undefined }) {
   const [dashboardId, setDashboardId] = useState(rule?.dashboardId ?? 0);
   const [widgetId, setWidgetId] = useState(rule?.widgetId ?? '');
   const [valueColumn, setValueColumn] = useState(rule?.valueColumn ?? '');
+  const [params, setParams] = useState(
+    Object.entries(rule?.parameters ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', '),
+  );
   const [op, setOp] = useState<Op>(rule?.condition.op ?? 'above');
   const [threshold, setThreshold] = useState(String(rule?.condition.threshold ?? ''));
   const [high, setHigh] = useState(String(rule?.condition.thresholdHigh ?? ''));
@@ -55,6 +60,7 @@ function RuleForm({ rule }: { rule: ApiAlertRule | undefined }) {
     name,
     ...(target === 'saved' ? { savedQueryId } : { dashboardId, widgetId }),
     ...(valueColumn.trim() ? { valueColumn: valueColumn.trim() } : {}),
+    parameters: parametersOf(params),
     condition: {
       op,
       ...(op !== 'no_data' ? { threshold: Number(threshold) } : {}),
@@ -170,6 +176,18 @@ function RuleForm({ rule }: { rule: ApiAlertRule | undefined }) {
         <p id="ar-column-hint" className="hint">
           The first row's value in this column is checked; empty: the first numeric column.
         </p>
+        <label htmlFor="ar-params">Parameter values (optional)</label>
+        <input
+          id="ar-params"
+          maxLength={2000}
+          aria-describedby="ar-params-hint"
+          value={params}
+          onChange={(e) => setParams(e.target.value)}
+        />
+        <p id="ar-params-hint" className="hint">
+          name=value pairs separated by commas, for the query's parameters (a widget's others keep the dashboard's
+          defaults).
+        </p>
         <label htmlFor="ar-op">Fires when the value is</label>
         <select id="ar-op" value={op} onChange={(e) => setOp(e.target.value as Op)}>
           <option value="above">above a threshold</option>
@@ -275,4 +293,16 @@ function RuleForm({ rule }: { rule: ApiAlertRule | undefined }) {
       </form>
     </>
   );
+}
+
+/** `a=1, b=text` as values by name: a number where the text is one. */
+function parametersOf(text: string): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const pair of text.split(/[,\n]/)) {
+    const i = pair.indexOf('=');
+    if (i <= 0) continue;
+    const value = pair.slice(i + 1).trim();
+    out[pair.slice(0, i).trim()] = value !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+  }
+  return out;
 }
