@@ -21,6 +21,9 @@ import type { PublicDashboard, Share } from './sharing/schemas.ts';
 import type { TenantSchema } from './tenants/schemas.ts';
 import type { CreatedUserSchema, PasswordLinkSchema } from './users/schemas.ts';
 import type { SetupBody, SetupResultSchema, SetupStatusSchema } from './setup/schemas.ts';
+import type { AlertRule, AlertRuleBody, Delivery, HistoryEntry } from './alerts/schemas.ts';
+import type { SendResult, Subscription, SubscriptionBody } from './subscriptions/schemas.ts';
+import type { Channel, CreateChannelBody, CreatedChannel, TestResult } from './notifications/schemas.ts';
 
 export type ApiUser = Static<typeof UserSchema>;
 export type ApiCreatedUser = Static<typeof CreatedUserSchema>;
@@ -50,6 +53,17 @@ export type ApiDashboardBundle = Static<typeof Bundle>;
 export type ApiImported = Static<typeof Imported>;
 export type ApiShare = Static<typeof Share>;
 export type ApiPublicDashboard = Static<typeof PublicDashboard>;
+export type ApiAlertRule = Static<typeof AlertRule>;
+export type ApiAlertRuleBody = Static<typeof AlertRuleBody>;
+export type ApiAlertHistoryEntry = Static<typeof HistoryEntry>;
+export type ApiAlertDelivery = Static<typeof Delivery>;
+export type ApiChannel = Static<typeof Channel>;
+export type ApiCreatedChannel = Static<typeof CreatedChannel>;
+export type ApiCreateChannel = Static<typeof CreateChannelBody>;
+export type ApiChannelTest = Static<typeof TestResult>;
+export type ApiSubscription = Static<typeof Subscription>;
+export type ApiSubscriptionBody = Static<typeof SubscriptionBody>;
+export type ApiSubscriptionSend = Static<typeof SendResult>;
 /** The platform's list page: `next` is the cursor of the following page, null on the last. */
 export type ApiPage<T> = { items: T[]; next: string | null };
 export type ApiErrorBody = { error: { code: string; message: string } };

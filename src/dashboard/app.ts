@@ -23,6 +23,10 @@ import { registerQueryRoutes } from './queries/routes.ts';
 import { registerTenantRoutes } from './tenants/routes.ts';
 import { registerUserRoutes } from './users/routes.ts';
 import { registerSetupRoutes } from './setup/routes.ts';
+import { registerAlertRoutes } from './alerts/routes.ts';
+import { registerChannelRoutes } from './notifications/routes.ts';
+import { outboundDeps, startScheduler, subscriptionDeps } from './scheduling/start.ts';
+import { registerSubscriptionRoutes } from './subscriptions/routes.ts';
 import { registerWebRoutes } from './web/routes.ts';
 import { consoleOrigins, registerConsoleConfig } from './console/routes.ts';
 import { ProvisioningError } from './provision/format.ts';
@@ -170,6 +174,12 @@ function registerRoutes(app: App, ctx: DashboardContext): void {
   registerQueryRoutes(app, ctx);
   registerSharingRoutes(app, ctx);
   registerSetupRoutes(app, ctx);
+  const outbound = outboundDeps(ctx);
+  registerAlertRoutes(app, ctx);
+  registerChannelRoutes(app, ctx, outbound);
+  const subscriptions = subscriptionDeps(ctx, outbound);
+  registerSubscriptionRoutes(app, ctx, subscriptions);
+  startScheduler(app, ctx, outbound, subscriptions);
   registerConsoleConfig(app, ctx.config.links?.console);
   registerWebRoutes(app, undefined, consoleOrigins(ctx.config.links?.console));
 }

@@ -12,6 +12,7 @@ import {
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { oidcProvidersVariable } from '../kit/upstream-login/config.ts';
 import { DEFAULT_DENIED_NETWORKS, networkPolicy } from './sql/network.ts';
+import { isAllowEntry } from '../kit/outbound/address-policy.ts';
 import type { DashboardLinks } from './platform-link.ts';
 
 export const DASHBOARD_DEFAULT_PORT = 4001;
@@ -168,6 +169,40 @@ export const dashboardSpec = {
     secret: true,
     doc: 'URL the platform data source over audit results connects with, as given (a user that may only SELECT). Unset: a login role that may only read `audit.jobs` is made through `AUDIT_DATABASE_URL`, else `DATABASE_URL`.',
   }),
+  smtpUrl: optionalUrl('DASHBOARD_SMTP_URL', ['smtp:', 'smtps:'], {
+    secret: true,
+    doc: 'SMTP server for alert notifications and dashboard subscriptions (`smtp://user:pass@host:587`, `smtps://…`). Unset: email channels and subscriptions fail with a message saying so (webhook and Slack channels still work).',
+  }),
+  mailFrom: str('DASHBOARD_MAIL_FROM', {
+    default: 'dashboard@localhost',
+    doc: 'Sender address of alert and subscription mail.',
+  }),
+  webhookAllowHosts: list('DASHBOARD_WEBHOOK_ALLOW_HOSTS', {
+    default: [],
+    doc: 'Comma-separated hosts, addresses or CIDR ranges that webhook and Slack channels may reach although they are on a private network (`hooks.internal,10.2.0.0/16`). Empty: only public addresses, so a URL someone types cannot reach the internal network.',
+  }),
+  renderUrl: optionalUrl('DASHBOARD_RENDER_URL', ['http:', 'https:'], {
+    doc: "Where the headless browser opens the dashboard pages it mails for subscriptions: this service's own address as the service can reach it (`http://127.0.0.1:4001`). Unset: DASHBOARD_PUBLIC_URL.",
+  }),
+  schedulerEnabled: bool('DASHBOARD_SCHEDULER', {
+    default: true,
+    doc: 'Whether this instance evaluates alert rules, delivers notifications and sends subscriptions. Several instances on one database share the work (each due rule is claimed by one, under a lease another takes over if it dies).',
+  }),
+  schedulerTickMs: int('DASHBOARD_SCHEDULER_TICK_MS', {
+    default: 5000,
+    min: 50,
+    max: 600_000,
+    doc: 'How often an instance looks for due alert rules, notifications to deliver and subscriptions to send, in milliseconds.',
+  }),
+  schedulerLeaseSeconds: int('DASHBOARD_SCHEDULER_LEASE_SECONDS', {
+    default: 60,
+    min: 2,
+    max: 3600,
+    doc: 'How long an instance holds a claimed rule, notification or subscription without renewing it: after an instance dies, another takes its work over once this has passed. Renewed while the work runs, so slow queries keep it.',
+  }),
+  instanceId: optionalStr('DASHBOARD_INSTANCE_ID', {
+    doc: 'Name of this instance in the leases it takes (`alert_rules.lease_owner`). Unset: host name and process id.',
+  }),
   dbPoolSize: int('DASHBOARD_DB_POOL_SIZE', {
     default: 10,
     min: 2,
@@ -223,6 +258,12 @@ export function loadDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
       `DASHBOARD_DATASOURCE_DENIED_NETWORKS or DASHBOARD_DATASOURCE_ALLOWED_NETWORKS: ${(err as Error).message}`,
     );
   }
+  for (const entry of config.webhookAllowHosts)
+    if (!isAllowEntry(entry))
+      throw new ConfigError(
+        'DASHBOARD_WEBHOOK_ALLOW_HOSTS',
+        `DASHBOARD_WEBHOOK_ALLOW_HOSTS is malformed: "${entry}" is neither a host name, an address nor a CIDR range such as 10.1.0.0/16`,
+      );
   if (!/^[A-Z][A-Z0-9_]*$/.test(config.dataSourceEnvPrefix)) {
     throw new ConfigError(
       'DASHBOARD_DATASOURCE_ENV_PREFIX',

@@ -206,6 +206,7 @@ describe('the console: one sign-in, sections by right, identity applications', (
     assert.deepEqual(seen, [
       'Home',
       'Dashboards',
+      'Alerts',
       'Data sources',
       'SQL editor',
       'Users',

@@ -44,14 +44,14 @@ export async function runWidget(
   return runAndAudit(ctx, request, source, options, origin);
 }
 
-function widgetOf(dashboard: DashboardRow, widgetId: string): WidgetValue {
+export function widgetOf(dashboard: DashboardRow, widgetId: string): WidgetValue {
   const widget = dashboard.definition.widgets.find((w) => w.id === widgetId);
   if (!widget) throw notFound('widget');
   return widget;
 }
 
 /** The widget's statement and source: its saved query's, or its own inline SQL's. */
-async function storedQueryOf(
+export async function storedQueryOf(
   db: Queryable,
   tenantId: number,
   widget: WidgetValue,

@@ -17,7 +17,7 @@ import { Grid } from './Grid.tsx';
 import { newWidgetId, nextPosition, pushDown } from './layout.ts';
 import { draftWidgetLoader, savedWidgetLoader } from './loaders.ts';
 import { ParametersBar } from './ParametersBar.tsx';
-import { queryValues } from './parameters.ts';
+import { queryValues, valuesFromSearch } from './parameters.ts';
 import { SettingsPanel } from './SettingsPanel.tsx';
 import { SharePanel } from './SharePanel.tsx';
 import { VersionHistory } from './VersionHistory.tsx';
@@ -60,7 +60,8 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
   const loaded = dashboard.data;
   const [draft, setDraft] = useState<Draft>();
   const [panel, setPanel] = useState<Panel>({ kind: 'none' });
-  const [values, setValues] = useState<Record<string, string>>({});
+  // A link or a subscription's render may fix parameters in the address (`?var-region=north`, Grafana's form).
+  const [values, setValues] = useState<Record<string, string>>(() => valuesFromSearch(location.search));
   // The interval chosen here; until one is, the dashboard's saved one.
   const [refreshChoice, setRefreshChoice] = useState<number>();
   const [tick, setTick] = useState(0);
@@ -342,6 +343,11 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           >
             Share
           </button>
+        )}
+        {!editing && canEdit && (
+          <Link to="dashboardSubscriptions" params={{ id }} className="button secondary">
+            Subscriptions
+          </Link>
         )}
         {!editing && (
           <button type="button" className="secondary" onClick={() => exportFile.mutate()}>

@@ -41,3 +41,10 @@ export function queryValues(
   }
   return out;
 }
+
+/** Parameter values given in an address as `var-<name>=<value>` (Grafana's form): a link or a subscription's render. */
+export function valuesFromSearch(search: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(search)) if (k.startsWith('var-') && k.length > 4) out[k.slice(4)] = v;
+  return out;
+}

@@ -34,6 +34,20 @@ export const keys = {
   },
   tenants: ['tenants'] as const,
   audit: ['audit'] as const,
+  /** Alert rules (the list, one, its history and deliveries) and the channels they notify. */
+  alerts: {
+    all: ['alerts'] as const,
+    list: () => ['alerts', 'list'] as const,
+    one: (id: number) => ['alerts', id] as const,
+    history: (id: number) => ['alerts', id, 'history'] as const,
+    deliveries: (id: number) => ['alerts', id, 'deliveries'] as const,
+    channels: ['alerts', 'channels'] as const,
+  },
+  /** A dashboard's email subscriptions. */
+  subscriptions: {
+    all: ['subscriptions'] as const,
+    ofDashboard: (id: number) => ['subscriptions', 'dashboard', id] as const,
+  },
   publicDashboard: (token: string) => ['public', token] as const,
   /** The console: its configuration, and each section's reads under the section's name. */
   console: { config: ['console', 'config'] as const },

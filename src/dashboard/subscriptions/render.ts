@@ -1,0 +1,78 @@
+import { chromium } from 'playwright-core';
+import { randomToken, sha256Hex } from '../../kit/crypto.ts';
+import { CHROMIUM_ARGS, findChromium } from '../../kit/browser.ts';
+import type { Database } from '../../kit/db.ts';
+import { signAccessToken, type JwtKeys } from '../auth/jwt.ts';
+import type { AuthUser } from '../auth/user.ts';
+
+/** How long the render credential lives: enough to load a dashboard and run its widgets, nothing more. */
+const RENDER_TTL_SECONDS = 120;
+const RENDER_TIMEOUT_MS = 60_000;
+
+/**
+ * A credential for one render, as the subscription's owner: a session of its own holding one access token that lives
+ * two minutes, revoked as soon as the screenshot is taken. It reaches the page through the page's storage (an init
+ * script), never a URL, so it is in no address bar, history, proxy or request log.
+ */
+async function renderCredential(db: Database, keys: JwtKeys, owner: AuthUser) {
+  const session = await db.query<{ id: number }>(
+    `INSERT INTO sessions (user_id, provider, expires_at)
+     VALUES ($1, 'subscription-render', now() + make_interval(secs => $2)) RETURNING id::int AS id`,
+    [owner.id, RENDER_TTL_SECONDS],
+  );
+  const sessionId = session.rows[0]!.id;
+  const now = Math.floor(Date.now() / 1000);
+  const accessToken = await signAccessToken(keys, owner, RENDER_TTL_SECONDS, now);
+  await db.query(`INSERT INTO access_tokens (token_hash, session_id, expires_at) VALUES ($1, $2, to_timestamp($3))`, [
+    sha256Hex(accessToken),
+    sessionId,
+    now + RENDER_TTL_SECONDS,
+  ]);
+  return {
+    // The refresh token is not stored anywhere: the render cannot outlive its access token.
+    pair: { accessToken, refreshToken: `drt_${randomToken(32)}`, expiresIn: RENDER_TTL_SECONDS, tokenType: 'Bearer' },
+    revoke: () =>
+      db.query(`UPDATE sessions SET revoked_at = now(), revoked_why = 'render done' WHERE id = $1`, [sessionId]),
+  };
+}
+
+/**
+ * The dashboard page as its owner sees it, in headless Chromium, with the subscription's parameter values
+ * (`?var-<name>=`, Grafana's URL form): a full-page PNG once every widget has drawn.
+ */
+export async function renderDashboard(
+  db: Database,
+  keys: JwtKeys,
+  owner: AuthUser,
+  baseUrl: string,
+  dashboardId: number,
+  parameters: Record<string, string>,
+): Promise<Buffer> {
+  const credential = await renderCredential(db, keys, owner);
+  const browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
+  try {
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      reducedMotion: 'reduce',
+      colorScheme: 'light',
+    });
+    await context.addInitScript(
+      (pair) => localStorage.setItem('dashboard.session', pair),
+      JSON.stringify(credential.pair),
+    );
+    const page = await context.newPage();
+    page.setDefaultTimeout(RENDER_TIMEOUT_MS);
+    const search = new URLSearchParams(Object.entries(parameters).map(([k, v]): [string, string] => [`var-${k}`, v]));
+    await page.goto(`${baseUrl}/dashboards/${dashboardId}${search.size ? `?${search}` : ''}`);
+    await page.locator('main h1').waitFor();
+    await page.waitForLoadState('networkidle');
+    // Every widget has drawn: no "Loading…" left in the page (a string, evaluated in the page, not here).
+    await page.waitForFunction(
+      `![...document.querySelectorAll('main .hint')].some((e) => e.textContent.trim() === 'Loading…')`,
+    );
+    return await page.screenshot({ fullPage: true, type: 'png' });
+  } finally {
+    await browser.close();
+    await credential.revoke();
+  }
+}

@@ -1,0 +1,191 @@
+import { after, afterEach, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
+import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
+import { assertNarrowBothSchemes, focused } from '../support/console-browser.ts';
+import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
+import { assertAccessible, pageOpener, screenshot } from './web/browser.ts';
+import { StandardWebhookReceiver } from './alert-receivers.ts';
+
+/**
+ * The alert screens in Chromium: an editor makes a rule with the keyboard alone (sending a test notification from
+ * the form), sees it fire, reads its history and silences it; an admin adds a channel and is shown its secret once; a
+ * viewer reads and is offered no change. Each screen: axe at zero, light and dark, 320 px.
+ */
+describe('the dashboard web app: alerts', () => {
+  let s: DashboardServer;
+  let source: FreshDatabase;
+  let browser: Browser;
+  let admin: SignedIn;
+  let editor: SignedIn;
+  let viewer: SignedIn;
+  const hook = new StandardWebhookReceiver();
+  let ruleId = 0;
+
+  before(async () => {
+    await hook.start();
+    source = await freshPostgres('webalertsrc');
+    const c = new pg.Client({ connectionString: source.url });
+    await c.connect();
+    await c.query('CREATE TABLE queue (depth int); INSERT INTO queue VALUES (120)');
+    await c.end();
+    s = await startDashboard('webalerts', {
+      DASHBOARD_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+      DASHBOARD_SCHEDULER_TICK_MS: '100',
+    });
+    admin = await s.signIn({ tenant: 'acme', role: 'admin' });
+    editor = await s.signIn({ tenant: 'acme', role: 'editor' });
+    viewer = await s.signIn({ tenant: 'acme', role: 'viewer' });
+    const ds = await s.request('POST', '/api/v1/datasources', {
+      as: admin,
+      body: { name: 'Jobs', slug: 'jobs', type: 'postgres', connectionUrl: source.url },
+    });
+    await s.request('POST', '/api/v1/queries', {
+      as: editor,
+      body: { name: 'Queue depth', dataSourceId: ds.body.id, query: 'SELECT depth FROM queue' },
+    });
+    const ch = await s.request('POST', '/api/v1/alert-channels', {
+      as: admin,
+      body: { name: 'Pager', kind: 'webhook', url: hook.url },
+    });
+    hook.secret = ch.body.secret;
+    browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.close();
+    await source?.drop();
+    await hook.close();
+  });
+
+  const pages = pageOpener(() => browser);
+  afterEach(pages.closeAll);
+
+  /** Tabs forward until the focus is on an element whose text or label matches. */
+  async function tabTo(page: Page, name: RegExp): Promise<void> {
+    for (let i = 0; i < 80; i++) {
+      await page.keyboard.press('Tab');
+      const f = await focused(page);
+      if (name.test(f.text) || name.test(f.name) || name.test(f.id)) return;
+    }
+    assert.fail(`${name} is not reachable with Tab`);
+  }
+
+  test('an editor makes a rule with the keyboard, sends a test from the form, and it fires', async () => {
+    const page = await pages.open(editor);
+    await page.goto(`${s.url}/alerts`);
+    await page.getByRole('heading', { level: 1, name: 'Alerts' }).waitFor();
+    await page.getByRole('table', { name: 'Notification channels' }).waitFor();
+    await assertAccessible(page, 'alerts list, empty');
+    await tabTo(page, /^New alert rule$/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'New alert rule' }).waitFor();
+    await page
+      .getByLabel('Saved query', { exact: true })
+      .locator('option', { hasText: 'Queue depth' })
+      .waitFor({ state: 'attached' });
+    await assertAccessible(page, 'rule form');
+    await tabTo(page, /^ar-name$/);
+    await page.keyboard.type('Queue backing up');
+    await tabTo(page, /^ar-query$/);
+    await page.keyboard.press('ArrowDown');
+    await tabTo(page, /^ar-threshold$/);
+    await page.keyboard.type('100');
+    await tabTo(page, /^ar-pending$/);
+    await tabTo(page, /^ar-channel-/);
+    await page.keyboard.press('Space');
+    await tabTo(page, /^Send test notification$/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Pager: sent' }).waitFor();
+    const test = await hook.inbox.next((h) => h.json?.type === 'alert.test');
+    assert.ok(hook.verifies(test));
+    await screenshot(page, 'alerts-02-form');
+    await assertNarrowBothSchemes(page, 'rule form', 'alerts-02-form');
+    await tabTo(page, /^Create rule$/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Queue backing up' }).waitFor();
+    ruleId = Number(/\/alerts\/(\d+)$/.exec(page.url())![1]);
+    await hook.inbox.next((h) => h.json?.type === 'alert.firing' && h.json.data.rule.id === ruleId);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Queue backing up' }).waitFor();
+    const facts = page.locator('dl.alert-facts');
+    await facts.getByText('Firing').waitFor();
+    await page.getByRole('table', { name: 'State history' }).getByText('value 120 is above 100').waitFor();
+    await assertAccessible(page, 'rule detail, firing');
+    await screenshot(page, 'alerts-03-detail');
+    await assertNarrowBothSchemes(page, 'rule detail', 'alerts-03-detail');
+
+    await tabTo(page, /^silence-for$/);
+    await page.keyboard.press('ArrowDown');
+    await tabTo(page, /^Silence$/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Silenced until' }).waitFor();
+    await page.getByRole('button', { name: 'Lift the silence' }).waitFor();
+    await assertAccessible(page, 'rule detail, silenced');
+
+    await page.goto(`${s.url}/alerts`);
+    const row = page.getByRole('row').filter({ hasText: 'Queue backing up' });
+    await row.getByText('Firing').waitFor();
+    await row.getByText(/silenced until/).waitFor();
+    await assertAccessible(page, 'alerts list');
+    await screenshot(page, 'alerts-01-list');
+    await assertNarrowBothSchemes(page, 'alerts list', 'alerts-01-list');
+  });
+
+  test('a bad rule is refused with the service message, in an alert, and nothing is saved', async () => {
+    const page = await pages.open(editor);
+    await page.goto(`${s.url}/alerts/new`);
+    await page.getByRole('heading', { level: 1, name: 'New alert rule' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Range');
+    await page.getByLabel('Saved query', { exact: true }).selectOption({ label: 'Queue depth' });
+    await page.getByLabel('Fires when the value is').selectOption('outside');
+    await page.getByLabel('Lowest good value').fill('10');
+    await page.getByLabel('Highest good value').fill('5');
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    await page.getByRole('alert').filter({ hasText: 'must be greater than' }).waitFor();
+    await assertAccessible(page, 'rule form with an error');
+  });
+
+  test('an admin adds a channel with the keyboard and is shown its signing secret once', async () => {
+    const page = await pages.open(admin);
+    await page.goto(`${s.url}/alerts`);
+    await page.getByRole('table', { name: 'Notification channels' }).waitFor();
+    await tabTo(page, /^Add channel$/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 3, name: 'Add a channel' }).waitFor();
+    await tabTo(page, /^ch-name$/);
+    await page.keyboard.type('Audit hook');
+    await tabTo(page, /^ch-kind$/);
+    await page.keyboard.press('ArrowDown');
+    await tabTo(page, /^ch-url$/);
+    await page.keyboard.type(hook.url);
+    await assertAccessible(page, 'channel form');
+    await tabTo(page, /^Add channel$/);
+    await page.keyboard.press('Enter');
+    const secret = page.locator('code.secret-value');
+    await secret.waitFor();
+    assert.match((await secret.textContent()) ?? '', /^whsec_/);
+    await screenshot(page, 'alerts-04-channel-secret');
+    await assertAccessible(page, 'channel secret');
+    await page.reload();
+    await page.getByRole('row').filter({ hasText: 'Audit hook' }).waitFor();
+    assert.equal(await page.locator('code.secret-value').count(), 0, 'shown once');
+  });
+
+  test('a viewer reads the rules and their history but is offered no change', async () => {
+    const page = await pages.open(viewer);
+    await page.goto(`${s.url}/alerts`);
+    await page.getByRole('link', { name: 'Queue backing up' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Queue backing up' }).waitFor();
+    await page.getByRole('table', { name: 'State history' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Silence' }).count(), 0);
+    assert.equal(await page.getByRole('link', { name: 'Edit rule' }).count(), 0);
+    await page.goto(`${s.url}/alerts`);
+    await page.getByRole('heading', { level: 1, name: 'Alerts' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'New alert rule' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Add channel' }).count(), 0);
+    await assertAccessible(page, 'alerts list as a viewer');
+  });
+});

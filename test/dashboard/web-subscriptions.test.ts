@@ -1,0 +1,159 @@
+import { after, afterEach, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
+import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
+import { assertNarrowBothSchemes, focused } from '../support/console-browser.ts';
+import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
+import { assertAccessible, pageOpener, screenshot } from './web/browser.ts';
+import { MailCatcher, mimeParts } from './alert-receivers.ts';
+
+/**
+ * A dashboard's subscriptions in Chromium: an editor reaches them from the dashboard, adds one with the keyboard
+ * (a time in a zone, an address, a parameter fixed) and sends it now; the mail arrives with the picture and the CSV.
+ */
+describe('the dashboard web app: subscriptions', () => {
+  let s: DashboardServer;
+  let source: FreshDatabase;
+  let browser: Browser;
+  let editor: SignedIn;
+  let admin: SignedIn;
+  let dashboardId = 0;
+  const mail = new MailCatcher();
+
+  before(async () => {
+    await mail.start();
+    source = await freshPostgres('websubsrc');
+    const c = new pg.Client({ connectionString: source.url });
+    await c.connect();
+    await c.query(`CREATE TABLE sales (region text, amount int); INSERT INTO sales VALUES ('north', 5), ('south', 9);`);
+    await c.end();
+    s = await startDashboard('websubs', { DASHBOARD_SMTP_URL: mail.url });
+    admin = await s.signIn({ tenant: 'acme', role: 'admin' });
+    editor = await s.signIn({ tenant: 'acme', role: 'editor' });
+    const ds = await s.request('POST', '/api/v1/datasources', {
+      as: admin,
+      body: { name: 'Shop', slug: 'shop', type: 'postgres', connectionUrl: source.url },
+    });
+    const d = await s.request('POST', '/api/v1/dashboards', {
+      as: editor,
+      body: {
+        slug: 'sales',
+        title: 'Sales',
+        definition: {
+          layout: { type: 'grid', columns: 12, rowHeight: 30 },
+          dataSources: [{ id: ds.body.id }],
+          parameters: [{ name: 'region', type: 'choice', label: 'Region', choices: ['north', 'south'] }],
+          widgets: [
+            {
+              id: 'amount',
+              type: 'table',
+              title: 'Amount',
+              position: { x: 0, y: 0, w: 6, h: 5 },
+              dataSourceId: ds.body.id,
+              query: 'SELECT region, amount FROM sales WHERE region = :region',
+            },
+          ],
+        },
+      },
+    });
+    dashboardId = d.body.id;
+    browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.close();
+    await source?.drop();
+    await mail.close();
+  });
+
+  const pages = pageOpener(() => browser);
+  afterEach(pages.closeAll);
+
+  async function tabTo(page: Page, name: RegExp): Promise<void> {
+    for (let i = 0; i < 80; i++) {
+      await page.keyboard.press('Tab');
+      const f = await focused(page);
+      if (name.test(f.text) || name.test(f.name) || name.test(f.id)) return;
+    }
+    assert.fail(`${name} is not reachable with Tab`);
+  }
+
+  test('an editor adds a subscription with the keyboard and sends it now', async () => {
+    const page = await pages.open(editor);
+    await page.goto(`${s.url}/dashboards/${dashboardId}`);
+    await page.getByRole('heading', { level: 1, name: 'Sales' }).waitFor();
+    await tabTo(page, /^Subscriptions$/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Subscriptions of Sales' }).waitFor();
+    await page.getByText('No subscriptions yet.').waitFor();
+    await assertAccessible(page, 'subscriptions, none');
+    await tabTo(page, /^New subscription$/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 2, name: 'New subscription' }).waitFor();
+    await tabTo(page, /^sub-zone$/);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('Europe/Paris');
+    await tabTo(page, /^sub-addresses$/);
+    await page.keyboard.type('team@acme.example');
+    await tabTo(page, /^sub-p-region$/);
+    await page.keyboard.press('ArrowDown');
+    await assertAccessible(page, 'subscription form');
+    await screenshot(page, 'subscriptions-01-form');
+    await assertNarrowBothSchemes(page, 'subscription form', 'subscriptions-01-form');
+    await tabTo(page, /^Add subscription$/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Subscription added.' }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: 'Every day at 08:00 (Europe/Paris)' });
+    await row.getByText('region = south').waitFor();
+    await row.getByText(/you, team@acme\.example/).waitFor();
+    await assertAccessible(page, 'subscriptions list');
+    await tabTo(page, /^Send now/);
+    await page.keyboard.press('Enter');
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Sent: mailed to 2 recipient/ })
+      .waitFor();
+    const m = await mail.inbox.next((x) => x.subject === 'Dashboard: Sales');
+    const parts = mimeParts(m.raw);
+    const png = parts.find((p) => p.headers['content-type']?.startsWith('image/png'));
+    assert.ok(
+      png && png.body.length > 10_000,
+      JSON.stringify(parts.map((p) => [p.headers['content-type'], p.body.length])),
+    );
+    const csv = parts.find((p) => p.headers['content-type']?.startsWith('text/csv'))!;
+    assert.equal(csv.body.toString('utf8'), 'region,amount\r\nsouth,9');
+    await screenshot(page, 'subscriptions-02-list');
+    await assertNarrowBothSchemes(page, 'subscriptions list', 'subscriptions-02-list');
+  });
+
+  test('an admin chooses other people of the tenant as recipients', async () => {
+    const page = await pages.open(admin);
+    await page.goto(`${s.url}/dashboards/${dashboardId}/subscriptions`);
+    await page.getByRole('button', { name: 'New subscription' }).click();
+    await page.getByLabel(new RegExp(`\\(${editor.email.replace(/\./g, '\\.')}\\)`)).check();
+    await page.getByLabel('Time zone').fill('UTC');
+    await assertAccessible(page, 'subscription form as an admin');
+    await page.getByRole('button', { name: 'Add subscription' }).click();
+    await page.getByRole('status').filter({ hasText: 'Subscription added.' }).waitFor();
+    await page
+      .getByRole('row')
+      .filter({ hasText: 'Every day at 08:00 (UTC)' })
+      .getByText('you, 1 other user(s)')
+      .waitFor();
+    const list = await s.request('GET', `/api/v1/dashboards/${dashboardId}/subscriptions`, { as: admin });
+    const mine = list.body.items.find((x: { ownerId: number }) => x.ownerId === admin.userId);
+    assert.deepEqual(mine.recipients.userIds.sort(), [admin.userId, editor.userId].sort());
+  });
+
+  test('a bad time zone is refused with the service message, in an alert', async () => {
+    const page = await pages.open(editor);
+    await page.goto(`${s.url}/dashboards/${dashboardId}/subscriptions`);
+    await page.getByRole('button', { name: 'New subscription' }).click();
+    await page.getByLabel('Time zone').fill('Mars/Olympus');
+    await page.getByRole('button', { name: 'Add subscription' }).click();
+    await page.getByRole('alert').filter({ hasText: 'not an IANA time zone' }).waitFor();
+    await assertAccessible(page, 'subscription form with an error');
+  });
+});

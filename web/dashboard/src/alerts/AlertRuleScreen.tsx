@@ -1,0 +1,230 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api } from '../api/client.ts';
+import type { ApiAlertRule, ApiUser } from '../api/types.ts';
+import { atLeast } from '../app/roles.ts';
+import { Link, navigate } from '../app/router.tsx';
+import { useScreen } from '../app/useTitle.ts';
+import { WideTable } from '../app/WideTable.tsx';
+import { messageOf } from '../data/errors.ts';
+import { keys } from '../data/keys.ts';
+import { savedQueriesQuery } from '../data/queries.ts';
+import { alertDeliveriesQuery, alertHistoryQuery, alertRuleQuery, channelsQuery } from './queries.ts';
+import { StateBadge, STATE_LABEL, conditionText, minutesText } from './StateBadge.tsx';
+
+const SILENCES = [
+  { minutes: 15, text: '15 minutes' },
+  { minutes: 60, text: '1 hour' },
+  { minutes: 240, text: '4 hours' },
+  { minutes: 1440, text: '1 day' },
+  { minutes: 10080, text: '1 week' },
+];
+
+/** One rule: its state and condition, silence for a while, its state history and its notifications' delivery. */
+export default function AlertRuleScreen({ me, id }: { me: ApiUser; id: number }) {
+  const rule = useQuery({ ...alertRuleQuery(id), refetchInterval: 30_000 });
+  useScreen(rule.data?.name ?? 'Alert rule');
+  if (!rule.data)
+    return rule.error ? (
+      <>
+        <h1>Alert rule</h1>
+        <p role="alert" className="error">
+          {messageOf(rule.error, 'the rule could not be loaded')}
+        </p>
+      </>
+    ) : (
+      <p>Loading the rule…</p>
+    );
+  return <RuleDetail me={me} rule={rule.data} />;
+}
+
+function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
+  const client = useQueryClient();
+  const history = useQuery(alertHistoryQuery(rule.id));
+  const deliveries = useQuery(alertDeliveriesQuery(rule.id));
+  const channels = useQuery(channelsQuery());
+  const saved = useQuery(savedQueriesQuery());
+  const [minutes, setMinutes] = useState(60);
+  const [message, setMessage] = useState('');
+  const channelName = (cid: number) => channels.data?.find((c) => c.id === cid)?.name ?? `channel ${cid}`;
+  const action = useMutation({
+    mutationFn: (what: () => Promise<string>) => what(),
+    onMutate: () => setMessage(''),
+    onSuccess: async (said) => {
+      await client.invalidateQueries({ queryKey: keys.alerts.all });
+      setMessage(said);
+    },
+  });
+  const silence = () =>
+    action.mutate(async () => {
+      const r = (await api<ApiAlertRule>('PUT', `/alert-rules/${rule.id}/silence`, { body: { minutes } })).data;
+      return `Silenced until ${new Date(r.silencedUntil ?? '').toLocaleString()}.`;
+    });
+  const unsilence = () =>
+    action.mutate(async () => {
+      await api('DELETE', `/alert-rules/${rule.id}/silence`);
+      return 'The silence is lifted.';
+    });
+  const remove = () =>
+    action.mutate(async () => {
+      if (!confirm(`Delete the alert rule ${rule.name}?`)) return '';
+      await api('DELETE', `/alert-rules/${rule.id}`);
+      navigate('alerts');
+      return '';
+    });
+  const editor = atLeast(me, 'editor');
+  return (
+    <>
+      <h1>{rule.name}</h1>
+      <p>
+        <Link to="alerts">All alert rules</Link>
+      </p>
+      <p role="status" className="status">
+        {message}
+      </p>
+      {action.error && (
+        <p role="alert" className="error">
+          {messageOf(action.error)}
+        </p>
+      )}
+      <dl className="alert-facts">
+        <dt>State</dt>
+        <dd>
+          <StateBadge state={rule.state} /> since {new Date(rule.stateSince).toLocaleString()}
+          {!rule.enabled && ' (paused)'}
+        </dd>
+        <dt>Watches</dt>
+        <dd>
+          {rule.dashboardId !== null ? (
+            <>
+              widget {rule.widgetId} of{' '}
+              <Link to="dashboard" params={{ id: rule.dashboardId }}>
+                its dashboard
+              </Link>
+            </>
+          ) : (
+            `the saved query ${saved.data?.find((q) => q.id === rule.savedQueryId)?.name ?? rule.savedQueryId}`
+          )}
+          {rule.valueColumn ? `, column ${rule.valueColumn}` : ''}
+        </dd>
+        <dt>Fires when</dt>
+        <dd>
+          the value is {conditionText(rule.condition)}
+          {rule.pendingMinutes > 0 ? ` for ${minutesText(rule.pendingMinutes)}` : ''}
+        </dd>
+        <dt>Checked</dt>
+        <dd>
+          every {minutesText(rule.intervalMinutes)}; last{' '}
+          {rule.lastEvaluatedAt ? new Date(rule.lastEvaluatedAt).toLocaleString() : 'never'}, next{' '}
+          {new Date(rule.nextEvaluationAt).toLocaleString()}
+        </dd>
+        <dt>Last value</dt>
+        <dd>{rule.lastValue ?? '—'}</dd>
+        {rule.lastError && (
+          <>
+            <dt>Last error</dt>
+            <dd>{rule.lastError}</dd>
+          </>
+        )}
+        <dt>Notifies</dt>
+        <dd>{rule.channelIds.length ? rule.channelIds.map(channelName).join(', ') : 'nobody'}</dd>
+        <dt>Silenced</dt>
+        <dd>{rule.silencedUntil ? `until ${new Date(rule.silencedUntil).toLocaleString()}` : 'no'}</dd>
+      </dl>
+      {editor && (
+        <div className="actions alert-section">
+          <Link to="alertEdit" params={{ id: rule.id }} className="button">
+            Edit rule
+          </Link>
+          <button type="button" className="danger" onClick={remove}>
+            Delete rule
+          </button>
+        </div>
+      )}
+      {editor && (
+        <section className="alert-section" aria-labelledby="silence-h">
+          <h2 id="silence-h">Silence</h2>
+          <p className="hint">A silenced rule is still checked and its history kept; it sends no notification.</p>
+          <div className="actions">
+            <label htmlFor="silence-for">Silence for</label>
+            <select id="silence-for" value={minutes} onChange={(e) => setMinutes(Number(e.target.value))}>
+              {SILENCES.map((s) => (
+                <option key={s.minutes} value={s.minutes}>
+                  {s.text}
+                </option>
+              ))}
+            </select>
+            <button type="button" onClick={silence}>
+              Silence
+            </button>
+            {rule.silencedUntil && (
+              <button type="button" className="secondary" onClick={unsilence}>
+                Lift the silence
+              </button>
+            )}
+          </div>
+        </section>
+      )}
+      <h2 id="history-h">State history</h2>
+      {history.data && history.data.length === 0 && <p>No change of state yet.</p>}
+      {history.data && history.data.length > 0 && (
+        <WideTable label="State history">
+          <table aria-labelledby="history-h">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">From</th>
+                <th scope="col">To</th>
+                <th scope="col">Value</th>
+                <th scope="col">Why</th>
+              </tr>
+            </thead>
+            <tbody>
+              {history.data.map((h) => (
+                <tr key={h.id}>
+                  <td>{new Date(h.at).toLocaleString()}</td>
+                  <td>{STATE_LABEL[h.from].text}</td>
+                  <td>
+                    <StateBadge state={h.to} />
+                  </td>
+                  <td>{h.value ?? '—'}</td>
+                  <td>{h.reason}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </WideTable>
+      )}
+      <h2 id="deliveries-h">Notifications</h2>
+      {deliveries.data && deliveries.data.length === 0 && <p>None sent yet.</p>}
+      {deliveries.data && deliveries.data.length > 0 && (
+        <WideTable label="Notifications">
+          <table aria-labelledby="deliveries-h">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">What</th>
+                <th scope="col">Channel</th>
+                <th scope="col">Delivery</th>
+              </tr>
+            </thead>
+            <tbody>
+              {deliveries.data.map((d) => (
+                <tr key={d.id}>
+                  <td>{new Date(d.createdAt).toLocaleString()}</td>
+                  <td>{d.type.replace(/^alert\./, '')}</td>
+                  <td>{channelName(d.channelId)}</td>
+                  <td>
+                    {d.status}
+                    {d.attempts > 1 ? ` after ${d.attempts} attempts` : ''}
+                    {d.lastError ? `: ${d.lastError}` : ''}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </WideTable>
+      )}
+    </>
+  );
+}

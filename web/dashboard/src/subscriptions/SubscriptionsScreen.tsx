@@ -1,0 +1,165 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, get } from '../api/client.ts';
+import type { ApiDashboard, ApiSubscription, ApiSubscriptionSend, ApiUser } from '../api/types.ts';
+import { Link } from '../app/router.tsx';
+import { useScreen } from '../app/useTitle.ts';
+import { WideTable } from '../app/WideTable.tsx';
+import { dashboardQuery } from '../dashboards/api.ts';
+import { messageOf } from '../data/errors.ts';
+import { keys } from '../data/keys.ts';
+import { SubscriptionForm, scheduleText } from './SubscriptionForm.tsx';
+import './subscriptions.css';
+
+const subscriptionsQuery = (id: number) => ({
+  queryKey: keys.subscriptions.ofDashboard(id),
+  queryFn: async ({ signal }: { signal: AbortSignal }) =>
+    (await get<{ items: ApiSubscription[] }>(`/dashboards/${id}/subscriptions`, signal)).items,
+});
+
+/** A dashboard's email subscriptions: when each is sent, to whom, with which parameters; send one now. */
+export default function SubscriptionsScreen({ me, id }: { me: ApiUser; id: number }) {
+  const dashboard = useQuery(dashboardQuery(id));
+  const title = dashboard.data?.dashboard.title;
+  useScreen(title ? `Subscriptions of ${title}` : 'Subscriptions');
+  const list = useQuery(subscriptionsQuery(id));
+  const client = useQueryClient();
+  const [panel, setPanel] = useState<{ kind: 'none' } | { kind: 'form'; editing?: ApiSubscription }>({ kind: 'none' });
+  const [message, setMessage] = useState('');
+  const action = useMutation({
+    mutationFn: (what: () => Promise<string>) => what(),
+    onMutate: () => setMessage(''),
+    onSuccess: async (said) => {
+      await client.invalidateQueries({ queryKey: keys.subscriptions.all });
+      setMessage(said);
+    },
+  });
+  const sendNow = (s: ApiSubscription) =>
+    action.mutate(async () => {
+      setMessage('Sending… (the picture takes a few seconds)');
+      const r = (await api<ApiSubscriptionSend>('POST', `/subscriptions/${s.id}/send`)).data;
+      return r.ok ? `Sent: ${r.detail}.` : `Not sent: ${r.detail}.`;
+    });
+  const remove = (s: ApiSubscription) =>
+    action.mutate(async () => {
+      if (!confirm(`Delete the subscription ${scheduleText(s.schedule)}?`)) return '';
+      await api('DELETE', `/subscriptions/${s.id}`);
+      return 'Subscription deleted.';
+    });
+  const error = action.error ?? list.error ?? dashboard.error;
+  return (
+    <>
+      <h1>{title ? `Subscriptions of ${title}` : 'Subscriptions'}</h1>
+      <p>
+        <Link to="dashboard" params={{ id }}>
+          Back to the dashboard
+        </Link>
+      </p>
+      <p className="hint">
+        Each subscription mails a picture of the dashboard as you see it and each widget's data as CSV.
+      </p>
+      <p role="status" className="status">
+        {message}
+      </p>
+      {error && (
+        <p role="alert" className="error">
+          {messageOf(error)}
+        </p>
+      )}
+      {panel.kind === 'none' && (
+        <button type="button" onClick={() => setPanel({ kind: 'form' })}>
+          New subscription
+        </button>
+      )}
+      {panel.kind === 'form' && dashboard.data && (
+        <SubscriptionForm
+          me={me}
+          dashboard={dashboard.data.dashboard as ApiDashboard}
+          editing={panel.editing}
+          onCancel={() => setPanel({ kind: 'none' })}
+          onSaved={async (said) => {
+            setPanel({ kind: 'none' });
+            await client.invalidateQueries({ queryKey: keys.subscriptions.all });
+            setMessage(said);
+          }}
+        />
+      )}
+      {list.data && list.data.length === 0 && <p>No subscriptions yet.</p>}
+      {list.data && list.data.length > 0 && (
+        <WideTable label="Subscriptions">
+          <table>
+            <caption className="visually-hidden">Subscriptions</caption>
+            <thead>
+              <tr>
+                <th scope="col">Sent</th>
+                <th scope="col">To</th>
+                <th scope="col">Parameters</th>
+                <th scope="col">Next</th>
+                <th scope="col">Last</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((s) => (
+                <tr key={s.id}>
+                  <th scope="row">
+                    {scheduleText(s.schedule)}
+                    {s.enabled ? '' : ' (paused)'}
+                  </th>
+                  <td>
+                    {[
+                      ...(s.recipients.userIds.includes(me.id) ? ['you'] : []),
+                      ...(s.recipients.userIds.filter((u) => u !== me.id).length
+                        ? [`${s.recipients.userIds.filter((u) => u !== me.id).length} other user(s)`]
+                        : []),
+                      ...s.recipients.addresses,
+                    ].join(', ')}
+                  </td>
+                  <td>
+                    {Object.entries(s.parameters)
+                      .map(([k, v]) => `${k} = ${v}`)
+                      .join(', ') || 'defaults'}
+                  </td>
+                  <td>{new Date(s.nextRunAt).toLocaleString()}</td>
+                  <td>
+                    {s.lastError
+                      ? `failed: ${s.lastError}`
+                      : s.lastSentAt
+                        ? new Date(s.lastSentAt).toLocaleString()
+                        : 'never'}
+                  </td>
+                  <td className="actions">
+                    <button
+                      type="button"
+                      disabled={action.isPending}
+                      onClick={() => sendNow(s)}
+                      aria-label={`Send now: ${scheduleText(s.schedule)}`}
+                    >
+                      Send now
+                    </button>
+                    <button
+                      type="button"
+                      className="secondary"
+                      onClick={() => setPanel({ kind: 'form', editing: s })}
+                      aria-label={`Edit ${scheduleText(s.schedule)}`}
+                    >
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      className="danger"
+                      onClick={() => remove(s)}
+                      aria-label={`Delete ${scheduleText(s.schedule)}`}
+                    >
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </WideTable>
+      )}
+    </>
+  );
+}
