@@ -14,6 +14,7 @@ import type { DataSourceQueryResult, QueryResult, TableDescriptorSchema } from '
 import type { Definition, Parameter, Widget } from './dashboards/definition.ts';
 import type { Full, Summary, VersionSummary } from './dashboards/schemas.ts';
 import type { SavedQuery } from './queries/schemas.ts';
+import type { HistoryItem } from './history/schemas.ts';
 import type { TokenPairSchema, UserSchema } from './schemas.ts';
 import type { AuditRecord } from './audit/schemas.ts';
 import type { Bundle, Imported } from './transfer/schemas.ts';
@@ -38,6 +39,7 @@ export type ApiTable = Static<typeof TableDescriptorSchema>;
 export type ApiDataSourceQueryResult = Static<typeof DataSourceQueryResult>;
 export type ApiQueryResult = Static<typeof QueryResult>;
 export type ApiSavedQuery = Static<typeof SavedQuery>;
+export type ApiHistoryItem = Static<typeof HistoryItem>;
 export type ApiDashboardSummary = Static<typeof Summary>;
 export type ApiDashboard = Static<typeof Full>;
 export type ApiDefinition = Static<typeof Definition>;
