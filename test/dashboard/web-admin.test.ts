@@ -85,6 +85,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
       'Dashboards',
       'Data sources',
       'SQL editor',
+      'Saved queries',
       'Users',
       'Tenants',
       'Audit log',
@@ -362,7 +363,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     const v = await pageAs(viewer);
     await v.goto(`${s.url}/datasources`);
     await v.getByRole('row', { name: /Shop/ }).waitFor();
-    assert.deepEqual(await nav(v), ['Home', 'Dashboards', 'Data sources']);
+    assert.deepEqual(await nav(v), ['Home', 'Dashboards', 'Data sources', 'Saved queries']);
     assert.match((await v.locator('.who').textContent()) ?? '', /Vic Viewer \(viewer\)/);
     for (const name of ['Add data source', 'Test Shop', 'Edit Shop', 'Delete Shop', 'Schema of Shop'])
       assert.equal(await v.getByRole('button', { name }).count(), 0, name);
@@ -387,12 +388,20 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     const e = await pageAs(editor);
     await e.goto(`${s.url}/`);
     await e.getByRole('heading', { level: 1, name: /Welcome/ }).waitFor();
-    assert.deepEqual(await nav(e), ['Home', 'Dashboards', 'Data sources', 'SQL editor']);
+    assert.deepEqual(await nav(e), ['Home', 'Dashboards', 'Data sources', 'SQL editor', 'Saved queries']);
 
     const a = await pageAs(admin);
     await a.goto(`${s.url}/admin/users`);
     await a.getByRole('row', { name: /Olga Owner/ }).waitFor();
-    assert.deepEqual(await nav(a), ['Home', 'Dashboards', 'Data sources', 'SQL editor', 'Users', 'Audit log']);
+    assert.deepEqual(await nav(a), [
+      'Home',
+      'Dashboards',
+      'Data sources',
+      'SQL editor',
+      'Saved queries',
+      'Users',
+      'Audit log',
+    ]);
     for (const name of ['Change role of Olga Owner', 'Deactivate Olga Owner'])
       assert.equal(await a.getByRole('button', { name }).count(), 0, `an admin is not offered: ${name}`);
     assert.equal(await a.getByRole('button', { name: 'Change role of Eddie Editor' }).count(), 1);

@@ -202,6 +202,7 @@ describe('the console: one sign-in, sections by right, identity applications', (
       'Dashboards',
       'Data sources',
       'SQL editor',
+      'Saved queries',
       'Users',
       'Tenants',
       'Audit log',

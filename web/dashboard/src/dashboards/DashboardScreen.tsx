@@ -20,6 +20,7 @@ import { ParametersBar } from './ParametersBar.tsx';
 import { queryValues } from './parameters.ts';
 import { SettingsPanel } from './SettingsPanel.tsx';
 import { SharePanel } from './SharePanel.tsx';
+import { STARTER_SQL } from './starter.ts';
 import { VersionHistory } from './VersionHistory.tsx';
 import { WidgetEditor } from './WidgetEditor.tsx';
 
@@ -137,7 +138,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           title: `Widget ${wid.slice(1)}`,
           position: nextPosition(definition.widgets, definition.layout.columns),
           dataSourceId: source.id,
-          query: 'SELECT 1 AS value',
+          query: STARTER_SQL,
         }
       : {
           id: wid,

@@ -1,8 +1,11 @@
+import { useRef } from 'react';
 import type { ApiDataSource, ApiSavedQuery, ApiUser, ApiWidget } from '../api/types.ts';
 import { mayWriteSql, SQL_WRITERS } from '../app/roles.ts';
 import { useFocusOnOpen } from './useFocusOnOpen.ts';
 import { optionsOf, WIDGET_TYPES } from '../widgets/data.ts';
 import { ListInput } from './ListInput.tsx';
+import { STARTER_SQL } from './starter.ts';
+import { WidgetSql } from './WidgetSql.tsx';
 
 interface Props {
   me: ApiUser;
@@ -20,6 +23,9 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
   const current = sources.find((s) => s.id === w.dataSourceId);
   const sqlLocked = current !== undefined && !mayWriteSql(me, current);
   const o = optionsOf(w);
+  // The editor's change handler is made once; it must change the widget as it is now, not as it was then.
+  const latest = useRef(w);
+  latest.current = w;
   const setOptions = (patch: Record<string, unknown>) => {
     const next = { ...(w.options ?? {}), ...patch };
     for (const [k, v] of Object.entries(next))
@@ -31,8 +37,7 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
   const setMode = (m: string) => {
     const { query: _q, dataSourceId: _d, savedQueryId: _s, ...rest } = w;
     if (m === 'saved') onChange(saved[0] ? { ...rest, savedQueryId: saved[0].id } : rest);
-    else
-      onChange(writable[0] ? { ...rest, dataSourceId: writable[0].id, query: w.query ?? 'SELECT 1 AS value' } : rest);
+    else onChange(writable[0] ? { ...rest, dataSourceId: writable[0].id, query: w.query ?? STARTER_SQL } : rest);
   };
   const id = (f: string) => `we-${w.id}-${f}`;
   const heading = useFocusOnOpen(w.id);
@@ -75,7 +80,7 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
             onChange({
               ...w,
               type,
-              ...(writable[0] ? { dataSourceId: writable[0].id, query: 'SELECT 1 AS value' } : {}),
+              ...(writable[0] ? { dataSourceId: writable[0].id, query: w.query ?? STARTER_SQL } : {}),
             });
           } else onChange({ ...w, type });
         }}
@@ -121,17 +126,16 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
                   </option>
                 ))}
               </select>
-              <label htmlFor={id('sql')}>SQL</label>
-              <textarea
-                id={id('sql')}
-                rows={5}
-                className="code"
-                spellCheck={false}
-                maxLength={100_000}
-                aria-describedby={id('sql-hint')}
-                value={w.query ?? ''}
-                readOnly={sqlLocked}
-                onChange={(e) => onChange({ ...w, query: e.target.value })}
+              <p className="label" aria-hidden="true">
+                SQL
+              </p>
+              <WidgetSql
+                widgetId={w.id}
+                query={w.query ?? ''}
+                sourceId={w.dataSourceId}
+                dialect={current?.type ?? 'postgres'}
+                locked={sqlLocked}
+                onChange={(query) => onChange({ ...latest.current, query })}
               />
               <p id={id('sql-hint')} className="hint">
                 {sqlLocked
