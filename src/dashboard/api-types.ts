@@ -10,7 +10,7 @@ import type {
   CreateDataSourceBody,
   UpdateDataSourceBody,
 } from './datasources/schemas.ts';
-import type { DataSourceQueryResult, QueryResult, TableDescriptorSchema } from './sql/schemas.ts';
+import type { DataSourceQueryResult, QueryResult, TableDescriptorSchema, WidgetRunResult } from './sql/schemas.ts';
 import type { Definition, Parameter, Widget } from './dashboards/definition.ts';
 import type { Full, Summary, VersionSummary } from './dashboards/schemas.ts';
 import type { SavedQuery } from './queries/schemas.ts';
@@ -38,6 +38,7 @@ export type ApiUpdateDataSource = Static<typeof UpdateDataSourceBody>;
 export type ApiTable = Static<typeof TableDescriptorSchema>;
 export type ApiDataSourceQueryResult = Static<typeof DataSourceQueryResult>;
 export type ApiQueryResult = Static<typeof QueryResult>;
+export type ApiWidgetRunResult = Static<typeof WidgetRunResult>;
 export type ApiSavedQuery = Static<typeof SavedQuery>;
 export type ApiHistoryItem = Static<typeof HistoryItem>;
 export type ApiDashboardSummary = Static<typeof Summary>;

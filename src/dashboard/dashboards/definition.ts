@@ -51,6 +51,14 @@ export const Widget = Type.Object(
     query: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000 })),
     savedQueryId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
     options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    cacheSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 86_400,
+        description:
+          'keep the rows read this many seconds and answer views from them (0 or absent: read on every view)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

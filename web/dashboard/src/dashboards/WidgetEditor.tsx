@@ -7,6 +7,17 @@ import { ListInput } from './ListInput.tsx';
 import { STARTER_SQL } from './starter.ts';
 import { WidgetSql } from './WidgetSql.tsx';
 
+/** The cache times offered (Metabase offers a duration per question; these cover a live board to a daily report). */
+const CACHE_TIMES = [
+  { seconds: 0, label: 'Not kept: read every view' },
+  { seconds: 60, label: '1 minute' },
+  { seconds: 300, label: '5 minutes' },
+  { seconds: 900, label: '15 minutes' },
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 21_600, label: '6 hours' },
+  { seconds: 86_400, label: '24 hours' },
+];
+
 interface Props {
   me: ApiUser;
   widget: ApiWidget;
@@ -48,7 +59,8 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
       className="panel form"
       aria-labelledby={id('h')}
       onKeyDown={(e) => {
-        if (e.key === 'Escape') {
+        // Escape inside the SQL editor closes its completion or frees Tab (CodeMirror's), not the panel.
+        if (e.key === 'Escape' && !(e.target instanceof Element && e.target.closest('.editor'))) {
           e.preventDefault();
           onDone();
         }
@@ -194,6 +206,31 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
               </p>
             </>
           )}
+          <label htmlFor={id('cache')}>Keep results for</label>
+          <select
+            id={id('cache')}
+            aria-describedby={id('cache-hint')}
+            value={w.cacheSeconds ?? 0}
+            onChange={(e) => {
+              const { cacheSeconds: _c, ...rest } = w;
+              const seconds = Number(e.target.value);
+              onChange(seconds > 0 ? { ...rest, cacheSeconds: seconds } : rest);
+            }}
+          >
+            {[
+              ...CACHE_TIMES,
+              ...(w.cacheSeconds && !CACHE_TIMES.some((c) => c.seconds === w.cacheSeconds)
+                ? [{ seconds: w.cacheSeconds, label: `${w.cacheSeconds} seconds` }]
+                : []),
+            ].map((c) => (
+              <option key={c.seconds} value={c.seconds}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+          <p id={id('cache-hint')} className="hint">
+            Views within this time show the rows read first, saying how old they are, with a Refresh button.
+          </p>
           {w.type === 'stat' && (
             <>
               <label htmlFor={id('unit')}>Unit (optional)</label>

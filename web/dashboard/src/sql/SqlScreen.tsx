@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
 import type { ApiHistoryItem, ApiQueryResult, ApiSavedQuery, ApiUser } from '../api/types.ts';
 import { mayWriteSql, SQL_WRITERS } from '../app/roles.ts';
@@ -57,9 +57,12 @@ export default function SqlScreen({ me }: { me: ApiUser }) {
     run.reset();
   };
   const opened = openedQuery.data;
+  // Opened once: a later refetch of the query (after saving changes to it) must not replace the text being edited.
+  const openedOnce = useRef(false);
   // biome-ignore lint/correctness/useExhaustiveDependencies: opens the saved query once, when it arrives (load is remade each render)
   useEffect(() => {
-    if (!opened) return;
+    if (!opened || openedOnce.current) return;
+    openedOnce.current = true;
     setEditing(opened);
     load({ text: opened.query, dataSourceId: opened.dataSourceId });
     setSaid(`Opened "${opened.name}".`);
