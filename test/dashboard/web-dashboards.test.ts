@@ -558,7 +558,9 @@ describe('the dashboard web app: dashboards', () => {
       for (let i = 0; i < 80; i++) {
         await page.keyboard.press('Tab');
         const focused = await page.evaluate(() => {
-          const e = document.activeElement;
+          // The SQL editor (CodeMirror) lives in a shadow root: the focus is on its content, inside.
+          let e = document.activeElement;
+          while (e?.shadowRoot?.activeElement) e = e.shadowRoot.activeElement;
           if (!e) return '';
           const labelled =
             e.getAttribute('aria-label') ?? (e.id ? document.querySelector(`label[for="${e.id}"]`)?.textContent : null);
@@ -588,7 +590,12 @@ describe('the dashboard web app: dashboards', () => {
     await page.keyboard.type('Shop');
     await tabTo('SQL');
     await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.press('Backspace');
     await page.keyboard.type('SELECT region, count(*) AS n FROM orders GROUP BY region ORDER BY region');
+    // In the SQL editor Escape closes the completion and frees Tab (CodeMirror's); Tab then leaves the editor.
+    await page.keyboard.press('Escape');
+    assert.equal(await page.getByRole('region', { name: /^Configure widget/ }).count(), 1, 'the panel stays open');
+    await page.keyboard.press('Tab');
     await page.keyboard.press('Escape');
     // Escape (like Done) closes the panel and returns focus to the widget: arrows move it, Shift+arrows resize it, each announced.
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-widget')), 'w1');

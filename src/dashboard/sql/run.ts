@@ -19,7 +19,8 @@ export interface RunContext {
 export type RunOrigin =
   | { kind: 'adhoc' }
   | { kind: 'saved'; savedQueryId: number }
-  | { kind: 'widget'; dashboardId: number; widgetId: string; savedQueryId?: number; publicLink?: true };
+  | { kind: 'widget'; dashboardId: number; widgetId: string; savedQueryId?: number; publicLink?: true }
+  | { kind: 'parameter'; dashboardId: number; parameter: string };
 
 /**
  * Runs SQL the signed-in caller wrote, on a source whose `sqlRole` allows them (authors.ts): every route that runs
