@@ -329,15 +329,21 @@ describe('the dashboard web app: the query workflow', () => {
     board = await s.request('GET', `/api/v1/dashboards/${boardId}`, { as: editor });
     assert.equal(board.body.definition.widgets[2].cacheSeconds, 300);
 
-    // The widget keeps its rows: the first view reads them, the next says how old they are and offers to read again.
-    const firstView = page.waitForResponse((r) => r.url().endsWith('/widgets/w3/run'));
-    await page.reload();
-    assert.equal((await (await firstView).json()).served, 'database');
+    // The widget keeps its rows: once read (here by the API, as the editor: the same role, so the same entry), the next
+    // view says how old they are and offers to read them again.
+    // The view after saving draws the widgets once; its runs end before the reload, so none is taken for the next view's.
     await drawn(page, 3);
-    assert.equal(await page.locator('.cache-note').count(), 0, 'rows read for this view are not "cached"');
-    await page.getByRole('button', { name: 'Refresh Kept totals' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    const read = await s.request('POST', `/api/v1/dashboards/${boardId}/widgets/w3/run`, {
+      as: editor,
+      body: { refresh: true },
+    });
+    // Read now, or by the view's own run under way at that moment (refresh joins a run in flight): kept either way.
+    assert.ok(['database', 'shared'].includes(read.body.served), read.body.served);
+    const view = page.waitForResponse((r) => r.url().endsWith('/widgets/w3/run'));
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Country board' }).waitFor();
+    assert.equal((await (await view).json()).served, 'cache');
     await drawn(page, 3);
     const note = page.locator('.cache-note');
     await note.filter({ hasText: /^Cached less than a minute ago$/ }).waitFor();
@@ -350,6 +356,73 @@ describe('the dashboard web app: the query workflow', () => {
     assert.equal((await answer.json()).served, 'database');
     await note.waitFor({ state: 'detached' });
     assert.deepEqual(errors, [], 'no errors in the console (CSP refusals would show here)');
+  });
+
+  test('chained query parameters: the cities follow the country chosen, and the widget follows the city', async () => {
+    const c = new pg.Client({ connectionString: target.url });
+    await c.connect();
+    await c.query(`CREATE TABLE places (country text NOT NULL, city text NOT NULL, people int NOT NULL);
+      INSERT INTO places VALUES ('France', 'Paris', 2100), ('France', 'Lyon', 520), ('Japan', 'Osaka', 2700),
+        ('Japan', 'Tokyo', 14000);`);
+    await c.end();
+    const definition = {
+      layout: { type: 'grid', columns: 12, rowHeight: 40 },
+      dataSources: [{ id: sourceId }],
+      parameters: [
+        {
+          name: 'country',
+          type: 'query',
+          label: 'Country',
+          dataSourceId: sourceId,
+          query: 'SELECT DISTINCT country FROM places ORDER BY country',
+        },
+        {
+          name: 'city',
+          type: 'query',
+          label: 'City',
+          dataSourceId: sourceId,
+          query: 'SELECT city FROM places WHERE country = :country ORDER BY city',
+        },
+      ],
+      widgets: [
+        {
+          id: 'people',
+          type: 'stat',
+          title: 'People',
+          position: { x: 0, y: 0, w: 4, h: 3 },
+          dataSourceId: sourceId,
+          query: 'SELECT people FROM places WHERE city = :city',
+        },
+      ],
+    };
+    const d = await s.request('POST', '/api/v1/dashboards', {
+      as: editor,
+      body: { slug: 'places', title: 'Places', definition },
+    });
+    assert.equal(d.status, 201, JSON.stringify(d.body));
+    const viewer = await s.signIn({ tenant: 'acme', role: 'viewer', name: 'Vic Viewer' });
+    const page = await pages.open(viewer);
+    await page.goto(`${s.url}/dashboards/${d.body.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Places' }).waitFor();
+    const country = page.getByLabel('Country', { exact: true });
+    const city = page.getByLabel('City', { exact: true });
+    const options = (select: typeof city) => select.locator('option').allTextContents();
+    const stat = page.locator('.stat-value');
+    // The first country and its first city are taken, and the widget draws that city.
+    await stat.filter({ hasText: /^520$/ }).waitFor();
+    assert.deepEqual(await options(country), ['France', 'Japan']);
+    assert.deepEqual(await options(city), ['Lyon', 'Paris']);
+    await checkLooks(page, 'chained-parameters');
+
+    await country.selectOption('Japan');
+    await page.waitForFunction(() => document.querySelector('#param-city')?.value === 'Osaka');
+    assert.deepEqual(await options(city), ['Osaka', 'Tokyo']);
+    await stat.filter({ hasText: /^2,?700$/ }).waitFor();
+    // With the keyboard: the city select, one down.
+    await city.focus();
+    await page.keyboard.press('ArrowDown');
+    await stat.filter({ hasText: /^14,?000$/ }).waitFor();
+    assert.equal(await country.inputValue(), 'Japan');
   });
 
   test('bad values on the new routes are clear 400s', async () => {

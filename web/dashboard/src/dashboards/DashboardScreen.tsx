@@ -11,7 +11,15 @@ import { WidgetView } from '../widgets/WidgetView.tsx';
 import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { dataSourcesQuery, savedQueriesQuery } from '../data/queries.ts';
-import { dashboardQuery, deleteDashboard, exportDashboard, restoreVersion, saveDashboard, type Loaded } from './api.ts';
+import {
+  dashboardQuery,
+  deleteDashboard,
+  exportDashboard,
+  parameterOptions,
+  restoreVersion,
+  saveDashboard,
+  type Loaded,
+} from './api.ts';
 import { normalised } from './definition.ts';
 import { Grid } from './Grid.tsx';
 import { newWidgetId, nextPosition, pushDown } from './layout.ts';
@@ -409,6 +417,8 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           parameters={parameters}
           onTitle={(title) => setDraft({ ...draft, title })}
           onDescription={(description) => setDraft({ ...draft, description })}
+          me={me}
+          sources={sources}
           onParameters={(p) =>
             setDefinition(({ parameters: _old, ...x }) => (p.length > 0 ? { ...x, parameters: p } : x))
           }
@@ -442,7 +452,12 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           }}
         />
       )}
-      <ParametersBar parameters={parameters} values={values} onChange={setValues} />
+      <ParametersBar
+        parameters={parameters}
+        values={values}
+        onChange={setValues}
+        options={editing ? undefined : (name, v) => parameterOptions(id, name, queryValues(parameters, v))}
+      />
       {definition.widgets.length === 0 ? (
         <p>{editing ? 'No widgets yet: add one.' : 'This dashboard has no widgets yet.'}</p>
       ) : (

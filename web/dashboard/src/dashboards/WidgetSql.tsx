@@ -17,6 +17,7 @@ export function WidgetSql({
   dialect,
   locked,
   onChange,
+  label = 'SQL',
 }: {
   widgetId: string;
   query: string;
@@ -24,6 +25,8 @@ export function WidgetSql({
   dialect: 'postgres' | 'mysql';
   locked: boolean;
   onChange: (sql: string) => void;
+  /** The editor's accessible name. */
+  label?: string;
 }) {
   const tables = useSourceTables(locked ? undefined : sourceId);
   if (locked)
@@ -41,7 +44,7 @@ export function WidgetSql({
         onRun={() => {}}
         dialect={dialect}
         tables={tables}
-        label="SQL"
+        label={label}
       />
     </Suspense>
   );

@@ -106,6 +106,22 @@ export async function runWidget(
   ).data;
 }
 
+/** A query parameter's choices, given the values of the parameters before it (the service sends each query its own). */
+export async function parameterOptions(
+  id: number,
+  name: string,
+  params: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<{ options: string[]; truncated: boolean }> {
+  return (
+    await api<{ options: string[]; truncated: boolean }>(
+      'POST',
+      `/dashboards/${id}/parameters/${encodeURIComponent(name)}/options`,
+      { body: { params }, ...(signal ? { signal } : {}) },
+    )
+  ).data;
+}
+
 /** The dashboard as a provisioning bundle (data sources by slug), and the file name the service suggests. */
 export async function exportDashboard(id: number): Promise<{ bundle: ApiDashboardBundle; filename: string }> {
   const r = await api<ApiDashboardBundle>('GET', `/dashboards/${id}/export`);

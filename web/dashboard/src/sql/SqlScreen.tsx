@@ -210,7 +210,9 @@ export default function SqlScreen({ me }: { me: ApiUser }) {
       </form>
       <p role="status" className="status">
         {status}
-        {status && said ? ' ' : ''}
+      </p>
+      {/* Saving and opening say so in a line of their own: the count of the results still shown stays. */}
+      <p role="status" className="status">
         {said}
       </p>
       <div role="alert" className="error">
