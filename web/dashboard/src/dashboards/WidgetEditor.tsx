@@ -51,6 +51,8 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
     else onChange(writable[0] ? { ...rest, dataSourceId: writable[0].id, query: w.query ?? STARTER_SQL } : rest);
   };
   const id = (f: string) => `we-${w.id}-${f}`;
+  // A single number and a gauge draw one value: no category column.
+  const single = w.type === 'stat' || w.type === 'gauge';
   const heading = useFocusOnOpen(w.id);
 
   return (
@@ -176,25 +178,25 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
               <label htmlFor={id('x')}>
                 {w.type === 'pie'
                   ? 'Label column'
-                  : w.type === 'line'
+                  : w.type === 'line' || w.type === 'area' || w.type === 'area_stacked'
                     ? 'Time or category column'
-                    : w.type === 'stat'
-                      ? 'Unused for a single number'
-                      : 'Category column'}
+                    : w.type === 'scatter'
+                      ? 'X column (numbers or categories)'
+                      : single
+                        ? 'Unused for a single number'
+                        : 'Category column'}
               </label>
               <input
                 id={id('x')}
                 value={o.x ?? ''}
                 aria-describedby={id('x-hint')}
-                disabled={w.type === 'stat'}
+                disabled={single}
                 onChange={(e) => setOptions({ x: e.target.value || undefined })}
               />
               <p id={id('x-hint')} className="hint">
                 Empty: the first column.
               </p>
-              <label htmlFor={id('y')}>
-                {w.type === 'stat' || w.type === 'pie' ? 'Value column' : 'Value columns'}
-              </label>
+              <label htmlFor={id('y')}>{single || w.type === 'pie' ? 'Value column' : 'Value columns'}</label>
               <ListInput
                 id={id('y')}
                 value={o.y ?? []}

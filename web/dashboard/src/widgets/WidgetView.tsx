@@ -125,7 +125,13 @@ export function WidgetView({
     );
   if (!option) return <DataTable result={result} caption={`${title} data`} />;
   // An empty canvas says nothing: say why there is nothing to draw, and show what did come back.
-  const empty = nothingToPlot(result, options);
+  // A gauge draws one number, which may be the only column.
+  const empty =
+    widget.type === 'gauge'
+      ? result.rows.length === 0
+        ? 'the query returned no rows.'
+        : undefined
+      : nothingToPlot(result, options);
   if (empty) {
     return (
       <div className="chart-widget">

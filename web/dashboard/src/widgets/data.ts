@@ -3,14 +3,31 @@ import type { ApiQueryResult, ApiWidget } from '../api/types.ts';
 /** The widget kinds the app draws; `type` in the definition is one of these. */
 export const WIDGET_TYPES = [
   { value: 'line', label: 'Time series (line)' },
+  { value: 'area', label: 'Area chart' },
+  { value: 'area_stacked', label: 'Stacked areas' },
   { value: 'bar', label: 'Bar chart' },
+  { value: 'bar_stacked', label: 'Stacked bars' },
+  { value: 'bar_horizontal', label: 'Horizontal bars' },
+  { value: 'scatter', label: 'Scatter plot' },
+  { value: 'gauge', label: 'Gauge' },
   { value: 'pie', label: 'Pie chart' },
   { value: 'stat', label: 'Single number' },
   { value: 'table', label: 'Table' },
   { value: 'text', label: 'Text (Markdown)' },
 ] as const;
 
-export const isChart = (type: string) => type === 'line' || type === 'bar' || type === 'pie';
+const CHARTS = new Set([
+  'line',
+  'area',
+  'area_stacked',
+  'bar',
+  'bar_stacked',
+  'bar_horizontal',
+  'scatter',
+  'gauge',
+  'pie',
+]);
+export const isChart = (type: string) => CHARTS.has(type);
 
 /** A widget's own settings, kept in `options`: which column is the category or time, which are the values. */
 export interface WidgetOptions {
