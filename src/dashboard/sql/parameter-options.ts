@@ -26,8 +26,7 @@ export async function parameterOptions(
   values: Record<string, unknown>,
 ): Promise<{ options: string[]; truncated: boolean }> {
   const parameter = dashboard.definition.parameters?.find((p) => p.name === name);
-  if (parameter?.type !== 'query' || !parameter.query || !parameter.dataSourceId)
-    throw notFound('query parameter');
+  if (parameter?.type !== 'query' || !parameter.query || !parameter.dataSourceId) throw notFound('query parameter');
   const source = await dataSourceOf(ctx.db, dashboard.tenant_id, parameter.dataSourceId);
   const parameters = valuesUsedBy(parameter.query, source.type, values);
   const key = runKey({
