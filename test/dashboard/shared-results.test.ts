@@ -50,9 +50,12 @@ describe('shared widget results', () => {
     now += 1;
     assert.equal((await shared.run('k', { ttlMs: 60_000 }, execute)).served, 'database');
     assert.equal(trips, 2);
-    // A widget without a cache time never reads kept rows.
+    // A widget without a cache time never reads kept rows, and leaves those another widget of the same SQL keeps.
     assert.equal((await shared.run('k', { ttlMs: 0 }, execute)).served, 'database');
     assert.equal(trips, 3);
+    const other = await shared.run('k', { ttlMs: 60_000 }, execute);
+    assert.equal(other.served, 'cache');
+    assert.equal(other.readAt.getTime(), now, 'the rows kept are those read at the last run that kept them');
   });
 
   test('a failure is given to every caller of the run and never kept', async () => {

@@ -126,9 +126,11 @@ export class SharedResults {
   }
 
   private fresh(key: string, ttlMs: number): Entry | undefined {
+    // A widget that keeps nothing reads nothing kept, but leaves the rows another widget of the same SQL keeps.
+    if (ttlMs <= 0) return undefined;
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (ttlMs <= 0 || this.now() - entry.readAt.getTime() >= ttlMs) {
+    if (this.now() - entry.readAt.getTime() >= ttlMs) {
       this.drop(key, entry);
       return undefined;
     }
