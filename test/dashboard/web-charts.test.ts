@@ -43,7 +43,7 @@ describe('the dashboard web app: chart kinds', () => {
       as: admin,
       body: { name: 'Shop', slug: 'shop', type: 'postgres', connectionUrl: target.url },
     });
-    const widgets = KINDS.map(([type, title, query], i) => ({
+    const widgets: Record<string, unknown>[] = KINDS.map(([type, title, query], i) => ({
       id: type.replace('_', '-'),
       type,
       title,
@@ -51,6 +51,31 @@ describe('the dashboard web app: chart kinds', () => {
       dataSourceId: ds.body.id,
       query,
     }));
+    widgets.push(
+      {
+        id: 'two-axes',
+        type: 'bar',
+        title: 'Two axes',
+        position: { x: 0, y: 18, w: 6, h: 6 },
+        dataSourceId: ds.body.id,
+        query: 'SELECT region, amount, refunds FROM regions ORDER BY region',
+        options: { y2: ['refunds'], format: 'currency', currency: 'EUR' },
+      },
+      {
+        id: 'formats',
+        type: 'table',
+        title: 'Formats',
+        position: { x: 6, y: 18, w: 6, h: 6 },
+        dataSourceId: ds.body.id,
+        query: `SELECT region, amount, refunds / 100.0 AS share, amount * 1024 AS size, amount * 60 AS took,
+          TIMESTAMPTZ '2026-03-01 12:00:00+00' AS at FROM regions ORDER BY region`,
+        options: {
+          formats: { amount: 'currency', share: 'percent', size: 'bytes', took: 'duration', at: 'datetime' },
+          currency: 'EUR',
+          timeZone: 'Asia/Tokyo',
+        },
+      },
+    );
     const d = await s.request('POST', '/api/v1/dashboards', {
       as: admin,
       body: {
@@ -74,13 +99,13 @@ describe('the dashboard web app: chart kinds', () => {
     await target?.drop();
   });
 
-  test('area, stacked areas, stacked and horizontal bars, scatter and gauge are drawn with their data', async () => {
+  test('area, stacked areas, stacked and horizontal bars, scatter, gauge, a second axis and formatted, sortable tables', async () => {
     const page = await pages.open(viewer);
     await page.goto(`${s.url}/dashboards/${dashboardId}`);
     await page.getByRole('heading', { level: 1, name: 'Chart kinds' }).waitFor();
     await page.waitForFunction(
       (n) => document.querySelectorAll('.chart[data-drawn="true"] canvas').length >= n,
-      KINDS.length,
+      KINDS.length + 1,
       { timeout: 20_000 },
     );
     const drawn = await page.evaluate(() =>
@@ -106,6 +131,29 @@ describe('the dashboard web app: chart kinds', () => {
       assert.equal(chart.points, expected[title], `${title}: the points ECharts holds`);
       assert.ok(chart.painted > 1500, `${title}: the canvas is painted (${chart.painted})`);
     }
+    const twoAxes = page.getByRole('img', { name: /: Two axes\./ });
+    assert.equal(await twoAxes.getAttribute('data-value-axes'), '2', 'refunds on a second axis, on the right');
+    assert.equal(await twoAxes.getAttribute('data-points'), '8');
+
+    // A table writes each column in its format, and sorts by a column from its header (keyboard too).
+    const table = page.getByRole('region', { name: 'Formats data' });
+    const firstRow = () => table.locator('tbody tr').first().locator('td').allInnerTexts();
+    const east = await firstRow();
+    assert.equal(east[0], 'east');
+    assert.match(east[1]!, /€150\.00/);
+    assert.equal(east[2], '5%');
+    assert.equal(east[3], '150 KiB');
+    assert.equal(east[4], '2 h 30 min');
+    assert.match(east[5]!, /Mar 1, 2026.*9:00\s?PM/, 'noon UTC is 9 PM in Tokyo');
+    const amount = table.getByRole('button', { name: 'amount' });
+    await amount.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await table.locator('th').nth(1).getAttribute('aria-sort'), 'ascending');
+    assert.equal((await firstRow())[0], 'west');
+    await page.keyboard.press('Enter');
+    assert.equal(await table.locator('th').nth(1).getAttribute('aria-sort'), 'descending');
+    assert.equal((await firstRow())[0], 'east');
+
     await assertAccessible(page, 'chart kinds');
     await screenshot(page, 'charts-kinds');
     await page.emulateMedia({ colorScheme: 'dark' });

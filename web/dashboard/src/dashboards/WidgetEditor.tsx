@@ -3,6 +3,7 @@ import type { ApiDataSource, ApiSavedQuery, ApiUser, ApiWidget } from '../api/ty
 import { mayWriteSql, SQL_WRITERS } from '../app/roles.ts';
 import { useFocusOnOpen } from './useFocusOnOpen.ts';
 import { optionsOf, WIDGET_TYPES } from '../widgets/data.ts';
+import { FORMATS, isFormat } from '../widgets/format.ts';
 import { ListInput } from './ListInput.tsx';
 import { STARTER_SQL } from './starter.ts';
 import { WidgetSql } from './WidgetSql.tsx';
@@ -232,6 +233,63 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
           </select>
           <p id={id('cache-hint')} className="hint">
             Views within this time show the rows read first, saying how old they are, with a Refresh button.
+          </p>
+          {w.type !== 'table' && !single && w.type !== 'pie' && (
+            <>
+              <label htmlFor={id('y2')}>Right axis columns (optional)</label>
+              <ListInput id={id('y2')} value={o.y2 ?? []} onList={(y2) => setOptions({ y2 })} />
+            </>
+          )}
+          {w.type !== 'table' && (
+            <>
+              <label htmlFor={id('format')}>Value format</label>
+              <select
+                id={id('format')}
+                value={o.format ?? ''}
+                onChange={(e) => setOptions({ format: e.target.value || undefined })}
+              >
+                <option value="">Plain</option>
+                {FORMATS.map((f) => (
+                  <option key={f.value} value={f.value}>
+                    {f.label}
+                  </option>
+                ))}
+              </select>
+            </>
+          )}
+          <label htmlFor={id('formats')}>Column formats in tables (optional)</label>
+          <ListInput
+            id={id('formats')}
+            value={Object.entries(o.formats ?? {}).map(([c, f]) => `${c}:${f}`)}
+            aria-describedby={id('formats-hint')}
+            onList={(pairs) =>
+              setOptions({
+                formats: Object.fromEntries(
+                  pairs.map((p) => p.split(':').map((x) => x.trim())).filter(([c, f]) => c && isFormat(f)),
+                ),
+              })
+            }
+          />
+          <p id={id('formats-hint')} className="hint">
+            column:format, comma-separated; formats: {FORMATS.map((f) => f.value).join(', ')}.
+          </p>
+          <label htmlFor={id('currency')}>Currency (ISO code, optional)</label>
+          <input
+            id={id('currency')}
+            maxLength={3}
+            value={o.currency ?? ''}
+            onChange={(e) => setOptions({ currency: e.target.value.toUpperCase() || undefined })}
+          />
+          <label htmlFor={id('zone')}>Time zone for dates (optional)</label>
+          <input
+            id={id('zone')}
+            maxLength={64}
+            aria-describedby={id('zone-hint')}
+            value={o.timeZone ?? ''}
+            onChange={(e) => setOptions({ timeZone: e.target.value || undefined })}
+          />
+          <p id={id('zone-hint')} className="hint">
+            Such as Europe/Paris; empty: each viewer's own.
           </p>
           {w.type === 'stat' && (
             <>

@@ -32,6 +32,7 @@ export function Chart({ option, summary }: { option: Record<string, unknown>; su
           c.on('finished', () => {
             el.dataset.drawn = 'true';
             el.dataset.points = String(pointsOf(c));
+            el.dataset.valueAxes = String(((c.getOption() as { yAxis?: unknown[] }).yAxis ?? []).length);
           });
           chart.current = c;
         }

@@ -109,7 +109,7 @@ export function WidgetView({
   if (widget.type === 'table')
     return (
       <div className="chart-widget">
-        <DataTable result={result} caption={`${title} data`} />
+        <DataTable result={result} caption={`${title} data`} options={options} />
         <div className="widget-actions">
           {csv}
           {cacheNote}
@@ -123,7 +123,7 @@ export function WidgetView({
         {cacheNote && <div className="widget-actions">{cacheNote}</div>}
       </div>
     );
-  if (!option) return <DataTable result={result} caption={`${title} data`} />;
+  if (!option) return <DataTable result={result} caption={`${title} data`} options={options} />;
   // An empty canvas says nothing: say why there is nothing to draw, and show what did come back.
   // A gauge draws one number, which may be the only column.
   const empty =
@@ -138,7 +138,7 @@ export function WidgetView({
         <p className="hint">
           {title}: {empty}
         </p>
-        {result.rows.length > 0 && <DataTable result={result} caption={`${title} data`} />}
+        {result.rows.length > 0 && <DataTable result={result} caption={`${title} data`} options={options} />}
       </div>
     );
   }
@@ -150,7 +150,7 @@ export function WidgetView({
     <div className="chart-widget">
       {showTable ? (
         <div id={tableId}>
-          <DataTable result={result} caption={`${title} data`} />
+          <DataTable result={result} caption={`${title} data`} options={options} />
         </div>
       ) : (
         <Chart option={option} summary={summary} />

@@ -1,5 +1,6 @@
 import type { ApiQueryResult } from '../api/types.ts';
 import { seriesColumns, show, toNumber, type WidgetOptions } from './data.ts';
+import { formatValue, isFormat } from './format.ts';
 
 /** Series colours with at least 3:1 contrast against each theme's background (WCAG 1.4.11, non-text contrast). */
 export const PALETTE = {
@@ -73,22 +74,32 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
     : numericX
       ? { type: 'value', scale: true, axisLine, axisLabel: { color: TEXT[theme] }, splitLine: { show: false } }
       : { type: 'category', data: xs.map(show), axisLine, axisLabel: { color: TEXT[theme] } };
+  // The values' format (currency, percent, bytes, ...) on the value axes and in the tooltip.
+  const format = isFormat(o.format) ? o.format : undefined;
+  const written = (v: unknown) => formatValue(v, format ?? 'number', o);
   const valueAxis = {
     type: 'value',
     axisLine,
-    axisLabel: { color: TEXT[theme] },
+    axisLabel: { color: TEXT[theme], ...(format ? { formatter: written } : {}) },
     splitLine: { lineStyle: { color: look.dark ? '#3c4043' : '#dadce0' } },
   };
+  const right = new Set((o.y2 ?? []).filter((c) => y.includes(c)));
   const horizontal = type === 'bar_horizontal';
   const stacked = type === 'bar_stacked' || type === 'area_stacked';
   return {
     ...common,
     grid: { left: 8, right: 16, top: 16, bottom: y.length > 1 ? 40 : 8, containLabel: true },
+    ...(format ? { tooltip: { ...common.tooltip, valueFormatter: written } } : {}),
     xAxis: horizontal ? valueAxis : categoryAxis,
-    // Horizontal bars read top to bottom in the rows' order.
-    yAxis: horizontal ? { ...categoryAxis, inverse: true } : valueAxis,
+    // Horizontal bars read top to bottom in the rows' order; a second value axis is on the right.
+    yAxis: horizontal
+      ? { ...categoryAxis, inverse: true }
+      : right.size > 0 && !horizontal
+        ? [valueAxis, { ...valueAxis, position: 'right', splitLine: { show: false } }]
+        : valueAxis,
     series: y.map((c) => ({
       name: c,
+      ...(right.has(c) && !horizontal ? { yAxisIndex: 1 } : {}),
       type: lines ? 'line' : type === 'scatter' ? 'scatter' : 'bar',
       ...(lines ? { showSymbol: r.rows.length <= 100 } : {}),
       ...(type === 'area' || type === 'area_stacked' ? { areaStyle: { opacity: 0.35 } } : {}),

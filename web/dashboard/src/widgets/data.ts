@@ -33,8 +33,15 @@ export const isChart = (type: string) => CHARTS.has(type);
 export interface WidgetOptions {
   x?: string;
   y?: string[];
+  /** Value columns drawn against a second axis, on the right. */
+  y2?: string[];
   markdown?: string;
   unit?: string;
+  /** The value columns' format in charts, and each column's in tables (`column: format`). */
+  format?: string;
+  formats?: Record<string, string>;
+  currency?: string;
+  timeZone?: string;
 }
 
 export function optionsOf(w: ApiWidget): WidgetOptions {
@@ -44,6 +51,19 @@ export function optionsOf(w: ApiWidget): WidgetOptions {
     ...(Array.isArray(o.y) ? { y: o.y.filter((v): v is string => typeof v === 'string') } : {}),
     ...(typeof o.markdown === 'string' ? { markdown: o.markdown } : {}),
     ...(typeof o.unit === 'string' ? { unit: o.unit } : {}),
+    ...(Array.isArray(o.y2) ? { y2: o.y2.filter((v): v is string => typeof v === 'string') } : {}),
+    ...(typeof o.format === 'string' ? { format: o.format } : {}),
+    ...(o.formats && typeof o.formats === 'object' && !Array.isArray(o.formats)
+      ? {
+          formats: Object.fromEntries(
+            Object.entries(o.formats as Record<string, unknown>).filter(
+              (e): e is [string, string] => typeof e[1] === 'string',
+            ),
+          ),
+        }
+      : {}),
+    ...(typeof o.currency === 'string' ? { currency: o.currency } : {}),
+    ...(typeof o.timeZone === 'string' ? { timeZone: o.timeZone } : {}),
   };
 }
 
@@ -61,7 +81,9 @@ const isNumericColumn = (r: ApiQueryResult, c: string) =>
 export function seriesColumns(r: ApiQueryResult, o: WidgetOptions): { x: string | undefined; y: string[] } {
   const x = o.x && r.columns.includes(o.x) ? o.x : r.columns[0];
   const chosen = (o.y ?? []).filter((c) => r.columns.includes(c));
-  const y = chosen.length > 0 ? chosen : r.columns.filter((c) => c !== x && isNumericColumn(r, c));
+  // Right-axis columns are values too, also when the value columns are chosen without them.
+  const right = (o.y2 ?? []).filter((c) => r.columns.includes(c) && c !== x && !chosen.includes(c));
+  const y = chosen.length > 0 ? [...chosen, ...right] : r.columns.filter((c) => c !== x && isNumericColumn(r, c));
   return { x, y };
 }
 
