@@ -10,10 +10,11 @@ import type {
   CreateDataSourceBody,
   UpdateDataSourceBody,
 } from './datasources/schemas.ts';
-import type { DataSourceQueryResult, QueryResult, TableDescriptorSchema } from './sql/schemas.ts';
+import type { DataSourceQueryResult, QueryResult, TableDescriptorSchema, WidgetRunResult } from './sql/schemas.ts';
 import type { Definition, Parameter, Widget } from './dashboards/definition.ts';
 import type { Full, Summary, VersionSummary } from './dashboards/schemas.ts';
 import type { SavedQuery } from './queries/schemas.ts';
+import type { HistoryItem } from './history/schemas.ts';
 import type { TokenPairSchema, UserSchema } from './schemas.ts';
 import type { AuditRecord } from './audit/schemas.ts';
 import type { Bundle, Imported } from './transfer/schemas.ts';
@@ -40,7 +41,9 @@ export type ApiUpdateDataSource = Static<typeof UpdateDataSourceBody>;
 export type ApiTable = Static<typeof TableDescriptorSchema>;
 export type ApiDataSourceQueryResult = Static<typeof DataSourceQueryResult>;
 export type ApiQueryResult = Static<typeof QueryResult>;
+export type ApiWidgetRunResult = Static<typeof WidgetRunResult>;
 export type ApiSavedQuery = Static<typeof SavedQuery>;
+export type ApiHistoryItem = Static<typeof HistoryItem>;
 export type ApiDashboardSummary = Static<typeof Summary>;
 export type ApiDashboard = Static<typeof Full>;
 export type ApiDefinition = Static<typeof Definition>;

@@ -234,12 +234,15 @@ describe('saved queries', () => {
     assert.deepEqual(Object.keys(r.body).sort(), [
       'createdAt',
       'createdBy',
+      'createdByName',
       'dataSourceId',
       'description',
       'id',
       'name',
       'query',
       'updatedAt',
+      'updatedBy',
+      'updatedByName',
     ]);
     assert.equal(r.body.createdBy, editor.userId);
     savedId = r.body.id;

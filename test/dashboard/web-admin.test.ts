@@ -86,6 +86,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
       'Alerts',
       'Data sources',
       'SQL editor',
+      'Saved queries',
       'Users',
       'Tenants',
       'Audit log',
@@ -363,7 +364,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     const v = await pageAs(viewer);
     await v.goto(`${s.url}/datasources`);
     await v.getByRole('row', { name: /Shop/ }).waitFor();
-    assert.deepEqual(await nav(v), ['Home', 'Dashboards', 'Alerts', 'Data sources']);
+    assert.deepEqual(await nav(v), ['Home', 'Dashboards', 'Alerts', 'Data sources', 'Saved queries']);
     assert.match((await v.locator('.who').textContent()) ?? '', /Vic Viewer \(viewer\)/);
     for (const name of ['Add data source', 'Test Shop', 'Edit Shop', 'Delete Shop', 'Schema of Shop'])
       assert.equal(await v.getByRole('button', { name }).count(), 0, name);
@@ -388,7 +389,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     const e = await pageAs(editor);
     await e.goto(`${s.url}/`);
     await e.getByRole('heading', { level: 1, name: /Welcome/ }).waitFor();
-    assert.deepEqual(await nav(e), ['Home', 'Dashboards', 'Alerts', 'Data sources', 'SQL editor']);
+    assert.deepEqual(await nav(e), ['Home', 'Dashboards', 'Alerts', 'Data sources', 'SQL editor', 'Saved queries']);
 
     const a = await pageAs(admin);
     await a.goto(`${s.url}/admin/users`);
@@ -399,6 +400,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
       'Alerts',
       'Data sources',
       'SQL editor',
+      'Saved queries',
       'Users',
       'Audit log',
     ]);

@@ -209,6 +209,7 @@ describe('the console: one sign-in, sections by right, identity applications', (
       'Alerts',
       'Data sources',
       'SQL editor',
+      'Saved queries',
       'Users',
       'Tenants',
       'Audit log',

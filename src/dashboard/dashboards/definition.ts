@@ -51,6 +51,14 @@ export const Widget = Type.Object(
     query: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000 })),
     savedQueryId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
     options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    cacheSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 86_400,
+        description:
+          'keep the rows read this many seconds and answer views from them (0 or absent: read on every view)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -65,7 +73,7 @@ export const TIME_RANGES = ['15m', '1h', '6h', '24h', '7d', '30d', '90d', '365d'
 export const Parameter = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 60, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
-    type: Type.Union([Type.Literal('time_range'), Type.Literal('text'), Type.Literal('choice')]),
+    type: Type.Union([Type.Literal('time_range'), Type.Literal('text'), Type.Literal('choice'), Type.Literal('query')]),
     label: Type.Optional(Name(100)),
     default: Type.Optional(
       Type.String({
@@ -76,6 +84,21 @@ export const Parameter = Type.Object(
     ),
     choices: Type.Optional(
       Type.Array(Name(200), { minItems: 1, maxItems: 200, description: 'the values a choice offers' }),
+    ),
+    dataSourceId: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: "a query parameter's source: one of the definition's dataSources",
+      }),
+    ),
+    query: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100_000,
+        description:
+          "a query parameter's SQL: the first column of its rows are the choices; it may use the parameters listed before it as :name (chained)",
+      }),
     ),
   },
   { additionalProperties: false },
@@ -154,17 +177,29 @@ export function checkDefinition(d: DefinitionValue): void {
   if (d.refreshSeconds !== undefined && d.refreshSeconds > 0 && d.refreshSeconds < 5) {
     throw validation('definition.refreshSeconds: 0 (off) or at least 5 seconds');
   }
-  checkParameters(d.parameters ?? []);
+  checkParameters(d.parameters ?? [], sources);
 }
 
 /** The names a parameter gives queries: a time range gives two, so `range` and `range_from` cannot both exist. */
 export const queryNamesOf = (p: { name: string; type: string }) =>
   p.type === 'time_range' ? [`${p.name}_from`, `${p.name}_to`] : [p.name];
 
-function checkParameters(parameters: NonNullable<DefinitionValue['parameters']>): void {
+function checkParameters(parameters: NonNullable<DefinitionValue['parameters']>, sources: Set<number>): void {
   const names = new Set<string>();
   parameters.forEach((p, i) => {
     const at = `definition.parameters[${i}]`;
+    if (p.type === 'query') {
+      if (p.dataSourceId === undefined || p.query === undefined)
+        throw validation(`${at}: a query parameter needs dataSourceId and query`);
+      if (!sources.has(p.dataSourceId))
+        throw validation(`${at}.dataSourceId: data source ${p.dataSourceId} is not in definition.dataSources`);
+      // Its choices may depend on the parameters before it, never on itself or those after (no cycle).
+      const later = parameters.slice(i).flatMap(queryNamesOf);
+      const used = later.find((n) => new RegExp(`(?<![:\\w$@]):${n}(?![A-Za-z0-9_])`).test(p.query!));
+      if (used) throw validation(`${at}.query: it may use only the parameters listed before it, not :${used}`);
+    } else if (p.dataSourceId !== undefined || p.query !== undefined) {
+      throw validation(`${at}: only a query parameter has dataSourceId and query`);
+    }
     for (const n of queryNamesOf(p)) {
       if (names.has(n)) throw validation(`${at}.name: the query parameter "${n}" is given twice`);
       names.add(n);

@@ -3,6 +3,7 @@ import type { DashboardContext } from '../context.ts';
 import { registerDashboardReadRoutes } from './read-routes.ts';
 import { registerVersionRoutes } from './version-routes.ts';
 import { registerWidgetRunRoute } from './widget-routes.ts';
+import { registerParameterRoutes } from './parameter-routes.ts';
 import { registerDashboardWriteRoutes } from './write-routes.ts';
 
 /**
@@ -14,4 +15,5 @@ export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
   registerDashboardWriteRoutes(app, ctx);
   registerVersionRoutes(app, ctx);
   registerWidgetRunRoute(app, ctx);
+  registerParameterRoutes(app, ctx);
 }

@@ -5,9 +5,9 @@ import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import { dashboardOf } from '../lookup.ts';
 import { bearer } from '../schemas.ts';
-import { namedColumnsResult, sendJson } from '../sql/results.ts';
-import { QueryResult, StoredRunBody } from '../sql/schemas.ts';
-import { runWidget } from '../sql/widget.ts';
+import { sendJson } from '../sql/results.ts';
+import { WidgetRunBody, WidgetRunResult } from '../sql/schemas.ts';
+import { runWidget, widgetAnswer } from '../sql/widget.ts';
 import { WidgetParams } from './schemas.ts';
 
 /**
@@ -26,16 +26,16 @@ export function registerWidgetRunRoute(app: App, ctx: DashboardContext): void {
         tags: ['dashboards'],
         security: bearer,
         summary:
-          "Run a widget's query (its SQL or saved query) with the dashboard's parameter values (viewer and above)",
+          "Run a widget's query (its SQL or saved query) with the dashboard's parameter values (viewer and above); identical runs at once share one, and the widget's cacheSeconds keeps the rows",
         params: WidgetParams,
-        body: StoredRunBody,
-        response: { 200: QueryResult, ...errorResponses(400, 401, 404, 408, 429, 503) },
+        body: WidgetRunBody,
+        response: { 200: WidgetRunResult, ...errorResponses(400, 401, 404, 408, 429, 503) },
       },
     },
     async (request, reply) => {
       const dashboard = await dashboardOf(ctx.db, currentUser(request).tenantId, request.params.id);
-      const result = await runWidget(ctx, request, reply, dashboard, request.params.widgetId, request.body ?? {});
-      return sendJson(reply, namedColumnsResult(result));
+      const shared = await runWidget(ctx, request, reply, dashboard, request.params.widgetId, request.body ?? {});
+      return sendJson(reply, widgetAnswer(shared));
     },
   );
 }

@@ -73,6 +73,7 @@ export async function updateSaved(
       name: body.name?.trim() ?? current.name,
       description: body.description === undefined ? current.description : body.description,
       query: body.query ?? current.query,
+      updatedBy: me.id,
     });
     await recordAudit(tx, {
       ...actor(request),

@@ -23,7 +23,7 @@ export function registerSavedQueryReadRoutes(app: App, ctx: DashboardContext): v
         operationId: 'listSavedQueries',
         tags,
         security: bearer,
-        summary: 'Saved queries of the tenant, oldest first',
+        summary: 'Saved queries of the tenant, oldest first; `search` finds words in their name, description or SQL',
         querystring: SavedQueryListQuery,
         response: {
           200: Type.Object({ items: Type.Array(SavedQuery), next: Type.Union([Type.String(), Type.Null()]) }),
@@ -32,12 +32,13 @@ export function registerSavedQueryReadRoutes(app: App, ctx: DashboardContext): v
       },
     },
     async (request) => {
-      const { limit, cursor, dataSourceId } = request.query;
+      const { limit, cursor, dataSourceId, search } = request.query;
       const after = decodeCursor(cursor, IdPosition)?.[0] ?? 0;
       const rows = await listSavedQueries(ctx.db, currentUser(request).tenantId, {
         limit: limit + 1,
         after,
         dataSourceId,
+        search,
       });
       return toPage(rows, limit, (r) => [r.id], savedQuery);
     },

@@ -3,6 +3,7 @@ import { errorResponses } from '../../kit/errors.ts';
 import { signedIn } from '../auth/access.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
+import { withHistory } from '../history/record.ts';
 import { dataSourceOf } from '../lookup.ts';
 import { IdParams, bearer } from '../schemas.ts';
 import { clientGoneSignal } from '../sql/client-gone.ts';
@@ -30,11 +31,15 @@ export function registerQueryRunRoutes(app: App, ctx: DashboardContext): void {
       },
     },
     async (request, reply) => {
-      const { dataSourceId, query, params = {}, maxRows } = request.body;
+      const { dataSourceId, query, params = {}, maxRows, history } = request.body;
       const row = await dataSourceOf(ctx.db, currentUser(request).tenantId, dataSourceId);
       const signal = clientGoneSignal(reply);
-      const options = { query, parameters: params as Record<string, unknown>, maxRows, signal };
-      const result = await runAdHoc(ctx, request, row, options);
+      const parameters = params as Record<string, unknown>;
+      const options = { query, parameters, maxRows, signal };
+      const run = () => runAdHoc(ctx, request, row, options);
+      const result = history
+        ? await withHistory(ctx.db, request, { dataSourceId, query, params: parameters }, run)
+        : await run();
       return sendJson(reply, namedColumnsResult(result));
     },
   );

@@ -11,6 +11,9 @@ export const SavedQuery = Type.Object({
   dataSourceId: Type.Integer(),
   query: Type.String(),
   createdBy: Type.Union([Type.Integer(), Type.Null()]),
+  createdByName: Type.Union([Type.String(), Type.Null()], { description: 'null once that person is deleted' }),
+  updatedBy: Type.Union([Type.Integer(), Type.Null()], { description: 'who last changed it' }),
+  updatedByName: Type.Union([Type.String(), Type.Null()]),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -23,7 +26,18 @@ const DataSourceId = Type.Integer({
 });
 
 export const SavedQueryListQuery = Type.Object(
-  { ...ListQuery.properties, dataSourceId: Type.Optional(DataSourceId) },
+  {
+    ...ListQuery.properties,
+    dataSourceId: Type.Optional(DataSourceId),
+    search: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: '^[^\\u0000]*$',
+        description: 'words found in the name, description or SQL (case-insensitive)',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -44,6 +58,14 @@ export const UpdateSavedQueryBody = Type.Object(
 
 /** POST /query: Document 1's ad-hoc run, its parameters named `params`. */
 export const AdHocQueryBody = Type.Object(
-  { dataSourceId: DataSourceId, query: QueryText, params: Type.Optional(Parameters), maxRows: MaxRows },
+  {
+    dataSourceId: DataSourceId,
+    query: QueryText,
+    params: Type.Optional(Parameters),
+    maxRows: MaxRows,
+    history: Type.Optional(
+      Type.Boolean({ description: "true: keep this run in the caller's query history (the SQL editor's runs)" }),
+    ),
+  },
   { additionalProperties: false },
 );

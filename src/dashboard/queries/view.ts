@@ -8,6 +8,9 @@ export const savedQuery = (r: SavedQueryRow) => ({
   dataSourceId: r.data_source_id,
   query: r.query,
   createdBy: r.created_by,
+  createdByName: r.created_by_name,
+  updatedBy: r.updated_by,
+  updatedByName: r.updated_by_name,
   createdAt: r.created_at.toISOString(),
   updatedAt: r.updated_at.toISOString(),
 });

@@ -4,9 +4,9 @@ import { errorResponses } from '../../kit/errors.ts';
 import { LINK_VISITOR } from '../auth/access.ts';
 import type { DashboardContext } from '../context.ts';
 import { WidgetParams } from '../dashboards/schemas.ts';
-import { namedColumnsResult, sendJson } from '../sql/results.ts';
-import { QueryResult, StoredRunBody } from '../sql/schemas.ts';
-import { runWidget } from '../sql/widget.ts';
+import { sendJson } from '../sql/results.ts';
+import { WidgetRunBody, WidgetRunResult } from '../sql/schemas.ts';
+import { runWidget, widgetAnswer } from '../sql/widget.ts';
 import { sharedDashboard } from './manage.ts';
 import { PublicDashboard } from './schemas.ts';
 import { publicView } from './view.ts';
@@ -47,15 +47,15 @@ export function registerPublicRoutes(app: App, ctx: DashboardContext): void {
         summary:
           "Run a shared dashboard's widget as stored, with the dashboard's parameter values (anyone with the link)",
         params: Type.Object({ ...TokenParams.properties, widgetId: WidgetParams.properties.widgetId }),
-        body: StoredRunBody,
-        response: { 200: QueryResult, ...errorResponses(400, 404, 408, 429, 503) },
+        body: WidgetRunBody,
+        response: { 200: WidgetRunResult, ...errorResponses(400, 404, 408, 429, 503) },
       },
     },
     async (request, reply) => {
       const d = await sharedDashboard(ctx, request.params.token);
       reply.header('cache-control', 'no-store');
-      const result = await runWidget(ctx, request, reply, d, request.params.widgetId, request.body ?? {}, true);
-      return sendJson(reply, namedColumnsResult(result));
+      const shared = await runWidget(ctx, request, reply, d, request.params.widgetId, request.body ?? {}, true);
+      return sendJson(reply, widgetAnswer(shared));
     },
   );
 }

@@ -21,7 +21,8 @@ export type RunOrigin =
   | { kind: 'saved'; savedQueryId: number }
   | { kind: 'widget'; dashboardId: number; widgetId: string; savedQueryId?: number; publicLink?: true }
   | { kind: 'alert'; alertRuleId: number; savedQueryId?: number; dashboardId?: number; widgetId?: string }
-  | { kind: 'subscription'; subscriptionId: number; dashboardId: number; widgetId: string };
+  | { kind: 'subscription'; subscriptionId: number; dashboardId: number; widgetId: string }
+  | { kind: 'parameter'; dashboardId: number; parameter: string };
 
 /**
  * Runs SQL the signed-in caller wrote, on a source whose `sqlRole` allows them (authors.ts): every route that runs

@@ -15,6 +15,7 @@ import { networkPolicy } from './network.ts';
 import { PoolRegistry } from './pool-registry.ts';
 import { postgresDriver } from './postgres-driver.ts';
 import { SettingsCache, settingsOpener } from './settings.ts';
+import { SharedResults } from './shared-results.ts';
 import { SourceUrls, type SourceUrlOptions } from './urls.ts';
 
 export interface SqlRunnerOptions extends SourceUrlOptions {
@@ -43,11 +44,14 @@ export interface TestOutcome {
  */
 export class SqlRunner {
   readonly urls: SourceUrls;
+  /** Widgets' results: one trip for identical runs at once, kept for the widget's cache time (shared-results.ts). */
+  readonly shared: SharedResults;
   private readonly registry: PoolRegistry;
   private readonly settings: SettingsCache;
 
   constructor(options: SqlRunnerOptions) {
     this.urls = new SourceUrls(options);
+    this.shared = new SharedResults(options.metrics);
     const policy = networkPolicy(
       options.deniedNetworks,
       options.allowedNetworks.length ? options.allowedNetworks : undefined,
@@ -121,6 +125,7 @@ export class SqlRunner {
 
   async close(): Promise<void> {
     this.settings.clear();
+    this.shared.clear();
     await this.registry.closeAll();
   }
 

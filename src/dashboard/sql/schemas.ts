@@ -77,6 +77,25 @@ export const QueryResult = Type.Object({
   truncated: Type.Boolean({ description: 'more rows existed than maxRows; reading stopped at the cap' }),
 });
 
+/** A widget's rows, and where they came from: read now, from a run under way, or kept (the widget's cacheSeconds). */
+export const WidgetRunResult = Type.Object({
+  ...QueryResult.properties,
+  cachedAt: Type.String({ format: 'date-time', description: 'when these rows were read from the database' }),
+  served: Type.Union([Type.Literal('database'), Type.Literal('shared'), Type.Literal('cache')], {
+    description: 'database: read for this request; shared: an identical run under way answered it; cache: kept rows',
+  }),
+});
+
+/** A widget run: parameter values, and `refresh` to read the rows again though a kept result is fresh. */
+export const WidgetRunBody = Type.Object(
+  {
+    params: Type.Optional(Parameters),
+    maxRows: MaxRows,
+    refresh: Type.Optional(Type.Boolean({ description: "true: read the rows again, not the widget's kept ones" })),
+  },
+  { additionalProperties: false },
+);
+
 /** A run of stored SQL (a saved query, a widget): parameter values only. */
 export const StoredRunBody = Type.Object(
   { params: Type.Optional(Parameters), maxRows: MaxRows },

@@ -5,19 +5,25 @@ import type { WidgetValue } from '../dashboards/definition.ts';
 import { notFound, validation } from '../errors.ts';
 import { dataSourceOf, savedQueryOf } from '../lookup.ts';
 import { clientGoneSignal } from './client-gone.ts';
-import { DEFAULT_MAX_ROWS, type ExecuteResult } from './execute.ts';
+import { currentUser } from '../auth/authenticate.ts';
+import { DEFAULT_MAX_ROWS } from './execute.ts';
+import { namedColumnsResult } from './results.ts';
 import { runAndAudit, type RunContext } from './run.ts';
+import { runKey, type SharedResult } from './shared-results.ts';
 import { scanSql, type Dialect } from './sql-lexer.ts';
 
 export interface WidgetRunBody {
   params?: object | undefined;
   maxRows?: number | undefined;
+  /** Read the rows again even if the widget's cached result is still fresh. */
+  refresh?: boolean | undefined;
 }
 
 /**
  * Runs a widget of a saved dashboard as stored: its SQL or saved query, on the dashboard's tenant's source, with only
  * the parameter values the statement names. For the signed-in route (dashboards/widget-routes.ts) and for public
- * links (sharing/public-routes.ts), whose visitor is recorded as nobody.
+ * links (sharing/public-routes.ts), whose visitor is recorded as nobody. Identical runs share one trip and the
+ * widget's `cacheSeconds` keeps the result (shared-results.ts).
  */
 export async function runWidget(
   ctx: RunContext,
@@ -27,7 +33,7 @@ export async function runWidget(
   widgetId: string,
   body: WidgetRunBody,
   publicLink = false,
-): Promise<ExecuteResult> {
+): Promise<SharedResult> {
   const widget = widgetOf(dashboard, widgetId);
   const stored = await storedQueryOf(ctx.db, dashboard.tenant_id, widget);
   const source = await dataSourceOf(ctx.db, dashboard.tenant_id, stored.dataSourceId);
@@ -40,9 +46,30 @@ export async function runWidget(
     ...(stored.savedQueryId ? { savedQueryId: stored.savedQueryId } : {}),
     ...(publicLink ? { publicLink: true as const } : {}),
   };
-  const options = { query: stored.query, parameters, maxRows, signal: clientGoneSignal(reply) };
-  return runAndAudit(ctx, request, source, options, origin);
+  const key = runKey({
+    sourceId: source.id,
+    sourceVersion: source.version,
+    query: stored.query,
+    parameters,
+    maxRows,
+    role: request.user ? currentUser(request).role : 'link-visitor',
+  });
+  const ttlMs = cacheSecondsOf(widget) * 1000;
+  // The one trip is recorded in the audit log as the caller who made it; callers it answered too are not.
+  return ctx.sql.shared.run(key, { ttlMs, refresh: body.refresh, signal: clientGoneSignal(reply) }, (signal) =>
+    runAndAudit(ctx, request, source, { query: stored.query, parameters, maxRows, signal }, origin),
+  );
 }
+
+/** The widget's cache time in seconds (0: every view reads the rows, though identical runs at once still share one). */
+const cacheSecondsOf = (w: WidgetValue) => w.cacheSeconds ?? 0;
+
+/** The answer of a widget run: Document 1's result, when its rows were read and what answered. */
+export const widgetAnswer = (r: SharedResult) => ({
+  ...namedColumnsResult(r.result),
+  cachedAt: r.readAt.toISOString(),
+  served: r.served,
+});
 
 export function widgetOf(dashboard: DashboardRow, widgetId: string): WidgetValue {
   const widget = dashboard.definition.widgets.find((w) => w.id === widgetId);

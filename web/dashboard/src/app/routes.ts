@@ -163,6 +163,14 @@ export const ROUTES = {
     loading: 'Loading the editor…',
     load: () => import('../sql/SqlScreen.tsx'),
   }),
+  savedQueries: define({
+    path: '/queries',
+    params: {},
+    access: 'viewer',
+    nav: 'Saved queries',
+    loading: 'Loading saved queries…',
+    load: () => import('../queries/SavedQueriesScreen.tsx'),
+  }),
   users: define({
     path: '/admin/users',
     params: {},

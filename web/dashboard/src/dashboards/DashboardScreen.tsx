@@ -11,7 +11,15 @@ import { WidgetView } from '../widgets/WidgetView.tsx';
 import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { dataSourcesQuery, savedQueriesQuery } from '../data/queries.ts';
-import { dashboardQuery, deleteDashboard, exportDashboard, restoreVersion, saveDashboard, type Loaded } from './api.ts';
+import {
+  dashboardQuery,
+  deleteDashboard,
+  exportDashboard,
+  parameterOptions,
+  restoreVersion,
+  saveDashboard,
+  type Loaded,
+} from './api.ts';
 import { normalised } from './definition.ts';
 import { Grid } from './Grid.tsx';
 import { newWidgetId, nextPosition, pushDown } from './layout.ts';
@@ -20,6 +28,7 @@ import { ParametersBar } from './ParametersBar.tsx';
 import { queryValues, valuesFromSearch } from './parameters.ts';
 import { SettingsPanel } from './SettingsPanel.tsx';
 import { SharePanel } from './SharePanel.tsx';
+import { STARTER_SQL } from './starter.ts';
 import { VersionHistory } from './VersionHistory.tsx';
 import { WidgetEditor } from './WidgetEditor.tsx';
 
@@ -138,7 +147,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           title: `Widget ${wid.slice(1)}`,
           position: nextPosition(definition.widgets, definition.layout.columns),
           dataSourceId: source.id,
-          query: 'SELECT 1 AS value',
+          query: STARTER_SQL,
         }
       : {
           id: wid,
@@ -414,6 +423,8 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           parameters={parameters}
           onTitle={(title) => setDraft({ ...draft, title })}
           onDescription={(description) => setDraft({ ...draft, description })}
+          me={me}
+          sources={sources}
           onParameters={(p) =>
             setDefinition(({ parameters: _old, ...x }) => (p.length > 0 ? { ...x, parameters: p } : x))
           }
@@ -447,7 +458,12 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           }}
         />
       )}
-      <ParametersBar parameters={parameters} values={values} onChange={setValues} />
+      <ParametersBar
+        parameters={parameters}
+        values={values}
+        onChange={setValues}
+        options={editing ? undefined : (name, v) => parameterOptions(id, name, queryValues(parameters, v))}
+      />
       {definition.widgets.length === 0 ? (
         <p>{editing ? 'No widgets yet: add one.' : 'This dashboard has no widgets yet.'}</p>
       ) : (

@@ -1,4 +1,6 @@
-import type { ApiDashboardParameter } from '../api/types.ts';
+import type { ApiDashboardParameter, ApiDataSource, ApiUser } from '../api/types.ts';
+import { mayWriteSql } from '../app/roles.ts';
+import { WidgetSql } from './WidgetSql.tsx';
 import { ListInput } from './ListInput.tsx';
 import { useFocusOnOpen } from './useFocusOnOpen.ts';
 import { TIME_RANGES } from './parameters.ts';
@@ -10,10 +12,22 @@ interface Props {
   onTitle: (t: string) => void;
   onDescription: (d: string) => void;
   onParameters: (p: ApiDashboardParameter[]) => void;
+  me: ApiUser;
+  sources: readonly ApiDataSource[];
 }
 
 /** The draft's title, description and parameters (a time range, a text or a choice, each passed to every query). */
-export function SettingsPanel({ title, description, parameters, onTitle, onDescription, onParameters }: Props) {
+export function SettingsPanel({
+  title,
+  description,
+  parameters,
+  onTitle,
+  onDescription,
+  onParameters,
+  me,
+  sources,
+}: Props) {
+  const writable = sources.filter((s) => mayWriteSql(me, s));
   const heading = useFocusOnOpen('settings');
   const set = (i: number, p: ApiDashboardParameter) => onParameters(parameters.map((x, j) => (j === i ? p : x)));
   const add = () => {
@@ -64,13 +78,19 @@ export function SettingsPanel({ title, description, parameters, onTitle, onDescr
                 value={p.type}
                 onChange={(e) => {
                   const type = e.target.value as ApiDashboardParameter['type'];
-                  const { choices: _c, default: _d, ...rest } = p;
-                  set(i, type === 'choice' ? { ...rest, type, choices: ['a', 'b'] } : { ...rest, type });
+                  const { choices: _c, default: _d, query: _q, dataSourceId: _s, ...rest } = p;
+                  if (type === 'choice') set(i, { ...rest, type, choices: ['a', 'b'] });
+                  else if (type === 'query' && writable[0])
+                    set(i, { ...rest, type, dataSourceId: writable[0].id, query: 'SELECT 1 AS choice' });
+                  else set(i, { ...rest, type });
                 }}
               >
                 <option value="time_range">Time range</option>
                 <option value="text">Text</option>
                 <option value="choice">Choice</option>
+                <option value="query" disabled={writable.length === 0}>
+                  Choices from a query
+                </option>
               </select>
             </div>
             <div className="field">
@@ -96,6 +116,38 @@ export function SettingsPanel({ title, description, parameters, onTitle, onDescr
                     set(i, { ...rest, choices, ...(d !== undefined && choices.includes(d) ? { default: d } : {}) });
                   }}
                 />
+              </div>
+            )}
+            {p.type === 'query' && (
+              <div className="field param-query">
+                <label htmlFor={id('source')}>Data source</label>
+                <select
+                  id={id('source')}
+                  value={p.dataSourceId ?? ''}
+                  onChange={(e) => set(i, { ...p, dataSourceId: Number(e.target.value) })}
+                >
+                  {sources.map((s) => (
+                    <option key={s.id} value={s.id} disabled={!mayWriteSql(me, s)}>
+                      {s.name}
+                    </option>
+                  ))}
+                </select>
+                <p className="label" aria-hidden="true">
+                  SQL
+                </p>
+                <WidgetSql
+                  widgetId={`param-${i}`}
+                  query={p.query ?? ''}
+                  sourceId={p.dataSourceId}
+                  dialect={sources.find((s) => s.id === p.dataSourceId)?.type ?? 'postgres'}
+                  locked={false}
+                  label={`SQL of parameter ${p.name}`}
+                  onChange={(query) => set(i, { ...p, query })}
+                />
+                <p className="hint">
+                  The first column of its rows are the choices. It may use the parameters above it as :name: the choices
+                  follow their values.
+                </p>
               </div>
             )}
             <div className="field">

@@ -1,8 +1,23 @@
+import { useRef } from 'react';
 import type { ApiDataSource, ApiSavedQuery, ApiUser, ApiWidget } from '../api/types.ts';
 import { mayWriteSql, SQL_WRITERS } from '../app/roles.ts';
 import { useFocusOnOpen } from './useFocusOnOpen.ts';
 import { optionsOf, WIDGET_TYPES } from '../widgets/data.ts';
+import { FORMATS, isFormat } from '../widgets/format.ts';
 import { ListInput } from './ListInput.tsx';
+import { STARTER_SQL } from './starter.ts';
+import { WidgetSql } from './WidgetSql.tsx';
+
+/** The cache times offered (Metabase offers a duration per question; these cover a live board to a daily report). */
+const CACHE_TIMES = [
+  { seconds: 0, label: 'Not kept: read every view' },
+  { seconds: 60, label: '1 minute' },
+  { seconds: 300, label: '5 minutes' },
+  { seconds: 900, label: '15 minutes' },
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 21_600, label: '6 hours' },
+  { seconds: 86_400, label: '24 hours' },
+];
 
 interface Props {
   me: ApiUser;
@@ -20,6 +35,9 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
   const current = sources.find((s) => s.id === w.dataSourceId);
   const sqlLocked = current !== undefined && !mayWriteSql(me, current);
   const o = optionsOf(w);
+  // The editor's change handler is made once; it must change the widget as it is now, not as it was then.
+  const latest = useRef(w);
+  latest.current = w;
   const setOptions = (patch: Record<string, unknown>) => {
     const next = { ...(w.options ?? {}), ...patch };
     for (const [k, v] of Object.entries(next))
@@ -31,10 +49,11 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
   const setMode = (m: string) => {
     const { query: _q, dataSourceId: _d, savedQueryId: _s, ...rest } = w;
     if (m === 'saved') onChange(saved[0] ? { ...rest, savedQueryId: saved[0].id } : rest);
-    else
-      onChange(writable[0] ? { ...rest, dataSourceId: writable[0].id, query: w.query ?? 'SELECT 1 AS value' } : rest);
+    else onChange(writable[0] ? { ...rest, dataSourceId: writable[0].id, query: w.query ?? STARTER_SQL } : rest);
   };
   const id = (f: string) => `we-${w.id}-${f}`;
+  // A single number and a gauge draw one value: no category column.
+  const single = w.type === 'stat' || w.type === 'gauge';
   const heading = useFocusOnOpen(w.id);
 
   return (
@@ -43,7 +62,8 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
       className="panel form"
       aria-labelledby={id('h')}
       onKeyDown={(e) => {
-        if (e.key === 'Escape') {
+        // Escape inside the SQL editor closes its completion or frees Tab (CodeMirror's), not the panel.
+        if (e.key === 'Escape' && !(e.target instanceof Element && e.target.closest('.editor'))) {
           e.preventDefault();
           onDone();
         }
@@ -75,7 +95,7 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
             onChange({
               ...w,
               type,
-              ...(writable[0] ? { dataSourceId: writable[0].id, query: 'SELECT 1 AS value' } : {}),
+              ...(writable[0] ? { dataSourceId: writable[0].id, query: w.query ?? STARTER_SQL } : {}),
             });
           } else onChange({ ...w, type });
         }}
@@ -121,17 +141,16 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
                   </option>
                 ))}
               </select>
-              <label htmlFor={id('sql')}>SQL</label>
-              <textarea
-                id={id('sql')}
-                rows={5}
-                className="code"
-                spellCheck={false}
-                maxLength={100_000}
-                aria-describedby={id('sql-hint')}
-                value={w.query ?? ''}
-                readOnly={sqlLocked}
-                onChange={(e) => onChange({ ...w, query: e.target.value })}
+              <p className="label" aria-hidden="true">
+                SQL
+              </p>
+              <WidgetSql
+                widgetId={w.id}
+                query={w.query ?? ''}
+                sourceId={w.dataSourceId}
+                dialect={current?.type ?? 'postgres'}
+                locked={sqlLocked}
+                onChange={(query) => onChange({ ...latest.current, query })}
               />
               <p id={id('sql-hint')} className="hint">
                 {sqlLocked
@@ -160,25 +179,25 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
               <label htmlFor={id('x')}>
                 {w.type === 'pie'
                   ? 'Label column'
-                  : w.type === 'line'
+                  : w.type === 'line' || w.type === 'area' || w.type === 'area_stacked'
                     ? 'Time or category column'
-                    : w.type === 'stat'
-                      ? 'Unused for a single number'
-                      : 'Category column'}
+                    : w.type === 'scatter'
+                      ? 'X column (numbers or categories)'
+                      : single
+                        ? 'Unused for a single number'
+                        : 'Category column'}
               </label>
               <input
                 id={id('x')}
                 value={o.x ?? ''}
                 aria-describedby={id('x-hint')}
-                disabled={w.type === 'stat'}
+                disabled={single}
                 onChange={(e) => setOptions({ x: e.target.value || undefined })}
               />
               <p id={id('x-hint')} className="hint">
                 Empty: the first column.
               </p>
-              <label htmlFor={id('y')}>
-                {w.type === 'stat' || w.type === 'pie' ? 'Value column' : 'Value columns'}
-              </label>
+              <label htmlFor={id('y')}>{single || w.type === 'pie' ? 'Value column' : 'Value columns'}</label>
               <ListInput
                 id={id('y')}
                 value={o.y ?? []}
@@ -190,6 +209,88 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
               </p>
             </>
           )}
+          <label htmlFor={id('cache')}>Keep results for</label>
+          <select
+            id={id('cache')}
+            aria-describedby={id('cache-hint')}
+            value={w.cacheSeconds ?? 0}
+            onChange={(e) => {
+              const { cacheSeconds: _c, ...rest } = w;
+              const seconds = Number(e.target.value);
+              onChange(seconds > 0 ? { ...rest, cacheSeconds: seconds } : rest);
+            }}
+          >
+            {[
+              ...CACHE_TIMES,
+              ...(w.cacheSeconds && !CACHE_TIMES.some((c) => c.seconds === w.cacheSeconds)
+                ? [{ seconds: w.cacheSeconds, label: `${w.cacheSeconds} seconds` }]
+                : []),
+            ].map((c) => (
+              <option key={c.seconds} value={c.seconds}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+          <p id={id('cache-hint')} className="hint">
+            Views within this time show the rows read first, saying how old they are, with a Refresh button.
+          </p>
+          {w.type !== 'table' && !single && w.type !== 'pie' && (
+            <>
+              <label htmlFor={id('y2')}>Right axis columns (optional)</label>
+              <ListInput id={id('y2')} value={o.y2 ?? []} onList={(y2) => setOptions({ y2 })} />
+            </>
+          )}
+          {w.type !== 'table' && (
+            <>
+              <label htmlFor={id('format')}>Value format</label>
+              <select
+                id={id('format')}
+                value={o.format ?? ''}
+                onChange={(e) => setOptions({ format: e.target.value || undefined })}
+              >
+                <option value="">Plain</option>
+                {FORMATS.map((f) => (
+                  <option key={f.value} value={f.value}>
+                    {f.label}
+                  </option>
+                ))}
+              </select>
+            </>
+          )}
+          <label htmlFor={id('formats')}>Column formats in tables (optional)</label>
+          <ListInput
+            id={id('formats')}
+            value={Object.entries(o.formats ?? {}).map(([c, f]) => `${c}:${f}`)}
+            aria-describedby={id('formats-hint')}
+            onList={(pairs) =>
+              setOptions({
+                formats: Object.fromEntries(
+                  pairs.map((p) => p.split(':').map((x) => x.trim())).filter(([c, f]) => c && isFormat(f)),
+                ),
+              })
+            }
+          />
+          <p id={id('formats-hint')} className="hint">
+            column:format, comma-separated; formats: {FORMATS.map((f) => f.value).join(', ')}.
+          </p>
+          <label htmlFor={id('currency')}>Currency (ISO code, optional)</label>
+          <input
+            id={id('currency')}
+            maxLength={3}
+            value={o.currency ?? ''}
+            onChange={(e) => setOptions({ currency: e.target.value.toUpperCase() || undefined })}
+          />
+          <label htmlFor={id('zone')}>Time zone for dates (optional)</label>
+          <input
+            id={id('zone')}
+            maxLength={64}
+            aria-describedby={id('zone-hint')}
+            value={o.timeZone ?? ''}
+            onChange={(e) => setOptions({ timeZone: e.target.value || undefined })}
+          />
+          <p id={id('zone-hint')} className="hint">
+            Such as Europe/Paris; empty: each viewer's own.
+          </p>
           {w.type === 'stat' && (
             <>
               <label htmlFor={id('unit')}>Unit (optional)</label>

@@ -10,7 +10,7 @@ import type {
   ApiDashboardSummary,
   ApiDashboardVersion,
   ApiDefinition,
-  ApiQueryResult,
+  ApiWidgetRunResult,
 } from '../api/types.ts';
 
 export interface ListParams {
@@ -87,18 +87,38 @@ export async function restoreVersion(id: number, version: number, etag: string):
   return { dashboard: r.data, etag: r.headers.get('etag') ?? '' };
 }
 
-/** Draws a saved widget: the service runs the SQL stored in the dashboard (viewers may, as with saved queries). */
+/**
+ * Draws a saved widget: the service runs the SQL stored in the dashboard (viewers may, as with saved queries).
+ * `refresh` reads the rows again though the widget's kept result is still fresh.
+ */
 export async function runWidget(
   id: number,
   widgetId: string,
   params: Record<string, string>,
   signal?: AbortSignal,
-): Promise<ApiQueryResult> {
+  refresh = false,
+): Promise<ApiWidgetRunResult> {
   return (
-    await api<ApiQueryResult>('POST', `/dashboards/${id}/widgets/${encodeURIComponent(widgetId)}/run`, {
-      body: { params, maxRows: 1000 },
+    await api<ApiWidgetRunResult>('POST', `/dashboards/${id}/widgets/${encodeURIComponent(widgetId)}/run`, {
+      body: { params, maxRows: 1000, ...(refresh ? { refresh } : {}) },
       ...(signal ? { signal } : {}),
     })
+  ).data;
+}
+
+/** A query parameter's choices, given the values of the parameters before it (the service sends each query its own). */
+export async function parameterOptions(
+  id: number,
+  name: string,
+  params: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<{ options: string[]; truncated: boolean }> {
+  return (
+    await api<{ options: string[]; truncated: boolean }>(
+      'POST',
+      `/dashboards/${id}/parameters/${encodeURIComponent(name)}/options`,
+      { body: { params }, ...(signal ? { signal } : {}) },
+    )
   ).data;
 }
 

@@ -8,14 +8,15 @@ export const emptyDefinition = (): ApiDefinition => ({
 });
 
 /**
- * The definition as saved: `dataSources` lists exactly the sources the widgets' SQL uses (aliases kept), since the
- * service requires every widget's source to be listed there.
+ * The definition as saved: `dataSources` lists exactly the sources the widgets' and query parameters' SQL uses
+ * (aliases kept), since the service requires each of them to be listed there.
  */
 export function normalised(d: ApiDefinition): ApiDefinition {
   const used = [
-    ...new Set(
-      d.widgets.filter((w) => w.query !== undefined && w.dataSourceId !== undefined).map((w) => w.dataSourceId!),
-    ),
+    ...new Set([
+      ...d.widgets.filter((w) => w.query !== undefined && w.dataSourceId !== undefined).map((w) => w.dataSourceId!),
+      ...(d.parameters ?? []).filter((p) => p.type === 'query' && p.dataSourceId).map((p) => p.dataSourceId!),
+    ]),
   ];
   const dataSources = used.map((id) => d.dataSources.find((s) => s.id === id) ?? { id });
   const widgets: ApiWidget[] = d.widgets.map((w) => {

@@ -14,7 +14,8 @@ export const savedWidgetLoader = (
   dashboardId: number,
   w: ApiWidget,
   values: () => Record<string, string>,
-): Loader | undefined => (w.type === 'text' ? undefined : (signal) => runWidget(dashboardId, w.id, values(), signal));
+): Loader | undefined =>
+  w.type === 'text' ? undefined : (signal, refresh) => runWidget(dashboardId, w.id, values(), signal, refresh);
 
 /**
  * Editing: the draft is not saved yet, so an editor's preview runs the widget's SQL itself (`POST /query`) or its

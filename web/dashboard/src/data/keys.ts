@@ -18,7 +18,11 @@ export const keys = {
   savedQueries: {
     all: ['queries'] as const,
     every: () => ['queries', 'every'] as const,
+    pages: () => ['queries', 'pages'] as const,
+    one: (id: number) => ['queries', id] as const,
   },
+  /** The person's own SQL editor runs. */
+  history: (limit: number) => ['history', limit] as const,
   dashboards: {
     all: ['dashboards'] as const,
     lists: ['dashboards', 'list'] as const,

@@ -52,7 +52,8 @@ export default function PublicDashboard({ token }: { token: string }) {
   const render = useMemo(
     () => (w: ApiWidget & { runs?: boolean }) => {
       const load = w.runs
-        ? (signal: AbortSignal) => runPublicWidget(token, w.id, queryValues(parameters, valuesRef.current), signal)
+        ? (signal: AbortSignal, refresh?: boolean) =>
+            runPublicWidget(token, w.id, queryValues(parameters, valuesRef.current), signal, refresh)
         : undefined;
       return (
         <WidgetView widget={w} load={load} scope={`public:${token}`} reloadKey={`${tick}|${valuesKey}`} look={look} />

@@ -1,5 +1,5 @@
 import { ApiError } from '../api/client.ts';
-import type { ApiErrorBody, ApiPublicDashboard, ApiQueryResult } from '../api/types.ts';
+import type { ApiErrorBody, ApiPublicDashboard, ApiWidgetRunResult } from '../api/types.ts';
 
 /** A visitor's request: no session, no token (the link is the only key), the service's error shape on refusal. */
 async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
@@ -26,10 +26,16 @@ async function call<T>(method: string, path: string, body?: unknown, signal?: Ab
 export const loadPublic = (token: string, signal?: AbortSignal) =>
   call<ApiPublicDashboard>('GET', token, undefined, signal);
 
-export const runPublicWidget = (token: string, widgetId: string, params: Record<string, string>, signal: AbortSignal) =>
-  call<ApiQueryResult>(
+export const runPublicWidget = (
+  token: string,
+  widgetId: string,
+  params: Record<string, string>,
+  signal: AbortSignal,
+  refresh = false,
+) =>
+  call<ApiWidgetRunResult>(
     'POST',
     `${token}/widgets/${encodeURIComponent(widgetId)}/run`,
-    { params, maxRows: 1000 },
+    { params, maxRows: 1000, ...(refresh ? { refresh } : {}) },
     signal,
   );

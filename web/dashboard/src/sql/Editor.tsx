@@ -59,6 +59,8 @@ export function Editor({
         EditorView.updateListener.of((u) => {
           if (u.docChanged) latest.current.onChange(u.state.doc.toString().replace(/\u00a0/g, ' '));
         }),
+        // Long lines wrap: a narrow screen (320 px) keeps the whole statement in view, without scrolling sideways.
+        EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': label, 'aria-multiline': 'true', role: 'textbox' }),
         EditorView.theme({ '&': { minHeight: '8rem' }, '.cm-gutters': { minHeight: '8rem' } }),
         look.current.of(editorLook(prefersDark())),

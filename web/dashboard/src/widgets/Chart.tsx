@@ -5,9 +5,15 @@ let library: Promise<typeof import('./echarts.ts')> | undefined;
 /** ECharts is fetched once, on the first chart (the first screen does not carry it). */
 const loadLibrary = () => (library ??= import('./echarts.ts'));
 
+/** How many data points the chart holds, read back from ECharts itself (tests check a chart is not empty). */
+function pointsOf(c: EChartsType): number {
+  const series = (c.getOption() as { series?: { data?: unknown[] }[] }).series ?? [];
+  return series.reduce((n, s) => n + (s.data?.length ?? 0), 0);
+}
+
 /**
  * An ECharts canvas. `data-drawn` is set when ECharts reports a frame finished (tests and the benchmark wait for
- * it). The canvas is named by `summary` (role img); the widget's data table is the full text alternative.
+ * it), with `data-points` the number of data points its series hold. The canvas is named by `summary` (role img); the widget's data table is the full text alternative.
  */
 export function Chart({ option, summary }: { option: Record<string, unknown>; summary: string }) {
   const box = useRef<HTMLDivElement>(null);
@@ -25,6 +31,8 @@ export function Chart({ option, summary }: { option: Record<string, unknown>; su
           const c = init(el, undefined, { renderer: 'canvas' });
           c.on('finished', () => {
             el.dataset.drawn = 'true';
+            el.dataset.points = String(pointsOf(c));
+            el.dataset.valueAxes = String(((c.getOption() as { yAxis?: unknown[] }).yAxis ?? []).length);
           });
           chart.current = c;
         }

@@ -1,15 +1,48 @@
 import { useState } from 'react';
 import type { ApiQueryResult } from '../api/types.ts';
-import { show } from './data.ts';
+import { show, toNumber, type WidgetOptions } from './data.ts';
+import { formatValue, isFormat } from './format.ts';
+
+type Sort = { column: string; descending: boolean } | undefined;
+
+/** Numbers in numeric order, then text in the reader's collation; NULL last either way. */
+function compare(a: unknown, b: unknown): number {
+  if (a === null || a === undefined) return b === null || b === undefined ? 0 : 1;
+  if (b === null || b === undefined) return -1;
+  const x = toNumber(a);
+  const y = toNumber(b);
+  if (x !== undefined && y !== undefined) return x - y;
+  return show(a).localeCompare(show(b));
+}
 
 const PAGE = 10;
 
-/** A widget's rows as a table, a page at a time: the table widget itself and every chart's text alternative. */
-export function DataTable({ result, caption }: { result: ApiQueryResult; caption: string }) {
+/**
+ * A widget's rows as a table, a page at a time: the table widget itself and every chart's text alternative. A
+ * column header sorts by that column (again: the other way), and each column is written in its format
+ * (`options.formats`).
+ */
+export function DataTable({
+  result,
+  caption,
+  options = {},
+}: {
+  result: ApiQueryResult;
+  caption: string;
+  options?: WidgetOptions;
+}) {
   const [page, setPage] = useState(0);
+  const [sort, setSort] = useState<Sort>();
   const pages = Math.max(1, Math.ceil(result.rows.length / PAGE));
   const current = Math.min(page, pages - 1);
-  const rows = result.rows.slice(current * PAGE, current * PAGE + PAGE);
+  const ordered = sort
+    ? [...result.rows].sort((a, b) => compare(a[sort.column], b[sort.column]) * (sort.descending ? -1 : 1))
+    : result.rows;
+  const rows = ordered.slice(current * PAGE, current * PAGE + PAGE);
+  const cell = (c: string, v: unknown) => {
+    const f = options.formats?.[c];
+    return isFormat(f) ? formatValue(v, f, options) : show(v);
+  };
   return (
     <div className="data-table">
       <section className="table-scroll" tabIndex={0} aria-label={caption}>
@@ -17,18 +50,33 @@ export function DataTable({ result, caption }: { result: ApiQueryResult; caption
           <caption className="visually-hidden">{caption}</caption>
           <thead>
             <tr>
-              {result.columns.map((c, i) => (
-                <th scope="col" key={i}>
-                  {c}
-                </th>
-              ))}
+              {result.columns.map((c, i) => {
+                const sorted = sort?.column === c ? (sort.descending ? 'descending' : 'ascending') : undefined;
+                return (
+                  <th scope="col" key={i} aria-sort={sorted}>
+                    <button
+                      type="button"
+                      className="sort"
+                      onClick={() => {
+                        setSort({ column: c, descending: sort?.column === c && !sort.descending });
+                        setPage(0);
+                      }}
+                    >
+                      {c}
+                      <span aria-hidden="true">
+                        {sorted === 'ascending' ? ' ▲' : sorted === 'descending' ? ' ▼' : ''}
+                      </span>
+                    </button>
+                  </th>
+                );
+              })}
             </tr>
           </thead>
           <tbody>
             {rows.map((r, i) => (
               <tr key={i}>
                 {result.columns.map((c, j) => (
-                  <td key={j}>{show(r[c])}</td>
+                  <td key={j}>{cell(c, r[c])}</td>
                 ))}
               </tr>
             ))}

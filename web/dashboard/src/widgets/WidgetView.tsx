@@ -1,7 +1,8 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useId, useMemo, useState } from 'react';
+import { useId, useMemo, useRef, useState } from 'react';
+import { CacheNote } from './CacheNote.tsx';
 import { downloadCsv } from '../app/download.ts';
-import type { ApiQueryResult, ApiWidget } from '../api/types.ts';
+import type { ApiQueryResult, ApiWidget, ApiWidgetRunResult } from '../api/types.ts';
 import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { chartOption, type Look } from './chartOption.ts';
@@ -12,7 +13,8 @@ import { StatWidget } from './StatWidget.tsx';
 import { TextWidget } from './TextWidget.tsx';
 import { useSameContent } from './useSameContent.ts';
 
-export type Loader = (signal: AbortSignal) => Promise<ApiQueryResult>;
+/** Runs a widget's query; `refresh` asks the service for new rows though it keeps fresh ones (the widget's cache time). */
+export type Loader = (signal: AbortSignal, refresh?: boolean) => Promise<ApiQueryResult | ApiWidgetRunResult>;
 
 /** Waits `ms`, or rejects as soon as the run is given up (its key changed before the pause ended). */
 const pause = (ms: number, signal: AbortSignal) =>
@@ -51,13 +53,18 @@ export function WidgetView({
   const tableId = useId();
   const title = widget.title ?? widget.id;
 
+  // Refresh is a new run of its own key that asks the service to read the rows again (once).
+  const [refreshes, setRefreshes] = useState(0);
+  const wantsRefresh = useRef(false);
   // `load` changes identity on every render of the parent; reloadKey says when the query or its values changed.
   const run = useQuery({
-    queryKey: keys.widgetRun(scope, widget.id, `${widget.type}|${reloadKey}`),
+    queryKey: keys.widgetRun(scope, widget.id, `${widget.type}|${reloadKey}|${refreshes}`),
     queryFn: async ({ signal }) => {
       // While SQL is being typed (edit mode) the preview waits for a pause instead of running every keystroke.
       if (delayMs) await pause(delayMs, signal);
-      return load!(signal);
+      const refresh = wantsRefresh.current;
+      wantsRefresh.current = false;
+      return load!(signal, refresh);
     },
     enabled: widget.type !== 'text' && load !== undefined,
     placeholderData: keepPreviousData,
@@ -81,6 +88,19 @@ export function WidgetView({
       </p>
     );
   if (!result) return <p className="hint">Loading…</p>;
+  // A widget that keeps its rows says how old they are and offers to read them again.
+  const cacheNote =
+    'served' in result && (widget.cacheSeconds ?? 0) > 0 ? (
+      <CacheNote
+        result={result}
+        title={title}
+        refreshing={run.isFetching}
+        onRefresh={() => {
+          wantsRefresh.current = true;
+          setRefreshes((n) => n + 1);
+        }}
+      />
+    ) : null;
   const csv = (
     <button type="button" className="secondary small" onClick={() => downloadCsv(title, result)}>
       Download CSV<span className="visually-hidden"> of {title}</span>
@@ -89,21 +109,36 @@ export function WidgetView({
   if (widget.type === 'table')
     return (
       <div className="chart-widget">
-        <DataTable result={result} caption={`${title} data`} />
-        <div className="widget-actions">{csv}</div>
+        <DataTable result={result} caption={`${title} data`} options={options} />
+        <div className="widget-actions">
+          {csv}
+          {cacheNote}
+        </div>
       </div>
     );
-  if (widget.type === 'stat') return <StatWidget result={result} options={options} />;
-  if (!option) return <DataTable result={result} caption={`${title} data`} />;
+  if (widget.type === 'stat')
+    return (
+      <div className="chart-widget">
+        <StatWidget result={result} options={options} />
+        {cacheNote && <div className="widget-actions">{cacheNote}</div>}
+      </div>
+    );
+  if (!option) return <DataTable result={result} caption={`${title} data`} options={options} />;
   // An empty canvas says nothing: say why there is nothing to draw, and show what did come back.
-  const empty = nothingToPlot(result, options);
+  // A gauge draws one number, which may be the only column.
+  const empty =
+    widget.type === 'gauge'
+      ? result.rows.length === 0
+        ? 'the query returned no rows.'
+        : undefined
+      : nothingToPlot(result, options);
   if (empty) {
     return (
       <div className="chart-widget">
         <p className="hint">
           {title}: {empty}
         </p>
-        {result.rows.length > 0 && <DataTable result={result} caption={`${title} data`} />}
+        {result.rows.length > 0 && <DataTable result={result} caption={`${title} data`} options={options} />}
       </div>
     );
   }
@@ -115,7 +150,7 @@ export function WidgetView({
     <div className="chart-widget">
       {showTable ? (
         <div id={tableId}>
-          <DataTable result={result} caption={`${title} data`} />
+          <DataTable result={result} caption={`${title} data`} options={options} />
         </div>
       ) : (
         <Chart option={option} summary={summary} />
@@ -132,6 +167,7 @@ export function WidgetView({
           <span className="visually-hidden"> of {title}</span>
         </button>
         {csv}
+        {cacheNote}
       </div>
     </div>
   );

@@ -1,5 +1,6 @@
 import type { ApiQueryResult } from '../api/types.ts';
 import { seriesColumns, show, toNumber, type WidgetOptions } from './data.ts';
+import { formatValue, isFormat } from './format.ts';
 
 /** Series colours with at least 3:1 contrast against each theme's background (WCAG 1.4.11, non-text contrast). */
 export const PALETTE = {
@@ -32,7 +33,10 @@ const looksLikeTime = (values: unknown[]) =>
   values.length > 0 &&
   values.every((v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)));
 
-/** The ECharts option for a line, bar or pie widget from a query result. Animation is off when motion is reduced. */
+/**
+ * The ECharts option for a chart widget from a query result: lines and areas (stacked or not), bars (stacked,
+ * horizontal), scatter, gauge, pie. Animation is off when motion is reduced.
+ */
 export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, look: Look): Record<string, unknown> {
   const theme = look.dark ? 'dark' : 'light';
   const { x, y } = seriesColumns(r, o);
@@ -58,28 +62,88 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
       ],
     };
   }
+  if (type === 'gauge') return gaugeOption(common, r, y[0] ?? r.columns[0], theme);
   const xs = r.rows.map((row) => row[x]);
-  const time = type === 'line' && looksLikeTime(xs);
+  const lines = type === 'line' || type === 'area' || type === 'area_stacked';
+  const time = lines && looksLikeTime(xs);
+  // A scatter plot of two numeric columns puts numbers on both axes; of a category column, categories.
+  const numericX = type === 'scatter' && xs.every((v) => toNumber(v) !== undefined);
   const axisLine = { lineStyle: { color: LINES[theme] } };
+  const categoryAxis = time
+    ? { type: 'time', axisLine, axisLabel: { color: TEXT[theme], formatter: TIME_LABELS, hideOverlap: true } }
+    : numericX
+      ? { type: 'value', scale: true, axisLine, axisLabel: { color: TEXT[theme] }, splitLine: { show: false } }
+      : { type: 'category', data: xs.map(show), axisLine, axisLabel: { color: TEXT[theme] } };
+  // The values' format (currency, percent, bytes, ...) on the value axes and in the tooltip.
+  const format = isFormat(o.format) ? o.format : undefined;
+  const written = (v: unknown) => formatValue(v, format ?? 'number', o);
+  const valueAxis = {
+    type: 'value',
+    axisLine,
+    axisLabel: { color: TEXT[theme], ...(format ? { formatter: written } : {}) },
+    splitLine: { lineStyle: { color: look.dark ? '#3c4043' : '#dadce0' } },
+  };
+  const right = new Set((o.y2 ?? []).filter((c) => y.includes(c)));
+  const horizontal = type === 'bar_horizontal';
+  const stacked = type === 'bar_stacked' || type === 'area_stacked';
   return {
     ...common,
     grid: { left: 8, right: 16, top: 16, bottom: y.length > 1 ? 40 : 8, containLabel: true },
-    xAxis: time
-      ? { type: 'time', axisLine, axisLabel: { color: TEXT[theme], formatter: TIME_LABELS, hideOverlap: true } }
-      : { type: 'category', data: xs.map(show), axisLine, axisLabel: { color: TEXT[theme] } },
-    yAxis: {
-      type: 'value',
-      axisLine,
-      axisLabel: { color: TEXT[theme] },
-      splitLine: { lineStyle: { color: look.dark ? '#3c4043' : '#dadce0' } },
-    },
+    ...(format ? { tooltip: { ...common.tooltip, valueFormatter: written } } : {}),
+    xAxis: horizontal ? valueAxis : categoryAxis,
+    // Horizontal bars read top to bottom in the rows' order; a second value axis is on the right.
+    yAxis: horizontal
+      ? { ...categoryAxis, inverse: true }
+      : right.size > 0 && !horizontal
+        ? [valueAxis, { ...valueAxis, position: 'right', splitLine: { show: false } }]
+        : valueAxis,
     series: y.map((c) => ({
       name: c,
-      type,
-      showSymbol: r.rows.length <= 100,
-      data: time
-        ? r.rows.map((row) => [row[x], toNumber(row[c]) ?? null])
-        : r.rows.map((row) => toNumber(row[c]) ?? null),
+      ...(right.has(c) && !horizontal ? { yAxisIndex: 1 } : {}),
+      type: lines ? 'line' : type === 'scatter' ? 'scatter' : 'bar',
+      ...(lines ? { showSymbol: r.rows.length <= 100 } : {}),
+      ...(type === 'area' || type === 'area_stacked' ? { areaStyle: { opacity: 0.35 } } : {}),
+      ...(stacked ? { stack: 'total' } : {}),
+      data:
+        time || numericX
+          ? r.rows.map((row) => [numericX ? toNumber(row[x]) : row[x], toNumber(row[c]) ?? null])
+          : r.rows.map((row) => toNumber(row[c]) ?? null),
     })),
+  };
+}
+
+/** A gauge of the first row's value, from 0 to the next round number above it (or the widget's `max`). */
+function gaugeOption(
+  common: Record<string, unknown>,
+  r: ApiQueryResult,
+  column: string | undefined,
+  theme: 'light' | 'dark',
+) {
+  const value = column ? (toNumber(r.rows[0]?.[column]) ?? 0) : 0;
+  const scale = 10 ** Math.max(0, Math.floor(Math.log10(Math.abs(value) || 1)));
+  const max = Math.max(scale, Math.ceil((Math.abs(value) * 1.1) / scale) * scale);
+  return {
+    ...common,
+    legend: { show: false },
+    tooltip: { show: false },
+    series: [
+      {
+        type: 'gauge',
+        min: 0,
+        max,
+        radius: '95%',
+        center: ['50%', '58%'],
+        splitNumber: 4,
+        pointer: { show: false },
+        progress: { show: true, width: 14 },
+        axisLine: { lineStyle: { width: 14, color: [[1, theme === 'dark' ? '#3c4043' : '#dadce0']] } },
+        axisTick: { show: false },
+        splitLine: { distance: 4, length: 6, lineStyle: { color: TEXT[theme] } },
+        axisLabel: { color: TEXT[theme], distance: 24, fontSize: 11 },
+        detail: { color: TEXT[theme], fontSize: 26, offsetCenter: [0, '0%'], valueAnimation: false },
+        title: { color: TEXT[theme], offsetCenter: [0, '35%'] },
+        data: [{ value, name: column ?? '' }],
+      },
+    ],
   };
 }

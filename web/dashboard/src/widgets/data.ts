@@ -3,21 +3,45 @@ import type { ApiQueryResult, ApiWidget } from '../api/types.ts';
 /** The widget kinds the app draws; `type` in the definition is one of these. */
 export const WIDGET_TYPES = [
   { value: 'line', label: 'Time series (line)' },
+  { value: 'area', label: 'Area chart' },
+  { value: 'area_stacked', label: 'Stacked areas' },
   { value: 'bar', label: 'Bar chart' },
+  { value: 'bar_stacked', label: 'Stacked bars' },
+  { value: 'bar_horizontal', label: 'Horizontal bars' },
+  { value: 'scatter', label: 'Scatter plot' },
+  { value: 'gauge', label: 'Gauge' },
   { value: 'pie', label: 'Pie chart' },
   { value: 'stat', label: 'Single number' },
   { value: 'table', label: 'Table' },
   { value: 'text', label: 'Text (Markdown)' },
 ] as const;
 
-export const isChart = (type: string) => type === 'line' || type === 'bar' || type === 'pie';
+const CHARTS = new Set([
+  'line',
+  'area',
+  'area_stacked',
+  'bar',
+  'bar_stacked',
+  'bar_horizontal',
+  'scatter',
+  'gauge',
+  'pie',
+]);
+export const isChart = (type: string) => CHARTS.has(type);
 
 /** A widget's own settings, kept in `options`: which column is the category or time, which are the values. */
 export interface WidgetOptions {
   x?: string;
   y?: string[];
+  /** Value columns drawn against a second axis, on the right. */
+  y2?: string[];
   markdown?: string;
   unit?: string;
+  /** The value columns' format in charts, and each column's in tables (`column: format`). */
+  format?: string;
+  formats?: Record<string, string>;
+  currency?: string;
+  timeZone?: string;
 }
 
 export function optionsOf(w: ApiWidget): WidgetOptions {
@@ -27,6 +51,19 @@ export function optionsOf(w: ApiWidget): WidgetOptions {
     ...(Array.isArray(o.y) ? { y: o.y.filter((v): v is string => typeof v === 'string') } : {}),
     ...(typeof o.markdown === 'string' ? { markdown: o.markdown } : {}),
     ...(typeof o.unit === 'string' ? { unit: o.unit } : {}),
+    ...(Array.isArray(o.y2) ? { y2: o.y2.filter((v): v is string => typeof v === 'string') } : {}),
+    ...(typeof o.format === 'string' ? { format: o.format } : {}),
+    ...(o.formats && typeof o.formats === 'object' && !Array.isArray(o.formats)
+      ? {
+          formats: Object.fromEntries(
+            Object.entries(o.formats as Record<string, unknown>).filter(
+              (e): e is [string, string] => typeof e[1] === 'string',
+            ),
+          ),
+        }
+      : {}),
+    ...(typeof o.currency === 'string' ? { currency: o.currency } : {}),
+    ...(typeof o.timeZone === 'string' ? { timeZone: o.timeZone } : {}),
   };
 }
 
@@ -44,7 +81,9 @@ const isNumericColumn = (r: ApiQueryResult, c: string) =>
 export function seriesColumns(r: ApiQueryResult, o: WidgetOptions): { x: string | undefined; y: string[] } {
   const x = o.x && r.columns.includes(o.x) ? o.x : r.columns[0];
   const chosen = (o.y ?? []).filter((c) => r.columns.includes(c));
-  const y = chosen.length > 0 ? chosen : r.columns.filter((c) => c !== x && isNumericColumn(r, c));
+  // Right-axis columns are values too, also when the value columns are chosen without them.
+  const right = (o.y2 ?? []).filter((c) => r.columns.includes(c) && c !== x && !chosen.includes(c));
+  const y = chosen.length > 0 ? [...chosen, ...right] : r.columns.filter((c) => c !== x && isNumericColumn(r, c));
   return { x, y };
 }
 

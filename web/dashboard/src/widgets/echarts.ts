@@ -1,14 +1,24 @@
 /**
  * ECharts, loaded on first use (dynamic import from Chart.tsx) so the first screen's JavaScript stays small.
- * Only the pieces the widgets draw are registered: line, bar and pie on a canvas, with axes, tooltip and legend.
+ * Only the pieces the widgets draw are registered: line, bar, pie, scatter and gauge on a canvas, with axes, tooltip and legend.
  * Not ECharts' aria component: it would overwrite the container's aria-label, which names the chart and points to
  * its data table (the text alternative).
  */
 import { init, use, type EChartsType } from 'echarts/core';
-import { BarChart, LineChart, PieChart } from 'echarts/charts';
+import { BarChart, GaugeChart, LineChart, PieChart, ScatterChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 
-use([LineChart, BarChart, PieChart, GridComponent, TooltipComponent, LegendComponent, CanvasRenderer]);
+use([
+  LineChart,
+  BarChart,
+  PieChart,
+  ScatterChart,
+  GaugeChart,
+  GridComponent,
+  TooltipComponent,
+  LegendComponent,
+  CanvasRenderer,
+]);
 
 export { init, type EChartsType };

@@ -1,0 +1,170 @@
+import { after, afterEach, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
+import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
+import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
+import { assertAccessible, pageOpener, screenshot } from './web/browser.ts';
+
+// Run in the page by page.evaluate, where the DOM exists.
+declare const document: any;
+
+/** Each kind of chart drawn in Chromium from a real PostgreSQL source: ECharts holds its points and the canvas is painted. */
+describe('the dashboard web app: chart kinds', () => {
+  let s: DashboardServer;
+  let target: FreshDatabase;
+  let browser: Browser;
+  let viewer: SignedIn;
+  let dashboardId: number;
+  const pages = pageOpener(() => browser);
+  const KINDS: [string, string, string][] = [
+    ['area', 'Area', 'SELECT day::text AS day, amount FROM daily ORDER BY day'],
+    ['area_stacked', 'Stacked areas', 'SELECT day::text AS day, amount, refunds FROM daily ORDER BY day'],
+    ['bar_stacked', 'Stacked bars', 'SELECT region, amount, refunds FROM regions ORDER BY region'],
+    ['bar_horizontal', 'Horizontal bars', 'SELECT region, amount FROM regions ORDER BY amount DESC'],
+    ['scatter', 'Scatter', 'SELECT amount, refunds FROM daily ORDER BY day'],
+    ['gauge', 'Gauge', 'SELECT 73 AS score'],
+  ];
+
+  before(async () => {
+    target = await freshPostgres('webcharts');
+    const c = new pg.Client({ connectionString: target.url });
+    await c.connect();
+    await c.query(`CREATE TABLE daily (day date PRIMARY KEY, amount int NOT NULL, refunds int NOT NULL);
+      INSERT INTO daily SELECT DATE '2026-01-01' + g, 100 + (g * 37) % 90, (g * 13) % 20 FROM generate_series(0, 29) g;
+      CREATE TABLE regions (region text PRIMARY KEY, amount int NOT NULL, refunds int NOT NULL);
+      INSERT INTO regions VALUES ('north', 120, 10), ('south', 90, 25), ('east', 150, 5), ('west', 60, 15);`);
+    await c.end();
+    s = await startDashboard('dashwebcharts');
+    const admin = await s.signIn({ tenant: 'acme', role: 'admin' });
+    viewer = await s.signIn({ tenant: 'acme', role: 'viewer' });
+    const ds = await s.request('POST', '/api/v1/datasources', {
+      as: admin,
+      body: { name: 'Shop', slug: 'shop', type: 'postgres', connectionUrl: target.url },
+    });
+    const widgets: Record<string, unknown>[] = KINDS.map(([type, title, query], i) => ({
+      id: type.replace('_', '-'),
+      type,
+      title,
+      position: { x: (i % 2) * 6, y: Math.floor(i / 2) * 6, w: 6, h: 6 },
+      dataSourceId: ds.body.id,
+      query,
+    }));
+    widgets.push(
+      {
+        id: 'two-axes',
+        type: 'bar',
+        title: 'Two axes',
+        position: { x: 0, y: 18, w: 6, h: 6 },
+        dataSourceId: ds.body.id,
+        query: 'SELECT region, amount, refunds FROM regions ORDER BY region',
+        options: { y2: ['refunds'], format: 'currency', currency: 'EUR' },
+      },
+      {
+        id: 'formats',
+        type: 'table',
+        title: 'Formats',
+        position: { x: 6, y: 18, w: 6, h: 6 },
+        dataSourceId: ds.body.id,
+        query: `SELECT region, amount, refunds / 100.0 AS share, amount * 1024 AS size, amount * 60 AS took,
+          TIMESTAMPTZ '2026-03-01 12:00:00+00' AS at FROM regions ORDER BY region`,
+        options: {
+          formats: { amount: 'currency', share: 'percent', size: 'bytes', took: 'duration', at: 'datetime' },
+          currency: 'EUR',
+          timeZone: 'Asia/Tokyo',
+        },
+      },
+    );
+    const d = await s.request('POST', '/api/v1/dashboards', {
+      as: admin,
+      body: {
+        slug: 'kinds',
+        title: 'Chart kinds',
+        definition: {
+          layout: { type: 'grid', columns: 12, rowHeight: 40 },
+          dataSources: [{ id: ds.body.id }],
+          widgets,
+        },
+      },
+    });
+    assert.equal(d.status, 201, JSON.stringify(d.body));
+    dashboardId = d.body.id;
+    browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
+  });
+  afterEach(() => pages.closeAll());
+  after(async () => {
+    await browser?.close();
+    await s?.close();
+    await target?.drop();
+  });
+
+  test('area, stacked areas, stacked and horizontal bars, scatter, gauge, a second axis and formatted, sortable tables', async () => {
+    const page = await pages.open(viewer);
+    await page.goto(`${s.url}/dashboards/${dashboardId}`);
+    await page.getByRole('heading', { level: 1, name: 'Chart kinds' }).waitFor();
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('.chart[data-drawn="true"] canvas').length >= n,
+      KINDS.length + 1,
+      { timeout: 20_000 },
+    );
+    const drawn = await page.evaluate(() =>
+      [...document.querySelectorAll('.chart')].map((el: any) => {
+        const c = el.querySelector('canvas');
+        const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let painted = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i] > 0) painted++;
+        return { name: el.getAttribute('aria-label') as string, points: Number(el.dataset.points), painted };
+      }),
+    );
+    const expected: Record<string, number> = {
+      Area: 30,
+      'Stacked areas': 60,
+      'Stacked bars': 8,
+      'Horizontal bars': 4,
+      Scatter: 30,
+      Gauge: 1,
+    };
+    for (const [, title] of KINDS) {
+      const chart = drawn.find((c) => c.name.includes(`: ${title}.`));
+      assert.ok(chart, `${title} is drawn: ${JSON.stringify(drawn.map((c) => c.name))}`);
+      assert.equal(chart.points, expected[title], `${title}: the points ECharts holds`);
+      assert.ok(chart.painted > 1500, `${title}: the canvas is painted (${chart.painted})`);
+    }
+    const twoAxes = page.getByRole('img', { name: /: Two axes\./ });
+    assert.equal(await twoAxes.getAttribute('data-value-axes'), '2', 'refunds on a second axis, on the right');
+    assert.equal(await twoAxes.getAttribute('data-points'), '8');
+
+    // A table writes each column in its format, and sorts by a column from its header (keyboard too).
+    const table = page.getByRole('region', { name: 'Formats data' });
+    const firstRow = () => table.locator('tbody tr').first().locator('td').allInnerTexts();
+    const east = await firstRow();
+    assert.equal(east[0], 'east');
+    assert.match(east[1]!, /€150\.00/);
+    assert.equal(east[2], '5%');
+    assert.equal(east[3], '150 KiB');
+    assert.equal(east[4], '2 h 30 min');
+    assert.match(east[5]!, /Mar 1, 2026.*9:00\s?PM/, 'noon UTC is 9 PM in Tokyo');
+    const amount = table.getByRole('button', { name: 'amount' });
+    await amount.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await table.locator('th').nth(1).getAttribute('aria-sort'), 'ascending');
+    assert.equal((await firstRow())[0], 'west');
+    await page.keyboard.press('Enter');
+    assert.equal(await table.locator('th').nth(1).getAttribute('aria-sort'), 'descending');
+    assert.equal((await firstRow())[0], 'east');
+
+    await assertAccessible(page, 'chart kinds');
+    await screenshot(page, 'charts-kinds');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await assertAccessible(page, 'chart kinds (dark)');
+    await screenshot(page, 'charts-kinds-dark');
+    await page.setViewportSize({ width: 320, height: 800 });
+    await assertAccessible(page, 'chart kinds (320 px)');
+    assert.ok(
+      await page.evaluate(() => document.documentElement.scrollWidth <= 320),
+      'no sideways scrolling at 320 px',
+    );
+    await screenshot(page, 'charts-kinds-320');
+  });
+});

@@ -1,0 +1,67 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chartOption } from '../../web/dashboard/src/widgets/chartOption.ts';
+import { formatValue } from '../../web/dashboard/src/widgets/format.ts';
+
+/** Value formats and the second axis (issue 28): the web app's pure parts. */
+describe('value formats', () => {
+  test('numbers, percent, currency, bytes and durations', () => {
+    assert.equal(
+      formatValue(1234.567, 'number'),
+      new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 }).format(1234.567),
+    );
+    assert.equal(formatValue(0.25, 'percent'), new Intl.NumberFormat(undefined, { style: 'percent' }).format(0.25));
+    assert.match(formatValue('19.5', 'currency', { currency: 'EUR' }), /€/);
+    assert.match(formatValue(19.5, 'currency', { currency: 'nope' }), /\$/, 'an unknown code falls back to USD');
+    assert.equal(formatValue(512, 'bytes'), '512 B');
+    assert.equal(formatValue(1536, 'bytes'), '1.5 KiB');
+    assert.equal(formatValue(5 * 1024 ** 3, 'bytes'), '5 GiB');
+    assert.equal(formatValue(0.25, 'duration'), '250 ms');
+    assert.equal(formatValue(42, 'duration'), '42 s');
+    assert.equal(formatValue(3725, 'duration'), '1 h 2 min');
+    assert.equal(formatValue(90_061, 'duration'), '1 d 1 h');
+    assert.equal(formatValue(null, 'currency'), 'NULL');
+    assert.equal(formatValue('n/a', 'bytes'), 'n/a', 'text in a number column is shown as it is');
+  });
+
+  test("dates in the viewer's zone or the one chosen", () => {
+    const at = '2026-03-01T12:00:00Z';
+    assert.match(formatValue(at, 'datetime', { timeZone: 'Asia/Tokyo' }), /9:00\s?PM/);
+    assert.match(formatValue(at, 'datetime', { timeZone: 'America/New_York' }), /7:00\s?AM/);
+    assert.match(
+      formatValue(at, 'date', { timeZone: 'Pacific/Kiritimati' }),
+      /Mar 2, 2026/,
+      'already the next day there',
+    );
+    assert.doesNotThrow(() => formatValue(at, 'date', { timeZone: 'Not/AZone' }));
+    assert.equal(formatValue('not a date', 'date'), 'not a date');
+  });
+
+  test('a second value axis on the right for the columns named, and the format on the axes', () => {
+    const r = {
+      columns: ['region', 'amount', 'refunds'],
+      rows: [
+        { region: 'north', amount: 120, refunds: 10 },
+        { region: 'south', amount: 90, refunds: 25 },
+      ],
+      rowCount: 2,
+      executionTimeMs: 1,
+      truncated: false,
+    };
+    const option = chartOption('bar', r, { y2: ['refunds'], format: 'percent' }, { dark: false, reducedMotion: true });
+    const axes = option.yAxis as { position?: string; axisLabel: { formatter?: (v: number) => string } }[];
+    assert.equal(axes.length, 2);
+    assert.equal(axes[1]!.position, 'right');
+    assert.equal(axes[0]!.axisLabel.formatter!(0.5), formatValue(0.5, 'percent'));
+    const series = option.series as { name: string; yAxisIndex?: number }[];
+    assert.deepEqual(
+      series.map((s) => [s.name, s.yAxisIndex ?? 0]),
+      [
+        ['amount', 0],
+        ['refunds', 1],
+      ],
+    );
+    const single = chartOption('bar', r, {}, { dark: false, reducedMotion: true });
+    assert.ok(!Array.isArray(single.yAxis), 'one axis unless asked');
+  });
+});
