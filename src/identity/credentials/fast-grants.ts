@@ -21,8 +21,7 @@ import type { ProviderHolder } from '../oidc/mount.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { fastCaller, fastRouteOrigin, requestedScopes } from '../oidc/fast-route.ts';
 import { ACCESS_TOKEN_TYPE, API_KEY_TOKEN_TYPE, JWT_BEARER, TOKEN_EXCHANGE } from '../oidc/protocol.ts';
-import { credentialScopes, spendAssertion } from './grants.ts';
-import { verifyAssertionFast } from './fast-assertion.ts';
+import { credentialScopes, spendAssertion, verifyAssertion } from './grants.ts';
 import type { CredentialLookup } from './lookup.ts';
 import { noteCredentialUse, type UsableCredential } from './store.ts';
 
@@ -75,12 +74,10 @@ export async function issueForAssertion(
   if (typeof assertion !== 'string' || !assertion || !requested) return undefined;
   const caller = await fastCaller(deps.clients, request);
   if (!caller) return undefined;
-  // Not taken: the provider verifies it again (grants.ts) and answers why.
-  const verified = await verifyAssertionFast(deps, assertion);
-  if (!verified) return undefined;
-  const { credential, exp, jti } = verified;
+  // Refused (thrown): the provider verifies it again and answers why.
+  const { credential, payload } = await verifyAssertion(deps, assertion);
   return issue(deps, request, caller, credential, requested, false, () =>
-    spendAssertion(deps.credentials, credential, { exp, jti }),
+    spendAssertion(deps.credentials, credential, payload),
   );
 }
 

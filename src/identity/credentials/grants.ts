@@ -10,8 +10,8 @@ import { ACCESS_TOKEN_TYPE, JWT_BEARER } from '../oidc/protocol.ts';
 import type { GrantPlugin, SubjectHandler } from '../oidc/grants.ts';
 
 /** The longest an assertion may live (exp - now), so its jti need only be remembered that long. */
-export const MAX_ASSERTION_SECONDS = 300;
-export const CLOCK_SKEW_SECONDS = 30;
+const MAX_ASSERTION_SECONDS = 300;
+const CLOCK_SKEW_SECONDS = 30;
 /** Scopes about a person's sign-in, meaningless for a token a credential obtains. */
 const SESSION_SCOPES = new Set(['openid', 'offline_access']);
 
