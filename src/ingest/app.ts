@@ -7,6 +7,7 @@ import { redisProofIds } from '../kit/auth/dpop-replay.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { adminSecurityScheme } from '../kit/auth/admin-guard.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
+import { registerReadRoutes } from './read/routes.ts';
 import { createCommitter } from './events/committer.ts';
 import { registerEventRoutes } from './events/routes.ts';
 import { apiKeyCheck } from './events/api-key.ts';
@@ -197,6 +198,7 @@ async function wire(
     bodyTimeoutSeconds: config.bodyTimeoutSeconds,
   });
   registerAdminRoutes(app, { db, keys });
+  registerReadRoutes(app, { db });
   registerRetentionRoutes(app, { db, config, maintenance });
   registerSdkRoutes(app);
   await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, outage });
