@@ -8,6 +8,8 @@ import { connectRedis } from '../kit/redis.ts';
 import { adminSecurityScheme } from '../kit/auth/admin-guard.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
 import { registerReadRoutes } from './read/routes.ts';
+import { registerLiveRoutes } from './live/routes.ts';
+import { openLive } from './live/wire.ts';
 import { createCommitter } from './events/committer.ts';
 import { registerEventRoutes } from './events/routes.ts';
 import { apiKeyCheck } from './events/api-key.ts';
@@ -189,7 +191,9 @@ async function wire(
       })
     : committer;
 
+  const live = await openLive(app, db, config);
   registerEventRoutes(app, {
+    live,
     sink,
     metrics,
     cors,
@@ -199,6 +203,7 @@ async function wire(
   });
   registerAdminRoutes(app, { db, keys });
   registerReadRoutes(app, { db });
+  registerLiveRoutes(app, { db, hub: live });
   registerRetentionRoutes(app, { db, config, maintenance });
   registerSdkRoutes(app);
   await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, outage });
