@@ -187,7 +187,7 @@ test('bad requests for a stream are answered in the error shape', async () => {
   for (const [url, headers, status, code] of cases) {
     const res = await fetch(`${first}${url}`, { headers });
     assert.equal(res.status, status, url);
-    assert.equal((await res.json()).error.code, code, url);
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, code, url);
   }
 });
 
