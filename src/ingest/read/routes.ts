@@ -8,31 +8,9 @@ import { ADMIN, ADMIN_SECURITY } from '../access.ts';
 import { getProject } from '../projects/store.ts';
 import { BUCKET_MS, countEvents, MAX_BUCKETS, type Bucket } from './counts.ts';
 import { getEvent, listEvents } from './store.ts';
+import { CountsAnswer, EventSummary, FullEvent } from './schema.ts';
 
 const Time = Type.String({ format: 'date-time' });
-const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);
-export const EventSummary = Type.Object({
-  id: Type.String({ description: 'Row id, in the order the service stored events' }),
-  event_id: Type.String(),
-  type: Type.String({ description: '`event.type`' }),
-  timestamp: Type.String({ description: '`event.timestamp`, as an instant' }),
-  session_id: Type.String(),
-  user_id: Nullable(Type.String({ description: '`user.id`, when the event has one' })),
-  name: Nullable(Type.String({ description: '`event.name`, when the event has one' })),
-  received_at: Type.String(),
-});
-const FullEvent = Type.Object({
-  ...EventSummary.properties,
-  body: Type.Object({}, { additionalProperties: true, description: 'The event as it was accepted' }),
-});
-const CountsAnswer = Type.Object({
-  from: Type.String({ description: 'Start of the first bucket' }),
-  to: Type.String({ description: 'End of the last bucket' }),
-  bucket: Type.Union([Type.Literal('hour'), Type.Literal('day')]),
-  total: Type.Integer(),
-  by_type: Type.Array(Type.Object({ type: Type.String(), count: Type.Integer() })),
-  by_time: Type.Array(Type.Object({ start: Type.String(), count: Type.Integer() })),
-});
 const Text = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 256, description }));
 const Filters = {
   type: Text('Only events of this `event.type`'),

@@ -30,6 +30,11 @@ const refresh = sharedRefresh<ConsoleSession>({
 export interface ServiceClient {
   call<T>(method: string, path: string, options?: { body?: unknown; signal?: AbortSignal }): Promise<T>;
   get<T>(path: string, signal?: AbortSignal): Promise<T>;
+  /**
+   * A response read as it comes (server-sent events): fetch rather than EventSource, which cannot send the token. The
+   * same refresh on 401; an answer other than 2xx is thrown as ApiError.
+   */
+  stream(path: string, signal: AbortSignal): Promise<Response>;
 }
 
 /**
@@ -38,14 +43,18 @@ export interface ServiceClient {
  * the platform's ApiError, as for the dashboard's own API.
  */
 export function serviceClient(section: Right): ServiceClient {
-  const call = async <T>(method: string, path: string, options: { body?: unknown; signal?: AbortSignal } = {}) => {
+  const respond = async (
+    method: string,
+    path: string,
+    options: { body?: unknown; signal?: AbortSignal; accept?: string } = {},
+  ): Promise<Response> => {
     const base = services.find((s) => s.section === section)?.url;
     if (!base) throw new ApiError(503, 'UNAVAILABLE', `the ${section} service does not run beside this console`);
     let used: string | undefined;
     const send = () => {
       const session = readConsoleSession();
       used = session?.accessToken;
-      const headers: Record<string, string> = { accept: 'application/json' };
+      const headers: Record<string, string> = { accept: options.accept ?? 'application/json' };
       if (session) headers.authorization = `Bearer ${session.accessToken}`;
       if (options.body !== undefined) headers['content-type'] = 'application/json';
       return fetch(`${base}/api/v1${path}`, {
@@ -61,7 +70,15 @@ export function serviceClient(section: Right): ServiceClient {
       else writeConsoleSession(undefined);
     }
     if (!response.ok) throw await errorOf(response);
+    return response;
+  };
+  const call = async <T>(method: string, path: string, options: { body?: unknown; signal?: AbortSignal } = {}) => {
+    const response = await respond(method, path, options);
     return (response.status === 204 ? undefined : await response.json()) as T;
   };
-  return { call, get: (path, signal) => call('GET', path, signal ? { signal } : {}) };
+  return {
+    call,
+    get: (path, signal) => call('GET', path, signal ? { signal } : {}),
+    stream: (path, signal) => respond('GET', path, { signal, accept: 'text/event-stream' }),
+  };
 }
