@@ -36,9 +36,16 @@ export interface ConsoleHarness {
   close(): Promise<void>;
 }
 
-export async function startConsole(label: string): Promise<ConsoleHarness> {
+/** `services`: more of the platform beside identity and the dashboard (ingest for the Events section), with `env`. */
+export async function startConsole(
+  label: string,
+  options: { services?: string[]; env?: NodeJS.ProcessEnv } = {},
+): Promise<ConsoleHarness> {
   const adminToken = randomBytes(24).toString('hex');
-  const platform = await startLinkedPlatform(label, ['identity', 'dashboard'], { IDENTITY_ADMIN_TOKEN: adminToken });
+  const platform = await startLinkedPlatform(label, ['identity', 'dashboard', ...(options.services ?? [])], {
+    IDENTITY_ADMIN_TOKEN: adminToken,
+    ...options.env,
+  });
   let browser: Browser | undefined;
   const problems: string[] = [];
   const close = async () => {

@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
@@ -59,41 +60,41 @@ export function registerLiveRoutes(app: App, deps: { db: Database; hub: LiveHub 
               headers: { 'retry-after': '10' },
             });
           const { type, user, session, rejected } = request.query;
+          // Sent as a stream through Fastify (not hijacked), so the hooks' headers (CORS for the console) go out too.
+          const out = new PassThrough();
           const raw = reply.raw;
-          reply.hijack();
-          raw.writeHead(200, {
-            ...(reply.getHeaders() as Record<string, string>),
-            'content-type': 'text/event-stream; charset=utf-8',
-            'cache-control': 'no-store',
-            'x-accel-buffering': 'no',
-          });
           let open = true;
           const end = () => {
             if (!open) return;
             open = false;
             stop();
             clearInterval(keepalive);
-            raw.destroy();
+            out.destroy();
           };
           const write = (text: string) => {
             if (!open) return;
-            if (raw.writableLength > MAX_BUFFERED_BYTES) {
+            if (out.writableLength + raw.writableLength > MAX_BUFFERED_BYTES) {
               request.log.info({ projectId }, 'live events: a watcher that does not read was cut');
               end();
               return;
             }
-            raw.write(text);
+            out.write(text);
           };
           const watcher: Watcher = {
             projectId,
             filter: { type, user, session, rejected },
             send: (event, data) => write(`event: ${event}\ndata: ${data}\n\n`),
           };
-          raw.write('retry: 3000\n\n');
+          out.write('retry: 3000\n\n');
           const stop = hub.watch(watcher, () => write('event: ready\ndata: {}\n\n'));
           const keepalive = setInterval(() => write(': keep-alive\n\n'), KEEPALIVE_MS);
           raw.on('close', end);
-          raw.on('error', end);
+          out.on('error', end);
+          return reply
+            .header('content-type', 'text/event-stream; charset=utf-8')
+            .header('cache-control', 'no-store')
+            .header('x-accel-buffering', 'no')
+            .send(out as never); // a stream, which the schema (for the document) cannot type
         },
       );
     },
