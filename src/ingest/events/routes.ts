@@ -233,7 +233,11 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
         for (const r of rejections) metrics.eventsRejected.inc({ reason: r.reason });
         if (deps.live?.watched(projectId)) {
           const now = new Date();
-          if (prepared.count > 0) deps.live.offer(acceptedRecords(projectId, prepared, now));
+          if (prepared.count > 0) {
+            const shown = acceptedRecords(projectId, prepared, now, deps.live.room());
+            deps.live.offer(shown);
+            deps.live.drop(projectId, prepared.count - shown.length);
+          }
           if (rejections.length)
             deps.live.offer(rejectedRecords(projectId, rejections, rejectedEvents, request.headers.origin, now));
         }

@@ -31,6 +31,10 @@ export interface LiveHub {
   watched(projectId: string | null): boolean;
   /** Records of events just accepted or rejected; kept only for watched projects, bounded per flush. */
   offer(records: readonly LiveRecord[]): void;
+  /** How many more records this flush takes: a caller builds no more than that. */
+  room(): number;
+  /** Counts events of a project left out without being built (beyond `room`). */
+  drop(projectId: string, count: number): void;
   /** The bus's messages, from every instance this one included. */
   deliver(message: string): void;
   /** Adds a watcher; `ready` is called once the bus has carried its announcement back (the other instances have it). */
@@ -125,6 +129,13 @@ export function createLiveHub(options: { bus: () => LiveBus; log: FastifyBaseLog
         }
       }
       if (outbox.length && !timer && !closed) timer = setTimeout(flush, FLUSH_MS);
+    },
+    room: () => Math.max(0, MAX_PER_FLUSH - outbox.length),
+    drop(projectId, count) {
+      if (count <= 0 || !watched(projectId)) return;
+      dropped[projectId] = (dropped[projectId] ?? 0) + count;
+      droppedAny = true;
+      if (!timer && !closed) timer = setTimeout(flush, FLUSH_MS);
     },
     deliver(text) {
       let message: Message;

@@ -1,4 +1,3 @@
-import { decodeElements } from '../events/pg-array.ts';
 import type { PreparedEvents, Rejection } from '../events/validate.ts';
 import type { AcceptedRecord, RejectedRecord } from './record-types.ts';
 
@@ -9,11 +8,31 @@ export const LIVE_BODY_BYTES = 2_048;
 /** The longest text of one field of a rejected event's summary. */
 const FIELD_CHARS = 200;
 
+/** The first `limit` strings of encodeElements' output (events/pg-array.ts). */
+function decodeElements(elements: Buffer, limit: number): string[] {
+  const values: string[] = [];
+  for (let at = 0; at < elements.length && values.length < limit; ) {
+    const length = elements.readInt32BE(at);
+    at += 4;
+    values.push(elements.toString('utf8', at, at + length));
+    at += length;
+  }
+  return values;
+}
+
 const short = (v: unknown): string | null => (typeof v === 'string' ? v.slice(0, FIELD_CHARS) : null);
 
-/** The accepted events of one request, from what the group commit was handed (decoded only when someone watches). */
-export function acceptedRecords(projectId: string, prepared: PreparedEvents, at: Date): AcceptedRecord[] {
-  const bodies = decodeElements(prepared.bodies);
+/**
+ * The first `limit` accepted events of one request (all by default), from what the group commit was handed: decoded
+ * only when someone watches, and only as many as the stream will pass on.
+ */
+export function acceptedRecords(
+  projectId: string,
+  prepared: PreparedEvents,
+  at: Date,
+  limit = prepared.count,
+): AcceptedRecord[] {
+  const bodies = decodeElements(prepared.bodies, limit);
   const when = at.toISOString();
   return bodies.map((text) => {
     const body = JSON.parse(text) as Record<string, unknown>;
