@@ -154,7 +154,13 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(2))
         .join(' ')}`,
     );
-    db = await openDatabase({ url: url.toString(), dataDir: `/tmp/${name}`, schema: 'ingest', poolSize: 4 });
+    db = await openDatabase({
+      url: url.toString(),
+      dataDir: `/tmp/${name}`,
+      schema: 'ingest',
+      poolSize: 4,
+      statementTimeoutMs: 0,
+    });
     await migrate(db, INGEST_MIGRATIONS);
     for (const p of ['big', 'mid', 'small']) await db.query('INSERT INTO projects (id, name) VALUES ($1, $1)', [p]);
     const now = new Date();

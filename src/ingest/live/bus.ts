@@ -39,17 +39,28 @@ export async function postgresBus(options: {
   let closed = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  // A failed reconnection tries again a few seconds later, for as long as the service runs.
+  const reconnectLater = (err: Error) => {
+    options.log.warn({ err: err.message }, 'live events: cannot listen yet; trying again');
+    if (!closed) retry = setTimeout(() => void connect().catch(reconnectLater), 5_000);
+  };
   const connect = async () => {
     const c = new pg.Client({ connectionString: options.url, application_name: 'ingest live' });
     c.on('notification', (n) => {
       if (n.channel === options.channel && n.payload) options.deliver(n.payload);
     });
-    c.on('error', (err) => {
-      options.log.warn({ err: err.message }, 'live events: the listening connection failed; reconnecting');
-      void c.end().catch(() => {});
+    let lost = false;
+    const reconnect = (why: string) => {
+      if (lost) return;
+      lost = true;
       if (client === c) client = undefined;
-      if (!closed) retry = setTimeout(() => void connect().catch(() => {}), 1_000);
-    });
+      if (closed) return;
+      options.log.warn({ why }, 'live events: the listening connection was lost; reconnecting');
+      void c.end().catch(() => {});
+      retry = setTimeout(() => void connect().catch((err: Error) => reconnectLater(err)), 1_000);
+    };
+    c.on('error', (err) => reconnect(err.message));
+    c.on('end', () => reconnect('the connection ended'));
     await c.connect();
     await c.query(`LISTEN "${options.channel}"`);
     if (closed) await c.end();

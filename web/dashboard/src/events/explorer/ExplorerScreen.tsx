@@ -60,28 +60,6 @@ export default function ExplorerScreen() {
   const set = (k: keyof Filters) => (e: { target: { value: string } }) =>
     setForm((f) => ({ ...f, [k]: e.target.value }));
 
-  const { filters, range } = applied;
-  const counts = useCounts(projectId, range);
-  const pages = useCursorPages<ApiEventSummary>(
-    readKeys.events(projectId ?? ''),
-    eventsPath(projectId ?? ''),
-    {
-      from: range.from,
-      to: range.to,
-      type: filters.type || undefined,
-      user: filters.user.trim() || undefined,
-      session: filters.session.trim() || undefined,
-    },
-    50,
-    eventsApi.get,
-  );
-  const count = pages.items?.length ?? 0;
-  const timeline = filters.user.trim()
-    ? `Timeline of user ${filters.user.trim()}`
-    : filters.session.trim()
-      ? `Timeline of session ${filters.session.trim()}`
-      : 'Events, newest first';
-
   return (
     <>
       <h1>Explorer</h1>
@@ -152,104 +130,139 @@ export default function ExplorerScreen() {
           {problem}
         </p>
       )}
-      {projectId && (
-        <>
-          <section aria-labelledby="counts-heading">
-            <h2 id="counts-heading">Counts</h2>
-            {counts.error ? (
-              <p role="alert" className="error">
-                {messageOf(counts.error, 'the ingest service could not be reached')}
-              </p>
-            ) : counts.data ? (
-              <>
-                <p className="status">
-                  {counts.data.total.toLocaleString()} event{counts.data.total === 1 ? '' : 's'}
-                  {filters.type ? ` of type ${filters.type}` : ''} from{' '}
-                  <time dateTime={counts.data.from}>{instant.format(new Date(counts.data.from))}</time> to{' '}
-                  <time dateTime={counts.data.to}>{instant.format(new Date(counts.data.to))}</time>.
-                </p>
-                <CountsView counts={counts.data} />
-              </>
-            ) : (
-              <p className="status">Counting…</p>
-            )}
-          </section>
-          <section aria-labelledby="events-heading">
-            <h2 id="events-heading">{timeline}</h2>
-            {pages.error !== null && pages.error !== undefined && (
-              <p role="alert" className="error">
-                {messageOf(pages.error, 'the ingest service could not be reached')}
-              </p>
-            )}
-            <p role="status" className="status">
-              {pages.items
-                ? count === 0
-                  ? 'No event matches.'
-                  : `Page ${pages.page}: ${count} event${count === 1 ? '' : 's'}${pages.hasNext ? ', more on the next page' : ''}.`
-                : ''}
+      {projectId && <ProjectEvents projectId={projectId} applied={applied} apply={apply} />}
+    </>
+  );
+}
+
+/** The chosen project's counts and events: read only once a project is chosen. */
+function ProjectEvents({
+  projectId,
+  applied,
+  apply,
+}: {
+  projectId: string;
+  applied: { filters: Filters; range: Range };
+  apply: (filters: Filters) => void;
+}) {
+  const { filters, range } = applied;
+  const counts = useCounts(projectId, range);
+  const pages = useCursorPages<ApiEventSummary>(
+    readKeys.events(projectId),
+    eventsPath(projectId),
+    {
+      from: range.from,
+      to: range.to,
+      type: filters.type || undefined,
+      user: filters.user.trim() || undefined,
+      session: filters.session.trim() || undefined,
+    },
+    50,
+    eventsApi.get,
+  );
+  const count = pages.items?.length ?? 0;
+  const timeline = filters.user.trim()
+    ? `Timeline of user ${filters.user.trim()}`
+    : filters.session.trim()
+      ? `Timeline of session ${filters.session.trim()}`
+      : 'Events, newest first';
+
+  return (
+    <>
+      <section aria-labelledby="counts-heading">
+        <h2 id="counts-heading">Counts</h2>
+        {counts.error ? (
+          <p role="alert" className="error">
+            {messageOf(counts.error, 'the ingest service could not be reached')}
+          </p>
+        ) : counts.data ? (
+          <>
+            <p className="status">
+              {counts.data.total.toLocaleString()} event{counts.data.total === 1 ? '' : 's'}
+              {filters.type ? ` of type ${filters.type}` : ''} from{' '}
+              <time dateTime={counts.data.from}>{instant.format(new Date(counts.data.from))}</time> to{' '}
+              <time dateTime={counts.data.to}>{instant.format(new Date(counts.data.to))}</time>.
             </p>
-            {pages.items && count > 0 && (
-              <WideTable label="Events">
-                <table>
-                  <caption>{timeline}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Type</th>
-                      <th scope="col">User</th>
-                      <th scope="col">Session</th>
-                      <th scope="col">Event</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {pages.items.map((e) => (
-                      <tr key={e.id}>
-                        <th scope="row">
-                          <time dateTime={e.timestamp}>{instant.format(new Date(e.timestamp))}</time>
-                        </th>
-                        <td>
-                          <code>{e.type}</code>
-                          {e.name && <span className="hint block">{e.name}</span>}
-                        </td>
-                        <td className="id-cell">
-                          {e.user_id === null ? (
-                            <span className="hint">none</span>
-                          ) : (
-                            <button
-                              type="button"
-                              className="link"
-                              aria-label={`Timeline of user ${e.user_id}`}
-                              onClick={() => apply({ ...filters, user: e.user_id!, session: '', type: '' })}
-                            >
-                              {e.user_id}
-                            </button>
-                          )}
-                        </td>
-                        <td className="id-cell">
-                          <button
-                            type="button"
-                            className="link"
-                            aria-label={`Timeline of session ${e.session_id}`}
-                            onClick={() => apply({ ...filters, session: e.session_id, user: '', type: '' })}
-                          >
-                            {e.session_id}
-                          </button>
-                        </td>
-                        <td className="id-cell">
-                          <Link to="eventDetail" params={{ project: projectId, eventId: e.event_id }}>
-                            {e.event_id}
-                          </Link>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </WideTable>
-            )}
-            <Pager pages={pages} label="Events" />
-          </section>
-        </>
-      )}
+            <CountsView counts={counts.data} />
+          </>
+        ) : (
+          <p className="status">Counting…</p>
+        )}
+      </section>
+      <section aria-labelledby="events-heading">
+        <h2 id="events-heading">{timeline}</h2>
+        {pages.error !== null && pages.error !== undefined && (
+          <p role="alert" className="error">
+            {messageOf(pages.error, 'the ingest service could not be reached')}
+          </p>
+        )}
+        <p role="status" className="status">
+          {pages.items
+            ? count === 0
+              ? 'No event matches.'
+              : `Page ${pages.page}: ${count} event${count === 1 ? '' : 's'}${pages.hasNext ? ', more on the next page' : ''}.`
+            : ''}
+        </p>
+        {pages.items && count > 0 && (
+          <WideTable label="Events">
+            <table>
+              <caption>{timeline}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">User</th>
+                  <th scope="col">Session</th>
+                  <th scope="col">Event</th>
+                </tr>
+              </thead>
+              <tbody>
+                {pages.items.map((e) => (
+                  <tr key={e.id}>
+                    <th scope="row">
+                      <time dateTime={e.timestamp}>{instant.format(new Date(e.timestamp))}</time>
+                    </th>
+                    <td>
+                      <code>{e.type}</code>
+                      {e.name && <span className="hint block">{e.name}</span>}
+                    </td>
+                    <td className="id-cell">
+                      {e.user_id === null ? (
+                        <span className="hint">none</span>
+                      ) : (
+                        <button
+                          type="button"
+                          className="link"
+                          aria-label={`Timeline of user ${e.user_id}`}
+                          onClick={() => apply({ ...filters, user: e.user_id!, session: '', type: '' })}
+                        >
+                          {e.user_id}
+                        </button>
+                      )}
+                    </td>
+                    <td className="id-cell">
+                      <button
+                        type="button"
+                        className="link"
+                        aria-label={`Timeline of session ${e.session_id}`}
+                        onClick={() => apply({ ...filters, session: e.session_id, user: '', type: '' })}
+                      >
+                        {e.session_id}
+                      </button>
+                    </td>
+                    <td className="id-cell">
+                      <Link to="eventDetail" params={{ project: projectId, eventId: e.event_id }}>
+                        {e.event_id}
+                      </Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </WideTable>
+        )}
+        <Pager pages={pages} label="Events" />
+      </section>
     </>
   );
 }
