@@ -202,4 +202,35 @@ describe('the console: events', () => {
     assert.deepEqual(h.problems, []);
     await page.context().close();
   });
+
+  test("explorer, keyboard only: a user's timeline searched and an event opened without a mouse", async () => {
+    const page = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.platform.url.dashboard}/events/explorer?project=shop`);
+    // However many the tests before sent.
+    await statusSays(page, /^Page 1: \d+ events\.$/);
+    await page.focus('.skip-link');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).id, 'explore-project');
+    for (let i = 0; i < 6 && (await focused(page)).id !== 'explore-user'; i++) await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).id, 'explore-user');
+    await page.keyboard.type('bob');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 2, name: 'Timeline of user bob' }).waitFor();
+    await statusSays(page, 'Page 1: 1 event.');
+    // Onwards to the event's link in the table (past the timeline buttons of its row).
+    for (let i = 0; i < 40; i++) {
+      const inTable = await page.evaluate(
+        'document.activeElement?.closest("table") !== null && document.activeElement?.tagName === "A"',
+      );
+      if (inTable) break;
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: /^Event / }).waitFor();
+    assert.match((await page.locator('pre.payload').textContent()) ?? '', /"user\.id": "bob"/);
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
 });
