@@ -77,6 +77,15 @@ const VARIANTS: Record<string, string> = {
         $f$;
         CREATE TRIGGER events_after_insert AFTER INSERT ON events REFERENCING NEW TABLE AS inserted_events
           FOR EACH STATEMENT EXECUTE FUNCTION after_events_inserted();`,
+  // COPY as before migration 008 (issue 27): without the read API's four indexes and its counting trigger.
+  copy_no_read: `DROP INDEX events_project_time, events_project_type_time, events_project_session_time,
+        events_project_user_time; DROP TRIGGER events_count ON events;`,
+  // COPY without the index on user.id read from the json body (each row's body parsed for it).
+  copy_no_user_index: 'DROP INDEX events_project_user_time;',
+  // COPY without the session index.
+  copy_no_session_index: 'DROP INDEX events_project_session_time;',
+  // COPY without migration 008's counting trigger (the hourly rollup).
+  copy_no_count_trigger: 'DROP TRIGGER events_count ON events;',
   // Partitioned by the day of event.timestamp (the bench's events all fall on one day, so one partition is
   // written). A unique index of a partitioned table must hold the partition key: dedup becomes
   // (project_id, event_id, event_ts). The statement triggers move to the partitioned table.

@@ -9,6 +9,9 @@ import { adminSecurityScheme } from '../kit/auth/admin-guard.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
 import { registerOriginRoutes } from './admin/origins-routes.ts';
 import { createProjectOriginCache } from './projects/origin-cache.ts';
+import { registerReadRoutes } from './read/routes.ts';
+import { registerLiveRoutes } from './live/routes.ts';
+import { openLive } from './live/wire.ts';
 import { createCommitter } from './events/committer.ts';
 import { registerEventRoutes } from './events/routes.ts';
 import { apiKeyCheck } from './events/api-key.ts';
@@ -196,7 +199,9 @@ async function wire(
       })
     : committer;
 
+  const live = await openLive(app, db, config);
   registerEventRoutes(app, {
+    live,
     sink,
     metrics,
     cors,
@@ -206,6 +211,8 @@ async function wire(
   });
   registerAdminRoutes(app, { db, keys });
   registerOriginRoutes(app, { db, serviceOrigins: config.allowedOrigins, cache: projectOrigins });
+  registerReadRoutes(app, { db });
+  registerLiveRoutes(app, { db, hub: live });
   registerRetentionRoutes(app, { db, config, maintenance });
   registerSdkRoutes(app);
   await registerForwarding(app, { db, config, secretKey, registry: metrics.registry, outage });

@@ -51,3 +51,8 @@ export function projectOfRequest(request: FastifyRequest): string {
   if (projectId === undefined) throw new Error(`${request.method} ${request.url} did not pass the API key check`);
   return projectId;
 }
+
+/** The project of the key a request passed `apiKeyCheck` with; undefined before or without it. */
+export function projectOfRequestIfAny(request: FastifyRequest): string | undefined {
+  return projects.get(request);
+}

@@ -8,7 +8,9 @@ import { errorRef as ErrorBody } from '../../kit/errors.ts';
 import { API_KEY, API_KEY_SECURITY, PUBLIC } from '../access.ts';
 import { invalidBody, reasonOf } from '../errors.ts';
 import type { IngestMetrics } from '../metrics.ts';
-import { projectOfRequest } from './api-key.ts';
+import { projectOfRequest, projectOfRequestIfAny } from './api-key.ts';
+import type { LiveHub } from '../live/hub.ts';
+import { acceptedRecords, refusedRequest, rejectedRecords } from '../live/records.ts';
 import { discardRest, readBody, TOO_LARGE, type ReadBody } from './body.ts';
 import { CommitUnavailableError } from './committer.ts';
 import type { EventSink } from './sink.ts';
@@ -35,6 +37,8 @@ export interface EventRoutesDeps {
   retryAfterSeconds: number;
   commitTimeoutSeconds: number;
   bodyTimeoutSeconds: number;
+  /** The live stream (src/ingest/live): told of accepted and rejected events while someone watches. */
+  live?: LiveHub | undefined;
 }
 
 /** What the body parser hands the handler: the text, a refusal it could only answer after reading, or nothing. */
@@ -102,12 +106,13 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     const origin = request.headers.origin!;
     reply.header('vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
     await cors.fresh();
-    if (!cors.allows(origin))
-      throw new HttpError(
-        403,
-        'FORBIDDEN',
-        `origin ${origin} may not send events: add it to the project's allowed origins or to INGEST_ALLOWED_ORIGINS`,
-      );
+    if (!cors.allows(origin)) {
+      const message = `origin ${origin} may not send events: add it to the project's allowed origins or to INGEST_ALLOWED_ORIGINS`;
+      // A preflight carries no key: the refusal is shown to whoever watches any project.
+      if (deps.live?.watched(null))
+        deps.live.offer([refusedRequest(null, 'origin_refused', message, origin, new Date())]);
+      throw new HttpError(403, 'FORBIDDEN', message);
+    }
     if (String(request.headers['access-control-request-method']).toUpperCase() !== 'POST') throw methodNotAllowed();
     reply.header('access-control-allow-origin', origin);
     reply.header('access-control-allow-methods', 'POST');
@@ -172,8 +177,12 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
     scope.addHook('onError', async (request, _reply, error) => {
       const code = (error as { code?: string; statusCode?: number }).code;
       const status = (error as { statusCode?: number }).statusCode;
-      if (status !== undefined && status < 500 && request.routeOptions.url === '/v1/events')
-        metrics.requestsRejected.inc({ reason: reasonOf(error) ?? rejectionReason(code, status) });
+      if (status === undefined || status >= 500 || request.routeOptions.url !== '/v1/events') return;
+      const reason = reasonOf(error) ?? rejectionReason(code, status);
+      metrics.requestsRejected.inc({ reason });
+      const projectId = projectOfRequestIfAny(request) ?? null;
+      if (deps.live?.watched(projectId))
+        deps.live.offer([refusedRequest(projectId, reason, error.message, request.headers.origin, new Date())]);
     });
 
     scope.post(
@@ -203,7 +212,11 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
       async (request, reply) => {
         const body = request.body as unknown as EventsBody;
         if (body && 'refused' in body) throw body.refused;
-        const { prepared, rejections, received } = takeBatch(body, projectOfRequest(request));
+        const projectId = projectOfRequest(request);
+        const { prepared, rejections, received } = takeBatch(body, projectId);
+        // Someone watching sees the rejected events themselves: the batch is parsed again, for them only.
+        const rejectedEvents =
+          rejections.length && deps.live?.watched(projectId) ? eventsOf(body as ReadBody) : undefined;
         // The body's text and bytes are not needed while the events wait for their commit: let them go now.
         (request as { body: unknown }).body = undefined;
         if (prepared.count > 0) {
@@ -219,6 +232,16 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
         metrics.eventsAccepted.inc(prepared.count);
         metrics.batchEvents.observe(received);
         for (const r of rejections) metrics.eventsRejected.inc({ reason: r.reason });
+        if (deps.live?.watched(projectId)) {
+          const now = new Date();
+          if (prepared.count > 0) {
+            const shown = acceptedRecords(projectId, prepared, now, deps.live.room());
+            deps.live.offer(shown);
+            deps.live.drop(projectId, prepared.count - shown.length);
+          }
+          if (rejections.length)
+            deps.live.offer(rejectedRecords(projectId, rejections, rejectedEvents, request.headers.origin, now));
+        }
         return reply.code(202).send({
           accepted: prepared.count,
           rejected: rejections.length,
@@ -277,6 +300,16 @@ function takeBatch(raw: ReadBody | undefined, projectId: string): ValidatedBatch
   // The events' own bytes, where they are exactly what serialising them would give (raw-events.ts).
   const bytes = raw.raw === undefined ? undefined : rawEvents(raw.raw, events.length);
   return { ...validateBatch(events, projectId, bytes), received: events.length };
+}
+
+/** A batch's events parsed again from its text, for the live stream's rejected events; undefined if it cannot be. */
+function eventsOf(body: ReadBody): unknown[] | undefined {
+  try {
+    const parsed = JSON.parse(body.text) as { events?: unknown };
+    return Array.isArray(parsed.events) ? parsed.events : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Commits the events within the time limit; returns why not when the database cannot take them now. */

@@ -12,6 +12,7 @@ import {
   type Partition,
 } from './partitions.ts';
 import { projectSettings } from './settings.ts';
+import { foldCounts, forgetCounts } from '../read/rollup.ts';
 
 export interface MaintenanceOptions {
   /** The time the run takes as now (the service passes the clock's; tests a day of their choosing). */
@@ -85,12 +86,15 @@ export async function maintainPartitions(db: Database, options: MaintenanceOptio
     if (!projects.every((id) => expiredBy(retentionOf(id), partition.to!))) continue;
     const done = await changePartitions(db, options.lockTimeoutMs, async (tx) => {
       const exists = await tx.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [partition.name]);
-      if (exists.rows[0]!.t !== null) await dropPartition(tx, partition.name);
+      if (exists.rows[0]!.t === null) return;
+      await dropPartition(tx, partition.name);
+      await forgetCounts(tx, partition.from, partition.to!);
     });
     (done ? report.dropped : report.postponed).push(partition.name);
   }
 
   if (shortest !== null) report.deletedFromDefault = await deleteExpiredStrays(db, options);
+  await foldCounts(db);
   return report;
 }
 

@@ -32,6 +32,11 @@ export interface ServiceClient {
   get<T>(path: string, signal?: AbortSignal): Promise<T>;
   /** A file the service answers (a report), read with the console's token, for a download. */
   blob(path: string, accept: string): Promise<Blob>;
+  /**
+   * A response read as it comes (server-sent events): fetch rather than EventSource, which cannot send the token. The
+   * same refresh on 401; an answer other than 2xx is thrown as ApiError.
+   */
+  stream(path: string, signal: AbortSignal): Promise<Response>;
 }
 
 /**
@@ -40,7 +45,7 @@ export interface ServiceClient {
  * the platform's ApiError, as for the dashboard's own API.
  */
 export function serviceClient(section: Right): ServiceClient {
-  const request = async (
+  const respond = async (
     method: string,
     path: string,
     options: { body?: unknown; signal?: AbortSignal; accept?: string } = {},
@@ -70,12 +75,13 @@ export function serviceClient(section: Right): ServiceClient {
     return response;
   };
   const call = async <T>(method: string, path: string, options: { body?: unknown; signal?: AbortSignal } = {}) => {
-    const response = await request(method, path, options);
+    const response = await respond(method, path, options);
     return (response.status === 204 ? undefined : await response.json()) as T;
   };
   return {
     call,
     get: (path, signal) => call('GET', path, signal ? { signal } : {}),
-    blob: async (path, accept) => (await request('GET', path, { accept })).blob(),
+    blob: async (path, accept) => (await respond('GET', path, { accept })).blob(),
+    stream: (path, signal) => respond('GET', path, { signal, accept: 'text/event-stream' }),
   };
 }

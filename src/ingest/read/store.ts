@@ -1,0 +1,102 @@
+import type { Queryable } from '../../kit/db.ts';
+
+/** A filter of the event list; each set field narrows it (all of them together). */
+export interface EventFilter {
+  projectId: string;
+  from: Date;
+  to: Date;
+  type?: string | undefined;
+  session?: string | undefined;
+  user?: string | undefined;
+}
+
+/** An event as lists show it: what is queried, plus `user.id` and `event.name` read from its body. */
+export interface EventRow {
+  id: string;
+  event_id: string;
+  type: string;
+  timestamp: string;
+  session_id: string;
+  user_id: string | null;
+  name: string | null;
+  received_at: string;
+}
+
+/** Where a page stops: the event's time as PostgreSQL wrote it (full precision) and its row id. */
+export type EventPosition = [string, string];
+
+interface Row {
+  id: string;
+  event_id: string;
+  event_type: string;
+  event_ts: Date;
+  session_id: string;
+  user_id: string | null;
+  name: string | null;
+  received_at: Date;
+  sort_at: string;
+}
+
+const view = (r: Row): EventRow => ({
+  id: r.id,
+  event_id: r.event_id,
+  type: r.event_type,
+  timestamp: r.event_ts.toISOString(),
+  session_id: r.session_id,
+  user_id: r.user_id,
+  name: r.name,
+  received_at: r.received_at.toISOString(),
+});
+
+/**
+ * One page of a project's events, newest first (event time, then row id), read from one of migration 008's
+ * indexes: (project, time), (project, type, time), (project, session, time) or (project, user, time).
+ */
+export async function listEvents(
+  db: Queryable,
+  filter: EventFilter,
+  page: { limit: number; after?: EventPosition | undefined },
+): Promise<(EventRow & { position: EventPosition })[]> {
+  const params: unknown[] = [filter.projectId, filter.from, filter.to];
+  const where = ['project_id = $1', 'event_ts >= $2', 'event_ts < $3'];
+  const add = (clause: (n: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(clause(`$${params.length}`));
+  };
+  if (filter.type !== undefined) add((p) => `event_type = ${p}`, filter.type);
+  if (filter.session !== undefined) add((p) => `session_id = ${p}`, filter.session);
+  if (filter.user !== undefined) add((p) => `(body ->> 'user.id') = ${p}`, filter.user);
+  if (page.after) {
+    params.push(page.after[0], page.after[1]);
+    where.push(`(event_ts, id) < ($${params.length - 1}::timestamptz, $${params.length}::bigint)`);
+  }
+  params.push(page.limit);
+  const { rows } = await db.query<Row>(
+    `SELECT id::text AS id, event_id, event_type, event_ts, session_id, body ->> 'user.id' AS user_id,
+       body ->> 'event.name' AS name, received_at, event_ts::text AS sort_at
+     FROM events WHERE ${where.join(' AND ')}
+     ORDER BY event_ts DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return rows.map((r) => ({ ...view(r), position: [r.sort_at, r.id] }));
+}
+
+/**
+ * One event with its body as stored (json text, parsed here). `event_id` is unique within a day's partition; were the
+ * same id stored on two days (a client reusing ids), the newest is the one shown.
+ */
+export async function getEvent(
+  db: Queryable,
+  projectId: string,
+  eventId: string,
+): Promise<(EventRow & { body: Record<string, unknown> }) | undefined> {
+  const { rows } = await db.query<Row & { body: string }>(
+    `SELECT id::text AS id, event_id, event_type, event_ts, session_id, body ->> 'user.id' AS user_id,
+       body ->> 'event.name' AS name, received_at, event_ts::text AS sort_at, body::text AS body
+     FROM events WHERE project_id = $1 AND event_id = $2
+     ORDER BY event_ts DESC, id DESC LIMIT 1`,
+    [projectId, eventId],
+  );
+  const row = rows[0];
+  return row ? { ...view(row), body: JSON.parse(row.body) as Record<string, unknown> } : undefined;
+}

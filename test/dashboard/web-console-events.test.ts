@@ -1,0 +1,236 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { Page } from 'playwright-core';
+import { assertAccessible } from '../support/axe.ts';
+import { focused, startConsole, type ConsoleHarness } from '../support/console-screens.ts';
+
+/**
+ * Events → Live events and Explorer in the console (Chromium; identity, the dashboard and ingest linked as `platform
+ * start` links them; the owner signs in through identity and calls ingest with that token, the `events` right). Event
+ * payloads come from any page holding a project's public key: hostile ones are shown as text and nothing runs.
+ */
+const INGEST_ADMIN_TOKEN = 'events-console-admin-token-0123456789';
+const HOSTILE = {
+  user: '<img src=x onerror=window.__pwned=1>',
+  session: '<script>window.__pwned=4</script>',
+  url: 'javascript:window.__pwned=2',
+  name: '<svg onload=window.__pwned=5></svg>',
+};
+const HOUR = 3_600_000;
+
+describe('the console: events', () => {
+  let h: ConsoleHarness;
+  let key: string;
+
+  const ingest = (path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
+    fetch(`${h.platform.url.ingest}${path}`, {
+      method: init.method ?? 'GET',
+      headers: {
+        authorization: `Bearer ${INGEST_ADMIN_TOKEN}`,
+        'content-type': 'application/json',
+        ...init.headers,
+      },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+  const event = (fields: Record<string, unknown>) => ({
+    event_id: randomUUID(),
+    project_id: 'shop',
+    'session.id': 'sess-a',
+    'event.type': 'ui.click',
+    'event.timestamp': new Date(Date.now() - HOUR).toISOString(),
+    ...fields,
+  });
+  const send = async (events: unknown[]) => {
+    const res = await fetch(`${h.platform.url.ingest}/v1/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-svc-api-key': key },
+      body: JSON.stringify({ events }),
+    });
+    assert.equal(res.status, 202, await res.text());
+  };
+
+  before(async () => {
+    h = await startConsole('webconevents', { services: ['ingest'], env: { INGEST_ADMIN_TOKEN } });
+    assert.equal(
+      (await ingest('/api/v1/projects', { method: 'POST', body: { name: 'Web shop', id: 'shop' } })).status,
+      201,
+    );
+    const made = await ingest('/api/v1/projects/shop/keys', { method: 'POST', body: { name: 'web' } });
+    key = ((await made.json()) as { key: string }).key;
+    await send([
+      event({
+        event_id: 'hostile-1',
+        'user.id': HOSTILE.user,
+        'session.id': HOSTILE.session,
+        'page.url': HOSTILE.url,
+        'event.name': HOSTILE.name,
+        metadata: { html: HOSTILE.name },
+      }),
+      event({
+        'event.type': 'page.view',
+        'user.id': 'ann',
+        'event.timestamp': new Date(Date.now() - 3 * HOUR).toISOString(),
+      }),
+      event({
+        'event.type': 'page.view',
+        'user.id': 'ann',
+        'event.timestamp': new Date(Date.now() - 26 * HOUR).toISOString(),
+      }),
+      event({ 'event.type': 'error', 'user.id': 'bob', 'page.url': 'https://shop.example/cart' }),
+    ]);
+  });
+  after(async () => h?.close());
+
+  const statusSays = (page: Page, text: string | RegExp) =>
+    page.getByRole('status').filter({ hasText: text }).first().waitFor();
+
+  test("explorer: counts as charts and tables, a person's timeline, one event's payload as text", async () => {
+    const page = await h.open();
+    await h.signIn(page);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Explorer' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Explorer' }).waitFor();
+    await statusSays(page, 'Page 1: 4 events.');
+    await page.getByText('4 events from').waitFor();
+    await page.locator('.chart[data-drawn="true"]').nth(1).waitFor();
+    await page.getByText('Counts as tables').click();
+    const byType = page.getByRole('table', { name: 'Events by type' });
+    assert.match((await byType.textContent()) ?? '', /page\.view2.*error1|page\.view2.*ui\.click1/);
+    const list = page.getByRole('table', { name: 'Events, newest first' });
+    assert.match((await list.textContent()) ?? '', /<img src=x onerror=window\.__pwned=1>/);
+    await assertAccessible(page, 'explorer');
+    await h.screenshot(page, 'events-01-explorer');
+
+    // Ann's timeline, from her id in the list.
+    await page.getByRole('button', { name: 'Timeline of user ann' }).first().click();
+    await page.getByRole('heading', { level: 2, name: 'Timeline of user ann' }).waitFor();
+    await statusSays(page, 'Page 1: 2 events.');
+    // By type, then a bad custom range, said in the page.
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByLabel('Type', { exact: true }).selectOption('error');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await statusSays(page, 'Page 1: 1 event.');
+    await page.getByLabel('Time range').selectOption('custom');
+    await page.getByLabel('From').fill('2999-01-02T00:00');
+    await page.getByLabel('Until').fill('2999-01-01T00:00');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('alert').filter({ hasText: '“From” must be earlier than “Until”.' }).waitFor();
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await statusSays(page, 'Page 1: 4 events.');
+    await h.checkNarrow(page, 'explorer', 'events-02-explorer');
+
+    // The hostile event in full: its payload is text, its javascript: address no link.
+    await page.getByRole('link', { name: 'hostile-1' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Event hostile-1' }).waitFor();
+    const payload = (await page.locator('pre.payload').textContent()) ?? '';
+    assert.match(payload, /"user\.id": "<img src=x onerror=window\.__pwned=1>"/);
+    assert.match(payload, /"event\.name": "<svg onload=window\.__pwned=5><\/svg>"/);
+    assert.equal(await page.locator('main svg').count(), 0);
+    await assertAccessible(page, 'one event');
+    await h.checkNarrow(page, 'one event', 'events-03-event');
+    await h.assertNothingRan(page);
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
+
+  test('live: accepted and rejected events appear with reasons, summarised for screen readers, pause holds them', async () => {
+    const page = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.platform.url.dashboard}/events/live?project=shop`);
+    await page.getByRole('heading', { level: 1, name: 'Live events' }).waitFor();
+    await page.getByText('Connected: new events appear as they arrive.').waitFor();
+    await send([
+      event({ event_id: 'live-ok', 'user.id': HOSTILE.user, 'page.url': HOSTILE.url, 'event.name': HOSTILE.name }),
+      { ...event({ event_id: 'live-bad', 'user.id': 'carol' }), 'event.type': '<script>window.__pwned=6</script>' },
+    ]);
+    const items = page.locator('.live-item');
+    await items.nth(1).waitFor();
+    const text = (await page.locator('.live-list').textContent()) ?? '';
+    assert.match(text, /Rejected.*<script>window\.__pwned=6<\/script>.*event_type/);
+    assert.match(text, /Accepted.*ui\.click.*<img src=x onerror=window\.__pwned=1>/);
+    // One summary for both, in the live region.
+    await page.locator('[aria-live="polite"]').filter({ hasText: '2 new events, 1 rejected.' }).waitFor();
+    await page.getByText('Payload').first().click();
+    assert.match((await page.locator('.live-item pre.payload').first().textContent()) ?? '', /__pwned=5/);
+    await assertAccessible(page, 'live view');
+    await h.screenshot(page, 'events-04-live');
+
+    // Paused, new events are held and counted; resumed, they are shown.
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await send([event({ event_id: 'while-paused' })]);
+    await page.getByText('Paused: 1 new event held.').waitFor();
+    assert.equal(await items.count(), 2);
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.locator('.live-item').filter({ hasText: 'while-paused' }).waitFor();
+    // A request refused whole (a wrong key) is shown too, as not tied to a project.
+    const refused = await fetch(`${h.platform.url.ingest}/v1/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-svc-api-key': 'not-a-key' },
+      body: '{"events":[]}',
+    });
+    assert.equal(refused.status, 401);
+    await page.locator('.live-item').filter({ hasText: 'not tied to a project' }).waitFor();
+    await h.checkNarrow(page, 'live view', 'events-05-live');
+    await h.assertNothingRan(page);
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
+
+  test('live, keyboard only: filters applied and pause pressed without a mouse', async () => {
+    const page = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.platform.url.dashboard}/events/live?project=shop`);
+    await page.getByText('Connected: new events appear as they arrive.').waitFor();
+    await page.focus('.skip-link');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).id, 'live-project');
+    await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).id, 'live-type');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('dave');
+    await page.keyboard.press('Enter');
+    await page.getByText('Connected: new events appear as they arrive.').waitFor();
+    await send([event({ event_id: 'not-dave', 'user.id': 'erin' }), event({ event_id: 'dave-1', 'user.id': 'dave' })]);
+    await page.locator('.live-item').filter({ hasText: 'dave-1' }).waitFor();
+    assert.equal(await page.locator('.live-item').count(), 1, 'the other user is filtered out on the server');
+    for (let i = 0; i < 10 && (await focused(page)).text !== 'Pause'; i++) await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).text, 'Pause');
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Resume' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Resume' }).getAttribute('aria-pressed'), 'true');
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
+
+  test("explorer, keyboard only: a user's timeline searched and an event opened without a mouse", async () => {
+    const page = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.platform.url.dashboard}/events/explorer?project=shop`);
+    // However many the tests before sent.
+    await statusSays(page, /^Page 1: \d+ events\.$/);
+    await page.focus('.skip-link');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).id, 'explore-project');
+    for (let i = 0; i < 6 && (await focused(page)).id !== 'explore-user'; i++) await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).id, 'explore-user');
+    await page.keyboard.type('bob');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 2, name: 'Timeline of user bob' }).waitFor();
+    await statusSays(page, 'Page 1: 1 event.');
+    // Onwards to the event's link in the table (past the timeline buttons of its row).
+    for (let i = 0; i < 40; i++) {
+      const inTable = await page.evaluate(
+        'document.activeElement?.closest("table") !== null && document.activeElement?.tagName === "A"',
+      );
+      if (inTable) break;
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: /^Event / }).waitFor();
+    assert.match((await page.locator('pre.payload').textContent()) ?? '', /"user\.id": "bob"/);
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
+});

@@ -1,0 +1,228 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { App } from '../../src/kit/app.ts';
+import { buildIngestApp } from '../../src/ingest/app.ts';
+import { loadIngestConfig } from '../../src/ingest/config.ts';
+import { localBus } from '../../src/ingest/live/bus.ts';
+import { createLiveHub, MAX_PER_FLUSH } from '../../src/ingest/live/hub.ts';
+import { refusedRequest } from '../../src/ingest/live/records.ts';
+import { tempDir } from '../support/tmp.ts';
+import { ADMIN_TOKEN, makeEvent, startIngest, type IngestHarness } from './helpers.ts';
+
+/** Two instances of ingest on one database: a watcher on the first sees what the second accepts and refuses. */
+let h: IngestHarness;
+let second: App;
+let first: string;
+let other: string;
+let projectId: string;
+let key: string;
+const dir = tempDir();
+
+before(async () => {
+  h = await startIngest({ INGEST_ALLOWED_ORIGINS: 'https://shop.example' }, 'ingestlive');
+  second = await buildIngestApp(
+    loadIngestConfig({
+      DATABASE_URL: h.database.url,
+      DATA_DIR: dir.path,
+      LOG_LEVEL: 'silent',
+      INGEST_ADMIN_TOKEN: ADMIN_TOKEN,
+      INGEST_ALLOWED_ORIGINS: 'https://shop.example',
+    }),
+  );
+  first = await h.app.listen({ host: '127.0.0.1', port: 0 });
+  other = await second.listen({ host: '127.0.0.1', port: 0 });
+  ({ projectId, key } = await h.project('live'));
+});
+after(async () => {
+  await second?.close();
+  await h?.close();
+  dir.remove();
+});
+
+interface Sse {
+  /** The next event of this kind (earlier events of other kinds are skipped). */
+  next(kind: string): Promise<{ event: string; data: any }>;
+  close(): void;
+}
+
+/** A stream read with fetch, as the console reads it (a bearer token in a header). */
+async function stream(base: string, query = ''): Promise<Sse> {
+  const controller = new AbortController();
+  const res = await fetch(`${base}/api/v1/projects/${projectId}/live${query}`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    signal: controller.signal,
+  });
+  assert.equal(res.status, 200);
+  assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  const queue: { event: string; data: any }[] = [];
+  const read = async () => {
+    for (;;) {
+      const at = buffer.indexOf('\n\n');
+      if (at >= 0) {
+        const block = buffer.slice(0, at);
+        buffer = buffer.slice(at + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event) return { event, data: data ? JSON.parse(data) : undefined };
+        continue;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error('the stream ended');
+      buffer += value;
+    }
+  };
+  const sse: Sse = {
+    async next(kind) {
+      for (;;) {
+        const e = queue.shift() ?? (await read());
+        if (e.event === kind) return e;
+      }
+    },
+    close: () => controller.abort(),
+  };
+  await sse.next('ready');
+  return sse;
+}
+
+const post = (base: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(`${base}/v1/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-svc-api-key': key, ...headers },
+    body,
+  });
+
+test('a watcher on one instance sees the events another accepts and rejects, with the reasons', async () => {
+  const sse = await stream(first);
+  try {
+    const good = makeEvent(projectId, { event_id: 'live-1', 'user.id': 'ann', 'event.type': 'page.view' });
+    const bad = { ...makeEvent(projectId, { event_id: 'live-2', 'user.id': 'bob' }), 'event.type': 'nonsense' };
+    const res = await post(other, JSON.stringify({ events: [good, bad] }));
+    assert.equal(res.status, 202);
+    const accepted = await sse.next('accepted');
+    assert.equal(accepted.data.event_id, 'live-1');
+    assert.equal(accepted.data.type, 'page.view');
+    assert.equal(accepted.data.user_id, 'ann');
+    assert.deepEqual(accepted.data.body.metadata, { plan: 'pro' });
+    const rejected = await sse.next('rejected');
+    assert.equal(rejected.data.event_id, 'live-2');
+    assert.equal(rejected.data.reason, 'event_type');
+    assert.match(rejected.data.error, /event\.type/);
+    assert.equal(rejected.data.index, 1);
+    assert.equal(rejected.data.user_id, 'bob');
+
+    // A whole request refused: a body that is not JSON (the key is good: tied to the project), then a wrong key.
+    assert.equal((await post(other, '{"events": [')).status, 400);
+    const broken = await sse.next('rejected');
+    assert.equal(broken.data.reason, 'invalid_json');
+    assert.equal(broken.data.project_id, projectId);
+    assert.equal((await post(other, '{"events": []}', { 'x-svc-api-key': 'not-a-key' })).status, 401);
+    const unknown = await sse.next('rejected');
+    assert.equal(unknown.data.reason, 'unauthorized');
+    assert.equal(unknown.data.project_id, null);
+    // A preflight from an origin that may not send: no key, so shown to every watcher.
+    const preflight = await fetch(`${other}/v1/events`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(preflight.status, 403);
+    const origin = await sse.next('rejected');
+    assert.equal(origin.data.reason, 'origin_refused');
+    assert.equal(origin.data.origin, 'https://evil.example');
+  } finally {
+    sse.close();
+  }
+});
+
+test('filters by type, user and session on the server; rejected events only when asked', async () => {
+  const byUser = await stream(other, '?user=carol&rejected=false');
+  const byType = await stream(first, '?type=error');
+  try {
+    await post(
+      first,
+      JSON.stringify({
+        events: [
+          makeEvent(projectId, { event_id: 'f-1', 'user.id': 'dave' }),
+          { ...makeEvent(projectId, { 'user.id': 'carol' }), 'event.timestamp': 'yesterday' },
+          makeEvent(projectId, { event_id: 'f-2', 'user.id': 'carol', 'event.type': 'error' }),
+        ],
+      }),
+    );
+    assert.equal((await byUser.next('accepted')).data.event_id, 'f-2');
+    assert.equal((await byType.next('accepted')).data.event_id, 'f-2');
+    // The next thing each sees is the following batch's: nothing of the first slipped past the filters.
+    await post(
+      first,
+      JSON.stringify({
+        events: [makeEvent(projectId, { event_id: 'f-3', 'user.id': 'carol', 'event.type': 'error' })],
+      }),
+    );
+    const [a, b] = await Promise.all([byUser.next('accepted'), byType.next('accepted')]);
+    assert.equal(a.data.event_id, 'f-3');
+    assert.equal(b.data.event_id, 'f-3');
+  } finally {
+    byUser.close();
+    byType.close();
+  }
+});
+
+test('bad requests for a stream are answered in the error shape', async () => {
+  const cases: [string, Record<string, string>, number, string][] = [
+    [`/api/v1/projects/nope/live`, { authorization: `Bearer ${ADMIN_TOKEN}` }, 404, 'NOT_FOUND'],
+    [
+      `/api/v1/projects/${projectId}/live?rejected=perhaps`,
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+      400,
+      'VALIDATION_ERROR',
+    ],
+    [
+      `/api/v1/projects/${projectId}/live?colour=red`,
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+      400,
+      'VALIDATION_ERROR',
+    ],
+    [`/api/v1/projects/${projectId}/live`, {}, 401, 'UNAUTHORIZED'],
+  ];
+  for (const [url, headers, status, code] of cases) {
+    const res = await fetch(`${first}${url}`, { headers });
+    assert.equal(res.status, status, url);
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, code, url);
+  }
+});
+
+test('nothing is sent on when nobody watches; beyond the rate events are counted as dropped, not queued', async () => {
+  const delivered: string[] = [];
+  const hub = createLiveHub({ bus: () => bus, log: h.app.log });
+  const bus = localBus((m) => {
+    delivered.push(m);
+    hub.deliver(m);
+  });
+  try {
+    hub.offer([refusedRequest('quiet', 'unauthorized', 'no', undefined, new Date())]);
+    assert.equal(hub.watched('quiet'), false);
+    const got: string[] = [];
+    let sawDropped: () => void = () => {};
+    const dropped = new Promise<void>((resolve) => {
+      sawDropped = resolve;
+    });
+    const send = (event: string, data: string) => {
+      got.push(`${event} ${data}`);
+      if (event === 'dropped') sawDropped();
+    };
+    const ready = new Promise<void>((resolve) =>
+      hub.watch({ projectId: 'busy', filter: { rejected: true }, send }, resolve),
+    );
+    await ready;
+    assert.equal(delivered.length, 1, 'only the watch announcement');
+    const records = Array.from({ length: MAX_PER_FLUSH + 25 }, () =>
+      refusedRequest('busy', 'invalid_json', 'bad', undefined, new Date()),
+    );
+    hub.offer(records);
+    await dropped;
+    assert.equal(got.filter((g) => g.startsWith('rejected')).length, MAX_PER_FLUSH);
+    assert.deepEqual(JSON.parse(got.find((g) => g.startsWith('dropped'))!.slice(8)), { count: 25 });
+  } finally {
+    await hub.close();
+  }
+});

@@ -1,0 +1,268 @@
+import { useCallback, useState, type FormEvent } from 'react';
+import { Pager } from '../../admin/Pager.tsx';
+import '../../app/console-screens.css';
+import { Link } from '../../app/router.tsx';
+import { useScreen } from '../../app/useTitle.ts';
+import { WideTable } from '../../app/WideTable.tsx';
+import { messageOf } from '../../data/errors.ts';
+import { useCursorPages } from '../../data/paging.ts';
+import { EVENT_TYPES } from '../types.ts';
+import { eventsApi, eventsPath, readKeys, useCounts, type ApiEventSummary } from './api.ts';
+import { CountsView } from './CountsView.tsx';
+import './explorer.css';
+import { chooseProject, projectInAddress, ProjectPicker } from './ProjectPicker.tsx';
+import { PRESETS, rangeOf, type Preset, type Range } from './range.ts';
+
+interface Filters {
+  preset: Preset;
+  since: string;
+  until: string;
+  type: string;
+  user: string;
+  session: string;
+}
+const EMPTY: Filters = { preset: '7d', since: '', until: '', type: '', user: '', session: '' };
+const instant = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
+/**
+ * Events → Explorer: a project's events over a time range, counted by hour or day and by type (charts with tables),
+ * listed newest first 50 a page, narrowed by type, user or session; a user or session opens its timeline, an event
+ * id its full payload. Everything an event holds is shown as text.
+ */
+export default function ExplorerScreen() {
+  useScreen('Explorer');
+  const [projectId, setProjectId] = useState(projectInAddress);
+  const [form, setForm] = useState<Filters>(EMPTY);
+  const [applied, setApplied] = useState<{ filters: Filters; range: Range }>(() => ({
+    filters: EMPTY,
+    range: rangeOf(EMPTY.preset, '', '') as Range,
+  }));
+  const [problem, setProblem] = useState('');
+  const pick = useCallback((id: string) => {
+    chooseProject(id);
+    setProjectId(id);
+  }, []);
+
+  const apply = (filters: Filters) => {
+    const range = rangeOf(filters.preset, filters.since, filters.until);
+    if (typeof range === 'string') {
+      setProblem(range);
+      return;
+    }
+    setProblem('');
+    setForm(filters);
+    setApplied({ filters, range });
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    apply(form);
+  };
+  const set = (k: keyof Filters) => (e: { target: { value: string } }) =>
+    setForm((f) => ({ ...f, [k]: e.target.value }));
+
+  return (
+    <>
+      <h1>Explorer</h1>
+      <p className="description">
+        A project's events over time: counts by type and by hour or day, the events themselves, one person's or one
+        session's timeline, and each event in full.
+      </p>
+      <search aria-label="Events">
+        <form className="filters-bar" onSubmit={submit}>
+          <ProjectPicker id="explore-project" value={projectId} onChange={pick} />
+          <div className="field">
+            <label htmlFor="explore-range">Time range</label>
+            <select id="explore-range" value={form.preset} onChange={set('preset')}>
+              {Object.entries(PRESETS).map(([k, label]) => (
+                <option key={k} value={k}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </div>
+          {form.preset === 'custom' && (
+            <>
+              <div className="field">
+                <label htmlFor="explore-since">From</label>
+                <input id="explore-since" type="datetime-local" value={form.since} onChange={set('since')} />
+              </div>
+              <div className="field">
+                <label htmlFor="explore-until">Until</label>
+                <input id="explore-until" type="datetime-local" value={form.until} onChange={set('until')} />
+              </div>
+            </>
+          )}
+          <div className="field">
+            <label htmlFor="explore-type">Type</label>
+            <select id="explore-type" value={form.type} onChange={set('type')}>
+              <option value="">Any type</option>
+              {EVENT_TYPES.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="explore-user">User id</label>
+            <input id="explore-user" maxLength={256} autoComplete="off" value={form.user} onChange={set('user')} />
+          </div>
+          <div className="field">
+            <label htmlFor="explore-session">Session id</label>
+            <input
+              id="explore-session"
+              maxLength={256}
+              autoComplete="off"
+              value={form.session}
+              onChange={set('session')}
+            />
+          </div>
+          <div className="actions">
+            <button type="submit">Search</button>
+            <button type="button" className="secondary" onClick={() => apply(EMPTY)}>
+              Clear
+            </button>
+          </div>
+        </form>
+      </search>
+      {problem && (
+        <p role="alert" className="error">
+          {problem}
+        </p>
+      )}
+      {projectId && <ProjectEvents projectId={projectId} applied={applied} apply={apply} />}
+    </>
+  );
+}
+
+/** The chosen project's counts and events: read only once a project is chosen. */
+function ProjectEvents({
+  projectId,
+  applied,
+  apply,
+}: {
+  projectId: string;
+  applied: { filters: Filters; range: Range };
+  apply: (filters: Filters) => void;
+}) {
+  const { filters, range } = applied;
+  const counts = useCounts(projectId, range);
+  const pages = useCursorPages<ApiEventSummary>(
+    readKeys.events(projectId),
+    eventsPath(projectId),
+    {
+      from: range.from,
+      to: range.to,
+      type: filters.type || undefined,
+      user: filters.user.trim() || undefined,
+      session: filters.session.trim() || undefined,
+    },
+    50,
+    eventsApi.get,
+  );
+  const count = pages.items?.length ?? 0;
+  const timeline = filters.user.trim()
+    ? `Timeline of user ${filters.user.trim()}`
+    : filters.session.trim()
+      ? `Timeline of session ${filters.session.trim()}`
+      : 'Events, newest first';
+
+  return (
+    <>
+      <section aria-labelledby="counts-heading">
+        <h2 id="counts-heading">Counts</h2>
+        {counts.error ? (
+          <p role="alert" className="error">
+            {messageOf(counts.error, 'the ingest service could not be reached')}
+          </p>
+        ) : counts.data ? (
+          <>
+            <p className="status">
+              {counts.data.total.toLocaleString()} event{counts.data.total === 1 ? '' : 's'}
+              {filters.type ? ` of type ${filters.type}` : ''} from{' '}
+              <time dateTime={counts.data.from}>{instant.format(new Date(counts.data.from))}</time> to{' '}
+              <time dateTime={counts.data.to}>{instant.format(new Date(counts.data.to))}</time>.
+            </p>
+            <CountsView counts={counts.data} />
+          </>
+        ) : (
+          <p className="status">Counting…</p>
+        )}
+      </section>
+      <section aria-labelledby="events-heading">
+        <h2 id="events-heading">{timeline}</h2>
+        {pages.error !== null && pages.error !== undefined && (
+          <p role="alert" className="error">
+            {messageOf(pages.error, 'the ingest service could not be reached')}
+          </p>
+        )}
+        <p role="status" className="status">
+          {pages.items
+            ? count === 0
+              ? 'No event matches.'
+              : `Page ${pages.page}: ${count} event${count === 1 ? '' : 's'}${pages.hasNext ? ', more on the next page' : ''}.`
+            : ''}
+        </p>
+        {pages.items && count > 0 && (
+          <WideTable label="Events">
+            <table>
+              <caption>{timeline}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">User</th>
+                  <th scope="col">Session</th>
+                  <th scope="col">Event</th>
+                </tr>
+              </thead>
+              <tbody>
+                {pages.items.map((e) => (
+                  <tr key={e.id}>
+                    <th scope="row">
+                      <time dateTime={e.timestamp}>{instant.format(new Date(e.timestamp))}</time>
+                    </th>
+                    <td>
+                      <code>{e.type}</code>
+                      {e.name && <span className="hint block">{e.name}</span>}
+                    </td>
+                    <td className="id-cell">
+                      {e.user_id === null ? (
+                        <span className="hint">none</span>
+                      ) : (
+                        <button
+                          type="button"
+                          className="link"
+                          aria-label={`Timeline of user ${e.user_id}`}
+                          onClick={() => apply({ ...filters, user: e.user_id!, session: '', type: '' })}
+                        >
+                          {e.user_id}
+                        </button>
+                      )}
+                    </td>
+                    <td className="id-cell">
+                      <button
+                        type="button"
+                        className="link"
+                        aria-label={`Timeline of session ${e.session_id}`}
+                        onClick={() => apply({ ...filters, session: e.session_id, user: '', type: '' })}
+                      >
+                        {e.session_id}
+                      </button>
+                    </td>
+                    <td className="id-cell">
+                      <Link to="eventDetail" params={{ project: projectId, eventId: e.event_id }}>
+                        {e.event_id}
+                      </Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </WideTable>
+        )}
+        <Pager pages={pages} label="Events" />
+      </section>
+    </>
+  );
+}
