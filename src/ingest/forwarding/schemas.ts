@@ -63,9 +63,11 @@ export const TestResult = Type.Object({
   delivered: Type.Boolean(),
   outcome: Type.Enum(['delivered', 'retry', 'rejected', 'partial', 'unreachable'], {
     description:
-      '`retry`: the destination is down or busy (408, 429, 5xx); `rejected`: it refused (credentials, payload); `unreachable`: no answer',
+      '`retry`: the destination is down or busy (408, 429, 5xx); `rejected`: it refused (credentials, payload), or its address is on the internal network and nothing was sent (status null; INGEST_DESTINATION_ALLOW_HOSTS allows such a host); `unreachable`: no answer',
   }),
-  status: Type.Union([Type.Integer(), Type.Null()], { description: 'Its HTTP status; null when unreachable' }),
+  status: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Its HTTP status; null when nothing answered (unreachable, or an address refused)',
+  }),
   message: Type.String(),
   event_id: Type.String({ description: 'The test event’s `event_id`, to find it at the destination' }),
 });
