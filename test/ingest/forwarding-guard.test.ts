@@ -153,7 +153,7 @@ test('a destination on the internal network that got into the database is never 
     assert.equal(tested.statusCode, 200, tested.body);
     const result = tested.json();
     assert.equal(result.delivered, false);
-    assert.equal(result.outcome, 'rejected');
+    assert.equal(result.outcome, 'refused');
     assert.equal(result.status, null);
     assert.match(result.message, reason);
   }
@@ -189,4 +189,19 @@ test('INGEST_DESTINATION_ALLOW_HOSTS lets an operator deliver to an internal hos
     await receiver.close();
     await allowed.close();
   }
+});
+
+test('the OpenAPI document tells of the guard where URLs are given and what a test send answers', async () => {
+  const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const create = doc.paths['/api/v1/projects/{projectId}/destinations'].post;
+  const body = create.requestBody.content['application/json'].schema;
+  assert.match(body.properties.base_url.description, /internal address .*INGEST_DESTINATION_ALLOW_HOSTS/);
+  const change = doc.paths['/api/v1/destinations/{destinationId}'].patch.requestBody.content['application/json'].schema;
+  assert.match(change.properties.base_url.description, /Refused on the internal network/);
+  const tested =
+    doc.paths['/api/v1/destinations/{destinationId}/test'].post.responses['200'].content['application/json'];
+  assert.ok(
+    tested.schema.properties.outcome.enum.includes('refused'),
+    JSON.stringify(tested.schema.properties.outcome),
+  );
 });

@@ -10,7 +10,8 @@ import { post, SendError } from './http.ts';
 /** What a test send answers: whether the destination took the event, and what it said, its secrets scrubbed. */
 export interface TestSendResult {
   delivered: boolean;
-  outcome: Outcome['kind'] | 'unreachable';
+  /** `refused`: the guard kept it from leaving, the address being on the internal network. */
+  outcome: Outcome['kind'] | 'unreachable' | 'refused';
   /** The HTTP status the destination answered; null when it could not be reached. */
   status: number | null;
   message: string;
@@ -64,10 +65,10 @@ export async function testSend(
     };
   } catch (err) {
     if (!(err instanceof SendError)) throw err;
-    // Refused by the guard: nothing left, and it is the destination's address that must change (or be allowed).
+    // Refused by the guard: nothing left; the destination's address must change (or an operator allow it).
     return {
       delivered: false,
-      outcome: err.refused ? 'rejected' : 'unreachable',
+      outcome: err.refused ? 'refused' : 'unreachable',
       status: null,
       message: scrub(err.message),
       event_id: eventId,
