@@ -5,6 +5,7 @@ import { commandDatabase } from '../kit/service-config.ts';
 import { INGEST_MIGRATIONS } from './app.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyForwardingError, forwardingCommands } from './forwarding/cli.ts';
+import { forwardingGuard } from './forwarding/guard.ts';
 import { INGEST_KEYS } from './projects/keys.ts';
 import { classifyRetentionError, retentionCommands } from './retention/cli.ts';
 import { loaderCommands } from './log/cli.ts';
@@ -69,7 +70,7 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
         redisUrl: config.redisUrl,
         cacheSeconds: config.keyCacheSeconds,
       }),
-      ...forwardingCommands({ withDatabase, secretKey: config.secretKey, env }),
+      ...forwardingCommands({ withDatabase, secretKey: config.secretKey, guard: () => forwardingGuard(config), env }),
       ...retentionCommands({ withDatabase, config }),
       ...loaderCommands({ config, migrations: INGEST_MIGRATIONS }),
     ],

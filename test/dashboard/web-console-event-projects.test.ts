@@ -137,7 +137,8 @@ describe('the console: events projects and destinations', () => {
     await assertAccessible(page, 'revoke dialog');
     await dialog.getByRole('button', { name: 'Revoke' }).click();
     await statusSays(page, /is revoked: events sent with it are refused from now on\./);
-    assert.match((await keys.getByRole('row').allTextContents())[1]!, /revoked/);
+    // The status is said at once; the list shows the key revoked once it is read again.
+    await keys.getByRole('row').nth(1).filter({ hasText: 'revoked' }).waitFor();
     assert.equal((await sendEvents(key, 'web-shop')).status, 401, 'the revoked key is refused at ingest');
 
     await page.getByRole('button', { name: 'Rename project' }).click();
@@ -377,6 +378,75 @@ describe('the console: events projects and destinations', () => {
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     assert.match((await focused(page)).text, /^Revoke the key /);
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
+
+  test('keyboard only: a destination renamed, pointed elsewhere (an internal URL refused beside its field) and given a new secret, write-only', async () => {
+    assert.equal((await ingest('/projects', { method: 'POST', body: { name: 'Edits', id: 'edits' } })).status, 201);
+    const created = await ingest('/projects/edits/destinations', {
+      method: 'POST',
+      body: { name: 'Old hook', kind: 'webhook', base_url: `${r.url}/hooks/old`, credentials: { secret: SECRET } },
+    });
+    assert.equal(created.status, 201);
+    const id = created.body.id as string;
+    const page = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.platform.url.dashboard}/events/destinations/${id}`);
+    await page.getByRole('heading', { level: 1, name: 'Old hook' }).waitFor();
+    await page.focus('.skip-link');
+    await page.keyboard.press('Enter');
+    await tabTo(page, /^Edit$/);
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Edit Old hook' });
+    await dialog.waitFor();
+    assert.equal((await focused(page)).id, 'edit-dest-name');
+    assert.equal(await dialog.getByLabel('New receiving URL').inputValue(), '', 'the sealed URL is never sent back');
+    assert.equal(await dialog.getByLabel('Signing secret').inputValue(), '', 'nor the secret');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('Renamed hook');
+    await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).id, 'edit-dest-url');
+    await page.keyboard.type('http://169.254.169.254/latest/meta-data/');
+    await page.keyboard.press('Enter');
+    const urlError = dialog.locator('#edit-dest-url-error');
+    await urlError.waitFor();
+    assert.match(
+      (await urlError.textContent())!,
+      /^refused: 169\.254\.169\.254 is a link-local address, where a cloud metadata/,
+    );
+    assert.equal(await dialog.getByLabel('New receiving URL').getAttribute('aria-invalid'), 'true');
+    assert.equal((await ingest(`/destinations/${id}`)).body.name, 'Old hook', 'nothing was changed');
+    await assertAccessible(page, 'edit destination refused');
+    await h.screenshot(page, 'events-07-destination-edit-refused');
+    await h.checkNarrow(page, 'edit destination refused', 'events-07a-destination-edit-refused');
+
+    const rotated = 'whsec_console_rotated_0123456789';
+    await dialog.getByLabel('New receiving URL').fill(`${r.url}/hooks/new`);
+    await dialog.getByLabel('Signing secret').focus();
+    await page.keyboard.type(rotated);
+    await page.keyboard.press('Enter');
+    await statusSays(page, 'Renamed hook is saved: the next delivery uses it as it is now.');
+    await page.getByRole('heading', { level: 1, name: 'Renamed hook' }).waitFor();
+    assert.equal((await focused(page)).text, 'Edit', 'the focus is back on the button that opened the dialog');
+    assert.equal(await page.getByText(rotated).count(), 0, 'a secret given is never shown back');
+    assert.equal(await page.getByText('/hooks/new').count(), 0, 'nor the sealed part of the URL');
+
+    // The receiver now holds the new secret: a test send reaches the new path, signed with it.
+    const before = r.received.length;
+    r.secret = rotated;
+    try {
+      await page.focus('.skip-link');
+      await page.keyboard.press('Enter');
+      await tabTo(page, /^Send a test event$/);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Test send: Delivered' }).waitFor();
+      assert.equal(r.received.at(-1)!.url.pathname, '/hooks/new');
+      assert.equal(r.received.length, before + 1);
+    } finally {
+      r.secret = SECRET;
+    }
+    await h.checkNarrow(page, 'destination edited', 'events-07b-destination-edited');
     assert.deepEqual(h.problems, []);
     await page.context().close();
   });

@@ -54,6 +54,8 @@ async function startService(): Promise<Running> {
     INGEST_FORWARDING_LEASE_MS: '2000',
     INGEST_FORWARDING_RETRY_BASE_MS: '20',
     INGEST_FORWARDING_RETRY_MAX_MS: '200',
+    // The webhook receiver listens on 127.0.0.1, refused by default as the internal network.
+    INGEST_DESTINATION_ALLOW_HOSTS: '127.0.0.1',
   });
   children.add(service.child);
   service.child.on('exit', () => children.delete(service.child));

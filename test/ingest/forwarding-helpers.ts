@@ -1,8 +1,18 @@
 import assert from 'node:assert/strict';
 import type { IngestHarness } from './helpers.ts';
 
-/** Forwarding on, with short polls, timeouts and backoffs so failures and retries play out in milliseconds. */
+/**
+ * The receivers and vendor stand-ins of the tests listen on 127.0.0.1, which forwarding refuses by default (the guard
+ * against the internal network): an operator's allow list lets them through.
+ */
+export const LOCAL_RECEIVERS: Record<string, string> = { INGEST_DESTINATION_ALLOW_HOSTS: '127.0.0.1' };
+
+/**
+ * Forwarding on, with short polls, timeouts and backoffs so failures and retries play out in milliseconds, to
+ * receivers on 127.0.0.1 (LOCAL_RECEIVERS).
+ */
 export const FAST_FORWARDING: Record<string, string> = {
+  ...LOCAL_RECEIVERS,
   INGEST_FORWARDING_ENABLED: 'true',
   INGEST_FORWARDING_POLL_MS: '20',
   INGEST_FORWARDING_TIMEOUT_MS: '500',

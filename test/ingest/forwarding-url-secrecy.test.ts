@@ -7,7 +7,14 @@ import { ingestService } from '../../src/ingest/service.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/vendors/webhook.ts';
 import { tempDir } from '../support/tmp.ts';
 import { ADMIN_TOKEN, makeEvent, startIngest, type IngestHarness } from './helpers.ts';
-import { createDestination, deadLetters, FAST_FORWARDING, sendEvents, waitFor } from './forwarding-helpers.ts';
+import {
+  createDestination,
+  deadLetters,
+  FAST_FORWARDING,
+  LOCAL_RECEIVERS,
+  sendEvents,
+  waitFor,
+} from './forwarding-helpers.ts';
 
 // Webhook URLs like Slack's or Zapier's are themselves the secret: whoever knows one can post to the channel.
 const SECRET_KEY = 'd'.repeat(64);
@@ -62,6 +69,7 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
     DATA_DIR: '/nonexistent-unused',
     LOG_LEVEL: 'silent',
     PLATFORM_SECRET_KEY: SECRET_KEY,
+    ...LOCAL_RECEIVERS,
   };
   const out: string[] = [];
   const err: string[] = [];

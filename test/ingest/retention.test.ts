@@ -8,7 +8,7 @@ import { addDays, dayOf, dayPartitionName } from '../../src/ingest/retention/par
 import { openDatabase } from '../../src/kit/db.ts';
 import type { App } from '../../src/kit/app.ts';
 import { startWebhookReceiver } from '../support/vendors/webhook.ts';
-import { FAST_FORWARDING, createDestination, deadLetters, waitFor } from './forwarding-helpers.ts';
+import { FAST_FORWARDING, LOCAL_RECEIVERS, createDestination, deadLetters, waitFor } from './forwarding-helpers.ts';
 import { ADMIN_TOKEN, makeEvent, startIngest, type IngestHarness } from './helpers.ts';
 
 // Default retention 10 days; partitions from 7 days back to 3 ahead (the defaults of the last two).
@@ -208,7 +208,7 @@ async function retentionDrops(h: IngestHarness): Promise<void> {
 
 test("forwarding's outbox and dead letters keep working across a drop", async () => {
   // An instance that does not deliver yet, so entries wait in the outbox; a database of its own.
-  const h = await startIngest({ PLATFORM_SECRET_KEY: 'a'.repeat(64) }, 'retention-outbox');
+  const h = await startIngest({ PLATFORM_SECRET_KEY: 'a'.repeat(64), ...LOCAL_RECEIVERS }, 'retention-outbox');
   try {
     await outboxAcrossDrop(h);
   } finally {

@@ -106,3 +106,59 @@ test('a redirect is not followed, Retry-After is read, and a silent receiver tim
     /no answer within 200 ms/,
   );
 });
+
+test('only the first bytes of an answer are read, its headers come with it, and a stop ends a request in flight', async (t) => {
+  // Sends the start of a long answer and never ends it: a reader that waited for the end would wait for the time limit.
+  const endless = createServer((req, res) => {
+    req.resume();
+    res.writeHead(500, { 'x-why': 'full', 'retry-after': '3' });
+    res.write('x'.repeat(64 * 1024));
+  });
+  await new Promise<void>((res) => endless.listen(0, '127.0.0.1', res));
+  t.after(() => {
+    endless.closeAllConnections();
+    endless.close();
+  });
+  const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/`;
+  const policy = createAddressPolicy(['127.0.0.1']);
+  const answer = await guardedPost({ url, headers: {}, body: '' }, policy, {
+    ...options,
+    timeoutMs: 60_000,
+    maxAnswerBytes: 1024,
+  });
+  assert.equal(answer.status, 500);
+  assert.equal(answer.text, 'x'.repeat(1024));
+  assert.equal(answer.headers['x-why'], 'full');
+  assert.equal(answer.retryAfterMs, 3_000);
+
+  const silent = createServer(() => {});
+  await new Promise<void>((res) => silent.listen(0, '127.0.0.1', res));
+  t.after(() => {
+    silent.closeAllConnections();
+    silent.close();
+  });
+  const arrived = new Promise<void>((res) => silent.once('request', () => res()));
+  const stop = new AbortController();
+  const pending = guardedPost(
+    { url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, headers: {}, body: '' },
+    policy,
+    { ...options, timeoutMs: 60_000, signal: stop.signal },
+  );
+  await arrived;
+  stop.abort();
+  await assert.rejects(pending, (err: unknown) => {
+    assert.ok(err instanceof OutboundError && err.stopped && !err.refused);
+    return true;
+  });
+});
+
+test('a host that does not resolve is unreachable, not refused', async () => {
+  await assert.rejects(
+    guardedPost({ url: 'http://hooks.invalid/', headers: {}, body: '' }, createAddressPolicy([]), options),
+    (err: unknown) => {
+      assert.ok(err instanceof OutboundError && !err.refused);
+      assert.match(err.message, /could not be resolved/);
+      return true;
+    },
+  );
+});

@@ -18,6 +18,7 @@ import {
   DestinationInputError,
   DestinationNotFoundError,
 } from './destinations/store.ts';
+import type { ForwardingGuard } from './guard.ts';
 import { CreatedDestination, Credentials, DeadLetter, Destination, Kind, Settings } from './schemas.ts';
 
 const ProjectParams = Type.Object({ projectId: Type.String() });
@@ -34,8 +35,11 @@ function mapErrors(err: unknown): never {
 }
 
 /** Destinations and their dead letters under /api/v1, for admins only (ADMIN, checked before the body is read). */
-export function registerForwardingAdminRoutes(app: App, deps: { db: Database; secretKey: Buffer }): void {
-  const { db, secretKey } = deps;
+export function registerForwardingAdminRoutes(
+  app: App,
+  deps: { db: Database; secretKey: Buffer; guard: ForwardingGuard },
+): void {
+  const { db, secretKey, guard } = deps;
   app.register(
     async (plugin) => {
       const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -64,7 +68,7 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
                 base_url: Type.Optional(
                   Type.String({
                     description:
-                      "Required for webhook (the URL events are POSTed to); otherwise the vendor's API host (its public API by default), under which the vendor's path goes (once: a URL already ending in it, such as Amplitude's `https://api2.amplitude.com/2/httpapi`, is the endpoint), its query string kept. No fragment",
+                      "Required for webhook (the URL events are POSTed to); otherwise the vendor's API host (its public API by default), under which the vendor's path goes (once: a URL already ending in it, such as Amplitude's `https://api2.amplitude.com/2/httpapi`, is the endpoint), its query string kept. No fragment. Refused (400) when its host is, or resolves to, an internal address (loopback, private, link-local such as a cloud metadata service) unless INGEST_DESTINATION_ALLOW_HOSTS names it; every delivery checks the address again",
                   }),
                 ),
                 credentials: Type.Optional(Credentials),
@@ -79,15 +83,20 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
         async (request, reply) => {
           const b = request.body;
           try {
-            const { destination, shownOnce } = await createDestination(db, secretKey, {
-              projectId: request.params.projectId,
-              name: b.name,
-              kind: b.kind,
-              baseUrl: b.base_url,
-              credentials: b.credentials,
-              settings: b.settings,
-              enabled: b.enabled,
-            });
+            const { destination, shownOnce } = await createDestination(
+              db,
+              secretKey,
+              {
+                projectId: request.params.projectId,
+                name: b.name,
+                kind: b.kind,
+                baseUrl: b.base_url,
+                credentials: b.credentials,
+                settings: b.settings,
+                enabled: b.enabled,
+              },
+              guard,
+            );
             return reply.code(201).send({ ...destination, ...(shownOnce?.secret ? { secret: shownOnce.secret } : {}) });
           } catch (err) {
             mapErrors(err);
@@ -158,7 +167,10 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
                 name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
                 enabled: Type.Optional(Type.Boolean()),
                 base_url: Type.Optional(
-                  Type.String({ description: 'A new URL, sealed like the first; the next delivery uses it' }),
+                  Type.String({
+                    description:
+                      'A new URL, sealed like the first; the next delivery uses it. Refused on the internal network as at creation',
+                  }),
                 ),
                 credentials: Type.Optional(Credentials),
                 settings: Type.Optional(Settings),
@@ -171,13 +183,19 @@ export function registerForwardingAdminRoutes(app: App, deps: { db: Database; se
         async (request) => {
           const b = request.body;
           try {
-            return await updateDestination(db, secretKey, request.params.destinationId, {
-              name: b.name,
-              enabled: b.enabled,
-              baseUrl: b.base_url,
-              credentials: b.credentials,
-              settings: b.settings,
-            });
+            return await updateDestination(
+              db,
+              secretKey,
+              request.params.destinationId,
+              {
+                name: b.name,
+                enabled: b.enabled,
+                baseUrl: b.base_url,
+                credentials: b.credentials,
+                settings: b.settings,
+              },
+              guard,
+            );
           } catch (err) {
             mapErrors(err);
           }

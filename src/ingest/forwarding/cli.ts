@@ -12,11 +12,14 @@ import {
   DestinationNotFoundError,
   type DestinationView,
 } from './destinations/store.ts';
+import type { ForwardingGuard } from './guard.ts';
 
 export interface ForwardingCommandContext {
   /** Runs `fn` on the ingest database, migrated, and closes it. */
   withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T>;
   secretKey: Buffer;
+  /** The same check of a URL as the admin API's (INGEST_DESTINATION_ALLOW_HOSTS); built when a command runs (the usage listing has no configuration). */
+  guard(): ForwardingGuard;
   env: NodeJS.ProcessEnv;
 }
 
@@ -89,7 +92,13 @@ export function forwardingCommands(ctx: ForwardingCommandContext): Command[] {
     positionals: { min: 1, max: 1 },
     run: ({ positionals, result }) =>
       ctx.withDatabase(async (db) => {
-        const d = await updateDestination(db, ctx.secretKey, positionals[0]!, { enabled: action === 'enable' });
+        const d = await updateDestination(
+          db,
+          ctx.secretKey,
+          positionals[0]!,
+          { enabled: action === 'enable' },
+          ctx.guard(),
+        );
         result(destinationJson(d), [show(d)]);
       }),
   });
@@ -115,15 +124,20 @@ export function forwardingCommands(ctx: ForwardingCommandContext): Command[] {
         const settings = settingsOf(pairs(strs(values, 'setting'), 'setting', ctx.env));
         const baseUrl = str(values, 'base-url');
         return ctx.withDatabase(async (db) => {
-          const { destination, shownOnce } = await createDestination(db, ctx.secretKey, {
-            projectId: positionals[0]!,
-            name: str(values, 'name')!,
-            kind: str(values, 'kind')!,
-            baseUrl: baseUrl === undefined ? undefined : urlArg(baseUrl, '--base-url', ctx.env),
-            credentials,
-            settings,
-            enabled: !flag(values, 'disabled'),
-          });
+          const { destination, shownOnce } = await createDestination(
+            db,
+            ctx.secretKey,
+            {
+              projectId: positionals[0]!,
+              name: str(values, 'name')!,
+              kind: str(values, 'kind')!,
+              baseUrl: baseUrl === undefined ? undefined : urlArg(baseUrl, '--base-url', ctx.env),
+              credentials,
+              settings,
+              enabled: !flag(values, 'disabled'),
+            },
+            ctx.guard(),
+          );
           result({ ...destinationJson(destination), ...(shownOnce?.secret ? { secret: shownOnce.secret } : {}) }, [
             show(destination),
             ...(shownOnce?.secret ? [`webhook signing secret (shown once, keep it now): ${shownOnce.secret}`] : []),
@@ -153,7 +167,7 @@ export function forwardingCommands(ctx: ForwardingCommandContext): Command[] {
       run: ({ positionals, result }) => {
         const url = urlArg(positionals[1]!, 'URL', ctx.env);
         return ctx.withDatabase(async (db) => {
-          const d = await updateDestination(db, ctx.secretKey, positionals[0]!, { baseUrl: url });
+          const d = await updateDestination(db, ctx.secretKey, positionals[0]!, { baseUrl: url }, ctx.guard());
           result(destinationJson(d), [show(d)]);
         });
       },

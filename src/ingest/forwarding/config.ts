@@ -1,4 +1,5 @@
 import { bool, int, ConfigError, type ConfigOf } from '../../kit/config.ts';
+import { allowHostsVariable } from '../../kit/outbound/config.ts';
 
 /**
  * The forwarding variables, spread into the ingest service's spec by core's config.ts.
@@ -57,6 +58,10 @@ export const forwardingVariables = {
     max: 1_000,
     doc: 'Destinations one instance delivers to at the same time, each in its own loop so a slow one holds only its own.',
   }),
+  destinationAllowHosts: allowHostsVariable(
+    'INGEST_DESTINATION_ALLOW_HOSTS',
+    'event forwarding (deliveries, retries and test sends of destinations)',
+  ),
 };
 
 export type ForwardingConfig = ConfigOf<typeof forwardingVariables>;

@@ -7,6 +7,7 @@ import { ADMIN, ADMIN_SECURITY } from '../access.ts';
 import { getDeadLetter } from './dead-letters/store.ts';
 import { testSend } from './delivery/test-send.ts';
 import { deliveryFigures } from './figures/store.ts';
+import type { ForwardingGuard } from './guard.ts';
 import { DeadLetterDetail, Figures, TestResult } from './schemas.ts';
 
 const DestinationParams = Type.Object({ destinationId: Type.String() });
@@ -19,7 +20,7 @@ const tags = ['admin: forwarding'];
  */
 export function registerForwardingInspectRoutes(
   app: App,
-  deps: { db: Database; secretKey: Buffer; timeoutMs: number },
+  deps: { db: Database; secretKey: Buffer; guard: ForwardingGuard },
 ): void {
   const { db, secretKey } = deps;
   app.register(
@@ -66,7 +67,7 @@ export function registerForwardingInspectRoutes(
           },
         },
         async (request) => {
-          const result = await testSend(db, secretKey, request.params.destinationId, { timeoutMs: deps.timeoutMs });
+          const result = await testSend(db, secretKey, request.params.destinationId, deps.guard);
           if (!result) throw new HttpError(404, 'NOT_FOUND', `no destination ${request.params.destinationId}`);
           return result;
         },

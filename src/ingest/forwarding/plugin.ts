@@ -7,6 +7,7 @@ import { registerForwardingInspectRoutes } from './inspect-routes.ts';
 import { checkForwardingConfig, type ForwardingConfig } from './config.ts';
 import { DeliveryWorker } from './delivery/worker.ts';
 import { sealPlainBaseUrls } from './destinations/store.ts';
+import { forwardingGuard } from './guard.ts';
 import { createForwardingMetrics } from './metrics.ts';
 
 export interface ForwardingDeps {
@@ -29,8 +30,9 @@ export async function registerForwarding(app: App, deps: ForwardingDeps): Promis
   if (sealed > 0)
     app.log.info({ destinations: sealed }, 'forwarding: sealed destination URLs kept in clear by an older version');
   const metrics = createForwardingMetrics(deps.registry, deps.db);
-  registerForwardingAdminRoutes(app, deps);
-  registerForwardingInspectRoutes(app, { ...deps, timeoutMs: deps.config.forwardingTimeoutMs });
+  const guard = forwardingGuard(deps.config);
+  registerForwardingAdminRoutes(app, { ...deps, guard });
+  registerForwardingInspectRoutes(app, { ...deps, guard });
   if (!deps.config.forwardingEnabled) return;
   const worker = new DeliveryWorker({
     db: deps.db,

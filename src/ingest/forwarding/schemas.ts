@@ -61,11 +61,13 @@ export const Figures = Type.Object({
 });
 export const TestResult = Type.Object({
   delivered: Type.Boolean(),
-  outcome: Type.Enum(['delivered', 'retry', 'rejected', 'partial', 'unreachable'], {
+  outcome: Type.Enum(['delivered', 'retry', 'rejected', 'partial', 'unreachable', 'refused'], {
     description:
-      '`retry`: the destination is down or busy (408, 429, 5xx); `rejected`: it refused (credentials, payload); `unreachable`: no answer',
+      '`retry`: the destination is down or busy (408, 429, 5xx); `rejected`: it refused (credentials, payload); `unreachable`: no answer; `refused`: not sent, its address is on the internal network (INGEST_DESTINATION_ALLOW_HOSTS allows such a host; the message names the address)',
   }),
-  status: Type.Union([Type.Integer(), Type.Null()], { description: 'Its HTTP status; null when unreachable' }),
+  status: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Its HTTP status; null when nothing answered (unreachable, or an address refused)',
+  }),
   message: Type.String(),
   event_id: Type.String({ description: 'The test event’s `event_id`, to find it at the destination' }),
 });

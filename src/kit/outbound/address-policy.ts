@@ -5,10 +5,13 @@ import ipaddr from 'ipaddr.js';
 /** A destination the service will not reach: named so the caller (and the audit result) can say why. */
 export class RefusedDestinationError extends Error {
   readonly host: string;
-  constructor(host: string, reason: string) {
+  /** The host has no address now (DNS failed or answered nothing), rather than one the policy refuses. */
+  readonly unresolved: boolean;
+  constructor(host: string, reason: string, unresolved = false) {
     super(reason);
     this.name = 'RefusedDestinationError';
     this.host = host;
+    this.unresolved = unresolved;
   }
 }
 
@@ -97,9 +100,9 @@ export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
       try {
         found = await lookup(host, { all: true, verbatim: true });
       } catch {
-        throw new RefusedDestinationError(host, `the host ${host} could not be resolved`);
+        throw new RefusedDestinationError(host, `the host ${host} could not be resolved`, true);
       }
-      if (found.length === 0) throw new RefusedDestinationError(host, `the host ${host} has no address`);
+      if (found.length === 0) throw new RefusedDestinationError(host, `the host ${host} has no address`, true);
       if (hosts.has(host)) return found[0]!;
       // Every address must pass: a name that resolves to one public and one private address could be answered either way.
       for (const a of found) {

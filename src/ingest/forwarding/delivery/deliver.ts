@@ -7,6 +7,7 @@ import type { DeliveryTarget } from '../destinations/store.ts';
 import { KINDS } from '../vendors/index.ts';
 import type { DestinationTarget, Outcome } from '../vendors/types.ts';
 import { retryDelayMs, type BackoffPolicy } from '../../../kit/outbound/backoff.ts';
+import type { ForwardingGuard } from '../guard.ts';
 import { post, SendError } from './http.ts';
 import {
   claim,
@@ -26,7 +27,8 @@ export interface DeliveryContext {
   db: Database;
   metrics: ForwardingMetrics;
   log: FastifyBaseLogger;
-  timeoutMs: number;
+  /** The address policy every request passes, and its time limit. */
+  guard: ForwardingGuard;
   leaseMs: number;
   backoff: BackoffPolicy;
   deadLetter: DeadLetterPolicy;
@@ -100,7 +102,7 @@ export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget):
   );
   let outcome: Outcome;
   try {
-    outcome = adapter.interpret(await post(request, ctx.timeoutMs, ctx.stop), batch.length);
+    outcome = adapter.interpret(await post(request, ctx.guard, ctx.stop), batch.length);
   } catch (err) {
     if (!(err instanceof SendError)) throw err;
     if (ctx.stop.aborted) {
@@ -112,7 +114,11 @@ export async function deliverOnce(ctx: DeliveryContext, target: DeliveryTarget):
       );
       return entries.length;
     }
-    outcome = { kind: 'retry', reason: err.message };
+    // A refused address is the destination's fault, like refused credentials: it pauses and its events reach the
+    // dead letters by the same policy, the reason naming the address; nothing was sent.
+    outcome = err.refused
+      ? { kind: 'rejected', reason: err.message, scope: 'destination' }
+      : { kind: 'retry', reason: err.message };
   }
 
   const ids = batch.map((p) => p.entry.id);

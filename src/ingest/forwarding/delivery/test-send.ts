@@ -4,12 +4,14 @@ import { loadTarget } from '../destinations/store.ts';
 import { KINDS } from '../vendors/index.ts';
 import type { Outcome } from '../vendors/types.ts';
 import { scrubber } from './deliver.ts';
+import type { ForwardingGuard } from '../guard.ts';
 import { post, SendError } from './http.ts';
 
 /** What a test send answers: whether the destination took the event, and what it said, its secrets scrubbed. */
 export interface TestSendResult {
   delivered: boolean;
-  outcome: Outcome['kind'] | 'unreachable';
+  /** `refused`: the guard kept it from leaving, the address being on the internal network. */
+  outcome: Outcome['kind'] | 'unreachable' | 'refused';
   /** The HTTP status the destination answered; null when it could not be reached. */
   status: number | null;
   message: string;
@@ -25,7 +27,7 @@ export async function testSend(
   db: Queryable,
   key: Buffer,
   destinationId: string,
-  options: { timeoutMs: number },
+  guard: ForwardingGuard,
 ): Promise<TestSendResult | undefined> {
   const target = await loadTarget(db, key, destinationId, { paused: true });
   if (!target) return undefined;
@@ -46,7 +48,7 @@ export async function testSend(
   const scrub = scrubber(target);
   const request = adapter.request([adapter.record(event, target)], target);
   try {
-    const answer = await post(request, options.timeoutMs, new AbortController().signal);
+    const answer = await post(request, guard, new AbortController().signal);
     const outcome = adapter.interpret(answer, 1);
     const message =
       outcome.kind === 'delivered'
@@ -63,6 +65,13 @@ export async function testSend(
     };
   } catch (err) {
     if (!(err instanceof SendError)) throw err;
-    return { delivered: false, outcome: 'unreachable', status: null, message: scrub(err.message), event_id: eventId };
+    // Refused by the guard: nothing left; the destination's address must change (or an operator allow it).
+    return {
+      delivered: false,
+      outcome: err.refused ? 'refused' : 'unreachable',
+      status: null,
+      message: scrub(err.message),
+      event_id: eventId,
+    };
   }
 }

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { isDatabaseUnavailable, type Database } from '../../../kit/db.ts';
 import type { OutageLog } from '../../../kit/outage-log.ts';
 import type { ForwardingConfig } from '../config.ts';
+import { forwardingGuard } from '../guard.ts';
 import { loadTarget } from '../destinations/store.ts';
 import type { ForwardingMetrics } from '../metrics.ts';
 import { deliverOnce, type DeliveryContext } from './deliver.ts';
@@ -42,7 +43,7 @@ export class DeliveryWorker {
       db: deps.db,
       metrics: deps.metrics,
       log: deps.log,
-      timeoutMs: deps.config.forwardingTimeoutMs,
+      guard: forwardingGuard(deps.config),
       leaseMs: deps.config.forwardingLeaseMs,
       backoff: { baseMs: deps.config.forwardingRetryBaseMs, maxMs: deps.config.forwardingRetryMaxMs },
       deadLetter: {

@@ -4,6 +4,8 @@ import { isoUtc } from '../../../kit/sql.ts';
 import { isBlank } from '../../../kit/names.ts';
 import type { PageRequest, Positioned } from '../../../kit/paging.ts';
 import { checkBaseUrl, openBaseUrl, redactBaseUrl, sealBaseUrl } from './base-url.ts';
+import { refuseInternalUrl } from './address-check.ts';
+import type { ForwardingGuard } from '../guard.ts';
 import { DestinationConflictError, DestinationInputError, DestinationNotFoundError } from './errors.ts';
 import { isDestinationKind, KINDS, type DestinationKind } from '../vendors/index.ts';
 import type { DestinationTarget } from '../vendors/types.ts';
@@ -47,10 +49,15 @@ export interface NewDestination {
   enabled?: boolean | undefined;
 }
 
+/**
+ * A URL given for any kind is refused when it points at the internal network; a vendor's default public host is
+ * not looked up (deliveries still go through the guard).
+ */
 export async function createDestination(
   db: Queryable,
   key: Buffer,
   input: NewDestination,
+  guard: ForwardingGuard,
 ): Promise<{ destination: DestinationView; shownOnce: Record<string, string> | undefined }> {
   if (isBlank(input.name)) throw new DestinationInputError('name: must not be blank');
   if (!isDestinationKind(input.kind))
@@ -59,6 +66,7 @@ export async function createDestination(
   const rawUrl = input.baseUrl ?? kind.defaultBaseUrl;
   if (!rawUrl) throw new DestinationInputError(`base_url: required for ${input.kind} destinations`);
   const baseUrl = checkBaseUrl(rawUrl);
+  if (input.baseUrl !== undefined) await refuseInternalUrl(baseUrl, guard);
   const settings = input.settings ?? {};
   let prepared: ReturnType<typeof kind.prepare>;
   try {
@@ -128,12 +136,14 @@ export interface DestinationChanges {
 /**
  * Changes a destination; new credentials replace the old ones whole and are checked like at creation. A webhook given
  * credentials without a `secret` gets a new generated one, returned as `secret` (the only time it is shown), as at creation.
+ * A new URL on the internal network is refused as at creation.
  */
 export async function updateDestination(
   db: Queryable,
   key: Buffer,
   id: string,
   changes: DestinationChanges,
+  guard: ForwardingGuard,
 ): Promise<DestinationView & { secret?: string }> {
   const current = (
     await db.query<{ kind: string; settings: Record<string, unknown>; credentials_sealed: string }>(
@@ -155,6 +165,7 @@ export async function updateDestination(
   if (changes.enabled !== undefined) set('enabled', changes.enabled);
   if (changes.baseUrl !== undefined) {
     const baseUrl = checkBaseUrl(changes.baseUrl);
+    await refuseInternalUrl(baseUrl, guard);
     set('base_url', redactBaseUrl(baseUrl));
     set('base_url_sealed', sealBaseUrl(key, id, baseUrl));
   }

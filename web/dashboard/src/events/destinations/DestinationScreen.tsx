@@ -9,14 +9,15 @@ import '../../app/console-screens.css';
 import '../events.css';
 import { ingestApi, ingestKeys, seg, type ApiDestination, type ApiTestSend } from '../admin-api.ts';
 import { DeadLettersPanel } from './DeadLettersPanel.tsx';
+import { EditDestination } from './EditDestination.tsx';
 import { FiguresPanel } from './FiguresPanel.tsx';
 import { vendorName } from './vendors.ts';
 
 const UNREACHABLE = 'the ingest service could not be reached';
 
 /**
- * One destination: what it is (its secrets only by name), a test send with what the destination answered, pausing and
- * resuming it, deleting it (confirmed), its delivery figures and its dead letters.
+ * One destination: what it is (its secrets only by name), editing it (name, URL, secrets: write-only), a test send with
+ * what the destination answered, pausing and resuming it, deleting it (confirmed), its delivery figures and its dead letters.
  */
 export default function DestinationScreen({ id }: { id: string }) {
   const client = useQueryClient();
@@ -28,6 +29,7 @@ export default function DestinationScreen({ id }: { id: string }) {
   const [said, setSaid] = useState('');
   const [tested, setTested] = useState<ApiTestSend>();
   const [deleting, setDeleting] = useState(false);
+  const [editing, setEditing] = useState(false);
   const changed = async (d: ApiDestination) => {
     client.setQueryData(ingestKeys.destination(id), d);
     await client.invalidateQueries({ queryKey: ingestKeys.destinations(d.project_id) });
@@ -149,12 +151,33 @@ export default function DestinationScreen({ id }: { id: string }) {
             Resume
           </button>
         )}
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            setTested(undefined);
+            setEditing(true);
+          }}
+        >
+          Edit
+        </button>
         <button type="button" className="danger" onClick={() => setDeleting(true)}>
           Delete destination
         </button>
       </div>
       <FiguresPanel destination={d} />
       <DeadLettersPanel destination={d} />
+      {editing && (
+        <EditDestination
+          destination={d}
+          onClose={() => setEditing(false)}
+          onSaved={async ({ secret: _, ...saved }) => {
+            setEditing(false);
+            setSaid(`${saved.name} is saved: the next delivery uses it as it is now.`);
+            await changed(saved);
+          }}
+        />
+      )}
       {deleting && (
         <ConfirmDialog
           title={`Delete ${d.name}?`}
@@ -183,6 +206,7 @@ const OUTCOMES: Record<ApiTestSend['outcome'], string> = {
   rejected: 'Refused by the destination (a delivery would not try again)',
   partial: 'Refused by the destination',
   unreachable: 'Not delivered: the destination could not be reached',
+  refused: 'Not sent: its address is on the internal network',
 };
 
 /** What the test send came to, the destination's answer as text (said at once when it failed). */
