@@ -45,6 +45,7 @@ const PUBLIC_URLS = new Set([
   '/account/callback',
   '/invites/accept',
   '/account/choose-password',
+  '/account/forgot-password',
   '/assets/simplewebauthn-browser.js',
   '/assets/passkey.js',
   '/api/v1/webhooks/stripe',

@@ -22,17 +22,19 @@ import { registerPersonDelegationRoutes } from '../delegation/person-routes.ts';
 import { registerConsentPages } from '../consent/page-routes.ts';
 import { registerSessionPages } from '../account/sessions-routes.ts';
 import { registerAccountPages } from '../account/routes.ts';
-import { smtpMailer } from '../invites/mailer.ts';
+import { smtpMailer, type Mailer } from '../invites/mailer.ts';
 import { registerInviteeRoutes } from '../invites/routes.ts';
 import { registerInvitePages } from '../invites/page-routes.ts';
 import { registerPasswordLinkPages } from '../password-links/page-routes.ts';
+import { RecoveryMail } from '../password-links/recovery.ts';
+import { registerRecoveryPages } from '../password-links/recovery-routes.ts';
 import { registerMarketplace } from '../marketplace/routes.ts';
 import { registerSubscriptionRoutes } from '../billing/subscription-routes.ts';
 import { registerStripeWebhook } from '../billing/webhook-route.ts';
 import { FormGuard } from '../web/form-guard.ts';
 import { fastGrants } from './grants.ts';
 import type { ProviderParts } from './provider.ts';
-import type { Assembly } from './services.ts';
+import { sharedThrottle, type Assembly } from './services.ts';
 
 type Access = ReturnType<typeof identityAccess>;
 
@@ -43,9 +45,11 @@ export async function registerRoutes(a: Assembly, p: ProviderParts, access: Acce
   await registerSignIn(a, p, providers);
   const verifier = connectAccess(a, p, access);
   await registerAccountPagesOf(a, providers);
-  await registerManagement(a);
+  const mailer = smtpMailer(a.config.smtpUrl, a.config.mailFrom, a.log);
+  await registerManagement(a, mailer);
   await registerConsole(a.app, { db: a.db, accounts: a.accounts, config: a.config, scopes: a.scopes });
   await registerSelfService(a, p);
+  await registerRecovery(a, mailer);
   await registerMarket(a);
   return verifier;
 }
@@ -126,11 +130,11 @@ async function registerAccountPagesOf(a: Assembly, providers: Map<string, Social
 }
 
 /** The management API, and the invited person's side of an invitation. */
-async function registerManagement(a: Assembly): Promise<void> {
+async function registerManagement(a: Assembly, mailer: Mailer): Promise<void> {
   const { config, db } = a;
   const invites = {
     db,
-    mailer: smtpMailer(config.smtpUrl, config.mailFrom, a.log),
+    mailer,
     inviteTtl: config.inviteTtl,
     inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
   };
@@ -162,6 +166,31 @@ async function registerSelfService(a: Assembly, p: ProviderParts): Promise<void>
   await registerInvitePages(a.app, { db, accounts, issuer: config.issuer, forms });
   await registerPasswordLinkPages(a.app, { db, accounts, issuer: config.issuer, forms });
   await registerPersonDelegationRoutes(a.app, { db, accounts });
+}
+
+/** "Forgot password": the page, its throttles (per address asked for, per client), the mail sent after the answer. */
+async function registerRecovery(a: Assembly, mailer: Mailer): Promise<void> {
+  const { config } = a;
+  const free = config.passwordResetFreeRequests;
+  const mail = new RecoveryMail({
+    db: a.db,
+    mailer,
+    issuer: config.issuer,
+    ttlSeconds: config.passwordResetTtl,
+    log: a.log,
+  });
+  // The mail of a request answered just before the close still goes (or fails, logged) before the database closes.
+  a.app.addHook('onClose', () => mail.idle());
+  await registerRecoveryPages(a.app, {
+    issuer: config.issuer,
+    forms: new FormGuard(a.secretKey),
+    mail,
+    ttlSeconds: config.passwordResetTtl,
+    throttles: {
+      email: sharedThrottle(a.redis, a.log, { freeFailures: free, prefix: 'identity:reset:' }),
+      address: sharedThrottle(a.redis, a.log, { freeFailures: free * 10, prefix: 'identity:reset-client:' }),
+    },
+  });
 }
 
 /** The marketplace, subscriptions and the payment provider's webhook. */

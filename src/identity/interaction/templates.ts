@@ -1,4 +1,5 @@
 import { accountNav, errorBlock, escapeHtml, page } from '../web/layout.ts';
+import { FORGOT_PASSWORD_PATH } from '../web/sign-in-link.ts';
 import { describeScope } from '../web/scopes.ts';
 import { passkeyForm, PASSKEY_SCRIPTS } from '../mfa/templates.ts';
 
@@ -12,6 +13,12 @@ export interface SignInView {
   passkey?: { action: string; optionsUrl: string; csrf: string; error?: string | undefined } | undefined;
   /** More ways to sign in (the social login buttons), after the password form. */
   extra?: string | undefined;
+}
+
+/** The "forgot password" page, with the way back to this sign-in page (the interaction's, without its `/login`). */
+function forgotLink(v: SignInView): string {
+  const back = v.action.replace(/\/login$/, '');
+  return `${FORGOT_PASSWORD_PATH}?back=${encodeURIComponent(back)}`;
 }
 
 export function signInPage(v: SignInView): string {
@@ -28,7 +35,8 @@ ${errorBlock(v.error)}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${v.email ? ' autofocus' : ''}${invalid}>
 <button class="primary" type="submit">Sign in</button>
-</form>${v.extra ? `\n${v.extra}` : ''}
+</form>
+<p><a href="${escapeHtml(forgotLink(v))}">Forgot your password?</a></p>${v.extra ? `\n${v.extra}` : ''}
 ${
   v.passkey
     ? `<h2 class="alt">Or use a passkey</h2>

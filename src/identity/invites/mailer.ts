@@ -11,7 +11,19 @@ export interface InviteMail {
   expiresAt: string;
 }
 
+/** One plain-text message; `link` is the one-time link it carries, logged only with its token redacted. */
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  link: string;
+  /** Names the mail in the log ("invite", "password reset"). */
+  kind: string;
+}
+
 export interface Mailer {
+  /** Sends one message; false when no SMTP server is configured (logged, nothing sent). */
+  send(mail: Mail): Promise<boolean>;
   /** Sends the invitation; false when no SMTP server is configured (the link is then only in the API's answer). */
   sendInvite(mail: InviteMail): Promise<boolean>;
 }
@@ -19,17 +31,24 @@ export interface Mailer {
 /** Mail over SMTP (IDENTITY_SMTP_URL). The log names the recipient and the link with its token redacted, never the token. */
 export function smtpMailer(smtpUrl: string | undefined, from: string, log: FastifyBaseLogger): Mailer {
   const transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : undefined;
+  const send = async (mail: Mail): Promise<boolean> => {
+    const logged = { to: mail.to, link: redactUrl(mail.link) };
+    if (!transport) {
+      log.warn(logged, `${mail.kind} mail not sent: IDENTITY_SMTP_URL is not set`);
+      return false;
+    }
+    await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+    log.info(logged, `${mail.kind} mail sent`);
+    return true;
+  };
   return {
-    async sendInvite(mail) {
-      const logged = { to: mail.to, link: redactUrl(mail.link) };
-      if (!transport) {
-        log.warn(logged, 'invite mail not sent: IDENTITY_SMTP_URL is not set');
-        return false;
-      }
+    send,
+    sendInvite(mail) {
       const intro = `${mail.inviterName ?? 'Someone'} invited you to join ${mail.organizationName}.`;
-      await transport.sendMail({
-        from,
+      return send({
+        kind: 'invite',
         to: mail.to,
+        link: mail.link,
         subject: `Invitation to join ${mail.organizationName}`,
         text: [
           intro,
@@ -38,8 +57,6 @@ export function smtpMailer(smtpUrl: string | undefined, from: string, log: Fasti
           `The invitation expires at ${mail.expiresAt}.`,
         ].join('\n'),
       });
-      log.info(logged, 'invite mail sent');
-      return true;
     },
   };
 }
