@@ -71,6 +71,12 @@ export const identitySpec = {
     max: 100,
     doc: '"Forgot password" requests allowed per email address within an hour before each further one must wait (doubling from 1 s up to 15 min); a client address may make ten times as many.',
   }),
+  devicePollInterval: int('IDENTITY_DEVICE_POLL_INTERVAL', {
+    default: 5,
+    min: 1,
+    max: 60,
+    doc: 'Seconds a device (RFC 8628 device sign-in) must wait between polls of the token endpoint; a sooner poll is answered `slow_down`.',
+  }),
   delegationMaxDepth: int('IDENTITY_DELEGATION_MAX_DEPTH', {
     default: 3,
     min: 1,

@@ -27,6 +27,17 @@ export interface AppRecord {
   principalId: string;
 }
 
+/** RFC 8628's grant: a device (a CLI, a TV) polls the token endpoint with its device code while the person approves it. */
+export const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/**
+ * A native app (a CLI, a TV app) may also sign people in by the device grant (RFC 8628): it runs where typing a
+ * password or opening a browser is awkward. The stored grants stay the type's; the device grant follows from the type.
+ */
+function grantsOf(type: AppType, stored: string[]): string[] {
+  return type === 'native' && !stored.includes(DEVICE_CODE) ? [...stored, DEVICE_CODE] : stored;
+}
+
 function asArray(v: unknown): string[] {
   return Array.isArray(v) ? v.map(String) : [];
 }
@@ -40,7 +51,7 @@ export function appFromRow(row: Record<string, unknown>): AppRecord {
     logoUrl: (row.logo_url as string | null) ?? null,
     appType: row.app_type as AppType,
     redirectUris: asArray(row.redirect_uris),
-    allowedGrants: asArray(row.allowed_grants),
+    allowedGrants: grantsOf(row.app_type as AppType, asArray(row.allowed_grants)),
     allowedResponseTypes: asArray(row.allowed_response_types),
     allowedScopes: asArray(row.allowed_scopes),
     accessTokenTtl: Number(row.access_token_ttl),

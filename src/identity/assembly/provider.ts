@@ -1,4 +1,5 @@
 import { buildProvider, type OidcProvider } from '../oidc/provider.ts';
+import { memoryPollPace, redisPollPace } from '../oidc/device-polling.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import { ROUTES } from '../oidc/protocol.ts';
 import { loadSigningKeys } from '../oidc/signing-keys.ts';
@@ -38,6 +39,9 @@ export async function startProvider(a: Assembly): Promise<ProviderParts> {
     credentials,
     delegationMaxDepth: config.delegationMaxDepth,
   };
+  const devicePolling = a.redis
+    ? redisPollPace(a.redis, config.devicePollInterval)
+    : memoryPollPace(config.devicePollInterval);
   const make = (signingKeys: Parameters<typeof buildProvider>[0]['signingKeys']): OidcProvider => {
     const provider = buildProvider({
       issuer: config.issuer,
@@ -54,6 +58,7 @@ export async function startProvider(a: Assembly): Promise<ProviderParts> {
       tokenClaims: delegationClaims,
       chainLive,
       keys: credentials,
+      devicePolling,
     });
     a.metrics.observe(provider);
     return provider;
