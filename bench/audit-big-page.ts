@@ -15,7 +15,7 @@ import { runAudit } from '../src/audit/engine/auditor.ts';
 import { axeTagsFor } from '../src/audit/engine/axe-tags.ts';
 import { AxeRunner } from '../src/audit/engine/axe-runner.ts';
 import { resolveConfig } from '../src/audit/request/resolve.ts';
-import { createAddressPolicy } from '../src/audit/safety/address-policy.ts';
+import { createAddressPolicy } from '../src/kit/outbound/address-policy.ts';
 import { openEgressProxy } from '../src/audit/safety/egress-proxy.ts';
 
 const ELEMENTS = Number(process.env.BENCH_ELEMENTS ?? 20_000);

@@ -11,7 +11,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { BrowserContext } from 'playwright-core';
 import { BrowserHost } from '../src/audit/engine/browser-host.ts';
 import { axeTagsFor } from '../src/audit/engine/axe-tags.ts';
-import { createAddressPolicy } from '../src/audit/safety/address-policy.ts';
+import { createAddressPolicy } from '../src/kit/outbound/address-policy.ts';
 import { openEgressProxy } from '../src/audit/safety/egress-proxy.ts';
 import { serveSite } from './support/audit-site.ts';
 

@@ -15,7 +15,7 @@ import { registerLegacyRoutes } from './legacy/routes.ts';
 import { createMetrics } from './metrics.ts';
 import { registerReportRoutes } from './reports/routes.ts';
 import { configLimits, serviceAuditRunner } from './runner.ts';
-import { createAddressPolicy } from './safety/address-policy.ts';
+import { createAddressPolicy } from '../kit/outbound/address-policy.ts';
 import { API_CORS_HEADERS, API_CORS_METHODS, registerCors } from '../kit/cors.ts';
 import { registerSecretRoutes } from './secrets/routes.ts';
 

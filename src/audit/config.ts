@@ -4,7 +4,7 @@ import { apiKeyCacheVariable } from '../kit/api-keys/lookup.ts';
 import { publicUrlVariable } from '../kit/auth/config.ts';
 import { corsOriginsVariable } from '../kit/cors.ts';
 import type { IdentityTokenLinks } from '../kit/links.ts';
-import { isAllowEntry } from './safety/address-policy.ts';
+import { isAllowEntry } from '../kit/outbound/address-policy.ts';
 import { llmVariables } from './llm/config.ts';
 import { openAcrVariables } from './openacr/config.ts';
 

@@ -5,7 +5,7 @@ import type { RunAudit } from './jobs/worker.ts';
 import { assessWithLlm } from './llm/assess.ts';
 import type { AuditMetrics } from './metrics.ts';
 import type { ConfigLimits } from './request/resolve.ts';
-import type { AddressPolicy } from './safety/address-policy.ts';
+import type { AddressPolicy } from '../kit/outbound/address-policy.ts';
 import { openSecrets } from './secrets/store.ts';
 import { secretNames } from './session/resolve.ts';
 import type { Database } from '../kit/db.ts';

@@ -6,7 +6,7 @@ import type { BrowserContext } from 'playwright-core';
 import { AxeRunner } from '../../src/audit/engine/axe-runner.ts';
 import { BrowserHost } from '../../src/audit/engine/browser-host.ts';
 import { axeTagsFor } from '../../src/audit/engine/axe-tags.ts';
-import { createAddressPolicy } from '../../src/audit/safety/address-policy.ts';
+import { createAddressPolicy } from '../../src/kit/outbound/address-policy.ts';
 import { openEgressProxy, type EgressProxy } from '../../src/audit/safety/egress-proxy.ts';
 import { page, serveSite, type TestSite } from './support.ts';
 

@@ -8,7 +8,7 @@ import {
   withStrictCrawlDelays,
 } from '../../src/audit/crawl/crawl-delay.ts';
 import { loadSiteRules } from '../../src/audit/crawl/site-rules.ts';
-import { createAddressPolicy } from '../../src/audit/safety/address-policy.ts';
+import { createAddressPolicy } from '../../src/kit/outbound/address-policy.ts';
 import { page, serveSite, type SitePage, type TestSite } from './support.ts';
 
 // robots.txt is read by the crawler itself (no browser): each case serves another one from the same site.

@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { createAddressPolicy, RefusedDestinationError } from '../../src/audit/safety/address-policy.ts';
+import { createAddressPolicy, RefusedDestinationError } from '../../src/kit/outbound/address-policy.ts';
 import { safeFetchText } from '../../src/audit/safety/safe-fetch.ts';
 import { loadAuditConfig } from '../../src/audit/config.ts';
 import { page, serveSite, startAudit, waitForJob, type AuditHarness, type TestSite } from './support.ts';

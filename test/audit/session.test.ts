@@ -11,7 +11,7 @@ import {
   RefusedDestinationError,
   createAddressPolicy,
   type AddressPolicy,
-} from '../../src/audit/safety/address-policy.ts';
+} from '../../src/kit/outbound/address-policy.ts';
 import { API_TOKEN, PASSWORD, SESSION_COOKIE, serveSignInSite, signInSteps, type SignInSite } from './sign-in-site.ts';
 import { startAudit, waitForJob, type AuditHarness } from './support.ts';
 

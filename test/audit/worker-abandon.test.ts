@@ -12,7 +12,7 @@ import { resolveConfig } from '../../src/audit/request/resolve.ts';
 import { connect } from 'node:net';
 import { runAudit } from '../../src/audit/engine/auditor.ts';
 import type { BrowserHost } from '../../src/audit/engine/browser-host.ts';
-import { createAddressPolicy } from '../../src/audit/safety/address-policy.ts';
+import { createAddressPolicy } from '../../src/kit/outbound/address-policy.ts';
 
 // An engine step that never returns and never looks at its abort signal (a browser call that hangs, seen in CI: a job
 // cancelled mid-visit kept its worker, renewing its lease, and held the service's shutdown). The worker must let go of

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { retryDelayMs } from '../../src/ingest/forwarding/delivery/backoff.ts';
+import { retryDelayMs } from '../../src/kit/outbound/backoff.ts';
 import { retryAfterMs } from '../../src/ingest/forwarding/vendors/answers.ts';
 import { mixpanelInsertId, uuidFor, uuidV5 } from '../../src/ingest/forwarding/vendors/event-fields.ts';
 import { signWebhook, verifyWebhookSignature } from '../../src/ingest/forwarding/vendors/webhook.ts';

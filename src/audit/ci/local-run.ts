@@ -5,7 +5,7 @@ import { BrowserHost } from '../engine/browser-host.ts';
 import { parseAuditUrl, resolveConfig } from '../request/resolve.ts';
 import type { AuditResult } from '../result/types.ts';
 import { configLimits } from '../runner.ts';
-import { createAddressPolicy } from '../safety/address-policy.ts';
+import { createAddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { secretNames, sessionUrls } from '../session/resolve.ts';
 import { CommandFailure } from '../../kit/cli-runner.ts';
 import { asCommandFailure, type RunPlan } from './plan.ts';

@@ -2,7 +2,7 @@ import type { Link } from '../engine/page-reads.ts';
 import type { LlmPageFacts } from '../llm/facts.ts';
 import type { AuditedPage } from '../result/assemble.ts';
 import type { AuditConfig } from '../result/types.ts';
-import type { AddressPolicy } from '../safety/address-policy.ts';
+import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { signOutFilter } from '../session/sign-out.ts';
 import type { SessionConfig } from '../session/types.ts';
 import { Frontier, type Target } from './frontier.ts';

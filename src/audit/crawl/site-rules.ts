@@ -1,6 +1,6 @@
 import robotsParserModule from 'robots-parser';
 import { AUDIT_USER_AGENT_TOKEN } from '../engine/browser-host.ts';
-import type { AddressPolicy } from '../safety/address-policy.ts';
+import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { safeFetchText } from '../safety/safe-fetch.ts';
 import { crawlDelayMs, withStrictCrawlDelays } from './crawl-delay.ts';
 import { normalizeUrl, sameOrigin } from './normalize.ts';

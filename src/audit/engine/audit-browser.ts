@@ -1,5 +1,5 @@
 import type { BrowserContext } from 'playwright-core';
-import type { AddressPolicy } from '../safety/address-policy.ts';
+import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { openEgressProxy } from '../safety/egress-proxy.ts';
 import type { Refusal } from '../safety/egress-scope.ts';
 import { AuditCancelledError } from './audit-errors.ts';

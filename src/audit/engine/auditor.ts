@@ -6,7 +6,7 @@ import type { LlmPageFacts } from '../llm/facts.ts';
 import { applyIgnoreRules } from '../ignore/apply.ts';
 import { assembleResult } from '../result/assemble.ts';
 import type { AuditConfig, AuditResult, LlmOutcome } from '../result/types.ts';
-import type { AddressPolicy } from '../safety/address-policy.ts';
+import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import type { Refusal } from '../safety/egress-scope.ts';
 import { applySessionFields } from '../session/browser-session.ts';
 import { secretScrubber, scrubDeep } from '../session/scrub.ts';

@@ -1,5 +1,5 @@
 import { normalizeUrl } from '../crawl/normalize.ts';
-import { RefusedDestinationError, type AddressPolicy } from '../safety/address-policy.ts';
+import { RefusedDestinationError, type AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { AuditFailedError } from './audit-errors.ts';
 
 /** The audit's start URL, normalised, once the address policy lets it be fetched; a refusal cannot be retried. */

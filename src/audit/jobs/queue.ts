@@ -3,7 +3,7 @@ import { HttpError, codeForStatus } from '../../kit/errors.ts';
 import { auditRequest } from '../request/audit-request.ts';
 import type { ConfigLimits } from '../request/resolve.ts';
 import type { RequestedConfig } from '../request/schema.ts';
-import type { AddressPolicy } from '../safety/address-policy.ts';
+import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { missingSecrets } from '../secrets/store.ts';
 import { createJob, QueueFullError, type JobRecord } from './store.ts';
 import type { JobWorker } from './worker.ts';

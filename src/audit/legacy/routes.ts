@@ -6,7 +6,7 @@ import { auditRequest } from '../request/audit-request.ts';
 import type { ConfigLimits } from '../request/resolve.ts';
 import { LegacyAuditBody } from '../request/schema.ts';
 import { AuditResultSchema } from '../result/schema.ts';
-import type { AddressPolicy } from '../safety/address-policy.ts';
+import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { missingSecrets } from '../secrets/store.ts';
 import type { Database } from '../../kit/db.ts';
 import { syncAudits, type RunNowDeps } from './run-now.ts';

@@ -1,5 +1,5 @@
 import type { AuditConfig } from '../result/types.ts';
-import { RefusedDestinationError, type AddressPolicy } from '../safety/address-policy.ts';
+import { RefusedDestinationError, type AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { secretNames, sessionUrls } from '../session/resolve.ts';
 import { badRequest, parseAuditUrl, resolveConfig, type ConfigLimits } from './resolve.ts';
 import type { RequestedConfig } from './schema.ts';

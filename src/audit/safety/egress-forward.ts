@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { LookupAddress } from 'node:dns';
-import { pinnedLookup, RefusedDestinationError } from './address-policy.ts';
+import { pinnedLookup, RefusedDestinationError } from '../../kit/outbound/address-policy.ts';
 import { REFUSED_HEADER, UNREACHABLE_HEADER, type EgressScope } from './egress-scope.ts';
 
 const HOP_BY_HOP = new Set([

@@ -1,6 +1,6 @@
 import { createServer, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { RefusedDestinationError, type AddressPolicy } from './address-policy.ts';
+import { RefusedDestinationError, type AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { forwardHttp } from './egress-forward.ts';
 import type { EgressScope, Refusal } from './egress-scope.ts';
 import { openTunnel } from './egress-tunnel.ts';

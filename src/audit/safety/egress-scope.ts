@@ -1,6 +1,6 @@
 import type { ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
-import type { AddressPolicy } from './address-policy.ts';
+import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 
 /** Header on the proxy's own refusal answers, so the page auditor can tell a refused document from a site's 403. */
 export const REFUSED_HEADER = 'x-audit-refused';

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { pinnedLookup, type AddressPolicy } from './address-policy.ts';
+import { pinnedLookup, type AddressPolicy } from '../../kit/outbound/address-policy.ts';
 
 export interface FetchedText {
   url: string;

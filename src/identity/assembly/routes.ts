@@ -22,7 +22,7 @@ import { registerPersonDelegationRoutes } from '../delegation/person-routes.ts';
 import { registerConsentPages } from '../consent/page-routes.ts';
 import { registerSessionPages } from '../account/sessions-routes.ts';
 import { registerAccountPages } from '../account/routes.ts';
-import { smtpMailer, type Mailer } from '../invites/mailer.ts';
+import { inviteMailer } from '../invites/mailer.ts';
 import { registerInviteeRoutes } from '../invites/routes.ts';
 import { registerInvitePages } from '../invites/page-routes.ts';
 import { registerPasswordLinkPages } from '../password-links/page-routes.ts';
@@ -45,11 +45,10 @@ export async function registerRoutes(a: Assembly, p: ProviderParts, access: Acce
   await registerSignIn(a, p, providers);
   const verifier = connectAccess(a, p, access);
   await registerAccountPagesOf(a, providers);
-  const mailer = smtpMailer(a.config.smtpUrl, a.config.mailFrom, a.log);
-  await registerManagement(a, mailer);
+  await registerManagement(a);
   await registerConsole(a.app, { db: a.db, accounts: a.accounts, config: a.config, scopes: a.scopes });
   await registerSelfService(a, p);
-  await registerRecovery(a, mailer);
+  await registerRecovery(a);
   await registerMarket(a);
   return verifier;
 }
@@ -130,11 +129,11 @@ async function registerAccountPagesOf(a: Assembly, providers: Map<string, Social
 }
 
 /** The management API, and the invited person's side of an invitation. */
-async function registerManagement(a: Assembly, mailer: Mailer): Promise<void> {
+async function registerManagement(a: Assembly): Promise<void> {
   const { config, db } = a;
   const invites = {
     db,
-    mailer,
+    mailer: inviteMailer(a.mailer),
     inviteTtl: config.inviteTtl,
     inviteLink: config.inviteLink ?? new URL('/invites/accept', config.issuer).href,
   };
@@ -169,12 +168,12 @@ async function registerSelfService(a: Assembly, p: ProviderParts): Promise<void>
 }
 
 /** "Forgot password": the page, its throttles (per address asked for, per client), the mail sent after the answer. */
-async function registerRecovery(a: Assembly, mailer: Mailer): Promise<void> {
+async function registerRecovery(a: Assembly): Promise<void> {
   const { config } = a;
   const free = config.passwordResetFreeRequests;
   const mail = new RecoveryMail({
     db: a.db,
-    mailer,
+    mailer: a.mailer,
     issuer: config.issuer,
     ttlSeconds: config.passwordResetTtl,
     log: a.log,

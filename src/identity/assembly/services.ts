@@ -11,6 +11,7 @@ import { PrincipalDirectory } from '../principals/directory.ts';
 import { ClientStore } from '../oidc/clients.ts';
 import { clientKeys } from '../credentials/client-keys.ts';
 import { CsrfTokens } from '../web/csrf.ts';
+import { smtpMailer, type Mailer } from '../../kit/outbound/mail.ts';
 
 /** What every assembly step is given: the app being built and the service's shared parts. */
 export interface Assembly {
@@ -29,6 +30,8 @@ export interface Assembly {
   /** Every scope the service knows: built-in and IDENTITY_EXTRA_SCOPES. */
   scopes: string[];
   csrf: CsrfTokens;
+  /** Mail over IDENTITY_SMTP_URL (invitations, and any flow that mails a person). */
+  mailer: Mailer;
   /** Timers the app's close clears. */
   timers: NodeJS.Timeout[];
 }
@@ -51,6 +54,7 @@ export async function openServices(
     accounts: new PrincipalDirectory(db, 5_000, bus),
     scopes: [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes, ...linkedScopes(config)])],
     csrf: new CsrfTokens(config.secretKey),
+    mailer: smtpMailer(config.smtpUrl, config.mailFrom, log, 'IDENTITY_SMTP_URL'),
   };
 }
 

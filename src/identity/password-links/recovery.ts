@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../kit/db.ts';
-import type { Mailer } from '../invites/mailer.ts';
+import type { Mailer } from '../../kit/outbound/mail.ts';
 import { issueResetLink } from './issue.ts';
 import { passwordLinkUrl } from './store.ts';
 
@@ -57,9 +57,8 @@ export class RecoveryMail {
     const link = passwordLinkUrl(this.deps.issuer, made.token);
     const minutes = Math.round(this.deps.ttlSeconds / 60);
     await this.deps.mailer.send({
-      kind: 'password reset',
       to: made.email,
-      link,
+      secretLinks: [link],
       subject: 'Choose a new password',
       text: [
         `Someone asked to choose a new password for the account ${made.email} at ${new URL(this.deps.issuer).host}.`,

@@ -6,7 +6,7 @@ import { redactBaseUrl } from '../destinations/base-url.ts';
 import type { DeliveryTarget } from '../destinations/store.ts';
 import { KINDS } from '../vendors/index.ts';
 import type { DestinationTarget, Outcome } from '../vendors/types.ts';
-import { retryDelayMs, type BackoffPolicy } from './backoff.ts';
+import { retryDelayMs, type BackoffPolicy } from '../../../kit/outbound/backoff.ts';
 import { post, SendError } from './http.ts';
 import {
   claim,

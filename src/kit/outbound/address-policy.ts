@@ -79,7 +79,7 @@ export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
       if (url.protocol !== 'http:' && url.protocol !== 'https:')
         throw new RefusedDestinationError(
           url.hostname,
-          `only http and https URLs can be audited (got ${url.protocol.replace(':', '')})`,
+          `only http and https URLs can be reached (got ${url.protocol.replace(':', '')})`,
         );
       if (!url.hostname) throw new RefusedDestinationError('', 'the URL has no host');
     },

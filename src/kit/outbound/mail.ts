@@ -1,0 +1,58 @@
+import nodemailer from 'nodemailer';
+import type { FastifyBaseLogger } from 'fastify';
+import { redactUrl } from '../logger.ts';
+
+export interface OutgoingMail {
+  to: string | readonly string[];
+  subject: string;
+  text: string;
+  html?: string;
+  attachments?: readonly { filename: string; content: Buffer | string; contentType: string; cid?: string }[];
+  /** Links in the mail that carry a secret (a reset or sign-in link): the log names them redacted, never whole. */
+  secretLinks?: readonly string[];
+}
+
+export interface Mailer {
+  /** Whether an SMTP server is configured: without one, nothing is sent and the caller says so. */
+  readonly configured: boolean;
+  /** Sends the mail; false when no SMTP server is configured. A refusal by the server throws. */
+  send(mail: OutgoingMail): Promise<boolean>;
+}
+
+/** Mail over SMTP (a `smtp://` or `smtps://` URL). The log names recipients and subject, never the body. */
+export function smtpMailer(smtpUrl: string | undefined, from: string, log: FastifyBaseLogger, setting: string): Mailer {
+  const transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : undefined;
+  return {
+    configured: transport !== undefined,
+    async send(mail) {
+      const logged = {
+        to: mail.to,
+        subject: mail.subject,
+        ...(mail.secretLinks?.length ? { links: mail.secretLinks.map(redactUrl) } : {}),
+      };
+      if (!transport) {
+        log.warn(logged, `mail not sent: ${setting} is not set`);
+        return false;
+      }
+      await transport.sendMail({
+        from,
+        to: Array.isArray(mail.to) ? [...mail.to] : (mail.to as string),
+        subject: mail.subject,
+        text: mail.text,
+        ...(mail.html ? { html: mail.html } : {}),
+        ...(mail.attachments
+          ? {
+              attachments: mail.attachments.map((a) => ({
+                filename: a.filename,
+                content: a.content,
+                contentType: a.contentType,
+                ...(a.cid ? { cid: a.cid } : {}),
+              })),
+            }
+          : {}),
+      });
+      log.info(logged, 'mail sent');
+      return true;
+    },
+  };
+}
