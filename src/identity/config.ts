@@ -69,7 +69,7 @@ export const identitySpec = {
     default: 3,
     min: 1,
     max: 100,
-    doc: '"Forgot password" requests allowed per email address within an hour before each further one must wait (doubling from 1 s up to 15 min); a client address may make ten times as many.',
+    doc: '"Forgot password" requests, emailed sign-in codes and email verification codes allowed per email address (or person) within an hour before each further one must wait (doubling from 1 s up to 15 min); a client address may ask ten times as many.',
   }),
   devicePollInterval: int('IDENTITY_DEVICE_POLL_INTERVAL', {
     default: 5,

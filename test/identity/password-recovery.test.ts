@@ -1,7 +1,5 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
 import { confirmEnrollment, pendingEnrollment } from '../../src/identity/mfa/totp.ts';
@@ -11,38 +9,12 @@ import { TestBrowser, field } from './browser.ts';
 import { assertAccessible, focused, screenshot } from './a11y.ts';
 import { freshCode } from './mfa-support.ts';
 import { signInAt } from './account-support.ts';
+import { startSmtp, type Mail } from './smtp-support.ts';
 
 /** "Forgot password" (src/identity/password-links/recovery*.ts): the page, the mail, the link, what a reset ends. */
 
-// A local SMTP server stands in for the operator's mail relay: every message it receives is kept, in order.
-interface Mail {
-  to: string[];
-  text: string;
-}
-const mails: Mail[] = [];
-let mailWaiters: ((m: Mail) => void)[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS', 'AUTH'],
-  logger: false,
-  onData(stream, session, done) {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => {
-      const text = Buffer.concat(chunks)
-        .toString('utf8')
-        .replace(/=\r?\n/g, '')
-        .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-      const mail = { to: session.envelope.rcptTo.map((r) => r.address), text };
-      mails.push(mail);
-      const waiters = mailWaiters;
-      mailWaiters = [];
-      for (const w of waiters) w(mail);
-      done();
-    });
-  },
-});
-const nextMail = () => new Promise<Mail>((resolve) => mailWaiters.push(resolve));
+let smtp: Awaited<ReturnType<typeof startSmtp>>;
+const nextMail = () => smtp.next();
 const linkIn = (mail: Mail) => /(http:\/\/\S+\/account\/choose-password\?token=[A-Za-z0-9_-]+)/.exec(mail.text)![1]!;
 
 const CALLBACK = 'http://localhost:8765/callback';
@@ -51,10 +23,9 @@ let browser: Browser;
 let clientId: string;
 
 before(async () => {
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const port = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtp();
   server = await startServer('idrecovery', {
-    IDENTITY_SMTP_URL: `smtp://127.0.0.1:${port}`,
+    IDENTITY_SMTP_URL: smtp.url,
     IDENTITY_MAIL_FROM: 'accounts@platform.example',
     IDENTITY_PASSWORD_RESET_FREE_REQUESTS: '3',
   });
@@ -65,7 +36,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp?.close();
 });
 
 const authorizeUrl = () =>
@@ -216,6 +187,8 @@ test('in Chromium: from the sign-in page, a mailed one-time link sets a new pass
 test('no account enumeration: an unknown address gets the same answer, after the same work, and no mail', async () => {
   await server.createHuman('known@example.com', 'known has a long password');
   const db = server.runtime.db;
+  const before = smtp.mails.length;
+  const arrived = nextMail();
   // The answer comes before any look-up of the address: with the people table locked (no read of it can finish),
   // both addresses are answered, alike; the mail goes once the lock is released.
   const answers = await db.transaction(async (tx) => {
@@ -226,12 +199,10 @@ test('no account enumeration: an unknown address gets the same answer, after the
   assert.equal(unknown.status, 200);
   assert.equal(known.status, 200);
   assert.equal(unknown.html.replace('nobody@example.com', 'X'), known.html.replace('known@example.com', 'X'));
-  const arrived = nextMail();
-  const before = mails.length;
   // Handled in order: once the known address's mail is here, the unknown one (asked first) was looked up too.
   const mail = await arrived;
   assert.deepEqual(mail.to, ['known@example.com']);
-  assert.equal(mails.length, before + 1, 'nothing was mailed for the unknown address');
+  assert.equal(smtp.mails.length, before + 1, 'nothing was mailed for the unknown address');
   const rows = await db.query(
     `SELECT 1 FROM password_links l JOIN humans h ON h.principal_id = l.principal_id WHERE h.email = 'nobody@example.com'`,
   );

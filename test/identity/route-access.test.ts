@@ -36,6 +36,8 @@ const PUBLIC_URLS = new Set([
   '/interaction/:uid/login',
   '/interaction/:uid/consent',
   '/interaction/:uid/mfa',
+  '/interaction/:uid/email-code',
+  '/interaction/:uid/email-code/verify',
   '/interaction/:uid/passkey/options',
   '/interaction/:uid/passkey',
   '/interaction/:uid/upstream/:provider',

@@ -20,6 +20,7 @@ export interface AppChanges {
   first_party?: boolean | undefined;
   resource_server?: boolean | undefined;
   dpop_bound_access_tokens?: boolean | undefined;
+  email_code_sign_in?: boolean | undefined;
 }
 type Column = keyof AppChanges;
 /** Every column a change may name: the only names that reach the UPDATE's text. */
@@ -36,6 +37,7 @@ const COLUMNS: readonly Column[] = [
   'first_party',
   'resource_server',
   'dpop_bound_access_tokens',
+  'email_code_sign_in',
 ];
 const JSON_COLUMNS = new Set<Column>(['redirect_uris', 'allowed_scopes']);
 

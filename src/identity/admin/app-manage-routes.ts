@@ -39,6 +39,9 @@ const AppChanges = Type.Object(
     first_party: Type.Optional(Type.Boolean()),
     resource_server: Type.Optional(Type.Boolean({ description: 'Confidential apps only.' })),
     dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
+    email_code_sign_in: Type.Optional(
+      Type.Boolean({ description: "Offer sign-in by a code mailed to the person on this app's sign-in page." }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );

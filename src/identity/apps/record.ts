@@ -23,6 +23,8 @@ export interface AppRecord {
   resourceServer: boolean;
   /** Every token request must carry a DPoP proof, so every token is bound to a key (RFC 9449 section 5.2). */
   dpopBoundAccessTokens: boolean;
+  /** Its sign-in page also offers a code mailed to the person instead of a password (email-codes/). */
+  emailCodeSignIn: boolean;
   active: boolean;
   principalId: string;
 }
@@ -62,6 +64,7 @@ export function appFromRow(row: Record<string, unknown>): AppRecord {
     public: Boolean(row.public),
     resourceServer: Boolean(row.resource_server),
     dpopBoundAccessTokens: Boolean(row.dpop_bound_access_tokens),
+    emailCodeSignIn: Boolean(row.email_code_sign_in),
     active: Boolean(row.active),
     principalId: String(row.principal_id),
   };

@@ -11,7 +11,11 @@ import { OrganizationTokens } from '../organizations/token-scope.ts';
 import { localTokenVerifier } from '../admin/guard.ts';
 import { registerAdmin } from '../admin/routes.ts';
 import { registerInteractionPages } from '../interaction/routes.ts';
-import { secondFactor } from '../mfa/interaction.ts';
+import { secondFactor, type SecondFactor } from '../mfa/interaction.ts';
+import { registerCodeSignIn } from '../email-codes/sign-in-routes.ts';
+import type { CodeSignInDeps } from '../email-codes/sign-in.ts';
+import { registerEmailVerification } from '../email-codes/verify-routes.ts';
+import { AfterAnswer } from '../web/after-answer.ts';
 import { registerAccountSecurity } from '../mfa/account-routes.ts';
 import { registerPasskeyAssets } from '../mfa/assets.ts';
 import { socialProviders, type SocialProvider } from '../social/registry.ts';
@@ -84,6 +88,7 @@ async function registerSignIn(a: Assembly, p: ProviderParts, providers: Map<stri
     throttle: a.throttle,
     secondFactor: second,
     signInExtras: providers.size ? signInButtons({ providers, csrf }) : undefined,
+    moreRoutes: (plain, pages) => registerCodeSignIn(plain, codeSignInDeps(a, second), pages),
   });
   await registerAccountSecurity(a.app, { db, secretKey, accounts, csrf, issuer: config.issuer });
   registerPasskeyAssets(a.app);
@@ -95,6 +100,28 @@ async function registerSignIn(a: Assembly, p: ProviderParts, providers: Map<stri
     signup: config.socialSignup,
     secondFactor: second,
   });
+}
+
+/** Sign-in by emailed code: its throttles (per address asked for, per client), the mail sent after the answer. */
+function codeSignInDeps(a: Assembly, second: SecondFactor): CodeSignInDeps {
+  const free = a.config.passwordResetFreeRequests;
+  const later = new AfterAnswer(a.log, 'sign-in code mail');
+  a.app.addHook('onClose', () => later.idle());
+  return {
+    db: a.db,
+    secretKey: a.secretKey,
+    accounts: a.accounts,
+    csrf: a.csrf,
+    mailer: a.mailer,
+    issuer: a.config.issuer,
+    loginSessionTtl: a.config.loginSessionTtl,
+    later,
+    secondFactor: second,
+    throttles: {
+      email: sharedThrottle(a.redis, a.log, { freeFailures: free, prefix: 'identity:code:' }),
+      address: sharedThrottle(a.redis, a.log, { freeFailures: free * 10, prefix: 'identity:code-client:' }),
+    },
+  };
 }
 
 /** The access checks get what they need: identity's own token verifier, the DPoP check, the admin guard. */
@@ -165,6 +192,18 @@ async function registerSelfService(a: Assembly, p: ProviderParts): Promise<void>
   await registerInvitePages(a.app, { db, accounts, issuer: config.issuer, forms });
   await registerPasswordLinkPages(a.app, { db, accounts, issuer: config.issuer, forms });
   await registerPersonDelegationRoutes(a.app, { db, accounts });
+  await registerEmailVerification(a.app, {
+    db,
+    secretKey,
+    accounts,
+    mailer: a.mailer,
+    issuer: config.issuer,
+    forms,
+    throttle: sharedThrottle(a.redis, a.log, {
+      freeFailures: config.passwordResetFreeRequests,
+      prefix: 'identity:verify-email:',
+    }),
+  });
 }
 
 /** "Forgot password": the page, its throttles (per address asked for, per client), the mail sent after the answer. */

@@ -11,6 +11,8 @@ export interface SignInView {
   appName?: string | undefined;
   /** The passkey sign-in button (usernameless), when passkeys are on. */
   passkey?: { action: string; optionsUrl: string; csrf: string; error?: string | undefined } | undefined;
+  /** Where "Email me a sign-in code" posts the form (the app allows sign-in by emailed code), else absent. */
+  emailCode?: string | undefined;
   /** More ways to sign in (the social login buttons), after the password form. */
   extra?: string | undefined;
 }
@@ -34,7 +36,12 @@ ${errorBlock(v.error)}
 <input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(v.email ?? '')}"${v.email ? '' : ' autofocus'}${invalid}>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${v.email ? ' autofocus' : ''}${invalid}>
-<button class="primary" type="submit">Sign in</button>
+<button class="primary" type="submit">Sign in</button>${
+      v.emailCode
+        ? `\n<p class="hint" id="code-hint">No password, or forgot it? We can email you a code to sign in with instead.</p>
+<button class="secondary alt-way" type="submit" formaction="${escapeHtml(v.emailCode)}" aria-describedby="code-hint">Email me a sign-in code</button>`
+        : ''
+    }
 </form>
 <p><a href="${escapeHtml(forgotLink(v))}">Forgot your password?</a></p>${v.extra ? `\n${v.extra}` : ''}
 ${

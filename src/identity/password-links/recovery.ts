@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../kit/db.ts';
 import type { Mailer } from '../../kit/outbound/mail.ts';
+import { AfterAnswer } from '../web/after-answer.ts';
 import { issueResetLink } from './issue.ts';
 import { passwordLinkUrl } from './store.ts';
 
@@ -13,41 +14,27 @@ export interface RecoveryMailDeps {
   log: FastifyBaseLogger;
 }
 
-/** More waiting requests than this are dropped (logged): a flood past the throttle cannot grow memory without bound. */
-const MAX_WAITING = 1_000;
-
 /**
- * The "forgot password" mail, sent after the answer, never before: the page's answer must not tell whether the address
- * has an account, neither by its words nor by how long it takes. So the request path does the same thing for every
- * address (queue the address, answer), and the look-up, the link and the SMTP exchange happen here, one request after
- * the other, on this instance. A request lost to a restart is asked again by the person ("nothing arrived? ask again").
+ * The "forgot password" mail, sent after the answer (web/after-answer.ts): the page's answer must not tell whether the
+ * address has an account, neither by its words nor by how long it takes, so the look-up, the link and the SMTP exchange
+ * happen after it.
  */
 export class RecoveryMail {
-  private queue: Promise<void> = Promise.resolve();
-  private waiting = 0;
   private readonly deps: RecoveryMailDeps;
+  private readonly later: AfterAnswer;
   constructor(deps: RecoveryMailDeps) {
     this.deps = deps;
+    this.later = new AfterAnswer(deps.log, 'password reset mail');
   }
 
   /** Queues the look-up and the mail for `email`; returns at once, whatever the address. */
   request(email: string): void {
-    if (this.waiting >= MAX_WAITING) {
-      this.deps.log.warn('password reset request dropped: too many waiting');
-      return;
-    }
-    this.waiting++;
-    this.queue = this.queue
-      .then(() => this.send(email))
-      .catch((err: unknown) => this.deps.log.error({ err }, 'password reset mail failed'))
-      .finally(() => {
-        this.waiting--;
-      });
+    this.later.run(() => this.send(email));
   }
 
   /** Settles once every request queued so far is handled (the app's close waits for it). */
   idle(): Promise<void> {
-    return this.queue;
+    return this.later.idle();
   }
 
   private async send(email: string): Promise<void> {

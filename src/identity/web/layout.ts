@@ -50,6 +50,7 @@ a{color:#0b57d0}
 a.button{display:inline-block;min-height:44px;padding:.6rem 1.25rem;font-weight:600;border-radius:4px;background:#0b57d0;color:#fff;text-decoration:none}
 img.qr{display:block;margin:.5rem 0;background:#fff}
 .secret code,ul.codes code{font-size:1.1rem;letter-spacing:.05em}
+button.secondary.alt-way{margin:.25rem 0 0}
 p.device-code{font-size:1.5rem;letter-spacing:.1em;margin:.5rem 0}
 ul.codes{columns:2;padding-left:1.25rem}
 ul.passkeys{padding:0;list-style:none}
@@ -106,6 +107,7 @@ ${options.body}
 const ACCOUNT_PAGES = [
   ['/account/password', 'Password'],
   ['/account/security', 'Sign-in security'],
+  ['/account/email', 'Email address'],
   ['/account/linked', 'Linked accounts'],
   ['/account/sessions', 'Sessions'],
   ['/account/apps', 'Connected apps'],
