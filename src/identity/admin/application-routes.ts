@@ -39,6 +39,11 @@ export const AppOut = Type.Object({
   dpop_bound_access_tokens: Type.Boolean({
     description: 'Every token request must carry a DPoP proof (RFC 9449 section 5.2).',
   }),
+  brand_color: Nullable(
+    Type.String({
+      description: "The colour (#rrggbb) of its sign-in and consent pages' buttons and links; null: the service's own.",
+    }),
+  ),
   email_code_sign_in: Type.Boolean({
     description:
       'Its sign-in page also offers "Email me a sign-in code": a six-digit code mailed to the person instead of a password.',
@@ -120,6 +125,7 @@ export function appOut(a: AppRecord): Static<typeof AppOut> {
     resource_server: a.resourceServer,
     dpop_bound_access_tokens: a.dpopBoundAccessTokens,
     email_code_sign_in: a.emailCodeSignIn,
+    brand_color: a.brandColor,
     public: a.public,
     active: a.active,
     principal_id: a.principalId,

@@ -25,6 +25,8 @@ export interface AppRecord {
   dpopBoundAccessTokens: boolean;
   /** Its sign-in page also offers a code mailed to the person instead of a password (email-codes/). */
   emailCodeSignIn: boolean;
+  /** `#rrggbb` of its sign-in and consent pages' buttons and links (apps/brand.ts), or null for the service's own. */
+  brandColor: string | null;
   active: boolean;
   principalId: string;
 }
@@ -65,6 +67,7 @@ export function appFromRow(row: Record<string, unknown>): AppRecord {
     resourceServer: Boolean(row.resource_server),
     dpopBoundAccessTokens: Boolean(row.dpop_bound_access_tokens),
     emailCodeSignIn: Boolean(row.email_code_sign_in),
+    brandColor: (row.brand_color as string | null) ?? null,
     active: Boolean(row.active),
     principalId: String(row.principal_id),
   };

@@ -105,7 +105,8 @@ function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPa
     const client = await provider().Client.find(String(d.params.client_id));
     const hint = typeof d.params.login_hint === 'string' ? d.params.login_hint : undefined;
     // The app's choice (its email_code_sign_in setting, email-codes/): the same form, a second button.
-    const emailCode = (client as { email_code_sign_in?: unknown } | undefined)?.email_code_sign_in === true;
+    const settings = client as { email_code_sign_in?: unknown; brand_color?: unknown } | undefined;
+    const emailCode = settings?.email_code_sign_in === true;
     return html(
       reply,
       status,
@@ -115,6 +116,7 @@ function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPa
         email: 'email' in form ? form.email : hint,
         error: form.error,
         appName: client?.clientName,
+        brandColor: typeof settings?.brand_color === 'string' ? settings.brand_color : undefined,
         emailCode: emailCode ? `/interaction/${encodeURIComponent(d.uid)}/email-code` : undefined,
         passkey: deps.secondFactor ? { ...deps.secondFactor.signInOption(d), error: form.passkeyError } : undefined,
         extra: deps.signInExtras?.(d),

@@ -11,6 +11,8 @@ export interface SignInView {
   appName?: string | undefined;
   /** The passkey sign-in button (usernameless), when passkeys are on. */
   passkey?: { action: string; optionsUrl: string; csrf: string; error?: string | undefined } | undefined;
+  /** The app's brand colour (its brand_color setting), else the service's own. */
+  brandColor?: string | undefined;
   /** Where "Email me a sign-in code" posts the form (the app allows sign-in by emailed code), else absent. */
   emailCode?: string | undefined;
   /** More ways to sign in (the social login buttons), after the password form. */
@@ -26,6 +28,7 @@ function forgotLink(v: SignInView): string {
 export function signInPage(v: SignInView): string {
   const invalid = v.error ? ' aria-invalid="true" aria-describedby="form-error"' : '';
   return page({
+    brand: v.brandColor,
     title: v.error || v.passkey?.error ? 'Error: Sign in' : 'Sign in',
     body: `<h1>Sign in</h1>
 ${v.appName ? `<p>to continue to <strong>${escapeHtml(v.appName)}</strong></p>` : ''}
@@ -61,6 +64,7 @@ export interface ConsentView {
   appDescription?: string | null | undefined;
   scopes: string[];
   accountLabel: string;
+  brandColor?: string | undefined;
 }
 
 export function consentPage(v: ConsentView): string {
@@ -68,6 +72,7 @@ export function consentPage(v: ConsentView): string {
     ? `<ul class="scopes">${v.scopes.map((s) => `<li>${escapeHtml(describeScope(s))} <span class="hint">(${escapeHtml(s)})</span></li>`).join('')}</ul>`
     : '<p>No additional access is requested.</p>';
   return page({
+    brand: v.brandColor,
     title: `Allow ${v.appName} access`,
     body: `<h1>Allow ${escapeHtml(v.appName)} to access your account?</h1>
 <p>Signed in as <strong>${escapeHtml(v.accountLabel)}</strong>.</p>

@@ -21,3 +21,6 @@ CREATE INDEX email_codes_principal_idx ON email_codes (principal_id);
 
 -- Per application: its sign-in page also offers "Email me a sign-in code".
 ALTER TABLE oauth_apps ADD COLUMN email_code_sign_in boolean NOT NULL DEFAULT false;
+
+-- Per application: the colour of its sign-in and consent pages' buttons and links (apps/brand.ts checks its contrast).
+ALTER TABLE oauth_apps ADD COLUMN brand_color text;

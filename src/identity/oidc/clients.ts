@@ -127,6 +127,7 @@ export const EXTRA_CLIENT_PROPERTIES = [
   'app_type',
   'principal_id',
   'email_code_sign_in',
+  'brand_color',
 ] as const;
 
 function clientMetadata(app: AppRecord, keys: Record<string, unknown>[]): Record<string, unknown> {
@@ -154,6 +155,7 @@ function clientMetadata(app: AppRecord, keys: Record<string, unknown>[]): Record
     app_type: app.appType,
     principal_id: app.principalId,
     email_code_sign_in: app.emailCodeSignIn,
+    ...(app.brandColor ? { brand_color: app.brandColor } : {}),
     dpop_bound_access_tokens: app.dpopBoundAccessTokens,
     // Its registered keys: a request carrying a client assertion authenticates with private_key_jwt (client-assertions.ts).
     ...(keys.length ? { jwks: { keys } } : {}),

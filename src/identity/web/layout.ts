@@ -78,6 +78,19 @@ export interface PageOptions {
   title: string;
   body: string;
   lang?: string;
+  /** An app's brand colour (`#rrggbb`, contrast-checked by apps/brand.ts) for the buttons and links. */
+  brand?: string | undefined;
+}
+
+const BRAND = /^#[0-9a-f]{6}$/;
+
+/**
+ * The brand colour in the light scheme only: it passed 4.5:1 against white, which is what the light card needs; on the
+ * dark card a colour dark enough for white text would be too dark to read, so the dark scheme keeps its own colours.
+ */
+function brandStyle(brand: string | undefined): string {
+  if (!brand || !BRAND.test(brand)) return '';
+  return `\n<style>@media (prefers-color-scheme: light){button{border-color:${brand}}button.primary,a.button{background:${brand};color:#fff}button.secondary{color:${brand}}a{color:${brand}}:focus-visible{outline-color:${brand}}}</style>`;
 }
 
 /**
@@ -93,7 +106,7 @@ export function page(options: PageOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${escapeHtml(options.title)}</title>
-<style>${STYLE}</style>
+<style>${STYLE}</style>${brandStyle(options.brand)}
 </head>
 <body>
 <main>
