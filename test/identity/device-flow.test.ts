@@ -223,3 +223,25 @@ test('bad inputs: an empty or expired code on the page, an unknown or expired de
   assert.equal(noClient.status, 401);
   assert.equal(noClient.body.error, 'invalid_client');
 });
+
+// Last in the file: it leaves this client address waiting at the code page.
+test('guessing codes: after a few unknown codes from one address, the page makes it wait (429)', async () => {
+  const context = await browser.newContext({ viewport: { width: 320, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(`${server.issuer}/oauth/device`);
+  let status = 0;
+  for (let i = 0; i < 15 && status !== 429; i++) {
+    await page.getByLabel('Code shown on your device').fill('BBBB-BBBB');
+    const answer = page.waitForResponse((r) => r.url().endsWith('/oauth/device') && r.request().method() === 'POST');
+    await page.keyboard.press('Enter');
+    status = (await answer).status();
+  }
+  assert.equal(status, 429);
+  await page.getByRole('alert').waitFor();
+  assert.match(
+    (await page.getByRole('alert').textContent())!,
+    /Too many wrong codes from here\. Wait \d+ seconds? and try again\./,
+  );
+  await checkPage(page, 'device code page, too many guesses');
+  await context.close();
+});

@@ -10,7 +10,7 @@ import { CredentialLookup, purgeSpentJtis } from '../credentials/lookup.ts';
 import { delegationClaims } from '../delegation/exchange.ts';
 import { delegationLive } from '../delegation/entitlement.ts';
 import { tokenEndpointGrants, type GrantDeps } from './grants.ts';
-import type { Assembly } from './services.ts';
+import { sharedThrottle, type Assembly } from './services.ts';
 
 /** The provider as the routes use it, and what its fast routes share with it. */
 export interface ProviderParts {
@@ -42,6 +42,7 @@ export async function startProvider(a: Assembly): Promise<ProviderParts> {
   const devicePolling = a.redis
     ? redisPollPace(a.redis, config.devicePollInterval)
     : memoryPollPace(config.devicePollInterval);
+  const deviceGuesses = sharedThrottle(a.redis, log, { freeFailures: 10, prefix: 'identity:device-code:' });
   const make = (signingKeys: Parameters<typeof buildProvider>[0]['signingKeys']): OidcProvider => {
     const provider = buildProvider({
       issuer: config.issuer,
@@ -59,6 +60,7 @@ export async function startProvider(a: Assembly): Promise<ProviderParts> {
       chainLive,
       keys: credentials,
       devicePolling,
+      deviceGuesses,
     });
     a.metrics.observe(provider);
     return provider;

@@ -28,6 +28,10 @@ function problem(err: (Error & { name: string }) | undefined, out: { error?: str
       return 'This code has expired. Start again on your device to get a new code.';
     case 'AlreadyUsedError':
       return 'This code was used already. Start again on your device to get a new code.';
+    case 'TooManyGuessesError': {
+      const wait = (err as Error & { wait?: number }).wait ?? 1;
+      return `Too many wrong codes from here. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`;
+    }
     case 'AbortedError':
       return 'You cancelled the sign-in. The device was told; start again there if you want to.';
     default:
@@ -47,6 +51,10 @@ export async function deviceCodeInputPage(
   const error = problem(err, out);
   // A refused code is the person's input to fix (400); a cancelled or refused sign-in is an outcome, not an input error.
   if (err && ['NoCodeError', 'NotFoundError', 'ExpiredError', 'AlreadyUsedError'].includes(err.name)) ctx.status = 400;
+  if (err?.name === 'TooManyGuessesError') {
+    ctx.status = 429;
+    ctx.set('Retry-After', String((err as Error & { wait?: number }).wait ?? 1));
+  }
   const invalid = error
     ? ' aria-invalid="true" aria-describedby="form-error code-hint"'
     : ' aria-describedby="code-hint"';
