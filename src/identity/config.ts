@@ -38,9 +38,12 @@ export const identitySpec = {
     doc: 'How often a running server looks for rotated signing keys, in seconds.',
   }),
   smtpUrl: optionalUrl('IDENTITY_SMTP_URL', ['smtp:', 'smtps:'], {
-    doc: 'SMTP server for invitation mail (`smtp://user:pass@host:587`, `smtps://…`); unset, invitations are made but not mailed (their link is in the API answer).',
+    doc: 'SMTP server for invitation and password-reset mail (`smtp://user:pass@host:587`, `smtps://…`); unset, invitations are made but not mailed (their link is in the API answer), and "forgot password" sends nothing.',
   }),
-  mailFrom: str('IDENTITY_MAIL_FROM', { default: 'identity@localhost', doc: 'Sender address of invitation mail.' }),
+  mailFrom: str('IDENTITY_MAIL_FROM', {
+    default: 'identity@localhost',
+    doc: 'Sender address of invitation and password-reset mail.',
+  }),
   inviteLink: optionalUrl('IDENTITY_INVITE_LINK', ['http:', 'https:'], {
     doc: "Page the invitation link opens, with `?token=…` added; default `<IDENTITY_ISSUER>/invites/accept`. Point it at your app's page that signs the person in and calls `POST /api/v1/invitations/accept`.",
   }),
@@ -55,6 +58,24 @@ export const identitySpec = {
     min: 300,
     max: 2_592_000,
     doc: 'Lifetime of a one-time "choose your password" link (the dashboard\'s Add user, when `platform start` links it), in seconds.',
+  }),
+  passwordResetTtl: int('IDENTITY_PASSWORD_RESET_TTL', {
+    default: 1_800,
+    min: 300,
+    max: 86_400,
+    doc: 'Lifetime of a mailed "forgot password" link, in seconds (30 min by default; it also works only once).',
+  }),
+  passwordResetFreeRequests: int('IDENTITY_PASSWORD_RESET_FREE_REQUESTS', {
+    default: 3,
+    min: 1,
+    max: 100,
+    doc: '"Forgot password" requests, emailed sign-in codes and email verification codes allowed per email address (or person) within an hour before each further one must wait (doubling from 1 s up to 15 min); a client address may ask ten times as many.',
+  }),
+  devicePollInterval: int('IDENTITY_DEVICE_POLL_INTERVAL', {
+    default: 5,
+    min: 1,
+    max: 60,
+    doc: 'Seconds a device (RFC 8628 device sign-in) must wait between polls of the token endpoint; a sooner poll is answered `slow_down`.',
   }),
   delegationMaxDepth: int('IDENTITY_DELEGATION_MAX_DEPTH', {
     default: 3,

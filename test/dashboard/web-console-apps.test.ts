@@ -122,14 +122,16 @@ describe('the console: registering and managing an application', () => {
     await assertAccessible(page, "the app's page");
     await screenshot(page, '12-app-page');
 
-    // Edit: a shorter access token, one scope fewer; saved, and identity has it.
+    // Edit: a shorter access token, one scope fewer, sign-in by emailed code on; saved, and identity has it.
     await page.getByLabel('Access token').fill('120');
     await page.getByRole('checkbox', { name: /^email/ }).uncheck();
+    await page.getByRole('checkbox', { name: /^Sign-in by emailed code/ }).check();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await statusSays(page, `The settings of ${HOSTILE_NAME} are saved.`);
     const appId = new URL(page.url()).pathname.split('/').at(-1)!;
     const stored = await identityApi(`/applications/${appId}`);
     assert.equal(stored.body.access_token_ttl, 120);
+    assert.equal(stored.body.email_code_sign_in, true);
     assert.deepEqual(stored.body.allowed_scopes, ['openid', 'profile', 'offline_access']);
     assert.deepEqual(stored.body.redirect_uris, ['https://shop.example/callback', 'https://shop.example/other']);
     await page.getByRole('button', { name: 'Save settings' }).click();

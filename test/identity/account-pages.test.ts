@@ -497,6 +497,7 @@ test('the account pages link to each other: password, sign-in security, agents, 
   assert.deepEqual(await nav.getByRole('link').allTextContents(), [
     'Password',
     'Sign-in security',
+    'Email address',
     'Linked accounts',
     'Sessions',
     'Connected apps',

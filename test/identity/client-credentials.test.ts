@@ -32,6 +32,7 @@ test("discovery advertises the contract's values, and beside them every grant an
     'authorization_code',
     'client_credentials',
     'refresh_token',
+    'urn:ietf:params:oauth:grant-type:device_code',
     'urn:ietf:params:oauth:grant-type:jwt-bearer',
     'urn:ietf:params:oauth:grant-type:token-exchange',
   ]);

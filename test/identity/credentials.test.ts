@@ -464,7 +464,14 @@ test("discovery lists the credential grants beside the contract's three", async 
   const d = (await (await fetch(`${server.issuer}/.well-known/openid-configuration`)).json()) as any;
   assert.deepEqual(
     [...d.grant_types_supported].sort(),
-    ['authorization_code', 'client_credentials', 'refresh_token', JWT_BEARER, EXCHANGE].sort(),
+    [
+      'authorization_code',
+      'client_credentials',
+      'refresh_token',
+      'urn:ietf:params:oauth:grant-type:device_code',
+      JWT_BEARER,
+      EXCHANGE,
+    ].sort(),
   );
 });
 

@@ -79,6 +79,7 @@ test('discovery lists every grant the token endpoint takes and private_key_jwt a
     'authorization_code',
     'client_credentials',
     'refresh_token',
+    'urn:ietf:params:oauth:grant-type:device_code',
     JWT_BEARER,
     TOKEN_EXCHANGE,
   ]);

@@ -101,9 +101,9 @@ test('Chromium: "Continue with Platform SSO" by keyboard, signed in at the other
   await assertAccessible(page, 'sign-in page with a provider button');
   await page.screenshot({ path: '/tmp/market-social-signin.png', fullPage: true });
 
-  // Keyboard only: email, password, "Sign in", then the provider's button.
+  // Keyboard only: email, password, "Sign in", "Forgot your password?", then the provider's button.
   assert.equal(await page.evaluate('document.activeElement.id'), 'email');
-  for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Tab');
   assert.equal(await page.evaluate('document.activeElement.textContent'), 'Continue with Platform SSO');
   await page.keyboard.press('Enter');
 

@@ -5,6 +5,7 @@ import { recordAdminChange, type Actor } from '../console/admin-changes.ts';
 import { applyPrincipalActive } from '../principals/store.ts';
 import { appFromRow, type AppRecord } from '../apps/record.ts';
 import { checkRedirectUri, createSecret, type SecretInfo } from '../apps/store.ts';
+import { checkBrandColor } from '../apps/brand.ts';
 
 /** What PATCH /applications/:id may change, by column; its type and client_id stay what they were registered as. */
 export interface AppChanges {
@@ -20,6 +21,8 @@ export interface AppChanges {
   first_party?: boolean | undefined;
   resource_server?: boolean | undefined;
   dpop_bound_access_tokens?: boolean | undefined;
+  email_code_sign_in?: boolean | undefined;
+  brand_color?: string | null | undefined;
 }
 type Column = keyof AppChanges;
 /** Every column a change may name: the only names that reach the UPDATE's text. */
@@ -36,6 +39,8 @@ const COLUMNS: readonly Column[] = [
   'first_party',
   'resource_server',
   'dpop_bound_access_tokens',
+  'email_code_sign_in',
+  'brand_color',
 ];
 const JSON_COLUMNS = new Set<Column>(['redirect_uris', 'allowed_scopes']);
 
@@ -92,7 +97,12 @@ export async function updateApp(
     const row = await lockedApp(tx, id);
     const app = appFromRow(row);
     check(app, changes, knownScopes);
-    const wanted = { ...changes, ...(changes.name !== undefined ? { name: changes.name.trim() } : {}) };
+    const wanted = {
+      ...changes,
+      ...(changes.name !== undefined ? { name: changes.name.trim() } : {}),
+      // Checked for its contrast before anything is written (400 with the ratio).
+      ...(typeof changes.brand_color === 'string' ? { brand_color: checkBrandColor(changes.brand_color) } : {}),
+    };
     const changed = COLUMNS.filter(
       (k) => wanted[k] !== undefined && JSON.stringify(wanted[k]) !== JSON.stringify(row[k] ?? null),
     );

@@ -39,6 +39,18 @@ const AppChanges = Type.Object(
     first_party: Type.Optional(Type.Boolean()),
     resource_server: Type.Optional(Type.Boolean({ description: 'Confidential apps only.' })),
     dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
+    brand_color: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 20,
+          description:
+            "The colour (#rrggbb) of its sign-in and consent pages' buttons and links; white text on it must reach 4.5:1 (WCAG AA), else 400 saying the ratio. null: the service's own.",
+        }),
+      ),
+    ),
+    email_code_sign_in: Type.Optional(
+      Type.Boolean({ description: "Offer sign-in by a code mailed to the person on this app's sign-in page." }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );

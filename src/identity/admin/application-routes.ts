@@ -39,6 +39,15 @@ export const AppOut = Type.Object({
   dpop_bound_access_tokens: Type.Boolean({
     description: 'Every token request must carry a DPoP proof (RFC 9449 section 5.2).',
   }),
+  brand_color: Nullable(
+    Type.String({
+      description: "The colour (#rrggbb) of its sign-in and consent pages' buttons and links; null: the service's own.",
+    }),
+  ),
+  email_code_sign_in: Type.Boolean({
+    description:
+      'Its sign-in page also offers "Email me a sign-in code": a six-digit code mailed to the person instead of a password.',
+  }),
   public: Type.Boolean(),
   active: Type.Boolean(),
   principal_id: Uuid,
@@ -86,6 +95,12 @@ const NewApp = Type.Object(
           'Require a DPoP proof (RFC 9449) with every token request: its tokens are always bound to a key. Default false.',
       }),
     ),
+    email_code_sign_in: Type.Optional(
+      Type.Boolean({
+        description:
+          'Its sign-in page also offers "Email me a sign-in code" (a six-digit code mailed to the person instead of a password). Default false.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -109,6 +124,8 @@ export function appOut(a: AppRecord): Static<typeof AppOut> {
     first_party: a.firstParty,
     resource_server: a.resourceServer,
     dpop_bound_access_tokens: a.dpopBoundAccessTokens,
+    email_code_sign_in: a.emailCodeSignIn,
+    brand_color: a.brandColor,
     public: a.public,
     active: a.active,
     principal_id: a.principalId,
@@ -171,6 +188,7 @@ function createApplicationRoute(scope: TypedScope, deps: ApplicationRouteDeps): 
           firstParty: b.first_party,
           resourceServer: b.resource_server,
           dpopBoundAccessTokens: b.dpop_bound_access_tokens,
+          emailCodeSignIn: b.email_code_sign_in,
         },
         deps.scopes,
       );

@@ -23,8 +23,23 @@ export interface AppRecord {
   resourceServer: boolean;
   /** Every token request must carry a DPoP proof, so every token is bound to a key (RFC 9449 section 5.2). */
   dpopBoundAccessTokens: boolean;
+  /** Its sign-in page also offers a code mailed to the person instead of a password (email-codes/). */
+  emailCodeSignIn: boolean;
+  /** `#rrggbb` of its sign-in and consent pages' buttons and links (apps/brand.ts), or null for the service's own. */
+  brandColor: string | null;
   active: boolean;
   principalId: string;
+}
+
+/** RFC 8628's grant: a device (a CLI, a TV) polls the token endpoint with its device code while the person approves it. */
+export const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/**
+ * A native app (a CLI, a TV app) may also sign people in by the device grant (RFC 8628): it runs where typing a
+ * password or opening a browser is awkward. The stored grants stay the type's; the device grant follows from the type.
+ */
+function grantsOf(type: AppType, stored: string[]): string[] {
+  return type === 'native' && !stored.includes(DEVICE_CODE) ? [...stored, DEVICE_CODE] : stored;
 }
 
 function asArray(v: unknown): string[] {
@@ -40,7 +55,7 @@ export function appFromRow(row: Record<string, unknown>): AppRecord {
     logoUrl: (row.logo_url as string | null) ?? null,
     appType: row.app_type as AppType,
     redirectUris: asArray(row.redirect_uris),
-    allowedGrants: asArray(row.allowed_grants),
+    allowedGrants: grantsOf(row.app_type as AppType, asArray(row.allowed_grants)),
     allowedResponseTypes: asArray(row.allowed_response_types),
     allowedScopes: asArray(row.allowed_scopes),
     accessTokenTtl: Number(row.access_token_ttl),
@@ -51,6 +66,8 @@ export function appFromRow(row: Record<string, unknown>): AppRecord {
     public: Boolean(row.public),
     resourceServer: Boolean(row.resource_server),
     dpopBoundAccessTokens: Boolean(row.dpop_bound_access_tokens),
+    emailCodeSignIn: Boolean(row.email_code_sign_in),
+    brandColor: (row.brand_color as string | null) ?? null,
     active: Boolean(row.active),
     principalId: String(row.principal_id),
   };

@@ -20,6 +20,7 @@ export interface NewApp {
   firstParty?: boolean | undefined;
   resourceServer?: boolean | undefined;
   dpopBoundAccessTokens?: boolean | undefined;
+  emailCodeSignIn?: boolean | undefined;
   ownerId?: string | undefined;
 }
 
@@ -149,8 +150,8 @@ function insertApp(
     const principalId = p.rows[0]!.id;
     const app = await tx.query<Record<string, unknown>>(
       `INSERT INTO oauth_apps (client_id, name, description, logo_url, app_type, redirect_uris, allowed_grants, allowed_response_types,
-         allowed_scopes, access_token_ttl, refresh_token_ttl, authorization_code_ttl, refresh_token_rotation, first_party, public, owner_id, principal_id, resource_server, dpop_bound_access_tokens)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, 900), coalesce($11, 604800), coalesce($12, 600), coalesce($13, true), coalesce($14, false), $15, $16, $17, $18, $19)
+         allowed_scopes, access_token_ttl, refresh_token_ttl, authorization_code_ttl, refresh_token_rotation, first_party, public, owner_id, principal_id, resource_server, dpop_bound_access_tokens, email_code_sign_in)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, 900), coalesce($11, 604800), coalesce($12, 600), coalesce($13, true), coalesce($14, false), $15, $16, $17, $18, $19, $20)
        RETURNING *`,
       [
         clientId,
@@ -172,6 +173,7 @@ function insertApp(
         principalId,
         input.resourceServer ?? false,
         input.dpopBoundAccessTokens ?? false,
+        input.emailCodeSignIn ?? false,
       ],
     );
     const record = appFromRow(app.rows[0]!);

@@ -1,4 +1,5 @@
 import { buildProvider, type OidcProvider } from '../oidc/provider.ts';
+import { memoryPollPace, redisPollPace } from '../oidc/device-polling.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import { ROUTES } from '../oidc/protocol.ts';
 import { loadSigningKeys } from '../oidc/signing-keys.ts';
@@ -9,7 +10,7 @@ import { CredentialLookup, purgeSpentJtis } from '../credentials/lookup.ts';
 import { delegationClaims } from '../delegation/exchange.ts';
 import { delegationLive } from '../delegation/entitlement.ts';
 import { tokenEndpointGrants, type GrantDeps } from './grants.ts';
-import type { Assembly } from './services.ts';
+import { sharedThrottle, type Assembly } from './services.ts';
 
 /** The provider as the routes use it, and what its fast routes share with it. */
 export interface ProviderParts {
@@ -38,6 +39,10 @@ export async function startProvider(a: Assembly): Promise<ProviderParts> {
     credentials,
     delegationMaxDepth: config.delegationMaxDepth,
   };
+  const devicePolling = a.redis
+    ? redisPollPace(a.redis, config.devicePollInterval)
+    : memoryPollPace(config.devicePollInterval);
+  const deviceGuesses = sharedThrottle(a.redis, log, { freeFailures: 10, prefix: 'identity:device-code:' });
   const make = (signingKeys: Parameters<typeof buildProvider>[0]['signingKeys']): OidcProvider => {
     const provider = buildProvider({
       issuer: config.issuer,
@@ -54,6 +59,8 @@ export async function startProvider(a: Assembly): Promise<ProviderParts> {
       tokenClaims: delegationClaims,
       chainLive,
       keys: credentials,
+      devicePolling,
+      deviceGuesses,
     });
     a.metrics.observe(provider);
     return provider;

@@ -11,7 +11,11 @@ import { OrganizationTokens } from '../organizations/token-scope.ts';
 import { localTokenVerifier } from '../admin/guard.ts';
 import { registerAdmin } from '../admin/routes.ts';
 import { registerInteractionPages } from '../interaction/routes.ts';
-import { secondFactor } from '../mfa/interaction.ts';
+import { secondFactor, type SecondFactor } from '../mfa/interaction.ts';
+import { registerCodeSignIn } from '../email-codes/sign-in-routes.ts';
+import type { CodeSignInDeps } from '../email-codes/sign-in.ts';
+import { registerEmailVerification } from '../email-codes/verify-routes.ts';
+import { AfterAnswer } from '../web/after-answer.ts';
 import { registerAccountSecurity } from '../mfa/account-routes.ts';
 import { registerPasskeyAssets } from '../mfa/assets.ts';
 import { socialProviders, type SocialProvider } from '../social/registry.ts';
@@ -26,13 +30,15 @@ import { inviteMailer } from '../invites/mailer.ts';
 import { registerInviteeRoutes } from '../invites/routes.ts';
 import { registerInvitePages } from '../invites/page-routes.ts';
 import { registerPasswordLinkPages } from '../password-links/page-routes.ts';
+import { RecoveryMail } from '../password-links/recovery.ts';
+import { registerRecoveryPages } from '../password-links/recovery-routes.ts';
 import { registerMarketplace } from '../marketplace/routes.ts';
 import { registerSubscriptionRoutes } from '../billing/subscription-routes.ts';
 import { registerStripeWebhook } from '../billing/webhook-route.ts';
 import { FormGuard } from '../web/form-guard.ts';
 import { fastGrants } from './grants.ts';
 import type { ProviderParts } from './provider.ts';
-import type { Assembly } from './services.ts';
+import { sharedThrottle, type Assembly } from './services.ts';
 
 type Access = ReturnType<typeof identityAccess>;
 
@@ -46,6 +52,7 @@ export async function registerRoutes(a: Assembly, p: ProviderParts, access: Acce
   await registerManagement(a);
   await registerConsole(a.app, { db: a.db, accounts: a.accounts, config: a.config, scopes: a.scopes });
   await registerSelfService(a, p);
+  await registerRecovery(a);
   await registerMarket(a);
   return verifier;
 }
@@ -81,6 +88,7 @@ async function registerSignIn(a: Assembly, p: ProviderParts, providers: Map<stri
     throttle: a.throttle,
     secondFactor: second,
     signInExtras: providers.size ? signInButtons({ providers, csrf }) : undefined,
+    moreRoutes: (plain, pages) => registerCodeSignIn(plain, codeSignInDeps(a, second), pages),
   });
   await registerAccountSecurity(a.app, { db, secretKey, accounts, csrf, issuer: config.issuer });
   registerPasskeyAssets(a.app);
@@ -92,6 +100,28 @@ async function registerSignIn(a: Assembly, p: ProviderParts, providers: Map<stri
     signup: config.socialSignup,
     secondFactor: second,
   });
+}
+
+/** Sign-in by emailed code: its throttles (per address asked for, per client), the mail sent after the answer. */
+function codeSignInDeps(a: Assembly, second: SecondFactor): CodeSignInDeps {
+  const free = a.config.passwordResetFreeRequests;
+  const later = new AfterAnswer(a.log, 'sign-in code mail');
+  a.app.addHook('onClose', () => later.idle());
+  return {
+    db: a.db,
+    secretKey: a.secretKey,
+    accounts: a.accounts,
+    csrf: a.csrf,
+    mailer: a.mailer,
+    issuer: a.config.issuer,
+    loginSessionTtl: a.config.loginSessionTtl,
+    later,
+    secondFactor: second,
+    throttles: {
+      email: sharedThrottle(a.redis, a.log, { freeFailures: free, prefix: 'identity:code:' }),
+      address: sharedThrottle(a.redis, a.log, { freeFailures: free * 10, prefix: 'identity:code-client:' }),
+    },
+  };
 }
 
 /** The access checks get what they need: identity's own token verifier, the DPoP check, the admin guard. */
@@ -162,6 +192,43 @@ async function registerSelfService(a: Assembly, p: ProviderParts): Promise<void>
   await registerInvitePages(a.app, { db, accounts, issuer: config.issuer, forms });
   await registerPasswordLinkPages(a.app, { db, accounts, issuer: config.issuer, forms });
   await registerPersonDelegationRoutes(a.app, { db, accounts });
+  await registerEmailVerification(a.app, {
+    db,
+    secretKey,
+    accounts,
+    mailer: a.mailer,
+    issuer: config.issuer,
+    forms,
+    throttle: sharedThrottle(a.redis, a.log, {
+      freeFailures: config.passwordResetFreeRequests,
+      prefix: 'identity:verify-email:',
+    }),
+  });
+}
+
+/** "Forgot password": the page, its throttles (per address asked for, per client), the mail sent after the answer. */
+async function registerRecovery(a: Assembly): Promise<void> {
+  const { config } = a;
+  const free = config.passwordResetFreeRequests;
+  const mail = new RecoveryMail({
+    db: a.db,
+    mailer: a.mailer,
+    issuer: config.issuer,
+    ttlSeconds: config.passwordResetTtl,
+    log: a.log,
+  });
+  // The mail of a request answered just before the close still goes (or fails, logged) before the database closes.
+  a.app.addHook('onClose', () => mail.idle());
+  await registerRecoveryPages(a.app, {
+    issuer: config.issuer,
+    forms: new FormGuard(a.secretKey),
+    mail,
+    ttlSeconds: config.passwordResetTtl,
+    throttles: {
+      email: sharedThrottle(a.redis, a.log, { freeFailures: free, prefix: 'identity:reset:' }),
+      address: sharedThrottle(a.redis, a.log, { freeFailures: free * 10, prefix: 'identity:reset-client:' }),
+    },
+  });
 }
 
 /** The marketplace, subscriptions and the payment provider's webhook. */

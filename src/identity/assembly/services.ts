@@ -60,12 +60,15 @@ export async function openServices(
 
 /** Sign-in slow-down per account and address: shared by every instance through Redis when configured. */
 function signInThrottle(config: IdentityConfig, redis: Redis | undefined, log: FastifyBaseLogger): Throttle {
-  const localThrottle = memoryThrottle({ freeFailures: config.signInFreeFailures });
-  return redis
-    ? withFallback(
-        redisThrottle(redis, { freeFailures: config.signInFreeFailures, prefix: 'identity:signin:' }),
-        localThrottle,
-        log,
-      )
-    : localThrottle;
+  return sharedThrottle(redis, log, { freeFailures: config.signInFreeFailures, prefix: 'identity:signin:' });
+}
+
+/** A throttle shared by every instance through Redis when configured, this instance's memory while Redis fails. */
+export function sharedThrottle(
+  redis: Redis | undefined,
+  log: FastifyBaseLogger,
+  options: { freeFailures: number; prefix: string },
+): Throttle {
+  const localThrottle = memoryThrottle({ freeFailures: options.freeFailures });
+  return redis ? withFallback(redisThrottle(redis, options), localThrottle, log) : localThrottle;
 }

@@ -56,6 +56,7 @@ export async function consentStep(
         appName: client.clientName ?? client.clientId,
         scopes: grantable,
         accountLabel: account.identifier,
+        brandColor: typeof client.brand_color === 'string' ? client.brand_color : undefined,
       }),
     );
   }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Interaction } from 'oidc-provider';
 import type { Database } from '../../kit/db.ts';
 import type { Throttle } from '../../kit/throttle.ts';
@@ -21,6 +21,8 @@ export interface PageDeps {
   loginSessionTtl: number;
   /** TOTP / passkey second factor and passkey sign-in (src/identity/mfa); absent, the password alone signs in. */
   secondFactor?: SecondFactor;
+  /** Routes of other ways to sign in that finish the interaction like these pages (email-codes/), given the pages' tools. */
+  moreRoutes?: ((plain: FastifyInstance, pages: InteractionPages) => void) | undefined;
   /** More ways to sign in shown under the password form (social login's buttons). */
   signInExtras?: ((d: { uid: string; jti: string }) => string) | undefined;
 }
@@ -102,6 +104,9 @@ function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPa
   return async (reply, d, status, form = {}) => {
     const client = await provider().Client.find(String(d.params.client_id));
     const hint = typeof d.params.login_hint === 'string' ? d.params.login_hint : undefined;
+    // The app's choice (its email_code_sign_in setting, email-codes/): the same form, a second button.
+    const settings = client as { email_code_sign_in?: unknown; brand_color?: unknown } | undefined;
+    const emailCode = settings?.email_code_sign_in === true;
     return html(
       reply,
       status,
@@ -111,6 +116,8 @@ function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPa
         email: 'email' in form ? form.email : hint,
         error: form.error,
         appName: client?.clientName,
+        brandColor: typeof settings?.brand_color === 'string' ? settings.brand_color : undefined,
+        emailCode: emailCode ? `/interaction/${encodeURIComponent(d.uid)}/email-code` : undefined,
         passkey: deps.secondFactor ? { ...deps.secondFactor.signInOption(d), error: form.passkeyError } : undefined,
         extra: deps.signInExtras?.(d),
       }),

@@ -19,6 +19,7 @@ export async function registerInteractionPages(app: App, deps: PageDeps): Promis
     });
     const pages = interactionPages(deps);
     deps.secondFactor?.registerRoutes(plain, pages);
+    deps.moreRoutes?.(plain, pages);
     interactionRoutes(scope, deps, pages);
     signOutRoutes(scope, deps);
   });

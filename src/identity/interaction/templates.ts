@@ -1,4 +1,5 @@
 import { accountNav, errorBlock, escapeHtml, page } from '../web/layout.ts';
+import { FORGOT_PASSWORD_PATH } from '../web/sign-in-link.ts';
 import { describeScope } from '../web/scopes.ts';
 import { passkeyForm, PASSKEY_SCRIPTS } from '../mfa/templates.ts';
 
@@ -10,13 +11,24 @@ export interface SignInView {
   appName?: string | undefined;
   /** The passkey sign-in button (usernameless), when passkeys are on. */
   passkey?: { action: string; optionsUrl: string; csrf: string; error?: string | undefined } | undefined;
+  /** The app's brand colour (its brand_color setting), else the service's own. */
+  brandColor?: string | undefined;
+  /** Where "Email me a sign-in code" posts the form (the app allows sign-in by emailed code), else absent. */
+  emailCode?: string | undefined;
   /** More ways to sign in (the social login buttons), after the password form. */
   extra?: string | undefined;
+}
+
+/** The "forgot password" page, with the way back to this sign-in page (the interaction's, without its `/login`). */
+function forgotLink(v: SignInView): string {
+  const back = v.action.replace(/\/login$/, '');
+  return `${FORGOT_PASSWORD_PATH}?back=${encodeURIComponent(back)}`;
 }
 
 export function signInPage(v: SignInView): string {
   const invalid = v.error ? ' aria-invalid="true" aria-describedby="form-error"' : '';
   return page({
+    brand: v.brandColor,
     title: v.error || v.passkey?.error ? 'Error: Sign in' : 'Sign in',
     body: `<h1>Sign in</h1>
 ${v.appName ? `<p>to continue to <strong>${escapeHtml(v.appName)}</strong></p>` : ''}
@@ -27,8 +39,14 @@ ${errorBlock(v.error)}
 <input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(v.email ?? '')}"${v.email ? '' : ' autofocus'}${invalid}>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${v.email ? ' autofocus' : ''}${invalid}>
-<button class="primary" type="submit">Sign in</button>
-</form>${v.extra ? `\n${v.extra}` : ''}
+<button class="primary" type="submit">Sign in</button>${
+      v.emailCode
+        ? `\n<p class="hint" id="code-hint">No password, or forgot it? We can email you a code to sign in with instead.</p>
+<button class="secondary alt-way" type="submit" formaction="${escapeHtml(v.emailCode)}" aria-describedby="code-hint">Email me a sign-in code</button>`
+        : ''
+    }
+</form>
+<p><a href="${escapeHtml(forgotLink(v))}">Forgot your password?</a></p>${v.extra ? `\n${v.extra}` : ''}
 ${
   v.passkey
     ? `<h2 class="alt">Or use a passkey</h2>
@@ -46,6 +64,7 @@ export interface ConsentView {
   appDescription?: string | null | undefined;
   scopes: string[];
   accountLabel: string;
+  brandColor?: string | undefined;
 }
 
 export function consentPage(v: ConsentView): string {
@@ -53,6 +72,7 @@ export function consentPage(v: ConsentView): string {
     ? `<ul class="scopes">${v.scopes.map((s) => `<li>${escapeHtml(describeScope(s))} <span class="hint">(${escapeHtml(s)})</span></li>`).join('')}</ul>`
     : '<p>No additional access is requested.</p>';
   return page({
+    brand: v.brandColor,
     title: `Allow ${v.appName} access`,
     body: `<h1>Allow ${escapeHtml(v.appName)} to access your account?</h1>
 <p>Signed in as <strong>${escapeHtml(v.accountLabel)}</strong>.</p>

@@ -57,7 +57,8 @@ function audienceOf(payload: Payload): string[] {
 
 /**
  * Every artifact is keyed by the SHA-256 of its id: the value a client or browser holds is never
- * stored, not even inside the payload (the `jti` is removed before sealing and put back on read). The
+ * stored in clear, and not inside the payload either (the `jti` is removed before sealing and put back on read), but
+ * for a device code's (sealPayload). The
  * payload itself is sealed with PLATFORM_SECRET_KEY, bound to the model and the id's hash.
  */
 abstract class HashedAdapter implements ProviderAdapter {
@@ -68,8 +69,11 @@ abstract class HashedAdapter implements ProviderAdapter {
     this.ctx = ctx;
   }
   protected sealPayload(idHash: string, payload: Payload): string {
-    const { jti: _jti, ...rest } = payload;
-    return seal(this.ctx.secretKey, JSON.stringify(rest), `identity.oidc.${this.model}.${idHash}`);
+    // One exception: a device code (RFC 8628, ten minutes) is found by the user code the person types, and the provider
+    // then saves it back under its id, so its id stays inside the sealed payload (encrypted, never in clear).
+    const { jti, ...rest } = payload;
+    const kept = this.model === 'DeviceCode' ? { ...rest, jti } : rest;
+    return seal(this.ctx.secretKey, JSON.stringify(kept), `identity.oidc.${this.model}.${idHash}`);
   }
   protected openPayload(id: string, idHash: string, sealed: string, consumedAt: string | null): Payload {
     const payload = JSON.parse(
@@ -283,7 +287,17 @@ class GrantAdapter extends HashedAdapter {
   }
 }
 
-/** Everything else the provider keeps (its session, interactions, replay detection): oidc_artifacts. */
+/**
+ * The second key of an artifact row (`uid_hash`): a session's uid, or a device code's user code (RFC 8628), which the
+ * person types and the provider looks the code up by. Prefixed so the two can never meet.
+ */
+function lookupKey(payload: Payload): string | null {
+  if (typeof payload.uid === 'string') return sha256Hex(payload.uid);
+  if (typeof payload.userCode === 'string') return sha256Hex(`user_code:${payload.userCode}`);
+  return null;
+}
+
+/** Everything else the provider keeps (its session, interactions, device codes, replay detection): oidc_artifacts. */
 class ArtifactAdapter extends HashedAdapter {
   async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
     const hash = sha256Hex(id);
@@ -294,7 +308,7 @@ class ArtifactAdapter extends HashedAdapter {
       [
         this.model,
         hash,
-        typeof payload.uid === 'string' ? sha256Hex(payload.uid) : null,
+        lookupKey(payload),
         payload.grantId ? sha256Hex(payload.grantId) : null,
         this.sealPayload(hash, payload),
         expiry(expiresIn),
@@ -310,12 +324,18 @@ class ArtifactAdapter extends HashedAdapter {
     const row = r.rows[0];
     return row ? this.openPayload(id, hash, row.payload, row.consumed_at) : undefined;
   }
-  override async findByUid(uid: string): Promise<Payload | undefined> {
+  override findByUid(uid: string): Promise<Payload | undefined> {
+    return this.findByLookupKey(sha256Hex(uid));
+  }
+  override findByUserCode(userCode: string): Promise<Payload | undefined> {
+    return this.findByLookupKey(sha256Hex(`user_code:${userCode}`));
+  }
+  private async findByLookupKey(key: string): Promise<Payload | undefined> {
     // The payload is sealed against the id's hash, which the row keeps, so it opens without the id; the
     // provider only reads the account from a session found this way, never its id.
     const r = await this.ctx.db.query<{ id_hash: string; payload: string; consumed_at: string | null }>(
       'SELECT id_hash, payload, consumed_at::text AS consumed_at FROM oidc_artifacts WHERE model = $1 AND uid_hash = $2',
-      [this.model, sha256Hex(uid)],
+      [this.model, key],
     );
     const row = r.rows[0];
     if (!row) return undefined;

@@ -126,6 +126,8 @@ export const EXTRA_CLIENT_PROPERTIES = [
   'first_party',
   'app_type',
   'principal_id',
+  'email_code_sign_in',
+  'brand_color',
 ] as const;
 
 function clientMetadata(app: AppRecord, keys: Record<string, unknown>[]): Record<string, unknown> {
@@ -152,6 +154,8 @@ function clientMetadata(app: AppRecord, keys: Record<string, unknown>[]): Record
     first_party: app.firstParty,
     app_type: app.appType,
     principal_id: app.principalId,
+    email_code_sign_in: app.emailCodeSignIn,
+    ...(app.brandColor ? { brand_color: app.brandColor } : {}),
     dpop_bound_access_tokens: app.dpopBoundAccessTokens,
     // Its registered keys: a request carrying a client assertion authenticates with private_key_jwt (client-assertions.ts).
     ...(keys.length ? { jwks: { keys } } : {}),

@@ -14,6 +14,7 @@ import { interactionPolicyFor } from './interaction-policy.ts';
 import { lifetimes } from './lifetimes.ts';
 import { CLIENT_AUTH_METHODS, KEY_ALGORITHMS, ROUTES } from './protocol.ts';
 import { pageForError, pageForLogout, pageForLogoutSuccess } from './provider-pages.ts';
+import { deviceCodeConfirmPage, deviceCodeInputPage, deviceSuccessPage } from './device-pages.ts';
 import { extraTokenClaims, findAccount, loadExistingGrant } from './token-hooks.ts';
 import type { ProviderDeps } from './provider.ts';
 
@@ -140,6 +141,17 @@ function features(deps: ProviderDeps, orgs: OrganizationTokens): Configuration['
     // An app flagged dpop_bound_access_tokens must send a proof with every token request.
     dPoP: { enabled: true, allowReplay: false },
     userinfo: { enabled: true },
+    // RFC 8628 for native apps (apps/record.ts): the device shows a user code, the person types it at /oauth/device
+    // (device-pages.ts), signs in and approves there; the device polls the token endpoint meanwhile (device-polling.ts
+    // answers slow_down). base-20 consonants in two groups of four: 20^8 codes, none of them a word, easy to read out.
+    deviceFlow: {
+      enabled: true,
+      charset: 'base-20',
+      mask: '****-****',
+      userCodeInputSource: deviceCodeInputPage,
+      userCodeConfirmSource: deviceCodeConfirmPage,
+      successSource: deviceSuccessPage,
+    },
     rpInitiatedLogout: {
       enabled: true,
       logoutSource: pageForLogout,

@@ -12,6 +12,9 @@ export function grantLifetimeNeeded(client: Client): number {
 }
 
 /** Every model's lifetime: the app's own settings where it has them, the contract's defaults otherwise. */
+/** Seconds a device code and its user code live (RFC 8628 `expires_in`). */
+export const DEVICE_CODE_TTL = 600;
+
 export function lifetimes(loginSessionTtl: number): Configuration['ttl'] {
   return {
     AccessToken: (_ctx, _token, client) => ttlOf(client, 'access_token_ttl', 900),
@@ -26,6 +29,8 @@ export function lifetimes(loginSessionTtl: number): Configuration['ttl'] {
       ttlOf(client, 'refresh_token_ttl', 604_800) + ttlOf(client, 'authorization_code_ttl', 600) + 3600,
     Session: () => loginSessionTtl,
     Interaction: () => 3600,
+    // RFC 8628's device code: ten minutes to type the code, sign in and approve.
+    DeviceCode: () => DEVICE_CODE_TTL,
     IdToken: () => 3600,
   };
 }

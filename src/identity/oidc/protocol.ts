@@ -25,6 +25,9 @@ export const ROUTES = {
   jwks: '/.well-known/jwks.json',
   userinfo: '/oauth/userinfo',
   end_session: '/oauth/logout',
+  // RFC 8628: the device asks here for a device code and a user code; the person types the user code at the second.
+  device_authorization: '/oauth/device/auth',
+  code_verification: '/oauth/device',
 } as const;
 
 /** The grant types the contract names; discovery lists the features' grants beside them. */

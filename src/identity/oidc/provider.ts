@@ -13,6 +13,9 @@ import { narrowToCurrentScopes, type TokenOwners } from './entitlement.ts';
 import { providerConfiguration } from './configuration.ts';
 import { registerGrants, type GrantPlugin } from './grants.ts';
 import { shapeResponses } from './responses.ts';
+import { enforcePollPace, type PollPace } from './device-polling.ts';
+import { limitCodeGuesses } from './device-guesses.ts';
+import type { Throttle } from '../../kit/throttle.ts';
 
 export interface ProviderDeps {
   issuer: string;
@@ -37,6 +40,10 @@ export interface ProviderDeps {
   chainLive(token: TokenOwners): Promise<boolean>;
   /** The live key pairs by key id (credentials), which a client assertion must be signed with. */
   keys: KeyLookup;
+  /** How fast a device may poll for its tokens (RFC 8628): one for the service, so a key rotation keeps the counts. */
+  devicePolling: PollPace;
+  /** Unknown user codes typed per client address (RFC 8628 section 5.1): one for the service. */
+  deviceGuesses: Throttle;
 }
 
 /** The provider as the service holds it (swapped on key rotation, see mount.ts). */
@@ -73,6 +80,8 @@ const INSTALL_STEPS: InstallStep[] = [
   (provider, { deps, orgs, grants }) =>
     provider.use(shapeResponses({ ...deps, grantTypes: grants.map((g) => g.type) }, orgs)),
   databaseOutageIsTemporary,
+  (provider, { deps }) => enforcePollPace(provider, deps.devicePolling),
+  (provider, { deps }) => limitCodeGuesses(provider, deps.deviceGuesses),
 ];
 
 /**

@@ -5,6 +5,7 @@ import { LOGIN_COOKIE, clearedLoginCookie } from '../sessions/cookie.ts';
 import { endLoginSession } from '../sessions/store.ts';
 import { readCookie } from '../web/cookies.ts';
 import type { ClientStore } from './clients.ts';
+import { DEVICE_CODE } from '../apps/record.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import {
   CLIENT_AUTH_METHODS,
@@ -59,7 +60,7 @@ type Adjustment = (ctx: KoaContextWithOIDC) => boolean | Promise<boolean>;
  * discovery lists what the server does; signing out through the provider also ends the service's login session.
  */
 export function shapeResponses(deps: ResponseDeps, orgs: OrganizationTokens) {
-  const supported = new Set<string>([...CONTRACT_GRANTS, ...deps.grantTypes]);
+  const supported = new Set<string>([...CONTRACT_GRANTS, DEVICE_CODE, ...deps.grantTypes]);
   const after: Adjustment[] = [
     revocationNeedsAClient,
     oauthNotFound,
@@ -176,10 +177,16 @@ function jwtIsNoTokenOfOurs(ctx: KoaContextWithOIDC): boolean {
 /** RFC 6749 5.2 and the contract name a grant the app may not use unauthorized_client; the provider says invalid_request. */
 function unauthorizedClient(ctx: KoaContextWithOIDC, supported: ReadonlySet<string>): boolean {
   const answer = answerOf(ctx);
-  if (ctx.oidc?.route !== 'token' || ctx.status !== 400 || answer?.error !== 'invalid_request') return false;
-  // Read from the request, not the error's text.
+  const route = ctx.oidc?.route;
+  if (
+    (route !== 'token' && route !== 'device_authorization') ||
+    ctx.status !== 400 ||
+    answer?.error !== 'invalid_request'
+  )
+    return false;
+  // Read from the request, not the error's text; a device authorization request asks for the device grant.
   const client = ctx.oidc.entities?.Client;
-  const grantType = ctx.oidc.params?.grant_type;
+  const grantType = route === 'device_authorization' ? DEVICE_CODE : ctx.oidc.params?.grant_type;
   if (
     client === undefined ||
     typeof grantType !== 'string' ||

@@ -81,7 +81,7 @@ async function lockPerson(tx: Queryable, who: IssueLinkInput['who']): Promise<Pe
   const byId = 'principalId' in who;
   const r = await tx.query<Person>(
     `SELECT p.id, p.type, p.active, h.email, coalesce(h.is_platform_admin, false) AS is_platform_admin,
-            EXISTS (SELECT 1 FROM password_links l WHERE l.principal_id = p.id) AS link_made
+            EXISTS (SELECT 1 FROM password_links l WHERE l.principal_id = p.id AND l.purpose = 'setup') AS link_made
        FROM principals p LEFT JOIN humans h ON h.principal_id = p.id
       WHERE ${byId ? 'p.id = $1' : "p.type = 'human' AND lower(h.email) = $1"}
       FOR UPDATE OF p`,
@@ -113,4 +113,37 @@ async function latestContinueTo(tx: Queryable, principalId: string): Promise<str
     [principalId],
   );
   return r.rows[0]?.continue_to ?? null;
+}
+
+/**
+ * A mailed "forgot password" link for the active person with this email, or undefined when there is none (nobody,
+ * not a human, deactivated): the caller answers the same either way. Their older unused links (of either purpose) are
+ * marked replaced in the same transaction, so only the newest mailed one works.
+ */
+export async function issueResetLink(
+  db: Database,
+  email: string,
+  ttlSeconds: number,
+): Promise<{ token: string; email: string; expiresAt: string } | undefined> {
+  const token = randomToken(32);
+  return db.transaction(async (tx) => {
+    const r = await tx.query<{ id: string; email: string }>(
+      `SELECT p.id, h.email FROM principals p JOIN humans h ON h.principal_id = p.id
+        WHERE p.type = 'human' AND p.active AND lower(h.email) = $1 FOR UPDATE OF p`,
+      [normaliseEmail(email)],
+    );
+    const person = r.rows[0];
+    if (!person) return undefined;
+    await tx.query(
+      'UPDATE password_links SET replaced_at = now() WHERE principal_id = $1 AND used_at IS NULL AND replaced_at IS NULL',
+      [person.id],
+    );
+    const made = await tx.query<{ expires_at: string }>(
+      `INSERT INTO password_links (token_hash, principal_id, purpose, expires_at)
+       VALUES ($1, $2, 'reset', now() + make_interval(secs => $3))
+       RETURNING to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS expires_at`,
+      [sha256Hex(token), person.id, ttlSeconds],
+    );
+    return { token, email: person.email, expiresAt: made.rows[0]!.expires_at };
+  });
 }

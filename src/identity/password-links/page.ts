@@ -6,7 +6,7 @@ import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
 import { staticHtml } from '../web/respond.ts';
 import { signInLink } from '../web/sign-in-link.ts';
 import type { FormGuard } from '../web/form-guard.ts';
-import { PASSWORD_LINK_PATH, readLink, spendLink, type LinkState } from './store.ts';
+import { PASSWORD_LINK_PATH, readLink, spendLink, type LinkPurpose, type LinkState } from './store.ts';
 import { choosePasswordPage, linkStatePage, passwordSetPage, type ChooseField } from './templates.ts';
 
 export interface PasswordLinkPageDeps {
@@ -21,7 +21,11 @@ const STATUS = { unknown: 404, used: 409, expired: 410, replaced: 410 } as const
 const csrfPurpose = (token: string) => `password-link:${sha256Hex(token)}`;
 
 function gone(reply: FastifyReply, link: Exclude<LinkState, { state: 'open' }>): FastifyReply {
-  return staticHtml(reply, STATUS[link.state], linkStatePage(link.state));
+  return staticHtml(
+    reply,
+    STATUS[link.state],
+    linkStatePage(link.state, 'purpose' in link && link.purpose === 'reset'),
+  );
 }
 
 /** The choose-your-password form of an open link. */
@@ -30,7 +34,7 @@ function form(
   request: FastifyRequest,
   reply: FastifyReply,
   token: string,
-  email: string,
+  link: { email: string; purpose: LinkPurpose },
   status = 200,
   error?: string,
   invalid?: ChooseField[],
@@ -41,7 +45,8 @@ function form(
     choosePasswordPage({
       action: PASSWORD_LINK_PATH,
       token,
-      email,
+      email: link.email,
+      reset: link.purpose === 'reset',
       csrf: deps.forms.issue(request, reply, csrfPurpose(token)),
       error,
       invalid,
@@ -58,7 +63,7 @@ export async function showLink(
   const token = request.query.token ?? '';
   const link: LinkState = token ? await readLink(deps.db, token) : { state: 'unknown' };
   if (link.state !== 'open') return gone(reply, link);
-  return form(deps, request, reply, token, link.email);
+  return form(deps, request, reply, token, link);
 }
 
 /** The form posted: the password set and the link spent, or the form again saying what to fix. */
@@ -83,8 +88,7 @@ export async function choosePassword(
   if (link.state !== 'open') return gone(reply, link);
   const next = String(request.body.new_password ?? '');
   const confirm = String(request.body.confirm_password ?? '');
-  const again = (error: string, invalid: ChooseField[]) =>
-    form(deps, request, reply, token, link.email, 400, error, invalid);
+  const again = (error: string, invalid: ChooseField[]) => form(deps, request, reply, token, link, 400, error, invalid);
   if (next.length < MIN_PASSWORD_LENGTH)
     return again(`The new password must be at least ${MIN_PASSWORD_LENGTH} characters.`, ['new']);
   if (next !== confirm) return again('The two passwords differ: type the same password twice.', ['confirm']);
@@ -93,9 +97,10 @@ export async function choosePassword(
   if (done.state !== 'set') return gone(reply, done);
   // The principal's cached view still says "email not verified"; the next sign-in must see it verified.
   deps.accounts.invalidate(done.principalId);
+  const reset = link.purpose === 'reset';
   return staticHtml(
     reply,
     200,
-    passwordSetPage(done.email, link.continueTo ?? signInLink('/account/password', done.email)),
+    passwordSetPage(done.email, link.continueTo ?? signInLink('/account/password', done.email, reset), reset),
   );
 }

@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '../../kit/db.ts';
 import { isoUtc } from '../../kit/sql.ts';
+import { endEverySessionAndToken } from '../sessions/store.ts';
 import { recordAdminChange, type Actor } from '../console/admin-changes.ts';
 
 /** A person's live browser session at identity as an admin sees it: never its token or the token's hash. */
@@ -68,21 +69,7 @@ export async function signOutEverywhere(
   actor: Actor,
 ): Promise<{ sessions: number; tokens: number }> {
   return db.transaction(async (tx) => {
-    const sessions = await tx.query<{ live: boolean }>(
-      'DELETE FROM login_sessions WHERE principal_id = $1 RETURNING expires_at > now() AS live',
-      [principalId],
-    );
-    await tx.query('DELETE FROM oauth_grants WHERE account_id = $1', [principalId]);
-    await tx.query('UPDATE oauth_auth_codes SET revoked = true WHERE subject = $1 AND NOT used AND NOT revoked', [
-      principalId,
-    ]);
-    const tokens = await tx.query(
-      `UPDATE oauth_tokens SET revoked = true, revoked_at = now(), revoked_reason = 'admin_signed_out'
-        WHERE principal_id = $1 AND NOT revoked AND consumed_at IS NULL
-          AND coalesce(refresh_expires_at, access_expires_at) > now()`,
-      [principalId],
-    );
-    const counts = { sessions: sessions.rows.filter((s) => s.live).length, tokens: tokens.rowCount };
+    const counts = await endEverySessionAndToken(tx, principalId, 'admin_signed_out');
     await recordAdminChange(tx, {
       actor,
       action: 'login_sessions.end_all',

@@ -1,4 +1,4 @@
-import type { Database } from '../../kit/db.ts';
+import type { Database, Queryable } from '../../kit/db.ts';
 import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 
 export interface LoginSession {
@@ -70,6 +70,33 @@ export async function endLoginSession(db: Database, token: string | undefined): 
 /** Ends every login session of the principal (a changed password signs them out everywhere). */
 export async function endAllLoginSessions(db: Database, principalId: string): Promise<void> {
   await db.query('DELETE FROM login_sessions WHERE principal_id = $1', [principalId]);
+}
+
+/**
+ * Ends everything that lets the person in without signing in again, inside the caller's transaction: every browser login
+ * session, every grant, every code not yet exchanged, and every live access and refresh token (revoked with `reason`).
+ * Answers how many live sessions ended and how many tokens were revoked.
+ */
+export async function endEverySessionAndToken(
+  tx: Queryable,
+  principalId: string,
+  reason: string,
+): Promise<{ sessions: number; tokens: number }> {
+  const sessions = await tx.query<{ live: boolean }>(
+    'DELETE FROM login_sessions WHERE principal_id = $1 RETURNING expires_at > now() AS live',
+    [principalId],
+  );
+  await tx.query('DELETE FROM oauth_grants WHERE account_id = $1', [principalId]);
+  await tx.query('UPDATE oauth_auth_codes SET revoked = true WHERE subject = $1 AND NOT used AND NOT revoked', [
+    principalId,
+  ]);
+  const tokens = await tx.query(
+    `UPDATE oauth_tokens SET revoked = true, revoked_at = now(), revoked_reason = $2
+      WHERE principal_id = $1 AND NOT revoked AND consumed_at IS NULL
+        AND coalesce(refresh_expires_at, access_expires_at) > now()`,
+    [principalId, reason],
+  );
+  return { sessions: sessions.rows.filter((s) => s.live).length, tokens: tokens.rowCount ?? 0 };
 }
 
 /** Removes sessions expired a day ago. */

@@ -50,6 +50,8 @@ a{color:#0b57d0}
 a.button{display:inline-block;min-height:44px;padding:.6rem 1.25rem;font-weight:600;border-radius:4px;background:#0b57d0;color:#fff;text-decoration:none}
 img.qr{display:block;margin:.5rem 0;background:#fff}
 .secret code,ul.codes code{font-size:1.1rem;letter-spacing:.05em}
+button.secondary.alt-way{margin:.25rem 0 0}
+p.device-code{font-size:1.5rem;letter-spacing:.1em;margin:.5rem 0}
 ul.codes{columns:2;padding-left:1.25rem}
 ul.passkeys{padding:0;list-style:none}
 ul.passkeys li{display:flex;justify-content:space-between;align-items:center;gap:1rem;border-bottom:1px solid #c4c7cc}
@@ -76,6 +78,19 @@ export interface PageOptions {
   title: string;
   body: string;
   lang?: string;
+  /** An app's brand colour (`#rrggbb`, contrast-checked by apps/brand.ts) for the buttons and links. */
+  brand?: string | undefined;
+}
+
+const BRAND = /^#[0-9a-f]{6}$/;
+
+/**
+ * The brand colour in the light scheme only: it passed 4.5:1 against white, which is what the light card needs; on the
+ * dark card a colour dark enough for white text would be too dark to read, so the dark scheme keeps its own colours.
+ */
+function brandStyle(brand: string | undefined): string {
+  if (!brand || !BRAND.test(brand)) return '';
+  return `\n<style>@media (prefers-color-scheme: light){button{border-color:${brand}}button.primary,a.button{background:${brand};color:#fff}button.secondary{color:${brand}}a{color:${brand}}:focus-visible{outline-color:${brand}}}</style>`;
 }
 
 /**
@@ -91,7 +106,7 @@ export function page(options: PageOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${escapeHtml(options.title)}</title>
-<style>${STYLE}</style>
+<style>${STYLE}</style>${brandStyle(options.brand)}
 </head>
 <body>
 <main>
@@ -105,6 +120,7 @@ ${options.body}
 const ACCOUNT_PAGES = [
   ['/account/password', 'Password'],
   ['/account/security', 'Sign-in security'],
+  ['/account/email', 'Email address'],
   ['/account/linked', 'Linked accounts'],
   ['/account/sessions', 'Sessions'],
   ['/account/apps', 'Connected apps'],

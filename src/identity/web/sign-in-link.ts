@@ -1,6 +1,8 @@
 /** Where the standalone sign-in may send a browser back to: the service's own account, agents and invitation pages only. */
 const RETURN_PREFIXES = ['/invites/accept', '/account/', '/agents'];
 export const DEFAULT_RETURN = '/account/password';
+/** The "forgot password" page (src/identity/password-links/recovery-routes.ts), linked from every sign-in page. */
+export const FORGOT_PASSWORD_PATH = '/account/forgot-password';
 
 export function safeReturn(value: unknown, issuer: string): string {
   if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.length > 1000)

@@ -23,6 +23,7 @@ export interface ApiApplication {
   first_party: boolean;
   resource_server: boolean;
   dpop_bound_access_tokens: boolean;
+  email_code_sign_in: boolean;
   public: boolean;
   active: boolean;
   principal_id: string;

@@ -131,6 +131,12 @@ export function AppSettingsFields({
         )}
         {people && (
           <label className="check">
+            <input type="checkbox" checked={draft.emailCode} onChange={(e) => set('emailCode', e.target.checked)} />
+            Sign-in by emailed code: the sign-in page also offers a code mailed to the person
+          </label>
+        )}
+        {people && (
+          <label className="check">
             <input type="checkbox" checked={draft.rotation} onChange={(e) => set('rotation', e.target.checked)} />
             Rotate refresh tokens: each is used once, a reused one ends its family
           </label>

@@ -15,6 +15,7 @@ export interface AppDraft {
   firstParty: boolean;
   resourceServer: boolean;
   dpop: boolean;
+  emailCode: boolean;
 }
 
 /** An app's settings as the form shows them, or a new app's defaults (identity's own, apps/store.ts). */
@@ -32,6 +33,7 @@ export function draftOf(type: AppType, app?: ApiApplication): AppDraft {
     firstParty: app?.first_party ?? false,
     resourceServer: app?.resource_server ?? false,
     dpop: app?.dpop_bound_access_tokens ?? false,
+    emailCode: app?.email_code_sign_in ?? false,
   };
 }
 
@@ -60,6 +62,7 @@ export function bodyOf(type: AppType, d: AppDraft): AppBody {
           authorization_code_ttl: Number(d.codeTtl),
           refresh_token_rotation: d.rotation,
           first_party: d.firstParty,
+          email_code_sign_in: d.emailCode,
         }
       : {}),
     ...(isPublic(type) ? {} : { resource_server: d.resourceServer }),

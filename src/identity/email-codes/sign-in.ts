@@ -1,0 +1,159 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Interaction } from 'oidc-provider';
+import type { Database } from '../../kit/db.ts';
+import { sha256Hex } from '../../kit/crypto.ts';
+import type { Mailer } from '../../kit/outbound/mail.ts';
+import type { Throttle } from '../../kit/throttle.ts';
+import type { InteractionPages } from '../interaction/pages.ts';
+import type { SecondFactor } from '../mfa/interaction.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
+import { findHumanByEmail, normaliseEmail } from '../principals/view.ts';
+import { loginCookie } from '../sessions/cookie.ts';
+import { startLoginSession } from '../sessions/store.ts';
+import type { AfterAnswer } from '../web/after-answer.ts';
+import type { CsrfTokens } from '../web/csrf.ts';
+import { errorPage } from '../web/layout.ts';
+import { mailCode } from './mail.ts';
+import { checkCode, issueCode, markVerified } from './store.ts';
+import { signInCodePage } from './templates.ts';
+
+export interface CodeSignInDeps {
+  db: Database;
+  secretKey: Buffer;
+  accounts: PrincipalDirectory;
+  csrf: CsrfTokens;
+  mailer: Mailer;
+  issuer: string;
+  loginSessionTtl: number;
+  /** Codes asked for per address, and per client address (more generous). */
+  throttles: { email: Throttle; address: Throttle };
+  /** The look-up and the mail, after the answer. */
+  later: AfterAnswer;
+  secondFactor?: SecondFactor | undefined;
+}
+
+type Form = FastifyRequest<{ Body: { csrf?: string; email?: string; code?: string } }>;
+
+const looksLikeEmail = (email: string) => /^[^\s@]+@[^\s@]+$/.test(email) && email.length <= 320;
+const boundTo = (d: Interaction) => sha256Hex(`sign-in:${d.uid}`);
+
+/** The app of this sign-in request allows sign-in by emailed code (its email_code_sign_in setting). */
+async function allowed(pages: InteractionPages, d: Interaction): Promise<boolean> {
+  const client = await pages.provider().Client.find(String(d.params.client_id));
+  return (client as { email_code_sign_in?: unknown } | undefined)?.email_code_sign_in === true;
+}
+
+function codePage(
+  deps: CodeSignInDeps,
+  pages: InteractionPages,
+  reply: FastifyReply,
+  d: Interaction,
+  email: string,
+  status: number,
+  error?: string,
+): FastifyReply {
+  return pages.html(
+    reply,
+    status,
+    signInCodePage({
+      action: `/interaction/${encodeURIComponent(d.uid)}/email-code/verify`,
+      csrf: deps.csrf.issue(`email-code:${d.jti}`),
+      email,
+      back: `/interaction/${encodeURIComponent(d.uid)}`,
+      error,
+    }),
+  );
+}
+
+/**
+ * "Email me a sign-in code", posted from the sign-in form: every address that passes the checks gets the same page
+ * after the same work (the throttles count it, the look-up and the mail are queued); nothing here reads the account.
+ */
+export async function requestSignInCode(
+  deps: CodeSignInDeps,
+  pages: InteractionPages,
+  request: Form,
+  reply: FastifyReply,
+  uid: string,
+): Promise<FastifyReply> {
+  const d = await pages.form(request, reply, uid, { prompt: 'login', purpose: 'login', page: 'sign-in' });
+  if (!d) return reply;
+  if (!(await allowed(pages, d)))
+    return pages.html(
+      reply,
+      403,
+      errorPage('Not offered here', 'This application does not offer sign-in by emailed code. Go back and sign in.'),
+    );
+  const email = normaliseEmail(String(request.body.email ?? ''));
+  if (!email) return pages.showSignIn(reply, d, 400, { email, error: 'Enter your email address to get a code.' });
+  if (!looksLikeEmail(email))
+    return pages.showSignIn(reply, d, 400, { email, error: 'Enter an email address like name@example.com.' });
+  const emailKey = [`code:${sha256Hex(email)}`];
+  const addressKey = [`code-address:${request.ip}`];
+  const wait = Math.max(
+    await deps.throttles.email.waitSeconds(emailKey),
+    await deps.throttles.address.waitSeconds(addressKey),
+  );
+  if (wait > 0) {
+    reply.header('retry-after', String(wait));
+    const error = `Too many codes asked for. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`;
+    return pages.showSignIn(reply, d, 429, { email, error });
+  }
+  await Promise.all([deps.throttles.email.fail(emailKey), deps.throttles.address.fail(addressKey)]);
+  const bound = boundTo(d);
+  deps.later.run(async () => {
+    const human = await findHumanByEmail(deps.db, email);
+    if (!human?.active || !human.human) return;
+    const code = await issueCode(deps.db, deps.secretKey, {
+      principalId: human.id,
+      email,
+      purpose: 'sign_in',
+      boundTo: bound,
+    });
+    await mailCode(deps.mailer, { to: human.human.email, code, purpose: 'sign_in', host: new URL(deps.issuer).host });
+  });
+  return codePage(deps, pages, reply, d, email, 200);
+}
+
+/**
+ * The code posted: right, the person is signed in (the second step first when they have one) and their address counts
+ * as verified; wrong, unknown, expired or spent (five wrong tries), the same page and words, so the answer never tells
+ * whether the address has an account.
+ */
+export async function verifySignInCode(
+  deps: CodeSignInDeps,
+  pages: InteractionPages,
+  request: Form,
+  reply: FastifyReply,
+  uid: string,
+): Promise<FastifyReply> {
+  const d = await pages.form(request, reply, uid, { prompt: 'login', purpose: 'email-code', page: 'code' });
+  if (!d) return reply;
+  const email = normaliseEmail(String(request.body.email ?? ''));
+  const code = String(request.body.code ?? '').replace(/\s/g, '');
+  if (!looksLikeEmail(email)) return pages.showSignIn(reply, d, 400, { error: 'Enter your email address.' });
+  if (!/^\d{6}$/.test(code))
+    return codePage(deps, pages, reply, d, email, 400, 'Enter the 6 digits of the code from the email.');
+  const checked = await checkCode(deps.db, deps.secretKey, { email, purpose: 'sign_in', boundTo: boundTo(d), code });
+  if (!checked.ok)
+    return codePage(
+      deps,
+      pages,
+      reply,
+      d,
+      email,
+      400,
+      'This code is not right or no longer works. Check the newest email, or go back and ask for a new code.',
+    );
+  await markVerified(deps.db, checked.principalId, email);
+  deps.accounts.invalidate(checked.principalId);
+  const second = await deps.secondFactor?.afterPassword(request, reply, d, checked.principalId, pages);
+  if (second) return second;
+  const token = await startLoginSession(deps.db, checked.principalId, deps.loginSessionTtl, {
+    ip: request.ip,
+    userAgent: request.headers['user-agent'],
+  });
+  return pages.finish(request, reply, { login: { accountId: checked.principalId, remember: true } }, [
+    loginCookie(token, deps.loginSessionTtl),
+  ]);
+}

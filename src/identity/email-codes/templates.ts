@@ -1,0 +1,78 @@
+import { accountNav, errorBlock, escapeHtml, page } from '../web/layout.ts';
+import { CODE_TTL_SECONDS } from './store.ts';
+
+const MINUTES = CODE_TTL_SECONDS / 60;
+
+function codeField(invalid: boolean): string {
+  const marks = invalid
+    ? ' aria-invalid="true" aria-describedby="form-error code-hint"'
+    : ' aria-describedby="code-hint"';
+  return `<label for="code">Code from the email</label>
+<p class="hint" id="code-hint">6 digits. It works once, for ${MINUTES} minutes.</p>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="12" required autofocus${marks}>`;
+}
+
+/** Sign-in by code, second page: the same words for every address, a field for the code. */
+export function signInCodePage(v: {
+  action: string;
+  csrf: string;
+  email: string;
+  back: string;
+  error?: string | undefined;
+}): string {
+  return page({
+    title: v.error ? 'Error: Enter the code from your email' : 'Enter the code from your email',
+    body: `<h1>Enter the code from your email</h1>
+${errorBlock(v.error)}
+<p role="status">If an account uses <strong>${escapeHtml(v.email)}</strong>, we emailed it a sign-in code.</p>
+<form method="post" action="${escapeHtml(v.action)}" novalidate>
+<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
+<input type="hidden" name="email" value="${escapeHtml(v.email)}">
+${codeField(!!v.error)}
+<button class="primary" type="submit">Sign in</button>
+</form>
+<p class="hint">Nothing arrived? Look in the spam folder, or go back and ask for a new code.</p>
+<p><a href="${escapeHtml(v.back)}">Back to sign in</a></p>`,
+  });
+}
+
+/** The account's email page: the address, whether it is verified, and the way to verify it. */
+export function emailPage(v: {
+  email: string;
+  verified: boolean;
+  csrf: string;
+  stage: 'start' | 'code' | 'done';
+  error?: string | undefined;
+}): string {
+  const status = v.verified
+    ? '<p><span class="badge">Verified</span> You showed that you read this mailbox.</p>'
+    : '<p>Not verified yet: apps that rely on a verified address (the dashboard) do not trust it until you verify it.</p>';
+  const form =
+    v.verified || v.stage === 'done'
+      ? ''
+      : v.stage === 'code'
+        ? `<p role="status">We emailed a code to <strong>${escapeHtml(v.email)}</strong>.</p>
+<form method="post" action="/account/email/verify" novalidate>
+<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
+${codeField(!!v.error)}
+<button class="primary" type="submit">Verify</button>
+</form>
+<form method="post" action="/account/email/send">
+<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
+<button class="secondary" type="submit">Send a new code</button>
+</form>`
+        : `<form method="post" action="/account/email/send">
+<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
+<button class="primary" type="submit">Email me a code</button>
+</form>`;
+  const title = v.stage === 'done' ? 'Email address verified' : 'Email address';
+  return page({
+    title: v.error ? `Error: ${title}` : title,
+    body: `<h1>${title}</h1>
+${errorBlock(v.error)}
+<p>Your account's address: <strong>${escapeHtml(v.email)}</strong></p>
+${v.stage === 'done' ? '<p role="status"><span class="badge">Verified</span> Thank you: the address is verified.</p>' : status}
+${form}
+${accountNav('/account/email')}`,
+  });
+}

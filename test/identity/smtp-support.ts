@@ -1,0 +1,51 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+export interface Mail {
+  to: string[];
+  text: string;
+}
+
+/**
+ * A local SMTP server standing in for the operator's mail relay (the `smtp-server` package): every message it receives
+ * is kept in order, its quoted-printable soft breaks and escapes undone so a test can read a link or a code.
+ */
+export async function startSmtp(): Promise<{
+  url: string;
+  mails: Mail[];
+  /** The next message to arrive. */
+  next(): Promise<Mail>;
+  close(): Promise<void>;
+}> {
+  const mails: Mail[] = [];
+  let waiters: ((m: Mail) => void)[] = [];
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, done) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        const text = Buffer.concat(chunks)
+          .toString('utf8')
+          .replace(/=\r?\n/g, '')
+          .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+        const mail = { to: session.envelope.rcptTo.map((r) => r.address), text };
+        mails.push(mail);
+        const ready = waiters;
+        waiters = [];
+        for (const w of ready) w(mail);
+        done();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  const port = (smtp.server.address() as AddressInfo).port;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    next: () => new Promise<Mail>((resolve) => waiters.push(resolve)),
+    close: () => new Promise<void>((resolve) => smtp.close(() => resolve())),
+  };
+}
