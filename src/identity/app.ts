@@ -19,6 +19,7 @@ import { identityOpenApi } from './assembly/openapi.ts';
 import { openServices } from './assembly/services.ts';
 import { startProvider } from './assembly/provider.ts';
 import { registerRoutes } from './assembly/routes.ts';
+import { startDeliveries } from './webhooks/deliver.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -95,6 +96,8 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     });
     const a = await openServices({ config, app, db, redis: held.redis, metrics, timers: held.timers });
     held.bus = a.bus;
+    const deliveries = startDeliveries(a.webhooks, config.webhookPollMs);
+    app.addHook('onClose', deliveries.stop);
     const provider = await startProvider(a);
     const verifier = await registerRoutes(a, provider, access);
     await registerSigningKeyRoutes(app, {

@@ -29,7 +29,7 @@ interface Options<T> {
   secret?: boolean;
 }
 
-function variable<T>(
+export function variable<T>(
   name: string,
   expects: string,
   parse: (raw: string) => T | undefined,

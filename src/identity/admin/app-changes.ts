@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { isoUtc } from '../../kit/sql.ts';
-import { recordAdminChange, type Actor } from '../console/admin-changes.ts';
+import { recordChange, type Actor } from '../events/record.ts';
 import { applyPrincipalActive } from '../principals/store.ts';
 import { appFromRow, type AppRecord } from '../apps/record.ts';
 import { checkRedirectUri, createSecret, type SecretInfo } from '../apps/store.ts';
@@ -115,7 +115,7 @@ export async function updateApp(
       updated.name,
       JSON.stringify(updated.allowedScopes),
     ]);
-    await recordAdminChange(tx, {
+    await recordChange(tx, {
       actor,
       action: 'application.update',
       target: { type: 'application', id },
@@ -135,7 +135,7 @@ export async function setAppActive(db: Database, id: string, active: boolean, ac
     const app = appFromRow(await lockedApp(tx, id));
     if (app.active === active) return app;
     await applyPrincipalActive(tx, app.principalId, active);
-    await recordAdminChange(tx, {
+    await recordChange(tx, {
       actor,
       action: active ? 'application.activate' : 'application.deactivate',
       target: { type: 'application', id },
@@ -188,7 +188,7 @@ export async function rotateSecrets(
                 WHERE ${others} RETURNING ${SECRET_COLUMNS}`,
               [app.id, secret.id, previousExpireIn],
             );
-    await recordAdminChange(tx, {
+    await recordChange(tx, {
       actor,
       action: 'application.secret_rotate',
       target: { type: 'application', id: app.id },

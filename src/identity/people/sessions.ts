@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../../kit/db.ts';
 import { isoUtc } from '../../kit/sql.ts';
-import { recordAdminChange, type Actor } from '../console/admin-changes.ts';
+import { recordChange, type Actor } from '../events/record.ts';
 
 /** A person's live browser session at identity as an admin sees it: never its token or the token's hash. */
 export interface SessionOut {
@@ -46,7 +46,7 @@ export async function endSession(db: Database, principalId: string, sessionId: s
     );
     const ended = r.rows[0];
     if (!ended) return false;
-    await recordAdminChange(tx, {
+    await recordChange(tx, {
       actor,
       action: 'login_session.end',
       target: { type: 'principal', id: principalId },
@@ -83,7 +83,7 @@ export async function signOutEverywhere(
       [principalId],
     );
     const counts = { sessions: sessions.rows.filter((s) => s.live).length, tokens: tokens.rowCount };
-    await recordAdminChange(tx, {
+    await recordChange(tx, {
       actor,
       action: 'login_sessions.end_all',
       target: { type: 'principal', id: principalId },
