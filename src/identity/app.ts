@@ -20,6 +20,7 @@ import { openServices } from './assembly/services.ts';
 import { startProvider } from './assembly/provider.ts';
 import { registerRoutes } from './assembly/routes.ts';
 import { startDeliveries } from './webhooks/deliver.ts';
+import { startLogouts } from './oidc/back-channel-logout.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -100,6 +101,11 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     app.addHook('onClose', deliveries.stop);
     const provider = await startProvider(a);
     const verifier = await registerRoutes(a, provider, access);
+    const logouts = startLogouts(
+      { db, secretKey: config.secretKey, holder: provider.holder, log: a.log },
+      config.webhookPollMs,
+    );
+    app.addHook('onClose', logouts.stop);
     await registerSigningKeyRoutes(app, {
       db,
       secretKey: config.secretKey,

@@ -5,6 +5,7 @@ import { recordChange, type Actor } from '../events/record.ts';
 import { applyPrincipalActive } from '../principals/store.ts';
 import { appFromRow, type AppRecord } from '../apps/record.ts';
 import { checkRedirectUri, createSecret, type SecretInfo } from '../apps/store.ts';
+import { checkClaimMappings, type ClaimMapping } from '../apps/claim-mappings.ts';
 
 /** What PATCH /applications/:id may change, by column; its type and client_id stay what they were registered as. */
 export interface AppChanges {
@@ -20,6 +21,10 @@ export interface AppChanges {
   first_party?: boolean | undefined;
   resource_server?: boolean | undefined;
   dpop_bound_access_tokens?: boolean | undefined;
+  backchannel_logout_uri?: string | null | undefined;
+  backchannel_logout_session_required?: boolean | undefined;
+  claim_mappings?: ClaimMapping[] | undefined;
+  require_second_factor?: boolean | undefined;
 }
 type Column = keyof AppChanges;
 /** Every column a change may name: the only names that reach the UPDATE's text. */
@@ -36,8 +41,12 @@ const COLUMNS: readonly Column[] = [
   'first_party',
   'resource_server',
   'dpop_bound_access_tokens',
+  'backchannel_logout_uri',
+  'backchannel_logout_session_required',
+  'claim_mappings',
+  'require_second_factor',
 ];
-const JSON_COLUMNS = new Set<Column>(['redirect_uris', 'allowed_scopes']);
+const JSON_COLUMNS = new Set<Column>(['redirect_uris', 'allowed_scopes', 'claim_mappings']);
 
 async function lockedApp(tx: Queryable, id: string): Promise<Record<string, unknown>> {
   const row = (await tx.query<Record<string, unknown>>('SELECT * FROM oauth_apps WHERE id = $1 FOR UPDATE', [id]))
@@ -62,6 +71,8 @@ function check(app: AppRecord, c: AppChanges, knownScopes: readonly string[]): v
       );
     }
   }
+  if (c.backchannel_logout_uri) checkLogoutUri(c.backchannel_logout_uri);
+  if (c.claim_mappings) c.claim_mappings = checkClaimMappings(c.claim_mappings);
   const unknown = (c.allowed_scopes ?? []).filter((s) => !knownScopes.includes(s));
   if (unknown.length)
     throw new HttpError(
@@ -75,6 +86,20 @@ function check(app: AppRecord, c: AppChanges, knownScopes: readonly string[]): v
       'VALIDATION_ERROR',
       `a ${app.appType} app is public: it cannot authenticate at introspection, so it cannot be a resource server`,
     );
+}
+
+/** Back-Channel Logout 1.0 section 2.2: an absolute http(s) URL, without a fragment. Where it points is checked at each send. */
+function checkLogoutUri(raw: string): void {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new HttpError(400, 'VALIDATION_ERROR', 'backchannel_logout_uri must be an absolute http or https URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new HttpError(400, 'VALIDATION_ERROR', 'backchannel_logout_uri must be an absolute http or https URL');
+  if (raw.includes('#'))
+    throw new HttpError(400, 'VALIDATION_ERROR', 'backchannel_logout_uri must not have a fragment');
 }
 
 /**

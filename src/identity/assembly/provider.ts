@@ -54,6 +54,7 @@ export async function startProvider(a: Assembly): Promise<ProviderParts> {
       tokenClaims: delegationClaims,
       chainLive,
       keys: credentials,
+      outbound: a.webhooks.policy,
     });
     a.metrics.observe(provider);
     return provider;

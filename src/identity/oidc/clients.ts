@@ -153,6 +153,12 @@ function clientMetadata(app: AppRecord, keys: Record<string, unknown>[]): Record
     app_type: app.appType,
     principal_id: app.principalId,
     dpop_bound_access_tokens: app.dpopBoundAccessTokens,
+    ...(app.backchannelLogoutUri
+      ? {
+          backchannel_logout_uri: app.backchannelLogoutUri,
+          backchannel_logout_session_required: app.backchannelLogoutSessionRequired,
+        }
+      : {}),
     // Its registered keys: a request carrying a client assertion authenticates with private_key_jwt (client-assertions.ts).
     ...(keys.length ? { jwks: { keys } } : {}),
   };

@@ -1,12 +1,14 @@
 import Provider, { type Grant } from 'oidc-provider';
 import type { JWK } from 'jose';
 import type { FastifyBaseLogger } from 'fastify';
+import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../../kit/app.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { OrganizationTokens } from '../organizations/token-scope.ts';
 import type { BuiltInClient } from '../apps/built-in-clients.ts';
 import type { ClientStore } from './clients.ts';
+import { mapClaimsIntoIdTokens } from './mapped-claims.ts';
 import { reuseClientsPerAppVersion } from './client-reuse.ts';
 import { acceptKeysBesideSecrets, type KeyLookup } from './client-assertions.ts';
 import { narrowToCurrentScopes, type TokenOwners } from './entitlement.ts';
@@ -37,6 +39,8 @@ export interface ProviderDeps {
   chainLive(token: TokenOwners): Promise<boolean>;
   /** The live key pairs by key id (credentials), which a client assertion must be signed with. */
   keys: KeyLookup;
+  /** Which addresses the provider may send to (logout tokens): IDENTITY_WEBHOOK_ALLOW_HOSTS's policy. */
+  outbound: AddressPolicy;
 }
 
 /** The provider as the service holds it (swapped on key rotation, see mount.ts). */
@@ -73,6 +77,7 @@ const INSTALL_STEPS: InstallStep[] = [
   (provider, { deps, orgs, grants }) =>
     provider.use(shapeResponses({ ...deps, grantTypes: grants.map((g) => g.type) }, orgs)),
   databaseOutageIsTemporary,
+  (provider, { deps }) => mapClaimsIntoIdTokens(provider, deps),
 ];
 
 /**

@@ -4,6 +4,7 @@ import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { retryDelayMs } from '../../kit/outbound/backoff.ts';
 import { guardedPost, OutboundError } from '../../kit/outbound/post.ts';
 import { webhookHeaders } from '../../kit/outbound/standard-webhooks.ts';
+import { pollLoop } from '../../kit/poll-loop.ts';
 import { eventBody, type EventBody } from './payload.ts';
 import { openSecret } from './store.ts';
 
@@ -116,27 +117,12 @@ async function finish(deps: DeliveryDeps, id: string, state: 'delivered' | 'fail
   );
 }
 
-/** Looks for due deliveries every `pollMs` on this instance until stopped; a pass in progress is awaited by `stop`. */
+/** Looks for due deliveries every `pollMs` on this instance until stopped. */
 export function startDeliveries(deps: DeliveryDeps, pollMs: number): { stop(): Promise<void> } {
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const pass = async () => {
-    try {
-      // A full batch means more may be due: go on at once rather than waiting for the next tick.
-      while (!stopped && (await deliverDue(deps)) === BATCH) {}
-    } catch (err) {
-      if (!stopped) deps.log.error({ err }, 'webhook deliveries could not be read');
-    }
-  };
-  const timer = setInterval(() => {
-    if (!running) running = pass().finally(() => (running = undefined));
-  }, pollMs);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return pollLoop(
+    pollMs,
+    // A full batch means more may be due: go on at once rather than waiting for the next tick.
+    async () => (await deliverDue(deps)) === BATCH,
+    (err) => deps.log.error({ err }, 'webhook deliveries could not be read'),
+  );
 }
