@@ -19,6 +19,8 @@ import { identityOpenApi } from './assembly/openapi.ts';
 import { openServices } from './assembly/services.ts';
 import { startProvider } from './assembly/provider.ts';
 import { registerRoutes } from './assembly/routes.ts';
+import { startDeliveries } from './webhooks/deliver.ts';
+import { startLogouts } from './oidc/back-channel-logout.ts';
 
 export const IDENTITY_VERSION = '0.1.0';
 export const MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -95,8 +97,15 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     });
     const a = await openServices({ config, app, db, redis: held.redis, metrics, timers: held.timers });
     held.bus = a.bus;
+    const deliveries = startDeliveries(a.webhooks, config.webhookPollMs);
+    app.addHook('onClose', deliveries.stop);
     const provider = await startProvider(a);
     const verifier = await registerRoutes(a, provider, access);
+    const logouts = startLogouts(
+      { db, secretKey: config.secretKey, holder: provider.holder, log: a.log },
+      config.webhookPollMs,
+    );
+    app.addHook('onClose', logouts.stop);
     await registerSigningKeyRoutes(app, {
       db,
       secretKey: config.secretKey,

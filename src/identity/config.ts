@@ -2,6 +2,7 @@ import { ConfigError, int, list, oneOf, optionalStr, optionalUrl, str, url, type
 import { oidcProvidersVariable } from '../kit/upstream-login/config.ts';
 import { commonVariables, readServiceConfig } from '../kit/service-config.ts';
 import { adminTokenVariable } from '../kit/auth/config.ts';
+import { allowHostsVariable } from '../kit/outbound/config.ts';
 import { corsOriginsVariable } from '../kit/cors.ts';
 import type { IdentityLinks } from './apps/built-in-clients.ts';
 
@@ -43,6 +44,12 @@ export const identitySpec = {
   mailFrom: str('IDENTITY_MAIL_FROM', {
     default: 'identity@localhost',
     doc: 'Sender address of invitation and password-reset mail.',
+  }),
+  webhookAllowHosts: allowHostsVariable('IDENTITY_WEBHOOK_ALLOW_HOSTS', 'webhooks and back-channel logout'),
+  webhookPollMs: int('IDENTITY_WEBHOOK_POLL_MS', {
+    default: 1_000,
+    min: 50,
+    doc: 'How often each instance looks for webhook deliveries that are due (new events and retries), in milliseconds.',
   }),
   inviteLink: optionalUrl('IDENTITY_INVITE_LINK', ['http:', 'https:'], {
     doc: "Page the invitation link opens, with `?token=…` added; default `<IDENTITY_ISSUER>/invites/accept`. Point it at your app's page that signs the person in and calls `POST /api/v1/invitations/accept`.",

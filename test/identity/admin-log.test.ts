@@ -231,7 +231,8 @@ describe('the administrative change log', () => {
     const byOlga = (await log('?actor=OLGA@acme')).items;
     assert.deepEqual(
       byOlga.map((e) => e.action),
-      ['console_rights.set', 'application.create'],
+      // Her sign-in (before any change she made) is on the record too: sign-ins are identity events.
+      ['console_rights.set', 'application.create', 'signin.succeed'],
     );
     assert.ok(byOlga.every((e) => e.actor.id === olga));
     assert.deepEqual(

@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { accessOf } from '../../kit/access.ts';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
-import { actorOf, recordAdminChange, type Actor } from '../console/admin-changes.ts';
+import { actorOf } from '../console/admin-changes.ts';
+import { recordChange, type Actor } from '../events/record.ts';
 import { marketCaller } from '../access/market.ts';
 import { describeChange } from './describe.ts';
 
@@ -36,7 +37,7 @@ const parsed = (payload: unknown) => () => {
  */
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route records its change in admin_changes itself (console/admin-changes.ts); the hook leaves it alone. */
+    /** The route records its change in admin_changes itself (events/record.ts); the hook leaves it alone. */
     recordsOwnChange?: boolean;
   }
 }
@@ -59,7 +60,7 @@ export function recordAdminChanges(app: App, db: Database): void {
         answer: parsed(payload),
       });
       action = change.action;
-      await recordAdminChange(db, {
+      await recordChange(db, {
         actor: actorFor(request, rule.kind),
         action: change.action,
         target: change.target,

@@ -12,14 +12,22 @@ const Entry = Type.Object({
   id: Type.String({ description: 'The entry’s number: later entries have larger ones.' }),
   at: Time,
   actor: Type.Object({
-    kind: Type.Union([Type.Literal('person'), Type.Literal('admin-token'), Type.Literal('platform')], {
-      description: "person: an access token's person; admin-token: IDENTITY_ADMIN_TOKEN; platform: the first run.",
-    }),
+    kind: Type.Union(
+      [Type.Literal('person'), Type.Literal('admin-token'), Type.Literal('platform'), Type.Literal('anonymous')],
+      {
+        description:
+          "person: an access token's or a signed-in browser's person; admin-token: IDENTITY_ADMIN_TOKEN; platform: the first run; anonymous: nobody known (a refused sign-in).",
+      },
+    ),
     id: Nullable(Uuid),
     name: Nullable(Type.String()),
     email: Nullable(Type.String()),
   }),
   action: Type.String({ description: '`<thing>.<verb>`, as `application.create` or `organization.member.update`.' }),
+  event: Nullable(
+    Type.String({ description: 'The webhook event this entry is (`GET /api/v1/webhook-events`), if any.' }),
+  ),
+  client_ip: Nullable(Type.String({ description: 'The address a sign-in came from.' })),
   target: Type.Object({
     type: Type.String(),
     id: Type.String(),
@@ -48,6 +56,14 @@ const Query = Type.Object(
         description: 'An action, or its beginning up to a dot (`organization` finds every organization.* action)',
       }),
     ),
+    event: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: '^[a-z0-9_.]+$',
+        description: 'Entries that are this event',
+      }),
+    ),
     target_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9_-]+$' })),
     target_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Text in what the change recorded' })),
@@ -73,7 +89,7 @@ export async function registerAdminLogRoutes(scope: AdminScope, deps: { db: Data
         tags: ['management'],
         security: Security,
         summary:
-          'Every administrative change (management API and marketplace changes, console rights), newest first: filters by actor, action, target, text and time',
+          'Every administrative change (management API and marketplace changes, console rights) and every sign-in, newest first: filters by actor, action, event, target, text and time',
         querystring: Query,
         response: { 200: pageOf(Entry), ...Errors },
       },
@@ -85,6 +101,7 @@ export async function registerAdminLogRoutes(scope: AdminScope, deps: { db: Data
       const rows = await listAdminLog(deps.db, {
         actor: q.actor,
         action: q.action,
+        event: q.event,
         targetType: q.target_type,
         targetId: q.target_id,
         text: q.q,

@@ -4,8 +4,16 @@ import { isoUtc } from '../../kit/sql.ts';
 export interface AdminLogEntry {
   id: string;
   at: string;
-  actor: { kind: 'person' | 'admin-token' | 'platform'; id: string | null; name: string | null; email: string | null };
+  actor: {
+    kind: 'person' | 'admin-token' | 'platform' | 'anonymous';
+    id: string | null;
+    name: string | null;
+    email: string | null;
+  };
   action: string;
+  /** The webhook event the entry is (events/catalog.ts), or null for a change no webhook hears of. */
+  event: string | null;
+  client_ip: string | null;
   target: { type: string; id: string; name: string | null };
   before: unknown;
   after: unknown;
@@ -16,6 +24,8 @@ export interface AdminLogFilter {
   actor?: string | undefined;
   /** An action, or its beginning up to a dot: `organization` finds `organization.create` and `organization.member.update`. */
   action?: string | undefined;
+  /** An event type: entries that are this event. */
+  event?: string | undefined;
   targetType?: string | undefined;
   targetId?: string | undefined;
   /** Text anywhere in what the change recorded (the values before and after). */
@@ -43,7 +53,7 @@ export async function listAdminLog(db: Queryable, f: AdminLogFilter): Promise<Ad
   const r = await db.query<AdminLogEntry>(
     `SELECT c.id::text AS id, ${isoUtc('c.at')} AS at,
             jsonb_build_object('kind', c.actor_kind, 'id', c.actor_id, 'name', ap.display_name, 'email', ah.email) AS actor,
-            c.action,
+            c.action, c.event_type AS event, c.client_ip,
             jsonb_build_object('type', c.target_type, 'id', c.target_id,
               'name', CASE c.target_type WHEN 'principal' THEN tp.display_name WHEN 'organization' THEN tor.name
                                          WHEN 'application' THEN ta.name END) AS target,
@@ -64,6 +74,7 @@ export async function listAdminLog(db: Queryable, f: AdminLogFilter): Promise<Ad
         AND ($8::text IS NULL OR c.before::text ILIKE $8 OR c.after::text ILIKE $8)
         AND ($9::timestamptz IS NULL OR c.at >= $9)
         AND ($10::timestamptz IS NULL OR c.at < $10)
+        AND ($12::text IS NULL OR c.event_type = $12)
       ORDER BY c.id DESC LIMIT $11`,
     [
       f.before ?? null,
@@ -77,6 +88,7 @@ export async function listAdminLog(db: Queryable, f: AdminLogFilter): Promise<Ad
       f.since ?? null,
       f.until ?? null,
       f.limit,
+      f.event ?? null,
     ],
   );
   return r.rows;

@@ -1,11 +1,12 @@
 import type { Database, Queryable } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { isoUtc } from '../../kit/sql.ts';
-import { recordAdminChange, type Actor } from '../console/admin-changes.ts';
+import { recordChange, type Actor } from '../events/record.ts';
 import { applyPrincipalActive } from '../principals/store.ts';
 import { appFromRow, type AppRecord } from '../apps/record.ts';
 import { checkRedirectUri, createSecret, type SecretInfo } from '../apps/store.ts';
 import { checkBrandColor } from '../apps/brand.ts';
+import { checkClaimMappings, type ClaimMapping } from '../apps/claim-mappings.ts';
 
 /** What PATCH /applications/:id may change, by column; its type and client_id stay what they were registered as. */
 export interface AppChanges {
@@ -23,6 +24,10 @@ export interface AppChanges {
   dpop_bound_access_tokens?: boolean | undefined;
   email_code_sign_in?: boolean | undefined;
   brand_color?: string | null | undefined;
+  backchannel_logout_uri?: string | null | undefined;
+  backchannel_logout_session_required?: boolean | undefined;
+  claim_mappings?: ClaimMapping[] | undefined;
+  require_second_factor?: boolean | undefined;
 }
 type Column = keyof AppChanges;
 /** Every column a change may name: the only names that reach the UPDATE's text. */
@@ -41,8 +46,12 @@ const COLUMNS: readonly Column[] = [
   'dpop_bound_access_tokens',
   'email_code_sign_in',
   'brand_color',
+  'backchannel_logout_uri',
+  'backchannel_logout_session_required',
+  'claim_mappings',
+  'require_second_factor',
 ];
-const JSON_COLUMNS = new Set<Column>(['redirect_uris', 'allowed_scopes']);
+const JSON_COLUMNS = new Set<Column>(['redirect_uris', 'allowed_scopes', 'claim_mappings']);
 
 async function lockedApp(tx: Queryable, id: string): Promise<Record<string, unknown>> {
   const row = (await tx.query<Record<string, unknown>>('SELECT * FROM oauth_apps WHERE id = $1 FOR UPDATE', [id]))
@@ -67,6 +76,8 @@ function check(app: AppRecord, c: AppChanges, knownScopes: readonly string[]): v
       );
     }
   }
+  if (c.backchannel_logout_uri) checkLogoutUri(c.backchannel_logout_uri);
+  if (c.claim_mappings) c.claim_mappings = checkClaimMappings(c.claim_mappings);
   const unknown = (c.allowed_scopes ?? []).filter((s) => !knownScopes.includes(s));
   if (unknown.length)
     throw new HttpError(
@@ -80,6 +91,20 @@ function check(app: AppRecord, c: AppChanges, knownScopes: readonly string[]): v
       'VALIDATION_ERROR',
       `a ${app.appType} app is public: it cannot authenticate at introspection, so it cannot be a resource server`,
     );
+}
+
+/** Back-Channel Logout 1.0 section 2.2: an absolute http(s) URL, without a fragment. Where it points is checked at each send. */
+function checkLogoutUri(raw: string): void {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new HttpError(400, 'VALIDATION_ERROR', 'backchannel_logout_uri must be an absolute http or https URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new HttpError(400, 'VALIDATION_ERROR', 'backchannel_logout_uri must be an absolute http or https URL');
+  if (raw.includes('#'))
+    throw new HttpError(400, 'VALIDATION_ERROR', 'backchannel_logout_uri must not have a fragment');
 }
 
 /**
@@ -125,7 +150,7 @@ export async function updateApp(
       updated.name,
       JSON.stringify(updated.allowedScopes),
     ]);
-    await recordAdminChange(tx, {
+    await recordChange(tx, {
       actor,
       action: 'application.update',
       target: { type: 'application', id },
@@ -145,7 +170,7 @@ export async function setAppActive(db: Database, id: string, active: boolean, ac
     const app = appFromRow(await lockedApp(tx, id));
     if (app.active === active) return app;
     await applyPrincipalActive(tx, app.principalId, active);
-    await recordAdminChange(tx, {
+    await recordChange(tx, {
       actor,
       action: active ? 'application.activate' : 'application.deactivate',
       target: { type: 'application', id },
@@ -198,7 +223,7 @@ export async function rotateSecrets(
                 WHERE ${others} RETURNING ${SECRET_COLUMNS}`,
               [app.id, secret.id, previousExpireIn],
             );
-    await recordAdminChange(tx, {
+    await recordChange(tx, {
       actor,
       action: 'application.secret_rotate',
       target: { type: 'application', id: app.id },

@@ -24,6 +24,25 @@ export interface AppManagementDeps {
 }
 
 const Params = Type.Object({ id: Uuid });
+export const ClaimMappings = Type.Array(
+  Type.Object(
+    {
+      claim: Type.String({ minLength: 1, maxLength: 100 }),
+      source: Type.String({
+        minLength: 1,
+        maxLength: 300,
+        description:
+          '`name`, `email`, `email_verified`, `given_name`, `family_name`, `locale`, `metadata.<key>[.<key>…]`, `organization.id`, `organization.role` or `organization.permissions`',
+      }),
+      tokens: Type.Array(Type.Union([Type.Literal('id_token'), Type.Literal('access_token')]), {
+        minItems: 1,
+        maxItems: 2,
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  { maxItems: 20, description: 'Extra claims in the app’s tokens, each mapped from the person (no code runs).' },
+);
 const Ttl = (max: number) => Type.Integer({ minimum: 1, maximum: max, description: 'Seconds.' });
 const AppChanges = Type.Object(
   {
@@ -50,6 +69,22 @@ const AppChanges = Type.Object(
     ),
     email_code_sign_in: Type.Optional(
       Type.Boolean({ description: "Offer sign-in by a code mailed to the person on this app's sign-in page." }),
+    ),
+    backchannel_logout_uri: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 2000,
+          description:
+            'OpenID Connect back-channel logout: where a logout token is POSTed when a session the app signed in through ends; null: none.',
+        }),
+      ),
+    ),
+    backchannel_logout_session_required: Type.Optional(
+      Type.Boolean({ description: 'The logout token carries the session’s `sid`. Default true.' }),
+    ),
+    claim_mappings: Type.Optional(ClaimMappings),
+    require_second_factor: Type.Optional(
+      Type.Boolean({ description: 'Signing in to this app needs a second factor (TOTP or a passkey).' }),
     ),
   },
   { additionalProperties: false, minProperties: 1 },

@@ -51,6 +51,12 @@ export const AppOut = Type.Object({
   public: Type.Boolean(),
   active: Type.Boolean(),
   principal_id: Uuid,
+  backchannel_logout_uri: Nullable(Type.String()),
+  backchannel_logout_session_required: Type.Boolean(),
+  claim_mappings: Type.Array(
+    Type.Object({ claim: Type.String(), source: Type.String(), tokens: Type.Array(Type.String()) }),
+  ),
+  require_second_factor: Type.Boolean(),
 });
 
 export const SecretOut = Type.Object({
@@ -129,6 +135,10 @@ export function appOut(a: AppRecord): Static<typeof AppOut> {
     public: a.public,
     active: a.active,
     principal_id: a.principalId,
+    backchannel_logout_uri: a.backchannelLogoutUri,
+    backchannel_logout_session_required: a.backchannelLogoutSessionRequired,
+    claim_mappings: a.claimMappings,
+    require_second_factor: a.requireSecondFactor,
   };
 }
 

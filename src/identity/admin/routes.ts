@@ -19,6 +19,7 @@ import { registerConsentAdminRoutes } from '../consent/admin-routes.ts';
 import { registerPrincipalRoutes } from './principal-routes.ts';
 import { registerTokenRoutes } from './token-routes.ts';
 import { registerApplicationRoutes } from './application-routes.ts';
+import { registerWebhookRoutes, type WebhookRouteDeps } from '../webhooks/routes.ts';
 
 export interface AdminDeps {
   db: Database;
@@ -29,6 +30,7 @@ export interface AdminDeps {
   passwordLinks: Omit<PasswordLinkAdminDeps, 'db'>;
   /** PLATFORM_SECRET_KEY, for what reads the provider's sealed token payloads (an app's token activity). */
   secretKey: Buffer;
+  webhooks: WebhookRouteDeps;
 }
 
 /**
@@ -54,6 +56,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       registerApplicationRoutes(scope, deps);
       await registerAppManagementRoutes(scope, deps);
       await registerPeopleRoutes(scope, deps);
+      registerWebhookRoutes(scope, deps.webhooks);
     },
     { prefix: '/api/v1' },
   );

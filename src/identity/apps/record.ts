@@ -1,3 +1,5 @@
+import type { ClaimMapping } from './claim-mappings.ts';
+
 /** The OAuth app record (oauth_apps) as the service reads it: one shape for the provider, the management API and the CLI. */
 export const APP_TYPES = ['web', 'spa', 'native', 'service', 'machine'] as const;
 export type AppType = (typeof APP_TYPES)[number];
@@ -29,6 +31,14 @@ export interface AppRecord {
   brandColor: string | null;
   active: boolean;
   principalId: string;
+  /** Where a logout token is sent when a session the app was signed in through ends (back-channel logout). */
+  backchannelLogoutUri: string | null;
+  /** The logout token carries the session's `sid` (and the app then needs it). */
+  backchannelLogoutSessionRequired: boolean;
+  /** Extra claims in its tokens (claim-mappings.ts). */
+  claimMappings: ClaimMapping[];
+  /** Signing in to it needs a second factor. */
+  requireSecondFactor: boolean;
 }
 
 /** RFC 8628's grant: a device (a CLI, a TV) polls the token endpoint with its device code while the person approves it. */
@@ -70,5 +80,9 @@ export function appFromRow(row: Record<string, unknown>): AppRecord {
     brandColor: (row.brand_color as string | null) ?? null,
     active: Boolean(row.active),
     principalId: String(row.principal_id),
+    backchannelLogoutUri: (row.backchannel_logout_uri as string | null) ?? null,
+    backchannelLogoutSessionRequired: row.backchannel_logout_session_required !== false,
+    claimMappings: Array.isArray(row.claim_mappings) ? (row.claim_mappings as ClaimMapping[]) : [],
+    requireSecondFactor: Boolean(row.require_second_factor),
   };
 }

@@ -14,6 +14,11 @@ const TAGS = [
     description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).',
   },
   { name: 'invitations', description: "The invited person's side of an invitation." },
+  {
+    name: 'webhooks',
+    description:
+      "Identity's events sent to your URLs, signed per Standard Webhooks, with each webhook's delivery log (admin scope).",
+  },
   { name: 'account', description: "The signed-in person's own account (their access token, any app)." },
   {
     name: 'agents',

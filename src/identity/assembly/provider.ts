@@ -61,6 +61,7 @@ export async function startProvider(a: Assembly): Promise<ProviderParts> {
       keys: credentials,
       devicePolling,
       deviceGuesses,
+      outbound: a.webhooks.policy,
     });
     a.metrics.observe(provider);
     return provider;

@@ -172,6 +172,7 @@ async function registerManagement(a: Assembly): Promise<void> {
     invites,
     passwordLinks: { issuer: config.issuer, passwordLinkTtl: config.passwordLinkTtl },
     secretKey: a.secretKey,
+    webhooks: a.webhooks,
   });
   await registerInviteeRoutes(a.app, { db });
 }

@@ -12,6 +12,8 @@ import { ClientStore } from '../oidc/clients.ts';
 import { clientKeys } from '../credentials/client-keys.ts';
 import { CsrfTokens } from '../web/csrf.ts';
 import { smtpMailer, type Mailer } from '../../kit/outbound/mail.ts';
+import { createAddressPolicy } from '../../kit/outbound/address-policy.ts';
+import type { DeliveryDeps } from '../webhooks/deliver.ts';
 
 /** What every assembly step is given: the app being built and the service's shared parts. */
 export interface Assembly {
@@ -32,6 +34,8 @@ export interface Assembly {
   csrf: CsrfTokens;
   /** Mail over IDENTITY_SMTP_URL (invitations, and any flow that mails a person). */
   mailer: Mailer;
+  /** What webhook sending needs: also used by back-channel logout, which reaches apps' URLs the same guarded way. */
+  webhooks: DeliveryDeps;
   /** Timers the app's close clears. */
   timers: NodeJS.Timeout[];
 }
@@ -55,6 +59,7 @@ export async function openServices(
     scopes: [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes, ...linkedScopes(config)])],
     csrf: new CsrfTokens(config.secretKey),
     mailer: smtpMailer(config.smtpUrl, config.mailFrom, log, 'IDENTITY_SMTP_URL'),
+    webhooks: { db, secretKey: config.secretKey, policy: createAddressPolicy(config.webhookAllowHosts), log },
   };
 }
 

@@ -2,7 +2,7 @@ import type { Database, Queryable } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { ADMIN_SCOPE } from '../config.ts';
 import { findPrincipal, type PrincipalView } from '../principals/view.ts';
-import { recordAdminChange, type Actor } from './admin-changes.ts';
+import { recordChange, type Actor } from '../events/record.ts';
 import { heldScopes, type ConsoleRight, type RightName } from '../principals/console-rights.ts';
 
 export interface RightHeld extends ConsoleRight {
@@ -86,7 +86,7 @@ export async function applyConsoleRights(tx: Queryable, input: RightsChange): Pr
       admin,
     ]);
   const after = rightsOf((await findPrincipal(tx, principal.id))!, input.catalog);
-  await recordAdminChange(tx, {
+  await recordChange(tx, {
     actor: input.actor,
     action: 'console_rights.set',
     target: { type: 'principal', id: principal.id },

@@ -9,6 +9,7 @@ import { readCookie } from '../web/cookies.ts';
 import { errorPage } from '../web/layout.ts';
 import { consentStep } from './consent-step.ts';
 import type { InteractionPages, PageDeps } from './pages.ts';
+import { recordSignInFailure } from '../events/sign-in-failure.ts';
 
 /**
  * The interaction page: the sign-in form (or the second step a social sign-in left pending), straight through when the
@@ -69,6 +70,7 @@ export async function submitSignIn(
   const human = await checkPassword(deps.db, email, password, request.ip);
   if (!human) {
     await deps.throttle.fail(keys);
+    await recordSignInFailure(deps.db, email, 'password', request.ip);
     return again(401, 'The email address or the password is not correct.');
   }
   await deps.throttle.succeed(keys[0]!);

@@ -9,6 +9,21 @@ import { findPending, startPending } from './pending.ts';
 import { hasPasskey } from './passkeys.ts';
 import { passkeyOption, showSecondFactor } from './second-step.ts';
 import { registerSecondStepRoutes } from './interaction-routes.ts';
+import { secondFactorRequired } from '../apps/second-factor-policy.ts';
+import { ORGANIZATION_PARAM } from '../organizations/token-scope.ts';
+import { html } from '../web/respond.ts';
+import { escapeHtml, page } from '../web/layout.ts';
+
+/** The sign-in of a person without a second factor, to an app or organization that requires one. */
+function secondFactorNeededPage(issuer: string): string {
+  const security = new URL('/account/security', issuer).href;
+  return page({
+    title: 'A second factor is needed',
+    body: `<h1>A second factor is needed</h1>
+<p>This application asks everyone who signs in to confirm with a second factor: an authenticator app or a passkey.</p>
+<p><a href="${escapeHtml(security)}">Set one up on your security page</a>, then sign in to the application again.</p>`,
+  });
+}
 
 /** What the sign-in pages lend this module, so the second factor finishes the interaction the same way. */
 export interface InteractionTools {
@@ -85,7 +100,11 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
     signInOption: (d) => passkeyOption(deps, d),
 
     async afterPassword(_request, reply, d, principalId, tools) {
-      if (!(await hasSecondFactor(principalId))) return undefined;
+      if (!(await hasSecondFactor(principalId))) {
+        if (await secondFactorRequired(deps.db, d.params.client_id, d.params[ORGANIZATION_PARAM]))
+          return html(reply, 403, secondFactorNeededPage(deps.issuer));
+        return undefined;
+      }
       await startPending(deps.db, d.jti, principalId);
       return showSecondFactor(deps, reply, tools, d, principalId, 200);
     },

@@ -11,6 +11,8 @@ import {
 } from '@simplewebauthn/server';
 import type { Database, Queryable } from '../../kit/db.ts';
 import { CHALLENGE_TTL_SECONDS, consumeChallenge, newChallenge, type ChallengePurpose } from './challenges.ts';
+import { recordChange } from '../events/record.ts';
+import { secondFactorChange } from './factor-change.ts';
 
 /** Where passkeys are valid: the issuer's origin, and its host name as the relying party id. */
 export interface RelyingParty {
@@ -180,6 +182,7 @@ export async function registerPasskey(
         }),
       ],
     );
+    await recordChange(db, secondFactorChange('add', principalId, { type: 'passkey', id: r.rows[0]!.id }));
     return r.rows[0]!;
   } catch (err) {
     if ((err as { code?: string }).code === '23505') throw new PasskeyError(409, 'This passkey is already registered.');
@@ -300,5 +303,7 @@ export async function removePasskey(db: Queryable, principalId: string, id: stri
       WHERE principal_id = $1 AND id = $2 AND ${LIVE}`,
     [principalId, id, reason],
   );
-  return r.rowCount > 0;
+  if (r.rowCount === 0) return false;
+  await recordChange(db, secondFactorChange('remove', principalId, { type: 'passkey', id, reason }));
+  return true;
 }

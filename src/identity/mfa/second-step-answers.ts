@@ -6,6 +6,7 @@ import { findPending, findPendingStep } from './pending.ts';
 import { authenticationOptions, PasskeyError, verifyPasskey, type RelyingParty } from './passkeys.ts';
 import type { InteractionTools, SecondFactorDeps } from './interaction.ts';
 import { passkeyBinding, showSecondFactor, signInAfterStep, stepExpired } from './second-step.ts';
+import { recordSignInFailure } from '../events/sign-in-failure.ts';
 
 type Form = FastifyRequest<{
   Body: { csrf?: string | undefined; code?: string | undefined; response?: string | undefined };
@@ -36,6 +37,7 @@ export async function submitCode(
   const { outcome, amr } = await checkCode(deps, request, principalId, firstFactor, code);
   if (outcome !== 'ok') {
     await deps.throttle.fail(keys);
+    await recordSignInFailure(deps.db, principalId, 'second_factor', request.ip);
     return again(
       401,
       outcome === 'reused'

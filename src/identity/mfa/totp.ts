@@ -4,6 +4,8 @@ import type { Database, Queryable } from '../../kit/db.ts';
 import { openSealedString, seal } from '../../kit/crypto.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { issueRecoveryCodes } from './recovery-codes.ts';
+import { recordChange } from '../events/record.ts';
+import { secondFactorChange } from './factor-change.ts';
 
 // RFC 6238 defaults every authenticator app understands: SHA-1, 6 digits, 30 s steps. One step of
 // drift either way is accepted (RFC 6238 section 5.2 recommends at most one).
@@ -143,6 +145,7 @@ export async function confirmEnrollment(
       );
     const outcome = await acceptCode(tx, key, row, code.replace(/\s+/g, ''), ', active = true');
     if (outcome !== 'ok') return { ok: false, reason: outcome } as const;
+    await recordChange(tx, secondFactorChange('add', principalId, { type: 'totp', id: row.id }));
     return { ok: true, recoveryCodes: await issueRecoveryCodes(tx, key, principalId, row.id) } as const;
   });
 }
@@ -177,6 +180,7 @@ export async function removeTotp(db: Database, principalId: string, reason: stri
     );
     if (!r.rows[0]) return false;
     await tx.query('DELETE FROM mfa_recovery_codes WHERE credential_id = $1', [r.rows[0].id]);
+    await recordChange(tx, secondFactorChange('remove', principalId, { type: 'totp', id: r.rows[0].id, reason }));
     return true;
   });
 }

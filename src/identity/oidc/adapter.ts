@@ -34,6 +34,8 @@ interface Context {
   secretKey: Buffer;
   clients: ClientStore;
   origin: RequestOrigin;
+  /** The SHA-256 of the login cookie the request that saves a provider session carries (back-channel-logout.ts). */
+  loginHash: () => string | undefined;
 }
 
 const TOKEN_KIND: Record<string, string> = {
@@ -301,10 +303,15 @@ function lookupKey(payload: Payload): string | null {
 class ArtifactAdapter extends HashedAdapter {
   async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
     const hash = sha256Hex(id);
+    // A browser session is linked to its person and to the login session it was made under, so that session's end can
+    // log its apps out (migration 022); a later save made without the login cookie keeps the link it had.
+    const session = this.model === 'Session';
     await this.ctx.db.query(
-      `INSERT INTO oidc_artifacts (model, id_hash, uid_hash, grant_hash, payload, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO oidc_artifacts (model, id_hash, uid_hash, grant_hash, payload, expires_at, account_id, login_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (model, id_hash) DO UPDATE SET uid_hash = EXCLUDED.uid_hash, grant_hash = EXCLUDED.grant_hash,
-         payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at`,
+         payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at, account_id = EXCLUDED.account_id,
+         login_hash = coalesce(EXCLUDED.login_hash, oidc_artifacts.login_hash)`,
       [
         this.model,
         hash,
@@ -312,6 +319,8 @@ class ArtifactAdapter extends HashedAdapter {
         payload.grantId ? sha256Hex(payload.grantId) : null,
         this.sealPayload(hash, payload),
         expiry(expiresIn),
+        session && typeof payload.accountId === 'string' ? payload.accountId : null,
+        session ? (this.ctx.loginHash() ?? null) : null,
       ],
     );
   }

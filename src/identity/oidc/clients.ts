@@ -157,6 +157,12 @@ function clientMetadata(app: AppRecord, keys: Record<string, unknown>[]): Record
     email_code_sign_in: app.emailCodeSignIn,
     ...(app.brandColor ? { brand_color: app.brandColor } : {}),
     dpop_bound_access_tokens: app.dpopBoundAccessTokens,
+    ...(app.backchannelLogoutUri
+      ? {
+          backchannel_logout_uri: app.backchannelLogoutUri,
+          backchannel_logout_session_required: app.backchannelLogoutSessionRequired,
+        }
+      : {}),
     // Its registered keys: a request carrying a client assertion authenticates with private_key_jwt (client-assertions.ts).
     ...(keys.length ? { jwks: { keys } } : {}),
   };

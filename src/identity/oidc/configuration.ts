@@ -17,6 +17,10 @@ import { pageForError, pageForLogout, pageForLogoutSuccess } from './provider-pa
 import { deviceCodeConfirmPage, deviceCodeInputPage, deviceSuccessPage } from './device-pages.ts';
 import { extraTokenClaims, findAccount, loadExistingGrant } from './token-hooks.ts';
 import type { ProviderDeps } from './provider.ts';
+import { guardedProviderFetch } from './outbound-fetch.ts';
+import { sha256Hex } from '../../kit/crypto.ts';
+import { LOGIN_COOKIE } from '../sessions/cookie.ts';
+import { readCookie } from '../web/cookies.ts';
 
 const CLOCK_TOLERANCE_SECONDS = 15;
 
@@ -43,6 +47,8 @@ export function providerConfiguration(deps: ProviderDeps, orgs: OrganizationToke
       policy: interactionPolicyFor(deps.db, known, orgs),
     },
     renderError: pageForError,
+    // Everything the provider sends out (logout tokens) goes through the service's guard against the internal network.
+    fetch: guardedProviderFetch(deps.outbound),
     extraParams: { [ORGANIZATION_PARAM]: orgs.validateParam },
   };
 }
@@ -59,6 +65,10 @@ function storage(deps: ProviderDeps): Pick<Configuration, 'adapter'> {
         if (fast) return fast;
         const ctx = Provider.ctx;
         return { ip: ctx?.ip, userAgent: ctx?.get?.('user-agent')?.slice(0, 512) || undefined };
+      },
+      loginHash: () => {
+        const token = readCookie(Provider.ctx?.get?.('cookie'), LOGIN_COOKIE);
+        return token ? sha256Hex(token) : undefined;
       },
     }),
   };
@@ -157,6 +167,9 @@ function features(deps: ProviderDeps, orgs: OrganizationTokens): Configuration['
       logoutSource: pageForLogout,
       postLogoutSuccessSource: pageForLogoutSuccess,
     },
+    // OpenID Connect Back-Channel Logout 1.0: the provider's own logout tells the session's apps; every other end of a
+    // session is queued by the database and told by back-channel-logout.ts, through the same client method.
+    backchannelLogout: { enabled: true },
   };
 }
 

@@ -1,6 +1,7 @@
 import { errors, interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../../kit/db.ts';
-import type { OrganizationTokens } from '../organizations/token-scope.ts';
+import { ORGANIZATION_PARAM, type OrganizationTokens } from '../organizations/token-scope.ts';
+import { secondFactorRequired } from '../apps/second-factor-policy.ts';
 import { LOGIN_COOKIE } from '../sessions/cookie.ts';
 import { findLoginSession } from '../sessions/store.ts';
 import { readCookie } from '../web/cookies.ts';
@@ -49,12 +50,32 @@ function loginSessionCheck(db: Database) {
   );
 }
 
+/**
+ * A session signed in without a second step does not carry a person into an app (or an organization) that requires
+ * one: the sign-in form is shown again, whose second step then follows (apps/second-factor-policy.ts).
+ */
+function secondFactorCheck(db: Database) {
+  return new interactionPolicy.Check(
+    'second_factor',
+    'this application requires a second factor',
+    'login_required',
+    async (ctx: KoaContextWithOIDC) => {
+      if (!ctx.oidc.session?.accountId || ctx.oidc.result?.login) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      const session = await findLoginSession(db, readCookie(ctx.get('cookie'), LOGIN_COOKIE));
+      if (!session || session.secondFactorAt) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      return (await secondFactorRequired(db, ctx.oidc.params?.client_id, ctx.oidc.params?.[ORGANIZATION_PARAM]))
+        ? interactionPolicy.Check.REQUEST_PROMPT
+        : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+    },
+  );
+}
+
 /** The provider's base policy, with known scopes and a live login session required to sign in, and the organization checked at consent. */
 export function interactionPolicyFor(db: Database, known: ReadonlySet<string>, orgs: OrganizationTokens) {
   const policy = interactionPolicy.base();
   const login = policy.get('login')!;
   login.checks.unshift(knownScopesCheck(known));
-  login.checks.push(loginSessionCheck(db));
+  login.checks.push(loginSessionCheck(db), secondFactorCheck(db));
   policy.get('consent')!.checks.unshift(orgs.authorizationCheck());
   return policy;
 }

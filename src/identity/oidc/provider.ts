@@ -1,12 +1,14 @@
 import Provider, { type Grant } from 'oidc-provider';
 import type { JWK } from 'jose';
 import type { FastifyBaseLogger } from 'fastify';
+import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../../kit/app.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { OrganizationTokens } from '../organizations/token-scope.ts';
 import type { BuiltInClient } from '../apps/built-in-clients.ts';
 import type { ClientStore } from './clients.ts';
+import { mapClaimsIntoIdTokens } from './mapped-claims.ts';
 import { reuseClientsPerAppVersion } from './client-reuse.ts';
 import { acceptKeysBesideSecrets, type KeyLookup } from './client-assertions.ts';
 import { narrowToCurrentScopes, type TokenOwners } from './entitlement.ts';
@@ -44,6 +46,8 @@ export interface ProviderDeps {
   devicePolling: PollPace;
   /** Unknown user codes typed per client address (RFC 8628 section 5.1): one for the service. */
   deviceGuesses: Throttle;
+  /** Which addresses the provider may send to (logout tokens): IDENTITY_WEBHOOK_ALLOW_HOSTS's policy. */
+  outbound: AddressPolicy;
 }
 
 /** The provider as the service holds it (swapped on key rotation, see mount.ts). */
@@ -82,6 +86,7 @@ const INSTALL_STEPS: InstallStep[] = [
   databaseOutageIsTemporary,
   (provider, { deps }) => enforcePollPace(provider, deps.devicePolling),
   (provider, { deps }) => limitCodeGuesses(provider, deps.deviceGuesses),
+  (provider, { deps }) => mapClaimsIntoIdTokens(provider, deps),
 ];
 
 /**

@@ -8,6 +8,7 @@ import {
   type OrgMembership,
 } from '../organizations/token-scope.ts';
 import { claimsOf } from './claims.ts';
+import { appClaims } from './mapped-claims.ts';
 import { grantableScopes } from './entitlement.ts';
 import { grantLifetimeNeeded } from './lifetimes.ts';
 import type { ProviderDeps } from './provider.ts';
@@ -56,7 +57,10 @@ export function extraTokenClaims(deps: ProviderDeps, known: ReadonlySet<string>,
         : token.accountId;
     const org = await orgs.claimFor(ctx, principalId);
     const delegated = deps.tokenClaims(token);
-    return org || delegated ? { ...delegated, ...org } : undefined;
+    const member = org && ctx ? await orgs.decide(ctx, principalId) : undefined;
+    const mapped = await appClaims(deps, token.clientId, 'access_token', principalId, member && orgClaims(member));
+    const all = { ...mapped, ...delegated, ...org };
+    return Object.keys(all).length ? all : undefined;
   }) satisfies ExtraTokenClaims;
 }
 

@@ -1,6 +1,6 @@
 import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { recordAdminChange, type Actor } from '../console/admin-changes.ts';
+import { recordChange, type Actor } from '../events/record.ts';
 import { revokeSecondFactors } from '../mfa/second-factor-reset.ts';
 
 /**
@@ -27,7 +27,7 @@ export async function resetPersonSecondFactors(
       );
     const revoked = await revokeSecondFactors(tx, principalId);
     const counts = { totp: revoked.totp, passkeys: revoked.webauthn };
-    await recordAdminChange(tx, {
+    await recordChange(tx, {
       actor,
       action: 'second_factors.reset',
       target: { type: 'principal', id: principalId },

@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../../kit/db.ts';
 import { isoUtc } from '../../kit/sql.ts';
 import { endEverySessionAndToken } from '../sessions/store.ts';
-import { recordAdminChange, type Actor } from '../console/admin-changes.ts';
+import { recordChange, type Actor } from '../events/record.ts';
 
 /** A person's live browser session at identity as an admin sees it: never its token or the token's hash. */
 export interface SessionOut {
@@ -47,7 +47,7 @@ export async function endSession(db: Database, principalId: string, sessionId: s
     );
     const ended = r.rows[0];
     if (!ended) return false;
-    await recordAdminChange(tx, {
+    await recordChange(tx, {
       actor,
       action: 'login_session.end',
       target: { type: 'principal', id: principalId },
@@ -70,7 +70,7 @@ export async function signOutEverywhere(
 ): Promise<{ sessions: number; tokens: number }> {
   return db.transaction(async (tx) => {
     const counts = await endEverySessionAndToken(tx, principalId, 'admin_signed_out');
-    await recordAdminChange(tx, {
+    await recordChange(tx, {
       actor,
       action: 'login_sessions.end_all',
       target: { type: 'principal', id: principalId },

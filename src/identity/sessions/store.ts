@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '../../kit/db.ts';
 import { randomToken, sha256Hex } from '../../kit/crypto.ts';
+import { recordChange } from '../events/record.ts';
 
 export interface LoginSession {
   /** The row's key: a random UUID, which names the session on the sessions page and opens nothing. */
@@ -36,6 +37,14 @@ export async function startLoginSession(
       secondFactor,
     ],
   );
+  await recordChange(db, {
+    actor: { kind: 'person', id: principalId },
+    action: 'signin.succeed',
+    target: { type: 'principal', id: principalId },
+    before: null,
+    after: { method: provider ?? 'password or passkey', second_factor: secondFactor },
+    clientIp: origin.ip,
+  });
   return token;
 }
 

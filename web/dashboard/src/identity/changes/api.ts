@@ -5,8 +5,15 @@
 export interface ApiAdminChange {
   id: string;
   at: string;
-  actor: { kind: 'person' | 'admin-token' | 'platform'; id: string | null; name: string | null; email: string | null };
+  actor: {
+    kind: 'person' | 'admin-token' | 'platform' | 'anonymous';
+    id: string | null;
+    name: string | null;
+    email: string | null;
+  };
   action: string;
+  event: string | null;
+  client_ip: string | null;
   target: { type: string; id: string; name: string | null };
   before: unknown;
   after: unknown;
