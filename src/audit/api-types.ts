@@ -7,7 +7,15 @@ import type { Comparison } from './compare/route.ts';
 import type { JobSummary } from './jobs/schemas.ts';
 import type { ApiKey, CreatedApiKey } from './keys/routes.ts';
 
-export type { AuditResult, Finding, Impact, AuditStats, PageResult } from './result/types.ts';
+export type {
+  AuditResult,
+  Finding,
+  Impact,
+  AuditStats,
+  NeedsReviewItem,
+  PageResult,
+  RuleOutcome,
+} from './result/types.ts';
 export type ApiRun = Static<typeof JobSummary>;
 export type ApiComparison = Static<typeof Comparison>;
 export type ApiAuditKey = Static<typeof ApiKey>;

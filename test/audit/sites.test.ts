@@ -230,3 +230,40 @@ test('a schedule that cannot be run is paused, saying why, and holds back no sch
   assert.match(paused.schedule.lastError, /^paused: its cron "not a cron" gives no next run/);
   assert.equal(paused.latestRun, null);
 });
+
+test('a site keeps the deep audit and best-practice settings, and its runs take them; a non-boolean is 400', async () => {
+  const created = await h.call('POST', '/api/v1/sites', {
+    name: 'Deep',
+    url: `${web.origin}/one`,
+    config: { deep: true, bestPractices: true },
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  const site = created.json();
+  assert.deepEqual(site.config, { deep: true, bestPractices: true });
+  assert.deepEqual((await siteOf(site.id)).config, { deep: true, bestPractices: true });
+  const run = await h.call('POST', `/api/v1/sites/${site.id}/runs`);
+  assert.equal(run.statusCode, 202, run.body);
+  const done = await waitForSite(site.id, (s) => ['completed', 'failed'].includes(s.latestRun.status));
+  assert.equal(done.latestRun.status, 'completed', done.latestRun.error);
+  const job = (await h.call('GET', `/api/v1/audits/${run.json().id}`)).json();
+  assert.equal(job.config.deep, true, 'the run was a deep audit');
+  assert.equal(job.config.bestPractices, true);
+  assert.ok(job.result.bestPractices, 'best practices reported apart');
+  assert.ok(
+    job.result.rules.some((r: { ruleId: string }) => r.ruleId === 'keyboard-trap'),
+    "the deep checks' rules ran",
+  );
+
+  const off = await h.call('PUT', `/api/v1/sites/${site.id}`, {
+    name: 'Deep',
+    url: `${web.origin}/one`,
+    config: { deep: false },
+  });
+  assert.equal(off.statusCode, 200, off.body);
+  assert.deepEqual(off.json().config, { deep: false });
+  const bad = await h.call('POST', '/api/v1/sites', { name: 'x', url: `${web.origin}/one`, config: { deep: 'yes' } });
+  assert.equal(bad.statusCode, 400, bad.body);
+  assert.equal(bad.json().error.code, 'VALIDATION_ERROR');
+  assert.match(bad.json().error.message, /deep/);
+  await h.call('DELETE', `/api/v1/sites/${site.id}`);
+});

@@ -8,6 +8,8 @@ export type {
   AuditResult,
   Finding,
   Impact,
+  NeedsReviewItem,
+  RuleOutcome,
 } from '../../../../src/audit/api-types.ts';
 import type { ApiRun, AuditResult, Impact } from '../../../../src/audit/api-types.ts';
 

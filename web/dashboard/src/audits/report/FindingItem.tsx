@@ -1,10 +1,11 @@
 import { SafeLink } from '../../app/SafeLink.tsx';
 import { IMPACT_NAMES, type Finding } from '../api.ts';
+import { Screenshot } from './Screenshot.tsx';
 
 /**
  * One failing element, as text only: what the rule asks, its impact, where it is (the page, the selector), its markup
- * as the audited site wrote it (shown in a `<pre>`, never parsed), how to fix it and the rule's help. `level` is the
- * heading level of its name within the screen's outline.
+ * as the audited site wrote it (shown in a `<pre>`, never parsed), a deep audit's screenshot of it, how to fix it and
+ * the rule's help. `level` is the heading level of its name within the screen's outline.
  */
 export function FindingItem({ finding, level, showPage }: { finding: Finding; level: 3 | 4; showPage: boolean }) {
   const Heading = level === 3 ? 'h3' : 'h4';
@@ -40,6 +41,7 @@ export function FindingItem({ finding, level, showPage }: { finding: Finding; le
             <code>{finding.html}</code>
           </pre>
         </dd>
+        <Screenshot src={finding.screenshot} />
         {finding.fix && (
           <>
             <dt>Fix</dt>

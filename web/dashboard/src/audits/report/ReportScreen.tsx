@@ -19,13 +19,18 @@ import {
   type ApiRunDetail,
 } from '../api.ts';
 import { useRefreshWhileActive } from '../runs/useRefreshWhileActive.ts';
+import { BestPractices } from './BestPractices.tsx';
 import { CompareWith } from './CompareWith.tsx';
 import { CriterionGroups } from './CriterionGroups.tsx';
 import { Downloads } from './Downloads.tsx';
+import { PassedChecks } from './PassedChecks.tsx';
+import { ReviewItem } from './ReviewItem.tsx';
 
 /**
  * One run's report in the console: what was audited and how it scored, the report files to download, another run of
- * the same URL to compare with, and the failures grouped by WCAG success criterion, each element's markup as text.
+ * the same URL to compare with, the failures grouped by WCAG success criterion (each element's markup as text, a deep
+ * audit's screenshot of it), the elements a person has to check with the question to answer, the rules that passed,
+ * and axe's best-practice results apart from WCAG when the audit asked for them.
  */
 export default function ReportScreen({ id }: { id: string }) {
   useScreen('Audit report');
@@ -154,6 +159,24 @@ export default function ReportScreen({ id }: { id: string }) {
               <CriterionGroups findings={result.findings} manyPages={result.pages.length > 1} />
             )}
           </section>
+          <section aria-labelledby="review-heading">
+            <h2 id="review-heading">Needs review</h2>
+            {result.needsReview.length === 0 ? (
+              <p>Nothing was left for a person to check.</p>
+            ) : (
+              <>
+                <p>The checks could not decide on these elements: a person has to look.</p>
+                {result.needsReview.map((n) => (
+                  <ReviewItem key={n.id} item={n} showPage={result.pages.length > 1} />
+                ))}
+              </>
+            )}
+          </section>
+          <section aria-labelledby="passed-heading">
+            <h2 id="passed-heading">Passed checks</h2>
+            <PassedChecks rules={result.rules} />
+          </section>
+          {result.bestPractices && <BestPractices best={result.bestPractices} manyPages={result.pages.length > 1} />}
         </>
       )}
     </>

@@ -16,8 +16,9 @@ const FIELDS: Record<Field, RegExp> = {
 };
 
 /**
- * Add or edit a site: its name, URL and audit settings (level, WCAG version, crawling and its page limit and depth).
- * A refusal is shown next to the field it is about, the field marked invalid, and the focus moved to it.
+ * Add or edit a site: its name, URL and audit settings (level, WCAG version, crawling and its page limit and depth, the
+ * deep audit's browser checks, axe's best-practice rules). Settings the form does not show (ignore rules, a session,
+ * LLM assistance) are kept as they were. A refusal is shown next to the field it is about, the field marked invalid, and the focus moved to it.
  */
 export function SiteForm({ site }: { site?: ApiSite }) {
   const client = useQueryClient();
@@ -29,6 +30,8 @@ export function SiteForm({ site }: { site?: ApiSite }) {
   const [crawling, setCrawling] = useState(crawl !== undefined && crawl.enabled !== false);
   const [maxPages, setMaxPages] = useState(String(crawl?.maxPages ?? 25));
   const [depth, setDepth] = useState(String(crawl?.depth ?? 2));
+  const [deep, setDeep] = useState(site?.config.deep === true);
+  const [bestPractices, setBestPractices] = useState(site?.config.bestPractices === true);
   const [errors, setErrors] = useState<Partial<Record<Field | 'form', string>>>({});
 
   const save = useMutation({
@@ -66,9 +69,12 @@ export function SiteForm({ site }: { site?: ApiSite }) {
       name: name.trim(),
       url: url.trim(),
       config: {
+        ...site?.config,
         level: level as 'A' | 'AA' | 'AAA',
         version: version as '2.0' | '2.1' | '2.2',
         crawl: crawling ? { enabled: true, maxPages: pages, depth: hops } : { enabled: false },
+        deep,
+        bestPractices,
       },
     });
   };
@@ -157,6 +163,31 @@ export function SiteForm({ site }: { site?: ApiSite }) {
           <FieldError id="site-depth" error={errors.depth} />
         </>
       )}
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={deep}
+          onChange={(e) => setDeep(e.target.checked)}
+          aria-describedby="site-deep-hint"
+        />{' '}
+        Deep audit (browser checks)
+      </label>
+      <p id="site-deep-hint" className="hint">
+        Also walks each page with the keyboard, checks that focus shows, and tries 320 px and larger text: slower, and
+        failing elements get a screenshot.
+      </p>
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={bestPractices}
+          onChange={(e) => setBestPractices(e.target.checked)}
+          aria-describedby="site-best-hint"
+        />{' '}
+        Best-practice rules
+      </label>
+      <p id="site-best-hint" className="hint">
+        axe's rules beyond WCAG (landmarks, heading order, …), reported apart: they never change the score.
+      </p>
       {errors.form && (
         <p role="alert" className="error">
           {errors.form}

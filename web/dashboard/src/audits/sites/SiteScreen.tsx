@@ -39,7 +39,7 @@ const LEVEL = (site: ApiSite) =>
     site.config.crawl && site.config.crawl.enabled !== false
       ? `, crawling up to ${site.config.crawl.maxPages ?? 25} pages`
       : ', this page only'
-  }`;
+  }${site.config.deep ? ', deep audit (browser checks)' : ''}${site.config.bestPractices ? ', best-practice rules' : ''}`;
 
 function SiteView({ site }: { site: ApiSite }) {
   const client = useQueryClient();
