@@ -20,8 +20,10 @@ export function FindingItem({ finding, level, showPage }: { finding: Finding; le
         </dd>
         <dt>Rule</dt>
         <dd>
-          <code>{finding.ruleId}</code> (WCAG {finding.successCriteria.join(', ') || 'best practice'}, level{' '}
-          {finding.level})
+          <code>{finding.ruleId}</code>{' '}
+          {finding.successCriteria.length > 0
+            ? `(WCAG ${finding.successCriteria.join(', ')}, level ${finding.level})`
+            : '(a best practice, not a WCAG requirement)'}
         </dd>
         {showPage && (
           <>

@@ -103,7 +103,10 @@ export default function ReportScreen({ id }: { id: string }) {
                     : IMPACT_ORDER.map((i) => `${result.stats[i]} ${IMPACT_NAMES[i].toLowerCase()}`).join(', ')}
                 </dd>
                 <dt>Needs review</dt>
-                <dd>{result.stats.needsReview} elements a person has to check</dd>
+                <dd>
+                  {result.stats.needsReview} {result.stats.needsReview === 1 ? 'element' : 'elements'} a person has to
+                  check
+                </dd>
               </>
             )}
           </dl>

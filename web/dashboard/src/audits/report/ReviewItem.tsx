@@ -24,7 +24,10 @@ export function ReviewItem({ item, showPage }: { item: NeedsReviewItem; showPage
         )}
         <dt>Rule</dt>
         <dd>
-          <code>{item.ruleId}</code> (WCAG {item.successCriteria.join(', ') || 'best practice'}, level {item.level})
+          <code>{item.ruleId}</code>{' '}
+          {item.successCriteria.length > 0
+            ? `(WCAG ${item.successCriteria.join(', ')}, level ${item.level})`
+            : '(a best practice, not a WCAG requirement)'}
         </dd>
         {showPage && (
           <>
