@@ -39,6 +39,16 @@ describe('the dashboard web app: absolute time range and zoom', () => {
           WHERE day::timestamp AT TIME ZONE 'UTC' >= :range_from::timestamptz
             AND day::timestamp AT TIME ZONE 'UTC' < :range_to::timestamptz ORDER BY day`,
       },
+      {
+        id: 'daily-bars',
+        type: 'bar',
+        title: 'Daily bars',
+        position: { x: 0, y: 7, w: 12, h: 7 },
+        dataSourceId: sourceId,
+        query: `SELECT day::text AS day, amount FROM daily
+          WHERE day::timestamp AT TIME ZONE 'UTC' >= :range_from::timestamptz
+            AND day::timestamp AT TIME ZONE 'UTC' < :range_to::timestamptz ORDER BY day`,
+      },
     ],
   });
 
@@ -73,11 +83,12 @@ describe('the dashboard web app: absolute time range and zoom', () => {
     await target?.drop();
   });
 
+  /** Both charts drawn with `n` points each. */
   const points = (page: Page, n: number) =>
     page.waitForFunction(
       (want) => {
-        const el = document.querySelector('.chart[data-drawn="true"]');
-        return el !== null && Number(el.dataset.points) === want;
+        const drawn = [...document.querySelectorAll('.chart[data-drawn="true"]')];
+        return drawn.length === 2 && drawn.every((el: any) => Number(el.dataset.points) === want);
       },
       n,
       { timeout: 20_000 },
@@ -156,7 +167,7 @@ describe('the dashboard web app: absolute time range and zoom', () => {
     const page = await pages.open(viewer, { timezoneId: 'Europe/Paris' });
     await page.goto(`${s.url}/dashboards/${dashboardId}`);
     await points(page, 30);
-    const chart = page.getByRole('img', { name: /Sales\./ });
+    const chart = page.getByRole('img', { name: /: Sales\./ });
     assert.equal(await chart.getAttribute('data-zoomable'), 'true');
     assert.match((await chart.getAttribute('aria-label'))!, /Drag across the chart to zoom/);
     const box = (await chart.boundingBox())!;
@@ -173,8 +184,8 @@ describe('the dashboard web app: absolute time range and zoom', () => {
     assert.ok(to! - from! < 20 * 86_400_000, 'a part of the month');
     await page.waitForFunction(
       () => {
-        const el = document.querySelector('.chart[data-drawn="true"]');
-        return el !== null && Number(el.dataset.points) > 0 && Number(el.dataset.points) < 20;
+        const drawn = [...document.querySelectorAll('.chart[data-drawn="true"]')];
+        return drawn.length === 2 && drawn.every((el: any) => el.dataset.points > 0 && el.dataset.points < 20);
       },
       null,
       { timeout: 20_000 },
@@ -203,5 +214,28 @@ describe('the dashboard web app: absolute time range and zoom', () => {
     await screenshot(page, 'time-range-320');
     await reset.click();
     await points(page, 30);
+  });
+
+  test('selecting bars of dates zooms to whole days, from the first bar to the day after the last', async () => {
+    const page = await pages.open(viewer, { timezoneId: 'Europe/Paris' });
+    await page.goto(`${s.url}/dashboards/${dashboardId}`);
+    await points(page, 30);
+    const chart = page.getByRole('img', { name: /: Daily bars\./ });
+    assert.equal(await chart.getAttribute('data-zoomable'), 'true');
+    await chart.scrollIntoViewIfNeeded();
+    const box = (await chart.boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.5);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5, { steps: 10 });
+    await page.mouse.up();
+    await page.waitForFunction(() => /\//.test(new URLSearchParams(location.search).get('var-range') ?? ''), null, {
+      timeout: 20_000,
+    });
+    const [from, to] = (await rangeInAddress(page))!.split('/').map((t) => Date.parse(t));
+    assert.equal(from! % 86_400_000, 0, 'from the day of the first bar');
+    assert.equal(to! % 86_400_000, 0, 'to the day after the last bar');
+    const days = (to! - from!) / 86_400_000;
+    assert.ok(days >= 5 && days <= 15, `about a third of the month: ${days} days`);
+    await points(page, days);
   });
 });
