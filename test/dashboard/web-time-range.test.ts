@@ -182,6 +182,7 @@ describe('the dashboard web app: absolute time range and zoom', () => {
     const [from, to] = (await rangeInAddress(page))!.split('/').map((t) => Date.parse(t));
     assert.ok(from! >= Date.parse('2026-01-02') && to! <= Date.parse('2026-01-30'), `${from}..${to} within January`);
     assert.ok(to! - from! < 20 * 86_400_000, 'a part of the month');
+    assert.equal(from! % 60_000, 0, 'to the minute, as From shows it');
     await page.waitForFunction(
       () => {
         const drawn = [...document.querySelectorAll('.chart[data-drawn="true"]')];

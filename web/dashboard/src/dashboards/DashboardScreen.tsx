@@ -136,7 +136,12 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
     () =>
       timeRange === undefined
         ? undefined
-        : (from: number, to: number) => setValues((v) => ({ ...v, [timeRange]: intervalOf(from, to) })),
+        : (from: number, to: number) =>
+            // To the minute, as From and To show it, so applying them unchanged keeps the same range.
+            setValues((v) => ({
+              ...v,
+              [timeRange]: intervalOf(Math.floor(from / 60_000) * 60_000, Math.ceil(to / 60_000) * 60_000),
+            })),
     [timeRange],
   );
   // The values are carried in the address (`var-<name>`), so a copied link or a reload shows the same range.
