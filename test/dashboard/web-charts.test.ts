@@ -25,6 +25,7 @@ describe('the dashboard web app: chart kinds', () => {
     ['bar_horizontal', 'Horizontal bars', 'SELECT region, amount FROM regions ORDER BY amount DESC'],
     ['scatter', 'Scatter', 'SELECT amount, refunds FROM daily ORDER BY day'],
     ['gauge', 'Gauge', 'SELECT 73 AS score'],
+    ['heatmap', 'Heatmap', 'SELECT hour, weekday, hits FROM activity ORDER BY day_no, hour'],
   ];
 
   before(async () => {
@@ -34,7 +35,10 @@ describe('the dashboard web app: chart kinds', () => {
     await c.query(`CREATE TABLE daily (day date PRIMARY KEY, amount int NOT NULL, refunds int NOT NULL);
       INSERT INTO daily SELECT DATE '2026-01-01' + g, 100 + (g * 37) % 90, (g * 13) % 20 FROM generate_series(0, 29) g;
       CREATE TABLE regions (region text PRIMARY KEY, amount int NOT NULL, refunds int NOT NULL);
-      INSERT INTO regions VALUES ('north', 120, 10), ('south', 90, 25), ('east', 150, 5), ('west', 60, 15);`);
+      INSERT INTO regions VALUES ('north', 120, 10), ('south', 90, 25), ('east', 150, 5), ('west', 60, 15);
+      CREATE TABLE activity (day_no int, weekday text, hour text, hits int NOT NULL, PRIMARY KEY (day_no, hour));
+      INSERT INTO activity SELECT d, (ARRAY['Mon', 'Tue', 'Wed'])[d], lpad(h::text, 2, '0') || ':00', (d * 7 + h * 11) % 40
+        FROM generate_series(1, 3) d, generate_series(8, 11) h;`);
     await c.end();
     s = await startDashboard('dashwebcharts');
     const admin = await s.signIn({ tenant: 'acme', role: 'admin' });
@@ -56,7 +60,7 @@ describe('the dashboard web app: chart kinds', () => {
         id: 'two-axes',
         type: 'bar',
         title: 'Two axes',
-        position: { x: 0, y: 18, w: 6, h: 6 },
+        position: { x: 0, y: 24, w: 6, h: 6 },
         dataSourceId: ds.body.id,
         query: 'SELECT region, amount, refunds FROM regions ORDER BY region',
         options: { y2: ['refunds'], format: 'currency', currency: 'EUR' },
@@ -65,7 +69,7 @@ describe('the dashboard web app: chart kinds', () => {
         id: 'formats',
         type: 'table',
         title: 'Formats',
-        position: { x: 6, y: 18, w: 6, h: 6 },
+        position: { x: 6, y: 24, w: 6, h: 6 },
         dataSourceId: ds.body.id,
         query: `SELECT region, amount, refunds / 100.0 AS share, amount * 1024 AS size, amount * 60 AS took,
           TIMESTAMPTZ '2026-03-01 12:00:00+00' AS at FROM regions ORDER BY region`,
@@ -99,7 +103,26 @@ describe('the dashboard web app: chart kinds', () => {
     await target?.drop();
   });
 
-  test('area, stacked areas, stacked and horizontal bars, scatter, gauge, a second axis and formatted, sortable tables', async () => {
+  test('a row category is a heatmap setting: elsewhere or not a name, the definition is refused', async () => {
+    const admin = await s.signIn({ tenant: 'acme', role: 'admin' });
+    const widget = (type: string, yCategory: unknown) => ({
+      slug: `bad-${type}`,
+      title: 'Bad',
+      definition: {
+        layout: { type: 'grid', columns: 12, rowHeight: 40 },
+        dataSources: [],
+        widgets: [{ id: 'w', type, position: { x: 0, y: 0, w: 6, h: 6 }, options: { yCategory } }],
+      },
+    });
+    const onBar = await s.request('POST', '/api/v1/dashboards', { as: admin, body: widget('bar', 'weekday') });
+    assert.equal(onBar.status, 400);
+    assert.match(JSON.stringify(onBar.body), /widgets\[0\]\.options\.yCategory: only a heatmap has a row category/);
+    const notName = await s.request('POST', '/api/v1/dashboards', { as: admin, body: widget('heatmap', 7) });
+    assert.equal(notName.status, 400);
+    assert.match(JSON.stringify(notName.body), /yCategory: the name of a column/);
+  });
+
+  test('area, stacked areas, stacked and horizontal bars, scatter, gauge, heatmap, a second axis and formatted, sortable tables', async () => {
     const page = await pages.open(viewer);
     await page.goto(`${s.url}/dashboards/${dashboardId}`);
     await page.getByRole('heading', { level: 1, name: 'Chart kinds' }).waitFor();
@@ -124,6 +147,7 @@ describe('the dashboard web app: chart kinds', () => {
       'Horizontal bars': 4,
       Scatter: 30,
       Gauge: 1,
+      Heatmap: 12,
     };
     for (const [, title] of KINDS) {
       const chart = drawn.find((c) => c.name.includes(`: ${title}.`));
@@ -131,6 +155,21 @@ describe('the dashboard web app: chart kinds', () => {
       assert.equal(chart.points, expected[title], `${title}: the points ECharts holds`);
       assert.ok(chart.painted > 1500, `${title}: the canvas is painted (${chart.painted})`);
     }
+    assert.match(
+      (await page.getByRole('img', { name: /: Heatmap\./ }).getAttribute('aria-label'))!,
+      /hits by hour and weekday, 12 rows/,
+    );
+    // The heatmap's text alternative: its rows as a table, from the same button as every chart's.
+    const heatmap = page.locator('.chart-widget', { has: page.getByRole('img', { name: /: Heatmap\./ }) });
+    await heatmap.getByRole('button', { name: 'Show data table' }).click();
+    const heatTable = page.getByRole('region', { name: 'Heatmap data' });
+    assert.deepEqual(await heatTable.locator('thead th').allInnerTexts(), ['hour', 'weekday', 'hits']);
+    assert.equal(await heatTable.locator('tbody tr').count(), 10, 'the first page of its 12 rows');
+    await page.getByRole('button', { name: 'Show chart' }).click();
+    await page
+      .getByRole('img', { name: /: Heatmap\./ })
+      .and(page.locator('[data-drawn="true"]'))
+      .waitFor();
     const twoAxes = page.getByRole('img', { name: /: Two axes\./ });
     assert.equal(await twoAxes.getAttribute('data-value-axes'), '2', 'refunds on a second axis, on the right');
     assert.equal(await twoAxes.getAttribute('data-points'), '8');

@@ -8,7 +8,9 @@ import {
   pushDown,
 } from '../../web/dashboard/src/dashboards/layout.ts';
 import { normalised } from '../../web/dashboard/src/dashboards/definition.ts';
-import { queryValues } from '../../web/dashboard/src/dashboards/parameters.ts';
+import { queryValues, searchWithValues } from '../../web/dashboard/src/dashboards/parameters.ts';
+import { queryValues as serviceValues } from '../../src/dashboard/dashboards/parameter-values.ts';
+import { timeRangeProblem } from '../../src/dashboard/dashboards/time-range.ts';
 import { chartOption, PALETTE, TEXT, TIME_LABELS } from '../../web/dashboard/src/widgets/chartOption.ts';
 import { nothingToPlot, seriesColumns } from '../../web/dashboard/src/widgets/data.ts';
 
@@ -94,6 +96,45 @@ describe('dashboard web app units', () => {
       queryValues([{ name: 'r', type: 'time_range', default: '7d' }], {}, now).r_from,
       '2025-12-26T03:00:00.000Z',
     );
+  });
+
+  test('an absolute range passes as it is, in the page as in the service; an inverted one is refused', () => {
+    const now = Date.parse('2026-06-01T00:00:00Z');
+    const range = '2026-01-05T00:00:00Z/2026-01-15T01:00:00+01:00';
+    const want = { r_from: '2026-01-05T00:00:00.000Z', r_to: '2026-01-15T00:00:00.000Z' };
+    assert.deepEqual(queryValues([{ name: 'r', type: 'time_range' }], { r: range }, now), want);
+    assert.deepEqual(serviceValues([{ name: 'r', type: 'time_range' }], { r: range }, now), want);
+    assert.equal(timeRangeProblem(range), undefined);
+    assert.equal(timeRangeProblem('7d'), undefined);
+    assert.match(timeRangeProblem('2026-01-15T00:00:00Z/2026-01-05T00:00:00Z')!, /starts before it ends/);
+    assert.match(timeRangeProblem('2026-01-05T00:00:00/2026-01-15T00:00:00')!, /with their zone/);
+    assert.equal(
+      searchWithValues('?edit&var-old=1', { r: range }),
+      `?edit=&var-r=${encodeURIComponent(range)}`,
+      'other keys kept, parameters replaced',
+    );
+  });
+
+  test('a heatmap: x across, the text column down, the value as colour with its scale', () => {
+    const r = {
+      columns: ['hour', 'weekday', 'hits'],
+      rows: [
+        { hour: '08:00', weekday: 'Mon', hits: 3 },
+        { hour: '09:00', weekday: 'Mon', hits: 9 },
+        { hour: '08:00', weekday: 'Tue', hits: null },
+      ],
+    } as unknown as Parameters<typeof chartOption>[1];
+    const o = chartOption('heatmap', r, {}, { dark: false, reducedMotion: true }) as any;
+    assert.deepEqual(o.xAxis.data, ['08:00', '09:00']);
+    assert.deepEqual(o.yAxis.data, ['Mon', 'Tue']);
+    assert.deepEqual(o.series[0].data, [
+      [0, 0, 3],
+      [1, 0, 9],
+    ]);
+    assert.equal(o.visualMap.max, 9);
+    assert.equal(nothingToPlot(r, {}, 'heatmap'), undefined);
+    const two = { columns: ['hour', 'hits'], rows: [{ hour: '08:00', hits: 1 }] } as unknown as typeof r;
+    assert.match(nothingToPlot(two, {}, 'heatmap')!, /a heatmap needs three columns/);
   });
 
   test('chart options: value columns are the numeric ones, time on a time axis, no animation when motion is reduced', () => {

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { validation } from '../errors.ts';
+import { timeRangeProblem } from './time-range.ts';
 
 const Name = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000]*$' });
 
@@ -63,9 +64,6 @@ export const Widget = Type.Object(
   { additionalProperties: false },
 );
 
-/** The presets a time range parameter offers: a query gets `:<name>_from` and `:<name>_to` as ISO 8601 instants in UTC. */
-export const TIME_RANGES = ['15m', '1h', '6h', '24h', '7d', '30d', '90d', '365d'] as const;
-
 /**
  * A dashboard-level parameter (Grafana's variables, Metabase's filters): its value is passed to every widget's
  * query that names it (`:name`; a time range as `:name_from` and `:name_to`), always bound, never spliced.
@@ -79,7 +77,8 @@ export const Parameter = Type.Object(
       Type.String({
         maxLength: 1000,
         pattern: '^[^\\u0000]*$',
-        description: 'a time range preset (15m … 365d), the text, or one of the choices',
+        description:
+          'a time range preset (15m … 365d) or absolute range (<from>/<to>, ISO 8601), the text, or one of the choices',
       }),
     ),
     choices: Type.Optional(
@@ -173,11 +172,21 @@ export function checkDefinition(d: DefinitionValue): void {
       throw validation(`${at}: give query or savedQueryId, not both`);
     if (w.query !== undefined && w.dataSourceId === undefined)
       throw validation(`${at}.dataSourceId: a widget with a query needs a data source`);
+    checkChartOptions(w, at);
   });
   if (d.refreshSeconds !== undefined && d.refreshSeconds > 0 && d.refreshSeconds < 5) {
     throw validation('definition.refreshSeconds: 0 (off) or at least 5 seconds');
   }
   checkParameters(d.parameters ?? [], sources);
+}
+
+/** The chart settings the app reads must have the shape it reads (other options are kept as given). */
+function checkChartOptions(w: WidgetValue, at: string): void {
+  const y = w.options?.yCategory;
+  if (y === undefined) return;
+  if (w.type !== 'heatmap') throw validation(`${at}.options.yCategory: only a heatmap has a row category`);
+  if (typeof y !== 'string' || y.length === 0 || y.length > 200)
+    throw validation(`${at}.options.yCategory: the name of a column, 1 to 200 characters`);
 }
 
 /** The names a parameter gives queries: a time range gives two, so `range` and `range_from` cannot both exist. */
@@ -211,8 +220,7 @@ function checkParameters(parameters: NonNullable<DefinitionValue['parameters']>,
     } else if (p.choices) {
       throw validation(`${at}.choices: only a choice has choices`);
     }
-    if (p.type === 'time_range' && p.default !== undefined && !(TIME_RANGES as readonly string[]).includes(p.default)) {
-      throw validation(`${at}.default: a time range is one of ${TIME_RANGES.join(', ')}`);
-    }
+    const wrong = p.type === 'time_range' && p.default !== undefined ? timeRangeProblem(p.default) : undefined;
+    if (wrong) throw validation(`${at}.default: a time range is ${wrong}`);
   });
 }

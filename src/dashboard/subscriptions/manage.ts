@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import { actor, recordAudit } from '../audit/record.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { TIME_RANGES } from '../dashboards/definition.ts';
+import { timeRangeProblem } from '../dashboards/time-range.ts';
 import type { DashboardRow } from '../dashboards/store.ts';
 import { notFound, validation } from '../errors.ts';
 import { dashboardOf } from '../lookup.ts';
@@ -51,8 +51,8 @@ async function fieldsOf(ctx: Context, tenantId: number, dashboard: DashboardRow,
     if (!p) throw validation(`parameters.${name}: the dashboard has no such parameter`);
     if (p.type === 'choice' && !(p.choices ?? []).includes(value))
       throw validation(`parameters.${name}: must be one of ${(p.choices ?? []).join(', ')}`);
-    if (p.type === 'time_range' && !(TIME_RANGES as readonly string[]).includes(value))
-      throw validation(`parameters.${name}: must be one of ${TIME_RANGES.join(', ')}`);
+    const wrong = p.type === 'time_range' ? timeRangeProblem(value) : undefined;
+    if (wrong) throw validation(`parameters.${name}: must be ${wrong}`);
   }
   const schedule = {
     frequency: b.schedule.frequency,

@@ -25,7 +25,7 @@ import { Grid } from './Grid.tsx';
 import { newWidgetId, nextPosition, pushDown } from './layout.ts';
 import { draftWidgetLoader, savedWidgetLoader } from './loaders.ts';
 import { ParametersBar } from './ParametersBar.tsx';
-import { queryValues, valuesFromSearch } from './parameters.ts';
+import { intervalOf, queryValues, searchWithValues, valuesFromSearch } from './parameters.ts';
 import { SettingsPanel } from './SettingsPanel.tsx';
 import { SharePanel } from './SharePanel.tsx';
 import { STARTER_SQL } from './starter.ts';
@@ -130,6 +130,25 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
   valuesRef.current = values;
   const current = useCallback(() => queryValues(parameters, valuesRef.current), [parameters]);
   const valuesKey = JSON.stringify(values);
+  // A span selected on a time chart becomes the first time range parameter's absolute range (Grafana's zoom).
+  const timeRange = parameters.find((p) => p.type === 'time_range')?.name;
+  const zoom = useMemo(
+    () =>
+      timeRange === undefined
+        ? undefined
+        : (from: number, to: number) =>
+            // To the minute, as From and To show it, so applying them unchanged keeps the same range.
+            setValues((v) => ({
+              ...v,
+              [timeRange]: intervalOf(Math.floor(from / 60_000) * 60_000, Math.ceil(to / 60_000) * 60_000),
+            })),
+    [timeRange],
+  );
+  // The values are carried in the address (`var-<name>`), so a copied link or a reload shows the same range.
+  useEffect(() => {
+    const search = searchWithValues(location.search, values);
+    if (search !== location.search) history.replaceState(history.state, '', `${location.pathname}${search}`);
+  }, [values]);
 
   const setDefinition = (f: (d: ApiDefinition) => ApiDefinition) =>
     setDraft((d) => (d ? { ...d, definition: f(d.definition) } : d));
@@ -193,7 +212,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
       setRefreshChoice(undefined);
       setPanel({ kind: 'none' });
       setStatus(`Saved as version ${l.dashboard.version}.`);
-      history.replaceState(null, '', location.pathname);
+      history.replaceState(null, '', `${location.pathname}${searchWithValues('', valuesRef.current)}`);
     },
   });
   const restore = useMutation({
@@ -235,10 +254,11 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           reloadKey={key}
           look={look}
           delayMs={editing ? 400 : 0}
+          onZoom={zoom}
         />
       );
     },
-    [editing, saved, tick, valuesKey, id, look, current],
+    [editing, saved, tick, valuesKey, id, look, current, zoom],
   );
 
   // A failed read again keeps the dashboard on screen, unless it is gone (deleted here, in another tab or by someone).

@@ -1,10 +1,12 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { QueryParameter, type OptionsLoader } from './QueryParameter.tsx';
 import type { ApiDashboardParameter } from '../api/types.ts';
-import { initialValue, TIME_RANGES } from './parameters.ts';
+import { initialValue } from './parameters.ts';
+import { TimeRangeField } from './TimeRangeField.tsx';
 
 /**
- * The dashboard's parameters as fields. A choice or a time range applies at once; text applies with Enter or
+ * The dashboard's parameters as fields. A choice or a time range preset applies at once (an absolute range with its
+ * Apply range button); text applies with Enter or
  * the Apply button, so widgets do not re-run on every keystroke.
  */
 export function ParametersBar({
@@ -39,18 +41,20 @@ export function ParametersBar({
         const id = `param-${p.name}`;
         const label = p.label ?? p.name;
         const value = values[p.name] ?? initialValue(p);
+        if (p.type === 'time_range')
+          return (
+            <TimeRangeField
+              key={p.name}
+              id={id}
+              label={label}
+              value={value}
+              initial={initialValue(p)}
+              onChange={(v) => onChange({ ...values, [p.name]: v })}
+            />
+          );
         return (
           <div className="field" key={p.name}>
             <label htmlFor={id}>{label}</label>
-            {p.type === 'time_range' && (
-              <select id={id} value={value} onChange={(e) => onChange({ ...values, [p.name]: e.target.value })}>
-                {TIME_RANGES.map((r) => (
-                  <option key={r.value} value={r.value}>
-                    {r.label}
-                  </option>
-                ))}
-              </select>
-            )}
             {p.type === 'choice' && (
               <select id={id} value={value} onChange={(e) => onChange({ ...values, [p.name]: e.target.value })}>
                 {(p.choices ?? []).map((c) => (

@@ -185,7 +185,9 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
                       ? 'X column (numbers or categories)'
                       : single
                         ? 'Unused for a single number'
-                        : 'Category column'}
+                        : w.type === 'heatmap'
+                          ? 'Column category (across)'
+                          : 'Category column'}
               </label>
               <input
                 id={id('x')}
@@ -197,6 +199,20 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
               <p id={id('x-hint')} className="hint">
                 Empty: the first column.
               </p>
+              {w.type === 'heatmap' && (
+                <>
+                  <label htmlFor={id('ycat')}>Row category (down)</label>
+                  <input
+                    id={id('ycat')}
+                    value={o.yCategory ?? ''}
+                    aria-describedby={id('ycat-hint')}
+                    onChange={(e) => setOptions({ yCategory: e.target.value || undefined })}
+                  />
+                  <p id={id('ycat-hint')} className="hint">
+                    Empty: the first other column of text.
+                  </p>
+                </>
+              )}
               <label htmlFor={id('y')}>{single || w.type === 'pie' ? 'Value column' : 'Value columns'}</label>
               <ListInput
                 id={id('y')}

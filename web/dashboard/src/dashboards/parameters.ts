@@ -21,7 +21,8 @@ export function initialValue(p: ApiDashboardParameter): string {
 
 /**
  * What the queries get: a text or choice under its name, a time range as `<name>_from` and `<name>_to`
- * (ISO 8601 instants, UTC, computed when the widgets are drawn so "last hour" moves with each refresh).
+ * (ISO 8601 instants, UTC, computed when the widgets are drawn so "last hour" moves with each refresh; an absolute
+ * range stays put).
  */
 export function queryValues(
   parameters: readonly ApiDashboardParameter[],
@@ -32,9 +33,10 @@ export function queryValues(
   for (const p of parameters) {
     const v = values[p.name] ?? initialValue(p);
     if (p.type === 'time_range') {
+      const fixed = absoluteRange(v);
       const range = TIME_RANGES.find((r) => r.value === v) ?? TIME_RANGES[3]!;
-      out[`${p.name}_from`] = new Date(now - range.ms).toISOString();
-      out[`${p.name}_to`] = new Date(now).toISOString();
+      out[`${p.name}_from`] = new Date(fixed ? fixed.from : now - range.ms).toISOString();
+      out[`${p.name}_to`] = new Date(fixed ? fixed.to : now).toISOString();
     } else {
       out[p.name] = v;
     }
@@ -47,4 +49,30 @@ export function valuesFromSearch(search: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of new URLSearchParams(search)) if (k.startsWith('var-') && k.length > 4) out[k.slice(4)] = v;
   return out;
+}
+
+const INSTANT = String.raw`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})`;
+const INTERVAL = new RegExp(`^(${INSTANT})/(${INSTANT})$`);
+
+/**
+ * An absolute time range, written as an ISO 8601 interval `<from>/<to>` of instants with their zone (the service
+ * reads the same form): its bounds in milliseconds, or undefined when the value is a preset or not a valid range.
+ */
+export function absoluteRange(v: string): { from: number; to: number } | undefined {
+  const m = INTERVAL.exec(v);
+  if (!m) return undefined;
+  const from = Date.parse(m[1]!);
+  const to = Date.parse(m[2]!);
+  return Number.isFinite(from) && Number.isFinite(to) && from < to ? { from, to } : undefined;
+}
+
+export const intervalOf = (from: number, to: number) => `${new Date(from).toISOString()}/${new Date(to).toISOString()}`;
+
+/** The address's query with the parameters' values as `var-<name>` (others kept), so a copied link shows the same. */
+export function searchWithValues(search: string, values: Record<string, string>): string {
+  const q = new URLSearchParams(search);
+  for (const k of [...q.keys()]) if (k.startsWith('var-')) q.delete(k);
+  for (const [k, v] of Object.entries(values)) q.set(`var-${k}`, v);
+  const s = q.toString();
+  return s ? `?${s}` : '';
 }

@@ -11,12 +11,48 @@ function pointsOf(c: EChartsType): number {
   return series.reduce((n, s) => n + (s.data?.length ?? 0), 0);
 }
 
+interface BrushEnd {
+  areas?: { coordRange?: [number, number] }[];
+}
+
+/**
+ * The selected span in milliseconds: a time axis gives instants; a category axis of dates (bars) gives the first and
+ * last bar's index, and the span runs to the bar after the last (or as long again as one bar before it).
+ */
+function spanOf(c: EChartsType, e: BrushEnd): [number, number] | undefined {
+  const range = e.areas?.[0]?.coordRange;
+  if (!range) return undefined;
+  const axis = ((c.getOption() as { xAxis?: { type?: string; data?: unknown[] }[] }).xAxis ?? [])[0];
+  let [from, to] = range;
+  if (axis?.type === 'category') {
+    const at = (i: number) => Date.parse(String(axis.data?.[Math.round(i)] ?? ''));
+    const last = Math.min(Math.round(to), (axis.data?.length ?? 1) - 1);
+    const first = Math.max(0, Math.round(from));
+    from = at(first);
+    to =
+      last + 1 < (axis.data?.length ?? 0) ? at(last + 1) : at(last) + (last > 0 ? at(last) - at(last - 1) : 86_400_000);
+  }
+  return Number.isFinite(from) && Number.isFinite(to) && from < to ? [from, to] : undefined;
+}
+
 /**
  * An ECharts canvas. `data-drawn` is set when ECharts reports a frame finished (tests and the benchmark wait for
- * it), with `data-points` the number of data points its series hold. The canvas is named by `summary` (role img); the widget's data table is the full text alternative.
+ * it), with `data-points` the number of data points its series hold. On a time chart whose dashboard has a time range,
+ * dragging across selects a span (`data-zoomable`), handed to `onRange`. The canvas is named by `summary` (role img); the widget's data table is the full text alternative.
  */
-export function Chart({ option, summary }: { option: Record<string, unknown>; summary: string }) {
+export function Chart({
+  option,
+  summary,
+  onRange,
+}: {
+  option: Record<string, unknown>;
+  summary: string;
+  /** Called with the span selected on a time axis (the option has a `brush`), in milliseconds. */
+  onRange?: ((from: number, to: number) => void) | undefined;
+}) {
   const box = useRef<HTMLDivElement>(null);
+  const rangeTo = useRef(onRange);
+  rangeTo.current = onRange;
   const chart = useRef<EChartsType | undefined>(undefined);
   const [failed, setFailed] = useState(false);
 
@@ -34,10 +70,25 @@ export function Chart({ option, summary }: { option: Record<string, unknown>; su
             el.dataset.points = String(pointsOf(c));
             el.dataset.valueAxes = String(((c.getOption() as { yAxis?: unknown[] }).yAxis ?? []).length);
           });
+          c.on('brushEnd', (e) => {
+            const span = spanOf(c, e as BrushEnd);
+            // The selection is said by the new range's charts; its mark would stay on a redrawn chart otherwise.
+            c.dispatchAction({ type: 'brush', areas: [] });
+            if (span) rangeTo.current?.(span[0], span[1]);
+          });
           chart.current = c;
         }
         delete el.dataset.drawn;
         chart.current.setOption(option, { notMerge: true });
+        if (option.brush) {
+          // Dragging across the chart selects a span (no toolbox button to press first).
+          chart.current.dispatchAction({
+            type: 'takeGlobalCursor',
+            key: 'brush',
+            brushOption: { brushType: 'lineX', brushMode: 'single' },
+          });
+          el.dataset.zoomable = 'true';
+        } else delete el.dataset.zoomable;
       },
       () => setFailed(true),
     );

@@ -7,7 +7,7 @@ import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { chartOption, type Look } from './chartOption.ts';
 import { Chart } from './Chart.tsx';
-import { isChart, nothingToPlot, optionsOf, seriesColumns, WIDGET_TYPES } from './data.ts';
+import { heatmapColumns, isChart, nothingToPlot, optionsOf, seriesColumns, WIDGET_TYPES } from './data.ts';
 import { DataTable } from './DataTable.tsx';
 import { StatWidget } from './StatWidget.tsx';
 import { TextWidget } from './TextWidget.tsx';
@@ -39,6 +39,7 @@ export function WidgetView({
   reloadKey,
   look,
   delayMs = 0,
+  onZoom,
 }: {
   widget: ApiWidget;
   load: Loader | undefined;
@@ -46,6 +47,8 @@ export function WidgetView({
   reloadKey: string;
   look: Look;
   delayMs?: number;
+  /** Sets the dashboard's time range to a span selected on a time chart; absent, charts do not offer it. */
+  onZoom?: ((from: number, to: number) => void) | undefined;
 }) {
   // A draft or a reloaded definition holds equal options in new objects; a new chart option redraws the canvas.
   const options = useSameContent(optionsOf(widget));
@@ -74,9 +77,13 @@ export function WidgetView({
   const result = run.data;
   const error = run.error ? messageOf(run.error) : '';
 
+  const zoomable = onZoom !== undefined;
   const option = useMemo(
-    () => (result && isChart(widget.type) ? chartOption(widget.type, result, options, look) : undefined),
-    [result, widget.type, options, look],
+    () =>
+      result && isChart(widget.type)
+        ? chartOption(widget.type, result, options, { ...look, zoom: zoomable })
+        : undefined,
+    [result, widget.type, options, look, zoomable],
   );
 
   if (widget.type === 'text') return <TextWidget markdown={options.markdown ?? ''} />;
@@ -131,7 +138,7 @@ export function WidgetView({
       ? result.rows.length === 0
         ? 'the query returned no rows.'
         : undefined
-      : nothingToPlot(result, options);
+      : nothingToPlot(result, options, widget.type);
   if (empty) {
     return (
       <div className="chart-widget">
@@ -143,9 +150,12 @@ export function WidgetView({
     );
   }
 
-  const { x, y } = seriesColumns(result, options);
+  const heat = widget.type === 'heatmap' ? heatmapColumns(result, options) : undefined;
+  const { x, y } = heat
+    ? { x: `${heat.x} and ${heat.category}`, y: heat.value ? [heat.value] : [] }
+    : seriesColumns(result, options);
   const kind = WIDGET_TYPES.find((t) => t.value === widget.type)?.label ?? widget.type;
-  const summary = `${kind}: ${title}. ${y.join(', ') || 'no value column'} by ${x ?? 'nothing'}, ${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'}. The data table button shows the values.`;
+  const summary = `${kind}: ${title}. ${y.join(', ') || 'no value column'} by ${x ?? 'nothing'}, ${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'}. The data table button shows the values.${option.brush ? ' Drag across the chart to zoom the time range, or type it in From and To.' : ''}`;
   return (
     <div className="chart-widget">
       {showTable ? (
@@ -153,7 +163,7 @@ export function WidgetView({
           <DataTable result={result} caption={`${title} data`} options={options} />
         </div>
       ) : (
-        <Chart option={option} summary={summary} />
+        <Chart option={option} summary={summary} onRange={onZoom} />
       )}
       <div className="widget-actions">
         <button

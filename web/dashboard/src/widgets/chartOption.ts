@@ -1,5 +1,5 @@
 import type { ApiQueryResult } from '../api/types.ts';
-import { seriesColumns, show, toNumber, type WidgetOptions } from './data.ts';
+import { heatmapColumns, seriesColumns, show, toNumber, type WidgetOptions } from './data.ts';
 import { formatValue, isFormat } from './format.ts';
 
 /** Series colours with at least 3:1 contrast against each theme's background (WCAG 1.4.11, non-text contrast). */
@@ -13,6 +13,8 @@ const LINES = { light: '#4d5560', dark: '#b8bec6' };
 export interface Look {
   dark: boolean;
   reducedMotion: boolean;
+  /** Time charts offer selecting a span (the dashboard has a time range parameter to set). */
+  zoom?: boolean;
 }
 
 /**
@@ -35,7 +37,7 @@ const looksLikeTime = (values: unknown[]) =>
 
 /**
  * The ECharts option for a chart widget from a query result: lines and areas (stacked or not), bars (stacked,
- * horizontal), scatter, gauge, pie. Animation is off when motion is reduced.
+ * horizontal), scatter, heatmap, gauge, pie. Animation is off when motion is reduced.
  */
 export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, look: Look): Record<string, unknown> {
   const theme = look.dark ? 'dark' : 'light';
@@ -62,10 +64,13 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
       ],
     };
   }
+  if (type === 'heatmap') return heatmapOption(common, r, o, look);
   if (type === 'gauge') return gaugeOption(common, r, y[0] ?? r.columns[0], theme);
   const xs = r.rows.map((row) => row[x]);
   const lines = type === 'line' || type === 'area' || type === 'area_stacked';
   const time = lines && looksLikeTime(xs);
+  // Bars of dates stay categories (one bar each) but can still be zoomed into: each bar is its date.
+  const zoomable = time || ((type === 'bar' || type === 'bar_stacked') && looksLikeTime(xs));
   // A scatter plot of two numeric columns puts numbers on both axes; of a category column, categories.
   const numericX = type === 'scatter' && xs.every((v) => toNumber(v) !== undefined);
   const axisLine = { lineStyle: { color: LINES[theme] } };
@@ -89,6 +94,18 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
   return {
     ...common,
     grid: { left: 8, right: 16, top: 16, bottom: y.length > 1 ? 40 : 8, containLabel: true },
+    // Selecting a span of a time axis (Chart.tsx turns the brush on) zooms the dashboard's time range to it.
+    ...(zoomable && look.zoom
+      ? {
+          brush: {
+            xAxisIndex: 0,
+            brushType: 'lineX',
+            brushMode: 'single',
+            transformable: false,
+            throttleType: 'debounce',
+          },
+        }
+      : {}),
     ...(format ? { tooltip: { ...common.tooltip, valueFormatter: written } } : {}),
     xAxis: horizontal ? valueAxis : categoryAxis,
     // Horizontal bars read top to bottom in the rows' order; a second value axis is on the right.
@@ -143,6 +160,69 @@ function gaugeOption(
         detail: { color: TEXT[theme], fontSize: 26, offsetCenter: [0, '0%'], valueAnimation: false },
         title: { color: TEXT[theme], offsetCenter: [0, '35%'] },
         data: [{ value, name: column ?? '' }],
+      },
+    ],
+  };
+}
+
+/**
+ * Colour ramps for a heatmap, from low to high: the light end still stands 3:1 against the page in each theme
+ * (WCAG 1.4.11), so even the smallest value is a visible cell; the legend (visual map) reads the scale.
+ */
+const HEAT = { light: ['#4285f4', '#0b57d0', '#0b2a66'], dark: ['#4a7fd4', '#8ab4f8', '#e8f0fe'] };
+
+/** A heatmap: the x column across, the row category down, each cell coloured by its value, with the scale below. */
+function heatmapOption(common: Record<string, unknown>, r: ApiQueryResult, o: WidgetOptions, look: Look) {
+  const theme = look.dark ? 'dark' : 'light';
+  const { x, category, value } = heatmapColumns(r, o);
+  if (!x || !category || !value) return common;
+  const xs = [...new Set(r.rows.map((row) => show(row[x])))];
+  const ys = [...new Set(r.rows.map((row) => show(row[category])))];
+  const data = r.rows.flatMap((row) => {
+    const v = toNumber(row[value]);
+    return v === undefined ? [] : [[xs.indexOf(show(row[x])), ys.indexOf(show(row[category])), v]];
+  });
+  const values = data.map((d) => d[2]!);
+  const format = isFormat(o.format) ? o.format : undefined;
+  const written = (v: unknown) => formatValue(v, format ?? 'number', o);
+  const axisLine = { lineStyle: { color: LINES[theme] } };
+  const axis = (names: string[]) => ({
+    type: 'category',
+    data: names,
+    axisLine,
+    axisLabel: { color: TEXT[theme], hideOverlap: true },
+    splitArea: { show: false },
+  });
+  return {
+    ...common,
+    legend: { show: false },
+    tooltip: { trigger: 'item', renderMode: 'richText', valueFormatter: written },
+    grid: { left: 8, right: 16, top: 16, bottom: 56, containLabel: true },
+    xAxis: axis(xs),
+    // The rows read top to bottom in the query's order, as in a table.
+    yAxis: { ...axis(ys), inverse: true },
+    visualMap: {
+      type: 'continuous',
+      min: Math.min(...values, 0),
+      max: Math.max(...values, 1),
+      orient: 'horizontal',
+      left: 'center',
+      bottom: 0,
+      itemHeight: 120,
+      itemWidth: 12,
+      text: [written(Math.max(...values, 1)), written(Math.min(...values, 0))],
+      showLabel: true,
+      textStyle: { color: TEXT[theme] },
+      inRange: { color: HEAT[theme] },
+      formatter: written,
+    },
+    series: [
+      {
+        name: value,
+        type: 'heatmap',
+        data,
+        itemStyle: { borderColor: look.dark ? '#202124' : '#ffffff', borderWidth: 1 },
+        emphasis: { itemStyle: { borderColor: TEXT[theme], borderWidth: 2 } },
       },
     ],
   };

@@ -9,6 +9,7 @@ export const WIDGET_TYPES = [
   { value: 'bar_stacked', label: 'Stacked bars' },
   { value: 'bar_horizontal', label: 'Horizontal bars' },
   { value: 'scatter', label: 'Scatter plot' },
+  { value: 'heatmap', label: 'Heatmap' },
   { value: 'gauge', label: 'Gauge' },
   { value: 'pie', label: 'Pie chart' },
   { value: 'stat', label: 'Single number' },
@@ -24,6 +25,7 @@ const CHARTS = new Set([
   'bar_stacked',
   'bar_horizontal',
   'scatter',
+  'heatmap',
   'gauge',
   'pie',
 ]);
@@ -35,6 +37,8 @@ export interface WidgetOptions {
   y?: string[];
   /** Value columns drawn against a second axis, on the right. */
   y2?: string[];
+  /** A heatmap's second category column, its rows (x gives its columns, the first value column the colour). */
+  yCategory?: string;
   markdown?: string;
   unit?: string;
   /** The value columns' format in charts, and each column's in tables (`column: format`). */
@@ -49,6 +53,7 @@ export function optionsOf(w: ApiWidget): WidgetOptions {
   return {
     ...(typeof o.x === 'string' ? { x: o.x } : {}),
     ...(Array.isArray(o.y) ? { y: o.y.filter((v): v is string => typeof v === 'string') } : {}),
+    ...(typeof o.yCategory === 'string' ? { yCategory: o.yCategory } : {}),
     ...(typeof o.markdown === 'string' ? { markdown: o.markdown } : {}),
     ...(typeof o.unit === 'string' ? { unit: o.unit } : {}),
     ...(Array.isArray(o.y2) ? { y2: o.y2.filter((v): v is string => typeof v === 'string') } : {}),
@@ -87,9 +92,31 @@ export function seriesColumns(r: ApiQueryResult, o: WidgetOptions): { x: string 
   return { x, y };
 }
 
+/**
+ * A heatmap's columns: x across (the widget's, else the first column), the row category (the widget's `yCategory`,
+ * else the first other column that is not numeric, else the second column) and the value coloured (the widget's first
+ * value column, else the first other numeric column).
+ */
+export function heatmapColumns(r: ApiQueryResult, o: WidgetOptions) {
+  const x = o.x && r.columns.includes(o.x) ? o.x : r.columns[0];
+  const others = r.columns.filter((c) => c !== x);
+  const category =
+    o.yCategory && others.includes(o.yCategory)
+      ? o.yCategory
+      : (others.find((c) => !isNumericColumn(r, c)) ?? others[0]);
+  const rest = others.filter((c) => c !== category);
+  const value = (o.y ?? []).find((c) => rest.includes(c)) ?? rest.find((c) => isNumericColumn(r, c));
+  return { x, category, value };
+}
+
 /** Why a chart of this result would be empty (no rows, or no value column), or undefined when it has something to draw. */
-export function nothingToPlot(r: ApiQueryResult, o: WidgetOptions): string | undefined {
+export function nothingToPlot(r: ApiQueryResult, o: WidgetOptions, type = ''): string | undefined {
   if (r.rows.length === 0) return 'the query returned no rows.';
+  if (type === 'heatmap') {
+    const h = heatmapColumns(r, o);
+    if (h.category && h.value) return undefined;
+    return "nothing to plot: a heatmap needs three columns, the columns' category, the rows' category and a column of numbers.";
+  }
   const { x, y } = seriesColumns(r, o);
   if (y.length > 0) return undefined;
   const others = r.columns.filter((c) => c !== x);
