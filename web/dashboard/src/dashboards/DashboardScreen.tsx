@@ -46,6 +46,7 @@ const REFRESH = [
 interface Draft {
   title: string;
   description: string;
+  tags: string[];
   definition: ApiDefinition;
   /** The version the draft was made from: a save must still match it. */
   etag: string;
@@ -94,6 +95,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
     setDraft({
       title: l.dashboard.title,
       description: l.dashboard.description ?? '',
+      tags: [...l.dashboard.tags],
       // A saved layout with gaps (older, or made through the API) is edited compacted, as it is shown.
       definition: {
         ...structuredClone(l.dashboard.definition),
@@ -187,6 +189,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
       return saveDashboard(id, d.etag, {
         title: d.title.trim(),
         description: d.description.trim() ? d.description : null,
+        tags: d.tags,
         definition: definitionToSave,
       });
     },
@@ -424,6 +427,8 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
         <SettingsPanel
           title={draft.title}
           description={draft.description}
+          tags={draft.tags}
+          onTags={(tags) => setDraft({ ...draft, tags })}
           parameters={parameters}
           onTitle={(title) => setDraft({ ...draft, title })}
           onDescription={(description) => setDraft({ ...draft, description })}
