@@ -160,10 +160,10 @@ export default function DashboardsScreen({ me }: { me: ApiUser }) {
             </caption>
             <thead>
               <tr>
+                <th scope="col">Title</th>
                 <th scope="col">
                   <span className="visually-hidden">Favourite</span>
                 </th>
-                <th scope="col">Title</th>
                 <th scope="col">Tags</th>
                 <th scope="col">Description</th>
                 <th scope="col">Changed</th>
@@ -174,12 +174,12 @@ export default function DashboardsScreen({ me }: { me: ApiUser }) {
               {list.data.map((d) => (
                 <tr key={d.id}>
                   <td>
-                    <FavouriteStar id={d.id} title={d.title} on={d.favourite} onSaid={setNotice} />
-                  </td>
-                  <td>
                     <Link to="dashboard" params={{ id: d.id }}>
                       {d.title}
                     </Link>
+                  </td>
+                  <td>
+                    <FavouriteStar id={d.id} title={d.title} on={d.favourite} onSaid={setNotice} />
                   </td>
                   <td>
                     {d.tags.length > 0 && (
