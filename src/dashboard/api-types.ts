@@ -12,7 +12,7 @@ import type {
 } from './datasources/schemas.ts';
 import type { DataSourceQueryResult, QueryResult, TableDescriptorSchema, WidgetRunResult } from './sql/schemas.ts';
 import type { Definition, Parameter, Widget } from './dashboards/definition.ts';
-import type { Full, Summary, VersionSummary } from './dashboards/schemas.ts';
+import type { Full, ListItem, Summary, VersionSummary } from './dashboards/schemas.ts';
 import type { SavedQuery } from './queries/schemas.ts';
 import type { HistoryItem } from './history/schemas.ts';
 import type { TokenPairSchema, UserSchema } from './schemas.ts';
@@ -45,6 +45,7 @@ export type ApiWidgetRunResult = Static<typeof WidgetRunResult>;
 export type ApiSavedQuery = Static<typeof SavedQuery>;
 export type ApiHistoryItem = Static<typeof HistoryItem>;
 export type ApiDashboardSummary = Static<typeof Summary>;
+export type ApiDashboardListItem = Static<typeof ListItem>;
 export type ApiDashboard = Static<typeof Full>;
 export type ApiDefinition = Static<typeof Definition>;
 export type ApiWidget = Static<typeof Widget>;

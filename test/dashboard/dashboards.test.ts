@@ -365,4 +365,156 @@ describe('dashboards', () => {
     );
     assert.ok(mine.every((e: any) => e.userId === editor.userId));
   });
+  test('tags: trimmed, at most 10 of 1 to 40 characters, unique ignoring case; the list filters by tag', async () => {
+    const t = await s.signIn({ tenant: 'tagger', role: 'editor' });
+    const create = (slug: string, tags?: unknown) =>
+      s.request('POST', '/api/v1/dashboards', { as: t, body: { slug, title: slug, tags, definition: definition() } });
+    const a = await create('a', ['  Sales ', 'EU']);
+    assert.equal(a.status, 201, JSON.stringify(a.body));
+    const got = await s.request('GET', `/api/v1/dashboards/${a.body.id}`, { as: t });
+    assert.deepEqual(got.body.tags, ['Sales', 'EU'], 'trimmed, spelling kept');
+    assert.deepEqual(
+      (await s.request('GET', `/api/v1/dashboards/${(await create('b')).body.id}`, { as: t })).body.tags,
+      [],
+    );
+    const c = await create('c', ['sales']);
+    const bad: [string, unknown][] = [
+      ['empty', ['']],
+      ['blank', ['   ']],
+      ['41 characters', ['x'.repeat(41)]],
+      ['eleven', Array.from({ length: 11 }, (_, i) => `t${i}`)],
+      ['same ignoring case', ['Ops', 'ops']],
+      ['same once trimmed', ['ops', ' ops']],
+      ['not a string', [1]],
+      ['not an array', 'sales'],
+      ['NUL', ['a\u0000b']],
+    ];
+    for (const [why, tags] of bad) {
+      for (const r of [
+        await create(`bad-${why.replace(/\W/g, '')}`, tags),
+        await s.request('PUT', `/api/v1/dashboards/${a.body.id}`, { as: t, body: { tags } }),
+      ]) {
+        assert.equal(r.status, 400, why);
+        assert.equal(r.body.error.code, 'VALIDATION_ERROR', why);
+        assert.equal(typeof r.body.error.message, 'string', why);
+      }
+    }
+    assert.equal(
+      (
+        await create(
+          'ten',
+          Array.from({ length: 10 }, (_, i) => `${'t'.repeat(39)}${i}`),
+        )
+      ).status,
+      201,
+      'ten tags of 40 characters',
+    );
+    const list = async (q: string) =>
+      (await s.request('GET', `/api/v1/dashboards?sort=title&${q}`, { as: t })).body as {
+        data: { slug: string; tags: string[] }[];
+        meta: { total: number };
+      };
+    const sales = await list('tag=SALES');
+    assert.deepEqual(
+      sales.data.map((d) => d.slug),
+      ['a', 'c'],
+      'any case',
+    );
+    assert.equal(sales.meta.total, 2);
+    assert.deepEqual(
+      (await list(`tag=${encodeURIComponent(' eu ')}`)).data.map((d) => d.slug),
+      ['a'],
+    );
+    assert.equal((await list('tag=nothing')).meta.total, 0);
+    // A PUT without tags keeps them; with tags replaces them (and is a new version); [] removes them.
+    await s.request('PUT', `/api/v1/dashboards/${c.body.id}`, { as: t, body: { title: 'C!' } });
+    assert.deepEqual((await s.request('GET', `/api/v1/dashboards/${c.body.id}`, { as: t })).body.tags, ['sales']);
+    const put = await s.request('PUT', `/api/v1/dashboards/${c.body.id}`, { as: t, body: { tags: ['Ops'] } });
+    assert.equal(put.status, 200);
+    assert.deepEqual(put.body.tags, ['Ops']);
+    assert.deepEqual(
+      (await list('tag=sales')).data.map((d) => d.slug),
+      ['a'],
+    );
+    assert.deepEqual(
+      (await s.request('PUT', `/api/v1/dashboards/${c.body.id}`, { as: t, body: { tags: [] } })).body.tags,
+      [],
+    );
+    for (const q of ['tag=', `tag=${'x'.repeat(41)}`, 'tag=%00', 'favourites=maybe']) {
+      const r = await s.request('GET', `/api/v1/dashboards?${q}`, { as: t });
+      assert.equal(r.status, 400, q);
+      assert.equal(r.body.error.code, 'VALIDATION_ERROR', q);
+    }
+    // Another tenant's tags are not listed.
+    const other = await s.signIn({ tenant: 'tagger-2', role: 'editor' });
+    assert.equal((await s.request('GET', '/api/v1/dashboards?tag=sales', { as: other })).body.meta.total, 0);
+  });
+
+  test("favourites are each person's own: PUT and DELETE are idempotent, the list marks and filters them", async () => {
+    const me = await s.signIn({ tenant: 'faves', role: 'viewer' });
+    const author = await s.signIn({ tenant: 'faves', role: 'editor' });
+    const ids: number[] = [];
+    for (const slug of ['one', 'two', 'three']) {
+      const r = await s.request('POST', '/api/v1/dashboards', {
+        as: author,
+        body: { slug, title: slug, definition: definition() },
+      });
+      ids.push(r.body.id);
+    }
+    const [one, two] = ids as [number, number];
+    const before = await s.request('GET', `/api/v1/dashboards/${two}`, { as: me });
+    for (let i = 0; i < 2; i++) {
+      const r = await s.request('PUT', `/api/v1/dashboards/${two}/favourite`, { as: me });
+      assert.equal(r.status, 204);
+    }
+    const list = async (who: typeof me, q = '') =>
+      (await s.request('GET', `/api/v1/dashboards?sort=title${q}`, { as: who })).body as {
+        data: { slug: string; favourite: boolean }[];
+        meta: { total: number };
+      };
+    assert.deepEqual(
+      (await list(me)).data.map((d) => [d.slug, d.favourite]),
+      [
+        ['one', false],
+        ['three', false],
+        ['two', true],
+      ],
+    );
+    const mine = await list(me, '&favourites=true');
+    assert.deepEqual(
+      mine.data.map((d) => d.slug),
+      ['two'],
+    );
+    assert.equal(mine.meta.total, 1);
+    assert.equal((await list(author, '&favourites=true')).meta.total, 0, "someone else's favourites are not mine");
+    assert.ok((await list(author)).data.every((d) => !d.favourite));
+    assert.equal((await list(me, '&favourites=false')).meta.total, 3, 'false is no filter');
+    // A favourite is not a change to the dashboard: same version and ETag.
+    const after = await s.request('GET', `/api/v1/dashboards/${two}`, { as: me });
+    assert.equal(after.headers.etag, before.headers.etag);
+    for (let i = 0; i < 2; i++)
+      assert.equal((await s.request('DELETE', `/api/v1/dashboards/${two}/favourite`, { as: me })).status, 204);
+    assert.equal((await list(me, '&favourites=true')).meta.total, 0);
+    // Deleting a dashboard drops it from favourites.
+    await s.request('PUT', `/api/v1/dashboards/${one}/favourite`, { as: me });
+    await s.request('DELETE', `/api/v1/dashboards/${one}`, { as: author });
+    assert.equal((await list(me, '&favourites=true')).meta.total, 0);
+
+    const stranger = await s.signIn({ tenant: 'faves-2', role: 'viewer' });
+    for (const [who, path, status, code] of [
+      [stranger, `/api/v1/dashboards/${two}/favourite`, 404, 'NOT_FOUND'],
+      [me, '/api/v1/dashboards/999999/favourite', 404, 'NOT_FOUND'],
+      [me, `/api/v1/dashboards/${one}/favourite`, 404, 'NOT_FOUND'],
+      [me, '/api/v1/dashboards/abc/favourite', 400, 'VALIDATION_ERROR'],
+    ] as const) {
+      for (const method of ['PUT', 'DELETE'] as const) {
+        const r = await s.request(method, path, { as: who });
+        assert.equal(r.status, status, `${method} ${path}`);
+        assert.equal(r.body.error.code, code, `${method} ${path}`);
+      }
+    }
+    const anonymous = await s.request('PUT', `/api/v1/dashboards/${two}/favourite`, {});
+    assert.equal(anonymous.status, 401);
+    assert.equal(anonymous.body.error.code, 'UNAUTHORIZED');
+  });
 });

@@ -1,11 +1,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  compact,
   describePosition,
   moved,
   newWidgetId,
   nextPosition,
+  placed,
   pushDown,
+  stepped,
 } from '../../web/dashboard/src/dashboards/layout.ts';
 import { normalised } from '../../web/dashboard/src/dashboards/definition.ts';
 import { queryValues, searchWithValues } from '../../web/dashboard/src/dashboards/parameters.ts';
@@ -73,6 +76,107 @@ describe('dashboard web app units', () => {
     });
     const untouched = [widget('a', 0, 0, 6, 6), widget('b', 6, 0, 6, 6)];
     assert.equal(pushDown(untouched, 'a')[1], untouched[1], 'nothing moves when nothing overlaps');
+  });
+
+  /** Every widget touches the top or the bottom of a widget above it in one of its columns: no empty row above it. */
+  const gapless = (ws: readonly { position: { x: number; y: number; w: number; h: number } }[]) =>
+    ws.every(
+      ({ position: p }) =>
+        p.y === 0 || ws.some(({ position: o }) => o.y + o.h === p.y && o.x < p.x + p.w && p.x < o.x + o.w),
+    );
+  const at = (ws: readonly { id: string; position: object }[]) => Object.fromEntries(ws.map((w) => [w.id, w.position]));
+  const overlapping = (ws: readonly { position: { x: number; y: number; w: number; h: number } }[]) =>
+    ws.some((a, i) =>
+      ws.some(
+        (b, j) =>
+          i < j &&
+          a.position.x < b.position.x + b.position.w &&
+          b.position.x < a.position.x + a.position.w &&
+          a.position.y < b.position.y + b.position.h &&
+          b.position.y < a.position.y + a.position.h,
+      ),
+    );
+
+  test('compaction floats every widget up to the top or the widget above it, in reading order', () => {
+    const gappy = [
+      widget('a', 0, 3, 6, 2),
+      widget('b', 6, 0, 6, 4),
+      widget('c', 0, 9, 12, 2),
+      widget('d', 2, 20, 3, 1),
+    ];
+    assert.equal(gapless(gappy), false);
+    const after = compact(gappy);
+    assert.deepEqual(at(after), {
+      a: { x: 0, y: 0, w: 6, h: 2 },
+      b: { x: 6, y: 0, w: 6, h: 4 },
+      c: { x: 0, y: 4, w: 12, h: 2 },
+      d: { x: 2, y: 6, w: 3, h: 1 },
+    });
+    assert.ok(gapless(after));
+    assert.deepEqual(
+      after.map((w) => w.id),
+      ['a', 'b', 'c', 'd'],
+      "the definition's order is kept",
+    );
+    assert.equal(compact(after)[1], after[1], 'a compacted layout stays as it is');
+  });
+
+  test('a dragged widget keeps its place, what it covers goes below it, and the rest closes up', () => {
+    // The dashboard the browser tests build: two on top, two below.
+    const grid = [
+      widget('w1', 0, 0, 6, 6),
+      widget('w2', 6, 0, 6, 6),
+      widget('w3', 0, 6, 6, 6),
+      widget('w4', 6, 6, 6, 3),
+    ];
+    const dragged = placed(grid, 'w2', { x: 4, y: 2, w: 6, h: 6 });
+    assert.deepEqual(at(dragged), {
+      w1: { x: 0, y: 6, w: 6, h: 6 },
+      w2: { x: 4, y: 0, w: 6, h: 6 },
+      w3: { x: 0, y: 12, w: 6, h: 6 },
+      w4: { x: 6, y: 6, w: 6, h: 3 },
+    });
+    assert.ok(gapless(dragged) && !overlapping(dragged));
+    const shorter = placed(grid, 'w1', { x: 0, y: 0, w: 6, h: 2 });
+    assert.deepEqual(
+      shorter.find((w) => w.id === 'w3')!.position,
+      { x: 0, y: 2, w: 6, h: 6 },
+      'a shrink closes the gap below',
+    );
+    assert.deepEqual(placed(grid, 'w4', { x: 6, y: 6, w: 6, h: 3 }), grid, 'nothing moves when nothing changes');
+  });
+
+  test('keyboard steps: down passes the widget below, up the widget above, never leaving a gap', () => {
+    const grid = [widget('a', 0, 0, 6, 4), widget('b', 6, 0, 6, 2), widget('c', 0, 4, 6, 3), widget('d', 6, 2, 6, 2)];
+    const down = stepped(grid, 'a', 12, { dy: 1 });
+    assert.deepEqual(at(down), {
+      a: { x: 0, y: 3, w: 6, h: 4 },
+      b: { x: 6, y: 0, w: 6, h: 2 },
+      c: { x: 0, y: 0, w: 6, h: 3 },
+      d: { x: 6, y: 2, w: 6, h: 2 },
+    });
+    assert.deepEqual(stepped(down, 'a', 12, { dy: 1 }), down, 'at the bottom of its columns a step down does nothing');
+    assert.deepEqual(at(stepped(down, 'a', 12, { dy: -1 })), at(grid), 'a step up passes back');
+    assert.deepEqual(stepped(grid, 'a', 12, { dy: -1 }), grid, 'at the top a step up does nothing');
+    // A full-width widget stepping up goes above the nearest widget over it, and so above its row.
+    const wide = [widget('x', 0, 0, 6, 2), widget('y', 6, 0, 6, 5), widget('z', 0, 5, 12, 2)];
+    const up = stepped(wide, 'z', 12, { dy: -1 });
+    assert.deepEqual(at(up).z, { x: 0, y: 0, w: 12, h: 2 });
+    assert.ok(gapless(up) && !overlapping(up));
+    // Sideways into a neighbour pushes it down.
+    const right = stepped(grid, 'a', 12, { dx: 1 });
+    assert.deepEqual(at(right).a, { x: 1, y: 0, w: 6, h: 4 });
+    assert.ok(gapless(right) && !overlapping(right));
+    const grown = stepped(grid, 'b', 12, { dh: 3 });
+    assert.deepEqual(at(grown).d, { x: 6, y: 5, w: 6, h: 2 }, 'growing pushes the widget below down, no gap');
+    for (let i = 0; i < 200; i++) {
+      // Any sequence of steps keeps the grid without gaps or overlaps.
+      const ids = ['a', 'b', 'c', 'd'];
+      const changes = [{ dx: 1 }, { dx: -1 }, { dy: 1 }, { dy: -1 }, { dw: 1 }, { dw: -1 }, { dh: 1 }, { dh: -1 }];
+      let g = grid;
+      for (let k = 0; k < 20; k++) g = stepped(g, ids[(i * 7 + k * 3) % 4]!, 12, changes[(i + k * 5) % 8]!);
+      assert.ok(gapless(g) && !overlapping(g), JSON.stringify(at(g)));
+    }
   });
 
   test('a time range becomes _from and _to instants; text and choices pass as they are', () => {

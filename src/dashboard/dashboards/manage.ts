@@ -8,6 +8,7 @@ import { dashboardOf } from '../lookup.ts';
 import { checkWidgetSql } from '../sql/authors.ts';
 import { checkDefinition } from './definition.ts';
 import { checkIfMatch } from './etag.ts';
+import { checkTags } from './tags.ts';
 import type { CreateDashboardBody, UpdateDashboardBody } from './schemas.ts';
 import {
   deleteDashboard,
@@ -29,6 +30,7 @@ export async function createDashboard(
   const me = currentUser(request);
   const { slug, title, description, definition } = body;
   checkDefinition(definition);
+  const tags = checkTags(body.tags ?? []);
   await checkWidgetSql(ctx.db, me, definition);
   return ctx.db.transaction(async (tx) => {
     const created = await insertDashboard(tx, {
@@ -38,6 +40,7 @@ export async function createDashboard(
       title: title.trim(),
       description: description ?? null,
       definition,
+      tags,
     }).catch(conflictOn(SlugTaken));
     await recordAudit(tx, {
       ...actor(request),
@@ -59,6 +62,7 @@ export async function changeDashboard(
 ): Promise<DashboardRow> {
   const me = currentUser(request);
   if (body.definition) checkDefinition(body.definition);
+  const tags = body.tags && checkTags(body.tags);
   return ctx.db.transaction(async (tx) => {
     const current = await dashboardOf(tx, me.tenantId, id, true);
     checkIfMatch(request, current);
@@ -68,6 +72,7 @@ export async function changeDashboard(
       title: body.title?.trim() ?? current.title,
       description: body.description === undefined ? current.description : body.description,
       definition: body.definition ?? current.definition,
+      tags,
     };
     const updated = await updateDashboard(tx, current, next, me.id).catch(conflictOn(SlugTaken));
     await recordAudit(tx, {

@@ -9,7 +9,7 @@ import { IdParams, bearer } from '../schemas.ts';
 import { etagOf, notModified, sendWithTag } from './etag.ts';
 import { DashboardPage, Full, ListDashboardsQuery } from './schemas.ts';
 import { listDashboards } from './store.ts';
-import { summary } from './view.ts';
+import { listItem } from './view.ts';
 
 const tags = ['dashboards'];
 
@@ -23,18 +23,28 @@ export function registerDashboardReadRoutes(app: App, ctx: DashboardContext): vo
         operationId: 'listDashboards',
         tags,
         security: bearer,
-        summary: 'Dashboards of the tenant, without their definitions',
+        summary: "Dashboards of the tenant, without their definitions; by tag, or only the caller's favourites",
         querystring: ListDashboardsQuery,
         response: { 200: DashboardPage, ...errorResponses(400, 401, 429) },
       },
     },
     async (request) => {
-      const { page, perPage, search, sort } = request.query;
+      const { page, perPage, search, sort, tag, favourites } = request.query;
       const order = request.query.order ?? (sort === 'title' ? 'asc' : 'desc');
       const term = search?.trim() || undefined;
-      const { tenantId } = currentUser(request);
-      const { rows, total } = await listDashboards(ctx.db, { tenantId, page, perPage, search: term, sort, order });
-      return { data: rows.map(summary), meta: { total, page, perPage, totalPages: Math.ceil(total / perPage) } };
+      const { tenantId, id: userId } = currentUser(request);
+      const { rows, total } = await listDashboards(ctx.db, {
+        tenantId,
+        userId,
+        page,
+        perPage,
+        search: term,
+        tag: tag?.trim() || undefined,
+        favouritesOf: favourites ? userId : undefined,
+        sort,
+        order,
+      });
+      return { data: rows.map(listItem), meta: { total, page, perPage, totalPages: Math.ceil(total / perPage) } };
     },
   );
 

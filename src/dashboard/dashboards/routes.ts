@@ -1,5 +1,6 @@
 import type { App } from '../../kit/app.ts';
 import type { DashboardContext } from '../context.ts';
+import { registerFavouriteRoutes } from './favourite-routes.ts';
 import { registerDashboardReadRoutes } from './read-routes.ts';
 import { registerVersionRoutes } from './version-routes.ts';
 import { registerWidgetRunRoute } from './widget-routes.ts';
@@ -16,4 +17,5 @@ export function registerDashboardRoutes(app: App, ctx: DashboardContext): void {
   registerVersionRoutes(app, ctx);
   registerWidgetRunRoute(app, ctx);
   registerParameterRoutes(app, ctx);
+  registerFavouriteRoutes(app, ctx);
 }

@@ -9,10 +9,13 @@ export const Summary = Type.Object({
   slug: Type.String(),
   title: Type.String(),
   description: Type.Optional(Type.String()),
+  tags: Type.Array(Type.String()),
   version: Type.Integer(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
+/** A list item: also whether it is one of the caller's favourites. */
+export const ListItem = Type.Object({ ...Summary.properties, favourite: Type.Boolean() });
 export const Full = Type.Object({ ...Summary.properties, definition: Definition });
 export const Created = Type.Object({
   id: Type.Integer(),
@@ -47,6 +50,15 @@ export const ListDashboardsQuery = Type.Object(
         description: 'matches title and description, case-insensitive',
       }),
     ),
+    tag: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 40,
+        pattern: '^[^\\u0000]*$',
+        description: 'only dashboards with this tag (any case)',
+      }),
+    ),
+    favourites: Type.Optional(Type.Boolean({ description: "true: only the caller's favourites" })),
     sort: Type.Union([Type.Literal('created_at'), Type.Literal('updated_at'), Type.Literal('title')], {
       default: 'created_at',
     }),
@@ -60,7 +72,7 @@ export const ListDashboardsQuery = Type.Object(
 );
 
 export const DashboardPage = Type.Object({
-  data: Type.Array(Summary),
+  data: Type.Array(ListItem),
   meta: Type.Object({
     total: Type.Integer(),
     page: Type.Integer(),
@@ -70,9 +82,20 @@ export const DashboardPage = Type.Object({
 });
 
 const Description = Type.String({ maxLength: 2000, pattern: '^[^\\u0000]*$' });
+/** Trimmed, then 1 to 40 characters each and unique ignoring case (tags.ts): a 400 otherwise. */
+const Tags = Type.Array(Type.String({ maxLength: 200, pattern: '^[^\\u0000]*$' }), {
+  maxItems: 10,
+  description: 'at most 10, each 1 to 40 characters once trimmed, unique ignoring case',
+});
 
 export const CreateDashboardBody = Type.Object(
-  { slug: Slug, title: DisplayText(200), description: Type.Optional(Description), definition: Definition },
+  {
+    slug: Slug,
+    title: DisplayText(200),
+    description: Type.Optional(Description),
+    tags: Type.Optional(Tags),
+    definition: Definition,
+  },
   { additionalProperties: false },
 );
 
@@ -81,6 +104,7 @@ export const UpdateDashboardBody = Type.Object(
     slug: Type.Optional(Slug),
     title: Type.Optional(DisplayText(200)),
     description: Type.Optional(Type.Union([Type.Null(), Description], { description: 'null removes it' })),
+    tags: Type.Optional(Tags),
     definition: Type.Optional(Definition),
   },
   { additionalProperties: false, minProperties: 1 },

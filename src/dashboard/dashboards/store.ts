@@ -1,5 +1,6 @@
 import type { Queryable } from '../../kit/db.ts';
 import type { DefinitionValue } from './definition.ts';
+import { tagKeys } from './tags.ts';
 
 export interface DashboardRow {
   id: number;
@@ -8,10 +9,13 @@ export interface DashboardRow {
   title: string;
   description: string | null;
   definition: DefinitionValue;
+  tags: string[];
   version: number;
   created_at: Date;
   updated_at: Date;
 }
+
+export type ListRow = Omit<DashboardRow, 'definition' | 'tenant_id'> & { favourite: boolean };
 
 export type SortColumn = 'created_at' | 'updated_at' | 'title';
 
@@ -20,11 +24,17 @@ export interface ListOptions {
   page: number;
   perPage: number;
   search?: string | undefined;
+  /** Only dashboards with this tag (any case). */
+  tag?: string | undefined;
+  /** Only this person's favourites. */
+  favouritesOf?: number | undefined;
+  /** Whose favourites the rows are marked with. */
+  userId: number;
   sort: SortColumn;
   order: 'asc' | 'desc';
 }
 
-const SUMMARY = 'id, slug, title, description, version, created_at, updated_at';
+const SUMMARY = 'id, slug, title, description, tags, version, created_at, updated_at';
 const FULL = `${SUMMARY}, tenant_id, definition`;
 
 /** `%`, `_` and `\` in a search are matched literally. */
@@ -34,25 +44,31 @@ function likePattern(search: string): string {
 
 const ORDER: Record<SortColumn, string> = { created_at: 'created_at', updated_at: 'updated_at', title: 'lower(title)' };
 
-export async function listDashboards(
-  db: Queryable,
-  o: ListOptions,
-): Promise<{ rows: Omit<DashboardRow, 'definition' | 'tenant_id'>[]; total: number }> {
-  const where = `tenant_id = $1${o.search ? ` AND (title ILIKE $2 OR description ILIKE $2)` : ''}`;
+export async function listDashboards(db: Queryable, o: ListOptions): Promise<{ rows: ListRow[]; total: number }> {
   const params: unknown[] = [o.tenantId];
-  if (o.search) params.push(likePattern(o.search));
+  const filters = ['tenant_id = $1'];
+  if (o.search)
+    filters.push(`(title ILIKE $${params.push(likePattern(o.search))} OR description ILIKE $${params.length})`);
+  if (o.tag) filters.push(`tag_keys @> ARRAY[$${params.push(o.tag.toLowerCase())}::text]`);
+  if (o.favouritesOf !== undefined)
+    filters.push(
+      `id IN (SELECT dashboard_id FROM dashboard_favourites WHERE user_id = $${params.push(o.favouritesOf)})`,
+    );
+  const where = filters.join(' AND ');
+  const filtered = filters.length > 1;
   const direction = o.order === 'asc' ? 'ASC' : 'DESC';
   // Page and total as two queries on two connections at once: a window count over the page query would
   // make PostgreSQL read and sort every matching row before it could stop at the page. Without a
-  // search the total is the tenant's count kept by triggers (migration 005).
+  // filter the total is the tenant's count kept by triggers (migration 005).
   const [page, count] = await Promise.all([
     // The id breaks ties so pages never overlap or skip rows with equal sort values.
-    db.query<Omit<DashboardRow, 'definition' | 'tenant_id'>>(
-      `SELECT ${SUMMARY} FROM dashboards WHERE ${where}
+    db.query<ListRow>(
+      `SELECT ${SUMMARY}, EXISTS (SELECT 1 FROM dashboard_favourites f WHERE f.user_id = $${params.length + 1} AND f.dashboard_id = dashboards.id) AS favourite
+         FROM dashboards WHERE ${where}
         ORDER BY ${ORDER[o.sort]} ${direction}, id ${direction} LIMIT ${o.perPage} OFFSET ${(o.page - 1) * o.perPage}`,
-      params,
+      [...params, o.userId],
     ),
-    o.search
+    filtered
       ? db.query<{ n: number }>(`SELECT count(*)::int AS n FROM dashboards WHERE ${where}`, params)
       : db.query<{ n: number }>(`SELECT n::int AS n FROM dashboard_counts WHERE tenant_id = $1`, params),
   ]);
@@ -89,12 +105,23 @@ export async function insertDashboard(
     title: string;
     description: string | null;
     definition: DefinitionValue;
+    tags?: string[] | undefined;
   },
 ): Promise<DashboardRow> {
+  const tags = input.tags ?? [];
   const { rows } = await db.query<DashboardRow>(
-    `INSERT INTO dashboards (tenant_id, slug, title, description, definition, created_by, updated_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING ${FULL}`,
-    [input.tenantId, input.slug, input.title, input.description, JSON.stringify(input.definition), input.userId],
+    `INSERT INTO dashboards (tenant_id, slug, title, description, definition, created_by, updated_by, tags, tag_keys)
+     VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8) ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING ${FULL}`,
+    [
+      input.tenantId,
+      input.slug,
+      input.title,
+      input.description,
+      JSON.stringify(input.definition),
+      input.userId,
+      tags,
+      tagKeys(tags),
+    ],
   );
   if (!rows[0]) throw new SlugTaken(`a dashboard with slug "${input.slug}" already exists in this tenant`);
   await saveVersion(db, rows[0], input.userId, null);
@@ -104,16 +131,34 @@ export async function insertDashboard(
 export async function updateDashboard(
   db: Queryable,
   current: DashboardRow,
-  next: { slug: string; title: string; description: string | null; definition: DefinitionValue },
+  next: {
+    slug: string;
+    title: string;
+    description: string | null;
+    definition: DefinitionValue;
+    /** Kept as they are when not given. */
+    tags?: string[] | undefined;
+  },
   userId: number | null,
   restoredFrom: number | null = null,
 ): Promise<DashboardRow> {
   let rows: DashboardRow[];
   try {
     ({ rows } = await db.query<DashboardRow>(
-      `UPDATE dashboards SET slug = $3, title = $4, description = $5, definition = $6, version = version + 1, updated_by = $7, updated_at = now()
+      `UPDATE dashboards SET slug = $3, title = $4, description = $5, definition = $6, version = version + 1, updated_by = $7, updated_at = now(),
+          tags = COALESCE($8, tags), tag_keys = COALESCE($9, tag_keys)
         WHERE tenant_id = $1 AND id = $2 RETURNING ${FULL}`,
-      [current.tenant_id, current.id, next.slug, next.title, next.description, JSON.stringify(next.definition), userId],
+      [
+        current.tenant_id,
+        current.id,
+        next.slug,
+        next.title,
+        next.description,
+        JSON.stringify(next.definition),
+        userId,
+        next.tags ?? null,
+        next.tags ? tagKeys(next.tags) : null,
+      ],
     ));
   } catch (err) {
     slugConflict(err, next.slug);
@@ -183,4 +228,14 @@ export async function takenSlugs(db: Queryable, tenantId: number, slugs: string[
     [tenantId, slugs],
   );
   return rows.map((r) => r.slug);
+}
+
+/** Marks or unmarks a dashboard as one of this person's favourites; both are idempotent. */
+export async function setFavourite(db: Queryable, userId: number, dashboardId: number, on: boolean): Promise<void> {
+  await db.query(
+    on
+      ? 'INSERT INTO dashboard_favourites (user_id, dashboard_id) VALUES ($1, $2) ON CONFLICT DO NOTHING'
+      : 'DELETE FROM dashboard_favourites WHERE user_id = $1 AND dashboard_id = $2',
+    [userId, dashboardId],
+  );
 }

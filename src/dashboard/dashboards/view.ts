@@ -1,18 +1,21 @@
-import type { DashboardRow, VersionRow } from './store.ts';
+import type { DashboardRow, ListRow, VersionRow } from './store.ts';
 
 export function summary(
-  r: Pick<DashboardRow, 'id' | 'slug' | 'title' | 'description' | 'version' | 'created_at' | 'updated_at'>,
+  r: Pick<DashboardRow, 'id' | 'slug' | 'title' | 'description' | 'tags' | 'version' | 'created_at' | 'updated_at'>,
 ) {
   return {
     id: r.id,
     slug: r.slug,
     title: r.title,
     ...(r.description !== null ? { description: r.description } : {}),
+    tags: r.tags,
     version: r.version,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
   };
 }
+
+export const listItem = (r: ListRow) => ({ ...summary(r), favourite: r.favourite });
 
 export const full = (r: DashboardRow) => ({ ...summary(r), definition: r.definition });
 

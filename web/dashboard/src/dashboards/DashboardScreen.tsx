@@ -22,7 +22,7 @@ import {
 } from './api.ts';
 import { normalised } from './definition.ts';
 import { Grid } from './Grid.tsx';
-import { newWidgetId, nextPosition, pushDown } from './layout.ts';
+import { compact, newWidgetId, nextPosition } from './layout.ts';
 import { draftWidgetLoader, savedWidgetLoader } from './loaders.ts';
 import { ParametersBar } from './ParametersBar.tsx';
 import { intervalOf, queryValues, searchWithValues, valuesFromSearch } from './parameters.ts';
@@ -46,6 +46,7 @@ const REFRESH = [
 interface Draft {
   title: string;
   description: string;
+  tags: string[];
   definition: ApiDefinition;
   /** The version the draft was made from: a save must still match it. */
   etag: string;
@@ -94,7 +95,12 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
     setDraft({
       title: l.dashboard.title,
       description: l.dashboard.description ?? '',
-      definition: structuredClone(l.dashboard.definition),
+      tags: [...l.dashboard.tags],
+      // A saved layout with gaps (older, or made through the API) is edited compacted, as it is shown.
+      definition: {
+        ...structuredClone(l.dashboard.definition),
+        widgets: compact(structuredClone(l.dashboard.definition.widgets)),
+      },
       etag: l.etag,
     });
   }, []);
@@ -175,13 +181,13 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           position: nextPosition(definition.widgets, definition.layout.columns, 6, 3),
           options: { markdown: 'Text' },
         };
-    setDefinition((d) => ({ ...d, widgets: [...d.widgets, w] }));
+    setDefinition((d) => ({ ...d, widgets: compact([...d.widgets, w]) }));
     setPanel({ kind: 'widget', id: wid });
     setAnnounce(`Added ${w.title}. Configure it below the toolbar.`);
   };
   const removeWidget = (wid: string) => {
     const w = definition?.widgets.find((x) => x.id === wid);
-    setDefinition((d) => ({ ...d, widgets: d.widgets.filter((x) => x.id !== wid) }));
+    setDefinition((d) => ({ ...d, widgets: compact(d.widgets.filter((x) => x.id !== wid)) }));
     if (panel.kind === 'widget' && panel.id === wid) setPanel({ kind: 'none' });
     setAnnounce(`Removed ${w?.title ?? wid}.`);
   };
@@ -202,6 +208,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
       return saveDashboard(id, d.etag, {
         title: d.title.trim(),
         description: d.description.trim() ? d.description : null,
+        tags: d.tags,
         definition: definitionToSave,
       });
     },
@@ -440,6 +447,8 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
         <SettingsPanel
           title={draft.title}
           description={draft.description}
+          tags={draft.tags}
+          onTags={(tags) => setDraft({ ...draft, tags })}
           parameters={parameters}
           onTitle={(title) => setDraft({ ...draft, title })}
           onDescription={(description) => setDraft({ ...draft, description })}
@@ -496,15 +505,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           onAnnounce={setAnnounce}
           onConfigure={(wid) => setPanel({ kind: 'widget', id: wid })}
           onRemove={removeWidget}
-          onMove={(wid, p) =>
-            setDefinition((x) => ({
-              ...x,
-              widgets: pushDown(
-                x.widgets.map((w) => (w.id === wid ? { ...w, position: p } : w)),
-                wid,
-              ),
-            }))
-          }
+          onLayout={(widgets) => setDefinition((x) => ({ ...x, widgets }))}
         />
       )}
     </>

@@ -7,6 +7,7 @@ import { useScreen } from '../app/useTitle.ts';
 import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { createDashboard, dashboardsQuery, titleSlug, type ListParams } from './api.ts';
+import { FavouriteStar } from './FavouriteStar.tsx';
 import { emptyDefinition } from './definition.ts';
 import { WideTable } from '../app/WideTable.tsx';
 import { ImportForm } from './ImportForm.tsx';
@@ -20,15 +21,21 @@ const SORTS: { value: string; label: string; sort: ListParams['sort']; order: Li
 ];
 const PER_PAGE = 20;
 const when = (iso: string) => new Date(iso).toLocaleString();
+/** The tag and favourites filters in words, for the count the status line reads out. */
+const filtersSaid = (q: ListParams) =>
+  `${q.tag ? ` tagged "${q.tag}"` : ''}${q.favourites ? ' among your favourites' : ''}`;
 
-/** The tenant's dashboards: search, sort and pages from the API (`{data, meta}`); editors create one here. */
+/** The tenant's dashboards: search, a tag, favourites only, sort and pages from the API (`{data, meta}`); editors create one here. */
 export default function DashboardsScreen({ me }: { me: ApiUser }) {
   useScreen('Dashboards');
   const [search, setSearch] = useState('');
+  const [tag, setTag] = useState('');
   const [query, setQuery] = useState<ListParams>({
     page: 1,
     perPage: PER_PAGE,
     search: '',
+    tag: '',
+    favourites: false,
     sort: 'created_at',
     order: 'desc',
   });
@@ -41,7 +48,7 @@ export default function DashboardsScreen({ me }: { me: ApiUser }) {
 
   const onSearch = (e: FormEvent) => {
     e.preventDefault();
-    setQuery({ ...query, search, page: 1 });
+    setQuery({ ...query, search, tag: tag.trim(), page: 1 });
   };
   const sortValue = `${query.sort}-${query.order}`;
   const meta = list?.meta;
@@ -96,9 +103,22 @@ export default function DashboardsScreen({ me }: { me: ApiUser }) {
               onChange={(e) => setSearch(e.target.value)}
             />
           </div>
+          <div className="field">
+            <label htmlFor="dash-tag">Tag</label>
+            <input id="dash-tag" value={tag} maxLength={40} onChange={(e) => setTag(e.target.value)} />
+          </div>
           <button type="submit" className="secondary">
             Search
           </button>
+          <div className="check">
+            <input
+              id="dash-favourites"
+              type="checkbox"
+              checked={query.favourites}
+              onChange={(e) => setQuery({ ...query, favourites: e.target.checked, page: 1 })}
+            />
+            <label htmlFor="dash-favourites">Favourites only</label>
+          </div>
           <div className="field">
             <label htmlFor="dash-sort">Sort</label>
             <select
@@ -126,9 +146,11 @@ export default function DashboardsScreen({ me }: { me: ApiUser }) {
         {meta &&
           (meta.total === 0
             ? query.search
-              ? `No dashboard matches "${query.search}".`
-              : 'No dashboards yet.'
-            : `${meta.total} ${meta.total === 1 ? 'dashboard' : 'dashboards'}${query.search ? ` matching "${query.search}"` : ''}.`)}
+              ? `No dashboard matches "${query.search}"${filtersSaid(query)}.`
+              : query.tag || query.favourites
+                ? `No dashboards${filtersSaid(query)}.`
+                : 'No dashboards yet.'
+            : `${meta.total} ${meta.total === 1 ? 'dashboard' : 'dashboards'}${query.search ? ` matching "${query.search}"` : ''}${filtersSaid(query)}.`)}
       </p>
       {list && list.data.length > 0 && (
         <WideTable label="Dashboards">
@@ -139,6 +161,10 @@ export default function DashboardsScreen({ me }: { me: ApiUser }) {
             <thead>
               <tr>
                 <th scope="col">Title</th>
+                <th scope="col">
+                  <span className="visually-hidden">Favourite</span>
+                </th>
+                <th scope="col">Tags</th>
                 <th scope="col">Description</th>
                 <th scope="col">Changed</th>
                 <th scope="col">Version</th>
@@ -151,6 +177,20 @@ export default function DashboardsScreen({ me }: { me: ApiUser }) {
                     <Link to="dashboard" params={{ id: d.id }}>
                       {d.title}
                     </Link>
+                  </td>
+                  <td>
+                    <FavouriteStar id={d.id} title={d.title} on={d.favourite} onSaid={setNotice} />
+                  </td>
+                  <td>
+                    {d.tags.length > 0 && (
+                      <ul className="chips" aria-label={`Tags of ${d.title}`}>
+                        {d.tags.map((t) => (
+                          <li key={t} className="chip">
+                            {t}
+                          </li>
+                        ))}
+                      </ul>
+                    )}
                   </td>
                   <td>{d.description ?? ''}</td>
                   <td>{when(d.updatedAt)}</td>

@@ -1,6 +1,6 @@
-import { useRef, type CSSProperties, type KeyboardEvent, type PointerEvent, type ReactNode } from 'react';
+import { useMemo, useRef, type CSSProperties, type KeyboardEvent, type PointerEvent, type ReactNode } from 'react';
 import type { ApiWidget } from '../api/types.ts';
-import { describePosition, moved, type Position } from './layout.ts';
+import { compact, describePosition, moved, placed, stepped } from './layout.ts';
 
 const GAP = 8;
 
@@ -10,7 +10,8 @@ interface GridProps {
   rowHeight: number;
   editing: boolean;
   render: (w: ApiWidget) => ReactNode;
-  onMove?: (id: string, p: Position) => void;
+  /** The whole layout after a move or resize of one widget, already compacted. */
+  onLayout?: (widgets: ApiWidget[]) => void;
   onAnnounce?: (message: string) => void;
   onConfigure?: (id: string) => void;
   onRemove?: (id: string) => void;
@@ -50,16 +51,18 @@ export function Grid({
   rowHeight,
   editing,
   render,
-  onMove,
+  onLayout,
   onAnnounce,
   onConfigure,
   onRemove,
 }: GridProps) {
   const grid = useRef<HTMLDivElement>(null);
+  // Saved layouts may have gaps (made before compaction, or through the API): they show, and are edited, compacted.
+  const laid = useMemo(() => compact(widgets), [widgets]);
   const change = (w: ApiWidget, c: { dx?: number; dy?: number; dw?: number; dh?: number }) => {
-    const next = moved(w.position, columns, c);
-    onMove?.(w.id, next);
-    onAnnounce?.(describePosition(w.title ?? w.id, next));
+    const next = stepped(laid, w.id, columns, c);
+    onLayout?.(next);
+    onAnnounce?.(describePosition(w.title ?? w.id, next.find((x) => x.id === w.id)!.position));
   };
 
   const onKey = (w: ApiWidget) => (e: KeyboardEvent<HTMLElement>) => {
@@ -79,35 +82,37 @@ export function Grid({
     target.setPointerCapture(e.pointerId);
     const rect = grid.current.getBoundingClientRect();
     const cell = { w: (rect.width + GAP) / columns, h: rowHeight + GAP };
-    const start = { x: e.clientX, y: e.clientY, p: w.position };
+    // Each pointer step places the widget in the layout as it was when the drag began, so widgets pushed aside on
+    // the way come back when the pointer moves on.
+    const start = { x: e.clientX, y: e.clientY, p: w.position, layout: laid };
     let last = w.position;
+    let lastLayout = laid;
     const onMovePointer = (ev: globalThis.PointerEvent) => {
       const dx = Math.round((ev.clientX - start.x) / cell.w);
       const dy = Math.round((ev.clientY - start.y) / cell.h);
       const next = moved(start.p, columns, mode === 'move' ? { dx, dy } : { dw: dx, dh: dy });
       if (next.x !== last.x || next.y !== last.y || next.w !== last.w || next.h !== last.h) {
         last = next;
-        onMove?.(w.id, next);
+        lastLayout = placed(start.layout, w.id, next);
+        onLayout?.(lastLayout);
       }
     };
     const onUp = () => {
       target.removeEventListener('pointermove', onMovePointer);
       target.removeEventListener('pointerup', onUp);
       target.removeEventListener('pointercancel', onUp);
-      onAnnounce?.(describePosition(w.title ?? w.id, last));
+      onAnnounce?.(describePosition(w.title ?? w.id, lastLayout.find((x) => x.id === w.id)!.position));
     };
     target.addEventListener('pointermove', onMovePointer);
     target.addEventListener('pointerup', onUp);
     target.addEventListener('pointercancel', onUp);
   };
 
-  const rows = widgets.reduce((max, w) => Math.max(max, w.position.y + w.position.h), 1);
+  const rows = laid.reduce((max, w) => Math.max(max, w.position.y + w.position.h), 1);
   // Outside edit mode the widgets come in reading order (row, then column): the order a screen reader and Tab follow,
   // and the order they stack in on a narrow screen (styles.css). Edit mode keeps the definition's order, so that a
   // widget moved with the keyboard stays where the focus is.
-  const shown = editing
-    ? widgets
-    : [...widgets].sort((a, b) => a.position.y - b.position.y || a.position.x - b.position.x);
+  const shown = editing ? laid : [...laid].sort((a, b) => a.position.y - b.position.y || a.position.x - b.position.x);
   return (
     <div
       ref={grid}

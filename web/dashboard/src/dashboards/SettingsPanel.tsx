@@ -2,12 +2,15 @@ import type { ApiDashboardParameter, ApiDataSource, ApiUser } from '../api/types
 import { mayWriteSql } from '../app/roles.ts';
 import { WidgetSql } from './WidgetSql.tsx';
 import { ListInput } from './ListInput.tsx';
+import { TagInput } from './TagInput.tsx';
 import { useFocusOnOpen } from './useFocusOnOpen.ts';
 import { TIME_RANGES } from './parameters.ts';
 
 interface Props {
   title: string;
   description: string;
+  tags: readonly string[];
+  onTags: (t: string[]) => void;
   parameters: readonly ApiDashboardParameter[];
   onTitle: (t: string) => void;
   onDescription: (d: string) => void;
@@ -16,10 +19,12 @@ interface Props {
   sources: readonly ApiDataSource[];
 }
 
-/** The draft's title, description and parameters (a time range, a text or a choice, each passed to every query). */
+/** The draft's title, description, tags and parameters (a time range, a text or a choice, each passed to every query). */
 export function SettingsPanel({
   title,
   description,
+  tags,
+  onTags,
   parameters,
   onTitle,
   onDescription,
@@ -51,6 +56,7 @@ export function SettingsPanel({
         value={description}
         onChange={(e) => onDescription(e.target.value)}
       />
+      <TagInput tags={tags} onTags={onTags} />
       <h3>Parameters</h3>
       {parameters.length === 0 && (
         <p className="hint">None. A parameter is passed to every widget's query that names it.</p>

@@ -7,7 +7,7 @@ import type {
   ApiDashboard,
   ApiDashboardBundle,
   ApiImported,
-  ApiDashboardSummary,
+  ApiDashboardListItem,
   ApiDashboardVersion,
   ApiDefinition,
   ApiWidgetRunResult,
@@ -17,11 +17,15 @@ export interface ListParams {
   page: number;
   perPage: number;
   search: string;
+  /** Only dashboards with this tag; '' for all. */
+  tag?: string;
+  /** Only the caller's favourites. */
+  favourites?: boolean;
   sort: 'created_at' | 'updated_at' | 'title';
   order: 'asc' | 'desc';
 }
 export interface DashboardPage {
-  data: ApiDashboardSummary[];
+  data: ApiDashboardListItem[];
   meta: { total: number; page: number; perPage: number; totalPages: number };
 }
 
@@ -32,6 +36,9 @@ export const dashboardsQuery = (p: ListParams) =>
     queryFn: async ({ signal }) => {
       const q = new URLSearchParams({ page: String(p.page), perPage: String(p.perPage), sort: p.sort, order: p.order });
       if (p.search.trim()) q.set('search', p.search.trim());
+      const tag = p.tag?.trim();
+      if (tag) q.set('tag', tag);
+      if (p.favourites) q.set('favourites', 'true');
       return (await api<DashboardPage>('GET', `/dashboards?${q}`, { signal })).data;
     },
   });
@@ -56,7 +63,7 @@ export const dashboardQuery = (id: number) =>
 export async function saveDashboard(
   id: number,
   etag: string,
-  body: { title?: string; description?: string | null; definition?: ApiDefinition },
+  body: { title?: string; description?: string | null; tags?: string[]; definition?: ApiDefinition },
 ): Promise<Loaded> {
   const r = await api<ApiDashboard>('PUT', `/dashboards/${id}`, { body, headers: etag ? { 'if-match': etag } : {} });
   return { dashboard: r.data, etag: r.headers.get('etag') ?? '' };
@@ -136,3 +143,8 @@ export async function importDashboards(bundle: unknown, overwrite: boolean): Pro
 
 /** A slug from a title, as the create form suggests it. */
 export const titleSlug = (title: string) => slugify(title, 'dashboard');
+
+/** Marks or unmarks a dashboard as one of the caller's favourites (the list's star). */
+export async function setFavourite(id: number, on: boolean): Promise<void> {
+  await api(on ? 'PUT' : 'DELETE', `/dashboards/${id}/favourite`);
+}
