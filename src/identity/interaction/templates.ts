@@ -1,4 +1,4 @@
-import { accountNav, errorBlock, escapeHtml, page } from '../web/layout.ts';
+import { accountNav, errorBlock, escapeHtml, page, type PageOptions } from '../web/layout.ts';
 import { FORGOT_PASSWORD_PATH } from '../web/sign-in-link.ts';
 import { describeScope } from '../web/scopes.ts';
 import { passkeyForm, PASSKEY_SCRIPTS } from '../mfa/templates.ts';
@@ -13,6 +13,8 @@ export interface SignInView {
   passkey?: { action: string; optionsUrl: string; csrf: string; error?: string | undefined } | undefined;
   /** The app's brand colour (its brand_color setting), else the service's own. */
   brandColor?: string | undefined;
+  /** The app's (or the named organization's) logo, its name as the alt text. */
+  logo?: PageOptions['logo'];
   /** Where "Email me a sign-in code" posts the form (the app allows sign-in by emailed code), else absent. */
   emailCode?: string | undefined;
   /** More ways to sign in (the social login buttons), after the password form. */
@@ -29,6 +31,7 @@ export function signInPage(v: SignInView): string {
   const invalid = v.error ? ' aria-invalid="true" aria-describedby="form-error"' : '';
   return page({
     brand: v.brandColor,
+    logo: v.logo,
     title: v.error || v.passkey?.error ? 'Error: Sign in' : 'Sign in',
     body: `<h1>Sign in</h1>
 ${v.appName ? `<p>to continue to <strong>${escapeHtml(v.appName)}</strong></p>` : ''}
@@ -65,6 +68,7 @@ export interface ConsentView {
   scopes: string[];
   accountLabel: string;
   brandColor?: string | undefined;
+  logo?: PageOptions['logo'];
 }
 
 export function consentPage(v: ConsentView): string {
@@ -73,6 +77,7 @@ export function consentPage(v: ConsentView): string {
     : '<p>No additional access is requested.</p>';
   return page({
     brand: v.brandColor,
+    logo: v.logo,
     title: `Allow ${v.appName} access`,
     body: `<h1>Allow ${escapeHtml(v.appName)} to access your account?</h1>
 <p>Signed in as <strong>${escapeHtml(v.accountLabel)}</strong>.</p>

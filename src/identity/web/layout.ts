@@ -1,3 +1,6 @@
+import { contrastRatio } from '../apps/brand.ts';
+import { isLogoUrl } from '../apps/logo.ts';
+
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export function escapeHtml(value: unknown): string {
@@ -49,6 +52,7 @@ ul.scopes{padding-left:1.25rem}
 a{color:#0b57d0}
 a.button{display:inline-block;min-height:44px;padding:.6rem 1.25rem;font-weight:600;border-radius:4px;background:#0b57d0;color:#fff;text-decoration:none}
 img.qr{display:block;margin:.5rem 0;background:#fff}
+img.logo{display:block;max-width:100%;max-height:4rem;height:auto;margin:0 0 1rem}
 .secret code,ul.codes code{font-size:1.1rem;letter-spacing:.05em}
 button.secondary.alt-way{margin:.25rem 0 0}
 p.device-code{font-size:1.5rem;letter-spacing:.1em;margin:.5rem 0}
@@ -80,17 +84,37 @@ export interface PageOptions {
   lang?: string;
   /** An app's brand colour (`#rrggbb`, contrast-checked by apps/brand.ts) for the buttons and links. */
   brand?: string | undefined;
+  /** An app's or organization's logo (apps/logo.ts), its name as the alt text, above the page's heading. */
+  logo?: { url: string; alt: string } | undefined;
 }
 
 const BRAND = /^#[0-9a-f]{6}$/;
 
+/** The dark scheme's card (DARK's `main`): what a brand colour must stand out from there. */
+const DARK_CARD = '#1f2023';
+/** WCAG 2.2 1.4.11: a button's edge against what surrounds it. */
+const AA_NON_TEXT = 3;
+
 /**
- * The brand colour in the light scheme only: it passed 4.5:1 against white, which is what the light card needs; on the
- * dark card a colour dark enough for white text would be too dark to read, so the dark scheme keeps its own colours.
+ * The brand colour on the light card: it passed 4.5:1 under white text (apps/brand.ts), which also makes it readable
+ * as link and text colour on white. On the dark card a colour dark enough for white text is never 4.5:1 as text, so
+ * links keep the dark scheme's own; the primary buttons take it (white text on it still 4.5:1) only when the button
+ * stands out from the dark card by 3:1, else the dark scheme keeps its own colours.
  */
 function brandStyle(brand: string | undefined): string {
   if (!brand || !BRAND.test(brand)) return '';
-  return `\n<style>@media (prefers-color-scheme: light){button{border-color:${brand}}button.primary,a.button{background:${brand};color:#fff}button.secondary{color:${brand}}a{color:${brand}}:focus-visible{outline-color:${brand}}}</style>`;
+  const light = `@media (prefers-color-scheme: light){button{border-color:${brand}}button.primary,a.button{background:${brand};color:#fff}button.secondary{color:${brand}}a{color:${brand}}:focus-visible{outline-color:${brand}}}`;
+  const dark =
+    contrastRatio(brand, DARK_CARD) >= AA_NON_TEXT
+      ? `@media (prefers-color-scheme: dark){button.primary,a.button{background:${brand};border-color:${brand};color:#fff}}`
+      : '';
+  return `\n<style>${light}${dark}</style>`;
+}
+
+/** The logo above the page's content, when its address is one the pages may load (legacy rows are not shown). */
+function logoImage(logo: PageOptions['logo']): string {
+  if (!logo || !isLogoUrl(logo.url)) return '';
+  return `<img class="logo" src="${escapeHtml(logo.url)}" alt="${escapeHtml(logo.alt)}">\n`;
 }
 
 /**
@@ -110,7 +134,7 @@ export function page(options: PageOptions): string {
 </head>
 <body>
 <main>
-${options.body}
+${logoImage(options.logo)}${options.body}
 </main>
 </body>
 </html>`;
