@@ -5,6 +5,7 @@ import { consentedScopes, recordConsent, touchConsent } from '../consent/store.t
 import { grantableScopes } from '../oidc/entitlement.ts';
 import { errorPage } from '../web/layout.ts';
 import { consentPage } from './templates.ts';
+import { pageLanguage } from '../web/respond.ts';
 import { pageBranding } from './branding.ts';
 import type { InteractionPages, PageDeps } from './pages.ts';
 
@@ -58,6 +59,7 @@ export async function consentStep(
         scopes: grantable,
         accountLabel: account.identifier,
         ...(await pageBranding(deps.db, client, d.params)),
+        loc: pageLanguage(reply.request, reply),
       }),
     );
   }

@@ -7,7 +7,7 @@ import type { OidcProvider } from '../oidc/provider.ts';
 import { presentToProvider, type ProviderHolder } from '../oidc/mount.ts';
 import type { CsrfTokens } from '../web/csrf.ts';
 import { errorPage } from '../web/layout.ts';
-import { fromAnotherSite, html, refusedForm, sameOrigin } from '../web/respond.ts';
+import { fromAnotherSite, html, pageLanguage, refusedForm, sameOrigin } from '../web/respond.ts';
 import type { InteractionTools, SecondFactor } from '../mfa/interaction.ts';
 import { signInPage } from './templates.ts';
 import { pageBranding } from './branding.ts';
@@ -118,6 +118,7 @@ function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPa
         error: form.error,
         appName: client?.clientName,
         ...(await pageBranding(deps.db, client, d.params)),
+        loc: pageLanguage(reply.request, reply),
         emailCode: emailCode ? `/interaction/${encodeURIComponent(d.uid)}/email-code` : undefined,
         passkey: deps.secondFactor ? { ...deps.secondFactor.signInOption(d), error: form.passkeyError } : undefined,
         extra: deps.signInExtras?.(d),

@@ -1,5 +1,6 @@
 import { contrastRatio } from '../apps/brand.ts';
 import { isLogoUrl } from '../apps/logo.ts';
+import { en, type Messages } from './i18n/en.ts';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -142,32 +143,32 @@ ${logoImage(options.logo)}${options.body}
 
 /** The account pages, linked from each other: the current one is marked, not linked. */
 const ACCOUNT_PAGES = [
-  ['/account/password', 'Password'],
-  ['/account/security', 'Sign-in security'],
-  ['/account/email', 'Email address'],
-  ['/account/linked', 'Linked accounts'],
-  ['/account/sessions', 'Sessions'],
-  ['/account/apps', 'Connected apps'],
-  ['/agents', 'Agents'],
-  ['/signout', 'Sign out'],
+  ['/account/password', 'password'],
+  ['/account/security', 'security'],
+  ['/account/email', 'email'],
+  ['/account/linked', 'linked'],
+  ['/account/sessions', 'sessions'],
+  ['/account/apps', 'apps'],
+  ['/agents', 'agents'],
+  ['/signout', 'signOut'],
 ] as const;
 export type AccountPath = (typeof ACCOUNT_PAGES)[number][0];
 
-/** Navigation between the signed-in person's pages, placed after the page's own content. */
-export function accountNav(current: AccountPath): string {
-  const items = ACCOUNT_PAGES.map(([href, label]) =>
+/** Navigation between the signed-in person's pages, placed after the page's own content, in the page's language. */
+export function accountNav(current: AccountPath, t: Messages['accountNav'] = en.accountNav): string {
+  const items = ACCOUNT_PAGES.map(([href, key]) =>
     href === current
-      ? `<li><a href="${href}" aria-current="page">${label}</a></li>`
-      : `<li><a href="${href}">${label}</a></li>`,
+      ? `<li><a href="${href}" aria-current="page">${escapeHtml(t[key])}</a></li>`
+      : `<li><a href="${href}">${escapeHtml(t[key])}</a></li>`,
   );
   // /signin keeps a live session; this is the way to another account (it signs this browser out first, then back here).
   if (current !== '/signout')
     items.splice(
       -1,
       0,
-      `<li><a href="/signin?return_to=${encodeURIComponent(current)}&amp;prompt=login">Sign in as someone else</a></li>`,
+      `<li><a href="/signin?return_to=${encodeURIComponent(current)}&amp;prompt=login">${escapeHtml(t.someoneElse)}</a></li>`,
     );
-  return `<nav class="account" aria-label="Your account"><ul>${items.join('')}</ul></nav>`;
+  return `<nav class="account" aria-label="${escapeHtml(t.label)}"><ul>${items.join('')}</ul></nav>`;
 }
 
 /**

@@ -3,6 +3,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../kit/errors.ts';
 import { errorPage } from './layout.ts';
+import { localized, type Localized } from './i18n/negotiate.ts';
 
 /**
  * The sign-in, second-factor and security pages: scripts only from this origin (the passkey forms'
@@ -93,4 +94,13 @@ export function formScope(plain: FastifyInstance, options: FormScopeOptions) {
     );
   });
   return scope;
+}
+
+/**
+ * The language of a translated page (web/i18n/), chosen from the request's Accept-Language; the answer says it varies by
+ * that header, so a shared cache never hands one person's language to another.
+ */
+export function pageLanguage(request: FastifyRequest, reply: FastifyReply): Localized {
+  reply.header('vary', 'Accept-Language');
+  return localized(request.headers['accept-language']);
 }
