@@ -9,7 +9,7 @@ import { startServer, type Server } from './support.ts';
 import { assertAccessible, screenshot } from './a11y.ts';
 import { authorizeUrl, callbackServer } from './mfa-support.ts';
 
-/** The sign-in, consent and sign-out pages in English or French, chosen from Accept-Language (web/i18n/). */
+/** The sign-in, forgot-password, consent and sign-out pages in English or French, chosen from Accept-Language (web/i18n/). */
 
 let server: Server;
 let browser: Browser;
@@ -82,7 +82,7 @@ async function checkPage(page: Page, what: string): Promise<void> {
   assert.ok((width as number) <= 320, `${what}: no sideways scrolling at 320 px (${width})`);
 }
 
-test('in Chromium with a French browser: sign-in, consent and sign-out in French, accessible light and dark at 320 px', async () => {
+test('in Chromium with a French browser: sign-in, forgot password, consent and sign-out in French, accessible light and dark at 320 px', async () => {
   const context = await browser.newContext({
     viewport: { width: 320, height: 800 },
     locale: 'fr-FR',
@@ -94,6 +94,15 @@ test('in Chromium with a French browser: sign-in, consent and sign-out in French
   assert.equal(await page.title(), 'Connexion');
   await checkPage(page, 'French sign-in page');
   await screenshot(page, 'sign-in-fr');
+  await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: /^Mot de passe oublié\s\?$/ }).click()]);
+  await page.getByRole('heading', { level: 1, name: /^Mot de passe oublié\s\?$/ }).waitFor();
+  await checkPage(page, 'French forgot-password page');
+  await page.getByLabel('Adresse e-mail').fill('nobody@example.com');
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Envoyer le lien' }).click()]);
+  await page.getByRole('heading', { level: 1, name: 'Consultez vos e-mails' }).waitFor();
+  await checkPage(page, 'French link-requested page');
+  await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Retour à la connexion' }).click()]);
+  await page.getByRole('heading', { level: 1, name: 'Connexion' }).waitFor();
   await page.getByLabel('Adresse e-mail').fill('lea@example.com');
   await page.getByLabel('Mot de passe').fill('lea has a long password');
   await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Se connecter' }).click()]);

@@ -37,6 +37,21 @@ export const en = {
     signedInAs: 'You are signed in as',
     submit: 'Sign out',
   },
+  forgot: {
+    title: 'Forgot your password?',
+    errorTitle: 'Error: Forgot your password?',
+    email: 'Email address',
+    hint: 'We mail a link to choose a new password to this address, if it has an account.',
+    submit: 'Send the link',
+    back: 'Back to sign in',
+    sentTitle: 'Check your email',
+    /** The text around the address (emphasised by the template). */
+    sentBefore: 'If an account uses',
+    sentAfter: 'a link to choose a new password is on its way there.',
+    sentRules: (minutes: number) =>
+      `The link works once, for ${minutes} minutes. Choosing a new password signs you out everywhere; a second step you have set up is still asked when you sign in.`,
+    nothingArrived: 'Nothing arrived after a few minutes? Look in the spam folder, check the address, or ask again.',
+  },
   /** What each scope lets an app do (web/scopes.ts); `other` for a scope without its own words. */
   scopes: {
     openid: 'Know who you are (your account identifier)',

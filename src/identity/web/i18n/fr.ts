@@ -35,6 +35,21 @@ export const fr: Messages = {
     signedInAs: 'Vous êtes connecté en tant que',
     submit: 'Se déconnecter',
   },
+  forgot: {
+    title: 'Mot de passe oublié\u00a0?',
+    errorTitle: 'Erreur\u00a0: Mot de passe oublié\u00a0?',
+    email: 'Adresse e-mail',
+    hint: 'Nous envoyons à cette adresse un lien pour choisir un nouveau mot de passe, si elle a un compte.',
+    submit: 'Envoyer le lien',
+    back: 'Retour à la connexion',
+    sentTitle: 'Consultez vos e-mails',
+    sentBefore: 'Si un compte utilise',
+    sentAfter: 'un lien pour choisir un nouveau mot de passe y est en route.',
+    sentRules: (minutes: number) =>
+      `Le lien fonctionne une fois, pendant ${minutes}\u00a0minutes. Choisir un nouveau mot de passe vous déconnecte partout\u00a0; une deuxième étape que vous avez configurée est toujours demandée à la connexion.`,
+    nothingArrived:
+      'Rien reçu après quelques minutes\u00a0? Regardez dans les indésirables, vérifiez l’adresse ou demandez à nouveau.',
+  },
   scopes: {
     openid: 'Savoir qui vous êtes (l’identifiant de votre compte)',
     profile: 'Voir votre nom, votre langue et votre fuseau horaire',
