@@ -5,6 +5,8 @@ import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
 import { pickLanguage } from '../../src/identity/web/i18n/negotiate.ts';
 import { en } from '../../src/identity/web/i18n/en.ts';
 import { fr } from '../../src/identity/web/i18n/fr.ts';
+import { localized } from '../../src/identity/web/i18n/negotiate.ts';
+import { secondFactorPage } from '../../src/identity/mfa/templates.ts';
 import { startServer, type Server } from './support.ts';
 import { assertAccessible, screenshot } from './a11y.ts';
 import { authorizeUrl, callbackServer } from './mfa-support.ts';
@@ -126,5 +128,26 @@ test('in Chromium with an English browser: the same pages stay English', async (
   await page.goto(authorizeUrl(server.issuer, app.clientId, callback.url));
   await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
   assert.equal(await page.getAttribute('html', 'lang'), 'en');
+  await context.close();
+});
+
+test('in Chromium: the second-step page in French, accessible light and dark at 320 px', async () => {
+  const html = secondFactorPage({
+    action: '/interaction/x/mfa',
+    csrf: 'c',
+    totp: true,
+    accountLabel: 'lea@example.com',
+    error: 'Code incorrect.',
+    loc: localized('fr-BE,fr;q=0.9'),
+  });
+  assert.match(html, /<html lang="fr">/);
+  assert.match(html, /<title>Erreur\u00a0: Vérification en deux étapes<\/title>/);
+  const context = await browser.newContext({ viewport: { width: 320, height: 800 } });
+  const page = await context.newPage();
+  await page.setContent(html);
+  await page.getByRole('heading', { level: 1, name: /^Vérification en deux étapes$/ }).waitFor();
+  await page.getByLabel('Code de vérification').waitFor();
+  await page.getByRole('button', { name: 'Vérifier' }).waitFor();
+  await checkPage(page, 'French second-step page');
   await context.close();
 });

@@ -17,6 +17,18 @@ export const en = {
     passkeyHeading: 'Or use a passkey',
     passkey: 'Use a passkey',
   },
+  secondStep: {
+    title: 'Two-step verification',
+    errorTitle: 'Error: Two-step verification',
+    signedInAs: 'Signed in as',
+    oneMore: 'One more step confirms it is you.',
+    code: 'Verification code',
+    codeHint: 'The 6-digit code from your authenticator app, or one of your recovery codes.',
+    verify: 'Verify',
+    passkeyHeading: 'Or use a passkey',
+    passkeyOnly: 'Confirm with one of your passkeys.',
+    passkey: 'Use a passkey',
+  },
   consent: {
     title: (app: string) => `Allow ${app} access`,
     /** The heading's text around the app's name (emphasised by the template). */

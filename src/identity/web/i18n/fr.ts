@@ -16,6 +16,18 @@ export const fr: Messages = {
     passkeyHeading: 'Ou utilisez une clé d’accès',
     passkey: 'Utiliser une clé d’accès',
   },
+  secondStep: {
+    title: 'Vérification en deux étapes',
+    errorTitle: 'Erreur\u00a0: Vérification en deux étapes',
+    signedInAs: 'Connecté en tant que',
+    oneMore: 'Une étape de plus confirme que c’est bien vous.',
+    code: 'Code de vérification',
+    codeHint: 'Le code à 6\u00a0chiffres de votre application d’authentification, ou l’un de vos codes de secours.',
+    verify: 'Vérifier',
+    passkeyHeading: 'Ou utilisez une clé d’accès',
+    passkeyOnly: 'Confirmez avec l’une de vos clés d’accès.',
+    passkey: 'Utiliser une clé d’accès',
+  },
   consent: {
     title: (app: string) => `Autoriser l’accès à ${app}`,
     headingBefore: 'Autoriser',
