@@ -6,6 +6,7 @@ import { applyPrincipalActive } from '../principals/store.ts';
 import { appFromRow, type AppRecord } from '../apps/record.ts';
 import { checkRedirectUri, createSecret, type SecretInfo } from '../apps/store.ts';
 import { checkBrandColor } from '../apps/brand.ts';
+import { checkLogoUrl } from '../apps/logo.ts';
 import { checkClaimMappings, type ClaimMapping } from '../apps/claim-mappings.ts';
 
 /** What PATCH /applications/:id may change, by column; its type and client_id stay what they were registered as. */
@@ -76,6 +77,7 @@ function check(app: AppRecord, c: AppChanges, knownScopes: readonly string[]): v
       );
     }
   }
+  checkLogoUrl(c.logo_url);
   if (c.backchannel_logout_uri) checkLogoutUri(c.backchannel_logout_uri);
   if (c.claim_mappings) c.claim_mappings = checkClaimMappings(c.claim_mappings);
   const unknown = (c.allowed_scopes ?? []).filter((s) => !knownScopes.includes(s));

@@ -48,7 +48,15 @@ const AppChanges = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
-    logo_url: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+    logo_url: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 2000,
+          description:
+            'Shown on its sign-in and consent pages, its name as the alt text: an https URL (http only on localhost), else 400. null: none.',
+        }),
+      ),
+    ),
     redirect_uris: Type.Optional(Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 50 })),
     allowed_scopes: Type.Optional(Scopes),
     access_token_ttl: Type.Optional(Ttl(31_536_000)),

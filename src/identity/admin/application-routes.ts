@@ -7,6 +7,7 @@ import { AppSearch, ByTime, ById, Errors, Nullable, Page, Security as security, 
 import type { TypedScope } from '../api/scope.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import { APP_TYPES, type AppRecord } from '../apps/record.ts';
+import { checkLogoUrl } from '../apps/logo.ts';
 import { createApp, createSecret, findApp, findSecret, listApps, listSecrets, revokeSecret } from '../apps/store.ts';
 
 const tags = ['management'];
@@ -83,7 +84,13 @@ const NewApp = Type.Object(
     redirect_uris: Type.Optional(Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 50 })),
     allowed_scopes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
-    logo_url: Type.Optional(Type.String({ maxLength: 2000 })),
+    logo_url: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          'Shown on its sign-in and consent pages: an https URL (http only on localhost); other schemes are refused.',
+      }),
+    ),
     access_token_ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 31_536_000 })),
     refresh_token_ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 31_536_000 })),
     authorization_code_ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
@@ -190,7 +197,7 @@ function createApplicationRoute(scope: TypedScope, deps: ApplicationRouteDeps): 
           redirectUris: b.redirect_uris,
           allowedScopes: b.allowed_scopes,
           description: b.description,
-          logoUrl: b.logo_url,
+          logoUrl: checkLogoUrl(b.logo_url) ?? undefined,
           accessTokenTtl: b.access_token_ttl,
           refreshTokenTtl: b.refresh_token_ttl,
           authorizationCodeTtl: b.authorization_code_ttl,

@@ -5,6 +5,8 @@ import { consentedScopes, recordConsent, touchConsent } from '../consent/store.t
 import { grantableScopes } from '../oidc/entitlement.ts';
 import { errorPage } from '../web/layout.ts';
 import { consentPage } from './templates.ts';
+import { pageLanguage } from '../web/respond.ts';
+import { pageBranding } from './branding.ts';
 import type { InteractionPages, PageDeps } from './pages.ts';
 
 /**
@@ -56,7 +58,8 @@ export async function consentStep(
         appName: client.clientName ?? client.clientId,
         scopes: grantable,
         accountLabel: account.identifier,
-        brandColor: typeof client.brand_color === 'string' ? client.brand_color : undefined,
+        ...(await pageBranding(deps.db, client, d.params)),
+        loc: pageLanguage(reply.request, reply),
       }),
     );
   }

@@ -7,9 +7,10 @@ import type { OidcProvider } from '../oidc/provider.ts';
 import { presentToProvider, type ProviderHolder } from '../oidc/mount.ts';
 import type { CsrfTokens } from '../web/csrf.ts';
 import { errorPage } from '../web/layout.ts';
-import { fromAnotherSite, html, refusedForm, sameOrigin } from '../web/respond.ts';
+import { fromAnotherSite, html, pageLanguage, refusedForm, sameOrigin } from '../web/respond.ts';
 import type { InteractionTools, SecondFactor } from '../mfa/interaction.ts';
 import { signInPage } from './templates.ts';
+import { pageBranding } from './branding.ts';
 
 export interface PageDeps {
   db: Database;
@@ -105,7 +106,7 @@ function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPa
     const client = await provider().Client.find(String(d.params.client_id));
     const hint = typeof d.params.login_hint === 'string' ? d.params.login_hint : undefined;
     // The app's choice (its email_code_sign_in setting, email-codes/): the same form, a second button.
-    const settings = client as { email_code_sign_in?: unknown; brand_color?: unknown } | undefined;
+    const settings = client as { email_code_sign_in?: unknown } | undefined;
     const emailCode = settings?.email_code_sign_in === true;
     return html(
       reply,
@@ -116,7 +117,8 @@ function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPa
         email: 'email' in form ? form.email : hint,
         error: form.error,
         appName: client?.clientName,
-        brandColor: typeof settings?.brand_color === 'string' ? settings.brand_color : undefined,
+        ...(await pageBranding(deps.db, client, d.params)),
+        loc: pageLanguage(reply.request, reply),
         emailCode: emailCode ? `/interaction/${encodeURIComponent(d.uid)}/email-code` : undefined,
         passkey: deps.secondFactor ? { ...deps.secondFactor.signInOption(d), error: form.passkeyError } : undefined,
         extra: deps.signInExtras?.(d),

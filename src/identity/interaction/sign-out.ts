@@ -4,7 +4,7 @@ import { endBrowserSession } from '../oidc/browser-session.ts';
 import { LOGIN_COOKIE, clearedLoginCookie } from '../sessions/cookie.ts';
 import { endLoginSession, findLoginSession } from '../sessions/store.ts';
 import { readCookie } from '../web/cookies.ts';
-import { html, refusedForm, sameOrigin } from '../web/respond.ts';
+import { html, pageLanguage, refusedForm, sameOrigin } from '../web/respond.ts';
 import type { PageDeps } from './pages.ts';
 import { signOutPage } from './templates.ts';
 
@@ -19,7 +19,12 @@ export async function signOutForm(deps: PageDeps, request: FastifyRequest, reply
   return html(
     reply,
     200,
-    signOutPage({ action: '/signout', csrf: deps.csrf.issue(binding(token)), accountLabel: account?.identifier }),
+    signOutPage({
+      action: '/signout',
+      csrf: deps.csrf.issue(binding(token)),
+      accountLabel: account?.identifier,
+      loc: pageLanguage(request, reply),
+    }),
   );
 }
 
@@ -35,5 +40,5 @@ export async function signOut(
   await endLoginSession(deps.db, token);
   const provider = await endBrowserSession(deps.db, deps.holder.current, request.headers.cookie);
   reply.header('set-cookie', [clearedLoginCookie(), ...provider.clearing]);
-  return html(reply, 200, signOutPage({ action: '/signout', csrf: '' }));
+  return html(reply, 200, signOutPage({ action: '/signout', csrf: '', loc: pageLanguage(request, reply) }));
 }

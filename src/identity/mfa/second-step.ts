@@ -3,6 +3,7 @@ import type { Interaction } from 'oidc-provider';
 import { startLoginSession } from '../sessions/store.ts';
 import { loginCookie } from '../sessions/cookie.ts';
 import { errorPage } from '../web/layout.ts';
+import { pageLanguage } from '../web/respond.ts';
 import { hasTotp } from './totp.ts';
 import { endPending } from './pending.ts';
 import { hasPasskey } from './passkeys.ts';
@@ -51,6 +52,7 @@ export async function showSecondFactor(
       passkey: passkey ? { ...passkeyOption(deps, d), error: passkeyError } : undefined,
       error,
       accountLabel: account?.identifier ?? '',
+      loc: pageLanguage(reply.request, reply),
     }),
   );
 }

@@ -1,5 +1,6 @@
 import encodeQR from 'qr';
 import { errorBlock, escapeHtml, page, accountNav } from '../web/layout.ts';
+import { LANGUAGES, type Localized } from '../web/i18n/negotiate.ts';
 import type { PasskeyView } from './passkeys.ts';
 
 // The scripts of passkey forms, served from identity's own origin (the CSP allows 'self' scripts only).
@@ -44,30 +45,35 @@ export interface SecondFactorView {
   passkey?: { action: string; optionsUrl: string; csrf: string; error?: string | undefined } | undefined;
   error?: string | undefined;
   accountLabel: string;
+  /** The page's language (web/i18n/), English when absent. */
+  loc?: Localized | undefined;
 }
 
 /** The step after the password: a code from the authenticator app or a recovery code, or a passkey. */
 export function secondFactorPage(v: SecondFactorView): string {
+  const { lang, t: all } = v.loc ?? { lang: 'en', t: LANGUAGES.en };
+  const t = all.secondStep;
   const invalid = v.error
     ? ' aria-invalid="true" aria-describedby="form-error code-hint"'
     : ' aria-describedby="code-hint"';
   const codeForm = v.totp
     ? `<form method="post" action="${escapeHtml(v.action)}" novalidate>
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
-<label for="code">Verification code</label>
-<p class="hint" id="code-hint">The 6-digit code from your authenticator app, or one of your recovery codes.</p>
+<label for="code">${escapeHtml(t.code)}</label>
+<p class="hint" id="code-hint">${escapeHtml(t.codeHint)}</p>
 <input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" maxlength="32" required autofocus${invalid}>
-<button class="primary" type="submit">Verify</button>
+<button class="primary" type="submit">${escapeHtml(t.verify)}</button>
 </form>`
     : '';
   const passkey = v.passkey
-    ? `${v.totp ? '<h2 class="alt">Or use a passkey</h2>' : '<p>Confirm with one of your passkeys.</p>'}
-${passkeyForm({ ...v.passkey, label: 'Use a passkey', kind: 'authenticate', id: 'passkey-second' })}`
+    ? `${v.totp ? `<h2 class="alt">${escapeHtml(t.passkeyHeading)}</h2>` : `<p>${escapeHtml(t.passkeyOnly)}</p>`}
+${passkeyForm({ ...v.passkey, label: t.passkey, kind: 'authenticate', id: 'passkey-second' })}`
     : '';
   return page({
-    title: v.error || v.passkey?.error ? 'Error: Two-step verification' : 'Two-step verification',
-    body: `<h1>Two-step verification</h1>
-<p>Signed in as <strong>${escapeHtml(v.accountLabel)}</strong>. One more step confirms it is you.</p>
+    lang,
+    title: v.error || v.passkey?.error ? t.errorTitle : t.title,
+    body: `<h1>${escapeHtml(t.title)}</h1>
+<p>${escapeHtml(t.signedInAs)} <strong>${escapeHtml(v.accountLabel)}</strong>. ${escapeHtml(t.oneMore)}</p>
 ${errorBlock(v.error)}
 ${codeForm}
 ${passkey}

@@ -128,6 +128,7 @@ export const EXTRA_CLIENT_PROPERTIES = [
   'principal_id',
   'email_code_sign_in',
   'brand_color',
+  'logo_url',
 ] as const;
 
 function clientMetadata(app: AppRecord, keys: Record<string, unknown>[]): Record<string, unknown> {
@@ -156,6 +157,7 @@ function clientMetadata(app: AppRecord, keys: Record<string, unknown>[]): Record
     principal_id: app.principalId,
     email_code_sign_in: app.emailCodeSignIn,
     ...(app.brandColor ? { brand_color: app.brandColor } : {}),
+    ...(app.logoUrl ? { logo_url: app.logoUrl } : {}),
     dpop_bound_access_tokens: app.dpopBoundAccessTokens,
     ...(app.backchannelLogoutUri
       ? {

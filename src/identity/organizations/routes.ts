@@ -7,6 +7,8 @@ import { decodeCursor, pageOf, toPage } from '../../kit/paging.ts';
 import { ById, Errors, JsonObject, Nullable, Page, Security, Uuid } from '../api/schemas.ts';
 import type { TypedScope } from '../api/scope.ts';
 import { findPrincipal } from '../principals/view.ts';
+import { checkLogoUrl } from '../apps/logo.ts';
+import { checkBrandColor } from '../apps/brand.ts';
 import {
   addMember,
   createOrganization,
@@ -20,6 +22,11 @@ import {
 
 const OrgType = Type.Union([Type.Literal('personal'), Type.Literal('team'), Type.Literal('enterprise')]);
 const Url = Type.String({ maxLength: 2000 });
+const LogoUrl = Type.String({
+  maxLength: 2000,
+  description:
+    'Shown on the sign-in and consent pages of a request naming the organization: an https URL (http only on localhost), else 400.',
+});
 
 const OrganizationOut = Type.Object({
   id: Uuid,
@@ -27,6 +34,12 @@ const OrganizationOut = Type.Object({
   slug: Type.String(),
   org_type: OrgType,
   logo_url: Nullable(Type.String()),
+  brand_color: Nullable(
+    Type.String({
+      description:
+        "The colour (#rrggbb) of the sign-in and consent pages' buttons and links for a request naming the organization; null: the app's, else the service's.",
+    }),
+  ),
   description: Nullable(Type.String()),
   website_url: Nullable(Type.String()),
   settings: Nullable(JsonObject),
@@ -48,12 +61,18 @@ const MembershipOut = Type.Object({
 const Role = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' });
 const Permissions = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 200 });
 
+const BrandColor = Type.String({
+  maxLength: 20,
+  description:
+    "The colour (#rrggbb) of the sign-in and consent pages' buttons and links for a request naming the organization (before the app's); white text on it must reach 4.5:1 (WCAG AA), else 400 saying the ratio.",
+});
 const NewOrganization = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     slug: Type.String({ minLength: 1, maxLength: 63 }),
     org_type: Type.Optional(OrgType),
-    logo_url: Type.Optional(Url),
+    logo_url: Type.Optional(LogoUrl),
+    brand_color: Type.Optional(BrandColor),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     website_url: Type.Optional(Url),
     settings: Type.Optional(JsonObject),
@@ -66,7 +85,8 @@ const OrganizationChanges = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     slug: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
     org_type: Type.Optional(OrgType),
-    logo_url: Type.Optional(Nullable(Url)),
+    logo_url: Type.Optional(Nullable(LogoUrl)),
+    brand_color: Type.Optional(Nullable(BrandColor)),
     description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
     website_url: Type.Optional(Nullable(Url)),
     settings: Type.Optional(Nullable(JsonObject)),
@@ -127,7 +147,8 @@ function createOrganizationRoute(scope: TypedScope, deps: { db: Database }): voi
         name: b.name,
         slug: b.slug,
         orgType: b.org_type,
-        logoUrl: b.logo_url,
+        logoUrl: checkLogoUrl(b.logo_url),
+        brandColor: typeof b.brand_color === 'string' ? checkBrandColor(b.brand_color) : b.brand_color,
         description: b.description,
         websiteUrl: b.website_url,
         settings: b.settings,
@@ -207,7 +228,8 @@ function updateOrganizationRoute(scope: TypedScope, deps: { db: Database }): voi
         name: b.name,
         slug: b.slug,
         orgType: b.org_type,
-        logoUrl: b.logo_url,
+        logoUrl: checkLogoUrl(b.logo_url),
+        brandColor: typeof b.brand_color === 'string' ? checkBrandColor(b.brand_color) : b.brand_color,
         description: b.description,
         websiteUrl: b.website_url,
         settings: b.settings,

@@ -10,6 +10,7 @@ export interface Organization {
   slug: string;
   org_type: OrgType;
   logo_url: string | null;
+  brand_color: string | null;
   description: string | null;
   website_url: string | null;
   settings: Record<string, unknown> | null;
@@ -30,7 +31,7 @@ export interface Membership {
   updated_at: string;
 }
 
-const ORG_COLUMNS = `id, name, slug, org_type, logo_url, description, website_url, settings, active, owner_principal_id,
+const ORG_COLUMNS = `id, name, slug, org_type, logo_url, brand_color, description, website_url, settings, active, owner_principal_id,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at`;
 const MEMBER_COLUMNS = `id, organization_id, principal_id, role, permissions, active,
@@ -51,6 +52,7 @@ export interface OrganizationFields {
   slug?: string | undefined;
   orgType?: OrgType | undefined;
   logoUrl?: string | null | undefined;
+  brandColor?: string | null | undefined;
   description?: string | null | undefined;
   websiteUrl?: string | null | undefined;
   settings?: Record<string, unknown> | null | undefined;
@@ -71,8 +73,8 @@ export async function createOrganization(
   if (!f.name.trim()) throw new HttpError(400, 'VALIDATION_ERROR', 'name must not be empty');
   try {
     const r = await db.query<Organization>(
-      `INSERT INTO organizations (name, slug, org_type, logo_url, description, website_url, settings, owner_principal_id)
-       VALUES ($1, $2, coalesce($3, 'team'), $4, $5, $6, $7, $8) RETURNING ${ORG_COLUMNS}`,
+      `INSERT INTO organizations (name, slug, org_type, logo_url, description, website_url, settings, owner_principal_id, brand_color)
+       VALUES ($1, $2, coalesce($3, 'team'), $4, $5, $6, $7, $8, $9) RETURNING ${ORG_COLUMNS}`,
       [
         f.name.trim(),
         f.slug,
@@ -82,6 +84,7 @@ export async function createOrganization(
         f.websiteUrl ?? null,
         f.settings ? JSON.stringify(f.settings) : null,
         f.ownerPrincipalId ?? null,
+        f.brandColor ?? null,
       ],
     );
     return r.rows[0]!;
@@ -130,6 +133,7 @@ export async function updateOrganization(
   if (f.slug !== undefined) set('slug', f.slug);
   if (f.orgType !== undefined) set('org_type', f.orgType);
   if (f.logoUrl !== undefined) set('logo_url', f.logoUrl);
+  if (f.brandColor !== undefined) set('brand_color', f.brandColor);
   if (f.description !== undefined) set('description', f.description);
   if (f.websiteUrl !== undefined) set('website_url', f.websiteUrl);
   if (f.settings !== undefined) set('settings', f.settings === null ? null : JSON.stringify(f.settings));

@@ -3,7 +3,7 @@ import { sha256Hex } from '../../kit/crypto.ts';
 import type { Throttle } from '../../kit/throttle.ts';
 import { normaliseEmail } from '../principals/view.ts';
 import type { FormGuard } from '../web/form-guard.ts';
-import { refusedForm, sameOrigin, staticHtml } from '../web/respond.ts';
+import { pageLanguage, refusedForm, sameOrigin, staticHtml } from '../web/respond.ts';
 import { FORGOT_PASSWORD_PATH, signInLink } from '../web/sign-in-link.ts';
 import type { RecoveryMail } from './recovery.ts';
 import { forgotPasswordPage, linkRequestedPage } from './recovery-templates.ts';
@@ -34,7 +34,11 @@ function form(
   status = 200,
 ): FastifyReply {
   const csrf = deps.forms.issue(request, reply, PURPOSE);
-  return staticHtml(reply, status, forgotPasswordPage({ action: FORGOT_PASSWORD_PATH, csrf, ...view }));
+  return staticHtml(
+    reply,
+    status,
+    forgotPasswordPage({ action: FORGOT_PASSWORD_PATH, csrf, ...view, loc: pageLanguage(request, reply) }),
+  );
 }
 
 export function showForgotPassword(
@@ -78,5 +82,9 @@ export async function requestReset(
   }
   await Promise.all([deps.throttles.email.fail(emailKey), deps.throttles.address.fail(addressKey)]);
   deps.mail.request(email);
-  return staticHtml(reply, 200, linkRequestedPage({ email, back, minutes: Math.round(deps.ttlSeconds / 60) }));
+  return staticHtml(
+    reply,
+    200,
+    linkRequestedPage({ email, back, minutes: Math.round(deps.ttlSeconds / 60), loc: pageLanguage(request, reply) }),
+  );
 }

@@ -1,3 +1,7 @@
+import { contrastRatio } from '../apps/brand.ts';
+import { isLogoUrl } from '../apps/logo.ts';
+import { en, type Messages } from './i18n/en.ts';
+
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export function escapeHtml(value: unknown): string {
@@ -49,6 +53,7 @@ ul.scopes{padding-left:1.25rem}
 a{color:#0b57d0}
 a.button{display:inline-block;min-height:44px;padding:.6rem 1.25rem;font-weight:600;border-radius:4px;background:#0b57d0;color:#fff;text-decoration:none}
 img.qr{display:block;margin:.5rem 0;background:#fff}
+img.logo{display:block;max-width:100%;max-height:4rem;height:auto;margin:0 0 1rem}
 .secret code,ul.codes code{font-size:1.1rem;letter-spacing:.05em}
 button.secondary.alt-way{margin:.25rem 0 0}
 p.device-code{font-size:1.5rem;letter-spacing:.1em;margin:.5rem 0}
@@ -80,17 +85,37 @@ export interface PageOptions {
   lang?: string;
   /** An app's brand colour (`#rrggbb`, contrast-checked by apps/brand.ts) for the buttons and links. */
   brand?: string | undefined;
+  /** An app's or organization's logo (apps/logo.ts), its name as the alt text, above the page's heading. */
+  logo?: { url: string; alt: string } | undefined;
 }
 
 const BRAND = /^#[0-9a-f]{6}$/;
 
+/** The dark scheme's card (DARK's `main`): what a brand colour must stand out from there. */
+const DARK_CARD = '#1f2023';
+/** WCAG 2.2 1.4.11: a button's edge against what surrounds it. */
+const AA_NON_TEXT = 3;
+
 /**
- * The brand colour in the light scheme only: it passed 4.5:1 against white, which is what the light card needs; on the
- * dark card a colour dark enough for white text would be too dark to read, so the dark scheme keeps its own colours.
+ * The brand colour on the light card: it passed 4.5:1 under white text (apps/brand.ts), which also makes it readable
+ * as link and text colour on white. On the dark card a colour dark enough for white text is never 4.5:1 as text, so
+ * links keep the dark scheme's own; the primary buttons take it (white text on it still 4.5:1) only when the button
+ * stands out from the dark card by 3:1, else the dark scheme keeps its own colours.
  */
 function brandStyle(brand: string | undefined): string {
   if (!brand || !BRAND.test(brand)) return '';
-  return `\n<style>@media (prefers-color-scheme: light){button{border-color:${brand}}button.primary,a.button{background:${brand};color:#fff}button.secondary{color:${brand}}a{color:${brand}}:focus-visible{outline-color:${brand}}}</style>`;
+  const light = `@media (prefers-color-scheme: light){button{border-color:${brand}}button.primary,a.button{background:${brand};color:#fff}button.secondary{color:${brand}}a{color:${brand}}:focus-visible{outline-color:${brand}}}`;
+  const dark =
+    contrastRatio(brand, DARK_CARD) >= AA_NON_TEXT
+      ? `@media (prefers-color-scheme: dark){button.primary,a.button{background:${brand};border-color:${brand};color:#fff}}`
+      : '';
+  return `\n<style>${light}${dark}</style>`;
+}
+
+/** The logo above the page's content, when its address is one the pages may load (legacy rows are not shown). */
+function logoImage(logo: PageOptions['logo']): string {
+  if (!logo || !isLogoUrl(logo.url)) return '';
+  return `<img class="logo" src="${escapeHtml(logo.url)}" alt="${escapeHtml(logo.alt)}">\n`;
 }
 
 /**
@@ -110,7 +135,7 @@ export function page(options: PageOptions): string {
 </head>
 <body>
 <main>
-${options.body}
+${logoImage(options.logo)}${options.body}
 </main>
 </body>
 </html>`;
@@ -118,32 +143,32 @@ ${options.body}
 
 /** The account pages, linked from each other: the current one is marked, not linked. */
 const ACCOUNT_PAGES = [
-  ['/account/password', 'Password'],
-  ['/account/security', 'Sign-in security'],
-  ['/account/email', 'Email address'],
-  ['/account/linked', 'Linked accounts'],
-  ['/account/sessions', 'Sessions'],
-  ['/account/apps', 'Connected apps'],
-  ['/agents', 'Agents'],
-  ['/signout', 'Sign out'],
+  ['/account/password', 'password'],
+  ['/account/security', 'security'],
+  ['/account/email', 'email'],
+  ['/account/linked', 'linked'],
+  ['/account/sessions', 'sessions'],
+  ['/account/apps', 'apps'],
+  ['/agents', 'agents'],
+  ['/signout', 'signOut'],
 ] as const;
 export type AccountPath = (typeof ACCOUNT_PAGES)[number][0];
 
-/** Navigation between the signed-in person's pages, placed after the page's own content. */
-export function accountNav(current: AccountPath): string {
-  const items = ACCOUNT_PAGES.map(([href, label]) =>
+/** Navigation between the signed-in person's pages, placed after the page's own content, in the page's language. */
+export function accountNav(current: AccountPath, t: Messages['accountNav'] = en.accountNav): string {
+  const items = ACCOUNT_PAGES.map(([href, key]) =>
     href === current
-      ? `<li><a href="${href}" aria-current="page">${label}</a></li>`
-      : `<li><a href="${href}">${label}</a></li>`,
+      ? `<li><a href="${href}" aria-current="page">${escapeHtml(t[key])}</a></li>`
+      : `<li><a href="${href}">${escapeHtml(t[key])}</a></li>`,
   );
   // /signin keeps a live session; this is the way to another account (it signs this browser out first, then back here).
   if (current !== '/signout')
     items.splice(
       -1,
       0,
-      `<li><a href="/signin?return_to=${encodeURIComponent(current)}&amp;prompt=login">Sign in as someone else</a></li>`,
+      `<li><a href="/signin?return_to=${encodeURIComponent(current)}&amp;prompt=login">${escapeHtml(t.someoneElse)}</a></li>`,
     );
-  return `<nav class="account" aria-label="Your account"><ul>${items.join('')}</ul></nav>`;
+  return `<nav class="account" aria-label="${escapeHtml(t.label)}"><ul>${items.join('')}</ul></nav>`;
 }
 
 /**

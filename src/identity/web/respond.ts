@@ -3,14 +3,16 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../kit/errors.ts';
 import { errorPage } from './layout.ts';
+import { localized, type Localized } from './i18n/negotiate.ts';
 
 /**
  * The sign-in, second-factor and security pages: scripts only from this origin (the passkey forms'
- * /assets/*.js), images only as data: URLs (the TOTP QR code). No form-action: browsers apply it to the
+ * /assets/*.js); images as data: URLs (the TOTP QR code) and from https (an app's or organization's logo, apps/logo.ts;
+ * http on localhost for development), which loads no script. No form-action: browsers apply it to the
  * redirects after a post, and those end at the app's redirect URI.
  */
 const INTERACTIVE_CSP =
-  "default-src 'none'; script-src 'self'; connect-src 'self'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; script-src 'self'; connect-src 'self'; img-src data: https: http://localhost:* http://127.0.0.1:*; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
 /** Pages without script whose forms post only back here (account and invitation pages). */
 const STATIC_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
@@ -92,4 +94,13 @@ export function formScope(plain: FastifyInstance, options: FormScopeOptions) {
     );
   });
   return scope;
+}
+
+/**
+ * The language of a translated page (web/i18n/), chosen from the request's Accept-Language; the answer says it varies by
+ * that header, so a shared cache never hands one person's language to another.
+ */
+export function pageLanguage(request: FastifyRequest, reply: FastifyReply): Localized {
+  reply.header('vary', 'Accept-Language');
+  return localized(request.headers['accept-language']);
 }

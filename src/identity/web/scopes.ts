@@ -1,12 +1,7 @@
-/** What each scope lets an app do, in the words the consent, connected apps and agents pages show. */
-const SCOPE_TEXT: Record<string, string> = {
-  openid: 'Know who you are (your account identifier)',
-  profile: 'See your name, language and time zone',
-  email: 'See your email address',
-  offline_access: 'Stay connected when you are not using it',
-  admin: 'Manage the platform: accounts, applications and their access',
-};
+import { en, type Messages } from './i18n/en.ts';
 
-export function describeScope(scope: string): string {
-  return SCOPE_TEXT[scope] ?? `Use the "${scope}" permission`;
+/** What each scope lets an app do, in the words the consent, connected apps and agents pages show, in their language. */
+export function describeScope(scope: string, t: Messages['scopes'] = en.scopes): string {
+  const own = Object.hasOwn(t, scope) && scope !== 'other' ? t[scope as keyof typeof t] : undefined;
+  return typeof own === 'string' ? own : t.other(scope);
 }

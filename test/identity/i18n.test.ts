@@ -1,0 +1,153 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
+import { pickLanguage } from '../../src/identity/web/i18n/negotiate.ts';
+import { en } from '../../src/identity/web/i18n/en.ts';
+import { fr } from '../../src/identity/web/i18n/fr.ts';
+import { localized } from '../../src/identity/web/i18n/negotiate.ts';
+import { secondFactorPage } from '../../src/identity/mfa/templates.ts';
+import { startServer, type Server } from './support.ts';
+import { assertAccessible, screenshot } from './a11y.ts';
+import { authorizeUrl, callbackServer } from './mfa-support.ts';
+
+/** The sign-in, forgot-password, consent and sign-out pages in English or French, chosen from Accept-Language (web/i18n/). */
+
+let server: Server;
+let browser: Browser;
+let callback: Awaited<ReturnType<typeof callbackServer>>;
+let app: { id: string; clientId: string };
+
+before(async () => {
+  callback = await callbackServer();
+  server = await startServer('idi18n');
+  await server.createHuman('lea@example.com', 'lea has a long password');
+  app = await server.registerApp({ name: 'Carnet', appType: 'web', redirectUris: [callback.url] });
+  browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  callback?.close();
+});
+
+test('Accept-Language: the highest q-value among English and French, by primary tag; English otherwise', () => {
+  const cases: [string | undefined, string][] = [
+    [undefined, 'en'],
+    ['', 'en'],
+    ['fr', 'fr'],
+    ['fr-CA,fr;q=0.9,en;q=0.8', 'fr'],
+    ['en-GB,en;q=0.9,fr;q=0.8', 'en'],
+    ['de-DE,de;q=0.9,fr;q=0.5,en;q=0.3', 'fr'],
+    ['en;q=0.5, fr;q=0.9', 'fr'],
+    ['FR', 'fr'],
+    ['fr;q=0', 'en'],
+    ['fr;q=0, *;q=0.1', 'en'],
+    ['de, *;q=0.5', 'en'],
+    ['fr;q=abc', 'en'],
+    ['fr;q=2', 'en'],
+    [';;;,,,=', 'en'],
+    ['de', 'en'],
+  ];
+  for (const [header, lang] of cases) assert.equal(pickLanguage(header), lang, String(header));
+});
+
+test('the French catalogue has every key of the English one, each a text', () => {
+  const shape = (o: object): string[] =>
+    Object.entries(o).flatMap(([k, v]) =>
+      typeof v === 'object' && v !== null ? shape(v).map((s) => `${k}.${s}`) : [`${k}:${typeof v}`],
+    );
+  assert.deepEqual(shape(fr), shape(en));
+});
+
+test('the sign-out page answers in the language asked, with Vary: Accept-Language; a malformed header is English', async () => {
+  const get = (acceptLanguage: string) =>
+    fetch(new URL('/signout', server.issuer), { headers: { 'accept-language': acceptLanguage } });
+  const french = await get('fr-FR,fr;q=0.9,en;q=0.5');
+  assert.equal(french.status, 200);
+  assert.match(french.headers.get('vary') ?? '', /accept-language/i);
+  const body = await french.text();
+  assert.match(body, /<html lang="fr">/);
+  assert.match(body, /<h1>Déconnecté<\/h1>/);
+  const odd = await get('fr;q=9, \u00e9t\u00e9;;;q=');
+  assert.equal(odd.status, 200);
+  assert.match(await odd.text(), /<html lang="en">[\s\S]*<h1>Signed out<\/h1>/);
+});
+
+async function checkPage(page: Page, what: string): Promise<void> {
+  assert.equal(await page.getAttribute('html', 'lang'), 'fr', what);
+  await assertAccessible(page, what);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await assertAccessible(page, `${what} (dark)`);
+  await page.emulateMedia({ colorScheme: 'light' });
+  const width = await page.evaluate('document.documentElement.scrollWidth');
+  assert.ok((width as number) <= 320, `${what}: no sideways scrolling at 320 px (${width})`);
+}
+
+test('in Chromium with a French browser: sign-in, forgot password, consent and sign-out in French, accessible light and dark at 320 px', async () => {
+  const context = await browser.newContext({
+    viewport: { width: 320, height: 800 },
+    locale: 'fr-FR',
+    extraHTTPHeaders: { 'accept-language': 'fr-FR,fr;q=0.9,en;q=0.8' },
+  });
+  const page = await context.newPage();
+  await page.goto(authorizeUrl(server.issuer, app.clientId, callback.url));
+  await page.getByRole('heading', { level: 1, name: 'Connexion' }).waitFor();
+  assert.equal(await page.title(), 'Connexion');
+  await checkPage(page, 'French sign-in page');
+  await screenshot(page, 'sign-in-fr');
+  await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: /^Mot de passe oublié\s\?$/ }).click()]);
+  await page.getByRole('heading', { level: 1, name: /^Mot de passe oublié\s\?$/ }).waitFor();
+  await checkPage(page, 'French forgot-password page');
+  await page.getByLabel('Adresse e-mail').fill('nobody@example.com');
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Envoyer le lien' }).click()]);
+  await page.getByRole('heading', { level: 1, name: 'Consultez vos e-mails' }).waitFor();
+  await checkPage(page, 'French link-requested page');
+  await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Retour à la connexion' }).click()]);
+  await page.getByRole('heading', { level: 1, name: 'Connexion' }).waitFor();
+  await page.getByLabel('Adresse e-mail').fill('lea@example.com');
+  await page.getByLabel('Mot de passe').fill('lea has a long password');
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Se connecter' }).click()]);
+  await page.getByRole('heading', { level: 1, name: 'Autoriser Carnet à accéder à votre compte ?' }).waitFor();
+  await page.getByRole('button', { name: 'Refuser' }).waitFor();
+  await checkPage(page, 'French consent page');
+  await screenshot(page, 'consent-fr');
+  await page.goto(new URL('/signout', server.issuer).href);
+  await page.getByRole('heading', { level: 1, name: 'Déconnexion' }).waitFor();
+  await page.getByRole('navigation', { name: 'Votre compte' }).waitFor();
+  await checkPage(page, 'French sign-out page');
+  await context.close();
+});
+
+test('in Chromium with an English browser: the same pages stay English', async () => {
+  const context = await browser.newContext({
+    viewport: { width: 320, height: 800 },
+    extraHTTPHeaders: { 'accept-language': 'en-US,en;q=0.9,fr;q=0.3' },
+  });
+  const page = await context.newPage();
+  await page.goto(authorizeUrl(server.issuer, app.clientId, callback.url));
+  await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+  assert.equal(await page.getAttribute('html', 'lang'), 'en');
+  await context.close();
+});
+
+test('in Chromium: the second-step page in French, accessible light and dark at 320 px', async () => {
+  const html = secondFactorPage({
+    action: '/interaction/x/mfa',
+    csrf: 'c',
+    totp: true,
+    accountLabel: 'lea@example.com',
+    error: 'Code incorrect.',
+    loc: localized('fr-BE,fr;q=0.9'),
+  });
+  assert.match(html, /<html lang="fr">/);
+  assert.match(html, /<title>Erreur\u00a0: Vérification en deux étapes<\/title>/);
+  const context = await browser.newContext({ viewport: { width: 320, height: 800 } });
+  const page = await context.newPage();
+  await page.setContent(html);
+  await page.getByRole('heading', { level: 1, name: /^Vérification en deux étapes$/ }).waitFor();
+  await page.getByLabel('Code de vérification').waitFor();
+  await page.getByRole('button', { name: 'Vérifier' }).waitFor();
+  await checkPage(page, 'French second-step page');
+  await context.close();
+});
