@@ -68,10 +68,15 @@ describe('the console: identity change log', () => {
     await page.getByRole('button', { name: 'Previous page' }).click();
     await statusSays(page, 'Page 1: 25 changes, more on the next page.');
 
-    // Who: part of the owner's email, in another case.
+    // Who: part of the owner's email, in another case, with the action's beginning (her sign-ins are on the record too).
     await page.getByLabel('Who').fill('OLGA@');
+    await page.getByLabel('Action').fill('organization');
     await page.getByRole('button', { name: 'Search' }).click();
     await statusSays(page, 'Page 1: 1 change.');
+    await page.getByLabel('Action').fill('signin');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await statusSays(page, /^Page 1: [1-9]\d* changes?\.$/);
+    assert.match((await table.textContent()) ?? '', /signin\.succeed/);
     // Action by its beginning, with who cleared.
     await page.getByLabel('Who').fill('');
     await page.getByLabel('Action').fill('organization.invite');
