@@ -30,6 +30,8 @@ test('the trigger that feeds the outbox exists on events and writes one entry pe
   );
   assert.deepEqual(trigger.rows, [
     { tgname: 'events_check_project', proname: 'check_inserted_event_projects' },
+    // The hourly counts the read API answers from (migration 010).
+    { tgname: 'events_count', proname: 'count_inserted_events' },
     { tgname: 'events_enqueue_for_forwarding', proname: 'enqueue_for_forwarding' },
   ]);
 
@@ -126,7 +128,8 @@ test('a database migrated under the old numbering (100, 101, 102) upgrades: the 
       const triggers = await sql.query(
         `SELECT count(*)::int AS n FROM pg_trigger WHERE tgrelid = 'ingest.events'::regclass AND NOT tgisinternal`,
       );
-      assert.equal(triggers.rows[0].n, 2);
+      // The project check, the forwarding outbox and the read API's counts.
+      assert.equal(triggers.rows[0].n, 3);
     } finally {
       await sql.end();
     }

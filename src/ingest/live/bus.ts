@@ -40,8 +40,16 @@ export async function postgresBus(options: {
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   // A failed reconnection tries again a few seconds later, for as long as the service runs.
+  // The live view is best effort: a lost listening connection is said once at info (during a database outage the
+  // outage log says what matters, once), and each further failed try only at debug.
+  let failedTries = 0;
   const reconnectLater = (err: Error) => {
-    options.log.warn({ err: err.message }, 'live events: cannot listen yet; trying again');
+    failedTries++;
+    (failedTries === 1 ? options.log.info : options.log.debug).call(
+      options.log,
+      { err: err.message },
+      'live events: cannot listen yet; trying again',
+    );
     if (!closed) retry = setTimeout(() => void connect().catch(reconnectLater), 5_000);
   };
   const connect = async () => {
@@ -55,7 +63,7 @@ export async function postgresBus(options: {
       lost = true;
       if (client === c) client = undefined;
       if (closed) return;
-      options.log.warn({ why }, 'live events: the listening connection was lost; reconnecting');
+      options.log.info({ why }, 'live events: the listening connection was lost; reconnecting');
       void c.end().catch(() => {});
       retry = setTimeout(() => void connect().catch((err: Error) => reconnectLater(err)), 1_000);
     };
@@ -63,6 +71,7 @@ export async function postgresBus(options: {
     c.on('end', () => reconnect('the connection ended'));
     await c.connect();
     await c.query(`LISTEN "${options.channel}"`);
+    failedTries = 0;
     if (closed) await c.end();
     else client = c;
   };
