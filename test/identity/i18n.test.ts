@@ -151,3 +151,42 @@ test('in Chromium: the second-step page in French, accessible light and dark at 
   await checkPage(page, 'French second-step page');
   await context.close();
 });
+
+test('in Chromium with a French browser: a wrong password says so in French; the account security page is French and accessible', async () => {
+  const context = await browser.newContext({
+    viewport: { width: 320, height: 800 },
+    locale: 'fr-FR',
+    extraHTTPHeaders: { 'accept-language': 'fr-FR,fr;q=0.9,en;q=0.8' },
+  });
+  const page = await context.newPage();
+  await page.goto(new URL('/signin?return_to=/account/security', server.issuer).href);
+  await page.getByRole('heading', { level: 1, name: 'Connexion' }).waitFor();
+  await page.getByLabel('Adresse e-mail').fill('lea@example.com');
+  await page.getByLabel('Mot de passe').fill('not the password at all');
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Se connecter' }).click()]);
+  assert.equal(await page.getByRole('alert').textContent(), fr.signIn.wrongPassword);
+  assert.equal(await page.title(), 'Erreur\u00a0: Connexion');
+  await checkPage(page, 'French sign-in page with an error');
+  await page.getByLabel('Mot de passe').fill('lea has a long password');
+  await Promise.all([
+    page.waitForURL(new URL('/account/security', server.issuer).href),
+    page.getByRole('button', { name: 'Se connecter' }).click(),
+  ]);
+  await page.getByRole('heading', { level: 1, name: 'Sécurité de connexion' }).waitFor();
+  await page.getByRole('link', { name: 'Configurer une application d’authentification' }).waitFor();
+  await page.getByRole('button', { name: 'Ajouter une clé d’accès' }).waitFor();
+  await page.getByRole('navigation', { name: 'Votre compte' }).waitFor();
+  await checkPage(page, 'French account security page');
+  await screenshot(page, 'security-fr');
+  await context.close();
+});
+
+test('the second step’s error messages and the sign-in throttling message have French words', () => {
+  assert.equal(en.signIn.throttled(1), 'Too many failed sign-in attempts. Wait 1 second and try again.');
+  assert.equal(
+    fr.signIn.throttled(30),
+    'Trop de tentatives de connexion échouées. Attendez 30\u00a0secondes et réessayez.',
+  );
+  assert.equal(en.secondStep.throttled(2), 'Too many wrong codes. Wait 2 seconds and try again.');
+  assert.match(fr.secondStep.wrongCode, /^Le code est incorrect\./);
+});

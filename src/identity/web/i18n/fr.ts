@@ -15,6 +15,10 @@ export const fr: Messages = {
     forgot: 'Mot de passe oublié\u00a0?',
     passkeyHeading: 'Ou utilisez une clé d’accès',
     passkey: 'Utiliser une clé d’accès',
+    missingFields: 'Saisissez votre adresse e-mail et votre mot de passe.',
+    throttled: (wait: number) =>
+      `Trop de tentatives de connexion échouées. Attendez ${wait}\u00a0seconde${wait > 1 ? 's' : ''} et réessayez.`,
+    wrongPassword: 'L’adresse e-mail ou le mot de passe est incorrect.',
   },
   secondStep: {
     title: 'Vérification en deux étapes',
@@ -27,6 +31,12 @@ export const fr: Messages = {
     passkeyHeading: 'Ou utilisez une clé d’accès',
     passkeyOnly: 'Confirmez avec l’une de vos clés d’accès.',
     passkey: 'Utiliser une clé d’accès',
+    missingCode: 'Saisissez le code de votre application d’authentification, ou un code de secours.',
+    throttled: (wait: number) =>
+      `Trop de codes erronés. Attendez ${wait}\u00a0seconde${wait > 1 ? 's' : ''} et réessayez.`,
+    reusedCode: 'Ce code a déjà été utilisé. Attendez que votre application affiche le code suivant et saisissez-le.',
+    wrongCode:
+      'Le code est incorrect. Vérifiez votre application d’authentification (et son horloge) ou utilisez un code de secours.',
   },
   consent: {
     title: (app: string) => `Autoriser l’accès à ${app}`,
@@ -69,6 +79,27 @@ export const fr: Messages = {
     offline_access: 'Rester connecté quand vous ne l’utilisez pas',
     admin: 'Gérer la plateforme\u00a0: comptes, applications et leurs accès',
     other: (scope: string) => `Utiliser la permission «\u00a0${scope}\u00a0»`,
+  },
+  security: {
+    title: 'Sécurité de connexion',
+    errorTitle: 'Erreur\u00a0: Sécurité de connexion',
+    signedInAs: 'Connecté en tant que',
+    appHeading: 'Application d’authentification',
+    appOn: 'Une application d’authentification est configurée. La connexion demande son code après votre mot de passe.',
+    recoveryLeft: 'Codes de secours inutilisés\u00a0:',
+    removeApp: 'Retirer l’application d’authentification',
+    appOff: 'Aucune application d’authentification n’est configurée.',
+    setUpApp: 'Configurer une application d’authentification',
+    passkeysHeading: 'Clés d’accès',
+    passkey: 'Clé d’accès',
+    added: (date: string) => `ajoutée le ${date}`,
+    lastUsed: (date: string) => `, dernière utilisation le ${date}`,
+    remove: 'Retirer',
+    removePasskey: (name: string) => `Retirer la clé d’accès ${name}`,
+    noPasskeys: 'Aucune clé d’accès pour l’instant.',
+    addPasskey: 'Ajouter une clé d’accès',
+    passkeyName: 'Nom de la nouvelle clé d’accès',
+    passkeyNameHint: '(facultatif, pour distinguer vos clés d’accès)',
   },
   accountNav: {
     label: 'Votre compte',
