@@ -152,7 +152,7 @@ test('in Chromium: the second-step page in French, accessible light and dark at 
   await context.close();
 });
 
-test('in Chromium with a French browser: a wrong password says so in French; the account security page is French and accessible', async () => {
+test('in Chromium with a French browser: a wrong password says so in French; the security, password and sessions pages are French and accessible', async () => {
   const context = await browser.newContext({
     viewport: { width: 320, height: 800 },
     locale: 'fr-FR',
@@ -178,6 +178,19 @@ test('in Chromium with a French browser: a wrong password says so in French; the
   await page.getByRole('navigation', { name: 'Votre compte' }).waitFor();
   await checkPage(page, 'French account security page');
   await screenshot(page, 'security-fr');
+  await page.goto(new URL('/account/password', server.issuer).href);
+  await page.getByRole('heading', { level: 1, name: 'Changer votre mot de passe' }).waitFor();
+  await page.getByLabel('Mot de passe actuel', { exact: true }).fill('not the password at all');
+  await page.getByLabel('Nouveau mot de passe', { exact: true }).fill('a brand new long password');
+  await page.getByLabel('Confirmez le nouveau mot de passe').fill('a brand new long password');
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Changer le mot de passe' }).click()]);
+  assert.equal(await page.getByRole('alert').textContent(), fr.password.wrongCurrent);
+  await checkPage(page, 'French change-password page with an error');
+  await page.goto(new URL('/account/sessions', server.issuer).href);
+  await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor();
+  await page.getByText('Ce navigateur', { exact: true }).waitFor();
+  await page.getByRole('link', { name: 'Se déconnecter de ce navigateur' }).waitFor();
+  await checkPage(page, 'French sessions page');
   await context.close();
 });
 
