@@ -152,7 +152,7 @@ test('in Chromium: the second-step page in French, accessible light and dark at 
   await context.close();
 });
 
-test('in Chromium with a French browser: a wrong password says so in French; the security, password and sessions pages are French and accessible', async () => {
+test('in Chromium with a French browser: a wrong password says so in French; the security, password, sessions and connected apps pages are French and accessible', async () => {
   const context = await browser.newContext({
     viewport: { width: 320, height: 800 },
     locale: 'fr-FR',
@@ -191,6 +191,10 @@ test('in Chromium with a French browser: a wrong password says so in French; the
   await page.getByText('Ce navigateur', { exact: true }).waitFor();
   await page.getByRole('link', { name: 'Se déconnecter de ce navigateur' }).waitFor();
   await checkPage(page, 'French sessions page');
+  await page.goto(new URL('/account/apps', server.issuer).href);
+  await page.getByRole('heading', { level: 1, name: 'Applications connectées' }).waitFor();
+  await page.getByText(fr.apps.none).waitFor();
+  await checkPage(page, 'French connected apps page');
   await context.close();
 });
 

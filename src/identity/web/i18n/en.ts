@@ -120,6 +120,17 @@ export const en = {
     signOutOthers: 'Sign out everywhere else',
     hint: 'Signing a browser out ends its session here: it must sign in again. Apps you signed in to from that browser keep their tokens until they expire or you withdraw their access on the connected apps page.',
   },
+  /** The connected apps page (consent/page.ts). App names are passed in and escaped. */
+  apps: {
+    title: 'Connected apps',
+    signedInAs: 'Signed in as',
+    allowed: (date: string) => `Allowed ${date}`,
+    lastUsed: (date: string) => `; last used ${date}`,
+    withdraw: (app: string) => `Withdraw access of ${app}`,
+    none: 'No application has access to your account.',
+    hint: "Withdrawing an app's access ends every token it holds for you; it asks you again the next time you use it.",
+    withdrawn: "The app's access was withdrawn; its tokens no longer work.",
+  },
   /** The sign-in security page (mfa/templates.ts): the authenticator app, recovery codes, passkeys. */
   security: {
     title: 'Sign-in security',

@@ -118,6 +118,16 @@ export const fr: Messages = {
     signOutOthers: 'Se déconnecter partout ailleurs',
     hint: 'Déconnecter un navigateur met fin à sa session ici\u00a0: il devra se reconnecter. Les applications auxquelles vous vous êtes connecté depuis ce navigateur gardent leurs jetons jusqu’à leur expiration ou jusqu’à ce que vous retiriez leur accès sur la page des applications connectées.',
   },
+  apps: {
+    title: 'Applications connectées',
+    signedInAs: 'Connecté en tant que',
+    allowed: (date: string) => `Autorisée le ${date}`,
+    lastUsed: (date: string) => `\u00a0; dernière utilisation le ${date}`,
+    withdraw: (app: string) => `Retirer l’accès de ${app}`,
+    none: 'Aucune application n’a accès à votre compte.',
+    hint: 'Retirer l’accès d’une application met fin à tous les jetons qu’elle détient pour vous\u00a0; elle vous le redemandera la prochaine fois que vous l’utiliserez.',
+    withdrawn: 'L’accès de l’application a été retiré\u00a0; ses jetons ne fonctionnent plus.',
+  },
   security: {
     title: 'Sécurité de connexion',
     errorTitle: 'Erreur\u00a0: Sécurité de connexion',
