@@ -152,7 +152,7 @@ test('in Chromium: the second-step page in French, accessible light and dark at 
   await context.close();
 });
 
-test('in Chromium with a French browser: a wrong password says so in French; the security, password, sessions and connected apps pages are French and accessible', async () => {
+test('in Chromium with a French browser: a wrong password says so in French; the account pages are French and accessible', async () => {
   const context = await browser.newContext({
     viewport: { width: 320, height: 800 },
     locale: 'fr-FR',
@@ -195,6 +195,10 @@ test('in Chromium with a French browser: a wrong password says so in French; the
   await page.getByRole('heading', { level: 1, name: 'Applications connectées' }).waitFor();
   await page.getByText(fr.apps.none).waitFor();
   await checkPage(page, 'French connected apps page');
+  await page.goto(new URL('/account/linked', server.issuer).href);
+  await page.getByRole('heading', { level: 1, name: 'Comptes liés' }).waitFor();
+  await page.getByText(fr.linked.none).waitFor();
+  await checkPage(page, 'French linked accounts page');
   await context.close();
 });
 

@@ -131,6 +131,25 @@ export const en = {
     hint: "Withdrawing an app's access ends every token it holds for you; it asks you again the next time you use it.",
     withdrawn: "The app's access was withdrawn; its tokens no longer work.",
   },
+  /** The linked accounts page (social/linked-page.ts). Provider names and addresses are passed in and escaped. */
+  linked: {
+    title: 'Linked accounts',
+    errorTitle: 'Error: Linked accounts',
+    signedInAs: 'Signed in as',
+    intro: 'You can sign in with each account linked here.',
+    notOffered: '(not offered here any more)',
+    account: 'Account',
+    noEmail: 'no email address shared',
+    linkedOn: 'Linked',
+    lastSignIn: 'Last sign-in',
+    never: 'never',
+    unlink: 'Unlink',
+    none: 'No social account is linked.',
+    linkHeading: 'Link an account',
+    linkHint: 'You go to the provider to sign in there, and come back here with the account linked.',
+    link: (provider: string) => `Link ${provider}`,
+    noProviders: 'No social sign-in is set up on this server.',
+  },
   /** The sign-in security page (mfa/templates.ts): the authenticator app, recovery codes, passkeys. */
   security: {
     title: 'Sign-in security',
