@@ -199,6 +199,9 @@ test('in Chromium with a French browser: a wrong password says so in French; the
   await page.getByRole('heading', { level: 1, name: 'Comptes liés' }).waitFor();
   await page.getByText(fr.linked.none).waitFor();
   await checkPage(page, 'French linked accounts page');
+  await page.goto(new URL('/account/email', server.issuer).href);
+  await page.getByRole('heading', { level: 1, name: 'Adresse e-mail' }).waitFor();
+  await checkPage(page, 'French email page');
   await context.close();
 });
 

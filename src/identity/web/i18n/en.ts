@@ -150,6 +150,24 @@ export const en = {
     link: (provider: string) => `Link ${provider}`,
     noProviders: 'No social sign-in is set up on this server.',
   },
+  /** The account's email page (email-codes/templates.ts). The address is passed in and escaped. */
+  email: {
+    title: 'Email address',
+    doneTitle: 'Email address verified',
+    errorPrefix: 'Error: ',
+    address: "Your account's address:",
+    verified: 'Verified',
+    verifiedText: 'You showed that you read this mailbox.',
+    notVerified:
+      'Not verified yet: apps that rely on a verified address (the dashboard) do not trust it until you verify it.',
+    codeSent: 'We emailed a code to',
+    code: 'Code from the email',
+    codeHint: (minutes: number) => `6 digits. It works once, for ${minutes} minutes.`,
+    verify: 'Verify',
+    sendNew: 'Send a new code',
+    sendCode: 'Email me a code',
+    thanks: 'Thank you: the address is verified.',
+  },
   /** The sign-in security page (mfa/templates.ts): the authenticator app, recovery codes, passkeys. */
   security: {
     title: 'Sign-in security',

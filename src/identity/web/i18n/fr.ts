@@ -146,6 +146,23 @@ export const fr: Messages = {
     link: (provider: string) => `Lier ${provider}`,
     noProviders: 'Aucune connexion sociale n’est configurée sur ce serveur.',
   },
+  email: {
+    title: 'Adresse e-mail',
+    doneTitle: 'Adresse e-mail vérifiée',
+    errorPrefix: 'Erreur\u00a0: ',
+    address: 'L’adresse de votre compte\u00a0:',
+    verified: 'Vérifiée',
+    verifiedText: 'Vous avez montré que vous lisez cette boîte aux lettres.',
+    notVerified:
+      'Pas encore vérifiée\u00a0: les applications qui exigent une adresse vérifiée (le tableau de bord) ne lui font pas confiance tant que vous ne l’avez pas vérifiée.',
+    codeSent: 'Nous avons envoyé un code à',
+    code: 'Code reçu par e-mail',
+    codeHint: (minutes: number) => `6\u00a0chiffres. Il fonctionne une fois, pendant ${minutes}\u00a0minutes.`,
+    verify: 'Vérifier',
+    sendNew: 'Envoyer un nouveau code',
+    sendCode: 'Recevoir un code par e-mail',
+    thanks: 'Merci\u00a0: l’adresse est vérifiée.',
+  },
   security: {
     title: 'Sécurité de connexion',
     errorTitle: 'Erreur\u00a0: Sécurité de connexion',
