@@ -151,3 +151,66 @@ test('in Chromium: the second-step page in French, accessible light and dark at 
   await checkPage(page, 'French second-step page');
   await context.close();
 });
+
+test('in Chromium with a French browser: a wrong password says so in French; the account pages are French and accessible', async () => {
+  const context = await browser.newContext({
+    viewport: { width: 320, height: 800 },
+    locale: 'fr-FR',
+    extraHTTPHeaders: { 'accept-language': 'fr-FR,fr;q=0.9,en;q=0.8' },
+  });
+  const page = await context.newPage();
+  await page.goto(new URL('/signin?return_to=/account/security', server.issuer).href);
+  await page.getByRole('heading', { level: 1, name: 'Connexion' }).waitFor();
+  await page.getByLabel('Adresse e-mail').fill('lea@example.com');
+  await page.getByLabel('Mot de passe').fill('not the password at all');
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Se connecter' }).click()]);
+  assert.equal(await page.getByRole('alert').textContent(), fr.signIn.wrongPassword);
+  assert.equal(await page.title(), 'Erreur\u00a0: Connexion');
+  await checkPage(page, 'French sign-in page with an error');
+  await page.getByLabel('Mot de passe').fill('lea has a long password');
+  await Promise.all([
+    page.waitForURL(new URL('/account/security', server.issuer).href),
+    page.getByRole('button', { name: 'Se connecter' }).click(),
+  ]);
+  await page.getByRole('heading', { level: 1, name: 'Sécurité de connexion' }).waitFor();
+  await page.getByRole('link', { name: 'Configurer une application d’authentification' }).waitFor();
+  await page.getByRole('button', { name: 'Ajouter une clé d’accès' }).waitFor();
+  await page.getByRole('navigation', { name: 'Votre compte' }).waitFor();
+  await checkPage(page, 'French account security page');
+  await screenshot(page, 'security-fr');
+  await page.goto(new URL('/account/password', server.issuer).href);
+  await page.getByRole('heading', { level: 1, name: 'Changer votre mot de passe' }).waitFor();
+  await page.getByLabel('Mot de passe actuel', { exact: true }).fill('not the password at all');
+  await page.getByLabel('Nouveau mot de passe', { exact: true }).fill('a brand new long password');
+  await page.getByLabel('Confirmez le nouveau mot de passe').fill('a brand new long password');
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Changer le mot de passe' }).click()]);
+  assert.equal(await page.getByRole('alert').textContent(), fr.password.wrongCurrent);
+  await checkPage(page, 'French change-password page with an error');
+  await page.goto(new URL('/account/sessions', server.issuer).href);
+  await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor();
+  await page.getByText('Ce navigateur', { exact: true }).waitFor();
+  await page.getByRole('link', { name: 'Se déconnecter de ce navigateur' }).waitFor();
+  await checkPage(page, 'French sessions page');
+  await page.goto(new URL('/account/apps', server.issuer).href);
+  await page.getByRole('heading', { level: 1, name: 'Applications connectées' }).waitFor();
+  await page.getByText(fr.apps.none).waitFor();
+  await checkPage(page, 'French connected apps page');
+  await page.goto(new URL('/account/linked', server.issuer).href);
+  await page.getByRole('heading', { level: 1, name: 'Comptes liés' }).waitFor();
+  await page.getByText(fr.linked.none).waitFor();
+  await checkPage(page, 'French linked accounts page');
+  await page.goto(new URL('/account/email', server.issuer).href);
+  await page.getByRole('heading', { level: 1, name: 'Adresse e-mail' }).waitFor();
+  await checkPage(page, 'French email page');
+  await context.close();
+});
+
+test('the second step’s error messages and the sign-in throttling message have French words', () => {
+  assert.equal(en.signIn.throttled(1), 'Too many failed sign-in attempts. Wait 1 second and try again.');
+  assert.equal(
+    fr.signIn.throttled(30),
+    'Trop de tentatives de connexion échouées. Attendez 30\u00a0secondes et réessayez.',
+  );
+  assert.equal(en.secondStep.throttled(2), 'Too many wrong codes. Wait 2 seconds and try again.');
+  assert.match(fr.secondStep.wrongCode, /^Le code est incorrect\./);
+});

@@ -6,7 +6,7 @@ import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
 import { loginCookie } from '../sessions/cookie.ts';
 import { signedInAs } from '../access/signed-in.ts';
 import { errorPage } from '../web/layout.ts';
-import { sameOrigin, staticHtml } from '../web/respond.ts';
+import { pageLanguage, sameOrigin, staticHtml } from '../web/respond.ts';
 import type { FormGuard } from '../web/form-guard.ts';
 import { verifyCurrentPassword } from './password-check.ts';
 import { changePassword } from './password.ts';
@@ -48,6 +48,7 @@ export function passwordForm(
       accountLabel: who.identifier,
       error,
       invalid,
+      loc: pageLanguage(request, reply),
     }),
   );
 }
@@ -89,20 +90,16 @@ export async function submitPassword(
   const current = String(request.body.current_password ?? '');
   const next = String(request.body.new_password ?? '');
   const confirm = String(request.body.confirm_password ?? '');
-  if (!current) return again(400, 'Enter your current password.', ['current']);
-  if (next.length < MIN_PASSWORD_LENGTH)
-    return again(400, `The new password must be at least ${MIN_PASSWORD_LENGTH} characters.`, ['new']);
-  if (next !== confirm) return again(400, 'The confirmation does not match the new password.', ['confirm']);
+  const t = pageLanguage(request, reply).t.password;
+  if (!current) return again(400, t.missingCurrent, ['current']);
+  if (next.length < MIN_PASSWORD_LENGTH) return again(400, t.tooShort(MIN_PASSWORD_LENGTH), ['new']);
+  if (next !== confirm) return again(400, t.mismatch, ['confirm']);
   const check = await verifyCurrentPassword(deps.db, deps.throttle, request, who, current);
   if (check.wait > 0) {
     reply.header('retry-after', String(check.wait));
-    return again(
-      429,
-      `Too many failed attempts. Wait ${check.wait} second${check.wait === 1 ? '' : 's'} and try again.`,
-      ['current'],
-    );
+    return again(429, t.throttled(check.wait), ['current']);
   }
-  if (!check.ok) return again(401, 'The current password is not correct.', ['current']);
+  if (!check.ok) return again(401, t.wrongCurrent, ['current']);
   const token = await changePassword(
     deps.db,
     who.id,

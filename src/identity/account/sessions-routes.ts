@@ -4,7 +4,7 @@ import type { TypedScope } from '../api/scope.ts';
 import type { Database } from '../../kit/db.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { CsrfTokens } from '../web/csrf.ts';
-import { formScope, html } from '../web/respond.ts';
+import { formScope, html, pageLanguage } from '../web/respond.ts';
 import { errorPage } from '../web/layout.ts';
 import { AccountGuard, type AccountPage } from '../access/account-guard.ts';
 import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
@@ -81,6 +81,7 @@ function sessionsPageRoute(scope: TypedScope, deps: SessionPageDeps, guard: Acco
           sessions,
           providerNames: deps.providerNames,
           notice: NOTICES[request.query.done ?? ''],
+          loc: pageLanguage(request, reply),
         }),
       );
     },

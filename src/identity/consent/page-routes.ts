@@ -4,7 +4,7 @@ import type { TypedScope } from '../api/scope.ts';
 import type { Database } from '../../kit/db.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { CsrfTokens } from '../web/csrf.ts';
-import { formScope, html } from '../web/respond.ts';
+import { formScope, html, pageLanguage } from '../web/respond.ts';
 import { errorPage } from '../web/layout.ts';
 import { AccountGuard, type AccountPage } from '../access/account-guard.ts';
 import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
@@ -80,12 +80,12 @@ function connectedAppsPageRoute(scope: TypedScope, deps: ConsentPageDeps, guard:
         if (rows.length < PAGE) break;
         after = rows.at(-1)!.position;
       }
-      const notice =
-        request.query.done === 'withdrawn' ? "The app's access was withdrawn; its tokens no longer work." : undefined;
+      const loc = pageLanguage(request, reply);
+      const notice = request.query.done === 'withdrawn' ? loc.t.apps.withdrawn : undefined;
       return html(
         reply,
         200,
-        connectedAppsPage({ accountLabel: person.identifier, csrf: guard.csrf(who, APPS), apps, notice }),
+        connectedAppsPage({ accountLabel: person.identifier, csrf: guard.csrf(who, APPS), apps, notice, loc }),
       );
     },
   );

@@ -1,14 +1,16 @@
 import { accountNav, errorBlock, escapeHtml, page } from '../web/layout.ts';
 import { CODE_TTL_SECONDS } from './store.ts';
+import { LANGUAGES, type Localized } from '../web/i18n/negotiate.ts';
+import type { Messages } from '../web/i18n/en.ts';
 
 const MINUTES = CODE_TTL_SECONDS / 60;
 
-function codeField(invalid: boolean): string {
+function codeField(invalid: boolean, t: Messages['email'] = LANGUAGES.en.email): string {
   const marks = invalid
     ? ' aria-invalid="true" aria-describedby="form-error code-hint"'
     : ' aria-describedby="code-hint"';
-  return `<label for="code">Code from the email</label>
-<p class="hint" id="code-hint">6 digits. It works once, for ${MINUTES} minutes.</p>
+  return `<label for="code">${escapeHtml(t.code)}</label>
+<p class="hint" id="code-hint">${escapeHtml(t.codeHint(MINUTES))}</p>
 <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="12" required autofocus${marks}>`;
 }
 
@@ -43,36 +45,41 @@ export function emailPage(v: {
   csrf: string;
   stage: 'start' | 'code' | 'done';
   error?: string | undefined;
+  /** The page's language (web/i18n/), English when absent. */
+  loc?: Localized | undefined;
 }): string {
+  const { lang, t: all } = v.loc ?? { lang: 'en', t: LANGUAGES.en };
+  const t = all.email;
   const status = v.verified
-    ? '<p><span class="badge">Verified</span> You showed that you read this mailbox.</p>'
-    : '<p>Not verified yet: apps that rely on a verified address (the dashboard) do not trust it until you verify it.</p>';
+    ? `<p><span class="badge">${escapeHtml(t.verified)}</span> ${escapeHtml(t.verifiedText)}</p>`
+    : `<p>${escapeHtml(t.notVerified)}</p>`;
   const form =
     v.verified || v.stage === 'done'
       ? ''
       : v.stage === 'code'
-        ? `<p role="status">We emailed a code to <strong>${escapeHtml(v.email)}</strong>.</p>
+        ? `<p role="status">${escapeHtml(t.codeSent)} <strong>${escapeHtml(v.email)}</strong>.</p>
 <form method="post" action="/account/email/verify" novalidate>
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
-${codeField(!!v.error)}
-<button class="primary" type="submit">Verify</button>
+${codeField(!!v.error, t)}
+<button class="primary" type="submit">${escapeHtml(t.verify)}</button>
 </form>
 <form method="post" action="/account/email/send">
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
-<button class="secondary" type="submit">Send a new code</button>
+<button class="secondary" type="submit">${escapeHtml(t.sendNew)}</button>
 </form>`
         : `<form method="post" action="/account/email/send">
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
-<button class="primary" type="submit">Email me a code</button>
+<button class="primary" type="submit">${escapeHtml(t.sendCode)}</button>
 </form>`;
-  const title = v.stage === 'done' ? 'Email address verified' : 'Email address';
+  const title = v.stage === 'done' ? t.doneTitle : t.title;
   return page({
-    title: v.error ? `Error: ${title}` : title,
-    body: `<h1>${title}</h1>
+    lang,
+    title: v.error ? `${t.errorPrefix}${title}` : title,
+    body: `<h1>${escapeHtml(title)}</h1>
 ${errorBlock(v.error)}
-<p>Your account's address: <strong>${escapeHtml(v.email)}</strong></p>
-${v.stage === 'done' ? '<p role="status"><span class="badge">Verified</span> Thank you: the address is verified.</p>' : status}
+<p>${escapeHtml(t.address)} <strong>${escapeHtml(v.email)}</strong></p>
+${v.stage === 'done' ? `<p role="status"><span class="badge">${escapeHtml(t.verified)}</span> ${escapeHtml(t.thanks)}</p>` : status}
 ${form}
-${accountNav('/account/email')}`,
+${accountNav('/account/email', all.accountNav)}`,
   });
 }

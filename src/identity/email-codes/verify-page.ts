@@ -7,7 +7,7 @@ import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { PrincipalView } from '../principals/view.ts';
 import type { FormGuard } from '../web/form-guard.ts';
 import { errorPage } from '../web/layout.ts';
-import { refusedForm, sameOrigin, staticHtml } from '../web/respond.ts';
+import { pageLanguage, refusedForm, sameOrigin, staticHtml } from '../web/respond.ts';
 import { mailCode } from './mail.ts';
 import { checkCode, issueCode, markVerified } from './store.ts';
 import { emailPage } from './templates.ts';
@@ -46,7 +46,11 @@ function show(
 ): FastifyReply {
   const verified = view.verified ?? !!who.human?.emailVerifiedAt;
   const csrf = deps.forms.issue(request, reply, purpose(who));
-  return staticHtml(reply, status, emailPage({ email: who.email, verified, csrf, ...view }));
+  return staticHtml(
+    reply,
+    status,
+    emailPage({ email: who.email, verified, csrf, ...view, loc: pageLanguage(request, reply) }),
+  );
 }
 
 export function emailAddressPage(deps: VerifyPageDeps, request: FastifyRequest, reply: FastifyReply): FastifyReply {

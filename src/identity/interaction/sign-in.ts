@@ -7,6 +7,7 @@ import { findLoginSession, startLoginSession } from '../sessions/store.ts';
 import { LOGIN_COOKIE, loginCookie } from '../sessions/cookie.ts';
 import { readCookie } from '../web/cookies.ts';
 import { errorPage } from '../web/layout.ts';
+import { pageLanguage } from '../web/respond.ts';
 import { consentStep } from './consent-step.ts';
 import type { InteractionPages, PageDeps } from './pages.ts';
 import { recordSignInFailure } from '../events/sign-in-failure.ts';
@@ -60,18 +61,19 @@ export async function submitSignIn(
   const email = normaliseEmail(String(request.body.email ?? ''));
   const password = String(request.body.password ?? '');
   const again = (status: number, error: string) => pages.showSignIn(reply, d, status, { email, error });
-  if (!email || !password) return again(400, 'Enter your email address and your password.');
+  const { t } = pageLanguage(request, reply);
+  if (!email || !password) return again(400, t.signIn.missingFields);
   const keys = [`account:${sha256Hex(email)}`, `address:${request.ip}`];
   const wait = await deps.throttle.waitSeconds(keys);
   if (wait > 0) {
     reply.header('retry-after', String(wait));
-    return again(429, `Too many failed sign-in attempts. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`);
+    return again(429, t.signIn.throttled(wait));
   }
   const human = await checkPassword(deps.db, email, password, request.ip);
   if (!human) {
     await deps.throttle.fail(keys);
     await recordSignInFailure(deps.db, email, 'password', request.ip);
-    return again(401, 'The email address or the password is not correct.');
+    return again(401, t.signIn.wrongPassword);
   }
   await deps.throttle.succeed(keys[0]!);
   return signedInWithPassword(deps, pages, request, reply, d, human.id);

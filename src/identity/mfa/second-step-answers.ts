@@ -7,6 +7,7 @@ import { authenticationOptions, PasskeyError, verifyPasskey, type RelyingParty }
 import type { InteractionTools, SecondFactorDeps } from './interaction.ts';
 import { passkeyBinding, showSecondFactor, signInAfterStep, stepExpired } from './second-step.ts';
 import { recordSignInFailure } from '../events/sign-in-failure.ts';
+import { pageLanguage } from '../web/respond.ts';
 
 type Form = FastifyRequest<{
   Body: { csrf?: string | undefined; code?: string | undefined; response?: string | undefined };
@@ -26,24 +27,20 @@ export async function submitCode(
   if (!step) return stepExpired(tools, reply);
   const { principalId, firstFactor } = step;
   const again = (status: number, error: string) => showSecondFactor(deps, reply, tools, d, principalId, status, error);
+  const { t } = pageLanguage(request, reply);
   const code = String(request.body.code ?? '').trim();
-  if (!code) return again(400, 'Enter the code from your authenticator app, or a recovery code.');
+  if (!code) return again(400, t.secondStep.missingCode);
   const keys = [`mfa:${principalId}`];
   const wait = await deps.throttle.waitSeconds(keys);
   if (wait > 0) {
     reply.header('retry-after', String(wait));
-    return again(429, `Too many wrong codes. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`);
+    return again(429, t.secondStep.throttled(wait));
   }
   const { outcome, amr } = await checkCode(deps, request, principalId, firstFactor, code);
   if (outcome !== 'ok') {
     await deps.throttle.fail(keys);
     await recordSignInFailure(deps.db, principalId, 'second_factor', request.ip);
-    return again(
-      401,
-      outcome === 'reused'
-        ? 'This code was already used. Wait for your app to show the next code and enter that one.'
-        : 'The code is not correct. Check your authenticator app (and its clock) or use a recovery code.',
-    );
+    return again(401, outcome === 'reused' ? t.secondStep.reusedCode : t.secondStep.wrongCode);
   }
   await deps.throttle.succeed(keys[0]!);
   const account = await deps.accounts.find(principalId);

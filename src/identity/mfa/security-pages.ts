@@ -4,7 +4,7 @@ import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { PrincipalView } from '../principals/view.ts';
 import type { CsrfTokens } from '../web/csrf.ts';
 import { errorPage, escapeHtml, page } from '../web/layout.ts';
-import { html } from '../web/respond.ts';
+import { html, pageLanguage } from '../web/respond.ts';
 import { signInLink } from '../web/sign-in-link.ts';
 import { AccountGuard, type AccountPage } from '../access/account-guard.ts';
 import { signedInAs } from '../access/signed-in.ts';
@@ -119,7 +119,15 @@ export class SecurityPages {
     return html(
       reply,
       status,
-      securityPage({ accountLabel: who.account.identifier, csrf: who.csrf, totp, recoveryLeft, passkeys, ...extra }),
+      securityPage({
+        accountLabel: who.account.identifier,
+        csrf: who.csrf,
+        totp,
+        recoveryLeft,
+        passkeys,
+        ...extra,
+        loc: pageLanguage(reply.request, reply),
+      }),
     );
   }
 

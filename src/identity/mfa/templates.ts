@@ -20,15 +20,18 @@ export function passkeyForm(v: {
   kind: 'register' | 'authenticate';
   id: string;
   nameField?: boolean;
+  /** The name field's label and hint, in the page's language. */
+  nameLabel?: { label: string; hint: string };
   error?: string | undefined;
 }): string {
+  const name = v.nameLabel ?? { label: LANGUAGES.en.security.passkeyName, hint: LANGUAGES.en.security.passkeyNameHint };
   const errorId = `${v.id}-error`;
   return `<form method="post" action="${escapeHtml(v.action)}" id="${v.id}" data-passkey="${v.kind}" data-options="${escapeHtml(v.optionsUrl)}" data-error="${errorId}">
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
 <input type="hidden" name="response" value="">
 ${
   v.nameField
-    ? `<label for="${v.id}-name">Name of the new passkey <span class="hint">(optional, to tell your passkeys apart)</span></label>
+    ? `<label for="${v.id}-name">${escapeHtml(name.label)} <span class="hint">${escapeHtml(name.hint)}</span></label>
 <input id="${v.id}-name" name="name" type="text" maxlength="100" autocomplete="off" aria-describedby="${errorId}">`
     : ''
 }
@@ -89,39 +92,44 @@ export interface SecurityView {
   passkeys: PasskeyView[];
   notice?: string | undefined;
   error?: string | undefined;
+  /** The page's language (web/i18n/), English when absent. */
+  loc?: Localized | undefined;
 }
 
 /** The person's sign-in security: the authenticator app, recovery codes and passkeys. */
 export function securityPage(v: SecurityView): string {
+  const { lang, t: all } = v.loc ?? { lang: 'en', t: LANGUAGES.en };
+  const t = all.security;
   const csrf = `<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">`;
   const totp = v.totp
-    ? `<p>An authenticator app is set up. Signing in asks for its code after your password.</p>
-<p>Unused recovery codes: <strong>${v.recoveryLeft}</strong>.</p>
-<form method="post" action="/account/security/totp/remove">${csrf}<button class="secondary danger" type="submit">Remove the authenticator app</button></form>`
-    : `<p>No authenticator app is set up.</p>
-<p><a class="button" href="/account/security/totp">Set up an authenticator app</a></p>`;
+    ? `<p>${escapeHtml(t.appOn)}</p>
+<p>${escapeHtml(t.recoveryLeft)} <strong>${v.recoveryLeft}</strong>.</p>
+<form method="post" action="/account/security/totp/remove">${csrf}<button class="secondary danger" type="submit">${escapeHtml(t.removeApp)}</button></form>`
+    : `<p>${escapeHtml(t.appOff)}</p>
+<p><a class="button" href="/account/security/totp">${escapeHtml(t.setUpApp)}</a></p>`;
   const list = v.passkeys.length
     ? `<ul class="passkeys">${v.passkeys
         .map(
           (
             p,
-          ) => `<li><span>${escapeHtml(p.name ?? 'Passkey')} <span class="hint">(added ${escapeHtml(p.created_at.slice(0, 10))}${p.last_used_at ? `, last used ${escapeHtml(p.last_used_at.slice(0, 10))}` : ''})</span></span>
-<form method="post" action="/account/security/passkeys/${escapeHtml(p.id)}/remove">${csrf}<button class="secondary" type="submit" aria-label="Remove passkey ${escapeHtml(p.name ?? 'Passkey')}">Remove</button></form></li>`,
+          ) => `<li><span>${escapeHtml(p.name ?? t.passkey)} <span class="hint">(${escapeHtml(t.added(p.created_at.slice(0, 10)))}${p.last_used_at ? escapeHtml(t.lastUsed(p.last_used_at.slice(0, 10))) : ''})</span></span>
+<form method="post" action="/account/security/passkeys/${escapeHtml(p.id)}/remove">${csrf}<button class="secondary" type="submit" aria-label="${escapeHtml(t.removePasskey(p.name ?? t.passkey))}">${escapeHtml(t.remove)}</button></form></li>`,
         )
         .join('\n')}</ul>`
-    : '<p>No passkeys yet.</p>';
+    : `<p>${escapeHtml(t.noPasskeys)}</p>`;
   return page({
-    title: v.error ? 'Error: Sign-in security' : 'Sign-in security',
-    body: `<h1>Sign-in security</h1>
-<p>Signed in as <strong>${escapeHtml(v.accountLabel)}</strong>.</p>
+    lang,
+    title: v.error ? t.errorTitle : t.title,
+    body: `<h1>${escapeHtml(t.title)}</h1>
+<p>${escapeHtml(t.signedInAs)} <strong>${escapeHtml(v.accountLabel)}</strong>.</p>
 ${v.notice ? `<p class="notice" role="status">${escapeHtml(v.notice)}</p>` : ''}
 ${errorBlock(v.error)}
-<h2>Authenticator app</h2>
+<h2>${escapeHtml(t.appHeading)}</h2>
 ${totp}
-<h2>Passkeys</h2>
+<h2>${escapeHtml(t.passkeysHeading)}</h2>
 ${list}
-${passkeyForm({ action: '/account/security/passkeys', optionsUrl: '/account/security/passkeys/options', csrf: v.csrf, label: 'Add a passkey', kind: 'register', id: 'passkey-add', nameField: true })}
-${accountNav('/account/security')}
+${passkeyForm({ action: '/account/security/passkeys', optionsUrl: '/account/security/passkeys/options', csrf: v.csrf, label: t.addPasskey, kind: 'register', id: 'passkey-add', nameField: true, nameLabel: { label: t.passkeyName, hint: t.passkeyNameHint } })}
+${accountNav('/account/security', all.accountNav)}
 ${PASSKEY_SCRIPTS}`,
   });
 }

@@ -4,7 +4,7 @@ import { LoginFailed } from '../../kit/upstream-login/provider.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { CsrfTokens } from '../web/csrf.ts';
 import { escapeHtml, page } from '../web/layout.ts';
-import { html } from '../web/respond.ts';
+import { html, pageLanguage } from '../web/respond.ts';
 import type { AccountGuard, AccountPage } from '../access/account-guard.ts';
 import { signedIn, type SignedIn } from '../sessions/signed-in.ts';
 import { signInLink } from '../web/sign-in-link.ts';
@@ -54,6 +54,7 @@ export async function overview(
       linked: await linkedAccounts(deps.db, who.account.id),
       providers: [...deps.providers].map(([id, p]) => ({ id, name: p.name })),
       ...extra,
+      loc: pageLanguage(reply.request, reply),
     }),
   );
 }
