@@ -1,3 +1,4 @@
+import { EventFilterFields } from '../EventFilterFields.tsx';
 import { useCallback, useState, type FormEvent } from 'react';
 import { Pager } from '../../admin/Pager.tsx';
 import '../../app/console-screens.css';
@@ -6,7 +7,6 @@ import { useScreen } from '../../app/useTitle.ts';
 import { WideTable } from '../../app/WideTable.tsx';
 import { messageOf } from '../../data/errors.ts';
 import { useCursorPages } from '../../data/paging.ts';
-import { EVENT_TYPES } from '../types.ts';
 import { eventsApi, eventsPath, readKeys, useCounts, type ApiEventSummary } from './api.ts';
 import { CountsView } from './CountsView.tsx';
 import './explorer.css';
@@ -92,31 +92,7 @@ export default function ExplorerScreen() {
               </div>
             </>
           )}
-          <div className="field">
-            <label htmlFor="explore-type">Type</label>
-            <select id="explore-type" value={form.type} onChange={set('type')}>
-              <option value="">Any type</option>
-              {EVENT_TYPES.map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor="explore-user">User id</label>
-            <input id="explore-user" maxLength={256} autoComplete="off" value={form.user} onChange={set('user')} />
-          </div>
-          <div className="field">
-            <label htmlFor="explore-session">Session id</label>
-            <input
-              id="explore-session"
-              maxLength={256}
-              autoComplete="off"
-              value={form.session}
-              onChange={set('session')}
-            />
-          </div>
+          <EventFilterFields idPrefix="explore" values={form} set={set} />
           <div className="actions">
             <button type="submit">Search</button>
             <button type="button" className="secondary" onClick={() => apply(EMPTY)}>

@@ -1,3 +1,4 @@
+import { EventFilterFields } from '../EventFilterFields.tsx';
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import '../../app/console-screens.css';
 import { Link } from '../../app/router.tsx';
@@ -5,7 +6,6 @@ import { SafeLink } from '../../app/SafeLink.tsx';
 import { useScreen } from '../../app/useTitle.ts';
 import '../explorer/explorer.css';
 import { chooseProject, projectInAddress, ProjectPicker } from '../explorer/ProjectPicker.tsx';
-import { EVENT_TYPES } from '../types.ts';
 import './live.css';
 import { useLiveStream, type LiveQuery, type LiveRecord } from './useLiveStream.ts';
 
@@ -192,31 +192,7 @@ export default function LiveScreen() {
       <search aria-label="Live events">
         <form className="filters-bar" onSubmit={submit}>
           <ProjectPicker id="live-project" value={projectId} onChange={pick} />
-          <div className="field">
-            <label htmlFor="live-type">Type</label>
-            <select id="live-type" value={form.type} onChange={set('type')}>
-              <option value="">Any type</option>
-              {EVENT_TYPES.map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor="live-user">User id</label>
-            <input id="live-user" maxLength={256} autoComplete="off" value={form.user} onChange={set('user')} />
-          </div>
-          <div className="field">
-            <label htmlFor="live-session">Session id</label>
-            <input
-              id="live-session"
-              maxLength={256}
-              autoComplete="off"
-              value={form.session}
-              onChange={set('session')}
-            />
-          </div>
+          <EventFilterFields idPrefix="live" values={form} set={set} />
           <div className="field checkbox">
             <input
               id="live-rejected"
