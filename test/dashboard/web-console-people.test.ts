@@ -122,8 +122,12 @@ describe('the console: finding and managing a person', () => {
 
   const statusSays = (page: Page, text: string | RegExp) =>
     page.getByRole('status').filter({ hasText: text }).first().waitFor();
-  const rowHeaders = (page: Page, table: string | RegExp) =>
-    page.getByRole('table', { name: table }).getByRole('rowheader').allTextContents();
+  // Each section of a person's page loads on its own: a table is read once it is drawn.
+  const rowHeaders = async (page: Page, table: string | RegExp) => {
+    const drawn = page.getByRole('table', { name: table });
+    await drawn.getByRole('rowheader').first().waitFor();
+    return drawn.getByRole('rowheader').allTextContents();
+  };
 
   test("search, then a person's page: everything typed stays text, nothing secret is shown", async () => {
     const page = await openPage(browser, problems);
