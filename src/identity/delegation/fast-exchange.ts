@@ -174,10 +174,14 @@ async function decide(
 > {
   const provider = deps.holder.current;
   try {
-    const { subject, parentChain, root } = await subjectOf(provider, deps, params.subject_token!);
+    // Both tokens looked up at once (one query of the token lookup's between them): which refusal comes first does not
+    // matter here, as any refusal is the provider's to make, in its order.
+    const [{ subject, parentChain, root }, { agentId, boundTo, spend }] = await Promise.all([
+      subjectOf(provider, deps, params.subject_token!),
+      actorOf(deps, provider, params, request.ip),
+    ]);
     // The organization is the provider's to decide (organizations/token-scope.ts reads it from its request).
     if (boundOrganization(subject)) return undefined;
-    const { agentId, boundTo, spend } = await actorOf(deps, provider, params, request.ip);
     const agent = await activeAgent(deps, agentId);
     const a = agent.agent!;
     const x: Exchange = {
