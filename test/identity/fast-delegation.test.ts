@@ -439,3 +439,36 @@ test('a subject revoked while the token is issued: the fast route refuses as the
     ExchangeWrites.prototype.tokenRowId = lookup;
   }
 });
+
+test('a statement failing once the token is saved: the fast route answers as the provider does (503 for an outage, else 500)', async () => {
+  const plannerOwn = await accessToken(runtime, agents.planner!.id, 'notes:read');
+  const link = ExchangeWrites.prototype.linkAndRecord;
+  const failures: [string, () => Error, number, string][] = [
+    [
+      'the database gone',
+      () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      503,
+      'temporarily_unavailable',
+    ],
+    ['another failure', () => new Error('something else broke'), 500, 'server_error'],
+  ];
+  try {
+    for (const [what, failure, status, error] of failures) {
+      ExchangeWrites.prototype.linkAndRecord = async () => {
+        throw failure();
+      };
+      const pair = await both(async () => exchangeParams(await accessToken(notes, personId, 'notes:read'), plannerOwn));
+      assert.equal(pair.fastWentToProvider, false, `${what}: answered by the fast route`);
+      assert.deepEqual([pair.fast.status, pair.fast.json.error], [status, error], what);
+      assert.deepEqual(
+        [pair.fast.status, pair.fast.json],
+        [pair.slow.status, pair.slow.json],
+        `${what}: the provider's answer`,
+      );
+      assert.deepEqual(headersOf(pair.fast.headers), headersOf(pair.slow.headers), `${what}: the provider's headers`);
+      assert.deepEqual(pair.records, [0, 0], `${what}: nothing recorded by either`);
+    }
+  } finally {
+    ExchangeWrites.prototype.linkAndRecord = link;
+  }
+});

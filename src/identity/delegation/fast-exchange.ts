@@ -22,7 +22,8 @@ import { errors, type AccessToken } from 'oidc-provider';
 import type { ClientStore } from '../oidc/clients.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import type { Database } from '../../kit/db.ts';
+import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
+import { DEFAULT_RETRY_AFTER_SECONDS } from '../../kit/app.ts';
 import { fastCaller, fastRouteOrigin, FastRefusal, requestedScopes } from '../oidc/fast-route.ts';
 import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE } from '../oidc/protocol.ts';
 import { boundOrganization } from '../organizations/token-scope.ts';
@@ -93,11 +94,19 @@ function exchangeParams(params: ParsedUrlQuery): Params | undefined {
  */
 const JSON_ACCEPT = /^\s*(\*\/\*|application\/json)\s*$/i;
 
-/** What the provider's own error handler answers for an error thrown once the token is saved. */
-function refusalOf(err: unknown): FastRefusal {
-  return err instanceof errors.OIDCProviderError && err.expose
-    ? new FastRefusal(err.statusCode, err.message, err.error_description ?? '')
-    : new FastRefusal(500, 'server_error', 'oops! something went wrong');
+/**
+ * What the provider answers for an error thrown once the token is saved: its error handler's answer, and for a database
+ * outage the service's 503 (oidc/provider.ts, databaseOutageIsTemporary), which also logs any other server error.
+ */
+function refusalOf(request: FastifyRequest, err: unknown): FastRefusal {
+  if (err instanceof errors.OIDCProviderError && err.expose)
+    return new FastRefusal(err.statusCode, err.message, err.error_description ?? '');
+  if (isDatabaseUnavailable(err))
+    return new FastRefusal(503, 'temporarily_unavailable', 'the database is unavailable; retry later', {
+      'retry-after': String(DEFAULT_RETRY_AFTER_SECONDS),
+    });
+  request.log.error({ err }, 'oidc provider error');
+  return new FastRefusal(500, 'server_error', 'oops! something went wrong');
 }
 
 /** A delegated token for an agent, or undefined to leave the request to the provider (exchange.ts, exchangeForAgent). */
@@ -149,7 +158,7 @@ export async function issueForAgent(
     return answer;
   } catch (err) {
     // Saved: no longer the provider's to answer. The refused link was recorded with it (exchange-writes.ts).
-    return refusalOf(err);
+    return refusalOf(request, err);
   }
 }
 

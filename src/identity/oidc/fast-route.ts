@@ -42,9 +42,12 @@ export const fastRouteOrigin = new AsyncLocalStorage<{ ip: string | undefined; u
 export class FastRefusal {
   readonly status: number;
   readonly body: { error: string; error_description: string };
-  constructor(status: number, error: string, description: string) {
+  /** Beside the route's own headers (Retry-After). */
+  readonly headers: Record<string, string>;
+  constructor(status: number, error: string, description: string, headers: Record<string, string> = {}) {
     this.status = status;
     this.body = { error, error_description: description };
+    this.headers = headers;
   }
 }
 
@@ -96,6 +99,7 @@ export async function registerFastRoute(app: App, route: FastRoute): Promise<voi
           const json = JSON.stringify(refused ? answer.body : answer);
           reply.raw.writeHead(refused ? answer.status : 200, {
             ...route.headers,
+            ...(refused ? answer.headers : {}),
             'content-type': 'application/json; charset=utf-8',
             'cache-control': 'no-store',
             'content-length': Buffer.byteLength(json),
