@@ -23,7 +23,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const PHASES = new Set(
   (
     process.env.BENCH_PHASES ??
-    'bare,reference,token,token-provider,introspection,introspection-provider,apikey,jwt,delegation'
+    'bare,reference,token,token-provider,introspection,introspection-provider,apikey,jwt,delegation,delegation-provider'
   ).split(','),
 );
 
@@ -400,6 +400,9 @@ async function main(): Promise<void> {
       scope: 'events:write',
     }).toString();
     const delegationRequest = formPost(ready.port, '/oauth/token', delegationBody, { authorization: auth });
+    const providerDelegationRequest = formPost(ready.port, '/oauth/token', `${delegationBody}&via=provider`, {
+      authorization: auth,
+    });
     const active = (status: number, body: string) => status === 200 && body.includes('"active":true');
 
     const tables: Array<Array<[Result, Result | undefined]>> = [];
@@ -500,6 +503,14 @@ async function main(): Promise<void> {
       const delegation = PHASES.has('delegation')
         ? await load('delegation token (RFC 8693 with actor token)', ready.port, () => delegationRequest, issued)
         : skipped('delegation token (skipped)');
+      const delegationProvider = PHASES.has('delegation-provider')
+        ? await load(
+            'delegation token through the provider (fast route bypassed)',
+            ready.port,
+            () => providerDelegationRequest,
+            issued,
+          )
+        : skipped('delegation token through the provider (skipped)');
       // Each phase beside both ceilings: bare Fastify, and the in-memory oidc-provider's phase of the same kind
       // (introspection against its introspection, every token grant against its client_credentials token).
       tables.push([
@@ -513,6 +524,7 @@ async function main(): Promise<void> {
         [apiKey, refToken],
         [jwt, refToken],
         [delegation, refToken],
+        [delegationProvider, refToken],
       ]);
     }
 

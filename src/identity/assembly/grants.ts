@@ -10,7 +10,8 @@ import { apiKeyExchange, assertedPrincipal, jwtBearerGrant, type CredentialGrant
 import { issueForApiKey, issueForAssertion } from '../credentials/fast-grants.ts';
 import type { CredentialLookup } from '../credentials/lookup.ts';
 import { DELEGATION_PARAMS, exchangeForAgent } from '../delegation/exchange.ts';
-import { ExchangeWrites } from '../delegation/exchange-writes.ts';
+import type { ExchangeWrites } from '../delegation/exchange-writes.ts';
+import { issueForAgent } from '../delegation/fast-exchange.ts';
 
 export interface GrantDeps {
   db: Database;
@@ -23,6 +24,8 @@ export interface GrantDeps {
   credentials: CredentialLookup;
   /** IDENTITY_DELEGATION_MAX_DEPTH: the most agents one delegation chain may hold. */
   delegationMaxDepth: number;
+  /** The delegation exchange's lookups and links: one for the service, so the provider's grant and the fast route batch together. */
+  exchangeWrites: ExchangeWrites;
 }
 
 /**
@@ -37,7 +40,7 @@ export function tokenEndpointGrants(deps: GrantDeps, organizations: Organization
     accounts: deps.accounts,
     clients: deps.clients,
     organizations,
-    writes: new ExchangeWrites(deps.db),
+    writes: deps.exchangeWrites,
     knownScopes: deps.scopes,
     maxDepth: deps.delegationMaxDepth,
     approvalPage: new URL('/agents', deps.issuer).href,
@@ -55,12 +58,27 @@ export function tokenEndpointGrants(deps: GrantDeps, organizations: Organization
   ];
 }
 
-/** The same credential grants answered by the token endpoint's fast route (oidc/fast-token.ts), by grant type. */
+/**
+ * The same grants answered by the token endpoint's fast route (oidc/fast-token.ts), by grant type: a token exchange by its
+ * subject token's type (an API key, or a person's access token with an agent's actor token).
+ */
 export function fastGrants(
   deps: GrantDeps & { holder: ProviderHolder; onIssued(grantType: string): void },
 ): ReadonlyMap<string, FastGrant> {
-  return new Map([
-    [TOKEN_EXCHANGE, (request, params) => issueForApiKey(deps, request, params)],
+  const delegation = {
+    ...deps,
+    writes: deps.exchangeWrites,
+    knownScopes: deps.scopes,
+    maxDepth: deps.delegationMaxDepth,
+  };
+  return new Map<string, FastGrant>([
+    [
+      TOKEN_EXCHANGE,
+      (request, params) =>
+        params.subject_token_type === ACCESS_TOKEN_TYPE
+          ? issueForAgent(delegation, request, params)
+          : issueForApiKey(deps, request, params),
+    ],
     [JWT_BEARER, (request, params) => issueForAssertion(deps, request, params)],
   ]);
 }

@@ -9,6 +9,7 @@ import { purgeExpiredSessions } from '../sessions/store.ts';
 import { CredentialLookup, purgeSpentJtis } from '../credentials/lookup.ts';
 import { delegationClaims } from '../delegation/exchange.ts';
 import { delegationLive } from '../delegation/entitlement.ts';
+import { ExchangeWrites } from '../delegation/exchange-writes.ts';
 import { tokenEndpointGrants, type GrantDeps } from './grants.ts';
 import { sharedThrottle, type Assembly } from './services.ts';
 
@@ -38,6 +39,7 @@ export async function startProvider(a: Assembly): Promise<ProviderParts> {
     tokenEndpoint: new URL(ROUTES.token, config.issuer).href,
     credentials,
     delegationMaxDepth: config.delegationMaxDepth,
+    exchangeWrites: new ExchangeWrites(db),
   };
   const devicePolling = a.redis
     ? redisPollPace(a.redis, config.devicePollInterval)

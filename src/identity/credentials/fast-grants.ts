@@ -7,7 +7,7 @@
  *
  * Only the ordinary request is answered here: an app fastCaller takes, a form body of exactly the grant's parameters and
  * optionally `scope`, a live credential of an active principal, and scopes all allowed. Anything else — an actor token
- * (delegation), an organization, an audience, a refused scope, an unknown or revoked credential, a deactivated principal,
+ * (delegation, whose own fast path is delegation/fast-exchange.ts), an organization, an audience, a refused scope, an unknown or revoked credential, a deactivated principal,
  * an assertion refused or replayed, any error on the way — goes to the provider, which gives its own answer. Nothing is
  * written before that decision but a secret's last-use time (at most once a minute) and, for an assertion, its jti,
  * spent last: an assertion the provider then sees is refused as used, as it would be there.

@@ -1,8 +1,9 @@
-import { errors, type AccessToken, type TokenEndpointGrantContext } from 'oidc-provider';
+import { errors, type AccessToken, type Client, type TokenEndpointGrantContext } from 'oidc-provider';
 import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js';
 import type { Database } from '../../kit/db.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import type { OrganizationTokens } from '../organizations/token-scope.ts';
+import type { OidcProvider } from '../oidc/provider.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { PrincipalView } from '../principals/view.ts';
 import { actClaim, agentPolicy, delegatedAudience, delegatedScopes, type AgentPolicy } from './policy.ts';
@@ -32,7 +33,7 @@ export interface DelegationDeps {
   verifyActorAssertion(assertion: string, ip: string | undefined): Promise<string>;
 }
 
-type Params = {
+export type Params = {
   subject_token?: string;
   subject_token_type?: string;
   actor_token?: string;
@@ -53,7 +54,7 @@ export function delegationClaims(token: object): Record<string, unknown> | undef
  * invalid_grant with its description shown: the provider's own InvalidGrant always answers "grant request is invalid",
  * which is right for a bad token but leaves an agent guessing why its policy refused it.
  */
-const policyRefusal = (description: string) => new errors.CustomOIDCProviderError('invalid_grant', description);
+export const policyRefusal = (description: string) => new errors.CustomOIDCProviderError('invalid_grant', description);
 
 const words = (v: unknown) =>
   String(v ?? '')
@@ -63,17 +64,37 @@ const listOf = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typ
 const audienceOf = (aud: unknown): string[] => listOf(aud);
 
 /** A live access token of this service: unexpired, unrevoked, its app and principals active, its delegation unbroken. */
-async function liveAccessToken(
-  ctx: DelegationContext,
-  deps: DelegationDeps,
+export async function liveAccessToken(
+  provider: OidcProvider,
+  deps: Pick<DelegationDeps, 'db' | 'accounts' | 'clients'>,
   value: string,
 ): Promise<AccessToken | undefined> {
-  const token = await ctx.oidc.provider.AccessToken.find(value);
+  const token = await provider.AccessToken.find(value);
   if (!token || token.isExpired || !token.accountId) return undefined;
   if (!(await deps.clients.app(token.clientId!))?.active) return undefined;
   if (!(await deps.accounts.find(token.accountId))?.active) return undefined;
-  if (token.grantId && !(await ctx.oidc.provider.Grant.find(token.grantId))) return undefined;
+  if (token.grantId && !(await provider.Grant.find(token.grantId))) return undefined;
   return (await delegationLive(deps.db, deps.accounts, token)) ? token : undefined;
+}
+
+/** The agent an access token proves as the actor token: issued to it for itself; and the key it is bound to, if any. */
+export async function actorOfToken(
+  provider: OidcProvider,
+  deps: Pick<DelegationDeps, 'db' | 'accounts' | 'clients'>,
+  actorToken: string,
+): Promise<{ agentId: string; boundTo: string | undefined }> {
+  const own = await liveAccessToken(provider, deps, actorToken);
+  if (!own) throw new errors.InvalidGrant('the actor token is invalid, expired or revoked');
+  if (delegationOf(own))
+    throw policyRefusal("the actor token must be the agent's own token, not one it holds for someone");
+  return { agentId: own.accountId!, boundTo: own.jkt };
+}
+
+/** The principal the actor token proved, when it is an active agent. */
+export async function activeAgent(deps: Pick<DelegationDeps, 'accounts'>, agentId: string): Promise<PrincipalView> {
+  const agent = await deps.accounts.find(agentId);
+  if (!agent?.active || !agent.agent) throw policyRefusal('the actor token does not prove an active agent');
+  return agent;
 }
 
 /** The agent the actor token proves: a signed assertion of one of its keys, or an access token issued to it for itself. */
@@ -82,27 +103,25 @@ async function actorOf(
   deps: DelegationDeps,
 ): Promise<{ agent: PrincipalView; boundTo: string | undefined }> {
   const actorToken = ctx.oidc.params.actor_token!;
-  const actorType = ctx.oidc.params.actor_token_type;
-  let agentId: string;
-  let boundTo: string | undefined;
-  if (actorType === JWT_TOKEN_TYPE) {
-    agentId = await deps.verifyActorAssertion(actorToken, ctx.ip);
-  } else {
-    const own = await liveAccessToken(ctx, deps, actorToken);
-    if (!own) throw new errors.InvalidGrant('the actor token is invalid, expired or revoked');
-    if (delegationOf(own))
-      throw policyRefusal("the actor token must be the agent's own token, not one it holds for someone");
-    agentId = own.accountId;
-    boundTo = own.jkt;
-  }
-  const agent = await deps.accounts.find(agentId);
-  if (!agent?.active || !agent.agent) throw policyRefusal('the actor token does not prove an active agent');
-  return { agent, boundTo };
+  const { agentId, boundTo } =
+    ctx.oidc.params.actor_token_type === JWT_TOKEN_TYPE
+      ? { agentId: await deps.verifyActorAssertion(actorToken, ctx.ip), boundTo: undefined }
+      : await actorOfToken(ctx.oidc.provider, deps, actorToken);
+  return { agent: await activeAgent(deps, agentId), boundTo };
+}
+
+/** What either path (the provider's endpoint, or the fast route: fast-exchange.ts) reads of the request. */
+export interface ExchangeRequest {
+  provider: OidcProvider;
+  params: Params;
+  /** The authenticated app. */
+  client: Client;
+  ip: string | undefined;
 }
 
 /** What the exchange has learnt by the time its policy is checked. */
-interface Exchange {
-  ctx: DelegationContext;
+export interface Exchange {
+  req: ExchangeRequest;
   subject: AccessToken & { accountId: string };
   /** The person the chain starts from. */
   root: PrincipalView;
@@ -125,11 +144,7 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
   const params = ctx.oidc.params;
   const client = ctx.oidc.client!;
   checkParams(params);
-  const subject = await liveAccessToken(ctx, deps, params.subject_token!);
-  if (!subject) throw new errors.InvalidGrant('the subject token is invalid, expired or revoked');
-  const parentChain = delegationOf(subject)?.chain ?? [subject.accountId];
-  const root = await deps.accounts.find(parentChain[0]);
-  if (root?.type !== 'human') throw policyRefusal('the subject token must act for a person');
+  const { subject, parentChain, root } = await subjectOf(ctx.oidc.provider, deps, params.subject_token!);
   const { agent, boundTo } = await actorOf(ctx, deps);
   const chain = [...parentChain, agent.id];
   const record = { principalId: root.id, actorId: agent.id, chain, clientId: client.clientId, clientIp: ctx.ip };
@@ -139,8 +154,12 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
   let recorded = false;
   try {
     const a = agent.agent!;
-    const x: Exchange = { ctx, subject, root, agent, boundTo, parentChain, chain, policy: agentPolicy(a) };
-    const dPoP = await checkProofs(x);
+    const req: ExchangeRequest = { provider: ctx.oidc.provider, params, client, ip: ctx.ip };
+    const x: Exchange = { req, subject, root, agent, boundTo, parentChain, chain, policy: agentPolicy(a) };
+    const dPoP = await validateDpop(ctx.oidc.provider, ctx);
+    checkBindings(x, dPoP?.thumbprint);
+    // The delegated token stays in the subject's organization (the person's membership keeps it alive); naming another is refused.
+    await deps.organizations.decide(ctx, root.id, subject, { refuse: policyRefusal, source: 'the subject token' });
     await checkChain(deps, x);
     scopes = grantedScopes(deps, x);
     audience = grantedAudience(x);
@@ -148,9 +167,9 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
     if (!dPoP && (a.dpopRequired || client.dpopBoundAccessTokens))
       throw new errors.InvalidGrant('DPoP proof JWT not provided');
     await checkApproval(deps, x, scopes);
-    const issued = await saveDelegated(deps, x, scopes, audience, dPoP);
+    const issued = await saveDelegated(ctx, deps, x, scopes, audience, dPoP);
     recorded = true;
-    await linkAndAnswer(deps, x, issued, { ...record, scopes, audience, outcome: 'issued' });
+    ctx.body = await linkDelegated(deps, issued, { ...record, scopes, audience, outcome: 'issued' });
   } catch (err) {
     const code = (err as { error?: unknown }).error;
     if (typeof code === 'string' && !recorded)
@@ -159,8 +178,22 @@ export async function exchangeForAgent(ctx: DelegationContext, deps: DelegationD
   }
 }
 
+/** The subject token, live, and the person its chain starts from. */
+export async function subjectOf(
+  provider: OidcProvider,
+  deps: Pick<DelegationDeps, 'db' | 'accounts' | 'clients'>,
+  subjectToken: string,
+): Promise<{ subject: AccessToken & { accountId: string }; parentChain: string[]; root: PrincipalView }> {
+  const subject = await liveAccessToken(provider, deps, subjectToken);
+  if (!subject) throw new errors.InvalidGrant('the subject token is invalid, expired or revoked');
+  const parentChain = delegationOf(subject)?.chain ?? [subject.accountId!];
+  const root = await deps.accounts.find(parentChain[0]);
+  if (root?.type !== 'human') throw policyRefusal('the subject token must act for a person');
+  return { subject: subject as AccessToken & { accountId: string }, parentChain, root };
+}
+
 /** Missing or malformed parameters first (invalid_request), before any token is looked at. */
-function checkParams(params: Params): void {
+export function checkParams(params: Params): void {
   if (!params.actor_token)
     throw new errors.InvalidRequest("missing required parameter actor_token (the agent's own proof)");
   if (params.actor_token_type !== JWT_TOKEN_TYPE && params.actor_token_type !== ACCESS_TOKEN_TYPE) {
@@ -174,27 +207,26 @@ function checkParams(params: Params): void {
 /**
  * A bound token is only usable with a proof by its key, the subject as much as the actor: otherwise a stolen DPoP-bound
  * person token could be handed to any agent. One DPoP header proves one key, so both tokens bound to different keys
- * cannot be presented together. The request's proof, if any.
+ * cannot be presented together. `thumbprint`: the key of the request's proof, if any.
  */
-async function checkProofs({ ctx, subject, boundTo }: Exchange) {
-  const dPoP = await validateDpop(ctx.oidc.provider, ctx);
+export function checkBindings({ subject, boundTo }: Exchange, thumbprint: string | undefined): void {
   if (subject.jkt && boundTo && subject.jkt !== boundTo) {
     throw policyRefusal(
       'the subject token and the actor token are DPoP-bound to different keys: one DPoP proof cannot prove both',
     );
   }
-  if (subject.jkt && dPoP?.thumbprint !== subject.jkt)
+  if (subject.jkt && thumbprint !== subject.jkt)
     throw policyRefusal('the subject token is DPoP-bound: the request needs a DPoP proof by its key');
   // An actor token bound to a key proves the agent only with a proof by that key (otherwise a stolen bound token would do).
-  if (boundTo && dPoP?.thumbprint !== boundTo)
+  if (boundTo && thumbprint !== boundTo)
     throw policyRefusal('the actor token is DPoP-bound: the request needs a DPoP proof by its key');
-  return dPoP;
 }
 
-/** The organization, further delegation, loops, the chain's depth, and whom the agent may act for. */
-async function checkChain(deps: DelegationDeps, { ctx, subject, root, agent, parentChain, chain }: Exchange) {
-  // The delegated token stays in the subject's organization (the person's membership keeps it alive); naming another is refused.
-  await deps.organizations.decide(ctx, root.id, subject, { refuse: policyRefusal, source: 'the subject token' });
+/** Further delegation, loops, the chain's depth, and whom the agent may act for (the organization is decided before). */
+export async function checkChain(
+  deps: Pick<DelegationDeps, 'accounts' | 'maxDepth'>,
+  { root, agent, parentChain, chain }: Exchange,
+) {
   if (parentChain.length > 1) {
     const holder = await deps.accounts.find(parentChain.at(-1));
     if (!holder?.agent || !agentPolicy(holder.agent).canDelegate)
@@ -211,8 +243,11 @@ async function checkChain(deps: DelegationDeps, { ctx, subject, root, agent, par
 }
 
 /** The scopes asked for, within the subject token's, the agent's and the app's (policy.ts); all of them when none is asked. */
-function grantedScopes(deps: DelegationDeps, { ctx, subject, agent, policy }: Exchange): string[] {
-  const params = ctx.oidc.params;
+export function grantedScopes(
+  deps: Pick<DelegationDeps, 'knownScopes'>,
+  { req, subject, agent, policy }: Exchange,
+): string[] {
+  const params = req.params;
   const requested = words(params.scope);
   const unknown = requested.filter((s) => !deps.knownScopes.has(s));
   if (unknown.length) throw new errors.InvalidScope('requested scope is not known', unknown.join(' '));
@@ -221,7 +256,7 @@ function grantedScopes(deps: DelegationDeps, { ctx, subject, agent, policy }: Ex
     subject: words(subject.scope),
     agentAllowed: agent.allowedScopes,
     policy,
-    appAllowed: new Set(words(ctx.oidc.client.scope)),
+    appAllowed: new Set(words(req.client.scope)),
   });
   if (granted.refused.length)
     throw new errors.InvalidScope(
@@ -236,8 +271,8 @@ function grantedScopes(deps: DelegationDeps, { ctx, subject, agent, policy }: Ex
   return granted.scopes;
 }
 
-function grantedAudience({ ctx, subject, policy }: Exchange): string[] {
-  const aud = delegatedAudience(listOf(ctx.oidc.params.audience), audienceOf(subject.aud), policy);
+export function grantedAudience({ req, subject, policy }: Exchange): string[] {
+  const aud = delegatedAudience(listOf(req.params.audience), audienceOf(subject.aud), policy);
   if (aud.refused.length)
     throw new errors.InvalidTarget(
       `audience not allowed to this agent or outside the subject token's audience: ${aud.refused.join(' ')}`,
@@ -256,53 +291,65 @@ async function checkApproval(deps: DelegationDeps, { root, agent }: Exchange, sc
 
 /** The delegated token, saved: for the person, at most the agent's lifetime and never past the subject's expiry. */
 async function saveDelegated(
+  ctx: DelegationContext,
   deps: DelegationDeps,
-  { ctx, root, agent, chain, subject }: Exchange,
+  x: Exchange,
   scopes: string[],
   audience: string[],
   dPoP: Awaited<ReturnType<typeof validateDpop>>,
 ): Promise<{ token: AccessToken; value: string; parentTokenId: string }> {
-  const params = ctx.oidc.params;
-  const client = ctx.oidc.client;
+  const { token, parentTokenId } = await delegatedToken(deps, x, scopes, audience);
+  if (dPoP) {
+    await checkDpopReplay(ctx.oidc.provider, ctx, dPoP, x.req.client.clientId, errors.InvalidGrant);
+    token.setThumbprint('jkt', dPoP.thumbprint);
+  }
+  ctx.oidc.entity('AccessToken', token);
+  return { token, value: await token.save(), parentTokenId };
+}
+
+/**
+ * The delegated token, not yet saved, with its delegation claims, and the subject's row (its parent): for the person, at
+ * most the agent's lifetime and never past the subject's expiry.
+ */
+export async function delegatedToken(
+  deps: Pick<DelegationDeps, 'writes'>,
+  { req, root, agent, chain, subject }: Exchange,
+  scopes: string[],
+  audience: string[],
+): Promise<{ token: AccessToken; parentTokenId: string }> {
   const remaining = Math.floor(subject.exp! - Date.now() / 1000);
   if (remaining < 1) throw new errors.InvalidGrant('the subject token is expired');
-  const parentTokenId = await deps.writes.tokenRowId(params.subject_token!);
+  const parentTokenId = await deps.writes.tokenRowId(req.params.subject_token!);
   if (!parentTokenId) throw new errors.InvalidGrant('the subject token is invalid, expired or revoked');
 
   // No grant stands behind a delegated token (the person's approval and the subject token are its authority): the type
   // declarations require a grantId the provider itself does not.
-  type AccessTokenInit = ConstructorParameters<typeof ctx.oidc.provider.AccessToken>[0];
-  const token = new ctx.oidc.provider.AccessToken({
-    client,
+  type AccessTokenInit = ConstructorParameters<typeof req.provider.AccessToken>[0];
+  const token = new req.provider.AccessToken({
+    client: req.client,
     accountId: root.id,
     scope: scopes.join(' '),
     gty: 'token_exchange',
     expiresIn: Math.min(agent.agent!.maxTokenLifetime, remaining),
     ...(audience.length ? { aud: audience.length === 1 ? audience[0] : audience } : {}),
   } as unknown as AccessTokenInit);
-  if (dPoP) {
-    await checkDpopReplay(ctx.oidc.provider, ctx, dPoP, client.clientId, errors.InvalidGrant);
-    token.setThumbprint('jkt', dPoP.thumbprint);
-  }
   pendingClaims.set(token, { act: actClaim(chain), delegation_chain: chain, parent_token_id: parentTokenId });
-  ctx.oidc.entity('AccessToken', token);
-  return { token, value: await token.save(), parentTokenId };
+  return { token, parentTokenId };
 }
 
-/** The issued token linked to its chain and the exchange recorded (refused if the subject was revoked meanwhile); the answer. */
-async function linkAndAnswer(
-  deps: DelegationDeps,
-  { ctx }: Exchange,
+/** The saved token linked to its chain and the exchange recorded; the token response, or InvalidGrant when the subject was revoked meanwhile. */
+export async function linkDelegated(
+  deps: Pick<DelegationDeps, 'writes'>,
   { token, value, parentTokenId }: { token: AccessToken; value: string; parentTokenId: string },
   record: Omit<ExchangeRecord, 'parentTokenId'>,
-): Promise<void> {
+): Promise<Record<string, unknown>> {
   const tokenId = await deps.writes.linkAndRecord(value, {
     ...record,
     parentTokenId,
     expiresAt: new Date(Date.now() + token.expiration * 1000),
   });
   if (!tokenId) throw new errors.InvalidGrant('the subject token was revoked');
-  ctx.body = {
+  return {
     access_token: value,
     issued_token_type: ACCESS_TOKEN_TYPE,
     token_type: token.tokenType,

@@ -88,30 +88,14 @@ export async function tokenRowIds(db: Queryable, signatures: readonly string[]):
   return signatures.map((s) => ids.get(s));
 }
 
-export interface DelegatedLink {
-  /** The issued token's SHA-256. */
-  signature: string;
-  chain: readonly string[];
-  parentTokenId: string;
-}
-
 /**
- * Marks just-issued tokens as delegated (their chain and parent) in one statement. A token whose parent was revoked
- * meanwhile is revoked with it (`parent_revoked`). Answers each token found, with its row id and whether it is revoked.
+ * Marks just-issued tokens as delegated (their chain and parent), as a statement's common table expression: it reads `v`
+ * (signature: the issued token's SHA-256, chain, parent_id) and answers each token found, with its row id and whether it
+ * is revoked. A token whose parent was revoked meanwhile is revoked with it (`parent_revoked`).
  */
-export async function linkDelegated(
-  db: Queryable,
-  links: readonly DelegatedLink[],
-): Promise<Map<string, { id: string; revoked: boolean }>> {
-  const r = await db.query<{ signature: string; id: string; revoked: boolean }>(
-    `WITH v AS (SELECT * FROM unnest($1::text[], $2::jsonb[], $3::uuid[]) AS v(signature, chain, parent_id))
-     UPDATE oauth_tokens t SET delegation_chain = v.chain, parent_token_id = v.parent_id,
-            revoked = t.revoked OR p.revoked, revoked_at = CASE WHEN p.revoked THEN now() ELSE t.revoked_at END,
-            revoked_reason = CASE WHEN p.revoked THEN 'parent_revoked' ELSE t.revoked_reason END
-       FROM v JOIN oauth_tokens p ON p.id = v.parent_id
-      WHERE t.access_token_signature = v.signature
-      RETURNING t.id, t.revoked, t.access_token_signature AS signature`,
-    [links.map((l) => l.signature), links.map((l) => JSON.stringify(l.chain)), links.map((l) => l.parentTokenId)],
-  );
-  return new Map(r.rows.map((row) => [row.signature, { id: row.id, revoked: row.revoked }]));
-}
+export const LINK_DELEGATED = `UPDATE oauth_tokens t SET delegation_chain = v.chain, parent_token_id = v.parent_id,
+       revoked = t.revoked OR p.revoked, revoked_at = CASE WHEN p.revoked THEN now() ELSE t.revoked_at END,
+       revoked_reason = CASE WHEN p.revoked THEN 'parent_revoked' ELSE t.revoked_reason END
+  FROM v JOIN oauth_tokens p ON p.id = v.parent_id
+ WHERE t.access_token_signature = v.signature
+ RETURNING t.id, t.revoked, t.access_token_signature AS signature`;

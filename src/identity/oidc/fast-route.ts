@@ -35,14 +35,33 @@ export const PROVIDER_POST_HEADERS: Record<string, string> = {
  */
 export const fastRouteOrigin = new AsyncLocalStorage<{ ip: string | undefined; userAgent: string | undefined }>();
 
+/**
+ * An error a fast route answers itself, as the provider's error handler would (its JSON form): only for a request the
+ * route has already written for, which cannot be handed to the provider any more (fast-exchange.ts).
+ */
+export class FastRefusal {
+  readonly status: number;
+  readonly body: { error: string; error_description: string };
+  /** Beside the route's own headers (Retry-After). */
+  readonly headers: Record<string, string>;
+  constructor(status: number, error: string, description: string, headers: Record<string, string> = {}) {
+    this.status = status;
+    this.body = { error, error_description: description };
+    this.headers = headers;
+  }
+}
+
 export interface FastRoute {
   url: string;
   holder: ProviderHolder;
   issuer: string;
   /** Headers of every fast answer beside content-type, cache-control and content-length, as the provider sends them. */
   headers: Record<string, string>;
-  /** The JSON answer, or undefined when the provider must answer this request itself. May throw: the provider answers then. */
-  answer(request: FastifyRequest, body: Buffer): Promise<Record<string, unknown> | undefined>;
+  /**
+   * The JSON answer (or a refusal of its own), or undefined when the provider must answer this request itself. May throw:
+   * the provider answers then.
+   */
+  answer(request: FastifyRequest, body: Buffer): Promise<Record<string, unknown> | FastRefusal | undefined>;
 }
 
 export async function registerFastRoute(app: App, route: FastRoute): Promise<void> {
@@ -76,9 +95,11 @@ export async function registerFastRoute(app: App, route: FastRoute): Promise<voi
         reply.hijack();
         reply.raw.setHeader('x-request-id', request.id);
         if (answer) {
-          const json = JSON.stringify(answer);
-          reply.raw.writeHead(200, {
+          const refused = answer instanceof FastRefusal;
+          const json = JSON.stringify(refused ? answer.body : answer);
+          reply.raw.writeHead(refused ? answer.status : 200, {
             ...route.headers,
+            ...(refused ? answer.headers : {}),
             'content-type': 'application/json; charset=utf-8',
             'cache-control': 'no-store',
             'content-length': Buffer.byteLength(json),

@@ -3,18 +3,22 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { ProviderHolder } from './mount.ts';
 import { ROUTES } from './protocol.ts';
-import { needsProvider, PROVIDER_POST_HEADERS, registerFastRoute } from './fast-route.ts';
+import { needsProvider, PROVIDER_POST_HEADERS, registerFastRoute, type FastRefusal } from './fast-route.ts';
 import { issueClientCredentials, type FastClientCredentialsDeps } from './fast-client-credentials.ts';
 
-/** A feature's grant answered by the fast route: the token response, or undefined to leave the request to the provider. */
+/**
+ * A feature's grant answered by the fast route: the token response, or undefined to leave the request to the provider (or
+ * a refusal of its own, once it has written: the delegation exchange).
+ */
 export type FastGrant = (
   request: FastifyRequest,
   params: ParsedUrlQuery,
-) => Promise<Record<string, unknown> | undefined>;
+) => Promise<Record<string, unknown> | FastRefusal | undefined>;
 
 /**
  * POST /oauth/token's fast route (issue 14): the ordinary client-credentials request (fast-client-credentials.ts), and the
- * features' grants by grant type (`grants`: the API-key exchange and key-pair assertions, credentials/fast-grants.ts), are
+ * features' grants by grant type (`grants`: the API-key exchange and key-pair assertions, credentials/fast-grants.ts; the
+ * delegation exchange, delegation/fast-exchange.ts), are
  * answered outside the provider's Koa stack; every other request, and any of these the issuers leave, goes to the
  * provider untouched.
  */

@@ -38,18 +38,36 @@ export class TokenLookup {
   }
 }
 
+/**
+ * The row ids of access tokens looked up lately, by signature (a row's id never changes, so a remembered one is never
+ * stale): the delegation exchange links its token to the subject's row, just looked up here, without asking again
+ * (delegation/exchange-writes.ts). Past MAX_ROW_IDS entries it starts over.
+ */
+const rowIds = new Map<string, string>();
+const MAX_ROW_IDS = 10_000;
+
+/** The row id of an access token looked up lately by its signature, if remembered. */
+export function lookedUpRowId(signature: string): string | undefined {
+  return rowIds.get(signature);
+}
+
 // Planned at each call, not prepared: a generic plan made while oauth_tokens is small is a sequential scan, kept until
 // an ANALYZE invalidates it (db.ts).
 async function query(db: Database, signatures: string[]): Promise<Map<string, TokenRow>> {
-  const r = await db.query<TokenRow & { signature: string }>(
-    `SELECT access_token_signature AS signature, kind, payload, consumed_at::text AS consumed_at, revoked
+  const r = await db.query<TokenRow & { signature: string; id: string; access: boolean }>(
+    `SELECT access_token_signature AS signature, kind, payload, consumed_at::text AS consumed_at, revoked, id, true AS access
        FROM oauth_tokens WHERE access_token_signature = ANY($1::text[])
      UNION ALL
-     SELECT refresh_token_signature, kind, payload, consumed_at::text, revoked
+     SELECT refresh_token_signature, kind, payload, consumed_at::text, revoked, id, false
        FROM oauth_tokens WHERE refresh_token_signature = ANY($1::text[])`,
     [signatures],
   );
   const rows = new Map<string, TokenRow>();
-  for (const { signature, ...row } of r.rows) rows.set(signature, row);
+  for (const { signature, id, access, ...row } of r.rows) {
+    rows.set(signature, row);
+    if (!access) continue;
+    if (rowIds.size >= MAX_ROW_IDS) rowIds.clear();
+    rowIds.set(signature, id);
+  }
   return rows;
 }
