@@ -47,6 +47,8 @@ interface Wire {
   sendCopyFail(message: string): void;
 }
 
+const COPY_REFUSED = 'COPY FROM STDIN is not supported: there is no data to send';
+
 const prepareValue = (pg as unknown as { utils: { prepareValue: (v: unknown) => unknown } }).utils.prepareValue;
 
 /**
@@ -64,6 +66,7 @@ export class Exchange implements pg.Submittable {
   private readonly types: TypeParsers | undefined;
   private readonly results: StepResult[] = [];
   private current: RowReader | undefined;
+  private copyRefused = false;
   private settle: ((r: ExchangeResult) => void) | undefined;
   readonly done: Promise<ExchangeResult>;
 
@@ -116,16 +119,24 @@ export class Exchange implements pg.Submittable {
   }
 
   handleError(err: Error): void {
-    this.finish(err);
+    // The server reports the refusal as a cancel (57014); it is the statement that is not supported, no timeout.
+    this.finish(this.copyRefused ? new Error(COPY_REFUSED) : err);
   }
 
   handleReadyForQuery(): void {
     this.finish(undefined);
   }
 
-  /** COPY FROM STDIN has no data to read here: refused, which ends the statement with an error. */
+  /**
+   * COPY FROM STDIN has no data to read here: refused, which ends the statement with an error. The server ignored
+   * the exchange's Sync while it waited for data (the protocol says so), and skips to a Sync after the error: one
+   * more is sent, which brings the one ReadyForQuery the exchange waits for.
+   */
   handleCopyInResponse(connection: pg.Connection): void {
-    (connection as unknown as Wire).sendCopyFail('COPY FROM STDIN is not supported');
+    const wire = connection as unknown as Wire;
+    wire.sendCopyFail(COPY_REFUSED);
+    wire.sync();
+    this.copyRefused = true;
   }
 
   handleCopyData(): void {}
