@@ -156,6 +156,20 @@ describe('postgres sessions reused across queries', () => {
     }
   });
 
+  it('a value that cannot be sent fails the query before anything is written, and the connection stays usable', async () => {
+    const pool = driver.open(settings({ readOnly: true }));
+    try {
+      const { pid } = await one(pool, 'SELECT pg_backend_pid() AS pid');
+      const circular: Record<string, unknown> = {};
+      circular.self = circular;
+      await assert.rejects(pool.run({ sql: 'SELECT $1::text AS v', values: [circular], maxRows: 1 }), /circular/i);
+      assert.deepEqual(await one(pool, 'SELECT pg_backend_pid() AS pid'), { pid });
+      assert.equal(await backendState(pid), 'idle');
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('refuses COPY FROM STDIN (no data to send) and keeps the connection', async () => {
     const pool = driver.open(settings());
     try {

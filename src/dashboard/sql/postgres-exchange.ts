@@ -40,7 +40,7 @@ const ResultClass = pg.Result as unknown as new (
 interface Wire {
   stream: { cork?: () => void; uncork?: () => void };
   parse(m: { text: string }): void;
-  bind(m: { portal: string; statement: string; values: unknown[]; valueMapper: (v: unknown) => unknown }): void;
+  bind(m: { portal: string; statement: string; values: unknown[] }): void;
   describe(m: { type: 'P'; name: string }): void;
   execute(m: { portal: string; rows?: number | undefined }): void;
   sync(): void;
@@ -78,15 +78,23 @@ export class Exchange implements pg.Submittable {
     });
   }
 
-  submit(connection: pg.Connection): void {
+  /** Returns an error, as pg's own queries do, when a value cannot be sent: nothing is written then. */
+  submit(connection: pg.Connection): Error | undefined {
     const wire = connection as unknown as Wire;
     const steps = this.plan();
+    let values: unknown[][];
+    try {
+      // Converted before anything is written: a throw half way would leave the server waiting for a Sync.
+      values = steps.map((step) => (step.values ?? []).map(prepareValue));
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
     // Corked so the messages leave in one write, as pg does for a query of its own.
     wire.stream.cork?.();
     try {
-      for (const step of steps) {
+      for (const [i, step] of steps.entries()) {
         wire.parse({ text: step.text });
-        wire.bind({ portal: '', statement: '', values: step.values ?? [], valueMapper: prepareValue });
+        wire.bind({ portal: '', statement: '', values: values[i]! });
         wire.describe({ type: 'P', name: '' });
         wire.execute({ portal: '', rows: step.maxRows });
       }
@@ -94,6 +102,7 @@ export class Exchange implements pg.Submittable {
     } finally {
       wire.stream.uncork?.();
     }
+    return undefined;
   }
 
   handleRowDescription(msg: { fields: pg.FieldDef[] }): void {
