@@ -77,9 +77,9 @@ describe('postgres sessions reused across queries', () => {
       assert.deepEqual(
         await one(
           pool,
-          "SELECT current_setting('statement_timeout') AS t, current_setting('transaction_read_only') AS r, pg_backend_pid() AS pid",
+          "SELECT current_setting('statement_timeout') AS t, current_setting('transaction_read_only') AS r, current_setting('default_transaction_read_only') AS d, pg_backend_pid() AS pid",
         ),
-        { t: '1s', r: 'on', pid },
+        { t: '1s', r: 'on', d: 'on', pid },
       );
       // The server's own timeout fires (not the service's backstop two seconds later), and the connection stays.
       await assert.rejects(

@@ -19,10 +19,13 @@ import { guardRun } from './run-guard.ts';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
-/** The session every data source connection starts with; DISCARD ALL after each query returns to exactly this. */
+/** The session every data source connection starts with; the clean-up after each query returns to exactly this. */
 function sessionOptions(settings: ConnectionSettings): string {
   return [
     `-c statement_timeout=${settings.queryTimeoutSeconds * 1000}`,
+    // A second lock besides each query's BEGIN READ ONLY: any transaction on the connection is read-only unless it
+    // asks otherwise, and RESET ALL after each query undoes a query that changed the default.
+    ...(settings.readOnly ? ['-c default_transaction_read_only=on'] : []),
     '-c TimeZone=UTC',
     '-c DateStyle=ISO',
     '-c IntervalStyle=iso_8601',
