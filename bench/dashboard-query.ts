@@ -1,11 +1,14 @@
 /**
  * Dashboard query benchmark: POST /api/v1/datasources/:id/query answering 10,000 rows of 10 mixed columns from
- * a real PostgreSQL table, against the same query through a bare `pg` call plus JSON.stringify, in the same run.
- * The service runs in a child process (its default configuration, a read-only data source on the same server);
- * this process sends one query at a time over a keep-alive connection and runs the bare path itself, the two
- * paths alternating query by query.
+ * a real PostgreSQL table, then one row of the same table, each against the same query through a bare `pg` call
+ * plus JSON.stringify, in the same run. The service runs in a child process (its default configuration, a
+ * read-only data source on the same server); this process sends one query at a time over a keep-alive connection
+ * and runs the bare path itself, the two paths alternating query by query. Last, the one-row query runs through a
+ * second data source that reaches PostgreSQL through a counting proxy (bench/support/pg-trips.ts): the round
+ * trips the service makes to the source per query. The timed phases do not go through the proxy.
  *
- *   npm run bench:dashboard              (BENCH_QUERIES=40 measured after BENCH_WARMUP=8, per path)
+ *   npm run bench:dashboard   (BENCH_QUERIES=40 after BENCH_WARMUP=8 per path for 10,000 rows;
+ *                              BENCH_ONE_ROW_QUERIES=400 after BENCH_ONE_ROW_WARMUP=50 for one row)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,9 +16,13 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { connect, type Socket } from 'node:net';
 import { percentile } from './support/connection.ts';
+import { countingProxy } from './support/pg-trips.ts';
 
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 40);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 8);
+const ONE_ROW_QUERIES = Number(process.env.BENCH_ONE_ROW_QUERIES ?? 400);
+const ONE_ROW_WARMUP = Number(process.env.BENCH_ONE_ROW_WARMUP ?? 50);
+const COUNTED_QUERIES = 50;
 const ROWS = 10_000;
 
 // Ten columns of the kinds dashboards read: integers, a bigint, an exact decimal, text of two lengths, a boolean,
@@ -33,11 +40,15 @@ const SETUP = `
   ANALYZE sales;`;
 export const QUERY =
   'SELECT id, account, amount, region, note, paid, placed_at, day, score, meta FROM sales ORDER BY id';
+export const ONE_ROW_QUERY =
+  'SELECT id, account, amount, region, note, paid, placed_at, day, score, meta FROM sales WHERE id = 4242';
 
 interface Ready {
   port: number;
   token: string;
   dataSourceId: number;
+  /** The same database through the counting proxy. */
+  countedSourceId: number;
 }
 
 async function freePort(): Promise<number> {
@@ -49,7 +60,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function serve(serviceUrl: string, dataUrl: string): Promise<void> {
+async function serve(serviceUrl: string, dataUrl: string, countedUrl: string): Promise<void> {
   const { buildDashboardApp } = await import('../src/dashboard/app.ts');
   const { loadDashboardConfig } = await import('../src/dashboard/config.ts');
   const { dashboardCommand } = await import('../src/dashboard/cli.ts');
@@ -60,6 +71,8 @@ async function serve(serviceUrl: string, dataUrl: string): Promise<void> {
     DATA_DIR: `/tmp/dashboard-bench-${process.pid}`,
     PLATFORM_SECRET_KEY: randomBytes(32).toString('hex'),
     DASHBOARD_JWT_SECRET: randomBytes(32).toString('base64url'),
+    // The limiter still counts every request (its cost is measured); the limit is high enough never to refuse one.
+    DASHBOARD_RATE_LIMITS: 'enterprise=1000000',
   });
   const app = await buildDashboardApp(config);
   await app.listen({ host: '127.0.0.1', port });
@@ -77,14 +90,19 @@ async function serve(serviceUrl: string, dataUrl: string): Promise<void> {
   );
   await dashboardCommand(['token', '--tenant', 'bench', '--email', 'admin@bench.example'], config, io);
   const token = JSON.parse(out[out.length - 1]!).accessToken as string;
-  const created = await app.inject({
-    method: 'POST',
-    url: '/api/v1/datasources',
-    headers: { authorization: `Bearer ${token}` },
-    payload: { name: 'Bench', slug: 'bench', type: 'postgres', connectionUrl: dataUrl },
-  });
-  if (created.statusCode !== 201) throw new Error(`creating the data source: ${created.body}`);
-  process.send!({ ready: { port, token, dataSourceId: created.json().id } satisfies Ready });
+  const source = async (slug: string, connectionUrl: string): Promise<number> => {
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/v1/datasources',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { name: slug, slug, type: 'postgres', connectionUrl },
+    });
+    if (created.statusCode !== 201) throw new Error(`creating the data source: ${created.body}`);
+    return created.json().id;
+  };
+  const dataSourceId = await source('bench', dataUrl);
+  const countedSourceId = await source('counted', countedUrl);
+  process.send!({ ready: { port, token, dataSourceId, countedSourceId } satisfies Ready });
   process.on('message', async (m: { stop?: boolean }) => {
     if (!m.stop) return;
     const maxRssKiB = process.resourceUsage().maxRSS;
@@ -105,16 +123,19 @@ class BigAnswerConnection {
   private expected = -1;
   private headerLength = 0;
   private waiting: ((r: { status: number; body: string }) => void) | undefined;
+  private failed: ((err: Error) => void) | undefined;
 
   constructor(port: number) {
     this.socket = connect({ host: '127.0.0.1', port, noDelay: true });
     this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    // One listener for the connection's life: one per request would pile up over hundreds of requests.
+    this.socket.on('error', (err) => this.failed?.(err));
   }
 
   request(bytes: Buffer): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
       this.waiting = resolve;
-      this.socket.once('error', reject);
+      this.failed = reject;
       this.socket.write(bytes);
     });
   }
@@ -170,14 +191,19 @@ function summarise(samples: number[], bytes: number): Timing {
  * Runs the two paths alternately, one query each in turn, so both see the same machine: the cores are shared
  * with other work, and measuring one path after the other would compare two different moments.
  */
-async function timeBoth(a: () => Promise<number>, b: () => Promise<number>): Promise<[Timing, Timing]> {
-  for (let i = 0; i < WARMUP; i++) {
+async function timeBoth(
+  a: () => Promise<number>,
+  b: () => Promise<number>,
+  queries = QUERIES,
+  warmup = WARMUP,
+): Promise<[Timing, Timing]> {
+  for (let i = 0; i < warmup; i++) {
     await a();
     await b();
   }
   const samples: [number[], number[]] = [[], []];
   const bytes = [0, 0];
-  for (let i = 0; i < QUERIES; i++) {
+  for (let i = 0; i < queries; i++) {
     for (const [k, run] of [a, b].entries()) {
       const t = performance.now();
       bytes[k] = await run();
@@ -187,16 +213,56 @@ async function timeBoth(a: () => Promise<number>, b: () => Promise<number>): Pro
   return [summarise(samples[0], bytes[0]!), summarise(samples[1], bytes[1]!)];
 }
 
+function queryRequest(ready: Ready, sourceId: number, query: string, maxRows: number): Buffer {
+  const body = JSON.stringify({ query, maxRows });
+  return Buffer.from(
+    [
+      `POST /api/v1/datasources/${sourceId}/query HTTP/1.1`,
+      `host: 127.0.0.1:${ready.port}`,
+      'content-type: application/json',
+      `authorization: Bearer ${ready.token}`,
+      `content-length: ${Buffer.byteLength(body)}`,
+      '',
+      body,
+    ].join('\r\n'),
+  );
+}
+
+const f = (n: number) => n.toFixed(2);
+
+function printPhase(title: string, viaService: Timing, viaBare: Timing, target: number): void {
+  const ratio = viaService.p50 / viaBare.p50;
+  console.log(title);
+  console.log('| path | mean ms | p50 ms | p99 ms | body bytes |');
+  console.log('|---|---|---|---|---|');
+  console.log(
+    `| POST /api/v1/datasources/:id/query | ${f(viaService.mean)} | ${f(viaService.p50)} | ${f(viaService.p99)} | ${viaService.bytes.toLocaleString('en')} |`,
+  );
+  console.log(
+    `| bare pg + JSON.stringify | ${f(viaBare.mean)} | ${f(viaBare.p50)} | ${f(viaBare.p99)} | ${viaBare.bytes.toLocaleString('en')} |`,
+  );
+  console.log(
+    `ratio (p50): ${ratio.toFixed(2)}x (target <= ${target}x: ${ratio <= target ? 'met' : 'NOT met'}); ratio (mean): ${(viaService.mean / viaBare.mean).toFixed(2)}x`,
+  );
+}
+
 export async function queryBenchmark(): Promise<void> {
   const { freshPostgres } = await import('../test/support/postgres.ts');
   const service = await freshPostgres('bench_dash_service');
   const data = await freshPostgres('bench_dash_data');
+  const dataUrl = new URL(data.url);
+  const proxy = await countingProxy({ host: dataUrl.hostname, port: Number(dataUrl.port || 5432) });
+  const countedUrl = new URL(data.url);
+  countedUrl.hostname = '127.0.0.1';
+  countedUrl.port = String(proxy.port);
   let child: ChildProcess | undefined;
   const bare = new pg.Client({ connectionString: data.url });
+  const countedBare = new pg.Client({ connectionString: countedUrl.toString() });
   try {
     await bare.connect();
     await bare.query(SETUP);
-    child = fork(new URL(import.meta.url).pathname, ['serve', service.url, data.url], {
+    await countedBare.connect();
+    child = fork(new URL(import.meta.url).pathname, ['serve', service.url, data.url, countedUrl.toString()], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const ready = await new Promise<Ready>((resolve, reject) => {
@@ -204,74 +270,78 @@ export async function queryBenchmark(): Promise<void> {
       child!.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     });
 
-    const body = JSON.stringify({ query: QUERY, maxRows: ROWS });
-    const request = Buffer.from(
-      [
-        `POST /api/v1/datasources/${ready.dataSourceId}/query HTTP/1.1`,
-        `host: 127.0.0.1:${ready.port}`,
-        'content-type: application/json',
-        `authorization: Bearer ${ready.token}`,
-        `content-length: ${Buffer.byteLength(body)}`,
-        '',
-        body,
-      ].join('\r\n'),
-    );
     const connection = new BigAnswerConnection(ready.port);
-    let checked = false;
-    const [viaService, viaBare] = await timeBoth(
-      async () => {
+    const viaService = (request: Buffer, rows: number) => {
+      let checked = false;
+      return async () => {
         const r = await connection.request(request);
         if (r.status !== 200) throw new Error(`query answered ${r.status}: ${r.body.slice(0, 300)}`);
         if (!checked) {
           const parsed = JSON.parse(r.body);
-          if (parsed.rowCount !== ROWS || parsed.columns.length !== 10 || parsed.truncated)
-            throw new Error('the service did not answer 10,000 rows of 10 columns');
+          if (parsed.rowCount !== rows || parsed.columns.length !== 10 || parsed.truncated)
+            throw new Error(`the service did not answer ${rows} rows of 10 columns`);
           checked = true;
         }
         return Buffer.byteLength(r.body);
-      },
-      async () => {
-        const r = await bare.query(QUERY);
-        return Buffer.byteLength(JSON.stringify(r.rows));
-      },
+      };
+    };
+    const viaBare = (client: pg.Client, query: string) => async () => {
+      const r = await client.query(query);
+      return Buffer.byteLength(JSON.stringify(r.rows));
+    };
+
+    const many = await timeBoth(
+      viaService(queryRequest(ready, ready.dataSourceId, QUERY, ROWS), ROWS),
+      viaBare(bare, QUERY),
     );
+    const one = await timeBoth(
+      viaService(queryRequest(ready, ready.dataSourceId, ONE_ROW_QUERY, 1000), 1),
+      viaBare(bare, ONE_ROW_QUERY),
+      ONE_ROW_QUERIES,
+      ONE_ROW_WARMUP,
+    );
+
+    // Round trips: the pooled connection is opened by a first query, then counting starts.
+    const counted = viaService(queryRequest(ready, ready.countedSourceId, ONE_ROW_QUERY, 1000), 1);
+    await counted();
+    proxy.reset();
+    for (let i = 0; i < COUNTED_QUERIES; i++) await counted();
+    const serviceTrips = { ...proxy };
+    proxy.reset();
+    for (let i = 0; i < COUNTED_QUERIES; i++) await viaBare(countedBare, ONE_ROW_QUERY)();
+    const bareTrips = { ...proxy };
     connection.close();
 
     const stopped = await new Promise<{ maxRssMiB: number }>((resolve) => {
       child!.on('message', (m: { stopped?: { maxRssMiB: number } }) => m.stopped && resolve(m.stopped));
       child!.send({ stop: true });
     });
-    const ratio = viaService.p50 / viaBare.p50;
-    const f = (n: number) => n.toFixed(1);
     console.log(
-      `dashboard query benchmark: ${ROWS.toLocaleString('en')} rows x 10 columns, ${QUERIES} queries per path after ${WARMUP} warm-up, the two paths alternating, one query at a time`,
+      `dashboard query benchmark: one query at a time, the two paths alternating; ${ROWS.toLocaleString('en')} rows: ${QUERIES} queries per path after ${WARMUP} warm-up; one row: ${ONE_ROW_QUERIES} after ${ONE_ROW_WARMUP}`,
     );
-    console.log('| path | mean ms | p50 ms | p99 ms | body bytes |');
-    console.log('|---|---|---|---|---|');
+    printPhase(`${ROWS.toLocaleString('en')} rows x 10 columns`, many[0], many[1], 1.3);
+    printPhase('one row x 10 columns', one[0], one[1], 1.5);
+    const per = (n: number) => (n / COUNTED_QUERIES).toFixed(2);
     console.log(
-      `| POST /api/v1/datasources/:id/query | ${f(viaService.mean)} | ${f(viaService.p50)} | ${f(viaService.p99)} | ${viaService.bytes.toLocaleString('en')} |`,
-    );
-    console.log(
-      `| bare pg + JSON.stringify | ${f(viaBare.mean)} | ${f(viaBare.p50)} | ${f(viaBare.p99)} | ${viaBare.bytes.toLocaleString('en')} |`,
-    );
-    console.log(
-      `ratio (p50): ${ratio.toFixed(2)}x (target <= 1.3x: ${ratio <= 1.3 ? 'met' : 'NOT met'}); ratio (mean): ${(viaService.mean / viaBare.mean).toFixed(2)}x`,
+      `round trips to the source per one-row query (${COUNTED_QUERIES} queries through the counting proxy): service ${per(serviceTrips.turns)} (Sync ${per(serviceTrips.syncs)}, Query ${per(serviceTrips.queries)}, Flush ${per(serviceTrips.flushes)}, new connections ${serviceTrips.connections}; target <= 3: ${serviceTrips.turns / COUNTED_QUERIES <= 3 ? 'met' : 'NOT met'}); bare pg ${per(bareTrips.turns)}`,
     );
     console.log(
       `server peak RSS: ${stopped.maxRssMiB} MiB; bench process peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
     );
   } finally {
     await bare.end().catch(() => {});
+    await countedBare.end().catch(() => {});
     if (child && child.exitCode === null) {
       const exited = new Promise((resolve) => child!.once('exit', resolve));
       const timer = setTimeout(() => child!.kill(), 5_000);
       await exited;
       clearTimeout(timer);
     }
+    await proxy.close();
     await service.drop();
     await data.drop();
   }
 }
 
-if (process.argv[2] === 'serve') await serve(process.argv[3]!, process.argv[4]!);
+if (process.argv[2] === 'serve') await serve(process.argv[3]!, process.argv[4]!, process.argv[5]!);
 else if (import.meta.url === `file://${process.argv[1]}`) await queryBenchmark();

@@ -159,6 +159,28 @@ describe('mysql driver (MariaDB)', () => {
     }
   });
 
+  it('a read-only connection reused after a failed query is still in a read-only session', async () => {
+    const pool = driver.open(settings({ readOnly: true, maxConnections: 1, queryTimeoutSeconds: 7 }));
+    try {
+      const first = await pool.run({ sql: 'SELECT CONNECTION_ID() AS id', values: [], maxRows: 1 });
+      await assert.rejects(
+        pool.run({ sql: 'SELECT * FROM no_such_table', values: [], maxRows: 1 }),
+        (e: DataSourceError) => e.kind === 'query',
+      );
+      await assert.rejects(pool.run({ sql: 'DELETE FROM things', values: [], maxRows: 1 }), DataSourceError);
+      const r = await pool.run({
+        sql: "SELECT CONNECTION_ID() AS id, IF(@@tx_read_only, 'yes', 'no') AS ro, @@max_statement_time AS t",
+        values: [],
+        maxRows: 1,
+      });
+      assert.deepEqual(r.rows[0], { id: first.rows[0]!.id, ro: 'yes', t: 7 });
+      const [rows] = await admin.query('SELECT COUNT(*) AS n FROM things');
+      assert.equal(Number((rows as { n: number }[])[0]!.n), 2);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('hands no connection back dirty: variables, locks and settings are reset', async () => {
     const pool = driver.open(settings({ maxConnections: 1, queryTimeoutSeconds: 7 }));
     try {

@@ -77,15 +77,23 @@ function isMariaDb(conn: Conn): boolean {
   return /mariadb/i.test(conn._handshakePacket?.serverVersion ?? '');
 }
 
-/** The session every connection starts with, and returns to after each query: UTC, the timeout, read-only if asked. */
+/**
+ * The session every connection starts with, and returns to after each query: UTC, the timeout, read-only if asked.
+ * One statement, so one round trip: the read-only session is set through its variable (what SET SESSION TRANSACTION
+ * READ ONLY sets), named `tx_read_only` by MariaDB and `transaction_read_only` by MySQL 5.7.20 and later.
+ */
 async function setUp(conn: Conn, settings: ConnectionSettings): Promise<void> {
+  const mariaDb = isMariaDb(conn);
   // MariaDB's max_statement_time (seconds) covers every statement; MySQL's max_execution_time (ms) only SELECT,
   // which is why the service also cancels with KILL QUERY when its own timer passes.
-  const limit = isMariaDb(conn)
-    ? `max_statement_time = ${settings.queryTimeoutSeconds}`
-    : `max_execution_time = ${settings.queryTimeoutSeconds * 1000}`;
-  await call((cb) => conn.query(`SET SESSION time_zone = '+00:00', ${limit}`, (err) => cb(err)));
-  if (settings.readOnly) await call((cb) => conn.query('SET SESSION TRANSACTION READ ONLY', (err) => cb(err)));
+  const assignments = [
+    "time_zone = '+00:00'",
+    mariaDb
+      ? `max_statement_time = ${settings.queryTimeoutSeconds}`
+      : `max_execution_time = ${settings.queryTimeoutSeconds * 1000}`,
+  ];
+  if (settings.readOnly) assignments.push(mariaDb ? 'tx_read_only = 1' : 'transaction_read_only = 1');
+  await call((cb) => conn.query(`SET SESSION ${assignments.join(', ')}`, (err) => cb(err)));
 }
 
 /** COM_RESET_CONNECTION: rolls back, drops temporary tables, user variables, named locks and prepared statements. */
@@ -196,10 +204,8 @@ class MysqlPool implements DataSourcePool {
         cancel: () => killQuery(options, threadId),
         run: async () => {
           if (this.settings.readOnly) await call((cb) => conn.query('START TRANSACTION READ ONLY', (err) => cb(err)));
-          const streamed = await stream(conn, request.sql, request.values, request.maxRows);
-          if (!streamed.truncated && this.settings.readOnly)
-            await call((cb) => conn.query('ROLLBACK', (err) => cb(err)));
-          return streamed;
+          // No ROLLBACK of its own: the COM_RESET_CONNECTION that follows every query rolls the transaction back.
+          return stream(conn, request.sql, request.values, request.maxRows);
         },
       });
       if (!result.truncated) {

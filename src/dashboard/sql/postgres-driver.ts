@@ -1,5 +1,4 @@
 import pg from 'pg';
-import Cursor from 'pg-cursor';
 import { parseConnectionUrl, scrubSecrets } from './connection-url.ts';
 import {
   DataSourceError,
@@ -13,16 +12,20 @@ import {
   type TableDescriptor,
 } from './driver.ts';
 import { resolveAllowed, type NetworkPolicy } from './network.ts';
+import { exchange, type Step, type StepResult } from './postgres-exchange.ts';
 import { jsonSafeTypes } from './postgres-values.ts';
 import { likePattern } from './schema-filter.ts';
 import { guardRun } from './run-guard.ts';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
-/** The session every data source connection starts with; DISCARD ALL after each query returns to exactly this. */
+/** The session every data source connection starts with; the clean-up after each query returns to exactly this. */
 function sessionOptions(settings: ConnectionSettings): string {
   return [
     `-c statement_timeout=${settings.queryTimeoutSeconds * 1000}`,
+    // A second lock besides each query's BEGIN READ ONLY: any transaction on the connection is read-only unless it
+    // asks otherwise, and RESET ALL after each query undoes a query that changed the default.
+    ...(settings.readOnly ? ['-c default_transaction_read_only=on'] : []),
     '-c TimeZone=UTC',
     '-c DateStyle=ISO',
     '-c IntervalStyle=iso_8601',
@@ -72,7 +75,7 @@ function classify(err: unknown, url: string): DataSourceError {
 }
 
 // format_type without a modifier gives the base SQL name ("numeric", "character varying"); the modifier goes into
-// precision, scale and length. One catalog round trip per query also answers nullability for table columns.
+// precision, scale and length. The same lookup answers nullability for table columns.
 const DESCRIBE = `SELECT format_type(c.typ, NULL) AS type, a.attnotnull AS not_null
   FROM unnest($1::oid[], $2::oid[], $3::int2[]) WITH ORDINALITY AS c(typ, rel, att, i)
   LEFT JOIN pg_attribute a ON a.attrelid = c.rel AND a.attnum = c.att AND c.rel <> 0
@@ -99,22 +102,63 @@ function modifiers(oid: number, typmod: number): Pick<ColumnDescriptor, 'precisi
   }
 }
 
-async function describe(client: pg.PoolClient, fields: pg.FieldDef[]): Promise<ColumnDescriptor[]> {
-  if (fields.length === 0) return [];
-  const r = await client.query<{ type: string; not_null: boolean | null }>(DESCRIBE, [
-    fields.map((f) => f.dataTypeID),
-    fields.map((f) => f.tableID),
-    fields.map((f) => f.columnID),
-  ]);
+/** The catalog lookup for a result's columns, as a step of the exchange that cleans the connection up. */
+function describeStep(fields: pg.FieldDef[]): Step {
+  return {
+    text: DESCRIBE,
+    values: [fields.map((f) => f.dataTypeID), fields.map((f) => f.tableID), fields.map((f) => f.columnID)],
+  };
+}
+
+function columnsOf(fields: pg.FieldDef[], described: StepResult | undefined): ColumnDescriptor[] {
+  const rows = (described?.rows ?? []) as { type?: string; not_null?: boolean | null }[];
   return fields.map((f, i) => ({
     name: f.name,
-    type: r.rows[i]?.type ?? String(f.dataTypeID),
-    nullable: r.rows[i]?.not_null !== true,
+    type: rows[i]?.type ?? String(f.dataTypeID),
+    nullable: rows[i]?.not_null !== true,
     ...modifiers(f.dataTypeID, f.dataTypeModifier),
   }));
 }
 
-/** Returns a connection to the session it started with: no open transaction, settings, advisory locks, temp tables, prepared statements or listeners. */
+/**
+ * What DISCARD ALL does, statement by statement (its documented equivalent): DISCARD ALL itself refuses to run in
+ * the same exchange as other statements, these do not, so the cleanup shares the round trip of the ROLLBACK and the
+ * column lookup. The lookup comes after the settings are reset (no search_path or role the query set can change
+ * what it reads) and before DISCARD TEMP (a temporary table's columns are still there to describe).
+ */
+const RESET_SESSION = ['CLOSE ALL', 'SET SESSION AUTHORIZATION DEFAULT', 'RESET ALL'];
+const RESET_REST = [
+  'DEALLOCATE ALL',
+  'UNLISTEN *',
+  'SELECT pg_advisory_unlock_all()',
+  'DISCARD PLANS',
+  'DISCARD TEMP',
+  'DISCARD SEQUENCES',
+];
+
+/**
+ * The second and last round trip of a query: ends the transaction the query left (a read-only source's, always
+ * rolled back; any other a query somehow opened), returns the session to how it started, and looks the result's
+ * columns up. Returns the lookup's rows, or throws when any of it failed (the caller then falls back to `clean`).
+ */
+async function finishUp(client: pg.PoolClient, fields: pg.FieldDef[] | undefined): Promise<StepResult | undefined> {
+  let describedAt = -1;
+  const done = await exchange(client, () => {
+    // Read when the exchange is sent, that is once the query's answer (and its transaction status) is in.
+    const steps: Step[] = client.getTransactionStatus() === 'I' ? [] : [{ text: 'ROLLBACK' }];
+    for (const text of RESET_SESSION) steps.push({ text });
+    if (fields && fields.length > 0) {
+      describedAt = steps.length;
+      steps.push(describeStep(fields));
+    }
+    for (const text of RESET_REST) steps.push({ text });
+    return steps;
+  });
+  if (done.error) throw done.error;
+  return describedAt < 0 ? undefined : done.steps[describedAt];
+}
+
+/** Returns a connection to the session it started with in round trips of its own: the fallback when `finishUp` failed. */
 async function clean(client: pg.PoolClient): Promise<void> {
   try {
     await client.query('DISCARD ALL');
@@ -168,40 +212,42 @@ class PostgresPool implements DataSourcePool {
     // Whether the statements on this connection have finished (also after a cancel); if not, it cannot be cleaned.
     let finished = false;
     try {
-      const result = await guardRun({
+      const query = await guardRun({
         timeoutMs: this.settings.queryTimeoutSeconds * 1000,
         signal: request.signal,
         cancel: () => cancelBackend(config, (client as unknown as { processID: number | null }).processID),
         run: async () => {
           try {
-            if (this.settings.readOnly) await client.query('BEGIN READ ONLY');
-            const cursor = client.query(new Cursor(request.sql, request.values, { types: jsonSafeTypes }));
-            const rows = await cursor.read(request.maxRows + 1);
-            const fields = cursor._result.fields;
-            await cursor.close();
-            const columns = await describe(client, fields);
-            if (this.settings.readOnly) await client.query('ROLLBACK');
-            return { columns, rows };
+            // One round trip: the read-only transaction is opened in the same exchange as the query, so the query
+            // never runs if BEGIN READ ONLY did not (the server skips everything after an error up to the Sync).
+            const steps: Step[] = this.settings.readOnly ? [{ text: 'BEGIN READ ONLY' }] : [];
+            steps.push({ text: request.sql, values: request.values, maxRows: request.maxRows + 1 });
+            const answer = await exchange(client, () => steps, jsonSafeTypes);
+            if (answer.error) throw answer.error;
+            return answer.steps[steps.length - 1]!;
           } finally {
             finished = true;
           }
         },
       });
-      await clean(client);
+      const columns = columnsOf(query.fields, await finishUp(client, query.fields));
       reusable = true;
-      const truncated = result.rows.length > request.maxRows;
-      if (truncated) result.rows.length = request.maxRows;
-      return { columns: result.columns, rows: result.rows, rowCount: result.rows.length, truncated };
+      const rows = query.rows;
+      const truncated = rows.length > request.maxRows;
+      if (truncated) rows.length = request.maxRows;
+      return { columns, rows, rowCount: rows.length, truncated };
     } catch (err) {
       const e = classify(err, url);
       // A connection whose statement ended (with an SQL error, or cancelled by the timeout or the client leaving) is
       // reused only once it is verifiably clean, which also means the server has finished with it before the answer
       // goes out; one still busy after the grace period is dropped.
-      if (finished)
-        reusable = await clean(client).then(
-          () => true,
-          () => false,
-        );
+      if (finished && !reusable)
+        reusable = await finishUp(client, undefined)
+          .catch(() => clean(client))
+          .then(
+            () => true,
+            () => false,
+          );
       throw e;
     } finally {
       client.off('error', ignore);
