@@ -1,16 +1,12 @@
 import { parse as parseForm, type ParsedUrlQuery } from 'node:querystring';
-import type { FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { ProviderHolder } from './mount.ts';
 import { ROUTES } from './protocol.ts';
-import { needsProvider, PROVIDER_POST_HEADERS, registerFastRoute } from './fast-route.ts';
+import { needsProvider, PROVIDER_POST_HEADERS, registerFastRoute, type FastRequest } from './fast-route.ts';
 import { issueClientCredentials, type FastClientCredentialsDeps } from './fast-client-credentials.ts';
 
 /** A feature's grant answered by the fast route: the token response, or undefined to leave the request to the provider. */
-export type FastGrant = (
-  request: FastifyRequest,
-  params: ParsedUrlQuery,
-) => Promise<Record<string, unknown> | undefined>;
+export type FastGrant = (request: FastRequest, params: ParsedUrlQuery) => Promise<Record<string, unknown> | undefined>;
 
 /**
  * POST /oauth/token's fast route (issue 14): the ordinary client-credentials request (fast-client-credentials.ts), and the
