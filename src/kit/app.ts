@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -25,6 +26,12 @@ import { PUBLIC, accessOf, assertDeclared, enforceAccess, type AccessChecks, typ
 export const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A request's id: the caller's `x-request-id` when it looks like one, so a header cannot fill logs with arbitrary text. */
+export function requestIdOf(req: { headers: IncomingHttpHeaders }): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
 
 const outages = new WeakMap<object, OutageLog>();
 
@@ -121,12 +128,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger: loggerOptions(options.name, options.logLevel),
     logController: new RequestLogController(),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    // A caller's id is kept only when it looks like one, so a header cannot fill logs with arbitrary text.
     requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: requestIdOf,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Query, path parameters and headers are text and are coerced to their schema's types; JSON bodies are not.

@@ -5,6 +5,18 @@ import type { Database } from './db.ts';
 
 export { Registry };
 
+/** Counts one answered request in http_requests_total and http_request_duration_seconds; `started` from process.hrtime.bigint(). */
+export type HttpRecorder = (method: string, route: string, status: number, started: bigint) => void;
+
+const recorders = new WeakMap<object, HttpRecorder>();
+
+/** The app's HTTP request metrics, for a request answered without Fastify's hooks (kit/front-door.ts). */
+export function httpRecorder(app: App): HttpRecorder {
+  const record = recorders.get(app);
+  if (!record) throw new Error('registerMetrics was not called for this app');
+  return record;
+}
+
 /** Latency buckets for HTTP requests, in seconds: from a cached lookup to a slow commit. */
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -29,18 +41,18 @@ export function registerMetrics(app: App, registry: Registry, db: Database | und
     buckets: LATENCY_BUCKETS,
     registers,
   });
+  const record: HttpRecorder = (method, route, status, started) => {
+    const labels = { method, route, status: String(status) };
+    requests.inc(labels);
+    duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+  };
+  recorders.set(app, record);
   // Measured on the raw response so routes that answer on it themselves (the OAuth provider) count too.
   app.addHook('onRequest', async (request, reply) => {
     const started = process.hrtime.bigint();
     reply.raw.once('finish', () => {
       // The route's template, never the path itself: ids in paths would make a series per resource.
-      const labels = {
-        method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
-        status: String(reply.raw.statusCode),
-      };
-      requests.inc(labels);
-      duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      record(request.method, request.routeOptions.url ?? 'unmatched', reply.raw.statusCode, started);
     });
   });
 

@@ -13,13 +13,12 @@
  * spent last: an assertion the provider then sees is refused as used, as it would be there.
  */
 import type { ParsedUrlQuery } from 'node:querystring';
-import type { FastifyRequest } from 'fastify';
 import type { Database } from '../../kit/db.ts';
 import type { AppRecord } from '../apps/record.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import { fastCaller, fastRouteOrigin, requestedScopes } from '../oidc/fast-route.ts';
+import { fastCaller, fastRouteOrigin, requestedScopes, type FastRequest } from '../oidc/fast-route.ts';
 import { ACCESS_TOKEN_TYPE, API_KEY_TOKEN_TYPE, JWT_BEARER, TOKEN_EXCHANGE } from '../oidc/protocol.ts';
 import { credentialScopes, spendAssertion, verifyAssertion } from './grants.ts';
 import type { CredentialLookup } from './lookup.ts';
@@ -46,7 +45,7 @@ type Answer = Promise<Record<string, unknown> | undefined>;
 /** An API key exchanged for an access token (RFC 8693 token exchange). */
 export async function issueForApiKey(
   deps: FastCredentialGrantDeps,
-  request: FastifyRequest,
+  request: FastRequest,
   params: ParsedUrlQuery,
 ): Answer {
   if (!onlyParams(params, 'subject_token', 'subject_token_type')) return undefined;
@@ -64,7 +63,7 @@ export async function issueForApiKey(
 /** A JWT signed with a principal's registered key as the authorization grant (RFC 7523). */
 export async function issueForAssertion(
   deps: FastCredentialGrantDeps,
-  request: FastifyRequest,
+  request: FastRequest,
   params: ParsedUrlQuery,
 ): Answer {
   if (!onlyParams(params, 'assertion')) return undefined;
@@ -90,7 +89,7 @@ function onlyParams(params: ParsedUrlQuery, ...grantParams: string[]): boolean {
 /** grants.ts's `issue`, once nothing is left to refuse; `spend` is the last check, made just before the token is saved. */
 async function issue(
   deps: FastCredentialGrantDeps,
-  request: FastifyRequest,
+  request: FastRequest,
   caller: AppRecord,
   credential: UsableCredential,
   requested: string[],

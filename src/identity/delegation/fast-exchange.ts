@@ -17,14 +17,13 @@
  * failure is answered here as the provider's error handler answers it.
  */
 import type { ParsedUrlQuery } from 'node:querystring';
-import type { FastifyRequest } from 'fastify';
 import { errors, type AccessToken } from 'oidc-provider';
 import type { ClientStore } from '../oidc/clients.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../../kit/app.ts';
-import { fastCaller, fastRouteOrigin, FastRefusal, requestedScopes } from '../oidc/fast-route.ts';
+import { fastCaller, fastRouteOrigin, FastRefusal, requestedScopes, type FastRequest } from '../oidc/fast-route.ts';
 import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE } from '../oidc/protocol.ts';
 import { boundOrganization } from '../organizations/token-scope.ts';
 import type { CredentialLookup } from '../credentials/lookup.ts';
@@ -98,21 +97,21 @@ const JSON_ACCEPT = /^\s*(\*\/\*|application\/json)\s*$/i;
  * What the provider answers for an error thrown once the token is saved: its error handler's answer, and for a database
  * outage the service's 503 (oidc/provider.ts, databaseOutageIsTemporary), which also logs any other server error.
  */
-function refusalOf(request: FastifyRequest, err: unknown): FastRefusal {
+function refusalOf(request: FastRequest, err: unknown): FastRefusal {
   if (err instanceof errors.OIDCProviderError && err.expose)
     return new FastRefusal(err.statusCode, err.message, err.error_description ?? '');
   if (isDatabaseUnavailable(err))
     return new FastRefusal(503, 'temporarily_unavailable', 'the database is unavailable; retry later', {
       'retry-after': String(DEFAULT_RETRY_AFTER_SECONDS),
     });
-  request.log.error({ err }, 'oidc provider error');
+  request.log.error({ reqId: request.id, err }, 'oidc provider error');
   return new FastRefusal(500, 'server_error', 'oops! something went wrong');
 }
 
 /** A delegated token for an agent, or undefined to leave the request to the provider (exchange.ts, exchangeForAgent). */
 export async function issueForAgent(
   deps: FastDelegationDeps,
-  request: FastifyRequest,
+  request: FastRequest,
   query: ParsedUrlQuery,
 ): Promise<Record<string, unknown> | FastRefusal | undefined> {
   if (query.grant_type !== TOKEN_EXCHANGE) return undefined;
@@ -168,7 +167,7 @@ export async function issueForAgent(
  */
 async function decide(
   deps: FastDelegationDeps,
-  request: FastifyRequest,
+  request: FastRequest,
   params: Params,
   client: Exchange['req']['client'],
 ): Promise<
@@ -221,7 +220,7 @@ async function actorOf(
   deps: FastDelegationDeps,
   provider: FastDelegationDeps['holder']['current'],
   params: Params,
-  ip: string,
+  ip: string | undefined,
 ): Promise<{ agentId: string; boundTo: string | undefined; spend(): Promise<boolean> }> {
   if (params.actor_token_type !== JWT_TOKEN_TYPE)
     return { ...(await actorOfToken(provider, deps, params.actor_token!)), spend: async () => true };

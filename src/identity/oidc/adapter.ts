@@ -2,6 +2,7 @@ import { errors } from 'oidc-provider';
 import type { Database } from '../../kit/db.ts';
 import { openSealedString, seal, sha256Hex } from '../../kit/crypto.ts';
 import type { ClientStore } from './clients.ts';
+import { OpenedPayloads } from './opened-payloads.ts';
 import { TokenLookup } from './token-lookup.ts';
 import { TokenWriter, type TokenValues } from './token-writer.ts';
 
@@ -66,6 +67,8 @@ function audienceOf(payload: Payload): string[] {
 abstract class HashedAdapter implements ProviderAdapter {
   protected readonly ctx: Context;
   protected readonly model: string;
+  /** Payloads that never change once saved (tokens) keep their last openings here. */
+  protected readonly opened: OpenedPayloads | undefined;
   constructor(model: string, ctx: Context) {
     this.model = model;
     this.ctx = ctx;
@@ -78,9 +81,11 @@ abstract class HashedAdapter implements ProviderAdapter {
     return seal(this.ctx.secretKey, JSON.stringify(kept), `identity.oidc.${this.model}.${idHash}`);
   }
   protected openPayload(id: string, idHash: string, sealed: string, consumedAt: string | null): Payload {
-    const payload = JSON.parse(
-      openSealedString(this.ctx.secretKey, sealed, `identity.oidc.${this.model}.${idHash}`),
-    ) as Payload;
+    const context = `identity.oidc.${this.model}.${idHash}`;
+    const plaintext = this.opened
+      ? this.opened.open(this.ctx.secretKey, sealed, context)
+      : openSealedString(this.ctx.secretKey, sealed, context);
+    const payload = JSON.parse(plaintext) as Payload;
     payload.jti = id;
     if (consumedAt) payload.consumed = Math.floor(new Date(consumedAt).getTime() / 1000);
     return payload;
@@ -104,6 +109,7 @@ class TokenAdapter extends HashedAdapter {
   // lookup answers them, and other requests' lookups, with one query.
   private readonly lookup: TokenLookup;
   private readonly writer: TokenWriter;
+  protected override readonly opened = new OpenedPayloads();
   constructor(model: string, ctx: Context, lookup: TokenLookup, writer: TokenWriter) {
     super(model, ctx);
     this.lookup = lookup;

@@ -1,8 +1,7 @@
 import type { ParsedUrlQuery } from 'node:querystring';
-import type { FastifyRequest } from 'fastify';
 import type { ClientStore } from './clients.ts';
 import type { ProviderHolder } from './mount.ts';
-import { fastCaller, fastRouteOrigin, requestedScopes } from './fast-route.ts';
+import { fastCaller, fastRouteOrigin, requestedScopes, type FastRequest } from './fast-route.ts';
 
 export interface FastClientCredentialsDeps {
   holder: ProviderHolder;
@@ -29,7 +28,7 @@ export interface FastClientCredentialsDeps {
  */
 export async function issueClientCredentials(
   deps: FastClientCredentialsDeps,
-  request: FastifyRequest,
+  request: FastRequest,
   params: ParsedUrlQuery,
 ): Promise<Record<string, unknown> | undefined> {
   for (const key of Object.keys(params)) if (key !== 'grant_type' && key !== 'scope') return undefined;

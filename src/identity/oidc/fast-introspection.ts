@@ -1,5 +1,4 @@
 import { parse as parseForm } from 'node:querystring';
-import type { FastifyRequest } from 'fastify';
 import type { AccessToken, ClientCredentials, RefreshToken } from 'oidc-provider';
 import type { App } from '../../kit/app.ts';
 import type { ClientStore } from './clients.ts';
@@ -10,7 +9,13 @@ import type { OidcProvider } from './provider.ts';
 import { mayIntrospect, type TokenOwners } from './entitlement.ts';
 import { addIntrospectionFields } from './responses.ts';
 import { ROUTES } from './protocol.ts';
-import { basicCredentials, needsProvider, PROVIDER_POST_HEADERS, registerFastRoute } from './fast-route.ts';
+import {
+  basicCredentials,
+  needsProvider,
+  PROVIDER_POST_HEADERS,
+  registerFastRoute,
+  type FastRequest,
+} from './fast-route.ts';
 import { OrganizationTokens } from '../organizations/token-scope.ts';
 
 // An opaque token of ours is base64url; anything else (a JWT, which the provider answers as unsupported, or garbage) goes to the provider.
@@ -56,7 +61,7 @@ export async function registerFastIntrospection(app: App, deps: Deps): Promise<v
 async function answerFast(
   deps: Deps,
   orgs: OrganizationTokens,
-  request: FastifyRequest,
+  request: FastRequest,
   rawBody: Buffer,
 ): Promise<Record<string, unknown> | undefined> {
   const headers = request.headers;

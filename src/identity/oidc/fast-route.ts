@@ -1,8 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import { PUBLIC } from '../../kit/access.ts';
+import { addFrontDoor } from '../../kit/front-door.ts';
 import { handlerOf, presentToProvider, type ProviderHolder } from './mount.ts';
 import type { ClientStore } from './clients.ts';
 import type { AppRecord } from '../apps/record.ts';
@@ -51,6 +53,16 @@ export class FastRefusal {
   }
 }
 
+/** What a fast route reads of a request beside its body: the same whether Fastify routed it or the front door took it. */
+export interface FastRequest {
+  headers: IncomingHttpHeaders;
+  /** The caller's address (no proxy is trusted: the socket's peer, as Fastify's request.ip here). */
+  ip: string | undefined;
+  /** The request's id (x-request-id), and the service's logger: for a failure a route answers itself (FastRefusal). */
+  id: string;
+  log: FastifyBaseLogger;
+}
+
 export interface FastRoute {
   url: string;
   holder: ProviderHolder;
@@ -61,11 +73,23 @@ export interface FastRoute {
    * The JSON answer (or a refusal of its own), or undefined when the provider must answer this request itself. May throw:
    * the provider answers then.
    */
-  answer(request: FastifyRequest, body: Buffer): Promise<Record<string, unknown> | FastRefusal | undefined>;
+  answer(request: FastRequest, body: Buffer): Promise<Record<string, unknown> | FastRefusal | undefined>;
 }
+
+// A body the front door read before declining the request, for the Fastify route to hand to the provider.
+const readAlready = new WeakMap<IncomingMessage, Buffer>();
 
 export async function registerFastRoute(app: App, route: FastRoute): Promise<void> {
   const publicUrl = new URL(route.issuer);
+  const headers = {
+    ...route.headers,
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+  };
+  const serve = (req: IncomingMessage, res: ServerResponse, requestId: string) =>
+    serveFast(route, headers, app.log, req, res, requestId);
+  // The ordinary request is taken before Fastify routes it (its hooks cost as much as the rest of the answer).
+  addFrontDoor(app, route.url, serve);
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     // The body is read here (never by Fastify) so that it can be replayed to the provider unchanged.
@@ -78,53 +102,67 @@ export async function registerFastRoute(app: App, route: FastRoute): Promise<voi
       schema: { hide: true },
       bodyLimit: 64 * 1024,
       handler: async (request, reply) => {
-        let body: Buffer | undefined;
-        try {
-          body = await readBody(request);
-        } catch {
-          // The caller went away while sending: nothing to answer.
-          reply.hijack();
-          request.raw.destroy();
-          return;
-        }
-        // A browser's request (Origin) is the provider's: it decides CORS per client.
-        const answer =
-          body === undefined || request.headers.origin !== undefined
-            ? undefined
-            : await route.answer(request, body).catch(() => undefined);
         reply.hijack();
+        const raw = request.raw;
+        // Declined by the front door (body read there), or answered here as the door would (injected, closing, …).
+        if (!readAlready.has(raw) && (await serve(raw, reply.raw, request.id))) return;
         reply.raw.setHeader('x-request-id', request.id);
-        if (answer) {
-          const refused = answer instanceof FastRefusal;
-          const json = JSON.stringify(refused ? answer.body : answer);
-          reply.raw.writeHead(refused ? answer.status : 200, {
-            ...route.headers,
-            ...(refused ? answer.headers : {}),
-            'content-type': 'application/json; charset=utf-8',
-            'cache-control': 'no-store',
-            'content-length': Buffer.byteLength(json),
-          });
-          reply.raw.end(json);
-          return;
-        }
-        handOver(request, reply, body, publicUrl, route.holder);
+        handOver(request, reply, readAlready.get(raw), publicUrl, route.holder);
       },
     });
   });
 }
 
+/** The fast answer written (true), or false having written nothing: the provider's to answer then. */
+async function serveFast(
+  route: FastRoute,
+  headers: Record<string, string>,
+  log: FastifyBaseLogger,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+): Promise<boolean> {
+  // A browser's request (Origin) is the provider's: it decides CORS per client.
+  if (req.headers.origin !== undefined) return false;
+  let body: Buffer | undefined;
+  try {
+    body = await readBody(req);
+  } catch {
+    // The caller went away while sending: nothing to answer.
+    req.destroy();
+    return true;
+  }
+  if (body === undefined) return false;
+  const answer = await route
+    .answer({ headers: req.headers, ip: req.socket.remoteAddress, id: requestId, log }, body)
+    .catch(() => undefined);
+  if (!answer) {
+    readAlready.set(req, body);
+    return false;
+  }
+  const refused = answer instanceof FastRefusal;
+  const json = JSON.stringify(refused ? answer.body : answer);
+  res.writeHead(refused ? answer.status : 200, {
+    ...headers,
+    ...(refused ? answer.headers : {}),
+    'x-request-id': requestId,
+    'content-length': Buffer.byteLength(json),
+  });
+  res.end(json);
+  return true;
+}
+
 /** The whole body when it is a small form a fast route may read; undefined (nothing read) otherwise. */
-async function readBody(request: FastifyRequest): Promise<Buffer | undefined> {
-  const length = Number(request.headers['content-length']);
+async function readBody(raw: IncomingMessage): Promise<Buffer | undefined> {
+  const length = Number(raw.headers['content-length']);
   if (
-    !FORM.test(request.headers['content-type'] ?? '') ||
+    !FORM.test(raw.headers['content-type'] ?? '') ||
     !Number.isInteger(length) ||
     length <= 0 ||
     length > PROVIDER_BODY_LIMIT
   )
     return undefined;
   // Events rather than an async iterator: the iterator's promise per chunk showed as ~4% of the route's CPU.
-  const raw = request.raw;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -193,7 +231,7 @@ export function basicCredentials(header: string | undefined): { id: string; secr
 }
 
 /** Headers a fast route leaves to the provider: DPoP proofs and client attestation. */
-export function needsProvider(headers: FastifyRequest['headers']): boolean {
+export function needsProvider(headers: IncomingHttpHeaders): boolean {
   return (
     headers.dpop !== undefined ||
     headers['oauth-client-attestation'] !== undefined ||
@@ -215,7 +253,7 @@ export function requestedScopes(scope: string | string[] | undefined): string[] 
  * The app calling, when a fast route may answer it: authenticated by HTTP Basic with a live secret, active, confidential,
  * allowed client credentials (and so the credential grants, clients.ts) and not bound to DPoP.
  */
-export async function fastCaller(clients: ClientStore, request: FastifyRequest): Promise<AppRecord | undefined> {
+export async function fastCaller(clients: ClientStore, request: FastRequest): Promise<AppRecord | undefined> {
   const credentials = basicCredentials(request.headers.authorization);
   if (!credentials) return undefined;
   const caller = await clients.app(credentials.id);

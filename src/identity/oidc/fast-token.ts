@@ -1,9 +1,14 @@
 import { parse as parseForm, type ParsedUrlQuery } from 'node:querystring';
-import type { FastifyRequest } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { ProviderHolder } from './mount.ts';
 import { ROUTES } from './protocol.ts';
-import { needsProvider, PROVIDER_POST_HEADERS, registerFastRoute, type FastRefusal } from './fast-route.ts';
+import {
+  needsProvider,
+  PROVIDER_POST_HEADERS,
+  registerFastRoute,
+  type FastRefusal,
+  type FastRequest,
+} from './fast-route.ts';
 import { issueClientCredentials, type FastClientCredentialsDeps } from './fast-client-credentials.ts';
 
 /**
@@ -11,7 +16,7 @@ import { issueClientCredentials, type FastClientCredentialsDeps } from './fast-c
  * a refusal of its own, once it has written: the delegation exchange).
  */
 export type FastGrant = (
-  request: FastifyRequest,
+  request: FastRequest,
   params: ParsedUrlQuery,
 ) => Promise<Record<string, unknown> | FastRefusal | undefined>;
 
