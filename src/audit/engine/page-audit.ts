@@ -3,6 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { LlmPageFacts } from '../llm/facts.ts';
 import type { Refusal } from '../safety/egress-scope.ts';
 import type { AxeRunner, CappedResults, OmittedElements } from './axe-runner.ts';
+import { AUTOPLAY_PROBE } from './checks/audio-control.ts';
 import { ORIENTATION_PROBE } from './checks/orientation.ts';
 import { runBrowserChecks } from './checks/run-checks.ts';
 import { shootFailures } from './checks/element-shots.ts';
@@ -138,9 +139,10 @@ async function loadAndAudit(
 ): Promise<PageVisit> {
   const page = await opening;
   if (options.deepBudgetMs > 0) {
-    // Before the page's own scripts: an orientation lock is only seen when it is asked for, and motion on load only
+    // Before the page's own scripts: an orientation lock or a play() is only seen when it is asked for, and motion on load only
     // shows whether it honours the preference if the page loads with it.
     await page.addInitScript(ORIENTATION_PROBE);
+    await page.addInitScript(AUTOPLAY_PROBE);
     await page.emulateMedia({ reducedMotion: 'reduce' });
   }
   // No timeout of its own: the visit's time limit (the deadline) bounds it and names the limit; a second clock

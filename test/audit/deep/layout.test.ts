@@ -49,6 +49,24 @@ const SCRIPT_LOCK = page(
   'Locked',
   `<p>${TEXT}</p><script>screen.orientation.lock('landscape').catch(() => {});</script>`,
 );
+// The `rotate` property turns the page as `transform` does, but getComputedStyle(el).transform does not show it.
+const ROTATE_PROPERTY = page(
+  'Rotate property',
+  `<p>${TEXT}</p>`,
+  '<style>@media (orientation: portrait) { html { rotate: 90deg; } }</style>',
+);
+// No element sticks out: the text of the paragraph does, an address that cannot wrap.
+const LONG_WORD = page(
+  'Long word',
+  '<p id="address">Get it at https://downloads.example.com/releases/2026/11/installer-for-every-platform-final-version.zip today.</p>',
+);
+// A closed off-canvas menu parked past the right edge, with overflow-x: hidden on the body so it never shows:
+// nothing is cut off that the reader should see.
+const DRAWER = page(
+  'Drawer',
+  `<p>${TEXT}</p><nav aria-label="Menu" style="position:fixed;top:0;right:0;width:260px;height:100vh;transform:translateX(100%);background:#fff"><a href="/a">Home</a> <a href="/b">Shop</a></nav>`,
+  '<style>body { overflow-x: hidden; }</style>',
+);
 const TURNS_FREELY = page(
   'Turns freely',
   `<p>${TEXT}</p>`,
@@ -67,6 +85,9 @@ before(async () => {
     '/rotated': ROTATED,
     '/script-lock': SCRIPT_LOCK,
     '/turns-freely': TURNS_FREELY,
+    '/rotate-property': ROTATE_PROPERTY,
+    '/long-word': LONG_WORD,
+    '/drawer': DRAWER,
     '/pixel.png': { body: '', headers: { 'content-type': 'image/png' } },
   });
 });
@@ -85,6 +106,19 @@ test('a fixed 700 px box makes the page scroll sideways at 320 px: reflow fails 
   );
   assert.match(found[0]!.fix, /scrolls sideways/);
   assert.deepEqual(r.findings.find((f: any) => f.ruleId === 'reflow').successCriteria, ['1.4.10']);
+});
+
+test('text that cannot wrap sticks out of its paragraph at 320 px: reflow fails on the paragraph', async () => {
+  const r = await deepAudit(h, `${site.origin}/long-word`);
+  assert.deepEqual(
+    failures(r, 'reflow').map((f) => f.selector),
+    ['#address'],
+  );
+});
+
+test('a closed off-canvas menu past the right edge of a page that hides sideways overflow is no reflow failure', async () => {
+  const r = await deepAudit(h, `${site.origin}/drawer`);
+  assert.deepEqual(failures(r, 'reflow'), []);
 });
 
 test('content that wraps, a capped image and a wide table in its own scrolling region reflow correctly', async () => {
@@ -140,6 +174,14 @@ test('a page turned a quarter in portrait by CSS fails orientation (1.3.4); so d
   const locked = failures(script, 'orientation-lock');
   assert.equal(locked.length, 1);
   assert.match(locked[0]!.fix, /landscape/);
+});
+
+test('a page turned a quarter in portrait by the rotate property fails orientation like a transform', async () => {
+  const r = await deepAudit(h, `${site.origin}/rotate-property`);
+  assert.deepEqual(
+    failures(r, 'orientation-lock').map((f) => f.selector),
+    ['html'],
+  );
 });
 
 test('orientation media queries that do not turn the page, and small rotated icons, pass', async () => {

@@ -28,6 +28,12 @@ function wav(seconds: number): Buffer {
 }
 
 const AUTOPLAY = page('Autoplay', '<p>Welcome.</p><audio id="jingle" src="/long.wav" autoplay></audio>');
+// No autoplay attribute: a script starts the loop on load. The test browser refuses to play without a gesture, as
+// Chromium does for a site a person has not played media on; a browser that allows it plays the sound.
+const SCRIPT_PLAY = page(
+  'Script play',
+  `<p>Welcome.</p><audio id="radio" src="/long.wav" loop></audio><script>document.getElementById('radio').play().catch(() => {});</script>`,
+);
 const WITH_CONTROLS = page('Controls', '<p>Welcome.</p><audio src="/long.wav" autoplay controls></audio>');
 const SHORT = page('Short', '<p>Welcome.</p><audio src="/short.wav" autoplay></audio>');
 const MUTED = page('Muted', '<p>Welcome.</p><audio src="/long.wav" autoplay muted></audio>');
@@ -53,6 +59,7 @@ before(async () => {
   site = await serveSite({
     '/autoplay': AUTOPLAY,
     '/controls': WITH_CONTROLS,
+    '/script-play': SCRIPT_PLAY,
     '/short': SHORT,
     '/muted': MUTED,
     '/spinner': SPINNER,
@@ -76,6 +83,14 @@ test('sound that starts on its own for 6 s with no control fails 1.4.2', async (
     ['#jingle'],
   );
   assert.match(found[0]!.fix, /6 s/);
+});
+
+test('sound a script starts on load, in a loop with no control, fails 1.4.2 even where the browser refused to play it', async () => {
+  const r = await deepAudit(h, `${site.origin}/script-play`);
+  assert.deepEqual(
+    failures(r, 'audio-control').map((f) => f.selector),
+    ['#radio'],
+  );
 });
 
 test('autoplaying sound with controls, under 3 s, or muted passes or does not apply', async () => {

@@ -5,6 +5,21 @@ import { understanding } from './understanding.ts';
 type H = { __a11yChecks: Helpers };
 
 /**
+ * Installed before the page's own scripts (page.addInitScript): marks media a script asks to play before the reader
+ * has done anything. The audit's browser refuses such a play() with sound, as Chromium does on a site a person has not
+ * played media on, so the element stays paused here, though a browser that allows it plays the sound.
+ */
+export const AUTOPLAY_PROBE = `(() => {
+  const proto = globalThis.HTMLMediaElement && HTMLMediaElement.prototype;
+  if (!proto) return;
+  const play = proto.play;
+  proto.play = function () {
+    if (!(navigator.userActivation && navigator.userActivation.hasBeenActive)) this.__a11yPlayAsked = true;
+    return play.call(this);
+  };
+})();`;
+
+/**
  * 1.4.2 Audio Control (ACT 80f0bf, aaa1bf, 4c31df): an audio or video element that starts on its own with its
  * sound on, for more than 3 seconds (or in a loop), needs a way to stop it. Its own `controls` pass; with none
  * and no button on the page that names pausing, stopping, muting or the sound, it fails; with such a button, a
@@ -42,7 +57,7 @@ export const audioControl: BrowserCheck = {
         return {
           target: h.selector(m),
           html: h.html(m),
-          onItsOwn: m.autoplay || !m.paused,
+          onItsOwn: m.autoplay || !m.paused || (m as unknown as { __a11yPlayAsked?: boolean }).__a11yPlayAsked === true,
           audible: !m.muted && m.volume > 0,
           duration: Number.isFinite(m.duration) ? m.duration : null,
           loop: m.loop,

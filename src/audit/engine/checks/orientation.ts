@@ -24,7 +24,7 @@ interface Rotation {
   angle: number;
 }
 
-/** Large elements' rotation from their transform, in degrees, 0 to 180. */
+/** Large elements' rotation from their transform and `rotate` property, in degrees, 0 to 180. */
 async function rotations(page: Page): Promise<Rotation[]> {
   await installInto(page.mainFrame());
   return page.evaluate(() => {
@@ -33,13 +33,21 @@ async function rotations(page: Page): Promise<Rotation[]> {
     const candidates = [document.documentElement, document.body, ...Array.from(document.body?.children ?? [])];
     for (const el of candidates) {
       if (!el) continue;
-      const transform = getComputedStyle(el).transform;
+      const style = getComputedStyle(el);
       let angle = 0;
-      if (transform && transform !== 'none') {
-        const m = new DOMMatrixReadOnly(transform);
-        angle = Math.round((Math.atan2(m.b, m.a) * 180) / Math.PI);
-        angle = ((angle % 180) + 180) % 180;
+      if (style.transform && style.transform !== 'none') {
+        const m = new DOMMatrixReadOnly(style.transform);
+        angle = (Math.atan2(m.b, m.a) * 180) / Math.PI;
       }
+      // The `rotate` property turns the element too, and `transform` does not show it: a plain angle, or one about
+      // the z axis ("z 90deg", "0 0 1 90deg"), turns it in the page's plane and adds to the transform's.
+      const rotate = /^(?:z |0 0 1 )?(-?[\d.]+)(deg|turn|rad|grad)$/.exec(style.rotate ?? '');
+      if (rotate) {
+        const per = { deg: 1, turn: 360, rad: 180 / Math.PI, grad: 0.9 }[rotate[2] as 'deg' | 'turn' | 'rad' | 'grad'];
+        angle += Number(rotate[1]) * per;
+      }
+      angle = Math.round(angle);
+      angle = ((angle % 180) + 180) % 180;
       out.push({ target: h.selector(el), html: h.html(el), angle });
     }
     return out;

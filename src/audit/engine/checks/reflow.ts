@@ -55,23 +55,42 @@ export const reflow: BrowserCheck = {
           }
           return false;
         };
-        const offenders: Element[] = [];
+        // A fixed element parked past the right edge (a closed off-canvas menu) is out of the page, with all it holds.
+        const parkedOff = (el: Element) => {
+          for (let e: Element | null = el; e && e !== document.body; e = e.parentElement)
+            if (getComputedStyle(e).position === 'fixed' && e.getBoundingClientRect().left >= width) return true;
+          return false;
+        };
+        // Where the element's own text ends: a word that cannot wrap sticks out of its box while the box fits.
+        const range = document.createRange();
+        const textRight = (el: Element) => {
+          if (getComputedStyle(el).overflowX !== 'visible') return 0;
+          let right = 0;
+          for (const n of Array.from(el.childNodes)) {
+            if (n.nodeType !== Node.TEXT_NODE || !n.textContent?.trim()) continue;
+            range.selectNodeContents(n);
+            right = Math.max(right, range.getBoundingClientRect().right);
+          }
+          return right;
+        };
+        const offenders: Array<{ el: Element; right: number }> = [];
         const all = document.body ? Array.from(document.body.querySelectorAll('*')).slice(0, 5000) : [];
         for (const el of all) {
-          if (offenders.some((o) => o.contains(el))) continue;
+          if (offenders.some((o) => o.el.contains(el))) continue;
           const r = el.getBoundingClientRect();
-          if (r.width === 0 || r.height === 0 || r.right <= width + 1 || !h.visible(el)) continue;
-          if (getComputedStyle(el).position === 'fixed' && r.left >= width) continue;
-          if (el.closest(exempt) || contained(el)) continue;
-          offenders.push(el);
+          if (r.width === 0 || r.height === 0 || !h.visible(el)) continue;
+          const right = Math.max(r.right, textRight(el));
+          if (right <= width + 1) continue;
+          if (parkedOff(el) || el.closest(exempt) || contained(el)) continue;
+          offenders.push({ el, right });
           if (offenders.length >= maxListed) break;
         }
         return {
           scrolls,
-          offenders: offenders.map((el) => ({
+          offenders: offenders.map(({ el, right }) => ({
             target: h.selector(el),
             html: h.html(el),
-            right: Math.round(el.getBoundingClientRect().right),
+            right: Math.round(right),
           })),
         };
       }, MAX_LISTED);
