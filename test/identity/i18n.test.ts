@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
 import { pickLanguage } from '../../src/identity/web/i18n/negotiate.ts';
 import { en } from '../../src/identity/web/i18n/en.ts';
@@ -8,7 +8,8 @@ import { fr } from '../../src/identity/web/i18n/fr.ts';
 import { localized } from '../../src/identity/web/i18n/negotiate.ts';
 import { secondFactorPage } from '../../src/identity/mfa/templates.ts';
 import { startServer, type Server } from './support.ts';
-import { assertAccessible, screenshot } from './a11y.ts';
+import { screenshot } from './a11y.ts';
+import { checkFrenchPage } from './french.ts';
 import { authorizeUrl, callbackServer } from './mfa-support.ts';
 
 /** The sign-in, forgot-password, consent and sign-out pages in English or French, chosen from Accept-Language (web/i18n/). */
@@ -74,15 +75,7 @@ test('the sign-out page answers in the language asked, with Vary: Accept-Languag
   assert.match(await odd.text(), /<html lang="en">[\s\S]*<h1>Signed out<\/h1>/);
 });
 
-async function checkPage(page: Page, what: string): Promise<void> {
-  assert.equal(await page.getAttribute('html', 'lang'), 'fr', what);
-  await assertAccessible(page, what);
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await assertAccessible(page, `${what} (dark)`);
-  await page.emulateMedia({ colorScheme: 'light' });
-  const width = await page.evaluate('document.documentElement.scrollWidth');
-  assert.ok((width as number) <= 320, `${what}: no sideways scrolling at 320 px (${width})`);
-}
+const checkPage = checkFrenchPage;
 
 test('in Chromium with a French browser: sign-in, forgot password, consent and sign-out in French, accessible light and dark at 320 px', async () => {
   const context = await browser.newContext({

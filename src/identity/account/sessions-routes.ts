@@ -45,7 +45,7 @@ export async function registerSessionPages(app: App, deps: SessionPageDeps): Pro
   const guard = new AccountGuard(deps);
   await app.register(async (plain) => {
     const scope = formScope(plain, {
-      retry: 'The form could not be read. Go back to the sessions page and try again.',
+      retry: (t) => t.errors.formUnreadSessions,
     });
     sessionsPageRoute(scope, deps, guard);
     endSessionRoute(scope, deps, guard);

@@ -39,7 +39,7 @@ export async function registerConsentPages(app: App, deps: ConsentPageDeps): Pro
   const guard = new AccountGuard(deps);
   await app.register(async (plain) => {
     const scope = formScope(plain, {
-      retry: 'The form could not be read. Go back to the connected apps page and try again.',
+      retry: (t) => t.errors.formUnreadApps,
     });
     connectedAppsPageRoute(scope, deps, guard);
     withdrawAppAccessRoute(scope, deps, guard);

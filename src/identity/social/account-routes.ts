@@ -31,7 +31,7 @@ export async function registerLinkedAccounts(app: App, deps: LinkedAccountDeps):
   const guard = new AccountGuard(deps);
   await app.register(async (plain) => {
     const scope = formScope(plain, {
-      retry: 'The form could not be read. Go back to the linked accounts page and try again.',
+      retry: (t) => t.errors.formUnreadLinked,
     });
     linkedAccountsPageRoute(scope, deps, guard);
     linkRoute(scope, deps, guard);

@@ -21,7 +21,7 @@ export async function registerSocialLogin(app: App, deps: SocialDeps): Promise<v
     // A page for every refused request: these routes answer HTML, so a validation error in the service's JSON shape was
     // sent as "[object Object]".
     const scope = formScope(plain, {
-      retry: 'The sign-in could not be read. Go back to the application and start again.',
+      retry: (t) => t.errors.socialUnread,
     });
     startSocialSignInRoute(scope, deps);
     socialSignInCallbackRoute(scope, deps);
