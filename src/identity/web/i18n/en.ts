@@ -167,6 +167,40 @@ export const en = {
     sendNew: 'Send a new code',
     sendCode: 'Email me a code',
     thanks: 'Thank you: the address is verified.',
+    noEmailTitle: 'No email address here',
+    noEmail: 'Only people have an email address to verify.',
+    throttled: (wait: number) => `Too many codes asked for. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`,
+    noMail: 'Mail is not set up on this server, so no code can be sent. Ask its administrator.',
+    sixDigits: 'Enter the 6 digits of the code from the email.',
+    lastTry: 'That was the last try for this code. Send a new code.',
+    wrongCode: 'This code is not right or no longer works. Check the newest email, or send a new code.',
+  },
+  /** Sign-in by emailed code (email-codes/sign-in.ts, templates.ts). The address is passed in and escaped. */
+  emailCode: {
+    title: 'Enter the code from your email',
+    errorTitle: 'Error: Enter the code from your email',
+    /** The text around the address (emphasised by the template). */
+    sentBefore: 'If an account uses',
+    sentAfter: ', we emailed it a sign-in code.',
+    submit: 'Sign in',
+    nothingArrived: 'Nothing arrived? Look in the spam folder, or go back and ask for a new code.',
+    back: 'Back to sign in',
+    notOfferedTitle: 'Not offered here',
+    notOffered: 'This application does not offer sign-in by emailed code. Go back and sign in.',
+    missingEmail: 'Enter your email address to get a code.',
+    badEmail: 'Enter an email address like name@example.com.',
+    enterEmail: 'Enter your email address.',
+    wrongCode: 'This code is not right or no longer works. Check the newest email, or go back and ask for a new code.',
+  },
+  /** The mails with a code (email-codes/mail.ts), in the language of the request that caused them. */
+  codeMail: {
+    signInSubject: (code: string) => `Your sign-in code: ${code}`,
+    verifySubject: (code: string) => `Your verification code: ${code}`,
+    signIn: (host: string, minutes: number) =>
+      `Enter this code to sign in to your account at ${host}. It works once, for ${minutes} minutes.`,
+    verify: (host: string, minutes: number) =>
+      `Enter this code to verify this email address for your account at ${host}. It works once, for ${minutes} minutes.`,
+    unasked: 'If you did not ask for it, ignore this mail: nobody can use the code without your mailbox.',
   },
   /** The sign-in security page (mfa/templates.ts): the authenticator app, recovery codes, passkeys. */
   security: {

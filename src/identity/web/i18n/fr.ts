@@ -162,6 +162,44 @@ export const fr: Messages = {
     sendNew: 'Envoyer un nouveau code',
     sendCode: 'Recevoir un code par e-mail',
     thanks: 'Merci\u00a0: l’adresse est vérifiée.',
+    noEmailTitle: 'Pas d’adresse e-mail ici',
+    noEmail: 'Seules les personnes ont une adresse e-mail à vérifier.',
+    throttled: (wait: number) =>
+      `Trop de codes demandés. Attendez ${wait}\u00a0seconde${wait > 1 ? 's' : ''} et réessayez.`,
+    noMail:
+      'L’envoi d’e-mails n’est pas configuré sur ce serveur, aucun code ne peut donc être envoyé. Demandez à son administrateur.',
+    sixDigits: 'Saisissez les 6\u00a0chiffres du code reçu par e-mail.',
+    lastTry: 'C’était le dernier essai pour ce code. Envoyez-vous un nouveau code.',
+    wrongCode:
+      'Ce code est incorrect ou ne fonctionne plus. Vérifiez le dernier e-mail reçu, ou envoyez-vous un nouveau code.',
+  },
+  emailCode: {
+    title: 'Saisissez le code reçu par e-mail',
+    errorTitle: 'Erreur\u00a0: Saisissez le code reçu par e-mail',
+    sentBefore: 'Si un compte utilise',
+    sentAfter: ', nous lui avons envoyé un code de connexion par e-mail.',
+    submit: 'Se connecter',
+    nothingArrived:
+      'Rien reçu\u00a0? Regardez dans les indésirables, ou revenez en arrière et demandez un nouveau code.',
+    back: 'Retour à la connexion',
+    notOfferedTitle: 'Non proposé ici',
+    notOffered:
+      'Cette application ne propose pas la connexion par code envoyé par e-mail. Revenez en arrière et connectez-vous.',
+    missingEmail: 'Saisissez votre adresse e-mail pour recevoir un code.',
+    badEmail: 'Saisissez une adresse e-mail comme nom@example.com.',
+    enterEmail: 'Saisissez votre adresse e-mail.',
+    wrongCode:
+      'Ce code est incorrect ou ne fonctionne plus. Vérifiez le dernier e-mail reçu, ou revenez en arrière et demandez un nouveau code.',
+  },
+  codeMail: {
+    signInSubject: (code: string) => `Votre code de connexion\u00a0: ${code}`,
+    verifySubject: (code: string) => `Votre code de vérification\u00a0: ${code}`,
+    signIn: (host: string, minutes: number) =>
+      `Saisissez ce code pour vous connecter à votre compte sur ${host}. Il fonctionne une fois, pendant ${minutes}\u00a0minutes.`,
+    verify: (host: string, minutes: number) =>
+      `Saisissez ce code pour vérifier cette adresse e-mail pour votre compte sur ${host}. Il fonctionne une fois, pendant ${minutes}\u00a0minutes.`,
+    unasked:
+      'Si vous ne l’avez pas demandé, ignorez cet e-mail\u00a0: personne ne peut utiliser le code sans accès à votre boîte aux lettres.',
   },
   security: {
     title: 'Sécurité de connexion',
