@@ -254,7 +254,10 @@ test('in Chromium with a French browser: the sign-in code page, its errors and i
   await checkFrenchPage(page, 'French sign-in code page');
   const mail = await arrived;
   assert.match(mail.text, /^Content-Language: fr\r?$/m);
-  assert.match(mail.text, /Saisissez ce code pour vous connecter à votre compte sur [\w.:-]+\. Il fonctionne une fois, pendant 10\u00a0minutes\./);
+  assert.match(
+    mail.text,
+    /Saisissez ce code pour vous connecter à votre compte sur [\w.:-]+\. Il fonctionne une fois, pendant 10\u00a0minutes\./,
+  );
   assert.match(mail.text, /ignorez cet e-mail\u00a0: personne/);
   const code = codeOf(mail);
   await page.getByLabel('Code reçu par e-mail').fill('12');
