@@ -9,7 +9,7 @@ import { localized } from '../../src/identity/web/i18n/negotiate.ts';
 import { secondFactorPage } from '../../src/identity/mfa/templates.ts';
 import { startServer, type Server } from './support.ts';
 import { screenshot } from './a11y.ts';
-import { checkFrenchPage } from './french.ts';
+import { checkFrenchPage, frenchContext } from './french.ts';
 import { authorizeUrl, callbackServer } from './mfa-support.ts';
 
 /** The sign-in, forgot-password, consent and sign-out pages in English or French, chosen from Accept-Language (web/i18n/). */
@@ -206,4 +206,64 @@ test('the second step’s error messages and the sign-in throttling message have
   );
   assert.equal(en.secondStep.throttled(2), 'Too many wrong codes. Wait 2 seconds and try again.');
   assert.match(fr.secondStep.wrongCode, /^Le code est incorrect\./);
+});
+
+test('in Chromium with a French browser: the provider’s own pages and the handlers’ refusals in French, accessible; English stays English', async () => {
+  const context = await frenchContext(browser);
+  const page = await context.newPage();
+  const failed = await page.goto(
+    `${server.issuer}/oauth/authorize?client_id=no-such-app&response_type=code&scope=openid&redirect_uri=${encodeURIComponent(callback.url)}`,
+  );
+  assert.equal(failed?.status(), 400);
+  assert.match(failed?.headers().vary ?? '', /accept-language/i);
+  await page.getByRole('heading', { level: 1, name: 'Échec de la demande de connexion' }).waitFor();
+  assert.match((await page.getByRole('alert').textContent())!, /^invalid_client\u00a0: /);
+  await page.getByText(fr.provider.tryAgain).waitFor();
+  await checkPage(page, 'French provider error page');
+
+  // The provider asks to confirm a sign-out only when the browser is signed in.
+  await page.goto(new URL('/signin?return_to=/account/sessions', server.issuer).href);
+  await page.getByLabel('Adresse e-mail').fill('lea@example.com');
+  await page.getByLabel('Mot de passe').fill('lea has a long password');
+  await Promise.all([
+    page.waitForURL(new URL('/account/sessions', server.issuer).href),
+    page.getByRole('button', { name: 'Se connecter' }).click(),
+  ]);
+  await page.goto(`${server.issuer}/oauth/logout`);
+  await page.getByRole('heading', { level: 1, name: 'Déconnexion' }).waitFor();
+  await page.getByText(/^Voulez-vous vous déconnecter de [^ ]+\u00a0\?$/).waitFor();
+  await page.getByRole('button', { name: 'Rester connecté' }).waitFor();
+  await checkPage(page, 'French provider logout page');
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Se déconnecter' }).click()]);
+  await page.getByRole('heading', { level: 1, name: 'Déconnecté' }).waitFor();
+  await checkPage(page, 'French provider signed-out page');
+
+  const expired = await page.goto(`${server.issuer}/interaction/no-such-request`);
+  assert.equal(expired?.status(), 400);
+  await page.getByRole('heading', { level: 1, name: fr.errors.requestExpiredTitle }).waitFor();
+  await checkPage(page, 'French expired sign-in request page');
+
+  await page.goto(`${server.issuer}/account/forgot-password`);
+  await page.getByRole('heading', { level: 1, name: /^Mot de passe oublié\s\?$/ }).waitFor();
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Envoyer le lien' }).click()]);
+  assert.equal(await page.getByRole('alert').textContent(), fr.errors.enterEmail);
+  await checkPage(page, 'French forgot-password page with an error');
+  await context.close();
+
+  const refused = await fetch(new URL('/signout', server.issuer), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'fr-CA' },
+    body: 'csrf=forged',
+  });
+  assert.equal(refused.status, 403);
+  assert.match(refused.headers.get('vary') ?? '', /accept-language/i);
+  assert.match(await refused.text(), /<html lang="fr">[\s\S]*<h1>Demande refusée<\/h1>[\s\S]*Ce formulaire a expiré/);
+  const english = await fetch(
+    `${server.issuer}/oauth/authorize?client_id=no-such-app&response_type=code&scope=openid&redirect_uri=${encodeURIComponent(callback.url)}`,
+    { headers: { 'accept-language': 'en-GB' } },
+  );
+  assert.match(
+    await english.text(),
+    /<html lang="en">[\s\S]*<h1>Sign-in request failed<\/h1>[\s\S]*invalid_client<\/strong>: /,
+  );
 });

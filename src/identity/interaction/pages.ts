@@ -56,15 +56,10 @@ export function interactionPages(deps: PageDeps): InteractionPages {
 
   async function details(request: FastifyRequest, reply: FastifyReply, uid: string): Promise<Interaction | undefined> {
     const d = await lookup(request, reply, uid);
-    if (!d)
-      html(
-        reply,
-        400,
-        errorPage(
-          'Sign-in request expired',
-          'This sign-in request is no longer valid or was opened in another browser. Go back to the application and start again.',
-        ),
-      );
+    if (!d) {
+      const { lang, t } = pageLanguage(request, reply);
+      html(reply, 400, errorPage(t.errors.requestExpiredTitle, t.errors.requestExpired, lang));
+    }
     return d;
   }
 
@@ -131,13 +126,13 @@ function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPa
 function postedForm(deps: PageDeps, details: InteractionTools['details']): InteractionPages['form'] {
   return async (request, reply, uid, expect) => {
     if (!sameOrigin(request, deps.issuer)) {
-      fromAnotherSite(reply);
+      fromAnotherSite(reply, pageLanguage(request, reply));
       return undefined;
     }
     const d = await details(request, reply, uid);
     if (!d) return undefined;
     if (d.prompt.name !== expect.prompt || !deps.csrf.verify(`${expect.purpose}:${d.jti}`, request.body.csrf)) {
-      refusedForm(reply, expect.page);
+      refusedForm(reply, expect.page, pageLanguage(request, reply));
       return undefined;
     }
     return d;
