@@ -271,6 +271,8 @@ export const en = {
     expiredAccountForm: (page: string) =>
       `This form has expired or was not sent from ${page}. Go back, reload the page and try again.`,
     anotherSite: 'This form was sent from another site.',
+    /** `page` names the link's page in English ("invitation page"). */
+    linkForm: (page: string) => `This form has expired or was not sent from the ${page}.`,
     signedOutTitle: 'Signed out',
     signedOut: 'Your session has ended, so nothing was changed.',
     signInAgain: 'Sign in again',
@@ -378,6 +380,84 @@ export const en = {
     pageExpired: 'this page has expired; reload it and try again',
     anotherSite: 'this request came from another site',
     requestExpired: 'this sign-in request is no longer valid; go back to the application and start again',
+  },
+  /** The device sign-in's pages (oidc/device-pages.ts). App names and codes are passed in and escaped. */
+  device: {
+    title: 'Connect a device',
+    errorTitle: 'Error: Connect a device',
+    code: 'Code shown on your device',
+    codeHint: '8 letters, such as BCDF-GHJK. Capitals or not, the dash is optional.',
+    continue: 'Continue',
+    noCode: 'Enter the code your device shows.',
+    notFound: 'This code is not right. Check the code on your device and type it again.',
+    expired: 'This code has expired. Start again on your device to get a new code.',
+    used: 'This code was used already. Start again on your device to get a new code.',
+    throttled: (wait: number) =>
+      `Too many wrong codes from here. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`,
+    aborted: 'You cancelled the sign-in. The device was told; start again there if you want to.',
+    refused: 'The sign-in was refused. The device was told; start again there if you want to.',
+    failed: 'The sign-in could not be completed. Start again on your device.',
+    confirmTitle: (app: string) => `Connect ${app}`,
+    /** The heading's text around the app's name. */
+    confirmBefore: 'Connect',
+    confirmAfter: '?',
+    check: 'Check that your device shows this code:',
+    onlyYou:
+      'Continue only if you started this sign-in on the device yourself. If not, or if the codes differ, cancel.',
+    cancel: 'Cancel',
+    doneTitle: 'Device connected',
+    theDevice: 'the device',
+    done: (app: string) => `${app} is signed in. Go back to your device; you can close this page.`,
+  },
+  /** The invitation pages (invites/templates.ts, invites/page.ts). Organization names, roles and addresses are passed in. */
+  invites: {
+    title: (org: string) => `Invitation to ${org}`,
+    errorTitle: (org: string) => `Error: Invitation to ${org}`,
+    heading: (org: string) => `Join ${org}`,
+    signedInAs: 'You are signed in as',
+    someoneElse: 'Sign in as someone else',
+    /** "To accept, [sign in as x] first." */
+    toAcceptBefore: 'To accept,',
+    signInAs: (email: string) => `sign in as ${email}`,
+    toAcceptAfter: 'first.',
+    invitesYou: 'invites you',
+    youAreInvited: 'You are invited',
+    toJoin: 'to join',
+    as: 'as',
+    sentTo: 'Sent to',
+    role: 'Role',
+    validUntil: 'Valid until',
+    message: 'Message',
+    accept: 'Accept',
+    decline: 'Decline',
+    acceptedTitle: 'Invitation already accepted',
+    accepted: 'This invitation has been accepted. Sign in to use the organization.',
+    declinedTitle: 'Invitation declined',
+    declined: 'This invitation was declined. Ask the organization for a new one if you change your mind.',
+    expiredTitle: 'Invitation expired',
+    expired: 'This invitation has expired. Ask the organization to send it again.',
+    revokedTitle: 'Invitation withdrawn',
+    revoked: 'This invitation was withdrawn by the organization.',
+    unavailableTitle: 'Invitation unavailable',
+    unavailable: 'This invitation can no longer be used.',
+    organization: 'Organization:',
+    theOrganization: 'the organization',
+    joinedTitle: (org: string) => `You joined ${org}`,
+    /** "You are now a member of [org] as [role]." */
+    memberBefore: 'You are now a member of',
+    memberAfter: '.',
+    declinedBefore: 'You declined the invitation to',
+    notFoundTitle: 'Invitation not found',
+    notFound:
+      'This link opens no invitation. It may be incomplete, or the invitation was sent again with a new link: use the newest email.',
+    otherAddress: (invited: string, signedIn: string) =>
+      `This invitation was sent to ${invited}, and you are signed in as ${signedIn}. Sign in as ${invited} to accept it.`,
+    notVerified: (email: string) =>
+      `Your email address ${email} is not verified yet, so the invitation cannot be accepted. Verify it, then open the link again.`,
+    forSomeoneElse:
+      'This invitation is for another email address: sign in as the invited person (with a verified email address).',
+    chooseAcceptDecline: 'Choose Accept or Decline.',
+    openAgain: 'Open the invitation link again.',
   },
   accountNav: {
     label: 'Your account',
