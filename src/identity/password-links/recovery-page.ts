@@ -80,7 +80,7 @@ export async function requestReset(
     return form(deps, request, reply, { back, email, error: t.linksThrottled(wait) }, 429);
   }
   await Promise.all([deps.throttles.email.fail(emailKey), deps.throttles.address.fail(addressKey)]);
-  deps.mail.request(email);
+  deps.mail.request(email, pageLanguage(request, reply).lang);
   return staticHtml(
     reply,
     200,

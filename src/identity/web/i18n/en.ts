@@ -381,6 +381,55 @@ export const en = {
     anotherSite: 'this request came from another site',
     requestExpired: 'this sign-in request is no longer valid; go back to the application and start again',
   },
+  /** The "forgot password" mail (password-links/recovery.ts), in the language of the request that asked for it. */
+  resetMail: {
+    subject: 'Choose a new password',
+    asked: (email: string, host: string) =>
+      `Someone asked to choose a new password for the account ${email} at ${host}.`,
+    choose: (link: string) => `Choose a new password: ${link}`,
+    rules: (minutes: number, until: string) =>
+      `The link works once, for ${minutes} minutes (until ${until}). Choosing a new password signs you out everywhere.`,
+    unasked: 'If you did not ask for this, ignore this mail: your password stays as it is.',
+  },
+  /** The page a password link opens (password-links/templates.ts, page.ts). Addresses are passed in and escaped. */
+  passwordLink: {
+    chooseNew: 'Choose a new password',
+    chooseYours: 'Choose your password',
+    errorPrefix: 'Error: ',
+    forAccount: 'For the account',
+    new: 'New password',
+    minLength: (n: number) => `At least ${n} characters.`,
+    confirm: 'The new password again',
+    submit: 'Set password',
+    once: 'This link works once. After it, sign in with your email address and this password.',
+    onceReset:
+      'This link works once. After it, sign in with your email address and this password; you are signed out everywhere, and apps must sign you in again.',
+    changedTitle: 'Password changed',
+    /** The text around the address (emphasised by the template). */
+    theAccount: 'The account',
+    changed:
+      'has a new password. Every session and app sign-in of the account has ended: sign in again with the new password (and your second step, if you have one).',
+    setTitle: 'Password set',
+    set: 'has its password. Sign in with your email address and this password.',
+    signIn: 'Sign in',
+    tooShort: (n: number) => `The new password must be at least ${n} characters.`,
+    differ: 'The two passwords differ: type the same password twice.',
+    openAgain: 'Open the link again.',
+    usedTitle: 'Link already used',
+    used: 'This link has set a password already and works only once. Sign in with that password, or ask whoever sent the link for help.',
+    expiredTitle: 'Link expired',
+    expired: 'This link has expired. Ask whoever sent it for a new one.',
+    replacedTitle: 'Link replaced',
+    replaced:
+      'A newer link was made for this account, so this one no longer works. Use the newest link you were sent, or ask whoever sent it.',
+    unknownTitle: 'Link not found',
+    unknown: 'This link opens nothing. It may be incomplete: copy the whole link and try again.',
+    resetUsed:
+      'This link has set a new password already and works only once. Sign in with that password, or ask for a new link.',
+    resetExpired: 'This link has expired. Ask for a new one.',
+    resetReplaced: 'A newer link was sent for this account, so this one no longer works. Use the newest mail.',
+    askAgain: 'Ask for a new link',
+  },
   /** The device sign-in's pages (oidc/device-pages.ts). App names and codes are passed in and escaped. */
   device: {
     title: 'Connect a device',

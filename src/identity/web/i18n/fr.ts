@@ -375,6 +375,53 @@ export const fr: Messages = {
     anotherSite: 'cette demande vient d’un autre site',
     requestExpired: 'cette demande de connexion n’est plus valable\u00a0; revenez à l’application et recommencez',
   },
+  resetMail: {
+    subject: 'Choisissez un nouveau mot de passe',
+    asked: (email: string, host: string) =>
+      `Quelqu’un a demandé à choisir un nouveau mot de passe pour le compte ${email} sur ${host}.`,
+    choose: (link: string) => `Choisir un nouveau mot de passe\u00a0: ${link}`,
+    rules: (minutes: number, until: string) =>
+      `Le lien fonctionne une fois, pendant ${minutes}\u00a0minutes (jusqu’au ${until}). Choisir un nouveau mot de passe vous déconnecte partout.`,
+    unasked: 'Si vous n’avez rien demandé, ignorez cet e-mail\u00a0: votre mot de passe reste le même.',
+  },
+  passwordLink: {
+    chooseNew: 'Choisissez un nouveau mot de passe',
+    chooseYours: 'Choisissez votre mot de passe',
+    errorPrefix: 'Erreur\u00a0: ',
+    forAccount: 'Pour le compte',
+    new: 'Nouveau mot de passe',
+    minLength: (n: number) => `Au moins ${n}\u00a0caractères.`,
+    confirm: 'Le nouveau mot de passe, à nouveau',
+    submit: 'Définir le mot de passe',
+    once: 'Ce lien fonctionne une fois. Ensuite, connectez-vous avec votre adresse e-mail et ce mot de passe.',
+    onceReset:
+      'Ce lien fonctionne une fois. Ensuite, connectez-vous avec votre adresse e-mail et ce mot de passe\u00a0; vous êtes déconnecté partout, et les applications devront vous reconnecter.',
+    changedTitle: 'Mot de passe changé',
+    theAccount: 'Le compte',
+    changed:
+      'a un nouveau mot de passe. Toutes les sessions et connexions d’applications du compte ont pris fin\u00a0: reconnectez-vous avec le nouveau mot de passe (et votre deuxième étape, si vous en avez une).',
+    setTitle: 'Mot de passe défini',
+    set: 'a son mot de passe. Connectez-vous avec votre adresse e-mail et ce mot de passe.',
+    signIn: 'Se connecter',
+    tooShort: (n: number) => `Le nouveau mot de passe doit comporter au moins ${n}\u00a0caractères.`,
+    differ: 'Les deux mots de passe diffèrent\u00a0: saisissez deux fois le même mot de passe.',
+    openAgain: 'Ouvrez à nouveau le lien.',
+    usedTitle: 'Lien déjà utilisé',
+    used: 'Ce lien a déjà défini un mot de passe et ne fonctionne qu’une fois. Connectez-vous avec ce mot de passe, ou demandez de l’aide à la personne qui vous a envoyé le lien.',
+    expiredTitle: 'Lien expiré',
+    expired: 'Ce lien a expiré. Demandez-en un nouveau à la personne qui vous l’a envoyé.',
+    replacedTitle: 'Lien remplacé',
+    replaced:
+      'Un lien plus récent a été créé pour ce compte, celui-ci ne fonctionne donc plus. Utilisez le dernier lien reçu, ou demandez à la personne qui l’a envoyé.',
+    unknownTitle: 'Lien introuvable',
+    unknown: 'Ce lien n’ouvre rien. Il est peut-être incomplet\u00a0: copiez le lien en entier et réessayez.',
+    resetUsed:
+      'Ce lien a déjà défini un nouveau mot de passe et ne fonctionne qu’une fois. Connectez-vous avec ce mot de passe, ou demandez un nouveau lien.',
+    resetExpired: 'Ce lien a expiré. Demandez-en un nouveau.',
+    resetReplaced:
+      'Un lien plus récent a été envoyé pour ce compte, celui-ci ne fonctionne donc plus. Utilisez le dernier e-mail reçu.',
+    askAgain: 'Demander un nouveau lien',
+  },
   device: {
     title: 'Connecter un appareil',
     errorTitle: 'Erreur\u00a0: Connecter un appareil',
