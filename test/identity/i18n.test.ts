@@ -7,6 +7,8 @@ import { en } from '../../src/identity/web/i18n/en.ts';
 import { fr } from '../../src/identity/web/i18n/fr.ts';
 import { localized } from '../../src/identity/web/i18n/negotiate.ts';
 import { secondFactorPage } from '../../src/identity/mfa/templates.ts';
+import { passwordChangedPage } from '../../src/identity/account/templates.ts';
+import { secondFactorNeededPage } from '../../src/identity/mfa/interaction.ts';
 import { startServer, type Server } from './support.ts';
 import { screenshot } from './a11y.ts';
 import { checkFrenchPage, frenchContext } from './french.ts';
@@ -266,4 +268,22 @@ test('in Chromium with a French browser: the provider’s own pages and the hand
     await english.text(),
     /<html lang="en">[\s\S]*<h1>Sign-in request failed<\/h1>[\s\S]*invalid_client<\/strong>: /,
   );
+});
+
+test('in Chromium: the password-changed and second-factor-needed pages in French, accessible', async () => {
+  const loc = localized('fr');
+  const context = await frenchContext(browser);
+  const page = await context.newPage();
+  await page.setContent(passwordChangedPage('lea@example.com', loc));
+  await page.getByRole('heading', { level: 1, name: 'Mot de passe changé' }).waitFor();
+  assert.equal(
+    await page.getByRole('status').textContent(),
+    'Le mot de passe de lea@example.com a été changé. Vos autres navigateurs ont été déconnectés.',
+  );
+  await checkPage(page, 'French password changed page');
+  await page.setContent(secondFactorNeededPage(server.issuer, loc));
+  await page.getByRole('heading', { level: 1, name: 'Un deuxième facteur est nécessaire' }).waitFor();
+  await page.getByRole('link', { name: fr.totp.neededLink }).waitFor();
+  await checkPage(page, 'French second-factor-needed page');
+  await context.close();
 });

@@ -103,5 +103,5 @@ export async function submitPassword(
     deps.loginSessionTtl,
   );
   reply.header('set-cookie', loginCookie(token!, deps.loginSessionTtl));
-  return staticHtml(reply, 200, passwordChangedPage(who.identifier));
+  return staticHtml(reply, 200, passwordChangedPage(who.identifier, pageLanguage(request, reply)));
 }

@@ -98,6 +98,10 @@ export const en = {
     mismatch: 'The confirmation does not match the new password.',
     throttled: (wait: number) => `Too many failed attempts. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`,
     wrongCurrent: 'The current password is not correct.',
+    changedTitle: 'Password changed',
+    /** The text around the account's name (emphasised by the template). */
+    changedBefore: 'The password of',
+    changedAfter: 'is changed. Your other browsers were signed out.',
   },
   /** The sessions page (account/sessions-page.ts). Device names and addresses are passed in and escaped. */
   sessions: {
@@ -358,6 +362,11 @@ export const en = {
       'Removing a sign-in method needs a recent second step (a code from your authenticator app, a recovery code or a passkey). Nothing was removed.',
     confirmLink: 'Sign in again to confirm',
     confirmAfter: (minutes: number) => `, then remove it on the sign-in security page within ${minutes} minutes.`,
+    neededTitle: 'A second factor is needed',
+    needed:
+      'This application asks everyone who signs in to confirm with a second factor: an authenticator app or a passkey.',
+    neededLink: 'Set one up on your security page',
+    neededAfter: ', then sign in to the application again.',
     stepExpiredTitle: 'Sign-in step expired',
     stepExpired: 'This verification step is no longer open. Go back to the application and sign in again.',
   },

@@ -97,6 +97,9 @@ export const fr: Messages = {
     throttled: (wait: number) =>
       `Trop de tentatives échouées. Attendez ${wait}\u00a0seconde${wait > 1 ? 's' : ''} et réessayez.`,
     wrongCurrent: 'Le mot de passe actuel est incorrect.',
+    changedTitle: 'Mot de passe changé',
+    changedBefore: 'Le mot de passe de',
+    changedAfter: 'a été changé. Vos autres navigateurs ont été déconnectés.',
   },
   sessions: {
     title: 'Sessions',
@@ -352,6 +355,11 @@ export const fr: Messages = {
     confirmLink: 'Reconnectez-vous pour confirmer',
     confirmAfter: (minutes: number) =>
       `, puis retirez-la sur la page de sécurité de connexion dans les ${minutes}\u00a0minutes.`,
+    neededTitle: 'Un deuxième facteur est nécessaire',
+    needed:
+      'Cette application demande à chaque personne qui se connecte de confirmer avec un deuxième facteur\u00a0: une application d’authentification ou une clé d’accès.',
+    neededLink: 'Configurez-en un sur votre page de sécurité',
+    neededAfter: ', puis reconnectez-vous à l’application.',
     stepExpiredTitle: 'Étape de connexion expirée',
     stepExpired: 'Cette étape de vérification n’est plus ouverte. Revenez à l’application et reconnectez-vous.',
   },
