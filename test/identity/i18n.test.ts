@@ -194,6 +194,8 @@ test('in Chromium with a French browser: a wrong password says so in French; the
   await page.getByRole('heading', { level: 1, name: 'Comptes liés' }).waitFor();
   await page.getByText(fr.linked.none).waitFor();
   await checkPage(page, 'French linked accounts page');
+  await page.goto(new URL('/account/linked?done=unlinked', server.issuer).href);
+  assert.equal(await page.getByRole('status').textContent(), fr.linked.unlinkedNotice);
   await page.goto(new URL('/account/email', server.issuer).href);
   await page.getByRole('heading', { level: 1, name: 'Adresse e-mail' }).waitFor();
   await checkPage(page, 'French email page');

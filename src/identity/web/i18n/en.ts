@@ -153,6 +153,9 @@ export const en = {
     linkHint: 'You go to the provider to sign in there, and come back here with the account linked.',
     link: (provider: string) => `Link ${provider}`,
     noProviders: 'No social sign-in is set up on this server.',
+    linkedNotice: 'The account was linked. You can sign in with it from now on.',
+    alreadyNotice: 'That account was linked to you already.',
+    unlinkedNotice: 'The account was unlinked. It no longer signs you in.',
   },
   /** The account's email page (email-codes/templates.ts). The address is passed in and escaped. */
   email: {

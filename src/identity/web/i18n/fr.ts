@@ -148,6 +148,9 @@ export const fr: Messages = {
     linkHint: 'Vous allez chez le fournisseur pour vous y connecter, puis revenez ici avec le compte lié.',
     link: (provider: string) => `Lier ${provider}`,
     noProviders: 'Aucune connexion sociale n’est configurée sur ce serveur.',
+    linkedNotice: 'Le compte a été lié. Vous pouvez désormais vous connecter avec.',
+    alreadyNotice: 'Ce compte vous était déjà lié.',
+    unlinkedNotice: 'Le compte a été délié. Il ne vous connecte plus.',
   },
   email: {
     title: 'Adresse e-mail',
