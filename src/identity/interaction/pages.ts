@@ -10,6 +10,7 @@ import { errorPage } from '../web/layout.ts';
 import { fromAnotherSite, html, pageLanguage, refusedForm, sameOrigin } from '../web/respond.ts';
 import type { InteractionTools, SecondFactor } from '../mfa/interaction.ts';
 import { signInPage } from './templates.ts';
+import type { Messages } from '../web/i18n/en.ts';
 import { pageBranding } from './branding.ts';
 
 export interface PageDeps {
@@ -25,7 +26,7 @@ export interface PageDeps {
   /** Routes of other ways to sign in that finish the interaction like these pages (email-codes/), given the pages' tools. */
   moreRoutes?: ((plain: FastifyInstance, pages: InteractionPages) => void) | undefined;
   /** More ways to sign in shown under the password form (social login's buttons). */
-  signInExtras?: ((d: { uid: string; jti: string }) => string) | undefined;
+  signInExtras?: ((d: { uid: string; jti: string }, t: Messages) => string) | undefined;
 }
 
 /** What every page of an interaction does: find it, answer an expired one, show the sign-in form, finish it. */
@@ -103,6 +104,7 @@ function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPa
     // The app's choice (its email_code_sign_in setting, email-codes/): the same form, a second button.
     const settings = client as { email_code_sign_in?: unknown } | undefined;
     const emailCode = settings?.email_code_sign_in === true;
+    const loc = pageLanguage(reply.request, reply);
     return html(
       reply,
       status,
@@ -113,10 +115,10 @@ function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPa
         error: form.error,
         appName: client?.clientName,
         ...(await pageBranding(deps.db, client, d.params)),
-        loc: pageLanguage(reply.request, reply),
+        loc,
         emailCode: emailCode ? `/interaction/${encodeURIComponent(d.uid)}/email-code` : undefined,
         passkey: deps.secondFactor ? { ...deps.secondFactor.signInOption(d), error: form.passkeyError } : undefined,
-        extra: deps.signInExtras?.(d),
+        extra: deps.signInExtras?.(d, loc.t),
       }),
     );
   };

@@ -442,6 +442,48 @@ export const en = {
     resetReplaced: 'A newer link was sent for this account, so this one no longer works. Use the newest mail.',
     askAgain: 'Ask for a new link',
   },
+  /** Social sign-in and account linking refusals (social/sign-in.ts, linking.ts, link.ts). Provider names passed in. */
+  social: {
+    otherAccount: 'Or sign in with another account',
+    continueWith: (provider: string) => `Continue with ${provider}`,
+    back: 'Back to the sign-in page',
+    backLinked: 'Back to linked accounts',
+    notOfferedTitle: 'Sign-in method not offered',
+    notOffered: 'This sign-in method is not configured here.',
+    notOfferedLink: 'This sign-in method is not configured here, so it cannot be linked.',
+    notAnsweringTitle: (provider: string) => `${provider} is not answering`,
+    notAnswering: (provider: string) =>
+      `Signing in with ${provider} is not possible right now. Try again later, or sign in with your password.`,
+    linkNotAnswering: (provider: string) => `Linking ${provider} is not possible right now. Try again later.`,
+    expiredTitle: 'Sign-in expired',
+    expired: (provider: string) =>
+      `This sign-in with ${provider} is unknown, was already used, has expired, or was started in another browser. Go back to the application and start again.`,
+    cancelledTitle: (provider: string) => `${provider} sign-in cancelled`,
+    cancelled: (provider: string, error: string) => `${provider} did not sign you in (${error}).`,
+    failedTitle: 'Sign-in failed',
+    refusedTitle: 'Sign-in refused',
+    deactivated: 'This account is deactivated.',
+    interactionExpired:
+      "The application's sign-in request expired meanwhile. Go back to the application and start again.",
+    unverified: (email: string, byPlatform: boolean) =>
+      `An account with the email address ${email} exists, but ${byPlatform ? 'the platform has not verified it' : 'the provider has not verified it'}, so this sign-in cannot be linked to it. Sign in with your password instead.`,
+    noSignup:
+      'There is no account for this sign-in, and new accounts cannot be made this way here. Ask an administrator for an invitation.',
+    noEmail: 'The provider did not share an email address, which a new account needs.',
+    linkedNotFoundTitle: 'Linked account not found',
+    linkedNotFound: 'You have no linked account with this id: it may have been unlinked already.',
+    lastWay:
+      'This account is your only way to sign in, so it stays linked. Add a passkey on the sign-in security page, or link another account, first.',
+    signedOut: (provider: string) => `Your session ended before ${provider} answered, so nothing was linked.`,
+    nothingLinkedTitle: 'Nothing linked',
+    someoneElse: 'This browser is now signed in as someone else than the person who started linking. Start again.',
+    didNotLinkTitle: (provider: string) => `${provider} did not link`,
+    didNotLink: (provider: string, error: string) =>
+      `${provider} did not sign you in (${error}), so nothing was linked.`,
+    takenTitle: 'Account linked to someone else',
+    taken: (provider: string) =>
+      `This ${provider} account already signs in another account here, so it cannot be linked to yours. Use another ${provider} account, or unlink it from the other account first.`,
+  },
   /** The device sign-in's pages (oidc/device-pages.ts). App names and codes are passed in and escaped. */
   device: {
     title: 'Connect a device',

@@ -433,6 +433,48 @@ export const fr: Messages = {
       'Un lien plus récent a été envoyé pour ce compte, celui-ci ne fonctionne donc plus. Utilisez le dernier e-mail reçu.',
     askAgain: 'Demander un nouveau lien',
   },
+  social: {
+    otherAccount: 'Ou connectez-vous avec un autre compte',
+    continueWith: (provider: string) => `Continuer avec ${provider}`,
+    back: 'Retour à la page de connexion',
+    backLinked: 'Retour aux comptes liés',
+    notOfferedTitle: 'Méthode de connexion non proposée',
+    notOffered: 'Cette méthode de connexion n’est pas configurée ici.',
+    notOfferedLink: 'Cette méthode de connexion n’est pas configurée ici, elle ne peut donc pas être liée.',
+    notAnsweringTitle: (provider: string) => `${provider} ne répond pas`,
+    notAnswering: (provider: string) =>
+      `La connexion avec ${provider} n’est pas possible pour l’instant. Réessayez plus tard, ou connectez-vous avec votre mot de passe.`,
+    linkNotAnswering: (provider: string) => `Lier ${provider} n’est pas possible pour l’instant. Réessayez plus tard.`,
+    expiredTitle: 'Connexion expirée',
+    expired: (provider: string) =>
+      `Cette connexion avec ${provider} est inconnue, a déjà été utilisée, a expiré, ou a été commencée dans un autre navigateur. Revenez à l’application et recommencez.`,
+    cancelledTitle: (provider: string) => `Connexion avec ${provider} annulée`,
+    cancelled: (provider: string, error: string) => `${provider} ne vous a pas connecté (${error}).`,
+    failedTitle: 'Échec de la connexion',
+    refusedTitle: 'Connexion refusée',
+    deactivated: 'Ce compte est désactivé.',
+    interactionExpired:
+      'La demande de connexion de l’application a expiré entre-temps. Revenez à l’application et recommencez.',
+    unverified: (email: string, byPlatform: boolean) =>
+      `Un compte avec l’adresse e-mail ${email} existe, mais ${byPlatform ? 'la plateforme ne l’a pas vérifiée' : 'le fournisseur ne l’a pas vérifiée'}, cette connexion ne peut donc pas y être liée. Connectez-vous plutôt avec votre mot de passe.`,
+    noSignup:
+      'Aucun compte ne correspond à cette connexion, et de nouveaux comptes ne peuvent pas être créés ainsi ici. Demandez une invitation à un administrateur.',
+    noEmail: 'Le fournisseur n’a pas partagé d’adresse e-mail, dont un nouveau compte a besoin.',
+    linkedNotFoundTitle: 'Compte lié introuvable',
+    linkedNotFound: 'Vous n’avez aucun compte lié avec cet identifiant\u00a0: il a peut-être déjà été délié.',
+    lastWay:
+      'Ce compte est votre seul moyen de connexion, il reste donc lié. Ajoutez d’abord une clé d’accès sur la page de sécurité de connexion, ou liez un autre compte.',
+    signedOut: (provider: string) => `Votre session a pris fin avant la réponse de ${provider}, rien n’a donc été lié.`,
+    nothingLinkedTitle: 'Rien n’a été lié',
+    someoneElse:
+      'Ce navigateur est maintenant connecté avec un autre compte que celui de la personne qui a commencé à lier. Recommencez.',
+    didNotLinkTitle: (provider: string) => `${provider} n’a pas lié le compte`,
+    didNotLink: (provider: string, error: string) =>
+      `${provider} ne vous a pas connecté (${error}), rien n’a donc été lié.`,
+    takenTitle: 'Compte lié à quelqu’un d’autre',
+    taken: (provider: string) =>
+      `Ce compte ${provider} connecte déjà un autre compte ici, il ne peut donc pas être lié au vôtre. Utilisez un autre compte ${provider}, ou déliez-le d’abord de l’autre compte.`,
+  },
   device: {
     title: 'Connecter un appareil',
     errorTitle: 'Erreur\u00a0: Connecter un appareil',
