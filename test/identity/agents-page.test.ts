@@ -11,6 +11,10 @@ import { startServer, basic, form, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
 import { signInAt } from './account-support.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
+import { checkFrenchPage, frenchContext } from './french.ts';
+import { agentsPage } from '../../src/identity/delegation/page.ts';
+import { localized } from '../../src/identity/web/i18n/negotiate.ts';
+import { fr } from '../../src/identity/web/i18n/fr.ts';
 
 const ADMIN_TOKEN = 'agents-page-admin-token-0123456789abcdef';
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -252,4 +256,84 @@ test('the decision form refuses a missing CSRF token, another site, and a signed
     form: { decision: 'approve', csrf: 'x' },
   });
   assert.equal(notUuid.status, 400);
+});
+
+test('in Chromium with a French browser: the agents page, its decisions and its refusals in French, accessible', async () => {
+  const html = agentsPage({
+    accountLabel: 'robin@example.com',
+    csrf: 'c',
+    notice: fr.agents.approved,
+    loc: localized('fr-FR,fr;q=0.9'),
+    agents: [
+      {
+        id: 'a1',
+        name: 'Inbox helper',
+        modelId: 'acme-llm-4',
+        version: '2026-10',
+        status: 'pending',
+        scopes: ['notes:read'],
+        pendingScopes: ['mail:send'],
+        liveTokens: 0,
+        approvedAt: null,
+      },
+      {
+        id: 'a2',
+        name: 'Planner',
+        modelId: 'acme-llm-3',
+        version: null,
+        status: 'approved',
+        scopes: ['notes:read'],
+        pendingScopes: [],
+        liveTokens: 2,
+        approvedAt: '2026-11-20T10:00:00Z',
+      },
+    ],
+  });
+  assert.match(html, /<title>Agents \(1\u00a0en attente\)<\/title>/);
+  const context = await frenchContext(browser);
+  const page = await context.newPage();
+  await page.setContent(html);
+  await page.getByRole('heading', { level: 1, name: 'Agents qui agissent pour vous' }).waitFor();
+  await page.getByRole('button', { name: 'Approuver Inbox helper' }).waitFor();
+  await page.getByRole('button', { name: 'Refuser Inbox helper' }).waitFor();
+  await page.getByRole('button', { name: 'Révoquer Planner' }).waitFor();
+  assert.equal(await page.getByRole('status').textContent(), 'L’agent a été approuvé.');
+  const pending = page.locator('section[aria-labelledby="pending-a1"]');
+  assert.match((await pending.textContent()) ?? '', /Modèle\u00a0: acme-llm-4 \(version 2026-10\)/);
+  assert.match((await pending.textContent()) ?? '', /Inbox helper demande à agir pour vous et à\u00a0:/);
+  assert.match((await pending.textContent()) ?? '', /Utiliser la permission «\u00a0mail:send\u00a0» \(mail:send\)/);
+  assert.match(
+    (await page.getByRole('region', { name: 'Planner' }).textContent()) ?? '',
+    /2\u00a0jetons actifs\u00a0; approuvé le 2026-11-20\./,
+  );
+  await checkFrenchPage(page, 'French agents page with a request and an approval');
+
+  // The served page: signed out, the sign-in is French too, then the page and its notices.
+  await page.goto(`${server.issuer}/agents`);
+  await page.getByRole('heading', { level: 1, name: 'Connexion' }).waitFor();
+  await page.getByLabel('Adresse e-mail').fill(robin.email);
+  await page.getByLabel('Mot de passe').fill(robin.password);
+  await Promise.all([
+    page.waitForURL(`${server.issuer}/agents`),
+    page.getByRole('button', { name: 'Se connecter' }).click(),
+  ]);
+  const res = await page.reload();
+  assert.match(res?.headers().vary ?? '', /accept-language/i);
+  await page.getByRole('heading', { level: 1, name: 'Agents qui agissent pour vous' }).waitFor();
+  await page.getByRole('heading', { level: 2, name: 'En attente de votre approbation' }).waitFor();
+  await page.getByRole('navigation', { name: 'Votre compte' }).waitFor();
+  await checkFrenchPage(page, 'French agents page');
+  await page.goto(`${server.issuer}/agents?done=revoke`);
+  assert.equal(await page.getByRole('status').textContent(), fr.agents.revoked);
+  await context.close();
+
+  // Signed out, a decision is refused with a page in the browser's language.
+  const signedOut = await fetch(`${server.issuer}/agents/${helper.id}/decision`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'fr' },
+    body: 'decision=approve&csrf=x',
+  });
+  assert.equal(signedOut.status, 401);
+  assert.match(signedOut.headers.get('vary') ?? '', /accept-language/i);
+  assert.match(await signedOut.text(), /<html lang="fr">[\s\S]*<h1>Déconnecté<\/h1>[\s\S]*Se reconnecter/);
 });

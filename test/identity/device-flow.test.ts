@@ -5,6 +5,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
 import { startServer, type Server } from './support.ts';
 import { assertAccessible, focused, screenshot } from './a11y.ts';
+import { checkFrenchPage, frenchContext } from './french.ts';
+import { fr } from '../../src/identity/web/i18n/fr.ts';
 import { signInOnPage } from './account-support.ts';
 
 /** Device sign-in (RFC 8628): a CLI-like client polls the token endpoint while a person approves it in Chromium. */
@@ -167,6 +169,39 @@ test('in Chromium: the person types the code, signs in and approves while the CL
   const again = await poll(device.device_code);
   assert.equal(again.status, 400);
   assert.equal(again.body.error, 'invalid_grant');
+});
+
+test('in Chromium with a French browser: the device pages in French, accessible; the code and the app name as they are', async () => {
+  const device = await startDevice();
+  const context = await frenchContext(browser);
+  const page = await context.newPage();
+  const res = await page.goto(device.verification_uri);
+  assert.match(res?.headers().vary ?? '', /accept-language/i);
+  await page.getByRole('heading', { level: 1, name: 'Connecter un appareil' }).waitFor();
+  await checkFrenchPage(page, 'French device code page');
+  await page.getByRole('button', { name: 'Continuer' }).click();
+  await page.getByRole('alert').waitFor();
+  assert.equal(await page.getByRole('alert').textContent(), fr.device.noCode);
+  assert.equal(await page.title(), fr.device.errorTitle);
+  await checkFrenchPage(page, 'French device code page with an error');
+  await page.getByLabel('Code affiché sur votre appareil').fill(device.user_code);
+  await page.getByRole('button', { name: 'Continuer' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Connecter Platform CLI\u00a0?' }).waitFor();
+  assert.equal(await page.locator('p.device-code').textContent(), device.user_code);
+  await page.getByRole('button', { name: 'Annuler' }).waitFor();
+  await checkFrenchPage(page, 'French device confirm page');
+  await page.getByRole('button', { name: 'Continuer' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Connexion' }).waitFor();
+  await page.getByLabel('Adresse e-mail').fill(ada.email);
+  await page.getByLabel('Mot de passe').fill(ada.password);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Appareil connecté' }).waitFor();
+  assert.equal(
+    await page.getByRole('status').textContent(),
+    'Platform CLI est connecté. Revenez à votre appareil\u00a0; vous pouvez fermer cette page.',
+  );
+  await checkFrenchPage(page, 'French device connected page');
+  await context.close();
 });
 
 test('cancelled on the confirm page: the CLI is told access_denied; a used code cannot be typed again', async () => {

@@ -10,6 +10,8 @@ import { assertAccessible, focused, screenshot } from './a11y.ts';
 import { authorizeUrl, callbackServer, freshCode } from './mfa-support.ts';
 import { signInOnPage } from './account-support.ts';
 import { startSmtp, type Mail } from './smtp-support.ts';
+import { checkFrenchPage, frenchContext } from './french.ts';
+import { fr } from '../../src/identity/web/i18n/fr.ts';
 
 /** Codes mailed to a person (src/identity/email-codes/): sign-in without a password where an app allows it, verifying an address. */
 
@@ -226,4 +228,85 @@ test('in Chromium: a signed-in person verifies their address with a mailed code'
 
   const anonymous = await fetch(`${server.issuer}/account/email/send`, { method: 'POST', redirect: 'manual' });
   assert.ok([401, 403].includes(anonymous.status), `signed out: refused (${anonymous.status})`);
+});
+
+/** The body's first line of a code mail: the code. */
+const codeOf = (mail: Mail) => /\r?\n\r?\n(\d{6})\r?\n/.exec(mail.text)![1]!;
+
+test('in Chromium with a French browser: the sign-in code page, its errors and its mail in French, accessible', async () => {
+  const email = 'marcel@example.com';
+  await createHuman(server.runtime.db, { email, password: 'marcel a un long mot de passe' });
+  const context = await frenchContext(browser);
+  const page = await context.newPage();
+  await page.goto(authorizeUrl(server.issuer, withCodes.clientId, callback.url));
+  await page.getByRole('heading', { level: 1, name: 'Connexion' }).waitFor();
+  await page.getByRole('button', { name: fr.signIn.emailCode }).click();
+  await page.getByRole('alert').waitFor();
+  assert.equal(await page.getByRole('alert').textContent(), fr.emailCode.missingEmail);
+  await page.getByLabel('Adresse e-mail').fill(email);
+  const arrived = smtp.next();
+  await page.getByRole('button', { name: fr.signIn.emailCode }).click();
+  await page.getByRole('heading', { level: 1, name: 'Saisissez le code reçu par e-mail' }).waitFor();
+  assert.equal(
+    await page.getByRole('status').textContent(),
+    'Si un compte utilise marcel@example.com, nous lui avons envoyé un code de connexion par e-mail.',
+  );
+  await checkFrenchPage(page, 'French sign-in code page');
+  const mail = await arrived;
+  assert.match(mail.text, /^Content-Language: fr\r?$/m);
+  assert.match(
+    mail.text,
+    /Saisissez ce code pour vous connecter à votre compte sur [\w.:-]+\. Il fonctionne une fois, pendant 10\u00a0minutes\./,
+  );
+  assert.match(mail.text, /ignorez cet e-mail\u00a0: personne/);
+  const code = codeOf(mail);
+  await page.getByLabel('Code reçu par e-mail').fill('12');
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('alert').waitFor();
+  assert.equal(await page.getByRole('alert').textContent(), fr.email.sixDigits);
+  assert.equal(await page.title(), 'Erreur\u00a0: Saisissez le code reçu par e-mail');
+  await page.getByLabel('Code reçu par e-mail').fill(code === '000000' ? '111111' : '000000');
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByText(fr.emailCode.wrongCode).waitFor();
+  await checkFrenchPage(page, 'French sign-in code page with an error');
+  await page.getByLabel('Code reçu par e-mail').fill(code);
+  await Promise.all([
+    page.waitForURL((u) => u.href.startsWith(callback.url)),
+    page.getByRole('button', { name: 'Se connecter' }).click(),
+  ]);
+  await context.close();
+});
+
+test('in Chromium with a French browser: verifying the address, its errors and its mail in French; English stays English', async () => {
+  const email = 'odile@example.com';
+  await createHuman(server.runtime.db, { email, password: 'odile a un long mot de passe' });
+  const context = await frenchContext(browser);
+  const page = await context.newPage();
+  await page.goto(`${server.issuer}/account/email`);
+  await page.getByRole('heading', { level: 1, name: 'Connexion' }).waitFor();
+  await page.getByLabel('Adresse e-mail').fill(email);
+  await page.getByLabel('Mot de passe').fill('odile a un long mot de passe');
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Se connecter' }).click()]);
+  await page.getByRole('heading', { level: 1, name: 'Adresse e-mail' }).waitFor();
+  const arrived = smtp.next();
+  await page.getByRole('button', { name: fr.email.sendCode }).click();
+  await page.getByLabel('Code reçu par e-mail').fill('12');
+  await page.getByRole('button', { name: 'Vérifier' }).click();
+  await page.getByRole('alert').waitFor();
+  assert.equal(await page.getByRole('alert').textContent(), fr.email.sixDigits);
+  await checkFrenchPage(page, 'French email page with an error');
+  const mail = await arrived;
+  assert.match(mail.text, /^Content-Language: fr\r?$/m);
+  assert.match(mail.text, /Saisissez ce code pour vérifier cette adresse e-mail/);
+  await page.getByLabel('Code reçu par e-mail').fill(codeOf(mail));
+  await page.getByRole('button', { name: 'Vérifier' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Adresse e-mail vérifiée' }).waitFor();
+  await context.close();
+
+  const english = await fetch(`${server.issuer}/account/email/send`, {
+    method: 'POST',
+    headers: { 'accept-language': 'en-GB,en;q=0.9' },
+  });
+  assert.equal(english.status, 401);
+  assert.match(await english.text(), /<html lang="en">[\s\S]*<h1>Signed out<\/h1>/);
 });

@@ -1,14 +1,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
 import { pickLanguage } from '../../src/identity/web/i18n/negotiate.ts';
 import { en } from '../../src/identity/web/i18n/en.ts';
 import { fr } from '../../src/identity/web/i18n/fr.ts';
 import { localized } from '../../src/identity/web/i18n/negotiate.ts';
 import { secondFactorPage } from '../../src/identity/mfa/templates.ts';
+import { passwordChangedPage } from '../../src/identity/account/templates.ts';
+import { secondFactorNeededPage } from '../../src/identity/mfa/interaction.ts';
 import { startServer, type Server } from './support.ts';
-import { assertAccessible, screenshot } from './a11y.ts';
+import { screenshot } from './a11y.ts';
+import { checkFrenchPage, frenchContext } from './french.ts';
 import { authorizeUrl, callbackServer } from './mfa-support.ts';
 
 /** The sign-in, forgot-password, consent and sign-out pages in English or French, chosen from Accept-Language (web/i18n/). */
@@ -74,15 +77,7 @@ test('the sign-out page answers in the language asked, with Vary: Accept-Languag
   assert.match(await odd.text(), /<html lang="en">[\s\S]*<h1>Signed out<\/h1>/);
 });
 
-async function checkPage(page: Page, what: string): Promise<void> {
-  assert.equal(await page.getAttribute('html', 'lang'), 'fr', what);
-  await assertAccessible(page, what);
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await assertAccessible(page, `${what} (dark)`);
-  await page.emulateMedia({ colorScheme: 'light' });
-  const width = await page.evaluate('document.documentElement.scrollWidth');
-  assert.ok((width as number) <= 320, `${what}: no sideways scrolling at 320 px (${width})`);
-}
+const checkPage = checkFrenchPage;
 
 test('in Chromium with a French browser: sign-in, forgot password, consent and sign-out in French, accessible light and dark at 320 px', async () => {
   const context = await browser.newContext({
@@ -199,6 +194,8 @@ test('in Chromium with a French browser: a wrong password says so in French; the
   await page.getByRole('heading', { level: 1, name: 'Comptes liés' }).waitFor();
   await page.getByText(fr.linked.none).waitFor();
   await checkPage(page, 'French linked accounts page');
+  await page.goto(new URL('/account/linked?done=unlinked', server.issuer).href);
+  assert.equal(await page.getByRole('status').textContent(), fr.linked.unlinkedNotice);
   await page.goto(new URL('/account/email', server.issuer).href);
   await page.getByRole('heading', { level: 1, name: 'Adresse e-mail' }).waitFor();
   await checkPage(page, 'French email page');
@@ -213,4 +210,82 @@ test('the second step’s error messages and the sign-in throttling message have
   );
   assert.equal(en.secondStep.throttled(2), 'Too many wrong codes. Wait 2 seconds and try again.');
   assert.match(fr.secondStep.wrongCode, /^Le code est incorrect\./);
+});
+
+test('in Chromium with a French browser: the provider’s own pages and the handlers’ refusals in French, accessible; English stays English', async () => {
+  const context = await frenchContext(browser);
+  const page = await context.newPage();
+  const failed = await page.goto(
+    `${server.issuer}/oauth/authorize?client_id=no-such-app&response_type=code&scope=openid&redirect_uri=${encodeURIComponent(callback.url)}`,
+  );
+  assert.equal(failed?.status(), 400);
+  assert.match(failed?.headers().vary ?? '', /accept-language/i);
+  await page.getByRole('heading', { level: 1, name: 'Échec de la demande de connexion' }).waitFor();
+  assert.match((await page.getByRole('alert').textContent())!, /^invalid_client\u00a0: /);
+  await page.getByText(fr.provider.tryAgain).waitFor();
+  await checkPage(page, 'French provider error page');
+
+  // The provider asks to confirm a sign-out only when the browser is signed in.
+  await page.goto(new URL('/signin?return_to=/account/sessions', server.issuer).href);
+  await page.getByLabel('Adresse e-mail').fill('lea@example.com');
+  await page.getByLabel('Mot de passe').fill('lea has a long password');
+  await Promise.all([
+    page.waitForURL(new URL('/account/sessions', server.issuer).href),
+    page.getByRole('button', { name: 'Se connecter' }).click(),
+  ]);
+  await page.goto(`${server.issuer}/oauth/logout`);
+  await page.getByRole('heading', { level: 1, name: 'Déconnexion' }).waitFor();
+  await page.getByText(/^Voulez-vous vous déconnecter de [^ ]+\u00a0\?$/).waitFor();
+  await page.getByRole('button', { name: 'Rester connecté' }).waitFor();
+  await checkPage(page, 'French provider logout page');
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Se déconnecter' }).click()]);
+  await page.getByRole('heading', { level: 1, name: 'Déconnecté' }).waitFor();
+  await checkPage(page, 'French provider signed-out page');
+
+  const expired = await page.goto(`${server.issuer}/interaction/no-such-request`);
+  assert.equal(expired?.status(), 400);
+  await page.getByRole('heading', { level: 1, name: fr.errors.requestExpiredTitle }).waitFor();
+  await checkPage(page, 'French expired sign-in request page');
+
+  await page.goto(`${server.issuer}/account/forgot-password`);
+  await page.getByRole('heading', { level: 1, name: /^Mot de passe oublié\s\?$/ }).waitFor();
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Envoyer le lien' }).click()]);
+  assert.equal(await page.getByRole('alert').textContent(), fr.errors.enterEmail);
+  await checkPage(page, 'French forgot-password page with an error');
+  await context.close();
+
+  const refused = await fetch(new URL('/signout', server.issuer), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'fr-CA' },
+    body: 'csrf=forged',
+  });
+  assert.equal(refused.status, 403);
+  assert.match(refused.headers.get('vary') ?? '', /accept-language/i);
+  assert.match(await refused.text(), /<html lang="fr">[\s\S]*<h1>Demande refusée<\/h1>[\s\S]*Ce formulaire a expiré/);
+  const english = await fetch(
+    `${server.issuer}/oauth/authorize?client_id=no-such-app&response_type=code&scope=openid&redirect_uri=${encodeURIComponent(callback.url)}`,
+    { headers: { 'accept-language': 'en-GB' } },
+  );
+  assert.match(
+    await english.text(),
+    /<html lang="en">[\s\S]*<h1>Sign-in request failed<\/h1>[\s\S]*invalid_client<\/strong>: /,
+  );
+});
+
+test('in Chromium: the password-changed and second-factor-needed pages in French, accessible', async () => {
+  const loc = localized('fr');
+  const context = await frenchContext(browser);
+  const page = await context.newPage();
+  await page.setContent(passwordChangedPage('lea@example.com', loc));
+  await page.getByRole('heading', { level: 1, name: 'Mot de passe changé' }).waitFor();
+  assert.equal(
+    await page.getByRole('status').textContent(),
+    'Le mot de passe de lea@example.com a été changé. Vos autres navigateurs ont été déconnectés.',
+  );
+  await checkPage(page, 'French password changed page');
+  await page.setContent(secondFactorNeededPage(server.issuer, loc));
+  await page.getByRole('heading', { level: 1, name: 'Un deuxième facteur est nécessaire' }).waitFor();
+  await page.getByRole('link', { name: fr.totp.neededLink }).waitFor();
+  await checkPage(page, 'French second-factor-needed page');
+  await context.close();
 });

@@ -6,6 +6,10 @@ import * as oidc from 'openid-client';
 import { startServer, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
+import { chromium } from 'playwright-core';
+import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
+import { checkFrenchPage, frenchContext } from './french.ts';
+import { fr } from '../../src/identity/web/i18n/fr.ts';
 
 // A local SMTP server stands in for the operator's mail relay: every message it receives is kept.
 const mails: { to: string[]; text: string }[] = [];
@@ -327,5 +331,54 @@ test('an unverified email cannot accept, even when it matches', async () => {
   assert.equal(
     (await call('/api/v1/invitations/accept', { method: 'POST', body: { token: tokenOf(issued.link) }, token })).status,
     403,
+  );
+});
+
+test('in Chromium with a French browser: the invitation, its answer and its states in French, accessible; English stays English', async () => {
+  const issued = await invite('elise@example.com', 'viewer');
+  const english = await fetch(issued.link, { headers: { 'accept-language': 'en-US,en;q=0.9' } });
+  assert.match(await english.text(), /<html lang="en">[\s\S]*<h1>Join Analytical Engines<\/h1>/);
+  const browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
+  try {
+    const context = await frenchContext(browser);
+    const page = await context.newPage();
+    const res = await page.goto(issued.link);
+    assert.match(res?.headers().vary ?? '', /accept-language/i);
+    await page.getByRole('heading', { level: 1, name: 'Rejoindre Analytical Engines' }).waitFor();
+    assert.equal(await page.title(), 'Invitation à rejoindre Analytical Engines');
+    assert.match(
+      (await page.locator('main').innerText()).replace(/\s+/g, ' '),
+      /inviter@example\.com vous invite à rejoindre Analytical Engines en tant que viewer\./,
+    );
+    await page.getByRole('link', { name: 'connectez-vous en tant que elise@example.com' }).waitFor();
+    await checkFrenchPage(page, 'French invitation page');
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Refuser' }).click()]);
+    await page.getByRole('heading', { level: 1, name: 'Invitation refusée' }).waitFor();
+    assert.equal(
+      await page.getByRole('status').textContent(),
+      'Vous avez refusé l’invitation à rejoindre Analytical Engines.',
+    );
+    await checkFrenchPage(page, 'French invitation declined page');
+    await page.goto(issued.link);
+    await page.getByText(fr.invites.declined).waitFor();
+    await page.getByText('Organisation\u00a0: Analytical Engines').waitFor();
+    await checkFrenchPage(page, 'French declined invitation state page');
+    const missing = await page.goto(`${server.issuer}/invites/accept?token=inv_nothing`);
+    assert.equal(missing?.status(), 404);
+    await page.getByRole('heading', { level: 1, name: fr.invites.notFoundTitle }).waitFor();
+    await checkFrenchPage(page, 'French invitation not found page');
+    await context.close();
+  } finally {
+    await browser.close();
+  }
+  const refused = await fetch(`${server.issuer}/invites/accept`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'fr' },
+    body: `token=${encodeURIComponent(tokenOf(issued.link))}&csrf=forged&decision=accept`,
+  });
+  assert.equal(refused.status, 403);
+  assert.match(
+    await refused.text(),
+    /<html lang="fr">[\s\S]*Demande refusée[\s\S]*Ouvrez à nouveau le lien d’invitation\./,
   );
 });

@@ -4,6 +4,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { Secret, TOTP } from 'otpauth';
 import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
 import { startServer, type Server } from './support.ts';
+import { checkFrenchPage, frenchContext } from './french.ts';
+import { fr } from '../../src/identity/web/i18n/fr.ts';
 import { assertAccessible, authorizeUrl, callbackServer, focusedId, freshCode, screenshot } from './mfa-support.ts';
 
 let server: Server;
@@ -206,5 +208,55 @@ test('TOTP: enrolled on the security page, then asked after the password; a used
     for (const { row } of rows)
       for (const n of needles) assert.ok(!row.includes(n), `${table_name} holds a secret in clear`);
   }
+  await context.close();
+});
+
+test('in Chromium with a French browser: the authenticator set-up, recovery codes, removal and passkey refusals in French, accessible', async () => {
+  const bea = { email: 'bea@example.com', password: 'bea a un mot de passe assez long' };
+  await server.createHuman(bea.email, bea.password);
+  const context = await frenchContext(browser);
+  const page = await context.newPage();
+  await page.goto(`${server.issuer}/account/security`);
+  await page.getByRole('heading', { level: 1, name: 'Connexion' }).waitFor();
+  await page.getByLabel('Adresse e-mail').fill(bea.email);
+  await page.getByLabel('Mot de passe').fill(bea.password);
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Se connecter' }).click()]);
+  await page.getByRole('heading', { level: 1, name: 'Sécurité de connexion' }).waitFor();
+  const messages = JSON.parse((await page.locator('#passkey-add').getAttribute('data-messages'))!);
+  assert.equal(messages.unsupported, fr.passkeys.unsupported, 'the passkey script speaks the page’s language');
+
+  // A passkey form sent without the browser's answer (no script ran): refused in French.
+  await Promise.all([page.waitForNavigation(), page.evaluate('document.getElementById("passkey-add").submit()')]);
+  assert.equal(await page.getByRole('alert').first().textContent(), fr.passkeys.missing);
+  await checkFrenchPage(page, 'French security page with a passkey refusal');
+
+  await page.getByRole('link', { name: fr.security.setUpApp }).click();
+  await page.getByRole('heading', { level: 1, name: 'Configurer une application d’authentification' }).waitFor();
+  await page.getByRole('img', { name: fr.totp.qrAlt }).waitFor();
+  await checkFrenchPage(page, 'French authenticator set-up page');
+  const secret = (await page.locator('#setup-key').textContent())!.replace(/\s+/g, '');
+  await page.getByLabel('Code de l’application').fill('12');
+  await page.getByRole('button', { name: 'Activer' }).click();
+  await page.getByRole('alert').waitFor();
+  assert.equal(await page.getByRole('alert').textContent(), fr.totp.sixDigits);
+  assert.equal(await page.title(), fr.totp.errorTitle);
+  await checkFrenchPage(page, 'French authenticator set-up page with an error');
+  await page.getByLabel('Code de l’application').fill(freshCode(secret, -1).code);
+  await page.getByRole('button', { name: 'Activer' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Enregistrez vos codes de secours' }).waitFor();
+  await page.getByRole('list', { name: 'Codes de secours' }).waitFor();
+  await checkFrenchPage(page, 'French recovery codes page');
+
+  // Removing without a recent second step: the French page asking to confirm.
+  await page.getByRole('link', { name: fr.totp.saved }).click();
+  await page.getByRole('button', { name: fr.security.removeApp }).click();
+  await page.getByRole('heading', { level: 1, name: 'Confirmez que c’est bien vous' }).waitFor();
+  await page.getByRole('link', { name: fr.totp.confirmLink }).waitFor();
+  await checkFrenchPage(page, 'French confirm-it-is-you page');
+  await server.runtime.db.query('UPDATE login_sessions SET second_factor_at = now()');
+  await page.goto(`${server.issuer}/account/security`);
+  await page.getByRole('button', { name: fr.security.removeApp }).click();
+  await page.getByRole('status').waitFor();
+  assert.equal(await page.getByRole('status').textContent(), fr.totp.removed);
   await context.close();
 });

@@ -10,6 +10,7 @@ import { assertAccessible, focused, screenshot } from './a11y.ts';
 import { freshCode } from './mfa-support.ts';
 import { signInAt } from './account-support.ts';
 import { startSmtp, type Mail } from './smtp-support.ts';
+import { checkFrenchPage, frenchContext } from './french.ts';
 
 /** "Forgot password" (src/identity/password-links/recovery*.ts): the page, the mail, the link, what a reset ends. */
 
@@ -181,6 +182,49 @@ test('in Chromium: from the sign-in page, a mailed one-time link sets a new pass
   );
   await checkPage(page, 'used reset link page');
   assert.equal((await fetch(link)).status, 409);
+  await context.close();
+});
+
+test('in Chromium with a French browser: the reset mail is French, and so are the pages its link opens, accessible', async () => {
+  const email = 'lucie@example.com';
+  await server.createHuman(email, 'lucie avait un ancien mot de passe');
+  const context = await frenchContext(browser);
+  const page = await context.newPage();
+  await page.goto(`${server.issuer}/account/forgot-password`);
+  await page.getByLabel('Adresse e-mail').fill(email);
+  const arrived = nextMail();
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Envoyer le lien' }).click()]);
+  await page.getByRole('heading', { level: 1, name: 'Consultez vos e-mails' }).waitFor();
+  const mail = await arrived;
+  assert.match(mail.text, /^Content-Language: fr\r?$/m);
+  assert.match(
+    mail.text,
+    /Quelqu’un a demandé à choisir un nouveau mot de passe pour le compte lucie@example\.com sur /,
+  );
+  assert.match(mail.text, /Choisir un nouveau mot de passe\u00a0: http/);
+  assert.match(mail.text, /Le lien fonctionne une fois, pendant 30\u00a0minutes/);
+  const link = linkIn(mail);
+
+  await page.goto(link);
+  await page.getByRole('heading', { level: 1, name: 'Choisissez un nouveau mot de passe' }).waitFor();
+  await checkFrenchPage(page, 'French choose-password page');
+  await page.getByLabel('Nouveau mot de passe', { exact: true }).fill('court');
+  await page.getByLabel('Le nouveau mot de passe, à nouveau').fill('court');
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Définir le mot de passe' }).click()]);
+  assert.match(
+    (await page.getByRole('alert').textContent())!,
+    /^Le nouveau mot de passe doit comporter au moins \d+\u00a0caractères\.$/,
+  );
+  await checkFrenchPage(page, 'French choose-password page with an error');
+  await page.getByLabel('Nouveau mot de passe', { exact: true }).fill('lucie a un nouveau mot de passe');
+  await page.getByLabel('Le nouveau mot de passe, à nouveau').fill('lucie a un nouveau mot de passe');
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Définir le mot de passe' }).click()]);
+  await page.getByRole('heading', { level: 1, name: 'Mot de passe changé' }).waitFor();
+  await checkFrenchPage(page, 'French password changed page');
+  await page.goto(link);
+  await page.getByRole('heading', { level: 1, name: 'Lien déjà utilisé' }).waitFor();
+  await page.getByRole('link', { name: 'Demander un nouveau lien' }).waitFor();
+  await checkFrenchPage(page, 'French used link page');
   await context.close();
 });
 

@@ -8,7 +8,7 @@ export interface Mail {
 
 /**
  * A local SMTP server standing in for the operator's mail relay (the `smtp-server` package): every message it receives
- * is kept in order, its quoted-printable soft breaks and escapes undone so a test can read a link or a code.
+ * is kept in order, its quoted-printable soft breaks and escapes undone (as UTF-8) so a test can read a link or a code.
  */
 export async function startSmtp(): Promise<{
   url: string;
@@ -27,10 +27,12 @@ export async function startSmtp(): Promise<{
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        const text = Buffer.concat(chunks)
-          .toString('utf8')
+        // Byte by byte (latin1), then read as UTF-8: an escaped accented letter is two escapes of one character.
+        const bytes = Buffer.concat(chunks)
+          .toString('latin1')
           .replace(/=\r?\n/g, '')
           .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+        const text = Buffer.from(bytes, 'latin1').toString('utf8');
         const mail = { to: session.envelope.rcptTo.map((r) => r.address), text };
         mails.push(mail);
         const ready = waiters;

@@ -7,6 +7,8 @@ import * as oidc from 'openid-client';
 import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
 import { freePort, startServer, type Server } from './support.ts';
 import { assertAccessible } from '../support/axe.ts';
+import { checkFrenchPage, frenchContext } from './french.ts';
+import { fr } from '../../src/identity/web/i18n/fr.ts';
 
 // Social sign-in through the real pages in Chromium, with the OpenID issuer an operator configured being
 // a second instance of the platform's identity service (on 127.0.0.1, so the two keep their cookies apart).
@@ -145,5 +147,35 @@ test('Chromium: "Continue with Platform SSO" by keyboard, signed in at the other
   await page.goto(`${server.issuer}/upstream/platform/callback?code=x&state=replayed`);
   assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Sign-in expired');
   await assertAccessible(page, 'refused social sign-in page');
+  await context.close();
+});
+
+test('in Chromium with a French browser: the provider button and the social sign-in refusals in French, accessible', async () => {
+  const app = await server.registerApp({
+    name: 'Carnet',
+    appType: 'web',
+    redirectUris: [CALLBACK],
+    firstParty: true,
+    allowedScopes: ['openid'],
+  });
+  const context = await frenchContext(browser);
+  const page = await context.newPage();
+  await page.goto(
+    `${server.issuer}/oauth/authorize?${new URLSearchParams({ client_id: app.clientId, response_type: 'code', scope: 'openid', redirect_uri: CALLBACK, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })}`,
+  );
+  await page.getByRole('heading', { level: 1, name: 'Connexion' }).waitFor();
+  await page.getByRole('heading', { level: 2, name: fr.social.otherAccount }).waitFor();
+  await page.getByRole('button', { name: 'Continuer avec Platform SSO' }).waitFor();
+  await checkFrenchPage(page, 'French sign-in page with a provider button');
+
+  const replayed = await page.goto(`${server.issuer}/upstream/platform/callback?code=x&state=replayed`);
+  assert.match(replayed?.headers().vary ?? '', /accept-language/i);
+  await page.getByRole('heading', { level: 1, name: 'Connexion expirée' }).waitFor();
+  await page.getByText(fr.social.expired('Platform SSO')).waitFor();
+  await checkFrenchPage(page, 'French refused social sign-in page');
+  const unknown = await page.goto(`${server.issuer}/upstream/nowhere/callback?code=x&state=y`);
+  assert.equal(unknown?.status(), 404);
+  await page.getByRole('heading', { level: 1, name: fr.social.notOfferedTitle }).waitFor();
+  await checkFrenchPage(page, 'French sign-in method not offered page');
   await context.close();
 });

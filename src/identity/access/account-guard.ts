@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CsrfTokens } from '../web/csrf.ts';
 import { errorPage } from '../web/layout.ts';
-import { html, sameOrigin } from '../web/respond.ts';
+import { html, pageLanguage, sameOrigin } from '../web/respond.ts';
 import { signedInAs } from './signed-in.ts';
 import { csrfBinding, type SignedIn } from '../sessions/signed-in.ts';
 
@@ -15,7 +15,7 @@ export interface AccountPage {
   path: string;
   /** The CSRF binding's prefix: a token from one page's forms does not work on another's. */
   purpose: string;
-  /** "the connected apps page": what a refused form says it was not sent from. */
+  /** "the connected apps page": what a refused English form says it was not sent from. */
   name: string;
 }
 
@@ -44,14 +44,8 @@ export class AccountGuard {
   ): SignedIn | undefined {
     const who = signedInAs(request);
     if (!sameOrigin(request, this.deps.issuer) || !this.verify(who, at, request.body?.csrf)) {
-      html(
-        reply,
-        403,
-        errorPage(
-          'Request refused',
-          `This form has expired or was not sent from ${at.name}. Go back, reload the page and try again.`,
-        ),
-      );
+      const { lang, t } = pageLanguage(request, reply);
+      html(reply, 403, errorPage(t.errors.refused, t.errors.expiredAccountForm(at.name), lang));
       return undefined;
     }
     return who;

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../kit/db.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { escapeHtml, page } from '../web/layout.ts';
-import { html } from '../web/respond.ts';
+import { html, pageLanguage } from '../web/respond.ts';
 import { signInLink } from '../web/sign-in-link.ts';
 import { signedIn, type SignedIn } from '../sessions/signed-in.ts';
 import type { SignedInRule } from './rules.ts';
@@ -37,12 +37,14 @@ export function signedInCheck(db: Database, accounts: PrincipalDirectory) {
       reply.code(401).send({ error: 'login_required', error_description: 'sign in first' });
       return;
     }
+    const { lang, t } = pageLanguage(request, reply);
     html(
       reply,
       401,
       page({
-        title: 'Signed out',
-        body: `<h1>Signed out</h1>\n<p>Your session has ended, so nothing was changed.</p>\n<p><a href="${escapeHtml(signInLink(rule.path))}">Sign in again</a></p>`,
+        lang,
+        title: t.errors.signedOutTitle,
+        body: `<h1>${escapeHtml(t.errors.signedOutTitle)}</h1>\n<p>${escapeHtml(t.errors.signedOut)}</p>\n<p><a href="${escapeHtml(signInLink(rule.path))}">${escapeHtml(t.errors.signInAgain)}</a></p>`,
       }),
     );
   };

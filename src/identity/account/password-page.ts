@@ -58,7 +58,8 @@ export function humanOrRefuse(request: FastifyRequest, reply: FastifyReply): Pri
   // Signed out, the access check has answered already (the sign-in for the page, a 401 page for the form).
   const who = signedInAs(request).account;
   if (!who.human) {
-    staticHtml(reply, 400, errorPage('No password here', 'Only people have passwords.'));
+    const { lang, t } = pageLanguage(request, reply);
+    staticHtml(reply, 400, errorPage(t.errors.noPasswordTitle, t.errors.noPassword, lang));
     return undefined;
   }
   return who;
@@ -76,14 +77,8 @@ export async function submitPassword(
   const who = humanOrRefuse(request, reply);
   if (!who) return reply;
   if (!sameOrigin(request, deps.issuer) || !deps.forms.verify(request, `password:${who.id}`, request.body.csrf)) {
-    return staticHtml(
-      reply,
-      403,
-      errorPage(
-        'Request refused',
-        'This form has expired or was not sent from the change-password page. Go back and try again.',
-      ),
-    );
+    const { lang, t } = pageLanguage(request, reply);
+    return staticHtml(reply, 403, errorPage(t.errors.refused, t.errors.expiredForm('change-password'), lang));
   }
   const again = (status: number, error: string, invalid: PasswordField[]) =>
     passwordForm(deps, request, reply, who, status, error, invalid);
@@ -108,5 +103,5 @@ export async function submitPassword(
     deps.loginSessionTtl,
   );
   reply.header('set-cookie', loginCookie(token!, deps.loginSessionTtl));
-  return staticHtml(reply, 200, passwordChangedPage(who.identifier));
+  return staticHtml(reply, 200, passwordChangedPage(who.identifier, pageLanguage(request, reply)));
 }

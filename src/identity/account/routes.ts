@@ -67,7 +67,7 @@ const PasswordBody = Type.Object(
 export async function registerAccountPages(app: App, deps: AccountDeps): Promise<void> {
   const forms = new FormGuard(deps.secretKey);
   await app.register(async (plain) => {
-    const scope = formScope(plain, { retry: 'The form could not be read. Go back and try again.' });
+    const scope = formScope(plain, { retry: (t) => t.errors.formUnread });
     signInRoutes(scope, deps, new SignInFlow(deps.secretKey, deps.issuer));
     passwordPageRoutes(scope, { ...deps, forms });
   });

@@ -31,11 +31,10 @@ const Html = {
 };
 const Form = Type.Object({ csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true });
 const SESSIONS: AccountPage = { path: '/account/sessions', purpose: 'sessions', name: 'the sessions page' };
-const NOTICES: Record<string, string> = {
-  ended: 'That browser was signed out.',
-  others: 'Every other browser was signed out.',
-  none: 'No other browser was signed in.',
-};
+/** The notice after a sign-out, by the `done` query parameter (a key of the catalogue's `errors`). */
+const NOTICES = { ended: 'sessionEnded', others: 'othersEnded', none: 'noOthers' } as const;
+const notice = (done: string | undefined): (typeof NOTICES)[keyof typeof NOTICES] | undefined =>
+  done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done as keyof typeof NOTICES] : undefined;
 
 /**
  * The person's sessions page (`/account/sessions`): their live login sessions (when, from where, which browser, with a
@@ -45,7 +44,7 @@ export async function registerSessionPages(app: App, deps: SessionPageDeps): Pro
   const guard = new AccountGuard(deps);
   await app.register(async (plain) => {
     const scope = formScope(plain, {
-      retry: 'The form could not be read. Go back to the sessions page and try again.',
+      retry: (t) => t.errors.formUnreadSessions,
     });
     sessionsPageRoute(scope, deps, guard);
     endSessionRoute(scope, deps, guard);
@@ -71,6 +70,8 @@ function sessionsPageRoute(scope: TypedScope, deps: SessionPageDeps, guard: Acco
     async (request, reply) => {
       const who = guard.page(request);
       const sessions = await listLoginSessions(deps.db, who.account.id);
+      const loc = pageLanguage(request, reply);
+      const done = notice(request.query.done);
       return html(
         reply,
         200,
@@ -80,8 +81,8 @@ function sessionsPageRoute(scope: TypedScope, deps: SessionPageDeps, guard: Acco
           currentId: who.session.id,
           sessions,
           providerNames: deps.providerNames,
-          notice: NOTICES[request.query.done ?? ''],
-          loc: pageLanguage(request, reply),
+          notice: done && loc.t.errors[done],
+          loc,
         }),
       );
     },
@@ -107,21 +108,12 @@ function endSessionRoute(scope: TypedScope, deps: SessionPageDeps, guard: Accoun
       const who = guard.form(request, reply, SESSIONS);
       if (!who) return reply;
       if (request.params.sessionId === who.session.id) {
-        return html(
-          reply,
-          400,
-          errorPage('Use Sign out', "This is this browser's own session: sign out of it on the sign-out page."),
-        );
+        const { lang, t } = pageLanguage(request, reply);
+        return html(reply, 400, errorPage(t.errors.useSignOutTitle, t.errors.useSignOut, lang));
       }
       if (!(await endOtherSession(deps.db, who.account.id, request.params.sessionId, who.session.id))) {
-        return html(
-          reply,
-          404,
-          errorPage(
-            'Session not found',
-            'You have no live session with this id: it may have ended already. Go back to the sessions page.',
-          ),
-        );
+        const { lang, t } = pageLanguage(request, reply);
+        return html(reply, 404, errorPage(t.errors.sessionNotFoundTitle, t.errors.sessionNotFound, lang));
       }
       return reply.header('cache-control', 'no-store').redirect('/account/sessions?done=ended', 303);
     },

@@ -10,7 +10,7 @@ import { endBrowserSession } from '../oidc/browser-session.ts';
 import { spendAuthorizationCode } from '../oidc/store.ts';
 import { readCookie } from '../web/cookies.ts';
 import { errorPage } from '../web/layout.ts';
-import { staticHtml } from '../web/respond.ts';
+import { pageLanguage, staticHtml } from '../web/respond.ts';
 import { safeReturn } from '../web/sign-in-link.ts';
 import type { SignInFlow } from './signin-flow.ts';
 
@@ -63,20 +63,9 @@ export async function finishSignIn(
   reply.header('set-cookie', flow.clearedCookie());
   // The code proves nothing more than the login session the sign-in just made; it is spent so it cannot be used later.
   if (request.query.code) await spendAuthorizationCode(deps.db, request.query.code);
-  if (!returnTo)
-    return staticHtml(
-      reply,
-      400,
-      errorPage(
-        'Sign-in expired',
-        'This sign-in was started in another tab or has expired. Open the page you wanted again.',
-      ),
-    );
+  const { lang, t } = pageLanguage(request, reply);
+  if (!returnTo) return staticHtml(reply, 400, errorPage(t.errors.signInExpiredTitle, t.errors.signInExpired, lang));
   if (request.query.error || !request.query.code)
-    return staticHtml(
-      reply,
-      400,
-      errorPage('Sign-in not completed', 'The sign-in did not finish. Open the page you wanted again to retry.'),
-    );
+    return staticHtml(reply, 400, errorPage(t.errors.signInIncompleteTitle, t.errors.signInIncomplete, lang));
   return reply.header('cache-control', 'no-store').redirect(returnTo, 303);
 }

@@ -42,10 +42,13 @@ ${accountNav('/account/password', all.accountNav)}`,
   });
 }
 
-export function passwordChangedPage(accountLabel: string): string {
+export function passwordChangedPage(accountLabel: string, loc?: Localized): string {
+  const { lang, t: all } = loc ?? { lang: 'en', t: LANGUAGES.en };
+  const t = all.password;
   return page({
-    title: 'Password changed',
-    body: `<h1>Password changed</h1>
-<p role="status">The password of <strong>${escapeHtml(accountLabel)}</strong> is changed. Your other browsers were signed out.</p>`,
+    lang,
+    title: t.changedTitle,
+    body: `<h1>${escapeHtml(t.changedTitle)}</h1>
+<p role="status">${escapeHtml(t.changedBefore)} <strong>${escapeHtml(accountLabel)}</strong> ${escapeHtml(t.changedAfter)}</p>`,
   });
 }

@@ -39,7 +39,7 @@ export async function registerConsentPages(app: App, deps: ConsentPageDeps): Pro
   const guard = new AccountGuard(deps);
   await app.register(async (plain) => {
     const scope = formScope(plain, {
-      retry: 'The form could not be read. Go back to the connected apps page and try again.',
+      retry: (t) => t.errors.formUnreadApps,
     });
     connectedAppsPageRoute(scope, deps, guard);
     withdrawAppAccessRoute(scope, deps, guard);
@@ -110,11 +110,8 @@ function withdrawAppAccessRoute(scope: TypedScope, deps: ConsentPageDeps, guard:
       const who = guard.form(request, reply, APPS);
       if (!who) return reply;
       if (!(await revokeConsent(deps.db, who.account.id, request.params.appId, 'user_initiated'))) {
-        return html(
-          reply,
-          404,
-          errorPage('Nothing to withdraw', 'This app has no access to withdraw. Go back to the connected apps page.'),
-        );
+        const { lang, t } = pageLanguage(request, reply);
+        return html(reply, 404, errorPage(t.errors.nothingToWithdrawTitle, t.errors.nothingToWithdraw, lang));
       }
       return reply.code(303).header('cache-control', 'no-store').redirect('/account/apps?done=withdrawn', 303);
     },

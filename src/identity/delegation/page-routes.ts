@@ -4,7 +4,7 @@ import type { TypedScope } from '../api/scope.ts';
 import type { Database } from '../../kit/db.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { CsrfTokens } from '../web/csrf.ts';
-import { formScope, html } from '../web/respond.ts';
+import { formScope, html, pageLanguage } from '../web/respond.ts';
 import { errorPage } from '../web/layout.ts';
 import { AccountGuard, type AccountPage } from '../access/account-guard.ts';
 import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
@@ -35,17 +35,16 @@ const Form = Type.Object(
   { additionalProperties: true },
 );
 const AGENTS: AccountPage = { path: '/agents', purpose: 'agents', name: 'the agents page' };
-const NOTICES: Record<string, string> = {
-  approve: 'The agent was approved.',
-  deny: 'The request was declined.',
-  revoke: 'The agent was revoked; its tokens no longer work.',
-};
+/** The notice after each decision, by the `done` query parameter (a key of the page's catalogue). */
+const NOTICES = { approve: 'approved', deny: 'denied', revoke: 'revoked' } as const;
+const notice = (done: string | undefined): (typeof NOTICES)[keyof typeof NOTICES] | undefined =>
+  done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done as keyof typeof NOTICES] : undefined;
 
 /** The person's agents page (`/agents`): pending requests to approve or deny, approved agents to revoke. */
 export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise<void> {
   const guard = new AccountGuard(deps);
   await app.register(async (plain) => {
-    const scope = formScope(plain, { retry: 'The form could not be read. Go back to the agents page and try again.' });
+    const scope = formScope(plain, { retry: (t) => t.agents.formUnread });
     agentsPageRoute(scope, deps, guard);
     agentDecisionRoute(scope, deps, guard);
   });
@@ -71,6 +70,8 @@ function agentsPageRoute(scope: TypedScope, deps: AgentPageDeps, guard: AccountG
       const who = guard.page(request);
       const person = who.account;
       const agents = await agentCards(deps.db, person.id);
+      const loc = pageLanguage(request, reply);
+      const done = notice(request.query.done);
       return html(
         reply,
         200,
@@ -78,7 +79,8 @@ function agentsPageRoute(scope: TypedScope, deps: AgentPageDeps, guard: AccountG
           accountLabel: person.identifier,
           csrf: guard.csrf(who, AGENTS),
           agents,
-          notice: NOTICES[request.query.done ?? ''],
+          notice: done && loc.t.agents[done],
+          loc,
         }),
       );
     },
@@ -105,16 +107,9 @@ function agentDecisionRoute(scope: TypedScope, deps: AgentPageDeps, guard: Accou
       if (!who) return reply;
       const decision = request.body.decision;
       const done = await decide(deps.db, who.account.id, request.params.agentId, decision);
-      if (done === undefined) return html(reply, 400, errorPage('Request refused', 'Choose Approve, Deny or Revoke.'));
-      if (!done)
-        return html(
-          reply,
-          404,
-          errorPage(
-            'Nothing to change',
-            'This agent has no request or approval to change. Go back to the agents page.',
-          ),
-        );
+      const { lang, t } = pageLanguage(request, reply);
+      if (done === undefined) return html(reply, 400, errorPage(t.errors.refused, t.agents.unknownDecision, lang));
+      if (!done) return html(reply, 404, errorPage(t.agents.nothingTitle, t.agents.nothing, lang));
       return reply.code(303).header('cache-control', 'no-store').redirect(`/agents?done=${decision}`, 303);
     },
   );

@@ -13,6 +13,8 @@ import { startLoginSession } from '../sessions/store.ts';
 import type { AfterAnswer } from '../web/after-answer.ts';
 import type { CsrfTokens } from '../web/csrf.ts';
 import { errorPage } from '../web/layout.ts';
+import { pageLanguage } from '../web/respond.ts';
+import type { Messages } from '../web/i18n/en.ts';
 import { mailCode } from './mail.ts';
 import { checkCode, issueCode, markVerified } from './store.ts';
 import { signInCodePage } from './templates.ts';
@@ -50,8 +52,10 @@ function codePage(
   d: Interaction,
   email: string,
   status: number,
-  error?: string,
+  /** The error, in the page's language. */
+  error?: (t: Messages) => string,
 ): FastifyReply {
+  const loc = pageLanguage(reply.request, reply);
   return pages.html(
     reply,
     status,
@@ -60,7 +64,8 @@ function codePage(
       csrf: deps.csrf.issue(`email-code:${d.jti}`),
       email,
       back: `/interaction/${encodeURIComponent(d.uid)}`,
-      error,
+      error: error?.(loc.t),
+      loc,
     }),
   );
 }
@@ -78,16 +83,12 @@ export async function requestSignInCode(
 ): Promise<FastifyReply> {
   const d = await pages.form(request, reply, uid, { prompt: 'login', purpose: 'login', page: 'sign-in' });
   if (!d) return reply;
-  if (!(await allowed(pages, d)))
-    return pages.html(
-      reply,
-      403,
-      errorPage('Not offered here', 'This application does not offer sign-in by emailed code. Go back and sign in.'),
-    );
+  const { lang, t: all } = pageLanguage(request, reply);
+  const t = all.emailCode;
+  if (!(await allowed(pages, d))) return pages.html(reply, 403, errorPage(t.notOfferedTitle, t.notOffered, lang));
   const email = normaliseEmail(String(request.body.email ?? ''));
-  if (!email) return pages.showSignIn(reply, d, 400, { email, error: 'Enter your email address to get a code.' });
-  if (!looksLikeEmail(email))
-    return pages.showSignIn(reply, d, 400, { email, error: 'Enter an email address like name@example.com.' });
+  if (!email) return pages.showSignIn(reply, d, 400, { email, error: t.missingEmail });
+  if (!looksLikeEmail(email)) return pages.showSignIn(reply, d, 400, { email, error: t.badEmail });
   const emailKey = [`code:${sha256Hex(email)}`];
   const addressKey = [`code-address:${request.ip}`];
   const wait = Math.max(
@@ -96,8 +97,7 @@ export async function requestSignInCode(
   );
   if (wait > 0) {
     reply.header('retry-after', String(wait));
-    const error = `Too many codes asked for. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`;
-    return pages.showSignIn(reply, d, 429, { email, error });
+    return pages.showSignIn(reply, d, 429, { email, error: all.email.throttled(wait) });
   }
   await Promise.all([deps.throttles.email.fail(emailKey), deps.throttles.address.fail(addressKey)]);
   const bound = boundTo(d);
@@ -110,7 +110,13 @@ export async function requestSignInCode(
       purpose: 'sign_in',
       boundTo: bound,
     });
-    await mailCode(deps.mailer, { to: human.human.email, code, purpose: 'sign_in', host: new URL(deps.issuer).host });
+    await mailCode(deps.mailer, {
+      to: human.human.email,
+      code,
+      purpose: 'sign_in',
+      host: new URL(deps.issuer).host,
+      loc: { lang, t: all },
+    });
   });
   return codePage(deps, pages, reply, d, email, 200);
 }
@@ -131,20 +137,11 @@ export async function verifySignInCode(
   if (!d) return reply;
   const email = normaliseEmail(String(request.body.email ?? ''));
   const code = String(request.body.code ?? '').replace(/\s/g, '');
-  if (!looksLikeEmail(email)) return pages.showSignIn(reply, d, 400, { error: 'Enter your email address.' });
-  if (!/^\d{6}$/.test(code))
-    return codePage(deps, pages, reply, d, email, 400, 'Enter the 6 digits of the code from the email.');
+  if (!looksLikeEmail(email))
+    return pages.showSignIn(reply, d, 400, { error: pageLanguage(request, reply).t.emailCode.enterEmail });
+  if (!/^\d{6}$/.test(code)) return codePage(deps, pages, reply, d, email, 400, (t) => t.email.sixDigits);
   const checked = await checkCode(deps.db, deps.secretKey, { email, purpose: 'sign_in', boundTo: boundTo(d), code });
-  if (!checked.ok)
-    return codePage(
-      deps,
-      pages,
-      reply,
-      d,
-      email,
-      400,
-      'This code is not right or no longer works. Check the newest email, or go back and ask for a new code.',
-    );
+  if (!checked.ok) return codePage(deps, pages, reply, d, email, 400, (t) => t.emailCode.wrongCode);
   await markVerified(deps.db, checked.principalId, email);
   deps.accounts.invalidate(checked.principalId);
   const second = await deps.secondFactor?.afterPassword(request, reply, d, checked.principalId, pages);

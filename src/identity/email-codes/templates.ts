@@ -21,20 +21,25 @@ export function signInCodePage(v: {
   email: string;
   back: string;
   error?: string | undefined;
+  /** The page's language (web/i18n/), English when absent. */
+  loc?: Localized | undefined;
 }): string {
+  const { lang, t: all } = v.loc ?? { lang: 'en', t: LANGUAGES.en };
+  const t = all.emailCode;
   return page({
-    title: v.error ? 'Error: Enter the code from your email' : 'Enter the code from your email',
-    body: `<h1>Enter the code from your email</h1>
+    lang,
+    title: v.error ? t.errorTitle : t.title,
+    body: `<h1>${escapeHtml(t.title)}</h1>
 ${errorBlock(v.error)}
-<p role="status">If an account uses <strong>${escapeHtml(v.email)}</strong>, we emailed it a sign-in code.</p>
+<p role="status">${escapeHtml(t.sentBefore)} <strong>${escapeHtml(v.email)}</strong>${escapeHtml(t.sentAfter)}</p>
 <form method="post" action="${escapeHtml(v.action)}" novalidate>
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
 <input type="hidden" name="email" value="${escapeHtml(v.email)}">
-${codeField(!!v.error)}
-<button class="primary" type="submit">Sign in</button>
+${codeField(!!v.error, all.email)}
+<button class="primary" type="submit">${escapeHtml(t.submit)}</button>
 </form>
-<p class="hint">Nothing arrived? Look in the spam folder, or go back and ask for a new code.</p>
-<p><a href="${escapeHtml(v.back)}">Back to sign in</a></p>`,
+<p class="hint">${escapeHtml(t.nothingArrived)}</p>
+<p><a href="${escapeHtml(v.back)}">${escapeHtml(t.back)}</a></p>`,
   });
 }
 

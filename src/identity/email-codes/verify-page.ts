@@ -11,6 +11,7 @@ import { pageLanguage, refusedForm, sameOrigin, staticHtml } from '../web/respon
 import { mailCode } from './mail.ts';
 import { checkCode, issueCode, markVerified } from './store.ts';
 import { emailPage } from './templates.ts';
+import type { Messages } from '../web/i18n/en.ts';
 
 export interface VerifyPageDeps {
   db: Database;
@@ -30,7 +31,8 @@ const purpose = (who: PrincipalView) => `email-verify:${who.id}`;
 function person(request: FastifyRequest, reply: FastifyReply): (PrincipalView & { email: string }) | undefined {
   const who = signedInAs(request).account;
   if (!who.human) {
-    staticHtml(reply, 400, errorPage('No email address here', 'Only people have an email address to verify.'));
+    const { lang, t } = pageLanguage(request, reply);
+    staticHtml(reply, 400, errorPage(t.email.noEmailTitle, t.email.noEmail, lang));
     return undefined;
   }
   return { ...who, email: who.human.email };
@@ -41,15 +43,16 @@ function show(
   request: FastifyRequest,
   reply: FastifyReply,
   who: PrincipalView & { email: string },
-  view: { stage: 'start' | 'code' | 'done'; verified?: boolean; error?: string },
+  view: { stage: 'start' | 'code' | 'done'; verified?: boolean; error?: (t: Messages['email']) => string },
   status = 200,
 ): FastifyReply {
   const verified = view.verified ?? !!who.human?.emailVerifiedAt;
   const csrf = deps.forms.issue(request, reply, purpose(who));
+  const loc = pageLanguage(request, reply);
   return staticHtml(
     reply,
     status,
-    emailPage({ email: who.email, verified, csrf, ...view, loc: pageLanguage(request, reply) }),
+    emailPage({ email: who.email, verified, csrf, ...view, error: view.error?.(loc.t.email), loc }),
   );
 }
 
@@ -63,7 +66,7 @@ function checked(deps: VerifyPageDeps, request: Form, reply: FastifyReply) {
   const who = person(request, reply);
   if (!who) return undefined;
   if (!sameOrigin(request, deps.issuer) || !deps.forms.verify(request, purpose(who), request.body.csrf)) {
-    refusedForm(reply, 'email address');
+    refusedForm(reply, 'email address', pageLanguage(request, reply));
     return undefined;
   }
   return who;
@@ -78,8 +81,7 @@ export async function sendVerifyCode(deps: VerifyPageDeps, request: Form, reply:
   const wait = await deps.throttle.waitSeconds(key);
   if (wait > 0) {
     reply.header('retry-after', String(wait));
-    const error = `Too many codes asked for. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`;
-    return show(deps, request, reply, who, { stage: 'code', error }, 429);
+    return show(deps, request, reply, who, { stage: 'code', error: (t) => t.throttled(wait) }, 429);
   }
   await deps.throttle.fail(key);
   const code = await issueCode(deps.db, deps.secretKey, {
@@ -88,16 +90,14 @@ export async function sendVerifyCode(deps: VerifyPageDeps, request: Form, reply:
     purpose: 'verify',
     boundTo: who.id,
   });
-  const sent = await mailCode(deps.mailer, { to: who.email, code, purpose: 'verify', host: new URL(deps.issuer).host });
-  if (!sent)
-    return show(
-      deps,
-      request,
-      reply,
-      who,
-      { stage: 'start', error: 'Mail is not set up on this server, so no code can be sent. Ask its administrator.' },
-      503,
-    );
+  const sent = await mailCode(deps.mailer, {
+    to: who.email,
+    code,
+    purpose: 'verify',
+    host: new URL(deps.issuer).host,
+    loc: pageLanguage(request, reply),
+  });
+  if (!sent) return show(deps, request, reply, who, { stage: 'start', error: (t) => t.noMail }, 503);
   return show(deps, request, reply, who, { stage: 'code' });
 }
 
@@ -106,15 +106,7 @@ export async function verifyCode(deps: VerifyPageDeps, request: Form, reply: Fas
   const who = checked(deps, request, reply);
   if (!who) return reply;
   const code = String(request.body.code ?? '').replace(/\s/g, '');
-  if (!/^\d{6}$/.test(code))
-    return show(
-      deps,
-      request,
-      reply,
-      who,
-      { stage: 'code', error: 'Enter the 6 digits of the code from the email.' },
-      400,
-    );
+  if (!/^\d{6}$/.test(code)) return show(deps, request, reply, who, { stage: 'code', error: (t) => t.sixDigits }, 400);
   const result = await checkCode(deps.db, deps.secretKey, {
     email: who.email,
     purpose: 'verify',
@@ -122,9 +114,7 @@ export async function verifyCode(deps: VerifyPageDeps, request: Form, reply: Fas
     code,
   });
   if (!result.ok) {
-    const error = result.spent
-      ? 'That was the last try for this code. Send a new code.'
-      : 'This code is not right or no longer works. Check the newest email, or send a new code.';
+    const error = (t: Messages['email']) => (result.spent ? t.lastTry : t.wrongCode);
     return show(deps, request, reply, who, { stage: 'code', error }, 400);
   }
   await markVerified(deps.db, who.id, who.email);

@@ -21,7 +21,7 @@ const Body = Type.Object(
 /** The signed-in person's email page: the address, verified or not, and verifying it with a mailed code. */
 export async function registerEmailVerification(app: App, deps: VerifyPageDeps): Promise<void> {
   await app.register(async (plain) => {
-    const scope = formScope(plain, { retry: 'The form could not be read. Go back and try again.' });
+    const scope = formScope(plain, { retry: (t) => t.errors.formUnread });
     scope.get(
       '/account/email',
       {

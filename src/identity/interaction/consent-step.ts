@@ -21,28 +21,19 @@ export async function consentStep(
   d: Interaction,
   decided: 'allow' | undefined,
 ): Promise<FastifyReply> {
+  const { lang, t: all } = pageLanguage(request, reply);
+  const t = all.errors;
   const accountId = d.session?.accountId;
   const client = await pages.provider().Client.find(String(d.params.client_id));
   const account = await deps.accounts.find(accountId);
   if (!accountId || !client || !account)
-    return pages.html(
-      reply,
-      400,
-      errorPage('Sign-in request failed', 'The application or the account of this request no longer exists.'),
-    );
+    return pages.html(reply, 400, errorPage(t.requestFailedTitle, t.appOrAccountGone, lang));
   const Grant = pages.provider().Grant;
   // The grant this request adds to may have gone since the page was shown (consent withdrawn): what is missing
   // was computed against it, so the request must start again rather than build on nothing.
   const existing = d.grantId ? await Grant.find(d.grantId) : undefined;
   if (d.grantId && !existing) {
-    return pages.html(
-      reply,
-      400,
-      errorPage(
-        'Sign-in request expired',
-        'Access to this application was withdrawn while this page was open. Go back to the application and start again.',
-      ),
-    );
+    return pages.html(reply, 400, errorPage(t.requestExpiredTitle, t.withdrawnWhileOpen, lang));
   }
   const missing = (d.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
   const grantable = grantableScopes(missing, client.scope, heldScopes(account));
@@ -90,7 +81,9 @@ export async function submitConsent(
   if (request.body.decision === 'deny') {
     return pages.finish(request, reply, { error: 'access_denied', error_description: 'the user denied the request' });
   }
-  if (request.body.decision !== 'allow')
-    return pages.html(reply, 400, errorPage('Request refused', 'Choose Allow or Deny.'));
+  if (request.body.decision !== 'allow') {
+    const { lang, t } = pageLanguage(request, reply);
+    return pages.html(reply, 400, errorPage(t.errors.refused, t.errors.chooseAllowDeny, lang));
+  }
   return consentStep(deps, pages, request, reply, d, 'allow');
 }

@@ -10,6 +10,7 @@ import { errorPage } from '../web/layout.ts';
 import { fromAnotherSite, html, pageLanguage, refusedForm, sameOrigin } from '../web/respond.ts';
 import type { InteractionTools, SecondFactor } from '../mfa/interaction.ts';
 import { signInPage } from './templates.ts';
+import type { Messages } from '../web/i18n/en.ts';
 import { pageBranding } from './branding.ts';
 
 export interface PageDeps {
@@ -25,7 +26,7 @@ export interface PageDeps {
   /** Routes of other ways to sign in that finish the interaction like these pages (email-codes/), given the pages' tools. */
   moreRoutes?: ((plain: FastifyInstance, pages: InteractionPages) => void) | undefined;
   /** More ways to sign in shown under the password form (social login's buttons). */
-  signInExtras?: ((d: { uid: string; jti: string }) => string) | undefined;
+  signInExtras?: ((d: { uid: string; jti: string }, t: Messages) => string) | undefined;
 }
 
 /** What every page of an interaction does: find it, answer an expired one, show the sign-in form, finish it. */
@@ -56,15 +57,10 @@ export function interactionPages(deps: PageDeps): InteractionPages {
 
   async function details(request: FastifyRequest, reply: FastifyReply, uid: string): Promise<Interaction | undefined> {
     const d = await lookup(request, reply, uid);
-    if (!d)
-      html(
-        reply,
-        400,
-        errorPage(
-          'Sign-in request expired',
-          'This sign-in request is no longer valid or was opened in another browser. Go back to the application and start again.',
-        ),
-      );
+    if (!d) {
+      const { lang, t } = pageLanguage(request, reply);
+      html(reply, 400, errorPage(t.errors.requestExpiredTitle, t.errors.requestExpired, lang));
+    }
     return d;
   }
 
@@ -108,6 +104,7 @@ function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPa
     // The app's choice (its email_code_sign_in setting, email-codes/): the same form, a second button.
     const settings = client as { email_code_sign_in?: unknown } | undefined;
     const emailCode = settings?.email_code_sign_in === true;
+    const loc = pageLanguage(reply.request, reply);
     return html(
       reply,
       status,
@@ -118,10 +115,10 @@ function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPa
         error: form.error,
         appName: client?.clientName,
         ...(await pageBranding(deps.db, client, d.params)),
-        loc: pageLanguage(reply.request, reply),
+        loc,
         emailCode: emailCode ? `/interaction/${encodeURIComponent(d.uid)}/email-code` : undefined,
         passkey: deps.secondFactor ? { ...deps.secondFactor.signInOption(d), error: form.passkeyError } : undefined,
-        extra: deps.signInExtras?.(d),
+        extra: deps.signInExtras?.(d, loc.t),
       }),
     );
   };
@@ -131,13 +128,13 @@ function signInForm(deps: PageDeps, provider: () => OidcProvider): InteractionPa
 function postedForm(deps: PageDeps, details: InteractionTools['details']): InteractionPages['form'] {
   return async (request, reply, uid, expect) => {
     if (!sameOrigin(request, deps.issuer)) {
-      fromAnotherSite(reply);
+      fromAnotherSite(reply, pageLanguage(request, reply));
       return undefined;
     }
     const d = await details(request, reply, uid);
     if (!d) return undefined;
     if (d.prompt.name !== expect.prompt || !deps.csrf.verify(`${expect.purpose}:${d.jti}`, request.body.csrf)) {
-      refusedForm(reply, expect.page);
+      refusedForm(reply, expect.page, pageLanguage(request, reply));
       return undefined;
     }
     return d;

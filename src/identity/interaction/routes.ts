@@ -15,7 +15,7 @@ import { FormBody, Html, Params, tags } from './schemas.ts';
 export async function registerInteractionPages(app: App, deps: PageDeps): Promise<void> {
   await app.register(async (plain) => {
     const scope = formScope(plain, {
-      retry: 'The form could not be read. Go back to the application and start again.',
+      retry: (t) => t.errors.formUnreadApp,
     });
     const pages = interactionPages(deps);
     deps.secondFactor?.registerRoutes(plain, pages);

@@ -36,11 +36,8 @@ export async function interactionPage(
     return pages.showSignIn(reply, d, 200);
   }
   if (d.prompt.name === 'consent') return consentStep(deps, pages, request, reply, d, undefined);
-  return pages.html(
-    reply,
-    400,
-    errorPage('Sign-in request failed', 'This request needs a step the service does not offer.'),
-  );
+  const { lang, t } = pageLanguage(request, reply);
+  return pages.html(reply, 400, errorPage(t.errors.requestFailedTitle, t.errors.stepNotOffered, lang));
 }
 
 /**

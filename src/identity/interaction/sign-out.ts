@@ -36,7 +36,7 @@ export async function signOut(
 ): Promise<FastifyReply> {
   const token = readCookie(request.headers.cookie, LOGIN_COOKIE);
   if (!sameOrigin(request, deps.issuer) || !deps.csrf.verify(binding(token), request.body.csrf))
-    return refusedForm(reply, 'sign-out');
+    return refusedForm(reply, 'sign-out', pageLanguage(request, reply));
   await endLoginSession(deps.db, token);
   const provider = await endBrowserSession(deps.db, deps.holder.current, request.headers.cookie);
   reply.header('set-cookie', [clearedLoginCookie(), ...provider.clearing]);

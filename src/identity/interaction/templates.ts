@@ -61,7 +61,7 @@ ${errorBlock(v.error)}
 ${
   v.passkey
     ? `<h2 class="alt">${escapeHtml(t.passkeyHeading)}</h2>
-${passkeyForm({ ...v.passkey, label: t.passkey, kind: 'authenticate', id: 'passkey-signin' })}
+${passkeyForm({ ...v.passkey, label: t.passkey, kind: 'authenticate', id: 'passkey-signin', messages: all.passkeys })}
 ${PASSKEY_SCRIPTS}`
     : ''
 }`,

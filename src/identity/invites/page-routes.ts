@@ -17,7 +17,7 @@ const Token = Type.String({ maxLength: 200 });
  */
 export async function registerInvitePages(app: App, deps: InvitePageDeps): Promise<void> {
   await app.register(async (plain) => {
-    const scope = formScope(plain, { retry: 'The form could not be read. Go back and try again.' });
+    const scope = formScope(plain, { retry: (t) => t.errors.formUnread });
     invitationPage(scope, deps);
     answerInvitation(scope, deps);
   });

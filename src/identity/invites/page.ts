@@ -6,7 +6,8 @@ import type { PrincipalDirectory } from '../principals/directory.ts';
 import { findPrincipal, normaliseEmail, type PrincipalView } from '../principals/view.ts';
 import { findOrganization } from '../organizations/store.ts';
 import { errorPage } from '../web/layout.ts';
-import { staticHtml } from '../web/respond.ts';
+import { pageLanguage, staticHtml } from '../web/respond.ts';
+import type { Messages } from '../web/i18n/en.ts';
 import { signInLink } from '../web/sign-in-link.ts';
 import type { FormGuard } from '../web/form-guard.ts';
 import { signedIn } from '../sessions/signed-in.ts';
@@ -24,25 +25,17 @@ const here = (token: string) => `/invites/accept?token=${encodeURIComponent(toke
 const csrfPurpose = (token: string) => `invite:${sha256Hex(token)}`;
 
 /** Why this person may not accept: the invitation names another address, or theirs is not verified yet. */
-function refusal(invite: Invite, who: PrincipalView): string | undefined {
+function refusal(invite: Invite, who: PrincipalView, t: Messages['invites']): string | undefined {
   const email = who.human?.email;
-  if (!email || normaliseEmail(email) !== normaliseEmail(invite.email)) {
-    return `This invitation was sent to ${invite.email}, and you are signed in as ${who.identifier}. Sign in as ${invite.email} to accept it.`;
-  }
-  if (!who.human?.emailVerifiedAt)
-    return `Your email address ${email} is not verified yet, so the invitation cannot be accepted. Verify it, then open the link again.`;
+  if (!email || normaliseEmail(email) !== normaliseEmail(invite.email))
+    return t.otherAddress(invite.email, who.identifier);
+  if (!who.human?.emailVerifiedAt) return t.notVerified(email);
   return undefined;
 }
 
 export function notFound(reply: FastifyReply): FastifyReply {
-  return staticHtml(
-    reply,
-    404,
-    errorPage(
-      'Invitation not found',
-      'This link opens no invitation. It may be incomplete, or the invitation was sent again with a new link: use the newest email.',
-    ),
-  );
+  const { lang, t } = pageLanguage(reply.request, reply);
+  return staticHtml(reply, 404, errorPage(t.invites.notFoundTitle, t.invites.notFound, lang));
 }
 
 /** The invitation's page: its organization and role with Accept and Decline, or the state it has moved on to. */
@@ -55,11 +48,13 @@ export async function showInvite(
   status = 200,
   error?: string,
 ): Promise<FastifyReply> {
+  const loc = pageLanguage(request, reply);
+  const t = loc.t.invites;
   const org = await findOrganization(deps.db, invite.organization_id);
-  const orgName = org?.name ?? 'the organization';
+  const orgName = org?.name ?? t.theOrganization;
   // A link opened after the invitation moved on answers 200 with its state; a form posted to one that moved meanwhile, 409.
   if (invite.status !== 'pending')
-    return staticHtml(reply, status === 200 ? 200 : 409, inviteStatePage(invite.status, orgName));
+    return staticHtml(reply, status === 200 ? 200 : 409, inviteStatePage(invite.status, orgName, loc));
   const who = (await signedIn(deps.db, deps.accounts, request))?.account;
   const inviter = invite.inviter_principal_id ? await findPrincipal(deps.db, invite.inviter_principal_id) : undefined;
   return staticHtml(
@@ -77,7 +72,8 @@ export async function showInvite(
       csrf: deps.forms.issue(request, reply, csrfPurpose(token)),
       signedInAs: who?.identifier,
       signInHref: who ? signInLink(here(token), undefined, true) : signInLink(here(token), invite.email),
-      error: error ?? (who ? refusal(invite, who) : undefined),
+      error: error ?? (who ? refusal(invite, who, t) : undefined),
+      loc,
     }),
   );
 }
@@ -90,9 +86,12 @@ export async function answerInvite(
   }>,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
+  const loc = pageLanguage(request, reply);
+  const t = loc.t.invites;
   const token = deps.forms.linkForm(request, reply, deps.issuer, csrfPurpose, {
     page: 'invitation page',
-    retry: 'Open the invitation link again.',
+    retry: t.openAgain,
+    loc,
   });
   if (!token) return reply;
   const invite = await findInviteByToken(deps.db, token);
@@ -102,15 +101,15 @@ export async function answerInvite(
   try {
     if (decision === 'decline') {
       await declineInvite(deps.db, token);
-      return staticHtml(reply, 200, inviteDonePage(false, org?.name ?? 'the organization', invite.role));
+      return staticHtml(reply, 200, inviteDonePage(false, org?.name ?? t.theOrganization, invite.role, loc));
     }
-    if (decision !== 'accept') return showInvite(deps, request, reply, token, invite, 400, 'Choose Accept or Decline.');
+    if (decision !== 'accept') return showInvite(deps, request, reply, token, invite, 400, t.chooseAcceptDecline);
     const who = (await signedIn(deps.db, deps.accounts, request))?.account;
     if (!who) return reply.header('cache-control', 'no-store').redirect(signInLink(here(token), invite.email), 303);
-    const refused = invite.status === 'pending' ? refusal(invite, who) : undefined;
+    const refused = invite.status === 'pending' ? refusal(invite, who, t) : undefined;
     if (refused) return showInvite(deps, request, reply, token, invite, 403, refused);
     const { invite: accepted } = await acceptInvite(deps.db, token, who.id);
-    return staticHtml(reply, 200, inviteDonePage(true, org?.name ?? 'the organization', accepted.role));
+    return staticHtml(reply, 200, inviteDonePage(true, org?.name ?? t.theOrganization, accepted.role, loc));
   } catch (err) {
     // Another tab or an admin moved the invitation meanwhile (409), or it was re-sent (404): show what it is now.
     if (err instanceof HttpError && (err.statusCode === 409 || err.statusCode === 403)) {
@@ -123,7 +122,7 @@ export async function answerInvite(
           token,
           now,
           err.statusCode,
-          err.statusCode === 403 ? err.message : undefined,
+          err.statusCode === 403 ? t.forSomeoneElse : undefined,
         );
     }
     if (err instanceof HttpError && err.statusCode === 404) return notFound(reply);

@@ -1,4 +1,8 @@
 import { errorBlock, escapeHtml, page } from '../web/layout.ts';
+import { LANGUAGES, type Localized } from '../web/i18n/negotiate.ts';
+import type { Messages } from '../web/i18n/en.ts';
+
+const ENGLISH: Localized = { lang: 'en', t: LANGUAGES.en };
 
 export interface InviteView {
   organizationName: string;
@@ -14,6 +18,8 @@ export interface InviteView {
   signedInAs?: string | undefined;
   signInHref: string;
   error?: string | undefined;
+  /** The page's language (web/i18n/), English when absent. Names, roles and addresses are not translated. */
+  loc?: Localized | undefined;
 }
 
 function readableTime(iso: string): string {
@@ -21,57 +27,74 @@ function readableTime(iso: string): string {
 }
 
 export function invitePage(v: InviteView): string {
+  const { lang, t: all } = v.loc ?? ENGLISH;
+  const t = all.invites;
+  const org = escapeHtml(v.organizationName);
   const hidden = `<input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">\n<input type="hidden" name="token" value="${escapeHtml(v.token)}">`;
   const who = v.signedInAs
-    ? `<p>You are signed in as <strong>${escapeHtml(v.signedInAs)}</strong>. <a href="${escapeHtml(v.signInHref)}">Sign in as someone else</a></p>`
-    : `<p>To accept, <a href="${escapeHtml(v.signInHref)}">sign in as ${escapeHtml(v.email)}</a> first.</p>`;
+    ? `<p>${escapeHtml(t.signedInAs)} <strong>${escapeHtml(v.signedInAs)}</strong>. <a href="${escapeHtml(v.signInHref)}">${escapeHtml(t.someoneElse)}</a></p>`
+    : `<p>${escapeHtml(t.toAcceptBefore)} <a href="${escapeHtml(v.signInHref)}">${escapeHtml(t.signInAs(v.email))}</a> ${escapeHtml(t.toAcceptAfter)}</p>`;
+  const inviter = v.inviterName
+    ? `<strong>${escapeHtml(v.inviterName)}</strong> ${escapeHtml(t.invitesYou)}`
+    : escapeHtml(t.youAreInvited);
   return page({
-    title: v.error ? `Error: Invitation to ${v.organizationName}` : `Invitation to ${v.organizationName}`,
-    body: `<h1>Join ${escapeHtml(v.organizationName)}</h1>
+    lang,
+    title: v.error ? t.errorTitle(v.organizationName) : t.title(v.organizationName),
+    body: `<h1>${escapeHtml(t.heading(v.organizationName))}</h1>
 ${errorBlock(v.error)}
-<p>${v.inviterName ? `<strong>${escapeHtml(v.inviterName)}</strong> invites you` : 'You are invited'} to join <strong>${escapeHtml(v.organizationName)}</strong> as <strong>${escapeHtml(v.role)}</strong>.</p>
+<p>${inviter} ${escapeHtml(t.toJoin)} <strong>${org}</strong> ${escapeHtml(t.as)} <strong>${escapeHtml(v.role)}</strong>.</p>
 <dl>
-<dt>Sent to</dt><dd>${escapeHtml(v.email)}</dd>
-<dt>Role</dt><dd>${escapeHtml(v.role)}</dd>
-<dt>Valid until</dt><dd>${escapeHtml(readableTime(v.expiresAt))}</dd>
+<dt>${escapeHtml(t.sentTo)}</dt><dd>${escapeHtml(v.email)}</dd>
+<dt>${escapeHtml(t.role)}</dt><dd>${escapeHtml(v.role)}</dd>
+<dt>${escapeHtml(t.validUntil)}</dt><dd>${escapeHtml(readableTime(v.expiresAt))}</dd>
 </dl>
-${v.message ? `<h2>Message</h2>\n<p>${escapeHtml(v.message)}</p>` : ''}
+${v.message ? `<h2>${escapeHtml(t.message)}</h2>\n<p>${escapeHtml(v.message)}</p>` : ''}
 ${who}
 <form method="post" action="${escapeHtml(v.action)}">
 ${hidden}
-${v.signedInAs ? `<button class="primary" type="submit" name="decision" value="accept"${v.error ? '' : ' autofocus'}>Accept</button>` : ''}
-<button class="secondary" type="submit" name="decision" value="decline"${v.signedInAs ? '' : ' style="margin-left:0"'}>Decline</button>
+${v.signedInAs ? `<button class="primary" type="submit" name="decision" value="accept"${v.error ? '' : ' autofocus'}>${escapeHtml(t.accept)}</button>` : ''}
+<button class="secondary" type="submit" name="decision" value="decline"${v.signedInAs ? '' : ' style="margin-left:0"'}>${escapeHtml(t.decline)}</button>
 </form>`,
   });
 }
 
-const STATE_TEXT: Record<string, [string, string]> = {
-  accepted: ['Invitation already accepted', 'This invitation has been accepted. Sign in to use the organization.'],
-  declined: [
-    'Invitation declined',
-    'This invitation was declined. Ask the organization for a new one if you change your mind.',
-  ],
-  expired: ['Invitation expired', 'This invitation has expired. Ask the organization to send it again.'],
-  revoked: ['Invitation withdrawn', 'This invitation was withdrawn by the organization.'],
+/** The title and text of each state an invitation can move on to: keys of the catalogue's `invites`. */
+const STATE_TEXT: Record<string, [keyof Messages['invites'], keyof Messages['invites']]> = {
+  accepted: ['acceptedTitle', 'accepted'],
+  declined: ['declinedTitle', 'declined'],
+  expired: ['expiredTitle', 'expired'],
+  revoked: ['revokedTitle', 'revoked'],
 };
 
 /** The page of an invitation that can no longer be acted on, named by its state. */
-export function inviteStatePage(status: string, organizationName: string): string {
-  const [title, text] = STATE_TEXT[status] ?? ['Invitation unavailable', 'This invitation can no longer be used.'];
+export function inviteStatePage(status: string, organizationName: string, loc: Localized = ENGLISH): string {
+  const t = loc.t.invites;
+  const [titleKey, textKey] = STATE_TEXT[status] ?? ['unavailableTitle', 'unavailable'];
+  const title = String(t[titleKey]);
   return page({
+    lang: loc.lang,
     title,
-    body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p>\n<p>Organization: <strong>${escapeHtml(organizationName)}</strong></p>`,
+    body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(String(t[textKey]))}</p>\n<p>${escapeHtml(t.organization)} <strong>${escapeHtml(organizationName)}</strong></p>`,
   });
 }
 
-export function inviteDonePage(accepted: boolean, organizationName: string, role: string): string {
+export function inviteDonePage(
+  accepted: boolean,
+  organizationName: string,
+  role: string,
+  loc: Localized = ENGLISH,
+): string {
+  const t = loc.t.invites;
+  const org = escapeHtml(organizationName);
   return accepted
     ? page({
-        title: `You joined ${organizationName}`,
-        body: `<h1>You joined ${escapeHtml(organizationName)}</h1>\n<p role="status">You are now a member of <strong>${escapeHtml(organizationName)}</strong> as <strong>${escapeHtml(role)}</strong>.</p>`,
+        lang: loc.lang,
+        title: t.joinedTitle(organizationName),
+        body: `<h1>${escapeHtml(t.joinedTitle(organizationName))}</h1>\n<p role="status">${escapeHtml(t.memberBefore)} <strong>${org}</strong> ${escapeHtml(t.as)} <strong>${escapeHtml(role)}</strong>${escapeHtml(t.memberAfter)}</p>`,
       })
     : page({
-        title: 'Invitation declined',
-        body: `<h1>Invitation declined</h1>\n<p role="status">You declined the invitation to <strong>${escapeHtml(organizationName)}</strong>.</p>`,
+        lang: loc.lang,
+        title: t.declinedTitle,
+        body: `<h1>${escapeHtml(t.declinedTitle)}</h1>\n<p role="status">${escapeHtml(t.declinedBefore)} <strong>${org}</strong>.</p>`,
       });
 }

@@ -52,7 +52,7 @@ export async function registerAccountSecurity(app: App, deps: AccountDeps): Prom
   const pages = new SecurityPages(deps);
   await app.register(async (plain) => {
     const scope = formScope(plain, {
-      retry: 'The form could not be read. Go back and try again.',
+      retry: (t) => t.errors.formUnread,
       bodyLimit: 32 * 1024,
       ownMessages: true,
     });

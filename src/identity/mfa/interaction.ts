@@ -11,17 +11,20 @@ import { passkeyOption, showSecondFactor } from './second-step.ts';
 import { registerSecondStepRoutes } from './interaction-routes.ts';
 import { secondFactorRequired } from '../apps/second-factor-policy.ts';
 import { ORGANIZATION_PARAM } from '../organizations/token-scope.ts';
-import { html } from '../web/respond.ts';
+import { html, pageLanguage } from '../web/respond.ts';
+import type { Localized } from '../web/i18n/negotiate.ts';
 import { escapeHtml, page } from '../web/layout.ts';
 
 /** The sign-in of a person without a second factor, to an app or organization that requires one. */
-function secondFactorNeededPage(issuer: string): string {
+export function secondFactorNeededPage(issuer: string, loc: Localized): string {
   const security = new URL('/account/security', issuer).href;
+  const t = loc.t.totp;
   return page({
-    title: 'A second factor is needed',
-    body: `<h1>A second factor is needed</h1>
-<p>This application asks everyone who signs in to confirm with a second factor: an authenticator app or a passkey.</p>
-<p><a href="${escapeHtml(security)}">Set one up on your security page</a>, then sign in to the application again.</p>`,
+    lang: loc.lang,
+    title: t.neededTitle,
+    body: `<h1>${escapeHtml(t.neededTitle)}</h1>
+<p>${escapeHtml(t.needed)}</p>
+<p><a href="${escapeHtml(security)}">${escapeHtml(t.neededLink)}</a>${escapeHtml(t.neededAfter)}</p>`,
   });
 }
 
@@ -102,7 +105,7 @@ export function secondFactor(deps: SecondFactorDeps): SecondFactor {
     async afterPassword(_request, reply, d, principalId, tools) {
       if (!(await hasSecondFactor(principalId))) {
         if (await secondFactorRequired(deps.db, d.params.client_id, d.params[ORGANIZATION_PARAM]))
-          return html(reply, 403, secondFactorNeededPage(deps.issuer));
+          return html(reply, 403, secondFactorNeededPage(deps.issuer, pageLanguage(reply.request, reply)));
         return undefined;
       }
       await startPending(deps.db, d.jti, principalId);

@@ -13,6 +13,7 @@ import type { Database, Queryable } from '../../kit/db.ts';
 import { CHALLENGE_TTL_SECONDS, consumeChallenge, newChallenge, type ChallengePurpose } from './challenges.ts';
 import { recordChange } from '../events/record.ts';
 import { secondFactorChange } from './factor-change.ts';
+import { en } from '../web/i18n/en.ts';
 
 /** Where passkeys are valid: the issuer's origin, and its host name as the relying party id. */
 export interface RelyingParty {
@@ -26,12 +27,24 @@ export function relyingParty(issuer: string): RelyingParty {
   return { origin: u.origin, id: u.hostname, name: u.hostname };
 }
 
-/** A refusal the page explains to the person (never a 500). */
+/** The refusals a passkey answer can meet: keys of the catalogue's `passkeys` (web/i18n/). */
+export type PasskeyRefusal =
+  | 'missing'
+  | 'unreadable'
+  | 'expired'
+  | 'notVerified'
+  | 'alreadyRegistered'
+  | 'notRegistered'
+  | 'counter';
+
+/** A refusal the page explains to the person in its language (`refusal`); the message is the English, for logs. */
 export class PasskeyError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
+  readonly refusal: PasskeyRefusal;
+  constructor(status: number, refusal: PasskeyRefusal) {
+    super(en.passkeys[refusal]);
     this.status = status;
+    this.refusal = refusal;
   }
 }
 
@@ -101,9 +114,8 @@ export async function registrationOptions(
   });
 }
 
-function parseJson<T>(raw: unknown, what: string): T {
-  if (typeof raw !== 'string' || raw.length === 0)
-    throw new PasskeyError(400, `The ${what} is missing. Your browser may not support passkeys, or JavaScript is off.`);
+function parseJson<T>(raw: unknown): T {
+  if (typeof raw !== 'string' || raw.length === 0) throw new PasskeyError(400, 'missing');
   try {
     const v = JSON.parse(raw) as unknown;
     if (
@@ -116,7 +128,7 @@ function parseJson<T>(raw: unknown, what: string): T {
       throw new Error('shape');
     return v as T;
   } catch {
-    throw new PasskeyError(400, `The ${what} could not be read. Try again.`);
+    throw new PasskeyError(400, 'unreadable');
   }
 }
 
@@ -128,11 +140,9 @@ function challengeOf(response: { response: { clientDataJSON?: unknown } }): stri
     if (typeof parsed.challenge !== 'string') throw new Error('no challenge');
     return parsed.challenge;
   } catch {
-    throw new PasskeyError(400, 'The passkey answer could not be read. Try again.');
+    throw new PasskeyError(400, 'unreadable');
   }
 }
-
-const EXPIRED = 'This passkey request has expired or was already used. Try again.';
 
 /** Verifies a registration answer and stores the passkey as a `webauthn` credential. */
 export async function registerPasskey(
@@ -143,10 +153,10 @@ export async function registerPasskey(
   rawResponse: unknown,
   name: string | undefined,
 ): Promise<PasskeyView> {
-  const response = parseJson<RegistrationResponseJSON>(rawResponse, 'passkey answer');
+  const response = parseJson<RegistrationResponseJSON>(rawResponse);
   const challenge = challengeOf(response);
   const spent = await consumeChallenge(db, challenge, 'register', binding);
-  if (!spent || spent.principalId !== principalId) throw new PasskeyError(400, EXPIRED);
+  if (!spent || spent.principalId !== principalId) throw new PasskeyError(400, 'expired');
   let verified;
   try {
     verified = await verifyRegistrationResponse({
@@ -158,9 +168,9 @@ export async function registerPasskey(
       supportedAlgorithmIDs: ALGORITHMS,
     });
   } catch {
-    throw new PasskeyError(400, 'The passkey could not be verified. Try again.');
+    throw new PasskeyError(400, 'notVerified');
   }
-  if (!verified.verified) throw new PasskeyError(400, 'The passkey could not be verified. Try again.');
+  if (!verified.verified) throw new PasskeyError(400, 'notVerified');
   const info = verified.registrationInfo;
   try {
     const r = await db.query<PasskeyView>(
@@ -185,7 +195,7 @@ export async function registerPasskey(
     await recordChange(db, secondFactorChange('add', principalId, { type: 'passkey', id: r.rows[0]!.id }));
     return r.rows[0]!;
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') throw new PasskeyError(409, 'This passkey is already registered.');
+    if ((err as { code?: string }).code === '23505') throw new PasskeyError(409, 'alreadyRegistered');
     throw err;
   }
 }
@@ -234,11 +244,11 @@ export async function verifyPasskey(
   rawResponse: unknown,
   ip: string | undefined,
 ): Promise<string> {
-  const response = parseJson<AuthenticationResponseJSON>(rawResponse, 'passkey answer');
+  const response = parseJson<AuthenticationResponseJSON>(rawResponse);
   const challenge = challengeOf(response);
   const spent = await consumeChallenge(db, challenge, purpose, binding);
-  if (!spent) throw new PasskeyError(400, EXPIRED);
-  if (response.id.length > 1400) throw new PasskeyError(400, 'The passkey answer could not be read. Try again.');
+  if (!spent) throw new PasskeyError(400, 'expired');
+  if (response.id.length > 1400) throw new PasskeyError(400, 'unreadable');
   const r = await db.query<{
     id: string;
     principal_id: string;
@@ -250,7 +260,7 @@ export async function verifyPasskey(
     [response.id],
   );
   const row = r.rows[0];
-  const refused = new PasskeyError(401, 'This passkey is not registered for an account here, or was removed.');
+  const refused = new PasskeyError(401, 'notRegistered');
   if (!row) throw refused;
   if (spent.principalId && spent.principalId !== row.principal_id) throw refused;
   // A discoverable credential's answer names its user: it must be the owner of the credential.
@@ -273,25 +283,17 @@ export async function verifyPasskey(
       requireUserVerification: purpose === 'sign_in',
     });
   } catch (err) {
-    if (/counter/i.test((err as Error).message))
-      throw new PasskeyError(
-        401,
-        'This passkey answered with a signature counter that went backwards, a sign of a copied authenticator. It was refused.',
-      );
-    throw new PasskeyError(401, 'The passkey could not be verified. Try again.');
+    if (/counter/i.test((err as Error).message)) throw new PasskeyError(401, 'counter');
+    throw new PasskeyError(401, 'notVerified');
   }
-  if (!verified.verified) throw new PasskeyError(401, 'The passkey could not be verified. Try again.');
+  if (!verified.verified) throw new PasskeyError(401, 'notVerified');
   const next = verified.authenticationInfo.newCounter;
   const moved = await db.query(
     `UPDATE credentials SET webauthn_sign_count = $2, last_used_at = now(), last_used_ip = $3, updated_at = now()
       WHERE id = $1 AND (webauthn_sign_count < $2 OR ($2 = 0 AND webauthn_sign_count = 0))`,
     [row.id, next, ip ?? null],
   );
-  if (moved.rowCount === 0)
-    throw new PasskeyError(
-      401,
-      'This passkey answered with a signature counter that went backwards, a sign of a copied authenticator. It was refused.',
-    );
+  if (moved.rowCount === 0) throw new PasskeyError(401, 'counter');
   return row.principal_id;
 }
 

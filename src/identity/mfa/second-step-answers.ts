@@ -79,16 +79,13 @@ export async function passkeyOptions(
 ): Promise<FastifyReply> {
   const fail = (status: 400 | 403, error: string, description: string) =>
     reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description });
-  if (!tools.sameOrigin(request)) return fail(403, 'access_denied', 'this request came from another site');
+  // The description is shown by the page's script: in the page's language.
+  const t = pageLanguage(request, reply).t.passkeys;
+  if (!tools.sameOrigin(request)) return fail(403, 'access_denied', t.anotherSite);
   const d = await tools.lookup(request, reply, uid);
-  if (!d)
-    return fail(
-      400,
-      'invalid_request',
-      'this sign-in request is no longer valid; go back to the application and start again',
-    );
+  if (!d) return fail(400, 'invalid_request', t.requestExpired);
   if (d.prompt.name !== 'login' || !deps.csrf.verify(`passkey:${d.jti}`, request.headers['x-csrf-token']))
-    return fail(403, 'access_denied', 'this page has expired; reload it and try again');
+    return fail(403, 'access_denied', t.pageExpired);
   const pending = await findPending(deps.db, d.jti);
   const options = await authenticationOptions(
     deps.db,
@@ -126,9 +123,10 @@ export async function submitPasskey(
   } catch (err) {
     if (!(err instanceof PasskeyError)) throw err;
     request.log.info({ status: err.status, reason: err.message }, 'passkey refused');
+    const said = pageLanguage(request, reply).t.passkeys[err.refusal];
     return pending
-      ? showSecondFactor(deps, reply, tools, d, pending, err.status, undefined, err.message)
-      : tools.signInAgain(request, reply, d, err.status, err.message);
+      ? showSecondFactor(deps, reply, tools, d, pending, err.status, undefined, said)
+      : tools.signInAgain(request, reply, d, err.status, said);
   }
   return passkeySignedIn(deps, tools, request, reply, d, principalId, step?.firstFactor);
 }
@@ -144,13 +142,7 @@ async function passkeySignedIn(
 ): Promise<FastifyReply> {
   const account = await deps.accounts.find(principalId);
   if (!account?.active || account.type !== 'human')
-    return tools.signInAgain(
-      request,
-      reply,
-      d,
-      401,
-      'This passkey is not registered for an account here, or was removed.',
-    );
+    return tools.signInAgain(request, reply, d, 401, pageLanguage(request, reply).t.passkeys.notRegistered);
   const amr = firstFactor !== undefined ? [firstFactor, 'hwk'] : ['hwk', 'user'];
   return signInAfterStep(deps, request, reply, tools, d, principalId, amr);
 }

@@ -85,12 +85,6 @@ export async function signInAfterStep(
 }
 
 export function stepExpired(tools: InteractionTools, reply: FastifyReply): FastifyReply {
-  return tools.html(
-    reply,
-    400,
-    errorPage(
-      'Sign-in step expired',
-      'This verification step is no longer open. Go back to the application and sign in again.',
-    ),
-  );
+  const { lang, t } = pageLanguage(reply.request, reply);
+  return tools.html(reply, 400, errorPage(t.totp.stepExpiredTitle, t.totp.stepExpired, lang));
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sameOrigin, html } from '../web/respond.ts';
+import { sameOrigin, html, pageLanguage } from '../web/respond.ts';
 import { confirmEnrollment, hasTotp, removeTotp } from './totp.ts';
 import { PasskeyError, registerPasskey, registrationOptions, removePasskey } from './passkeys.ts';
 import { recoveryCodesPage } from './templates.ts';
@@ -15,13 +15,13 @@ type Form = FastifyRequest<{
   };
 }>;
 
-const ALREADY_SET_UP = 'An authenticator app is already set up. Remove it before setting up another.';
-
 /** The authenticator setup page, unless one is set up already (409). */
 export async function totpSetup(pages: SecurityPages, request: FastifyRequest, reply: FastifyReply) {
   const who = pages.person(request);
   if (!who) return pages.notHuman(reply);
-  if (await hasTotp(pages.deps.db, who.account.id)) return pages.overview(reply, who, 409, { error: ALREADY_SET_UP });
+  const { t } = pageLanguage(request, reply);
+  if (await hasTotp(pages.deps.db, who.account.id))
+    return pages.overview(reply, who, 409, { error: t.totp.alreadySetUp });
   return pages.enrollPage(reply, who, 200);
 }
 
@@ -30,18 +30,14 @@ export async function confirmTotp(pages: SecurityPages, request: Form, reply: Fa
   const who = pages.formPerson(request, reply);
   if (!who) return reply;
   const { db, secretKey } = pages.deps;
-  if (await hasTotp(db, who.account.id)) return pages.overview(reply, who, 409, { error: ALREADY_SET_UP });
+  const loc = pageLanguage(request, reply);
+  const t = loc.t.totp;
+  if (await hasTotp(db, who.account.id)) return pages.overview(reply, who, 409, { error: t.alreadySetUp });
   const code = String(request.body.code ?? '').replace(/\s+/g, '');
-  if (!/^\d{6}$/.test(code))
-    return pages.enrollPage(reply, who, 400, 'Enter the 6-digit code your authenticator app shows.');
+  if (!/^\d{6}$/.test(code)) return pages.enrollPage(reply, who, 400, t.sixDigits);
   const result = await confirmEnrollment(db, secretKey, who.account.id, String(request.body.enrollment ?? ''), code);
-  if (result.ok) return html(reply, 200, recoveryCodesPage(result.recoveryCodes));
-  const message =
-    result.reason === 'expired'
-      ? 'That setup expired. Add the account to your app again with this new code or key.'
-      : result.reason === 'reused'
-        ? 'That code was already used. Enter the next code your app shows.'
-        : "The code is not correct. Check that the app shows the account you just added, and that your device's clock is right.";
+  if (result.ok) return html(reply, 200, recoveryCodesPage(result.recoveryCodes, loc));
+  const message = result.reason === 'expired' ? t.expired : result.reason === 'reused' ? t.reused : t.wrong;
   return pages.enrollPage(reply, who, 400, message);
 }
 
@@ -50,11 +46,10 @@ export async function removeAuthenticator(pages: SecurityPages, request: Form, r
   const who = pages.formPerson(request, reply);
   if (!who || !pages.freshStep(reply, who)) return reply;
   const removed = await removeTotp(pages.deps.db, who.account.id, 'user_removed');
+  const { t } = pageLanguage(request, reply);
   return removed
-    ? pages.overview(reply, who, 200, {
-        notice: 'The authenticator app was removed. Signing in no longer asks for its code.',
-      })
-    : pages.overview(reply, who, 404, { error: 'No authenticator app is set up.' });
+    ? pages.overview(reply, who, 200, { notice: t.totp.removed })
+    : pages.overview(reply, who, 404, { error: t.totp.noneSetUp });
 }
 
 /** WebAuthn registration options for the passkey form's script (JSON: it is a fetch). */
@@ -64,11 +59,12 @@ export async function passkeyRegistration(pages: SecurityPages, request: Fastify
       .code(403)
       .header('cache-control', 'no-store')
       .send({ error: 'access_denied', error_description: description });
+  const { t } = pageLanguage(request, reply);
   const who = pages.person(request);
-  if (!who) return refuse('only people have passkeys');
+  if (!who) return refuse(t.passkeys.onlyPeople);
   const { db, csrf, issuer } = pages.deps;
   if (!sameOrigin(request, issuer) || !csrf.verify(who.binding, request.headers['x-csrf-token']))
-    return refuse('this page has expired; reload it and try again');
+    return refuse(t.passkeys.pageExpired);
   const email = who.account.human?.email ?? who.account.identifier;
   const options = await registrationOptions(
     db,
@@ -83,6 +79,7 @@ export async function passkeyRegistration(pages: SecurityPages, request: Fastify
 export async function addPasskey(pages: SecurityPages, request: Form, reply: FastifyReply): Promise<FastifyReply> {
   const who = pages.formPerson(request, reply);
   if (!who) return reply;
+  const { t } = pageLanguage(request, reply);
   try {
     const added = await registerPasskey(
       pages.deps.db,
@@ -92,13 +89,11 @@ export async function addPasskey(pages: SecurityPages, request: Form, reply: Fas
       request.body.response,
       request.body.name,
     );
-    return pages.overview(reply, who, 200, {
-      notice: `Passkey "${added.name}" added. You can sign in with it, and it serves as a second step after your password.`,
-    });
+    return pages.overview(reply, who, 200, { notice: t.totp.passkeyAdded(added.name ?? t.security.passkey) });
   } catch (err) {
     if (!(err instanceof PasskeyError)) throw err;
     request.log.info({ status: err.status, reason: err.message }, 'passkey registration refused');
-    return pages.overview(reply, who, err.status, { error: err.message });
+    return pages.overview(reply, who, err.status, { error: t.passkeys[err.refusal] });
   }
 }
 
@@ -111,7 +106,8 @@ export async function dropPasskey(
   const who = pages.formPerson(request, reply);
   if (!who || !pages.freshStep(reply, who)) return reply;
   const removed = await removePasskey(pages.deps.db, who.account.id, request.params.id, 'user_removed');
+  const { t } = pageLanguage(request, reply);
   return removed
-    ? pages.overview(reply, who, 200, { notice: 'The passkey was removed.' })
-    : pages.overview(reply, who, 404, { error: 'No such passkey.' });
+    ? pages.overview(reply, who, 200, { notice: t.totp.passkeyRemoved })
+    : pages.overview(reply, who, 404, { error: t.totp.noSuchPasskey });
 }

@@ -83,21 +83,24 @@ export class SecurityPages {
   }
 
   notHuman(reply: FastifyReply): FastifyReply {
-    return html(reply, 400, errorPage('No sign-in security here', 'Only people have second factors.'));
+    const { lang, t } = pageLanguage(reply.request, reply);
+    return html(reply, 400, errorPage(t.totp.notHumanTitle, t.totp.notHuman, lang));
   }
 
   /** Whether the session's second step is recent enough to remove a factor; else answers with the page asking for one. */
   freshStep(reply: FastifyReply, who: Person): boolean {
     const at = who.secondFactorAt?.getTime();
     if (at !== undefined && Date.now() - at < FRESH_STEP_SECONDS * 1000) return true;
+    const { lang, t } = pageLanguage(reply.request, reply);
     html(
       reply,
       403,
       page({
-        title: 'Confirm it is you',
-        body: `<h1>Confirm it is you</h1>
-<p>Removing a sign-in method needs a recent second step (a code from your authenticator app, a recovery code or a passkey). Nothing was removed.</p>
-<p><a href="${escapeHtml(signInLink('/account/security', who.account.human?.email, true))}">Sign in again to confirm</a>, then remove it on the sign-in security page within ${FRESH_STEP_SECONDS / 60} minutes.</p>`,
+        lang,
+        title: t.totp.confirmTitle,
+        body: `<h1>${escapeHtml(t.totp.confirmTitle)}</h1>
+<p>${escapeHtml(t.totp.confirmText)}</p>
+<p><a href="${escapeHtml(signInLink('/account/security', who.account.human?.email, true))}">${escapeHtml(t.totp.confirmLink)}</a>${escapeHtml(t.totp.confirmAfter(FRESH_STEP_SECONDS / 60))}</p>`,
       }),
     );
     return false;
@@ -135,6 +138,10 @@ export class SecurityPages {
   async enrollPage(reply: FastifyReply, who: Person, status: number, error?: string): Promise<FastifyReply> {
     const d = this.deps;
     const pending = await pendingEnrollment(d.db, d.secretKey, who.account.id, who.account.identifier, this.rp.name);
-    return html(reply, status, totpEnrollPage({ ...pending, csrf: who.csrf, error }));
+    return html(
+      reply,
+      status,
+      totpEnrollPage({ ...pending, csrf: who.csrf, error, loc: pageLanguage(reply.request, reply) }),
+    );
   }
 }

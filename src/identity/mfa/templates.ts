@@ -2,6 +2,7 @@ import encodeQR from 'qr';
 import { errorBlock, escapeHtml, page, accountNav } from '../web/layout.ts';
 import { LANGUAGES, type Localized } from '../web/i18n/negotiate.ts';
 import type { PasskeyView } from './passkeys.ts';
+import type { Messages } from '../web/i18n/en.ts';
 
 // The scripts of passkey forms, served from identity's own origin (the CSP allows 'self' scripts only).
 export const PASSKEY_SCRIPTS =
@@ -23,10 +24,21 @@ export function passkeyForm(v: {
   /** The name field's label and hint, in the page's language. */
   nameLabel?: { label: string; hint: string };
   error?: string | undefined;
+  /** The page's passkey messages: what the script says when the browser's ceremony fails. */
+  messages?: Messages['passkeys'];
 }): string {
   const name = v.nameLabel ?? { label: LANGUAGES.en.security.passkeyName, hint: LANGUAGES.en.security.passkeyNameHint };
+  const m = v.messages ?? LANGUAGES.en.passkeys;
+  const said = JSON.stringify({
+    cancelled: m.cancelled,
+    alreadyRegistered: m.alreadyRegistered,
+    unavailable: m.unavailable,
+    failed: m.failed,
+    unsupported: m.unsupported,
+    requestFailed: m.requestFailed,
+  });
   const errorId = `${v.id}-error`;
-  return `<form method="post" action="${escapeHtml(v.action)}" id="${v.id}" data-passkey="${v.kind}" data-options="${escapeHtml(v.optionsUrl)}" data-error="${errorId}">
+  return `<form method="post" action="${escapeHtml(v.action)}" id="${v.id}" data-passkey="${v.kind}" data-options="${escapeHtml(v.optionsUrl)}" data-error="${errorId}" data-messages="${escapeHtml(said)}">
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
 <input type="hidden" name="response" value="">
 ${
@@ -70,7 +82,7 @@ export function secondFactorPage(v: SecondFactorView): string {
     : '';
   const passkey = v.passkey
     ? `${v.totp ? `<h2 class="alt">${escapeHtml(t.passkeyHeading)}</h2>` : `<p>${escapeHtml(t.passkeyOnly)}</p>`}
-${passkeyForm({ ...v.passkey, label: t.passkey, kind: 'authenticate', id: 'passkey-second' })}`
+${passkeyForm({ ...v.passkey, label: t.passkey, kind: 'authenticate', id: 'passkey-second', messages: all.passkeys })}`
     : '';
   return page({
     lang,
@@ -128,7 +140,7 @@ ${errorBlock(v.error)}
 ${totp}
 <h2>${escapeHtml(t.passkeysHeading)}</h2>
 ${list}
-${passkeyForm({ action: '/account/security/passkeys', optionsUrl: '/account/security/passkeys/options', csrf: v.csrf, label: t.addPasskey, kind: 'register', id: 'passkey-add', nameField: true, nameLabel: { label: t.passkeyName, hint: t.passkeyNameHint } })}
+${passkeyForm({ action: '/account/security/passkeys', optionsUrl: '/account/security/passkeys/options', csrf: v.csrf, label: t.addPasskey, kind: 'register', id: 'passkey-add', nameField: true, nameLabel: { label: t.passkeyName, hint: t.passkeyNameHint }, messages: all.passkeys })}
 ${accountNav('/account/security', all.accountNav)}
 ${PASSKEY_SCRIPTS}`,
   });
@@ -140,6 +152,8 @@ export interface TotpEnrollView {
   csrf: string;
   credentialId: string;
   error?: string | undefined;
+  /** The page's language (web/i18n/), English when absent. */
+  loc?: Localized | undefined;
 }
 
 /** Groups of four, as authenticator apps show secrets for typing. */
@@ -148,43 +162,48 @@ function grouped(secret: string): string {
 }
 
 export function totpEnrollPage(v: TotpEnrollView): string {
+  const { lang, t: all } = v.loc ?? { lang: 'en', t: LANGUAGES.en };
+  const t = all.totp;
   const svg = encodeQR(v.uri, 'svg', { ecc: 'medium', border: 4, optimize: true });
   const src = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
   const invalid = v.error
     ? ' aria-invalid="true" aria-describedby="form-error code-hint"'
     : ' aria-describedby="code-hint"';
   return page({
-    title: v.error ? 'Error: Set up an authenticator app' : 'Set up an authenticator app',
-    body: `<h1>Set up an authenticator app</h1>
+    lang,
+    title: v.error ? t.errorTitle : t.title,
+    body: `<h1>${escapeHtml(t.title)}</h1>
 ${errorBlock(v.error)}
 <ol class="steps">
-<li>Open your authenticator app and add an account.</li>
-<li>Scan this QR code:
-<img class="qr" src="${src}" width="228" height="228" alt="QR code holding the setup key shown below"></li>
-<li>If you cannot scan it, type this setup key instead (time-based, 6 digits, every 30 seconds):
+<li>${escapeHtml(t.step1)}</li>
+<li>${escapeHtml(t.step2)}
+<img class="qr" src="${src}" width="228" height="228" alt="${escapeHtml(t.qrAlt)}"></li>
+<li>${escapeHtml(t.step3)}
 <p class="secret" id="setup-key"><code>${escapeHtml(grouped(v.secret))}</code></p></li>
-<li>Enter the code the app now shows.</li>
+<li>${escapeHtml(t.step4)}</li>
 </ol>
 <form method="post" action="/account/security/totp" novalidate>
 <input type="hidden" name="csrf" value="${escapeHtml(v.csrf)}">
 <input type="hidden" name="enrollment" value="${escapeHtml(v.credentialId)}">
-<label for="code">Code from the app</label>
-<p class="hint" id="code-hint">6 digits.</p>
+<label for="code">${escapeHtml(t.code)}</label>
+<p class="hint" id="code-hint">${escapeHtml(t.codeHint)}</p>
 <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="10" required autofocus${invalid}>
-<button class="primary" type="submit">Turn on</button>
+<button class="primary" type="submit">${escapeHtml(t.turnOn)}</button>
 </form>
-<p><a href="/account/security">Back to sign-in security</a></p>`,
+<p><a href="/account/security">${escapeHtml(t.back)}</a></p>`,
   });
 }
 
-export function recoveryCodesPage(codes: string[]): string {
+export function recoveryCodesPage(codes: string[], loc?: Localized): string {
+  const { lang, t: all } = loc ?? { lang: 'en', t: LANGUAGES.en };
+  const t = all.totp;
   return page({
-    title: 'Save your recovery codes',
-    body: `<h1>Save your recovery codes</h1>
-<p role="status">Your authenticator app is set up.</p>
-<p>If you lose the app, each of these codes signs you in once in place of its code. Keep them somewhere safe:
-they are shown only now.</p>
-<ul class="codes" aria-label="Recovery codes">${codes.map((c) => `<li><code>${escapeHtml(c)}</code></li>`).join('')}</ul>
-<p><a class="button" href="/account/security">I have saved them</a></p>`,
+    lang,
+    title: t.recoveryTitle,
+    body: `<h1>${escapeHtml(t.recoveryTitle)}</h1>
+<p role="status">${escapeHtml(t.recoveryDone)}</p>
+<p>${escapeHtml(t.recoveryText)}</p>
+<ul class="codes" aria-label="${escapeHtml(t.recoveryList)}">${codes.map((c) => `<li><code>${escapeHtml(c)}</code></li>`).join('')}</ul>
+<p><a class="button" href="/account/security">${escapeHtml(t.saved)}</a></p>`,
   });
 }

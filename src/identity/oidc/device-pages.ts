@@ -1,5 +1,7 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { errorBlock, escapeHtml, page } from '../web/layout.ts';
+import { localized, type Localized } from '../web/i18n/negotiate.ts';
+import type { Messages } from '../web/i18n/en.ts';
 
 // The device sign-in's pages (RFC 8628, the provider's deviceFlow): where the person types the code a device (a CLI, a
 // TV) shows, confirms it, and is told they can go back to the device. Rendered in the service's accessible layout; the
@@ -16,28 +18,34 @@ function hidden(name: string, value: string): string {
   return `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 }
 
+/** The page's language from the request's Accept-Language; the answer says it varies by that header. */
+function language(ctx: KoaContextWithOIDC): Localized {
+  ctx.append('Vary', 'Accept-Language');
+  return localized(ctx.get('accept-language') || undefined);
+}
+
 /** What went wrong with a typed code, in words that say what to do; undefined when nothing did. */
-function problem(err: (Error & { name: string }) | undefined, out: { error?: string } | undefined): string | undefined {
+function problem(
+  err: (Error & { name: string }) | undefined,
+  out: { error?: string } | undefined,
+  t: Messages['device'],
+): string | undefined {
   if (!err) return undefined;
   switch (err.name) {
     case 'NoCodeError':
-      return 'Enter the code your device shows.';
+      return t.noCode;
     case 'NotFoundError':
-      return 'This code is not right. Check the code on your device and type it again.';
+      return t.notFound;
     case 'ExpiredError':
-      return 'This code has expired. Start again on your device to get a new code.';
+      return t.expired;
     case 'AlreadyUsedError':
-      return 'This code was used already. Start again on your device to get a new code.';
-    case 'TooManyGuessesError': {
-      const wait = (err as Error & { wait?: number }).wait ?? 1;
-      return `Too many wrong codes from here. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`;
-    }
+      return t.used;
+    case 'TooManyGuessesError':
+      return t.throttled((err as Error & { wait?: number }).wait ?? 1);
     case 'AbortedError':
-      return 'You cancelled the sign-in. The device was told; start again there if you want to.';
+      return t.aborted;
     default:
-      return out?.error === 'access_denied'
-        ? 'The sign-in was refused. The device was told; start again there if you want to.'
-        : 'The sign-in could not be completed. Start again on your device.';
+      return out?.error === 'access_denied' ? t.refused : t.failed;
   }
 }
 
@@ -48,7 +56,9 @@ export async function deviceCodeInputPage(
   err?: Error & { name: string; userCode?: string },
 ): Promise<void> {
   const { action, xsrf } = formParts(form);
-  const error = problem(err, out);
+  const { lang, t: all } = language(ctx);
+  const t = all.device;
+  const error = problem(err, out, t);
   // A refused code is the person's input to fix (400); a cancelled or refused sign-in is an outcome, not an input error.
   if (err && ['NoCodeError', 'NotFoundError', 'ExpiredError', 'AlreadyUsedError'].includes(err.name)) ctx.status = 400;
   if (err?.name === 'TooManyGuessesError') {
@@ -60,15 +70,16 @@ export async function deviceCodeInputPage(
     : ' aria-describedby="code-hint"';
   ctx.type = 'html';
   ctx.body = page({
-    title: error ? 'Error: Connect a device' : 'Connect a device',
-    body: `<h1>Connect a device</h1>
+    lang,
+    title: error ? t.errorTitle : t.title,
+    body: `<h1>${escapeHtml(t.title)}</h1>
 ${errorBlock(error)}
 <form method="post" action="${escapeHtml(action)}" novalidate>
 ${hidden('xsrf', xsrf)}
-<label for="user_code">Code shown on your device</label>
-<p class="hint" id="code-hint">8 letters, such as BCDF-GHJK. Capitals or not, the dash is optional.</p>
+<label for="user_code">${escapeHtml(t.code)}</label>
+<p class="hint" id="code-hint">${escapeHtml(t.codeHint)}</p>
 <input id="user_code" name="user_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" required autofocus value="${escapeHtml(err?.userCode ?? '')}"${invalid}>
-<button class="primary" type="submit">Continue</button>
+<button class="primary" type="submit">${escapeHtml(t.continue)}</button>
 </form>`,
   });
 }
@@ -81,30 +92,36 @@ export async function deviceCodeConfirmPage(
   userCode: string,
 ): Promise<void> {
   const { action, xsrf } = formParts(form);
+  const { lang, t: all } = language(ctx);
+  const t = all.device;
   const app = client.clientName || client.clientId;
   ctx.type = 'html';
   ctx.body = page({
-    title: `Connect ${app}`,
-    body: `<h1>Connect ${escapeHtml(app)}?</h1>
-<p>Check that your device shows this code:</p>
+    lang,
+    title: t.confirmTitle(app),
+    body: `<h1>${escapeHtml(t.confirmBefore)} ${escapeHtml(app)}${escapeHtml(t.confirmAfter)}</h1>
+<p>${escapeHtml(t.check)}</p>
 <p class="device-code"><strong>${escapeHtml(userCode)}</strong></p>
-<p>Continue only if you started this sign-in on the device yourself. If not, or if the codes differ, cancel.</p>
+<p>${escapeHtml(t.onlyYou)}</p>
 <form method="post" action="${escapeHtml(action)}">
 ${hidden('xsrf', xsrf)}
 ${hidden('user_code', userCode)}
 ${hidden('confirm', 'yes')}
-<button class="primary" type="submit" autofocus>Continue</button>
-<button class="secondary" type="submit" name="abort" value="yes">Cancel</button>
+<button class="primary" type="submit" autofocus>${escapeHtml(t.continue)}</button>
+<button class="secondary" type="submit" name="abort" value="yes">${escapeHtml(t.cancel)}</button>
 </form>`,
   });
 }
 
 export async function deviceSuccessPage(ctx: KoaContextWithOIDC): Promise<void> {
-  const app = ctx.oidc.client?.clientName || ctx.oidc.client?.clientId || 'the device';
+  const { lang, t: all } = language(ctx);
+  const t = all.device;
+  const app = ctx.oidc.client?.clientName || ctx.oidc.client?.clientId || t.theDevice;
   ctx.type = 'html';
   ctx.body = page({
-    title: 'Device connected',
-    body: `<h1>Device connected</h1>
-<p role="status">${escapeHtml(app)} is signed in. Go back to your device; you can close this page.</p>`,
+    lang,
+    title: t.doneTitle,
+    body: `<h1>${escapeHtml(t.doneTitle)}</h1>
+<p role="status">${escapeHtml(t.done(app))}</p>`,
   });
 }

@@ -25,7 +25,7 @@ const Token = Type.String({ maxLength: 200 });
  */
 export async function registerPasswordLinkPages(app: App, deps: PasswordLinkPageDeps): Promise<void> {
   await app.register(async (plain) => {
-    const scope = formScope(plain, { retry: 'The form could not be read. Go back and try again.' });
+    const scope = formScope(plain, { retry: (t) => t.errors.formUnread });
     choosePasswordPage(scope, deps);
     choosePasswordForm(scope, deps);
   });

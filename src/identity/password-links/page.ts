@@ -3,7 +3,7 @@ import type { Database } from '../../kit/db.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { MIN_PASSWORD_LENGTH } from '../principals/store.ts';
-import { staticHtml } from '../web/respond.ts';
+import { pageLanguage, staticHtml } from '../web/respond.ts';
 import { signInLink } from '../web/sign-in-link.ts';
 import type { FormGuard } from '../web/form-guard.ts';
 import { PASSWORD_LINK_PATH, readLink, spendLink, type LinkPurpose, type LinkState } from './store.ts';
@@ -24,7 +24,7 @@ function gone(reply: FastifyReply, link: Exclude<LinkState, { state: 'open' }>):
   return staticHtml(
     reply,
     STATUS[link.state],
-    linkStatePage(link.state, 'purpose' in link && link.purpose === 'reset'),
+    linkStatePage(link.state, 'purpose' in link && link.purpose === 'reset', pageLanguage(reply.request, reply)),
   );
 }
 
@@ -50,6 +50,7 @@ function form(
       csrf: deps.forms.issue(request, reply, csrfPurpose(token)),
       error,
       invalid,
+      loc: pageLanguage(request, reply),
     }),
   );
 }
@@ -79,9 +80,12 @@ export async function choosePassword(
   }>,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
+  const loc = pageLanguage(request, reply);
+  const t = loc.t.passwordLink;
   const token = deps.forms.linkForm(request, reply, deps.issuer, csrfPurpose, {
     page: 'password page',
-    retry: 'Open the link again.',
+    retry: t.openAgain,
+    loc,
   });
   if (!token) return reply;
   const link = await readLink(deps.db, token);
@@ -89,9 +93,8 @@ export async function choosePassword(
   const next = String(request.body.new_password ?? '');
   const confirm = String(request.body.confirm_password ?? '');
   const again = (error: string, invalid: ChooseField[]) => form(deps, request, reply, token, link, 400, error, invalid);
-  if (next.length < MIN_PASSWORD_LENGTH)
-    return again(`The new password must be at least ${MIN_PASSWORD_LENGTH} characters.`, ['new']);
-  if (next !== confirm) return again('The two passwords differ: type the same password twice.', ['confirm']);
+  if (next.length < MIN_PASSWORD_LENGTH) return again(t.tooShort(MIN_PASSWORD_LENGTH), ['new']);
+  if (next !== confirm) return again(t.differ, ['confirm']);
   const done = await spendLink(deps.db, token, next);
   // Another tab spent it (or it expired) between the read and the post.
   if (done.state !== 'set') return gone(reply, done);
@@ -101,6 +104,6 @@ export async function choosePassword(
   return staticHtml(
     reply,
     200,
-    passwordSetPage(done.email, link.continueTo ?? signInLink('/account/password', done.email, reset), reset),
+    passwordSetPage(done.email, link.continueTo ?? signInLink('/account/password', done.email, reset), reset, loc),
   );
 }

@@ -63,12 +63,12 @@ export async function requestReset(
   reply: FastifyReply,
 ): Promise<FastifyReply> {
   if (!sameOrigin(request, deps.issuer) || !deps.forms.verify(request, PURPOSE, request.body.csrf))
-    return refusedForm(reply, 'forgot password');
+    return refusedForm(reply, 'forgot password', pageLanguage(request, reply));
   const back = backTo(request.body.back);
   const email = normaliseEmail(String(request.body.email ?? ''));
-  if (!email) return form(deps, request, reply, { back, error: 'Enter your email address.' }, 400);
-  if (!looksLikeEmail(email))
-    return form(deps, request, reply, { back, email, error: 'Enter an email address like name@example.com.' }, 400);
+  const t = pageLanguage(request, reply).t.errors;
+  if (!email) return form(deps, request, reply, { back, error: t.enterEmail }, 400);
+  if (!looksLikeEmail(email)) return form(deps, request, reply, { back, email, error: t.badEmail }, 400);
   const emailKey = [`reset:${sha256Hex(email)}`];
   const addressKey = [`reset-address:${request.ip}`];
   const wait = Math.max(
@@ -77,11 +77,10 @@ export async function requestReset(
   );
   if (wait > 0) {
     reply.header('retry-after', String(wait));
-    const error = `Too many links asked for. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`;
-    return form(deps, request, reply, { back, email, error }, 429);
+    return form(deps, request, reply, { back, email, error: t.linksThrottled(wait) }, 429);
   }
   await Promise.all([deps.throttles.email.fail(emailKey), deps.throttles.address.fail(addressKey)]);
-  deps.mail.request(email);
+  deps.mail.request(email, pageLanguage(request, reply).lang);
   return staticHtml(
     reply,
     200,

@@ -15,7 +15,7 @@ const Back = Type.String({ maxLength: 200, description: 'the sign-in page to go 
  */
 export async function registerRecoveryPages(app: App, deps: RecoveryPageDeps): Promise<void> {
   await app.register(async (plain) => {
-    const scope = formScope(plain, { retry: 'The form could not be read. Go back and try again.' });
+    const scope = formScope(plain, { retry: (t) => t.errors.formUnread });
     scope.get(
       FORGOT_PASSWORD_PATH,
       {

@@ -4,6 +4,7 @@ import type { Mailer } from '../../kit/outbound/mail.ts';
 import { AfterAnswer } from '../web/after-answer.ts';
 import { issueResetLink } from './issue.ts';
 import { passwordLinkUrl } from './store.ts';
+import { LANGUAGES, type Language } from '../web/i18n/negotiate.ts';
 
 export interface RecoveryMailDeps {
   db: Database;
@@ -27,9 +28,9 @@ export class RecoveryMail {
     this.later = new AfterAnswer(deps.log, 'password reset mail');
   }
 
-  /** Queues the look-up and the mail for `email`; returns at once, whatever the address. */
-  request(email: string): void {
-    this.later.run(() => this.send(email));
+  /** Queues the look-up and the mail for `email`, in `lang` (the asking page's); returns at once, whatever the address. */
+  request(email: string, lang: Language = 'en'): void {
+    this.later.run(() => this.send(email, lang));
   }
 
   /** Settles once every request queued so far is handled (the app's close waits for it). */
@@ -37,7 +38,8 @@ export class RecoveryMail {
     return this.later.idle();
   }
 
-  private async send(email: string): Promise<void> {
+  private async send(email: string, lang: Language): Promise<void> {
+    const t = LANGUAGES[lang].resetMail;
     const made = await issueResetLink(this.deps.db, email, this.deps.ttlSeconds);
     // Nobody to mail: nothing is sent and nothing says so, not even the log (it would list who has no account).
     if (!made) return;
@@ -46,14 +48,15 @@ export class RecoveryMail {
     await this.deps.mailer.send({
       to: made.email,
       secretLinks: [link],
-      subject: 'Choose a new password',
+      language: lang,
+      subject: t.subject,
       text: [
-        `Someone asked to choose a new password for the account ${made.email} at ${new URL(this.deps.issuer).host}.`,
+        t.asked(made.email, new URL(this.deps.issuer).host),
         '',
-        `Choose a new password: ${link}`,
+        t.choose(link),
         '',
-        `The link works once, for ${minutes} minutes (until ${made.expiresAt}). Choosing a new password signs you out everywhere.`,
-        'If you did not ask for this, ignore this mail: your password stays as it is.',
+        t.rules(minutes, made.expiresAt),
+        t.unasked,
       ].join('\n'),
     });
   }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import type { TypedScope } from '../api/scope.ts';
-import { formScope } from '../web/respond.ts';
+import { formScope, pageLanguage } from '../web/respond.ts';
 import { AccountGuard } from '../access/account-guard.ts';
 import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
 import { LINKED, overview, startLinking, unlink, type LinkedAccountDeps } from './linking.ts';
@@ -17,11 +17,10 @@ const Html = {
   409: Type.String(),
 };
 const Form = Type.Object({ csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true });
-const NOTICES: Record<string, string> = {
-  linked: 'The account was linked. You can sign in with it from now on.',
-  already: 'That account was linked to you already.',
-  unlinked: 'The account was unlinked. It no longer signs you in.',
-};
+/** The notice after a link or an unlink, by the `done` query parameter (a key of the catalogue's `linked`). */
+const NOTICES = { linked: 'linkedNotice', already: 'alreadyNotice', unlinked: 'unlinkedNotice' } as const;
+const notice = (done: string | undefined): (typeof NOTICES)[keyof typeof NOTICES] | undefined =>
+  done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done as keyof typeof NOTICES] : undefined;
 
 /**
  * The linked accounts page (`/account/linked`): the person's social accounts, a "Link <provider>" button per configured
@@ -31,7 +30,7 @@ export async function registerLinkedAccounts(app: App, deps: LinkedAccountDeps):
   const guard = new AccountGuard(deps);
   await app.register(async (plain) => {
     const scope = formScope(plain, {
-      retry: 'The form could not be read. Go back to the linked accounts page and try again.',
+      retry: (t) => t.errors.formUnreadLinked,
     });
     linkedAccountsPageRoute(scope, deps, guard);
     linkRoute(scope, deps, guard);
@@ -55,7 +54,9 @@ function linkedAccountsPageRoute(scope: TypedScope, deps: LinkedAccountDeps, gua
       },
     },
     async (request, reply) => {
-      await overview(deps, guard, reply, guard.page(request), 200, { notice: NOTICES[request.query.done ?? ''] });
+      const done = notice(request.query.done);
+      const { t } = pageLanguage(request, reply);
+      await overview(deps, guard, reply, guard.page(request), 200, { notice: done && t.linked[done] });
       return reply;
     },
   );

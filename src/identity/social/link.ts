@@ -3,9 +3,16 @@ import { HttpError } from '../../kit/errors.ts';
 import type { ProviderIdentity } from '../../kit/upstream-login/provider.ts';
 import { createHuman } from '../principals/store.ts';
 import { findHumanByEmail, normaliseEmail } from '../principals/view.ts';
+import { en, type Messages } from '../web/i18n/en.ts';
 
-/** Why an upstream sign-in was refused, in words shown to the person. */
-export class SignInRefused extends Error {}
+/** Why an upstream sign-in was refused, in words shown to the person in the page's language (`say`); English as the message. */
+export class SignInRefused extends Error {
+  readonly say: (t: Messages['social']) => string;
+  constructor(say: (t: Messages['social']) => string) {
+    super(say(en.social));
+    this.say = say;
+  }
+}
 
 export interface Resolved {
   principalId: string;
@@ -40,17 +47,13 @@ export async function resolvePrincipal(
   const existing = email ? await findHumanByEmail(db, email) : undefined;
   if (existing) {
     if (!who.emailVerified || !existing.human?.emailVerifiedAt) {
-      throw new SignInRefused(
-        `An account with the email address ${email} exists, but ${who.emailVerified ? 'the platform has not verified it' : 'the provider has not verified it'}, so this sign-in cannot be linked to it. Sign in with your password instead.`,
-      );
+      const byPlatform = who.emailVerified;
+      throw new SignInRefused((t) => t.unverified(email!, byPlatform));
     }
     return { principalId: await link(db, providerId, who, existing.id), how: 'linked' };
   }
-  if (signup === 'refuse')
-    throw new SignInRefused(
-      'There is no account for this sign-in, and new accounts cannot be made this way here. Ask an administrator for an invitation.',
-    );
-  if (!email) throw new SignInRefused('The provider did not share an email address, which a new account needs.');
+  if (signup === 'refuse') throw new SignInRefused((t) => t.noSignup);
+  if (!email) throw new SignInRefused((t) => t.noEmail);
   let created: string;
   try {
     created = (await createHuman(db, { email, displayName: who.name, emailVerified: who.emailVerified })).id;

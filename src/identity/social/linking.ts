@@ -5,6 +5,7 @@ import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { CsrfTokens } from '../web/csrf.ts';
 import { escapeHtml, page } from '../web/layout.ts';
 import { html, pageLanguage } from '../web/respond.ts';
+import type { Messages } from '../web/i18n/en.ts';
 import type { AccountGuard, AccountPage } from '../access/account-guard.ts';
 import { signedIn, type SignedIn } from '../sessions/signed-in.ts';
 import { signInLink } from '../web/sign-in-link.ts';
@@ -25,13 +26,20 @@ export interface LinkedAccountDeps {
 export const LINKED: AccountPage = { path: '/account/linked', purpose: 'linked', name: 'the linked accounts page' };
 
 /** A page about a link that did not happen, with the way back to the linked accounts page. */
-function linkRefused(reply: FastifyReply, status: number, title: string, message: string): FastifyReply {
+function linkRefused(
+  reply: FastifyReply,
+  status: number,
+  say: (t: Messages['social']) => [string, string],
+): FastifyReply {
+  const { lang, t } = pageLanguage(reply.request, reply);
+  const [title, message] = say(t.social);
   return html(
     reply,
     status,
     page({
+      lang,
       title,
-      body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>\n<p><a href="/account/linked">Back to linked accounts</a></p>`,
+      body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>\n<p><a href="/account/linked">${escapeHtml(t.social.backLinked)}</a></p>`,
     }),
   );
 }
@@ -69,13 +77,7 @@ export async function startLinking(
   const who = guard.form(request, reply, LINKED);
   if (!who) return reply;
   const upstream = deps.providers.get(request.params.provider);
-  if (!upstream)
-    return linkRefused(
-      reply,
-      404,
-      'Sign-in method not offered',
-      'This sign-in method is not configured here, so it cannot be linked.',
-    );
+  if (!upstream) return linkRefused(reply, 404, (t) => [t.notOfferedTitle, t.notOfferedLink]);
   const pending = await beginUpstreamLogin(
     deps.db,
     deps.secretKey,
@@ -91,12 +93,7 @@ export async function startLinking(
       { provider: request.params.provider, err: (err as Error).message },
       'account linking could not start',
     );
-    return linkRefused(
-      reply,
-      400,
-      `${upstream.name} is not answering`,
-      `Linking ${upstream.name} is not possible right now. Try again later.`,
-    );
+    return linkRefused(reply, 400, (t) => [t.notAnsweringTitle(upstream.name), t.linkNotAnswering(upstream.name)]);
   }
   return reply
     .header('set-cookie', upstreamCookie(pending.state))
@@ -114,19 +111,9 @@ export async function unlink(
   const who = guard.form(request, reply, LINKED);
   if (!who) return reply;
   const result = await unlinkFromPerson(deps.db, who.account.id, request.params.identityId, [...deps.providers.keys()]);
-  if (result === 'not_found')
-    return linkRefused(
-      reply,
-      404,
-      'Linked account not found',
-      'You have no linked account with this id: it may have been unlinked already.',
-    );
-  if (result === 'last') {
-    return overview(deps, guard, reply, who, 409, {
-      error:
-        'This account is your only way to sign in, so it stays linked. Add a passkey on the sign-in security page, or link another account, first.',
-    });
-  }
+  if (result === 'not_found') return linkRefused(reply, 404, (t) => [t.linkedNotFoundTitle, t.linkedNotFound]);
+  if (result === 'last')
+    return overview(deps, guard, reply, who, 409, { error: pageLanguage(request, reply).t.social.lastWay });
   return reply.header('cache-control', 'no-store').redirect('/account/linked?done=unlinked', 303);
 }
 
@@ -144,29 +131,24 @@ export async function finishLinking(
 ): Promise<FastifyReply> {
   const who = await signedIn(deps.db, deps.accounts, request);
   if (!who) {
+    const { lang, t } = pageLanguage(request, reply);
     return html(
       reply,
       401,
       page({
-        title: 'Signed out',
-        body: `<h1>Signed out</h1>\n<p>Your session ended before ${escapeHtml(upstream.name)} answered, so nothing was linked.</p>\n<p><a href="${escapeHtml(signInLink(LINKED.path))}">Sign in again</a></p>`,
+        lang,
+        title: t.errors.signedOutTitle,
+        body: `<h1>${escapeHtml(t.errors.signedOutTitle)}</h1>\n<p>${escapeHtml(t.social.signedOut(upstream.name))}</p>\n<p><a href="${escapeHtml(signInLink(LINKED.path))}">${escapeHtml(t.errors.signInAgain)}</a></p>`,
       }),
     );
   }
   if (who.account.id !== pending.linkPrincipalId)
-    return linkRefused(
-      reply,
-      403,
-      'Nothing linked',
-      'This browser is now signed in as someone else than the person who started linking. Start again.',
-    );
+    return linkRefused(reply, 403, (t) => [t.nothingLinkedTitle, t.someoneElse]);
   if (request.query.error)
-    return linkRefused(
-      reply,
-      400,
-      `${upstream.name} did not link`,
-      `${upstream.name} did not sign you in (${request.query.error}), so nothing was linked.`,
-    );
+    return linkRefused(reply, 400, (t) => [
+      t.didNotLinkTitle(upstream.name),
+      t.didNotLink(upstream.name, String(request.query.error)),
+    ]);
   let result;
   try {
     const identity = await upstream.provider.finish(
@@ -178,15 +160,11 @@ export async function finishLinking(
   } catch (err) {
     if (!(err instanceof LoginFailed)) throw err;
     request.log.info({ provider: pending.provider, reason: err.message }, 'account linking refused');
-    return linkRefused(reply, 400, 'Nothing linked', err.message);
+    // The upstream protocol's own failure, as it is.
+    return linkRefused(reply, 400, (t) => [t.nothingLinkedTitle, err.message]);
   }
   if (result === 'taken') {
-    return linkRefused(
-      reply,
-      409,
-      'Account linked to someone else',
-      `This ${upstream.name} account already signs in another account here, so it cannot be linked to yours. Use another ${upstream.name} account, or unlink it from the other account first.`,
-    );
+    return linkRefused(reply, 409, (t) => [t.takenTitle, t.taken(upstream.name)]);
   }
   return reply.header('cache-control', 'no-store').redirect(`${LINKED.path}?done=${result}`, 303);
 }

@@ -4,6 +4,7 @@ import type { TypedScope } from '../api/scope.ts';
 import { formScope } from '../web/respond.ts';
 import { PUBLIC } from '../access/rules.ts';
 import { providerButtons } from './buttons.ts';
+import type { Messages } from '../web/i18n/en.ts';
 import { socialCallback, startSocialSignIn, upstreamCsrfBinding, type SocialDeps } from './sign-in.ts';
 
 const tags = ['sign-in'];
@@ -21,7 +22,7 @@ export async function registerSocialLogin(app: App, deps: SocialDeps): Promise<v
     // A page for every refused request: these routes answer HTML, so a validation error in the service's JSON shape was
     // sent as "[object Object]".
     const scope = formScope(plain, {
-      retry: 'The sign-in could not be read. Go back to the application and start again.',
+      retry: (t) => t.errors.socialUnread,
     });
     startSocialSignInRoute(scope, deps);
     socialSignInCallbackRoute(scope, deps);
@@ -85,7 +86,7 @@ function socialSignInCallbackRoute(scope: TypedScope, deps: SocialDeps): void {
 /** The sign-in page's buttons for the configured providers (nothing when none is). */
 export function signInButtons(
   deps: Pick<SocialDeps, 'providers' | 'csrf'>,
-): (d: { uid: string; jti: string }) => string {
+): (d: { uid: string; jti: string }, t: Messages) => string {
   const list = [...deps.providers.entries()].map(([id, p]) => ({ id, name: p.name }));
-  return (d) => providerButtons(d.uid, deps.csrf.issue(upstreamCsrfBinding(d.jti)), list);
+  return (d, t) => providerButtons(d.uid, deps.csrf.issue(upstreamCsrfBinding(d.jti)), list, t.social);
 }

@@ -9,7 +9,8 @@ import { loginCookie } from '../sessions/cookie.ts';
 import { readCookie } from '../web/cookies.ts';
 import type { CsrfTokens } from '../web/csrf.ts';
 import { escapeHtml, page } from '../web/layout.ts';
-import { html, sameOrigin } from '../web/respond.ts';
+import { html, pageLanguage, sameOrigin } from '../web/respond.ts';
+import type { Messages } from '../web/i18n/en.ts';
 import type { SecondFactor } from '../mfa/interaction.ts';
 import { callbackUrl, type SocialProvider } from './registry.ts';
 import {
@@ -41,13 +42,22 @@ const INTERACTION_PATH = /^\/interaction\/[A-Za-z0-9_-]{1,100}$/;
 /** The CSRF binding of the provider buttons on the sign-in page of interaction `jti`. */
 export const upstreamCsrfBinding = (jti: string) => `upstream:${jti}`;
 
-function refusedPage(reply: FastifyReply, status: number, title: string, message: string, back?: string): FastifyReply {
+/** A refusal page in the request's language: `say` picks its title and text from the catalogue. */
+function refusedPage(
+  reply: FastifyReply,
+  status: number,
+  say: (t: Messages) => [string, string],
+  back?: string,
+): FastifyReply {
+  const { lang, t } = pageLanguage(reply.request, reply);
+  const [title, message] = say(t);
   return html(
     reply,
     status,
     page({
+      lang,
       title,
-      body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>${back ? `\n<p><a href="${escapeHtml(back)}">Back to the sign-in page</a></p>` : ''}`,
+      body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>${back ? `\n<p><a href="${escapeHtml(back)}">${escapeHtml(t.social.back)}</a></p>` : ''}`,
     }),
   );
 }
@@ -67,12 +77,11 @@ export async function startSocialSignIn(
     return refusedPage(
       reply,
       404,
-      'Sign-in method not offered',
-      'This sign-in method is not configured here.',
+      (t) => [t.social.notOfferedTitle, t.social.notOffered],
       `/interaction/${encodeURIComponent(uid)}`,
     );
   if (!sameOrigin(request, deps.issuer))
-    return refusedPage(reply, 403, 'Request refused', 'This form was sent from another site.');
+    return refusedPage(reply, 403, (t) => [t.errors.refused, t.errors.anotherSite]);
   presentToProvider(request, new URL(deps.issuer));
   let jti: string;
   try {
@@ -80,19 +89,13 @@ export async function startSocialSignIn(
     if (d.uid !== uid || d.prompt.name !== 'login') throw new Error('not a sign-in');
     jti = d.jti;
   } catch {
-    return refusedPage(
-      reply,
-      400,
-      'Sign-in request expired',
-      'This sign-in request is no longer valid or was opened in another browser. Go back to the application and start again.',
-    );
+    return refusedPage(reply, 400, (t) => [t.errors.requestExpiredTitle, t.errors.requestExpired]);
   }
   if (!deps.csrf.verify(upstreamCsrfBinding(jti), (request.body as { csrf?: unknown }).csrf)) {
     return refusedPage(
       reply,
       403,
-      'Request refused',
-      'This form has expired or was not sent from the sign-in page. Go back and try again.',
+      (t) => [t.errors.refused, t.errors.expiredForm('sign-in')],
       `/interaction/${encodeURIComponent(uid)}`,
     );
   }
@@ -105,8 +108,7 @@ export async function startSocialSignIn(
     return refusedPage(
       reply,
       400,
-      `${upstream.name} is not answering`,
-      `Signing in with ${upstream.name} is not possible right now. Try again later, or sign in with your password.`,
+      (t) => [t.social.notAnsweringTitle(upstream.name), t.social.notAnswering(upstream.name)],
       `/interaction/${encodeURIComponent(uid)}`,
     );
   }
@@ -132,8 +134,7 @@ export async function socialCallback(
   const providerId = request.params.provider;
   const upstream = deps.providers.get(providerId);
   reply.header('set-cookie', clearedUpstreamCookie());
-  if (!upstream)
-    return refusedPage(reply, 404, 'Sign-in method not offered', 'This sign-in method is not configured here.');
+  if (!upstream) return refusedPage(reply, 404, (t) => [t.social.notOfferedTitle, t.social.notOffered]);
   const state = request.query.state ?? '';
   const cookie = readCookie(request.headers.cookie, UPSTREAM_COOKIE);
   // The state must come back to the browser that was sent away with it: otherwise someone could
@@ -142,20 +143,14 @@ export async function socialCallback(
     cookie && cookie === state ? await consumeUpstreamLogin(deps.db, deps.secretKey, providerId, state) : undefined;
   if (pending?.linkPrincipalId) return finishLinking(deps, request, reply, pending, upstream);
   if (!pending || !INTERACTION_PATH.test(pending.redirectUrl)) {
-    return refusedPage(
-      reply,
-      400,
-      'Sign-in expired',
-      `This sign-in with ${upstream.name} is unknown, was already used, has expired, or was started in another browser. Go back to the application and start again.`,
-    );
+    return refusedPage(reply, 400, (t) => [t.social.expiredTitle, t.social.expired(upstream.name)]);
   }
   const back = pending.redirectUrl;
   if (request.query.error)
     return refusedPage(
       reply,
       400,
-      `${upstream.name} sign-in cancelled`,
-      `${upstream.name} did not sign you in (${request.query.error}).`,
+      (t) => [t.social.cancelledTitle(upstream.name), t.social.cancelled(upstream.name, String(request.query.error))],
       back,
     );
   const here = new URL(request.url, deps.issuer);
@@ -166,13 +161,15 @@ export async function socialCallback(
   } catch (err) {
     if (err instanceof LoginFailed || err instanceof SignInRefused) {
       request.log.info({ provider: providerId, reason: err.message }, 'social sign-in refused');
-      return refusedPage(reply, 400, 'Sign-in failed', err.message, back);
+      // A refusal of ours is said in the page's language; the upstream protocol's own failure, as it is.
+      const said = err instanceof SignInRefused ? err.say : () => err.message;
+      return refusedPage(reply, 400, (t) => [t.social.failedTitle, said(t.social)], back);
     }
     throw err;
   }
   const account = await deps.accounts.find(resolved.principalId);
   if (!account?.active || account.type !== 'human')
-    return refusedPage(reply, 403, 'Sign-in refused', 'This account is deactivated.', back);
+    return refusedPage(reply, 403, (t) => [t.social.refusedTitle, t.social.deactivated], back);
   return continueInteraction(deps, request, reply, providerId, account.id, back);
 }
 
@@ -190,13 +187,7 @@ async function continueInteraction(
 ): Promise<FastifyReply> {
   const uid = back.slice('/interaction/'.length);
   const interaction = await deps.holder.current.Interaction.find(uid);
-  if (!interaction)
-    return refusedPage(
-      reply,
-      400,
-      'Sign-in request expired',
-      "The application's sign-in request expired meanwhile. Go back to the application and start again.",
-    );
+  if (!interaction) return refusedPage(reply, 400, (t) => [t.errors.requestExpiredTitle, t.social.interactionExpired]);
   // Like a right password (checkPassword), the first step passing counts as the last login.
   await noteLogin(deps.db, principalId);
   // A person with TOTP or a passkey passes the same second step as after a password: nothing is

@@ -4,6 +4,7 @@ import { randomToken, safeEqual } from '../../kit/crypto.ts';
 import { readCookie } from './cookies.ts';
 import { errorPage } from './layout.ts';
 import { sameOrigin, staticHtml } from './respond.ts';
+import { LANGUAGES, type Localized } from './i18n/negotiate.ts';
 
 /** The double-submit cookie of the account pages: random per browser, read only by this origin. */
 export const FORM_COOKIE = '__Host-svc_form';
@@ -43,22 +44,19 @@ export class FormGuard {
   /**
    * The token of a form posted from a link's page (an invitation, a choose-your-password link), when the form came from
    * that page in this browser: same origin, a token, this browser's CSRF value for it (`purpose`). Undefined once
-   * refused (403 saying the form was not sent from `page`; `retry` says what to do).
+   * refused (403 saying the form was not sent from `page`, in English; `retry` says what to do, in `loc`'s language).
    */
   linkForm(
     request: FastifyRequest<{ Body: { token?: string | undefined; csrf?: string | undefined } }>,
     reply: FastifyReply,
     issuer: string,
     purpose: (token: string) => string,
-    refusal: { page: string; retry: string },
+    refusal: { page: string; retry: string; loc?: Localized | undefined },
   ): string | undefined {
     const token = request.body.token ?? '';
     if (sameOrigin(request, issuer) && token && this.verify(request, purpose(token), request.body.csrf)) return token;
-    staticHtml(
-      reply,
-      403,
-      errorPage('Request refused', `This form has expired or was not sent from the ${refusal.page}. ${refusal.retry}`),
-    );
+    const { lang, t } = refusal.loc ?? { lang: 'en', t: LANGUAGES.en };
+    staticHtml(reply, 403, errorPage(t.errors.refused, `${t.errors.linkForm(refusal.page)} ${refusal.retry}`, lang));
     return undefined;
   }
 }

@@ -195,6 +195,7 @@ export function errorBlock(message: string | undefined): string {
   return message ? `<p class="error" role="alert" id="form-error">${escapeHtml(message)}</p>` : '';
 }
 
-export function errorPage(title: string, message: string): string {
-  return page({ title, body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>` });
+/** A page saying what went wrong, in the language its texts are in (English unless told). */
+export function errorPage(title: string, message: string, lang = 'en'): string {
+  return page({ lang, title, body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>` });
 }

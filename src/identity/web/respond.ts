@@ -3,7 +3,10 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../kit/errors.ts';
 import { errorPage } from './layout.ts';
-import { localized, type Localized } from './i18n/negotiate.ts';
+import { LANGUAGES, localized, type Localized } from './i18n/negotiate.ts';
+import type { Messages } from './i18n/en.ts';
+
+const ENGLISH: Localized = { lang: 'en', t: LANGUAGES.en };
 
 /**
  * The sign-in, second-factor and security pages: scripts only from this origin (the passkey forms'
@@ -45,23 +48,22 @@ export function sameOrigin(request: FastifyRequest, issuer: string): boolean {
   return origin === undefined || origin === new URL(issuer).origin;
 }
 
-/** 403 for a form not sent from its page (another site, or no CSRF token of this page): `what` names the page. */
-export function refusedForm(reply: FastifyReply, what: string): FastifyReply {
-  return html(
-    reply,
-    403,
-    errorPage('Request refused', `This form has expired or was not sent from the ${what} page. Go back and try again.`),
-  );
+/**
+ * 403 for a form not sent from its page (another site, or no CSRF token of this page): `what` names the page, in
+ * English; `loc` is the page's language (pageLanguage).
+ */
+export function refusedForm(reply: FastifyReply, what: string, loc: Localized = ENGLISH): FastifyReply {
+  return html(reply, 403, errorPage(loc.t.errors.refused, loc.t.errors.expiredForm(what), loc.lang));
 }
 
 /** 403 for a form posted from another site (its Origin is not the issuer's). */
-export function fromAnotherSite(reply: FastifyReply): FastifyReply {
-  return html(reply, 403, errorPage('Request refused', 'This form was sent from another site.'));
+export function fromAnotherSite(reply: FastifyReply, loc: Localized = ENGLISH): FastifyReply {
+  return html(reply, 403, errorPage(loc.t.errors.refused, loc.t.errors.anotherSite, loc.lang));
 }
 
 export interface FormScopeOptions {
-  /** What the page of a refused form tells the person to do. */
-  retry: string;
+  /** What the page of a refused form tells the person to do, in the request's language. */
+  retry: (t: Messages) => string;
   bodyLimit?: number;
   /** Show an HttpError's own message instead of `retry` (the scope's errors are written for people). */
   ownMessages?: boolean;
@@ -81,17 +83,10 @@ export function formScope(plain: FastifyInstance, options: FormScopeOptions) {
     const status = err instanceof HttpError ? err.statusCode : err.validation ? 400 : (err.statusCode ?? 500);
     if (status < 400 || status >= 500) throw err;
     request.log.info({ status, err: err.message }, 'page request refused');
-    if (status === 413)
-      return html(
-        reply,
-        status,
-        errorPage('Form too large', 'The form sent more than this page accepts. Go back and try again.'),
-      );
-    return html(
-      reply,
-      status,
-      errorPage('Request refused', options.ownMessages && err instanceof HttpError ? err.message : options.retry),
-    );
+    const { lang, t } = pageLanguage(request, reply);
+    if (status === 413) return html(reply, status, errorPage(t.errors.tooLarge, t.errors.tooLargeText, lang));
+    const own = options.ownMessages && err instanceof HttpError ? err.message : undefined;
+    return html(reply, status, errorPage(t.errors.refused, own ?? options.retry(t), lang));
   });
   return scope;
 }

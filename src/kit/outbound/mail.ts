@@ -8,6 +8,8 @@ export interface OutgoingMail {
   text: string;
   html?: string;
   attachments?: readonly { filename: string; content: Buffer | string; contentType: string; cid?: string }[];
+  /** The language of the text (`Content-Language`, RFC 3282), when the mail was written in the reader's. */
+  language?: string | undefined;
   /** Links in the mail that carry a secret (a reset or sign-in link): the log names them redacted, never whole. */
   secretLinks?: readonly string[];
 }
@@ -39,6 +41,7 @@ export function smtpMailer(smtpUrl: string | undefined, from: string, log: Fasti
         to: Array.isArray(mail.to) ? [...mail.to] : (mail.to as string),
         subject: mail.subject,
         text: mail.text,
+        ...(mail.language ? { headers: { 'Content-Language': mail.language } } : {}),
         ...(mail.html ? { html: mail.html } : {}),
         ...(mail.attachments
           ? {

@@ -11,19 +11,37 @@
     box.hidden = false;
   }
 
-  function explain(err) {
+  // The page's words, in its language (data-messages, from the page's catalogue); English when a page has none.
+  var ENGLISH = {
+    cancelled: 'The passkey request was cancelled or timed out. Try again.',
+    alreadyRegistered: 'This passkey is already registered.',
+    unavailable: 'Passkeys are not available on this address.',
+    failed: 'The passkey could not be used. Try again.',
+    unsupported: 'This browser does not support passkeys.',
+    requestFailed: 'The passkey request failed.',
+  };
+  function messages(form) {
+    try {
+      return Object.assign({}, ENGLISH, JSON.parse(form.getAttribute('data-messages') || '{}'));
+    } catch {
+      return ENGLISH;
+    }
+  }
+
+  // The browser's own error texts are in its language, not the page's: they are shown only as a last resort.
+  function explain(err, m) {
     var name = err?.name;
-    if (name === 'NotAllowedError' || name === 'AbortError')
-      return 'The passkey request was cancelled or timed out. Try again.';
-    if (name === 'InvalidStateError') return 'This passkey is already registered.';
-    if (name === 'SecurityError') return 'Passkeys are not available on this address.';
-    return err?.message || 'The passkey could not be used. Try again.';
+    if (name === 'NotAllowedError' || name === 'AbortError') return m.cancelled;
+    if (name === 'InvalidStateError') return m.alreadyRegistered;
+    if (name === 'SecurityError') return m.unavailable;
+    return err?.message || m.failed;
   }
 
   function run(form) {
     var button = form.querySelector('button[type=submit]');
+    var m = messages(form);
     if (!lib?.browserSupportsWebAuthn()) {
-      show(form, 'This browser does not support passkeys.');
+      show(form, m.unsupported);
       return;
     }
     button.disabled = true;
@@ -34,7 +52,7 @@
     })
       .then((res) =>
         res.json().then((body) => {
-          if (!res.ok) throw new Error(body.error_description || body.error?.message || 'The passkey request failed.');
+          if (!res.ok) throw new Error(body.error_description || body.error?.message || m.requestFailed);
           return body;
         }),
       )
@@ -49,7 +67,7 @@
       })
       .catch((err) => {
         button.disabled = false;
-        show(form, explain(err));
+        show(form, explain(err, m));
         button.focus();
       });
   }
