@@ -6,7 +6,7 @@ import { confirmEnrollment, pendingEnrollment } from '../../src/identity/mfa/tot
 import { createHuman } from '../../src/identity/principals/store.ts';
 import { managementApi, startServer, type Server } from './support.ts';
 import { TestBrowser, field, formAction } from './browser.ts';
-import { assertAccessible, focused, screenshot } from './a11y.ts';
+import { assertAccessible, focused, focusSettles, screenshot } from './a11y.ts';
 import { authorizeUrl, callbackServer, freshCode } from './mfa-support.ts';
 import { signInOnPage } from './account-support.ts';
 import { startSmtp, type Mail } from './smtp-support.ts';
@@ -91,7 +91,7 @@ test('in Chromium: "Email me a sign-in code", the code from the mail, and the ap
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { level: 1, name: 'Enter the code from your email' }).waitFor();
   assert.match((await page.getByRole('status').textContent())!, /If an account uses mona@example\.com/);
-  assert.equal(await focused(page), 'code');
+  await focusSettles(page, 'code');
   await checkPage(page, 'sign-in code page');
   await screenshot(page, 'sign-in-code');
   const mail = await arrived;
@@ -211,7 +211,7 @@ test('in Chromium: a signed-in person verifies their address with a mailed code'
   const arrived = smtp.next();
   await page.getByRole('button', { name: 'Email me a code' }).click();
   await page.getByLabel('Code from the email').waitFor();
-  assert.equal(await focused(page), 'code');
+  await focusSettles(page, 'code');
   await checkPage(page, 'email address page, code sent');
   await page.getByLabel('Code from the email').fill('12');
   await page.getByRole('button', { name: 'Verify' }).click();
