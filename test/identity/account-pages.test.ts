@@ -8,7 +8,7 @@ import { createInvite, revokeInvite } from '../../src/identity/invites/store.ts'
 import { startServer, type Server } from './support.ts';
 import { TestBrowser, field } from './browser.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
-import { assertAccessible, focused, screenshot } from './a11y.ts';
+import { assertAccessible, focused, focusSettles, screenshot } from './a11y.ts';
 import { signInAt, signInOnPage } from './account-support.ts';
 
 let server: Server;
@@ -74,7 +74,7 @@ test('the invitation page in Chromium: shows the organization and role, signs in
   // The normal sign-in page, with the invited address filled in and the focus on the password.
   await page.waitForURL(/\/interaction\//);
   assert.equal(await page.getByLabel('Email address').inputValue(), grace.email);
-  assert.equal(await focused(page), 'password');
+  await focusSettles(page, 'password');
   await assertAccessible(page, 'sign-in page for an invitation');
   await screenshot(page, 'signin');
 

@@ -4,7 +4,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { findChromium, CHROMIUM_ARGS } from '../../src/kit/browser.ts';
 import { createHumanWithSetupLink } from '../../src/identity/password-links/store.ts';
 import { startServer, type Server } from './support.ts';
-import { assertAccessible, focused, screenshot } from './a11y.ts';
+import { assertAccessible, focused, focusSettles, screenshot } from './a11y.ts';
 import { signInOnPage } from './account-support.ts';
 
 /**
@@ -54,7 +54,7 @@ test('sign-in, account pages, the choose-password page and an error page in the 
   await checkDark(page, 'sign-in page with an error', 'signin-error');
   assert.equal(await focused(page), 'password', 'the field to fix');
   await page.keyboard.press('Shift+Tab');
-  assert.equal(await focused(page), 'email');
+  await focusSettles(page, 'email');
   assert.equal(await style(page, '#email', 'outlineColor'), 'rgb(253, 214, 99)', 'the dark focus ring');
   assert.equal(await style(page, '#email', 'outlineWidth'), '3px');
   await screenshot(page, 'dark-signin-focus');

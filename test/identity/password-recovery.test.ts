@@ -6,7 +6,7 @@ import { confirmEnrollment, pendingEnrollment } from '../../src/identity/mfa/tot
 import { codeFlow, refreshTokens } from '../support/code-flow.ts';
 import { startServer, type Server } from './support.ts';
 import { TestBrowser, field } from './browser.ts';
-import { assertAccessible, focused, screenshot } from './a11y.ts';
+import { assertAccessible, focused, focusSettles, screenshot } from './a11y.ts';
 import { freshCode } from './mfa-support.ts';
 import { signInAt } from './account-support.ts';
 import { startSmtp, type Mail } from './smtp-support.ts';
@@ -95,7 +95,7 @@ test('in Chromium: from the sign-in page, a mailed one-time link sets a new pass
   const signInUrl = new URL(page.url());
   await page.getByRole('link', { name: 'Forgot your password?' }).click();
   await page.getByRole('heading', { level: 1, name: 'Forgot your password?' }).waitFor();
-  assert.equal(await focused(page), 'email');
+  await focusSettles(page, 'email');
   await page.keyboard.press('Tab');
   assert.equal(await focused(page), 'Send the link');
   await page.keyboard.press('Tab');
