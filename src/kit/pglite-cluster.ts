@@ -13,11 +13,21 @@ import { PGlite } from '@electric-sql/pglite';
  */
 let template: Promise<string> | undefined;
 
+/**
+ * How every embedded database is started: PGlite's own parameters, with PostgreSQL's buffer pool at 16 MB instead of
+ * the 128 MB PGlite keeps from PostgreSQL. The pool is memory of each instance's WebAssembly heap, filled as pages are
+ * read, and `platform start` holds four instances in one process: at 128 MB they were most of its 1.2 GB; at 16 MB the
+ * four open clusters take about 350 MB instead of 820 MB (bench/README.md, "start"). An embedded database is the
+ * development and small-install default; its tables fit in 16 MB or are read from the page cache, and an install that
+ * needs more uses PostgreSQL (`DATABASE_URL`). WAL buffers follow the pool (1/32 of it).
+ */
+export const EMBEDDED_START_PARAMS: readonly string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
 function freshCluster(): Promise<string> {
   template ??= (async () => {
     const dir = mkdtempSync(join(tmpdir(), 'platform-pglite-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const db = await PGlite.create({ dataDir: dir });
+    const db = await PGlite.create({ dataDir: dir, startParams: [...EMBEDDED_START_PARAMS] });
     await db.close();
     return dir;
   })();

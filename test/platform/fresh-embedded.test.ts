@@ -12,6 +12,9 @@ const tmp = tempDir('fresh-embedded-');
 after(() => tmp.remove());
 const storage = { dataDir: tmp.path, databaseUrl: undefined, serviceDatabaseUrl: undefined };
 
+const setting = async (db: Database, name: string) =>
+  (await db.query<{ value: string }>('SELECT current_setting($1) AS value', [name])).rows[0]!.value;
+
 const systemId = async (db: Database) =>
   (await db.query<{ id: string }>('SELECT system_identifier::text AS id FROM pg_control_system()')).rows[0]!.id;
 
@@ -24,6 +27,8 @@ test('new embedded folders opened together come from one cluster, and each is it
   ]);
   try {
     assert.equal(await systemId(identity), await systemId(ingest), 'one initdb for both');
+    // Issue 33: four instances in one process at PGlite's 128 MB each were most of `npm start`'s 1.2 GB.
+    assert.equal(await setting(identity, 'shared_buffers'), '16MB');
     await identity.exec('CREATE TABLE notes (body text); INSERT INTO notes VALUES ($$kept$$)');
     const elsewhere = await ingest.query<{ found: string | null }>(
       "SELECT to_regclass('identity.notes')::text AS found",
@@ -35,6 +40,7 @@ test('new embedded folders opened together come from one cluster, and each is it
   const reopened = await openServiceDatabase('identity', storage);
   try {
     assert.deepEqual((await reopened.query('SELECT body FROM notes')).rows, [{ body: 'kept' }]);
+    assert.equal(await setting(reopened, 'shared_buffers'), '16MB', 'an existing folder opens with the same setting');
   } finally {
     await reopened.close();
   }
