@@ -4,15 +4,21 @@
  * and its peak, VmHWM), a second start on the same folders (the databases exist by then), and the stop: `kill` of npm,
  * as the README does, timed until the ports are free. Uses the default ports 4000-4003, which must be free.
  *
+ * A fresh clone's `npm install` makes the fresh cluster new databases are copied from (issue 33,
+ * src/kit/pglite-cluster.ts). Each run removes it first and times its making as `npm install` does it, then starts on
+ * fresh folders as after that install; then once more on other fresh folders after removing it again, as after an
+ * install that ran no scripts (`--ignore-scripts`: the start makes it).
+ *
  *   npm run bench:start            (BENCH_RUNS=2: each run on new folders)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLUSTER_CACHE } from '../src/kit/pglite-cluster.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const PORTS = [4000, 4001, 4002, 4003];
@@ -97,11 +103,24 @@ console.log(
 );
 console.log('| start | all four ready | RSS when ready | peak RSS | stop (kill npm → ports free) |');
 console.log('|---|---|---|---|---|');
+/** Removes the install's cluster, then makes it as `npm install` does; the seconds it took. */
+function installCluster(): number {
+  rmSync(CLUSTER_CACHE, { recursive: true, force: true });
+  const started = performance.now();
+  const script = `import { prepareCluster } from ${JSON.stringify(new URL('../src/kit/pglite-cluster.ts', import.meta.url).href)}; await prepareCluster();`;
+  execFileSync(process.execPath, ['--input-type=module', '-e', script], { stdio: 'inherit' });
+  return (performance.now() - started) / 1000;
+}
+
 for (let run = 1; run <= RUNS; run++) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-start-'));
+  for (const folder of ['a', 'b']) mkdirSync(join(dataDir, folder));
   try {
-    console.log(row(`run ${run}, fresh folders`, await startOnce(dataDir)));
-    console.log(row(`run ${run}, same folders again`, await startOnce(dataDir)));
+    console.log(`| run ${run}: npm install makes the cluster | ${installCluster().toFixed(1)} s | | | |`);
+    console.log(row(`run ${run}, fresh folders`, await startOnce(join(dataDir, 'a'))));
+    console.log(row(`run ${run}, same folders again`, await startOnce(join(dataDir, 'a'))));
+    rmSync(CLUSTER_CACHE, { recursive: true, force: true });
+    console.log(row(`run ${run}, fresh folders, no cluster from the install`, await startOnce(join(dataDir, 'b'))));
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -1,8 +1,11 @@
 /**
  * What `npm install` builds (the `prepare` script) and `npm run build` rebuilds: the browser SDK that the ingest
  * service serves and the dashboard's web app. Prints each file's size and fails when the SDK's core, the web app's
- * first screen or any one of its chunks passes its limit, so CI's output shows them.
+ * first screen or any one of its chunks passes its limit, so CI's output shows them. Also makes the fresh PostgreSQL
+ * cluster that new embedded databases are copied from (src/kit/pglite-cluster.ts), once per install, so that the
+ * first `npm start` does not run initdb; a failure there is only reported, since a start makes it when it is missing.
  */
+import { prepareCluster } from '../src/kit/pglite-cluster.ts';
 import { buildSdk, SDK_MAX_GZIP_BYTES } from '../sdk/build.ts';
 import { buildWebApp, CHUNK_MAX_BYTES, FIRST_SCREEN_MAX_GZIP_BYTES } from '../web/dashboard/build.ts';
 
@@ -28,4 +31,13 @@ for (const chunk of web.oversized) {
     `web/dashboard/dist/${chunk.name} is ${chunk.bytes} bytes, over the ${CHUNK_MAX_BYTES}-byte chunk limit`,
   );
   process.exitCode = 1;
+}
+
+const clusterStarted = performance.now();
+try {
+  const cluster = await prepareCluster();
+  const took = ((performance.now() - clusterStarted) / 1000).toFixed(1);
+  console.log(`embedded PostgreSQL cluster: ${cluster.dir} (${cluster.made ? `made in ${took} s` : 'already made'})`);
+} catch (err) {
+  console.error(`embedded PostgreSQL cluster not made (npm start will make it): ${(err as Error).message}`);
 }

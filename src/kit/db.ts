@@ -3,7 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { lockDirectory, type DirectoryLock } from './dir-lock.ts';
 import { copyFrom } from './pg-copy.ts';
-import { seedCluster } from './pglite-cluster.ts';
+import { EMBEDDED_START_PARAMS, seedCluster } from './pglite-cluster.ts';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -178,7 +178,7 @@ async function openPGlite(dataDir: string, schema: string, owner?: string): Prom
   let db: PGlite;
   try {
     await seedCluster(dataDir);
-    db = await PGlite.create({ dataDir });
+    db = await PGlite.create({ dataDir, startParams: [...EMBEDDED_START_PARAMS] });
     await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}, public;`);
   } catch (err) {
     lock.release();
