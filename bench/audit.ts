@@ -52,21 +52,40 @@ function tree(root: number): number[] {
   return out;
 }
 
-/** Resident memory of a process tree now: RSS summed (counts shared pages once per process) and PSS summed (shares them out). */
-function treeMemoryMb(root: number): { rss: number; pss: number; processes: number } {
+/**
+ * Resident memory of a process tree now: RSS summed (counts shared pages once per process) and PSS summed (shares
+ * them out), and the PSS by kind of process (what to cut first).
+ */
+function treeMemoryMb(root: number): { rss: number; pss: number; processes: number; pssByKind: Map<string, number> } {
   let rss = 0;
   let pss = 0;
+  const pssByKind = new Map<string, number>();
   const pids = tree(root);
   for (const pid of pids) {
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
       rss += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
-      pss += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+      const own = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+      pss += own;
+      const kind = processKind(pid);
+      if (kind) pssByKind.set(kind, (pssByKind.get(kind) ?? 0) + own / 1024);
     } catch {
       // exited meanwhile
     }
   }
-  return { rss: rss / 1024, pss: pss / 1024, processes: pids.length };
+  return { rss: rss / 1024, pss: pss / 1024, processes: pids.length, pssByKind };
+}
+
+/** What a process is: its name, and Chromium's `--type` for a browser's child; null once it has exited. */
+function processKind(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const type = /--type=([a-z-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1];
+    const name = stat.slice(stat.indexOf('(') + 1, stat.indexOf(') '));
+    return type ? `${name} ${type}` : name;
+  } catch {
+    return null;
+  }
 }
 
 /** CPU time (user + system) a process has used, in seconds, and what it is; null once it has exited. */
@@ -74,9 +93,9 @@ function cpuSeconds(pid: number): { cpu: number; kind: string } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.split(') ')[1]!.split(' ');
-    const type = /--type=([a-z-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1];
-    const name = stat.slice(stat.indexOf('(') + 1, stat.indexOf(') '));
-    return { cpu: (Number(fields[11]) + Number(fields[12])) / 100, kind: type ? `${name} ${type}` : name }; // USER_HZ is 100 on Linux
+    const kind = processKind(pid);
+    if (kind === null) return null;
+    return { cpu: (Number(fields[11]) + Number(fields[12])) / 100, kind }; // USER_HZ is 100 on Linux
   } catch {
     return null;
   }
@@ -90,6 +109,7 @@ function cpuSeconds(pid: number): { cpu: number; kind: string } | null {
  */
 function treeSampler(root: number) {
   const peak = { rss: 0, pss: 0, processes: 0 };
+  let pssByKindAtPeak = new Map<string, number>();
   const cpuAtStart = new Map<number, number>();
   const cpuLast = new Map<number, number>();
   const kinds = new Map<number, string>();
@@ -97,6 +117,7 @@ function treeSampler(root: number) {
   const sample = () => {
     const m = treeMemoryMb(root);
     peak.rss = Math.max(peak.rss, m.rss);
+    if (m.pss > peak.pss) pssByKindAtPeak = m.pssByKind;
     peak.pss = Math.max(peak.pss, m.pss);
     peak.processes = Math.max(peak.processes, m.processes);
     for (const pid of tree(root)) {
@@ -125,7 +146,11 @@ function treeSampler(root: number) {
         .sort((a, b) => b[1] - a[1])
         .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
         .join(', ');
-      return { ...peak, cpu, cpuByKind };
+      const pssByKind = [...pssByKindAtPeak]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${v.toFixed(0)} MB`)
+        .join(', ');
+      return { ...peak, cpu, cpuByKind, pssByKind };
     },
   };
 }
@@ -148,9 +173,21 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
+/** Node's options of `npm start` (package.json's start script, `exec node <options> src/cli.ts start`): the service runs as it does there. */
+function startOptions(): string[] {
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
+  const words = script.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('src/cli.ts'));
+}
+
 function startService(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, ['src/cli.ts', 'start', 'audit'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [...startOptions(), 'src/cli.ts', 'start', 'audit'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -175,7 +212,7 @@ async function stopChild(child: ChildProcess | undefined): Promise<void> {
 interface Measured {
   pages: number;
   seconds: number;
-  peak: { rss: number; pss: number; processes: number; cpu: number; cpuByKind: string };
+  peak: { rss: number; pss: number; processes: number; cpu: number; cpuByKind: string; pssByKind: string };
   issues: number;
   loadBefore: string;
 }
@@ -294,6 +331,7 @@ function line(name: string, m: Measured): { perMinute: number; cpuPerPage: numbe
       `peak memory with its browser: PSS ${m.peak.pss.toFixed(0)} MB, RSS ${m.peak.rss.toFixed(0)} MB (${m.peak.processes} processes); ${m.issues} issues; load average before ${m.loadBefore}`,
   );
   console.log(`${''.padEnd(22)} CPU by process: ${m.peak.cpuByKind}`);
+  console.log(`${''.padEnd(22)} PSS by process at the peak: ${m.peak.pssByKind}`);
   return { perMinute, cpuPerPage };
 }
 
