@@ -52,21 +52,48 @@ function tree(root: number): number[] {
   return out;
 }
 
-/** Resident memory of a process tree now: RSS summed (counts shared pages once per process) and PSS summed (shares them out). */
-function treeMemoryMb(root: number): { rss: number; pss: number; processes: number } {
+/**
+ * Resident memory of a process tree now: RSS summed (counts shared pages once per process) and PSS summed (shares
+ * them out), and the PSS by kind of process (what to cut first).
+ */
+function treeMemoryMb(root: number): {
+  rss: number;
+  pss: number;
+  anon: number;
+  processes: number;
+  pssByKind: Map<string, number>;
+} {
   let rss = 0;
   let pss = 0;
+  let anon = 0;
+  const pssByKind = new Map<string, number>();
   const pids = tree(root);
   for (const pid of pids) {
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
       rss += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
-      pss += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+      const own = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+      anon += Number(/^Pss_Anon:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+      pss += own;
+      const kind = processKind(pid);
+      if (kind) pssByKind.set(kind, (pssByKind.get(kind) ?? 0) + own / 1024);
     } catch {
       // exited meanwhile
     }
   }
-  return { rss: rss / 1024, pss: pss / 1024, processes: pids.length };
+  return { rss: rss / 1024, pss: pss / 1024, anon: anon / 1024, processes: pids.length, pssByKind };
+}
+
+/** What a process is: its name, and Chromium's `--type` for a browser's child; null once it has exited. */
+function processKind(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const type = /--type=([a-z-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1];
+    const name = stat.slice(stat.indexOf('(') + 1, stat.indexOf(') '));
+    return type ? `${name} ${type}` : name;
+  } catch {
+    return null;
+  }
 }
 
 /** CPU time (user + system) a process has used, in seconds, and what it is; null once it has exited. */
@@ -74,9 +101,9 @@ function cpuSeconds(pid: number): { cpu: number; kind: string } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.split(') ')[1]!.split(' ');
-    const type = /--type=([a-z-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1];
-    const name = stat.slice(stat.indexOf('(') + 1, stat.indexOf(') '));
-    return { cpu: (Number(fields[11]) + Number(fields[12])) / 100, kind: type ? `${name} ${type}` : name }; // USER_HZ is 100 on Linux
+    const kind = processKind(pid);
+    if (kind === null) return null;
+    return { cpu: (Number(fields[11]) + Number(fields[12])) / 100, kind }; // USER_HZ is 100 on Linux
   } catch {
     return null;
   }
@@ -89,7 +116,8 @@ function cpuSeconds(pid: number): { cpu: number; kind: string } | null {
  * minute do: on a shared machine it is the fairer comparison.
  */
 function treeSampler(root: number) {
-  const peak = { rss: 0, pss: 0, processes: 0 };
+  const peak = { rss: 0, pss: 0, anon: 0, processes: 0 };
+  let pssByKindAtPeak = new Map<string, number>();
   const cpuAtStart = new Map<number, number>();
   const cpuLast = new Map<number, number>();
   const kinds = new Map<number, string>();
@@ -97,7 +125,9 @@ function treeSampler(root: number) {
   const sample = () => {
     const m = treeMemoryMb(root);
     peak.rss = Math.max(peak.rss, m.rss);
+    if (m.pss > peak.pss) pssByKindAtPeak = m.pssByKind;
     peak.pss = Math.max(peak.pss, m.pss);
+    peak.anon = Math.max(peak.anon, m.anon);
     peak.processes = Math.max(peak.processes, m.processes);
     for (const pid of tree(root)) {
       const seen = cpuSeconds(pid);
@@ -125,7 +155,11 @@ function treeSampler(root: number) {
         .sort((a, b) => b[1] - a[1])
         .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
         .join(', ');
-      return { ...peak, cpu, cpuByKind };
+      const pssByKind = [...pssByKindAtPeak]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${v.toFixed(0)} MB`)
+        .join(', ');
+      return { ...peak, cpu, cpuByKind, pssByKind };
     },
   };
 }
@@ -148,9 +182,21 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
+/** Node's options of `npm start` (package.json's start script, `exec node <options> src/cli.ts start`): the service runs as it does there. */
+function startOptions(): string[] {
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
+  const words = script.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('src/cli.ts'));
+}
+
 function startService(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, ['src/cli.ts', 'start', 'audit'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [...startOptions(), 'src/cli.ts', 'start', 'audit'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -175,7 +221,15 @@ async function stopChild(child: ChildProcess | undefined): Promise<void> {
 interface Measured {
   pages: number;
   seconds: number;
-  peak: { rss: number; pss: number; processes: number; cpu: number; cpuByKind: string };
+  peak: {
+    rss: number;
+    pss: number;
+    anon: number;
+    processes: number;
+    cpu: number;
+    cpuByKind: string;
+    pssByKind: string;
+  };
   issues: number;
   loadBefore: string;
 }
@@ -294,6 +348,10 @@ function line(name: string, m: Measured): { perMinute: number; cpuPerPage: numbe
       `peak memory with its browser: PSS ${m.peak.pss.toFixed(0)} MB, RSS ${m.peak.rss.toFixed(0)} MB (${m.peak.processes} processes); ${m.issues} issues; load average before ${m.loadBefore}`,
   );
   console.log(`${''.padEnd(22)} CPU by process: ${m.peak.cpuByKind}`);
+  console.log(`${''.padEnd(22)} PSS by process at the peak: ${m.peak.pssByKind}`);
+  // The binaries' and libraries' pages are shared with every other copy of Node and Chromium on the machine, so PSS
+  // moves with what else runs; anonymous memory (heaps, buffers) is the tool's own, whatever runs beside it.
+  console.log(`${''.padEnd(22)} peak anonymous memory (PSS of heaps and buffers): ${m.peak.anon.toFixed(0)} MB`);
   return { perMinute, cpuPerPage };
 }
 
@@ -327,7 +385,7 @@ async function main(): Promise<void> {
     if (process.env.BENCH_PA11Y !== '0') {
       const b = line('pa11y-ci (default)', await auditWithPa11yCi(site.urls, chromium, undefined));
       console.log(
-        `ratio                  service / pa11y-ci = ${(a.perMinute / b.perMinute).toFixed(2)}x pages per minute (target ≥ 2x); ${(b.cpuPerPage / a.cpuPerPage).toFixed(2)}x pages per CPU-second`,
+        `ratio                  service / pa11y-ci = ${(a.perMinute / b.perMinute).toFixed(2)}x pages per minute (targets: ≥ 4x, issue 33; ≥ 2.5x, issue 29); ${(b.cpuPerPage / a.cpuPerPage).toFixed(2)}x pages per CPU-second`,
       );
     }
     if (process.env.BENCH_PA11Y_CONCURRENCY) {
