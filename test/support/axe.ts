@@ -11,6 +11,16 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
  * the DevTools protocol (page.evaluate), which the page's CSP does not govern, so the policy stays on.
  */
 export async function assertAccessible(page: Page, what: string): Promise<void> {
+  // Two frames first: a change of colour scheme or size just emulated reaches the page's media listeners (the SQL
+  // editor's theme follows one) before the next frame, and axe must see the page after them, not between. A page in a
+  // background tab draws no frames: a timer ends the wait there.
+  await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        setTimeout(resolve, 250);
+        requestAnimationFrame(() => requestAnimationFrame(resolve));
+      }),
+  );
   await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     const g = globalThis as unknown as {
