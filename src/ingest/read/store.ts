@@ -56,7 +56,8 @@ const COLUMNS = `id::text AS id, event_id, event_type, event_ts, session_id, bod
  * One page of a project's events, newest first (event time, then row id), read from one of the read indexes
  * (migrations 010 and 011): (project, type, time), (project, session, time) or (project, user, time). Without one of
  * those filters, there is no (project, time) index (011 dropped it to spare every insert its update): the page is
- * then the newest of the newest `limit` events of each type the project has (eachTypeNewestFirst).
+ * then the newest of the newest `limit` events of each type the project has (eachTypeNewestFirst), within the hours
+ * the counts say hold them (windowStart).
  */
 export async function listEvents(
   db: Queryable,
@@ -79,13 +80,43 @@ export async function listEvents(
   params.push(page.limit);
   const limit = `$${params.length}`;
   const unfiltered = filter.type === undefined && filter.session === undefined && filter.user === undefined;
-  const { rows } = await db.query<Row>(
-    unfiltered
-      ? eachTypeNewestFirst(where.join(' AND '), limit)
-      : `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY event_ts DESC, id DESC LIMIT ${limit}`,
-    params,
-  );
+  let rows: Row[];
+  if (!unfiltered) {
+    ({ rows } = await db.query<Row>(
+      `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY event_ts DESC, id DESC LIMIT ${limit}`,
+      params,
+    ));
+  } else {
+    const since = await windowStart(db, filter, page);
+    ({ rows } = await db.query<Row>(
+      eachTypeNewestFirst([...where, `event_ts >= $${params.length + 1}`].join(' AND '), limit),
+      [...params, since ?? filter.from],
+    ));
+    // Counted events deleted since (strays of the default partition): the window may hold too few, so read them all.
+    if (since && rows.length < page.limit)
+      ({ rows } = await db.query<Row>(eachTypeNewestFirst(where.join(' AND '), limit), params));
+  }
   return rows.map((r) => ({ ...view(r), position: [r.sort_at, r.id] }));
+}
+
+/**
+ * Where the newest `limit` events before the page's end must start, from the hourly counts: the hour of the
+ * `limit`-th newest count row among the whole hours before the end (each row counts at least one event, so those
+ * hours hold at least `limit`). Bounding the events' time with it, the list probes only the partitions of those
+ * hours instead of every day kept. Undefined when the counts hold fewer rows (no bound).
+ */
+async function windowStart(
+  db: Queryable,
+  filter: EventFilter,
+  page: { limit: number; after?: EventPosition | undefined },
+): Promise<Date | undefined> {
+  const { rows } = await db.query<{ hour: Date }>(
+    `SELECT hour FROM event_counts
+     WHERE project_id = $1 AND hour >= $2 AND hour < date_trunc('hour', least($3::timestamptz, $4::timestamptz), 'UTC')
+     ORDER BY hour DESC OFFSET $5 LIMIT 1`,
+    [filter.projectId, filter.from, filter.to, page.after?.[0] ?? filter.to, page.limit - 1],
+  );
+  return rows[0]?.hour;
 }
 
 /**
