@@ -77,15 +77,34 @@ const VARIANTS: Record<string, string> = {
         $f$;
         CREATE TRIGGER events_after_insert AFTER INSERT ON events REFERENCING NEW TABLE AS inserted_events
           FOR EACH STATEMENT EXECUTE FUNCTION after_events_inserted();`,
-  // COPY as before migration 008 (issue 27): without the read API's four indexes and its counting trigger.
-  copy_no_read: `DROP INDEX events_project_time, events_project_type_time, events_project_session_time,
-        events_project_user_time; DROP TRIGGER events_count ON events;`,
+  // COPY as before migration 010 (issue 27): without the read API's indexes and its counting trigger.
+  copy_no_read: `DROP INDEX events_project_type_time, events_project_session_time, events_project_user_time;
+        DROP TRIGGER events_count ON events;`,
   // COPY without the index on user.id read from the json body (each row's body parsed for it).
   copy_no_user_index: 'DROP INDEX events_project_user_time;',
   // COPY without the session index.
   copy_no_session_index: 'DROP INDEX events_project_session_time;',
-  // COPY without migration 008's counting trigger (the hourly rollup).
+  // COPY without migration 010's counting trigger (the hourly rollup).
   copy_no_count_trigger: 'DROP TRIGGER events_count ON events;',
+  // Issue 33. `copy` is migration 011's table (010's read indexes without the (project, time) one, the `user.id`
+  // one without its predicate); this is 010's.
+  copy_010: `CREATE INDEX events_project_time ON events (project_id, event_ts DESC, id DESC);
+        DROP INDEX events_project_user_time;
+        CREATE INDEX events_project_user_time ON events (project_id, (body ->> 'user.id'), event_ts DESC, id DESC)
+          WHERE (body ->> 'user.id') IS NOT NULL;`,
+  // 011 with 010's (project, time) index: what that index costs.
+  copy_time_index: 'CREATE INDEX events_project_time ON events (project_id, event_ts DESC, id DESC);',
+  // 011 with 010's predicate on the `user.id` index: the body parsed twice per row (predicate, key) rather than once.
+  copy_user_partial: `DROP INDEX events_project_user_time;
+        CREATE INDEX events_project_user_time ON events (project_id, (body ->> 'user.id'), event_ts DESC, id DESC)
+          WHERE (body ->> 'user.id') IS NOT NULL;`,
+  // `user.id` as a stored generated column (parsed once per row, as 011's index does, and stored), indexed as a column.
+  copy_user_generated: `ALTER TABLE events ADD COLUMN user_id text GENERATED ALWAYS AS (body ->> 'user.id') STORED;
+        DROP INDEX events_project_user_time;
+        CREATE INDEX events_project_user_time ON events (project_id, user_id, event_ts DESC, id DESC) WHERE user_id IS NOT NULL;`,
+  // The session index as a hash of session_id alone (a session's events sorted after the lookup).
+  copy_session_hash: `DROP INDEX events_project_session_time;
+        CREATE INDEX events_session_hash ON events USING hash (session_id);`,
   // Partitioned by the day of event.timestamp (the bench's events all fall on one day, so one partition is
   // written). A unique index of a partitioned table must hold the partition key: dedup becomes
   // (project_id, event_id, event_ts). The statement triggers move to the partitioned table.

@@ -21,6 +21,8 @@ import { listEvents } from '../src/ingest/read/store.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+/** BENCH_WITHOUT=0: skip the queries without the indexes (a minute or more each on 10 million events). */
+const WITHOUT = process.env.BENCH_WITHOUT !== '0';
 const DAYS = 30;
 const CHUNK = 100_000;
 const TYPES = ['page.view', 'ui.click', 'ui.input', 'api.request', 'api.response', 'error', 'custom', 'ui.scroll'];
@@ -28,15 +30,24 @@ const USERS = 200_000;
 const SESSIONS = 1_000_000;
 /** Events as they arrive live: stamped within the last ten minutes. */
 const LIVE_SPAN = 600_000;
+const ALL_TIME = { from: new Date('0001-01-01T00:00:00Z'), to: new Date('9999-12-31T00:00:00Z') };
 
+/** Migration 010's read indexes as migration 011 left them (without the (project, time) one). */
 const READ_INDEXES = `
-  CREATE INDEX events_project_time ON events (project_id, event_ts DESC, id DESC);
   CREATE INDEX events_project_type_time ON events (project_id, event_type, event_ts DESC, id DESC);
   CREATE INDEX events_project_session_time ON events (project_id, session_id, event_ts DESC, id DESC);
+  CREATE INDEX events_project_user_time ON events (project_id, (body ->> 'user.id'), event_ts DESC, id DESC);`;
+/** Back to migration 010's indexes from 011's: the (project, time) index, the partial `user.id` one (the comparison). */
+const TO_010 = `
+  CREATE INDEX events_project_time ON events (project_id, event_ts DESC, id DESC);
+  DROP INDEX events_project_user_time;
   CREATE INDEX events_project_user_time ON events (project_id, (body ->> 'user.id'), event_ts DESC, id DESC)
     WHERE (body ->> 'user.id') IS NOT NULL;`;
+const TO_011 = `
+  DROP INDEX events_project_time, events_project_user_time;
+  CREATE INDEX events_project_user_time ON events (project_id, (body ->> 'user.id'), event_ts DESC, id DESC);`;
 const DROP_READ = `
-  DROP INDEX events_project_time, events_project_type_time, events_project_session_time, events_project_user_time;
+  DROP INDEX events_project_type_time, events_project_session_time, events_project_user_time;
   DROP TRIGGER events_count ON events;`;
 const COPY = 'COPY events (project_id, event_id, event_type, event_ts, session_id, body) FROM STDIN';
 
@@ -102,6 +113,21 @@ async function median(fn: () => Promise<unknown>): Promise<number> {
   return times[Math.floor(times.length / 2)]!;
 }
 
+/** The list without a filter as migration 010 read it, from its (project, time) index (src/ingest/read/store.ts before 011). */
+async function listByTimeIndex(db: Database, projectId: string, after?: [string, string]): Promise<[string, string]> {
+  const cursor = after ? ' AND (event_ts, id) < ($4::timestamptz, $5::bigint)' : '';
+  const range = [projectId, new Date('0001-01-01T00:00:00Z'), new Date('9999-12-31T00:00:00Z')];
+  const { rows } = await db.query<{ id: string; sort_at: string }>(
+    `SELECT id::text AS id, event_id, event_type, event_ts, session_id, body ->> 'user.id' AS user_id,
+       body ->> 'event.name' AS name, received_at, event_ts::text AS sort_at
+     FROM events WHERE project_id = $1 AND event_ts >= $2 AND event_ts < $3${cursor}
+     ORDER BY event_ts DESC, id DESC LIMIT 51`,
+    after ? [...range, ...after] : range,
+  );
+  const last = rows[rows.length - 1]!;
+  return [last.sort_at, last.id];
+}
+
 /** The counts over 30 days straight from the events: what the read API would do without the rollup. */
 async function countsFromEvents(db: Database, projectId: string, from: Date, to: Date) {
   await Promise.all([
@@ -122,13 +148,15 @@ async function queries(db: Database, now: Date, rollup: boolean): Promise<Record
   const to = new Date(now.getTime() + 1000);
   const range = { from: new Date('0001-01-01T00:00:00Z'), to: new Date('9999-12-31T00:00:00Z') };
   const page = { limit: 51 };
-  const first = await listEvents(db, { projectId: 'big', ...range }, page);
-  const after = first[first.length - 1]!.position;
+  // Without the rollup (nor its types) the list is read as before migration 011, with neither index to help.
+  const list = (after?: [string, string]) =>
+    rollup ? listEvents(db, { projectId: 'big', ...range }, { ...page, after }) : listByTimeIndex(db, 'big', after);
+  const after = rollup
+    ? (await listEvents(db, { projectId: 'big', ...range }, page)).at(-1)!.position
+    : await listByTimeIndex(db, 'big');
   return {
-    'listing, first page (50)': await median(() => listEvents(db, { projectId: 'big', ...range }, page)),
-    'listing, next page (cursor)': await median(() =>
-      listEvents(db, { projectId: 'big', ...range }, { ...page, after }),
-    ),
+    'listing, first page (50)': await median(() => list()),
+    'listing, next page (cursor)': await median(() => list(after)),
     'listing, by type': await median(() => listEvents(db, { projectId: 'big', ...range, type: 'error' }, page)),
     'session timeline': await median(() => listEvents(db, { projectId: 'big', ...range, session: 's4242' }, page)),
     'user timeline': await median(() => listEvents(db, { projectId: 'big', ...range, user: 'u4242' }, page)),
@@ -172,7 +200,7 @@ async function main(): Promise<void> {
     await db.query('VACUUM ANALYZE events');
     const extra = 100_000;
     const plainInsert = await load(db, extra, now.getTime(), 'p', LIVE_SPAN);
-    const without = await queries(db, now, false);
+    const without = WITHOUT ? await queries(db, now, false) : undefined;
 
     let t = performance.now();
     await db.exec(READ_INDEXES);
@@ -188,6 +216,28 @@ async function main(): Promise<void> {
     const indexedInsert = await load(db, extra, now.getTime(), 'q', LIVE_SPAN);
     const withIt = await queries(db, now, true);
 
+    // Migration 010's index set against 011's, bracketed: 011, 010, 011.
+    t = performance.now();
+    await db.exec(TO_010);
+    const timeIndexMs = performance.now() - t;
+    await db.query('VACUUM ANALYZE events');
+    const first = await listEvents(db, { projectId: 'big', ...ALL_TIME }, { limit: 51 });
+    const position = first[first.length - 1]!.position;
+    const timeIndexList = {
+      first: await median(() => listByTimeIndex(db!, 'big')),
+      next: await median(() => listByTimeIndex(db!, 'big', position)),
+      user: await median(() => listEvents(db!, { projectId: 'big', ...ALL_TIME, user: 'u4242' }, { limit: 51 })),
+    };
+    const insert010 = await load(db, extra, now.getTime(), 'r', LIVE_SPAN);
+    await db.exec(TO_011);
+    const insert011 = await load(db, extra, now.getTime(), 's', LIVE_SPAN);
+    console.log(
+      `010's indexes back in ${(timeIndexMs / 1000).toFixed(0)} s; with them: first page ${timeIndexList.first.toFixed(2)} ms, next page ${timeIndexList.next.toFixed(2)} ms, user timeline ${timeIndexList.user.toFixed(2)} ms`,
+    );
+    console.log(
+      `COPY of ${extra.toLocaleString('en')} live events: ${(indexedInsert / 1000).toFixed(2)} s with 011's indexes, ${(insert010 / 1000).toFixed(2)} s with 010's, ${(insert011 / 1000).toFixed(2)} s with 011's again`,
+    );
+
     console.log(
       `indexes built in ${(indexMs / 1000).toFixed(0)} s, rollup filled in ${(rollupMs / 1000).toFixed(1)} s`,
     );
@@ -195,9 +245,11 @@ async function main(): Promise<void> {
       `COPY of ${extra.toLocaleString('en')} more events: ${(plainInsert / 1000).toFixed(2)} s without, ${(indexedInsert / 1000).toFixed(2)} s with the indexes and the counting trigger (${((indexedInsert / plainInsert - 1) * 100).toFixed(0)} % more)`,
     );
     console.log('| query | without (ms) | with (ms) | ratio |\n|---|---|---|---|');
-    for (const [q, ms] of Object.entries(without)) {
-      const w = withIt[q]!;
-      console.log(`| ${q} | ${ms.toFixed(1)} | ${w.toFixed(2)} | ${(ms / w).toFixed(0)}× |`);
+    for (const [q, w] of Object.entries(withIt)) {
+      const ms = without?.[q];
+      console.log(
+        `| ${q} | ${ms === undefined ? '–' : ms.toFixed(1)} | ${w.toFixed(2)} | ${ms === undefined ? '–' : `${(ms / w).toFixed(0)}×`} |`,
+      );
     }
     const size = await db.query<{ s: string }>(
       "SELECT pg_size_pretty(sum(pg_total_relation_size(inhrelid))) AS s FROM pg_inherits WHERE inhparent = 'events'::regclass",

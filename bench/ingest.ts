@@ -9,6 +9,7 @@
  *
  *   npm run bench:ingest   (BENCH_SECONDS=20 BENCH_CONNECTIONS=8 BENCH_MODES=postgres,log BENCH_LOG_REPLICAS=3
  *                           BENCH_LOADERS=1 BENCH_DRAIN_LOADERS=1 BENCH_POSTGRES_URL=postgres://...)
+ *   BENCH_SCHEMA_SQL='...': run on the migrated database (search_path ingest) before the load.
  *   BENCH_LOADERS=0: the acceptors alone during the load, then BENCH_DRAIN_LOADERS loader processes drain the stream.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -33,6 +34,11 @@ const MODES = (process.env.BENCH_MODES ?? 'postgres,log').split(',').map((m) => 
 const LOG_REPLICAS = Number(process.env.BENCH_LOG_REPLICAS ?? 3);
 const LOADER_PROCESSES = Number(process.env.BENCH_LOADERS ?? 1);
 const DRAIN_LOADERS = Number(process.env.BENCH_DRAIN_LOADERS ?? 1);
+/**
+ * SQL run on the migrated database before the load, to measure a change of the schema against the migrations' own in
+ * alternating runs: e.g. migration 010's read indexes against 011's (bench/README.md, issue 33).
+ */
+const SCHEMA_SQL = process.env.BENCH_SCHEMA_SQL;
 
 interface LoadResult {
   requests: number;
@@ -327,6 +333,12 @@ async function runMode(mode: 'postgres' | 'log', adminUrl: string, admin: pg.Cli
       }).then((r) => r.json() as Promise<Record<string, string>>);
     const project = await api('/api/v1/projects', { name: 'bench', id: 'bench' });
     const { key } = await api(`/api/v1/projects/${project.id}/keys`, { name: 'bench' });
+    if (SCHEMA_SQL) {
+      const alter = new pg.Client({ connectionString: dbUrl.toString() });
+      await alter.connect();
+      await alter.query(`SET search_path TO ingest; ${SCHEMA_SQL}`);
+      await alter.end();
+    }
 
     const natsPids = cluster ? cluster.nodes.map((n) => n.pid()!) : [];
     const loaderPids = loaders.map((l) => l.child.pid!);

@@ -17,7 +17,7 @@ export interface Counts {
 
 /**
  * Counts of a project's events by type and by bucket over [from, to), read from the hourly counts (event_counts,
- * migration 008) rather than from the events: the range is widened to whole buckets (UTC), which the answer says.
+ * migration 010) rather than from the events: the range is widened to whole buckets (UTC), which the answer says.
  */
 export async function countEvents(
   db: Queryable,

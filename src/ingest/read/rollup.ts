@@ -1,7 +1,7 @@
 import type { Queryable } from '../../kit/db.ts';
 
 /**
- * Folds the appended rows of event_counts (one per project, hour and type of each insert statement, migration 008)
+ * Folds the appended rows of event_counts (one per project, hour and type of each insert statement, migration 010)
  * into one per project, hour and type. Run by the partition maintenance; safe beside inserts and another run: rows
  * appended meanwhile are not in this run's snapshot and stay, and a row another run deleted first is skipped here.
  */

@@ -48,9 +48,16 @@ const view = (r: Row): EventRow => ({
   received_at: r.received_at.toISOString(),
 });
 
+/** What a list shows of an event: `user.id` and `event.name` read from its body. */
+const COLUMNS = `id::text AS id, event_id, event_type, event_ts, session_id, body ->> 'user.id' AS user_id,
+  body ->> 'event.name' AS name, received_at, event_ts::text AS sort_at`;
+
 /**
- * One page of a project's events, newest first (event time, then row id), read from one of migration 008's
- * indexes: (project, time), (project, type, time), (project, session, time) or (project, user, time).
+ * One page of a project's events, newest first (event time, then row id), read from one of the read indexes
+ * (migrations 010 and 011): (project, type, time), (project, session, time) or (project, user, time). Without one of
+ * those filters, there is no (project, time) index (011 dropped it to spare every insert its update): the page is
+ * then the newest of the newest `limit` events of each type the project has (eachTypeNewestFirst), within the hours
+ * the counts say hold them (windowStart).
  */
 export async function listEvents(
   db: Queryable,
@@ -71,14 +78,68 @@ export async function listEvents(
     where.push(`(event_ts, id) < ($${params.length - 1}::timestamptz, $${params.length}::bigint)`);
   }
   params.push(page.limit);
-  const { rows } = await db.query<Row>(
-    `SELECT id::text AS id, event_id, event_type, event_ts, session_id, body ->> 'user.id' AS user_id,
-       body ->> 'event.name' AS name, received_at, event_ts::text AS sort_at
-     FROM events WHERE ${where.join(' AND ')}
-     ORDER BY event_ts DESC, id DESC LIMIT $${params.length}`,
-    params,
-  );
+  const limit = `$${params.length}`;
+  const unfiltered = filter.type === undefined && filter.session === undefined && filter.user === undefined;
+  let rows: Row[];
+  if (!unfiltered) {
+    ({ rows } = await db.query<Row>(
+      `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY event_ts DESC, id DESC LIMIT ${limit}`,
+      params,
+    ));
+  } else {
+    const since = await windowStart(db, filter, page);
+    ({ rows } = await db.query<Row>(
+      eachTypeNewestFirst([...where, `event_ts >= $${params.length + 1}`].join(' AND '), limit),
+      [...params, since ?? filter.from],
+    ));
+    // Counted events deleted since (strays of the default partition): the window may hold too few, so read them all.
+    if (since && rows.length < page.limit)
+      ({ rows } = await db.query<Row>(eachTypeNewestFirst(where.join(' AND '), limit), params));
+  }
   return rows.map((r) => ({ ...view(r), position: [r.sort_at, r.id] }));
+}
+
+/**
+ * Where the newest `limit` events before the page's end must start, from the hourly counts: the hour of the
+ * `limit`-th newest count row among the whole hours before the end (each row counts at least one event, so those
+ * hours hold at least `limit`). Bounding the events' time with it, the list probes only the partitions of those
+ * hours instead of every day kept. Undefined when the counts hold fewer rows (no bound).
+ */
+async function windowStart(
+  db: Queryable,
+  filter: EventFilter,
+  page: { limit: number; after?: EventPosition | undefined },
+): Promise<Date | undefined> {
+  const { rows } = await db.query<{ hour: Date }>(
+    `SELECT hour FROM event_counts
+     WHERE project_id = $1 AND hour >= $2 AND hour < date_trunc('hour', least($3::timestamptz, $4::timestamptz), 'UTC')
+     ORDER BY hour DESC OFFSET $5 LIMIT 1`,
+    [filter.projectId, filter.from, filter.to, page.after?.[0] ?? filter.to, page.limit - 1],
+  );
+  return rows[0]?.hour;
+}
+
+/**
+ * The newest `limit` events matching `where`, whatever their type, from the (project, type, time) index: its newest
+ * `limit` of each type, merged. The types are those counted for the project in event_counts (every stored event is
+ * counted there by its insert's trigger), found by skipping from one to the next on its (project, type) index; a type
+ * counted whose events are gone only costs an empty probe. The body's fields are read for the page's rows only.
+ */
+function eachTypeNewestFirst(where: string, limit: string): string {
+  return `WITH RECURSIVE types AS (
+      (SELECT event_type FROM event_counts WHERE project_id = $1 ORDER BY event_type LIMIT 1)
+      UNION ALL
+      SELECT (SELECT c.event_type FROM event_counts c WHERE c.project_id = $1 AND c.event_type > t.event_type
+              ORDER BY c.event_type LIMIT 1)
+      FROM types t WHERE t.event_type IS NOT NULL)
+    SELECT ${COLUMNS} FROM (
+      SELECT e.* FROM types t CROSS JOIN LATERAL (
+        SELECT id, event_id, event_type, event_ts, session_id, received_at, body FROM events
+        WHERE ${where} AND event_type = t.event_type
+        ORDER BY event_ts DESC, id DESC LIMIT ${limit}) e
+      WHERE t.event_type IS NOT NULL
+      ORDER BY e.event_ts DESC, e.id DESC LIMIT ${limit}) page
+    ORDER BY event_ts DESC, id DESC`;
 }
 
 /**
@@ -91,8 +152,7 @@ export async function getEvent(
   eventId: string,
 ): Promise<(EventRow & { body: Record<string, unknown> }) | undefined> {
   const { rows } = await db.query<Row & { body: string }>(
-    `SELECT id::text AS id, event_id, event_type, event_ts, session_id, body ->> 'user.id' AS user_id,
-       body ->> 'event.name' AS name, received_at, event_ts::text AS sort_at, body::text AS body
+    `SELECT ${COLUMNS}, body::text AS body
      FROM events WHERE project_id = $1 AND event_id = $2
      ORDER BY event_ts DESC, id DESC LIMIT 1`,
     [projectId, eventId],
