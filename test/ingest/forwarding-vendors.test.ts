@@ -87,7 +87,11 @@ test('webhook: the accepted events are POSTed unchanged as {events:[...]}, signe
   assert.match(String(request.headers['x-ingest-signature']), /^t=\d+,v1=[0-9a-f]{64}$/);
   assert.equal(request.headers['content-type'], 'application/json');
   await waitFor('outbox emptied', async () => (await destination(h, dest.id)).pending === 0);
-  assert.equal(await metric(h, 'ingest_forwarding_delivered_total', { destination: dest.id }), 2);
+  // The delivery is counted just after its outbox rows are gone (deliver.ts): waited for, not read at once.
+  await waitFor(
+    'delivery recorded',
+    async () => (await metric(h, 'ingest_forwarding_delivered_total', { destination: dest.id })) === 2,
+  );
 });
 
 test('webhook: a receiver holding the wrong secret refuses every request, and the events end as dead letters after the attempts', async () => {
