@@ -13,11 +13,10 @@
  *                                 for some rules only; BENCH_ALFA=0 without Alfa; BENCH_CORPUS_JSON=file for every
  *                                 case's outcomes; AUDIT_* settings reach the service)
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { findChromium } from '../src/kit/browser.ts';
+import { scratchDatabase } from './support/scratch-database.ts';
 import { startAlfa, type AlfaPageOutcome } from './support/alfa-engine.ts';
 import { startAuditService, type AuditResultLite } from './support/audit-service.ts';
 import { readCorpus, serveCorpus, type CorpusCase } from './support/corpus.ts';
@@ -107,14 +106,8 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_CORPUS_RULES?.split(',').filter(Boolean);
   const cases = readCorpus(CORPUS).filter((c) => !only || only.includes(c.rule));
   const chromium = await findChromium();
-  const adminUrl =
-    process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const dbName = `bench_corpus_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(adminUrl);
-  dbUrl.pathname = `/${dbName}`;
+  const db = await scratchDatabase('bench_corpus');
+  const dbName = db.name;
   const site = await serveCorpus(CORPUS);
   const loadBefore = loadAverage();
   const rulesCount = new Set(cases.map((c) => c.rule)).size;
@@ -123,7 +116,7 @@ async function main(): Promise<void> {
   );
   const service = await startAuditService({
     ...process.env,
-    DATABASE_URL: dbUrl.toString(),
+    DATABASE_URL: db.url,
     DATA_DIR: `/tmp/${dbName}`,
     AUDIT_PORT: '0',
     AUDIT_ALLOW_HOSTS: '127.0.0.1',
@@ -163,8 +156,7 @@ async function main(): Promise<void> {
     alfaSeconds = (performance.now() - t0) / 1000;
   }
   await site.close();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
+  await db.drop();
   rmSync(`/tmp/${dbName}`, { recursive: true, force: true });
 
   /** Ours by rule: axe's rules as the default audit found them, the browser checks as the deep audit did. */

@@ -10,13 +10,12 @@
  *                               AUDIT_* settings reach the service)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { CHROMIUM_ARGS, findChromium } from '../src/kit/browser.ts';
+import { scratchDatabase } from './support/scratch-database.ts';
 import { serveSite } from './support/audit-site.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -357,14 +356,8 @@ function line(name: string, m: Measured): { perMinute: number; cpuPerPage: numbe
 
 async function main(): Promise<void> {
   const chromium = await findChromium();
-  const adminUrl =
-    process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const dbName = `bench_audit_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(adminUrl);
-  dbUrl.pathname = `/${dbName}`;
+  const db = await scratchDatabase('bench_audit');
+  const dbName = db.name;
   const site = await serveSite(PAGES);
   try {
     const kb = site.bytes.map((b) => b / 1024);
@@ -373,7 +366,7 @@ async function main(): Promise<void> {
     );
     const env = {
       ...process.env,
-      DATABASE_URL: dbUrl.toString(),
+      DATABASE_URL: db.url,
       DATA_DIR: `/tmp/${dbName}`,
       AUDIT_PORT: '0',
       AUDIT_ALLOW_HOSTS: '127.0.0.1',
@@ -400,8 +393,7 @@ async function main(): Promise<void> {
     console.log(`load average after     ${loadAverage()}`);
   } finally {
     await site.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
+    await db.drop();
     rmSync(`/tmp/${dbName}`, { recursive: true, force: true });
   }
 }
