@@ -3,9 +3,11 @@
  * a real PostgreSQL table, then one row of the same table, each against the same query through a bare `pg` call
  * plus JSON.stringify, in the same run. The service runs in a child process (its default configuration, a
  * read-only data source on the same server); this process sends one query at a time over a keep-alive connection
- * and runs the bare path itself, the two paths alternating query by query. Last, the one-row query runs through a
- * second data source that reaches PostgreSQL through a counting proxy (bench/support/pg-trips.ts): the round
- * trips the service makes to the source per query. The timed phases do not go through the proxy.
+ * and runs the bare path itself, the paths alternating query by query. The bare path is the issue's reference; a
+ * second one, the same bare `pg` query and JSON.stringify behind a bare Fastify route in the service's process, asked
+ * over a keep-alive connection of its own, shows what answering over HTTP at all costs. Last, the one-row query runs
+ * through a second data source that reaches PostgreSQL through a counting proxy (bench/support/pg-trips.ts): the
+ * round trips the service makes to the source per query. The timed phases do not go through the proxy.
  *
  *   npm run bench:dashboard   (BENCH_QUERIES=40 after BENCH_WARMUP=8 per path for 10,000 rows;
  *                              BENCH_ONE_ROW_QUERIES=400 after BENCH_ONE_ROW_WARMUP=50 for one row)
@@ -49,6 +51,8 @@ interface Ready {
   dataSourceId: number;
   /** The same database through the counting proxy. */
   countedSourceId: number;
+  /** The bare Fastify route's port: POST /query { query } answers the rows as JSON. */
+  barePort: number;
 }
 
 async function freePort(): Promise<number> {
@@ -102,13 +106,39 @@ async function serve(serviceUrl: string, dataUrl: string, countedUrl: string): P
   };
   const dataSourceId = await source('bench', dataUrl);
   const countedSourceId = await source('counted', countedUrl);
-  process.send!({ ready: { port, token, dataSourceId, countedSourceId } satisfies Ready });
+  const bare = await bareHttp(dataUrl);
+  process.send!({ ready: { port, token, dataSourceId, countedSourceId, barePort: bare.port } satisfies Ready });
   process.on('message', async (m: { stop?: boolean }) => {
     if (!m.stop) return;
     const maxRssKiB = process.resourceUsage().maxRSS;
+    await bare.close();
     await app.close();
     process.send!({ stopped: { maxRssMiB: Math.round(maxRssKiB / 1024) } }, () => process.exit(0));
   });
+}
+
+/**
+ * The HTTP reference: a Fastify app with nothing but one route that runs the posted query on one `pg` client and
+ * answers JSON.stringify of the rows. No authentication, schema, audit or source session: what any HTTP API costs.
+ */
+async function bareHttp(dataUrl: string): Promise<{ port: number; close(): Promise<void> }> {
+  const { default: Fastify } = await import('fastify');
+  const client = new pg.Client({ connectionString: dataUrl });
+  await client.connect();
+  const app = Fastify();
+  app.post('/query', async (request, reply) => {
+    const { rows } = await client.query((request.body as { query: string }).query);
+    return reply.type('application/json').send(JSON.stringify(rows));
+  });
+  const port = await freePort();
+  await app.listen({ host: '127.0.0.1', port });
+  return {
+    port,
+    async close() {
+      await app.close();
+      await client.end();
+    },
+  };
 }
 
 /**
@@ -188,29 +218,21 @@ function summarise(samples: number[], bytes: number): Timing {
 }
 
 /**
- * Runs the two paths alternately, one query each in turn, so both see the same machine: the cores are shared
- * with other work, and measuring one path after the other would compare two different moments.
+ * Runs the paths alternately, one query each in turn, so all see the same machine: the cores are shared with other
+ * work, and measuring one path after the other would compare different moments.
  */
-async function timeBoth(
-  a: () => Promise<number>,
-  b: () => Promise<number>,
-  queries = QUERIES,
-  warmup = WARMUP,
-): Promise<[Timing, Timing]> {
-  for (let i = 0; i < warmup; i++) {
-    await a();
-    await b();
-  }
-  const samples: [number[], number[]] = [[], []];
-  const bytes = [0, 0];
+async function timeAll(paths: (() => Promise<number>)[], queries = QUERIES, warmup = WARMUP): Promise<Timing[]> {
+  for (let i = 0; i < warmup; i++) for (const run of paths) await run();
+  const samples: number[][] = paths.map(() => []);
+  const bytes = paths.map(() => 0);
   for (let i = 0; i < queries; i++) {
-    for (const [k, run] of [a, b].entries()) {
+    for (const [k, run] of paths.entries()) {
       const t = performance.now();
       bytes[k] = await run();
       samples[k]!.push(performance.now() - t);
     }
   }
-  return [summarise(samples[0], bytes[0]!), summarise(samples[1], bytes[1]!)];
+  return samples.map((list, k) => summarise(list, bytes[k]!));
 }
 
 function queryRequest(ready: Ready, sourceId: number, query: string, maxRows: number): Buffer {
@@ -228,21 +250,41 @@ function queryRequest(ready: Ready, sourceId: number, query: string, maxRows: nu
   );
 }
 
+function bareRequest(ready: Ready, query: string): Buffer {
+  const body = JSON.stringify({ query });
+  return Buffer.from(
+    [
+      'POST /query HTTP/1.1',
+      `host: 127.0.0.1:${ready.barePort}`,
+      'content-type: application/json',
+      `content-length: ${Buffer.byteLength(body)}`,
+      '',
+      body,
+    ].join('\r\n'),
+  );
+}
+
 const f = (n: number) => n.toFixed(2);
 
-function printPhase(title: string, viaService: Timing, viaBare: Timing, target: number): void {
-  const ratio = viaService.p50 / viaBare.p50;
+function printPhase(title: string, [viaService, viaBare, viaHttp]: Timing[], target: number): void {
+  const ratio = viaService!.p50 / viaBare!.p50;
   console.log(title);
   console.log('| path | mean ms | p50 ms | p99 ms | body bytes |');
   console.log('|---|---|---|---|---|');
   console.log(
-    `| POST /api/v1/datasources/:id/query | ${f(viaService.mean)} | ${f(viaService.p50)} | ${f(viaService.p99)} | ${viaService.bytes.toLocaleString('en')} |`,
+    `| POST /api/v1/datasources/:id/query | ${f(viaService!.mean)} | ${f(viaService!.p50)} | ${f(viaService!.p99)} | ${viaService!.bytes.toLocaleString('en')} |`,
   );
   console.log(
-    `| bare pg + JSON.stringify | ${f(viaBare.mean)} | ${f(viaBare.p50)} | ${f(viaBare.p99)} | ${viaBare.bytes.toLocaleString('en')} |`,
+    `| bare pg + JSON.stringify | ${f(viaBare!.mean)} | ${f(viaBare!.p50)} | ${f(viaBare!.p99)} | ${viaBare!.bytes.toLocaleString('en')} |`,
   );
   console.log(
-    `ratio (p50): ${ratio.toFixed(2)}x (target <= ${target}x: ${ratio <= target ? 'met' : 'NOT met'}); ratio (mean): ${(viaService.mean / viaBare.mean).toFixed(2)}x`,
+    `| the same behind a bare Fastify route (HTTP) | ${f(viaHttp!.mean)} | ${f(viaHttp!.p50)} | ${f(viaHttp!.p99)} | ${viaHttp!.bytes.toLocaleString('en')} |`,
+  );
+  console.log(
+    `ratio to bare pg (p50): ${ratio.toFixed(2)}x (target <= ${target}x: ${ratio <= target ? 'met' : 'NOT met'}); ratio (mean): ${(viaService!.mean / viaBare!.mean).toFixed(2)}x`,
+  );
+  console.log(
+    `ratio to the bare Fastify route (p50): ${(viaService.p50 / viaHttp!.p50).toFixed(2)}x; ratio (mean): ${(viaService.mean / viaHttp!.mean).toFixed(2)}x (no target: what an HTTP API at all costs)`,
   );
 }
 
@@ -290,13 +332,27 @@ export async function queryBenchmark(): Promise<void> {
       return Buffer.byteLength(JSON.stringify(r.rows));
     };
 
-    const many = await timeBoth(
+    const httpConnection = new BigAnswerConnection(ready.barePort);
+    const viaHttp = (query: string) => {
+      const request = bareRequest(ready, query);
+      return async () => {
+        const r = await httpConnection.request(request);
+        if (r.status !== 200) throw new Error(`the bare route answered ${r.status}: ${r.body.slice(0, 300)}`);
+        return Buffer.byteLength(r.body);
+      };
+    };
+
+    const many = await timeAll([
       viaService(queryRequest(ready, ready.dataSourceId, QUERY, ROWS), ROWS),
       viaBare(bare, QUERY),
-    );
-    const one = await timeBoth(
-      viaService(queryRequest(ready, ready.dataSourceId, ONE_ROW_QUERY, 1000), 1),
-      viaBare(bare, ONE_ROW_QUERY),
+      viaHttp(QUERY),
+    ]);
+    const one = await timeAll(
+      [
+        viaService(queryRequest(ready, ready.dataSourceId, ONE_ROW_QUERY, 1000), 1),
+        viaBare(bare, ONE_ROW_QUERY),
+        viaHttp(ONE_ROW_QUERY),
+      ],
       ONE_ROW_QUERIES,
       ONE_ROW_WARMUP,
     );
@@ -311,16 +367,17 @@ export async function queryBenchmark(): Promise<void> {
     for (let i = 0; i < COUNTED_QUERIES; i++) await viaBare(countedBare, ONE_ROW_QUERY)();
     const bareTrips = { ...proxy };
     connection.close();
+    httpConnection.close();
 
     const stopped = await new Promise<{ maxRssMiB: number }>((resolve) => {
       child!.on('message', (m: { stopped?: { maxRssMiB: number } }) => m.stopped && resolve(m.stopped));
       child!.send({ stop: true });
     });
     console.log(
-      `dashboard query benchmark: one query at a time, the two paths alternating; ${ROWS.toLocaleString('en')} rows: ${QUERIES} queries per path after ${WARMUP} warm-up; one row: ${ONE_ROW_QUERIES} after ${ONE_ROW_WARMUP}`,
+      `dashboard query benchmark: one query at a time, the three paths alternating; ${ROWS.toLocaleString('en')} rows: ${QUERIES} queries per path after ${WARMUP} warm-up; one row: ${ONE_ROW_QUERIES} after ${ONE_ROW_WARMUP}`,
     );
-    printPhase(`${ROWS.toLocaleString('en')} rows x 10 columns`, many[0], many[1], 1.3);
-    printPhase('one row x 10 columns', one[0], one[1], 1.5);
+    printPhase(`${ROWS.toLocaleString('en')} rows x 10 columns`, many, 1.3);
+    printPhase('one row x 10 columns', one, 1.5);
     const per = (n: number) => (n / COUNTED_QUERIES).toFixed(2);
     console.log(
       `round trips to the source per one-row query (${COUNTED_QUERIES} queries through the counting proxy): service ${per(serviceTrips.turns)} (Sync ${per(serviceTrips.syncs)}, Query ${per(serviceTrips.queries)}, Flush ${per(serviceTrips.flushes)}, new connections ${serviceTrips.connections}; target <= 3: ${serviceTrips.turns / COUNTED_QUERIES <= 3 ? 'met' : 'NOT met'}); bare pg ${per(bareTrips.turns)}`,
