@@ -13,22 +13,35 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
+const INSERT = `INSERT INTO audit_log (tenant_id, user_id, action, target_type, target_id, details)`;
+
+/**
+ * The same INSERT as its own transaction whose commit does not wait for the WAL flush: `set_config(..., true)` lasts
+ * until the end of the statement's implicit transaction, so it covers that commit and nothing after it. One
+ * statement, one round trip; the row is visible at once. docs/decisions.md says what an operator loses.
+ */
+const INSERT_NO_FLUSH_WAIT = `WITH no_flush_wait AS (SELECT set_config('synchronous_commit', 'off', true))
+  ${INSERT} SELECT $1, $2, $3, $4, $5, $6 FROM no_flush_wait`;
+
 /**
  * Writes one audit record. Pass the transaction that makes the change, so the record stands or falls
- * with it; for a query run pass the database after the run.
+ * with it; for a query run pass the database after the run, with `flushWait: false` (the record of a read, whose
+ * commit need not wait for the disk: see docs/decisions.md). `flushWait: false` is for the database only, never a
+ * transaction, whose own commit it would relax.
  */
-export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<void> {
-  await db.query(
-    `INSERT INTO audit_log (tenant_id, user_id, action, target_type, target_id, details) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [
-      entry.tenantId,
-      entry.userId,
-      entry.action,
-      entry.targetType,
-      entry.targetId == null ? null : String(entry.targetId),
-      JSON.stringify(entry.details ?? {}),
-    ],
-  );
+export async function recordAudit(
+  db: Queryable,
+  entry: AuditEntry,
+  options: { flushWait?: boolean } = {},
+): Promise<void> {
+  await db.query(options.flushWait === false ? INSERT_NO_FLUSH_WAIT : `${INSERT} VALUES ($1, $2, $3, $4, $5, $6)`, [
+    entry.tenantId,
+    entry.userId,
+    entry.action,
+    entry.targetType,
+    entry.targetId == null ? null : String(entry.targetId),
+    JSON.stringify(entry.details ?? {}),
+  ]);
 }
 
 /** The tenant and user half of an audit entry, from the authenticated request. */
