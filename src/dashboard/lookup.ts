@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../kit/db.ts';
 import { getDashboard, type DashboardRow } from './dashboards/store.ts';
 import { getDataSource, type DataSourceRow } from './datasources/store.ts';
@@ -22,3 +23,25 @@ export const dataSourceOf = (db: Queryable, tenantId: number, id: number, forUpd
 
 export const savedQueryOf = (db: Queryable, tenantId: number, id: number): Promise<SavedQueryRow> =>
   getSavedQuery(db, tenantId, id).then(found('saved query'));
+
+/** Data sources the access check read with the caller's token (auth/access.ts `signedInOnSource`), by request. */
+const readWithToken = new WeakMap<FastifyRequest, { id: number; row: DataSourceRow | null }>();
+
+export function rememberDataSource(request: FastifyRequest, id: number, row: DataSourceRow | null): void {
+  readWithToken.set(request, { id, row });
+}
+
+/**
+ * The caller's tenant's data source `id`: the row the access check read with the token when it read that one (no
+ * second wait on the database), otherwise read now. The same row and the same 404 either way.
+ */
+export function requestedDataSource(
+  db: Queryable,
+  request: FastifyRequest,
+  tenantId: number,
+  id: number,
+): Promise<DataSourceRow> {
+  const read = readWithToken.get(request);
+  if (read?.id !== id) return dataSourceOf(db, tenantId, id);
+  return Promise.resolve(read.row ?? undefined).then(found('data source'));
+}

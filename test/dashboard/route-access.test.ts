@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { registeredRoutes, type RegisteredRoute } from '../../src/kit/app.ts';
 import { startDashboard, type DashboardServer } from './harness.ts';
 
-/** What the dashboard declares: the kit's PUBLIC, OPEN and LINK_VISITOR (src/dashboard/auth/access.ts), signedIn(role). */
+/** What the dashboard declares: the kit's PUBLIC, OPEN and LINK_VISITOR (src/dashboard/auth/access.ts), signedIn(role), signedInOnSource(role). */
 const KINDS = new Set(['public', 'open', 'publicLink', 'role']);
 /** The only routes nobody is counted on: the kit's probes, the web app's files and CORS preflights. */
 const UNCOUNTED = new Set(['/health', '/ready', '/metrics', '/openapi.json', '/', '/*', '*']);
@@ -36,7 +36,12 @@ describe('every dashboard route declares who may call it', () => {
     }
     const kindOf = (method: string, url: string) => routes.find((r) => r.method === method && r.url === url)?.access;
     assert.deepEqual(kindOf('POST', '/api/v1/query'), { kind: 'role', role: 'editor' });
-    assert.deepEqual(kindOf('POST', '/api/v1/datasources/:id/query'), { kind: 'role', role: 'editor' });
+    // The source is read with the token (signedInOnSource); who may call is the same editor rule.
+    assert.deepEqual(kindOf('POST', '/api/v1/datasources/:id/query'), {
+      kind: 'role',
+      role: 'editor',
+      dataSourceParam: 'id',
+    });
     assert.deepEqual(kindOf('POST', '/api/v1/auth/refresh'), { kind: 'open' });
     assert.deepEqual(kindOf('GET', '/api/v1/public/dashboards/:token'), { kind: 'publicLink' });
     assert.deepEqual(kindOf('GET', '/*'), { kind: 'public' });

@@ -3,7 +3,8 @@ import type { AccessChecks, AccessRule } from '../../kit/access.ts';
 import type { Database } from '../../kit/db.ts';
 import { forbidden, unauthorized } from '../errors.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
-import { identify } from './authenticate.ts';
+import { rememberDataSource } from '../lookup.ts';
+import { identifyWithDataSource } from './authenticate.ts';
 import type { JwtKeys } from './jwt.ts';
 import { roleAtLeast, type Role } from './roles.ts';
 import type { AuthUser } from './user.ts';
@@ -19,6 +20,8 @@ import type { AuthUser } from './user.ts';
 export interface RoleRule extends AccessRule {
   readonly kind: 'role';
   readonly role: Role;
+  /** The route's parameter naming a data source of the caller's tenant, read with the token (`signedInOnSource`). */
+  readonly dataSourceParam?: string;
 }
 
 export const OPEN: AccessRule = Object.freeze({ kind: 'open' });
@@ -33,6 +36,29 @@ export function signedIn(role: Role): RoleRule {
     rules.set(role, rule);
   }
   return rule;
+}
+
+const sourceRules = new Map<Role, RoleRule>();
+/**
+ * `signedIn(role)` on a route whose `:id` is a data source: the check reads the source with the token in one
+ * statement, and the route takes it with `requestedDataSource` (lookup.ts). Who may call is exactly `signedIn(role)`.
+ */
+export function signedInOnSource(role: Role): RoleRule {
+  let rule = sourceRules.get(role);
+  if (!rule) {
+    rule = Object.freeze({ kind: 'role', role, dataSourceParam: 'id' });
+    sourceRules.set(role, rule);
+  }
+  return rule;
+}
+
+/** The id a route parameter holds, when it is one the route's schema will read as that same integer. */
+function idParam(request: FastifyRequest, name: string | undefined): number | undefined {
+  if (!name) return undefined;
+  const raw = (request.params as Record<string, unknown> | undefined)?.[name];
+  if (typeof raw !== 'string' || !/^[1-9][0-9]{0,15}$/.test(raw)) return undefined;
+  const id = Number(raw);
+  return Number.isSafeInteger(id) ? id : undefined;
 }
 
 export interface AccessDeps {
@@ -55,7 +81,13 @@ export function dashboardAccess(deps: AccessDeps): AccessChecks {
     open: countByAddress,
     publicLink: countByAddress,
     role: async (rule: RoleRule, request: FastifyRequest, reply: FastifyReply) => {
-      request.user = deps.devUser ?? (await identify(deps.db, deps.keys, request.headers.authorization)) ?? null;
+      if (deps.devUser) request.user = deps.devUser;
+      else {
+        const sourceId = idParam(request, rule.dataSourceParam);
+        const found = await identifyWithDataSource(deps.db, deps.keys, request.headers.authorization, sourceId);
+        request.user = found?.user ?? null;
+        if (found && sourceId !== undefined) rememberDataSource(request, sourceId, found.dataSource);
+      }
       await deps.limiter()(request, reply);
       if (!request.user) throw unauthorized();
       if (!roleAtLeast(request.user.role, rule.role))

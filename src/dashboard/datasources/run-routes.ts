@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import { errorResponses } from '../../kit/errors.ts';
-import { signedIn } from '../auth/access.ts';
+import { signedIn, signedInOnSource } from '../auth/access.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { dataSourceOf } from '../lookup.ts';
+import { requestedDataSource } from '../lookup.ts';
 import { IdParams, bearer } from '../schemas.ts';
 import { clientGoneSignal } from '../sql/client-gone.ts';
 import { sendJson } from '../sql/results.ts';
@@ -37,7 +37,7 @@ export function registerSourceRunRoutes(app: App, ctx: DashboardContext): void {
   app.post(
     '/api/v1/datasources/:id/query',
     {
-      config: { access: signedIn('editor') },
+      config: { access: signedInOnSource('editor') },
       schema: {
         operationId: 'queryDataSource',
         tags,
@@ -52,7 +52,7 @@ export function registerSourceRunRoutes(app: App, ctx: DashboardContext): void {
       },
     },
     async (request, reply) => {
-      const row = await dataSourceOf(ctx.db, currentUser(request).tenantId, request.params.id);
+      const row = await requestedDataSource(ctx.db, request, currentUser(request).tenantId, request.params.id);
       const { query, parameters = {}, maxRows } = request.body;
       const signal = clientGoneSignal(reply);
       const options = { query, parameters: parameters as Record<string, unknown>, maxRows, signal };
@@ -64,7 +64,7 @@ export function registerSourceRunRoutes(app: App, ctx: DashboardContext): void {
   app.get(
     '/api/v1/datasources/:id/schema',
     {
-      config: { access: signedIn('editor') },
+      config: { access: signedInOnSource('editor') },
       schema: {
         operationId: 'getDataSourceSchema',
         tags,
@@ -79,7 +79,7 @@ export function registerSourceRunRoutes(app: App, ctx: DashboardContext): void {
       },
     },
     async (request) => {
-      const row = await dataSourceOf(ctx.db, currentUser(request).tenantId, request.params.id);
+      const row = await requestedDataSource(ctx.db, request, currentUser(request).tenantId, request.params.id);
       const { schema, columns, filter } = request.query;
       return { tables: await ctx.sql.schema(row, { schema, columns, filter }) };
     },

@@ -28,8 +28,41 @@ export interface DataSourceRow {
 /** The slug is already used by another data source of the tenant. */
 export class DataSourceSlugTaken extends Error {}
 
-const COLUMNS = `id::int AS id, tenant_id::int AS tenant_id, name, slug, type, connection_url_sealed, connection_url_env, max_connections, query_timeout_seconds,
-  read_only, ssl_enabled, active, sql_role, version, last_connected_at, created_at, updated_at`;
+const COLUMN_NAMES = [
+  'id',
+  'tenant_id',
+  'name',
+  'slug',
+  'type',
+  'connection_url_sealed',
+  'connection_url_env',
+  'max_connections',
+  'query_timeout_seconds',
+  'read_only',
+  'ssl_enabled',
+  'active',
+  'sql_role',
+  'version',
+  'last_connected_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof DataSourceRow)[];
+const INT_COLUMNS = new Set<string>(['id', 'tenant_id']);
+
+/** A row's columns read from table alias `alias`, each named `<prefix><column>`. */
+export function dataSourceColumns(alias: string, prefix: string): string {
+  return COLUMN_NAMES.map((c) => `${alias}.${c}${INT_COLUMNS.has(c) ? '::int' : ''} AS ${prefix}${c}`).join(', ');
+}
+
+/** The row `dataSourceColumns(alias, prefix)` read, out of a wider one; undefined when its id is null (no row joined). */
+export function dataSourceFrom(row: Record<string, unknown>, prefix: string): DataSourceRow | undefined {
+  if (row[`${prefix}id`] == null) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const c of COLUMN_NAMES) out[c] = row[`${prefix}${c}`];
+  return out as unknown as DataSourceRow;
+}
+
+const COLUMNS = COLUMN_NAMES.map((c) => (INT_COLUMNS.has(c) ? `${c}::int AS ${c}` : c)).join(', ');
 
 function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: string }).code === '23505';
