@@ -36,9 +36,17 @@ async function advisoryLocks(key: number): Promise<number> {
   return r.rows[0].n;
 }
 
+/**
+ * The backend's state once the clean-up of the query just answered is over: a query whose columns the pool already
+ * knew is answered before its clean-up, which ends the transaction right after (issue 33).
+ */
 async function backendState(pid: unknown): Promise<string> {
-  const r = await admin.query('SELECT state FROM pg_stat_activity WHERE pid = $1', [pid]);
-  return r.rows[0]?.state;
+  for (let i = 0; ; i++) {
+    const r = await admin.query('SELECT state FROM pg_stat_activity WHERE pid = $1', [pid]);
+    const state = r.rows[0]?.state;
+    if (state !== 'idle in transaction' || i === 200) return state;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 before(async () => {
@@ -164,6 +172,39 @@ describe('postgres sessions reused across queries', () => {
       circular.self = circular;
       await assert.rejects(pool.run({ sql: 'SELECT $1::text AS v', values: [circular], maxRows: 1 }), /circular/i);
       assert.deepEqual(await one(pool, 'SELECT pg_backend_pid() AS pid'), { pid });
+      assert.equal(await backendState(pid), 'idle');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a query whose columns are known is answered after one exchange, and cleaned up before its connection is reused', async () => {
+    const pool = driver.open(settings({ readOnly: true }));
+    const sql = 'SELECT id, pg_backend_pid() AS pid, pg_advisory_lock(4302) FROM things WHERE id = 1';
+    try {
+      const first = await pool.run({ sql, values: [], maxRows: 10 });
+      const pid = first.rows[0]!.pid;
+      // Exchanges with the source that have been answered, counted when the second run resolves.
+      let answered = 0;
+      const original = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const done = (args[0] as { done?: unknown } | undefined)?.done;
+        if (done instanceof Promise) done.then(() => answered++);
+        return (original as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof original;
+      let answeredAtAnswer = -1;
+      try {
+        const second = await pool.run({ sql, values: [], maxRows: 10 });
+        answeredAtAnswer = answered;
+        assert.deepEqual(second.columns, first.columns);
+        assert.deepEqual(second.rows, first.rows);
+      } finally {
+        pg.Client.prototype.query = original;
+      }
+      assert.equal(answeredAtAnswer, 1, 'the answer waited for the clean-up');
+      // The session-level lock the second run took is released by its clean-up, before the connection serves again.
+      assert.deepEqual(await one(pool, 'SELECT pg_backend_pid() AS pid'), { pid });
+      assert.equal(await advisoryLocks(4302), 0);
       assert.equal(await backendState(pid), 'idle');
     } finally {
       await pool.close();

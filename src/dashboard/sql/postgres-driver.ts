@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { parseConnectionUrl, scrubSecrets } from './connection-url.ts';
+import { ColumnCache, columnsOf, describeStep, modifiers } from './postgres-columns.ts';
 import {
   DataSourceError,
   type ColumnDescriptor,
@@ -74,52 +75,6 @@ function classify(err: unknown, url: string): DataSourceError {
   return new DataSourceError('query', message);
 }
 
-// format_type without a modifier gives the base SQL name ("numeric", "character varying"); the modifier goes into
-// precision, scale and length. The same lookup answers nullability for table columns.
-const DESCRIBE = `SELECT format_type(c.typ, NULL) AS type, a.attnotnull AS not_null
-  FROM unnest($1::oid[], $2::oid[], $3::int2[]) WITH ORDINALITY AS c(typ, rel, att, i)
-  LEFT JOIN pg_attribute a ON a.attrelid = c.rel AND a.attnum = c.att AND c.rel <> 0
-  ORDER BY c.i`;
-
-function modifiers(oid: number, typmod: number): Pick<ColumnDescriptor, 'precision' | 'scale' | 'length'> {
-  if (typmod < 0) return {};
-  switch (oid) {
-    case 1700:
-      return { precision: ((typmod - 4) >> 16) & 0xffff, scale: (typmod - 4) & 0xffff };
-    case 1042:
-    case 1043:
-      return { length: typmod - 4 };
-    case 1560:
-    case 1562:
-      return { length: typmod };
-    case 1083:
-    case 1114:
-    case 1184:
-    case 1266:
-      return { precision: typmod };
-    default:
-      return {};
-  }
-}
-
-/** The catalog lookup for a result's columns, as a step of the exchange that cleans the connection up. */
-function describeStep(fields: pg.FieldDef[]): Step {
-  return {
-    text: DESCRIBE,
-    values: [fields.map((f) => f.dataTypeID), fields.map((f) => f.tableID), fields.map((f) => f.columnID)],
-  };
-}
-
-function columnsOf(fields: pg.FieldDef[], described: StepResult | undefined): ColumnDescriptor[] {
-  const rows = (described?.rows ?? []) as { type?: string; not_null?: boolean | null }[];
-  return fields.map((f, i) => ({
-    name: f.name,
-    type: rows[i]?.type ?? String(f.dataTypeID),
-    nullable: rows[i]?.not_null !== true,
-    ...modifiers(f.dataTypeID, f.dataTypeModifier),
-  }));
-}
-
 /**
  * What DISCARD ALL does, statement by statement (its documented equivalent): DISCARD ALL itself refuses to run in
  * the same exchange as other statements, these do not, so the cleanup shares the round trip of the ROLLBACK and the
@@ -173,6 +128,7 @@ class PostgresPool implements DataSourcePool {
   private readonly settings: ConnectionSettings;
   private readonly policy: NetworkPolicy;
   private pool: Promise<{ pool: pg.Pool; config: pg.ClientConfig }> | undefined;
+  private readonly columns = new ColumnCache();
 
   constructor(settings: ConnectionSettings, policy: NetworkPolicy) {
     this.settings = settings;
@@ -211,6 +167,8 @@ class PostgresPool implements DataSourcePool {
     let reusable = false;
     // Whether the statements on this connection have finished (also after a cancel); if not, it cannot be cleaned.
     let finished = false;
+    // Whether the clean-up was left to run after the answer, which then releases the connection itself.
+    let cleanedAfter = false;
     try {
       const query = await guardRun({
         timeoutMs: this.settings.queryTimeoutSeconds * 1000,
@@ -230,8 +188,18 @@ class PostgresPool implements DataSourcePool {
           }
         },
       });
-      const columns = columnsOf(query.fields, await finishUp(client, query.fields));
-      reusable = true;
+      // Columns already known: the answer need not wait for the clean-up's round trip, which runs after it and
+      // returns the connection to the pool only once the session is as it started (or drops it).
+      let columns = this.columns.known(query.fields);
+      if (columns) {
+        cleanedAfter = true;
+        void this.cleanUpAfterAnswer(client, query.fields, ignore);
+      } else {
+        const described = await finishUp(client, query.fields);
+        this.columns.learn(query.fields, described);
+        columns = columnsOf(query.fields, described);
+        reusable = true;
+      }
       const rows = query.rows;
       const truncated = rows.length > request.maxRows;
       if (truncated) rows.length = request.maxRows;
@@ -249,6 +217,25 @@ class PostgresPool implements DataSourcePool {
             () => false,
           );
       throw e;
+    } finally {
+      if (!cleanedAfter) {
+        client.off('error', ignore);
+        client.release(!reusable);
+      }
+    }
+  }
+
+  /** The clean-up of a query already answered; its column lookup refreshes the cache. Never throws. */
+  private async cleanUpAfterAnswer(client: pg.PoolClient, fields: pg.FieldDef[], ignore: () => void): Promise<void> {
+    let reusable = false;
+    try {
+      this.columns.learn(fields, await finishUp(client, fields));
+      reusable = true;
+    } catch {
+      reusable = await clean(client).then(
+        () => true,
+        () => false,
+      );
     } finally {
       client.off('error', ignore);
       client.release(!reusable);
