@@ -4,8 +4,9 @@
  * plus JSON.stringify, in the same run. The service runs in a child process (its default configuration, a
  * read-only data source on the same server); this process sends one query at a time over a keep-alive connection
  * and runs the bare path itself, the paths alternating query by query. The bare path is the issue's reference; a
- * second one, the same bare `pg` query and JSON.stringify behind a bare Fastify route in the service's process, asked
- * over a keep-alive connection of its own, shows what answering over HTTP at all costs. Last, the one-row query runs
+ * second one, the same bare `pg` query and JSON.stringify behind a bare Fastify route in a child process of its own,
+ * asked over a keep-alive connection of its own, shows what answering over HTTP at all costs; each child's CPU time
+ * per one-row query is printed. Last, the one-row query runs
  * through a second data source that reaches PostgreSQL through a counting proxy (bench/support/pg-trips.ts): the
  * round trips the service makes to the source per query. The timed phases do not go through the proxy.
  *
@@ -51,8 +52,6 @@ interface Ready {
   dataSourceId: number;
   /** The same database through the counting proxy. */
   countedSourceId: number;
-  /** The bare Fastify route's port: POST /query { query } answers the rows as JSON. */
-  barePort: number;
 }
 
 async function freePort(): Promise<number> {
@@ -106,15 +105,26 @@ async function serve(serviceUrl: string, dataUrl: string, countedUrl: string): P
   };
   const dataSourceId = await source('bench', dataUrl);
   const countedSourceId = await source('counted', countedUrl);
-  const bare = await bareHttp(dataUrl);
-  process.send!({ ready: { port, token, dataSourceId, countedSourceId, barePort: bare.port } satisfies Ready });
-  process.on('message', async (m: { stop?: boolean }) => {
+  process.send!({ ready: { port, token, dataSourceId, countedSourceId } satisfies Ready });
+  answerParent(() => app.close());
+}
+
+/** The child's side of the bench's messages: its CPU time so far, and stop (with its peak RSS). */
+function answerParent(close: () => Promise<unknown>): void {
+  process.on('message', async (m: { stop?: boolean; cpu?: boolean }) => {
+    if (m.cpu) process.send!({ cpu: process.cpuUsage() });
     if (!m.stop) return;
     const maxRssKiB = process.resourceUsage().maxRSS;
-    await bare.close();
-    await app.close();
+    await close();
     process.send!({ stopped: { maxRssMiB: Math.round(maxRssKiB / 1024) } }, () => process.exit(0));
   });
+}
+
+/** The bare Fastify route in a process of its own, so each process's CPU time is one path's. */
+async function serveBare(dataUrl: string): Promise<void> {
+  const bare = await bareHttp(dataUrl);
+  process.send!({ ready: { port: bare.port } });
+  answerParent(() => bare.close());
 }
 
 /**
@@ -250,12 +260,25 @@ function queryRequest(ready: Ready, sourceId: number, query: string, maxRows: nu
   );
 }
 
-function bareRequest(ready: Ready, query: string): Buffer {
+/** A child's CPU time so far, user and system, in microseconds. */
+function cpuOf(c: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const on = (m: { cpu?: NodeJS.CpuUsage }) => {
+      if (!m.cpu) return;
+      c.off('message', on);
+      resolve(m.cpu.user + m.cpu.system);
+    };
+    c.on('message', on);
+    c.send({ cpu: true });
+  });
+}
+
+function bareRequest(port: number, query: string): Buffer {
   const body = JSON.stringify({ query });
   return Buffer.from(
     [
       'POST /query HTTP/1.1',
-      `host: 127.0.0.1:${ready.barePort}`,
+      `host: 127.0.0.1:${port}`,
       'content-type: application/json',
       `content-length: ${Buffer.byteLength(body)}`,
       '',
@@ -298,6 +321,7 @@ export async function queryBenchmark(): Promise<void> {
   countedUrl.hostname = '127.0.0.1';
   countedUrl.port = String(proxy.port);
   let child: ChildProcess | undefined;
+  let bareChild: ChildProcess | undefined;
   const bare = new pg.Client({ connectionString: data.url });
   const countedBare = new pg.Client({ connectionString: countedUrl.toString() });
   try {
@@ -307,10 +331,16 @@ export async function queryBenchmark(): Promise<void> {
     child = fork(new URL(import.meta.url).pathname, ['serve', service.url, data.url, countedUrl.toString()], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    const ready = await new Promise<Ready>((resolve, reject) => {
-      child!.once('message', (m: { ready: Ready }) => resolve(m.ready));
-      child!.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    bareChild = fork(new URL(import.meta.url).pathname, ['bare', data.url], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
+    const readyOf = <T>(c: ChildProcess) =>
+      new Promise<T>((resolve, reject) => {
+        c.once('message', (m: { ready: T }) => resolve(m.ready));
+        c.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+      });
+    const ready = await readyOf<Ready>(child);
+    const barePort = (await readyOf<{ port: number }>(bareChild)).port;
 
     const connection = new BigAnswerConnection(ready.port);
     const viaService = (request: Buffer, rows: number) => {
@@ -332,9 +362,9 @@ export async function queryBenchmark(): Promise<void> {
       return Buffer.byteLength(JSON.stringify(r.rows));
     };
 
-    const httpConnection = new BigAnswerConnection(ready.barePort);
+    const httpConnection = new BigAnswerConnection(barePort);
     const viaHttp = (query: string) => {
-      const request = bareRequest(ready, query);
+      const request = bareRequest(barePort, query);
       return async () => {
         const r = await httpConnection.request(request);
         if (r.status !== 200) throw new Error(`the bare route answered ${r.status}: ${r.body.slice(0, 300)}`);
@@ -347,6 +377,7 @@ export async function queryBenchmark(): Promise<void> {
       viaBare(bare, QUERY),
       viaHttp(QUERY),
     ]);
+    const cpuBefore = [await cpuOf(child), await cpuOf(bareChild)];
     const one = await timeAll(
       [
         viaService(queryRequest(ready, ready.dataSourceId, ONE_ROW_QUERY, 1000), 1),
@@ -356,6 +387,11 @@ export async function queryBenchmark(): Promise<void> {
       ONE_ROW_QUERIES,
       ONE_ROW_WARMUP,
     );
+    const requests = ONE_ROW_QUERIES + ONE_ROW_WARMUP;
+    const cpuPerQuery = [
+      ((await cpuOf(child)) - cpuBefore[0]!) / requests,
+      ((await cpuOf(bareChild)) - cpuBefore[1]!) / requests,
+    ];
 
     // Round trips: the pooled connection is opened by a first query, then counting starts.
     const counted = viaService(queryRequest(ready, ready.countedSourceId, ONE_ROW_QUERY, 1000), 1);
@@ -369,15 +405,21 @@ export async function queryBenchmark(): Promise<void> {
     connection.close();
     httpConnection.close();
 
-    const stopped = await new Promise<{ maxRssMiB: number }>((resolve) => {
-      child!.on('message', (m: { stopped?: { maxRssMiB: number } }) => m.stopped && resolve(m.stopped));
-      child!.send({ stop: true });
-    });
+    const stopOf = (c: ChildProcess) =>
+      new Promise<{ maxRssMiB: number }>((resolve) => {
+        c.on('message', (m: { stopped?: { maxRssMiB: number } }) => m.stopped && resolve(m.stopped));
+        c.send({ stop: true });
+      });
+    const stopped = await stopOf(child);
+    await stopOf(bareChild);
     console.log(
       `dashboard query benchmark: one query at a time, the three paths alternating; ${ROWS.toLocaleString('en')} rows: ${QUERIES} queries per path after ${WARMUP} warm-up; one row: ${ONE_ROW_QUERIES} after ${ONE_ROW_WARMUP}`,
     );
     printPhase(`${ROWS.toLocaleString('en')} rows x 10 columns`, many, 1.3);
     printPhase('one row x 10 columns', one, 1.5);
+    console.log(
+      `CPU per one-row query (user + system, warm-up included): service process ${cpuPerQuery[0]!.toFixed(0)} us; bare Fastify route's process ${cpuPerQuery[1]!.toFixed(0)} us`,
+    );
     const per = (n: number) => (n / COUNTED_QUERIES).toFixed(2);
     console.log(
       `round trips to the source per one-row query (${COUNTED_QUERIES} queries through the counting proxy): service ${per(serviceTrips.turns)} (Sync ${per(serviceTrips.syncs)}, Query ${per(serviceTrips.queries)}, Flush ${per(serviceTrips.flushes)}, new connections ${serviceTrips.connections}; target <= 3: ${serviceTrips.turns / COUNTED_QUERIES <= 3 ? 'met' : 'NOT met'}); bare pg ${per(bareTrips.turns)}`,
@@ -388,9 +430,10 @@ export async function queryBenchmark(): Promise<void> {
   } finally {
     await bare.end().catch(() => {});
     await countedBare.end().catch(() => {});
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child!.once('exit', resolve));
-      const timer = setTimeout(() => child!.kill(), 5_000);
+    for (const c of [child, bareChild]) {
+      if (!c || c.exitCode !== null) continue;
+      const exited = new Promise((resolve) => c.once('exit', resolve));
+      const timer = setTimeout(() => c.kill(), 5_000);
       await exited;
       clearTimeout(timer);
     }
@@ -401,4 +444,5 @@ export async function queryBenchmark(): Promise<void> {
 }
 
 if (process.argv[2] === 'serve') await serve(process.argv[3]!, process.argv[4]!, process.argv[5]!);
+else if (process.argv[2] === 'bare') await serveBare(process.argv[3]!);
 else if (import.meta.url === `file://${process.argv[1]}`) await queryBenchmark();
