@@ -34,14 +34,20 @@ export async function recordAudit(
   entry: AuditEntry,
   options: { flushWait?: boolean } = {},
 ): Promise<void> {
-  await db.query(options.flushWait === false ? INSERT_NO_FLUSH_WAIT : `${INSERT} VALUES ($1, $2, $3, $4, $5, $6)`, [
-    entry.tenantId,
-    entry.userId,
-    entry.action,
-    entry.targetType,
-    entry.targetId == null ? null : String(entry.targetId),
-    JSON.stringify(entry.details ?? {}),
-  ]);
+  const relaxed = options.flushWait === false;
+  await db.query(
+    relaxed ? INSERT_NO_FLUSH_WAIT : `${INSERT} VALUES ($1, $2, $3, $4, $5, $6)`,
+    [
+      entry.tenantId,
+      entry.userId,
+      entry.action,
+      entry.targetType,
+      entry.targetId == null ? null : String(entry.targetId),
+      JSON.stringify(entry.details ?? {}),
+    ],
+    // Prepared (planned once per connection): written after every query run, and an INSERT's plan cannot go stale.
+    relaxed ? 'dashboard_audit_no_flush_wait' : undefined,
+  );
 }
 
 /** The tenant and user half of an audit entry, from the authenticated request. */

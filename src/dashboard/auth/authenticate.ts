@@ -42,9 +42,12 @@ export async function identifyWithDataSource(
   if (!claims) return undefined;
   const tokenHash = sha256Hex(token);
   const withSource = dataSourceId !== undefined;
+  // The query route's statement is prepared (planned once per connection): every step is a primary-key or unique
+  // lookup, whose generic plan is an index scan however big the tables grow (src/kit/db.ts on named statements).
   const { rows } = await db.query<{ id: number; tenant_id: number; role: Role; email: string; plan: Plan }>(
     withSource ? WITH_SOURCE : USER_ONLY,
     withSource ? [tokenHash, claims.uid, claims.tid, dataSourceId] : [tokenHash, claims.uid, claims.tid],
+    withSource ? 'dashboard_identify_with_source' : undefined,
   );
   const r = rows[0];
   if (!r) return undefined;

@@ -45,8 +45,37 @@ export async function signAccessToken(
     .sign(keys.key);
 }
 
+/**
+ * Tokens whose signature and claims were checked, by keys: a token is verified once per process, then recognised
+ * until it expires (the revocation, user and role checks are the database's, on every request: authenticate.ts).
+ * The signature check is an asynchronous WebCrypto job per call, which a client sending its token with every
+ * request would otherwise pay each time. Bounded: past MAX_VERIFIED the oldest go first.
+ */
+const verified = new WeakMap<JwtKeys, Map<string, AccessClaims>>();
+const MAX_VERIFIED = 10_000;
+
 /** The token's claims when its signature, issuer, algorithm and lifetime hold and every claim has its type; otherwise undefined. */
 export async function verifyAccessToken(keys: JwtKeys, token: string): Promise<AccessClaims | undefined> {
+  let known = verified.get(keys);
+  if (!known) {
+    known = new Map();
+    verified.set(keys, known);
+  }
+  const claims = known.get(token);
+  if (claims) {
+    if (claims.exp > Date.now() / 1000) return claims;
+    known.delete(token);
+    return undefined;
+  }
+  const checked = await verifyOnce(keys, token);
+  if (checked) {
+    if (known.size >= MAX_VERIFIED) known.delete(known.keys().next().value!);
+    known.set(token, Object.freeze(checked));
+  }
+  return checked;
+}
+
+async function verifyOnce(keys: JwtKeys, token: string): Promise<AccessClaims | undefined> {
   try {
     const { payload } = await jwtVerify(token, keys.key, {
       issuer: ACCESS_TOKEN_ISSUER,
