@@ -56,10 +56,21 @@ export function dataSourceColumns(alias: string, prefix: string): string {
 
 /** The row `dataSourceColumns(alias, prefix)` read, out of a wider one; undefined when its id is null (no row joined). */
 export function dataSourceFrom(row: Record<string, unknown>, prefix: string): DataSourceRow | undefined {
-  if (row[`${prefix}id`] == null) return undefined;
+  const names = prefixedNames(prefix);
+  if (row[names[0]![1]] == null) return undefined;
   const out: Record<string, unknown> = {};
-  for (const c of COLUMN_NAMES) out[c] = row[`${prefix}${c}`];
+  for (const [column, name] of names) out[column] = row[name];
   return out as unknown as DataSourceRow;
+}
+
+const prefixed = new Map<string, [string, string][]>();
+function prefixedNames(prefix: string): [string, string][] {
+  let names = prefixed.get(prefix);
+  if (!names) {
+    names = COLUMN_NAMES.map((c) => [c, `${prefix}${c}`]);
+    prefixed.set(prefix, names);
+  }
+  return names;
 }
 
 const COLUMNS = COLUMN_NAMES.map((c) => (INT_COLUMNS.has(c) ? `${c}::int AS ${c}` : c)).join(', ');
