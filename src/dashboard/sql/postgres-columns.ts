@@ -58,8 +58,8 @@ const MAX_ENTRIES = 10_000;
  * number. A query whose columns are all known answers without waiting for the lookup; the lookup still runs, in the
  * clean-up after the answer, and what it says replaces what was known. So a type renamed, or a column's NOT NULL
  * set or dropped, shows from the query after the first one that follows the change (docs/decisions.md). A table or
- * type dropped and made again has a new OID: never confused with the old one. A source's settings changed make a
- * new pool, with an empty cache.
+ * type dropped and made again has a new OID: never confused with the old one. A source's connection settings changed
+ * make a new pool, with an empty cache.
  */
 export class ColumnCache {
   private readonly types = new Map<number, string>();
