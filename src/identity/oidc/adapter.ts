@@ -4,7 +4,7 @@ import { openSealedString, seal, sha256Hex } from '../../kit/crypto.ts';
 import type { ClientStore } from './clients.ts';
 import { OpenedPayloads } from './opened-payloads.ts';
 import { TokenLookup } from './token-lookup.ts';
-import { TokenWriter, type TokenValues } from './token-writer.ts';
+import { TokenWriter, type AccessTokenCommit, type TokenValues } from './token-writer.ts';
 
 /** What oidc-provider stores through its adapter: a JSON object with its own fields. */
 export type Payload = Record<string, unknown> & {
@@ -34,6 +34,7 @@ interface Context {
   db: Database;
   secretKey: Buffer;
   clients: ClientStore;
+  accessTokenCommit: AccessTokenCommit;
   origin: RequestOrigin;
   /** The SHA-256 of the login cookie the request that saves a provider session carries (back-channel-logout.ts). */
   loginHash: () => string | undefined;
@@ -406,7 +407,7 @@ class ClientAdapter implements ProviderAdapter {
 /** The adapter factory handed to oidc-provider: one adapter per model name. */
 export function adapterFactory(ctx: Context): (model: string) => ProviderAdapter {
   const lookup = new TokenLookup(ctx.db);
-  const writer = new TokenWriter(ctx.db);
+  const writer = new TokenWriter(ctx.db, undefined, undefined, ctx.accessTokenCommit);
   return (model: string) => {
     if (model === 'Client') return new ClientAdapter(ctx.clients);
     if (model in TOKEN_KIND) return new TokenAdapter(model, ctx, lookup, writer);
