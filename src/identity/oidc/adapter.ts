@@ -104,6 +104,18 @@ abstract class HashedAdapter implements ProviderAdapter {
   }
 }
 
+// The provider looks one presented value up as several kinds at once (AccessToken and ClientCredentials at introspection):
+// the last value's hash is kept for the next kind's find of it.
+let lastId = '';
+let lastHash = '';
+function signatureOf(id: string): string {
+  if (id !== lastId) {
+    lastHash = sha256Hex(id);
+    lastId = id;
+  }
+  return lastHash;
+}
+
 /** AccessToken, ClientCredentials and RefreshToken: rows of oauth_tokens. */
 class TokenAdapter extends HashedAdapter {
   // The provider looks a presented token up as several kinds at once (introspection, revocation): the
@@ -150,8 +162,8 @@ class TokenAdapter extends HashedAdapter {
   }
 
   async find(id: string): Promise<Payload | undefined> {
-    const hash = sha256Hex(id);
-    const row = await this.lookup.find(hash);
+    const hash = signatureOf(id);
+    const row = await this.lookup.find(hash, this.model === 'RefreshToken' ? 'refresh' : 'access');
     if (!row || row.revoked || row.kind !== TOKEN_KIND[this.model]) return undefined;
     return this.openPayload(id, hash, row.payload, row.consumed_at);
   }
