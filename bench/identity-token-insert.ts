@@ -9,7 +9,8 @@
  * statements in flight), which is how concurrent token requests meet the commit.
  *
  *   node bench/identity-token-insert.ts        (BENCH_BATCHES=1,8,32,128, BENCH_ROWS=8000 per measure, 5 measures each,
- *                                               BENCH_COMMITS=synchronous,asynchronous, BENCH_CLIENTS=32)
+ *                                               BENCH_COMMITS=synchronous,asynchronous, BENCH_CLIENTS=32,
+ *                                               BENCH_IN_FLIGHT=2: the closed loop's statements in flight, a list to compare)
  */
 import { randomBytes } from 'node:crypto';
 import { freshPostgres } from '../test/support/postgres.ts';
@@ -22,6 +23,7 @@ const BATCHES = (process.env.BENCH_BATCHES ?? '1,8,32,128').split(',').map(Numbe
 const ROWS = Number(process.env.BENCH_ROWS ?? 8000);
 const COMMITS = (process.env.BENCH_COMMITS ?? 'synchronous,asynchronous').split(',') as AccessTokenCommit[];
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
+const IN_FLIGHT = (process.env.BENCH_IN_FLIGHT ?? '2').split(',').map(Number);
 
 const database = await freshPostgres('bench_token_insert');
 const db = await openDatabase({ url: database.url, dataDir: '/tmp/unused', schema: 'identity', poolSize: 4 });
@@ -99,35 +101,35 @@ try {
       );
   }
 
-  // The closed loop: the service's writer (two statements in flight, batches up to 128).
+  // The closed loop: the service's writer (two statements in flight unless BENCH_IN_FLIGHT says, batches up to 128).
   console.log(
     `\n${CLIENTS} callers, each asking for its next token once its last is stored (${ROWS} tokens per measure):`,
   );
-  console.log('| commit | tokens/s (5 measures) | median | PostgreSQL CPU µs/token (median) |');
-  console.log('|---|---|---|---|');
-  const loops = new Map(COMMITS.map((commit) => [commit, new TokenWriter(db, 2, 128, commit)]));
-  const rates = new Map(COMMITS.map((c) => [c, [] as number[]]));
-  const loopCpu = new Map(COMMITS.map((c) => [c, [] as number[]]));
+  console.log('| commit | statements in flight | tokens/s (5 measures) | median | PostgreSQL CPU µs/token (median) |');
+  console.log('|---|---|---|---|---|');
+  const sides = COMMITS.flatMap((commit) => IN_FLIGHT.map((inFlight) => ({ commit, inFlight })));
+  const loops = sides.map((side) => ({
+    ...side,
+    writer: new TokenWriter(db, side.inFlight, 128, side.commit),
+    rates: [] as number[],
+    cpu: [] as number[],
+  }));
   for (let k = 0; k < 5; k++)
-    for (const commit of COMMITS) {
-      const writer = loops.get(commit)!;
+    for (const loop of loops) {
       let left = ROWS;
       const before = postgresCpuSeconds();
       const started = performance.now();
       await Promise.all(
         Array.from({ length: CLIENTS }, async () => {
-          while (left-- > 0) await writer.write('access_token_signature', row());
+          while (left-- > 0) await loop.writer.write('access_token_signature', row());
         }),
       );
-      rates.get(commit)!.push(ROWS / ((performance.now() - started) / 1000));
-      loopCpu.get(commit)!.push((postgresCpuSince(before) * 1e6) / ROWS);
+      loop.rates.push(ROWS / ((performance.now() - started) / 1000));
+      loop.cpu.push((postgresCpuSince(before) * 1e6) / ROWS);
     }
-  for (const commit of COMMITS)
+  for (const loop of loops)
     console.log(
-      `| ${commit} | ${rates
-        .get(commit)!
-        .map((x) => x.toFixed(0))
-        .join(', ')} | ${median(rates.get(commit)!).toFixed(0)} | ${median(loopCpu.get(commit)!).toFixed(0)} |`,
+      `| ${loop.commit} | ${loop.inFlight} | ${loop.rates.map((x) => x.toFixed(0)).join(', ')} | ${median(loop.rates).toFixed(0)} | ${median(loop.cpu).toFixed(0)} |`,
     );
 } finally {
   await db.close();
