@@ -130,6 +130,10 @@ export const identitySpec = {
     default: 'create',
     doc: 'What a first social sign-in that links to no existing account does: `create` a new human, or `refuse` (only people who already have an account, with the same verified email, may sign in upstream).',
   }),
+  accessTokenCommit: oneOf('IDENTITY_ACCESS_TOKEN_COMMIT', ['asynchronous', 'synchronous'] as const, {
+    default: 'asynchronous',
+    doc: "How an issued access token's row is committed in PostgreSQL. `asynchronous`: without waiting for its WAL flush (the row is readable at once, so introspection and revocation see it as before; a PostgreSQL crash within at most 600 ms (3 × wal_writer_delay) of issuing can lose the token, which then introspects as inactive and the client asks again). `synchronous`: like everything else. Refresh tokens, revocations, grants and assertion jtis are always synchronous (docs/decisions.md).",
+  }),
   signInFreeFailures: int('IDENTITY_SIGNIN_FREE_FAILURES', {
     default: 5,
     min: 1,

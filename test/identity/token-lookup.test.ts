@@ -75,3 +75,39 @@ test('a failed query fails every lookup it carried, and the next lookups work ag
   }
   assert.equal((await lookup.find('a1'))?.payload, 'payload-a1');
 });
+
+test("a model's lookup reads its own column only: an access token's probes no refresh signature, and finds no refresh token", async () => {
+  const statements: string[] = [];
+  const recording: Database = {
+    ...db,
+    query: ((sql: string, params?: readonly unknown[], name?: string) => {
+      statements.push(sql);
+      return db.query(sql, params, name);
+    }) as Database['query'],
+  };
+  const lookup = new TokenLookup(recording);
+  const [a, r] = await Promise.all([lookup.find('a3', 'access'), lookup.find('r1', 'access')]);
+  assert.equal(a?.payload, 'payload-a3');
+  assert.equal(r, undefined, 'a refresh token is not found as an access token');
+  assert.equal(statements.length, 1);
+  assert.doesNotMatch(statements[0]!, /refresh_token_signature/);
+
+  statements.length = 0;
+  const [r2, a2] = await Promise.all([lookup.find('r1', 'refresh'), lookup.find('a3', 'refresh')]);
+  assert.equal(r2?.payload, 'payload-r1');
+  assert.equal(a2, undefined, 'an access token is not found as a refresh token');
+  assert.equal(statements.length, 1);
+  assert.doesNotMatch(statements[0]!, /access_token_signature = ANY/);
+
+  // Kinds asked for at once still share one query; the same signature under two columns is two answers.
+  statements.length = 0;
+  const [x, y, z] = await Promise.all([
+    lookup.find('a4', 'access'),
+    lookup.find('a4', 'refresh'),
+    lookup.find('r1', 'either'),
+  ]);
+  assert.equal(x?.payload, 'payload-a4');
+  assert.equal(y, undefined);
+  assert.equal(z?.payload, 'payload-r1');
+  assert.equal(statements.length, 1);
+});

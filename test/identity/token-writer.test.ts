@@ -155,3 +155,63 @@ test('the same signature twice in one batch is an upsert, not a failure', async 
   assert.equal(rows.length, 1);
   assert.ok(['first', 'second'].includes(rows[0]!.payload));
 });
+
+/** The database, but each statement runs in a transaction that then reads the synchronous_commit its commit would use. */
+function observingCommits(): { db: Database; commits: Map<string, Set<string>> } {
+  const commits = new Map<string, Set<string>>();
+  const observed: Database = {
+    ...db,
+    query: ((sql: string, params?: readonly unknown[], name?: string) =>
+      db.transaction(async (tx) => {
+        const r = await tx.query(sql, params, name);
+        const mode = (await tx.query<{ m: string }>(`SELECT current_setting('synchronous_commit') AS m`)).rows[0]!.m;
+        const seen = commits.get(name ?? sql) ?? new Set();
+        commits.set(name ?? sql, seen.add(mode));
+        return r;
+      })) as Database['query'],
+  };
+  return { db: observed, commits };
+}
+
+function refreshRow(signature: string): TokenValues {
+  const row = accessRow(signature, { 0: 'refresh_token', 1: null, 2: signature, 7: null });
+  row[8] = new Date(Date.now() + 60_000);
+  return row;
+}
+
+test('asynchronous access tokens: their statements alone commit without waiting for the WAL flush, and every row is readable at once', async () => {
+  const { db: observed, commits } = observingCommits();
+  const writer = new TokenWriter(observed, 2, 40, 'asynchronous');
+  await writer.write('access_token_signature', accessRow('async-one'));
+  await Promise.all(['async-a', 'async-b', 'async-c'].map((s) => writer.write('access_token_signature', accessRow(s))));
+  await writer.write('refresh_token_signature', refreshRow('async-refresh'));
+  await Promise.all(['async-r1', 'async-r2'].map((s) => writer.write('refresh_token_signature', refreshRow(s))));
+  assert.deepEqual(Object.fromEntries([...commits].map(([name, modes]) => [name, [...modes]])), {
+    identity_token_insert_one_access_token_signature_async: ['off'],
+    identity_token_insert_many_access_token_signature_async: ['off'],
+    identity_token_insert_one_refresh_token_signature: ['on'],
+    identity_token_insert_many_refresh_token_signature: ['on'],
+  });
+  // Read on the pool (another connection than the write's, as a request's lookup would be) once the write returned.
+  const stored = await db.query<{ s: string }>(
+    `SELECT coalesce(access_token_signature, refresh_token_signature) AS s FROM oauth_tokens
+      WHERE access_token_signature LIKE 'async-%' OR refresh_token_signature LIKE 'async-%' ORDER BY 1`,
+  );
+  assert.deepEqual(
+    stored.rows.map((r) => r.s),
+    ['async-a', 'async-b', 'async-c', 'async-one', 'async-r1', 'async-r2', 'async-refresh'],
+  );
+  // The session's own setting is untouched after the statement (set_config's third argument: this transaction only).
+  assert.equal((await db.query<{ m: string }>(`SELECT current_setting('synchronous_commit') AS m`)).rows[0]!.m, 'on');
+});
+
+test('synchronous access tokens (IDENTITY_ACCESS_TOKEN_COMMIT=synchronous) wait for the WAL flush as every other row', async () => {
+  const { db: observed, commits } = observingCommits();
+  const writer = new TokenWriter(observed, 2, 40, 'synchronous');
+  await writer.write('access_token_signature', accessRow('sync-one'));
+  await Promise.all(['sync-a', 'sync-b'].map((s) => writer.write('access_token_signature', accessRow(s))));
+  assert.deepEqual(Object.fromEntries([...commits].map(([name, modes]) => [name, [...modes]])), {
+    identity_token_insert_one_access_token_signature: ['on'],
+    identity_token_insert_many_access_token_signature: ['on'],
+  });
+});

@@ -54,6 +54,7 @@ export async function startProvider(a: Assembly): Promise<ProviderParts> {
       accounts,
       scopes: a.scopes,
       loginSessionTtl: config.loginSessionTtl,
+      accessTokenCommit: config.accessTokenCommit,
       signingKeys,
       log,
       builtInClients: config.links?.builtInClients ?? [],

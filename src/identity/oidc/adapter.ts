@@ -4,7 +4,7 @@ import { openSealedString, seal, sha256Hex } from '../../kit/crypto.ts';
 import type { ClientStore } from './clients.ts';
 import { OpenedPayloads } from './opened-payloads.ts';
 import { TokenLookup } from './token-lookup.ts';
-import { TokenWriter, type TokenValues } from './token-writer.ts';
+import { TokenWriter, type AccessTokenCommit, type TokenValues } from './token-writer.ts';
 
 /** What oidc-provider stores through its adapter: a JSON object with its own fields. */
 export type Payload = Record<string, unknown> & {
@@ -34,6 +34,7 @@ interface Context {
   db: Database;
   secretKey: Buffer;
   clients: ClientStore;
+  accessTokenCommit: AccessTokenCommit;
   origin: RequestOrigin;
   /** The SHA-256 of the login cookie the request that saves a provider session carries (back-channel-logout.ts). */
   loginHash: () => string | undefined;
@@ -103,6 +104,18 @@ abstract class HashedAdapter implements ProviderAdapter {
   }
 }
 
+// The provider looks one presented value up as several kinds at once (AccessToken and ClientCredentials at introspection):
+// the last value's hash is kept for the next kind's find of it.
+let lastId = '';
+let lastHash = '';
+function signatureOf(id: string): string {
+  if (id !== lastId) {
+    lastHash = sha256Hex(id);
+    lastId = id;
+  }
+  return lastHash;
+}
+
 /** AccessToken, ClientCredentials and RefreshToken: rows of oauth_tokens. */
 class TokenAdapter extends HashedAdapter {
   // The provider looks a presented token up as several kinds at once (introspection, revocation): the
@@ -149,8 +162,8 @@ class TokenAdapter extends HashedAdapter {
   }
 
   async find(id: string): Promise<Payload | undefined> {
-    const hash = sha256Hex(id);
-    const row = await this.lookup.find(hash);
+    const hash = signatureOf(id);
+    const row = await this.lookup.find(hash, this.model === 'RefreshToken' ? 'refresh' : 'access');
     if (!row || row.revoked || row.kind !== TOKEN_KIND[this.model]) return undefined;
     return this.openPayload(id, hash, row.payload, row.consumed_at);
   }
@@ -406,7 +419,7 @@ class ClientAdapter implements ProviderAdapter {
 /** The adapter factory handed to oidc-provider: one adapter per model name. */
 export function adapterFactory(ctx: Context): (model: string) => ProviderAdapter {
   const lookup = new TokenLookup(ctx.db);
-  const writer = new TokenWriter(ctx.db);
+  const writer = new TokenWriter(ctx.db, undefined, undefined, ctx.accessTokenCommit);
   return (model: string) => {
     if (model === 'Client') return new ClientAdapter(ctx.clients);
     if (model in TOKEN_KIND) return new TokenAdapter(model, ctx, lookup, writer);

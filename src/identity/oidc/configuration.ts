@@ -60,6 +60,7 @@ function storage(deps: ProviderDeps): Pick<Configuration, 'adapter'> {
       db: deps.db,
       secretKey: deps.secretKey,
       clients: deps.clients,
+      accessTokenCommit: deps.accessTokenCommit,
       origin: () => {
         const fast = fastRouteOrigin.getStore();
         if (fast) return fast;

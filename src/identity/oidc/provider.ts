@@ -8,6 +8,7 @@ import type { PrincipalDirectory } from '../principals/directory.ts';
 import { OrganizationTokens } from '../organizations/token-scope.ts';
 import type { BuiltInClient } from '../apps/built-in-clients.ts';
 import type { ClientStore } from './clients.ts';
+import type { AccessTokenCommit } from './token-writer.ts';
 import { mapClaimsIntoIdTokens } from './mapped-claims.ts';
 import { reuseClientsPerAppVersion } from './client-reuse.ts';
 import { acceptKeysBesideSecrets, type KeyLookup } from './client-assertions.ts';
@@ -27,6 +28,8 @@ export interface ProviderDeps {
   accounts: PrincipalDirectory;
   scopes: readonly string[];
   loginSessionTtl: number;
+  /** IDENTITY_ACCESS_TOKEN_COMMIT (token-writer.ts). */
+  accessTokenCommit: AccessTokenCommit;
   signingKeys: JWK[];
   log: FastifyBaseLogger;
   /** Static clients besides the account pages' one: set by `platform start` for services it runs beside identity. */
