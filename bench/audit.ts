@@ -7,7 +7,7 @@
  *
  *   npm run bench:audit        (BENCH_PAGES=50 BENCH_POSTGRES_URL=postgres://... CHROMIUM_PATH=...
  *                               BENCH_PA11Y=0 to measure the service alone; BENCH_DEEP=1 for the deep audit;
- *                               AUDIT_* settings reach the service)
+ *                               BENCH_RESULT_FILE=path writes the service's result there; AUDIT_* settings reach the service)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -276,6 +276,9 @@ async function auditWithService(site: { origin: string }, env: NodeJS.ProcessEnv
     const seconds = (performance.now() - t0) / 1000;
     const peak = sampler.stop();
     if (job.status !== 'completed' || !job.result) throw new Error(`the audit ended ${job.status}: ${job.error}`);
+    // BENCH_RESULT_FILE: the service's result as it answered it, to compare two trees' findings (they must not change).
+    if (process.env.BENCH_RESULT_FILE)
+      writeFileSync(process.env.BENCH_RESULT_FILE, JSON.stringify(job.result, null, 1));
     const audited = job.result.pages.filter((p) => p.status === 'audited');
     const durations = audited.map((p) => p.durationMs).sort((x, y) => x - y);
     console.log(

@@ -90,7 +90,13 @@ interface FrameContext {
   frameContext: unknown;
 }
 
-type Partial = unknown;
+/**
+ * runPartial's result as axe's JSON, which is what analyze() hands finishRun too. Every result crosses the protocol
+ * as one string rather than as objects: Playwright serialises, validates and rebuilds an object result value by
+ * value (on the audit bench's pages ~20 MB of short-lived garbage a page, 60 % of what the service allocated;
+ * bench/README.md, issue 33), while a string is copied once and parsed once.
+ */
+type Partial = string | null;
 
 export class AxeRunner {
   private readonly context: BrowserContext;
@@ -119,11 +125,11 @@ export class AxeRunner {
           }
         ).axe;
         if (a.utils.getFrameContexts(ctx).length > 0) return null;
-        return a.run(ctx, { ...(opts as object), iframes: false });
+        return a.run(ctx, { ...(opts as object), iframes: false }).then((r) => JSON.stringify(r));
       },
       [context, options] as const,
     );
-    if (single) return single as CappedResults;
+    if (single !== null) return JSON.parse(single) as CappedResults;
     const partials = await this.partialsOf(main, context, options, true);
     return this.finish(partials, options);
   }
@@ -144,10 +150,9 @@ export class AxeRunner {
     )) as FrameContext[];
     const own = frame.evaluate(
       ([ctx, opts]) =>
-        (globalThis as unknown as { axe: { runPartial(c: unknown, o: unknown): Promise<unknown> } }).axe.runPartial(
-          ctx,
-          opts,
-        ),
+        (globalThis as unknown as { axe: { runPartial(c: unknown, o: unknown): Promise<unknown> } }).axe
+          .runPartial(ctx, opts)
+          .then((r) => JSON.stringify(r)),
       [context, options] as const,
     );
     own.catch(() => {});
@@ -187,15 +192,17 @@ export class AxeRunner {
       const blank = await this.blankPage();
       return blank.evaluate(
         ([p, o]) =>
-          (globalThis as unknown as { axe: { finishRun(p: unknown, o: unknown): Promise<unknown> } }).axe.finishRun(
-            p,
-            o,
-          ),
+          (globalThis as unknown as { axe: { finishRun(p: unknown, o: unknown): Promise<unknown> } }).axe
+            .finishRun(
+              p.map((one) => (one === null ? null : JSON.parse(one))),
+              o,
+            )
+            .then((r) => JSON.stringify(r)),
         [partials, options] as const,
       );
     });
     this.finishing = turn.catch(() => {});
-    return (await turn) as CappedResults;
+    return JSON.parse(await turn) as CappedResults;
   }
 
   private blankPage(): Promise<Page> {

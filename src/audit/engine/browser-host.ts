@@ -1,8 +1,43 @@
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../kit/browser.ts';
 
+/**
+ * Chromium keeps only the last `--disable-features` it is given, and Playwright passes its own list first (its
+ * `chromiumSwitches.ts`, as of playwright-core 1.65): so ours repeats Playwright's, which matter to how pages load
+ * (HTTPS upgrades, third-party storage partitioning, paint holding, CORS redirects under interception).
+ * `test/audit/browser-host.test.ts` reads the launched browser's command line and fails when a Playwright upgrade
+ * names a feature this list lacks.
+ */
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
+ * Headless Chromium 156 still builds a window's browser UI, and a new page is a new window whose omnibox may load its
+ * suggestions popup, a WebUI app of ~150 JavaScript modules, in a renderer of its own. It did for every page when an
+ * audit's pages came one at a time (a one-page audit, `AUDIT_PAGE_CONCURRENCY=1`): 2.24 s of CPU a page with it,
+ * 1.17 s without (bench/README.md, issue 33). Pages never see the omnibox.
+ */
+const AUDIT_DISABLED_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'];
+
 const AUDIT_ARGS = [
   ...CHROMIUM_ARGS,
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...AUDIT_DISABLED_FEATURES].join(',')}`,
   // WebRTC could otherwise send UDP to any address the page names, past the egress proxy.
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
