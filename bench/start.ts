@@ -4,10 +4,11 @@
  * and its peak, VmHWM), a second start on the same folders (the databases exist by then), and the stop: `kill` of npm,
  * as the README does, timed until the ports are free. Uses the default ports 4000-4003, which must be free.
  *
- * A fresh clone's `npm install` makes the fresh cluster new databases are copied from (issue 33,
- * src/kit/pglite-cluster.ts). Each run removes it first and times its making as `npm install` does it, then starts on
- * fresh folders as after that install; then once more on other fresh folders after removing it again, as after an
- * install that ran no scripts (`--ignore-scripts`: the start makes it).
+ * A fresh clone's `npm install` makes the fresh cluster new databases are copied from, and one per service with its
+ * migrations applied (issue 33, src/kit/pglite-templates.ts). Each run removes them first and times their making as
+ * `npm install` does it, then starts on fresh folders as after that install; then once more on other fresh folders
+ * after removing them again, as after an install that ran no scripts (`--ignore-scripts`: the start makes the fresh
+ * cluster and applies every migration).
  *
  *   npm run bench:start            (BENCH_RUNS=2: each run on new folders)
  */
@@ -18,7 +19,7 @@ import { connect } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLUSTER_CACHE } from '../src/kit/pglite-cluster.ts';
+import { installClusters } from '../src/kit/pglite-cluster.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const PORTS = [4000, 4001, 4002, 4003];
@@ -103,11 +104,18 @@ console.log(
 );
 console.log('| start | all four ready | RSS when ready | peak RSS | stop (kill npm → ports free) |');
 console.log('|---|---|---|---|---|');
-/** Removes the install's cluster, then makes it as `npm install` does; the seconds it took. */
+const removeInstallClusters = () => {
+  for (const dir of installClusters()) rmSync(dir, { recursive: true, force: true });
+};
+
+/** Removes the install's clusters, then makes them as `npm install` does; the seconds it took. */
 function installCluster(): number {
-  rmSync(CLUSTER_CACHE, { recursive: true, force: true });
+  removeInstallClusters();
   const started = performance.now();
-  const script = `import { prepareCluster } from ${JSON.stringify(new URL('../src/kit/pglite-cluster.ts', import.meta.url).href)}; await prepareCluster();`;
+  const script = `
+    import { prepareInstallClusters } from ${JSON.stringify(new URL('../src/kit/pglite-templates.ts', import.meta.url).href)};
+    import { services } from ${JSON.stringify(new URL('../src/services.ts', import.meta.url).href)};
+    await prepareInstallClusters(services.map((s) => ({ schema: s.name, migrations: s.migrations })));`;
   execFileSync(process.execPath, ['--input-type=module', '-e', script], { stdio: 'inherit' });
   return (performance.now() - started) / 1000;
 }
@@ -116,10 +124,10 @@ for (let run = 1; run <= RUNS; run++) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-start-'));
   for (const folder of ['a', 'b']) mkdirSync(join(dataDir, folder));
   try {
-    console.log(`| run ${run}: npm install makes the cluster | ${installCluster().toFixed(1)} s | | | |`);
+    console.log(`| run ${run}: npm install makes the clusters | ${installCluster().toFixed(1)} s | | | |`);
     console.log(row(`run ${run}, fresh folders`, await startOnce(join(dataDir, 'a'))));
     console.log(row(`run ${run}, same folders again`, await startOnce(join(dataDir, 'a'))));
-    rmSync(CLUSTER_CACHE, { recursive: true, force: true });
+    removeInstallClusters();
     console.log(row(`run ${run}, fresh folders, no cluster from the install`, await startOnce(join(dataDir, 'b'))));
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
