@@ -4,8 +4,11 @@
  * first screen or any one of its chunks passes its limit, so CI's output shows them. Also makes the fresh PostgreSQL
  * cluster that new embedded databases are copied from, and a copy of it per service with its migrations applied
  * (src/kit/pglite-templates.ts), once per install, so that the first `npm start` runs neither initdb nor a
- * migration; a failure there is only reported, since a start does both when they are missing.
+ * migration; a failure there is only reported, since a start does both when they are missing. And it loads the
+ * services' code once, as `npm start` runs Node, with Node's compile cache on (src/kit/compile-cache.ts), so that the
+ * first start finds the cache filled.
  */
+import { warmCompileCache } from './warm-compile-cache.ts';
 import { prepareInstallClusters } from '../src/kit/pglite-templates.ts';
 import { services } from '../src/services.ts';
 import { buildSdk, SDK_MAX_GZIP_BYTES } from '../sdk/build.ts';
@@ -44,4 +47,11 @@ try {
   console.log(`embedded PostgreSQL clusters ready in ${took} s`);
 } catch (err) {
   console.error(`embedded PostgreSQL clusters not made (npm start will do without): ${(err as Error).message}`);
+}
+
+try {
+  warmCompileCache();
+  console.log("the services' code compiled into Node's compile cache");
+} catch (err) {
+  console.error(`the services' code not compiled into Node's compile cache: ${(err as Error).message}`);
 }
