@@ -4,10 +4,11 @@
  * and its peak, VmHWM), a second start on the same folders (the databases exist by then), and the stop: `kill` of npm,
  * as the README does, timed until the ports are free. Uses the default ports 4000-4003, which must be free.
  *
- * A fresh clone's `npm install` makes the fresh cluster new databases are copied from (issue 33,
- * src/kit/pglite-cluster.ts). Each run removes it first and times its making as `npm install` does it, then starts on
- * fresh folders as after that install; then once more on other fresh folders after removing it again, as after an
- * install that ran no scripts (`--ignore-scripts`: the start makes it).
+ * A fresh clone's `npm install` makes the fresh cluster new databases are copied from, and one per service with its
+ * migrations applied (issue 33, src/kit/pglite-templates.ts). Each run removes them first and times their making as
+ * `npm install` does it, then starts on fresh folders as after that install; then once more on other fresh folders
+ * after removing them again, as after an install that ran no scripts (`--ignore-scripts`: the start makes the fresh
+ * cluster, applies every migration and compiles the code with no compile cache).
  *
  *   npm run bench:start            (BENCH_RUNS=2: each run on new folders)
  */
@@ -18,7 +19,8 @@ import { connect } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLUSTER_CACHE } from '../src/kit/pglite-cluster.ts';
+import { installClusters } from '../src/kit/pglite-cluster.ts';
+import { warmCompileCache } from '../scripts/warm-compile-cache.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const PORTS = [4000, 4001, 4002, 4003];
@@ -66,14 +68,14 @@ interface Measured {
   stopMs: number;
 }
 
-async function startOnce(dataDir: string): Promise<Measured> {
+async function startOnce(dataDir: string, compileCache: string): Promise<Measured> {
   const busy = [];
   for (const p of PORTS) if (await listening(p)) busy.push(p);
   if (busy.length) throw new Error(`ports in use: ${busy.join(', ')}; stop what holds them`);
   const started = performance.now();
   const npm = spawn('npm', ['start'], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_COMPILE_CACHE: compileCache },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = once(npm, 'exit');
@@ -103,24 +105,36 @@ console.log(
 );
 console.log('| start | all four ready | RSS when ready | peak RSS | stop (kill npm → ports free) |');
 console.log('|---|---|---|---|---|');
-/** Removes the install's cluster, then makes it as `npm install` does; the seconds it took. */
-function installCluster(): number {
-  rmSync(CLUSTER_CACHE, { recursive: true, force: true });
+const removeInstallClusters = () => {
+  for (const dir of installClusters()) rmSync(dir, { recursive: true, force: true });
+};
+
+/** Removes the install's clusters, then makes them and fills `compileCache` as `npm install` does; the seconds it took. */
+function installCluster(compileCache: string): number {
+  removeInstallClusters();
   const started = performance.now();
-  const script = `import { prepareCluster } from ${JSON.stringify(new URL('../src/kit/pglite-cluster.ts', import.meta.url).href)}; await prepareCluster();`;
+  const script = `
+    import { prepareInstallClusters } from ${JSON.stringify(new URL('../src/kit/pglite-templates.ts', import.meta.url).href)};
+    import { services } from ${JSON.stringify(new URL('../src/services.ts', import.meta.url).href)};
+    await prepareInstallClusters(services.map((s) => ({ schema: s.name, migrations: s.migrations })));`;
   execFileSync(process.execPath, ['--input-type=module', '-e', script], { stdio: 'inherit' });
+  warmCompileCache({ ...process.env, NODE_COMPILE_CACHE: compileCache });
   return (performance.now() - started) / 1000;
 }
 
 for (let run = 1; run <= RUNS; run++) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-start-'));
   for (const folder of ['a', 'b']) mkdirSync(join(dataDir, folder));
+  // Each install's own compile cache (Node's, src/kit/compile-cache.ts); an install without scripts starts with none.
+  const cache = (name: string) => join(dataDir, `compile-cache-${name}`);
   try {
-    console.log(`| run ${run}: npm install makes the cluster | ${installCluster().toFixed(1)} s | | | |`);
-    console.log(row(`run ${run}, fresh folders`, await startOnce(join(dataDir, 'a'))));
-    console.log(row(`run ${run}, same folders again`, await startOnce(join(dataDir, 'a'))));
-    rmSync(CLUSTER_CACHE, { recursive: true, force: true });
-    console.log(row(`run ${run}, fresh folders, no cluster from the install`, await startOnce(join(dataDir, 'b'))));
+    console.log(`| run ${run}: npm install makes the clusters | ${installCluster(cache('a')).toFixed(1)} s | | | |`);
+    console.log(row(`run ${run}, fresh folders`, await startOnce(join(dataDir, 'a'), cache('a'))));
+    console.log(row(`run ${run}, same folders again`, await startOnce(join(dataDir, 'a'), cache('a'))));
+    removeInstallClusters();
+    console.log(
+      row(`run ${run}, fresh folders, no cluster from the install`, await startOnce(join(dataDir, 'b'), cache('b'))),
+    );
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -1,3 +1,4 @@
+import './kit/compile-cache.ts';
 import { loadDotEnv } from './kit/config.ts';
 import { DirectoryInUseError } from './kit/dir-lock.ts';
 import type { CommandIO, Service } from './kit/service.ts';

@@ -63,6 +63,11 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number;
   /** Name used in the lock message if another process holds the embedded data directory. */
   owner?: string;
+  /**
+   * The migrations the caller applies next: a new embedded folder then starts as a copy of the install's cluster with
+   * them applied, when it has one (src/kit/pglite-cluster.ts), and the caller's `migrate` finds nothing to do.
+   */
+  migrations?: URL | undefined;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -71,7 +76,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (!SCHEMA_NAME.test(options.schema)) throw new Error(`invalid schema name ${options.schema}`);
   return options.url
     ? openPostgres(options.url, options.schema, options.poolSize ?? 10, options.statementTimeoutMs ?? 60_000)
-    : openPGlite(options.dataDir, options.schema, options.owner);
+    : openPGlite(options.dataDir, options.schema, options.owner, options.migrations);
 }
 
 // int8 (counts, sums) as numbers on both backends, like PGlite does by default.
@@ -172,12 +177,12 @@ async function openPostgres(url: string, schema: string, max: number, statementT
   };
 }
 
-async function openPGlite(dataDir: string, schema: string, owner?: string): Promise<Database> {
+async function openPGlite(dataDir: string, schema: string, owner?: string, migrations?: URL): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
   const lock: DirectoryLock = lockDirectory(dataDir, owner ?? schema);
   let db: PGlite;
   try {
-    await seedCluster(dataDir);
+    await seedCluster(dataDir, migrations && { schema, migrations });
     db = await PGlite.create({ dataDir, startParams: [...EMBEDDED_START_PARAMS] });
     await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}, public;`);
   } catch (err) {

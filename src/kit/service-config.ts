@@ -97,6 +97,7 @@ export async function openServiceDatabase(
     schema: service,
     poolSize: options.poolSize,
     owner: service,
+    migrations: options.migrations,
   });
   try {
     if (options.migrations) await migrate(db, options.migrations);

@@ -48,6 +48,8 @@ export interface Service {
   variables: string[];
   /** The declarations of those variables (parser, default, doc), for `.env.example` (src/platform/env-example.ts). */
   spec: Spec;
+  /** The folder of the service's ordered `.sql` migrations (the install migrates a cluster with them: scripts/build.ts). */
+  migrations: URL;
   load(env: NodeJS.ProcessEnv): LoadedService;
 }
 
@@ -77,6 +79,7 @@ export function defineService<C extends CommonConfig>(definition: ServiceDefinit
     usage: definition.usage ?? (async () => []),
     variables: Object.values(definition.spec).map((v) => v.name),
     spec: definition.spec,
+    migrations: definition.migrations,
     load(env) {
       const config = definition.loadConfig(env);
       const command = definition.command;
