@@ -27,10 +27,10 @@ export const auditSpec = {
     doc: 'Audit jobs one instance runs at a time (each a browser context in the shared Chromium). `0` runs no worker: the instance only answers the API, other instances do the work.',
   }),
   pageConcurrency: int('AUDIT_PAGE_CONCURRENCY', {
-    default: 4,
+    default: 3,
     min: 1,
     max: 32,
-    doc: "Pages of one audit (a crawl) loaded and checked at a time, each a page in the audit's browser context. A page spends much of its time waiting for the network to go quiet, so more pages than cores keeps the cores busy.",
+    doc: "Pages of one audit (a crawl) loaded and checked at a time, each a page in the audit's browser context. A page spends much of its time waiting for the network to go quiet, so more pages than cores keeps the cores busy; 3 measured as fast as 4 on two cores with less memory (bench/README.md).",
   }),
   maxElementsPerRule: int('AUDIT_MAX_ELEMENTS_PER_RULE', {
     default: 100,

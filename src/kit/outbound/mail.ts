@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import { redactUrl } from '../logger.ts';
 
@@ -23,20 +23,24 @@ export interface Mailer {
 
 /** Mail over SMTP (a `smtp://` or `smtps://` URL). The log names recipients and subject, never the body. */
 export function smtpMailer(smtpUrl: string | undefined, from: string, log: FastifyBaseLogger, setting: string): Mailer {
-  const transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : undefined;
+  // nodemailer is loaded at the first mail, not at start: most processes of a service never send one, and its
+  // modules are ~5 MB of heap in each (bench/README.md, audit memory, issue 33).
+  let transport: Promise<Transporter> | undefined;
+  const open = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl)));
   return {
-    configured: transport !== undefined,
+    configured: smtpUrl !== undefined && smtpUrl !== '',
     async send(mail) {
       const logged = {
         to: mail.to,
         subject: mail.subject,
         ...(mail.secretLinks?.length ? { links: mail.secretLinks.map(redactUrl) } : {}),
       };
-      if (!transport) {
+      if (!smtpUrl) {
         log.warn(logged, `mail not sent: ${setting} is not set`);
         return false;
       }
-      await transport.sendMail({
+      await (await open()).sendMail({
         from,
         to: Array.isArray(mail.to) ? [...mail.to] : (mail.to as string),
         subject: mail.subject,
