@@ -29,7 +29,7 @@ export function smtpMailer(smtpUrl: string | undefined, from: string, log: Fasti
   const open = () =>
     (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl)));
   return {
-    configured: smtpUrl !== undefined && smtpUrl !== '',
+    configured: Boolean(smtpUrl),
     async send(mail) {
       const logged = {
         to: mail.to,
