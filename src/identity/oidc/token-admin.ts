@@ -13,7 +13,12 @@ export interface TokenView {
   last_used_at: string | null;
 }
 
-/** A principal's live tokens, newest first (never the values: those are not stored), `limit` of them after the position `after`. */
+/**
+ * A principal's live tokens, newest first (never the values: those are not stored), `limit` of them after the position `after`.
+ * The ORDER BY names the table's column: a bare `created_at` there is the output column of that name, the text cut to the
+ * millisecond, so two tokens of one millisecond (an access token and its refresh token) would be sorted by id alone while
+ * the cursor compares the exact times, and the next page would skip one.
+ */
 export async function listTokens(
   db: Database,
   principalId: string,
@@ -26,7 +31,7 @@ export async function listTokens(
        FROM oauth_tokens
       WHERE principal_id = $1 AND NOT revoked AND consumed_at IS NULL AND coalesce(refresh_expires_at, access_expires_at) > now()
         AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
-      ORDER BY created_at DESC, id DESC LIMIT $4`,
+      ORDER BY oauth_tokens.created_at DESC, oauth_tokens.id DESC LIMIT $4`,
     [principalId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
   );
   return r.rows.map(({ sort_at, ...t }) => ({ ...t, position: [sort_at, t.id] }));
