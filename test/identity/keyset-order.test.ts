@@ -4,6 +4,9 @@ import { openDatabase, type Database } from '../../src/kit/db.ts';
 import { migrate } from '../../src/kit/migrations.ts';
 import { MIGRATIONS } from '../../src/identity/app.ts';
 import { listTokens } from '../../src/identity/oidc/token-admin.ts';
+import { listSessions } from '../../src/identity/people/sessions.ts';
+import { listExchanges } from '../../src/identity/delegation/store.ts';
+import { listDeliveries } from '../../src/identity/webhooks/store.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 
 // Keyset-paginated lists whose rows show their creation time cut to the millisecond: two rows of one millisecond, the
@@ -65,4 +68,57 @@ test("a principal's tokens of one millisecond: newest first, and the pages give 
     'newest first, by the exact creation time',
   );
   assert.deepEqual(await walk((page) => listTokens(db, principalId, page)), [NEWER.id, OLDER.id]);
+});
+
+test("a person's login sessions of one millisecond: newest first, and the pages give both", async () => {
+  for (const row of [OLDER, NEWER]) {
+    await db.query(
+      `INSERT INTO login_sessions (id, token_hash, principal_id, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, now() + interval '1 hour')`,
+      [row.id, `hash-${row.id}`, principalId, row.at],
+    );
+  }
+  assert.deepEqual(
+    (await listSessions(db, principalId, { limit: 100 })).map((s) => s.id),
+    [NEWER.id, OLDER.id],
+  );
+  assert.deepEqual(await walk((page) => listSessions(db, principalId, page)), [NEWER.id, OLDER.id]);
+});
+
+test('delegation exchanges of one millisecond: newest first, and the pages give both', async () => {
+  for (const row of [OLDER, NEWER]) {
+    await db.query(
+      `INSERT INTO delegation_exchanges (id, created_at, principal_id, actor_id, delegation_chain, client_id, outcome)
+       VALUES ($1, $2, $3, $3, '[]', 'c', 'issued')`,
+      [row.id, row.at, principalId],
+    );
+  }
+  assert.deepEqual(
+    (await listExchanges(db, principalId, { limit: 100 })).map((x) => x.id),
+    [NEWER.id, OLDER.id],
+  );
+  assert.deepEqual(await walk((page) => listExchanges(db, principalId, page)), [NEWER.id, OLDER.id]);
+});
+
+test("a webhook's deliveries past id 9: newest first by number, and the pages give every one", async () => {
+  const webhookId = (
+    await db.query<{ id: string }>(
+      "INSERT INTO webhooks (url, secret_sealed) VALUES ('https://hooks.example/x', 'sealed') RETURNING id",
+    )
+  ).rows[0]!.id;
+  await db.query(
+    "INSERT INTO webhook_deliveries (webhook_id, event_type) SELECT $1, 'test' FROM generate_series(1, 12)",
+    [webhookId],
+  );
+  const all = (await listDeliveries(db, webhookId, { limit: 100 })).map((d) => Number(d.id));
+  assert.deepEqual(all, [12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+  const seen: number[] = [];
+  let before: string | undefined;
+  for (;;) {
+    const rows = await listDeliveries(db, webhookId, { before, limit: 6 });
+    seen.push(...rows.slice(0, 5).map((d) => Number(d.id)));
+    if (rows.length <= 5) break;
+    before = rows[4]!.id;
+  }
+  assert.deepEqual(seen, all);
 });

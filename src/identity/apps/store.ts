@@ -251,7 +251,7 @@ export async function listSecrets(
   const r = await db.query<SecretInfo & { sort_at: string }>(
     `SELECT ${SECRET_COLUMNS}, created_at::text AS sort_at
        FROM oauth_app_secrets WHERE app_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
-      ORDER BY created_at, id LIMIT $4`,
+      ORDER BY oauth_app_secrets.created_at, oauth_app_secrets.id LIMIT $4`,
     [appId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
   );
   return r.rows.map(({ sort_at, ...s }) => ({ ...s, position: [sort_at, s.id] }));

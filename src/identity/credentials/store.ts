@@ -121,7 +121,7 @@ export async function listCredentials(
   const r = await db.query<CredentialView & { sort_at: string }>(
     `SELECT ${COLUMNS}, created_at::text AS sort_at FROM credentials
       WHERE principal_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
-      ORDER BY created_at, id LIMIT $4`,
+      ORDER BY credentials.created_at, credentials.id LIMIT $4`,
     [principalId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
   );
   return r.rows.map(({ sort_at, ...c }) => ({ ...c, position: [sort_at, c.id] }));

@@ -192,7 +192,7 @@ export async function listExchanges(
             ${isoUtc('expires_at')} AS expires_at, created_at::text AS sort_at
        FROM delegation_exchanges
       WHERE (principal_id = $1 OR actor_id = $1) AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
-      ORDER BY created_at DESC, id DESC LIMIT $4`,
+      ORDER BY delegation_exchanges.created_at DESC, delegation_exchanges.id DESC LIMIT $4`,
     [principalId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
   );
   return r.rows.map(({ sort_at, ...x }) => ({ ...x, position: [sort_at, x.id] }));

@@ -95,7 +95,7 @@ export async function listInvites(
   const r = await db.query<Invite & { sort_at: string }>(
     `SELECT ${COLUMNS}, created_at::text AS sort_at FROM invites
       WHERE organization_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4::uuid))
-      ORDER BY created_at, id LIMIT $5`,
+      ORDER BY invites.created_at, invites.id LIMIT $5`,
     [organizationId, page.status ?? null, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
   );
   return r.rows.map(({ sort_at, ...i }) => ({ ...i, position: [sort_at, i.id] }));

@@ -27,7 +27,7 @@ export async function listSessions(
        FROM login_sessions
       WHERE principal_id = $1 AND expires_at > now()
         AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
-      ORDER BY created_at DESC, id DESC LIMIT $4`,
+      ORDER BY login_sessions.created_at DESC, login_sessions.id DESC LIMIT $4`,
     [principalId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
   );
   return r.rows.map(({ sort_at, ...s }) => ({ ...s, position: [sort_at, s.id] }));

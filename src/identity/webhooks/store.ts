@@ -34,7 +34,7 @@ const COLUMNS = `id, url, description, event_types AS events, enabled,
   ${isoUtc('created_at')} AS created_at, ${isoUtc('updated_at')} AS updated_at`;
 
 export async function listWebhooks(db: Queryable): Promise<Webhook[]> {
-  return (await db.query<Webhook>(`SELECT ${COLUMNS} FROM webhooks ORDER BY created_at, id`)).rows;
+  return (await db.query<Webhook>(`SELECT ${COLUMNS} FROM webhooks ORDER BY webhooks.created_at, webhooks.id`)).rows;
 }
 
 export async function findWebhook(db: Queryable, id: string): Promise<Webhook | undefined> {
@@ -109,7 +109,7 @@ export async function listDeliveries(
             ${isoUtc('delivered_at')} AS delivered_at
        FROM webhook_deliveries
       WHERE webhook_id = $1 AND ($2::text IS NULL OR state = $2) AND ($3::bigint IS NULL OR id < $3)
-      ORDER BY id DESC LIMIT $4`,
+      ORDER BY webhook_deliveries.id DESC LIMIT $4`,
     [webhookId, filter.state ?? null, filter.before ?? null, filter.limit],
   );
   return r.rows;

@@ -35,7 +35,7 @@ export async function listProjects(db: Queryable, page?: PageRequest): Promise<P
   const { rows } = await db.query<Project & { sort_at: string }>(
     `SELECT ${PROJECT_COLUMNS}, created_at::text AS sort_at FROM projects
       WHERE $1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::text)
-      ORDER BY created_at, id LIMIT $3`,
+      ORDER BY projects.created_at, projects.id LIMIT $3`,
     [page?.after?.[0] ?? null, page?.after?.[1] ?? null, page?.limit ?? null],
   );
   return positioned(rows);

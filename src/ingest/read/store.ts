@@ -83,7 +83,7 @@ export async function listEvents(
   let rows: Row[];
   if (!unfiltered) {
     ({ rows } = await db.query<Row>(
-      `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY event_ts DESC, id DESC LIMIT ${limit}`,
+      `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY events.event_ts DESC, events.id DESC LIMIT ${limit}`,
       params,
     ));
   } else {
@@ -139,7 +139,7 @@ function eachTypeNewestFirst(where: string, limit: string): string {
         ORDER BY event_ts DESC, id DESC LIMIT ${limit}) e
       WHERE t.event_type IS NOT NULL
       ORDER BY e.event_ts DESC, e.id DESC LIMIT ${limit}) page
-    ORDER BY event_ts DESC, id DESC`;
+    ORDER BY page.event_ts DESC, page.id DESC`;
 }
 
 /**
@@ -154,7 +154,7 @@ export async function getEvent(
   const { rows } = await db.query<Row & { body: string }>(
     `SELECT ${COLUMNS}, body::text AS body
      FROM events WHERE project_id = $1 AND event_id = $2
-     ORDER BY event_ts DESC, id DESC LIMIT 1`,
+     ORDER BY events.event_ts DESC, events.id DESC LIMIT 1`,
     [projectId, eventId],
   );
   const row = rows[0];

@@ -120,7 +120,7 @@ export function apiKeyTable<R extends ApiKeyRecord = ApiKeyRecord>(options: ApiK
         `SELECT ${columns}, created_at::text AS sort_at FROM api_keys
           WHERE ($1::text IS NULL${owner ? ` OR ${owner.column} = $1` : ''})
             AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::text))
-          ORDER BY created_at, id LIMIT $4`,
+          ORDER BY api_keys.created_at, api_keys.id LIMIT $4`,
         [
           owner ? withOwner(query.owner) : null,
           query.page?.after?.[0] ?? null,
