@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { StartupError } from './start-errors.ts';
 
 /**
@@ -7,6 +7,8 @@ import { StartupError } from './start-errors.ts';
  * caller decides what an outage means for it; ioredis keeps reconnecting in the background.
  */
 export async function connectRedis(url: string, timeoutMs = 3_000): Promise<Redis> {
+  // Loaded here, not at start: most installs have no Redis, and ioredis is ~2 MB of heap (bench/README.md, issue 33).
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: timeoutMs });
   // Connection errors are retried by ioredis itself; without a listener each would be an unhandled 'error' event.
   let lastError: Error | undefined;

@@ -1,10 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
-import { parse as parseYaml } from 'yaml';
+import { lazyPackage } from '../../kit/lazy-package.ts';
 import { CommandFailure } from '../../kit/cli-runner.ts';
 import { CrawlOptions, Level, Version } from '../request/schema.ts';
 import { SessionOptions } from '../session/schema.ts';
+
+const yaml = lazyPackage<typeof import('yaml')>('yaml');
 
 const Impact = Type.Union([
   Type.Literal('critical'),
@@ -71,7 +73,7 @@ export function checkedFile<S extends TSchema>(path: string, schema: S, what: st
   }
   let value: unknown;
   try {
-    value = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    value = path.endsWith('.json') ? JSON.parse(text) : yaml().parse(text);
   } catch (err) {
     throw new CommandFailure(
       `${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`,

@@ -1,11 +1,19 @@
-import { XMLParser } from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
+import { lazyPackage } from '../../kit/lazy-package.ts';
 
-const parser = new XMLParser({
-  ignoreAttributes: true,
-  removeNSPrefix: true,
-  processEntities: true,
-  htmlEntities: false,
-});
+const fastXmlParser = lazyPackage<typeof import('fast-xml-parser')>('fast-xml-parser');
+
+let parser: XMLParser | undefined;
+
+function sitemapParser(): XMLParser {
+  parser ??= new (fastXmlParser().XMLParser)({
+    ignoreAttributes: true,
+    removeNSPrefix: true,
+    processEntities: true,
+    htmlEntities: false,
+  });
+  return parser;
+}
 
 export interface ParsedSitemap {
   /** Page URLs of a `<urlset>`. */
@@ -20,7 +28,7 @@ const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Arra
 export function parseSitemap(xml: string): ParsedSitemap {
   let doc: Record<string, unknown>;
   try {
-    doc = parser.parse(xml) as Record<string, unknown>;
+    doc = sitemapParser().parse(xml) as Record<string, unknown>;
   } catch {
     return { pages: [], sitemaps: [] };
   }

@@ -1,4 +1,3 @@
-import axe from 'axe-core';
 import type { BrowserContext } from 'playwright-core';
 import { crawlPages } from '../crawl/pool.ts';
 import { SiteCrawl, type OnPage } from '../crawl/site-crawl.ts';
@@ -14,7 +13,7 @@ import { signIn } from '../session/sign-in.ts';
 import type { SecretValues } from '../session/types.ts';
 import { AuditCancelledError, AuditFailedError, assertSomePageAudited } from './audit-errors.ts';
 import { withAuditBrowser } from './audit-browser.ts';
-import { AxeRunner } from './axe-runner.ts';
+import { AXE_VERSION, AxeRunner } from './axe-runner.ts';
 import type { BrowserHost } from './browser-host.ts';
 import { visitPage, type PageTiming } from './page-audit.ts';
 import { ruleImpact } from './rule-impacts.ts';
@@ -88,7 +87,7 @@ async function auditSite(
       pages: crawl.pages.map((page, index) => ({ ...page, mergedUrls: crawl.same.mergedInto(index) })),
       ruleImpact,
       engine: {
-        axeVersion: axe.version,
+        axeVersion: AXE_VERSION,
         browser: `Chromium ${browserVersion}`.trim(),
         maxElementsPerRule: options.maxElementsPerRule,
       },

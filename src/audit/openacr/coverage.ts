@@ -1,6 +1,9 @@
-import axe from 'axe-core';
+import { lazyPackage } from '../../kit/lazy-package.ts';
 import { criteriaOf } from '../engine/axe-tags.ts';
 import { BROWSER_CHECKS } from '../engine/checks/registry.ts';
+
+/** axe-core's readable build in Node, only for its rules' metadata: ~3 MB of heap a service without OpenACR reports never needs. */
+const axe = lazyPackage<typeof import('axe-core')>('axe-core');
 
 /**
  * Which WCAG success criteria axe-core's rules check, from the rules' own metadata: a tag `wcagNNN` names a
@@ -25,7 +28,7 @@ function criterionOf(tag: string): string | undefined {
 let cache: RuleCoverage[] | undefined;
 
 export function axeRuleCoverage(): RuleCoverage[] {
-  cache ??= axe
+  cache ??= axe()
     .getRules()
     .filter((r) => !r.tags.includes('experimental') && !r.tags.includes('deprecated'))
     .map((r) => ({
@@ -60,5 +63,3 @@ export function deepRulesCovering(criterion: string): string[] {
     (c) => c.rule.id,
   );
 }
-
-export const AXE_VERSION: string = axe.version;

@@ -1,5 +1,7 @@
-import { Document, Scalar } from 'yaml';
+import { lazyPackage } from '../../kit/lazy-package.ts';
 import type { OpenAcr } from './report.ts';
+
+const yaml = lazyPackage<typeof import('yaml')>('yaml');
 
 export type OpenAcrFormat = 'yaml' | 'json';
 
@@ -13,6 +15,7 @@ export const CONTENT_TYPES: Record<OpenAcrFormat, string> = {
  * js-yaml's default schema before v4) would otherwise turn an unquoted date into a date object.
  */
 export function toYaml(report: OpenAcr): string {
+  const { Document, Scalar } = yaml();
   const doc = new Document(report);
   const node = doc.get('report_date', true);
   if (node instanceof Scalar) node.type = Scalar.QUOTE_DOUBLE;
