@@ -16,13 +16,14 @@ import type { BrowserContext, Frame, Page } from 'playwright-core';
  * Options and `axe.configure` are those `analyze()` uses, so results are the same (help URLs included).
  */
 
+const require = createRequire(import.meta.url);
 /**
  * axe's minified build (650 KB), the same code as `axe.source` (the 1.5 MB readable build that `analyze()`
  * sends): each frame and page gets it through the browser protocol and compiles it, so size is time.
  */
-const SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 /** The version of the axe the pages get, from its package: importing axe-core in Node for `axe.version` held ~3 MB of heap. */
-export const AXE_VERSION = (createRequire(import.meta.url)('axe-core/package.json') as { version: string }).version;
+export const AXE_VERSION = (require('axe-core/package.json') as { version: string }).version;
 /** The configure call is `analyze()`'s for runPartial-capable axe (allowedOrigins, branding), so results match. */
 const CONFIGURE = 'axe.configure({ allowedOrigins: ["<same_origin>"], branding: { application: "playwright" } });';
 
