@@ -158,8 +158,11 @@ describe('the dashboard web app: the query workflow', () => {
 
     // Back on the list: who changed it now, then rename and delete, all from the keyboard.
     await page.getByRole('link', { name: 'All saved queries' }).click();
-    await page.getByRole('row', { name: /Sales by country/ }).waitFor();
-    assert.match(await page.getByRole('row', { name: /Sales by country/ }).innerText(), /by Eve Editor/);
+    // The list first shows what it had cached (the save marked it stale), then its refetch: wait for the refetched row.
+    await page
+      .getByRole('row', { name: /Sales by country/ })
+      .filter({ hasText: 'by Eve Editor' })
+      .waitFor();
     await page.getByRole('button', { name: 'Rename Old report' }).focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Rename "Old report"' });
