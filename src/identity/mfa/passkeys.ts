@@ -65,7 +65,7 @@ const ts = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-D
 export async function listPasskeys(db: Queryable, principalId: string): Promise<PasskeyView[]> {
   const r = await db.query<PasskeyView>(
     `SELECT id, name, ${ts('created_at')} AS created_at, ${ts('last_used_at')} AS last_used_at FROM credentials
-      WHERE principal_id = $1 AND ${LIVE} ORDER BY credentials.created_at, id`,
+      WHERE principal_id = $1 AND ${LIVE} ORDER BY credentials.created_at, credentials.id`,
     [principalId],
   );
   return r.rows;

@@ -56,7 +56,7 @@ export async function liveDelegatedTokens(
        FROM oauth_tokens
       WHERE principal_id = $1 AND delegation_chain IS NOT NULL AND NOT revoked AND access_expires_at > now()
         AND delegation_chain ?| $2::text[]
-      ORDER BY oauth_tokens.created_at DESC, id`,
+      ORDER BY oauth_tokens.created_at DESC, oauth_tokens.id`,
     [principalId, agentIds],
   );
   return r.rows;
