@@ -115,3 +115,36 @@ test('the whole cluster down: 503 with Retry-After and /ready 503, never a 202; 
   );
   assert.ok([...counts.values()].every((n) => n === 1));
 });
+
+test('a start while a server of the cluster has not joined yet waits for it to place the stream, then takes events', async () => {
+  cluster = await startNatsCluster(3, 'logjoin', 2);
+  await cluster.ready();
+  const late = cluster.nodes[2]!;
+  // The service's requests to create the stream, seen on the cluster: a second one means the first was refused for
+  // want of peers (two servers cannot place three replicas) and the start is waiting, not failed.
+  const watcher = await connect({ servers: cluster.nodes[0]!.url });
+  const creates = watcher.subscribe('$JS.API.STREAM.CREATE.INGEST_EVENTS', { max: 2 });
+  await watcher.flush();
+  const retried = (async () => {
+    let seen = 0;
+    for await (const _ of creates) seen++;
+    return seen === 2 ? 'retried' : `${seen} requests`;
+  })();
+  const starting = startIngest(logEnv(cluster.servers), 'logjoin');
+  const early = starting.then(
+    () => 'started with a server down',
+    (err: Error) => err.message,
+  );
+  assert.equal(await Promise.race([retried, early]), 'retried');
+  await watcher.close();
+  await late.start();
+  h = await starting;
+
+  const { projectId, key } = await h.project();
+  const batch = events(projectId, 20, 'joined-');
+  assert.equal((await post(h.app, key, batch)).statusCode, 202);
+  await waitStored(
+    h.sql,
+    batch.map((e) => e.event_id as string),
+  );
+});

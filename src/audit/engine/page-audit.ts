@@ -93,11 +93,11 @@ export async function visitPage(
   refusals: readonly Refusal[],
   signal?: AbortSignal,
 ): Promise<PageVisit> {
-  const started = Date.now();
-  const elapsed = () => Date.now() - started;
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
   if (signal?.aborted) throw new PageCancelled();
   const refusalsBefore = refusals.length;
-  const deadline = visitDeadline(options.timing.timeoutMs + options.deepBudgetMs, signal);
+  const deadline = visitDeadline(options.timing.timeoutMs + options.deepBudgetMs, signal, started);
   const answer: Answer = { httpStatus: null };
   const opening = openVisitPage(context);
   try {

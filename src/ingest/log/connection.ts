@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   AckPolicy,
@@ -9,9 +10,17 @@ import {
   RetentionPolicy,
   StorageType,
   type JetStreamManager,
+  type StreamConfig,
 } from '@nats-io/jetstream';
 import { StartupError } from '../../kit/start-errors.ts';
 import { withoutCredentials, type LogConfig } from './config.ts';
+
+/**
+ * A cluster whose servers are still starting or joining answers "no suitable peers for placement" just as one too
+ * small for the replicas does: a start alongside the cluster (a compose file, a reboot) waits this long for them.
+ */
+const PLACEMENT_WAIT_MS = 30_000;
+const PLACEMENT_RETRY_MS = 250;
 
 /** Loaders may hold this many events between delivery and acknowledgement, all loaders together. */
 const MAX_ACK_PENDING = 200_000;
@@ -67,28 +76,42 @@ async function ensureStream(jsm: JetStreamManager, config: LogConfig): Promise<v
   } catch (err) {
     if (!notFound(err, JetStreamApiCodes.StreamNotFound)) throw err;
   }
-  try {
-    await jsm.streams.add({
-      name,
-      subjects: [config.jetstreamSubject],
-      // Each event is removed once a loader acknowledged it (stored): the stream holds only what storage lacks.
-      retention: RetentionPolicy.Workqueue,
-      storage: StorageType.File,
-      num_replicas: config.jetstreamReplicas,
-      duplicate_window: config.jetstreamDuplicateWindowSeconds * 1e9,
-      // Full: new events are refused (503 to the client), never old ones dropped.
-      discard: DiscardPolicy.New,
-      max_bytes: config.jetstreamMaxBytes > 0 ? config.jetstreamMaxBytes : -1,
-    });
-  } catch (err) {
-    // Another instance created it meanwhile.
-    if ((await jsm.streams.info(name).catch(() => undefined)) === undefined) {
-      const replicas = /insufficient resources|replicas|no suitable peers/i.test((err as Error).message)
-        ? ` (INGEST_JETSTREAM_REPLICAS=${config.jetstreamReplicas} needs a cluster of at least that many JetStream servers)`
-        : '';
-      throw new StartupError(`cannot create stream ${name}: ${(err as Error).message}${replicas}`, { cause: err });
+  const placementDeadline = Date.now() + PLACEMENT_WAIT_MS;
+  for (;;) {
+    try {
+      await jsm.streams.add(streamConfig(config));
+      return;
+    } catch (err) {
+      // Another instance created it meanwhile.
+      if ((await jsm.streams.info(name).catch(() => undefined)) !== undefined) return;
+      const message = (err as Error).message;
+      const noPeers = /no suitable peers/i.test(message);
+      if (noPeers && Date.now() < placementDeadline) {
+        await sleep(PLACEMENT_RETRY_MS);
+        continue;
+      }
+      const replicas =
+        noPeers || /insufficient resources|replicas/i.test(message)
+          ? ` (INGEST_JETSTREAM_REPLICAS=${config.jetstreamReplicas} needs a cluster of at least that many JetStream servers${noPeers ? `, all running: tried for ${PLACEMENT_WAIT_MS / 1000} s` : ''})`
+          : '';
+      throw new StartupError(`cannot create stream ${name}: ${message}${replicas}`, { cause: err });
     }
   }
+}
+
+function streamConfig(config: LogConfig): Partial<StreamConfig> & { name: string } {
+  return {
+    name: config.jetstreamStream,
+    subjects: [config.jetstreamSubject],
+    // Each event is removed once a loader acknowledged it (stored): the stream holds only what storage lacks.
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    num_replicas: config.jetstreamReplicas,
+    duplicate_window: config.jetstreamDuplicateWindowSeconds * 1e9,
+    // Full: new events are refused (503 to the client), never old ones dropped.
+    discard: DiscardPolicy.New,
+    max_bytes: config.jetstreamMaxBytes > 0 ? config.jetstreamMaxBytes : -1,
+  };
 }
 
 async function ensureConsumer(jsm: JetStreamManager, config: LogConfig): Promise<void> {
