@@ -34,7 +34,12 @@ export async function startIngest(env: Record<string, string> = {}, label = 'ing
     INGEST_ADMIN_TOKEN: ADMIN_TOKEN,
     ...env,
   });
-  const app = await buildIngestApp(config);
+  // A start that fails (the test expects it or not) leaves no database or folder behind.
+  const app = await buildIngestApp(config).catch(async (err: unknown) => {
+    await database.drop();
+    dataDir.remove();
+    throw err;
+  });
   const sql = new pg.Client({ connectionString: database.url });
   // Outage tests terminate every connection to the database, this one included.
   sql.on('error', () => {});

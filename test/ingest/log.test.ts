@@ -186,12 +186,13 @@ test('a stream of 5 replicas on a cluster of 3 stops the start naming the settin
     INGEST_JETSTREAM_STREAM: 'WIDE',
     INGEST_JETSTREAM_SUBJECT: 'ingest.wide',
     INGEST_JETSTREAM_REPLICAS: '5',
+    INGEST_JETSTREAM_PLACEMENT_WAIT_SECONDS: '1',
   });
   await assert.rejects(
     buildIngestApp(config),
     (err: Error) =>
       err instanceof StartupError &&
-      /^cannot create stream WIDE: .*INGEST_JETSTREAM_REPLICAS=5 needs a cluster of at least that many/.test(
+      /^cannot create stream WIDE: .*INGEST_JETSTREAM_REPLICAS=5 needs a cluster of at least that many JetStream servers, all running: tried for 1 s \(INGEST_JETSTREAM_PLACEMENT_WAIT_SECONDS\)/.test(
         err.message,
       ),
   );
@@ -219,5 +220,9 @@ test('bad log settings are refused at start, naming the variable', async () => {
     (err: Error) =>
       err instanceof ConfigError &&
       err.message === 'INGEST_JETSTREAM_STREAM must be letters, digits, "_" and "-" only, got "a.b"',
+  );
+  assert.throws(
+    () => loadIngestConfig({ DATABASE_URL: h.database.url, INGEST_JETSTREAM_PLACEMENT_WAIT_SECONDS: '-1' }),
+    (err: Error) => err instanceof ConfigError && /^INGEST_JETSTREAM_PLACEMENT_WAIT_SECONDS\b/.test(err.message),
   );
 });

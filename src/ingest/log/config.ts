@@ -25,6 +25,12 @@ export const logVariables = {
     max: 5,
     doc: 'Replicas of a stream created at start: a 202 waits until a majority of them hold the events. 3 needs a cluster of at least 3 servers; 1 for a single server (an event then lives on one disk until loaded).',
   }),
+  jetstreamPlacementWaitSeconds: int('INGEST_JETSTREAM_PLACEMENT_WAIT_SECONDS', {
+    default: 30,
+    min: 0,
+    max: 600,
+    doc: 'How long a start waits for the cluster to place a new stream\'s replicas: a cluster whose servers are still joining (started together with ingest, or rebooting) answers "no suitable peers" just as one too small for INGEST_JETSTREAM_REPLICAS does. `0`: fail at once.',
+  }),
   jetstreamDuplicateWindowSeconds: int('INGEST_JETSTREAM_DUPLICATE_WINDOW_SECONDS', {
     default: 120,
     min: 1,

@@ -17,9 +17,9 @@ import { withoutCredentials, type LogConfig } from './config.ts';
 
 /**
  * A cluster whose servers are still starting or joining answers "no suitable peers for placement" just as one too
- * small for the replicas does: a start alongside the cluster (a compose file, a reboot) waits this long for them.
+ * small for the replicas does: a start alongside the cluster (a compose file, a reboot) asks again this often, for
+ * INGEST_JETSTREAM_PLACEMENT_WAIT_SECONDS.
  */
-const PLACEMENT_WAIT_MS = 30_000;
 const PLACEMENT_RETRY_MS = 250;
 
 /** Loaders may hold this many events between delivery and acknowledgement, all loaders together. */
@@ -76,7 +76,7 @@ async function ensureStream(jsm: JetStreamManager, config: LogConfig): Promise<v
   } catch (err) {
     if (!notFound(err, JetStreamApiCodes.StreamNotFound)) throw err;
   }
-  const placementDeadline = Date.now() + PLACEMENT_WAIT_MS;
+  const placementDeadline = Date.now() + config.jetstreamPlacementWaitSeconds * 1000;
   for (;;) {
     try {
       await jsm.streams.add(streamConfig(config));
@@ -92,7 +92,7 @@ async function ensureStream(jsm: JetStreamManager, config: LogConfig): Promise<v
       }
       const replicas =
         noPeers || /insufficient resources|replicas/i.test(message)
-          ? ` (INGEST_JETSTREAM_REPLICAS=${config.jetstreamReplicas} needs a cluster of at least that many JetStream servers${noPeers ? `, all running: tried for ${PLACEMENT_WAIT_MS / 1000} s` : ''})`
+          ? ` (INGEST_JETSTREAM_REPLICAS=${config.jetstreamReplicas} needs a cluster of at least that many JetStream servers${noPeers ? `, all running: tried for ${config.jetstreamPlacementWaitSeconds} s (INGEST_JETSTREAM_PLACEMENT_WAIT_SECONDS)` : ''})`
           : '';
       throw new StartupError(`cannot create stream ${name}: ${message}${replicas}`, { cause: err });
     }
