@@ -68,3 +68,18 @@ export async function metricValue(app: App, name: string): Promise<number | unde
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return line === undefined ? undefined : Number(line.split(' ')[1]);
 }
+
+/**
+ * Waits until `/ready` counts no event left in the stream, failing after `timeoutMs` with the last count. The backlog is
+ * read at most once a second, and an acknowledgement reaches every replica before the stream drops the event: seconds
+ * under a loaded machine.
+ */
+export async function waitStreamEmptied(app: App, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pending = (await app.inject({ method: 'GET', url: '/ready' })).json().log?.pending_events;
+    if (pending === 0) return;
+    if (Date.now() > deadline) assert.fail(`${pending} events still in the stream after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -8,7 +8,7 @@ import { loadIngestConfig } from '../../src/ingest/config.ts';
 import { StartupError } from '../../src/kit/start-errors.ts';
 import { freePort } from '../support/free-port.ts';
 import { ADMIN_TOKEN, startIngest, type IngestHarness } from './helpers.ts';
-import { events, logEnv, metricValue, post, storedCounts, waitStored } from './log-helpers.ts';
+import { events, logEnv, metricValue, post, storedCounts, waitStored, waitStreamEmptied } from './log-helpers.ts';
 import { startNatsCluster, type NatsCluster } from './nats-cluster.ts';
 
 let cluster: NatsCluster;
@@ -59,8 +59,7 @@ test('with the log on, the 202 comes from the stream: storage catches up through
     const counts = await waitStored(h.sql, ids);
     assert.ok([...counts.values()].every((n) => n === 1));
     assert.equal(await metricValue(loader, 'ingest_loader_events_total'), 1000);
-    const caught = async () => (await h.app.inject({ method: 'GET', url: '/ready' })).json().log.pending_events;
-    for (let i = 0; (await caught()) !== 0 && i < 50; i++) await new Promise((r) => setTimeout(r, 100));
+    await waitStreamEmptied(h.app);
     assert.deepEqual((await h.app.inject({ method: 'GET', url: '/ready' })).json(), {
       status: 'ready',
       log: { pending_events: 0, lag_seconds: 0 },
@@ -104,10 +103,8 @@ test('a message in the stream that is not an event row is dropped (counted, logg
     );
     const failures = (await loader.inject({ method: 'GET', url: '/metrics' })).body;
     assert.match(failures, /^ingest_loader_failures_total\{kind="malformed"\} 1$/m);
-    for (let i = 0; (await h.app.inject({ method: 'GET', url: '/ready' })).json().log.pending_events !== 0; i++) {
-      assert.ok(i < 50, 'the stream is emptied, the malformed message included');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    // The stream is emptied, the malformed message included.
+    await waitStreamEmptied(h.app);
   } finally {
     await loader.close();
   }
