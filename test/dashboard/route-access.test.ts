@@ -1,6 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { registeredRoutes, type RegisteredRoute } from '../../src/kit/app.ts';
+import { openDatabase } from '../../src/kit/db.ts';
+import { jwtKeys } from '../../src/dashboard/auth/jwt.ts';
+import { renderCredential } from '../../src/dashboard/subscriptions/render.ts';
 import { startDashboard, type DashboardServer } from './harness.ts';
 
 /** What the dashboard declares: the kit's PUBLIC, OPEN and LINK_VISITOR (src/dashboard/auth/access.ts), signedIn(role), signedInOnSource(role). */
@@ -42,6 +45,12 @@ describe('every dashboard route declares who may call it', () => {
       role: 'editor',
       dataSourceParam: 'id',
     });
+    // The POSTs a dashboard page makes to read: a subscription render's credential may call them (test below).
+    for (const url of [
+      '/api/v1/dashboards/:id/widgets/:widgetId/run',
+      '/api/v1/dashboards/:id/parameters/:name/options',
+    ])
+      assert.deepEqual(kindOf('POST', url), { kind: 'role', role: 'viewer', reads: true }, url);
     assert.deepEqual(kindOf('POST', '/api/v1/auth/refresh'), { kind: 'open' });
     assert.deepEqual(kindOf('GET', '/api/v1/public/dashboards/:token'), { kind: 'publicLink' });
     assert.deepEqual(kindOf('GET', '/*'), { kind: 'public' });
@@ -69,6 +78,58 @@ describe('every dashboard route declares who may call it', () => {
       }
     }
     assert.ok(checked >= 60, `${checked} requests`);
+  });
+
+  test("a subscription render's credential, made for an owner, passes only a viewer's GET routes and reading POSTs", async () => {
+    const owner = await s.signIn({ tenant: 'renders', role: 'owner' });
+    const db = await openDatabase({ url: s.database.url, dataDir: '/tmp/unused', schema: 'dashboard', poolSize: 1 });
+    const credential = await renderCredential(db, jwtKeys(s.config.jwtSecret, s.config.secretKey), {
+      id: owner.userId,
+      tenantId: owner.tenantId,
+      role: 'owner',
+      email: owner.email,
+      plan: 'enterprise',
+    });
+    const headers = { authorization: `Bearer ${credential.pair.accessToken}`, 'content-type': 'application/json' };
+    const passed: string[] = [];
+    let refused = 0;
+    try {
+      for (const r of routes.filter((x) => x.access?.kind === 'role')) {
+        const rule = r.access as unknown as { role: string; reads?: true };
+        const reads = rule.role === 'viewer' && (rule.reads === true || r.method === 'GET' || r.method === 'HEAD');
+        const res = await s.app.inject({
+          method: r.method as 'GET',
+          url: pathOf(r.url),
+          headers: WITH_BODY.has(r.method) ? headers : { authorization: headers.authorization },
+          ...(WITH_BODY.has(r.method) ? { payload: '{}' } : {}),
+        });
+        const what = `${r.method} ${r.url}: ${res.statusCode} ${res.body.slice(0, 200)}`;
+        if (reads) {
+          assert.ok(![401, 403].includes(res.statusCode), what);
+          passed.push(`${r.method} ${r.url}`);
+        } else {
+          assert.equal(res.statusCode, 403, what);
+          if (r.method !== 'HEAD')
+            assert.match(res.json().error.message, /subscription render's credential only reads/, what);
+          refused++;
+        }
+      }
+      assert.ok(passed.includes('GET /api/v1/dashboards/:id'), passed.join(', '));
+      assert.ok(passed.includes('POST /api/v1/dashboards/:id/widgets/:widgetId/run'), passed.join(', '));
+      assert.ok(refused >= 40, `${refused} routes refused`);
+      // The owner's own sign-in is not read-only: the same kind of route answers it.
+      const own = await s.request('POST', '/api/v1/dashboards', { as: owner, body: {} });
+      assert.equal(own.status, 400, JSON.stringify(own.body));
+    } finally {
+      await credential.revoke();
+      await db.close();
+    }
+    const after = await s.app.inject({
+      method: 'GET',
+      url: '/api/v1/dashboards',
+      headers: { authorization: headers.authorization },
+    });
+    assert.equal(after.statusCode, 401, 'revoked once the render is done');
   });
 
   test('a forged or malformed token is no better than none', async () => {

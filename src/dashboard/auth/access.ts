@@ -15,13 +15,17 @@ import type { AuthUser } from './user.ts';
  *   preflights), which a few page loads or a prober would otherwise use up;
  * - `OPEN`: anyone, counted against the address's limit (sign-in, refresh, first-run setup, the providers lists);
  * - `LINK_VISITOR`: anyone holding a public link's token, counted per address; the route itself looks the link up;
- * - `signedIn(role)`: a valid access token of a user with that role or above, counted against the tenant's limit.
+ * - `signedIn(role)`: a valid access token of a user with that role or above, counted against the tenant's limit;
+ *   `viewerReading()` the same for a viewer's POST that only reads. A subscription render's credential passes only
+ *   the viewer's rules, and of them only GET routes and `viewerReading()`.
  */
 export interface RoleRule extends AccessRule {
   readonly kind: 'role';
   readonly role: Role;
   /** The route's parameter naming a data source of the caller's tenant, read with the token (`signedInOnSource`). */
   readonly dataSourceParam?: string;
+  /** A POST that only reads (`viewerReading`). */
+  readonly reads?: true;
 }
 
 export const OPEN: AccessRule = Object.freeze({ kind: 'open' });
@@ -36,6 +40,16 @@ export function signedIn(role: Role): RoleRule {
     rules.set(role, rule);
   }
   return rule;
+}
+
+const READING: RoleRule = Object.freeze({ kind: 'role', role: 'viewer', reads: true });
+/**
+ * `signedIn('viewer')` on a POST that only reads: a widget's run and a parameter's options, whose bodies carry the
+ * dashboard's parameter values. A read-only credential (a subscription render's) may call these and the viewer's GET
+ * routes, and nothing else, whatever its user's role.
+ */
+export function viewerReading(): RoleRule {
+  return READING;
 }
 
 const sourceRules = new Map<Role, RoleRule>();
@@ -92,6 +106,12 @@ export function dashboardAccess(deps: AccessDeps): AccessChecks {
       if (!request.user) throw unauthorized();
       if (!roleAtLeast(request.user.role, rule.role))
         throw forbidden(`this needs the ${rule.role} role or above; you are ${request.user.role}`);
+      if (request.user.readOnly && !readsAsViewer(rule, request.method))
+        throw forbidden("a subscription render's credential only reads dashboards");
     },
   };
+}
+
+function readsAsViewer(rule: RoleRule, method: string): boolean {
+  return rule.role === 'viewer' && (rule.reads === true || method === 'GET' || method === 'HEAD');
 }

@@ -5,7 +5,7 @@ import { dataSourceColumns, dataSourceFrom, type DataSourceRow } from '../dataso
 import { unauthorized } from '../errors.ts';
 import { verifyAccessToken, type JwtKeys } from './jwt.ts';
 import type { Role } from './roles.ts';
-import type { AuthUser, Plan } from './user.ts';
+import { RENDER_SESSION, type AuthUser, type Plan } from './user.ts';
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
 
@@ -44,14 +44,22 @@ export async function identifyWithDataSource(
   const withSource = dataSourceId !== undefined;
   // The query route's statement is prepared (planned once per connection): every step is a primary-key or unique
   // lookup, whose generic plan is an index scan however big the tables grow (src/kit/db.ts on named statements).
-  const { rows } = await db.query<{ id: number; tenant_id: number; role: Role; email: string; plan: Plan }>(
+  const { rows } = await db.query<{
+    id: number;
+    tenant_id: number;
+    role: Role;
+    email: string;
+    plan: Plan;
+    read_only: boolean;
+  }>(
     withSource ? WITH_SOURCE : USER_ONLY,
     withSource ? [tokenHash, claims.uid, claims.tid, dataSourceId] : [tokenHash, claims.uid, claims.tid],
     withSource ? 'dashboard_identify_with_source' : undefined,
   );
   const r = rows[0];
   if (!r) return undefined;
-  const user = { id: r.id, tenantId: r.tenant_id, role: r.role, email: r.email, plan: r.plan, tokenHash };
+  const user: AuthUser = { id: r.id, tenantId: r.tenant_id, role: r.role, email: r.email, plan: r.plan, tokenHash };
+  if (r.read_only) user.readOnly = true;
   return { user, dataSource: withSource ? (dataSourceFrom(r, SOURCE_PREFIX) ?? null) : null };
 }
 
@@ -61,9 +69,10 @@ const USER_FROM = `FROM access_tokens a
        JOIN tenants t ON t.id = u.tenant_id`;
 const USER_WHERE = `WHERE a.token_hash = $1 AND a.revoked_at IS NULL AND a.expires_at > now()
         AND s.revoked_at IS NULL AND u.active AND u.id = $2 AND u.tenant_id = $3`;
-const USER_ONLY = `SELECT u.id, u.tenant_id, u.role, u.email, t.plan ${USER_FROM} ${USER_WHERE}`;
+const USER_COLUMNS = `u.id, u.tenant_id, u.role, u.email, t.plan, s.provider = '${RENDER_SESSION}' AS read_only`;
+const USER_ONLY = `SELECT ${USER_COLUMNS} ${USER_FROM} ${USER_WHERE}`;
 const SOURCE_PREFIX = 'ds_';
-const WITH_SOURCE = `SELECT u.id, u.tenant_id, u.role, u.email, t.plan, ${dataSourceColumns('d', SOURCE_PREFIX)} ${USER_FROM}
+const WITH_SOURCE = `SELECT ${USER_COLUMNS}, ${dataSourceColumns('d', SOURCE_PREFIX)} ${USER_FROM}
        LEFT JOIN data_sources d ON d.tenant_id = u.tenant_id AND d.id = $4 ${USER_WHERE}`;
 
 /** The caller, on a route declared `signedIn(...)` (its access check has already refused anyone else). */

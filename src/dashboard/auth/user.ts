@@ -12,7 +12,12 @@ export interface AuthUser {
   plan: Plan;
   /** The hash of the access token the request carried (absent when authentication is disabled). */
   tokenHash?: string | undefined;
+  /** A subscription render's credential (RENDER_SESSION): it may only read what a viewer reads (auth/access.ts). */
+  readOnly?: boolean;
 }
+
+/** The session provider of a subscription render's credential (subscriptions/render.ts). */
+export const RENDER_SESSION = 'subscription-render';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import { errorResponses } from '../../kit/errors.ts';
-import { signedIn } from '../auth/access.ts';
+import { viewerReading } from '../auth/access.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import { dashboardOf } from '../lookup.ts';
@@ -19,7 +19,7 @@ export function registerParameterRoutes(app: App, ctx: DashboardContext): void {
   app.post(
     '/api/v1/dashboards/:id/parameters/:name/options',
     {
-      config: { access: signedIn('viewer') },
+      config: { access: viewerReading() },
       schema: {
         operationId: 'dashboardParameterOptions',
         tags: ['dashboards'],

@@ -1,6 +1,6 @@
 import type { App } from '../../kit/app.ts';
 import { errorResponses } from '../../kit/errors.ts';
-import { signedIn } from '../auth/access.ts';
+import { viewerReading } from '../auth/access.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import { dashboardOf } from '../lookup.ts';
@@ -20,7 +20,7 @@ export function registerWidgetRunRoute(app: App, ctx: DashboardContext): void {
   app.post(
     '/api/v1/dashboards/:id/widgets/:widgetId/run',
     {
-      config: { access: signedIn('viewer') },
+      config: { access: viewerReading() },
       schema: {
         operationId: 'runDashboardWidget',
         tags: ['dashboards'],

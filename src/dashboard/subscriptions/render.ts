@@ -3,7 +3,7 @@ import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { CHROMIUM_ARGS, findChromium } from '../../kit/browser.ts';
 import type { Database } from '../../kit/db.ts';
 import { signAccessToken, type JwtKeys } from '../auth/jwt.ts';
-import type { AuthUser } from '../auth/user.ts';
+import { RENDER_SESSION, type AuthUser } from '../auth/user.ts';
 
 /** How long the render credential lives: enough to load a dashboard and run its widgets, nothing more. */
 const RENDER_TTL_SECONDS = 120;
@@ -12,13 +12,14 @@ const RENDER_TIMEOUT_MS = 60_000;
 /**
  * A credential for one render, as the subscription's owner: a session of its own holding one access token that lives
  * two minutes, revoked as soon as the screenshot is taken. It reaches the page through the page's storage (an init
- * script), never a URL, so it is in no address bar, history, proxy or request log.
+ * script), never a URL, so it is in no address bar, history, proxy or request log. Its session's provider makes it
+ * read-only: it reads what a viewer may read, as the owner, and changes nothing (auth/access.ts).
  */
-async function renderCredential(db: Database, keys: JwtKeys, owner: AuthUser) {
+export async function renderCredential(db: Database, keys: JwtKeys, owner: AuthUser) {
   const session = await db.query<{ id: number }>(
     `INSERT INTO sessions (user_id, provider, expires_at)
-     VALUES ($1, 'subscription-render', now() + make_interval(secs => $2)) RETURNING id::int AS id`,
-    [owner.id, RENDER_TTL_SECONDS],
+     VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING id::int AS id`,
+    [owner.id, RENDER_SESSION, RENDER_TTL_SECONDS],
   );
   const sessionId = session.rows[0]!.id;
   const now = Math.floor(Date.now() / 1000);
