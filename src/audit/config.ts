@@ -143,7 +143,7 @@ export const auditSpec = {
     "With identity and the dashboard started beside it by `platform start`, the dashboard's origin (the console) is allowed without this.",
   ),
   identityClientId: optionalStr('AUDIT_IDENTITY_CLIENT_ID', {
-    doc: "client_id of the audit service's own app at identity, used to introspect tokens: a confidential app registered as a resource server (`platform identity apps create --type service --resource-server`).",
+    doc: "client_id of the audit service's own app at identity, used to introspect tokens and to ask whether the maker of a console key still holds the audits right: a confidential app registered as a resource server (`platform identity apps create --type service --resource-server`).",
   }),
   identityClientSecret: optionalStr('AUDIT_IDENTITY_CLIENT_SECRET', {
     secret: true,

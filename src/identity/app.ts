@@ -18,6 +18,7 @@ import { identityAccess } from './access/checks.ts';
 import { identityOpenApi } from './assembly/openapi.ts';
 import { openServices } from './assembly/services.ts';
 import { startProvider } from './assembly/provider.ts';
+import { holdsScope } from './principals/held-scope.ts';
 import { registerRoutes } from './assembly/routes.ts';
 import { startDeliveries } from './webhooks/deliver.ts';
 import { startLogouts } from './oidc/back-channel-logout.ts';
@@ -37,6 +38,8 @@ export interface IdentityRuntime {
   reloadKeys(): Promise<boolean>;
   /** Checks an access token in identity's own store: what `platform start` gives the services it links (audit, ingest). */
   verifier: TokenVerifier;
+  /** Whether a principal holds a scope now (principals/held-scope.ts): what `platform start` gives audit for its console keys. */
+  holdsScope(subject: string, scope: string): Promise<boolean>;
 }
 
 const runtimes = new WeakMap<App, IdentityRuntime>();
@@ -124,6 +127,7 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
       scopes,
       reloadKeys: provider.reloadKeys,
       verifier,
+      holdsScope: (subject, scope) => holdsScope({ accounts, clients }, subject, scope),
     });
     return app;
   } catch (err) {

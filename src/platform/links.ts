@@ -2,6 +2,7 @@ import type { App } from '../kit/app.ts';
 import type { LoadedService } from '../kit/service.ts';
 import { VerifierUnavailableError, type TokenVerifier } from '../kit/auth/admin-guard.ts';
 import type { IdentityTokenLinks } from '../kit/links.ts';
+import type { HeldScopeCheck } from '../kit/auth/held-scope.ts';
 import type { IdentityConfig } from '../identity/config.ts';
 import { PLATFORM_DASHBOARD_CLIENT_ID, platformWebClient } from '../identity/apps/built-in-clients.ts';
 import { MIN_PASSWORD_LENGTH, ensureOwnerAccount } from '../identity/console/linked-owner.ts';
@@ -48,7 +49,16 @@ export function linkServices(started: { name: string; loaded: LoadedService }[])
     const { identityRuntime } = await import('../identity/app.ts');
     return identityRuntime(identityApp).verifier(token);
   };
-  const tokenLinks = (): IdentityTokenLinks => ({ verifier, corsOrigins: consoleOrigin ? [consoleOrigin] : [] });
+  const holdsScope: HeldScopeCheck = async (subject, scope) => {
+    if (!identityApp) throw new VerifierUnavailableError('the identity service is not running');
+    const { identityRuntime } = await import('../identity/app.ts');
+    return identityRuntime(identityApp).holdsScope(subject, scope);
+  };
+  const tokenLinks = (): IdentityTokenLinks => ({
+    verifier,
+    holdsScope,
+    corsOrigins: consoleOrigin ? [consoleOrigin] : [],
+  });
   const linkedAudit = identity && audit && !audit.identityUrl ? audit : undefined;
   const linkedIngest = identity && ingest && !ingest.identityUrl ? ingest : undefined;
   if (linkedAudit) {

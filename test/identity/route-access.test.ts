@@ -63,6 +63,7 @@ function expectedKind(url: string): string {
     return 'person';
   if (/^\/api\/v1\/(listings|licenses)(\/|$)/.test(url) || url === '/api/v1/organizations/:id/subscription')
     return 'market';
+  if (url === '/api/v1/held-scope') return 'resource-server';
   if (url.startsWith('/api/v1/')) return 'admin';
   if (url.startsWith('/account/') || url === '/agents' || url.startsWith('/agents/')) return 'signed-in';
   return 'unexpected';
@@ -118,6 +119,22 @@ test('a token that is no token is 401 on every such route, and a wrong content t
     });
     assert.equal(res.statusCode, 401, `${r.method} ${r.url}: ${res.body}`);
     assert.match(String(res.headers['www-authenticate']), /error="invalid_token"/, `${r.method} ${r.url}`);
+  }
+});
+
+test('the resource-server routes answer 401 with a Basic challenge to nobody, before reading the body', async () => {
+  const asked = routes.filter((r) => r.access!.kind === 'resource-server');
+  assert.ok(asked.length >= 1);
+  for (const r of asked) {
+    const res = await server.app.inject({
+      method: r.method as 'POST',
+      url: concrete(r.url),
+      headers: { 'content-type': 'application/json', authorization: 'Bearer not-a-client' },
+      payload: '{"not": json',
+    });
+    assert.equal(res.statusCode, 401, `${r.method} ${r.url}: ${res.body}`);
+    assert.equal(res.headers['www-authenticate'], 'Basic realm="identity"');
+    assert.equal(res.json().error.code, 'UNAUTHORIZED');
   }
 });
 
@@ -186,6 +203,7 @@ test('the OpenAPI document says what each route declares', async () => {
     market: [{ adminToken: [] }, { personToken: [] }],
     person: [{ personToken: [] }],
     'signed-in': [{ loginSession: [] }],
+    'resource-server': [{ clientBasic: [] }],
   };
   for (const r of routes.filter((x) => !x.hidden && x.method !== 'HEAD')) {
     const kind = r.access!.kind;

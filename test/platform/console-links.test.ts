@@ -164,4 +164,33 @@ describe('the console linked by platform start', () => {
     assert.equal((await call(p.url.audit!, '/api/v1/audits', tokens.access_token)).status, 401);
     assert.equal((await call(p.url.ingest!, '/api/v1/projects', tokens.access_token)).status, 401);
   });
+  test('a key made in the console stops at once when its maker loses the audits right, and counts again when given back', async () => {
+    const owner = (await signIn(OWNER)).tokens.access_token;
+    const userinfo = await call(p.url.identity!, '/oauth/userinfo', (await signIn(PLAIN)).tokens.access_token);
+    const paul = ((await userinfo.json()) as { sub: string }).sub;
+    const setRights = async (rights: string[]) => {
+      const r = await call(p.url.identity!, `/api/v1/principals/${paul}/console-rights`, owner, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ rights }),
+      });
+      assert.equal(r.status, 200, await r.text());
+    };
+    await setRights(['audits']);
+    const made = await call(p.url.audit!, '/api/v1/keys', (await signIn(PLAIN)).tokens.access_token, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'ci' }),
+    });
+    assert.equal(made.status, 201, await made.clone().text());
+    const { key } = (await made.json()) as { key: string };
+    assert.equal((await call(p.url.audit!, '/api/v1/audits', key)).status, 200);
+    // Linked, audit reads identity's own directory, which the change invalidates: no wait.
+    await setRights([]);
+    const refused = await call(p.url.audit!, '/api/v1/audits', key);
+    assert.equal(refused.status, 403);
+    assert.match(((await refused.json()) as { error: { message: string } }).error.message, /no longer holds/);
+    await setRights(['audits']);
+    assert.equal((await call(p.url.audit!, '/api/v1/audits', key)).status, 200);
+  });
 });

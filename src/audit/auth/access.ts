@@ -2,6 +2,7 @@ import type { AccessChecks, AccessRule } from '../../kit/access.ts';
 import { HttpError, codeForStatus } from '../../kit/errors.ts';
 import { DPOP_SCHEME_NOTE } from '../../kit/auth/dpop.ts';
 import { introspectionVerifier } from '../../kit/auth/introspection.ts';
+import { remoteHeldScope } from '../../kit/auth/held-scope.ts';
 import type { ApiKeyLookup } from '../../kit/api-keys/lookup.ts';
 import type { AuditServiceConfig } from '../config.ts';
 import { createAuditGuard, type AuditGuard } from './guard.ts';
@@ -39,18 +40,27 @@ export function auditAccessChecks(guard: AuditGuard): AccessChecks {
  * `platform start` runs identity beside audit (checked in identity's own store: config.links).
  */
 export function auditGuardFromConfig(keys: ApiKeyLookup, config: AuditServiceConfig): AuditGuard {
-  const linked = config.links?.verifier;
+  const linked = config.links;
+  const client = config.identityUrl
+    ? {
+        identityUrl: config.identityUrl,
+        clientId: config.identityClientId!,
+        clientSecret: config.identityClientSecret!,
+      }
+    : undefined;
   return createAuditGuard(
     keys,
     linked
-      ? { verifier: linked, requiredScope: config.requiredScope, publicUrl: config.publicUrl }
-      : config.identityUrl
+      ? {
+          verifier: linked.verifier,
+          holdsScope: linked.holdsScope,
+          requiredScope: config.requiredScope,
+          publicUrl: config.publicUrl,
+        }
+      : client
         ? {
-            verifier: introspectionVerifier({
-              identityUrl: config.identityUrl,
-              clientId: config.identityClientId!,
-              clientSecret: config.identityClientSecret!,
-            }),
+            verifier: introspectionVerifier(client),
+            holdsScope: remoteHeldScope(client),
             requiredScope: config.requiredScope,
             publicUrl: config.publicUrl,
           }

@@ -3,6 +3,7 @@ import type { ApiKeyLookup } from '../../kit/api-keys/lookup.ts';
 import { HttpError, codeForStatus } from '../../kit/errors.ts';
 import { VerifierUnavailableError, type TokenInfo, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import { dpopCheck, type PresentedToken } from '../../kit/auth/dpop.ts';
+import type { HeldScopeCheck } from '../../kit/auth/held-scope.ts';
 import { AUDIT_KEYS } from './keys.ts';
 
 declare module 'fastify' {
@@ -15,6 +16,9 @@ declare module 'fastify' {
 }
 
 export type AuditGuard = (request: FastifyRequest) => Promise<void>;
+
+/** The owner of what a person made with their access token, and of the keys they made in the console. */
+const TOKEN_OWNER = 'token:';
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="audit"' };
 
@@ -30,9 +34,44 @@ function unauthorized(message: string): HttpError {
  */
 export function createAuditGuard(
   keys: ApiKeyLookup,
-  tokens: { verifier: TokenVerifier; requiredScope: string; publicUrl?: string | undefined } | null,
+  tokens: {
+    verifier: TokenVerifier;
+    /** Whether a key's maker still holds the required scope: a console key counts only while they do. */
+    holdsScope: HeldScopeCheck;
+    requiredScope: string;
+    publicUrl?: string | undefined;
+  } | null,
 ): AuditGuard {
   const dpop = dpopCheck({ realm: 'audit', publicUrl: tokens?.publicUrl });
+  const unavailable = (request: FastifyRequest, err: VerifierUnavailableError, what: string) => {
+    request.log.warn({ err }, `identity did not answer: ${what} cannot be checked`);
+    return new HttpError(
+      503,
+      codeForStatus(503),
+      `${what} cannot be checked right now: the identity service did not answer`,
+      { headers: { 'retry-after': '5' } },
+    );
+  };
+  // A console key speaks for its maker (`token:<sub>`), so it counts only while they hold the right their own token would need.
+  const checkMaker = async (request: FastifyRequest, owner: string) => {
+    if (!tokens)
+      throw unauthorized(
+        'this API key was made in the console by a person of the identity service, and this service has no identity configured to check their right',
+      );
+    let held: boolean;
+    try {
+      held = await tokens.holdsScope(owner.slice(TOKEN_OWNER.length), tokens.requiredScope);
+    } catch (err) {
+      if (!(err instanceof VerifierUnavailableError)) throw err;
+      throw unavailable(request, err, "the right of this key's maker");
+    }
+    if (!held)
+      throw new HttpError(
+        403,
+        codeForStatus(403),
+        `the person who made this API key no longer holds the scope ${tokens.requiredScope}: their keys count again if it is given back`,
+      );
+  };
   return async (request) => {
     const header = request.headers.authorization;
     const apiKeyHeader = request.headers['x-api-key'];
@@ -54,6 +93,7 @@ export function createAuditGuard(
       if (presented) await dpop.check(request, presented, undefined);
       const holder = await keys.find(credential);
       if (!holder) throw unauthorized('invalid or revoked API key');
+      if (holder.owner?.startsWith(TOKEN_OWNER)) await checkMaker(request, holder.owner);
       request.auditOwner = holder.owner ?? `key:${holder.keyId}`;
       request.auditVia = 'key';
       return;
@@ -67,13 +107,7 @@ export function createAuditGuard(
       info = await tokens.verifier(credential);
     } catch (err) {
       if (!(err instanceof VerifierUnavailableError)) throw err;
-      request.log.warn({ err }, 'token introspection failed');
-      throw new HttpError(
-        503,
-        codeForStatus(503),
-        'access tokens cannot be checked right now: the identity service did not answer',
-        { headers: { 'retry-after': '5' } },
-      );
+      throw unavailable(request, err, 'access tokens');
     }
     if (!info) throw unauthorized('the access token is not active (unknown, expired or revoked)');
     // A bound token never arrives by X-API-Key (no presented scheme): it is then checked as sent with Bearer.
@@ -82,7 +116,7 @@ export function createAuditGuard(
       throw new HttpError(403, codeForStatus(403), `the access token lacks the scope ${tokens.requiredScope}`);
     const subject = info.subject ?? info.clientId;
     if (!subject) throw unauthorized('the access token names no subject');
-    request.auditOwner = `token:${subject}`;
+    request.auditOwner = `${TOKEN_OWNER}${subject}`;
     request.auditVia = 'token';
   };
 }

@@ -4,8 +4,10 @@ import type { Database } from '../../kit/db.ts';
 import type { AdminGuard, TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import type { DpopCheck } from '../../kit/auth/dpop.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
+import type { ClientStore } from '../oidc/clients.ts';
 import { marketCheck } from './market.ts';
 import { personCheck } from './person.ts';
+import { resourceServerCheck } from './resource-server.ts';
 import { signedInCheck } from './signed-in.ts';
 import type { AdminRule, SignedInRule } from './rules.ts';
 
@@ -17,6 +19,7 @@ export interface IdentityAccessDeps {
   adminToken: string | undefined;
   db: Database;
   accounts: PrincipalDirectory;
+  clients: ClientStore;
 }
 
 type Check = (rule: never, request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -29,6 +32,7 @@ export function identityAccess(): { checks: AccessChecks; connect(deps: Identity
   let admin: ((rule: AdminRule, request: FastifyRequest) => Promise<void>) | undefined;
   let market: Check | undefined;
   let person: Check | undefined;
+  let resourceServer: Check | undefined;
   let session: ((rule: SignedInRule, request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
   const connected = <T>(check: T | undefined): T => {
     if (!check) throw new Error('identity access checks used before connect()');
@@ -39,6 +43,7 @@ export function identityAccess(): { checks: AccessChecks; connect(deps: Identity
       admin: (rule: AdminRule, request) => connected(admin)(rule, request),
       market: (rule: never, request, reply) => connected(market)(rule, request, reply),
       person: (rule: never, request, reply) => connected(person)(rule, request, reply),
+      'resource-server': (rule: never, request, reply) => connected(resourceServer)(rule, request, reply),
       'signed-in': (rule: SignedInRule, request, reply) => connected(session)(rule, request, reply),
     },
     connect(deps) {
@@ -53,6 +58,7 @@ export function identityAccess(): { checks: AccessChecks; connect(deps: Identity
       };
       market = marketCheck(deps.adminToken, deps.verifier, deps.dpop);
       person = personCheck(deps.verifier, deps.dpop);
+      resourceServer = resourceServerCheck(deps.clients);
       session = signedInCheck(deps.db, deps.accounts);
     },
   };

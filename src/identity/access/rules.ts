@@ -19,6 +19,12 @@ export const ADMIN: AdminRule = Object.freeze({ kind: 'admin', scope: ADMIN_SCOP
 /** The marketplace and subscriptions: a person's access token (any app, any scope), a platform admin's, or IDENTITY_ADMIN_TOKEN. */
 export const MARKET: AccessRule = Object.freeze({ kind: 'market' });
 
+/**
+ * What a resource server asks about the principals whose tokens it takes: HTTP Basic of an active confidential app
+ * registered as a resource server (`resource_server`), the apps that may introspect other apps' tokens.
+ */
+export const RESOURCE_SERVER: AccessRule = Object.freeze({ kind: 'resource-server' });
+
 /** The signed-in person's own API (invitations, their password, their agents): their access token, never an agent's. */
 export const PERSON: AccessRule = Object.freeze({ kind: 'person' });
 

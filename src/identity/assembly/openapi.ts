@@ -13,6 +13,11 @@ const TAGS = [
     name: 'management',
     description: 'Principals, organizations, applications, secrets, tokens and consents (admin scope).',
   },
+  {
+    name: 'resource-servers',
+    description:
+      'What a resource server (an app registered with resource_server) may ask about the principals whose tokens it takes.',
+  },
   { name: 'invitations', description: "The invited person's side of an invitation." },
   {
     name: 'webhooks',

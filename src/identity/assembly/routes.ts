@@ -10,6 +10,7 @@ import { mountProvider } from '../oidc/mount.ts';
 import { OrganizationTokens } from '../organizations/token-scope.ts';
 import { localTokenVerifier } from '../admin/guard.ts';
 import { registerAdmin } from '../admin/routes.ts';
+import { registerHeldScope } from '../principals/held-scope-routes.ts';
 import { registerInteractionPages } from '../interaction/routes.ts';
 import { secondFactor, type SecondFactor } from '../mfa/interaction.ts';
 import { registerCodeSignIn } from '../email-codes/sign-in-routes.ts';
@@ -141,7 +142,7 @@ function connectAccess(a: Assembly, p: ProviderParts, access: Access): TokenVeri
     publicUrl: config.issuer,
     proofIds,
   });
-  access.connect({ guard, verifier, dpop, adminToken: config.adminToken, db, accounts });
+  access.connect({ guard, verifier, dpop, adminToken: config.adminToken, db, accounts, clients: a.clients });
   return verifier;
 }
 
@@ -175,6 +176,7 @@ async function registerManagement(a: Assembly): Promise<void> {
     webhooks: a.webhooks,
   });
   await registerInviteeRoutes(a.app, { db });
+  await registerHeldScope(a.app, { accounts: a.accounts, clients: a.clients });
 }
 
 /** The service's own sign-in and password pages, the invitation and password-link pages, the person's agents API. */
