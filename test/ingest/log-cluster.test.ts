@@ -4,7 +4,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { startIngest, type IngestHarness } from './helpers.ts';
 import { assertRefused, events, logEnv, post, waitStored } from './log-helpers.ts';
-import { startNatsCluster, type NatsCluster } from './nats-cluster.ts';
+import { startNatsCluster, type NatsCluster, type NatsNode } from './nats-cluster.ts';
 
 let cluster: NatsCluster | undefined;
 let h: IngestHarness | undefined;
@@ -150,6 +150,49 @@ test('a start while a server of the cluster has not joined yet waits for it to p
 
   const { projectId, key } = await h.project();
   const batch = events(projectId, 20, 'joined-');
+  assert.equal((await post(h.app, key, batch)).statusCode, 202);
+  await waitStored(
+    h.sql,
+    batch.map((e) => e.event_id as string),
+  );
+});
+
+test('a start while the cluster has lost its quorum (servers rebooting) waits for it to elect, then takes events', async () => {
+  cluster = await startNatsCluster(3, 'logelect');
+  await cluster.ready();
+  // Two of three killed without a goodbye, as a reboot or a crash does: no leader can be elected, so JetStream's
+  // requests time out (a server just killed does the same for the seconds the others take to elect).
+  const [alive, first, second] = cluster.nodes as [NatsNode, NatsNode, NatsNode];
+  await first.kill();
+  await second.kill();
+  // The service's JetStream requests, seen on the live server: a second one means the first failed and the start is
+  // waiting, not failed.
+  const watcher = await connect({ servers: alive.url });
+  const asks = watcher.subscribe('$JS.API.>', { max: 2 });
+  await watcher.flush();
+  const retried = (async () => {
+    let seen = 0;
+    for await (const _ of asks) seen++;
+    return seen === 2 ? 'retried' : `${seen} requests`;
+  })();
+  const starting = startIngest(logEnv(cluster.servers), 'logelect');
+  const early = starting.then(
+    (started) => {
+      h = started;
+      return 'started without a quorum';
+    },
+    (err: Error) => err.message,
+  );
+  try {
+    assert.equal(await Promise.race([retried, early]), 'retried');
+  } finally {
+    await watcher.close();
+  }
+  await first.start();
+  h = await starting;
+
+  const { projectId, key } = await h.project();
+  const batch = events(projectId, 20, 'elected-');
   assert.equal((await post(h.app, key, batch)).statusCode, 202);
   await waitStored(
     h.sql,

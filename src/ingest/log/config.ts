@@ -29,7 +29,7 @@ export const logVariables = {
     default: 30,
     min: 0,
     max: 600,
-    doc: 'How long a start waits for the cluster to place a new stream\'s replicas: a cluster whose servers are still joining (started together with ingest, or rebooting) answers "no suitable peers" just as one too small for INGEST_JETSTREAM_REPLICAS does. `0`: fail at once.',
+    doc: 'How long a start waits for a JetStream cluster still forming: servers still joining (started together with ingest, or rebooting) answer "no suitable peers" just as a cluster too small for INGEST_JETSTREAM_REPLICAS does, and while the servers elect a leader (a server just killed, a quorum lost) requests time out. `0`: fail at once.',
   }),
   jetstreamDuplicateWindowSeconds: int('INGEST_JETSTREAM_DUPLICATE_WINDOW_SECONDS', {
     default: 120,
