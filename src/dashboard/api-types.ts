@@ -15,7 +15,7 @@ import type { Definition, Parameter, Widget } from './dashboards/definition.ts';
 import type { Full, ListItem, Summary, VersionSummary } from './dashboards/schemas.ts';
 import type { SavedQuery } from './queries/schemas.ts';
 import type { HistoryItem } from './history/schemas.ts';
-import type { TokenPairSchema, UserSchema } from './schemas.ts';
+import type { MeSchema, TokenPairSchema, UserSchema } from './schemas.ts';
 import type { AuditRecord } from './audit/schemas.ts';
 import type { Bundle, Imported } from './transfer/schemas.ts';
 import type { PublicDashboard, Share } from './sharing/schemas.ts';
@@ -27,6 +27,7 @@ import type { SendResult, Subscription, SubscriptionBody } from './subscriptions
 import type { Channel, CreateChannelBody, CreatedChannel, TestResult } from './notifications/schemas.ts';
 
 export type ApiUser = Static<typeof UserSchema>;
+export type ApiMe = Static<typeof MeSchema>;
 export type ApiCreatedUser = Static<typeof CreatedUserSchema>;
 export type ApiPasswordLink = Static<typeof PasswordLinkSchema>;
 export type ApiTokenPair = Static<typeof TokenPairSchema>;

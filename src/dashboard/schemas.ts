@@ -35,6 +35,17 @@ export const UserSchema = Type.Object({
   createdAt: Timestamp,
 });
 
+/** The signed-in user as `/auth/me` answers: a subscription render's credential also says it only reads. */
+export const MeSchema = Type.Object({
+  ...UserSchema.properties,
+  readOnly: Type.Optional(
+    Type.Literal(true, {
+      description:
+        "present on a subscription render's credential: it only reads, so the web app draws the dashboard alone, without controls",
+    }),
+  ),
+});
+
 export const TokenPairSchema = Type.Object({
   accessToken: Type.String(),
   refreshToken: Type.String(),

@@ -11,7 +11,7 @@ import {
   stepped,
 } from '../../web/dashboard/src/dashboards/layout.ts';
 import { normalised } from '../../web/dashboard/src/dashboards/definition.ts';
-import { queryValues, searchWithValues } from '../../web/dashboard/src/dashboards/parameters.ts';
+import { queryValues, searchWithValues, valueText } from '../../web/dashboard/src/dashboards/parameters.ts';
 import { queryValues as serviceValues } from '../../src/dashboard/dashboards/parameter-values.ts';
 import { timeRangeProblem } from '../../src/dashboard/dashboards/time-range.ts';
 import { chartOption, PALETTE, TEXT, TIME_LABELS } from '../../web/dashboard/src/widgets/chartOption.ts';
@@ -217,6 +217,22 @@ describe('dashboard web app units', () => {
       `?edit=&var-r=${encodeURIComponent(range)}`,
       'other keys kept, parameters replaced',
     );
+  });
+
+  test("a picture's values in words: a preset with the minutes it covered and the zone, an absolute range, text as it is", () => {
+    const now = Date.parse('2026-01-02T03:00:00Z');
+    const utc = { locale: 'en-GB', timeZone: 'UTC' };
+    const range = { name: 'r', type: 'time_range' as const };
+    // ICU puts thin and narrow spaces around the dash: any space reads the same here.
+    const words = (...a: Parameters<typeof valueText>) => valueText(...a).replace(/\s/g, ' ');
+    assert.equal(words(range, '7d', now, utc), 'Last 7 days: 26 Dec 2025, 03:00 – 2 Jan 2026, 03:00 (UTC)');
+    assert.equal(
+      words(range, '2026-01-05T00:00:00Z/2026-01-15T12:30:00Z', now, { locale: 'en-GB', timeZone: 'Europe/Paris' }),
+      '5 Jan 2026, 01:00 – 15 Jan 2026, 13:30 (Europe/Paris)',
+    );
+    assert.equal(words(range, 'nonsense', now, utc), 'Last 24 hours: 1 Jan 2026, 03:00 – 2 Jan 2026, 03:00 (UTC)');
+    assert.equal(words({ name: 'q', type: 'text' }, 'north', now, utc), 'north');
+    assert.equal(words({ name: 'q', type: 'text' }, '', now, utc), '(empty)');
   });
 
   test('a heatmap: x across, the text column down, the value as colour with its scale', () => {

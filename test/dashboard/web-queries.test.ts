@@ -89,6 +89,36 @@ describe('the dashboard web app: the query workflow', () => {
       }),
     );
   };
+  /**
+   * Holds back the page's reads of the saved queries' list until `release`: what the list shows before its refetch
+   * answers, which is otherwise over too soon to look at. `asked` resolves once a read is held.
+   */
+  const holdListReads = async (page: Page) => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let seen!: () => void;
+    const asked = new Promise<void>((resolve) => {
+      seen = resolve;
+    });
+    const list = (url: URL) => url.pathname === '/api/v1/queries';
+    const passed: Promise<void>[] = [];
+    await page.route(list, (route) => {
+      seen();
+      const pass = gate.then(() => route.continue());
+      passed.push(pass);
+      return pass;
+    });
+    return {
+      asked,
+      release: async () => {
+        open();
+        await Promise.all(passed);
+        await page.unroute(list);
+      },
+    };
+  };
   const checkLooks = async (page: Page, name: string) => {
     await assertAccessible(page, name);
     await screenshot(page, `queries-${name}`);
@@ -156,13 +186,13 @@ describe('the dashboard web app: the query workflow', () => {
     assert.equal(stored.body.items.length, 1);
     assert.equal(stored.body.items[0].updatedByName, 'Eve Editor');
 
-    // Back on the list: who changed it now, then rename and delete, all from the keyboard.
+    // Back on the list: who changed it now, then rename and delete, all from the keyboard. The list shows its cached
+    // copy while it reads again: the save wrote its answer there, so the row is right before the read answers.
+    let held = await holdListReads(page);
     await page.getByRole('link', { name: 'All saved queries' }).click();
-    // The list first shows what it had cached (the save marked it stale), then its refetch: wait for the refetched row.
-    await page
-      .getByRole('row', { name: /Sales by country/ })
-      .filter({ hasText: 'by Eve Editor' })
-      .waitFor();
+    await held.asked;
+    assert.match(await page.getByRole('row', { name: /Sales by country/ }).innerText(), /by Eve Editor/);
+    await held.release();
     await page.getByRole('button', { name: 'Rename Old report' }).focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Rename "Old report"' });
@@ -171,8 +201,16 @@ describe('the dashboard web app: the query workflow', () => {
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'sq-new-name');
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.type('Older report');
+    held = await holdListReads(page);
     await page.keyboard.press('Enter');
+    await held.asked;
     await page.getByRole('status').filter({ hasText: 'Renamed to "Older report".' }).waitFor();
+    assert.deepEqual(await page.locator('tbody tr td:first-child a').allTextContents(), [
+      'Sales by country',
+      'Biggest sale',
+      'Older report',
+    ]);
+    await held.release();
     await page.getByRole('button', { name: 'Delete Older report' }).click();
     await page.getByRole('dialog', { name: 'Delete "Older report"?' }).waitFor();
     await assertAccessible(page, 'delete dialog');

@@ -1,8 +1,12 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
+import { openDatabase } from '../../src/kit/db.ts';
+import { jwtKeys } from '../../src/dashboard/auth/jwt.ts';
+import { renderCredential } from '../../src/dashboard/subscriptions/render.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { assertNarrowBothSchemes, focused } from '../support/console-browser.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
@@ -20,6 +24,7 @@ describe('the dashboard web app: subscriptions', () => {
   let editor: SignedIn;
   let admin: SignedIn;
   let dashboardId = 0;
+  let sourceId = 0;
   const mail = new MailCatcher();
 
   before(async () => {
@@ -59,6 +64,7 @@ describe('the dashboard web app: subscriptions', () => {
       },
     });
     dashboardId = d.body.id;
+    sourceId = ds.body.id;
     browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
   });
   after(async () => {
@@ -145,6 +151,146 @@ describe('the dashboard web app: subscriptions', () => {
     const list = await s.request('GET', `/api/v1/dashboards/${dashboardId}/subscriptions`, { as: admin });
     const mine = list.body.items.find((x: { ownerId: number }) => x.ownerId === admin.userId);
     assert.deepEqual(mine.recipients.userIds.sort(), [admin.userId, editor.userId].sort());
+  });
+
+  test('the picture a subscription mails shows the title, the values as text and the widgets, and no control', async () => {
+    const d = await s.request('POST', '/api/v1/dashboards', {
+      as: editor,
+      body: {
+        slug: 'sales-picture',
+        title: 'Sales picture',
+        description: 'Amounts sold per region.',
+        definition: {
+          layout: { type: 'grid', columns: 12, rowHeight: 30 },
+          dataSources: [{ id: sourceId }],
+          parameters: [
+            { name: 'region', type: 'choice', label: 'Region', choices: ['north', 'south'] },
+            { name: 'period', type: 'time_range', label: 'Period', default: '30d' },
+          ],
+          widgets: [
+            {
+              id: 'amounts',
+              type: 'table',
+              title: 'Amounts',
+              position: { x: 0, y: 0, w: 4, h: 5 },
+              dataSourceId: sourceId,
+              query: 'SELECT region, amount FROM sales WHERE region = :region',
+            },
+            {
+              id: 'total',
+              type: 'stat',
+              title: 'All regions',
+              position: { x: 4, y: 0, w: 3, h: 5 },
+              dataSourceId: sourceId,
+              query: 'SELECT sum(amount) AS total FROM sales',
+            },
+            {
+              id: 'regions',
+              type: 'bar',
+              title: 'By region',
+              position: { x: 7, y: 0, w: 5, h: 8 },
+              dataSourceId: sourceId,
+              query: 'SELECT region, amount FROM sales ORDER BY region',
+            },
+            {
+              id: 'many',
+              type: 'table',
+              title: 'Numbers',
+              position: { x: 0, y: 8, w: 6, h: 6 },
+              dataSourceId: sourceId,
+              query: 'SELECT n, n * 2 AS twice FROM generate_series(1, 30) n',
+            },
+            {
+              id: 'line',
+              type: 'line',
+              title: 'Twice each number',
+              position: { x: 6, y: 8, w: 6, h: 6 },
+              dataSourceId: sourceId,
+              cacheSeconds: 600,
+              // Not the table's statement: the same one would share its runs, which the table does not keep.
+              query: 'SELECT n AS number, n * 2 AS twice FROM generate_series(1, 30) n',
+            },
+            {
+              id: 'note',
+              type: 'text',
+              title: 'About',
+              position: { x: 0, y: 5, w: 7, h: 3 },
+              options: { markdown: 'Units, not euros.' },
+            },
+          ],
+        },
+      },
+    });
+    assert.equal(d.status, 201, JSON.stringify(d.body));
+    const address = `${s.url}/dashboards/${d.body.id}?var-region=south&var-period=7d`;
+    const controls = 'button, a[href], input, select, textarea, [role="button"], [role="link"]';
+    const db = await openDatabase({ url: s.database.url, dataDir: '/tmp/unused', schema: 'dashboard', poolSize: 1 });
+    const credential = await renderCredential(db, jwtKeys(s.config.jwtSecret, s.config.secretKey), {
+      id: editor.userId,
+      tenantId: editor.tenantId,
+      role: 'editor',
+      email: editor.email,
+      plan: 'enterprise',
+    });
+    try {
+      // The address the renderer opens, with the credential it signs in with (src/dashboard/subscriptions/render.ts).
+      const page = await pages.open(credential.pair, { timezoneId: 'UTC' });
+      await page.goto(address);
+      await page.getByRole('heading', { level: 1, name: 'Sales picture' }).waitFor();
+      await page.locator('.chart[data-drawn="true"]').nth(1).waitFor();
+      await page.getByRole('table', { name: 'Amounts data' }).getByRole('cell', { name: '9', exact: true }).waitFor();
+      await page.locator('.stat-value').filter({ hasText: '14' }).waitFor();
+      assert.deepEqual(await page.locator(controls).allTextContents(), [], 'no control in the picture');
+      assert.equal(await page.getByRole('navigation').count(), 0, 'no navigation');
+      assert.equal(await page.getByRole('banner').count(), 0, 'no banner');
+      // Ten rows of thirty, said in words where the page has Previous and Next.
+      await page.getByText('The first 10 of 30 rows.').waitFor();
+      const values = await page.locator('.picture-values').innerText();
+      assert.match(values, /Region\s+south/);
+      assert.match(values, /Period\s+Last 7 days: .+ – .+ \(UTC\)/);
+      await page.getByText('Units, not euros.').waitFor();
+      await assertAccessible(page, 'subscription picture');
+      // Drawn again, the line chart's kept rows say their age, and offer no Refresh.
+      await page.reload();
+      await page.getByText(/^Cached /).waitFor();
+      await page.locator('.chart[data-drawn="true"]').nth(1).waitFor();
+      assert.equal(await page.locator(controls).count(), 0);
+      await screenshot(page, 'subscriptions-03-picture');
+      await assertNarrowBothSchemes(page, 'subscription picture', 'subscriptions-03-picture');
+      // Another address of the app draws nothing, and offers nothing either.
+      await page.goto(`${s.url}/dashboards/${d.body.id}/subscriptions`);
+      await page.getByRole('heading', { level: 1, name: 'Nothing to draw' }).waitFor();
+      assert.equal(await page.locator(controls).count(), 0);
+    } finally {
+      await credential.revoke();
+      await db.close();
+    }
+
+    // The same address, signed in as the editor the credential was made for: the dashboard's controls are there.
+    const own = await pages.open(editor);
+    await own.goto(address);
+    await own.getByRole('heading', { level: 1, name: 'Sales picture' }).waitFor();
+    for (const name of ['Edit dashboard', 'Share', 'Delete dashboard', 'Sign out'])
+      await own.getByRole('button', { name, exact: true }).waitFor();
+    await own.getByRole('navigation', { name: 'Main' }).waitFor();
+    assert.equal(await own.locator('.picture-values').count(), 0);
+
+    // The picture as mailed, to look at: test-artifacts/dashboard-web/subscriptions-04-mail.png.
+    const sub = await s.request('POST', `/api/v1/dashboards/${d.body.id}/subscriptions`, {
+      as: editor,
+      body: {
+        schedule: { frequency: 'daily', hour: 8, minute: 0, timezone: 'UTC' },
+        recipients: { addresses: ['picture@acme.example'] },
+        parameters: { region: 'south', period: '7d' },
+      },
+    });
+    assert.equal(sub.status, 201, JSON.stringify(sub.body));
+    const sent = await s.request('POST', `/api/v1/subscriptions/${sub.body.id}/send`, { as: editor });
+    assert.equal(sent.body.ok, true, sent.body.detail);
+    const m = await mail.inbox.next((x) => x.to.includes('picture@acme.example'));
+    const png = mimeParts(m.raw).find((p) => p.headers['content-type']?.startsWith('image/png'))!;
+    mkdirSync('test-artifacts/dashboard-web', { recursive: true });
+    writeFileSync('test-artifacts/dashboard-web/subscriptions-04-mail.png', png.body);
   });
 
   test('a bad time zone is refused with the service message, in an alert', async () => {

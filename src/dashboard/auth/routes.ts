@@ -4,7 +4,7 @@ import { signedIn, OPEN } from './access.ts';
 import type { Database } from '../../kit/db.ts';
 import { errorResponses } from '../../kit/errors.ts';
 import { unauthorized } from '../errors.ts';
-import { TokenPairSchema, UserSchema, bearer } from '../schemas.ts';
+import { MeSchema, TokenPairSchema, bearer } from '../schemas.ts';
 import { getUser, toUser } from '../users/store.ts';
 import { currentUser } from './authenticate.ts';
 import { revokeSessionOfAccessToken, rotateRefreshToken, type TokenSettings } from './sessions.ts';
@@ -21,14 +21,15 @@ export function registerSessionRoutes(app: App, deps: { db: Database; tokens: To
         tags: ['auth'],
         summary: 'The signed-in user',
         security: bearer,
-        response: { 200: UserSchema, ...errorResponses(401, 429) },
+        response: { 200: MeSchema, ...errorResponses(401, 429) },
       },
     },
     async (request) => {
       const u = currentUser(request);
       const row = await getUser(db, u.tenantId, u.id);
       if (!row) throw unauthorized();
-      return toUser(row);
+      // Decided here from the session, never from the page's address: a read-only credential is shown no control.
+      return u.readOnly ? { ...toUser(row), readOnly: true as const } : toUser(row);
     },
   );
 

@@ -8,6 +8,7 @@ import { RENDER_SESSION, type AuthUser } from '../auth/user.ts';
 /** How long the render credential lives: enough to load a dashboard and run its widgets, nothing more. */
 const RENDER_TTL_SECONDS = 120;
 const RENDER_TIMEOUT_MS = 60_000;
+const WIDTH = 1280;
 
 /**
  * A credential for one render, as the subscription's owner: a session of its own holding one access token that lives
@@ -38,8 +39,10 @@ export async function renderCredential(db: Database, keys: JwtKeys, owner: AuthU
 }
 
 /**
- * The dashboard page as its owner sees it, in headless Chromium, with the subscription's parameter values
- * (`?var-<name>=`, Grafana's URL form): a full-page PNG once every widget has drawn.
+ * The dashboard's page in headless Chromium, signed in with the render credential, with the subscription's parameter
+ * values (`?var-<name>=`, Grafana's URL form): for that credential the web app draws the picture alone (title, the
+ * values as text, the widgets as the owner may see them, no control: web/dashboard/src/dashboards/DashboardPicture.tsx).
+ * A PNG of the page down to the end of its content, once every widget has drawn.
  */
 export async function renderDashboard(
   db: Database,
@@ -53,7 +56,7 @@ export async function renderDashboard(
   const browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
   try {
     const context = await browser.newContext({
-      viewport: { width: 1280, height: 900 },
+      viewport: { width: WIDTH, height: 900 },
       reducedMotion: 'reduce',
       colorScheme: 'light',
     });
@@ -71,7 +74,11 @@ export async function renderDashboard(
     await page.waitForFunction(
       `![...document.querySelectorAll('main .hint')].some((e) => e.textContent.trim() === 'Loading…')`,
     );
-    return await page.screenshot({ fullPage: true, type: 'png' });
+    // Down to the content's end: a dashboard shorter than the window gets no blank window below it.
+    const height = await page.evaluate<number>(
+      `Math.ceil(document.querySelector('main').getBoundingClientRect().bottom + scrollY)`,
+    );
+    return await page.screenshot({ fullPage: true, type: 'png', clip: { x: 0, y: 0, width: WIDTH, height } });
   } finally {
     await browser.close();
     await credential.revoke();

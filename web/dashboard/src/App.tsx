@@ -2,9 +2,10 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Suspense, useEffect, useState } from 'react';
 import { api, get, whenSignedOut } from './api/client.ts';
 import { SESSION_KEY, readSession, takeLoginFragment, writeSession } from './api/session.ts';
-import type { ApiSetupResult, ApiSetupStatus, ApiUser } from './api/types.ts';
+import type { ApiMe, ApiSetupResult, ApiSetupStatus, ApiUser } from './api/types.ts';
 import { LoadBoundary } from './app/LoadBoundary.tsx';
 import { NotAllowed } from './app/NotAllowed.tsx';
+import { PictureFrame } from './app/PictureFrame.tsx';
 import { atLeast } from './app/roles.ts';
 import { Link, navigate, usePath } from './app/router.tsx';
 import { ROUTES, matchRoute, navigation, type Match, type MayOpen } from './app/routes.ts';
@@ -16,7 +17,7 @@ import { ConsoleProvider, endConsole, useConsole } from './console/ConsoleContex
 import { CONSOLE_CALLBACK_PATH } from './console/callback.ts';
 import type { ConsoleConfig } from './console/config.ts';
 
-type Session = { kind: 'setup'; status: ApiSetupStatus } | { kind: 'signed-out' } | { kind: 'signed-in'; me: ApiUser };
+type Session = { kind: 'setup'; status: ApiSetupStatus } | { kind: 'signed-out' } | { kind: 'signed-in'; me: ApiMe };
 
 const fragment = takeLoginFragment();
 
@@ -27,7 +28,7 @@ const fragment = takeLoginFragment();
 async function whoIsHere(): Promise<Session> {
   if (readSession()) {
     try {
-      return { kind: 'signed-in', me: await get<ApiUser>('/auth/me') };
+      return { kind: 'signed-in', me: await get<ApiMe>('/auth/me') };
     } catch (err) {
       if (readSession()) throw err;
       return { kind: 'signed-out' };
@@ -127,6 +128,8 @@ function MemberApp() {
   };
 
   const me = !ended && session.data?.kind === 'signed-in' ? session.data.me : undefined;
+  // A subscription render's credential draws the dashboard alone: the service says so, the address cannot.
+  if (me?.readOnly) return <PictureFrame />;
   const shell = (
     <>
       <a className="skip-link" href="#main">

@@ -15,6 +15,8 @@ interface GridProps {
   onAnnounce?: (message: string) => void;
   onConfigure?: (id: string) => void;
   onRemove?: (id: string) => void;
+  /** A picture, which cannot scroll: a row grows past `rowHeight` until every widget on it shows whole. */
+  still?: boolean;
 }
 
 const KEYS: Record<string, { dx?: number; dy?: number; dw?: number; dh?: number }> = {
@@ -55,6 +57,7 @@ export function Grid({
   onAnnounce,
   onConfigure,
   onRemove,
+  still = false,
 }: GridProps) {
   const grid = useRef<HTMLDivElement>(null);
   // Saved layouts may have gaps (made before compaction, or through the API): they show, and are edited, compacted.
@@ -116,10 +119,10 @@ export function Grid({
   return (
     <div
       ref={grid}
-      className={editing ? 'grid editing' : 'grid'}
+      className={editing ? 'grid editing' : still ? 'grid still' : 'grid'}
       style={{
         gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`,
-        gridTemplateRows: `repeat(${rows}, ${rowHeight}px)`,
+        gridTemplateRows: `repeat(${rows}, ${still ? `minmax(${rowHeight}px, auto)` : `${rowHeight}px`})`,
         gap: `${GAP}px`,
       }}
     >

@@ -76,3 +76,26 @@ export function searchWithValues(search: string, values: Record<string, string>)
   const s = q.toString();
   return s ? `?${s}` : '';
 }
+
+/**
+ * A parameter's value as the reader of a picture reads it (a subscription's mail): a time range as its preset's
+ * name and the minutes it covered when drawn, or an absolute range's two ends, with the time zone; text and choices as
+ * they are. `locale` and `timeZone` default to the page's.
+ */
+export function valueText(
+  p: ApiDashboardParameter,
+  value: string,
+  now = Date.now(),
+  { locale, timeZone }: { locale?: string; timeZone?: string } = {},
+): string {
+  if (p.type !== 'time_range') return value === '' ? '(empty)' : value;
+  const fixed = absoluteRange(value);
+  const preset = TIME_RANGES.find((r) => r.value === value) ?? TIME_RANGES[3]!;
+  const format = new Intl.DateTimeFormat(locale, {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+    ...(timeZone ? { timeZone } : {}),
+  });
+  const span = `${format.formatRange(fixed ? fixed.from : now - preset.ms, fixed ? fixed.to : now)} (${format.resolvedOptions().timeZone})`;
+  return fixed ? span : `${preset.label}: ${span}`;
+}

@@ -12,6 +12,7 @@ import { keys } from '../data/keys.ts';
 import { useCursorPages } from '../data/paging.ts';
 import { dataSourcesQuery } from '../data/queries.ts';
 import { deleteSavedQuery, updateSavedQuery } from './api.ts';
+import { savedQuerySaved } from './cache.ts';
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
@@ -138,7 +139,7 @@ export default function SavedQueriesScreen({ me }: { me: ApiUser }) {
           onRenamed={async (q) => {
             setRenaming(undefined);
             setNotice(`Renamed to "${q.name}".`);
-            await changed();
+            await savedQuerySaved(client, q);
           }}
         />
       )}

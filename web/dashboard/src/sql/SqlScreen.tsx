@@ -6,9 +6,9 @@ import { mayWriteSql, SQL_WRITERS } from '../app/roles.ts';
 import { Link } from '../app/router.tsx';
 import { useScreen } from '../app/useTitle.ts';
 import { messageOf } from '../data/errors.ts';
-import { keys } from '../data/keys.ts';
 import { dataSourcesQuery } from '../data/queries.ts';
 import { savedQueryQuery, updateSavedQuery } from '../queries/api.ts';
+import { savedQuerySaved } from '../queries/cache.ts';
 import { ChartFromResult } from './ChartFromResult.tsx';
 import { Editor } from './Editor.tsx';
 import { HistoryPanel } from './HistoryPanel.tsx';
@@ -80,7 +80,7 @@ export default function SqlScreen({ me }: { me: ApiUser }) {
     onSuccess: (q) => {
       setEditing(q);
       setSaid(`Saved as "${q.name}".`);
-      return client.invalidateQueries({ queryKey: keys.savedQueries.all });
+      return savedQuerySaved(client, q);
     },
   });
   const update = useMutation({
@@ -88,7 +88,7 @@ export default function SqlScreen({ me }: { me: ApiUser }) {
     onSuccess: (q) => {
       setEditing(q);
       setSaid(`Saved the changes to "${q.name}".`);
-      return client.invalidateQueries({ queryKey: keys.savedQueries.all });
+      return savedQuerySaved(client, q);
     },
   });
   const result = run.data;

@@ -11,7 +11,8 @@ export function age(readAt: string, now = Date.now()): string {
 
 /**
  * Where a widget's rows came from: kept rows say how old they are, with a button to read them again (Metabase's
- * "Updated N minutes ago" and refresh). Rows read for this view say nothing but offer the same button.
+ * "Updated N minutes ago" and refresh). Rows read for this view say nothing but offer the same button; a picture
+ * (no `onRefresh`) has only the age.
  */
 export function CacheNote({
   result,
@@ -22,14 +23,16 @@ export function CacheNote({
   result: ApiWidgetRunResult;
   title: string;
   refreshing: boolean;
-  onRefresh: () => void;
+  onRefresh?: (() => void) | undefined;
 }) {
   return (
     <>
       {result.served === 'cache' && <span className="hint cache-note">Cached {age(result.cachedAt)}</span>}
-      <button type="button" className="secondary small" disabled={refreshing} onClick={onRefresh}>
-        Refresh<span className="visually-hidden"> {title}</span>
-      </button>
+      {onRefresh && (
+        <button type="button" className="secondary small" disabled={refreshing} onClick={onRefresh}>
+          Refresh<span className="visually-hidden"> {title}</span>
+        </button>
+      )}
     </>
   );
 }

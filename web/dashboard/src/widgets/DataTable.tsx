@@ -20,16 +20,18 @@ const PAGE = 10;
 /**
  * A widget's rows as a table, a page at a time: the table widget itself and every chart's text alternative. A
  * column header sorts by that column (again: the other way), and each column is written in its format
- * (`options.formats`).
+ * (`options.formats`). `still` (a picture): the first page with plain headers, and how many rows it shows.
  */
 export function DataTable({
   result,
   caption,
   options = {},
+  still = false,
 }: {
   result: ApiQueryResult;
   caption: string;
   options?: WidgetOptions;
+  still?: boolean;
 }) {
   const [page, setPage] = useState(0);
   const [sort, setSort] = useState<Sort>();
@@ -52,6 +54,12 @@ export function DataTable({
             <tr>
               {result.columns.map((c, i) => {
                 const sorted = sort?.column === c ? (sort.descending ? 'descending' : 'ascending') : undefined;
+                if (still)
+                  return (
+                    <th scope="col" key={i}>
+                      {c}
+                    </th>
+                  );
                 return (
                   <th scope="col" key={i} aria-sort={sorted}>
                     <button
@@ -83,7 +91,12 @@ export function DataTable({
           </tbody>
         </table>
       </section>
-      {pages > 1 && (
+      {pages > 1 && still && (
+        <p className="hint">
+          The first {PAGE} of {result.rows.length} rows.
+        </p>
+      )}
+      {pages > 1 && !still && (
         <div className="actions pager">
           <button
             type="button"

@@ -31,6 +31,7 @@ const pause = (ms: number, signal: AbortSignal) =>
  * (parameters, auto-refresh, an edit), keeping the last rows on screen meanwhile. A run is a query of the cache keyed
  * by where the widget is drawn (`scope`), the widget and `reloadKey`: a run whose key changed before it answered is
  * given up (its request aborted). Charts offer their data as a table (the text alternative); a text widget runs nothing.
+ * `still`: a picture (a subscription's render), with no button, only what the rows show.
  */
 export function WidgetView({
   widget,
@@ -40,6 +41,7 @@ export function WidgetView({
   look,
   delayMs = 0,
   onZoom,
+  still = false,
 }: {
   widget: ApiWidget;
   load: Loader | undefined;
@@ -49,6 +51,7 @@ export function WidgetView({
   delayMs?: number;
   /** Sets the dashboard's time range to a span selected on a time chart; absent, charts do not offer it. */
   onZoom?: ((from: number, to: number) => void) | undefined;
+  still?: boolean;
 }) {
   // A draft or a reloaded definition holds equal options in new objects; a new chart option redraws the canvas.
   const options = useSameContent(optionsOf(widget));
@@ -95,20 +98,24 @@ export function WidgetView({
       </p>
     );
   if (!result) return <p className="hint">Loading…</p>;
-  // A widget that keeps its rows says how old they are and offers to read them again.
+  // A widget that keeps its rows says how old they are and offers to read them again (a picture: only kept rows' age).
   const cacheNote =
-    'served' in result && (widget.cacheSeconds ?? 0) > 0 ? (
+    'served' in result && (widget.cacheSeconds ?? 0) > 0 && (!still || result.served === 'cache') ? (
       <CacheNote
         result={result}
         title={title}
         refreshing={run.isFetching}
-        onRefresh={() => {
-          wantsRefresh.current = true;
-          setRefreshes((n) => n + 1);
-        }}
+        onRefresh={
+          still
+            ? undefined
+            : () => {
+                wantsRefresh.current = true;
+                setRefreshes((n) => n + 1);
+              }
+        }
       />
     ) : null;
-  const csv = (
+  const csv = still ? null : (
     <button type="button" className="secondary small" onClick={() => downloadCsv(title, result)}>
       Download CSV<span className="visually-hidden"> of {title}</span>
     </button>
@@ -116,11 +123,13 @@ export function WidgetView({
   if (widget.type === 'table')
     return (
       <div className="chart-widget">
-        <DataTable result={result} caption={`${title} data`} options={options} />
-        <div className="widget-actions">
-          {csv}
-          {cacheNote}
-        </div>
+        <DataTable result={result} caption={`${title} data`} options={options} still={still} />
+        {(csv || cacheNote) && (
+          <div className="widget-actions">
+            {csv}
+            {cacheNote}
+          </div>
+        )}
       </div>
     );
   if (widget.type === 'stat')
@@ -130,7 +139,7 @@ export function WidgetView({
         {cacheNote && <div className="widget-actions">{cacheNote}</div>}
       </div>
     );
-  if (!option) return <DataTable result={result} caption={`${title} data`} options={options} />;
+  if (!option) return <DataTable result={result} caption={`${title} data`} options={options} still={still} />;
   // An empty canvas says nothing: say why there is nothing to draw, and show what did come back.
   // A gauge draws one number, which may be the only column.
   const empty =
@@ -145,7 +154,9 @@ export function WidgetView({
         <p className="hint">
           {title}: {empty}
         </p>
-        {result.rows.length > 0 && <DataTable result={result} caption={`${title} data`} options={options} />}
+        {result.rows.length > 0 && (
+          <DataTable result={result} caption={`${title} data`} options={options} still={still} />
+        )}
       </div>
     );
   }
@@ -155,7 +166,14 @@ export function WidgetView({
     ? { x: `${heat.x} and ${heat.category}`, y: heat.value ? [heat.value] : [] }
     : seriesColumns(result, options);
   const kind = WIDGET_TYPES.find((t) => t.value === widget.type)?.label ?? widget.type;
-  const summary = `${kind}: ${title}. ${y.join(', ') || 'no value column'} by ${x ?? 'nothing'}, ${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'}. The data table button shows the values.${option.brush ? ' Drag across the chart to zoom the time range, or type it in From and To.' : ''}`;
+  const summary = `${kind}: ${title}. ${y.join(', ') || 'no value column'} by ${x ?? 'nothing'}, ${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'}.${still ? '' : ' The data table button shows the values.'}${option.brush ? ' Drag across the chart to zoom the time range, or type it in From and To.' : ''}`;
+  if (still)
+    return (
+      <div className="chart-widget">
+        <Chart option={option} summary={summary} />
+        {cacheNote && <div className="widget-actions">{cacheNote}</div>}
+      </div>
+    );
   return (
     <div className="chart-widget">
       {showTable ? (
