@@ -2,15 +2,6 @@ import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../../kit/errors.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 
-const callers = new WeakMap<FastifyRequest, string>();
-
-/** The client_id of the resource server that passed the `resource-server` check on this request. */
-export function resourceServerCaller(request: FastifyRequest): string {
-  const caller = callers.get(request);
-  if (!caller) throw new Error(`route ${request.routeOptions.url} does not declare RESOURCE_SERVER access`);
-  return caller;
-}
-
 /** RFC 6749 §2.3.1: HTTP Basic with the client_id and secret each form-encoded. Undefined when malformed. */
 function basicClient(header: string | undefined): { id: string; secret: string } | undefined {
   const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header ?? '');
@@ -44,6 +35,5 @@ export function resourceServerCheck(clients: ClientStore) {
     const app = await clients.app(credentials.id);
     if (!app?.active || app.public || !app.resourceServer) throw refuse();
     if (!(await clients.verifySecret(app.clientId, credentials.secret, request.ip))) throw refuse();
-    callers.set(request, app.clientId);
   };
 }
