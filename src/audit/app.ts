@@ -2,7 +2,9 @@ import { createApp, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
 import pkg from '../../package.json' with { type: 'json' };
-import { CALLER_SECURITY_SCHEMES, auditAccessChecks, auditGuardFromConfig } from './auth/access.ts';
+import { CALLER_SECURITY_SCHEMES, auditAccessChecks, auditIdentityFromConfig } from './auth/access.ts';
+import { createAuditGuard } from './auth/guard.ts';
+import { ownerRight } from './auth/owner-right.ts';
 import type { AuditGuard } from './auth/guard.ts';
 import { openAuditKeyLookup } from './auth/keys.ts';
 import type { AuditServiceConfig } from './config.ts';
@@ -63,7 +65,8 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
     openapi: { components: { securitySchemes: CALLER_SECURITY_SCHEMES } },
   });
   const keys = await openAuditKeyLookup(app, db, config);
-  guard = auditGuardFromConfig(keys, config);
+  const identity = auditIdentityFromConfig(config);
+  guard = createAuditGuard(keys, identity);
   registerCors(app, {
     origins: [...new Set([...config.corsOrigins, ...(config.links?.corsOrigins ?? [])])],
     methods: API_CORS_METHODS,
@@ -92,7 +95,7 @@ async function assemble(config: AuditServiceConfig, db: Database): Promise<App> 
   registerCompareRoute(app, { db });
   registerKeyRoutes(app, { db, keys });
   // Sites, their schedules and notices: routes, the scheduler and the notices' dispatcher (sites/lifecycle.ts).
-  startSiteWork(app, { db, config, worker, policy, limits });
+  startSiteWork(app, { db, config, worker, policy, limits, ownerRight: ownerRight(identity) });
   registerReportRoutes(app, {
     db,
     openAcrDefaults: { authorName: config.openAcrAuthorName, authorEmail: config.openAcrAuthorEmail },

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { basic, form, managementApi, startServer, type Server } from '../identity/support.ts';
 import { TestBrowser } from '../identity/browser.ts';
 import { codeFlow } from '../support/code-flow.ts';
-import { startAudit, type AuditHarness } from './support.ts';
+import { page, serveSite, startAudit, type AuditHarness, type TestSite } from './support.ts';
 
 /**
  * A key made in the console speaks for its maker, so it counts only while they hold the audits right: taken from them
@@ -17,6 +17,7 @@ const PASSWORD = 'correct horse battery staple';
 
 let identity: Server;
 let h: AuditHarness;
+let site: TestSite;
 let resourceServer: { clientId: string; secret: string | undefined };
 let consoleClient: string;
 let machine: { id: string; clientId: string; secret: string | undefined };
@@ -93,12 +94,17 @@ before(async () => {
       AUDIT_IDENTITY_URL: identity.issuer,
       AUDIT_IDENTITY_CLIENT_ID: resourceServer.clientId,
       AUDIT_IDENTITY_CLIENT_SECRET: resourceServer.secret!,
+      // No run is carried out here (nothing to audit on the internet): the tests look at what is queued.
+      AUDIT_CONCURRENCY: '0',
+      AUDIT_POLL_MS: '100',
     },
     'auditkeymaker',
   );
+  site = await serveSite({ '/': page('Shop', '<p>Open</p>') });
 });
 
 after(async () => {
+  await site?.close();
   await h?.close();
   await identity?.close();
 });
@@ -142,6 +148,53 @@ describe('a console key counts only while its maker holds the audits right', () 
 
   test('a key made on the command line belongs to no one and needs no answer from identity', async () => {
     assert.equal(await listWith(h.key), 200);
+  });
+});
+
+describe("a site's schedule runs only while its owner holds the audits right", () => {
+  test('the due slot is skipped, saying why, while the right is gone; given back, the next slot queues its run', async () => {
+    const dan = await identity.createHuman('dan@acme.example', PASSWORD);
+    const rights = (list: string[]) =>
+      api(`/principals/${dan}/console-rights`, { method: 'PUT', body: { rights: list } });
+    assert.equal((await rights(['audits'])).status, 200);
+    const token = await personToken('dan@acme.example');
+    const made = await h.call('POST', '/api/v1/sites', { name: 'Shop', url: `${site.origin}/` }, token);
+    assert.equal(made.statusCode, 201, made.body);
+    const siteId = made.json().id;
+    const scheduled = await h.call(
+      'PUT',
+      `/api/v1/sites/${siteId}/schedule`,
+      { kind: 'daily', timeZone: 'UTC' },
+      token,
+    );
+    assert.equal(scheduled.statusCode, 200, scheduled.body);
+    const slot = async () =>
+      (await h.sql.query('SELECT last_error, last_job_id, last_run_at FROM schedules WHERE site_id = $1', [siteId]))
+        .rows[0] as { last_error: string | null; last_job_id: string | null; last_run_at: Date | null };
+    const due = () =>
+      h.sql.query(
+        "UPDATE schedules SET next_run_at = now() - interval '1 minute', last_run_at = NULL WHERE site_id = $1",
+        [siteId],
+      );
+
+    assert.equal((await rights([])).status, 200);
+    await due();
+    await eventually(async () => ((await slot()).last_run_at ? 200 : 0), 200, 'the due slot was not taken');
+    assert.match((await slot()).last_error ?? '', /^skipped: the site's owner no longer holds the audits right/);
+    assert.equal((await h.sql.query('SELECT 1 FROM jobs WHERE site_id = $1', [siteId])).rowCount, 0);
+
+    assert.equal((await rights(['audits'])).status, 200);
+    // The audit service may reuse identity's last answer for up to 5 s: each new due slot asks again once it expired.
+    await eventually(
+      async () => {
+        if ((await slot()).last_job_id) return 200;
+        if ((await slot()).last_run_at) await due();
+        return 0;
+      },
+      200,
+      'no run queued once the right was given back',
+    );
+    assert.equal((await h.sql.query('SELECT 1 FROM jobs WHERE site_id = $1', [siteId])).rowCount, 1);
   });
 });
 

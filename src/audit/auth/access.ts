@@ -3,9 +3,8 @@ import { HttpError, codeForStatus } from '../../kit/errors.ts';
 import { DPOP_SCHEME_NOTE } from '../../kit/auth/dpop.ts';
 import { introspectionVerifier } from '../../kit/auth/introspection.ts';
 import { remoteHeldScope } from '../../kit/auth/held-scope.ts';
-import type { ApiKeyLookup } from '../../kit/api-keys/lookup.ts';
 import type { AuditServiceConfig } from '../config.ts';
-import { createAuditGuard, type AuditGuard } from './guard.ts';
+import type { createAuditGuard, AuditGuard } from './guard.ts';
 
 /**
  * The one kind of caller the audit API knows: an API key, or an identity access token with the required scope
@@ -35,37 +34,35 @@ export function auditAccessChecks(guard: AuditGuard): AccessChecks {
   };
 }
 
+/** How the audit service reaches identity: its token verifier and the held-scope check, with the scope they need. */
+export type AuditIdentity = Parameters<typeof createAuditGuard>[1];
+
 /**
- * The guard as configured: API keys always; identity's access tokens too when AUDIT_IDENTITY_URL is set, or when
- * `platform start` runs identity beside audit (checked in identity's own store: config.links).
+ * Identity as configured: none (API keys only); identity's own store when `platform start` runs identity beside audit
+ * (config.links); else introspection and held-scope questions to AUDIT_IDENTITY_URL with the service's own client.
+ * Made once per app, so the guard and the scheduler share its answers' cache.
  */
-export function auditGuardFromConfig(keys: ApiKeyLookup, config: AuditServiceConfig): AuditGuard {
+export function auditIdentityFromConfig(config: AuditServiceConfig): AuditIdentity {
   const linked = config.links;
-  const client = config.identityUrl
-    ? {
-        identityUrl: config.identityUrl,
-        clientId: config.identityClientId!,
-        clientSecret: config.identityClientSecret!,
-      }
-    : undefined;
-  return createAuditGuard(
-    keys,
-    linked
-      ? {
-          verifier: linked.verifier,
-          holdsScope: linked.holdsScope,
-          requiredScope: config.requiredScope,
-          publicUrl: config.publicUrl,
-        }
-      : client
-        ? {
-            verifier: introspectionVerifier(client),
-            holdsScope: remoteHeldScope(client),
-            requiredScope: config.requiredScope,
-            publicUrl: config.publicUrl,
-          }
-        : null,
-  );
+  if (linked)
+    return {
+      verifier: linked.verifier,
+      holdsScope: linked.holdsScope,
+      requiredScope: config.requiredScope,
+      publicUrl: config.publicUrl,
+    };
+  if (!config.identityUrl) return null;
+  const client = {
+    identityUrl: config.identityUrl,
+    clientId: config.identityClientId!,
+    clientSecret: config.identityClientSecret!,
+  };
+  return {
+    verifier: introspectionVerifier(client),
+    holdsScope: remoteHeldScope(client),
+    requiredScope: config.requiredScope,
+    publicUrl: config.publicUrl,
+  };
 }
 
 /** The OpenAPI `security` of a CALLER route: the two ways a caller proves itself (schemes declared in app.ts). */

@@ -4,6 +4,7 @@ import { HttpError, codeForStatus } from '../../kit/errors.ts';
 import { VerifierUnavailableError, type TokenInfo, type TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import { dpopCheck, type PresentedToken } from '../../kit/auth/dpop.ts';
 import type { HeldScopeCheck } from '../../kit/auth/held-scope.ts';
+import { ownerRight, TOKEN_OWNER } from './owner-right.ts';
 import { AUDIT_KEYS } from './keys.ts';
 
 declare module 'fastify' {
@@ -16,9 +17,6 @@ declare module 'fastify' {
 }
 
 export type AuditGuard = (request: FastifyRequest) => Promise<void>;
-
-/** The owner of what a person made with their access token, and of the keys they made in the console. */
-const TOKEN_OWNER = 'token:';
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="audit"' };
 
@@ -53,23 +51,24 @@ export function createAuditGuard(
     );
   };
   // A console key speaks for its maker (`token:<sub>`), so it counts only while they hold the right their own token would need.
+  const standing = ownerRight(tokens);
   const checkMaker = async (request: FastifyRequest, owner: string) => {
-    if (!tokens)
-      throw unauthorized(
-        'this API key was made in the console by a person of the identity service, and this service has no identity configured to check their right',
-      );
-    let held: boolean;
+    let now: Awaited<ReturnType<typeof standing>>;
     try {
-      held = await tokens.holdsScope(owner.slice(TOKEN_OWNER.length), tokens.requiredScope);
+      now = await standing(owner);
     } catch (err) {
       if (!(err instanceof VerifierUnavailableError)) throw err;
       throw unavailable(request, err, "the right of this key's maker");
     }
-    if (!held)
+    if (now === 'no-identity')
+      throw unauthorized(
+        'this API key was made in the console by a person of the identity service, and this service has no identity configured to check their right',
+      );
+    if (now === 'lost')
       throw new HttpError(
         403,
         codeForStatus(403),
-        `the person who made this API key no longer holds the scope ${tokens.requiredScope}: their keys count again if it is given back`,
+        `the person who made this API key no longer holds the scope ${tokens!.requiredScope}: their keys count again if it is given back`,
       );
   };
   return async (request) => {
@@ -93,7 +92,7 @@ export function createAuditGuard(
       if (presented) await dpop.check(request, presented, undefined);
       const holder = await keys.find(credential);
       if (!holder) throw unauthorized('invalid or revoked API key');
-      if (holder.owner?.startsWith(TOKEN_OWNER)) await checkMaker(request, holder.owner);
+      if (holder.owner) await checkMaker(request, holder.owner);
       request.auditOwner = holder.owner ?? `key:${holder.keyId}`;
       request.auditVia = 'key';
       return;

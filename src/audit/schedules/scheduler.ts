@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { isDatabaseUnavailable, type Database, type Queryable } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
+import { VerifierUnavailableError } from '../../kit/auth/admin-guard.ts';
+import type { OwnerRight, OwnerStanding } from '../auth/owner-right.ts';
 import type { OutageLog } from '../../kit/outage-log.ts';
 import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { insertJob, QueueFullError, SiteBusyError } from '../jobs/store.ts';
@@ -19,6 +21,8 @@ export interface SchedulerOptions {
   pollMs: number;
   /** Told when a run was queued, so this instance's worker takes it at once. */
   queued: () => void;
+  /** Whether the site's owner may still have it audited (auth/owner-right.ts); a run in the name of one who may not is skipped. */
+  ownerRight: OwnerRight;
   outage?: OutageLog;
 }
 
@@ -96,6 +100,8 @@ async function queueRun(
   options: SchedulerOptions,
   due: DueSchedule,
 ): Promise<{ jobId: string } | { error: string }> {
+  const refused = await ownerRefusal(options.ownerRight, due.owner);
+  if (refused) return { error: refused };
   try {
     const { url, config } = await auditRequest(due.url, due.config, {
       limits: options.limits,
@@ -115,4 +121,20 @@ async function queueRun(
     if (err instanceof QueueFullError || err instanceof HttpError) return { error: `not queued: ${err.message}` };
     throw err;
   }
+}
+
+/** Why a scheduled run is not queued in its owner's name, or undefined when it may be. */
+async function ownerRefusal(right: OwnerRight, owner: string): Promise<string | undefined> {
+  let standing: OwnerStanding;
+  try {
+    standing = await right(owner);
+  } catch (err) {
+    if (err instanceof VerifierUnavailableError)
+      return "not queued: the owner's right to audits cannot be checked: the identity service did not answer";
+    throw err;
+  }
+  if (standing === 'lost') return "skipped: the site's owner no longer holds the audits right";
+  if (standing === 'no-identity')
+    return 'not queued: the site belongs to a person of the identity service, and this service has no identity configured to check their right';
+  return undefined;
 }

@@ -4,6 +4,7 @@ import { createAddressPolicy, type AddressPolicy } from '../../kit/outbound/addr
 import { smtpMailer } from '../../kit/outbound/mail.ts';
 import pkg from '../../../package.json' with { type: 'json' };
 import type { AuditServiceConfig } from '../config.ts';
+import type { OwnerRight } from '../auth/owner-right.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import { startDispatcher } from '../notify/dispatcher.ts';
 import { registerNotifyRoutes } from '../notify/routes.ts';
@@ -18,9 +19,17 @@ import { registerSiteRoutes } from './routes.ts';
  */
 export function startSiteWork(
   app: App,
-  deps: { db: Database; config: AuditServiceConfig; worker: JobWorker; policy: AddressPolicy; limits: ConfigLimits },
+  deps: {
+    db: Database;
+    config: AuditServiceConfig;
+    worker: JobWorker;
+    policy: AddressPolicy;
+    limits: ConfigLimits;
+    /** Whether a site's owner may still have it audited: a person who lost the audits right gets no scheduled run. */
+    ownerRight: OwnerRight;
+  },
 ): void {
-  const { db, config, worker, policy, limits } = deps;
+  const { db, config, worker, policy, limits, ownerRight } = deps;
   const send = {
     mailer: smtpMailer(config.smtpUrl, config.mailFrom, app.log, 'AUDIT_SMTP_URL'),
     webhookPolicy: createAddressPolicy(config.webhookAllowHosts),
@@ -42,6 +51,7 @@ export function startSiteWork(
         maxQueued: config.maxQueuedPerKey,
         pollMs: config.pollMs,
         queued: () => worker.wake(),
+        ownerRight,
         outage,
       }),
       startDispatcher({ db, log: app.log, pollMs: config.pollMs, attempts: config.notifyAttempts, outage, ...send }),
