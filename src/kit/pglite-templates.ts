@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { openDatabase } from './db.ts';
 import { migrate } from './migrations.ts';
@@ -14,6 +14,7 @@ import { CLUSTER_CACHE, type MigratedCluster, migratedClusterFolder, prepareClus
 export async function prepareInstallClusters(
   services: readonly MigratedCluster[],
 ): Promise<{ name: string; dir: string; made: boolean }[]> {
+  await removeAbandoned();
   const fresh = await prepareCluster();
   const made = [{ name: 'fresh', ...fresh }];
   for (const s of services) made.push({ name: s.schema, ...(await prepareMigrated(s)) });
@@ -41,6 +42,27 @@ async function prepareMigrated(cluster: MigratedCluster): Promise<{ dir: string;
     if (!existsSync(join(dir, 'PG_VERSION'))) throw err;
   }
   return { dir, made: true };
+}
+
+/** Older than any initdb or migration of an install takes: a folder this old was left by a process killed in it. */
+const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the work folders (`initdb-*`, `migrate-*`) an install or a start killed while making a cluster left beside
+ * the caches, ~40 MB each. One still being made by another process is younger than ABANDONED_AFTER_MS and stays.
+ */
+async function removeAbandoned(): Promise<void> {
+  const parent = dirname(CLUSTER_CACHE);
+  const names = await readdir(parent).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!/^(initdb|migrate)-/.test(name)) continue;
+    const dir = join(parent, name);
+    const changed = await stat(dir).then(
+      (s) => s.mtimeMs,
+      () => Date.now(),
+    );
+    if (Date.now() - changed > ABANDONED_AFTER_MS) await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** The service's migrated clusters of other migrations (an older checkout's): no new database is copied from them. */

@@ -1,9 +1,9 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { migratedClusterFolder } from '../../src/kit/pglite-cluster.ts';
+import { CLUSTER_CACHE, migratedClusterFolder } from '../../src/kit/pglite-cluster.ts';
 import { prepareInstallClusters } from '../../src/kit/pglite-templates.ts';
 import { openServiceDatabase } from '../../src/kit/service-config.ts';
 import { tempDir } from '../support/tmp.ts';
@@ -76,4 +76,22 @@ test("a new embedded folder starts migrated from the install's cluster, and a la
   } finally {
     await other.close();
   }
+});
+
+test('an install removes the work folders a killed install left beside the caches, not one still being made', async () => {
+  const parent = dirname(CLUSTER_CACHE);
+  mkdirSync(parent, { recursive: true });
+  const left = join(parent, `initdb-killed${process.pid}`);
+  const leftMigration = join(parent, `migrate-killed${process.pid}`);
+  const working = join(parent, `initdb-working${process.pid}`);
+  for (const dir of [left, leftMigration, working]) {
+    mkdirSync(dir);
+    made.push(dir);
+  }
+  const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+  for (const dir of [left, leftMigration]) utimesSync(dir, twoHoursAgo, twoHoursAgo);
+  await prepareInstallClusters([]);
+  assert.equal(existsSync(left), false);
+  assert.equal(existsSync(leftMigration), false);
+  assert.equal(existsSync(working), true);
 });
