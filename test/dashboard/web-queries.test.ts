@@ -214,8 +214,16 @@ describe('the dashboard web app: the query workflow', () => {
     await page.getByRole('button', { name: 'Delete Older report' }).click();
     await page.getByRole('dialog', { name: 'Delete "Older report"?' }).waitFor();
     await assertAccessible(page, 'delete dialog');
+    held = await holdListReads(page);
     await page.getByRole('button', { name: 'Delete query' }).click();
+    await held.asked;
     await page.getByRole('status').filter({ hasText: 'Deleted "Older report".' }).waitFor();
+    // Gone from the list before its read answers: the delete took it out of the cached copy.
+    assert.deepEqual(await page.locator('tbody tr td:first-child a').allTextContents(), [
+      'Sales by country',
+      'Biggest sale',
+    ]);
+    await held.release();
     await page.getByRole('row', { name: /Older report/ }).waitFor({ state: 'detached' });
     const left = await s.request('GET', '/api/v1/queries', { as: editor });
     assert.deepEqual(

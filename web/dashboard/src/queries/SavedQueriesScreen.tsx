@@ -12,7 +12,7 @@ import { keys } from '../data/keys.ts';
 import { useCursorPages } from '../data/paging.ts';
 import { dataSourcesQuery } from '../data/queries.ts';
 import { deleteSavedQuery, updateSavedQuery } from './api.ts';
-import { savedQuerySaved } from './cache.ts';
+import { savedQueryDeleted, savedQuerySaved } from './cache.ts';
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
@@ -30,13 +30,12 @@ export default function SavedQueriesScreen({ me }: { me: ApiUser }) {
   const [renaming, setRenaming] = useState<ApiSavedQuery>();
   const [deleting, setDeleting] = useState<ApiSavedQuery>();
   const [notice, setNotice] = useState('');
-  const changed = () => client.invalidateQueries({ queryKey: keys.savedQueries.all });
   const remove = useMutation({
     mutationFn: (q: ApiSavedQuery) => deleteSavedQuery(q.id),
     onSuccess: async (_, q) => {
       setDeleting(undefined);
       setNotice(`Deleted "${q.name}".`);
-      await changed();
+      await savedQueryDeleted(client, q.id);
     },
   });
   const sourceOf = (q: ApiSavedQuery) => sources?.find((s) => s.id === q.dataSourceId);

@@ -27,6 +27,18 @@ export function savedQuerySaved(client: QueryClient, q: ApiSavedQuery): Promise<
   return client.invalidateQueries({ queryKey: keys.savedQueries.all });
 }
 
+/** A deleted saved query taken out of every copy the cache holds before they are read again, as a save is written in. */
+export function savedQueryDeleted(client: QueryClient, id: number): Promise<void> {
+  client.removeQueries({ queryKey: keys.savedQueries.one(id), exact: true });
+  client.setQueryData<ApiSavedQuery[]>(keys.savedQueries.every(), (all) => all?.filter((x) => x.id !== id));
+  for (const [key, data] of client.getQueriesData<Pages>({ queryKey: keys.savedQueries.pages() })) {
+    if (!data) continue;
+    const pages = data.pages.map((p) => ({ ...p, items: p.items.filter((x) => x.id !== id) }));
+    client.setQueryData<Pages>(key, { ...data, pages });
+  }
+  return client.invalidateQueries({ queryKey: keys.savedQueries.all });
+}
+
 /** The pages with `q` at the end of the last one, when that is where the list has it; else undefined. */
 function appended(pages: Pages['pages'], q: ApiSavedQuery, key: readonly unknown[]) {
   // The key is [...pages(), filters, limit] (data/paging.ts).
