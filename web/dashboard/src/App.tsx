@@ -3,6 +3,7 @@ import { Suspense, useEffect, useState } from 'react';
 import { api, get, whenSignedOut } from './api/client.ts';
 import { SESSION_KEY, readSession, takeLoginFragment, writeSession } from './api/session.ts';
 import type { ApiSetupResult, ApiSetupStatus, ApiUser } from './api/types.ts';
+import { BannerMenu } from './app/BannerMenu.tsx';
 import { LoadBoundary } from './app/LoadBoundary.tsx';
 import { NotAllowed } from './app/NotAllowed.tsx';
 import { atLeast } from './app/roles.ts';
@@ -135,7 +136,7 @@ function MemberApp() {
       <header className="banner">
         <p className="product">Dashboards</p>
         {me && (
-          <>
+          <BannerMenu>
             <Navigation me={me} />
             <div className="who">
               <span>
@@ -146,7 +147,7 @@ function MemberApp() {
                 Sign out
               </button>
             </div>
-          </>
+          </BannerMenu>
         )}
       </header>
       <main id="main" tabIndex={-1}>
