@@ -112,6 +112,8 @@ describe('the console: events', () => {
     assert.match((await list.textContent()) ?? '', /<img src=x onerror=window\.__pwned=1>/);
     await assertAccessible(page, 'explorer');
     await h.screenshot(page, 'events-01-explorer');
+    // The list's name is said once on screen, by its heading; its caption is for screen readers (it repeated it).
+    assert.ok(((await list.locator('caption').boundingBox())?.width ?? 0) <= 1, 'the caption is not shown twice');
 
     // Ann's timeline, from her id in the list.
     await page.getByRole('button', { name: 'Timeline of user ann' }).first().click();
