@@ -72,6 +72,12 @@ describe('the console: identity agents and their delegations', () => {
     await h.assertNothingRan(page);
     await assertAccessible(page, 'agents');
     await h.screenshot(page, 'agents-01-list');
+    // At 1280 px the table fits: its buttons wrap in their cell rather than push Withdraw past the screen's edge.
+    const region = page.getByRole('region', { name: 'Delegations' });
+    assert.ok(
+      await region.evaluate((e) => e.scrollWidth <= e.clientWidth),
+      'the delegations table does not scroll sideways at 1280 px',
+    );
 
     await page.getByLabel('Status').selectOption('pending');
     await page.getByRole('button', { name: 'Search' }).click();

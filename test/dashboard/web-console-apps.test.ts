@@ -87,6 +87,17 @@ describe('the console: registering and managing an application', () => {
     await page.getByLabel('Redirect URIs').fill('http://shop.example/callback');
     await assertAccessible(page, 'the registration form');
     await assertNarrowBothSchemes(page, 'the registration form', '10-app-new');
+    // Register and Cancel (a link drawn as a button) stand level and as tall as each other.
+    const [register, cancel] = await Promise.all(
+      [page.getByRole('button', { name: 'Register' }), page.getByRole('link', { name: 'Cancel' })].map((l) =>
+        l.boundingBox(),
+      ),
+    );
+    assert.deepEqual(
+      [Math.round(cancel?.y ?? -1), Math.round(cancel?.height ?? -1)],
+      [Math.round(register?.y ?? -2), Math.round(register?.height ?? -2)],
+      'Cancel level with Register',
+    );
     // Identity's refusals are said in the page, the form kept: a logo that is no https address, then the redirect.
     await page.getByRole('button', { name: 'Register' }).click();
     await page.getByRole('alert').filter({ hasText: 'logo_url must be an absolute https URL' }).waitFor();

@@ -132,6 +132,20 @@ describe('the console: audits', () => {
     assert.equal(await page.getByRole('img', { name: /^Score of 2 completed runs, latest \d+/ }).count(), 1);
     await assertAccessible(page, 'runs of one URL');
     await h.screenshot(page, 'audits-runs-02-trend');
+    // The filters line up: the URL's hint hangs below its field without lifting it above Status, and the select is as
+    // tall as the text field and the buttons beside it.
+    const boxes = await Promise.all(
+      [
+        page.getByLabel('URL', { exact: true }),
+        page.getByLabel('Status'),
+        page.getByRole('button', { name: 'Show runs' }),
+      ].map((l) => l.boundingBox()),
+    );
+    assert.deepEqual(
+      boxes.map((b) => [Math.round(b?.y ?? -1), Math.round(b?.height ?? -1)]),
+      Array(3).fill([Math.round(boxes[0]?.y ?? -1), Math.round(boxes[0]?.height ?? -1)]),
+      'URL, Status and Show runs level and as tall',
+    );
     await h.checkNarrow(page, 'runs of one URL', 'audits-runs-03');
     await h.assertNothingRan(page);
 

@@ -122,6 +122,10 @@ describe('the console: events projects and destinations', () => {
     assert.equal((await fetch(`${h.platform.url.ingest}/sdk/v1.js`)).status, 200, 'the snippet loads a real module');
     await assertAccessible(page, 'project with a new key');
     await h.screenshot(page, 'events-01-project');
+    // The destinations' hint stands apart from Add destination under it (it touched it).
+    const hint = await page.getByText('Every event the project accepts is forwarded').boundingBox();
+    const add = await page.getByRole('button', { name: 'Add destination' }).boundingBox();
+    assert.ok(hint && add && add.y - (hint.y + hint.height) >= 6, 'a gap between the hint and the button');
 
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Web shop' }).waitFor();

@@ -93,6 +93,18 @@ describe('the console: events', () => {
     await statusSays(page, 'Page 1: 4 events.');
     await page.getByText('4 events from').waitFor();
     await page.locator('.chart[data-drawn="true"]').nth(1).waitFor();
+    // Counts by type are not failures: their bars are not painted in the palette's red (#c5221f), which reads as errors.
+    const reds = await page
+      .locator('.chart[data-drawn="true"] canvas')
+      .nth(1)
+      .evaluate((c: HTMLCanvasElement) => {
+        const d = c.getContext('2d')?.getImageData(0, 0, c.width, c.height).data ?? [];
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4)
+          if (Math.abs(d[i] - 0xc5) < 16 && Math.abs(d[i + 1] - 0x22) < 16 && Math.abs(d[i + 2] - 0x1f) < 16) n++;
+        return n;
+      });
+    assert.equal(reds, 0, 'no red bar among the counts by type');
     await page.getByText('Counts as tables').click();
     const byType = page.getByRole('table', { name: 'Events by type' });
     assert.match((await byType.textContent()) ?? '', /page\.view2.*error1|page\.view2.*ui\.click1/);
@@ -100,6 +112,8 @@ describe('the console: events', () => {
     assert.match((await list.textContent()) ?? '', /<img src=x onerror=window\.__pwned=1>/);
     await assertAccessible(page, 'explorer');
     await h.screenshot(page, 'events-01-explorer');
+    // The list's name is said once on screen, by its heading; its caption is for screen readers (it repeated it).
+    assert.ok(((await list.locator('caption').boundingBox())?.width ?? 0) <= 1, 'the caption is not shown twice');
 
     // Ann's timeline, from her id in the list.
     await page.getByRole('button', { name: 'Timeline of user ann' }).first().click();

@@ -161,6 +161,8 @@ describe('the console: finding and managing a person', () => {
     assert.deepEqual(await rowHeaders(page, 'Apps they allowed'), [HOSTILE_APP]);
     assert.deepEqual(await rowHeaders(page, 'Organizations they belong to'), [`${HOSTILE_ORG} (evil)`]);
     assert.equal(await page.getByRole('checkbox', { name: 'Identity' }).isChecked(), false);
+    // Her language by its name, the tag identity holds beside it.
+    assert.equal(await page.locator('dt:text-is("Language") + dd').textContent(), 'English (en)');
     // She signs in with a password: no password link for her.
     assert.equal(await page.getByRole('button', { name: 'Issue a password link' }).count(), 0);
     await page.getByText('a password link is only for someone who has none yet').waitFor();

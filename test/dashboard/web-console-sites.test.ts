@@ -183,6 +183,13 @@ describe('the console: audit sites', () => {
 
     const runsLink = page.getByRole('link', { name: 'All runs of this site' });
     assert.equal(await runsLink.getAttribute('href'), `/audits/runs?${new URLSearchParams({ url: `${web.origin}/` })}`);
+    // It sits among the site's buttons as one of them, as tall as Edit site and Delete site, not as a bare link.
+    const heights = await Promise.all(
+      [page.getByRole('link', { name: 'Edit site' }), runsLink, page.getByRole('button', { name: 'Delete site' })].map(
+        async (l) => Math.round((await l.boundingBox())?.height ?? 0),
+      ),
+    );
+    assert.deepEqual(heights, Array(3).fill(heights[2]), 'the site actions are as tall as each other');
 
     await page.getByRole('link', { name: 'Sites', exact: true }).first().click();
     await page.getByRole('heading', { level: 1, name: 'Sites' }).waitFor();

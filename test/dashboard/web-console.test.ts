@@ -8,6 +8,7 @@ import { identityRuntime } from '../../src/identity/app.ts';
 import { createHuman } from '../../src/identity/principals/store.ts';
 import { startLinkedPlatform, type LinkedPlatform } from '../support/linked-platform.ts';
 import { assertAccessible } from '../support/axe.ts';
+import { brokenWordsInTables } from '../support/console-browser.ts';
 
 /**
  * The web app as the platform's console (issue 25), on the four services linked as `platform start` links them: the
@@ -185,8 +186,30 @@ describe('the console: one sign-in, sections by right, identity applications', (
       await page.emulateMedia({ colorScheme: scheme });
       await assertAccessible(page, `applications at 320 px, ${scheme}`);
       assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 320, 'no sideways scrolling');
+      assert.deepEqual(await brokenWordsInTables(page), [], 'no word in the table broken across lines');
       await screenshot(page, `03-applications-320-${scheme}`);
     }
+    // At 320 px the banner is one row, the navigation and the sign-out behind Menu: the screen starts in the first
+    // screen, not below four sections of links. The menu opens from the keyboard, and opening a screen closes it.
+    const banner = await page.locator('header.banner').boundingBox();
+    assert.ok(banner && banner.height < 80, `the banner is one row at 320 px (${banner?.height} px)`);
+    const menu = page.getByRole('button', { name: 'Menu' });
+    assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+    assert.equal(await nav.isVisible(), false, 'the navigation waits behind Menu');
+    await menu.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+    await nav.getByRole('link', { name: 'People' }).waitFor();
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await assertAccessible(page, `the menu open at 320 px, ${scheme}`);
+      assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 320, 'no sideways scrolling');
+      await screenshot(page, `03b-menu-320-${scheme}`);
+    }
+    await nav.getByRole('link', { name: 'People' }).click();
+    await page.getByRole('heading', { level: 1, name: 'People' }).waitFor();
+    assert.equal(await menu.getAttribute('aria-expanded'), 'false', 'opening a screen closes the menu');
+    assert.equal(await nav.isVisible(), false);
     assert.equal(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned), undefined);
     assert.deepEqual(problems, [], 'no script error, CSP violation or dialog');
     await page.context().close();

@@ -98,7 +98,34 @@ export async function assertNothingRan(page: Page): Promise<void> {
   assert.equal(await page.locator('a[href^="javascript"]').count(), 0, 'no javascript: link');
 }
 
-/** Light and dark at 320 px: axe finds nothing and the page does not scroll sideways; a screenshot of each. */
+/**
+ * The words broken across lines inside tables that scroll in their own region (app/WideTable.tsx): such a table may
+ * be as wide as its words, so breaking one (an id, a URL, a name, letter by letter) only made a column thinner and its
+ * rows taller. A word here is a run of letters and digits: a line may end at anything else (a space, a hyphen, a slash).
+ */
+export function brokenWordsInTables(page: Page): Promise<string[]> {
+  return page.evaluate(`(() => {
+    const found = [];
+    for (const cell of document.querySelectorAll('.table-wide td, .table-wide th')) {
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n && found.length < 5; n = walker.nextNode()) {
+        for (const m of (n.textContent ?? '').matchAll(/[\\p{L}\\p{N}]+/gu)) {
+          const range = document.createRange();
+          range.setStart(n, m.index);
+          range.setEnd(n, m.index + m[0].length);
+          const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.bottom)));
+          if (lines.size > 1) found.push(m[0]);
+        }
+      }
+    }
+    return found;
+  })()`);
+}
+
+/**
+ * Light and dark at 320 px: axe finds nothing, the page does not scroll sideways and no word in a table is broken
+ * (brokenWordsInTables); a screenshot of each.
+ */
 export async function assertNarrowBothSchemes(page: Page, what: string, shot: string): Promise<void> {
   const size = page.viewportSize();
   await page.setViewportSize({ width: 320, height: 800 });
@@ -122,6 +149,7 @@ export async function assertNarrowBothSchemes(page: Page, what: string, shot: st
       320,
       `${what}: no sideways scrolling (${wide.join(' | ')})`,
     );
+    assert.deepEqual(await brokenWordsInTables(page), [], `${what}: no word in a table broken across lines`);
     await screenshot(page, `${shot}-320-${scheme}`);
   }
   await page.emulateMedia({ colorScheme: 'light' });

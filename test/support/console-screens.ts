@@ -5,12 +5,13 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
 import { startLinkedPlatform, type LinkedPlatform } from './linked-platform.ts';
 import { assertAccessible } from './axe.ts';
+import { brokenWordsInTables } from './console-browser.ts';
 
 /**
  * What the Chromium tests of the console's identity screens share (test/dashboard/web-console-*.test.ts): identity and
  * the dashboard linked as `platform start` links them, the first owner (who holds every console right), a browser whose
  * pages report any script error, CSP violation or native dialog, the owner's sign-in, screenshots, and the checks every
- * screen passes (axe in light and dark at 320 px without sideways scrolling, nothing hostile ran).
+ * screen passes (axe in light and dark at 320 px without sideways scrolling or a word broken in a table, nothing hostile ran).
  */
 export const OWNER = { email: 'olga@acme.example', name: 'Olga Owner', password: 'a long enough passphrase' };
 export const HOSTILE_NAME = '<img src=x onerror=window.__pwned=1>';
@@ -135,6 +136,7 @@ export async function startConsole(
         320,
         `${what}: no sideways scrolling (${JSON.stringify(wide)})`,
       );
+      assert.deepEqual(await brokenWordsInTables(page), [], `${what}: no word in a table broken across lines`);
       await screenshot(page, `${shot}-320-${scheme}`);
     }
     await page.emulateMedia({ colorScheme: 'light' });

@@ -3,6 +3,7 @@ import { Suspense, useEffect, useState } from 'react';
 import { api, get, whenSignedOut } from './api/client.ts';
 import { SESSION_KEY, readSession, takeLoginFragment, writeSession } from './api/session.ts';
 import type { ApiMe, ApiSetupResult, ApiSetupStatus, ApiUser } from './api/types.ts';
+import { BannerMenu } from './app/BannerMenu.tsx';
 import { LoadBoundary } from './app/LoadBoundary.tsx';
 import { NotAllowed } from './app/NotAllowed.tsx';
 import { PictureFrame } from './app/PictureFrame.tsx';
@@ -138,7 +139,7 @@ function MemberApp() {
       <header className="banner">
         <p className="product">Dashboards</p>
         {me && (
-          <>
+          <BannerMenu>
             <Navigation me={me} />
             <div className="who">
               <span>
@@ -149,7 +150,7 @@ function MemberApp() {
                 Sign out
               </button>
             </div>
-          </>
+          </BannerMenu>
         )}
       </header>
       <main id="main" tabIndex={-1}>

@@ -66,7 +66,7 @@ function SiteView({ site }: { site: ApiSite }) {
         <Link to="auditSiteEdit" params={{ id: site.id }} className="button">
           Edit site
         </Link>
-        <Link to="auditRuns" search={{ url: site.url }}>
+        <Link to="auditRuns" search={{ url: site.url }} className="button secondary">
           All runs of this site
         </Link>
         <button type="button" className="danger" onClick={() => setDeleting(true)}>

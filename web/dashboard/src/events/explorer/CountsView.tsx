@@ -43,7 +43,9 @@ export function CountsView({ counts }: { counts: ApiEventCounts }) {
   const byType = useMemo(
     () => ({
       animation: !look.reducedMotion,
-      color: PALETTE[theme].slice(1),
+      // A colour of its own beside the blue of the counts over time, but not the palette's red: counts by type are
+      // not failures, and red bars read as errors.
+      color: PALETTE[theme].slice(5),
       textStyle: { color: TEXT[theme] },
       tooltip: { trigger: 'axis', renderMode: 'richText' },
       grid: { left: 8, right: 16, top: 8, bottom: 8, containLabel: true },

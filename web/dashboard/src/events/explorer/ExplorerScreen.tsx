@@ -182,7 +182,8 @@ function ProjectEvents({
         {pages.items && count > 0 && (
           <WideTable label="Events">
             <table>
-              <caption>{timeline}</caption>
+              {/* The heading above says it already: the caption names the table for a screen reader only. */}
+              <caption className="visually-hidden">{timeline}</caption>
               <thead>
                 <tr>
                   <th scope="col">When</th>

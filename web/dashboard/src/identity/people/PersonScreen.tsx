@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { ApiError } from '../../api/client.ts';
 import { when } from '../../admin/format.ts';
+import { language } from '../format.ts';
 import { Link } from '../../app/router.tsx';
 import { SafeLink } from '../../app/SafeLink.tsx';
 import { useScreen } from '../../app/useTitle.ts';
@@ -84,7 +85,7 @@ function Profile({ person: p }: { person: ApiPerson }) {
       {h?.locale && (
         <>
           <dt>Language</dt>
-          <dd>{h.locale}</dd>
+          <dd>{language(h.locale)}</dd>
         </>
       )}
       {h?.timezone && (
