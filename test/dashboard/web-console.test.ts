@@ -8,7 +8,7 @@ import { identityRuntime } from '../../src/identity/app.ts';
 import { createHuman } from '../../src/identity/principals/store.ts';
 import { startLinkedPlatform, type LinkedPlatform } from '../support/linked-platform.ts';
 import { assertAccessible } from '../support/axe.ts';
-import { brokenWordsInTables } from '../support/console-browser.ts';
+import { brokenWordsInTables, captionsPastTheEdge } from '../support/console-browser.ts';
 
 /**
  * The web app as the platform's console (issue 25), on the four services linked as `platform start` links them: the
@@ -187,6 +187,7 @@ describe('the console: one sign-in, sections by right, identity applications', (
       await assertAccessible(page, `applications at 320 px, ${scheme}`);
       assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 320, 'no sideways scrolling');
       assert.deepEqual(await brokenWordsInTables(page), [], 'no word in the table broken across lines');
+      assert.deepEqual(await captionsPastTheEdge(page), [], "the table's caption wraps within the screen");
       await screenshot(page, `03-applications-320-${scheme}`);
     }
     // At 320 px the banner is one row, the navigation and the sign-out behind Menu: the screen starts in the first

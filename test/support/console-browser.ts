@@ -123,8 +123,18 @@ export function brokenWordsInTables(page: Page): Promise<string[]> {
 }
 
 /**
- * Light and dark at 320 px: axe finds nothing, the page does not scroll sideways and no word in a table is broken
- * (brokenWordsInTables); a screenshot of each.
+ * The visible captions of scrolling tables that run past a 320 px screen's right edge: a table's name is read before
+ * its region is scrolled, so it must wrap within the screen.
+ */
+export function captionsPastTheEdge(page: Page): Promise<string[]> {
+  return page.evaluate(`[...document.querySelectorAll('.table-wide caption:not(.visually-hidden)')]
+    .filter((c) => c.getBoundingClientRect().width > 0 && c.getBoundingClientRect().right > 321)
+    .map((c) => c.textContent)`);
+}
+
+/**
+ * Light and dark at 320 px: axe finds nothing, the page does not scroll sideways, no word in a table is broken
+ * (brokenWordsInTables) and no table's caption runs past the screen's edge; a screenshot of each.
  */
 export async function assertNarrowBothSchemes(page: Page, what: string, shot: string): Promise<void> {
   const size = page.viewportSize();
@@ -150,6 +160,7 @@ export async function assertNarrowBothSchemes(page: Page, what: string, shot: st
       `${what}: no sideways scrolling (${wide.join(' | ')})`,
     );
     assert.deepEqual(await brokenWordsInTables(page), [], `${what}: no word in a table broken across lines`);
+    assert.deepEqual(await captionsPastTheEdge(page), [], `${what}: a table's caption stays within the screen`);
     await screenshot(page, `${shot}-320-${scheme}`);
   }
   await page.emulateMedia({ colorScheme: 'light' });
