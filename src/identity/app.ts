@@ -18,7 +18,7 @@ import { identityAccess } from './access/checks.ts';
 import { identityOpenApi } from './assembly/openapi.ts';
 import { openServices } from './assembly/services.ts';
 import { startProvider } from './assembly/provider.ts';
-import { holdsScope } from './principals/held-scope.ts';
+import { holdsScope } from './console/held-scope.ts';
 import { registerRoutes } from './assembly/routes.ts';
 import { startDeliveries } from './webhooks/deliver.ts';
 import { startLogouts } from './oidc/back-channel-logout.ts';
@@ -38,7 +38,7 @@ export interface IdentityRuntime {
   reloadKeys(): Promise<boolean>;
   /** Checks an access token in identity's own store: what `platform start` gives the services it links (audit, ingest). */
   verifier: TokenVerifier;
-  /** Whether a principal holds a scope now (principals/held-scope.ts): what `platform start` gives audit for its console keys. */
+  /** Whether a principal holds a scope now (console/held-scope.ts): what `platform start` gives audit for its console keys. */
   holdsScope(subject: string, scope: string): Promise<boolean>;
 }
 

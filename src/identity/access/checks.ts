@@ -4,10 +4,9 @@ import type { Database } from '../../kit/db.ts';
 import type { AdminGuard, TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import type { DpopCheck } from '../../kit/auth/dpop.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import type { ClientStore } from '../oidc/clients.ts';
 import { marketCheck } from './market.ts';
 import { personCheck } from './person.ts';
-import { resourceServerCheck } from './resource-server.ts';
+import { resourceServerCheck, type ResourceServerApps } from './resource-server.ts';
 import { signedInCheck } from './signed-in.ts';
 import type { AdminRule, SignedInRule } from './rules.ts';
 
@@ -19,7 +18,7 @@ export interface IdentityAccessDeps {
   adminToken: string | undefined;
   db: Database;
   accounts: PrincipalDirectory;
-  clients: ClientStore;
+  clients: ResourceServerApps;
 }
 
 type Check = (rule: never, request: FastifyRequest, reply: FastifyReply) => Promise<void>;

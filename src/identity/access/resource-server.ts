@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../../kit/errors.ts';
-import type { ClientStore } from '../oidc/clients.ts';
 
 /** RFC 6749 §2.3.1: HTTP Basic with the client_id and secret each form-encoded. Undefined when malformed. */
 function basicClient(header: string | undefined): { id: string; secret: string } | undefined {
@@ -17,11 +16,19 @@ function basicClient(header: string | undefined): { id: string; secret: string }
   }
 }
 
+/** What the check reads of the app store (oidc/clients.ts's ClientStore, which the OAuth engine above this folder owns). */
+export interface ResourceServerApps {
+  app(
+    clientId: string,
+  ): Promise<{ clientId: string; active: boolean; public: boolean; resourceServer: boolean } | undefined>;
+  verifySecret(clientId: string, secret: string | undefined, ip?: string): Promise<boolean>;
+}
+
 /**
  * The `resource-server` check: HTTP Basic of an active confidential app registered as a resource server, the same
  * apps that may introspect other apps' tokens (oidc/entitlement.ts). 401 otherwise, before the body is read.
  */
-export function resourceServerCheck(clients: ClientStore) {
+export function resourceServerCheck(clients: ResourceServerApps) {
   const refuse = () =>
     new HttpError(
       401,

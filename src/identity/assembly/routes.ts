@@ -10,7 +10,7 @@ import { mountProvider } from '../oidc/mount.ts';
 import { OrganizationTokens } from '../organizations/token-scope.ts';
 import { localTokenVerifier } from '../admin/guard.ts';
 import { registerAdmin } from '../admin/routes.ts';
-import { registerHeldScope } from '../principals/held-scope-routes.ts';
+import { registerHeldScope } from '../console/held-scope-routes.ts';
 import { registerInteractionPages } from '../interaction/routes.ts';
 import { secondFactor, type SecondFactor } from '../mfa/interaction.ts';
 import { registerCodeSignIn } from '../email-codes/sign-in-routes.ts';

@@ -1,6 +1,6 @@
 import type { ClientStore } from '../oidc/clients.ts';
-import type { PrincipalDirectory } from './directory.ts';
-import { heldScopes } from './console-rights.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
+import { heldScopes } from '../principals/console-rights.ts';
 
 /**
  * Whether `subject` holds `scope` now. `subject` is what a resource server learnt from a token: its `sub` (a

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { App } from '../../kit/app.ts';
 import { errorResponses } from '../../kit/errors.ts';
 import { RESOURCE_SERVER } from '../access/rules.ts';
-import type { PrincipalDirectory } from './directory.ts';
+import type { PrincipalDirectory } from '../principals/directory.ts';
 import type { ClientStore } from '../oidc/clients.ts';
 import { holdsScope } from './held-scope.ts';
 
