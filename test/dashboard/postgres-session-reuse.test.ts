@@ -44,7 +44,9 @@ async function backendState(pid: unknown): Promise<string> {
   for (let i = 0; ; i++) {
     const r = await admin.query('SELECT state FROM pg_stat_activity WHERE pid = $1', [pid]);
     const state = r.rows[0]?.state;
-    if (state !== 'idle in transaction' || i === 200) return state;
+    // The server reports a backend idle a moment after the answer leaves it: 'active' and 'idle in transaction' are
+    // waited out (2 s at most), so a backend left in either is still caught.
+    if ((state !== 'idle in transaction' && state !== 'active') || i === 200) return state;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
