@@ -389,8 +389,10 @@ describe('the dashboard web app: the query workflow', () => {
     });
     // Read now, or by the view's own run under way at that moment (refresh joins a run in flight): kept either way.
     assert.ok(['database', 'shared'].includes(read.body.served), read.body.served);
+    // Listened for once the new document is committed: a run answered to the view before it (a refetch under load)
+    // would otherwise be taken, and its body is gone with that view.
+    await page.reload({ waitUntil: 'commit' });
     const view = page.waitForResponse((r) => r.url().endsWith('/widgets/w3/run'));
-    await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Country board' }).waitFor();
     assert.equal((await (await view).json()).served, 'cache');
     await drawn(page, 3);
