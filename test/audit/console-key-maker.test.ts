@@ -5,6 +5,7 @@ import { basic, form, managementApi, startServer, type Server } from '../identit
 import { TestBrowser } from '../identity/browser.ts';
 import { codeFlow } from '../support/code-flow.ts';
 import { page, serveSite, startAudit, type AuditHarness, type TestSite } from './support.ts';
+import { waitFor } from '../support/wait.ts';
 
 /**
  * A key made in the console speaks for its maker, so it counts only while they hold the audits right: taken from them
@@ -26,17 +27,9 @@ const api = managementApi(
   () => ADMIN_TOKEN,
 );
 
-/** Polls until `probe` gives `want`: the audit service reuses identity's answer up to 5 s. */
-async function eventually(probe: () => Promise<number>, want: number, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  let last = 0;
-  while (Date.now() < deadline) {
-    last = await probe();
-    if (last === want) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  assert.fail(`${what}: still ${last}, expected ${want}`);
-}
+/** Waits until a request with `key` is answered `status`: the audit service reuses identity's answer up to 5 s. */
+const keyAnswers = (key: string, status: number, what: string) =>
+  waitFor(what, async () => (await listWith(key)) === status, 15_000);
 
 async function personToken(email: string): Promise<string> {
   const got = await codeFlow(new TestBrowser(), {
@@ -119,17 +112,17 @@ describe('a console key counts only while its maker holds the audits right', () 
     assert.equal(await listWith(key), 200);
 
     assert.equal((await rights([])).status, 200);
-    await eventually(() => listWith(key), 403, 'after the right was taken');
+    await keyAnswers(key, 403, 'the key refused once the right was taken');
     const refused = await h.call('POST', '/api/v1/audits', { url: 'https://example.com/' }, key);
     assert.equal(refused.statusCode, 403);
     assert.equal(refused.json().error.code, 'FORBIDDEN');
     assert.match(refused.json().error.message, /no longer holds the scope audits/);
 
     assert.equal((await rights(['audits'])).status, 200);
-    await eventually(() => listWith(key), 200, 'after the right was given back');
+    await keyAnswers(key, 200, 'the key accepted once the right was given back');
 
     assert.equal((await api(`/principals/${ada}/deactivate`, { method: 'POST' })).status, 200);
-    await eventually(() => listWith(key), 403, 'after the person was deactivated');
+    await keyAnswers(key, 403, 'the key refused once its maker was deactivated');
   });
 
   test("an app's token made the key: taking audits from the app's allowed scopes refuses it", async () => {
@@ -143,7 +136,7 @@ describe('a console key counts only while its maker holds the audits right', () 
     assert.equal(await listWith(key), 200);
     const patched = await api(`/applications/${machine.id}`, { method: 'PATCH', body: { allowed_scopes: [] } });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
-    await eventually(() => listWith(key), 403, "after the app's scope was taken");
+    await keyAnswers(key, 403, "the key refused once the app's scope was taken");
   });
 
   test('a key made on the command line belongs to no one and needs no answer from identity', async () => {
@@ -179,20 +172,20 @@ describe("a site's schedule runs only while its owner holds the audits right", (
 
     assert.equal((await rights([])).status, 200);
     await due();
-    await eventually(async () => ((await slot()).last_run_at ? 200 : 0), 200, 'the due slot was not taken');
+    await waitFor('the due slot to be taken', async () => (await slot()).last_run_at, 15_000);
     assert.match((await slot()).last_error ?? '', /^skipped: the site's owner no longer holds the audits right/);
     assert.equal((await h.sql.query('SELECT 1 FROM jobs WHERE site_id = $1', [siteId])).rowCount, 0);
 
     assert.equal((await rights(['audits'])).status, 200);
     // The audit service may reuse identity's last answer for up to 5 s: each new due slot asks again once it expired.
-    await eventually(
+    await waitFor(
+      'a run queued once the right was given back',
       async () => {
-        if ((await slot()).last_job_id) return 200;
-        if ((await slot()).last_run_at) await due();
-        return 0;
+        const now = await slot();
+        if (!now.last_job_id && now.last_run_at) await due();
+        return now.last_job_id;
       },
-      200,
-      'no run queued once the right was given back',
+      15_000,
     );
     assert.equal((await h.sql.query('SELECT 1 FROM jobs WHERE site_id = $1', [siteId])).rowCount, 1);
   });
@@ -253,7 +246,7 @@ describe('identity down', () => {
     await api(`/principals/${cara}/console-rights`, { method: 'PUT', body: { rights: ['audits'] } });
     const key = await makeKey(await personToken('cara@acme.example'));
     await identity.app.close();
-    await eventually(() => listWith(key), 503, 'with identity stopped');
+    await keyAnswers(key, 503, 'a 503 with identity stopped');
     const res = await h.call('GET', '/api/v1/audits', undefined, key);
     assert.equal(res.headers['retry-after'], '5');
     assert.match(res.json().error.message, /cannot be checked right now/);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import type { IngestHarness } from './helpers.ts';
 
+export { waitFor } from '../support/wait.ts';
+
 /**
  * The receivers and vendor stand-ins of the tests listen on 127.0.0.1, which forwarding refuses by default (the guard
  * against the internal network): an operator's allow list lets them through.
@@ -42,21 +44,6 @@ export async function sendEvents(h: IngestHarness, key: string, events: Record<s
   });
   assert.equal(res.statusCode, 202, res.body);
   assert.equal(res.json().accepted, events.length, res.body);
-}
-
-/** Polls until `check` returns a truthy value or fails the test after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | Promise<T>,
-  timeoutMs = 10_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 15));
-  }
 }
 
 export async function deadLetters(h: IngestHarness, destinationId: string): Promise<Record<string, any>[]> {
