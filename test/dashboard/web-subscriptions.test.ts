@@ -6,7 +6,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
 import { openDatabase } from '../../src/kit/db.ts';
 import { jwtKeys } from '../../src/dashboard/auth/jwt.ts';
-import { renderCredential } from '../../src/dashboard/subscriptions/render.ts';
+import { openPicture, renderCredential } from '../../src/dashboard/subscriptions/render.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { assertNarrowBothSchemes, focused } from '../support/console-browser.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
@@ -291,6 +291,61 @@ describe('the dashboard web app: subscriptions', () => {
     const png = mimeParts(m.raw).find((p) => p.headers['content-type']?.startsWith('image/png'))!;
     mkdirSync('test-artifacts/dashboard-web', { recursive: true });
     writeFileSync('test-artifacts/dashboard-web/subscriptions-04-mail.png', png.body);
+  });
+
+  test("the picture's times are in the subscription's zone, and the renderer refuses to photograph any other page", async () => {
+    const d = await s.request('POST', '/api/v1/dashboards', {
+      as: editor,
+      body: {
+        slug: 'sales-zone',
+        title: 'Sales by zone',
+        definition: {
+          layout: { type: 'grid', columns: 12, rowHeight: 30 },
+          dataSources: [],
+          parameters: [{ name: 'period', type: 'time_range', label: 'Period' }],
+          widgets: [],
+        },
+      },
+    });
+    assert.equal(d.status, 201, JSON.stringify(d.body));
+    const db = await openDatabase({ url: s.database.url, dataDir: '/tmp/unused', schema: 'dashboard', poolSize: 1 });
+    const owner = {
+      id: editor.userId,
+      tenantId: editor.tenantId,
+      role: 'editor' as const,
+      email: editor.email,
+      plan: 'enterprise' as const,
+    };
+    const credential = await renderCredential(db, jwtKeys(s.config.jwtSecret, s.config.secretKey), owner);
+    // The first day of 2026 in UTC is 05:30 to 05:30 the next day in Kolkata, and 01:00 to 01:00 in Paris. Chromium's
+    // ICU may name Kolkata by its older canonical name, Asia/Calcutta.
+    const period = '2026-01-01T00:00:00Z/2026-01-02T00:00:00Z';
+    const drawn = async (timezone: string, dashboardId = d.body.id as number) => {
+      const page = await openPicture(browser, s.url, credential.pair, {
+        dashboardId,
+        parameters: { period },
+        timezone,
+      });
+      try {
+        return await page.locator('.picture-values').innerText();
+      } finally {
+        await page.context().close();
+      }
+    };
+    try {
+      assert.match(
+        await drawn('Asia/Kolkata'),
+        /Period\s+Jan 1, 2026, 5:30\sAM\s–\sJan 2, 2026, 5:30\sAM \(Asia\/(Kolkata|Calcutta)\)/,
+      );
+      assert.match(await drawn('Europe/Paris'), /Jan 1, 2026, 1:00\sAM\s–\sJan 2, 2026, 1:00\sAM \(Europe\/Paris\)/);
+      await assert.rejects(drawn('UTC', 999_999), /could not draw the dashboard: .+/);
+      await credential.revoke();
+      // An ended credential shows the sign-in page, which a mail must not carry: an error the send reports instead.
+      await assert.rejects(drawn('UTC'), /asked the render to sign in: its credential was refused/);
+    } finally {
+      await credential.revoke();
+      await db.close();
+    }
   });
 
   test('a bad time zone is refused with the service message, in an alert', async () => {

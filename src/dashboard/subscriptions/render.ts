@@ -1,4 +1,4 @@
-import { chromium } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { randomToken, sha256Hex } from '../../kit/crypto.ts';
 import { CHROMIUM_ARGS, findChromium } from '../../kit/browser.ts';
 import type { Database } from '../../kit/db.ts';
@@ -16,6 +16,8 @@ const WIDTH = 1280;
  * script), never a URL, so it is in no address bar, history, proxy or request log. Its session's provider makes it
  * read-only: it reads what a viewer may read, as the owner, and changes nothing (auth/access.ts).
  */
+export type RenderCredential = Awaited<ReturnType<typeof renderCredential>>;
+
 export async function renderCredential(db: Database, keys: JwtKeys, owner: AuthUser) {
   const session = await db.query<{ id: number }>(
     `INSERT INTO sessions (user_id, provider, expires_at)
@@ -38,42 +40,70 @@ export async function renderCredential(db: Database, keys: JwtKeys, owner: AuthU
   };
 }
 
+/** What the picture is drawn with: the dashboard, its parameters' values, and the zone its times are read in. */
+export interface PictureOf {
+  dashboardId: number;
+  parameters: Record<string, string>;
+  /** The subscription's IANA time zone: the picture's times and ranges are written in it, as its schedule is. */
+  timezone: string;
+}
+
 /**
- * The dashboard's page in headless Chromium, signed in with the render credential, with the subscription's parameter
- * values (`?var-<name>=`, Grafana's URL form): for that credential the web app draws the picture alone (title, the
- * values as text, the widgets as the owner may see them, no control: web/dashboard/src/dashboards/DashboardPicture.tsx).
- * A PNG of the page down to the end of its content, once every widget has drawn.
+ * The dashboard's page in `browser`, signed in with the render credential, with the subscription's parameter values
+ * (`?var-<name>=`, Grafana's URL form), once every widget has drawn: for that credential the web app draws the picture
+ * alone (title, the values as text, the widgets as the owner may see them, no control:
+ * web/dashboard/src/dashboards/DashboardPicture.tsx). Throws, rather than answer another page, when the app drew
+ * anything but the dashboard: its sign-in (the credential refused), or the dashboard's own error.
  */
+export async function openPicture(
+  browser: Browser,
+  baseUrl: string,
+  pair: RenderCredential['pair'],
+  picture: PictureOf,
+): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: { width: WIDTH, height: 900 },
+    reducedMotion: 'reduce',
+    colorScheme: 'light',
+    timezoneId: picture.timezone,
+  });
+  await context.addInitScript((value) => localStorage.setItem('dashboard.session', value), JSON.stringify(pair));
+  const page = await context.newPage();
+  page.setDefaultTimeout(RENDER_TIMEOUT_MS);
+  const search = new URLSearchParams(
+    Object.entries(picture.parameters).map(([k, v]): [string, string] => [`var-${k}`, v]),
+  );
+  await page.goto(`${baseUrl}/dashboards/${picture.dashboardId}${search.size ? `?${search}` : ''}`);
+  // The first heading the app draws says which page it is: the picture's title, or anything else.
+  const heading = page.locator('main.picture h1[data-picture], main h1:not([data-picture])').first();
+  await heading.waitFor();
+  if ((await heading.getAttribute('data-picture')) === null) {
+    if ((await page.locator('main.picture').count()) === 0)
+      throw new Error('the web app asked the render to sign in: its credential was refused');
+    const alert = page.locator('main [role="alert"]').first();
+    const why = (await alert.count()) ? (await alert.innerText()).trim() : (await heading.innerText()).trim();
+    throw new Error(`the web app could not draw the dashboard: ${why}`);
+  }
+  await page.waitForLoadState('networkidle');
+  // Every widget has drawn: no "Loading…" left in the page (a string, evaluated in the page, not here).
+  await page.waitForFunction(
+    `![...document.querySelectorAll('main .hint')].some((e) => e.textContent.trim() === 'Loading…')`,
+  );
+  return page;
+}
+
+/** A PNG of the dashboard's picture (openPicture) down to the end of its content, in a browser of its own. */
 export async function renderDashboard(
   db: Database,
   keys: JwtKeys,
   owner: AuthUser,
   baseUrl: string,
-  dashboardId: number,
-  parameters: Record<string, string>,
+  picture: PictureOf,
 ): Promise<Buffer> {
   const credential = await renderCredential(db, keys, owner);
   const browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
   try {
-    const context = await browser.newContext({
-      viewport: { width: WIDTH, height: 900 },
-      reducedMotion: 'reduce',
-      colorScheme: 'light',
-    });
-    await context.addInitScript(
-      (pair) => localStorage.setItem('dashboard.session', pair),
-      JSON.stringify(credential.pair),
-    );
-    const page = await context.newPage();
-    page.setDefaultTimeout(RENDER_TIMEOUT_MS);
-    const search = new URLSearchParams(Object.entries(parameters).map(([k, v]): [string, string] => [`var-${k}`, v]));
-    await page.goto(`${baseUrl}/dashboards/${dashboardId}${search.size ? `?${search}` : ''}`);
-    await page.locator('main h1').waitFor();
-    await page.waitForLoadState('networkidle');
-    // Every widget has drawn: no "Loading…" left in the page (a string, evaluated in the page, not here).
-    await page.waitForFunction(
-      `![...document.querySelectorAll('main .hint')].some((e) => e.textContent.trim() === 'Loading…')`,
-    );
+    const page = await openPicture(browser, baseUrl, credential.pair, picture);
     // Down to the content's end: a dashboard shorter than the window gets no blank window below it.
     const height = await page.evaluate<number>(
       `Math.ceil(document.querySelector('main').getBoundingClientRect().bottom + scrollY)`,

@@ -46,7 +46,11 @@ export async function sendSubscription(deps: SubscriptionDeps, sub: Subscription
   let image: Buffer | undefined;
   let imageError = '';
   try {
-    image = await renderDashboard(deps.db, deps.tokens.keys, owner, deps.renderUrl, dashboard.id, sub.parameters);
+    image = await renderDashboard(deps.db, deps.tokens.keys, owner, deps.renderUrl, {
+      dashboardId: dashboard.id,
+      parameters: sub.parameters,
+      timezone: sub.timezone,
+    });
   } catch (err) {
     imageError = `The picture of the dashboard could not be made (${(err as Error).message.split('\n')[0]}).`;
   }

@@ -54,7 +54,7 @@ export default function DashboardPicture({ id }: { id: number }) {
     );
   return (
     <>
-      <h1>{d.title}</h1>
+      <h1 data-picture>{d.title}</h1>
       {d.description && <p className="description">{d.description}</p>}
       {parameters && parameters.length > 0 && (
         <dl className="picture-values">
