@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Connection } from 'mysql2/promise';
 import { freshMysql, mysqlConnection, type FreshMysqlDatabase } from '../support/mariadb.ts';
+import { waitFor } from '../support/wait.ts';
 import { mysqlDriver } from '../../src/dashboard/sql/mysql-driver.ts';
 import { DataSourceError, type ConnectionSettings } from '../../src/dashboard/sql/driver.ts';
 import { DEFAULT_DENIED_NETWORKS, networkPolicy } from '../../src/dashboard/sql/network.ts';
@@ -25,14 +26,6 @@ async function running(fragment: string): Promise<number> {
     [`%${fragment}%`],
   );
   return Number((rows as { n: number }[])[0]!.n);
-}
-
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('condition never held');
 }
 
 before(async () => {
@@ -94,7 +87,7 @@ describe('mysql driver (MariaDB)', () => {
         ['1', '2', '3', '4', '5'],
       );
       assert.equal(r.truncated, true);
-      await until(async () => (await running('seq_1_to_1000000')) === 0);
+      await waitFor('the statement seq_1_to_1000000 to end', async () => (await running('seq_1_to_1000000')) === 0);
       const exact = await pool.run({ sql: 'SELECT seq FROM seq_1_to_5', values: [], maxRows: 5 });
       assert.equal(exact.truncated, false);
     } finally {
@@ -206,7 +199,7 @@ describe('mysql driver (MariaDB)', () => {
         (e: DataSourceError) => e.kind === 'timeout' || e.kind === 'cancelled',
       );
       // The server sends the error before its thread leaves 'Execute' in the process list; a query not stopped would stay 30 s.
-      await until(async () => (await running('timeout_probe')) === 0);
+      await waitFor('the statement timeout_probe to end', async () => (await running('timeout_probe')) === 0);
     } finally {
       await pool.close();
     }
@@ -217,10 +210,10 @@ describe('mysql driver (MariaDB)', () => {
     try {
       const abort = new AbortController();
       const run = pool.run({ sql: 'SELECT SLEEP(30) AS abort_probe', values: [], maxRows: 1, signal: abort.signal });
-      await until(async () => (await running('abort_probe')) === 1);
+      await waitFor('the statement abort_probe to run', async () => (await running('abort_probe')) === 1);
       abort.abort();
       await assert.rejects(run, (e: DataSourceError) => e.kind === 'cancelled');
-      await until(async () => (await running('abort_probe')) === 0);
+      await waitFor('the statement abort_probe to end', async () => (await running('abort_probe')) === 0);
     } finally {
       await pool.close();
     }

@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
+import { waitFor } from '../support/wait.ts';
 import { postgresDriver } from '../../src/dashboard/sql/postgres-driver.ts';
 import { DataSourceError, type ConnectionSettings } from '../../src/dashboard/sql/driver.ts';
 import { DEFAULT_DENIED_NETWORKS, networkPolicy } from '../../src/dashboard/sql/network.ts';
@@ -28,14 +29,6 @@ async function activeLike(fragment: string): Promise<number> {
     [`%${fragment}%`],
   );
   return r.rows[0].n;
-}
-
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('condition never held');
 }
 
 before(async () => {
@@ -249,7 +242,7 @@ describe('postgres driver', () => {
         maxRows: 1,
         signal: abort.signal,
       });
-      await until(async () => (await activeLike('abort_probe')) === 1);
+      await waitFor('the statement abort_probe to run', async () => (await activeLike('abort_probe')) === 1);
       abort.abort();
       await assert.rejects(running, (e: DataSourceError) => e.kind === 'cancelled');
       assert.equal(await activeLike('abort_probe'), 0);

@@ -5,6 +5,7 @@ import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { startServer, basic, form, managementApi, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
 import { signInAt } from './account-support.ts';
+import { waitFor } from '../support/wait.ts';
 
 // Expired, revoked (with a reason) and replayed credentials of every kind a machine or person presents, and the
 // last_used_at / last_used_ip each use leaves. (API keys: credentials.test.ts covers the same for them.)
@@ -23,13 +24,6 @@ const clientCredentials = (clientId: string, secret: string) =>
     { grant_type: 'client_credentials' },
     { authorization: basic(clientId, secret) },
   );
-
-/** Reads a row until `done` holds: the secret's last use is written beside the request, not inside it. Each try is a database round trip. */
-async function eventually<T>(read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
-  let v = await read();
-  for (let i = 0; i < 200 && !done(v); i++) v = await read();
-  return v;
-}
 
 before(async () => {
   server = await startServer('idcredlife', { IDENTITY_ADMIN_TOKEN: ADMIN, IDENTITY_EXTRA_SCOPES: 'reports:read' });
@@ -141,10 +135,11 @@ test('a client secret: expired and revoked (reason kept) secrets are refused at 
   const first = (await listed())[0];
   assert.equal(first.last_used_at, null);
   assert.equal((await clientCredentials(app.clientId, app.secret!)).status, 200);
-  const used = await eventually(
-    async () => (await listed())[0],
-    (s) => s.last_used_at !== null,
-  );
+  // The secret's last use is written beside the request, not inside it.
+  const used = await waitFor("the secret's last use", async () => {
+    const secret = (await listed())[0];
+    return secret.last_used_at !== null && secret;
+  });
   assert.ok(used.last_used_at, 'last_used_at is set');
   assert.equal(used.last_used_ip, '127.0.0.1');
   assert.equal(JSON.stringify(await listed()).includes(app.secret!), false, 'never shown again');
