@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
+import type { Database } from '../../kit/db.ts';
 import type { OutageLog } from '../../kit/outage-log.ts';
+import { loopErrors, pollLoop } from '../../kit/poll-loop.ts';
 import { retryDelayMs, type BackoffPolicy } from '../../kit/outbound/backoff.ts';
 import { decideOne } from './evaluate.ts';
 import { sendNotice, SendError, type SendDeps } from './send.ts';
@@ -27,34 +28,18 @@ const BATCH = 10;
  * whose sender died mid-send goes again when its lease ends, with the same webhook-id).
  */
 export function startDispatcher(options: DispatcherOptions): () => Promise<void> {
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = false;
-  let current: Promise<void> = Promise.resolve();
-  const tick = async () => {
-    try {
-      while (!stopped && (await options.db.transaction((tx) => decideOne(tx, options.log)))) {}
-      for (;;) {
-        if (stopped) break;
-        const due = await claimDeliveries(options.db, LEASE_SECONDS, BATCH);
-        await Promise.all(due.map((d) => deliver(options, d)));
-        if (due.length < BATCH) break;
-      }
-    } catch (err) {
-      if (isDatabaseUnavailable(err) && options.outage) options.outage.failed(err);
-      else options.log.error({ err }, 'sending notices failed');
-    }
-  };
-  const loop = () => {
-    current = tick().finally(() => {
-      if (!stopped) timer = setTimeout(loop, options.pollMs);
-    });
-  };
-  loop();
-  return async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await current;
-  };
+  const loop = pollLoop(
+    options.pollMs,
+    async () => {
+      while (await options.db.transaction((tx) => decideOne(tx, options.log))) {}
+      const due = await claimDeliveries(options.db, LEASE_SECONDS, BATCH);
+      await Promise.all(due.map((d) => deliver(options, d)));
+      return due.length === BATCH;
+    },
+    loopErrors(options.log, 'sending notices failed', options.outage),
+    { startNow: true },
+  );
+  return () => loop.stop();
 }
 
 async function deliver(options: DispatcherOptions, delivery: ClaimedDelivery): Promise<void> {

@@ -4,6 +4,7 @@ import { HttpError } from '../../kit/errors.ts';
 import { VerifierUnavailableError } from '../../kit/auth/admin-guard.ts';
 import type { OwnerRight, OwnerStanding } from '../auth/owner-right.ts';
 import type { OutageLog } from '../../kit/outage-log.ts';
+import { loopErrors, pollLoop } from '../../kit/poll-loop.ts';
 import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { insertJob, QueueFullError, SiteBusyError } from '../jobs/store.ts';
 import { auditRequest } from '../request/audit-request.ts';
@@ -33,28 +34,13 @@ export interface SchedulerOptions {
  * come due as one.
  */
 export function startScheduler(options: SchedulerOptions): () => Promise<void> {
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = false;
-  let current: Promise<void> = Promise.resolve();
-  const tick = async () => {
-    try {
-      while (!stopped && (await runOneDue(options))) {}
-    } catch (err) {
-      if (isDatabaseUnavailable(err) && options.outage) options.outage.failed(err);
-      else options.log.error({ err }, 'running due schedules failed');
-    }
-  };
-  const loop = () => {
-    current = tick().finally(() => {
-      if (!stopped) timer = setTimeout(loop, options.pollMs);
-    });
-  };
-  loop();
-  return async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await current;
-  };
+  const loop = pollLoop(
+    options.pollMs,
+    () => runOneDue(options),
+    loopErrors(options.log, 'running due schedules failed', options.outage),
+    { startNow: true },
+  );
+  return () => loop.stop();
 }
 
 /** Takes one due schedule, if any: answers whether there was one. */
