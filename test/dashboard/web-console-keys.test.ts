@@ -75,6 +75,15 @@ describe('the console: identity signing keys', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('dialog').waitFor();
     assert.equal((await focused(page)).text, 'Cancel');
+    // Tab wraps inside the dialog: past Cancel, its last control, it comes back to Rotate, never to the browser's own.
+    for (const [i, expected] of ['Rotate', 'Cancel', 'Rotate'].entries()) {
+      await page.keyboard.press('Tab');
+      const inDialog = await page.evaluate(`Boolean(document.activeElement?.closest('dialog[open]'))`);
+      assert.equal(inDialog, true, `Tab ${i + 1} stays in the dialog`);
+      assert.equal((await focused(page)).text, expected);
+    }
+    await page.keyboard.press('Shift+Tab');
+    assert.equal((await focused(page)).text, 'Cancel', 'Shift+Tab wraps back to Cancel');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     assert.equal((await focused(page)).text, 'Rotate signing key');

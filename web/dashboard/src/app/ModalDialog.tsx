@@ -1,11 +1,37 @@
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
 import './console-screens.css';
 
+const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
+/** A radio button Tab passes over: its group has another one chosen. */
+const unselectedRadio = (el: HTMLElement) =>
+  el instanceof HTMLInputElement &&
+  el.type === 'radio' &&
+  !el.checked &&
+  el.form?.querySelector(`input[type="radio"][name="${CSS.escape(el.name)}"]:checked`) != null;
+
+/** The page behind is inert, but Tab would still leave for the browser's own controls: it wraps around instead. */
+function wrapTab(e: KeyboardEvent<HTMLDialogElement>): void {
+  if (e.key !== 'Tab') return;
+  const stops = [...e.currentTarget.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+    (el) => !el.matches(':disabled') && el.getClientRects().length > 0 && !unselectedRadio(el),
+  );
+  const first = stops[0];
+  const last = stops.at(-1);
+  if (!first || !last) return;
+  if (e.shiftKey && document.activeElement === first) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && document.activeElement === last) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
 /**
- * A modal dialog on the browser's own `<dialog>`: `showModal()` makes the rest of the page inert (the keyboard stays
- * inside), Escape closes it, and closing gives the focus back to what had it when it opened (the button that opened
- * it), or to `fallback` when that is gone (a row removed by the dialog's action). Rendered only while open. The element
- * marked `data-autofocus` takes the focus first (React does not pass `autoFocus` on to the DOM).
+ * A modal dialog on the browser's own `<dialog>`: `showModal()` makes the rest of the page inert, Tab wraps from its
+ * last control to its first, Escape closes it, and closing gives the focus back to what had it when it opened (the
+ * button that opened it), or to `fallback` when that is gone (a row removed by the dialog's action). Rendered only
+ * while open. The first element marked `data-autofocus` takes the focus (React does not pass `autoFocus` on to the DOM).
  */
 export function ModalDialog({
   title,
@@ -45,7 +71,7 @@ export function ModalDialog({
     };
   }, []);
   return (
-    <dialog ref={ref} className="modal" aria-labelledby={titleId}>
+    <dialog ref={ref} className="modal" aria-labelledby={titleId} onKeyDown={wrapTab}>
       <h2 id={titleId}>{title}</h2>
       {children}
     </dialog>
@@ -92,6 +118,59 @@ export function ConfirmDialog({
           Cancel
         </button>
       </div>
+    </ModalDialog>
+  );
+}
+
+/**
+ * A dialog that asks for a few details before an action (why a secret is revoked, how long the old one lasts): a form
+ * whose submit runs `onConfirm`. A refusal is said inside it, which stays open; the focus starts on the field marked
+ * `data-autofocus`, else on Cancel (never on the action that changes something).
+ */
+export function FormDialog({
+  title,
+  confirm,
+  danger = false,
+  busy = false,
+  error,
+  onConfirm,
+  onClose,
+  children,
+}: {
+  title: string;
+  /** The label of the button that does it. */
+  confirm: string;
+  danger?: boolean;
+  busy?: boolean;
+  error?: string | undefined;
+  onConfirm: () => void;
+  onClose: () => void;
+  children?: ReactNode;
+}) {
+  return (
+    <ModalDialog title={title} onClose={onClose}>
+      <form
+        className="dialog-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          onConfirm();
+        }}
+      >
+        {children}
+        {error && (
+          <p role="alert" className="error">
+            {error}
+          </p>
+        )}
+        <div className="actions">
+          <button type="submit" className={danger ? 'danger' : undefined} disabled={busy}>
+            {confirm}
+          </button>
+          <button type="button" className="secondary" data-autofocus onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
     </ModalDialog>
   );
 }

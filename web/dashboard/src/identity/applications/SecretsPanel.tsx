@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Pager } from '../../admin/Pager.tsx';
 import { when } from '../../admin/format.ts';
-import { Dialog } from '../../app/Dialog.tsx';
+import { FormDialog } from '../../app/ModalDialog.tsx';
 import { SecretOnce } from '../../app/SecretOnce.tsx';
 import { WideTable } from '../../app/WideTable.tsx';
 import { messageOf } from '../../data/errors.ts';
@@ -158,58 +158,60 @@ export function SecretsPanel({ app }: { app: ApiApplication }) {
         </WideTable>
       )}
       <Pager pages={pages} label="Client secrets" />
-      <Dialog
-        open={rotating}
-        title={`Rotate the secret of ${app.name}`}
-        confirm="Make a new secret"
-        busy={rotate.isPending}
-        error={rotate.error ? messageOf(rotate.error, 'the identity service could not be reached') : undefined}
-        onConfirm={() => rotate.mutate()}
-        onClose={() => setRotating(false)}
-      >
-        <p>A new secret is made and shown once. Meanwhile, the secrets the app has now:</p>
-        <fieldset className="choices">
-          <legend>The current secrets</legend>
-          {GRACE.map((g) => (
-            <label key={g.value} className="check">
-              <input
-                type="radio"
-                name="grace"
-                value={g.value}
-                checked={grace === g.value}
-                data-autofocus={grace === g.value ? '' : undefined}
-                onChange={() => setGrace(g.value)}
-              />
-              {g.label}
-            </label>
-          ))}
-        </fieldset>
-      </Dialog>
-      <Dialog
-        open={revoking !== undefined}
-        title={`Revoke the secret ${revoking?.secret_prefix ?? ''}…?`}
-        confirm="Revoke"
-        danger
-        busy={revoke.isPending}
-        error={revoke.error ? messageOf(revoke.error, 'the identity service could not be reached') : undefined}
-        onConfirm={() => revoking && revoke.mutate(revoking)}
-        onClose={() => setRevoking(undefined)}
-      >
-        <p>The app can no longer authenticate with it, at once.</p>
-        <label htmlFor="revoke-reason">Why</label>
-        <input
-          id="revoke-reason"
-          required
-          maxLength={500}
-          value={reason}
-          data-autofocus=""
-          aria-describedby="revoke-reason-hint"
-          onChange={(e) => setReason(e.target.value)}
-        />
-        <p id="revoke-reason-hint" className="hint">
-          Kept with the secret: “leaked in a log”, “rotated”.
-        </p>
-      </Dialog>
+      {rotating && (
+        <FormDialog
+          title={`Rotate the secret of ${app.name}`}
+          confirm="Make a new secret"
+          busy={rotate.isPending}
+          error={rotate.error ? messageOf(rotate.error, 'the identity service could not be reached') : undefined}
+          onConfirm={() => rotate.mutate()}
+          onClose={() => setRotating(false)}
+        >
+          <p>A new secret is made and shown once. Meanwhile, the secrets the app has now:</p>
+          <fieldset className="choices">
+            <legend>The current secrets</legend>
+            {GRACE.map((g) => (
+              <label key={g.value} className="check">
+                <input
+                  type="radio"
+                  name="grace"
+                  value={g.value}
+                  checked={grace === g.value}
+                  data-autofocus={grace === g.value ? '' : undefined}
+                  onChange={() => setGrace(g.value)}
+                />
+                {g.label}
+              </label>
+            ))}
+          </fieldset>
+        </FormDialog>
+      )}
+      {revoking !== undefined && (
+        <FormDialog
+          title={`Revoke the secret ${revoking?.secret_prefix ?? ''}…?`}
+          confirm="Revoke"
+          danger
+          busy={revoke.isPending}
+          error={revoke.error ? messageOf(revoke.error, 'the identity service could not be reached') : undefined}
+          onConfirm={() => revoking && revoke.mutate(revoking)}
+          onClose={() => setRevoking(undefined)}
+        >
+          <p>The app can no longer authenticate with it, at once.</p>
+          <label htmlFor="revoke-reason">Why</label>
+          <input
+            id="revoke-reason"
+            required
+            maxLength={500}
+            value={reason}
+            data-autofocus=""
+            aria-describedby="revoke-reason-hint"
+            onChange={(e) => setReason(e.target.value)}
+          />
+          <p id="revoke-reason-hint" className="hint">
+            Kept with the secret: “leaked in a log”, “rotated”.
+          </p>
+        </FormDialog>
+      )}
     </section>
   );
 }

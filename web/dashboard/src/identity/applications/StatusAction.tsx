@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Dialog } from '../../app/Dialog.tsx';
+import { FormDialog } from '../../app/ModalDialog.tsx';
 import { messageOf } from '../../data/errors.ts';
 import { keys } from '../../data/keys.ts';
 import { identityApi, type ApiApplication } from '../api.ts';
@@ -53,21 +53,22 @@ export function StatusAction({ app, onDone }: { app: ApiApplication; onDone: (me
       >
         Deactivate {app.name}
       </button>
-      <Dialog
-        open={asking}
-        title={`Deactivate ${app.name}?`}
-        confirm="Deactivate"
-        danger
-        busy={change.isPending}
-        error={change.error ? messageOf(change.error, 'the identity service could not be reached') : undefined}
-        onConfirm={() => change.mutate(false)}
-        onClose={() => setAsking(false)}
-      >
-        <p>
-          It gets no new tokens, and the tokens it holds stop counting at once: people signed in through it are signed
-          out of it. It can be reactivated later.
-        </p>
-      </Dialog>
+      {asking && (
+        <FormDialog
+          title={`Deactivate ${app.name}?`}
+          confirm="Deactivate"
+          danger
+          busy={change.isPending}
+          error={change.error ? messageOf(change.error, 'the identity service could not be reached') : undefined}
+          onConfirm={() => change.mutate(false)}
+          onClose={() => setAsking(false)}
+        >
+          <p>
+            It gets no new tokens, and the tokens it holds stop counting at once: people signed in through it are signed
+            out of it. It can be reactivated later.
+          </p>
+        </FormDialog>
+      )}
     </>
   );
 }

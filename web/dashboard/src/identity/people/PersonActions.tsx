@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { when } from '../../admin/format.ts';
-import { Dialog } from '../../app/Dialog.tsx';
+import { FormDialog } from '../../app/ModalDialog.tsx';
 import { SecretOnce } from '../../app/SecretOnce.tsx';
 import { messageOf } from '../../data/errors.ts';
 import { keys } from '../../data/keys.ts';
@@ -129,49 +129,54 @@ export function PersonActions({ person }: { person: ApiPerson }) {
           who has none yet.
         </p>
       )}
-      <Dialog
-        open={asking === 'deactivate'}
-        title={`Deactivate ${name}?`}
-        confirm="Deactivate"
-        danger
-        busy={act.isPending}
-        error={failed}
-        onConfirm={() => active(false)}
-        onClose={() => setAsking(undefined)}
-      >
-        <p>
-          They are signed out everywhere at once, their tokens stop counting, and they cannot sign in until reactivated.
-        </p>
-      </Dialog>
-      <Dialog
-        open={asking === 'sign-out'}
-        title={`Sign ${name} out everywhere?`}
-        confirm="Sign out everywhere"
-        danger
-        busy={act.isPending}
-        error={failed}
-        onConfirm={signOut}
-        onClose={() => setAsking(undefined)}
-      >
-        <p>
-          Every browser session ends and every token apps hold for them is revoked: each app asks them to sign in again.
-        </p>
-      </Dialog>
-      <Dialog
-        open={asking === 'reset'}
-        title={`Reset the second factors of ${name}?`}
-        confirm="Reset second factors"
-        danger
-        busy={act.isPending}
-        error={failed}
-        onConfirm={reset}
-        onClose={() => setAsking(undefined)}
-      >
-        <p>
-          Their authenticator app (with its recovery codes) and their passkeys are revoked: they sign in with their
-          password alone, and may set up new ones. For someone who lost them.
-        </p>
-      </Dialog>
+      {asking === 'deactivate' && (
+        <FormDialog
+          title={`Deactivate ${name}?`}
+          confirm="Deactivate"
+          danger
+          busy={act.isPending}
+          error={failed}
+          onConfirm={() => active(false)}
+          onClose={() => setAsking(undefined)}
+        >
+          <p>
+            They are signed out everywhere at once, their tokens stop counting, and they cannot sign in until
+            reactivated.
+          </p>
+        </FormDialog>
+      )}
+      {asking === 'sign-out' && (
+        <FormDialog
+          title={`Sign ${name} out everywhere?`}
+          confirm="Sign out everywhere"
+          danger
+          busy={act.isPending}
+          error={failed}
+          onConfirm={signOut}
+          onClose={() => setAsking(undefined)}
+        >
+          <p>
+            Every browser session ends and every token apps hold for them is revoked: each app asks them to sign in
+            again.
+          </p>
+        </FormDialog>
+      )}
+      {asking === 'reset' && (
+        <FormDialog
+          title={`Reset the second factors of ${name}?`}
+          confirm="Reset second factors"
+          danger
+          busy={act.isPending}
+          error={failed}
+          onConfirm={reset}
+          onClose={() => setAsking(undefined)}
+        >
+          <p>
+            Their authenticator app (with its recovery codes) and their passkeys are revoked: they sign in with their
+            password alone, and may set up new ones. For someone who lost them.
+          </p>
+        </FormDialog>
+      )}
     </section>
   );
 }
