@@ -49,7 +49,7 @@ export const identitySpec = {
   webhookPollMs: int('IDENTITY_WEBHOOK_POLL_MS', {
     default: 1_000,
     min: 50,
-    doc: 'How often each instance looks for webhook deliveries that are due (new events and retries), in milliseconds.',
+    doc: 'How often each instance looks for webhook deliveries, back-channel logouts and "forgot password" and sign-in code mails that are due (new ones stored by other instances, and retries), in milliseconds.',
   }),
   inviteLink: optionalUrl('IDENTITY_INVITE_LINK', ['http:', 'https:'], {
     doc: "Page the invitation link opens, with `?token=…` added; default `<IDENTITY_ISSUER>/invites/accept`. Point it at your app's page that signs the person in and calls `POST /api/v1/invitations/accept`.",

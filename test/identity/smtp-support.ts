@@ -9,8 +9,9 @@ export interface Mail {
 /**
  * A local SMTP server standing in for the operator's mail relay (the `smtp-server` package): every message it receives
  * is kept in order, its quoted-printable soft breaks and escapes undone (as UTF-8) so a test can read a link or a code.
+ * `port`: on that port (a relay coming back where the service expects it), else on any free one.
  */
-export async function startSmtp(): Promise<{
+export async function startSmtp(port = 0): Promise<{
   url: string;
   mails: Mail[];
   /** The next message to arrive. */
@@ -42,10 +43,13 @@ export async function startSmtp(): Promise<{
       });
     },
   });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const port = (smtp.server.address() as AddressInfo).port;
+  await new Promise<void>((resolve, reject) => {
+    smtp.once('error', reject);
+    smtp.listen(port, '127.0.0.1', resolve);
+  });
+  const listening = (smtp.server.address() as AddressInfo).port;
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://127.0.0.1:${listening}`,
     mails,
     next: () => new Promise<Mail>((resolve) => waiters.push(resolve)),
     close: () => new Promise<void>((resolve) => smtp.close(() => resolve())),

@@ -15,8 +15,9 @@ import { registerInteractionPages } from '../interaction/routes.ts';
 import { secondFactor, type SecondFactor } from '../mfa/interaction.ts';
 import { registerCodeSignIn } from '../email-codes/sign-in-routes.ts';
 import type { CodeSignInDeps } from '../email-codes/sign-in.ts';
+import { signInCodeJob } from '../email-codes/sign-in-mail.ts';
+import { startCourier, type Courier } from '../courier/courier.ts';
 import { registerEmailVerification } from '../email-codes/verify-routes.ts';
-import { AfterAnswer } from '../web/after-answer.ts';
 import { registerAccountSecurity } from '../mfa/account-routes.ts';
 import { registerPasskeyAssets } from '../mfa/assets.ts';
 import { socialProviders, type SocialProvider } from '../social/registry.ts';
@@ -31,7 +32,7 @@ import { inviteMailer } from '../invites/mailer.ts';
 import { registerInviteeRoutes } from '../invites/routes.ts';
 import { registerInvitePages } from '../invites/page-routes.ts';
 import { registerPasswordLinkPages } from '../password-links/page-routes.ts';
-import { RecoveryMail } from '../password-links/recovery.ts';
+import { resetMailJob } from '../password-links/recovery.ts';
 import { registerRecoveryPages } from '../password-links/recovery-routes.ts';
 import { registerMarketplace } from '../marketplace/routes.ts';
 import { registerSubscriptionRoutes } from '../billing/subscription-routes.ts';
@@ -46,14 +47,15 @@ type Access = ReturnType<typeof identityAccess>;
 /** Every route of the service, in this order: OAuth, the sign-in pages, the account pages, the APIs. */
 export async function registerRoutes(a: Assembly, p: ProviderParts, access: Access): Promise<TokenVerifier> {
   const providers = socialProviders(a.config);
+  const courier = mailCourier(a);
   await registerOAuth(a, p);
-  await registerSignIn(a, p, providers);
+  await registerSignIn(a, p, providers, courier);
   const verifier = connectAccess(a, p, access);
   await registerAccountPagesOf(a, providers);
   await registerManagement(a);
   await registerConsole(a.app, { db: a.db, accounts: a.accounts, config: a.config, scopes: a.scopes });
   await registerSelfService(a, p);
-  await registerRecovery(a);
+  await registerRecovery(a, courier);
   await registerMarket(a);
   return verifier;
 }
@@ -78,8 +80,32 @@ async function registerOAuth(a: Assembly, p: ProviderParts): Promise<void> {
   await mountProvider(a.app, holder, a.config.issuer);
 }
 
+/**
+ * The mails the pages send after their answer ("forgot password", sign-in codes): stored requests, sent by this
+ * instance's courier or another's. The close waits for the request being handled; the others wait in the database.
+ */
+function mailCourier(a: Assembly): Courier {
+  const { config, db, mailer } = a;
+  const courier = startCourier({
+    db,
+    log: a.log,
+    pollMs: config.webhookPollMs,
+    jobs: {
+      password_reset: resetMailJob({ db, mailer, issuer: config.issuer, ttlSeconds: config.passwordResetTtl }),
+      sign_in_code: signInCodeJob({ db, secretKey: a.secretKey, mailer, issuer: config.issuer }),
+    },
+  });
+  a.app.addHook('onClose', courier.stop);
+  return courier;
+}
+
 /** The sign-in pages, their second step and passkeys, and social sign-in. */
-async function registerSignIn(a: Assembly, p: ProviderParts, providers: Map<string, SocialProvider>): Promise<void> {
+async function registerSignIn(
+  a: Assembly,
+  p: ProviderParts,
+  providers: Map<string, SocialProvider>,
+  courier: Courier,
+): Promise<void> {
   const { config, db, secretKey, accounts, csrf } = a;
   const common = { db, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl };
   const second = secondFactor({ ...common, secretKey, throttle: a.throttle });
@@ -89,7 +115,7 @@ async function registerSignIn(a: Assembly, p: ProviderParts, providers: Map<stri
     throttle: a.throttle,
     secondFactor: second,
     signInExtras: providers.size ? signInButtons({ providers, csrf }) : undefined,
-    moreRoutes: (plain, pages) => registerCodeSignIn(plain, codeSignInDeps(a, second), pages),
+    moreRoutes: (plain, pages) => registerCodeSignIn(plain, codeSignInDeps(a, second, courier), pages),
   });
   await registerAccountSecurity(a.app, { db, secretKey, accounts, csrf, issuer: config.issuer });
   registerPasskeyAssets(a.app);
@@ -104,19 +130,15 @@ async function registerSignIn(a: Assembly, p: ProviderParts, providers: Map<stri
 }
 
 /** Sign-in by emailed code: its throttles (per address asked for, per client), the mail sent after the answer. */
-function codeSignInDeps(a: Assembly, second: SecondFactor): CodeSignInDeps {
+function codeSignInDeps(a: Assembly, second: SecondFactor, courier: Courier): CodeSignInDeps {
   const free = a.config.passwordResetFreeRequests;
-  const later = new AfterAnswer(a.log, 'sign-in code mail');
-  a.app.addHook('onClose', () => later.idle());
   return {
     db: a.db,
     secretKey: a.secretKey,
     accounts: a.accounts,
     csrf: a.csrf,
-    mailer: a.mailer,
-    issuer: a.config.issuer,
     loginSessionTtl: a.config.loginSessionTtl,
-    later,
+    mail: courier,
     secondFactor: second,
     throttles: {
       email: sharedThrottle(a.redis, a.log, { freeFailures: free, prefix: 'identity:code:' }),
@@ -210,22 +232,13 @@ async function registerSelfService(a: Assembly, p: ProviderParts): Promise<void>
 }
 
 /** "Forgot password": the page, its throttles (per address asked for, per client), the mail sent after the answer. */
-async function registerRecovery(a: Assembly): Promise<void> {
+async function registerRecovery(a: Assembly, courier: Courier): Promise<void> {
   const { config } = a;
   const free = config.passwordResetFreeRequests;
-  const mail = new RecoveryMail({
-    db: a.db,
-    mailer: a.mailer,
-    issuer: config.issuer,
-    ttlSeconds: config.passwordResetTtl,
-    log: a.log,
-  });
-  // The mail of a request answered just before the close still goes (or fails, logged) before the database closes.
-  a.app.addHook('onClose', () => mail.idle());
   await registerRecoveryPages(a.app, {
     issuer: config.issuer,
     forms: new FormGuard(a.secretKey),
-    mail,
+    mail: courier,
     ttlSeconds: config.passwordResetTtl,
     throttles: {
       email: sharedThrottle(a.redis, a.log, { freeFailures: free, prefix: 'identity:reset:' }),

@@ -2,21 +2,19 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Interaction } from 'oidc-provider';
 import type { Database } from '../../kit/db.ts';
 import { sha256Hex } from '../../kit/crypto.ts';
-import type { Mailer } from '../../kit/outbound/mail.ts';
 import type { Throttle } from '../../kit/throttle.ts';
 import type { InteractionPages } from '../interaction/pages.ts';
 import type { SecondFactor } from '../mfa/interaction.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
-import { findHumanByEmail, normaliseEmail } from '../principals/view.ts';
+import { normaliseEmail } from '../principals/view.ts';
 import { loginCookie } from '../sessions/cookie.ts';
 import { startLoginSession } from '../sessions/store.ts';
-import type { AfterAnswer } from '../web/after-answer.ts';
+import type { Courier } from '../courier/courier.ts';
 import type { CsrfTokens } from '../web/csrf.ts';
 import { errorPage } from '../web/layout.ts';
 import { pageLanguage } from '../web/respond.ts';
 import type { Messages } from '../web/i18n/en.ts';
-import { mailCode } from './mail.ts';
-import { checkCode, issueCode, markVerified } from './store.ts';
+import { checkCode, markVerified } from './store.ts';
 import { signInCodePage } from './templates.ts';
 
 export interface CodeSignInDeps {
@@ -24,13 +22,11 @@ export interface CodeSignInDeps {
   secretKey: Buffer;
   accounts: PrincipalDirectory;
   csrf: CsrfTokens;
-  mailer: Mailer;
-  issuer: string;
   loginSessionTtl: number;
   /** Codes asked for per address, and per client address (more generous). */
   throttles: { email: Throttle; address: Throttle };
-  /** The look-up and the mail, after the answer. */
-  later: AfterAnswer;
+  /** Where the request goes: stored, and mailed after the answer (sign-in-mail.ts has the job). */
+  mail: Pick<Courier, 'ask'>;
   secondFactor?: SecondFactor | undefined;
 }
 
@@ -72,7 +68,7 @@ function codePage(
 
 /**
  * "Email me a sign-in code", posted from the sign-in form: every address that passes the checks gets the same page
- * after the same work (the throttles count it, the look-up and the mail are queued); nothing here reads the account.
+ * after the same work (the throttles count it, the request is stored for the courier); nothing here reads the account.
  */
 export async function requestSignInCode(
   deps: CodeSignInDeps,
@@ -100,24 +96,7 @@ export async function requestSignInCode(
     return pages.showSignIn(reply, d, 429, { email, error: all.email.throttled(wait) });
   }
   await Promise.all([deps.throttles.email.fail(emailKey), deps.throttles.address.fail(addressKey)]);
-  const bound = boundTo(d);
-  deps.later.run(async () => {
-    const human = await findHumanByEmail(deps.db, email);
-    if (!human?.active || !human.human) return;
-    const code = await issueCode(deps.db, deps.secretKey, {
-      principalId: human.id,
-      email,
-      purpose: 'sign_in',
-      boundTo: bound,
-    });
-    await mailCode(deps.mailer, {
-      to: human.human.email,
-      code,
-      purpose: 'sign_in',
-      host: new URL(deps.issuer).host,
-      loc: { lang, t: all },
-    });
-  });
+  await deps.mail.ask({ kind: 'sign_in_code', email, lang, boundTo: boundTo(d) });
   return codePage(deps, pages, reply, d, email, 200);
 }
 

@@ -5,13 +5,14 @@ import { normaliseEmail } from '../principals/view.ts';
 import type { FormGuard } from '../web/form-guard.ts';
 import { pageLanguage, refusedForm, sameOrigin, staticHtml } from '../web/respond.ts';
 import { FORGOT_PASSWORD_PATH, signInLink } from '../web/sign-in-link.ts';
-import type { RecoveryMail } from './recovery.ts';
+import type { Courier } from '../courier/courier.ts';
 import { forgotPasswordPage, linkRequestedPage } from './recovery-templates.ts';
 
 export interface RecoveryPageDeps {
   issuer: string;
   forms: FormGuard;
-  mail: RecoveryMail;
+  /** Where the request goes: stored, and mailed after the answer (recovery.ts has the job). */
+  mail: Pick<Courier, 'ask'>;
   /** Requests per email address, and per client address (a more generous one). */
   throttles: { email: Throttle; address: Throttle };
   ttlSeconds: number;
@@ -53,7 +54,7 @@ const looksLikeEmail = (email: string) => /^[^\s@]+@[^\s@]+$/.test(email) && ema
 
 /**
  * The form posted. Every address that passes the checks gets the same page, and the same work before it: the throttle
- * counts the request, the mail is queued (recovery.ts does the look-up later). Nothing here reads the account.
+ * counts the request, the request is stored (recovery.ts does the look-up later). Nothing here reads the account.
  */
 export async function requestReset(
   deps: RecoveryPageDeps,
@@ -80,7 +81,7 @@ export async function requestReset(
     return form(deps, request, reply, { back, email, error: t.linksThrottled(wait) }, 429);
   }
   await Promise.all([deps.throttles.email.fail(emailKey), deps.throttles.address.fail(addressKey)]);
-  deps.mail.request(email, pageLanguage(request, reply).lang);
+  await deps.mail.ask({ kind: 'password_reset', email, lang: pageLanguage(request, reply).lang });
   return staticHtml(
     reply,
     200,

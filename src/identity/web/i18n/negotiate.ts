@@ -4,6 +4,11 @@ import { fr } from './fr.ts';
 export const LANGUAGES = { en, fr } as const;
 export type Language = keyof typeof LANGUAGES;
 
+/** A language kept in a stored row, as one the pages have: English when it is not (a row another version wrote). */
+export function knownLanguage(value: string): Language {
+  return Object.hasOwn(LANGUAGES, value) ? (value as Language) : 'en';
+}
+
 /**
  * The page language for an Accept-Language header (RFC 9110 section 12.5.4): the supported language with the highest
  * q-value, a range matching by its primary tag (`fr-CA` is French), `*` meaning English; q=0 refuses a language; equal
