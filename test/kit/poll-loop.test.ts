@@ -59,3 +59,32 @@ test('stop waits for the pass in progress', async () => {
   await stopping;
   assert.equal(done, true);
 });
+
+test('startNow looks at once, without waiting a poll; without it the first look is a poll away', async () => {
+  let now = 0;
+  let later = 0;
+  const eager = pollLoop(
+    600_000,
+    async () => {
+      now++;
+      return false;
+    },
+    (err) => assert.fail(String(err)),
+    { startNow: true },
+  );
+  const lazy = pollLoop(
+    600_000,
+    async () => {
+      later++;
+      return false;
+    },
+    (err) => assert.fail(String(err)),
+  );
+  try {
+    await waitFor('the first look', () => now === 1, 1_000);
+    assert.equal(later, 0);
+  } finally {
+    await eager.stop();
+    await lazy.stop();
+  }
+});

@@ -21,13 +21,22 @@ export interface Mailer {
   send(mail: OutgoingMail): Promise<boolean>;
 }
 
+/**
+ * nodemailer waits up to 2 minutes to connect and 10 for a silent server; a hung SMTP server would then hold a queued
+ * mail past its claim (identity's courier holds one for 2 minutes, then another instance may send it again) and a
+ * service's close as long. A server that answers at all answers well within these.
+ */
+const SMTP_TIMEOUTS = { connectionTimeout: 20_000, greetingTimeout: 20_000, socketTimeout: 40_000 };
+
 /** Mail over SMTP (a `smtp://` or `smtps://` URL). The log names recipients and subject, never the body. */
 export function smtpMailer(smtpUrl: string | undefined, from: string, log: FastifyBaseLogger, setting: string): Mailer {
   // nodemailer is loaded at the first mail, not at start: most processes of a service never send one, and its
   // modules are ~5 MB of heap in each (bench/README.md, audit memory, issue 33).
   let transport: Promise<Transporter> | undefined;
   const open = () =>
-    (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl)));
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({ url: smtpUrl, ...SMTP_TIMEOUTS }),
+    ));
   return {
     configured: Boolean(smtpUrl),
     async send(mail) {
