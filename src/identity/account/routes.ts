@@ -16,6 +16,7 @@ import { changePassword } from './password.ts';
 import { humanOrRefuse, passwordForm, submitPassword, type PasswordPageDeps } from './password-page.ts';
 import { SignInFlow } from './signin-flow.ts';
 import { finishSignIn, startSignIn, type SignInDeps } from './signin.ts';
+import { htmlAnswers } from '../web/page-answers.ts';
 
 export interface AccountDeps extends SignInDeps {
   throttle: Throttle;
@@ -24,15 +25,7 @@ export interface AccountDeps extends SignInDeps {
 }
 
 const tags = ['sign-in'];
-const Html = {
-  200: Type.String(),
-  400: Type.String(),
-  401: Type.String(),
-  403: Type.String(),
-  404: Type.String(),
-  409: Type.String(),
-  429: Type.String(),
-};
+const Html = htmlAnswers(200, 400, 401, 403, 404, 409, 429);
 const SignInQuery = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: 1000 })),
   login_hint: Type.Optional(Type.String({ maxLength: 320 })),

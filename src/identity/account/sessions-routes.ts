@@ -10,6 +10,7 @@ import { AccountGuard, type AccountPage } from '../access/account-guard.ts';
 import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
 import { endOtherSession, endOtherSessions, listLoginSessions } from '../sessions/list.ts';
 import { sessionsPage } from './sessions-page.ts';
+import { htmlAnswers, noticeOf } from '../web/page-answers.ts';
 
 export interface SessionPageDeps {
   db: Database;
@@ -21,20 +22,12 @@ export interface SessionPageDeps {
 }
 
 const tags = ['sign-in'];
-const Html = {
-  200: Type.String(),
-  303: Type.Null(),
-  400: Type.String(),
-  401: Type.String(),
-  403: Type.String(),
-  404: Type.String(),
-};
+const Html = htmlAnswers(200, 303, 400, 401, 403, 404);
 const Form = Type.Object({ csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true });
 const SESSIONS: AccountPage = { path: '/account/sessions', purpose: 'sessions', name: 'the sessions page' };
 /** The notice after a sign-out, by the `done` query parameter (a key of the catalogue's `errors`). */
 const NOTICES = { ended: 'sessionEnded', others: 'othersEnded', none: 'noOthers' } as const;
-const notice = (done: string | undefined): (typeof NOTICES)[keyof typeof NOTICES] | undefined =>
-  done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done as keyof typeof NOTICES] : undefined;
+const notice = noticeOf(NOTICES);
 
 /**
  * The person's sessions page (`/account/sessions`): their live login sessions (when, from where, which browser, with a

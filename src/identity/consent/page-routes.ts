@@ -10,6 +10,7 @@ import { AccountGuard, type AccountPage } from '../access/account-guard.ts';
 import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
 import { listConsents, revokeConsent } from './store.ts';
 import { connectedAppsPage, type ConnectedApp } from './page.ts';
+import { htmlAnswers } from '../web/page-answers.ts';
 
 export interface ConsentPageDeps {
   db: Database;
@@ -19,14 +20,7 @@ export interface ConsentPageDeps {
 }
 
 const tags = ['sign-in'];
-const Html = {
-  200: Type.String(),
-  303: Type.Null(),
-  400: Type.String(),
-  401: Type.String(),
-  403: Type.String(),
-  404: Type.String(),
-};
+const Html = htmlAnswers(200, 303, 400, 401, 403, 404);
 /** How many consents the page reads at once. */
 const PAGE = 500;
 const APPS: AccountPage = { path: '/account/apps', purpose: 'apps', name: 'the connected apps page' };

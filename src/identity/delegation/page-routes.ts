@@ -10,6 +10,7 @@ import { AccountGuard, type AccountPage } from '../access/account-guard.ts';
 import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
 import { agentsPage } from './page.ts';
 import { agentCards, decide } from './page-data.ts';
+import { htmlAnswers, noticeOf } from '../web/page-answers.ts';
 
 export interface AgentPageDeps {
   db: Database;
@@ -19,14 +20,7 @@ export interface AgentPageDeps {
 }
 
 const tags = ['sign-in'];
-const Html = {
-  200: Type.String(),
-  303: Type.Null(),
-  400: Type.String(),
-  401: Type.String(),
-  403: Type.String(),
-  404: Type.String(),
-};
+const Html = htmlAnswers(200, 303, 400, 401, 403, 404);
 const Form = Type.Object(
   {
     csrf: Type.Optional(Type.String({ maxLength: 200 })),
@@ -37,8 +31,7 @@ const Form = Type.Object(
 const AGENTS: AccountPage = { path: '/agents', purpose: 'agents', name: 'the agents page' };
 /** The notice after each decision, by the `done` query parameter (a key of the page's catalogue). */
 const NOTICES = { approve: 'approved', deny: 'denied', revoke: 'revoked' } as const;
-const notice = (done: string | undefined): (typeof NOTICES)[keyof typeof NOTICES] | undefined =>
-  done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done as keyof typeof NOTICES] : undefined;
+const notice = noticeOf(NOTICES);
 
 /** The person's agents page (`/agents`): pending requests to approve or deny, approved agents to revoke. */
 export async function registerAgentPages(app: App, deps: AgentPageDeps): Promise<void> {

@@ -4,10 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import { PUBLIC } from '../access/rules.ts';
 import type { InteractionPages } from '../interaction/pages.ts';
 import { requestSignInCode, verifySignInCode, type CodeSignInDeps } from './sign-in.ts';
+import { htmlAnswers } from '../web/page-answers.ts';
 
 const tags = ['sign-in'];
 const Params = Type.Object({ uid: Type.String({ minLength: 1, maxLength: 100 }) });
-const Html = { 200: Type.String(), 400: Type.String(), 403: Type.String(), 429: Type.String() };
+const Html = htmlAnswers(200, 400, 403, 429);
 const Body = Type.Object(
   {
     csrf: Type.Optional(Type.String({ maxLength: 200 })),

@@ -3,16 +3,10 @@ import type { App } from '../../kit/app.ts';
 import { SIGNED_IN_SECURITY, signedInForm, signedInPage } from '../access/rules.ts';
 import { formScope } from '../web/respond.ts';
 import { emailAddressPage, sendVerifyCode, verifyCode, type VerifyPageDeps } from './verify-page.ts';
+import { htmlAnswers } from '../web/page-answers.ts';
 
 const tags = ['sign-in'];
-const Html = {
-  200: Type.String(),
-  400: Type.String(),
-  401: Type.String(),
-  403: Type.String(),
-  429: Type.String(),
-  503: Type.String(),
-};
+const Html = htmlAnswers(200, 400, 401, 403, 429, 503);
 const Body = Type.Object(
   { csrf: Type.Optional(Type.String({ maxLength: 200 })), code: Type.Optional(Type.String({ maxLength: 20 })) },
   { additionalProperties: true },

@@ -5,9 +5,10 @@ import { formScope } from '../web/respond.ts';
 import { PUBLIC } from '../access/rules.ts';
 import { findInviteByToken } from './store.ts';
 import { answerInvite, notFound, showInvite, type InvitePageDeps } from './page.ts';
+import { htmlAnswers } from '../web/page-answers.ts';
 
 const tags = ['sign-in'];
-const Html = { 200: Type.String(), 400: Type.String(), 403: Type.String(), 404: Type.String(), 409: Type.String() };
+const Html = htmlAnswers(200, 400, 403, 404, 409);
 const Token = Type.String({ maxLength: 200 });
 
 /**

@@ -12,20 +12,11 @@ import {
   removeAuthenticator,
   totpSetup,
 } from './security-answers.ts';
+import { htmlAnswers } from '../web/page-answers.ts';
 
 const tags = ['sign-in'];
 const security = SIGNED_IN_SECURITY;
-const Html = {
-  200: Type.String(),
-  303: Type.Null(),
-  400: Type.String(),
-  401: Type.String(),
-  403: Type.String(),
-  404: Type.String(),
-  409: Type.String(),
-  413: Type.String(),
-  415: Type.String(),
-};
+const Html = htmlAnswers(200, 303, 400, 401, 403, 404, 409, 413, 415);
 const FormBody = Type.Object(
   {
     csrf: Type.Optional(Type.String({ maxLength: 200 })),

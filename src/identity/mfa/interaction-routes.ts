@@ -5,6 +5,7 @@ import { PUBLIC } from '../access/rules.ts';
 import { relyingParty } from './passkeys.ts';
 import type { InteractionTools, SecondFactorDeps } from './interaction.ts';
 import { passkeyOptions, submitCode, submitPasskey } from './second-step-answers.ts';
+import { htmlAnswers } from '../web/page-answers.ts';
 
 const Params = Type.Object({ uid: Type.String({ minLength: 1, maxLength: 100 }) });
 const FormBody = Type.Object(
@@ -16,15 +17,7 @@ const FormBody = Type.Object(
   { additionalProperties: true },
 );
 const tags = ['sign-in'];
-const Html = {
-  200: Type.String(),
-  400: Type.String(),
-  401: Type.String(),
-  403: Type.String(),
-  413: Type.String(),
-  415: Type.String(),
-  429: Type.String(),
-};
+const Html = htmlAnswers(200, 400, 401, 403, 413, 415, 429);
 const OAuthError = Type.Object({ error: Type.String(), error_description: Type.String() });
 const Options = Type.Unknown({
   description:

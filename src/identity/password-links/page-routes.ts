@@ -5,16 +5,10 @@ import { formScope } from '../web/respond.ts';
 import { PUBLIC } from '../access/rules.ts';
 import { PASSWORD_LINK_PATH } from './store.ts';
 import { choosePassword, showLink, type PasswordLinkPageDeps } from './page.ts';
+import { htmlAnswers } from '../web/page-answers.ts';
 
 const tags = ['sign-in'];
-const Html = {
-  200: Type.String(),
-  400: Type.String(),
-  403: Type.String(),
-  404: Type.String(),
-  409: Type.String(),
-  410: Type.String(),
-};
+const Html = htmlAnswers(200, 400, 403, 404, 409, 410);
 const Token = Type.String({ maxLength: 200 });
 
 /**

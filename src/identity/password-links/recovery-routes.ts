@@ -4,9 +4,10 @@ import { PUBLIC } from '../access/rules.ts';
 import { formScope } from '../web/respond.ts';
 import { FORGOT_PASSWORD_PATH } from '../web/sign-in-link.ts';
 import { requestReset, showForgotPassword, type RecoveryPageDeps } from './recovery-page.ts';
+import { htmlAnswers } from '../web/page-answers.ts';
 
 const tags = ['sign-in'];
-const Html = { 200: Type.String(), 400: Type.String(), 403: Type.String(), 429: Type.String() };
+const Html = htmlAnswers(200, 400, 403, 429);
 const Back = Type.String({ maxLength: 200, description: 'the sign-in page to go back to (`/interaction/…`)' });
 
 /**

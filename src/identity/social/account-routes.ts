@@ -5,22 +5,14 @@ import { formScope, pageLanguage } from '../web/respond.ts';
 import { AccountGuard } from '../access/account-guard.ts';
 import { signedInForm, signedInPage, SIGNED_IN_SECURITY } from '../access/rules.ts';
 import { LINKED, overview, startLinking, unlink, type LinkedAccountDeps } from './linking.ts';
+import { htmlAnswers, noticeOf } from '../web/page-answers.ts';
 
 const tags = ['sign-in'];
-const Html = {
-  200: Type.String(),
-  303: Type.Null(),
-  400: Type.String(),
-  401: Type.String(),
-  403: Type.String(),
-  404: Type.String(),
-  409: Type.String(),
-};
+const Html = htmlAnswers(200, 303, 400, 401, 403, 404, 409);
 const Form = Type.Object({ csrf: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true });
 /** The notice after a link or an unlink, by the `done` query parameter (a key of the catalogue's `linked`). */
 const NOTICES = { linked: 'linkedNotice', already: 'alreadyNotice', unlinked: 'unlinkedNotice' } as const;
-const notice = (done: string | undefined): (typeof NOTICES)[keyof typeof NOTICES] | undefined =>
-  done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done as keyof typeof NOTICES] : undefined;
+const notice = noticeOf(NOTICES);
 
 /**
  * The linked accounts page (`/account/linked`): the person's social accounts, a "Link <provider>" button per configured

@@ -6,9 +6,10 @@ import { PUBLIC } from '../access/rules.ts';
 import { providerButtons } from './buttons.ts';
 import type { Messages } from '../web/i18n/en.ts';
 import { socialCallback, startSocialSignIn, upstreamCsrfBinding, type SocialDeps } from './sign-in.ts';
+import { htmlAnswers } from '../web/page-answers.ts';
 
 const tags = ['sign-in'];
-const Html = { 200: Type.String(), 303: Type.Null(), 400: Type.String(), 403: Type.String(), 404: Type.String() };
+const Html = htmlAnswers(200, 303, 400, 403, 404);
 
 /**
  * Social sign-in from the sign-in page: `POST /interaction/:uid/upstream/:provider` (a button) sends
