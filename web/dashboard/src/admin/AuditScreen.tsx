@@ -6,7 +6,7 @@ import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { useCursorPages } from '../data/paging.ts';
 import { allUsersQuery } from '../data/queries.ts';
-import { when } from './format.ts';
+import { instantOrNever } from '../app/datetime.ts';
 import { Pager } from './Pager.tsx';
 
 /** The actions the service records (docs/dashboard.md, "Audit log"). */
@@ -176,7 +176,7 @@ export default function AuditScreen() {
               {pages.items.map((r) => (
                 <tr key={r.id}>
                   <td>
-                    <time dateTime={r.createdAt}>{when(r.createdAt)}</time>
+                    <time dateTime={r.createdAt}>{instantOrNever(r.createdAt)}</time>
                   </td>
                   <td>{actor(r)}</td>
                   <td>{r.action}</td>

@@ -1,4 +1,4 @@
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { PersonList } from './PersonList.tsx';
 import type { ApiLinkedAccount } from './types.ts';
 
@@ -21,8 +21,8 @@ export function LinkedSection({ id }: { id: string }) {
             {a.email ?? 'none given'}
             {a.email && !a.email_verified ? ' (not verified there)' : ''}
           </td>
-          <td>{when(a.created_at)}</td>
-          <td>{when(a.last_login_at)}</td>
+          <td>{whenOrNever(a.created_at)}</td>
+          <td>{whenOrNever(a.last_login_at)}</td>
         </tr>
       )}
     />
