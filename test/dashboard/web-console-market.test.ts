@@ -71,7 +71,8 @@ describe('the console: identity marketplace', () => {
     // The sellers' names arrive after the listings (one read per organization).
     await listings.getByRole('link', { name: 'Acme Tools' }).first().waitFor();
     const text = (await listings.textContent()) ?? '';
-    assert.match(text, /Reports Pro.*Acme Tools.*app.*\$12\.50.*Per seat.*Waiting for review/);
+    // A product type by its name ("Application", not the code "app"); a seller's own type as typed.
+    assert.match(text, /Reports Pro.*Acme Tools.*Application.*\$12\.50.*Per seat.*Waiting for review/);
     assert.match(text, /<script>window\.__pwned=3<\/script>.*javascript:window\.__pwned=2/);
     await statusSays(page, '1 license.');
     await h.assertNothingRan(page);

@@ -152,7 +152,8 @@ describe('the console: finding and managing a person', () => {
       'Passkey',
       'Authenticator app',
     ]);
-    assert.deepEqual(await rowHeaders(page, 'Accounts at other providers they sign in with'), ['github']);
+    // The provider by its name, not the code identity keeps (app/kind-names.ts).
+    assert.deepEqual(await rowHeaders(page, 'Accounts at other providers they sign in with'), ['GitHub']);
     assert.match(
       (await page.getByRole('table', { name: 'Accounts at other providers they sign in with' }).textContent()) ?? '',
       /<svg onload=window\.__pwned=5>@x\.example \(not verified there\)/,

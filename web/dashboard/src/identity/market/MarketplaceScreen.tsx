@@ -1,4 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { productTypeName } from '../../app/kind-names.ts';
 import { useState } from 'react';
 import { whenOrNever } from '../../app/datetime.ts';
 import { Pager } from '../../admin/Pager.tsx';
@@ -159,7 +160,7 @@ function Listings() {
                       {names.organization(l.creator_org_id)}
                     </Link>
                   </td>
-                  <td>{l.product_type}</td>
+                  <td>{productTypeName(l.product_type)}</td>
                   <td>
                     {priceOf(l)}
                     {l.pricing_model !== 'free' && <span className="hint block">{PRICING[l.pricing_model]}</span>}

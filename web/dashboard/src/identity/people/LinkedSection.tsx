@@ -1,4 +1,5 @@
 import { whenOrNever } from '../../app/datetime.ts';
+import { providerName } from '../../app/kind-names.ts';
 import { PersonList } from './PersonList.tsx';
 import type { ApiLinkedAccount } from './types.ts';
 
@@ -15,7 +16,7 @@ export function LinkedSection({ id }: { id: string }) {
       row={(a) => (
         <tr key={a.id}>
           <th scope="row" className="typed">
-            {a.provider}
+            {providerName(a.provider)}
           </th>
           <td className="typed">
             {a.email ?? 'none given'}

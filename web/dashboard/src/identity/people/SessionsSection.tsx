@@ -1,4 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { providerName } from '../../app/kind-names.ts';
 import { useState } from 'react';
 import { whenOrNever } from '../../app/datetime.ts';
 import { messageOf } from '../../data/errors.ts';
@@ -38,7 +39,7 @@ export function SessionsSection({ id }: { id: string }) {
             <td className="typed">{s.user_agent ?? 'unknown'}</td>
             <td>{s.client_ip ?? 'unknown'}</td>
             <td className="typed">
-              {s.provider ?? "identity's own sign-in"}
+              {s.provider ? providerName(s.provider) : "identity's own sign-in"}
               {s.second_factor ? ' and a second factor' : ''}
             </td>
             <td>{whenOrNever(s.expires_at)}</td>
