@@ -8,6 +8,7 @@ import { useCursorPages } from '../data/paging.ts';
 import { allUsersQuery } from '../data/queries.ts';
 import { instantOrNever } from '../app/datetime.ts';
 import { Pager } from './Pager.tsx';
+import { WideTable } from '../app/WideTable.tsx';
 
 /** The actions the service records (docs/dashboard.md, "Audit log"). */
 const ACTIONS = [
@@ -160,7 +161,7 @@ export default function AuditScreen() {
           : ''}
       </p>
       {pages.items && count > 0 && (
-        <section className="table-scroll" tabIndex={0} aria-label="Audit records">
+        <WideTable label="Audit records" tall>
           <table>
             <caption className="visually-hidden">Audit records, newest first</caption>
             <thead>
@@ -186,7 +187,7 @@ export default function AuditScreen() {
               ))}
             </tbody>
           </table>
-        </section>
+        </WideTable>
       )}
       <Pager pages={pages} label="Audit log" />
     </>
