@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
 import { focused, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
 import { FAST_AUDITS, serveSite, type TestSite } from '../audit/support.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * Audits in the console (issue 26), on identity, the dashboard and audit linked as `platform start` links them, with
@@ -49,8 +50,7 @@ describe('the console: audits', () => {
 
   const statusSays = (page: Page, text: string | RegExp) =>
     page.getByRole('status').filter({ hasText: text }).first().waitFor();
-  const nav = (page: Page, name: string) =>
-    page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  const nav = (page: Page, name: string) => openFromNav(page, name);
   const auditApi = (path: string, key: string, body?: unknown) =>
     fetch(`${h.platform.url.audit}/api/v1${path}`, {
       method: body === undefined ? 'GET' : 'POST',

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
 import { HOSTILE_NAME, OWNER, startConsole, type ConsoleHarness } from '../support/console-screens.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * Identity → Marketplace in the console (Chromium, identity and the dashboard linked): the review queue (publish, send
@@ -64,7 +65,7 @@ describe('the console: identity marketplace', () => {
   test('review listings, archive one, and manage a license’s seats', async () => {
     const page = await h.open();
     await h.signIn(page);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Marketplace' }).click();
+    await openFromNav(page, 'Marketplace');
     await page.getByRole('heading', { level: 1, name: 'Marketplace' }).waitFor();
     await statusSays(page, '2 listings waiting for review.');
     const listings = page.getByRole('table', { name: 'Listings: waiting for review' });

@@ -91,6 +91,24 @@ export async function signIn(
   await page.getByRole('heading', { level: 1, name: `Welcome, ${who.name}` }).waitFor();
 }
 
+/**
+ * Opens a screen from the main navigation by its link's name: on a wide screen a section's links are behind its button
+ * (app/Navigation.tsx), which is pressed first; with one section, or in the narrow Menu, the link is there to click.
+ */
+export async function openFromNav(page: Page, name: string): Promise<void> {
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  const link = nav.getByRole('link', { name, exact: true });
+  if (!(await link.isVisible())) {
+    const list = await nav
+      .locator('a')
+      .filter({ hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) })
+      .first()
+      .evaluate((a) => a.closest('ul')?.id ?? '');
+    await nav.locator(`button[aria-controls="${list}"]`).click();
+  }
+  await link.click();
+}
+
 /** Nothing a hostile text carried ran: no flag set, no element made from a name. */
 export async function assertNothingRan(page: Page): Promise<void> {
   assert.equal(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned), undefined);

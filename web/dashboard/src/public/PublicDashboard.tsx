@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError } from '../api/client.ts';
 import type { ApiWidget } from '../api/types.ts';
-import { useScreen } from '../app/useTitle.ts';
+import { PUBLIC_PRODUCT, useScreen } from '../app/useTitle.ts';
 import { Grid } from '../dashboards/Grid.tsx';
 import { ParametersBar } from '../dashboards/ParametersBar.tsx';
 import { queryValues } from '../dashboards/parameters.ts';
@@ -35,7 +35,7 @@ export default function PublicDashboard({ token }: { token: string }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [tick, setTick] = useState(0);
   const look = useLook();
-  useScreen(dashboard?.title ?? (problem ? 'Link not available' : 'Shared dashboard'));
+  useScreen(dashboard?.title ?? (problem ? 'Link not available' : 'Loading'), PUBLIC_PRODUCT);
 
   const refresh = dashboard?.definition.refreshSeconds ?? 0;
   useEffect(() => {
