@@ -79,7 +79,7 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     const page = await pageAs(owner);
     await page.goto(`${s.url}/admin/users`);
     await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
-    assert.equal(await page.title(), 'Users · Dashboards');
+    assert.equal(await page.title(), 'Users · Platform console');
     assert.deepEqual(await nav(page), [
       'Home',
       'Dashboards',

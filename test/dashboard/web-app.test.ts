@@ -88,7 +88,7 @@ describe('the dashboard web app: serving, first run, sign-in', () => {
     const page = await newPage();
     await page.goto(s.url);
     await page.getByRole('heading', { level: 1, name: 'Welcome: create the first owner' }).waitFor();
-    assert.equal(await page.title(), 'Set up · Dashboards');
+    assert.equal(await page.title(), 'Set up · Platform console');
     await assertAccessible(page, 'first-run screen');
     await screenshot(page, '01-first-run');
 

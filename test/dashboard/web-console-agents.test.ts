@@ -6,6 +6,7 @@ import { identityRuntime } from '../../src/identity/app.ts';
 import { requestApproval } from '../../src/identity/delegation/store.ts';
 import { assertAccessible } from '../support/axe.ts';
 import { HOSTILE_NAME, OWNER, focused, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * Identity → Agents in the console (Chromium, identity and the dashboard linked): who acts for whom, a pending request
@@ -59,7 +60,7 @@ describe('the console: identity agents and their delegations', () => {
   test('approve and decline on a person’s behalf, withdraw an approval: its token is revoked', async () => {
     const page = await h.open();
     await h.signIn(page);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents' }).click();
+    await openFromNav(page, 'Agents');
     await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
     await statusSays(page, '3 delegations.');
     const table = page.getByRole('table', { name: 'Who acts for whom' });

@@ -17,6 +17,7 @@ import {
   openPage,
   screenshot,
   signIn,
+  openFromNav,
 } from '../support/console-browser.ts';
 
 /** An https logo address (identity accepts only those) whose text is built to break out of an attribute. */
@@ -73,7 +74,7 @@ describe('the console: registering and managing an application', () => {
   test('register a web app with hostile text: its secret shown once and copied; then edit, rotate, revoke, deactivate', async () => {
     const page = await openPage(browser, problems, { clipboardOrigin: p.url.dashboard });
     await signIn(page, p);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Applications' }).click();
+    await openFromNav(page, 'Applications');
     await page.getByRole('link', { name: 'Register an application' }).click();
     await page.getByRole('heading', { level: 1, name: 'Register an application' }).waitFor();
     assert.equal(await page.getByRole('radio', { name: 'Web application' }).isChecked(), true);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { assertAccessible } from '../support/axe.ts';
 import { focused, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
 import { FAST_AUDITS, page as htmlPage, serveSite, type TestSite } from '../audit/support.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * A deep audit in the console (issue 29): the owner adds a site with "Deep audit (browser checks)" and best-practice
@@ -52,7 +53,7 @@ describe('the console: a deep audit report', () => {
     await said.waitFor({ timeout: 120_000 });
     assert.match((await said.textContent()) ?? '', /^The run completed: score \d+/);
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs', exact: true }).click();
+    await openFromNav(page, 'Runs');
     await page
       .getByRole('table', { name: 'Runs, newest first' })
       .getByRole('rowheader')

@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
 import { focused, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
 import { FAST_AUDITS, serveSite, type TestSite } from '../audit/support.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * Audits in the console (issue 26), on identity, the dashboard and audit linked as `platform start` links them, with
@@ -49,8 +50,7 @@ describe('the console: audits', () => {
 
   const statusSays = (page: Page, text: string | RegExp) =>
     page.getByRole('status').filter({ hasText: text }).first().waitFor();
-  const nav = (page: Page, name: string) =>
-    page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  const nav = (page: Page, name: string) => openFromNav(page, name);
   const auditApi = (path: string, key: string, body?: unknown) =>
     fetch(`${h.platform.url.audit}/api/v1${path}`, {
       method: body === undefined ? 'GET' : 'POST',
@@ -146,6 +146,23 @@ describe('the console: audits', () => {
       Array(3).fill([Math.round(boxes[0]?.y ?? -1), Math.round(boxes[0]?.height ?? -1)]),
       'URL, Status and Show runs level and as tall',
     );
+    // The impact chart's legend is text under its canvas, each line's colour and shape beside its impact: at 320 px
+    // ECharts' own legend wrapped onto the time axis' labels.
+    const impacts = page.getByRole('figure', { name: 'Failures by impact' });
+    const legend = impacts.getByRole('list', { name: 'Legend' });
+    for (const width of [1280, 320]) {
+      await page.setViewportSize({ width, height: 900 });
+      await impacts.locator('.chart[data-drawn]').waitFor();
+      assert.deepEqual(await legend.getByRole('listitem').allTextContents(), [
+        'Critical',
+        'Serious',
+        'Moderate',
+        'Minor',
+      ]);
+      const [chart, key] = await Promise.all([impacts.getByRole('img').boundingBox(), legend.boundingBox()]);
+      assert.ok(chart && key && key.y >= chart.y + chart.height, `at ${width} px the legend is under the chart`);
+      assert.ok(key.x + key.width <= width, `at ${width} px the legend is within the screen`);
+    }
     await h.checkNarrow(page, 'runs of one URL', 'audits-runs-03');
     await h.assertNothingRan(page);
 
@@ -185,6 +202,12 @@ describe('the console: audits', () => {
     ]);
     assert.equal(acr.suggestedFilename(), `audit-${secondId}.openacr.yaml`);
     assert.match(await readFile((await acr.path())!, 'utf8'), /^catalog: /m);
+    // Each finding's impact is a badge: its word, on a tint of its colour (axe checks the contrast, light and dark).
+    const badges = page.locator('.finding .impact .impact-badge');
+    assert.ok((await badges.count()) > 0, 'a badge per finding');
+    for (const word of await badges.allTextContents()) assert.match(word, /^(Critical|Serious|Moderate|Minor)$/);
+    const tint = await badges.first().evaluate((e) => getComputedStyle(e).backgroundColor);
+    assert.notEqual(tint, 'rgba(0, 0, 0, 0)', 'the badge is tinted');
     await assertAccessible(page, 'report');
     await h.screenshot(page, 'audits-report-01');
     await h.checkNarrow(page, 'report', 'audits-report-02');

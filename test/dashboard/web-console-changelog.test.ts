@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
 import { HOSTILE_NAME, OWNER, focused, startConsole, type ConsoleHarness } from '../support/console-screens.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * Identity → Change log in the console (Chromium, identity and the dashboard linked): a change the owner makes in the
@@ -42,13 +43,13 @@ describe('the console: identity change log', () => {
     const page = await h.open();
     await h.signIn(page);
     // A change through the console: the owner creates an organization.
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Organizations' }).click();
+    await openFromNav(page, 'Organizations');
     await page.getByRole('button', { name: 'New organization' }).click();
     await page.getByRole('dialog').getByLabel('Name').fill('Umbrella');
     await page.getByRole('dialog').getByRole('button', { name: 'Create organization' }).click();
     await page.getByRole('heading', { level: 1, name: 'Umbrella' }).waitFor();
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Change log' }).click();
+    await openFromNav(page, 'Change log');
     await page.getByRole('heading', { level: 1, name: 'Change log' }).waitFor();
     await statusSays(page, 'Page 1: 25 changes, more on the next page.');
     const table = page.getByRole('table', { name: 'Changes at identity, newest first' });

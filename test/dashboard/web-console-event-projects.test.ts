@@ -13,6 +13,7 @@ import {
 } from '../support/console-screens.ts';
 import { FAST_FORWARDING } from '../ingest/forwarding-helpers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/vendors/webhook.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * Events → Projects in the console (Chromium; identity, the dashboard and ingest linked as `platform start` links them,
@@ -78,7 +79,7 @@ describe('the console: events projects and destinations', () => {
       .locator('dd', { hasText: new RegExp(`^${value}$`) })
       .waitFor();
   const openProjects = async (page: Page) => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
+    await openFromNav(page, 'Projects');
     await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
   };
 

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
 import { focused, startConsole, type ConsoleHarness } from '../support/console-screens.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * Events → Live events and Explorer in the console (Chromium; identity, the dashboard and ingest linked as `platform
@@ -88,7 +89,7 @@ describe('the console: events', () => {
   test("explorer: counts as charts and tables, a person's timeline, one event's payload as text", async () => {
     const page = await h.open();
     await h.signIn(page);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Explorer' }).click();
+    await openFromNav(page, 'Explorer');
     await page.getByRole('heading', { level: 1, name: 'Explorer' }).waitFor();
     await statusSays(page, 'Page 1: 4 events.');
     await page.getByText('4 events from').waitFor();

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
 import { OWNER, focused, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * Identity → Signing keys in the console (Chromium, identity and the dashboard linked): the key that signs and the
@@ -27,7 +28,7 @@ describe('the console: identity signing keys', () => {
   test('see which key signs and which are published; rotate: the new key is published at once', async () => {
     const page = await h.open();
     await h.signIn(page);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Signing keys' }).click();
+    await openFromNav(page, 'Signing keys');
     await page.getByRole('heading', { level: 1, name: 'Signing keys' }).waitFor();
     await statusSays(page, '1 published key, 1 in all.');
     const table = page.getByRole('table', { name: 'Signing keys, newest first' });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
 import { HOSTILE_NAME, OWNER, startConsole, type ConsoleHarness } from '../support/console-screens.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * Identity → Marketplace in the console (Chromium, identity and the dashboard linked): the review queue (publish, send
@@ -64,14 +65,15 @@ describe('the console: identity marketplace', () => {
   test('review listings, archive one, and manage a license’s seats', async () => {
     const page = await h.open();
     await h.signIn(page);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Marketplace' }).click();
+    await openFromNav(page, 'Marketplace');
     await page.getByRole('heading', { level: 1, name: 'Marketplace' }).waitFor();
     await statusSays(page, '2 listings waiting for review.');
     const listings = page.getByRole('table', { name: 'Listings: waiting for review' });
     // The sellers' names arrive after the listings (one read per organization).
     await listings.getByRole('link', { name: 'Acme Tools' }).first().waitFor();
     const text = (await listings.textContent()) ?? '';
-    assert.match(text, /Reports Pro.*Acme Tools.*app.*\$12\.50.*Per seat.*Waiting for review/);
+    // A product type by its name ("Application", not the code "app"); a seller's own type as typed.
+    assert.match(text, /Reports Pro.*Acme Tools.*Application.*\$12\.50.*Per seat.*Waiting for review/);
     assert.match(text, /<script>window\.__pwned=3<\/script>.*javascript:window\.__pwned=2/);
     await statusSays(page, '1 license.');
     await h.assertNothingRan(page);

@@ -10,6 +10,7 @@ import {
   tabTo,
   type ConsoleHarness,
 } from '../support/console-screens.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * Identity → Organizations in the console (Chromium, identity and the dashboard linked as `platform start` links them):
@@ -57,14 +58,13 @@ describe('the console: identity organizations', () => {
   });
   after(async () => h?.close());
 
-  const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
   const statusSays = (page: Page, text: string | RegExp) =>
     page.getByRole('status').filter({ hasText: text }).waitFor();
 
   test('list, create, members and roles, invitations, deactivate: each change reaches identity', async () => {
     const page = await h.open();
     await h.signIn(page);
-    await nav(page).getByRole('link', { name: 'Organizations' }).click();
+    await openFromNav(page, 'Organizations');
     await page.getByRole('heading', { level: 1, name: 'Organizations' }).waitFor();
     await statusSays(page, '2 active organizations.');
     const list = page.getByRole('table', { name: /Organizations at identity/ });

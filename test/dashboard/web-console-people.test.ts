@@ -23,6 +23,7 @@ import {
   openPage,
   screenshot,
   signIn,
+  openFromNav,
 } from '../support/console-browser.ts';
 
 /**
@@ -132,7 +133,7 @@ describe('the console: finding and managing a person', () => {
   test("search, then a person's page: everything typed stays text, nothing secret is shown", async () => {
     const page = await openPage(browser, problems);
     await signIn(page, p);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'People' }).click();
+    await openFromNav(page, 'People');
     await page.getByRole('heading', { level: 1, name: 'People' }).waitFor();
     await statusSays(page, '3 people.');
     assert.deepEqual(await rowHeaders(page, /People at identity/), [HOSTILE_NAME, 'Olga Owner', 'Pat Plain']);
@@ -152,7 +153,8 @@ describe('the console: finding and managing a person', () => {
       'Passkey',
       'Authenticator app',
     ]);
-    assert.deepEqual(await rowHeaders(page, 'Accounts at other providers they sign in with'), ['github']);
+    // The provider by its name, not the code identity keeps (app/kind-names.ts).
+    assert.deepEqual(await rowHeaders(page, 'Accounts at other providers they sign in with'), ['GitHub']);
     assert.match(
       (await page.getByRole('table', { name: 'Accounts at other providers they sign in with' }).textContent()) ?? '',
       /<svg onload=window\.__pwned=5>@x\.example \(not verified there\)/,

@@ -7,6 +7,7 @@ import { SMTPServer } from 'smtp-server';
 import { assertAccessible } from '../support/axe.ts';
 import { HOSTILE_NAME, focused, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
 import { page as htmlPage, serveSite, type TestSite } from '../audit/support.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * Audits → Sites in the console (Chromium; identity, the dashboard and the audit service linked): add a site that
@@ -80,7 +81,7 @@ describe('the console: audit sites', () => {
   test('add a site, run it now and watch it to its score, schedule it, set notices and send a test', async () => {
     const page = await h.open();
     await h.signIn(page);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sites' }).click();
+    await openFromNav(page, 'Sites');
     await page.getByRole('heading', { level: 1, name: 'Sites' }).waitFor();
     await statusSays(page, 'No site yet.');
     await assertAccessible(page, 'no sites');

@@ -8,7 +8,12 @@ import { identityRuntime } from '../../src/identity/app.ts';
 import { createHuman } from '../../src/identity/principals/store.ts';
 import { startLinkedPlatform, type LinkedPlatform } from '../support/linked-platform.ts';
 import { assertAccessible } from '../support/axe.ts';
-import { brokenWordsInTables, captionsPastTheEdge } from '../support/console-browser.ts';
+import {
+  brokenWordsInTables,
+  captionsPastTheEdge,
+  openFromNav,
+  scrollHintsMissing,
+} from '../support/console-browser.ts';
 
 /**
  * The web app as the platform's console (issue 25), on the four services linked as `platform start` links them: the
@@ -139,9 +144,46 @@ describe('the console: one sign-in, sections by right, identity applications', (
       'Audits',
       'Events',
     ]);
+    // At 1280 px the banner is one tidy row: the console's name, a button per section, who is signed in; the page
+    // title names the console too.
+    const banner = page.locator('header.banner');
+    const row = await banner.boundingBox();
+    assert.ok(row && row.height < 70, `the banner is one row at 1280 px (${row?.height} px)`);
+    assert.equal(await banner.locator('.product').textContent(), 'Platform console');
+    assert.equal(await page.title(), 'Home · Platform console');
+    const tops = await banner
+      .locator('.product, nav button, .who > *')
+      .evaluateAll((els) =>
+        els.map((e) => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2)),
+      );
+    assert.ok(Math.max(...tops) - Math.min(...tops) <= 4, `the banner's items sit on one line (${tops.join(', ')})`);
     await screenshot(page, '01-home-owner');
-    await nav.getByRole('link', { name: 'Applications' }).click();
+    // A section's links drop below its button; Escape closes them and gives the button the focus back.
+    const identity = nav.getByRole('button', { name: 'Identity' });
+    assert.equal(await identity.getAttribute('aria-expanded'), 'false');
+    assert.equal(await nav.getByRole('link', { name: 'Applications' }).isVisible(), false);
+    await identity.click();
+    assert.equal(await identity.getAttribute('aria-expanded'), 'true');
+    await nav.getByRole('link', { name: 'Applications' }).waitFor();
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await assertAccessible(page, `the Identity section open, ${scheme}`);
+      await screenshot(page, `01b-section-open-${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.keyboard.press('Escape');
+    assert.equal(await identity.getAttribute('aria-expanded'), 'false');
+    assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Identity');
+    assert.equal(await nav.getByRole('link', { name: 'Applications' }).isVisible(), false);
+    await openFromNav(page, 'Applications');
     await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
+    assert.equal(await page.title(), 'Applications · Platform console');
+    assert.equal(await identity.getAttribute('aria-current'), 'true', "the open screen's section is marked");
+    assert.equal(
+      await nav.getByRole('link', { name: 'Applications' }).isVisible(),
+      false,
+      'opening it closed the menu',
+    );
     await page.getByRole('status').filter({ hasText: '3 applications.' }).waitFor();
     const table = page.getByRole('table', { name: /Applications registered at identity/ });
     const names = await table.getByRole('rowheader').allTextContents();
@@ -188,12 +230,21 @@ describe('the console: one sign-in, sections by right, identity applications', (
       assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 320, 'no sideways scrolling');
       assert.deepEqual(await brokenWordsInTables(page), [], 'no word in the table broken across lines');
       assert.deepEqual(await captionsPastTheEdge(page), [], "the table's caption wraps within the screen");
+      // The table runs past the screen's right edge: a shadow there says so, and the region says it scrolls.
+      assert.deepEqual(await scrollHintsMissing(page), [], 'a table that scrolls sideways says so');
+      assert.equal(await page.locator('.table-frame[data-more-right]').count(), 1, 'more columns to the right');
       await screenshot(page, `03-applications-320-${scheme}`);
     }
+    // Scrolled to its end, the shadow moves to the left edge.
+    await page.getByRole('region', { name: 'Applications' }).evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+    await page.locator('.table-frame[data-more-left]:not([data-more-right])').waitFor();
+    assert.deepEqual(await scrollHintsMissing(page), [], 'the shadows follow the scroll');
+    await screenshot(page, '03c-applications-320-scrolled');
+    await page.getByRole('region', { name: 'Applications' }).evaluate((el) => el.scrollTo({ left: 0 }));
     // At 320 px the banner is one row, the navigation and the sign-out behind Menu: the screen starts in the first
     // screen, not below four sections of links. The menu opens from the keyboard, and opening a screen closes it.
-    const banner = await page.locator('header.banner').boundingBox();
-    assert.ok(banner && banner.height < 80, `the banner is one row at 320 px (${banner?.height} px)`);
+    const narrow = await banner.boundingBox();
+    assert.ok(narrow && narrow.height < 80, `the banner is one row at 320 px (${narrow?.height} px)`);
     const menu = page.getByRole('button', { name: 'Menu' });
     assert.equal(await menu.getAttribute('aria-expanded'), 'false');
     assert.equal(await nav.isVisible(), false, 'the navigation waits behind Menu');
@@ -223,31 +274,25 @@ describe('the console: one sign-in, sections by right, identity applications', (
       page.evaluate(
         '({ text: (document.activeElement?.textContent ?? "").trim(), outline: document.activeElement ? getComputedStyle(document.activeElement).outlineStyle : "" })',
       ) as Promise<{ text: string; outline: string }>;
-    // The skip link is the page's first stop; from it, Tab walks the banner to the Identity section.
+    // The skip link is the page's first stop; from it, Tab walks the banner's section buttons to Identity, Enter opens
+    // its links and Tab reaches the first.
     const first = await page.evaluate(
       'document.querySelector(\'a[href], button, input, select, textarea, [tabindex="0"]\').textContent',
     );
     assert.equal(first, 'Skip to content');
     await page.focus('.skip-link');
     const seen: string[] = [];
-    for (let i = 0; i < 20 && (await focused()).text !== 'Applications'; i++) {
+    const step = async () => {
       await page.keyboard.press('Tab');
       const f = await focused();
       seen.push(f.text);
       assert.match(f.outline, /solid|auto/, `the focus on "${f.text}" is visible`);
-    }
-    assert.deepEqual(seen, [
-      'Home',
-      'Dashboards',
-      'Alerts',
-      'Data sources',
-      'SQL editor',
-      'Saved queries',
-      'Users',
-      'Tenants',
-      'Audit log',
-      'Applications',
-    ]);
+    };
+    for (let i = 0; i < 20 && (await focused()).text !== 'Identity'; i++) await step();
+    assert.deepEqual(seen, ['Dashboards', 'Identity']);
+    await page.keyboard.press('Enter');
+    await step();
+    assert.equal(seen.at(-1), 'Applications');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/identity/applications');
@@ -360,7 +405,7 @@ describe('the console: one sign-in, sections by right, identity applications', (
     assert.equal(await page.evaluate(() => localStorage.getItem('console.session')), null);
     await page.getByRole('button', { name: 'Sign in to the platform' }).waitFor();
     assert.equal(
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Applications' }).count(),
+      await page.getByRole('navigation', { name: 'Main' }).locator('a', { hasText: 'Applications' }).count(),
       0,
     );
     await assertAccessible(page, 'another account at identity');
@@ -378,7 +423,7 @@ describe('the console: one sign-in, sections by right, identity applications', (
     await page.getByRole('link', { name: 'Sign in with the platform account' }).click();
     await page.getByRole('heading', { level: 1, name: `Welcome, ${OWNER.name}` }).waitFor();
     await page.waitForFunction(() => localStorage.getItem('console.session') !== null);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Applications' }).waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Identity' }).waitFor();
     await page.context().close();
   });
 });

@@ -288,7 +288,11 @@ describe('dashboard web app units', () => {
     ]);
     // A day on the time axis names its month ("Nov 5", not ECharts' bare "5").
     assert.equal(line.xAxis.axisLabel.formatter, TIME_LABELS);
-    assert.equal(TIME_LABELS.day, '{MMM} {d}');
+    const midnight = new Date(2026, 10, 5).getTime();
+    assert.equal(
+      TIME_LABELS(midnight),
+      new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' }).format(midnight),
+    );
   });
 
   test('a chart with nothing to draw says why instead of showing an empty canvas', () => {

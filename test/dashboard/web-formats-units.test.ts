@@ -2,6 +2,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chartOption } from '../../web/dashboard/src/widgets/chartOption.ts';
 import { formatValue } from '../../web/dashboard/src/widgets/format.ts';
+import { TIME_LABELS } from '../../web/dashboard/src/widgets/chartOption.ts';
+import { formatDateTime, formatInstant, timeAxisLabel } from '../../web/dashboard/src/app/datetime.ts';
+import { valueText } from '../../web/dashboard/src/dashboards/parameters.ts';
 
 /** Value formats and the second axis (issue 28): the web app's pure parts. */
 describe('value formats', () => {
@@ -63,5 +66,43 @@ describe('value formats', () => {
     );
     const single = chartOption('bar', r, {}, { dark: false, reducedMotion: true });
     assert.ok(!Array.isArray(single.yAxis), 'one axis unless asked');
+  });
+
+  test('one style of date and time: charts keep the hour cycle of tables, in any locale', () => {
+    // 15:05 in the test's own zone, as a chart's hour tick and a table's cell both show it.
+    const at = new Date(2026, 2, 1, 15, 5).getTime();
+    const hour = new Date(2026, 2, 1, 15, 0).getTime();
+    const twelveHour = (text: string) => /[AP]M/.test(text);
+    assert.equal(
+      twelveHour(TIME_LABELS(hour)),
+      twelveHour(formatDateTime(at)),
+      `${TIME_LABELS(hour)} / ${formatDateTime(at)}`,
+    );
+    for (const locale of ['en-US', 'en-GB', 'de-DE']) {
+      const table = formatDateTime(at, { locale });
+      const axis = timeAxisLabel(hour, { locale });
+      assert.equal(twelveHour(axis), twelveHour(table), `${locale}: ${axis} / ${table}`);
+    }
+    assert.match(timeAxisLabel(hour, { locale: 'en-US' }), /^3:00\sPM$/);
+    assert.equal(timeAxisLabel(hour, { locale: 'en-GB' }), '15:00');
+    assert.equal(
+      timeAxisLabel(new Date(2026, 2, 5).getTime(), { locale: 'en-US' }),
+      'Mar 5',
+      'a midnight names its day',
+    );
+    assert.equal(
+      timeAxisLabel(Date.UTC(2026, 2, 1), { locale: 'en-US', timeZone: 'UTC' }),
+      'Mar 2026',
+      'the first of a month names the month',
+    );
+    // A moment is to the minute, a log entry to the second, and a table, a widget and a picture agree on the style.
+    assert.match(formatDateTime(at, { locale: 'en-US' }), /^Mar 1, 2026, 3:05\sPM$/);
+    assert.match(formatInstant(at, { locale: 'en-US' }), /^Mar 1, 2026, 3:05:00\sPM$/);
+    assert.equal(formatValue(at, 'datetime'), formatDateTime(at));
+    const words = valueText({ name: 'r', type: 'time_range' }, '2026-03-01T15:05:00Z/2026-03-02T15:05:00Z', at, {
+      locale: 'en-US',
+      timeZone: 'UTC',
+    });
+    assert.match(words, /^Mar 1, 2026, 3:05\sPM\s–\sMar 2, 2026, 3:05\sPM \(UTC\)$/);
   });
 });

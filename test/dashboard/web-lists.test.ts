@@ -10,6 +10,9 @@ import { assertAccessible, pageOpener, screenshot } from './web/browser.ts';
  * is chosen among all of the tenant's saved queries, and the version history loads older versions down to the first.
  * The app used to ask for one page of 100 and stop there without a word.
  */
+/** "Nov 27, 2026, 5:43 PM": a moment to the minute in the browser's locale (en-US here). */
+const ONE_STYLE = /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M$/;
+
 describe('the dashboard web app: lists longer than a page', () => {
   const SAVED = 130;
   const VERSIONS = 130;
@@ -87,6 +90,8 @@ describe('the dashboard web app: lists longer than a page', () => {
     const rows = history.getByRole('region', { name: 'Versions' }).locator('tbody tr');
     await history.getByRole('status').filter({ hasText: '50 versions shown; more follow.' }).waitFor();
     assert.equal(await rows.count(), 50);
+    // A moment is written one way across the app (app/datetime.ts), not as the browser's bare "11/27/2026, 5:43:08 PM".
+    assert.match((await rows.first().locator('td').nth(2).textContent()) ?? '', ONE_STYLE);
     await assertAccessible(page, 'version history with more to load');
 
     const more = history.getByRole('button', { name: 'Load more versions' });
@@ -150,6 +155,10 @@ describe('the dashboard web app: lists longer than a page', () => {
       const page: Page = await pages.open(editor, { viewport: { width: 320, height: 800 }, colorScheme });
       await page.goto(`${s.url}/dashboards`);
       await page.getByRole('status').filter({ hasText: '1 dashboard.' }).waitFor();
+      assert.match(
+        (await page.locator('main tbody tr td').filter({ hasText: /\d{4}/ }).first().textContent()) ?? '',
+        ONE_STYLE,
+      );
       await assertAccessible(page, `dashboards list at 320 px, ${colorScheme}`);
       assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 320, 'no sideways scrolling');
       await screenshot(page, `lists-01-dashboards-320-${colorScheme}`);

@@ -7,6 +7,7 @@ import { freePort } from '../support/free-port.ts';
 import { tempDir } from '../support/tmp.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 import { assertAccessible, screenshot } from './web/browser.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * A teammate's first sign-in on `platform start` (identity and the dashboard linked in one process, embedded storage,
@@ -94,7 +95,7 @@ describe('adding a teammate when identity is linked: a link to choose a password
     await owner.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: dashboard });
     await owner.goto(dashboard);
     await signIn(owner, OWNER);
-    await owner.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
+    await openFromNav(owner, 'Users');
     await owner.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
     await addUser(owner, NINA, 'editor');
     await owner.getByRole('status').filter({ hasText: 'Nina New (nina@acme.example) is added as editor.' }).waitFor();

@@ -7,6 +7,7 @@ import { freePort } from '../support/free-port.ts';
 import { tempDir } from '../support/tmp.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 import { assertAccessible, screenshot } from './web/browser.ts';
+import { openFromNav } from '../support/console-browser.ts';
 
 /**
  * "New password link" on the Users screen, on `platform start` (identity and the dashboard linked in one process): the
@@ -82,7 +83,7 @@ describe('a new password link for a teammate who never chose one', () => {
     await owner.getByLabel('Password').fill(OWNER.password);
     await owner.getByRole('button', { name: 'Sign in' }).click();
     await owner.getByRole('heading', { level: 1, name: `Welcome, ${OWNER.name}` }).waitFor();
-    await owner.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
+    await openFromNav(owner, 'Users');
     await owner.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
     assert.equal(
       await owner.getByRole('button', { name: `New password link for ${OWNER.name}` }).count(),

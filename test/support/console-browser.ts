@@ -91,6 +91,24 @@ export async function signIn(
   await page.getByRole('heading', { level: 1, name: `Welcome, ${who.name}` }).waitFor();
 }
 
+/**
+ * Opens a screen from the main navigation by its link's name: on a wide screen a section's links are behind its button
+ * (app/Navigation.tsx), which is pressed first; with one section, or in the narrow Menu, the link is there to click.
+ */
+export async function openFromNav(page: Page, name: string): Promise<void> {
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  const link = nav.getByRole('link', { name, exact: true });
+  if (!(await link.isVisible())) {
+    const list = await nav
+      .locator('a')
+      .filter({ hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) })
+      .first()
+      .evaluate((a) => a.closest('ul')?.id ?? '');
+    await nav.locator(`button[aria-controls="${list}"]`).click();
+  }
+  await link.click();
+}
+
 /** Nothing a hostile text carried ran: no flag set, no element made from a name. */
 export async function assertNothingRan(page: Page): Promise<void> {
   assert.equal(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned), undefined);
@@ -133,8 +151,40 @@ export function captionsPastTheEdge(page: Page): Promise<string[]> {
 }
 
 /**
+ * The tables scrolling sideways in their region (app/WideTable.tsx) that give no hint of it: each must take the focus
+ * (axe's scrollable-region-focusable), have a name, say in its description that it scrolls, and show a shadow on each
+ * edge that hides columns and on no other. Each problem is named with the region's name.
+ */
+export function scrollHintsMissing(page: Page): Promise<string[]> {
+  return page.evaluate(`(() => {
+    const found = [];
+    for (const region of document.querySelectorAll('.table-wide')) {
+      if (region.getBoundingClientRect().width === 0) continue;
+      const name = region.getAttribute('aria-label') || '(no name)';
+      const left = region.scrollLeft > 1;
+      const right = region.scrollLeft + region.clientWidth < region.scrollWidth - 1;
+      const frame = region.parentElement;
+      const shadow = (side) => frame ? Number(getComputedStyle(frame, side).opacity) > 0 : false;
+      if (!left && !right) {
+        if (shadow('::before') || shadow('::after')) found.push(name + ': a shadow on a table that does not scroll');
+        continue;
+      }
+      if (region.tabIndex !== 0) found.push(name + ': not focusable');
+      if (!region.getAttribute('aria-label')) found.push(name + ': no name');
+      const described = (region.getAttribute('aria-describedby') || '').split(' ').filter(Boolean)
+        .map((id) => document.getElementById(id)?.textContent ?? '').join(' ');
+      if (!/scrolls sideways/i.test(described)) found.push(name + ': its description does not say it scrolls');
+      if (shadow('::before') !== left) found.push(name + ': the left edge shadow ' + (left ? 'is missing' : 'shows with nothing there'));
+      if (shadow('::after') !== right) found.push(name + ': the right edge shadow ' + (right ? 'is missing' : 'shows with nothing there'));
+    }
+    return found;
+  })()`);
+}
+
+/**
  * Light and dark at 320 px: axe finds nothing, the page does not scroll sideways, no word in a table is broken
- * (brokenWordsInTables) and no table's caption runs past the screen's edge; a screenshot of each.
+ * (brokenWordsInTables), no table's caption runs past the screen's edge and a table that scrolls sideways says so
+ * (scrollHintsMissing); a screenshot of each.
  */
 export async function assertNarrowBothSchemes(page: Page, what: string, shot: string): Promise<void> {
   const size = page.viewportSize();
@@ -161,6 +211,7 @@ export async function assertNarrowBothSchemes(page: Page, what: string, shot: st
     );
     assert.deepEqual(await brokenWordsInTables(page), [], `${what}: no word in a table broken across lines`);
     assert.deepEqual(await captionsPastTheEdge(page), [], `${what}: a table's caption stays within the screen`);
+    assert.deepEqual(await scrollHintsMissing(page), [], `${what}: a table that scrolls sideways says so`);
     await screenshot(page, `${shot}-320-${scheme}`);
   }
   await page.emulateMedia({ colorScheme: 'light' });

@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
 import { startLinkedPlatform, type LinkedPlatform } from './linked-platform.ts';
 import { assertAccessible } from './axe.ts';
-import { brokenWordsInTables } from './console-browser.ts';
+import { brokenWordsInTables, scrollHintsMissing } from './console-browser.ts';
 
 /**
  * What the Chromium tests of the console's identity screens share (test/dashboard/web-console-*.test.ts): identity and
@@ -137,6 +137,7 @@ export async function startConsole(
         `${what}: no sideways scrolling (${JSON.stringify(wide)})`,
       );
       assert.deepEqual(await brokenWordsInTables(page), [], `${what}: no word in a table broken across lines`);
+      assert.deepEqual(await scrollHintsMissing(page), [], `${what}: a table that scrolls sideways says so`);
       await screenshot(page, `${shot}-320-${scheme}`);
     }
     await page.emulateMedia({ colorScheme: 'light' });

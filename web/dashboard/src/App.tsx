@@ -8,9 +8,10 @@ import { LoadBoundary } from './app/LoadBoundary.tsx';
 import { NotAllowed } from './app/NotAllowed.tsx';
 import { PictureFrame } from './app/PictureFrame.tsx';
 import { atLeast } from './app/roles.ts';
-import { Link, navigate, usePath } from './app/router.tsx';
-import { ROUTES, matchRoute, navigation, type Match, type MayOpen } from './app/routes.ts';
-import { useScreen } from './app/useTitle.ts';
+import { Navigation } from './app/Navigation.tsx';
+import { navigate, usePath } from './app/router.tsx';
+import { ROUTES, matchRoute, type Match, type MayOpen } from './app/routes.ts';
+import { PRODUCT, PUBLIC_PRODUCT, useScreen } from './app/useTitle.ts';
 import { SetupScreen } from './auth/SetupScreen.tsx';
 import { SignInScreen } from './auth/SignInScreen.tsx';
 import { keys } from './data/keys.ts';
@@ -63,7 +64,7 @@ export function App() {
           Skip to content
         </a>
         <header className="banner">
-          <p className="product">Dashboards</p>
+          <p className="product">{PUBLIC_PRODUCT}</p>
         </header>
         <main id="main" tabIndex={-1}>
           <LoadBoundary>
@@ -137,16 +138,16 @@ function MemberApp() {
         Skip to content
       </a>
       <header className="banner">
-        <p className="product">Dashboards</p>
+        <p className="product">{PRODUCT}</p>
         {me && (
           <BannerMenu>
-            <Navigation me={me} />
+            <MainNavigation me={me} />
             <div className="who">
-              <span>
+              <span className="who-name">
                 {me.name} <span className="role">({me.role})</span>
               </span>
               <ConsoleSignIn />
-              <button type="button" onClick={signOut}>
+              <button type="button" className="secondary" onClick={signOut}>
                 Sign out
               </button>
             </div>
@@ -191,36 +192,8 @@ function useMayOpen(me: ApiUser): MayOpen {
   return (access) => (typeof access === 'object' ? platform.holds(access.right) : atLeast(me, access));
 }
 
-/**
- * The main navigation: every screen of the route table with a label that the person may open, grouped by section
- * (Dashboards, then each console section they hold a right in); with one section only, no section names.
- */
-function Navigation({ me }: { me: ApiUser }) {
-  const sections = navigation(useMayOpen(me));
-  const links = (items: (typeof sections)[number]['items']) =>
-    items.map((name) => (
-      <li key={name}>
-        <Link to={name}>{ROUTES[name].nav}</Link>
-      </li>
-    ));
-  if (sections.length <= 1)
-    return (
-      <nav aria-label="Main">
-        <ul>{links(sections[0]?.items ?? [])}</ul>
-      </nav>
-    );
-  return (
-    <nav aria-label="Main" className="sections">
-      {sections.map(({ section, label, items }) => (
-        <div key={section} className="section">
-          <h2 id={`nav-${section}`} className="section-name">
-            {label}
-          </h2>
-          <ul aria-labelledby={`nav-${section}`}>{links(items)}</ul>
-        </div>
-      ))}
-    </nav>
-  );
+function MainNavigation({ me }: { me: ApiUser }) {
+  return <Navigation may={useMayOpen(me)} />;
 }
 
 function Unreachable({ retry }: { retry: () => void }) {

@@ -6,8 +6,9 @@ import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { useCursorPages } from '../data/paging.ts';
 import { allUsersQuery } from '../data/queries.ts';
-import { when } from './format.ts';
+import { instantOrNever } from '../app/datetime.ts';
 import { Pager } from './Pager.tsx';
+import { WideTable } from '../app/WideTable.tsx';
 
 /** The actions the service records (docs/dashboard.md, "Audit log"). */
 const ACTIONS = [
@@ -160,7 +161,7 @@ export default function AuditScreen() {
           : ''}
       </p>
       {pages.items && count > 0 && (
-        <section className="table-scroll" tabIndex={0} aria-label="Audit records">
+        <WideTable label="Audit records" tall>
           <table>
             <caption className="visually-hidden">Audit records, newest first</caption>
             <thead>
@@ -176,7 +177,7 @@ export default function AuditScreen() {
               {pages.items.map((r) => (
                 <tr key={r.id}>
                   <td>
-                    <time dateTime={r.createdAt}>{when(r.createdAt)}</time>
+                    <time dateTime={r.createdAt}>{instantOrNever(r.createdAt)}</time>
                   </td>
                   <td>{actor(r)}</td>
                   <td>{r.action}</td>
@@ -186,7 +187,7 @@ export default function AuditScreen() {
               ))}
             </tbody>
           </table>
-        </section>
+        </WideTable>
       )}
       <Pager pages={pages} label="Audit log" />
     </>

@@ -7,7 +7,8 @@ import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { tenantsQuery } from '../data/queries.ts';
 import { useReturnFocus } from './useReturnFocus.ts';
-import { PLANS, PLAN_NAMES, slugOf, when, type Plan } from './format.ts';
+import { PLANS, PLAN_NAMES, slugOf, type Plan } from './format.ts';
+import { whenOrNever } from '../app/datetime.ts';
 import { WideTable } from '../app/WideTable.tsx';
 
 const PLAN_HINT =
@@ -78,7 +79,7 @@ export default function TenantsScreen({ me }: { me: ApiUser }) {
                   <th scope="row">{t.name}</th>
                   <td>{t.slug}</td>
                   <td>{PLAN_NAMES[t.plan]}</td>
-                  <td>{when(t.createdAt)}</td>
+                  <td>{whenOrNever(t.createdAt)}</td>
                   <td className="actions">
                     <button
                       type="button"

@@ -9,7 +9,8 @@ import { useCursorPages } from '../data/paging.ts';
 import { setupQuery } from '../data/queries.ts';
 import { AddUserForm } from './AddUserForm.tsx';
 import { SetupLinkNotice, addedMessage } from './SetupLinkNotice.tsx';
-import { ROLE_NAMES, assignableRoles, mayChange, when, type Role } from './format.ts';
+import { ROLE_NAMES, assignableRoles, mayChange, type Role } from './format.ts';
+import { whenOrNever } from '../app/datetime.ts';
 import { Pager } from './Pager.tsx';
 import { useReturnFocus } from './useReturnFocus.ts';
 import { WideTable } from '../app/WideTable.tsx';
@@ -142,7 +143,7 @@ export default function UsersScreen({ me }: { me: ApiUser }) {
                   <td>{u.email}</td>
                   <td>{ROLE_NAMES[u.role]}</td>
                   <td>{u.active ? 'active' : 'deactivated'}</td>
-                  <td>{when(u.lastLoginAt)}</td>
+                  <td>{whenOrNever(u.lastLoginAt)}</td>
                   <td className="actions">
                     {mayChange(me, u) && u.active && (
                       <button

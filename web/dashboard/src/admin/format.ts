@@ -12,9 +12,6 @@ export const assignableRoles = (me: ApiUser): readonly Role[] =>
 export const mayChange = (me: ApiUser, user: ApiUser): boolean =>
   user.id !== me.id && (me.role === 'owner' || user.role !== 'owner');
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-export const when = (iso: string | null | undefined): string => (iso ? dateTime.format(new Date(iso)) : 'never');
-
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 export const PLAN_NAMES: Record<Plan, string> = { free: 'Free', pro: 'Pro', enterprise: 'Enterprise' };

@@ -11,6 +11,7 @@ import { keys } from '../data/keys.ts';
 import { savedQueriesQuery } from '../data/queries.ts';
 import { alertDeliveriesQuery, alertHistoryQuery, alertRuleQuery, channelsQuery } from './queries.ts';
 import { StateBadge, STATE_LABEL, conditionText, minutesText } from './StateBadge.tsx';
+import { formatDateTime, formatInstant, whenOrNever } from '../app/datetime.ts';
 
 const SILENCES = [
   { minutes: 15, text: '15 minutes' },
@@ -58,7 +59,7 @@ function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
   const silence = () =>
     action.mutate(async () => {
       const r = (await api<ApiAlertRule>('PUT', `/alert-rules/${rule.id}/silence`, { body: { minutes } })).data;
-      return `Silenced until ${new Date(r.silencedUntil ?? '').toLocaleString()}.`;
+      return `Silenced until ${formatDateTime(r.silencedUntil ?? '')}.`;
     });
   const unsilence = () =>
     action.mutate(async () => {
@@ -90,7 +91,7 @@ function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
       <dl className="alert-facts">
         <dt>State</dt>
         <dd>
-          <StateBadge state={rule.state} /> since {new Date(rule.stateSince).toLocaleString()}
+          <StateBadge state={rule.state} /> since {formatDateTime(rule.stateSince)}
           {!rule.enabled && ' (paused)'}
         </dd>
         <dt>Watches</dt>
@@ -114,9 +115,8 @@ function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
         </dd>
         <dt>Checked</dt>
         <dd>
-          every {minutesText(rule.intervalMinutes)}; last{' '}
-          {rule.lastEvaluatedAt ? new Date(rule.lastEvaluatedAt).toLocaleString() : 'never'}, next{' '}
-          {new Date(rule.nextEvaluationAt).toLocaleString()}
+          every {minutesText(rule.intervalMinutes)}; last {whenOrNever(rule.lastEvaluatedAt)}, next{' '}
+          {formatDateTime(rule.nextEvaluationAt)}
         </dd>
         <dt>Last value</dt>
         <dd>{rule.lastValue ?? '—'}</dd>
@@ -129,7 +129,7 @@ function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
         <dt>Notifies</dt>
         <dd>{rule.channelIds.length ? rule.channelIds.map(channelName).join(', ') : 'nobody'}</dd>
         <dt>Silenced</dt>
-        <dd>{rule.silencedUntil ? `until ${new Date(rule.silencedUntil).toLocaleString()}` : 'no'}</dd>
+        <dd>{rule.silencedUntil ? `until ${formatDateTime(rule.silencedUntil)}` : 'no'}</dd>
       </dl>
       {editor && (
         <div className="actions alert-section">
@@ -182,7 +182,7 @@ function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
             <tbody>
               {history.data.map((h) => (
                 <tr key={h.id}>
-                  <td>{new Date(h.at).toLocaleString()}</td>
+                  <td>{formatInstant(h.at)}</td>
                   <td>{STATE_LABEL[h.from].text}</td>
                   <td>
                     <StateBadge state={h.to} />
@@ -211,7 +211,7 @@ function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
             <tbody>
               {deliveries.data.map((d) => (
                 <tr key={d.id}>
-                  <td>{new Date(d.createdAt).toLocaleString()}</td>
+                  <td>{formatInstant(d.createdAt)}</td>
                   <td>{d.type.replace(/^alert\./, '')}</td>
                   <td>{channelName(d.channelId)}</td>
                   <td>

@@ -8,6 +8,7 @@ import { messageOf } from '../data/errors.ts';
 import { ChannelsPanel } from './ChannelsPanel.tsx';
 import { alertRulesQuery } from './queries.ts';
 import { StateBadge, conditionText, minutesText } from './StateBadge.tsx';
+import { formatDateTime } from '../app/datetime.ts';
 
 /** The tenant's alert rules with their state, firing first; the channels they notify below. */
 export default function AlertsScreen({ me }: { me: ApiUser }) {
@@ -61,10 +62,7 @@ export default function AlertsScreen({ me }: { me: ApiUser }) {
                     <StateBadge state={r.state} />
                     {!r.enabled && <span className="silenced-note"> paused</span>}
                     {r.silencedUntil && (
-                      <span className="silenced-note">
-                        {' '}
-                        silenced until {new Date(r.silencedUntil).toLocaleString()}
-                      </span>
+                      <span className="silenced-note"> silenced until {formatDateTime(r.silencedUntil)}</span>
                     )}
                   </td>
                   <td>{conditionText(r.condition)}</td>

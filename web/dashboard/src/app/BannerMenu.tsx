@@ -2,8 +2,8 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { usePath } from './router.tsx';
 
 /**
- * The banner's navigation and who is signed in. On a wide screen they are simply shown. On a narrow one (styles.css,
- * under 40rem) they stay behind a Menu button: with four sections the links alone filled a 320 px phone's first screen,
+ * The banner's navigation and who is signed in. On a wide screen they are the banner's row (each section a menu of its
+ * own, Navigation.tsx). On a narrow one (styles.css, under 40rem) they stay behind a Menu button: with four sections the links alone filled a 320 px phone's first screen,
  * pushing each screen's heading below it. Opening another screen closes the menu again.
  */
 export function BannerMenu({ children }: { children: ReactNode }) {

@@ -1,4 +1,5 @@
 import { serviceClient } from '../console/client.ts';
+import { formatInstant } from '../app/datetime.ts';
 
 export type {
   ApiAuditKey,
@@ -54,6 +55,5 @@ export function progressText(run: ApiRun): string {
  * A short name for a run in lists and headings: its date to the second (CI may run twice a minute), never text from
  * the audited site.
  */
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 export const runDate = (run: Pick<ApiRun, 'createdAt' | 'finishedAt'>) =>
-  dateTime.format(new Date(run.finishedAt ?? run.createdAt));
+  formatInstant(run.finishedAt ?? run.createdAt);

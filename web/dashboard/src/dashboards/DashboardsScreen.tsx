@@ -11,6 +11,7 @@ import { FavouriteStar } from './FavouriteStar.tsx';
 import { emptyDefinition } from './definition.ts';
 import { WideTable } from '../app/WideTable.tsx';
 import { ImportForm } from './ImportForm.tsx';
+import { formatDateTime } from '../app/datetime.ts';
 
 const SORTS: { value: string; label: string; sort: ListParams['sort']; order: ListParams['order'] }[] = [
   { value: 'created_at-desc', label: 'Newest first', sort: 'created_at', order: 'desc' },
@@ -20,7 +21,6 @@ const SORTS: { value: string; label: string; sort: ListParams['sort']; order: Li
   { value: 'title-desc', label: 'Title Z to A', sort: 'title', order: 'desc' },
 ];
 const PER_PAGE = 20;
-const when = (iso: string) => new Date(iso).toLocaleString();
 /** The tag and favourites filters in words, for the count the status line reads out. */
 const filtersSaid = (q: ListParams) =>
   `${q.tag ? ` tagged "${q.tag}"` : ''}${q.favourites ? ' among your favourites' : ''}`;
@@ -193,7 +193,7 @@ export default function DashboardsScreen({ me }: { me: ApiUser }) {
                     )}
                   </td>
                   <td>{d.description ?? ''}</td>
-                  <td>{when(d.updatedAt)}</td>
+                  <td>{formatDateTime(d.updatedAt)}</td>
                   <td>{d.version}</td>
                 </tr>
               ))}

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { absoluteRange, intervalOf, TIME_RANGES } from './parameters.ts';
+import { formatDateTime } from '../app/datetime.ts';
 
 /** A `datetime-local` value (the person's time zone) for an instant, to the minute. */
 function localInput(ms: number): string {
@@ -7,9 +8,6 @@ function localInput(ms: number): string {
   const two = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`;
 }
-
-const written = (ms: number) =>
-  new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(ms));
 
 /**
  * A time range parameter: a preset ("Last 24 hours") or an absolute range typed as From and To (the person's time
@@ -88,7 +86,7 @@ export function TimeRangeField({
         <select id={id} value={fixed ? 'absolute' : value} onChange={(e) => onChange(e.target.value)}>
           {fixed && (
             <option value="absolute" disabled>
-              {written(fixed.from)} to {written(fixed.to)}
+              {formatDateTime(fixed.from)} to {formatDateTime(fixed.to)}
             </option>
           )}
           {TIME_RANGES.map((r) => (

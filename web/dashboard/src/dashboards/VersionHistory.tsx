@@ -4,6 +4,7 @@ import { LoadMore } from '../data/LoadMore.tsx';
 import { useVersions } from './api.ts';
 import { useFocusOnOpen } from './useFocusOnOpen.ts';
 import { WideTable } from '../app/WideTable.tsx';
+import { formatDateTime } from '../app/datetime.ts';
 
 /**
  * Every saved version, newest first, a page at a time down to the first ("Load more versions"); editors bring an
@@ -52,7 +53,7 @@ export function VersionHistory({
                 <tr key={v.version}>
                   <td>{v.version}</td>
                   <td>{v.title}</td>
-                  <td>{new Date(v.createdAt).toLocaleString()}</td>
+                  <td>{formatDateTime(v.createdAt)}</td>
                   <td>
                     {[
                       v.version === current ? 'current' : '',

@@ -1,4 +1,5 @@
 import type { ApiDashboardParameter } from '../api/types.ts';
+import { formatDateTimeRange, zoneOf } from '../app/datetime.ts';
 
 export const TIME_RANGES: { value: string; label: string; ms: number }[] = [
   { value: '15m', label: 'Last 15 minutes', ms: 15 * 60_000 },
@@ -91,11 +92,7 @@ export function valueText(
   if (p.type !== 'time_range') return value === '' ? '(empty)' : value;
   const fixed = absoluteRange(value);
   const preset = TIME_RANGES.find((r) => r.value === value) ?? TIME_RANGES[3]!;
-  const format = new Intl.DateTimeFormat(locale, {
-    dateStyle: 'medium',
-    timeStyle: 'short',
-    ...(timeZone ? { timeZone } : {}),
-  });
-  const span = `${format.formatRange(fixed ? fixed.from : now - preset.ms, fixed ? fixed.to : now)} (${format.resolvedOptions().timeZone})`;
+  const where = { locale, timeZone };
+  const span = `${formatDateTimeRange(fixed ? fixed.from : now - preset.ms, fixed ? fixed.to : now, where)} (${zoneOf(where)})`;
   return fixed ? span : `${preset.label}: ${span}`;
 }

@@ -10,6 +10,7 @@ import { dataSourceQuery, dataSourcesQuery } from '../data/queries.ts';
 import { DataSourceForm } from './DataSourceForm.tsx';
 import { SchemaBrowser } from './SchemaBrowser.tsx';
 import { WideTable } from '../app/WideTable.tsx';
+import { whenOrNever } from '../app/datetime.ts';
 
 type Panel =
   | { kind: 'none' }
@@ -125,7 +126,7 @@ export default function DataSourcesScreen({ me }: { me: ApiUser }) {
                     {s.active ? '' : ', inactive'}
                     {s.sqlRole !== 'editor' ? `; SQL by ${SQL_WRITERS[s.sqlRole]}` : ''}
                   </td>
-                  <td>{s.lastConnectedAt ? new Date(s.lastConnectedAt).toLocaleString() : 'never'}</td>
+                  <td>{whenOrNever(s.lastConnectedAt)}</td>
                   <td className="actions">
                     {admin && (
                       <button type="button" onClick={() => test(s)} aria-label={`Test ${s.name}`}>

@@ -5,9 +5,9 @@ import { Link } from '../app/router.tsx';
 import { useScreen } from '../app/useTitle.ts';
 import { messageOf } from '../data/errors.ts';
 import { dataSourcesQuery, recentDashboardsQuery } from '../data/queries.ts';
+import { formatDateTime } from '../app/datetime.ts';
 
 const RECENT = 5;
-const when = (iso: string) => new Date(iso).toLocaleString();
 
 /**
  * Home: the dashboards changed last, as Grafana and Redash open on; and while the tenant has no dashboard yet, the
@@ -52,7 +52,7 @@ function Recent({ dashboards }: { dashboards: ApiDashboardSummary[] }) {
             <Link to="dashboard" params={{ id: d.id }}>
               {d.title}
             </Link>{' '}
-            <span className="hint">changed {when(d.updatedAt)}</span>
+            <span className="hint">changed {formatDateTime(d.updatedAt)}</span>
           </li>
         ))}
       </ul>

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { APP_TYPES } from './applications/app-types.ts';
 import { Pager } from '../admin/Pager.tsx';
 import { Link } from '../app/router.tsx';
 import { SafeLink } from '../app/SafeLink.tsx';
@@ -8,14 +9,6 @@ import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { useCursorPages } from '../data/paging.ts';
 import { identityApi, type ApiApplication } from './api.ts';
-
-const TYPES: Record<ApiApplication['app_type'], string> = {
-  web: 'Web (server)',
-  spa: 'Single-page',
-  native: 'Native',
-  service: 'Service',
-  machine: 'Machine',
-};
 
 /**
  * Identity's applications: every app registered at the identity service, searched by name or client id, a page at a
@@ -104,7 +97,7 @@ export default function ApplicationsScreen() {
                     <code>{a.client_id}</code>
                   </td>
                   <td>
-                    {TYPES[a.app_type] ?? a.app_type}
+                    {APP_TYPES[a.app_type]?.name ?? a.app_type}
                     {a.first_party ? ', first-party' : ''}
                   </td>
                   <td>

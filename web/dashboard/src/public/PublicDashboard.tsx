@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError } from '../api/client.ts';
 import type { ApiWidget } from '../api/types.ts';
-import { useScreen } from '../app/useTitle.ts';
+import { PUBLIC_PRODUCT, useScreen } from '../app/useTitle.ts';
 import { Grid } from '../dashboards/Grid.tsx';
 import { ParametersBar } from '../dashboards/ParametersBar.tsx';
 import { queryValues } from '../dashboards/parameters.ts';
@@ -10,6 +10,7 @@ import { useLook } from '../widgets/useMedia.ts';
 import { WidgetView } from '../widgets/WidgetView.tsx';
 import { keys } from '../data/keys.ts';
 import { loadPublic, runPublicWidget } from './api.ts';
+import { formatDateTime } from '../app/datetime.ts';
 
 /** Why the link shows nothing: turned off or never a link (404, or a token of the wrong shape: 400), or the service. */
 function problemOf(err: unknown): string {
@@ -34,7 +35,7 @@ export default function PublicDashboard({ token }: { token: string }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [tick, setTick] = useState(0);
   const look = useLook();
-  useScreen(dashboard?.title ?? (problem ? 'Link not available' : 'Shared dashboard'));
+  useScreen(dashboard?.title ?? (problem ? 'Link not available' : 'Loading'), PUBLIC_PRODUCT);
 
   const refresh = dashboard?.definition.refreshSeconds ?? 0;
   useEffect(() => {
@@ -75,7 +76,7 @@ export default function PublicDashboard({ token }: { token: string }) {
     <>
       <h1>{dashboard.title}</h1>
       {dashboard.description && <p className="description">{dashboard.description}</p>}
-      <p className="hint">Shared by link: read-only. Last changed {new Date(dashboard.updatedAt).toLocaleString()}.</p>
+      <p className="hint">Shared by link: read-only. Last changed {formatDateTime(dashboard.updatedAt)}.</p>
       <ParametersBar parameters={parameters} values={values} onChange={setValues} />
       {d.widgets.length === 0 ? (
         <p>This dashboard has no widgets yet.</p>

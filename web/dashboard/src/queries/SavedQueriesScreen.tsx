@@ -13,8 +13,7 @@ import { useCursorPages } from '../data/paging.ts';
 import { dataSourcesQuery } from '../data/queries.ts';
 import { deleteSavedQuery, updateSavedQuery } from './api.ts';
 import { savedQueryDeleted, savedQuerySaved } from './cache.ts';
-
-const when = (iso: string) => new Date(iso).toLocaleString();
+import { formatDateTime } from '../app/datetime.ts';
 
 /**
  * The tenant's saved queries: found by words in their name, description or SQL, each saying who changed it last and
@@ -109,7 +108,7 @@ export default function SavedQueriesScreen({ me }: { me: ApiUser }) {
                   </td>
                   <td>{sourceOf(q)?.name ?? `#${q.dataSourceId}`}</td>
                   <td>
-                    {when(q.updatedAt)}
+                    {formatDateTime(q.updatedAt)}
                     <span className="hint block">by {q.updatedByName ?? 'a deleted user'}</span>
                   </td>
                   <td>

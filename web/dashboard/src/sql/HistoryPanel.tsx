@@ -2,9 +2,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ApiDataSource, ApiHistoryItem } from '../api/types.ts';
 import { messageOf } from '../data/errors.ts';
 import { clearHistory, historyQuery } from '../queries/api.ts';
+import { formatDateTime } from '../app/datetime.ts';
 
 const SHOWN = 15;
-const when = (iso: string) => new Date(iso).toLocaleString();
 const firstLine = (sql: string) => {
   const line = sql.trim().split('\n')[0] ?? '';
   return line.length > 90 ? `${line.slice(0, 89)}…` : line;
@@ -44,8 +44,8 @@ export function HistoryPanel({
                   <span className="visually-hidden"> (open in the editor)</span>
                 </button>
                 <span className="hint block">
-                  {sources.find((s) => s.id === run.dataSourceId)?.name ?? 'a data source'}, {when(run.ranAt)},{' '}
-                  {run.error ? `failed (${run.error})` : `${run.rowCount} ${run.rowCount === 1 ? 'row' : 'rows'}`}
+                  {sources.find((s) => s.id === run.dataSourceId)?.name ?? 'a data source'}, {formatDateTime(run.ranAt)}
+                  , {run.error ? `failed (${run.error})` : `${run.rowCount} ${run.rowCount === 1 ? 'row' : 'rows'}`}
                 </span>
               </li>
             ))}

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { ApiQueryResult } from '../api/types.ts';
 import { downloadCsv } from '../app/download.ts';
+import { WideTable } from '../app/WideTable.tsx';
 
 const PAGE = 25;
 const show = (v: unknown) =>
@@ -24,7 +25,7 @@ export function ResultTable({ result, title = 'query results' }: { result: ApiQu
     <section aria-labelledby="results-title">
       <h2 id="results-title">Results</h2>
       {result.columns.length > 0 && (
-        <section className="table-scroll" tabIndex={0} aria-label="Result rows">
+        <WideTable label="Result rows" tall>
           <table>
             <caption className="visually-hidden">Result rows</caption>
             <thead>
@@ -46,7 +47,7 @@ export function ResultTable({ result, title = 'query results' }: { result: ApiQu
               ))}
             </tbody>
           </table>
-        </section>
+        </WideTable>
       )}
       {result.columns.length > 0 && (
         <p className="actions">

@@ -4,6 +4,7 @@ import { api } from '../api/client.ts';
 import type { ApiDashboard, ApiSubscription, ApiSubscriptionBody, ApiUser } from '../api/types.ts';
 import { TIME_RANGES, initialValue } from '../dashboards/parameters.ts';
 import { atLeast } from '../app/roles.ts';
+import { browserZone } from '../app/datetime.ts';
 import { messageOf } from '../data/errors.ts';
 import { allUsersQuery } from '../data/queries.ts';
 
@@ -16,8 +17,6 @@ export function scheduleText(s: ApiSubscription['schedule']): string {
   const at = `${two(s.hour)}:${two(s.minute)} (${s.timezone})`;
   return s.frequency === 'daily' ? `Every day at ${at}` : `Every ${DAYS[s.weekday]} at ${at}`;
 }
-
-const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
 /** A new subscription or a change: schedule, recipients (you, addresses), the dashboard's parameters fixed. */
 export function SubscriptionForm({

@@ -10,6 +10,7 @@ import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { SubscriptionForm, scheduleText } from './SubscriptionForm.tsx';
 import './subscriptions.css';
+import { formatDateTime } from '../app/datetime.ts';
 
 const subscriptionsQuery = (id: number) => ({
   queryKey: keys.subscriptions.ofDashboard(id),
@@ -120,13 +121,9 @@ export default function SubscriptionsScreen({ me, id }: { me: ApiUser; id: numbe
                       .map(([k, v]) => `${k} = ${v}`)
                       .join(', ') || 'defaults'}
                   </td>
-                  <td>{new Date(s.nextRunAt).toLocaleString()}</td>
+                  <td>{formatDateTime(s.nextRunAt)}</td>
                   <td>
-                    {s.lastError
-                      ? `failed: ${s.lastError}`
-                      : s.lastSentAt
-                        ? new Date(s.lastSentAt).toLocaleString()
-                        : 'never'}
+                    {s.lastError ? `failed: ${s.lastError}` : s.lastSentAt ? formatDateTime(s.lastSentAt) : 'never'}
                   </td>
                   <td className="actions">
                     <button

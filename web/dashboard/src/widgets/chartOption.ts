@@ -1,4 +1,5 @@
 import type { ApiQueryResult } from '../api/types.ts';
+import { timeAxisLabel } from '../app/datetime.ts';
 import { heatmapColumns, seriesColumns, show, toNumber, type WidgetOptions } from './data.ts';
 import { formatValue, isFormat } from './format.ts';
 
@@ -18,18 +19,11 @@ export interface Look {
 }
 
 /**
- * Time-axis labels by the level of each tick: a day is "Nov 5", not ECharts' bare "5", so a range within one month
- * still says which month it is; times of day are labelled by the day at each midnight.
+ * Time-axis labels by what each tick marks (app/datetime.ts): a day is "Nov 5", not ECharts' bare "5", so a range
+ * within one month still says which month it is; times of day are labelled by the day at each midnight, and written
+ * as the tables write them, in the same hour cycle.
  */
-export const TIME_LABELS = {
-  year: '{yyyy}',
-  month: '{MMM} {yyyy}',
-  day: '{MMM} {d}',
-  hour: '{HH}:{mm}',
-  minute: '{HH}:{mm}',
-  second: '{HH}:{mm}:{ss}',
-  millisecond: '{HH}:{mm}:{ss}.{SSS}',
-};
+export const TIME_LABELS = (value: number) => timeAxisLabel(value);
 
 const looksLikeTime = (values: unknown[]) =>
   values.length > 0 &&

@@ -1,4 +1,5 @@
 import { toNumber } from './data.ts';
+import { formatDate, formatDateTime } from '../app/datetime.ts';
 
 /** How a value is written in tables, axes and tooltips (Grafana's units, Metabase's column formatting). */
 export const FORMATS = [
@@ -47,17 +48,9 @@ export function formatValue(v: unknown, format: Format | undefined, settings: Fo
   if (format === 'date' || format === 'datetime') {
     const t = typeof v === 'number' ? v : Date.parse(String(v));
     if (Number.isNaN(t)) return String(v);
-    const zone = settings.timeZone ? { timeZone: settings.timeZone } : {};
-    try {
-      return new Intl.DateTimeFormat(undefined, {
-        dateStyle: 'medium',
-        ...(format === 'datetime' ? { timeStyle: 'short' } : {}),
-        ...zone,
-      }).format(t);
-    } catch {
-      // An unknown zone: the viewer's own.
-      return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(t);
-    }
+    // An unknown zone is the viewer's own (app/datetime.ts).
+    const where = { timeZone: settings.timeZone };
+    return format === 'datetime' ? formatDateTime(t, where) : formatDate(t, where);
   }
   const n = toNumber(v);
   if (n === undefined || format === undefined) return typeof v === 'object' ? JSON.stringify(v) : String(v);

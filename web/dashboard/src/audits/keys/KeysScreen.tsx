@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Pager } from '../../admin/Pager.tsx';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { ConfirmDialog } from '../../app/ModalDialog.tsx';
 import { SecretOnce } from '../../app/SecretOnce.tsx';
 import { useScreen } from '../../app/useTitle.ts';
@@ -129,8 +129,8 @@ export default function KeysScreen() {
                   <td>
                     <code>{k.prefix}…</code>
                   </td>
-                  <td>{when(k.createdAt)}</td>
-                  <td>{k.revokedAt ? `Revoked ${when(k.revokedAt)}` : 'Active'}</td>
+                  <td>{whenOrNever(k.createdAt)}</td>
+                  <td>{k.revokedAt ? `Revoked ${whenOrNever(k.revokedAt)}` : 'Active'}</td>
                   <td className="actions">
                     {!k.revokedAt && (
                       <button

@@ -1,5 +1,6 @@
 import { SafeLink } from '../../app/SafeLink.tsx';
-import { IMPACT_NAMES, type Finding } from '../api.ts';
+import type { Finding } from '../api.ts';
+import { ImpactBadge } from './ImpactBadge.tsx';
 import { Screenshot } from './Screenshot.tsx';
 
 /**
@@ -15,7 +16,7 @@ export function FindingItem({ finding, level, showPage }: { finding: Finding; le
       <dl className="facts">
         <dt>Impact</dt>
         <dd className="impact">
-          {IMPACT_NAMES[finding.impact]}
+          <ImpactBadge impact={finding.impact} />
           {finding.ignored && ` (ignored: ${finding.ignored.reason}, until ${finding.ignored.expires})`}
         </dd>
         <dt>Rule</dt>

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { Link } from '../../app/router.tsx';
 import { SafeLink } from '../../app/SafeLink.tsx';
 import { useScreen } from '../../app/useTitle.ts';
@@ -76,11 +76,11 @@ export default function ReportScreen({ id }: { id: string }) {
               {r.error && ` (${r.error})`}
             </dd>
             <dt>Started</dt>
-            <dd>{when(r.startedAt ?? r.createdAt)}</dd>
+            <dd>{whenOrNever(r.startedAt ?? r.createdAt)}</dd>
             {r.finishedAt && (
               <>
                 <dt>Finished</dt>
-                <dd>{when(r.finishedAt)}</dd>
+                <dd>{whenOrNever(r.finishedAt)}</dd>
               </>
             )}
             <dt>Checked against</dt>

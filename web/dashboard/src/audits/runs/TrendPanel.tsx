@@ -6,6 +6,7 @@ import { keys } from '../../data/keys.ts';
 import { Chart } from '../../widgets/Chart.tsx';
 import { useLook } from '../../widgets/useMedia.ts';
 import { IMPACT_NAMES, IMPACT_ORDER, auditsApi, runDate, type ApiRun } from '../api.ts';
+import { ImpactLegend } from './ImpactLegend.tsx';
 import { impactOption, scoreOption } from './trendOption.ts';
 
 /** The most runs a trend reads: the API's largest page. */
@@ -55,6 +56,7 @@ export function TrendPanel({ url }: { url: string }) {
             option={impacts}
             summary={`Failures by impact in ${runs.length} completed run${runs.length === 1 ? '' : 's'}; the numbers are in the table below.`}
           />
+          <ImpactLegend dark={look.dark} />
         </figure>
       </div>
       <WideTable label="Score and failures by run">

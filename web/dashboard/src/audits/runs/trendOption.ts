@@ -37,13 +37,21 @@ export function scoreOption(runs: ApiRun[], look: Look): Record<string, unknown>
   };
 }
 
-/** Failures of each impact per completed run over time, one line per impact. */
+/** Each impact's line marks its points with its own shape, so the lines differ by more than colour. */
+export const IMPACT_SYMBOLS = ['circle', 'rect', 'triangle', 'diamond'] as const;
+
+/**
+ * Failures of each impact per completed run over time, one line per impact. Its legend is the page's own list below
+ * the chart (TrendPanel.tsx), not ECharts': at 320 px that one wrapped onto the time axis' labels.
+ */
 export function impactOption(runs: ApiRun[], look: Look): Record<string, unknown> {
   return {
-    ...frame(look, true),
-    series: IMPACT_ORDER.map((impact) => ({
+    ...frame(look, false),
+    series: IMPACT_ORDER.map((impact, i) => ({
       name: IMPACT_NAMES[impact],
       type: 'line',
+      symbol: IMPACT_SYMBOLS[i],
+      symbolSize: 7,
       data: runs.map((r) => [at(r), r.stats?.[impact] ?? 0]),
     })),
   };

@@ -4,6 +4,7 @@ import { sitesApi, siteKeys, type ApiSchedule, type ApiScheduleBody, type ApiSit
 import { FieldError } from './FieldError.tsx';
 import { fieldOf, invalidProps } from './field-errors.ts';
 import { WEEKDAY_NAMES, when } from './format.ts';
+import { browserZone } from '../../app/datetime.ts';
 
 type Kind = 'none' | ApiScheduleBody['kind'];
 type Field = 'time' | 'weekday' | 'cron' | 'timeZone';
@@ -14,7 +15,6 @@ const FIELDS: Record<Field, RegExp> = {
   timeZone: /timeZone/,
 };
 const ZONES: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['UTC'];
-const here = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
 /** When the site runs by itself: not at all, daily or weekly at a time, or by a cron expression, in a time zone. */
 export function SchedulePanel({ site }: { site: ApiSite }) {
@@ -25,7 +25,7 @@ export function SchedulePanel({ site }: { site: ApiSite }) {
   const [time, setTime] = useState(current?.time ?? '03:00');
   const [weekday, setWeekday] = useState(String(current?.weekday ?? 1));
   const [cron, setCron] = useState(current?.kind === 'cron' ? current.cron : '0 6 * * 1-5');
-  const [timeZone, setTimeZone] = useState(current?.timeZone ?? here());
+  const [timeZone, setTimeZone] = useState(current?.timeZone ?? browserZone());
   const [enabled, setEnabled] = useState(current?.enabled ?? true);
   const [errors, setErrors] = useState<Partial<Record<Field | 'form', string>>>({});
   const [saved, setSaved] = useState('');

@@ -1,18 +1,13 @@
 import type { ApiSchedule, ApiSite } from './api.ts';
+import { formatDateTime } from '../../app/datetime.ts';
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 export const weekdayName = (day: number) => WEEKDAYS[day] ?? String(day);
 export const WEEKDAY_NAMES = WEEKDAYS;
 
-/** A time as people read it here: the browser's locale, in its zone or in `timeZone` (then named after it). */
+/** A time in the browser's zone, or in `timeZone` (then named after it); none: nothing said. */
 export const when = (iso: string | null | undefined, timeZone?: string) =>
-  iso
-    ? new Date(iso).toLocaleString(undefined, {
-        dateStyle: 'medium',
-        timeStyle: 'short',
-        ...(timeZone ? { timeZone } : {}),
-      }) + (timeZone ? ` (${timeZone})` : '')
-    : '';
+  iso ? formatDateTime(iso, { timeZone }) + (timeZone ? ` (${timeZone})` : '') : '';
 
 /** A schedule in words: "Daily at 03:00 (UTC)", "Mondays at 09:30 (Europe/Paris)", "Cron 0 6 * * 1-5 (UTC)". */
 export function scheduleText(schedule: ApiSchedule | null): string {

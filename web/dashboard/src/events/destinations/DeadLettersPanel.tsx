@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Pager } from '../../admin/Pager.tsx';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { ConfirmDialog, ModalDialog } from '../../app/ModalDialog.tsx';
 import { WideTable } from '../../app/WideTable.tsx';
 import { messageOf } from '../../data/errors.ts';
@@ -110,7 +110,7 @@ export function DeadLettersPanel({ destination }: { destination: ApiDestination 
                     </th>
                     <td className="vendor-text">{l.reason}</td>
                     <td>{l.attempts}</td>
-                    <td>{when(l.dead_at)}</td>
+                    <td>{whenOrNever(l.dead_at)}</td>
                     <td className="actions">
                       <button
                         type="button"
@@ -204,9 +204,9 @@ function Inspect({
         <dt>Attempts</dt>
         <dd>{letter.attempts}</dd>
         <dt>First failed</dt>
-        <dd>{when(letter.first_failed_at)}</dd>
+        <dd>{whenOrNever(letter.first_failed_at)}</dd>
         <dt>Dead since</dt>
-        <dd>{when(letter.dead_at)}</dd>
+        <dd>{whenOrNever(letter.dead_at)}</dd>
       </dl>
       <h3>The event as received</h3>
       {detail.error !== null && (

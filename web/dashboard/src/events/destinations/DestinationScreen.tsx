@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { ConfirmDialog } from '../../app/ModalDialog.tsx';
 import { Link, navigate } from '../../app/router.tsx';
 import { useScreen } from '../../app/useTitle.ts';
@@ -111,7 +111,7 @@ export default function DestinationScreen({ id }: { id: string }) {
         <dt>Status</dt>
         <dd>{d.enabled ? 'sending' : 'paused'}</dd>
         <dt>Added</dt>
-        <dd>{when(d.created_at)}</dd>
+        <dd>{whenOrNever(d.created_at)}</dd>
       </dl>
       <p role="status" className="status">
         {said}

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { messageOf } from '../../data/errors.ts';
 import { ingestApi, ingestKeys, seg, type ApiDeliveryFigures, type ApiDestination } from '../admin-api.ts';
 
@@ -43,7 +43,7 @@ export function FiguresPanel({ destination }: { destination: ApiDestination }) {
             </div>
           </dl>
           {f.oldest_queued_at && (
-            <p className="hint">The oldest waiting event was queued {when(f.oldest_queued_at)}.</p>
+            <p className="hint">The oldest waiting event was queued {whenOrNever(f.oldest_queued_at)}.</p>
           )}
           {f.last_error && (
             <p>

@@ -1,18 +1,14 @@
 import { useMemo } from 'react';
+import { formatDay, formatDayHour } from '../../app/datetime.ts';
 import { Chart } from '../../widgets/Chart.tsx';
 import { PALETTE, TEXT } from '../../widgets/chartOption.ts';
 import { useLook } from '../../widgets/useMedia.ts';
 import type { ApiEventCounts } from './api.ts';
 
-const byHour = new Intl.DateTimeFormat(undefined, {
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-});
-const byDay = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 const number = new Intl.NumberFormat();
-const labelOf = (bucket: 'hour' | 'day', start: string) => (bucket === 'hour' ? byHour : byDay).format(new Date(start));
+// A day's bucket is a UTC day: named in UTC, so it is not called by the day before in a zone west of it.
+const labelOf = (bucket: 'hour' | 'day', start: string) =>
+  bucket === 'hour' ? formatDayHour(start) : formatDay(start, { timeZone: 'UTC' });
 
 /**
  * A range's counts: events by hour or day and by type as bar charts (ECharts, loaded with the first chart), each with

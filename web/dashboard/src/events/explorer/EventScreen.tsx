@@ -5,8 +5,8 @@ import { useScreen } from '../../app/useTitle.ts';
 import { messageOf } from '../../data/errors.ts';
 import { useEvent } from './api.ts';
 import './explorer.css';
+import { formatInstant } from '../../app/datetime.ts';
 
-const instant = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 /** Fields of the contract holding an address: a link when it is http(s), plain text otherwise. */
 const ADDRESS_FIELDS = ['page.url', 'page.referrer'] as const;
 
@@ -40,11 +40,11 @@ export default function EventScreen({ project, eventId }: { project: string; eve
             </dd>
             <dt>When</dt>
             <dd>
-              <time dateTime={e.timestamp}>{instant.format(new Date(e.timestamp))}</time>
+              <time dateTime={e.timestamp}>{formatInstant(e.timestamp)}</time>
             </dd>
             <dt>Received</dt>
             <dd>
-              <time dateTime={e.received_at}>{instant.format(new Date(e.received_at))}</time>
+              <time dateTime={e.received_at}>{formatInstant(e.received_at)}</time>
             </dd>
             <dt>User</dt>
             <dd>{e.user_id ?? 'none'}</dd>

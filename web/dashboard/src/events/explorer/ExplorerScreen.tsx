@@ -12,6 +12,7 @@ import { CountsView } from './CountsView.tsx';
 import './explorer.css';
 import { chooseProject, projectInAddress, ProjectPicker } from './ProjectPicker.tsx';
 import { PRESETS, rangeOf, type Preset, type Range } from './range.ts';
+import { formatInstant } from '../../app/datetime.ts';
 
 interface Filters {
   preset: Preset;
@@ -22,7 +23,6 @@ interface Filters {
   session: string;
 }
 const EMPTY: Filters = { preset: '7d', since: '', until: '', type: '', user: '', session: '' };
-const instant = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 /**
  * Events → Explorer: a project's events over a time range, counted by hour or day and by type (charts with tables),
@@ -156,8 +156,8 @@ function ProjectEvents({
             <p className="status">
               {counts.data.total.toLocaleString()} event{counts.data.total === 1 ? '' : 's'}
               {filters.type ? ` of type ${filters.type}` : ''} from{' '}
-              <time dateTime={counts.data.from}>{instant.format(new Date(counts.data.from))}</time> to{' '}
-              <time dateTime={counts.data.to}>{instant.format(new Date(counts.data.to))}</time>.
+              <time dateTime={counts.data.from}>{formatInstant(counts.data.from)}</time> to{' '}
+              <time dateTime={counts.data.to}>{formatInstant(counts.data.to)}</time>.
             </p>
             <CountsView counts={counts.data} />
           </>
@@ -197,7 +197,7 @@ function ProjectEvents({
                 {pages.items.map((e) => (
                   <tr key={e.id}>
                     <th scope="row">
-                      <time dateTime={e.timestamp}>{instant.format(new Date(e.timestamp))}</time>
+                      <time dateTime={e.timestamp}>{formatInstant(e.timestamp)}</time>
                     </th>
                     <td>
                       <code>{e.type}</code>

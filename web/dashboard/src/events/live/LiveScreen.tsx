@@ -8,6 +8,7 @@ import '../explorer/explorer.css';
 import { chooseProject, projectInAddress, ProjectPicker } from '../explorer/ProjectPicker.tsx';
 import './live.css';
 import { useLiveStream, type LiveQuery, type LiveRecord } from './useLiveStream.ts';
+import { formatTimeOfDay } from '../../app/datetime.ts';
 
 /** Events kept on the screen, newest first; older ones leave it (the explorer has them all). */
 export const SHOWN = 200;
@@ -27,7 +28,6 @@ interface Filters {
   rejected: boolean;
 }
 const EMPTY: Filters = { type: '', user: '', session: '', rejected: true };
-const time = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
 const plural = (n: number, word: string) => `${n.toLocaleString()} ${word}${n === 1 ? '' : 's'}`;
 
 function Row({ record, projectId }: { record: LiveRecord; projectId: string }) {
@@ -39,7 +39,7 @@ function Row({ record, projectId }: { record: LiveRecord; projectId: string }) {
         <span className={rejected ? 'badge badge-rejected' : 'badge badge-accepted'}>
           {rejected ? 'Rejected' : 'Accepted'}
         </span>{' '}
-        <time dateTime={record.at}>{time.format(new Date(record.at))}</time> <code>{record.type ?? 'no type'}</code>
+        <time dateTime={record.at}>{formatTimeOfDay(record.at)}</time> <code>{record.type ?? 'no type'}</code>
       </p>
       {rejected && (
         <p className="live-reason">

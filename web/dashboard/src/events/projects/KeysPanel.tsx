@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Pager } from '../../admin/Pager.tsx';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { ConfirmDialog } from '../../app/ModalDialog.tsx';
 import { SecretOnce } from '../../app/SecretOnce.tsx';
 import { WideTable } from '../../app/WideTable.tsx';
@@ -129,8 +129,8 @@ export function KeysPanel({ project, onCreated }: { project: ApiProject; onCreat
                     <code>{k.prefix}…</code>
                   </th>
                   <td>{k.name || 'no name'}</td>
-                  <td>{when(k.created_at)}</td>
-                  <td>{k.revoked_at ? `revoked ${when(k.revoked_at)}` : 'active'}</td>
+                  <td>{whenOrNever(k.created_at)}</td>
+                  <td>{k.revoked_at ? `revoked ${whenOrNever(k.revoked_at)}` : 'active'}</td>
                   <td className="actions">
                     {!k.revoked_at && (
                       <button

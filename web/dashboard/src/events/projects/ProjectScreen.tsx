@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { Link } from '../../app/router.tsx';
 import { useScreen } from '../../app/useTitle.ts';
 import { messageOf } from '../../data/errors.ts';
@@ -59,7 +59,7 @@ export default function ProjectScreen({ id }: { id: string }) {
           <code>{p.id}</code>
         </dd>
         <dt>Created</dt>
-        <dd>{when(p.created_at)}</dd>
+        <dd>{whenOrNever(p.created_at)}</dd>
       </dl>
       <Rename project={p} />
       <KeysPanel project={p} onCreated={setFreshKey} />

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Pager } from '../../admin/Pager.tsx';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { ModalDialog } from '../../app/ModalDialog.tsx';
 import { Link, navigate } from '../../app/router.tsx';
 import { useScreen } from '../../app/useTitle.ts';
@@ -67,7 +67,7 @@ export default function ProjectsScreen() {
                   <td>
                     <code>{p.id}</code>
                   </td>
-                  <td>{when(p.created_at)}</td>
+                  <td>{whenOrNever(p.created_at)}</td>
                 </tr>
               ))}
             </tbody>

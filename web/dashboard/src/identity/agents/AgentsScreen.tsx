@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { Pager } from '../../admin/Pager.tsx';
 import { ConfirmDialog } from '../../app/ModalDialog.tsx';
 import { useScreen } from '../../app/useTitle.ts';
@@ -186,7 +186,7 @@ export default function AgentsScreen() {
                     <td>{list(d.approval?.scopes ?? [])}</td>
                     <td>{list(d.approval?.pending_scopes ?? [])}</td>
                     <td>{d.live_tokens}</td>
-                    <td>{when(d.approval?.last_used_at)}</td>
+                    <td>{whenOrNever(d.approval?.last_used_at)}</td>
                     <td className="actions">
                       {status === 'pending' && (
                         <>

@@ -1,5 +1,5 @@
 import { useRef } from 'react';
-import { at } from '../format.ts';
+import { instantOrNever } from '../../app/datetime.ts';
 import { WideTable } from '../../app/WideTable.tsx';
 import { LoadMore } from '../../data/LoadMore.tsx';
 import { messageOf } from '../../data/errors.ts';
@@ -73,7 +73,7 @@ export function ActivityPanel({ app }: { app: ApiApplication }) {
               <tbody>
                 {events.map((e) => (
                   <tr key={`${e.event}:${e.token_id}`}>
-                    <th scope="row">{at(e.at)}</th>
+                    <th scope="row">{instantOrNever(e.at)}</th>
                     <td>
                       {KIND[e.token_kind]} {e.event}
                       {e.reason ? ` (${e.reason})` : ''}

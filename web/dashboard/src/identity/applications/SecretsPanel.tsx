@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Pager } from '../../admin/Pager.tsx';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { FormDialog } from '../../app/ModalDialog.tsx';
 import { SecretOnce } from '../../app/SecretOnce.tsx';
 import { WideTable } from '../../app/WideTable.tsx';
@@ -20,9 +20,9 @@ const GRACE: { value: string; label: string }[] = [
 ];
 
 function statusOf(s: ApiSecret): string {
-  if (s.revoked) return `revoked${s.revoked_reason ? ` (${s.revoked_reason})` : ''} ${when(s.revoked_at)}`;
-  if (s.expires_at && Date.parse(s.expires_at) <= Date.now()) return `expired ${when(s.expires_at)}`;
-  return s.expires_at ? `active, expires ${when(s.expires_at)}` : 'active';
+  if (s.revoked) return `revoked${s.revoked_reason ? ` (${s.revoked_reason})` : ''} ${whenOrNever(s.revoked_at)}`;
+  if (s.expires_at && Date.parse(s.expires_at) <= Date.now()) return `expired ${whenOrNever(s.expires_at)}`;
+  return s.expires_at ? `active, expires ${whenOrNever(s.expires_at)}` : 'active';
 }
 const live = (s: ApiSecret) => !s.revoked && (!s.expires_at || Date.parse(s.expires_at) > Date.now());
 
@@ -59,7 +59,7 @@ export function SecretsPanel({ app }: { app: ApiApplication }) {
             ? `A new secret is made; the ${n} before it no longer work.`
             : grace === 'keep'
               ? `A new secret is made; the ${n} before it keep working until revoked.`
-              : `A new secret is made; the ${n} before it stop ${when(r.previous[0]!.expires_at)}.`,
+              : `A new secret is made; the ${n} before it stop ${whenOrNever(r.previous[0]!.expires_at)}.`,
       );
       return changed();
     },
@@ -128,9 +128,9 @@ export function SecretsPanel({ app }: { app: ApiApplication }) {
                   <th scope="row">
                     <code>{s.secret_prefix}…</code>
                   </th>
-                  <td>{when(s.created_at)}</td>
+                  <td>{whenOrNever(s.created_at)}</td>
                   <td>
-                    {when(s.last_used_at)}
+                    {whenOrNever(s.last_used_at)}
                     {s.last_used_ip ? ` from ${s.last_used_ip}` : ''}
                   </td>
                   <td>{statusOf(s)}</td>

@@ -9,6 +9,7 @@ import { keys } from '../../data/keys.ts';
 import { useCursorPages } from '../../data/paging.ts';
 import { identityApi } from '../api.ts';
 import { ACTION_HINTS, TARGET_TYPES, type ApiAdminChange } from './api.ts';
+import { formatInstant } from '../../app/datetime.ts';
 
 interface Filters {
   actor: string;
@@ -22,7 +23,6 @@ interface Filters {
 const EMPTY: Filters = { actor: '', action: '', targetType: '', targetId: '', text: '', since: '', until: '' };
 
 /** To the second: several changes often share a minute. */
-const instant = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 /** `datetime-local` values are the person's local time; the API takes ISO 8601 with a zone. */
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -235,7 +235,7 @@ export default function ChangeLogScreen() {
               {pages.items.map((c) => (
                 <tr key={c.id}>
                   <th scope="row">
-                    <time dateTime={c.at}>{instant.format(new Date(c.at))}</time>
+                    <time dateTime={c.at}>{formatInstant(c.at)}</time>
                   </th>
                   <td>
                     <Actor c={c} />

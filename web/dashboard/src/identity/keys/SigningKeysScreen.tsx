@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { ConfirmDialog } from '../../app/ModalDialog.tsx';
 import { SafeLink } from '../../app/SafeLink.tsx';
 import { useScreen } from '../../app/useTitle.ts';
@@ -25,9 +25,9 @@ function stateText(k: ApiSigningKey): string {
     case 'signing':
       return 'Signs ID tokens now';
     case 'next':
-      return `Published; signs from ${when(k.signs_from)}`;
+      return `Published; signs from ${whenOrNever(k.signs_from)}`;
     case 'retired':
-      return `Retired ${when(k.retired_at)}; published for verification`;
+      return `Retired ${whenOrNever(k.retired_at)}; published for verification`;
     default:
       return 'Expired: out of the JWKS';
   }
@@ -51,7 +51,7 @@ export default function SigningKeysScreen() {
     onSuccess: async (r) => {
       await client.invalidateQueries({ queryKey: keys.signingKeys });
       setConfirming(false);
-      setSaid(`New key ${r.kid} is published; it signs ID tokens from ${when(r.signs_from)}.`);
+      setSaid(`New key ${r.kid} is published; it signs ID tokens from ${whenOrNever(r.signs_from)}.`);
     },
   });
   const wait = list.data ? duration(list.data.propagation_seconds) : 'a moment';
@@ -105,10 +105,10 @@ export default function SigningKeysScreen() {
                     <code>{k.kid}</code>
                   </th>
                   <td>{k.alg}</td>
-                  <td>{when(k.created_at)}</td>
+                  <td>{whenOrNever(k.created_at)}</td>
                   <td>{stateText(k)}</td>
                   <td>
-                    {k.published ? (k.publish_until ? `Until ${when(k.publish_until)}` : 'Yes') : 'No'}
+                    {k.published ? (k.publish_until ? `Until ${whenOrNever(k.publish_until)}` : 'Yes') : 'No'}
                     {k.published !== k.served && (
                       <span className="hint block">
                         {k.served

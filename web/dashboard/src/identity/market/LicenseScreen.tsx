@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { ConfirmDialog, ModalDialog } from '../../app/ModalDialog.tsx';
 import { Link } from '../../app/router.tsx';
 import { useScreen } from '../../app/useTitle.ts';
@@ -138,8 +138,8 @@ export default function LicenseScreen({ id }: { id: string }) {
         <dd>{x.seats === null ? `${x.used_seats} given, no limit` : `${x.used_seats} of ${x.seats} given`}</dd>
         <dt>Valid</dt>
         <dd>
-          from {when(x.valid_from)}
-          {x.valid_until ? ` until ${when(x.valid_until)}` : ', no end'}
+          from {whenOrNever(x.valid_from)}
+          {x.valid_until ? ` until ${whenOrNever(x.valid_until)}` : ', no end'}
         </dd>
         {x.payment_subscription_id && (
           <>
@@ -150,7 +150,7 @@ export default function LicenseScreen({ id }: { id: string }) {
           </>
         )}
         <dt>Bought</dt>
-        <dd>{when(x.created_at)}</dd>
+        <dd>{whenOrNever(x.created_at)}</dd>
       </dl>
       <div className="actions">
         <button type="button" className="secondary" onClick={() => setChanging(true)}>
@@ -207,7 +207,7 @@ export default function LicenseScreen({ id }: { id: string }) {
                         {!m && <span className="hint block">no longer a member</span>}
                       </th>
                       <td>{m ? (m.principal.email ?? m.principal.identifier) : '—'}</td>
-                      <td>{when(s.assigned_at)}</td>
+                      <td>{whenOrNever(s.assigned_at)}</td>
                       <td className="actions">
                         <button
                           type="button"

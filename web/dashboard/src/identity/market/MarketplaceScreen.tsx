@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { productTypeName } from '../../app/kind-names.ts';
 import { useState } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { Pager } from '../../admin/Pager.tsx';
 import { ConfirmDialog } from '../../app/ModalDialog.tsx';
 import { Link } from '../../app/router.tsx';
@@ -159,14 +160,14 @@ function Listings() {
                       {names.organization(l.creator_org_id)}
                     </Link>
                   </td>
-                  <td>{l.product_type}</td>
+                  <td>{productTypeName(l.product_type)}</td>
                   <td>
                     {priceOf(l)}
                     {l.pricing_model !== 'free' && <span className="hint block">{PRICING[l.pricing_model]}</span>}
                   </td>
                   <td>
                     {LISTING_STATUSES[l.status] ?? l.status}
-                    {l.published_at && <span className="hint block">since {when(l.published_at)}</span>}
+                    {l.published_at && <span className="hint block">since {whenOrNever(l.published_at)}</span>}
                   </td>
                   <td className="actions">
                     {(MOVES_FROM[l.status] ?? []).map((m) => (
@@ -257,8 +258,8 @@ function Licenses() {
                   <td>{LICENSE_TYPES[x.license_type] ?? x.license_type}</td>
                   <td>{x.seats === null ? `${x.used_seats} (no limit)` : `${x.used_seats} of ${x.seats}`}</td>
                   <td>
-                    from {when(x.valid_from)}
-                    {x.valid_until ? ` until ${when(x.valid_until)}` : ', no end'}
+                    from {whenOrNever(x.valid_from)}
+                    {x.valid_until ? ` until ${whenOrNever(x.valid_until)}` : ', no end'}
                   </td>
                 </tr>
               ))}

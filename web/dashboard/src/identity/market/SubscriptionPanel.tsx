@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { ApiError } from '../../api/client.ts';
 import { ModalDialog } from '../../app/ModalDialog.tsx';
 import { messageOf } from '../../data/errors.ts';
@@ -51,7 +51,9 @@ export function SubscriptionPanel({ org }: { org: ApiOrganization }) {
           </dd>
           <dt>Period</dt>
           <dd>
-            {s.current_period_start ? `${when(s.current_period_start)} to ${when(s.current_period_end)}` : 'not set'}
+            {s.current_period_start
+              ? `${whenOrNever(s.current_period_start)} to ${whenOrNever(s.current_period_end)}`
+              : 'not set'}
           </dd>
           {s.payment_subscription_id && (
             <>

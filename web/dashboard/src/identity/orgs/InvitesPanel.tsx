@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { Pager } from '../../admin/Pager.tsx';
 import { ConfirmDialog } from '../../app/ModalDialog.tsx';
 import { OneTimeValue } from '../../app/OneTimeValue.tsx';
@@ -28,7 +28,7 @@ const STATUSES: Record<InviteStatus, string> = {
 
 /** What a link just issued comes with: mailed or not, and until when it works. */
 const issuedNote = (issued: ApiIssuedInvite) =>
-  `${issued.mailed ? `Also mailed to ${issued.invite.email}.` : 'No mail was sent (identity has no mail server set): pass the link on yourself.'} It works once, until ${when(issued.invite.expires_at)}, and is not shown again.`;
+  `${issued.mailed ? `Also mailed to ${issued.invite.email}.` : 'No mail was sent (identity has no mail server set): pass the link on yourself.'} It works once, until ${whenOrNever(issued.invite.expires_at)}, and is not shown again.`;
 
 /**
  * An organization's invitations: send one to an email address (the link is shown once, and mailed when identity has a
@@ -214,9 +214,9 @@ export function InvitesPanel({ org }: { org: ApiOrganization }) {
                   </th>
                   <td>{i.role}</td>
                   <td>{STATUSES[i.status] ?? i.status}</td>
-                  <td>{i.status === 'pending' ? when(i.expires_at) : '—'}</td>
+                  <td>{i.status === 'pending' ? whenOrNever(i.expires_at) : '—'}</td>
                   <td>
-                    {when(i.last_sent_at)}
+                    {whenOrNever(i.last_sent_at)}
                     {i.resend_count > 0 ? ` (sent ${i.resend_count + 1} times)` : ''}
                   </td>
                   <td className="actions">

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { Pager } from '../../admin/Pager.tsx';
 import { ConfirmDialog, ModalDialog } from '../../app/ModalDialog.tsx';
 import { WideTable } from '../../app/WideTable.tsx';
@@ -154,7 +154,7 @@ export function MembersPanel({ org }: { org: ApiOrganization }) {
                   <td>{m.principal.email ?? m.principal.identifier}</td>
                   <td>{m.principal.type === 'human' ? 'person' : m.principal.type}</td>
                   <td>{m.role}</td>
-                  <td>{when(m.created_at)}</td>
+                  <td>{whenOrNever(m.created_at)}</td>
                   <td className="actions">
                     <button
                       type="button"

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { ConfirmDialog } from '../../app/ModalDialog.tsx';
 import { Link } from '../../app/router.tsx';
 import { SafeLink } from '../../app/SafeLink.tsx';
@@ -83,7 +83,7 @@ export default function OrganizationScreen({ id }: { id: string }) {
           </>
         )}
         <dt>Created</dt>
-        <dd>{when(o.created_at)}</dd>
+        <dd>{whenOrNever(o.created_at)}</dd>
       </dl>
       <p role="status" className="status">
         {said}

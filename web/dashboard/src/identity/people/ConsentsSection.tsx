@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { messageOf } from '../../data/errors.ts';
 import { keys } from '../../data/keys.ts';
 import { identityApi } from '../api.ts';
@@ -38,9 +38,9 @@ export function ConsentsSection({ id }: { id: string }) {
               {c.app_name}
             </th>
             <td>{c.scopes.join(' ') || 'none'}</td>
-            <td>{when(c.granted_at)}</td>
-            <td>{when(c.last_used_at)}</td>
-            <td>{c.revoked ? `withdrawn ${when(c.revoked_at)}` : 'allowed'}</td>
+            <td>{whenOrNever(c.granted_at)}</td>
+            <td>{whenOrNever(c.last_used_at)}</td>
+            <td>{c.revoked ? `withdrawn ${whenOrNever(c.revoked_at)}` : 'allowed'}</td>
             <td className="actions">
               {!c.revoked && (
                 <button

@@ -1,4 +1,4 @@
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { PersonList } from './PersonList.tsx';
 import type { ApiCredential } from './types.ts';
 
@@ -32,12 +32,12 @@ export function CredentialsSection({ id }: { id: string }) {
         <tr key={c.id}>
           <th scope="row">{KINDS[c.type] ?? c.type}</th>
           <td className="typed">{c.name ?? c.identifier ?? ''}</td>
-          <td>{when(c.created_at)}</td>
+          <td>{whenOrNever(c.created_at)}</td>
           <td>
-            {when(c.last_used_at)}
+            {whenOrNever(c.last_used_at)}
             {c.last_used_ip ? ` from ${c.last_used_ip}` : ''}
           </td>
-          <td>{c.expires_at ? when(c.expires_at) : 'never'}</td>
+          <td>{c.expires_at ? whenOrNever(c.expires_at) : 'never'}</td>
         </tr>
       )}
       after={(all) => {

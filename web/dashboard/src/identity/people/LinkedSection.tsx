@@ -1,4 +1,5 @@
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
+import { providerName } from '../../app/kind-names.ts';
 import { PersonList } from './PersonList.tsx';
 import type { ApiLinkedAccount } from './types.ts';
 
@@ -15,14 +16,14 @@ export function LinkedSection({ id }: { id: string }) {
       row={(a) => (
         <tr key={a.id}>
           <th scope="row" className="typed">
-            {a.provider}
+            {providerName(a.provider)}
           </th>
           <td className="typed">
             {a.email ?? 'none given'}
             {a.email && !a.email_verified ? ' (not verified there)' : ''}
           </td>
-          <td>{when(a.created_at)}</td>
-          <td>{when(a.last_login_at)}</td>
+          <td>{whenOrNever(a.created_at)}</td>
+          <td>{whenOrNever(a.last_login_at)}</td>
         </tr>
       )}
     />

@@ -1,4 +1,4 @@
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { PersonList } from './PersonList.tsx';
 import type { ApiMembership } from './types.ts';
 
@@ -18,7 +18,7 @@ export function MembershipsSection({ id }: { id: string }) {
             {m.organization_name} <span className="hint">({m.organization_slug})</span>
           </th>
           <td className="typed">{m.role}</td>
-          <td>{when(m.created_at)}</td>
+          <td>{whenOrNever(m.created_at)}</td>
           <td>
             {!m.active ? 'membership ended' : m.organization_active ? 'member' : 'the organization is deactivated'}
           </td>

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Pager } from '../../admin/Pager.tsx';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { Link } from '../../app/router.tsx';
 import { useScreen } from '../../app/useTitle.ts';
 import { WideTable } from '../../app/WideTable.tsx';
@@ -81,7 +81,7 @@ export default function PeopleScreen() {
                   </th>
                   <td className="typed">{p.email}</td>
                   <td>{p.active ? 'active' : 'deactivated'}</td>
-                  <td>{when(p.human?.last_login_at)}</td>
+                  <td>{whenOrNever(p.human?.last_login_at)}</td>
                 </tr>
               ))}
             </tbody>

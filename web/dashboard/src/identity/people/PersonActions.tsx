@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { FormDialog } from '../../app/ModalDialog.tsx';
 import { SecretOnce } from '../../app/SecretOnce.tsx';
 import { messageOf } from '../../data/errors.ts';
@@ -67,7 +67,7 @@ export function PersonActions({ person }: { person: ApiPerson }) {
     run(async () => {
       const made = await identityApi.call<ApiPasswordLink>('POST', `/principals/${person.id}/password-link`);
       setLink(made);
-      return `A password link for ${name}, valid until ${when(made.expires_at)}: links sent before no longer work.`;
+      return `A password link for ${name}, valid until ${whenOrNever(made.expires_at)}: links sent before no longer work.`;
     });
 
   const signsIn =

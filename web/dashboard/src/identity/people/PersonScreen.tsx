@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { ApiError } from '../../api/client.ts';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { language } from '../format.ts';
 import { Link } from '../../app/router.tsx';
 import { SafeLink } from '../../app/SafeLink.tsx';
@@ -68,7 +68,7 @@ function Profile({ person: p }: { person: ApiPerson }) {
     <dl className="facts">
       <dt>Email</dt>
       <dd>
-        {p.email} ({h?.email_verified_at ? `verified ${when(h.email_verified_at)}` : 'not verified'})
+        {p.email} ({h?.email_verified_at ? `verified ${whenOrNever(h.email_verified_at)}` : 'not verified'})
       </dd>
       {name && (
         <>
@@ -79,9 +79,9 @@ function Profile({ person: p }: { person: ApiPerson }) {
       <dt>Status</dt>
       <dd>{p.active ? 'active' : 'deactivated: they cannot sign in, and their tokens no longer count'}</dd>
       <dt>Last sign-in</dt>
-      <dd>{when(h?.last_login_at)}</dd>
+      <dd>{whenOrNever(h?.last_login_at)}</dd>
       <dt>Account made</dt>
-      <dd>{when(p.created_at)}</dd>
+      <dd>{whenOrNever(p.created_at)}</dd>
       {h?.locale && (
         <>
           <dt>Language</dt>

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { providerName } from '../../app/kind-names.ts';
 import { useState } from 'react';
-import { when } from '../../admin/format.ts';
+import { whenOrNever } from '../../app/datetime.ts';
 import { messageOf } from '../../data/errors.ts';
 import { keys } from '../../data/keys.ts';
 import { identityApi } from '../api.ts';
@@ -18,7 +19,7 @@ export function SessionsSection({ id }: { id: string }) {
     mutationFn: (s: ApiSession) => identityApi.call('DELETE', `/principals/${id}/sessions/${s.id}`),
     onMutate: () => setStatus(''),
     onSuccess: (_, s) => {
-      setStatus(`The session started ${when(s.created_at)} is ended: that browser must sign in again.`);
+      setStatus(`The session started ${whenOrNever(s.created_at)} is ended: that browser must sign in again.`);
       return client.invalidateQueries({ queryKey: [...keys.identity.person(id), 'sessions'] });
     },
   });
@@ -34,20 +35,20 @@ export function SessionsSection({ id }: { id: string }) {
         status={status}
         row={(s) => (
           <tr key={s.id}>
-            <th scope="row">{when(s.created_at)}</th>
+            <th scope="row">{whenOrNever(s.created_at)}</th>
             <td className="typed">{s.user_agent ?? 'unknown'}</td>
             <td>{s.client_ip ?? 'unknown'}</td>
             <td className="typed">
-              {s.provider ?? "identity's own sign-in"}
+              {s.provider ? providerName(s.provider) : "identity's own sign-in"}
               {s.second_factor ? ' and a second factor' : ''}
             </td>
-            <td>{when(s.expires_at)}</td>
+            <td>{whenOrNever(s.expires_at)}</td>
             <td className="actions">
               <button
                 type="button"
                 className="danger small"
                 disabled={end.isPending}
-                aria-label={`End the session started ${when(s.created_at)} from ${s.client_ip ?? 'an unknown address'}`}
+                aria-label={`End the session started ${whenOrNever(s.created_at)} from ${s.client_ip ?? 'an unknown address'}`}
                 onClick={() => end.mutate(s)}
               >
                 End
