@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { chartOption } from '../../web/dashboard/src/widgets/chartOption.ts';
 import { formatValue } from '../../web/dashboard/src/widgets/format.ts';
 import { TIME_LABELS } from '../../web/dashboard/src/widgets/chartOption.ts';
-import { formatDateTime, formatInstant, timeAxisLabel } from '../../web/dashboard/src/app/datetime.ts';
+import {
+  formatDate,
+  formatDateTime,
+  formatInstant,
+  timeAxisLabel,
+  timePointLabel,
+} from '../../web/dashboard/src/app/datetime.ts';
 import { valueText } from '../../web/dashboard/src/dashboards/parameters.ts';
 
 /** Value formats and the second axis (issue 28): the web app's pure parts. */
@@ -66,6 +72,33 @@ describe('value formats', () => {
     );
     const single = chartOption('bar', r, {}, { dark: false, reducedMotion: true });
     assert.ok(!Array.isArray(single.yAxis), 'one axis unless asked');
+  });
+
+  test("a time chart's tooltip heads its points as the tables write moments, not ECharts' 24-hour default", () => {
+    const at = new Date(2026, 2, 1, 15, 5);
+    const r = {
+      columns: ['at', 'n'],
+      rows: [
+        { at: new Date(2026, 2, 1, 15, 0).toISOString(), n: 1 },
+        { at: at.toISOString(), n: 2 },
+      ],
+      rowCount: 2,
+      executionTimeMs: 1,
+      truncated: false,
+    };
+    const option = chartOption('line', r, {}, { dark: false, reducedMotion: true });
+    const axis = option.xAxis as {
+      type: string;
+      axisPointer?: { label?: { formatter?: (p: { value: number }) => string } };
+    };
+    assert.equal(axis.type, 'time');
+    const heading = axis.axisPointer?.label?.formatter;
+    assert.ok(heading, 'the time axis names its tooltip heading');
+    assert.equal(heading({ value: at.getTime() }), formatDateTime(at));
+    assert.equal(timePointLabel(new Date(2026, 2, 1, 15, 5, 9)), formatInstant(new Date(2026, 2, 1, 15, 5, 9)));
+    assert.equal(timePointLabel(new Date(2026, 2, 1)), formatDate(new Date(2026, 2, 1)), 'a midnight is its day');
+    assert.match(timePointLabel(at.getTime(), { locale: 'en-US' }), /^Mar 1, 2026, 3:05\sPM$/);
+    assert.equal(timePointLabel(at.getTime(), { locale: 'en-GB' }), '1 Mar 2026, 15:05');
   });
 
   test('one style of date and time: charts keep the hour cycle of tables, in any locale', () => {

@@ -73,6 +73,29 @@ export const formatDayHour = (v: Moment, where?: Where) =>
  */
 export function timeAxisLabel(value: number, where?: Where): string {
   const at = new Date(value);
+  const n = wallClock(at, where);
+  if (n('second') !== 0 || at.getMilliseconds() !== 0)
+    return formatter({ hour: 'numeric', minute: '2-digit', second: '2-digit' }, where).format(at);
+  if (n('hour') !== 0 || n('minute') !== 0) return formatter({ hour: 'numeric', minute: '2-digit' }, where).format(at);
+  if (n('day') !== 1) return formatDay(at, where);
+  if (n('month') !== 1) return formatter({ month: 'short', year: 'numeric' }, where).format(at);
+  return formatter({ year: 'numeric' }, where).format(at);
+}
+
+/**
+ * A chart's tooltip heading for a point in time (ECharts' own is a 24-hour "2026-03-01 15:00:00" whatever the locale):
+ * its day, with its time of day when it has one ("Mar 1, 2026, 3:05 PM"), to the second when it has seconds.
+ */
+export function timePointLabel(value: number | string | Date, where?: Where): string {
+  const at = asDate(value);
+  const n = wallClock(at, where);
+  if (n('second') !== 0 || at.getMilliseconds() !== 0) return formatInstant(at, where);
+  if (n('hour') !== 0 || n('minute') !== 0) return formatDateTime(at, where);
+  return formatDate(at, where);
+}
+
+/** The parts of a moment's wall-clock time in the zone, as numbers. */
+function wallClock(at: Date, where?: Where): (type: string) => number {
   const parts = formatter(
     {
       year: 'numeric',
@@ -86,11 +109,5 @@ export function timeAxisLabel(value: number, where?: Where): string {
     // Read as numbers, so in a locale whose digits parse.
     { timeZone: where?.timeZone, locale: 'en-US' },
   ).formatToParts(at);
-  const n = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  if (n('second') !== 0 || at.getMilliseconds() !== 0)
-    return formatter({ hour: 'numeric', minute: '2-digit', second: '2-digit' }, where).format(at);
-  if (n('hour') !== 0 || n('minute') !== 0) return formatter({ hour: 'numeric', minute: '2-digit' }, where).format(at);
-  if (n('day') !== 1) return formatDay(at, where);
-  if (n('month') !== 1) return formatter({ month: 'short', year: 'numeric' }, where).format(at);
-  return formatter({ year: 'numeric' }, where).format(at);
+  return (type) => Number(parts.find((p) => p.type === type)?.value ?? 0);
 }

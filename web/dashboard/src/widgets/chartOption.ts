@@ -1,5 +1,5 @@
 import type { ApiQueryResult } from '../api/types.ts';
-import { timeAxisLabel } from '../app/datetime.ts';
+import { timeAxisLabel, timePointLabel } from '../app/datetime.ts';
 import { heatmapColumns, seriesColumns, show, toNumber, type WidgetOptions } from './data.ts';
 import { formatValue, isFormat } from './format.ts';
 
@@ -24,6 +24,8 @@ export interface Look {
  * as the tables write them, in the same hour cycle.
  */
 export const TIME_LABELS = (value: number) => timeAxisLabel(value);
+/** The tooltip's heading on a time axis, in the tables' style (ECharts reads it from the axis pointer's label). */
+export const TIME_POINTER = ({ value }: { value: number | string | Date }) => timePointLabel(value);
 
 const looksLikeTime = (values: unknown[]) =>
   values.length > 0 &&
@@ -69,7 +71,12 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
   const numericX = type === 'scatter' && xs.every((v) => toNumber(v) !== undefined);
   const axisLine = { lineStyle: { color: LINES[theme] } };
   const categoryAxis = time
-    ? { type: 'time', axisLine, axisLabel: { color: TEXT[theme], formatter: TIME_LABELS, hideOverlap: true } }
+    ? {
+        type: 'time',
+        axisLine,
+        axisLabel: { color: TEXT[theme], formatter: TIME_LABELS, hideOverlap: true },
+        axisPointer: { label: { formatter: TIME_POINTER } },
+      }
     : numericX
       ? { type: 'value', scale: true, axisLine, axisLabel: { color: TEXT[theme] }, splitLine: { show: false } }
       : { type: 'category', data: xs.map(show), axisLine, axisLabel: { color: TEXT[theme] } };
