@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { chartOption } from '../../web/dashboard/src/widgets/chartOption.ts';
 import { formatValue } from '../../web/dashboard/src/widgets/format.ts';
 import { TIME_LABELS } from '../../web/dashboard/src/widgets/chartOption.ts';
+import { scoreOption } from '../../web/dashboard/src/audits/runs/trendOption.ts';
 import {
   formatDate,
   formatDateTime,
@@ -95,6 +96,9 @@ describe('value formats', () => {
     const heading = axis.axisPointer?.label?.formatter;
     assert.ok(heading, 'the time axis names its tooltip heading');
     assert.equal(heading({ value: at.getTime() }), formatDateTime(at));
+    // The audit's score trend is a time chart too.
+    const trend = scoreOption([], { dark: false, reducedMotion: true }).xAxis as typeof axis;
+    assert.equal(trend.axisPointer?.label?.formatter?.({ value: at.getTime() }), formatDateTime(at));
     assert.equal(timePointLabel(new Date(2026, 2, 1, 15, 5, 9)), formatInstant(new Date(2026, 2, 1, 15, 5, 9)));
     assert.equal(timePointLabel(new Date(2026, 2, 1)), formatDate(new Date(2026, 2, 1)), 'a midnight is its day');
     assert.match(timePointLabel(at.getTime(), { locale: 'en-US' }), /^Mar 1, 2026, 3:05\sPM$/);

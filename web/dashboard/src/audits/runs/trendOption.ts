@@ -1,4 +1,4 @@
-import { PALETTE, TEXT, TIME_LABELS, type Look } from '../../widgets/chartOption.ts';
+import { PALETTE, TEXT, TIME_LABELS, TIME_POINTER, type Look } from '../../widgets/chartOption.ts';
 import { IMPACT_NAMES, IMPACT_ORDER, type ApiRun } from '../api.ts';
 
 const LINES = { light: '#4d5560', dark: '#b8bec6' };
@@ -14,7 +14,12 @@ function frame(look: Look, legend: boolean) {
     tooltip: { trigger: 'axis', renderMode: 'richText' },
     legend: { show: legend, textStyle: { color: TEXT[theme] }, bottom: 0 },
     grid: { left: 8, right: 16, top: 16, bottom: legend ? 40 : 8, containLabel: true },
-    xAxis: { type: 'time', axisLine, axisLabel: { color: TEXT[theme], formatter: TIME_LABELS, hideOverlap: true } },
+    xAxis: {
+      type: 'time',
+      axisLine,
+      axisLabel: { color: TEXT[theme], formatter: TIME_LABELS, hideOverlap: true },
+      axisPointer: { label: { formatter: TIME_POINTER } },
+    },
     yAxis: {
       type: 'value',
       minInterval: 1,
