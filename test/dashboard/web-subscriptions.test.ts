@@ -77,6 +77,19 @@ describe('the dashboard web app: subscriptions', () => {
   const pages = pageOpener(() => browser);
   afterEach(pages.closeAll);
 
+  /** A render credential for the editor, as the subscription renderer makes one (src/dashboard/subscriptions/render.ts). */
+  async function editorRenderCredential() {
+    const db = await openDatabase({ url: s.database.url, dataDir: '/tmp/unused', schema: 'dashboard', poolSize: 1 });
+    const credential = await renderCredential(db, jwtKeys(s.config.jwtSecret, s.config.secretKey), {
+      id: editor.userId,
+      tenantId: editor.tenantId,
+      role: 'editor',
+      email: editor.email,
+      plan: 'enterprise',
+    });
+    return { credential, db };
+  }
+
   async function tabTo(page: Page, name: RegExp): Promise<void> {
     for (let i = 0; i < 80; i++) {
       await page.keyboard.press('Tab');
@@ -224,14 +237,7 @@ describe('the dashboard web app: subscriptions', () => {
     assert.equal(d.status, 201, JSON.stringify(d.body));
     const address = `${s.url}/dashboards/${d.body.id}?var-region=south&var-period=7d`;
     const controls = 'button, a[href], input, select, textarea, [role="button"], [role="link"]';
-    const db = await openDatabase({ url: s.database.url, dataDir: '/tmp/unused', schema: 'dashboard', poolSize: 1 });
-    const credential = await renderCredential(db, jwtKeys(s.config.jwtSecret, s.config.secretKey), {
-      id: editor.userId,
-      tenantId: editor.tenantId,
-      role: 'editor',
-      email: editor.email,
-      plan: 'enterprise',
-    });
+    const { credential, db } = await editorRenderCredential();
     try {
       // The address the renderer opens, with the credential it signs in with (src/dashboard/subscriptions/render.ts).
       const page = await pages.open(credential.pair, { timezoneId: 'UTC' });
@@ -308,15 +314,7 @@ describe('the dashboard web app: subscriptions', () => {
       },
     });
     assert.equal(d.status, 201, JSON.stringify(d.body));
-    const db = await openDatabase({ url: s.database.url, dataDir: '/tmp/unused', schema: 'dashboard', poolSize: 1 });
-    const owner = {
-      id: editor.userId,
-      tenantId: editor.tenantId,
-      role: 'editor' as const,
-      email: editor.email,
-      plan: 'enterprise' as const,
-    };
-    const credential = await renderCredential(db, jwtKeys(s.config.jwtSecret, s.config.secretKey), owner);
+    const { credential, db } = await editorRenderCredential();
     // The first day of 2026 in UTC is 05:30 to 05:30 the next day in Kolkata, and 01:00 to 01:00 in Paris. Chromium's
     // ICU may name Kolkata by its older canonical name, Asia/Calcutta.
     const period = '2026-01-01T00:00:00Z/2026-01-02T00:00:00Z';

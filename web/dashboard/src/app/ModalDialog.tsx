@@ -105,19 +105,11 @@ export function ConfirmDialog({
   return (
     <ModalDialog title={title} onClose={onClose} {...(fallback ? { fallback } : {})}>
       <div className="dialog-body">{children}</div>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
-      <div className="actions">
+      <DialogEnd error={error} onClose={onClose}>
         <button type="button" className="danger" disabled={busy} onClick={onConfirm}>
           {confirm}
         </button>
-        <button type="button" className="secondary" data-autofocus onClick={onClose}>
-          Cancel
-        </button>
-      </div>
+      </DialogEnd>
     </ModalDialog>
   );
 }
@@ -157,20 +149,42 @@ export function FormDialog({
         }}
       >
         {children}
-        {error && (
-          <p role="alert" className="error">
-            {error}
-          </p>
-        )}
-        <div className="actions">
+        <DialogEnd error={error} onClose={onClose}>
           <button type="submit" className={danger ? 'danger' : undefined} disabled={busy}>
             {confirm}
           </button>
-          <button type="button" className="secondary" data-autofocus onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        </DialogEnd>
       </form>
     </ModalDialog>
+  );
+}
+
+/**
+ * The end of a dialog that asks before an action: its refusal, in an alert, then the action and Cancel, which takes the
+ * focus first (the safe choice) unless a field is marked `data-autofocus` before it.
+ */
+function DialogEnd({
+  error,
+  onClose,
+  children,
+}: {
+  error: string | undefined;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      <div className="actions">
+        {children}
+        <button type="button" className="secondary" data-autofocus onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </>
   );
 }
