@@ -7,7 +7,7 @@ import { redactUrl } from '../../src/kit/logger.ts';
 import { createHumanWithSetupLink } from '../../src/identity/password-links/store.ts';
 import { startServer, type Server } from './support.ts';
 import { TestBrowser, field } from './browser.ts';
-import { assertAccessible, focused, screenshot } from './a11y.ts';
+import { assertAccessible, focused, focusSettles, screenshot } from './a11y.ts';
 import { signInAt } from './account-support.ts';
 
 /** The one-time "choose your password" link: the page, its form and the token's rules (src/identity/password-links/). */
@@ -88,7 +88,8 @@ test('in Chromium: the link shows the account, checks the two fields, sets the p
   assert.equal(await page.title(), 'Choose your password');
   assert.equal(await page.locator('h1').textContent(), 'Choose your password');
   assert.match((await page.locator('main').textContent())!, /For the account nina@example\.com/);
-  assert.equal(await focused(page), 'new_password');
+  // autofocus is applied after the page is drawn: wait for it rather than read the focus in the moment after load.
+  await focusSettles(page, 'new_password');
   await page.keyboard.press('Tab');
   assert.equal(await focused(page), 'confirm_password');
   await page.keyboard.press('Tab');
@@ -102,7 +103,7 @@ test('in Chromium: the link shows the account, checks the two fields, sets the p
   await page.waitForLoadState();
   assert.equal(await page.getByRole('alert').textContent(), 'The new password must be at least 12 characters.');
   assert.equal(await page.getByLabel('New password', { exact: true }).getAttribute('aria-invalid'), 'true');
-  assert.equal(await focused(page), 'new_password');
+  await focusSettles(page, 'new_password');
 
   await page.getByLabel('New password', { exact: true }).fill('nina has a long password');
   await page.getByLabel('The new password again').fill('nina has a long passwrod');
@@ -110,7 +111,8 @@ test('in Chromium: the link shows the account, checks the two fields, sets the p
   await page.waitForLoadState();
   assert.equal(await page.getByRole('alert').textContent(), 'The two passwords differ: type the same password twice.');
   assert.equal(await page.getByLabel('The new password again').getAttribute('aria-invalid'), 'true');
-  assert.equal(await focused(page), 'confirm_password', 'focus goes to the field to fix');
+  // The focus goes to the field to fix.
+  await focusSettles(page, 'confirm_password');
   await assertAccessible(page, 'choose-password page with an error');
   await screenshot(page, 'choose-password-error');
   assert.deepEqual(await passwords(before!.principal_id), [], 'refused forms set nothing');
