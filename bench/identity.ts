@@ -5,6 +5,9 @@
  * process; this process generates the load over keep-alive HTTP/1.1 connections (raw sockets, see Connection).
  *
  *   npm run bench:identity            (BENCH_SECONDS=10 BENCH_CONCURRENCY=32 by default)
+ *   BENCH_BARE_BESIDE=1: bare Fastify is also measured right before each phase and once after the last, and each
+ *   phase is put beside the mean of the two bare phases around it ("vs bare beside"), for a machine whose speed moves
+ *   within a round.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +21,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 // Rounds of every chosen phase in turn, one table each, so that a neighbour's burst shows as one odd round.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const BARE_BESIDE = process.env.BENCH_BARE_BESIDE === '1';
 // For profiling one phase at a time, e.g. BENCH_PHASES=token.
 // `reference` is the minimal in-memory oidc-provider (bench/support/oidc-reference.ts): its token and introspection phases.
 const PHASES = new Set(
@@ -331,6 +335,35 @@ async function load(
   };
 }
 
+/** Each phase's ratios over the rounds and their median: one round of a loaded or uneven machine says little. */
+function printMedians(tables: Array<Array<[Result, Result | undefined]>>, besideRatios: Map<Result, number>): void {
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
+  const cell = (xs: number[]) =>
+    xs.length ? `${xs.map((x) => x.toFixed(2)).join(', ')} (median ${median(xs).toFixed(2)})` : '-';
+  console.log(`over ${tables.length} rounds`);
+  console.log(`| phase | vs bare |${BARE_BESIDE ? ' vs bare beside |' : ''} vs oidc-provider in-memory |`);
+  console.log(`|---|---|${BARE_BESIDE ? '---|' : ''}---|`);
+  tables[0]!.forEach(([first], row) => {
+    if (row === 0 || (first.requests === 0 && first.name.endsWith('(skipped)'))) return;
+    const ofBare: number[] = [];
+    const beside: number[] = [];
+    const ofReference: number[] = [];
+    for (const rows of tables) {
+      const [r, of] = rows[row]!;
+      const bare = rows[0]![0];
+      if (bare.perSecond && r.perSecond) ofBare.push(r.perSecond / bare.perSecond);
+      const b = besideRatios.get(r);
+      if (b !== undefined) beside.push(b);
+      if (of?.perSecond && r.perSecond) ofReference.push(r.perSecond / of.perSecond);
+    }
+    console.log(`| ${first.name} | ${cell(ofBare)} |${BARE_BESIDE ? ` ${cell(beside)} |` : ''} ${cell(ofReference)} |`);
+  });
+}
+
 async function main(): Promise<void> {
   const { freshPostgres } = await import('../test/support/postgres.ts');
   const database = await freshPostgres('bench_identity');
@@ -406,7 +439,24 @@ async function main(): Promise<void> {
     const active = (status: number, body: string) => status === 200 && body.includes('"active":true');
 
     const tables: Array<Array<[Result, Result | undefined]>> = [];
+    const besideRatios = new Map<Result, number>();
     for (let round = 0; round < ROUNDS; round++) {
+      // With BENCH_BARE_BESIDE, each phase after the bare one measured right before it (and the next one's, after).
+      const beside: Array<{ before: Result; result: Result }> = [];
+      const bareNow = () =>
+        load(
+          'bare Fastify POST (beside)',
+          ready.barePort,
+          () => bareRequest,
+          (s) => s === 200,
+        );
+      const phase = async (...args: Parameters<typeof load>): Promise<Result> => {
+        if (!BARE_BESIDE) return load(...args);
+        const before = await bareNow();
+        const result = await load(...args);
+        beside.push({ before, result });
+        return result;
+      };
       const bare = PHASES.has('bare')
         ? await load(
             'bare Fastify POST (ceiling)',
@@ -419,7 +469,7 @@ async function main(): Promise<void> {
       let refToken = skipped('oidc-provider in-memory token (skipped)');
       let refIntro = skipped('oidc-provider in-memory introspection (skipped)');
       if (PHASES.has('reference')) {
-        refToken = await load(
+        refToken = await phase(
           'oidc-provider in-memory client_credentials token (reference)',
           ready.reference.port,
           () => refTokenRequest,
@@ -437,7 +487,7 @@ async function main(): Promise<void> {
           );
         }
         refOne.close();
-        refIntro = await load(
+        refIntro = await phase(
           'oidc-provider in-memory introspection (reference)',
           ready.reference.port,
           (i) => refIntrospections[i % refIntrospections.length]!,
@@ -445,10 +495,10 @@ async function main(): Promise<void> {
         );
       }
       const cc = PHASES.has('token')
-        ? await load('client_credentials token', ready.port, () => tokenRequest, issued)
+        ? await phase('client_credentials token', ready.port, () => tokenRequest, issued)
         : skipped('client_credentials token (skipped)');
       const ccProvider = PHASES.has('token-provider')
-        ? await load(
+        ? await phase(
             'client_credentials token through the provider (fast route bypassed)',
             ready.port,
             () => providerTokenRequest,
@@ -456,10 +506,10 @@ async function main(): Promise<void> {
           )
         : skipped('client_credentials token through the provider (skipped)');
       const intro = PHASES.has('introspection')
-        ? await load('introspection', ready.port, (i) => introspections[i % introspections.length]!, active)
+        ? await phase('introspection', ready.port, (i) => introspections[i % introspections.length]!, active)
         : skipped('introspection (skipped)');
       const introProvider = PHASES.has('introspection-provider')
-        ? await load(
+        ? await phase(
             'introspection through the provider (fast route bypassed)',
             ready.port,
             (i) => providerIntrospections[i % providerIntrospections.length]!,
@@ -467,7 +517,7 @@ async function main(): Promise<void> {
           )
         : skipped('introspection through the provider (skipped)');
       const apiKey = PHASES.has('apikey')
-        ? await load('API key token (RFC 8693 exchange)', ready.port, () => exchangeRequest, issued)
+        ? await phase('API key token (RFC 8693 exchange)', ready.port, () => exchangeRequest, issued)
         : skipped('API key token (skipped)');
 
       // Every assertion needs its own jti, so they are signed before the phase (the load generator must not be the
@@ -493,7 +543,7 @@ async function main(): Promise<void> {
             authorization: auth,
           }),
         );
-        jwt = await load(
+        jwt = await phase(
           'private_key_jwt key-pair assertion token (RFC 7523 jwt-bearer, ES256)',
           ready.port,
           (i) => assertions[i],
@@ -501,10 +551,10 @@ async function main(): Promise<void> {
         );
       }
       const delegation = PHASES.has('delegation')
-        ? await load('delegation token (RFC 8693 with actor token)', ready.port, () => delegationRequest, issued)
+        ? await phase('delegation token (RFC 8693 with actor token)', ready.port, () => delegationRequest, issued)
         : skipped('delegation token (skipped)');
       const delegationProvider = PHASES.has('delegation-provider')
-        ? await load(
+        ? await phase(
             'delegation token through the provider (fast route bypassed)',
             ready.port,
             () => providerDelegationRequest,
@@ -513,6 +563,13 @@ async function main(): Promise<void> {
         : skipped('delegation token through the provider (skipped)');
       // Each phase beside both ceilings: bare Fastify, and the in-memory oidc-provider's phase of the same kind
       // (introspection against its introspection, every token grant against its client_credentials token).
+      if (BARE_BESIDE && beside.length) {
+        const closing = await bareNow();
+        beside.forEach(({ before, result }, k) => {
+          const after = beside[k + 1]?.before ?? closing;
+          besideRatios.set(result, result.perSecond / ((before.perSecond + after.perSecond) / 2));
+        });
+      }
       tables.push([
         [bare, undefined],
         [refToken, undefined],
@@ -541,17 +598,20 @@ async function main(): Promise<void> {
     tables.forEach((rows, round) => {
       const bare = rows[0]![0];
       if (ROUNDS > 1) console.log(`round ${round + 1} of ${ROUNDS}`);
+      const besideColumn = BARE_BESIDE ? ' vs bare beside |' : '';
       console.log(
-        '| phase | requests | errors | req/s | p50 ms | p99 ms | vs bare | vs oidc-provider in-memory | server CPU µs/request | of it main thread | PostgreSQL CPU µs/request |',
+        `| phase | requests | errors | req/s | p50 ms | p99 ms | vs bare |${besideColumn} vs oidc-provider in-memory | server CPU µs/request | of it main thread | PostgreSQL CPU µs/request |`,
       );
-      console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+      console.log(`|---|---|---|---|---|---|---|${BARE_BESIDE ? '---|' : ''}---|---|---|---|`);
       for (const [r, of] of rows) {
         if (r.requests === 0 && r.name.endsWith('(skipped)')) continue;
+        const besideCell = BARE_BESIDE ? ` ${besideRatios.get(r)?.toFixed(2) ?? '-'} |` : '';
         console.log(
-          `| ${r.name} | ${r.requests} | ${r.errors} | ${r.perSecond} | ${r.p50} | ${r.p99} | ${ratio(r, bare)} | ${ratio(r, of)} | ${r.cpuPerRequest} | ${r.mainCpuPerRequest} | ${r.postgresCpuPerRequest} |`,
+          `| ${r.name} | ${r.requests} | ${r.errors} | ${r.perSecond} | ${r.p50} | ${r.p99} | ${ratio(r, bare)} |${besideCell} ${ratio(r, of)} | ${r.cpuPerRequest} | ${r.mainCpuPerRequest} | ${r.postgresCpuPerRequest} |`,
         );
       }
     });
+    if (ROUNDS > 1) printMedians(tables, besideRatios);
     const best = (index: number) => Math.max(...tables.map((rows) => rows[index]![0].perSecond));
     console.log(
       `issue 14's targets, set on a machine whose bare endpoint answered 36-43k/s: client_credentials >= 5000/s (best round here ${best(3)}/s), introspection >= 10000/s (best round here ${best(5)}/s)`,
