@@ -440,6 +440,7 @@ async function main(): Promise<void> {
 
     const tables: Array<Array<[Result, Result | undefined]>> = [];
     const besideRatios = new Map<Result, number>();
+    const besideBareRates = new Map<number, number[]>();
     for (let round = 0; round < ROUNDS; round++) {
       // With BENCH_BARE_BESIDE, each phase after the bare one measured right before it (and the next one's, after).
       const beside: Array<{ before: Result; result: Result }> = [];
@@ -565,6 +566,7 @@ async function main(): Promise<void> {
       // (introspection against its introspection, every token grant against its client_credentials token).
       if (BARE_BESIDE && beside.length) {
         const closing = await bareNow();
+        besideBareRates.set(round, [...beside.map(({ before }) => before.perSecond), closing.perSecond]);
         beside.forEach(({ before, result }, k) => {
           const after = beside[k + 1]?.before ?? closing;
           besideRatios.set(result, result.perSecond / ((before.perSecond + after.perSecond) / 2));
@@ -610,6 +612,8 @@ async function main(): Promise<void> {
           `| ${r.name} | ${r.requests} | ${r.errors} | ${r.perSecond} | ${r.p50} | ${r.p99} | ${ratio(r, bare)} |${besideCell} ${ratio(r, of)} | ${r.cpuPerRequest} | ${r.mainCpuPerRequest} | ${r.postgresCpuPerRequest} |`,
         );
       }
+      const rates = besideBareRates.get(round);
+      if (rates) console.log(`bare Fastify beside the phases: ${Math.min(...rates)}-${Math.max(...rates)} req/s`);
     });
     if (ROUNDS > 1) printMedians(tables, besideRatios);
     const best = (index: number) => Math.max(...tables.map((rows) => rows[index]![0].perSecond));
