@@ -1,18 +1,4 @@
-/** The event types of ingest's contract (src/ingest/events/fields.ts), for the screens' type filters. */
-export const EVENT_TYPES = [
-  'page.view',
-  'page.leave',
-  'ui.click',
-  'ui.input',
-  'ui.scroll',
-  'ui.focus',
-  'ui.blur',
-  'ui.submit',
-  'state.change',
-  'api.request',
-  'api.response',
-  'journey.step',
-  'error',
-  'performance',
-  'custom',
-] as const;
+import { EVENT_TYPES as CONTRACT_TYPES } from '../../../../src/ingest/events/fields.ts';
+
+/** The event types of ingest's contract, as the service checks them, for the screens' type filters. */
+export const EVENT_TYPES: readonly string[] = [...CONTRACT_TYPES];
