@@ -1,7 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { APP_TYPES } from './applications/app-types.ts';
 import { Pager } from '../admin/Pager.tsx';
 import { Link } from '../app/router.tsx';
+import { SearchBar } from '../app/SearchBar.tsx';
 import { SafeLink } from '../app/SafeLink.tsx';
 import { useScreen } from '../app/useTitle.ts';
 import { WideTable } from '../app/WideTable.tsx';
@@ -17,7 +18,6 @@ import { identityApi, type ApiApplication } from './api.ts';
  */
 export default function ApplicationsScreen() {
   useScreen('Applications');
-  const [typed, setTyped] = useState('');
   const [search, setSearch] = useState<string>();
   const pages = useCursorPages<ApiApplication>(
     keys.identity.applications(),
@@ -26,31 +26,17 @@ export default function ApplicationsScreen() {
     25,
     identityApi.get,
   );
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    setSearch(typed.trim() || undefined);
-  };
   const count = pages.items?.length;
   return (
     <>
       <h1>Applications</h1>
-      <search aria-label="Applications">
-        <form className="search" onSubmit={submit}>
-          <label htmlFor="apps-search">Search applications</label>
-          <input
-            id="apps-search"
-            type="search"
-            value={typed}
-            maxLength={200}
-            aria-describedby="apps-search-hint"
-            onChange={(e) => setTyped(e.target.value)}
-          />
-          <button type="submit">Search</button>
-          <p id="apps-search-hint" className="hint">
-            Part of a name or a client id, in any case.
-          </p>
-        </form>
-      </search>
+      <SearchBar
+        id="apps-search"
+        landmark="Applications"
+        label="Search applications"
+        hint="Part of a name or a client id, in any case."
+        onSearch={setSearch}
+      />
       <p>
         <Link to="applicationNew" className="button">
           Register an application

@@ -1,7 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Pager } from '../../admin/Pager.tsx';
 import { whenOrNever } from '../../app/datetime.ts';
 import { Link } from '../../app/router.tsx';
+import { SearchBar } from '../../app/SearchBar.tsx';
 import { useScreen } from '../../app/useTitle.ts';
 import { WideTable } from '../../app/WideTable.tsx';
 import { messageOf } from '../../data/errors.ts';
@@ -17,34 +18,19 @@ import '../identity.css';
  */
 export default function PeopleScreen() {
   useScreen('People');
-  const [typed, setTyped] = useState('');
   const [search, setSearch] = useState<string>();
   const pages = useCursorPages<ApiPerson>(keys.identity.people(), '/people', { q: search }, 25, identityApi.get);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    setSearch(typed.trim() || undefined);
-  };
   const count = pages.items?.length;
   return (
     <>
       <h1>People</h1>
-      <search aria-label="People">
-        <form className="search" onSubmit={submit}>
-          <label htmlFor="people-search">Search people</label>
-          <input
-            id="people-search"
-            type="search"
-            value={typed}
-            maxLength={200}
-            aria-describedby="people-search-hint"
-            onChange={(e) => setTyped(e.target.value)}
-          />
-          <button type="submit">Search</button>
-          <p id="people-search-hint" className="hint">
-            Part of a name or an email address, in any case.
-          </p>
-        </form>
-      </search>
+      <SearchBar
+        id="people-search"
+        landmark="People"
+        label="Search people"
+        hint="Part of a name or an email address, in any case."
+        onSearch={setSearch}
+      />
       <p role="status" className="status">
         {count === undefined
           ? ''
