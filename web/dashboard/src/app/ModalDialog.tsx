@@ -161,9 +161,9 @@ export function FormDialog({
 
 /**
  * The end of a dialog that asks before an action: its refusal, in an alert, then the action and Cancel, which takes the
- * focus first (the safe choice) unless a field is marked `data-autofocus` before it.
+ * focus first (the safe choice) unless a field is marked `data-autofocus` before it. Every dialog's form ends with it.
  */
-function DialogEnd({
+export function DialogEnd({
   error,
   onClose,
   children,

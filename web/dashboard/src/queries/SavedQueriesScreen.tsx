@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { ApiSavedQuery, ApiUser } from '../api/types.ts';
 import { Pager } from '../admin/Pager.tsx';
-import { ConfirmDialog, ModalDialog } from '../app/ModalDialog.tsx';
+import { ConfirmDialog, DialogEnd, ModalDialog } from '../app/ModalDialog.tsx';
 import { mayWriteSql } from '../app/roles.ts';
 import { Link } from '../app/router.tsx';
 import { useScreen } from '../app/useTitle.ts';
@@ -188,19 +188,11 @@ function RenameDialog({
           data-autofocus
           onChange={(e) => setName(e.target.value)}
         />
-        {rename.error && (
-          <p role="alert" className="error">
-            {messageOf(rename.error)}
-          </p>
-        )}
-        <div className="actions">
+        <DialogEnd error={rename.error ? messageOf(rename.error) : undefined} onClose={onClose}>
           <button type="submit" disabled={rename.isPending}>
             Rename
           </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        </DialogEnd>
       </form>
     </ModalDialog>
   );

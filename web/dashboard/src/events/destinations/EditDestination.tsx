@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { ModalDialog } from '../../app/ModalDialog.tsx';
+import { DialogEnd, ModalDialog } from '../../app/ModalDialog.tsx';
 import { ingestApi, seg, type ApiCreatedDestination, type ApiDestination, type DestinationKind } from '../admin-api.ts';
 import { FieldError, fieldErrors } from '../field-errors.tsx';
 import { VENDORS } from './vendors.ts';
@@ -113,19 +113,11 @@ export function EditDestination({
             );
           })}
         </fieldset>
-        {errors.other && (
-          <p role="alert" className="error">
-            {errors.other}
-          </p>
-        )}
-        <div className="actions">
+        <DialogEnd error={errors.other} onClose={onClose}>
           <button type="submit" disabled={save.isPending}>
             Save changes
           </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        </DialogEnd>
       </form>
     </ModalDialog>
   );

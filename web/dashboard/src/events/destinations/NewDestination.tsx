@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { ModalDialog } from '../../app/ModalDialog.tsx';
+import { DialogEnd, ModalDialog } from '../../app/ModalDialog.tsx';
 import {
   ingestApi,
   ingestKeys,
@@ -142,19 +142,11 @@ export function NewDestination({
           );
         })}
         <p className="hint">Secrets are stored encrypted and never shown again, here or anywhere.</p>
-        {errors.other && (
-          <p role="alert" className="error">
-            {errors.other}
-          </p>
-        )}
-        <div className="actions">
+        <DialogEnd error={errors.other} onClose={onClose}>
           <button type="submit" disabled={create.isPending}>
             Add destination
           </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        </DialogEnd>
       </form>
     </ModalDialog>
   );

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Pager } from '../../admin/Pager.tsx';
 import { whenOrNever } from '../../app/datetime.ts';
-import { ModalDialog } from '../../app/ModalDialog.tsx';
+import { DialogEnd, ModalDialog } from '../../app/ModalDialog.tsx';
 import { Link, navigate } from '../../app/router.tsx';
 import { useScreen } from '../../app/useTitle.ts';
 import { WideTable } from '../../app/WideTable.tsx';
@@ -133,19 +133,11 @@ function NewProject({ onClose }: { onClose: () => void }) {
           empty, one is made (<code>prj_…</code>). It cannot be changed later.
         </p>
         <FieldError id="project-id-error" message={errors.id} />
-        {errors.other && (
-          <p role="alert" className="error">
-            {errors.other}
-          </p>
-        )}
-        <div className="actions">
+        <DialogEnd error={errors.other} onClose={onClose}>
           <button type="submit" disabled={create.isPending}>
             Create project
           </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        </DialogEnd>
       </form>
     </ModalDialog>
   );

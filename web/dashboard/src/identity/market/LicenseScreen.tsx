@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { whenOrNever } from '../../app/datetime.ts';
-import { ConfirmDialog, ModalDialog } from '../../app/ModalDialog.tsx';
+import { ConfirmDialog, DialogEnd, ModalDialog } from '../../app/ModalDialog.tsx';
 import { Link } from '../../app/router.tsx';
 import { useScreen } from '../../app/useTitle.ts';
 import { WideTable } from '../../app/WideTable.tsx';
@@ -312,19 +312,11 @@ function ChangeLicense({
           onChange={(e) => setUntil(e.target.value)}
           {...(license.seats === null ? { 'data-autofocus': true } : {})}
         />
-        {save.error && (
-          <p role="alert" className="error">
-            {messageOf(save.error)}
-          </p>
-        )}
-        <div className="actions">
+        <DialogEnd error={save.error ? messageOf(save.error) : undefined} onClose={onClose}>
           <button type="submit" disabled={save.isPending}>
             Save
           </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        </DialogEnd>
       </form>
     </ModalDialog>
   );

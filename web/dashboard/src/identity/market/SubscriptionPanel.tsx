@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { whenOrNever } from '../../app/datetime.ts';
 import { ApiError } from '../../api/client.ts';
-import { ModalDialog } from '../../app/ModalDialog.tsx';
+import { DialogEnd, ModalDialog } from '../../app/ModalDialog.tsx';
 import { messageOf } from '../../data/errors.ts';
 import { keys } from '../../data/keys.ts';
 import { identityApi } from '../api.ts';
@@ -147,19 +147,11 @@ function SubscriptionDialog({
           <input type="checkbox" checked={ending} onChange={(e) => setEnding(e.target.checked)} />
           Ends with the current period
         </label>
-        {save.error && (
-          <p role="alert" className="error">
-            {messageOf(save.error)}
-          </p>
-        )}
-        <div className="actions">
+        <DialogEnd error={save.error ? messageOf(save.error) : undefined} onClose={onClose}>
           <button type="submit" disabled={save.isPending}>
             Save
           </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        </DialogEnd>
       </form>
     </ModalDialog>
   );

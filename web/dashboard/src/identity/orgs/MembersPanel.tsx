@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { whenOrNever } from '../../app/datetime.ts';
 import { Pager } from '../../admin/Pager.tsx';
-import { ConfirmDialog, ModalDialog } from '../../app/ModalDialog.tsx';
+import { ConfirmDialog, DialogEnd, ModalDialog } from '../../app/ModalDialog.tsx';
 import { WideTable } from '../../app/WideTable.tsx';
 import { messageOf } from '../../data/errors.ts';
 import { keys } from '../../data/keys.ts';
@@ -258,19 +258,11 @@ function RoleDialog({
         <p id="change-role-hint" className="hint">
           Owners and admins manage the organization's listings, licenses and seats.
         </p>
-        {save.error && (
-          <p role="alert" className="error">
-            {messageOf(save.error)}
-          </p>
-        )}
-        <div className="actions">
+        <DialogEnd error={save.error ? messageOf(save.error) : undefined} onClose={onClose}>
           <button type="submit" disabled={save.isPending}>
             Save role
           </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        </DialogEnd>
       </form>
     </ModalDialog>
   );

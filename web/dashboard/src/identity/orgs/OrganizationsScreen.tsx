@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Pager } from '../../admin/Pager.tsx';
-import { ModalDialog } from '../../app/ModalDialog.tsx';
+import { DialogEnd, ModalDialog } from '../../app/ModalDialog.tsx';
 import { Link, navigate } from '../../app/router.tsx';
 import { SafeLink } from '../../app/SafeLink.tsx';
 import { slugify } from '../../app/slug.ts';
@@ -174,19 +174,11 @@ function NewOrganization({ onClose }: { onClose: () => void }) {
           value={description}
           onChange={(e) => setDescription(e.target.value)}
         />
-        {create.error && (
-          <p role="alert" className="error">
-            {messageOf(create.error)}
-          </p>
-        )}
-        <div className="actions">
+        <DialogEnd error={create.error ? messageOf(create.error) : undefined} onClose={onClose}>
           <button type="submit" disabled={create.isPending}>
             Create organization
           </button>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        </DialogEnd>
       </form>
     </ModalDialog>
   );
