@@ -1,9 +1,11 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Locator } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
+import { contrast, assertFocusRing } from '../support/focus-ring.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
+import { PALETTE } from '../../web/dashboard/src/widgets/chartOption.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 import { assertAccessible, pageOpener, screenshot } from './web/browser.ts';
 
@@ -17,6 +19,7 @@ describe('the dashboard web app: chart kinds', () => {
   let browser: Browser;
   let viewer: SignedIn;
   let dashboardId: number;
+  let sourceId: number;
   const pages = pageOpener(() => browser);
   const KINDS: [string, string, string][] = [
     ['area', 'Area', 'SELECT day::text AS day, amount FROM daily ORDER BY day'],
@@ -47,6 +50,7 @@ describe('the dashboard web app: chart kinds', () => {
       as: admin,
       body: { name: 'Shop', slug: 'shop', type: 'postgres', connectionUrl: target.url },
     });
+    sourceId = ds.body.id;
     const widgets: Record<string, unknown>[] = KINDS.map(([type, title, query], i) => ({
       id: type.replace('_', '-'),
       type,
@@ -205,5 +209,177 @@ describe('the dashboard web app: chart kinds', () => {
       'no sideways scrolling at 320 px',
     );
     await screenshot(page, 'charts-kinds-320');
+  });
+  test("a chart's legend is a list under its canvas: buttons that hide and show series, by keyboard too, and it reflows at 320 px", async () => {
+    const admin = await s.signIn({ tenant: 'acme', role: 'admin' });
+    const SERIES = ['gross sales', 'refunds', 'net sales', 'average order'];
+    const SLICES = Array.from({ length: 8 }, (_, i) => `region ${i + 1}`);
+    const d = await s.request('POST', '/api/v1/dashboards', {
+      as: admin,
+      body: {
+        slug: 'legend',
+        title: 'Legend',
+        definition: {
+          layout: { type: 'grid', columns: 12, rowHeight: 40 },
+          dataSources: [{ id: sourceId }],
+          widgets: [
+            {
+              id: 'sales',
+              type: 'line',
+              title: 'Sales',
+              position: { x: 0, y: 0, w: 6, h: 8 },
+              dataSourceId: sourceId,
+              query: `SELECT day::text AS day, amount AS "gross sales", refunds, amount - refunds AS "net sales",
+                amount / 3 AS "average order" FROM daily ORDER BY day`,
+            },
+            {
+              id: 'share',
+              type: 'pie',
+              title: 'Share',
+              position: { x: 6, y: 0, w: 6, h: 8 },
+              dataSourceId: sourceId,
+              // Eight slices: more than the palette's six colours, which repeat.
+              query: `SELECT 'region ' || g AS region, 10 + g * 5 AS amount FROM generate_series(1, 8) g`,
+            },
+          ],
+        },
+      },
+    });
+    assert.equal(d.status, 201, JSON.stringify(d.body));
+    const page = await pages.open(viewer);
+    await page.goto(`${s.url}/dashboards/${d.body.id}`);
+    // Drawn at the viewport's present size (a resize redraws), both charts.
+    const drawn = () =>
+      page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('.chart')].filter(
+            (el: any) => el.dataset.drawn === 'true' && el.querySelector('canvas')?.clientWidth === el.clientWidth,
+          ).length === 2,
+        undefined,
+        { timeout: 20_000 },
+      );
+    await drawn();
+    const widget = (title: string) =>
+      page.locator('.chart-widget', { has: page.getByRole('img', { name: new RegExp(`: ${title}\\.`) }) });
+    const sales = widget('Sales');
+    const share = widget('Share');
+    const salesChart = sales.getByRole('img');
+    const legendOf = (w: Locator) => w.getByRole('list', { name: 'Legend' });
+    assert.deepEqual(await legendOf(sales).getByRole('button').allInnerTexts(), SERIES);
+    assert.deepEqual(
+      await legendOf(share).getByRole('button').allInnerTexts(),
+      SLICES,
+      'every slice, past the palette',
+    );
+    for (const b of await page.locator('.chart-legend button').all()) {
+      assert.equal(await b.getAttribute('type'), 'button');
+      assert.equal(await b.getAttribute('aria-pressed'), 'true', 'every series shown');
+    }
+    const hiddenOf = async (chart: Locator) => JSON.parse((await chart.getAttribute('data-hidden')) ?? 'null');
+    const hidden = (chart: Locator, names: string[]) =>
+      chart.and(page.locator(`[data-drawn="true"][data-hidden='${JSON.stringify(names)}']`)).waitFor();
+    // The canvas pixels painted exactly in a series' colour (its line's middle): none once it is hidden.
+    const pixels = (chart: Locator, hex: string) =>
+      chart.evaluate(
+        (el: any, rgb: number[]) => {
+          const c = el.querySelector('canvas');
+          const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+          let n = 0;
+          for (let i = 0; i < data.length; i += 4)
+            if (data[i] === rgb[0] && data[i + 1] === rgb[1] && data[i + 2] === rgb[2]) n++;
+          return n;
+        },
+        [1, 3, 5].map((at) => Number.parseInt(hex.slice(at, at + 2), 16)),
+      );
+    // Each swatch's outline stands 3:1 against the widget's background, in the series' own colour.
+    const swatchesStand = async (theme: 'light' | 'dark') => {
+      const colours = await legendOf(sales)
+        .locator('svg g')
+        .evaluateAll((gs: any[]) => gs.map((g) => getComputedStyle(g).stroke as string));
+      const rgb = (hex: string) =>
+        `rgb(${[1, 3, 5].map((at) => Number.parseInt(hex.slice(at, at + 2), 16)).join(', ')})`;
+      assert.deepEqual(colours, PALETTE[theme].slice(0, 4).map(rgb), `${theme}: the series' colours`);
+      const background = await sales.evaluate((el: any) => getComputedStyle(el.closest('.widget')).backgroundColor);
+      for (const c of colours) assert.ok(contrast(c, background) >= 3, `${theme}: ${c} on ${background}`);
+    };
+    await swatchesStand('light');
+    const first = legendOf(sales).getByRole('button', { name: 'gross sales' });
+    await assertFocusRing(page, first, { className: 'error' }, 'chart-legend-light');
+    await first.blur();
+
+    // Keyboard: Tab goes through the page to the first entry; Space hides its series, Enter shows it again.
+    assert.ok((await pixels(salesChart, PALETTE.light[0])) > 20, 'gross sales is drawn');
+    const focused = () => first.evaluate((el: any) => el === document.activeElement);
+    for (let tabs = 0; tabs < 40 && !(await focused()); tabs++) await page.keyboard.press('Tab');
+    assert.equal(await focused(), true, 'Tab reaches the legend');
+    await page.keyboard.press('Space');
+    await hidden(salesChart, ['gross sales']);
+    assert.equal(await first.getAttribute('aria-pressed'), 'false');
+    // Not by colour alone: the name struck through, the swatch hollow (the page's background inside its outline).
+    const looks = () =>
+      first.evaluate((el: any) => ({
+        text: getComputedStyle(el).textDecorationLine as string,
+        fill: getComputedStyle(el.querySelector('svg g')).fill as string,
+        page: getComputedStyle(document.body).backgroundColor as string,
+      }));
+    const off = await looks();
+    assert.match(off.text, /line-through/);
+    assert.equal(off.fill, off.page, 'a hollow swatch');
+    assert.equal(await pixels(salesChart, PALETTE.light[0]), 0, 'gross sales is no longer drawn');
+    assert.ok((await pixels(salesChart, PALETTE.light[1])) > 20, 'refunds still is');
+    await assertAccessible(page, 'chart legend');
+    await screenshot(page, 'charts-legend');
+
+    // The selection outlives a redraw of the same series (here in the dark theme's colours).
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForFunction(
+      () => getComputedStyle(document.querySelector('.chart-legend svg g')).stroke === 'rgb(138, 180, 248)',
+    );
+    await drawn();
+    assert.deepEqual(await hiddenOf(salesChart), ['gross sales'], 'still hidden after the redraw');
+    assert.equal(await first.getAttribute('aria-pressed'), 'false');
+    assert.equal(await pixels(salesChart, PALETTE.dark[0]), 0, 'gross sales is not drawn');
+    assert.ok((await pixels(salesChart, PALETTE.dark[1])) > 20, 'drawn in the dark palette');
+    await swatchesStand('dark');
+    await assertFocusRing(page, first, { className: 'error' }, 'chart-legend-dark');
+    await page.keyboard.press('Enter');
+    await hidden(salesChart, []);
+    assert.equal(await first.getAttribute('aria-pressed'), 'true');
+    const on = await looks();
+    assert.doesNotMatch(on.text, /line-through/);
+    assert.notEqual(on.fill, on.page, 'a filled swatch');
+    assert.ok((await pixels(salesChart, PALETTE.dark[0])) > 20, 'gross sales is drawn again');
+
+    // A mouse hides a series, and a pie's slice.
+    await legendOf(sales).getByRole('button', { name: 'refunds' }).click();
+    await hidden(salesChart, ['refunds']);
+    await legendOf(share).getByRole('button', { name: 'region 2' }).click();
+    await hidden(share.getByRole('img'), ['region 2']);
+    await assertAccessible(page, 'chart legend (dark)');
+    await screenshot(page, 'charts-legend-dark');
+
+    // At 320 px each legend wraps under its canvas, never over it, and the page does not scroll sideways.
+    for (const scheme of ['dark', 'light'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.setViewportSize({ width: 320, height: 800 });
+      await drawn();
+      for (const w of [sales, share]) {
+        const [canvas, key] = await Promise.all([w.locator('canvas').boundingBox(), legendOf(w).boundingBox()]);
+        assert.ok(canvas && key, 'both on screen');
+        const overlap =
+          key.x < canvas.x + canvas.width &&
+          canvas.x < key.x + key.width &&
+          key.y < canvas.y + canvas.height &&
+          canvas.y < key.y + key.height;
+        assert.ok(
+          !overlap,
+          `${scheme}, 320 px: the legend ${JSON.stringify(key)} is off the canvas ${JSON.stringify(canvas)}`,
+        );
+        assert.ok(key.x + key.width <= 320, `${scheme}, 320 px: the legend is within the screen`);
+      }
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 320), 'no sideways scrolling');
+      await assertAccessible(page, `chart legend (${scheme}, 320 px)`);
+      await screenshot(page, `charts-legend-320-${scheme}`);
+    }
   });
 });

@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chartOption } from '../../web/dashboard/src/widgets/chartOption.ts';
+import { chartOption, PALETTE } from '../../web/dashboard/src/widgets/chartOption.ts';
 import { formatValue } from '../../web/dashboard/src/widgets/format.ts';
+import { legendEntries } from '../../web/dashboard/src/widgets/legendEntries.ts';
 import { TIME_LABELS } from '../../web/dashboard/src/widgets/chartOption.ts';
 import { scoreOption } from '../../web/dashboard/src/audits/runs/trendOption.ts';
 import {
@@ -141,5 +142,37 @@ describe('value formats', () => {
       timeZone: 'UTC',
     });
     assert.match(words, /^Mar 1, 2026, 3:05\sPM\s–\sMar 2, 2026, 3:05\sPM \(UTC\)$/);
+  });
+
+  test("a chart's legend is the page's list: ECharts' stays undrawn, and the list names each series or slice", () => {
+    const result = (columns: string[], rows: Record<string, unknown>[]) => ({
+      columns,
+      rows,
+      rowCount: rows.length,
+      executionTimeMs: 1,
+      truncated: false,
+    });
+    const look = { dark: false, reducedMotion: true };
+    const days = result(['day', 'a', 'b', 'c', 'd'], [{ day: '2026-01-01', a: 1, b: 2, c: 3, d: 4 }]);
+    const lines = chartOption('line', days, {}, look);
+    assert.deepEqual(lines.legend, { show: false }, "ECharts' legend keeps the selection, drawn by no one");
+    assert.equal((lines.grid as { bottom: number }).bottom, 8, 'no room kept for it under the axis');
+    assert.deepEqual(
+      legendEntries(lines).map((e) => [e.name, e.colour, e.line]),
+      ['a', 'b', 'c', 'd'].map((n, i) => [n, PALETTE.light[i], true]),
+    );
+    const areas = chartOption('area_stacked', days, {}, { ...look, dark: true });
+    assert.deepEqual(legendEntries(areas)[1], { name: 'b', colour: PALETTE.dark[1] }, 'an area is a square');
+    assert.deepEqual(legendEntries(chartOption('line', result(['day', 'a'], [{ day: 'x', a: 1 }]), {}, look)), []);
+    // A pie lists every slice, the palette repeating past its last colour; a name is listed once.
+    const slices = Array.from({ length: 8 }, (_, i) => ({ region: `r${i}`, n: i + 1 }));
+    const pie = chartOption('pie', result(['region', 'n'], [...slices, { region: 'r0', n: 1 }]), {}, look);
+    const entries = legendEntries(pie);
+    assert.deepEqual(
+      entries.map((e) => e.name),
+      slices.map((s) => s.region),
+    );
+    assert.equal(entries[6]!.colour, PALETTE.light[0]);
+    assert.equal(entries[7]!.colour, PALETTE.light[1]);
   });
 });

@@ -1,5 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import type { EChartsType } from './echarts.ts';
+import { hiddenOf, legendActions, withHidden } from './legendSelection.ts';
+
+const NONE: ReadonlySet<string> = new Set();
 
 let library: Promise<typeof import('./echarts.ts')> | undefined;
 /** ECharts is fetched once, on the first chart (the first screen does not carry it). */
@@ -39,14 +42,18 @@ function spanOf(c: EChartsType, e: BrushEnd): [number, number] | undefined {
  * An ECharts canvas. `data-drawn` is set when ECharts reports a frame finished (tests and the benchmark wait for
  * it), with `data-points` the number of data points its series hold. On a time chart whose dashboard has a time range,
  * dragging across selects a span (`data-zoomable`), handed to `onRange`. The canvas is named by `summary` (role img); the widget's data table is the full text alternative.
+ * `data-hidden` lists the series ECharts hides (`hidden`), as a JSON array of names.
  */
 export function Chart({
   option,
   summary,
   onRange,
+  hidden = NONE,
 }: {
   option: Record<string, unknown>;
   summary: string;
+  /** The names of the series (or a pie's slices) not to draw, as the page's legend hides them. */
+  hidden?: ReadonlySet<string>;
   /** Called with the span selected on a time axis (the option has a `brush`), in milliseconds. */
   onRange?: ((from: number, to: number) => void) | undefined;
 }) {
@@ -54,6 +61,8 @@ export function Chart({
   const rangeTo = useRef(onRange);
   rangeTo.current = onRange;
   const chart = useRef<EChartsType | undefined>(undefined);
+  const hiddenNow = useRef(hidden);
+  hiddenNow.current = hidden;
   const [failed, setFailed] = useState(false);
 
   // One chain per option: create the chart on first use, then draw the option (no race between the two).
@@ -69,6 +78,7 @@ export function Chart({
             el.dataset.drawn = 'true';
             el.dataset.points = String(pointsOf(c));
             el.dataset.valueAxes = String(((c.getOption() as { yAxis?: unknown[] }).yAxis ?? []).length);
+            el.dataset.hidden = JSON.stringify(hiddenOf(c));
           });
           c.on('brushEnd', (e) => {
             const span = spanOf(c, e as BrushEnd);
@@ -79,7 +89,7 @@ export function Chart({
           chart.current = c;
         }
         delete el.dataset.drawn;
-        chart.current.setOption(option, { notMerge: true });
+        chart.current.setOption(withHidden(option, hiddenNow.current), { notMerge: true });
         if (option.brush) {
           // Dragging across the chart selects a span (no toolbox button to press first).
           chart.current.dispatchAction({
@@ -96,6 +106,17 @@ export function Chart({
       gone = true;
     };
   }, [option]);
+
+  // A series hidden or shown again: ECharts' own legend actions, without drawing the option anew. Before the first
+  // draw there is no chart yet, and that draw takes the selection with the option.
+  useEffect(() => {
+    const el = box.current;
+    if (!chart.current || !el) return;
+    const actions = legendActions(chart.current, hidden);
+    if (actions.length === 0) return;
+    delete el.dataset.drawn;
+    for (const action of actions) chart.current.dispatchAction(action);
+  }, [hidden]);
 
   useEffect(() => {
     const el = box.current;

@@ -9,8 +9,10 @@ import { chartOption, type Look } from './chartOption.ts';
 import { Chart } from './Chart.tsx';
 import { heatmapColumns, isChart, nothingToPlot, optionsOf, seriesColumns, WIDGET_TYPES } from './data.ts';
 import { DataTable } from './DataTable.tsx';
+import { Legend } from './Legend.tsx';
 import { StatWidget } from './StatWidget.tsx';
 import { TextWidget } from './TextWidget.tsx';
+import { useLegendSelection } from './useLegendSelection.ts';
 import { useSameContent } from './useSameContent.ts';
 
 /** Runs a widget's query; `refresh` asks the service for new rows though it keeps fresh ones (the widget's cache time). */
@@ -88,6 +90,7 @@ export function WidgetView({
         : undefined,
     [result, widget.type, options, look, zoomable],
   );
+  const legend = useLegendSelection(option);
 
   if (widget.type === 'text') return <TextWidget markdown={options.markdown ?? ''} />;
   if (!load) return <p className="hint">Choose a query for this widget.</p>;
@@ -167,10 +170,12 @@ export function WidgetView({
     : seriesColumns(result, options);
   const kind = WIDGET_TYPES.find((t) => t.value === widget.type)?.label ?? widget.type;
   const summary = `${kind}: ${title}. ${y.join(', ') || 'no value column'} by ${x ?? 'nothing'}, ${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'}.${still ? '' : ' The data table button shows the values.'}${option.brush ? ' Drag across the chart to zoom the time range, or type it in From and To.' : ''}`;
+  // A picture lists every series, none hidden: it has no button to press.
   if (still)
     return (
       <div className="chart-widget">
         <Chart option={option} summary={summary} />
+        {legend.entries.length > 0 && <Legend entries={legend.entries} />}
         {cacheNote && <div className="widget-actions">{cacheNote}</div>}
       </div>
     );
@@ -181,7 +186,12 @@ export function WidgetView({
           <DataTable result={result} caption={`${title} data`} options={options} />
         </div>
       ) : (
-        <Chart option={option} summary={summary} onRange={onZoom} />
+        <>
+          <Chart option={option} summary={summary} onRange={onZoom} hidden={legend.hidden} />
+          {legend.entries.length > 0 && (
+            <Legend entries={legend.entries} hidden={legend.hidden} onToggle={legend.toggle} />
+          )}
+        </>
       )}
       <div className="widget-actions">
         <button

@@ -33,7 +33,8 @@ const looksLikeTime = (values: unknown[]) =>
 
 /**
  * The ECharts option for a chart widget from a query result: lines and areas (stacked or not), bars (stacked,
- * horizontal), scatter, heatmap, gauge, pie. Animation is off when motion is reduced.
+ * horizontal), scatter, heatmap, gauge, pie. Animation is off when motion is reduced. The legend, for a pie or more
+ * than one series, is the page's own (legendEntries.ts reads it from the option).
  */
 export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, look: Look): Record<string, unknown> {
   const theme = look.dark ? 'dark' : 'light';
@@ -43,7 +44,9 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
     color: PALETTE[theme],
     textStyle: { color: TEXT[theme] },
     tooltip: { trigger: type === 'pie' ? 'item' : 'axis', renderMode: 'richText' },
-    legend: { show: type === 'pie' || y.length > 1, textStyle: { color: TEXT[theme] }, bottom: 0 },
+    // The legend is the page's list under the canvas (Legend.tsx); ECharts' stays undrawn but keeps which series
+    // are hidden. Drawn, it wrapped at 320 px onto the axis' labels, and no keyboard or screen reader reached it.
+    legend: { show: false },
   };
   if (!x) return common;
   if (type === 'pie') {
@@ -94,7 +97,7 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
   const stacked = type === 'bar_stacked' || type === 'area_stacked';
   return {
     ...common,
-    grid: { left: 8, right: 16, top: 16, bottom: y.length > 1 ? 40 : 8, containLabel: true },
+    grid: { left: 8, right: 16, top: 16, bottom: 8, containLabel: true },
     // Selecting a span of a time axis (Chart.tsx turns the brush on) zooms the dashboard's time range to it.
     ...(zoomable && look.zoom
       ? {
@@ -142,7 +145,6 @@ function gaugeOption(
   const max = Math.max(scale, Math.ceil((Math.abs(value) * 1.1) / scale) * scale);
   return {
     ...common,
-    legend: { show: false },
     tooltip: { show: false },
     series: [
       {
@@ -196,7 +198,6 @@ function heatmapOption(common: Record<string, unknown>, r: ApiQueryResult, o: Wi
   });
   return {
     ...common,
-    legend: { show: false },
     tooltip: { trigger: 'item', renderMode: 'richText', valueFormatter: written },
     grid: { left: 8, right: 16, top: 16, bottom: 56, containLabel: true },
     xAxis: axis(xs),
