@@ -3,8 +3,8 @@ import { IMPACT_NAMES, IMPACT_ORDER, type ApiRun } from '../api.ts';
 
 const LINES = { light: '#4d5560', dark: '#b8bec6' };
 
-/** A time chart's axes and look, as the dashboards' line widgets draw them. */
-function frame(look: Look, legend: boolean) {
+/** A time chart's axes and look, as the dashboards' line widgets draw them; its legend is the page's (ImpactLegend). */
+function frame(look: Look) {
   const theme = look.dark ? 'dark' : 'light';
   const axisLine = { lineStyle: { color: LINES[theme] } };
   return {
@@ -12,8 +12,8 @@ function frame(look: Look, legend: boolean) {
     color: PALETTE[theme],
     textStyle: { color: TEXT[theme] },
     tooltip: { trigger: 'axis', renderMode: 'richText' },
-    legend: { show: legend, textStyle: { color: TEXT[theme] }, bottom: 0 },
-    grid: { left: 8, right: 16, top: 16, bottom: legend ? 40 : 8, containLabel: true },
+    legend: { show: false },
+    grid: { left: 8, right: 16, top: 16, bottom: 8, containLabel: true },
     xAxis: {
       type: 'time',
       axisLine,
@@ -34,7 +34,7 @@ const at = (r: ApiRun) => r.finishedAt ?? r.createdAt;
 
 /** The score of each completed run over time (oldest first), 0 to 100. */
 export function scoreOption(runs: ApiRun[], look: Look): Record<string, unknown> {
-  const base = frame(look, false);
+  const base = frame(look);
   return {
     ...base,
     yAxis: { ...base.yAxis, min: 0, max: 100 },
@@ -51,7 +51,7 @@ export const IMPACT_SYMBOLS = ['circle', 'rect', 'triangle', 'diamond'] as const
  */
 export function impactOption(runs: ApiRun[], look: Look): Record<string, unknown> {
   return {
-    ...frame(look, false),
+    ...frame(look),
     series: IMPACT_ORDER.map((impact, i) => ({
       name: IMPACT_NAMES[impact],
       type: 'line',
