@@ -442,7 +442,8 @@ async function main(): Promise<void> {
     const besideRatios = new Map<Result, number>();
     const besideBareRates = new Map<number, number[]>();
     for (let round = 0; round < ROUNDS; round++) {
-      // With BENCH_BARE_BESIDE, each phase after the bare one measured right before it (and the next one's, after).
+      // With BENCH_BARE_BESIDE: each phase with the bare phase measured right before it; the next phase's (or the
+      // closing one) is its bare after.
       const beside: Array<{ before: Result; result: Result }> = [];
       const bareNow = () =>
         load(
