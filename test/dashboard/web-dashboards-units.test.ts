@@ -286,6 +286,10 @@ describe('dashboard web app units', () => {
       { name: 'x', value: 3 },
       { name: 'y', value: 5 },
     ]);
+    // On a phone the ring shrinks so the slices' names fit beside it (the full ring left them "regi…" at 320 px).
+    const narrow = pie.media.find((m: any) => m.query.maxWidth >= 300 && m.query.maxWidth < 400)?.option.series[0];
+    assert.ok(narrow, 'a rule for narrow charts');
+    assert.ok(Number.parseFloat(narrow.radius[1]) < Number.parseFloat(pie.series[0].radius[1]), 'a smaller ring');
     // A day on the time axis names its month ("Nov 5", not ECharts' bare "5").
     assert.equal(line.xAxis.axisLabel.formatter, TIME_LABELS);
     const midnight = new Date(2026, 10, 5).getTime();

@@ -61,6 +61,14 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
           data: r.rows.map((row) => ({ name: show(row[x]), value: value ? (toNumber(row[value]) ?? 0) : 0 })),
         },
       ],
+      // On a phone the full ring left its slices' names no room beside it ("regi…"); a smaller one and shorter label
+      // lines let them fit (the legend under the chart names every slice too).
+      media: [
+        {
+          query: { maxWidth: 360 },
+          option: { series: [{ radius: ['25%', '45%'], labelLine: { length: 6, length2: 6 } }] },
+        },
+      ],
     };
   }
   if (type === 'heatmap') return heatmapOption(common, r, o, look);
