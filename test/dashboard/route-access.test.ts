@@ -1,9 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { registeredRoutes, type RegisteredRoute } from '../../src/kit/app.ts';
-import { openDatabase } from '../../src/kit/db.ts';
-import { jwtKeys } from '../../src/dashboard/auth/jwt.ts';
-import { renderCredential } from '../../src/dashboard/subscriptions/render.ts';
+import { renderCredentialFor } from './render-credential.ts';
 import { startDashboard, type DashboardServer } from './harness.ts';
 
 /** What the dashboard declares: the kit's PUBLIC, OPEN and LINK_VISITOR (src/dashboard/auth/access.ts), signedIn(role), signedInOnSource(role). */
@@ -82,14 +80,7 @@ describe('every dashboard route declares who may call it', () => {
 
   test("a subscription render's credential, made for an owner, passes only a viewer's GET routes and reading POSTs", async () => {
     const owner = await s.signIn({ tenant: 'renders', role: 'owner' });
-    const db = await openDatabase({ url: s.database.url, dataDir: '/tmp/unused', schema: 'dashboard', poolSize: 1 });
-    const credential = await renderCredential(db, jwtKeys(s.config.jwtSecret, s.config.secretKey), {
-      id: owner.userId,
-      tenantId: owner.tenantId,
-      role: 'owner',
-      email: owner.email,
-      plan: 'enterprise',
-    });
+    const { credential, db } = await renderCredentialFor(s, owner);
     const headers = { authorization: `Bearer ${credential.pair.accessToken}`, 'content-type': 'application/json' };
     const passed: string[] = [];
     let refused = 0;

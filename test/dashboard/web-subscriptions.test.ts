@@ -4,9 +4,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
-import { openDatabase } from '../../src/kit/db.ts';
-import { jwtKeys } from '../../src/dashboard/auth/jwt.ts';
-import { openPicture, renderCredential } from '../../src/dashboard/subscriptions/render.ts';
+import { openPicture } from '../../src/dashboard/subscriptions/render.ts';
+import { renderCredentialFor } from './render-credential.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { assertNarrowBothSchemes, focused } from '../support/console-browser.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
@@ -76,19 +75,6 @@ describe('the dashboard web app: subscriptions', () => {
 
   const pages = pageOpener(() => browser);
   afterEach(pages.closeAll);
-
-  /** A render credential for the editor, as the subscription renderer makes one (src/dashboard/subscriptions/render.ts). */
-  async function editorRenderCredential() {
-    const db = await openDatabase({ url: s.database.url, dataDir: '/tmp/unused', schema: 'dashboard', poolSize: 1 });
-    const credential = await renderCredential(db, jwtKeys(s.config.jwtSecret, s.config.secretKey), {
-      id: editor.userId,
-      tenantId: editor.tenantId,
-      role: 'editor',
-      email: editor.email,
-      plan: 'enterprise',
-    });
-    return { credential, db };
-  }
 
   async function tabTo(page: Page, name: RegExp): Promise<void> {
     for (let i = 0; i < 80; i++) {
@@ -237,7 +223,7 @@ describe('the dashboard web app: subscriptions', () => {
     assert.equal(d.status, 201, JSON.stringify(d.body));
     const address = `${s.url}/dashboards/${d.body.id}?var-region=south&var-period=7d`;
     const controls = 'button, a[href], input, select, textarea, [role="button"], [role="link"]';
-    const { credential, db } = await editorRenderCredential();
+    const { credential, db } = await renderCredentialFor(s, editor);
     try {
       // The address the renderer opens, with the credential it signs in with (src/dashboard/subscriptions/render.ts).
       const page = await pages.open(credential.pair, { timezoneId: 'UTC' });
@@ -314,7 +300,7 @@ describe('the dashboard web app: subscriptions', () => {
       },
     });
     assert.equal(d.status, 201, JSON.stringify(d.body));
-    const { credential, db } = await editorRenderCredential();
+    const { credential, db } = await renderCredentialFor(s, editor);
     // The first day of 2026 in UTC is 05:30 to 05:30 the next day in Kolkata, and 01:00 to 01:00 in Paris. Chromium's
     // ICU may name Kolkata by its older canonical name, Asia/Calcutta.
     const period = '2026-01-01T00:00:00Z/2026-01-02T00:00:00Z';
