@@ -52,7 +52,10 @@ export function scheduleOut(row: ScheduleRow): ScheduleOutRecord | null {
   };
 }
 
-/** Sets the site's schedule; the next run is the first slot after now, whatever the schedule was before. */
+/**
+ * Sets the site's schedule; the next run is the first slot after now, whatever the schedule was before. A claim on the
+ * old schedule is dropped: its holder finds it gone and queues nothing for a slot the new schedule replaced.
+ */
 export async function putSchedule(
   db: Queryable,
   siteId: string,
@@ -63,7 +66,8 @@ export async function putSchedule(
   await db.query(
     `INSERT INTO schedules (site_id, kind, cron, time_zone, enabled, next_run_at) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (site_id) DO UPDATE SET kind = excluded.kind, cron = excluded.cron, time_zone = excluded.time_zone,
-       enabled = excluded.enabled, next_run_at = excluded.next_run_at, last_error = NULL, updated_at = now()`,
+       enabled = excluded.enabled, next_run_at = excluded.next_run_at, last_error = NULL, updated_at = now(),
+       claimed_until = NULL, claim_token = NULL`,
     [siteId, rule.kind, rule.cron, rule.timeZone, enabled, nextRunAt],
   );
 }
@@ -84,20 +88,42 @@ export interface DueSchedule {
 }
 
 /**
- * Locks one due schedule for the caller's transaction; another instance's claim skips it (SKIP LOCKED) and, once
- * this transaction has advanced next_run_at, no longer finds it due. Null when nothing is due.
+ * Claims one due schedule for `leaseSeconds` under `token`, in a statement of its own (committed at once): another
+ * instance skips it while the claim is being made (SKIP LOCKED) and, until the lease passes, no longer finds it due.
+ * A claim whose holder died before settling it comes due again when its lease passes. Null when nothing is due.
  */
-export async function lockDueSchedule(tx: Queryable): Promise<DueSchedule | null> {
-  const { rows } = await tx.query<DueSchedule>(
-    `SELECT sc.site_id AS "siteId", s.owner, s.url, s.config, sc.cron, sc.time_zone AS "timeZone", sc.next_run_at AS "dueAt"
-     FROM schedules sc JOIN sites s ON s.id = sc.site_id
-     WHERE sc.enabled AND sc.next_run_at <= now()
-     ORDER BY sc.next_run_at FOR UPDATE OF sc SKIP LOCKED LIMIT 1`,
+export async function claimDueSchedule(
+  db: Queryable,
+  token: string,
+  leaseSeconds: number,
+): Promise<DueSchedule | null> {
+  const { rows } = await db.query<DueSchedule>(
+    `UPDATE schedules sc SET claimed_until = now() + make_interval(secs => $2), claim_token = $1
+     FROM sites s
+     WHERE s.id = sc.site_id AND sc.site_id = (
+       SELECT site_id FROM schedules
+       WHERE enabled AND next_run_at <= now() AND (claimed_until IS NULL OR claimed_until <= now())
+       ORDER BY next_run_at FOR UPDATE SKIP LOCKED LIMIT 1
+     )
+     RETURNING sc.site_id AS "siteId", s.owner, s.url, s.config, sc.cron, sc.time_zone AS "timeZone", sc.next_run_at AS "dueAt"`,
+    [token, leaseSeconds],
   );
   return rows[0] ?? null;
 }
 
-/** Advances a claimed schedule past now, recording what its slot did: a run queued, or why none was. */
+/**
+ * Locks the schedule for the caller's transaction if `token` still claims it: false when the claim was lost (its lease
+ * passed and another instance claimed it, or the schedule was changed or deleted), and then nothing is to be written.
+ */
+export async function holdClaim(tx: Queryable, siteId: string, token: string): Promise<boolean> {
+  const { rows } = await tx.query('SELECT 1 FROM schedules WHERE site_id = $1 AND claim_token = $2 FOR UPDATE', [
+    siteId,
+    token,
+  ]);
+  return rows.length === 1;
+}
+
+/** Advances a held schedule past now, recording what its slot did (a run queued, or why none was), and ends the claim. */
 export async function advanceSchedule(
   tx: Queryable,
   siteId: string,
@@ -105,16 +131,18 @@ export async function advanceSchedule(
   outcome: { jobId: string } | { error: string },
 ): Promise<void> {
   await tx.query(
-    `UPDATE schedules SET next_run_at = $2, last_run_at = now(), last_job_id = coalesce($3, last_job_id), last_error = $4
+    `UPDATE schedules SET next_run_at = $2, last_run_at = now(), last_job_id = coalesce($3, last_job_id), last_error = $4,
+       claimed_until = NULL, claim_token = NULL
      WHERE site_id = $1`,
     [siteId, next, 'jobId' in outcome ? outcome.jobId : null, 'error' in outcome ? outcome.error : null],
   );
 }
 
-/** Stops a schedule that cannot run again, saying why. */
+/** Stops a held schedule that cannot run again, saying why, and ends the claim. */
 export async function pauseSchedule(tx: Queryable, siteId: string, reason: string): Promise<void> {
-  await tx.query('UPDATE schedules SET enabled = false, last_error = $2, last_run_at = now() WHERE site_id = $1', [
-    siteId,
-    reason,
-  ]);
+  await tx.query(
+    `UPDATE schedules SET enabled = false, last_error = $2, last_run_at = now(), claimed_until = NULL, claim_token = NULL
+     WHERE site_id = $1`,
+    [siteId, reason],
+  );
 }
