@@ -13,10 +13,16 @@ const Entry = Type.Object({
   at: Time,
   actor: Type.Object({
     kind: Type.Union(
-      [Type.Literal('person'), Type.Literal('admin-token'), Type.Literal('platform'), Type.Literal('anonymous')],
+      [
+        Type.Literal('person'),
+        Type.Literal('admin-token'),
+        Type.Literal('platform'),
+        Type.Literal('command'),
+        Type.Literal('anonymous'),
+      ],
       {
         description:
-          "person: an access token's or a signed-in browser's person; admin-token: IDENTITY_ADMIN_TOKEN; platform: the first run; anonymous: nobody known (a refused sign-in).",
+          "person: an access token's or a signed-in browser's person; admin-token: IDENTITY_ADMIN_TOKEN; platform: the first run; command: a `platform identity` command run on the server; anonymous: nobody known (a refused sign-in).",
       },
     ),
     id: Nullable(Uuid),
@@ -45,7 +51,8 @@ const Query = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 320,
-        description: '`admin-token`, `platform`, a principal id, or part of a person’s name or email (any case)',
+        description:
+          '`admin-token`, `platform`, `command`, a principal id, or part of a person’s name or email (any case)',
       }),
     ),
     action: Type.Optional(

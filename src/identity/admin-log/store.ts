@@ -5,7 +5,7 @@ export interface AdminLogEntry {
   id: string;
   at: string;
   actor: {
-    kind: 'person' | 'admin-token' | 'platform' | 'anonymous';
+    kind: 'person' | 'admin-token' | 'platform' | 'command' | 'anonymous';
     id: string | null;
     name: string | null;
     email: string | null;
@@ -20,7 +20,7 @@ export interface AdminLogEntry {
 }
 
 export interface AdminLogFilter {
-  /** `admin-token` or `platform` for those actors, a principal's id, or part of a person's name or email. */
+  /** `admin-token`, `platform` or `command` for those actors, a principal's id, or part of a person's name or email. */
   actor?: string | undefined;
   /** An action, or its beginning up to a dot: `organization` finds `organization.create` and `organization.member.update`. */
   action?: string | undefined;
@@ -47,7 +47,7 @@ const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
  */
 export async function listAdminLog(db: Queryable, f: AdminLogFilter): Promise<AdminLogEntry[]> {
   const actor = f.actor?.trim();
-  const actorKind = actor === 'admin-token' || actor === 'platform' ? actor : null;
+  const actorKind = actor === 'admin-token' || actor === 'platform' || actor === 'command' ? actor : null;
   const actorId = actor && !actorKind && UUID.test(actor) ? actor : null;
   const actorText = actor && !actorKind && !actorId ? like(actor) : null;
   const r = await db.query<AdminLogEntry>(

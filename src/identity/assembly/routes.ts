@@ -53,7 +53,7 @@ export async function registerRoutes(a: Assembly, p: ProviderParts, access: Acce
   const verifier = connectAccess(a, p, access);
   await registerAccountPagesOf(a, providers);
   await registerManagement(a);
-  await registerConsole(a.app, { db: a.db, accounts: a.accounts, config: a.config, scopes: a.scopes });
+  await registerConsole(a.app, { db: a.db, accounts: a.accounts, config: a.config });
   await registerSelfService(a, p);
   await registerRecovery(a, courier);
   await registerMarket(a);

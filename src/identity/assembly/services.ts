@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
-import { linkedScopes } from '../console/register.ts';
+import { knownScopes } from '../console/register.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { openInvalidationBus, type InvalidationBus } from '../../kit/invalidation.ts';
 import { memoryThrottle, redisThrottle, withFallback, type Throttle } from '../../kit/throttle.ts';
-import { BUILT_IN_SCOPES, type IdentityConfig } from '../config.ts';
+import type { IdentityConfig } from '../config.ts';
 import type { IdentityMetrics } from '../metrics.ts';
 import { PrincipalDirectory } from '../principals/directory.ts';
 import { ClientStore } from '../oidc/clients.ts';
@@ -56,7 +56,7 @@ export async function openServices(
     throttle: signInThrottle(config, redis, log),
     clients: new ClientStore(db, 5_000, bus, clientKeys(db)),
     accounts: new PrincipalDirectory(db, 5_000, bus),
-    scopes: [...new Set([...BUILT_IN_SCOPES, ...config.extraScopes, ...linkedScopes(config)])],
+    scopes: knownScopes(config),
     csrf: new CsrfTokens(config.secretKey),
     mailer: smtpMailer(config.smtpUrl, config.mailFrom, log, 'IDENTITY_SMTP_URL'),
     webhooks: { db, secretKey: config.secretKey, policy: createAddressPolicy(config.webhookAllowHosts), log },

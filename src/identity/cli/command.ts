@@ -6,13 +6,14 @@ import { BUILT_IN_SCOPES, type IdentityConfig } from '../config.ts';
 import { MIGRATIONS } from '../app.ts';
 import { createAdminCommand } from './admin-command.ts';
 import { createAppCommand } from './app-command.ts';
+import { consoleRightsCommands } from './console-rights-command.ts';
 import { rotateKeysCommand } from './keys-command.ts';
 import { mfaCommands } from '../mfa/cli.ts';
 import { agentCommands } from '../delegation/cli.ts';
 import { marketplaceCommands } from '../marketplace/cli.ts';
 import { billingCommands } from '../billing/cli.ts';
 
-/** `platform identity ...`: principals, apps and signing keys, straight against the service's database. */
+/** `platform identity ...`: principals, console rights, apps and keys, straight against the service's database. */
 function identityCommands(config: IdentityConfig): CommandGroup {
   const withDatabase = commandDatabase('identity', config, MIGRATIONS);
   return {
@@ -21,6 +22,7 @@ function identityCommands(config: IdentityConfig): CommandGroup {
     classify: (err) => (err instanceof HttpError && err.statusCode < 500 ? new UsageError(err.message) : undefined),
     commands: [
       createAdminCommand(withDatabase),
+      ...consoleRightsCommands(withDatabase, config),
       createAppCommand(withDatabase, config),
       ...agentCommands(withDatabase, [...BUILT_IN_SCOPES, ...(config.extraScopes ?? [])]),
       rotateKeysCommand(withDatabase, config),

@@ -17,15 +17,19 @@ export function rightsOf(principal: PrincipalView, catalog: readonly ConsoleRigh
 
 const names = (rights: RightHeld[]) => rights.filter((r) => r.held).map((r) => r.name);
 
-async function lockedHuman(tx: Queryable, id: string): Promise<PrincipalView> {
-  // One change of rights at a time across instances, so two admins taking each other's right cannot both pass the
-  // last-admin check below.
-  await tx.query("SELECT pg_advisory_xact_lock(hashtext('identity.console_rights'))");
-  const principal = await findPrincipal(tx, id);
+/** The principal `id` found, if it is a person: console rights are only a person's (404 for none, else 409). */
+export function personWithRights(principal: PrincipalView | undefined, id: string): PrincipalView {
   if (!principal) throw new HttpError(404, 'NOT_FOUND', `no principal ${id}`);
   if (principal.type !== 'human')
     throw new HttpError(409, 'CONFLICT', `console rights are a person's: principal ${id} is of type ${principal.type}`);
   return principal;
+}
+
+async function lockedHuman(tx: Queryable, id: string): Promise<PrincipalView> {
+  // One change of rights at a time across instances, so two admins taking each other's right cannot both pass the
+  // last-admin check below.
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('identity.console_rights'))");
+  return personWithRights(await findPrincipal(tx, id), id);
 }
 
 /** Whether another active person keeps the identity right (a platform admin holding `admin`). */

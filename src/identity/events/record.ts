@@ -3,12 +3,14 @@ import { eventTypeOf } from './catalog.ts';
 
 /**
  * Who did something: a person (by their token or their browser session), the service's admin token, the platform
- * itself, or nobody known (a refused sign-in).
+ * itself (the first run's owner), an operator's `platform identity ...` command on the server, or nobody known (a
+ * refused sign-in).
  */
 export type Actor =
   | { kind: 'person'; id: string }
   | { kind: 'admin-token' }
   | { kind: 'platform' }
+  | { kind: 'command' }
   | { kind: 'anonymous' };
 
 export interface Change {

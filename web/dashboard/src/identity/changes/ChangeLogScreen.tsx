@@ -47,6 +47,7 @@ function changeLines(c: ApiAdminChange): [field: string, line: string][] {
 function Actor({ c }: { c: ApiAdminChange }) {
   if (c.actor.kind === 'admin-token') return <>the admin token</>;
   if (c.actor.kind === 'platform') return <>the platform (first run)</>;
+  if (c.actor.kind === 'command') return <>a command on the server</>;
   if (c.actor.kind === 'anonymous')
     return <>someone not signed in{c.client_ip && <span className="hint block">from {c.client_ip}</span>}</>;
   return (
