@@ -238,7 +238,7 @@ describe('the dashboard web app: chart kinds', () => {
               title: 'Share',
               position: { x: 6, y: 0, w: 6, h: 8 },
               dataSourceId: sourceId,
-              // Eight slices: more than the palette's six colours, which repeat.
+              // Eight slices: more than the palette's first six colours, fewer than its ten.
               query: `SELECT 'region ' || g AS region, 10 + g * 5 AS amount FROM generate_series(1, 8) g`,
             },
           ],
@@ -380,6 +380,144 @@ describe('the dashboard web app: chart kinds', () => {
       assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 320), 'no sideways scrolling');
       await assertAccessible(page, `chart legend (${scheme}, 320 px)`);
       await screenshot(page, `charts-legend-320-${scheme}`);
+    }
+  });
+  test('a pie of twelve slices draws ten, each in its own colour: the three smallest are one, "Other", which its legend hides', async () => {
+    const admin = await s.signIn({ tenant: 'acme', role: 'admin' });
+    const SERIES = Array.from({ length: 12 }, (_, i) => `series ${i + 1}`);
+    const d = await s.request('POST', '/api/v1/dashboards', {
+      as: admin,
+      body: {
+        slug: 'many-slices',
+        title: 'Many slices',
+        definition: {
+          layout: { type: 'grid', columns: 12, rowHeight: 40 },
+          dataSources: [{ id: sourceId }],
+          widgets: [
+            {
+              id: 'regions',
+              type: 'pie',
+              title: 'Regions',
+              position: { x: 0, y: 0, w: 6, h: 10 },
+              dataSourceId: sourceId,
+              // region 1 is the largest, region 12 the smallest: 10, 11 and 12 make "Other" (30 + 20 + 10).
+              query: `SELECT 'region ' || g AS region, 130 - g * 10 AS amount FROM generate_series(1, 12) g ORDER BY g`,
+            },
+            {
+              id: 'many-lines',
+              type: 'line',
+              title: 'Many lines',
+              position: { x: 6, y: 0, w: 6, h: 10 },
+              dataSourceId: sourceId,
+              query: `SELECT day::text AS day, ${SERIES.map((n, i) => `amount + ${i * 25} AS "${n}"`).join(', ')}
+                FROM daily ORDER BY day`,
+            },
+            {
+              id: 'many-bars',
+              type: 'bar_stacked',
+              title: 'Many bars',
+              position: { x: 0, y: 10, w: 12, h: 10 },
+              dataSourceId: sourceId,
+              query: `SELECT region, ${SERIES.map((n, i) => `amount + ${i * 5} AS "${n}"`).join(', ')}
+                FROM regions ORDER BY region`,
+            },
+          ],
+        },
+      },
+    });
+    assert.equal(d.status, 201, JSON.stringify(d.body));
+    const page = await pages.open(viewer);
+    await page.goto(`${s.url}/dashboards/${d.body.id}`);
+    const drawn = () =>
+      page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('.chart')].filter(
+            (el: any) => el.dataset.drawn === 'true' && el.querySelector('canvas')?.clientWidth === el.clientWidth,
+          ).length === 3,
+        undefined,
+        { timeout: 20_000 },
+      );
+    await drawn();
+    const widget = (title: string) =>
+      page.locator('.chart-widget', { has: page.getByRole('img', { name: new RegExp(`: ${title}\\.`) }) });
+    const pie = widget('Regions');
+    const chart = pie.getByRole('img');
+    const legend = pie.getByRole('list', { name: 'Legend' });
+    const rgb = (hex: string) => `rgb(${[1, 3, 5].map((at) => Number.parseInt(hex.slice(at, at + 2), 16)).join(', ')})`;
+    const strokes = (w: Locator) =>
+      w.locator('.chart-legend svg g').evaluateAll((gs: any[]) => gs.map((g) => getComputedStyle(g).stroke as string));
+    // The canvas' pixels exactly in a colour (a slice's inside).
+    const pixels = (hex: string) =>
+      chart.evaluate(
+        (el: any, rgb: number[]) => {
+          const c = el.querySelector('canvas');
+          const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+          let n = 0;
+          for (let i = 0; i < data.length; i += 4)
+            if (data[i] === rgb[0] && data[i + 1] === rgb[1] && data[i + 2] === rgb[2]) n++;
+          return n;
+        },
+        [1, 3, 5].map((at) => Number.parseInt(hex.slice(at, at + 2), 16)),
+      );
+    assert.equal(await chart.getAttribute('data-points'), '10', 'ten slices drawn');
+    assert.match((await chart.getAttribute('aria-label'))!, /12 rows\. Other holds 3 of them, drawn as one slice\./);
+    const slices = [...Array.from({ length: 9 }, (_, i) => `region ${i + 1}`), 'Other (3 slices)'];
+
+    for (const theme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: theme });
+      await page.waitForFunction(
+        (colour) => getComputedStyle(document.querySelector('.chart-legend svg g')).stroke === colour,
+        rgb(PALETTE[theme][0]!),
+      );
+      await drawn();
+      assert.deepEqual(await legend.getByRole('button').allInnerTexts(), slices, `${theme}: "Other" listed last`);
+      const colours = await strokes(pie);
+      assert.equal(new Set(colours).size, colours.length, `${theme}: every swatch its own colour: ${colours}`);
+      assert.deepEqual(colours, PALETTE[theme].map(rgb), `${theme}: the palette in turn, "Other" in its last colour`);
+      assert.ok((await pixels(PALETTE[theme].at(-1)!)) > 100, `${theme}: "Other" is drawn`);
+      // Past the palette's ten, a line comes back dashed, with a triangle on its points, in the legend too.
+      const lines = await widget('Many lines')
+        .locator('.chart-legend svg')
+        .evaluateAll((svgs: any[]) =>
+          svgs.map((svg) => [
+            svg.querySelector('line').getAttribute('stroke-dasharray'),
+            svg.querySelector('polygon, circle').tagName,
+          ]),
+        );
+      assert.deepEqual(lines[0], [null, 'circle']);
+      assert.deepEqual(lines[10], ['3 3', 'polygon']);
+      assert.equal(await widget('Many bars').locator('.chart-legend svg path').count(), 2, 'two striped swatches');
+      await assertAccessible(page, `many slices (${theme})`);
+      await screenshot(page, `charts-many-slices-${theme}`);
+    }
+
+    // "Other" hides and shows like any slice.
+    const other = legend.getByRole('button', { name: 'Other (3 slices)' });
+    await other.click();
+    await chart.and(page.locator(`[data-drawn="true"][data-hidden='["Other"]']`)).waitFor();
+    assert.equal(await other.getAttribute('aria-pressed'), 'false');
+    assert.equal(await pixels(PALETTE.dark.at(-1)!), 0, '"Other" is no longer drawn');
+    await other.click();
+    await chart.and(page.locator(`[data-drawn="true"][data-hidden='[]']`)).waitFor();
+
+    // Only the drawing groups: the data table has every row, the grouped ones too.
+    await pie.getByRole('button', { name: 'Show data table' }).click();
+    const table = page.getByRole('region', { name: 'Regions data' });
+    assert.equal(await table.locator('tbody tr').count(), 10, 'the first page of its 12 rows');
+    await page.getByRole('button', { name: 'Next page of Regions data' }).click();
+    assert.deepEqual(await table.locator('tbody td').allInnerTexts(), ['region 11', '20', 'region 12', '10']);
+    await page.getByRole('button', { name: 'Show chart' }).click();
+
+    for (const theme of ['dark', 'light'] as const) {
+      await page.emulateMedia({ colorScheme: theme });
+      await page.setViewportSize({ width: 320, height: 800 });
+      await drawn();
+      assert.deepEqual(await legend.getByRole('button').allInnerTexts(), slices);
+      const [canvas, key] = await Promise.all([pie.locator('canvas').boundingBox(), legend.boundingBox()]);
+      assert.ok(canvas && key && key.y >= canvas.y + canvas.height, `${theme}, 320 px: the legend under the canvas`);
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 320), 'no sideways scrolling');
+      await assertAccessible(page, `many slices (${theme}, 320 px)`);
+      await screenshot(page, `charts-many-slices-320-${theme}`);
     }
   });
 });

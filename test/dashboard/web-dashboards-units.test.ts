@@ -287,9 +287,12 @@ describe('dashboard web app units', () => {
       { name: 'y', value: 5 },
     ]);
     // On a phone the ring shrinks so the slices' names fit beside it (the full ring left them "regi…" at 320 px).
-    const narrow = pie.media.find((m: any) => m.query.maxWidth >= 300 && m.query.maxWidth < 400)?.option.series[0];
+    const narrow = pie.media.find((m: any) => m.query?.maxWidth >= 300 && m.query?.maxWidth < 400)?.option.series[0];
     assert.ok(narrow, 'a rule for narrow charts');
     assert.ok(Number.parseFloat(narrow.radius[1]) < Number.parseFloat(pie.series[0].radius[1]), 'a smaller ring');
+    // And the ring a chart grows back to: ECharts keeps a matched rule's values until another rule sets them again.
+    const wide = pie.media.find((m: any) => !m.query)?.option.series[0];
+    assert.deepEqual(wide?.radius, pie.series[0].radius, 'the full ring again once wider');
     // A day on the time axis names its month ("Nov 5", not ECharts' bare "5").
     assert.equal(line.xAxis.axisLabel.formatter, TIME_LABELS);
     const midnight = new Date(2026, 10, 5).getTime();

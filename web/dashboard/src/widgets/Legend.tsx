@@ -19,18 +19,20 @@ export function Legend({
     <ul className="chart-legend" aria-label="Legend">
       {entries.map((e) => {
         const off = hidden?.has(e.name) ?? false;
-        const mark = <Swatch colour={e.colour} line={e.line} shape={e.shape} hollow={off} />;
+        const mark = (
+          <Swatch colour={e.colour} line={e.line} shape={e.shape} dashed={e.dashed} striped={e.striped} hollow={off} />
+        );
         return (
           <li key={e.name}>
             {onToggle ? (
               <button type="button" aria-pressed={!off} onClick={() => onToggle(e.name)}>
                 {mark}
-                {e.name}
+                {e.label ?? e.name}
               </button>
             ) : (
               <>
                 {mark}
-                {e.name}
+                {e.label ?? e.name}
               </>
             )}
           </li>

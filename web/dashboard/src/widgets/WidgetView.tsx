@@ -10,6 +10,7 @@ import { Chart } from './Chart.tsx';
 import { heatmapColumns, isChart, nothingToPlot, optionsOf, seriesColumns, WIDGET_TYPES } from './data.ts';
 import { DataTable } from './DataTable.tsx';
 import { Legend } from './Legend.tsx';
+import { heldByOther } from './pieSlices.ts';
 import { StatWidget } from './StatWidget.tsx';
 import { TextWidget } from './TextWidget.tsx';
 import { useLegendSelection } from './useLegendSelection.ts';
@@ -169,7 +170,8 @@ export function WidgetView({
     ? { x: `${heat.x} and ${heat.category}`, y: heat.value ? [heat.value] : [] }
     : seriesColumns(result, options);
   const kind = WIDGET_TYPES.find((t) => t.value === widget.type)?.label ?? widget.type;
-  const summary = `${kind}: ${title}. ${y.join(', ') || 'no value column'} by ${x ?? 'nothing'}, ${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'}.${still ? '' : ' The data table button shows the values.'}${option.brush ? ' Drag across the chart to zoom the time range, or type it in From and To.' : ''}`;
+  const held = heldByOther(option);
+  const summary = `${kind}: ${title}. ${y.join(', ') || 'no value column'} by ${x ?? 'nothing'}, ${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'}.${held ? ` Other holds ${held} of them, drawn as one slice.` : ''}${still ? '' : ' The data table button shows the values.'}${option.brush ? ' Drag across the chart to zoom the time range, or type it in From and To.' : ''}`;
   // A picture lists every series, none hidden: it has no button to press.
   if (still)
     return (

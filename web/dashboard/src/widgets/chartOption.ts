@@ -2,11 +2,18 @@ import type { ApiQueryResult } from '../api/types.ts';
 import { timeAxisLabel, timePointLabel } from '../app/datetime.ts';
 import { heatmapColumns, seriesColumns, show, toNumber, type WidgetOptions } from './data.ts';
 import { formatValue, isFormat } from './format.ts';
+import type { Shape } from './legendEntry.ts';
+import { type PieSlice, pieSlices, sliceLabel } from './pieSlices.ts';
 
-/** Series colours with at least 3:1 contrast against each theme's background (WCAG 1.4.11, non-text contrast). */
+/**
+ * Series colours with at least 3:1 contrast against each theme's background (WCAG 1.4.11, non-text contrast), each
+ * slot the same family in both themes. The first six were the whole palette once and keep their place, so no chart
+ * drawn before changes colour; the four after them (pink, olive, brown, grey) were chosen by their distance from every
+ * other colour (CIEDE2000). Grey is last: a pie's "Other" takes it (pieSlices.ts).
+ */
 export const PALETTE = {
-  light: ['#0b57d0', '#c5221f', '#137333', '#8430ce', '#a84b00', '#00687a'],
-  dark: ['#8ab4f8', '#f28b82', '#81c995', '#d7aefb', '#fdd663', '#78d9ec'],
+  light: ['#0b57d0', '#c5221f', '#137333', '#8430ce', '#a84b00', '#00687a', '#b0186e', '#8d8a00', '#4e342e', '#80868b'],
+  dark: ['#8ab4f8', '#f28b82', '#81c995', '#d7aefb', '#fdd663', '#78d9ec', '#ff63b8', '#9e9d24', '#8d6e63', '#a8a8a8'],
 };
 export const TEXT = { light: '#1b1f24', dark: '#e8eaed' };
 const LINES = { light: '#4d5560', dark: '#b8bec6' };
@@ -51,19 +58,35 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
   if (!x) return common;
   if (type === 'pie') {
     const value = y[0];
+    const format = isFormat(o.format) ? o.format : undefined;
+    const rows = r.rows.map((row) => ({ name: show(row[x]), value: value ? (toNumber(row[value]) ?? 0) : 0 }));
     return {
       ...common,
       series: [
         {
           type: 'pie',
           radius: ['35%', '65%'],
-          label: { color: TEXT[theme] },
-          data: r.rows.map((row) => ({ name: show(row[x]), value: value ? (toNumber(row[value]) ?? 0) : 0 })),
+          // Lines 17 px apart: ECharts moves labels apart until their boxes no longer overlap, and at the default
+          // height the small slices' names, crowded at the top, touched ("Other (3 slices)" on "region 9", 320 px).
+          label: {
+            color: TEXT[theme],
+            lineHeight: 17,
+            formatter: ({ data }: { data: PieSlice }) => sliceLabel(data),
+          },
+          // "Other" says how many slices it holds; every slice its share, as Metabase's tooltip gives it.
+          tooltip: {
+            formatter: ({ data, marker, percent }: { data: PieSlice; marker: string; percent: number }) =>
+              `${marker}${sliceLabel(data)}: ${formatValue(data.value, format ?? 'number', o)} (${percent}%)`,
+          },
+          data: pieSlices(rows, PALETTE[theme]),
         },
       ],
       // On a phone the full ring left its slices' names no room beside it ("regi…"); a smaller one and shorter label
-      // lines let them fit (the legend under the chart names every slice too).
+      // lines let them fit (the legend under the chart names every slice too). The entry without a query is what a
+      // wider chart goes back to: without it ECharts kept the small ring once a chart had been narrow, as a widget
+      // is for a moment while the grid is laid out, so a wide pie was drawn small on some loads and not others.
       media: [
+        { option: { series: [{ radius: ['35%', '65%'], labelLine: { length: 15, length2: 15 } }] } },
         {
           query: { maxWidth: 360 },
           option: { series: [{ radius: ['25%', '45%'], labelLine: { length: 6, length2: 6 } }] },
@@ -126,11 +149,12 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
       : right.size > 0 && !horizontal
         ? [valueAxis, { ...valueAxis, position: 'right', splitLine: { show: false } }]
         : valueAxis,
-    series: y.map((c) => ({
+    series: y.map((c, i) => ({
       name: c,
       ...(right.has(c) && !horizontal ? { yAxisIndex: 1 } : {}),
       type: lines ? 'line' : type === 'scatter' ? 'scatter' : 'bar',
       ...(lines ? { showSymbol: r.rows.length <= 100 } : {}),
+      ...pastPalette(lines ? 'line' : type === 'scatter' ? 'scatter' : 'bar', i, theme),
       ...(type === 'area' || type === 'area_stacked' ? { areaStyle: { opacity: 0.35 } } : {}),
       ...(stacked ? { stack: 'total' } : {}),
       data:
@@ -138,6 +162,36 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
           ? r.rows.map((row) => [numericX ? toNumber(row[x]) : row[x], toNumber(row[c]) ?? null])
           : r.rows.map((row) => toNumber(row[c]) ?? null),
     })),
+  };
+}
+
+/** The point shape of each round of the palette: the first round's, then those of the rounds past its end. */
+const ROUND_SHAPES: readonly Shape[] = ['circle', 'triangle', 'diamond', 'rect'];
+/** A striped bar's stripes: the page's background (--bg) at 60%, as the legend's swatch draws them. */
+const STRIPES = { light: 'rgba(255, 255, 255, 0.6)', dark: 'rgba(18, 20, 23, 0.6)' };
+
+/**
+ * How a series whose colour repeats an earlier one's differs from it: the palette cannot be summed like a pie's
+ * slices, so each round past its end draws lines dashed with another point shape, scatter points in another shape
+ * and bars striped (legendEntries.ts gives the legend's swatch the same marks).
+ */
+function pastPalette(kind: 'line' | 'scatter' | 'bar', index: number, theme: 'light' | 'dark') {
+  const round = Math.floor(index / PALETTE[theme].length);
+  if (round === 0) return {};
+  const symbol = ROUND_SHAPES[round % ROUND_SHAPES.length];
+  if (kind === 'line') return { symbol, symbolSize: 7, lineStyle: { type: 'dashed' } };
+  if (kind === 'scatter') return { symbol };
+  return {
+    itemStyle: {
+      decal: {
+        symbol: 'rect',
+        symbolSize: 1,
+        dashArrayX: [1, 0],
+        dashArrayY: [3, 3],
+        rotation: -Math.PI / 4,
+        color: STRIPES[theme],
+      },
+    },
   };
 }
 
