@@ -33,11 +33,29 @@ export interface NatsCluster {
 
 /**
  * A JetStream cluster of `size` nats-server processes on loopback ports, each with its own store under a temp folder,
- * routed to each other: what the stream's replicas need. Ports are found free just before (free-port.ts): a node that
- * cannot bind fails the start with its log. `running` of them are started (the others wait for their `start()`: a
- * cluster some of whose servers have never joined).
+ * routed to each other: what the stream's replicas need. Ports are found free just before (free-port.ts), so another
+ * test file may take one first: a node that cannot bind fails its start with its log, and the cluster is started
+ * again on other ports. `running` of them are started (the others wait for their `start()`: a cluster some of whose
+ * servers have never joined).
  */
 export async function startNatsCluster(size = 3, label = 'ingest', running = size): Promise<NatsCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(size, label, running);
+    } catch (err) {
+      if (attempt >= 5 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    }
+  }
+}
+
+/** A node's start that failed: EADDRINUSE when a port it was given was taken meanwhile. */
+function startFailed(message: string, log: string): Error {
+  const err: NodeJS.ErrnoException = new Error(`${message}: ${log}`);
+  if (/address already in use/.test(log)) err.code = 'EADDRINUSE';
+  return err;
+}
+
+async function startOnce(size: number, label: string, running: number): Promise<NatsCluster> {
   const dir = tempDir(`nats-${label}-`);
   const nodes: (NatsNode & { child?: ChildProcess })[] = [];
   const ports = await Promise.all(
@@ -80,10 +98,11 @@ export async function startNatsCluster(size = 3, label = 'ingest', running = siz
         const child = spawn(NATS_SERVER, ['-c', config], { stdio: ['ignore', 'ignore', 'pipe'] });
         node.child = child;
         child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+        // "Server is ready" comes before the route port is bound: a node that cannot bind it exits just after.
         await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`${name} did not start: ${log}`)), 10_000);
+          const timer = setTimeout(() => reject(startFailed(`${name} did not start`, log)), 10_000);
           const check = () => {
-            if (/Server is ready/.test(log)) {
+            if (/Server is ready/.test(log) && /Listening for route connections/.test(log)) {
               clearTimeout(timer);
               child.stderr!.off('data', check);
               resolve();
@@ -92,7 +111,7 @@ export async function startNatsCluster(size = 3, label = 'ingest', running = siz
           child.stderr!.on('data', check);
           child.once('exit', (code) => {
             clearTimeout(timer);
-            reject(new Error(`${name} exited (${code}): ${log}`));
+            reject(startFailed(`${name} exited (${code})`, log));
           });
         });
       },
