@@ -5,8 +5,8 @@ import type { Page } from 'playwright-core';
 import { identityRuntime } from '../../src/identity/app.ts';
 import { requestApproval } from '../../src/identity/delegation/store.ts';
 import { assertAccessible } from '../support/axe.ts';
-import { HOSTILE_NAME, OWNER, focused, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
-import { openFromNav } from '../support/console-browser.ts';
+import { HOSTILE_NAME, OWNER, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
+import { focused, openFromNav } from '../support/console-browser.ts';
 
 /**
  * Identity → Agents in the console (Chromium, identity and the dashboard linked): who acts for whom, a pending request
@@ -145,13 +145,13 @@ describe('the console: identity agents and their delegations', () => {
     await tabTo(page, /^Approve Mail helper for Pat Person$/);
     await page.keyboard.press('Enter');
     await page.getByRole('dialog').waitFor();
-    assert.equal((await focused(page)).text, 'Cancel');
+    assert.equal((await focused(page)).label, 'Cancel');
     await page.keyboard.press('Shift+Tab');
-    assert.equal((await focused(page)).text, 'Approve');
+    assert.equal((await focused(page)).label, 'Approve');
     await page.keyboard.press('Enter');
     await statusSays(page, 'Mail helper may act for Pat Person.');
     const f = await focused(page);
-    assert.notEqual(f.tag, 'BODY', 'the focus is kept in the page');
+    assert.notEqual(f.tag, 'body', 'the focus is kept in the page');
     assert.deepEqual((await delegation(pat)).approval.scopes, ['calendar:read']);
     assert.deepEqual(h.problems, []);
     await page.context().close();

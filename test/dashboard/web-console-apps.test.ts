@@ -118,6 +118,7 @@ describe('the console: registering and managing an application', () => {
       id: await page.getByRole('heading', { name: 'Its client secret, shown this once' }).getAttribute('id'),
       text: 'Its client secret, shown this once',
       name: '',
+      label: 'Its client secret, shown this once',
       inDialog: false,
     });
     await page.getByRole('button', { name: `Copy the client secret of ${HOSTILE_NAME}` }).click();

@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertAccessible } from '../support/axe.ts';
-import { focused, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
+import { startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
 import { FAST_AUDITS, page as htmlPage, serveSite, type TestSite } from '../audit/support.ts';
-import { openFromNav } from '../support/console-browser.ts';
+import { focused, openFromNav } from '../support/console-browser.ts';
 
 /**
  * A deep audit in the console (issue 29): the owner adds a site with "Deep audit (browser checks)" and best-practice
@@ -120,7 +120,7 @@ describe('the console: a deep audit report', () => {
     await page.focus('.skip-link');
     await page.keyboard.press('Enter');
     await tabTo(page, /^Show the \d+ rules that found elements to check and no failure$/, 200);
-    assert.equal((await focused(page)).tag, 'SUMMARY');
+    assert.equal((await focused(page)).tag, 'summary');
     await page.keyboard.press('Enter');
     await page
       .getByRole('region', { name: 'Passed checks' })

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
-import { focused, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
+import { startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
 import { FAST_AUDITS, serveSite, type TestSite } from '../audit/support.ts';
-import { openFromNav } from '../support/console-browser.ts';
+import { focused, openFromNav } from '../support/console-browser.ts';
 
 /**
  * Audits in the console (issue 26), on identity, the dashboard and audit linked as `platform start` links them, with
@@ -290,13 +290,13 @@ describe('the console: audits', () => {
     await page.keyboard.type('Keyboard');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'New key Keyboard' }).waitFor();
-    assert.equal((await focused(page)).text, 'New key Keyboard', 'the new key is announced');
+    assert.equal((await focused(page)).label, 'New key Keyboard', 'the new key is announced');
     await tabTo(page, /^Revoke Keyboard$/);
     await page.keyboard.press('Enter');
     await page.getByRole('dialog').waitFor();
-    assert.equal((await focused(page)).text, 'Cancel');
+    assert.equal((await focused(page)).label, 'Cancel');
     await page.keyboard.press('Shift+Tab');
-    assert.equal((await focused(page)).text, 'Revoke');
+    assert.equal((await focused(page)).label, 'Revoke');
     await page.keyboard.press('Enter');
     await statusSays(page, 'The key Keyboard is revoked: it no longer works.');
 
@@ -305,9 +305,9 @@ describe('the console: audits', () => {
     await page.focus('.skip-link');
     await page.keyboard.press('Enter');
     await tabTo(page, /^Runs$/);
-    assert.equal((await focused(page)).tag, 'SECTION', 'the wide table scrolls from the keyboard');
+    assert.equal((await focused(page)).tag, 'section', 'the wide table scrolls from the keyboard');
     await page.keyboard.press('Tab');
-    assert.equal((await focused(page)).tag, 'A', "the first run's report link");
+    assert.equal((await focused(page)).tag, 'a', "the first run's report link");
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Audit report' }).waitFor();
     await tabTo(page, /^Download HTML report$/);

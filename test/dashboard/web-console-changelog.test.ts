@@ -2,8 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
-import { HOSTILE_NAME, OWNER, focused, startConsole, type ConsoleHarness } from '../support/console-screens.ts';
-import { openFromNav } from '../support/console-browser.ts';
+import { HOSTILE_NAME, OWNER, startConsole, type ConsoleHarness } from '../support/console-screens.ts';
+import { focused, openFromNav } from '../support/console-browser.ts';
 
 /**
  * Identity → Change log in the console (Chromium, identity and the dashboard linked): a change the owner makes in the

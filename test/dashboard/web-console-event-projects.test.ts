@@ -3,17 +3,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
-import {
-  HOSTILE_NAME,
-  HOSTILE_URL,
-  focused,
-  startConsole,
-  tabTo,
-  type ConsoleHarness,
-} from '../support/console-screens.ts';
+import { HOSTILE_NAME, HOSTILE_URL, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
 import { FAST_FORWARDING } from '../ingest/forwarding-helpers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/vendors/webhook.ts';
-import { openFromNav } from '../support/console-browser.ts';
+import { focused, openFromNav } from '../support/console-browser.ts';
 
 /**
  * Events → Projects in the console (Chromium; identity, the dashboard and ingest linked as `platform start` links them,
@@ -107,7 +100,7 @@ describe('the console: events projects and destinations', () => {
     await once.waitFor();
     const key = (await once.locator('code').textContent())!;
     assert.match(key, /^\S{20,}$/);
-    assert.equal((await focused(page)).text, 'The new API key, shown this once', 'the focus is on the new key');
+    assert.equal((await focused(page)).label, 'The new API key, shown this once', 'the focus is on the new key');
     const keys = page.getByRole('table', { name: 'API keys of Web shop, oldest first' });
     const row = (await keys.getByRole('row').allTextContents())[1]!;
     assert.match(row, /site/);
@@ -180,7 +173,7 @@ describe('the console: events projects and destinations', () => {
     await page.getByLabel('Origin 2', { exact: true }).fill('http://localhost:3000/');
     await page.getByRole('button', { name: 'Save allowed origins' }).click();
     await statusSays(page, 'The project allows 2 origins.');
-    assert.equal((await focused(page)).text, 'Edit allowed origins');
+    assert.equal((await focused(page)).label, 'Edit allowed origins');
     const allowed = page.getByRole('region', { name: 'Allowed origins' }).getByRole('listitem');
     assert.deepEqual(await allowed.allTextContents(), ['https://app.example.com', 'http://localhost:3000']);
     assert.deepEqual((await ingest('/projects/web-shop/origins')).body.origins, [
@@ -362,7 +355,7 @@ describe('the console: events projects and destinations', () => {
     assert.equal((await focused(page)).id, 'project-name');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
-    assert.equal((await focused(page)).text, 'New project', 'the focus is back on the button');
+    assert.equal((await focused(page)).label, 'New project', 'the focus is back on the button');
     await page.keyboard.press('Enter');
     await page.keyboard.type('Keyboard app');
     await page.keyboard.press('Enter');
@@ -374,15 +367,15 @@ describe('the console: events projects and destinations', () => {
     await page.keyboard.type('kbd');
     await page.keyboard.press('Enter');
     await page.getByRole('region', { name: 'The new API key, shown this once' }).waitFor();
-    assert.equal((await focused(page)).text, 'The new API key, shown this once');
+    assert.equal((await focused(page)).label, 'The new API key, shown this once');
     await tabTo(page, /^Copy the new API key of Keyboard app$/, 5);
     await tabTo(page, /^Revoke the key /);
     await page.keyboard.press('Enter');
     await page.getByRole('dialog', { name: /^Revoke the key / }).waitFor();
-    assert.equal((await focused(page)).text, 'Cancel', 'the dialog opens on Cancel, not on what revokes');
+    assert.equal((await focused(page)).label, 'Cancel', 'the dialog opens on Cancel, not on what revokes');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
-    assert.match((await focused(page)).text, /^Revoke the key /);
+    assert.match((await focused(page)).label, /^Revoke the key /);
     assert.deepEqual(h.problems, []);
     await page.context().close();
   });
@@ -433,7 +426,7 @@ describe('the console: events projects and destinations', () => {
     await page.keyboard.press('Enter');
     await statusSays(page, 'Renamed hook is saved: the next delivery uses it as it is now.');
     await page.getByRole('heading', { level: 1, name: 'Renamed hook' }).waitFor();
-    assert.equal((await focused(page)).text, 'Edit', 'the focus is back on the button that opened the dialog');
+    assert.equal((await focused(page)).label, 'Edit', 'the focus is back on the button that opened the dialog');
     assert.equal(await page.getByText(rotated).count(), 0, 'a secret given is never shown back');
     assert.equal(await page.getByText('/hooks/new').count(), 0, 'nor the sealed part of the URL');
 
@@ -493,10 +486,10 @@ describe('the console: events projects and destinations', () => {
     await tabTo(page, /^Delete destination$/, 5);
     await page.keyboard.press('Enter');
     await page.getByRole('dialog', { name: 'Delete Keyboard hook?' }).waitFor();
-    assert.equal((await focused(page)).text, 'Cancel');
+    assert.equal((await focused(page)).label, 'Cancel');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
-    assert.equal((await focused(page)).text, 'Delete destination');
+    assert.equal((await focused(page)).label, 'Delete destination');
     assert.equal((await ingest('/projects/kbd/destinations')).body.items[0].enabled, false);
     assert.deepEqual(h.problems, []);
     await page.context().close();

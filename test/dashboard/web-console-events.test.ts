@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
-import { focused, startConsole, type ConsoleHarness } from '../support/console-screens.ts';
-import { openFromNav } from '../support/console-browser.ts';
+import { startConsole, type ConsoleHarness } from '../support/console-screens.ts';
+import { focused, openFromNav } from '../support/console-browser.ts';
 
 /**
  * Events → Live events and Explorer in the console (Chromium; identity, the dashboard and ingest linked as `platform
@@ -209,8 +209,8 @@ describe('the console: events', () => {
     await send([event({ event_id: 'not-dave', 'user.id': 'erin' }), event({ event_id: 'dave-1', 'user.id': 'dave' })]);
     await page.locator('.live-item').filter({ hasText: 'dave-1' }).waitFor();
     assert.equal(await page.locator('.live-item').count(), 1, 'the other user is filtered out on the server');
-    for (let i = 0; i < 10 && (await focused(page)).text !== 'Pause'; i++) await page.keyboard.press('Tab');
-    assert.equal((await focused(page)).text, 'Pause');
+    for (let i = 0; i < 10 && (await focused(page)).label !== 'Pause'; i++) await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).label, 'Pause');
     await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Resume' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Resume' }).getAttribute('aria-pressed'), 'true');

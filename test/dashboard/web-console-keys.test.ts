@@ -2,8 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
-import { OWNER, focused, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
-import { openFromNav } from '../support/console-browser.ts';
+import { OWNER, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
+import { focused, openFromNav } from '../support/console-browser.ts';
 
 /**
  * Identity → Signing keys in the console (Chromium, identity and the dashboard linked): the key that signs and the
@@ -58,7 +58,7 @@ describe('the console: identity signing keys', () => {
       logged.map((e: any) => [e.actor.email, e.target.id]),
       [[OWNER.email, kids[0]]],
     );
-    assert.equal((await focused(page)).text, 'Rotate signing key', 'the focus is back on the button');
+    assert.equal((await focused(page)).label, 'Rotate signing key', 'the focus is back on the button');
     await h.checkNarrow(page, 'signing keys', 'keys-02');
     await h.assertNothingRan(page);
     assert.deepEqual(h.problems, []);
@@ -75,19 +75,19 @@ describe('the console: identity signing keys', () => {
     await tabTo(page, /^Rotate signing key$/);
     await page.keyboard.press('Enter');
     await page.getByRole('dialog').waitFor();
-    assert.equal((await focused(page)).text, 'Cancel');
+    assert.equal((await focused(page)).label, 'Cancel');
     // Tab wraps inside the dialog: past Cancel, its last control, it comes back to Rotate, never to the browser's own.
     for (const [i, expected] of ['Rotate', 'Cancel', 'Rotate'].entries()) {
       await page.keyboard.press('Tab');
       const inDialog = await page.evaluate(`Boolean(document.activeElement?.closest('dialog[open]'))`);
       assert.equal(inDialog, true, `Tab ${i + 1} stays in the dialog`);
-      assert.equal((await focused(page)).text, expected);
+      assert.equal((await focused(page)).label, expected);
     }
     await page.keyboard.press('Shift+Tab');
-    assert.equal((await focused(page)).text, 'Cancel', 'Shift+Tab wraps back to Cancel');
+    assert.equal((await focused(page)).label, 'Cancel', 'Shift+Tab wraps back to Cancel');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
-    assert.equal((await focused(page)).text, 'Rotate signing key');
+    assert.equal((await focused(page)).label, 'Rotate signing key');
     assert.equal((await jwksKids()).length, 2, 'nothing was rotated');
     assert.deepEqual(h.problems, []);
     await page.context().close();

@@ -2,15 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
-import {
-  HOSTILE_NAME,
-  HOSTILE_URL,
-  focused,
-  startConsole,
-  tabTo,
-  type ConsoleHarness,
-} from '../support/console-screens.ts';
-import { openFromNav } from '../support/console-browser.ts';
+import { HOSTILE_NAME, HOSTILE_URL, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
+import { focused, openFromNav } from '../support/console-browser.ts';
 
 /**
  * Identity → Organizations in the console (Chromium, identity and the dashboard linked as `platform start` links them):
@@ -126,7 +119,7 @@ describe('the console: identity organizations', () => {
     await roleDialog.getByRole('button', { name: 'Save role' }).click();
     await statusSays(page, `${HOSTILE_NAME} is now owner.`);
     await members.getByRole('cell', { name: 'owner', exact: true }).waitFor();
-    assert.equal((await focused(page)).text, `Change role of ${HOSTILE_NAME}`);
+    assert.equal((await focused(page)).label, `Change role of ${HOSTILE_NAME}`);
     const ada = (await h.identityApi(`/organizations/${orgId}/people`)).body.items[0];
     assert.deepEqual([ada.principal.email, ada.role, ada.active], ['ada@acme.example', 'owner', true]);
 
@@ -161,16 +154,16 @@ describe('the console: identity organizations', () => {
     await revoke.click();
     const revokeDialog = page.getByRole('dialog', { name: 'Revoke the invitation of bob@acme.example?' });
     await revokeDialog.waitFor();
-    assert.equal((await focused(page)).text, 'Cancel', 'the safe choice has the focus');
+    assert.equal((await focused(page)).label, 'Cancel', 'the safe choice has the focus');
     await assertAccessible(page, 'revoke dialog');
     await page.keyboard.press('Escape');
     await revokeDialog.waitFor({ state: 'detached' });
-    assert.equal((await focused(page)).text, 'Revoke the invitation of bob@acme.example');
+    assert.equal((await focused(page)).label, 'Revoke the invitation of bob@acme.example');
     await revoke.click();
     await revokeDialog.getByRole('button', { name: 'Revoke invitation' }).click();
     await statusSays(page, 'The invitation of bob@acme.example is revoked');
     await invites.getByRole('cell', { name: 'Revoked' }).waitFor();
-    assert.equal((await focused(page)).text, 'Invitations', 'the focus goes to the section once its button is gone');
+    assert.equal((await focused(page)).label, 'Invitations', 'the focus goes to the section once its button is gone');
     const bob = (await h.identityApi(`/organizations/${orgId}/invites`)).body.items[0];
     assert.deepEqual([bob.email, bob.status, bob.resend_count], ['bob@acme.example', 'revoked', 1]);
     await page.getByLabel('Show').selectOption('pending');
@@ -184,7 +177,7 @@ describe('the console: identity organizations', () => {
       .click();
     await statusSays(page, `${HOSTILE_NAME} is no longer a member.`);
     await members.waitFor({ state: 'detached' });
-    assert.equal((await focused(page)).text, 'Members');
+    assert.equal((await focused(page)).label, 'Members');
     assert.equal((await h.identityApi(`/organizations/${orgId}/people?active=true`)).body.items.length, 0);
 
     // Deactivate: the forms go, and identity refuses new members.
@@ -222,14 +215,13 @@ describe('the console: identity organizations', () => {
     assert.equal((await focused(page)).id, 'org-name');
     for (let i = 0; i < 12; i++) {
       await page.keyboard.press('Tab');
-      const inside = await page.evaluate('Boolean(document.activeElement?.closest("dialog[open]"))');
       const f = await focused(page);
       // Past the dialog's last control the browser's own UI may take the focus (document.body): never the page.
-      assert.ok(inside || f.tag === 'BODY', `Tab ${i + 1} left the dialog for ${f.tag} "${f.text}"`);
+      assert.ok(f.inDialog || f.tag === 'body', `Tab ${i + 1} left the dialog for ${f.tag} "${f.label}"`);
     }
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
-    assert.equal((await focused(page)).text, 'New organization');
+    assert.equal((await focused(page)).label, 'New organization');
     // Opening an organization from the keyboard: its link is a real link.
     await tabTo(page, /^Globex$/);
     await page.keyboard.press('Enter');

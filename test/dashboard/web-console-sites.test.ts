@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import { assertAccessible } from '../support/axe.ts';
-import { HOSTILE_NAME, focused, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
+import { HOSTILE_NAME, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
 import { page as htmlPage, serveSite, type TestSite } from '../audit/support.ts';
-import { openFromNav } from '../support/console-browser.ts';
+import { focused, openFromNav } from '../support/console-browser.ts';
 
 /**
  * Audits → Sites in the console (Chromium; identity, the dashboard and the audit service linked): add a site that

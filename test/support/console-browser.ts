@@ -218,17 +218,23 @@ export async function assertNarrowBothSchemes(page: Page, what: string, shot: st
   if (size) await page.setViewportSize(size);
 }
 
-/** The element that has the focus: its tag, id, text and whether it is inside an open dialog. */
+/**
+ * The element that has the focus: its tag (lower case), id, text, `aria-label` (`name`), the one of those two a screen
+ * reader says (`label`: the `aria-label` if it has one) and whether it is inside an open dialog.
+ */
 export function focused(
   page: Page,
-): Promise<{ tag: string; id: string; text: string; name: string; inDialog: boolean }> {
+): Promise<{ tag: string; id: string; text: string; name: string; label: string; inDialog: boolean }> {
   return page.evaluate(`(() => {
     const el = document.activeElement;
+    const text = (el?.textContent ?? '').trim();
+    const aria = el?.getAttribute('aria-label');
     return {
       tag: el ? el.tagName.toLowerCase() : '',
       id: el?.id ?? '',
-      text: (el?.textContent ?? '').trim(),
-      name: el?.getAttribute('aria-label') ?? '',
+      text,
+      name: aria ?? '',
+      label: (aria ?? text).trim(),
       inDialog: Boolean(el?.closest('dialog[open]')),
     };
   })()`);

@@ -169,10 +169,3 @@ export async function tabTo(page: Page, name: RegExp, limit = 60): Promise<void>
   }
   assert.fail(`no element matching ${name} within ${limit} tabs`);
 }
-
-/** The text and id of the focused element. */
-export function focused(page: Page): Promise<{ text: string; id: string; tag: string }> {
-  return page.evaluate(
-    '({ text: (document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent ?? "").trim(), id: document.activeElement?.id ?? "", tag: document.activeElement?.tagName ?? "" })',
-  ) as Promise<{ text: string; id: string; tag: string }>;
-}
