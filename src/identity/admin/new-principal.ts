@@ -4,7 +4,7 @@ import type { Database } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { JsonObject, Scopes, Uuid } from '../api/schemas.ts';
 import type { PrincipalView } from '../principals/view.ts';
-import { createAgent, createHuman, createService } from '../principals/store.ts';
+import { createAgent, createHuman, createService, type AlsoWrite } from '../principals/store.ts';
 
 /** A new principal's body (POST /api/v1/principals): a human, a service or an agent; applications come with their app. */
 const Common = {
@@ -89,27 +89,35 @@ export function newPrincipalProblem(body: unknown): string | undefined {
 }
 
 export /** Scopes must be known to the service (built-in or IDENTITY_EXTRA_SCOPES). */
-function checkScopes(known: string[], scopes: string[] | undefined): void {
+function checkScopes(known: readonly string[], scopes: string[] | undefined): void {
   const unknown = (scopes ?? []).filter((s) => !known.includes(s));
   if (unknown.length)
     throw new HttpError(400, 'VALIDATION_ERROR', `unknown scope ${unknown.join(', ')}; known: ${known.join(', ')}`);
 }
 
-/** Creates the principal the body describes (its scopes known to the service, unless a human's). */
+/**
+ * Creates the principal the body describes (its scopes known to the service, unless a human's); `also` writes in its
+ * transaction (`platform identity` commands record their change there).
+ */
 export async function createPrincipal(
-  deps: { db: Database; scopes: string[] },
+  deps: { db: Database; scopes: readonly string[] },
   b: Static<typeof NewPrincipal>,
+  also?: AlsoWrite<PrincipalView>,
 ): Promise<PrincipalView> {
   if (b.type === 'human') {
-    return createHuman(deps.db, {
-      email: b.email,
-      password: b.password,
-      displayName: b.display_name,
-      givenName: b.given_name,
-      familyName: b.family_name,
-      isPlatformAdmin: b.is_platform_admin ?? false,
-      emailVerified: b.email_verified ?? false,
-    });
+    return createHuman(
+      deps.db,
+      {
+        email: b.email,
+        password: b.password,
+        displayName: b.display_name,
+        givenName: b.given_name,
+        familyName: b.family_name,
+        isPlatformAdmin: b.is_platform_admin ?? false,
+        emailVerified: b.email_verified ?? false,
+      },
+      also,
+    );
   }
   checkScopes(deps.scopes, b.allowed_scopes);
   const common = {
@@ -121,22 +129,30 @@ export async function createPrincipal(
     organizationId: b.organization_id,
   };
   return b.type === 'service'
-    ? await createService(deps.db, {
-        ...common,
-        serviceType: b.service_type,
-        description: b.description,
-        allowedIps: b.allowed_ips,
-      })
-    : await createAgent(deps.db, {
-        ...common,
-        modelId: b.model_id,
-        version: b.version,
-        capabilityConstraints: b.capability_constraints,
-        resourceConstraints: b.resource_constraints,
-        maxTokenLifetime: b.max_token_lifetime,
-        sessionId: b.session_id,
-        requiresConfirmation: b.requires_confirmation,
-        delegatingPrincipalId: b.delegating_principal_id,
-        dpopRequired: b.dpop_required,
-      });
+    ? await createService(
+        deps.db,
+        {
+          ...common,
+          serviceType: b.service_type,
+          description: b.description,
+          allowedIps: b.allowed_ips,
+        },
+        also,
+      )
+    : await createAgent(
+        deps.db,
+        {
+          ...common,
+          modelId: b.model_id,
+          version: b.version,
+          capabilityConstraints: b.capability_constraints,
+          resourceConstraints: b.resource_constraints,
+          maxTokenLifetime: b.max_token_lifetime,
+          sessionId: b.session_id,
+          requiresConfirmation: b.requires_confirmation,
+          delegatingPrincipalId: b.delegating_principal_id,
+          dpopRequired: b.dpop_required,
+        },
+        also,
+      );
 }

@@ -125,11 +125,19 @@ function checkRedirects(type: AppType, grants: string[], redirectUris: string[])
   return redirectUris;
 }
 
-/** Registers an OAuth client: its application principal, the oauth_apps record and the principal's extension row. */
-export async function createApp(db: Database, input: NewApp, knownScopes: readonly string[]): Promise<AppRecord> {
+/**
+ * Registers an OAuth client: its application principal, the oauth_apps record and the principal's extension row.
+ * `also` writes in the same transaction (`platform identity apps create`: the first secret and the change-log record).
+ */
+export async function createApp(
+  db: Database,
+  input: NewApp,
+  knownScopes: readonly string[],
+  also?: (tx: Queryable, app: AppRecord) => Promise<void>,
+): Promise<AppRecord> {
   const checked = checkNewApp(input, knownScopes);
   try {
-    return await insertApp(db, input, checked);
+    return await insertApp(db, input, checked, also);
   } catch (err) {
     if ((err as { code?: string }).code === '23505')
       throw new HttpError(409, 'CONFLICT', `client_id "${checked.clientId}" is already registered`);
@@ -141,6 +149,7 @@ function insertApp(
   db: Database,
   input: NewApp,
   { type, name, clientId, grants, redirectUris, scopes }: CheckedApp,
+  also: ((tx: Queryable, app: AppRecord) => Promise<void>) | undefined,
 ): Promise<AppRecord> {
   return db.transaction(async (tx) => {
     const p = await tx.query<{ id: string }>(
@@ -182,6 +191,7 @@ function insertApp(
       clientId,
       record.id,
     ]);
+    await also?.(tx, record);
     return record;
   });
 }

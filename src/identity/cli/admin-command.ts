@@ -1,17 +1,53 @@
 import { randomToken } from '../../kit/crypto.ts';
+import type { Database } from '../../kit/db.ts';
 import { str, type Command } from '../../kit/cli-runner.ts';
-import { createHuman, makePlatformAdmin, setPassword } from '../principals/store.ts';
-import { findHumanByEmail } from '../principals/view.ts';
+import type { IdentityConfig } from '../config.ts';
+import { createPrincipal } from '../admin/new-principal.ts';
+import { consoleCatalog } from '../console/register.ts';
+import { grantConsoleRight } from '../console/rights-store.ts';
+import { hashNewPassword, setPasswordHash } from '../principals/store.ts';
+import { findHumanByEmail, type PrincipalView } from '../principals/view.ts';
+import { COMMAND, recordAsRequest } from './recorded.ts';
 import type { WithDatabase } from './with-database.ts';
 
-/** `platform identity admin create`: a platform admin, or an existing person made one. */
-export function createAdminCommand(withDatabase: WithDatabase): Command {
+/**
+ * An existing person made a platform admin, as the API does it: the identity right given through the rights store
+ * (`console_rights.set`), and with `password` their password replaced (`principal.password.set`), in one transaction.
+ */
+async function promote(
+  db: Database,
+  person: PrincipalView,
+  password: string | undefined,
+  config: IdentityConfig,
+): Promise<void> {
+  const hash = password === undefined ? undefined : await hashNewPassword(password);
+  await db.transaction(async (tx) => {
+    await grantConsoleRight(tx, {
+      principalId: person.id,
+      right: 'identity',
+      catalog: consoleCatalog(config),
+      actor: COMMAND,
+    });
+    if (hash === undefined) return;
+    await setPasswordHash(tx, person.id, hash);
+    await recordAsRequest(tx, {
+      method: 'PUT',
+      route: '/principals/:id/password',
+      params: { id: person.id },
+      body: { password },
+    });
+  });
+}
+
+/** `platform identity admin create`: a platform admin, or an existing person made one; recorded with the actor `command`. */
+export function createAdminCommand(withDatabase: WithDatabase, config: IdentityConfig): Command {
   return {
     path: ['admin', 'create'],
     synopsis: '--email EMAIL [--password PASSWORD] [--name NAME]',
     summary: 'make a platform admin (a password is generated and shown once if omitted)',
     details: [
       'an existing account with this email becomes a platform admin (its password is replaced only if --password is given)',
+      'recorded in the change log (GET /api/v1/admin-log) with the actor "command", the password never',
     ],
     options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } },
     required: ['email'],
@@ -21,8 +57,7 @@ export function createAdminCommand(withDatabase: WithDatabase): Command {
         const given = str(values, 'password');
         const existing = await findHumanByEmail(db, email);
         if (existing) {
-          await makePlatformAdmin(db, existing.id);
-          if (given) await setPassword(db, existing.id, given);
+          await promote(db, existing, given, config);
           result(
             {
               principal_id: existing.id,
@@ -37,13 +72,18 @@ export function createAdminCommand(withDatabase: WithDatabase): Command {
           return;
         }
         const generated = given ? undefined : randomToken(18);
-        const human = await createHuman(db, {
+        // What POST /api/v1/principals would be sent for the same admin, created by the function that route calls.
+        const body = {
+          type: 'human' as const,
           email,
           password: given ?? generated!,
-          displayName: str(values, 'name'),
-          isPlatformAdmin: true,
-          emailVerified: true,
-        });
+          display_name: str(values, 'name'),
+          is_platform_admin: true,
+          email_verified: true,
+        };
+        const human = await createPrincipal({ db, scopes: [] }, body, (tx, made) =>
+          recordAsRequest(tx, { method: 'POST', route: '/principals', body, answer: { id: made.id } }),
+        );
         result(
           {
             principal_id: human.id,

@@ -2,9 +2,13 @@ import { UsageError, flag, str, strs, type Command } from '../../kit/cli-runner.
 import { BUILT_IN_SCOPES, type IdentityConfig } from '../config.ts';
 import { createApp, createSecret } from '../apps/store.ts';
 import { APP_TYPES, type AppType } from '../apps/record.ts';
+import { recordAsRequest } from './recorded.ts';
 import type { WithDatabase } from './with-database.ts';
 
-/** `platform identity apps create`: an OAuth app; a confidential app's first secret is printed once. */
+/**
+ * `platform identity apps create`: an OAuth app; a confidential app's first secret is printed once. The app, its secret
+ * and its `application.create` record (actor `command`, the secret never) are one transaction.
+ */
 export function createAppCommand(withDatabase: WithDatabase, config: IdentityConfig): Command {
   return {
     path: ['apps', 'create'],
@@ -19,6 +23,7 @@ export function createAppCommand(withDatabase: WithDatabase, config: IdentityCon
       '--resource-server may introspect tokens issued to other apps',
       '--dpop           every token request must carry a DPoP proof (RFC 9449): tokens bound to a key',
       '--client-id      a chosen client_id instead of a generated one',
+      'recorded in the change log (GET /api/v1/admin-log) with the actor "command", the secret never',
     ],
     exports: (app: { id?: string; client_id?: string; client_secret?: string }) => ({
       APP_ID: app.id,
@@ -40,22 +45,37 @@ export function createAppCommand(withDatabase: WithDatabase, config: IdentityCon
       const type = str(values, 'type');
       if (type && !APP_TYPES.includes(type as AppType))
         throw new UsageError(`--type must be one of ${APP_TYPES.join(', ')}`);
+      // What POST /api/v1/applications would be sent for the same app: what the change log keeps.
+      const body = {
+        name: str(values, 'name')!,
+        app_type: type as AppType | undefined,
+        redirect_uris: strs(values, 'redirect-uri'),
+        allowed_scopes: strs(values, 'scope')?.flatMap((s) => s.split(/[ ,]+/).filter(Boolean)),
+        first_party: flag(values, 'first-party') || undefined,
+        resource_server: flag(values, 'resource-server') || undefined,
+        dpop_bound_access_tokens: flag(values, 'dpop') || undefined,
+        client_id: str(values, 'client-id'),
+      };
       return withDatabase(async (db) => {
+        let secret: string | undefined;
         const app = await createApp(
           db,
           {
-            name: str(values, 'name')!,
-            appType: type as AppType | undefined,
-            redirectUris: strs(values, 'redirect-uri'),
-            allowedScopes: strs(values, 'scope')?.flatMap((s) => s.split(/[ ,]+/).filter(Boolean)),
-            firstParty: flag(values, 'first-party'),
-            resourceServer: flag(values, 'resource-server'),
-            dpopBoundAccessTokens: flag(values, 'dpop'),
-            clientId: str(values, 'client-id'),
+            name: body.name,
+            appType: body.app_type,
+            redirectUris: body.redirect_uris,
+            allowedScopes: body.allowed_scopes,
+            firstParty: body.first_party,
+            resourceServer: body.resource_server,
+            dpopBoundAccessTokens: body.dpop_bound_access_tokens,
+            clientId: body.client_id,
           },
           [...BUILT_IN_SCOPES, ...config.extraScopes],
+          async (tx, made) => {
+            secret = made.public ? undefined : (await createSecret(tx, made.id)).secret;
+            await recordAsRequest(tx, { method: 'POST', route: '/applications', body, answer: { id: made.id } });
+          },
         );
-        const secret = app.public ? undefined : (await createSecret(db, app.id)).secret;
         result(
           {
             id: app.id,

@@ -21,7 +21,7 @@ function identityCommands(config: IdentityConfig): CommandGroup {
     // The stores validate input with HttpError 400 (a bad redirect URI, an unknown scope): the caller's mistake.
     classify: (err) => (err instanceof HttpError && err.statusCode < 500 ? new UsageError(err.message) : undefined),
     commands: [
-      createAdminCommand(withDatabase),
+      createAdminCommand(withDatabase, config),
       ...consoleRightsCommands(withDatabase, config),
       createAppCommand(withDatabase, config),
       ...agentCommands(withDatabase, [...BUILT_IN_SCOPES, ...(config.extraScopes ?? [])]),

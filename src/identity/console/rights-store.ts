@@ -99,3 +99,16 @@ export async function applyConsoleRights(tx: Queryable, input: RightsChange): Pr
   });
   return after;
 }
+
+/**
+ * Gives a person one more console right and keeps those they hold (`platform identity admin create` of an existing
+ * person: the identity right), by applyConsoleRights with their rights read under its lock; recorded as it records.
+ */
+export async function grantConsoleRight(
+  tx: Queryable,
+  input: Omit<RightsChange, 'wanted'> & { right: RightName },
+): Promise<RightHeld[]> {
+  const { right, ...change } = input;
+  const held = names(rightsOf(await lockedHuman(tx, input.principalId), input.catalog));
+  return applyConsoleRights(tx, { ...change, wanted: [...held, right] });
+}

@@ -74,7 +74,7 @@ export async function createApiKey(
 
 /** Registers a public key (PEM SubjectPublicKeyInfo) for RS256 or ES256; its key_id is the `kid` assertions name. */
 export async function createKeypair(
-  db: Database,
+  db: Queryable,
   principalId: string,
   input: Common & { publicKey: string; algorithm: KeyAlgorithm; keyId?: string | undefined },
 ): Promise<CredentialView> {

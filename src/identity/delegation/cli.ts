@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { Database } from '../../kit/db.ts';
 import { UsageError, flag, str, strs, type Command, type CommandContext } from '../../kit/cli-runner.ts';
-import { createAgent } from '../principals/store.ts';
+import { createPrincipal } from '../admin/new-principal.ts';
 import { findHumanByEmail, findPrincipal, type PrincipalView } from '../principals/view.ts';
-import { createKeypair } from '../credentials/store.ts';
+import { createKeypair, type CredentialView } from '../credentials/store.ts';
+import { recordAsRequest } from '../cli/recorded.ts';
 import { KEY_ALGORITHMS, type KeyAlgorithm } from '../oidc/protocol.ts';
 import { allPersonAgents } from './agents-view.ts';
 
@@ -42,6 +43,7 @@ function createAgentCommand(withDatabase: WithDatabase, knownScopes: readonly st
       '--no-confirmation   requires_confirmation false: no approval by the person before its first exchange',
       '--dpop              its delegated tokens must be DPoP-bound',
       '--public-key        a PEM public key file registered as its key pair credential (with --key-id)',
+      'recorded in the change log (GET /api/v1/admin-log) with the actor "command": the agent and its key pair',
     ],
     options: {
       name: { type: 'string' },
@@ -66,29 +68,47 @@ function createAgentCommand(withDatabase: WithDatabase, knownScopes: readonly st
       const input = await agentInput(values, knownScopes);
       return withDatabase(async (db) => {
         const person = str(values, 'for') ? await personOf(db, str(values, 'for')!) : undefined;
-        const agent = await createAgent(db, {
+        // What POST /api/v1/principals would be sent for the same agent, created by the function that route calls.
+        const body = {
+          type: 'agent' as const,
           name: str(values, 'name')!,
-          displayName: str(values, 'display-name'),
-          modelId: str(values, 'model')!,
+          display_name: str(values, 'display-name'),
+          model_id: str(values, 'model')!,
           version: str(values, 'version'),
-          allowedScopes: input.scopes,
-          capabilityConstraints: {
+          allowed_scopes: input.scopes,
+          capability_constraints: {
             ...(input.capabilityScopes ? { scopes: input.capabilityScopes } : {}),
             can_delegate: flag(values, 'can-delegate'),
           },
-          resourceConstraints: strs(values, 'audience') ? { audiences: strs(values, 'audience') } : {},
-          maxTokenLifetime: input.lifetime ? Number(input.lifetime) : undefined,
-          requiresConfirmation: !flag(values, 'no-confirmation'),
-          delegatingPrincipalId: person?.id,
-          dpopRequired: flag(values, 'dpop'),
+          resource_constraints: strs(values, 'audience') ? { audiences: strs(values, 'audience') } : {},
+          max_token_lifetime: input.lifetime ? Number(input.lifetime) : undefined,
+          requires_confirmation: !flag(values, 'no-confirmation'),
+          delegating_principal_id: person?.id,
+          dpop_required: flag(values, 'dpop'),
+        };
+        let key: CredentialView | undefined;
+        // The agent, its key pair and their records are one transaction: a key refused leaves no agent behind.
+        const agent = await createPrincipal({ db, scopes: knownScopes }, body, async (tx, made) => {
+          await recordAsRequest(tx, { method: 'POST', route: '/principals', body, answer: { id: made.id } });
+          if (!input.publicKey) return;
+          key = await createKeypair(tx, made.id, {
+            publicKey: input.publicKey,
+            algorithm: input.algorithm,
+            keyId: str(values, 'key-id'),
+          });
+          await recordAsRequest(tx, {
+            method: 'POST',
+            route: '/principals/:id/credentials',
+            params: { id: made.id },
+            body: {
+              type: 'keypair',
+              public_key: input.publicKey,
+              key_algorithm: input.algorithm,
+              key_id: str(values, 'key-id'),
+            },
+            answer: { id: key.id },
+          });
         });
-        const key = input.publicKey
-          ? await createKeypair(db, agent.id, {
-              publicKey: input.publicKey,
-              algorithm: input.algorithm,
-              keyId: str(values, 'key-id'),
-            })
-          : undefined;
         const { json, lines } = agentResult(agent, key, person);
         result(json, lines);
       });

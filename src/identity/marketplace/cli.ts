@@ -1,8 +1,11 @@
 import type { Database } from '../../kit/db.ts';
 import { CommandFailure, UsageError, str, type Command } from '../../kit/cli-runner.ts';
 import { HttpError } from '../../kit/errors.ts';
-import { LISTING_MOVES, LISTING_STATUSES, type ListingAction, type ListingStatus } from './listing-transitions.ts';
-import { findListing, listListings, moveListing } from './listing-store.ts';
+import type { MarketCaller } from '../access/market.ts';
+import { recordAsRequest } from '../cli/recorded.ts';
+import { LISTING_STATUSES, type ListingAction, type ListingStatus } from './listing-transitions.ts';
+import { listListings } from './listing-store.ts';
+import { moveListingBy } from './records.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -11,24 +14,34 @@ function listingId(value: string | undefined): string {
   return value;
 }
 
+/** The operator at the shell: the marketplace's reviewer, speaking for nobody, as IDENTITY_ADMIN_TOKEN does in the API. */
+const OPERATOR: MarketCaller = { principalId: undefined, platformAdmin: true };
+
 /**
- * `platform identity listings …`: the marketplace reviewer's work from a shell
- * (the operator is the reviewer, like IDENTITY_ADMIN_TOKEN in the API), straight against the database.
+ * `platform identity listings …`: the marketplace reviewer's work from a shell, straight against the database. A move
+ * goes through the API's own (`moveListingBy`), recorded in its transaction as the API's route records it
+ * (`listing.publish`, …) with the actor `command`.
  */
 export function marketplaceCommands(withDatabase: <T>(fn: (db: Database) => Promise<T>) => Promise<T>): Command[] {
   const move = (action: ListingAction, summary: string): Command => ({
     path: ['listings', action],
     synopsis: 'LISTING_ID',
     summary,
+    details: ['recorded in the change log (GET /api/v1/admin-log) with the actor "command"'],
     positionals: { min: 1, max: 1 },
     run: ({ positionals, result }) => {
       const id = listingId(positionals[0]);
       return withDatabase(async (db) => {
-        if (!(await findListing(db, id))) throw new CommandFailure(`no listing ${id}`);
-        // A move the listing's status does not allow ran and failed (exit 1), it is not a usage mistake.
-        const l = await moveListing(db, id, LISTING_MOVES[action]).catch((err: unknown) => {
-          throw err instanceof HttpError ? new CommandFailure(err.message) : err;
-        });
+        // No such listing, or a move its status does not allow: the command ran and failed (exit 1), no usage mistake.
+        const l = await db
+          .transaction(async (tx) => {
+            const moved = await moveListingBy(tx, OPERATOR, id, action);
+            await recordAsRequest(tx, { method: 'POST', route: `/listings/:id/${action}`, params: { id } });
+            return moved;
+          })
+          .catch((err: unknown) => {
+            throw err instanceof HttpError ? new CommandFailure(err.message) : err;
+          });
         result(l, [
           `listing ${l.id} "${l.title}" is now ${l.status}${l.published_at ? ` (published ${l.published_at})` : ''}`,
         ]);

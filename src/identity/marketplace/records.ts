@@ -1,4 +1,4 @@
-import type { Database } from '../../kit/db.ts';
+import type { Database, Queryable } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { findOrganization } from '../organizations/store.ts';
 import { findPrincipal } from '../principals/view.ts';
@@ -22,11 +22,11 @@ export const visibility = (caller: MarketCaller) =>
   caller.platformAdmin ? undefined : { principalId: caller.principalId };
 
 // Once published a listing stays public, archived too: its licenses keep pointing at it.
-async function canSeeListing(db: Database, caller: MarketCaller, l: Listing): Promise<boolean> {
+async function canSeeListing(db: Queryable, caller: MarketCaller, l: Listing): Promise<boolean> {
   return l.status === 'published' || l.status === 'archived' || (await isMember(db, caller, l.creator_org_id));
 }
 
-export async function listingOf(db: Database, caller: MarketCaller, id: string): Promise<Listing> {
+export async function listingOf(db: Queryable, caller: MarketCaller, id: string): Promise<Listing> {
   const l = await findListing(db, id);
   if (!l || !(await canSeeListing(db, caller, l))) throw new HttpError(404, 'NOT_FOUND', `no listing ${id}`);
   return l;
@@ -96,7 +96,7 @@ export function moverOf(action: ListingAction): string {
 }
 
 export async function moveListingBy(
-  db: Database,
+  db: Queryable,
   caller: MarketCaller,
   id: string,
   action: ListingAction,

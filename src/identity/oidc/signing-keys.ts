@@ -77,6 +77,13 @@ function publishedRows(db: Database): Promise<KeyRow[]> {
     .then((r) => r.rows);
 }
 
+/** A rotation: the new key, the keys it takes over from, and when it signs from. */
+export interface Rotation {
+  kid: string;
+  retired: string[];
+  signsFrom: string;
+}
+
 /**
  * Adds a key and retires the signing one. With `propagationSeconds` 0 (the command line) the new key signs from now
  * on. Otherwise the rotation is staged: the new key is published at once, and the current one keeps signing for
@@ -87,8 +94,12 @@ function publishedRows(db: Database): Promise<KeyRow[]> {
 export async function rotateSigningKeys(
   db: Database,
   secretKey: Buffer,
-  options: { propagationSeconds?: number } = {},
-): Promise<{ kid: string; retired: string[]; signsFrom: string }> {
+  options: {
+    propagationSeconds?: number;
+    /** Written in the rotation's transaction (`platform identity keys rotate`: its change-log record). */
+    also?: (tx: Queryable, rotation: Rotation) => Promise<void>;
+  } = {},
+): Promise<Rotation> {
   const wait = options.propagationSeconds ?? 0;
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['identity.signing_keys']);
@@ -103,6 +114,8 @@ export async function rotateSigningKeys(
       `SELECT ${isoUtc('(now() + make_interval(secs => $1))')} AS signs_from`,
       [wait],
     );
-    return { kid, retired: retired.rows.map((r) => r.kid), signsFrom: at.rows[0]!.signs_from };
+    const rotation = { kid, retired: retired.rows.map((r) => r.kid), signsFrom: at.rows[0]!.signs_from };
+    await options.also?.(tx, rotation);
+    return rotation;
   });
 }

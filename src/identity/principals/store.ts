@@ -22,15 +22,26 @@ function checkEmail(email: string): string {
   return email;
 }
 
-export async function createHuman(db: Database, input: NewHuman): Promise<PrincipalView> {
+/**
+ * What a caller writes in the same transaction as the principal it creates (a command's change-log record), so the two
+ * stand or fall together.
+ */
+export type AlsoWrite<T> = (tx: Queryable, made: T) => Promise<void>;
+
+export async function createHuman(
+  db: Database,
+  input: NewHuman,
+  also?: AlsoWrite<PrincipalView>,
+): Promise<PrincipalView> {
   // Checked before the slow hash as well as in insertHuman: a bad address is refused at once.
   checkEmail(normaliseEmail(input.email));
-  if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  }
-  const passwordHash = input.password !== undefined ? await hashSecret(input.password) : undefined;
+  const passwordHash = input.password !== undefined ? await hashNewPassword(input.password) : undefined;
   try {
-    return await db.transaction((tx) => insertHuman(tx, input, passwordHash));
+    return await db.transaction(async (tx) => {
+      const human = await insertHuman(tx, input, passwordHash);
+      await also?.(tx, human);
+      return human;
+    });
   } catch (err) {
     if ((err as { code?: string }).code === '23505')
       throw new HttpError(409, 'CONFLICT', 'a principal with this email already exists');
@@ -86,22 +97,16 @@ export async function setPasswordHash(tx: Queryable, principalId: string, hash: 
   );
 }
 
-export async function setPassword(db: Database, principalId: string, password: string): Promise<void> {
+/** A new password's hash for setPasswordHash, once it is long enough (400 otherwise). */
+export async function hashNewPassword(password: string): Promise<string> {
   if (password.length < MIN_PASSWORD_LENGTH)
     throw new HttpError(400, 'VALIDATION_ERROR', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  const hash = await hashSecret(password);
-  await db.transaction((tx) => setPasswordHash(tx, principalId, hash));
+  return hashSecret(password);
 }
 
-export async function makePlatformAdmin(db: Database, principalId: string): Promise<void> {
-  await db.query('UPDATE humans SET is_platform_admin = true, updated_at = now() WHERE principal_id = $1', [
-    principalId,
-  ]);
-  await db.query(
-    `UPDATE principals SET allowed_scopes = (SELECT jsonb_agg(DISTINCT s) FROM jsonb_array_elements_text(allowed_scopes || '["admin"]'::jsonb) s), updated_at = now()
-      WHERE id = $1`,
-    [principalId],
-  );
+export async function setPassword(db: Database, principalId: string, password: string): Promise<void> {
+  const hash = await hashNewPassword(password);
+  await db.transaction((tx) => setPasswordHash(tx, principalId, hash));
 }
 
 // A fixed hash verified when the account does not exist, so a wrong email takes as long as a wrong password.
@@ -209,7 +214,11 @@ async function insertPrincipal(
 }
 
 /** A service principal (a machine acting for itself, e.g. with an API key); its name is its unique identifier. */
-export async function createService(db: Database, input: NewService): Promise<PrincipalView> {
+export async function createService(
+  db: Database,
+  input: NewService,
+  also?: AlsoWrite<PrincipalView>,
+): Promise<PrincipalView> {
   if (!input.serviceType?.trim()) throw new HttpError(400, 'VALIDATION_ERROR', 'service_type must not be empty');
   try {
     return await db.transaction(async (tx) => {
@@ -224,7 +233,9 @@ export async function createService(db: Database, input: NewService): Promise<Pr
           input.createdBy ?? null,
         ],
       );
-      return (await findPrincipal(tx, id))!;
+      const service = (await findPrincipal(tx, id))!;
+      await also?.(tx, service);
+      return service;
     });
   } catch (err) {
     conflictOnDuplicate(err, `a principal named "${input.name}" already exists`);
@@ -232,7 +243,11 @@ export async function createService(db: Database, input: NewService): Promise<Pr
 }
 
 /** An agent principal (software acting with delegated authority, possibly for another principal). */
-export async function createAgent(db: Database, input: NewAgent): Promise<PrincipalView> {
+export async function createAgent(
+  db: Database,
+  input: NewAgent,
+  also?: AlsoWrite<PrincipalView>,
+): Promise<PrincipalView> {
   if (!input.modelId?.trim()) throw new HttpError(400, 'VALIDATION_ERROR', 'model_id must not be empty');
   try {
     return await db.transaction(async (tx) => {
@@ -254,7 +269,9 @@ export async function createAgent(db: Database, input: NewAgent): Promise<Princi
           input.dpopRequired ?? false,
         ],
       );
-      return (await findPrincipal(tx, id))!;
+      const agent = (await findPrincipal(tx, id))!;
+      await also?.(tx, agent);
+      return agent;
     });
   } catch (err) {
     conflictOnDuplicate(err, `a principal named "${input.name}" already exists`);
