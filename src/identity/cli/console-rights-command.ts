@@ -6,6 +6,7 @@ import { consoleCatalog } from '../console/register.ts';
 import { personWithRights, rightsOf, setConsoleRights, type RightHeld } from '../console/rights-store.ts';
 import { DEFAULT_RIGHT_SCOPES, RIGHT_NAMES, type ConsoleRight, type RightName } from '../principals/console-rights.ts';
 import { findHumanByEmail, findPrincipal, type PrincipalView } from '../principals/view.ts';
+import { COMMAND } from './recorded.ts';
 import type { WithDatabase } from './with-database.ts';
 
 type Values = CommandContext['values'];
@@ -122,7 +123,7 @@ export function consoleRightsCommands(withDatabase: WithDatabase, config: Identi
             principalId: person.id,
             wanted,
             catalog,
-            actor: { kind: 'command' },
+            actor: COMMAND,
           }).catch(failed);
           printRights(ctx, person, after, 'now holds');
         });
