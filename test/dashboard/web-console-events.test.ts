@@ -122,9 +122,11 @@ describe('the console: events', () => {
     await statusSays(page, 'Page 1: 2 events.');
     // By type, then a bad custom range, said in the page.
     await page.getByRole('button', { name: 'Clear' }).click();
-    await page.getByLabel('Type', { exact: true }).selectOption('error');
+    await page.getByRole('group', { name: 'Types' }).getByText('Any type').click();
+    await page.getByRole('checkbox', { name: 'error', exact: true }).check();
     await page.getByRole('button', { name: 'Search' }).click();
     await statusSays(page, 'Page 1: 1 event.');
+    await page.getByText('1 event of type error from').waitFor();
     await page.getByLabel('Time range').selectOption('custom');
     await page.getByLabel('From').fill('2999-01-02T00:00');
     await page.getByLabel('Until').fill('2999-01-01T00:00');
@@ -132,6 +134,7 @@ describe('the console: events', () => {
     await page.getByRole('alert').filter({ hasText: '“From” must be earlier than “Until”.' }).waitFor();
     await page.getByRole('button', { name: 'Clear' }).click();
     await statusSays(page, 'Page 1: 4 events.');
+    assert.equal(await page.getByRole('checkbox', { name: 'error', exact: true }).isChecked(), false);
     await h.checkNarrow(page, 'explorer', 'events-02-explorer');
 
     // The hostile event in full: its payload is text, its javascript: address no link.
@@ -245,6 +248,89 @@ describe('the console: events', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: /^Event / }).waitFor();
     assert.match((await page.locator('pre.payload').textContent()) ?? '', /"user\.id": "bob"/);
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
+  test('explorer, keyboard only: several types, then all types but them, kept in the address and cleared', async () => {
+    const page = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.platform.url.dashboard}/events/explorer?project=shop`);
+    await statusSays(page, /^Page 1: \d+ events\.$/);
+    const checkboxLabel = () => page.evaluate('document.activeElement?.closest("label")?.textContent?.trim() ?? ""');
+    const tabTo = async (found: () => Promise<boolean>, what: string, back = false) => {
+      for (let i = 0; i < 30 && !(await found()); i++) await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+      assert.ok(await found(), `${what} is reached by Tab`);
+    };
+    const typesShown = async () =>
+      new Set(
+        await page
+          .getByRole('table', { name: 'Events, newest first' })
+          .locator('tbody td:nth-child(2) code')
+          .allTextContents(),
+      );
+    const summary = page.locator('#explore-types');
+
+    await page.focus('.skip-link');
+    await page.keyboard.press('Enter');
+    await tabTo(async () => (await focused(page)).id === 'explore-types', 'the types disclosure');
+    assert.equal((await focused(page)).label, 'Any type');
+    await page.keyboard.press('Enter');
+    await page.getByRole('radio', { name: 'Only these types' }).waitFor();
+    await page.keyboard.press('Tab');
+    assert.equal(await checkboxLabel(), 'Only these types');
+    await tabTo(async () => (await checkboxLabel()) === 'page.view', 'page.view');
+    await page.keyboard.press('Space');
+    await tabTo(async () => (await checkboxLabel()) === 'error', 'error');
+    await page.keyboard.press('Space');
+    assert.equal(await summary.textContent(), '2 types: page.view, error');
+    await tabTo(async () => (await focused(page)).label === 'Search', 'Search');
+    await page.keyboard.press('Enter');
+    await statusSays(page, 'Page 1: 3 events.');
+    await page.getByText('3 events of 2 types (page.view, error) from').waitFor();
+    assert.deepEqual(await typesShown(), new Set(['page.view', 'error']));
+    assert.deepEqual(new URL(page.url()).searchParams.getAll('type'), ['page.view', 'error']);
+
+    // The filter open, at 1280 px in light and dark, then at 320 px (axe in each).
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await assertAccessible(page, `explorer, two types chosen, ${scheme}`);
+      await h.screenshot(page, `events-06-types-${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await h.checkNarrow(page, 'explorer, two types chosen', 'events-06-types');
+
+    // All types but these two: back to the radio buttons, the other one chosen with an arrow key.
+    await tabTo(async () => (await checkboxLabel()) === 'Only these types', 'the radio buttons', true);
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.getByRole('radio', { name: 'All types but these' }).isChecked(), true);
+    assert.equal(await summary.textContent(), 'All but page.view, error');
+    await tabTo(async () => (await focused(page)).label === 'Search', 'Search');
+    await page.keyboard.press('Enter');
+    await page.getByText(/ events? of all types but page\.view, error from/).waitFor();
+    await statusSays(page, /^Page 1: \d+ events?\./);
+    const others = await typesShown();
+    assert.ok(others.has('ui.click'), [...others].join());
+    assert.ok(!others.has('page.view') && !others.has('error'), [...others].join());
+    assert.deepEqual(new URL(page.url()).searchParams.getAll('exclude_type'), ['page.view', 'error']);
+    assert.deepEqual(new URL(page.url()).searchParams.getAll('type'), []);
+
+    // A reload shows the same: the choice came back from the address.
+    await page.reload();
+    await page.getByText(/ events? of all types but page\.view, error from/).waitFor();
+    assert.equal(await summary.textContent(), 'All but page.view, error');
+    assert.deepEqual(await typesShown(), others);
+    await summary.click();
+    assert.equal(await page.getByRole('radio', { name: 'All types but these' }).isChecked(), true);
+    assert.equal(await page.getByRole('checkbox', { name: 'error', exact: true }).isChecked(), true);
+
+    // Clear, by keyboard too: every type again, and out of the address.
+    await tabTo(async () => (await focused(page)).label === 'Clear', 'Clear');
+    await page.keyboard.press('Enter');
+    await page.locator('#explore-types', { hasText: 'Any type' }).waitFor();
+    await statusSays(page, /^Page 1: \d+ events\.$/);
+    assert.ok((await typesShown()).has('page.view'));
+    assert.equal(new URL(page.url()).search, '?project=shop');
+    assert.equal(await page.getByRole('checkbox', { name: 'error', exact: true }).isChecked(), false);
     assert.deepEqual(h.problems, []);
     await page.context().close();
   });

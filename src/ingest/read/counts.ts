@@ -1,4 +1,5 @@
 import type { Queryable } from '../../kit/db.ts';
+import { typeConditions, type TypeFilter } from './type-filter.ts';
 
 export type Bucket = 'hour' | 'day';
 export const BUCKET_MS: Record<Bucket, number> = { hour: 3_600_000, day: 86_400_000 };
@@ -21,18 +22,15 @@ export interface Counts {
  */
 export async function countEvents(
   db: Queryable,
-  query: { projectId: string; from: Date; to: Date; bucket: Bucket; type?: string | undefined },
+  query: { projectId: string; from: Date; to: Date; bucket: Bucket } & TypeFilter,
 ): Promise<Counts> {
   const size = BUCKET_MS[query.bucket];
   const from = new Date(Math.floor(query.from.getTime() / size) * size);
   const to = new Date(Math.ceil(query.to.getTime() / size) * size);
   const params: unknown[] = [query.projectId, from, to];
-  let typeClause = '';
-  if (query.type !== undefined) {
-    params.push(query.type);
-    typeClause = ` AND event_type = $${params.length}`;
-  }
-  const where = `project_id = $1 AND hour >= $2 AND hour < $3${typeClause}`;
+  const where = ['project_id = $1', 'hour >= $2', 'hour < $3', ...typeConditions('event_type', query, params)].join(
+    ' AND ',
+  );
   const [byType, byTime] = await Promise.all([
     db.query<{ type: string; count: string }>(
       `SELECT event_type AS type, sum(n)::text AS count FROM event_counts WHERE ${where}

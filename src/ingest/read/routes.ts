@@ -8,12 +8,24 @@ import { ADMIN, ADMIN_SECURITY } from '../access.ts';
 import { getProject } from '../projects/store.ts';
 import { BUCKET_MS, countEvents, MAX_BUCKETS, type Bucket } from './counts.ts';
 import { getEvent, listEvents } from './store.ts';
+import { MAX_TYPES, type TypeFilter } from './type-filter.ts';
 import { CountsAnswer, EventSummary, FullEvent } from './schema.ts';
 
 const Time = Type.String({ format: 'date-time' });
 const Text = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 256, description }));
+// Repeated in the query (`?type=a&type=b`), as HTML forms send several values of one name; one value is a list of one.
+const Texts = (description: string) =>
+  Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: MAX_TYPES, description }));
+const Types = {
+  type: Texts(
+    `Only events of this \`event.type\`. Repeat it for events of any of several (\`?type=page.view&type=ui.click\`), at most ${MAX_TYPES}`,
+  ),
+  exclude_type: Texts(
+    `Events of every \`event.type\` but this one. Repeat it to leave out several, at most ${MAX_TYPES}. Not with \`type\``,
+  ),
+};
 const Filters = {
-  type: Text('Only events of this `event.type`'),
+  ...Types,
   session: Text('Only events of this `session.id`'),
   user: Text('Only events of this `user.id`'),
 };
@@ -28,7 +40,7 @@ const ListQuery = Type.Object(
 );
 const CountsQuery = Type.Object(
   {
-    type: Filters.type,
+    ...Types,
     from: Type.Optional({ ...Time, description: 'Default: 7 days before `to`; taken back to the start of its bucket' }),
     to: Type.Optional({ ...Time, description: 'Default: now; taken on to the end of its bucket' }),
     bucket: Type.Optional(Type.Union([Type.Literal('hour'), Type.Literal('day')], { default: 'day' })),
@@ -60,6 +72,17 @@ function rangeOf(query: { from?: string | undefined; to?: string | undefined }, 
   return { from, to };
 }
 
+/** The query's types to keep or to leave out: one kind or the other, else a 400 naming both. */
+function typeFilterOf(query: { type?: string[] | undefined; exclude_type?: string[] | undefined }): TypeFilter {
+  if (query.type && query.exclude_type)
+    throw new HttpError(
+      400,
+      'VALIDATION_ERROR',
+      'type and exclude_type cannot be given together: name the types to keep, or the types to leave out',
+    );
+  return { type: query.type, excludeType: query.exclude_type };
+}
+
 /**
  * Reading a project's events back, under /api/v1 for admins (the console's Events section): a list newest first with
  * filters and a cursor, counts by type and by hour or day, and one event in full. docs/ingest.md, "Reading events".
@@ -79,7 +102,8 @@ export function registerReadRoutes(app: App, deps: { db: Database }): void {
           config: { access: ADMIN },
           schema: {
             operationId: 'listEvents',
-            summary: "A project's events, newest first (by event.timestamp), filtered by type, session, user and time",
+            summary:
+              "A project's events, newest first (by event.timestamp), filtered by types (or all but some), session, user and time",
             tags: ['read'],
             security: ADMIN_SECURITY,
             params: ProjectParams,
@@ -89,11 +113,16 @@ export function registerReadRoutes(app: App, deps: { db: Database }): void {
         },
         async (request) => {
           const { projectId } = request.params;
-          const { limit, cursor, type, session, user } = request.query;
+          const { limit, cursor, session, user } = request.query;
+          const types = typeFilterOf(request.query);
           const after = decodeCursor(cursor, Position);
           const range = rangeOf(request.query, { from: EARLIEST, to: LATEST });
           await knownProject(projectId);
-          const rows = await listEvents(db, { projectId, ...range, type, session, user }, { limit: limit + 1, after });
+          const rows = await listEvents(
+            db,
+            { projectId, ...range, ...types, session, user },
+            { limit: limit + 1, after },
+          );
           return toPage(
             rows,
             limit,
@@ -120,6 +149,7 @@ export function registerReadRoutes(app: App, deps: { db: Database }): void {
         },
         async (request) => {
           const { projectId } = request.params;
+          const types = typeFilterOf(request.query);
           const bucket: Bucket = request.query.bucket ?? 'day';
           const now = new Date();
           const to = request.query.to ? new Date(request.query.to) : now;
@@ -132,7 +162,7 @@ export function registerReadRoutes(app: App, deps: { db: Database }): void {
               `the range holds ${buckets} ${bucket}s; at most ${MAX_BUCKETS}: narrow it or count by the day`,
             );
           await knownProject(projectId);
-          return countEvents(db, { projectId, ...range, bucket, type: request.query.type });
+          return countEvents(db, { projectId, ...range, bucket, ...types });
         },
       );
 

@@ -1,11 +1,11 @@
 import type { Queryable } from '../../kit/db.ts';
+import { typeConditions, typesOf, type TypeFilter } from './type-filter.ts';
 
 /** A filter of the event list; each set field narrows it (all of them together). */
-export interface EventFilter {
+export interface EventFilter extends TypeFilter {
   projectId: string;
   from: Date;
   to: Date;
-  type?: string | undefined;
   session?: string | undefined;
   user?: string | undefined;
 }
@@ -54,10 +54,11 @@ const COLUMNS = `id::text AS id, event_id, event_type, event_ts, session_id, bod
 
 /**
  * One page of a project's events, newest first (event time, then row id), read from one of the read indexes
- * (migrations 010 and 011): (project, type, time), (project, session, time) or (project, user, time). Without one of
- * those filters, there is no (project, time) index (011 dropped it to spare every insert its update): the page is
- * then the newest of the newest `limit` events of each type the project has (eachTypeNewestFirst), within the hours
- * the counts say hold them (windowStart).
+ * (migrations 010 and 011): (project, type, time), (project, session, time) or (project, user, time). With a session
+ * or user filter, its index leads and the types only filter its rows; with one type, that type's part of the
+ * (project, type, time) index is read in order. Otherwise (no type, several, or all but some) there is no (project,
+ * time) index to read (011 dropped it to spare every insert its update): the page is the newest of the newest
+ * `limit` events of each type wanted (eachTypeNewestFirst), within the hours the counts say hold them (windowStart).
  */
 export async function listEvents(
   db: Queryable,
@@ -70,7 +71,6 @@ export async function listEvents(
     params.push(value);
     where.push(clause(`$${params.length}`));
   };
-  if (filter.type !== undefined) add((p) => `event_type = ${p}`, filter.type);
   if (filter.session !== undefined) add((p) => `session_id = ${p}`, filter.session);
   if (filter.user !== undefined) add((p) => `(body ->> 'user.id') = ${p}`, filter.user);
   if (page.after) {
@@ -79,24 +79,42 @@ export async function listEvents(
   }
   params.push(page.limit);
   const limit = `$${params.length}`;
-  const unfiltered = filter.type === undefined && filter.session === undefined && filter.user === undefined;
+  const { only, except } = typesOf(filter);
+  const indexed = filter.session !== undefined || filter.user !== undefined || (only?.length === 1 && !except);
   let rows: Row[];
-  if (!unfiltered) {
+  if (indexed) {
+    where.push(...typeConditions('event_type', filter, params));
     ({ rows } = await db.query<Row>(
       `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY events.event_ts DESC, events.id DESC LIMIT ${limit}`,
       params,
     ));
   } else {
+    const types = wantedTypes(only, except, params);
+    const sql = eachTypeNewestFirst([...where, `event_ts >= $${params.length + 1}`].join(' AND '), limit, types);
     const since = await windowStart(db, filter, page);
-    ({ rows } = await db.query<Row>(
-      eachTypeNewestFirst([...where, `event_ts >= $${params.length + 1}`].join(' AND '), limit),
-      [...params, since ?? filter.from],
-    ));
+    ({ rows } = await db.query<Row>(sql, [...params, since ?? filter.from]));
     // Counted events deleted since (strays of the default partition): the window may hold too few, so read them all.
-    if (since && rows.length < page.limit)
-      ({ rows } = await db.query<Row>(eachTypeNewestFirst(where.join(' AND '), limit), params));
+    if (since && rows.length < page.limit) ({ rows } = await db.query<Row>(sql, [...params, filter.from]));
   }
   return rows.map((r) => ({ ...view(r), position: [r.sort_at, r.id] }));
+}
+
+/**
+ * The types a merged list reads, as the rows of a query: those named, or else every type counted for the project in
+ * event_counts (every stored event is counted there by its insert's trigger), found by skipping from one to the next
+ * on its (project, type) index; less those excluded, which are skipped over without reading their events.
+ */
+function wantedTypes(only: string[] | undefined, except: string[] | undefined, params: unknown[]): string {
+  const named = only ? `SELECT unnest($${params.push(only)}::text[]) AS event_type` : undefined;
+  const unwanted = except ? ` AND t.event_type <> ALL($${params.push(except)}::text[])` : '';
+  const counted = `WITH RECURSIVE counted AS (
+      (SELECT event_type FROM event_counts WHERE project_id = $1 ORDER BY event_type LIMIT 1)
+      UNION ALL
+      SELECT (SELECT c.event_type FROM event_counts c WHERE c.project_id = $1 AND c.event_type > counted.event_type
+              ORDER BY c.event_type LIMIT 1)
+      FROM counted WHERE counted.event_type IS NOT NULL)
+    SELECT event_type FROM counted`;
+  return `SELECT t.event_type FROM (${named ?? counted}) t WHERE t.event_type IS NOT NULL${unwanted}`;
 }
 
 /**
@@ -110,34 +128,28 @@ async function windowStart(
   filter: EventFilter,
   page: { limit: number; after?: EventPosition | undefined },
 ): Promise<Date | undefined> {
+  const params: unknown[] = [filter.projectId, filter.from, filter.to, page.after?.[0] ?? filter.to, page.limit - 1];
+  const types = typeConditions('event_type', filter, params).map((c) => ` AND ${c}`);
   const { rows } = await db.query<{ hour: Date }>(
     `SELECT hour FROM event_counts
-     WHERE project_id = $1 AND hour >= $2 AND hour < date_trunc('hour', least($3::timestamptz, $4::timestamptz), 'UTC')
+     WHERE project_id = $1 AND hour >= $2 AND hour < date_trunc('hour', least($3::timestamptz, $4::timestamptz), 'UTC')${types.join('')}
      ORDER BY hour DESC OFFSET $5 LIMIT 1`,
-    [filter.projectId, filter.from, filter.to, page.after?.[0] ?? filter.to, page.limit - 1],
+    params,
   );
   return rows[0]?.hour;
 }
 
 /**
- * The newest `limit` events matching `where`, whatever their type, from the (project, type, time) index: its newest
- * `limit` of each type, merged. The types are those counted for the project in event_counts (every stored event is
- * counted there by its insert's trigger), found by skipping from one to the next on its (project, type) index; a type
- * counted whose events are gone only costs an empty probe. The body's fields are read for the page's rows only.
+ * The newest `limit` events matching `where` among the `types` (a query of their names), from the (project, type,
+ * time) index: its newest `limit` of each type, merged. A type whose events are gone only costs an empty probe. The
+ * body's fields are read for the page's rows only.
  */
-function eachTypeNewestFirst(where: string, limit: string): string {
-  return `WITH RECURSIVE types AS (
-      (SELECT event_type FROM event_counts WHERE project_id = $1 ORDER BY event_type LIMIT 1)
-      UNION ALL
-      SELECT (SELECT c.event_type FROM event_counts c WHERE c.project_id = $1 AND c.event_type > t.event_type
-              ORDER BY c.event_type LIMIT 1)
-      FROM types t WHERE t.event_type IS NOT NULL)
-    SELECT ${COLUMNS} FROM (
-      SELECT e.* FROM types t CROSS JOIN LATERAL (
+function eachTypeNewestFirst(where: string, limit: string, types: string): string {
+  return `SELECT ${COLUMNS} FROM (
+      SELECT e.* FROM (${types}) t CROSS JOIN LATERAL (
         SELECT id, event_id, event_type, event_ts, session_id, received_at, body FROM events
         WHERE ${where} AND event_type = t.event_type
         ORDER BY event_ts DESC, id DESC LIMIT ${limit}) e
-      WHERE t.event_type IS NOT NULL
       ORDER BY e.event_ts DESC, e.id DESC LIMIT ${limit}) page
     ORDER BY page.event_ts DESC, page.id DESC`;
 }

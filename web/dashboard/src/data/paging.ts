@@ -6,15 +6,13 @@ import type { ApiPage } from '../api/types.ts';
 /** The most a page of the platform's lists may hold (the API's `maxLimit`): the fewest requests for a whole list. */
 export const MAX_PAGE = 100;
 
+/** A list's filters: a list of values is the parameter repeated (`?type=a&type=b`). */
+export type PageFilters = Record<string, string | readonly string[] | undefined>;
+
 /** `path?limit=…&cursor=…&filters…`: one page of a `{items, next}` list. */
-export function pagePath(
-  path: string,
-  limit: number,
-  cursor: string | undefined,
-  filters: Record<string, string | undefined> = {},
-): string {
+export function pagePath(path: string, limit: number, cursor: string | undefined, filters: PageFilters = {}): string {
   const params = new URLSearchParams({ limit: String(limit) });
-  for (const [k, v] of Object.entries(filters)) if (v) params.set(k, v);
+  for (const [k, v] of Object.entries(filters)) for (const one of [v ?? []].flat()) if (one) params.append(k, one);
   if (cursor) params.set('cursor', cursor);
   return `${path}?${params}`;
 }
@@ -41,7 +39,7 @@ export type PageReader = <P>(path: string, signal?: AbortSignal) => Promise<P>;
 export function useListPages<T>(
   queryKey: QueryKey,
   path: string,
-  filters: Record<string, string | undefined>,
+  filters: PageFilters,
   limit: number,
   read: PageReader = get,
 ) {
@@ -72,7 +70,7 @@ export interface Pages<T> {
 export function useCursorPages<T>(
   queryKey: QueryKey,
   path: string,
-  filters: Record<string, string | undefined>,
+  filters: PageFilters,
   limit = 25,
   read: PageReader = get,
 ): Pages<T> {

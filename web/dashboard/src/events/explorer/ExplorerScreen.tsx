@@ -12,29 +12,32 @@ import { CountsView } from './CountsView.tsx';
 import './explorer.css';
 import { chooseProject, projectInAddress, ProjectPicker } from './ProjectPicker.tsx';
 import { PRESETS, rangeOf, type Preset, type Range } from './range.ts';
+import { ANY_TYPE, keepTypesInAddress, typeQuery, typesInAddress, type TypeChoice } from './type-choice.ts';
+import { TypeFilter } from './TypeFilter.tsx';
 import { formatInstant } from '../../app/datetime.ts';
 
 interface Filters {
   preset: Preset;
   since: string;
   until: string;
-  type: string;
+  types: TypeChoice;
   user: string;
   session: string;
 }
-const EMPTY: Filters = { preset: '7d', since: '', until: '', type: '', user: '', session: '' };
+const EMPTY: Filters = { preset: '7d', since: '', until: '', types: ANY_TYPE, user: '', session: '' };
 
 /**
  * Events → Explorer: a project's events over a time range, counted by hour or day and by type (charts with tables),
- * listed newest first 50 a page, narrowed by type, user or session; a user or session opens its timeline, an event
- * id its full payload. Everything an event holds is shown as text.
+ * listed newest first 50 a page, narrowed to some types or to all but some, by user or by session; a user or session
+ * opens its timeline, an event id its full payload. The project and the types are kept in the address. Everything an
+ * event holds is shown as text.
  */
 export default function ExplorerScreen() {
   useScreen('Explorer');
   const [projectId, setProjectId] = useState(projectInAddress);
-  const [form, setForm] = useState<Filters>(EMPTY);
+  const [form, setForm] = useState<Filters>(() => ({ ...EMPTY, types: typesInAddress() }));
   const [applied, setApplied] = useState<{ filters: Filters; range: Range }>(() => ({
-    filters: EMPTY,
+    filters: form,
     range: rangeOf(EMPTY.preset, '', '') as Range,
   }));
   const [problem, setProblem] = useState('');
@@ -52,12 +55,13 @@ export default function ExplorerScreen() {
     setProblem('');
     setForm(filters);
     setApplied({ filters, range });
+    keepTypesInAddress(filters.types);
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     apply(form);
   };
-  const set = (k: keyof Filters) => (e: { target: { value: string } }) =>
+  const set = (k: Exclude<keyof Filters, 'types'>) => (e: { target: { value: string } }) =>
     setForm((f) => ({ ...f, [k]: e.target.value }));
 
   return (
@@ -92,7 +96,18 @@ export default function ExplorerScreen() {
               </div>
             </>
           )}
-          <EventFilterFields idPrefix="explore" values={form} set={set} />
+          <EventFilterFields
+            idPrefix="explore"
+            values={form}
+            set={set}
+            typeField={
+              <TypeFilter
+                idPrefix="explore"
+                value={form.types}
+                onChange={(types) => setForm((f) => ({ ...f, types }))}
+              />
+            }
+          />
           <div className="actions">
             <button type="submit">Search</button>
             <button type="button" className="secondary" onClick={() => apply(EMPTY)}>
@@ -111,6 +126,14 @@ export default function ExplorerScreen() {
   );
 }
 
+/** What the counts' sentence says of the types: " of 3 types (page.view, ui.click, error)", " of all types but custom". */
+function ofTypes(choice: TypeChoice): string {
+  const { types } = choice;
+  if (types.length === 0) return '';
+  if (choice.mode === 'except') return ` of all types but ${types.join(', ')}`;
+  return types.length === 1 ? ` of type ${types[0]}` : ` of ${types.length} types (${types.join(', ')})`;
+}
+
 /** The chosen project's counts and events: read only once a project is chosen. */
 function ProjectEvents({
   projectId,
@@ -122,14 +145,15 @@ function ProjectEvents({
   apply: (filters: Filters) => void;
 }) {
   const { filters, range } = applied;
-  const counts = useCounts(projectId, range);
+  const types = typeQuery(filters.types);
+  const counts = useCounts(projectId, { ...range, ...types });
   const pages = useCursorPages<ApiEventSummary>(
     readKeys.events(projectId),
     eventsPath(projectId),
     {
       from: range.from,
       to: range.to,
-      type: filters.type || undefined,
+      ...types,
       user: filters.user.trim() || undefined,
       session: filters.session.trim() || undefined,
     },
@@ -155,9 +179,8 @@ function ProjectEvents({
           <>
             <p className="status">
               {counts.data.total.toLocaleString()} event{counts.data.total === 1 ? '' : 's'}
-              {filters.type ? ` of type ${filters.type}` : ''} from{' '}
-              <time dateTime={counts.data.from}>{formatInstant(counts.data.from)}</time> to{' '}
-              <time dateTime={counts.data.to}>{formatInstant(counts.data.to)}</time>.
+              {ofTypes(filters.types)} from <time dateTime={counts.data.from}>{formatInstant(counts.data.from)}</time>{' '}
+              to <time dateTime={counts.data.to}>{formatInstant(counts.data.to)}</time>.
             </p>
             <CountsView counts={counts.data} />
           </>
@@ -211,7 +234,7 @@ function ProjectEvents({
                           type="button"
                           className="link"
                           aria-label={`Timeline of user ${e.user_id}`}
-                          onClick={() => apply({ ...filters, user: e.user_id!, session: '', type: '' })}
+                          onClick={() => apply({ ...filters, user: e.user_id!, session: '', types: ANY_TYPE })}
                         >
                           {e.user_id}
                         </button>
@@ -222,7 +245,7 @@ function ProjectEvents({
                         type="button"
                         className="link"
                         aria-label={`Timeline of session ${e.session_id}`}
-                        onClick={() => apply({ ...filters, session: e.session_id, user: '', type: '' })}
+                        onClick={() => apply({ ...filters, session: e.session_id, user: '', types: ANY_TYPE })}
                       >
                         {e.session_id}
                       </button>

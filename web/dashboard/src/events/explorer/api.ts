@@ -47,15 +47,28 @@ export function useProjects() {
 
 export const eventsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/events`;
 
-export function useCounts(projectId: string | undefined, query: { from: string; to: string; bucket: 'hour' | 'day' }) {
+/** A range's counts, of the types the query names (`type` or `exclude_type`, repeated) or of all. */
+export function useCounts(
+  projectId: string | undefined,
+  query: {
+    from: string;
+    to: string;
+    bucket: 'hour' | 'day';
+    type?: readonly string[];
+    exclude_type?: readonly string[];
+  },
+) {
   return useQuery({
     queryKey: readKeys.counts(projectId ?? '', query),
     enabled: projectId !== undefined,
-    queryFn: ({ signal }) =>
-      eventsApi.get<ApiEventCounts>(
-        `/projects/${encodeURIComponent(projectId!)}/event-counts?${new URLSearchParams(query)}`,
+    queryFn: ({ signal }) => {
+      const search = new URLSearchParams();
+      for (const [name, value] of Object.entries(query)) for (const v of [value].flat()) search.append(name, v);
+      return eventsApi.get<ApiEventCounts>(
+        `/projects/${encodeURIComponent(projectId!)}/event-counts?${search}`,
         signal,
-      ),
+      );
+    },
   });
 }
 
