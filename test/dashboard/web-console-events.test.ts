@@ -334,4 +334,100 @@ describe('the console: events', () => {
     assert.deepEqual(h.problems, []);
     await page.context().close();
   });
+
+  test('explorer, keyboard only: every filter kept in the address, so a reload and a shared link show the same', async () => {
+    const page = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.platform.url.dashboard}/events/explorer?project=shop`);
+    await statusSays(page, /^Page 1: \d+ events\.$/);
+    const tabTo = async (found: () => Promise<boolean>, what: string) => {
+      for (let i = 0; i < 30 && !(await found()); i++) await page.keyboard.press('Tab');
+      assert.ok(await found(), `${what} is reached by Tab`);
+    };
+    const checkboxLabel = () => page.evaluate('document.activeElement?.closest("label")?.textContent?.trim() ?? ""');
+    const rows = (p: Page) => p.getByRole('table', { name: 'Timeline of user ann' }).locator('tbody').textContent();
+    /** The form and the results the filters below give: ann's page views of the last 24 hours, one of her two. */
+    const showsTheSame = async (p: Page, shown: string | null) => {
+      await p.getByRole('heading', { level: 2, name: 'Timeline of user ann' }).waitFor();
+      await statusSays(p, 'Page 1: 1 event.');
+      await p.getByText('1 event of type page.view from').waitFor();
+      assert.equal(await p.locator('#explore-project').inputValue(), 'shop');
+      assert.equal(await p.locator('#explore-range').inputValue(), '24h');
+      assert.equal(await p.locator('#explore-types').textContent(), '1 type: page.view');
+      assert.equal(await p.locator('#explore-user').inputValue(), 'ann');
+      assert.equal(await p.locator('#explore-session').inputValue(), 'sess-a');
+      assert.equal(await rows(p), shown);
+    };
+
+    await page.focus('.skip-link');
+    await page.keyboard.press('Enter');
+    await tabTo(async () => (await focused(page)).id === 'explore-range', 'the time range');
+    await page.keyboard.press('ArrowUp');
+    assert.equal(await page.locator('#explore-range').inputValue(), '24h');
+    await tabTo(async () => (await focused(page)).id === 'explore-types', 'the types disclosure');
+    await page.keyboard.press('Enter');
+    await tabTo(async () => (await checkboxLabel()) === 'page.view', 'page.view');
+    await page.keyboard.press('Space');
+    await tabTo(async () => (await focused(page)).id === 'explore-user', 'the user id');
+    await page.keyboard.type('ann');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('sess-a');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 2, name: 'Timeline of user ann' }).waitFor();
+    await statusSays(page, 'Page 1: 1 event.');
+    const shown = await rows(page);
+    assert.match(shown ?? '', /page\.view/);
+    const address = new URL(page.url());
+    assert.deepEqual(
+      [...address.searchParams],
+      [
+        ['project', 'shop'],
+        ['range', '24h'],
+        ['type', 'page.view'],
+        ['user', 'ann'],
+        ['session', 'sess-a'],
+      ],
+    );
+
+    await page.reload();
+    await showsTheSame(page, shown);
+    // The link opened in another tab of the same signed-in browser.
+    const shared = await page.context().newPage();
+    await shared.goto(address.href);
+    await showsTheSame(shared, shown);
+    await h.screenshot(shared, 'events-07-from-address');
+    await shared.close();
+
+    // Values the form could not have made fall back to the defaults, with no error; an unknown project to the picker's first.
+    for (const bad of [
+      `project=nope&range=forever&user=${'a'.repeat(300)}&type=no.such`,
+      'project=shop&range=custom&from=2999-01-02T00:00Z&to=2999-01-01T00:00Z&session=',
+    ]) {
+      await page.goto(`${h.platform.url.dashboard}/events/explorer?${bad}`);
+      await statusSays(page, /^Page 1: \d+ events\.$/);
+      await page.getByRole('heading', { level: 2, name: 'Events, newest first' }).waitFor();
+      assert.equal(await page.locator('#explore-project').inputValue(), 'shop');
+      assert.equal(await page.locator('#explore-range').inputValue(), '7d');
+      assert.equal(await page.locator('#explore-types').textContent(), 'Any type');
+      assert.equal(await page.locator('#explore-user').inputValue(), '');
+      assert.equal(await page.getByRole('alert').count(), 0, bad);
+      await assertAccessible(page, `explorer from a bad address (${bad.slice(0, 40)})`);
+    }
+    await h.screenshot(page, 'events-08-bad-address');
+
+    // A custom range comes back as the From and Until it was, and a Search keeps it as it came, in UTC.
+    const custom = 'project=shop&range=custom&from=2020-01-01T00%3A00Z&to=2020-01-02T00%3A00Z';
+    await page.goto(`${h.platform.url.dashboard}/events/explorer?${custom}`);
+    await page.getByText('No event in this range.').waitFor();
+    assert.equal(await page.locator('#explore-range').inputValue(), 'custom');
+    const local = (iso: string) => page.evaluate((i) => new Date(i).getTime(), iso);
+    const fieldAt = async (id: string) => local(await page.locator(id).inputValue());
+    assert.equal(await fieldAt('#explore-since'), Date.parse('2020-01-01T00:00Z'));
+    assert.equal(await fieldAt('#explore-until'), Date.parse('2020-01-02T00:00Z'));
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('No event in this range.').waitFor();
+    assert.equal(new URL(page.url()).search, `?${custom}`);
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
 });

@@ -7,39 +7,32 @@ import { useScreen } from '../../app/useTitle.ts';
 import { WideTable } from '../../app/WideTable.tsx';
 import { messageOf } from '../../data/errors.ts';
 import { useCursorPages } from '../../data/paging.ts';
-import { eventsApi, eventsPath, readKeys, useCounts, type ApiEventSummary } from './api.ts';
+import { eventsApi, eventsPath, readKeys, useCounts, useProjects, type ApiEventSummary } from './api.ts';
 import { CountsView } from './CountsView.tsx';
 import './explorer.css';
+import { appliedRange, EMPTY, filtersInAddress, keepFiltersInAddress, type Filters } from './address.ts';
 import { chooseProject, projectInAddress, ProjectPicker } from './ProjectPicker.tsx';
-import { PRESETS, rangeOf, type Preset, type Range } from './range.ts';
-import { ANY_TYPE, keepTypesInAddress, typeQuery, typesInAddress, type TypeChoice } from './type-choice.ts';
+import { PRESETS, rangeOf, type Range } from './range.ts';
+import { ANY_TYPE, typeQuery, type TypeChoice } from './type-choice.ts';
 import { TypeFilter } from './TypeFilter.tsx';
 import { formatInstant } from '../../app/datetime.ts';
-
-interface Filters {
-  preset: Preset;
-  since: string;
-  until: string;
-  types: TypeChoice;
-  user: string;
-  session: string;
-}
-const EMPTY: Filters = { preset: '7d', since: '', until: '', types: ANY_TYPE, user: '', session: '' };
 
 /**
  * Events → Explorer: a project's events over a time range, counted by hour or day and by type (charts with tables),
  * listed newest first 50 a page, narrowed to some types or to all but some, by user or by session; a user or session
- * opens its timeline, an event id its full payload. The project and the types are kept in the address. Everything an
- * event holds is shown as text.
+ * opens its timeline, an event id its full payload. The project and every filter applied are kept in the address
+ * (address.ts), so a reload or a shared link shows the same events. Everything an event holds is shown as text.
  */
 export default function ExplorerScreen() {
   useScreen('Explorer');
   const [projectId, setProjectId] = useState(projectInAddress);
-  const [form, setForm] = useState<Filters>(() => ({ ...EMPTY, types: typesInAddress() }));
+  const [form, setForm] = useState<Filters>(filtersInAddress);
   const [applied, setApplied] = useState<{ filters: Filters; range: Range }>(() => ({
     filters: form,
-    range: rangeOf(EMPTY.preset, '', '') as Range,
+    range: appliedRange(form),
   }));
+  // Read only once the picker knows the project: a link to one that is gone asks ingest nothing, the picker moves on.
+  const known = useProjects().data?.some((p) => p.id === projectId) ?? false;
   const [problem, setProblem] = useState('');
   const pick = useCallback((id: string) => {
     chooseProject(id);
@@ -55,7 +48,7 @@ export default function ExplorerScreen() {
     setProblem('');
     setForm(filters);
     setApplied({ filters, range });
-    keepTypesInAddress(filters.types);
+    keepFiltersInAddress(filters, range);
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -121,7 +114,7 @@ export default function ExplorerScreen() {
           {problem}
         </p>
       )}
-      {projectId && <ProjectEvents projectId={projectId} applied={applied} apply={apply} />}
+      {projectId && known && <ProjectEvents projectId={projectId} applied={applied} apply={apply} />}
     </>
   );
 }

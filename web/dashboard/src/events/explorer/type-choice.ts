@@ -25,24 +25,14 @@ export function typeQuery(choice: TypeChoice): { type?: readonly string[]; exclu
 
 /**
  * The choice in the address, as the API takes it (`?type=a&type=b` or `?exclude_type=c`), so a reload or a shared
- * link shows the same events. Types the contract does not have are left out (a link typed by hand).
+ * link shows the same events (address.ts keeps it there). Types the contract does not have are left out (a link typed
+ * by hand).
  */
-export function typesInAddress(): TypeChoice {
-  const search = new URLSearchParams(location.search);
+export function typesIn(search: URLSearchParams): TypeChoice {
   const only = search.getAll('type');
   if (only.length) return chooseTypes('only', only);
   const except = search.getAll('exclude_type');
   return except.length ? chooseTypes('except', except) : ANY_TYPE;
-}
-
-/** Puts the choice in the address (or takes it out) without a new history entry, as the project is kept. */
-export function keepTypesInAddress(choice: TypeChoice): void {
-  const search = new URLSearchParams(location.search);
-  search.delete('type');
-  search.delete('exclude_type');
-  for (const [name, values] of Object.entries(typeQuery(choice))) for (const v of values) search.append(name, v);
-  const query = search.toString();
-  history.replaceState(history.state, '', `${location.pathname}${query ? `?${query}` : ''}`);
 }
 
 /** The choice in a few words: "Any type", "3 types: page.view, ui.click, error", "All but custom". */
