@@ -1,7 +1,7 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { chromium, type Browser, type Locator } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
 import { contrast, assertFocusRing } from '../support/focus-ring.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
@@ -11,6 +11,21 @@ import { assertAccessible, pageOpener, screenshot } from './web/browser.ts';
 
 // Run in the page by page.evaluate, where the DOM exists.
 declare const document: any;
+
+/** Until `count` charts are drawn at the viewport's present size (a resize redraws). */
+const chartsDrawn = (page: Page, count: number) =>
+  page.waitForFunction(
+    (n) =>
+      [...document.querySelectorAll('.chart')].filter(
+        (el: any) => el.dataset.drawn === 'true' && el.querySelector('canvas')?.clientWidth === el.clientWidth,
+      ).length === n,
+    count,
+    { timeout: 20_000 },
+  );
+
+/** The chart widget whose canvas is named by this title. */
+const widgetTitled = (page: Page, title: string) =>
+  page.locator('.chart-widget', { has: page.getByRole('img', { name: new RegExp(`: ${title}\\.`) }) });
 
 /** Each kind of chart drawn in Chromium from a real PostgreSQL source: ECharts holds its points and the canvas is painted. */
 describe('the dashboard web app: chart kinds', () => {
@@ -248,19 +263,9 @@ describe('the dashboard web app: chart kinds', () => {
     assert.equal(d.status, 201, JSON.stringify(d.body));
     const page = await pages.open(viewer);
     await page.goto(`${s.url}/dashboards/${d.body.id}`);
-    // Drawn at the viewport's present size (a resize redraws), both charts.
-    const drawn = () =>
-      page.waitForFunction(
-        () =>
-          [...document.querySelectorAll('.chart')].filter(
-            (el: any) => el.dataset.drawn === 'true' && el.querySelector('canvas')?.clientWidth === el.clientWidth,
-          ).length === 2,
-        undefined,
-        { timeout: 20_000 },
-      );
+    const drawn = () => chartsDrawn(page, 2);
     await drawn();
-    const widget = (title: string) =>
-      page.locator('.chart-widget', { has: page.getByRole('img', { name: new RegExp(`: ${title}\\.`) }) });
+    const widget = (title: string) => widgetTitled(page, title);
     const sales = widget('Sales');
     const share = widget('Share');
     const salesChart = sales.getByRole('img');
@@ -428,18 +433,9 @@ describe('the dashboard web app: chart kinds', () => {
     assert.equal(d.status, 201, JSON.stringify(d.body));
     const page = await pages.open(viewer);
     await page.goto(`${s.url}/dashboards/${d.body.id}`);
-    const drawn = () =>
-      page.waitForFunction(
-        () =>
-          [...document.querySelectorAll('.chart')].filter(
-            (el: any) => el.dataset.drawn === 'true' && el.querySelector('canvas')?.clientWidth === el.clientWidth,
-          ).length === 3,
-        undefined,
-        { timeout: 20_000 },
-      );
+    const drawn = () => chartsDrawn(page, 3);
     await drawn();
-    const widget = (title: string) =>
-      page.locator('.chart-widget', { has: page.getByRole('img', { name: new RegExp(`: ${title}\\.`) }) });
+    const widget = (title: string) => widgetTitled(page, title);
     const pie = widget('Regions');
     const chart = pie.getByRole('img');
     const legend = pie.getByRole('list', { name: 'Legend' });
