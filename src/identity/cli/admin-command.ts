@@ -7,7 +7,7 @@ import { consoleCatalog } from '../console/register.ts';
 import { grantConsoleRight } from '../console/rights-store.ts';
 import { hashNewPassword, setPasswordHash } from '../principals/store.ts';
 import { findHumanByEmail, type PrincipalView } from '../principals/view.ts';
-import { COMMAND, recordAsRequest } from './recorded.ts';
+import { COMMAND, recordAsRequest } from '../admin-log/command-record.ts';
 import type { WithDatabase } from './with-database.ts';
 
 /**

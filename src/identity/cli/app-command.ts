@@ -2,7 +2,7 @@ import { UsageError, flag, str, strs, type Command } from '../../kit/cli-runner.
 import { BUILT_IN_SCOPES, type IdentityConfig } from '../config.ts';
 import { createApp, createSecret } from '../apps/store.ts';
 import { APP_TYPES, type AppType } from '../apps/record.ts';
-import { recordAsRequest } from './recorded.ts';
+import { recordAsRequest } from '../admin-log/command-record.ts';
 import type { WithDatabase } from './with-database.ts';
 
 /**

@@ -8,8 +8,8 @@ import { createAdminCommand } from './admin-command.ts';
 import { createAppCommand } from './app-command.ts';
 import { consoleRightsCommands } from './console-rights-command.ts';
 import { rotateKeysCommand } from './keys-command.ts';
-import { mfaCommands } from '../mfa/cli.ts';
-import { agentCommands } from '../delegation/cli.ts';
+import { mfaCommands } from './mfa-command.ts';
+import { agentCommands } from './agents-command.ts';
 import { marketplaceCommands } from '../marketplace/cli.ts';
 import { billingCommands } from '../billing/cli.ts';
 

@@ -6,7 +6,7 @@ import { consoleCatalog } from '../console/register.ts';
 import { personWithRights, rightsOf, setConsoleRights, type RightHeld } from '../console/rights-store.ts';
 import { DEFAULT_RIGHT_SCOPES, RIGHT_NAMES, type ConsoleRight, type RightName } from '../principals/console-rights.ts';
 import { findHumanByEmail, findPrincipal, type PrincipalView } from '../principals/view.ts';
-import { COMMAND } from './recorded.ts';
+import { COMMAND } from '../admin-log/command-record.ts';
 import type { WithDatabase } from './with-database.ts';
 
 type Values = CommandContext['values'];

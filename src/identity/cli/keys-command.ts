@@ -1,7 +1,7 @@
 import type { Command } from '../../kit/cli-runner.ts';
 import type { IdentityConfig } from '../config.ts';
 import { rotateSigningKeys } from '../oidc/signing-keys.ts';
-import { recordAsRequest } from './recorded.ts';
+import { recordAsRequest } from '../admin-log/command-record.ts';
 import type { WithDatabase } from './with-database.ts';
 
 /**

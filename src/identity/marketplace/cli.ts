@@ -2,7 +2,7 @@ import type { Database } from '../../kit/db.ts';
 import { CommandFailure, UsageError, str, type Command } from '../../kit/cli-runner.ts';
 import { HttpError } from '../../kit/errors.ts';
 import type { MarketCaller } from '../access/market.ts';
-import { recordAsRequest } from '../cli/recorded.ts';
+import { recordAsRequest } from '../admin-log/command-record.ts';
 import { LISTING_STATUSES, type ListingAction, type ListingStatus } from './listing-transitions.ts';
 import { listListings } from './listing-store.ts';
 import { moveListingBy } from './records.ts';

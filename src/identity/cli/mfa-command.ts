@@ -2,7 +2,7 @@ import type { Database } from '../../kit/db.ts';
 import { CommandFailure, str, type Command } from '../../kit/cli-runner.ts';
 import { findHumanByEmail } from '../principals/view.ts';
 import { resetPersonSecondFactors } from '../people/second-factors.ts';
-import { COMMAND } from '../cli/recorded.ts';
+import { COMMAND } from '../admin-log/command-record.ts';
 
 /**
  * `platform identity mfa reset --email EMAIL`: for a person who lost both the app and the recovery codes. It goes

@@ -4,9 +4,9 @@ import { UsageError, flag, str, strs, type Command, type CommandContext } from '
 import { createPrincipal } from '../admin/new-principal.ts';
 import { findHumanByEmail, findPrincipal, type PrincipalView } from '../principals/view.ts';
 import { createKeypair, type CredentialView } from '../credentials/store.ts';
-import { recordAsRequest } from '../cli/recorded.ts';
+import { recordAsRequest } from '../admin-log/command-record.ts';
 import { KEY_ALGORITHMS, type KeyAlgorithm } from '../oidc/protocol.ts';
-import { allPersonAgents } from './agents-view.ts';
+import { allPersonAgents } from '../delegation/agents-view.ts';
 
 type WithDatabase = <T>(fn: (db: Database) => Promise<T>) => Promise<T>;
 
