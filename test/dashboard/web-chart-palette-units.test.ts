@@ -4,16 +4,10 @@ import { readFileSync } from 'node:fs';
 import { chartOption, PALETTE } from '../../web/dashboard/src/widgets/chartOption.ts';
 import { legendEntries } from '../../web/dashboard/src/widgets/legendEntries.ts';
 import { contrast, difference } from './colour-difference.ts';
+import { queryResult } from './query-result.ts';
 
 const THEMES = ['light', 'dark'] as const;
 const look = (theme: 'light' | 'dark') => ({ dark: theme === 'dark', reducedMotion: true });
-const result = (columns: string[], rows: Record<string, unknown>[]) => ({
-  columns,
-  rows,
-  rowCount: rows.length,
-  executionTimeMs: 1,
-  truncated: false,
-});
 
 /** The page's background in each theme: styles.css' --bg, the colour every widget is drawn on. */
 function backgrounds(): Record<'light' | 'dark', string> {
@@ -56,7 +50,7 @@ describe("the charts' palette past six colours", () => {
 
   test('a pie of twelve slices draws the nine largest and "Other", the sum of the three smallest, each in its colour', () => {
     const values = [40, 3, 25, 18, 2, 30, 12, 9, 1, 22, 15, 7];
-    const r = result(
+    const r = queryResult(
       ['region', 'amount'],
       values.map((amount, i) => ({ region: `region ${i + 1}`, amount })),
     );
@@ -103,7 +97,7 @@ describe("the charts' palette past six colours", () => {
   });
 
   test('a pie that fits the palette is drawn as it is; a row called "Other" joins the grouped one', () => {
-    const ten = result(
+    const ten = queryResult(
       ['region', 'amount'],
       Array.from({ length: 10 }, (_, i) => ({ region: `r${i}`, amount: i + 1 })),
     );
@@ -114,7 +108,7 @@ describe("the charts' palette past six colours", () => {
       ten.rows.map((row) => ({ name: row.region, value: row.amount })),
     );
     // The query's own "Other", its largest row, and the smallest slice are one slice: "Other (2 slices)".
-    const withOther = result(['region', 'amount'], [...ten.rows, { region: 'Other', amount: 100 }]);
+    const withOther = queryResult(['region', 'amount'], [...ten.rows, { region: 'Other', amount: 100 }]);
     const grouped = (chartOption('pie', withOther, {}, look('light')).series as any[])[0].data;
     assert.equal(grouped.length, 10);
     assert.equal(grouped.filter((d: { name: string }) => d.name === 'Other').length, 1, 'one slice of that name');
@@ -128,7 +122,10 @@ describe("the charts' palette past six colours", () => {
 
   test('series past the palette repeat its colours, dashed with another shape, striped, in the legend as drawn', () => {
     const names = Array.from({ length: 12 }, (_, i) => `s${i + 1}`);
-    const r = result(['day', ...names], [Object.fromEntries([['day', '2026-01-01'], ...names.map((n, i) => [n, i])])]);
+    const r = queryResult(
+      ['day', ...names],
+      [Object.fromEntries([['day', '2026-01-01'], ...names.map((n, i) => [n, i])])],
+    );
     for (const theme of THEMES) {
       const n = PALETTE[theme].length;
       const lines = chartOption('line', r, {}, look(theme));

@@ -16,6 +16,7 @@ import { queryValues as serviceValues } from '../../src/dashboard/dashboards/par
 import { timeRangeProblem } from '../../src/dashboard/dashboards/time-range.ts';
 import { chartOption, PALETTE, TEXT, TIME_LABELS } from '../../web/dashboard/src/widgets/chartOption.ts';
 import { nothingToPlot, seriesColumns } from '../../web/dashboard/src/widgets/data.ts';
+import { queryResult } from './query-result.ts';
 
 /** The web app's pure parts: grid arithmetic, parameter values, chart options, the definition as saved. */
 describe('dashboard web app units', () => {
@@ -303,22 +304,15 @@ describe('dashboard web app units', () => {
   });
 
   test('a chart with nothing to draw says why instead of showing an empty canvas', () => {
-    const of = (columns: string[], rows: Record<string, unknown>[]) => ({
-      columns,
-      rows,
-      rowCount: rows.length,
-      executionTimeMs: 1,
-      truncated: false,
-    });
-    assert.equal(nothingToPlot(of(['region', 'total'], []), {}), 'the query returned no rows.');
-    assert.match(nothingToPlot(of(['value'], [{ value: 1 }]), {})!, /only "value", which is the category/);
+    assert.equal(nothingToPlot(queryResult(['region', 'total'], []), {}), 'the query returned no rows.');
+    assert.match(nothingToPlot(queryResult(['value'], [{ value: 1 }]), {})!, /only "value", which is the category/);
     assert.match(
-      nothingToPlot(of(['region', 'note'], [{ region: 'n', note: 'x' }]), {})!,
+      nothingToPlot(queryResult(['region', 'note'], [{ region: 'n', note: 'x' }]), {})!,
       /no column besides "region" holds numbers/,
     );
-    assert.equal(nothingToPlot(of(['region', 'total'], [{ region: 'n', total: '12.5' }]), {}), undefined);
+    assert.equal(nothingToPlot(queryResult(['region', 'total'], [{ region: 'n', total: '12.5' }]), {}), undefined);
     assert.equal(
-      nothingToPlot(of(['value', 'label'], [{ value: 1, label: 'a' }]), { x: 'label' }),
+      nothingToPlot(queryResult(['value', 'label'], [{ value: 1, label: 'a' }]), { x: 'label' }),
       undefined,
       'the chosen category leaves a value column',
     );

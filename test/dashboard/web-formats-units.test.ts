@@ -13,6 +13,7 @@ import {
   timePointLabel,
 } from '../../web/dashboard/src/app/datetime.ts';
 import { valueText } from '../../web/dashboard/src/dashboards/parameters.ts';
+import { queryResult } from './query-result.ts';
 
 /** Value formats and the second axis (issue 28): the web app's pure parts. */
 describe('value formats', () => {
@@ -145,15 +146,8 @@ describe('value formats', () => {
   });
 
   test("a chart's legend is the page's list: ECharts' stays undrawn, and the list names each series or slice", () => {
-    const result = (columns: string[], rows: Record<string, unknown>[]) => ({
-      columns,
-      rows,
-      rowCount: rows.length,
-      executionTimeMs: 1,
-      truncated: false,
-    });
     const look = { dark: false, reducedMotion: true };
-    const days = result(['day', 'a', 'b', 'c', 'd'], [{ day: '2026-01-01', a: 1, b: 2, c: 3, d: 4 }]);
+    const days = queryResult(['day', 'a', 'b', 'c', 'd'], [{ day: '2026-01-01', a: 1, b: 2, c: 3, d: 4 }]);
     const lines = chartOption('line', days, {}, look);
     assert.deepEqual(lines.legend, { show: false }, "ECharts' legend keeps the selection, drawn by no one");
     assert.equal((lines.grid as { bottom: number }).bottom, 8, 'no room kept for it under the axis');
@@ -163,10 +157,10 @@ describe('value formats', () => {
     );
     const areas = chartOption('area_stacked', days, {}, { ...look, dark: true });
     assert.deepEqual(legendEntries(areas)[1], { name: 'b', colour: PALETTE.dark[1] }, 'an area is a square');
-    assert.deepEqual(legendEntries(chartOption('line', result(['day', 'a'], [{ day: 'x', a: 1 }]), {}, look)), []);
+    assert.deepEqual(legendEntries(chartOption('line', queryResult(['day', 'a'], [{ day: 'x', a: 1 }]), {}, look)), []);
     // A pie lists every slice, each in its own colour of the palette; a name is listed once.
     const slices = Array.from({ length: 8 }, (_, i) => ({ region: `r${i}`, n: i + 1 }));
-    const pie = chartOption('pie', result(['region', 'n'], [...slices, { region: 'r0', n: 1 }]), {}, look);
+    const pie = chartOption('pie', queryResult(['region', 'n'], [...slices, { region: 'r0', n: 1 }]), {}, look);
     const entries = legendEntries(pie);
     assert.deepEqual(
       entries.map((e) => e.name),

@@ -4,13 +4,12 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, managementApi, type Server } from './support.ts';
-import { identityCommand } from '../../src/identity/cli/command.ts';
-import { loadIdentityConfig } from '../../src/identity/config.ts';
 import { createOrganization } from '../../src/identity/organizations/store.ts';
 import { createListing, moveListing } from '../../src/identity/marketplace/listing-store.ts';
 import { LISTING_MOVES } from '../../src/identity/marketplace/listing-transitions.ts';
 import { createSubscription } from '../../src/identity/billing/subscription-store.ts';
 import { tempDir } from '../support/tmp.ts';
+import { runIdentityCommand, type Ran } from './run-command.ts';
 
 /**
  * Every mutating `platform identity …` command records its change in admin_changes with the actor `command`, named as
@@ -21,11 +20,6 @@ import { tempDir } from '../support/tmp.ts';
 const ADMIN_TOKEN = randomBytes(24).toString('hex');
 const PASSWORD = 'correct horse battery staple';
 
-interface Ran {
-  code: number | undefined;
-  out: string[];
-  err: string[];
-}
 interface Row {
   id: string;
   actor_kind: string;
@@ -62,15 +56,7 @@ describe('platform identity commands in the change log', () => {
     tmp.remove();
   });
 
-  const cli = async (...args: string[]): Promise<Ran> => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await identityCommand(args, loadIdentityConfig(server.env), {
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-    });
-    return { code, out, err };
-  };
+  const cli = (...args: string[]) => runIdentityCommand(server.env, args);
   const json = (r: Ran) => JSON.parse(r.out.join('\n'));
   const mark = async () =>
     Number(

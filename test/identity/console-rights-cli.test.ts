@@ -2,13 +2,16 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startServer, managementApi, type Server } from './support.ts';
-import { IDENTITY_USAGE, identityCommand } from '../../src/identity/cli/command.ts';
-import { loadIdentityConfig } from '../../src/identity/config.ts';
+import { IDENTITY_USAGE } from '../../src/identity/cli/command.ts';
 import { reportFailure } from '../../src/kit/cli-runner.ts';
 import { sendCommand, serveCommands, type ControlServer } from '../../src/kit/control.ts';
 import { linkServices } from '../../src/platform/links.ts';
 import { services } from '../../src/services.ts';
 import { tempDir } from '../support/tmp.ts';
+import { runIdentityCommand, type Ran } from './run-command.ts';
+
+/** A command's output, run here or through a platform's control socket (which may find nobody to answer: no code). */
+type Printed = Omit<Ran, 'code'> & { code: number | undefined };
 
 /**
  * `platform identity console-rights show|set` (src/identity/cli/console-rights-command.ts), on real PostgreSQL: run
@@ -20,12 +23,6 @@ const ADMIN_TOKEN = randomBytes(24).toString('hex');
 const PASSWORD = 'correct horse battery staple';
 const USAGE_SET =
   'usage: platform identity console-rights set (--email EMAIL | --principal ID) (--rights RIGHT,... | --none) [--json]';
-
-interface Ran {
-  code: number | undefined;
-  out: string[];
-  err: string[];
-}
 
 describe('platform identity console-rights', () => {
   let server: Server;
@@ -56,18 +53,10 @@ describe('platform identity console-rights', () => {
     tmp.remove();
   });
 
-  const run = async (env: NodeJS.ProcessEnv, args: string[]): Promise<Ran> => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await identityCommand(['console-rights', ...args], loadIdentityConfig(env), {
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-    });
-    return { code, out, err };
-  };
+  const run = (env: NodeJS.ProcessEnv, args: string[]) => runIdentityCommand(env, ['console-rights', ...args]);
   const cli = (...args: string[]) => run(server.env, args);
-  const json = (r: Ran) => JSON.parse(r.out.join('\n'));
-  const heldNames = (r: Ran) =>
+  const json = (r: Printed) => JSON.parse(r.out.join('\n'));
+  const heldNames = (r: Printed) =>
     (json(r).rights as { name: string; held: boolean }[]).filter((x) => x.held).map((x) => x.name);
   const scopesOf = async (id: string) =>
     (
@@ -79,8 +68,8 @@ describe('platform identity console-rights', () => {
   const changeCount = async () =>
     Number((await server.runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM admin_changes')).rows[0]!.n);
   /** A usage error's problem: the first of its lines (the usage follows). */
-  const problem = (r: Ran) => r.err.join('\n').split('\n')[0];
-  const noStack = (r: Ran) => assert.doesNotMatch(r.err.join('\n'), /\n\s+at /, 'no stack trace');
+  const problem = (r: Printed) => r.err.join('\n').split('\n')[0];
+  const noStack = (r: Printed) => assert.doesNotMatch(r.err.join('\n'), /\n\s+at /, 'no stack trace');
 
   test('`platform help` lists both commands', () => {
     const lines = IDENTITY_USAGE.filter((l) => l.startsWith('console-rights '));
@@ -292,7 +281,7 @@ describe('platform identity console-rights', () => {
     control = await serveCommands(tmp.path, 'identity', (args, io) =>
       identity.command!(args, io).catch((err: unknown) => reportFailure(err, io)),
     );
-    const viaSocket = async (...args: string[]): Promise<Ran> => {
+    const viaSocket = async (...args: string[]): Promise<Printed> => {
       const out: string[] = [];
       const err: string[] = [];
       const code = await sendCommand(tmp.path, ['identity', 'console-rights', ...args], {

@@ -4,23 +4,14 @@ import * as oidc from 'openid-client';
 import { startServer, basic, form, type Server } from './support.ts';
 import { TestBrowser } from './browser.ts';
 import { authorizeInBrowser, CALLBACK } from './dance.ts';
-import { identityCommand } from '../../src/identity/cli/command.ts';
-import { loadIdentityConfig } from '../../src/identity/config.ts';
+import { runIdentityCommand } from './run-command.ts';
 
 let server: Server;
 let adminToken: string;
 let console: { client_id: string; secret: string };
 const admin = { email: 'root@example.com', password: 'a long admin passphrase' };
 
-async function cli(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await identityCommand(args, loadIdentityConfig(server.env), {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-  });
-  return { code, out, err };
-}
+const cli = (...args: string[]) => runIdentityCommand(server.env, args);
 
 async function tokenFor(clientId: string, secret: string, who: { email: string; password: string }, scope: string) {
   const config = await oidc.discovery(new URL(server.issuer), clientId, secret, oidc.ClientSecretBasic(secret), {
