@@ -13,7 +13,7 @@ import './explorer.css';
 import { appliedRange, EMPTY, filtersInAddress, keepFiltersInAddress, type Filters } from './address.ts';
 import { chooseProject, projectInAddress, ProjectPicker } from './ProjectPicker.tsx';
 import { PRESETS, rangeOf, type Range } from './range.ts';
-import { ANY_TYPE, typeQuery, type TypeChoice } from './type-choice.ts';
+import { ANY_TYPE, ofTypes, typeQuery } from './type-choice.ts';
 import { TypeFilter } from './TypeFilter.tsx';
 import { formatInstant } from '../../app/datetime.ts';
 
@@ -117,14 +117,6 @@ export default function ExplorerScreen() {
       {projectId && known && <ProjectEvents projectId={projectId} applied={applied} apply={apply} />}
     </>
   );
-}
-
-/** What the counts' sentence says of the types: " of 3 types (page.view, ui.click, error)", " of all types but custom". */
-function ofTypes(choice: TypeChoice): string {
-  const { types } = choice;
-  if (types.length === 0) return '';
-  if (choice.mode === 'except') return ` of all types but ${types.join(', ')}`;
-  return types.length === 1 ? ` of type ${types[0]}` : ` of ${types.length} types (${types.join(', ')})`;
 }
 
 /** The chosen project's counts and events: read only once a project is chosen. */

@@ -35,12 +35,20 @@ export function typesIn(search: URLSearchParams): TypeChoice {
   return except.length ? chooseTypes('except', except) : ANY_TYPE;
 }
 
-/** The choice in a few words: "Any type", "3 types: page.view, ui.click, error", "All but custom". */
-export function describeTypes(choice: TypeChoice, shown = Number.POSITIVE_INFINITY): string {
+/** The choice in a few words, naming at most `shown` types: "Any type", "3 types: page.view, ui.click, error", "All but custom". */
+export function describeTypes(choice: TypeChoice, shown: number): string {
   const { types } = choice;
   if (types.length === 0) return 'Any type';
   const names =
     types.length > shown ? `${types.slice(0, shown).join(', ')} and ${types.length - shown} more` : types.join(', ');
   if (choice.mode === 'except') return `All but ${names}`;
   return types.length === 1 ? `1 type: ${names}` : `${types.length} types: ${names}`;
+}
+
+/** What the counts' sentence says of the types: " of 3 types (page.view, ui.click, error)", " of all types but custom". */
+export function ofTypes(choice: TypeChoice): string {
+  const { types } = choice;
+  if (types.length === 0) return '';
+  if (choice.mode === 'except') return ` of all types but ${types.join(', ')}`;
+  return types.length === 1 ? ` of type ${types[0]}` : ` of ${types.length} types (${types.join(', ')})`;
 }
