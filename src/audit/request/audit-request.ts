@@ -1,5 +1,4 @@
 import type { AuditConfig } from '../result/types.ts';
-import type { HttpError } from '../../kit/errors.ts';
 import { RefusedDestinationError, type AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { secretNames, sessionUrls } from '../session/resolve.ts';
 import { badRequest, parseAuditUrl, resolveConfig, type ConfigLimits } from './resolve.ts';
@@ -30,15 +29,11 @@ export async function auditRequest(
   for (const [i, step] of sessionUrls(config.session ?? null).entries())
     await allowed(step, `the session's goto step ${i + 1} (${step.href})`, context);
   const missing = await context.missingSecrets(secretNames(config.session ?? null));
-  if (missing.length > 0) throw secretsNotStored(missing);
+  if (missing.length > 0)
+    throw badRequest(
+      `session uses ${missing.length === 1 ? 'the secret' : 'the secrets'} ${missing.map((n) => `"${n}"`).join(', ')}, not stored for this credential: store ${missing.length === 1 ? 'it' : 'them'} first with PUT /api/v1/secrets/{name}`,
+    );
   return { url, config };
-}
-
-/** The 400 for a session whose secrets are not all stored, naming the missing ones. */
-export function secretsNotStored(missing: readonly string[]): HttpError {
-  return badRequest(
-    `session uses ${missing.length === 1 ? 'the secret' : 'the secrets'} ${missing.map((n) => `"${n}"`).join(', ')}, not stored for this credential: store ${missing.length === 1 ? 'it' : 'them'} first with PUT /api/v1/secrets/{name}`,
-  );
 }
 
 async function allowed(url: URL, what: string, context: AuditRequestContext): Promise<void> {

@@ -8,11 +8,10 @@ import type { OutageLog } from '../../kit/outage-log.ts';
 import { loopErrors, pollLoop } from '../../kit/poll-loop.ts';
 import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { insertJob, QueueFullError, SiteBusyError } from '../jobs/store.ts';
-import { auditRequest, secretsNotStored } from '../request/audit-request.ts';
+import { auditRequest } from '../request/audit-request.ts';
 import type { ConfigLimits } from '../request/resolve.ts';
 import type { AuditConfig } from '../result/types.ts';
 import { missingSecrets } from '../secrets/store.ts';
-import { secretNames } from '../session/resolve.ts';
 import { nextRun } from './cron.ts';
 import { advanceSchedule, claimDueSchedule, holdClaim, pauseSchedule, type DueSchedule } from './store.ts';
 
@@ -134,8 +133,7 @@ async function checkRun(
     const { url, config } = await auditRequest(due.url, due.config, {
       limits: options.limits,
       policy: options.policy,
-      // Read in the transaction that queues the run (queueRun).
-      missingSecrets: async () => [],
+      missingSecrets: (names) => missingSecrets(options.db, due.owner, names),
     });
     return { url: url.href, config };
   } catch (err) {
@@ -150,8 +148,6 @@ async function queueRun(
   due: DueSchedule,
   run: { url: string; config: AuditConfig },
 ): Promise<Outcome> {
-  const missing = await missingSecrets(tx, due.owner, secretNames(run.config.session ?? null));
-  if (missing.length > 0) return { error: `not queued: ${secretsNotStored(missing).message}` };
   try {
     const job = await insertJob(tx, {
       owner: due.owner,
