@@ -10,11 +10,12 @@ const user = { id: 7, email: 'a@example.test', role: 'editor' as const, tenantId
 test('a verified token is recognised until it expires, then refused', async () => {
   const keys = jwtKeys('k'.repeat(40), Buffer.alloc(32));
   const now = Math.floor(Date.now() / 1000);
-  const token = await signAccessToken(keys, user, 1, now);
+  // Two seconds from the start of this second: at least one left, however late in its second the test began.
+  const token = await signAccessToken(keys, user, 2, now);
   const first = await verifyAccessToken(keys, token);
   assert.equal(first?.uid, 7);
   assert.deepEqual(await verifyAccessToken(keys, token), first);
-  while (Date.now() / 1000 < now + 1) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (Date.now() / 1000 < now + 2) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(await verifyAccessToken(keys, token), undefined);
 });
 
