@@ -36,7 +36,7 @@ export const identitySpec = {
     default: 60,
     min: 1,
     max: 86_400,
-    doc: 'How often a running server looks for rotated signing keys, in seconds.',
+    doc: 'How often a running server looks for rotated signing keys, in seconds; also how long a rotated key waits, published, before it signs (unless rotated with `--immediately`).',
   }),
   smtpUrl: optionalUrl('IDENTITY_SMTP_URL', ['smtp:', 'smtps:'], {
     doc: 'SMTP server for invitation and password-reset mail (`smtp://user:pass@host:587`, `smtps://…`); unset, invitations are made but not mailed (their link is in the API answer), and "forgot password" sends nothing.',

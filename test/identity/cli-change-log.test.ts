@@ -298,7 +298,7 @@ describe('platform identity commands in the change log', () => {
     assert.equal(leftBehind.rowCount, 0, 'a key refused leaves no agent behind');
   });
 
-  test("keys rotate: signing-key.rotate, its target the new key's kid", async () => {
+  test("keys rotate: signing-key.rotate, its target the new key's kid; --immediately in its details", async () => {
     const { ran, rows } = await recorded('keys', 'rotate', '--json');
     const rotated = json(ran);
     assert.deepEqual(rows.map(said), [byCommand('signing-key.rotate', 'signing-key', rotated.kid, null)]);
@@ -308,6 +308,16 @@ describe('platform identity commands in the change log', () => {
     assert.deepEqual(named(viaPost.rows), named(rows));
     assert.equal(viaPost.rows[0]!.target_id, viaPost.body.kid);
     assert.deepEqual(viaPost.rows[0]!.after, rows[0]!.after);
+
+    // The emergency rotation says so in the record, whichever path made it.
+    const now = await recorded('keys', 'rotate', '--immediately', '--json');
+    const urgent = json(now.ran);
+    assert.equal(urgent.immediately, true);
+    assert.deepEqual(now.rows.map(said), [byCommand('signing-key.rotate', 'signing-key', urgent.kid, null)]);
+    assert.deepEqual(now.rows[0]!.after, { immediately: true });
+    const urgentPost = await viaApi('/signing-keys/rotate', { body: { immediately: true } });
+    assert.deepEqual(named(urgentPost.rows), named(now.rows));
+    assert.deepEqual(urgentPost.rows[0]!.after, now.rows[0]!.after);
   });
 
   test('mfa reset: second_factors.reset on the person, as the API records it; an unknown email records nothing', async () => {

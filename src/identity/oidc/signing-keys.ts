@@ -82,39 +82,50 @@ export interface Rotation {
   kid: string;
   retired: string[];
   signsFrom: string;
+  /** It signs at once instead of after the wait (`immediately`). */
+  immediately: boolean;
+}
+
+export interface RotationOptions {
+  /**
+   * IDENTITY_KEY_REFRESH_SECONDS: how often every instance reloads the keys. Required, so no path rotates without
+   * the wait by leaving it out.
+   */
+  refreshSeconds: number;
+  /**
+   * For a compromised key: the new key signs from now on, each instance switching at its next reload, at the cost of
+   * tokens a verifier rejects until it fetches a JWKS with the new key.
+   */
+  immediately?: boolean;
+  /** Written in the rotation's transaction (`platform identity keys rotate`: its change-log record). */
+  also?: (tx: Queryable, rotation: Rotation) => Promise<void>;
 }
 
 /**
- * Adds a key and retires the signing one. With `propagationSeconds` 0 (the command line) the new key signs from now
- * on. Otherwise the rotation is staged: the new key is published at once, and the current one keeps signing for
- * `propagationSeconds` (IDENTITY_KEY_REFRESH_SECONDS: by then every instance has reloaded and serves the new key in
- * its JWKS, so no instance signs with a key another does not publish yet). A retired key stays published until what
- * it signed has expired, counted from the last reload that may still have signed with it.
+ * Adds a key and retires the signing one, by one rule for every path (the management API, `platform identity keys
+ * rotate`). The rotation is staged: the new key is published at once, and the current one keeps signing for
+ * `refreshSeconds` (by then every instance has reloaded and serves the new key in its JWKS, so no instance signs with a
+ * key another does not publish yet). `immediately` skips the wait, retiring every key still signing or due to
+ * (a staged rotation's included) now. A retired key stays published until what it signed has expired, counted from
+ * the last reload that may still have signed with it (`refreshSeconds` after its retirement).
  */
-export async function rotateSigningKeys(
-  db: Database,
-  secretKey: Buffer,
-  options: {
-    propagationSeconds?: number;
-    /** Written in the rotation's transaction (`platform identity keys rotate`: its change-log record). */
-    also?: (tx: Queryable, rotation: Rotation) => Promise<void>;
-  } = {},
-): Promise<Rotation> {
-  const wait = options.propagationSeconds ?? 0;
+export async function rotateSigningKeys(db: Database, secretKey: Buffer, options: RotationOptions): Promise<Rotation> {
+  const immediately = options.immediately === true;
+  const wait = immediately ? 0 : options.refreshSeconds;
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['identity.signing_keys']);
+    // A key retiring later than the new one's start would sign after it: it retires then too.
     const retired = await tx.query<{ kid: string }>(
-      `UPDATE signing_keys SET retired_at = now() + make_interval(secs => $2),
-              publish_until = now() + make_interval(secs => $1 + 2 * $2)
-        WHERE retired_at IS NULL RETURNING kid`,
-      [RETIRED_KEY_PUBLISH_SECONDS, wait],
+      `UPDATE signing_keys SET retired_at = now() + make_interval(secs => $1), publish_until = now() + make_interval(secs => $2)
+        WHERE retired_at IS NULL OR retired_at > now() + make_interval(secs => $1) RETURNING kid`,
+      [wait, wait + options.refreshSeconds + RETIRED_KEY_PUBLISH_SECONDS],
     );
     const kid = await newKey(tx, secretKey);
     const at = await tx.query<{ signs_from: string }>(
       `SELECT ${isoUtc('(now() + make_interval(secs => $1))')} AS signs_from`,
       [wait],
     );
-    const rotation = { kid, retired: retired.rows.map((r) => r.kid), signsFrom: at.rows[0]!.signs_from };
+    const rotation = { kid, retired: retired.rows.map((r) => r.kid), signsFrom: at.rows[0]!.signs_from, immediately };
     await options.also?.(tx, rotation);
     return rotation;
   });

@@ -7,6 +7,7 @@ import { decodeCursor, pageOf, pageQuery, toPage } from '../../kit/paging.ts';
 import { ADMIN } from '../access/rules.ts';
 import { Errors, Nullable, Security } from '../api/schemas.ts';
 import { rotateSigningKeys } from '../oidc/signing-keys.ts';
+import { rotationOut } from './rotation-out.ts';
 import { listSigningKeys } from './store.ts';
 
 export interface SigningKeyRouteDeps {
@@ -43,11 +44,21 @@ const KeysPage = Type.Object({
   jwks_uri: Type.String(),
   propagation_seconds: Type.Integer({ description: 'How long a new key waits, published, before it signs.' }),
 });
+const Rotated = Type.Object({
+  kid: Type.String({ description: 'The new key.' }),
+  retired: Type.Array(Type.String(), { description: 'The keys it takes over from.' }),
+  signs_from: Time,
+  immediately: Type.Boolean({
+    description:
+      'The new key signs at once: verifiers may reject what it signs until they fetch the JWKS again. False: it signs from `signs_from`, once every instance publishes it.',
+  }),
+});
 const Position = Type.Tuple([Type.String({ maxLength: 64 }), Type.String({ minLength: 1, maxLength: 200 })]);
 
 /**
- * `GET /api/v1/signing-keys` and `POST /api/v1/signing-keys/rotate` (ADMIN). A rotation is staged (oidc/signing-keys.ts):
- * the new key is published at once and signs after IDENTITY_KEY_REFRESH_SECONDS; every instance is told through the
+ * `GET /api/v1/signing-keys` and `POST /api/v1/signing-keys/rotate` (ADMIN). A rotation is staged (oidc/signing-keys.ts,
+ * the rule `platform identity keys rotate` follows too): the new key is published at once and signs after
+ * IDENTITY_KEY_REFRESH_SECONDS, or at once with `immediately` (a compromised key); every instance is told through the
  * invalidation bus to reload (with Redis at once; without, each finds it at its next periodic check).
  */
 export async function registerSigningKeyRoutes(app: App, deps: SigningKeyRouteDeps): Promise<void> {
@@ -104,21 +115,37 @@ export async function registerSigningKeyRoutes(app: App, deps: SigningKeyRouteDe
             security: Security,
             summary:
               'Add a signing key: published at once, it signs after IDENTITY_KEY_REFRESH_SECONDS; the current key keeps signing until then and stays published until what it signed has expired',
+            description:
+              'The body may be left out. `{"immediately": true}` is for a compromised key: the new key signs at once (each instance as it reloads), and a verifier whose copy of the JWKS does not have it yet (cached, or fetched from an instance that has not reloaded) rejects the tokens it signs until it fetches the JWKS again. Recorded in the change log as `signing-key.rotate`, with `immediately` in its details when given.',
+            body: Type.Object(
+              {
+                immediately: Type.Optional(
+                  Type.Boolean({
+                    description:
+                      'Sign with the new key at once instead of after IDENTITY_KEY_REFRESH_SECONDS (default false).',
+                  }),
+                ),
+              },
+              { additionalProperties: false },
+            ),
             response: {
-              200: Type.Object({
-                kid: Type.String({ description: 'The new key.' }),
-                retired: Type.Array(Type.String(), { description: 'The keys it takes over from.' }),
-                signs_from: Time,
-              }),
+              200: Rotated,
               ...Errors,
             },
           },
+          // Its one field is optional, so a POST without a body is a valid request.
+          preValidation: async (request) => {
+            if (request.body === undefined || request.body === null) request.body = {};
+          },
         },
-        async () => {
-          const r = await rotateSigningKeys(deps.db, deps.secretKey, { propagationSeconds: deps.propagationSeconds });
+        async (request) => {
+          const r = await rotateSigningKeys(deps.db, deps.secretKey, {
+            refreshSeconds: deps.propagationSeconds,
+            immediately: request.body.immediately,
+          });
           await deps.reloadKeys();
           deps.bus.publish(KEYS_CHANGED, undefined);
-          return { kid: r.kid, retired: r.retired, signs_from: r.signsFrom };
+          return rotationOut(r);
         },
       );
     },
