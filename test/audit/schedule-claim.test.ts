@@ -83,12 +83,13 @@ const gatedPolicy = (g: ReturnType<typeof gate>): AddressPolicy => ({
 });
 
 /** A site whose daily schedule is due since a minute. */
-async function dueSite(config: object = {}): Promise<string> {
+async function dueSite(config: object = {}, url = 'http://127.0.0.1:9/'): Promise<string> {
   const id = randomUUID();
-  await sql.query(
-    "INSERT INTO sites (id, owner, name, url, config) VALUES ($1, 'key:test', 'Site', 'http://127.0.0.1:9/', $2)",
-    [id, JSON.stringify(config)],
-  );
+  await sql.query("INSERT INTO sites (id, owner, name, url, config) VALUES ($1, 'key:test', 'Site', $2, $3)", [
+    id,
+    url,
+    JSON.stringify(config),
+  ]);
   await sql.query(
     `INSERT INTO schedules (site_id, kind, cron, time_zone, next_run_at)
      VALUES ($1, 'daily', '0 3 * * *', 'UTC', now() - interval '1 minute')`,
@@ -256,6 +257,29 @@ test("a session's secret no longer stored leaves the slot not queued, saying whi
   const { rows } = await sql.query('SELECT last_error, claim_token FROM schedules WHERE site_id = $1', [siteId]);
   assert.match(rows[0].last_error, /^not queued: session uses the secret "GONE", not stored for this credential/);
   assert.equal(rows[0].claim_token, null);
+});
+
+test("a site whose host's resolver does not answer is passed over with the reason, not held", {
+  timeout: 10_000,
+}, async () => {
+  const siteId = await dueSite({}, 'http://site.example/');
+  // The system resolver's server not answering: the policy's own time limit ends the wait.
+  const silentDns = createAddressPolicy(['site.example'], {
+    lookup: () => new Promise(() => {}),
+    lookupTimeoutMs: 200,
+  });
+  assert.equal(await runOneDue(options({ policy: silentDns })), true);
+  assert.deepEqual(await runsOf(siteId), []);
+  const { rows } = await sql.query(
+    'SELECT last_error, next_run_at > now() AS ahead, claim_token, claimed_until FROM schedules WHERE site_id = $1',
+    [siteId],
+  );
+  assert.deepEqual(rows[0], {
+    last_error: 'not queued: url cannot be audited: the host site.example did not resolve within 0.2 s',
+    ahead: true,
+    claim_token: null,
+    claimed_until: null,
+  });
 });
 
 test('a slot whose run could not be queued is passed over, and its claim ended', async () => {

@@ -24,6 +24,28 @@ export interface AddressPolicy {
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
+/** Every address of a host name, as node:dns's `lookup` with `all` answers them. */
+export type HostLookup = (host: string) => Promise<LookupAddress[]>;
+
+export interface AddressPolicyOptions {
+  /** How long a host name may take to resolve before `resolve` gives up on it; LOOKUP_TIMEOUT_MS by default. */
+  lookupTimeoutMs?: number;
+  /** Asks for a name's addresses: node:dns's `lookup` (the system resolver) unless a test puts another in its place. */
+  lookup?: HostLookup;
+}
+
+/**
+ * A working resolver answers in milliseconds, a cold recursive lookup in a second or two. glibc sends an unanswered
+ * query again after 5 s (resolv.conf `timeout:5`), and some networks lose a first query now and then (the known case:
+ * Kubernetes' conntrack race between the parallel A and AAAA queries), so a limit under 5 s would fail names that
+ * the resend resolves. 8 s lets that answer arrive and still ends well before the resolver gives up by itself (10 s
+ * a name with one nameserver and the default 2 attempts, several times that with more nameservers or search domains),
+ * all the while holding a request, a webhook delivery or a scheduled audit's claim.
+ */
+export const LOOKUP_TIMEOUT_MS = 8_000;
+
+const systemLookup: HostLookup = (host) => lookup(host, { all: true, verbatim: true });
+
 const HOST_NAME =
   /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
 
@@ -47,7 +69,9 @@ export function isAllowEntry(entry: string): boolean {
  * that embed an IPv4 address (mapped, 6to4, Teredo, NAT64) are refused. `allow` names hosts (exact,
  * case-insensitive) or ranges (CIDR or single addresses) an operator lets through anyway.
  */
-export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
+export function createAddressPolicy(allow: readonly string[], options: AddressPolicyOptions = {}): AddressPolicy {
+  const lookupHost = options.lookup ?? systemLookup;
+  const lookupTimeoutMs = options.lookupTimeoutMs ?? LOOKUP_TIMEOUT_MS;
   const hosts = new Set<string>();
   const ranges: Range[] = [];
   for (const entry of allow) {
@@ -96,12 +120,7 @@ export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
         if (reason) throw new RefusedDestinationError(host, `refused: ${reason}`);
         return { address: ipaddr.parse(host).toString(), family: host.includes(':') ? 6 : 4 };
       }
-      let found: LookupAddress[];
-      try {
-        found = await lookup(host, { all: true, verbatim: true });
-      } catch {
-        throw new RefusedDestinationError(host, `the host ${host} could not be resolved`, true);
-      }
+      const found = await lookupWithin(lookupHost, host, lookupTimeoutMs);
       if (found.length === 0) throw new RefusedDestinationError(host, `the host ${host} has no address`, true);
       if (hosts.has(host)) return found[0]!;
       // Every address must pass: a name that resolves to one public and one private address could be answered either way.
@@ -112,6 +131,35 @@ export function createAddressPolicy(allow: readonly string[]): AddressPolicy {
       return found[0]!;
     },
   };
+}
+
+/**
+ * The host's addresses, or RefusedDestinationError (unresolved) when the lookup fails or outlasts the limit. The
+ * limit frees the caller only: getaddrinfo cannot be cancelled, so its libuv thread stays busy until the system
+ * resolver gives up (a late answer or failure is then ignored).
+ */
+async function lookupWithin(lookupHost: HostLookup, host: string, ms: number): Promise<LookupAddress[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new RefusedDestinationError(host, `the host ${host} did not resolve within ${ms / 1000} s`, true)),
+      ms,
+    );
+  });
+  try {
+    const answer = (async () => {
+      try {
+        return await lookupHost(host);
+      } catch {
+        throw new RefusedDestinationError(host, `the host ${host} could not be resolved`, true);
+      }
+    })();
+    return await Promise.race([answer, late]);
+  } finally {
+    // Cleared as soon as either settles, so the timer never outlives the lookup. Not unref'd: while the lookup is
+    // pending the caller waits for this timer's answer (and a real getaddrinfo holds the event loop open anyway).
+    clearTimeout(timer);
+  }
 }
 
 /**
