@@ -11,7 +11,7 @@ import { StandardWebhookReceiver } from './alert-receivers.ts';
 
 /**
  * The alert screens in Chromium: an editor makes a rule with the keyboard alone (sending a test notification from
- * the form), sees it fire, reads its history and silences it; an admin adds a channel and is shown its secret once; a
+ * the form, choosing hourly reminders), sees it fire and remind, reads its history and silences it; an admin adds a channel and is shown its secret once; a
  * viewer reads and is offered no change. Each screen: axe at zero, light and dark, 320 px.
  */
 describe('the dashboard web app: alerts', () => {
