@@ -1,6 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nextState, type Before, type Condition, type Outcome } from '../../src/dashboard/alerts/condition.ts';
+import {
+  nextState,
+  reminderOf,
+  type Before,
+  type Condition,
+  type Outcome,
+} from '../../src/dashboard/alerts/condition.ts';
 import { ruleValue } from '../../src/dashboard/alerts/run-rule.ts';
 
 const at = (min: number) => new Date(Date.UTC(2026, 0, 1, 0, min));
@@ -53,6 +59,19 @@ describe('the alert state machine', () => {
     const empty: Condition = { op: 'no_data', threshold: null, thresholdHigh: null };
     assert.deepEqual(pick(nextState(from('ok'), empty, { kind: 'nodata', rows: 0 }, at(0))), ['firing', 'firing']);
     assert.deepEqual(pick(nextState(from('firing'), empty, v(3), at(0))), ['ok', 'resolved']);
+  });
+
+  test('a rule that stays firing, nodata or error may be reminded of; pending, ok and changes never', () => {
+    const stays = (state: Before['state'], outcome: Outcome) =>
+      reminderOf(state, nextState(from(state), above10, outcome, at(9)));
+    assert.equal(stays('firing', v(13)), 'firing');
+    assert.equal(stays('nodata', { kind: 'nodata', rows: 0 }), 'nodata');
+    assert.equal(stays('error', { kind: 'error', message: 'boom' }), 'error');
+    assert.equal(stays('ok', v(1)), null);
+    assert.equal(reminderOf('pending', nextState(from('pending', 60, at(0)), above10, v(13), at(9))), null);
+    assert.equal(stays('firing', v(1)), null, 'resolved is a change, sent as such');
+    assert.equal(stays('ok', v(13)), null, 'a new firing is a change');
+    assert.equal(stays('firing', { kind: 'error', message: 'boom' }), null);
   });
 
   test("a query's value: the named column, else the first numeric one; null is no data; text is an error", () => {

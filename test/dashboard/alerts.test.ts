@@ -521,6 +521,221 @@ describe('evaluation against a real PostgreSQL source', () => {
   });
 });
 
+describe('reminders while a rule stays firing (repeatMinutes)', () => {
+  /** Moves a rule's reminder clock back: as if it last notified `minutes` ago, not waited for. */
+  const notifiedAgo = (ruleId: number, minutes: number) =>
+    serviceDb.query(
+      `UPDATE alert_rules SET last_notified_at = now() - make_interval(mins => $2), next_eval_at = now() WHERE id = $1`,
+      [ruleId, minutes],
+    );
+  /** The rule's n-th evaluation is committed, with whatever it queued (one transaction). */
+  const evaluated = (ruleId: number, n: number) =>
+    waitForRow('alert_rules', 'SELECT evaluations FROM alert_rules WHERE id = $1 AND evaluations >= $2', [ruleId, n]);
+  const queued = async (ruleId: number) =>
+    (
+      await serviceDb.query<{ event_id: string; type: string; reminder: boolean | null }>(
+        `SELECT event_id, payload->>'type' AS type, (payload->'data'->>'reminder')::boolean AS reminder
+           FROM notification_deliveries WHERE rule_id = $1 AND channel_id = $2 ORDER BY id`,
+        [ruleId, channels.webhook],
+      )
+    ).rows;
+
+  test('bad repeat values are clear 400s, on create and on change; null and absent mean never', async () => {
+    const cases: [unknown, RegExp][] = [
+      [rule({ repeatMinutes: 4 }), /repeatMinutes must be >= 5$/],
+      [rule({ repeatMinutes: 10081 }), /repeatMinutes must be <= 10080$/],
+      [rule({ repeatMinutes: 1.5 }), /repeatMinutes must be integer/],
+      [rule({ repeatMinutes: 'ten' }), /repeatMinutes must be integer/],
+      [rule({ intervalMinutes: 60, repeatMinutes: 30 }), /repeatMinutes: must be at least intervalMinutes \(60\)/],
+    ];
+    for (const [body, message] of cases) {
+      const r = await s.request('POST', '/api/v1/alert-rules', { as: editor, body });
+      assert.equal(r.status, 400, JSON.stringify(body) + JSON.stringify(r.body));
+      assert.equal(r.body.error.code, 'VALIDATION_ERROR');
+      assert.match(r.body.error.message, message, JSON.stringify(r.body));
+    }
+    const never = await s.request('POST', '/api/v1/alert-rules', {
+      as: editor,
+      body: rule({ name: 'Never reminds', enabled: false, channelIds: [] }),
+    });
+    assert.equal(never.status, 201, JSON.stringify(never.body));
+    assert.equal(never.body.repeatMinutes, null);
+    assert.equal(never.body.lastNotifiedAt, null);
+    const id = never.body.id;
+    const daily = await s.request('PUT', `/api/v1/alert-rules/${id}`, {
+      as: editor,
+      body: rule({ name: 'Never reminds', enabled: false, channelIds: [], intervalMinutes: 5, repeatMinutes: 1440 }),
+    });
+    assert.equal(daily.status, 200, JSON.stringify(daily.body));
+    assert.equal(daily.body.repeatMinutes, 1440);
+    const tooOften = await s.request('PUT', `/api/v1/alert-rules/${id}`, {
+      as: editor,
+      body: rule({ enabled: false, channelIds: [], intervalMinutes: 10080, repeatMinutes: 1440 }),
+    });
+    assert.equal(tooOften.status, 400);
+    assert.match(tooOften.body.error.message, /at least intervalMinutes \(10080\)/);
+    const cleared = await s.request('PUT', `/api/v1/alert-rules/${id}`, {
+      as: editor,
+      body: rule({ name: 'Never reminds', enabled: false, channelIds: [], repeatMinutes: null }),
+    });
+    assert.equal(cleared.body.repeatMinutes, null);
+    await s.request('DELETE', `/api/v1/alert-rules/${id}`, { as: editor });
+  });
+
+  test('reminds once per repeat period while firing, never before; resolved afterwards is sent once', async () => {
+    await setValue(50);
+    const made = await s.request('POST', '/api/v1/alert-rules', {
+      as: editor,
+      body: rule({ name: 'Nagging', repeatMinutes: 60, channelIds: [channels.webhook, channels.email] }),
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.repeatMinutes, 60);
+    const id = made.body.id;
+    await evaluated(id, 1);
+    const fired = await hook.inbox.next((h) => h.json?.type === 'alert.firing' && h.json.data.rule.id === id);
+    assert.equal(fired.json.data.reminder, false);
+    const firing = await s.request('GET', `/api/v1/alert-rules/${id}`, { as: viewer });
+    assert.ok(firing.body.lastNotifiedAt, 'the firing started the reminder clock');
+
+    // Evaluated again at once, then a minute short of the period: still firing, nothing queued.
+    await due(id);
+    await evaluated(id, 2);
+    await notifiedAgo(id, 59);
+    await evaluated(id, 3);
+    assert.equal((await queued(id)).length, 1);
+
+    // The period is over: one reminder, with its own webhook-id, telling why.
+    await notifiedAgo(id, 60);
+    await evaluated(id, 4);
+    const reminded = await hook.inbox.next((h) => h.json?.data?.reminder === true && h.json.data.rule.id === id);
+    assert.ok(hook.verifies(reminded));
+    assert.equal(reminded.json.type, 'alert.firing', 'the type of the state it reminds of');
+    assert.equal(reminded.headers['webhook-id'], `msg_alert_${id}_4`);
+    assert.equal(reminded.json.data.state, 'firing');
+    assert.match(reminded.json.data.reason, /value 50 is above 10; firing since .+, a reminder every 60 min/);
+    const mailed = await mail.inbox.next((m) => m.subject === '[REMINDER: FIRING] Nagging');
+    const mailText = mimeParts(mailed.raw).find((p) => p.headers['content-type']?.startsWith('text/plain'))!;
+    assert.match(mailText.body.toString(), /State: still firing/);
+    const after = await s.request('GET', `/api/v1/alert-rules/${id}`, { as: viewer });
+    assert.ok(Date.parse(after.body.lastNotifiedAt) > Date.parse(firing.body.lastNotifiedAt), 'the clock moved on');
+
+    // Right after a reminder: none again until another period has passed.
+    await due(id);
+    await evaluated(id, 5);
+    assert.deepEqual(
+      (await queued(id)).map((d) => [d.event_id, d.type, d.reminder]),
+      [
+        [`msg_alert_${id}_1`, 'alert.firing', false],
+        [`msg_alert_${id}_4`, 'alert.firing', true],
+      ],
+    );
+
+    // Back to ok: one resolved, not a reminder; ok stays quiet however old the clock.
+    await setValue(2);
+    await due(id);
+    await evaluated(id, 6);
+    const resolved = await hook.inbox.next((h) => h.json?.type === 'alert.resolved' && h.json.data.rule.id === id);
+    assert.equal(resolved.json.data.reminder, false);
+    await notifiedAgo(id, 600);
+    await evaluated(id, 7);
+    assert.deepEqual(
+      (await queued(id)).map((d) => d.type),
+      ['alert.firing', 'alert.firing', 'alert.resolved'],
+    );
+    const deliveries = await s.request('GET', `/api/v1/alert-rules/${id}/deliveries`, { as: viewer });
+    const reminders = deliveries.body.items.filter((d: { reminder: boolean }) => d.reminder);
+    assert.equal(reminders.length, 2, 'the reminder, to the webhook and the mail');
+    assert.match(reminders[0].reason, /a reminder every 60 min/);
+    const history = await s.request('GET', `/api/v1/alert-rules/${id}/history`, { as: viewer });
+    assert.deepEqual(
+      history.body.items.map((h: { from: string; to: string }) => `${h.from}>${h.to}`),
+      ['firing>ok', 'ok>firing'],
+      'a reminder is no change of state',
+    );
+    await s.request('DELETE', `/api/v1/alert-rules/${id}`, { as: editor });
+  });
+
+  test('a silence swallows reminders and leaves no burst behind; the clock goes on from the last one swallowed', async () => {
+    await setValue(50);
+    const made = await s.request('POST', '/api/v1/alert-rules', {
+      as: editor,
+      body: rule({ name: 'Hushed nagging', repeatMinutes: 5, channelIds: [channels.webhook] }),
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const id = made.body.id;
+    await evaluated(id, 1);
+    assert.equal((await queued(id)).length, 1);
+    await s.request('PUT', `/api/v1/alert-rules/${id}/silence`, { as: editor, body: { minutes: 60 } });
+    // Silenced for what would have been many periods: each evaluation's reminder is swallowed.
+    await notifiedAgo(id, 300);
+    await evaluated(id, 2);
+    await notifiedAgo(id, 5);
+    await evaluated(id, 3);
+    assert.equal((await queued(id)).length, 1, 'nothing queued while silenced');
+    const clock = await serviceDb.query(
+      `SELECT last_notified_at > now() - interval '1 minute' AS moved FROM alert_rules WHERE id = $1`,
+      [id],
+    );
+    assert.equal(clock.rows[0].moved, true, 'a swallowed reminder moves the clock too');
+    // The silence ends: no reminder for the periods it covered, the next one a period after the last swallowed.
+    await s.request('DELETE', `/api/v1/alert-rules/${id}/silence`, { as: editor });
+    await due(id);
+    await evaluated(id, 4);
+    assert.equal((await queued(id)).length, 1, 'no burst when the silence ends');
+    await notifiedAgo(id, 5);
+    await evaluated(id, 5);
+    assert.deepEqual(
+      (await queued(id)).map((d) => [d.event_id, d.reminder]),
+      [
+        [`msg_alert_${id}_1`, false],
+        [`msg_alert_${id}_5`, true],
+      ],
+    );
+    await s.request('DELETE', `/api/v1/alert-rules/${id}`, { as: editor });
+  });
+
+  test('no reminder without repeatMinutes, however long the rule fires', async () => {
+    await setValue(50);
+    const made = await s.request('POST', '/api/v1/alert-rules', {
+      as: editor,
+      body: rule({ name: 'Says it once', channelIds: [channels.webhook] }),
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const id = made.body.id;
+    await evaluated(id, 1);
+    await serviceDb.query(`UPDATE alert_rules SET state_since = now() - interval '30 days' WHERE id = $1`, [id]);
+    await notifiedAgo(id, 43200);
+    await evaluated(id, 2);
+    assert.deepEqual(
+      (await queued(id)).map((d) => d.type),
+      ['alert.firing'],
+    );
+    await s.request('DELETE', `/api/v1/alert-rules/${id}`, { as: editor });
+  });
+
+  test('no data and errors are reminded of too, each with its own type', async () => {
+    await setValue(null);
+    const made = await s.request('POST', '/api/v1/alert-rules', {
+      as: editor,
+      body: rule({ name: 'Gap reminder', repeatMinutes: 5, channelIds: [channels.webhook] }),
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const id = made.body.id;
+    await evaluated(id, 1);
+    await notifiedAgo(id, 5);
+    await evaluated(id, 2);
+    await setValue(3);
+    assert.deepEqual(
+      (await queued(id)).map((d) => [d.type, d.reminder]),
+      [
+        ['alert.nodata', false],
+        ['alert.nodata', true],
+      ],
+    );
+    await s.request('DELETE', `/api/v1/alert-rules/${id}`, { as: editor });
+  });
+});
+
 /** The history entry that brought a rule into `state`. */
 const waitForState = (ruleId: number, state: string) =>
   waitForRow<{ reason: string }>(

@@ -11,7 +11,7 @@ import { StandardWebhookReceiver } from './alert-receivers.ts';
 
 /**
  * The alert screens in Chromium: an editor makes a rule with the keyboard alone (sending a test notification from
- * the form), sees it fire, reads its history and silences it; an admin adds a channel and is shown its secret once; a
+ * the form, choosing hourly reminders), sees it fire and remind, reads its history and silences it; an admin adds a channel and is shown its secret once; a
  * viewer reads and is offered no change. Each screen: axe at zero, light and dark, 320 px.
  */
 describe('the dashboard web app: alerts', () => {
@@ -23,6 +23,7 @@ describe('the dashboard web app: alerts', () => {
   let viewer: SignedIn;
   const hook = new StandardWebhookReceiver();
   let ruleId = 0;
+  let serviceDb: pg.Client;
 
   before(async () => {
     await hook.start();
@@ -51,10 +52,13 @@ describe('the dashboard web app: alerts', () => {
       body: { name: 'Pager', kind: 'webhook', url: hook.url },
     });
     hook.secret = ch.body.secret;
+    serviceDb = new pg.Client({ connectionString: s.database.url, options: '-c search_path=dashboard' });
+    await serviceDb.connect();
     browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS, headless: true });
   });
   after(async () => {
     await browser?.close();
+    await serviceDb?.end();
     await s?.close();
     await source?.drop();
     await hook.close();
@@ -62,6 +66,14 @@ describe('the dashboard web app: alerts', () => {
 
   const pages = pageOpener(() => browser);
   afterEach(pages.closeAll);
+
+  /** At the default 1280 px, dark: axe at zero and a screenshot (assertNarrowBothSchemes does 320 px). */
+  async function wideDark(page: Page, what: string, shot: string): Promise<void> {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await assertAccessible(page, `${what}, dark`);
+    await screenshot(page, `${shot}-dark`);
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
 
   /** Tabs forward until the focus is on an element whose text or label matches. */
   async function tabTo(page: Page, name: RegExp): Promise<void> {
@@ -94,6 +106,11 @@ describe('the dashboard web app: alerts', () => {
     await tabTo(page, /^ar-threshold$/);
     await page.keyboard.type('100');
     await tabTo(page, /^ar-pending$/);
+    // Remind while firing: from "Never" down to "every hour".
+    await tabTo(page, /^ar-repeat$/);
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.getByLabel('Remind while firing').inputValue(), '60');
     await tabTo(page, /^ar-channel-/);
     await page.keyboard.press('Space');
     await tabTo(page, /^Send test notification$/);
@@ -102,19 +119,31 @@ describe('the dashboard web app: alerts', () => {
     const test = await hook.inbox.next((h) => h.json?.type === 'alert.test');
     assert.ok(hook.verifies(test));
     await screenshot(page, 'alerts-02-form');
+    await wideDark(page, 'rule form', 'alerts-02-form');
     await assertNarrowBothSchemes(page, 'rule form', 'alerts-02-form');
     await tabTo(page, /^Create rule$/);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Queue backing up' }).waitFor();
     ruleId = Number(/\/alerts\/(\d+)$/.exec(page.url())![1]);
     await hook.inbox.next((h) => h.json?.type === 'alert.firing' && h.json.data.rule.id === ruleId);
+    // An hour on, as far as the rule knows: the next check reminds.
+    await serviceDb.query(
+      `UPDATE alert_rules SET last_notified_at = now() - interval '1 hour', next_eval_at = now() WHERE id = $1`,
+      [ruleId],
+    );
+    await hook.inbox.next((h) => h.json?.data?.reminder === true && h.json.data.rule.id === ruleId);
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Queue backing up' }).waitFor();
     const facts = page.locator('dl.alert-facts');
-    await facts.getByText('Firing').waitFor();
+    await facts.locator('.state-badge').getByText('Firing').waitFor();
     await page.getByRole('table', { name: 'State history' }).getByText('value 120 is above 100').waitFor();
+    await facts
+      .getByText(/^every 1 h while firing, without data or in error; the next at the first check from /)
+      .waitFor();
+    await page.getByRole('table', { name: 'Notifications' }).getByText('firing (reminder)').waitFor();
     await assertAccessible(page, 'rule detail, firing');
     await screenshot(page, 'alerts-03-detail');
+    await wideDark(page, 'rule detail', 'alerts-03-detail');
     await assertNarrowBothSchemes(page, 'rule detail', 'alerts-03-detail');
 
     await tabTo(page, /^silence-for$/);

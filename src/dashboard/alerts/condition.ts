@@ -65,7 +65,8 @@ export function describeCondition(c: Condition): string {
  * The next state of a rule from its last one and this evaluation (Grafana's state machine): a breach is pending
  * until it has lasted the pending period, then firing; no data and errors are states of their own that skip the
  * pending period. Only a change notifies: firing, back to ok from firing/nodata/error ("resolved"), nodata, error;
- * pending → ok is silent, as is a first evaluation that is ok.
+ * pending → ok is silent, as is a first evaluation that is ok. Staying firing, nodata or error may remind
+ * (reminderOf), never here.
  */
 export function nextState(before: Before, c: Condition, outcome: Outcome, now: Date): Transition {
   const changed = (state: AlertState) => state !== before.state;
@@ -114,4 +115,15 @@ export function nextState(before: Before, c: Condition, outcome: Outcome, now: D
       notify: 'firing',
     };
   return { state: 'pending', pendingSince: since, value, reason: `${reason}; pending`, notify: null };
+}
+
+/**
+ * What a reminder of this evaluation would be: the rule stayed in a state that notified when it was entered (firing,
+ * nodata, error; Grafana repeats every state it still notifies) and the evaluation notifies nothing of its own. Pending
+ * and ok are never reminded of. Whether one is due (the repeat interval since the last notification) is the commit's
+ * to say, on the database's clock, which every instance shares (lease.ts).
+ */
+export function reminderOf(before: AlertState, t: Transition): NotificationKind | null {
+  if (t.notify !== null || t.state !== before) return null;
+  return t.state === 'firing' || t.state === 'nodata' || t.state === 'error' ? t.state : null;
 }

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../kit/db.ts';
 import type { RunContext } from '../sql/run.ts';
 import type { Worker } from '../scheduling/loop.ts';
-import { nextState } from './condition.ts';
+import { nextState, reminderOf } from './condition.ts';
 import { claimDueRules, commitEvaluation, renewLease } from './lease.ts';
 import { alertPayload } from './message.ts';
 import { evaluateRuleQuery } from './run-rule.ts';
@@ -78,7 +78,10 @@ async function evaluateOne(
   const before = { state: rule.state, pendingSince: rule.pending_since, pendingMinutes: rule.pending_minutes };
   const condition = { op: rule.condition_op, threshold: rule.threshold, thresholdHigh: rule.threshold_high };
   const t = nextState(before, condition, outcome, new Date());
-  await commitEvaluation(ctx.db, rule, token, t, outcome.kind === 'error' ? outcome.message : null, () =>
-    t.notify ? { kind: t.notify, payload: alertPayload(rule, t, publicUrl) } : null,
-  );
+  const reminder = reminderOf(rule.state, t);
+  const error = outcome.kind === 'error' ? outcome.message : null;
+  await commitEvaluation(ctx.db, rule, token, t, error, reminder !== null, (due) => {
+    const kind = due ? reminder : t.notify;
+    return kind ? { kind, payload: alertPayload(rule, t, publicUrl, due) } : null;
+  });
 }

@@ -44,6 +44,11 @@ export interface Notification {
  * it notifies and the rule is not silenced, in one transaction that holds only while the claim is still this
  * instance's. A claim lost (the lease ran out and another instance took the rule) writes nothing: false.
  * The outbox rows' event id is the rule's evaluation number, so the same evaluation can never be queued twice.
+ *
+ * A reminder is due when the rule stays in a notified state (`remindable`, condition.ts reminderOf) and its repeat
+ * interval has passed since `last_notified_at` (or, never notified, since the state began), on the database's clock.
+ * Every notification moves that clock, a silenced one too: a silence swallows reminders and leaves no backlog behind,
+ * so the first reminder after it comes one interval after the last one it swallowed.
  */
 export async function commitEvaluation(
   db: Database,
@@ -51,17 +56,23 @@ export async function commitEvaluation(
   token: string,
   t: Transition,
   error: string | null,
-  notification: (evaluation: number) => Notification | null,
+  remindable: boolean,
+  notification: (reminder: boolean) => Notification | null,
 ): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const updated = await tx.query<{ evaluations: string; silenced: boolean }>(
-      `UPDATE alert_rules SET state = $3, state_since = CASE WHEN state = $3 THEN state_since ELSE now() END,
+    // The subquery reads the row as it was: SET and RETURNING would see the new clock.
+    const updated = await tx.query<{ evaluations: string; silenced: boolean; reminder: boolean }>(
+      `UPDATE alert_rules r SET state = $3, state_since = CASE WHEN r.state = $3 THEN r.state_since ELSE now() END,
           pending_since = $4, last_value = $5, last_error = $6, last_evaluated_at = now(),
-          evaluations = evaluations + 1, next_eval_at = now() + make_interval(mins => interval_minutes),
+          last_notified_at = CASE WHEN $7 OR o.reminder THEN now() ELSE r.last_notified_at END,
+          evaluations = r.evaluations + 1, next_eval_at = now() + make_interval(mins => r.interval_minutes),
           lease_owner = NULL, lease_until = NULL
-        WHERE id = $1 AND lease_owner = $2
-        RETURNING evaluations, COALESCE(silenced_until > now(), false) AS silenced`,
-      [rule.id, token, t.state, t.pendingSince, t.value, error],
+        FROM (SELECT id, $8 AND COALESCE(COALESCE(last_notified_at, state_since)
+                + make_interval(mins => repeat_minutes) <= now(), false) AS reminder
+                FROM alert_rules WHERE id = $1) o
+        WHERE r.id = o.id AND r.lease_owner = $2
+        RETURNING r.evaluations, COALESCE(r.silenced_until > now(), false) AS silenced, o.reminder`,
+      [rule.id, token, t.state, t.pendingSince, t.value, error, t.notify !== null, remindable],
     );
     const row = updated.rows[0];
     if (!row) return false;
@@ -70,7 +81,7 @@ export async function commitEvaluation(
         `INSERT INTO alert_state_history (rule_id, from_state, to_state, value, reason) VALUES ($1, $2, $3, $4, $5)`,
         [rule.id, rule.state, t.state, t.value, row.silenced && t.notify ? `${t.reason} (silenced)` : t.reason],
       );
-    const n = t.notify && !row.silenced ? notification(Number(row.evaluations)) : null;
+    const n = (t.notify || row.reminder) && !row.silenced ? notification(row.reminder) : null;
     if (n)
       await tx.query(
         `INSERT INTO notification_deliveries (tenant_id, channel_id, rule_id, event_id, payload)

@@ -26,7 +26,10 @@ export async function ruleOf(ctx: Context, tenantId: number, id: number): Promis
   return row;
 }
 
-/** What the schema cannot say: one target (a saved query, or a dashboard's widget), a condition with its bounds, known channels. */
+/**
+ * What the schema cannot say: one target (a saved query, or a dashboard's widget), a condition with its bounds, a
+ * repeat no shorter than the interval, known channels.
+ */
 async function fieldsOf(ctx: Context, tenantId: number, b: Body): Promise<RuleFields> {
   const onWidget = b.dashboardId !== undefined || b.widgetId !== undefined;
   if ((b.savedQueryId !== undefined) === onWidget)
@@ -49,6 +52,12 @@ async function fieldsOf(ctx: Context, tenantId: number, b: Body): Promise<RuleFi
     if (threshold >= thresholdHigh)
       throw validation('condition.thresholdHigh: must be greater than condition.threshold');
   }
+  const repeatMinutes = b.repeatMinutes ?? null;
+  // A reminder comes with an evaluation: one asked for more often than that could never be kept.
+  if (repeatMinutes !== null && repeatMinutes < b.intervalMinutes)
+    throw validation(
+      `repeatMinutes: must be at least intervalMinutes (${b.intervalMinutes}): a reminder comes with an evaluation`,
+    );
   const channelIds = b.channelIds ?? [];
   const unknown = await unknownChannels(ctx.db, tenantId, channelIds);
   if (unknown.length) throw validation(`channelIds: no channel ${unknown.join(', ')} in this tenant`);
@@ -64,6 +73,7 @@ async function fieldsOf(ctx: Context, tenantId: number, b: Body): Promise<RuleFi
     thresholdHigh: op === 'outside' ? (thresholdHigh ?? null) : null,
     intervalMinutes: b.intervalMinutes,
     pendingMinutes: b.pendingMinutes ?? 0,
+    repeatMinutes,
     enabled: b.enabled ?? true,
     channelIds,
   };

@@ -13,20 +13,26 @@ export interface AlertPayload {
     value: number | null;
     condition: string;
     reason: string;
+    /** A reminder that the rule is still in `state` (its repeat interval), not a change: the same `type` as the change. */
+    reminder: boolean;
     /** Where the person goes from the notification: the dashboard the rule watches, else the rule's page. */
     url: string;
   };
 }
 
-/** Standard Webhooks' shape `{type, timestamp, data}`: the event type is `alert.firing`, `alert.resolved`, … */
-export function alertPayload(rule: AlertRuleRow, t: Transition, publicUrl: string): AlertPayload {
+/**
+ * Standard Webhooks' shape `{type, timestamp, data}`: the event type is `alert.firing`, `alert.resolved`, … A reminder
+ * keeps its state's type, so a receiver that routes by type routes it the same way, and says so in `data.reminder`
+ * and in its reason (since when, how often).
+ */
+export function alertPayload(rule: AlertRuleRow, t: Transition, publicUrl: string, reminder = false): AlertPayload {
   const ruleUrl = `${publicUrl}/alerts/${rule.id}`;
   const dashboard =
     rule.dashboard_id !== null
       ? { id: rule.dashboard_id, widgetId: rule.widget_id!, url: `${publicUrl}/dashboards/${rule.dashboard_id}` }
       : null;
   return {
-    type: `alert.${t.notify}`,
+    type: `alert.${reminder ? t.state : t.notify}`,
     timestamp: new Date().toISOString(),
     data: {
       rule: { id: rule.id, name: rule.name, url: ruleUrl },
@@ -39,7 +45,10 @@ export function alertPayload(rule: AlertRuleRow, t: Transition, publicUrl: strin
         threshold: rule.threshold,
         thresholdHigh: rule.threshold_high,
       }),
-      reason: t.reason,
+      reason: reminder
+        ? `${t.reason}; ${t.state} since ${rule.state_since.toISOString()}, a reminder every ${rule.repeat_minutes} min`
+        : t.reason,
+      reminder,
       url: dashboard?.url ?? ruleUrl,
     },
   };
@@ -58,6 +67,7 @@ export function testPayload(name: string, publicUrl: string): AlertPayload {
       value: null,
       condition: 'test',
       reason: 'This is a test notification sent from the alert rule form.',
+      reminder: false,
       url: `${publicUrl}/alerts`,
     },
   };

@@ -185,13 +185,17 @@ export function registerAlertRoutes(app: App, ctx: DashboardContext): void {
         id: number;
         channel_id: number;
         type: string;
+        reminder: boolean;
+        reason: string;
         status: 'pending' | 'sent' | 'failed';
         attempts: number;
         last_error: string | null;
         sent_at: Date | null;
         created_at: Date;
       }>(
-        `SELECT id::int AS id, channel_id::int AS channel_id, payload->>'type' AS type, status, attempts, last_error,
+        `SELECT id::int AS id, channel_id::int AS channel_id, payload->>'type' AS type,
+                COALESCE((payload->'data'->>'reminder')::boolean, false) AS reminder,
+                COALESCE(payload->'data'->>'reason', '') AS reason, status, attempts, last_error,
                 sent_at, created_at FROM notification_deliveries WHERE rule_id = $1 ORDER BY id DESC LIMIT 50`,
         [rule.id],
       );
@@ -200,6 +204,8 @@ export function registerAlertRoutes(app: App, ctx: DashboardContext): void {
           id: d.id,
           channelId: d.channel_id,
           type: d.type,
+          reminder: d.reminder,
+          reason: d.reason,
           status: d.status,
           attempts: d.attempts,
           lastError: d.last_error,

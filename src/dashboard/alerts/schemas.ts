@@ -14,6 +14,16 @@ const Op = Type.Union(
 );
 const Threshold = Type.Number({ minimum: -1e15, maximum: 1e15 });
 
+// One schema rather than a union of integer and null, so a bad value gets one message ("must be >= 5") instead of
+// one per branch (as src/ingest/retention/routes.ts does).
+const RepeatMinutes = Type.Unsafe<number | null>({
+  type: ['integer', 'null'],
+  minimum: 5,
+  maximum: 10080,
+  description:
+    'remind every N minutes (5 minutes to 7 days, not less than intervalMinutes) while the rule stays firing, nodata or error; null or absent: never',
+});
+
 /** An alert rule as answered. */
 export const AlertRule = Type.Object({
   id: Type.Integer(),
@@ -27,10 +37,16 @@ export const AlertRule = Type.Object({
   condition: Type.Object({ op: Op, threshold: Nullable(Type.Number()), thresholdHigh: Nullable(Type.Number()) }),
   intervalMinutes: Type.Integer(),
   pendingMinutes: Type.Integer(),
+  repeatMinutes: Nullable(
+    Type.Integer({ description: 'reminds every N minutes while firing, nodata or error; null: never' }),
+  ),
   enabled: Type.Boolean(),
   channelIds: Type.Array(Type.Integer()),
   state: AlertStateSchema,
   stateSince: Timestamp,
+  lastNotifiedAt: Type.Union([Timestamp, Type.Null()], {
+    description: "the reminder clock: the rule's last notification, or the last one a silence swallowed",
+  }),
   silencedUntil: Nullable(Timestamp),
   lastValue: Nullable(Type.Number()),
   lastError: Nullable(Type.String()),
@@ -74,6 +90,7 @@ export const AlertRuleBody = Type.Object(
     pendingMinutes: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 10080, description: 'how long a breach lasts before it fires (default 0)' }),
     ),
+    repeatMinutes: Type.Optional(RepeatMinutes),
     enabled: Type.Optional(Type.Boolean()),
     channelIds: Type.Optional(Type.Array(Id, { maxItems: 20, uniqueItems: true })),
   },
@@ -109,6 +126,10 @@ export const Delivery = Type.Object({
   id: Type.Integer(),
   channelId: Type.Integer(),
   type: Type.String(),
+  reminder: Type.Boolean({
+    description: 'a reminder that the rule is still in its state (repeatMinutes), not a change',
+  }),
+  reason: Type.String({ description: 'why it was sent, as the notification says it' }),
   status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('failed')]),
   attempts: Type.Integer(),
   lastError: Nullable(Type.String()),

@@ -16,11 +16,13 @@ export interface AlertRuleRow {
   threshold_high: number | null;
   interval_minutes: number;
   pending_minutes: number;
+  repeat_minutes: number | null;
   enabled: boolean;
   silenced_until: Date | null;
   state: AlertState;
   state_since: Date;
   pending_since: Date | null;
+  last_notified_at: Date | null;
   last_value: number | null;
   last_error: string | null;
   last_evaluated_at: Date | null;
@@ -32,8 +34,8 @@ export interface AlertRuleRow {
 
 export const RULE_COLUMNS = `r.id::int AS id, r.tenant_id::int AS tenant_id, r.owner_id::int AS owner_id, r.name,
   r.saved_query_id::int AS saved_query_id, r.dashboard_id::int AS dashboard_id, r.widget_id, r.value_column, r.parameters,
-  r.condition_op, r.threshold, r.threshold_high, r.interval_minutes, r.pending_minutes, r.enabled, r.silenced_until,
-  r.state, r.state_since, r.pending_since, r.last_value, r.last_error, r.last_evaluated_at, r.next_eval_at,
+  r.condition_op, r.threshold, r.threshold_high, r.interval_minutes, r.pending_minutes, r.repeat_minutes, r.enabled,
+  r.silenced_until, r.state, r.state_since, r.pending_since, r.last_notified_at, r.last_value, r.last_error, r.last_evaluated_at, r.next_eval_at,
   COALESCE((SELECT array_agg(c.channel_id::int ORDER BY c.channel_id) FROM alert_rule_channels c WHERE c.rule_id = r.id), '{}') AS channel_ids,
   r.created_at, r.updated_at`;
 
@@ -49,6 +51,7 @@ export interface RuleFields {
   thresholdHigh: number | null;
   intervalMinutes: number;
   pendingMinutes: number;
+  repeatMinutes: number | null;
   enabled: boolean;
   channelIds: number[];
 }
@@ -86,8 +89,8 @@ async function setChannels(db: Queryable, ruleId: number, channelIds: number[]):
 export async function insertRule(db: Queryable, tenantId: number, ownerId: number, f: RuleFields): Promise<number> {
   const r = await db.query<{ id: number }>(
     `INSERT INTO alert_rules (tenant_id, owner_id, name, saved_query_id, dashboard_id, widget_id, value_column,
-       condition_op, threshold, threshold_high, interval_minutes, pending_minutes, enabled, parameters)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id::int AS id`,
+       condition_op, threshold, threshold_high, interval_minutes, pending_minutes, enabled, parameters, repeat_minutes)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id::int AS id`,
     [
       tenantId,
       ownerId,
@@ -103,6 +106,7 @@ export async function insertRule(db: Queryable, tenantId: number, ownerId: numbe
       f.pendingMinutes,
       f.enabled,
       JSON.stringify(f.parameters),
+      f.repeatMinutes,
     ],
   );
   const id = r.rows[0]!.id;
@@ -110,12 +114,16 @@ export async function insertRule(db: Queryable, tenantId: number, ownerId: numbe
   return id;
 }
 
-/** A changed rule starts over: state ok, evaluated at the next tick, so an old pending period never carries across. */
+/**
+ * A changed rule starts over: state ok, evaluated at the next tick, so an old pending period never carries across;
+ * its reminder clock too (the next notification is a change of state, which starts it again).
+ */
 export async function updateRule(db: Queryable, id: number, f: RuleFields): Promise<void> {
   await db.query(
     `UPDATE alert_rules SET name = $2, saved_query_id = $3, dashboard_id = $4, widget_id = $5, value_column = $6,
        condition_op = $7, threshold = $8, threshold_high = $9, interval_minutes = $10, pending_minutes = $11,
-       enabled = $12, parameters = $13, state = 'ok', state_since = now(), pending_since = NULL, next_eval_at = now(), updated_at = now()
+       enabled = $12, parameters = $13, repeat_minutes = $14, state = 'ok', state_since = now(), pending_since = NULL,
+       last_notified_at = NULL, next_eval_at = now(), updated_at = now()
      WHERE id = $1`,
     [
       id,
@@ -131,6 +139,7 @@ export async function updateRule(db: Queryable, id: number, f: RuleFields): Prom
       f.pendingMinutes,
       f.enabled,
       JSON.stringify(f.parameters),
+      f.repeatMinutes,
     ],
   );
   await setChannels(db, id, f.channelIds);

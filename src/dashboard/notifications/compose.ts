@@ -8,7 +8,11 @@ const LABEL: Record<string, string> = {
   'alert.test': 'TEST',
 };
 
-export const labelOf = (p: AlertPayload) => LABEL[p.type] ?? p.type;
+/** A reminder says so before its state, so a subject line alone tells it from a new firing. */
+export const labelOf = (p: AlertPayload) => `${p.data.reminder ? 'REMINDER: ' : ''}${LABEL[p.type] ?? p.type}`;
+
+const stateOf = (p: AlertPayload) =>
+  p.data.reminder ? `still ${p.data.state}` : `${p.data.previousState} → ${p.data.state}`;
 
 export function subjectOf(p: AlertPayload): string {
   return `[${labelOf(p)}] ${p.data.rule.name}`;
@@ -19,7 +23,7 @@ export function textOf(p: AlertPayload): string {
   const lines = [
     `${subjectOf(p)}`,
     '',
-    `State: ${p.data.previousState} → ${p.data.state}`,
+    `State: ${stateOf(p)}`,
     `Condition: ${p.data.condition}`,
     ...(p.data.value !== null ? [`Value: ${p.data.value}`] : []),
     `Why: ${p.data.reason}`,
@@ -37,7 +41,7 @@ export function htmlOf(p: AlertPayload): string {
   const row = (k: string, v: string) => `<tr><th scope="row" align="left">${k}</th><td>${escapeHtml(v)}</td></tr>`;
   return `<!doctype html><html lang="en"><body>
 <h1>${escapeHtml(subjectOf(p))}</h1>
-<table>${row('State', `${p.data.previousState} → ${p.data.state}`)}${row('Condition', p.data.condition)}${
+<table>${row('State', stateOf(p))}${row('Condition', p.data.condition)}${
     p.data.value !== null ? row('Value', String(p.data.value)) : ''
   }${row('Why', p.data.reason)}${row('At', p.timestamp)}</table>
 <p><a href="${escapeHtml(p.data.url)}">Open in the dashboard</a></p>
@@ -59,7 +63,7 @@ export function slackBodyOf(p: AlertPayload): { text: string; blocks: unknown[] 
         text: {
           type: 'mrkdwn',
           text:
-            escapeSlack(`*State:* ${p.data.previousState} → ${p.data.state}\n*Condition:* ${p.data.condition}`) +
+            escapeSlack(`*State:* ${stateOf(p)}\n*Condition:* ${p.data.condition}`) +
             escapeSlack(value) +
             escapeSlack(`\n*Why:* ${p.data.reason}`),
         },

@@ -9,9 +9,18 @@ import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { savedQueriesQuery } from '../data/queries.ts';
 import { alertRuleQuery, channelsQuery } from './queries.ts';
+import { minutesText } from './StateBadge.tsx';
 import './alerts.css';
 
 type Op = ApiAlertRule['condition']['op'];
+
+/** The reminder periods offered; a rule given another through the API keeps its own as one more choice. */
+const REPEATS = [
+  { minutes: 15, text: 'every 15 minutes' },
+  { minutes: 60, text: 'every hour' },
+  { minutes: 240, text: 'every 4 hours' },
+  { minutes: 1440, text: 'every day' },
+];
 
 /** A new alert rule (no id), or one to change (its id): what it watches, its condition, schedule and channels. */
 export default function AlertRuleFormScreen({ id }: { me: ApiUser; id?: number }) {
@@ -46,6 +55,7 @@ function RuleForm({ rule }: { rule: ApiAlertRule | undefined }) {
   const [high, setHigh] = useState(String(rule?.condition.thresholdHigh ?? ''));
   const [interval, setInterval] = useState(rule?.intervalMinutes ?? 5);
   const [pending, setPending] = useState(rule?.pendingMinutes ?? 0);
+  const [repeat, setRepeat] = useState<number | null>(rule?.repeatMinutes ?? null);
   const [channelIds, setChannelIds] = useState<number[]>(rule?.channelIds ?? []);
   const [tests, setTests] = useState<string[]>([]);
   const saved = useQuery(savedQueriesQuery());
@@ -68,6 +78,7 @@ function RuleForm({ rule }: { rule: ApiAlertRule | undefined }) {
     },
     intervalMinutes: interval,
     pendingMinutes: pending,
+    repeatMinutes: repeat,
     channelIds,
   });
   const save = useMutation({
@@ -245,6 +256,27 @@ function RuleForm({ rule }: { rule: ApiAlertRule | undefined }) {
         <p id="ar-pending-hint" className="hint">
           How long the condition must hold before the rule fires; 0 fires at the first breach. No data and query errors
           are notified at once.
+        </p>
+        <label htmlFor="ar-repeat">Remind while firing</label>
+        <select
+          id="ar-repeat"
+          aria-describedby="ar-repeat-hint"
+          value={repeat ?? ''}
+          onChange={(e) => setRepeat(e.target.value === '' ? null : Number(e.target.value))}
+        >
+          <option value="">Never: notify on changes only</option>
+          {repeat !== null && !REPEATS.some((r) => r.minutes === repeat) && (
+            <option value={repeat}>every {minutesText(repeat)}</option>
+          )}
+          {REPEATS.map((r) => (
+            <option key={r.minutes} value={r.minutes}>
+              {r.text}
+            </option>
+          ))}
+        </select>
+        <p id="ar-repeat-hint" className="hint">
+          While the rule stays firing, without data or in error, its channels are notified again this often, at its next
+          check (so never more often than it is checked). A silence holds reminders back too.
         </p>
         <fieldset className="choices">
           <legend>Notify</legend>

@@ -21,6 +21,13 @@ const SILENCES = [
   { minutes: 10080, text: '1 week' },
 ];
 
+/** When a rule that stays in a notified state is next reminded of, at the earliest (the service's clock: repeatMinutes). */
+function nextReminder(rule: ApiAlertRule): Date | null {
+  const reminded = rule.state === 'firing' || rule.state === 'nodata' || rule.state === 'error';
+  if (!reminded || rule.repeatMinutes === null || rule.lastNotifiedAt === null) return null;
+  return new Date(Date.parse(rule.lastNotifiedAt) + rule.repeatMinutes * 60_000);
+}
+
 /** One rule: its state and condition, silence for a while, its state history and its notifications' delivery. */
 export default function AlertRuleScreen({ me, id }: { me: ApiUser; id: number }) {
   const rule = useQuery({ ...alertRuleQuery(id), refetchInterval: 30_000 });
@@ -74,6 +81,7 @@ function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
       return '';
     });
   const editor = atLeast(me, 'editor');
+  const next = nextReminder(rule);
   return (
     <>
       <h1>{rule.name}</h1>
@@ -117,6 +125,13 @@ function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
         <dd>
           every {minutesText(rule.intervalMinutes)}; last {whenOrNever(rule.lastEvaluatedAt)}, next{' '}
           {formatDateTime(rule.nextEvaluationAt)}
+        </dd>
+        <dt>Reminds</dt>
+        <dd>
+          {rule.repeatMinutes === null
+            ? 'never: notifies on changes only'
+            : `every ${minutesText(rule.repeatMinutes)} while firing, without data or in error`}
+          {next ? `; the next at the first check from ${formatDateTime(next)}` : ''}
         </dd>
         <dt>Last value</dt>
         <dd>{rule.lastValue ?? '—'}</dd>
@@ -212,7 +227,10 @@ function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
               {deliveries.data.map((d) => (
                 <tr key={d.id}>
                   <td>{formatInstant(d.createdAt)}</td>
-                  <td>{d.type.replace(/^alert\./, '')}</td>
+                  <td>
+                    {d.type.replace(/^alert\./, '')}
+                    {d.reminder ? ' (reminder)' : ''}
+                  </td>
                   <td>{channelName(d.channelId)}</td>
                   <td>
                     {d.status}
