@@ -3,7 +3,7 @@
  * (web/dashboard imports this file type-only, so the browser bundle gets none of the server's code).
  */
 import type { Static } from 'typebox';
-import type { ApiKey, CreatedApiKey, Project, ProjectOrigins } from './admin/schemas.ts';
+import type { ApiKey, CreatedApiKey, Project, ProjectInternalUsers, ProjectOrigins } from './admin/schemas.ts';
 import type {
   CreatedDestination,
   DeadLetter,
@@ -15,6 +15,7 @@ import type {
 
 export type ApiProject = Static<typeof Project>;
 export type ApiProjectOrigins = Static<typeof ProjectOrigins>;
+export type ApiProjectInternalUsers = Static<typeof ProjectInternalUsers>;
 export type ApiIngestKey = Static<typeof ApiKey>;
 export type ApiCreatedIngestKey = Static<typeof CreatedApiKey>;
 export type ApiDestination = Static<typeof Destination>;

@@ -7,6 +7,7 @@ import { redisProofIds } from '../kit/auth/dpop-replay.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { adminSecurityScheme } from '../kit/auth/admin-guard.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
+import { registerInternalUserRoutes } from './admin/internal-users-routes.ts';
 import { registerOriginRoutes } from './admin/origins-routes.ts';
 import { createProjectOriginCache } from './projects/origin-cache.ts';
 import { registerReadRoutes } from './read/routes.ts';
@@ -211,6 +212,7 @@ async function wire(
   });
   registerAdminRoutes(app, { db, keys });
   registerOriginRoutes(app, { db, serviceOrigins: config.allowedOrigins, cache: projectOrigins });
+  registerInternalUserRoutes(app, { db });
   registerReadRoutes(app, { db });
   registerLiveRoutes(app, { db, hub: live });
   registerRetentionRoutes(app, { db, config, maintenance });

@@ -430,4 +430,100 @@ describe('the console: events', () => {
     assert.deepEqual(h.problems, []);
     await page.context().close();
   });
+
+  test('internal and test users: listed on the project screen by keyboard, hidden in the explorer by a box kept in the address', async () => {
+    const page = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.platform.url.dashboard}/events/projects/shop`);
+    const panel = page.getByRole('region', { name: 'Internal and test users' });
+    await panel.getByText('No user is marked internal or test.').waitFor();
+    // By keyboard: edit, type an exact id, add a field, a bad prefix refused beside its own field, then fixed.
+    await page.getByRole('button', { name: 'Edit internal and test users' }).focus();
+    await page.keyboard.press('Enter');
+    assert.equal((await focused(page)).id, 'internal-user-0');
+    await page.keyboard.type('ann');
+    await page.getByRole('button', { name: 'Add a user id or prefix' }).focus();
+    await page.keyboard.press('Enter');
+    assert.equal((await focused(page)).id, 'internal-user-1', 'the focus is on the field added');
+    await page.keyboard.type('te*st');
+    await page.keyboard.press('Enter');
+    const refused = page.locator('#internal-user-1-error');
+    await refused.waitFor();
+    assert.equal(await refused.textContent(), '* may only end an entry, as a prefix (test-*)');
+    assert.equal(await page.locator('#internal-user-1').getAttribute('aria-invalid'), 'true');
+    assert.deepEqual(
+      ((await (await ingest('/api/v1/projects/shop/internal-users')).json()) as { users: string[] }).users,
+      [],
+    );
+    await assertAccessible(page, 'internal users refused');
+    await page.locator('#internal-user-1').fill('test-*');
+    await page.locator('#internal-user-1').press('Enter');
+    await statusSays(page, '2 entries marked internal or test.');
+    assert.equal((await focused(page)).label, 'Edit internal and test users');
+    assert.deepEqual(await panel.getByRole('listitem').allTextContents(), [
+      'ann',
+      'test-* (every id starting with test-)',
+    ]);
+    assert.deepEqual(
+      ((await (await ingest('/api/v1/projects/shop/internal-users')).json()) as { users: string[] }).users,
+      ['ann', 'test-*'],
+    );
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await assertAccessible(page, `internal users listed, ${scheme}`);
+      await h.screenshot(page, `events-09-internal-users-${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.getByRole('button', { name: 'Edit internal and test users' }).click();
+    await h.checkNarrow(page, 'internal users edited', 'events-09-internal-users-edit');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    // The explorer: the box, ticked by keyboard, hides ann's two events (and test-* ones, none here) from counts and list.
+    // The earlier tests of this file sent events too: what to expect comes from the read API.
+    const since = encodeURIComponent(new Date(Date.now() - 7 * 24 * HOUR).toISOString());
+    const all = (
+      (await (await ingest(`/api/v1/projects/shop/events?limit=200&from=${since}`)).json()) as {
+        items: { user_id: string | null }[];
+      }
+    ).items;
+    const kept = all.filter((e) => e.user_id !== 'ann' && !e.user_id?.startsWith('test-')).length;
+    const plural = (n: number) => `Page 1: ${n} event${n === 1 ? '' : 's'}.`;
+    assert.ok(kept < all.length && kept > 0, `${kept} of ${all.length}`);
+    await page.goto(`${h.platform.url.dashboard}/events/explorer?project=shop`);
+    await statusSays(page, plural(all.length));
+    const box = page.getByRole('checkbox', { name: 'Hide internal and test users' });
+    await box.focus();
+    await page.keyboard.press('Space');
+    assert.equal(await box.isChecked(), true);
+    await page.keyboard.press('Enter');
+    await statusSays(page, plural(kept));
+    await page.getByText(`${kept} events from users other than internal and test ones from`).waitFor();
+    const users = await page
+      .getByRole('table', { name: 'Events, newest first' })
+      .locator('tbody td:nth-child(3)')
+      .allTextContents();
+    assert.ok(!users.includes('ann') && users.includes('bob'), users.join());
+    assert.equal(new URL(page.url()).searchParams.get('internal'), 'exclude');
+    await page.reload();
+    await statusSays(page, plural(kept));
+    assert.equal(await box.isChecked(), true, 'the box came back from the address');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await assertAccessible(page, `explorer hiding internal users, ${scheme}`);
+      await h.screenshot(page, `events-10-hide-internal-${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await h.checkNarrow(page, 'explorer hiding internal users', 'events-10-hide-internal');
+    // Clear unticks it and takes it out of the address.
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await statusSays(page, plural(all.length));
+    assert.equal(await box.isChecked(), false);
+    assert.equal(new URL(page.url()).search, '?project=shop');
+    assert.equal(
+      (await ingest('/api/v1/projects/shop/internal-users', { method: 'PUT', body: { users: [] } })).status,
+      200,
+    );
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
 });

@@ -21,3 +21,10 @@ export const ProjectOrigins = Type.Object({
     description: 'INGEST_ALLOWED_ORIGINS: allowed for every project (`*`: any origin)',
   }),
 });
+export const ProjectInternalUsers = Type.Object({
+  project_id: Type.String(),
+  users: Type.Array(Type.String(), {
+    description:
+      'The `user.id`s left out of reads asking `internal=exclude`: exact (`ann@example.com`), or a prefix ending in `*` (`test-*`)',
+  }),
+});

@@ -5,6 +5,7 @@ import type { Database } from '../../kit/db.ts';
 import { HttpError, errorResponses } from '../../kit/errors.ts';
 import { decodeCursor, pageOf, pageQuery, toPage } from '../../kit/paging.ts';
 import { ADMIN, ADMIN_SECURITY } from '../access.ts';
+import { getInternalUsers, internalUsersOf, type InternalUsers } from '../projects/internal-users.ts';
 import { getProject } from '../projects/store.ts';
 import { BUCKET_MS, countEvents, MAX_BUCKETS, type Bucket } from './counts.ts';
 import { getEvent, listEvents } from './store.ts';
@@ -24,8 +25,18 @@ const Types = {
     `Events of every \`event.type\` but this one. Repeat it to leave out several, at most ${MAX_TYPES}. Not with \`type\``,
   ),
 };
+const Internal = {
+  internal: Type.Optional(
+    Type.Union([Type.Literal('include'), Type.Literal('exclude')], {
+      default: 'include',
+      description:
+        "`exclude`: leave out the events of the project's internal and test users (`GET /api/v1/projects/{id}/internal-users`), as they are at this read; events without a `user.id` stay. With `user` naming one of them, nothing is found",
+    }),
+  ),
+};
 const Filters = {
   ...Types,
+  ...Internal,
   session: Text('Only events of this `session.id`'),
   user: Text('Only events of this `user.id`'),
 };
@@ -41,6 +52,7 @@ const ListQuery = Type.Object(
 const CountsQuery = Type.Object(
   {
     ...Types,
+    ...Internal,
     from: Type.Optional({ ...Time, description: 'Default: 7 days before `to`; taken back to the start of its bucket' }),
     to: Type.Optional({ ...Time, description: 'Default: now; taken on to the end of its bucket' }),
     bucket: Type.Optional(Type.Union([Type.Literal('hour'), Type.Literal('day')], { default: 'day' })),
@@ -92,6 +104,19 @@ export function registerReadRoutes(app: App, deps: { db: Database }): void {
   const knownProject = async (projectId: string) => {
     if (!(await getProject(db, projectId))) throw new HttpError(404, 'NOT_FOUND', `no project ${projectId}`);
   };
+  // The project's list as it is now, so a change counts on the next read; undefined: nobody is left out.
+  const leftOut = async (
+    projectId: string,
+    internal: 'include' | 'exclude' | undefined,
+  ): Promise<InternalUsers | undefined> => {
+    if (internal !== 'exclude') {
+      await knownProject(projectId);
+      return undefined;
+    }
+    const users = await getInternalUsers(db, projectId);
+    if (!users) throw new HttpError(404, 'NOT_FOUND', `no project ${projectId}`);
+    return internalUsersOf(users);
+  };
   app.register(
     async (plugin) => {
       const admin = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -103,7 +128,7 @@ export function registerReadRoutes(app: App, deps: { db: Database }): void {
           schema: {
             operationId: 'listEvents',
             summary:
-              "A project's events, newest first (by event.timestamp), filtered by types (or all but some), session, user and time",
+              "A project's events, newest first (by event.timestamp), filtered by types (or all but some), session, user and time, with or without the internal and test users",
             tags: ['read'],
             security: ADMIN_SECURITY,
             params: ProjectParams,
@@ -117,10 +142,10 @@ export function registerReadRoutes(app: App, deps: { db: Database }): void {
           const types = typeFilterOf(request.query);
           const after = decodeCursor(cursor, Position);
           const range = rangeOf(request.query, { from: EARLIEST, to: LATEST });
-          await knownProject(projectId);
+          const leaveOut = await leftOut(projectId, request.query.internal);
           const rows = await listEvents(
             db,
-            { projectId, ...range, ...types, session, user },
+            { projectId, ...range, ...types, session, user, leaveOut },
             { limit: limit + 1, after },
           );
           return toPage(
@@ -139,7 +164,7 @@ export function registerReadRoutes(app: App, deps: { db: Database }): void {
           schema: {
             operationId: 'countEvents',
             summary: "Counts of a project's events by type and by hour or day over a range",
-            description: `At most ${MAX_BUCKETS} buckets (93 days by the hour). Counted as stored: an event sent twice counts once.`,
+            description: `At most ${MAX_BUCKETS} buckets (93 days by the hour). Counted as stored: an event sent twice counts once. With \`internal=exclude\`, the hourly counts less the internal and test users' events, read through the (project, user.id, time) index rather than every event of the range.`,
             tags: ['read'],
             security: ADMIN_SECURITY,
             params: ProjectParams,
@@ -161,8 +186,8 @@ export function registerReadRoutes(app: App, deps: { db: Database }): void {
               'VALIDATION_ERROR',
               `the range holds ${buckets} ${bucket}s; at most ${MAX_BUCKETS}: narrow it or count by the day`,
             );
-          await knownProject(projectId);
-          return countEvents(db, { projectId, ...range, bucket, ...types });
+          const leaveOut = await leftOut(projectId, request.query.internal);
+          return countEvents(db, { projectId, ...range, bucket, ...types, leaveOut });
         },
       );
 

@@ -19,7 +19,8 @@ import { formatInstant } from '../../app/datetime.ts';
 
 /**
  * Events → Explorer: a project's events over a time range, counted by hour or day and by type (charts with tables),
- * listed newest first 50 a page, narrowed to some types or to all but some, by user or by session; a user or session
+ * listed newest first 50 a page, narrowed to some types or to all but some, by user or by session, with or without
+ * the project's internal and test users (its project screen lists them); a user or session
  * opens its timeline, an event id its full payload. The project and every filter applied are kept in the address
  * (address.ts), so a reload or a shared link shows the same events. Everything an event holds is shown as text.
  */
@@ -54,7 +55,7 @@ export default function ExplorerScreen() {
     e.preventDefault();
     apply(form);
   };
-  const set = (k: Exclude<keyof Filters, 'types'>) => (e: { target: { value: string } }) =>
+  const set = (k: Exclude<keyof Filters, 'types' | 'hideInternal'>) => (e: { target: { value: string } }) =>
     setForm((f) => ({ ...f, [k]: e.target.value }));
 
   return (
@@ -101,6 +102,15 @@ export default function ExplorerScreen() {
               />
             }
           />
+          <div className="field checkbox">
+            <input
+              id="explore-hide-internal"
+              type="checkbox"
+              checked={form.hideInternal}
+              onChange={(e) => setForm((f) => ({ ...f, hideInternal: e.target.checked }))}
+            />
+            <label htmlFor="explore-hide-internal">Hide internal and test users</label>
+          </div>
           <div className="actions">
             <button type="submit">Search</button>
             <button type="button" className="secondary" onClick={() => apply(EMPTY)}>
@@ -131,7 +141,8 @@ function ProjectEvents({
 }) {
   const { filters, range } = applied;
   const types = typeQuery(filters.types);
-  const counts = useCounts(projectId, { ...range, ...types });
+  const internal = filters.hideInternal ? ({ internal: 'exclude' } as const) : {};
+  const counts = useCounts(projectId, { ...range, ...types, ...internal });
   const pages = useCursorPages<ApiEventSummary>(
     readKeys.events(projectId),
     eventsPath(projectId),
@@ -139,6 +150,7 @@ function ProjectEvents({
       from: range.from,
       to: range.to,
       ...types,
+      ...internal,
       user: filters.user.trim() || undefined,
       session: filters.session.trim() || undefined,
     },
@@ -164,8 +176,10 @@ function ProjectEvents({
           <>
             <p className="status">
               {counts.data.total.toLocaleString()} event{counts.data.total === 1 ? '' : 's'}
-              {ofTypes(filters.types)} from <time dateTime={counts.data.from}>{formatInstant(counts.data.from)}</time>{' '}
-              to <time dateTime={counts.data.to}>{formatInstant(counts.data.to)}</time>.
+              {ofTypes(filters.types)}
+              {filters.hideInternal ? ' from users other than internal and test ones' : ''} from{' '}
+              <time dateTime={counts.data.from}>{formatInstant(counts.data.from)}</time> to{' '}
+              <time dateTime={counts.data.to}>{formatInstant(counts.data.to)}</time>.
             </p>
             <CountsView counts={counts.data} />
           </>

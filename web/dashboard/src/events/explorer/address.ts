@@ -9,8 +9,18 @@ export interface Filters {
   types: TypeChoice;
   user: string;
   session: string;
+  /** Leave out the project's internal and test users (`internal=exclude`, its Internal and test users panel). */
+  hideInternal: boolean;
 }
-export const EMPTY: Filters = { preset: '7d', since: '', until: '', types: ANY_TYPE, user: '', session: '' };
+export const EMPTY: Filters = {
+  preset: '7d',
+  since: '',
+  until: '',
+  types: ANY_TYPE,
+  user: '',
+  session: '',
+  hideInternal: false,
+};
 
 /** The read API's own limit on a user or session id (docs/ingest.md, "Reading events"): longer is no id of an event. */
 const MAX_ID = 256;
@@ -29,7 +39,7 @@ function localMinute(iso: string | null): string {
 }
 
 /**
- * The filters a link or a reload carries (`?range=24h&type=page.view&user=ann&session=sess-a`, a custom range as
+ * The filters a link or a reload carries (`?range=24h&type=page.view&user=ann&session=sess-a&internal=exclude`, a custom range as
  * `range=custom&from=…&to=…` in UTC so a link means the same hours in every time zone). A value the form could not
  * have made (an unknown range, a custom one that is not a range, an id longer than the API takes) is left at its
  * default, as if not given: a link typed or cut by hand still opens the explorer.
@@ -41,6 +51,7 @@ export function filtersInAddress(query = location.search): Filters {
     types: typesIn(search),
     user: idIn(search, 'user'),
     session: idIn(search, 'session'),
+    hideInternal: search.get('internal') === 'exclude',
   };
   const preset = search.get('range');
   if (preset === 'custom') {
@@ -61,7 +72,8 @@ const shortInstant = (iso: string) => iso.replace(/:00\.000Z$/, 'Z');
  */
 export function keepFiltersInAddress(filters: Filters, range: Range): void {
   const search = new URLSearchParams(location.search);
-  for (const name of ['range', 'from', 'to', 'type', 'exclude_type', 'user', 'session']) search.delete(name);
+  for (const name of ['range', 'from', 'to', 'type', 'exclude_type', 'user', 'session', 'internal'])
+    search.delete(name);
   if (filters.preset !== EMPTY.preset) search.set('range', filters.preset);
   if (filters.preset === 'custom') {
     search.set('from', shortInstant(range.from));
@@ -69,6 +81,7 @@ export function keepFiltersInAddress(filters: Filters, range: Range): void {
   }
   for (const [name, values] of Object.entries(typeQuery(filters.types))) for (const v of values) search.append(name, v);
   for (const name of ['user', 'session'] as const) if (filters[name].trim()) search.set(name, filters[name].trim());
+  if (filters.hideInternal) search.set('internal', 'exclude');
   const query = search.toString();
   history.replaceState(history.state, '', `${location.pathname}${query ? `?${query}` : ''}`);
 }

@@ -47,7 +47,7 @@ export function useProjects() {
 
 export const eventsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/events`;
 
-/** A range's counts, of the types the query names (`type` or `exclude_type`, repeated) or of all. */
+/** A range's counts, of the types the query names (`type` or `exclude_type`, repeated) or of all, with or without the internal users. */
 export function useCounts(
   projectId: string | undefined,
   query: {
@@ -56,6 +56,7 @@ export function useCounts(
     bucket: 'hour' | 'day';
     type?: readonly string[];
     exclude_type?: readonly string[];
+    internal?: 'exclude';
   },
 ) {
   return useQuery({

@@ -9,6 +9,7 @@ import '../events.css';
 import { ingestApi, ingestKeys, seg, type ApiProject } from '../admin-api.ts';
 import { FieldError, fieldErrors } from '../field-errors.tsx';
 import { DestinationsPanel } from '../destinations/DestinationsPanel.tsx';
+import { InternalUsersPanel } from './InternalUsersPanel.tsx';
 import { KeysPanel } from './KeysPanel.tsx';
 import { OriginsPanel } from './OriginsPanel.tsx';
 import { SdkSnippet } from './SdkSnippet.tsx';
@@ -64,6 +65,7 @@ export default function ProjectScreen({ id }: { id: string }) {
       <Rename project={p} />
       <KeysPanel project={p} onCreated={setFreshKey} />
       <OriginsPanel project={p} />
+      <InternalUsersPanel project={p} />
       <SdkSnippet project={p} apiKey={freshKey} />
       <DestinationsPanel project={p} />
     </>
