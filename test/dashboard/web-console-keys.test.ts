@@ -8,7 +8,9 @@ import { focused, openFromNav } from '../support/console-browser.ts';
 /**
  * Identity → Signing keys in the console (Chromium, identity and the dashboard linked): the key that signs and the
  * published ones, the JWKS link, and a rotation confirmed in a dialog — the new key published at once (identity's JWKS
- * has it) and signing after the wait, the old one signing until then; recorded with the owner's name.
+ * has it) and signing after the wait, the old one signing until then; recorded with the owner's name. The emergency
+ * rotation for a compromised key, by keyboard alone: its dialog says the cost, Escape leaves it with nothing rotated,
+ * confirming makes the new key sign at once and retires the rest (still published).
  */
 describe('the console: identity signing keys', () => {
   let h: ConsoleHarness;
@@ -89,6 +91,80 @@ describe('the console: identity signing keys', () => {
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     assert.equal((await focused(page)).label, 'Rotate signing key');
     assert.equal((await jwksKids()).length, 2, 'nothing was rotated');
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
+
+  test('keyboard only: rotate immediately for a compromised key; the new key signs at once', async () => {
+    const page = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.platform.url.dashboard}/identity/signing-keys`);
+    await statusSays(page, /published keys?, 2 in all\./);
+    const table = page.getByRole('table', { name: 'Signing keys, newest first' });
+    const before = await table.getByRole('rowheader').allTextContents();
+    await page.focus('.skip-link');
+    await page.keyboard.press('Enter');
+    await tabTo(page, /^Rotate immediately \(key compromised\)$/);
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Rotate the signing key immediately?' });
+    await dialog.waitFor();
+    assert.equal((await focused(page)).label, 'Cancel', 'the safe choice first');
+    const said = (await dialog.textContent()) ?? '';
+    assert.match(said, /A new key signs ID tokens from now on, without the usual wait of about 60 seconds/);
+    assert.match(said, /Apps that cached the published keys \(the JWKS\) may reject the ID tokens the new key signs/);
+    assert.match(said, /stays published until the ID tokens it signed have expired, so those tokens keep verifying/);
+    assert.match(
+      said,
+      /The key waiting to sign from the last rotation is retired as well/,
+      'the staged key is pending',
+    );
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await assertAccessible(page, `rotate immediately dialog, ${scheme}`);
+      await h.screenshot(page, `keys-03-immediately-dialog-1280-${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await h.checkNarrow(page, 'rotate immediately dialog', 'keys-03-immediately-dialog');
+
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    assert.equal((await focused(page)).label, 'Rotate immediately (key compromised)');
+    assert.equal((await jwksKids()).length, 2, 'Escape rotated nothing');
+    assert.deepEqual(await table.getByRole('rowheader').allTextContents(), before);
+
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).label, 'Rotate now');
+    await page.keyboard.press('Enter');
+    await statusSays(
+      page,
+      /^New key \S+ signs ID tokens now\. Apps that cached the JWKS may reject them until they fetch it again\.$/,
+    );
+    await dialog.waitFor({ state: 'detached' });
+    assert.equal((await focused(page)).label, 'Rotate immediately (key compromised)', 'the focus is back');
+    await table.getByRole('rowheader').nth(2).waitFor();
+    const kids = await table.getByRole('rowheader').allTextContents();
+    assert.deepEqual(kids.slice(1), before, 'one new key, newest first');
+    const status = (await page.getByRole('status').textContent()) ?? '';
+    assert.ok(status.includes(kids[0]!), 'the status names the new key');
+    const rows = await table.getByRole('row').allTextContents();
+    assert.match(rows[1]!, /Signs ID tokens now/, 'the new key signs at once');
+    assert.match(rows[2]!, /Retired .*; published for verification/, 'the staged key is retired with the old one');
+    assert.match(rows[3]!, /Retired .*; published for verification/);
+    assert.deepEqual((await jwksKids()).sort(), [...kids].sort(), 'identity publishes all three');
+    const logged = (await h.identityApi('/admin-log?action=signing-key.rotate')).body.items;
+    assert.deepEqual([logged[0].actor.email, logged[0].target.id], [OWNER.email, kids[0]]);
+    assert.match(JSON.stringify(logged[0]), /"immediately":true/, 'recorded as immediate');
+
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await assertAccessible(page, `signing keys after rotating immediately, ${scheme}`);
+      await h.screenshot(page, `keys-04-immediately-1280-${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await h.checkNarrow(page, 'signing keys after rotating immediately', 'keys-04-immediately');
+    await h.assertNothingRan(page);
     assert.deepEqual(h.problems, []);
     await page.context().close();
   });

@@ -1,7 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { whenOrNever } from '../../app/datetime.ts';
-import { ConfirmDialog } from '../../app/ModalDialog.tsx';
 import { SafeLink } from '../../app/SafeLink.tsx';
 import { useScreen } from '../../app/useTitle.ts';
 import { WideTable } from '../../app/WideTable.tsx';
@@ -9,6 +8,7 @@ import { messageOf } from '../../data/errors.ts';
 import { keys } from '../../data/keys.ts';
 import { identityApi } from '../api.ts';
 import type { ApiRotation, ApiSigningKey, ApiSigningKeys } from './api.ts';
+import { RotateDialog, type RotationKind } from './RotateDialog.tsx';
 
 /** The newest keys: a rotation a day for half a year. Older ones are long out of the JWKS. */
 const SHOWN = 200;
@@ -33,9 +33,16 @@ function stateText(k: ApiSigningKey): string {
   }
 }
 
+/** What the status says after a rotation: when the new key signs, and for an immediate one what that may cost. */
+const rotatedText = (r: ApiRotation) =>
+  r.immediately
+    ? `New key ${r.kid} signs ID tokens now. Apps that cached the JWKS may reject them until they fetch it again.`
+    : `New key ${r.kid} is published; it signs ID tokens from ${whenOrNever(r.signs_from)}.`;
+
 /**
  * Identity's signing keys: which one signs ID tokens, which are published in the JWKS and until when; rotating adds a
- * key that is published at once and signs once every instance serves it, the current one kept for verification.
+ * key that is published at once and signs once every instance serves it, the current one kept for verification, or,
+ * for a compromised key, signs at once.
  */
 export default function SigningKeysScreen() {
   useScreen('Signing keys');
@@ -44,14 +51,19 @@ export default function SigningKeysScreen() {
     queryKey: keys.signingKeys,
     queryFn: ({ signal }) => identityApi.get<ApiSigningKeys>(`/signing-keys?limit=${SHOWN}`, signal),
   });
-  const [confirming, setConfirming] = useState(false);
+  const [confirming, setConfirming] = useState<RotationKind | null>(null);
   const [said, setSaid] = useState('');
   const rotate = useMutation({
-    mutationFn: () => identityApi.call<ApiRotation>('POST', '/signing-keys/rotate'),
+    mutationFn: (kind: RotationKind) =>
+      identityApi.call<ApiRotation>(
+        'POST',
+        '/signing-keys/rotate',
+        kind === 'immediately' ? { body: { immediately: true } } : {},
+      ),
     onSuccess: async (r) => {
       await client.invalidateQueries({ queryKey: keys.signingKeys });
-      setConfirming(false);
-      setSaid(`New key ${r.kid} is published; it signs ID tokens from ${whenOrNever(r.signs_from)}.`);
+      setConfirming(null);
+      setSaid(rotatedText(r));
     },
   });
   const wait = list.data ? duration(list.data.propagation_seconds) : 'a moment';
@@ -70,8 +82,11 @@ export default function SigningKeysScreen() {
         )}
       </p>
       <div className="actions">
-        <button type="button" onClick={() => setConfirming(true)}>
+        <button type="button" onClick={() => setConfirming('staged')}>
           Rotate signing key
+        </button>
+        <button type="button" className="danger" onClick={() => setConfirming('immediately')}>
+          Rotate immediately (key compromised)
         </button>
       </div>
       <p role="status" className="status">
@@ -125,22 +140,18 @@ export default function SigningKeysScreen() {
       )}
       {list.data?.next && <p className="hint">Older keys, long out of the JWKS, are not listed.</p>}
       {confirming && (
-        <ConfirmDialog
-          title="Rotate the signing key?"
-          confirm="Rotate"
+        <RotateDialog
+          kind={confirming}
+          wait={wait}
+          pending={list.data?.items.some((k) => k.state === 'next') ?? false}
           busy={rotate.isPending}
           error={rotate.error ? messageOf(rotate.error) : undefined}
-          onConfirm={() => rotate.mutate()}
+          onConfirm={() => rotate.mutate(confirming)}
           onClose={() => {
-            setConfirming(false);
+            setConfirming(null);
             rotate.reset();
           }}
-        >
-          <p>
-            A new key is published now and signs ID tokens in about {wait}, once every instance of identity serves it.
-            The current key signs until then, and stays published until the ID tokens it signed have expired.
-          </p>
-        </ConfirmDialog>
+        />
       )}
     </>
   );

@@ -20,8 +20,12 @@ export interface ApiSigningKeys {
   propagation_seconds: number;
 }
 
+/** `POST /signing-keys/rotate`'s answer: the new key, the keys it takes over from, and when it signs. */
 export interface ApiRotation {
   kid: string;
   retired: string[];
+  /** Now for an immediate rotation; after `propagation_seconds` for a staged one. */
   signs_from: string;
+  /** It signs at once (a compromised key): verifiers may reject what it signs until they fetch the JWKS again. */
+  immediately: boolean;
 }
