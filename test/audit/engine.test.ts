@@ -54,6 +54,11 @@ before(async () => {
     // Go's http.NotFound, many proxies' and CDNs' error pages: an error status in plain text.
     '/plain-404': { status: 404, body: '404 page not found', headers: { 'content-type': 'text/plain; charset=utf-8' } },
     '/plain-503': { status: 503, body: 'upstream unavailable', headers: { 'content-type': 'text/plain' } },
+    // nginx's `return 404;` in a location, many APIs' error answers: a status and no body at all.
+    '/empty-404': { status: 404, body: '' },
+    '/empty-503': { status: 503, body: '' },
+    '/to-empty-404': { status: 302, body: '', headers: { location: '/empty-404' } },
+    '/links-empty': page('Links', '<a href="/to-empty-404">A page that has gone</a>'),
   });
 });
 
@@ -212,6 +217,27 @@ test('an error status in plain text is a failed page naming the status, not a sk
     assert.equal(res.statusCode, 500, res.body);
     assert.equal(res.json().error.message, `the audit failed: the page answered HTTP ${status}`);
   }
+});
+
+test("an error status with an empty body is the site's answer on every Chromium build, not a network failure to retry", async () => {
+  // Debian's Chromium shows its own error page for one (ERR_HTTP_RESPONSE_CODE_FAILURE), a headless-shell build the answer.
+  for (const [path, status] of [
+    ['/empty-404', 404],
+    ['/empty-503', 503],
+    ['/to-empty-404', 404],
+  ] as const) {
+    const res = await h.call('POST', '/audit', { url: `${site.origin}${path}` });
+    assert.equal(res.statusCode, 500, res.body);
+    assert.equal(res.json().error.message, `the audit failed: the page answered HTTP ${status}`, path);
+  }
+  // A crawl's broken link: the failed page names its status and where it is, not the browser's error page.
+  const crawl = await h.call('POST', '/audit', { url: `${site.origin}/links-empty`, crawl: { depth: 1, maxPages: 5 } });
+  assert.equal(crawl.statusCode, 200, crawl.body);
+  const broken = crawl.json().pages.find((p: { requestedUrl: string }) => p.requestedUrl.endsWith('/to-empty-404'));
+  assert.deepEqual(
+    { url: broken.url, status: broken.status, httpStatus: broken.httpStatus, error: broken.error },
+    { url: `${site.origin}/empty-404`, status: 'failed', httpStatus: 404, error: 'the page answered HTTP 404' },
+  );
 });
 
 test('/metrics counts every page visited, also the page of an audit that failed', async () => {

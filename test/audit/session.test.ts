@@ -319,3 +319,21 @@ test("a header's requests go through the audit's egress proxy: an address refuse
     await host.close();
   }
 });
+
+test("a header's request to a port nobody listens on fails the audit with the network error, as one without headers does", async () => {
+  // Playwright's own fetch, which sends the headers, reaches a site through a tunnel of the egress proxy: the proxy's
+  // answer to a tunnel it could not open must not come back as the site's HTTP 502.
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const { port } = closed.address() as AddressInfo;
+  await new Promise((resolve) => closed.close(resolve));
+  const res = await h.call('POST', '/audit', {
+    url: `http://127.0.0.1:${port}/`,
+    session: { headers: [{ name: 'X-Api-Token', secret: 'API_TOKEN' }] },
+  });
+  assert.equal(res.statusCode, 500, res.body);
+  assert.match(
+    res.json().error.message,
+    /^the audit failed: the page could not be loaded \(connection failed: connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/,
+  );
+});

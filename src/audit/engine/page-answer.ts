@@ -17,7 +17,7 @@ export function unauditableAnswer(response: Response, page: Page, durationMs: ()
   const headers = response.headers();
   const failed = (error: string, status: number | null = null): PageVisit => ({
     kind: 'failed',
-    url: page.url(),
+    url: answeredUrl(response, page),
     httpStatus: status,
     error,
     durationMs: durationMs(),
@@ -32,4 +32,34 @@ export function unauditableAnswer(response: Response, page: Page, durationMs: ()
   if (contentType && !AUDITABLE_TYPES.test(contentType))
     return { kind: 'not-html', url: page.url(), contentType, durationMs: durationMs() };
   return null;
+}
+
+/**
+ * page.goto's answer. Debian's Chromium (156) replaces an empty 4xx/5xx answer with its own error page and fails
+ * the navigation (ERR_HTTP_RESPONSE_CODE_FAILURE), where the npm fallback's headless-shell build (153) shows it: the
+ * answer came either way, so it is handed on for unauditableAnswer to judge alike on both (an empty 404 is the
+ * site's 404, not a network failure to retry; an empty 403 from the egress proxy is its refusal).
+ */
+export async function navigate(page: Page, url: string, timeout: number): Promise<Response | null> {
+  let last: Response | null = null;
+  const onResponse = (response: Response) => {
+    if (response.request().isNavigationRequest() && response.request().frame() === page.mainFrame()) last = response;
+  };
+  page.on('response', onResponse);
+  try {
+    return await page.goto(url, { waitUntil: 'load', timeout });
+  } catch (err) {
+    const answer = last as Response | null;
+    if (answer && answer.status() >= 400 && /net::ERR_HTTP_RESPONSE_CODE_FAILURE/.test((err as Error).message))
+      return answer;
+    throw err;
+  } finally {
+    page.off('response', onResponse);
+  }
+}
+
+/** Where the answer came from: the page's URL, unless the page is Chromium's own error page (or still blank) instead. */
+function answeredUrl(response: Response, page: Page): string {
+  const url = page.url();
+  return /^https?:/.test(url) ? url : response.url();
 }

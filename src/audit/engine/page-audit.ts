@@ -8,7 +8,7 @@ import { ORIENTATION_PROBE } from './checks/orientation.ts';
 import { runBrowserChecks } from './checks/run-checks.ts';
 import { shootFailures } from './checks/element-shots.ts';
 import { collectLlmFacts } from './llm-facts.ts';
-import { unauditableAnswer } from './page-answer.ts';
+import { navigate, unauditableAnswer } from './page-answer.ts';
 import { openVisitPage, visitDeadline } from './page-bounds.ts';
 import { collectLinks, readIdentity, settle, type Link } from './page-reads.ts';
 import { learnRuleImpacts } from './rule-impacts.ts';
@@ -147,7 +147,7 @@ async function loadAndAudit(
   }
   // No timeout of its own: the visit's time limit (the deadline) bounds it and names the limit; a second clock
   // of the same length here raced it and failed the page with Playwright's wording instead.
-  const response = await page.goto(url, { waitUntil: 'load', timeout: 0 });
+  const response = await navigate(page, url, 0);
   if (!response)
     return { kind: 'failed', url, httpStatus: null, error: 'the page gave no answer', durationMs: elapsed() };
   answer.httpStatus = response.status();

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import type { EgressScope } from './egress-scope.ts';
+import { REFUSED_HEADER, UNREACHABLE_HEADER, type EgressScope } from './egress-scope.ts';
 
 /** Opens a CONNECT tunnel (HTTPS, WebSockets) to the address the policy checked, or answers 403 (400 for a bad authority). */
 export function openTunnel(scope: EgressScope, req: IncomingMessage, client: Socket, head: Buffer): void {
@@ -14,23 +14,38 @@ export function openTunnel(scope: EgressScope, req: IncomingMessage, client: Soc
     return;
   }
   const host = m[1]!;
+  const url = `https://${authority}/`;
   policy.resolve(host).then(
     (address) => {
       const upstream = connect({ host: address.address, port });
       sockets.add(upstream);
       upstream.on('close', () => sockets.delete(upstream));
+      let open = false;
       upstream.once('connect', () => {
+        open = true;
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length) upstream.write(head);
         upstream.pipe(client);
         client.pipe(upstream);
       });
-      upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+      // Once open, the tunnel carries the site's bytes: an answer of ours there would be read as the site's.
+      upstream.on('error', (err) =>
+        open ? client.destroy() : failTunnel(client, '502 Bad Gateway', UNREACHABLE_HEADER, refuse(url, err)),
+      );
       client.on('close', () => upstream.destroy());
     },
-    (err: unknown) => {
-      refuse(`https://${authority}/`, err);
-      client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
-    },
+    (err: unknown) => failTunnel(client, '403 Forbidden', REFUSED_HEADER, refuse(url, err)),
+  );
+}
+
+/**
+ * Answers a CONNECT that opened no tunnel with the marker and reason forwardHttp's answers carry. A browser only learns
+ * that the tunnel failed, but Playwright's own fetch (`route.fetch`, which sends a session's headers) tunnels plain
+ * http too and hands this answer on as the site's: without the marker the page auditor would report the proxy's 403
+ * as the site's. No length: the reason is read to the connection's end.
+ */
+function failTunnel(client: Socket, status: string, marker: string, reason: string): void {
+  client.end(
+    `HTTP/1.1 ${status}\r\n${marker}: ${encodeURIComponent(reason)}\r\ncontent-type: text/plain; charset=utf-8\r\n\r\n${reason}`,
   );
 }

@@ -6,7 +6,8 @@ import type { SecretValues, SessionConfig } from './types.ts';
  * Gives the audit's browser context the session's cookies (for the audited URL's site) and headers (for its
  * origin only). A header is added by fetching the request ourselves without following redirects, so a redirect to
  * another origin is a new request that goes out without it: Playwright's own header override would carry it along.
- * The fetch goes through the context's egress proxy like every other request of the audit.
+ * The fetch goes through the context's egress proxy like every other request of the audit (Playwright tunnels it, plain
+ * http too: egress-tunnel.ts answers a tunnel it does not open as the proxy answers a plain request).
  */
 export async function applySessionFields(
   context: BrowserContext,

@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { AuditCancelledError, AuditFailedError } from '../engine/audit-errors.ts';
-import { unauditableAnswer } from '../engine/page-answer.ts';
+import { navigate, unauditableAnswer } from '../engine/page-answer.ts';
 import type { PageTiming } from '../engine/page-audit.ts';
 import { settle } from '../engine/page-reads.ts';
 import type { Refusal } from '../safety/egress-scope.ts';
@@ -56,7 +56,7 @@ export async function signIn(
 async function runStep(page: Page, step: SessionStep, secrets: SecretValues, timeout: number): Promise<void> {
   switch (step.action) {
     case 'goto': {
-      const response = await page.goto(step.url, { waitUntil: 'load', timeout });
+      const response = await navigate(page, step.url, timeout);
       const answer = response && unauditableAnswer(response, page, () => 0);
       if (answer?.kind === 'failed') throw new StepError(answer.error);
       return;
