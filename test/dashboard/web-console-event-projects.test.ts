@@ -102,6 +102,8 @@ describe('the console: events projects and destinations', () => {
     assert.match(key, /^\S{20,}$/);
     assert.equal((await focused(page)).label, 'The new API key, shown this once', 'the focus is on the new key');
     const keys = page.getByRole('table', { name: 'API keys of Web shop, oldest first' });
+    // The list refetches after the key is shown: its row may come a moment after the panel.
+    await keys.getByRole('row').nth(1).waitFor();
     const row = (await keys.getByRole('row').allTextContents())[1]!;
     assert.match(row, /site/);
     assert.ok(row.includes(`${key.slice(0, 6)}`), 'the list shows the key by its first characters');

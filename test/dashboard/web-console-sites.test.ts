@@ -75,8 +75,9 @@ describe('the console: audit sites', () => {
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
   });
 
-  const statusSays = (page: Page, text: string | RegExp) =>
-    page.getByRole('status').filter({ hasText: text }).first().waitFor();
+  // A run audits pages in a real Chromium: on a loaded machine its end can take longer than a locator's usual 30 s.
+  const statusSays = (page: Page, text: string | RegExp, timeout = 90_000) =>
+    page.getByRole('status').filter({ hasText: text }).first().waitFor({ timeout });
 
   test('add a site, run it now and watch it to its score, schedule it, set notices and send a test', async () => {
     const page = await h.open();
@@ -94,6 +95,11 @@ describe('the console: audit sites', () => {
     const url = page.getByLabel('URL', { exact: true });
     assert.equal(await name.getAttribute('aria-invalid'), 'true');
     assert.equal(await url.getAttribute('aria-invalid'), 'true');
+    // The focus moves once the errors are drawn: waited for, then said by the assertion if it never came.
+    await page
+      .locator('#site-name:focus')
+      .waitFor({ timeout: 5_000 })
+      .catch(() => {});
     assert.equal((await focused(page)).id, 'site-name', 'the first field in error has the focus');
     await page.getByText('Give the site a name.').waitFor();
     await assertAccessible(page, 'site form with errors');
