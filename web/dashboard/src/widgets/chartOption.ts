@@ -4,6 +4,7 @@ import { heatmapColumns, seriesColumns, show, toNumber, type WidgetOptions } fro
 import { formatValue, isFormat } from './format.ts';
 import type { Shape } from './legendEntry.ts';
 import { type PieSlice, pieSlices, sliceLabel } from './pieSlices.ts';
+import { axisTooltip, literal } from './tooltip.ts';
 
 /**
  * Series colours with at least 3:1 contrast against each theme's background (WCAG 1.4.11, non-text contrast), each
@@ -76,7 +77,7 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
           // "Other" says how many slices it holds; every slice its share, as Metabase's tooltip gives it.
           tooltip: {
             formatter: ({ data, marker, percent }: { data: PieSlice; marker: string; percent: number }) =>
-              `${marker}${sliceLabel(data)}: ${formatValue(data.value, format ?? 'number', o)} (${percent}%)`,
+              `${marker}${literal(sliceLabel(data))}: ${formatValue(data.value, format ?? 'number', o)} (${percent}%)`,
           },
           data: pieSlices(rows, PALETTE[theme]),
         },
@@ -141,7 +142,8 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
           },
         }
       : {}),
-    ...(format ? { tooltip: { ...common.tooltip, valueFormatter: written } } : {}),
+    // Names written as they are (tooltip.ts), values in the widget's format.
+    tooltip: { ...common.tooltip, formatter: axisTooltip(written) },
     xAxis: horizontal ? valueAxis : categoryAxis,
     // Horizontal bars read top to bottom in the rows' order; a second value axis is on the right.
     yAxis: horizontal
@@ -260,7 +262,12 @@ function heatmapOption(common: Record<string, unknown>, r: ApiQueryResult, o: Wi
   });
   return {
     ...common,
-    tooltip: { trigger: 'item', renderMode: 'richText', valueFormatter: written },
+    tooltip: {
+      trigger: 'item',
+      renderMode: 'richText',
+      formatter: ({ marker, value: at }: { marker: string; value: [number, number, number] }) =>
+        `${literal(value)}\n${marker}${literal(xs[at[0]] ?? '')}, ${literal(ys[at[1]] ?? '')}: ${written(at[2])}`,
+    },
     grid: { left: 8, right: 16, top: 16, bottom: 56, containLabel: true },
     xAxis: axis(xs),
     // The rows read top to bottom in the query's order, as in a table.
