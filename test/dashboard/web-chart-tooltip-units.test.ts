@@ -1,8 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 // ECharts' own parser of rich text (its renderer, zrender): what a tooltip string is drawn as.
 import { parseRichText } from 'zrender/lib/graphic/helper/parseText.js';
-import { chartOption } from '../../web/dashboard/src/widgets/chartOption.ts';
+import { chartOption, PALETTE } from '../../web/dashboard/src/widgets/chartOption.ts';
+import { impactOption, scoreOption } from '../../web/dashboard/src/audits/runs/trendOption.ts';
+import { contrast } from './colour-difference.ts';
 import { axisTooltip, type AxisPoint } from '../../web/dashboard/src/widgets/tooltip.ts';
 import { queryResult } from './query-result.ts';
 
@@ -82,5 +85,39 @@ describe("chart tooltips draw the data's names as they are written", () => {
     const formatter = (option.tooltip as { formatter?: Formatter }).formatter;
     assert.ok(formatter, 'the heatmap has a tooltip formatter');
     assert.deepEqual(drawn(formatter({ marker: MARKER, value: [1, 1, 4] })), ['n}', 'T|ue, 2}: 4']);
+  });
+});
+
+describe("chart tooltips are drawn in the page's colours", () => {
+  test("each chart's tooltip is on the page's background, its text 4.5:1 and every marker 3:1 on it", () => {
+    const css = readFileSync(new URL('../../web/dashboard/src/styles.css', import.meta.url), 'utf8');
+    const [light, dark] = [...css.matchAll(/--bg:\s*(#[0-9a-f]{6})/gi)].map((m) => m[1]!);
+    const r = queryResult(
+      ['day', 'region', 'amount'],
+      [
+        { day: '2026-03-01', region: 'north', amount: 3 },
+        { day: '2026-03-02', region: 'south', amount: 4 },
+      ],
+    );
+    for (const [theme, bg] of [
+      ['light', light],
+      ['dark', dark],
+    ] as const) {
+      const look = { dark: theme === 'dark', reducedMotion: true };
+      const options = {
+        ...Object.fromEntries(
+          ['line', 'bar', 'pie', 'scatter', 'heatmap'].map((t) => [t, chartOption(t, r, {}, look)]),
+        ),
+        'audit score': scoreOption([], look),
+        'audit impacts': impactOption([], look),
+      };
+      for (const [name, option] of Object.entries(options)) {
+        const tip = option.tooltip as { backgroundColor?: string; textStyle?: { color?: string } };
+        assert.equal(tip.backgroundColor, bg, `${theme} ${name}: the tooltip is on the page's background`);
+        const text = tip.textStyle?.color ?? '#666666';
+        assert.ok(contrast(text, bg!) >= 4.5, `${theme} ${name}: its text ${text} on ${bg}`);
+      }
+      for (const c of PALETTE[theme]) assert.ok(contrast(c, bg!) >= 3, `${theme}: the marker ${c} on ${bg}`);
+    }
   });
 });

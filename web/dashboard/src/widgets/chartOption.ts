@@ -18,6 +18,14 @@ export const PALETTE = {
 };
 export const TEXT = { light: '#1b1f24', dark: '#e8eaed' };
 const LINES = { light: '#4d5560', dark: '#b8bec6' };
+/**
+ * A tooltip in the page's colours (styles.css' --bg and --fg): ECharts' white box with grey text stood out of a dark
+ * page, and the dark palette's light markers barely showed on it.
+ */
+export const TOOLTIP = {
+  light: { backgroundColor: '#ffffff', borderColor: LINES.light, textStyle: { color: TEXT.light } },
+  dark: { backgroundColor: '#121417', borderColor: LINES.dark, textStyle: { color: TEXT.dark } },
+};
 
 export interface Look {
   dark: boolean;
@@ -51,7 +59,7 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
     animation: !look.reducedMotion,
     color: PALETTE[theme],
     textStyle: { color: TEXT[theme] },
-    tooltip: { trigger: type === 'pie' ? 'item' : 'axis', renderMode: 'richText' },
+    tooltip: { trigger: type === 'pie' ? 'item' : 'axis', renderMode: 'richText', ...TOOLTIP[theme] },
     // The legend is the page's list under the canvas (Legend.tsx); ECharts' stays undrawn but keeps which series
     // are hidden. Drawn, it wrapped at 320 px onto the axis' labels, and no keyboard or screen reader reached it.
     legend: { show: false },
@@ -265,6 +273,7 @@ function heatmapOption(common: Record<string, unknown>, r: ApiQueryResult, o: Wi
     tooltip: {
       trigger: 'item',
       renderMode: 'richText',
+      ...TOOLTIP[theme],
       formatter: ({ marker, value: at }: { marker: string; value: [number, number, number] }) =>
         `${literal(value)}\n${marker}${literal(xs[at[0]] ?? '')}, ${literal(ys[at[1]] ?? '')}: ${written(at[2])}`,
     },
