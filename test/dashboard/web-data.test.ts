@@ -8,6 +8,7 @@ import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { freshMysql, type FreshMysqlDatabase } from '../support/mariadb.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 import { assertAccessible, screenshot } from './web/browser.ts';
+import { gapBetween } from '../support/console-browser.ts';
 
 /**
  * Data sources and the SQL editor in Chromium. People are signed in through the CLI's token command here
@@ -88,6 +89,12 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
       [],
     );
     await page.getByRole('button', { name: 'Cancel' }).click();
+    // The list is set apart from the button above it (they touched).
+    const gap = await gapBetween(
+      page.getByRole('button', { name: 'Add data source' }),
+      page.getByRole('table', { name: 'Data sources' }),
+    );
+    assert.ok(gap >= 8, `${gap} px between Add data source and the list`);
 
     await page.getByRole('button', { name: 'Test Shop' }).click();
     await page
