@@ -28,6 +28,9 @@ export default function AlertRuleScreen({ me, id }: { me: ApiUser; id: number })
   if (!rule.data)
     return rule.error ? (
       <>
+        <p className="crumbs">
+          <Link to="alerts">All alert rules</Link>
+        </p>
         <h1>Alert rule</h1>
         <p role="alert" className="error">
           {messageOf(rule.error, 'the rule could not be loaded')}
@@ -76,10 +79,10 @@ function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
   const editor = atLeast(me, 'editor');
   return (
     <>
-      <h1>{rule.name}</h1>
-      <p>
+      <p className="crumbs">
         <Link to="alerts">All alert rules</Link>
       </p>
+      <h1>{rule.name}</h1>
       <p role="status" className="status">
         {message}
       </p>

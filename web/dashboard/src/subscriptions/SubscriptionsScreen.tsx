@@ -50,13 +50,13 @@ export default function SubscriptionsScreen({ me, id }: { me: ApiUser; id: numbe
   const error = action.error ?? list.error ?? dashboard.error;
   return (
     <>
-      <h1>{title ? `Subscriptions of ${title}` : 'Subscriptions'}</h1>
-      <p>
+      <p className="crumbs">
         <Link to="dashboard" params={{ id }}>
-          Back to the dashboard
+          {title ?? 'The dashboard'}
         </Link>
       </p>
-      <p className="hint">
+      <h1>{title ? `Subscriptions of ${title}` : 'Subscriptions'}</h1>
+      <p className="description">
         Each subscription mails a picture of the dashboard as you see it and each widget's data as CSV.
       </p>
       <p role="status" className="status">
