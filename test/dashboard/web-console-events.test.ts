@@ -189,6 +189,13 @@ describe('the console: events', () => {
     assert.equal(refused.status, 401);
     await page.locator('.live-item').filter({ hasText: 'not tied to a project' }).waitFor();
     await h.checkNarrow(page, 'live view', 'events-05-live');
+    // At 320 px Pause and Clear stay side by side (Clear went to a line of its own under Pause).
+    await page.setViewportSize({ width: 320, height: 800 });
+    const [pause, clear] = await Promise.all(
+      ['Pause', 'Clear'].map((name) => page.getByRole('button', { name, exact: true }).boundingBox()),
+    );
+    assert.ok(pause && clear && Math.abs(pause.y - clear.y) < 2, 'Pause and Clear are on one line at 320 px');
+    await page.setViewportSize({ width: 1280, height: 900 });
     await h.assertNothingRan(page);
     assert.deepEqual(h.problems, []);
     await page.context().close();
