@@ -4,7 +4,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 import { assertAccessible, pageOpener, screenshot } from './web/browser.ts';
-import { hiddenTextTakingRoom } from '../support/console-browser.ts';
+import { filterFieldEdges, hiddenTextTakingRoom } from '../support/console-browser.ts';
 
 /**
  * Lists longer than one page of the API (at most 100 items a page) are shown whole in Chromium: a widget's saved query
@@ -164,6 +164,8 @@ describe('the dashboard web app: lists longer than a page', () => {
       assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 320, 'no sideways scrolling');
       // The list's caption is for screen readers: it takes no line above the table.
       assert.deepEqual(await hiddenTextTakingRoom(page), [], 'text for screen readers takes no room');
+      // Search, Tag and Sort, one under another, are one column as wide as the screen (they were three widths).
+      assert.deepEqual(await filterFieldEdges(page, 'main form.toolbar'), [304], 'the filters are one column');
       await screenshot(page, `lists-01-dashboards-320-${colorScheme}`);
 
       await page.getByRole('link', { name: 'Long history' }).click();

@@ -175,6 +175,17 @@ export async function assertCrumbAboveHeading(page: Page, name: string): Promise
   assert.ok(gap >= 0, `the link "${name}" is above the heading (${gap} px)`);
 }
 
+/**
+ * The right edges of a filter row's text fields and selects (`form`, a selector), rounded: on a phone each is as wide
+ * as the screen, so they are all one edge.
+ */
+export function filterFieldEdges(page: Page, form: string): Promise<number[]> {
+  return page.evaluate(
+    `[...new Set([...document.querySelectorAll(${JSON.stringify(form)} + ' > .field > :is(input:not([type="checkbox"]), select)')]
+      .map((e) => Math.round(e.getBoundingClientRect().right)))]`,
+  );
+}
+
 /** The room between the bottom of `above` and the top of `below`, in pixels (negative: they overlap). */
 export async function gapBetween(above: Locator, below: Locator): Promise<number> {
   const [a, b] = [await above.boundingBox(), await below.boundingBox()];
