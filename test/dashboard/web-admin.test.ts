@@ -127,8 +127,11 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await page.getByRole('status').filter({ hasText: 'Nina New is now admin.' }).waitFor();
     assert.equal((await userByEmail('nina@acme.example')).role, 'admin');
 
-    page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Deactivate Nina New' }).click();
+    await page
+      .getByRole('dialog', { name: 'Deactivate Nina New?' })
+      .getByRole('button', { name: 'Deactivate' })
+      .click();
     await page.getByRole('status').filter({ hasText: 'Nina New is deactivated.' }).waitFor();
     assert.equal((await userByEmail('nina@acme.example')).active, false);
     await page.getByRole('button', { name: 'Reactivate Nina New' }).click();

@@ -508,8 +508,8 @@ describe('the dashboard web app: dashboards', () => {
     await mine.getByRole('status').filter({ hasText: 'Reloaded the latest version.' }).waitFor();
 
     await mine.getByRole('button', { name: 'Version history' }).click();
-    mine.once('dialog', (d) => void d.accept());
     await mine.getByRole('button', { name: 'Restore version 2' }).click();
+    await mine.getByRole('dialog', { name: 'Restore version 2?' }).getByRole('button', { name: 'Restore' }).click();
     await mine.getByRole('status').filter({ hasText: 'Restored version 2 as version 4.' }).waitFor();
     await mine.getByRole('heading', { level: 1, name: 'Sales overview' }).waitFor();
     await mine.getByRole('cell', { name: 'restored from version 2' }).waitFor();

@@ -116,8 +116,8 @@ describe('the dashboard web app: lists longer than a page', () => {
       'Versions',
     );
     // Restoring the first version makes a new one, and the history (read again) starts with it.
-    page.once('dialog', (d) => void d.accept());
     await history.getByRole('button', { name: 'Restore version 1', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Restore version 1?' }).getByRole('button', { name: 'Restore' }).click();
     await page
       .getByRole('status')
       .filter({ hasText: `Restored version 1 as version ${VERSIONS + 1}.` })
