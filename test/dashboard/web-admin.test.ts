@@ -5,6 +5,7 @@ import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
 import { startServer, type Server } from '../identity/support.ts';
 import { freePort, startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 import { assertAccessible, screenshot } from './web/browser.ts';
+import { assertNarrowBothSchemes } from '../support/console-browser.ts';
 
 /**
  * The admin screens (users and roles, tenants, the audit log) in Chromium, and what each role is offered.
@@ -126,8 +127,11 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await page.getByRole('status').filter({ hasText: 'Nina New is now admin.' }).waitFor();
     assert.equal((await userByEmail('nina@acme.example')).role, 'admin');
 
-    page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Deactivate Nina New' }).click();
+    await page
+      .getByRole('dialog', { name: 'Deactivate Nina New?' })
+      .getByRole('button', { name: 'Deactivate' })
+      .click();
     await page.getByRole('status').filter({ hasText: 'Nina New is deactivated.' }).waitFor();
     assert.equal((await userByEmail('nina@acme.example')).active, false);
     await page.getByRole('button', { name: 'Reactivate Nina New' }).click();
@@ -271,6 +275,13 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await dark.getByRole('status').filter({ hasText: 'Page 1' }).waitFor();
     await assertAccessible(dark, 'audit log, dark');
     await screenshot(dark, 'admin-07-audit-dark');
+    // At 320 px "Who", which names each user with their email, stays within the screen, and a record's details are
+    // read a few words a line, not a word or two (a row was fifteen lines tall).
+    await assertNarrowBothSchemes(dark, 'audit log', 'admin-08-audit');
+    await dark.setViewportSize({ width: 320, height: 800 });
+    const details = dark.getByRole('region', { name: 'Audit records' }).locator('tbody tr td:nth-child(5)').first();
+    const width = (await details.boundingBox())?.width ?? 0;
+    assert.ok(width >= 250, `the details column is ${width} px wide at 320 px`);
   });
 
   test('the audit API filters by time: since and until checked, a bad value is 400', async () => {

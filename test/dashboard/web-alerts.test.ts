@@ -4,7 +4,7 @@ import pg from 'pg';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
-import { assertNarrowBothSchemes, focused } from '../support/console-browser.ts';
+import { assertCrumbAboveHeading, assertNarrowBothSchemes, focused, gapBetween } from '../support/console-browser.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 import { assertAccessible, pageOpener, screenshot } from './web/browser.ts';
 import { StandardWebhookReceiver } from './alert-receivers.ts';
@@ -142,6 +142,7 @@ describe('the dashboard web app: alerts', () => {
       .waitFor();
     await page.getByRole('table', { name: 'Notifications' }).getByText('firing (reminder)').waitFor();
     await assertAccessible(page, 'rule detail, firing');
+    await assertCrumbAboveHeading(page, 'All alert rules');
     await screenshot(page, 'alerts-03-detail');
     await wideDark(page, 'rule detail', 'alerts-03-detail');
     await assertNarrowBothSchemes(page, 'rule detail', 'alerts-03-detail');
@@ -181,6 +182,12 @@ describe('the dashboard web app: alerts', () => {
     const page = await pages.open(admin);
     await page.goto(`${s.url}/alerts`);
     await page.getByRole('table', { name: 'Notification channels' }).waitFor();
+    // The channels' list is set apart from the button above it (they touched).
+    const gap = await gapBetween(
+      page.getByRole('button', { name: 'Add channel' }),
+      page.getByRole('table', { name: 'Notification channels' }),
+    );
+    assert.ok(gap >= 8, `${gap} px between Add channel and the list`);
     await tabTo(page, /^Add channel$/);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 3, name: 'Add a channel' }).waitFor();

@@ -12,6 +12,7 @@ import {
   assertNarrowBothSchemes,
   assertNothingRan,
   focused,
+  gapBetween,
   identityCaller,
   makeOwner,
   openPage,
@@ -140,6 +141,14 @@ describe('the console: registering and managing an application', () => {
     const secrets = page.getByRole('table', { name: /Client secrets of/ });
     assert.deepEqual(await secrets.getByRole('rowheader').allTextContents(), [`${secret.slice(0, 9)}…`]);
     await assertAccessible(page, "the app's page");
+    // Each section's intro is set apart from the button under it (they touched).
+    for (const [intro, button] of [
+      [/^Identity keeps only each secret's fingerprint/, 'Rotate the secret'],
+      [/^Tokens are kept until 30 days/, 'Refresh the activity'],
+    ] as const) {
+      const gap = await gapBetween(page.getByText(intro), page.getByRole('button', { name: button }));
+      assert.ok(gap >= 8, `${gap} px between the intro and ${button}`);
+    }
     await screenshot(page, '12-app-page');
 
     // Edit: a shorter access token, one scope fewer, sign-in by emailed code on; saved, and identity has it.

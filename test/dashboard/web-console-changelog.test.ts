@@ -108,6 +108,12 @@ describe('the console: identity change log', () => {
     await page.getByRole('button', { name: 'Clear' }).click();
     await statusSays(page, 'Page 1: 25 changes, more on the next page.');
     await h.checkNarrow(page, 'change log', 'log-02');
+    // A change's fields are read a few words a line at 320 px, not one: the column is wider than the others' 7rem.
+    await page.setViewportSize({ width: 320, height: 800 });
+    const change = page.getByRole('table').locator('tbody tr td:last-child').first();
+    const width = (await change.boundingBox())?.width ?? 0;
+    assert.ok(width >= 250, `the change column is ${width} px wide at 320 px`);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await h.assertNothingRan(page);
     assert.deepEqual(h.problems, []);
     await page.context().close();

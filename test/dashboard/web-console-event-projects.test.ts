@@ -6,7 +6,7 @@ import { assertAccessible } from '../support/axe.ts';
 import { HOSTILE_NAME, HOSTILE_URL, startConsole, tabTo, type ConsoleHarness } from '../support/console-screens.ts';
 import { FAST_FORWARDING } from '../ingest/forwarding-helpers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/vendors/webhook.ts';
-import { focused, openFromNav } from '../support/console-browser.ts';
+import { focused, gapBetween, openFromNav } from '../support/console-browser.ts';
 
 /**
  * Events → Projects in the console (Chromium; identity, the dashboard and ingest linked as `platform start` links them,
@@ -82,6 +82,20 @@ describe('the console: events projects and destinations', () => {
     await openProjects(page);
     await statusSays(page, 'No project yet.');
     await assertAccessible(page, 'projects, empty');
+    // The explorer and the live view without a project: a line of its own above the filters (it stood beside them,
+    // where a field's label goes) with the way to make one; nothing to connect to, so nothing to pause or clear.
+    for (const screen of ['Explorer', 'Live events']) {
+      await openFromNav(page, screen);
+      await page.getByRole('heading', { level: 1, name: screen }).waitFor();
+      const note = page.getByText('There is no project yet:');
+      await note.getByRole('link', { name: 'create one under Projects' }).waitFor();
+      const gap = await gapBetween(note, page.locator('label', { hasText: /^User id$/ }));
+      assert.ok(gap >= 0, `${screen}: the note is above the fields (${gap} px)`);
+      await assertAccessible(page, `${screen}, no project`);
+    }
+    assert.equal(await page.getByRole('button', { name: 'Pause' }).count(), 0, 'no live connection to pause');
+    await page.getByRole('link', { name: 'create one under Projects' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
 
     await page.getByRole('button', { name: 'New project' }).click();
     let dialog = page.getByRole('dialog', { name: 'New project' });

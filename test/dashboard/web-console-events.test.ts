@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/axe.ts';
 import { startConsole, type ConsoleHarness } from '../support/console-screens.ts';
-import { focused, openFromNav } from '../support/console-browser.ts';
+import { filterFieldEdges, focused, openFromNav } from '../support/console-browser.ts';
 
 /**
  * Events → Live events and Explorer in the console (Chromium; identity, the dashboard and ingest linked as `platform
@@ -136,6 +136,9 @@ describe('the console: events', () => {
     await statusSays(page, 'Page 1: 4 events.');
     assert.equal(await page.getByRole('checkbox', { name: 'error', exact: true }).isChecked(), false);
     await h.checkNarrow(page, 'explorer', 'events-02-explorer');
+    await page.setViewportSize({ width: 320, height: 800 });
+    assert.deepEqual(await filterFieldEdges(page, 'form.filters-bar'), [304], "the explorer's filters are one column");
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     // The hostile event in full: its payload is text, its javascript: address no link.
     await page.getByRole('link', { name: 'hostile-1' }).click();
@@ -189,6 +192,13 @@ describe('the console: events', () => {
     assert.equal(refused.status, 401);
     await page.locator('.live-item').filter({ hasText: 'not tied to a project' }).waitFor();
     await h.checkNarrow(page, 'live view', 'events-05-live');
+    // At 320 px Pause and Clear stay side by side (Clear went to a line of its own under Pause).
+    await page.setViewportSize({ width: 320, height: 800 });
+    const [pause, clear] = await Promise.all(
+      ['Pause', 'Clear'].map((name) => page.getByRole('button', { name, exact: true }).boundingBox()),
+    );
+    assert.ok(pause && clear && Math.abs(pause.y - clear.y) < 2, 'Pause and Clear are on one line at 320 px');
+    await page.setViewportSize({ width: 1280, height: 900 });
     await h.assertNothingRan(page);
     assert.deepEqual(h.problems, []);
     await page.context().close();

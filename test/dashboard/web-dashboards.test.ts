@@ -7,6 +7,7 @@ import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { freshMysql, mysqlConnection, type FreshMysqlDatabase } from '../support/mariadb.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 import { assertAccessible, screenshot } from './web/browser.ts';
+import { brokenWordsInTables, scrollHintsMissing } from '../support/console-browser.ts';
 
 // Functions passed to page.evaluate run in the page; the test's TypeScript has no DOM types.
 declare const document: any;
@@ -406,6 +407,51 @@ describe('the dashboard web app: dashboards', () => {
     assert.equal(put.status, 403);
   });
 
+  test("at 320 px a table widget's columns scroll sideways in it, and it says so", async () => {
+    const created = await s.request('POST', '/api/v1/dashboards', {
+      as: editor,
+      body: {
+        slug: 'latest',
+        title: 'Latest orders',
+        definition: {
+          layout: { type: 'grid', columns: 12, rowHeight: 40 },
+          dataSources: [{ id: pgId }],
+          widgets: [
+            {
+              id: 'latest',
+              type: 'table',
+              title: 'Latest orders',
+              position: { x: 0, y: 0, w: 12, h: 8 },
+              dataSourceId: pgId,
+              query: 'SELECT id, region, amount, placed::text AS placed FROM orders ORDER BY id DESC LIMIT 5',
+            },
+          ],
+        },
+      },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const page = await pageAs(viewer, { viewport: { width: 320, height: 800 } });
+    await page.goto(`${s.url}/dashboards/${created.body.id}`);
+    const region = page.getByRole('region', { name: 'Latest orders data' });
+    await region.getByRole('cell').first().waitFor();
+    // Its last column was cut at the widget's edge, its dates broken in two, with nothing to say there was more: it has
+    // the shadow and the description of every wide table, and takes the focus to be scrolled by the keyboard.
+    await page.waitForFunction(() => document.querySelector('.widget .table-frame[data-more-right]') !== null);
+    assert.match(
+      (await region.evaluate((e) => document.getElementById(e.getAttribute('aria-describedby') ?? '')?.textContent)) ??
+        '',
+      /Scrolls sideways/,
+    );
+    assert.deepEqual(await scrollHintsMissing(page), []);
+    assert.deepEqual(await brokenWordsInTables(page), [], 'no date broken across lines');
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await assertAccessible(page, `table widget at 320 px, ${colorScheme}`);
+    }
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 320, 'no sideways scrolling');
+    await screenshot(page, '14b-table-widget-narrow');
+  });
+
   test('a viewer sets a choice and a text parameter: the single number and the table follow; auto-refresh runs them again', async () => {
     const filter = 'WHERE region = :region AND amount >= :min::numeric';
     const created = await s.request('POST', '/api/v1/dashboards', {
@@ -508,8 +554,8 @@ describe('the dashboard web app: dashboards', () => {
     await mine.getByRole('status').filter({ hasText: 'Reloaded the latest version.' }).waitFor();
 
     await mine.getByRole('button', { name: 'Version history' }).click();
-    mine.once('dialog', (d) => void d.accept());
     await mine.getByRole('button', { name: 'Restore version 2' }).click();
+    await mine.getByRole('dialog', { name: 'Restore version 2?' }).getByRole('button', { name: 'Restore' }).click();
     await mine.getByRole('status').filter({ hasText: 'Restored version 2 as version 4.' }).waitFor();
     await mine.getByRole('heading', { level: 1, name: 'Sales overview' }).waitFor();
     await mine.getByRole('cell', { name: 'restored from version 2' }).waitFor();

@@ -8,6 +8,7 @@ import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { freshMysql, type FreshMysqlDatabase } from '../support/mariadb.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 import { assertAccessible, screenshot } from './web/browser.ts';
+import { gapBetween } from '../support/console-browser.ts';
 
 /**
  * Data sources and the SQL editor in Chromium. People are signed in through the CLI's token command here
@@ -88,6 +89,12 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
       [],
     );
     await page.getByRole('button', { name: 'Cancel' }).click();
+    // The list is set apart from the button above it (they touched).
+    const gap = await gapBetween(
+      page.getByRole('button', { name: 'Add data source' }),
+      page.getByRole('table', { name: 'Data sources' }),
+    );
+    assert.ok(gap >= 8, `${gap} px between Add data source and the list`);
 
     await page.getByRole('button', { name: 'Test Shop' }).click();
     await page
@@ -317,10 +324,37 @@ describe('the dashboard web app: data sources and the SQL editor', () => {
 
   test('an admin deletes a source after confirming', async () => {
     const page = await pageAs(admin);
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
     await page.goto(`${s.url}/datasources`);
-    page.once('dialog', (d) => void d.accept());
-    await page.getByRole('button', { name: 'Delete Legacy' }).click();
+    // The console asks in its own dialog (the browser's confirm() drew a box in neither theme): it says what goes
+    // with the source, starts on Cancel, and Escape keeps the source and gives the focus back to its button.
+    const remove = page.getByRole('button', { name: 'Delete Legacy' });
+    await remove.click();
+    const dialog = page.getByRole('dialog', { name: 'Delete the data source Legacy?' });
+    await dialog.getByText('Its saved queries and the alert rules watching them are deleted with it').waitFor();
+    assert.equal(
+      await page.evaluate(() => (globalThis as any).document.activeElement?.textContent),
+      'Cancel',
+      'the focus starts on Cancel',
+    );
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await assertAccessible(page, `delete dialog, ${colorScheme}`);
+      await screenshot(page, `data-delete-dialog-${colorScheme}`, { fullPage: false });
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    assert.equal(await remove.evaluate((b) => b === (globalThis as any).document.activeElement), true);
+    assert.equal((await s.request('GET', '/api/v1/datasources', { as: admin })).body.dataSources.length, 2);
+    await remove.click();
+    await dialog.getByRole('button', { name: 'Delete data source' }).click();
     await page.getByRole('status').filter({ hasText: 'Legacy deleted.' }).waitFor();
+    assert.deepEqual(dialogs, [], "no browser's dialog opened");
     assert.equal(await page.getByRole('row', { name: /Legacy/ }).count(), 0);
     assert.equal((await s.request('GET', '/api/v1/datasources', { as: admin })).body.dataSources.length, 1);
   });

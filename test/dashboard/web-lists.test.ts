@@ -4,6 +4,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 import { assertAccessible, pageOpener, screenshot } from './web/browser.ts';
+import { filterFieldEdges, hiddenTextTakingRoom } from '../support/console-browser.ts';
 
 /**
  * Lists longer than one page of the API (at most 100 items a page) are shown whole in Chromium: a widget's saved query
@@ -115,8 +116,8 @@ describe('the dashboard web app: lists longer than a page', () => {
       'Versions',
     );
     // Restoring the first version makes a new one, and the history (read again) starts with it.
-    page.once('dialog', (d) => void d.accept());
     await history.getByRole('button', { name: 'Restore version 1', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Restore version 1?' }).getByRole('button', { name: 'Restore' }).click();
     await page
       .getByRole('status')
       .filter({ hasText: `Restored version 1 as version ${VERSIONS + 1}.` })
@@ -161,6 +162,10 @@ describe('the dashboard web app: lists longer than a page', () => {
       );
       await assertAccessible(page, `dashboards list at 320 px, ${colorScheme}`);
       assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 320, 'no sideways scrolling');
+      // The list's caption is for screen readers: it takes no line above the table.
+      assert.deepEqual(await hiddenTextTakingRoom(page), [], 'text for screen readers takes no room');
+      // Search, Tag and Sort, one under another, are one column as wide as the screen (they were three widths).
+      assert.deepEqual(await filterFieldEdges(page, 'main form.toolbar'), [304], 'the filters are one column');
       await screenshot(page, `lists-01-dashboards-320-${colorScheme}`);
 
       await page.getByRole('link', { name: 'Long history' }).click();

@@ -128,15 +128,22 @@ describe('the dashboard web app: the query workflow', () => {
     await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: 320, height: 800 });
     await assertAccessible(page, `${name} (320 px)`);
+    // What sticks out, to name in the failure. Inside a table's region too: a hidden name of a row's button, placed
+    // by the region's frame rather than the region, widened the page though the table itself scrolled.
     const wide = await page.evaluate(() =>
-      document.documentElement.scrollWidth <= 320
-        ? []
-        : [...document.querySelectorAll('main *')]
-            .filter((e: any) => e.getBoundingClientRect().right > 321 && !e.closest('.table-wide, .cm-scroller'))
-            .map((e: any) => `${e.tagName}.${e.className}`),
+      [...document.querySelectorAll('main *')]
+        .filter((e: any) => e.getBoundingClientRect().right > 321 && !e.closest('.cm-scroller'))
+        .filter(
+          (e: any) => !e.closest('.table-wide') || (globalThis as any).getComputedStyle(e).position === 'absolute',
+        )
+        .map((e: any) => `${e.tagName}.${e.className}: ${(e.textContent ?? '').slice(0, 30)}`),
     );
     await screenshot(page, `queries-${name}-320`);
-    assert.deepEqual(wide, [], `${name}: nothing scrolls sideways at 320 px`);
+    assert.equal(
+      await page.evaluate('document.documentElement.scrollWidth'),
+      320,
+      `${name}: nothing scrolls sideways at 320 px (${wide.join(' | ')})`,
+    );
     await page.setViewportSize({ width: 1280, height: 900 });
   };
 

@@ -145,8 +145,11 @@ describe('the dashboard web app: public links', () => {
     await page.goto(`${s.url}/dashboards/${dashboardId}`);
     await page.getByRole('button', { name: 'Share' }).click();
     const panel = page.getByRole('region', { name: 'Public link' });
-    page.once('dialog', (d) => void d.accept());
     await panel.getByRole('button', { name: 'Turn off the link' }).click();
+    await page
+      .getByRole('dialog', { name: /^Turn off the public link to/ })
+      .getByRole('button', { name: 'Turn off the link' })
+      .click();
     await panel.getByRole('button', { name: 'Create public link' }).waitFor();
 
     for (const address of [link, `${s.url}/public/not-a-link`]) {

@@ -7,7 +7,7 @@ import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
 import { openPicture } from '../../src/dashboard/subscriptions/render.ts';
 import { renderCredentialFor } from './render-credential.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
-import { assertNarrowBothSchemes, focused } from '../support/console-browser.ts';
+import { assertCrumbAboveHeading, assertNarrowBothSchemes, focused, gapBetween } from '../support/console-browser.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 import { assertAccessible, pageOpener, screenshot } from './web/browser.ts';
 import { MailCatcher, mimeParts } from './alert-receivers.ts';
@@ -94,6 +94,12 @@ describe('the dashboard web app: subscriptions', () => {
     await page.getByRole('heading', { level: 1, name: 'Subscriptions of Sales' }).waitFor();
     await page.getByText('No subscriptions yet.').waitFor();
     await assertAccessible(page, 'subscriptions, none');
+    // The way back is the dashboard's name above the heading, as the dashboard's own "All dashboards"; the intro is
+    // set apart from the button under it.
+    await assertCrumbAboveHeading(page, 'Sales');
+    const intro = page.getByText('Each subscription mails a picture of the dashboard');
+    const intoButton = await gapBetween(intro, page.getByRole('button', { name: 'New subscription' }));
+    assert.ok(intoButton >= 8, `${intoButton} px between the intro and New subscription`);
     await tabTo(page, /^New subscription$/);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 2, name: 'New subscription' }).waitFor();
@@ -114,6 +120,11 @@ describe('the dashboard web app: subscriptions', () => {
     await row.getByText('region = south').waitFor();
     await row.getByText(/you, team@acme\.example/).waitFor();
     await assertAccessible(page, 'subscriptions list');
+    const aboveList = await gapBetween(
+      page.getByRole('button', { name: 'New subscription' }),
+      page.getByRole('table', { name: 'Subscriptions' }),
+    );
+    assert.ok(aboveList >= 8, `${aboveList} px between New subscription and the list`);
     await tabTo(page, /^Send now/);
     await page.keyboard.press('Enter');
     await page

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { assertAccessible } from './axe.ts';
 import type { LinkedPlatform } from './linked-platform.ts';
 
@@ -151,6 +151,49 @@ export function captionsPastTheEdge(page: Page): Promise<string[]> {
 }
 
 /**
+ * The text for screen readers alone (`.visually-hidden`) that takes room on the page: it is out of the flow (absolutely
+ * positioned) unless another rule moved it back. A table's hidden caption made sticky at 320 px took a line above its
+ * table.
+ */
+export function hiddenTextTakingRoom(page: Page): Promise<string[]> {
+  return page.evaluate(`[...document.querySelectorAll('.visually-hidden')]
+    .filter((e) => !['absolute', 'fixed'].includes(getComputedStyle(e).position))
+    .slice(0, 5)
+    .map((e) => e.tagName.toLowerCase() + ': ' + (e.textContent ?? '').slice(0, 40))`);
+}
+
+/**
+ * The way back from a detail screen is a link above its heading, as on every such screen (the dashboard's "All
+ * dashboards", Identity's "People"): named `name`, before the level-one heading and above it.
+ */
+export async function assertCrumbAboveHeading(page: Page, name: string): Promise<void> {
+  const crumb = page.locator('main p.crumbs').getByRole('link', { name, exact: true });
+  const heading = page.getByRole('heading', { level: 1 });
+  await heading.waitFor();
+  assert.equal(await crumb.count(), 1, `a link "${name}" above the heading`);
+  const gap = await gapBetween(crumb, heading);
+  assert.ok(gap >= 0, `the link "${name}" is above the heading (${gap} px)`);
+}
+
+/**
+ * The right edges of a filter row's text fields and selects (`form`, a selector), rounded: on a phone each is as wide
+ * as the screen, so they are all one edge.
+ */
+export function filterFieldEdges(page: Page, form: string): Promise<number[]> {
+  return page.evaluate(
+    `[...new Set([...document.querySelectorAll(${JSON.stringify(form)} + ' > .field > :is(input:not([type="checkbox"]), select)')]
+      .map((e) => Math.round(e.getBoundingClientRect().right)))]`,
+  );
+}
+
+/** The room between the bottom of `above` and the top of `below`, in pixels (negative: they overlap). */
+export async function gapBetween(above: Locator, below: Locator): Promise<number> {
+  const [a, b] = [await above.boundingBox(), await below.boundingBox()];
+  assert.ok(a && b, 'both are shown');
+  return b.y - (a.y + a.height);
+}
+
+/**
  * The tables scrolling sideways in their region (app/WideTable.tsx) that give no hint of it: each must take the focus
  * (axe's scrollable-region-focusable), have a name, say in its description that it scrolls, and show a shadow on each
  * edge that hides columns and on no other. Each problem is named with the region's name.
@@ -183,8 +226,8 @@ export function scrollHintsMissing(page: Page): Promise<string[]> {
 
 /**
  * Light and dark at 320 px: axe finds nothing, the page does not scroll sideways, no word in a table is broken
- * (brokenWordsInTables), no table's caption runs past the screen's edge and a table that scrolls sideways says so
- * (scrollHintsMissing); a screenshot of each.
+ * (brokenWordsInTables), no table's caption runs past the screen's edge, a table that scrolls sideways says so
+ * (scrollHintsMissing) and text for screen readers takes no room (hiddenTextTakingRoom); a screenshot of each.
  */
 export async function assertNarrowBothSchemes(page: Page, what: string, shot: string): Promise<void> {
   const size = page.viewportSize();
@@ -212,6 +255,7 @@ export async function assertNarrowBothSchemes(page: Page, what: string, shot: st
     assert.deepEqual(await brokenWordsInTables(page), [], `${what}: no word in a table broken across lines`);
     assert.deepEqual(await captionsPastTheEdge(page), [], `${what}: a table's caption stays within the screen`);
     assert.deepEqual(await scrollHintsMissing(page), [], `${what}: a table that scrolls sideways says so`);
+    assert.deepEqual(await hiddenTextTakingRoom(page), [], `${what}: text for screen readers takes no room`);
     await screenshot(page, `${shot}-320-${scheme}`);
   }
   await page.emulateMedia({ colorScheme: 'light' });

@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
 import { startLinkedPlatform, type LinkedPlatform } from './linked-platform.ts';
 import { assertAccessible } from './axe.ts';
-import { brokenWordsInTables, scrollHintsMissing } from './console-browser.ts';
+import { brokenWordsInTables, hiddenTextTakingRoom, scrollHintsMissing } from './console-browser.ts';
 
 /**
  * What the Chromium tests of the console's identity screens share (test/dashboard/web-console-*.test.ts): identity and
@@ -31,7 +31,10 @@ export interface ConsoleHarness {
   problems: string[];
   signIn(page: Page): Promise<void>;
   screenshot(page: Page, name: string): Promise<void>;
-  /** axe at zero violations in light and dark at 320 px, no sideways scrolling, a screenshot of each; back to 1280 light. */
+  /**
+   * axe at zero violations in light and dark at 320 px, no sideways scrolling, no text for screen readers taking room,
+   * a screenshot of each; back to 1280 light.
+   */
   checkNarrow(page: Page, what: string, shot: string): Promise<void>;
   assertNothingRan(page: Page): Promise<void>;
   close(): Promise<void>;
@@ -138,6 +141,7 @@ export async function startConsole(
       );
       assert.deepEqual(await brokenWordsInTables(page), [], `${what}: no word in a table broken across lines`);
       assert.deepEqual(await scrollHintsMissing(page), [], `${what}: a table that scrolls sideways says so`);
+      assert.deepEqual(await hiddenTextTakingRoom(page), [], `${what}: text for screen readers takes no room`);
       await screenshot(page, `${shot}-320-${scheme}`);
     }
     await page.emulateMedia({ colorScheme: 'light' });

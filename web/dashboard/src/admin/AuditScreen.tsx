@@ -182,7 +182,7 @@ export default function AuditScreen() {
                   <td>{actor(r)}</td>
                   <td>{r.action}</td>
                   <td>{target(r)}</td>
-                  <td>{details(r.details)}</td>
+                  <td className="prose">{details(r.details)}</td>
                 </tr>
               ))}
             </tbody>

@@ -14,6 +14,7 @@ import { whenOrNever } from '../app/datetime.ts';
 import { Pager } from './Pager.tsx';
 import { useReturnFocus } from './useReturnFocus.ts';
 import { WideTable } from '../app/WideTable.tsx';
+import { useConfirm } from '../app/useConfirm.tsx';
 
 const NO_FILTERS = {};
 
@@ -47,12 +48,19 @@ export default function UsersScreen({ me }: { me: ApiUser }) {
     },
   });
   const act = (what: () => Promise<string>) => action.mutate(what);
-  const deactivate = (u: ApiUser) =>
+  const [confirmFirst, confirming] = useConfirm();
+  const deactivate = async (u: ApiUser) => {
+    const yes = await confirmFirst({
+      title: `Deactivate ${u.name}?`,
+      body: 'They are signed out everywhere at once.',
+      confirm: 'Deactivate',
+    });
+    if (!yes) return;
     act(async () => {
-      if (!confirm(`Deactivate ${u.name}? They are signed out everywhere at once.`)) return '';
       await api('DELETE', `/admin/users/${u.id}`);
       return `${u.name} is deactivated.`;
     });
+  };
   const newLink = (u: ApiUser) =>
     act(async () => {
       const { data } = await api<ApiPasswordLink>('POST', `/admin/users/${u.id}/password-link`);
@@ -196,6 +204,7 @@ export default function UsersScreen({ me }: { me: ApiUser }) {
         </WideTable>
       )}
       <Pager pages={pages} label="Users" />
+      {confirming}
     </>
   );
 }

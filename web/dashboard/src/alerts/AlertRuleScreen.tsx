@@ -12,6 +12,7 @@ import { savedQueriesQuery } from '../data/queries.ts';
 import { alertDeliveriesQuery, alertHistoryQuery, alertRuleQuery, channelsQuery } from './queries.ts';
 import { StateBadge, STATE_LABEL, conditionText, minutesText } from './StateBadge.tsx';
 import { formatDateTime, formatInstant, whenOrNever } from '../app/datetime.ts';
+import { useConfirm } from '../app/useConfirm.tsx';
 
 const SILENCES = [
   { minutes: 15, text: '15 minutes' },
@@ -35,6 +36,9 @@ export default function AlertRuleScreen({ me, id }: { me: ApiUser; id: number })
   if (!rule.data)
     return rule.error ? (
       <>
+        <p className="crumbs">
+          <Link to="alerts">All alert rules</Link>
+        </p>
         <h1>Alert rule</h1>
         <p role="alert" className="error">
           {messageOf(rule.error, 'the rule could not be loaded')}
@@ -73,21 +77,28 @@ function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
       await api('DELETE', `/alert-rules/${rule.id}/silence`);
       return 'The silence is lifted.';
     });
-  const remove = () =>
+  const [confirmFirst, confirming] = useConfirm();
+  const remove = async () => {
+    const yes = await confirmFirst({
+      title: `Delete the alert rule ${rule.name}?`,
+      body: 'Its history goes with it, and it notifies no one again.',
+      confirm: 'Delete rule',
+    });
+    if (!yes) return;
     action.mutate(async () => {
-      if (!confirm(`Delete the alert rule ${rule.name}?`)) return '';
       await api('DELETE', `/alert-rules/${rule.id}`);
       navigate('alerts');
       return '';
     });
+  };
   const editor = atLeast(me, 'editor');
   const next = nextReminder(rule);
   return (
     <>
-      <h1>{rule.name}</h1>
-      <p>
+      <p className="crumbs">
         <Link to="alerts">All alert rules</Link>
       </p>
+      <h1>{rule.name}</h1>
       <p role="status" className="status">
         {message}
       </p>
@@ -243,6 +254,7 @@ function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
           </table>
         </WideTable>
       )}
+      {confirming}
     </>
   );
 }

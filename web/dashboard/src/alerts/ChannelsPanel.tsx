@@ -8,6 +8,7 @@ import { WideTable } from '../app/WideTable.tsx';
 import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { channelsQuery } from './queries.ts';
+import { useConfirm } from '../app/useConfirm.tsx';
 
 const KIND_TEXT = { email: 'Email', webhook: 'Webhook (signed)', slack: 'Slack-compatible webhook' } as const;
 
@@ -28,13 +29,20 @@ export function ChannelsPanel({ me }: { me: ApiUser }) {
       const r = (await api<ApiChannelTest>('POST', `/alert-channels/${c.id}/test`)).data;
       return r.ok ? `Test sent to ${c.name}: ${r.detail}.` : `Test to ${c.name} failed: ${r.detail}.`;
     });
-  const remove = (c: ApiChannel) =>
+  const [confirmFirst, confirming] = useConfirm();
+  const remove = async (c: ApiChannel) => {
+    const yes = await confirmFirst({
+      title: `Delete the channel ${c.name}?`,
+      body: 'Rules stop notifying it.',
+      confirm: 'Delete channel',
+    });
+    if (!yes) return;
     action.mutate(async () => {
-      if (!confirm(`Delete the channel ${c.name}? Rules stop notifying it.`)) return '';
       await api('DELETE', `/alert-channels/${c.id}`);
       await client.invalidateQueries({ queryKey: keys.alerts.all });
       return `${c.name} deleted.`;
     });
+  };
   const admin = atLeast(me, 'admin');
   return (
     <section aria-labelledby="channels-h">
@@ -112,6 +120,7 @@ export function ChannelsPanel({ me }: { me: ApiUser }) {
           </table>
         </WideTable>
       )}
+      {confirming}
     </section>
   );
 }

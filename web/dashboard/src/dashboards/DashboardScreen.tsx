@@ -31,6 +31,7 @@ import { SharePanel } from './SharePanel.tsx';
 import { STARTER_SQL } from './starter.ts';
 import { VersionHistory } from './VersionHistory.tsx';
 import { WidgetEditor } from './WidgetEditor.tsx';
+import { useConfirm } from '../app/useConfirm.tsx';
 
 const REFRESH = [
   { value: 0, label: 'Off' },
@@ -70,6 +71,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
   const loaded = dashboard.data;
   const [draft, setDraft] = useState<Draft>();
   const [panel, setPanel] = useState<Panel>({ kind: 'none' });
+  const [confirmFirst, confirming] = useConfirm();
   // A link or a subscription's render may fix parameters in the address (`?var-region=north`, Grafana's form).
   const [values, setValues] = useState<Record<string, string>>(() => valuesFromSearch(location.search));
   // The interval chosen here; until one is, the dashboard's saved one.
@@ -394,8 +396,13 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           <button
             type="button"
             className="danger"
-            onClick={() => {
-              if (confirm(`Delete the dashboard “${d.title}” and its history?`)) remove.mutate();
+            onClick={async () => {
+              const yes = await confirmFirst({
+                title: `Delete the dashboard “${d.title}”?`,
+                body: 'Its history, subscriptions, public link and the alert rules watching its widgets go with it.',
+                confirm: 'Delete dashboard',
+              });
+              if (yes) remove.mutate();
             }}
           >
             Delete dashboard
@@ -478,8 +485,13 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           id={id}
           current={d.version}
           canRestore={canEdit}
-          onRestore={(v) => {
-            if (confirm(`Restore version ${v}? It becomes a new version; nothing is lost.`)) restore.mutate(v);
+          onRestore={async (v) => {
+            const yes = await confirmFirst({
+              title: `Restore version ${v}?`,
+              body: 'It becomes a new version; nothing is lost.',
+              confirm: 'Restore',
+            });
+            if (yes) restore.mutate(v);
           }}
           onClose={() => {
             setPanel({ kind: 'none' });
@@ -508,6 +520,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           onLayout={(widgets) => setDefinition((x) => ({ ...x, widgets }))}
         />
       )}
+      {confirming}
     </>
   );
 }

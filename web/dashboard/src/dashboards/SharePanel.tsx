@@ -6,6 +6,7 @@ import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { shareQuery } from '../data/queries.ts';
 import { useFocusOnOpen } from './useFocusOnOpen.ts';
+import { useConfirm } from '../app/useConfirm.tsx';
 
 /**
  * The dashboard's public link (editors): turn it on, copy it, turn it off. The link is shown as selectable text with
@@ -33,9 +34,14 @@ export function SharePanel({ id, title }: { id: number; title: string }) {
   const busy = change.isPending;
   const failed = change.error ?? current.error;
   const turnOn = () => change.mutate(true);
-  const turnOff = () => {
-    if (!confirm(`Turn off the public link to “${title}”? It stops working at once for everyone who has it.`)) return;
-    change.mutate(false);
+  const [confirmFirst, confirming] = useConfirm();
+  const turnOff = async () => {
+    const yes = await confirmFirst({
+      title: `Turn off the public link to “${title}”?`,
+      body: 'It stops working at once for everyone who has it.',
+      confirm: 'Turn off the link',
+    });
+    if (yes) change.mutate(false);
   };
   const copy = async () => {
     try {
@@ -83,6 +89,7 @@ export function SharePanel({ id, title }: { id: number; title: string }) {
       <p role="status" className="status">
         {said}
       </p>
+      {confirming}
     </section>
   );
 }

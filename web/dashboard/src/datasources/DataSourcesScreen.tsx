@@ -11,6 +11,7 @@ import { DataSourceForm } from './DataSourceForm.tsx';
 import { SchemaBrowser } from './SchemaBrowser.tsx';
 import { WideTable } from '../app/WideTable.tsx';
 import { whenOrNever } from '../app/datetime.ts';
+import { useConfirm } from '../app/useConfirm.tsx';
 
 type Panel =
   | { kind: 'none' }
@@ -50,9 +51,15 @@ export default function DataSourcesScreen({ me }: { me: ApiUser }) {
       setPanel({ kind: 'edit', source: await client.fetchQuery(dataSourceQuery(s.id)) });
       return '';
     });
-  const remove = (s: ApiDataSource) =>
+  const [confirmFirst, confirming] = useConfirm();
+  const remove = async (s: ApiDataSource) => {
+    const yes = await confirmFirst({
+      title: `Delete the data source ${s.name}?`,
+      body: 'Its saved queries and the alert rules watching them are deleted with it; widgets that query it stop working.',
+      confirm: 'Delete data source',
+    });
+    if (!yes) return;
     action.mutate(async () => {
-      if (!confirm(`Delete the data source ${s.name} and its saved queries?`)) return '';
       await api('DELETE', `/datasources/${s.id}`);
       // Its saved queries went with it.
       client.removeQueries({ queryKey: keys.dataSources.one(s.id) });
@@ -62,6 +69,7 @@ export default function DataSourcesScreen({ me }: { me: ApiUser }) {
       ]);
       return `${s.name} deleted.`;
     });
+  };
   const error = action.error
     ? messageOf(action.error)
     : list.error
@@ -166,6 +174,7 @@ export default function DataSourcesScreen({ me }: { me: ApiUser }) {
         </WideTable>
       )}
       {panel.kind === 'schema' && <SchemaBrowser id={panel.source.id} name={panel.source.name} />}
+      {confirming}
     </>
   );
 }

@@ -11,6 +11,7 @@ import { keys } from '../data/keys.ts';
 import { SubscriptionForm, scheduleText } from './SubscriptionForm.tsx';
 import './subscriptions.css';
 import { formatDateTime } from '../app/datetime.ts';
+import { useConfirm } from '../app/useConfirm.tsx';
 
 const subscriptionsQuery = (id: number) => ({
   queryKey: keys.subscriptions.ofDashboard(id),
@@ -41,22 +42,29 @@ export default function SubscriptionsScreen({ me, id }: { me: ApiUser; id: numbe
       const r = (await api<ApiSubscriptionSend>('POST', `/subscriptions/${s.id}/send`)).data;
       return r.ok ? `Sent: ${r.detail}.` : `Not sent: ${r.detail}.`;
     });
-  const remove = (s: ApiSubscription) =>
+  const [confirmFirst, confirming] = useConfirm();
+  const remove = async (s: ApiSubscription) => {
+    const yes = await confirmFirst({
+      title: `Delete the subscription “${scheduleText(s.schedule)}”?`,
+      body: 'Nobody is sent it again.',
+      confirm: 'Delete subscription',
+    });
+    if (!yes) return;
     action.mutate(async () => {
-      if (!confirm(`Delete the subscription ${scheduleText(s.schedule)}?`)) return '';
       await api('DELETE', `/subscriptions/${s.id}`);
       return 'Subscription deleted.';
     });
+  };
   const error = action.error ?? list.error ?? dashboard.error;
   return (
     <>
-      <h1>{title ? `Subscriptions of ${title}` : 'Subscriptions'}</h1>
-      <p>
+      <p className="crumbs">
         <Link to="dashboard" params={{ id }}>
-          Back to the dashboard
+          {title ?? 'The dashboard'}
         </Link>
       </p>
-      <p className="hint">
+      <h1>{title ? `Subscriptions of ${title}` : 'Subscriptions'}</h1>
+      <p className="description">
         Each subscription mails a picture of the dashboard as you see it and each widget's data as CSV.
       </p>
       <p role="status" className="status">
@@ -157,6 +165,7 @@ export default function SubscriptionsScreen({ me, id }: { me: ApiUser; id: numbe
           </table>
         </WideTable>
       )}
+      {confirming}
     </>
   );
 }

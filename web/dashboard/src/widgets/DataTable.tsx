@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { ApiQueryResult } from '../api/types.ts';
+import { WideTable } from '../app/WideTable.tsx';
 import { show, toNumber, type WidgetOptions } from './data.ts';
 import { formatValue, isFormat } from './format.ts';
 
@@ -47,7 +48,9 @@ export function DataTable({
   };
   return (
     <div className="data-table">
-      <section className="table-scroll" tabIndex={0} aria-label={caption}>
+      {/* Its region scrolls sideways within the widget, with the shadow and description every wide table has: at
+          320 px its last column was cut at the widget's edge with nothing to say there was more. */}
+      <WideTable label={caption} tall>
         <table>
           <caption className="visually-hidden">{caption}</caption>
           <thead>
@@ -90,7 +93,7 @@ export function DataTable({
             ))}
           </tbody>
         </table>
-      </section>
+      </WideTable>
       {pages > 1 && still && (
         <p className="hint">
           The first {PAGE} of {result.rows.length} rows.

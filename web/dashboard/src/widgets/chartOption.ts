@@ -4,6 +4,7 @@ import { heatmapColumns, seriesColumns, show, toNumber, type WidgetOptions } fro
 import { formatValue, isFormat } from './format.ts';
 import type { Shape } from './legendEntry.ts';
 import { type PieSlice, pieSlices, sliceLabel } from './pieSlices.ts';
+import { axisTooltip, literal } from './tooltip.ts';
 
 /**
  * Series colours with at least 3:1 contrast against each theme's background (WCAG 1.4.11, non-text contrast), each
@@ -17,6 +18,14 @@ export const PALETTE = {
 };
 export const TEXT = { light: '#1b1f24', dark: '#e8eaed' };
 const LINES = { light: '#4d5560', dark: '#b8bec6' };
+/**
+ * A tooltip in the page's colours (styles.css' --bg and --fg): ECharts' white box with grey text stood out of a dark
+ * page, and the dark palette's light markers barely showed on it.
+ */
+export const TOOLTIP = {
+  light: { backgroundColor: '#ffffff', borderColor: LINES.light, textStyle: { color: TEXT.light } },
+  dark: { backgroundColor: '#121417', borderColor: LINES.dark, textStyle: { color: TEXT.dark } },
+};
 
 export interface Look {
   dark: boolean;
@@ -50,7 +59,7 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
     animation: !look.reducedMotion,
     color: PALETTE[theme],
     textStyle: { color: TEXT[theme] },
-    tooltip: { trigger: type === 'pie' ? 'item' : 'axis', renderMode: 'richText' },
+    tooltip: { trigger: type === 'pie' ? 'item' : 'axis', renderMode: 'richText', ...TOOLTIP[theme] },
     // The legend is the page's list under the canvas (Legend.tsx); ECharts' stays undrawn but keeps which series
     // are hidden. Drawn, it wrapped at 320 px onto the axis' labels, and no keyboard or screen reader reached it.
     legend: { show: false },
@@ -76,7 +85,7 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
           // "Other" says how many slices it holds; every slice its share, as Metabase's tooltip gives it.
           tooltip: {
             formatter: ({ data, marker, percent }: { data: PieSlice; marker: string; percent: number }) =>
-              `${marker}${sliceLabel(data)}: ${formatValue(data.value, format ?? 'number', o)} (${percent}%)`,
+              `${marker}${literal(sliceLabel(data))}: ${formatValue(data.value, format ?? 'number', o)} (${percent}%)`,
           },
           data: pieSlices(rows, PALETTE[theme]),
         },
@@ -141,7 +150,8 @@ export function chartOption(type: string, r: ApiQueryResult, o: WidgetOptions, l
           },
         }
       : {}),
-    ...(format ? { tooltip: { ...common.tooltip, valueFormatter: written } } : {}),
+    // Names written as they are (tooltip.ts), values in the widget's format.
+    tooltip: { ...common.tooltip, formatter: axisTooltip(written) },
     xAxis: horizontal ? valueAxis : categoryAxis,
     // Horizontal bars read top to bottom in the rows' order; a second value axis is on the right.
     yAxis: horizontal
@@ -260,7 +270,13 @@ function heatmapOption(common: Record<string, unknown>, r: ApiQueryResult, o: Wi
   });
   return {
     ...common,
-    tooltip: { trigger: 'item', renderMode: 'richText', valueFormatter: written },
+    tooltip: {
+      trigger: 'item',
+      renderMode: 'richText',
+      ...TOOLTIP[theme],
+      formatter: ({ marker, value: at }: { marker: string; value: [number, number, number] }) =>
+        `${literal(value)}\n${marker}${literal(xs[at[0]] ?? '')}, ${literal(ys[at[1]] ?? '')}: ${written(at[2])}`,
+    },
     grid: { left: 8, right: 16, top: 16, bottom: 56, containLabel: true },
     xAxis: axis(xs),
     // The rows read top to bottom in the query's order, as in a table.

@@ -1,4 +1,4 @@
-import { PALETTE, TEXT, TIME_LABELS, TIME_POINTER, type Look } from '../../widgets/chartOption.ts';
+import { PALETTE, TEXT, TIME_LABELS, TIME_POINTER, TOOLTIP, type Look } from '../../widgets/chartOption.ts';
 import { IMPACT_NAMES, IMPACT_ORDER, type ApiRun } from '../api.ts';
 
 const LINES = { light: '#4d5560', dark: '#b8bec6' };
@@ -11,7 +11,7 @@ function frame(look: Look) {
     animation: !look.reducedMotion,
     color: PALETTE[theme],
     textStyle: { color: TEXT[theme] },
-    tooltip: { trigger: 'axis', renderMode: 'richText' },
+    tooltip: { trigger: 'axis', renderMode: 'richText', ...TOOLTIP[theme] },
     legend: { show: false },
     grid: { left: 8, right: 16, top: 16, bottom: 8, containLabel: true },
     xAxis: {

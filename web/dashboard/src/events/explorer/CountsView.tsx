@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { formatDay, formatDayHour } from '../../app/datetime.ts';
 import { Chart } from '../../widgets/Chart.tsx';
-import { PALETTE, TEXT } from '../../widgets/chartOption.ts';
+import { PALETTE, TEXT, TOOLTIP } from '../../widgets/chartOption.ts';
 import { useLook } from '../../widgets/useMedia.ts';
 import type { ApiEventCounts } from './api.ts';
 
@@ -24,7 +24,7 @@ export function CountsView({ counts }: { counts: ApiEventCounts }) {
       animation: !look.reducedMotion,
       color: PALETTE[theme],
       textStyle: { color: TEXT[theme] },
-      tooltip: { trigger: 'axis', renderMode: 'richText' },
+      tooltip: { trigger: 'axis', renderMode: 'richText', ...TOOLTIP[theme] },
       grid: { left: 8, right: 16, top: 16, bottom: 8, containLabel: true },
       xAxis: {
         type: 'category',
@@ -43,7 +43,7 @@ export function CountsView({ counts }: { counts: ApiEventCounts }) {
       // not failures, and red bars read as errors.
       color: PALETTE[theme].slice(5),
       textStyle: { color: TEXT[theme] },
-      tooltip: { trigger: 'axis', renderMode: 'richText' },
+      tooltip: { trigger: 'axis', renderMode: 'richText', ...TOOLTIP[theme] },
       grid: { left: 8, right: 16, top: 8, bottom: 8, containLabel: true },
       xAxis: { type: 'value', minInterval: 1, axisLabel: { color: TEXT[theme] } },
       yAxis: {

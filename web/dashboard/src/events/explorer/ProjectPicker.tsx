@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { Link } from '../../app/router.tsx';
 import { messageOf } from '../../data/errors.ts';
 import { useProjects } from './api.ts';
 
@@ -16,7 +17,8 @@ export function chooseProject(id: string): void {
 
 /**
  * The project a screen shows: a select of every project (the first one until one is chosen). Says so when there is
- * none, or when ingest cannot be reached.
+ * none (with the way to make one), or when ingest cannot be reached, on a line of its own above the other filters
+ * (`filters-note`): beside them it stood where a field's label goes.
  */
 export function ProjectPicker({
   id,
@@ -34,12 +36,17 @@ export function ProjectPicker({
   }, [list, value, onChange]);
   if (projects.error)
     return (
-      <p role="alert" className="error">
+      <p role="alert" className="error filters-note">
         {messageOf(projects.error, 'the ingest service could not be reached')}
       </p>
     );
-  if (!list) return <p className="status">Loading projects…</p>;
-  if (list.length === 0) return <p className="status">There is no project yet: create one under Projects.</p>;
+  if (!list) return <p className="status filters-note">Loading projects…</p>;
+  if (list.length === 0)
+    return (
+      <p className="status filters-note">
+        There is no project yet: <Link to="eventProjects">create one under Projects</Link>.
+      </p>
+    );
   return (
     <div className="field">
       <label htmlFor={id}>Project</label>

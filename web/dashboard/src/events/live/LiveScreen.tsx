@@ -207,31 +207,39 @@ export default function LiveScreen() {
           </div>
         </form>
       </search>
-      <div className="live-bar">
-        <p
-          className={state.kind === 'failed' ? 'error' : 'status'}
-          role={state.kind === 'failed' ? 'alert' : undefined}
-        >
-          {connection}
-        </p>
-        <button type="button" className="secondary" aria-pressed={paused} onClick={togglePause}>
-          {paused ? 'Resume' : 'Pause'}
-        </button>
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => {
-            setShown([]);
-            setDropped(0);
-          }}
-        >
-          Clear
-        </button>
-      </div>
+      {/* Without a project there is nothing to connect to, pause or clear: it said "Connecting…" for ever. */}
+      {projectId && (
+        <div className="live-bar">
+          <p
+            className={state.kind === 'failed' ? 'error' : 'status'}
+            role={state.kind === 'failed' ? 'alert' : undefined}
+          >
+            {connection}
+          </p>
+          {/* The two buttons wrap together: at 320 px Clear went to a line of its own under Pause. */}
+          <div className="actions">
+            <button type="button" className="secondary" aria-pressed={paused} onClick={togglePause}>
+              {paused ? 'Resume' : 'Pause'}
+            </button>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => {
+                setShown([]);
+                setDropped(0);
+              }}
+            >
+              Clear
+            </button>
+          </div>
+        </div>
+      )}
       <p className="status">
-        {shown.length === 0
-          ? 'No event yet.'
-          : `${plural(shown.length, 'event')} shown, ${rejectedShown.toLocaleString()} rejected.`}
+        {!projectId
+          ? ''
+          : shown.length === 0
+            ? 'No event yet.'
+            : `${plural(shown.length, 'event')} shown, ${rejectedShown.toLocaleString()} rejected.`}
         {paused && ` Paused: ${plural(heldCount, 'new event')} held.`}
         {dropped > 0 && ` ${plural(dropped, 'event')} arrived faster than the live view shows and were left out.`}
       </p>

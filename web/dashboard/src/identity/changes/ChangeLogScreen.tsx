@@ -247,7 +247,7 @@ export default function ChangeLogScreen() {
                   <td>
                     <Target c={c} />
                   </td>
-                  <td>
+                  <td className="prose">
                     {changeLines(c).length === 0 ? (
                       'nothing more'
                     ) : (
