@@ -35,10 +35,22 @@ export async function postgresBus(options: {
   notify: (channel: string, payload: string) => Promise<unknown>;
   deliver: (message: string) => void;
   log: FastifyBaseLogger;
+  /** Milliseconds before trying again after a lost connection, and after a failed try (tests shorten them). */
+  retryMs?: { lost: number; failed: number };
 }): Promise<LiveBus> {
+  const retryMs = options.retryMs ?? { lost: 1_000, failed: 5_000 };
   let closed = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  // One try at a time: a failed try is answered twice by pg (its promise rejects, then its client emits 'end'), and
+  // answering both once spawned two tries per failure, so a dropped database grew the process to gigabytes.
+  const tryAgain = (delayMs: number) => {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect().catch(reconnectLater);
+    }, delayMs);
+  };
   // A failed reconnection tries again a few seconds later, for as long as the service runs.
   // The live view is best effort: a lost listening connection is said once at info (during a database outage the
   // outage log says what matters, once), and each further failed try only at debug.
@@ -50,30 +62,45 @@ export async function postgresBus(options: {
       { err: err.message },
       'live events: cannot listen yet; trying again',
     );
-    if (!closed) retry = setTimeout(() => void connect().catch(reconnectLater), 5_000);
+    tryAgain(retryMs.failed);
   };
   const connect = async () => {
-    const c = new pg.Client({ connectionString: options.url, application_name: 'ingest live' });
+    const c = new pg.Client({
+      connectionString: options.url,
+      application_name: 'ingest live',
+      // A server that accepts and never answers would otherwise hold the one try for ever.
+      connectionTimeoutMillis: 10_000,
+    });
     c.on('notification', (n) => {
       if (n.channel === options.channel && n.payload) options.deliver(n.payload);
     });
-    let lost = false;
+    // Until it listens, a failure is the try's own (its rejection answers it); after, a loss is reported here, once.
+    let listening = false;
     const reconnect = (why: string) => {
-      if (lost) return;
-      lost = true;
+      if (!listening) return;
+      listening = false;
       if (client === c) client = undefined;
       if (closed) return;
       options.log.info({ why }, 'live events: the listening connection was lost; reconnecting');
       void c.end().catch(() => {});
-      retry = setTimeout(() => void connect().catch((err: Error) => reconnectLater(err)), 1_000);
+      tryAgain(retryMs.lost);
     };
     c.on('error', (err) => reconnect(err.message));
     c.on('end', () => reconnect('the connection ended'));
-    await c.connect();
-    await c.query(`LISTEN "${options.channel}"`);
+    try {
+      await c.connect();
+      await c.query(`LISTEN "${options.channel}"`);
+    } catch (err) {
+      // Connected but not listening would hold a server connection nobody uses.
+      void c.end().catch(() => {});
+      throw err;
+    }
     failedTries = 0;
     if (closed) await c.end();
-    else client = c;
+    else {
+      listening = true;
+      client = c;
+    }
   };
   await connect();
   return {
