@@ -98,13 +98,24 @@ export async function signIn(
 export async function openFromNav(page: Page, name: string): Promise<void> {
   const nav = page.getByRole('navigation', { name: 'Main' });
   const link = nav.getByRole('link', { name, exact: true });
-  if (!(await link.isVisible())) {
-    const list = await nav
-      .locator('a')
-      .filter({ hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) })
-      .first()
-      .evaluate((a) => a.closest('ul')?.id ?? '');
-    await nav.locator(`button[aria-controls="${list}"]`).click();
+  // Right after a viewport change the navigation may still swap between its narrow and wide forms (useMedia), and the
+  // new form starts closed: a section opened in the old one is gone. So open, click, and open again if it went.
+  for (let tries = 0; tries < 4; tries++) {
+    if (!(await link.isVisible())) {
+      const list = await nav
+        .locator('a')
+        .filter({ hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) })
+        .first()
+        .evaluate((a) => a.closest('ul')?.id ?? '');
+      const toggle = nav.locator(`button[aria-controls="${list}"]`);
+      if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+    }
+    try {
+      await link.click({ timeout: 5_000 });
+      return;
+    } catch {
+      // The section closed under the click: look again.
+    }
   }
   await link.click();
 }
