@@ -42,13 +42,12 @@ export async function countEvents(
   const by_time: Counts['by_time'] = [];
   for (let t = from.getTime(); t < to.getTime(); t += size)
     by_time.push({ start: new Date(t).toISOString(), count: counted.get(t) ?? 0 });
-  const by_type = byType;
   return {
     from: from.toISOString(),
     to: to.toISOString(),
     bucket: query.bucket,
-    total: by_type.reduce((sum, t) => sum + t.count, 0),
-    by_type,
+    total: byType.reduce((sum, t) => sum + t.count, 0),
+    by_type: byType,
     by_time,
   };
 }
