@@ -485,6 +485,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           widget={configuring}
           sources={sources}
           saved={saved}
+          parameters={parameters}
           onChange={updateWidget}
           onDone={() => {
             setPanel({ kind: 'none' });
