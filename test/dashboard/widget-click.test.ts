@@ -128,6 +128,14 @@ describe('widget click behaviour in the definition', () => {
     assert.match(dropped.body.error.message, /no parameter "q"/);
   });
 
+  test('the OpenAPI document describes widget.click, in the dashboards and in the public view', async () => {
+    const doc = JSON.stringify((await s.request('GET', '/openapi.json')).body);
+    const described = doc.match(/a URL template opened on a click/g) ?? [];
+    // The dashboard's answers and bodies, and the public link's answer, each carry the widget's schema.
+    assert.ok(described.length >= 2, `described ${described.length} times`);
+    assert.match(doc, /the name of a text, choice or query parameter of the dashboard, set to the clicked value/);
+  });
+
   test('link templates: the text before {value} fixes the scheme and host', () => {
     assert.equal(linkProblem('https://a.example/x/{value}/y/{value}'), undefined);
     assert.equal(linkProblem('HTTPS://A.example#{value}'), undefined);
