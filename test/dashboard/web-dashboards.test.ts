@@ -574,10 +574,10 @@ describe('the dashboard web app: dashboards', () => {
     await page.getByRole('button', { name: 'Configure Revenue by region' }).click();
     const panel = page.getByRole('region', { name: /^Configure widget/ });
     const when = panel.getByRole('group', { name: 'When a value is clicked' });
-    await when.getByLabel('Action').selectOption({ label: 'Open a link with the value' });
+    await when.getByLabel('Action').selectOption({ label: 'Open a link' });
     await when.getByLabel('Link').fill('javascript:alert({value})');
     await when.getByText('Only an http(s) address or a path of this console').waitFor();
-    await when.getByLabel('Action').selectOption({ label: 'Filter the dashboard by the value' });
+    await when.getByLabel('Action').selectOption({ label: 'Filter the dashboard' });
     assert.equal(await when.getByLabel('Parameter to set').inputValue(), 'region');
     await assertAccessible(page, 'click behaviour settings');
     await screenshot(page, '30-click-settings');

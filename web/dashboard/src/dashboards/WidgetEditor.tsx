@@ -390,9 +390,9 @@ function ClickSettings({
       >
         <option value="">Nothing</option>
         <option value="filter" disabled={choices.length === 0}>
-          Filter the dashboard by the value
+          Filter the dashboard
         </option>
-        <option value="link">Open a link with the value</option>
+        <option value="link">Open a link</option>
       </select>
       {choices.length === 0 && (
         <p id={id('click-hint')} className="hint">
