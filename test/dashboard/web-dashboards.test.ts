@@ -513,6 +513,192 @@ describe('the dashboard web app: dashboards', () => {
     await page.getByLabel('Auto-refresh').selectOption({ label: 'Off' });
   });
 
+  test('cross-filtering: an editor sets a bar chart to filter by its region; a click on a bar, then the keyboard, filters the other widgets', async () => {
+    const filter = "WHERE (:region = '' OR region = :region)";
+    const created = await s.request('POST', '/api/v1/dashboards', {
+      as: editor,
+      body: {
+        slug: 'cross-filter',
+        title: 'Cross-filter',
+        definition: {
+          layout: { type: 'grid', columns: 12, rowHeight: 40 },
+          dataSources: [{ id: pgId }],
+          parameters: [{ name: 'region', type: 'text', label: 'Region' }],
+          widgets: [
+            {
+              id: 'by-region',
+              type: 'bar',
+              title: 'Revenue by region',
+              position: { x: 0, y: 0, w: 6, h: 7 },
+              dataSourceId: pgId,
+              query: 'SELECT region, sum(amount) AS revenue FROM orders GROUP BY region ORDER BY region',
+            },
+            {
+              id: 'count',
+              type: 'stat',
+              title: 'Orders',
+              position: { x: 6, y: 0, w: 6, h: 3 },
+              dataSourceId: pgId,
+              query: `SELECT count(*) AS orders FROM orders ${filter}`,
+              options: { unit: 'orders' },
+            },
+            {
+              id: 'first',
+              type: 'table',
+              title: 'First orders',
+              position: { x: 6, y: 3, w: 6, h: 7 },
+              dataSourceId: pgId,
+              query: `SELECT id, region FROM orders ${filter} ORDER BY id LIMIT 3`,
+              click: { setParameter: 'region', column: 'region' },
+            },
+            {
+              id: 'crm',
+              type: 'pie',
+              title: 'Regions in the CRM',
+              position: { x: 0, y: 10, w: 12, h: 7 },
+              dataSourceId: pgId,
+              query: 'SELECT region, count(*) AS n FROM orders GROUP BY region ORDER BY region',
+              click: { link: 'https://crm.example.com/regions/{value}?from=dashboard' },
+            },
+          ],
+        },
+      },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const id = created.body.id;
+
+    // The editor configures the bar chart: a click on a value sets Region.
+    const page = await pageAs(editor);
+    await page.goto(`${s.url}/dashboards/${id}`);
+    await page.getByRole('button', { name: 'Edit dashboard' }).click();
+    await page.getByRole('button', { name: 'Configure Revenue by region' }).click();
+    const panel = page.getByRole('region', { name: /^Configure widget/ });
+    const when = panel.getByRole('group', { name: 'When a value is clicked' });
+    await when.getByLabel('Action').selectOption({ label: 'Open a link' });
+    await when.getByLabel('Link').fill('javascript:alert({value})');
+    await when.getByText('Only an http(s) address or a path of this console').waitFor();
+    await when.getByLabel('Action').selectOption({ label: 'Filter the dashboard' });
+    assert.equal(await when.getByLabel('Parameter to set').inputValue(), 'region');
+    await assertAccessible(page, 'click behaviour settings');
+    await screenshot(page, '30-click-settings');
+    await panel.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved as version 2.' }).waitFor();
+    const saved = (await s.request('GET', `/api/v1/dashboards/${id}`, { as: editor })).body;
+    assert.deepEqual(saved.definition.widgets[0].click, { setParameter: 'region' });
+
+    // A viewer clicks the "north" bar (the second of east, north, south, west), found by its colour on the canvas.
+    const view = await pageAs(viewer);
+    await view.goto(`${s.url}/dashboards/${id}`);
+    const stat = view.locator('[data-widget="count"] .stat-value');
+    const firstId = view.locator('[data-widget="first"] tbody tr:first-child td:first-child');
+    await stat.filter({ hasText: /^200 orders$/ }).waitFor();
+    await firstId.filter({ hasText: /^1$/ }).waitFor();
+    await drawnCharts(view, 2);
+    const chart = view.locator('[data-widget="by-region"] .chart');
+    assert.equal(await chart.getAttribute('data-clickable'), 'true');
+    assert.match((await chart.getAttribute('aria-label')) ?? '', /Click a bar to filter the dashboard by Region/);
+    const bars = await chart.locator('canvas').evaluate((c: any) => {
+      // Columns of the bars' colour (the light palette's first, #0b57d0), grouped into runs: one run a bar.
+      const { width, height } = c;
+      const data = c.getContext('2d').getImageData(0, 0, width, height).data;
+      const runs: { from: number; to: number; top: number; bottom: number }[] = [];
+      for (let x = 0; x < width; x++) {
+        let top = -1;
+        let bottom = -1;
+        for (let y = 0; y < height; y++) {
+          const i = (y * width + x) * 4;
+          if (Math.abs(data[i] - 11) < 8 && Math.abs(data[i + 1] - 87) < 8 && Math.abs(data[i + 2] - 208) < 8) {
+            if (top < 0) top = y;
+            bottom = y;
+          }
+        }
+        const last = runs.at(-1);
+        if (top < 0) continue;
+        if (last && last.to === x - 1)
+          Object.assign(last, { to: x, top: Math.min(top, last.top), bottom: Math.max(bottom, last.bottom) });
+        else runs.push({ from: x, to: x, top, bottom });
+      }
+      const box = c.getBoundingClientRect();
+      const scale = box.width / width;
+      return runs
+        .filter((r) => r.to - r.from >= 4)
+        .map((r) => ({ x: box.left + ((r.from + r.to) / 2) * scale, y: box.top + ((r.top + r.bottom) / 2) * scale }));
+    });
+    assert.equal(bars.length, 4, `four bars: ${JSON.stringify(bars)}`);
+    await view.mouse.click(bars[1]!.x, bars[1]!.y);
+    await view.waitForURL(/[?&]var-region=north(&|$)/);
+    await stat.filter({ hasText: /^50 orders$/ }).waitFor();
+    await firstId.filter({ hasText: /^4$/ }).waitFor();
+    await view.getByRole('status').filter({ hasText: 'Filtered by Region: north.' }).waitFor();
+    const chips = view.getByRole('region', { name: 'Active filters' });
+    await chips.getByText('Region: north').waitFor();
+    assert.equal(
+      await view.getByLabel('Region', { exact: true }).inputValue(),
+      'north',
+      'the parameters bar says it too',
+    );
+    await assertAccessible(view, 'a filter set by a click');
+    await screenshot(view, '31-cross-filter');
+    // A reload keeps it (the address holds it); the chip's button clears it, and the focus goes to the field.
+    await view.reload();
+    await stat.filter({ hasText: /^50 orders$/ }).waitFor();
+    await chips.getByRole('button', { name: 'Clear filter Region: north' }).click();
+    await stat.filter({ hasText: /^200 orders$/ }).waitFor();
+    assert.doesNotMatch(view.url(), /var-region=north/);
+    assert.equal(await view.evaluate(() => document.activeElement?.id), 'param-region');
+    assert.equal(await chips.count(), 0);
+
+    // A table's cells in the configured column act as a click on a bar does: "west" in First orders.
+    await view.locator('[data-widget="first"]').getByRole('button', { name: 'Filter by Region: west' }).click();
+    await view.waitForURL(/[?&]var-region=west(&|$)/);
+    await firstId.filter({ hasText: /^3$/ }).waitFor();
+
+    // The keyboard alone: the chip clears the filter, and the chart's data table lists each region as a button that
+    // does what a click on its bar does.
+    const tabTo = async (name: string) => {
+      for (let i = 0; i < 60; i++) {
+        await view.keyboard.press('Tab');
+        const focused = await view.evaluate(() => {
+          const e = document.activeElement;
+          return (e?.getAttribute('aria-label') ?? e?.textContent ?? '').trim();
+        });
+        if (focused === name) return;
+      }
+      throw new Error(`Tab never reached ${name}`);
+    };
+    await view.locator('h1').click();
+    await tabTo('Clear filter Region: west');
+    await view.keyboard.press('Enter');
+    await firstId.filter({ hasText: /^1$/ }).waitFor();
+    assert.equal(await view.evaluate(() => document.activeElement?.id), 'param-region');
+    await tabTo('Show data table of Revenue by region');
+    await view.keyboard.press('Enter');
+    await tabTo('Filter by Region: east');
+    await view.keyboard.press('Enter');
+    await view.waitForURL(/[?&]var-region=east(&|$)/);
+    await firstId.filter({ hasText: /^2$/ }).waitFor();
+    await stat.filter({ hasText: /^50 orders$/ }).waitFor();
+    await chips.getByText('Region: east').waitFor();
+
+    // Drill-through: the pie's data table links each region to the CRM, the value encoded, in a new tab.
+    await view.getByRole('button', { name: 'Show data table of Regions in the CRM' }).click();
+    const link = view.locator('[data-widget="crm"]').getByRole('link', { name: 'north (opens in a new tab)' });
+    assert.equal(await link.getAttribute('href'), 'https://crm.example.com/regions/north?from=dashboard');
+    assert.equal(await link.getAttribute('target'), '_blank');
+    assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
+
+    await view.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
+    await assertAccessible(view, 'cross-filter, dark');
+    await screenshot(view, '32-cross-filter-dark');
+    await view.emulateMedia({ colorScheme: 'light', reducedMotion: 'reduce' });
+    await view.setViewportSize({ width: 320, height: 800 });
+    await chips.getByText('Region: east').waitFor();
+    assert.equal(await view.evaluate(() => document.documentElement.scrollWidth), 320, 'no sideways scrolling');
+    await assertAccessible(view, 'cross-filter, 320 px');
+    await screenshot(view, '33-cross-filter-narrow');
+  });
+
   test('when the dashboards chunk cannot be loaded, the screen says so instead of going blank', async () => {
     const page = await pageAs(viewer);
     await page.route(/\/assets\/DashboardsScreen-[^/]+\.js$/, (route) => route.abort());

@@ -59,6 +59,15 @@ describe('the dashboard web app: public links', () => {
               query: 'SELECT product, amount FROM sales WHERE region = :region ORDER BY product',
             },
             {
+              id: 'regions',
+              type: 'table',
+              title: 'Areas',
+              position: { x: 6, y: 3, w: 6, h: 5 },
+              dataSourceId: src.body.id,
+              query: 'SELECT region, sum(amount) AS amount FROM sales GROUP BY region ORDER BY region',
+              click: { setParameter: 'region' },
+            },
+            {
               id: 'about',
               type: 'text',
               title: 'About',
@@ -136,6 +145,18 @@ describe('the dashboard web app: public links', () => {
         await page.getByLabel('Region').selectOption('south');
         await page.getByRole('table').filter({ hasText: 'plums' }).waitFor();
         assert.equal(await page.getByRole('table').filter({ hasText: 'apples' }).count(), 0);
+        // A visitor may set the parameters, so a click on a value sets one too (the Areas table's click behaviour):
+        // back to north, its default (no filter to show), then south, said in a chip that clears it.
+        const regions = page.locator('[data-widget="regions"]');
+        await regions.getByRole('button', { name: 'Filter by Region: north' }).click();
+        await page.getByRole('table').filter({ hasText: 'apples' }).waitFor();
+        assert.equal(await page.getByLabel('Region', { exact: true }).inputValue(), 'north');
+        assert.equal(await page.getByRole('region', { name: 'Active filters' }).count(), 0);
+        await regions.getByRole('button', { name: 'Filter by Region: south' }).click();
+        await page.getByRole('table').filter({ hasText: 'plums' }).waitFor();
+        await page.getByRole('status').filter({ hasText: 'Filtered by Region: south.' }).waitFor();
+        await page.getByRole('button', { name: 'Clear filter Region: south' }).click();
+        await page.getByRole('table').filter({ hasText: 'apples' }).waitFor();
       }
     }
   });

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { validation } from '../errors.ts';
+import { checkClick, Click } from './click.ts';
 import { timeRangeProblem } from './time-range.ts';
 
 const Name = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000]*$' });
@@ -60,6 +61,7 @@ export const Widget = Type.Object(
           'keep the rows read this many seconds and answer views from them (0 or absent: read on every view)',
       }),
     ),
+    click: Type.Optional(Click),
   },
   { additionalProperties: false },
 );
@@ -178,6 +180,10 @@ export function checkDefinition(d: DefinitionValue): void {
     throw validation('definition.refreshSeconds: 0 (off) or at least 5 seconds');
   }
   checkParameters(d.parameters ?? [], sources);
+  // A click names a parameter, so it is checked once the parameters are known to be sound.
+  d.widgets.forEach((w, i) => {
+    if (w.click) checkClick(w.click, `definition.widgets[${i}].click`, w.type, d.parameters ?? []);
+  });
 }
 
 /** The chart settings the app reads must have the shape it reads (other options are kept as given). */

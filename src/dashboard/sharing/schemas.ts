@@ -20,6 +20,7 @@ export const PublicWidget = Type.Object({
   title: Widget.properties.title,
   position: Widget.properties.position,
   options: Widget.properties.options,
+  click: Widget.properties.click,
   runs: Type.Boolean({ description: 'whether the widget has a query to run (a text widget has none)' }),
 });
 

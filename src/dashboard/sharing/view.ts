@@ -26,6 +26,8 @@ export function publicView(d: DashboardRow) {
         position: w.position,
         ...(w.title !== undefined ? { title: w.title } : {}),
         ...(w.options !== undefined ? { options: w.options } : {}),
+        // A click sets a parameter the visitor may set anyway, or opens the editor's link: neither reveals SQL.
+        ...(w.click !== undefined ? { click: w.click } : {}),
         runs: w.query !== undefined || w.savedQueryId !== undefined,
       })),
     },

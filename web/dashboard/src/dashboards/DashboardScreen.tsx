@@ -20,6 +20,7 @@ import {
   saveDashboard,
   type Loaded,
 } from './api.ts';
+import { ActiveFilters, useClickActions } from './ClickFilters.tsx';
 import { normalised } from './definition.ts';
 import { Grid } from './Grid.tsx';
 import { compact, newWidgetId, nextPosition } from './layout.ts';
@@ -152,6 +153,16 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
             })),
     [timeRange],
   );
+  // A click on a widget's value sets the parameter its click behaviour names (cross-filtering), or opens its link.
+  const clickOf = useClickActions(parameters, setValues, setStatus);
+  const clearFilter = useCallback(
+    (name: string) => {
+      const p = parameters.find((x) => x.name === name);
+      setValues(({ [name]: _cleared, ...rest }) => rest);
+      setStatus(`Filter cleared: ${p?.label ?? name}.`);
+    },
+    [parameters],
+  );
   // The values are carried in the address (`var-<name>`), so a copied link or a reload shows the same range.
   useEffect(() => {
     const search = searchWithValues(location.search, values);
@@ -264,10 +275,12 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           look={look}
           delayMs={editing ? 400 : 0}
           onZoom={zoom}
+          // While editing, a click would set values or leave the draft: the widgets only preview.
+          click={editing ? undefined : clickOf(w)}
         />
       );
     },
-    [editing, saved, tick, valuesKey, id, look, current, zoom],
+    [editing, saved, tick, valuesKey, id, look, current, zoom, clickOf],
   );
 
   // A failed read again keeps the dashboard on screen, unless it is gone (deleted here, in another tab or by someone).
@@ -472,6 +485,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           widget={configuring}
           sources={sources}
           saved={saved}
+          parameters={parameters}
           onChange={updateWidget}
           onDone={() => {
             setPanel({ kind: 'none' });
@@ -505,6 +519,9 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
         onChange={setValues}
         options={editing ? undefined : (name, v) => parameterOptions(id, name, queryValues(parameters, v))}
       />
+      {!editing && (
+        <ActiveFilters parameters={parameters} widgets={definition.widgets} values={values} onClear={clearFilter} />
+      )}
       {definition.widgets.length === 0 ? (
         <p>{editing ? 'No widgets yet: add one.' : 'This dashboard has no widgets yet.'}</p>
       ) : (

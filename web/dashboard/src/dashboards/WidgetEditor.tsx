@@ -1,7 +1,8 @@
 import { useRef } from 'react';
-import type { ApiDataSource, ApiSavedQuery, ApiUser, ApiWidget } from '../api/types.ts';
+import type { ApiDashboardParameter, ApiDataSource, ApiSavedQuery, ApiUser, ApiWidget } from '../api/types.ts';
 import { mayWriteSql, SQL_WRITERS } from '../app/roles.ts';
 import { useFocusOnOpen } from './useFocusOnOpen.ts';
+import { linkFor } from '../widgets/clickValue.ts';
 import { optionsOf, WIDGET_TYPES } from '../widgets/data.ts';
 import { FORMATS, isFormat } from '../widgets/format.ts';
 import { ListInput } from './ListInput.tsx';
@@ -24,12 +25,17 @@ interface Props {
   widget: ApiWidget;
   sources: readonly ApiDataSource[];
   saved: readonly ApiSavedQuery[];
+  /** The draft's parameters: a click may set a text, choice or query one. */
+  parameters: readonly ApiDashboardParameter[];
   onChange: (w: ApiWidget) => void;
   onDone: () => void;
 }
 
-/** Configures one widget of the draft: title, kind, its query (SQL on a source or a saved query) and how to draw it. */
-export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }: Props) {
+/**
+ * Configures one widget of the draft: title, kind, its query (SQL on a source or a saved query), how to draw it and
+ * what a click on one of its values does.
+ */
+export function WidgetEditor({ me, widget: w, sources, saved, parameters, onChange, onDone }: Props) {
   // New SQL goes on a source the person may write SQL on; a widget already on another keeps it, read-only here.
   const writable = sources.filter((s) => mayWriteSql(me, s));
   const current = sources.find((s) => s.id === w.dataSourceId);
@@ -89,7 +95,8 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
         onChange={(e) => {
           const type = e.target.value;
           if (type === 'text') {
-            const { query: _q, dataSourceId: _d, savedQueryId: _s, ...rest } = w;
+            // A text has no values to click: its click behaviour goes with its query.
+            const { query: _q, dataSourceId: _d, savedQueryId: _s, click: _c, ...rest } = w;
             onChange({ ...rest, type });
           } else if (w.type === 'text') {
             onChange({
@@ -318,6 +325,7 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
               />
             </>
           )}
+          <ClickSettings widget={w} parameters={parameters} onChange={onChange} id={id} />
         </>
       )}
       <div className="actions">
@@ -326,5 +334,129 @@ export function WidgetEditor({ me, widget: w, sources, saved, onChange, onDone }
         </button>
       </div>
     </section>
+  );
+}
+
+/** The parameters a click may set: a time range takes a range, not a clicked value. */
+const settable = (parameters: readonly ApiDashboardParameter[]) => parameters.filter((p) => p.type !== 'time_range');
+
+/**
+ * "When a value is clicked": nothing, set one of the dashboard's parameters to it (cross-filtering), or open a link
+ * made from it (drill-through); and which column the value comes from.
+ */
+function ClickSettings({
+  widget: w,
+  parameters,
+  onChange,
+  id,
+}: {
+  widget: ApiWidget;
+  parameters: readonly ApiDashboardParameter[];
+  onChange: (w: ApiWidget) => void;
+  id: (field: string) => string;
+}) {
+  const click = w.click;
+  const kind = click?.link !== undefined ? 'link' : click?.setParameter !== undefined ? 'filter' : '';
+  const choices = settable(parameters);
+  const set = (next: ApiWidget['click']) => {
+    const { click: _old, ...rest } = w;
+    onChange(next ? { ...rest, click: next } : rest);
+  };
+  const column = click?.column !== undefined ? { column: click.column } : {};
+  // Said beside the field while typed; the service refuses such a link when the dashboard is saved anyway.
+  const link = click?.link ?? '';
+  const problem =
+    kind !== 'link' || link === ''
+      ? ''
+      : !link.includes('{value}')
+        ? 'The link needs {value} where the clicked value goes.'
+        : linkFor(link, 'x') === undefined
+          ? 'Only an http(s) address or a path of this console (starting with one /) can be opened.'
+          : '';
+  return (
+    <fieldset className="click-settings">
+      <legend>When a value is clicked</legend>
+      <label htmlFor={id('click')}>Action</label>
+      <select
+        id={id('click')}
+        value={kind}
+        aria-describedby={choices.length === 0 ? id('click-hint') : undefined}
+        onChange={(e) => {
+          const next = e.target.value;
+          if (next === 'filter') set({ setParameter: choices[0]!.name, ...column });
+          else if (next === 'link') set({ link: '', ...column });
+          else set(undefined);
+        }}
+      >
+        <option value="">Nothing</option>
+        <option value="filter" disabled={choices.length === 0}>
+          Filter the dashboard
+        </option>
+        <option value="link">Open a link</option>
+      </select>
+      {choices.length === 0 && (
+        <p id={id('click-hint')} className="hint">
+          To filter by a click, add a text, choice or query parameter in Settings first.
+        </p>
+      )}
+      {kind === 'filter' && (
+        <>
+          <label htmlFor={id('click-param')}>Parameter to set</label>
+          <select
+            id={id('click-param')}
+            value={click?.setParameter ?? ''}
+            onChange={(e) => set({ setParameter: e.target.value, ...column })}
+          >
+            {/* A parameter renamed or removed since: shown, so the save's refusal has something to point at. */}
+            {!choices.some((p) => p.name === click?.setParameter) && (
+              <option value={click?.setParameter ?? ''}>{click?.setParameter} (no such parameter)</option>
+            )}
+            {choices.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.label ? `${p.label} (${p.name})` : p.name}
+              </option>
+            ))}
+          </select>
+        </>
+      )}
+      {kind === 'link' && (
+        <>
+          <label htmlFor={id('click-link')}>Link</label>
+          <input
+            id={id('click-link')}
+            maxLength={2000}
+            value={link}
+            aria-describedby={`${id('click-link-hint')} ${id('click-link-problem')}`}
+            aria-invalid={problem ? true : undefined}
+            onChange={(e) => set({ link: e.target.value, ...column })}
+          />
+          <p id={id('click-link-hint')} className="hint">
+            An http(s) address or a path of this console, with {'{value}'} where the clicked value goes (URL-encoded),
+            such as https://crm.example.com/regions/{'{value}'}.
+          </p>
+          <p id={id('click-link-problem')} className="error">
+            {problem}
+          </p>
+        </>
+      )}
+      {kind !== '' && (
+        <>
+          <label htmlFor={id('click-column')}>Column of the value (optional)</label>
+          <input
+            id={id('click-column')}
+            maxLength={200}
+            value={click?.column ?? ''}
+            aria-describedby={id('click-column-hint')}
+            onChange={(e) => {
+              const { column: _c, ...rest } = click ?? {};
+              set(e.target.value ? { ...rest, column: e.target.value } : rest);
+            }}
+          />
+          <p id={id('click-column-hint')} className="hint">
+            Empty: {w.type === 'table' ? 'the first column' : 'the category column'}.
+          </p>
+        </>
+      )}
+    </fieldset>
   );
 }

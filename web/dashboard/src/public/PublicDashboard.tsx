@@ -4,6 +4,7 @@ import { ApiError } from '../api/client.ts';
 import type { ApiWidget } from '../api/types.ts';
 import { PUBLIC_PRODUCT, useScreen } from '../app/useTitle.ts';
 import { Grid } from '../dashboards/Grid.tsx';
+import { ActiveFilters, useClickActions } from '../dashboards/ClickFilters.tsx';
 import { ParametersBar } from '../dashboards/ParametersBar.tsx';
 import { queryValues } from '../dashboards/parameters.ts';
 import { useLook } from '../widgets/useMedia.ts';
@@ -34,6 +35,7 @@ export default function PublicDashboard({ token }: { token: string }) {
   const problem = !dashboard && shared.error ? problemOf(shared.error) : '';
   const [values, setValues] = useState<Record<string, string>>({});
   const [tick, setTick] = useState(0);
+  const [status, setStatus] = useState('');
   const look = useLook();
   useScreen(dashboard?.title ?? (problem ? 'Link not available' : 'Loading'), PUBLIC_PRODUCT);
 
@@ -50,6 +52,8 @@ export default function PublicDashboard({ token }: { token: string }) {
   const valuesRef = useRef(values);
   valuesRef.current = values;
   const valuesKey = JSON.stringify(values);
+  // A visitor may set the parameters, so a click may too (and open the editors' links); the address keeps no values here.
+  const clickOf = useClickActions(parameters, setValues, setStatus);
   const render = useMemo(
     () => (w: ApiWidget & { runs?: boolean }) => {
       const load = w.runs
@@ -57,10 +61,17 @@ export default function PublicDashboard({ token }: { token: string }) {
             runPublicWidget(token, w.id, queryValues(parameters, valuesRef.current), signal, refresh)
         : undefined;
       return (
-        <WidgetView widget={w} load={load} scope={`public:${token}`} reloadKey={`${tick}|${valuesKey}`} look={look} />
+        <WidgetView
+          widget={w}
+          load={load}
+          scope={`public:${token}`}
+          reloadKey={`${tick}|${valuesKey}`}
+          look={look}
+          click={clickOf(w)}
+        />
       );
     },
-    [token, tick, valuesKey, look, parameters],
+    [token, tick, valuesKey, look, parameters, clickOf],
   );
 
   if (problem)
@@ -78,6 +89,18 @@ export default function PublicDashboard({ token }: { token: string }) {
       {dashboard.description && <p className="description">{dashboard.description}</p>}
       <p className="hint">Shared by link: read-only. Last changed {formatDateTime(dashboard.updatedAt)}.</p>
       <ParametersBar parameters={parameters} values={values} onChange={setValues} />
+      <ActiveFilters
+        parameters={parameters}
+        widgets={d.widgets}
+        values={values}
+        onClear={(name) => {
+          setValues(({ [name]: _cleared, ...rest }) => rest);
+          setStatus('Filter cleared.');
+        }}
+      />
+      <p role="status" className="status">
+        {status}
+      </p>
       {d.widgets.length === 0 ? (
         <p>This dashboard has no widgets yet.</p>
       ) : (

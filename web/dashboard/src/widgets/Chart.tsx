@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import type { ClickedPoint } from './clickValue.ts';
 import type { EChartsType } from './echarts.ts';
 import { hiddenOf, legendActions, withHidden } from './legendSelection.ts';
 
@@ -42,12 +43,14 @@ function spanOf(c: EChartsType, e: BrushEnd): [number, number] | undefined {
  * An ECharts canvas. `data-drawn` is set when ECharts reports a frame finished (tests and the benchmark wait for
  * it), with `data-points` the number of data points its series hold. On a time chart whose dashboard has a time range,
  * dragging across selects a span (`data-zoomable`), handed to `onRange`. The canvas is named by `summary` (role img); the widget's data table is the full text alternative.
- * `data-hidden` lists the series ECharts hides (`hidden`), as a JSON array of names.
+ * `data-hidden` lists the series ECharts hides (`hidden`), as a JSON array of names. A click on a bar, slice or point is
+ * handed to `onPick` (the widget's click behaviour; `data-clickable` says there is one).
  */
 export function Chart({
   option,
   summary,
   onRange,
+  onPick,
   hidden = NONE,
 }: {
   option: Record<string, unknown>;
@@ -56,10 +59,14 @@ export function Chart({
   hidden?: ReadonlySet<string>;
   /** Called with the span selected on a time axis (the option has a `brush`), in milliseconds. */
   onRange?: ((from: number, to: number) => void) | undefined;
+  /** Called with the item clicked (a bar, a slice, a point). */
+  onPick?: ((point: ClickedPoint) => void) | undefined;
 }) {
   const box = useRef<HTMLDivElement>(null);
   const rangeTo = useRef(onRange);
   rangeTo.current = onRange;
+  const pickTo = useRef(onPick);
+  pickTo.current = onPick;
   const chart = useRef<EChartsType | undefined>(undefined);
   const hiddenNow = useRef(hidden);
   hiddenNow.current = hidden;
@@ -85,6 +92,10 @@ export function Chart({
             // The selection is said by the new range's charts; its mark would stay on a redrawn chart otherwise.
             c.dispatchAction({ type: 'brush', areas: [] });
             if (span) rangeTo.current?.(span[0], span[1]);
+          });
+          c.on('click', (e) => {
+            const { dataIndex, name, data } = e as { dataIndex?: number; name?: string; data?: unknown };
+            if (typeof dataIndex === 'number') pickTo.current?.({ dataIndex, name, data });
           });
           chart.current = c;
         }
@@ -144,5 +155,13 @@ export function Chart({
         The chart library could not be loaded.
       </p>
     );
-  return <div ref={box} className="chart" role="img" aria-label={summary} />;
+  return (
+    <div
+      ref={box}
+      className="chart"
+      role="img"
+      aria-label={summary}
+      {...(onPick ? { 'data-clickable': 'true' } : {})}
+    />
+  );
 }

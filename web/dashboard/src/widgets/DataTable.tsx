@@ -1,6 +1,7 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { ApiQueryResult } from '../api/types.ts';
 import { WideTable } from '../app/WideTable.tsx';
+import { clickText } from './clickValue.ts';
 import { show, toNumber, type WidgetOptions } from './data.ts';
 import { formatValue, isFormat } from './format.ts';
 
@@ -22,17 +23,21 @@ const PAGE = 10;
  * A widget's rows as a table, a page at a time: the table widget itself and every chart's text alternative. A
  * column header sorts by that column (again: the other way), and each column is written in its format
  * (`options.formats`). `still` (a picture): the first page with plain headers, and how many rows it shows.
+ * `pick`: the cells of one column act (the widget's click behaviour), each drawn by `cell` from its value and text;
+ * a NULL stays plain text.
  */
 export function DataTable({
   result,
   caption,
   options = {},
   still = false,
+  pick,
 }: {
   result: ApiQueryResult;
   caption: string;
   options?: WidgetOptions;
   still?: boolean;
+  pick?: { column: string; cell: (value: string, text: string) => ReactNode } | undefined;
 }) {
   const [page, setPage] = useState(0);
   const [sort, setSort] = useState<Sort>();
@@ -42,9 +47,13 @@ export function DataTable({
     ? [...result.rows].sort((a, b) => compare(a[sort.column], b[sort.column]) * (sort.descending ? -1 : 1))
     : result.rows;
   const rows = ordered.slice(current * PAGE, current * PAGE + PAGE);
-  const cell = (c: string, v: unknown) => {
+  const text = (c: string, v: unknown) => {
     const f = options.formats?.[c];
     return isFormat(f) ? formatValue(v, f, options) : show(v);
+  };
+  const cell = (c: string, v: unknown): ReactNode => {
+    const value = pick && c === pick.column ? clickText(v) : undefined;
+    return value === undefined ? text(c, v) : pick!.cell(value, text(c, v));
   };
   return (
     <div className="data-table">

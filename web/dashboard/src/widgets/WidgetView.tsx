@@ -7,6 +7,14 @@ import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { chartOption, type Look } from './chartOption.ts';
 import { Chart } from './Chart.tsx';
+import {
+  type ClickAction,
+  type ClickedPoint,
+  clickColumn,
+  clickedValue,
+  openLink,
+  opensOutside,
+} from './clickValue.ts';
 import { heatmapColumns, isChart, nothingToPlot, optionsOf, seriesColumns, WIDGET_TYPES } from './data.ts';
 import { DataTable } from './DataTable.tsx';
 import { Legend } from './Legend.tsx';
@@ -15,6 +23,16 @@ import { StatWidget } from './StatWidget.tsx';
 import { TextWidget } from './TextWidget.tsx';
 import { useLegendSelection } from './useLegendSelection.ts';
 import { useSameContent } from './useSameContent.ts';
+
+/** What a click on a chart picks, by kind, as its summary says it. */
+const ITEMS: Record<string, string> = {
+  pie: 'slice',
+  bar: 'bar',
+  bar_stacked: 'bar',
+  bar_horizontal: 'bar',
+  heatmap: 'cell',
+  gauge: 'gauge',
+};
 
 /** Runs a widget's query; `refresh` asks the service for new rows though it keeps fresh ones (the widget's cache time). */
 export type Loader = (signal: AbortSignal, refresh?: boolean) => Promise<ApiQueryResult | ApiWidgetRunResult>;
@@ -44,6 +62,7 @@ export function WidgetView({
   look,
   delayMs = 0,
   onZoom,
+  click,
   still = false,
 }: {
   widget: ApiWidget;
@@ -54,6 +73,8 @@ export function WidgetView({
   delayMs?: number;
   /** Sets the dashboard's time range to a span selected on a time chart; absent, charts do not offer it. */
   onZoom?: ((from: number, to: number) => void) | undefined;
+  /** What clicking a value does (the widget's click behaviour): a chart's items and its data table's cells act. */
+  click?: ClickAction | undefined;
   still?: boolean;
 }) {
   // A draft or a reloaded definition holds equal options in new objects; a new chart option redraws the canvas.
@@ -124,10 +145,37 @@ export function WidgetView({
       Download CSV<span className="visually-hidden"> of {title}</span>
     </button>
   );
+  // The keyboard's way to what a click on the chart does: the cells of the clicked column are buttons or links.
+  const acting = click && !still ? click : undefined;
+  const pickColumn = acting ? clickColumn(widget.type, result, options, acting.column) : undefined;
+  const pick =
+    acting && pickColumn !== undefined
+      ? {
+          column: pickColumn,
+          cell: (value: string, text: string) => {
+            if (acting.kind === 'filter')
+              return (
+                <button type="button" className="cell-action" onClick={() => acting.set(value)}>
+                  <span className="visually-hidden">Filter by {acting.label}: </span>
+                  {text}
+                </button>
+              );
+            const href = acting.href(value);
+            if (!href) return text;
+            const outside = opensOutside(href);
+            return (
+              <a href={href} {...(outside ? { target: '_blank', rel: 'noopener noreferrer' } : {})}>
+                {text}
+                {outside && <span className="visually-hidden"> (opens in a new tab)</span>}
+              </a>
+            );
+          },
+        }
+      : undefined;
   if (widget.type === 'table')
     return (
       <div className="chart-widget">
-        <DataTable result={result} caption={`${title} data`} options={options} still={still} />
+        <DataTable result={result} caption={`${title} data`} options={options} still={still} pick={pick} />
         {(csv || cacheNote) && (
           <div className="widget-actions">
             {csv}
@@ -143,7 +191,8 @@ export function WidgetView({
         {cacheNote && <div className="widget-actions">{cacheNote}</div>}
       </div>
     );
-  if (!option) return <DataTable result={result} caption={`${title} data`} options={options} still={still} />;
+  if (!option)
+    return <DataTable result={result} caption={`${title} data`} options={options} still={still} pick={pick} />;
   // An empty canvas says nothing: say why there is nothing to draw, and show what did come back.
   // A gauge draws one number, which may be the only column.
   const empty =
@@ -159,7 +208,7 @@ export function WidgetView({
           {title}: {empty}
         </p>
         {result.rows.length > 0 && (
-          <DataTable result={result} caption={`${title} data`} options={options} still={still} />
+          <DataTable result={result} caption={`${title} data`} options={options} still={still} pick={pick} />
         )}
       </div>
     );
@@ -171,7 +220,24 @@ export function WidgetView({
     : seriesColumns(result, options);
   const kind = WIDGET_TYPES.find((t) => t.value === widget.type)?.label ?? widget.type;
   const held = heldByOther(option);
-  const summary = `${kind}: ${title}. ${y.join(', ') || 'no value column'} by ${x ?? 'nothing'}, ${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'}.${held ? ` Other holds ${held} of them, drawn as one slice.` : ''}${still ? '' : ' The data table button shows the values.'}${option.brush ? ' Drag across the chart to zoom the time range, or type it in From and To.' : ''}`;
+  const item = ITEMS[widget.type] ?? 'point';
+  const clicking = !pick
+    ? ''
+    : acting?.kind === 'filter'
+      ? ` Click a ${item} to filter the dashboard by ${acting.label}; the data table's ${pick.column} buttons do the same.`
+      : ` Click a ${item} to open its link; the data table's ${pick.column} links do the same.`;
+  const summary = `${kind}: ${title}. ${y.join(', ') || 'no value column'} by ${x ?? 'nothing'}, ${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'}.${held ? ` Other holds ${held} of them, drawn as one slice.` : ''}${still ? '' : ' The data table button shows the values.'}${clicking}${option.brush ? ' Drag across the chart to zoom the time range, or type it in From and To.' : ''}`;
+  const onPick = pick
+    ? (point: ClickedPoint) => {
+        const value = clickedValue(widget.type, result, options, point, pick.column);
+        if (value === undefined || !acting) return;
+        if (acting.kind === 'filter') acting.set(value);
+        else {
+          const href = acting.href(value);
+          if (href) openLink(href);
+        }
+      }
+    : undefined;
   // A picture lists every series, none hidden: it has no button to press.
   if (still)
     return (
@@ -185,11 +251,11 @@ export function WidgetView({
     <div className="chart-widget">
       {showTable ? (
         <div id={tableId}>
-          <DataTable result={result} caption={`${title} data`} options={options} />
+          <DataTable result={result} caption={`${title} data`} options={options} pick={pick} />
         </div>
       ) : (
         <>
-          <Chart option={option} summary={summary} onRange={onZoom} hidden={legend.hidden} />
+          <Chart option={option} summary={summary} onRange={onZoom} onPick={onPick} hidden={legend.hidden} />
           {legend.entries.length > 0 && (
             <Legend entries={legend.entries} hidden={legend.hidden} onToggle={legend.toggle} />
           )}
