@@ -72,8 +72,9 @@ export async function downloadPicture(
         headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
       });
     const why = (err as Error).message.split('\n')[0]!;
-    await record({ outcome: err instanceof RenderTimeout ? 'timeout' : 'failed', error: why });
-    throw new HttpError(503, 'UNAVAILABLE', `the ${body.format.toUpperCase()} could not be made: ${why}`);
+    const timedOut = err instanceof RenderTimeout;
+    await record({ outcome: timedOut ? 'timeout' : 'failed', error: why });
+    throw new HttpError(503, 'UNAVAILABLE', timedOut ? why : `the picture could not be drawn: ${why}`);
   }
   await record({ outcome: 'ok', bytes: file.length, ms: Date.now() - started });
   return { body: file, type: TYPES[body.format], filename: fileName(dashboard, body.format, timezone) };
