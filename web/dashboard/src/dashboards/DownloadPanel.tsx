@@ -1,11 +1,11 @@
 import { useMutation } from '@tanstack/react-query';
-import type { ApiDashboardParameter } from '../api/types.ts';
+import type { ApiDashboardParameter, ApiRenderBody } from '../api/types.ts';
 import { downloadBlob } from '../app/download.ts';
 import { messageOf } from '../data/errors.ts';
 import { renderDashboardFile } from './api.ts';
 import { useFocusOnOpen } from './useFocusOnOpen.ts';
 
-type Format = 'png' | 'pdf';
+type Format = ApiRenderBody['format'];
 const NAMES: Record<Format, string> = { png: 'PNG', pdf: 'PDF' };
 
 /**

@@ -10,6 +10,7 @@ import type {
   ApiDashboardListItem,
   ApiDashboardVersion,
   ApiDefinition,
+  ApiRenderBody,
   ApiWidgetRunResult,
 } from '../api/types.ts';
 
@@ -140,10 +141,7 @@ export async function exportDashboard(id: number): Promise<{ bundle: ApiDashboar
  * The dashboard as a PNG or PDF file, drawn by the service now with these values, and the name the service gives it.
  * Drawing takes seconds (the service renders the page in a browser); a busy service answers 503 with its reason.
  */
-export async function renderDashboardFile(
-  id: number,
-  body: { format: 'png' | 'pdf'; parameters: Record<string, string>; timezone: string },
-): Promise<{ blob: Blob; filename: string }> {
+export async function renderDashboardFile(id: number, body: ApiRenderBody): Promise<{ blob: Blob; filename: string }> {
   const r = await apiFile('POST', `/dashboards/${id}/render`, { body });
   const filename =
     /filename="([^"]+)"/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? `dashboard-${id}.${body.format}`;
