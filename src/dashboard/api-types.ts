@@ -24,6 +24,7 @@ import type { CreatedUserSchema, PasswordLinkSchema } from './users/schemas.ts';
 import type { SetupBody, SetupResultSchema, SetupStatusSchema } from './setup/schemas.ts';
 import type { AlertRule, AlertRuleBody, Delivery, HistoryEntry } from './alerts/schemas.ts';
 import type { SendResult, Subscription, SubscriptionBody } from './subscriptions/schemas.ts';
+import type { RenderBody } from './downloads/schemas.ts';
 import type { Channel, CreateChannelBody, CreatedChannel, TestResult } from './notifications/schemas.ts';
 
 export type ApiUser = Static<typeof UserSchema>;
@@ -69,6 +70,7 @@ export type ApiChannelTest = Static<typeof TestResult>;
 export type ApiSubscription = Static<typeof Subscription>;
 export type ApiSubscriptionBody = Static<typeof SubscriptionBody>;
 export type ApiSubscriptionSend = Static<typeof SendResult>;
+export type ApiRenderBody = Static<typeof RenderBody>;
 /** The platform's list page: `next` is the cursor of the following page, null on the last. */
 export type ApiPage<T> = { items: T[]; next: string | null };
 export type ApiErrorBody = { error: { code: string; message: string } };

@@ -27,6 +27,8 @@ import { registerAlertRoutes } from './alerts/routes.ts';
 import { registerChannelRoutes } from './notifications/routes.ts';
 import { outboundDeps, startScheduler, subscriptionDeps } from './scheduling/start.ts';
 import { registerSubscriptionRoutes } from './subscriptions/routes.ts';
+import { registerDownloadRoutes } from './downloads/routes.ts';
+import { createRenderer, type Renderer } from './render/renderer.ts';
 import { registerWebRoutes } from './web/routes.ts';
 import { consoleOrigins, registerConsoleConfig } from './console/routes.ts';
 import { ProvisioningError } from './provision/format.ts';
@@ -95,7 +97,7 @@ async function assemble(
   if (devUser) warnAuthDisabled(app, devUser);
   await provisionOnStart(app, db, config);
   limiter = await createRateLimiter(app, redis, config.redisPrefix, config.rateLimits);
-  registerRoutes(app, ctx);
+  registerRoutes(app, ctx, createRenderer(ctx, metrics));
   return app;
 }
 
@@ -162,7 +164,7 @@ async function provisionOnStart(app: App, db: Database, config: DashboardConfig)
 }
 
 /** Feature routes: each folder registers its own. */
-function registerRoutes(app: App, ctx: DashboardContext): void {
+function registerRoutes(app: App, ctx: DashboardContext, renderer: Renderer): void {
   registerSessionRoutes(app, ctx);
   registerLoginRoutes(app, ctx, loginProviders(ctx.config));
   registerTransferRoutes(app, ctx);
@@ -177,8 +179,9 @@ function registerRoutes(app: App, ctx: DashboardContext): void {
   const outbound = outboundDeps(ctx);
   registerAlertRoutes(app, ctx);
   registerChannelRoutes(app, ctx, outbound);
-  const subscriptions = subscriptionDeps(ctx, outbound);
+  const subscriptions = subscriptionDeps(ctx, outbound, renderer);
   registerSubscriptionRoutes(app, ctx, subscriptions);
+  registerDownloadRoutes(app, ctx, renderer);
   startScheduler(app, ctx, outbound, subscriptions);
   registerConsoleConfig(app, ctx.config.links?.console);
   registerWebRoutes(app, undefined, consoleOrigins(ctx.config.links?.console));

@@ -182,7 +182,25 @@ export const dashboardSpec = {
     doc: 'Comma-separated hosts, addresses or CIDR ranges that webhook and Slack channels may reach although they are on a private network (`hooks.internal,10.2.0.0/16`). Empty: only public addresses, so a URL someone types cannot reach the internal network.',
   }),
   renderUrl: optionalUrl('DASHBOARD_RENDER_URL', ['http:', 'https:'], {
-    doc: "Where the headless browser opens the dashboard pages it mails for subscriptions: this service's own address as the service can reach it (`http://127.0.0.1:4001`). Unset: DASHBOARD_PUBLIC_URL.",
+    doc: "Where the headless browser opens the dashboard pages it draws for subscriptions and PNG or PDF downloads: this service's own address as the service can reach it (`http://127.0.0.1:4001`). Unset: DASHBOARD_PUBLIC_URL.",
+  }),
+  renderConcurrency: int('DASHBOARD_RENDER_CONCURRENCY', {
+    default: 2,
+    min: 1,
+    max: 32,
+    doc: "Dashboard pictures this instance draws at once (a person's PNG or PDF download, a subscription's mail), each in a headless Chromium of its own: a few hundred MB and a core while it draws.",
+  }),
+  renderQueue: int('DASHBOARD_RENDER_QUEUE', {
+    default: 2,
+    min: 0,
+    max: 100,
+    doc: 'Downloads that wait for a free picture slot (DASHBOARD_RENDER_CONCURRENCY); one asked for beyond them is answered 503 UNAVAILABLE with `Retry-After` at once. Subscriptions wait whatever the queue holds.',
+  }),
+  renderTimeout: int('DASHBOARD_RENDER_TIMEOUT', {
+    default: 60,
+    min: 1,
+    max: 600,
+    doc: "Seconds one picture may take to draw, from starting the browser to the file (the widgets' queries included); past it the browser is closed, a download is answered 503 UNAVAILABLE and a subscription mails its data without the picture.",
   }),
   schedulerEnabled: bool('DASHBOARD_SCHEDULER', {
     default: true,

@@ -35,13 +35,13 @@ export const UserSchema = Type.Object({
   createdAt: Timestamp,
 });
 
-/** The signed-in user as `/auth/me` answers: a subscription render's credential also says it only reads. */
+/** The signed-in user as `/auth/me` answers: a render's credential also says it only reads. */
 export const MeSchema = Type.Object({
   ...UserSchema.properties,
   readOnly: Type.Optional(
     Type.Literal(true, {
       description:
-        "present on a subscription render's credential: it only reads, so the web app draws the dashboard alone, without controls",
+        "present on a render's credential (a subscription's or a download's picture): it only reads, so the web app draws the dashboard alone, without controls",
     }),
   ),
 });

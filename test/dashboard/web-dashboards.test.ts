@@ -359,7 +359,8 @@ describe('the dashboard web app: dashboards', () => {
       'Edit dashboard',
       'Delete dashboard',
       'Add widget',
-      'Save',
+      // The draft's Save, not "Save as PNG or PDF", which a viewer has.
+      /^Save$/,
       'Settings',
       /^Configure/,
       /^Remove/,

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
-import { openPicture } from '../../src/dashboard/subscriptions/render.ts';
+import { openPicture } from '../../src/dashboard/render/picture.ts';
 import { renderCredentialFor } from './render-credential.ts';
 import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { assertCrumbAboveHeading, assertNarrowBothSchemes, focused, gapBetween } from '../support/console-browser.ts';
@@ -236,7 +236,7 @@ describe('the dashboard web app: subscriptions', () => {
     const controls = 'button, a[href], input, select, textarea, [role="button"], [role="link"]';
     const { credential, db } = await renderCredentialFor(s, editor);
     try {
-      // The address the renderer opens, with the credential it signs in with (src/dashboard/subscriptions/render.ts).
+      // The address the renderer opens, with the credential it signs in with (src/dashboard/render/picture.ts).
       const page = await pages.open(credential.pair, { timezoneId: 'UTC' });
       await page.goto(address);
       await page.getByRole('heading', { level: 1, name: 'Sales picture' }).waitFor();

@@ -16,7 +16,7 @@ import type { AuthUser } from './user.ts';
  * - `OPEN`: anyone, counted against the address's limit (sign-in, refresh, first-run setup, the providers lists);
  * - `LINK_VISITOR`: anyone holding a public link's token, counted per address; the route itself looks the link up;
  * - `signedIn(role)`: a valid access token of a user with that role or above, counted against the tenant's limit;
- *   `viewerReading()` the same for a viewer's POST that only reads. A subscription render's credential passes only
+ *   `viewerReading()` the same for a viewer's POST that only reads. A render's credential passes only
  *   the viewer's rules, and of them only GET routes and `viewerReading()`.
  */
 export interface RoleRule extends AccessRule {
@@ -45,7 +45,7 @@ export function signedIn(role: Role): RoleRule {
 const READING: RoleRule = Object.freeze({ kind: 'role', role: 'viewer', reads: true });
 /**
  * `signedIn('viewer')` on a POST that only reads: a widget's run and a parameter's options, whose bodies carry the
- * dashboard's parameter values. A read-only credential (a subscription render's) may call these and the viewer's GET
+ * dashboard's parameter values. A read-only credential (a render's) may call these and the viewer's GET
  * routes, and nothing else, whatever its user's role.
  */
 export function viewerReading(): RoleRule {
@@ -107,7 +107,7 @@ export function dashboardAccess(deps: AccessDeps): AccessChecks {
       if (!roleAtLeast(request.user.role, rule.role))
         throw forbidden(`this needs the ${rule.role} role or above; you are ${request.user.role}`);
       if (request.user.readOnly && !readsAsViewer(rule, request.method))
-        throw forbidden("a subscription render's credential only reads dashboards");
+        throw forbidden("a render's credential (a subscription's or a download's picture) only reads dashboards");
     },
   };
 }

@@ -5,7 +5,7 @@ import { dataSourceColumns, dataSourceFrom, type DataSourceRow } from '../dataso
 import { unauthorized } from '../errors.ts';
 import { verifyAccessToken, type JwtKeys } from './jwt.ts';
 import type { Role } from './roles.ts';
-import { RENDER_SESSION, type AuthUser, type Plan } from './user.ts';
+import { RENDER_SESSIONS, type AuthUser, type Plan } from './user.ts';
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
 
@@ -69,7 +69,10 @@ const USER_FROM = `FROM access_tokens a
        JOIN tenants t ON t.id = u.tenant_id`;
 const USER_WHERE = `WHERE a.token_hash = $1 AND a.revoked_at IS NULL AND a.expires_at > now()
         AND s.revoked_at IS NULL AND u.active AND u.id = $2 AND u.tenant_id = $3`;
-const USER_COLUMNS = `u.id, u.tenant_id, u.role, u.email, t.plan, s.provider = '${RENDER_SESSION}' AS read_only`;
+const RENDER_PROVIDERS = Object.values(RENDER_SESSIONS)
+  .map((p) => `'${p}'`)
+  .join(', ');
+const USER_COLUMNS = `u.id, u.tenant_id, u.role, u.email, t.plan, s.provider IN (${RENDER_PROVIDERS}) AS read_only`;
 const USER_ONLY = `SELECT ${USER_COLUMNS} ${USER_FROM} ${USER_WHERE}`;
 const SOURCE_PREFIX = 'ds_';
 const WITH_SOURCE = `SELECT ${USER_COLUMNS}, ${dataSourceColumns('d', SOURCE_PREFIX)} ${USER_FROM}

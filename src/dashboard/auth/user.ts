@@ -12,12 +12,16 @@ export interface AuthUser {
   plan: Plan;
   /** The hash of the access token the request carried (absent when authentication is disabled). */
   tokenHash?: string | undefined;
-  /** A subscription render's credential (RENDER_SESSION): it may only read what a viewer reads (auth/access.ts). */
+  /** A render's credential (RENDER_SESSIONS): it may only read what a viewer reads (auth/access.ts). */
   readOnly?: boolean;
 }
 
-/** The session provider of a subscription render's credential (subscriptions/render.ts). */
-export const RENDER_SESSION = 'subscription-render';
+/**
+ * The session providers of a render's credential (render/credential.ts), by what the picture is for: a subscription's
+ * mail, or a person's download. Both only read; the name says in the sessions table which made it.
+ */
+export const RENDER_SESSIONS = { subscription: 'subscription-render', download: 'download-render' } as const;
+export type RenderPurpose = keyof typeof RENDER_SESSIONS;
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -7,6 +7,7 @@ import { dashboardPublicUrl } from '../config.ts';
 import type { DashboardContext } from '../context.ts';
 import { notificationDeliverer } from '../notifications/outbox.ts';
 import type { SendDeps } from '../notifications/send.ts';
+import type { Renderer } from '../render/renderer.ts';
 import { startLoop, type Worker } from './loop.ts';
 import type { SubscriptionDeps } from '../subscriptions/send.ts';
 import { subscriptionSender } from '../subscriptions/worker.ts';
@@ -23,16 +24,15 @@ export function outboundDeps(ctx: DashboardContext): SendDeps {
   };
 }
 
-/** What a subscription's send needs: the runner, the render credential's keys, the mailer and the URLs. */
-export function subscriptionDeps(ctx: DashboardContext, outbound: SendDeps): SubscriptionDeps {
-  const publicUrl = dashboardPublicUrl(ctx.config);
+/** What a subscription's send needs: the runner, the renderer, the mailer and the dashboard's public URL. */
+export function subscriptionDeps(ctx: DashboardContext, outbound: SendDeps, renderer: Renderer): SubscriptionDeps {
   return {
     db: ctx.db,
     sql: ctx.sql,
     tokens: ctx.tokens,
     mailer: outbound.mailer,
-    renderUrl: (ctx.config.renderUrl ?? publicUrl).replace(/\/+$/, ''),
-    publicUrl,
+    renderer,
+    publicUrl: dashboardPublicUrl(ctx.config),
   };
 }
 

@@ -3,10 +3,10 @@ import type { Static } from 'typebox';
 import { actor, recordAudit } from '../audit/record.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { timeRangeProblem } from '../dashboards/time-range.ts';
 import type { DashboardRow } from '../dashboards/store.ts';
 import { notFound, validation } from '../errors.ts';
 import { dashboardOf } from '../lookup.ts';
+import { checkPictureValues } from '../render/values.ts';
 import { isTimeZone, nextRun } from './schedule.ts';
 import type { SubscriptionBody } from './schemas.ts';
 import {
@@ -45,15 +45,7 @@ async function fieldsOf(ctx: Context, tenantId: number, dashboard: DashboardRow,
     if (unknown.length) throw validation(`recipients.userIds: no active user ${unknown.join(', ')} in this tenant`);
   }
   const parameters = b.parameters ?? {};
-  const declared = new Map((dashboard.definition.parameters ?? []).map((p) => [p.name, p]));
-  for (const [name, value] of Object.entries(parameters)) {
-    const p = declared.get(name);
-    if (!p) throw validation(`parameters.${name}: the dashboard has no such parameter`);
-    if (p.type === 'choice' && !(p.choices ?? []).includes(value))
-      throw validation(`parameters.${name}: must be one of ${(p.choices ?? []).join(', ')}`);
-    const wrong = p.type === 'time_range' ? timeRangeProblem(value) : undefined;
-    if (wrong) throw validation(`parameters.${name}: must be ${wrong}`);
-  }
+  checkPictureValues(dashboard, parameters);
   const schedule = {
     frequency: b.schedule.frequency,
     minute: b.schedule.minute ?? 0,

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Timestamp } from '../../kit/schemas.ts';
+import { pictureValues } from '../render/values.ts';
 import { Email } from '../schemas.ts';
 
 const Frequency = Type.Union([Type.Literal('hourly'), Type.Literal('daily'), Type.Literal('weekly')]);
@@ -34,12 +35,7 @@ export const SubscriptionBody = Type.Object(
       },
       { additionalProperties: false },
     ),
-    parameters: Type.Optional(
-      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String({ maxLength: 1000 }), {
-        description: "the dashboard's parameters fixed for this subscription, by name",
-        additionalProperties: false,
-      }),
-    ),
+    parameters: Type.Optional(pictureValues("the dashboard's parameters fixed for this subscription, by name")),
     enabled: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },

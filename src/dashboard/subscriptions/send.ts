@@ -4,17 +4,17 @@ import { ownerOf } from '../alerts/run-rule.ts';
 import type { TokenSettings } from '../auth/sessions.ts';
 import { getDashboard } from '../dashboards/store.ts';
 import { escapeHtml } from '../notifications/compose.ts';
+import type { Renderer } from '../render/renderer.ts';
 import type { RunContext } from '../sql/run.ts';
 import { widgetCsvs, type WidgetCsv } from './data.ts';
-import { renderDashboard } from './render.ts';
 import type { SubscriptionRow } from './store.ts';
 
 export interface SubscriptionDeps extends RunContext {
   db: Database;
   tokens: TokenSettings;
   mailer: Mailer;
-  /** Where the renderer opens the dashboard page (the service itself). */
-  renderUrl: string;
+  /** Draws the picture (render/renderer.ts), in the instance's render slots. */
+  renderer: Renderer;
   /** Where the mail's links point. */
   publicUrl: string;
 }
@@ -46,11 +46,11 @@ export async function sendSubscription(deps: SubscriptionDeps, sub: Subscription
   let image: Buffer | undefined;
   let imageError = '';
   try {
-    image = await renderDashboard(deps.db, deps.tokens.keys, owner, deps.renderUrl, {
-      dashboardId: dashboard.id,
-      parameters: sub.parameters,
-      timezone: sub.timezone,
-    });
+    image = await deps.renderer.draw(
+      owner,
+      { dashboardId: dashboard.id, parameters: sub.parameters, timezone: sub.timezone },
+      { format: 'png', purpose: 'subscription' },
+    );
   } catch (err) {
     imageError = `The picture of the dashboard could not be made (${(err as Error).message.split('\n')[0]}).`;
   }

@@ -18,6 +18,7 @@ const ACTIONS = [
   'dashboard.restore',
   'dashboard.share',
   'dashboard.unshare',
+  'dashboard.render',
   'datasource.create',
   'datasource.update',
   'datasource.delete',

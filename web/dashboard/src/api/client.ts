@@ -63,6 +63,23 @@ export async function api<T>(
   path: string,
   options: RequestOptions = {},
 ): Promise<{ data: T; headers: Headers }> {
+  const response = await respond(method, path, options);
+  const data = response.status === 204 ? (undefined as T) : ((await response.json()) as T);
+  return { data, headers: response.headers };
+}
+
+/** A file the service answers (a dashboard's PNG or PDF), read with the session's token, for a download. */
+export async function apiFile(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<{ blob: Blob; headers: Headers }> {
+  const response = await respond(method, path, { ...options, headers: { accept: '*/*', ...options.headers } });
+  return { blob: await response.blob(), headers: response.headers };
+}
+
+/** The service's answer to a request with the session's token, refreshed once if expired; not 2xx is an ApiError. */
+async function respond(method: string, path: string, options: RequestOptions): Promise<Response> {
   let used: string | undefined;
   const send = () => {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
@@ -86,8 +103,7 @@ export async function api<T>(
     }
   }
   if (!response.ok) throw await errorOf(response);
-  const data = response.status === 204 ? (undefined as T) : ((await response.json()) as T);
-  return { data, headers: response.headers };
+  return response;
 }
 
 export const get = async <T>(path: string, signal?: AbortSignal) =>

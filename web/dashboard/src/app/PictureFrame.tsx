@@ -7,7 +7,7 @@ import { useScreen } from './useTitle.ts';
 const DashboardPicture = lazy(() => import('../dashboards/DashboardPicture.tsx'));
 
 /**
- * The whole app for a subscription render's credential (`readOnly` in /auth/me, which the service answers from the
+ * The whole app for a render's credential (a subscription's mail, a PNG or PDF download) (`readOnly` in /auth/me, which the service answers from the
  * session, never from the address): the dashboard of the address as a picture, without the banner, the navigation
  * or any control, which the credential could not use (they answer it 403) and a mail's reader cannot press.
  */
@@ -33,7 +33,7 @@ function NothingToDraw() {
   return (
     <>
       <h1>Nothing to draw</h1>
-      <p>This sign-in only draws a dashboard for a subscription's mail.</p>
+      <p>This sign-in only draws a dashboard, for a subscription's mail or a download.</p>
     </>
   );
 }

@@ -29,6 +29,7 @@ import { ParametersBar } from './ParametersBar.tsx';
 import { intervalOf, queryValues, searchWithValues, valuesFromSearch } from './parameters.ts';
 import { SettingsPanel } from './SettingsPanel.tsx';
 import { SharePanel } from './SharePanel.tsx';
+import { DownloadPanel } from './DownloadPanel.tsx';
 import { STARTER_SQL } from './starter.ts';
 import { VersionHistory } from './VersionHistory.tsx';
 import { WidgetEditor } from './WidgetEditor.tsx';
@@ -63,7 +64,8 @@ type Panel =
   | { kind: 'widget'; id: string }
   | { kind: 'settings' }
   | { kind: 'versions' }
-  | { kind: 'share' };
+  | { kind: 'share' }
+  | { kind: 'download' };
 
 /** One dashboard: its parameters and widget grid; editors switch to edit mode, change the grid and save it. */
 export default function DashboardScreen({ me, id }: { me: ApiUser; id: number }) {
@@ -405,6 +407,16 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
             Export
           </button>
         )}
+        {!editing && (
+          <button
+            type="button"
+            className="secondary"
+            aria-expanded={panel.kind === 'download'}
+            onClick={() => setPanel(panel.kind === 'download' ? { kind: 'none' } : { kind: 'download' })}
+          >
+            Save as PNG or PDF
+          </button>
+        )}
         {!editing && canEdit && (
           <button
             type="button"
@@ -494,6 +506,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
         />
       )}
       {panel.kind === 'share' && !editing && <SharePanel id={id} title={d.title} />}
+      {panel.kind === 'download' && !editing && <DownloadPanel id={id} parameters={parameters} values={values} />}
       {panel.kind === 'versions' && (
         <VersionHistory
           id={id}

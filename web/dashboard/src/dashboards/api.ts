@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import { api } from '../api/client.ts';
+import { api, apiFile } from '../api/client.ts';
 import { slugify } from '../app/slug.ts';
 import { keys } from '../data/keys.ts';
 import { useListPages } from '../data/paging.ts';
@@ -10,6 +10,7 @@ import type {
   ApiDashboardListItem,
   ApiDashboardVersion,
   ApiDefinition,
+  ApiRenderBody,
   ApiWidgetRunResult,
 } from '../api/types.ts';
 
@@ -134,6 +135,17 @@ export async function exportDashboard(id: number): Promise<{ bundle: ApiDashboar
   const r = await api<ApiDashboardBundle>('GET', `/dashboards/${id}/export`);
   const filename = /filename="([^"]+)"/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? `dashboard-${id}.json`;
   return { bundle: r.data, filename };
+}
+
+/**
+ * The dashboard as a PNG or PDF file, drawn by the service now with these values, and the name the service gives it.
+ * Drawing takes seconds (the service renders the page in a browser); a busy service answers 503 with its reason.
+ */
+export async function renderDashboardFile(id: number, body: ApiRenderBody): Promise<{ blob: Blob; filename: string }> {
+  const r = await apiFile('POST', `/dashboards/${id}/render`, { body });
+  const filename =
+    /filename="([^"]+)"/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? `dashboard-${id}.${body.format}`;
+  return { blob: r.blob, filename };
 }
 
 /** Sends a bundle as read from a file: the service checks it and names the field it refuses. */
