@@ -38,7 +38,7 @@ export function alertEvaluator(
     name: 'alert evaluator',
     async tick(signal) {
       const room = capacity - inFlight.size;
-      if (room <= 0 || signal.aborted) return false;
+      if (room <= 0 || signal.aborted) return null;
       const rules = await claimDueRules(ctx.db, token, options.leaseSeconds, room);
       for (const rule of rules) {
         const run = evaluateOne(ctx, rule, token, options.publicUrl, signal)
