@@ -1,6 +1,7 @@
-import { createApp, type App } from '../kit/app.ts';
+import { createApp, databaseOutage, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { Registry } from '../kit/metrics.ts';
+import { loopReport, pollLoop } from '../kit/poll-loop.ts';
 import { connectRedis } from '../kit/redis.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
 import { dashboardAccess, type AccessDeps } from './auth/access.ts';
@@ -119,13 +120,17 @@ function createDashboardApp(config: DashboardConfig, db: Database, metrics: Regi
   });
 }
 
+/** Every 10 minutes; a close waits for a purge under way (the database closes after it). */
 function purgeExpiredTokens(app: App, db: Database): void {
-  const purge = setInterval(
-    () => void purgeExpired(db).catch((err) => app.log.error({ err }, 'purge of expired tokens failed')),
+  const purge = pollLoop(
     10 * 60_000,
+    async () => {
+      await purgeExpired(db);
+      return false;
+    },
+    loopReport(app.log, 'purge of expired tokens failed', databaseOutage(app)),
   );
-  purge.unref();
-  app.addHook('onClose', async () => clearInterval(purge));
+  app.addHook('onClose', purge.stop);
 }
 
 function sqlRunner(app: App, config: DashboardConfig, secretKey: Buffer, metrics: Registry): SqlRunner {

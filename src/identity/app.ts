@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { recordAdminChanges } from './admin-log/recorder.ts';
 import { registerSigningKeyRoutes } from './signing-keys/routes.ts';
 import type { TokenVerifier } from '../kit/auth/admin-guard.ts';
-import { createApp, type App } from '../kit/app.ts';
+import { createApp, databaseOutage, type App } from '../kit/app.ts';
 import type { Database } from '../kit/db.ts';
 import { openServiceDatabase } from '../kit/service-config.ts';
 import { connectRedis } from '../kit/redis.ts';
@@ -100,13 +100,16 @@ export async function buildIdentityApp(config: IdentityConfig): Promise<App> {
     });
     const a = await openServices({ config, app, db, redis: held.redis, metrics, timers: held.timers });
     held.bus = a.bus;
-    const deliveries = startDeliveries(a.webhooks, config.webhookPollMs);
+    // The loops' database errors go to the app's outage log with the requests', so an outage is one line, not one a poll.
+    const outage = databaseOutage(app);
+    const deliveries = startDeliveries(a.webhooks, config.webhookPollMs, outage);
     app.addHook('onClose', deliveries.stop);
     const provider = await startProvider(a);
     const verifier = await registerRoutes(a, provider, access);
     const logouts = startLogouts(
       { db, secretKey: config.secretKey, holder: provider.holder, log: a.log },
       config.webhookPollMs,
+      outage,
     );
     app.addHook('onClose', logouts.stop);
     await registerSigningKeyRoutes(app, {

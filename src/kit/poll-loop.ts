@@ -7,12 +7,14 @@ import type { OutageLog } from './outage-log.ts';
  * awaits a pass in progress. For the queues every instance polls (webhook deliveries, queued logouts, queued mails,
  * due audit schedules, audit notices): the claim in the database decides who sends what, the loop only decides when to
  * look. `wake` looks now rather than at the next tick, for work this instance has just stored; during a pass, it asks
- * for one more once the pass is done (the pass in progress may have looked before the new work was there).
+ * for one more once the pass is done (the pass in progress may have looked before the new work was there). A pass that
+ * throws goes to `report.failed` and the next poll tries again; passes that went through go to `report.succeeded`
+ * (each loop's pass begins by reading the database, so they mean it answered).
  */
 export function pollLoop(
   pollMs: number,
   pass: () => Promise<boolean>,
-  onError: (err: unknown) => void,
+  report: LoopReport,
   options: { startNow?: boolean } = {},
 ): { stop(): Promise<void>; wake(): void } {
   let running: Promise<void> | undefined;
@@ -24,8 +26,9 @@ export function pollLoop(
         again = false;
         while (!stopped && (await pass())) {}
       } while (again && !stopped);
+      report.succeeded();
     } catch (err) {
-      if (!stopped) onError(err);
+      if (!stopped) report.failed(err);
     } finally {
       // Here rather than in a `.finally` of the promise: a wake between the last look at `again` and then would be lost.
       running = undefined;
@@ -51,13 +54,27 @@ export function pollLoop(
   };
 }
 
+/** Where a background loop tells how its passes went (loopReport). */
+export interface LoopReport {
+  failed(err: unknown): void;
+  succeeded(): void;
+}
+
 /**
- * A loop's `onError` for a service with an outage log: the database going away is logged once by the outage log
- * (the requests meet it too), anything else each time with `what`.
+ * How every background loop of a service reports to the app's outage log (kit/app.ts databaseOutage), the one place
+ * for the rule: the database going away is logged once by the outage log, however many loops and requests meet it;
+ * anything else each time, as `what` with the error; a pass that went through tells the outage log the database is
+ * back, so a service without traffic logs the recovery too. Without an outage log (a loop run alone, in a test), every
+ * failure is logged.
  */
-export function loopErrors(log: FastifyBaseLogger, what: string, outage?: OutageLog): (err: unknown) => void {
-  return (err) => {
-    if (isDatabaseUnavailable(err) && outage) outage.failed(err);
-    else log.error({ err }, what);
+export function loopReport(log: FastifyBaseLogger, what: string, outage?: OutageLog): LoopReport {
+  return {
+    failed(err) {
+      if (isDatabaseUnavailable(err) && outage) outage.failed(err);
+      else log.error({ err }, what);
+    },
+    succeeded() {
+      outage?.succeeded();
+    },
   };
 }

@@ -1,6 +1,7 @@
 import type { App } from '../kit/app.ts';
 import { EXIT, reportFailure } from '../kit/cli-runner.ts';
 import { serveCommands, type ControlServer } from '../kit/control.ts';
+import { isDatabaseUnavailable } from '../kit/db.ts';
 import { DirectoryInUseError } from '../kit/dir-lock.ts';
 import { setLogFormat } from '../kit/logger.ts';
 import type { CommandIO, LoadedService, Service } from '../kit/service.ts';
@@ -32,10 +33,13 @@ export async function startPlatform(chosen: Service[], env: NodeJS.ProcessEnv, i
 
   let stopping = false;
   let starting: Promise<unknown> = Promise.resolve();
+  /** Closes every service, each as far as it goes (Fastify runs every close hook even after one failed); answers who failed. */
   const closeAll = async () => {
     const controls = await Promise.allSettled(started.map((s) => s.control?.close()));
     const apps = await Promise.allSettled(started.map((s) => s.app?.close()));
-    return [...controls, ...apps].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    return [...controls, ...apps].flatMap((r, i) =>
+      r.status === 'rejected' ? [{ name: started[i % started.length]!.name, reason: r.reason as unknown }] : [],
+    );
   };
   const stop = async (reason: string) => {
     if (stopping) {
@@ -47,7 +51,7 @@ export async function startPlatform(chosen: Service[], env: NodeJS.ProcessEnv, i
     // A stop during the start waits for the builds under way, so that what they opened is closed too.
     await starting.catch(() => {});
     const failed = await closeAll();
-    for (const f of failed) io.err(`error while stopping: ${f.reason}`);
+    for (const f of failed) io.err(stopFailure(f.name, f.reason));
     process.exit(failed.length ? EXIT.failure : EXIT.ok);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -62,6 +66,14 @@ export async function startPlatform(chosen: Service[], env: NodeJS.ProcessEnv, i
   await firstFailure((await starting) as PromiseSettledResult<unknown>[], closeAll);
   if (stopping) return new Promise<void>(() => {});
   for (const s of started) io.out(`${s.name.padEnd(10)} ${shownUrl(s)}`);
+}
+
+/** One line naming the service, never a stack: what failed is the stop's last step, and the process ends after it. */
+function stopFailure(name: string, err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return isDatabaseUnavailable(err)
+    ? `${name}: the database could not be reached while stopping: ${message}`
+    : `${name}: error while stopping: ${message}`;
 }
 
 async function build(s: Started, built: (name: string, app: App) => void, io: CommandIO): Promise<void> {

@@ -1,7 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pollLoop } from '../../src/kit/poll-loop.ts';
+import pino from 'pino';
+import { createOutageLog } from '../../src/kit/outage-log.ts';
+import { loopReport, pollLoop, type LoopReport } from '../../src/kit/poll-loop.ts';
 import { waitFor } from '../support/wait.ts';
+
+const failOnError: LoopReport = { failed: (err) => assert.fail(String(err)), succeeded() {} };
 
 test('wake looks at once rather than at the next tick; a wake during a pass asks for one more after it', async () => {
   let passes = 0;
@@ -14,7 +18,7 @@ test('wake looks at once rather than at the next tick; a wake during a pass asks
       await gate;
       return false;
     },
-    (err) => assert.fail(String(err)),
+    failOnError,
   );
   try {
     loop.wake();
@@ -51,7 +55,7 @@ test('stop waits for the pass in progress', async () => {
       done = true;
       return false;
     },
-    () => {},
+    { failed() {}, succeeded() {} },
   );
   loop.wake();
   const stopping = loop.stop();
@@ -69,7 +73,7 @@ test('startNow looks at once, without waiting a poll; without it the first look 
       now++;
       return false;
     },
-    (err) => assert.fail(String(err)),
+    failOnError,
     { startNow: true },
   );
   const lazy = pollLoop(
@@ -78,7 +82,7 @@ test('startNow looks at once, without waiting a poll; without it the first look 
       later++;
       return false;
     },
-    (err) => assert.fail(String(err)),
+    failOnError,
   );
   try {
     await waitFor('the first look', () => now === 1, 1_000);
@@ -86,5 +90,52 @@ test('startNow looks at once, without waiting a poll; without it the first look 
   } finally {
     await eager.stop();
     await lazy.stop();
+  }
+});
+
+test('a database outage met by the loops is logged once by the outage log, other errors each time; a pass that goes through logs its end', async () => {
+  const lines: Record<string, any>[] = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const outage = createOutageLog(log);
+  // What pg throws when the server drops the connection.
+  const gone = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+  let fail: (() => Error) | undefined = gone;
+  let passes = 0;
+  const pass = async () => {
+    passes++;
+    if (fail) throw fail();
+    return false;
+  };
+  // Two loops, as a service runs several: the outage is still one line.
+  const loops = [
+    pollLoop(10, pass, loopReport(log, 'deliveries could not be read', outage)),
+    pollLoop(10, pass, loopReport(log, 'mails could not be read', outage)),
+  ];
+  const messages = () => lines.map((l) => l.msg as string);
+  try {
+    await waitFor('ten failed passes', () => passes >= 10, 2_000);
+    assert.deepEqual(messages(), ['database unavailable: answering 503 with Retry-After until it is back']);
+    assert.equal(lines[0]!.level, 50);
+    assert.equal(lines[0]!.err.message, 'Connection terminated unexpectedly');
+
+    fail = undefined;
+    await waitFor('the end of the outage', () => messages().includes('database available again'), 2_000);
+    const seen = passes;
+    await waitFor('more passes', () => passes >= seen + 4, 2_000);
+    assert.deepEqual(messages().slice(1), ['database available again']);
+    assert.equal(lines[1]!.level, 40);
+    assert.ok(lines[1]!.failures >= 10, JSON.stringify(lines[1]));
+
+    // Anything else is not an outage: a line each time, with the loop's words.
+    fail = () => new Error('column "x" does not exist');
+    const before = lines.length;
+    await waitFor('failures of another kind', () => lines.length >= before + 4, 2_000);
+    assert.ok(
+      lines.slice(before).every((l) => l.level === 50 && /^(deliveries|mails) could not be read$/.test(l.msg)),
+      JSON.stringify(lines.slice(before)),
+    );
+    assert.equal(outage.down, false);
+  } finally {
+    await Promise.all(loops.map((l) => l.stop()));
   }
 });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
+import type { Database } from '../../kit/db.ts';
 import type { OutageLog } from '../../kit/outage-log.ts';
+import { loopReport, type LoopReport } from '../../kit/poll-loop.ts';
 import { AuditCancelledError, AuditFailedError } from '../engine/audit-errors.ts';
 import type { AuditConfig, AuditResult } from '../result/types.ts';
 import type { AuditMetrics } from '../metrics.ts';
@@ -48,6 +49,8 @@ const HEARTBEAT_MS = 1_000;
 export class JobWorker {
   readonly id = `worker-${randomUUID()}`;
   private readonly options: WorkerOptions;
+  /** The kit's rule for a background loop's polls (kit/poll-loop.ts loopReport): an outage logged once. */
+  private readonly report: LoopReport;
   private readonly running = new Map<string, AbortController>();
   private readonly finished = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
@@ -56,6 +59,7 @@ export class JobWorker {
 
   constructor(options: WorkerOptions) {
     this.options = options;
+    this.report = loopReport(options.log, 'claiming an audit job failed', options.outage);
   }
 
   start(): void {
@@ -81,6 +85,8 @@ export class JobWorker {
     try {
       while (!this.stopped && this.running.size < this.options.concurrency) {
         const job = await claimJob(this.options.db, this.id, this.options.leaseSeconds, this.options.maxAttempts);
+        // Here, not after the loop: a worker with every slot busy does not look, and has not heard from the database.
+        this.report.succeeded();
         if (!job) break;
         const controller = new AbortController();
         this.running.set(job.id, controller);
@@ -93,8 +99,7 @@ export class JobWorker {
       }
     } catch (err) {
       // Polling goes on through an outage; one line for it, not one per poll.
-      if (isDatabaseUnavailable(err) && this.options.outage) this.options.outage.failed(err);
-      else this.options.log.error({ err }, 'claiming an audit job failed');
+      this.report.failed(err);
     } finally {
       this.filling = false;
       if (!this.stopped) this.timer = setTimeout(() => void this.fill(), this.options.pollMs);

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../kit/db.ts';
 import type { OutageLog } from '../../kit/outage-log.ts';
-import { loopErrors, pollLoop } from '../../kit/poll-loop.ts';
+import { loopReport, pollLoop } from '../../kit/poll-loop.ts';
 import { retryDelayMs, type BackoffPolicy } from '../../kit/outbound/backoff.ts';
 import { decideOne } from './evaluate.ts';
 import { sendNotice, SendError, type SendDeps } from './send.ts';
@@ -36,7 +36,7 @@ export function startDispatcher(options: DispatcherOptions): () => Promise<void>
       await Promise.all(due.map((d) => deliver(options, d)));
       return due.length === BATCH;
     },
-    loopErrors(options.log, 'sending notices failed', options.outage),
+    loopReport(options.log, 'sending notices failed', options.outage),
     { startNow: true },
   );
   return () => loop.stop();

@@ -24,10 +24,10 @@ export async function openEgressProxy(policy: AddressPolicy): Promise<EgressProx
   const sockets = new Set<Socket>();
   const upstreams = new Set<ClientRequest>();
 
-  const refuse = (url: string, err: unknown): string => {
+  const refuse = (target: string, err: unknown): string => {
     const reason =
       err instanceof RefusedDestinationError ? err.message : `connection failed: ${(err as Error).message}`;
-    if (err instanceof RefusedDestinationError && refusals.length < 1000) refusals.push({ url, reason });
+    if (err instanceof RefusedDestinationError && refusals.length < 1000) refusals.push({ target, reason });
     return reason;
   };
 

@@ -2,7 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { REFUSED_HEADER, UNREACHABLE_HEADER, type EgressScope } from './egress-scope.ts';
 
-/** Opens a CONNECT tunnel (HTTPS, WebSockets) to the address the policy checked, or answers 403 (400 for a bad authority). */
+/**
+ * Opens a CONNECT tunnel (HTTPS, WebSockets, and plain http from Playwright's own fetch) to the address the policy
+ * checked, or answers 403 (400 for a bad authority).
+ */
 export function openTunnel(scope: EgressScope, req: IncomingMessage, client: Socket, head: Buffer): void {
   const { policy, refuse, sockets } = scope;
   client.on('error', () => {});
@@ -14,7 +17,6 @@ export function openTunnel(scope: EgressScope, req: IncomingMessage, client: Soc
     return;
   }
   const host = m[1]!;
-  const url = `https://${authority}/`;
   policy.resolve(host).then(
     (address) => {
       const upstream = connect({ host: address.address, port });
@@ -30,11 +32,12 @@ export function openTunnel(scope: EgressScope, req: IncomingMessage, client: Soc
       });
       // Once open, the tunnel carries the site's bytes: an answer of ours there would be read as the site's.
       upstream.on('error', (err) =>
-        open ? client.destroy() : failTunnel(client, '502 Bad Gateway', UNREACHABLE_HEADER, refuse(url, err)),
+        open ? client.destroy() : failTunnel(client, '502 Bad Gateway', UNREACHABLE_HEADER, refuse(authority, err)),
       );
       client.on('close', () => upstream.destroy());
     },
-    (err: unknown) => failTunnel(client, '403 Forbidden', REFUSED_HEADER, refuse(url, err)),
+    // Named `host:port`, all a CONNECT says: the tunnel may have been for https or (Playwright's fetch) plain http.
+    (err: unknown) => failTunnel(client, '403 Forbidden', REFUSED_HEADER, refuse(authority, err)),
   );
 }
 

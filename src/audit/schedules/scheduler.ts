@@ -5,7 +5,7 @@ import { HttpError } from '../../kit/errors.ts';
 import { VerifierUnavailableError } from '../../kit/auth/admin-guard.ts';
 import type { OwnerRight, OwnerStanding } from '../auth/owner-right.ts';
 import type { OutageLog } from '../../kit/outage-log.ts';
-import { loopErrors, pollLoop } from '../../kit/poll-loop.ts';
+import { loopReport, pollLoop } from '../../kit/poll-loop.ts';
 import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { insertJob, QueueFullError, SiteBusyError } from '../jobs/store.ts';
 import { auditRequest } from '../request/audit-request.ts';
@@ -55,7 +55,7 @@ export function startScheduler(options: SchedulerOptions): () => Promise<void> {
   const loop = pollLoop(
     options.pollMs,
     () => runOneDue(options),
-    loopErrors(options.log, 'running due schedules failed', options.outage),
+    loopReport(options.log, 'running due schedules failed', options.outage),
     { startNow: true },
   );
   return () => loop.stop();

@@ -3,7 +3,7 @@ import { AuditCancelledError, AuditFailedError } from '../engine/audit-errors.ts
 import { navigate, unauditableAnswer } from '../engine/page-answer.ts';
 import type { PageTiming } from '../engine/page-audit.ts';
 import { settle } from '../engine/page-reads.ts';
-import type { Refusal } from '../safety/egress-scope.ts';
+import { refusedAt, type Refusal } from '../safety/egress-scope.ts';
 import { urlPatternMatcher } from '../url-pattern.ts';
 import { secretValue } from './browser-session.ts';
 import type { SecretValues, SessionStep } from './types.ts';
@@ -40,7 +40,7 @@ export async function signIn(
         // A form sent to a refused address fails the step that waits for its answer: the refusal of where the page
         // is says why (the browser's own background requests, refused too, say nothing about the sign-in).
         const why = reason(err, timing.timeoutMs);
-        const refused = refusals.slice(refusalsBefore).find((r) => sameHost(r.url, page.url()))?.reason;
+        const refused = refusals.slice(refusalsBefore).find((r) => refusedAt(r, page.url()))?.reason;
         throw new AuditFailedError(
           `sign-in step ${index + 1} of ${steps.length} (${describeStep(step)}) failed: ${why}${refused && !why.includes(refused) ? ` (${refused})` : ''}`,
           false,
@@ -116,11 +116,3 @@ function isTimeout(err: unknown): boolean {
 }
 
 const seconds = (ms: number) => Math.round(ms / 1000);
-
-function sameHost(a: string, b: string): boolean {
-  try {
-    return new URL(a).host === new URL(b).host;
-  } catch {
-    return false;
-  }
-}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../../kit/db.ts';
+import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
 import type { RunContext } from '../sql/run.ts';
 import type { Worker } from '../scheduling/loop.ts';
 import { nextState, reminderOf } from './condition.ts';
@@ -38,7 +38,7 @@ export function alertEvaluator(
     name: 'alert evaluator',
     async tick(signal) {
       const room = capacity - inFlight.size;
-      if (room <= 0 || signal.aborted) return false;
+      if (room <= 0 || signal.aborted) return null;
       const rules = await claimDueRules(ctx.db, token, options.leaseSeconds, room);
       for (const rule of rules) {
         const run = evaluateOne(ctx, rule, token, options.publicUrl, signal)
@@ -58,9 +58,19 @@ export function alertEvaluator(
     async drain() {
       await Promise.all(inFlight.values());
       clearInterval(renewal);
-      await ctx.db.query(`UPDATE alert_rules SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1`, [
-        token,
-      ]);
+      try {
+        await ctx.db.query(`UPDATE alert_rules SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1`, [
+          token,
+        ]);
+      } catch (err) {
+        // Released only so that another instance need not wait; left alone they lapse, as a killed instance's do,
+        // and nothing else was waiting on them (an evaluation commits only while its claim holds).
+        if (!isDatabaseUnavailable(err)) throw err;
+        ctx.log.warn(
+          { leaseSeconds: options.leaseSeconds },
+          'alert evaluator stopped without releasing its claims (the database is unavailable): the rules it held are evaluated again once they lapse',
+        );
+      }
     },
   };
 }

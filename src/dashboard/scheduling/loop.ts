@@ -1,9 +1,12 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { LoopReport } from '../../kit/poll-loop.ts';
 
 export interface Worker {
   name: string;
-  /** One pass: claims and does due work; answers whether it found a full batch (so the next pass comes at once). */
-  tick(signal: AbortSignal): Promise<boolean>;
+  /**
+   * One pass: claims and does due work; answers whether it found a full batch (so the next pass comes at once), or
+   * null when it did not look (no room for more work, or stopping), so the database was not heard from.
+   */
+  tick(signal: AbortSignal): Promise<boolean | null>;
   /** After the last pass on a stop: waits for work the passes started and did not await, and releases its claims. */
   drain?(): Promise<void>;
 }
@@ -15,18 +18,22 @@ export interface RunningLoop {
 
 /**
  * Runs a worker every `tickMs`, never two passes at once; a full batch runs the next pass without waiting. A pass
- * that throws is logged and the loop goes on: the database keeps the work, the next pass claims it again.
+ * that throws goes to `report` and the loop goes on: the database keeps the work, the next pass claims it again. Not
+ * the kit's pollLoop: a stop aborts the pass in progress (its signal) and drains what it started. `report` is the
+ * kit's loopReport, the rule every background loop follows (a database outage logged once, a pass that went through
+ * telling the outage log the database is back).
  */
-export function startLoop(worker: Worker, tickMs: number, log: FastifyBaseLogger): RunningLoop {
+export function startLoop(worker: Worker, tickMs: number, report: LoopReport): RunningLoop {
   const stop = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const pass = async () => {
-    let again = false;
+    let again: boolean | null = false;
     try {
       again = await worker.tick(stop.signal);
+      if (again !== null) report.succeeded();
     } catch (err) {
-      if (!stop.signal.aborted) log.error({ err }, `${worker.name}: a pass failed`);
+      if (!stop.signal.aborted) report.failed(err);
     }
     if (!stop.signal.aborted) schedule(again ? 0 : tickMs);
   };

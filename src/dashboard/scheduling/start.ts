@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import type { App } from '../../kit/app.ts';
+import { databaseOutage, type App } from '../../kit/app.ts';
+import { loopReport } from '../../kit/poll-loop.ts';
 import { createAddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { smtpMailer } from '../../kit/outbound/mail.ts';
 import { alertEvaluator } from '../alerts/evaluator.ts';
@@ -51,9 +52,12 @@ export function startScheduler(app: App, ctx: DashboardContext, deps: SendDeps, 
     notificationDeliverer(ctx.db, deps, { instanceId, leaseSeconds }),
     subscriptionSender(subscriptions, { instanceId, leaseSeconds }),
   ];
+  const outage = databaseOutage(app);
   let loops: ReturnType<typeof startLoop>[] = [];
   app.addHook('onReady', async () => {
-    loops = workers.map((w) => startLoop(w, ctx.config.schedulerTickMs, ctx.log));
+    loops = workers.map((w) =>
+      startLoop(w, ctx.config.schedulerTickMs, loopReport(ctx.log, `${w.name}: a pass failed`, outage)),
+    );
   });
   app.addHook('preClose', async () => {
     await Promise.all(loops.map((l) => l.stop()));

@@ -1,3 +1,4 @@
+import { databaseOutage } from '../../kit/app.ts';
 import { createAdminGuard } from '../../kit/auth/admin-guard.ts';
 import type { TokenVerifier } from '../../kit/auth/admin-guard.ts';
 import { registerConsole } from '../console/register.ts';
@@ -90,6 +91,7 @@ function mailCourier(a: Assembly): Courier {
     db,
     log: a.log,
     pollMs: config.webhookPollMs,
+    outage: databaseOutage(a.app),
     jobs: {
       password_reset: resetMailJob({ db, mailer, issuer: config.issuer, ttlSeconds: config.passwordResetTtl }),
       sign_in_code: signInCodeJob({ db, secretKey: a.secretKey, mailer, issuer: config.issuer }),

@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../kit/db.ts';
 import { retryDelayMs } from '../../kit/outbound/backoff.ts';
-import { pollLoop } from '../../kit/poll-loop.ts';
+import type { OutageLog } from '../../kit/outage-log.ts';
+import { loopReport, pollLoop } from '../../kit/poll-loop.ts';
 import {
   claimMailRequest,
   dropExpiredMailRequests,
@@ -49,6 +50,8 @@ export interface CourierDeps {
   jobs: Record<MailKind, MailJob>;
   /** How often to look for requests other instances stored, and retries that came due. */
   pollMs: number;
+  /** The app's outage log (kit/app.ts databaseOutage): a database outage is logged there, once. */
+  outage?: OutageLog;
 }
 
 /**
@@ -86,7 +89,7 @@ export function startCourier(deps: CourierDeps): Courier {
     }
     await removeMailRequest(db, request);
   };
-  const loop = pollLoop(deps.pollMs, pass, (err) => log.error({ err }, 'queued mails could not be read'));
+  const loop = pollLoop(deps.pollMs, pass, loopReport(log, 'queued mails could not be read', deps.outage));
   return {
     async ask(request) {
       if (await storeMailRequest(db, request)) loop.wake();

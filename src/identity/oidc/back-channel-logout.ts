@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../kit/db.ts';
 import { openSealedString } from '../../kit/crypto.ts';
 import { retryDelayMs } from '../../kit/outbound/backoff.ts';
-import { pollLoop } from '../../kit/poll-loop.ts';
+import type { OutageLog } from '../../kit/outage-log.ts';
+import { loopReport, pollLoop } from '../../kit/poll-loop.ts';
 import type { ProviderHolder } from './mount.ts';
 
 /**
@@ -85,11 +86,11 @@ async function sendOne(deps: LogoutDeps, q: Queued): Promise<void> {
   if (errors.length) deps.log.warn({ logout: q.id, errors, state }, 'back-channel logout not delivered to every app');
 }
 
-/** Looks for queued logouts every `pollMs` until stopped. */
-export function startLogouts(deps: LogoutDeps, pollMs: number): { stop(): Promise<void> } {
+/** Looks for queued logouts every `pollMs` until stopped; a database outage goes to `outage`. */
+export function startLogouts(deps: LogoutDeps, pollMs: number, outage: OutageLog): { stop(): Promise<void> } {
   return pollLoop(
     pollMs,
     async () => (await sendDueLogouts(deps)) === BATCH,
-    (err) => deps.log.error({ err }, 'back-channel logouts could not be sent'),
+    loopReport(deps.log, 'back-channel logouts could not be sent', outage),
   );
 }

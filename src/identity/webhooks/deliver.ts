@@ -4,7 +4,8 @@ import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { retryDelayMs } from '../../kit/outbound/backoff.ts';
 import { guardedPost, OutboundError } from '../../kit/outbound/post.ts';
 import { webhookHeaders } from '../../kit/outbound/standard-webhooks.ts';
-import { pollLoop } from '../../kit/poll-loop.ts';
+import type { OutageLog } from '../../kit/outage-log.ts';
+import { loopReport, pollLoop } from '../../kit/poll-loop.ts';
 import { eventBody, type EventBody } from './payload.ts';
 import { openSecret } from './store.ts';
 
@@ -117,12 +118,12 @@ async function finish(deps: DeliveryDeps, id: string, state: 'delivered' | 'fail
   );
 }
 
-/** Looks for due deliveries every `pollMs` on this instance until stopped. */
-export function startDeliveries(deps: DeliveryDeps, pollMs: number): { stop(): Promise<void> } {
+/** Looks for due deliveries every `pollMs` on this instance until stopped; a database outage goes to `outage`. */
+export function startDeliveries(deps: DeliveryDeps, pollMs: number, outage: OutageLog): { stop(): Promise<void> } {
   return pollLoop(
     pollMs,
     // A full batch means more may be due: go on at once rather than waiting for the next tick.
     async () => (await deliverDue(deps)) === BATCH,
-    (err) => deps.log.error({ err }, 'webhook deliveries could not be read'),
+    loopReport(deps.log, 'webhook deliveries could not be read', outage),
   );
 }

@@ -1,0 +1,66 @@
+import { startPgProxy } from './pg-proxy.ts';
+import { freshPostgres } from './postgres.ts';
+import { startServiceProcess } from './service-process.ts';
+import { tempDir } from './tmp.ts';
+
+/** One line of a service's JSON log. */
+export type LogLine = Record<string, any>;
+
+export interface LoopOutage {
+  /** The lines logged while the database was unreachable. */
+  during: LogLine[];
+  /** The lines logged once it was reachable again, until the log said so (or `backMs` passed). */
+  after: LogLine[];
+}
+
+/**
+ * `platform start <service>` on a fresh database reached through a proxy that is taken down for `downMs` and brought
+ * back, with no request sent meanwhile: what the service logs is its background loops' alone. Resolves once the log
+ * says the database is available again, or after `backMs` without it.
+ */
+export async function loopOutage(
+  service: string,
+  env: (databaseUrl: string) => Record<string, string>,
+  options: { downMs: number; backMs: number },
+): Promise<LoopOutage> {
+  const database = await freshPostgres(`${service}loopoutage`);
+  const proxy = await startPgProxy();
+  const dataDir = tempDir();
+  try {
+    const running = await startServiceProcess(service, {
+      DATA_DIR: dataDir.path,
+      PLATFORM_SECRET_KEY: 'e'.repeat(64),
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      ...env(proxy.url(database.url)),
+    });
+    try {
+      const lines = () => logLines(running.stdout());
+      const before = lines().length;
+      proxy.down();
+      await new Promise((r) => setTimeout(r, options.downMs));
+      const down = lines().length;
+      proxy.up();
+      const deadline = Date.now() + options.backMs;
+      while (Date.now() < deadline && !lines().some((l) => l.msg === 'database available again'))
+        await new Promise((r) => setTimeout(r, 50));
+      const all = lines();
+      return { during: all.slice(before, down), after: all.slice(down) };
+    } finally {
+      await running.stop();
+    }
+  } finally {
+    await proxy.close();
+    await database.drop();
+    dataDir.remove();
+  }
+}
+
+/** The complete JSON lines of a log so far (a line still being written is left for the next look). */
+function logLines(text: string): LogLine[] {
+  return text
+    .slice(0, text.lastIndexOf('\n'))
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+}
