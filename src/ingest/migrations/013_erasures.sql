@@ -30,7 +30,7 @@ CREATE TABLE erasures (
 CREATE INDEX erasures_project_newest ON erasures (project_id, requested_at DESC, id DESC);
 -- What the worker looks for at every poll: only the unfinished ones, so the poll stays one probe of a small index.
 CREATE INDEX erasures_unfinished ON erasures (requested_at) WHERE status <> 'completed';
--- The users whose new events are dropped (read whole by every instance into memory: projects/suppressions.ts).
+-- The users whose new events are dropped (read whole by every instance into memory: src/ingest/erasure/suppressions.ts).
 CREATE INDEX erasures_suppressing ON erasures (project_id, user_id) WHERE suppress AND suppression_lifted_at IS NULL;
 
 -- Forwarding refers to events by row id: an erased event's outbox entries and dead letters (which keep the event's
