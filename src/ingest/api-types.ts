@@ -12,6 +12,7 @@ import type {
   Figures,
   TestResult,
 } from './forwarding/schemas.ts';
+import type { Erasure } from './erasure/schemas.ts';
 
 export type ApiProject = Static<typeof Project>;
 export type ApiProjectOrigins = Static<typeof ProjectOrigins>;
@@ -24,4 +25,5 @@ export type ApiDeadLetter = Static<typeof DeadLetter>;
 export type ApiDeadLetterDetail = Static<typeof DeadLetterDetail>;
 export type ApiDeliveryFigures = Static<typeof Figures>;
 export type ApiTestSend = Static<typeof TestResult>;
+export type ApiErasure = Static<typeof Erasure>;
 export type { DestinationKind } from './forwarding/vendors/kinds.ts';

@@ -10,6 +10,9 @@ import { registerAdminRoutes } from './admin/routes.ts';
 import { registerInternalUserRoutes } from './admin/internal-users-routes.ts';
 import { registerOriginRoutes } from './admin/origins-routes.ts';
 import { createProjectOriginCache } from './projects/origin-cache.ts';
+import { registerErasureRoutes } from './erasure/routes.ts';
+import { createSuppressionCache } from './erasure/suppressions.ts';
+import { startErasureWorker } from './erasure/worker.ts';
 import { registerReadRoutes } from './read/routes.ts';
 import { registerLiveRoutes } from './live/routes.ts';
 import { openLive } from './live/wire.ts';
@@ -165,6 +168,14 @@ async function wire(
     log: app.log.child({ component: 'project-origins' }),
   });
   const cors = createCorsPolicy(config.allowedOrigins, projectOrigins);
+  // The users erasures suppress, read before the first batch is taken (not on it), then kept as the origins are.
+  const suppressions = createSuppressionCache({
+    db,
+    bus,
+    ttlSeconds: config.keyCacheSeconds,
+    log: app.log.child({ component: 'suppressions' }),
+  });
+  await suppressions.fresh();
   access.connect({
     guard,
     apiKey: apiKeyCheck({ keys, cors, outage, retryAfterSeconds: config.retryAfterSeconds }),
@@ -204,6 +215,7 @@ async function wire(
   registerEventRoutes(app, {
     live,
     sink,
+    suppressions,
     metrics,
     cors,
     retryAfterSeconds: config.retryAfterSeconds,
@@ -213,6 +225,18 @@ async function wire(
   registerAdminRoutes(app, { db, keys });
   registerOriginRoutes(app, { db, serviceOrigins: config.allowedOrigins, cache: projectOrigins });
   registerInternalUserRoutes(app, { db });
+  // Every instance erases: the leases share the work out (erasure/erase.ts).
+  const erasures = startErasureWorker({
+    db,
+    batchEvents: config.erasureBatchEvents,
+    settleMs: (config.keyCacheSeconds + config.commitTimeoutSeconds) * 1000,
+    backlog: log?.part.backlog,
+    registry: metrics.registry,
+    log: app.log.child({ component: 'erasure' }),
+    outage,
+  });
+  app.addHook('onClose', () => erasures.close());
+  registerErasureRoutes(app, { db, suppressions, worker: erasures });
   registerReadRoutes(app, { db });
   registerLiveRoutes(app, { db, hub: live });
   registerRetentionRoutes(app, { db, config, maintenance });

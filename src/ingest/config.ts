@@ -61,6 +61,12 @@ export const ingestSpec = {
     max: 300,
     doc: 'Longest pause while a request body of `POST /v1/events` is arriving; a body that stops for longer is answered 408 and its connection closed.',
   }),
+  erasureBatchEvents: int('INGEST_ERASURE_BATCH_EVENTS', {
+    default: 1_000,
+    min: 1,
+    max: 100_000,
+    doc: 'Events an erasure deletes per transaction (with their hourly counts, outbox entries and dead letters): a user with millions of events never holds one long transaction, and a restart goes on from the last batch.',
+  }),
   retryAfterSeconds: int('INGEST_RETRY_AFTER_SECONDS', {
     default: 5,
     min: 1,

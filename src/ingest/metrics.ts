@@ -6,6 +6,8 @@ export interface IngestMetrics {
   eventsAccepted: Counter;
   /** Accepted events that were already stored (a retry); counted in eventsAccepted as well. */
   eventsDuplicate: Counter;
+  /** Valid events of a suppressed user, answered as accepted and dropped (src/ingest/erasure); in eventsAccepted too. */
+  eventsSuppressed: Counter;
   eventsRejected: Counter<'reason'>;
   requestsRejected: Counter<'reason'>;
   requestBytes: Histogram<'encoding'>;
@@ -31,6 +33,11 @@ export function createMetrics(): IngestMetrics {
     eventsDuplicate: new Counter({
       name: 'ingest_events_duplicate_total',
       help: 'Accepted events whose (project, event_id) was already stored',
+      registers,
+    }),
+    eventsSuppressed: new Counter({
+      name: 'ingest_events_suppressed_total',
+      help: 'Valid events dropped because an erasure suppresses their user.id (answered as accepted)',
       registers,
     }),
     eventsRejected: new Counter({

@@ -13,8 +13,9 @@ import { focused, gapBetween, openFromNav } from '../support/console-browser.ts'
  * ingest delivering with short retries): the owner creates a project, makes an API key (shown once, and it works at
  * ingest), pastes the SDK snippet, revokes the key, renames the project; adds a webhook destination pointing at a local
  * receiver that checks the documented signature, tests it, pauses and resumes it and reads its figures; a refused
- * delivery ends in the dead letters, is inspected as text and replayed once the receiver takes it again. Names, URLs,
- * events and vendors' errors are hostile: nothing runs.
+ * delivery ends in the dead letters, is inspected as text and replayed once the receiver takes it again; a user's
+ * events are erased and the user suppressed, then the suppression lifted. Names, URLs, events and vendors' errors are
+ * hostile: nothing runs.
  */
 const INGEST_TOKEN = 'console-events-ingest-admin-token';
 const SECRET = 'whsec_console_0123456789abcdef';
@@ -27,7 +28,13 @@ describe('the console: events projects and destinations', () => {
   before(async () => {
     h = await startConsole('webconevents', {
       services: ['ingest'],
-      env: { ...FAST_FORWARDING, INGEST_ADMIN_TOKEN: INGEST_TOKEN },
+      // An erasure completes once nothing accepted before it can still arrive (key cache + commit timeout): seconds.
+      env: {
+        ...FAST_FORWARDING,
+        INGEST_ADMIN_TOKEN: INGEST_TOKEN,
+        INGEST_KEY_CACHE_SECONDS: '1',
+        INGEST_COMMIT_TIMEOUT_SECONDS: '5',
+      },
     });
     r = await startWebhookReceiver(SECRET);
   });
@@ -507,6 +514,100 @@ describe('the console: events projects and destinations', () => {
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     assert.equal((await focused(page)).label, 'Delete destination');
     assert.equal((await ingest('/projects/kbd/destinations')).body.items[0].enabled, false);
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
+
+  test("keyboard only: a user's events erased, asked first in a dialog saying what goes, followed until done; the suppression lifted", async () => {
+    assert.equal((await ingest('/projects', { method: 'POST', body: { name: 'Privacy', id: 'privacy' } })).status, 201);
+    const key = (await ingest('/projects/privacy/keys', { method: 'POST', body: { name: 'site' } })).body.key as string;
+    const ann = { 'user.id': 'ann@example.com' };
+    assert.equal((await sendEvents(key, 'privacy', [ann, ann, ann, { 'user.id': 'bob' }])).status, 202);
+    const eventsOf = async (user: string) =>
+      (await ingest(`/projects/privacy/events?user=${encodeURIComponent(user)}`)).body.items.length as number;
+    assert.equal(await eventsOf('ann@example.com'), 3);
+
+    const page = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.platform.url.dashboard}/events/projects/privacy`);
+    await page.getByRole('heading', { level: 1, name: 'Privacy' }).waitFor();
+    const panel = page.getByRole('region', { name: 'Erase a user’s events' });
+    await panel.getByText('No erasure asked for in this project.').waitFor();
+    await page.focus('.skip-link');
+    await page.keyboard.press('Enter');
+    for (let i = 0; i < 80 && (await focused(page)).id !== 'erasure-user'; i++) await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).id, 'erasure-user');
+    await page.keyboard.type('ann@example.com');
+    await page.keyboard.press('Enter');
+    let dialog = page.getByRole('dialog', { name: 'Erase every event of ann@example.com?' });
+    await dialog.waitFor();
+    assert.equal((await focused(page)).label, 'Cancel', 'the dialog opens on Cancel, not on what erases');
+    const said = (await dialog.textContent())!;
+    assert.match(
+      said,
+      /Every event of Privacy stored with the user id ann@example\.com \(exactly, capitals included\)/,
+    );
+    assert.match(said, /cannot be undone/);
+    assert.match(said, /new events will be dropped/);
+    await assertAccessible(page, 'erasure asked, light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await assertAccessible(page, 'erasure asked, dark');
+    await h.screenshot(page, 'events-08a-erasure-dialog-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    assert.deepEqual((await ingest('/projects/privacy/erasures')).body.items, [], 'Escape erases nothing');
+    assert.notEqual((await focused(page)).tag, 'body', 'the focus is not lost');
+
+    await tabTo(page, /^Erase the user’s events$/, 5);
+    await page.keyboard.press('Enter');
+    dialog = page.getByRole('dialog', { name: 'Erase every event of ann@example.com?' });
+    await dialog.waitFor();
+    await tabTo(page, /^Erase the events$/, 5);
+    await page.keyboard.press('Enter');
+    await statusSays(
+      page,
+      'Erasing the events of ann@example.com, and dropping their new events from now on: the list below says when it is done.',
+    );
+    const erasures = panel.getByRole('table', { name: 'Erasures of Privacy, newest first' });
+    const row = erasures.getByRole('row', { name: /ann@example\.com/ });
+    await row.getByText('on: their new events are dropped').waitFor();
+    await row.getByText('done: 3 events deleted').waitFor({ timeout: 60_000 });
+    assert.equal(await eventsOf('ann@example.com'), 0);
+    assert.equal(await eventsOf('bob'), 1);
+    // Suppressed: accepted, not stored.
+    assert.equal((await sendEvents(key, 'privacy', [ann])).status, 202);
+    assert.equal(await eventsOf('ann@example.com'), 0);
+    await assertAccessible(page, 'erasure done');
+    await h.screenshot(page, 'events-08-erasures');
+    await h.checkNarrow(page, 'erasures', 'events-08b-erasures');
+
+    await tabTo(page, /^Lift suppression of ann@example\.com$/);
+    await page.keyboard.press('Enter');
+    dialog = page.getByRole('dialog', { name: 'Lift the suppression of ann@example.com?' });
+    await dialog.waitFor();
+    assert.match((await dialog.textContent())!, /stored again from now on\. The events already erased stay erased/);
+    await tabTo(page, /^Lift the suppression$/, 5);
+    await page.keyboard.press('Enter');
+    await statusSays(page, 'The new events of ann@example.com are stored again from now on.');
+    await row.getByText(/^lifted /).waitFor();
+    assert.equal(await row.getByRole('button').count(), 0, 'nothing more to lift');
+    assert.equal((await sendEvents(key, 'privacy', [ann])).status, 202);
+    assert.equal(await eventsOf('ann@example.com'), 1);
+
+    // A hostile user id is text in the dialog and in the list.
+    await page.getByLabel('User id').fill(HOSTILE_NAME);
+    await page.getByLabel('Also drop this user’s new events (suppress)').uncheck();
+    await page.getByRole('button', { name: 'Erase the user’s events' }).click();
+    dialog = page.getByRole('dialog', { name: `Erase every event of ${HOSTILE_NAME}?` });
+    assert.match((await dialog.textContent())!, /Their new events will still be stored\./);
+    await dialog.getByRole('button', { name: 'Erase the events' }).click();
+    await erasures
+      .getByRole('row', { name: HOSTILE_NAME })
+      .getByText('not asked: their new events are stored')
+      .waitFor();
+    await h.assertNothingRan(page);
+    await h.checkNarrow(page, 'erasures with a hostile id', 'events-08c-erasures-hostile');
     assert.deepEqual(h.problems, []);
     await page.context().close();
   });

@@ -27,6 +27,7 @@ import {
 import { fastBatch } from './fast-batch.ts';
 import { rawEvents } from './raw-events.ts';
 import { answerUnavailable } from './unavailable.ts';
+import type { SuppressionCache } from '../erasure/suppressions.ts';
 import { validateBatch, type ValidatedBatch } from './validate.ts';
 
 export interface EventRoutesDeps {
@@ -39,6 +40,11 @@ export interface EventRoutesDeps {
   bodyTimeoutSeconds: number;
   /** The live stream (src/ingest/live): told of accepted and rejected events while someone watches. */
   live?: LiveHub | undefined;
+  /**
+   * The projects' suppressed users (src/ingest/erasure): their events are dropped here, where every accepted event
+   * passes whether the sink is PostgreSQL or the log, before anything is stored or published.
+   */
+  suppressions?: SuppressionCache | undefined;
 }
 
 /** What the body parser hands the handler: the text, a refusal it could only answer after reading, or nothing. */
@@ -52,7 +58,10 @@ const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
 const DISCARD_LIMIT_MS = 30_000;
 
 const IngestionResult = Type.Object({
-  accepted: Type.Integer({ description: 'Events stored, including events already stored by an earlier request' }),
+  accepted: Type.Integer({
+    description:
+      "Events stored, including events already stored by an earlier request and events of a user an erasure suppresses (dropped, never stored: docs/ingest.md, 'Erasing a user's events')",
+  }),
   rejected: Type.Integer(),
   errors: Type.Array(Type.Object({ index: Type.Integer(), error: Type.String({ description: '<field>: <reason>' }) })),
 });
@@ -213,7 +222,13 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
         const body = request.body as unknown as EventsBody;
         if (body && 'refused' in body) throw body.refused;
         const projectId = projectOfRequest(request);
-        const { prepared, rejections, received } = takeBatch(body, projectId);
+        // Read again only once per INGEST_KEY_CACHE_SECONDS, or after a change was announced: no query per batch.
+        await deps.suppressions?.fresh();
+        const { prepared, rejections, received, suppressed } = takeBatch(
+          body,
+          projectId,
+          deps.suppressions?.of(projectId),
+        );
         // Someone watching sees the rejected events themselves: the batch is parsed again, for them only.
         const rejectedEvents =
           rejections.length && deps.live?.watched(projectId) ? eventsOf(body as ReadBody) : undefined;
@@ -229,7 +244,9 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
               `${refused}; nothing of this batch is acknowledged, retry later (retries are idempotent)`,
             );
         }
-        metrics.eventsAccepted.inc(prepared.count);
+        // A suppressed user's events are answered as accepted, as Segment answers them: the SDK could only retry them.
+        metrics.eventsAccepted.inc(prepared.count + suppressed);
+        if (suppressed) metrics.eventsSuppressed.inc(suppressed);
         metrics.batchEvents.observe(received);
         for (const r of rejections) metrics.eventsRejected.inc({ reason: r.reason });
         if (deps.live?.watched(projectId)) {
@@ -243,7 +260,7 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
             deps.live.offer(rejectedRecords(projectId, rejections, rejectedEvents, request.headers.origin, now));
         }
         return reply.code(202).send({
-          accepted: prepared.count,
+          accepted: prepared.count + suppressed,
           rejected: rejections.length,
           errors: rejections.map((r) => ({ index: r.index, error: r.error })),
         });
@@ -259,11 +276,15 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
  * events held for ~100 ms cost ~100 MB of RSS). Bodies that would cost far more to parse than their size (deep
  * nesting, millions of tiny values) are refused from the text, before the parser builds anything.
  */
-function takeBatch(raw: ReadBody | undefined, projectId: string): ValidatedBatch & { received: number } {
+function takeBatch(
+  raw: ReadBody | undefined,
+  projectId: string,
+  suppressed: ReadonlySet<string> | undefined,
+): ValidatedBatch & { received: number } {
   // Most batches (an SDK's JSON.stringify output, every event valid) are read from their bytes alone; the others, and
   // every refusal, below.
-  const fast = raw?.raw === undefined ? undefined : fastBatch(raw.raw, projectId);
-  if (fast) return { prepared: fast.prepared, rejections: [], received: fast.received };
+  const fast = raw?.raw === undefined ? undefined : fastBatch(raw.raw, projectId, suppressed);
+  if (fast) return { prepared: fast.prepared, rejections: [], received: fast.received, suppressed: fast.suppressed };
   // No body at all (no Content-Type, nothing sent) or an empty one: not a batch.
   if (raw === undefined || raw.text.trim() === '')
     throw invalidBody('invalid_batch', 'the body must be a JSON object with an "events" array');
@@ -299,7 +320,7 @@ function takeBatch(raw: ReadBody | undefined, projectId: string): ValidatedBatch
   }
   // The events' own bytes, where they are exactly what serialising them would give (raw-events.ts).
   const bytes = raw.raw === undefined ? undefined : rawEvents(raw.raw, events.length);
-  return { ...validateBatch(events, projectId, bytes), received: events.length };
+  return { ...validateBatch(events, projectId, bytes, suppressed), received: events.length };
 }
 
 /** A batch's events parsed again from its text, for the live stream's rejected events; undefined if it cannot be. */

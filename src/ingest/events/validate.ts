@@ -53,6 +53,8 @@ export interface PreparedEvents {
 export interface ValidatedBatch {
   prepared: PreparedEvents;
   rejections: Rejection[];
+  /** Valid events left out because their `user.id` is suppressed (an erasure's): answered as accepted, never stored. */
+  suppressed: number;
 }
 
 const EVENT_TYPE_LIST = [...EVENT_TYPES].join(', ');
@@ -62,9 +64,17 @@ const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/;
 /**
  * Validates each event on its own; the first of several events sharing an `event_id` wins. With `raw` (the events'
  * bytes in the request, raw-events.ts) an event whose bytes are what JSON.stringify would write is stored from them.
+ * A valid event whose `user.id` is in `suppressed` (the project's suppressed users, erasure/suppressions.ts) is left
+ * out and counted, after the check for repeats, so a batch answers the same errors whoever is suppressed.
  */
-export function validateBatch(events: readonly unknown[], projectId: string, raw?: RawEvents): ValidatedBatch {
+export function validateBatch(
+  events: readonly unknown[],
+  projectId: string,
+  raw?: RawEvents,
+  suppressed?: ReadonlySet<string>,
+): ValidatedBatch {
   const rejections: Rejection[] = [];
+  let dropped = 0;
   // Per accepted event: its serialised text, or the index of its canonical bytes in `raw`.
   const bodies: (string | number)[] = [];
   const eventIds: string[] = [];
@@ -88,6 +98,10 @@ export function validateBatch(events: readonly unknown[], projectId: string, raw
       continue;
     }
     seen.set(outcome.eventId, index);
+    if (suppressed?.has((events[index] as Record<string, unknown>)['user.id'] as string)) {
+      dropped++;
+      continue;
+    }
     bodies.push('body' in outcome ? outcome.body : outcome.rawIndex);
     eventIds.push(outcome.eventId);
     types.push(outcome.type);
@@ -103,7 +117,7 @@ export function validateBatch(events: readonly unknown[], projectId: string, raw
     sessions: encodeElements(sessions),
     timestamps: encodeTimestamps(timestamps),
   };
-  return { prepared, rejections };
+  return { prepared, rejections, suppressed: dropped };
 }
 
 /** An accepted event carries its `body` serialised, or `rawIndex`: its canonical bytes are those of event `rawIndex` in `raw`. */

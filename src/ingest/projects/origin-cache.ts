@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Queryable } from '../../kit/db.ts';
 import type { InvalidationBus } from '../../kit/invalidation.ts';
+import { createSnapshotCache } from '../../kit/snapshot-cache.ts';
 import { loadProjectOrigins } from './origins.ts';
 
 /** The bus channel a change of a project's origins is announced on. */
@@ -10,7 +11,7 @@ export const PROJECT_ORIGINS_CACHE = 'ingest.project-origins';
  * The projects' own allowed origins, held in memory for the CORS checks of `/v1/events`: read whole (only projects
  * that list some), again after `ttlSeconds`, and at once on every instance when a change is announced on the bus.
  * A failed read keeps the last snapshot for another time to live, so a database hiccup never blocks a page the list
- * allowed a moment ago.
+ * allowed a moment ago (kit/snapshot-cache.ts).
  */
 export interface ProjectOriginCache {
   /** Resolves once the snapshot is no older than the time to live (at once when it is). */
@@ -29,38 +30,22 @@ export function createProjectOriginCache(deps: {
   ttlSeconds: number;
   log: FastifyBaseLogger;
 }): ProjectOriginCache {
-  let byProject = new Map<string, Set<string>>();
-  let any = new Set<string>();
-  let loadedAt = Number.NEGATIVE_INFINITY;
-  let loading: Promise<void> | undefined;
-  let generation = 0;
-  const load = () => {
-    loading ??= (async () => {
-      const started = generation;
-      try {
-        const next = await loadProjectOrigins(deps.db);
-        byProject = next;
-        any = new Set([...next.values()].flatMap((s) => [...s]));
-        // An invalidation heard during the read may not be in it: the next request reads again.
-        if (started === generation) loadedAt = Date.now();
-      } catch (err) {
-        // Tried again after the time to live, not on every request of an outage.
-        if (started === generation) loadedAt = Date.now();
-        deps.log.warn({ err: (err as Error).message }, 'project origins could not be read; keeping the last ones');
-      } finally {
-        loading = undefined;
-      }
-    })();
-    return loading;
-  };
-  deps.bus.subscribe(PROJECT_ORIGINS_CACHE, () => {
-    generation++;
-    loadedAt = Number.NEGATIVE_INFINITY;
+  const cache = createSnapshotCache({
+    name: PROJECT_ORIGINS_CACHE,
+    what: 'project origins',
+    empty: { byProject: new Map<string, Set<string>>(), any: new Set<string>() },
+    load: async () => {
+      const byProject = await loadProjectOrigins(deps.db);
+      return { byProject, any: new Set([...byProject.values()].flatMap((s) => [...s])) };
+    },
+    bus: deps.bus,
+    ttlSeconds: deps.ttlSeconds,
+    log: deps.log,
   });
   return {
-    fresh: () => (Date.now() - loadedAt < deps.ttlSeconds * 1000 ? Promise.resolve() : load()),
-    anyAllows: (origin) => any.has(origin.toLowerCase()),
-    projectAllows: (projectId, origin) => byProject.get(projectId)?.has(origin.toLowerCase()) ?? false,
-    changed: (projectId) => deps.bus.publish(PROJECT_ORIGINS_CACHE, projectId),
+    fresh: cache.fresh,
+    anyAllows: (origin) => cache.current().any.has(origin.toLowerCase()),
+    projectAllows: (projectId, origin) => cache.current().byProject.get(projectId)?.has(origin.toLowerCase()) ?? false,
+    changed: cache.changed,
   };
 }

@@ -55,12 +55,15 @@ export async function countEvents(
 type Where = (time: string) => string;
 type Tally = { byType: Counts['by_type']; byTime: { start: Date; count: number }[] };
 
-/** Every event of the range: the hourly rows, summed by type and by bucket. */
+/**
+ * Every event of the range: the hourly rows, summed by type and by bucket. A type whose events were all erased
+ * (its rows and an erasure's negative ones summing to 0) is not listed.
+ */
 async function countAll(db: Queryable, bucket: Bucket, where: Where, params: unknown[]): Promise<Tally> {
   const [byType, byTime] = await Promise.all([
     db.query<{ type: string; count: string }>(
       `SELECT event_type AS type, sum(n)::text AS count FROM event_counts WHERE ${where('hour')}
-       GROUP BY 1 ORDER BY sum(n) DESC, 1`,
+       GROUP BY 1 HAVING sum(n) <> 0 ORDER BY sum(n) DESC, 1`,
       params,
     ),
     db.query<{ start: Date; count: string }>(

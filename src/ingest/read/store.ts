@@ -100,7 +100,8 @@ export async function listEvents(
     const sql = eachTypeNewestFirst([...where, `event_ts >= $${params.length + 1}`].join(' AND '), limit, types);
     const since = await windowStart(db, filter, page);
     ({ rows } = await db.query<Row>(sql, [...params, since ?? filter.from]));
-    // Counted events deleted since (strays of the default partition): the window may hold too few, so read them all.
+    // Counted events deleted since (strays of the default partition, erased events): the window may hold too few, so
+    // read them all.
     if (since && rows.length < page.limit) ({ rows } = await db.query<Row>(sql, [...params, filter.from]));
   }
   return rows.map((r) => ({ ...view(r), position: [r.sort_at, r.id] }));
@@ -126,8 +127,8 @@ function wantedTypes(only: string[] | undefined, except: string[] | undefined, p
 
 /**
  * Where the newest `limit` events before the page's end must start, from the hourly counts: the hour of the
- * `limit`-th newest count row among the whole hours before the end (each row counts at least one event, so those
- * hours hold at least `limit`). Bounding the events' time with it, the list probes only the partitions of those
+ * `limit`-th newest count row among the whole hours before the end (each row of a positive count counted at least one
+ * event, so those hours held at least `limit`; an erasure's rows, negative, are not among them). Bounding the events' time with it, the list probes only the partitions of those
  * hours instead of every day kept. Undefined when the counts hold fewer rows (no bound).
  */
 async function windowStart(
@@ -139,7 +140,7 @@ async function windowStart(
   const types = typeConditions('event_type', filter, params).map((c) => ` AND ${c}`);
   const { rows } = await db.query<{ hour: Date }>(
     `SELECT hour FROM event_counts
-     WHERE project_id = $1 AND hour >= $2 AND hour < date_trunc('hour', least($3::timestamptz, $4::timestamptz), 'UTC')${types.join('')}
+     WHERE project_id = $1 AND n > 0 AND hour >= $2 AND hour < date_trunc('hour', least($3::timestamptz, $4::timestamptz), 'UTC')${types.join('')}
      ORDER BY hour DESC OFFSET $5 LIMIT 1`,
     params,
   );

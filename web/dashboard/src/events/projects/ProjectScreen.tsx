@@ -9,6 +9,7 @@ import '../events.css';
 import { ingestApi, ingestKeys, seg, type ApiProject } from '../admin-api.ts';
 import { FieldError, fieldErrors } from '../field-errors.tsx';
 import { DestinationsPanel } from '../destinations/DestinationsPanel.tsx';
+import { ErasuresPanel } from './ErasuresPanel.tsx';
 import { InternalUsersPanel } from './InternalUsersPanel.tsx';
 import { KeysPanel } from './KeysPanel.tsx';
 import { OriginsPanel } from './OriginsPanel.tsx';
@@ -18,7 +19,7 @@ const UNREACHABLE = 'the ingest service could not be reached';
 
 /**
  * One project: its id and name (renamed here), its API keys (a new one shown once), the origins its pages may send
- * from, the snippet a developer pastes into a page, and its destinations.
+ * from, the snippet a developer pastes into a page, its destinations, and a user's events erased on request.
  */
 export default function ProjectScreen({ id }: { id: string }) {
   const project = useQuery({
@@ -68,6 +69,7 @@ export default function ProjectScreen({ id }: { id: string }) {
       <InternalUsersPanel project={p} />
       <SdkSnippet project={p} apiKey={freshKey} />
       <DestinationsPanel project={p} />
+      <ErasuresPanel project={p} />
     </>
   );
 }

@@ -1,0 +1,128 @@
+import type { Database, Queryable } from '../../kit/db.ts';
+import { randomToken } from '../../kit/crypto.ts';
+import { positioned, type PageRequest, type Positioned } from '../../kit/paging.ts';
+import { isoUtc } from '../../kit/sql.ts';
+
+/** An erasure as the admin API answers it (schemas.ts). */
+export interface Erasure {
+  id: string;
+  project_id: string;
+  user_id: string;
+  suppress: boolean;
+  suppressed: boolean;
+  status: 'pending' | 'running' | 'completed';
+  deleted: number;
+  requested_by: string;
+  requested_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  suppression_lifted_at: string | null;
+}
+
+/** A `user.id` longer than this cannot be erased by the API: far past any id an SDK or a vendor makes. */
+export const MAX_ERASURE_USER_LENGTH = 1_024;
+/**
+ * Users one project may have suppressed at once: every instance holds them all in memory (suppressions.ts), so the
+ * list must stay small; Segment and PostHog also bound bulk deletion.
+ */
+export const MAX_SUPPRESSED_USERS = 10_000;
+
+/** The project already suppresses MAX_SUPPRESSED_USERS users. */
+export class SuppressionLimitError extends Error {}
+
+const COLUMNS = `id, project_id, user_id, suppress, (suppress AND suppression_lifted_at IS NULL) AS suppressed, status,
+  deleted::float8 AS deleted, requested_by, ${isoUtc('requested_at')} AS requested_at,
+  ${isoUtc('started_at')} AS started_at, ${isoUtc('finished_at')} AS finished_at,
+  ${isoUtc('suppression_lifted_at')} AS suppression_lifted_at`;
+
+/**
+ * Records an erasure for the worker, pending; undefined when there is no such project. Erasures of one project are
+ * made one at a time (the project's row is locked), so the limit of suppressed users holds however many arrive at once.
+ */
+export async function createErasure(
+  db: Database,
+  input: { projectId: string; userId: string; suppress: boolean; requestedBy: string },
+): Promise<Erasure | undefined> {
+  return db.transaction(async (tx) => {
+    const project = await tx.query('SELECT 1 FROM projects WHERE id = $1 FOR NO KEY UPDATE', [input.projectId]);
+    if (project.rowCount === 0) return undefined;
+    if (input.suppress) {
+      const { rows } = await tx.query<{ others: number }>(
+        `SELECT count(DISTINCT user_id)::int AS others FROM erasures
+         WHERE project_id = $1 AND suppress AND suppression_lifted_at IS NULL AND user_id <> $2`,
+        [input.projectId, input.userId],
+      );
+      if (rows[0]!.others >= MAX_SUPPRESSED_USERS)
+        throw new SuppressionLimitError(
+          `this project already suppresses ${MAX_SUPPRESSED_USERS.toLocaleString('en')} users, the most it may: lift some suppressions first`,
+        );
+    }
+    const { rows } = await tx.query<Erasure>(
+      `INSERT INTO erasures (id, project_id, user_id, suppress, requested_by) VALUES ($1, $2, $3, $4, $5)
+       RETURNING ${COLUMNS}`,
+      [`ers_${randomToken(9)}`, input.projectId, input.userId, input.suppress, input.requestedBy],
+    );
+    return rows[0];
+  });
+}
+
+/** A project's erasures, newest first. */
+export async function listErasures(
+  db: Queryable,
+  projectId: string,
+  page: PageRequest,
+): Promise<Positioned<Erasure>[]> {
+  const { rows } = await db.query<Erasure & { sort_at: string }>(
+    `SELECT ${COLUMNS}, requested_at::text AS sort_at FROM erasures
+     WHERE project_id = $1 AND ($2::timestamptz IS NULL OR (requested_at, id) < ($2::timestamptz, $3::text))
+     ORDER BY requested_at DESC, id DESC LIMIT $4`,
+    [projectId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
+  );
+  return positioned(rows);
+}
+
+export async function getErasure(db: Queryable, projectId: string, id: string): Promise<Erasure | undefined> {
+  const { rows } = await db.query<Erasure>(`SELECT ${COLUMNS} FROM erasures WHERE project_id = $1 AND id = $2`, [
+    projectId,
+    id,
+  ]);
+  return rows[0];
+}
+
+/**
+ * Lifts the suppression of the erasure's user: every suppression of that user in the project ends, whichever erasure
+ * asked for it, since the user is either let through or not. Answers how many ended (0: none held); undefined when
+ * there is no such erasure.
+ */
+export async function liftSuppression(
+  db: Queryable,
+  projectId: string,
+  id: string,
+  by: string,
+): Promise<number | undefined> {
+  const { rows } = await db.query<{ found: boolean; lifted: number }>(
+    `WITH target AS (SELECT user_id FROM erasures WHERE project_id = $1 AND id = $2),
+     lifted AS (
+       UPDATE erasures e SET suppression_lifted_at = now(), suppression_lifted_by = $3
+       FROM target t
+       WHERE e.project_id = $1 AND e.user_id = t.user_id AND e.suppress AND e.suppression_lifted_at IS NULL
+       RETURNING e.id)
+     SELECT EXISTS (SELECT 1 FROM target) AS found, (SELECT count(*) FROM lifted)::int AS lifted`,
+    [projectId, id, by],
+  );
+  return rows[0]!.found ? rows[0]!.lifted : undefined;
+}
+
+/** The users suppressed now, by project (only projects with some). */
+export async function loadSuppressions(db: Queryable): Promise<Map<string, Set<string>>> {
+  const { rows } = await db.query<{ project_id: string; user_id: string }>(
+    'SELECT project_id, user_id FROM erasures WHERE suppress AND suppression_lifted_at IS NULL',
+  );
+  const byProject = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const users = byProject.get(r.project_id) ?? new Set<string>();
+    users.add(r.user_id);
+    byProject.set(r.project_id, users);
+  }
+  return byProject;
+}
