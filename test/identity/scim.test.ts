@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { TestBrowser } from './browser.ts';
 import { signInAt } from './account-support.ts';
 import { managementApi, startServer, type Server } from './support.ts';
+import { runIdentityCommand } from './run-command.ts';
 import {
   ERROR_URN,
   USER_URN,
@@ -453,4 +454,38 @@ test('discovery: ServiceProviderConfig, ResourceTypes and Schemas', async () => 
   const user = await scim(`/Schemas/${USER_URN}`);
   assert.ok(user.body.attributes.some((a: any) => a.name === 'userName' && a.required));
   assertScimError(await scim('/Schemas/urn:nothing'), 404);
+});
+
+test('the command line makes, lists, rotates and revokes connections, recorded with the actor command', async () => {
+  const cli = (...args: string[]) => runIdentityCommand(server.env, args);
+  const made = await cli('scim', 'create', '--name', 'JumpCloud', '--json');
+  assert.equal(made.code, 0, made.err.join('\n'));
+  const { connection, token: printed } = JSON.parse(made.out.join('\n'));
+  assert.equal(connection.base_url, `${server.issuer}/scim/v2`);
+  assert.equal((await scim('/ServiceProviderConfig', { token: printed })).status, 200, 'the printed token opens SCIM');
+
+  const exported = await cli('scim', 'rotate', connection.id, '--export');
+  assert.equal(exported.code, 0, exported.err.join('\n'));
+  const rotated = /^export SCIM_TOKEN='(scim_[^']+)'$/m.exec(exported.out.join('\n'))?.[1];
+  assert.ok(rotated, exported.out.join('\n'));
+  assert.match(exported.out.join('\n'), new RegExp(`^export SCIM_CONNECTION_ID='${connection.id}'$`, 'm'));
+  assertScimError(await scim('/ServiceProviderConfig', { token: printed }), 401);
+
+  const listed = await cli('scim', 'list');
+  assert.match(listed.out.join('\n'), /JumpCloud/);
+  assert.ok(!listed.out.join('\n').includes(rotated), 'a list never shows a token');
+
+  assert.equal((await cli('scim', 'revoke', connection.id)).code, 0);
+  assertScimError(await scim('/ServiceProviderConfig', { token: rotated }), 401);
+  const again = await cli('scim', 'revoke', connection.id);
+  assert.equal(again.code, 1, 'revoked already: the command failed');
+  assert.equal((await cli('scim', 'revoke', 'not-an-id')).code, 2, 'a usage mistake');
+
+  const log = (await admin(`/admin-log?actor=command&target_id=${connection.id}`)).body.items;
+  assert.deepEqual(
+    log.map((e: any) => e.action),
+    ['scim-connection.revoke', 'scim-connection.rotate', 'scim-connection.create'],
+  );
+  const rows = JSON.stringify((await server.runtime.db.query('SELECT * FROM admin_changes')).rows);
+  assert.ok(!rows.includes(printed) && !rows.includes(rotated), 'no token in the change log');
 });
