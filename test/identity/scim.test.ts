@@ -348,8 +348,6 @@ test('bad bodies are 400 (or 409, 413, 415) in SCIM’s shape, never a 500', asy
   assert.deepEqual(plain.body.schemas, [ERROR_URN]);
   assertScimError(await scim('/Users/not-a-uuid'), 404);
   assertScimError(await scim('/Nothing'), 404);
-  const groups = await scim('/Groups');
-  assertScimError(groups, 404);
 
   // Accepted as they are: application/json, attributes of the core schema not kept, the enterprise extension.
   const kept = await scim('/Users', {
@@ -443,13 +441,12 @@ test('discovery: ServiceProviderConfig, ResourceTypes and Schemas', async () => 
   const types = await scim('/ResourceTypes');
   assert.deepEqual(
     types.body.Resources.map((t: any) => t.id),
-    ['User'],
-    'Groups are not served yet',
+    ['User', 'Group'],
   );
   const schemas = await scim('/Schemas');
   assert.deepEqual(
     schemas.body.Resources.map((s: any) => s.id),
-    [USER_URN],
+    [USER_URN, 'urn:ietf:params:scim:schemas:core:2.0:Group'],
   );
   const user = await scim(`/Schemas/${USER_URN}`);
   assert.ok(user.body.attributes.some((a: any) => a.name === 'userName' && a.required));

@@ -36,7 +36,7 @@ const TAGS = [
   {
     name: 'scim',
     description:
-      "SCIM 2.0 provisioning (RFC 7643, RFC 7644) under /scim/v2 for an enterprise directory (Okta, Entra ID), with a SCIM connection's token; and the connections themselves under /api/v1/scim-connections (admin scope).",
+      "SCIM 2.0 provisioning (RFC 7643, RFC 7644) under /scim/v2 for an enterprise directory (Okta, Entra ID): people, and groups as organizations, with a SCIM connection's token; and the connections themselves under /api/v1/scim-connections (admin scope).",
   },
   {
     name: 'marketplace',

@@ -28,6 +28,19 @@ CREATE TABLE scim_users (
 );
 CREATE INDEX scim_users_connection_idx ON scim_users (connection_id, created_at, principal_id);
 
+-- The groups a connection provisioned: each is an organization (its displayName the organization's name), and its
+-- members are memberships (role `member`) of the connection's people. A DELETE deactivates the organization and hides
+-- it from the connection, as for people.
+CREATE TABLE scim_groups (
+  organization_id uuid PRIMARY KEY REFERENCES organizations (id) ON DELETE CASCADE,
+  connection_id uuid NOT NULL REFERENCES scim_connections (id) ON DELETE CASCADE,
+  external_id text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  deleted_at timestamptz
+);
+CREATE INDEX scim_groups_connection_idx ON scim_groups (connection_id, created_at, organization_id);
+
 -- A SCIM connection is an actor of the change log of its own (actor_id: the connection).
 ALTER TABLE admin_changes DROP CONSTRAINT admin_changes_actor_kind_check;
 ALTER TABLE admin_changes ADD CONSTRAINT admin_changes_actor_kind_check

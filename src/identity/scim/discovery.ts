@@ -1,5 +1,6 @@
 import { MAX_RESULTS } from './list.ts';
-import { LIMITS, USER_URN } from './user.ts';
+import { GROUP_LIMITS } from './group.ts';
+import { GROUP_URN, LIMITS, USER_URN } from './user.ts';
 
 /** RFC 7643 5, 6 and 7: what the service provider says about itself, for directories that read it. */
 export const SPC_URN = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig';
@@ -29,7 +30,7 @@ export function serviceProviderConfig(base: string) {
   };
 }
 
-/** Users only: Groups are not provisioned yet (docs/identity.md, "SCIM provisioning"). */
+/** Users, and Groups as organizations. */
 export function resourceTypes(base: string) {
   return [
     {
@@ -42,7 +43,50 @@ export function resourceTypes(base: string) {
       schemaExtensions: [],
       meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/User` },
     },
+    {
+      schemas: [RESOURCE_TYPE_URN],
+      id: 'Group',
+      name: 'Group',
+      endpoint: '/Groups',
+      description: "An organization of the platform; its members are the connection's people who belong to it.",
+      schema: GROUP_URN,
+      schemaExtensions: [],
+      meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/Group` },
+    },
   ];
+}
+
+export function groupSchema(base: string) {
+  return {
+    schemas: [SCHEMA_URN],
+    id: GROUP_URN,
+    name: 'Group',
+    description: 'An organization of the platform (type team), made, renamed, filled and deactivated by the directory.',
+    attributes: [
+      text('displayName', `The organization's name (at most ${GROUP_LIMITS.name} characters).`, { required: true }),
+      {
+        name: 'members',
+        type: 'complex',
+        multiValued: true,
+        description: `The connection's people who are members (at most ${GROUP_LIMITS.members}), with the role member.`,
+        required: false,
+        mutability: 'readWrite',
+        returned: 'default',
+        uniqueness: 'none',
+        subAttributes: [
+          { ...text('value', "A User's id.", { caseExact: true, mutability: 'immutable' }) },
+          text('display', "The member's display name.", { mutability: 'readOnly' }),
+          text('type', 'User.', { mutability: 'immutable' }),
+          {
+            ...text('$ref', "The User's URI.", { mutability: 'immutable' }),
+            type: 'reference',
+            referenceTypes: ['User'],
+          },
+        ],
+      },
+    ],
+    meta: { resourceType: 'Schema', location: `${base}/Schemas/${GROUP_URN}` },
+  };
 }
 
 const text = (

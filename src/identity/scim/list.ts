@@ -1,5 +1,5 @@
 import { scimError } from './errors.ts';
-import { filterSql, parseFilter, type SqlFilter } from './filter.ts';
+import { filterSql, parseFilter, type Filterable, type SqlFilter } from './filter.ts';
 
 export const LIST_URN = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 /** The most resources a page holds (ServiceProviderConfig's filter.maxResults); `count` above it is lowered to it. */
@@ -36,13 +36,17 @@ function names(v: unknown, name: string): string[] | undefined {
  * MAX_RESULTS), `attributes` and `excludedAttributes`. Repeated parameters and unknown ones: the first, and ignored.
  * `sortBy` is not supported (ServiceProviderConfig says so) and is ignored.
  */
-export function readListQuery(query: Record<string, unknown>, filterParamsFrom: number): ListQuery {
+export function readListQuery(
+  query: Record<string, unknown>,
+  filterParamsFrom: number,
+  resource: Filterable,
+): ListQuery {
   const one = (k: string) => (Array.isArray(query[k]) ? (query[k] as unknown[])[0] : query[k]);
   const filterText = one('filter');
   if (filterText !== undefined && typeof filterText !== 'string')
     throw scimError(400, 'invalidFilter', 'filter must be a string');
   return {
-    filter: filterText ? filterSql(parseFilter(filterText), filterParamsFrom) : undefined,
+    filter: filterText ? filterSql(parseFilter(filterText), filterParamsFrom, resource) : undefined,
     startIndex: Math.max(1, integer(one('startIndex'), 'startIndex') ?? 1),
     count: Math.min(MAX_RESULTS, Math.max(0, integer(one('count'), 'count') ?? DEFAULT_COUNT)),
     attributes: names(one('attributes'), 'attributes'),
@@ -59,7 +63,7 @@ export function projected(
   q: Pick<ListQuery, 'attributes' | 'excludedAttributes'>,
 ): Record<string, unknown> {
   const always = new Set(['schemas', 'id']);
-  const strip = (a: string) => a.replace(/^urn:ietf:params:scim:schemas:core:2\.0:user:/, '');
+  const strip = (a: string) => a.replace(/^urn:ietf:params:scim:schemas:core:2\.0:(user|group):/, '');
   if (q.attributes?.length) {
     const wanted = q.attributes.map(strip);
     const out: Record<string, unknown> = {};

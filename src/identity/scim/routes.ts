@@ -5,10 +5,14 @@ import { SCIM } from '../access/rules.ts';
 import { scimConnection } from '../access/scim.ts';
 import type { TypedScope } from '../api/scope.ts';
 import { SCIM_PREFIX, scimError } from './errors.ts';
-import { resourceTypes, serviceProviderConfig, userSchema } from './discovery.ts';
+import { groupSchema, resourceTypes, serviceProviderConfig, userSchema } from './discovery.ts';
 import { LIST_URN, projected, readListQuery } from './list.ts';
-import { AnyObject, ListOut, PatchIn, ScimErrors, UserIn, UserOut } from './schemas.ts';
-import { USER_URN, userOut } from './user.ts';
+import { GROUP_FILTERS, USER_FILTERS } from './filter.ts';
+import { AnyObject, GroupIn, GroupOut, ListOut, PatchIn, ScimErrors, UserIn, UserOut } from './schemas.ts';
+import { GROUP_URN, USER_URN, userOut } from './user.ts';
+import { groupOut } from './group.ts';
+import { listGroups } from './groups-store.ts';
+import { createGroup, getGroup, patchGroupOf, removeGroup, replaceGroup } from './groups.ts';
 import { listUsers } from './users-store.ts';
 import { createUser, getUser, patchUser, removeUser, replaceUser, type ScimUserDeps } from './users.ts';
 
@@ -47,6 +51,7 @@ export async function registerScim(app: App, deps: ScimRouteDeps): Promise<void>
       });
       discoveryRoutes(scope, base);
       userRoutes(scope, deps, base);
+      groupRoutes(scope, deps, base);
     },
     { prefix: SCIM_PREFIX },
   );
@@ -96,7 +101,9 @@ function discoveryRoutes(scope: TypedScope, base: string): void {
   doc('/ResourceTypes', 'listScimResourceTypes', 'The resource types served: User (RFC 7643 6)', () =>
     list(resourceTypes(base)),
   );
-  doc('/Schemas', 'listScimSchemas', 'The User schema as kept here (RFC 7643 7)', () => list([userSchema(base)]));
+  doc('/Schemas', 'listScimSchemas', 'The User and Group schemas as kept here (RFC 7643 7)', () =>
+    list([userSchema(base), groupSchema(base)]),
+  );
   const one = (path: string, operationId: string, summary: string, find: (id: string) => unknown) =>
     scope.get(
       path,
@@ -122,21 +129,32 @@ function discoveryRoutes(scope: TypedScope, base: string): void {
   one('/ResourceTypes/:id', 'getScimResourceType', 'One resource type', (id) =>
     resourceTypes(base).find((r) => r.id === id),
   );
-  one('/Schemas/:id', 'getScimSchema', 'One schema', (id) => (id === USER_URN ? userSchema(base) : undefined));
+  one('/Schemas/:id', 'getScimSchema', 'One schema', (id) =>
+    id === USER_URN ? userSchema(base) : id === GROUP_URN ? groupSchema(base) : undefined,
+  );
 }
+
+const common = { config: { access: SCIM } } as const;
+const schema = (operationId: string, summary: string, more: Record<string, unknown>) => ({
+  operationId,
+  tags,
+  security,
+  summary,
+  consumes: content,
+  produces: content,
+  ...more,
+});
+const ListQuery = (example: string) =>
+  Type.Object({
+    filter: Type.Optional(Type.String({ description: `e.g. ${example} (docs/identity.md lists what)` })),
+    startIndex: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+    count: Type.Optional(Type.Integer({ minimum: 0, maximum: 200, default: 100 })),
+    attributes: Type.Optional(Type.String()),
+    excludedAttributes: Type.Optional(Type.String()),
+  });
 
 function userRoutes(scope: TypedScope, deps: ScimRouteDeps, base: string): void {
   const out = (u: Parameters<typeof userOut>[0]) => userOut(u, base);
-  const common = { config: { access: SCIM } } as const;
-  const schema = (operationId: string, summary: string, more: Record<string, unknown>) => ({
-    operationId,
-    tags,
-    security,
-    summary,
-    consumes: content,
-    produces: content,
-    ...more,
-  });
 
   scope.post(
     '/Users',
@@ -174,7 +192,7 @@ function userRoutes(scope: TypedScope, deps: ScimRouteDeps, base: string): void 
       }),
     },
     async (request) => {
-      const q = readListQuery(request.query as Record<string, unknown>, 1);
+      const q = readListQuery(request.query as Record<string, unknown>, 1, USER_FILTERS);
       const page = await listUsers(deps.db, scimConnection(request).id, q.filter, q.startIndex, q.count);
       return {
         schemas: [LIST_URN],
@@ -197,7 +215,7 @@ function userRoutes(scope: TypedScope, deps: ScimRouteDeps, base: string): void 
     },
     async (request) => {
       const { id } = request.params as { id: string };
-      const q = readListQuery({ ...(request.query as Record<string, unknown>), filter: undefined }, 1);
+      const q = readListQuery({ ...(request.query as Record<string, unknown>), filter: undefined }, 1, USER_FILTERS);
       return projected(out(await getUser(deps, scimConnection(request), id)), q);
     },
   );
@@ -253,6 +271,110 @@ function userRoutes(scope: TypedScope, deps: ScimRouteDeps, base: string): void 
     async (request: FastifyRequest, reply: FastifyReply) => {
       const { id } = request.params as { id: string };
       await removeUser(deps, scimConnection(request), id);
+      return reply.code(204).send();
+    },
+  );
+}
+
+function groupRoutes(scope: TypedScope, deps: ScimRouteDeps, base: string): void {
+  const out = (g: Parameters<typeof groupOut>[0]) => groupOut(g, base);
+  const id = (request: FastifyRequest) => (request.params as { id: string }).id;
+
+  scope.post(
+    '/Groups',
+    {
+      ...common,
+      schema: schema('createScimGroup', 'Provision a group: a new organization with members (RFC 7644 3.3)', {
+        body: GroupIn,
+        response: { 201: GroupOut, ...ScimErrors },
+      }),
+    },
+    async (request, reply) => {
+      const g = out(await createGroup(deps.db, scimConnection(request), request.body));
+      return reply
+        .code(201)
+        .header('location', (g.meta as { location: string }).location)
+        .send(g);
+    },
+  );
+
+  scope.get(
+    '/Groups',
+    {
+      ...common,
+      schema: schema('listScimGroups', "The connection's groups, filtered and paged", {
+        querystring: ListQuery('displayName eq "Sales"'),
+        response: { 200: ListOut(GroupOut), ...ScimErrors },
+      }),
+    },
+    async (request) => {
+      const q = readListQuery(request.query as Record<string, unknown>, 1, GROUP_FILTERS);
+      const page = await listGroups(deps.db, scimConnection(request).id, q.filter, q.startIndex, q.count);
+      return {
+        schemas: [LIST_URN],
+        totalResults: page.total,
+        startIndex: q.startIndex,
+        itemsPerPage: page.groups.length,
+        Resources: page.groups.map((g) => projected(out(g), q)),
+      };
+    },
+  );
+
+  scope.get(
+    '/Groups/:id',
+    {
+      ...common,
+      schema: schema('getScimGroup', 'One of the connection’s groups', {
+        params: Id,
+        response: { 200: GroupOut, ...ScimErrors },
+      }),
+    },
+    async (request) => {
+      const q = readListQuery({ ...(request.query as Record<string, unknown>), filter: undefined }, 1, GROUP_FILTERS);
+      return projected(out(await getGroup(deps.db, scimConnection(request), id(request))), q);
+    },
+  );
+
+  scope.put(
+    '/Groups/:id',
+    {
+      ...common,
+      schema: schema('replaceScimGroup', "Replace a group's name and members (RFC 7644 3.5.1)", {
+        params: Id,
+        body: GroupIn,
+        response: { 200: GroupOut, ...ScimErrors },
+      }),
+    },
+    async (request) => out(await replaceGroup(deps.db, scimConnection(request), id(request), request.body)),
+  );
+
+  scope.patch(
+    '/Groups/:id',
+    {
+      ...common,
+      schema: schema('patchScimGroup', 'Rename a group, add or remove members (RFC 7644 3.5.2)', {
+        params: Id,
+        body: PatchIn,
+        response: { 200: GroupOut, ...ScimErrors },
+      }),
+    },
+    async (request) => out(await patchGroupOf(deps.db, scimConnection(request), id(request), request.body)),
+  );
+
+  scope.delete(
+    '/Groups/:id',
+    {
+      ...common,
+      schema: schema('deleteScimGroup', 'Deactivate the organization and stop seeing it (RFC 7644 3.6)', {
+        params: Id,
+        response: {
+          204: Type.Null({ description: 'Deactivated; later requests for this id are 404.' }),
+          ...ScimErrors,
+        },
+      }),
+    },
+    async (request, reply) => {
+      await removeGroup(deps.db, scimConnection(request), id(request));
       return reply.code(204).send();
     },
   );

@@ -2,7 +2,8 @@ import { Type } from 'typebox';
 import { ERROR_URN } from './errors.ts';
 import { PATCH_URN } from './patch.ts';
 import { LIST_URN } from './list.ts';
-import { LIMITS, USER_URN } from './user.ts';
+import { GROUP_LIMITS } from './group.ts';
+import { GROUP_URN, LIMITS, USER_URN } from './user.ts';
 
 /**
  * The OpenAPI description of SCIM's bodies. Documentation only: SCIM's own rules (attribute names in any case, booleans
@@ -50,6 +51,35 @@ export const UserOut = Type.Object({
   active: Type.Boolean(),
   meta: Type.Object({
     resourceType: Type.Literal('User'),
+    created: Type.String({ format: 'date-time' }),
+    lastModified: Type.String({ format: 'date-time' }),
+    location: Type.String(),
+  }),
+});
+
+const Member = Type.Object({
+  value: Type.String({ format: 'uuid', description: "A User's id: one of the connection's people." }),
+  display: Type.Optional(Type.String({ description: 'Answered; ignored in requests.' })),
+  type: Type.Optional(Type.String({ description: 'User. (Answers also carry `$ref`, the User\'s URI.)' })),
+});
+
+const GroupFields = {
+  externalId: Type.Optional(Type.String({ maxLength: GROUP_LIMITS.externalId })),
+  displayName: Type.String({ maxLength: GROUP_LIMITS.name, description: "The organization's name." }),
+  members: Type.Optional(Type.Array(Member, { maxItems: GROUP_LIMITS.members })),
+};
+
+export const GroupIn = Type.Object(
+  { schemas: Type.Array(Type.String(), { description: `Lists ${GROUP_URN}.` }), ...GroupFields },
+  { description: 'A SCIM Group (RFC 7643 4.2): an organization of the platform, its members memberships.' },
+);
+
+export const GroupOut = Type.Object({
+  schemas: Type.Array(Type.String()),
+  id: Type.String({ format: 'uuid', description: "The organization's id." }),
+  ...GroupFields,
+  meta: Type.Object({
+    resourceType: Type.Literal('Group'),
     created: Type.String({ format: 'date-time' }),
     lastModified: Type.String({ format: 'date-time' }),
     location: Type.String(),

@@ -3,6 +3,7 @@ import { scimError } from './errors.ts';
 /** RFC 7643 8.7.1: the core User schema, and the enterprise extension directories send beside it. */
 export const USER_URN = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const ENTERPRISE_URN = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+export const GROUP_URN = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 /** An address as the directory sent it. The person's sign-in address is `userName`; these are kept to be answered. */
 export interface ScimEmail {
