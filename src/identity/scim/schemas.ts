@@ -60,7 +60,7 @@ export const UserOut = Type.Object({
 const Member = Type.Object({
   value: Type.String({ format: 'uuid', description: "A User's id: one of the connection's people." }),
   display: Type.Optional(Type.String({ description: 'Answered; ignored in requests.' })),
-  type: Type.Optional(Type.String({ description: 'User. (Answers also carry `$ref`, the User\'s URI.)' })),
+  type: Type.Optional(Type.String({ description: "User. (Answers also carry `$ref`, the User's URI.)" })),
 });
 
 const GroupFields = {
