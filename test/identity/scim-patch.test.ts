@@ -130,6 +130,10 @@ test('Entra ID’s updates: email and name paths, add where nothing was, the cor
   assert.equal(removed.body.externalId, undefined);
   assert.deepEqual(removed.body.name, { familyName: 'Bowen', formatted: 'Bowen' });
 
+  // The same values again change nothing: no record, lastModified kept.
+  const same = await patch(id, { op: 'Replace', path: 'name.familyName', value: 'Bowen' });
+  assert.equal(same.body.meta.lastModified, removed.body.meta.lastModified);
+
   const renamed = await patch(id, { op: 'replace', path: 'userName', value: 'Megan.Bowen@Contoso.example' });
   assert.equal(renamed.body.userName, 'megan.bowen@contoso.example');
   assert.equal((await admin(`/principals/${id}`)).body.email, 'megan.bowen@contoso.example');

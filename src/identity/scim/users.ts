@@ -151,6 +151,13 @@ async function changeUser(
     const changed = await change(before);
     const after = kept(changed.after);
     const password = changed.password;
+    // Directories send the same values again (Entra ID re-sends on every cycle): nothing to write, nothing recorded, and
+    // lastModified stays the time of the last real change.
+    if (
+      password === undefined &&
+      JSON.stringify(logged(before, undefined)) === JSON.stringify(logged(after, undefined))
+    )
+      return;
     const hash = await passwordHashOf(password);
     await writeUser(tx, id, before, after, hash);
     await recordDifferences(tx, actorOf(connection), id, before, after, password);
