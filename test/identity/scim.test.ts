@@ -273,6 +273,12 @@ test('filters: externalId, emails value paths, and, or, not; an unreadable or un
   };
   assert.deepEqual(await ids('externalId eq "ext-Filter"'), [id]);
   assert.deepEqual(await ids('externalId eq "ext-filter"'), [], 'externalId is compared exactly');
+  const plus = await scim('/Users?filter=externalId+eq+%22ext-Filter%22');
+  assert.deepEqual(
+    plus.body.Resources.map((u: any) => u.id),
+    [id],
+    'spaces sent as + (Entra ID does)',
+  );
   assert.deepEqual(await ids('emails[type eq "work"].value eq "FILTER@acme.example"'), [id]);
   assert.deepEqual(await ids('emails[type eq "work"].value eq "home@filter.example"'), [], 'the same address');
   assert.deepEqual(await ids('emails[type eq "home"].value eq "home@filter.example"'), [id]);
