@@ -64,6 +64,7 @@ function expectedKind(url: string): string {
   if (/^\/api\/v1\/(listings|licenses)(\/|$)/.test(url) || url === '/api/v1/organizations/:id/subscription')
     return 'market';
   if (url === '/api/v1/held-scope') return 'resource-server';
+  if (url.startsWith('/scim/v2/')) return 'scim';
   if (url.startsWith('/api/v1/')) return 'admin';
   if (url.startsWith('/account/') || url === '/agents' || url.startsWith('/agents/')) return 'signed-in';
   return 'unexpected';
@@ -138,6 +139,27 @@ test('the resource-server routes answer 401 with a Basic challenge to nobody, be
   }
 });
 
+test('the SCIM routes answer 401 in SCIM’s error shape to nobody and to an admin token, before reading the body', async () => {
+  const asked = routes.filter((r) => r.access!.kind === 'scim' && r.method !== 'HEAD');
+  assert.ok(asked.length >= 10);
+  for (const authorization of [undefined, 'Bearer route-access-admin-token-0123456789', 'Bearer scim_not-a-token']) {
+    for (const r of asked) {
+      const res = await server.app.inject({
+        method: r.method as 'POST',
+        url: concrete(r.url),
+        headers: { 'content-type': 'application/scim+json', ...(authorization ? { authorization } : {}) },
+        ...(r.method === 'GET' ? {} : { payload: '{"not": json' }),
+      });
+      const what = `${r.method} ${r.url} (${authorization ?? 'no token'})`;
+      assert.equal(res.statusCode, 401, `${what}: ${res.body}`);
+      assert.match(String(res.headers['www-authenticate']), /^Bearer realm="scim"/, what);
+      assert.match(String(res.headers['content-type']), /^application\/scim\+json/, what);
+      assert.deepEqual(res.json().schemas, ['urn:ietf:params:scim:api:messages:2.0:Error'], what);
+      assert.equal(res.json().status, '401', what);
+    }
+  }
+});
+
 test('the signed-in pages send a signed-out browser to the sign-in, and refuse its forms, before reading the body', async () => {
   const pages = routes.filter((r) => r.access!.kind === 'signed-in');
   assert.ok(pages.length >= 20);
@@ -204,6 +226,7 @@ test('the OpenAPI document says what each route declares', async () => {
     person: [{ personToken: [] }],
     'signed-in': [{ loginSession: [] }],
     'resource-server': [{ clientBasic: [] }],
+    scim: [{ scimToken: [] }],
   };
   for (const r of routes.filter((x) => !x.hidden && x.method !== 'HEAD')) {
     const kind = r.access!.kind;

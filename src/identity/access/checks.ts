@@ -7,6 +7,7 @@ import type { PrincipalDirectory } from '../principals/directory.ts';
 import { marketCheck } from './market.ts';
 import { personCheck } from './person.ts';
 import { resourceServerCheck, type ResourceServerApps } from './resource-server.ts';
+import { scimCheck, type ScimTokens } from './scim.ts';
 import { signedInCheck } from './signed-in.ts';
 import type { AdminRule, SignedInRule } from './rules.ts';
 
@@ -19,6 +20,7 @@ export interface IdentityAccessDeps {
   db: Database;
   accounts: PrincipalDirectory;
   clients: ResourceServerApps;
+  scimTokens: ScimTokens;
 }
 
 type Check = (rule: never, request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -32,6 +34,7 @@ export function identityAccess(): { checks: AccessChecks; connect(deps: Identity
   let market: Check | undefined;
   let person: Check | undefined;
   let resourceServer: Check | undefined;
+  let scim: Check | undefined;
   let session: ((rule: SignedInRule, request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined;
   const connected = <T>(check: T | undefined): T => {
     if (!check) throw new Error('identity access checks used before connect()');
@@ -43,6 +46,7 @@ export function identityAccess(): { checks: AccessChecks; connect(deps: Identity
       market: (rule: never, request, reply) => connected(market)(rule, request, reply),
       person: (rule: never, request, reply) => connected(person)(rule, request, reply),
       'resource-server': (rule: never, request, reply) => connected(resourceServer)(rule, request, reply),
+      scim: (rule: never, request, reply) => connected(scim)(rule, request, reply),
       'signed-in': (rule: SignedInRule, request, reply) => connected(session)(rule, request, reply),
     },
     connect(deps) {
@@ -58,6 +62,7 @@ export function identityAccess(): { checks: AccessChecks; connect(deps: Identity
       market = marketCheck(deps.adminToken, deps.verifier, deps.dpop);
       person = personCheck(deps.verifier, deps.dpop);
       resourceServer = resourceServerCheck(deps.clients);
+      scim = scimCheck(deps.scimTokens);
       session = signedInCheck(deps.db, deps.accounts);
     },
   };

@@ -25,6 +25,12 @@ export const MARKET: AccessRule = Object.freeze({ kind: 'market' });
  */
 export const RESOURCE_SERVER: AccessRule = Object.freeze({ kind: 'resource-server' });
 
+/**
+ * SCIM 2.0 provisioning under /scim/v2: the bearer token of a SCIM connection (an enterprise directory), nothing else.
+ * Refused in SCIM's error shape.
+ */
+export const SCIM: AccessRule = Object.freeze({ kind: 'scim' });
+
 /** The signed-in person's own API (invitations, their password, their agents): their access token, never an agent's. */
 export const PERSON: AccessRule = Object.freeze({ kind: 'person' });
 

@@ -19,10 +19,11 @@ const Entry = Type.Object({
         Type.Literal('platform'),
         Type.Literal('command'),
         Type.Literal('anonymous'),
+        Type.Literal('scim'),
       ],
       {
         description:
-          "person: an access token's or a signed-in browser's person; admin-token: IDENTITY_ADMIN_TOKEN; platform: the first run; command: a `platform identity` command run on the server; anonymous: nobody known (a refused sign-in).",
+          "person: an access token's or a signed-in browser's person; admin-token: IDENTITY_ADMIN_TOKEN; platform: the first run; command: a `platform identity` command run on the server; anonymous: nobody known (a refused sign-in); scim: a SCIM connection (id and name its own).",
       },
     ),
     id: Nullable(Uuid),
@@ -52,7 +53,7 @@ const Query = Type.Object(
         minLength: 1,
         maxLength: 320,
         description:
-          '`admin-token`, `platform`, `command`, a principal id, or part of a person’s name or email (any case)',
+          '`admin-token`, `platform`, `command`, `scim`, a principal or SCIM connection id, or part of a person’s name or email (any case)',
       }),
     ),
     action: Type.Optional(

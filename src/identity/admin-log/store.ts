@@ -5,7 +5,7 @@ export interface AdminLogEntry {
   id: string;
   at: string;
   actor: {
-    kind: 'person' | 'admin-token' | 'platform' | 'command' | 'anonymous';
+    kind: 'person' | 'admin-token' | 'platform' | 'command' | 'anonymous' | 'scim';
     id: string | null;
     name: string | null;
     email: string | null;
@@ -20,7 +20,10 @@ export interface AdminLogEntry {
 }
 
 export interface AdminLogFilter {
-  /** `admin-token`, `platform` or `command` for those actors, a principal's id, or part of a person's name or email. */
+  /**
+   * `admin-token`, `platform`, `command` or `scim` for those actors, a principal's or SCIM connection's id, or part of a
+   * person's name or email.
+   */
   actor?: string | undefined;
   /** An action, or its beginning up to a dot: `organization` finds `organization.create` and `organization.member.update`. */
   action?: string | undefined;
@@ -47,12 +50,13 @@ const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
  */
 export async function listAdminLog(db: Queryable, f: AdminLogFilter): Promise<AdminLogEntry[]> {
   const actor = f.actor?.trim();
-  const actorKind = actor === 'admin-token' || actor === 'platform' || actor === 'command' ? actor : null;
+  const actorKind =
+    actor === 'admin-token' || actor === 'platform' || actor === 'command' || actor === 'scim' ? actor : null;
   const actorId = actor && !actorKind && UUID.test(actor) ? actor : null;
   const actorText = actor && !actorKind && !actorId ? like(actor) : null;
   const r = await db.query<AdminLogEntry>(
     `SELECT c.id::text AS id, ${isoUtc('c.at')} AS at,
-            jsonb_build_object('kind', c.actor_kind, 'id', c.actor_id, 'name', ap.display_name, 'email', ah.email) AS actor,
+            jsonb_build_object('kind', c.actor_kind, 'id', c.actor_id, 'name', coalesce(ap.display_name, sc.name), 'email', ah.email) AS actor,
             c.action, c.event_type AS event, c.client_ip,
             jsonb_build_object('type', c.target_type, 'id', c.target_id,
               'name', CASE c.target_type WHEN 'principal' THEN tp.display_name WHEN 'organization' THEN tor.name
@@ -61,6 +65,7 @@ export async function listAdminLog(db: Queryable, f: AdminLogFilter): Promise<Ad
        FROM admin_changes c
        LEFT JOIN principals ap ON ap.id = c.actor_id
        LEFT JOIN humans ah ON ah.principal_id = c.actor_id
+       LEFT JOIN scim_connections sc ON c.actor_kind = 'scim' AND sc.id = c.actor_id
        LEFT JOIN principals tp ON c.target_type = 'principal' AND tp.id::text = c.target_id
        LEFT JOIN organizations tor ON c.target_type = 'organization' AND tor.id::text = c.target_id
        LEFT JOIN oauth_apps ta ON c.target_type = 'application' AND ta.id::text = c.target_id

@@ -184,9 +184,7 @@ function activationRoutes(scope: TypedScope, deps: PrincipalRouteDeps): void {
         },
       },
       async (request) => {
-        const p = found(await setPrincipalActive(deps.db, request.params.id, active), request.params.id);
-        deps.accounts.invalidate(p.id);
-        if (p.application) deps.clients.invalidate(p.application.clientId);
+        const p = found(await setPrincipalActive(deps.db, deps, request.params.id, active), request.params.id);
         return principalOut(p);
       },
     );

@@ -20,6 +20,7 @@ import { registerPrincipalRoutes } from './principal-routes.ts';
 import { registerTokenRoutes } from './token-routes.ts';
 import { registerApplicationRoutes } from './application-routes.ts';
 import { registerWebhookRoutes, type WebhookRouteDeps } from '../webhooks/routes.ts';
+import { registerScimConnectionRoutes } from '../scim/connection-routes.ts';
 
 export interface AdminDeps {
   db: Database;
@@ -31,6 +32,8 @@ export interface AdminDeps {
   /** PLATFORM_SECRET_KEY, for what reads the provider's sealed token payloads (an app's token activity). */
   secretKey: Buffer;
   webhooks: WebhookRouteDeps;
+  /** IDENTITY_ISSUER: SCIM's base URL is under it. */
+  issuer: string;
 }
 
 /**
@@ -57,6 +60,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       await registerAppManagementRoutes(scope, deps);
       await registerPeopleRoutes(scope, deps);
       registerWebhookRoutes(scope, deps.webhooks);
+      registerScimConnectionRoutes(scope, { db: deps.db, issuer: deps.issuer });
     },
     { prefix: '/api/v1' },
   );

@@ -34,6 +34,11 @@ const TAGS = [
     description: "Organizations' subscriptions, moved by the payment provider's (Stripe's) webhooks.",
   },
   {
+    name: 'scim',
+    description:
+      "SCIM 2.0 provisioning (RFC 7643, RFC 7644) under /scim/v2 for an enterprise directory (Okta, Entra ID): people, and groups as organizations, with a SCIM connection's token; and the connections themselves under /api/v1/scim-connections (admin scope).",
+  },
+  {
     name: 'marketplace',
     description:
       "Listings, licenses and seats: a person's token or a platform admin's; what each may do is decided by their memberships (docs/identity.md).",
@@ -62,6 +67,12 @@ export function identityOpenApi(issuer: string) {
           description: `An access token of this service issued to the signed-in person (any app, any scope). ${DPOP_SCHEME_NOTE}`,
         },
         ...LOGIN_SESSION_SCHEME,
+        scimToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "A SCIM connection's token (`scim_…`), made by a platform admin (POST /api/v1/scim-connections) and shown once. Opens /scim/v2 only.",
+        },
       },
     },
     tags: TAGS,

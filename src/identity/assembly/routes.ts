@@ -39,6 +39,8 @@ import { registerMarketplace } from '../marketplace/routes.ts';
 import { registerSubscriptionRoutes } from '../billing/subscription-routes.ts';
 import { registerStripeWebhook } from '../billing/webhook-route.ts';
 import { FormGuard } from '../web/form-guard.ts';
+import { connectionOfToken } from '../scim/connections.ts';
+import { registerScim } from '../scim/routes.ts';
 import { fastGrants } from './grants.ts';
 import type { ProviderParts } from './provider.ts';
 import { sharedThrottle, type Assembly } from './services.ts';
@@ -58,6 +60,11 @@ export async function registerRoutes(a: Assembly, p: ProviderParts, access: Acce
   await registerSelfService(a, p);
   await registerRecovery(a, courier);
   await registerMarket(a);
+  await registerScim(a.app, {
+    db: a.db,
+    caches: { accounts: a.accounts, clients: a.clients },
+    issuer: a.config.issuer,
+  });
   return verifier;
 }
 
@@ -166,7 +173,16 @@ function connectAccess(a: Assembly, p: ProviderParts, access: Access): TokenVeri
     publicUrl: config.issuer,
     proofIds,
   });
-  access.connect({ guard, verifier, dpop, adminToken: config.adminToken, db, accounts, clients: a.clients });
+  access.connect({
+    guard,
+    verifier,
+    dpop,
+    adminToken: config.adminToken,
+    db,
+    accounts,
+    clients: a.clients,
+    scimTokens: (token) => connectionOfToken(db, token),
+  });
   return verifier;
 }
 
@@ -198,6 +214,7 @@ async function registerManagement(a: Assembly): Promise<void> {
     passwordLinks: { issuer: config.issuer, passwordLinkTtl: config.passwordLinkTtl },
     secretKey: a.secretKey,
     webhooks: a.webhooks,
+    issuer: config.issuer,
   });
   await registerInviteeRoutes(a.app, { db });
   await registerHeldScope(a.app, { accounts: a.accounts, clients: a.clients });

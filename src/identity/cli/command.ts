@@ -12,6 +12,7 @@ import { mfaCommands } from './mfa-command.ts';
 import { agentCommands } from './agents-command.ts';
 import { marketplaceCommands } from '../marketplace/cli.ts';
 import { billingCommands } from '../billing/cli.ts';
+import { scimCommands } from '../scim/cli.ts';
 
 /** `platform identity ...`: principals, console rights, apps and keys, straight against the service's database. */
 function identityCommands(config: IdentityConfig): CommandGroup {
@@ -29,6 +30,7 @@ function identityCommands(config: IdentityConfig): CommandGroup {
       ...mfaCommands(withDatabase),
       ...marketplaceCommands(withDatabase),
       ...billingCommands(withDatabase),
+      ...scimCommands(withDatabase, config.issuer),
     ],
   };
 }

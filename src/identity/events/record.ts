@@ -3,14 +3,15 @@ import { eventTypeOf } from './catalog.ts';
 
 /**
  * Who did something: a person (by their token or their browser session), the service's admin token, the platform
- * itself (the first run's owner), an operator's `platform identity ...` command on the server, or nobody known (a
- * refused sign-in).
+ * itself (the first run's owner), an operator's `platform identity ...` command on the server, a SCIM connection (an
+ * enterprise directory provisioning people, scim/), or nobody known (a refused sign-in).
  */
 export type Actor =
   | { kind: 'person'; id: string }
   | { kind: 'admin-token' }
   | { kind: 'platform' }
   | { kind: 'command' }
+  | { kind: 'scim'; id: string }
   | { kind: 'anonymous' };
 
 export interface Change {
@@ -42,7 +43,7 @@ export async function recordChange(tx: Queryable, change: Change): Promise<void>
       WHERE $8::text IS NOT NULL AND w.enabled AND (cardinality(w.event_types) = 0 OR $8 = ANY (w.event_types))`,
     [
       change.actor.kind,
-      change.actor.kind === 'person' ? change.actor.id : null,
+      change.actor.kind === 'person' || change.actor.kind === 'scim' ? change.actor.id : null,
       change.action,
       change.target.type,
       change.target.id,

@@ -321,19 +321,47 @@ export async function updatePrincipal(
 }
 
 /**
- * Deactivates (or reactivates) a principal. A deactivated human's browser sessions end; a deactivated application
- * principal takes its OAuth app with it. Tokens are refused through the principal's `active` flag, read at every use.
+ * What a change of a principal's `active` flag drops at once on this instance (and on the others through their bus): the
+ * principal directory's entry, and an application principal's client (ClientStore, structurally: the OAuth engine sits
+ * above this folder).
+ */
+export interface ActivationCaches {
+  accounts: { invalidate(id: string): void };
+  clients: { invalidate(clientId: string): void };
+}
+
+/**
+ * Deactivates (or reactivates) a principal: the one rule, used by the management API (and so the console) and by SCIM
+ * provisioning. A deactivated human's browser sessions end (which queues the back-channel logouts, migration 022); a
+ * deactivated application principal takes its OAuth app with it; tokens are refused through the principal's `active`
+ * flag, read at every use through the caches dropped here, so they stop counting at once. `also` writes in the same
+ * transaction (the change's record).
  */
 export async function setPrincipalActive(
   db: Database,
+  caches: ActivationCaches,
   id: string,
   active: boolean,
+  also?: AlsoWrite<string>,
 ): Promise<PrincipalView | undefined> {
-  const found = await db.transaction((tx) => applyPrincipalActive(tx, id, active));
-  return found ? findPrincipal(db, id) : undefined;
+  const found = await db.transaction(async (tx) => {
+    const applied = await applyPrincipalActive(tx, id, active);
+    if (applied) await also?.(tx, id);
+    return applied;
+  });
+  if (!found) return undefined;
+  const p = await findPrincipal(db, id);
+  if (p) activationApplied(caches, p);
+  return p;
 }
 
-/** setPrincipalActive inside the caller's transaction (one that records the change with it); false for no such principal. */
+/** setPrincipalActive's caches, for a caller that applied applyPrincipalActive in a transaction of its own, once it committed. */
+export function activationApplied(caches: ActivationCaches, p: Pick<PrincipalView, 'id' | 'application'>): void {
+  caches.accounts.invalidate(p.id);
+  if (p.application) caches.clients.invalidate(p.application.clientId);
+}
+
+/** setPrincipalActive's rows inside the caller's transaction (one that records the change with it); false for no such principal. */
 export async function applyPrincipalActive(tx: Queryable, id: string, active: boolean): Promise<boolean> {
   const r = await tx.query<{ type: string }>(
     'UPDATE principals SET active = $2, updated_at = now() WHERE id = $1 RETURNING type',

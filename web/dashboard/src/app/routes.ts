@@ -263,6 +263,14 @@ export const ROUTES = {
     loading: 'Loading signing keys…',
     load: () => import('../identity/keys/SigningKeysScreen.tsx'),
   }),
+  provisioning: define({
+    path: '/identity/provisioning',
+    params: {},
+    access: { right: 'identity' },
+    nav: 'Provisioning (SCIM)',
+    loading: 'Loading the SCIM connections…',
+    load: () => import('../identity/provisioning/ProvisioningScreen.tsx'),
+  }),
   marketplace: define({
     path: '/identity/marketplace',
     params: {},

@@ -69,6 +69,8 @@ export const keys = {
   delegations: ['identity', 'delegations'] as const,
   /** Identity's signing keys. */
   signingKeys: ['identity', 'signing-keys'] as const,
+  /** Identity's SCIM connections: a page list. */
+  scimConnections: ['identity', 'scim-connections'] as const,
   /** identity's marketplace: listings, licenses with their seats, and organizations' subscriptions. */
   market: {
     listings: ['identity', 'listings'] as const,

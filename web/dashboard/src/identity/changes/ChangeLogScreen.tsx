@@ -48,6 +48,7 @@ function Actor({ c }: { c: ApiAdminChange }) {
   if (c.actor.kind === 'admin-token') return <>the admin token</>;
   if (c.actor.kind === 'platform') return <>the platform (first run)</>;
   if (c.actor.kind === 'command') return <>a command on the server</>;
+  if (c.actor.kind === 'scim') return <>SCIM: {c.actor.name ?? c.actor.id}</>;
   if (c.actor.kind === 'anonymous')
     return <>someone not signed in{c.client_ip && <span className="hint block">from {c.client_ip}</span>}</>;
   return (
@@ -135,7 +136,7 @@ export default function ChangeLogScreen() {
               onChange={set('actor')}
             />
             <span id="log-actor-hint" className="hint">
-              Part of a name or email, or admin-token
+              Part of a name or email, admin-token or scim
             </span>
           </div>
           <div className="field">

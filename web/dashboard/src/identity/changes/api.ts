@@ -6,7 +6,7 @@ export interface ApiAdminChange {
   id: string;
   at: string;
   actor: {
-    kind: 'person' | 'admin-token' | 'platform' | 'command' | 'anonymous';
+    kind: 'person' | 'admin-token' | 'platform' | 'command' | 'anonymous' | 'scim';
     id: string | null;
     name: string | null;
     email: string | null;
