@@ -114,7 +114,7 @@ test("the forwarding worker's polls report through the kit's rule: an outage to 
     config: { ...readConfig(forwardingVariables, {}), forwardingPollMs: 10 },
     metrics: {} as ForwardingMetrics,
     log,
-    outage: { failed: () => outage.failures++, succeeded: () => outage.successes++ },
+    outage: { failed: () => outage.failures++, succeeded: () => outage.successes++, down: false },
   });
   worker.start();
   await waitFor('two polls', () => lines.length >= 2);
