@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
+import { AUDIT_ACTIONS } from '../../src/dashboard/audit/actions.ts';
 import { startServer, type Server } from '../identity/support.ts';
 import { freePort, startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 import { assertAccessible, screenshot } from './web/browser.ts';
@@ -239,6 +240,12 @@ describe('the dashboard web app: users, tenants, audit log, and what each role i
     await page.getByRole('button', { name: 'Previous page' }).click();
     await status.filter({ hasText: 'Page 1: 25 records' }).waitFor();
 
+    // Every action the service records is offered (its own list, audit/actions.ts), subscriptions and alerts too.
+    const offered = await page
+      .getByLabel('Action', { exact: true })
+      .locator('option')
+      .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    assert.deepEqual(offered, ['', ...AUDIT_ACTIONS]);
     await page.getByLabel('Action', { exact: true }).selectOption('user.role_change');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await status.filter({ hasText: 'Page 1: 1 record.' }).waitFor();

@@ -495,6 +495,8 @@ describe('the dashboard web app: dashboards', () => {
     await page.goto(`${s.url}/dashboards/${created.body.id}`);
     const stat = page.locator('[data-widget="count"] .stat-value');
     await stat.filter({ hasText: /^50 orders$/ }).waitFor();
+    // The unit names the column (`AS orders`): said once, not again under the number.
+    assert.equal(await page.locator('[data-widget="count"] .stat').textContent(), '50 orders');
     assert.equal(await page.getByLabel('Auto-refresh').inputValue(), '5', 'the saved interval');
     await page.getByLabel('Minimum amount').fill('1000');
     await page.keyboard.press('Enter');

@@ -15,13 +15,19 @@ export interface LoopOutage {
 
 /**
  * `platform start <service>` on a fresh database reached through a proxy that is taken down for `downMs` and brought
- * back, with no request sent meanwhile: what the service logs is its background loops' alone. Resolves once the log
+ * back, with no request sent meanwhile (`before` may send some first): what the service logs is its background loops'
+ * alone. Resolves once the log
  * says the database is available again, or after `backMs` without it.
  */
 export async function loopOutage(
   service: string,
   env: (databaseUrl: string) => Record<string, string>,
-  options: { downMs: number; backMs: number },
+  options: {
+    downMs: number;
+    backMs: number;
+    /** What the loops should have to do when the database goes (a destination and events waiting for it). */
+    before?: (serviceUrl: string) => Promise<void>;
+  },
 ): Promise<LoopOutage> {
   const database = await freshPostgres(`${service}loopoutage`);
   const proxy = await startPgProxy();
@@ -35,6 +41,7 @@ export async function loopOutage(
       ...env(proxy.url(database.url)),
     });
     try {
+      await options.before?.(running.url);
       const lines = () => logLines(running.stdout());
       const before = lines().length;
       proxy.down();

@@ -1,12 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../../kit/db.ts';
+import type { AuditAction } from './actions.ts';
 
 export interface AuditEntry {
   tenantId: number;
   /** Who acted; null for the operator's command line and the service itself. */
   userId: number | null;
-  /** `<thing>.<verb>`: dashboard.create, datasource.update, query.run, user.role_change, ... */
-  action: string;
+  /** `<thing>.<verb>`, one of AUDIT_ACTIONS (actions.ts). */
+  action: AuditAction;
   targetType: string;
   targetId?: string | number | null;
   /** What changed, never a secret: field names and new values, the statement run, the row count. */

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { actor, recordAudit } from '../audit/record.ts';
+import type { AuditAction } from '../audit/actions.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import { dashboardPublicUrl } from '../config.ts';
 import type { DashboardContext } from '../context.ts';
@@ -42,7 +43,7 @@ export async function turnSharingOff(ctx: Context, request: FastifyRequest, id: 
   });
 }
 
-const shareRecord = (request: FastifyRequest, dashboard: DashboardRow, action: string) => ({
+const shareRecord = (request: FastifyRequest, dashboard: DashboardRow, action: AuditAction) => ({
   ...actor(request),
   action,
   targetType: 'dashboard',

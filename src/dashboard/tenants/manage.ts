@@ -33,7 +33,7 @@ export async function createOwnedTenant(
     const self = (await getUser(tx, me.tenantId, me.id))!;
     const owner = await createUser(tx, { tenantId: t.id, email: self.email, name: self.name, role: 'owner' });
     // Recorded in both tenants: the new one's log starts with its creation, the old one's shows who left to make it.
-    const record = { action: 'tenant.create', targetType: 'tenant', targetId: t.id };
+    const record = { action: 'tenant.create' as const, targetType: 'tenant', targetId: t.id };
     await recordAudit(tx, {
       ...record,
       tenantId: t.id,

@@ -3,6 +3,7 @@ import type { Static } from 'typebox';
 import type { Queryable } from '../../kit/db.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { actor, recordAudit } from '../audit/record.ts';
+import type { AuditAction } from '../audit/actions.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import { conflictOn, forbidden, validation } from '../errors.ts';
@@ -104,7 +105,7 @@ async function setActivity(tx: Queryable, request: FastifyRequest, target: UserR
   return updated;
 }
 
-const userChange = (request: FastifyRequest, target: UserRow, action: string) => ({
+const userChange = (request: FastifyRequest, target: UserRow, action: AuditAction) => ({
   ...actor(request),
   action,
   targetType: 'user',

@@ -1,3 +1,4 @@
+import { databaseOutage } from '../../kit/app.ts';
 import { buildProvider, type OidcProvider } from '../oidc/provider.ts';
 import { memoryPollPace, redisPollPace } from '../oidc/device-polling.ts';
 import type { ProviderHolder } from '../oidc/mount.ts';
@@ -57,6 +58,7 @@ export async function startProvider(a: Assembly): Promise<ProviderParts> {
       accessTokenCommit: config.accessTokenCommit,
       signingKeys,
       log,
+      outage: databaseOutage(a.app),
       builtInClients: config.links?.builtInClients ?? [],
       grants: (orgs) => tokenEndpointGrants(grants, orgs),
       tokenClaims: delegationClaims,

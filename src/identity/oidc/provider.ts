@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { isDatabaseUnavailable, type Database } from '../../kit/db.ts';
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../../kit/app.ts';
+import type { OutageLog } from '../../kit/outage-log.ts';
 import type { PrincipalDirectory } from '../principals/directory.ts';
 import { OrganizationTokens } from '../organizations/token-scope.ts';
 import type { BuiltInClient } from '../apps/built-in-clients.ts';
@@ -32,6 +33,11 @@ export interface ProviderDeps {
   accessTokenCommit: AccessTokenCommit;
   signingKeys: JWK[];
   log: FastifyBaseLogger;
+  /**
+   * The app's outage log (kit/app.ts databaseOutage): the provider answers on the raw response, past the app's error
+   * handler, so it tells the log itself. The app's onResponse hook and front door tell it of answers under 400.
+   */
+  outage: OutageLog;
   /** Static clients besides the account pages' one: set by `platform start` for services it runs beside identity. */
   builtInClients?: BuiltInClient[];
   /**
@@ -124,10 +130,14 @@ function trustForwardedHeaders(provider: OidcProvider): void {
   provider.proxy = true;
 }
 
-/** A dropped or unreachable database is temporary: RFC 6749's temporarily_unavailable with Retry-After, not a 500. */
+/**
+ * A dropped or unreachable database is temporary: RFC 6749's temporarily_unavailable with Retry-After, not a 500; and
+ * the outage log hears of it, which logs the outage once however many requests meet it (before, nothing was logged).
+ */
 function databaseOutageIsTemporary(provider: OidcProvider, { deps }: Built): void {
   provider.on('server_error', (ctx: any, err: Error) => {
     if (isDatabaseUnavailable(err)) {
+      deps.outage.failed(err);
       ctx.status = 503;
       ctx.set('Retry-After', String(DEFAULT_RETRY_AFTER_SECONDS));
       if (typeof ctx.body === 'object')

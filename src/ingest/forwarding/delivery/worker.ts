@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { isDatabaseUnavailable, type Database } from '../../../kit/db.ts';
+import type { Database } from '../../../kit/db.ts';
 import type { OutageLog } from '../../../kit/outage-log.ts';
+import { loopReport, type LoopReport } from '../../../kit/poll-loop.ts';
 import type { ForwardingConfig } from '../config.ts';
 import { forwardingGuard } from '../guard.ts';
 import { loadTarget } from '../destinations/store.ts';
@@ -22,6 +23,8 @@ export class DeliveryWorker {
   private readonly config: ForwardingConfig;
   private readonly log: FastifyBaseLogger;
   private readonly outage: OutageLog;
+  /** The polls' report: an outage to the outage log (once), anything else logged each time (kit/poll-loop.ts). */
+  private readonly looking: LoopReport;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private stopped = false;
@@ -39,6 +42,7 @@ export class DeliveryWorker {
     this.config = deps.config;
     this.log = deps.log;
     this.outage = deps.outage;
+    this.looking = loopReport(deps.log, 'forwarding: could not look for due work', deps.outage);
     this.ctx = {
       db: deps.db,
       metrics: deps.metrics,
@@ -83,12 +87,9 @@ export class DeliveryWorker {
     let due: string[];
     try {
       due = await destinationsWithDueWork(this.db, [...this.running.keys()], free);
-      this.outage.succeeded();
+      this.looking.succeeded();
     } catch (err) {
-      // An outage is logged once by the outage log, not at every poll.
-      if (this.stopped) return;
-      if (isDatabaseUnavailable(err)) this.outage.failed(err);
-      else this.log.warn({ err }, 'forwarding: could not look for due work');
+      if (!this.stopped) this.looking.failed(err);
       return;
     }
     for (const id of due) {
@@ -108,13 +109,13 @@ export class DeliveryWorker {
         if (!target || (await deliverOnce(this.ctx, target)) === 0) return;
       }
     } catch (err) {
-      if (this.stopped) return;
-      if (isDatabaseUnavailable(err)) this.outage.failed(err);
-      else
-        this.log.error(
-          { err, destination: destinationId },
+      // The deliveries' own retries and backoff are deliverOnce's; this is a round that could not finish.
+      if (!this.stopped)
+        loopReport(
+          this.log.child({ destination: destinationId }),
           'forwarding: delivery loop failed; its entries return when their lease ends',
-        );
+          this.outage,
+        ).failed(err);
     }
   }
 }

@@ -1,22 +1,17 @@
 import type { ApiQueryResult } from '../api/types.ts';
-import { seriesColumns, show, toNumber, type WidgetOptions } from './data.ts';
+import type { WidgetOptions } from './data.ts';
+import { statParts } from './stat.ts';
 
-const format = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
-
-/** A single number: the first row's value column (the widget's first value column, else the first numeric one). */
+/** A single number, with its unit and, unless the unit says it already, the column it comes from. */
 export function StatWidget({ result, options }: { result: ApiQueryResult; options: WidgetOptions }) {
-  const { y } = seriesColumns(result, options);
-  const column = y[0] ?? result.columns[0];
-  const raw = column ? result.rows[0]?.[column] : undefined;
-  const n = toNumber(raw);
-  const text = raw === undefined ? 'No data' : n !== undefined ? format.format(n) : show(raw);
+  const { value, unit, label } = statParts(result, options);
   return (
     <p className="stat">
       <span className="stat-value">
-        {text}
-        {options.unit ? <span className="stat-unit"> {options.unit}</span> : null}
+        {value}
+        {unit ? <span className="stat-unit"> {unit}</span> : null}
       </span>
-      {column && <span className="stat-label">{column}</span>}
+      {label && <span className="stat-label">{label}</span>}
     </p>
   );
 }
