@@ -441,7 +441,7 @@ describe('the console: events', () => {
     await page.context().close();
   });
 
-  test('internal and test users: listed on the project screen by keyboard, hidden in the explorer by a box kept in the address', async () => {
+  test('internal and test users: listed on the project screen by keyboard, hidden in the explorer by a box kept in the address and in the live view', async () => {
     const page = await h.open();
     await h.signIn(page);
     await page.goto(`${h.platform.url.dashboard}/events/projects/shop`);
@@ -529,6 +529,48 @@ describe('the console: events', () => {
     await statusSays(page, plural(all.length));
     assert.equal(await box.isChecked(), false);
     assert.equal(new URL(page.url()).search, '?project=shop');
+
+    // The live view has the same box, applied by the service to the same list: ann and test-* are left out.
+    await page.goto(`${h.platform.url.dashboard}/events/live?project=shop`);
+    await page.getByText('Connected: new events appear as they arrive.').waitFor();
+    const hide = page.getByRole('checkbox', { name: 'Hide internal and test users' });
+    await hide.focus();
+    await page.keyboard.press('Space');
+    assert.equal(await hide.isChecked(), true);
+    const hiding = page.waitForResponse((r) => /\/live\?.*internal=exclude/.test(r.url()));
+    await page.keyboard.press('Enter');
+    await hiding;
+    await page.getByText('Connected: new events appear as they arrive.').waitFor();
+    const sent = [
+      event({ event_id: 'live-ann', 'user.id': 'ann' }),
+      event({ event_id: 'live-tester', 'user.id': 'test-1' }),
+      { ...event({ event_id: 'live-tester-bad', 'user.id': 'test-2' }), 'event.type': 'nonsense' },
+      event({ event_id: 'live-bob', 'user.id': 'bob' }),
+      event({ event_id: 'live-nobody' }),
+    ];
+    await send(sent);
+    const items = page.locator('.live-item');
+    await items.filter({ hasText: 'live-nobody' }).waitFor();
+    assert.deepEqual(
+      await items.locator('.live-facts dd:last-of-type').allTextContents(),
+      ['live-nobody', 'live-bob'],
+      "the internal and test users' events, accepted or rejected, are not shown",
+    );
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await assertAccessible(page, `live view hiding internal users, ${scheme}`);
+      await h.screenshot(page, `events-12-live-hide-internal-${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await h.checkNarrow(page, 'live view hiding internal users', 'events-12-live-hide-internal');
+    // Unticked, they are shown again.
+    await hide.uncheck();
+    const showing = page.waitForResponse((r) => /\/live\?/.test(r.url()) && !r.url().includes('internal='));
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await showing;
+    await page.getByText('Connected: new events appear as they arrive.').waitFor();
+    await send([event({ event_id: 'live-ann-2', 'user.id': 'ann' })]);
+    await items.filter({ hasText: 'live-ann-2' }).waitFor();
     assert.equal(
       (await ingest('/api/v1/projects/shop/internal-users', { method: 'PUT', body: { users: [] } })).status,
       200,
