@@ -106,13 +106,14 @@ export function useCursorPages<T>(
   useEffect(() => {
     if (settled) onPage?.(index + 1);
   }, [settled, index, onPage]);
-  const hasNext = index + 1 < loaded.length || Boolean(shown?.next);
+  // While reading towards it, no pager: it would name a page on the way there.
+  const hasNext = !reaching && (index + 1 < loaded.length || Boolean(shown?.next));
   const go = (to: number) => (position ? position.onPage(to + 1) : setAt({ listId, index: to }));
   return {
     items: shown?.items,
-    page: index + 1,
+    page: reaching ? wanted + 1 : index + 1,
     hasNext,
-    hasPrevious: index > 0,
+    hasPrevious: !reaching && index > 0,
     next: () => {
       if (!hasNext) return;
       if (index + 1 < loaded.length) go(index + 1);
