@@ -210,6 +210,120 @@ describe('the dashboard web app: alerts', () => {
     assert.equal(await page.locator('code.secret-value').count(), 0, 'shown once');
   });
 
+  test('deleting a channel and a rule asks first, by keyboard: what goes with it; Escape and Cancel keep it', async () => {
+    // A channel two rules notify, one of them notifying nothing else.
+    const ops = await s.request('POST', '/api/v1/alert-channels', {
+      as: admin,
+      body: { name: 'Ops mail', kind: 'email', addresses: ['ops@acme.example'] },
+    });
+    assert.equal(ops.status, 201, JSON.stringify(ops.body));
+    const query = (await s.request('GET', '/api/v1/queries', { as: editor })).body.items.find(
+      (q: { name: string }) => q.name === 'Queue depth',
+    );
+    const pager = (await s.request('GET', '/api/v1/alert-channels', { as: admin })).body.items.find(
+      (c: { name: string }) => c.name === 'Pager',
+    );
+    const rule = async (name: string, channelIds: number[]) => {
+      const r = await s.request('POST', '/api/v1/alert-rules', {
+        as: editor,
+        body: {
+          name,
+          savedQueryId: query.id,
+          condition: { op: 'above', threshold: 1000 },
+          intervalMinutes: 60,
+          channelIds,
+        },
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      return r.body.id as number;
+    };
+    const both = await rule('Queue very deep', [pager.id, ops.body.id]);
+    const only = await rule('Queue on fire', [ops.body.id]);
+    const channelThere = async () =>
+      (await s.request('GET', '/api/v1/alert-channels', { as: admin })).body.items.some(
+        (c: { id: number }) => c.id === ops.body.id,
+      );
+    /** The dialog open, its question and what it says; the focus on Cancel, the safe choice. */
+    const opened = async (page: Page, title: string) => {
+      const dialog = page.getByRole('dialog', { name: title });
+      await dialog.waitFor();
+      assert.equal((await focused(page)).text, 'Cancel', 'the dialog starts on Cancel');
+      return ((await dialog.locator('.dialog-body').textContent()) ?? '').replace(/\s+/g, ' ');
+    };
+
+    const page = await pages.open(admin);
+    await page.goto(`${s.url}/alerts`);
+    await page.getByRole('row').filter({ hasText: 'Ops mail' }).waitFor();
+    await page.getByRole('row').filter({ hasText: 'Queue on fire' }).waitFor();
+    await tabTo(page, /^Delete Ops mail$/);
+    await page.keyboard.press('Enter');
+    const said = await opened(page, 'Delete the channel Ops mail?');
+    assert.match(said, /2 alert rules notify it: Queue very deep, Queue on fire\./);
+    assert.match(said, /Queue on fire notifies no other channel: it will notify no one\./);
+    assert.match(said, /Its record of notifications sent goes with it\./);
+    await assertAccessible(page, 'delete channel dialog');
+    await screenshot(page, 'alerts-05-delete-channel');
+    await wideDark(page, 'delete channel dialog', 'alerts-05-delete-channel');
+    await assertNarrowBothSchemes(page, 'delete channel dialog', 'alerts-05-delete-channel');
+    // Escape keeps it, and gives the focus back to its Delete.
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    assert.equal((await focused(page)).name, 'Delete Ops mail');
+    assert.equal(await channelThere(), true, 'Escape deleted nothing');
+    // Cancel keeps it.
+    await page.keyboard.press('Enter');
+    await opened(page, 'Delete the channel Ops mail?');
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    assert.equal(await channelThere(), true, 'Cancel deleted nothing');
+    // Its own button deletes it: the rules stop notifying it, and the focus is not lost with its row.
+    await page.keyboard.press('Enter');
+    await opened(page, 'Delete the channel Ops mail?');
+    await page.keyboard.press('Shift+Tab');
+    assert.equal((await focused(page)).text, 'Delete channel');
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Ops mail deleted.' }).waitFor();
+    assert.equal(await channelThere(), false);
+    assert.deepEqual((await s.request('GET', `/api/v1/alert-rules/${both}`, { as: editor })).body.channelIds, [
+      pager.id,
+    ]);
+    assert.deepEqual((await s.request('GET', `/api/v1/alert-rules/${only}`, { as: editor })).body.channelIds, []);
+    assert.equal((await focused(page)).text, 'Notification channels', "the focus goes to the channels' heading");
+
+    // A rule, from its screen.
+    const ruleThere = async () => (await s.request('GET', `/api/v1/alert-rules/${only}`, { as: editor })).status;
+    const mine = await pages.open(editor);
+    await mine.goto(`${s.url}/alerts/${only}`);
+    await mine.getByRole('heading', { level: 1, name: 'Queue on fire' }).waitFor();
+    await tabTo(mine, /^Delete rule$/);
+    await mine.keyboard.press('Enter');
+    const about = await opened(mine, 'Delete the alert rule Queue on fire?');
+    assert.match(about, /Its state history and its record of notifications sent go with it/);
+    assert.match(about, /the saved query Queue depth stays/);
+    await assertAccessible(mine, 'delete rule dialog');
+    await screenshot(mine, 'alerts-06-delete-rule');
+    await wideDark(mine, 'delete rule dialog', 'alerts-06-delete-rule');
+    await assertNarrowBothSchemes(mine, 'delete rule dialog', 'alerts-06-delete-rule');
+    await mine.keyboard.press('Escape');
+    await mine.getByRole('dialog').waitFor({ state: 'detached' });
+    assert.equal((await focused(mine)).text, 'Delete rule');
+    assert.equal(await ruleThere(), 200, 'Escape deleted nothing');
+    await mine.keyboard.press('Enter');
+    await opened(mine, 'Delete the alert rule Queue on fire?');
+    await mine.keyboard.press('Enter');
+    await mine.getByRole('dialog').waitFor({ state: 'detached' });
+    assert.equal(await ruleThere(), 200, 'Cancel deleted nothing');
+    await mine.keyboard.press('Enter');
+    await opened(mine, 'Delete the alert rule Queue on fire?');
+    await mine.keyboard.press('Shift+Tab');
+    await mine.keyboard.press('Enter');
+    await mine.getByRole('heading', { level: 1, name: 'Alerts' }).waitFor();
+    assert.equal(await ruleThere(), 404);
+    await mine.getByRole('row').filter({ hasText: 'Queue very deep' }).waitFor();
+    assert.equal(await mine.getByRole('row').filter({ hasText: 'Queue on fire' }).count(), 0, 'not listed any more');
+    assert.equal((await focused(mine)).text, 'Alerts', "the focus on the list's heading");
+  });
+
   test('a viewer reads the rules and their history but is offered no change', async () => {
     const page = await pages.open(viewer);
     await page.goto(`${s.url}/alerts`);

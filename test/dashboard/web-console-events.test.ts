@@ -441,7 +441,7 @@ describe('the console: events', () => {
     await page.context().close();
   });
 
-  test('internal and test users: listed on the project screen by keyboard, hidden in the explorer by a box kept in the address', async () => {
+  test('internal and test users: listed on the project screen by keyboard, hidden in the explorer by a box kept in the address and in the live view', async () => {
     const page = await h.open();
     await h.signIn(page);
     await page.goto(`${h.platform.url.dashboard}/events/projects/shop`);
@@ -529,10 +529,156 @@ describe('the console: events', () => {
     await statusSays(page, plural(all.length));
     assert.equal(await box.isChecked(), false);
     assert.equal(new URL(page.url()).search, '?project=shop');
+
+    // The live view has the same box, applied by the service to the same list: ann and test-* are left out.
+    await page.goto(`${h.platform.url.dashboard}/events/live?project=shop`);
+    await page.getByText('Connected: new events appear as they arrive.').waitFor();
+    const hide = page.getByRole('checkbox', { name: 'Hide internal and test users' });
+    await hide.focus();
+    await page.keyboard.press('Space');
+    assert.equal(await hide.isChecked(), true);
+    const hiding = page.waitForResponse((r) => /\/live\?.*internal=exclude/.test(r.url()));
+    await page.keyboard.press('Enter');
+    await hiding;
+    await page.getByText('Connected: new events appear as they arrive.').waitFor();
+    const sent = [
+      event({ event_id: 'live-ann', 'user.id': 'ann' }),
+      event({ event_id: 'live-tester', 'user.id': 'test-1' }),
+      { ...event({ event_id: 'live-tester-bad', 'user.id': 'test-2' }), 'event.type': 'nonsense' },
+      event({ event_id: 'live-bob', 'user.id': 'bob' }),
+      event({ event_id: 'live-nobody' }),
+    ];
+    await send(sent);
+    const items = page.locator('.live-item');
+    await items.filter({ hasText: 'live-nobody' }).waitFor();
+    assert.deepEqual(
+      await items.locator('.live-facts dd:last-of-type').allTextContents(),
+      ['live-nobody', 'live-bob'],
+      "the internal and test users' events, accepted or rejected, are not shown",
+    );
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await assertAccessible(page, `live view hiding internal users, ${scheme}`);
+      await h.screenshot(page, `events-12-live-hide-internal-${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await h.checkNarrow(page, 'live view hiding internal users', 'events-12-live-hide-internal');
+    // Unticked, they are shown again.
+    await hide.uncheck();
+    const showing = page.waitForResponse((r) => /\/live\?/.test(r.url()) && !r.url().includes('internal='));
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await showing;
+    await page.getByText('Connected: new events appear as they arrive.').waitFor();
+    await send([event({ event_id: 'live-ann-2', 'user.id': 'ann' })]);
+    await items.filter({ hasText: 'live-ann-2' }).waitFor();
     assert.equal(
       (await ingest('/api/v1/projects/shop/internal-users', { method: 'PUT', body: { users: [] } })).status,
       200,
     );
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
+
+  test('explorer: the page of results is kept in the address, so a reload, Back and a shared link return to it', async () => {
+    // A project of its own with 120 events, a minute apart: pages of 50, 50 and 20, p-001 the newest.
+    assert.equal(
+      (await ingest('/api/v1/projects', { method: 'POST', body: { name: 'Paged', id: 'paged' } })).status,
+      201,
+    );
+    const made = await ingest('/api/v1/projects/paged/keys', { method: 'POST', body: { name: 'web' } });
+    const pagedKey = ((await made.json()) as { key: string }).key;
+    const id = (i: number) => `p-${String(i).padStart(3, '0')}`;
+    for (const from of [1, 61]) {
+      const res = await fetch(`${h.platform.url.ingest}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-svc-api-key': pagedKey },
+        body: JSON.stringify({
+          events: Array.from({ length: 60 }, (_, k) =>
+            event({
+              project_id: 'paged',
+              event_id: id(from + k),
+              'user.id': (from + k) % 2 ? 'odd' : 'even',
+              'event.timestamp': new Date(Date.now() - (from + k) * 60_000).toISOString(),
+            }),
+          ),
+        }),
+      });
+      assert.equal(res.status, 202, await res.text());
+    }
+    const explorer = `${h.platform.url.dashboard}/events/explorer`;
+    // Named by the heading above it: "Events, newest first", or a timeline's.
+    const list = (p: Page) => p.getByRole('region', { name: 'Events' }).getByRole('table');
+    /** The page said, its first event and the page in the address (none for the first). */
+    const at = async (p: Page, status: string, first: string, page: string | null) => {
+      await statusSays(p, status);
+      assert.equal(await list(p).locator('tbody tr').first().locator('td').last().textContent(), first);
+      assert.equal(new URL(p.url()).searchParams.get('page'), page);
+    };
+    const page = await h.open();
+    await h.signIn(page);
+    await page.goto(`${explorer}?project=paged`);
+    await at(page, 'Page 1: 50 events, more on the next page.', 'p-001', null);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await at(page, 'Page 2: 50 events, more on the next page.', 'p-051', '2');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await at(page, 'Page 3: 20 events.', 'p-101', '3');
+    assert.equal(await page.getByRole('button', { name: 'Next page' }).isDisabled(), true);
+    // A reload comes back to page 3, and Previous still goes back from it.
+    await page.reload();
+    await at(page, 'Page 3: 20 events.', 'p-101', '3');
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await at(page, 'Page 2: 50 events, more on the next page.', 'p-051', '2');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await assertAccessible(page, `explorer on page 2, ${scheme}`);
+      await h.screenshot(page, `events-11-page-2-${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await h.checkNarrow(page, 'explorer on page 2', 'events-11-page-2');
+    // An event opened from page 2, then Back: page 2 again, and Forward and Back once more.
+    await list(page).getByRole('link', { name: 'p-060' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Event p-060' }).waitFor();
+    await page.goBack();
+    await at(page, 'Page 2: 50 events, more on the next page.', 'p-051', '2');
+    await page.goForward();
+    await page.getByRole('heading', { level: 1, name: 'Event p-060' }).waitFor();
+    await page.goBack();
+    await at(page, 'Page 2: 50 events, more on the next page.', 'p-051', '2');
+    // The link shared, in another tab.
+    const shared = await page.context().newPage();
+    await shared.goto(`${explorer}?project=paged&page=3`);
+    await at(shared, 'Page 3: 20 events.', 'p-101', '3');
+    await shared.close();
+
+    // A filter applied starts at page 1 again (Search, a timeline, Clear), and so does another project.
+    await page.getByLabel('User id').fill('odd');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await at(page, 'Page 1: 50 events, more on the next page.', 'p-001', null);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await at(page, 'Page 2: 10 events.', 'p-101', '2');
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await at(page, 'Page 1: 50 events, more on the next page.', 'p-001', null);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await at(page, 'Page 2: 50 events, more on the next page.', 'p-051', '2');
+    await list(page).getByRole('button', { name: 'Timeline of user even' }).first().click();
+    await page.getByRole('heading', { level: 2, name: 'Timeline of user even' }).waitFor();
+    await at(page, 'Page 1: 50 events, more on the next page.', 'p-002', null);
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await at(page, 'Page 2: 50 events, more on the next page.', 'p-051', '2');
+    await page.getByLabel('Project').selectOption('shop');
+    await statusSays(page, /^Page 1: \d+ events\.$/);
+    assert.equal(new URL(page.url()).searchParams.get('page'), null);
+
+    // A page the list does not have opens its last; one the pager could not have made, the first.
+    await page.goto(`${explorer}?project=paged&page=9`);
+    await at(page, 'Page 3: 20 events.', 'p-101', '3');
+    for (const bad of ['0', '-2', 'two', '1e2', '']) {
+      await page.goto(`${explorer}?project=paged&page=${bad}`);
+      // Read as the first page, as a bad filter is read as its default (the address is left as it was typed).
+      await at(page, 'Page 1: 50 events, more on the next page.', 'p-001', bad);
+      assert.equal(await page.getByRole('alert').count(), 0, bad);
+    }
     assert.deepEqual(h.problems, []);
     await page.context().close();
   });

@@ -7,7 +7,8 @@ import { freshPostgres, type FreshDatabase } from '../support/postgres.ts';
 import { freshMysql, mysqlConnection, type FreshMysqlDatabase } from '../support/mariadb.ts';
 import { startDashboard, type DashboardServer, type SignedIn } from './harness.ts';
 import { assertAccessible, screenshot } from './web/browser.ts';
-import { brokenWordsInTables, scrollHintsMissing } from '../support/console-browser.ts';
+import { brokenWordsInTables, pagersBroken, scrollHintsMissing } from '../support/console-browser.ts';
+import { assertFocusRing } from '../support/focus-ring.ts';
 
 // Functions passed to page.evaluate run in the page; the test's TypeScript has no DOM types.
 declare const document: any;
@@ -324,6 +325,11 @@ describe('the dashboard web app: dashboards', () => {
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.getByText('Page 2 of 2').waitFor();
     assert.equal(await page.locator('table.list tbody tr').count(), 5);
+    // The pager is one line on a phone too ("Next page" wrapped alone under the page's number).
+    await page.setViewportSize({ width: 320, height: 800 });
+    assert.deepEqual(await pagersBroken(page), []);
+    await screenshot(page, '24b-dashboards-pager-320');
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.getByLabel('Sort').selectOption({ label: 'Title A to Z' });
     await page.getByText('Page 1 of 2').waitFor();
     assert.equal(
@@ -406,6 +412,120 @@ describe('the dashboard web app: dashboards', () => {
     // And the API refuses anyway.
     const put = await s.request('PUT', `/api/v1/dashboards/${builtId}`, { as: viewer, body: { title: 'Mine' } });
     assert.equal(put.status, 403);
+  });
+
+  test("at 320 px the dashboard's toolbar is two rows: the primary actions, the rest behind More, by keyboard", async () => {
+    /** The toolbar's controls shown (a field by its select), as rows: those sharing a bottom edge are one row. */
+    const toolbar = (page: Page) =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('div.toolbar :is(button, a, select)')]
+          .map((e: any) => ({ e, r: e.getBoundingClientRect() }))
+          .filter(({ r }) => r.width > 0)
+          .map(({ e, r }) => ({
+            name: e.getAttribute('aria-label') ?? (e.tagName === 'SELECT' ? e.id : e.textContent),
+            bottom: Math.round(r.bottom),
+            width: r.width,
+            height: r.height,
+          })),
+      );
+    const rows = (controls: { bottom: number }[]) => new Set(controls.map((c) => c.bottom)).size;
+    const page = await pageAs(editor);
+    await page.goto(`${s.url}/dashboards/${builtId}`);
+    await page.getByRole('heading', { level: 1, name: 'Sales overview' }).waitFor();
+    await drawnCharts(page, 3);
+    // Wide, every control is in the one row and there is no More.
+    const wide = await toolbar(page);
+    assert.deepEqual(
+      wide.map((c) => c.name),
+      [
+        'refresh',
+        'Refresh now',
+        'Edit dashboard',
+        'Version history',
+        'Share',
+        'Subscriptions',
+        'Export',
+        'Delete dashboard',
+      ],
+    );
+    assert.equal(rows(wide), 1, JSON.stringify(wide));
+    await screenshot(page, '15-dashboard-toolbar-1280-light', { fullPage: false });
+    await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
+    await screenshot(page, '15-dashboard-toolbar-1280-dark', { fullPage: false });
+
+    await page.setViewportSize({ width: 320, height: 800 });
+    const more = page.getByRole('button', { name: 'More', exact: true });
+    await more.waitFor();
+    const narrow = await toolbar(page);
+    assert.deepEqual(
+      narrow.map((c) => c.name),
+      ['refresh', 'Refresh now', 'Edit dashboard', 'More'],
+      'the primary actions stay in view',
+    );
+    assert.ok(rows(narrow) <= 2, `at most two rows: ${JSON.stringify(narrow)}`);
+    assert.ok(
+      narrow.every((c) => c.width >= 24 && c.height >= 24),
+      `targets of 24 px at least: ${JSON.stringify(narrow)}`,
+    );
+    assert.equal(await more.getAttribute('aria-expanded'), 'false');
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
+      await assertFocusRing(page, more, { className: 'error' }, `dashboard-more-${colorScheme}`);
+      await assertAccessible(page, `dashboard toolbar at 320 px, ${colorScheme}`);
+      await screenshot(page, `15-dashboard-toolbar-320-${colorScheme}`, { fullPage: false });
+    }
+
+    // By keyboard: Enter opens More, Tab walks into what it holds, Escape closes it and gives the focus back.
+    await more.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await more.getAttribute('aria-expanded'), 'true');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Version history');
+    const opened = await toolbar(page);
+    assert.deepEqual(
+      opened.slice(4).map((c) => c.name),
+      ['Version history', 'Share', 'Subscriptions', 'Export', 'Delete dashboard'],
+    );
+    assert.ok(opened.every((c) => c.width >= 24 && c.height >= 24 && c.width <= 288));
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
+      await assertAccessible(page, `dashboard toolbar's More open at 320 px, ${colorScheme}`);
+      await screenshot(page, `15-dashboard-more-320-${colorScheme}`, { fullPage: false });
+    }
+    await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'reduce' });
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 320, 'no sideways scrolling');
+    // Delete in the menu asks first, and Cancel comes back to it, the menu still open.
+    await page.getByRole('button', { name: 'Delete dashboard' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: 'Delete the dashboard “Sales overview”?' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Delete dashboard');
+    await page.keyboard.press('Escape');
+    assert.equal(await more.getAttribute('aria-expanded'), 'false');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'More');
+    assert.equal(await page.getByRole('button', { name: 'Delete dashboard' }).isVisible(), false);
+    assert.equal((await s.request('GET', `/api/v1/dashboards/${builtId}`, { as: editor })).status, 200);
+
+    // Editing: Add widget, Save and Cancel in view; the interval joins Settings and the history behind More.
+    await page.getByRole('button', { name: 'Edit dashboard' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Editing: Sales overview' }).waitFor();
+    const editing = await toolbar(page);
+    assert.deepEqual(
+      editing.map((c) => c.name),
+      ['Add widget', 'Save', 'Cancel', 'More'],
+    );
+    assert.ok(rows(editing) <= 2, `at most two rows while editing: ${JSON.stringify(editing)}`);
+    await more.click();
+    assert.deepEqual(
+      (await toolbar(page)).slice(4).map((c) => c.name),
+      ['refresh', 'Settings', 'Version history'],
+    );
+    // The toolbar only: the editing grid keeps its twelve columns on a phone, where a text widget's body scrolls
+    // without taking the focus (axe's scrollable-region-focusable), as it did before More.
+    await assertAccessible(page, "dashboard toolbar's More open while editing at 320 px", 'div.toolbar');
+    await screenshot(page, '15-dashboard-edit-more-320', { fullPage: false });
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sales overview' }).waitFor();
   });
 
   test("at 320 px a table widget's columns scroll sideways in it, and it says so", async () => {

@@ -169,6 +169,8 @@ describe('the dashboard web app: lists longer than a page', () => {
       await screenshot(page, `lists-01-dashboards-320-${colorScheme}`);
 
       await page.getByRole('link', { name: 'Long history' }).click();
+      // On a phone the history is behind the toolbar's More.
+      await page.getByRole('button', { name: 'More', exact: true }).click();
       await page.getByRole('button', { name: 'Version history' }).click();
       const more = page.getByRole('button', { name: 'Load more versions' });
       await more.waitFor();

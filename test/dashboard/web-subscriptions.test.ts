@@ -343,6 +343,65 @@ describe('the dashboard web app: subscriptions', () => {
     }
   });
 
+  test('deleting a subscription asks first, by keyboard: who stops getting it; Escape and Cancel keep it', async () => {
+    const made = await s.request('POST', `/api/v1/dashboards/${dashboardId}/subscriptions`, {
+      as: editor,
+      body: {
+        schedule: { frequency: 'weekly', weekday: 1, hour: 7, minute: 30, timezone: 'UTC' },
+        recipients: { userIds: [editor.userId], addresses: ['bye@acme.example', 'ops@acme.example'] },
+      },
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const there = async () =>
+      (await s.request('GET', `/api/v1/dashboards/${dashboardId}/subscriptions`, { as: editor })).body.items.some(
+        (x: { id: number }) => x.id === made.body.id,
+      );
+    const title = /^Delete the subscription “Every Monday at 07:30 \(UTC\)”\?$/;
+    const opened = async () => {
+      const dialog = page.getByRole('dialog', { name: title });
+      await dialog.waitFor();
+      assert.equal((await focused(page)).text, 'Cancel', 'the dialog starts on Cancel');
+      return ((await dialog.locator('.dialog-body').textContent()) ?? '').replace(/\s+/g, ' ');
+    };
+    const page = await pages.open(editor);
+    await page.goto(`${s.url}/dashboards/${dashboardId}/subscriptions`);
+    await page.getByRole('row').filter({ hasText: 'Every Monday at 07:30 (UTC)' }).waitFor();
+    await tabTo(page, /^Delete Every Monday at 07:30 \(UTC\)$/);
+    await page.keyboard.press('Enter');
+    assert.equal(
+      await opened(),
+      'It will not be mailed again to you, bye@acme.example and ops@acme.example. The dashboard stays.',
+    );
+    await assertAccessible(page, 'delete subscription dialog');
+    await screenshot(page, 'subscriptions-05-delete');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await assertAccessible(page, 'delete subscription dialog, dark');
+    await screenshot(page, 'subscriptions-05-delete-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await assertNarrowBothSchemes(page, 'delete subscription dialog', 'subscriptions-05-delete');
+    // Escape keeps it, and gives the focus back to its Delete.
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    assert.equal((await focused(page)).name, 'Delete Every Monday at 07:30 (UTC)');
+    assert.equal(await there(), true, 'Escape deleted nothing');
+    // Cancel keeps it.
+    await page.keyboard.press('Enter');
+    await opened();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    assert.equal(await there(), true, 'Cancel deleted nothing');
+    // Its own button deletes it, and the focus is not lost with its row.
+    await page.keyboard.press('Enter');
+    await opened();
+    await page.keyboard.press('Shift+Tab');
+    assert.equal((await focused(page)).text, 'Delete subscription');
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Subscription deleted.' }).waitFor();
+    assert.equal(await there(), false);
+    await page.getByRole('row').filter({ hasText: 'Every Monday' }).waitFor({ state: 'detached' });
+    assert.equal((await focused(page)).text, 'Subscriptions of Sales', "the focus goes to the screen's heading");
+  });
+
   test('a bad time zone is refused with the service message, in an alert', async () => {
     const page = await pages.open(editor);
     await page.goto(`${s.url}/dashboards/${dashboardId}/subscriptions`);

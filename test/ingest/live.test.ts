@@ -167,11 +167,72 @@ test('filters by type, user and session on the server; rejected events only when
   }
 });
 
+test("internal=exclude leaves out the project's internal and test users, as listed when the stream opens", async () => {
+  const list = (users: string[]) => h.admin('PUT', `/api/v1/projects/${projectId}/internal-users`, { users });
+  assert.equal((await list(['ann-i', 'test-*'])).statusCode, 200);
+  const hiding = await stream(other, '?internal=exclude');
+  const all = await stream(first);
+  try {
+    await post(
+      first,
+      JSON.stringify({
+        events: [
+          makeEvent(projectId, { event_id: 'i-1', 'user.id': 'ann-i' }),
+          makeEvent(projectId, { event_id: 'i-2', 'user.id': 'test-7' }),
+          // An exact id is exact: another case is another user.
+          makeEvent(projectId, { event_id: 'i-3', 'user.id': 'ANN-I' }),
+          makeEvent(projectId, { event_id: 'i-4' }),
+          { ...makeEvent(projectId, { event_id: 'i-5', 'user.id': 'test-8' }), 'event.type': 'nonsense' },
+          makeEvent(projectId, { event_id: 'i-6', 'user.id': 'bob' }),
+          { ...makeEvent(projectId, { event_id: 'i-7', 'user.id': 'bob' }), 'event.type': 'nonsense' },
+        ],
+      }),
+    );
+    const seen = async (sse: Sse, kind: string, n: number) => {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) ids.push((await sse.next(kind)).data.event_id);
+      return ids;
+    };
+    // Accepted and rejected alike: an internal user's refused event is theirs too; events without a user.id stay.
+    assert.deepEqual(await seen(hiding, 'accepted', 3), ['i-3', 'i-4', 'i-6']);
+    assert.deepEqual(await seen(hiding, 'rejected', 1), ['i-7']);
+    assert.deepEqual(await seen(all, 'accepted', 5), ['i-1', 'i-2', 'i-3', 'i-4', 'i-6']);
+    assert.deepEqual(await seen(all, 'rejected', 2), ['i-5', 'i-7']);
+  } finally {
+    hiding.close();
+    all.close();
+  }
+  // A stream opened after the list changed leaves out the new list's users.
+  assert.equal((await list(['bob'])).statusCode, 200);
+  const again = await stream(first, '?internal=exclude');
+  try {
+    await post(
+      other,
+      JSON.stringify({
+        events: [
+          makeEvent(projectId, { event_id: 'i-8', 'user.id': 'bob' }),
+          makeEvent(projectId, { event_id: 'i-9', 'user.id': 'ann-i' }),
+        ],
+      }),
+    );
+    assert.equal((await again.next('accepted')).data.event_id, 'i-9');
+  } finally {
+    again.close();
+    assert.equal((await list([])).statusCode, 200);
+  }
+});
+
 test('bad requests for a stream are answered in the error shape', async () => {
   const cases: [string, Record<string, string>, number, string][] = [
     [`/api/v1/projects/nope/live`, { authorization: `Bearer ${ADMIN_TOKEN}` }, 404, 'NOT_FOUND'],
     [
       `/api/v1/projects/${projectId}/live?rejected=perhaps`,
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+      400,
+      'VALIDATION_ERROR',
+    ],
+    [
+      `/api/v1/projects/${projectId}/live?internal=maybe`,
       { authorization: `Bearer ${ADMIN_TOKEN}` },
       400,
       'VALIDATION_ERROR',

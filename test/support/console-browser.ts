@@ -174,6 +174,21 @@ export function hiddenTextTakingRoom(page: Page): Promise<string[]> {
 }
 
 /**
+ * The pagers (`.pager`: Previous, the page, Next) whose controls are not on one line: at 320 px "Next page" wrapped
+ * alone onto a line of its own, under the page number, where it read as a button of something else. Each is named
+ * by its label and the lines it took.
+ */
+export function pagersBroken(page: Page): Promise<string[]> {
+  return page.evaluate(`[...document.querySelectorAll('.pager')]
+    .filter((p) => p.getBoundingClientRect().width > 0)
+    .map((p) => [p.getAttribute('aria-label') || p.textContent, new Set([...p.children]
+      .filter((c) => c.getBoundingClientRect().height > 0)
+      .map((c) => { const r = c.getBoundingClientRect(); return Math.round(r.top + r.height / 2); })).size])
+    .filter(([, lines]) => lines > 1)
+    .map(([name, lines]) => name + ': ' + lines + ' lines')`);
+}
+
+/**
  * The way back from a detail screen is a link above its heading, as on every such screen (the dashboard's "All
  * dashboards", Identity's "People"): named `name`, before the level-one heading and above it.
  */
@@ -267,6 +282,7 @@ export async function assertNarrowBothSchemes(page: Page, what: string, shot: st
     assert.deepEqual(await captionsPastTheEdge(page), [], `${what}: a table's caption stays within the screen`);
     assert.deepEqual(await scrollHintsMissing(page), [], `${what}: a table that scrolls sideways says so`);
     assert.deepEqual(await hiddenTextTakingRoom(page), [], `${what}: text for screen readers takes no room`);
+    assert.deepEqual(await pagersBroken(page), [], `${what}: a pager's controls are on one line`);
     await screenshot(page, `${shot}-320-${scheme}`);
   }
   await page.emulateMedia({ colorScheme: 'light' });

@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findChromium } from '../../src/kit/browser.ts';
 import { startLinkedPlatform, type LinkedPlatform } from './linked-platform.ts';
 import { assertAccessible } from './axe.ts';
-import { brokenWordsInTables, hiddenTextTakingRoom, scrollHintsMissing } from './console-browser.ts';
+import { brokenWordsInTables, hiddenTextTakingRoom, pagersBroken, scrollHintsMissing } from './console-browser.ts';
 
 /**
  * What the Chromium tests of the console's identity screens share (test/dashboard/web-console-*.test.ts): identity and
@@ -142,6 +142,7 @@ export async function startConsole(
       assert.deepEqual(await brokenWordsInTables(page), [], `${what}: no word in a table broken across lines`);
       assert.deepEqual(await scrollHintsMissing(page), [], `${what}: a table that scrolls sideways says so`);
       assert.deepEqual(await hiddenTextTakingRoom(page), [], `${what}: text for screen readers takes no room`);
+      assert.deepEqual(await pagersBroken(page), [], `${what}: a pager's controls are on one line`);
       await screenshot(page, `${shot}-320-${scheme}`);
     }
     await page.emulateMedia({ colorScheme: 'light' });

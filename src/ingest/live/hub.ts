@@ -1,4 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { InternalUsers } from '../projects/internal-users.ts';
+import { isInternal } from '../read/internal-filter.ts';
 import { MAX_MESSAGE_BYTES, type LiveBus } from './bus.ts';
 import type { LiveRecord } from './records.ts';
 
@@ -15,6 +17,8 @@ export interface LiveFilter {
   session?: string | undefined;
   /** Whether rejected events are wanted too. */
   rejected: boolean;
+  /** The project's internal and test users, whose events (accepted and rejected) are left out (`internal=exclude`). */
+  leaveOut?: InternalUsers | undefined;
 }
 
 export interface Watcher {
@@ -48,6 +52,7 @@ function matches(filter: LiveFilter, r: LiveRecord): boolean {
   if (filter.type !== undefined && r.type !== filter.type) return false;
   if (filter.user !== undefined && r.user_id !== filter.user) return false;
   if (filter.session !== undefined && r.session_id !== filter.session) return false;
+  if (filter.leaveOut && isInternal(filter.leaveOut, r.user_id)) return false;
   return true;
 }
 

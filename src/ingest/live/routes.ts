@@ -5,7 +5,7 @@ import type { App } from '../../kit/app.ts';
 import type { Database } from '../../kit/db.ts';
 import { HttpError, errorResponses } from '../../kit/errors.ts';
 import { ADMIN, ADMIN_SECURITY } from '../access.ts';
-import { getProject } from '../projects/store.ts';
+import { getInternalUsers, internalUsersOf } from '../projects/internal-users.ts';
 import type { LiveHub, Watcher } from './hub.ts';
 
 /** Watchers one instance serves at most; one more is answered 503. */
@@ -18,7 +18,8 @@ const Text = (description: string) => Type.Optional(Type.String({ minLength: 1, 
 
 /**
  * `GET /api/v1/projects/:projectId/live`: server-sent events of the project's events as they are accepted (`accepted`)
- * and refused (`rejected`, with the reason), filtered here by type, user and session; `dropped` says how many were
+ * and refused (`rejected`, with the reason), filtered here by type, user, session and the project's internal users
+ * (`internal=exclude`, the read API's rule: read/internal-filter.ts); `dropped` says how many were
  * left out beyond the stream's rate (hub.ts). `ready` comes first, once the stream is watching. docs/ingest.md, "Live".
  */
 export function registerLiveRoutes(app: App, deps: { db: Database; hub: LiveHub }): void {
@@ -43,6 +44,13 @@ export function registerLiveRoutes(app: App, deps: { db: Database; hub: LiveHub 
                 user: Text('Only events of this `user.id`'),
                 session: Text('Only events of this `session.id`'),
                 rejected: Type.Boolean({ default: true, description: 'Rejected events too' }),
+                internal: Type.Optional(
+                  Type.Union([Type.Literal('include'), Type.Literal('exclude')], {
+                    default: 'include',
+                    description:
+                      "`exclude`: leave out the events, accepted and rejected, of the project's internal and test users (`GET /api/v1/projects/{id}/internal-users`), as listed when the stream opens; events without a `user.id` stay",
+                  }),
+                ),
               },
               { additionalProperties: false },
             ),
@@ -54,12 +62,15 @@ export function registerLiveRoutes(app: App, deps: { db: Database; hub: LiveHub 
         },
         async (request, reply) => {
           const { projectId } = request.params;
-          if (!(await getProject(db, projectId))) throw new HttpError(404, 'NOT_FOUND', `no project ${projectId}`);
+          // The project's row holds the list: read once, with the stream's filters (a change counts for streams opened after it).
+          const internalUsers = await getInternalUsers(db, projectId);
+          if (!internalUsers) throw new HttpError(404, 'NOT_FOUND', `no project ${projectId}`);
           if (hub.watcherCount() >= MAX_WATCHERS)
             throw new HttpError(503, 'UNAVAILABLE', 'too many live streams on this instance; retry later', {
               headers: { 'retry-after': '10' },
             });
-          const { type, user, session, rejected } = request.query;
+          const { type, user, session, rejected, internal } = request.query;
+          const leaveOut = internal === 'exclude' ? internalUsersOf(internalUsers) : undefined;
           // Sent as a stream through Fastify (not hijacked), so the hooks' headers (CORS for the console) go out too.
           const out = new PassThrough();
           const raw = reply.raw;
@@ -82,7 +93,7 @@ export function registerLiveRoutes(app: App, deps: { db: Database; hub: LiveHub 
           };
           const watcher: Watcher = {
             projectId,
-            filter: { type, user, session, rejected },
+            filter: { type, user, session, rejected, leaveOut },
             send: (event, data) => write(`event: ${event}\ndata: ${data}\n\n`),
           };
           out.write('retry: 3000\n\n');

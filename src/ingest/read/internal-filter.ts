@@ -15,6 +15,16 @@ export function keepOthers(users: InternalUsers, params: unknown[]): string {
 }
 
 /**
+ * Whether an event of `userId` is one of `users`' (an exact id, or one a prefix starts), by the rule keepOthers and
+ * internalEventsSql read in SQL, for events that are not read back from the database (the live stream, live/hub.ts):
+ * an exact id compared exactly, a prefix by its start, and an event without a `user.id` nobody's.
+ */
+export function isInternal(users: InternalUsers, userId: string | null): boolean {
+  if (userId === null) return false;
+  return users.exact.includes(userId) || users.prefixes.some((prefix) => userId.startsWith(prefix));
+}
+
+/**
  * The end of a prefix's range in code point order: its last code point plus one (`test-` → `test.`), so that
  * `>= prefix AND < end` is exactly the ids starting with it. Undefined when there is none past it (U+10FFFF).
  */

@@ -78,15 +78,23 @@ function RuleDetail({ me, rule }: { me: ApiUser; rule: ApiAlertRule }) {
       return 'The silence is lifted.';
     });
   const [confirmFirst, confirming] = useConfirm();
+  const watched =
+    rule.dashboardId !== null
+      ? 'the dashboard it watches stays'
+      : `the saved query ${saved.data?.find((q) => q.id === rule.savedQueryId)?.name ?? rule.savedQueryId} stays`;
   const remove = async () => {
     const yes = await confirmFirst({
       title: `Delete the alert rule ${rule.name}?`,
-      body: 'Its history goes with it, and it notifies no one again.',
+      body: `Its state history and its record of notifications sent go with it, and it notifies no one again; ${watched}, and so do its channels.`,
       confirm: 'Delete rule',
     });
     if (!yes) return;
     action.mutate(async () => {
       await api('DELETE', `/alert-rules/${rule.id}`);
+      // Out of the list before it is shown, rather than there until the list is read again.
+      client.setQueryData(keys.alerts.list(), (rules: ApiAlertRule[] | undefined) =>
+        rules?.filter((r) => r.id !== rule.id),
+      );
       navigate('alerts');
       return '';
     });

@@ -1,16 +1,45 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
-import type { ApiChannel, ApiChannelTest, ApiCreateChannel, ApiCreatedChannel, ApiUser } from '../api/types.ts';
+import type {
+  ApiAlertRule,
+  ApiChannel,
+  ApiChannelTest,
+  ApiCreateChannel,
+  ApiCreatedChannel,
+  ApiUser,
+} from '../api/types.ts';
 import { atLeast } from '../app/roles.ts';
 import { SecretOnce } from '../app/SecretOnce.tsx';
 import { WideTable } from '../app/WideTable.tsx';
 import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
-import { channelsQuery } from './queries.ts';
+import { alertRulesQuery, channelsQuery } from './queries.ts';
 import { useConfirm } from '../app/useConfirm.tsx';
 
 const KIND_TEXT = { email: 'Email', webhook: 'Webhook (signed)', slack: 'Slack-compatible webhook' } as const;
+
+/**
+ * What deleting a channel takes with it, as the dialog says it: the rules that notify it by name (they stop), those
+ * left notifying no one, and its record of notifications sent. `rules` undefined: not read (yet), said in general.
+ */
+export function whatGoesWith(c: ApiChannel, rules: ApiAlertRule[] | undefined): string {
+  const gone = 'Its record of notifications sent goes with it.';
+  if (!rules) return `The alert rules notifying it stop. ${gone}`;
+  const notifying = rules.filter((r) => r.channelIds.includes(c.id));
+  if (notifying.length === 0) return `No alert rule notifies it. ${gone}`;
+  const names = (list: ApiAlertRule[]) => list.map((r) => r.name).join(', ');
+  const alone = notifying.filter((r) => r.channelIds.length === 1);
+  const one = notifying.length === 1;
+  return [
+    `${notifying.length} alert rule${one ? ' notifies' : 's notify'} it: ${names(notifying)}.`,
+    `${one ? 'It stops' : 'They stop'} notifying it;`,
+    alone.length === 0
+      ? 'each still notifies its other channels.'
+      : `${names(alone)} ${alone.length === 1 ? 'notifies no other channel: it' : 'notify no other channel: they'} will notify no one.`,
+    gone,
+  ].join(' ');
+}
 
 /** Where notifications go: admins add and delete channels; editors send a test to one. */
 export function ChannelsPanel({ me }: { me: ApiUser }) {
@@ -29,24 +58,33 @@ export function ChannelsPanel({ me }: { me: ApiUser }) {
       const r = (await api<ApiChannelTest>('POST', `/alert-channels/${c.id}/test`)).data;
       return r.ok ? `Test sent to ${c.name}: ${r.detail}.` : `Test to ${c.name} failed: ${r.detail}.`;
     });
+  // The rules shown above it on the same screen (one read): which of them notify a channel about to be deleted.
+  const rules = useQuery(alertRulesQuery());
+  const heading = useRef<HTMLHeadingElement>(null);
   const [confirmFirst, confirming] = useConfirm();
   const remove = async (c: ApiChannel) => {
     const yes = await confirmFirst({
       title: `Delete the channel ${c.name}?`,
-      body: 'Rules stop notifying it.',
+      body: whatGoesWith(c, rules.data),
       confirm: 'Delete channel',
     });
     if (!yes) return;
-    action.mutate(async () => {
-      await api('DELETE', `/alert-channels/${c.id}`);
-      await client.invalidateQueries({ queryKey: keys.alerts.all });
-      return `${c.name} deleted.`;
-    });
+    action.mutate(
+      async () => {
+        await api('DELETE', `/alert-channels/${c.id}`);
+        await client.invalidateQueries({ queryKey: keys.alerts.all });
+        return `${c.name} deleted.`;
+      },
+      // Its Delete goes with its row: the focus goes to the list's heading rather than to the page's top.
+      { onSuccess: () => heading.current?.focus() },
+    );
   };
   const admin = atLeast(me, 'admin');
   return (
     <section aria-labelledby="channels-h">
-      <h2 id="channels-h">Notification channels</h2>
+      <h2 id="channels-h" ref={heading} tabIndex={-1}>
+        Notification channels
+      </h2>
       <p role="status" className="status">
         {message}
       </p>

@@ -34,6 +34,7 @@ import { STARTER_SQL } from './starter.ts';
 import { VersionHistory } from './VersionHistory.tsx';
 import { WidgetEditor } from './WidgetEditor.tsx';
 import { useConfirm } from '../app/useConfirm.tsx';
+import { NarrowMenu } from '../app/NarrowMenu.tsx';
 
 const REFRESH = [
   { value: 0, label: 'Off' },
@@ -302,6 +303,21 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
   if (!loaded || !definition) return <p role="status">Loading the dashboard…</p>;
   const d = loaded.dashboard;
   const configuring = panel.kind === 'widget' ? definition.widgets.find((w) => w.id === panel.id) : undefined;
+  const refreshField = (
+    <div className="field">
+      <label htmlFor="refresh">Auto-refresh</label>
+      <select id="refresh" value={refresh} onChange={(e) => setRefreshChoice(Number(e.target.value))}>
+        {(REFRESH.some((r) => r.value === refresh)
+          ? REFRESH
+          : [...REFRESH, { value: refresh, label: `Every ${refresh} seconds` }].sort((a, b) => a.value - b.value)
+        ).map((r) => (
+          <option key={r.value} value={r.value}>
+            {r.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
 
   return (
     <>
@@ -310,56 +326,43 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
       </p>
       <h1>{editing ? `Editing: ${draft.title || d.title}` : d.title}</h1>
       {!editing && d.description && <p className="description">{d.description}</p>}
-      <div className="toolbar">
-        <div className="field">
-          <label htmlFor="refresh">Auto-refresh</label>
-          <select id="refresh" value={refresh} onChange={(e) => setRefreshChoice(Number(e.target.value))}>
-            {(REFRESH.some((r) => r.value === refresh)
-              ? REFRESH
-              : [...REFRESH, { value: refresh, label: `Every ${refresh} seconds` }].sort((a, b) => a.value - b.value)
-            ).map((r) => (
-              <option key={r.value} value={r.value}>
-                {r.label}
-              </option>
-            ))}
-          </select>
-        </div>
+      {/* On a phone the primary actions stay in view and the rest wait behind More (NarrowMenu): the eight controls
+          took four rows of a 320 px screen. Viewing, those are the interval, Refresh and Edit; editing, Add widget,
+          Save and Cancel, the interval (saved with the dashboard, not run while editing) joining the settings. */}
+      <div className="toolbar dashboard-toolbar">
         {!editing && (
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => {
-              setTick((t) => t + 1);
-              setStatus('Refreshed.');
-            }}
-          >
-            Refresh now
-          </button>
-        )}
-        {!editing && canEdit && (
-          <button
-            type="button"
-            onClick={() => {
-              setStatus('');
-              if (stale) last.reset();
-              enterEdit(loaded);
-            }}
-          >
-            Edit dashboard
-          </button>
+          <>
+            {refreshField}
+            <button
+              type="button"
+              className="secondary"
+              aria-label="Refresh now"
+              onClick={() => {
+                setTick((t) => t + 1);
+                setStatus('Refreshed.');
+              }}
+            >
+              Refresh
+            </button>
+            {canEdit && (
+              <button
+                type="button"
+                aria-label="Edit dashboard"
+                onClick={() => {
+                  setStatus('');
+                  if (stale) last.reset();
+                  enterEdit(loaded);
+                }}
+              >
+                Edit
+              </button>
+            )}
+          </>
         )}
         {editing && (
           <>
             <button type="button" onClick={addWidget} disabled={!listsReady}>
               Add widget
-            </button>
-            <button
-              type="button"
-              className="secondary"
-              onClick={() => setPanel(panel.kind === 'settings' ? { kind: 'none' } : { kind: 'settings' })}
-              aria-expanded={panel.kind === 'settings'}
-            >
-              Settings
             </button>
             <button type="button" onClick={() => draft && save.mutate(draft)}>
               Save
@@ -378,61 +381,76 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
             </button>
           </>
         )}
-        <button
-          type="button"
-          id="versions-toggle"
-          className="secondary"
-          aria-expanded={panel.kind === 'versions'}
-          onClick={() => setPanel(panel.kind === 'versions' ? { kind: 'none' } : { kind: 'versions' })}
-        >
-          Version history
-        </button>
-        {!editing && canEdit && (
+        <NarrowMenu id="dashboard-more" label="More" className="toolbar-more">
+          {editing && (
+            <>
+              {refreshField}
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => setPanel(panel.kind === 'settings' ? { kind: 'none' } : { kind: 'settings' })}
+                aria-expanded={panel.kind === 'settings'}
+              >
+                Settings
+              </button>
+            </>
+          )}
           <button
             type="button"
+            id="versions-toggle"
             className="secondary"
-            aria-expanded={panel.kind === 'share'}
-            onClick={() => setPanel(panel.kind === 'share' ? { kind: 'none' } : { kind: 'share' })}
+            aria-expanded={panel.kind === 'versions'}
+            onClick={() => setPanel(panel.kind === 'versions' ? { kind: 'none' } : { kind: 'versions' })}
           >
-            Share
+            Version history
           </button>
-        )}
-        {!editing && canEdit && (
-          <Link to="dashboardSubscriptions" params={{ id }} className="button secondary">
-            Subscriptions
-          </Link>
-        )}
-        {!editing && (
-          <button type="button" className="secondary" onClick={() => exportFile.mutate()}>
-            Export
-          </button>
-        )}
-        {!editing && (
-          <button
-            type="button"
-            className="secondary"
-            aria-expanded={panel.kind === 'download'}
-            onClick={() => setPanel(panel.kind === 'download' ? { kind: 'none' } : { kind: 'download' })}
-          >
-            Save as PNG or PDF
-          </button>
-        )}
-        {!editing && canEdit && (
-          <button
-            type="button"
-            className="danger"
-            onClick={async () => {
-              const yes = await confirmFirst({
-                title: `Delete the dashboard “${d.title}”?`,
-                body: 'Its history, subscriptions, public link and the alert rules watching its widgets go with it.',
-                confirm: 'Delete dashboard',
-              });
-              if (yes) remove.mutate();
-            }}
-          >
-            Delete dashboard
-          </button>
-        )}
+          {!editing && canEdit && (
+            <button
+              type="button"
+              className="secondary"
+              aria-expanded={panel.kind === 'share'}
+              onClick={() => setPanel(panel.kind === 'share' ? { kind: 'none' } : { kind: 'share' })}
+            >
+              Share
+            </button>
+          )}
+          {!editing && canEdit && (
+            <Link to="dashboardSubscriptions" params={{ id }} className="button secondary">
+              Subscriptions
+            </Link>
+          )}
+          {!editing && (
+            <button type="button" className="secondary" onClick={() => exportFile.mutate()}>
+              Export
+            </button>
+          )}
+          {!editing && (
+            <button
+              type="button"
+              className="secondary"
+              aria-expanded={panel.kind === 'download'}
+              onClick={() => setPanel(panel.kind === 'download' ? { kind: 'none' } : { kind: 'download' })}
+            >
+              Save as PNG or PDF
+            </button>
+          )}
+          {!editing && canEdit && (
+            <button
+              type="button"
+              className="danger"
+              onClick={async () => {
+                const yes = await confirmFirst({
+                  title: `Delete the dashboard “${d.title}”?`,
+                  body: 'Its history, subscriptions, public link and the alert rules watching its widgets go with it.',
+                  confirm: 'Delete dashboard',
+                });
+                if (yes) remove.mutate();
+              }}
+            >
+              Delete dashboard
+            </button>
+          )}
+        </NarrowMenu>
       </div>
       <p role="status" className="status">
         {status}

@@ -10,6 +10,7 @@ import { createDashboard, dashboardsQuery, titleSlug, type ListParams } from './
 import { FavouriteStar } from './FavouriteStar.tsx';
 import { emptyDefinition } from './definition.ts';
 import { WideTable } from '../app/WideTable.tsx';
+import { Pager } from '../admin/Pager.tsx';
 import { ImportForm } from './ImportForm.tsx';
 import { formatDateTime } from '../app/datetime.ts';
 
@@ -201,28 +202,18 @@ export default function DashboardsScreen({ me }: { me: ApiUser }) {
           </table>
         </WideTable>
       )}
-      {meta && meta.totalPages > 1 && (
-        <nav aria-label="Dashboard pages" className="actions pager">
-          <button
-            type="button"
-            className="secondary"
-            disabled={meta.page <= 1}
-            onClick={() => setQuery({ ...query, page: meta.page - 1 })}
-          >
-            Previous page
-          </button>
-          <span>
-            Page {meta.page} of {meta.totalPages}
-          </span>
-          <button
-            type="button"
-            className="secondary"
-            disabled={meta.page >= meta.totalPages}
-            onClick={() => setQuery({ ...query, page: meta.page + 1 })}
-          >
-            Next page
-          </button>
-        </nav>
+      {meta && (
+        <Pager
+          label="Dashboard"
+          pageCount={meta.totalPages}
+          pages={{
+            page: meta.page,
+            hasPrevious: meta.page > 1,
+            hasNext: meta.page < meta.totalPages,
+            previous: () => setQuery({ ...query, page: meta.page - 1 }),
+            next: () => setQuery({ ...query, page: meta.page + 1 }),
+          }}
+        />
       )}
     </>
   );

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, type QueryKey } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { get } from '../api/client.ts';
 import type { ApiPage } from '../api/types.ts';
 
@@ -62,10 +62,22 @@ export interface Pages<T> {
   error: unknown;
 }
 
+/** A page number a screen keeps itself (in its address), and how it is told of the page to show. */
+export interface PagePosition {
+  /** 1-based. */
+  page: number;
+  onPage(page: number): void;
+}
+
 /**
  * A `{items, next}` list shown a page at a time with Previous and Next. The pages read so far stay in the cache, so
  * Previous needs no backward paging from the API; new `filters` are another list, which starts at its first page.
  * The page number changes once the page is there, so the screen never names a page it does not show yet.
+ *
+ * With `position` the screen holds the page number (the explorer keeps it in its address): a page asked for that is
+ * not read yet (a reload, a shared link on page 3) is reached by reading the pages before it, one after another, as
+ * the API's cursors only go forward; nothing is shown until it is there. A page past the list's end shows its last,
+ * and the screen is told so.
  */
 export function useCursorPages<T>(
   queryKey: QueryKey,
@@ -73,26 +85,41 @@ export function useCursorPages<T>(
   filters: PageFilters,
   limit = 25,
   read: PageReader = get,
+  position?: PagePosition,
 ): Pages<T> {
   const list = useListPages<T>(queryKey, path, filters, limit, read);
   const listId = JSON.stringify([queryKey, filters, limit]);
   const [at, setAt] = useState({ listId, index: 0 });
   const loaded = list.data?.pages ?? [];
-  const index = at.listId === listId ? Math.min(at.index, Math.max(0, loaded.length - 1)) : 0;
-  const shown = loaded[index];
-  const hasNext = index + 1 < loaded.length || Boolean(shown?.next);
+  const wanted = position ? Math.max(0, position.page - 1) : at.listId === listId ? at.index : 0;
+  // Still reading towards the page wanted: the pages before it are read first, while the last read has a next one.
+  const reaching = list.data !== undefined && wanted >= loaded.length && Boolean(loaded.at(-1)?.next) && !list.error;
+  const { fetchNextPage, isFetching } = list;
+  useEffect(() => {
+    if (reaching && !isFetching) void fetchNextPage();
+  }, [reaching, isFetching, fetchNextPage]);
+  const index = Math.min(wanted, Math.max(0, loaded.length - 1));
+  const shown = reaching ? undefined : loaded[index];
+  // The list ended before the page asked for: its last page is shown, and is the one the screen keeps.
+  const onPage = position?.onPage;
+  const settled = shown !== undefined && index !== wanted;
+  useEffect(() => {
+    if (settled) onPage?.(index + 1);
+  }, [settled, index, onPage]);
+  // While reading towards it, no pager: it would name a page on the way there.
+  const hasNext = !reaching && (index + 1 < loaded.length || Boolean(shown?.next));
+  const go = (to: number) => (position ? position.onPage(to + 1) : setAt({ listId, index: to }));
   return {
     items: shown?.items,
-    page: index + 1,
+    page: reaching ? wanted + 1 : index + 1,
     hasNext,
-    hasPrevious: index > 0,
+    hasPrevious: !reaching && index > 0,
     next: () => {
       if (!hasNext) return;
-      const to = { listId, index: index + 1 };
-      if (index + 1 < loaded.length) setAt(to);
-      else void list.fetchNextPage().then((r) => r.isSuccess && setAt(to));
+      if (index + 1 < loaded.length) go(index + 1);
+      else void list.fetchNextPage().then((r) => r.isSuccess && go(index + 1));
     },
-    previous: () => setAt({ listId, index: Math.max(0, index - 1) }),
+    previous: () => go(Math.max(0, index - 1)),
     error: list.error,
   };
 }

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { api, get } from '../api/client.ts';
 import type { ApiDashboard, ApiSubscription, ApiSubscriptionSend, ApiUser } from '../api/types.ts';
 import { Link } from '../app/router.tsx';
@@ -18,6 +18,18 @@ const subscriptionsQuery = (id: number) => ({
   queryFn: async ({ signal }: { signal: AbortSignal }) =>
     (await get<{ items: ApiSubscription[] }>(`/dashboards/${id}/subscriptions`, signal)).items,
 });
+
+/** Who a subscription is mailed to, as the list says it: you first, then how many other users, then the addresses. */
+function recipientsOf(s: ApiSubscription, me: ApiUser): string[] {
+  const others = s.recipients.userIds.filter((u) => u !== me.id).length;
+  return [
+    ...(s.recipients.userIds.includes(me.id) ? ['you'] : []),
+    ...(others ? [`${others} other user(s)`] : []),
+    ...s.recipients.addresses,
+  ];
+}
+const andList = (items: string[]) =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 
 /** A dashboard's email subscriptions: when each is sent, to whom, with which parameters; send one now. */
 export default function SubscriptionsScreen({ me, id }: { me: ApiUser; id: number }) {
@@ -43,17 +55,23 @@ export default function SubscriptionsScreen({ me, id }: { me: ApiUser; id: numbe
       return r.ok ? `Sent: ${r.detail}.` : `Not sent: ${r.detail}.`;
     });
   const [confirmFirst, confirming] = useConfirm();
+  const heading = useRef<HTMLHeadingElement>(null);
   const remove = async (s: ApiSubscription) => {
+    const to = recipientsOf(s, me);
     const yes = await confirmFirst({
       title: `Delete the subscription “${scheduleText(s.schedule)}”?`,
-      body: 'Nobody is sent it again.',
+      body: `${to.length ? `It will not be mailed again to ${andList(to)}.` : 'It is mailed to nobody now.'} The dashboard stays.`,
       confirm: 'Delete subscription',
     });
     if (!yes) return;
-    action.mutate(async () => {
-      await api('DELETE', `/subscriptions/${s.id}`);
-      return 'Subscription deleted.';
-    });
+    action.mutate(
+      async () => {
+        await api('DELETE', `/subscriptions/${s.id}`);
+        return 'Subscription deleted.';
+      },
+      // Its Delete goes with its row: the focus goes to the screen's heading rather than to the page's top.
+      { onSuccess: () => heading.current?.focus() },
+    );
   };
   const error = action.error ?? list.error ?? dashboard.error;
   return (
@@ -63,7 +81,9 @@ export default function SubscriptionsScreen({ me, id }: { me: ApiUser; id: numbe
           {title ?? 'The dashboard'}
         </Link>
       </p>
-      <h1>{title ? `Subscriptions of ${title}` : 'Subscriptions'}</h1>
+      <h1 ref={heading} tabIndex={-1}>
+        {title ? `Subscriptions of ${title}` : 'Subscriptions'}
+      </h1>
       <p className="description">
         Each subscription mails a picture of the dashboard as you see it and each widget's data as CSV.
       </p>
@@ -115,15 +135,7 @@ export default function SubscriptionsScreen({ me, id }: { me: ApiUser; id: numbe
                     {scheduleText(s.schedule)}
                     {s.enabled ? '' : ' (paused)'}
                   </th>
-                  <td>
-                    {[
-                      ...(s.recipients.userIds.includes(me.id) ? ['you'] : []),
-                      ...(s.recipients.userIds.filter((u) => u !== me.id).length
-                        ? [`${s.recipients.userIds.filter((u) => u !== me.id).length} other user(s)`]
-                        : []),
-                      ...s.recipients.addresses,
-                    ].join(', ')}
-                  </td>
+                  <td>{recipientsOf(s, me).join(', ')}</td>
                   <td>
                     {Object.entries(s.parameters)
                       .map(([k, v]) => `${k} = ${v}`)

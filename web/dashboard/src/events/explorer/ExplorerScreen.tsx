@@ -6,11 +6,19 @@ import { Link } from '../../app/router.tsx';
 import { useScreen } from '../../app/useTitle.ts';
 import { WideTable } from '../../app/WideTable.tsx';
 import { messageOf } from '../../data/errors.ts';
-import { useCursorPages } from '../../data/paging.ts';
+import { useCursorPages, type PagePosition } from '../../data/paging.ts';
 import { eventsApi, eventsPath, readKeys, useCounts, useProjects, type ApiEventSummary } from './api.ts';
 import { CountsView } from './CountsView.tsx';
 import './explorer.css';
-import { appliedRange, EMPTY, filtersInAddress, keepFiltersInAddress, type Filters } from './address.ts';
+import {
+  appliedRange,
+  EMPTY,
+  filtersInAddress,
+  keepFiltersInAddress,
+  keepPageInAddress,
+  pageInAddress,
+  type Filters,
+} from './address.ts';
 import { chooseProject, projectInAddress, ProjectPicker } from './ProjectPicker.tsx';
 import { PRESETS, rangeOf, type Range } from './range.ts';
 import { ANY_TYPE, ofTypes, typeQuery } from './type-choice.ts';
@@ -21,8 +29,9 @@ import { formatInstant } from '../../app/datetime.ts';
  * Events → Explorer: a project's events over a time range, counted by hour or day and by type (charts with tables),
  * listed newest first 50 a page, narrowed to some types or to all but some, by user or by session, with or without
  * the project's internal and test users (its project screen lists them); a user or session
- * opens its timeline, an event id its full payload. The project and every filter applied are kept in the address
- * (address.ts), so a reload or a shared link shows the same events. Everything an event holds is shown as text.
+ * opens its timeline, an event id its full payload. The project, every filter applied and the page of results are
+ * kept in the address (address.ts), so a reload, Back from an event or a shared link shows the same events.
+ * Everything an event holds is shown as text.
  */
 export default function ExplorerScreen() {
   useScreen('Explorer');
@@ -35,10 +44,20 @@ export default function ExplorerScreen() {
   // Read only once the picker knows the project: a link to one that is gone asks ingest nothing, the picker moves on.
   const known = useProjects().data?.some((p) => p.id === projectId) ?? false;
   const [problem, setProblem] = useState('');
-  const pick = useCallback((id: string) => {
-    chooseProject(id);
-    setProjectId(id);
+  // The page of results, kept in the address like the filters; another project or other filters start at page 1.
+  const [page, setPage] = useState(pageInAddress);
+  const turn = useCallback((to: number) => {
+    setPage(to);
+    keepPageInAddress(to);
   }, []);
+  const pick = useCallback(
+    (id: string) => {
+      chooseProject(id);
+      setProjectId(id);
+      turn(1);
+    },
+    [turn],
+  );
 
   const apply = (filters: Filters) => {
     const range = rangeOf(filters.preset, filters.since, filters.until);
@@ -49,6 +68,7 @@ export default function ExplorerScreen() {
     setProblem('');
     setForm(filters);
     setApplied({ filters, range });
+    setPage(1);
     keepFiltersInAddress(filters, range);
   };
   const submit = (e: FormEvent) => {
@@ -124,7 +144,9 @@ export default function ExplorerScreen() {
           {problem}
         </p>
       )}
-      {projectId && known && <ProjectEvents projectId={projectId} applied={applied} apply={apply} />}
+      {projectId && known && (
+        <ProjectEvents projectId={projectId} applied={applied} apply={apply} position={{ page, onPage: turn }} />
+      )}
     </>
   );
 }
@@ -134,10 +156,12 @@ function ProjectEvents({
   projectId,
   applied,
   apply,
+  position,
 }: {
   projectId: string;
   applied: { filters: Filters; range: Range };
   apply: (filters: Filters) => void;
+  position: PagePosition;
 }) {
   const { filters, range } = applied;
   const types = typeQuery(filters.types);
@@ -156,6 +180,7 @@ function ProjectEvents({
     },
     50,
     eventsApi.get,
+    position,
   );
   const count = pages.items?.length ?? 0;
   const timeline = filters.user.trim()

@@ -72,7 +72,8 @@ const shortInstant = (iso: string) => iso.replace(/:00\.000Z$/, 'Z');
  */
 export function keepFiltersInAddress(filters: Filters, range: Range): void {
   const search = new URLSearchParams(location.search);
-  for (const name of ['range', 'from', 'to', 'type', 'exclude_type', 'user', 'session', 'internal'])
+  // Other filters are another list: it starts at its first page.
+  for (const name of ['range', 'from', 'to', 'type', 'exclude_type', 'user', 'session', 'internal', 'page'])
     search.delete(name);
   if (filters.preset !== EMPTY.preset) search.set('range', filters.preset);
   if (filters.preset === 'custom') {
@@ -82,6 +83,30 @@ export function keepFiltersInAddress(filters: Filters, range: Range): void {
   for (const [name, values] of Object.entries(typeQuery(filters.types))) for (const v of values) search.append(name, v);
   for (const name of ['user', 'session'] as const) if (filters[name].trim()) search.set(name, filters[name].trim());
   if (filters.hideInternal) search.set('internal', 'exclude');
+  const query = search.toString();
+  history.replaceState(history.state, '', `${location.pathname}${query ? `?${query}` : ''}`);
+}
+
+/**
+ * The most pages a link opens: the page is reached by reading every page before it (the read API's cursors only go
+ * forward), so `?page=` is not a way to make the browser read a whole project; a narrower range is.
+ */
+export const MAX_PAGE_IN_ADDRESS = 100;
+
+/**
+ * The page of results in the address (`?page=3`; the first page is left out): a whole number from 1, as the pager
+ * makes it. Anything else is page 1, and a page past MAX_PAGE_IN_ADDRESS that one.
+ */
+export function pageInAddress(query = location.search): number {
+  const value = new URLSearchParams(query).get('page') ?? '';
+  return /^[1-9][0-9]*$/.test(value) ? Math.min(Number(value), MAX_PAGE_IN_ADDRESS) : 1;
+}
+
+/** Puts the page shown in the address, as the filters are (no new history entry), so a reload or Back returns to it. */
+export function keepPageInAddress(page: number): void {
+  const search = new URLSearchParams(location.search);
+  if (page > 1) search.set('page', String(page));
+  else search.delete('page');
   const query = search.toString();
   history.replaceState(history.state, '', `${location.pathname}${query ? `?${query}` : ''}`);
 }

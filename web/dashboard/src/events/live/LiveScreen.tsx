@@ -26,8 +26,9 @@ interface Filters {
   user: string;
   session: string;
   rejected: boolean;
+  hideInternal: boolean;
 }
-const EMPTY: Filters = { type: '', user: '', session: '', rejected: true };
+const EMPTY: Filters = { type: '', user: '', session: '', rejected: true, hideInternal: false };
 const plural = (n: number, word: string) => `${n.toLocaleString()} ${word}${n === 1 ? '' : 's'}`;
 
 function Row({ record, projectId }: { record: LiveRecord; projectId: string }) {
@@ -99,7 +100,8 @@ function Row({ record, projectId }: { record: LiveRecord; projectId: string }) {
 
 /**
  * Events → Live: a project's events as ingest accepts or rejects them (rejected ones with the reason), filtered by
- * type, user and session on the server. A screen reader hears a summary ("12 new events, 2 rejected") at most every
+ * type, user and session on the server, with or without the project's internal and test users (its project screen
+ * lists them; the explorer hides them by the same box). A screen reader hears a summary ("12 new events, 2 rejected") at most every
  * five seconds; Pause holds new events (and the summaries) until Resume.
  */
 export default function LiveScreen() {
@@ -201,6 +203,16 @@ export default function LiveScreen() {
               onChange={(e) => setForm((f) => ({ ...f, rejected: e.target.checked }))}
             />
             <label htmlFor="live-rejected">Show rejected events</label>
+          </div>
+          {/* The explorer's box, applied by the service with the explorer's rule to the list as the stream opens. */}
+          <div className="field checkbox">
+            <input
+              id="live-hide-internal"
+              type="checkbox"
+              checked={form.hideInternal}
+              onChange={(e) => setForm((f) => ({ ...f, hideInternal: e.target.checked }))}
+            />
+            <label htmlFor="live-hide-internal">Hide internal and test users</label>
           </div>
           <div className="actions">
             <button type="submit">Apply filters</button>

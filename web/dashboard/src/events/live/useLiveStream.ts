@@ -18,6 +18,8 @@ export interface LiveQuery {
   user: string;
   session: string;
   rejected: boolean;
+  /** Leave out the project's internal and test users (`internal=exclude`, as the explorer's box). */
+  hideInternal: boolean;
 }
 
 /** The stream's address: one per query content, so an equal query keeps its connection. */
@@ -27,6 +29,7 @@ function livePath(query: LiveQuery): string {
   if (query.user.trim()) params.set('user', query.user.trim());
   if (query.session.trim()) params.set('session', query.session.trim());
   params.set('rejected', String(query.rejected));
+  if (query.hideInternal) params.set('internal', 'exclude');
   return `/projects/${encodeURIComponent(query.projectId)}/live?${params}`;
 }
 
