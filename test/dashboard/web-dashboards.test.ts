@@ -445,6 +445,7 @@ describe('the dashboard web app: dashboards', () => {
         'Share',
         'Subscriptions',
         'Export',
+        'Save as PNG or PDF',
         'Delete dashboard',
       ],
     );
@@ -484,7 +485,7 @@ describe('the dashboard web app: dashboards', () => {
     const opened = await toolbar(page);
     assert.deepEqual(
       opened.slice(4).map((c) => c.name),
-      ['Version history', 'Share', 'Subscriptions', 'Export', 'Delete dashboard'],
+      ['Version history', 'Share', 'Subscriptions', 'Export', 'Save as PNG or PDF', 'Delete dashboard'],
     );
     assert.ok(opened.every((c) => c.width >= 24 && c.height >= 24 && c.width <= 288));
     for (const colorScheme of ['light', 'dark'] as const) {
