@@ -8,7 +8,8 @@ import { focused, openFromNav } from '../support/console-browser.ts';
 /**
  * Identity → Provisioning (SCIM) in the console (Chromium, identity and the dashboard linked): a connection added shows
  * its token once with the base URL, and that token opens identity's /scim/v2; a new token, by keyboard alone, stops the
- * old one; revoking stops it too; reloading shows no token. axe in light and dark, at 1280 and 320 px.
+ * old one; revoking stops it too; reloading shows no token; adopting existing people, asked for when adding and changed
+ * in a dialog, by keyboard alone. axe in light and dark, at 1280 and 320 px.
  */
 describe('the console: SCIM provisioning', () => {
   let h: ConsoleHarness;
@@ -105,6 +106,83 @@ describe('the console: SCIM provisioning', () => {
     await table.waitFor();
     assert.equal(await page.locator('.secret-once').count(), 0, 'a reload shows no token');
     await h.assertNothingRan(page);
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
+
+  test('adopting existing people: a checkbox when adding, by keyboard; allowed and stopped in a dialog that says the risk', async () => {
+    const page = await h.open();
+    await h.signIn(page);
+    await openFromNav(page, 'Provisioning (SCIM)');
+    const table = page.getByRole('table', { name: 'SCIM connections' });
+    await table.waitFor();
+
+    const box = page.getByRole('checkbox', { name: 'Adopt people who already have an account' });
+    assert.equal(await box.isChecked(), false, 'off unless asked');
+    const hint = await box.getAttribute('aria-describedby');
+    assert.match((await page.locator(`#${hint}`).textContent()) ?? '', /Platform admins, deactivated people/);
+    await page.getByLabel('Directory').fill('Entra ID (Acme)');
+    await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).tag, 'input', 'the checkbox follows the name');
+    await page.keyboard.press('Space');
+    assert.equal(await box.isChecked(), true);
+    await h.checkNarrow(page, 'provisioning, adoption checked', 'scim-03-adopt-form');
+    await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).label, 'Add connection');
+    await page.keyboard.press('Enter');
+    await statusSays(page, 'The connection Entra ID (Acme) is made.');
+    const row = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Entra ID (Acme)' }) });
+    await row.getByRole('cell', { name: 'yes', exact: true }).waitFor();
+    assert.equal(await box.isChecked(), false, 'the form is cleared');
+    const made = (await h.identityApi('/scim-connections')).body.items.find((c: any) => c.name === 'Entra ID (Acme)');
+    assert.equal(made.adopt_existing, true);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await assertAccessible(page, `provisioning, adopting, ${scheme}`);
+      await h.screenshot(page, `scim-04-adopting-1280-${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // Stopped by keyboard alone: the dialog starts on Cancel.
+    await page.focus('.skip-link');
+    await page.keyboard.press('Enter');
+    await tabTo(page, /^Stop adoption for Entra ID \(Acme\)$/);
+    await page.keyboard.press('Enter');
+    const stop = page.getByRole('dialog', { name: 'Stop Entra ID (Acme) adopting people?' });
+    await stop.waitFor();
+    assert.equal((await focused(page)).label, 'Cancel');
+    await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).label, 'Stop adoption');
+    await page.keyboard.press('Enter');
+    await statusSays(page, 'Entra ID (Acme) no longer adopts people; those it adopted stay its own.');
+    await row.getByRole('cell', { name: 'no', exact: true }).waitFor();
+
+    // Allowed again: the dialog says what the directory may then do.
+    await row.getByRole('button', { name: 'Allow adoption for Entra ID (Acme)' }).click();
+    const allow = page.getByRole('dialog', { name: 'Let Entra ID (Acme) adopt people who already have an account?' });
+    await allow.waitFor();
+    assert.match((await allow.textContent()) ?? '', /change and deactivate each person it adopts/);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await assertAccessible(page, `allow adoption dialog, ${scheme}`);
+      await h.screenshot(page, `scim-05-allow-dialog-${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await h.checkNarrow(page, 'allow adoption dialog', 'scim-05-allow-dialog');
+    await allow.getByRole('button', { name: 'Allow adoption' }).click();
+    await statusSays(page, 'Entra ID (Acme) adopts people who already have an account.');
+    await row.getByRole('cell', { name: 'yes', exact: true }).waitFor();
+    assert.equal((await h.identityApi(`/scim-connections/${made.id}`)).body.adopt_existing, true);
+    await h.checkNarrow(page, 'provisioning, adopting', 'scim-04-adopting');
+
+    const logged = (await h.identityApi(`/admin-log?action=scim-connection.update&target_id=${made.id}`)).body.items;
+    assert.deepEqual(
+      logged.map((e: any) => [e.after, e.actor.email]),
+      [
+        [{ adopt_existing: true }, OWNER.email],
+        [{ adopt_existing: false }, OWNER.email],
+      ],
+    );
     assert.deepEqual(h.problems, []);
     await page.context().close();
   });

@@ -5,6 +5,8 @@ import { HttpError } from '../../kit/errors.ts';
 export interface ScimConnection {
   id: string;
   name: string;
+  /** Whether it may adopt people the platform had before it (an admin's choice per connection, scim/users.ts). */
+  adoptExisting: boolean;
 }
 
 /** What the check reads of the connections (scim/connections.ts, above this folder): the live one a token opens. */

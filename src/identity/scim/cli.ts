@@ -1,5 +1,5 @@
 import type { Database } from '../../kit/db.ts';
-import { CommandFailure, UsageError, str, type Command } from '../../kit/cli-runner.ts';
+import { CommandFailure, UsageError, flag, str, type Command } from '../../kit/cli-runner.ts';
 import { HttpError } from '../../kit/errors.ts';
 import { recordAsRequest } from '../admin-log/command-record.ts';
 import {
@@ -7,6 +7,7 @@ import {
   listConnections,
   revokeConnection,
   rotateToken,
+  updateConnection,
   type ConnectionView,
 } from './connections.ts';
 import { SCIM_PREFIX } from './errors.ts';
@@ -17,6 +18,13 @@ function connectionId(value: string | undefined): string {
   if (!value || !UUID.test(value)) throw new UsageError('CONNECTION_ID must be a SCIM connection id (a UUID)');
   return value;
 }
+
+/** The risk of adoption, in the help of the commands that set it. */
+const ADOPT_HELP = [
+  '--adopt-existing: a pushed email someone already signs in with links that person to the connection (then its to',
+  "change and deactivate) instead of a 409; never a platform admin, a deactivated person or another connection's;",
+  'off by default: turn it on for the first sync of people who signed up before the directory was connected',
+];
 
 /** A refusal of the store (no such connection, revoked already): the command ran and failed (exit 1). */
 const failed = (err: unknown): never => {
@@ -47,26 +55,32 @@ export function scimCommands(
   return [
     {
       path: ['scim', 'create'],
-      synopsis: '--name NAME',
+      synopsis: '--name NAME [--adopt-existing]',
       summary: 'a SCIM connection for an enterprise directory (Okta, Entra ID); its token is shown once',
       details: [
         'give the directory the base URL and the token (Bearer); it provisions people under /scim/v2',
+        ...ADOPT_HELP,
         'recorded in the change log (GET /api/v1/admin-log) with the actor "command", the token never',
       ],
-      options: { name: { type: 'string' } },
+      options: { name: { type: 'string' }, 'adopt-existing': { type: 'boolean' } },
       required: ['name'],
       exports,
       run: ({ values, result }) => {
         const name = str(values, 'name')!.trim();
         if (!name || name.length > 200) throw new UsageError('--name must be 1 to 200 characters');
+        const adopt = flag(values, 'adopt-existing');
         return withDatabase(async (db) => {
-          const { connection, token } = await createConnection(db, name, (tx, made) =>
-            recordAsRequest(tx, {
-              method: 'POST',
-              route: '/scim-connections',
-              body: { name },
-              answer: { id: made.id },
-            }),
+          const { connection, token } = await createConnection(
+            db,
+            name,
+            (tx, made) =>
+              recordAsRequest(tx, {
+                method: 'POST',
+                route: '/scim-connections',
+                body: { name, ...(adopt ? { adopt_existing: true } : {}) },
+                answer: { id: made.id },
+              }),
+            adopt,
           );
           result({ connection: out(connection), token }, shown(connection, token));
         });
@@ -84,11 +98,41 @@ export function scimCommands(
             all.length
               ? all.map(
                   (c) =>
-                    `${c.id}  ${c.name}  ${c.token_prefix}…  ${c.revoked_at ? `revoked ${c.revoked_at}` : 'live'}  people: ${c.people}  last used: ${c.last_used_at ?? 'never'}`,
+                    `${c.id}  ${c.name}  ${c.token_prefix}…  ${c.revoked_at ? `revoked ${c.revoked_at}` : 'live'}  people: ${c.people}  adopts existing: ${c.adopt_existing ? 'on' : 'off'}  last used: ${c.last_used_at ?? 'never'}`,
                 )
               : ['no SCIM connections'],
           );
         }),
+    },
+    {
+      path: ['scim', 'update'],
+      synopsis: 'CONNECTION_ID [--name NAME] [--adopt-existing on|off]',
+      summary: 'rename a connection, or turn its adoption of existing people on or off',
+      details: [...ADOPT_HELP, 'recorded in the change log with the actor "command"'],
+      positionals: { min: 1, max: 1 },
+      options: { name: { type: 'string' }, 'adopt-existing': { type: 'string' } },
+      run: ({ positionals, values, result }) => {
+        const id = connectionId(positionals[0]);
+        const name = str(values, 'name')?.trim();
+        if (name !== undefined && (!name || name.length > 200))
+          throw new UsageError('--name must be 1 to 200 characters');
+        const setting = str(values, 'adopt-existing');
+        if (setting !== undefined && setting !== 'on' && setting !== 'off')
+          throw new UsageError('--adopt-existing takes on or off');
+        if (name === undefined && setting === undefined) throw new UsageError('give --name or --adopt-existing');
+        const body = {
+          ...(name !== undefined ? { name } : {}),
+          ...(setting !== undefined ? { adopt_existing: setting === 'on' } : {}),
+        };
+        return withDatabase(async (db) => {
+          const c = await updateConnection(db, id, { name, adoptExisting: body.adopt_existing }, (tx) =>
+            recordAsRequest(tx, { method: 'PATCH', route: '/scim-connections/:id', params: { id }, body }),
+          ).catch(failed);
+          result(out(c), [
+            `SCIM connection ${c.id} "${c.name}": adopts existing people: ${c.adopt_existing ? 'on' : 'off'}`,
+          ]);
+        });
+      },
     },
     {
       path: ['scim', 'rotate'],

@@ -11,6 +11,7 @@ import {
   listConnections,
   revokeConnection,
   rotateToken,
+  updateConnection,
   type ConnectionView,
 } from './connections.ts';
 import { SCIM_PREFIX } from './errors.ts';
@@ -20,6 +21,10 @@ export interface ConnectionRouteDeps {
   issuer: string;
 }
 
+const ADOPT =
+  'Whether provisioning an email a person already signs in with links that person to this connection (then its to ' +
+  'change and deactivate) instead of answering 409; never a platform admin, a deactivated person or another ' +
+  "connection's. Off by default.";
 const ConnectionOut = Type.Object({
   id: Uuid,
   name: Type.String(),
@@ -30,11 +35,13 @@ const ConnectionOut = Type.Object({
   revoked_at: Nullable(Timestamp),
   last_used_at: Nullable(Timestamp),
   people: Type.Integer({ description: 'The people it provisioned and has not deleted.' }),
+  adopt_existing: Type.Boolean({ description: ADOPT }),
 });
 const WithToken = Type.Object({
   connection: ConnectionOut,
   token: Type.String({ description: 'The bearer token (`scim_…`): in this answer only; only its SHA-256 is kept.' }),
 });
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 const Params = Type.Object({ id: Uuid });
 const tags = ['scim'];
 const security = Security;
@@ -57,14 +64,15 @@ export function registerScimConnectionRoutes(scope: TypedScope, deps: Connection
         security,
         summary: 'A SCIM connection for a directory, with its token (shown once)',
         body: Type.Object(
-          { name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }) },
+          { name: Name, adopt_existing: Type.Optional(Type.Boolean({ description: ADOPT })) },
           { additionalProperties: false },
         ),
         response: { 201: WithToken, ...Errors },
       },
     },
     async (request, reply) => {
-      const { connection, token } = await createConnection(deps.db, request.body.name);
+      const b = request.body;
+      const { connection, token } = await createConnection(deps.db, b.name, undefined, b.adopt_existing ?? false);
       return reply
         .code(201)
         .header('cache-control', 'no-store')
@@ -106,6 +114,29 @@ export function registerScimConnectionRoutes(scope: TypedScope, deps: Connection
       },
     },
     async (request) => out(await findConnection(deps.db, request.params.id)),
+  );
+
+  scope.patch(
+    '/scim-connections/:id',
+    {
+      config: { access: ADMIN },
+      schema: {
+        operationId: 'updateScimConnection',
+        tags,
+        security,
+        summary: 'Rename a SCIM connection or turn its adoption of existing people on or off',
+        params: Params,
+        body: Type.Object(
+          { name: Type.Optional(Name), adopt_existing: Type.Optional(Type.Boolean({ description: ADOPT })) },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: { 200: ConnectionOut, ...Errors },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      return out(await updateConnection(deps.db, request.params.id, { name: b.name, adoptExisting: b.adopt_existing }));
+    },
   );
 
   scope.post(

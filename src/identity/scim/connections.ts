@@ -19,11 +19,19 @@ export interface ConnectionView {
   last_used_at: string | null;
   /** The people it provisioned and has not deleted. */
   people: number;
+  /** Whether a POST /Users of an email someone already signs in with links that person (users.ts): off by default. */
+  adopt_existing: boolean;
+}
+
+/** What an admin sets of a connection besides its token. */
+export interface ConnectionSettings {
+  name?: string | undefined;
+  adoptExisting?: boolean | undefined;
 }
 
 const COLUMNS = `c.id, c.name, c.token_prefix, ${isoUtc('c.created_at')} AS created_at,
   ${isoUtc('c.token_created_at')} AS token_created_at, ${isoUtc('c.revoked_at')} AS revoked_at,
-  ${isoUtc('c.last_used_at')} AS last_used_at,
+  ${isoUtc('c.last_used_at')} AS last_used_at, c.adopt_existing,
   (SELECT count(*)::int FROM scim_users u WHERE u.connection_id = c.id AND u.deleted_at IS NULL) AS people`;
 
 function newToken(): { token: string; prefix: string; hash: string } {
@@ -40,12 +48,13 @@ export async function createConnection(
   db: Database,
   name: string,
   also?: AlsoWrite<ConnectionView>,
+  adoptExisting = false,
 ): Promise<{ connection: ConnectionView; token: string }> {
   const t = newToken();
   return db.transaction(async (tx) => {
     const r = await tx.query<{ id: string }>(
-      'INSERT INTO scim_connections (name, token_prefix, token_hash) VALUES ($1, $2, $3) RETURNING id',
-      [name.trim(), t.prefix, t.hash],
+      'INSERT INTO scim_connections (name, token_prefix, token_hash, adopt_existing) VALUES ($1, $2, $3, $4) RETURNING id',
+      [name.trim(), t.prefix, t.hash, adoptExisting],
     );
     const connection = (await view(tx, r.rows[0]!.id))!;
     await also?.(tx, connection);
@@ -91,6 +100,26 @@ export async function rotateToken(
   });
 }
 
+/** Changes a connection's name or its adoption of existing people; what is left out stays. */
+export async function updateConnection(
+  db: Database,
+  id: string,
+  settings: ConnectionSettings,
+  also?: AlsoWrite<ConnectionView>,
+): Promise<ConnectionView> {
+  return db.transaction(async (tx) => {
+    const r = await tx.query(
+      `UPDATE scim_connections SET name = coalesce($2, name), adopt_existing = coalesce($3, adopt_existing)
+        WHERE id = $1`,
+      [id, settings.name?.trim() ?? null, settings.adoptExisting ?? null],
+    );
+    if (r.rowCount === 0) throw new HttpError(404, 'NOT_FOUND', `no SCIM connection ${id}`);
+    const connection = (await view(tx, id))!;
+    await also?.(tx, connection);
+    return connection;
+  });
+}
+
 /** Revokes the connection's token: its next request is refused. The people it provisioned stay as they are. */
 export async function revokeConnection(
   db: Database,
@@ -115,15 +144,15 @@ export async function revokeConnection(
 export async function connectionOfToken(
   db: Queryable,
   token: string,
-): Promise<{ id: string; name: string } | undefined> {
+): Promise<{ id: string; name: string; adoptExisting: boolean } | undefined> {
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return undefined;
-  const r = await db.query<{ id: string; name: string; stale: boolean }>(
-    `SELECT id, name, last_used_at IS NULL OR last_used_at < now() - interval '1 minute' AS stale
+  const r = await db.query<{ id: string; name: string; adopt_existing: boolean; stale: boolean }>(
+    `SELECT id, name, adopt_existing, last_used_at IS NULL OR last_used_at < now() - interval '1 minute' AS stale
        FROM scim_connections WHERE token_hash = $1 AND revoked_at IS NULL`,
     [sha256Hex(token)],
   );
   const found = r.rows[0];
   if (!found) return undefined;
   if (found.stale) await db.query('UPDATE scim_connections SET last_used_at = now() WHERE id = $1', [found.id]);
-  return { id: found.id, name: found.name };
+  return { id: found.id, name: found.name, adoptExisting: found.adopt_existing };
 }

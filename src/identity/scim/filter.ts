@@ -111,6 +111,13 @@ function attributeName(path: string): string {
   return lower;
 }
 
+/** The email of a filter that is exactly `userName eq "…"` (a directory's match step), else undefined. */
+export function userNameEquals(text: string): string | undefined {
+  const f = parseFilter(text);
+  if (f.op !== 'eq' || attributeName(f.attrPath) !== 'username') return undefined;
+  return typeof f.compValue === 'string' ? f.compValue : undefined;
+}
+
 /** Builds the SQL of a filter, numbering its parameters after `first` ones the caller already has. */
 export function filterSql(filter: Filter, first: number, resource: Filterable): SqlFilter {
   const params: unknown[] = [];

@@ -7,8 +7,7 @@ import { LIST_URN, projected, readListQuery } from './list.ts';
 import { Id, ListQuery, common, schema, type ScimRouteDeps } from './route-parts.ts';
 import { ListOut, PatchIn, ScimErrors, UserIn, UserOut } from './schemas.ts';
 import { userOut } from './user.ts';
-import { listUsers } from './users-store.ts';
-import { createUser, getUser, patchUser, removeUser, replaceUser } from './users.ts';
+import { createUser, getUser, patchUser, removeUser, replaceUser, searchUsers } from './users.ts';
 
 /** /scim/v2/Users: thin handlers over users.ts, each answering a User (user.ts userOut) or a list of them. */
 export function registerUserRoutes(scope: TypedScope, deps: ScimRouteDeps, base: string): void {
@@ -42,8 +41,10 @@ export function registerUserRoutes(scope: TypedScope, deps: ScimRouteDeps, base:
       }),
     },
     async (request) => {
-      const q = readListQuery(request.query as Record<string, unknown>, 1, USER_FILTERS);
-      const page = await listUsers(deps.db, scimConnection(request).id, q.filter, q.startIndex, q.count);
+      const query = request.query as Record<string, unknown>;
+      const q = readListQuery(query, 1, USER_FILTERS);
+      const text = Array.isArray(query.filter) ? query.filter[0] : query.filter;
+      const page = await searchUsers(deps, scimConnection(request), q, typeof text === 'string' ? text : undefined);
       return {
         schemas: [LIST_URN],
         totalResults: page.total,

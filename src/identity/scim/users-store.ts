@@ -81,21 +81,6 @@ export async function listUsers(
   return { total: total.rows[0]!.n, users: rows.rows.map(record) };
 }
 
-/** Who holds an email now, and whether this connection provisioned them (and deleted them since). */
-export async function holderOf(
-  db: Queryable,
-  connectionId: string,
-  email: string,
-): Promise<{ id: string; ours: boolean; deleted: boolean } | undefined> {
-  const r = await db.query<{ id: string; ours: boolean; deleted: boolean }>(
-    `SELECT h.principal_id AS id, coalesce(u.connection_id = $2, false) AS ours, u.deleted_at IS NOT NULL AS deleted
-       FROM humans h LEFT JOIN scim_users u ON u.principal_id = h.principal_id
-      WHERE lower(h.email) = lower($1) FOR UPDATE OF h`,
-    [email, connectionId],
-  );
-  return r.rows[0];
-}
-
 /** The display name kept: the one given, else the two names, else the email (as a person made elsewhere). */
 export function displayOf(u: UserValues): string {
   return u.displayName?.trim() || [u.givenName, u.familyName].filter(Boolean).join(' ') || u.userName;

@@ -4,7 +4,10 @@ import { recordChange, type Actor } from '../events/record.ts';
 import { activationApplied, hashNewPassword, type ActivationCaches } from '../principals/store.ts';
 import { scimError } from './errors.ts';
 import { applyPatch } from './patch.ts';
-import { deleteUser, displayOf, findUser, holderOf, insertUser, valuesOf, writeUser } from './users-store.ts';
+import { adopt, adoptById, adoptable, holderOf, refusal } from './adopt.ts';
+import { userNameEquals } from './filter.ts';
+import type { ListQuery } from './list.ts';
+import { deleteUser, displayOf, findUser, insertUser, listUsers, valuesOf, writeUser } from './users-store.ts';
 import { readUser, type UserInput, type UserRecord, type UserValues } from './user.ts';
 
 export interface ScimUserDeps {
@@ -91,7 +94,8 @@ async function committed(deps: ScimUserDeps, connection: ScimConnection, id: str
 /**
  * RFC 7644 3.3: a new person with the directory's values, recorded as `principal.create`. A userName some person
  * already signs in with is 409 `uniqueness`, except a person this connection provisioned and deleted: they come back
- * (reactivated, replaced by the values given), as a directory re-assigning someone expects.
+ * (reactivated, replaced by the values given), as a directory re-assigning someone expects; and, when the connection
+ * adopts existing people (adopt.ts), a person no connection provisioned: linked, then given the values as a PUT would.
  */
 export async function createUser(deps: ScimUserDeps, connection: ScimConnection, body: unknown): Promise<UserRecord> {
   const input = readUser(body);
@@ -100,14 +104,13 @@ export async function createUser(deps: ScimUserDeps, connection: ScimConnection,
   const actor = actorOf(connection);
   const id = await deps.db.transaction(async (tx) => {
     const holder = await holderOf(tx, connection.id, values.userName);
-    if (holder && !(holder.ours && holder.deleted))
-      throw scimError(
-        409,
-        'uniqueness',
-        holder.ours
-          ? 'userName is taken: this connection provisioned this person already'
-          : 'userName is taken: a person this connection did not provision signs in with this email',
-      );
+    if (holder?.ours && !holder.deleted)
+      throw scimError(409, 'uniqueness', 'userName is taken: this connection provisioned this person already');
+    if (holder && !holder.ours) {
+      const refused = refusal(connection, holder);
+      if (refused) throw scimError(409, 'uniqueness', refused);
+      await adopt(tx, connection, holder.id, values.externalId, values.emails);
+    }
     if (holder) {
       const before = await valuesOf(tx, holder.id);
       await writeUser(tx, holder.id, before, values, hash);
@@ -146,7 +149,10 @@ async function changeUser(
   change: (before: UserRecord) => Promise<{ after: UserValues; password: string | undefined }>,
 ): Promise<UserRecord> {
   await deps.db.transaction(async (tx) => {
-    const before = await findUser(tx, connection.id, id, true);
+    // A person the connection's filter matched but it has not linked yet is adopted by this change (adopt.ts).
+    const before =
+      (await findUser(tx, connection.id, id, true)) ??
+      ((await adoptById(tx, connection, id)) ? await findUser(tx, connection.id, id, true) : undefined);
     if (!before) throw notFound(id);
     const changed = await change(before);
     const after = kept(changed.after);
@@ -203,8 +209,27 @@ export async function removeUser(deps: ScimUserDeps, connection: ScimConnection,
   activationApplied(deps.caches, { id, application: null });
 }
 
+/** One of the connection's people, or one it could adopt (adopt.ts: what its userName filter answers). */
 export async function getUser(deps: ScimUserDeps, connection: ScimConnection, id: string): Promise<UserRecord> {
-  const u = await findUser(deps.db, connection.id, id);
+  const u = (await findUser(deps.db, connection.id, id)) ?? (await adoptable(deps.db, connection, { id }));
   if (!u) throw notFound(id);
   return u;
+}
+
+/**
+ * RFC 7644 3.4.2: a page of the connection's people. With adoption on, a filter that is exactly `userName eq "…"` (Okta's
+ * and Entra ID's match before a create) and finds none of them answers the person the connection could adopt; no other
+ * filter and no unfiltered list shows people it has not linked, so a token cannot list the platform's people.
+ */
+export async function searchUsers(
+  deps: ScimUserDeps,
+  connection: ScimConnection,
+  q: ListQuery,
+  filterText: string | undefined,
+): Promise<{ total: number; users: UserRecord[] }> {
+  const page = await listUsers(deps.db, connection.id, q.filter, q.startIndex, q.count);
+  const email = page.total === 0 && connection.adoptExisting && filterText ? userNameEquals(filterText) : undefined;
+  const found = email ? await adoptable(deps.db, connection, { email }) : undefined;
+  if (!found) return page;
+  return { total: 1, users: q.startIndex === 1 && q.count > 0 ? [found] : [] };
 }

@@ -12,6 +12,8 @@ export interface ApiScimConnection {
   last_used_at: string | null;
   /** The people it provisioned and has not deleted. */
   people: number;
+  /** Whether an email someone already signs in with links that person to the connection instead of a 409. */
+  adopt_existing: boolean;
 }
 
 /** A connection made or given a new token: the token is in this answer only. */
