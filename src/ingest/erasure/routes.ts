@@ -12,12 +12,13 @@ import { refuseUnstorableInput } from '../admin/storable-input.ts';
 import { getProject } from '../projects/store.ts';
 import { Erasure, ErasureRequest } from './schemas.ts';
 import {
-  createErasure,
+  ErasureConflictError,
+  ErasureInputError,
+  ErasureNotFoundError,
   getErasure,
-  liftSuppression,
+  liftErasureSuppression,
   listErasures,
-  SuppressionLimitError,
-  type Erasure as StoredErasure,
+  requestErasure,
 } from './store.ts';
 import type { SuppressionCache } from './suppressions.ts';
 
@@ -35,6 +36,14 @@ function requesterOf(request: FastifyRequest): string {
   if (caller?.kind === 'access-token')
     return caller.subject ? `person:${caller.subject}` : `app:${caller.clientId ?? 'unknown'}`;
   return 'admin-token';
+}
+
+/** The store's refusals (one rule for the API and the CLI) as the API's errors. */
+function httpError(err: unknown): unknown {
+  if (err instanceof ErasureInputError) return new HttpError(400, 'VALIDATION_ERROR', err.message);
+  if (err instanceof ErasureNotFoundError) return new HttpError(404, 'NOT_FOUND', err.message);
+  if (err instanceof ErasureConflictError) return new HttpError(409, 'CONFLICT', err.message);
+  return err;
 }
 
 /**
@@ -70,19 +79,15 @@ export function registerErasureRoutes(
         },
         async (request, reply) => {
           const { projectId } = request.params;
-          const userId = request.body.user_id;
-          // PostgreSQL's text cannot hold half a surrogate pair, and no stored event carries one.
-          if (!userId.isWellFormed())
-            throw new HttpError(400, 'VALIDATION_ERROR', 'user_id: must not contain an unpaired surrogate');
           const suppress = request.body.suppress ?? false;
-          let erasure: StoredErasure | undefined;
-          try {
-            erasure = await createErasure(db, { projectId, userId, suppress, requestedBy: requesterOf(request) });
-          } catch (err) {
-            if (err instanceof SuppressionLimitError) throw new HttpError(409, 'CONFLICT', err.message);
-            throw err;
-          }
-          if (!erasure) throw notFound(projectId);
+          const erasure = await requestErasure(db, {
+            projectId,
+            userId: request.body.user_id,
+            suppress,
+            requestedBy: requesterOf(request),
+          }).catch((err: unknown) => {
+            throw httpError(err);
+          });
           // Before the answer: on this instance a batch sent after the 202 meets the suppression.
           if (suppress) suppressions.changed(projectId);
           // The erasure's id only: the user's id is personal data and stays out of the log.
@@ -162,16 +167,19 @@ export function registerErasureRoutes(
         },
         async (request) => {
           const { projectId, erasureId } = request.params;
-          const erasure = await getErasure(db, projectId, erasureId);
-          if (!erasure) throw new HttpError(404, 'NOT_FOUND', `no erasure ${erasureId} in project ${projectId}`);
-          if (!erasure.suppress)
-            throw new HttpError(409, 'CONFLICT', `erasure ${erasureId} did not suppress its user: nothing to lift`);
-          const lifted = await liftSuppression(db, projectId, erasureId, requesterOf(request));
+          const { erasure, lifted } = await liftErasureSuppression(
+            db,
+            projectId,
+            erasureId,
+            requesterOf(request),
+          ).catch((err: unknown) => {
+            throw httpError(err);
+          });
           if (lifted) {
             suppressions.changed(projectId);
             request.log.info({ erasure: erasureId, project: projectId }, 'suppression lifted');
           }
-          return (await getErasure(db, projectId, erasureId))!;
+          return erasure;
         },
       );
     },

@@ -18,7 +18,7 @@ export const Erasure = Type.Object({
   deleted: Type.Integer({ description: 'Events deleted so far' }),
   requested_by: Type.String({
     description:
-      'Who asked: `person:<sub>` for a person’s access token, `app:<client_id>` for an app’s own, `admin-token` for INGEST_ADMIN_TOKEN',
+      'Who asked: `person:<sub>` for a person’s access token, `app:<client_id>` for an app’s own, `admin-token` for INGEST_ADMIN_TOKEN, `command` for `platform ingest erasures request`',
   }),
   requested_at: Time('When it was asked for'),
   started_at: MaybeTime('When a worker first took it'),

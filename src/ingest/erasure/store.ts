@@ -27,8 +27,17 @@ export const MAX_ERASURE_USER_LENGTH = 1_024;
  */
 export const MAX_SUPPRESSED_USERS = 10_000;
 
+/** A `user.id` that cannot be erased as given (the API answers 400, the CLI exits 2). */
+export class ErasureInputError extends Error {}
+/** No such project, or no such erasure in it (404, exit 1). */
+export class ErasureNotFoundError extends Error {}
+/** Refused as things stand (409, exit 1). */
+export class ErasureConflictError extends Error {}
 /** The project already suppresses MAX_SUPPRESSED_USERS users. */
-export class SuppressionLimitError extends Error {}
+export class SuppressionLimitError extends ErasureConflictError {}
+
+/** Who asked through `platform ingest erasures …`: an operator on the server. */
+export const COMMAND_ACTOR = 'command';
 
 const COLUMNS = `id, project_id, user_id, suppress, (suppress AND suppression_lifted_at IS NULL) AS suppressed, status,
   deleted::float8 AS deleted, requested_by, ${isoUtc('requested_at')} AS requested_at,
@@ -64,6 +73,46 @@ export async function createErasure(
     );
     return rows[0];
   });
+}
+
+/**
+ * Records an erasure as the admin API and the CLI ask for it, with the one check of its `user.id` both go through
+ * (the API's schema states the same bounds for its document).
+ */
+export async function requestErasure(
+  db: Database,
+  input: { projectId: string; userId: string; suppress: boolean; requestedBy: string },
+): Promise<Erasure> {
+  const { userId } = input;
+  if (userId.length === 0) throw new ErasureInputError('user_id: must not be empty');
+  if (userId.length > MAX_ERASURE_USER_LENGTH)
+    throw new ErasureInputError(`user_id: must be at most ${MAX_ERASURE_USER_LENGTH.toLocaleString('en')} characters`);
+  // PostgreSQL's text cannot hold half a surrogate pair, and no stored event carries one.
+  if (!userId.isWellFormed()) throw new ErasureInputError('user_id: must not contain an unpaired surrogate');
+  const erasure = await createErasure(db, input);
+  if (!erasure) throw new ErasureNotFoundError(`no project ${input.projectId}`);
+  return erasure;
+}
+
+/**
+ * Lifts the suppression of an erasure's user, as the admin API and the CLI ask for it: refused when the erasure
+ * suppressed nobody; lifting again answers the erasure as it is. `lifted`: whether a suppression ended now (the
+ * instances' caches are then to be told).
+ */
+export async function liftErasureSuppression(
+  db: Queryable,
+  projectId: string,
+  id: string,
+  by: string,
+): Promise<{ erasure: Erasure; lifted: boolean }> {
+  const missing = () => new ErasureNotFoundError(`no erasure ${id} in project ${projectId}`);
+  const erasure = await getErasure(db, projectId, id);
+  if (!erasure) throw missing();
+  if (!erasure.suppress) throw new ErasureConflictError(`erasure ${id} did not suppress its user: nothing to lift`);
+  const lifted = await liftSuppression(db, projectId, id, by);
+  const now = await getErasure(db, projectId, id);
+  if (!now) throw missing();
+  return { erasure: now, lifted: (lifted ?? 0) > 0 };
 }
 
 /** A project's erasures, newest first. */
