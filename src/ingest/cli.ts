@@ -5,6 +5,7 @@ import { commandDatabase } from '../kit/service-config.ts';
 import { INGEST_MIGRATIONS } from './app.ts';
 import type { IngestConfig } from './config.ts';
 import { classifyErasureError, erasureCommands } from './erasure/cli.ts';
+import { erasureDigestKey } from './erasure/digest.ts';
 import { classifyForwardingError, forwardingCommands } from './forwarding/cli.ts';
 import { forwardingGuard } from './forwarding/guard.ts';
 import { INGEST_KEYS } from './projects/keys.ts';
@@ -73,7 +74,12 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
       }),
       ...forwardingCommands({ withDatabase, secretKey: config.secretKey, guard: () => forwardingGuard(config), env }),
       ...retentionCommands({ withDatabase, config }),
-      ...erasureCommands({ withDatabase, redisUrl: config.redisUrl, cacheSeconds: config.keyCacheSeconds }),
+      ...erasureCommands({
+        withDatabase,
+        redisUrl: config.redisUrl,
+        cacheSeconds: config.keyCacheSeconds,
+        digestKey: () => erasureDigestKey(config.secretKey),
+      }),
       ...loaderCommands({ config, migrations: INGEST_MIGRATIONS }),
     ],
   };

@@ -1,4 +1,4 @@
-import { CommandFailure, UsageError, flag, type Command } from '../../kit/cli-runner.ts';
+import { CommandFailure, UsageError, flag, str, type Command } from '../../kit/cli-runner.ts';
 import type { Database } from '../../kit/db.ts';
 import { announceInvalidation } from '../../kit/invalidation.ts';
 import type { CommandIO } from '../../kit/service.ts';
@@ -29,7 +29,7 @@ function erasureLine(e: Erasure): string {
       ? '  suppressed'
       : `  suppression lifted ${e.suppression_lifted_at}`
     : '';
-  return `${e.id}  ${e.status.padEnd(9)}  deleted=${e.deleted}  user ${JSON.stringify(e.user_id)}${suppression}  requested by ${e.requested_by} at ${e.requested_at}`;
+  return `${e.id}  ${e.status.padEnd(9)}  deleted=${e.deleted}  user ${e.user_id === null ? '(not kept)' : JSON.stringify(e.user_id)}${suppression}  requested by ${e.requested_by} at ${e.requested_at}`;
 }
 
 /**
@@ -42,6 +42,8 @@ export function erasureCommands(ctx: {
   withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T>;
   redisUrl: string | undefined;
   cacheSeconds: number;
+  /** The key of the users' digests (digest.ts), made when a command runs (the usage listing has no configuration). */
+  digestKey(): Buffer;
 }): Command[] {
   /** Tells the running instances the project's suppressed users changed; a note for the output when it could not. */
   const announce = async (projectId: string, io: CommandIO): Promise<string[]> => {
@@ -80,6 +82,7 @@ export function erasureCommands(ctx: {
             userId: positionals[1]!,
             suppress,
             requestedBy: COMMAND_ACTOR,
+            digestKey: ctx.digestKey(),
           });
           const notes = suppress ? await announce(erasure.project_id, io) : [];
           result(erasure, [
@@ -90,17 +93,21 @@ export function erasureCommands(ctx: {
     },
     {
       path: ['erasures', 'list'],
-      synopsis: 'PROJECT',
+      synopsis: 'PROJECT [--user USER_ID]',
       summary: "a project's erasures, newest first, with how far each got",
+      details: ["--user USER_ID   only that user's, found by the digest a completed erasure keeps instead of the id"],
+      options: { user: { type: 'string' } },
       positionals: { min: 1, max: 1 },
-      run: ({ positionals, result }) =>
+      run: ({ values, positionals, result }) =>
         ctx.withDatabase(async (db) => {
           const projectId = positionals[0]!;
           if (!(await getProject(db, projectId))) throw new CommandFailure(`no project ${projectId}`);
+          const userId = str(values, 'user');
+          const user = userId === undefined ? undefined : { userId, digestKey: ctx.digestKey() };
           const items: Erasure[] = [];
           let after: [string, string] | undefined;
           for (;;) {
-            const page = await listErasures(db, projectId, { limit: 500, after });
+            const page = await listErasures(db, projectId, { limit: 500, after }, user);
             items.push(...page.map(({ position: _, ...e }) => e));
             if (page.length < 500) break;
             after = page.at(-1)!.position;

@@ -18,6 +18,7 @@ import {
   getErasure,
   liftErasureSuppression,
   listErasures,
+  MAX_ERASURE_USER_LENGTH,
   requestErasure,
 } from './store.ts';
 import type { SuppressionCache } from './suppressions.ts';
@@ -28,7 +29,20 @@ const ErasureParams = Type.Object({
   projectId: Type.String({ maxLength: 64 }),
   erasureId: Type.String({ maxLength: 64 }),
 });
-const Page = Type.Object(pageQuery(), { additionalProperties: false });
+const ListQuery = Type.Object(
+  {
+    ...pageQuery(),
+    user_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_ERASURE_USER_LENGTH,
+        description:
+          'Only the erasures of this `user.id` (exactly as events carry it), compared by its digest: also finds completed ones, which no longer keep the id',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** Who asked, as recorded with the erasure: the person a token speaks for, the app, or the service's own token. */
 function requesterOf(request: FastifyRequest): string {
@@ -52,9 +66,9 @@ function httpError(err: unknown): unknown {
  */
 export function registerErasureRoutes(
   app: App,
-  deps: { db: Database; suppressions: SuppressionCache; worker: { wake(): void } },
+  deps: { db: Database; suppressions: SuppressionCache; worker: { wake(): void }; digestKey: Buffer },
 ): void {
-  const { db, suppressions } = deps;
+  const { db, suppressions, digestKey } = deps;
   const notFound = (projectId: string) => new HttpError(404, 'NOT_FOUND', `no project ${projectId}`);
   app.register(
     async (plugin) => {
@@ -85,6 +99,7 @@ export function registerErasureRoutes(
             userId: request.body.user_id,
             suppress,
             requestedBy: requesterOf(request),
+            digestKey,
           }).catch((err: unknown) => {
             throw httpError(err);
           });
@@ -110,16 +125,17 @@ export function registerErasureRoutes(
             tags: ['admin'],
             security: ADMIN_SECURITY,
             params: ProjectParams,
-            querystring: Page,
+            querystring: ListQuery,
             response: { 200: pageOf(Erasure), ...errors },
           },
         },
         async (request) => {
           const { projectId } = request.params;
-          const { limit, cursor } = request.query;
+          const { limit, cursor, user_id: userId } = request.query;
           const after = decodeCursor(cursor, CreationPosition);
           if (!(await getProject(db, projectId))) throw notFound(projectId);
-          const rows = await listErasures(db, projectId, { limit: limit + 1, after });
+          const user = userId === undefined ? undefined : { userId, digestKey };
+          const rows = await listErasures(db, projectId, { limit: limit + 1, after }, user);
           return toPage(
             rows,
             limit,
