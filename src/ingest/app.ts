@@ -13,6 +13,8 @@ import { createProjectOriginCache } from './projects/origin-cache.ts';
 import { registerErasureRoutes } from './erasure/routes.ts';
 import { createSuppressionCache } from './erasure/suppressions.ts';
 import { startErasureWorker } from './erasure/worker.ts';
+import { erasureDigestKey } from './erasure/digest.ts';
+import { sealErasures } from './erasure/store.ts';
 import { registerReadRoutes } from './read/routes.ts';
 import { registerLiveRoutes } from './live/routes.ts';
 import { openLive } from './live/wire.ts';
@@ -226,6 +228,9 @@ async function wire(
   registerOriginRoutes(app, { db, serviceOrigins: config.allowedOrigins, cache: projectOrigins });
   registerInternalUserRoutes(app, { db });
   // Every instance erases: the leases share the work out (erasure/erase.ts).
+  // Erasures recorded before migration 014 get their digest before anything reads or lists them.
+  const digestKey = erasureDigestKey(secretKey);
+  await sealErasures(db, digestKey);
   const erasures = startErasureWorker({
     db,
     batchEvents: config.erasureBatchEvents,
@@ -236,7 +241,7 @@ async function wire(
     outage,
   });
   app.addHook('onClose', () => erasures.close());
-  registerErasureRoutes(app, { db, suppressions, worker: erasures });
+  registerErasureRoutes(app, { db, suppressions, worker: erasures, digestKey });
   registerReadRoutes(app, { db });
   registerLiveRoutes(app, { db, hub: live });
   registerRetentionRoutes(app, { db, config, maintenance });

@@ -4,6 +4,8 @@ import type { CommandIO } from '../kit/service.ts';
 import { commandDatabase } from '../kit/service-config.ts';
 import { INGEST_MIGRATIONS } from './app.ts';
 import type { IngestConfig } from './config.ts';
+import { classifyErasureError, erasureCommands } from './erasure/cli.ts';
+import { erasureDigestKey } from './erasure/digest.ts';
 import { classifyForwardingError, forwardingCommands } from './forwarding/cli.ts';
 import { forwardingGuard } from './forwarding/guard.ts';
 import { INGEST_KEYS } from './projects/keys.ts';
@@ -17,7 +19,7 @@ import {
   ProjectInputError,
 } from './projects/store.ts';
 
-/** `platform ingest ...`: projects, API keys, destinations and dead letters, straight against the service's database. */
+/** `platform ingest ...`: projects, API keys, destinations and dead letters, retention, erasures, straight against the service's database. */
 function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGroup {
   const withDatabase = commandDatabase('ingest', config, INGEST_MIGRATIONS);
   return {
@@ -25,7 +27,7 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
     classify: (err) =>
       err instanceof ProjectExistsError || err instanceof ProjectInputError
         ? new CommandFailure(err.message)
-        : (classifyForwardingError(err) ?? classifyRetentionError(err)),
+        : (classifyForwardingError(err) ?? classifyRetentionError(err) ?? classifyErasureError(err)),
     commands: [
       {
         path: ['projects', 'create'],
@@ -72,6 +74,12 @@ function ingestCommands(config: IngestConfig, env: NodeJS.ProcessEnv): CommandGr
       }),
       ...forwardingCommands({ withDatabase, secretKey: config.secretKey, guard: () => forwardingGuard(config), env }),
       ...retentionCommands({ withDatabase, config }),
+      ...erasureCommands({
+        withDatabase,
+        redisUrl: config.redisUrl,
+        cacheSeconds: config.keyCacheSeconds,
+        digestKey: () => erasureDigestKey(config.secretKey),
+      }),
       ...loaderCommands({ config, migrations: INGEST_MIGRATIONS }),
     ],
   };

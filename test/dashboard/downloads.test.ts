@@ -277,4 +277,73 @@ describe('downloading a dashboard as a PNG or a PDF', () => {
     assert.equal(log.body.items.length, 5);
     assert.equal(log.body.items[0].targetName, 'Regional sales: Q1 / "2026"');
   });
+
+  test('a download whose caller goes away leaves the queue, or stops its render and frees the slot at once, its credential revoked', async () => {
+    // Over a real connection: only a closed socket tells the service its caller is gone.
+    const post = (id: number, abort: AbortController) =>
+      fetch(`${s.url}/api/v1/dashboards/${id}/render`, {
+        method: 'POST',
+        headers: { ...viewer.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ format: 'png' }),
+        signal: abort.signal,
+      }).then(
+        () => assert.fail('an aborted download was answered'),
+        (err: Error) => err.name,
+      );
+    const sessionsBefore = (
+      await serviceDb.query(`SELECT max(id) AS id FROM sessions WHERE provider = 'download-render'`)
+    ).rows[0].id;
+    const auditBefore = (await serviceDb.query(`SELECT max(id) AS id FROM audit_log`)).rows[0].id;
+    const slowAbort = new AbortController();
+    const slow = post(slowId, slowAbort);
+    await until('the slow query running', async () => {
+      const r = await sourceDb.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(25)%' AND pid <> pg_backend_pid()`,
+      );
+      return r.rows[0].n > 0;
+    });
+    const queuedAbort = new AbortController();
+    const queued = post(dashboardId, queuedAbort);
+    await until('a render waiting for the slot', async () => (await metric('dashboard_renders_waiting')) === 1);
+
+    // Gone while waiting: out of the queue at once, not when the slot frees.
+    queuedAbort.abort();
+    assert.equal(await queued, 'AbortError');
+    await until('the queue empty', async () => (await metric('dashboard_renders_waiting')) === 0, 3_000);
+    assert.equal(await metric('dashboard_renders_running'), 1);
+
+    // Gone while drawing: the render stops and the slot is free long before the render's time (10 s).
+    const goneAt = Date.now();
+    slowAbort.abort();
+    assert.equal(await slow, 'AbortError');
+    await until('the slot free', async () => (await metric('dashboard_renders_running')) === 0, 3_000);
+    const next = await render(viewer, dashboardId, { format: 'png' });
+    assert.equal(next.status, 200, next.bytes.toString());
+    const took = Date.now() - goneAt;
+    assert.ok(took < TIMEOUT_SECONDS * 1000, `the next download did not wait for the slow one's time: ${took} ms`);
+
+    // The stopped render's credential and the next one's: both revoked; the queued one never had one.
+    const sessions = await serviceDb.query(
+      `SELECT user_id::int AS user_id, revoked_at IS NOT NULL AS revoked, revoked_why FROM sessions
+        WHERE provider = 'download-render' AND id > $1`,
+      [sessionsBefore],
+    );
+    assert.equal(sessions.rows.length, 2);
+    for (const row of sessions.rows)
+      assert.deepEqual(row, { user_id: viewer.userId, revoked: true, revoked_why: 'render done' });
+    const outcomes = await until('the three downloads in the audit log', async () => {
+      const r = await serviceDb.query(`SELECT count(*)::int AS n FROM audit_log WHERE id > $1`, [auditBefore]);
+      return r.rows[0].n >= 3;
+    }).then(() =>
+      serviceDb.query(
+        `SELECT target_id, details->>'outcome' AS outcome FROM audit_log
+          WHERE action = 'dashboard.render' AND id > $1 ORDER BY target_id, outcome`,
+        [auditBefore],
+      ),
+    );
+    assert.deepEqual(
+      outcomes.rows.map((r) => `${r.target_id} ${r.outcome}`).sort(),
+      [`${dashboardId} aborted`, `${dashboardId} ok`, `${slowId} aborted`].sort(),
+    );
+  });
 });

@@ -590,8 +590,13 @@ describe('the console: events projects and destinations', () => {
     await tabTo(page, /^Lift the suppression$/, 5);
     await page.keyboard.press('Enter');
     await statusSays(page, 'The new events of ann@example.com are stored again from now on.');
-    await row.getByText(/^lifted /).waitFor();
-    assert.equal(await row.getByRole('button').count(), 0, 'nothing more to lift');
+    // Erased and no longer suppressed: the service keeps only a digest of the id, and the row says so.
+    const kept = erasures.getByRole('row', { name: /Not kept after erasing/ });
+    await kept.getByText(/^lifted /).waitFor();
+    assert.equal(await kept.getByRole('button').count(), 0, 'nothing more to lift');
+    assert.equal(await erasures.getByText('ann@example.com').count(), 0);
+    await assertAccessible(page, 'erasure id not kept');
+    await h.screenshot(page, 'events-08d-erasure-id-not-kept');
     assert.equal((await sendEvents(key, 'privacy', [ann])).status, 202);
     assert.equal(await eventsOf('ann@example.com'), 1);
 

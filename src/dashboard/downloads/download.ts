@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { slugify } from '../../../web/dashboard/src/app/slug.ts';
 import { HttpError } from '../../kit/errors.ts';
@@ -11,7 +11,7 @@ import { dashboardOf } from '../lookup.ts';
 import type { PictureFormat } from '../render/picture.ts';
 import { RenderTimeout } from '../render/render.ts';
 import type { Renderer } from '../render/renderer.ts';
-import { RenderBusy } from '../render/slots.ts';
+import { RenderAborted, RenderBusy } from '../render/slots.ts';
 import { checkPictureValues } from '../render/values.ts';
 import { isTimeZone } from '../subscriptions/schedule.ts';
 import type { RenderBody } from './schemas.ts';
@@ -31,7 +31,8 @@ export interface Download {
  * A person's PNG or PDF of a dashboard (Metabase's "Export as PDF", Grafana's image renderer): checked as a
  * subscription's values are, drawn now with the caller's own rights by a read-only credential of theirs (revoked once
  * drawn), and recorded in the tenant's audit log, drawn or not. A busy instance or a render past its time is 503 in
- * the platform's error shape, never a hang.
+ * the platform's error shape, never a hang. A caller who goes away (`signal`, callerGone) takes the download out of
+ * the queue or stops its render, freeing the slot for the next: RenderAborted is thrown, nobody being there to answer.
  */
 export async function downloadPicture(
   ctx: Pick<DashboardContext, 'db'>,
@@ -39,6 +40,7 @@ export async function downloadPicture(
   request: FastifyRequest,
   id: number,
   body: Static<typeof RenderBody>,
+  signal?: AbortSignal,
 ): Promise<Download> {
   const me = currentUser(request);
   const dashboard = await dashboardOf(ctx.db, me.tenantId, id);
@@ -64,9 +66,13 @@ export async function downloadPicture(
     file = await renderer.draw(
       me,
       { dashboardId: dashboard.id, parameters, timezone },
-      { format: body.format, purpose: 'download' },
+      { format: body.format, purpose: 'download', signal },
     );
   } catch (err) {
+    if (err instanceof RenderAborted) {
+      await record({ outcome: 'aborted' });
+      throw err;
+    }
     if (err instanceof RenderBusy)
       throw new HttpError(503, 'UNAVAILABLE', err.message, {
         headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
@@ -78,6 +84,19 @@ export async function downloadPicture(
   }
   await record({ outcome: 'ok', bytes: file.length, ms: Date.now() - started });
   return { body: file, type: TYPES[body.format], filename: fileName(dashboard, body.format, timezone) };
+}
+
+/**
+ * Aborts when the caller closes the connection before the answer is sent. Not `request.signal`: Fastify aborts it on
+ * the request's `close`, which Node emits as soon as a POST's body has been read, the client still waiting; the
+ * response's `close` before it finished is the connection going away.
+ */
+export function callerGone(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  return gone.signal;
 }
 
 /** `<title as letters, digits and hyphens>-<date in the picture's zone>.<format>`, as the console names a CSV. */

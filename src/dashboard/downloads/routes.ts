@@ -4,7 +4,8 @@ import { signedIn } from '../auth/access.ts';
 import type { DashboardContext } from '../context.ts';
 import type { Renderer } from '../render/renderer.ts';
 import { IdParams, bearer } from '../schemas.ts';
-import { downloadPicture } from './download.ts';
+import { RenderAborted } from '../render/slots.ts';
+import { callerGone, downloadPicture } from './download.ts';
 import { RenderBody, RenderedFile } from './schemas.ts';
 
 /**
@@ -28,7 +29,19 @@ export function registerDownloadRoutes(app: App, ctx: DashboardContext, renderer
       },
     },
     async (request, reply) => {
-      const file = await downloadPicture(ctx, renderer, request, request.params.id, request.body);
+      const signal = callerGone(reply);
+      const file = await downloadPicture(ctx, renderer, request, request.params.id, request.body, signal).catch(
+        (err: unknown) => {
+          if (err instanceof RenderAborted) return undefined;
+          throw err;
+        },
+      );
+      // The caller went away, the connection with it: nothing is sent (nor logged as a failure), the socket let go.
+      if (!file) {
+        reply.hijack();
+        reply.raw.destroy();
+        return;
+      }
       return reply
         .type(file.type)
         .header('content-disposition', `attachment; filename="${file.filename}"`)

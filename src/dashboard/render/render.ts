@@ -5,6 +5,7 @@ import type { JwtKeys } from '../auth/jwt.ts';
 import type { AuthUser, RenderPurpose } from '../auth/user.ts';
 import { renderCredential } from './credential.ts';
 import { openPicture, shoot, type PictureFormat, type PictureOf } from './picture.ts';
+import { RenderAborted } from './slots.ts';
 
 /** What every render needs, whoever asks for it (a subscription's send, a download). */
 export interface RenderDeps {
@@ -28,14 +29,16 @@ export class RenderTimeout extends Error {
  * The dashboard's picture (openPicture) as `format`, drawn by a browser of its own for `user`, with a read-only
  * credential of `user`'s made for this render and revoked after it, whatever happened. The whole render, from the
  * browser's start to the file, ends within `deps.timeoutMs`: past it the browser is closed, which ends every wait in
- * it, and RenderTimeout is thrown.
+ * it, and RenderTimeout is thrown. `signal` (a download's caller gone) ends it the same way at once, with RenderAborted.
  */
 export async function renderDashboard(
   deps: RenderDeps,
   user: AuthUser,
   picture: PictureOf,
-  options: { format: PictureFormat; purpose: RenderPurpose },
+  options: { format: PictureFormat; purpose: RenderPurpose; signal?: AbortSignal | undefined },
 ): Promise<Buffer> {
+  const { signal } = options;
+  if (signal?.aborted) throw new RenderAborted();
   // The credential outlives the longest render by a minute, and is revoked as soon as the render ends anyway.
   const ttl = Math.ceil(deps.timeoutMs / 1000) + 60;
   const credential = await renderCredential(deps.db, deps.keys, user, options.purpose, ttl);
@@ -58,10 +61,18 @@ export async function renderDashboard(
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new RenderTimeout(deps.timeoutMs / 1000)), deps.timeoutMs);
   });
+  let onAbort: (() => void) | undefined;
+  const abandoned = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(new RenderAborted());
+    // Aborted while the credential was made: the listener would never hear it.
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
   try {
-    return await Promise.race([work, deadline]);
+    return await Promise.race([work, deadline, abandoned]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
     held.over = true;
     await held.browser?.close().catch(() => {});
     await credential.revoke();

@@ -12,9 +12,14 @@ export interface Renderer {
    * The picture as `format`, drawn for `user` with their rights in one of the instance's slots. A download waits in
    * the short queue or is refused (RenderBusy); a subscription's send waits for a slot whatever the queue holds, since
    * the scheduler sends them one at a time and a refusal would mail no picture. A render that takes too long throws
-   * RenderTimeout.
+   * RenderTimeout. `signal` aborted (the caller gone) takes a waiting render out of the queue and stops a running one
+   * (its browser closed, its credential revoked, its slot freed): RenderAborted.
    */
-  draw(user: AuthUser, picture: PictureOf, options: { format: PictureFormat; purpose: RenderPurpose }): Promise<Buffer>;
+  draw(
+    user: AuthUser,
+    picture: PictureOf,
+    options: { format: PictureFormat; purpose: RenderPurpose; signal?: AbortSignal | undefined },
+  ): Promise<Buffer>;
   /** DASHBOARD_RENDER_TIMEOUT, in seconds. */
   readonly timeoutSeconds: number;
   readonly slots: RenderSlots;
@@ -33,6 +38,9 @@ export function createRenderer(ctx: DashboardContext, metrics?: Registry): Rende
     timeoutSeconds: config.renderTimeout,
     slots,
     draw: (user, picture, options) =>
-      slots.run(() => renderDashboard(deps, user, picture, options), { patient: options.purpose === 'subscription' }),
+      slots.run(() => renderDashboard(deps, user, picture, options), {
+        patient: options.purpose === 'subscription',
+        signal: options.signal,
+      }),
   };
 }

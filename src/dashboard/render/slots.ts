@@ -8,6 +8,14 @@ export class RenderBusy extends Error {
   }
 }
 
+/** A render its caller gave up on (a download whose client closed the connection): it left the queue, or was stopped. */
+export class RenderAborted extends Error {
+  constructor() {
+    super('the caller went away before the picture was drawn');
+    this.name = 'RenderAborted';
+  }
+}
+
 /**
  * The renders one instance runs at once. Each is a headless Chromium (a few hundred MB and a core while it draws), so
  * at most `concurrency` run; up to `queue` more wait for a slot in arrival order, and a render asked for beyond that
@@ -50,13 +58,22 @@ export class RenderSlots {
     });
   }
 
-  /** Runs `work` in a slot, after waiting for one; throws RenderBusy when it would have to wait and the queue is full. */
-  async run<T>(work: () => Promise<T>, options: { patient?: boolean } = {}): Promise<T> {
+  /**
+   * Runs `work` in a slot, after waiting for one; throws RenderBusy when it would have to wait and the queue is full,
+   * and RenderAborted when `signal` aborts while it waits (it leaves the queue: the next in line moves up). Once in a
+   * slot, stopping is `work`'s to do, which gets the signal; the slot is freed when it returns or throws.
+   */
+  async run<T>(
+    work: () => Promise<T>,
+    options: { patient?: boolean; signal?: AbortSignal | undefined } = {},
+  ): Promise<T> {
+    const { signal } = options;
+    if (signal?.aborted) throw new RenderAborted();
     if (this.#running < this.concurrency) this.#running++;
     else if (!options.patient && this.#waiting.length >= this.queue) {
       this.#refused?.inc();
       throw new RenderBusy();
-    } else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    } else await this.#wait(signal);
     try {
       return await work();
     } finally {
@@ -65,5 +82,24 @@ export class RenderSlots {
       if (next) next();
       else this.#running--;
     }
+  }
+
+  /** Resolves when a finishing render hands this one its slot; rejects, out of the line, when `signal` aborts first. */
+  #wait(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const handed = () => {
+        signal?.removeEventListener('abort', gone);
+        resolve();
+      };
+      const gone = () => {
+        const at = this.#waiting.indexOf(handed);
+        // Already handed the slot: the render starts, sees the signal and gives the slot back at once.
+        if (at < 0) return;
+        this.#waiting.splice(at, 1);
+        reject(new RenderAborted());
+      };
+      signal?.addEventListener('abort', gone, { once: true });
+      this.#waiting.push(handed);
+    });
   }
 }

@@ -87,10 +87,15 @@ export async function eraseBatch(
   });
 }
 
-/** Marks the erasure done (while the lease is this worker's); answers its count of deleted events, undefined if not. */
+/**
+ * Marks the erasure done (while the lease is this worker's), its user's id dropped unless its suppression holds
+ * (migration 014); answers its count of deleted events, undefined if not.
+ */
 export async function completeErasure(db: Queryable, erasure: ClaimedErasure): Promise<number | undefined> {
   const { rows } = await db.query<{ deleted: number }>(
-    `UPDATE erasures SET status = 'completed', finished_at = now(), leased_until = NULL, lease_token = NULL
+    `UPDATE erasures SET status = 'completed', finished_at = now(), leased_until = NULL, lease_token = NULL,
+       -- Done: the record keeps its digest only, unless a suppression still matches arriving events by the id.
+       user_id = CASE WHEN suppress AND suppression_lifted_at IS NULL THEN user_id ELSE NULL END
      WHERE id = $1 AND lease_token = $2 RETURNING deleted::float8 AS deleted`,
     [erasure.id, erasure.token],
   );

@@ -12,12 +12,14 @@ import { refuseUnstorableInput } from '../admin/storable-input.ts';
 import { getProject } from '../projects/store.ts';
 import { Erasure, ErasureRequest } from './schemas.ts';
 import {
-  createErasure,
+  ErasureConflictError,
+  ErasureInputError,
+  ErasureNotFoundError,
   getErasure,
-  liftSuppression,
+  liftErasureSuppression,
   listErasures,
-  SuppressionLimitError,
-  type Erasure as StoredErasure,
+  MAX_ERASURE_USER_LENGTH,
+  requestErasure,
 } from './store.ts';
 import type { SuppressionCache } from './suppressions.ts';
 
@@ -27,7 +29,20 @@ const ErasureParams = Type.Object({
   projectId: Type.String({ maxLength: 64 }),
   erasureId: Type.String({ maxLength: 64 }),
 });
-const Page = Type.Object(pageQuery(), { additionalProperties: false });
+const ListQuery = Type.Object(
+  {
+    ...pageQuery(),
+    user_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_ERASURE_USER_LENGTH,
+        description:
+          'Only the erasures of this `user.id` (exactly as events carry it), compared by its digest: also finds completed ones, which no longer keep the id',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** Who asked, as recorded with the erasure: the person a token speaks for, the app, or the service's own token. */
 function requesterOf(request: FastifyRequest): string {
@@ -37,15 +52,23 @@ function requesterOf(request: FastifyRequest): string {
   return 'admin-token';
 }
 
+/** The store's refusals (one rule for the API and the CLI) as the API's errors. */
+function httpError(err: unknown): unknown {
+  if (err instanceof ErasureInputError) return new HttpError(400, 'VALIDATION_ERROR', err.message);
+  if (err instanceof ErasureNotFoundError) return new HttpError(404, 'NOT_FOUND', err.message);
+  if (err instanceof ErasureConflictError) return new HttpError(409, 'CONFLICT', err.message);
+  return err;
+}
+
 /**
  * Erasing a user's events and suppressing the user (docs/ingest.md, "Erasing a user's events"), under /api/v1 for
  * admins only (ADMIN). The handlers record and answer; the worker (worker.ts) deletes.
  */
 export function registerErasureRoutes(
   app: App,
-  deps: { db: Database; suppressions: SuppressionCache; worker: { wake(): void } },
+  deps: { db: Database; suppressions: SuppressionCache; worker: { wake(): void }; digestKey: Buffer },
 ): void {
-  const { db, suppressions } = deps;
+  const { db, suppressions, digestKey } = deps;
   const notFound = (projectId: string) => new HttpError(404, 'NOT_FOUND', `no project ${projectId}`);
   app.register(
     async (plugin) => {
@@ -70,19 +93,16 @@ export function registerErasureRoutes(
         },
         async (request, reply) => {
           const { projectId } = request.params;
-          const userId = request.body.user_id;
-          // PostgreSQL's text cannot hold half a surrogate pair, and no stored event carries one.
-          if (!userId.isWellFormed())
-            throw new HttpError(400, 'VALIDATION_ERROR', 'user_id: must not contain an unpaired surrogate');
           const suppress = request.body.suppress ?? false;
-          let erasure: StoredErasure | undefined;
-          try {
-            erasure = await createErasure(db, { projectId, userId, suppress, requestedBy: requesterOf(request) });
-          } catch (err) {
-            if (err instanceof SuppressionLimitError) throw new HttpError(409, 'CONFLICT', err.message);
-            throw err;
-          }
-          if (!erasure) throw notFound(projectId);
+          const erasure = await requestErasure(db, {
+            projectId,
+            userId: request.body.user_id,
+            suppress,
+            requestedBy: requesterOf(request),
+            digestKey,
+          }).catch((err: unknown) => {
+            throw httpError(err);
+          });
           // Before the answer: on this instance a batch sent after the 202 meets the suppression.
           if (suppress) suppressions.changed(projectId);
           // The erasure's id only: the user's id is personal data and stays out of the log.
@@ -105,16 +125,17 @@ export function registerErasureRoutes(
             tags: ['admin'],
             security: ADMIN_SECURITY,
             params: ProjectParams,
-            querystring: Page,
+            querystring: ListQuery,
             response: { 200: pageOf(Erasure), ...errors },
           },
         },
         async (request) => {
           const { projectId } = request.params;
-          const { limit, cursor } = request.query;
+          const { limit, cursor, user_id: userId } = request.query;
           const after = decodeCursor(cursor, CreationPosition);
           if (!(await getProject(db, projectId))) throw notFound(projectId);
-          const rows = await listErasures(db, projectId, { limit: limit + 1, after });
+          const user = userId === undefined ? undefined : { userId, digestKey };
+          const rows = await listErasures(db, projectId, { limit: limit + 1, after }, user);
           return toPage(
             rows,
             limit,
@@ -162,16 +183,19 @@ export function registerErasureRoutes(
         },
         async (request) => {
           const { projectId, erasureId } = request.params;
-          const erasure = await getErasure(db, projectId, erasureId);
-          if (!erasure) throw new HttpError(404, 'NOT_FOUND', `no erasure ${erasureId} in project ${projectId}`);
-          if (!erasure.suppress)
-            throw new HttpError(409, 'CONFLICT', `erasure ${erasureId} did not suppress its user: nothing to lift`);
-          const lifted = await liftSuppression(db, projectId, erasureId, requesterOf(request));
+          const { erasure, lifted } = await liftErasureSuppression(
+            db,
+            projectId,
+            erasureId,
+            requesterOf(request),
+          ).catch((err: unknown) => {
+            throw httpError(err);
+          });
           if (lifted) {
             suppressions.changed(projectId);
             request.log.info({ erasure: erasureId, project: projectId }, 'suppression lifted');
           }
-          return (await getErasure(db, projectId, erasureId))!;
+          return erasure;
         },
       );
     },

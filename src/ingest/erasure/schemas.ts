@@ -8,7 +8,10 @@ const MaybeTime = (description: string) => Type.Union([Type.String(), Type.Null(
 export const Erasure = Type.Object({
   id: Type.String({ description: '`ers_…`: what the service log names it by (never by the user id)' }),
   project_id: Type.String(),
-  user_id: Type.String({ description: 'The `user.id` whose events are erased' }),
+  user_id: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The `user.id` whose events are erased; null once the erasure is completed with no suppression holding: the record then keeps only a keyed digest of it, which the list’s `user_id` filter matches',
+  }),
   suppress: Type.Boolean({ description: 'Whether the request asked for the user’s later events to be dropped' }),
   suppressed: Type.Boolean({ description: 'Whether this erasure’s suppression holds now (not lifted)' }),
   status: Type.Union([Type.Literal('pending'), Type.Literal('running'), Type.Literal('completed')], {
@@ -18,7 +21,7 @@ export const Erasure = Type.Object({
   deleted: Type.Integer({ description: 'Events deleted so far' }),
   requested_by: Type.String({
     description:
-      'Who asked: `person:<sub>` for a person’s access token, `app:<client_id>` for an app’s own, `admin-token` for INGEST_ADMIN_TOKEN',
+      'Who asked: `person:<sub>` for a person’s access token, `app:<client_id>` for an app’s own, `admin-token` for INGEST_ADMIN_TOKEN, `command` for `platform ingest erasures request`',
   }),
   requested_at: Time('When it was asked for'),
   started_at: MaybeTime('When a worker first took it'),

@@ -60,8 +60,9 @@ export function ErasuresPanel({ project }: { project: ApiProject }) {
   const lift = useMutation({
     mutationFn: (e: ApiErasure) =>
       ingestApi.call<ApiErasure>('DELETE', `/projects/${seg(project.id)}/erasures/${seg(e.id)}/suppression`),
-    onSuccess: async (e) => {
-      setSaid(`The new events of ${e.user_id} are stored again from now on.`);
+    // Named by the erasure as listed: once lifted, a completed one no longer keeps the id (the answer's is null).
+    onSuccess: async (_lifted, asked) => {
+      setSaid(`The new events of ${asked.user_id ?? 'the erasure’s user'} are stored again from now on.`);
       await client.invalidateQueries({ queryKey: key });
     },
   });
@@ -95,7 +96,7 @@ export function ErasuresPanel({ project }: { project: ApiProject }) {
     lift.reset();
     setSaid('');
     const yes = await ask({
-      title: `Lift the suppression of ${e.user_id}?`,
+      title: `Lift the suppression of ${e.user_id ?? 'this user'}?`,
       body: 'Their new events will be stored again from now on. The events already erased stay erased.',
       confirm: 'Lift the suppression',
     });
@@ -173,7 +174,12 @@ export function ErasuresPanel({ project }: { project: ApiProject }) {
               {pages.items.map((e) => (
                 <tr key={e.id}>
                   <th scope="row">
-                    <code>{e.user_id}</code>
+                    {e.user_id === null ? (
+                      // Completed with no suppression holding: the service keeps only a digest of the id.
+                      <span className="hint">Not kept after erasing</span>
+                    ) : (
+                      <code>{e.user_id}</code>
+                    )}
                   </th>
                   <td>
                     {whenOrNever(e.requested_at)}
@@ -187,7 +193,7 @@ export function ErasuresPanel({ project }: { project: ApiProject }) {
                       <button
                         type="button"
                         className="secondary small"
-                        aria-label={`Lift suppression of ${e.user_id}`}
+                        aria-label={`Lift suppression of ${e.user_id ?? e.id}`}
                         disabled={lift.isPending}
                         onClick={() => void askLift(e)}
                       >
