@@ -66,7 +66,7 @@ export async function appendViolations(
      SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[])`,
     [
       rows.map((r) => r.project),
-      rows.map((r) => r.hour),
+      rows.map((r) => r.hour.toISOString()),
       rows.map((r) => r.event),
       rows.map((r) => r.reason),
       rows.map((r) => r.n),
