@@ -13,6 +13,7 @@ import type {
   TestResult,
 } from './forwarding/schemas.ts';
 import type { Erasure } from './erasure/schemas.ts';
+import type { ProjectPlan, Violations } from './tracking-plan/schemas.ts';
 
 export type ApiProject = Static<typeof Project>;
 export type ApiProjectOrigins = Static<typeof ProjectOrigins>;
@@ -26,4 +27,6 @@ export type ApiDeadLetterDetail = Static<typeof DeadLetterDetail>;
 export type ApiDeliveryFigures = Static<typeof Figures>;
 export type ApiTestSend = Static<typeof TestResult>;
 export type ApiErasure = Static<typeof Erasure>;
+export type ApiTrackingPlan = Static<typeof ProjectPlan>;
+export type ApiTrackingPlanViolations = Static<typeof Violations>;
 export type { DestinationKind } from './forwarding/vendors/kinds.ts';

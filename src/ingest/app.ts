@@ -12,6 +12,9 @@ import { registerOriginRoutes } from './admin/origins-routes.ts';
 import { createProjectOriginCache } from './projects/origin-cache.ts';
 import { registerErasureRoutes } from './erasure/routes.ts';
 import { createSuppressionCache } from './erasure/suppressions.ts';
+import { createTrackingPlanCache } from './tracking-plan/cache.ts';
+import { registerTrackingPlanRoutes } from './tracking-plan/routes.ts';
+import { createViolationTally } from './tracking-plan/violations.ts';
 import { startErasureWorker } from './erasure/worker.ts';
 import { erasureDigestKey } from './erasure/digest.ts';
 import { sealErasures } from './erasure/store.ts';
@@ -178,6 +181,17 @@ async function wire(
     log: app.log.child({ component: 'suppressions' }),
   });
   await suppressions.fresh();
+  // The projects' tracking plans, kept the same way; the events breaking them are tallied and written every 5 s.
+  const trackingPlans = {
+    cache: createTrackingPlanCache({
+      db,
+      bus,
+      ttlSeconds: config.keyCacheSeconds,
+      log: app.log.child({ component: 'tracking-plans' }),
+    }),
+    tally: createViolationTally({ db, flushSeconds: 5, log: app.log.child({ component: 'tracking-plans' }) }),
+  };
+  await trackingPlans.cache.fresh();
   access.connect({
     guard,
     apiKey: apiKeyCheck({ keys, cors, outage, retryAfterSeconds: config.retryAfterSeconds }),
@@ -218,6 +232,7 @@ async function wire(
     live,
     sink,
     suppressions,
+    trackingPlans,
     metrics,
     cors,
     retryAfterSeconds: config.retryAfterSeconds,
@@ -227,6 +242,7 @@ async function wire(
   registerAdminRoutes(app, { db, keys });
   registerOriginRoutes(app, { db, serviceOrigins: config.allowedOrigins, cache: projectOrigins });
   registerInternalUserRoutes(app, { db });
+  registerTrackingPlanRoutes(app, { db, ...trackingPlans });
   // Every instance erases: the leases share the work out (erasure/erase.ts).
   // Erasures recorded before migration 014 get their digest before anything reads or lists them.
   const digestKey = erasureDigestKey(secretKey);
@@ -241,6 +257,8 @@ async function wire(
     outage,
   });
   app.addHook('onClose', () => erasures.close());
+  // The counts tallied since the last write are written before the database is closed, as queued commits are.
+  app.addHook('onClose', () => trackingPlans.tally.close());
   registerErasureRoutes(app, { db, suppressions, worker: erasures, digestKey });
   registerReadRoutes(app, { db });
   registerLiveRoutes(app, { db, hub: live });

@@ -682,4 +682,62 @@ describe('the console: events', () => {
     assert.deepEqual(h.problems, []);
     await page.context().close();
   });
+
+  test('tracking plan: edited as JSON on the project screen by keyboard, refusals said, violations listed', async () => {
+    const page = await h.open();
+    await h.signIn(page);
+    await page.goto(`${h.platform.url.dashboard}/events/projects/shop`);
+    const panel = page.getByRole('region', { name: 'Tracking plan' });
+    await panel.getByText('Off: nothing is checked. No event is planned.').waitFor();
+    await panel.getByText('No event broke the plan.').waitFor();
+    await page.getByRole('button', { name: 'Edit tracking plan' }).focus();
+    await page.keyboard.press('Enter');
+    assert.equal((await focused(page)).id, 'tracking-plan-json');
+    const area = page.locator('#tracking-plan-json');
+    // Not JSON: said here, nothing sent.
+    await area.fill('{"mode": ');
+    await page.getByRole('button', { name: 'Save tracking plan' }).click();
+    await panel.getByRole('alert').filter({ hasText: 'The plan is not valid JSON' }).waitFor();
+    assert.equal(await area.getAttribute('aria-invalid'), 'true');
+    // JSON the service refuses: its reason said.
+    await area.fill(JSON.stringify({ mode: 'enforce', events: [{ name: ' ' }] }));
+    await page.getByRole('button', { name: 'Save tracking plan' }).click();
+    await panel.getByRole('alert').filter({ hasText: 'events[0].name: must not be blank' }).waitFor();
+    await assertAccessible(page, 'tracking plan refused');
+    await area.fill(
+      JSON.stringify({
+        mode: 'report',
+        allow_unplanned_events: false,
+        events: [{ name: 'signed-up', properties: [{ name: 'metadata.plan', type: 'string', required: true }] }],
+      }),
+    );
+    await area.focus();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await statusSays(page, 'Tracking plan saved. Report: every event is stored');
+    assert.equal((await focused(page)).label, 'Edit tracking plan');
+    await send([
+      event({ 'event.type': 'custom', 'event.name': 'signed-up', metadata: {} }),
+      event({ 'event.type': 'page.view' }),
+    ]);
+    await page.reload();
+    const table = page.getByRole('table', { name: 'Events that broke the tracking plan, most first' });
+    await table.waitFor();
+    assert.deepEqual((await table.locator('tbody tr').allTextContents()).sort(), [
+      'page.viewEvent not in the plan1',
+      'signed-upRequired property missing1',
+    ]);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await assertAccessible(page, `tracking plan, ${scheme}`);
+      await h.screenshot(page, `events-12-tracking-plan-${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.getByRole('button', { name: 'Edit tracking plan' }).click();
+    await h.checkNarrow(page, 'tracking plan edited', 'events-12-tracking-plan-edit');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await ingest('/api/v1/projects/shop/tracking-plan', { method: 'PUT', body: { mode: 'off' } });
+    assert.deepEqual(h.problems, []);
+    await page.context().close();
+  });
 });

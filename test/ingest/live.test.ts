@@ -287,3 +287,34 @@ test('nothing is sent on when nobody watches; beyond the rate events are counted
     await hub.close();
   }
 });
+
+test("an event an enforced tracking plan rejects is shown as rejected, with the plan's reason", async () => {
+  const plan = await h.admin('PUT', `/api/v1/projects/${projectId}/tracking-plan`, {
+    mode: 'enforce',
+    events: [{ name: 'signed-up', properties: [{ name: 'metadata.plan', type: 'string', required: true }] }],
+  });
+  assert.equal(plan.statusCode, 200, plan.body);
+  const sse = await stream(first);
+  try {
+    const event = makeEvent(projectId, {
+      event_id: 'live-plan-1',
+      'event.type': 'custom',
+      'event.name': 'signed-up',
+      metadata: {},
+    });
+    // Saved on this instance: its cache was told at once (another instance hears it through Redis, or its time to live).
+    const res = await post(first, JSON.stringify({ events: [event] }));
+    assert.deepEqual(await res.json(), {
+      accepted: 0,
+      rejected: 1,
+      errors: [{ index: 0, error: 'metadata.plan: required by the tracking plan for signed-up' }],
+    });
+    const rejected = await sse.next('rejected');
+    assert.equal(rejected.data.event_id, 'live-plan-1');
+    assert.equal(rejected.data.reason, 'tracking_plan');
+    assert.match(rejected.data.error, /tracking plan/);
+  } finally {
+    sse.close();
+    await h.admin('PUT', `/api/v1/projects/${projectId}/tracking-plan`, { mode: 'off' });
+  }
+});

@@ -28,6 +28,9 @@ import { fastBatch } from './fast-batch.ts';
 import { rawEvents } from './raw-events.ts';
 import { answerUnavailable } from './unavailable.ts';
 import type { SuppressionCache } from '../erasure/suppressions.ts';
+import type { TrackingPlanCache } from '../tracking-plan/cache.ts';
+import type { CompiledPlan } from '../tracking-plan/plan.ts';
+import type { ViolationTally } from '../tracking-plan/violations.ts';
 import { validateBatch, type ValidatedBatch } from './validate.ts';
 
 export interface EventRoutesDeps {
@@ -45,6 +48,11 @@ export interface EventRoutesDeps {
    * passes whether the sink is PostgreSQL or the log, before anything is stored or published.
    */
   suppressions?: SuppressionCache | undefined;
+  /**
+   * The projects' tracking plans (src/ingest/tracking-plan), checked where events are validated, and the tally of
+   * the events that break them.
+   */
+  trackingPlans?: { cache: TrackingPlanCache; tally: ViolationTally } | undefined;
 }
 
 /** What the body parser hands the handler: the text, a refusal it could only answer after reading, or nothing. */
@@ -224,11 +232,14 @@ export function registerEventRoutes(app: App, deps: EventRoutesDeps): void {
         const projectId = projectOfRequest(request);
         // Read again only once per INGEST_KEY_CACHE_SECONDS, or after a change was announced: no query per batch.
         await deps.suppressions?.fresh();
-        const { prepared, rejections, received, suppressed } = takeBatch(
+        await deps.trackingPlans?.cache.fresh();
+        const { prepared, rejections, received, suppressed, violations } = takeBatch(
           body,
           projectId,
           deps.suppressions?.of(projectId),
+          deps.trackingPlans?.cache.of(projectId),
         );
+        for (const v of violations) deps.trackingPlans!.tally.add(projectId, v.event, v.reason);
         // Someone watching sees the rejected events themselves: the batch is parsed again, for them only.
         const rejectedEvents =
           rejections.length && deps.live?.watched(projectId) ? eventsOf(body as ReadBody) : undefined;
@@ -280,11 +291,20 @@ function takeBatch(
   raw: ReadBody | undefined,
   projectId: string,
   suppressed: ReadonlySet<string> | undefined,
+  plan: CompiledPlan | undefined,
 ): ValidatedBatch & { received: number } {
   // Most batches (an SDK's JSON.stringify output, every event valid) are read from their bytes alone; the others, and
-  // every refusal, below.
-  const fast = raw?.raw === undefined ? undefined : fastBatch(raw.raw, projectId, suppressed);
-  if (fast) return { prepared: fast.prepared, rejections: [], received: fast.received, suppressed: fast.suppressed };
+  // every refusal, below. A project with a tracking plan goes the ordinary way: the plan reads custom fields (any key,
+  // keys of metadata) that the pass over the bytes does not pick out.
+  const fast = raw?.raw === undefined || plan ? undefined : fastBatch(raw.raw, projectId, suppressed);
+  if (fast)
+    return {
+      prepared: fast.prepared,
+      rejections: [],
+      received: fast.received,
+      suppressed: fast.suppressed,
+      violations: [],
+    };
   // No body at all (no Content-Type, nothing sent) or an empty one: not a batch.
   if (raw === undefined || raw.text.trim() === '')
     throw invalidBody('invalid_batch', 'the body must be a JSON object with an "events" array');
@@ -320,7 +340,7 @@ function takeBatch(
   }
   // The events' own bytes, where they are exactly what serialising them would give (raw-events.ts).
   const bytes = raw.raw === undefined ? undefined : rawEvents(raw.raw, events.length);
-  return { ...validateBatch(events, projectId, bytes, suppressed), received: events.length };
+  return { ...validateBatch(events, projectId, bytes, suppressed, plan), received: events.length };
 }
 
 /** A batch's events parsed again from its text, for the live stream's rejected events; undefined if it cannot be. */

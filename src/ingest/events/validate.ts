@@ -10,6 +10,7 @@ import {
 import { encodeElements, encodeTimestamps, repeatElement } from './pg-array.ts';
 import type { RawEvents } from './raw-events.ts';
 import { parseIsoTimestamp } from './timestamp.ts';
+import type { CompiledPlan, Violation } from '../tracking-plan/plan.ts';
 
 /** Why an event was rejected, as a metric label; the message tells the client the field. */
 export type RejectReason =
@@ -23,7 +24,8 @@ export type RejectReason =
   | 'too_deep'
   | 'too_large'
   | 'unstorable'
-  | 'duplicate_in_batch';
+  | 'duplicate_in_batch'
+  | 'tracking_plan';
 
 export interface Rejection {
   index: number;
@@ -55,6 +57,8 @@ export interface ValidatedBatch {
   rejections: Rejection[];
   /** Valid events left out because their `user.id` is suppressed (an erasure's): answered as accepted, never stored. */
   suppressed: number;
+  /** Valid events that broke the project's tracking plan (rejected too when it is enforced), for its counts. */
+  violations: Violation[];
 }
 
 const EVENT_TYPE_LIST = [...EVENT_TYPES].join(', ');
@@ -65,15 +69,19 @@ const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/;
  * Validates each event on its own; the first of several events sharing an `event_id` wins. With `raw` (the events'
  * bytes in the request, raw-events.ts) an event whose bytes are what JSON.stringify would write is stored from them.
  * A valid event whose `user.id` is in `suppressed` (the project's suppressed users, erasure/suppressions.ts) is left
- * out and counted, after the check for repeats, so a batch answers the same errors whoever is suppressed.
+ * out and counted, after the check for repeats, so a batch answers the same errors whoever is suppressed. With a
+ * tracking plan (tracking-plan/plan.ts) each valid event is checked against it: an event breaking an enforced plan is
+ * rejected like an invalid one (and so does not count as the first of its `event_id`); every break is returned.
  */
 export function validateBatch(
   events: readonly unknown[],
   projectId: string,
   raw?: RawEvents,
   suppressed?: ReadonlySet<string>,
+  plan?: CompiledPlan,
 ): ValidatedBatch {
   const rejections: Rejection[] = [];
+  const violations: Violation[] = [];
   let dropped = 0;
   // Per accepted event: its serialised text, or the index of its canonical bytes in `raw`.
   const bodies: (string | number)[] = [];
@@ -97,6 +105,14 @@ export function validateBatch(
       });
       continue;
     }
+    const violation = plan?.check(events[index] as Record<string, unknown>);
+    if (violation) {
+      violations.push(violation);
+      if (plan!.mode === 'enforce') {
+        rejections.push({ index, error: violation.error, reason: 'tracking_plan' });
+        continue;
+      }
+    }
     seen.set(outcome.eventId, index);
     if (suppressed?.has((events[index] as Record<string, unknown>)['user.id'] as string)) {
       dropped++;
@@ -117,7 +133,7 @@ export function validateBatch(
     sessions: encodeElements(sessions),
     timestamps: encodeTimestamps(timestamps),
   };
-  return { prepared, rejections, suppressed: dropped };
+  return { prepared, rejections, suppressed: dropped, violations };
 }
 
 /** An accepted event carries its `body` serialised, or `rawIndex`: its canonical bytes are those of event `rawIndex` in `raw`. */

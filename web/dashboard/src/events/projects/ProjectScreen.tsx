@@ -13,6 +13,7 @@ import { ErasuresPanel } from './ErasuresPanel.tsx';
 import { InternalUsersPanel } from './InternalUsersPanel.tsx';
 import { KeysPanel } from './KeysPanel.tsx';
 import { OriginsPanel } from './OriginsPanel.tsx';
+import { TrackingPlanPanel } from './TrackingPlanPanel.tsx';
 import { SdkSnippet } from './SdkSnippet.tsx';
 
 const UNREACHABLE = 'the ingest service could not be reached';
@@ -67,6 +68,7 @@ export default function ProjectScreen({ id }: { id: string }) {
       <KeysPanel project={p} onCreated={setFreshKey} />
       <OriginsPanel project={p} />
       <InternalUsersPanel project={p} />
+      <TrackingPlanPanel project={p} />
       <SdkSnippet project={p} apiKey={freshKey} />
       <DestinationsPanel project={p} />
       <ErasuresPanel project={p} />
