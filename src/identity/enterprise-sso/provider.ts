@@ -2,6 +2,7 @@ import type { Queryable } from '../../kit/db.ts';
 import type { AddressPolicy } from '../../kit/outbound/address-policy.ts';
 import { guardedFetch } from '../../kit/outbound/guarded-fetch.ts';
 import { oidcProvider } from '../../kit/upstream-login/oidc.ts';
+import { PROVIDER_TIMEOUT_MS } from '../../kit/upstream-login/provider.ts';
 import type { SocialProvider } from '../social/registry.ts';
 import { connectorSecrets, type ConnectorSecrets } from './store.ts';
 import { resolveEnterprise } from './resolve.ts';
@@ -32,7 +33,7 @@ export function enterpriseProvider(deps: EnterpriseDeps, c: ConnectorSecrets): S
       issuer: c.issuer,
       clientId: c.clientId,
       clientSecret: c.clientSecret,
-      fetch: guardedFetch(deps.policy),
+      fetch: guardedFetch(deps.policy, { timeoutMs: PROVIDER_TIMEOUT_MS, maxAnswerBytes: 1024 * 1024 }),
     }),
     resolve: (db, who) => resolveEnterprise(db, c, who),
   };
