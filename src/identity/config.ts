@@ -45,7 +45,10 @@ export const identitySpec = {
     default: 'identity@localhost',
     doc: 'Sender address of invitation and password-reset mail.',
   }),
-  webhookAllowHosts: allowHostsVariable('IDENTITY_WEBHOOK_ALLOW_HOSTS', 'webhooks and back-channel logout'),
+  webhookAllowHosts: allowHostsVariable(
+    'IDENTITY_WEBHOOK_ALLOW_HOSTS',
+    'webhooks, back-channel logout and enterprise SSO issuers',
+  ),
   webhookPollMs: int('IDENTITY_WEBHOOK_POLL_MS', {
     default: 1_000,
     min: 50,

@@ -21,6 +21,7 @@ import { registerTokenRoutes } from './token-routes.ts';
 import { registerApplicationRoutes } from './application-routes.ts';
 import { registerWebhookRoutes, type WebhookRouteDeps } from '../webhooks/routes.ts';
 import { registerScimConnectionRoutes } from '../scim/connection-routes.ts';
+import { registerEnterpriseSsoRoutes } from '../enterprise-sso/routes.ts';
 
 export interface AdminDeps {
   db: Database;
@@ -47,6 +48,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       await registerPrincipalRoutes(scope, deps);
       await registerOrganizationRoutes(scope, deps);
       await registerOrganizationPeopleRoutes(scope, deps);
+      registerEnterpriseSsoRoutes(scope, { db: deps.db, secretKey: deps.secretKey, policy: deps.webhooks.policy });
       await registerAdminLogRoutes(scope, deps);
       await registerDelegationOverviewRoutes(scope, deps);
       await registerCredentialRoutes(scope, deps);

@@ -23,6 +23,9 @@ import { registerAccountSecurity } from '../mfa/account-routes.ts';
 import { registerPasskeyAssets } from '../mfa/assets.ts';
 import { socialProviders, type SocialProvider } from '../social/registry.ts';
 import { registerSocialLogin, signInButtons } from '../social/routes.ts';
+import type { SocialDeps } from '../social/sign-in.ts';
+import { findEnterpriseProvider } from '../enterprise-sso/provider.ts';
+import { enterpriseRouting } from '../enterprise-sso/routing.ts';
 import { registerLinkedAccounts } from '../social/account-routes.ts';
 import { registerAgentPages } from '../delegation/page-routes.ts';
 import { registerPersonDelegationRoutes } from '../delegation/person-routes.ts';
@@ -118,24 +121,28 @@ async function registerSignIn(
   const { config, db, secretKey, accounts, csrf } = a;
   const common = { db, accounts, csrf, issuer: config.issuer, loginSessionTtl: config.loginSessionTtl };
   const second = secondFactor({ ...common, secretKey, throttle: a.throttle });
+  const enterprise = { db, secretKey, policy: a.webhooks.policy };
+  const social: SocialDeps = {
+    ...common,
+    secretKey,
+    holder: p.holder,
+    providers,
+    moreProviders: (id) => findEnterpriseProvider(enterprise, id),
+    signup: config.socialSignup,
+    secondFactor: second,
+  };
   await registerInteractionPages(a.app, {
     ...common,
     holder: p.holder,
     throttle: a.throttle,
     secondFactor: second,
     signInExtras: providers.size ? signInButtons({ providers, csrf }) : undefined,
+    enterpriseSso: enterpriseRouting({ ...enterprise, social }),
     moreRoutes: (plain, pages) => registerCodeSignIn(plain, codeSignInDeps(a, second, courier), pages),
   });
   await registerAccountSecurity(a.app, { db, secretKey, accounts, csrf, issuer: config.issuer });
   registerPasskeyAssets(a.app);
-  await registerSocialLogin(a.app, {
-    ...common,
-    secretKey,
-    holder: p.holder,
-    providers,
-    signup: config.socialSignup,
-    secondFactor: second,
-  });
+  await registerSocialLogin(a.app, social);
 }
 
 /** Sign-in by emailed code: its throttles (per address asked for, per client), the mail sent after the answer. */

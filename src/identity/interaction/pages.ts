@@ -25,8 +25,21 @@ export interface PageDeps {
   secondFactor?: SecondFactor;
   /** Routes of other ways to sign in that finish the interaction like these pages (email-codes/), given the pages' tools. */
   moreRoutes?: ((plain: FastifyInstance, pages: InteractionPages) => void) | undefined;
+  /**
+   * Enterprise SSO (enterprise-sso/): `route` answers whether an address is bound to an organization's connector (and
+   * the person is not a platform admin, who keeps the password); `send` sends the browser there.
+   */
+  enterpriseSso?: EnterpriseRouting | undefined;
   /** More ways to sign in shown under the password form (social login's buttons). */
   signInExtras?: ((d: { uid: string; jti: string }, t: Messages) => string) | undefined;
+}
+
+export interface EnterpriseRouting {
+  route(
+    email: string,
+    request: FastifyRequest,
+    uid: string,
+  ): Promise<{ domain: string; organization: string; go: (reply: FastifyReply) => Promise<FastifyReply> } | undefined>;
 }
 
 /** What every page of an interaction does: find it, answer an expired one, show the sign-in form, finish it. */

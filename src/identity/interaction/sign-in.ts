@@ -59,6 +59,13 @@ export async function submitSignIn(
   const password = String(request.body.password ?? '');
   const again = (status: number, error: string) => pages.showSignIn(reply, d, status, { email, error });
   const { t } = pageLanguage(request, reply);
+  // Identifier first: an address an organization's enterprise SSO holds goes to its IdP, and its password is not
+  // asked for (the IdP decides who that person is); a platform admin's is, so a broken IdP cannot lock the platform out.
+  const bound = email ? await deps.enterpriseSso?.route(email, request, uid) : undefined;
+  if (bound) {
+    if (password) return again(403, t.signIn.ssoOnly(bound.domain, bound.organization));
+    return bound.go(reply);
+  }
   if (!email || !password) return again(400, t.signIn.missingFields);
   const keys = [`account:${sha256Hex(email)}`, `address:${request.ip}`];
   const wait = await deps.throttle.waitSeconds(keys);

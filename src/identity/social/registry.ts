@@ -1,12 +1,16 @@
 import { githubProvider } from '../../kit/upstream-login/github.ts';
 import { oidcProvider } from '../../kit/upstream-login/oidc.ts';
-import type { LoginProvider } from '../../kit/upstream-login/provider.ts';
+import type { LoginProvider, ProviderIdentity } from '../../kit/upstream-login/provider.ts';
+import type { Database } from '../../kit/db.ts';
+import type { Resolved } from './link.ts';
 import type { IdentityConfig } from '../config.ts';
 
 export interface SocialProvider {
   provider: LoginProvider;
   /** Shown on the sign-in button: "Continue with <name>". */
   name: string;
+  /** Who the upstream account signs in as, when not social login's rules (an organization's enterprise SSO). */
+  resolve?: (db: Database, who: ProviderIdentity) => Promise<Resolved>;
 }
 
 /** The providers a sign-in page offers: GitHub and Google when their credentials are set, and every configured OpenID issuer. */

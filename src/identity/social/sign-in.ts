@@ -33,6 +33,8 @@ export interface SocialDeps {
   loginSessionTtl: number;
   providers: Map<string, SocialProvider>;
   signup: 'create' | 'refuse';
+  /** Providers besides the configured ones, found by id at each use (organizations' enterprise SSO connectors). */
+  moreProviders?: (id: string) => Promise<SocialProvider | undefined>;
   /** The same second step a password sign-in has; without it a social sign-in finishes at once. */
   secondFactor?: SecondFactor;
 }
@@ -72,7 +74,7 @@ export async function startSocialSignIn(
   reply: FastifyReply,
 ): Promise<FastifyReply> {
   const { uid, provider: providerId } = request.params;
-  const upstream = deps.providers.get(providerId);
+  const upstream = await providerOf(deps, providerId);
   if (!upstream)
     return refusedPage(
       reply,
@@ -99,6 +101,26 @@ export async function startSocialSignIn(
       `/interaction/${encodeURIComponent(uid)}`,
     );
   }
+  return sendToProvider(deps, request, reply, uid, providerId, upstream);
+}
+
+/** The provider an id names: a configured one, else an organization's connector. */
+async function providerOf(deps: SocialDeps, id: string): Promise<SocialProvider | undefined> {
+  return deps.providers.get(id) ?? (await deps.moreProviders?.(id));
+}
+
+/**
+ * Off to the provider for interaction `uid`, with a fresh state, PKCE challenge and nonce kept as a LoginState (the
+ * caller checked the request: a button's CSRF token, or the sign-in form's for an address bound to enterprise SSO).
+ */
+export async function sendToProvider(
+  deps: SocialDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  uid: string,
+  providerId: string,
+  upstream: SocialProvider,
+): Promise<FastifyReply> {
   const pending = await beginUpstreamLogin(deps.db, deps.secretKey, providerId, `/interaction/${uid}`);
   let to: URL;
   try {
@@ -132,7 +154,7 @@ export async function socialCallback(
   reply: FastifyReply,
 ): Promise<FastifyReply> {
   const providerId = request.params.provider;
-  const upstream = deps.providers.get(providerId);
+  const upstream = await providerOf(deps, providerId);
   reply.header('set-cookie', clearedUpstreamCookie());
   if (!upstream) return refusedPage(reply, 404, (t) => [t.social.notOfferedTitle, t.social.notOffered]);
   const state = request.query.state ?? '';
@@ -157,7 +179,9 @@ export async function socialCallback(
   let resolved;
   try {
     const who = await upstream.provider.finish(here, pending, callbackUrl(deps.issuer, providerId));
-    resolved = await resolvePrincipal(deps.db, providerId, who, deps.signup);
+    resolved = upstream.resolve
+      ? await upstream.resolve(deps.db, who)
+      : await resolvePrincipal(deps.db, providerId, who, deps.signup);
   } catch (err) {
     if (err instanceof LoginFailed || err instanceof SignInRefused) {
       request.log.info({ provider: providerId, reason: err.message }, 'social sign-in refused');

@@ -18,6 +18,8 @@ export function oidcProvider(options: {
   clientId: string;
   clientSecret?: string | undefined;
   scope?: string;
+  /** Every request to the issuer goes through it: a URL a caller named is fetched through the outbound guard. */
+  fetch?: client.CustomFetch | undefined;
 }): LoginProvider {
   let discovered: Promise<client.Configuration> | undefined;
   const insecure = new URL(options.issuer).protocol === 'http:';
@@ -32,6 +34,7 @@ export function oidcProvider(options: {
           timeout: PROVIDER_TIMEOUT_MS / 1000,
           // Plain http is for an issuer on the same machine (development, tests); https everywhere else.
           ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
+          ...(options.fetch ? { [client.customFetch]: options.fetch } : {}),
         },
       )
       .catch((err: unknown) => {

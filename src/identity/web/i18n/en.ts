@@ -19,6 +19,8 @@ export const en = {
     missingFields: 'Enter your email address and your password.',
     throttled: (wait: number) =>
       `Too many failed sign-in attempts. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`,
+    ssoOnly: (domain: string, organization: string) =>
+      `Addresses at ${domain} sign in through ${organization}'s own sign-in service, not with a password here. Leave the password empty and choose Sign in to continue there.`,
     wrongPassword: 'The email address or the password is not correct.',
   },
   secondStep: {
@@ -467,6 +469,10 @@ export const en = {
       "The application's sign-in request expired meanwhile. Go back to the application and start again.",
     unverified: (email: string, byPlatform: boolean) =>
       `An account with the email address ${email} exists, but ${byPlatform ? 'the platform has not verified it' : 'the provider has not verified it'}, so this sign-in cannot be linked to it. Sign in with your password instead.`,
+    ssoUnverified: (email: string) =>
+      `Your organization's sign-in service has not verified ${email}, so it cannot sign you in here. Ask your administrator.`,
+    ssoForeignDomain: (domain: string) =>
+      `Your organization's sign-in service answered an address at ${domain}, which is not one of the organization's domains here.`,
     noSignup:
       'There is no account for this sign-in, and new accounts cannot be made this way here. Ask an administrator for an invitation.',
     noEmail: 'The provider did not share an email address, which a new account needs.',

@@ -18,6 +18,8 @@ export const fr: Messages = {
     missingFields: 'Saisissez votre adresse e-mail et votre mot de passe.',
     throttled: (wait: number) =>
       `Trop de tentatives de connexion échouées. Attendez ${wait}\u00a0seconde${wait > 1 ? 's' : ''} et réessayez.`,
+    ssoOnly: (domain: string, organization: string) =>
+      `Les adresses chez ${domain} se connectent par le service de connexion de ${organization}, pas avec un mot de passe ici. Laissez le mot de passe vide et choisissez Se connecter pour y continuer.`,
     wrongPassword: 'L’adresse e-mail ou le mot de passe est incorrect.',
   },
   secondStep: {
@@ -457,6 +459,10 @@ export const fr: Messages = {
       'La demande de connexion de l’application a expiré entre-temps. Revenez à l’application et recommencez.',
     unverified: (email: string, byPlatform: boolean) =>
       `Un compte avec l’adresse e-mail ${email} existe, mais ${byPlatform ? 'la plateforme ne l’a pas vérifiée' : 'le fournisseur ne l’a pas vérifiée'}, cette connexion ne peut donc pas y être liée. Connectez-vous plutôt avec votre mot de passe.`,
+    ssoUnverified: (email: string) =>
+      `Le service de connexion de votre organisation n’a pas vérifié ${email}, il ne peut donc pas vous connecter ici. Adressez-vous à votre administrateur.`,
+    ssoForeignDomain: (domain: string) =>
+      `Le service de connexion de votre organisation a répondu une adresse chez ${domain}, qui n’est pas l’un des domaines de l’organisation ici.`,
     noSignup:
       'Aucun compte ne correspond à cette connexion, et de nouveaux comptes ne peuvent pas être créés ainsi ici. Demandez une invitation à un administrateur.',
     noEmail: 'Le fournisseur n’a pas partagé d’adresse e-mail, dont un nouveau compte a besoin.',

@@ -62,6 +62,7 @@ export const keys = {
     one: (id: string) => ['identity', 'organizations', id] as const,
     members: (id: string) => ['identity', 'organizations', id, 'members'] as const,
     invites: (id: string) => ['identity', 'organizations', id, 'invites'] as const,
+    enterpriseSso: (id: string) => ['identity', 'organizations', id, 'enterprise-sso'] as const,
   },
   /** Identity's change log: a page list per filter. */
   adminLog: ['identity', 'admin-log'] as const,

@@ -10,6 +10,7 @@ import { keys } from '../../data/keys.ts';
 import { identityApi } from '../api.ts';
 import { ORG_TYPES, type ApiOrganization } from './api.ts';
 import { InvitesPanel } from './InvitesPanel.tsx';
+import { EnterpriseSsoPanel } from './EnterpriseSsoPanel.tsx';
 import { MembersPanel } from './MembersPanel.tsx';
 import { SubscriptionPanel } from '../market/SubscriptionPanel.tsx';
 
@@ -124,6 +125,7 @@ export default function OrganizationScreen({ id }: { id: string }) {
       )}
       <MembersPanel org={o} />
       <InvitesPanel org={o} />
+      <EnterpriseSsoPanel org={o} />
       <SubscriptionPanel org={o} />
     </>
   );

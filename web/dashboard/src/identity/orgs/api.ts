@@ -59,6 +59,17 @@ export interface ApiIssuedInvite {
   mailed: boolean;
 }
 
+/** An organization's enterprise SSO connector (src/identity/enterprise-sso/routes.ts): never its client secret. */
+export interface ApiEnterpriseSso {
+  organization_id: string;
+  issuer: string;
+  client_id: string;
+  has_client_secret: boolean;
+  domains: string[];
+  created_at: string;
+  updated_at: string;
+}
+
 export const ORG_TYPES: Record<OrgType, string> = { personal: 'Personal', team: 'Team', enterprise: 'Enterprise' };
 
 /** The roles the platform gives meaning to (the marketplace's managers are owners and admins); any other may be typed. */
