@@ -4,7 +4,8 @@ import { actor, recordAudit } from '../audit/record.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import { notFound, validation } from '../errors.ts';
-import { dashboardOf, savedQueryOf } from '../lookup.ts';
+import type { Who } from '../dashboards/access.ts';
+import { dashboardFor, savedQueryOf } from '../lookup.ts';
 import { unknownChannels } from '../notifications/store.ts';
 import type { AlertRuleBody } from './schemas.ts';
 import {
@@ -30,19 +31,19 @@ export async function ruleOf(ctx: Context, tenantId: number, id: number): Promis
  * What the schema cannot say: one target (a saved query, or a dashboard's widget), a condition with its bounds, a
  * repeat no shorter than the interval, known channels.
  */
-async function fieldsOf(ctx: Context, tenantId: number, b: Body): Promise<RuleFields> {
+async function fieldsOf(ctx: Context, me: Who, b: Body): Promise<RuleFields> {
   const onWidget = b.dashboardId !== undefined || b.widgetId !== undefined;
   if ((b.savedQueryId !== undefined) === onWidget)
     throw validation('give either savedQueryId, or dashboardId with widgetId: what the rule watches');
   if (onWidget) {
     if (b.dashboardId === undefined || b.widgetId === undefined)
       throw validation('dashboardId and widgetId go together');
-    const dashboard = await dashboardOf(ctx.db, tenantId, b.dashboardId);
+    const dashboard = await dashboardFor(ctx.db, me, b.dashboardId);
     const widget = dashboard.definition.widgets.find((w) => w.id === b.widgetId);
     if (!widget) throw validation(`widgetId: the dashboard has no widget "${b.widgetId}"`);
     if (widget.savedQueryId === undefined && widget.query === undefined)
       throw validation(`widgetId: the widget "${b.widgetId}" has no query`);
-  } else await savedQueryOf(ctx.db, tenantId, b.savedQueryId!);
+  } else await savedQueryOf(ctx.db, me.tenantId, b.savedQueryId!);
   const { op, threshold, thresholdHigh } = b.condition;
   if ((op === 'above' || op === 'below') && threshold === undefined)
     throw validation(`condition.threshold: required when the condition is ${op}`);
@@ -59,7 +60,7 @@ async function fieldsOf(ctx: Context, tenantId: number, b: Body): Promise<RuleFi
       `repeatMinutes: must be at least intervalMinutes (${b.intervalMinutes}): a reminder comes with an evaluation`,
     );
   const channelIds = b.channelIds ?? [];
-  const unknown = await unknownChannels(ctx.db, tenantId, channelIds);
+  const unknown = await unknownChannels(ctx.db, me.tenantId, channelIds);
   if (unknown.length) throw validation(`channelIds: no channel ${unknown.join(', ')} in this tenant`);
   return {
     name: b.name.trim(),
@@ -81,7 +82,7 @@ async function fieldsOf(ctx: Context, tenantId: number, b: Body): Promise<RuleFi
 
 export async function createRule(ctx: Context, request: FastifyRequest, body: Body): Promise<AlertRuleRow> {
   const me = currentUser(request);
-  const fields = await fieldsOf(ctx, me.tenantId, body);
+  const fields = await fieldsOf(ctx, me, body);
   const id = await ctx.db.transaction(async (tx) => {
     const id = await insertRule(tx, me.tenantId, me.id, fields);
     await recordAudit(tx, {
@@ -100,7 +101,7 @@ export async function createRule(ctx: Context, request: FastifyRequest, body: Bo
 export async function changeRule(ctx: Context, request: FastifyRequest, id: number, body: Body): Promise<AlertRuleRow> {
   const me = currentUser(request);
   await ruleOf(ctx, me.tenantId, id);
-  const fields = await fieldsOf(ctx, me.tenantId, body);
+  const fields = await fieldsOf(ctx, me, body);
   await ctx.db.transaction(async (tx) => {
     await updateRule(tx, id, fields);
     await tx.query('UPDATE alert_rules SET owner_id = $2 WHERE id = $1', [id, me.id]);
