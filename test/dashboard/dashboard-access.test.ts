@@ -251,6 +251,36 @@ describe('a restricted dashboard', () => {
     });
   });
 
+  test('an alert rule on its widget is hidden from those who may not see it: left out of the list, 404 by id', async () => {
+    const made = await s.request('POST', '/api/v1/alert-rules', {
+      as: creator,
+      body: {
+        name: 'Payroll total',
+        dashboardId: id,
+        widgetId: 'total',
+        parameters: { region: 'north' },
+        condition: { op: 'above', threshold: 1000 },
+        intervalMinutes: 60,
+        channelIds: [],
+        enabled: false,
+      },
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const ruleIds = async (who: SignedIn) =>
+      (await s.request('GET', '/api/v1/alert-rules', { as: who })).body.items.map((r: { id: number }) => r.id);
+    for (const who of [outsiderEditor, outsiderViewer]) {
+      assert.ok(!(await ruleIds(who)).includes(made.body.id));
+      for (const path of ['', '/history', '/deliveries'])
+        assert.equal((await s.request('GET', `/api/v1/alert-rules/${made.body.id}${path}`, { as: who })).status, 404);
+    }
+    assert.equal(
+      (await s.request('DELETE', `/api/v1/alert-rules/${made.body.id}`, { as: outsiderEditor })).status,
+      404,
+    );
+    for (const who of [admin, listedViewer, viewerViewer]) assert.ok((await ruleIds(who)).includes(made.body.id));
+    assert.equal((await s.request('DELETE', `/api/v1/alert-rules/${made.body.id}`, { as: creator })).status, 204);
+  });
+
   test('only active people of the tenant may be named', async () => {
     const stranger = await s.signIn({ tenant: 'globex', role: 'owner' });
     const r = await s.request('PUT', `/api/v1/dashboards/${openId}/access`, {

@@ -21,8 +21,8 @@ import {
 type Context = Pick<DashboardContext, 'db'>;
 type Body = Static<typeof AlertRuleBody>;
 
-export async function ruleOf(ctx: Context, tenantId: number, id: number): Promise<AlertRuleRow> {
-  const row = await getRule(ctx.db, tenantId, id);
+export async function ruleOf(ctx: Context, who: Who, id: number): Promise<AlertRuleRow> {
+  const row = await getRule(ctx.db, who, id);
   if (!row) throw notFound('alert rule');
   return row;
 }
@@ -94,13 +94,13 @@ export async function createRule(ctx: Context, request: FastifyRequest, body: Bo
     });
     return id;
   });
-  return ruleOf(ctx, me.tenantId, id);
+  return ruleOf(ctx, me, id);
 }
 
 /** A rule saved again runs with its saver's rights from then on (the saver may have chosen another query). */
 export async function changeRule(ctx: Context, request: FastifyRequest, id: number, body: Body): Promise<AlertRuleRow> {
   const me = currentUser(request);
-  await ruleOf(ctx, me.tenantId, id);
+  await ruleOf(ctx, me, id);
   const fields = await fieldsOf(ctx, me, body);
   await ctx.db.transaction(async (tx) => {
     await updateRule(tx, id, fields);
@@ -113,12 +113,12 @@ export async function changeRule(ctx: Context, request: FastifyRequest, id: numb
       details: { name: fields.name },
     });
   });
-  return ruleOf(ctx, me.tenantId, id);
+  return ruleOf(ctx, me, id);
 }
 
 export async function removeRule(ctx: Context, request: FastifyRequest, id: number): Promise<void> {
   const me = currentUser(request);
-  const rule = await ruleOf(ctx, me.tenantId, id);
+  const rule = await ruleOf(ctx, me, id);
   await ctx.db.transaction(async (tx) => {
     await deleteRule(tx, id);
     await recordAudit(tx, {
@@ -139,7 +139,7 @@ export async function silenceRule(
   minutes: number | null,
 ): Promise<AlertRuleRow> {
   const me = currentUser(request);
-  await ruleOf(ctx, me.tenantId, id);
+  await ruleOf(ctx, me, id);
   const until = minutes === null ? null : new Date(Date.now() + minutes * 60_000);
   await ctx.db.transaction(async (tx) => {
     await setSilence(tx, id, until);
@@ -151,5 +151,5 @@ export async function silenceRule(
       details: until ? { until: until.toISOString() } : {},
     });
   });
-  return ruleOf(ctx, me.tenantId, id);
+  return ruleOf(ctx, me, id);
 }

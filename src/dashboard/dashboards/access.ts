@@ -35,11 +35,12 @@ export function canEdit(row: DashboardAccessRow, who: Who): boolean {
 }
 
 /**
- * `canSee` as a condition on `dashboards` for the list; null for admins (nothing hidden). `param` adds the caller's id
+ * `canSee` as a condition on `table` (a name or alias of `dashboards`) for lists; null for admins (nothing hidden). `param` adds the caller's id
  * to the query's parameters and gives its number.
  */
-export function visibleSql(who: Who, param: () => number): string | null {
+export function visibleSql(who: Who, param: () => number, table = 'dashboards'): string | null {
   if (roleAtLeast(who.role, 'admin')) return null;
   const n = param();
-  return `(NOT restricted OR created_by = $${n} OR $${n} = ANY(access_viewers) OR $${n} = ANY(access_editors))`;
+  const t = table;
+  return `(NOT ${t}.restricted OR ${t}.created_by = $${n} OR $${n} = ANY(${t}.access_viewers) OR $${n} = ANY(${t}.access_editors))`;
 }
