@@ -523,7 +523,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           }}
         />
       )}
-      {panel.kind === 'share' && !editing && <SharePanel id={id} title={d.title} />}
+      {panel.kind === 'share' && !editing && <SharePanel me={me} id={id} title={d.title} />}
       {panel.kind === 'download' && !editing && <DownloadPanel id={id} parameters={parameters} values={values} />}
       {panel.kind === 'versions' && (
         <VersionHistory
