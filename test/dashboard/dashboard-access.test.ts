@@ -224,6 +224,9 @@ describe('a restricted dashboard', () => {
         assert.equal(r.status, 403, `${c[0]} ${c[1]}: ${r.status} ${JSON.stringify(r.body)}`);
       }
     }
+    const seen = await s.request('GET', `/api/v1/dashboards/${id}/access`, { as: listedViewer });
+    assert.equal(seen.body.mayEdit, false);
+    assert.equal((await s.request('GET', `/api/v1/dashboards/${id}/access`, { as: listedEditor })).body.mayEdit, true);
     const run = await call(listedViewer, reads(id)[5]);
     assert.deepEqual(run.body.rows, [{ total: 12 }], JSON.stringify(run.body));
   });

@@ -16,6 +16,7 @@ describe('the dashboard web app: who can see a dashboard', () => {
   let admin: SignedIn;
   let named: SignedIn;
   let other: SignedIn;
+  let viewingEditor: SignedIn;
   let dashboardId: number;
 
   before(async () => {
@@ -23,6 +24,7 @@ describe('the dashboard web app: who can see a dashboard', () => {
     admin = await s.signIn({ tenant: 'acme', role: 'admin' });
     named = await s.signIn({ tenant: 'acme', role: 'viewer', name: 'Nadia Named', email: 'nadia@acme.example' });
     other = await s.signIn({ tenant: 'acme', role: 'viewer', name: 'Oscar Other', email: 'oscar@acme.example' });
+    viewingEditor = await s.signIn({ tenant: 'acme', role: 'editor', name: 'Vera View', email: 'vera@acme.example' });
     const created = await s.request('POST', '/api/v1/dashboards', {
       as: admin,
       body: {
@@ -66,13 +68,14 @@ describe('the dashboard web app: who can see a dashboard', () => {
     const choice = section.getByRole('combobox', { name: /Nadia Named/ });
     await choice.focus();
     await choice.selectOption('view');
+    await section.getByRole('combobox', { name: /Vera View/ }).selectOption('view');
     await section.getByRole('button', { name: 'Save who can see it' }).focus();
     await page.keyboard.press('Enter');
     await section.getByRole('status').filter({ hasText: 'only admins, its creator and the people chosen' }).waitFor();
     const access = await s.request('GET', `/api/v1/dashboards/${dashboardId}/access`, { as: admin });
     assert.deepEqual(
       { restricted: access.body.restricted, viewers: access.body.viewers, editors: access.body.editors },
-      { restricted: true, viewers: [named.userId], editors: [] },
+      { restricted: true, viewers: [named.userId, viewingEditor.userId], editors: [] },
     );
     await assertAccessible(page, 'access section, light');
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -84,6 +87,14 @@ describe('the dashboard web app: who can see a dashboard', () => {
     const theirs = await pages.open(named);
     await theirs.goto(`${s.url}/dashboards/${dashboardId}`);
     await theirs.getByRole('heading', { level: 1, name: 'Payroll' }).waitFor();
+    // An editor of the tenant listed as a viewer is offered no change: no Edit, Share or Delete.
+    const vera = await pages.open(viewingEditor);
+    await vera.goto(`${s.url}/dashboards/${dashboardId}`);
+    await vera.getByRole('heading', { level: 1, name: 'Payroll' }).waitFor();
+    await vera.getByRole('link', { name: 'Subscriptions' }).waitFor();
+    await vera.waitForLoadState('networkidle');
+    for (const name of ['Edit dashboard', 'Share', 'Delete dashboard'])
+      assert.equal(await vera.getByRole('button', { name }).count(), 0, name);
     const list = await s.request('GET', '/api/v1/dashboards', { as: other });
     assert.deepEqual(list.body.data, []);
     assert.equal((await s.request('GET', `/api/v1/dashboards/${dashboardId}`, { as: other })).status, 404);

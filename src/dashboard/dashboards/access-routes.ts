@@ -9,16 +9,18 @@ import type { DashboardContext } from '../context.ts';
 import { validation } from '../errors.ts';
 import { dashboardFor } from '../lookup.ts';
 import { IdParams, bearer } from '../schemas.ts';
+import { canEdit, type Who } from './access.ts';
 import { DashboardAccess, DashboardAccessBody } from './schemas.ts';
 import { setAccess, type DashboardRow } from './store.ts';
 
 const tags = ['dashboards'];
 
-const accessOf = (r: DashboardRow): Static<typeof DashboardAccess> => ({
+const accessOf = (r: DashboardRow, who: Who): Static<typeof DashboardAccess> => ({
   restricted: r.restricted,
   viewers: r.access_viewers,
   editors: r.access_editors,
   createdBy: r.created_by,
+  mayEdit: canEdit(r, who),
 });
 
 /**
@@ -39,7 +41,10 @@ export function registerAccessRoutes(app: App, ctx: DashboardContext): void {
         response: { 200: DashboardAccess, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (request) => accessOf(await dashboardFor(ctx.db, currentUser(request), request.params.id)),
+    async (request) => {
+      const me = currentUser(request);
+      return accessOf(await dashboardFor(ctx.db, me, request.params.id), me);
+    },
   );
 
   app.put(
@@ -57,7 +62,8 @@ export function registerAccessRoutes(app: App, ctx: DashboardContext): void {
         response: { 200: DashboardAccess, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => accessOf(await changeAccess(ctx, request, request.params.id, request.body)),
+    async (request) =>
+      accessOf(await changeAccess(ctx, request, request.params.id, request.body), currentUser(request)),
   );
 }
 

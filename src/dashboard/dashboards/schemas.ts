@@ -138,6 +138,7 @@ export const DashboardAccess = Type.Object(
       description: 'user ids who may see it and, when their tenant role is editor or above, change it',
     }),
     createdBy: Type.Union([Type.Integer(), Type.Null()], { description: 'the creator, who always sees it' }),
+    mayEdit: Type.Boolean({ description: 'whether the caller may change the dashboard (its role and these lists)' }),
   },
   { additionalProperties: false },
 );

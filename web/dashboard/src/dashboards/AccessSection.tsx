@@ -1,11 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, get } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import type { ApiDashboardAccess, ApiUser } from '../api/types.ts';
 import { atLeast } from '../app/roles.ts';
 import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
-import { allUsersQuery } from '../data/queries.ts';
+import { accessQuery, allUsersQuery } from '../data/queries.ts';
 
 type Right = 'none' | 'view' | 'edit';
 
@@ -17,10 +17,7 @@ type Right = 'none' | 'view' | 'edit';
 export function AccessSection({ me, id }: { me: ApiUser; id: number }) {
   const client = useQueryClient();
   const admin = atLeast(me, 'admin');
-  const current = useQuery({
-    queryKey: keys.dashboards.access(id),
-    queryFn: ({ signal }) => get<ApiDashboardAccess>(`/dashboards/${id}/access`, signal),
-  });
+  const current = useQuery(accessQuery(id));
   const users = useQuery({ ...allUsersQuery(), enabled: admin });
   const access = current.data;
   // Kept here: saving replaces the cached access, and the form starts again from it (its key).
