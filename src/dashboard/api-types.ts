@@ -12,7 +12,7 @@ import type {
 } from './datasources/schemas.ts';
 import type { DataSourceQueryResult, QueryResult, TableDescriptorSchema, WidgetRunResult } from './sql/schemas.ts';
 import type { Definition, Parameter, Widget } from './dashboards/definition.ts';
-import type { Full, ListItem, Summary, VersionSummary } from './dashboards/schemas.ts';
+import type { DashboardAccess, Full, ListItem, Summary, VersionSummary } from './dashboards/schemas.ts';
 import type { SavedQuery } from './queries/schemas.ts';
 import type { HistoryItem } from './history/schemas.ts';
 import type { MeSchema, TokenPairSchema, UserSchema } from './schemas.ts';
@@ -49,6 +49,7 @@ export type ApiHistoryItem = Static<typeof HistoryItem>;
 export type ApiDashboardSummary = Static<typeof Summary>;
 export type ApiDashboardListItem = Static<typeof ListItem>;
 export type ApiDashboard = Static<typeof Full>;
+export type ApiDashboardAccess = Static<typeof DashboardAccess>;
 export type ApiDefinition = Static<typeof Definition>;
 export type ApiWidget = Static<typeof Widget>;
 export type ApiDashboardParameter = Static<typeof Parameter>;

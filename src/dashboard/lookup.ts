@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../kit/db.ts';
+import { canEdit, canSee, type Who } from './dashboards/access.ts';
 import { getDashboard, type DashboardRow } from './dashboards/store.ts';
 import { getDataSource, type DataSourceRow } from './datasources/store.ts';
-import { notFound } from './errors.ts';
+import { forbidden, notFound } from './errors.ts';
 import { getSavedQuery, type SavedQueryRow } from './queries/store.ts';
 
 /** The row, or 404 naming `what`: another tenant's row is simply not found. */
@@ -13,10 +14,25 @@ const found =
     return row;
   };
 
-/* A tenant's dashboard, data source or saved query; `forUpdate` locks the row for the caller's transaction. */
+/**
+ * Dashboard `id` for `who` (a person, or a subscription's or alert rule's owner): every path to one dashboard comes
+ * here, so the access rule (dashboards/access.ts) holds on each. One they may not see is 404, as another tenant's is;
+ * `edit` on one they may see but not change is 403, as a viewer's change is. `forUpdate` locks the row for the
+ * caller's transaction.
+ */
+export async function dashboardFor(
+  db: Queryable,
+  who: Who,
+  id: number,
+  o: { edit?: boolean; forUpdate?: boolean } = {},
+): Promise<DashboardRow> {
+  const row = await getDashboard(db, who.tenantId, id, o.forUpdate);
+  if (!row || !canSee(row, who)) throw notFound('dashboard');
+  if (o.edit && !canEdit(row, who)) throw forbidden('you may view this dashboard but not change it');
+  return row;
+}
 
-export const dashboardOf = (db: Queryable, tenantId: number, id: number, forUpdate = false): Promise<DashboardRow> =>
-  getDashboard(db, tenantId, id, forUpdate).then(found('dashboard'));
+/* A tenant's data source or saved query; `forUpdate` locks the row for the caller's transaction. */
 
 export const dataSourceOf = (db: Queryable, tenantId: number, id: number, forUpdate = false): Promise<DataSourceRow> =>
   getDataSource(db, tenantId, id, forUpdate).then(found('data source'));

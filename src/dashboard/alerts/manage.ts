@@ -4,7 +4,8 @@ import { actor, recordAudit } from '../audit/record.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import { notFound, validation } from '../errors.ts';
-import { dashboardOf, savedQueryOf } from '../lookup.ts';
+import type { Who } from '../dashboards/access.ts';
+import { dashboardFor, savedQueryOf } from '../lookup.ts';
 import { unknownChannels } from '../notifications/store.ts';
 import type { AlertRuleBody } from './schemas.ts';
 import {
@@ -20,8 +21,8 @@ import {
 type Context = Pick<DashboardContext, 'db'>;
 type Body = Static<typeof AlertRuleBody>;
 
-export async function ruleOf(ctx: Context, tenantId: number, id: number): Promise<AlertRuleRow> {
-  const row = await getRule(ctx.db, tenantId, id);
+export async function ruleOf(ctx: Context, who: Who, id: number): Promise<AlertRuleRow> {
+  const row = await getRule(ctx.db, who, id);
   if (!row) throw notFound('alert rule');
   return row;
 }
@@ -30,19 +31,19 @@ export async function ruleOf(ctx: Context, tenantId: number, id: number): Promis
  * What the schema cannot say: one target (a saved query, or a dashboard's widget), a condition with its bounds, a
  * repeat no shorter than the interval, known channels.
  */
-async function fieldsOf(ctx: Context, tenantId: number, b: Body): Promise<RuleFields> {
+async function fieldsOf(ctx: Context, me: Who, b: Body): Promise<RuleFields> {
   const onWidget = b.dashboardId !== undefined || b.widgetId !== undefined;
   if ((b.savedQueryId !== undefined) === onWidget)
     throw validation('give either savedQueryId, or dashboardId with widgetId: what the rule watches');
   if (onWidget) {
     if (b.dashboardId === undefined || b.widgetId === undefined)
       throw validation('dashboardId and widgetId go together');
-    const dashboard = await dashboardOf(ctx.db, tenantId, b.dashboardId);
+    const dashboard = await dashboardFor(ctx.db, me, b.dashboardId);
     const widget = dashboard.definition.widgets.find((w) => w.id === b.widgetId);
     if (!widget) throw validation(`widgetId: the dashboard has no widget "${b.widgetId}"`);
     if (widget.savedQueryId === undefined && widget.query === undefined)
       throw validation(`widgetId: the widget "${b.widgetId}" has no query`);
-  } else await savedQueryOf(ctx.db, tenantId, b.savedQueryId!);
+  } else await savedQueryOf(ctx.db, me.tenantId, b.savedQueryId!);
   const { op, threshold, thresholdHigh } = b.condition;
   if ((op === 'above' || op === 'below') && threshold === undefined)
     throw validation(`condition.threshold: required when the condition is ${op}`);
@@ -59,7 +60,7 @@ async function fieldsOf(ctx: Context, tenantId: number, b: Body): Promise<RuleFi
       `repeatMinutes: must be at least intervalMinutes (${b.intervalMinutes}): a reminder comes with an evaluation`,
     );
   const channelIds = b.channelIds ?? [];
-  const unknown = await unknownChannels(ctx.db, tenantId, channelIds);
+  const unknown = await unknownChannels(ctx.db, me.tenantId, channelIds);
   if (unknown.length) throw validation(`channelIds: no channel ${unknown.join(', ')} in this tenant`);
   return {
     name: b.name.trim(),
@@ -81,7 +82,7 @@ async function fieldsOf(ctx: Context, tenantId: number, b: Body): Promise<RuleFi
 
 export async function createRule(ctx: Context, request: FastifyRequest, body: Body): Promise<AlertRuleRow> {
   const me = currentUser(request);
-  const fields = await fieldsOf(ctx, me.tenantId, body);
+  const fields = await fieldsOf(ctx, me, body);
   const id = await ctx.db.transaction(async (tx) => {
     const id = await insertRule(tx, me.tenantId, me.id, fields);
     await recordAudit(tx, {
@@ -93,14 +94,14 @@ export async function createRule(ctx: Context, request: FastifyRequest, body: Bo
     });
     return id;
   });
-  return ruleOf(ctx, me.tenantId, id);
+  return ruleOf(ctx, me, id);
 }
 
 /** A rule saved again runs with its saver's rights from then on (the saver may have chosen another query). */
 export async function changeRule(ctx: Context, request: FastifyRequest, id: number, body: Body): Promise<AlertRuleRow> {
   const me = currentUser(request);
-  await ruleOf(ctx, me.tenantId, id);
-  const fields = await fieldsOf(ctx, me.tenantId, body);
+  await ruleOf(ctx, me, id);
+  const fields = await fieldsOf(ctx, me, body);
   await ctx.db.transaction(async (tx) => {
     await updateRule(tx, id, fields);
     await tx.query('UPDATE alert_rules SET owner_id = $2 WHERE id = $1', [id, me.id]);
@@ -112,12 +113,12 @@ export async function changeRule(ctx: Context, request: FastifyRequest, id: numb
       details: { name: fields.name },
     });
   });
-  return ruleOf(ctx, me.tenantId, id);
+  return ruleOf(ctx, me, id);
 }
 
 export async function removeRule(ctx: Context, request: FastifyRequest, id: number): Promise<void> {
   const me = currentUser(request);
-  const rule = await ruleOf(ctx, me.tenantId, id);
+  const rule = await ruleOf(ctx, me, id);
   await ctx.db.transaction(async (tx) => {
     await deleteRule(tx, id);
     await recordAudit(tx, {
@@ -138,7 +139,7 @@ export async function silenceRule(
   minutes: number | null,
 ): Promise<AlertRuleRow> {
   const me = currentUser(request);
-  await ruleOf(ctx, me.tenantId, id);
+  await ruleOf(ctx, me, id);
   const until = minutes === null ? null : new Date(Date.now() + minutes * 60_000);
   await ctx.db.transaction(async (tx) => {
     await setSilence(tx, id, until);
@@ -150,5 +151,5 @@ export async function silenceRule(
       details: until ? { until: until.toISOString() } : {},
     });
   });
-  return ruleOf(ctx, me.tenantId, id);
+  return ruleOf(ctx, me, id);
 }

@@ -33,7 +33,7 @@ export function registerAlertRoutes(app: App, ctx: DashboardContext): void {
     async (request) => {
       const { limit, cursor, dashboardId } = request.query;
       const after = decodeCursor(cursor, IdPosition)?.[0] ?? 0;
-      const rows = await listRules(ctx.db, currentUser(request).tenantId, { limit: limit + 1, after, dashboardId });
+      const rows = await listRules(ctx.db, currentUser(request), { limit: limit + 1, after, dashboardId });
       return toPage(rows, limit, (r) => [r.id], alertRule);
     },
   );
@@ -71,7 +71,7 @@ export function registerAlertRoutes(app: App, ctx: DashboardContext): void {
         response: { 200: AlertRule, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (request) => alertRule(await ruleOf(ctx, currentUser(request).tenantId, request.params.id)),
+    async (request) => alertRule(await ruleOf(ctx, currentUser(request), request.params.id)),
   );
 
   app.put(
@@ -158,7 +158,7 @@ export function registerAlertRoutes(app: App, ctx: DashboardContext): void {
       },
     },
     async (request) => {
-      const rule = await ruleOf(ctx, currentUser(request).tenantId, request.params.id);
+      const rule = await ruleOf(ctx, currentUser(request), request.params.id);
       const { limit, cursor } = request.query;
       const before = decodeCursor(cursor, IdPosition)?.[0] ?? null;
       const rows = await listHistory(ctx.db, rule.id, { limit: limit + 1, before });
@@ -180,7 +180,7 @@ export function registerAlertRoutes(app: App, ctx: DashboardContext): void {
       },
     },
     async (request) => {
-      const rule = await ruleOf(ctx, currentUser(request).tenantId, request.params.id);
+      const rule = await ruleOf(ctx, currentUser(request), request.params.id);
       const r = await ctx.db.query<{
         id: number;
         channel_id: number;

@@ -4,7 +4,7 @@ import { HttpError } from '../../kit/errors.ts';
 import type { AuthUser, Plan } from '../auth/user.ts';
 import type { Role } from '../auth/roles.ts';
 import { queryValues } from '../dashboards/parameter-values.ts';
-import { dashboardOf, dataSourceOf, savedQueryOf } from '../lookup.ts';
+import { dashboardFor, dataSourceOf, savedQueryOf } from '../lookup.ts';
 import { runAndAudit, type RunContext } from '../sql/run.ts';
 import { storedQueryOf, valuesUsedBy, widgetOf } from '../sql/widget.ts';
 import type { Outcome } from './condition.ts';
@@ -52,7 +52,10 @@ export async function evaluateRuleQuery(ctx: RunContext, rule: AlertRuleRow, sig
         savedQueryId: saved.id,
       });
     } else {
-      const dashboard = await dashboardOf(ctx.db, owner.tenantId, rule.dashboard_id!);
+      // With the owner's rights (dashboards/access.ts): an owner taken off a restricted dashboard's list stops the rule.
+      const dashboard = await dashboardFor(ctx.db, owner, rule.dashboard_id!).catch(() => undefined);
+      if (!dashboard)
+        return { kind: 'error', message: 'the dashboard no longer exists, or the rule owner may no longer see it' };
       const widget = widgetOf(dashboard, rule.widget_id!);
       const stored = await storedQueryOf(ctx.db, owner.tenantId, widget);
       const source = await dataSourceOf(ctx.db, owner.tenantId, stored.dataSourceId);

@@ -1,3 +1,4 @@
+import { visibleSql, type Who } from '../dashboards/access.ts';
 import type { Queryable } from '../../kit/db.ts';
 import type { AlertState, ConditionOp } from './condition.ts';
 
@@ -56,23 +57,36 @@ export interface RuleFields {
   channelIds: number[];
 }
 
-export async function getRule(db: Queryable, tenantId: number, id: number): Promise<AlertRuleRow | undefined> {
+/**
+ * A rule on a dashboard's widget is seen only by those who may see the dashboard (dashboards/access.ts): `$n` the
+ * caller's id when the rule needs it.
+ */
+function onVisibleDashboard(who: Who, params: unknown[]): string {
+  const visible = visibleSql(who, () => params.push(who.id), 'd');
+  return visible
+    ? `AND (r.dashboard_id IS NULL OR EXISTS (SELECT 1 FROM dashboards d WHERE d.id = r.dashboard_id AND ${visible}))`
+    : '';
+}
+
+export async function getRule(db: Queryable, who: Who, id: number): Promise<AlertRuleRow | undefined> {
+  const params: unknown[] = [who.tenantId, id];
   const r = await db.query<AlertRuleRow>(
-    `SELECT ${RULE_COLUMNS} FROM alert_rules r WHERE r.tenant_id = $1 AND r.id = $2`,
-    [tenantId, id],
+    `SELECT ${RULE_COLUMNS} FROM alert_rules r WHERE r.tenant_id = $1 AND r.id = $2 ${onVisibleDashboard(who, params)}`,
+    params,
   );
   return r.rows[0];
 }
 
 export async function listRules(
   db: Queryable,
-  tenantId: number,
+  who: Who,
   page: { limit: number; after: number; dashboardId?: number | undefined },
 ): Promise<AlertRuleRow[]> {
+  const params: unknown[] = [who.tenantId, page.after, page.dashboardId ?? null, page.limit];
   const r = await db.query<AlertRuleRow>(
     `SELECT ${RULE_COLUMNS} FROM alert_rules r WHERE r.tenant_id = $1 AND r.id > $2
-       AND ($3::bigint IS NULL OR r.dashboard_id = $3) ORDER BY r.id LIMIT $4`,
-    [tenantId, page.after, page.dashboardId ?? null, page.limit],
+       AND ($3::bigint IS NULL OR r.dashboard_id = $3) ${onVisibleDashboard(who, params)} ORDER BY r.id LIMIT $4`,
+    params,
   );
   return r.rows;
 }

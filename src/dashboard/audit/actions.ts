@@ -10,6 +10,7 @@ export const AUDIT_ACTIONS = [
   'dashboard.restore',
   'dashboard.share',
   'dashboard.unshare',
+  'dashboard.access',
   'dashboard.render',
   'datasource.create',
   'datasource.update',

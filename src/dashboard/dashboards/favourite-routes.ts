@@ -5,7 +5,7 @@ import { errorResponses } from '../../kit/errors.ts';
 import { signedIn } from '../auth/access.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { dashboardOf } from '../lookup.ts';
+import { dashboardFor } from '../lookup.ts';
 import { IdParams, bearer } from '../schemas.ts';
 import { setFavourite } from './store.ts';
 
@@ -28,7 +28,7 @@ export function registerFavouriteRoutes(app: App, ctx: DashboardContext): void {
   });
   const mark = async (request: FastifyRequest, id: number, on: boolean) => {
     const me = currentUser(request);
-    const row = await dashboardOf(ctx.db, me.tenantId, id);
+    const row = await dashboardFor(ctx.db, me, id);
     await setFavourite(ctx.db, me.id, row.id, on);
   };
   app.put(

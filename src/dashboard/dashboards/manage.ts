@@ -4,7 +4,7 @@ import { actor, recordAudit } from '../audit/record.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import { conflictOn, notFound } from '../errors.ts';
-import { dashboardOf } from '../lookup.ts';
+import { dashboardFor } from '../lookup.ts';
 import { checkWidgetSql } from '../sql/authors.ts';
 import { checkDefinition } from './definition.ts';
 import { checkIfMatch } from './etag.ts';
@@ -64,7 +64,7 @@ export async function changeDashboard(
   if (body.definition) checkDefinition(body.definition);
   const tags = body.tags && checkTags(body.tags);
   return ctx.db.transaction(async (tx) => {
-    const current = await dashboardOf(tx, me.tenantId, id, true);
+    const current = await dashboardFor(tx, me, id, { edit: true, forUpdate: true });
     checkIfMatch(request, current);
     if (body.definition) await checkWidgetSql(tx, me, body.definition, current.definition);
     const next = {
@@ -90,7 +90,7 @@ export async function changeDashboard(
 export async function removeDashboard(ctx: Context, request: FastifyRequest, id: number): Promise<void> {
   const me = currentUser(request);
   await ctx.db.transaction(async (tx) => {
-    const current = await dashboardOf(tx, me.tenantId, id, true);
+    const current = await dashboardFor(tx, me, id, { edit: true, forUpdate: true });
     checkIfMatch(request, current);
     await deleteDashboard(tx, me.tenantId, current.id);
     await recordAudit(tx, {
@@ -112,7 +112,7 @@ export async function restoreVersion(
 ): Promise<DashboardRow> {
   const me = currentUser(request);
   return ctx.db.transaction(async (tx) => {
-    const current = await dashboardOf(tx, me.tenantId, id, true);
+    const current = await dashboardFor(tx, me, id, { edit: true, forUpdate: true });
     checkIfMatch(request, current);
     const v = await getVersion(tx, current.id, version);
     if (!v) throw notFound('version');

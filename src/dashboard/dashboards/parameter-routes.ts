@@ -4,7 +4,7 @@ import { errorResponses } from '../../kit/errors.ts';
 import { viewerReading } from '../auth/access.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { dashboardOf } from '../lookup.ts';
+import { dashboardFor } from '../lookup.ts';
 import { bearer, IdParams } from '../schemas.ts';
 import { parameterOptions } from '../sql/parameter-options.ts';
 import { Parameters } from '../sql/schemas.ts';
@@ -38,7 +38,7 @@ export function registerParameterRoutes(app: App, ctx: DashboardContext): void {
       },
     },
     async (request, reply) => {
-      const dashboard = await dashboardOf(ctx.db, currentUser(request).tenantId, request.params.id);
+      const dashboard = await dashboardFor(ctx.db, currentUser(request), request.params.id);
       const values = (request.body?.params ?? {}) as Record<string, unknown>;
       return parameterOptions(ctx, request, reply, dashboard, request.params.name, values);
     },

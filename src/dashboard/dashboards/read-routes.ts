@@ -4,7 +4,7 @@ import { errorResponses } from '../../kit/errors.ts';
 import { signedIn } from '../auth/access.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { dashboardOf } from '../lookup.ts';
+import { dashboardFor } from '../lookup.ts';
 import { IdParams, bearer } from '../schemas.ts';
 import { etagOf, notModified, sendWithTag } from './etag.ts';
 import { DashboardPage, Full, ListDashboardsQuery } from './schemas.ts';
@@ -32,15 +32,14 @@ export function registerDashboardReadRoutes(app: App, ctx: DashboardContext): vo
       const { page, perPage, search, sort, tag, favourites } = request.query;
       const order = request.query.order ?? (sort === 'title' ? 'asc' : 'desc');
       const term = search?.trim() || undefined;
-      const { tenantId, id: userId } = currentUser(request);
+      const who = currentUser(request);
       const { rows, total } = await listDashboards(ctx.db, {
-        tenantId,
-        userId,
+        who,
         page,
         perPage,
         search: term,
         tag: tag?.trim() || undefined,
-        favouritesOf: favourites ? userId : undefined,
+        favouritesOf: favourites ? who.id : undefined,
         sort,
         order,
       });
@@ -62,7 +61,7 @@ export function registerDashboardReadRoutes(app: App, ctx: DashboardContext): vo
       },
     },
     async (request, reply) => {
-      const row = await dashboardOf(ctx.db, currentUser(request).tenantId, request.params.id);
+      const row = await dashboardFor(ctx.db, currentUser(request), request.params.id);
       if (!notModified(request, row)) return sendWithTag(reply, row);
       reply.header('etag', etagOf(row));
       return reply.code(304).send(null);

@@ -124,3 +124,25 @@ export const WidgetParams = Type.Object({
   ...IdParams.properties,
   widgetId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
 });
+
+/** Who may see and change a dashboard (access.ts): the whole tenant as roles say, or only those named. */
+const UserIds = Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 500, uniqueItems: true });
+export const DashboardAccess = Type.Object(
+  {
+    restricted: Type.Boolean({
+      description:
+        "true: only the tenant's admins, the dashboard's creator and the people listed see it; false: the whole tenant, as roles say",
+    }),
+    viewers: Type.Array(Type.Integer(), { description: 'user ids who may see it (only see it, whatever their role)' }),
+    editors: Type.Array(Type.Integer(), {
+      description: 'user ids who may see it and, when their tenant role is editor or above, change it',
+    }),
+    createdBy: Type.Union([Type.Integer(), Type.Null()], { description: 'the creator, who always sees it' }),
+    mayEdit: Type.Boolean({ description: 'whether the caller may change the dashboard (its role and these lists)' }),
+  },
+  { additionalProperties: false },
+);
+export const DashboardAccessBody = Type.Object(
+  { restricted: Type.Boolean(), viewers: Type.Optional(UserIds), editors: Type.Optional(UserIds) },
+  { additionalProperties: false },
+);

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../kit/db.ts';
+import { visibleSql, type Who } from './access.ts';
 import type { DefinitionValue } from './definition.ts';
 import { tagKeys } from './tags.ts';
 
@@ -13,14 +14,23 @@ export interface DashboardRow {
   version: number;
   created_at: Date;
   updated_at: Date;
+  created_by: number | null;
+  /** Who may see and change it (access.ts): only the tenant's admins, its creator and these people when restricted. */
+  restricted: boolean;
+  access_viewers: number[];
+  access_editors: number[];
 }
 
-export type ListRow = Omit<DashboardRow, 'definition' | 'tenant_id'> & { favourite: boolean };
+export type ListRow = Omit<
+  DashboardRow,
+  'definition' | 'tenant_id' | 'created_by' | 'restricted' | 'access_viewers' | 'access_editors'
+> & { favourite: boolean };
 
 export type SortColumn = 'created_at' | 'updated_at' | 'title';
 
 export interface ListOptions {
-  tenantId: number;
+  /** Whose list: their tenant's dashboards they may see (access.ts), marked with their favourites. */
+  who: Who;
   page: number;
   perPage: number;
   search?: string | undefined;
@@ -28,14 +38,14 @@ export interface ListOptions {
   tag?: string | undefined;
   /** Only this person's favourites. */
   favouritesOf?: number | undefined;
-  /** Whose favourites the rows are marked with. */
-  userId: number;
   sort: SortColumn;
   order: 'asc' | 'desc';
 }
 
 const SUMMARY = 'id, slug, title, description, tags, version, created_at, updated_at';
-const FULL = `${SUMMARY}, tenant_id, definition`;
+// The id lists as JSON: PostgreSQL's bigint[] would reach JavaScript as strings (kit/db.ts parses only bigint).
+const FULL = `${SUMMARY}, tenant_id, definition, created_by, restricted,
+  to_jsonb(access_viewers) AS access_viewers, to_jsonb(access_editors) AS access_editors`;
 
 /** `%`, `_` and `\` in a search are matched literally. */
 function likePattern(search: string): string {
@@ -45,8 +55,9 @@ function likePattern(search: string): string {
 const ORDER: Record<SortColumn, string> = { created_at: 'created_at', updated_at: 'updated_at', title: 'lower(title)' };
 
 export async function listDashboards(db: Queryable, o: ListOptions): Promise<{ rows: ListRow[]; total: number }> {
-  const params: unknown[] = [o.tenantId];
+  const params: unknown[] = [o.who.tenantId];
   const filters = ['tenant_id = $1'];
+  const visible = visibleSql(o.who, () => params.push(o.who.id));
   if (o.search)
     filters.push(`(title ILIKE $${params.push(likePattern(o.search))} OR description ILIKE $${params.length})`);
   if (o.tag) filters.push(`tag_keys @> ARRAY[$${params.push(o.tag.toLowerCase())}::text]`);
@@ -54,23 +65,28 @@ export async function listDashboards(db: Queryable, o: ListOptions): Promise<{ r
     filters.push(
       `id IN (SELECT dashboard_id FROM dashboard_favourites WHERE user_id = $${params.push(o.favouritesOf)})`,
     );
-  const where = filters.join(' AND ');
   const filtered = filters.length > 1;
+  const where = [...filters, ...(visible ? [visible] : [])].join(' AND ');
   const direction = o.order === 'asc' ? 'ASC' : 'DESC';
   // Page and total as two queries on two connections at once: a window count over the page query would
   // make PostgreSQL read and sort every matching row before it could stop at the page. Without a
-  // filter the total is the tenant's count kept by triggers (migration 005).
+  // filter the total is the tenant's count kept by triggers (migration 005), less the restricted dashboards the
+  // caller may not see (few, by a partial index: migration 015).
   const [page, count] = await Promise.all([
     // The id breaks ties so pages never overlap or skip rows with equal sort values.
     db.query<ListRow>(
       `SELECT ${SUMMARY}, EXISTS (SELECT 1 FROM dashboard_favourites f WHERE f.user_id = $${params.length + 1} AND f.dashboard_id = dashboards.id) AS favourite
          FROM dashboards WHERE ${where}
         ORDER BY ${ORDER[o.sort]} ${direction}, id ${direction} LIMIT ${o.perPage} OFFSET ${(o.page - 1) * o.perPage}`,
-      [...params, o.userId],
+      [...params, o.who.id],
     ),
     filtered
       ? db.query<{ n: number }>(`SELECT count(*)::int AS n FROM dashboards WHERE ${where}`, params)
-      : db.query<{ n: number }>(`SELECT n::int AS n FROM dashboard_counts WHERE tenant_id = $1`, params),
+      : db.query<{ n: number }>(
+          `SELECT (n - ${visible ? `(SELECT count(*) FROM dashboards WHERE tenant_id = $1 AND restricted AND NOT ${visible})` : '0'})::int AS n
+             FROM dashboard_counts WHERE tenant_id = $1`,
+          params,
+        ),
   ]);
   return { rows: page.rows, total: count.rows[0]?.n ?? 0 };
 }
@@ -219,6 +235,20 @@ export async function getVersion(db: Queryable, dashboardId: number, version: nu
     [dashboardId, version],
   );
   return rows[0];
+}
+
+/** Sets who may see and change the dashboard (access.ts); not a version of it. */
+export async function setAccess(
+  db: Queryable,
+  d: Pick<DashboardRow, 'tenant_id' | 'id'>,
+  access: { restricted: boolean; viewers: number[]; editors: number[] },
+): Promise<DashboardRow> {
+  const { rows } = await db.query<DashboardRow>(
+    `UPDATE dashboards SET restricted = $3, access_viewers = $4, access_editors = $5
+      WHERE tenant_id = $1 AND id = $2 RETURNING ${FULL}`,
+    [d.tenant_id, d.id, access.restricted, access.viewers, access.editors],
+  );
+  return rows[0]!;
 }
 
 /** Which of `slugs` the tenant's dashboards already have, in order. */

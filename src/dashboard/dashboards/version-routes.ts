@@ -5,7 +5,7 @@ import { signedIn } from '../auth/access.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import { notFound } from '../errors.ts';
-import { dashboardOf } from '../lookup.ts';
+import { dashboardFor } from '../lookup.ts';
 import { IdParams, bearer } from '../schemas.ts';
 import { sendWithTag } from './etag.ts';
 import { restoreVersion } from './manage.ts';
@@ -40,7 +40,7 @@ export function registerVersionRoutes(app: App, ctx: DashboardContext): void {
       },
     },
     async (request) => {
-      const d = await dashboardOf(ctx.db, currentUser(request).tenantId, request.params.id);
+      const d = await dashboardFor(ctx.db, currentUser(request), request.params.id);
       const { limit, cursor } = request.query;
       const rows = await listVersions(ctx.db, d.id, decodeCursor(cursor, VersionPosition)?.[0], limit + 1);
       return toPage(rows, limit, (v) => [v.version], versionSummary);
@@ -61,7 +61,7 @@ export function registerVersionRoutes(app: App, ctx: DashboardContext): void {
       },
     },
     async (request) => {
-      const d = await dashboardOf(ctx.db, currentUser(request).tenantId, request.params.id);
+      const d = await dashboardFor(ctx.db, currentUser(request), request.params.id);
       const v = await getVersion(ctx.db, d.id, request.params.version);
       if (!v) throw notFound('version');
       return version(v);

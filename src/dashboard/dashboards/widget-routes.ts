@@ -3,7 +3,7 @@ import { errorResponses } from '../../kit/errors.ts';
 import { viewerReading } from '../auth/access.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { dashboardOf } from '../lookup.ts';
+import { dashboardFor } from '../lookup.ts';
 import { bearer } from '../schemas.ts';
 import { sendJson } from '../sql/results.ts';
 import { WidgetRunBody, WidgetRunResult } from '../sql/schemas.ts';
@@ -33,7 +33,7 @@ export function registerWidgetRunRoute(app: App, ctx: DashboardContext): void {
       },
     },
     async (request, reply) => {
-      const dashboard = await dashboardOf(ctx.db, currentUser(request).tenantId, request.params.id);
+      const dashboard = await dashboardFor(ctx.db, currentUser(request), request.params.id);
       const shared = await runWidget(ctx, request, reply, dashboard, request.params.widgetId, request.body ?? {});
       return sendJson(reply, widgetAnswer(shared));
     },

@@ -7,7 +7,7 @@ import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import type { DashboardRow } from '../dashboards/store.ts';
 import { validation } from '../errors.ts';
-import { dashboardOf } from '../lookup.ts';
+import { dashboardFor } from '../lookup.ts';
 import type { PictureFormat } from '../render/picture.ts';
 import { RenderTimeout } from '../render/render.ts';
 import type { Renderer } from '../render/renderer.ts';
@@ -43,7 +43,7 @@ export async function downloadPicture(
   signal?: AbortSignal,
 ): Promise<Download> {
   const me = currentUser(request);
-  const dashboard = await dashboardOf(ctx.db, me.tenantId, id);
+  const dashboard = await dashboardFor(ctx.db, me, id);
   const parameters = body.parameters ?? {};
   checkPictureValues(dashboard, parameters);
   const timezone = body.timezone ?? 'UTC';

@@ -6,6 +6,7 @@ import type { Role } from '../auth/roles.ts';
 import { checkWidgetSql } from '../sql/authors.ts';
 import { checkDefinition, Definition, type DefinitionValue } from '../dashboards/definition.ts';
 import { getDashboard, insertDashboard, updateDashboard, type DashboardRow } from '../dashboards/store.ts';
+import { dashboardFor } from '../lookup.ts';
 import { connectionUrlProblem } from '../sql/connection-url.ts';
 import type { SourceUrls } from '../sql/urls.ts';
 import { settingsWithDefaults } from '../datasources/values.ts';
@@ -242,7 +243,16 @@ export async function applyDashboard(
   if (rows[0] && input.mode === 'keep') return { row: undefined, outcome: 'unchanged' };
   const definition = resolveDefinition(input, d, at, slugToId);
   // Read under the row lock taken above, so the version compared is the one updated.
-  const current = rows[0] ? await getDashboard(tx, input.tenantId, rows[0].id) : undefined;
+  // An import overwrites only a dashboard its person may change (dashboards/access.ts); provisioning is the operator's.
+  const importer =
+    input.userId !== undefined && input.role
+      ? { id: input.userId, tenantId: input.tenantId, role: input.role }
+      : undefined;
+  const current = !rows[0]
+    ? undefined
+    : importer
+      ? await dashboardFor(tx, importer, rows[0].id, { edit: true })
+      : await getDashboard(tx, input.tenantId, rows[0].id);
   if (input.role)
     await checkWidgetSql(tx, { role: input.role, tenantId: input.tenantId }, definition, current?.definition);
   const next = { slug: d.slug, title: d.title, description: d.description ?? null, definition };

@@ -4,7 +4,7 @@ import { errorResponses } from '../../kit/errors.ts';
 import { signedIn } from '../auth/access.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { dashboardOf } from '../lookup.ts';
+import { dashboardFor } from '../lookup.ts';
 import { IdParams, bearer } from '../schemas.ts';
 import { linkOf, turnSharingOff, turnSharingOn } from './manage.ts';
 import { Share } from './schemas.ts';
@@ -28,8 +28,10 @@ export function registerShareLinkRoutes(app: App, ctx: DashboardContext): void {
       },
     },
     async (request) => {
-      const { tenantId } = currentUser(request);
-      await dashboardOf(ctx.db, tenantId, request.params.id);
+      const me = currentUser(request);
+      const { tenantId } = me;
+      // The link is the dashboard's publication: only those who may change the dashboard see or make it.
+      await dashboardFor(ctx.db, me, request.params.id, { edit: true });
       const row = await findShare(ctx.db, tenantId, request.params.id);
       return row ? { shared: true, ...linkOf(ctx, row) } : { shared: false };
     },

@@ -6,7 +6,7 @@ import { dashboardPublicUrl } from '../config.ts';
 import type { DashboardContext } from '../context.ts';
 import { getDashboard, type DashboardRow } from '../dashboards/store.ts';
 import { notFound } from '../errors.ts';
-import { dashboardOf } from '../lookup.ts';
+import { dashboardFor } from '../lookup.ts';
 import { deleteShare, ensureShare, shareByToken, shareToken, type ShareRow } from './store.ts';
 
 type Context = Pick<DashboardContext, 'db' | 'secretKey' | 'config'>;
@@ -26,7 +26,7 @@ export async function turnSharingOn(
 ): Promise<{ row: ShareRow; created: boolean }> {
   const me = currentUser(request);
   return ctx.db.transaction(async (tx) => {
-    const dashboard = await dashboardOf(tx, me.tenantId, id, true);
+    const dashboard = await dashboardFor(tx, me, id, { edit: true, forUpdate: true });
     const made = await ensureShare(tx, ctx.secretKey, me.tenantId, dashboard.id, me.id);
     if (made.created) await recordAudit(tx, shareRecord(request, dashboard, 'dashboard.share'));
     return made;
@@ -37,7 +37,7 @@ export async function turnSharingOn(
 export async function turnSharingOff(ctx: Context, request: FastifyRequest, id: number): Promise<void> {
   const me = currentUser(request);
   await ctx.db.transaction(async (tx) => {
-    const dashboard = await dashboardOf(tx, me.tenantId, id, true);
+    const dashboard = await dashboardFor(tx, me, id, { edit: true, forUpdate: true });
     if (!(await deleteShare(tx, me.tenantId, dashboard.id))) throw notFound('public link');
     await recordAudit(tx, shareRecord(request, dashboard, 'dashboard.unshare'));
   });

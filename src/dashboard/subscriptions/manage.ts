@@ -5,7 +5,7 @@ import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
 import type { DashboardRow } from '../dashboards/store.ts';
 import { notFound, validation } from '../errors.ts';
-import { dashboardOf } from '../lookup.ts';
+import { dashboardFor } from '../lookup.ts';
 import { checkPictureValues } from '../render/values.ts';
 import { isTimeZone, nextRun } from './schedule.ts';
 import type { SubscriptionBody } from './schemas.ts';
@@ -70,7 +70,7 @@ export async function createSubscription(
   body: Body,
 ): Promise<SubscriptionRow> {
   const me = currentUser(request);
-  const dashboard = await dashboardOf(ctx.db, me.tenantId, dashboardId);
+  const dashboard = await dashboardFor(ctx.db, me, dashboardId);
   const fields = await fieldsOf(ctx, me.tenantId, dashboard, body);
   const id = await ctx.db.transaction(async (tx) => {
     const id = await insertSubscription(tx, me.tenantId, dashboard.id, me.id, fields);
@@ -99,7 +99,7 @@ export async function changeSubscription(
 ): Promise<SubscriptionRow> {
   const me = currentUser(request);
   const current = await subscriptionOf(ctx, me.tenantId, id);
-  const dashboard = await dashboardOf(ctx.db, me.tenantId, current.dashboard_id);
+  const dashboard = await dashboardFor(ctx.db, me, current.dashboard_id);
   const fields = await fieldsOf(ctx, me.tenantId, dashboard, body);
   await ctx.db.transaction(async (tx) => {
     await updateSubscription(tx, id, me.id, fields);

@@ -4,7 +4,7 @@ import { errorResponses } from '../../kit/errors.ts';
 import { signedIn } from '../auth/access.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { dashboardOf } from '../lookup.ts';
+import { dashboardFor } from '../lookup.ts';
 import { IdParams, bearer } from '../schemas.ts';
 import { changeSubscription, createSubscription, removeSubscription, subscriptionOf } from './manage.ts';
 import { SendResult, Subscription, SubscriptionBody } from './schemas.ts';
@@ -30,8 +30,9 @@ export function registerSubscriptionRoutes(app: App, ctx: DashboardContext, deps
       },
     },
     async (request) => {
-      const { tenantId } = currentUser(request);
-      const dashboard = await dashboardOf(ctx.db, tenantId, request.params.id);
+      const me = currentUser(request);
+      const { tenantId } = me;
+      const dashboard = await dashboardFor(ctx.db, me, request.params.id);
       return { items: (await listSubscriptions(ctx.db, tenantId, dashboard.id)).map(subscription) };
     },
   );

@@ -2,7 +2,7 @@ import type { Database } from '../../kit/db.ts';
 import type { Mailer } from '../../kit/outbound/mail.ts';
 import { ownerOf } from '../alerts/run-rule.ts';
 import type { TokenSettings } from '../auth/sessions.ts';
-import { getDashboard } from '../dashboards/store.ts';
+import { dashboardFor } from '../lookup.ts';
 import { escapeHtml } from '../notifications/compose.ts';
 import type { Renderer } from '../render/renderer.ts';
 import type { RunContext } from '../sql/run.ts';
@@ -39,8 +39,10 @@ export async function sendSubscription(deps: SubscriptionDeps, sub: Subscription
   if (!deps.mailer.configured) return { ok: false, detail: 'no SMTP server is configured (DASHBOARD_SMTP_URL)' };
   const owner = await ownerOf(deps.db, sub.tenant_id, sub.owner_id);
   if (!owner) return { ok: false, detail: 'the subscription owner is no longer an active user' };
-  const dashboard = await getDashboard(deps.db, sub.tenant_id, sub.dashboard_id);
-  if (!dashboard) return { ok: false, detail: 'the dashboard no longer exists' };
+  // With the owner's rights (dashboards/access.ts): an owner taken off a restricted dashboard's list stops its mail.
+  const dashboard = await dashboardFor(deps.db, owner, sub.dashboard_id).catch(() => undefined);
+  if (!dashboard)
+    return { ok: false, detail: 'the dashboard no longer exists, or the subscription owner may no longer see it' };
   const to = await recipientsOf(deps.db, sub);
   if (to.length === 0) return { ok: false, detail: 'no recipient is left (every chosen user is inactive)' };
   let image: Buffer | undefined;

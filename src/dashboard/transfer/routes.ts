@@ -4,7 +4,7 @@ import { errorResponses } from '../../kit/errors.ts';
 import { signedIn } from '../auth/access.ts';
 import { currentUser } from '../auth/authenticate.ts';
 import type { DashboardContext } from '../context.ts';
-import { dashboardOf } from '../lookup.ts';
+import { dashboardFor } from '../lookup.ts';
 import { IdParams, bearer } from '../schemas.ts';
 import { importDashboards } from './import.ts';
 import { portableDashboard } from './portable.ts';
@@ -31,7 +31,7 @@ export function registerTransferRoutes(app: App, ctx: DashboardContext): void {
       },
     },
     async (request, reply) => {
-      const row = await dashboardOf(ctx.db, currentUser(request).tenantId, request.params.id);
+      const row = await dashboardFor(ctx.db, currentUser(request), request.params.id);
       reply.header('content-disposition', `attachment; filename="${row.slug}.dashboard.json"`);
       return { dashboards: [await portableDashboard(ctx.db, row)] };
     },

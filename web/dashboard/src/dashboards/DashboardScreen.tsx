@@ -10,7 +10,7 @@ import { useLook } from '../widgets/useMedia.ts';
 import { WidgetView } from '../widgets/WidgetView.tsx';
 import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
-import { dataSourcesQuery, savedQueriesQuery } from '../data/queries.ts';
+import { accessQuery, dataSourcesQuery, savedQueriesQuery } from '../data/queries.ts';
 import {
   dashboardQuery,
   deleteDashboard,
@@ -85,6 +85,9 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
   const [announce, setAnnounce] = useState('');
   const look = useLook();
   const canEdit = atLeast(me, 'editor');
+  // A restricted dashboard may be only viewed by an editor of the tenant (its access lists): the server says.
+  const access = useQuery({ ...accessQuery(id), enabled: canEdit });
+  const mayChange = canEdit && access.data?.mayEdit === true;
   const editing = draft !== undefined;
   const refresh = refreshChoice ?? loaded?.dashboard.definition.refreshSeconds ?? 0;
   useScreen(loaded ? loaded.dashboard.title : 'Dashboard');
@@ -344,7 +347,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
             >
               Refresh
             </button>
-            {canEdit && (
+            {mayChange && (
               <button
                 type="button"
                 aria-label="Edit dashboard"
@@ -404,7 +407,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           >
             Version history
           </button>
-          {!editing && canEdit && (
+          {!editing && mayChange && (
             <button
               type="button"
               className="secondary"
@@ -434,7 +437,7 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
               Save as PNG or PDF
             </button>
           )}
-          {!editing && canEdit && (
+          {!editing && mayChange && (
             <button
               type="button"
               className="danger"
@@ -523,13 +526,13 @@ export default function DashboardScreen({ me, id }: { me: ApiUser; id: number })
           }}
         />
       )}
-      {panel.kind === 'share' && !editing && <SharePanel id={id} title={d.title} />}
+      {panel.kind === 'share' && !editing && <SharePanel me={me} id={id} title={d.title} />}
       {panel.kind === 'download' && !editing && <DownloadPanel id={id} parameters={parameters} values={values} />}
       {panel.kind === 'versions' && (
         <VersionHistory
           id={id}
           current={d.version}
-          canRestore={canEdit}
+          canRestore={mayChange}
           onRestore={async (v) => {
             const yes = await confirmFirst({
               title: `Restore version ${v}?`,

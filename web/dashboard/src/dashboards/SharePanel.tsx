@@ -1,18 +1,19 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api/client.ts';
-import type { ApiShare } from '../api/types.ts';
+import type { ApiShare, ApiUser } from '../api/types.ts';
 import { messageOf } from '../data/errors.ts';
 import { keys } from '../data/keys.ts';
 import { shareQuery } from '../data/queries.ts';
 import { useFocusOnOpen } from './useFocusOnOpen.ts';
 import { useConfirm } from '../app/useConfirm.tsx';
+import { AccessSection } from './AccessSection.tsx';
 
 /**
  * The dashboard's public link (editors): turn it on, copy it, turn it off. The link is shown as selectable text with
  * a Copy button, not as a link: opening it here would only show what the editor already sees.
  */
-export function SharePanel({ id, title }: { id: number; title: string }) {
+export function SharePanel({ me, id, title }: { me: ApiUser; id: number; title: string }) {
   const client = useQueryClient();
   const current = useQuery(shareQuery(id));
   const share = current.data;
@@ -90,6 +91,7 @@ export function SharePanel({ id, title }: { id: number; title: string }) {
         {said}
       </p>
       {confirming}
+      <AccessSection me={me} id={id} />
     </section>
   );
 }

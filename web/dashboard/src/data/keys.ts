@@ -30,6 +30,7 @@ export const keys = {
     one: (id: number) => ['dashboards', id] as const,
     versions: (id: number) => ['dashboards', id, 'versions'] as const,
     share: (id: number) => ['dashboards', id, 'share'] as const,
+    access: (id: number) => ['dashboards', id, 'access'] as const,
   },
   users: {
     all: ['users'] as const,

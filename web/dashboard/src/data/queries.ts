@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import { get } from '../api/client.ts';
 import type {
+  ApiDashboardAccess,
   ApiDashboardSummary,
   ApiDataSource,
   ApiDataSourceDetail,
@@ -86,6 +87,12 @@ export const recentDashboardsQuery = (count: number) =>
           signal,
         )
       ).data,
+  });
+
+export const accessQuery = (id: number) =>
+  queryOptions({
+    queryKey: keys.dashboards.access(id),
+    queryFn: ({ signal }) => get<ApiDashboardAccess>(`/dashboards/${id}/access`, signal),
   });
 
 export const shareQuery = (id: number) =>
