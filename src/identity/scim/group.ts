@@ -1,7 +1,7 @@
 import type { Filter } from 'scim2-parse-filter';
 import { scimError } from './errors.ts';
 import { parseFilter } from './filter.ts';
-import { PATCH_URN } from './patch.ts';
+import { patchOperations } from './patch.ts';
 import { GROUP_URN, attribute, isObject, readText } from './user.ts';
 
 /**
@@ -95,17 +95,7 @@ function membersMatching(members: string[], f: Filter): string[] {
  * Entra ID (`remove` of `members` with a value list) send them; `op` in any case.
  */
 export function patchGroup(current: GroupValues, body: unknown): GroupValues {
-  if (!isObject(body)) throw scimError(400, 'invalidSyntax', 'the body must be a JSON object: a SCIM PatchOp');
-  const schemas = attribute(body, 'schemas');
-  if (
-    !Array.isArray(schemas) ||
-    !schemas.some((s) => typeof s === 'string' && s.toLowerCase() === PATCH_URN.toLowerCase())
-  )
-    throw scimError(400, 'invalidSyntax', `schemas must list "${PATCH_URN}"`);
-  const operations = attribute(body, 'Operations');
-  if (!Array.isArray(operations) || operations.length === 0)
-    throw scimError(400, 'invalidSyntax', 'Operations must be a non-empty array');
-  if (operations.length > 100) throw scimError(400, 'tooMany', 'at most 100 operations');
+  const operations = patchOperations(body);
   const g: GroupValues = structuredClone(current);
   const apply = (op: string, path: string | undefined, value: unknown, what: string): void => {
     if (path === undefined) {

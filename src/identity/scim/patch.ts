@@ -242,12 +242,10 @@ function applyEmails(emails: ScimEmail[], op: Op, path: Path, value: unknown, wh
 }
 
 /**
- * RFC 7644 3.5.2's PatchOp applied to a User: every operation in order, on a copy, so a refused one leaves the person
- * as they were (the whole PATCH is one change). `op` in any case and booleans as text ("False"), as Entra ID sends
- * them; a path of the User schema (with its URN or not), `emails[type eq "work"].value` value paths, or no path and an
- * object of attributes.
+ * The operations of a PatchOp body (RFC 7644 3.5.2), Users' and Groups' alike: an object listing the PatchOp schema and
+ * a non-empty `Operations` array of at most MAX_OPERATIONS, nothing else; each a 400 in SCIM's shape otherwise.
  */
-export function applyPatch(current: UserValues, body: unknown): Patched {
+export function patchOperations(body: unknown): unknown[] {
   if (!isObject(body)) throw scimError(400, 'invalidSyntax', 'the body must be a JSON object: a SCIM PatchOp');
   const schemas = attribute(body, 'schemas');
   if (
@@ -262,6 +260,17 @@ export function applyPatch(current: UserValues, body: unknown): Patched {
   for (const k of Object.keys(body))
     if (!['schemas', 'operations'].includes(k.toLowerCase()))
       throw scimError(400, 'invalidSyntax', `a PatchOp has schemas and Operations, not "${k}"`);
+  return operations;
+}
+
+/**
+ * RFC 7644 3.5.2's PatchOp applied to a User: every operation in order, on a copy, so a refused one leaves the person
+ * as they were (the whole PATCH is one change). `op` in any case and booleans as text ("False"), as Entra ID sends
+ * them; a path of the User schema (with its URN or not), `emails[type eq "work"].value` value paths, or no path and an
+ * object of attributes.
+ */
+export function applyPatch(current: UserValues, body: unknown): Patched {
+  const operations = patchOperations(body);
   const patched: Patched = { user: structuredClone(current), password: undefined };
   operations.forEach((o, i) => {
     if (!isObject(o)) throw scimError(400, 'invalidSyntax', `Operations[${i}] must be an object`);
