@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { startPgProxy } from './pg-proxy.ts';
 import { freshPostgres } from './postgres.ts';
 import { startServiceProcess } from './service-process.ts';
@@ -70,4 +71,22 @@ function logLines(text: string): LogLine[] {
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as LogLine);
+}
+
+/**
+ * What every loop's outage test asserts: one error line while the database was gone, one "available again" after it
+ * (told by a loop, since no request came) counting at least `minFailures`, and nothing else at warning or above.
+ */
+export function assertOneOutage({ during, after }: LoopOutage, minFailures: number): void {
+  const errors = during.filter((l) => l.level >= 50);
+  assert.equal(errors.length, 1, JSON.stringify(errors.map((l) => l.msg)));
+  assert.match(errors[0]!.msg, /^database unavailable/);
+  const back = after.filter((l) => l.msg === 'database available again');
+  assert.equal(back.length, 1, 'no line said the database was back');
+  assert.ok(back[0]!.failures >= minFailures, JSON.stringify(back[0]));
+  assert.deepEqual(
+    [...during, ...after].filter((l) => l.level >= 40 && l !== errors[0] && l !== back[0]),
+    [],
+    'nothing else at warning level or above',
+  );
 }
